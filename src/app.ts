@@ -1,0 +1,58 @@
+/**
+ * createApp(deps): the whole HTTP surface in one Elysia instance — the error mapper, the API
+ * guard (auth, scope, rate limit), OpenAPI and its docs page, /healthz and the module routes.
+ */
+import { Elysia } from 'elysia';
+import { pingDatabase } from './db/client';
+import type { Deps } from './deps';
+import { API_PREFIX, createApiGuard } from './http/auth';
+import { docsPlugin } from './http/docs';
+import { AppError, errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
+import { RateLimiter } from './http/rate-limit';
+import { meRoutes } from './modules/auth';
+import { linksRoutes } from './modules/links';
+import { projectsRoutes } from './modules/projects';
+import { variantsRoutes } from './modules/variants';
+import { workspaceRoutes } from './modules/workspace';
+
+function toAppError(code: string | number, error: unknown, request: Request, deps: Deps): AppError {
+  if (error instanceof AppError) return error;
+  switch (code) {
+    case 'VALIDATION':
+      return validationToAppError(error as Parameters<typeof validationToAppError>[0]);
+    case 'PARSE':
+      return new AppError('invalid_request', 'Request body is not valid JSON', 'body');
+    case 'NOT_FOUND':
+      return new AppError('not_found', `No route for ${request.method} ${new URL(request.url).pathname}`);
+    case 'INVALID_FILE_TYPE':
+    case 'INVALID_COOKIE_SIGNATURE':
+      return new AppError('invalid_request', 'Malformed request');
+    default:
+      // Never leak internals: log the cause, answer a generic 500.
+      deps.log.error(`unhandled error on ${request.method} ${request.url}`, error);
+      return new AppError('internal_error', 'Something went wrong on our side');
+  }
+}
+
+export function createApp(deps: Deps) {
+  const limiter = new RateLimiter(deps.config.rateLimit, deps.clock);
+  return new Elysia({ name: 'slink' })
+    .onError(({ code, error, request, set }) => {
+      const err = toAppError(code, error, request, deps);
+      set.status = STATUS_BY_CODE[err.code];
+      set.headers['content-type'] = 'application/json';
+      return errorBody(err.code, err.message, err.field);
+    })
+    .onRequest(createApiGuard(deps, limiter))
+    .use(docsPlugin(deps.config.appHost))
+    .get('/healthz', ({ set }) => {
+      if (pingDatabase(deps.db)) return { status: 'ok' };
+      set.status = 503;
+      return { status: 'unavailable' };
+    }, { detail: { hide: true } })
+    .group(API_PREFIX, (api) =>
+      api.use(meRoutes()).use(workspaceRoutes(deps)).use(linksRoutes(deps)).use(variantsRoutes(deps)).use(projectsRoutes(deps)),
+    );
+}
+
+export type App = ReturnType<typeof createApp>;

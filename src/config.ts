@@ -1,0 +1,98 @@
+/**
+ * The only reader of SLINK_* variables. Everything else receives a frozen Config.
+ * The table below is also what `slink --help` prints, so docs and behaviour cannot drift.
+ */
+
+export interface Config {
+  readonly port: number;
+  readonly hostname: string;
+  readonly dbPath: string;
+  /** Public origin of short links, no trailing slash: shortUrl = `${shortHost}/${slug}`. */
+  readonly shortHost: string;
+  /** Public origin of the dashboard and the API, no trailing slash. */
+  readonly appHost: string;
+  readonly flushMs: number;
+  readonly trustProxy: boolean;
+  /** Path of a MaxMind-format database, or null for the bundled default. */
+  readonly geoDb: string | null;
+  readonly rateLimit: number;
+  readonly workspaceName: string;
+}
+
+export interface ConfigVar {
+  name: string;
+  default: string;
+  meaning: string;
+}
+
+export const CONFIG_VARS: readonly ConfigVar[] = [
+  { name: 'SLINK_PORT', default: '3000', meaning: 'TCP port' },
+  { name: 'SLINK_HOSTNAME', default: '0.0.0.0', meaning: 'bind address' },
+  { name: 'SLINK_DB', default: './data/slink.db', meaning: 'SQLite file (WAL mode); the folder is created if missing' },
+  { name: 'SLINK_SHORT_HOST', default: 'http://localhost:$SLINK_PORT', meaning: 'public origin of short links' },
+  { name: 'SLINK_APP_HOST', default: 'same as SLINK_SHORT_HOST', meaning: 'public origin of the dashboard and the API' },
+  { name: 'SLINK_FLUSH_MS', default: '1000', meaning: 'how often buffered clicks are written (ms)' },
+  { name: 'SLINK_TRUST_PROXY', default: '0', meaning: '1: the client address is the left-most X-Forwarded-For entry' },
+  { name: 'SLINK_GEO_DB', default: 'the bundled default', meaning: 'path to a MaxMind-format (.mmdb) city or country database' },
+  { name: 'SLINK_RATE_LIMIT', default: '600', meaning: 'requests per minute per API key' },
+  { name: 'SLINK_WORKSPACE_NAME', default: 'Slink', meaning: 'workspace name shown by GET /workspace' },
+];
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function intVar(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+/** An origin such as https://sl.ink: scheme and host only, so links are built by plain concatenation. */
+function originVar(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must use http or https, got "${raw}"`);
+  }
+  if (url.pathname !== '/' || url.search || url.hash) {
+    throw new ConfigError(`${name} must be an origin without a path, got "${raw}"`);
+  }
+  return url.origin;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = intVar(env, 'SLINK_PORT', 3000, 0, 65535);
+  const shortHost = originVar(env, 'SLINK_SHORT_HOST', `http://localhost:${port}`);
+  const trust = env.SLINK_TRUST_PROXY ?? '0';
+  if (trust !== '0' && trust !== '1' && trust !== '') {
+    throw new ConfigError(`SLINK_TRUST_PROXY must be 0 or 1, got "${trust}"`);
+  }
+  return Object.freeze({
+    port,
+    hostname: env.SLINK_HOSTNAME || '0.0.0.0',
+    dbPath: env.SLINK_DB || './data/slink.db',
+    shortHost,
+    appHost: originVar(env, 'SLINK_APP_HOST', shortHost),
+    flushMs: intVar(env, 'SLINK_FLUSH_MS', 1000, 10, 60_000),
+    trustProxy: trust === '1',
+    geoDb: env.SLINK_GEO_DB || null,
+    rateLimit: intVar(env, 'SLINK_RATE_LIMIT', 600, 1, 1_000_000),
+    workspaceName: env.SLINK_WORKSPACE_NAME || 'Slink',
+  });
+}
+
+export function configHelp(): string {
+  const width = Math.max(...CONFIG_VARS.map((v) => v.name.length));
+  const defWidth = Math.max(...CONFIG_VARS.map((v) => v.default.length));
+  return CONFIG_VARS.map((v) => `  ${v.name.padEnd(width)}  ${v.default.padEnd(defWidth)}  ${v.meaning}`).join('\n');
+}

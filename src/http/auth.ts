@@ -1,0 +1,99 @@
+/**
+ * The API edge, run on every request under /api/v1 before routing (so unknown paths, bad
+ * bodies and auth failures all carry rate-limit headers): body size and type checks, key
+ * verification, the per-key (or per-address) rate limit, and the scope rule — GET needs a
+ * read or write key, every other method a write key.
+ */
+import { Elysia } from 'elysia';
+import type { Deps } from '../deps';
+import { AppError } from '../lib/errors';
+import { verifyApiKey, type Principal } from '../modules/auth/keys';
+import { clientAddress } from './client';
+import { errorResponse } from './errors';
+import type { RateLimiter } from './rate-limit';
+
+export const API_PREFIX = '/api/v1';
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const principals = new WeakMap<Request, Principal>();
+
+/** The verified caller of an /api/v1 request (set by the guard before any handler runs). */
+export function principalOf(request: Request): Principal {
+  const principal = principals.get(request);
+  if (!principal) throw new AppError('key_missing', 'Missing Authorization: Bearer <API key> header');
+  return principal;
+}
+
+export function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return '/';
+  const end = url.indexOf('?', start);
+  return end < 0 ? url.slice(start) : url.slice(start, end);
+}
+
+interface GuardContext {
+  request: Request;
+  set: { headers: Record<string, string | number> };
+  server: { requestIP(request: Request): { address: string } | null } | null;
+}
+
+function authenticate(deps: Deps, request: Request): Principal | AppError {
+  const header = request.headers.get('authorization');
+  if (!header) return new AppError('key_missing', 'Missing Authorization: Bearer <API key> header');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) return new AppError('key_unknown', 'Authorization must be "Bearer <API key>"');
+  try {
+    return verifyApiKey(deps, match[1]!);
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+}
+
+function bodyProblem(request: Request): AppError | null {
+  if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE') return null;
+  const length = Number(request.headers.get('content-length') ?? '0');
+  if (length > MAX_BODY_BYTES) {
+    return new AppError('payload_too_large', `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+  }
+  const type = request.headers.get('content-type');
+  if (type && length > 0 && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
+    return new AppError('unsupported_media_type', 'Request body must be JSON (Content-Type: application/json)');
+  }
+  return null;
+}
+
+export function createApiGuard(deps: Deps, limiter: RateLimiter) {
+  return ({ request, set, server }: GuardContext): Response | undefined => {
+    if (!pathOf(request.url).startsWith(API_PREFIX)) return undefined;
+    const auth = authenticate(deps, request);
+    const identity =
+      auth instanceof AppError ? `ip:${clientAddress(request, server, deps.config.trustProxy) ?? 'unknown'}` : `key:${auth.key.id}`;
+    const decision = limiter.hit(identity);
+    const headers: Record<string, string> = {
+      'x-ratelimit-limit': String(decision.limit),
+      'x-ratelimit-remaining': String(decision.remaining),
+    };
+    if (!decision.allowed) {
+      return errorResponse(new AppError('rate_limited', `Too many requests: retry in ${decision.retryAfter} s`), {
+        ...headers,
+        'retry-after': String(decision.retryAfter),
+      });
+    }
+    if (auth instanceof AppError) return errorResponse(auth, headers);
+    const problem = bodyProblem(request);
+    if (problem) return errorResponse(problem, headers);
+    if (request.method !== 'GET' && request.method !== 'HEAD' && auth.key.scope !== 'write') {
+      return errorResponse(new AppError('insufficient_scope', 'This key is read-only: a write key is required'), headers);
+    }
+    principals.set(request, auth);
+    Object.assign(set.headers, headers);
+    return undefined;
+  };
+}
+
+/** Gives routes `principal` (the verified key and its account) and `actor` (what it may do). */
+export const principalPlugin = new Elysia({ name: 'slink.principal' }).derive({ as: 'scoped' }, ({ request }) => {
+  const principal = principalOf(request);
+  return { principal, actor: { superuser: principal.account.isSuperuser } };
+});

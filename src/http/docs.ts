@@ -1,0 +1,54 @@
+/**
+ * OpenAPI 3.1 at /api/openapi.json, generated from the route schemas, and the Swagger UI page
+ * at /api/docs. The UI's assets are embedded and served from here, so the page renders with no
+ * internet access (the plugin would otherwise load them from a CDN).
+ */
+import { openapi } from '@elysiajs/openapi';
+import { Elysia } from 'elysia';
+import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'text' };
+import swaggerJs from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'text' };
+import pkg from '../../package.json' with { type: 'json' };
+
+const ASSETS = '/api/docs/assets';
+const cacheable = { 'cache-control': 'public, max-age=86400' };
+
+export function docsPlugin(appHost: string) {
+  return new Elysia({ name: 'slink.docs' })
+    .get(`${ASSETS}/swagger-ui-bundle.js`, () => new Response(swaggerJs, { headers: { ...cacheable, 'content-type': 'text/javascript; charset=utf-8' } }), {
+      detail: { hide: true },
+    })
+    .get(`${ASSETS}/swagger-ui.css`, () => new Response(swaggerCss, { headers: { ...cacheable, 'content-type': 'text/css; charset=utf-8' } }), {
+      detail: { hide: true },
+    })
+    .use(
+      openapi({
+        path: '/api/docs',
+        specPath: '/api/openapi.json',
+        provider: 'swagger-ui',
+        swagger: { cdn: `${ASSETS}/swagger-ui-bundle.js`, theme: `${ASSETS}/swagger-ui.css`, autoDarkMode: true },
+        exclude: { staticFile: false, paths: ['/healthz', `${ASSETS}/swagger-ui-bundle.js`, `${ASSETS}/swagger-ui.css`] },
+        documentation: {
+          openapi: '3.1.0',
+          info: {
+            title: 'Slink API',
+            version: pkg.version,
+            description:
+              'Short links with per-click analytics. Every request carries `Authorization: Bearer <API key>`; ' +
+              'GET needs a read or write key, POST/PATCH/DELETE a write key. Errors are `{error:{code,message,field}}`. ' +
+              'Every response carries X-RateLimit-Limit and X-RateLimit-Remaining; 429 carries Retry-After (seconds).',
+          },
+          servers: [{ url: appHost }],
+          components: {
+            securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key made with `slink key create`.' } },
+          },
+          security: [{ bearer: [] }],
+          tags: [
+            { name: 'Identity', description: 'The calling key and the workspace' },
+            { name: 'Links', description: 'Short links' },
+            { name: 'Variants', description: 'Second addresses of a link: {short_host}/<slug>/<code>' },
+            { name: 'Projects', description: 'Folders for links' },
+          ],
+        },
+      }),
+    );
+}

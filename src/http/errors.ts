@@ -1,0 +1,74 @@
+/**
+ * The one place errors become responses: {error:{code,message,field}} with the contract's
+ * status. Unknown errors are logged and answered with a generic 500 that leaks nothing.
+ */
+import { AppError, type ErrorCode } from '../lib/errors';
+
+export const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  key_missing: 401,
+  key_unknown: 401,
+  key_revoked: 401,
+  key_expired: 401,
+  insufficient_scope: 403,
+  superuser_required: 403,
+  invalid_request: 400,
+  not_found: 404,
+  conflict: 409,
+  delete_requires_dashboard: 409,
+  rate_limited: 429,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  internal_error: 500,
+};
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; field: string | null };
+}
+
+export function errorBody(code: ErrorCode, message: string, field: string | null = null): ErrorBody {
+  return { error: { code, message, field } };
+}
+
+export function errorResponse(err: AppError, headers?: Record<string, string>): Response {
+  return Response.json(errorBody(err.code, err.message, err.field), {
+    status: STATUS_BY_CODE[err.code],
+    headers,
+  });
+}
+
+interface ValidationLike {
+  type: string;
+  customError?: unknown;
+  valueError?: ValueErrorLike;
+  all?: ValueErrorLike[];
+}
+interface ValueErrorLike {
+  path?: string;
+  message?: string;
+  summary?: string;
+  schema?: { error?: unknown };
+}
+
+/** Elysia's VALIDATION error -> invalid_request naming the top-level input field. */
+export function validationToAppError(error: ValidationLike): AppError {
+  const first = error.valueError ?? error.all?.[0];
+  const custom = (error.customError ?? first?.schema?.error) as { field?: string; message?: string } | undefined;
+  const path = (first?.path ?? '').replace(/^\//, '');
+  const field = custom?.field ?? (path.split('/')[0] || (error.type === 'body' ? 'body' : null));
+  const detail = path.includes('/') ? ` (at ${path.replace(/\//g, '.')})` : '';
+  const message =
+    custom?.message ??
+    (field === 'body' ? 'Request body is missing or not a JSON object' : `Invalid ${field}: ${first?.summary ?? first?.message ?? 'bad value'}${detail}`);
+  return new AppError('invalid_request', message, field);
+}
+
+export { AppError };
+
+/**
+ * A schema's `error` option that keeps the field name: Elysia drops the property path of some
+ * errors (numeric query coercion), so schemas name their field themselves.
+ * @example t.Integer({ error: fieldError('limit', 'limit must be 1 to 100') })
+ */
+export function fieldError(field: string, message: string) {
+  return () => ({ field, message });
+}

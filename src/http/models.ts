@@ -1,0 +1,30 @@
+/** Schemas shared by every module: the error body, params objects, paging. */
+import { t } from 'elysia';
+import { fieldError } from './errors';
+
+export const ErrorModel = t.Object(
+  {
+    error: t.Object({
+      code: t.String({ description: 'Stable, machine-readable code; branch on this.' }),
+      message: t.String({ description: 'Human-readable explanation; may change.' }),
+      field: t.Union([t.String(), t.Null()], { description: 'The offending input field, for invalid_request.' }),
+    }),
+  },
+  { title: 'Error' },
+);
+
+export const PARAM_LIMITS = { maxKeys: 50, keyLength: 128, valueLength: 1024 } as const;
+
+/** Tracking parameters: string keys to string values (limits checked in the service). */
+export const ParamsModel = t.Record(t.String(), t.String({ maxLength: PARAM_LIMITS.valueLength }), {
+  description: `Tracking parameters: at most ${PARAM_LIMITS.maxKeys} keys of 1 to ${PARAM_LIMITS.keyLength} characters, values up to ${PARAM_LIMITS.valueLength} characters.`,
+  maxProperties: PARAM_LIMITS.maxKeys,
+  error: fieldError('params', `params must be an object of at most ${PARAM_LIMITS.maxKeys} string values of up to ${PARAM_LIMITS.valueLength} characters`),
+});
+
+export const DeletedModel = t.Object({ id: t.String(), deleted: t.Literal(true) });
+
+/** Standard error responses, for OpenAPI. */
+export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 415 | 429)[]) {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorModel]));
+}

@@ -1,0 +1,51 @@
+/**
+ * Fixed-window rate limiter, one window of 60 s per identity (an API key, or a client address
+ * for requests without a valid key). JavaScript runs one request at a time between awaits and
+ * `hit` never awaits, so the count is exact under any concurrency.
+ */
+import type { Clock } from '../lib/clock';
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets (for Retry-After). */
+  retryAfter: number;
+}
+
+interface Window {
+  start: number;
+  count: number;
+}
+
+const WINDOW_MS = 60_000;
+const SWEEP_EVERY = 1024;
+
+export class RateLimiter {
+  private readonly windows = new Map<string, Window>();
+  private hits = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly clock: Clock,
+  ) {}
+
+  hit(identity: string): RateDecision {
+    const now = this.clock.now();
+    if (++this.hits % SWEEP_EVERY === 0) this.sweep(now);
+    let window = this.windows.get(identity);
+    if (!window || now - window.start >= WINDOW_MS) {
+      window = { start: now, count: 0 };
+      this.windows.set(identity, window);
+    }
+    const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
+    if (window.count >= this.limit) return { allowed: false, limit: this.limit, remaining: 0, retryAfter };
+    window.count++;
+    return { allowed: true, limit: this.limit, remaining: this.limit - window.count, retryAfter };
+  }
+
+  /** Drops finished windows so memory stays bounded by the identities of the last minute. */
+  private sweep(now: number): void {
+    for (const [id, w] of this.windows) if (now - w.start >= WINDOW_MS) this.windows.delete(id);
+  }
+}

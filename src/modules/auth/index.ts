@@ -1,0 +1,29 @@
+/** GET /me: who the calling key is and what it may do. */
+import { Elysia } from 'elysia';
+import { principalPlugin } from '../../http/auth';
+import { errors } from '../../http/models';
+import type { Principal } from './keys';
+import { MeModel, type Me } from './model';
+
+export function describePrincipal({ key, account }: Principal): Me {
+  return {
+    scope: key.scope,
+    key: {
+      id: key.id,
+      name: key.name,
+      prefix: key.prefix,
+      scope: key.scope,
+      expiresAt: key.expiresAt,
+      lastUsedAt: key.lastUsedAt,
+      createdAt: key.createdAt,
+    },
+    account: { id: account.id, email: account.email, superuser: account.isSuperuser },
+  };
+}
+
+export function meRoutes() {
+  return new Elysia({ name: 'slink.me' }).use(principalPlugin).get('/me', ({ principal }) => describePrincipal(principal), {
+    response: { 200: MeModel, ...errors(401, 429) },
+    detail: { tags: ['Identity'], summary: 'The calling key and its account' },
+  });
+}

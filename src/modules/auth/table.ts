@@ -1,0 +1,41 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/** People who can sign in to the dashboard and own API keys. */
+export const accounts = sqliteTable(
+  'accounts',
+  {
+    id: text('id').primaryKey(),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    isSuperuser: integer('is_superuser', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('accounts_email_unique').on(sql`lower(${t.email})`)],
+);
+
+/**
+ * API keys. The secret is never stored: `hash` is sha256 of the whole key, `prefix` is the
+ * public head of the key used to find the row before the constant-time hash comparison.
+ */
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text('name'),
+    prefix: text('prefix').notNull(),
+    hash: text('hash').notNull(),
+    scope: text('scope', { enum: ['read', 'write'] }).notNull(),
+    expiresAt: integer('expires_at'),
+    revokedAt: integer('revoked_at'),
+    lastUsedAt: integer('last_used_at'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('api_keys_prefix_unique').on(t.prefix), index('api_keys_account_idx').on(t.accountId)],
+);
+
+export type AccountRow = typeof accounts.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -1,0 +1,123 @@
+/** Link schemas: the single source for validation, TypeScript types and OpenAPI. */
+import { t } from 'elysia';
+import { fieldError } from '../../http/errors';
+import { ParamsModel } from '../../http/models';
+import { VariantModel } from '../variants/model';
+
+export const LINK_LIMITS = { titleLength: 500, tags: 50, tagLength: 64 } as const;
+
+const StatusModel = t.UnionEnum(['active', 'paused', 'archived'], {
+  error: fieldError('status', 'status must be one of active, paused, archived'),
+});
+
+export const LinkModel = t.Object(
+  {
+    id: t.String(),
+    slug: t.String(),
+    shortUrl: t.String({ description: 'The bare short link; tracking parameters never appear in it.' }),
+    destination: t.String({ description: 'Destination URL, utm_ keys removed.' }),
+    title: t.Union([t.String(), t.Null()]),
+    tags: t.Array(t.String()),
+    status: t.UnionEnum(['active', 'paused', 'archived']),
+    params: t.Record(t.String(), t.String()),
+    variants: t.Array(VariantModel),
+    projectId: t.Union([t.String(), t.Null()]),
+    projectName: t.Union([t.String(), t.Null()]),
+    clickCount: t.Integer({ description: 'Human clicks only.' }),
+    uniqueCount: t.Integer(),
+    botCount: t.Integer(),
+    expiresAt: t.Union([t.Integer(), t.Null()]),
+    clickLimit: t.Union([t.Integer(), t.Null()]),
+    lastClickedAt: t.Union([t.Integer(), t.Null()]),
+    createdAt: t.Integer(),
+    updatedAt: t.Integer(),
+  },
+  { title: 'Link' },
+);
+export type Link = typeof LinkModel.static;
+
+const Title = t.String({
+  maxLength: LINK_LIMITS.titleLength,
+  error: fieldError('title', `title must be a string of at most ${LINK_LIMITS.titleLength} characters`),
+});
+const Tags = t.Array(t.String({ maxLength: LINK_LIMITS.tagLength }), {
+  maxItems: LINK_LIMITS.tags,
+  description: `At most ${LINK_LIMITS.tags} tags of 1 to ${LINK_LIMITS.tagLength} characters; trimmed, repeats dropped.`,
+  error: fieldError('tags', `tags must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`),
+});
+const ProjectId = t.Union([t.String(), t.Null()], {
+  error: fieldError('projectId', 'projectId must be a project id or null'),
+});
+const ExpiresAt = t.Union([t.Integer({ minimum: 0 }), t.Null()], {
+  description: 'Epoch ms; after it the short link answers 410.',
+  error: fieldError('expiresAt', 'expiresAt must be epoch milliseconds or null'),
+});
+const ClickLimit = t.Union([t.Integer({ minimum: 1 }), t.Null()], {
+  description: 'Human clicks allowed; once clickCount reaches it the short link answers 410.',
+  error: fieldError('clickLimit', 'clickLimit must be a positive integer or null'),
+});
+const Destination = t.String({
+  description: 'Absolute http(s) URL, at most 2048 characters. utm_ query keys are moved into params.',
+  error: fieldError('destination', 'destination must be a string'),
+});
+const Slug = t.String({
+  description: '1 to 64 letters, digits, "-" or "_"; case-sensitive. Requires a superuser key.',
+  error: fieldError('slug', 'slug must be a string'),
+});
+
+export const CreateLinkBody = t.Object({
+  destination: Destination,
+  slug: t.Optional(Slug),
+  title: t.Optional(t.Union([Title, t.Null()], { error: fieldError('title', `title must be a string of at most ${LINK_LIMITS.titleLength} characters or null`) })),
+  tags: t.Optional(Tags),
+  params: t.Optional(ParamsModel),
+  projectId: t.Optional(ProjectId),
+  expiresAt: t.Optional(ExpiresAt),
+  clickLimit: t.Optional(ClickLimit),
+});
+export type CreateLinkInput = typeof CreateLinkBody.static;
+
+export const UpdateLinkBody = t.Object({
+  destination: t.Optional(Destination),
+  slug: t.Optional(Slug),
+  title: t.Optional(t.Union([Title, t.Null()], { error: fieldError('title', `title must be a string of at most ${LINK_LIMITS.titleLength} characters or null`) })),
+  tags: t.Optional(Tags),
+  params: t.Optional(ParamsModel),
+  projectId: t.Optional(ProjectId),
+  expiresAt: t.Optional(ExpiresAt),
+  clickLimit: t.Optional(ClickLimit),
+  status: t.Optional(StatusModel),
+});
+export type UpdateLinkInput = typeof UpdateLinkBody.static;
+
+export const LINK_SORTS = ['created', 'oldest', 'clicks', 'updated'] as const;
+export type LinkSort = (typeof LINK_SORTS)[number];
+
+export const ListLinksQuery = t.Object({
+  q: t.Optional(t.String({ maxLength: 200, description: 'Matches slug, title or destination (substring, case-insensitive).' , error: fieldError('q', 'q must be at most 200 characters') })),
+  tag: t.Optional(t.String({ error: fieldError('tag', 'tag must be a string') })),
+  project: t.Optional(t.String({ description: 'A project id, or `none` for unfiled links.', error: fieldError('project', 'project must be a project id or none') })),
+  status: t.Optional(StatusModel),
+  sort: t.Optional(
+    t.UnionEnum([...LINK_SORTS], {
+      description: 'created: newest first (default); oldest: oldest first; clicks: most clicks first; updated: most recently updated first. Ties broken by id.',
+      error: fieldError('sort', 'sort must be one of created, oldest, clicks, updated'),
+    }),
+  ),
+  limit: t.Optional(
+    t.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size, 1 to 100 (default 50).', error: fieldError('limit', 'limit must be an integer from 1 to 100') }),
+  ),
+  cursor: t.Optional(t.String({ description: 'The cursor of the previous page.', error: fieldError('cursor', 'cursor must be a string') })),
+});
+export type ListLinksInput = typeof ListLinksQuery.static;
+
+export const LinkListModel = t.Object({
+  items: t.Array(LinkModel),
+  cursor: t.Union([t.String(), t.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+});
+
+export const TagCountsModel = t.Object({
+  tags: t.Array(t.Object({ tag: t.String(), count: t.Integer({ description: 'Links carrying the tag (archived included).' }) })),
+});
+
+export const LinkIdParams = t.Object({ id: t.String() });

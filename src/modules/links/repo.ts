@@ -1,0 +1,192 @@
+/** Link queries and the row -> API mapping. */
+import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { projects } from '../projects/table';
+import { findVariantsByLinkIds, toVariant } from '../variants/repo';
+import type { Link, LinkSort } from './model';
+import { links, linkTags, type LinkRow } from './table';
+
+export interface LinkRecord {
+  row: LinkRow;
+  projectName: string | null;
+}
+
+const linkColumns = { row: links, projectName: projects.name };
+
+export function findLinkRow(db: Db, id: string): LinkRow | undefined {
+  return db.select().from(links).where(eq(links.id, id)).get();
+}
+
+export function findLinkRecord(db: Db, id: string): LinkRecord | undefined {
+  return db.select(linkColumns).from(links).leftJoin(projects, eq(projects.id, links.projectId)).where(eq(links.id, id)).get();
+}
+
+export function slugTaken(db: Db, slug: string): boolean {
+  return db.select({ id: links.id }).from(links).where(eq(links.slug, slug)).get() !== undefined;
+}
+
+/** Full Link objects for rows: tags and variants fetched in one query each, order kept. */
+export function toLinks(db: Db, shortHost: string, records: LinkRecord[]): Link[] {
+  const ids = records.map((r) => r.row.id);
+  const tagsByLink = new Map<string, string[]>();
+  if (ids.length > 0) {
+    const tagRows = db.select().from(linkTags).where(inArray(linkTags.linkId, ids)).orderBy(asc(linkTags.tag)).all();
+    for (const { linkId, tag } of tagRows) {
+      const list = tagsByLink.get(linkId);
+      if (list) list.push(tag);
+      else tagsByLink.set(linkId, [tag]);
+    }
+  }
+  const variantsByLink = findVariantsByLinkIds(db, ids);
+  return records.map(({ row, projectName }) => ({
+    id: row.id,
+    slug: row.slug,
+    shortUrl: `${shortHost}/${row.slug}`,
+    destination: row.destination,
+    title: row.title,
+    tags: tagsByLink.get(row.id) ?? [],
+    status: row.status,
+    params: row.params,
+    variants: (variantsByLink.get(row.id) ?? []).map((v) => toVariant(v, shortHost, row.slug)),
+    projectId: row.projectId,
+    projectName,
+    clickCount: row.clickCount,
+    uniqueCount: row.uniqueCount,
+    botCount: row.botCount,
+    expiresAt: row.expiresAt,
+    clickLimit: row.clickLimit,
+    lastClickedAt: row.lastClickedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  }));
+}
+
+export function insertLink(db: Db, row: LinkRow, tags: string[]): void {
+  db.transaction((tx) => {
+    tx.insert(links).values(row).run();
+    if (tags.length) tx.insert(linkTags).values(tags.map((tag) => ({ linkId: row.id, tag }))).run();
+  });
+}
+
+export function updateLinkRow(db: Db, id: string, changes: Partial<LinkRow>, tags?: string[]): void {
+  db.transaction((tx) => {
+    if (Object.keys(changes).length) tx.update(links).set(changes).where(eq(links.id, id)).run();
+    if (tags) {
+      tx.delete(linkTags).where(eq(linkTags.linkId, id)).run();
+      if (tags.length) tx.insert(linkTags).values(tags.map((tag) => ({ linkId: id, tag }))).run();
+    }
+  });
+}
+
+export function deleteLinkRow(db: Db, id: string): void {
+  db.delete(links).where(eq(links.id, id)).run();
+}
+
+// ---- listing with keyset paging -------------------------------------------------------
+
+/** Where a page ends: the sort column's value and the id of the last link shown. */
+export interface PageKey {
+  value: number;
+  id: string;
+}
+
+const SORT_COLUMN = {
+  created: links.createdAt,
+  oldest: links.createdAt,
+  clicks: links.clickCount,
+  updated: links.updatedAt,
+} as const;
+
+export interface LinkFilter {
+  q?: string;
+  tag?: string;
+  project?: string;
+  status?: LinkRow['status'];
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function filterConditions(filter: LinkFilter): SQL[] {
+  const where: SQL[] = [];
+  where.push(filter.status ? eq(links.status, filter.status) : inArray(links.status, ['active', 'paused']));
+  if (filter.q) {
+    const pattern = `%${escapeLike(filter.q)}%`;
+    where.push(
+      sql`(${links.slug} LIKE ${pattern} ESCAPE '\\' OR ${links.title} LIKE ${pattern} ESCAPE '\\' OR ${links.destination} LIKE ${pattern} ESCAPE '\\')`,
+    );
+  }
+  if (filter.tag !== undefined) {
+    where.push(sql`EXISTS (SELECT 1 FROM ${linkTags} WHERE ${linkTags.linkId} = ${links.id} AND ${linkTags.tag} = ${filter.tag})`);
+  }
+  if (filter.project === 'none') where.push(isNull(links.projectId));
+  else if (filter.project !== undefined) where.push(eq(links.projectId, filter.project));
+  return where;
+}
+
+/**
+ * One page in the sort's total order (sort column, then id). Continuing strictly after the
+ * last key shown means a link created meanwhile can never shift the pages: nothing repeats
+ * and nothing is skipped.
+ */
+export function listLinkPage(
+  db: Db,
+  filter: LinkFilter,
+  sort: LinkSort,
+  limit: number,
+  after: PageKey | null,
+): { records: LinkRecord[]; last: PageKey | null; more: boolean } {
+  const column = SORT_COLUMN[sort];
+  const ascending = sort === 'oldest';
+  const where = filterConditions(filter);
+  if (after) {
+    where.push(
+      ascending ? sql`(${column}, ${links.id}) > (${after.value}, ${after.id})` : sql`(${column}, ${links.id}) < (${after.value}, ${after.id})`,
+    );
+  }
+  const order = ascending ? [asc(column), asc(links.id)] : [desc(column), desc(links.id)];
+  const rows = db
+    .select(linkColumns)
+    .from(links)
+    .leftJoin(projects, eq(projects.id, links.projectId))
+    .where(and(...where))
+    .orderBy(...order)
+    .limit(limit + 1)
+    .all();
+  const more = rows.length > limit;
+  const records = more ? rows.slice(0, limit) : rows;
+  const tail = records.at(-1);
+  const last = tail ? { value: sortValue(tail.row, sort), id: tail.row.id } : null;
+  return { records, last, more };
+}
+
+function sortValue(row: LinkRow, sort: LinkSort): number {
+  if (sort === 'clicks') return row.clickCount;
+  if (sort === 'updated') return row.updatedAt;
+  return row.createdAt;
+}
+
+// ---- counts for tags and projects ------------------------------------------------------
+
+export function countTags(db: Db): { tag: string; count: number }[] {
+  return db
+    .select({ tag: linkTags.tag, count: count() })
+    .from(linkTags)
+    .groupBy(linkTags.tag)
+    .orderBy(desc(count()), asc(linkTags.tag))
+    .all();
+}
+
+/** Number of links per project id (null: unfiled), archived links included. */
+export function countLinksByProject(db: Db): Map<string | null, number> {
+  const rows = db.select({ projectId: links.projectId, n: count() }).from(links).groupBy(links.projectId).all();
+  return new Map(rows.map((r) => [r.projectId, r.n]));
+}
+
+/** Moves every link of a project to "unfiled"; returns how many moved. */
+export function unfileProjectLinks(db: Db, projectId: string, now: number): number {
+  const moved = db.select({ n: count() }).from(links).where(eq(links.projectId, projectId)).get()?.n ?? 0;
+  db.update(links).set({ projectId: null, updatedAt: now }).where(eq(links.projectId, projectId)).run();
+  return moved;
+}

@@ -1,0 +1,179 @@
+/** Link verbs. Plain functions of (deps, actor, input); they throw AppError, never HTTP. */
+import type { Deps } from '../../deps';
+import { AppError, conflict, invalid, notFound } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { checkParams } from '../../lib/params';
+import { hasControlChars } from '../../lib/text';
+import { findProject } from '../projects/repo';
+import { decodeCursor, encodeCursor } from './cursor';
+import { normalizeDestination } from './destination';
+import { LINK_LIMITS, type CreateLinkInput, type Link, type ListLinksInput, type UpdateLinkInput } from './model';
+import * as repo from './repo';
+import { checkCustomSlug, generateSlug } from './slug';
+import type { LinkRow } from './table';
+
+/** Who is acting: only superusers may choose or change slugs. */
+export interface Actor {
+  superuser: boolean;
+}
+
+export const DEFAULT_PAGE_SIZE = 50;
+
+function requireSuperuser(actor: Actor, what: string): void {
+  if (!actor.superuser) throw new AppError('superuser_required', `Only a superuser key may ${what}`, 'slug');
+}
+
+export function normalizeTitle(title: string | null | undefined): string | null {
+  if (title === undefined || title === null) return null;
+  const trimmed = title.trim();
+  if (hasControlChars(trimmed)) throw invalid('title', 'title contains control characters');
+  return trimmed === '' ? null : trimmed;
+}
+
+/** Trimmed, non-empty, repeats dropped (first spelling kept). */
+export function normalizeTags(tags: string[] | undefined): string[] {
+  const out: string[] = [];
+  for (const raw of tags ?? []) {
+    const tag = raw.trim();
+    if (tag === '' || tag.length > LINK_LIMITS.tagLength) {
+      throw invalid('tags', `Each tag is 1 to ${LINK_LIMITS.tagLength} characters`);
+    }
+    if (hasControlChars(tag)) throw invalid('tags', 'Tags must not contain control characters');
+    if (!out.includes(tag)) out.push(tag);
+  }
+  return out;
+}
+
+export function checkProjectId(deps: Deps, projectId: string | null | undefined): string | null {
+  if (projectId === undefined || projectId === null) return null;
+  if (!findProject(deps.db, projectId)) throw invalid('projectId', `No project with id ${projectId}`);
+  return projectId;
+}
+
+function freshSlug(deps: Deps): string {
+  for (;;) {
+    const slug = generateSlug();
+    if (!repo.slugTaken(deps.db, slug)) return slug;
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Error && /UNIQUE constraint failed/.test(err.message);
+}
+
+export function getLinkOrThrow(deps: Deps, id: string): Link {
+  const record = repo.findLinkRecord(deps.db, id);
+  if (!record) throw notFound('link');
+  return repo.toLinks(deps.db, deps.config.shortHost, [record])[0]!;
+}
+
+export function getLinkRowOrThrow(deps: Deps, id: string): LinkRow {
+  const row = repo.findLinkRow(deps.db, id);
+  if (!row) throw notFound('link');
+  return row;
+}
+
+/** Creates a link. Destination utm_ values win over the same keys in `params`. */
+export function createLink(deps: Deps, actor: Actor, input: CreateLinkInput): Link {
+  if (input.slug !== undefined) requireSuperuser(actor, 'choose a custom slug');
+  const { destination, utm } = normalizeDestination(input.destination);
+  const params = checkParams({ ...input.params, ...utm });
+  const tags = normalizeTags(input.tags);
+  const title = normalizeTitle(input.title);
+  const projectId = checkProjectId(deps, input.projectId);
+  let slug: string;
+  if (input.slug !== undefined) {
+    slug = checkCustomSlug(input.slug);
+    if (repo.slugTaken(deps.db, slug)) throw conflict('slug', `The slug "${slug}" is already taken`);
+  } else {
+    slug = freshSlug(deps);
+  }
+  const now = deps.clock.now();
+  const row: LinkRow = {
+    id: newId('lnk'),
+    slug,
+    destination,
+    title,
+    status: 'active',
+    params,
+    projectId,
+    clickCount: 0,
+    uniqueCount: 0,
+    botCount: 0,
+    expiresAt: input.expiresAt ?? null,
+    clickLimit: input.clickLimit ?? null,
+    lastClickedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    repo.insertLink(deps.db, row, tags);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict('slug', `The slug "${slug}" is already taken`);
+    throw err;
+  }
+  return getLinkOrThrow(deps, row.id);
+}
+
+/**
+ * Changes only the fields sent. A new destination's utm_ values are lifted into params (over
+ * the params sent, or the current ones). Renaming the slug needs a superuser.
+ */
+export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLinkInput): Link {
+  const current = getLinkRowOrThrow(deps, id);
+  const changes: Partial<LinkRow> = {};
+  if (input.slug !== undefined && input.slug !== current.slug) {
+    requireSuperuser(actor, 'rename a slug');
+    changes.slug = checkCustomSlug(input.slug);
+    if (repo.slugTaken(deps.db, changes.slug)) throw conflict('slug', `The slug "${changes.slug}" is already taken`);
+  }
+  let params = input.params;
+  if (input.destination !== undefined) {
+    const { destination, utm } = normalizeDestination(input.destination);
+    changes.destination = destination;
+    if (Object.keys(utm).length) params = { ...(params ?? current.params), ...utm };
+  }
+  if (params !== undefined) changes.params = checkParams(params);
+  if (input.title !== undefined) changes.title = normalizeTitle(input.title);
+  const tags = input.tags !== undefined ? normalizeTags(input.tags) : undefined;
+  if (input.projectId !== undefined) changes.projectId = checkProjectId(deps, input.projectId);
+  if (input.expiresAt !== undefined) changes.expiresAt = input.expiresAt;
+  if (input.clickLimit !== undefined) changes.clickLimit = input.clickLimit;
+  if (input.status !== undefined) changes.status = input.status;
+  if (Object.keys(changes).length > 0 || tags !== undefined) changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
+  try {
+    repo.updateLinkRow(deps.db, id, changes, tags);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict('slug', `The slug "${changes.slug}" is already taken`);
+    throw err;
+  }
+  return getLinkOrThrow(deps, id);
+}
+
+/** Deletes a link that has no recorded human clicks (history is only destroyed in the dashboard). */
+export function deleteLink(deps: Deps, id: string): { id: string; deleted: true } {
+  const row = getLinkRowOrThrow(deps, id);
+  if (row.clickCount > 0) {
+    throw new AppError(
+      'delete_requires_dashboard',
+      `This link has ${row.clickCount} recorded clicks: archive it (PATCH status=archived) or delete it in the dashboard`,
+    );
+  }
+  repo.deleteLinkRow(deps.db, id);
+  return { id, deleted: true };
+}
+
+export function listLinks(deps: Deps, input: ListLinksInput): { items: Link[]; cursor: string | null } {
+  const sort = input.sort ?? 'created';
+  const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+  const after = input.cursor ? decodeCursor(sort, input.cursor) : null;
+  const page = repo.listLinkPage(deps.db, input, sort, limit, after);
+  return {
+    items: repo.toLinks(deps.db, deps.config.shortHost, page.records),
+    cursor: page.more && page.last ? encodeCursor(sort, page.last) : null,
+  };
+}
+
+export function listTagCounts(deps: Deps): { tags: { tag: string; count: number }[] } {
+  return { tags: repo.countTags(deps.db) };
+}

@@ -1,0 +1,39 @@
+/** /projects routes. */
+import { Elysia } from 'elysia';
+import type { Deps } from '../../deps';
+import { principalPlugin } from '../../http/auth';
+import { errors } from '../../http/models';
+import { ProjectDeletedModel, ProjectIdParams, ProjectListModel, ProjectModel, ProjectNameBody } from './model';
+import { createProject, deleteProject, listProjects, renameProject } from './service';
+
+const tags = ['Projects'];
+
+export function projectsRoutes(deps: Deps) {
+  return new Elysia({ name: 'slink.projects', prefix: '/projects' })
+    .use(principalPlugin)
+    .get('', () => listProjects(deps), {
+      response: { 200: ProjectListModel, ...errors(401, 429) },
+      detail: { tags, summary: 'List projects', description: 'Sorted by name, with link counts, the number of unfiled links and the total.' },
+    })
+    .post('', ({ body, set }) => {
+      set.status = 201;
+      return createProject(deps, body);
+    }, {
+      parse: 'json',
+      body: ProjectNameBody,
+      response: { 201: ProjectModel, ...errors(400, 401, 403, 409, 429) },
+      detail: { tags, summary: 'Create a project', description: '409 conflict when the name is taken (case-insensitive).' },
+    })
+    .patch('/:id', ({ params, body }) => renameProject(deps, params.id, body), {
+      parse: 'json',
+      params: ProjectIdParams,
+      body: ProjectNameBody,
+      response: { 200: ProjectModel, ...errors(400, 401, 403, 404, 409, 429) },
+      detail: { tags, summary: 'Rename a project' },
+    })
+    .delete('/:id', ({ params }) => deleteProject(deps, params.id), {
+      params: ProjectIdParams,
+      response: { 200: ProjectDeletedModel, ...errors(401, 403, 404, 429) },
+      detail: { tags, summary: 'Delete a project', description: 'Its links are unfiled, never deleted.' },
+    });
+}

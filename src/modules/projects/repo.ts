@@ -1,0 +1,33 @@
+/** Project queries. */
+import { asc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { projects, type ProjectRow } from './table';
+
+export function findProject(db: Db, id: string): ProjectRow | undefined {
+  return db.select().from(projects).where(eq(projects.id, id)).get();
+}
+
+/** Names are unique without regard to (ASCII) case; SQLite's lower() folds both sides alike. */
+export function findProjectByName(db: Db, name: string): ProjectRow | undefined {
+  return db
+    .select()
+    .from(projects)
+    .where(sql`lower(${projects.name}) = lower(${name})`)
+    .get();
+}
+
+export function listProjectRows(db: Db): ProjectRow[] {
+  return db.select().from(projects).orderBy(asc(sql`lower(${projects.name})`), asc(projects.id)).all();
+}
+
+export function insertProject(db: Db, row: ProjectRow): void {
+  db.insert(projects).values(row).run();
+}
+
+export function renameProjectRow(db: Db, id: string, name: string, updatedAt: number): void {
+  db.update(projects).set({ name, updatedAt }).where(eq(projects.id, id)).run();
+}
+
+export function deleteProjectRow(db: Db, id: string): void {
+  db.delete(projects).where(eq(projects.id, id)).run();
+}

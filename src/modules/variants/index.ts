@@ -1,0 +1,42 @@
+/** /links/{id}/variants routes. */
+import { Elysia, t } from 'elysia';
+import type { Deps } from '../../deps';
+import { principalPlugin } from '../../http/auth';
+import { DeletedModel, errors } from '../../http/models';
+import { LinkIdParams } from '../links/model';
+import { CreateVariantBody, UpdateVariantBody, VariantModel, VariantParams } from './model';
+import { createVariant, deleteVariant, listVariants, updateVariant } from './service';
+
+const tags = ['Variants'];
+
+export function variantsRoutes(deps: Deps) {
+  return new Elysia({ name: 'slink.variants', prefix: '/links/:id/variants' })
+    .use(principalPlugin)
+    .get('', ({ params }) => listVariants(deps, params.id), {
+      params: LinkIdParams,
+      response: { 200: t.Array(VariantModel), ...errors(401, 404, 429) },
+      detail: { tags, summary: 'List the variants of a link' },
+    })
+    .post('', ({ params, body, set }) => {
+      set.status = 201;
+      return createVariant(deps, params.id, body);
+    }, {
+      parse: 'json',
+      params: LinkIdParams,
+      body: CreateVariantBody,
+      response: { 201: VariantModel, ...errors(400, 401, 403, 404, 409, 429) },
+      detail: { tags, summary: 'Create a variant', description: 'Served at {short_host}/<slug>/<code>; its params are layered over the link\'s.' },
+    })
+    .patch('/:variantId', ({ params, body }) => updateVariant(deps, params.id, params.variantId, body), {
+      parse: 'json',
+      params: VariantParams,
+      body: UpdateVariantBody,
+      response: { 200: VariantModel, ...errors(400, 401, 403, 404, 409, 429) },
+      detail: { tags, summary: 'Update a variant' },
+    })
+    .delete('/:variantId', ({ params }) => deleteVariant(deps, params.id, params.variantId), {
+      params: VariantParams,
+      response: { 200: DeletedModel, ...errors(401, 403, 404, 429) },
+      detail: { tags, summary: 'Delete a variant', description: 'Past clicks are kept and afterwards report as an unrecognised code.' },
+    });
+}

@@ -1,0 +1,63 @@
+/** Variant queries and the row -> API mapping. */
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import type { Variant } from './model';
+import { variants, type VariantRow } from './table';
+
+export function toVariant(row: VariantRow, shortHost: string, slug: string): Variant {
+  return {
+    id: row.id,
+    code: row.code,
+    url: `${shortHost}/${slug}/${row.code}`,
+    params: row.params,
+    clickCount: row.clickCount,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** Variants of many links at once, oldest first, grouped by link id (one query per page). */
+export function findVariantsByLinkIds(db: Db, linkIds: string[]): Map<string, VariantRow[]> {
+  const byLink = new Map<string, VariantRow[]>();
+  if (linkIds.length === 0) return byLink;
+  const rows = db
+    .select()
+    .from(variants)
+    .where(inArray(variants.linkId, linkIds))
+    .orderBy(asc(variants.createdAt), asc(variants.id))
+    .all();
+  for (const row of rows) {
+    const list = byLink.get(row.linkId);
+    if (list) list.push(row);
+    else byLink.set(row.linkId, [row]);
+  }
+  return byLink;
+}
+
+export function findVariant(db: Db, linkId: string, variantId: string): VariantRow | undefined {
+  return db
+    .select()
+    .from(variants)
+    .where(and(eq(variants.linkId, linkId), eq(variants.id, variantId)))
+    .get();
+}
+
+export function findVariantByCode(db: Db, linkId: string, code: string): VariantRow | undefined {
+  return db
+    .select()
+    .from(variants)
+    .where(and(eq(variants.linkId, linkId), eq(variants.code, code)))
+    .get();
+}
+
+export function insertVariant(db: Db, row: VariantRow): void {
+  db.insert(variants).values(row).run();
+}
+
+export function updateVariantRow(db: Db, id: string, changes: Partial<VariantRow>): void {
+  db.update(variants).set(changes).where(eq(variants.id, id)).run();
+}
+
+export function deleteVariantRow(db: Db, id: string): void {
+  db.delete(variants).where(eq(variants.id, id)).run();
+}
