@@ -1,0 +1,59 @@
+/**
+ * Operator subcommands (CONTRACT "Operator subcommands"). They call module services, never
+ * SQL. Exit 0 on success; otherwise a one-line message on stderr and exit 1 (2 for usage).
+ */
+import { configHelp, ConfigError, loadConfig } from '../config';
+import { openDatabase } from '../db/client';
+import { migrateDatabase } from '../db/migrate';
+import { consoleLogger, type Deps } from '../deps';
+import { AppError } from '../lib/errors';
+import { systemClock } from '../lib/clock';
+import { UsageError } from './args';
+import { processIo, type CliIo } from './io';
+import { keyCommand } from './key';
+import { userCommand } from './user';
+
+export const HELP = `slink: short links with click analytics, in one executable
+
+Usage:
+  slink [serve]                                   start the service
+  slink user add <email> [--superuser] [--password <pw>]
+                                                  create an account (password read from stdin when not given)
+  slink key create --user <email> --scope read|write [--name <n>] [--expires-in <dur>] [--json]
+                                                  create an API key; prints the key once (dur: 90s, 15m, 12h, 30d)
+  slink key revoke <keyId>                        revoke a key
+  slink key list [--user <email>] [--json]        list keys (never the secret)
+  slink --help                                    this help
+
+Environment:
+${configHelp()}
+`;
+
+export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    io.out(HELP);
+    return 0;
+  }
+  let deps: Deps | null = null;
+  try {
+    if (command !== 'user' && command !== 'key') throw new UsageError(`unknown command "${command}" (see slink --help)`);
+    const config = loadConfig();
+    const db = openDatabase(config.dbPath);
+    migrateDatabase(db);
+    deps = { db, config, clock: systemClock, log: consoleLogger };
+    if (command === 'user') await userCommand(deps, rest, io);
+    else keyCommand(deps, rest, io);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`slink: ${err.message}`);
+      return 2;
+    }
+    const known = err instanceof AppError || err instanceof ConfigError;
+    io.err(`slink: ${known ? (err as Error).message : `unexpected error: ${String(err)}`}`);
+    return 1;
+  } finally {
+    deps?.db.$client.close();
+  }
+}
