@@ -5,7 +5,7 @@
 import { Elysia } from 'elysia';
 import { pingDatabase } from './db/client';
 import type { Deps } from './deps';
-import { API_PREFIX, createApiGuard } from './http/auth';
+import { API_PREFIX, createApiGuard, pathOf } from './http/auth';
 import { docsPlugin } from './http/docs';
 import { AppError, errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
 import { RateLimiter } from './http/rate-limit';
@@ -36,7 +36,9 @@ function toAppError(code: string | number, error: unknown, request: Request, dep
 
 export function createApp(deps: Deps) {
   const limiter = new RateLimiter(deps.config.rateLimit, deps.clock);
-  return new Elysia({ name: 'slink' })
+  // normalize 'typebox' (Value.Clean) instead of the default exact-mirror, which rebuilds a record
+  // field from whatever it is given before validating: params "a=b" became {"0":"a","1":"=","2":"b"}.
+  return new Elysia({ name: 'slink', normalize: 'typebox' })
     .onError(({ code, error, request, set }) => {
       const err = toAppError(code, error, request, deps);
       set.status = STATUS_BY_CODE[err.code];
@@ -44,6 +46,14 @@ export function createApp(deps: Deps) {
       return errorBody(err.code, err.message, err.field);
     })
     .onRequest(createApiGuard(deps, limiter))
+    // Every JSON body of the API is an object. Elysia skips validation of a non-object body when
+    // all of a schema's fields are optional (PATCH), so reject arrays, strings and numbers here.
+    .onTransform(({ body, request }) => {
+      if (body === undefined || !pathOf(request.url).startsWith(API_PREFIX)) return;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new AppError('invalid_request', 'Request body must be a JSON object', 'body');
+      }
+    })
     .use(docsPlugin(deps.config.appHost))
     .get('/healthz', ({ set }) => {
       if (pingDatabase(deps.db)) return { status: 'ok' };

@@ -3,16 +3,21 @@
  * starts the service, anything else is an operator subcommand.
  */
 import { runCli } from './cli';
-import { ConfigError, loadConfig } from './config';
+import { loadConfig } from './config';
 import { serveForever } from './server';
 
 const args = process.argv.slice(2);
 
 if (args.length === 0 || args[0] === 'serve') {
+  if (args.length > 1) {
+    console.error(`slink: serve takes no arguments (configuration is SLINK_* variables, see slink --help)`);
+    process.exit(2);
+  }
   try {
     serveForever(loadConfig());
   } catch (err) {
-    console.error(`slink: ${err instanceof ConfigError ? err.message : String(err)}`);
+    // One line, like every other subcommand's failure (e.g. "Failed to start server. Is port 3000 in use?").
+    console.error(`slink: ${err instanceof Error ? err.message : String(err)}`.split('\n')[0]);
     process.exit(1);
   }
 } else {

@@ -26,8 +26,7 @@ Usage:
   slink --help                                    this help
 
 Environment:
-${configHelp()}
-`;
+${configHelp()}`;
 
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -51,7 +50,9 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       return 2;
     }
     const known = err instanceof AppError || err instanceof ConfigError;
-    io.err(`slink: ${known ? (err as Error).message : `unexpected error: ${String(err)}`}`);
+    const message = known ? (err as Error).message : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
+    // Always one line on stderr (CONTRACT: "a one-line message").
+    io.err(`slink: ${message.split('\n')[0]}`);
     return 1;
   } finally {
     deps?.db.$client.close();

@@ -57,7 +57,9 @@ function bodyProblem(request: Request): AppError | null {
     return new AppError('payload_too_large', `Request body is larger than ${MAX_BODY_BYTES} bytes`);
   }
   const type = request.headers.get('content-type');
-  if (type && length > 0 && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
+  // A chunked body (no content-length) is a body too.
+  const hasBody = length > 0 || (!request.headers.has('content-length') && request.body !== null);
+  if (type && hasBody && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
     return new AppError('unsupported_media_type', 'Request body must be JSON (Content-Type: application/json)');
   }
   return null;

@@ -25,7 +25,14 @@ export function docsPlugin(appHost: string) {
         path: '/api/docs',
         specPath: '/api/openapi.json',
         provider: 'swagger-ui',
-        swagger: { cdn: `${ASSETS}/swagger-ui-bundle.js`, theme: `${ASSETS}/swagger-ui.css`, autoDarkMode: true },
+        swagger: {
+          cdn: `${ASSETS}/swagger-ui-bundle.js`,
+          theme: `${ASSETS}/swagger-ui.css`,
+          autoDarkMode: true,
+          // The plugin's default spec URL is relative ("api/openapi.json"), which from /api/docs
+          // resolves to /api/api/openapi.json; its type omits `url`, but the page honours it.
+          ...({ url: '/api/openapi.json' } as object),
+        },
         exclude: { staticFile: false, paths: ['/healthz', `${ASSETS}/swagger-ui-bundle.js`, `${ASSETS}/swagger-ui.css`] },
         documentation: {
           openapi: '3.1.0',

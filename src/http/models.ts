@@ -16,7 +16,14 @@ export const ErrorModel = t.Object(
 export const PARAM_LIMITS = { maxKeys: 50, keyLength: 128, valueLength: 1024 } as const;
 
 /** Tracking parameters: string keys to string values (limits checked in the service). */
-export const ParamsModel = t.Record(t.String(), t.String({ maxLength: PARAM_LIMITS.valueLength }), {
+// Record keys admit every character: the default pattern '^(.*)$' does not match line breaks,
+// and normalisation would silently drop such keys instead of letting the service reject them.
+const ANY_KEY = t.String({ pattern: '^[\\s\\S]*$' });
+
+/** A params object as stored and returned. */
+export const StringMapModel = t.Record(ANY_KEY, t.String());
+
+export const ParamsModel = t.Record(ANY_KEY, t.String({ maxLength: PARAM_LIMITS.valueLength }), {
   description: `Tracking parameters: at most ${PARAM_LIMITS.maxKeys} keys of 1 to ${PARAM_LIMITS.keyLength} characters, values up to ${PARAM_LIMITS.valueLength} characters.`,
   maxProperties: PARAM_LIMITS.maxKeys,
   error: fieldError('params', `params must be an object of at most ${PARAM_LIMITS.maxKeys} string values of up to ${PARAM_LIMITS.valueLength} characters`),

@@ -111,6 +111,7 @@ export function verifyApiKey(deps: Deps, presented: string): Principal {
       .set({ lastUsedAt: now })
       .where(and(eq(apiKeys.id, found.key.id), isNull(apiKeys.revokedAt)))
       .run();
+    return { ...found, key: { ...found.key, lastUsedAt: now } };
   }
   return found;
 }

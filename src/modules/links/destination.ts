@@ -24,9 +24,10 @@ function decodeQueryPart(text: string): string {
 }
 
 export function normalizeDestination(raw: string, field = 'destination'): NormalizedDestination {
+  // Checked before trimming: trim() would quietly remove a trailing newline or tab.
+  if (hasControlChars(raw)) throw invalid(field, 'Destination contains control characters');
   const input = raw.trim();
   if (input === '') throw invalid(field, 'Destination is required');
-  if (hasControlChars(input)) throw invalid(field, 'Destination contains control characters');
   if (input.length > MAX_DESTINATION_LENGTH) {
     throw invalid(field, `Destination is longer than ${MAX_DESTINATION_LENGTH} characters`);
   }

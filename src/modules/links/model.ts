@@ -1,14 +1,19 @@
 /** Link schemas: the single source for validation, TypeScript types and OpenAPI. */
+import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
-import { ParamsModel } from '../../http/models';
+import { ParamsModel, StringMapModel } from '../../http/models';
 import { VariantModel } from '../variants/model';
+import { LINK_STATUSES } from './table';
 
 export const LINK_LIMITS = { titleLength: 500, tags: 50, tagLength: 64 } as const;
 
-const StatusModel = t.UnionEnum(['active', 'paused', 'archived'], {
-  error: fieldError('status', 'status must be one of active, paused, archived'),
-});
+// A union of literals, not t.UnionEnum: UnionEnum defaults to its first value, and a default
+// status=active would hide paused links from the default list.
+const StatusModel = t.Union(
+  LINK_STATUSES.map((s) => t.Literal(s)),
+  { error: fieldError('status', 'status must be one of active, paused, archived') },
+);
 
 export const LinkModel = t.Object(
   {
@@ -19,7 +24,7 @@ export const LinkModel = t.Object(
     title: t.Union([t.String(), t.Null()]),
     tags: t.Array(t.String()),
     status: t.UnionEnum(['active', 'paused', 'archived']),
-    params: t.Record(t.String(), t.String()),
+    params: StringMapModel,
     variants: t.Array(VariantModel),
     projectId: t.Union([t.String(), t.Null()]),
     projectName: t.Union([t.String(), t.Null()]),
@@ -48,11 +53,11 @@ const Tags = t.Array(t.String({ maxLength: LINK_LIMITS.tagLength }), {
 const ProjectId = t.Union([t.String(), t.Null()], {
   error: fieldError('projectId', 'projectId must be a project id or null'),
 });
-const ExpiresAt = t.Union([t.Integer({ minimum: 0 }), t.Null()], {
+const ExpiresAt = t.Union([Type.Integer({ minimum: 0 }), t.Null()], {
   description: 'Epoch ms; after it the short link answers 410.',
   error: fieldError('expiresAt', 'expiresAt must be epoch milliseconds or null'),
 });
-const ClickLimit = t.Union([t.Integer({ minimum: 1 }), t.Null()], {
+const ClickLimit = t.Union([Type.Integer({ minimum: 1 }), t.Null()], {
   description: 'Human clicks allowed; once clickCount reaches it the short link answers 410.',
   error: fieldError('clickLimit', 'clickLimit must be a positive integer or null'),
 });

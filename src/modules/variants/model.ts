@@ -1,7 +1,7 @@
 /** Variant schemas. */
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
-import { ParamsModel } from '../../http/models';
+import { ParamsModel, StringMapModel } from '../../http/models';
 
 export const VARIANT_CODE_PATTERN = '^[A-Za-z0-9_-]{1,32}$';
 
@@ -10,7 +10,7 @@ export const VariantModel = t.Object(
     id: t.String(),
     code: t.String(),
     url: t.String({ description: '{short_host}/<slug>/<code>' }),
-    params: t.Record(t.String(), t.String()),
+    params: StringMapModel,
     clickCount: t.Integer(),
     createdAt: t.Integer(),
     updatedAt: t.Integer(),

@@ -1,0 +1,461 @@
+/**
+ * The operator interface as an operator meets it: the real entry point spawned as a process
+ * (`bun run src/index.ts ...`, `bun run slink ...`, `bun run start`), asserting exit codes,
+ * stdout and stderr (CONTRACT "Operator subcommands", "Configuration").
+ */
+import { Database } from 'bun:sqlite';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CONFIG_VARS } from '../src/config';
+import { BUN, cleanEnv, freePort, lines, run, start, waitHealthy, type RunningProcess, type RunResult } from './helpers/proc';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'slink-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** `bun run src/index.ts <args>` against the SQLite file `db`. */
+function slink(db: string, args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<RunResult> {
+  return run([BUN, 'run', 'src/index.ts', ...args], { env: cleanEnv({ SLINK_DB: db, ...opts.env }), stdin: opts.stdin });
+}
+
+/** Asserts success with nothing on stderr and returns stdout. */
+async function ok(result: Promise<RunResult>): Promise<string> {
+  const r = await result;
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+  return r.stdout;
+}
+
+/** Asserts a non-zero exit, nothing on stdout and exactly one line on stderr; returns that line. */
+async function fails(result: Promise<RunResult>): Promise<string> {
+  const r = await result;
+  expect(r.code).not.toBe(0);
+  expect(r.stdout).toBe('');
+  // Compared whole, so a failure shows what was printed.
+  expect(r.stderr).toMatch(/^slink: [^\n]+\n$/);
+  return r.stderr.trimEnd();
+}
+
+/** Opens the SQLite file read-only, runs `fn`, closes it. */
+function inspect<T>(db: string, fn: (sqlite: Database) => T): T {
+  const sqlite = new Database(db, { readonly: true });
+  try {
+    return fn(sqlite);
+  } finally {
+    sqlite.close();
+  }
+}
+
+const ACC_LINE = /^acc_[A-Za-z0-9]+\n$/;
+const KEY_LINE = /^slk_[A-Za-z0-9]{40}\n$/;
+const PASSWORD = 'correct horse battery';
+
+describe('slink --help', () => {
+  test('prints usage with every subcommand and every configuration variable, exit 0', async () => {
+    const out = await ok(slink(join(tempDir(), 'slink.db'), ['--help']));
+    for (const sub of ['serve', 'user add', 'key create', 'key revoke', 'key list', '--superuser', '--password', '--scope', '--expires-in', '--json', '--name', '--user']) {
+      expect(out).toContain(sub);
+    }
+    // The contract's configuration table, by name and default.
+    const contractVars = ['SLINK_PORT', 'SLINK_HOSTNAME', 'SLINK_DB', 'SLINK_SHORT_HOST', 'SLINK_APP_HOST', 'SLINK_FLUSH_MS', 'SLINK_TRUST_PROXY', 'SLINK_GEO_DB', 'SLINK_RATE_LIMIT', 'SLINK_WORKSPACE_NAME'];
+    expect(CONFIG_VARS.map((v) => v.name)).toEqual(contractVars);
+    for (const v of CONFIG_VARS) {
+      const line = out.split('\n').find((l) => l.trimStart().startsWith(`${v.name} `));
+      expect(line, v.name).toBeDefined();
+      expect(line!).toContain(v.default);
+    }
+  });
+
+  test('-h and help print the same text', async () => {
+    const db = join(tempDir(), 'slink.db');
+    const help = await ok(slink(db, ['--help']));
+    expect(await ok(slink(db, ['-h']))).toBe(help);
+    expect(await ok(slink(db, ['help']))).toBe(help);
+  });
+
+  test('--help touches no database', async () => {
+    const db = join(tempDir(), 'sub', 'slink.db');
+    await ok(slink(db, ['--help']));
+    expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe('slink user add', () => {
+  let db: string;
+  beforeAll(() => {
+    db = join(tempDir(), 'nested', 'slink.db');
+  });
+
+  test('--superuser --password prints the account id alone; the DB folder is created', async () => {
+    const out = await ok(slink(db, ['user', 'add', 'Admin@Example.com', '--superuser', '--password', PASSWORD]));
+    expect(out).toMatch(ACC_LINE);
+    expect(existsSync(db)).toBe(true);
+    const row = inspect(db, (s) =>
+      s.query<{ email: string; is_superuser: number; password_hash: string }, [string]>('SELECT * FROM accounts WHERE id = ?').get(out.trim()),
+    );
+    expect(row?.email).toBe('Admin@Example.com');
+    expect(row?.is_superuser).toBe(1);
+    expect(row?.password_hash).not.toContain(PASSWORD);
+  });
+
+  test('reads the password from stdin when --password is not given', async () => {
+    const out = await ok(slink(db, ['user', 'add', 'reader@example.com'], { stdin: `${PASSWORD}\n` }));
+    expect(out).toMatch(ACC_LINE);
+    const row = inspect(db, (s) =>
+      s.query<{ password_hash: string; is_superuser: number }, [string]>('SELECT * FROM accounts WHERE id = ?').get(out.trim()),
+    );
+    expect(row?.is_superuser).toBe(0);
+    // Only the first line is the password: the newline is not part of it.
+    expect(await Bun.password.verify(PASSWORD, row!.password_hash)).toBe(true);
+  });
+
+  test('a short password on stdin is refused', async () => {
+    const msg = await fails(slink(db, ['user', 'add', 'short-stdin@example.com'], { stdin: 'abc\n' }));
+    expect(msg).toContain('Password');
+  });
+
+  test('a duplicate email, in any case, fails with one line', async () => {
+    const msg = await fails(slink(db, ['user', 'add', 'aDMIN@example.COM', '--password', PASSWORD]));
+    expect(msg).toContain('already exists');
+    await fails(slink(db, ['user', 'add', 'admin@example.com', '--password', PASSWORD]));
+  });
+
+  test('a bad email fails with one line', async () => {
+    for (const email of ['not-an-email', 'a@b', 'a b@example.com']) {
+      const msg = await fails(slink(db, ['user', 'add', email, '--password', PASSWORD]));
+      expect(msg.toLowerCase()).toContain('email');
+    }
+  });
+
+  test('a password shorter than 8 characters fails with one line', async () => {
+    const msg = await fails(slink(db, ['user', 'add', 'short@example.com', '--password', 'seven77']));
+    expect(msg).toContain('at least 8');
+  });
+
+  test('missing email, extra arguments, unknown options and unknown verbs fail with one line', async () => {
+    await fails(slink(db, ['user', 'add', '--password', PASSWORD]));
+    await fails(slink(db, ['user', 'add', 'x@example.com', 'y@example.com', '--password', PASSWORD]));
+    await fails(slink(db, ['user', 'add', 'x@example.com', '--password']));
+    await fails(slink(db, ['user', 'add', 'x@example.com', '--password', PASSWORD, '--admin']));
+    await fails(slink(db, ['user', 'remove', 'x@example.com']));
+    await fails(slink(db, ['user']));
+  });
+
+  test('nothing was created by the failures', async () => {
+    const emails = inspect(db, (s) => s.query<{ email: string }, []>('SELECT email FROM accounts ORDER BY email').all());
+    expect(emails.map((r) => r.email)).toEqual(['Admin@Example.com', 'reader@example.com']);
+  });
+});
+
+describe('slink key create / list / revoke', () => {
+  let db: string;
+  beforeAll(async () => {
+    db = join(tempDir(), 'slink.db');
+    await ok(slink(db, ['user', 'add', 'owner@example.com', '--superuser', '--password', PASSWORD]));
+    await ok(slink(db, ['user', 'add', 'other@example.com', '--password', PASSWORD]));
+  });
+
+  test('prints the key alone on one line', async () => {
+    const out = await ok(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'write']));
+    expect(out).toMatch(KEY_LINE);
+  });
+
+  test('--user matches the email in any case; --name and --scope read are stored', async () => {
+    const out = await ok(slink(db, ['key', 'create', '--user', 'OTHER@example.com', '--scope', 'read', '--name', 'reporting']));
+    expect(out).toMatch(KEY_LINE);
+    const list = JSON.parse(await ok(slink(db, ['key', 'list', '--user', 'other@example.com', '--json']))) as Record<string, unknown>[];
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ name: 'reporting', scope: 'read', user: 'other@example.com', status: 'active', prefix: out.slice(0, 12) });
+  });
+
+  test('--json prints exactly {id, key, scope, expiresAt} on one line', async () => {
+    const out = await ok(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--json']));
+    expect(lines(out)).toHaveLength(1);
+    const body = JSON.parse(out) as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(['id', 'key', 'scope', 'expiresAt']);
+    expect(body.id).toMatch(/^key_[A-Za-z0-9]+$/);
+    expect(`${String(body.key)}\n`).toMatch(KEY_LINE);
+    expect(body.scope).toBe('read');
+    expect(body.expiresAt).toBeNull();
+  });
+
+  for (const [dur, ms] of [['90s', 90_000], ['15m', 900_000], ['12h', 43_200_000], ['30d', 2_592_000_000]] as const) {
+    test(`--expires-in ${dur} sets expiresAt to now + ${dur}`, async () => {
+      const before = Date.now();
+      const out = await ok(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'write', '--expires-in', dur, '--json']));
+      const after = Date.now();
+      const body = JSON.parse(out) as { expiresAt: number; scope: string };
+      expect(body.scope).toBe('write');
+      expect(body.expiresAt).toBeGreaterThanOrEqual(before + ms);
+      expect(body.expiresAt).toBeLessThanOrEqual(after + ms);
+    });
+  }
+
+  test('--option=value works like --option value', async () => {
+    const out = await ok(slink(db, ['key', 'create', '--user=owner@example.com', '--scope=read', '--expires-in=1d', '--json']));
+    expect((JSON.parse(out) as { scope: string }).scope).toBe('read');
+  });
+
+  test('a bad scope fails with one line', async () => {
+    for (const scope of ['admin', 'READ', '']) {
+      const msg = await fails(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', scope]));
+      expect(msg).toContain('scope');
+    }
+  });
+
+  test('a bad duration fails with one line', async () => {
+    for (const dur of ['10', '10w', '1.5h', '-5m', '0s', 'm', 'soon']) {
+      const msg = await fails(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', `--expires-in=${dur}`]));
+      expect(msg).toContain('expires-in');
+    }
+  });
+
+  test('an unknown user fails with one line', async () => {
+    const msg = await fails(slink(db, ['key', 'create', '--user', 'nobody@example.com', '--scope', 'read']));
+    expect(msg).toContain('nobody@example.com');
+    await fails(slink(db, ['key', 'list', '--user', 'nobody@example.com']));
+  });
+
+  test('missing options fail with one line', async () => {
+    await fails(slink(db, ['key', 'create', '--scope', 'read']));
+    await fails(slink(db, ['key', 'create', '--user', 'owner@example.com']));
+    await fails(slink(db, ['key', 'create']));
+    await fails(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope']));
+    await fails(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', 'extra']));
+    await fails(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--bogus']));
+    await fails(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--json=yes']));
+  });
+
+  test('revoke: unknown id, missing id and unknown verbs fail with one line', async () => {
+    await fails(slink(db, ['key', 'revoke', 'key_doesnotexist00']));
+    await fails(slink(db, ['key', 'revoke']));
+    await fails(slink(db, ['key', 'revoke', 'a', 'b']));
+    await fails(slink(db, ['key', 'rotate']));
+    await fails(slink(db, ['key']));
+  });
+
+  test('list (table and --json) never shows the secret and shows revoked keys as revoked', async () => {
+    const created = JSON.parse(await ok(slink(db, ['key', 'create', '--user', 'other@example.com', '--scope', 'write', '--name', 'to revoke', '--json']))) as {
+      id: string;
+      key: string;
+    };
+    expect(await ok(slink(db, ['key', 'revoke', created.id]))).toBe('');
+    // Revoking twice is still a success with no output.
+    expect(await ok(slink(db, ['key', 'revoke', created.id]))).toBe('');
+
+    const table = await ok(slink(db, ['key', 'list']));
+    const rows = lines(table);
+    expect(rows[0]!.split(/\s{2,}/)).toEqual(['ID', 'PREFIX', 'SCOPE', 'STATUS', 'USER', 'NAME', 'CREATED', 'EXPIRES', 'LAST USED']);
+    const row = rows.find((r) => r.startsWith(`${created.id} `));
+    expect(row).toBeDefined();
+    expect(row!).toContain(created.key.slice(0, 12));
+    expect(row!).toMatch(/\brevoked\b/);
+    expect(row!).toContain('other@example.com');
+    expect(row!).toContain('to revoke');
+    expect(table).not.toContain(created.key);
+    expect(table).not.toContain(created.key.slice(12));
+
+    const json = await ok(slink(db, ['key', 'list', '--json']));
+    expect(lines(json)).toHaveLength(1);
+    expect(json).not.toContain(created.key.slice(12));
+    const list = JSON.parse(json) as Record<string, unknown>[];
+    // One entry per key in the table; fields never include the key or its hash.
+    expect(list).toHaveLength(rows.length - 1);
+    for (const entry of list) {
+      expect(Object.keys(entry).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scope', 'status', 'user']);
+    }
+    const entry = list.find((k) => k.id === created.id)!;
+    expect(entry).toMatchObject({ status: 'revoked', scope: 'write', user: 'other@example.com', name: 'to revoke', prefix: created.key.slice(0, 12) });
+    expect(typeof entry.revokedAt).toBe('number');
+
+    // --user narrows the list.
+    const mine = JSON.parse(await ok(slink(db, ['key', 'list', '--user', 'OWNER@example.com', '--json']))) as { user: string }[];
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((k) => k.user === 'owner@example.com')).toBe(true);
+    expect(mine.length).toBeLessThan(list.length);
+  });
+
+  test('the database stores only a hash of each key', async () => {
+    const created = JSON.parse(await ok(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--json']))) as { id: string; key: string };
+    const dump = JSON.stringify(inspect(db, (s) => s.query('SELECT * FROM api_keys').all()));
+    expect(dump).toContain(created.id);
+    expect(dump).not.toContain(created.key.slice(12));
+  });
+
+  test('an empty list prints only the header, or [] with --json', async () => {
+    const empty = join(tempDir(), 'slink.db');
+    expect(lines(await ok(slink(empty, ['key', 'list'])))).toEqual(['ID  PREFIX  SCOPE  STATUS  USER  NAME  CREATED  EXPIRES  LAST USED']);
+    expect(await ok(slink(empty, ['key', 'list', '--json']))).toBe('[]\n');
+  });
+});
+
+describe('unknown commands and bad configuration', () => {
+  test('an unknown command fails with one line', async () => {
+    const db = join(tempDir(), 'slink.db');
+    for (const args of [['bogus'], ['--version'], ['users', 'add'], ['keys', 'list']]) {
+      const msg = await fails(slink(db, args));
+      expect(msg).toContain('slink --help');
+    }
+  });
+
+  test('an invalid SLINK_* value fails with one line naming the variable', async () => {
+    const db = join(tempDir(), 'slink.db');
+    const msg = await fails(slink(db, ['key', 'list'], { env: { SLINK_RATE_LIMIT: 'lots' } }));
+    expect(msg).toContain('SLINK_RATE_LIMIT');
+    const serve = await fails(slink(db, ['serve'], { env: { SLINK_PORT: 'http' } }));
+    expect(serve).toContain('SLINK_PORT');
+  });
+});
+
+describe('bun run slink (package script)', () => {
+  test('prints exactly what bun run src/index.ts prints, with nothing extra on stderr', async () => {
+    const db = join(tempDir(), 'slink.db');
+    await ok(slink(db, ['user', 'add', 'script@example.com', '--password', PASSWORD]));
+    await ok(slink(db, ['key', 'create', '--user', 'script@example.com', '--scope', 'read', '--name', 'one']));
+    await ok(slink(db, ['key', 'create', '--user', 'script@example.com', '--scope', 'write', '--expires-in', '30d']));
+    const env = cleanEnv({ SLINK_DB: db });
+
+    for (const args of [['key', 'list'], ['key', 'list', '--json'], ['--help']]) {
+      const direct = await run([BUN, 'run', 'src/index.ts', ...args], { env });
+      const script = await run([BUN, 'run', 'slink', ...args], { env });
+      expect(direct.code).toBe(0);
+      expect(script).toEqual(direct);
+      expect(script.stderr).toBe('');
+    }
+
+    const direct = await run([BUN, 'run', 'src/index.ts', 'key', 'create', '--scope', 'read'], { env });
+    const script = await run([BUN, 'run', 'slink', 'key', 'create', '--scope', 'read'], { env });
+    expect(direct.code).not.toBe(0);
+    expect(script).toEqual(direct);
+
+    // Created through the script, usable like any other key.
+    const key = await ok(run([BUN, 'run', 'slink', 'key', 'create', '--user', 'script@example.com', '--scope', 'read'], { env }));
+    expect(key).toMatch(KEY_LINE);
+  });
+});
+
+describe('slink serve', () => {
+  let dir: string;
+  let db: string;
+  let server: RunningProcess | undefined;
+
+  beforeAll(() => {
+    dir = tempDir();
+    db = join(dir, 'data', 'slink.db');
+  });
+  afterAll(() => server?.kill());
+
+  test('serves, accepts keys created while it runs, rejects revoked keys, exits 0 on SIGTERM', async () => {
+    const port = freePort();
+    const env = cleanEnv({ SLINK_DB: db, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_FLUSH_MS: '50' });
+    server = start([BUN, 'run', 'src/index.ts', 'serve'], port, { env });
+    const health = await waitHealthy(server);
+    expect(await health.json()).toEqual({ status: 'ok' });
+
+    // Operator commands against the same file while the server holds it open.
+    const accountId = (await ok(slink(db, ['user', 'add', 'live@example.com', '--superuser', '--password', PASSWORD]))).trim();
+    const created = JSON.parse(await ok(slink(db, ['key', 'create', '--user', 'live@example.com', '--scope', 'write', '--json']))) as { id: string; key: string };
+    const auth = { authorization: `Bearer ${created.key}` };
+
+    const me = await fetch(`${server.base}/api/v1/me`, { headers: auth });
+    expect(me.status).toBe(200);
+    const meBody = (await me.json()) as { scope: string; key: { id: string }; account: { id: string; email: string; superuser: boolean } };
+    expect(meBody.scope).toBe('write');
+    expect(meBody.key.id).toBe(created.id);
+    expect(meBody.account).toEqual({ id: accountId, email: 'live@example.com', superuser: true });
+
+    const post = await fetch(`${server.base}/api/v1/links`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ destination: 'https://example.com/landing', title: 'CLI test' }),
+    });
+    expect(post.status).toBe(201);
+    const link = (await post.json()) as { id: string; slug: string; shortUrl: string; destination: string };
+    expect(link.destination).toBe('https://example.com/landing');
+    expect(link.shortUrl).toBe(`http://localhost:${port}/${link.slug}`);
+
+    const got = await fetch(`${server.base}/api/v1/links/${link.id}`, { headers: auth });
+    expect(got.status).toBe(200);
+
+    // Revoked by the CLI while the server runs: the next request is refused.
+    const revoke = await slink(db, ['key', 'revoke', created.id]);
+    expect(revoke).toEqual({ code: 0, stdout: '', stderr: '' });
+    const refused = await fetch(`${server.base}/api/v1/me`, { headers: auth });
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('key_revoked');
+
+    // key list now shows it revoked and with a last-used time.
+    const listed = (JSON.parse(await ok(slink(db, ['key', 'list', '--json']))) as { id: string; status: string; lastUsedAt: number | null }[]).find(
+      (k) => k.id === created.id,
+    );
+    expect(listed?.status).toBe('revoked');
+    expect(typeof listed?.lastUsedAt).toBe('number');
+
+    const code = await server.stop();
+    expect(code).toBe(0);
+    expect(server.proc.signalCode).toBeNull();
+    const out = await server.stdout;
+    expect(out).toContain(`listening on http://127.0.0.1:${port}`);
+    expect(out).toContain('SIGTERM received');
+    expect(await server.stderr).toBe('');
+
+    inspect(db, (check) => {
+      expect(check.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }]);
+      expect(check.query<{ n: number }, [string]>('SELECT count(*) AS n FROM links WHERE id = ?').get(link.id)?.n).toBe(1);
+    });
+  });
+
+  test('no subcommand also serves', async () => {
+    const port = freePort();
+    const env = cleanEnv({ SLINK_DB: join(tempDir(), 'slink.db'), SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1' });
+    server = start([BUN, 'run', 'src/index.ts'], port, { env });
+    expect(await (await waitHealthy(server)).json()).toEqual({ status: 'ok' });
+    expect(await server.stop()).toBe(0);
+  });
+
+  test('a port already in use fails with a non-zero exit', async () => {
+    const blocker = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('busy') });
+    try {
+      const msg = await fails(slink(join(tempDir(), 'slink.db'), ['serve'], { env: { SLINK_PORT: String(blocker.port), SLINK_HOSTNAME: '127.0.0.1' } }));
+      expect(msg).toContain(String(blocker.port));
+    } finally {
+      blocker.stop(true);
+    }
+  });
+
+  test('bun run start (package script) serves the same way and exits 0 on SIGTERM', async () => {
+    const port = freePort();
+    const startDb = join(tempDir(), 'data', 'slink.db');
+    const env = cleanEnv({ SLINK_DB: startDb, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1' });
+    server = start([BUN, 'run', 'start'], port, { env });
+    expect(await (await waitHealthy(server)).json()).toEqual({ status: 'ok' });
+    expect(existsSync(startDb)).toBe(true);
+
+    await ok(slink(startDb, ['user', 'add', 'start@example.com', '--password', PASSWORD]));
+    const key = (await ok(slink(startDb, ['key', 'create', '--user', 'start@example.com', '--scope', 'read']))).trim();
+    const me = await fetch(`${server.base}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+    expect(me.status).toBe(200);
+    // A read key may not write.
+    const post = await fetch(`${server.base}/api/v1/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ destination: 'https://example.com/' }),
+    });
+    expect(post.status).toBe(403);
+
+    expect(await server.stop()).toBe(0);
+    const out = await server.stdout;
+    expect(out).toContain(`listening on http://127.0.0.1:${port}`);
+    expect(out).not.toContain('$ bun run');
+    inspect(startDb, (check) => {
+      expect(check.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()?.integrity_check).toBe('ok');
+    });
+  });
+});
