@@ -8,7 +8,7 @@ import { MAX_BODY_BYTES } from '../../src/http/auth';
 import { STATUS_BY_CODE } from '../../src/http/errors';
 import { ErrorModel } from '../../src/http/models';
 import { api, makeKey, makeTestApp, type ApiResult, type TestApp } from '../helpers/app';
-import { expectExactKeys, expectSchema } from '../helpers/schema';
+import { expectError, expectErrorShape, expectExactKeys, expectSchema } from '../helpers/schema';
 
 let t: TestApp | null = null;
 afterEach(async () => {
@@ -20,21 +20,7 @@ afterEach(async () => {
   t = null;
 });
 
-/** The error body shape, exactly: one member `error` with code, message and field. */
-function expectErrorShape(res: ApiResult): void {
-  expect(res.headers.get('content-type')).toContain('application/json');
-  expectSchema(ErrorModel, res.body);
-  expectExactKeys(res.body, ['error']);
-  expectExactKeys(res.body.error, ['code', 'message', 'field']);
-  expect(res.body.error.message.length).toBeGreaterThan(0);
-  expect(STATUS_BY_CODE[res.body.error.code as keyof typeof STATUS_BY_CODE]).toBe(res.status);
-}
 
-function expectError(res: ApiResult, status: number, code: string, field?: string | null): void {
-  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-  expectErrorShape(res);
-  if (field !== undefined) expect(res.body.error.field).toBe(field);
-}
 
 async function setup(env: Record<string, string> = {}) {
   t = makeTestApp({ SLINK_RATE_LIMIT: '1000000', ...env });

@@ -13,7 +13,7 @@ import { createApiKey, revokeApiKey, verifyApiKey } from '../../src/modules/auth
 import { MeModel } from '../../src/modules/auth/model';
 import { WorkspaceModel } from '../../src/modules/workspace/model';
 import { api, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../helpers/app';
-import { expectExactKeys, expectSchema } from '../helpers/schema';
+import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';
 
 let t: TestApp;
 afterEach(() => {
@@ -21,13 +21,6 @@ afterEach(() => {
   t.close();
 });
 
-function expectError(res: ApiResult, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expectSchema(ErrorModel, res.body);
-  expect(res.body.error.code).toBe(code);
-  expect(res.body.error.message.length).toBeGreaterThan(0);
-  expect(res.headers.get('content-type')).toContain('application/json');
-}
 
 function apiKeyRow(t: TestApp, keyId: string) {
   return t.deps.db.$client.query('SELECT * FROM api_keys WHERE id = ?').get(keyId) as Record<string, unknown>;

@@ -9,7 +9,7 @@ import { ErrorModel } from '../../src/http/models';
 import { LinkListModel, LinkModel, TagCountsModel } from '../../src/modules/links/model';
 import { links } from '../../src/modules/links/table';
 import { api, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../helpers/app';
-import { expectExactKeys, expectSchema } from '../helpers/schema';
+import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';
 
 const SHORT_HOST = 'https://sl.test';
 
@@ -49,13 +49,6 @@ function expectLink(body: any): void {
   expect(body.shortUrl).toBe(`${SHORT_HOST}/${body.slug}`);
 }
 
-function expectError(res: ApiResult, status: number, code: string, field: string | null): void {
-  expect({ status: res.status, code: res.body?.error?.code, field: res.body?.error?.field }).toEqual({ status, code, field });
-  expectSchema(ErrorModel, res.body);
-  expectExactKeys(res.body, ['error']);
-  expectExactKeys(res.body.error, ['code', 'message', 'field']);
-  expect(res.body.error.message.length).toBeGreaterThan(0);
-}
 
 interface Ctx {
   t: TestApp;

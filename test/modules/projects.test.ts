@@ -4,7 +4,7 @@ import { ErrorModel } from '../../src/http/models';
 import { LinkModel } from '../../src/modules/links/model';
 import { ProjectDeletedModel, ProjectListModel, ProjectModel } from '../../src/modules/projects/model';
 import { api, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../helpers/app';
-import { expectExactKeys, expectSchema } from '../helpers/schema';
+import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';
 
 const PROJECT_KEYS = ['id', 'name', 'linkCount', 'createdAt', 'updatedAt'] as const;
 
@@ -14,11 +14,6 @@ function expectProject(body: any): void {
   for (const k of ['linkCount', 'createdAt', 'updatedAt'] as const) expect(Number.isSafeInteger(body[k])).toBe(true);
 }
 
-function expectError(res: ApiResult, status: number, code: string, field: string | null): void {
-  expect({ status: res.status, code: res.body?.error?.code, field: res.body?.error?.field }).toEqual({ status, code, field });
-  expectSchema(ErrorModel, res.body);
-  expect(res.body.error.message.length).toBeGreaterThan(0);
-}
 
 let t: TestApp;
 let su: string;

@@ -4,7 +4,7 @@ import { ErrorModel } from '../../src/http/models';
 import { LinkModel } from '../../src/modules/links/model';
 import { VariantModel } from '../../src/modules/variants/model';
 import { api, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../helpers/app';
-import { expectExactKeys, expectSchema } from '../helpers/schema';
+import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';
 
 const SHORT_HOST = 'https://sl.test';
 const VARIANT_KEYS = ['id', 'code', 'url', 'params', 'clickCount', 'createdAt', 'updatedAt'] as const;
@@ -16,11 +16,6 @@ function expectVariant(body: any, slug: string): void {
   expect(body.url).toBe(`${SHORT_HOST}/${slug}/${body.code}`);
 }
 
-function expectError(res: ApiResult, status: number, code: string, field: string | null): void {
-  expect({ status: res.status, code: res.body?.error?.code, field: res.body?.error?.field }).toEqual({ status, code, field });
-  expectSchema(ErrorModel, res.body);
-  expect(res.body.error.message.length).toBeGreaterThan(0);
-}
 
 let t: TestApp;
 let su: string;

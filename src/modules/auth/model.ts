@@ -1,16 +1,19 @@
 /** Schemas of the calling key's identity. */
+import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 
+const ScopeModel = t.Union([t.Literal('read'), t.Literal('write')]);
+
 export const MeModel = t.Object({
-  scope: t.UnionEnum(['read', 'write']),
+  scope: ScopeModel,
   key: t.Object({
     id: t.String(),
     name: t.Union([t.String(), t.Null()]),
     prefix: t.String({ description: 'The first characters of the key, safe to display.' }),
-    scope: t.UnionEnum(['read', 'write']),
-    expiresAt: t.Union([t.Integer(), t.Null()]),
-    lastUsedAt: t.Union([t.Integer(), t.Null()]),
-    createdAt: t.Integer(),
+    scope: ScopeModel,
+    expiresAt: t.Union([Type.Integer(), t.Null()]),
+    lastUsedAt: t.Union([Type.Integer(), t.Null()]),
+    createdAt: Type.Integer(),
   }),
   account: t.Object({
     id: t.String(),

@@ -4,16 +4,15 @@ import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { ParamsModel, StringMapModel } from '../../http/models';
 import { VariantModel } from '../variants/model';
-import { LINK_STATUSES } from './table';
 
 export const LINK_LIMITS = { titleLength: 500, tags: 50, tagLength: 64 } as const;
 
-// A union of literals, not t.UnionEnum: UnionEnum defaults to its first value, and a default
-// status=active would hide paused links from the default list.
-const StatusModel = t.Union(
-  LINK_STATUSES.map((s) => t.Literal(s)),
-  { error: fieldError('status', 'status must be one of active, paused, archived') },
-);
+// A union of literals, not t.UnionEnum: UnionEnum carries a default (its first value) that
+// validation fills into an omitted query parameter, and status=active would hide paused links.
+const statusLiterals = () => [t.Literal('active'), t.Literal('paused'), t.Literal('archived')] as const;
+const StatusModel = t.Union([...statusLiterals()], {
+  error: fieldError('status', 'status must be one of active, paused, archived'),
+});
 
 export const LinkModel = t.Object(
   {
@@ -23,19 +22,19 @@ export const LinkModel = t.Object(
     destination: t.String({ description: 'Destination URL, utm_ keys removed.' }),
     title: t.Union([t.String(), t.Null()]),
     tags: t.Array(t.String()),
-    status: t.UnionEnum(['active', 'paused', 'archived']),
+    status: t.Union([...statusLiterals()]),
     params: StringMapModel,
     variants: t.Array(VariantModel),
     projectId: t.Union([t.String(), t.Null()]),
     projectName: t.Union([t.String(), t.Null()]),
-    clickCount: t.Integer({ description: 'Human clicks only.' }),
-    uniqueCount: t.Integer(),
-    botCount: t.Integer(),
-    expiresAt: t.Union([t.Integer(), t.Null()]),
-    clickLimit: t.Union([t.Integer(), t.Null()]),
-    lastClickedAt: t.Union([t.Integer(), t.Null()]),
-    createdAt: t.Integer(),
-    updatedAt: t.Integer(),
+    clickCount: Type.Integer({ description: 'Human clicks only.' }),
+    uniqueCount: Type.Integer(),
+    botCount: Type.Integer(),
+    expiresAt: t.Union([Type.Integer(), t.Null()]),
+    clickLimit: t.Union([Type.Integer(), t.Null()]),
+    lastClickedAt: t.Union([Type.Integer(), t.Null()]),
+    createdAt: Type.Integer(),
+    updatedAt: Type.Integer(),
   },
   { title: 'Link' },
 );
@@ -70,27 +69,27 @@ const Slug = t.String({
   error: fieldError('slug', 'slug must be a string'),
 });
 
-export const CreateLinkBody = t.Object({
-  destination: Destination,
+const NullableTitle = t.Union([Title, t.Null()], {
+  error: fieldError('title', `title must be a string of at most ${LINK_LIMITS.titleLength} characters or null`),
+});
+
+/** Every field but the destination is optional on create; PATCH takes any subset plus status. */
+const optionalLinkFields = {
   slug: t.Optional(Slug),
-  title: t.Optional(t.Union([Title, t.Null()], { error: fieldError('title', `title must be a string of at most ${LINK_LIMITS.titleLength} characters or null`) })),
+  title: t.Optional(NullableTitle),
   tags: t.Optional(Tags),
   params: t.Optional(ParamsModel),
   projectId: t.Optional(ProjectId),
   expiresAt: t.Optional(ExpiresAt),
   clickLimit: t.Optional(ClickLimit),
-});
+};
+
+export const CreateLinkBody = t.Object({ destination: Destination, ...optionalLinkFields });
 export type CreateLinkInput = typeof CreateLinkBody.static;
 
 export const UpdateLinkBody = t.Object({
   destination: t.Optional(Destination),
-  slug: t.Optional(Slug),
-  title: t.Optional(t.Union([Title, t.Null()], { error: fieldError('title', `title must be a string of at most ${LINK_LIMITS.titleLength} characters or null`) })),
-  tags: t.Optional(Tags),
-  params: t.Optional(ParamsModel),
-  projectId: t.Optional(ProjectId),
-  expiresAt: t.Optional(ExpiresAt),
-  clickLimit: t.Optional(ClickLimit),
+  ...optionalLinkFields,
   status: t.Optional(StatusModel),
 });
 export type UpdateLinkInput = typeof UpdateLinkBody.static;
@@ -122,7 +121,7 @@ export const LinkListModel = t.Object({
 });
 
 export const TagCountsModel = t.Object({
-  tags: t.Array(t.Object({ tag: t.String(), count: t.Integer({ description: 'Links carrying the tag (archived included).' }) })),
+  tags: t.Array(t.Object({ tag: t.String(), count: Type.Integer({ description: 'Links carrying the tag (archived included).' }) })),
 });
 
 export const LinkIdParams = t.Object({ id: t.String() });

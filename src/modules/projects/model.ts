@@ -1,4 +1,5 @@
 /** Project schemas. */
+import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 
@@ -8,9 +9,9 @@ export const ProjectModel = t.Object(
   {
     id: t.String(),
     name: t.String(),
-    linkCount: t.Integer({ description: 'Links in the project, archived ones included.' }),
-    createdAt: t.Integer(),
-    updatedAt: t.Integer(),
+    linkCount: Type.Integer({ description: 'Links in the project, archived ones included.' }),
+    createdAt: Type.Integer(),
+    updatedAt: Type.Integer(),
   },
   { title: 'Project' },
 );
@@ -18,12 +19,14 @@ export type Project = typeof ProjectModel.static;
 
 export const ProjectListModel = t.Object({
   projects: t.Array(ProjectModel),
-  unfiledCount: t.Integer({ description: 'Links in no project.' }),
-  totalCount: t.Integer({ description: 'All links.' }),
+  unfiledCount: Type.Integer({ description: 'Links in no project.' }),
+  totalCount: Type.Integer({ description: 'All links.' }),
 });
 
 export const ProjectNameBody = t.Object({
   name: t.String({
+    minLength: 1,
+    maxLength: PROJECT_NAME_LENGTH,
     description: `1 to ${PROJECT_NAME_LENGTH} characters, trimmed; unique without regard to case.`,
     error: fieldError('name', `name must be a string of 1 to ${PROJECT_NAME_LENGTH} characters`),
   }),
@@ -32,7 +35,7 @@ export const ProjectNameBody = t.Object({
 export const ProjectDeletedModel = t.Object({
   id: t.String(),
   deleted: t.Literal(true),
-  unfiledLinks: t.Integer({ description: 'Links moved to unfiled (never deleted).' }),
+  unfiledLinks: Type.Integer({ description: 'Links moved to unfiled (never deleted).' }),
 });
 
 export const ProjectIdParams = t.Object({ id: t.String() });

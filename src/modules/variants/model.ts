@@ -1,4 +1,5 @@
 /** Variant schemas. */
+import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { ParamsModel, StringMapModel } from '../../http/models';
@@ -11,9 +12,9 @@ export const VariantModel = t.Object(
     code: t.String(),
     url: t.String({ description: '{short_host}/<slug>/<code>' }),
     params: StringMapModel,
-    clickCount: t.Integer(),
-    createdAt: t.Integer(),
-    updatedAt: t.Integer(),
+    clickCount: Type.Integer(),
+    createdAt: Type.Integer(),
+    updatedAt: Type.Integer(),
   },
   { title: 'Variant' },
 );
