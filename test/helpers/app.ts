@@ -2,6 +2,7 @@
  * Builds the real app on a fresh SQLite file migrated by the production migrator, with a
  * clock the test controls, and seeds accounts and keys through the real services.
  */
+import { expect } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,4 +92,11 @@ export async function api<T = any>(
     parsed = JSON.parse(text);
   } catch {}
   return { status: res.status, body: parsed as T, headers: res.headers, text };
+}
+
+/** Stops a listening server if the test started one, checks nothing reached the 500 branch, closes. */
+export async function disposeTestApp(t: TestApp): Promise<void> {
+  if (t.app.server) await t.app.stop(true);
+  expect(t.errors).toEqual([]);
+  t.close();
 }

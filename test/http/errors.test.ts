@@ -7,16 +7,12 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { MAX_BODY_BYTES } from '../../src/http/auth';
 import { STATUS_BY_CODE } from '../../src/http/errors';
 import { ErrorModel } from '../../src/http/models';
-import { api, makeKey, makeTestApp, type ApiResult, type TestApp } from '../helpers/app';
+import { api, disposeTestApp, makeKey, makeTestApp, type ApiResult, type TestApp } from '../helpers/app';
 import { expectError, expectErrorShape, expectExactKeys, expectSchema } from '../helpers/schema';
 
 let t: TestApp | null = null;
 afterEach(async () => {
-  if (!t) return;
-  if (t.app.server) await t.app.stop(true);
-  // Nothing reached the "unhandled error" branch.
-  expect(t.errors).toEqual([]);
-  t.close();
+  if (t) await disposeTestApp(t);
   t = null;
 });
 

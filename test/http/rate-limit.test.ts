@@ -9,15 +9,12 @@ import { ErrorModel } from '../../src/http/models';
 import { RateLimiter } from '../../src/http/rate-limit';
 import { fixedClock } from '../../src/lib/clock';
 import { createApiKey } from '../../src/modules/auth/keys';
-import { api, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../helpers/app';
+import { api, disposeTestApp, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../helpers/app';
 import { expectSchema } from '../helpers/schema';
 
 let t: TestApp | null = null;
 afterEach(async () => {
-  if (!t) return;
-  if (t.app.server) await t.app.stop(true);
-  expect(t.errors).toEqual([]);
-  t.close();
+  if (t) await disposeTestApp(t);
   t = null;
 });
 
