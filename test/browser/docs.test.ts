@@ -1,0 +1,37 @@
+/** /api/docs renders the whole API reference in a real browser with no internet access. */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, offlinePage } from '../helpers/browser';
+import { disposeTestApp, makeTestApp, type TestApp } from '../helpers/app';
+
+let t: TestApp;
+let browser: Browser;
+let origin: string;
+
+beforeAll(async () => {
+  t = makeTestApp();
+  t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
+  origin = `http://127.0.0.1:${t.app.server!.port}`;
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await disposeTestApp(t);
+});
+
+test('the docs page lists every operation, loading nothing from outside', async () => {
+  const { page, blocked, errors } = await offlinePage(browser);
+  const response = await page.goto(`${origin}/api/docs`);
+  expect(response?.status()).toBe(200);
+  await page.waitForSelector('.opblock', { timeout: 20_000 });
+  const operations = await page.$$eval('.opblock-summary-path', (els) => els.map((e) => e.getAttribute('data-path')));
+  expect(operations).toContain('/api/v1/links');
+  expect(operations).toContain('/api/v1/links/{id}/variants/{variantId}');
+  expect(operations).toContain('/api/v1/projects/{id}');
+  expect(await page.textContent('.info .title')).toContain('Slink API');
+  // The bearer scheme is offered by the Authorize button.
+  expect(await page.isVisible('button.authorize')).toBe(true);
+  expect(blocked).toEqual([]);
+  expect(errors).toEqual([]);
+}, 60_000);
