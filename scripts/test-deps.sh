@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests drive when they are missing: chromium (browser tests
+# through playwright-core; never a downloaded browser). Used by the README's test command and
+# by .ci/run. Needs root or sudo only when something is missing.
+set -euo pipefail
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+[ ${#missing[@]} -eq 0 ] && exit 0
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+echo "== apt-get install ${missing[*]}"
+"${as_root[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
