@@ -1,5 +1,6 @@
 /** Schemas shared by every module: the error body, params objects, paging. */
 import { t } from 'elysia';
+import { PARAM_LIMITS } from '../lib/params';
 import { fieldError } from './errors';
 
 export const ErrorModel = t.Object(
@@ -13,7 +14,6 @@ export const ErrorModel = t.Object(
   { title: 'Error' },
 );
 
-export const PARAM_LIMITS = { maxKeys: 50, keyLength: 128, valueLength: 1024 } as const;
 
 /** Tracking parameters: string keys to string values (limits checked in the service). */
 // Record keys admit every character: the default pattern '^(.*)$' does not match line breaks,

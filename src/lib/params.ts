@@ -1,7 +1,9 @@
 /** Tracking-parameter checks shared by links, variants and bulk operations. */
-import { PARAM_LIMITS } from '../http/models';
 import { invalid } from './errors';
 import { hasControlChars } from './text';
+
+/** Documented in the OpenAPI document through ParamsModel. */
+export const PARAM_LIMITS = { maxKeys: 50, keyLength: 128, valueLength: 1024 } as const;
 
 /** Returns the params unchanged when every key and value is within the documented limits. */
 export function checkParams(params: Record<string, string>, field = 'params'): Record<string, string> {
