@@ -7,13 +7,14 @@ import { pingDatabase } from './db/client';
 import type { Deps } from './deps';
 import { API_PREFIX, createApiGuard, pathOf } from './http/auth';
 import { docsPlugin } from './http/docs';
-import { AppError, errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
+import { errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
 import { RateLimiter } from './http/rate-limit';
 import { meRoutes } from './modules/auth';
 import { linksRoutes } from './modules/links';
 import { projectsRoutes } from './modules/projects';
 import { variantsRoutes } from './modules/variants';
 import { workspaceRoutes } from './modules/workspace';
+import { AppError } from './lib/errors';
 
 function toAppError(code: string | number, error: unknown, request: Request, deps: Deps): AppError {
   if (error instanceof AppError) return error;

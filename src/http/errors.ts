@@ -62,8 +62,6 @@ export function validationToAppError(error: ValidationLike): AppError {
   return new AppError('invalid_request', message, field);
 }
 
-export { AppError };
-
 /**
  * A schema's `error` option that keeps the field name: Elysia drops the property path of some
  * errors (numeric query coercion), so schemas name their field themselves.

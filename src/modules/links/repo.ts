@@ -184,9 +184,13 @@ export function countLinksByProject(db: Db): Map<string | null, number> {
   return new Map(rows.map((r) => [r.projectId, r.n]));
 }
 
+export function countLinksInProject(db: Db, projectId: string): number {
+  return db.select({ n: count() }).from(links).where(eq(links.projectId, projectId)).get()?.n ?? 0;
+}
+
 /** Moves every link of a project to "unfiled"; returns how many moved. */
 export function unfileProjectLinks(db: Db, projectId: string, now: number): number {
-  const moved = db.select({ n: count() }).from(links).where(eq(links.projectId, projectId)).get()?.n ?? 0;
+  const moved = countLinksInProject(db, projectId);
   db.update(links).set({ projectId: null, updatedAt: now }).where(eq(links.projectId, projectId)).run();
   return moved;
 }

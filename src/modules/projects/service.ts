@@ -3,7 +3,7 @@ import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { hasControlChars } from '../../lib/text';
-import { countLinksByProject, unfileProjectLinks } from '../links/repo';
+import { countLinksByProject, countLinksInProject, unfileProjectLinks } from '../links/repo';
 import { PROJECT_NAME_LENGTH, type Project } from './model';
 import * as repo from './repo';
 import type { ProjectRow } from './table';
@@ -53,10 +53,12 @@ export function renameProject(deps: Deps, id: string, input: { name: string }): 
   const current = getProjectRowOrThrow(deps, id);
   const name = checkName(input.name);
   ensureNameFree(deps, name, id);
-  const updatedAt = Math.max(deps.clock.now(), current.updatedAt);
-  if (name !== current.name) repo.renameProjectRow(deps.db, id, name, updatedAt);
-  const renamed = name !== current.name ? { ...current, name, updatedAt } : current;
-  return { ...renamed, linkCount: countLinksByProject(deps.db).get(id) ?? 0 };
+  let renamed = current;
+  if (name !== current.name) {
+    renamed = { ...current, name, updatedAt: Math.max(deps.clock.now(), current.updatedAt) };
+    repo.renameProjectRow(deps.db, id, name, renamed.updatedAt);
+  }
+  return { ...renamed, linkCount: countLinksInProject(deps.db, id) };
 }
 
 export function deleteProject(deps: Deps, id: string): { id: string; deleted: true; unfiledLinks: number } {
