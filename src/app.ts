@@ -1,11 +1,13 @@
 /**
- * createApp(deps): the whole HTTP surface in one Elysia instance — the error mapper, the API
- * guard (auth, scope, rate limit), OpenAPI and its docs page, /healthz and the module routes.
+ * createApp(deps): the whole HTTP surface in one Elysia instance — the short host (redirects,
+ * host split) first, then the error mapper, the API guard (auth, scope, rate limit), OpenAPI
+ * and its docs page, /healthz and the module routes.
  */
 import { Elysia } from 'elysia';
 import { pingDatabase } from './db/client';
 import type { Deps } from './deps';
-import { API_PREFIX, createApiGuard, pathOf } from './http/auth';
+import { API_PREFIX, createApiGuard } from './http/auth';
+import { pathOf } from './http/client';
 import { docsPlugin } from './http/docs';
 import { errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
 import { RateLimiter } from './http/rate-limit';
@@ -13,6 +15,7 @@ import { meRoutes } from './modules/auth';
 import { linksRoutes } from './modules/links';
 import { projectsRoutes } from './modules/projects';
 import { variantsRoutes } from './modules/variants';
+import { createShortSite } from './modules/redirect';
 import { workspaceRoutes } from './modules/workspace';
 import { AppError } from './lib/errors';
 
@@ -37,6 +40,8 @@ function toAppError(code: string | number, error: unknown, request: Request, dep
 
 export function createApp(deps: Deps) {
   const limiter = new RateLimiter(deps.config.rateLimit, deps.clock);
+  const shortSite = createShortSite(deps);
+  const apiGuard = createApiGuard(deps, limiter);
   // normalize 'typebox' (Value.Clean) instead of the default exact-mirror, which rebuilds a record
   // field from whatever it is given before validating: params "a=b" became {"0":"a","1":"=","2":"b"}.
   return new Elysia({ name: 'slink', normalize: 'typebox' })
@@ -46,7 +51,8 @@ export function createApp(deps: Deps) {
       set.headers['content-type'] = 'application/json';
       return errorBody(err.code, err.message, err.field);
     })
-    .onRequest(createApiGuard(deps, limiter))
+    // One hook, redirects first: a short link never pays for the API guard.
+    .onRequest((ctx) => shortSite(ctx) ?? apiGuard(ctx))
     // Every JSON body of the API is an object. Elysia skips validation of a non-object body when
     // all of a schema's fields are optional (PATCH), so reject arrays, strings and numbers here.
     .onTransform(({ body, request }) => {
@@ -56,6 +62,8 @@ export function createApp(deps: Deps) {
       }
     })
     .use(docsPlugin(deps.config.appHost))
+    // Until the dashboard exists, the app's front door is the API documentation.
+    .get('/', ({ redirect }) => redirect('/api/docs', 302), { detail: { hide: true } })
     .get('/healthz', ({ set }) => {
       if (pingDatabase(deps.db)) return { status: 'ok' };
       set.status = 503;

@@ -2,6 +2,9 @@
 import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Clock } from './lib/clock';
+import type { GeoLookup } from './modules/clicks/geo';
+import { createClickPipeline, type ClickPipeline } from './modules/clicks/pipeline';
+import { LinkIndex } from './modules/redirect/link-index';
 
 export interface Logger {
   info(message: string): void;
@@ -13,9 +16,24 @@ export const consoleLogger: Logger = {
   error: (message, error) => console.error(`${new Date().toISOString()} ${message}`, error ?? ''),
 };
 
-export interface Deps {
+export interface BaseDeps {
   db: Db;
   config: Config;
   clock: Clock;
   log: Logger;
+}
+
+export interface Deps extends BaseDeps {
+  /** Slug -> redirect facts in memory; link and variant writes keep it coherent. */
+  linkIndex: LinkIndex;
+  /** Click buffer and flusher (the server starts the flush timer). */
+  clicks: ClickPipeline;
+}
+
+/** Builds the in-memory parts on an open, migrated database: the click pipeline and the slug index. */
+export function createDeps(base: BaseDeps, options: { geo?: GeoLookup } = {}): Deps {
+  const clicks = createClickPipeline(base, options.geo);
+  const linkIndex = new LinkIndex(base.db, clicks.buffer);
+  linkIndex.loadAll();
+  return { ...base, linkIndex, clicks };
 }

@@ -1,12 +1,13 @@
 /**
- * Starts the service: open the database, migrate, listen. SIGTERM/SIGINT stop accepting,
- * finish in-flight requests and close the database.
+ * Starts the service: open the database, migrate, load the slug index, start the click flush,
+ * listen. SIGTERM/SIGINT stop accepting, finish in-flight requests, flush every buffered click
+ * and close the database.
  */
 import { createApp } from './app';
 import type { Config } from './config';
 import { openDatabase } from './db/client';
 import { migrateDatabase } from './db/migrate';
-import { consoleLogger, type Deps } from './deps';
+import { consoleLogger, createDeps } from './deps';
 import { MAX_BODY_BYTES } from './http/auth';
 import { systemClock } from './lib/clock';
 
@@ -18,7 +19,8 @@ export interface RunningServer {
 export function startServer(config: Config, log = consoleLogger): RunningServer {
   const db = openDatabase(config.dbPath);
   migrateDatabase(db);
-  const deps: Deps = { db, config, clock: systemClock, log };
+  const deps = createDeps({ db, config, clock: systemClock, log });
+  deps.clicks.flusher.start(config.flushMs);
   const app = createApp(deps).listen({
     port: config.port,
     hostname: config.hostname,
@@ -29,13 +31,19 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   });
   const port = app.server?.port ?? config.port;
   log.info(`slink listening on http://${config.hostname}:${port} (short links: ${config.shortHost}, app: ${config.appHost}, db: ${config.dbPath})`);
+  log.info(`${deps.linkIndex.size} links in memory; geo: ${deps.clicks.geo.source}; clicks flushed every ${config.flushMs} ms`);
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
+      // Stop accepting and let in-flight redirects finish, so every click is in the buffer...
       await app.stop();
+      // ...then write all of it before the database closes.
+      const flushed = await deps.clicks.flusher.stop();
+      const left = deps.clicks.buffer.length;
+      if (!flushed) log.error(`final click flush failed: ${left} clicks could not be written`);
       db.$client.close();
-      log.info('slink stopped');
+      log.info(`slink stopped (${deps.clicks.flusher.stats.written} clicks written this run)`);
     })());
   return { port, stop };
 }

@@ -5,7 +5,7 @@
 import { configHelp, ConfigError, loadConfig } from '../config';
 import { openDatabase } from '../db/client';
 import { migrateDatabase } from '../db/migrate';
-import { consoleLogger, type Deps } from '../deps';
+import { consoleLogger, type BaseDeps } from '../deps';
 import { AppError } from '../lib/errors';
 import { systemClock } from '../lib/clock';
 import { UsageError } from './args';
@@ -34,7 +34,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     io.out(HELP);
     return 0;
   }
-  let deps: Deps | null = null;
+  let deps: BaseDeps | null = null;
   try {
     if (command !== 'user' && command !== 'key') throw new UsageError(`unknown command "${command}" (see slink --help)`);
     const config = loadConfig();

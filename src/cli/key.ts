@@ -1,5 +1,5 @@
 /** `slink key create|revoke|list` */
-import type { Deps } from '../deps';
+import type { BaseDeps } from '../deps';
 import { parseDuration } from '../lib/duration';
 import { getAccountByEmailOrThrow } from '../modules/auth/accounts';
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyListing, type Scope } from '../modules/auth/keys';
@@ -8,7 +8,7 @@ import type { CliIo } from './io';
 
 const CREATE_USAGE = 'usage: slink key create --user <email> --scope read|write [--name <n>] [--expires-in <dur>] [--json]';
 
-function createKey(deps: Deps, argv: string[], io: CliIo): void {
+function createKey(deps: BaseDeps, argv: string[], io: CliIo): void {
   const args = parseArgs(argv, ['user', 'scope', 'name', 'expires-in'], ['json']);
   const email = option(args, 'user');
   const scope = option(args, 'scope');
@@ -34,7 +34,7 @@ function keyStatus(key: ApiKeyListing, now: number): string {
 
 const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z'));
 
-function listKeys(deps: Deps, argv: string[], io: CliIo): void {
+function listKeys(deps: BaseDeps, argv: string[], io: CliIo): void {
   const args = parseArgs(argv, ['user'], ['json']);
   if (args.positionals.length) throw new UsageError('usage: slink key list [--user <email>] [--json]');
   const email = option(args, 'user');
@@ -67,7 +67,7 @@ function listKeys(deps: Deps, argv: string[], io: CliIo): void {
   for (const row of rows) io.out(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
 }
 
-export function keyCommand(deps: Deps, argv: string[], io: CliIo): void {
+export function keyCommand(deps: BaseDeps, argv: string[], io: CliIo): void {
   const [verb, ...rest] = argv;
   if (verb === 'create') return createKey(deps, rest, io);
   if (verb === 'list') return listKeys(deps, rest, io);

@@ -1,10 +1,10 @@
 /** `slink user add <email> [--superuser] [--password <pw>]` */
-import type { Deps } from '../deps';
+import type { BaseDeps } from '../deps';
 import { createAccount } from '../modules/auth/accounts';
 import { option, parseArgs, UsageError } from './args';
 import type { CliIo } from './io';
 
-export async function userCommand(deps: Deps, argv: string[], io: CliIo): Promise<void> {
+export async function userCommand(deps: BaseDeps, argv: string[], io: CliIo): Promise<void> {
   const [verb, ...rest] = argv;
   if (verb !== 'add') throw new UsageError(`unknown user command "${verb ?? ''}" (try: user add <email>)`);
   const args = parseArgs(rest, ['password'], ['superuser']);

@@ -8,7 +8,7 @@ import { Elysia } from 'elysia';
 import type { Deps } from '../deps';
 import { AppError } from '../lib/errors';
 import { verifyApiKey, type Principal } from '../modules/auth/keys';
-import { clientAddress } from './client';
+import { clientAddress, pathOf } from './client';
 import { errorResponse } from './errors';
 import type { RateLimiter } from './rate-limit';
 
@@ -22,13 +22,6 @@ export function principalOf(request: Request): Principal {
   const principal = principals.get(request);
   if (!principal) throw new AppError('key_missing', 'Missing Authorization: Bearer <API key> header');
   return principal;
-}
-
-export function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  if (start < 0) return '/';
-  const end = url.indexOf('?', start);
-  return end < 0 ? url.slice(start) : url.slice(start, end);
 }
 
 interface GuardContext {

@@ -18,3 +18,22 @@ export function clientAddress(request: Request, server: ServerLike | null | unde
   }
   return server?.requestIP(request)?.address ?? null;
 }
+
+/** The path of a request URL without parsing it (every request pays for this). */
+export function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return '/';
+  const end = url.indexOf('?', start);
+  return end < 0 ? url.slice(start) : url.slice(start, end);
+}
+
+/**
+ * The host (and port) a request was sent to, lower case. Bun builds `request.url` from the
+ * Host header, so this is the Host the client used.
+ */
+export function hostOf(url: string): string {
+  const start = url.indexOf('//') + 2;
+  let end = url.indexOf('/', start);
+  if (end < 0) end = url.length;
+  return url.slice(start, end).toLowerCase();
+}

@@ -10,7 +10,7 @@ import { createApp, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
-import type { Deps, Logger } from '../../src/deps';
+import { createDeps, type Deps, type Logger } from '../../src/deps';
 import { fixedClock } from '../../src/lib/clock';
 import { createAccount } from '../../src/modules/auth/accounts';
 import { createApiKey, type Scope } from '../../src/modules/auth/keys';
@@ -34,7 +34,7 @@ export function makeTestApp(env: Record<string, string> = {}): TestApp {
   const clock = fixedClock(T0);
   const errors: string[] = [];
   const log: Logger = { info: () => {}, error: (m, e) => errors.push(`${m} ${String(e)}`) };
-  const deps: Deps = { db, config, clock, log };
+  const deps: Deps = createDeps({ db, config, clock, log });
   const app = createApp(deps);
   return {
     app,

@@ -1,6 +1,6 @@
 /** Account verbs: create and look up the people who own API keys. */
 import { sql } from 'drizzle-orm';
-import type { Deps } from '../../deps';
+import type { BaseDeps } from '../../deps';
 import { AppError, invalid } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords';
@@ -15,7 +15,7 @@ export interface CreateAccountInput {
 }
 
 /** Creates an account; emails are unique without regard to case. Returns the new account. */
-export async function createAccount(deps: Deps, input: CreateAccountInput): Promise<AccountRow> {
+export async function createAccount(deps: BaseDeps, input: CreateAccountInput): Promise<AccountRow> {
   const email = input.email.trim();
   if (!EMAIL.test(email) || email.length > 254) throw invalid('email', `Not a valid email address: ${email}`);
   if (input.password.length < MIN_PASSWORD_LENGTH) {
@@ -33,7 +33,7 @@ export async function createAccount(deps: Deps, input: CreateAccountInput): Prom
   return row;
 }
 
-export function findAccountByEmail(deps: Deps, email: string): AccountRow | undefined {
+export function findAccountByEmail(deps: BaseDeps, email: string): AccountRow | undefined {
   return deps.db
     .select()
     .from(accounts)
@@ -41,7 +41,7 @@ export function findAccountByEmail(deps: Deps, email: string): AccountRow | unde
     .get();
 }
 
-export function getAccountByEmailOrThrow(deps: Deps, email: string): AccountRow {
+export function getAccountByEmailOrThrow(deps: BaseDeps, email: string): AccountRow {
   const account = findAccountByEmail(deps, email);
   if (!account) throw new AppError('not_found', `No account for ${email}`, 'user');
   return account;

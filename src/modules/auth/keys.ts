@@ -4,7 +4,7 @@
  * stored; the key itself is returned once, by createApiKey, and never again.
  */
 import { and, desc, eq, isNull } from 'drizzle-orm';
-import type { Deps } from '../../deps';
+import type { BaseDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../lib/errors';
 import { digestsEqual, sha256Hex } from '../../lib/hash';
 import { newId, randomString } from '../../lib/ids';
@@ -31,7 +31,7 @@ export interface CreatedApiKey {
   key: string;
 }
 
-export function createApiKey(deps: Deps, input: CreateApiKeyInput): CreatedApiKey {
+export function createApiKey(deps: BaseDeps, input: CreateApiKeyInput): CreatedApiKey {
   if (input.scope !== 'read' && input.scope !== 'write') throw invalid('scope', 'Scope must be read or write');
   if (input.name && input.name.length > 100) throw invalid('name', 'Key name is at most 100 characters');
   for (;;) {
@@ -55,7 +55,7 @@ export function createApiKey(deps: Deps, input: CreateApiKeyInput): CreatedApiKe
   }
 }
 
-export function revokeApiKey(deps: Deps, keyId: string): ApiKeyRow {
+export function revokeApiKey(deps: BaseDeps, keyId: string): ApiKeyRow {
   const row = deps.db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get();
   if (!row) throw notFound('key');
   if (row.revokedAt !== null) return row;
@@ -68,7 +68,7 @@ export interface ApiKeyListing extends ApiKeyRow {
   email: string;
 }
 
-export function listApiKeys(deps: Deps, accountId?: string): ApiKeyListing[] {
+export function listApiKeys(deps: BaseDeps, accountId?: string): ApiKeyListing[] {
   return deps.db
     .select({ key: apiKeys, email: accounts.email })
     .from(apiKeys)
@@ -88,7 +88,7 @@ export interface Principal {
  * Resolves a presented key to its key and account, or throws key_unknown, key_revoked or
  * key_expired. The hash comparison is constant-time and runs even when no row matches.
  */
-export function verifyApiKey(deps: Deps, presented: string): Principal {
+export function verifyApiKey(deps: BaseDeps, presented: string): Principal {
   const wellFormed = KEY_PATTERN.test(presented);
   const found = wellFormed
     ? deps.db

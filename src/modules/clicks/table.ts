@@ -61,7 +61,10 @@ export const clickRollups = sqliteTable(
   ],
 );
 
-/** Which visitor hashes were already seen per link and UTC day (for uniques). */
+/**
+ * Which visitor hashes were already seen per link and UTC day (for uniques). Keyed by day
+ * first so the flush can drop finished days with a range delete.
+ */
 export const visitorDays = sqliteTable(
   'visitor_days',
   {
@@ -71,5 +74,14 @@ export const visitorDays = sqliteTable(
     day: integer('day').notNull(),
     visitorHash: text('visitor_hash').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.linkId, t.day, t.visitorHash] })],
+  (t) => [primaryKey({ columns: [t.day, t.linkId, t.visitorHash] })],
 );
+
+/**
+ * One random salt per UTC day for visitor hashes. Salts older than yesterday are deleted by the
+ * flush, after which the day's hashes can no longer be linked to any address.
+ */
+export const visitorSalts = sqliteTable('visitor_salts', {
+  day: integer('day').primaryKey(),
+  salt: text('salt').notNull(),
+});

@@ -1,5 +1,5 @@
 /** Link queries and the row -> API mapping. */
-import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { projects } from '../projects/table';
 import { findVariantsByLinkIds, toVariant } from '../variants/repo';
@@ -19,6 +19,29 @@ export function findLinkRow(db: Db, id: string): LinkRow | undefined {
 
 export function findLinkRecord(db: Db, id: string): LinkRecord | undefined {
   return db.select(linkColumns).from(links).leftJoin(projects, eq(projects.id, links.projectId)).where(eq(links.id, id)).get();
+}
+
+/** What a redirect needs of a link (the in-memory slug index is built from these). */
+export type RedirectRow = Pick<LinkRow, 'id' | 'slug' | 'status' | 'destination' | 'params' | 'expiresAt' | 'clickLimit' | 'clickCount'>;
+
+const redirectColumns = {
+  id: links.id,
+  slug: links.slug,
+  status: links.status,
+  destination: links.destination,
+  params: links.params,
+  expiresAt: links.expiresAt,
+  clickLimit: links.clickLimit,
+  clickCount: links.clickCount,
+};
+
+export function findRedirectRow(db: Db, id: string): RedirectRow | undefined {
+  return db.select(redirectColumns).from(links).where(eq(links.id, id)).get();
+}
+
+/** A page of redirect rows in id order, strictly after `afterId` ('' for the first page). */
+export function listRedirectRows(db: Db, afterId: string, limit: number): RedirectRow[] {
+  return db.select(redirectColumns).from(links).where(gt(links.id, afterId)).orderBy(asc(links.id)).limit(limit).all();
 }
 
 export function slugTaken(db: Db, slug: string): boolean {

@@ -112,6 +112,7 @@ export function createLink(deps: Deps, actor: Actor, input: CreateLinkInput): Li
     if (isUniqueViolation(err)) throw conflict('slug', `The slug "${slug}" is already taken`);
     throw err;
   }
+  deps.linkIndex.refresh(row.id);
   return getLinkOrThrow(deps, row.id);
 }
 
@@ -147,19 +148,27 @@ export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLi
     if (isUniqueViolation(err)) throw conflict('slug', `The slug "${changes.slug}" is already taken`);
     throw err;
   }
+  deps.linkIndex.refresh(id);
   return getLinkOrThrow(deps, id);
 }
 
-/** Deletes a link that has no recorded human clicks (history is only destroyed in the dashboard). */
+/**
+ * Deletes a link that has no recorded human clicks (history is only destroyed in the
+ * dashboard). Clicks still in the buffer count: they are classified now, so a human click
+ * redirected a moment ago blocks the delete exactly like a stored one.
+ */
 export function deleteLink(deps: Deps, id: string): { id: string; deleted: true } {
   const row = getLinkRowOrThrow(deps, id);
-  if (row.clickCount > 0) {
+  deps.clicks.buffer.settleLink(id);
+  const humans = Math.max(row.clickCount, deps.linkIndex.getById(id)?.counters.humanClicks ?? 0);
+  if (humans > 0) {
     throw new AppError(
       'delete_requires_dashboard',
-      `This link has ${row.clickCount} recorded clicks: archive it (PATCH status=archived) or delete it in the dashboard`,
+      `This link has ${humans} recorded clicks: archive it (PATCH status=archived) or delete it in the dashboard`,
     );
   }
   repo.deleteLinkRow(deps.db, id);
+  deps.linkIndex.remove(id);
   return { id, deleted: true };
 }
 

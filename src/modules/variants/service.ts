@@ -27,6 +27,7 @@ export function createVariant(deps: Deps, linkId: string, input: CreateVariantIn
   const now = deps.clock.now();
   const row: VariantRow = { id: newId('var'), linkId, code: input.code, params, clickCount: 0, createdAt: now, updatedAt: now };
   repo.insertVariant(deps.db, row);
+  deps.linkIndex.refresh(linkId);
   return repo.toVariant(row, deps.config.shortHost, link.slug);
 }
 
@@ -43,6 +44,7 @@ export function updateVariant(deps: Deps, linkId: string, variantId: string, inp
   if (Object.keys(changes).length > 0) {
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
     repo.updateVariantRow(deps.db, variantId, changes);
+    deps.linkIndex.refresh(linkId);
   }
   return repo.toVariant({ ...current, ...changes }, deps.config.shortHost, link.slug);
 }
@@ -52,5 +54,6 @@ export function deleteVariant(deps: Deps, linkId: string, variantId: string): { 
   getLinkRowOrThrow(deps, linkId);
   if (!repo.findVariant(deps.db, linkId, variantId)) throw notFound('variant');
   repo.deleteVariantRow(deps.db, variantId);
+  deps.linkIndex.refresh(linkId);
   return { id: variantId, deleted: true };
 }

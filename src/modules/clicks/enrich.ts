@@ -1,0 +1,69 @@
+/**
+ * Turns a captured click into the facts we store: bot or human, device/OS/browser, country and
+ * city, referrer host, traffic type, language, UTM values and the visitor hash. Runs in the
+ * flush, never on the request. Every lookup here is cached (user agent, address, day salt).
+ */
+import { classifyClick } from './bot';
+import type { GeoLookup } from './geo';
+import { preferredLanguage } from './language';
+import type { ClickRecord } from './record';
+import { referrerHost, trafficType, type TrafficType } from './traffic';
+import { parseAgent } from './user-agent';
+import { utcDay, type VisitorHasher } from './visitor';
+
+export interface EnrichedClick {
+  linkId: string;
+  variantId: string | null;
+  code: string | null;
+  time: number;
+  day: number;
+  bot: boolean;
+  destination: string;
+  params: Readonly<Record<string, string>>;
+  paramsJson: string;
+  country: string | null;
+  city: string | null;
+  device: string | null;
+  os: string | null;
+  browser: string | null;
+  referrer: string | null;
+  trafficType: TrafficType;
+  language: string | null;
+  visitorHash: string;
+}
+
+export interface EnrichContext {
+  geo: GeoLookup;
+  hasher: VisitorHasher;
+  /** Our own hosts: a referrer from them is not a referral. */
+  ownHosts: readonly string[];
+}
+
+export function enrichClick(record: ClickRecord, ctx: EnrichContext): EnrichedClick {
+  const bot = classifyClick(record);
+  const { target } = record;
+  const agent = parseAgent(record.userAgent);
+  const geo = ctx.geo.lookup(record.address);
+  const refHost = referrerHost(record.referrer);
+  const day = utcDay(record.time);
+  return {
+    linkId: target.linkId,
+    variantId: target.variantId,
+    code: record.code,
+    time: record.time,
+    day,
+    bot,
+    destination: target.location,
+    params: target.params,
+    paramsJson: target.paramsJson,
+    country: geo.country,
+    city: geo.city,
+    device: agent.device,
+    os: agent.os,
+    browser: agent.browser,
+    referrer: refHost,
+    trafficType: trafficType(refHost, target.params.utm_medium, ctx.ownHosts),
+    language: preferredLanguage(record.acceptLanguage),
+    visitorHash: ctx.hasher.hash(day, record.address, record.userAgent),
+  };
+}

@@ -1,0 +1,32 @@
+/** The visitor's preferred language from Accept-Language (RFC 9110 weights). */
+
+const TAG = /^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/i;
+
+/**
+ * The highest-weighted language tag, normalised as `en` or `en-US` (primary subtag lower case,
+ * region upper case); null when absent, `*` or malformed.
+ */
+export function preferredLanguage(header: string | null): string | null {
+  if (!header) return null;
+  let best: string | null = null;
+  let bestWeight = 0;
+  for (const part of header.split(',', 20)) {
+    const [rawTag, ...attrs] = part.trim().split(';');
+    const tag = rawTag!.trim();
+    if (!TAG.test(tag)) continue;
+    let weight = 1;
+    for (const attr of attrs) {
+      const m = /^\s*q\s*=\s*([01](?:\.\d{0,3})?)\s*$/i.exec(attr);
+      if (m) weight = Number(m[1]);
+    }
+    if (weight > bestWeight) {
+      best = tag;
+      bestWeight = weight;
+    }
+  }
+  if (!best) return null;
+  const [primary, region] = best.split('-');
+  const lang = primary!.toLowerCase();
+  // Keep a two-letter region (en-US); drop scripts and variants, which fragment the breakdown.
+  return region && /^[a-z]{2}$/i.test(region) ? `${lang}-${region.toUpperCase()}` : lang;
+}

@@ -1,0 +1,40 @@
+/**
+ * What the redirect hands to the click pipeline: a compact record captured with no parsing,
+ * hashing or I/O. Everything else is derived in the flush.
+ */
+
+/**
+ * Live counters of one link, shared by the redirect (click limit) and the flush. `humanClicks`
+ * is the link's stored clickCount plus every buffered click already known to be human;
+ * `unsorted` counts buffered clicks not yet classified as human or bot.
+ */
+export interface LinkCounters {
+  humanClicks: number;
+  unsorted: number;
+}
+
+/** Where a click goes: the link (or one variant) with its effective params, prepared in advance. */
+export interface ClickTarget {
+  readonly linkId: string;
+  readonly variantId: string | null;
+  /** The Location header value: destination with the effective params applied. */
+  readonly location: string;
+  /** Effective params (link params overlaid by the variant's), recorded with each click. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly paramsJson: string;
+  readonly counters: LinkCounters;
+}
+
+export interface ClickRecord {
+  time: number;
+  target: ClickTarget;
+  /** The code in the address (`/<slug>/<code>`), known or not; null for the bare link. */
+  code: string | null;
+  address: string | null;
+  userAgent: string | null;
+  referrer: string | null;
+  acceptLanguage: string | null;
+  head: boolean;
+  /** null until classified (on the hot path only for links with a click limit, else in the flush). */
+  bot: boolean | null;
+}

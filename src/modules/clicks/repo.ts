@@ -1,0 +1,80 @@
+/**
+ * The write side of clicks: prepared bun:sqlite statements (STACK-NOTES: ~10x faster than
+ * row-by-row drizzle on this path). One call of `writeClicks` is one transaction that appends
+ * raw clicks, upserts hourly rollups and bumps link and variant counters, so the three never
+ * disagree.
+ */
+import type { Database } from 'bun:sqlite';
+import type { EnrichedClick } from './enrich';
+import { RollupAccumulator } from './rollups';
+
+interface LinkTotals {
+  humans: number;
+  uniques: number;
+  bots: number;
+  last: number | null;
+}
+
+export type ClickWriter = (clicks: EnrichedClick[]) => { written: number; skipped: number };
+
+export function createClickWriter(sqlite: Database): ClickWriter {
+  const linkExists = sqlite.prepare<{ ok: number }, [string]>('SELECT 1 AS ok FROM links WHERE id = ?');
+  const seeVisitor = sqlite.prepare('INSERT OR IGNORE INTO visitor_days (day, link_id, visitor_hash) VALUES (?, ?, ?)');
+  const insertClick = sqlite.prepare(
+    `INSERT INTO clicks (link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os,
+       browser, referrer, traffic_type, language, bot, visitor_hash, first_of_day)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const upsertRollup = sqlite.prepare(
+    `INSERT INTO click_rollups (link_id, hour, bot, dim, key, value, clicks, uniques) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (link_id, hour, bot, dim, key, value)
+     DO UPDATE SET clicks = clicks + excluded.clicks, uniques = uniques + excluded.uniques`,
+  );
+  const bumpLink = sqlite.prepare(
+    `UPDATE links SET click_count = click_count + ?1, unique_count = unique_count + ?2, bot_count = bot_count + ?3,
+       last_clicked_at = CASE WHEN ?4 IS NULL THEN last_clicked_at ELSE max(coalesce(last_clicked_at, 0), ?4) END
+     WHERE id = ?5`,
+  );
+  const bumpVariant = sqlite.prepare('UPDATE variants SET click_count = click_count + ? WHERE id = ?');
+
+  return sqlite.transaction((clicks: EnrichedClick[]) => {
+    const exists = new Map<string, boolean>();
+    const totals = new Map<string, LinkTotals>();
+    const variantClicks = new Map<string, number>();
+    const rollups = new RollupAccumulator();
+    let written = 0;
+    for (const c of clicks) {
+      let ok = exists.get(c.linkId);
+      if (ok === undefined) {
+        ok = linkExists.get(c.linkId) !== null;
+        exists.set(c.linkId, ok);
+      }
+      // The link was deleted after the click (only possible with no human clicks, or from
+      // the dashboard, which deletes the history on purpose): nothing to attach it to.
+      if (!ok) continue;
+      // Uniques are human visitors: a bot hit is never a first visit.
+      const firstOfDay = !c.bot && seeVisitor.run(c.day, c.linkId, c.visitorHash).changes > 0;
+      insertClick.run(
+        c.linkId, c.time, c.variantId, c.code, c.destination, c.paramsJson, c.country, c.city, c.device, c.os,
+        c.browser, c.referrer, c.trafficType, c.language, c.bot ? 1 : 0, c.visitorHash, firstOfDay ? 1 : 0,
+      );
+      rollups.addClick(c, firstOfDay);
+      let t = totals.get(c.linkId);
+      if (!t) totals.set(c.linkId, (t = { humans: 0, uniques: 0, bots: 0, last: null }));
+      if (c.bot) t.bots++;
+      else {
+        t.humans++;
+        if (firstOfDay) t.uniques++;
+        t.last = t.last === null ? c.time : Math.max(t.last, c.time);
+        if (c.variantId) variantClicks.set(c.variantId, (variantClicks.get(c.variantId) ?? 0) + 1);
+      }
+      written++;
+    }
+    for (const d of rollups.deltas.values()) {
+      upsertRollup.run(d.linkId, d.hour, d.bot ? 1 : 0, d.dim, d.key, d.value, d.clicks, d.uniques);
+    }
+    for (const [id, t] of totals) bumpLink.run(t.humans, t.uniques, t.bots, t.last, id);
+    for (const [id, n] of variantClicks) bumpVariant.run(n, id);
+    return { written, skipped: clicks.length - written };
+  });
+}

@@ -1,0 +1,58 @@
+/**
+ * Unique visitors without storing addresses (CONTRACT): a visitor is one (address, user agent)
+ * pair per UTC day, kept only as sha256(daily salt, address, user agent). Each UTC day gets its
+ * own random salt; salts older than yesterday are deleted, after which nobody (us included)
+ * can link a stored hash to an address.
+ */
+import type { Database } from 'bun:sqlite';
+import { randomString } from '../../lib/ids';
+
+export const DAY_MS = 86_400_000;
+
+export function utcDay(time: number): number {
+  return Math.floor(time / DAY_MS);
+}
+
+export class VisitorHasher {
+  private readonly salts = new Map<number, string>();
+  private readonly select;
+  private readonly insert;
+
+  constructor(private readonly sqlite: Database) {
+    this.select = sqlite.prepare<{ salt: string }, [number]>('SELECT salt FROM visitor_salts WHERE day = ?');
+    this.insert = sqlite.prepare('INSERT OR IGNORE INTO visitor_salts (day, salt) VALUES (?, ?)');
+  }
+
+  private saltFor(day: number): string {
+    let salt = this.salts.get(day);
+    if (salt === undefined) {
+      // Stored so that a restart within the day keeps counting the same visitors once.
+      this.insert.run(day, randomString(32));
+      salt = this.select.get(day)!.salt;
+      if (this.salts.size > 4) this.salts.clear();
+      this.salts.set(day, salt);
+    }
+    return salt;
+  }
+
+  /** 32 hex characters (128 bits): plenty to tell visitors apart, nothing to reverse. */
+  hash(day: number, address: string | null, userAgent: string | null): string {
+    const hasher = new Bun.CryptoHasher('sha256');
+    hasher.update(this.saltFor(day));
+    hasher.update('\n');
+    hasher.update(address ?? '');
+    hasher.update('\n');
+    hasher.update(userAgent ?? '');
+    return hasher.digest('hex').slice(0, 32);
+  }
+
+  /** Drops salts and seen-visitor rows of days before yesterday, a bounded batch at a time. */
+  pruneBefore(day: number, batch = 5000): number {
+    this.sqlite.prepare('DELETE FROM visitor_salts WHERE day < ?').run(day);
+    for (const key of this.salts.keys()) if (key < day) this.salts.delete(key);
+    const result = this.sqlite
+      .prepare('DELETE FROM visitor_days WHERE rowid IN (SELECT rowid FROM visitor_days WHERE day < ? LIMIT ?)')
+      .run(day, batch);
+    return result.changes;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The short host: redirects at `/<slug>` and `/<slug>/<code>`, robots.txt, and when
+ * SLINK_SHORT_HOST and SLINK_APP_HOST differ, routing by Host (CONTRACT "Paths"): the short
+ * host answers redirects, /healthz and /robots.txt, its root sends visitors to the app, and
+ * everything else there is a 404 page; the app host gets everything else.
+ * Runs as the app's first onRequest hook, before routing and before the API guard, so a
+ * redirect pays for nothing but itself.
+ */
+import type { Deps } from '../../deps';
+import { hostOf, pathOf } from '../../http/client';
+import { RESERVED_SLUGS } from '../links/slug';
+import { ROBOTS_TXT, pageResponse } from './pages';
+import { createRedirect } from './redirect';
+
+// A slug, then optionally a code, then optionally a trailing slash. Anything else (dots,
+// percent-encoding, deeper paths) is not a short link.
+const REDIRECT_PATH = /^\/([A-Za-z0-9_-]{1,64})(?:\/([A-Za-z0-9_-]{1,64})?)?\/?$/;
+
+interface HookContext {
+  request: Request;
+  server: { requestIP(request: Request): { address: string } | null } | null;
+}
+
+export function createShortSite(deps: Deps) {
+  const { shortHost, appHost } = deps.config;
+  const split = shortHost !== appHost;
+  const shortHostName = new URL(shortHost).host.toLowerCase();
+  const redirect = createRedirect(deps);
+  return ({ request, server }: HookContext): Response | undefined => {
+    const url = request.url;
+    if (split && hostOf(url) !== shortHostName) return undefined;
+    const path = pathOf(url);
+    const match = REDIRECT_PATH.exec(path);
+    if (match !== null && !RESERVED_SLUGS.has(match[1]!.toLowerCase())) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return pageResponse('methodNotAllowed');
+      return redirect(request, server, match[1]!, match[2] ?? null);
+    }
+    if (path === '/robots.txt') return new Response(ROBOTS_TXT, { headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    if (!split || path === '/healthz') return undefined;
+    if (path === '/') return new Response(null, { status: 302, headers: { location: `${appHost}/`, 'cache-control': 'private, max-age=0' } });
+    return pageResponse('notFound');
+  };
+}

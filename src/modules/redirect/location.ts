@@ -1,0 +1,43 @@
+/**
+ * The redirect target: the destination with the effective params applied (CONTRACT). A key
+ * already in the destination query is replaced in place (later repeats of it dropped), other
+ * query parts are kept byte for byte, new keys are appended in params order, the fragment stays
+ * last. Computed once per link write, never per request.
+ */
+
+function decodeKey(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+// Anything outside printable ASCII must never reach the Location header.
+const UNSAFE = /[^\x21-\x7e]/g;
+
+export function applyParams(destination: string, params: Readonly<Record<string, string>>): string {
+  const hashAt = destination.indexOf('#');
+  const fragment = hashAt < 0 ? '' : destination.slice(hashAt);
+  const beforeHash = hashAt < 0 ? destination : destination.slice(0, hashAt);
+  const queryAt = beforeHash.indexOf('?');
+  const base = queryAt < 0 ? beforeHash : beforeHash.slice(0, queryAt);
+  const query = queryAt < 0 ? '' : beforeHash.slice(queryAt + 1);
+
+  const encode = (key: string) => `${encodeURIComponent(key)}=${encodeURIComponent(params[key]!)}`;
+  const placed = new Set<string>();
+  const parts: string[] = [];
+  for (const part of query.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const key = decodeKey(eq < 0 ? part : part.slice(0, eq));
+    if (!Object.hasOwn(params, key)) parts.push(part);
+    else if (!placed.has(key)) {
+      parts.push(encode(key));
+      placed.add(key);
+    }
+  }
+  for (const key of Object.keys(params)) if (!placed.has(key)) parts.push(encode(key));
+  const url = `${base}${parts.length ? `?${parts.join('&')}` : ''}${fragment}`;
+  return url.replace(UNSAFE, (c) => encodeURIComponent(c));
+}

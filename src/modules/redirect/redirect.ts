@@ -1,0 +1,60 @@
+/**
+ * The hot path: resolve a slug from memory, capture the click as a compact record, answer 302.
+ * No parsing, hashing, geo lookup or I/O happens here (DESIGN habit 7); the flush does it.
+ * The only classification on this path is for links with a click limit, which must count
+ * humans exactly at the moment they are let through.
+ */
+import type { Deps } from '../../deps';
+import { clientAddress } from '../../http/client';
+import { isBotAgent } from '../clicks/bot';
+import { pageResponse } from './pages';
+
+interface ServerLike {
+  requestIP(request: Request): { address: string } | null;
+}
+
+// Header values kept per click are capped: memory per buffered click stays bounded.
+const MAX_AGENT = 512;
+const MAX_REFERRER = 2048;
+const MAX_LANGUAGE = 256;
+
+function capped(value: string | null, max: number): string | null {
+  return value !== null && value.length > max ? value.slice(0, max) : value;
+}
+
+export function createRedirect(deps: Deps) {
+  const { linkIndex, clicks, clock, config } = deps;
+  const buffer = clicks.buffer;
+  return (request: Request, server: ServerLike | null, slug: string, code: string | null): Response => {
+    const entry = linkIndex.get(slug);
+    if (entry === undefined || entry.status === 'paused') return pageResponse('notFound');
+    const now = clock.now();
+    if (entry.expiresAt !== null && now >= entry.expiresAt) return pageResponse('gone');
+    const target = code === null ? entry.base : (entry.variants.get(code) ?? entry.base);
+    const headers = request.headers;
+    const userAgent = capped(headers.get('user-agent'), MAX_AGENT);
+    const head = request.method === 'HEAD';
+    let bot: boolean | null = head || !userAgent ? true : null;
+    const counters = entry.counters;
+    if (entry.clickLimit !== null) {
+      // Single-threaded: check and increment cannot interleave, so the limit is exact.
+      if (counters.humanClicks >= entry.clickLimit) return pageResponse('gone');
+      bot ??= isBotAgent(userAgent);
+      if (!bot) counters.humanClicks++;
+    } else if (bot === null) {
+      counters.unsorted++;
+    }
+    buffer.push({
+      time: now,
+      target,
+      code,
+      address: clientAddress(request, server, config.trustProxy),
+      userAgent,
+      referrer: capped(headers.get('referer'), MAX_REFERRER),
+      acceptLanguage: capped(headers.get('accept-language'), MAX_LANGUAGE),
+      head,
+      bot,
+    });
+    return new Response(null, { status: 302, headers: { location: target.location, 'cache-control': 'private, max-age=0' } });
+  };
+}
