@@ -1,10 +1,13 @@
 /**
  * Compiles dist/slink: one executable with Bun, the code, the migrations and the docs assets
  * inside. Never minified: identifier minification makes Elysia skip numeric validation
- * (STACK-NOTES).
+ * (STACK-NOTES). The DB-IP geo database (two .mmdb files, 134 MB) is copied beside it rather
+ * than embedded, which would double both the binary and its memory; dist/slink finds the files
+ * in its own folder.
  */
-import { rmSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_GEO_FILES } from './src/modules/clicks/geo';
 
 const root = import.meta.dir;
 const outfile = join(root, 'dist', 'slink');
@@ -22,5 +25,8 @@ if (!result.success) {
   for (const log of result.logs) console.error(log);
   process.exit(1);
 }
+const geoDir = join(root, 'node_modules', '@ip-location-db', 'dbip-city-mmdb');
+for (const name of [...DEFAULT_GEO_FILES, 'DBIP-LICENSE']) copyFileSync(join(geoDir, name), join(root, 'dist', name));
 const size = Bun.file(outfile).size;
 console.log(`built ${outfile} (${(size / 1024 / 1024).toFixed(1)} MB) in ${Math.round(performance.now() - started)} ms`);
+console.log(`geo database beside it: ${DEFAULT_GEO_FILES.join(', ')} (DB-IP, CC BY 4.0; see dist/DBIP-LICENSE)`);

