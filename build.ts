@@ -15,7 +15,8 @@ rmSync(outfile, { force: true });
 
 const started = performance.now();
 const result = await Bun.build({
-  entrypoints: [join(root, 'src', 'index.ts')],
+  // The click writer runs in a Worker: its entry must be bundled into the executable too.
+  entrypoints: [join(root, 'src', 'index.ts'), join(root, 'src', 'modules', 'clicks', 'writer-worker.ts')],
   compile: { outfile },
   target: 'bun',
   minify: false,

@@ -2,8 +2,7 @@
 import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Clock } from './lib/clock';
-import type { GeoLookup } from './modules/clicks/geo';
-import { createClickPipeline, type ClickPipeline } from './modules/clicks/pipeline';
+import { createClickPipeline, type ClickPipeline, type PipelineOptions } from './modules/clicks/pipeline';
 import { LinkIndex } from './modules/redirect/link-index';
 
 export interface Logger {
@@ -31,8 +30,8 @@ export interface Deps extends BaseDeps {
 }
 
 /** Builds the in-memory parts on an open, migrated database: the click pipeline and the slug index. */
-export function createDeps(base: BaseDeps, options: { geo?: GeoLookup } = {}): Deps {
-  const clicks = createClickPipeline(base, options.geo);
+export function createDeps(base: BaseDeps, options: PipelineOptions = {}): Deps {
+  const clicks = createClickPipeline(base, options);
   const linkIndex = new LinkIndex(base.db, clicks.buffer);
   linkIndex.loadAll();
   return { ...base, linkIndex, clicks };

@@ -4,7 +4,8 @@
  * and close the database.
  */
 import { createApp } from './app';
-import type { Config } from './config';
+import { existsSync } from 'node:fs';
+import { ConfigError, type Config } from './config';
 import { openDatabase } from './db/client';
 import { migrateDatabase } from './db/migrate';
 import { consoleLogger, createDeps } from './deps';
@@ -17,9 +18,16 @@ export interface RunningServer {
 }
 
 export function startServer(config: Config, log = consoleLogger): RunningServer {
+  // The writer thread opens the geo database; a configured path that is not there must stop
+  // the start here, loudly, not leave clicks unwritten.
+  if (config.geoDb && !existsSync(config.geoDb)) throw new ConfigError(`SLINK_GEO_DB: no file at ${config.geoDb}`);
   const db = openDatabase(config.dbPath);
   migrateDatabase(db);
-  const deps = createDeps({ db, config, clock: systemClock, log });
+  // Clicks are enriched and written by a Worker on its own connection: the event loop that
+  // serves redirects never runs a click transaction.
+  const deps = createDeps({ db, config, clock: systemClock, log }, { worker: true });
+  // The writer checkpoints the WAL; the main connection must not pay for it inside an API write.
+  db.$client.exec('PRAGMA wal_autocheckpoint = 0');
   deps.clicks.flusher.start(config.flushMs);
   const app = createApp(deps).listen({
     port: config.port,
@@ -31,7 +39,10 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   });
   const port = app.server?.port ?? config.port;
   log.info(`slink listening on http://${config.hostname}:${port} (short links: ${config.shortHost}, app: ${config.appHost}, db: ${config.dbPath})`);
-  log.info(`${deps.linkIndex.size} links in memory; geo: ${deps.clicks.geo.source}; clicks flushed every ${config.flushMs} ms`);
+  deps.clicks.geoSource.then(
+    (geo) => log.info(`${deps.linkIndex.size} links in memory; geo: ${geo}; clicks flushed every ${config.flushMs} ms`),
+    (err) => log.error('the click writer could not start: clicks stay buffered', err),
+  );
 
   let stopping: Promise<void> | null = null;
   const stop = () =>

@@ -3,10 +3,10 @@
  * city, referrer host, traffic type, language, UTM values and the visitor hash. Runs in the
  * flush, never on the request. Every lookup here is cached (user agent, address, day salt).
  */
-import { classifyClick } from './bot';
+import { BoundedCache } from '../../lib/bounded-cache';
 import type { GeoLookup } from './geo';
 import { preferredLanguage } from './language';
-import type { ClickRecord } from './record';
+import type { WireClick } from './record';
 import { referrerHost, trafficType, type TrafficType } from './traffic';
 import { parseAgent } from './user-agent';
 import { utcDay, type VisitorHasher } from './visitor';
@@ -39,30 +39,41 @@ export interface EnrichContext {
   ownHosts: readonly string[];
 }
 
-export function enrichClick(record: ClickRecord, ctx: EnrichContext): EnrichedClick {
-  const bot = classifyClick(record);
-  const { target } = record;
+// Clicks of one link share one params JSON string: parse each distinct one once.
+const paramsCache = new BoundedCache<string, Readonly<Record<string, string>>>(10_000);
+
+function paramsOf(json: string): Readonly<Record<string, string>> {
+  let params = paramsCache.get(json);
+  if (params === undefined) {
+    params = Object.freeze(JSON.parse(json) as Record<string, string>);
+    paramsCache.set(json, params);
+  }
+  return params;
+}
+
+export function enrichClick(record: WireClick, ctx: EnrichContext): EnrichedClick {
+  const params = paramsOf(record.paramsJson);
   const agent = parseAgent(record.userAgent);
   const geo = ctx.geo.lookup(record.address);
   const refHost = referrerHost(record.referrer);
   const day = utcDay(record.time);
   return {
-    linkId: target.linkId,
-    variantId: target.variantId,
+    linkId: record.linkId,
+    variantId: record.variantId,
     code: record.code,
     time: record.time,
     day,
-    bot,
-    destination: target.location,
-    params: target.params,
-    paramsJson: target.paramsJson,
+    bot: record.bot,
+    destination: record.location,
+    params,
+    paramsJson: record.paramsJson,
     country: geo.country,
     city: geo.city,
     device: agent.device,
     os: agent.os,
     browser: agent.browser,
     referrer: refHost,
-    trafficType: trafficType(refHost, target.params.utm_medium, ctx.ownHosts),
+    trafficType: trafficType(refHost, params.utm_medium, ctx.ownHosts),
     language: preferredLanguage(record.acceptLanguage),
     visitorHash: ctx.hasher.hash(day, record.address, record.userAgent),
   };

@@ -1,72 +1,63 @@
 /**
- * Every SLINK_FLUSH_MS, drains the buffer into SQLite without stalling the event loop: clicks
- * are enriched and written in chunks, each chunk one transaction, sized so that a chunk takes
- * about CHUNK_BUDGET_MS, with a macrotask yield between chunks so redirects keep flowing.
- * A failed write (locked or full disk) puts the chunk back and is retried on the next tick.
+ * Every SLINK_FLUSH_MS, moves the buffer to the sink: clicks are classified here (so the
+ * link's counters are settled on the thread that reads them), turned into plain wire records
+ * and written in batches of at most MAX_BATCH, each batch one transaction. A failed write
+ * (locked or full disk) puts the batch back in front of the buffer; the next tick retries it.
  */
-import type { Clock } from '../../lib/clock';
 import type { Logger } from '../../deps';
+import { classifyClick } from './bot';
 import type { ClickBuffer } from './buffer';
-import { enrichClick, type EnrichContext } from './enrich';
-import type { ClickWriter } from './repo';
-import { utcDay, type VisitorHasher } from './visitor';
+import type { ClickRecord, WireClick } from './record';
+import type { ClickSink } from './sink';
 
-export const CHUNK_BUDGET_MS = 4;
-const MIN_CHUNK = 32;
-const MAX_CHUNK = 4096;
+/** ~5,000 clicks is ~100 ms of writer time: long enough to amortise page writes, short enough for API writes waiting on the lock. */
+export const MAX_BATCH = 5000;
+/** Clicks converted and handed over per event-loop turn (~1 ms each). */
+const SLICE = 500;
 
 export interface FlushStats {
   written: number;
   skipped: number;
-  chunks: number;
-  /** Longest single chunk (enrich + transaction) in ms: the longest the event loop was held. */
-  longestChunkMs: number;
+  batches: number;
+  /** Longest single batch (enrich + transaction) in ms, on whichever thread writes. */
+  longestBatchMs: number;
+}
+
+/** Classifies a click (settling its link's counters) and copies it into a plain wire record. */
+export function toWire(record: ClickRecord): WireClick {
+  const { target } = record;
+  return {
+    time: record.time,
+    linkId: target.linkId,
+    variantId: target.variantId,
+    code: record.code,
+    location: target.location,
+    paramsJson: target.paramsJson,
+    address: record.address,
+    userAgent: record.userAgent,
+    referrer: record.referrer,
+    acceptLanguage: record.acceptLanguage,
+    bot: classifyClick(record),
+  };
 }
 
 export class ClickFlusher {
   private timer: ReturnType<typeof setInterval> | null = null;
-  private draining: Promise<void> | null = null;
-  private chunkSize = 256;
+  private running: Promise<boolean> | null = null;
   private failing = false;
-  private prunedThrough = -1;
-  readonly stats: FlushStats = { written: 0, skipped: 0, chunks: 0, longestChunkMs: 0 };
+  readonly stats: FlushStats = { written: 0, skipped: 0, batches: 0, longestBatchMs: 0 };
 
   constructor(
     private readonly buffer: ClickBuffer,
-    private readonly write: ClickWriter,
-    private readonly ctx: EnrichContext & { hasher: VisitorHasher },
-    private readonly clock: Clock,
+    private readonly sink: ClickSink,
     private readonly log: Logger,
   ) {}
 
   start(intervalMs: number): void {
-    this.timer ??= setInterval(() => void this.drain(), intervalMs);
-  }
-
-  /** Writes one chunk; on failure the chunk goes back to the buffer and false is returned. */
-  private writeChunk(): boolean {
-    const chunk = this.buffer.take(this.chunkSize);
-    if (chunk.length === 0) return true;
-    const started = performance.now();
-    try {
-      const result = this.write(chunk.map((record) => enrichClick(record, this.ctx)));
-      this.stats.written += result.written;
-      this.stats.skipped += result.skipped;
-    } catch (err) {
-      this.buffer.requeue(chunk);
-      if (!this.failing) this.log.error(`click flush failed; ${this.buffer.length} clicks kept in memory and retried`, err);
-      this.failing = true;
-      return false;
-    }
-    if (this.failing) this.log.info(`click flush recovered; ${this.buffer.length} clicks still buffered`);
-    this.failing = false;
-    const elapsed = performance.now() - started;
-    this.stats.chunks++;
-    this.stats.longestChunkMs = Math.max(this.stats.longestChunkMs, elapsed);
-    // Aim the next chunk at the budget, moving at most 2x per step to stay stable.
-    const scaled = this.chunkSize * Math.min(2, Math.max(0.5, CHUNK_BUDGET_MS / Math.max(elapsed, 0.05)));
-    this.chunkSize = Math.round(Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, scaled)));
-    return true;
+    // A tick that finds a flush still running skips: the running one keeps draining.
+    this.timer ??= setInterval(() => {
+      if (!this.running) void this.flush();
+    }, intervalMs);
   }
 
   private reportDrops(): void {
@@ -75,48 +66,57 @@ export class ClickFlusher {
     this.buffer.dropped = 0;
   }
 
-  /** Forgets finished days' salts and visitor rows, one bounded batch per flush. */
-  private prune(): void {
-    const keepFrom = utcDay(this.clock.now()) - 1;
-    if (this.prunedThrough >= keepFrom) return;
-    try {
-      if (this.ctx.hasher.pruneBefore(keepFrom) === 0) this.prunedThrough = keepFrom;
-    } catch (err) {
-      this.log.error('pruning visitor days failed', err);
-    }
-  }
-
-  /** Background drain: chunk, yield, repeat until empty or a write fails. */
-  drain(): Promise<void> {
-    return (this.draining ??= (async () => {
-      try {
-        this.reportDrops();
-        while (this.buffer.length > 0 && this.writeChunk()) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-        }
-        if (!this.failing) this.prune();
-      } finally {
-        this.draining = null;
-      }
-    })());
-  }
-
-  /**
-   * Writes everything now, synchronously (tests, shutdown). Returns false when a write failed
-   * and clicks remain buffered.
-   */
-  flushAll(): boolean {
+  private async writeAll(): Promise<boolean> {
     this.reportDrops();
-    while (this.buffer.length > 0) if (!this.writeChunk()) return false;
+    while (this.buffer.length > 0) {
+      const records = this.buffer.take(MAX_BATCH);
+      // Classify the whole batch before the first yield: once out of the buffer, settleLink
+      // (delete, new click limit) cannot see these clicks, so their humans must already be
+      // in the link's counters.
+      for (const record of records) classifyClick(record);
+      try {
+        for (let i = 0; i < records.length; i += SLICE) {
+          // Yield between slices so redirects keep flowing while a big batch is handed over.
+          if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+          this.sink.add(records.slice(i, i + SLICE).map(toWire));
+        }
+        const outcome = await this.sink.commit();
+        this.stats.written += outcome.written;
+        this.stats.skipped += outcome.skipped;
+        this.stats.batches++;
+        this.stats.longestBatchMs = Math.max(this.stats.longestBatchMs, outcome.ms);
+      } catch (err) {
+        this.buffer.requeue(records);
+        if (!this.failing) this.log.error(`click flush failed; ${this.buffer.length} clicks kept in memory and retried`, err);
+        this.failing = true;
+        return false;
+      }
+      if (this.failing) this.log.info(`click flush recovered; ${this.buffer.length} clicks still buffered`);
+      this.failing = false;
+    }
     return true;
   }
 
-  /** Stops the timer, lets a running drain finish, then writes what is left. */
+  /**
+   * Writes everything buffered now. Flushes never overlap: a call made while one runs waits for
+   * it, then writes what arrived since. Resolves false when a write failed (clicks kept).
+   */
+  flush(): Promise<boolean> {
+    const previous = this.running ?? Promise.resolve(true);
+    const run = previous.then(() => this.writeAll());
+    const tracked = run.finally(() => {
+      if (this.running === tracked) this.running = null;
+    });
+    this.running = tracked;
+    return tracked;
+  }
+
+  /** Stops the timer, writes what is left, closes the sink. */
   async stop(): Promise<boolean> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.draining;
-    return this.flushAll();
+    const flushed = await this.flush();
+    await this.sink.close();
+    return flushed;
   }
 }
-

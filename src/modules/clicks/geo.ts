@@ -5,6 +5,7 @@
  * address. With no database, every lookup answers nulls and nothing fails.
  */
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 import { Reader } from 'maxmind';
 import { BoundedCache } from '../../lib/bounded-cache';
@@ -70,12 +71,15 @@ class MmdbLookup implements GeoLookup {
     const ip = unmapAddress(address);
     let facts = this.cache.get(ip);
     if (facts === undefined) {
-      const reader = ip.includes(':') ? this.v6 : (this.v4 ?? this.v6);
+      // Not an IP address (a forged X-Forwarded-For): no location. Checked here because
+      // mmdb-lib reads "1.2.3" or "1.2.3.4x" as some real address rather than rejecting them.
+      const version = isIP(ip);
+      const reader = version === 6 ? this.v6 : version === 4 ? (this.v4 ?? this.v6) : null;
       try {
         // Private, loopback and unknown ranges have no record: null country and city.
         facts = reader ? toFacts(reader.get(ip) as GeoRecord | null) : NONE;
       } catch {
-        facts = NONE; // not an IP address (a forged X-Forwarded-For): no location
+        facts = NONE; // an address mmdb-lib cannot read (a zone id, say): no location
       }
       this.cache.set(ip, facts);
     }

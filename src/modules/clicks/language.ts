@@ -16,7 +16,8 @@ export function preferredLanguage(header: string | null): string | null {
     if (!TAG.test(tag)) continue;
     let weight = 1;
     for (const attr of attrs) {
-      const m = /^\s*q\s*=\s*([01](?:\.\d{0,3})?)\s*$/i.exec(attr);
+      // RFC 9110 qvalue: 0 to 1 with at most three decimals; anything else is ignored.
+      const m = /^\s*q\s*=\s*(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)\s*$/i.exec(attr);
       if (m) weight = Number(m[1]);
     }
     if (weight > bestWeight) {
@@ -25,8 +26,10 @@ export function preferredLanguage(header: string | null): string | null {
     }
   }
   if (!best) return null;
-  const [primary, region] = best.split('-');
-  const lang = primary!.toLowerCase();
+  const subtags = best.split('-');
+  const lang = subtags[0]!.toLowerCase();
   // Keep a two-letter region (en-US); drop scripts and variants, which fragment the breakdown.
+  // A script comes before the region (zh-Hant-TW is zh-TW).
+  const region = /^[a-z]{4}$/i.test(subtags[1] ?? '') ? subtags[2] : subtags[1];
   return region && /^[a-z]{2}$/i.test(region) ? `${lang}-${region.toUpperCase()}` : lang;
 }

@@ -1,28 +1,42 @@
 /**
- * The click pipeline of one process: the buffer the redirect pushes into and the flusher that
- * drains it. Created once per app; the server starts its timer, tests flush by hand.
+ * The click pipeline of one process: the buffer the redirect pushes into, the flusher that
+ * drains it, and the sink that writes. The server uses the writer Worker; tests write inline.
  */
-import type { Config } from '../../config';
-import type { Db } from '../../db/client';
-import type { Logger } from '../../deps';
-import type { Clock } from '../../lib/clock';
+import type { BaseDeps } from '../../deps';
 import { ClickBuffer } from './buffer';
 import { ClickFlusher } from './flusher';
 import { openGeo, type GeoLookup } from './geo';
-import { createClickWriter } from './repo';
-import { VisitorHasher } from './visitor';
+import { InlineSink, WorkerSink, type ClickSink } from './sink';
+import { ClickStore } from './store';
 
 export interface ClickPipeline {
   buffer: ClickBuffer;
   flusher: ClickFlusher;
-  geo: GeoLookup;
+  /** Where locations come from ("none" without a database), for the startup log. */
+  geoSource: Promise<string>;
 }
 
-export function createClickPipeline(base: { db: Db; config: Config; clock: Clock; log: Logger }, geo?: GeoLookup): ClickPipeline {
-  const sqlite = base.db.$client;
+export interface PipelineOptions {
+  /** Write in a Worker thread on its own connection (the server); default inline. */
+  worker?: boolean;
+  /** Inline mode only: a geo lookup to use instead of opening SLINK_GEO_DB / the bundle. */
+  geo?: GeoLookup;
+}
+
+export function createClickPipeline(base: BaseDeps, options: PipelineOptions = {}): ClickPipeline {
+  const { config } = base;
+  const ownHosts = [...new Set([config.shortHost, config.appHost].map((origin) => new URL(origin).hostname.replace(/^www\./, '')))];
   const buffer = new ClickBuffer();
-  const lookup = geo ?? openGeo(base.config.geoDb);
-  const ownHosts = [...new Set([base.config.shortHost, base.config.appHost].map((origin) => new URL(origin).hostname.replace(/^www\./, '')))];
-  const flusher = new ClickFlusher(buffer, createClickWriter(sqlite), { geo: lookup, hasher: new VisitorHasher(sqlite), ownHosts }, base.clock, base.log);
-  return { buffer, flusher, geo: lookup };
+  let sink: ClickSink;
+  let geoSource: Promise<string>;
+  if (options.worker) {
+    const worker = new WorkerSink({ dbPath: config.dbPath, geoDb: config.geoDb, ownHosts });
+    sink = worker;
+    geoSource = worker.ready;
+  } else {
+    const geo = options.geo ?? openGeo(config.geoDb);
+    sink = new InlineSink(new ClickStore(base.db.$client, geo, ownHosts, base.clock));
+    geoSource = Promise.resolve(geo.source);
+  }
+  return { buffer, flusher: new ClickFlusher(buffer, sink, base.log), geoSource };
 }

@@ -38,3 +38,21 @@ export interface ClickRecord {
   /** null until classified (on the hot path only for links with a click limit, else in the flush). */
   bot: boolean | null;
 }
+
+/**
+ * A click as the writer receives it, possibly in another thread: plain data (cheap to copy
+ * between threads), already classified so the link's counters were settled on the main thread.
+ */
+export interface WireClick {
+  time: number;
+  linkId: string;
+  variantId: string | null;
+  code: string | null;
+  location: string;
+  paramsJson: string;
+  address: string | null;
+  userAgent: string | null;
+  referrer: string | null;
+  acceptLanguage: string | null;
+  bot: boolean;
+}

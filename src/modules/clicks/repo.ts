@@ -70,7 +70,7 @@ export function createClickWriter(sqlite: Database): ClickWriter {
       }
       written++;
     }
-    for (const d of rollups.deltas.values()) {
+    for (const d of rollups.deltas()) {
       upsertRollup.run(d.linkId, d.hour, d.bot ? 1 : 0, d.dim, d.key, d.value, d.clicks, d.uniques);
     }
     for (const [id, t] of totals) bumpLink.run(t.humans, t.uniques, t.bots, t.last, id);

@@ -1,11 +1,16 @@
 /**
  * Referrer host and traffic type. The rules (also in the README):
- * 1. utm_medium says it first: email/e-mail/newsletter -> email; social/social-media/
- *    social-network/sm -> social; cpc/ppc/paid-search/paidsearch/organic/search -> search.
- * 2. No referrer -> direct.
- * 3. A webmail referrer -> email; a known search engine -> search; a known social network ->
- *    social; any other referrer -> referral. Hosts match on their registrable suffix, so
- *    l.facebook.com counts as facebook.com, and google.de as google.
+ * 1. utm_medium says it first (case and surrounding spaces ignored): email/e-mail/newsletter ->
+ *    email; social/social-media/social_media/social-network/sm -> social; cpc/ppc/paid-search/
+ *    paid_search/paidsearch/organic/search -> search. Any other medium falls through.
+ * 2. No referrer (or one that is not an http(s) URL), or a referrer on our own hosts -> direct.
+ * 3. A webmail referrer -> email; a known social network -> social; a known search engine ->
+ *    search; any other referrer -> referral. Webmail and social hosts match with their
+ *    subdomains (l.facebook.com counts as facebook.com), and a host whose first label is
+ *    `webmail` is webmail. A search engine is matched by its name in the registrable domain
+ *    (google.com, google.co.uk, www.google.de are all google), and only on the bare domain or
+ *    a search subdomain (search.brave.com, m.baidu.com, uk.search.yahoo.com): docs.google.com,
+ *    news.yahoo.com or google.example.org are referrals.
  */
 
 export type TrafficType = 'direct' | 'search' | 'social' | 'email' | 'referral';
@@ -28,10 +33,17 @@ const MEDIUM: Record<string, TrafficType> = {
   search: 'search',
 };
 
-const WEBMAIL = ['mail.google.com', 'outlook.live.com', 'outlook.office.com', 'outlook.office365.com', 'mail.yahoo.com', 'mail.proton.me', 'mail.aol.com', 'webmail', 'mail.yandex.ru', 'mail.zoho.com', 'app.fastmail.com', 'mail.gmx.net', 'mail.ru'];
+// Mail.ru's webmail is e.mail.ru (and touch.mail.ru); go.mail.ru is its search engine.
+const WEBMAIL = ['mail.google.com', 'outlook.live.com', 'outlook.office.com', 'outlook.office365.com', 'mail.yahoo.com', 'mail.proton.me', 'mail.aol.com', 'mail.yandex.ru', 'mail.yandex.com', 'mail.zoho.com', 'app.fastmail.com', 'mail.gmx.net', 'e.mail.ru', 'touch.mail.ru', 'mail.naver.com', 'email.seznam.cz'];
 
-// Matched against the host's labels: "google" matches google.com, google.co.uk, www.google.de.
-const SEARCH_NAMES = ['google', 'bing', 'yahoo', 'duckduckgo', 'baidu', 'yandex', 'ecosia', 'qwant', 'startpage', 'brave', 'naver', 'seznam', 'kagi', 'search'];
+// The name of the registrable domain: "google" matches google.com, google.co.uk, www.google.de.
+const SEARCH_NAMES = ['google', 'bing', 'yahoo', 'duckduckgo', 'baidu', 'yandex', 'ecosia', 'qwant', 'startpage', 'brave', 'naver', 'seznam', 'kagi', 'aol', 'search'];
+// Search hosts whose domain name is not an engine's name.
+const SEARCH_HOSTS = ['go.mail.ru', 'ya.ru'];
+// Subdomain labels a search engine serves results from (besides one- or two-letter ones: m, r, cn, uk).
+const SEARCH_LABELS = new Set(['search', 'html', 'lite', 'images']);
+// Second-level labels of country suffixes (co.uk, com.au, co.jp): the name is one label further left.
+const SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'ne', 'or', 'ac', 'gov', 'edu', 'gob', 'go']);
 const SOCIAL_HOSTS = ['facebook.com', 'fb.com', 'fb.me', 'messenger.com', 'instagram.com', 't.co', 'twitter.com', 'x.com', 'linkedin.com', 'lnkd.in', 'reddit.com', 'youtube.com', 'youtu.be', 'tiktok.com', 'pinterest.com', 'threads.net', 'bsky.app', 'mastodon.social', 'tumblr.com', 'vk.com', 'weibo.com', 'snapchat.com', 'quora.com', 'discord.com', 'telegram.org', 't.me', 'whatsapp.com', 'wa.me', 'news.ycombinator.com'];
 
 /** The referrer's host, lower case, without a leading `www.`; null when absent or not a URL. */
@@ -53,17 +65,28 @@ function endsWithHost(host: string, suffix: string): boolean {
   return host === suffix || host.endsWith(`.${suffix}`);
 }
 
+function isWebmail(host: string): boolean {
+  return host.startsWith('webmail.') || WEBMAIL.some((h) => endsWithHost(host, h));
+}
+
 function isSearchEngine(host: string): boolean {
+  if (SEARCH_HOSTS.some((h) => endsWithHost(host, h))) return true;
   const labels = host.split('.');
-  // The engine's name is the label before the public suffix: google.co.uk, search.brave.com.
-  return SEARCH_NAMES.some((name) => labels.slice(0, -1).includes(name)) && !host.startsWith('mail.');
+  if (labels.length < 2) return false;
+  // The engine's name is the label before the public suffix: google.com, google.co.uk.
+  let at = labels.length - 2;
+  if (at > 0 && SECOND_LEVEL.has(labels[at]!)) at--;
+  if (!SEARCH_NAMES.includes(labels[at]!)) return false;
+  return labels.slice(0, at).every((label) => label.length <= 2 || SEARCH_LABELS.has(label));
 }
 
 export function trafficType(refHost: string | null, utmMedium: string | undefined, ownHosts: readonly string[] = []): TrafficType {
-  const byMedium = utmMedium ? MEDIUM[utmMedium.trim().toLowerCase()] : undefined;
+  const medium = utmMedium?.trim().toLowerCase();
+  // Own keys only: "constructor" or "__proto__" must not find Object.prototype's members.
+  const byMedium = medium && Object.hasOwn(MEDIUM, medium) ? MEDIUM[medium] : undefined;
   if (byMedium) return byMedium;
   if (!refHost || ownHosts.includes(refHost)) return 'direct';
-  if (WEBMAIL.some((h) => endsWithHost(refHost, h) || refHost.startsWith(`${h}.`))) return 'email';
+  if (isWebmail(refHost)) return 'email';
   if (SOCIAL_HOSTS.some((h) => endsWithHost(refHost, h))) return 'social';
   if (isSearchEngine(refHost)) return 'search';
   return 'referral';

@@ -14,7 +14,7 @@ import { createRedirect } from './redirect';
 
 // A slug, then optionally a code, then optionally a trailing slash. Anything else (dots,
 // percent-encoding, deeper paths) is not a short link.
-const REDIRECT_PATH = /^\/([A-Za-z0-9_-]{1,64})(?:\/([A-Za-z0-9_-]{1,64})?)?\/?$/;
+const REDIRECT_PATH = /^\/([A-Za-z0-9_-]{1,64})(?:\/([A-Za-z0-9_-]{1,64}))?\/?$/;
 
 interface HookContext {
   request: Request;
