@@ -1,0 +1,503 @@
+/**
+ * The click pipeline's buffer and flusher: a failed write keeps every click buffered in order
+ * and retries it exactly once, a full buffer counts and reports what it drops, a flush works
+ * in batches and never stops later flushes, stop() writes what is left, clicks of deleted links
+ * and variants are handled, and the raw client address never reaches the database.
+ */
+import { Database } from 'bun:sqlite';
+import { describe, expect, test } from 'bun:test';
+import { existsSync, readFileSync } from 'node:fs';
+import type { Logger } from '../../../src/deps';
+import { ClickBuffer } from '../../../src/modules/clicks/buffer';
+import { ClickFlusher, MAX_BATCH } from '../../../src/modules/clicks/flusher';
+import { noGeo } from '../../../src/modules/clicks/geo';
+import type { ClickTarget } from '../../../src/modules/clicks/record';
+import { InlineSink, type ClickSink } from '../../../src/modules/clicks/sink';
+import { ClickStore } from '../../../src/modules/clicks/store';
+import { deleteLink, updateLink } from '../../../src/modules/links/service';
+import { api, disposeTestApp, T0, type TestApp } from '../../helpers/app';
+import { click, clickRequest, createLink, createVariant, flushOk, one, rows, setup, UA } from './support';
+
+function linkCounts(t: TestApp, id: string) {
+  return one(t, 'SELECT click_count, bot_count, unique_count FROM links WHERE id = ?', id);
+}
+
+/**
+ * `n` clicks one millisecond apart from distinct addresses, every third one a bot (or, with
+ * `botsFirst`, the first `botsFirst` clicks); returns their timestamps and kinds.
+ */
+async function clicks(t: TestApp, slug: string, n: number, start = T0, botsFirst?: number): Promise<{ times: number[]; humans: number; bots: number }> {
+  const times: number[] = [];
+  let humans = 0;
+  for (let i = 0; i < n; i++) {
+    const time = start + i;
+    t.clock.set(time);
+    const bot = botsFirst === undefined ? i % 3 === 2 : i < botsFirst;
+    const res = await t.app.handle(clickRequest(`/${slug}`, { ip: `198.${18 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`, ua: bot ? UA.googlebot : UA.chromeAndroid }));
+    expect(res.status).toBe(302);
+    times.push(time);
+    if (!bot) humans++;
+  }
+  return { times, humans, bots: n - humans };
+}
+
+/** Holds SQLite's write lock from a second connection; the app's connection stops waiting for locks. */
+function lockDatabase(t: TestApp): { release(): void } {
+  t.deps.db.$client.exec('PRAGMA busy_timeout = 0');
+  const locker = new Database(t.deps.config.dbPath);
+  locker.exec('PRAGMA busy_timeout = 0');
+  locker.exec('BEGIN EXCLUSIVE');
+  return {
+    release() {
+      locker.exec('ROLLBACK');
+      locker.close();
+      t.deps.db.$client.exec('PRAGMA busy_timeout = 5000');
+    },
+  };
+}
+
+/** A flusher on the app's buffer writing inline through the app's connection, like the test app's own. */
+function inlineSink(t: TestApp): InlineSink {
+  return new InlineSink(new ClickStore(t.deps.db.$client, noGeo, ['sl.test'], t.clock));
+}
+
+/** Wraps a sink so that `after(n)` runs right after its n-th commit (or add). */
+function hookedSink(inner: ClickSink, hooks: { afterCommit?(n: number): void; afterAdd?(n: number): void }): ClickSink {
+  let commits = 0;
+  let adds = 0;
+  return {
+    add(slice) {
+      inner.add(slice);
+      hooks.afterAdd?.(++adds);
+    },
+    async commit() {
+      const outcome = await inner.commit();
+      hooks.afterCommit?.(++commits);
+      return outcome;
+    },
+    close: () => inner.close(),
+  };
+}
+
+describe('a failed flush keeps the clicks and retries them', () => {
+  test('flush(): false while the database is locked, one error logged, then every click written exactly once, in order', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'retry' });
+    const n = MAX_BATCH + 600; // the failing batch has clicks queued behind it
+    const { times, humans, bots } = await clicks(t, 'retry', n);
+    const flusher = t.deps.clicks.flusher;
+
+    const lock = lockDatabase(t);
+    expect(await flusher.flush()).toBe(false);
+    expect(await flusher.flush()).toBe(false); // still failing: no second error
+    expect(t.deps.clicks.buffer.length).toBe(n);
+    expect(t.errors).toHaveLength(1);
+    expect(t.errors[0]).toContain(`click flush failed; ${n} clicks kept in memory and retried`);
+    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(0);
+    expect(linkCounts(t, link.id)).toEqual({ click_count: 0, bot_count: 0, unique_count: 0 });
+
+    lock.release();
+    await flushOk(t);
+    const written = rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp);
+    expect(written).toEqual(times); // each once, in the order they were clicked
+    expect(linkCounts(t, link.id)).toEqual({ click_count: humans, bot_count: bots, unique_count: humans });
+    expect(one(t, "SELECT sum(clicks) AS n FROM click_rollups WHERE dim = 'total'").n).toBe(n);
+    expect(t.deps.linkIndex.getById(link.id)!.counters).toEqual({ humanClicks: humans, unsorted: 0 });
+    expect(t.errors).toHaveLength(1);
+    t.errors.length = 0;
+    await disposeTestApp(t);
+  });
+
+  test('a write failing after the first batch puts the rest back in order; the next flush writes each once', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'batches' });
+    const n = MAX_BATCH + 1000;
+    const { times, humans, bots } = await clicks(t, 'batches', n);
+    const buffer = t.deps.clicks.buffer;
+    let lock: { release(): void } | null = null;
+    // The lock lands right after the first batch's transaction.
+    const sink = hookedSink(inlineSink(t), { afterCommit: (k) => void (k === 1 && (lock = lockDatabase(t))) });
+    const flusher = new ClickFlusher(buffer, sink, t.deps.log);
+
+    expect(await flusher.flush()).toBe(false);
+    expect(lock).not.toBeNull();
+    expect(buffer.length).toBe(1000);
+    expect(t.errors).toHaveLength(1);
+    expect(t.errors[0]).toContain('click flush failed; 1000 clicks kept in memory and retried');
+    expect(flusher.stats).toMatchObject({ written: MAX_BATCH, batches: 1 });
+    expect(await flusher.flush()).toBe(false); // still locked
+    expect(buffer.length).toBe(1000);
+    expect(t.errors).toHaveLength(1);
+    expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual(times.slice(0, MAX_BATCH));
+
+    lock!.release();
+    expect(await flusher.flush()).toBe(true);
+    expect(buffer.length).toBe(0);
+    expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual(times);
+    expect(flusher.stats).toMatchObject({ written: n, skipped: 0, batches: 2 });
+    expect(linkCounts(t, link.id)).toEqual({ click_count: humans, bot_count: bots, unique_count: humans });
+    expect(one(t, "SELECT sum(clicks) AS n FROM click_rollups WHERE dim = 'total'").n).toBe(n);
+    expect(t.errors).toHaveLength(1);
+    t.errors.length = 0;
+    await disposeTestApp(t);
+  });
+
+  test('a flush that finds nothing to write, or fails at once, does not stop later flushes', async () => {
+    const c = await setup();
+    const { t } = c;
+    await createLink(c, { slug: 'again' });
+    const { buffer, flusher } = t.deps.clicks;
+    expect(await flusher.flush()).toBe(true); // nothing to write
+    await clicks(t, 'again', 3);
+    await flushOk(t);
+    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(3);
+
+    await clicks(t, 'again', 3, T0 + 60_000);
+    const lock = lockDatabase(t);
+    expect(await flusher.flush()).toBe(false);
+    expect(buffer.length).toBe(3);
+    lock.release();
+    await flushOk(t);
+    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(6);
+    expect(t.errors).toHaveLength(1);
+    t.errors.length = 0;
+    await disposeTestApp(t);
+  });
+});
+
+describe('API writes served while a flush yields between slices', () => {
+  /**
+   * 500 bot hits, then 500 human clicks, buffered unclassified (no limit yet); a flush on the
+   * app's buffer runs `during` right after handing over its first slice, which is where the
+   * real flusher yields to the event loop (and so to API requests).
+   */
+  async function duringFlush(during: (t: TestApp, linkId: string) => void) {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'inflight' });
+    await clicks(t, 'inflight', 1000, T0, 500);
+    expect(t.deps.linkIndex.getById(link.id)!.counters).toEqual({ humanClicks: 0, unsorted: 1000 });
+    const sink = hookedSink(inlineSink(t), { afterAdd: (k) => k === 1 && during(t, link.id) });
+    const flusher = new ClickFlusher(t.deps.clicks.buffer, sink, t.deps.log);
+    expect(await flusher.flush()).toBe(true);
+    return { c, t, link, flusher };
+  }
+
+  test('a delete sees the human clicks being written and is refused', async () => {
+    let outcome = '';
+    const { t, link, flusher } = await duringFlush((t, id) => {
+      expect(t.deps.clicks.buffer.length).toBe(0); // the whole batch is out of the buffer
+      try {
+        deleteLink(t.deps, id);
+        outcome = 'deleted';
+      } catch (err) {
+        outcome = (err as { code: string }).code;
+      }
+    });
+    expect(outcome).toBe('delete_requires_dashboard');
+    expect(flusher.stats).toMatchObject({ written: 1000, skipped: 0 });
+    expect(linkCounts(t, link.id)).toMatchObject({ click_count: 500, bot_count: 500 });
+    await disposeTestApp(t);
+  });
+
+  test('a click limit set then counts the human clicks being written', async () => {
+    const { c, t, link } = await duringFlush((t, id) => {
+      updateLink(t.deps, { superuser: true }, id, { clickLimit: 502 });
+    });
+    expect(t.deps.linkIndex.getById(link.id)!.counters).toEqual({ humanClicks: 500, unsorted: 0 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push(await click(t, '/inflight', { ip: `192.0.2.${i}` }));
+    expect(statuses).toEqual([302, 302, 410, 410, 410]);
+    await flushOk(t);
+    expect(linkCounts(t, link.id)).toMatchObject({ click_count: 502, bot_count: 500 });
+    expect((await api(t, 'GET', `/links/${link.id}`, { key: c.key })).body.clickCount).toBe(502);
+    await disposeTestApp(t);
+  });
+});
+
+describe('a full buffer', () => {
+  function captureLog(): Logger & { errors: string[] } {
+    const errors: string[] = [];
+    return { errors, info: () => {}, error: (m) => errors.push(m) };
+  }
+
+  test('counts what it drops, keeps the link counters consistent, and the flusher reports the count once', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'full' });
+    const entry = t.deps.linkIndex.get('full')!;
+    const counters = entry.counters;
+    const buffer = new ClickBuffer(5);
+    const log = captureLog();
+    const flusher = new ClickFlusher(buffer, inlineSink(t), log);
+
+    // What the redirect does: count the click on the link, then push it.
+    const push = (target: ClickTarget, bot: boolean | null, userAgent: string) => {
+      if (bot === null) counters.unsorted++;
+      else if (!bot) counters.humanClicks++;
+      buffer.push({ time: t.clock.now(), target, code: null, address: '8.8.8.8', userAgent, referrer: null, acceptLanguage: null, head: false, bot });
+    };
+    push(entry.base, null, UA.chromeWin); // unsorted human
+    push(entry.base, null, UA.googlebot); // unsorted bot
+    push(entry.base, false, UA.firefoxLinux); // known human (a limited link)
+    push(entry.base, true, UA.curl); // known bot
+    push(entry.base, null, UA.safariIphone);
+    expect(buffer.length).toBe(5);
+    expect(buffer.dropped).toBe(0);
+    expect(counters).toEqual({ humanClicks: 1, unsorted: 3 });
+    // Full from here: three unsorted, two known humans and a bot are refused.
+    push(entry.base, null, UA.chromeWin);
+    push(entry.base, null, UA.googlebot);
+    push(entry.base, null, UA.edgeMac);
+    push(entry.base, false, UA.chromeWin);
+    push(entry.base, false, UA.chromeWin);
+    push(entry.base, true, UA.googlebot);
+    expect(buffer.length).toBe(5);
+    expect(buffer.dropped).toBe(6);
+    expect(counters).toEqual({ humanClicks: 1, unsorted: 3 });
+
+    expect(await flusher.flush()).toBe(true);
+    expect(log.errors).toEqual(['6 clicks dropped: the click buffer was full (5) while writes failed']);
+    expect(buffer.dropped).toBe(0);
+    expect(buffer.length).toBe(0);
+    expect(flusher.stats).toMatchObject({ written: 5, skipped: 0 });
+    // Written: chromeWin, firefoxLinux and safariIphone humans; googlebot and curl bots.
+    expect(counters).toEqual({ humanClicks: 3, unsorted: 0 });
+    expect(linkCounts(t, link.id)).toEqual({ click_count: 3, bot_count: 2, unique_count: 3 });
+    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(5);
+
+    expect(await flusher.flush()).toBe(true);
+    expect(log.errors).toHaveLength(1); // reported once
+
+    // A later overflow is reported with its own count.
+    for (let i = 0; i < 7; i++) push(entry.base, null, UA.chromeWin);
+    expect(buffer.dropped).toBe(2);
+    expect(counters).toEqual({ humanClicks: 3, unsorted: 5 });
+    expect(await flusher.flush()).toBe(true);
+    expect(log.errors).toEqual(['6 clicks dropped: the click buffer was full (5) while writes failed', '2 clicks dropped: the click buffer was full (5) while writes failed']);
+    expect(counters).toEqual({ humanClicks: 8, unsorted: 0 });
+    expect(linkCounts(t, link.id)).toMatchObject({ click_count: 8, bot_count: 2 });
+    await disposeTestApp(t);
+  });
+});
+
+describe('the flusher writes in batches', () => {
+  test('20,000 buffered clicks: one flush writes them all in several batches and records the longest', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'bulk' });
+    const first = await clicks(t, 'bulk', 20_000);
+    const { buffer, flusher } = t.deps.clicks;
+    expect(buffer.length).toBe(20_000);
+    expect(flusher.stats).toEqual({ written: 0, skipped: 0, batches: 0, longestBatchMs: 0 });
+    await flushOk(t);
+    expect(flusher.stats.written).toBe(20_000);
+    expect(flusher.stats.skipped).toBe(0);
+    expect(flusher.stats.batches).toBeGreaterThan(1);
+    expect(flusher.stats.longestBatchMs).toBeGreaterThan(0);
+    expect(one(t, 'SELECT count(*) AS n, count(DISTINCT timestamp) AS d FROM clicks')).toEqual({ n: 20_000, d: 20_000 });
+
+    // A redirect served while a flush yields lands in that same flush.
+    const second = await clicks(t, 'bulk', 6000, T0 + 1_000_000);
+    const flushing = flusher.flush();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(buffer.length).toBeLessThan(6000); // the flush is under way
+    t.clock.set(T0 + 10_000_000);
+    expect((await t.app.handle(clickRequest('/bulk', { ip: '10.9.9.9', ua: UA.safariIpad }))).status).toBe(302);
+    const next = flusher.flush(); // waits for the running one, never overlaps it
+    expect(await flushing).toBe(true);
+    expect(buffer.length).toBe(0);
+    expect(flusher.stats.written).toBe(26_001);
+    expect(await next).toBe(true);
+    expect(flusher.stats.written).toBe(26_001);
+    const written = rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp);
+    expect(written.length).toBe(26_001);
+    expect(written.every((time, i) => i === 0 || time > written[i - 1]!)).toBe(true); // in click order, once each
+    expect(linkCounts(t, link.id)).toMatchObject({ click_count: first.humans + second.humans + 1, bot_count: first.bots + second.bots });
+    await disposeTestApp(t);
+  });
+
+  test('stop() waits for a running flush, writes everything left and clears the timer', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'stop' });
+    const { buffer, flusher } = t.deps.clicks;
+
+    // The timer flushes on its own, also after ticks that found nothing to write...
+    flusher.start(10);
+    await Bun.sleep(60);
+    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(0);
+    await clicks(t, 'stop', 50);
+    const deadline = Date.now() + 3_000;
+    while (buffer.length > 0 && Date.now() < deadline) await Bun.sleep(10);
+    expect(buffer.length).toBe(0);
+    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(50);
+
+    // ...stop() lets a flush in progress finish and writes what is left.
+    await clicks(t, 'stop', 6000, T0 + 100_000);
+    let flushed = false;
+    const flushing = flusher.flush().then((ok) => {
+      flushed = ok;
+    });
+    expect(await flusher.stop()).toBe(true);
+    expect(flushed).toBe(true); // stop() waited for it
+    await flushing;
+    expect(buffer.length).toBe(0);
+    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(6050);
+    const order = rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp);
+    expect(order.every((time, i) => i === 0 || time > order[i - 1]!)).toBe(true); // never two writers at once
+    expect(one(t, 'SELECT click_count + bot_count AS n FROM links WHERE id = ?', link.id).n).toBe(6050);
+
+    // No timer any more: new clicks stay buffered until someone flushes.
+    await clicks(t, 'stop', 3, T0 + 10_000_000);
+    await Bun.sleep(100);
+    expect(buffer.length).toBe(3);
+    expect(await flusher.stop()).toBe(true); // stopping twice is harmless and still flushes
+    expect(buffer.length).toBe(0);
+    await disposeTestApp(t);
+  });
+});
+
+describe('deleted links and variants', () => {
+  test('bot hits buffered for a link deleted through the API are dropped without error', async () => {
+    const c = await setup();
+    const { t } = c;
+    const gone = await createLink(c, { slug: 'gone' });
+    const keep = await createLink(c, { slug: 'keep' });
+    for (let i = 0; i < 5; i++) {
+      expect(await click(t, '/gone', { ip: '192.0.2.1', ua: UA.googlebot })).toBe(302);
+      expect(await click(t, '/gone', { ip: '192.0.2.2', ua: UA.chromeWin, method: 'HEAD' })).toBe(302);
+      expect(await click(t, '/keep', { ip: `192.0.2.${10 + i}` })).toBe(302);
+    }
+    const res = await api(t, 'DELETE', `/links/${gone.id}`, { key: c.key });
+    expect(res.status).toBe(200);
+    expect(await click(t, '/gone', { ua: UA.googlebot })).toBe(404);
+    expect(t.deps.clicks.buffer.length).toBe(5);
+    await flushOk(t);
+    expect(rows(t, 'SELECT link_id, count(*) AS n FROM clicks GROUP BY link_id')).toEqual([{ link_id: keep.id, n: 5 }]);
+    expect(one(t, 'SELECT count(*) AS n FROM click_rollups WHERE link_id = ?', gone.id).n).toBe(0);
+    expect(linkCounts(t, keep.id)).toEqual({ click_count: 5, bot_count: 0, unique_count: 5 });
+    await disposeTestApp(t);
+  });
+
+  test('a buffered human click blocks the API delete', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'human' });
+    expect(await click(t, '/human', { ip: '192.0.2.1', ua: UA.googlebot })).toBe(302);
+    expect(await click(t, '/human', { ip: '192.0.2.1', ua: UA.safariIphone })).toBe(302);
+    const res = await api(t, 'DELETE', `/links/${link.id}`, { key: c.key });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('delete_requires_dashboard');
+    await flushOk(t);
+    expect(linkCounts(t, link.id)).toEqual({ click_count: 1, bot_count: 1, unique_count: 1 });
+    await disposeTestApp(t);
+  });
+
+  test('clicks of a link whose row vanished before the flush are skipped, the rest of the chunk is written', async () => {
+    const c = await setup();
+    const { t } = c;
+    const vanished = await createLink(c, { slug: 'vanished' });
+    const keep = await createLink(c, { slug: 'keep' });
+    for (let i = 0; i < 4; i++) {
+      expect(await click(t, '/vanished', { ip: `192.0.2.${i}`, ua: i % 2 ? UA.googlebot : UA.chromeWin })).toBe(302);
+      expect(await click(t, '/keep', { ip: `192.0.2.${i}`, ua: UA.chromeWin })).toBe(302);
+    }
+    // As the dashboard would: the row and its history go at once, behind the buffer's back.
+    t.deps.db.$client.query('DELETE FROM links WHERE id = ?').run(vanished.id);
+    await flushOk(t);
+    expect(t.deps.clicks.flusher.stats).toMatchObject({ written: 4, skipped: 4 });
+    expect(rows(t, 'SELECT link_id, count(*) AS n FROM clicks GROUP BY link_id')).toEqual([{ link_id: keep.id, n: 4 }]);
+    for (const table of ['click_rollups', 'visitor_days']) {
+      expect(one(t, `SELECT count(*) AS n FROM ${table} WHERE link_id = ?`, vanished.id).n).toBe(0);
+    }
+    expect(linkCounts(t, keep.id)).toEqual({ click_count: 4, bot_count: 0, unique_count: 4 });
+    await disposeTestApp(t);
+  });
+
+  test('a variant deleted while its clicks are buffered: they are still written with its id', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'vd', params: { color: 'blue' } });
+    const variant = await createVariant(c, link.id, { code: 'v1', params: { color: 'red' } });
+    for (let i = 0; i < 3; i++) expect(await click(t, '/vd/v1', { ip: `192.0.2.${i}` })).toBe(302);
+    expect(await click(t, '/vd/v1', { ip: '192.0.2.99', ua: UA.googlebot })).toBe(302);
+    const res = await api(t, 'DELETE', `/links/${link.id}/variants/${variant.id}`, { key: c.key });
+    expect(res.status).toBe(200);
+    // After the delete the code is unknown: the bare link's target, the code still recorded.
+    expect(await click(t, '/vd/v1', { ip: '192.0.2.50' })).toBe(302);
+    await flushOk(t);
+
+    expect(one(t, 'SELECT count(*) AS n FROM variants WHERE id = ?', variant.id).n).toBe(0);
+    const raw = rows(t, 'SELECT variant_id, variant_code, bot, params FROM clicks WHERE link_id = ? ORDER BY id', link.id);
+    expect(raw.map((r) => [r.variant_id, r.variant_code, r.bot, JSON.parse(r.params).color])).toEqual([
+      [variant.id, 'v1', 0, 'red'],
+      [variant.id, 'v1', 0, 'red'],
+      [variant.id, 'v1', 0, 'red'],
+      [variant.id, 'v1', 1, 'red'],
+      [null, 'v1', 0, 'blue'],
+    ]);
+    expect(rows(t, "SELECT bot, key, value, clicks FROM click_rollups WHERE link_id = ? AND dim = 'variant' ORDER BY bot, key", link.id)).toEqual([
+      { bot: 0, key: '', value: 'v1', clicks: 1 },
+      { bot: 0, key: variant.id, value: 'v1', clicks: 3 },
+      { bot: 1, key: variant.id, value: 'v1', clicks: 1 },
+    ]);
+    expect(linkCounts(t, link.id)).toEqual({ click_count: 4, bot_count: 1, unique_count: 4 });
+    const after = await api(t, 'GET', `/links/${link.id}`, { key: c.key });
+    expect(after.body.variants).toEqual([]);
+    expect(after.body.clickCount).toBe(4);
+    await disposeTestApp(t);
+  });
+});
+
+describe('privacy', () => {
+  const ADDRESS = '203.0.113.7';
+
+  /** Every (table, column) whose text contains `needle`. */
+  function columnsContaining(t: TestApp, needle: string): string[] {
+    const hits: string[] = [];
+    const tables = rows(t, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name as string);
+    for (const table of tables) {
+      for (const col of rows(t, `PRAGMA table_info("${table}")`).map((r) => r.name as string)) {
+        const n = one(t, `SELECT count(*) AS n FROM "${table}" WHERE instr(CAST("${col}" AS TEXT), ?) > 0`, needle).n;
+        if (n > 0) hits.push(`${table}.${col}`);
+      }
+    }
+    return hits;
+  }
+
+  test(`nothing of the raw address ${ADDRESS} reaches the database`, async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'private', destination: 'https://example.com/private-landing' });
+    await createVariant(c, link.id, { code: 'v' });
+    const shots: [string, Parameters<typeof click>[2]][] = [
+      ['/private', { ip: ADDRESS, ua: UA.chromeWin }],
+      ['/private/v', { ip: ADDRESS, ua: UA.safariIphone, referer: 'https://www.google.com/', lang: 'en-GB' }],
+      ['/private/unknown', { ip: ADDRESS, ua: UA.googlebot }],
+      ['/private', { ip: ADDRESS, ua: UA.chromeWin, method: 'HEAD' }],
+      ['/private', { ip: ADDRESS, ua: null }],
+      ['/private', { ip: `${ADDRESS}, 10.0.0.1`, ua: UA.firefoxLinux }],
+      ['/private', { ip: `::ffff:${ADDRESS}`, ua: UA.edgeMac }],
+    ];
+    for (const [path, o] of shots) expect(await click(t, path, o)).toBe(302);
+    t.clock.set(T0 + 86_400_000 + 1000); // the next day too
+    expect(await click(t, '/private', { ip: ADDRESS, ua: UA.chromeWin })).toBe(302);
+    await flushOk(t);
+    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(shots.length + 1);
+    expect(one(t, 'SELECT count(*) AS n FROM visitor_days').n).toBeGreaterThan(0);
+
+    // The scan finds what is stored (the destination), and nothing of the address.
+    expect(columnsContaining(t, 'https://example.com/private-landing')).toEqual(expect.arrayContaining(['links.destination', 'clicks.destination']));
+    expect(columnsContaining(t, ADDRESS)).toEqual([]);
+    expect(columnsContaining(t, '203.0.113')).toEqual([]);
+    // Nor anywhere in the files (free pages and the WAL included).
+    for (const suffix of ['', '-wal']) {
+      const file = `${t.deps.config.dbPath}${suffix}`;
+      if (existsSync(file)) expect(readFileSync(file).includes(ADDRESS)).toBe(false);
+    }
+    await disposeTestApp(t);
+  });
+});
