@@ -10,7 +10,7 @@
  * - slink: the server's configuration, enrichment and writes in the writer Worker.
  * The event-loop stall of the server's flush is reported as a ratio to the baseline.
  *
- *   bun run bench/flush-stall.ts [--rate 20000] [--seconds 6]
+ *   bun run bench/flush-stall.ts [--rate 20000] [--seconds 6] [--links 2000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,10 +25,10 @@ import { systemClock } from '../src/lib/clock';
 import { createLink } from '../src/modules/links/service';
 import { createVariant } from '../src/modules/variants/service';
 
-const { values } = parseArgs({ options: { rate: { type: 'string', default: '20000' }, seconds: { type: 'string', default: '6' } } });
+const { values } = parseArgs({ options: { rate: { type: 'string', default: '20000' }, seconds: { type: 'string', default: '6' }, links: { type: 'string', default: '2000' } } });
 const RATE = Number(values.rate);
 const SECONDS = Number(values.seconds);
-const LINKS = 2000;
+const LINKS = Number(values.links);
 
 const AGENTS = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
@@ -116,9 +116,10 @@ async function drive(label: string, mode: Mode): Promise<Result> {
   await deps.clicks.flusher.stop();
   const stored = (deps.db.$client.query('SELECT count(*) AS n FROM clicks').get() as { n: number }).n;
   const longest = deps.clicks.flusher.stats.longestBatchMs;
+  const step = deps.clicks.flusher.stats.longestStepMs;
   deps.db.$client.close();
   rmSync(dir, { recursive: true, force: true });
-  console.log(`${label}: ${sent} clicks in ${SECONDS} s, ${stored} stored, longest batch ${longest.toFixed(1)} ms`);
+  console.log(`${label}: ${sent} clicks in ${SECONDS} s, ${stored} stored, longest batch ${longest.toFixed(1)} ms, longest step on the event loop ${step.toFixed(1)} ms`);
   return { lags, clicks: sent, stored };
 }
 

@@ -10,8 +10,8 @@ import type { ClickBuffer } from './buffer';
 import type { ClickRecord, WireClick } from './record';
 import type { ClickSink } from './sink';
 
-/** ~5,000 clicks is ~100 ms of writer time: long enough to amortise page writes, short enough for API writes waiting on the lock. */
-export const MAX_BATCH = 5000;
+/** ~2,000 clicks is ~50-100 ms of writer time: long enough to amortise page writes, short enough for an API write waiting on the lock, and classified in a few ms on the event loop. */
+export const MAX_BATCH = 2000;
 /** Clicks converted and handed over per event-loop turn (~1 ms each). */
 const SLICE = 500;
 
@@ -21,6 +21,8 @@ export interface FlushStats {
   batches: number;
   /** Longest single batch (enrich + transaction) in ms, on whichever thread writes. */
   longestBatchMs: number;
+  /** Longest synchronous step of the flush on the event loop (take + classify, or one slice), in ms. */
+  longestStepMs: number;
 }
 
 /** Classifies a click (settling its link's counters) and copies it into a plain wire record. */
@@ -45,7 +47,7 @@ export class ClickFlusher {
   private timer: ReturnType<typeof setInterval> | null = null;
   private running: Promise<boolean> | null = null;
   private failing = false;
-  readonly stats: FlushStats = { written: 0, skipped: 0, batches: 0, longestBatchMs: 0 };
+  readonly stats: FlushStats = { written: 0, skipped: 0, batches: 0, longestBatchMs: 0, longestStepMs: 0 };
 
   constructor(
     private readonly buffer: ClickBuffer,
@@ -69,6 +71,7 @@ export class ClickFlusher {
   private async writeAll(): Promise<boolean> {
     this.reportDrops();
     while (this.buffer.length > 0) {
+      let step = performance.now();
       const records = this.buffer.take(MAX_BATCH);
       // Classify the whole batch before the first yield: once out of the buffer, settleLink
       // (delete, new click limit) cannot see these clicks, so their humans must already be
@@ -77,8 +80,12 @@ export class ClickFlusher {
       try {
         for (let i = 0; i < records.length; i += SLICE) {
           // Yield between slices so redirects keep flowing while a big batch is handed over.
-          if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+          if (i > 0) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            step = performance.now();
+          }
           this.sink.add(records.slice(i, i + SLICE).map(toWire));
+          this.stats.longestStepMs = Math.max(this.stats.longestStepMs, performance.now() - step);
         }
         const outcome = await this.sink.commit();
         this.stats.written += outcome.written;

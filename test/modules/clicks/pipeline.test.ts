@@ -291,7 +291,7 @@ describe('the flusher writes in batches', () => {
     const first = await clicks(t, 'bulk', 20_000);
     const { buffer, flusher } = t.deps.clicks;
     expect(buffer.length).toBe(20_000);
-    expect(flusher.stats).toEqual({ written: 0, skipped: 0, batches: 0, longestBatchMs: 0 });
+    expect(flusher.stats).toEqual({ written: 0, skipped: 0, batches: 0, longestBatchMs: 0, longestStepMs: 0 });
     await flushOk(t);
     expect(flusher.stats.written).toBe(20_000);
     expect(flusher.stats.skipped).toBe(0);
