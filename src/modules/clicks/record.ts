@@ -19,8 +19,7 @@ export interface ClickTarget {
   readonly variantId: string | null;
   /** The Location header value: destination with the effective params applied. */
   readonly location: string;
-  /** Effective params (link params overlaid by the variant's), recorded with each click. */
-  readonly params: Readonly<Record<string, string>>;
+  /** Effective params (link params overlaid by the variant's) as JSON, recorded with each click. */
   readonly paramsJson: string;
   readonly counters: LinkCounters;
 }

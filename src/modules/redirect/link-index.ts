@@ -27,7 +27,7 @@ export interface RedirectEntry {
 }
 
 function target(linkId: string, variantId: string | null, destination: string, params: Record<string, string>, counters: LinkCounters): ClickTarget {
-  return Object.freeze({ linkId, variantId, location: applyParams(destination, params), params: Object.freeze(params), paramsJson: JSON.stringify(params), counters });
+  return Object.freeze({ linkId, variantId, location: applyParams(destination, params), paramsJson: JSON.stringify(params), counters });
 }
 
 export class LinkIndex {
