@@ -120,6 +120,17 @@ describe('graceful stop writes every buffered click', () => {
   }, 60_000);
 });
 
+describe('start-up checks', () => {
+  test('a SLINK_GEO_DB that does not exist stops the start with one line naming it', async () => {
+    const r = await run([BUN, 'run', 'src/index.ts', 'serve'], {
+      env: cleanEnv({ SLINK_DB: freshDb(), SLINK_PORT: String(freePort()), SLINK_HOSTNAME: '127.0.0.1', SLINK_GEO_DB: '/nonexistent/city.mmdb' }),
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('slink: SLINK_GEO_DB: no file at /nonexistent/city.mmdb\n');
+  });
+});
+
 describe('kill -9', () => {
   test('leaves a database that passes integrity_check, missing at most the last interval', async () => {
     const db = freshDb();

@@ -28,12 +28,12 @@ export function pathOf(url: string): string {
 }
 
 /**
- * The host (and port) a request was sent to, lower case. Bun builds `request.url` from the
- * Host header, so this is the Host the client used.
+ * The host (and port) a request was sent to. Bun builds `request.url` from the Host header
+ * through the URL parser, which already lower-cases the host: no case folding per request.
  */
 export function hostOf(url: string): string {
   const start = url.indexOf('//') + 2;
   let end = url.indexOf('/', start);
   if (end < 0) end = url.length;
-  return url.slice(start, end).toLowerCase();
+  return url.slice(start, end);
 }

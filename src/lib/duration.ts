@@ -1,5 +1,7 @@
 /** Durations for `--expires-in`: a whole number and a unit, s, m, h or d. */
-const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+import { DAY_MS, HOUR_MS } from './time';
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: HOUR_MS, d: DAY_MS } as const;
 
 /**
  * @example parseDuration('15m') // 900000

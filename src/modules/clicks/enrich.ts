@@ -4,12 +4,13 @@
  * flush, never on the request. Every lookup here is cached (user agent, address, day salt).
  */
 import { BoundedCache } from '../../lib/bounded-cache';
-import type { GeoLookup } from './geo';
+import { unmapAddress, type GeoLookup } from './geo';
 import { preferredLanguage } from './language';
 import type { WireClick } from './record';
 import { referrerHost, trafficType, type TrafficType } from './traffic';
 import { parseAgent } from './user-agent';
-import { utcDay, type VisitorHasher } from './visitor';
+import { utcDay } from '../../lib/time';
+import type { VisitorHasher } from './visitor';
 
 export interface EnrichedClick {
   linkId: string;
@@ -54,7 +55,9 @@ function paramsOf(json: string): Readonly<Record<string, string>> {
 export function enrichClick(record: WireClick, ctx: EnrichContext): EnrichedClick {
   const params = paramsOf(record.paramsJson);
   const agent = parseAgent(record.userAgent);
-  const geo = ctx.geo.lookup(record.address);
+  // One form per address: a dual-stack socket's ::ffff:1.2.3.4 is the visitor 1.2.3.4.
+  const address = record.address === null ? null : unmapAddress(record.address);
+  const geo = ctx.geo.lookup(address);
   const refHost = referrerHost(record.referrer);
   const day = utcDay(record.time);
   return {
@@ -75,6 +78,6 @@ export function enrichClick(record: WireClick, ctx: EnrichContext): EnrichedClic
     referrer: refHost,
     trafficType: trafficType(refHost, params.utm_medium, ctx.ownHosts),
     language: preferredLanguage(record.acceptLanguage),
-    visitorHash: ctx.hasher.hash(day, record.address, record.userAgent),
+    visitorHash: ctx.hasher.hash(day, address, record.userAgent),
   };
 }

@@ -7,6 +7,7 @@
  * as '' (unknown) for the always-present dimensions; UTM values, variants and params only
  * exist when the click had them.
  */
+import { hourStart } from '../../lib/time';
 import type { EnrichedClick } from './enrich';
 
 export const ROLLUP_DIMS = [
@@ -26,8 +27,6 @@ export const ROLLUP_DIMS = [
   'param',
 ] as const;
 export type RollupDim = (typeof ROLLUP_DIMS)[number];
-
-export const HOUR_MS = 3_600_000;
 
 export interface RollupDelta {
   linkId: string;
@@ -86,7 +85,7 @@ export class RollupAccumulator {
 
   /** Counts one click in every dimension it belongs to; `firstOfDay` makes it a unique. */
   addClick(click: EnrichedClick, firstOfDay: boolean): void {
-    const hour = Math.floor(click.time / HOUR_MS) * HOUR_MS;
+    const hour = hourStart(click.time);
     const g = this.group(click, hour);
     const u = firstOfDay ? 1 : 0;
     this.add(g, u, 'total', '', '');

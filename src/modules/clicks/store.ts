@@ -9,7 +9,8 @@ import { enrichClick, type EnrichContext } from './enrich';
 import type { GeoLookup } from './geo';
 import type { WireClick } from './record';
 import { createClickWriter, type ClickWriter } from './repo';
-import { utcDay, VisitorHasher } from './visitor';
+import { utcDay } from '../../lib/time';
+import { VisitorHasher } from './visitor';
 
 export interface WriteOutcome {
   written: number;

@@ -7,20 +7,18 @@
 import type { Database } from 'bun:sqlite';
 import { randomString } from '../../lib/ids';
 
-export const DAY_MS = 86_400_000;
-
-export function utcDay(time: number): number {
-  return Math.floor(time / DAY_MS);
-}
-
 export class VisitorHasher {
   private readonly salts = new Map<number, string>();
   private readonly select;
   private readonly insert;
+  private readonly deleteSalts;
+  private readonly deleteDays;
 
-  constructor(private readonly sqlite: Database) {
+  constructor(sqlite: Database) {
     this.select = sqlite.prepare<{ salt: string }, [number]>('SELECT salt FROM visitor_salts WHERE day = ?');
     this.insert = sqlite.prepare('INSERT OR IGNORE INTO visitor_salts (day, salt) VALUES (?, ?)');
+    this.deleteSalts = sqlite.prepare('DELETE FROM visitor_salts WHERE day < ?');
+    this.deleteDays = sqlite.prepare('DELETE FROM visitor_days WHERE rowid IN (SELECT rowid FROM visitor_days WHERE day < ? LIMIT ?)');
   }
 
   private saltFor(day: number): string {
@@ -48,11 +46,8 @@ export class VisitorHasher {
 
   /** Drops salts and seen-visitor rows of days before yesterday, a bounded batch at a time. */
   pruneBefore(day: number, batch = 5000): number {
-    this.sqlite.prepare('DELETE FROM visitor_salts WHERE day < ?').run(day);
+    this.deleteSalts.run(day);
     for (const key of this.salts.keys()) if (key < day) this.salts.delete(key);
-    const result = this.sqlite
-      .prepare('DELETE FROM visitor_days WHERE rowid IN (SELECT rowid FROM visitor_days WHERE day < ? LIMIT ?)')
-      .run(day, batch);
-    return result.changes;
+    return this.deleteDays.run(day, batch).changes;
   }
 }

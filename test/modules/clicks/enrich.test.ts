@@ -11,7 +11,8 @@ import { toWire } from '../../../src/modules/clicks/flusher';
 import { noGeo, openGeo, type GeoLookup } from '../../../src/modules/clicks/geo';
 import { preferredLanguage } from '../../../src/modules/clicks/language';
 import type { ClickRecord, ClickTarget } from '../../../src/modules/clicks/record';
-import { DAY_MS, utcDay, VisitorHasher } from '../../../src/modules/clicks/visitor';
+import { DAY_MS, utcDay } from '../../../src/lib/time';
+import { VisitorHasher } from '../../../src/modules/clicks/visitor';
 import { api, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -273,8 +274,8 @@ describe('enrichClick on hand-made records', () => {
       referrer: 'l.facebook.com',
       trafficType: 'email',
       language: 'fr-FR',
-      // Hashed on the address as captured.
-      visitorHash: hasher.hash(DAY, '::ffff:81.2.69.160', IPHONE),
+      // Hashed on the unmapped address: ::ffff:81.2.69.160 and 81.2.69.160 are one visitor.
+      visitorHash: hasher.hash(DAY, '81.2.69.160', IPHONE),
     });
     expect(enriched.params).toEqual(JSON.parse(target.paramsJson));
     expect(record.bot).toBe(false);
@@ -355,7 +356,7 @@ describe('enrichClick on hand-made records', () => {
     const early = enrichClick(toWire(makeRecord(target, { time: midnight })), ctx);
     expect([late.day, early.day]).toEqual([DAY, DAY + 1]);
     expect(early.visitorHash).not.toBe(late.visitorHash);
-    expect(early.visitorHash).toBe(hasher.hash(DAY + 1, '::ffff:81.2.69.160', IPHONE));
+    expect(early.visitorHash).toBe(hasher.hash(DAY + 1, '81.2.69.160', IPHONE));
   });
 });
 
