@@ -11,6 +11,7 @@ import { pathOf } from './http/client';
 import { docsPlugin } from './http/docs';
 import { errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
 import { RateLimiter } from './http/rate-limit';
+import { analyticsRoutes } from './modules/analytics';
 import { meRoutes } from './modules/auth';
 import { linksRoutes } from './modules/links';
 import { projectsRoutes } from './modules/projects';
@@ -70,7 +71,7 @@ export function createApp(deps: Deps) {
       return { status: 'unavailable' };
     }, { detail: { hide: true } })
     .group(API_PREFIX, (api) =>
-      api.use(meRoutes()).use(workspaceRoutes(deps)).use(linksRoutes(deps)).use(variantsRoutes(deps)).use(projectsRoutes(deps)),
+      api.use(meRoutes()).use(workspaceRoutes(deps)).use(linksRoutes(deps)).use(variantsRoutes(deps)).use(projectsRoutes(deps)).use(analyticsRoutes(deps)),
     );
 }
 

@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Clock } from './lib/clock';
 import { createClickPipeline, type ClickPipeline, type PipelineOptions } from './modules/clicks/pipeline';
+import { RollupValues } from './modules/clicks/rollup-values';
 import { LinkIndex } from './modules/redirect/link-index';
 
 export interface Logger {
@@ -27,6 +28,8 @@ export interface Deps extends BaseDeps {
   linkIndex: LinkIndex;
   /** Click buffer and flusher (the server starts the flush timer). */
   clicks: ClickPipeline;
+  /** Names of rollup breakdown values by id, for the statistics (refreshed as the writer adds). */
+  rollupValues: RollupValues;
 }
 
 /** Builds the in-memory parts on an open, migrated database: the click pipeline and the slug index. */
@@ -34,5 +37,5 @@ export function createDeps(base: BaseDeps, options: PipelineOptions = {}): Deps 
   const clicks = createClickPipeline(base, options);
   const linkIndex = new LinkIndex(base.db, clicks.buffer);
   linkIndex.loadAll();
-  return { ...base, linkIndex, clicks };
+  return { ...base, linkIndex, clicks, rollupValues: new RollupValues(base.db.$client) };
 }

@@ -11,6 +11,7 @@ import { migrateDatabase } from './db/migrate';
 import { consoleLogger, createDeps } from './deps';
 import { MAX_BODY_BYTES } from './http/auth';
 import { systemClock } from './lib/clock';
+import { rebuildRollupsIfMissing } from './modules/clicks/rebuild';
 
 export interface RunningServer {
   port: number;
@@ -23,6 +24,8 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   if (config.geoDb && !existsSync(config.geoDb)) throw new ConfigError(`SLINK_GEO_DB: no file at ${config.geoDb}`);
   const db = openDatabase(config.dbPath);
   migrateDatabase(db);
+  const rebuilt = rebuildRollupsIfMissing(db.$client);
+  if (rebuilt > 0) log.info(`statistics rebuilt from ${rebuilt} recorded clicks`);
   // Clicks are enriched and written by a Worker on its own connection: the event loop that
   // serves redirects never runs a click transaction.
   const deps = createDeps({ db, config, clock: systemClock, log }, { worker: true });

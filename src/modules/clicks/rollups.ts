@@ -1,17 +1,20 @@
 /**
- * Hourly rollups: what the statistics read instead of raw clicks. One row per
- * (link, hour, bot, dim, key, value) with clicks and uniques. Dimensions are named as the
- * statistics payload names its breakdowns. `key` carries a second coordinate where one value
- * alone is ambiguous: the country of a city, the parameter name of a param, the variant id of
- * a variant code ('' when the code matched no variant when clicked). A null value is stored
- * as '' (unknown) for the always-present dimensions; UTM values, variants and params only
- * exist when the click had them.
+ * Rollups: what the statistics read instead of raw clicks. A bucket is one (scope, grain,
+ * start, bot) row: its clicks and uniques, plus the breakdown as packed (value id, clicks)
+ * pairs (rollup-codec.ts). Scopes are a link id, or WORKSPACE for every link together; grains
+ * are UTC hours and UTC days, so any window reads whole days in the middle and hours only at
+ * its two ends. Workspace buckets also count clicks per link (dim `link`) for topLinks.
+ *
+ * Breakdown values: a null value is stored as '' (unknown). `key` is a second coordinate where
+ * a value alone is ambiguous: the country of a city, the parameter name of a param, the
+ * variant id of a variant code ('' when the code matched no variant when clicked).
  */
-import { hourStart } from '../../lib/time';
-import type { EnrichedClick } from './enrich';
+import type { Database, Statement } from 'bun:sqlite';
+import { DAY_MS, hourStart, utcDay } from '../../lib/time';
+import { decodeCounts, encodeCounts, mergeCounts, type Counts } from './rollup-codec';
+import type { RollupValues } from './rollup-values';
 
 export const ROLLUP_DIMS = [
-  'total',
   'country',
   'city',
   'device',
@@ -25,95 +28,159 @@ export const ROLLUP_DIMS = [
   'utmCampaign',
   'variant',
   'param',
+  'link',
 ] as const;
 export type RollupDim = (typeof ROLLUP_DIMS)[number];
+export type Grain = 'hour' | 'day';
 
-export interface RollupDelta {
+/** The scope of workspace-wide buckets (link ids are never empty). */
+export const WORKSPACE = '';
+
+/** The facts of a click the rollups count: an EnrichedClick, or a raw clicks row when rebuilding. */
+export interface RollupClick {
   linkId: string;
-  hour: number;
+  time: number;
   bot: boolean;
-  dim: RollupDim;
-  key: string;
-  value: string;
-  clicks: number;
-  uniques: number;
+  code: string | null;
+  variantId: string | null;
+  params: Readonly<Record<string, string>>;
+  country: string | null;
+  city: string | null;
+  device: string | null;
+  os: string | null;
+  browser: string | null;
+  referrer: string | null;
+  trafficType: string | null;
+  language: string | null;
 }
 
-/** Params with their own breakdown, so they are not repeated under `params`. */
+/** Params with their own breakdown, so they are not repeated under `param`. */
 const UTM_DIMS: Readonly<Record<string, RollupDim>> = Object.assign(Object.create(null), {
   utm_source: 'utmSource',
   utm_medium: 'utmMedium',
   utm_campaign: 'utmCampaign',
 });
 
-/** One (link, hour, bot) group: a counter per dimension, key and value. */
-interface Group {
-  linkId: string;
-  hour: number;
+export interface Bucket {
+  scope: string;
+  grain: Grain;
+  start: number;
   bot: boolean;
-  /** dim -> key -> value -> [clicks, uniques] */
-  dims: Map<RollupDim, Map<string, Map<string, [number, number]>>>;
+  clicks: number;
+  uniques: number;
+  counts: Counts;
+}
+
+/** Sums a batch's clicks per bucket in memory, so each bucket is written once per batch. */
+export class RollupAccumulator {
+  readonly buckets = new Map<string, Bucket>();
+
+  constructor(private readonly values: RollupValues) {}
+
+  private bucket(scope: string, grain: Grain, start: number, bot: boolean): Bucket {
+    const id = `${scope}|${grain}|${start}|${bot ? 1 : 0}`;
+    let b = this.buckets.get(id);
+    if (!b) this.buckets.set(id, (b = { scope, grain, start, bot, clicks: 0, uniques: 0, counts: new Map() }));
+    return b;
+  }
+
+  /** The breakdown value ids of one click. */
+  private idsOf(c: RollupClick): number[] {
+    const v = this.values;
+    const ids = [
+      v.idOf('country', '', c.country ?? ''),
+      v.idOf('city', c.country ?? '', c.city ?? ''),
+      v.idOf('device', '', c.device ?? ''),
+      v.idOf('os', '', c.os ?? ''),
+      v.idOf('browser', '', c.browser ?? ''),
+      v.idOf('referrer', '', c.referrer ?? ''),
+      v.idOf('trafficType', '', c.trafficType ?? ''),
+      v.idOf('language', '', c.language ?? ''),
+    ];
+    if (c.code !== null) ids.push(v.idOf('variant', c.variantId ?? '', c.code));
+    for (const key in c.params) {
+      if (!Object.hasOwn(c.params, key)) continue;
+      const dim = UTM_DIMS[key];
+      ids.push(dim ? v.idOf(dim, '', c.params[key]!) : v.idOf('param', key, c.params[key]!));
+    }
+    return ids;
+  }
+
+  /** Counts one click in its link's and the workspace's hour and day; `unique` = first visit of the day. */
+  addClick(c: RollupClick, unique: boolean): void {
+    const ids = this.idsOf(c);
+    const hour = hourStart(c.time);
+    const day = utcDay(c.time) * DAY_MS;
+    const linkValue = this.values.idOf('link', '', c.linkId);
+    for (const b of [this.bucket(c.linkId, 'hour', hour, c.bot), this.bucket(c.linkId, 'day', day, c.bot)]) count(b, ids, unique, -1);
+    for (const b of [this.bucket(WORKSPACE, 'hour', hour, c.bot), this.bucket(WORKSPACE, 'day', day, c.bot)]) count(b, ids, unique, linkValue);
+  }
+}
+
+function count(b: Bucket, ids: number[], unique: boolean, extra: number): void {
+  b.clicks++;
+  if (unique) b.uniques++;
+  for (const id of ids) b.counts.set(id, (b.counts.get(id) ?? 0) + 1);
+  if (extra >= 0) b.counts.set(extra, (b.counts.get(extra) ?? 0) + 1);
+}
+
+interface StoredBucket {
+  clicks: number;
+  uniques: number;
+  data: Uint8Array;
+}
+
+/** Reads, merges and writes buckets; every call runs inside the caller's transaction. */
+export class RollupStore {
+  private readonly select: Statement<StoredBucket, [string, Grain, number, number]>;
+  private readonly upsert: Statement;
+  private readonly remove: Statement;
+
+  constructor(sqlite: Database) {
+    this.select = sqlite.prepare('SELECT clicks, uniques, data FROM rollup_buckets WHERE scope = ? AND grain = ? AND start = ? AND bot = ?');
+    this.upsert = sqlite.prepare(
+      `INSERT INTO rollup_buckets (scope, grain, start, bot, clicks, uniques, data) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (scope, grain, start, bot) DO UPDATE SET clicks = excluded.clicks, uniques = excluded.uniques, data = excluded.data`,
+    );
+    this.remove = sqlite.prepare('DELETE FROM rollup_buckets WHERE scope = ? AND grain = ? AND start = ? AND bot = ?');
+  }
+
+  /** Adds (sign 1) or takes away (sign -1) buckets' counts. */
+  apply(buckets: Iterable<Bucket>, sign: 1 | -1 = 1): void {
+    for (const b of buckets) {
+      const bot = b.bot ? 1 : 0;
+      const stored = this.select.get(b.scope, b.grain, b.start, bot);
+      const clicks = (stored?.clicks ?? 0) + sign * b.clicks;
+      if (clicks <= 0) {
+        if (stored) this.remove.run(b.scope, b.grain, b.start, bot);
+        continue;
+      }
+      const counts = mergeCounts(decodeCounts(stored?.data ?? null), b.counts, sign);
+      this.upsert.run(b.scope, b.grain, b.start, bot, clicks, (stored?.uniques ?? 0) + sign * b.uniques, encodeCounts(counts));
+    }
+  }
 }
 
 /**
- * Sums a chunk's clicks per rollup row in memory, so each row is upserted once per chunk.
- * Nested maps (group, dim, key, value) instead of one joined string key: no string building
- * per click and dimension, which was most of the accumulation cost.
+ * Before a link is deleted: take its buckets out of the workspace's, then drop them, so
+ * workspace statistics never count a link that no longer exists. Runs in the caller's transaction.
  */
-export class RollupAccumulator {
-  private readonly groups = new Map<string, Group>();
-
-  private group(click: EnrichedClick, hour: number): Group {
-    const id = `${click.linkId}|${hour}|${click.bot ? 1 : 0}`;
-    let group = this.groups.get(id);
-    if (!group) this.groups.set(id, (group = { linkId: click.linkId, hour, bot: click.bot, dims: new Map() }));
-    return group;
-  }
-
-  private add(group: Group, unique: number, dim: RollupDim, key: string, value: string | null): void {
-    let byKey = group.dims.get(dim);
-    if (!byKey) group.dims.set(dim, (byKey = new Map()));
-    let byValue = byKey.get(key);
-    if (!byValue) byKey.set(key, (byValue = new Map()));
-    const v = value ?? '';
-    const counts = byValue.get(v);
-    if (counts) {
-      counts[0]++;
-      counts[1] += unique;
-    } else byValue.set(v, [1, unique]);
-  }
-
-  /** Counts one click in every dimension it belongs to; `firstOfDay` makes it a unique. */
-  addClick(click: EnrichedClick, firstOfDay: boolean): void {
-    const hour = hourStart(click.time);
-    const g = this.group(click, hour);
-    const u = firstOfDay ? 1 : 0;
-    this.add(g, u, 'total', '', '');
-    this.add(g, u, 'country', '', click.country);
-    this.add(g, u, 'city', click.country ?? '', click.city);
-    this.add(g, u, 'device', '', click.device);
-    this.add(g, u, 'os', '', click.os);
-    this.add(g, u, 'browser', '', click.browser);
-    this.add(g, u, 'referrer', '', click.referrer);
-    this.add(g, u, 'trafficType', '', click.trafficType);
-    this.add(g, u, 'language', '', click.language);
-    if (click.code !== null) this.add(g, u, 'variant', click.variantId ?? '', click.code);
-    for (const key in click.params) {
-      const value = click.params[key]!;
-      const dim = UTM_DIMS[key];
-      if (dim) this.add(g, u, dim, '', value);
-      else this.add(g, u, 'param', key, value);
-    }
-  }
-
-  /** Every summed row, ready to upsert. */
-  *deltas(): Generator<RollupDelta> {
-    for (const g of this.groups.values()) {
-      for (const [dim, byKey] of g.dims) {
-        for (const [key, byValue] of byKey) {
-          for (const [value, [clicks, uniques]] of byValue) yield { linkId: g.linkId, hour: g.hour, bot: g.bot, dim, key, value, clicks, uniques };
-        }
-      }
-    }
-  }
+export function forgetLinkRollups(sqlite: Database, linkId: string): void {
+  const rows = sqlite
+    .query<{ grain: Grain; start: number; bot: number; clicks: number; uniques: number; data: Uint8Array }, [string]>(
+      'SELECT grain, start, bot, clicks, uniques, data FROM rollup_buckets WHERE scope = ?',
+    )
+    .all(linkId);
+  if (rows.length === 0) return;
+  const linkValue = sqlite.query<{ id: number }, [string]>("SELECT id FROM rollup_values WHERE dim = 'link' AND key = '' AND value = ?").get(linkId);
+  const store = new RollupStore(sqlite);
+  store.apply(
+    rows.map((r) => {
+      const counts = decodeCounts(r.data);
+      if (linkValue) counts.set(linkValue.id, r.clicks);
+      return { scope: WORKSPACE, grain: r.grain, start: r.start, bot: r.bot === 1, clicks: r.clicks, uniques: r.uniques, counts };
+    }),
+    -1,
+  );
+  sqlite.query('DELETE FROM rollup_buckets WHERE scope = ?').run(linkId);
 }

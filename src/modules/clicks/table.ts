@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { links } from '../links/table';
 
 /**
@@ -36,29 +36,35 @@ export const clicks = sqliteTable(
 );
 
 /**
- * Hourly rollups: one row per link, hour, bot flag and breakdown value, so that statistics
- * never scan raw clicks. `dim` is the breakdown ('total', 'country', 'param', ...); `key` is
- * only used by 'param' (the parameter name), '' otherwise. `uniques` counts first visits of
- * a UTC day, which makes it additive across hours.
+ * Rollup buckets (rollups.ts): one row per scope (a link id, or '' for the workspace), grain
+ * ('hour' or 'day', UTC), bucket start (epoch ms) and bot flag, with its clicks and uniques and
+ * the breakdown packed as (value id, clicks) pairs. No foreign key: the workspace scope is no
+ * link; a link's buckets are removed (and taken out of the workspace's) when it is deleted.
  */
-export const clickRollups = sqliteTable(
-  'click_rollups',
+export const rollupBuckets = sqliteTable(
+  'rollup_buckets',
   {
-    linkId: text('link_id')
-      .notNull()
-      .references(() => links.id, { onDelete: 'cascade' }),
-    hour: integer('hour').notNull(),
-    bot: integer('bot', { mode: 'boolean' }).notNull(),
-    dim: text('dim').notNull(),
-    key: text('key').notNull().default(''),
-    value: text('value').notNull(),
-    clicks: integer('clicks').notNull().default(0),
-    uniques: integer('uniques').notNull().default(0),
+    scope: text('scope').notNull(),
+    grain: text('grain', { enum: ['hour', 'day'] }).notNull(),
+    start: integer('start').notNull(),
+    bot: integer('bot').notNull(),
+    clicks: integer('clicks').notNull(),
+    uniques: integer('uniques').notNull(),
+    data: blob('data').$type<Uint8Array>().notNull(),
   },
-  (t) => [
-    primaryKey({ columns: [t.linkId, t.hour, t.bot, t.dim, t.key, t.value] }),
-    index('click_rollups_hour_idx').on(t.hour, t.dim),
-  ],
+  (t) => [primaryKey({ columns: [t.scope, t.grain, t.start, t.bot] })],
+);
+
+/** The breakdown values rollup buckets refer to by id (rollup-values.ts). */
+export const rollupValues = sqliteTable(
+  'rollup_values',
+  {
+    id: integer('id').primaryKey(),
+    dim: text('dim').notNull(),
+    key: text('key').notNull(),
+    value: text('value').notNull(),
+  },
+  (t) => [uniqueIndex('rollup_values_dim_key_value').on(t.dim, t.key, t.value)],
 );
 
 /**

@@ -1,4 +1,5 @@
 /** Link verbs. Plain functions of (deps, actor, input); they throw AppError, never HTTP. */
+import { forgetLinkRollups } from '../clicks/rollups';
 import type { Deps } from '../../deps';
 import { AppError, conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -167,7 +168,12 @@ export function deleteLink(deps: Deps, id: string): { id: string; deleted: true 
       `This link has ${humans} recorded clicks: archive it (PATCH status=archived) or delete it in the dashboard`,
     );
   }
-  repo.deleteLinkRow(deps.db, id);
+  // Bot hits may exist: they leave the workspace statistics with the link, in one transaction.
+  const sqlite = deps.db.$client;
+  sqlite.transaction(() => {
+    forgetLinkRollups(sqlite, id);
+    repo.deleteLinkRow(deps.db, id);
+  }).immediate();
   deps.linkIndex.remove(id);
   return { id, deleted: true };
 }

@@ -10,20 +10,20 @@
  * - slink: the server's configuration, enrichment and writes in the writer Worker.
  * The event-loop stall of the server's flush is reported as a ratio to the baseline.
  *
- *   bun run bench/flush-stall.ts [--rate 20000] [--seconds 6] [--links 2000]
+ *   bun run test/bench/flush-stall.ts [--rate 20000] [--seconds 6] [--links 2000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createApp } from '../src/app';
-import { loadConfig } from '../src/config';
-import { openDatabase } from '../src/db/client';
-import { migrateDatabase } from '../src/db/migrate';
-import { createDeps, type Deps } from '../src/deps';
-import { systemClock } from '../src/lib/clock';
-import { createLink } from '../src/modules/links/service';
-import { createVariant } from '../src/modules/variants/service';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { openDatabase } from '../../src/db/client';
+import { migrateDatabase } from '../../src/db/migrate';
+import { createDeps, type Deps } from '../../src/deps';
+import { systemClock } from '../../src/lib/clock';
+import { createLink } from '../../src/modules/links/service';
+import { createVariant } from '../../src/modules/variants/service';
 
 const { values } = parseArgs({ options: { rate: { type: 'string', default: '20000' }, seconds: { type: 'string', default: '6' }, links: { type: 'string', default: '2000' } } });
 const RATE = Number(values.rate);

@@ -1,0 +1,60 @@
+/** Statistics, raw clicks and the CSV export: thin routes over the analytics verbs. */
+import { Elysia } from 'elysia';
+import type { Deps } from '../../deps';
+import { principalPlugin } from '../../http/auth';
+import { errors } from '../../http/models';
+import { LinkIdParams } from '../links/model';
+import { ClickPageModel, ClicksQuery, StatsModel, StatsQuery, WorkspaceStatsModel } from './model';
+import { linkClicks, linkExport, linkStats, workspaceStats } from './service';
+
+const tags = ['Analytics'];
+const WINDOW_NOTE = 'Window: range (default 30d), or from/to (epoch ms or YYYY-MM-DD, UTC; a `to` date includes its day); bots=1 counts bot hits too.';
+
+export function analyticsRoutes(deps: Deps) {
+  return new Elysia({ name: 'slink.analytics' })
+    .use(principalPlugin)
+    .get('/links/:id/stats', ({ params, query }) => linkStats(deps, params.id, query), {
+      params: LinkIdParams,
+      query: StatsQuery,
+      response: { 200: StatsModel, ...errors(400, 401, 404, 429) },
+      detail: { tags, summary: 'Statistics of a link', description: `Totals, series and breakdowns from hourly and daily rollups. ${WINDOW_NOTE}` },
+    })
+    .get('/workspace/stats', ({ query }) => workspaceStats(deps, query), {
+      query: StatsQuery,
+      response: { 200: WorkspaceStatsModel, ...errors(400, 401, 429) },
+      detail: { tags, summary: 'Statistics of the whole workspace', description: `As link statistics, over every link, plus topLinks. ${WINDOW_NOTE}` },
+    })
+    .get('/links/:id/clicks', ({ params, query }) => linkClicks(deps, params.id, query), {
+      params: LinkIdParams,
+      query: ClicksQuery,
+      response: { 200: ClickPageModel, ...errors(400, 401, 404, 429) },
+      detail: { tags, summary: 'Raw clicks of a link', description: `Newest first; cursor paging never repeats or skips a click. ${WINDOW_NOTE}` },
+    })
+    .get(
+      '/links/:id/export.csv',
+      ({ params, query }) => {
+        const { filename, body } = linkExport(deps, params.id, query);
+        return new Response(body, {
+          headers: {
+            'content-type': 'text/csv; charset=utf-8',
+            'content-disposition': `attachment; filename="${filename}"`,
+            'cache-control': 'no-store',
+          },
+        });
+      },
+      {
+        params: LinkIdParams,
+        query: StatsQuery,
+        detail: {
+          tags,
+          summary: 'Raw clicks of a link as CSV',
+          description: `RFC 4180 (CRLF, quoted cells), a header row, the click fields in the order of the clicks list; params as a JSON string; newest first. Cells starting with = + - @ tab or CR get a leading '. Streamed. ${WINDOW_NOTE}`,
+          responses: {
+            200: { description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } },
+            400: { description: 'Bad query (invalid_request)' },
+            404: { description: 'No such link' },
+          },
+        },
+      },
+    );
+}

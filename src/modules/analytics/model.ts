@@ -1,0 +1,132 @@
+/** Analytics schemas: the single source for validation, types and OpenAPI. */
+import { Type } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
+import { t } from 'elysia';
+import { fieldError } from '../../http/errors';
+import { StringMapModel } from '../../http/models';
+import { CLICK_FIELDS } from './clicks';
+import { BREAKDOWN_LIMIT } from './stats';
+import { RANGES } from './window';
+
+const windowFields = {
+  range: t.Optional(
+    t.Union(
+      [t.Literal('today'), t.Literal('24h'), t.Literal('7d'), t.Literal('30d'), t.Literal('90d'), t.Literal('all')],
+      {
+        description:
+          'today (since 00:00 UTC), 24h and 7d (the last 24 and 168 hours, current hour included), 30d and 90d (the last 30 and 90 UTC days, today included) or all. Default 30d. Counted back from `to` when `to` is given.',
+        error: fieldError('range', `range must be one of ${RANGES.join(', ')}`),
+      },
+    ),
+  ),
+  from: t.Optional(
+    t.String({
+      description: 'Epoch ms, or YYYY-MM-DD (start of that UTC day). Overrides range.',
+      error: fieldError('from', 'from must be epoch milliseconds or a date as YYYY-MM-DD (UTC)'),
+    }),
+  ),
+  to: t.Optional(
+    t.String({
+      description: 'Epoch ms (inclusive), or YYYY-MM-DD (that whole UTC day included). Default: now.',
+      error: fieldError('to', 'to must be epoch milliseconds or a date as YYYY-MM-DD (UTC)'),
+    }),
+  ),
+  bots: t.Optional(
+    t.Union([t.Literal('0'), t.Literal('1')], {
+      description: '0 (default): humans only. 1: bot hits count too.',
+      error: fieldError('bots', 'bots must be 0 or 1'),
+    }),
+  ),
+};
+
+export const StatsQuery = t.Object(windowFields);
+
+export const ClicksQuery = t.Object({
+  ...windowFields,
+  limit: t.Optional(
+    t.Integer({ minimum: 1, maximum: 200, description: 'Page size, 1 to 200 (default 50).', error: fieldError('limit', 'limit must be an integer from 1 to 200') }),
+  ),
+  cursor: t.Optional(t.String({ description: 'The cursor of the previous page.', error: fieldError('cursor', 'cursor must be a string') })),
+});
+
+const Count = Type.Integer({ minimum: 0 });
+const Entry = t.Object({ value: t.Union([t.String(), t.Null()], { description: 'null: not known (for referrer: none, a direct visit).' }), clicks: Count });
+const list = <T extends TSchema>(item: T, description: string) =>
+  t.Array(item, { description: `${description} At most ${BREAKDOWN_LIMIT} entries, most clicks first (ties by value).` });
+
+const statsFields = {
+  range: t.Object(
+    { from: Type.Integer(), to: Type.Integer(), bots: t.Boolean() },
+    { description: 'The window counted, widened to whole UTC hours: from = start of its first hour, to = last ms of its last hour.' },
+  ),
+  interval: t.Union([t.Literal('hour'), t.Literal('day')], { description: 'Series step: hour for windows up to 7 days, day beyond.' }),
+  totals: t.Object(
+    {
+      clicks: Count,
+      uniques: t.Integer({ minimum: 0, description: 'Unique visitors per link and UTC day, summed over the window (and over links for the workspace).' }),
+      bots: t.Integer({ minimum: 0, description: 'Bot hits in the window, whatever `bots` says; clicks includes them only with bots=1.' }),
+    },
+  ),
+  series: t.Array(t.Object({ t: Type.Integer({ description: 'Start of the bucket (epoch ms, UTC).' }), clicks: Count, uniques: Count }), {
+    description: 'One point per hour or UTC day of the window, zeros included.',
+  }),
+  breakdowns: t.Object({
+    country: list(Entry, 'ISO 3166 country codes.'),
+    city: list(t.Object({ value: t.Union([t.String(), t.Null()]), country: t.Union([t.String(), t.Null()]), clicks: Count }), 'Cities with their country code.'),
+    device: list(Entry, 'desktop, mobile, tablet, ...'),
+    os: list(Entry, 'Operating systems.'),
+    browser: list(Entry, 'Browsers.'),
+    referrer: list(Entry, 'Referring hosts.'),
+    trafficType: list(Entry, 'direct, email, social, search, referral, or a utm_medium.'),
+    utmSource: list(Entry, 'utm_source values.'),
+    utmMedium: list(Entry, 'utm_medium values.'),
+    utmCampaign: list(Entry, 'utm_campaign values.'),
+    variant: list(Entry, 'Variant codes (as they are named now).'),
+    language: list(Entry, 'Preferred languages (Accept-Language).'),
+    params: list(t.Object({ key: t.String(), value: t.String(), clicks: Count }), 'Custom params (utm_source/medium/campaign have their own lists).'),
+  }),
+  unknownVariants: list(t.Object({ code: t.String(), clicks: Count }), 'Codes clicked that match no variant (never did, or the variant was deleted).'),
+};
+
+export const StatsModel = t.Object(statsFields, { title: 'Stats' });
+export type Stats = typeof StatsModel.static;
+export type Breakdowns = Stats['breakdowns'];
+
+export const WorkspaceStatsModel = t.Object(
+  {
+    ...statsFields,
+    topLinks: list(t.Object({ id: t.String(), slug: t.String(), clicks: Count }), 'Links with the most clicks in the window.'),
+  },
+  { title: 'WorkspaceStats' },
+);
+export type WorkspaceStats = typeof WorkspaceStatsModel.static;
+
+const Nullable = t.Union([t.String(), t.Null()]);
+export const ClickModel = t.Object(
+  {
+    id: Type.Integer(),
+    linkId: t.String(),
+    slug: t.String({ description: 'The link slug as it is now.' }),
+    timestamp: Type.Integer({ description: 'Epoch ms.' }),
+    variantCode: t.Union([t.String(), t.Null()], { description: 'The code in the short URL, known or not; null for the bare link.' }),
+    variantKnown: t.Boolean({ description: 'The code named a variant when clicked and that variant still exists.' }),
+    destination: t.String({ description: 'Where the click was sent (Location).' }),
+    params: StringMapModel,
+    country: Nullable,
+    city: Nullable,
+    device: Nullable,
+    os: Nullable,
+    browser: Nullable,
+    referrer: t.Union([t.String(), t.Null()], { description: 'Referring host; null for none.' }),
+    trafficType: Nullable,
+    language: Nullable,
+    bot: t.Boolean(),
+  },
+  { title: 'Click', description: `Fields in this order: ${CLICK_FIELDS.join(', ')}.` },
+);
+export type Click = typeof ClickModel.static;
+
+export const ClickPageModel = t.Object({
+  items: t.Array(ClickModel),
+  cursor: t.Union([t.String(), t.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+});

@@ -1,0 +1,52 @@
+/** Analytics verbs: resolve the window, pick the scope, answer. No HTTP here. */
+import type { Deps } from '../../deps';
+import { getLinkRowOrThrow } from '../links/service';
+import { WORKSPACE } from '../clicks/rollups';
+import { exportClicks, listClicks, type ClickSource } from './clicks';
+import { firstBucketStart, slugsOf, variantCodes } from './repo';
+import type { Stats, WorkspaceStats } from './model';
+import { computeStats } from './stats';
+import { hourAligned, resolveWindow, type WindowQuery } from './window';
+
+export const DEFAULT_CLICK_PAGE = 50;
+
+function statsOf(deps: Deps, scope: string, variants: Map<string, string>, query: WindowQuery) {
+  const sqlite = deps.db.$client;
+  const window = resolveWindow(query, deps.clock.now(), () => firstBucketStart(sqlite, scope));
+  return computeStats({ sqlite, values: deps.rollupValues, scope, variants }, hourAligned(window));
+}
+
+export function linkStats(deps: Deps, id: string, query: WindowQuery): Stats {
+  getLinkRowOrThrow(deps, id);
+  return statsOf(deps, id, variantCodes(deps.db.$client, id), query).stats;
+}
+
+export function workspaceStats(deps: Deps, query: WindowQuery): WorkspaceStats {
+  const { stats, links } = statsOf(deps, WORKSPACE, variantCodes(deps.db.$client, null), query);
+  const slugs = slugsOf(deps.db.$client, links.map((l) => l.value!));
+  const topLinks = links.flatMap((l) => {
+    const slug = slugs.get(l.value!);
+    return slug === undefined ? [] : [{ id: l.value!, slug, clicks: l.clicks }];
+  });
+  return { ...stats, topLinks };
+}
+
+function clickSource(deps: Deps, id: string): ClickSource {
+  const link = getLinkRowOrThrow(deps, id);
+  return { sqlite: deps.db.$client, linkId: id, slug: link.slug, variantIds: new Set(variantCodes(deps.db.$client, id).keys()) };
+}
+
+/** Raw clicks use the exact window (no widening to hours): they are not read from rollups. */
+function rawWindow(deps: Deps, id: string, query: WindowQuery) {
+  return resolveWindow(query, deps.clock.now(), () => firstBucketStart(deps.db.$client, id));
+}
+
+export function linkClicks(deps: Deps, id: string, query: WindowQuery & { limit?: number; cursor?: string }) {
+  const src = clickSource(deps, id);
+  return listClicks(src, rawWindow(deps, id, query), query.limit ?? DEFAULT_CLICK_PAGE, query.cursor);
+}
+
+export function linkExport(deps: Deps, id: string, query: WindowQuery): { filename: string; body: ReadableStream<Uint8Array> } {
+  const src = clickSource(deps, id);
+  return { filename: `${src.slug}-clicks.csv`, body: exportClicks(src, rawWindow(deps, id, query)) };
+}

@@ -1,0 +1,208 @@
+/**
+ * Statistics of one link or of the workspace, answered from rollup buckets only: whole UTC
+ * days from day buckets, the partial days at either end from hour buckets. The breakdowns of
+ * every bucket read are summed into one typed array indexed by value id, then grouped by
+ * dimension; no raw click is read.
+ */
+import type { Database } from 'bun:sqlite';
+import { countsView } from '../clicks/rollup-codec';
+import type { RollupValues } from '../clicks/rollup-values';
+import type { Grain, RollupDim } from '../clicks/rollups';
+import { DAY_MS, HOUR_MS, utcDay } from '../../lib/time';
+import { countBotHits, readBucketData, readBucketTotals, type BucketData, type BucketRow } from './repo';
+import type { Breakdowns, Stats } from './model';
+import { HOURLY_UP_TO_MS, type Window } from './window';
+
+/** Each breakdown lists at most this many values, most clicks first. */
+export const BREAKDOWN_LIMIT = 100;
+
+type Entry = { value: string | null; clicks: number };
+type CityEntry = Breakdowns['city'][number];
+type ParamEntry = Breakdowns['params'][number];
+
+export interface StatsSource {
+  sqlite: Database;
+  values: RollupValues;
+  scope: string;
+  /** Current code per variant id: variants of the link, or of every link for the workspace. */
+  variants: Map<string, string>;
+}
+
+/** Dimensions whose '' means "not known": shown as null. */
+const NULLABLE: ReadonlySet<RollupDim> = new Set(['country', 'city', 'device', 'os', 'browser', 'referrer', 'trafficType', 'language']);
+const PLAIN_DIMS = ['country', 'device', 'os', 'browser', 'referrer', 'trafficType', 'utmSource', 'utmMedium', 'utmCampaign', 'language'] as const;
+
+interface Piece {
+  grain: Grain;
+  from: number;
+  toExclusive: number;
+}
+
+/** Whole days in the middle, hours at the ends: the fewest buckets that cover the window exactly. */
+function pieces(w: Window): Piece[] {
+  const start = w.from;
+  const end = w.to + 1;
+  const firstDay = Math.ceil(start / DAY_MS) * DAY_MS;
+  const lastDay = Math.floor(end / DAY_MS) * DAY_MS;
+  if (firstDay >= lastDay) return [{ grain: 'hour', from: start, toExclusive: end }];
+  return [
+    { grain: 'hour', from: start, toExclusive: firstDay },
+    { grain: 'day', from: firstDay, toExclusive: lastDay },
+    { grain: 'hour', from: lastDay, toExclusive: end },
+  ].filter((p) => p.from < p.toExclusive) as Piece[];
+}
+
+/** Sums breakdowns into a typed array; `touched` lists the ids that got any count. */
+class Summer {
+  readonly sums: Float64Array;
+  readonly touched: number[] = [];
+
+  constructor(size: number) {
+    this.sums = new Float64Array(size);
+  }
+
+  add(data: Uint8Array): void {
+    const view = countsView(data);
+    const sums = this.sums;
+    for (let i = 0; i + 1 < view.length; i += 2) {
+      const id = view[i]!;
+      if (id >= sums.length) continue; // newer than our dictionary snapshot: outside the window's reads
+      if (sums[id] === 0) this.touched.push(id);
+      sums[id]! += view[i + 1]!;
+    }
+  }
+}
+
+/** `w` must be hour-aligned (window.hourAligned). */
+export function computeStats(src: StatsSource, w: Window): { stats: Stats; links: { value: string | null; clicks: number }[] } {
+  src.values.refresh();
+  const summer = new Summer(src.values.size);
+  const totals = { clicks: 0, uniques: 0, bots: 0 };
+  const rowsByPiece: BucketData[][] = [];
+  for (const p of pieces(w)) {
+    const rows = readBucketData(src.sqlite, src.scope, p.grain, p.from, p.toExclusive, w.bots);
+    rowsByPiece.push(rows);
+    // totals.bots counts bot hits whatever `bots` says; only bots=1 adds them to clicks and breakdowns.
+    if (!w.bots) totals.bots += countBotHits(src.sqlite, src.scope, p.grain, p.from, p.toExclusive);
+    for (const r of rows) {
+      if (r.bot === 1) totals.bots += r.clicks;
+      else totals.uniques += r.uniques;
+      totals.clicks += r.clicks;
+      summer.add(r.data);
+    }
+  }
+  const interval = w.to + 1 - w.from <= HOURLY_UP_TO_MS ? 'hour' : 'day';
+  const series = interval === 'hour' ? hourlySeries(src, w) : dailySeries(w, rowsByPiece.flat());
+  const grouped = group(src, summer);
+  return {
+    stats: {
+      range: { from: w.from, to: w.to, bots: w.bots },
+      interval,
+      totals,
+      series,
+      breakdowns: grouped.breakdowns,
+      unknownVariants: grouped.unknownVariants,
+    },
+    links: grouped.links,
+  };
+}
+
+function seriesPoint(points: Map<number, { t: number; clicks: number; uniques: number }>, t: number, r: BucketRow, bots: boolean): void {
+  const point = points.get(t);
+  if (!point) return;
+  if (r.bot === 1 && !bots) return;
+  point.clicks += r.clicks;
+  point.uniques += r.uniques;
+}
+
+function emptySeries(from: number, to: number, step: number) {
+  const points = new Map<number, { t: number; clicks: number; uniques: number }>();
+  for (let t = from; t <= to; t += step) points.set(t, { t, clicks: 0, uniques: 0 });
+  return points;
+}
+
+function hourlySeries(src: StatsSource, w: Window) {
+  const points = emptySeries(w.from, w.to, HOUR_MS);
+  for (const r of readBucketTotals(src.sqlite, src.scope, 'hour', w.from, w.to + 1)) seriesPoint(points, r.start, r, w.bots);
+  return [...points.values()];
+}
+
+/** Daily points from the rows already read: day buckets as they are, edge hours into their day. */
+function dailySeries(w: Window, rows: BucketRow[]) {
+  const points = emptySeries(utcDay(w.from) * DAY_MS, utcDay(w.to) * DAY_MS, DAY_MS);
+  for (const r of rows) seriesPoint(points, utcDay(r.start) * DAY_MS, r, w.bots);
+  return [...points.values()];
+}
+
+function byClicks<T extends { clicks: number }>(tie: (a: T, b: T) => number) {
+  return (a: T, b: T) => b.clicks - a.clicks || tie(a, b);
+}
+
+/** Code-point order with null (unknown) last: stable, locale-free tie-breaking. */
+function compareText(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return a < b ? -1 : 1;
+}
+
+function top<T extends { clicks: number }>(list: T[], tie: (a: T, b: T) => number): T[] {
+  return list.sort(byClicks(tie)).slice(0, BREAKDOWN_LIMIT);
+}
+
+function group(src: StatsSource, summer: Summer) {
+  const plain = new Map<RollupDim, Entry[]>(PLAIN_DIMS.map((d) => [d, []]));
+  const city: CityEntry[] = [];
+  const params: ParamEntry[] = [];
+  const known = new Map<string, number>();
+  const unknown = new Map<string, number>();
+  const links: Entry[] = [];
+  for (const id of summer.touched) {
+    const clicks = summer.sums[id]!;
+    const name = src.values.nameOf(id);
+    if (!name || clicks <= 0) continue;
+    const value = NULLABLE.has(name.dim) && name.value === '' ? null : name.value;
+    switch (name.dim) {
+      case 'city':
+        city.push({ value, country: name.key === '' ? null : name.key, clicks });
+        break;
+      case 'param':
+        params.push({ key: name.key, value: name.value, clicks });
+        break;
+      case 'variant': {
+        // Keyed by the variant id at click time: a renamed variant keeps its clicks under its
+        // current code; a code that matched nothing, or whose variant is gone, is unrecognised.
+        const code = name.key === '' ? undefined : src.variants.get(name.key);
+        if (code === undefined) unknown.set(name.value, (unknown.get(name.value) ?? 0) + clicks);
+        else known.set(code, (known.get(code) ?? 0) + clicks);
+        break;
+      }
+      case 'link':
+        links.push({ value: name.value, clicks });
+        break;
+      default:
+        plain.get(name.dim)!.push({ value, clicks });
+    }
+  }
+  const byValue = (a: Entry, b: Entry) => compareText(a.value, b.value);
+  const list = (dim: RollupDim) => top(plain.get(dim)!, byValue);
+  return {
+    breakdowns: {
+      country: list('country'),
+      city: top(city, (a, b) => compareText(a.value, b.value) || compareText(a.country, b.country)),
+      device: list('device'),
+      os: list('os'),
+      browser: list('browser'),
+      referrer: list('referrer'),
+      trafficType: list('trafficType'),
+      utmSource: list('utmSource'),
+      utmMedium: list('utmMedium'),
+      utmCampaign: list('utmCampaign'),
+      variant: top([...known].map(([value, clicks]) => ({ value, clicks })), byValue),
+      language: list('language'),
+      params: top(params, (a, b) => compareText(a.key, b.key) || compareText(a.value, b.value)),
+    },
+    unknownVariants: top([...unknown].map(([code, clicks]) => ({ code, clicks })), (a, b) => compareText(a.code, b.code)),
+    links: top(links, byValue),
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The window of a statistics, clicks or export request (CONTRACT): a named range counted back
+ * from `to` (now by default), or an explicit from/to. Dates are UTC days; a `to` date includes
+ * its whole day. `to` is inclusive throughout: an instant at exactly `to` is in the window.
+ */
+import { invalid } from '../../lib/errors';
+import { DAY_MS, HOUR_MS, hourStart, utcDay } from '../../lib/time';
+
+export const RANGES = ['today', '24h', '7d', '30d', '90d', 'all'] as const;
+export type RangeName = (typeof RANGES)[number];
+
+export interface WindowQuery {
+  range?: RangeName;
+  from?: string;
+  to?: string;
+  bots?: '0' | '1';
+}
+
+export interface Window {
+  /** First instant in the window (epoch ms). */
+  from: number;
+  /** Last instant in the window (epoch ms, inclusive). */
+  to: number;
+  bots: boolean;
+}
+
+/** Series are hourly up to this length, daily beyond (CONTRACT). */
+export const HOURLY_UP_TO_MS = 7 * DAY_MS;
+/** Daily series longer than this are refused: ten years is already 3,650 points. */
+const MAX_WINDOW_MS = 3660 * DAY_MS;
+/** Year 9999: beyond it a date is not a date. */
+const MAX_INSTANT = 253_402_300_799_999;
+
+const EPOCH_MS = /^\d{1,15}$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Parses an epoch-ms or YYYY-MM-DD value; a date means the start of that UTC day. */
+function parseInstant(field: 'from' | 'to', text: string): { time: number; isDate: boolean } {
+  if (EPOCH_MS.test(text)) {
+    const time = Number(text);
+    if (time <= MAX_INSTANT) return { time, isDate: false };
+  }
+  const m = DATE.exec(text);
+  if (m) {
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const time = Date.UTC(y, mo - 1, d);
+    const back = new Date(time);
+    // Date.UTC rolls 2026-02-30 over to March; a day that does not exist is an error.
+    if (back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d) return { time, isDate: true };
+  }
+  throw invalid(field, `${field} must be epoch milliseconds or a date as YYYY-MM-DD (UTC)`);
+}
+
+/**
+ * Resolves the query to an exact window. `earliest` is where `range=all` starts: the first
+ * instant the scope has data for (or null when it has none).
+ */
+export function resolveWindow(query: WindowQuery, now: number, earliest: () => number | null): Window {
+  const bots = query.bots === '1';
+  let to = now;
+  if (query.to !== undefined) {
+    const parsed = parseInstant('to', query.to);
+    to = parsed.isDate ? parsed.time + DAY_MS - 1 : parsed.time;
+  }
+  let from: number;
+  if (query.from !== undefined) from = parseInstant('from', query.from).time;
+  else from = rangeStart(query.range ?? '30d', to, earliest);
+  if (from > to) throw invalid('from', 'from must not be after to');
+  if (to - from > MAX_WINDOW_MS) throw invalid('from', 'the window must not be longer than 3660 days');
+  return { from, to, bots };
+}
+
+/** Where a named range starts when it ends at `to`: whole hours up to 7 days, whole UTC days beyond. */
+function rangeStart(range: RangeName, to: number, earliest: () => number | null): number {
+  const day = utcDay(to) * DAY_MS;
+  switch (range) {
+    case 'today':
+      return day;
+    case '24h':
+      return hourStart(to) - 23 * HOUR_MS;
+    case '7d':
+      return hourStart(to) - 167 * HOUR_MS;
+    case '30d':
+      return day - 29 * DAY_MS;
+    case '90d':
+      return day - 89 * DAY_MS;
+    case 'all': {
+      const first = earliest();
+      return first === null ? day : Math.min(utcDay(first) * DAY_MS, day);
+    }
+  }
+}
+
+/** The window widened to whole hours, which is what rollups can answer. */
+export function hourAligned(w: Window): Window {
+  return { from: hourStart(w.from), to: hourStart(w.to) + HOUR_MS - 1, bots: w.bots };
+}

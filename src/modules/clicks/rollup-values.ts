@@ -1,0 +1,91 @@
+/**
+ * The dictionary of rollup values: every (dim, key, value) a breakdown has seen gets a small
+ * integer id once, and buckets store ids instead of strings. Ids only grow; an entry is never
+ * deleted (a value that no bucket counts any more costs one row).
+ */
+import type { Database, Statement } from 'bun:sqlite';
+import type { RollupDim } from './rollups';
+
+export interface ValueName {
+  dim: RollupDim;
+  key: string;
+  value: string;
+}
+
+interface ValueRow extends ValueName {
+  id: number;
+}
+
+export class RollupValues {
+  private readonly ids = new Map<string, number>();
+  private readonly names: (ValueName | undefined)[] = [];
+  /** Ids inserted by a transaction that has not committed yet. */
+  private pending: string[] = [];
+  private maxId = 0;
+  private readonly since: Statement<ValueRow, [number]>;
+  private readonly insert: Statement<{ id: number }, [string, string, string]>;
+
+  constructor(sqlite: Database) {
+    this.since = sqlite.prepare('SELECT id, dim, key, value FROM rollup_values WHERE id > ? ORDER BY id');
+    // The no-op update makes RETURNING answer for a value another connection added meanwhile.
+    this.insert = sqlite.prepare(
+      'INSERT INTO rollup_values (dim, key, value) VALUES (?, ?, ?) ON CONFLICT (dim, key, value) DO UPDATE SET id = id RETURNING id',
+    );
+    this.refresh();
+  }
+
+  /** Reads the entries another connection added since the last call (ids are increasing). */
+  refresh(): void {
+    for (const row of this.since.all(this.maxId)) this.remember(row);
+  }
+
+  private remember(row: ValueRow): void {
+    this.ids.set(`${row.dim}\u0000${row.key}\u0000${row.value}`, row.id);
+    this.names[row.id] = { dim: row.dim, key: row.key, value: row.value };
+    if (row.id > this.maxId) this.maxId = row.id;
+  }
+
+  /** The id of a value, inserting it (inside the caller's transaction) when new. */
+  idOf(dim: RollupDim, key: string, value: string): number {
+    const joined = `${dim}\u0000${key}\u0000${value}`;
+    let id = this.ids.get(joined);
+    if (id === undefined) {
+      id = this.insert.get(dim, key, value)!.id;
+      this.remember({ id, dim, key, value });
+      this.pending.push(joined);
+    }
+    return id;
+  }
+
+  /** The caller's transaction committed: the new ids are real. */
+  commit(): void {
+    this.pending = [];
+  }
+
+  /** The caller's transaction rolled back: forget the ids it inserted. */
+  rollback(): void {
+    for (const joined of this.pending) {
+      const id = this.ids.get(joined)!;
+      this.ids.delete(joined);
+      this.names[id] = undefined;
+    }
+    this.pending = [];
+    this.maxId = this.names.length === 0 ? 0 : this.lastKnownId();
+  }
+
+  private lastKnownId(): number {
+    for (let id = this.names.length - 1; id > 0; id--) if (this.names[id]) return id;
+    return 0;
+  }
+
+  /** Name of an id; refreshes once from the database when it is newer than what we know. */
+  nameOf(id: number): ValueName | undefined {
+    if (id > this.maxId) this.refresh();
+    return this.names[id];
+  }
+
+  /** One past the largest id known: sizes the typed arrays that sum buckets. */
+  get size(): number {
+    return this.maxId + 1;
+  }
+}
