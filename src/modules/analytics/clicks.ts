@@ -23,6 +23,11 @@ export interface ClickSource {
   variantIds: ReadonlySet<string>;
 }
 
+/** Known: the code named a variant when clicked, and that variant still exists. */
+function variantKnown(src: ClickSource, r: ClickRow): boolean {
+  return r.variant_id !== null && src.variantIds.has(r.variant_id);
+}
+
 function toClick(src: ClickSource, r: ClickRow): Click {
   return {
     id: r.id,
@@ -30,8 +35,7 @@ function toClick(src: ClickSource, r: ClickRow): Click {
     slug: src.slug,
     timestamp: r.timestamp,
     variantCode: r.variant_code,
-    // Known: the code named a variant when clicked, and that variant still exists.
-    variantKnown: r.variant_id !== null && src.variantIds.has(r.variant_id),
+    variantKnown: variantKnown(src, r),
     destination: r.destination,
     params: JSON.parse(r.params) as Record<string, string>,
     country: r.country,
@@ -83,20 +87,22 @@ export function listClicks(src: ClickSource, w: Window, limit: number, cursor: s
 
 const EXPORT_PAGE = 5000;
 
-function csvRecord(c: Click): string {
+/** A CSV row straight from the stored row: params are already JSON text, no parse and re-serialise. */
+function csvRecord(src: ClickSource, r: ClickRow): string {
   return csvLine([
-    c.id, c.linkId, c.slug, c.timestamp, c.variantCode, c.variantKnown, c.destination, JSON.stringify(c.params),
-    c.country, c.city, c.device, c.os, c.browser, c.referrer, c.trafficType, c.language, c.bot,
+    r.id, r.link_id, src.slug, r.timestamp, r.variant_code, variantKnown(src, r), r.destination, r.params,
+    r.country, r.city, r.device, r.os, r.browser, r.referrer, r.traffic_type, r.language, r.bot === 1,
   ]);
 }
 
 /**
  * The CSV as a pull stream: a page is read only when the client has taken the previous one.
- * Clicks recorded after the export started are above its first key and never join it.
+ * The first page is read at once, so the export starts from what existed when it was asked
+ * for: a click recorded later, even in the same millisecond, sorts above it and never joins.
  */
 export function exportClicks(src: ClickSource, w: Window): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let before: ClickKey | null = firstKey(w);
+  let next: ClickRow[] | null = readClickPage(src.sqlite, src.linkId, w.from, firstKey(w), w.bots, EXPORT_PAGE);
   let headerSent = false;
   return new ReadableStream<Uint8Array>(
     {
@@ -106,17 +112,16 @@ export function exportClicks(src: ClickSource, w: Window): ReadableStream<Uint8A
           controller.enqueue(encoder.encode(csvLine(CLICK_FIELDS)));
           return;
         }
-        if (before === null) {
+        const rows = next;
+        if (rows === null || rows.length === 0) {
           controller.close();
           return;
         }
-        const rows = readClickPage(src.sqlite, src.linkId, w.from, before, w.bots, EXPORT_PAGE);
         let text = '';
-        for (const r of rows) text += csvRecord(toClick(src, r));
-        const last = rows[rows.length - 1];
-        before = rows.length === EXPORT_PAGE && last ? { timestamp: last.timestamp, id: last.id } : null;
-        if (text) controller.enqueue(encoder.encode(text));
-        else controller.close();
+        for (const r of rows) text += csvRecord(src, r);
+        controller.enqueue(encoder.encode(text));
+        const last = rows[rows.length - 1]!;
+        next = rows.length === EXPORT_PAGE ? readClickPage(src.sqlite, src.linkId, w.from, last, w.bots, EXPORT_PAGE) : null;
       },
     },
     { highWaterMark: 1 },

@@ -77,7 +77,7 @@ const statsFields = {
     os: list(Entry, 'Operating systems.'),
     browser: list(Entry, 'Browsers.'),
     referrer: list(Entry, 'Referring hosts.'),
-    trafficType: list(Entry, 'direct, email, social, search, referral, or a utm_medium.'),
+    trafficType: list(Entry, 'direct, email, social, search or referral.'),
     utmSource: list(Entry, 'utm_source values.'),
     utmMedium: list(Entry, 'utm_medium values.'),
     utmCampaign: list(Entry, 'utm_campaign values.'),

@@ -66,7 +66,6 @@ class Summer {
     const sums = this.sums;
     for (let i = 0; i + 1 < view.length; i += 2) {
       const id = view[i]!;
-      if (id >= sums.length) continue; // newer than our dictionary snapshot: outside the window's reads
       if (sums[id] === 0) this.touched.push(id);
       sums[id]! += view[i + 1]!;
     }
@@ -75,24 +74,24 @@ class Summer {
 
 /** `w` must be hour-aligned (window.hourAligned). */
 export function computeStats(src: StatsSource, w: Window): { stats: Stats; links: { value: string | null; clicks: number }[] } {
-  src.values.refresh();
-  const summer = new Summer(src.values.size);
   const totals = { clicks: 0, uniques: 0, bots: 0 };
-  const rowsByPiece: BucketData[][] = [];
+  const rows: BucketData[] = [];
   for (const p of pieces(w)) {
-    const rows = readBucketData(src.sqlite, src.scope, p.grain, p.from, p.toExclusive, w.bots);
-    rowsByPiece.push(rows);
+    rows.push(...readBucketData(src.sqlite, src.scope, p.grain, p.from, p.toExclusive, w.bots));
     // totals.bots counts bot hits whatever `bots` says; only bots=1 adds them to clicks and breakdowns.
     if (!w.bots) totals.bots += countBotHits(src.sqlite, src.scope, p.grain, p.from, p.toExclusive);
-    for (const r of rows) {
-      if (r.bot === 1) totals.bots += r.clicks;
-      else totals.uniques += r.uniques;
-      totals.clicks += r.clicks;
-      summer.add(r.data);
-    }
+  }
+  // Learn value ids after reading the buckets, so every id they hold has a name.
+  src.values.refresh();
+  const summer = new Summer(src.values.size);
+  for (const r of rows) {
+    if (r.bot === 1) totals.bots += r.clicks;
+    else totals.uniques += r.uniques;
+    totals.clicks += r.clicks;
+    summer.add(r.data);
   }
   const interval = w.to + 1 - w.from <= HOURLY_UP_TO_MS ? 'hour' : 'day';
-  const series = interval === 'hour' ? hourlySeries(src, w) : dailySeries(w, rowsByPiece.flat());
+  const series = interval === 'hour' ? hourlySeries(src, w) : dailySeries(w, rows);
   const grouped = group(src, summer);
   return {
     stats: {

@@ -1,4 +1,5 @@
 /** Link queries and the row -> API mapping. */
+import { forgetLinkRollups } from '../clicks/rollups';
 import { and, asc, count, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { projects } from '../projects/table';
@@ -101,8 +102,19 @@ export function updateLinkRow(db: Db, id: string, changes: Partial<LinkRow>, tag
   });
 }
 
+/**
+ * The only way a link row goes: its rollups leave the workspace's in the same transaction (raw
+ * clicks, variants and tags go by foreign-key cascade), so workspace statistics never count a
+ * link that no longer exists.
+ */
 export function deleteLinkRow(db: Db, id: string): void {
-  db.delete(links).where(eq(links.id, id)).run();
+  const sqlite = db.$client;
+  sqlite
+    .transaction(() => {
+      forgetLinkRollups(sqlite, id);
+      db.delete(links).where(eq(links.id, id)).run();
+    })
+    .immediate();
 }
 
 // ---- listing with keyset paging -------------------------------------------------------

@@ -1,5 +1,4 @@
 /** Link verbs. Plain functions of (deps, actor, input); they throw AppError, never HTTP. */
-import { forgetLinkRollups } from '../clicks/rollups';
 import type { Deps } from '../../deps';
 import { AppError, conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -168,12 +167,7 @@ export function deleteLink(deps: Deps, id: string): { id: string; deleted: true 
       `This link has ${humans} recorded clicks: archive it (PATCH status=archived) or delete it in the dashboard`,
     );
   }
-  // Bot hits may exist: they leave the workspace statistics with the link, in one transaction.
-  const sqlite = deps.db.$client;
-  sqlite.transaction(() => {
-    forgetLinkRollups(sqlite, id);
-    repo.deleteLinkRow(deps.db, id);
-  }).immediate();
+  repo.deleteLinkRow(deps.db, id);
   deps.linkIndex.remove(id);
   return { id, deleted: true };
 }

@@ -414,7 +414,7 @@ describe('a real click through the redirect and the flush', () => {
 
     // Every table, as text: no trace of the client's or the proxy's address.
     const { tables, text } = dumpAllTables(sqlite);
-    expect(tables).toEqual(expect.arrayContaining(['clicks', 'visitor_days', 'visitor_salts', 'links', 'click_rollups']));
+    expect(tables).toEqual(expect.arrayContaining(['clicks', 'visitor_days', 'visitor_salts', 'links', 'rollup_buckets', 'rollup_values']));
     const found = (haystack: string) => Object.fromEntries(['London', CLIENT, PROXY, CLIENT6, '2a00:1450'].map((s) => [s, haystack.includes(s)]));
     expect(found(text)).toEqual({ London: true, [CLIENT]: false, [PROXY]: false, [CLIENT6]: false, '2a00:1450': false });
 

@@ -16,10 +16,33 @@ import { InlineSink, type ClickSink } from '../../../src/modules/clicks/sink';
 import { ClickStore } from '../../../src/modules/clicks/store';
 import { deleteLink, updateLink } from '../../../src/modules/links/service';
 import { api, disposeTestApp, T0, type TestApp } from '../../helpers/app';
-import { click, clickRequest, createLink, createVariant, flushOk, one, rows, setup, UA } from './support';
+import { WORKSPACE } from '../../../src/modules/clicks/rollups';
+import { click, clickRequest, createLink, createVariant, expectBucketsMatchRawClicks, flushOk, one, readBuckets, rows, setup, UA } from './support';
 
 function linkCounts(t: TestApp, id: string) {
   return one(t, 'SELECT click_count, bot_count, unique_count FROM links WHERE id = ?', id);
+}
+
+/**
+ * The clicks of one link (the only one clicked) counted once each in its and the workspace's
+ * buckets of both grains, humans and bots apart (each human a distinct visitor), and every
+ * breakdown equal to the raw clicks.
+ */
+function expectBucketsCountEachClickOnce(t: TestApp, linkId: string, humans: number, bots: number): void {
+  for (const scope of [linkId, WORKSPACE]) {
+    for (const grain of ['hour', 'day']) {
+      const sums = rows(t, 'SELECT bot, sum(clicks) AS clicks, sum(uniques) AS uniques FROM rollup_buckets WHERE scope = ? AND grain = ? GROUP BY bot ORDER BY bot', scope, grain);
+      expect({ scope, grain, sums }).toEqual({
+        scope,
+        grain,
+        sums: [
+          { bot: 0, clicks: humans, uniques: humans },
+          { bot: 1, clicks: bots, uniques: 0 },
+        ],
+      });
+    }
+  }
+  expectBucketsMatchRawClicks(t);
 }
 
 /**
@@ -102,7 +125,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
     const written = rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp);
     expect(written).toEqual(times); // each once, in the order they were clicked
     expect(linkCounts(t, link.id)).toEqual({ click_count: humans, bot_count: bots, unique_count: humans });
-    expect(one(t, "SELECT sum(clicks) AS n FROM click_rollups WHERE dim = 'total'").n).toBe(n);
+    expectBucketsCountEachClickOnce(t, link.id, humans, bots);
     expect(t.deps.linkIndex.getById(link.id)!.counters).toEqual({ humanClicks: humans, unsorted: 0 });
     expect(t.errors).toHaveLength(1);
     t.errors.length = 0;
@@ -138,7 +161,47 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual(times);
     expect(flusher.stats).toMatchObject({ written: n, skipped: 0, batches: 2 });
     expect(linkCounts(t, link.id)).toEqual({ click_count: humans, bot_count: bots, unique_count: humans });
-    expect(one(t, "SELECT sum(clicks) AS n FROM click_rollups WHERE dim = 'total'").n).toBe(n);
+    expectBucketsCountEachClickOnce(t, link.id, humans, bots);
+    expect(t.errors).toHaveLength(1);
+    t.errors.length = 0;
+    await disposeTestApp(t);
+  });
+
+  test('a transaction failing half-way forgets the breakdown values it added; the retry writes buckets equal to the raw clicks', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'halfway', params: { utm_source: 'known' } });
+    expect(await click(t, '/halfway', { ip: '8.8.8.8' })).toBe(302);
+    await flushOk(t);
+    const sqlite = t.deps.db.$client;
+    const valuesBefore = rows(t, 'SELECT id, dim, key, value FROM rollup_values ORDER BY id');
+    // The bucket writes come last in the transaction, after the raw rows and the new values.
+    for (const op of ['INSERT', 'UPDATE']) {
+      sqlite.run(`CREATE TRIGGER fail_${op} BEFORE ${op} ON rollup_buckets BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`);
+    }
+    expect(await click(t, '/halfway/new-code', { ip: '5.39.0.1', ua: UA.firefoxLinux, referer: 'https://example.org/a', lang: 'fr' })).toBe(302);
+    expect(await click(t, '/halfway', { ip: '133.242.0.1', ua: UA.safariIpad, lang: 'ja' })).toBe(302);
+    expect(await click(t, '/halfway', { ip: '77.88.55.55', ua: UA.curl })).toBe(302);
+    expect(await t.deps.clicks.flusher.flush()).toBe(false);
+    expect(t.deps.clicks.buffer.length).toBe(3);
+    expect(t.errors).toHaveLength(1);
+    expect(t.errors[0]).toContain('click flush failed; 3 clicks kept in memory and retried');
+    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(1);
+    expect(rows(t, 'SELECT id, dim, key, value FROM rollup_values ORDER BY id')).toEqual(valuesBefore);
+    expect(linkCounts(t, link.id)).toEqual({ click_count: 1, bot_count: 0, unique_count: 1 });
+
+    // Meanwhile another connection adds a value: it takes the id the failed transaction had used.
+    const other = new Database(t.deps.config.dbPath);
+    other.run("INSERT INTO rollup_values (dim, key, value) VALUES ('param', 'from', 'elsewhere')");
+    other.close();
+    expect(one(t, "SELECT id FROM rollup_values WHERE dim = 'param' AND key = 'from'").id).toBe(valuesBefore.at(-1).id + 1);
+    for (const op of ['INSERT', 'UPDATE']) sqlite.run(`DROP TRIGGER fail_${op}`);
+    await flushOk(t);
+    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(4);
+    expect(linkCounts(t, link.id)).toEqual({ click_count: 3, bot_count: 1, unique_count: 3 });
+    const buckets = expectBucketsMatchRawClicks(t); // every id in the buckets names the value it counts
+    expect(buckets.rows.some((r) => r.dim === 'variant' && r.value === 'new-code')).toBe(true);
+    expect(buckets.rows.some((r) => r.dim === 'param' && r.key === 'from')).toBe(false);
     expect(t.errors).toHaveLength(1);
     t.errors.length = 0;
     await disposeTestApp(t);
@@ -377,7 +440,9 @@ describe('deleted links and variants', () => {
     expect(t.deps.clicks.buffer.length).toBe(5);
     await flushOk(t);
     expect(rows(t, 'SELECT link_id, count(*) AS n FROM clicks GROUP BY link_id')).toEqual([{ link_id: keep.id, n: 5 }]);
-    expect(one(t, 'SELECT count(*) AS n FROM click_rollups WHERE link_id = ?', gone.id).n).toBe(0);
+    expect(one(t, 'SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?', gone.id).n).toBe(0);
+    const buckets = expectBucketsMatchRawClicks(t); // the workspace counts the kept link only
+    expect(buckets.rows.filter((r) => r.dim === 'link').map((r) => r.value)).toEqual(['hour', 'day'].map(() => keep.id));
     expect(linkCounts(t, keep.id)).toEqual({ click_count: 5, bot_count: 0, unique_count: 5 });
     await disposeTestApp(t);
   });
@@ -410,9 +475,10 @@ describe('deleted links and variants', () => {
     await flushOk(t);
     expect(t.deps.clicks.flusher.stats).toMatchObject({ written: 4, skipped: 4 });
     expect(rows(t, 'SELECT link_id, count(*) AS n FROM clicks GROUP BY link_id')).toEqual([{ link_id: keep.id, n: 4 }]);
-    for (const table of ['click_rollups', 'visitor_days']) {
-      expect(one(t, `SELECT count(*) AS n FROM ${table} WHERE link_id = ?`, vanished.id).n).toBe(0);
-    }
+    expect(one(t, 'SELECT count(*) AS n FROM visitor_days WHERE link_id = ?', vanished.id).n).toBe(0);
+    expect(one(t, 'SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?', vanished.id).n).toBe(0);
+    const buckets = expectBucketsMatchRawClicks(t); // the workspace counts the kept link only
+    expect(buckets.rows.filter((r) => r.dim === 'link').map((r) => r.value)).toEqual(['hour', 'day'].map(() => keep.id));
     expect(linkCounts(t, keep.id)).toEqual({ click_count: 4, bot_count: 0, unique_count: 4 });
     await disposeTestApp(t);
   });
@@ -439,11 +505,24 @@ describe('deleted links and variants', () => {
       [variant.id, 'v1', 1, 'red'],
       [null, 'v1', 0, 'blue'],
     ]);
-    expect(rows(t, "SELECT bot, key, value, clicks FROM click_rollups WHERE link_id = ? AND dim = 'variant' ORDER BY bot, key", link.id)).toEqual([
-      { bot: 0, key: '', value: 'v1', clicks: 1 },
-      { bot: 0, key: variant.id, value: 'v1', clicks: 3 },
-      { bot: 1, key: variant.id, value: 'v1', clicks: 1 },
-    ]);
+    // By the variant id at click time ('' once the code matched nothing), in every bucket.
+    for (const scope of [link.id, WORKSPACE]) {
+      for (const grain of ['hour', 'day'] as const) {
+        const variantRows = readBuckets(t, { scope, grain })
+          .rows.filter((r) => r.dim === 'variant')
+          .map(({ bot, key, value, clicks }) => ({ bot, key, value, clicks }));
+        expect({ scope, grain, variantRows }).toEqual({
+          scope,
+          grain,
+          variantRows: [
+            { bot: 0, key: '', value: 'v1', clicks: 1 },
+            { bot: 0, key: variant.id, value: 'v1', clicks: 3 },
+            { bot: 1, key: variant.id, value: 'v1', clicks: 1 },
+          ],
+        });
+      }
+    }
+    expectBucketsMatchRawClicks(t);
     expect(linkCounts(t, link.id)).toEqual({ click_count: 4, bot_count: 1, unique_count: 4 });
     const after = await api(t, 'GET', `/links/${link.id}`, { key: c.key });
     expect(after.body.variants).toEqual([]);

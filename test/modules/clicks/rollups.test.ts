@@ -1,12 +1,38 @@
 /**
- * The click pipeline end to end through the real redirect: hourly rollups and link/variant
- * counters always agree with the raw clicks they summarise, and unique visitors follow the
- * CONTRACT (one (IP, user agent) pair per UTC day, humans only, salt kept across restarts).
+ * The click pipeline end to end through the real redirect: the rollup buckets (per link and
+ * for the workspace, per UTC hour and day) and link/variant counters always agree with the raw
+ * clicks they summarise, also after a link is deleted and when rebuilt from the raw clicks, and
+ * unique visitors follow the CONTRACT (one (IP, user agent) pair per UTC day, humans only, salt
+ * kept across restarts).
  */
 import { describe, expect, test } from 'bun:test';
-import { ROLLUP_DIMS, type RollupDim } from '../../../src/modules/clicks/rollups';
-import { disposeTestApp, T0, type TestApp } from '../../helpers/app';
-import { click, flushOk, createLink, createVariant, DAY, getLink, HOUR, one, pick, prng, reopen, rows, setup, UA, type ClickOptions, type Ctx } from './support';
+import { rebuildRollupsIfMissing } from '../../../src/modules/clicks/rebuild';
+import { ROLLUP_DIMS, WORKSPACE } from '../../../src/modules/clicks/rollups';
+import { api, disposeTestApp, T0, type TestApp } from '../../helpers/app';
+import {
+  bucketsFromRawClicks,
+  click,
+  createLink,
+  createVariant,
+  DAY,
+  expectBucketsMatchRawClicks,
+  flushOk,
+  getLink,
+  HOUR,
+  one,
+  pick,
+  prng,
+  readBuckets,
+  reopen,
+  rows,
+  setup,
+  UA,
+  type BucketRow,
+  type BucketTotal,
+  type ClickOptions,
+  type DecodedBuckets,
+  type Ctx,
+} from './support';
 
 const D1 = Date.UTC(2026, 10, 21); // the test clock's day (T0 is its noon)
 const MIDNIGHT = D1 + DAY;
@@ -153,100 +179,83 @@ async function generate(c: Ctx, seed = 20261121): Promise<Dataset> {
   return { links: [alpha, beta, gamma, delta], variants: [fb, tw, x, ba, bb, dc], byLinkBot, byTarget, recorded };
 }
 
-const UTM_KEYS = "('utm_source', 'utm_medium', 'utm_campaign')";
-
-/** The rollup rows of one dimension recomputed from the raw clicks table. */
-function expectedSql(dim: RollupDim): string {
-  const grouped = (key: string, value: string, from = 'clicks c', where = '1') =>
-    `SELECT c.link_id AS link_id, (c.timestamp / 3600000) * 3600000 AS hour, c.bot AS bot, ${key} AS key, ${value} AS value,
-            count(*) AS clicks, sum(c.first_of_day) AS uniques
-     FROM ${from} WHERE ${where} GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`;
-  switch (dim) {
-    case 'total':
-      return grouped("''", "''");
-    case 'country':
-    case 'device':
-    case 'os':
-    case 'browser':
-    case 'referrer':
-    case 'language':
-      return grouped("''", `coalesce(c.${dim}, '')`);
-    case 'city':
-      return grouped("coalesce(c.country, '')", "coalesce(c.city, '')");
-    case 'trafficType':
-      return grouped("''", 'c.traffic_type');
-    case 'variant':
-      return grouped("coalesce(c.variant_id, '')", 'c.variant_code', 'clicks c', 'c.variant_code IS NOT NULL');
-    case 'utmSource':
-    case 'utmMedium':
-    case 'utmCampaign': {
-      const name = { utmSource: 'utm_source', utmMedium: 'utm_medium', utmCampaign: 'utm_campaign' }[dim];
-      return grouped("''", 'j.value', 'clicks c, json_each(c.params) j', `j.key = '${name}'`);
-    }
-    case 'param':
-      return grouped('j.key', 'j.value', 'clicks c, json_each(c.params) j', `j.key NOT IN ${UTM_KEYS}`);
-  }
-}
-
-function actualRollups(t: TestApp, dim: string): any[] {
-  return rows(t, 'SELECT link_id, hour, bot, key, value, clicks, uniques FROM click_rollups WHERE dim = ? ORDER BY 1, 2, 3, 4, 5', dim);
-}
-
-const values = (list: any[]) => new Set(list.map((r) => r.value));
+const values = (list: BucketRow[]) => new Set(list.map((r) => r.value));
+const linkScopes = (list: BucketTotal[]) => list.filter((r) => r.scope !== WORKSPACE);
 
 describe('rollups equal the raw clicks they summarise', () => {
-  test('every dimension, recomputed from raw clicks by (link, hour, bot, key, value)', async () => {
+  test('every dimension of every bucket (each link and the workspace, hour and day), recomputed from raw clicks', async () => {
     const c = await setup();
     const data = await generate(c);
     const { t } = c;
     expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(data.recorded);
     expect(data.recorded).toBeGreaterThan(350);
+    // The recomputation stores a missing traffic type as '': every click has one.
+    expect(one(t, 'SELECT count(*) AS n FROM clicks WHERE traffic_type IS NULL').n).toBe(0);
 
-    const dims = rows(t, 'SELECT DISTINCT dim FROM click_rollups ORDER BY dim').map((r) => r.dim);
-    expect(dims).toEqual([...ROLLUP_DIMS].sort());
-    const byDim = new Map<string, any[]>();
-    for (const dim of ROLLUP_DIMS) {
-      const expected = rows(t, expectedSql(dim));
-      const actual = actualRollups(t, dim);
-      expect({ dim, rows: actual }).toEqual({ dim, rows: expected });
-      expect(actual.length).toBeGreaterThan(0);
-      byDim.set(dim, actual);
+    const scopes = [...data.links.map((l) => l.id as string), WORKSPACE];
+    for (const grain of ['hour', 'day'] as const) {
+      for (const scope of scopes) {
+        const actual = readBuckets(t, { scope, grain });
+        const expected = bucketsFromRawClicks(t, { scope, grain });
+        expect(actual.totals.length).toBeGreaterThan(0);
+        expect({ scope, grain, totals: actual.totals }).toEqual({ scope, grain, totals: expected.totals });
+        for (const dim of ROLLUP_DIMS) {
+          const of = (list: BucketRow[]) => list.filter((r) => r.dim === dim);
+          expect({ scope, grain, dim, rows: of(actual.rows) }).toEqual({ scope, grain, dim, rows: of(expected.rows) });
+        }
+        // ...and no row of a dimension outside ROLLUP_DIMS.
+        expect({ scope, grain, rows: actual.rows }).toEqual({ scope, grain, rows: expected.rows });
+      }
     }
+    // No bucket of any other scope either.
+    const all = expectBucketsMatchRawClicks(t);
+    expect(new Set(all.totals.map((b) => b.scope))).toEqual(new Set(scopes));
+
+    // Every dimension occurs; `link` only in workspace buckets.
+    const dimsOf = (list: BucketRow[]) => [...new Set(list.map((r) => r.dim))].sort();
+    expect(dimsOf(all.rows.filter((r) => r.scope === WORKSPACE))).toEqual([...ROLLUP_DIMS].sort());
+    expect(dimsOf(all.rows.filter((r) => r.scope !== WORKSPACE))).toEqual(ROLLUP_DIMS.filter((d) => d !== 'link').sort());
 
     // The data set really exercises what the comparison claims to cover.
-    const total = byDim.get('total')!;
+    const hour = readBuckets(t, { grain: 'hour' });
+    const total = linkScopes(hour.totals);
     expect(new Set(total.map((r) => r.bot))).toEqual(new Set([0, 1]));
-    const hours = new Set(total.map((r) => r.hour));
+    const hours = new Set(total.map((r) => r.start));
     expect(hours.size).toBe(9); // 20:00 .. 04:00
     expect(hours.has(MIDNIGHT - HOUR) && hours.has(MIDNIGHT)).toBe(true);
+    expect(new Set(hour.totals.filter((r) => r.scope === WORKSPACE).map((r) => r.start))).toEqual(hours);
+    const day = readBuckets(t, { grain: 'day' }).totals;
+    expect(new Set(day.map((r) => r.start))).toEqual(new Set([D1, MIDNIGHT])); // both grains cross midnight
     expect(total.reduce((s, r) => s + r.uniques, 0)).toBeGreaterThan(0);
     expect(total.filter((r) => r.bot === 0).reduce((s, r) => s + r.clicks - r.uniques, 0)).toBeGreaterThan(0); // repeat visitors
     expect(total.filter((r) => r.bot === 1).every((r) => r.uniques === 0)).toBe(true);
 
-    const country = values(byDim.get('country')!);
+    const byDim = (dim: string) => hour.rows.filter((r) => r.scope !== WORKSPACE && r.dim === dim);
+    expect(values(hour.rows.filter((r) => r.scope === WORKSPACE && r.dim === 'link'))).toEqual(new Set(data.links.map((l) => l.id)));
+    const country = values(byDim('country'));
     for (const v of ['', 'US', 'AU', 'GB', 'FR', 'JP', 'RU', 'CA', 'DE']) expect(country).toContain(v);
-    const cities = byDim.get('city')!;
+    const cities = byDim('city');
     expect(cities.some((r) => r.key === 'GB' && r.value === 'London')).toBe(true);
     expect(cities.some((r) => r.key === '' && r.value === '')).toBe(true);
-    expect(values(byDim.get('device')!)).toEqual(new Set(['', 'desktop', 'mobile', 'tablet']));
-    for (const v of ['email', 'social', 'search', 'direct', 'referral']) expect(values(byDim.get('trafficType')!)).toContain(v);
-    for (const v of ['', 'google.com', 'l.facebook.com', 'example.org', 'sl.test']) expect(values(byDim.get('referrer')!)).toContain(v);
-    for (const v of ['', 'en-US', 'de-DE', 'es', 'pt-BR', 'en']) expect(values(byDim.get('language')!)).toContain(v);
-    for (const v of ['newsletter', 'facebook', 'ads']) expect(values(byDim.get('utmSource')!)).toContain(v);
-    for (const v of ['email', 'social', 'cpc']) expect(values(byDim.get('utmMedium')!)).toContain(v);
-    for (const v of ['launch', 'x-camp', 'camp']) expect(values(byDim.get('utmCampaign')!)).toContain(v);
-    const variantRows = byDim.get('variant')!;
+    expect(values(byDim('device'))).toEqual(new Set(['', 'desktop', 'mobile', 'tablet']));
+    for (const v of ['email', 'social', 'search', 'direct', 'referral']) expect(values(byDim('trafficType'))).toContain(v);
+    for (const v of ['', 'google.com', 'l.facebook.com', 'example.org', 'sl.test']) expect(values(byDim('referrer'))).toContain(v);
+    for (const v of ['', 'en-US', 'de-DE', 'es', 'pt-BR', 'en']) expect(values(byDim('language'))).toContain(v);
+    for (const v of ['newsletter', 'facebook', 'ads']) expect(values(byDim('utmSource'))).toContain(v);
+    for (const v of ['email', 'social', 'cpc']) expect(values(byDim('utmMedium'))).toContain(v);
+    for (const v of ['launch', 'x-camp', 'camp']) expect(values(byDim('utmCampaign'))).toContain(v);
+    const variantRows = byDim('variant');
     const [, , , ba] = data.variants;
     expect(variantRows.some((r) => r.key === '' && r.value === 'nope')).toBe(true);
     expect(variantRows.some((r) => r.key === '' && r.value === 'FB')).toBe(true);
     expect(variantRows.some((r) => r.key === ba.id && r.value === 'a')).toBe(true);
-    const params = byDim.get('param')!.map((r) => `${r.key}=${r.value}`);
+    const params = byDim('param').map((r) => `${r.key}=${r.value}`);
     for (const p of ['color=blue', 'color=red', 'color=pink', 'extra=', 'ref=n1', 'k1=v1', 'k2=v2']) expect(params).toContain(p);
     expect(params.some((p) => p.startsWith('utm_'))).toBe(false);
-    // UTM rows exist only for clicks that carried the parameter.
-    const sum = (dim: string) => byDim.get(dim)!.reduce((s, r) => s + r.clicks, 0);
-    expect(sum('utmSource')).toBeLessThan(sum('total'));
-    expect(sum('utmSource')).toBeGreaterThan(0);
+    // UTM counts exist only for clicks that carried the parameter.
+    const sum = (list: { clicks: number }[]) => list.reduce((s, r) => s + r.clicks, 0);
+    expect(sum(byDim('utmSource'))).toBeLessThan(sum(total));
+    expect(sum(byDim('utmSource'))).toBeGreaterThan(0);
 
     // Variant params override the link's, and that is what each raw click recorded.
     const [alpha] = data.links;
@@ -256,14 +265,19 @@ describe('rollups equal the raw clicks they summarise', () => {
     await disposeTestApp(t);
   });
 
-  test("the 'total' rollups add up to the raw clicks per link and bot flag, as generated", async () => {
+  test('the bucket totals add up to the raw clicks per link and bot flag, as generated, in both grains and the workspace', async () => {
     const c = await setup();
     const data = await generate(c, 7);
     const { t } = c;
-    const sums = rows(t, "SELECT link_id, bot, sum(clicks) AS clicks FROM click_rollups WHERE dim = 'total' GROUP BY 1, 2 ORDER BY 1, 2");
     const raw = rows(t, 'SELECT link_id, bot, count(*) AS clicks FROM clicks GROUP BY 1, 2 ORDER BY 1, 2');
-    expect(sums).toEqual(raw);
-    expect(sums.length).toBe(8); // four links, humans and bots
+    const rawByBot = rows(t, 'SELECT bot, count(*) AS clicks FROM clicks GROUP BY 1 ORDER BY 1');
+    for (const grain of ['hour', 'day'] as const) {
+      const sums = rows(t, "SELECT scope AS link_id, bot, sum(clicks) AS clicks FROM rollup_buckets WHERE grain = ? AND scope <> '' GROUP BY 1, 2 ORDER BY 1, 2", grain);
+      expect({ grain, sums }).toEqual({ grain, sums: raw });
+      const workspace = rows(t, "SELECT bot, sum(clicks) AS clicks FROM rollup_buckets WHERE grain = ? AND scope = '' GROUP BY 1 ORDER BY 1", grain);
+      expect({ grain, workspace }).toEqual({ grain, workspace: rawByBot });
+    }
+    expect(raw.length).toBe(8); // four links, humans and bots
     // ...and the raw clicks are exactly the generated ones: bot verdicts and variant matching.
     const generated = [...data.byLinkBot].map(([k, n]) => {
       const [linkId, bot] = k.split('|') as [string, string];
@@ -389,7 +403,7 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
     ]);
     expect(uniquesOf(t, link.id)).toBe(5);
     expect((await getLink(c, link.id)).uniqueCount).toBe(5);
-    const totals = rows(t, "SELECT hour, bot, clicks, uniques FROM click_rollups WHERE link_id = ? AND dim = 'total' ORDER BY hour, bot", link.id);
+    const totals = readBuckets(t, { scope: link.id, grain: 'hour' }).totals.map(({ start, bot, clicks, uniques }) => ({ hour: start, bot, clicks, uniques }));
     expect(totals).toEqual([
       { hour: MIDNIGHT - HOUR, bot: 0, clicks: 1, uniques: 1 },
       { hour: MIDNIGHT, bot: 0, clicks: 2, uniques: 1 },
@@ -399,6 +413,17 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
       { hour: MIDNIGHT + 13 * HOUR, bot: 0, clicks: 1, uniques: 1 },
       { hour: MIDNIGHT + 13 * HOUR, bot: 1, clicks: 1, uniques: 0 },
     ]);
+    const days = readBuckets(t, { scope: link.id, grain: 'day' }).totals.map(({ start, bot, clicks, uniques }) => ({ day: start, bot, clicks, uniques }));
+    expect(days).toEqual([
+      { day: D1, bot: 0, clicks: 1, uniques: 1 },
+      { day: MIDNIGHT, bot: 0, clicks: 6, uniques: 4 },
+      { day: MIDNIGHT, bot: 1, clicks: 3, uniques: 0 },
+    ]);
+    // The only link: the workspace's buckets are the same.
+    for (const grain of ['hour', 'day'] as const) {
+      const strip = (list: BucketTotal[]) => list.map(({ scope: _, ...rest }) => rest);
+      expect(strip(readBuckets(t, { scope: WORKSPACE, grain }).totals)).toEqual(strip(readBuckets(t, { scope: link.id, grain }).totals));
+    }
     // The hash is per day (a new salt each day), so days cannot be linked to each other.
     const hashes = rows(t, 'SELECT visitor_hash FROM clicks WHERE link_id = ? ORDER BY id LIMIT 3', link.id).map((r) => r.visitor_hash);
     expect(hashes[0]).not.toBe(hashes[1]);
@@ -427,10 +452,15 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
       [MIDNIGHT - 30_000, 0, 0],
       [MIDNIGHT + 5 * 60_000, 0, 1],
     ]);
-    const totals = rows(t, "SELECT hour, clicks, uniques FROM click_rollups WHERE link_id = ? AND dim = 'total' ORDER BY hour", link.id);
+    const totals = readBuckets(t, { scope: link.id, grain: 'hour' }).totals.map(({ start, clicks, uniques }) => ({ hour: start, clicks, uniques }));
     expect(totals).toEqual([
       { hour: MIDNIGHT - HOUR, clicks: 2, uniques: 1 },
       { hour: MIDNIGHT, clicks: 1, uniques: 1 },
+    ]);
+    const days = readBuckets(t, { scope: link.id, grain: 'day' }).totals.map(({ start, clicks, uniques }) => ({ day: start, clicks, uniques }));
+    expect(days).toEqual([
+      { day: D1, clicks: 2, uniques: 1 },
+      { day: MIDNIGHT, clicks: 1, uniques: 1 },
     ]);
     expect(rows(t, 'SELECT day FROM visitor_days WHERE link_id = ? ORDER BY day', link.id)).toEqual([{ day: D1 / DAY }, { day: MIDNIGHT / DAY }]);
     // Another click by the same visitor after midnight is not a new unique for the new day.
@@ -469,6 +499,217 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
 
     expect(t2.errors).toEqual([]);
     t2.close();
+    await disposeTestApp(t);
+  });
+});
+
+describe('deleting a link takes it out of the workspace buckets', () => {
+  test('a link with only bot hits: DELETE /links/{id} removes its buckets; the workspace ones equal the raw clicks of the remaining links', async () => {
+    const c = await setup();
+    const data = await generate(c, 4242);
+    const { t } = c;
+    const crawled = await createLink(c, { slug: 'crawled', params: { utm_source: 'crawler', utm_campaign: 'launch', color: 'blue', only: 'bots' } });
+    await createVariant(c, crawled.id, { code: 'v', params: { utm_medium: 'social', color: 'red' } });
+    // Hours and days the other links were clicked in too, then an hour (03:00 on day one) and a
+    // day (three days later) when nobody else was: those workspace buckets must go entirely.
+    const LONELY_HOUR = D1 + 3 * HOUR;
+    const LONELY_DAY = MIDNIGHT + 3 * DAY;
+    const times = [D1 + 20 * HOUR + 5, MIDNIGHT - 1, MIDNIGHT, MIDNIGHT + 2 * HOUR + 7, LONELY_HOUR + 10, LONELY_DAY + 1];
+    const rand = prng(5);
+    let hits = 0;
+    for (const time of times) {
+      for (const path of ['/crawled', '/crawled/v', '/crawled/zz']) {
+        t.clock.set(time);
+        const agent = BOTS[hits % BOTS.length]!;
+        const opts: ClickOptions = { ua: agent.ua, method: agent.method, ip: pick(rand, IPS), referer: pick(rand, REFERRERS), lang: pick(rand, LANGUAGES) };
+        expect(await click(t, path, opts)).toBe(302);
+        hits++;
+      }
+    }
+    await flushOk(t);
+
+    const before = expectBucketsMatchRawClicks(t);
+    expect(await getLink(c, crawled.id)).toMatchObject({ clickCount: 0, uniqueCount: 0, botCount: hits });
+    expect(before.totals.filter((b) => b.scope === crawled.id).every((b) => b.bot === 1)).toBe(true);
+    expect(before.totals.filter((b) => b.scope === crawled.id).length).toBe(6 + 3); // six hours on three days, bots only
+    const inWorkspace = (d: DecodedBuckets, dim: string, key: string, value: string) =>
+      d.rows.some((r) => r.scope === WORKSPACE && r.dim === dim && r.key === key && r.value === value);
+    expect(inWorkspace(before, 'link', '', crawled.id)).toBe(true);
+    expect(inWorkspace(before, 'param', 'only', 'bots')).toBe(true);
+    expect(inWorkspace(before, 'utmSource', '', 'crawler')).toBe(true);
+    const lonely = (d: DecodedBuckets) =>
+      d.totals.filter((b) => b.scope === WORKSPACE && ((b.grain === 'hour' && b.start === LONELY_HOUR) || (b.grain === 'day' && b.start === LONELY_DAY)));
+    expect(lonely(before).map((b) => [b.grain, b.bot, b.clicks])).toEqual([
+      ['day', 1, 3],
+      ['hour', 1, 3],
+    ]);
+
+    const res = await api(t, 'DELETE', `/links/${crawled.id}`, { key: c.key });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: crawled.id, deleted: true });
+    expect(await click(t, '/crawled', { ua: UA.googlebot })).toBe(404);
+    expect(one(t, 'SELECT count(*) AS n FROM clicks WHERE link_id = ?', crawled.id).n).toBe(0); // its raw clicks went with it
+    expect(one(t, 'SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?', crawled.id).n).toBe(0);
+
+    // The workspace now counts exactly the remaining links' raw clicks...
+    const after = expectBucketsMatchRawClicks(t);
+    expect(new Set(after.totals.map((b) => b.scope))).toEqual(new Set([...data.links.map((l) => l.id), WORKSPACE]));
+    expect(inWorkspace(after, 'link', '', crawled.id)).toBe(false);
+    expect(inWorkspace(after, 'param', 'only', 'bots')).toBe(false);
+    expect(inWorkspace(after, 'utmSource', '', 'crawler')).toBe(false);
+    expect(lonely(after)).toEqual([]);
+    // ...and every bucket the deleted link had no part in is untouched.
+    const untouched = (d: DecodedBuckets) => {
+      const itsBuckets = new Set(before.totals.filter((b) => b.scope === crawled.id).map((b) => `${b.grain}|${b.start}|${b.bot}`));
+      const keep = (b: { scope: string; grain: string; start: number; bot: number }) => b.scope !== crawled.id && !itsBuckets.has(`${b.grain}|${b.start}|${b.bot}`);
+      return { totals: d.totals.filter(keep), rows: d.rows.filter(keep) };
+    };
+    expect(untouched(after)).toEqual(untouched(before));
+    expect(before.totals.length - after.totals.length).toBeGreaterThan(0);
+
+    // The buckets keep adding up afterwards.
+    t.clock.set(MIDNIGHT + 2 * HOUR + 9);
+    expect(await click(t, '/alpha/fb', { ip: '8.8.8.8', ua: UA.safariIphone })).toBe(302);
+    expect(await click(t, '/beta', { ip: '1.1.1.1', ua: UA.googlebot })).toBe(302);
+    await flushOk(t);
+    expectBucketsMatchRawClicks(t);
+    await disposeTestApp(t);
+  });
+});
+
+describe('rebuildRollupsIfMissing', () => {
+  const stored = (t: TestApp) => ({
+    buckets: rows(t, 'SELECT scope, grain, start, bot, clicks, uniques, hex(data) AS data FROM rollup_buckets ORDER BY scope, grain, start, bot'),
+    values: rows(t, 'SELECT id, dim, key, value FROM rollup_values ORDER BY id'),
+  });
+
+  test('with clicks and no buckets: rebuilds the very buckets the writer kept, and returns how many clicks it counted', async () => {
+    const c = await setup();
+    const data = await generate(c, 31337);
+    const { t } = c;
+    const sqlite = t.deps.db.$client;
+    const expected = expectBucketsMatchRawClicks(t);
+    sqlite.run('DELETE FROM rollup_buckets');
+    expect(readBuckets(t)).toEqual({ totals: [], rows: [] });
+
+    expect(rebuildRollupsIfMissing(sqlite)).toBe(data.recorded);
+    expect(readBuckets(t)).toEqual(expected);
+
+    // Buckets exist now: a second call does nothing.
+    const snapshot = stored(t);
+    expect(rebuildRollupsIfMissing(sqlite)).toBe(0);
+    expect(stored(t)).toEqual(snapshot);
+
+    // The writer adds to the rebuilt buckets.
+    t.clock.set(MIDNIGHT + 4 * HOUR + 30 * 60_000);
+    expect(await click(t, '/gamma', { ip: '5.39.0.1', ua: UA.firefoxLinux, lang: 'fr' })).toBe(302);
+    expect(await click(t, '/delta/c', { ip: '5.39.0.1', ua: UA.curl })).toBe(302);
+    await flushOk(t);
+    expectBucketsMatchRawClicks(t);
+    await disposeTestApp(t);
+  });
+
+  test('after the migration (no buckets, no values): a restart rebuilds the same buckets under other value ids', async () => {
+    const c = await setup();
+    const data = await generate(c, 8);
+    const { t } = c;
+    const expected = expectBucketsMatchRawClicks(t);
+    const idOf = (app: TestApp, dim: string, value: string) => one(app, 'SELECT id FROM rollup_values WHERE dim = ? AND value = ?', dim, value).id as number;
+    const usBefore = idOf(t, 'country', 'US');
+    const alphaBefore = idOf(t, 'link', data.links[0].id);
+    // What migration 0002 leaves: clicks, no rollups. A few values first, so the ids shift.
+    const sqlite = t.deps.db.$client;
+    sqlite.run('DELETE FROM rollup_buckets');
+    sqlite.run('DELETE FROM rollup_values');
+    sqlite.run("INSERT INTO rollup_values (dim, key, value) VALUES ('country', '', 'ZZ'), ('link', '', 'no-such-link'), ('param', 'x', 'y')");
+
+    // The restart (this app's writer knows the old ids: it writes nothing from here on).
+    const t2 = reopen(t);
+    expect(rebuildRollupsIfMissing(t2.deps.db.$client)).toBe(data.recorded);
+    expect(readBuckets(t2)).toEqual(expected);
+    expect(idOf(t2, 'country', 'US')).not.toBe(usBefore);
+    expect(idOf(t2, 'link', data.links[0].id)).not.toBe(alphaBefore);
+    expect(rebuildRollupsIfMissing(t2.deps.db.$client)).toBe(0);
+
+    // The restarted writer adds to them.
+    t.clock.set(MIDNIGHT + 5 * HOUR);
+    expect(await click(t2, '/alpha/x', { ip: '133.242.0.1', ua: UA.chromeAndroid, referer: 'https://t.co/x' })).toBe(302);
+    expect(await click(t2, '/beta/zz', { ip: '77.88.55.55', ua: UA.facebook })).toBe(302);
+    await flushOk(t2);
+    expectBucketsMatchRawClicks(t2);
+    expect(t2.errors).toEqual([]);
+    t2.close();
+    await disposeTestApp(t);
+  });
+
+  test('counts clicks across its chunks of 20,000: buckets fed by several chunks are summed, not overwritten', async () => {
+    const c = await setup();
+    const { t } = c;
+    const one_ = await createLink(c, { slug: 'bulk-a' });
+    const two = await createLink(c, { slug: 'bulk-b' });
+    const sqlite = t.deps.db.$client;
+    const insert = sqlite.prepare(
+      `INSERT INTO clicks (link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os,
+         browser, referrer, traffic_type, language, bot, visitor_hash, first_of_day)
+       VALUES (?, ?, NULL, ?, 'https://example.com/landing', ?, ?, ?, ?, 'Windows', 'Chrome', ?, ?, ?, ?, 'h', ?)`,
+    );
+    const N = 45_001;
+    sqlite.transaction(() => {
+      for (let i = 0; i < N; i++) {
+        const bot = i % 7 === 3 ? 1 : 0;
+        insert.run(
+          i % 2 ? one_.id : two.id,
+          T0 + (i % 30) * (HOUR / 2) + (i % 1000), // noon to 02:30 the next day, every bucket fed by every chunk
+          i % 5 === 0 ? `c${i % 3}` : null,
+          JSON.stringify(i % 4 === 0 ? { utm_source: `s${i % 3}`, ref: `r${i % 2}` } : {}),
+          i % 6 === 0 ? null : ['US', 'GB', 'DE'][i % 3]!,
+          i % 6 === 0 ? null : `city${i % 4}`,
+          bot ? null : i % 3 ? 'desktop' : 'mobile',
+          i % 8 === 0 ? 'google.com' : null,
+          i % 8 === 0 ? 'search' : 'direct',
+          i % 9 === 0 ? null : 'en',
+          bot,
+          bot === 0 && i % 10 === 0 ? 1 : 0,
+        );
+      }
+    }).immediate();
+    expect(rebuildRollupsIfMissing(sqlite)).toBe(N);
+    const rebuilt = expectBucketsMatchRawClicks(t);
+    const hours = rebuilt.totals.filter((b) => b.scope === WORKSPACE && b.grain === 'hour');
+    expect(hours.reduce((s, b) => s + b.clicks, 0)).toBe(N);
+    expect(new Set(hours.map((b) => b.start)).size).toBe(15);
+    expect(new Set(rebuilt.totals.filter((b) => b.grain === 'day').map((b) => b.start))).toEqual(new Set([D1, MIDNIGHT]));
+    await disposeTestApp(t);
+  });
+
+  test('returns 0 and does nothing when there are no clicks, or when buckets exist', async () => {
+    const c = await setup();
+    const { t } = c;
+    const sqlite = t.deps.db.$client;
+    // A fresh database.
+    expect(rebuildRollupsIfMissing(sqlite)).toBe(0);
+    expect(stored(t)).toEqual({ buckets: [], values: [] });
+    // Links, but no recorded click (an unknown slug records nothing).
+    await createLink(c, { slug: 'quiet' });
+    expect(await click(t, '/not-here')).toBe(404);
+    await flushOk(t);
+    expect(rebuildRollupsIfMissing(sqlite)).toBe(0);
+    expect(stored(t)).toEqual({ buckets: [], values: [] });
+
+    // Clicks and their buckets.
+    expect(await click(t, '/quiet', { ip: '8.8.8.8' })).toBe(302);
+    expect(await click(t, '/quiet', { ip: '8.8.8.8', ua: UA.googlebot })).toBe(302);
+    await flushOk(t);
+    const snapshot = stored(t);
+    expect(snapshot.buckets.length).toBe(8); // link and workspace, hour and day, human and bot
+    expect(rebuildRollupsIfMissing(sqlite)).toBe(0);
+    expect(stored(t)).toEqual(snapshot);
+    // Any bucket at all counts as "not missing" (the rebuild is for a database that has none).
+    sqlite.run("DELETE FROM rollup_buckets WHERE scope = '' OR bot = 1");
+    const partial = stored(t);
+    expect(partial.buckets.length).toBe(2);
+    expect(rebuildRollupsIfMissing(sqlite)).toBe(0);
+    expect(stored(t)).toEqual(partial);
     await disposeTestApp(t);
   });
 });

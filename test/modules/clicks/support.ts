@@ -1,13 +1,16 @@
 /**
  * Shared helpers of the click pipeline tests: a test app with a superuser write key, links and
- * variants through the API, clicks through the real redirect, raw SQL reads, and a second app
- * on the same database file (a restart).
+ * variants through the API, clicks through the real redirect, raw SQL reads, rollup buckets
+ * decoded (and the same recomputed from the raw clicks), and a second app on the same database
+ * file (a restart).
  */
 import { expect } from 'bun:test';
 import { createApp } from '../../../src/app';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
 import { createDeps, type Logger } from '../../../src/deps';
+import { decodeCounts } from '../../../src/modules/clicks/rollup-codec';
+import type { Grain } from '../../../src/modules/clicks/rollups';
 import { api, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 
 export const SHORT = 'https://sl.test';
@@ -127,4 +130,169 @@ export function prng(seed: number): () => number {
 
 export function pick<T>(rand: () => number, items: readonly T[]): T {
   return items[Math.floor(rand() * items.length)]!;
+}
+
+// ---------------------------------------------------------------------------------------
+// Rollup buckets, decoded, and the same recomputed from the raw clicks.
+
+/** One bucket's totals, as stored (`bot` 0/1). */
+export interface BucketTotal {
+  scope: string;
+  grain: Grain;
+  start: number;
+  bot: number;
+  clicks: number;
+  uniques: number;
+}
+
+/** One breakdown count of one bucket, its value id resolved through rollup_values. */
+export interface BucketRow {
+  scope: string;
+  grain: Grain;
+  start: number;
+  bot: number;
+  dim: string;
+  key: string;
+  value: string;
+  clicks: number;
+}
+
+export interface DecodedBuckets {
+  totals: BucketTotal[];
+  rows: BucketRow[];
+}
+
+/** Which buckets: a scope (a link id, or '' for the workspace) and a grain; omitted = all. */
+export interface BucketFilter {
+  scope?: string;
+  grain?: Grain;
+}
+
+const GRAIN_MS: Record<Grain, number> = { hour: HOUR, day: DAY };
+
+function cmp(a: string | number, b: string | number): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function byBucket(a: BucketTotal | BucketRow, b: BucketTotal | BucketRow): number {
+  return cmp(a.scope, b.scope) || cmp(a.grain, b.grain) || cmp(a.start, b.start) || cmp(a.bot, b.bot);
+}
+
+function byRow(a: BucketRow, b: BucketRow): number {
+  return byBucket(a, b) || cmp(a.dim, b.dim) || cmp(a.key, b.key) || cmp(a.value, b.value);
+}
+
+function bucketWhere(filter: BucketFilter): { where: string; params: string[] } {
+  const parts: string[] = [];
+  const params: string[] = [];
+  if (filter.scope !== undefined) {
+    parts.push('scope = ?');
+    params.push(filter.scope);
+  }
+  if (filter.grain !== undefined) {
+    parts.push('grain = ?');
+    params.push(filter.grain);
+  }
+  return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}
+
+/**
+ * Reads rollup_buckets and decodes each bucket's packed (value id, clicks) pairs into rows named
+ * by rollup_values, sorted by (scope, grain, start, bot[, dim, key, value]). Checks the storage
+ * invariants on the way: whole pairs, no id twice in a bucket, no zero count, every id known,
+ * no empty bucket, starts on the grain, uniques of humans only and never above clicks.
+ */
+export function readBuckets(t: TestApp, filter: BucketFilter = {}): DecodedBuckets {
+  const names = new Map(
+    rows<{ id: number; dim: string; key: string; value: string }>(t, 'SELECT id, dim, key, value FROM rollup_values').map((r) => [r.id, r]),
+  );
+  const { where, params } = bucketWhere(filter);
+  const stored = rows<BucketTotal & { data: Uint8Array }>(t, `SELECT scope, grain, start, bot, clicks, uniques, data FROM rollup_buckets ${where}`, ...params);
+  const totals: BucketTotal[] = [];
+  const out: BucketRow[] = [];
+  for (const { data, ...total } of stored) {
+    const at = `${total.scope}|${total.grain}|${total.start}|${total.bot}`;
+    expect({ at, grain: ['hour', 'day'].includes(total.grain), bot: [0, 1].includes(total.bot) }).toEqual({ at, grain: true, bot: true });
+    expect({ at, offset: total.start % GRAIN_MS[total.grain] }).toEqual({ at, offset: 0 });
+    expect({ at, positive: total.clicks > 0, uniquesInRange: total.uniques >= 0 && total.uniques <= total.clicks }).toEqual({ at, positive: true, uniquesInRange: true });
+    if (total.bot === 1) expect({ at, uniques: total.uniques }).toEqual({ at, uniques: 0 });
+    expect({ at, wholePairs: data.byteLength % 8 }).toEqual({ at, wholePairs: 0 });
+    const counts = decodeCounts(data);
+    expect({ at, pairs: counts.size }).toEqual({ at, pairs: data.byteLength / 8 }); // no id twice
+    totals.push(total);
+    for (const [id, clicks] of counts) {
+      const name = names.get(id);
+      expect({ at, id, known: name !== undefined, clicks: clicks > 0 }).toEqual({ at, id, known: true, clicks: true });
+      const { scope, grain, start, bot } = total;
+      out.push({ scope, grain, start, bot, dim: name!.dim, key: name!.key, value: name!.value, clicks });
+    }
+  }
+  return { totals: totals.sort(byBucket), rows: out.sort(byRow) };
+}
+
+/** A breakdown of the raw clicks: its key and value expressions over `c` (and `j`, json_each of the params). */
+const RAW_DIMS: { dim: string; key: string; value: string; from?: string; where?: string; workspaceOnly?: true }[] = [
+  { dim: 'country', key: "''", value: "coalesce(c.country, '')" },
+  { dim: 'city', key: "coalesce(c.country, '')", value: "coalesce(c.city, '')" },
+  { dim: 'device', key: "''", value: "coalesce(c.device, '')" },
+  { dim: 'os', key: "''", value: "coalesce(c.os, '')" },
+  { dim: 'browser', key: "''", value: "coalesce(c.browser, '')" },
+  { dim: 'referrer', key: "''", value: "coalesce(c.referrer, '')" },
+  { dim: 'trafficType', key: "''", value: "coalesce(c.traffic_type, '')" },
+  { dim: 'language', key: "''", value: "coalesce(c.language, '')" },
+  { dim: 'utmSource', key: "''", value: 'j.value', from: ', json_each(c.params) j', where: "j.key = 'utm_source'" },
+  { dim: 'utmMedium', key: "''", value: 'j.value', from: ', json_each(c.params) j', where: "j.key = 'utm_medium'" },
+  { dim: 'utmCampaign', key: "''", value: 'j.value', from: ', json_each(c.params) j', where: "j.key = 'utm_campaign'" },
+  { dim: 'variant', key: "coalesce(c.variant_id, '')", value: 'c.variant_code', where: 'c.variant_code IS NOT NULL' },
+  { dim: 'param', key: 'j.key', value: 'j.value', from: ', json_each(c.params) j', where: "j.key NOT IN ('utm_source', 'utm_medium', 'utm_campaign')" },
+  { dim: 'link', key: "''", value: 'c.link_id', workspaceOnly: true },
+];
+
+/**
+ * What the buckets must hold, recomputed from the raw `clicks` table alone: every click counted
+ * in its link's and the workspace's ('') hour and day, clicks and uniques (first visit of the
+ * day, humans only) per bucket, and per bucket every breakdown value's clicks (`link` in
+ * workspace buckets only). Same shape and order as readBuckets.
+ */
+export function bucketsFromRawClicks(t: TestApp, filter: BucketFilter = {}): DecodedBuckets {
+  const totals: BucketTotal[] = [];
+  const out: BucketRow[] = [];
+  for (const grain of filter.grain ? [filter.grain] : (['hour', 'day'] as const)) {
+    const ms = GRAIN_MS[grain];
+    const workspaces = filter.scope === undefined ? [false, true] : [filter.scope === ''];
+    for (const workspace of workspaces) {
+      const scope = workspace ? "''" : 'c.link_id';
+      const linkOnly = !workspace && filter.scope !== undefined ? 'c.link_id = ?' : '1';
+      const params = linkOnly === '1' ? [] : [filter.scope!];
+      totals.push(
+        ...rows<BucketTotal>(
+          t,
+          `SELECT ${scope} AS scope, '${grain}' AS grain, (c.timestamp / ${ms}) * ${ms} AS start, c.bot AS bot,
+                  count(*) AS clicks, sum(CASE WHEN c.bot = 0 THEN c.first_of_day ELSE 0 END) AS uniques
+           FROM clicks c WHERE ${linkOnly} GROUP BY 1, 2, 3, 4`,
+          ...params,
+        ),
+      );
+      for (const d of RAW_DIMS) {
+        if (d.workspaceOnly && !workspace) continue;
+        out.push(
+          ...rows<BucketRow>(
+            t,
+            `SELECT ${scope} AS scope, '${grain}' AS grain, (c.timestamp / ${ms}) * ${ms} AS start, c.bot AS bot,
+                    '${d.dim}' AS dim, ${d.key} AS key, ${d.value} AS value, count(*) AS clicks
+             FROM clicks c${d.from ?? ''} WHERE ${linkOnly} AND ${d.where ?? '1'} GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+            ...params,
+          ),
+        );
+      }
+    }
+  }
+  return { totals: totals.sort(byBucket), rows: out.sort(byRow) };
+}
+
+/** Every bucket (all scopes, both grains) equals its recomputation from the raw clicks. */
+export function expectBucketsMatchRawClicks(t: TestApp): DecodedBuckets {
+  const actual = readBuckets(t);
+  expect(actual).toEqual(bucketsFromRawClicks(t));
+  return actual;
 }

@@ -1,0 +1,344 @@
+/**
+ * Analytics benchmark (issue 4): statistics, the clicks list and the CSV export at ten million
+ * clicks. Run: bun run bench:stats [--clicks 10000000] [--links 10000] [--days 90] [--runs 30]
+ *   [--dir <folder>] [--reseed]
+ *
+ * Seeding: every click goes through the real app (app.handle: the redirect hook, the click
+ * buffer) and the real flush (ClickFlusher -> ClickStore: enrichment with the bundled DB-IP
+ * database, visitor hashing, one transaction per batch of 2,000). The clock is simulated so the
+ * clicks spread over the last `days` days in time order. Writing is inline (not the writer
+ * Worker) only because the Worker reads the system clock, under which 90-day-old clicks would
+ * lose their visitor salts between batches. The seeded database is kept in --dir and reused by
+ * the next run with the same parameters (seeding 10M clicks takes several minutes).
+ *
+ * Measuring: a real HTTP server on the seeded file, a read key, warm-up calls, then --runs
+ * timed calls per endpoint (p50/p95), each next to a baseline from the same run: the same
+ * question answered the naive way, by scanning raw clicks in SQL. The export streams the busy
+ * link's clicks (over a million) while RSS is sampled every 20 ms.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { openDatabase } from '../../src/db/client';
+import { migrateDatabase } from '../../src/db/migrate';
+import { createDeps, type Deps } from '../../src/deps';
+import { fixedClock } from '../../src/lib/clock';
+import { DAY_MS } from '../../src/lib/time';
+import { encodeClickCursor } from '../../src/modules/analytics/clicks';
+import { createAccount } from '../../src/modules/auth/accounts';
+import { createApiKey } from '../../src/modules/auth/keys';
+import { MAX_BATCH } from '../../src/modules/clicks/flusher';
+import { createLink } from '../../src/modules/links/service';
+import { createVariant } from '../../src/modules/variants/service';
+
+const { values: args } = parseArgs({
+  options: {
+    clicks: { type: 'string', default: '10000000' },
+    links: { type: 'string', default: '10000' },
+    days: { type: 'string', default: '90' },
+    runs: { type: 'string', default: '30' },
+    dir: { type: 'string', default: join(tmpdir(), 'slink-bench-stats') },
+    reseed: { type: 'boolean', default: false },
+  },
+});
+const CLICKS = Number(args.clicks);
+const LINKS = Number(args.links);
+const DAYS = Number(args.days);
+const RUNS = Number(args.runs);
+const DIR = args.dir!;
+const DB = join(DIR, 'stats.db');
+const MARK = join(DIR, 'seed.json');
+/** Share of all clicks on the busy link: enough for a million-row export. */
+const BUSY_SHARE = 0.11;
+
+const env = (dbPath: string) =>
+  loadConfig({ SLINK_DB: dbPath, SLINK_TRUST_PROXY: '1', SLINK_SHORT_HOST: 'https://sl.bench', SLINK_APP_HOST: 'https://app.sl.bench', SLINK_RATE_LIMIT: '1000000' });
+const quiet = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
+
+// ---- the traffic: deterministic pseudo-random, realistic mixes -------------------------
+
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = a;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rand = prng(20261121);
+
+/** Picks from weighted items by a cumulative table. */
+function weighted<T>(items: [T, number][]): () => T {
+  const total = items.reduce((s, [, w]) => s + w, 0);
+  const cumulative: number[] = [];
+  let sum = 0;
+  for (const [, w] of items) cumulative.push((sum += w / total));
+  return () => {
+    const r = rand();
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid]! < r) lo = mid + 1;
+      else hi = mid;
+    }
+    return items[lo]![0];
+  };
+}
+
+const agent = weighted<string>([
+  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36', 28],
+  ['Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1', 22],
+  ['Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36', 14],
+  ['Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15', 9],
+  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.0.0', 5],
+  ['Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0', 3],
+  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:127.0) Gecko/20100101 Firefox/127.0', 3],
+  ['Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1', 3],
+  ['Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/25.0 Chrome/121.0.0.0 Mobile Safari/537.36', 3],
+  ['Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', 3],
+  ['facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)', 2],
+  ['Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)', 1.5],
+  ['Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)', 1],
+  ['curl/8.4.0', 1],
+  ['python-requests/2.32.3', 0.5],
+]);
+const referrer = weighted<string | null>([
+  [null, 40], ['https://www.google.com/', 14], ['https://t.co/abc', 8], ['https://www.facebook.com/', 6], ['https://www.linkedin.com/feed/', 4],
+  ['https://news.ycombinator.com/item?id=1', 3], ['https://www.reddit.com/r/programming/', 3], ['https://mail.google.com/mail/u/0/', 3],
+  ['https://www.bing.com/search?q=x', 2], ['https://duckduckgo.com/', 2], ['https://outlook.live.com/mail/', 1],
+  ...Array.from({ length: 300 }, (_, i) => [`https://blog${i}.example.org/post/${i}`, 14 / 300] as [string, number]),
+]);
+const language = weighted<string | null>([
+  ['en-US,en;q=0.9', 38], ['en-GB,en;q=0.8', 10], ['de-DE,de;q=0.9', 9], ['fr-FR,fr;q=0.9', 7], ['es-ES,es;q=0.9', 6], ['pt-BR,pt;q=0.9', 5],
+  ['ja-JP,ja;q=0.9', 4], ['it-IT', 3], ['nl-NL', 3], ['pl-PL', 2], ['zh-CN,zh;q=0.9', 3], ['ko-KR', 2], ['sv-SE', 1], ['tr-TR', 1], [null, 6],
+]);
+
+/** A pool of public IPv4 addresses, chosen with a skew (some visitors come back often). */
+const ADDRESSES = (() => {
+  const pool: string[] = [];
+  while (pool.length < 40_000) {
+    const n = (rand() * 0xffffffff) >>> 0;
+    const a = n >>> 24;
+    const b = (n >>> 16) & 255;
+    if (a === 0 || a === 10 || a === 127 || a >= 224 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b < 32) || (a === 192 && b === 168)) continue;
+    pool.push(`${a}.${b}.${(n >>> 8) & 255}.${n & 255}`);
+  }
+  return pool;
+})();
+const address = () => ADDRESSES[Math.floor(rand() * rand() * ADDRESSES.length)]!;
+
+/** Link 0 gets BUSY_SHARE of the clicks; the rest follow a Zipf law (s = 1) over the other links. */
+function linkPicker(n: number): () => number {
+  const others = weighted(Array.from({ length: n - 1 }, (_, i) => [i + 1, 1 / (i + 1)] as [number, number]));
+  return () => (rand() < BUSY_SHARE ? 0 : others());
+}
+
+// ---- seeding --------------------------------------------------------------------------
+
+interface SeedMark {
+  clicks: number;
+  links: number;
+  days: number;
+  end: number;
+  busyId: string;
+  seconds: number;
+}
+
+async function seed(): Promise<SeedMark> {
+  rmSync(DIR, { recursive: true, force: true });
+  mkdirSync(DIR, { recursive: true });
+  const end = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  const start = end - DAYS * DAY_MS;
+  const clock = fixedClock(start - DAY_MS);
+  const db = openDatabase(DB);
+  migrateDatabase(db);
+  const deps = createDeps({ db, config: env(DB), clock, log: quiet });
+  const app = createApp(deps);
+  const sources = ['newsletter', 'twitter', 'linkedin', 'partner', 'ads'];
+  const mediums = ['email', 'social', 'cpc', 'referral'];
+  const slugs: string[] = [];
+  const variantLinks = new Set<number>();
+  let busyId = '';
+  db.$client.transaction(() => {
+    for (let i = 0; i < LINKS; i++) {
+      const params: Record<string, string> = {};
+      if (i % 3 === 0) {
+        params.utm_source = sources[i % sources.length]!;
+        params.utm_medium = mediums[i % mediums.length]!;
+        params.utm_campaign = `campaign-${i % 60}`;
+      }
+      if (i % 5 === 0) params.ref = `partner-${i % 40}`;
+      const link = createLink(deps, { superuser: true }, { destination: `https://example.com/p/${i}`, slug: `s${i}`, params });
+      if (i === 0) busyId = link.id;
+      if (i % 10 === 0) {
+        createVariant(deps, link.id, { code: 'a', params: { utm_content: 'a' } });
+        createVariant(deps, link.id, { code: 'b', params: { utm_content: 'b' } });
+        variantLinks.add(i);
+      }
+      slugs.push(link.slug);
+    }
+  })();
+  const pickLink = linkPicker(LINKS);
+  const began = performance.now();
+  const step = (DAYS * DAY_MS) / CLICKS;
+  for (let i = 0; i < CLICKS; i++) {
+    // Time order, with a daily swell (more clicks in the afternoon UTC).
+    const base = start + i * step;
+    clock.set(Math.floor(base));
+    const li = pickLink();
+    const r = rand();
+    const code = variantLinks.has(li) ? (r < 0.3 ? '/a' : r < 0.5 ? '/b' : r < 0.51 ? '/zz' : '') : '';
+    const headers: Record<string, string> = { 'user-agent': agent(), 'x-forwarded-for': address() };
+    const ref = referrer();
+    if (ref) headers.referer = ref;
+    const lang = language();
+    if (lang) headers['accept-language'] = lang;
+    const res = await app.handle(new Request(`https://sl.bench/${slugs[li]}${code}`, { headers }));
+    if (res.status !== 302) throw new Error(`seeding: ${res.status} for /${slugs[li]}${code}`);
+    if (deps.clicks.buffer.length >= MAX_BATCH) {
+      if (!(await deps.clicks.flusher.flush())) throw new Error('seeding: a flush failed');
+    }
+    if ((i + 1) % 500_000 === 0) {
+      const s = (performance.now() - began) / 1000;
+      console.log(`  seeded ${(i + 1).toLocaleString('en')} clicks in ${s.toFixed(0)} s (${Math.round((i + 1) / s).toLocaleString('en')}/s)`);
+    }
+  }
+  while (deps.clicks.buffer.length > 0) await deps.clicks.flusher.flush();
+  db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  db.$client.exec('ANALYZE');
+  db.$client.close();
+  const mark: SeedMark = { clicks: CLICKS, links: LINKS, days: DAYS, end, busyId, seconds: Math.round((performance.now() - began) / 1000) };
+  writeFileSync(MARK, JSON.stringify(mark));
+  return mark;
+}
+
+function existingSeed(): SeedMark | null {
+  if (args.reseed || !existsSync(MARK) || !existsSync(DB)) return null;
+  const mark = JSON.parse(readFileSync(MARK, 'utf8')) as SeedMark;
+  return mark.clicks === CLICKS && mark.links === LINKS && mark.days === DAYS ? mark : null;
+}
+
+// ---- measuring ------------------------------------------------------------------------
+
+function pct(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+async function timeGet(base: string, key: string, path: string, runs: number): Promise<{ p50: number; p95: number; bytes: number }> {
+  const times: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < runs + 3; i++) {
+    const t0 = performance.now();
+    const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const body = await res.text();
+    const ms = performance.now() - t0;
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 200)}`);
+    bytes = body.length;
+    if (i >= 3) times.push(ms); // the first three warm caches
+  }
+  return { p50: pct(times, 50), p95: pct(times, 95), bytes };
+}
+
+function timeSql(deps: Deps, sql: string, params: (string | number)[], runs: number): number {
+  const times: number[] = [];
+  const stmt = deps.db.$client.query(sql);
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    stmt.all(...(params as never[]));
+    times.push(performance.now() - t0);
+  }
+  return pct(times, 50);
+}
+
+const mb = (bytes: number) => bytes / 1024 / 1024;
+
+async function measure(mark: SeedMark) {
+  const db = openDatabase(DB);
+  migrateDatabase(db);
+  const deps = createDeps({ db, config: env(DB), clock: fixedClock(mark.end - 1), log: quiet });
+  const account = await createAccount(deps, { email: `bench${Date.now()}@example.com`, password: 'benchmark password', superuser: false });
+  const { key } = createApiKey(deps, { accountId: account.id, scope: 'read', expiresAt: null, name: 'bench' });
+  const server = createApp(deps).listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
+  const base = `http://127.0.0.1:${server.server!.port}/api/v1`;
+  const sqlite = db.$client;
+  const count = (sql: string, ...p: (string | number)[]) => (sqlite.query(sql).get(...(p as never[])) as { n: number }).n;
+  const total = count('SELECT count(*) AS n FROM clicks');
+  const busy = mark.busyId;
+  const busyClicks = count('SELECT count(*) AS n FROM clicks WHERE link_id = ?', busy);
+  const buckets = count('SELECT count(*) AS n FROM rollup_buckets');
+  const values = count('SELECT count(*) AS n FROM rollup_values');
+  const from90 = (Math.floor((mark.end - 1) / DAY_MS) - 89) * DAY_MS;
+  const from24 = Math.floor((mark.end - 1) / 3_600_000) * 3_600_000 - 23 * 3_600_000;
+  // A deep page: the cursor after the 500,000th newest click of the busy link (or its middle).
+  const deepAt = Math.min(500_000, Math.floor(busyClicks / 2));
+  const deep = sqlite
+    .query<{ timestamp: number; id: number }, [string, number]>('SELECT timestamp, id FROM clicks WHERE link_id = ? ORDER BY timestamp DESC, id DESC LIMIT 1 OFFSET ?')
+    .get(busy, deepAt - 1);
+  const deepCursor = deep ? encodeClickCursor(deep) : '';
+  console.log(`\n${total.toLocaleString('en')} clicks (${busyClicks.toLocaleString('en')} on the busy link), ${buckets.toLocaleString('en')} rollup buckets, ${values.toLocaleString('en')} breakdown values\n`);
+
+  const naiveRuns = 3;
+  const rows: string[] = [];
+  const stat = async (label: string, path: string, naiveSql: string | null, naiveParams: (string | number)[]) => {
+    const r = await timeGet(base, key, path, RUNS);
+    const naive = naiveSql ? timeSql(deps, naiveSql, naiveParams, naiveRuns) : null;
+    const ratio = naive ? ` | ${naive.toFixed(0)} ms | ${(r.p50 / naive).toFixed(4)}x` : ' | n/a | n/a';
+    rows.push(`| ${label} | ${r.p50.toFixed(1)} ms | ${r.p95.toFixed(1)} ms | ${(r.bytes / 1024).toFixed(0)} KB${ratio} |`);
+    console.log(rows[rows.length - 1]);
+  };
+  console.log('| call | p50 | p95 | body | baseline: one breakdown (country) by scanning raw clicks | p50 / baseline |\n|---|---|---|---|---|---|');
+  const byCountry = 'SELECT country, count(*) FROM clicks WHERE timestamp >= ? AND bot = 0 GROUP BY country';
+  const linkByCountry = 'SELECT country, count(*) FROM clicks WHERE link_id = ? AND timestamp >= ? AND bot = 0 GROUP BY country';
+  await stat('GET /workspace/stats?range=90d', '/workspace/stats?range=90d', byCountry, [from90]);
+  await stat('GET /workspace/stats?range=30d', '/workspace/stats?range=30d', null, []);
+  await stat('GET /workspace/stats?range=24h', '/workspace/stats?range=24h', byCountry, [from24]);
+  await stat('GET /links/{busy}/stats?range=90d', `/links/${busy}/stats?range=90d`, linkByCountry, [busy, from90]);
+  await stat('GET /links/{busy}/stats?range=24h', `/links/${busy}/stats?range=24h`, linkByCountry, [busy, from24]);
+  await stat('GET /links/{busy}/stats?range=90d&bots=1', `/links/${busy}/stats?range=90d&bots=1`, null, []);
+  await stat('GET /links/{busy}/clicks (first page, 50)', `/links/${busy}/clicks?range=90d`, null, []);
+  await stat(`GET /links/{busy}/clicks (limit 200, after ${deepAt.toLocaleString('en')} rows)`, `/links/${busy}/clicks?range=90d&limit=200&cursor=${deepCursor}`, null, []);
+
+  // The export: stream the busy link's clicks (bots included: over a million rows).
+  Bun.gc(true);
+  const rssBefore = process.memoryUsage().rss;
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+  }, 20);
+  const t0 = performance.now();
+  const res = await fetch(`${base}/links/${busy}/export.csv?range=all&bots=1`, { headers: { authorization: `Bearer ${key}` } });
+  let lines = 0;
+  let bytes = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.byteLength;
+    for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) lines++;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  const exported = lines - 1;
+  // Baseline: the same rows read straight from SQLite, no CSV, no HTTP.
+  const t1 = performance.now();
+  let raw = 0;
+  for (const _ of sqlite.query('SELECT * FROM clicks WHERE link_id = ? ORDER BY timestamp DESC, id DESC').iterate(busy)) raw++;
+  const rawSeconds = (performance.now() - t1) / 1000;
+  const rate = exported / seconds;
+  const rawRate = raw / rawSeconds;
+  console.log(`\n| export | rows | MB | rows/s | baseline: rows/s of a bare SQLite read of the same rows | rate / baseline | RSS growth |\n|---|---|---|---|---|---|---|`);
+  console.log(
+    `| GET /links/{busy}/export.csv?range=all&bots=1 | ${exported.toLocaleString('en')} | ${mb(bytes).toFixed(0)} | ${Math.round(rate).toLocaleString('en')} | ${Math.round(rawRate).toLocaleString('en')} | ${(rate / rawRate).toFixed(2)}x | ${mb(rssPeak - rssBefore).toFixed(1)} MB |`,
+  );
+  if (exported !== busyClicks) throw new Error(`export returned ${exported} rows, the link has ${busyClicks}`);
+  await server.stop(true);
+  db.$client.close();
+}
+
+const mark = existingSeed() ?? (console.log(`seeding ${CLICKS.toLocaleString('en')} clicks over ${DAYS} days across ${LINKS.toLocaleString('en')} links into ${DB} ...`), await seed());
+console.log(`seed: ${mark.clicks.toLocaleString('en')} clicks, ${mark.links.toLocaleString('en')} links, ${mark.days} days (seeded in ${mark.seconds} s)`);
+await measure(mark);
