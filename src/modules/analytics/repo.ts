@@ -1,6 +1,7 @@
 /** Read side of the rollups and raw clicks: plain bun:sqlite queries (compiled once, cached by Bun). */
 import type { Database } from 'bun:sqlite';
 import type { Grain } from '../clicks/rollups';
+import type { StoredClick } from '../clicks/table';
 
 export interface BucketRow {
   start: number;
@@ -64,24 +65,8 @@ export function slugsOf(sqlite: Database, ids: string[]): Map<string, string> {
   return new Map(rows.map((r) => [r.id, r.slug]));
 }
 
-export interface ClickRow {
-  id: number;
-  link_id: string;
-  timestamp: number;
-  variant_code: string | null;
-  variant_id: string | null;
-  destination: string;
-  params: string;
-  country: string | null;
-  city: string | null;
-  device: string | null;
-  os: string | null;
-  browser: string | null;
-  referrer: string | null;
-  traffic_type: string | null;
-  language: string | null;
-  bot: number;
-}
+/** A raw click as stored (column names). */
+export type ClickRow = StoredClick;
 
 /** Where a page of clicks ends: newest first, so the next page holds keys below (timestamp, id). */
 export interface ClickKey {

@@ -5,26 +5,10 @@
  */
 import type { Database } from 'bun:sqlite';
 import { RollupValues } from './rollup-values';
+import type { StoredClick } from './table';
 import { RollupAccumulator, RollupStore, type RollupClick } from './rollups';
 
-interface RawRow {
-  id: number;
-  link_id: string;
-  timestamp: number;
-  bot: number;
-  variant_code: string | null;
-  variant_id: string | null;
-  params: string;
-  country: string | null;
-  city: string | null;
-  device: string | null;
-  os: string | null;
-  browser: string | null;
-  referrer: string | null;
-  traffic_type: string | null;
-  language: string | null;
-  first_of_day: number;
-}
+type RawRow = Omit<StoredClick, 'destination'> & { first_of_day: number };
 
 const CHUNK = 20_000;
 

@@ -91,3 +91,23 @@ export const visitorSalts = sqliteTable('visitor_salts', {
   day: integer('day').primaryKey(),
   salt: text('salt').notNull(),
 });
+
+/** A raw click row as bun:sqlite returns it (SQL column names), for the readers that bypass drizzle. */
+export interface StoredClick {
+  id: number;
+  link_id: string;
+  timestamp: number;
+  variant_code: string | null;
+  variant_id: string | null;
+  destination: string;
+  params: string;
+  country: string | null;
+  city: string | null;
+  device: string | null;
+  os: string | null;
+  browser: string | null;
+  referrer: string | null;
+  traffic_type: string | null;
+  language: string | null;
+  bot: number;
+}
