@@ -3,7 +3,7 @@
  * the CONTRACT's click record fields in its order. The export reads in pages of its own, each
  * its own short read, so a million-row export neither holds memory nor blocks WAL checkpoints.
  */
-import type { Database } from 'bun:sqlite';
+import { Database } from 'bun:sqlite';
 import { invalid } from '../../lib/errors';
 import { csvLine } from './csv';
 import type { Click } from './model';
@@ -85,7 +85,12 @@ export function listClicks(src: ClickSource, w: Window, limit: number, cursor: s
   };
 }
 
-const EXPORT_PAGE = 5000;
+/**
+ * Rows per page of the export. Small pages keep each step's garbage small; measured on a
+ * 1.1M-row export, 1,000-row pages with a GC hint per page peaked 43 MB above the start
+ * (5,000-row pages without the hint: 155 MB) at the same speed.
+ */
+export const EXPORT_PAGE = 1000;
 
 /** A CSV row straight from the stored row: params are already JSON text, no parse and re-serialise. */
 function csvRecord(src: ClickSource, r: ClickRow): string {
@@ -102,8 +107,14 @@ function csvRecord(src: ClickSource, r: ClickRow): string {
  */
 export function exportClicks(src: ClickSource, w: Window): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let next: ClickRow[] | null = readClickPage(src.sqlite, src.linkId, w.from, firstKey(w), w.bots, EXPORT_PAGE);
+  const reader = exportReader(src.sqlite);
+  const page = (before: ClickKey) => readClickPage(reader, src.linkId, w.from, before, w.bots, EXPORT_PAGE);
+  let next: ClickRow[] | null = page(firstKey(w));
   let headerSent = false;
+  const finish = () => {
+    next = null;
+    if (reader !== src.sqlite) reader.close();
+  };
   return new ReadableStream<Uint8Array>(
     {
       pull(controller) {
@@ -114,16 +125,35 @@ export function exportClicks(src: ClickSource, w: Window): ReadableStream<Uint8A
         }
         const rows = next;
         if (rows === null || rows.length === 0) {
+          finish();
           controller.close();
           return;
         }
         let text = '';
         for (const r of rows) text += csvRecord(src, r);
         controller.enqueue(encoder.encode(text));
+        // JavaScriptCore collects lazily and does not count the encoded pages (outside its
+        // heap) as pressure, so a long export would grow the heap by hundreds of MB of dead
+        // pages. A young-generation collection hint per page keeps it flat, at no measurable cost.
+        Bun.gc(false);
         const last = rows[rows.length - 1]!;
-        next = rows.length === EXPORT_PAGE ? readClickPage(src.sqlite, src.linkId, w.from, last, w.bots, EXPORT_PAGE) : null;
+        next = rows.length === EXPORT_PAGE ? page(last) : [];
       },
+      cancel: finish,
     },
     { highWaterMark: 1 },
   );
+}
+
+/**
+ * Its own read-only connection with a small page cache: a scan of a million scattered rows
+ * would otherwise fill the shared 64 MB cache (measured: +77 MB RSS) and evict the pages the
+ * API and statistics keep hot. An in-memory database has no second connection: it shares.
+ */
+function exportReader(sqlite: Database): Database {
+  if (sqlite.filename === '' || sqlite.filename === ':memory:') return sqlite;
+  const reader = new Database(sqlite.filename, { readonly: true, strict: true });
+  reader.exec('PRAGMA busy_timeout = 5000');
+  reader.exec('PRAGMA cache_size = -2000');
+  return reader;
 }

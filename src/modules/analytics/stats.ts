@@ -137,7 +137,7 @@ function byClicks<T extends { clicks: number }>(tie: (a: T, b: T) => number) {
   return (a: T, b: T) => b.clicks - a.clicks || tie(a, b);
 }
 
-/** Code-point order with null (unknown) last: stable, locale-free tie-breaking. */
+/** JavaScript string order (UTF-16 code units) with null (unknown) last: stable, locale-free tie-breaking. */
 function compareText(a: string | null, b: string | null): number {
   if (a === b) return 0;
   if (a === null) return 1;

@@ -3,6 +3,7 @@
  * (GET /links/{id}/export.csv), with clicks made through the real redirect and flush.
  * The CSV is read with a real RFC 4180 parser (csv-parse), never split on commas.
  */
+import { EXPORT_PAGE } from '../../../src/modules/analytics/clicks';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parse } from 'csv-parse/sync';
 import { csvCell, csvLine } from '../../../src/modules/analytics/csv';
@@ -859,7 +860,7 @@ describe('GET /links/{id}/export.csv', () => {
 
 // =========================================================================================
 
-describe('a large export (more rows than one page of 5000)', () => {
+describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
   let c: Ctx;
   let link: any;
   const GROUPS = 3000;
@@ -918,7 +919,8 @@ describe('a large export (more rows than one page of 5000)', () => {
       chunks.push(decoder.decode(value, { stream: true }));
     }
     const lines = chunks.map((ch) => ch.split('\r\n').length - 1);
-    expect(lines).toEqual([1, 5000, 5000, 2000]);
+    const pages = Array.from({ length: Math.ceil(12_000 / EXPORT_PAGE) }, (_, i) => Math.min(EXPORT_PAGE, 12_000 - i * EXPORT_PAGE));
+    expect(lines).toEqual([1, ...pages]);
     expect(chunks.every((ch) => ch.endsWith('\r\n'))).toBe(true);
   });
 
@@ -928,8 +930,10 @@ describe('a large export (more rows than one page of 5000)', () => {
     expect(records.filter((r) => r[16] === 'true')).toHaveLength(500);
   });
 
-  test('windows of exactly 5,000 and 10,000 rows (the last page full) and 5,004', async () => {
-    for (const [groups, rowsWanted] of [[1250, 5000], [2500, 10_000], [1251, 5004]] as const) {
+  test('windows of exactly one and two pages (the last page full) and one page + 4 rows', async () => {
+    // Four clicks per millisecond group: a window of n groups holds 4n rows.
+    for (const rowsWanted of [EXPORT_PAGE, 2 * EXPORT_PAGE, EXPORT_PAGE + 4]) {
+      const groups = rowsWanted / 4;
       const from = BASE + (GROUPS - groups) * 10;
       const { res, records } = await exportCsv(c, link.id, { from });
       expect(records).toHaveLength(rowsWanted);
@@ -968,10 +972,8 @@ describe('a large export (more rows than one page of 5000)', () => {
     c.t.clock.set(T0);
   });
 
-  // Fails against src as of writing: the export's snapshot is the key (to, MAX_SAFE_INTEGER),
-  // by time only, and the first page is read only when the client takes it. A click written
-  // after the response went out but in the millisecond of `to` is above no key and joins the
-  // export. Capping the id at the start (or reading the first page eagerly) would close it.
+  // The export reads its first page when it is asked for, so a click written after the
+  // response went out, even in the millisecond of `to`, sorts above that page and never joins.
   test('a click recorded after the export started, in the same millisecond as its start, is not in it', async () => {
     const n = humans.length;
     c.t.clock.set(T0);
