@@ -33,6 +33,7 @@ import { createApiKey } from '../../src/modules/auth/keys';
 import { MAX_BATCH } from '../../src/modules/clicks/flusher';
 import { createLink } from '../../src/modules/links/service';
 import { createVariant } from '../../src/modules/variants/service';
+import { prng } from '../helpers/random';
 
 const { values: args } = parseArgs({
   options: {
@@ -61,16 +62,6 @@ const quiet = { info: () => {}, error: (m: string, e?: unknown) => console.error
 
 // ---- the traffic: deterministic pseudo-random, realistic mixes -------------------------
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(20261121);
 
 /** Picks from weighted items by a cumulative table. */

@@ -13,11 +13,12 @@ export function countsView(blob: Uint8Array): Uint32Array {
   return new Uint32Array(blob.slice().buffer, 0, blob.byteLength >>> 2);
 }
 
-export function decodeCounts(blob: Uint8Array | null, into: Counts = new Map()): Counts {
-  if (!blob) return into;
+export function decodeCounts(blob: Uint8Array | null): Counts {
+  const counts: Counts = new Map();
+  if (!blob) return counts;
   const view = countsView(blob);
-  for (let i = 0; i + 1 < view.length; i += 2) into.set(view[i]!, (into.get(view[i]!) ?? 0) + view[i + 1]!);
-  return into;
+  for (let i = 0; i + 1 < view.length; i += 2) counts.set(view[i]!, view[i + 1]!);
+  return counts;
 }
 
 /** Zero and negative counts are dropped: a value nobody clicked takes no space. */

@@ -12,6 +12,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import { DAY_MS, hourStart, utcDay } from '../../lib/time';
 import { decodeCounts, encodeCounts, mergeCounts, type Counts } from './rollup-codec';
+import type { EnrichedClick } from './enrich';
 import type { RollupValues } from './rollup-values';
 
 export const ROLLUP_DIMS = [
@@ -36,23 +37,14 @@ export type Grain = 'hour' | 'day';
 /** The scope of workspace-wide buckets (link ids are never empty). */
 export const WORKSPACE = '';
 
-/** The facts of a click the rollups count: an EnrichedClick, or a raw clicks row when rebuilding. */
-export interface RollupClick {
-  linkId: string;
-  time: number;
-  bot: boolean;
-  code: string | null;
-  variantId: string | null;
-  params: Readonly<Record<string, string>>;
-  country: string | null;
-  city: string | null;
-  device: string | null;
-  os: string | null;
-  browser: string | null;
-  referrer: string | null;
-  trafficType: string | null;
-  language: string | null;
-}
+/**
+ * The facts of a click the rollups count: an EnrichedClick, or a raw clicks row when rebuilding
+ * (whose stored traffic type is a plain, possibly null, string).
+ */
+export type RollupClick = Pick<
+  EnrichedClick,
+  'linkId' | 'time' | 'bot' | 'code' | 'variantId' | 'params' | 'country' | 'city' | 'device' | 'os' | 'browser' | 'referrer' | 'language'
+> & { trafficType: string | null };
 
 /** Params with their own breakdown, so they are not repeated under `param`. */
 const UTM_DIMS: Readonly<Record<string, RollupDim>> = Object.assign(Object.create(null), {

@@ -116,21 +116,7 @@ export function reopen(t: TestApp): TestApp {
   return { app: createApp(deps), deps, clock: t.clock, dir: t.dir, errors, close: () => db.$client.close() };
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so a failing run can be replayed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-export function pick<T>(rand: () => number, items: readonly T[]): T {
-  return items[Math.floor(rand() * items.length)]!;
-}
+export { pick, prng } from '../../helpers/random';
 
 // ---------------------------------------------------------------------------------------
 // Rollup buckets, decoded, and the same recomputed from the raw clicks.
