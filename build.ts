@@ -15,8 +15,12 @@ rmSync(outfile, { force: true });
 
 const started = performance.now();
 const result = await Bun.build({
-  // The click writer runs in a Worker: its entry must be bundled into the executable too.
-  entrypoints: [join(root, 'src', 'index.ts'), join(root, 'src', 'modules', 'clicks', 'writer-worker.ts')],
+  // The click writer and the export run in Workers: their entries are bundled in too.
+  entrypoints: [
+    join(root, 'src', 'index.ts'),
+    join(root, 'src', 'modules', 'clicks', 'writer-worker.ts'),
+    join(root, 'src', 'modules', 'analytics', 'export-worker.ts'),
+  ],
   compile: { outfile },
   target: 'bun',
   minify: false,

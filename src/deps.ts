@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Clock } from './lib/clock';
 import { createClickPipeline, type ClickPipeline, type PipelineOptions } from './modules/clicks/pipeline';
+import { ExportHost } from './modules/analytics/export-host';
 import { RollupValues } from './modules/clicks/rollup-values';
 import { LinkIndex } from './modules/redirect/link-index';
 
@@ -30,6 +31,8 @@ export interface Deps extends BaseDeps {
   clicks: ClickPipeline;
   /** Names of rollup breakdown values by id, for the statistics (refreshed as the writer adds). */
   rollupValues: RollupValues;
+  /** Runs CSV exports off the event loop (a Worker started at the first export); close() ends it. */
+  exports: ExportHost;
 }
 
 /** Builds the in-memory parts on an open, migrated database: the click pipeline and the slug index. */
@@ -37,5 +40,5 @@ export function createDeps(base: BaseDeps, options: PipelineOptions = {}): Deps 
   const clicks = createClickPipeline(base, options);
   const linkIndex = new LinkIndex(base.db, clicks.buffer);
   linkIndex.loadAll();
-  return { ...base, linkIndex, clicks, rollupValues: new RollupValues(base.db.$client) };
+  return { ...base, linkIndex, clicks, rollupValues: new RollupValues(base.db.$client), exports: new ExportHost(base.db.$client, base.log) };
 }

@@ -52,6 +52,7 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
     (stopping ??= (async () => {
       // Stop accepting and let in-flight redirects finish, so every click is in the buffer...
       await app.stop();
+      deps.exports.close();
       // ...then write all of it before the database closes.
       const flushed = await deps.clicks.flusher.stop();
       const left = deps.clicks.buffer.length;

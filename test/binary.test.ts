@@ -200,6 +200,22 @@ describe('dist/ as built: the geo database beside the binary', () => {
           const hop = await fetch(`${geoServer.base}/geo`, { redirect: 'manual', headers: { 'x-forwarded-for': address, 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36' } });
           expect(hop.status).toBe(302);
         }
+        // The export runs in its own Worker, whose entry must be inside the binary too: once
+        // the clicks are flushed, the CSV holds them, newest first.
+        const { id } = (await post.json()) as { id: string };
+        let csv = '';
+        for (let i = 0; i < 100 && csv.split('\r\n').length < 5; i++) {
+          await Bun.sleep(100);
+          const res = await fetch(`${geoServer.base}/api/v1/links/${id}/export.csv`, { headers: { authorization: `Bearer ${made.stdout.trim()}` } });
+          expect(res.status).toBe(200);
+          csv = await res.text();
+        }
+        const records = csv.split('\r\n').slice(1, -1).map((line) => line.split(','));
+        expect(records.map((r) => [r[1], r[2], r[8], r[9]])).toEqual([
+          [id, 'geo', '', ''],
+          [id, 'geo', 'DE', 'Frankfurt am Main'],
+          [id, 'geo', 'GB', 'London'],
+        ]);
         expect(await geoServer.stop()).toBe(0);
         expect(await geoServer.stdout).toContain(`geo: ${join(ROOT, 'dist')}`);
       } finally {

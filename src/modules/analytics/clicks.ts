@@ -1,19 +1,14 @@
 /**
- * Raw clicks of a link: the paged list (newest first, keyset cursor) and the CSV export, with
- * the CONTRACT's click record fields in its order. The export reads in pages of its own, each
- * its own short read, so a million-row export neither holds memory nor blocks WAL checkpoints.
+ * Raw clicks of a link: the paged list (newest first, keyset cursor) with the CONTRACT's click
+ * record fields, and the CSV export's response body (the CSV itself is built by ExportCursor,
+ * in the export Worker).
  */
-import { Database } from 'bun:sqlite';
+import type { Database } from 'bun:sqlite';
 import { invalid } from '../../lib/errors';
-import { csvLine } from './csv';
+import type { ExportChunks } from './export-host';
 import type { Click } from './model';
 import { readClickPage, type ClickKey, type ClickRow } from './repo';
 import type { Window } from './window';
-
-export const CLICK_FIELDS = [
-  'id', 'linkId', 'slug', 'timestamp', 'variantCode', 'variantKnown', 'destination', 'params', 'country', 'city',
-  'device', 'os', 'browser', 'referrer', 'trafficType', 'language', 'bot',
-] as const;
 
 /** The link a list or export is about: its slug and its variants' ids as they are now. */
 export interface ClickSource {
@@ -86,74 +81,22 @@ export function listClicks(src: ClickSource, w: Window, limit: number, cursor: s
 }
 
 /**
- * Rows per page of the export. Small pages keep each step's garbage small; measured on a
- * 1.1M-row export, 1,000-row pages with a GC hint per page peaked 43 MB above the start
- * (5,000-row pages without the hint: 155 MB) at the same speed.
+ * The CSV body: one chunk per pull, so a slow client is never sent more than the socket takes
+ * (the next chunk is already being built meanwhile, see ExportHost).
  */
-export const EXPORT_PAGE = 1000;
-
-/** A CSV row straight from the stored row: params are already JSON text, no parse and re-serialise. */
-function csvRecord(src: ClickSource, r: ClickRow): string {
-  return csvLine([
-    r.id, r.link_id, src.slug, r.timestamp, r.variant_code, variantKnown(src, r), r.destination, r.params,
-    r.country, r.city, r.device, r.os, r.browser, r.referrer, r.traffic_type, r.language, r.bot === 1,
-  ]);
-}
-
-/**
- * The CSV as a pull stream: a page is read only when the client has taken the previous one.
- * The first page is read at once, so the export starts from what existed when it was asked
- * for: a click recorded later, even in the same millisecond, sorts above it and never joins.
- */
-export function exportClicks(src: ClickSource, w: Window): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  const reader = exportReader(src.sqlite);
-  const page = (before: ClickKey) => readClickPage(reader, src.linkId, w.from, before, w.bots, EXPORT_PAGE);
-  let next: ClickRow[] | null = page(firstKey(w));
-  let headerSent = false;
-  const finish = () => {
-    next = null;
-    if (reader !== src.sqlite) reader.close();
-  };
+let memN = 0;
+export function exportStream(chunks: ExportChunks): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
-      pull(controller) {
-        if (!headerSent) {
-          headerSent = true;
-          controller.enqueue(encoder.encode(csvLine(CLICK_FIELDS)));
-          return;
-        }
-        const rows = next;
-        if (rows === null || rows.length === 0) {
-          finish();
-          controller.close();
-          return;
-        }
-        let text = '';
-        for (const r of rows) text += csvRecord(src, r);
-        controller.enqueue(encoder.encode(text));
-        // JavaScriptCore collects lazily and does not count the encoded pages (outside its
-        // heap) as pressure, so a long export would grow the heap by hundreds of MB of dead
-        // pages. A young-generation collection hint per page keeps it flat, at no measurable cost.
-        Bun.gc(false);
-        const last = rows[rows.length - 1]!;
-        next = rows.length === EXPORT_PAGE ? page(last) : [];
+      async pull(controller) {
+        const chunk = await chunks.next();
+        if (chunk === null) controller.close();
+        else controller.enqueue(chunk);
+        if (process.env.MGC && memN % Number(process.env.MGC) === 0) Bun.gc(false);
+        if (process.env.MEMX && ++memN % 100 === 0) { const m = process.memoryUsage(); console.error('main', memN, Math.round(m.rss / 1048576), 'heap', Math.round(m.heapUsed / 1048576), 'ext', Math.round(m.external / 1048576), 'ab', Math.round((m as any).arrayBuffers / 1048576)); }
       },
-      cancel: finish,
+      cancel: () => chunks.cancel(),
     },
-    { highWaterMark: 1 },
+    { highWaterMark: 0 },
   );
-}
-
-/**
- * Its own read-only connection with a small page cache: a scan of a million scattered rows
- * would otherwise fill the shared 64 MB cache (measured: +77 MB RSS) and evict the pages the
- * API and statistics keep hot. An in-memory database has no second connection: it shares.
- */
-function exportReader(sqlite: Database): Database {
-  if (sqlite.filename === '' || sqlite.filename === ':memory:') return sqlite;
-  const reader = new Database(sqlite.filename, { readonly: true, strict: true });
-  reader.exec('PRAGMA busy_timeout = 5000');
-  reader.exec('PRAGMA cache_size = -2000');
-  return reader;
 }

@@ -4,7 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { StringMapModel } from '../../http/models';
-import { CLICK_FIELDS } from './clicks';
+import { CLICK_FIELDS } from './export-cursor';
 import { BREAKDOWN_LIMIT } from './stats';
 import { RANGES } from './window';
 

@@ -97,3 +97,40 @@ export function readClickPage(
     )
     .all(linkId, before.timestamp, before.id, from, bots ? 1 : 0, limit);
 }
+
+/** The newest click id: clicks written later have higher ids (AUTOINCREMENT never reuses one). */
+export function lastClickId(sqlite: Database): number {
+  return sqlite.query<{ id: number }, []>('SELECT coalesce(max(id), 0) AS id FROM clicks').get()!.id;
+}
+
+/**
+ * A stored click as the export reads it, in CSV order (the link id and slug are the same on
+ * every row and are not read). Positional, not an object per row: a million-row export
+ * allocates every value it reads.
+ */
+export type ExportRow = [
+  id: number, timestamp: number, variantCode: string | null, variantId: string | null, destination: string, params: string,
+  country: string | null, city: string | null, device: string | null, os: string | null, browser: string | null,
+  referrer: string | null, trafficType: string | null, language: string | null, bot: number,
+];
+
+/** readClickPage for the export: the same keys and order, only clicks up to `maxId` (its snapshot). */
+export function readExportPage(
+  sqlite: Database,
+  linkId: string,
+  from: number,
+  before: ClickKey,
+  maxId: number,
+  bots: boolean,
+  limit: number,
+): ExportRow[] {
+  return sqlite
+    .query<ExportRow, [string, number, number, number, number, number, number]>(
+      `SELECT id, timestamp, variant_code, variant_id, destination, params, country, city, device, os, browser,
+         referrer, traffic_type, language, bot
+       FROM clicks
+       WHERE link_id = ? AND (timestamp, id) < (?, ?) AND timestamp >= ? AND id <= ? AND bot <= ?
+       ORDER BY timestamp DESC, id DESC LIMIT ?`,
+    )
+    .values(linkId, before.timestamp, before.id, from, maxId, bots ? 1 : 0, limit) as ExportRow[];
+}

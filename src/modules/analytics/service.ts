@@ -2,8 +2,8 @@
 import type { Deps } from '../../deps';
 import { getLinkRowOrThrow } from '../links/service';
 import { WORKSPACE } from '../clicks/rollups';
-import { exportClicks, listClicks, type ClickSource } from './clicks';
-import { firstBucketStart, slugsOf, variantCodes } from './repo';
+import { exportStream, listClicks, type ClickSource } from './clicks';
+import { firstBucketStart, lastClickId, slugsOf, variantCodes } from './repo';
 import type { Stats, WorkspaceStats } from './model';
 import { computeStats } from './stats';
 import { hourAligned, resolveWindow, type WindowQuery } from './window';
@@ -48,5 +48,16 @@ export function linkClicks(deps: Deps, id: string, query: WindowQuery & { limit?
 
 export function linkExport(deps: Deps, id: string, query: WindowQuery): { filename: string; body: ReadableStream<Uint8Array> } {
   const src = clickSource(deps, id);
-  return { filename: `${src.slug}-clicks.csv`, body: exportClicks(src, rawWindow(deps, id, query)) };
+  const w = rawWindow(deps, id, query);
+  const chunks = deps.exports.start({
+    linkId: id,
+    slug: src.slug,
+    variantIds: [...src.variantIds],
+    from: w.from,
+    to: w.to,
+    bots: w.bots,
+    // The snapshot: what is stored now, so the export is what existed when it was asked for.
+    maxId: lastClickId(deps.db.$client),
+  });
+  return { filename: `${src.slug}-clicks.csv`, body: exportStream(chunks) };
 }

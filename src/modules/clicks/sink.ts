@@ -4,6 +4,7 @@
  * enriches and writes them on its own connection and core, so the event loop that serves
  * redirects only pays for copying the batch (in slices, yielding between them).
  */
+import { workerEntry } from '../../lib/worker-entry';
 import type { WireClick } from './record';
 import type { ClickStore, WriteOutcome } from './store';
 
@@ -32,16 +33,6 @@ export class InlineSink implements ClickSink {
   async close(): Promise<void> {}
 }
 
-/**
- * The Worker's entry file. From source it sits beside this file. Inside dist/slink every module
- * is bundled into one file at the root of Bun's embedded filesystem, while the Worker entry
- * (a separate entrypoint of build.ts) keeps its path relative to src/.
- */
-function workerEntry(): string {
-  const compiled = import.meta.url.includes('$bunfs');
-  return new URL(compiled ? './modules/clicks/writer-worker.ts' : './writer-worker.ts', import.meta.url).href;
-}
-
 /** What the main thread tells the writer Worker. */
 export type WriterRequest =
   | { type: 'open'; dbPath: string; geoDb: string | null; ownHosts: string[] }
@@ -68,7 +59,7 @@ export class WorkerSink implements ClickSink {
   readonly ready: Promise<string>;
 
   constructor(options: { dbPath: string; geoDb: string | null; ownHosts: string[] }) {
-    this.worker = new Worker(workerEntry());
+    this.worker = new Worker(workerEntry('modules/clicks/writer-worker.ts'));
     let ready!: (geo: string) => void;
     let failed!: (e: Error) => void;
     this.ready = new Promise<string>((resolve, reject) => {

@@ -3,7 +3,7 @@
  * (GET /links/{id}/export.csv), with clicks made through the real redirect and flush.
  * The CSV is read with a real RFC 4180 parser (csv-parse), never split on commas.
  */
-import { EXPORT_PAGE } from '../../../src/modules/analytics/clicks';
+import { EXPORT_PAGE } from '../../../src/modules/analytics/export-cursor';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parse } from 'csv-parse/sync';
 import { csvCell, csvLine } from '../../../src/modules/analytics/csv';
@@ -972,8 +972,8 @@ describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
     c.t.clock.set(T0);
   });
 
-  // The export reads its first page when it is asked for, so a click written after the
-  // response went out, even in the millisecond of `to`, sorts above that page and never joins.
+  // The export notes the newest stored click when it is asked for, so a click written after
+  // the response went out, even in the millisecond of `to`, never joins.
   test('a click recorded after the export started, in the same millisecond as its start, is not in it', async () => {
     const n = humans.length;
     c.t.clock.set(T0);
@@ -988,5 +988,102 @@ describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
     c.t.deps.db.$client.query('DELETE FROM clicks WHERE id = ?').run(newest);
     expect(got).not.toContain(newest);
     expect(got).toHaveLength(n);
+  });
+
+  // The export runs in a Worker shared by all exports; these go through a real HTTP server.
+  describe('over HTTP, in the export Worker', () => {
+    let base: string;
+    const auth = () => ({ authorization: `Bearer ${c.key}` });
+    const url = (query = '') => `${base}/api/v1/links/${link.id}/export.csv${query}`;
+    const idsOf = (text: string) => parseCsv(text).slice(1).map((r) => Number(r[0]));
+    /** The exports the host still runs, once it has settled (cancels travel as messages). */
+    async function settledRunning(): Promise<number> {
+      for (let i = 0; i < 100 && c.t.deps.exports.running > 0; i++) await Bun.sleep(10);
+      return c.t.deps.exports.running;
+    }
+
+    beforeAll(() => {
+      c.t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
+      base = `http://127.0.0.1:${c.t.app.server!.port}`;
+    });
+    afterAll(async () => {
+      await c.t.app.stop(true);
+    });
+
+    test('a whole export through a socket: every row, in order; nothing left running', async () => {
+      const res = await fetch(url('?bots=1'), { headers: auth() });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+      expect(idsOf(await res.text())).toEqual(all);
+      expect(await settledRunning()).toBe(0);
+    });
+
+    test('a client that leaves after the first chunks: the export is dropped, the next one is whole', async () => {
+      const abort = new AbortController();
+      const res = await fetch(url(), { headers: auth(), signal: abort.signal });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      const first = await reader.read();
+      expect(first.done).toBe(false);
+      expect(new TextDecoder().decode(first.value)).toStartWith(HEADER_LINE.slice(0, 10));
+      abort.abort();
+      expect(await settledRunning()).toBe(0);
+      const again = await fetch(url(), { headers: auth() });
+      expect(idsOf(await again.text())).toEqual(humans);
+    });
+
+    test('a reader that cancels after the first page stops the export there', async () => {
+      const res = await c.t.app.handle(new Request(`http://localhost/api/v1/links/${link.id}/export.csv`, { headers: auth() }));
+      const reader = res.body!.getReader();
+      for (let i = 0; i < 2; i++) expect((await reader.read()).done).toBe(false);
+      // Pages are built one ahead of the reader, never the whole export.
+      expect(c.t.deps.exports.running).toBe(1);
+      await reader.cancel();
+      expect(c.t.deps.exports.running).toBe(0);
+      const { records } = await exportCsv(c, link.id);
+      expect(records.map((r) => Number(r[0]))).toEqual(humans);
+    });
+
+    test('two exports read in turns share the Worker and each is whole', async () => {
+      const readers = await Promise.all(
+        ['', '?bots=1'].map(async (q) => {
+          const res = await fetch(url(q), { headers: auth() });
+          expect(res.status).toBe(200);
+          return res.body!.getReader();
+        }),
+      );
+      expect(c.t.deps.exports.running).toBe(2);
+      const texts = ['', ''];
+      const decoders = [new TextDecoder(), new TextDecoder()];
+      const done = [false, false];
+      while (!done[0] || !done[1]) {
+        for (const i of [0, 1]) {
+          if (done[i]) continue;
+          const { done: end, value } = await readers[i]!.read();
+          if (end) done[i] = true;
+          else texts[i] += decoders[i]!.decode(value, { stream: true });
+        }
+      }
+      expect(idsOf(texts[0]!)).toEqual(humans);
+      expect(idsOf(texts[1]!)).toEqual(all);
+      expect(await settledRunning()).toBe(0);
+    });
+
+    test('the server stopping mid-export ends it with an error (no hang); the next export starts a new Worker', async () => {
+      const res = await c.t.app.handle(new Request(`http://localhost/api/v1/links/${link.id}/export.csv`, { headers: auth() }));
+      const reader = res.body!.getReader();
+      expect((await reader.read()).done).toBe(false);
+      c.t.deps.exports.close();
+      let failed: unknown = null;
+      try {
+        for (;;) if ((await reader.read()).done) break;
+      } catch (err) {
+        failed = err;
+      }
+      expect(String(failed)).toContain('the server is stopping');
+      expect(c.t.deps.exports.running).toBe(0);
+      const { records } = await exportCsv(c, link.id);
+      expect(records.map((r) => Number(r[0]))).toEqual(humans);
+    });
   });
 });

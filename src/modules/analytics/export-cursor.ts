@@ -1,0 +1,81 @@
+/**
+ * The CSV export of one link's clicks as a sequence of chunks: the header row, then pages of
+ * EXPORT_PAGE records, newest first. Each page is its own short read (keyset paging), so a
+ * million-row export never holds a read transaction that would block WAL checkpoints. Runs
+ * in the export Worker (export-host.ts); nothing here knows of HTTP or threads.
+ */
+import type { Database } from 'bun:sqlite';
+import { csvCell, csvLine } from './csv';
+import { readExportPage, type ClickKey, type ExportRow } from './repo';
+
+/** The click record fields, in the CONTRACT's order: the list's items and the CSV's columns. */
+export const CLICK_FIELDS = [
+  'id', 'linkId', 'slug', 'timestamp', 'variantCode', 'variantKnown', 'destination', 'params', 'country', 'city',
+  'device', 'os', 'browser', 'referrer', 'trafficType', 'language', 'bot',
+] as const;
+
+/**
+ * Records per chunk. Small enough that a page's text and garbage stay well under a megabyte,
+ * large enough that the per-page query and message cost nothing measurable.
+ */
+export const EXPORT_PAGE = 1000;
+
+/** What to export: plain data, so it can be posted to the Worker. */
+export interface ExportSpec {
+  linkId: string;
+  slug: string;
+  /** Ids of the link's variants when the export was asked for (for variantKnown). */
+  variantIds: string[];
+  /** The window, epoch ms, both ends inclusive. */
+  from: number;
+  to: number;
+  bots: boolean;
+  /** The newest click id when the export was asked for: clicks written later never join. */
+  maxId: number;
+}
+
+export class ExportCursor {
+  private before: ClickKey;
+  private state: 'header' | 'rows' | 'done' = 'header';
+  private readonly variants: ReadonlySet<string>;
+  /** The link id and slug cells, the same on every record. */
+  private readonly linkCells: string;
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly spec: ExportSpec,
+  ) {
+    // Every click at or before `to` sorts below this key.
+    this.before = { timestamp: spec.to, id: Number.MAX_SAFE_INTEGER };
+    this.variants = new Set(spec.variantIds);
+    this.linkCells = `${csvCell(spec.linkId)},${csvCell(spec.slug)}`;
+  }
+
+  /** The next chunk of CSV text (the header, then a page of records), or null when the export is complete. */
+  next(): string | null {
+    if (this.state === 'header') {
+      this.state = 'rows';
+      return csvLine(CLICK_FIELDS);
+    }
+    if (this.state === 'done') return null;
+    const { sqlite, spec } = this;
+    const rows = readExportPage(sqlite, spec.linkId, spec.from, this.before, spec.maxId, spec.bots, EXPORT_PAGE);
+    if (rows.length < EXPORT_PAGE) this.state = 'done';
+    const last = rows[rows.length - 1];
+    if (last === undefined) return null;
+    this.before = { timestamp: last[1], id: last[0] };
+    let text = '';
+    for (const row of rows) text += this.record(row);
+    return text;
+  }
+
+  /** One record straight from the stored row: params are already JSON text, not parsed and re-serialised. */
+  private record(r: ExportRow): string {
+    const known = r[3] !== null && this.variants.has(r[3]);
+    return `${r[0]},${this.linkCells},${r[1]},${cell(r[2])},${known},${cell(r[4])},${cell(r[5])},${cell(r[6])},${cell(r[7])},${cell(r[8])},${cell(r[9])},${cell(r[10])},${cell(r[11])},${cell(r[12])},${cell(r[13])},${r[14] === 1}\r\n`;
+  }
+}
+
+function cell(value: string | null): string {
+  return value === null ? '' : csvCell(value);
+}
