@@ -51,8 +51,11 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   const stop = () =>
     (stopping ??= (async () => {
       // Stop accepting and let in-flight redirects finish, so every click is in the buffer...
-      await app.stop();
+      const stopped = app.stop();
+      // A running export would hold the stop for as long as its client reads; end them now
+      // (the client sees a cut-off download) so the final flush never waits on one.
       deps.exports.close();
+      await stopped;
       // ...then write all of it before the database closes.
       const flushed = await deps.clicks.flusher.stop();
       const left = deps.clicks.buffer.length;

@@ -81,10 +81,10 @@ export function listClicks(src: ClickSource, w: Window, limit: number, cursor: s
 }
 
 /**
- * The CSV body: one chunk per pull, so a slow client is never sent more than the socket takes
- * (the next chunk is already being built meanwhile, see ExportHost).
+ * The CSV body: one chunk per pull and no queue of its own (high-water mark 0), so a slow
+ * client is never sent more than the socket takes; the next chunk is already being built
+ * meanwhile (ExportHost).
  */
-let memN = 0;
 export function exportStream(chunks: ExportChunks): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
@@ -92,8 +92,6 @@ export function exportStream(chunks: ExportChunks): ReadableStream<Uint8Array> {
         const chunk = await chunks.next();
         if (chunk === null) controller.close();
         else controller.enqueue(chunk);
-        if (process.env.MGC && memN % Number(process.env.MGC) === 0) Bun.gc(false);
-        if (process.env.MEMX && ++memN % 100 === 0) { const m = process.memoryUsage(); console.error('main', memN, Math.round(m.rss / 1048576), 'heap', Math.round(m.heapUsed / 1048576), 'ext', Math.round(m.external / 1048576), 'ab', Math.round((m as any).arrayBuffers / 1048576)); }
       },
       cancel: () => chunks.cancel(),
     },
