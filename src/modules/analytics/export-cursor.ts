@@ -72,10 +72,6 @@ export class ExportCursor {
   /** One record straight from the stored row: params are already JSON text, not parsed and re-serialised. */
   private record(r: ExportRow): string {
     const known = r[3] !== null && this.variants.has(r[3]);
-    return `${r[0]},${this.linkCells},${r[1]},${cell(r[2])},${known},${cell(r[4])},${cell(r[5])},${cell(r[6])},${cell(r[7])},${cell(r[8])},${cell(r[9])},${cell(r[10])},${cell(r[11])},${cell(r[12])},${cell(r[13])},${r[14] === 1}\r\n`;
+    return `${r[0]},${this.linkCells},${r[1]},${csvCell(r[2])},${known},${csvCell(r[4])},${csvCell(r[5])},${csvCell(r[6])},${csvCell(r[7])},${csvCell(r[8])},${csvCell(r[9])},${csvCell(r[10])},${csvCell(r[11])},${csvCell(r[12])},${csvCell(r[13])},${r[14] === 1}\r\n`;
   }
-}
-
-function cell(value: string | null): string {
-  return value === null ? '' : csvCell(value);
 }
