@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests drive when they are missing: chromium (browser tests
-# through playwright-core; never a downloaded browser). Used by the README's test command and
-# by .ci/run. Needs root or sudo only when something is missing.
+# through playwright-core; never a downloaded browser), librsvg2-bin and zbar-tools (QR codes are
+# rasterised by rsvg-convert and decoded by zbarimg). Used by the README's test command and by
+# .ci/run. Needs root or sudo only when something is missing.
 set -euo pipefail
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v rsvg-convert >/dev/null 2>&1 || missing+=(librsvg2-bin)
+command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
 [ ${#missing[@]} -eq 0 ] && exit 0
 as_root=()
 [ "$(id -u)" -eq 0 ] || as_root=(sudo)

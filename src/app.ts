@@ -15,6 +15,7 @@ import { analyticsRoutes } from './modules/analytics';
 import { meRoutes } from './modules/auth';
 import { linksRoutes } from './modules/links';
 import { projectsRoutes } from './modules/projects';
+import { qrRoutes } from './modules/qr';
 import { variantsRoutes } from './modules/variants';
 import { createShortSite } from './modules/redirect';
 import { workspaceRoutes } from './modules/workspace';
@@ -71,7 +72,7 @@ export function createApp(deps: Deps) {
       return { status: 'unavailable' };
     }, { detail: { hide: true } })
     .group(API_PREFIX, (api) =>
-      api.use(meRoutes()).use(workspaceRoutes(deps)).use(linksRoutes(deps)).use(variantsRoutes(deps)).use(projectsRoutes(deps)).use(analyticsRoutes(deps)),
+      api.use(meRoutes()).use(workspaceRoutes(deps)).use(linksRoutes(deps)).use(variantsRoutes(deps)).use(projectsRoutes(deps)).use(analyticsRoutes(deps)).use(qrRoutes(deps)),
     );
 }
 

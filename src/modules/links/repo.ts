@@ -1,5 +1,6 @@
 /** Link queries and the row -> API mapping. */
 import { forgetLinkRollups } from '../clicks/rollups';
+import { shortUrlOf } from '../../lib/short-url';
 import { and, asc, count, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { projects } from '../projects/table';
@@ -65,7 +66,7 @@ export function toLinks(db: Db, shortHost: string, records: LinkRecord[]): Link[
   return records.map(({ row, projectName }) => ({
     id: row.id,
     slug: row.slug,
-    shortUrl: `${shortHost}/${row.slug}`,
+    shortUrl: shortUrlOf(shortHost, row.slug),
     destination: row.destination,
     title: row.title,
     tags: tagsByLink.get(row.id) ?? [],

@@ -1,6 +1,7 @@
 /** Variant queries and the row -> API mapping. */
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { shortUrlOf } from '../../lib/short-url';
 import type { Variant } from './model';
 import { variants, type VariantRow } from './table';
 
@@ -8,7 +9,7 @@ export function toVariant(row: VariantRow, shortHost: string, slug: string): Var
   return {
     id: row.id,
     code: row.code,
-    url: `${shortHost}/${slug}/${row.code}`,
+    url: shortUrlOf(shortHost, slug, row.code),
     params: row.params,
     clickCount: row.clickCount,
     createdAt: row.createdAt,
