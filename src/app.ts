@@ -12,6 +12,7 @@ import { docsPlugin } from './http/docs';
 import { errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
 import { RateLimiter } from './http/rate-limit';
 import { analyticsRoutes } from './modules/analytics';
+import { bulkRoutes } from './modules/bulk';
 import { meRoutes } from './modules/auth';
 import { linksRoutes } from './modules/links';
 import { projectsRoutes } from './modules/projects';
@@ -72,7 +73,7 @@ export function createApp(deps: Deps) {
       return { status: 'unavailable' };
     }, { detail: { hide: true } })
     .group(API_PREFIX, (api) =>
-      api.use(meRoutes()).use(workspaceRoutes(deps)).use(linksRoutes(deps)).use(variantsRoutes(deps)).use(projectsRoutes(deps)).use(analyticsRoutes(deps)).use(qrRoutes(deps)),
+      api.use(meRoutes()).use(workspaceRoutes(deps)).use(bulkRoutes(deps)).use(linksRoutes(deps)).use(variantsRoutes(deps)).use(projectsRoutes(deps)).use(analyticsRoutes(deps)).use(qrRoutes(deps)),
     );
 }
 

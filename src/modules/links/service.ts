@@ -50,11 +50,31 @@ export function checkProjectId(deps: Deps, projectId: string | null | undefined)
   return projectId;
 }
 
-function freshSlug(deps: Deps): string {
+/** A generated slug that is free in the database and not in `reserved` (slugs about to be taken). */
+export function freshSlug(deps: Deps, reserved?: ReadonlySet<string>): string {
   for (;;) {
     const slug = generateSlug();
-    if (!repo.slugTaken(deps.db, slug)) return slug;
+    if (!reserved?.has(slug) && !repo.slugTaken(deps.db, slug)) return slug;
   }
+}
+
+/** The row of a new link from checked fields: active, no clicks yet. */
+export function newLinkRow(
+  deps: Deps,
+  fields: Pick<LinkRow, 'slug' | 'destination' | 'title' | 'params' | 'projectId' | 'expiresAt' | 'clickLimit'>,
+): LinkRow {
+  const now = deps.clock.now();
+  return {
+    id: newId('lnk'),
+    ...fields,
+    status: 'active',
+    clickCount: 0,
+    uniqueCount: 0,
+    botCount: 0,
+    lastClickedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 function isUniqueViolation(err: unknown): boolean {
@@ -88,24 +108,15 @@ export function createLink(deps: Deps, actor: Actor, input: CreateLinkInput): Li
   } else {
     slug = freshSlug(deps);
   }
-  const now = deps.clock.now();
-  const row: LinkRow = {
-    id: newId('lnk'),
+  const row = newLinkRow(deps, {
     slug,
     destination,
     title,
-    status: 'active',
     params,
     projectId,
-    clickCount: 0,
-    uniqueCount: 0,
-    botCount: 0,
     expiresAt: input.expiresAt ?? null,
     clickLimit: input.clickLimit ?? null,
-    lastClickedAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  });
   try {
     repo.insertLink(deps.db, row, tags);
   } catch (err) {

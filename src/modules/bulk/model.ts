@@ -1,0 +1,105 @@
+/** Bulk schemas: the single source for validation, types and OpenAPI. */
+import { Type } from '@sinclair/typebox';
+import { t } from 'elysia';
+import { fieldError } from '../../http/errors';
+import { ParamsModel, StringMapModel } from '../../http/models';
+import { LINK_LIMITS, LinkModel } from '../links/model';
+import { MAX_BULK_LINES } from './parse';
+
+export const MAX_BULK_IDS = 200;
+
+const TextField = t.String({
+  description: `One URL per line, at most ${MAX_BULK_LINES} (blank lines ignored; CRLF, LF or CR). A tab after the URL makes the rest of the line its title. utm_ query keys of each URL are lifted into that link's params. A line repeated exactly is skipped.`,
+  error: fieldError('text', 'text must be a string'),
+});
+
+export const BulkTextBody = t.Object({
+  text: TextField,
+  tags: t.Optional(
+    t.Array(t.String({ maxLength: LINK_LIMITS.tagLength }), {
+      maxItems: LINK_LIMITS.tags,
+      description: 'Tags for every created link.',
+      error: fieldError('tags', `tags must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`),
+    }),
+  ),
+  projectId: t.Optional(t.Union([t.String(), t.Null()], { description: 'The project of every created link; null or omitted: unfiled.', error: fieldError('projectId', 'projectId must be a project id or null') })),
+  params: t.Optional(ParamsModel),
+  skipDuplicates: t.Optional(
+    t.Boolean({
+      description:
+        'Default true: also skip a line whose destination already exists as a link (any status), or is the destination of an earlier line of this text. Destinations are compared after utm_ keys are lifted, so lines differing only in utm_ values count as duplicates; send false to create them all.',
+      error: fieldError('skipDuplicates', 'skipDuplicates must be true or false'),
+    }),
+  ),
+});
+export type BulkTextInput = typeof BulkTextBody.static;
+
+const BULK_STATUSES = ['create', 'repeat', 'duplicate', 'invalid'] as const;
+export type BulkStatus = (typeof BULK_STATUSES)[number];
+
+export const BulkLineModel = t.Object(
+  {
+    line: Type.Integer({ description: 'Line number in the text, from 1 (blank lines counted).' }),
+    input: t.String({ description: 'The line as given, trimmed.' }),
+    status: t.UnionEnum([...BULK_STATUSES], {
+      description: 'create: becomes a link; repeat: the same line appeared earlier; duplicate: its destination already has a link (skipDuplicates); invalid: see message.',
+    }),
+    message: t.Union([t.String(), t.Null()], { description: 'Why the line is not created; null for create.' }),
+    destination: t.Union([t.String(), t.Null()], { description: 'The destination, utm_ keys removed; null when invalid or a repeat.' }),
+    title: t.Union([t.String(), t.Null()]),
+    params: t.Union([StringMapModel, t.Null()], { description: "The link's params: the request's params, then the line's utm_ values over them." }),
+    duplicateOfLine: t.Union([Type.Integer(), t.Null()], { description: 'The earlier line this one repeats or duplicates.' }),
+    duplicateOfLink: t.Union([t.String(), t.Null()], { description: 'The existing link with this destination.' }),
+  },
+  { title: 'BulkLine' },
+);
+export type BulkLine = typeof BulkLineModel.static;
+
+export const BulkPreviewModel = t.Object({
+  lines: t.Array(BulkLineModel, { description: 'Every non-blank line, in order.' }),
+  counts: t.Object({ create: Type.Integer(), repeat: Type.Integer(), duplicate: Type.Integer(), invalid: Type.Integer() }),
+});
+
+export const BulkCreateModel = t.Object({
+  created: t.Array(t.Object({ line: Type.Integer(), link: LinkModel })),
+  skipped: t.Array(BulkLineModel, { description: 'Every line not created (repeat, duplicate or invalid), in order.' }),
+  counts: t.Object({ created: Type.Integer(), repeat: Type.Integer(), duplicate: Type.Integer(), invalid: Type.Integer() }),
+});
+
+const Ids = t.Array(t.String(), {
+  minItems: 1,
+  maxItems: MAX_BULK_IDS,
+  description: `1 to ${MAX_BULK_IDS} link ids; repeats count once.`,
+  error: fieldError('ids', `ids must be an array of 1 to ${MAX_BULK_IDS} link ids`),
+});
+
+export const BulkParamsBody = t.Object({
+  ids: Ids,
+  params: ParamsModel,
+  mode: t.Optional(
+    t.UnionEnum(['merge', 'replace'], {
+      description: "merge (default): these params over each link's own; replace: exactly these params.",
+      error: fieldError('mode', 'mode must be merge or replace'),
+    }),
+  ),
+});
+export type BulkParamsInput = typeof BulkParamsBody.static;
+
+export const BulkProjectBody = t.Object({
+  ids: Ids,
+  projectId: t.Optional(t.Union([t.String(), t.Null()], { description: 'The project to move the links into; null or omitted unfiles them.', error: fieldError('projectId', 'projectId must be a project id or null') })),
+});
+export type BulkProjectInput = typeof BulkProjectBody.static;
+
+const NotFound = t.Array(t.String(), { description: 'Ids with no link, in request order; nothing was done for them.' });
+
+export const BulkParamsResult = t.Object({
+  updated: Type.Integer({ description: 'Links whose params were set.' }),
+  notFound: NotFound,
+});
+
+export const BulkProjectResult = t.Object({
+  moved: Type.Integer({ description: 'Links whose project changed.' }),
+  unchanged: Type.Integer({ description: 'Links already in that project (or already unfiled).' }),
+  notFound: NotFound,
+});

@@ -1,0 +1,141 @@
+/** Bulk verbs: many links from text, params or project for many links. No HTTP here. */
+import type { Deps } from '../../deps';
+import { AppError, invalid } from '../../lib/errors';
+import { checkParams, PARAM_LIMITS } from '../../lib/params';
+import { findProject } from '../projects/repo';
+import { normalizeDestination } from '../links/destination';
+import { LINK_LIMITS, type Link } from '../links/model';
+import { toLinks } from '../links/repo';
+import { checkProjectId, freshSlug, newLinkRow, normalizeTags, normalizeTitle } from '../links/service';
+import type { LinkRow } from '../links/table';
+import type { BulkLine, BulkParamsInput, BulkProjectInput, BulkStatus, BulkTextInput } from './model';
+import { splitBulkText } from './parse';
+import * as repo from './repo';
+
+interface Plan {
+  lines: BulkLine[];
+  tags: string[];
+  projectId: string | null;
+}
+
+function line(base: Pick<BulkLine, 'line' | 'input'>, status: BulkStatus, rest: Partial<BulkLine> = {}): BulkLine {
+  return { ...base, status, message: null, destination: null, title: null, params: null, duplicateOfLine: null, duplicateOfLink: null, ...rest };
+}
+
+/** What each line of the text becomes: the same answer for preview and create. */
+function planBulk(deps: Deps, input: BulkTextInput): Plan {
+  const requestParams = checkParams(input.params ?? {});
+  const tags = normalizeTags(input.tags);
+  const projectId = checkProjectId(deps, input.projectId);
+  const skipDuplicates = input.skipDuplicates ?? true;
+  const text = splitBulkText(input.text);
+
+  // First pass: repeats and validity, each line on its own.
+  const firstSeen = new Map<string, number>();
+  const parsed = text.map((t): BulkLine => {
+    const base = { line: t.line, input: t.input };
+    const earlier = firstSeen.get(t.input);
+    if (earlier !== undefined) return line(base, 'repeat', { message: `Repeats line ${earlier}`, duplicateOfLine: earlier });
+    firstSeen.set(t.input, t.line);
+    try {
+      if (/\s/.test(t.url)) throw invalid('text', 'A URL has no spaces; put a tab between the URL and its title');
+      const { destination, utm } = normalizeDestination(t.url, 'text');
+      const title = normalizeTitle(t.title);
+      if (title !== null && title.length > LINK_LIMITS.titleLength) throw invalid('text', `The title is longer than ${LINK_LIMITS.titleLength} characters`);
+      // The line's own utm_ values win over the request's params.
+      const params = checkParams({ ...requestParams, ...utm });
+      return line(base, 'create', { destination, title, params });
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return line(base, 'invalid', { message: err.message });
+    }
+  });
+
+  // Second pass: duplicates of existing links and of earlier lines, when asked to skip them.
+  if (skipDuplicates) {
+    const candidates = parsed.filter((l) => l.status === 'create').map((l) => l.destination!);
+    const existing = repo.linkIdsByDestination(deps.db, [...new Set(candidates)]);
+    const claimed = new Map<string, number>();
+    for (const l of parsed) {
+      if (l.status !== 'create') continue;
+      const dest = l.destination!;
+      const linkId = existing.get(dest);
+      const earlier = claimed.get(dest);
+      if (linkId !== undefined) Object.assign(l, { status: 'duplicate', message: `A link to this destination exists: ${linkId}`, duplicateOfLink: linkId });
+      else if (earlier !== undefined) Object.assign(l, { status: 'duplicate', message: `Same destination as line ${earlier}`, duplicateOfLine: earlier });
+      else claimed.set(dest, l.line);
+    }
+  }
+  return { lines: parsed, tags, projectId };
+}
+
+function countStatuses(lines: BulkLine[]): Record<BulkStatus, number> {
+  const counts: Record<BulkStatus, number> = { create: 0, repeat: 0, duplicate: 0, invalid: 0 };
+  for (const l of lines) counts[l.status]++;
+  return counts;
+}
+
+export function previewBulk(deps: Deps, input: BulkTextInput) {
+  const { lines } = planBulk(deps, input);
+  return { lines, counts: countStatuses(lines) };
+}
+
+/** Creates every `create` line in one transaction: all of them, or (on any failure) none. */
+export function createBulk(deps: Deps, input: BulkTextInput) {
+  const plan = planBulk(deps, input);
+  const taken = new Set<string>();
+  const items: { line: number; row: LinkRow; tags: string[] }[] = [];
+  for (const l of plan.lines) {
+    if (l.status !== 'create') continue;
+    const slug = freshSlug(deps, taken);
+    taken.add(slug);
+    const row = newLinkRow(deps, { slug, destination: l.destination!, title: l.title, params: l.params!, projectId: plan.projectId, expiresAt: null, clickLimit: null });
+    items.push({ line: l.line, row, tags: plan.tags });
+  }
+  repo.insertLinks(deps.db, items);
+  for (const item of items) deps.linkIndex.refresh(item.row.id);
+  const projectName = plan.projectId === null ? null : (findProject(deps.db, plan.projectId)?.name ?? null);
+  const links: Link[] = toLinks(deps.db, deps.config.shortHost, items.map((i) => ({ row: i.row, projectName })));
+  const { create, ...skips } = countStatuses(plan.lines);
+  return {
+    created: items.map((item, i) => ({ line: item.line, link: links[i]! })),
+    skipped: plan.lines.filter((l) => l.status !== 'create'),
+    counts: { created: create, ...skips },
+  };
+}
+
+/** The links of these ids that exist, and the ids that name none (request order, once each). */
+function resolveIds(deps: Deps, ids: string[]): { rows: LinkRow[]; notFound: string[] } {
+  const unique = [...new Set(ids)];
+  const rows = repo.findLinkRows(deps.db, unique);
+  const found = new Set(rows.map((r) => r.id));
+  return { rows, notFound: unique.filter((id) => !found.has(id)) };
+}
+
+export function bulkParams(deps: Deps, input: BulkParamsInput): { updated: number; notFound: string[] } {
+  const params = checkParams(input.params);
+  const replace = input.mode === 'replace';
+  const { rows, notFound } = resolveIds(deps, input.ids);
+  const now = deps.clock.now();
+  // Every link is checked before any is written: one over the limit stops the whole request.
+  const updates = rows.map((row) => {
+    const next = replace ? params : { ...row.params, ...params };
+    if (Object.keys(next).length > PARAM_LIMITS.maxKeys) {
+      throw invalid('params', `Link ${row.id} would have more than ${PARAM_LIMITS.maxKeys} params`);
+    }
+    return { id: row.id, params: next, updatedAt: Math.max(now, row.updatedAt) };
+  });
+  repo.setLinkParams(deps.db, updates);
+  // The redirect applies params from memory: refresh it.
+  for (const u of updates) deps.linkIndex.refresh(u.id);
+  return { updated: updates.length, notFound };
+}
+
+export function bulkProject(deps: Deps, input: BulkProjectInput): { moved: number; unchanged: number; notFound: string[] } {
+  const projectId = checkProjectId(deps, input.projectId);
+  const { rows, notFound } = resolveIds(deps, input.ids);
+  const now = deps.clock.now();
+  const moves = rows.filter((r) => r.projectId !== projectId).map((r) => ({ id: r.id, updatedAt: Math.max(now, r.updatedAt) }));
+  repo.setLinkProjects(deps.db, moves, projectId);
+  return { moved: moves.length, unchanged: rows.length - moves.length, notFound };
+}
