@@ -54,6 +54,8 @@ export function docsPlugin(appHost: string) {
             { name: 'Links', description: 'Short links' },
             { name: 'Variants', description: 'Second addresses of a link: {short_host}/<slug>/<code>' },
             { name: 'Projects', description: 'Folders for links' },
+            { name: 'Bulk', description: 'Many links at once: from text, params, project' },
+            { name: 'Analytics', description: 'Statistics, raw clicks and the CSV export' },
           ],
         },
       }),

@@ -35,3 +35,14 @@ export const DeletedModel = t.Object({ id: t.String(), deleted: t.Literal(true) 
 export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 415 | 429)[]) {
   return Object.fromEntries(statuses.map((s) => [s, ErrorModel]));
 }
+
+/**
+ * The same error responses written as OpenAPI objects, for routes that answer a non-JSON body
+ * (CSV, SVG) and so describe their responses in `detail` instead of `response`.
+ */
+export function errorResponses(...statuses: (400 | 401 | 404 | 429)[]) {
+  return Object.fromEntries(
+    statuses.map((s) => [s, { description: `Error (${s})`, content: { 'application/json': { schema: ErrorModel } } }]),
+  );
+}
+

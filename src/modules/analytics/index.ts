@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
-import { errors } from '../../http/models';
+import { errorResponses, errors } from '../../http/models';
 import { LinkIdParams } from '../links/model';
 import { ClickPageModel, ClicksQuery, StatsModel, StatsQuery, WorkspaceStatsModel } from './model';
 import { linkClicks, linkExport, linkStats, workspaceStats } from './service';
@@ -51,8 +51,7 @@ export function analyticsRoutes(deps: Deps) {
           description: `RFC 4180 (CRLF, quoted cells), a header row, the click fields in the order of the clicks list; params as a JSON string; newest first. Cells starting with = + - @ tab or CR get a leading '. Streamed. ${WINDOW_NOTE}`,
           responses: {
             200: { description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } },
-            400: { description: 'Bad query (invalid_request)' },
-            404: { description: 'No such link' },
+            ...errorResponses(400, 401, 404, 429),
           },
         },
       },

@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
+import { errorResponses } from '../../http/models';
 import { etagMatches } from '../../http/etag';
 import { LinkIdParams } from '../links/model';
 import { QrQuery } from './model';
@@ -30,8 +31,7 @@ export function qrRoutes(deps: Deps) {
           responses: {
             200: { description: 'image/svg+xml', content: { 'image/svg+xml': { schema: { type: 'string' } } } },
             304: { description: 'Not modified (If-None-Match matched the ETag)' },
-            400: { description: 'Bad size (invalid_request, field size)' },
-            404: { description: 'No such link, or no such variant code' },
+            ...errorResponses(400, 401, 404, 429),
           },
         },
       },
