@@ -27,7 +27,7 @@ export function qrRoutes(deps: Deps) {
         detail: {
           tags: ['Links'],
           summary: 'QR code of a link as SVG',
-          description: `Encodes the link's short URL, or with \`variant\` that variant's URL. ${MIN_QR_SIZE} to ${MAX_QR_SIZE} px (default ${DEFAULT_QR_SIZE}), a quiet zone of 4 modules. Error correction is the strongest (H, Q, M, L) that keeps the code readable at ${MIN_QR_SIZE} px for the URL's length. Sent with an ETag and \`Cache-Control: private, no-cache\`: send If-None-Match to get 304.`,
+          description: `Encodes the link's short URL, or with \`variant\` that variant's URL. ${MIN_QR_SIZE} to ${MAX_QR_SIZE} px (default ${DEFAULT_QR_SIZE}), a quiet zone of 4 modules. Error correction is the strongest (H, Q, M, L) that keeps at least 2.5 px per module at ${MIN_QR_SIZE} px for the URL's length; URLs past about 60 characters need 256 px or more to scan. Sent with an ETag and \`Cache-Control: private, no-cache\`: send If-None-Match to get 304.`,
           responses: {
             200: { description: 'image/svg+xml', content: { 'image/svg+xml': { schema: { type: 'string' } } } },
             304: { description: 'Not modified (If-None-Match matched the ETag)' },
