@@ -45,7 +45,7 @@ export const BulkLineModel = t.Object(
       description: 'create: becomes a link; repeat: the same line appeared earlier; duplicate: its destination already has a link (skipDuplicates); invalid: see message.',
     }),
     message: t.Union([t.String(), t.Null()], { description: 'Why the line is not created; null for create.' }),
-    destination: t.Union([t.String(), t.Null()], { description: 'The destination, utm_ keys removed; null when invalid or a repeat.' }),
+    destination: t.Union([t.String(), t.Null()], { description: 'The destination, utm_ keys removed; null when invalid.' }),
     title: t.Union([t.String(), t.Null()]),
     params: t.Union([StringMapModel, t.Null()], { description: "The link's params: the request's params, then the line's utm_ values over them." }),
     duplicateOfLine: t.Union([Type.Integer(), t.Null()], { description: 'The earlier line this one repeats or duplicates.' }),

@@ -31,12 +31,19 @@ function planBulk(deps: Deps, input: BulkTextInput): Plan {
   const text = splitBulkText(input.text);
 
   // First pass: repeats and validity, each line on its own.
-  const firstSeen = new Map<string, number>();
+  const firstSeen = new Map<string, BulkLine>();
+  const remember = (l: BulkLine): BulkLine => {
+    firstSeen.set(l.input, { ...l });
+    return l;
+  };
   const parsed = text.map((t): BulkLine => {
     const base = { line: t.line, input: t.input };
     const earlier = firstSeen.get(t.input);
-    if (earlier !== undefined) return line(base, 'repeat', { message: `Repeats line ${earlier}`, duplicateOfLine: earlier });
-    firstSeen.set(t.input, t.line);
+    if (earlier !== undefined) {
+      // Same text, same reading: show what the line says, but it is never created twice.
+      const { destination, title, params } = earlier;
+      return line(base, 'repeat', { message: `Repeats line ${earlier.line}`, duplicateOfLine: earlier.line, destination, title, params });
+    }
     try {
       if (/\s/.test(t.url)) throw invalid('text', 'A URL has no spaces; put a tab between the URL and its title');
       const { destination, utm } = normalizeDestination(t.url, 'text');
@@ -44,10 +51,10 @@ function planBulk(deps: Deps, input: BulkTextInput): Plan {
       if (title !== null && title.length > LINK_LIMITS.titleLength) throw invalid('text', `The title is longer than ${LINK_LIMITS.titleLength} characters`);
       // The line's own utm_ values win over the request's params.
       const params = checkParams({ ...requestParams, ...utm });
-      return line(base, 'create', { destination, title, params });
+      return remember(line(base, 'create', { destination, title, params }));
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      return line(base, 'invalid', { message: err.message });
+      return remember(line(base, 'invalid', { message: err.message }));
     }
   });
 
