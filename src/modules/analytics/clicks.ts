@@ -5,9 +5,10 @@
  */
 import type { Database } from 'bun:sqlite';
 import { invalid } from '../../lib/errors';
+import { storedDimensions } from '../clicks/table';
 import type { ExportChunks } from './export-host';
 import type { Click } from './model';
-import { readClickPage, type ClickKey, type ClickRow } from './repo';
+import { keyAbove, readClickPage, type ClickKey, type ClickRow } from './repo';
 import type { Window } from './window';
 
 /** The link a list or export is about: its slug and its variants' ids as they are now. */
@@ -32,22 +33,9 @@ function toClick(src: ClickSource, r: ClickRow): Click {
     variantCode: r.variant_code,
     variantKnown: variantKnown(src, r),
     destination: r.destination,
-    params: JSON.parse(r.params) as Record<string, string>,
-    country: r.country,
-    city: r.city,
-    device: r.device,
-    os: r.os,
-    browser: r.browser,
-    referrer: r.referrer,
-    trafficType: r.traffic_type,
-    language: r.language,
+    ...storedDimensions(r),
     bot: r.bot === 1,
   };
-}
-
-/** The first key past the window's end: every click at or before `to` is below it. */
-function firstKey(w: Window): ClickKey {
-  return { timestamp: w.to, id: Number.MAX_SAFE_INTEGER };
 }
 
 export function encodeClickCursor(key: ClickKey): string {
@@ -64,7 +52,7 @@ export function decodeClickCursor(cursor: string): ClickKey {
 }
 
 export function listClicks(src: ClickSource, w: Window, limit: number, cursor: string | undefined): { items: Click[]; cursor: string | null } {
-  let before = firstKey(w);
+  let before = keyAbove(w.to);
   if (cursor !== undefined) {
     const key = decodeClickCursor(cursor);
     // A cursor never widens the window: it can only move further back inside it.

@@ -6,7 +6,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import { csvCell, csvLine } from './csv';
-import { readExportPage, type ClickKey, type ExportRow } from './repo';
+import { keyAbove, readExportPage, type ClickKey, type ExportRow } from './repo';
 
 /** The click record fields, in the CONTRACT's order: the list's items and the CSV's columns. */
 export const CLICK_FIELDS = [
@@ -45,8 +45,7 @@ export class ExportCursor {
     private readonly sqlite: Database,
     private readonly spec: ExportSpec,
   ) {
-    // Every click at or before `to` sorts below this key.
-    this.before = { timestamp: spec.to, id: Number.MAX_SAFE_INTEGER };
+    this.before = keyAbove(spec.to);
     this.variants = new Set(spec.variantIds);
     this.linkCells = `${csvCell(spec.linkId)},${csvCell(spec.slug)}`;
   }

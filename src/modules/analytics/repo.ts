@@ -74,6 +74,11 @@ export interface ClickKey {
   id: number;
 }
 
+/** The first key past `to`: every click at or before `to` sorts below it (where paging starts). */
+export function keyAbove(to: number): ClickKey {
+  return { timestamp: to, id: Number.MAX_SAFE_INTEGER };
+}
+
 /**
  * Up to `limit` clicks of a link below `before` (newest first) and not before `from`. The row
  * value comparison lets SQLite seek the (link_id, timestamp, id) index straight to the cursor,

@@ -4,7 +4,7 @@ import { AppError, invalid } from '../../lib/errors';
 import { checkParams, PARAM_LIMITS } from '../../lib/params';
 import { findProject } from '../projects/repo';
 import { normalizeDestination } from '../links/destination';
-import { LINK_LIMITS, type Link } from '../links/model';
+import type { Link } from '../links/model';
 import { toLinks } from '../links/repo';
 import { checkProjectId, freshSlug, newLinkRow, normalizeTags, normalizeTitle } from '../links/service';
 import type { LinkRow } from '../links/table';
@@ -48,7 +48,6 @@ function planBulk(deps: Deps, input: BulkTextInput): Plan {
       if (/\s/.test(t.url)) throw invalid('text', 'A URL has no spaces; put a tab between the URL and its title');
       const { destination, utm } = normalizeDestination(t.url, 'text');
       const title = normalizeTitle(t.title);
-      if (title !== null && title.length > LINK_LIMITS.titleLength) throw invalid('text', `The title is longer than ${LINK_LIMITS.titleLength} characters`);
       // The line's own utm_ values win over the request's params.
       const params = checkParams({ ...requestParams, ...utm });
       return remember(line(base, 'create', { destination, title, params }));

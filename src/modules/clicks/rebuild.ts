@@ -5,7 +5,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import { RollupValues } from './rollup-values';
-import type { StoredClick } from './table';
+import { storedDimensions, type StoredClick } from './table';
 import { RollupAccumulator, RollupStore, type RollupClick } from './rollups';
 
 type RawRow = Omit<StoredClick, 'destination'> & { first_of_day: number };
@@ -41,20 +41,5 @@ export function rebuildRollupsIfMissing(sqlite: Database): number {
 }
 
 function toRollupClick(r: RawRow): RollupClick {
-  return {
-    linkId: r.link_id,
-    time: r.timestamp,
-    bot: r.bot === 1,
-    code: r.variant_code,
-    variantId: r.variant_id,
-    params: JSON.parse(r.params) as Record<string, string>,
-    country: r.country,
-    city: r.city,
-    device: r.device,
-    os: r.os,
-    browser: r.browser,
-    referrer: r.referrer,
-    trafficType: r.traffic_type,
-    language: r.language,
-  };
+  return { linkId: r.link_id, time: r.timestamp, bot: r.bot === 1, code: r.variant_code, variantId: r.variant_id, ...storedDimensions(r) };
 }

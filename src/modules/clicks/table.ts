@@ -111,3 +111,18 @@ export interface StoredClick {
   language: string | null;
   bot: number;
 }
+
+/** The enriched fields of a stored row under their app names (params parsed), in record order. */
+export function storedDimensions(r: Omit<StoredClick, 'id' | 'destination'>) {
+  return {
+    params: JSON.parse(r.params) as Record<string, string>,
+    country: r.country,
+    city: r.city,
+    device: r.device,
+    os: r.os,
+    browser: r.browser,
+    referrer: r.referrer,
+    trafficType: r.traffic_type,
+    language: r.language,
+  };
+}

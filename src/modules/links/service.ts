@@ -27,6 +27,8 @@ export function normalizeTitle(title: string | null | undefined): string | null 
   if (title === undefined || title === null) return null;
   const trimmed = title.trim();
   if (hasControlChars(trimmed)) throw invalid('title', 'title contains control characters');
+  // The API schema bounds it too; bulk titles come from text and only meet this check.
+  if (trimmed.length > LINK_LIMITS.titleLength) throw invalid('title', `title is longer than ${LINK_LIMITS.titleLength} characters`);
   return trimmed === '' ? null : trimmed;
 }
 

@@ -19,7 +19,7 @@ export function qrRoutes(deps: Deps) {
         // Cacheable, but revalidated every time: a renamed slug must never leave a stale code.
         const headers = { etag, 'cache-control': 'private, no-cache' };
         if (etagMatches(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
-        return new Response(svg, { headers: { ...headers, 'content-type': 'image/svg+xml' } });
+        return new Response(svg(), { headers: { ...headers, 'content-type': 'image/svg+xml' } });
       },
       {
         params: LinkIdParams,

@@ -8,13 +8,19 @@ import { findVariantByCode } from '../variants/repo';
 import type { QrInput } from './model';
 import { DEFAULT_QR_SIZE, qrSvg, qrSymbol } from './render';
 
-export interface RenderedQr {
-  svg: string;
-  /** Strong ETag of the SVG: it changes with the URL (slug, variant) and the size. */
+/**
+ * Bump when the drawing changes (render.ts): the ETag names the inputs, not the bytes, so a
+ * revalidation (304) costs no rendering.
+ */
+const DRAWING = 1;
+
+export interface LinkQr {
+  /** Strong ETag: it changes with the URL (slug, variant), the size and the drawing. */
   etag: string;
+  svg(): string;
 }
 
-export function linkQr(deps: Deps, id: string, input: QrInput): RenderedQr {
+export function linkQr(deps: Deps, id: string, input: QrInput): LinkQr {
   const link = getLinkRowOrThrow(deps, id);
   let code: string | undefined;
   if (input.variant !== undefined) {
@@ -22,6 +28,7 @@ export function linkQr(deps: Deps, id: string, input: QrInput): RenderedQr {
     if (!variant) throw notFound('variant');
     code = variant.code;
   }
-  const svg = qrSvg(qrSymbol(shortUrlOf(deps.config.shortHost, link.slug, code)), input.size ?? DEFAULT_QR_SIZE);
-  return { svg, etag: `"${sha256Hex(svg).slice(0, 32)}"` };
+  const url = shortUrlOf(deps.config.shortHost, link.slug, code);
+  const size = input.size ?? DEFAULT_QR_SIZE;
+  return { etag: `"${sha256Hex(`${DRAWING}\n${size}\n${url}`).slice(0, 32)}"`, svg: () => qrSvg(qrSymbol(url), size) };
 }
