@@ -1,0 +1,330 @@
+/**
+ * Redirect benchmark (issue 6): the real dist/slink against the limit of this box.
+ *
+ * 1. Builds dist/slink and seeds a fresh database with 100,000 links (a quarter with a variant,
+ *    a third with utm params).
+ * 2. Starts a bare Bun.serve that answers 302 from an in-memory Map of the same slugs and
+ *    locations (test/bench/bare-server.ts): what a redirect costs here when it records nothing.
+ * 3. Drives both with wrk (test/bench/redirect.lua: every link, mixed user agents with ~15%
+ *    crawlers, referrers, languages, client addresses in X-Forwarded-For), alternating bare,
+ *    Slink, bare, Slink at 64 and then 256 connections.
+ * 4. Reports requests/s, the Slink/bare ratio, p50/p99 latency, RSS idle and under load, the time
+ *    from exec of dist/slink to its first 302, how far the click writer lags behind, and whether
+ *    every redirect wrk counted is in the database after the final flush. Writes the same to
+ *    test/bench/results.md.
+ *
+ *   bun run bench [-- --seconds 10 --links 100000 --skip-build]
+ */
+import { Database } from 'bun:sqlite';
+import { cpus } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../src/config';
+import { openDatabase } from '../../src/db/client';
+import { migrateDatabase } from '../../src/db/migrate';
+import { createDeps } from '../../src/deps';
+import { systemClock } from '../../src/lib/clock';
+import { insertLinks } from '../../src/modules/bulk/repo';
+import { freshSlug, newLinkRow } from '../../src/modules/links/service';
+import { createVariant } from '../../src/modules/variants/service';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+    links: { type: 'string', default: '100000' },
+    'skip-build': { type: 'boolean', default: false },
+    out: { type: 'string', default: join(import.meta.dir, 'results.md') },
+  },
+});
+const SECONDS = Number(values.seconds);
+const WARMUP = Number(values.warmup);
+const LINKS = Number(values.links);
+const CONNECTIONS = [64, 256];
+const ROOT = join(import.meta.dir, '..', '..');
+const BINARY = join(ROOT, 'dist', 'slink');
+const SLINK_PORT = 38_301;
+const BARE_PORT = 38_302;
+const PROBE_PORT = 38_303;
+
+function sh(cmd: string[], env?: Record<string, string>): string {
+  const r = Bun.spawnSync(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' });
+  if (r.exitCode !== 0) throw new Error(`${cmd.join(' ')} exited ${r.exitCode}: ${r.stderr.toString()}`);
+  return r.stdout.toString();
+}
+
+function ensureWrk(): void {
+  if (Bun.which('wrk')) return;
+  console.log('installing wrk (Debian package)...');
+  const root = process.getuid?.() === 0;
+  if (!root && !Bun.which('sudo')) throw new Error('wrk is missing and apt-get needs root: apt-get install -y wrk');
+  const prefix = root ? [] : ['sudo'];
+  sh([...prefix, 'apt-get', 'install', '-y', 'wrk'], { DEBIAN_FRONTEND: 'noninteractive' });
+}
+
+const ms = (t: number) => `${t.toFixed(t < 10 ? 2 : 1)} ms`;
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+// ---------------------------------------------------------------- seed
+
+interface Seeded {
+  slugs: string[];
+  targets: [string, string][];
+}
+
+function seed(dbPath: string): Seeded {
+  const config = loadConfig({ SLINK_DB: dbPath });
+  const db = openDatabase(dbPath);
+  migrateDatabase(db);
+  const deps = createDeps({ db, config, clock: systemClock, log: { info: () => {}, error: (m, e) => console.error(m, e) } });
+  const taken = new Set<string>();
+  const items: Parameters<typeof insertLinks>[1] = [];
+  for (let i = 0; i < LINKS; i++) {
+    const slug = freshSlug(deps, taken);
+    taken.add(slug);
+    const params: Record<string, string> = i % 3 === 0 ? { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: `spring-${i % 40}` } : {};
+    const destination = i % 5 === 0 ? `https://shop.example.com/products/${i}?color=blue&size=m` : `https://www.example.org/articles/${i}`;
+    items.push({ row: newLinkRow(deps, { slug, destination, title: null, params, projectId: null, expiresAt: null, clickLimit: null }), tags: [] });
+    if (items.length === 10_000) insertLinks(db, items.splice(0));
+  }
+  insertLinks(db, items.splice(0));
+  deps.linkIndex.loadAll();
+  const slugs = [...taken];
+  slugs.forEach((slug, i) => {
+    if (i % 4 === 0) createVariant(deps, deps.linkIndex.get(slug)!.id, { code: 'tw', params: { utm_source: 'twitter', utm_medium: 'social' } });
+  });
+  const targets = slugs.map((slug) => [slug, deps.linkIndex.get(slug)!.base.location] as [string, string]);
+  db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  db.$client.close();
+  return { slugs, targets };
+}
+
+// ---------------------------------------------------------------- processes
+
+function rssKb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
+}
+
+async function waitFor(url: string, status: number, timeoutMs = 30_000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      const r = await fetch(url, { redirect: 'manual' });
+      if (r.status === status) return;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() > until) throw new Error(`${url} did not answer ${status}`);
+    await Bun.sleep(5);
+  }
+}
+
+function slinkEnv(dbPath: string, port: number): Record<string, string> {
+  return { ...(process.env as Record<string, string>), SLINK_DB: dbPath, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_TRUST_PROXY: '1' };
+}
+
+async function stopProcess(proc: Bun.Subprocess): Promise<number> {
+  proc.kill('SIGTERM');
+  return proc.exited;
+}
+
+/** Exec of dist/slink to the first 302 it answers, polling with a raw socket every ~0.5 ms. */
+async function timeToFirstRedirect(dbPath: string, slug: string): Promise<number> {
+  const request = `GET /${slug} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: bench-probe\r\nConnection: close\r\n\r\n`;
+  const started = performance.now();
+  const proc = Bun.spawn([BINARY], { env: slinkEnv(dbPath, PROBE_PORT), stdout: 'ignore', stderr: 'ignore' });
+  let elapsed = -1;
+  while (elapsed < 0 && performance.now() - started < 10_000) {
+    const answer = await new Promise<string>((resolve) => {
+      let text = '';
+      Bun.connect({
+        hostname: '127.0.0.1',
+        port: PROBE_PORT,
+        socket: {
+          open: (s) => void s.write(request),
+          data: (_s, d) => void (text += d.toString()),
+          close: () => resolve(text),
+          error: () => resolve(''),
+          connectError: () => resolve(''),
+        },
+      }).catch(() => resolve(''));
+    });
+    if (answer.startsWith('HTTP/1.1 302')) elapsed = performance.now() - started;
+    else await Bun.sleep(0.5);
+  }
+  await stopProcess(proc);
+  if (elapsed < 0) throw new Error('dist/slink gave no 302 within 10 s');
+  return elapsed;
+}
+
+// ---------------------------------------------------------------- wrk
+
+interface WrkResult {
+  requests: number;
+  duration_us: number;
+  connect_errors: number;
+  read_errors: number;
+  write_errors: number;
+  status_errors: number;
+  timeouts: number;
+  p50_us: number;
+  p90_us: number;
+  p99_us: number;
+  max_us: number;
+}
+
+async function wrk(port: number, connections: number, seconds: number, slugsFile: string, outFile: string): Promise<WrkResult> {
+  const proc = Bun.spawn(
+    ['wrk', '-t2', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', join(import.meta.dir, 'redirect.lua'), `http://127.0.0.1:${port}`, '--', slugsFile],
+    { env: { ...process.env, WRK_OUT: outFile }, stdout: 'pipe', stderr: 'pipe' },
+  );
+  const code = await proc.exited;
+  if (code !== 0) throw new Error(`wrk exited ${code}: ${await new Response(proc.stderr).text()}`);
+  return JSON.parse(readFileSync(outFile, 'utf8')) as WrkResult;
+}
+
+// ---------------------------------------------------------------- run
+
+ensureWrk();
+const dir = mkdtempSync(join(tmpdir(), 'slink-bench-redirect-'));
+const dbPath = join(dir, 'slink.db');
+try {
+  if (!values['skip-build']) {
+    console.log('building dist/slink...');
+    sh(['bun', 'run', 'build.ts']);
+  }
+  let t = performance.now();
+  const { slugs, targets } = seed(dbPath);
+  console.log(`seeded ${int(slugs.length)} links in ${ms(performance.now() - t)}`);
+  const slugsFile = join(dir, 'slugs.txt');
+  const targetsFile = join(dir, 'targets.json');
+  writeFileSync(slugsFile, slugs.join('\n') + '\n');
+  writeFileSync(targetsFile, JSON.stringify(targets));
+
+  // Exec to first 302, five cold starts on the seeded database (each writes its one click at stop).
+  const firsts: number[] = [];
+  for (let i = 0; i < 5; i++) firsts.push(await timeToFirstRedirect(dbPath, slugs[i]!));
+  console.log(`exec to first 302: ${firsts.map(ms).join(', ')}`);
+
+  const reader = new Database(dbPath, { readonly: true });
+  const clickCount = () => (reader.query('SELECT count(*) AS n FROM clicks').get() as { n: number }).n;
+  const before = clickCount();
+
+  const bare = Bun.spawn(['bun', join(import.meta.dir, 'bare-server.ts'), targetsFile, String(BARE_PORT)], { stdout: 'ignore', stderr: 'inherit' });
+  const slinkLog = join(dir, 'slink.log');
+  const slink = Bun.spawn([BINARY], { env: slinkEnv(dbPath, SLINK_PORT), stdout: Bun.file(slinkLog), stderr: Bun.file(join(dir, 'slink.err')) });
+  await waitFor(`http://127.0.0.1:${BARE_PORT}/${slugs[0]}`, 302);
+  await waitFor(`http://127.0.0.1:${SLINK_PORT}/healthz`, 200);
+  await Bun.sleep(2000);
+  const idleRss = rssKb(slink.pid);
+  const bareIdleRss = rssKb(bare.pid);
+  console.log(`idle RSS: slink ${mb(idleRss)}, bare ${mb(bareIdleRss)}`);
+
+  interface Row {
+    connections: number;
+    server: 'bare' | 'slink';
+    run: number;
+    result: WrkResult;
+    rps: number;
+    peakRssKb: number;
+    /** Slink only: clicks still unwritten when wrk stopped, and how long until they were. */
+    backlog?: number;
+    drainMs?: number;
+  }
+  const rows: Row[] = [];
+  let answered = 0; // 302s wrk counted from Slink, warm-ups included
+  let slinkRuns = 0; // for the in-flight bound: each run can leave `connections` answers uncounted
+  let inFlightBound = 0;
+
+  const drive = async (server: 'bare' | 'slink', connections: number, seconds: number, run: number): Promise<void> => {
+    const port = server === 'bare' ? BARE_PORT : SLINK_PORT;
+    const pid = server === 'bare' ? bare.pid : slink.pid;
+    let peak = rssKb(pid);
+    const sampler = setInterval(() => (peak = Math.max(peak, rssKb(pid))), 100);
+    const result = await wrk(port, connections, seconds, slugsFile, join(dir, `wrk-${server}-${connections}-${run}.json`));
+    clearInterval(sampler);
+    peak = Math.max(peak, rssKb(pid));
+    if (result.status_errors > 0 || result.timeouts > 0) console.log(`  ! ${server}: ${result.status_errors} non-3xx answers, ${result.timeouts} timeouts`);
+    const row: Row = { connections, server, run, result, rps: result.requests / (result.duration_us / 1e6), peakRssKb: peak };
+    if (server === 'slink') {
+      answered += result.requests - result.status_errors;
+      inFlightBound += connections;
+      slinkRuns++;
+      const stoppedAt = performance.now();
+      const backlog = Math.max(0, answered - (clickCount() - before));
+      while (clickCount() - before < answered && performance.now() - stoppedAt < 20_000) await Bun.sleep(20);
+      row.backlog = backlog;
+      row.drainMs = performance.now() - stoppedAt;
+    }
+    if (run > 0) {
+      rows.push(row);
+      const extra = row.drainMs === undefined ? '' : `, backlog ${int(row.backlog!)} clicks written in ${ms(row.drainMs)}`;
+      console.log(`  ${server.padEnd(5)} c=${connections} run ${run}: ${int(row.rps)} req/s, p50 ${ms(result.p50_us / 1000)}, p99 ${ms(result.p99_us / 1000)}, peak RSS ${mb(peak)}${extra}`);
+    }
+  };
+
+  for (const connections of CONNECTIONS) {
+    console.log(`\n${connections} connections (${SECONDS} s per run, after a ${WARMUP} s warm-up of each):`);
+    await drive('bare', connections, WARMUP, 0);
+    await drive('slink', connections, WARMUP, 0);
+    for (const run of [1, 2]) {
+      await drive('bare', connections, SECONDS, run);
+      await drive('slink', connections, SECONDS, run);
+    }
+  }
+
+  const exit = await stopProcess(slink);
+  await stopProcess(bare);
+  const recorded = clickCount() - before;
+  reader.close();
+  const log = readFileSync(slinkLog, 'utf8') + readFileSync(join(dir, 'slink.err'), 'utf8');
+  const dropped = /(\d+) clicks dropped/.exec(log);
+  const complete = exit === 0 && recorded >= answered && recorded <= answered + inFlightBound && !dropped;
+
+  // ------------------------------------------------------------ report
+  const lines: string[] = [];
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  lines.push(`# Redirect benchmark`, '');
+  lines.push(`\`bun run bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, Bun ${Bun.version}, wrk 2 threads on the same cores.`);
+  lines.push(`${int(LINKS)} links; every run requests every link once per wrk thread in a shuffled order (5% with a variant code, 5% an unknown code), ~15% crawler agents, client addresses in X-Forwarded-For (SLINK_TRUST_PROXY=1). Runs of ${SECONDS} s after a ${WARMUP} s warm-up, alternating bare and Slink.`, '');
+  lines.push('| connections | server | run | requests/s | p50 | p99 | max | peak RSS | clicks unwritten when wrk stopped | written within |');
+  lines.push('|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    lines.push(`| ${r.connections} | ${r.server === 'bare' ? 'bare Bun.serve + Map' : 'dist/slink'} | ${r.run} | ${int(r.rps)} | ${ms(r.result.p50_us / 1000)} | ${ms(r.result.p99_us / 1000)} | ${ms(r.result.max_us / 1000)} | ${mb(r.peakRssKb)} | ${r.backlog === undefined ? '' : int(r.backlog)} | ${r.drainMs === undefined ? '' : ms(r.drainMs)} |`);
+  }
+  lines.push('', '| connections | bare requests/s | Slink requests/s | Slink / bare | Slink p50 | Slink p99 (worst run) | target |', '|---|---|---|---|---|---|---|');
+  let ratiosMet = true;
+  let p99Met = true;
+  for (const c of CONNECTIONS) {
+    const of = (s: Row['server']) => rows.filter((r) => r.connections === c && r.server === s);
+    const mean = (rs: Row[]) => rs.reduce((a, r) => a + r.rps, 0) / rs.length;
+    const ratio = mean(of('slink')) / mean(of('bare'));
+    const p99 = Math.max(...of('slink').map((r) => r.result.p99_us / 1000));
+    const p50 = Math.max(...of('slink').map((r) => r.result.p50_us / 1000));
+    ratiosMet &&= ratio >= 0.7;
+    p99Met &&= p99 <= 5;
+    lines.push(`| ${c} | ${int(mean(of('bare')))} | ${int(mean(of('slink')))} | **${ratio.toFixed(2)}** | ${ms(p50)} | ${ms(p99)} | ratio ≥ 0.70, p99 ≤ 5 ms: ${ratio >= 0.7 && p99 <= 5 ? 'met' : 'NOT met'} |`);
+  }
+  const peakRss = Math.max(...rows.filter((r) => r.server === 'slink').map((r) => r.peakRssKb));
+  const maxDrain = Math.max(...rows.filter((r) => r.server === 'slink').map((r) => r.drainMs!));
+  const firstMedian = median(firsts);
+  lines.push('');
+  lines.push(`- **RSS**: idle ${mb(idleRss)} with ${int(LINKS)} links and the geo database loaded (bare server: ${mb(bareIdleRss)}); peak under load ${mb(peakRss)} (target < 150 MB: ${peakRss < 150 * 1024 ? 'met' : 'NOT met'}).`);
+  lines.push(`- **Exec to first 302**: median ${ms(firstMedian)} over 5 cold starts (${firsts.map(ms).join(', ')}; target < 100 ms: ${firstMedian < 100 ? 'met' : 'NOT met'}).`);
+  const bounded = maxDrain < 3000;
+  lines.push(`- **Click buffer at saturation**: after each Slink run, its clicks were all in the database within ${ms(maxDrain)} (flush interval 1,000 ms; target: within 3 intervals, i.e. the writer keeps up and the buffer stays bounded: ${bounded ? 'met' : 'NOT met'}).`);
+  lines.push(`- **Every redirect recorded**: wrk counted ${int(answered)} redirects from Slink over ${slinkRuns} runs (warm-ups included); the database gained ${int(recorded)} clicks after the final flush (exit ${exit}${dropped ? `, log: "${dropped[0]}"` : ', no drops logged'}). wrk does not count answers still in flight when a run ends, at most one per connection (${int(inFlightBound)} in all), so ${int(answered)} ≤ recorded ≤ ${int(answered + inFlightBound)} is the check: ${complete ? 'met' : 'NOT met'}.`);
+  const text = lines.join('\n') + '\n';
+  console.log('\n' + text);
+  writeFileSync(values.out, text);
+  console.log(`written to ${values.out}`);
+  const met = ratiosMet && p99Met && bounded && peakRss < 150 * 1024 && firstMedian < 100 && complete;
+  console.log(met ? 'all targets met' : 'some targets NOT met');
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
