@@ -35,10 +35,15 @@ export interface Deps extends BaseDeps {
   exports: ExportHost;
 }
 
+export interface DepsOptions extends PipelineOptions {
+  /** Load the slug index after returning (the server: it listens first); default: before. */
+  linksInBackground?: boolean;
+}
+
 /** Builds the in-memory parts on an open, migrated database: the click pipeline and the slug index. */
-export function createDeps(base: BaseDeps, options: PipelineOptions = {}): Deps {
+export function createDeps(base: BaseDeps, options: DepsOptions = {}): Deps {
   const clicks = createClickPipeline(base, options);
   const linkIndex = new LinkIndex(base.db, clicks.buffer);
-  linkIndex.loadAll();
+  if (!options.linksInBackground) linkIndex.loadAll();
   return { ...base, linkIndex, clicks, rollupValues: new RollupValues(base.db.$client), exports: new ExportHost(base.db.$client, base.log) };
 }

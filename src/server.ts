@@ -12,6 +12,7 @@ import { consoleLogger, createDeps } from './deps';
 import { MAX_BODY_BYTES } from './http/auth';
 import { systemClock } from './lib/clock';
 import { rebuildRollupsIfMissing } from './modules/clicks/rebuild';
+import { createShortSite } from './modules/redirect';
 
 export interface RunningServer {
   port: number;
@@ -28,22 +29,35 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   if (rebuilt > 0) log.info(`statistics rebuilt from ${rebuilt} recorded clicks`);
   // Clicks are enriched and written by a Worker on its own connection: the event loop that
   // serves redirects never runs a click transaction.
-  const deps = createDeps({ db, config, clock: systemClock, log }, { worker: true });
+  const deps = createDeps({ db, config, clock: systemClock, log }, { worker: true, linksInBackground: true });
   // The writer checkpoints the WAL; the main connection must not pay for it inside an API write.
   db.$client.exec('PRAGMA wal_autocheckpoint = 0');
   deps.clicks.flusher.start(config.flushMs);
-  const app = createApp(deps).listen({
+  const app = createApp(deps);
+  app.compile();
+  const handle = app.fetch;
+  // Redirects are answered here, before Elysia builds a request context: the short host costs
+  // what its own work costs. Everything else (API, docs, health, host split pages) goes to the app,
+  // whose first hook runs the same short-site check, so app.handle() in tests behaves the same.
+  const shortSite = createShortSite(deps);
+  const server = Bun.serve({
     port: config.port,
     hostname: config.hostname,
     // A second server on the same port must fail loudly, not take half the traffic.
     reusePort: false,
+    development: false,
+    idleTimeout: 30,
     // The API guard answers 413 with the contract's body below this; Bun cuts off above it.
     maxRequestBodySize: MAX_BODY_BYTES * 2,
+    fetch: (request, bunServer) => shortSite({ request, server: bunServer }) ?? handle(request),
   });
-  const port = app.server?.port ?? config.port;
+  // Elysia reads the server from here for its context (client addresses in the API guard).
+  (app as { server: unknown }).server = server;
+  const port = server.port ?? config.port;
   log.info(`slink listening on http://${config.hostname}:${port} (short links: ${config.shortHost}, app: ${config.appHost}, db: ${config.dbPath})`);
-  deps.clicks.geoSource.then(
-    (geo) => log.info(`${deps.linkIndex.size} links in memory; geo: ${geo}; clicks flushed every ${config.flushMs} ms`),
+  const linksLoaded = deps.linkIndex.loadInBackground();
+  Promise.all([linksLoaded, deps.clicks.geoSource]).then(
+    ([links, geo]) => log.info(`${links} links in memory; geo: ${geo}; clicks flushed every ${config.flushMs} ms`),
     (err) => log.error('the click writer could not start: clicks stay buffered', err),
   );
 
@@ -51,7 +65,7 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   const stop = () =>
     (stopping ??= (async () => {
       // Stop accepting and let in-flight redirects finish, so every click is in the buffer...
-      const stopped = app.stop();
+      const stopped = server.stop();
       // A running export would hold the stop for as long as its client reads; end them now
       // (the client sees a cut-off download) so the final flush never waits on one.
       deps.exports.close();

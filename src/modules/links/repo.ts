@@ -41,6 +41,10 @@ export function findRedirectRow(db: Db, id: string): RedirectRow | undefined {
   return db.select(redirectColumns).from(links).where(eq(links.id, id)).get();
 }
 
+export function findRedirectRowBySlug(db: Db, slug: string): RedirectRow | undefined {
+  return db.select(redirectColumns).from(links).where(eq(links.slug, slug)).get();
+}
+
 /** A page of redirect rows in id order, strictly after `afterId` ('' for the first page). */
 export function listRedirectRows(db: Db, afterId: string, limit: number): RedirectRow[] {
   return db.select(redirectColumns).from(links).where(gt(links.id, afterId)).orderBy(asc(links.id)).limit(limit).all();

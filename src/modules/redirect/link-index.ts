@@ -4,11 +4,16 @@
  * the map is coherent with every API write (create, patch, rename, status, variants, delete).
  * Each entry's `counters` object keeps its identity across refreshes: buffered clicks point at
  * it, and the click limit reads it.
+ *
+ * At start the server loads the links in the background (`loadInBackground`), a page per
+ * event-loop turn, so it answers its first redirect in milliseconds rather than after reading
+ * every link (~1 s at 100,000); until the load ends, a slug not in memory yet is read from
+ * SQLite on the spot and kept.
  */
 import type { Db } from '../../db/client';
 import type { ClickBuffer } from '../clicks/buffer';
 import type { ClickTarget, LinkCounters } from '../clicks/record';
-import { findRedirectRow, listRedirectRows, type RedirectRow } from '../links/repo';
+import { findRedirectRow, findRedirectRowBySlug, listRedirectRows, type RedirectRow } from '../links/repo';
 import type { LinkRow } from '../links/table';
 import { findVariantsByLinkIds } from '../variants/repo';
 import type { VariantRow } from '../variants/table';
@@ -26,13 +31,26 @@ export interface RedirectEntry {
   readonly variants: ReadonlyMap<string, ClickTarget>;
 }
 
+// Most links have no variants and no params: they share these instead of one empty each.
+const NO_VARIANTS: ReadonlyMap<string, ClickTarget> = new Map();
+const NO_PARAMS_JSON = '{}';
+
 function target(linkId: string, variantId: string | null, destination: string, params: Record<string, string>, counters: LinkCounters): ClickTarget {
-  return Object.freeze({ linkId, variantId, location: applyParams(destination, params), paramsJson: JSON.stringify(params), counters });
+  const empty = Object.keys(params).length === 0;
+  return Object.freeze({
+    linkId,
+    variantId,
+    location: applyParams(destination, params),
+    paramsJson: empty ? NO_PARAMS_JSON : JSON.stringify(params),
+    counters,
+  });
 }
 
 export class LinkIndex {
   private readonly bySlug = new Map<string, RedirectEntry>();
   private readonly byId = new Map<string, RedirectEntry>();
+  /** False while a background load runs: a miss may then be a link not read yet. */
+  private complete = true;
 
   constructor(
     private readonly db: Db,
@@ -43,9 +61,20 @@ export class LinkIndex {
     return this.byId.size;
   }
 
+  /** Whether every link is in memory (false while the background load runs). */
+  get loaded(): boolean {
+    return this.complete;
+  }
+
   /** The entry for a slug, or undefined. The redirect's only lookup. */
   get(slug: string): RedirectEntry | undefined {
-    return this.bySlug.get(slug);
+    const entry = this.bySlug.get(slug);
+    if (entry !== undefined || this.complete) return entry;
+    const row = findRedirectRowBySlug(this.db, slug);
+    if (row === undefined) return undefined;
+    const loaded = this.build(row, findVariantsByLinkIds(this.db, [row.id]).get(row.id) ?? [], { humanClicks: row.clickCount, unsorted: 0 });
+    this.put(loaded);
+    return loaded;
   }
 
   getById(id: string): RedirectEntry | undefined {
@@ -53,8 +82,12 @@ export class LinkIndex {
   }
 
   private build(row: RedirectRow, variantRows: VariantRow[], counters: LinkCounters): RedirectEntry {
-    const byCode = new Map<string, ClickTarget>();
-    for (const v of variantRows) byCode.set(v.code, target(row.id, v.id, row.destination, { ...row.params, ...v.params }, counters));
+    let byCode = NO_VARIANTS;
+    if (variantRows.length > 0) {
+      const map = new Map<string, ClickTarget>();
+      for (const v of variantRows) map.set(v.code, target(row.id, v.id, row.destination, { ...row.params, ...v.params }, counters));
+      byCode = map;
+    }
     return {
       id: row.id,
       slug: row.slug,
@@ -74,16 +107,38 @@ export class LinkIndex {
     this.bySlug.set(entry.slug, entry);
   }
 
-  /** Loads every link, in pages so a large table never sits in memory twice. */
-  loadAll(pageSize = 5000): void {
-    let after = '';
-    for (;;) {
-      const rows = listRedirectRows(this.db, after, pageSize);
-      if (rows.length === 0) return;
-      const byLink = findVariantsByLinkIds(this.db, rows.map((r) => r.id));
-      for (const row of rows) this.put(this.build(row, byLink.get(row.id) ?? [], { humanClicks: row.clickCount, unsorted: 0 }));
-      after = rows.at(-1)!.id;
+  /** Reads one page of links after `after` into memory; returns the last id, or null at the end. */
+  private loadPage(after: string, pageSize: number): string | null {
+    const rows = listRedirectRows(this.db, after, pageSize);
+    if (rows.length === 0) return null;
+    const byLink = findVariantsByLinkIds(this.db, rows.map((r) => r.id));
+    for (const row of rows) {
+      // Already read on a miss or by a write during a background load: that entry is as
+      // fresh and its counters may be referenced by buffered clicks.
+      if (this.byId.has(row.id)) continue;
+      this.put(this.build(row, byLink.get(row.id) ?? [], { humanClicks: row.clickCount, unsorted: 0 }));
     }
+    return rows.at(-1)!.id;
+  }
+
+  /** Loads every link now, in pages so a large table never sits in memory twice. */
+  loadAll(pageSize = 5000): void {
+    for (let after: string | null = ''; after !== null; ) after = this.loadPage(after, pageSize);
+    this.complete = true;
+  }
+
+  /**
+   * Loads every link a page per event-loop turn (~5 ms each), answering misses from SQLite
+   * meanwhile. Resolves with the number of links once all are in memory.
+   */
+  async loadInBackground(pageSize = 1000): Promise<number> {
+    this.complete = false;
+    for (let after: string | null = ''; after !== null; ) {
+      after = this.loadPage(after, pageSize);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    this.complete = true;
+    return this.size;
   }
 
   /** Re-reads one link and its variants after a write (or forgets it when it is gone). */
