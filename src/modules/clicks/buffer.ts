@@ -1,24 +1,63 @@
 /**
  * The in-memory click buffer between the redirect and the flush. Pushing is O(1) and never
- * fails the redirect; past the cap new clicks are counted as dropped and the flush logs the
- * count (never silent).
+ * fails the redirect.
+ *
+ * Backpressure: past `highWater` clicks (the writer is behind: saturation), the redirect still
+ * records its click but answers only once the flush has brought the buffer back under half the
+ * mark, or after MAX_WAIT_MS. Clients that wait for their answer (browsers, load generators)
+ * then send no faster than clicks are written, so memory stays bounded and no click is lost.
+ * Past `capacity` (writes failing for long) new clicks are counted as dropped and the flush
+ * logs the count (never silent).
  */
 import { classifyClick } from './bot';
 import type { ClickRecord } from './record';
 
 /** ~200 k clicks is about 10 s at 20 k clicks/s, roughly 100 MB with long user agents. */
 export const MAX_BUFFERED_CLICKS = 200_000;
+/** Where backpressure starts: ~15 MB of clicks, about half a second at saturation. */
+export const HIGH_WATER = 50_000;
+/** A redirect waits at most this long for the writer (a failing disk must not stop redirects). */
+export const MAX_WAIT_MS = 1000;
 
 export class ClickBuffer {
   private queue: ClickRecord[] = [];
   private head = 0;
   /** Clicks refused because the buffer was full, since the last report. */
   dropped = 0;
+  /** Called when the buffer reaches `highWater` (the flusher starts a flush at once). */
+  onHighWater: (() => void) | null = null;
+  private waiters: (() => void)[] = [];
 
-  constructor(readonly capacity = MAX_BUFFERED_CLICKS) {}
+  constructor(
+    readonly capacity = MAX_BUFFERED_CLICKS,
+    readonly highWater = Math.min(HIGH_WATER, capacity),
+  ) {}
 
   get length(): number {
     return this.queue.length - this.head;
+  }
+
+  /** True when a redirect should wait for `drained()` before answering. */
+  get saturated(): boolean {
+    return this.length >= this.highWater;
+  }
+
+  /** Resolves once the flush has taken the buffer under half the high-water mark, or after MAX_WAIT_MS. */
+  drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, MAX_WAIT_MS);
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private release(): void {
+    if (this.waiters.length === 0 || this.length * 2 >= this.highWater) return;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const wake of waiting) wake();
   }
 
   push(record: ClickRecord): void {
@@ -30,6 +69,7 @@ export class ClickBuffer {
       return;
     }
     this.queue.push(record);
+    if (this.length === this.highWater) this.onHighWater?.();
   }
 
   /** Removes and returns up to `count` of the oldest clicks. */
@@ -42,6 +82,7 @@ export class ClickBuffer {
       this.queue = this.queue.slice(this.head);
       this.head = 0;
     }
+    this.release();
     return chunk;
   }
 

@@ -56,6 +56,10 @@ export class ClickFlusher {
   ) {}
 
   start(intervalMs: number): void {
+    // Saturation: flush now rather than at the next tick, so waiting redirects are released soon.
+    this.buffer.onHighWater = () => {
+      if (this.timer && !this.running) void this.flush();
+    };
     // A tick that finds a flush still running skips: the running one keeps draining.
     this.timer ??= setInterval(() => {
       if (!this.running) void this.flush();
@@ -122,6 +126,7 @@ export class ClickFlusher {
   async stop(): Promise<boolean> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.buffer.onHighWater = null;
     const flushed = await this.flush();
     await this.sink.close();
     return flushed;

@@ -26,7 +26,7 @@ export function createShortSite(deps: Deps) {
   const split = shortHost !== appHost;
   const shortHostName = new URL(shortHost).host.toLowerCase();
   const redirect = createRedirect(deps);
-  return ({ request, server }: HookContext): Response | undefined => {
+  return ({ request, server }: HookContext): Response | Promise<Response> | undefined => {
     const url = request.url;
     if (split && hostOf(url) !== shortHostName) return undefined;
     const path = pathOf(url);

@@ -8,7 +8,8 @@ import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Logger } from '../../../src/deps';
-import { ClickBuffer } from '../../../src/modules/clicks/buffer';
+import { ClickBuffer, MAX_WAIT_MS } from '../../../src/modules/clicks/buffer';
+import { createRedirect } from '../../../src/modules/redirect/redirect';
 import { ClickFlusher, MAX_BATCH } from '../../../src/modules/clicks/flusher';
 import { noGeo } from '../../../src/modules/clicks/geo';
 import type { ClickTarget } from '../../../src/modules/clicks/record';
@@ -80,6 +81,11 @@ function lockDatabase(t: TestApp): { release(): void } {
 }
 
 /** A flusher on the app's buffer writing inline through the app's connection, like the test app's own. */
+function captureLog(): Logger & { errors: string[] } {
+  const errors: string[] = [];
+  return { errors, info: () => {}, error: (m) => errors.push(m) };
+}
+
 function inlineSink(t: TestApp): InlineSink {
   return new InlineSink(new ClickStore(t.deps.db.$client, noGeo, ['sl.test'], t.clock));
 }
@@ -281,10 +287,6 @@ describe('API writes served while a flush yields between slices', () => {
 });
 
 describe('a full buffer', () => {
-  function captureLog(): Logger & { errors: string[] } {
-    const errors: string[] = [];
-    return { errors, info: () => {}, error: (m) => errors.push(m) };
-  }
 
   test('counts what it drops, keeps the link counters consistent, and the flusher reports the count once', async () => {
     const c = await setup();
@@ -343,6 +345,87 @@ describe('a full buffer', () => {
     expect(counters).toEqual({ humanClicks: 8, unsorted: 0 });
     expect(linkCounts(t, link.id)).toMatchObject({ click_count: 8, bot_count: 2 });
     await disposeTestApp(t);
+  });
+});
+
+describe('backpressure at saturation', () => {
+  test('past the high-water mark a redirect records its click but answers only once the flush has drained the buffer', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'busy', destination: 'https://example.com/busy' });
+    const buffer = new ClickBuffer(100, 4);
+    const flusher = new ClickFlusher(buffer, inlineSink(t), captureLog());
+    const redirect = createRedirect({ ...t.deps, clicks: { ...t.deps.clicks, buffer } });
+    const server = { requestIP: () => ({ address: '203.0.113.9' }) };
+
+    // Under the mark: answered at once.
+    for (let i = 0; i < 3; i++) {
+      const res = redirect(clickRequest('/busy'), server, 'busy', null);
+      expect(res).toBeInstanceOf(Response);
+      expect((res as Response).status).toBe(302);
+    }
+    expect(buffer.saturated).toBe(false);
+    // The fourth click reaches the mark: it is in the buffer, its answer waits.
+    let answered: Response | null = null;
+    const waiting = redirect(clickRequest('/busy'), server, 'busy', null);
+    expect(waiting).toBeInstanceOf(Promise);
+    void (waiting as Promise<Response>).then((r) => (answered = r));
+    expect(buffer.length).toBe(4);
+    expect(buffer.saturated).toBe(true);
+    await Bun.sleep(30);
+    expect(answered).toBeNull();
+
+    expect(await flusher.flush()).toBe(true);
+    const res = await waiting;
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('https://example.com/busy');
+    expect(buffer.length).toBe(0);
+    expect(linkCounts(t, link.id)).toEqual({ click_count: 4, bot_count: 0, unique_count: 1 });
+    await disposeTestApp(t);
+  });
+
+  test('a started flusher flushes as soon as the mark is reached, without waiting for its tick', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'tick', destination: 'https://example.com/tick' });
+    const buffer = new ClickBuffer(100, 3);
+    const flusher = new ClickFlusher(buffer, inlineSink(t), captureLog());
+    flusher.start(60_000);
+    const redirect = createRedirect({ ...t.deps, clicks: { ...t.deps.clicks, buffer } });
+    const server = { requestIP: () => ({ address: '203.0.113.9' }) };
+    const answers = await Promise.all([0, 1, 2].map(() => redirect(clickRequest('/tick'), server, 'tick', null)));
+    expect(answers.map((r) => r.status)).toEqual([302, 302, 302]);
+    expect(buffer.length).toBe(0);
+    expect(linkCounts(t, link.id)).toMatchObject({ click_count: 3 });
+    expect(await flusher.stop()).toBe(true);
+    await disposeTestApp(t);
+  });
+
+  test('when the writer cannot drain (writes failing) a waiting redirect is answered after MAX_WAIT_MS anyway', async () => {
+    const buffer = new ClickBuffer(100, 2);
+    const started = performance.now();
+    await buffer.drained();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(MAX_WAIT_MS - 20);
+  });
+
+  test('the buffer wakes waiters only under half the mark', () => {
+    const c = new ClickBuffer(100, 4);
+    let highWater = 0;
+    c.onHighWater = () => highWater++;
+    const target = { linkId: 'l', variantId: null, location: 'https://x.test/', paramsJson: '{}', counters: { humanClicks: 0, unsorted: 0 } };
+    const record = () => ({ time: T0, target, code: null, address: null, userAgent: 'ua', referrer: null, acceptLanguage: null, head: false, bot: true });
+    for (let i = 0; i < 5; i++) c.push(record());
+    expect(highWater).toBe(1);
+    let woken = 0;
+    void c.drained().then(() => woken++);
+    c.take(2); // 3 left: not under 2
+    return Promise.resolve().then(async () => {
+      await Bun.sleep(5);
+      expect(woken).toBe(0);
+      c.take(2); // 1 left
+      await Bun.sleep(5);
+      expect(woken).toBe(1);
+    });
   });
 });
 
