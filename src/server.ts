@@ -66,6 +66,7 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
     (stopping ??= (async () => {
       // Stop accepting and let in-flight redirects finish, so every click is in the buffer...
       const stopped = server.stop();
+      deps.linkIndex.stopLoading();
       // A running export would hold the stop for as long as its client reads; end them now
       // (the client sees a cut-off download) so the final flush never waits on one.
       deps.exports.close();

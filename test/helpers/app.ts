@@ -43,6 +43,7 @@ export function makeTestApp(env: Record<string, string> = {}): TestApp {
     dir,
     errors,
     close() {
+      deps.linkIndex.stopLoading();
       deps.exports.close();
       db.$client.close();
       rmSync(dir, { recursive: true, force: true });

@@ -51,6 +51,7 @@ export class LinkIndex {
   private readonly byId = new Map<string, RedirectEntry>();
   /** False while a background load runs: a miss may then be a link not read yet. */
   private complete = true;
+  private loadRun = 0;
 
   constructor(
     private readonly db: Db,
@@ -133,12 +134,20 @@ export class LinkIndex {
    */
   async loadInBackground(pageSize = 1000): Promise<number> {
     this.complete = false;
+    const run = ++this.loadRun;
     for (let after: string | null = ''; after !== null; ) {
       after = this.loadPage(after, pageSize);
       await new Promise<void>((resolve) => setImmediate(resolve));
+      // Stopped (the database is about to close): misses keep reading SQLite until then.
+      if (run !== this.loadRun) return this.size;
     }
     this.complete = true;
     return this.size;
+  }
+
+  /** Ends a background load at its next page (before the database closes). */
+  stopLoading(): void {
+    this.loadRun++;
   }
 
   /** Re-reads one link and its variants after a write (or forgets it when it is gone). */

@@ -1,0 +1,86 @@
+/**
+ * The slug index loaded in the background (what the server does at start): redirects are
+ * answered before every link is in memory, and a write during the load is never undone by it.
+ */
+import { afterEach, beforeEach, expect, test } from 'bun:test';
+import { LinkIndex } from '../../../src/modules/redirect/link-index';
+import { api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
+
+let t: TestApp;
+let key: string;
+let indexes: LinkIndex[] = [];
+
+function newIndex(): LinkIndex {
+  const index = new LinkIndex(t.deps.db, t.deps.clicks.buffer);
+  indexes.push(index);
+  return index;
+}
+
+beforeEach(async () => {
+  t = makeTestApp();
+  key = (await makeKey(t, 'write', { superuser: true })).key;
+});
+afterEach(() => {
+  for (const index of indexes) index.stopLoading();
+  indexes = [];
+  return disposeTestApp(t);
+});
+
+async function makeLinks(n: number): Promise<{ id: string; slug: string }[]> {
+  const made: { id: string; slug: string }[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await api(t, 'POST', '/links', { key, body: { destination: `https://example.com/${i}`, slug: `s${String(i).padStart(3, '0')}` } });
+    expect(r.status).toBe(201);
+    made.push({ id: r.body.id, slug: r.body.slug });
+  }
+  return made;
+}
+
+test('while loading, a slug not read yet is found in SQLite; an unknown one is not; at the end every link is in', async () => {
+  const made = await makeLinks(25);
+  await api(t, 'POST', `/links/${made[24]!.id}/variants`, { key, body: { code: 'tw', params: { utm_source: 'twitter' } } });
+  const index = newIndex();
+  const loading = index.loadInBackground(10);
+  // The first page went in synchronously; the rest waits for the next turns.
+  expect(index.loaded).toBe(false);
+  expect(index.size).toBe(10);
+  const last = index.get(made[24]!.slug);
+  expect(last?.id).toBe(made[24]!.id);
+  expect(last?.base.location).toBe('https://example.com/24');
+  expect(last?.variants.get('tw')?.location).toBe('https://example.com/24?utm_source=twitter');
+  expect(index.get('nope')).toBeUndefined();
+  expect(index.size).toBe(11);
+
+  expect(await loading).toBe(25);
+  expect(index.loaded).toBe(true);
+  // The entry read on the miss was kept, with its counters (buffered clicks point at them).
+  expect(index.get(made[24]!.slug)).toBe(last);
+  for (const { id, slug } of made) expect(index.get(slug)?.id).toBe(id);
+  expect(index.get('nope')).toBeUndefined();
+});
+
+test('a link renamed or deleted during the load is seen as it is now', async () => {
+  const made = await makeLinks(30);
+  const index = newIndex();
+  const loading = index.loadInBackground(10);
+  // s025 is not loaded yet: rename it through the service (which refreshes this index too).
+  const renamed = await api(t, 'PATCH', `/links/${made[25]!.id}`, { key, body: { slug: 'renamed' } });
+  expect(renamed.status).toBe(200);
+  index.refresh(made[25]!.id);
+  const deleted = await api(t, 'DELETE', `/links/${made[28]!.id}`, { key });
+  expect(deleted.status).toBe(200);
+  index.remove(made[28]!.id);
+  await loading;
+  expect(index.size).toBe(29);
+  expect(index.get('renamed')?.id).toBe(made[25]!.id);
+  expect(index.get('s025')).toBeUndefined();
+  expect(index.get('s028')).toBeUndefined();
+});
+
+test('the server answers a redirect for a link that the background load has not reached', async () => {
+  const made = await makeLinks(3);
+  const index = newIndex();
+  void index.loadInBackground(1);
+  expect(index.size).toBe(1);
+  expect(index.get(made[2]!.slug)?.base.location).toBe('https://example.com/2');
+});
