@@ -55,10 +55,14 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   (app as { server: unknown }).server = server;
   const port = server.port ?? config.port;
   log.info(`slink listening on http://${config.hostname}:${port} (short links: ${config.shortHost}, app: ${config.appHost}, db: ${config.dbPath})`);
-  const linksLoaded = deps.linkIndex.loadInBackground();
-  Promise.all([linksLoaded, deps.clicks.geoSource]).then(
-    ([links, geo]) => log.info(`${links} links in memory; geo: ${geo}; clicks flushed every ${config.flushMs} ms`),
+  deps.clicks.geoSource.then(
+    (geo) => log.info(`click writer ready; geo: ${geo}; clicks flushed every ${config.flushMs} ms`),
     (err) => log.error('the click writer could not start: clicks stay buffered', err),
+  );
+  deps.linkIndex.loadInBackground().then(
+    (links) => log.info(`${links} links in memory`),
+    // Redirects still work: a slug not in memory is read from SQLite while the load is incomplete.
+    (err) => log.error('loading the links into memory failed; redirects read them from the database', err),
   );
 
   let stopping: Promise<void> | null = null;
