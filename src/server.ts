@@ -52,7 +52,7 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
     fetch: (request, bunServer) => shortSite({ request, server: bunServer }) ?? handle(request),
   });
   // Elysia reads the server from here for its context (client addresses in the API guard).
-  (app as { server: unknown }).server = server;
+  app.server = server;
   const port = server.port ?? config.port;
   log.info(`slink listening on http://${config.hostname}:${port} (short links: ${config.shortHost}, app: ${config.appHost}, db: ${config.dbPath})`);
   deps.clicks.geoSource.then(

@@ -8,7 +8,7 @@ import { Elysia } from 'elysia';
 import type { Deps } from '../deps';
 import { AppError } from '../lib/errors';
 import { verifyApiKey, type Principal } from '../modules/auth/keys';
-import { clientAddress, pathOf } from './client';
+import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
 import type { RateLimiter } from './rate-limit';
 
@@ -27,7 +27,7 @@ export function principalOf(request: Request): Principal {
 interface GuardContext {
   request: Request;
   set: { headers: Record<string, string | number> };
-  server: { requestIP(request: Request): { address: string } | null } | null;
+  server: ServerLike | null;
 }
 
 function authenticate(deps: Deps, request: Request): Principal | AppError {

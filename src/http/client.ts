@@ -1,6 +1,7 @@
 /** Facts about the caller, read once at the edge. */
 
-interface ServerLike {
+/** What the client address needs of the server (Bun's, or a test double). */
+export interface ServerLike {
   requestIP(request: Request): { address: string } | null;
 }
 

@@ -4,7 +4,7 @@
  *
  * Backpressure: past `highWater` clicks (the writer is behind: saturation), the redirect still
  * records its click but answers only once the flush has brought the buffer back under half the
- * mark, or after MAX_WAIT_MS. Clients that wait for their answer (browsers, load generators)
+ * mark, or at the latest MAX_WAIT_MS after the first of the waiting redirects. Clients that wait for their answer (browsers, load generators)
  * then send no faster than clicks are written, so memory stays bounded and no click is lost.
  * Past `capacity` (writes failing for long) new clicks are counted as dropped and the flush
  * logs the count (never silent).
@@ -26,7 +26,8 @@ export class ClickBuffer {
   dropped = 0;
   /** Called when the buffer reaches `highWater` (the flusher starts a flush at once). */
   onHighWater: (() => void) | null = null;
-  private waiters: (() => void)[] = [];
+  /** The redirects waiting now share one promise and one timer (its clock starts with the first). */
+  private wait: { promise: Promise<void>; wake: () => void } | null = null;
 
   constructor(
     readonly capacity = MAX_BUFFERED_CLICKS,
@@ -42,22 +43,27 @@ export class ClickBuffer {
     return this.length >= this.highWater;
   }
 
-  /** Resolves once the flush has taken the buffer under half the high-water mark, or after MAX_WAIT_MS. */
+  /** Resolves once the flush has taken the buffer under half the high-water mark, or within MAX_WAIT_MS. */
   drained(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, MAX_WAIT_MS);
-      this.waiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    if (this.wait === null) {
+      let wake!: () => void;
+      const promise = new Promise<void>((resolve) => (wake = resolve));
+      const timer = setTimeout(() => this.wakeAll(), MAX_WAIT_MS);
+      this.wait = {
+        promise,
+        wake: () => {
+          clearTimeout(timer);
+          wake();
+        },
+      };
+    }
+    return this.wait.promise;
   }
 
-  private release(): void {
-    if (this.waiters.length === 0 || this.length * 2 >= this.highWater) return;
-    const waiting = this.waiters;
-    this.waiters = [];
-    for (const wake of waiting) wake();
+  private wakeAll(): void {
+    const wait = this.wait;
+    this.wait = null;
+    wait?.wake();
   }
 
   push(record: ClickRecord): void {
@@ -82,7 +88,7 @@ export class ClickBuffer {
       this.queue = this.queue.slice(this.head);
       this.head = 0;
     }
-    this.release();
+    if (this.length * 2 < this.highWater) this.wakeAll();
     return chunk;
   }
 

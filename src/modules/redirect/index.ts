@@ -7,7 +7,7 @@
  * redirect pays for nothing but itself.
  */
 import type { Deps } from '../../deps';
-import { hostOf, pathOf } from '../../http/client';
+import { hostOf, pathOf, type ServerLike } from '../../http/client';
 import { RESERVED_SLUGS } from '../links/slug';
 import { ROBOTS_TXT, pageResponse } from './pages';
 import { createRedirect } from './redirect';
@@ -18,7 +18,7 @@ const REDIRECT_PATH = /^\/([A-Za-z0-9_-]{1,64})(?:\/([A-Za-z0-9_-]{1,64}))?\/?$/
 
 interface HookContext {
   request: Request;
-  server: { requestIP(request: Request): { address: string } | null } | null;
+  server: ServerLike | null;
 }
 
 export function createShortSite(deps: Deps) {

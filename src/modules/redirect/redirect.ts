@@ -5,13 +5,9 @@
  * humans exactly at the moment they are let through.
  */
 import type { Deps } from '../../deps';
-import { clientAddress } from '../../http/client';
+import { clientAddress, type ServerLike } from '../../http/client';
 import { isBotAgent } from '../clicks/bot';
 import { pageResponse } from './pages';
-
-interface ServerLike {
-  requestIP(request: Request): { address: string } | null;
-}
 
 // Header values kept per click are capped: memory per buffered click stays bounded.
 const MAX_AGENT = 512;
