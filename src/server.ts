@@ -3,7 +3,7 @@
  * listen. SIGTERM/SIGINT stop accepting, finish in-flight requests, flush every buffered click
  * and close the database.
  */
-import { createApp } from './app';
+import { createApp, type App } from './app';
 import { existsSync } from 'node:fs';
 import { ConfigError, type Config } from './config';
 import { openDatabase } from './db/client';
@@ -33,13 +33,22 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   // The writer checkpoints the WAL; the main connection must not pay for it inside an API write.
   db.$client.exec('PRAGMA wal_autocheckpoint = 0');
   deps.clicks.flusher.start(config.flushMs);
-  const app = createApp(deps);
-  app.compile();
-  const handle = app.fetch;
   // Redirects are answered here, before Elysia builds a request context: the short host costs
   // what its own work costs. Everything else (API, docs, health, host split pages) goes to the app,
   // whose first hook runs the same short-site check, so app.handle() in tests behaves the same.
+  // The app itself (~20 ms of route and OpenAPI setup) is built after the server listens, so the
+  // first redirect never waits for it.
   const shortSite = createShortSite(deps);
+  let app: App | null = null;
+  const ensureApp = (): App => {
+    if (app === null) {
+      app = createApp(deps);
+      app.compile();
+      // Elysia reads the server from here for its context (client addresses in the API guard).
+      app.server = server;
+    }
+    return app;
+  };
   const server = Bun.serve({
     port: config.port,
     hostname: config.hostname,
@@ -49,10 +58,9 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
     idleTimeout: 30,
     // The API guard answers 413 with the contract's body below this; Bun cuts off above it.
     maxRequestBodySize: MAX_BODY_BYTES * 2,
-    fetch: (request, bunServer) => shortSite({ request, server: bunServer }) ?? handle(request),
+    fetch: (request, bunServer) => shortSite({ request, server: bunServer }) ?? ensureApp().fetch(request),
   });
-  // Elysia reads the server from here for its context (client addresses in the API guard).
-  app.server = server;
+  setTimeout(ensureApp, 0);
   const port = server.port ?? config.port;
   log.info(`slink listening on http://${config.hostname}:${port} (short links: ${config.shortHost}, app: ${config.appHost}, db: ${config.dbPath})`);
   deps.clicks.geoSource.then(

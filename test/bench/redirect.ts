@@ -47,9 +47,11 @@ const LINKS = Number(values.links);
 const CONNECTIONS = [64, 256];
 const ROOT = join(import.meta.dir, '..', '..');
 const BINARY = join(ROOT, 'dist', 'slink');
-const SLINK_PORT = 38_301;
-const BARE_PORT = 38_302;
-const PROBE_PORT = 38_303;
+// Below Linux's ephemeral range (32768-60999): a probe polling a port in that range before the
+// server binds it can connect to itself and take the port (TCP simultaneous open).
+const SLINK_PORT = 18_301;
+const BARE_PORT = 18_302;
+const PROBE_PORT = 18_303;
 
 function sh(cmd: string[], env?: Record<string, string>): string {
   const r = Bun.spawnSync(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' });
@@ -142,6 +144,7 @@ async function timeToFirstRedirect(dbPath: string, slug: string): Promise<number
   const proc = Bun.spawn([BINARY], { env: slinkEnv(dbPath, PROBE_PORT), stdout: 'ignore', stderr: 'ignore' });
   let elapsed = -1;
   while (elapsed < 0 && performance.now() - started < 10_000) {
+    if (proc.exitCode !== null) throw new Error(`dist/slink exited ${proc.exitCode} before answering`);
     const answer = await new Promise<string>((resolve) => {
       let text = '';
       Bun.connect({

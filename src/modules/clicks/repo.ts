@@ -27,6 +27,8 @@ export function createClickWriter(sqlite: Database): ClickWriter {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const values = new RollupValues(sqlite);
+  // The writer knows every value up front, so idOf() never needs a statement for one it has seen.
+  values.refresh();
   const rollupStore = new RollupStore(sqlite);
   const bumpLink = sqlite.prepare(
     `UPDATE links SET click_count = click_count + ?1, unique_count = unique_count + ?2, bot_count = bot_count + ?3,

@@ -31,10 +31,12 @@ export class RollupValues {
     this.insert = sqlite.prepare(
       'INSERT INTO rollup_values (dim, key, value) VALUES (?, ?, ?) ON CONFLICT (dim, key, value) DO UPDATE SET id = id RETURNING id',
     );
-    this.refresh();
+    // Nothing is read here: the server builds one at start, where reading every value (one per
+    // link at least) would hold back the first redirect. Readers refresh() before use; idOf()
+    // is right either way (the upsert returns an existing id).
   }
 
-  /** Reads the entries another connection added since the last call (ids are increasing). */
+  /** Reads the entries not known yet: all at the first call, then those added since (ids are increasing). */
   refresh(): void {
     for (const row of this.since.all(this.maxId)) this.remember(row);
   }

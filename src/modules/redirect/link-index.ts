@@ -136,10 +136,11 @@ export class LinkIndex {
     this.complete = false;
     const run = ++this.loadRun;
     for (let after: string | null = ''; after !== null; ) {
-      after = this.loadPage(after, pageSize);
+      // Yield first: the caller (the server, just listening) answers before the first page.
       await new Promise<void>((resolve) => setImmediate(resolve));
       // Stopped (the database is about to close): misses keep reading SQLite until then.
       if (run !== this.loadRun) return this.size;
+      after = this.loadPage(after, pageSize);
     }
     this.complete = true;
     return this.size;

@@ -26,6 +26,8 @@ afterEach(() => {
   return disposeTestApp(t);
 });
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 async function makeLinks(n: number): Promise<{ id: string; slug: string }[]> {
   const made: { id: string; slug: string }[] = [];
   for (let i = 0; i < n; i++) {
@@ -44,8 +46,10 @@ test('while loading, a slug not read yet is found in SQLite; an unknown one is n
   await api(t, 'POST', `/links/${lastId.id}/variants`, { key, body: { code: 'tw', params: { utm_source: 'twitter' } } });
   const index = newIndex();
   const loading = index.loadInBackground(10);
-  // The first page went in synchronously; the rest waits for the next turns.
+  // Nothing is read before the caller's next turn (the server answers first), then a page a turn.
   expect(index.loaded).toBe(false);
+  expect(index.size).toBe(0);
+  await nextTurn();
   expect(index.size).toBe(10);
   expect(index.getById(lastId.id)).toBeUndefined();
   const last = index.get(lastId.slug);
@@ -85,6 +89,7 @@ test('the server answers a redirect for a link that the background load has not 
   const made = await makeLinks(3);
   const index = newIndex();
   void index.loadInBackground(1);
+  await nextTurn();
   expect(index.size).toBe(1);
   const notYet = made.findIndex((m) => index.getById(m.id) === undefined);
   expect(index.get(made[notYet]!.slug)?.base.location).toBe(`https://example.com/${notYet}`);
