@@ -32,6 +32,7 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   const deps = createDeps({ db, config, clock: systemClock, log }, { worker: true, linksInBackground: true });
   // The writer checkpoints the WAL; the main connection must not pay for it inside an API write.
   db.$client.exec('PRAGMA wal_autocheckpoint = 0');
+  db.$client.exec('PRAGMA cache_size = -8192');
   deps.clicks.flusher.start(config.flushMs);
   // Redirects are answered here, before Elysia builds a request context: the short host costs
   // what its own work costs. Everything else (API, docs, health, host split pages) goes to the app,

@@ -19,7 +19,8 @@ interface LinkTotals {
 export type ClickWriter = (clicks: EnrichedClick[]) => { written: number; skipped: number };
 
 export function createClickWriter(sqlite: Database): ClickWriter {
-  const linkExists = sqlite.prepare<{ ok: number }, [string]>('SELECT 1 AS ok FROM links WHERE id = ?');
+  // One statement per batch instead of one per link: a batch holds up to one click per link.
+  const existing = sqlite.prepare<{ id: string }, [string]>('SELECT id FROM links WHERE id IN (SELECT value FROM json_each(?))');
   const seeVisitor = sqlite.prepare('INSERT OR IGNORE INTO visitor_days (day, link_id, visitor_hash) VALUES (?, ?, ?)');
   const insertClick = sqlite.prepare(
     `INSERT INTO clicks (link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os,
@@ -29,7 +30,7 @@ export function createClickWriter(sqlite: Database): ClickWriter {
   const values = new RollupValues(sqlite);
   // The writer knows every value up front, so idOf() never needs a statement for one it has seen.
   values.refresh();
-  const rollupStore = new RollupStore(sqlite);
+  const rollupStore = new RollupStore(sqlite, { cacheWorkspace: true });
   const bumpLink = sqlite.prepare(
     `UPDATE links SET click_count = click_count + ?1, unique_count = unique_count + ?2, bot_count = bot_count + ?3,
        last_clicked_at = CASE WHEN ?4 IS NULL THEN last_clicked_at ELSE max(coalesce(last_clicked_at, 0), ?4) END
@@ -38,20 +39,16 @@ export function createClickWriter(sqlite: Database): ClickWriter {
   const bumpVariant = sqlite.prepare('UPDATE variants SET click_count = click_count + ? WHERE id = ?');
 
   const write = sqlite.transaction((clicks: EnrichedClick[]) => {
-    const exists = new Map<string, boolean>();
+    const exists = new Set<string>();
+    for (const row of existing.all(JSON.stringify([...new Set(clicks.map((c) => c.linkId))]))) exists.add(row.id);
     const totals = new Map<string, LinkTotals>();
     const variantClicks = new Map<string, number>();
     const rollups = new RollupAccumulator(values);
     let written = 0;
     for (const c of clicks) {
-      let ok = exists.get(c.linkId);
-      if (ok === undefined) {
-        ok = linkExists.get(c.linkId) !== null;
-        exists.set(c.linkId, ok);
-      }
       // The link was deleted after the click (only possible with no human clicks, or from
       // the dashboard, which deletes the history on purpose): nothing to attach it to.
-      if (!ok) continue;
+      if (!exists.has(c.linkId)) continue;
       // Uniques are human visitors: a bot hit is never a first visit.
       const firstOfDay = !c.bot && seeVisitor.run(c.day, c.linkId, c.visitorHash).changes > 0;
       insertClick.run(
@@ -83,6 +80,7 @@ export function createClickWriter(sqlite: Database): ClickWriter {
       return result;
     } catch (err) {
       values.rollback();
+      rollupStore.dropCache();
       throw err;
     }
   };

@@ -122,33 +122,79 @@ interface StoredBucket {
   data: Uint8Array;
 }
 
-/** Reads, merges and writes buckets; every call runs inside the caller's transaction. */
+/** Workspace buckets the writer keeps decoded (see RollupStore), at most this many. */
+const CACHED_BUCKETS = 8;
+
+/**
+ * Reads, merges and writes buckets; every call runs inside the caller's transaction.
+ *
+ * With `cacheWorkspace` (the click writer), the workspace buckets stay decoded in memory between
+ * batches: they count every link (dim `link`), so with 100,000 links one holds ~100,000 values
+ * and reading and decoding it for every batch cost more than the batch's own clicks. A cached
+ * bucket is trusted only while the row still has the clicks and uniques it was written with;
+ * anything else that writes workspace buckets (a link deleted with its clicks, a rebuild) changes
+ * them, and the bucket is read again.
+ */
 export class RollupStore {
   private readonly select: Statement<StoredBucket, [string, Grain, number, number]>;
+  private readonly totals: Statement<{ clicks: number; uniques: number }, [string, Grain, number, number]>;
   private readonly upsert: Statement;
   private readonly remove: Statement;
+  private readonly cache: Map<string, { clicks: number; uniques: number; counts: Counts }> | null;
 
-  constructor(sqlite: Database) {
+  constructor(sqlite: Database, options: { cacheWorkspace?: boolean } = {}) {
     this.select = sqlite.prepare('SELECT clicks, uniques, data FROM rollup_buckets WHERE scope = ? AND grain = ? AND start = ? AND bot = ?');
+    // Columns before the blob only: SQLite then never reads the blob's overflow pages.
+    this.totals = sqlite.prepare('SELECT clicks, uniques FROM rollup_buckets WHERE scope = ? AND grain = ? AND start = ? AND bot = ?');
     this.upsert = sqlite.prepare(
       `INSERT INTO rollup_buckets (scope, grain, start, bot, clicks, uniques, data) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (scope, grain, start, bot) DO UPDATE SET clicks = excluded.clicks, uniques = excluded.uniques, data = excluded.data`,
     );
     this.remove = sqlite.prepare('DELETE FROM rollup_buckets WHERE scope = ? AND grain = ? AND start = ? AND bot = ?');
+    this.cache = options.cacheWorkspace ? new Map() : null;
+  }
+
+  /** The transaction that used the cache rolled back: what it holds may never have been written. */
+  dropCache(): void {
+    this.cache?.clear();
+  }
+
+  /** The stored totals and decoded counts of a bucket (empty when it has none). */
+  private read(b: Bucket, bot: number): { clicks: number; uniques: number; counts: Counts } {
+    if (this.cache === null || b.scope !== WORKSPACE) {
+      const stored = this.select.get(b.scope, b.grain, b.start, bot);
+      return { clicks: stored?.clicks ?? 0, uniques: stored?.uniques ?? 0, counts: decodeCounts(stored?.data ?? null) };
+    }
+    const key = `${b.grain}|${b.start}|${bot}`;
+    const stored = this.totals.get(b.scope, b.grain, b.start, bot) ?? { clicks: 0, uniques: 0 };
+    let cached = this.cache.get(key);
+    if (cached === undefined || cached.clicks !== stored.clicks || cached.uniques !== stored.uniques) {
+      const row = stored.clicks === 0 ? null : this.select.get(b.scope, b.grain, b.start, bot);
+      cached = { clicks: stored.clicks, uniques: stored.uniques, counts: decodeCounts(row?.data ?? null) };
+      this.cache.set(key, cached);
+      // Buckets of hours and days gone by are written no more: keep the newest few.
+      if (this.cache.size > CACHED_BUCKETS) this.cache.delete(this.cache.keys().next().value!);
+    }
+    return cached;
   }
 
   /** Adds (sign 1) or takes away (sign -1) buckets' counts. */
   apply(buckets: Iterable<Bucket>, sign: 1 | -1 = 1): void {
     for (const b of buckets) {
       const bot = b.bot ? 1 : 0;
-      const stored = this.select.get(b.scope, b.grain, b.start, bot);
-      const clicks = (stored?.clicks ?? 0) + sign * b.clicks;
+      const stored = this.read(b, bot);
+      const clicks = stored.clicks + sign * b.clicks;
       if (clicks <= 0) {
-        if (stored) this.remove.run(b.scope, b.grain, b.start, bot);
+        if (stored.clicks > 0) this.remove.run(b.scope, b.grain, b.start, bot);
+        stored.clicks = 0;
+        stored.uniques = 0;
+        stored.counts.clear();
         continue;
       }
-      const counts = mergeCounts(decodeCounts(stored?.data ?? null), b.counts, sign);
-      this.upsert.run(b.scope, b.grain, b.start, bot, clicks, (stored?.uniques ?? 0) + sign * b.uniques, encodeCounts(counts));
+      const counts = mergeCounts(stored.counts, b.counts, sign);
+      stored.clicks = clicks;
+      stored.uniques += sign * b.uniques;
+      this.upsert.run(b.scope, b.grain, b.start, bot, clicks, stored.uniques, encodeCounts(counts));
     }
   }
 }

@@ -59,7 +59,7 @@ export class WorkerSink implements ClickSink {
   readonly ready: Promise<string>;
 
   constructor(options: { dbPath: string; geoDb: string | null; ownHosts: string[] }) {
-    this.worker = new Worker(workerEntry('modules/clicks/writer-worker.ts'));
+    this.worker = new Worker(workerEntry('modules/clicks/writer-worker.ts'), { smol: true });
     let ready!: (geo: string) => void;
     let failed!: (e: Error) => void;
     this.ready = new Promise<string>((resolve, reject) => {
