@@ -576,6 +576,35 @@ describe('deleted links and variants', () => {
     await disposeTestApp(t);
   });
 
+  test('a link deleted between flushes leaves the workspace buckets the writer keeps decoded: the next flush reads them again', async () => {
+    const c = await setup();
+    const { t } = c;
+    const gone = await createLink(c, { slug: 'gone' });
+    const stay = await createLink(c, { slug: 'stay' });
+    for (let i = 0; i < 3; i++) expect(await click(t, '/gone', { ip: `192.0.2.${i}`, ua: UA.googlebot })).toBe(302);
+    for (let i = 0; i < 2; i++) expect(await click(t, '/stay', { ip: `192.0.2.${i}`, ua: UA.chromeWin })).toBe(302);
+    await flushOk(t); // the writer now holds this hour's and day's workspace buckets decoded
+    expect(deleteLink(t.deps, gone.id)).toEqual({ id: gone.id, deleted: true }); // bot hits only: allowed
+    for (let i = 0; i < 2; i++) expect(await click(t, '/stay', { ip: `198.51.100.${i}`, ua: UA.safariIphone })).toBe(302);
+    // A bot hit lands in the workspace's bot buckets, the ones the delete changed.
+    expect(await click(t, '/stay', { ip: '198.51.100.9', ua: UA.googlebot })).toBe(302);
+    await flushOk(t);
+    const buckets = expectBucketsMatchRawClicks(t);
+    expect(buckets.totals.filter((b) => b.scope === WORKSPACE).map((b) => [b.grain, b.bot, b.clicks, b.uniques])).toEqual([
+      ['day', 0, 4, 4],
+      ['day', 1, 1, 0],
+      ['hour', 0, 4, 4],
+      ['hour', 1, 1, 0],
+    ]);
+    expect(buckets.rows.filter((r) => r.scope === WORKSPACE && r.dim === 'link').map((r) => [r.value, r.clicks])).toEqual([
+      [stay.id, 4],
+      [stay.id, 1],
+      [stay.id, 4],
+      [stay.id, 1],
+    ]);
+    await disposeTestApp(t);
+  });
+
   test('clicks of a link whose row vanished before the flush are skipped, the rest of the chunk is written', async () => {
     const c = await setup();
     const { t } = c;
