@@ -9,7 +9,7 @@ import { systemClock } from '../../lib/clock';
 import { openGeo } from './geo';
 import type { WireClick } from './record';
 import type { WriterReply, WriterRequest } from './sink';
-import { ClickStore } from './store';
+import { ClickStore, tuneWriterConnection } from './store';
 
 declare const self: Worker;
 
@@ -27,10 +27,7 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     case 'open': {
       try {
         db = openDatabase(message.dbPath);
-        // Checkpoint every ~32 MB of WAL instead of SQLite's 4 MB: a batch of clicks dirties
-        // thousands of pages, and pages dirtied again before a checkpoint are copied and synced
-        // once (measured: ~8% less writer time per click with 100,000 links).
-        db.$client.exec('PRAGMA wal_autocheckpoint = 8192');
+        tuneWriterConnection(db.$client);
         const geo = openGeo(message.geoDb);
         store = new ClickStore(db.$client, geo, message.ownHosts, systemClock);
         reply({ type: 'ready', geo: geo.source });

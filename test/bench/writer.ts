@@ -1,0 +1,91 @@
+/**
+ * Click writer benchmark: what one click costs the writer thread, alone on the machine.
+ *
+ * Seeds a fresh database with `--links` links (a third with utm params), then writes `--clicks`
+ * clicks through the same ClickStore the writer Worker runs, in batches of MAX_BATCH, spread
+ * over every link the way the redirect benchmark spreads them (so a batch holds about one
+ * click per link), with mixed user agents, referrers and client addresses (a fifth new).
+ * Reports microseconds per click over the first and the last third of the batches (the file
+ * grows as it runs), and the longest batch.
+ *
+ *   bun run bench:writer [-- --links 100000 --clicks 200000]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../src/config';
+import { openDatabase } from '../../src/db/client';
+import { migrateDatabase } from '../../src/db/migrate';
+import { createDeps } from '../../src/deps';
+import { systemClock } from '../../src/lib/clock';
+import { insertLinks } from '../../src/modules/bulk/repo';
+import { MAX_BATCH, toWire } from '../../src/modules/clicks/flusher';
+import { openGeo } from '../../src/modules/clicks/geo';
+import { ClickStore, tuneWriterConnection } from '../../src/modules/clicks/store';
+import { freshSlug, newLinkRow } from '../../src/modules/links/service';
+
+const { values } = parseArgs({
+  options: {
+    links: { type: 'string', default: '100000' },
+    clicks: { type: 'string', default: '200000' },
+  },
+});
+const LINKS = Number(values.links);
+const CLICKS = Math.ceil(Number(values.clicks) / MAX_BATCH) * MAX_BATCH;
+
+const AGENTS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+  'curl/8.5.0',
+  'Mozilla/5.0 (X11; Linux x86_64; rv:132.0) Gecko/20100101 Firefox/132.0',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15',
+];
+const REFERRERS = [null, 'https://www.google.com/', 'https://t.co/', 'https://news.ycombinator.com/item?id=1'];
+
+const dir = mkdtempSync(join(tmpdir(), 'slink-bench-writer-'));
+try {
+  const dbPath = join(dir, 'slink.db');
+  const db = openDatabase(dbPath);
+  migrateDatabase(db);
+  const deps = createDeps({ db, config: loadConfig({ SLINK_DB: dbPath }), clock: systemClock, log: { info() {}, error: console.error } });
+  const taken = new Set<string>();
+  const items = [];
+  for (let i = 0; i < LINKS; i++) {
+    const slug = freshSlug(deps, taken);
+    taken.add(slug);
+    const params: Record<string, string> = i % 3 === 0 ? { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: `s${i % 40}` } : {};
+    items.push({ row: newLinkRow(deps, { slug, destination: `https://www.example.org/articles/${i}`, title: null, params, projectId: null, expiresAt: null, clickLimit: null }), tags: [] });
+  }
+  insertLinks(db, items);
+  deps.linkIndex.loadAll();
+  const slugs = [...taken];
+  tuneWriterConnection(db.$client);
+  const store = new ClickStore(db.$client, openGeo(null), ['localhost'], systemClock);
+
+  const batchMs: number[] = [];
+  for (let i = 0; i < CLICKS; ) {
+    const batch = [];
+    for (let k = 0; k < MAX_BATCH; k++, i++) {
+      const entry = deps.linkIndex.get(slugs[(i * 7919) % LINKS]!)!;
+      // Four in five addresses come back from a pool of 20,000 visitors; the rest are new.
+      const n = Math.random() < 0.2 ? (Math.random() * 0xdfffffff) >>> 0 : 16777216 + ((i * 31) % 20000) * 104729;
+      const address = `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+      const record = { time: Date.now(), target: entry.base, code: null, address, userAgent: AGENTS[i % AGENTS.length]!, referrer: REFERRERS[i % REFERRERS.length]!, acceptLanguage: 'en-US,en;q=0.9', head: false, bot: null };
+      batch.push(toWire(record));
+    }
+    // What the Worker receives: a copy through JSON, as WorkerSink sends it.
+    const received = JSON.parse(JSON.stringify(batch));
+    const started = performance.now();
+    store.writeBatch(received);
+    batchMs.push(performance.now() - started);
+  }
+  const third = Math.floor(batchMs.length / 3);
+  const perClick = (ms: number[]) => ((ms.reduce((a, b) => a + b, 0) * 1000) / (ms.length * MAX_BATCH)).toFixed(1);
+  console.log(`${LINKS.toLocaleString('en-US')} links, ${CLICKS.toLocaleString('en-US')} clicks in batches of ${MAX_BATCH}:`);
+  console.log(`  first third ${perClick(batchMs.slice(0, third))} us/click, last third ${perClick(batchMs.slice(-third))} us/click, longest batch ${Math.max(...batchMs).toFixed(0)} ms`);
+  db.$client.close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
