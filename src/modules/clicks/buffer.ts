@@ -8,10 +8,11 @@
  * however many the buffer has room for under the mark. Clients that wait for their answer
  * (browsers, load generators) then send about as fast as clicks are written: the buffer stays
  * near the mark and, by Little's law, an answer waits about (waiting clients) / (write rate),
- * not the time the writer needs to empty the buffer. Past twice the mark (the writer is
- * stalled, not just slow) nothing is let go by pace any more; any answer is let go MAX_WAIT_MS
- * after it started waiting, so a failing disk never stops redirects. Past `capacity` (writes
- * failing for long) new clicks are counted as dropped and the flush logs the count (never silent).
+ * not the time the writer needs to empty the buffer. Above the mark the pace slows in
+ * proportion, down to none at twice the mark (the writer is stalled, not just slow); any
+ * answer is let go MAX_WAIT_MS after it started waiting, so a failing disk never stops
+ * redirects. Past `capacity` (writes failing for long) new clicks are counted as dropped and
+ * the flush logs the count (never silent).
  */
 import { classifyClick } from './bot';
 import type { ClickRecord } from './record';
@@ -87,7 +88,10 @@ export class ClickBuffer {
   /** One pacer tick: lets go the answers whose turn has come. */
   private pace(): void {
     const now = performance.now();
-    this.allowance = Math.min(this.allowance + this.drainPerMs * (now - this.lastTickAt), Math.max(1, this.drainPerMs * MAX_ALLOWANCE_MS));
+    // Full pace at the mark, slowing to none at twice the mark: the buffer settles near the mark
+    // instead of swinging between the mark and the hard stop (each swing a burst of long waits).
+    const pressure = Math.min(1, Math.max(0, (2 * this.highWater - this.length) / this.highWater));
+    this.allowance = Math.min(this.allowance + this.drainPerMs * pressure * (now - this.lastTickAt), Math.max(1, this.drainPerMs * MAX_ALLOWANCE_MS));
     this.lastTickAt = now;
     // Each answer let go is a client about to send its next click: count it against the room.
     const room = this.highWater - this.length - this.releasedSinceTake;

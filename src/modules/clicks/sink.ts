@@ -13,6 +13,8 @@ export interface ClickSink {
   add(slice: WireClick[]): void;
   /** Writes the batch built so far in one transaction; rejects when nothing of it was written. */
   commit(): Promise<WriteOutcome>;
+  /** Forgets what was added since the last commit (the flusher takes those clicks back). */
+  discard(): void;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,10 @@ export class InlineSink implements ClickSink {
     return this.store.writeBatch(batch);
   }
 
+  discard(): void {
+    this.batch = [];
+  }
+
   async close(): Promise<void> {}
 }
 
@@ -39,6 +45,7 @@ export type WriterRequest =
   /** A slice as JSON text: cheaper for the event loop to copy than structured objects. */
   | { type: 'add'; json: string }
   | { type: 'commit'; id: number }
+  | { type: 'discard' }
   | { type: 'close' };
 
 /** What the writer Worker answers. */
@@ -96,12 +103,19 @@ export class WorkerSink implements ClickSink {
     this.post({ type: 'add', json: JSON.stringify(slice) });
   }
 
-  async commit(): Promise<WriteOutcome> {
-    await this.ready;
+  discard(): void {
+    this.post({ type: 'discard' });
+  }
+
+  commit(): Promise<WriteOutcome> {
+    // Posted at once, so slices added after this call (the flusher hands over the next batch
+    // while this one is written) can never join this batch, even before the writer is ready.
     const id = this.nextId++;
     const outcome = new Promise<WriteOutcome>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     this.post({ type: 'commit', id });
-    return outcome;
+    // A writer that could not open fails this with its reason rather than leaving it waiting
+    // (Promise.all also handles the answer's own rejection, which may come later).
+    return Promise.all([this.ready, outcome]).then(([, written]) => written);
   }
 
   close(): Promise<void> {

@@ -39,12 +39,19 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     case 'add':
       for (const click of JSON.parse(message.json) as WireClick[]) received.push(click);
       return;
+    case 'discard':
+      received = [];
+      return;
     case 'commit': {
       const batch = received;
       received = [];
       try {
         if (!store) throw new Error('click writer is not open');
         reply({ type: 'committed', id: message.id, outcome: store.writeBatch(batch) });
+        // Ask for a collection after each batch (asynchronous, it does not block): at saturation
+        // this thread is never idle, and JavaScriptCore, which otherwise collects in idle time,
+        // let its heap grow ~200 MB further (measured with wrk; no cost in throughput).
+        Bun.gc(false);
       } catch (err) {
         reply({ type: 'failed', id: message.id, message: err instanceof Error ? err.message : String(err) });
       }

@@ -110,6 +110,7 @@ function hookedSink(inner: ClickSink, hooks: { afterCommit?(n: number): void; af
       hooks.afterCommit?.(++commits);
       return outcome;
     },
+    discard: () => inner.discard(),
     close: () => inner.close(),
   };
 }
@@ -175,6 +176,74 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(linkCounts(t, link.id)).toEqual({ click_count: humans, bot_count: bots, unique_count: humans });
     expectBucketsCountEachClickOnce(t, link.id, humans, bots);
     expect(t.errors).toHaveLength(1);
+    t.errors.length = 0;
+    await disposeTestApp(t);
+  });
+
+  test('the batch handed over while a failing commit runs is taken back too: nothing of it is written, then all of it once, in order', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'ahead' });
+    const n = 2 * MAX_BATCH + 700;
+    const { times, humans, bots } = await clicks(t, 'ahead', n);
+    const buffer = t.deps.clicks.buffer;
+    let lock: { release(): void } | null = null;
+    const events: string[] = [];
+    // The lock lands after the first commit: the second fails while the third is handed over.
+    const sink = hookedSink(inlineSink(t), {
+      afterAdd: (k) => events.push(`add ${k}`),
+      afterCommit: (k) => {
+        events.push(`commit ${k}`);
+        if (k === 1) lock = lockDatabase(t);
+      },
+    });
+    const flusher = new ClickFlusher(buffer, sink, t.deps.log);
+
+    expect(await flusher.flush()).toBe(false);
+    // The second batch's first slice went over before the first commit had answered.
+    expect(events.indexOf('add 5')).toBeLessThan(events.indexOf('commit 1'));
+    expect(buffer.length).toBe(MAX_BATCH + 700);
+    expect(flusher.stats).toMatchObject({ written: MAX_BATCH, batches: 1 });
+    expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual(times.slice(0, MAX_BATCH));
+
+    lock!.release();
+    expect(await flusher.flush()).toBe(true);
+    expect(buffer.length).toBe(0);
+    expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual(times);
+    expect(flusher.stats).toMatchObject({ written: n, skipped: 0, batches: 3 });
+    expect(linkCounts(t, link.id)).toEqual({ click_count: humans, bot_count: bots, unique_count: humans });
+    expectBucketsCountEachClickOnce(t, link.id, humans, bots);
+    expect(t.errors).toHaveLength(1);
+    t.errors.length = 0;
+    await disposeTestApp(t);
+  });
+
+  test('a hand-over that fails while the batch before it commits: that batch is written once, the rest kept in order', async () => {
+    const c = await setup();
+    const { t } = c;
+    await createLink(c, { slug: 'handover' });
+    const n = MAX_BATCH + 900;
+    const { times } = await clicks(t, 'handover', n);
+    const buffer = t.deps.clicks.buffer;
+    let failAt = MAX_BATCH / 500 + 1; // the second batch's first slice (slices of 500)
+    const sink = hookedSink(inlineSink(t), {
+      afterAdd: (k) => {
+        if (k === failAt) throw new Error('cannot hand over');
+      },
+    });
+    const flusher = new ClickFlusher(buffer, sink, t.deps.log);
+
+    expect(await flusher.flush()).toBe(false);
+    expect(flusher.stats).toMatchObject({ written: MAX_BATCH, batches: 1 });
+    expect(buffer.length).toBe(900);
+    expect(t.errors).toEqual([expect.stringContaining('click flush failed; 900 clicks kept in memory and retried')]);
+    expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual(times.slice(0, MAX_BATCH));
+
+    failAt = -1;
+    expect(await flusher.flush()).toBe(true);
+    expect(buffer.length).toBe(0);
+    expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual(times);
+    expect(flusher.stats).toMatchObject({ written: n, batches: 2 });
     t.errors.length = 0;
     await disposeTestApp(t);
   });

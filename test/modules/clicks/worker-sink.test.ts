@@ -1,0 +1,69 @@
+/**
+ * The writer Worker's protocol, with the real Worker on the test app's SQLite file: a commit
+ * takes exactly the slices added before it (the flusher hands the next batch over while one is
+ * being written), and `discard` forgets what was added after the last commit.
+ */
+import { describe, expect, test } from 'bun:test';
+import type { WireClick } from '../../../src/modules/clicks/record';
+import { WorkerSink } from '../../../src/modules/clicks/sink';
+import { disposeTestApp, T0 } from '../../helpers/app';
+import { createLink, rows, setup, UA } from './support';
+
+function wire(linkId: string, time: number): WireClick {
+  return {
+    time,
+    linkId,
+    variantId: null,
+    code: null,
+    location: 'https://example.com/landing',
+    paramsJson: '{}',
+    address: '192.0.2.10',
+    userAgent: UA.chromeWin,
+    referrer: null,
+    acceptLanguage: 'en',
+    bot: false,
+  };
+}
+
+describe('WorkerSink', () => {
+  test('slices added after a commit belong to the next commit, even when added before the first answer', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'worker' });
+    const sink = new WorkerSink({ dbPath: t.deps.config.dbPath, geoDb: null, ownHosts: ['localhost'] });
+    try {
+      // All posted before the Worker has even opened the database.
+      sink.add([wire(link.id, T0), wire(link.id, T0 + 1)]);
+      const first = sink.commit();
+      sink.add([wire(link.id, T0 + 2)]);
+      const second = sink.commit();
+      expect(await first).toMatchObject({ written: 2, skipped: 0 });
+      expect(await second).toMatchObject({ written: 1, skipped: 0 });
+      expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual([T0, T0 + 1, T0 + 2]);
+    } finally {
+      await sink.close();
+    }
+    await disposeTestApp(t);
+  });
+
+  test('discard forgets the slices added since the last commit', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'dropped' });
+    const sink = new WorkerSink({ dbPath: t.deps.config.dbPath, geoDb: null, ownHosts: ['localhost'] });
+    try {
+      sink.add([wire(link.id, T0)]);
+      const first = sink.commit();
+      sink.add([wire(link.id, T0 + 1), wire(link.id, T0 + 2)]);
+      sink.discard();
+      sink.add([wire(link.id, T0 + 3)]);
+      expect(await first).toMatchObject({ written: 1 });
+      expect(await sink.commit()).toMatchObject({ written: 1 });
+      expect(await sink.commit()).toMatchObject({ written: 0 });
+      expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual([T0, T0 + 3]);
+    } finally {
+      await sink.close();
+    }
+    await disposeTestApp(t);
+  });
+});
