@@ -5,10 +5,10 @@
  */
 import type { Database } from 'bun:sqlite';
 import { invalid } from '../../lib/errors';
-import { storedDimensions } from '../clicks/table';
+import { storedDimensions, type StoredClick } from '../clicks/table';
 import type { ExportChunks } from './export-host';
 import type { Click } from './model';
-import { keyAbove, readClickPage, type ClickKey, type ClickRow } from './repo';
+import { keyAbove, readClickPage, type ClickKey } from './repo';
 import type { Window } from './window';
 
 /** The link a list or export is about: its slug and its variants' ids as they are now. */
@@ -20,11 +20,11 @@ export interface ClickSource {
 }
 
 /** Known: the code named a variant when clicked, and that variant still exists. */
-function variantKnown(src: ClickSource, r: ClickRow): boolean {
+function variantKnown(src: ClickSource, r: StoredClick): boolean {
   return r.variant_id !== null && src.variantIds.has(r.variant_id);
 }
 
-function toClick(src: ClickSource, r: ClickRow): Click {
+function toClick(src: ClickSource, r: StoredClick): Click {
   return {
     id: r.id,
     linkId: r.link_id,

@@ -31,8 +31,8 @@ function reply(message: ExportReply, transfer: ArrayBuffer[] = []): void {
 function openReader(path: string): Database {
   const db = new Database(path, { readonly: true, strict: true });
   db.exec('PRAGMA busy_timeout = 5000');
-  // SQLite's default, stated because the main connection's is 64 MB: an export reads each
-  // page once, a large cache would only hold a million rows nobody reads again.
+  // SQLite's default, stated because the connections of the server and the writer are larger:
+  // an export reads each page once, a large cache would only hold a million rows nobody reads again.
   db.exec('PRAGMA cache_size = -2000');
   return db;
 }

@@ -65,9 +65,6 @@ export function slugsOf(sqlite: Database, ids: string[]): Map<string, string> {
   return new Map(rows.map((r) => [r.id, r.slug]));
 }
 
-/** A raw click as stored (column names). */
-export type ClickRow = StoredClick;
-
 /** Where a page of clicks ends: newest first, so the next page holds keys below (timestamp, id). */
 export interface ClickKey {
   timestamp: number;
@@ -91,9 +88,9 @@ export function readClickPage(
   before: ClickKey,
   bots: boolean,
   limit: number,
-): ClickRow[] {
+): StoredClick[] {
   return sqlite
-    .query<ClickRow, [string, number, number, number, number, number]>(
+    .query<StoredClick, [string, number, number, number, number, number]>(
       `SELECT id, link_id, timestamp, variant_code, variant_id, destination, params, country, city, device, os, browser,
          referrer, traffic_type, language, bot
        FROM clicks

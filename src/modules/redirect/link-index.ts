@@ -72,17 +72,15 @@ export class LinkIndex {
     const entry = this.bySlug.get(slug);
     if (entry !== undefined || this.complete) return entry;
     const row = findRedirectRowBySlug(this.db, slug);
-    if (row === undefined) return undefined;
-    const loaded = this.build(row, findVariantsByLinkIds(this.db, [row.id]).get(row.id) ?? [], { humanClicks: row.clickCount, unsorted: 0 });
-    this.put(loaded);
-    return loaded;
+    return row === undefined ? undefined : this.putOne(row);
   }
 
   getById(id: string): RedirectEntry | undefined {
     return this.byId.get(id);
   }
 
-  private build(row: RedirectRow, variantRows: VariantRow[], counters: LinkCounters): RedirectEntry {
+  /** `counters` is the previous entry's when there is one (buffered clicks point at it); else the stored count. */
+  private build(row: RedirectRow, variantRows: VariantRow[], counters: LinkCounters = { humanClicks: row.clickCount, unsorted: 0 }): RedirectEntry {
     let byCode = NO_VARIANTS;
     if (variantRows.length > 0) {
       const map = new Map<string, ClickTarget>();
@@ -101,6 +99,13 @@ export class LinkIndex {
     };
   }
 
+  /** One link read on its own (a miss during the load, or a refresh): its variants, then its entry. */
+  private putOne(row: RedirectRow, counters?: LinkCounters): RedirectEntry {
+    const entry = this.build(row, findVariantsByLinkIds(this.db, [row.id]).get(row.id) ?? [], counters);
+    this.put(entry);
+    return entry;
+  }
+
   private put(entry: RedirectEntry): void {
     const previous = this.byId.get(entry.id);
     if (previous && previous.slug !== entry.slug) this.bySlug.delete(previous.slug);
@@ -117,7 +122,7 @@ export class LinkIndex {
       // Already read on a miss or by a write during a background load: that entry is as
       // fresh and its counters may be referenced by buffered clicks.
       if (this.byId.has(row.id)) continue;
-      this.put(this.build(row, byLink.get(row.id) ?? [], { humanClicks: row.clickCount, unsorted: 0 }));
+      this.put(this.build(row, byLink.get(row.id) ?? []));
     }
     return rows.at(-1)!.id;
   }
@@ -155,9 +160,7 @@ export class LinkIndex {
   refresh(id: string): void {
     const row = findRedirectRow(this.db, id);
     if (!row) return this.remove(id);
-    const previous = this.byId.get(id);
-    const counters = previous?.counters ?? { humanClicks: row.clickCount, unsorted: 0 };
-    this.put(this.build(row, findVariantsByLinkIds(this.db, [id]).get(id) ?? [], counters));
+    this.putOne(row, this.byId.get(id)?.counters);
     // A click limit counts humans exactly: classify this link's buffered clicks now.
     if (row.clickLimit !== null) this.buffer.settleLink(id);
   }
