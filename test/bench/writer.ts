@@ -8,6 +8,12 @@
  * Reports microseconds per click over the first and the last third of the batches (the file
  * grows as it runs), and the longest batch.
  *
+ * Then, on the same grown file, the same number of clicks again through two floors: enrichment
+ * alone (no SQL), and enrichment plus appending each raw row to `clicks` (one prepared insert
+ * per click, one transaction per batch), which any design that keeps every click as a row
+ * pays. The ratios say how much of the writer's time is rollups, counters and uniques, and how
+ * fast a single writer thread could go at best.
+ *
  *   bun run bench:writer [-- --links 100000 --clicks 200000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,8 +27,11 @@ import { createDeps } from '../../src/deps';
 import { systemClock } from '../../src/lib/clock';
 import { insertLinks } from '../../src/modules/bulk/repo';
 import { MAX_BATCH, toWire } from '../../src/modules/clicks/flusher';
+import { enrichClick } from '../../src/modules/clicks/enrich';
 import { openGeo } from '../../src/modules/clicks/geo';
 import { ClickStore, tuneWriterConnection } from '../../src/modules/clicks/store';
+import { VisitorHasher } from '../../src/modules/clicks/visitor';
+import type { WireClick } from '../../src/modules/clicks/record';
 import { freshSlug, newLinkRow } from '../../src/modules/links/service';
 
 const { values } = parseArgs({
@@ -64,7 +73,8 @@ try {
   tuneWriterConnection(db.$client);
   const store = new ClickStore(db.$client, openGeo(null), ['localhost'], systemClock);
 
-  const batchMs: number[] = [];
+  /** The batches every phase writes: built once, so each phase gets the same clicks. */
+  const batches: WireClick[][] = [];
   for (let i = 0; i < CLICKS; ) {
     const batch = [];
     for (let k = 0; k < MAX_BATCH; k++, i++) {
@@ -75,17 +85,42 @@ try {
       const record = { time: Date.now(), target: entry.base, code: null, address, userAgent: AGENTS[i % AGENTS.length]!, referrer: REFERRERS[i % REFERRERS.length]!, acceptLanguage: 'en-US,en;q=0.9', head: false, bot: null };
       batch.push(toWire(record));
     }
-    // What the Worker receives: a copy through JSON, as WorkerSink sends it.
-    const received = JSON.parse(JSON.stringify(batch));
-    const started = performance.now();
-    store.writeBatch(received);
-    batchMs.push(performance.now() - started);
+    batches.push(batch);
   }
+  /** Runs `write` on a JSON copy of every batch (what the Worker receives from WorkerSink); ms per batch. */
+  const timed = (write: (batch: WireClick[]) => void): number[] =>
+    batches.map((batch) => {
+      const received = JSON.parse(JSON.stringify(batch)) as WireClick[];
+      const started = performance.now();
+      write(received);
+      return performance.now() - started;
+    });
+  const batchMs = timed((batch) => store.writeBatch(batch));
+
+  const sqlite = db.$client;
+  const ctx = { geo: openGeo(null), hasher: new VisitorHasher(sqlite), ownHosts: ['localhost'] };
+  const append = sqlite.prepare(
+    `INSERT INTO clicks (link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os,
+       browser, referrer, traffic_type, language, bot, visitor_hash, first_of_day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
+  );
+  const appendAll = sqlite.transaction((batch: WireClick[]) => {
+    for (const record of batch) {
+      const c = enrichClick(record, ctx);
+      append.run(c.linkId, c.time, c.variantId, c.code, c.destination, c.paramsJson, c.country, c.city, c.device, c.os, c.browser, c.referrer, c.trafficType, c.language, c.bot ? 1 : 0, c.visitorHash);
+    }
+  });
+  const enrichMs = timed((batch) => batch.map((record) => enrichClick(record, ctx)));
+  const appendMs = timed((batch) => appendAll.immediate(batch));
+
+  const total = (ms: number[]) => ms.reduce((a, b) => a + b, 0);
+  const perClick = (ms: number[]) => ((total(ms) * 1000) / (ms.length * MAX_BATCH)).toFixed(1);
   const third = Math.floor(batchMs.length / 3);
-  const perClick = (ms: number[]) => ((ms.reduce((a, b) => a + b, 0) * 1000) / (ms.length * MAX_BATCH)).toFixed(1);
   console.log(`${LINKS.toLocaleString('en-US')} links, ${CLICKS.toLocaleString('en-US')} clicks in batches of ${MAX_BATCH}:`);
-  console.log(`  first third ${perClick(batchMs.slice(0, third))} us/click, last third ${perClick(batchMs.slice(-third))} us/click, longest batch ${Math.max(...batchMs).toFixed(0)} ms`);
-  db.$client.close();
+  console.log(`  writer: first third ${perClick(batchMs.slice(0, third))} us/click, last third ${perClick(batchMs.slice(-third))} us/click, longest batch ${Math.max(...batchMs).toFixed(0)} ms`);
+  console.log(`  floors, the same clicks again on the grown file: enrichment alone ${perClick(enrichMs)} us/click; enrichment + raw row append ${perClick(appendMs)} us/click`);
+  const ceiling = (ms: number[]) => Math.round((ms.length * MAX_BATCH) / (total(ms) / 1000)).toLocaleString('en-US');
+  console.log(`  one writer thread at most: ${ceiling(batchMs)} clicks/s as written, ${ceiling(appendMs)} clicks/s if it only appended raw rows (writer / append = ${(total(batchMs) / total(appendMs)).toFixed(2)})`);
+  sqlite.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
