@@ -41,9 +41,17 @@ function toAppError(code: string | number, error: unknown, request: Request, dep
   }
 }
 
-export function createApp(deps: Deps) {
+export interface AppOptions {
+  /**
+   * The server answers short links itself before handing a request to the app (server.ts), so
+   * the app need not check again. Without it (tests, `app.handle()`), the app's first hook does.
+   */
+  shortSiteAnswered?: boolean;
+}
+
+export function createApp(deps: Deps, options: AppOptions = {}) {
   const limiter = new RateLimiter(deps.config.rateLimit, deps.clock);
-  const shortSite = createShortSite(deps);
+  const shortSite = options.shortSiteAnswered ? null : createShortSite(deps);
   const apiGuard = createApiGuard(deps, limiter);
   // normalize 'typebox' (Value.Clean) instead of the default exact-mirror, which rebuilds a record
   // field from whatever it is given before validating: params "a=b" became {"0":"a","1":"=","2":"b"}.
@@ -55,7 +63,7 @@ export function createApp(deps: Deps) {
       return errorBody(err.code, err.message, err.field);
     })
     // One hook, redirects first: a short link never pays for the API guard.
-    .onRequest((ctx) => shortSite(ctx) ?? apiGuard(ctx))
+    .onRequest((ctx) => shortSite?.(ctx) ?? apiGuard(ctx))
     // Every JSON body of the API is an object. Elysia skips validation of a non-object body when
     // all of a schema's fields are optional (PATCH), so reject arrays, strings and numbers here.
     .onTransform(({ body, request }) => {

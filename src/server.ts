@@ -36,16 +36,17 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   // page cache is plenty, where the 64 MB default kept every page of the links load (~20 MB RSS).
   db.$client.exec('PRAGMA cache_size = -8192');
   deps.clicks.flusher.start(config.flushMs);
-  // Redirects are answered here, before Elysia builds a request context: the short host costs
-  // what its own work costs. Everything else (API, docs, health, host split pages) goes to the app,
-  // whose first hook runs the same short-site check, so app.handle() in tests behaves the same.
+  // Redirects and the short host's pages are answered here, before Elysia builds a request
+  // context: the short host costs what its own work costs. Everything else (API, docs, health)
+  // goes to the app, told not to run the same check again (without the option, as in tests'
+  // app.handle(), its first hook runs it).
   // The app itself (~20 ms of route and OpenAPI setup) is built after the server listens, so the
   // first redirect never waits for it.
   const shortSite = createShortSite(deps);
   let app: App | null = null;
   const ensureApp = (): App => {
     if (app === null) {
-      app = createApp(deps);
+      app = createApp(deps, { shortSiteAnswered: true });
       app.compile();
       // Elysia reads the server from here for its context (client addresses in the API guard).
       app.server = server;

@@ -26,6 +26,11 @@ function freshDb(): string {
   return join(dir, 'slink.db');
 }
 
+/** Starts `cmd` serving `db` on `port` with flushes `flushMs` apart (the default outlasts any test). */
+function serve(cmd: readonly string[], db: string, port: number, flushMs = 60_000): RunningProcess {
+  return start([...cmd], port, { env: cleanEnv({ SLINK_DB: db, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_FLUSH_MS: String(flushMs) }) });
+}
+
 /** A superuser write key made with the operator CLI on that database. */
 async function writeKey(db: string): Promise<string> {
   const env = cleanEnv({ SLINK_DB: db });
@@ -92,7 +97,7 @@ describe('graceful stop writes every buffered click', () => {
       const key = await writeKey(db);
       const port = freePort();
       // A flush interval far longer than the test: every click is still in memory at SIGTERM.
-      server = start([...cmd], port, { env: cleanEnv({ SLINK_DB: db, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_FLUSH_MS: '60000' }) });
+      server = serve(cmd, db, port);
       await waitHealthy(server);
       const linkId = await createLink(server.base, key, 'graceful');
       const [humans, bots] = await click(server.base, 'graceful', 300);
@@ -110,7 +115,7 @@ describe('graceful stop writes every buffered click', () => {
     const db = freshDb();
     const key = await writeKey(db);
     const port = freePort();
-    server = start([BUN, 'run', 'src/index.ts', 'serve'], port, { env: cleanEnv({ SLINK_DB: db, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_FLUSH_MS: '60000' }) });
+    server = serve([BUN, 'run', 'src/index.ts', 'serve'], db, port);
     await waitHealthy(server);
     const linkId = await createLink(server.base, key, 'interrupt');
     const [humans, bots] = await click(server.base, 'interrupt', 120);
@@ -125,7 +130,7 @@ describe('a stop during a long export', () => {
     const db = freshDb();
     const key = await writeKey(db);
     const port = freePort();
-    server = start([BUN, 'run', 'src/index.ts', 'serve'], port, { env: cleanEnv({ SLINK_DB: db, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_FLUSH_MS: '60000' }) });
+    server = serve([BUN, 'run', 'src/index.ts', 'serve'], db, port);
     await waitHealthy(server);
     const linkId = await createLink(server.base, key, 'exported');
     // 300,000 stored clicks (written here as a fixture: far more CSV than socket buffers hold).
@@ -187,7 +192,7 @@ describe('kill -9', () => {
     const key = await writeKey(db);
     const port = freePort();
     const flushMs = 200;
-    server = start([BUN, 'run', 'src/index.ts', 'serve'], port, { env: cleanEnv({ SLINK_DB: db, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_FLUSH_MS: String(flushMs) }) });
+    server = serve([BUN, 'run', 'src/index.ts', 'serve'], db, port, flushMs);
     await waitHealthy(server);
     const linkId = await createLink(server.base, key, 'crash');
     await click(server.base, 'crash', 200);

@@ -18,7 +18,7 @@ import { ClickStore } from '../../../src/modules/clicks/store';
 import { deleteLink, updateLink } from '../../../src/modules/links/service';
 import { api, disposeTestApp, T0, type TestApp } from '../../helpers/app';
 import { WORKSPACE } from '../../../src/modules/clicks/rollups';
-import { click, clickRequest, createLink, createVariant, expectBucketsMatchRawClicks, flushOk, one, readBuckets, rows, setup, UA } from './support';
+import { click, clickRequest, createLink, createVariant, expectBucketsMatchRawClicks, flushOk, one, readBuckets, rows, setup, UA, writtenTimes } from './support';
 
 function linkCounts(t: TestApp, id: string) {
   return one(t, 'SELECT click_count, bot_count, unique_count FROM links WHERE id = ?', id);
@@ -29,6 +29,14 @@ function linkCounts(t: TestApp, id: string) {
  * buckets of both grains, humans and bots apart (each human a distinct visitor), and every
  * breakdown equal to the raw clicks.
  */
+/** After a recovered failure: every click of the link written once, in click order, and counted once everywhere. */
+function expectWrittenOnceInOrder(t: TestApp, linkId: string, clicked: { times: number[]; humans: number; bots: number }): void {
+  const { times, humans, bots } = clicked;
+  expect(writtenTimes(t)).toEqual(times);
+  expect(linkCounts(t, linkId)).toEqual({ click_count: humans, bot_count: bots, unique_count: humans });
+  expectBucketsCountEachClickOnce(t, linkId, humans, bots);
+}
+
 function expectBucketsCountEachClickOnce(t: TestApp, linkId: string, humans: number, bots: number): void {
   for (const scope of [linkId, WORKSPACE]) {
     for (const grain of ['hour', 'day']) {
@@ -135,10 +143,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
 
     lock.release();
     await flushOk(t);
-    const written = rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp);
-    expect(written).toEqual(times); // each once, in the order they were clicked
-    expect(linkCounts(t, link.id)).toEqual({ click_count: humans, bot_count: bots, unique_count: humans });
-    expectBucketsCountEachClickOnce(t, link.id, humans, bots);
+    expectWrittenOnceInOrder(t, link.id, { times, humans, bots });
     expect(t.deps.linkIndex.getById(link.id)!.counters).toEqual({ humanClicks: humans, unsorted: 0 });
     expect(t.errors).toHaveLength(1);
     t.errors.length = 0;
@@ -166,15 +171,13 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(await flusher.flush()).toBe(false); // still locked
     expect(buffer.length).toBe(1000);
     expect(t.errors).toHaveLength(1);
-    expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual(times.slice(0, MAX_BATCH));
+    expect(writtenTimes(t)).toEqual(times.slice(0, MAX_BATCH));
 
     lock!.release();
     expect(await flusher.flush()).toBe(true);
     expect(buffer.length).toBe(0);
-    expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual(times);
     expect(flusher.stats).toMatchObject({ written: n, skipped: 0, batches: 2 });
-    expect(linkCounts(t, link.id)).toEqual({ click_count: humans, bot_count: bots, unique_count: humans });
-    expectBucketsCountEachClickOnce(t, link.id, humans, bots);
+    expectWrittenOnceInOrder(t, link.id, { times, humans, bots });
     expect(t.errors).toHaveLength(1);
     t.errors.length = 0;
     await disposeTestApp(t);
@@ -204,15 +207,13 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(events.indexOf('add 5')).toBeLessThan(events.indexOf('commit 1'));
     expect(buffer.length).toBe(MAX_BATCH + 700);
     expect(flusher.stats).toMatchObject({ written: MAX_BATCH, batches: 1 });
-    expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual(times.slice(0, MAX_BATCH));
+    expect(writtenTimes(t)).toEqual(times.slice(0, MAX_BATCH));
 
     lock!.release();
     expect(await flusher.flush()).toBe(true);
     expect(buffer.length).toBe(0);
-    expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual(times);
     expect(flusher.stats).toMatchObject({ written: n, skipped: 0, batches: 3 });
-    expect(linkCounts(t, link.id)).toEqual({ click_count: humans, bot_count: bots, unique_count: humans });
-    expectBucketsCountEachClickOnce(t, link.id, humans, bots);
+    expectWrittenOnceInOrder(t, link.id, { times, humans, bots });
     expect(t.errors).toHaveLength(1);
     t.errors.length = 0;
     await disposeTestApp(t);
@@ -237,12 +238,12 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(flusher.stats).toMatchObject({ written: MAX_BATCH, batches: 1 });
     expect(buffer.length).toBe(900);
     expect(t.errors).toEqual([expect.stringContaining('click flush failed; 900 clicks kept in memory and retried')]);
-    expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual(times.slice(0, MAX_BATCH));
+    expect(writtenTimes(t)).toEqual(times.slice(0, MAX_BATCH));
 
     failAt = -1;
     expect(await flusher.flush()).toBe(true);
     expect(buffer.length).toBe(0);
-    expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual(times);
+    expect(writtenTimes(t)).toEqual(times);
     expect(flusher.stats).toMatchObject({ written: n, batches: 2 });
     t.errors.length = 0;
     await disposeTestApp(t);
@@ -559,7 +560,7 @@ describe('the flusher writes in batches', () => {
     expect(flusher.stats.written).toBe(26_001);
     expect(await next).toBe(true);
     expect(flusher.stats.written).toBe(26_001);
-    const written = rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp);
+    const written = writtenTimes(t);
     expect(written.length).toBe(26_001);
     expect(written.every((time, i) => i === 0 || time > written[i - 1]!)).toBe(true); // in click order, once each
     expect(linkCounts(t, link.id)).toMatchObject({ click_count: first.humans + second.humans + 1, bot_count: first.bots + second.bots });
@@ -593,7 +594,7 @@ describe('the flusher writes in batches', () => {
     await flushing;
     expect(buffer.length).toBe(0);
     expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(6050);
-    const order = rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp);
+    const order = writtenTimes(t);
     expect(order.every((time, i) => i === 0 || time > order[i - 1]!)).toBe(true); // never two writers at once
     expect(one(t, 'SELECT click_count + bot_count AS n FROM links WHERE id = ?', link.id).n).toBe(6050);
 

@@ -96,6 +96,11 @@ export function rows<T = any>(t: TestApp, sql: string, ...params: (string | numb
   return t.deps.db.$client.query(sql).all(...(params as never[])) as T[];
 }
 
+/** The timestamps of the stored raw clicks in the order they were written. */
+export function writtenTimes(t: TestApp): number[] {
+  return rows<{ timestamp: number }>(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp);
+}
+
 export function one<T = any>(t: TestApp, sql: string, ...params: (string | number | null)[]): T {
   const all = rows<T>(t, sql, ...params);
   expect(all).toHaveLength(1);

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'bun:test';
 import type { WireClick } from '../../../src/modules/clicks/record';
 import { WorkerSink } from '../../../src/modules/clicks/sink';
 import { disposeTestApp, T0 } from '../../helpers/app';
-import { createLink, rows, setup, UA } from './support';
+import { createLink, setup, UA, writtenTimes } from './support';
 
 function wire(linkId: string, time: number): WireClick {
   return {
@@ -39,7 +39,7 @@ describe('WorkerSink', () => {
       const second = sink.commit();
       expect(await first).toMatchObject({ written: 2, skipped: 0 });
       expect(await second).toMatchObject({ written: 1, skipped: 0 });
-      expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual([T0, T0 + 1, T0 + 2]);
+      expect(writtenTimes(t)).toEqual([T0, T0 + 1, T0 + 2]);
     } finally {
       await sink.close();
     }
@@ -60,7 +60,7 @@ describe('WorkerSink', () => {
       expect(await first).toMatchObject({ written: 1 });
       expect(await sink.commit()).toMatchObject({ written: 1 });
       expect(await sink.commit()).toMatchObject({ written: 0 });
-      expect(rows(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp)).toEqual([T0, T0 + 3]);
+      expect(writtenTimes(t)).toEqual([T0, T0 + 3]);
     } finally {
       await sink.close();
     }
