@@ -9,15 +9,16 @@
  *    crawlers, referrers, languages, client addresses in X-Forwarded-For), alternating bare,
  *    Slink, bare, Slink at 64 and then 256 connections.
  * 4. Reports requests/s, the Slink/bare ratio, p50/p99 latency, RSS idle and under load, the time
- *    from exec of dist/slink to its first 302, how far the click writer lags behind, and whether
- *    every redirect wrk counted is in the database after the final flush. Writes the same to
- *    test/bench/results.md.
+ *    from exec of dist/slink to its first 302, how far the click writer lags behind, whether
+ *    every redirect wrk counted is in the database after the final flush, and the CPU time per
+ *    request of wrk and of each server's threads, with what the 0.7 ratio would leave Slink on
+ *    this box. Writes the same to test/bench/results.md.
  *
  *   bun run bench [-- --seconds 10 --links 100000 --skip-build]
  */
 import { Database } from 'bun:sqlite';
 import { cpus } from 'node:os';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -109,6 +110,34 @@ function seed(dbPath: string): Seeded {
 
 // ---------------------------------------------------------------- processes
 
+/** CPU time a process's threads have used, in microseconds: the main thread, Worker threads, the rest (GC, JIT, I/O). */
+interface CpuUse {
+  main: number;
+  worker: number;
+  other: number;
+}
+const TICK_US = 1e6 / Number(sh(['getconf', 'CLK_TCK']).trim());
+
+function cpuUse(pid: number): CpuUse {
+  const use: CpuUse = { main: 0, worker: 0, other: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended between the listing and the read
+    }
+    // "tid (comm) state ppid ...": utime and stime are the 14th and 15th fields.
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const us = (Number(fields[11]) + Number(fields[12])) * TICK_US;
+    if (Number(tid) === pid) use.main += us;
+    else if (comm === 'Worker') use.worker += us;
+    else use.other += us;
+  }
+  return use;
+}
+
 function rssKb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
@@ -183,14 +212,15 @@ interface WrkResult {
   max_us: number;
 }
 
-async function wrk(port: number, connections: number, seconds: number, slugsFile: string, outFile: string): Promise<WrkResult> {
+async function wrk(port: number, connections: number, seconds: number, slugsFile: string, outFile: string): Promise<{ result: WrkResult; cpuUs: number }> {
   const proc = Bun.spawn(
     ['wrk', '-t2', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', join(import.meta.dir, 'redirect.lua'), `http://127.0.0.1:${port}`, '--', slugsFile],
     { env: { ...process.env, WRK_OUT: outFile }, stdout: 'pipe', stderr: 'pipe' },
   );
   const code = await proc.exited;
   if (code !== 0) throw new Error(`wrk exited ${code}: ${await new Response(proc.stderr).text()}`);
-  return JSON.parse(readFileSync(outFile, 'utf8')) as WrkResult;
+  const cpuUs = Number(proc.resourceUsage()?.cpuTime.total ?? Number.NaN);
+  return { result: JSON.parse(readFileSync(outFile, 'utf8')) as WrkResult, cpuUs };
 }
 
 // ---------------------------------------------------------------- run
@@ -240,6 +270,9 @@ try {
     /** Slink only: clicks still unwritten when wrk stopped, and how long until they were. */
     backlog?: number;
     drainMs?: number;
+    /** CPU time of wrk, and of the server until its clicks were written, in microseconds. */
+    wrkCpuUs: number;
+    serverCpu: CpuUse;
   }
   const rows: Row[] = [];
   let answered = 0; // 302s wrk counted from Slink, warm-ups included
@@ -251,11 +284,12 @@ try {
     const pid = server === 'bare' ? bare.pid : slink.pid;
     let peak = rssKb(pid);
     const sampler = setInterval(() => (peak = Math.max(peak, rssKb(pid))), 100);
-    const result = await wrk(port, connections, seconds, slugsFile, join(dir, `wrk-${server}-${connections}-${run}.json`));
+    const cpuBefore = cpuUse(pid);
+    const { result, cpuUs } = await wrk(port, connections, seconds, slugsFile, join(dir, `wrk-${server}-${connections}-${run}.json`));
     clearInterval(sampler);
     peak = Math.max(peak, rssKb(pid));
     if (result.status_errors > 0 || result.timeouts > 0) console.log(`  ! ${server}: ${result.status_errors} non-3xx answers, ${result.timeouts} timeouts`);
-    const row: Row = { connections, server, run, result, rps: result.requests / (result.duration_us / 1e6), peakRssKb: peak };
+    const row: Row = { connections, server, run, result, rps: result.requests / (result.duration_us / 1e6), peakRssKb: peak, wrkCpuUs: cpuUs, serverCpu: cpuBefore };
     if (server === 'slink') {
       answered += result.requests - result.status_errors;
       inFlightBound += connections;
@@ -266,6 +300,9 @@ try {
       row.backlog = backlog;
       row.drainMs = performance.now() - stoppedAt;
     }
+    // Slink's clicks of this run are all written by now: its CPU covers answering and recording.
+    const cpuAfter = cpuUse(pid);
+    row.serverCpu = { main: cpuAfter.main - cpuBefore.main, worker: cpuAfter.worker - cpuBefore.worker, other: cpuAfter.other - cpuBefore.other };
     if (run > 0) {
       rows.push(row);
       const extra = row.drainMs === undefined ? '' : `, backlog ${int(row.backlog!)} clicks written in ${ms(row.drainMs)}`;
@@ -315,6 +352,38 @@ try {
     p99Met &&= p99 <= 5;
     lines.push(`| ${c} | ${int(mean(of('bare')))} | ${int(mean(of('slink')))} | **${ratio.toFixed(2)}** | ${ms(p50)} | ${ms(p99)} | ratio ≥ 0.70, p99 ≤ 5 ms: ${ratio >= 0.7 && p99 <= 5 ? 'met' : 'NOT met'} |`);
   }
+  // Where the CPU goes, per answered request, over both runs of each server and connection count.
+  const us = (n: number) => `${n.toFixed(1)} us`;
+  const perRequest = (rs: Row[], part: (r: Row) => number) => rs.reduce((a, r) => a + part(r), 0) / rs.reduce((a, r) => a + r.result.requests, 0);
+  const cores = cpus().length;
+  lines.push('', '| connections | server | wrk CPU per request | server CPU per request | main thread | Worker threads | other threads (GC, JIT, I/O) |', '|---|---|---|---|---|---|---|');
+  const budgets: string[] = [];
+  for (const c of CONNECTIONS) {
+    const of = (s: Row['server']) => rows.filter((r) => r.connections === c && r.server === s);
+    const cost = (s: Row['server']) => ({
+      wrk: perRequest(of(s), (r) => r.wrkCpuUs),
+      main: perRequest(of(s), (r) => r.serverCpu.main),
+      worker: perRequest(of(s), (r) => r.serverCpu.worker),
+      other: perRequest(of(s), (r) => r.serverCpu.other),
+    });
+    const b = cost('bare');
+    const k = cost('slink');
+    for (const [name, x] of [['bare Bun.serve + Map', b], ['dist/slink', k]] as const) {
+      lines.push(`| ${c} | ${name} | ${us(x.wrk)} | ${us(x.main + x.worker + x.other)} | ${us(x.main)} | ${us(x.worker)} | ${us(x.other)} |`);
+    }
+    // What 0.7 leaves Slink: the box's CPU time per second, less what wrk needs at that rate
+    // (wrk's cost per request as measured against the bare server), per redirect.
+    const target = 0.7 * (of('bare').reduce((a, r) => a + r.rps, 0) / of('bare').length);
+    const budget = (cores * 1e6 - target * b.wrk) / target;
+    const slinkUs = k.main + k.worker + k.other;
+    budgets.push(
+      `at ${c} connections 0.7 × bare is ${int(target)} requests/s; wrk takes ${us(b.wrk)} per request, which leaves (${cores} × 1,000,000 − ${int(target)} × ${b.wrk.toFixed(1)}) / ${int(target)} = **${us(budget)}** of CPU per redirect for Slink. ` +
+        `The bare server spends ${us(b.main + b.worker + b.other)}; Slink spends ${us(slinkUs)} (main thread ${us(k.main)}, writer Worker ${us(k.worker)}, other threads ${us(k.other)}). ` +
+        `Ceilings at that cost: ${int((cores * 1e6) / (slinkUs + k.wrk))} requests/s with all ${cores} cores busy, ${int(1e6 / k.worker)} clicks/s for the one writer thread.`,
+    );
+  }
+  lines.push('', `CPU time from \`/proc/PID/task/*/stat\` (the server's threads, sampled when wrk started and once the run's clicks were written) and wrk's own rusage, divided by the requests wrk counted. The CPU budget for 0.7:`, '');
+  for (const line of budgets) lines.push(`- ${line}`);
   const peakRss = Math.max(...rows.filter((r) => r.server === 'slink').map((r) => r.peakRssKb));
   const maxDrain = Math.max(...rows.filter((r) => r.server === 'slink').map((r) => r.drainMs!));
   const firstMedian = median(firsts);
