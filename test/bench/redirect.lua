@@ -4,7 +4,10 @@
 -- X-Forwarded-For (Slink runs with SLINK_TRUST_PROXY=1): mostly repeat visitors from a pool of
 -- 20,000, a fifth new ones. Pre-building keeps wrk's own CPU per request as low as possible, so
 -- both servers are measured against the same load generator.
---   WRK_OUT=<json out file> wrk -s redirect.lua ... -- <slugs file>
+-- With "zipf" after the slugs file, each thread draws its requests from a Zipf distribution
+-- (s = 1) over its shuffled links instead: the k-th link gets clicks in proportion to 1/k, as
+-- real short-link traffic concentrates on a few links.
+--   WRK_OUT=<json out file> wrk -s redirect.lua ... -- <slugs file> [zipf]
 
 local agents = {
   {60, {
@@ -81,7 +84,22 @@ function init(args)
     local j = math.random(i)
     slugs[i], slugs[j] = slugs[j], slugs[i]
   end
-  for i, slug in ipairs(slugs) do
+  local zipf = args[2] == "zipf"
+  local cumulative = {}
+  if zipf then
+    local sum = 0
+    for k = 1, #slugs do sum = sum + 1 / k; cumulative[k] = sum end
+  end
+  for i = 1, #slugs do
+    local slug = slugs[i]
+    if zipf then -- the first k whose cumulative weight reaches a uniform draw
+      local u, lo, hi = math.random() * cumulative[#slugs], 1, #slugs
+      while lo < hi do
+        local mid = math.floor((lo + hi) / 2)
+        if cumulative[mid] < u then lo = mid + 1 else hi = mid end
+      end
+      slug = slugs[lo]
+    end
     local path = "/" .. slug
     local r = math.random(20)
     if r == 1 then path = path .. "/tw" elseif r == 2 then path = path .. "/nope" end

@@ -14,7 +14,8 @@
  *    request of wrk and of each server's threads, with what the 0.7 ratio would leave Slink on
  *    this box. Writes the same to test/bench/results.md.
  *
- *   bun run bench [-- --seconds 10 --links 100000 --skip-build]
+ *   bun run bench [-- --seconds 10 --links 100000 --distribution uniform|zipf --skip-build --out FILE]
+ * (results.md for uniform, results-zipf.md for zipf)
  */
 import { Database } from 'bun:sqlite';
 import { cpus } from 'node:os';
@@ -39,9 +40,14 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3' },
     links: { type: 'string', default: '100000' },
     'skip-build': { type: 'boolean', default: false },
-    out: { type: 'string', default: join(import.meta.dir, 'results.md') },
+    /** uniform: every link once per wrk thread; zipf: the k-th link of each thread's order gets clicks in proportion to 1/k. */
+    distribution: { type: 'string', default: 'uniform' },
+    out: { type: 'string' },
   },
 });
+if (values.distribution !== 'uniform' && values.distribution !== 'zipf') throw new Error('--distribution must be uniform or zipf');
+const ZIPF = values.distribution === 'zipf';
+const OUT = values.out ?? join(import.meta.dir, ZIPF ? 'results-zipf.md' : 'results.md');
 const SECONDS = Number(values.seconds);
 const WARMUP = Number(values.warmup);
 const LINKS = Number(values.links);
@@ -214,7 +220,7 @@ interface WrkResult {
 
 async function wrk(port: number, connections: number, seconds: number, slugsFile: string, outFile: string): Promise<{ result: WrkResult; cpuUs: number }> {
   const proc = Bun.spawn(
-    ['wrk', '-t2', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', join(import.meta.dir, 'redirect.lua'), `http://127.0.0.1:${port}`, '--', slugsFile],
+    ['wrk', '-t2', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', join(import.meta.dir, 'redirect.lua'), `http://127.0.0.1:${port}`, '--', slugsFile, ...(ZIPF ? ['zipf'] : [])],
     { env: { ...process.env, WRK_OUT: outFile }, stdout: 'pipe', stderr: 'pipe' },
   );
   const code = await proc.exited;
@@ -333,7 +339,10 @@ try {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   lines.push(`# Redirect benchmark`, '');
   lines.push(`\`bun run bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, Bun ${Bun.version}, wrk 2 threads on the same cores.`);
-  lines.push(`${int(LINKS)} links; every run requests every link once per wrk thread in a shuffled order (5% with a variant code, 5% an unknown code), ~15% crawler agents, client addresses in X-Forwarded-For (SLINK_TRUST_PROXY=1). Runs of ${SECONDS} s after a ${WARMUP} s warm-up, alternating bare and Slink.`, '');
+  const order = ZIPF
+    ? 'every run draws each request from a Zipf distribution (s = 1) over each wrk thread\'s shuffled order of the links, the k-th link in proportion to 1/k'
+    : 'every run requests every link once per wrk thread in a shuffled order';
+  lines.push(`${int(LINKS)} links; ${order} (5% with a variant code, 5% an unknown code), ~15% crawler agents, client addresses in X-Forwarded-For (SLINK_TRUST_PROXY=1). Runs of ${SECONDS} s after a ${WARMUP} s warm-up, alternating bare and Slink.`, '');
   lines.push('| connections | server | run | requests/s | p50 | p99 | max | peak RSS | clicks unwritten when wrk stopped | written within |');
   lines.push('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
@@ -401,8 +410,8 @@ try {
   lines.push(`- **Every redirect recorded**: wrk counted ${int(answered)} redirects from Slink over ${slinkRuns} runs (warm-ups included); the database gained ${int(recorded)} clicks after the final flush (exit ${exit}${dropped ? `, log: "${dropped[0]}"` : ', no drops logged'}). wrk does not count answers still in flight when a run ends, at most one per connection (${int(inFlightBound)} in all), so ${int(answered)} ≤ recorded ≤ ${int(answered + inFlightBound)} is the check: ${complete ? 'met' : 'NOT met'}.`);
   const text = lines.join('\n') + '\n';
   console.log('\n' + text);
-  writeFileSync(values.out, text);
-  console.log(`written to ${values.out}`);
+  writeFileSync(OUT, text);
+  console.log(`written to ${OUT}`);
   const met = ratiosMet && p99Met && bounded && peakRss < 150 * 1024 && firstMedian < 100 && complete;
   console.log(met ? 'all targets met' : 'some targets NOT met');
 } finally {
