@@ -12,10 +12,9 @@
  *    from exec of dist/slink to its first 302, how far the click writer lags behind, whether
  *    every redirect wrk counted is in the database after the final flush, and the CPU time per
  *    request of wrk and of each server's threads, with what the 0.7 ratio would leave Slink on
- *    this box. Writes the same to test/bench/results.md.
+ *    this box. Writes the same to test/bench/results.md (results-zipf.md for --distribution zipf).
  *
  *   bun run bench [-- --seconds 10 --links 100000 --distribution uniform|zipf --skip-build --out FILE]
- * (results.md for uniform, results-zipf.md for zipf)
  */
 import { Database } from 'bun:sqlite';
 import { cpus } from 'node:os';
@@ -295,7 +294,7 @@ try {
     clearInterval(sampler);
     peak = Math.max(peak, rssKb(pid));
     if (result.status_errors > 0 || result.timeouts > 0) console.log(`  ! ${server}: ${result.status_errors} non-3xx answers, ${result.timeouts} timeouts`);
-    const row: Row = { connections, server, run, result, rps: result.requests / (result.duration_us / 1e6), peakRssKb: peak, wrkCpuUs: cpuUs, serverCpu: cpuBefore };
+    const row: Row = { connections, server, run, result, rps: result.requests / (result.duration_us / 1e6), peakRssKb: peak, wrkCpuUs: cpuUs, serverCpu: { main: 0, worker: 0, other: 0 } };
     if (server === 'slink') {
       answered += result.requests - result.status_errors;
       inFlightBound += connections;
@@ -306,7 +305,8 @@ try {
       row.backlog = backlog;
       row.drainMs = performance.now() - stoppedAt;
     }
-    // Slink's clicks of this run are all written by now: its CPU covers answering and recording.
+    // Slink's clicks of this run are all written by now: its CPU covers answering and recording
+    // (wrk's cost per request is its own rusage, the same for both servers' rows).
     const cpuAfter = cpuUse(pid);
     row.serverCpu = { main: cpuAfter.main - cpuBefore.main, worker: cpuAfter.worker - cpuBefore.worker, other: cpuAfter.other - cpuBefore.other };
     if (run > 0) {
