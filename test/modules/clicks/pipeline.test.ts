@@ -37,6 +37,19 @@ function expectWrittenOnceInOrder(t: TestApp, linkId: string, clicked: { times: 
   expectBucketsCountEachClickOnce(t, linkId, humans, bots);
 }
 
+/**
+ * After the failure is gone: the next flush writes everything left (`batches` in all), each
+ * click once and in order, and the one error logged while failing is the only one (cleared).
+ */
+async function expectRecovered(t: TestApp, flusher: ClickFlusher, linkId: string, clicked: { times: number[]; humans: number; bots: number }, batches: number): Promise<void> {
+  expect(await flusher.flush()).toBe(true);
+  expect(t.deps.clicks.buffer.length).toBe(0);
+  expect(flusher.stats).toMatchObject({ written: clicked.times.length, skipped: 0, batches });
+  expectWrittenOnceInOrder(t, linkId, clicked);
+  expect(t.errors).toHaveLength(1);
+  t.errors.length = 0;
+}
+
 function expectBucketsCountEachClickOnce(t: TestApp, linkId: string, humans: number, bots: number): void {
   for (const scope of [linkId, WORKSPACE]) {
     for (const grain of ['hour', 'day']) {
@@ -174,12 +187,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(writtenTimes(t)).toEqual(times.slice(0, MAX_BATCH));
 
     lock!.release();
-    expect(await flusher.flush()).toBe(true);
-    expect(buffer.length).toBe(0);
-    expect(flusher.stats).toMatchObject({ written: n, skipped: 0, batches: 2 });
-    expectWrittenOnceInOrder(t, link.id, { times, humans, bots });
-    expect(t.errors).toHaveLength(1);
-    t.errors.length = 0;
+    await expectRecovered(t, flusher, link.id, { times, humans, bots }, 2);
     await disposeTestApp(t);
   });
 
@@ -210,12 +218,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(writtenTimes(t)).toEqual(times.slice(0, MAX_BATCH));
 
     lock!.release();
-    expect(await flusher.flush()).toBe(true);
-    expect(buffer.length).toBe(0);
-    expect(flusher.stats).toMatchObject({ written: n, skipped: 0, batches: 3 });
-    expectWrittenOnceInOrder(t, link.id, { times, humans, bots });
-    expect(t.errors).toHaveLength(1);
-    t.errors.length = 0;
+    await expectRecovered(t, flusher, link.id, { times, humans, bots }, 3);
     await disposeTestApp(t);
   });
 

@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'bun:test';
 import type { WireClick } from '../../../src/modules/clicks/record';
 import { WorkerSink } from '../../../src/modules/clicks/sink';
-import { disposeTestApp, T0 } from '../../helpers/app';
+import { disposeTestApp, T0, type TestApp } from '../../helpers/app';
 import { createLink, setup, UA, writtenTimes } from './support';
 
 function wire(linkId: string, time: number): WireClick {
@@ -25,45 +25,43 @@ function wire(linkId: string, time: number): WireClick {
   };
 }
 
+/** A test app with one link and a real writer Worker on its file; the Worker is closed whatever the body does. */
+async function withWorkerSink(slug: string, body: (sink: WorkerSink, linkId: string, t: TestApp) => Promise<void>): Promise<void> {
+  const c = await setup();
+  const { t } = c;
+  const link = await createLink(c, { slug });
+  const sink = new WorkerSink({ dbPath: t.deps.config.dbPath, geoDb: null, ownHosts: ['localhost'] });
+  try {
+    await body(sink, link.id, t);
+  } finally {
+    await sink.close();
+  }
+  await disposeTestApp(t);
+}
+
 describe('WorkerSink', () => {
-  test('slices added after a commit belong to the next commit, even when added before the first answer', async () => {
-    const c = await setup();
-    const { t } = c;
-    const link = await createLink(c, { slug: 'worker' });
-    const sink = new WorkerSink({ dbPath: t.deps.config.dbPath, geoDb: null, ownHosts: ['localhost'] });
-    try {
+  test('slices added after a commit belong to the next commit, even when added before the first answer', () =>
+    withWorkerSink('worker', async (sink, linkId, t) => {
       // All posted before the Worker has even opened the database.
-      sink.add([wire(link.id, T0), wire(link.id, T0 + 1)]);
+      sink.add([wire(linkId, T0), wire(linkId, T0 + 1)]);
       const first = sink.commit();
-      sink.add([wire(link.id, T0 + 2)]);
+      sink.add([wire(linkId, T0 + 2)]);
       const second = sink.commit();
       expect(await first).toMatchObject({ written: 2, skipped: 0 });
       expect(await second).toMatchObject({ written: 1, skipped: 0 });
       expect(writtenTimes(t)).toEqual([T0, T0 + 1, T0 + 2]);
-    } finally {
-      await sink.close();
-    }
-    await disposeTestApp(t);
-  });
+    }));
 
-  test('discard forgets the slices added since the last commit', async () => {
-    const c = await setup();
-    const { t } = c;
-    const link = await createLink(c, { slug: 'dropped' });
-    const sink = new WorkerSink({ dbPath: t.deps.config.dbPath, geoDb: null, ownHosts: ['localhost'] });
-    try {
-      sink.add([wire(link.id, T0)]);
+  test('discard forgets the slices added since the last commit', () =>
+    withWorkerSink('dropped', async (sink, linkId, t) => {
+      sink.add([wire(linkId, T0)]);
       const first = sink.commit();
-      sink.add([wire(link.id, T0 + 1), wire(link.id, T0 + 2)]);
+      sink.add([wire(linkId, T0 + 1), wire(linkId, T0 + 2)]);
       sink.discard();
-      sink.add([wire(link.id, T0 + 3)]);
+      sink.add([wire(linkId, T0 + 3)]);
       expect(await first).toMatchObject({ written: 1 });
       expect(await sink.commit()).toMatchObject({ written: 1 });
       expect(await sink.commit()).toMatchObject({ written: 0 });
       expect(writtenTimes(t)).toEqual([T0, T0 + 3]);
-    } finally {
-      await sink.close();
-    }
-    await disposeTestApp(t);
-  });
+    }));
 });
