@@ -69,8 +69,14 @@ function listKeys(deps: BaseDeps, argv: string[], io: CliIo): void {
 
 export function keyCommand(deps: BaseDeps, argv: string[], io: CliIo): void {
   const [verb, ...rest] = argv;
-  if (verb === 'create') return createKey(deps, rest, io);
-  if (verb === 'list') return listKeys(deps, rest, io);
+  if (verb === 'create') {
+    createKey(deps, rest, io);
+    return;
+  }
+  if (verb === 'list') {
+    listKeys(deps, rest, io);
+    return;
+  }
   if (verb === 'revoke') {
     const args = parseArgs(rest, [], []);
     if (args.positionals.length !== 1) throw new UsageError('usage: slink key revoke <keyId>');

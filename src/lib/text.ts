@@ -1,6 +1,7 @@
 /** Small text checks shared by validation code. */
 
 // C0 controls, DEL and C1 controls: none of them may reach a header, a URL or a page.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 export function hasControlChars(text: string): boolean {

@@ -186,7 +186,9 @@ async function timeToFirstRedirect(dbPath: string, slug: string): Promise<number
         port: PROBE_PORT,
         socket: {
           open: (s) => void s.write(request),
-          data: (_s, d) => void (text += d.toString()),
+          data: (_s, d) => {
+            text += d.toString();
+          },
           close: () => resolve(text),
           error: () => resolve(''),
           connectError: () => resolve(''),
@@ -243,7 +245,7 @@ try {
   console.log(`seeded ${int(slugs.length)} links in ${ms(performance.now() - t)}`);
   const slugsFile = join(dir, 'slugs.txt');
   const targetsFile = join(dir, 'targets.json');
-  writeFileSync(slugsFile, slugs.join('\n') + '\n');
+  writeFileSync(slugsFile, `${slugs.join('\n')}\n`);
   writeFileSync(targetsFile, JSON.stringify(targets));
 
   // Exec to first 302, five cold starts on the seeded database (each writes its one click at stop).
@@ -408,8 +410,8 @@ try {
   const drainRate = Math.min(...rows.filter((r) => r.server === 'slink' && r.backlog! > 0).map((r) => r.backlog! / (r.drainMs! / 1000)));
   lines.push(`- **Click buffer at saturation**: when wrk stopped, at most ${int(maxBacklog)} clicks beyond one per connection were unwritten (backpressure starts at ${int(HIGH_WATER)} and holds every answer past ${int(2 * HIGH_WATER)}, plus the two batches of ${int(MAX_BATCH)} the writer holds: bounded: ${bounded ? 'met' : 'NOT met'}); every run's clicks were in the database within ${ms(maxDrain)} of its end (the flush interval is 1,000 ms; the writer drained ${int(drainRate)} clicks/s at worst, counted from when wrk stopped).`);
   lines.push(`- **Every redirect recorded**: wrk counted ${int(answered)} redirects from Slink over ${slinkRuns} runs (warm-ups included); the database gained ${int(recorded)} clicks after the final flush (exit ${exit}${dropped ? `, log: "${dropped[0]}"` : ', no drops logged'}). wrk does not count answers still in flight when a run ends, at most one per connection (${int(inFlightBound)} in all), so ${int(answered)} ≤ recorded ≤ ${int(answered + inFlightBound)} is the check: ${complete ? 'met' : 'NOT met'}.`);
-  const text = lines.join('\n') + '\n';
-  console.log('\n' + text);
+  const text = `${lines.join('\n')}\n`;
+  console.log(`\n${text}`);
   writeFileSync(OUT, text);
   console.log(`written to ${OUT}`);
   const met = ratiosMet && p99Met && bounded && peakRss < 150 * 1024 && firstMedian < 100 && complete;

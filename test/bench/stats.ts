@@ -71,7 +71,10 @@ function weighted<T>(items: [T, number][]): () => T {
   const total = items.reduce((s, [, w]) => s + w, 0);
   const cumulative: number[] = [];
   let sum = 0;
-  for (const [, w] of items) cumulative.push((sum += w / total));
+  for (const [, w] of items) {
+    sum += w / total;
+    cumulative.push(sum);
+  }
   return () => {
     const r = rand();
     let lo = 0;
@@ -421,6 +424,10 @@ async function measureExport(busy: string, busyClicks: number): Promise<string[]
   );
 }
 
-const mark = existingSeed() ?? (console.log(`seeding ${CLICKS.toLocaleString('en')} clicks over ${DAYS} days across ${LINKS.toLocaleString('en')} links into ${DB} ...`), await seed());
+async function seedOnce(): Promise<SeedMark> {
+  console.log(`seeding ${CLICKS.toLocaleString('en')} clicks over ${DAYS} days across ${LINKS.toLocaleString('en')} links into ${DB} ...`);
+  return seed();
+}
+const mark = existingSeed() ?? (await seedOnce());
 console.log(`seed: ${mark.clicks.toLocaleString('en')} clicks, ${mark.links.toLocaleString('en')} links, ${mark.days} days (seeded in ${mark.seconds} s)`);
 await measure(mark);

@@ -7,12 +7,11 @@ import { Database } from 'bun:sqlite';
 import { afterEach, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ErrorModel } from '../../src/http/models';
 import { sha256Hex } from '../../src/lib/hash';
 import { createApiKey, revokeApiKey, verifyApiKey } from '../../src/modules/auth/keys';
 import { MeModel } from '../../src/modules/auth/model';
 import { WorkspaceModel } from '../../src/modules/workspace/model';
-import { api, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../helpers/app';
+import { api, makeKey, makeTestApp, T0, type TestApp } from '../helpers/app';
 import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';
 
 let t: TestApp;

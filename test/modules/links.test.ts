@@ -5,10 +5,9 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import { ErrorModel } from '../../src/http/models';
 import { LinkListModel, LinkModel, TagCountsModel } from '../../src/modules/links/model';
 import { links } from '../../src/modules/links/table';
-import { api, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../helpers/app';
+import { api, makeKey, makeTestApp, T0, type TestApp } from '../helpers/app';
 import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';
 
 const SHORT_HOST = 'https://sl.test';

@@ -1,9 +1,8 @@
 /** /projects: folders for links. Deleting one unfiles its links, never deletes them. */
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import { ErrorModel } from '../../src/http/models';
 import { LinkModel } from '../../src/modules/links/model';
 import { ProjectDeletedModel, ProjectListModel, ProjectModel } from '../../src/modules/projects/model';
-import { api, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../helpers/app';
+import { api, makeKey, makeTestApp, T0, type TestApp } from '../helpers/app';
 import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';
 
 const PROJECT_KEYS = ['id', 'name', 'linkCount', 'createdAt', 'updatedAt'] as const;

@@ -1,6 +1,5 @@
 /** /links/{id}/variants: second addresses {short_host}/<slug>/<code> of a link. */
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import { ErrorModel } from '../../src/http/models';
 import { LinkModel } from '../../src/modules/links/model';
 import { VariantModel } from '../../src/modules/variants/model';
 import { api, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../helpers/app';

@@ -118,7 +118,12 @@ export class ClickFlusher {
         // A hand-over that fails has put its clicks back already; the commit still counts.
         let handOverError: unknown = null;
         next = null;
-        if (this.buffer.length > 0) next = await this.handOver().catch((err: unknown) => ((handOverError = err), null));
+        if (this.buffer.length > 0) {
+          next = await this.handOver().catch((err: unknown) => {
+            handOverError = err;
+            return null;
+          });
+        }
         const outcome = await committing;
         current = null;
         this.stats.written += outcome.written;

@@ -57,7 +57,10 @@ export function createClickWriter(sqlite: Database): ClickWriter {
       );
       rollups.addClick(c, firstOfDay);
       let t = totals.get(c.linkId);
-      if (!t) totals.set(c.linkId, (t = { humans: 0, uniques: 0, bots: 0, last: null }));
+      if (!t) {
+        t = { humans: 0, uniques: 0, bots: 0, last: null };
+        totals.set(c.linkId, t);
+      }
       if (c.bot) t.bots++;
       else {
         t.humans++;

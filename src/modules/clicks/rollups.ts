@@ -72,7 +72,10 @@ export class RollupAccumulator {
   private bucket(scope: string, grain: Grain, start: number, bot: boolean): Bucket {
     const id = `${scope}|${grain}|${start}|${bot ? 1 : 0}`;
     let b = this.buckets.get(id);
-    if (!b) this.buckets.set(id, (b = { scope, grain, start, bot, clicks: 0, uniques: 0, counts: new Map() }));
+    if (!b) {
+      b = { scope, grain, start, bot, clicks: 0, uniques: 0, counts: new Map() };
+      this.buckets.set(id, b);
+    }
     return b;
   }
 

@@ -119,13 +119,14 @@ export class WorkerSink implements ClickSink {
   }
 
   close(): Promise<void> {
-    return (this.closed ??= new Promise<void>((resolve) => {
+    this.closed ??= new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 5000);
       this.onClosed = () => {
         clearTimeout(timer);
         resolve();
       };
       this.post({ type: 'close' });
-    }).then(() => this.worker.terminate()));
+    }).then(() => this.worker.terminate());
+    return this.closed;
   }
 }

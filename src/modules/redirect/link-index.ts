@@ -159,7 +159,10 @@ export class LinkIndex {
   /** Re-reads one link and its variants after a write (or forgets it when it is gone). */
   refresh(id: string): void {
     const row = findRedirectRow(this.db, id);
-    if (!row) return this.remove(id);
+    if (!row) {
+      this.remove(id);
+      return;
+    }
     this.putOne(row, this.byId.get(id)?.counters);
     // A click limit counts humans exactly: classify this link's buffered clicks now.
     if (row.clickLimit !== null) this.buffer.settleLink(id);

@@ -736,9 +736,11 @@ describe('GET /links/{id}/export.csv', () => {
     link = await createLink(c, { slug: 'csv', params: NASTY });
     let at = T0 - 60_000;
     for (const referer of ['http://=1+2/', 'http://-cmd/', 'http://+x/', 'http://a"b,c/', 'https://www.example.org/x', 'http://a=b/', null]) {
-      await hit(c, '/csv', (at += 1000), { ip: LONDON, referer, lang: 'ja-JP' });
+      at += 1000;
+      await hit(c, '/csv', at, { ip: LONDON, referer, lang: 'ja-JP' });
     }
-    await hit(c, '/csv', (at += 1000), { ua: UA.googlebot, referer: 'http://@evil.example/' });
+    at += 1000;
+    await hit(c, '/csv', at, { ua: UA.googlebot, referer: 'http://@evil.example/' });
     dash = await createLink(c, { slug: '-dash', params: { k: '=cmd', utm_medium: '@SUM(A1)' } });
     await createVariant(c, dash.id, { code: '-v' });
     await hit(c, '/-dash/-v', T0 - 5000, { ua: UA.chromeWin });

@@ -145,7 +145,7 @@ describe('VisitorHasher on a migrated database', () => {
 
   test('the hash is not a plain digest of the inputs: a secret daily salt goes in first', () => {
     const hasher = new VisitorHasher(sqlite);
-    const unsalted = new Bun.CryptoHasher('sha256').update('\n81.2.69.160\n' + CHROME).digest('hex').slice(0, 32);
+    const unsalted = new Bun.CryptoHasher('sha256').update(`\n81.2.69.160\n${CHROME}`).digest('hex').slice(0, 32);
     expect(hasher.hash(DAY, '81.2.69.160', CHROME)).not.toBe(unsalted);
     const { salt } = sqlite.query<{ salt: string }, [number]>('SELECT salt FROM visitor_salts WHERE day = ?').get(DAY)!;
     const salted = new Bun.CryptoHasher('sha256').update(`${salt}\n81.2.69.160\n${CHROME}`).digest('hex').slice(0, 32);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { api, disposeTestApp, type TestApp } from '../../helpers/app';
-import { click, flushOk, createLink, getLink, one, reopen, setup, UA, type Ctx } from './support';
+import { click, flushOk, createLink, getLink, one, reopen, setup, UA, } from './support';
 
 interface Shot {
   ua: string;

@@ -172,7 +172,11 @@ describe('a failed flush keeps the clicks and retries them', () => {
     const buffer = t.deps.clicks.buffer;
     let lock: { release(): void } | null = null;
     // The lock lands right after the first batch's transaction.
-    const sink = hookedSink(inlineSink(t), { afterCommit: (k) => void (k === 1 && (lock = lockDatabase(t))) });
+    const sink = hookedSink(inlineSink(t), {
+      afterCommit: (k) => {
+        if (k === 1) lock = lockDatabase(t);
+      },
+    });
     const flusher = new ClickFlusher(buffer, sink, t.deps.log);
 
     expect(await flusher.flush()).toBe(false);
