@@ -36,5 +36,7 @@ if (!result.success) {
 const geoDir = join(root, 'node_modules', '@ip-location-db', 'dbip-city-mmdb');
 for (const name of [...DEFAULT_GEO_FILES, 'DBIP-LICENSE']) copyFileSync(join(geoDir, name), join(root, 'dist', name));
 const size = Bun.file(outfile).size;
-console.log(`built ${outfile} (${(size / 1024 / 1024).toFixed(1)} MB) in ${Math.round(performance.now() - started)} ms`);
+console.log(
+  `built ${outfile} (${(size / 1024 / 1024).toFixed(1)} MB) in ${Math.round(performance.now() - started)} ms`,
+);
 console.log(`geo database beside it: ${DEFAULT_GEO_FILES.join(', ')} (DB-IP, CC BY 4.0; see dist/DBIP-LICENSE)`);

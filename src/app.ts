@@ -11,16 +11,16 @@ import { pathOf } from './http/client';
 import { docsPlugin } from './http/docs';
 import { errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
 import { RateLimiter } from './http/rate-limit';
+import { AppError } from './lib/errors';
 import { analyticsRoutes } from './modules/analytics';
-import { bulkRoutes } from './modules/bulk';
 import { meRoutes } from './modules/auth';
+import { bulkRoutes } from './modules/bulk';
 import { linksRoutes } from './modules/links';
 import { projectsRoutes } from './modules/projects';
 import { qrRoutes } from './modules/qr';
-import { variantsRoutes } from './modules/variants';
 import { createShortSite } from './modules/redirect';
+import { variantsRoutes } from './modules/variants';
 import { workspaceRoutes } from './modules/workspace';
-import { AppError } from './lib/errors';
 
 function toAppError(code: string | number, error: unknown, request: Request, deps: Deps): AppError {
   if (error instanceof AppError) return error;
@@ -55,34 +55,48 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const apiGuard = createApiGuard(deps, limiter);
   // normalize 'typebox' (Value.Clean) instead of the default exact-mirror, which rebuilds a record
   // field from whatever it is given before validating: params "a=b" became {"0":"a","1":"=","2":"b"}.
-  return new Elysia({ name: 'slink', normalize: 'typebox' })
-    .onError(({ code, error, request, set }) => {
-      const err = toAppError(code, error, request, deps);
-      set.status = STATUS_BY_CODE[err.code];
-      set.headers['content-type'] = 'application/json';
-      return errorBody(err.code, err.message, err.field);
-    })
-    // One hook, redirects first: a short link never pays for the API guard.
-    .onRequest((ctx) => shortSite?.(ctx) ?? apiGuard(ctx))
-    // Every JSON body of the API is an object. Elysia skips validation of a non-object body when
-    // all of a schema's fields are optional (PATCH), so reject arrays, strings and numbers here.
-    .onTransform(({ body, request }) => {
-      if (body === undefined || !pathOf(request.url).startsWith(API_PREFIX)) return;
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        throw new AppError('invalid_request', 'Request body must be a JSON object', 'body');
-      }
-    })
-    .use(docsPlugin(deps.config.appHost))
-    // Until the dashboard exists, the app's front door is the API documentation.
-    .get('/', ({ redirect }) => redirect('/api/docs', 302), { detail: { hide: true } })
-    .get('/healthz', ({ set }) => {
-      if (pingDatabase(deps.db)) return { status: 'ok' };
-      set.status = 503;
-      return { status: 'unavailable' };
-    }, { detail: { hide: true } })
-    .group(API_PREFIX, (api) =>
-      api.use(meRoutes()).use(workspaceRoutes(deps)).use(bulkRoutes(deps)).use(linksRoutes(deps)).use(variantsRoutes(deps)).use(projectsRoutes(deps)).use(analyticsRoutes(deps)).use(qrRoutes(deps)),
-    );
+  return (
+    new Elysia({ name: 'slink', normalize: 'typebox' })
+      .onError(({ code, error, request, set }) => {
+        const err = toAppError(code, error, request, deps);
+        set.status = STATUS_BY_CODE[err.code];
+        set.headers['content-type'] = 'application/json';
+        return errorBody(err.code, err.message, err.field);
+      })
+      // One hook, redirects first: a short link never pays for the API guard.
+      .onRequest((ctx) => shortSite?.(ctx) ?? apiGuard(ctx))
+      // Every JSON body of the API is an object. Elysia skips validation of a non-object body when
+      // all of a schema's fields are optional (PATCH), so reject arrays, strings and numbers here.
+      .onTransform(({ body, request }) => {
+        if (body === undefined || !pathOf(request.url).startsWith(API_PREFIX)) return;
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+          throw new AppError('invalid_request', 'Request body must be a JSON object', 'body');
+        }
+      })
+      .use(docsPlugin(deps.config.appHost))
+      // Until the dashboard exists, the app's front door is the API documentation.
+      .get('/', ({ redirect }) => redirect('/api/docs', 302), { detail: { hide: true } })
+      .get(
+        '/healthz',
+        ({ set }) => {
+          if (pingDatabase(deps.db)) return { status: 'ok' };
+          set.status = 503;
+          return { status: 'unavailable' };
+        },
+        { detail: { hide: true } },
+      )
+      .group(API_PREFIX, (api) =>
+        api
+          .use(meRoutes())
+          .use(workspaceRoutes(deps))
+          .use(bulkRoutes(deps))
+          .use(linksRoutes(deps))
+          .use(variantsRoutes(deps))
+          .use(projectsRoutes(deps))
+          .use(analyticsRoutes(deps))
+          .use(qrRoutes(deps)),
+      )
+  );
 }
 
 export type App = ReturnType<typeof createApp>;

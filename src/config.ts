@@ -30,10 +30,18 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { name: 'SLINK_HOSTNAME', default: '0.0.0.0', meaning: 'bind address' },
   { name: 'SLINK_DB', default: './data/slink.db', meaning: 'SQLite file (WAL mode); the folder is created if missing' },
   { name: 'SLINK_SHORT_HOST', default: 'http://localhost:$SLINK_PORT', meaning: 'public origin of short links' },
-  { name: 'SLINK_APP_HOST', default: 'same as SLINK_SHORT_HOST', meaning: 'public origin of the dashboard and the API' },
+  {
+    name: 'SLINK_APP_HOST',
+    default: 'same as SLINK_SHORT_HOST',
+    meaning: 'public origin of the dashboard and the API',
+  },
   { name: 'SLINK_FLUSH_MS', default: '1000', meaning: 'how often buffered clicks are written (ms)' },
   { name: 'SLINK_TRUST_PROXY', default: '0', meaning: '1: the client address is the left-most X-Forwarded-For entry' },
-  { name: 'SLINK_GEO_DB', default: 'the bundled default', meaning: 'path to a MaxMind-format (.mmdb) city or country database' },
+  {
+    name: 'SLINK_GEO_DB',
+    default: 'the bundled default',
+    meaning: 'path to a MaxMind-format (.mmdb) city or country database',
+  },
   { name: 'SLINK_RATE_LIMIT', default: '600', meaning: 'requests per minute per API key' },
   { name: 'SLINK_WORKSPACE_NAME', default: 'Slink', meaning: 'workspace name shown by GET /workspace' },
 ];

@@ -2,8 +2,8 @@
 import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Clock } from './lib/clock';
-import { createClickPipeline, type ClickPipeline, type PipelineOptions } from './modules/clicks/pipeline';
 import { ExportHost } from './modules/analytics/export-host';
+import { type ClickPipeline, createClickPipeline, type PipelineOptions } from './modules/clicks/pipeline';
 import { RollupValues } from './modules/clicks/rollup-values';
 import { LinkIndex } from './modules/redirect/link-index';
 
@@ -45,5 +45,11 @@ export function createDeps(base: BaseDeps, options: DepsOptions = {}): Deps {
   const clicks = createClickPipeline(base, options);
   const linkIndex = new LinkIndex(base.db, clicks.buffer);
   if (!options.linksInBackground) linkIndex.loadAll();
-  return { ...base, linkIndex, clicks, rollupValues: new RollupValues(base.db.$client), exports: new ExportHost(base.db.$client, base.log) };
+  return {
+    ...base,
+    linkIndex,
+    clicks,
+    rollupValues: new RollupValues(base.db.$client),
+    exports: new ExportHost(base.db.$client, base.log),
+  };
 }

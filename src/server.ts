@@ -3,9 +3,10 @@
  * listen. SIGTERM/SIGINT stop accepting, finish in-flight requests, flush every buffered click
  * and close the database.
  */
-import { createApp, type App } from './app';
+
 import { existsSync } from 'node:fs';
-import { ConfigError, type Config } from './config';
+import { type App, createApp } from './app';
+import { type Config, ConfigError } from './config';
 import { openDatabase } from './db/client';
 import { migrateDatabase } from './db/migrate';
 import { consoleLogger, createDeps } from './deps';
@@ -66,7 +67,9 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   });
   setTimeout(ensureApp, 0);
   const port = server.port ?? config.port;
-  log.info(`slink listening on http://${config.hostname}:${port} (short links: ${config.shortHost}, app: ${config.appHost}, db: ${config.dbPath})`);
+  log.info(
+    `slink listening on http://${config.hostname}:${port} (short links: ${config.shortHost}, app: ${config.appHost}, db: ${config.dbPath})`,
+  );
   deps.clicks.geoSource.then(
     (geo) => log.info(`click writer ready; geo: ${geo}; clicks flushed every ${config.flushMs} ms`),
     (err) => log.error('the click writer could not start: clicks stay buffered', err),

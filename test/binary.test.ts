@@ -8,7 +8,18 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUN, cleanEnv, freePort, lines, ROOT, run, start, waitHealthy, type RunningProcess, type RunResult } from './helpers/proc';
+import {
+  BUN,
+  cleanEnv,
+  freePort,
+  lines,
+  ROOT,
+  type RunningProcess,
+  type RunResult,
+  run,
+  start,
+  waitHealthy,
+} from './helpers/proc';
 
 const PASSWORD = 'correct horse battery';
 let dir: string;
@@ -45,7 +56,17 @@ describe('dist/slink alone in an empty folder', () => {
     const r = await slink(['--help']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    for (const word of ['user add', 'key create', 'key revoke', 'key list', 'serve', 'SLINK_PORT', 'SLINK_DB', 'SLINK_WORKSPACE_NAME', 'SLINK_GEO_DB']) {
+    for (const word of [
+      'user add',
+      'key create',
+      'key revoke',
+      'key list',
+      'serve',
+      'SLINK_PORT',
+      'SLINK_DB',
+      'SLINK_WORKSPACE_NAME',
+      'SLINK_GEO_DB',
+    ]) {
       expect(r.stdout).toContain(word);
     }
     const fromSource = await run([BUN, 'run', 'src/index.ts', '--help'], { env: cleanEnv() });
@@ -79,7 +100,17 @@ describe('dist/slink alone in an empty folder', () => {
   });
 
   test('key create --json prints {id, key, scope, expiresAt}', async () => {
-    const r = await slink(['key', 'create', '--user', 'ops@example.com', '--scope', 'write', '--name', 'deploy', '--json']);
+    const r = await slink([
+      'key',
+      'create',
+      '--user',
+      'ops@example.com',
+      '--scope',
+      'write',
+      '--name',
+      'deploy',
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     const body = JSON.parse(r.stdout) as { id: string; key: string; scope: string; expiresAt: number | null };
@@ -107,7 +138,11 @@ describe('dist/slink alone in an empty folder', () => {
     const auth = { authorization: `Bearer ${key}` };
     const me = await fetch(`${server.base}/api/v1/me`, { headers: auth });
     expect(me.status).toBe(200);
-    const meBody = (await me.json()) as { scope: string; key: { id: string }; account: { email: string; superuser: boolean } };
+    const meBody = (await me.json()) as {
+      scope: string;
+      key: { id: string };
+      account: { email: string; superuser: boolean };
+    };
     expect(meBody.key.id).toBe(keyId);
     expect(meBody.account).toMatchObject({ email: 'ops@example.com', superuser: true });
 
@@ -125,7 +160,13 @@ describe('dist/slink alone in an empty folder', () => {
     expect(link.shortUrl).toBe(`http://localhost:${port}/bin-test`);
 
     // A short link redirects; with no geo database beside the binary, country and city are null.
-    const hop = await fetch(`${server.base}/bin-test`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15' } });
+    const hop = await fetch(`${server.base}/bin-test`, {
+      redirect: 'manual',
+      headers: {
+        'user-agent':
+          'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+      },
+    });
     expect(hop.status).toBe(302);
     expect(hop.headers.get('location')).toBe('https://example.com/from-binary');
 
@@ -161,7 +202,9 @@ describe('dist/slink alone in an empty folder', () => {
     const db = new Database(join(dir, 'data', 'slink.db'), { readonly: true });
     try {
       expect(db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()?.integrity_check).toBe('ok');
-      expect(db.query<{ slug: string }, [string]>('SELECT slug FROM links WHERE id = ?').get(link.id)?.slug).toBe('bin-test');
+      expect(db.query<{ slug: string }, [string]>('SELECT slug FROM links WHERE id = ?').get(link.id)?.slug).toBe(
+        'bin-test',
+      );
       // The click buffered at SIGTERM was written by the final flush.
       expect(db.query('SELECT browser, country, city, bot FROM clicks WHERE link_id = ?').all(link.id)).toEqual([
         { browser: 'Safari', country: null, city: null, bot: 0 },
@@ -183,8 +226,14 @@ describe('dist/ as built: the geo database beside the binary', () => {
     const exe = join(ROOT, 'dist', 'slink');
     const env = minimalEnv({ SLINK_TRUST_PROXY: '1' });
     try {
-      expect((await run([exe, 'user', 'add', 'geo@example.com', '--superuser', '--password', PASSWORD], { cwd: work, env })).code).toBe(0);
-      const made = await run([exe, 'key', 'create', '--user', 'geo@example.com', '--scope', 'write'], { cwd: work, env });
+      expect(
+        (await run([exe, 'user', 'add', 'geo@example.com', '--superuser', '--password', PASSWORD], { cwd: work, env }))
+          .code,
+      ).toBe(0);
+      const made = await run([exe, 'key', 'create', '--user', 'geo@example.com', '--scope', 'write'], {
+        cwd: work,
+        env,
+      });
       expect(made.code).toBe(0);
       const port = freePort();
       const geoServer = start([exe, 'serve'], port, { cwd: work, env: { ...env, SLINK_PORT: String(port) } });
@@ -197,7 +246,14 @@ describe('dist/ as built: the geo database beside the binary', () => {
         });
         expect(post.status).toBe(201);
         for (const address of ['81.2.69.160', '2a00:1450:4001:80b::200e', '10.1.2.3']) {
-          const hop = await fetch(`${geoServer.base}/geo`, { redirect: 'manual', headers: { 'x-forwarded-for': address, 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36' } });
+          const hop = await fetch(`${geoServer.base}/geo`, {
+            redirect: 'manual',
+            headers: {
+              'x-forwarded-for': address,
+              'user-agent':
+                'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
+            },
+          });
           expect(hop.status).toBe(302);
         }
         // The export runs in its own Worker, whose entry must be inside the binary too: once
@@ -206,11 +262,16 @@ describe('dist/ as built: the geo database beside the binary', () => {
         let csv = '';
         for (let i = 0; i < 100 && csv.split('\r\n').length < 5; i++) {
           await Bun.sleep(100);
-          const res = await fetch(`${geoServer.base}/api/v1/links/${id}/export.csv`, { headers: { authorization: `Bearer ${made.stdout.trim()}` } });
+          const res = await fetch(`${geoServer.base}/api/v1/links/${id}/export.csv`, {
+            headers: { authorization: `Bearer ${made.stdout.trim()}` },
+          });
           expect(res.status).toBe(200);
           csv = await res.text();
         }
-        const records = csv.split('\r\n').slice(1, -1).map((line) => line.split(','));
+        const records = csv
+          .split('\r\n')
+          .slice(1, -1)
+          .map((line) => line.split(','));
         expect(records.map((r) => [r[1], r[2], r[8], r[9]])).toEqual([
           [id, 'geo', '', ''],
           [id, 'geo', 'DE', 'Frankfurt am Main'],

@@ -9,7 +9,17 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONFIG_VARS } from '../src/config';
-import { BUN, cleanEnv, freePort, lines, run, start, waitHealthy, type RunningProcess, type RunResult } from './helpers/proc';
+import {
+  BUN,
+  cleanEnv,
+  freePort,
+  lines,
+  type RunningProcess,
+  type RunResult,
+  run,
+  start,
+  waitHealthy,
+} from './helpers/proc';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -22,8 +32,15 @@ afterAll(() => {
 });
 
 /** `bun run src/index.ts <args>` against the SQLite file `db`. */
-function slink(db: string, args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<RunResult> {
-  return run([BUN, 'run', 'src/index.ts', ...args], { env: cleanEnv({ SLINK_DB: db, ...opts.env }), stdin: opts.stdin });
+function slink(
+  db: string,
+  args: string[],
+  opts: { stdin?: string; env?: Record<string, string> } = {},
+): Promise<RunResult> {
+  return run([BUN, 'run', 'src/index.ts', ...args], {
+    env: cleanEnv({ SLINK_DB: db, ...opts.env }),
+    stdin: opts.stdin,
+  });
 }
 
 /** Asserts success with nothing on stderr and returns stdout. */
@@ -60,11 +77,35 @@ const PASSWORD = 'correct horse battery';
 describe('slink --help', () => {
   test('prints usage with every subcommand and every configuration variable, exit 0', async () => {
     const out = await ok(slink(join(tempDir(), 'slink.db'), ['--help']));
-    for (const sub of ['serve', 'user add', 'key create', 'key revoke', 'key list', '--superuser', '--password', '--scope', '--expires-in', '--json', '--name', '--user']) {
+    for (const sub of [
+      'serve',
+      'user add',
+      'key create',
+      'key revoke',
+      'key list',
+      '--superuser',
+      '--password',
+      '--scope',
+      '--expires-in',
+      '--json',
+      '--name',
+      '--user',
+    ]) {
       expect(out).toContain(sub);
     }
     // The contract's configuration table, by name and default.
-    const contractVars = ['SLINK_PORT', 'SLINK_HOSTNAME', 'SLINK_DB', 'SLINK_SHORT_HOST', 'SLINK_APP_HOST', 'SLINK_FLUSH_MS', 'SLINK_TRUST_PROXY', 'SLINK_GEO_DB', 'SLINK_RATE_LIMIT', 'SLINK_WORKSPACE_NAME'];
+    const contractVars = [
+      'SLINK_PORT',
+      'SLINK_HOSTNAME',
+      'SLINK_DB',
+      'SLINK_SHORT_HOST',
+      'SLINK_APP_HOST',
+      'SLINK_FLUSH_MS',
+      'SLINK_TRUST_PROXY',
+      'SLINK_GEO_DB',
+      'SLINK_RATE_LIMIT',
+      'SLINK_WORKSPACE_NAME',
+    ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(contractVars);
     for (const v of CONFIG_VARS) {
       const line = out.split('\n').find((l) => l.trimStart().startsWith(`${v.name} `));
@@ -98,7 +139,11 @@ describe('slink user add', () => {
     expect(out).toMatch(ACC_LINE);
     expect(existsSync(db)).toBe(true);
     const row = inspect(db, (s) =>
-      s.query<{ email: string; is_superuser: number; password_hash: string }, [string]>('SELECT * FROM accounts WHERE id = ?').get(out.trim()),
+      s
+        .query<{ email: string; is_superuser: number; password_hash: string }, [string]>(
+          'SELECT * FROM accounts WHERE id = ?',
+        )
+        .get(out.trim()),
     );
     expect(row?.email).toBe('Admin@Example.com');
     expect(row?.is_superuser).toBe(1);
@@ -109,7 +154,9 @@ describe('slink user add', () => {
     const out = await ok(slink(db, ['user', 'add', 'reader@example.com'], { stdin: `${PASSWORD}\n` }));
     expect(out).toMatch(ACC_LINE);
     const row = inspect(db, (s) =>
-      s.query<{ password_hash: string; is_superuser: number }, [string]>('SELECT * FROM accounts WHERE id = ?').get(out.trim()),
+      s
+        .query<{ password_hash: string; is_superuser: number }, [string]>('SELECT * FROM accounts WHERE id = ?')
+        .get(out.trim()),
     );
     expect(row?.is_superuser).toBe(0);
     // Only the first line is the password: the newline is not part of it.
@@ -149,7 +196,9 @@ describe('slink user add', () => {
   });
 
   test('nothing was created by the failures', async () => {
-    const emails = inspect(db, (s) => s.query<{ email: string }, []>('SELECT email FROM accounts ORDER BY email').all());
+    const emails = inspect(db, (s) =>
+      s.query<{ email: string }, []>('SELECT email FROM accounts ORDER BY email').all(),
+    );
     expect(emails.map((r) => r.email)).toEqual(['Admin@Example.com', 'reader@example.com']);
   });
 });
@@ -168,11 +217,22 @@ describe('slink key create / list / revoke', () => {
   });
 
   test('--user matches the email in any case; --name and --scope read are stored', async () => {
-    const out = await ok(slink(db, ['key', 'create', '--user', 'OTHER@example.com', '--scope', 'read', '--name', 'reporting']));
+    const out = await ok(
+      slink(db, ['key', 'create', '--user', 'OTHER@example.com', '--scope', 'read', '--name', 'reporting']),
+    );
     expect(out).toMatch(KEY_LINE);
-    const list = JSON.parse(await ok(slink(db, ['key', 'list', '--user', 'other@example.com', '--json']))) as Record<string, unknown>[];
+    const list = JSON.parse(await ok(slink(db, ['key', 'list', '--user', 'other@example.com', '--json']))) as Record<
+      string,
+      unknown
+    >[];
     expect(list).toHaveLength(1);
-    expect(list[0]).toMatchObject({ name: 'reporting', scope: 'read', user: 'other@example.com', status: 'active', prefix: out.slice(0, 12) });
+    expect(list[0]).toMatchObject({
+      name: 'reporting',
+      scope: 'read',
+      user: 'other@example.com',
+      status: 'active',
+      prefix: out.slice(0, 12),
+    });
   });
 
   test('--json prints exactly {id, key, scope, expiresAt} on one line', async () => {
@@ -186,10 +246,17 @@ describe('slink key create / list / revoke', () => {
     expect(body.expiresAt).toBeNull();
   });
 
-  for (const [dur, ms] of [['90s', 90_000], ['15m', 900_000], ['12h', 43_200_000], ['30d', 2_592_000_000]] as const) {
+  for (const [dur, ms] of [
+    ['90s', 90_000],
+    ['15m', 900_000],
+    ['12h', 43_200_000],
+    ['30d', 2_592_000_000],
+  ] as const) {
     test(`--expires-in ${dur} sets expiresAt to now + ${dur}`, async () => {
       const before = Date.now();
-      const out = await ok(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'write', '--expires-in', dur, '--json']));
+      const out = await ok(
+        slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'write', '--expires-in', dur, '--json']),
+      );
       const after = Date.now();
       const body = JSON.parse(out) as { expiresAt: number; scope: string };
       expect(body.scope).toBe('write');
@@ -199,7 +266,9 @@ describe('slink key create / list / revoke', () => {
   }
 
   test('--option=value works like --option value', async () => {
-    const out = await ok(slink(db, ['key', 'create', '--user=owner@example.com', '--scope=read', '--expires-in=1d', '--json']));
+    const out = await ok(
+      slink(db, ['key', 'create', '--user=owner@example.com', '--scope=read', '--expires-in=1d', '--json']),
+    );
     expect((JSON.parse(out) as { scope: string }).scope).toBe('read');
   });
 
@@ -212,7 +281,9 @@ describe('slink key create / list / revoke', () => {
 
   test('a bad duration fails with one line', async () => {
     for (const dur of ['10', '10w', '1.5h', '-5m', '0s', 'm', 'soon']) {
-      const msg = await fails(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', `--expires-in=${dur}`]));
+      const msg = await fails(
+        slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', `--expires-in=${dur}`]),
+      );
       expect(msg).toContain('expires-in');
     }
   });
@@ -242,7 +313,21 @@ describe('slink key create / list / revoke', () => {
   });
 
   test('list (table and --json) never shows the secret and shows revoked keys as revoked', async () => {
-    const created = JSON.parse(await ok(slink(db, ['key', 'create', '--user', 'other@example.com', '--scope', 'write', '--name', 'to revoke', '--json']))) as {
+    const created = JSON.parse(
+      await ok(
+        slink(db, [
+          'key',
+          'create',
+          '--user',
+          'other@example.com',
+          '--scope',
+          'write',
+          '--name',
+          'to revoke',
+          '--json',
+        ]),
+      ),
+    ) as {
       id: string;
       key: string;
     };
@@ -252,7 +337,17 @@ describe('slink key create / list / revoke', () => {
 
     const table = await ok(slink(db, ['key', 'list']));
     const rows = lines(table);
-    expect(rows[0]!.split(/\s{2,}/)).toEqual(['ID', 'PREFIX', 'SCOPE', 'STATUS', 'USER', 'NAME', 'CREATED', 'EXPIRES', 'LAST USED']);
+    expect(rows[0]!.split(/\s{2,}/)).toEqual([
+      'ID',
+      'PREFIX',
+      'SCOPE',
+      'STATUS',
+      'USER',
+      'NAME',
+      'CREATED',
+      'EXPIRES',
+      'LAST USED',
+    ]);
     const row = rows.find((r) => r.startsWith(`${created.id} `));
     expect(row).toBeDefined();
     expect(row!).toContain(created.key.slice(0, 12));
@@ -269,21 +364,42 @@ describe('slink key create / list / revoke', () => {
     // One entry per key in the table; fields never include the key or its hash.
     expect(list).toHaveLength(rows.length - 1);
     for (const entry of list) {
-      expect(Object.keys(entry).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scope', 'status', 'user']);
+      expect(Object.keys(entry).sort()).toEqual([
+        'createdAt',
+        'expiresAt',
+        'id',
+        'lastUsedAt',
+        'name',
+        'prefix',
+        'revokedAt',
+        'scope',
+        'status',
+        'user',
+      ]);
     }
     const entry = list.find((k) => k.id === created.id)!;
-    expect(entry).toMatchObject({ status: 'revoked', scope: 'write', user: 'other@example.com', name: 'to revoke', prefix: created.key.slice(0, 12) });
+    expect(entry).toMatchObject({
+      status: 'revoked',
+      scope: 'write',
+      user: 'other@example.com',
+      name: 'to revoke',
+      prefix: created.key.slice(0, 12),
+    });
     expect(typeof entry.revokedAt).toBe('number');
 
     // --user narrows the list.
-    const mine = JSON.parse(await ok(slink(db, ['key', 'list', '--user', 'OWNER@example.com', '--json']))) as { user: string }[];
+    const mine = JSON.parse(await ok(slink(db, ['key', 'list', '--user', 'OWNER@example.com', '--json']))) as {
+      user: string;
+    }[];
     expect(mine.length).toBeGreaterThan(0);
     expect(mine.every((k) => k.user === 'owner@example.com')).toBe(true);
     expect(mine.length).toBeLessThan(list.length);
   });
 
   test('the database stores only a hash of each key', async () => {
-    const created = JSON.parse(await ok(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--json']))) as { id: string; key: string };
+    const created = JSON.parse(
+      await ok(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--json'])),
+    ) as { id: string; key: string };
     const dump = JSON.stringify(inspect(db, (s) => s.query('SELECT * FROM api_keys').all()));
     expect(dump).toContain(created.id);
     expect(dump).not.toContain(created.key.slice(12));
@@ -291,7 +407,9 @@ describe('slink key create / list / revoke', () => {
 
   test('an empty list prints only the header, or [] with --json', async () => {
     const empty = join(tempDir(), 'slink.db');
-    expect(lines(await ok(slink(empty, ['key', 'list'])))).toEqual(['ID  PREFIX  SCOPE  STATUS  USER  NAME  CREATED  EXPIRES  LAST USED']);
+    expect(lines(await ok(slink(empty, ['key', 'list'])))).toEqual([
+      'ID  PREFIX  SCOPE  STATUS  USER  NAME  CREATED  EXPIRES  LAST USED',
+    ]);
     expect(await ok(slink(empty, ['key', 'list', '--json']))).toBe('[]\n');
   });
 });
@@ -336,7 +454,9 @@ describe('bun run slink (package script)', () => {
     expect(script).toEqual(direct);
 
     // Created through the script, usable like any other key.
-    const key = await ok(run([BUN, 'run', 'slink', 'key', 'create', '--user', 'script@example.com', '--scope', 'read'], { env }));
+    const key = await ok(
+      run([BUN, 'run', 'slink', 'key', 'create', '--user', 'script@example.com', '--scope', 'read'], { env }),
+    );
     expect(key).toMatch(KEY_LINE);
   });
 });
@@ -360,13 +480,21 @@ describe('slink serve', () => {
     expect(await health.json()).toEqual({ status: 'ok' });
 
     // Operator commands against the same file while the server holds it open.
-    const accountId = (await ok(slink(db, ['user', 'add', 'live@example.com', '--superuser', '--password', PASSWORD]))).trim();
-    const created = JSON.parse(await ok(slink(db, ['key', 'create', '--user', 'live@example.com', '--scope', 'write', '--json']))) as { id: string; key: string };
+    const accountId = (
+      await ok(slink(db, ['user', 'add', 'live@example.com', '--superuser', '--password', PASSWORD]))
+    ).trim();
+    const created = JSON.parse(
+      await ok(slink(db, ['key', 'create', '--user', 'live@example.com', '--scope', 'write', '--json'])),
+    ) as { id: string; key: string };
     const auth = { authorization: `Bearer ${created.key}` };
 
     const me = await fetch(`${server.base}/api/v1/me`, { headers: auth });
     expect(me.status).toBe(200);
-    const meBody = (await me.json()) as { scope: string; key: { id: string }; account: { id: string; email: string; superuser: boolean } };
+    const meBody = (await me.json()) as {
+      scope: string;
+      key: { id: string };
+      account: { id: string; email: string; superuser: boolean };
+    };
     expect(meBody.scope).toBe('write');
     expect(meBody.key.id).toBe(created.id);
     expect(meBody.account).toEqual({ id: accountId, email: 'live@example.com', superuser: true });
@@ -392,9 +520,13 @@ describe('slink serve', () => {
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('key_revoked');
 
     // key list now shows it revoked and with a last-used time.
-    const listed = (JSON.parse(await ok(slink(db, ['key', 'list', '--json']))) as { id: string; status: string; lastUsedAt: number | null }[]).find(
-      (k) => k.id === created.id,
-    );
+    const listed = (
+      JSON.parse(await ok(slink(db, ['key', 'list', '--json']))) as {
+        id: string;
+        status: string;
+        lastUsedAt: number | null;
+      }[]
+    ).find((k) => k.id === created.id);
     expect(listed?.status).toBe('revoked');
     expect(typeof listed?.lastUsedAt).toBe('number');
 
@@ -407,14 +539,22 @@ describe('slink serve', () => {
     expect(await server.stderr).toBe('');
 
     inspect(db, (check) => {
-      expect(check.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }]);
-      expect(check.query<{ n: number }, [string]>('SELECT count(*) AS n FROM links WHERE id = ?').get(link.id)?.n).toBe(1);
+      expect(check.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all()).toEqual([
+        { integrity_check: 'ok' },
+      ]);
+      expect(check.query<{ n: number }, [string]>('SELECT count(*) AS n FROM links WHERE id = ?').get(link.id)?.n).toBe(
+        1,
+      );
     });
   });
 
   test('no subcommand also serves', async () => {
     const port = freePort();
-    const env = cleanEnv({ SLINK_DB: join(tempDir(), 'slink.db'), SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1' });
+    const env = cleanEnv({
+      SLINK_DB: join(tempDir(), 'slink.db'),
+      SLINK_PORT: String(port),
+      SLINK_HOSTNAME: '127.0.0.1',
+    });
     server = start([BUN, 'run', 'src/index.ts'], port, { env });
     expect(await (await waitHealthy(server)).json()).toEqual({ status: 'ok' });
     expect(await server.stop()).toBe(0);
@@ -423,7 +563,11 @@ describe('slink serve', () => {
   test('a port already in use fails with a non-zero exit', async () => {
     const blocker = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('busy') });
     try {
-      const msg = await fails(slink(join(tempDir(), 'slink.db'), ['serve'], { env: { SLINK_PORT: String(blocker.port), SLINK_HOSTNAME: '127.0.0.1' } }));
+      const msg = await fails(
+        slink(join(tempDir(), 'slink.db'), ['serve'], {
+          env: { SLINK_PORT: String(blocker.port), SLINK_HOSTNAME: '127.0.0.1' },
+        }),
+      );
       expect(msg).toContain(String(blocker.port));
     } finally {
       blocker.stop(true);

@@ -154,11 +154,23 @@ describe('bad values throw ConfigError naming the variable', () => {
 describe('help text', () => {
   test('lists every variable with its default, in the order of the contract', () => {
     const help = configHelp();
-    const names = ['SLINK_PORT', 'SLINK_HOSTNAME', 'SLINK_DB', 'SLINK_SHORT_HOST', 'SLINK_APP_HOST', 'SLINK_FLUSH_MS', 'SLINK_TRUST_PROXY', 'SLINK_GEO_DB', 'SLINK_RATE_LIMIT', 'SLINK_WORKSPACE_NAME'];
+    const names = [
+      'SLINK_PORT',
+      'SLINK_HOSTNAME',
+      'SLINK_DB',
+      'SLINK_SHORT_HOST',
+      'SLINK_APP_HOST',
+      'SLINK_FLUSH_MS',
+      'SLINK_TRUST_PROXY',
+      'SLINK_GEO_DB',
+      'SLINK_RATE_LIMIT',
+      'SLINK_WORKSPACE_NAME',
+    ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(names);
     const lines = help.split('\n');
     expect(lines).toHaveLength(names.length);
     for (const [i, name] of names.entries()) expect(lines[i]!.trim().startsWith(name)).toBe(true);
-    for (const def of ['3000', '0.0.0.0', './data/slink.db', 'http://localhost:$SLINK_PORT', '1000', '600', 'Slink']) expect(help).toContain(def);
+    for (const def of ['3000', '0.0.0.0', './data/slink.db', 'http://localhost:$SLINK_PORT', '1000', '600', 'Slink'])
+      expect(help).toContain(def);
   });
 });

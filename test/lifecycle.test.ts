@@ -9,7 +9,7 @@ import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUN, cleanEnv, freePort, run, start, waitHealthy, type RunningProcess } from './helpers/proc';
+import { BUN, cleanEnv, freePort, type RunningProcess, run, start, waitHealthy } from './helpers/proc';
 
 const dirs: string[] = [];
 let server: RunningProcess | undefined;
@@ -28,15 +28,38 @@ function freshDb(): string {
 
 /** Starts `cmd` serving `db` on `port` with flushes `flushMs` apart (the default outlasts any test). */
 function serve(cmd: readonly string[], db: string, port: number, flushMs = 60_000): RunningProcess {
-  return start([...cmd], port, { env: cleanEnv({ SLINK_DB: db, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_FLUSH_MS: String(flushMs) }) });
+  return start([...cmd], port, {
+    env: cleanEnv({
+      SLINK_DB: db,
+      SLINK_PORT: String(port),
+      SLINK_HOSTNAME: '127.0.0.1',
+      SLINK_FLUSH_MS: String(flushMs),
+    }),
+  });
 }
 
 /** A superuser write key made with the operator CLI on that database. */
 async function writeKey(db: string): Promise<string> {
   const env = cleanEnv({ SLINK_DB: db });
-  const user = await run([BUN, 'run', 'src/index.ts', 'user', 'add', 'ops@example.com', '--superuser', '--password', 'correct horse battery'], { env });
+  const user = await run(
+    [
+      BUN,
+      'run',
+      'src/index.ts',
+      'user',
+      'add',
+      'ops@example.com',
+      '--superuser',
+      '--password',
+      'correct horse battery',
+    ],
+    { env },
+  );
   expect(user.code).toBe(0);
-  const key = await run([BUN, 'run', 'src/index.ts', 'key', 'create', '--user', 'ops@example.com', '--scope', 'write'], { env });
+  const key = await run(
+    [BUN, 'run', 'src/index.ts', 'key', 'create', '--user', 'ops@example.com', '--scope', 'write'],
+    { env },
+  );
   expect(key.code).toBe(0);
   return key.stdout.trim();
 }
@@ -83,7 +106,11 @@ function stored(path: string, linkId: string) {
   return inspect(path, (db) => ({
     integrity: db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()?.integrity_check,
     raw: db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM clicks WHERE link_id = ?').get(linkId)!.n,
-    link: db.query<{ click_count: number; bot_count: number }, [string]>('SELECT click_count, bot_count FROM links WHERE id = ?').get(linkId)!,
+    link: db
+      .query<{ click_count: number; bot_count: number }, [string]>(
+        'SELECT click_count, bot_count FROM links WHERE id = ?',
+      )
+      .get(linkId)!,
   }));
 }
 
@@ -146,7 +173,9 @@ describe('a stop during a long export', () => {
       .run(rowsStored, linkId, Date.now());
     fixture.close();
 
-    const res = await fetch(`${server.base}/api/v1/links/${linkId}/export.csv?range=all`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(`${server.base}/api/v1/links/${linkId}/export.csv?range=all`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     const first = await reader.read();
@@ -171,14 +200,23 @@ describe('a stop during a long export', () => {
       completed = false;
     }
     expect(completed && received > rowsStored * 60).toBe(false);
-    expect(stored(db, linkId)).toEqual({ integrity: 'ok', raw: rowsStored + 30, link: { click_count: humans, bot_count: bots } });
+    expect(stored(db, linkId)).toEqual({
+      integrity: 'ok',
+      raw: rowsStored + 30,
+      link: { click_count: humans, bot_count: bots },
+    });
   }, 60_000);
 });
 
 describe('start-up checks', () => {
   test('a SLINK_GEO_DB that does not exist stops the start with one line naming it', async () => {
     const r = await run([BUN, 'run', 'src/index.ts', 'serve'], {
-      env: cleanEnv({ SLINK_DB: freshDb(), SLINK_PORT: String(freePort()), SLINK_HOSTNAME: '127.0.0.1', SLINK_GEO_DB: '/nonexistent/city.mmdb' }),
+      env: cleanEnv({
+        SLINK_DB: freshDb(),
+        SLINK_PORT: String(freePort()),
+        SLINK_HOSTNAME: '127.0.0.1',
+        SLINK_GEO_DB: '/nonexistent/city.mmdb',
+      }),
     });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');

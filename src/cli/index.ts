@@ -2,14 +2,14 @@
  * Operator subcommands (CONTRACT "Operator subcommands"). They call module services, never
  * SQL. Exit 0 on success; otherwise a one-line message on stderr and exit 1 (2 for usage).
  */
-import { configHelp, ConfigError, loadConfig } from '../config';
+import { ConfigError, configHelp, loadConfig } from '../config';
 import { openDatabase } from '../db/client';
 import { migrateDatabase } from '../db/migrate';
-import { consoleLogger, type BaseDeps } from '../deps';
-import { AppError } from '../lib/errors';
+import { type BaseDeps, consoleLogger } from '../deps';
 import { systemClock } from '../lib/clock';
+import { AppError } from '../lib/errors';
 import { UsageError } from './args';
-import { processIo, type CliIo } from './io';
+import { type CliIo, processIo } from './io';
 import { keyCommand } from './key';
 import { userCommand } from './user';
 
@@ -36,7 +36,8 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   }
   let deps: BaseDeps | null = null;
   try {
-    if (command !== 'user' && command !== 'key') throw new UsageError(`unknown command "${command}" (see slink --help)`);
+    if (command !== 'user' && command !== 'key')
+      throw new UsageError(`unknown command "${command}" (see slink --help)`);
     const config = loadConfig();
     const db = openDatabase(config.dbPath);
     migrateDatabase(db);
@@ -50,7 +51,9 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       return 2;
     }
     const known = err instanceof AppError || err instanceof ConfigError;
-    const message = known ? (err as Error).message : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
+    const message = known
+      ? (err as Error).message
+      : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
     // Always one line on stderr (CONTRACT: "a one-line message").
     io.err(`slink: ${message.split('\n')[0]}`);
     return 1;

@@ -2,11 +2,12 @@
 import type { BaseDeps } from '../deps';
 import { parseDuration } from '../lib/duration';
 import { getAccountByEmailOrThrow } from '../modules/auth/accounts';
-import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyListing, type Scope } from '../modules/auth/keys';
+import { type ApiKeyListing, createApiKey, listApiKeys, revokeApiKey, type Scope } from '../modules/auth/keys';
 import { option, parseArgs, UsageError } from './args';
 import type { CliIo } from './io';
 
-const CREATE_USAGE = 'usage: slink key create --user <email> --scope read|write [--name <n>] [--expires-in <dur>] [--json]';
+const CREATE_USAGE =
+  'usage: slink key create --user <email> --scope read|write [--name <n>] [--expires-in <dur>] [--json]';
 
 function createKey(deps: BaseDeps, argv: string[], io: CliIo): void {
   const args = parseArgs(argv, ['user', 'scope', 'name', 'expires-in'], ['json']);
@@ -22,8 +23,15 @@ function createKey(deps: BaseDeps, argv: string[], io: CliIo): void {
     expiresAt = deps.clock.now() + ms;
   }
   const account = getAccountByEmailOrThrow(deps, email);
-  const { row, key } = createApiKey(deps, { accountId: account.id, scope: scope as Scope, name: option(args, 'name') ?? null, expiresAt });
-  io.out(args.options.has('json') ? JSON.stringify({ id: row.id, key, scope: row.scope, expiresAt: row.expiresAt }) : key);
+  const { row, key } = createApiKey(deps, {
+    accountId: account.id,
+    scope: scope as Scope,
+    name: option(args, 'name') ?? null,
+    expiresAt,
+  });
+  io.out(
+    args.options.has('json') ? JSON.stringify({ id: row.id, key, scope: row.scope, expiresAt: row.expiresAt }) : key,
+  );
 }
 
 function keyStatus(key: ApiKeyListing, now: number): string {
@@ -61,10 +69,26 @@ function listKeys(deps: BaseDeps, argv: string[], io: CliIo): void {
   }
   const rows = [
     ['ID', 'PREFIX', 'SCOPE', 'STATUS', 'USER', 'NAME', 'CREATED', 'EXPIRES', 'LAST USED'],
-    ...keys.map((k) => [k.id, k.prefix, k.scope, keyStatus(k, now), k.email, k.name ?? '-', iso(k.createdAt), iso(k.expiresAt), iso(k.lastUsedAt)]),
+    ...keys.map((k) => [
+      k.id,
+      k.prefix,
+      k.scope,
+      keyStatus(k, now),
+      k.email,
+      k.name ?? '-',
+      iso(k.createdAt),
+      iso(k.expiresAt),
+      iso(k.lastUsedAt),
+    ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows) io.out(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const row of rows)
+    io.out(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
 }
 
 export function keyCommand(deps: BaseDeps, argv: string[], io: CliIo): void {

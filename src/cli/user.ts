@@ -9,7 +9,8 @@ export async function userCommand(deps: BaseDeps, argv: string[], io: CliIo): Pr
   if (verb !== 'add') throw new UsageError(`unknown user command "${verb ?? ''}" (try: user add <email>)`);
   const args = parseArgs(rest, ['password'], ['superuser']);
   const [email, extra] = args.positionals;
-  if (!email || extra !== undefined) throw new UsageError('usage: slink user add <email> [--superuser] [--password <pw>]');
+  if (!email || extra !== undefined)
+    throw new UsageError('usage: slink user add <email> [--superuser] [--password <pw>]');
   // Without --password the password comes from stdin, so it stays out of shell history.
   const password = option(args, 'password') ?? (await io.readStdin()).split(/\r?\n/)[0] ?? '';
   const account = await createAccount(deps, { email, password, superuser: args.options.has('superuser') });

@@ -1,6 +1,6 @@
 /** Every table, re-exported from the module that owns it (drizzle-kit reads this file). */
 export * from '../modules/auth/table';
-export * from '../modules/projects/table';
-export * from '../modules/links/table';
-export * from '../modules/variants/table';
 export * from '../modules/clicks/table';
+export * from '../modules/links/table';
+export * from '../modules/projects/table';
+export * from '../modules/variants/table';

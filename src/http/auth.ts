@@ -7,7 +7,7 @@
 import { Elysia } from 'elysia';
 import type { Deps } from '../deps';
 import { AppError } from '../lib/errors';
-import { verifyApiKey, type Principal } from '../modules/auth/keys';
+import { type Principal, verifyApiKey } from '../modules/auth/keys';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
 import type { RateLimiter } from './rate-limit';
@@ -63,7 +63,9 @@ export function createApiGuard(deps: Deps, limiter: RateLimiter) {
     if (!pathOf(request.url).startsWith(API_PREFIX)) return undefined;
     const auth = authenticate(deps, request);
     const identity =
-      auth instanceof AppError ? `ip:${clientAddress(request, server, deps.config.trustProxy) ?? 'unknown'}` : `key:${auth.key.id}`;
+      auth instanceof AppError
+        ? `ip:${clientAddress(request, server, deps.config.trustProxy) ?? 'unknown'}`
+        : `key:${auth.key.id}`;
     const decision = limiter.hit(identity);
     const headers: Record<string, string> = {
       'x-ratelimit-limit': String(decision.limit),
@@ -79,7 +81,10 @@ export function createApiGuard(deps: Deps, limiter: RateLimiter) {
     const problem = bodyProblem(request);
     if (problem) return errorResponse(problem, headers);
     if (request.method !== 'GET' && request.method !== 'HEAD' && auth.key.scope !== 'write') {
-      return errorResponse(new AppError('insufficient_scope', 'This key is read-only: a write key is required'), headers);
+      return errorResponse(
+        new AppError('insufficient_scope', 'This key is read-only: a write key is required'),
+        headers,
+      );
     }
     principals.set(request, auth);
     Object.assign(set.headers, headers);

@@ -14,12 +14,20 @@ const cacheable = { 'cache-control': 'public, max-age=86400' };
 
 export function docsPlugin(appHost: string) {
   return new Elysia({ name: 'slink.docs' })
-    .get(`${ASSETS}/swagger-ui-bundle.js`, () => new Response(swaggerJs, { headers: { ...cacheable, 'content-type': 'text/javascript; charset=utf-8' } }), {
-      detail: { hide: true },
-    })
-    .get(`${ASSETS}/swagger-ui.css`, () => new Response(swaggerCss, { headers: { ...cacheable, 'content-type': 'text/css; charset=utf-8' } }), {
-      detail: { hide: true },
-    })
+    .get(
+      `${ASSETS}/swagger-ui-bundle.js`,
+      () => new Response(swaggerJs, { headers: { ...cacheable, 'content-type': 'text/javascript; charset=utf-8' } }),
+      {
+        detail: { hide: true },
+      },
+    )
+    .get(
+      `${ASSETS}/swagger-ui.css`,
+      () => new Response(swaggerCss, { headers: { ...cacheable, 'content-type': 'text/css; charset=utf-8' } }),
+      {
+        detail: { hide: true },
+      },
+    )
     .use(
       openapi({
         path: '/api/docs',
@@ -33,7 +41,10 @@ export function docsPlugin(appHost: string) {
           // resolves to /api/api/openapi.json; its type omits `url`, but the page honours it.
           ...({ url: '/api/openapi.json' } as object),
         },
-        exclude: { staticFile: false, paths: ['/healthz', `${ASSETS}/swagger-ui-bundle.js`, `${ASSETS}/swagger-ui.css`] },
+        exclude: {
+          staticFile: false,
+          paths: ['/healthz', `${ASSETS}/swagger-ui-bundle.js`, `${ASSETS}/swagger-ui.css`],
+        },
         documentation: {
           openapi: '3.1.0',
           info: {
@@ -46,7 +57,9 @@ export function docsPlugin(appHost: string) {
           },
           servers: [{ url: appHost }],
           components: {
-            securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key made with `slink key create`.' } },
+            securitySchemes: {
+              bearer: { type: 'http', scheme: 'bearer', description: 'An API key made with `slink key create`.' },
+            },
           },
           security: [{ bearer: [] }],
           tags: [

@@ -58,7 +58,9 @@ export function validationToAppError(error: ValidationLike): AppError {
   const detail = path.includes('/') ? ` (at ${path.replace(/\//g, '.')})` : '';
   const message =
     custom?.message ??
-    (field === 'body' ? 'Request body is missing or not a JSON object' : `Invalid ${field}: ${first?.summary ?? first?.message ?? 'bad value'}${detail}`);
+    (field === 'body'
+      ? 'Request body is missing or not a JSON object'
+      : `Invalid ${field}: ${first?.summary ?? first?.message ?? 'bad value'}${detail}`);
   return new AppError('invalid_request', message, field);
 }
 

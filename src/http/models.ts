@@ -14,7 +14,6 @@ export const ErrorModel = t.Object(
   { title: 'Error' },
 );
 
-
 /** Tracking parameters: string keys to string values (limits checked in the service). */
 // Record keys admit every character: the default pattern '^(.*)$' does not match line breaks,
 // and normalisation would silently drop such keys instead of letting the service reject them.
@@ -26,7 +25,10 @@ export const StringMapModel = t.Record(ANY_KEY, t.String());
 export const ParamsModel = t.Record(ANY_KEY, t.String({ maxLength: PARAM_LIMITS.valueLength }), {
   description: `Tracking parameters: at most ${PARAM_LIMITS.maxKeys} keys of 1 to ${PARAM_LIMITS.keyLength} characters, values up to ${PARAM_LIMITS.valueLength} characters.`,
   maxProperties: PARAM_LIMITS.maxKeys,
-  error: fieldError('params', `params must be an object of at most ${PARAM_LIMITS.maxKeys} string values of up to ${PARAM_LIMITS.valueLength} characters`),
+  error: fieldError(
+    'params',
+    `params must be an object of at most ${PARAM_LIMITS.maxKeys} string values of up to ${PARAM_LIMITS.valueLength} characters`,
+  ),
 });
 
 export const DeletedModel = t.Object({ id: t.String(), deleted: t.Literal(true) });
@@ -45,4 +47,3 @@ export function errorResponses(...statuses: (400 | 401 | 404 | 429)[]) {
     statuses.map((s) => [s, { description: `Error (${s})`, content: { 'application/json': { schema: ErrorModel } } }]),
   );
 }
-

@@ -18,9 +18,11 @@ export function checkParams(params: Record<string, string>, field = 'params'): R
     if (value.length > PARAM_LIMITS.valueLength) {
       throw invalid(field, `Param "${key}" is longer than ${PARAM_LIMITS.valueLength} characters`);
     }
-    if (hasControlChars(key) || hasControlChars(value)) throw invalid(field, `Param "${key}" contains control characters`);
+    if (hasControlChars(key) || hasControlChars(value))
+      throw invalid(field, `Param "${key}" contains control characters`);
     // A lone UTF-16 surrogate cannot be percent-encoded into the redirect's Location.
-    if (!key.isWellFormed() || !value.isWellFormed()) throw invalid(field, `Param "${key}" is not well-formed Unicode text`);
+    if (!key.isWellFormed() || !value.isWellFormed())
+      throw invalid(field, `Param "${key}" is not well-formed Unicode text`);
   }
   return params;
 }

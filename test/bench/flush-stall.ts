@@ -25,7 +25,13 @@ import { systemClock } from '../../src/lib/clock';
 import { createLink } from '../../src/modules/links/service';
 import { createVariant } from '../../src/modules/variants/service';
 
-const { values } = parseArgs({ options: { rate: { type: 'string', default: '20000' }, seconds: { type: 'string', default: '6' }, links: { type: 'string', default: '2000' } } });
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '20000' },
+    seconds: { type: 'string', default: '6' },
+    links: { type: 'string', default: '2000' },
+  },
+});
 const RATE = Number(values.rate);
 const SECONDS = Number(values.seconds);
 const LINKS = Number(values.links);
@@ -42,20 +48,43 @@ const AGENTS = [
   'curl/8.4.0',
   'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
 ];
-const REFERRERS = [null, 'https://www.google.com/', 'https://t.co/x', 'https://news.ycombinator.com/', 'https://mail.google.com/', 'https://blog.example.org/post'];
+const REFERRERS = [
+  null,
+  'https://www.google.com/',
+  'https://t.co/x',
+  'https://news.ycombinator.com/',
+  'https://mail.google.com/',
+  'https://blog.example.org/post',
+];
 const LANGS = ['en-US,en;q=0.9', 'de-DE,de;q=0.8', 'fr-FR', null, 'ja'];
 
 type Mode = 'none' | 'inline' | 'worker';
 
 function setup(mode: Mode): { deps: Deps; handle: (r: Request) => Promise<Response>; slugs: string[]; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'slink-bench-'));
-  const config = loadConfig({ SLINK_DB: join(dir, 'bench.db'), SLINK_TRUST_PROXY: '1', SLINK_SHORT_HOST: 'https://sl.bench', SLINK_APP_HOST: 'https://sl.bench' });
+  const config = loadConfig({
+    SLINK_DB: join(dir, 'bench.db'),
+    SLINK_TRUST_PROXY: '1',
+    SLINK_SHORT_HOST: 'https://sl.bench',
+    SLINK_APP_HOST: 'https://sl.bench',
+  });
   const db = openDatabase(config.dbPath);
   migrateDatabase(db);
-  const deps = createDeps({ db, config, clock: systemClock, log: { info: () => {}, error: (m, e) => console.error(m, e) } }, { worker: mode === 'worker' });
+  const deps = createDeps(
+    { db, config, clock: systemClock, log: { info: () => {}, error: (m, e) => console.error(m, e) } },
+    { worker: mode === 'worker' },
+  );
   const slugs: string[] = [];
   for (let i = 0; i < LINKS; i++) {
-    const link = createLink(deps, { superuser: true }, { destination: `https://example.com/p/${i}?utm_source=news&utm_medium=email`, slug: `b${i}`, params: { campaign_id: String(i % 17) } });
+    const link = createLink(
+      deps,
+      { superuser: true },
+      {
+        destination: `https://example.com/p/${i}?utm_source=news&utm_medium=email`,
+        slug: `b${i}`,
+        params: { campaign_id: String(i % 17) },
+      },
+    );
     if (i % 4 === 0) createVariant(deps, link.id, { code: 'tw', params: { utm_source: 'twitter' } });
     slugs.push(link.slug);
   }
@@ -72,7 +101,10 @@ function randomAddress(i: number): string {
 function makeRequest(slugs: string[], i: number): Request {
   const slug = slugs[i % slugs.length]!;
   const path = i % 7 === 0 ? `/${slug}/tw` : i % 31 === 0 ? `/${slug}/zz` : `/${slug}`;
-  const headers: Record<string, string> = { 'user-agent': AGENTS[i % AGENTS.length]!, 'x-forwarded-for': randomAddress(i) };
+  const headers: Record<string, string> = {
+    'user-agent': AGENTS[i % AGENTS.length]!,
+    'x-forwarded-for': randomAddress(i),
+  };
   const ref = REFERRERS[i % REFERRERS.length];
   if (ref) headers.referer = ref;
   const lang = LANGS[i % LANGS.length];
@@ -119,7 +151,9 @@ async function drive(label: string, mode: Mode): Promise<Result> {
   const step = deps.clicks.flusher.stats.longestStepMs;
   deps.db.$client.close();
   rmSync(dir, { recursive: true, force: true });
-  console.log(`${label}: ${sent} clicks in ${SECONDS} s, ${stored} stored, longest batch ${longest.toFixed(1)} ms, longest step on the event loop ${step.toFixed(1)} ms`);
+  console.log(
+    `${label}: ${sent} clicks in ${SECONDS} s, ${stored} stored, longest batch ${longest.toFixed(1)} ms, longest step on the event loop ${step.toFixed(1)} ms`,
+  );
   return { lags, clicks: sent, stored };
 }
 

@@ -59,7 +59,13 @@ const MARK = join(DIR, 'seed.json');
 const BUSY_SHARE = 0.11;
 
 const env = (dbPath: string) =>
-  loadConfig({ SLINK_DB: dbPath, SLINK_TRUST_PROXY: '1', SLINK_SHORT_HOST: 'https://sl.bench', SLINK_APP_HOST: 'https://app.sl.bench', SLINK_RATE_LIMIT: '1000000' });
+  loadConfig({
+    SLINK_DB: dbPath,
+    SLINK_TRUST_PROXY: '1',
+    SLINK_SHORT_HOST: 'https://sl.bench',
+    SLINK_APP_HOST: 'https://app.sl.bench',
+    SLINK_RATE_LIMIT: '1000000',
+  });
 const quiet = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
 
 // ---- the traffic: deterministic pseudo-random, realistic mixes -------------------------
@@ -89,15 +95,36 @@ function weighted<T>(items: [T, number][]): () => T {
 }
 
 const agent = weighted<string>([
-  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36', 28],
-  ['Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1', 22],
-  ['Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36', 14],
-  ['Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15', 9],
-  ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.0.0', 5],
+  [
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+    28,
+  ],
+  [
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+    22,
+  ],
+  [
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36',
+    14,
+  ],
+  [
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+    9,
+  ],
+  [
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.0.0',
+    5,
+  ],
   ['Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0', 3],
   ['Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:127.0) Gecko/20100101 Firefox/127.0', 3],
-  ['Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1', 3],
-  ['Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/25.0 Chrome/121.0.0.0 Mobile Safari/537.36', 3],
+  [
+    'Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+    3,
+  ],
+  [
+    'Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/25.0 Chrome/121.0.0.0 Mobile Safari/537.36',
+    3,
+  ],
   ['Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', 3],
   ['facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)', 2],
   ['Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)', 1.5],
@@ -106,14 +133,35 @@ const agent = weighted<string>([
   ['python-requests/2.32.3', 0.5],
 ]);
 const referrer = weighted<string | null>([
-  [null, 40], ['https://www.google.com/', 14], ['https://t.co/abc', 8], ['https://www.facebook.com/', 6], ['https://www.linkedin.com/feed/', 4],
-  ['https://news.ycombinator.com/item?id=1', 3], ['https://www.reddit.com/r/programming/', 3], ['https://mail.google.com/mail/u/0/', 3],
-  ['https://www.bing.com/search?q=x', 2], ['https://duckduckgo.com/', 2], ['https://outlook.live.com/mail/', 1],
+  [null, 40],
+  ['https://www.google.com/', 14],
+  ['https://t.co/abc', 8],
+  ['https://www.facebook.com/', 6],
+  ['https://www.linkedin.com/feed/', 4],
+  ['https://news.ycombinator.com/item?id=1', 3],
+  ['https://www.reddit.com/r/programming/', 3],
+  ['https://mail.google.com/mail/u/0/', 3],
+  ['https://www.bing.com/search?q=x', 2],
+  ['https://duckduckgo.com/', 2],
+  ['https://outlook.live.com/mail/', 1],
   ...Array.from({ length: 300 }, (_, i) => [`https://blog${i}.example.org/post/${i}`, 14 / 300] as [string, number]),
 ]);
 const language = weighted<string | null>([
-  ['en-US,en;q=0.9', 38], ['en-GB,en;q=0.8', 10], ['de-DE,de;q=0.9', 9], ['fr-FR,fr;q=0.9', 7], ['es-ES,es;q=0.9', 6], ['pt-BR,pt;q=0.9', 5],
-  ['ja-JP,ja;q=0.9', 4], ['it-IT', 3], ['nl-NL', 3], ['pl-PL', 2], ['zh-CN,zh;q=0.9', 3], ['ko-KR', 2], ['sv-SE', 1], ['tr-TR', 1], [null, 6],
+  ['en-US,en;q=0.9', 38],
+  ['en-GB,en;q=0.8', 10],
+  ['de-DE,de;q=0.9', 9],
+  ['fr-FR,fr;q=0.9', 7],
+  ['es-ES,es;q=0.9', 6],
+  ['pt-BR,pt;q=0.9', 5],
+  ['ja-JP,ja;q=0.9', 4],
+  ['it-IT', 3],
+  ['nl-NL', 3],
+  ['pl-PL', 2],
+  ['zh-CN,zh;q=0.9', 3],
+  ['ko-KR', 2],
+  ['sv-SE', 1],
+  ['tr-TR', 1],
+  [null, 6],
 ]);
 
 /** A pool of public IPv4 addresses, chosen with a skew (some visitors come back often). */
@@ -123,7 +171,16 @@ const ADDRESSES = (() => {
     const n = (rand() * 0xffffffff) >>> 0;
     const a = n >>> 24;
     const b = (n >>> 16) & 255;
-    if (a === 0 || a === 10 || a === 127 || a >= 224 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b < 32) || (a === 192 && b === 168)) continue;
+    if (
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      a >= 224 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b < 32) ||
+      (a === 192 && b === 168)
+    )
+      continue;
     pool.push(`${a}.${b}.${(n >>> 8) & 255}.${n & 255}`);
   }
   return pool;
@@ -171,7 +228,11 @@ async function seed(): Promise<SeedMark> {
         params.utm_campaign = `campaign-${i % 60}`;
       }
       if (i % 5 === 0) params.ref = `partner-${i % 40}`;
-      const link = createLink(deps, { superuser: true }, { destination: `https://example.com/p/${i}`, slug: `s${i}`, params });
+      const link = createLink(
+        deps,
+        { superuser: true },
+        { destination: `https://example.com/p/${i}`, slug: `s${i}`, params },
+      );
       if (i === 0) busyId = link.id;
       if (i % 10 === 0) {
         createVariant(deps, link.id, { code: 'a', params: { utm_content: 'a' } });
@@ -203,14 +264,23 @@ async function seed(): Promise<SeedMark> {
     }
     if ((i + 1) % 500_000 === 0) {
       const s = (performance.now() - began) / 1000;
-      console.log(`  seeded ${(i + 1).toLocaleString('en')} clicks in ${s.toFixed(0)} s (${Math.round((i + 1) / s).toLocaleString('en')}/s)`);
+      console.log(
+        `  seeded ${(i + 1).toLocaleString('en')} clicks in ${s.toFixed(0)} s (${Math.round((i + 1) / s).toLocaleString('en')}/s)`,
+      );
     }
   }
   while (deps.clicks.buffer.length > 0) await deps.clicks.flusher.flush();
   db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   db.$client.exec('ANALYZE');
   db.$client.close();
-  const mark: SeedMark = { clicks: CLICKS, links: LINKS, days: DAYS, end, busyId, seconds: Math.round((performance.now() - began) / 1000) };
+  const mark: SeedMark = {
+    clicks: CLICKS,
+    links: LINKS,
+    days: DAYS,
+    end,
+    busyId,
+    seconds: Math.round((performance.now() - began) / 1000),
+  };
   writeFileSync(MARK, JSON.stringify(mark));
   return mark;
 }
@@ -228,7 +298,12 @@ function pct(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-async function timeGet(base: string, key: string, path: string, runs: number): Promise<{ p50: number; p95: number; bytes: number }> {
+async function timeGet(
+  base: string,
+  key: string,
+  path: string,
+  runs: number,
+): Promise<{ p50: number; p95: number; bytes: number }> {
   const times: number[] = [];
   let bytes = 0;
   for (let i = 0; i < runs + 3; i++) {
@@ -260,12 +335,17 @@ async function measure(mark: SeedMark) {
   const db = openDatabase(DB);
   migrateDatabase(db);
   const deps = createDeps({ db, config: env(DB), clock: fixedClock(mark.end - 1), log: quiet });
-  const account = await createAccount(deps, { email: `bench${Date.now()}@example.com`, password: 'benchmark password', superuser: false });
+  const account = await createAccount(deps, {
+    email: `bench${Date.now()}@example.com`,
+    password: 'benchmark password',
+    superuser: false,
+  });
   const { key } = createApiKey(deps, { accountId: account.id, scope: 'read', expiresAt: null, name: 'bench' });
   const server = createApp(deps).listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
   const base = `http://127.0.0.1:${server.server!.port}/api/v1`;
   const sqlite = db.$client;
-  const count = (sql: string, ...p: (string | number)[]) => (sqlite.query(sql).get(...(p as never[])) as { n: number }).n;
+  const count = (sql: string, ...p: (string | number)[]) =>
+    (sqlite.query(sql).get(...(p as never[])) as { n: number }).n;
   const total = count('SELECT count(*) AS n FROM clicks');
   const busy = mark.busyId;
   const busyClicks = count('SELECT count(*) AS n FROM clicks WHERE link_id = ?', busy);
@@ -276,10 +356,14 @@ async function measure(mark: SeedMark) {
   // A deep page: the cursor after the 500,000th newest click of the busy link (or its middle).
   const deepAt = Math.min(500_000, Math.floor(busyClicks / 2));
   const deep = sqlite
-    .query<{ timestamp: number; id: number }, [string, number]>('SELECT timestamp, id FROM clicks WHERE link_id = ? ORDER BY timestamp DESC, id DESC LIMIT 1 OFFSET ?')
+    .query<{ timestamp: number; id: number }, [string, number]>(
+      'SELECT timestamp, id FROM clicks WHERE link_id = ? ORDER BY timestamp DESC, id DESC LIMIT 1 OFFSET ?',
+    )
     .get(busy, deepAt - 1);
   const deepCursor = deep ? encodeClickCursor(deep) : '';
-  console.log(`\n${total.toLocaleString('en')} clicks (${busyClicks.toLocaleString('en')} on the busy link), ${buckets.toLocaleString('en')} rollup buckets, ${values.toLocaleString('en')} breakdown values\n`);
+  console.log(
+    `\n${total.toLocaleString('en')} clicks (${busyClicks.toLocaleString('en')} on the busy link), ${buckets.toLocaleString('en')} rollup buckets, ${values.toLocaleString('en')} breakdown values\n`,
+  );
 
   const naiveRuns = 3;
   const rows: string[] = [];
@@ -287,23 +371,32 @@ async function measure(mark: SeedMark) {
     const r = await timeGet(base, key, path, RUNS);
     const naive = naiveSql ? timeSql(deps, naiveSql, naiveParams, naiveRuns) : null;
     const ratio = naive ? ` | ${naive.toFixed(0)} ms | ${(r.p50 / naive).toFixed(4)}x` : ' | n/a | n/a';
-    rows.push(`| ${label} | ${r.p50.toFixed(1)} ms | ${r.p95.toFixed(1)} ms | ${(r.bytes / 1024).toFixed(0)} KB${ratio} |`);
+    rows.push(
+      `| ${label} | ${r.p50.toFixed(1)} ms | ${r.p95.toFixed(1)} ms | ${(r.bytes / 1024).toFixed(0)} KB${ratio} |`,
+    );
     console.log(rows[rows.length - 1]);
   };
   if (args.only !== 'export') await measureStats();
   async function measureStats() {
-  console.log('| call | p50 | p95 | body | baseline: one breakdown (country) by scanning raw clicks | p50 / baseline |\n|---|---|---|---|---|---|');
-  const byCountry = 'SELECT country, count(*) FROM clicks WHERE timestamp >= ? AND bot = 0 GROUP BY country';
-  const linkByCountry = 'SELECT country, count(*) FROM clicks WHERE link_id = ? AND timestamp >= ? AND bot = 0 GROUP BY country';
-  await stat('GET /workspace/stats?range=90d', '/workspace/stats?range=90d', byCountry, [from90]);
-  await stat('GET /workspace/stats?range=30d', '/workspace/stats?range=30d', null, []);
-  await stat('GET /workspace/stats?range=24h', '/workspace/stats?range=24h', byCountry, [from24]);
-  await stat('GET /links/{busy}/stats?range=90d', `/links/${busy}/stats?range=90d`, linkByCountry, [busy, from90]);
-  await stat('GET /links/{busy}/stats?range=24h', `/links/${busy}/stats?range=24h`, linkByCountry, [busy, from24]);
-  await stat('GET /links/{busy}/stats?range=90d&bots=1', `/links/${busy}/stats?range=90d&bots=1`, null, []);
-  await stat('GET /links/{busy}/clicks (first page, 50)', `/links/${busy}/clicks?range=90d`, null, []);
-  await stat(`GET /links/{busy}/clicks (limit 200, after ${deepAt.toLocaleString('en')} rows)`, `/links/${busy}/clicks?range=90d&limit=200&cursor=${deepCursor}`, null, []);
-
+    console.log(
+      '| call | p50 | p95 | body | baseline: one breakdown (country) by scanning raw clicks | p50 / baseline |\n|---|---|---|---|---|---|',
+    );
+    const byCountry = 'SELECT country, count(*) FROM clicks WHERE timestamp >= ? AND bot = 0 GROUP BY country';
+    const linkByCountry =
+      'SELECT country, count(*) FROM clicks WHERE link_id = ? AND timestamp >= ? AND bot = 0 GROUP BY country';
+    await stat('GET /workspace/stats?range=90d', '/workspace/stats?range=90d', byCountry, [from90]);
+    await stat('GET /workspace/stats?range=30d', '/workspace/stats?range=30d', null, []);
+    await stat('GET /workspace/stats?range=24h', '/workspace/stats?range=24h', byCountry, [from24]);
+    await stat('GET /links/{busy}/stats?range=90d', `/links/${busy}/stats?range=90d`, linkByCountry, [busy, from90]);
+    await stat('GET /links/{busy}/stats?range=24h', `/links/${busy}/stats?range=24h`, linkByCountry, [busy, from24]);
+    await stat('GET /links/{busy}/stats?range=90d&bots=1', `/links/${busy}/stats?range=90d&bots=1`, null, []);
+    await stat('GET /links/{busy}/clicks (first page, 50)', `/links/${busy}/clicks?range=90d`, null, []);
+    await stat(
+      `GET /links/{busy}/clicks (limit 200, after ${deepAt.toLocaleString('en')} rows)`,
+      `/links/${busy}/clicks?range=90d&limit=200&cursor=${deepCursor}`,
+      null,
+      [],
+    );
   }
   await server.stop(true);
   db.$client.close();
@@ -330,7 +423,13 @@ async function measureExport(busy: string, busyClicks: number): Promise<string[]
   const root = join(import.meta.dir, '../..');
   const entry = join(root, 'src/index.ts');
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const serverEnv = { ...process.env, SLINK_DB: DB, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_RATE_LIMIT: '1000000' };
+  const serverEnv = {
+    ...process.env,
+    SLINK_DB: DB,
+    SLINK_PORT: String(port),
+    SLINK_HOSTNAME: '127.0.0.1',
+    SLINK_RATE_LIMIT: '1000000',
+  };
   const cli = (...argv: string[]) => {
     const r = Bun.spawnSync([process.execPath, entry, ...argv], { env: serverEnv, stdout: 'pipe', stderr: 'pipe' });
     if (r.exitCode !== 0) throw new Error(`slink ${argv.join(' ')}: ${r.stderr.toString()}`);
@@ -359,7 +458,15 @@ async function measureExport(busy: string, busyClicks: number): Promise<string[]
     return { p50: pct(times, 50), p99: pct(times, 99) };
   };
 
-  const runs: { rate: number; bytes: number; growth: number; before: number; peak: number; idle: { p50: number; p99: number }; busy: { p50: number; p99: number } }[] = [];
+  const runs: {
+    rate: number;
+    bytes: number;
+    growth: number;
+    before: number;
+    peak: number;
+    idle: { p50: number; p99: number };
+    busy: { p50: number; p99: number };
+  }[] = [];
   for (let run = 0; run < EXPORT_RUNS; run++) {
     const proc = Bun.spawn([process.execPath, entry, 'serve'], { env: serverEnv, stdout: 'pipe', stderr: 'inherit' });
     for (let i = 0; ; i++) {
@@ -425,9 +532,13 @@ async function measureExport(busy: string, busyClicks: number): Promise<string[]
 }
 
 async function seedOnce(): Promise<SeedMark> {
-  console.log(`seeding ${CLICKS.toLocaleString('en')} clicks over ${DAYS} days across ${LINKS.toLocaleString('en')} links into ${DB} ...`);
+  console.log(
+    `seeding ${CLICKS.toLocaleString('en')} clicks over ${DAYS} days across ${LINKS.toLocaleString('en')} links into ${DB} ...`,
+  );
   return seed();
 }
 const mark = existingSeed() ?? (await seedOnce());
-console.log(`seed: ${mark.clicks.toLocaleString('en')} clicks, ${mark.links.toLocaleString('en')} links, ${mark.days} days (seeded in ${mark.seconds} s)`);
+console.log(
+  `seed: ${mark.clicks.toLocaleString('en')} clicks, ${mark.links.toLocaleString('en')} links, ${mark.days} days (seeded in ${mark.seconds} s)`,
+);
 await measure(mark);

@@ -26,12 +26,12 @@ import { migrateDatabase } from '../../src/db/migrate';
 import { createDeps } from '../../src/deps';
 import { systemClock } from '../../src/lib/clock';
 import { insertLinks } from '../../src/modules/bulk/repo';
-import { MAX_BATCH, toWire } from '../../src/modules/clicks/flusher';
 import { enrichClick } from '../../src/modules/clicks/enrich';
+import { MAX_BATCH, toWire } from '../../src/modules/clicks/flusher';
 import { openGeo } from '../../src/modules/clicks/geo';
+import type { WireClick } from '../../src/modules/clicks/record';
 import { ClickStore, tuneWriterConnection } from '../../src/modules/clicks/store';
 import { VisitorHasher } from '../../src/modules/clicks/visitor';
-import type { WireClick } from '../../src/modules/clicks/record';
 import { freshSlug, newLinkRow } from '../../src/modules/links/service';
 
 const { values } = parseArgs({
@@ -58,14 +58,31 @@ try {
   const dbPath = join(dir, 'slink.db');
   const db = openDatabase(dbPath);
   migrateDatabase(db);
-  const deps = createDeps({ db, config: loadConfig({ SLINK_DB: dbPath }), clock: systemClock, log: { info() {}, error: console.error } });
+  const deps = createDeps({
+    db,
+    config: loadConfig({ SLINK_DB: dbPath }),
+    clock: systemClock,
+    log: { info() {}, error: console.error },
+  });
   const taken = new Set<string>();
   const items = [];
   for (let i = 0; i < LINKS; i++) {
     const slug = freshSlug(deps, taken);
     taken.add(slug);
-    const params: Record<string, string> = i % 3 === 0 ? { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: `s${i % 40}` } : {};
-    items.push({ row: newLinkRow(deps, { slug, destination: `https://www.example.org/articles/${i}`, title: null, params, projectId: null, expiresAt: null, clickLimit: null }), tags: [] });
+    const params: Record<string, string> =
+      i % 3 === 0 ? { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: `s${i % 40}` } : {};
+    items.push({
+      row: newLinkRow(deps, {
+        slug,
+        destination: `https://www.example.org/articles/${i}`,
+        title: null,
+        params,
+        projectId: null,
+        expiresAt: null,
+        clickLimit: null,
+      }),
+      tags: [],
+    });
   }
   insertLinks(db, items);
   deps.linkIndex.loadAll();
@@ -82,7 +99,17 @@ try {
       // Four in five addresses come back from a pool of 20,000 visitors; the rest are new.
       const n = Math.random() < 0.2 ? (Math.random() * 0xdfffffff) >>> 0 : 16777216 + ((i * 31) % 20000) * 104729;
       const address = `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
-      const record = { time: Date.now(), target: entry.base, code: null, address, userAgent: AGENTS[i % AGENTS.length]!, referrer: REFERRERS[i % REFERRERS.length]!, acceptLanguage: 'en-US,en;q=0.9', head: false, bot: null };
+      const record = {
+        time: Date.now(),
+        target: entry.base,
+        code: null,
+        address,
+        userAgent: AGENTS[i % AGENTS.length]!,
+        referrer: REFERRERS[i % REFERRERS.length]!,
+        acceptLanguage: 'en-US,en;q=0.9',
+        head: false,
+        bot: null,
+      };
       batch.push(toWire(record));
     }
     batches.push(batch);
@@ -106,7 +133,24 @@ try {
   const appendAll = sqlite.transaction((batch: WireClick[]) => {
     for (const record of batch) {
       const c = enrichClick(record, ctx);
-      append.run(c.linkId, c.time, c.variantId, c.code, c.destination, c.paramsJson, c.country, c.city, c.device, c.os, c.browser, c.referrer, c.trafficType, c.language, c.bot ? 1 : 0, c.visitorHash);
+      append.run(
+        c.linkId,
+        c.time,
+        c.variantId,
+        c.code,
+        c.destination,
+        c.paramsJson,
+        c.country,
+        c.city,
+        c.device,
+        c.os,
+        c.browser,
+        c.referrer,
+        c.trafficType,
+        c.language,
+        c.bot ? 1 : 0,
+        c.visitorHash,
+      );
     }
   });
   const enrichMs = timed((batch) => batch.map((record) => enrichClick(record, ctx)));
@@ -115,11 +159,19 @@ try {
   const total = (ms: number[]) => ms.reduce((a, b) => a + b, 0);
   const perClick = (ms: number[]) => ((total(ms) * 1000) / (ms.length * MAX_BATCH)).toFixed(1);
   const third = Math.floor(batchMs.length / 3);
-  console.log(`${LINKS.toLocaleString('en-US')} links, ${CLICKS.toLocaleString('en-US')} clicks in batches of ${MAX_BATCH}:`);
-  console.log(`  writer: first third ${perClick(batchMs.slice(0, third))} us/click, last third ${perClick(batchMs.slice(-third))} us/click, longest batch ${Math.max(...batchMs).toFixed(0)} ms`);
-  console.log(`  floors, the same clicks again on the grown file: enrichment alone ${perClick(enrichMs)} us/click; enrichment + raw row append ${perClick(appendMs)} us/click`);
+  console.log(
+    `${LINKS.toLocaleString('en-US')} links, ${CLICKS.toLocaleString('en-US')} clicks in batches of ${MAX_BATCH}:`,
+  );
+  console.log(
+    `  writer: first third ${perClick(batchMs.slice(0, third))} us/click, last third ${perClick(batchMs.slice(-third))} us/click, longest batch ${Math.max(...batchMs).toFixed(0)} ms`,
+  );
+  console.log(
+    `  floors, the same clicks again on the grown file: enrichment alone ${perClick(enrichMs)} us/click; enrichment + raw row append ${perClick(appendMs)} us/click`,
+  );
   const ceiling = (ms: number[]) => Math.round((ms.length * MAX_BATCH) / (total(ms) / 1000)).toLocaleString('en-US');
-  console.log(`  one writer thread at most: ${ceiling(batchMs)} clicks/s as written, ${ceiling(appendMs)} clicks/s if it only appended raw rows (writer / append = ${(total(batchMs) / total(appendMs)).toFixed(2)})`);
+  console.log(
+    `  one writer thread at most: ${ceiling(batchMs)} clicks/s as written, ${ceiling(appendMs)} clicks/s if it only appended raw rows (writer / append = ${(total(batchMs) / total(appendMs)).toFixed(2)})`,
+  );
   sqlite.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });

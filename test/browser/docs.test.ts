@@ -1,8 +1,8 @@
 /** /api/docs renders the whole API reference in a real browser with no internet access. */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, offlinePage } from '../helpers/browser';
 import { disposeTestApp, makeTestApp, type TestApp } from '../helpers/app';
+import { launchBrowser, offlinePage } from '../helpers/browser';
 
 let t: TestApp;
 let browser: Browser;

@@ -12,7 +12,7 @@ import { getTableName, is } from 'drizzle-orm';
 import { migrate as folderMigrate } from 'drizzle-orm/bun-sqlite/migrator';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { openDatabase, pingDatabase, type Db } from '../../src/db/client';
+import { type Db, openDatabase, pingDatabase } from '../../src/db/client';
 import { embeddedMigrations, migrateDatabase } from '../../src/db/migrate';
 import * as schema from '../../src/db/schema';
 
@@ -41,22 +41,34 @@ const SCHEMA_TABLES = Object.values(schema)
   .sort();
 
 function tables(d: Db): string[] {
-  return (d.$client.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  return (
+    d.$client
+      .query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .all() as { name: string }[]
+  ).map((r) => r.name);
 }
 
 function schemaSql(d: Db): { type: string; name: string; sql: string | null }[] {
   return d.$client
-    .query("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name != '__drizzle_migrations' ORDER BY type, name")
+    .query(
+      "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name != '__drizzle_migrations' ORDER BY type, name",
+    )
     .all() as { type: string; name: string; sql: string | null }[];
 }
 
 function migrationRows(d: Db) {
-  return d.$client.query('SELECT id, hash, created_at FROM __drizzle_migrations ORDER BY id').all() as { id: number; hash: string; created_at: number }[];
+  return d.$client.query('SELECT id, hash, created_at FROM __drizzle_migrations ORDER BY id').all() as {
+    id: number;
+    hash: string;
+    created_at: number;
+  }[];
 }
 
 describe('embedded migrations', () => {
   test('the schema declares the tables the service needs', () => {
-    expect(SCHEMA_TABLES).toEqual(expect.arrayContaining(['accounts', 'api_keys', 'links', 'link_tags', 'variants', 'projects', 'clicks']));
+    expect(SCHEMA_TABLES).toEqual(
+      expect.arrayContaining(['accounts', 'api_keys', 'links', 'link_tags', 'variants', 'projects', 'clicks']),
+    );
   });
 
   test('create every table of the schema on an empty file', () => {
@@ -68,8 +80,12 @@ describe('embedded migrations', () => {
     for (const value of Object.values(schema)) {
       if (!is(value, SQLiteTable)) continue;
       const name = getTableName(value as SQLiteTable);
-      const columns = (d.$client.query(`PRAGMA table_info("${name}")`).all() as { name: string }[]).map((c) => c.name).sort();
-      const declared = Object.values((value as unknown as Record<symbol, Record<string, { name: string }>>)[Symbol.for('drizzle:Columns')]!)
+      const columns = (d.$client.query(`PRAGMA table_info("${name}")`).all() as { name: string }[])
+        .map((c) => c.name)
+        .sort();
+      const declared = Object.values(
+        (value as unknown as Record<symbol, Record<string, { name: string }>>)[Symbol.for('drizzle:Columns')]!,
+      )
         .map((c) => c.name)
         .sort();
       expect({ table: name, columns }).toEqual({ table: name, columns: declared });
@@ -80,7 +96,9 @@ describe('embedded migrations', () => {
     const d = db('twice.db');
     migrateDatabase(d);
     const before = { schema: schemaSql(d), rows: migrationRows(d) };
-    d.$client.run("INSERT INTO accounts (id, email, password_hash, is_superuser, created_at) VALUES ('acc_1', 'a@b.c', 'h', 0, 1)");
+    d.$client.run(
+      "INSERT INTO accounts (id, email, password_hash, is_superuser, created_at) VALUES ('acc_1', 'a@b.c', 'h', 0, 1)",
+    );
     migrateDatabase(d);
     migrateDatabase(d);
     expect({ schema: schemaSql(d), rows: migrationRows(d) }).toEqual(before);
@@ -93,12 +111,14 @@ describe('embedded migrations', () => {
     expect(migrationRows(again)).toEqual(before.rows);
   });
 
-  test('write the same rows into __drizzle_migrations as drizzle\'s folder migrator, and the same schema', () => {
+  test("write the same rows into __drizzle_migrations as drizzle's folder migrator, and the same schema", () => {
     const embedded = db('embedded.db');
     migrateDatabase(embedded);
     const folder = db('folder.db');
     folderMigrate(folder, { migrationsFolder: MIGRATIONS_FOLDER });
-    const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string; when: number }[] };
+    const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as {
+      entries: { tag: string; when: number }[];
+    };
     const rows = migrationRows(embedded);
     expect(rows).toHaveLength(journal.entries.length);
     expect(rows.map((r) => Number(r.created_at))).toEqual(journal.entries.map((e) => e.when));
@@ -115,13 +135,17 @@ describe('embedded migrations', () => {
     expect(migrationRows(d)).toEqual(rows);
   });
 
-  test('embedded migrations equal drizzle\'s reading of the folder (sql, breakpoints, time, hash)', () => {
+  test("embedded migrations equal drizzle's reading of the folder (sql, breakpoints, time, hash)", () => {
     const fromFolder = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
     expect(embeddedMigrations()).toEqual(fromFolder);
   });
 
   test('scripts/embed-migrations.ts --check exits 0 for the checked-in module', () => {
-    const run = Bun.spawnSync(['bun', 'run', join(ROOT, 'scripts/embed-migrations.ts'), '--check'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' });
+    const run = Bun.spawnSync(['bun', 'run', join(ROOT, 'scripts/embed-migrations.ts'), '--check'], {
+      cwd: ROOT,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
     expect({ exitCode: run.exitCode, stderr: run.stderr.toString() }).toEqual({ exitCode: 0, stderr: '' });
     expect(run.stdout.toString()).toContain('up to date');
   });
@@ -133,11 +157,22 @@ describe('embedded migrations', () => {
     cpSync(join(ROOT, 'scripts'), join(copy, 'scripts'), { recursive: true });
     cpSync(MIGRATIONS_FOLDER, join(copy, 'drizzle'), { recursive: true });
     cpSync(join(ROOT, 'src/db/migrations.gen.ts'), join(copy, 'src/db/migrations.gen.ts'));
-    const check = () => Bun.spawnSync(['bun', 'run', join(copy, 'scripts/embed-migrations.ts'), '--check'], { cwd: copy, stdout: 'pipe', stderr: 'pipe' });
+    const check = () =>
+      Bun.spawnSync(['bun', 'run', join(copy, 'scripts/embed-migrations.ts'), '--check'], {
+        cwd: copy,
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
     expect(check().exitCode).toBe(0);
     const journalPath = join(copy, 'drizzle/meta/_journal.json');
     const journal = JSON.parse(readFileSync(journalPath, 'utf8'));
-    journal.entries.push({ idx: journal.entries.length, version: '6', when: Date.now(), tag: '9999_extra', breakpoints: true });
+    journal.entries.push({
+      idx: journal.entries.length,
+      version: '6',
+      when: Date.now(),
+      tag: '9999_extra',
+      breakpoints: true,
+    });
     writeFileSync(journalPath, JSON.stringify(journal));
     writeFileSync(join(copy, 'drizzle/9999_extra.sql'), 'SELECT 1;');
     const stale = check();
@@ -149,7 +184,8 @@ describe('embedded migrations', () => {
 describe('openDatabase', () => {
   test('sets WAL, synchronous NORMAL, a busy timeout and foreign keys', () => {
     const d = db('pragmas.db');
-    const pragma = (name: string) => Object.values(d.$client.query(`PRAGMA ${name}`).get() as Record<string, unknown>)[0];
+    const pragma = (name: string) =>
+      Object.values(d.$client.query(`PRAGMA ${name}`).get() as Record<string, unknown>)[0];
     expect(pragma('journal_mode')).toBe('wal');
     expect(pragma('foreign_keys')).toBe(1);
     expect(pragma('synchronous')).toBe(1);
@@ -171,7 +207,9 @@ describe('openDatabase', () => {
     const d = db('fk.db');
     migrateDatabase(d);
     expect(() =>
-      d.$client.run("INSERT INTO api_keys (id, account_id, prefix, hash, scope, created_at) VALUES ('key_1', 'acc_missing', 'p', 'h', 'read', 1)"),
+      d.$client.run(
+        "INSERT INTO api_keys (id, account_id, prefix, hash, scope, created_at) VALUES ('key_1', 'acc_missing', 'p', 'h', 'read', 1)",
+      ),
     ).toThrow(/FOREIGN KEY/);
   });
 

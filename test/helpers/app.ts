@@ -6,8 +6,8 @@ import { expect } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, type App } from '../../src/app';
-import { loadConfig, type Config } from '../../src/config';
+import { type App, createApp } from '../../src/app';
+import { type Config, loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
 import { createDeps, type Deps, type Logger } from '../../src/deps';
@@ -28,7 +28,12 @@ export interface TestApp {
 
 export function makeTestApp(env: Record<string, string> = {}): TestApp {
   const dir = mkdtempSync(join(tmpdir(), 'slink-test-'));
-  const config: Config = loadConfig({ SLINK_DB: join(dir, 'slink.db'), SLINK_SHORT_HOST: 'https://sl.test', SLINK_APP_HOST: 'https://app.sl.test', ...env });
+  const config: Config = loadConfig({
+    SLINK_DB: join(dir, 'slink.db'),
+    SLINK_SHORT_HOST: 'https://sl.test',
+    SLINK_APP_HOST: 'https://app.sl.test',
+    ...env,
+  });
   const db = openDatabase(config.dbPath);
   migrateDatabase(db);
   const clock = fixedClock(T0);
@@ -60,7 +65,12 @@ export async function makeKey(t: TestApp, scope: Scope, opts: { superuser?: bool
     password: 'correct horse battery',
     superuser: opts.superuser ?? false,
   });
-  const created = createApiKey(t.deps, { accountId: account.id, scope, expiresAt: opts.expiresAt ?? null, name: `${scope} key` });
+  const created = createApiKey(t.deps, {
+    accountId: account.id,
+    scope,
+    expiresAt: opts.expiresAt ?? null,
+    name: `${scope} key`,
+  });
   return { key: created.key, keyId: created.row.id, account };
 }
 
@@ -86,7 +96,8 @@ export async function api<T = any>(
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const url = path.startsWith('/api/') || path === '/healthz' ? `http://localhost${path}` : `http://localhost/api/v1${path}`;
+  const url =
+    path.startsWith('/api/') || path === '/healthz' ? `http://localhost${path}` : `http://localhost/api/v1${path}`;
   const res = await t.app.handle(new Request(url, { method, headers, body }));
   const text = await res.text();
   let parsed: unknown = text;

@@ -2,7 +2,7 @@
  * Debian's Chromium driven by playwright-core (never a downloaded browser). Every request to a
  * host other than loopback is aborted and recorded, so a page that needs the internet fails.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.SLINK_CHROMIUM ?? '/usr/bin/chromium';
 

@@ -71,7 +71,13 @@ export interface RunningProcess {
 
 /** Starts a long-running process (a server) and collects its output in the background. */
 export function start(cmd: string[], port: number, opts: Omit<RunOptions, 'stdin' | 'timeoutMs'>): RunningProcess {
-  const proc = Bun.spawn(cmd, { cwd: opts.cwd ?? ROOT, env: opts.env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  const proc = Bun.spawn(cmd, {
+    cwd: opts.cwd ?? ROOT,
+    env: opts.env,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   const stdout = new Response(proc.stdout).text();
   const stderr = new Response(proc.stderr).text();
   return {
@@ -99,7 +105,9 @@ export async function waitHealthy(server: RunningProcess, timeoutMs = 20_000): P
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (server.proc.exitCode !== null || server.proc.signalCode !== null) {
-      throw new Error(`server exited (${server.proc.exitCode ?? server.proc.signalCode}) before it was healthy:\n${await server.stdout}\n${await server.stderr}`);
+      throw new Error(
+        `server exited (${server.proc.exitCode ?? server.proc.signalCode}) before it was healthy:\n${await server.stdout}\n${await server.stderr}`,
+      );
     }
     try {
       const res = await fetch(`${server.base}/healthz`, { signal: AbortSignal.timeout(2_000) });

@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { MAX_BODY_BYTES } from '../../src/http/auth';
-import { api, disposeTestApp, makeKey, makeTestApp, type ApiResult, type TestApp } from '../helpers/app';
-import { expectError, expectErrorShape, } from '../helpers/schema';
+import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../helpers/app';
+import { expectError, expectErrorShape } from '../helpers/schema';
 
 let t: TestApp | null = null;
 afterEach(async () => {
@@ -14,18 +14,28 @@ afterEach(async () => {
   t = null;
 });
 
-
-
 async function setup(env: Record<string, string> = {}) {
   t = makeTestApp({ SLINK_RATE_LIMIT: '1000000', ...env });
   const { key } = await makeKey(t, 'write', { superuser: true });
-  const link = await api(t, 'POST', '/links', { key, body: { destination: 'https://a.example/x', title: 'A', tags: ['t'] } });
+  const link = await api(t, 'POST', '/links', {
+    key,
+    body: { destination: 'https://a.example/x', title: 'A', tags: ['t'] },
+  });
   expect(link.status).toBe(201);
-  const variant = await api(t, 'POST', `/links/${link.body.id}/variants`, { key, body: { code: 'v1', params: { a: 'b' } } });
+  const variant = await api(t, 'POST', `/links/${link.body.id}/variants`, {
+    key,
+    body: { code: 'v1', params: { a: 'b' } },
+  });
   expect(variant.status).toBe(201);
   const project = await api(t, 'POST', '/projects', { key, body: { name: 'P' } });
   expect(project.status).toBe(201);
-  return { t, key, linkId: link.body.id as string, variantId: variant.body.id as string, projectId: project.body.id as string };
+  return {
+    t,
+    key,
+    linkId: link.body.id as string,
+    variantId: variant.body.id as string,
+    projectId: project.body.id as string,
+  };
 }
 
 /** Every route with a JSON body, with a valid body for it. */
@@ -44,8 +54,22 @@ describe('malformed and non-object bodies: 400 invalid_request', () => {
   test('malformed JSON on every JSON route is 400 invalid_request naming body', async () => {
     const s = await setup();
     for (const { method, path } of bodyRoutes(s)) {
-      for (const rawBody of ['{', '{"destination":', '{destination: "x"}', "{'a':1}", '[1,', 'nul', '{"a":1}}', '\u0000', '{"a":"\\x"}']) {
-        const res = await api(s.t, method, path, { key: s.key, rawBody, headers: { 'content-type': 'application/json' } });
+      for (const rawBody of [
+        '{',
+        '{"destination":',
+        '{destination: "x"}',
+        "{'a':1}",
+        '[1,',
+        'nul',
+        '{"a":1}}',
+        '\u0000',
+        '{"a":"\\x"}',
+      ]) {
+        const res = await api(s.t, method, path, {
+          key: s.key,
+          rawBody,
+          headers: { 'content-type': 'application/json' },
+        });
         expectError(res, 400, 'invalid_request', 'body');
       }
     }
@@ -54,7 +78,12 @@ describe('malformed and non-object bodies: 400 invalid_request', () => {
   test('an empty body with a JSON content type is 400 naming body', async () => {
     const s = await setup();
     for (const { method, path } of bodyRoutes(s)) {
-      expectError(await api(s.t, method, path, { key: s.key, rawBody: '', headers: { 'content-type': 'application/json' } }), 400, 'invalid_request', 'body');
+      expectError(
+        await api(s.t, method, path, { key: s.key, rawBody: '', headers: { 'content-type': 'application/json' } }),
+        400,
+        'invalid_request',
+        'body',
+      );
       expectError(await api(s.t, method, path, { key: s.key }), 400, 'invalid_request', 'body');
     }
   });
@@ -63,7 +92,11 @@ describe('malformed and non-object bodies: 400 invalid_request', () => {
     const s = await setup();
     for (const { method, path } of bodyRoutes(s)) {
       for (const body of [[], [{ destination: 'https://b.example/' }], 'x', '', 1, 0, true, false, null]) {
-        const res = await api(s.t, method, path, { key: s.key, rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+        const res = await api(s.t, method, path, {
+          key: s.key,
+          rawBody: JSON.stringify(body),
+          headers: { 'content-type': 'application/json' },
+        });
         expect({ path, body, status: res.status }).toEqual({ path, body, status: 400 });
         expectError(res, 400, 'invalid_request', 'body');
       }
@@ -78,10 +111,22 @@ describe('malformed and non-object bodies: 400 invalid_request', () => {
 describe('content type and size', () => {
   test('a body with a non-JSON content type is 415 unsupported_media_type', async () => {
     const s = await setup();
-    const types = ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/jsonp', 'text/json'];
+    const types = [
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      'application/jsonp',
+      'text/json',
+    ];
     for (const { method, path, valid } of bodyRoutes(s)) {
       for (const type of types) {
-        const res = await api(s.t, method, path, { key: s.key, rawBody: JSON.stringify(valid), headers: { 'content-type': type } });
+        const res = await api(s.t, method, path, {
+          key: s.key,
+          rawBody: JSON.stringify(valid),
+          headers: { 'content-type': type },
+        });
         expect({ path, type, status: res.status }).toEqual({ path, type, status: 415 });
         expectError(res, 415, 'unsupported_media_type', null);
         // Same with an explicit content-length, as a real client sends it.
@@ -101,8 +146,17 @@ describe('content type and size', () => {
 
   test('JSON content types with parameters or a +json suffix are accepted, in any case', async () => {
     const s = await setup();
-    for (const type of ['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/vnd.slink+json']) {
-      const res = await api(s.t, 'POST', '/links', { key: s.key, rawBody: JSON.stringify({ destination: 'https://c.example/' }), headers: { 'content-type': type } });
+    for (const type of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'application/vnd.slink+json',
+    ]) {
+      const res = await api(s.t, 'POST', '/links', {
+        key: s.key,
+        rawBody: JSON.stringify({ destination: 'https://c.example/' }),
+        headers: { 'content-type': type },
+      });
       expect({ type, status: res.status }).toEqual({ type, status: 201 });
       expect(res.body.destination).toBe('https://c.example/');
     }
@@ -110,10 +164,16 @@ describe('content type and size', () => {
 
   test('a POST without a content type but with a JSON body is accepted', async () => {
     const s = await setup();
-    const res = await api(s.t, 'POST', '/links', { key: s.key, rawBody: JSON.stringify({ destination: 'https://d.example/p', title: 'no type' }) });
+    const res = await api(s.t, 'POST', '/links', {
+      key: s.key,
+      rawBody: JSON.stringify({ destination: 'https://d.example/p', title: 'no type' }),
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ destination: 'https://d.example/p', title: 'no type' });
-    const patch = await api(s.t, 'PATCH', `/links/${s.linkId}`, { key: s.key, rawBody: JSON.stringify({ title: 'patched' }) });
+    const patch = await api(s.t, 'PATCH', `/links/${s.linkId}`, {
+      key: s.key,
+      rawBody: JSON.stringify({ title: 'patched' }),
+    });
     expect(patch.status).toBe(200);
     expect(patch.body.title).toBe('patched');
     const project = await api(s.t, 'POST', '/projects', { key: s.key, rawBody: JSON.stringify({ name: 'Untyped' }) });
@@ -125,7 +185,11 @@ describe('content type and size', () => {
     const s = await setup();
     for (const { method, path } of bodyRoutes(s)) {
       for (const length of [MAX_BODY_BYTES + 1, 50 * 1024 * 1024]) {
-        const res = await api(s.t, method, path, { key: s.key, rawBody: '{}', headers: { 'content-type': 'application/json', 'content-length': String(length) } });
+        const res = await api(s.t, method, path, {
+          key: s.key,
+          rawBody: '{}',
+          headers: { 'content-type': 'application/json', 'content-length': String(length) },
+        });
         expectError(res, 413, 'payload_too_large', null);
       }
     }
@@ -139,10 +203,18 @@ describe('content type and size', () => {
     };
     const exact = make(MAX_BODY_BYTES);
     expect(exact.length).toBe(MAX_BODY_BYTES);
-    const ok = await api(s.t, 'POST', '/links', { key: s.key, rawBody: exact, headers: { 'content-type': 'application/json', 'content-length': String(exact.length) } });
+    const ok = await api(s.t, 'POST', '/links', {
+      key: s.key,
+      rawBody: exact,
+      headers: { 'content-type': 'application/json', 'content-length': String(exact.length) },
+    });
     expectError(ok, 400, 'invalid_request', 'title'); // too long a title, but not too large a body
     const over = make(MAX_BODY_BYTES + 1);
-    const res = await api(s.t, 'POST', '/links', { key: s.key, rawBody: over, headers: { 'content-type': 'application/json', 'content-length': String(over.length) } });
+    const res = await api(s.t, 'POST', '/links', {
+      key: s.key,
+      rawBody: over,
+      headers: { 'content-type': 'application/json', 'content-length': String(over.length) },
+    });
     expectError(res, 413, 'payload_too_large', null);
   });
 
@@ -158,7 +230,11 @@ describe('content type and size', () => {
     });
     expect(big.status).toBe(413);
     expect(((await big.json()) as any).error).toMatchObject({ code: 'payload_too_large', field: null });
-    const form = await fetch(`${base}/links`, { method: 'POST', headers: auth, body: new URLSearchParams({ destination: 'https://f.example/' }) });
+    const form = await fetch(`${base}/links`, {
+      method: 'POST',
+      headers: auth,
+      body: new URLSearchParams({ destination: 'https://f.example/' }),
+    });
     expect(form.status).toBe(415);
     expect(((await form.json()) as any).error.code).toBe('unsupported_media_type');
     const chunked = await fetch(`${base}/links`, {
@@ -173,7 +249,11 @@ describe('content type and size', () => {
     });
     expect(chunked.status).toBe(415);
     expect(((await chunked.json()) as any).error.code).toBe('unsupported_media_type');
-    const plain = await fetch(`${base}/links`, { method: 'POST', headers: auth, body: JSON.stringify({ destination: 'https://f.example/' }) });
+    const plain = await fetch(`${base}/links`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ destination: 'https://f.example/' }),
+    });
     expect(plain.status).toBe(201);
     expect(((await plain.json()) as any).destination).toBe('https://f.example/');
   });
@@ -267,7 +347,12 @@ describe('wrong field types name the field', () => {
     ];
     for (const [method, path, body, field] of cases) {
       const res = await api(s.t, method, path, { key: s.key, body });
-      expect({ body, status: res.status, code: res.body.error?.code, field: res.body.error?.field }).toEqual({ body, status: 400, code: 'invalid_request', field });
+      expect({ body, status: res.status, code: res.body.error?.code, field: res.body.error?.field }).toEqual({
+        body,
+        status: 400,
+        code: 'invalid_request',
+        field,
+      });
       expectErrorShape(res);
     }
   });
@@ -288,7 +373,11 @@ describe('wrong field types name the field', () => {
       [`cursor=${Buffer.from(JSON.stringify(['oldest', 1, 'x'])).toString('base64url')}`, 'cursor'],
     ] as const) {
       const res = await api(s.t, 'GET', `/links?${query}`, { key: s.key });
-      expect({ query: query.slice(0, 40), status: res.status, field: res.body.error?.field }).toEqual({ query: query.slice(0, 40), status: 400, field });
+      expect({ query: query.slice(0, 40), status: res.status, field: res.body.error?.field }).toEqual({
+        query: query.slice(0, 40),
+        status: 400,
+        field,
+      });
       expectError(res, 400, 'invalid_request', field);
     }
   });
@@ -305,7 +394,19 @@ describe('fuzz: no input produces a 500', () => {
     for (let i = 0; i < depth; i++) v = { a: v };
     return v;
   }
-  const FIELDS = ['destination', 'slug', 'title', 'tags', 'params', 'projectId', 'expiresAt', 'clickLimit', 'status', 'code', 'name'];
+  const FIELDS = [
+    'destination',
+    'slug',
+    'title',
+    'tags',
+    'params',
+    'projectId',
+    'expiresAt',
+    'clickLimit',
+    'status',
+    'code',
+    'name',
+  ];
   const ODD_VALUES: unknown[] = [
     null,
     [],
@@ -350,7 +451,10 @@ describe('fuzz: no input produces a 500', () => {
     { label: 'all unicode', raw: JSON.stringify(Object.fromEntries(FIELDS.map((f) => [f, '😀ü\u0301']))) },
     { label: 'all arrays', raw: JSON.stringify(Object.fromEntries(FIELDS.map((f) => [f, ['x']]))) },
     { label: 'all objects', raw: JSON.stringify(Object.fromEntries(FIELDS.map((f) => [f, { x: 'y' }]))) },
-    { label: 'proto pollution', raw: '{"__proto__":{"isSuperuser":true},"constructor":{"prototype":{"x":1}},"destination":"https://a.example","name":"pp","code":"pp","params":{"__proto__":{"a":"b"}}}' },
+    {
+      label: 'proto pollution',
+      raw: '{"__proto__":{"isSuperuser":true},"constructor":{"prototype":{"x":1}},"destination":"https://a.example","name":"pp","code":"pp","params":{"__proto__":{"a":"b"}}}',
+    },
     { label: 'duplicate keys', raw: '{"destination":"https://a.example","destination":5,"name":"a","name":null}' },
     { label: 'numbers as strings', raw: '{"destination":"https://a.example","expiresAt":"1e3","clickLimit":"0x10"}' },
     { label: 'big numbers', raw: '{"destination":"https://a.example","expiresAt":1e400,"clickLimit":-0}' },
@@ -367,7 +471,11 @@ describe('fuzz: no input produces a 500', () => {
     const s = await setup();
     for (const { method, path } of bodyRoutes(s)) {
       for (const { label, raw } of BODIES) {
-        const res = await api(s.t, method, path, { key: s.key, rawBody: raw, headers: { 'content-type': 'application/json' } });
+        const res = await api(s.t, method, path, {
+          key: s.key,
+          rawBody: raw,
+          headers: { 'content-type': 'application/json' },
+        });
         checkResponse(res, `${method} ${path} ${label}`);
       }
     }
@@ -391,13 +499,22 @@ describe('fuzz: no input produces a 500', () => {
   test('invalid UTF-8 and binary bodies', async () => {
     const s = await setup();
     for (const { method, path } of bodyRoutes(s)) {
-      for (const bytes of [new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), new Uint8Array([0, 1, 2, 3]), new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d])]) {
+      for (const bytes of [
+        new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+        new Uint8Array([0, 1, 2, 3]),
+        new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]),
+      ]) {
         const raw = await s.t.app.handle(
-          new Request(`http://localhost/api/v1${path}`, { method, headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' }, body: bytes }),
+          new Request(`http://localhost/api/v1${path}`, {
+            method,
+            headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' },
+            body: bytes,
+          }),
         );
         const text = await raw.text();
         expect({ path, status: raw.status < 500 }).toEqual({ path, status: true });
-        if (raw.status >= 400) expectErrorShape({ status: raw.status, headers: raw.headers, text, body: JSON.parse(text) });
+        if (raw.status >= 400)
+          expectErrorShape({ status: raw.status, headers: raw.headers, text, body: JSON.parse(text) });
       }
     }
   });
@@ -406,7 +523,23 @@ describe('fuzz: no input produces a 500', () => {
     const s = await setup();
     // (No dot segments here: the URL parser resolves `/links/<id>/variants/..` to `/links/<id>/`
     // before the request is sent, so a DELETE there really is a DELETE of the link.)
-    const ids = ['%00', '%zz', '%', 'x'.repeat(5000), '%F0%9F%98%80', '.', '%2F', 'lnk_%0A', ' ', "'--", s.linkId.toUpperCase(), 'null', 'undefined', '0', '-1'];
+    const ids = [
+      '%00',
+      '%zz',
+      '%',
+      'x'.repeat(5000),
+      '%F0%9F%98%80',
+      '.',
+      '%2F',
+      'lnk_%0A',
+      ' ',
+      "'--",
+      s.linkId.toUpperCase(),
+      'null',
+      'undefined',
+      '0',
+      '-1',
+    ];
     const queries = [
       '',
       '?',
@@ -461,7 +594,10 @@ describe('fuzz: no input produces a 500', () => {
     ];
     for (const id of ids) {
       for (const [method, path] of routes(id)) {
-        const res = await api(s.t, method!, path!, { key: s.key, body: method === 'PATCH' ? { name: 'n', title: 't', code: 'c' } : undefined });
+        const res = await api(s.t, method!, path!, {
+          key: s.key,
+          body: method === 'PATCH' ? { name: 'n', title: 't', code: 'c' } : undefined,
+        });
         checkResponse(res, `${method} ${path!.slice(0, 80)}`);
       }
     }
@@ -480,12 +616,30 @@ describe('fuzz: no input produces a 500', () => {
   test('odd Authorization and content-type headers', async () => {
     t = makeTestApp();
     const { key } = await makeKey(t, 'write');
-    for (const authorization of ['Bearer \u00ff', `Bearer ${key}\t`, 'Bearer%20x', `${'Bearer '.repeat(1000)}`, `Bearer ${'%00'.repeat(10)}`]) {
+    for (const authorization of [
+      'Bearer \u00ff',
+      `Bearer ${key}\t`,
+      'Bearer%20x',
+      `${'Bearer '.repeat(1000)}`,
+      `Bearer ${'%00'.repeat(10)}`,
+    ]) {
       const res = await api(t, 'GET', '/me', { headers: { authorization } });
       checkResponse(res, authorization.slice(0, 30));
     }
-    for (const type of ['', ';', 'application/json; charset=latin1', 'application/json;;;', 'application', '*/*', 'application/json, text/plain']) {
-      const res = await api(t, 'POST', '/links', { key, rawBody: '{"destination":"https://g.example"}', headers: { 'content-type': type } });
+    for (const type of [
+      '',
+      ';',
+      'application/json; charset=latin1',
+      'application/json;;;',
+      'application',
+      '*/*',
+      'application/json, text/plain',
+    ]) {
+      const res = await api(t, 'POST', '/links', {
+        key,
+        rawBody: '{"destination":"https://g.example"}',
+        headers: { 'content-type': type },
+      });
       checkResponse(res, `content-type ${type}`);
     }
   });

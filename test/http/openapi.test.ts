@@ -52,12 +52,22 @@ const OPERATIONS = [
 /** POSTs that create answer 201; these POSTs change or create nothing new and answer 200. */
 const POST_200 = new Set(['/api/v1/links/bulk/preview', '/api/v1/links/bulk/params', '/api/v1/links/bulk/project']);
 /** Operations whose success body is not JSON, with its media type. */
-const NOT_JSON: Record<string, string> = { '/api/v1/links/{id}/export.csv': 'text/csv', '/api/v1/links/{id}/qr.svg': 'image/svg+xml' };
+const NOT_JSON: Record<string, string> = {
+  '/api/v1/links/{id}/export.csv': 'text/csv',
+  '/api/v1/links/{id}/qr.svg': 'image/svg+xml',
+};
 
 const WITH_BODY = new Set([
-  'post /api/v1/links', 'patch /api/v1/links/{id}', 'post /api/v1/links/{id}/variants', 'patch /api/v1/links/{id}/variants/{variantId}',
-  'post /api/v1/projects', 'patch /api/v1/projects/{id}',
-  'post /api/v1/links/bulk/preview', 'post /api/v1/links/bulk/create', 'post /api/v1/links/bulk/params', 'post /api/v1/links/bulk/project',
+  'post /api/v1/links',
+  'patch /api/v1/links/{id}',
+  'post /api/v1/links/{id}/variants',
+  'patch /api/v1/links/{id}/variants/{variantId}',
+  'post /api/v1/projects',
+  'patch /api/v1/projects/{id}',
+  'post /api/v1/links/bulk/preview',
+  'post /api/v1/links/bulk/create',
+  'post /api/v1/links/bulk/params',
+  'post /api/v1/links/bulk/project',
 ]);
 
 function op(method: string, path: string): any {
@@ -105,11 +115,16 @@ describe('GET /api/openapi.json', () => {
 
   test('declares the bearer security scheme and applies it', () => {
     const schemes = doc.components.securitySchemes;
-    const bearerNames = Object.entries<any>(schemes).filter(([, s]) => s.type === 'http' && s.scheme === 'bearer').map(([n]) => n);
+    const bearerNames = Object.entries<any>(schemes)
+      .filter(([, s]) => s.type === 'http' && s.scheme === 'bearer')
+      .map(([n]) => n);
     expect(bearerNames.length).toBe(1);
     for (const [method, path] of OPERATIONS) {
       const security = op(method, path)?.security ?? doc.security;
-      expect({ op: `${method} ${path}`, security }).toEqual({ op: `${method} ${path}`, security: [{ [bearerNames[0]!]: [] }] });
+      expect({ op: `${method} ${path}`, security }).toEqual({
+        op: `${method} ${path}`,
+        security: [{ [bearerNames[0]!]: [] }],
+      });
     }
   });
 
@@ -122,14 +137,22 @@ describe('GET /api/openapi.json', () => {
       expect(typeof o.summary).toBe('string');
       expect(o.summary.length).toBeGreaterThan(3);
       expect(o.tags.length).toBeGreaterThanOrEqual(1);
-      for (const tag of o.tags) expect({ label, tag, declared: declaredTags.has(tag) }).toEqual({ label, tag, declared: true });
+      for (const tag of o.tags)
+        expect({ label, tag, declared: declaredTags.has(tag) }).toEqual({ label, tag, declared: true });
       const success = Object.keys(o.responses).filter((s) => s.startsWith('2'));
-      expect({ label, success }).toEqual({ label, success: [method === 'post' && !POST_200.has(path) ? '201' : '200'] });
+      expect({ label, success }).toEqual({
+        label,
+        success: [method === 'post' && !POST_200.has(path) ? '201' : '200'],
+      });
       const content = o.responses[success[0]!].content;
-      const hasSchema = NOT_JSON[path] ? content?.[NOT_JSON[path]!]?.schema !== undefined : jsonSchema(content) !== undefined;
+      const hasSchema = NOT_JSON[path]
+        ? content?.[NOT_JSON[path]!]?.schema !== undefined
+        : jsonSchema(content) !== undefined;
       expect({ label, hasSchema }).toEqual({ label, hasSchema: true });
       // Every operation documents 401 and 429; changes document 403.
-      expect(Object.keys(o.responses)).toEqual(expect.arrayContaining(method === 'get' ? ['401', '429'] : ['401', '403', '429']));
+      expect(Object.keys(o.responses)).toEqual(
+        expect.arrayContaining(method === 'get' ? ['401', '429'] : ['401', '403', '429']),
+      );
       // Operations with a JSON body document it, the others do not.
       const key = `${method} ${path}`;
       if (WITH_BODY.has(key)) {
@@ -179,15 +202,40 @@ describe('GET /api/openapi.json', () => {
     const link = deref(jsonSchema(op('post', '/api/v1/links').responses['201'].content));
     expect([...link.required].sort()).toEqual(
       [
-        'id', 'slug', 'shortUrl', 'destination', 'title', 'tags', 'status', 'params', 'variants', 'projectId', 'projectName',
-        'clickCount', 'uniqueCount', 'botCount', 'expiresAt', 'clickLimit', 'lastClickedAt', 'createdAt', 'updatedAt',
+        'id',
+        'slug',
+        'shortUrl',
+        'destination',
+        'title',
+        'tags',
+        'status',
+        'params',
+        'variants',
+        'projectId',
+        'projectName',
+        'clickCount',
+        'uniqueCount',
+        'botCount',
+        'expiresAt',
+        'clickLimit',
+        'lastClickedAt',
+        'createdAt',
+        'updatedAt',
       ].sort(),
     );
     expect(enumOf(link.properties.status)).toEqual(['active', 'paused', 'archived']);
     const list = deref(jsonSchema(op('get', '/api/v1/links').responses['200'].content));
     expect([...list.required].sort()).toEqual(['cursor', 'items']);
     const variant = deref(jsonSchema(op('post', '/api/v1/links/{id}/variants').responses['201'].content));
-    expect([...variant.required].sort()).toEqual(['clickCount', 'code', 'createdAt', 'id', 'params', 'updatedAt', 'url']);
+    expect([...variant.required].sort()).toEqual([
+      'clickCount',
+      'code',
+      'createdAt',
+      'id',
+      'params',
+      'updatedAt',
+      'url',
+    ]);
     const project = deref(jsonSchema(op('post', '/api/v1/projects').responses['201'].content));
     expect([...project.required].sort()).toEqual(['createdAt', 'id', 'linkCount', 'name', 'updatedAt']);
     const projects = deref(jsonSchema(op('get', '/api/v1/projects').responses['200'].content));
@@ -196,7 +244,9 @@ describe('GET /api/openapi.json', () => {
     expect([...me.required].sort()).toEqual(['account', 'key', 'scope']);
     const workspace = deref(jsonSchema(op('get', '/api/v1/workspace').responses['200'].content));
     expect([...workspace.required].sort()).toEqual(['appHost', 'hostname', 'name', 'shortHost']);
-    expect(op('get', '/api/v1/links/{id}/variants').responses['200'].content['application/json'].schema.type).toBe('array');
+    expect(op('get', '/api/v1/links/{id}/variants').responses['200'].content['application/json'].schema.type).toBe(
+      'array',
+    );
   });
 
   test('documents the length limits', () => {
@@ -220,7 +270,9 @@ describe('GET /api/openapi.json', () => {
     expect(variant.properties.code.pattern).toBe('^[A-Za-z0-9_-]{1,32}$');
     const project = deref(jsonSchema(op('post', '/api/v1/projects').requestBody.content));
     expect(project.required).toEqual(['name']);
-    const nameLimit = project.properties.name.maxLength ?? Number(/(\d+) characters/.exec(project.properties.name.description ?? '')?.[1]);
+    const nameLimit =
+      project.properties.name.maxLength ??
+      Number(/(\d+) characters/.exec(project.properties.name.description ?? '')?.[1]);
     expect(nameLimit).toBe(100);
   });
 
@@ -260,7 +312,10 @@ describe('GET /api/docs', () => {
     expect(html).not.toMatch(/@import|url\(\s*["']?(https?:)?\/\//i);
     expect(html).not.toMatch(/unpkg|jsdelivr|cdnjs|googleapis/i);
     const docsUrl = 'http://localhost/api/docs';
-    for (const [url, type, minSize] of [...scripts.map((s) => [s, 'javascript', 500_000] as const), ...styles.map((s) => [s, 'text/css', 50_000] as const)]) {
+    for (const [url, type, minSize] of [
+      ...scripts.map((s) => [s, 'javascript', 500_000] as const),
+      ...styles.map((s) => [s, 'text/css', 50_000] as const),
+    ]) {
       const resolved = new URL(url, docsUrl);
       expect(resolved.origin).toBe('http://localhost');
       const asset = await t.app.handle(new Request(resolved.href));

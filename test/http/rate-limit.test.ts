@@ -9,7 +9,7 @@ import { ErrorModel } from '../../src/http/models';
 import { RateLimiter } from '../../src/http/rate-limit';
 import { fixedClock } from '../../src/lib/clock';
 import { createApiKey } from '../../src/modules/auth/keys';
-import { api, disposeTestApp, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../helpers/app';
+import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../helpers/app';
 import { expectSchema } from '../helpers/schema';
 
 let t: TestApp | null = null;
@@ -99,7 +99,8 @@ describe('RateLimiter (unit)', () => {
 
 describe('clientAddress (unit)', () => {
   const server = { requestIP: () => ({ address: '10.0.0.9' }) };
-  const req = (xff?: string) => new Request('http://localhost/', { headers: xff === undefined ? {} : { 'x-forwarded-for': xff } });
+  const req = (xff?: string) =>
+    new Request('http://localhost/', { headers: xff === undefined ? {} : { 'x-forwarded-for': xff } });
 
   test('is the socket peer unless the proxy is trusted', () => {
     expect(clientAddress(req('1.2.3.4'), server, false)).toBe('10.0.0.9');
@@ -121,7 +122,13 @@ describe('X-RateLimit-* headers on every /api/v1 response', () => {
     const write = await makeKey(t, 'write');
     const read = await makeKey(t, 'read');
     const sequence: { res: ApiResult; status: number; remaining: number }[] = [];
-    const run = async (status: number, remaining: number, method: string, path: string, opts: Parameters<typeof api>[3]) => {
+    const run = async (
+      status: number,
+      remaining: number,
+      method: string,
+      path: string,
+      opts: Parameters<typeof api>[3],
+    ) => {
       const res = await api(t!, method, path, opts);
       sequence.push({ res, status, remaining });
       expect({ path, status: res.status }).toEqual({ path, status });
@@ -131,22 +138,40 @@ describe('X-RateLimit-* headers on every /api/v1 response', () => {
     };
     const ok = await run(200, 599, 'GET', '/me', { key: write.key });
     expect(ok.body.scope).toBe('write');
-    const created = await run(201, 598, 'POST', '/links', { key: write.key, body: { destination: 'https://a.example' } });
+    const created = await run(201, 598, 'POST', '/links', {
+      key: write.key,
+      body: { destination: 'https://a.example' },
+    });
     expect(created.body.destination).toBe('https://a.example/');
     const bad = await run(400, 597, 'POST', '/links', { key: write.key, body: { destination: 'nope' } });
     expect(bad.body.error).toMatchObject({ code: 'invalid_request', field: 'destination' });
-    const badJson = await run(400, 596, 'POST', '/links', { key: write.key, rawBody: '{', headers: { 'content-type': 'application/json' } });
+    const badJson = await run(400, 596, 'POST', '/links', {
+      key: write.key,
+      rawBody: '{',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(badJson.body.error.code).toBe('invalid_request');
     const notFound = await run(404, 595, 'GET', '/no/such/path', { key: write.key });
     expect(notFound.body.error.code).toBe('not_found');
     const missingLink = await run(404, 594, 'GET', '/links/lnk_nope', { key: write.key });
     expect(missingLink.body.error.code).toBe('not_found');
-    const tooBig = await run(413, 593, 'POST', '/links', { key: write.key, rawBody: '{}', headers: { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) } });
+    const tooBig = await run(413, 593, 'POST', '/links', {
+      key: write.key,
+      rawBody: '{}',
+      headers: { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) },
+    });
     expect(tooBig.body.error.code).toBe('payload_too_large');
-    const wrongType = await run(415, 592, 'POST', '/links', { key: write.key, rawBody: 'destination=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const wrongType = await run(415, 592, 'POST', '/links', {
+      key: write.key,
+      rawBody: 'destination=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(wrongType.body.error.code).toBe('unsupported_media_type');
     // A read key has its own budget.
-    const forbidden = await run(403, 599, 'POST', '/links', { key: read.key, body: { destination: 'https://a.example' } });
+    const forbidden = await run(403, 599, 'POST', '/links', {
+      key: read.key,
+      body: { destination: 'https://a.example' },
+    });
     expect(forbidden.body.error.code).toBe('insufficient_scope');
     const readOk = await run(200, 598, 'GET', '/links', { key: read.key });
     expect(readOk.body.items).toHaveLength(1);
@@ -271,7 +296,8 @@ describe('429 rate_limited', () => {
 
   test('without a trusted proxy, X-Forwarded-For cannot buy a fresh budget', async () => {
     t = makeTestApp({ SLINK_RATE_LIMIT: '2' });
-    for (const ip of ['1.1.1.1', '2.2.2.2']) expect((await api(t, 'GET', '/me', { headers: { 'x-forwarded-for': ip } })).status).toBe(401);
+    for (const ip of ['1.1.1.1', '2.2.2.2'])
+      expect((await api(t, 'GET', '/me', { headers: { 'x-forwarded-for': ip } })).status).toBe(401);
     expect429(await api(t, 'GET', '/me', { headers: { 'x-forwarded-for': '3.3.3.3' } }), 2);
   });
 });
@@ -280,11 +306,15 @@ describe('exact under concurrency', () => {
   test('50 concurrent requests at limit 20: exactly 20 succeed (app.handle)', async () => {
     t = makeTestApp({ SLINK_RATE_LIMIT: '20' });
     const { key } = await makeKey(t, 'read');
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => api(t!, 'GET', i % 3 ? '/me' : '/links', { key })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => api(t!, 'GET', i % 3 ? '/me' : '/links', { key })),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(20);
     expect(statuses.filter((s) => s === 429)).toHaveLength(30);
-    const remaining = results.filter((r) => r.status === 200).map((r) => Number(r.headers.get('x-ratelimit-remaining')));
+    const remaining = results
+      .filter((r) => r.status === 200)
+      .map((r) => Number(r.headers.get('x-ratelimit-remaining')));
     expect(remaining.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     for (const r of results.filter((r) => r.status === 429)) expect429(r, 20, 60);
   });
@@ -298,7 +328,11 @@ describe('exact under concurrency', () => {
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         i % 5 === 0
-          ? fetch(`${base}/projects`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `p${i}` }) })
+          ? fetch(`${base}/projects`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ name: `p${i}` }),
+            })
           : fetch(`${base}/me`, { headers: { authorization: `Bearer ${key}` } }),
       ),
     );

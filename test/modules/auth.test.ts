@@ -20,7 +20,6 @@ afterEach(() => {
   t.close();
 });
 
-
 function apiKeyRow(t: TestApp, keyId: string) {
   return t.deps.db.$client.query('SELECT * FROM api_keys WHERE id = ?').get(keyId) as Record<string, unknown>;
 }
@@ -38,7 +37,9 @@ describe('401: missing, unknown, revoked and expired keys', () => {
       ['GET', '/projects'],
       ['GET', '/no-such-route'],
     ] as const) {
-      const res = await api(t, method, path, { body: method === 'POST' || method === 'PATCH' ? { destination: 'https://a.example' } : undefined });
+      const res = await api(t, method, path, {
+        body: method === 'POST' || method === 'PATCH' ? { destination: 'https://a.example' } : undefined,
+      });
       expectError(res, 401, 'key_missing');
       expect(res.body.error.field).toBeNull();
     }
@@ -92,13 +93,17 @@ describe('401: missing, unknown, revoked and expired keys', () => {
     const revoked = revokeApiKey(t.deps, keyId);
     expect(revoked.revokedAt).toBe(T0);
     expectError(await api(t, 'GET', '/me', { key }), 401, 'key_revoked');
-    expectError(await api(t, 'POST', '/links', { key, body: { destination: 'https://a.example' } }), 401, 'key_revoked');
+    expectError(
+      await api(t, 'POST', '/links', { key, body: { destination: 'https://a.example' } }),
+      401,
+      'key_revoked',
+    );
     // Revoking again changes nothing.
     expect(revokeApiKey(t.deps, keyId).revokedAt).toBe(T0);
     expectError(await api(t, 'GET', '/links', { key }), 401, 'key_revoked');
   });
 
-  test('revoking one key leaves the account\'s other keys working', async () => {
+  test("revoking one key leaves the account's other keys working", async () => {
     t = makeTestApp();
     const first = await makeKey(t, 'write');
     const second = createApiKey(t.deps, { accountId: first.account.id, scope: 'read' });
@@ -159,13 +164,22 @@ describe('scopes', () => {
   async function seed(t: TestApp) {
     const write = await makeKey(t, 'write');
     const read = await makeKey(t, 'read');
-    const link = await api(t, 'POST', '/links', { key: write.key, body: { destination: 'https://a.example/page', tags: ['t1'] } });
+    const link = await api(t, 'POST', '/links', {
+      key: write.key,
+      body: { destination: 'https://a.example/page', tags: ['t1'] },
+    });
     expect(link.status).toBe(201);
     const variant = await api(t, 'POST', `/links/${link.body.id}/variants`, { key: write.key, body: { code: 'v1' } });
     expect(variant.status).toBe(201);
     const project = await api(t, 'POST', '/projects', { key: write.key, body: { name: 'Alpha' } });
     expect(project.status).toBe(201);
-    return { write, read, linkId: link.body.id as string, variantId: variant.body.id as string, projectId: project.body.id as string };
+    return {
+      write,
+      read,
+      linkId: link.body.id as string,
+      variantId: variant.body.id as string,
+      projectId: project.body.id as string,
+    };
   }
 
   test('a read key gets 403 insufficient_scope on every change and changes nothing', async () => {
@@ -231,7 +245,10 @@ describe('scopes', () => {
   test('a write key can do everything', async () => {
     t = makeTestApp();
     const { write, linkId, variantId, projectId } = await seed(t);
-    const patched = await api(t, 'PATCH', `/links/${linkId}`, { key: write.key, body: { title: 'New title', projectId } });
+    const patched = await api(t, 'PATCH', `/links/${linkId}`, {
+      key: write.key,
+      body: { title: 'New title', projectId },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.title).toBe('New title');
     expect(patched.body.projectId).toBe(projectId);
@@ -317,7 +334,11 @@ describe('GET /me', () => {
 
 describe('GET /workspace', () => {
   test('returns name, hostname, shortHost and appHost from the configuration', async () => {
-    t = makeTestApp({ SLINK_WORKSPACE_NAME: 'Acme Links', SLINK_SHORT_HOST: 'https://go.acme.example/', SLINK_APP_HOST: 'https://links.acme.example:8443' });
+    t = makeTestApp({
+      SLINK_WORKSPACE_NAME: 'Acme Links',
+      SLINK_SHORT_HOST: 'https://go.acme.example/',
+      SLINK_APP_HOST: 'https://links.acme.example:8443',
+    });
     const { key } = await makeKey(t, 'read');
     const res = await api(t, 'GET', '/workspace', { key });
     expect(res.status).toBe(200);
@@ -335,7 +356,12 @@ describe('GET /workspace', () => {
     const { key } = await makeKey(t, 'write');
     const res = await api(t, 'GET', '/workspace', { key });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ name: 'Slink', hostname: 'localhost', shortHost: 'http://localhost:8123', appHost: 'http://localhost:8123' });
+    expect(res.body).toEqual({
+      name: 'Slink',
+      hostname: 'localhost',
+      shortHost: 'http://localhost:8123',
+      appHost: 'http://localhost:8123',
+    });
   });
 
   test('needs a key', async () => {
@@ -347,7 +373,9 @@ describe('GET /workspace', () => {
 describe('key storage', () => {
   function allRows(db: Database): { table: string; row: Record<string, unknown> }[] {
     const tables = db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-    return tables.flatMap(({ name }) => (db.query(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]).map((row) => ({ table: name, row })));
+    return tables.flatMap(({ name }) =>
+      (db.query(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]).map((row) => ({ table: name, row })),
+    );
   }
 
   test('the plaintext key is in no column of api_keys, nor anywhere in the database file', async () => {
@@ -371,7 +399,8 @@ describe('key storage', () => {
       }
       // No other table holds it either.
       for (const { table, row } of allRows(other)) {
-        for (const { key } of keys) expect({ table, leaked: JSON.stringify(row).includes(key) }).toEqual({ table, leaked: false });
+        for (const { key } of keys)
+          expect({ table, leaked: JSON.stringify(row).includes(key) }).toEqual({ table, leaked: false });
       }
     } finally {
       other.close();
@@ -397,7 +426,9 @@ describe('key storage', () => {
   test('createApiKey rejects a bad scope or an over-long name', async () => {
     t = makeTestApp();
     const { account } = await makeKey(t, 'read');
-    expect(() => createApiKey(t.deps, { accountId: account.id, scope: 'admin' as never })).toThrow(expect.objectContaining({ code: 'invalid_request', field: 'scope' }));
+    expect(() => createApiKey(t.deps, { accountId: account.id, scope: 'admin' as never })).toThrow(
+      expect.objectContaining({ code: 'invalid_request', field: 'scope' }),
+    );
     expect(() => createApiKey(t.deps, { accountId: account.id, scope: 'read', name: 'n'.repeat(101) })).toThrow(
       expect.objectContaining({ code: 'invalid_request', field: 'name' }),
     );
@@ -425,7 +456,7 @@ describe('key storage', () => {
     expect(apiKeyRow(t, keyId).last_used_at).toBe(T0 + 1000 + 5 * 60_000);
   });
 
-  test('an expired key\'s attempts do not touch lastUsedAt', async () => {
+  test("an expired key's attempts do not touch lastUsedAt", async () => {
     t = makeTestApp();
     const { key, keyId } = await makeKey(t, 'read', { expiresAt: T0 });
     expectError(await api(t, 'GET', '/me', { key }), 401, 'key_expired');

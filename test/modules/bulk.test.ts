@@ -6,17 +6,44 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { LinkModel } from '../../src/modules/links/model';
-import { api, disposeTestApp, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../helpers/app';
+import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../helpers/app';
 import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';
 import { clickRequest } from './clicks/support';
 
 const SHORT_HOST = 'https://sl.test';
 
 const LINK_KEYS = [
-  'id', 'slug', 'shortUrl', 'destination', 'title', 'tags', 'status', 'params', 'variants', 'projectId',
-  'projectName', 'clickCount', 'uniqueCount', 'botCount', 'expiresAt', 'clickLimit', 'lastClickedAt', 'createdAt', 'updatedAt',
+  'id',
+  'slug',
+  'shortUrl',
+  'destination',
+  'title',
+  'tags',
+  'status',
+  'params',
+  'variants',
+  'projectId',
+  'projectName',
+  'clickCount',
+  'uniqueCount',
+  'botCount',
+  'expiresAt',
+  'clickLimit',
+  'lastClickedAt',
+  'createdAt',
+  'updatedAt',
 ] as const;
-const LINE_KEYS = ['line', 'input', 'status', 'message', 'destination', 'title', 'params', 'duplicateOfLine', 'duplicateOfLink'] as const;
+const LINE_KEYS = [
+  'line',
+  'input',
+  'status',
+  'message',
+  'destination',
+  'title',
+  'params',
+  'duplicateOfLine',
+  'duplicateOfLink',
+] as const;
 
 let t: TestApp;
 /** superuser write key */
@@ -89,7 +116,13 @@ function expectBulkLine(l: any): void {
  * The BulkLine we expect: defaults for a valid line (message null only for create, title
  * null, params {}, no duplicate pointers) overridden by `extra`.
  */
-function line(n: number, input: string, status: 'create' | 'repeat' | 'duplicate', destination: string, extra: Record<string, unknown> = {}) {
+function line(
+  n: number,
+  input: string,
+  status: 'create' | 'repeat' | 'duplicate',
+  destination: string,
+  extra: Record<string, unknown> = {},
+) {
   return {
     line: n,
     input,
@@ -107,7 +140,17 @@ function line(n: number, input: string, status: 'create' | 'repeat' | 'duplicate
 /** The spec does not say what `title` is on an invalid line, so it is not compared. */
 const UNSPECIFIED = '(title of an invalid line: unspecified)';
 function invalidLine(n: number, input: string) {
-  return { line: n, input, status: 'invalid', message: expect.any(String), destination: null, title: UNSPECIFIED, params: null, duplicateOfLine: null, duplicateOfLink: null };
+  return {
+    line: n,
+    input,
+    status: 'invalid',
+    message: expect.any(String),
+    destination: null,
+    title: UNSPECIFIED,
+    params: null,
+    duplicateOfLine: null,
+    duplicateOfLink: null,
+  };
 }
 function comparable(lines: any[]): any[] {
   return lines.map((l) => (l.status === 'invalid' ? { ...l, title: UNSPECIFIED } : l));
@@ -214,7 +257,8 @@ describe('bulk text: one line per link', () => {
   });
 
   test('CRLF, LF and CR all end a line; CRLF is one break, CR CR is two', async () => {
-    const text = 'https://example.com/1\r\nhttps://example.com/2\rhttps://example.com/3\nhttps://example.com/4\r\n\r\nhttps://example.com/6\r\rhttps://example.com/8\r\n';
+    const text =
+      'https://example.com/1\r\nhttps://example.com/2\rhttps://example.com/3\nhttps://example.com/4\r\n\r\nhttps://example.com/6\r\rhttps://example.com/8\r\n';
     const body = await previewOk({ text });
     expect(body.lines.map((l: any) => [l.line, l.input, l.status])).toEqual([
       [1, 'https://example.com/1', 'create'],
@@ -243,7 +287,10 @@ describe('bulk text: one line per link', () => {
     // The preview keeps the raw line as input (now a duplicate of the two links).
     const body = await previewOk({ text: input });
     expect(body.lines).toEqual([
-      line(1, input, 'duplicate', link.destination, { title: 'Straße 日本 ☕ — café', duplicateOfLink: expect.any(String) }),
+      line(1, input, 'duplicate', link.destination, {
+        title: 'Straße 日本 ☕ — café',
+        duplicateOfLink: expect.any(String),
+      }),
     ]);
     expect([link.id, single.id]).toContain(body.lines[0].duplicateOfLink);
     // And the link redirects to the ASCII form.
@@ -264,7 +311,10 @@ describe('bulk text: one line per link', () => {
       line(1, 'https://example.com/r\tSame', 'create', 'https://example.com/r', { title: 'Same' }),
       line(2, 'https://example.com/other', 'create', 'https://example.com/other'),
       line(3, 'https://example.com/r\tSame', 'repeat', 'https://example.com/r', { title: 'Same', duplicateOfLine: 1 }),
-      line(4, 'https://example.com/r\tDifferent', 'duplicate', 'https://example.com/r', { title: 'Different', duplicateOfLine: 1 }),
+      line(4, 'https://example.com/r\tDifferent', 'duplicate', 'https://example.com/r', {
+        title: 'Different',
+        duplicateOfLine: 1,
+      }),
     ]);
   });
 
@@ -278,7 +328,9 @@ describe('bulk text: one line per link', () => {
     ]);
     expect(res.counts).toEqual({ created: 2, repeat: 1, duplicate: 0, invalid: 0 });
     expect(linkCount()).toBe(2);
-    expect(res.skipped).toEqual([line(2, 'https://example.com/x', 'repeat', 'https://example.com/x', { duplicateOfLine: 1 })]);
+    expect(res.skipped).toEqual([
+      line(2, 'https://example.com/x', 'repeat', 'https://example.com/x', { duplicateOfLine: 1 }),
+    ]);
   });
 
   test("utm_ keys are lifted out of the line; the line's utm_ values win over the request params", async () => {
@@ -290,7 +342,9 @@ describe('bulk text: one line per link', () => {
     ].join('\n');
     const body = await previewOk({ text, params });
     expect(body.lines).toEqual([
-      line(1, 'https://example.com/u?utm_source=line&keep=1', 'create', 'https://example.com/u?keep=1', { params: { utm_source: 'line', ref: 'x' } }),
+      line(1, 'https://example.com/u?utm_source=line&keep=1', 'create', 'https://example.com/u?keep=1', {
+        params: { utm_source: 'line', ref: 'x' },
+      }),
       line(2, 'https://example.com/v', 'create', 'https://example.com/v', { params: { utm_source: 'req', ref: 'x' } }),
       line(3, 'https://example.com/w?utm_medium=mail&utm_campaign=spring%20sale', 'create', 'https://example.com/w', {
         params: { utm_source: 'req', ref: 'x', utm_medium: 'mail', utm_campaign: 'spring sale' },
@@ -301,12 +355,22 @@ describe('bulk text: one line per link', () => {
     const [u, v, w] = created.created.map((c: any) => c.link);
     expect([u.destination, u.params]).toEqual(['https://example.com/u?keep=1', { utm_source: 'line', ref: 'x' }]);
     expect([v.destination, v.params]).toEqual(['https://example.com/v', { utm_source: 'req', ref: 'x' }]);
-    expect([w.destination, w.params]).toEqual(['https://example.com/w', { utm_source: 'req', ref: 'x', utm_medium: 'mail', utm_campaign: 'spring sale' }]);
+    expect([w.destination, w.params]).toEqual([
+      'https://example.com/w',
+      { utm_source: 'req', ref: 'x', utm_medium: 'mail', utm_campaign: 'spring sale' },
+    ]);
     for (const l of [u, v, w]) expect(l.destination).not.toContain('utm_');
     // The redirect applies the effective params.
     const loc = await redirect(u.slug);
     expect(loc.status).toBe(302);
-    expect(splitLocation(loc.location)).toEqual({ base: 'https://example.com/u', query: [['keep', '1'], ['ref', 'x'], ['utm_source', 'line']] });
+    expect(splitLocation(loc.location)).toEqual({
+      base: 'https://example.com/u',
+      query: [
+        ['keep', '1'],
+        ['ref', 'x'],
+        ['utm_source', 'line'],
+      ],
+    });
   });
 
   test('200 non-blank lines are accepted and created', async () => {
@@ -443,14 +507,32 @@ describe('skipDuplicates', () => {
   test('default (true): existing destinations -> duplicateOfLink, later lines of a created destination -> duplicateOfLine', async () => {
     const { existing, archived, idn, text } = await seed();
     const expected = [
-      line(1, 'https://example.com/exists', 'duplicate', 'https://example.com/exists', { duplicateOfLink: existing.id }),
-      line(2, 'https://example.com/exists?utm_source=x', 'duplicate', 'https://example.com/exists', { params: { utm_source: 'x' }, duplicateOfLink: existing.id }),
+      line(1, 'https://example.com/exists', 'duplicate', 'https://example.com/exists', {
+        duplicateOfLink: existing.id,
+      }),
+      line(2, 'https://example.com/exists?utm_source=x', 'duplicate', 'https://example.com/exists', {
+        params: { utm_source: 'x' },
+        duplicateOfLink: existing.id,
+      }),
       line(3, 'https://example.com/new', 'create', 'https://example.com/new'),
-      line(4, 'https://example.com/new\tOther title', 'duplicate', 'https://example.com/new', { title: 'Other title', duplicateOfLine: 3 }),
-      line(5, 'https://example.com/new?utm_medium=y', 'duplicate', 'https://example.com/new', { params: { utm_medium: 'y' }, duplicateOfLine: 3 }),
-      line(6, 'https://example.com/archived', 'duplicate', 'https://example.com/archived', { duplicateOfLink: archived.id }),
-      line(7, 'https://xn--bcher-kva.example/', 'duplicate', 'https://xn--bcher-kva.example/', { duplicateOfLink: idn.id }),
-      line(8, 'https://example.com/exists\tT', 'duplicate', 'https://example.com/exists', { title: 'T', duplicateOfLink: existing.id }),
+      line(4, 'https://example.com/new\tOther title', 'duplicate', 'https://example.com/new', {
+        title: 'Other title',
+        duplicateOfLine: 3,
+      }),
+      line(5, 'https://example.com/new?utm_medium=y', 'duplicate', 'https://example.com/new', {
+        params: { utm_medium: 'y' },
+        duplicateOfLine: 3,
+      }),
+      line(6, 'https://example.com/archived', 'duplicate', 'https://example.com/archived', {
+        duplicateOfLink: archived.id,
+      }),
+      line(7, 'https://xn--bcher-kva.example/', 'duplicate', 'https://xn--bcher-kva.example/', {
+        duplicateOfLink: idn.id,
+      }),
+      line(8, 'https://example.com/exists\tT', 'duplicate', 'https://example.com/exists', {
+        title: 'T',
+        duplicateOfLink: existing.id,
+      }),
     ];
     const body = await previewOk({ text });
     expect(body.lines).toEqual(expected);
@@ -465,7 +547,11 @@ describe('skipDuplicates', () => {
 
     // Sent again, line 3 is now a duplicate of the link it created.
     const again = await previewOk({ text });
-    expect(again.lines[2]).toEqual(line(3, 'https://example.com/new', 'duplicate', 'https://example.com/new', { duplicateOfLink: created.created[0].link.id }));
+    expect(again.lines[2]).toEqual(
+      line(3, 'https://example.com/new', 'duplicate', 'https://example.com/new', {
+        duplicateOfLink: created.created[0].link.id,
+      }),
+    );
     expect(again.counts).toEqual({ create: 0, repeat: 0, duplicate: 8, invalid: 0 });
   });
 
@@ -544,35 +630,69 @@ describe('preview', () => {
     expect(await previewOk(request)).toEqual(p);
 
     // The repeat line's destination/title/params are the repeat test's business; here its status and pointer.
-    const statusOnly = (l: any) => (l.status === 'repeat' ? { line: l.line, input: l.input, status: l.status, duplicateOfLine: l.duplicateOfLine } : l);
+    const statusOnly = (l: any) =>
+      l.status === 'repeat'
+        ? { line: l.line, input: l.input, status: l.status, duplicateOfLine: l.duplicateOfLine }
+        : l;
     expect(comparable(p.lines).map(statusOnly)).toEqual([
       line(1, 'https://example.com/a\tA', 'create', 'https://example.com/a', { title: 'A', params: { ref: 'bulk' } }),
-      line(3, 'https://example.com/old', 'duplicate', 'https://example.com/old', { params: { ref: 'bulk' }, duplicateOfLink: existing.id }),
+      line(3, 'https://example.com/old', 'duplicate', 'https://example.com/old', {
+        params: { ref: 'bulk' },
+        duplicateOfLink: existing.id,
+      }),
       { line: 4, input: 'https://example.com/a\tA', status: 'repeat', duplicateOfLine: 1 },
       invalidLine(5, 'bad url'),
-      line(6, 'https://example.com/b?utm_campaign=c1', 'create', 'https://example.com/b', { params: { ref: 'bulk', utm_campaign: 'c1' } }),
+      line(6, 'https://example.com/b?utm_campaign=c1', 'create', 'https://example.com/b', {
+        params: { ref: 'bulk', utm_campaign: 'c1' },
+      }),
       line(7, 'https://example.com/a?x=1', 'create', 'https://example.com/a?x=1', { params: { ref: 'bulk' } }),
-      line(8, 'https://example.com/b\tB', 'duplicate', 'https://example.com/b', { title: 'B', params: { ref: 'bulk' }, duplicateOfLine: 6 }),
+      line(8, 'https://example.com/b\tB', 'duplicate', 'https://example.com/b', {
+        title: 'B',
+        params: { ref: 'bulk' },
+        duplicateOfLine: 6,
+      }),
     ]);
     expect(p.counts).toEqual({ create: 3, repeat: 1, duplicate: 2, invalid: 1 });
 
     const c = await createOk(request);
     // Created lines = preview's create lines, with the same destination, title and params.
     const previewCreates = p.lines.filter((l: any) => l.status === 'create');
-    expect(c.created.map((x: any) => ({ line: x.line, destination: x.link.destination, title: x.link.title, params: x.link.params }))).toEqual(
+    expect(
+      c.created.map((x: any) => ({
+        line: x.line,
+        destination: x.link.destination,
+        title: x.link.title,
+        params: x.link.params,
+      })),
+    ).toEqual(
       previewCreates.map((l: any) => ({ line: l.line, destination: l.destination, title: l.title, params: l.params })),
     );
     // Skipped = preview's other lines, identical.
     expect(c.skipped).toEqual(p.lines.filter((l: any) => l.status !== 'create'));
-    expect(c.counts).toEqual({ created: p.counts.create, repeat: p.counts.repeat, duplicate: p.counts.duplicate, invalid: p.counts.invalid });
+    expect(c.counts).toEqual({
+      created: p.counts.create,
+      repeat: p.counts.repeat,
+      duplicate: p.counts.duplicate,
+      invalid: p.counts.invalid,
+    });
     expect(linkCount()).toBe(countBefore + 3);
   });
 
   test('request-level errors are the same as for create', async () => {
-    expectError(await preview({ text: 'https://example.com/', projectId: 'prj_nope' }), 400, 'invalid_request', 'projectId');
+    expectError(
+      await preview({ text: 'https://example.com/', projectId: 'prj_nope' }),
+      400,
+      'invalid_request',
+      'projectId',
+    );
     expectError(await preview({ text: 'https://example.com/', params: { n: 1 } }), 400, 'invalid_request', 'params');
     expectError(await preview({ text: 'https://example.com/', tags: 'x' }), 400, 'invalid_request', 'tags');
-    expectError(await preview({ text: 'https://example.com/', skipDuplicates: 'yes' }), 400, 'invalid_request', 'skipDuplicates');
+    expectError(
+      await preview({ text: 'https://example.com/', skipDuplicates: 'yes' }),
+      400,
+      'invalid_request',
+      'skipDuplicates',
+    );
   });
 
   test('a read key gets 403 (it is a POST)', async () => {
@@ -587,7 +707,12 @@ describe('POST /links/bulk/create', () => {
   test('201: full Link objects with generated slugs, tags, project, params and title; they redirect at once', async () => {
     const project = await createProject('Spring');
     const text = 'https://example.com/one\tFirst\nhttps://example.com/two?utm_source=line&keep=1';
-    const body = await createOk({ text, tags: ['q4', 'launch'], projectId: project.id, params: { ref: 'bulk', utm_source: 'req' } });
+    const body = await createOk({
+      text,
+      tags: ['q4', 'launch'],
+      projectId: project.id,
+      params: { ref: 'bulk', utm_source: 'req' },
+    });
     expect(body.counts).toEqual({ created: 2, repeat: 0, duplicate: 0, invalid: 0 });
     expect(body.skipped).toEqual([]);
     expect(body.created.map((c: any) => c.line)).toEqual([1, 2]);
@@ -614,16 +739,37 @@ describe('POST /links/bulk/create', () => {
       expect(await getLink(link.id)).toEqual(link);
     }
     expect(one.slug).not.toBe(two.slug);
-    expect([one.destination, one.title, one.params]).toEqual(['https://example.com/one', 'First', { ref: 'bulk', utm_source: 'req' }]);
-    expect([two.destination, two.title, two.params]).toEqual(['https://example.com/two?keep=1', null, { ref: 'bulk', utm_source: 'line' }]);
+    expect([one.destination, one.title, one.params]).toEqual([
+      'https://example.com/one',
+      'First',
+      { ref: 'bulk', utm_source: 'req' },
+    ]);
+    expect([two.destination, two.title, two.params]).toEqual([
+      'https://example.com/two?keep=1',
+      null,
+      { ref: 'bulk', utm_source: 'line' },
+    ]);
 
     // The slug index knows them right away.
     const r1 = await redirect(one.slug);
     expect(r1.status).toBe(302);
-    expect(splitLocation(r1.location)).toEqual({ base: 'https://example.com/one', query: [['ref', 'bulk'], ['utm_source', 'req']] });
+    expect(splitLocation(r1.location)).toEqual({
+      base: 'https://example.com/one',
+      query: [
+        ['ref', 'bulk'],
+        ['utm_source', 'req'],
+      ],
+    });
     const r2 = await redirect(two.slug);
     expect(r2.status).toBe(302);
-    expect(splitLocation(r2.location)).toEqual({ base: 'https://example.com/two', query: [['keep', '1'], ['ref', 'bulk'], ['utm_source', 'line']] });
+    expect(splitLocation(r2.location)).toEqual({
+      base: 'https://example.com/two',
+      query: [
+        ['keep', '1'],
+        ['ref', 'bulk'],
+        ['utm_source', 'line'],
+      ],
+    });
 
     // The project counts them; the tag list too.
     const projects = await listProjects();
@@ -636,7 +782,14 @@ describe('POST /links/bulk/create', () => {
   test('without tags, project or params the links are bare', async () => {
     const body = await createOk({ text: 'https://example.com/bare' });
     const link = body.created[0].link;
-    expect(link).toMatchObject({ destination: 'https://example.com/bare', title: null, tags: [], params: {}, projectId: null, projectName: null });
+    expect(link).toMatchObject({
+      destination: 'https://example.com/bare',
+      title: null,
+      tags: [],
+      params: {},
+      projectId: null,
+      projectName: null,
+    });
     expect(await redirect(link.slug)).toEqual({ status: 302, location: 'https://example.com/bare' });
   });
 
@@ -646,7 +799,12 @@ describe('POST /links/bulk/create', () => {
   });
 
   test('unknown projectId -> 400 field projectId, nothing created', async () => {
-    expectError(await create({ text: 'https://example.com/a\nhttps://example.com/b', projectId: 'prj_doesnotexist' }), 400, 'invalid_request', 'projectId');
+    expectError(
+      await create({ text: 'https://example.com/a\nhttps://example.com/b', projectId: 'prj_doesnotexist' }),
+      400,
+      'invalid_request',
+      'projectId',
+    );
     expect(linkCount()).toBe(0);
     expect(await listedIds()).toEqual([]);
   });
@@ -710,7 +868,13 @@ describe('POST /links/bulk/create', () => {
     t.deps.db.$client.exec(
       "CREATE TRIGGER boom BEFORE INSERT ON links WHEN NEW.destination = 'https://fail.example/' BEGIN SELECT RAISE(ABORT, 'boom'); END",
     );
-    const text = ['https://example.com/t1', 'https://example.com/t2', 'https://fail.example/', 'https://example.com/t4', 'https://example.com/t5'].join('\n');
+    const text = [
+      'https://example.com/t1',
+      'https://example.com/t2',
+      'https://fail.example/',
+      'https://example.com/t4',
+      'https://example.com/t5',
+    ].join('\n');
     const request = { text, tags: ['tx'], params: { ref: 'tx' } };
     const res = await create(request);
     expectError(res, 500, 'internal_error', null);
@@ -785,7 +949,10 @@ describe('POST /links/bulk/params', () => {
 
   test('unknown ids are reported in request order, once each; repeated ids count once', async () => {
     const a = await createLink({ params: {} });
-    const res = await bulkParams({ ids: ['lnk_missing1', a.id, 'lnk_missing2', a.id, 'lnk_missing1'], params: { p: 'v' } });
+    const res = await bulkParams({
+      ids: ['lnk_missing1', a.id, 'lnk_missing2', a.id, 'lnk_missing1'],
+      params: { p: 'v' },
+    });
     expectStatus(res, 200);
     expect(res.body).toEqual({ updated: 1, notFound: ['lnk_missing1', 'lnk_missing2'] });
     expect((await getLink(a.id)).params).toEqual({ p: 'v' });
@@ -798,7 +965,9 @@ describe('POST /links/bulk/params', () => {
   });
 
   test('200 ids are accepted; 0 or 201 ids -> 400 field ids', async () => {
-    const created = await createOk({ text: Array.from({ length: 200 }, (_, i) => `https://example.com/p/${i}`).join('\n') });
+    const created = await createOk({
+      text: Array.from({ length: 200 }, (_, i) => `https://example.com/p/${i}`).join('\n'),
+    });
     const ids = created.created.map((c: any) => c.link.id);
     const ok = await bulkParams({ ids, params: { batch: '1' } });
     expectStatus(ok, 200);
@@ -806,7 +975,12 @@ describe('POST /links/bulk/params', () => {
     expect((await getLink(ids[199])).params).toEqual({ batch: '1' });
 
     expectError(await bulkParams({ ids: [], params: { batch: '2' } }), 400, 'invalid_request', 'ids');
-    expectError(await bulkParams({ ids: [...ids, 'lnk_extra'], params: { batch: '2' } }), 400, 'invalid_request', 'ids');
+    expectError(
+      await bulkParams({ ids: [...ids, 'lnk_extra'], params: { batch: '2' } }),
+      400,
+      'invalid_request',
+      'ids',
+    );
     expect((await getLink(ids[0])).params).toEqual({ batch: '1' });
   });
 
@@ -818,7 +992,15 @@ describe('POST /links/bulk/params', () => {
     ['params with a number value', (id) => ({ ids: [id], params: { a: 1 } }), 'params'],
     ['params with a control character', (id) => ({ ids: [id], params: { a: 'x\u0000y' } }), 'params'],
     ['params as an array', (id) => ({ ids: [id], params: ['a'] }), 'params'],
-    ['params with 51 keys (replace)', (id) => ({ ids: [id], mode: 'replace', params: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }), 'params'],
+    [
+      'params with 51 keys (replace)',
+      (id) => ({
+        ids: [id],
+        mode: 'replace',
+        params: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])),
+      }),
+      'params',
+    ],
     ['mode unknown', (id) => ({ ids: [id], params: { a: 'b' }, mode: 'append' }), 'mode'],
     ['mode null', (id) => ({ ids: [id], params: { a: 'b' }, mode: null }), 'mode'],
     ['mode in capitals', (id) => ({ ids: [id], params: { a: 'b' }, mode: 'MERGE' }), 'mode'],
@@ -836,7 +1018,12 @@ describe('POST /links/bulk/params', () => {
     const full = await createLink({ destination: 'https://example.com/full', params: fifty });
     const small = await createLink({ destination: 'https://example.com/small', params: { a: '1' } });
     // `small` comes first: an implementation that writes link by link would already have changed it.
-    expectError(await bulkParams({ ids: [small.id, full.id], params: { extra: 'x' } }), 400, 'invalid_request', 'params');
+    expectError(
+      await bulkParams({ ids: [small.id, full.id], params: { extra: 'x' } }),
+      400,
+      'invalid_request',
+      'params',
+    );
     expect(await getLink(small.id)).toEqual(small);
     expect(await getLink(full.id)).toEqual(full);
     expect(await redirect(small.slug)).toEqual({ status: 302, location: 'https://example.com/small?a=1' });
@@ -854,27 +1041,58 @@ describe('POST /links/bulk/params', () => {
 
   test('the redirect uses the new params immediately', async () => {
     const link = await createLink({ destination: 'https://example.com/p?fixed=1', params: { a: '1' } });
-    expect(splitLocation((await redirect(link.slug)).location)).toEqual({ base: 'https://example.com/p', query: [['a', '1'], ['fixed', '1']] });
+    expect(splitLocation((await redirect(link.slug)).location)).toEqual({
+      base: 'https://example.com/p',
+      query: [
+        ['a', '1'],
+        ['fixed', '1'],
+      ],
+    });
 
     expectStatus(await bulkParams({ ids: [link.id], params: { a: '2', b: 'x y' } }), 200);
     const merged = await redirect(link.slug);
     expect(merged.status).toBe(302);
-    expect(splitLocation(merged.location)).toEqual({ base: 'https://example.com/p', query: [['a', '2'], ['b', 'x y'], ['fixed', '1']] });
+    expect(splitLocation(merged.location)).toEqual({
+      base: 'https://example.com/p',
+      query: [
+        ['a', '2'],
+        ['b', 'x y'],
+        ['fixed', '1'],
+      ],
+    });
 
     expectStatus(await bulkParams({ ids: [link.id], params: { c: '3' }, mode: 'replace' }), 200);
     const replaced = await redirect(link.slug);
     expect(replaced.status).toBe(302);
-    expect(splitLocation(replaced.location)).toEqual({ base: 'https://example.com/p', query: [['c', '3'], ['fixed', '1']] });
+    expect(splitLocation(replaced.location)).toEqual({
+      base: 'https://example.com/p',
+      query: [
+        ['c', '3'],
+        ['fixed', '1'],
+      ],
+    });
     expect(replaced.location).toBe('https://example.com/p?fixed=1&c=3');
   });
 
   test('variants keep their own params on top of the new link params', async () => {
     const link = await createLink({ destination: 'https://example.com/v', params: { a: '1' } });
-    expectStatus(await api(t, 'POST', `/links/${link.id}/variants`, { key: su, body: { code: 'fb', params: { utm_source: 'facebook' } } }), 201);
+    expectStatus(
+      await api(t, 'POST', `/links/${link.id}/variants`, {
+        key: su,
+        body: { code: 'fb', params: { utm_source: 'facebook' } },
+      }),
+      201,
+    );
     expectStatus(await bulkParams({ ids: [link.id], params: { a: '2' } }), 200);
     const res = await redirect(`${link.slug}/fb`);
     expect(res.status).toBe(302);
-    expect(splitLocation(res.location)).toEqual({ base: 'https://example.com/v', query: [['a', '2'], ['utm_source', 'facebook']] });
+    expect(splitLocation(res.location)).toEqual({
+      base: 'https://example.com/v',
+      query: [
+        ['a', '2'],
+        ['utm_source', 'facebook'],
+      ],
+    });
   });
 
   test('a read key gets 403 and nothing changes', async () => {
@@ -890,7 +1108,11 @@ describe('POST /links/bulk/params', () => {
 describe('POST /links/bulk/project', () => {
   async function projectCounts(): Promise<{ byName: Record<string, number>; unfiled: number; total: number }> {
     const list = await listProjects();
-    return { byName: Object.fromEntries(list.projects.map((p: any) => [p.name, p.linkCount])), unfiled: list.unfiledCount, total: list.totalCount };
+    return {
+      byName: Object.fromEntries(list.projects.map((p: any) => [p.name, p.linkCount])),
+      unfiled: list.unfiledCount,
+      total: list.totalCount,
+    };
   }
 
   test('moves links into a project: moved and unchanged counts, projectName on GET, project counts follow', async () => {
@@ -905,7 +1127,8 @@ describe('POST /links/bulk/project', () => {
     const res = await bulkProject({ ids: [l1.id, l2.id, l3.id], projectId: p.id });
     expectStatus(res, 200);
     expect(res.body).toEqual({ moved: 2, unchanged: 1, notFound: [] });
-    for (const l of [l1, l2, l3]) expect([(await getLink(l.id)).projectId, (await getLink(l.id)).projectName]).toEqual([p.id, 'P']);
+    for (const l of [l1, l2, l3])
+      expect([(await getLink(l.id)).projectId, (await getLink(l.id)).projectName]).toEqual([p.id, 'P']);
     expect((await getLink(other.id)).projectId).toBeNull();
     expect(await projectCounts()).toEqual({ byName: { P: 3, Q: 0 }, unfiled: 1, total: 4 });
 
@@ -949,7 +1172,12 @@ describe('POST /links/bulk/project', () => {
     const p = await createProject('P');
     const l1 = await createLink({ projectId: p.id });
     const l2 = await createLink({});
-    expectError(await bulkProject({ ids: [l1.id, l2.id], projectId: 'prj_doesnotexist' }), 400, 'invalid_request', 'projectId');
+    expectError(
+      await bulkProject({ ids: [l1.id, l2.id], projectId: 'prj_doesnotexist' }),
+      400,
+      'invalid_request',
+      'projectId',
+    );
     expect(await getLink(l1.id)).toEqual(l1);
     expect(await getLink(l2.id)).toEqual(l2);
     expect(await projectCounts()).toEqual({ byName: { P: 1 }, unfiled: 1, total: 2 });
@@ -967,7 +1195,9 @@ describe('POST /links/bulk/project', () => {
 
   test('0 or 201 ids -> 400 field ids, nothing changes; 200 are fine', async () => {
     const p = await createProject('P');
-    const created = await createOk({ text: Array.from({ length: 200 }, (_, i) => `https://example.com/q/${i}`).join('\n') });
+    const created = await createOk({
+      text: Array.from({ length: 200 }, (_, i) => `https://example.com/q/${i}`).join('\n'),
+    });
     const ids = created.created.map((c: any) => c.link.id);
     expectError(await bulkProject({ ids: [], projectId: p.id }), 400, 'invalid_request', 'ids');
     expectError(await bulkProject({ ids: [...ids, 'lnk_extra'], projectId: p.id }), 400, 'invalid_request', 'ids');

@@ -55,7 +55,11 @@ async function walk(
   let cursor: string | null = null;
   for (let i = 0; ; i++) {
     expect(i).toBeLessThan(500);
-    const parts = [base, limit === null ? '' : `limit=${limit}`, cursor === null ? '' : `cursor=${encodeURIComponent(cursor)}`];
+    const parts = [
+      base,
+      limit === null ? '' : `limit=${limit}`,
+      cursor === null ? '' : `cursor=${encodeURIComponent(cursor)}`,
+    ];
     const body = await page(t, key, parts.filter(Boolean).join('&'));
     ids.push(...body.items.map((l) => l.id));
     pages.push(body.items.length);
@@ -71,7 +75,13 @@ async function walk(
 
 function rowsOf(t: TestApp): Row[] {
   return t.deps.db
-    .select({ id: links.id, createdAt: links.createdAt, updatedAt: links.updatedAt, clickCount: links.clickCount, status: links.status })
+    .select({
+      id: links.id,
+      createdAt: links.createdAt,
+      updatedAt: links.updatedAt,
+      clickCount: links.clickCount,
+      status: links.status,
+    })
     .from(links)
     .all();
 }
@@ -91,7 +101,10 @@ describe('GET /links paging over 37 links with ties', () => {
     // createdAt: groups of three share a millisecond (ties), groups differ.
     for (let i = 0; i < 37; i++) {
       if (i % 3 === 0) t.clock.advance(1_000);
-      const res = await api(t, 'POST', '/links', { key, body: { destination: `https://example.com/${i}`, tags: ['paging'] } });
+      const res = await api(t, 'POST', '/links', {
+        key,
+        body: { destination: `https://example.com/${i}`, tags: ['paging'] },
+      });
       expect(res.status).toBe(201);
       ids.push(res.body.id);
     }
@@ -105,7 +118,11 @@ describe('GET /links paging over 37 links with ties', () => {
     }
     // clickCount: written directly (clicks do not flow yet); many ties, many zeros.
     ids.forEach((id, i) => {
-      t.deps.db.update(links).set({ clickCount: (i * 7) % 5 === 0 ? 0 : (i * 7) % 4 }).where(eq(links.id, id)).run();
+      t.deps.db
+        .update(links)
+        .set({ clickCount: (i * 7) % 5 === 0 ? 0 : (i * 7) % 4 })
+        .where(eq(links.id, id))
+        .run();
     });
     // Paused links are listed by default, archived ones are not.
     for (const i of [4, 20]) {
@@ -172,11 +189,15 @@ describe('GET /links paging over 37 links with ties', () => {
       const first = await page(t, key, `sort=${from}&limit=3`);
       expect(first.cursor).toEqual(expect.any(String));
       // The same sort accepts it...
-      const ok = await api(t, 'GET', `/links?sort=${from}&limit=3&cursor=${encodeURIComponent(first.cursor!)}`, { key });
+      const ok = await api(t, 'GET', `/links?sort=${from}&limit=3&cursor=${encodeURIComponent(first.cursor!)}`, {
+        key,
+      });
       expect(ok.status).toBe(200);
       for (const to of SORTS) {
         if (to === from) continue;
-        const res = await api(t, 'GET', `/links?sort=${to}&limit=3&cursor=${encodeURIComponent(first.cursor!)}`, { key });
+        const res = await api(t, 'GET', `/links?sort=${to}&limit=3&cursor=${encodeURIComponent(first.cursor!)}`, {
+          key,
+        });
         expect({ status: res.status, code: res.body?.error?.code, field: res.body?.error?.field }).toEqual({
           status: 400,
           code: 'invalid_request',
@@ -211,7 +232,11 @@ describe('GET /links paging while links are being created', () => {
             const res = await api(t, 'POST', '/links', { key, body: { destination: `https://example.com/${i}` } });
             expect(res.status).toBe(201);
             // Ties in clickCount too, including with the new links' zero.
-            t.deps.db.update(links).set({ clickCount: i % 3 }).where(eq(links.id, res.body.id)).run();
+            t.deps.db
+              .update(links)
+              .set({ clickCount: i % 3 })
+              .where(eq(links.id, res.body.id))
+              .run();
           }
           const initial = rowsOf(t);
           const expected = expectedOrder(initial, sort);

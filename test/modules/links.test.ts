@@ -48,7 +48,6 @@ function expectLink(body: any): void {
   expect(body.shortUrl).toBe(`${SHORT_HOST}/${body.slug}`);
 }
 
-
 interface Ctx {
   t: TestApp;
   /** superuser write key */
@@ -189,7 +188,12 @@ describe('POST /links', () => {
       expiresAt: T0 + 86_400_000,
       clickLimit: 10,
     });
-    expect(link).toMatchObject({ title: 'Spring', params: { src: 'mail', empty: '' }, expiresAt: T0 + 86_400_000, clickLimit: 10 });
+    expect(link).toMatchObject({
+      title: 'Spring',
+      params: { src: 'mail', empty: '' },
+      expiresAt: T0 + 86_400_000,
+      clickLimit: 10,
+    });
     const got = await api(c.t, 'GET', `/links/${link.id}`, { key: c.su });
     expect(got.status).toBe(200);
     expect(got.body).toEqual(link);
@@ -270,7 +274,10 @@ describe('POST /links', () => {
     test('a non-superuser key gets 403 superuser_required (field slug) and nothing is created', async () => {
       const { key } = await makeKey(c.t, 'write');
       const before = countLinks(c);
-      const res = await api(c.t, 'POST', '/links', { key, body: { destination: 'https://example.com/', slug: 'mine' } });
+      const res = await api(c.t, 'POST', '/links', {
+        key,
+        body: { destination: 'https://example.com/', slug: 'mine' },
+      });
       expectError(res, 403, 'superuser_required', 'slug');
       expect(countLinks(c)).toBe(before);
       // The same key may still create a link with a generated slug.
@@ -302,15 +309,33 @@ describe('POST /links', () => {
     for (const [name, slug] of badSlugs) {
       test(`slug with ${name} -> 400 invalid_request (field slug)`, async () => {
         const before = countLinks(c);
-        const res = await api(c.t, 'POST', '/links', { key: c.su, body: { destination: 'https://example.com/', slug } });
+        const res = await api(c.t, 'POST', '/links', {
+          key: c.su,
+          body: { destination: 'https://example.com/', slug },
+        });
         expectError(res, 400, 'invalid_request', 'slug');
         expect(countLinks(c)).toBe(before);
       });
     }
 
-    for (const slug of ['api', 'API', 'Api', 'app', 'APP', 'healthz', 'HealthZ', 'favicon.ico', 'Favicon.ICO', 'robots.txt', 'ROBOTS.TXT']) {
+    for (const slug of [
+      'api',
+      'API',
+      'Api',
+      'app',
+      'APP',
+      'healthz',
+      'HealthZ',
+      'favicon.ico',
+      'Favicon.ICO',
+      'robots.txt',
+      'ROBOTS.TXT',
+    ]) {
       test(`reserved slug "${slug}" -> 400 invalid_request (field slug)`, async () => {
-        const res = await api(c.t, 'POST', '/links', { key: c.su, body: { destination: 'https://example.com/', slug } });
+        const res = await api(c.t, 'POST', '/links', {
+          key: c.su,
+          body: { destination: 'https://example.com/', slug },
+        });
         expectError(res, 400, 'invalid_request', 'slug');
       });
     }
@@ -324,7 +349,10 @@ describe('POST /links', () => {
 
     test('a taken slug -> 409 conflict (field slug)', async () => {
       const first = await createLink(c, { destination: 'https://example.com/1', slug: 'taken-slug' });
-      const res = await api(c.t, 'POST', '/links', { key: c.su, body: { destination: 'https://example.com/2', slug: 'taken-slug' } });
+      const res = await api(c.t, 'POST', '/links', {
+        key: c.su,
+        body: { destination: 'https://example.com/2', slug: 'taken-slug' },
+      });
       expectError(res, 409, 'conflict', 'slug');
       const all = await listAll(c, '?q=taken-slug');
       expect(all.map((l) => l.id)).toEqual([first.id]);
@@ -339,9 +367,20 @@ describe('POST /links', () => {
       expect(lower.slug).toBe('abc');
       const gotUpper = await api(c.t, 'GET', `/links/${upper.id}`, { key: c.su });
       const gotLower = await api(c.t, 'GET', `/links/${lower.id}`, { key: c.su });
-      expect([gotUpper.status, gotUpper.body.slug, gotUpper.body.destination]).toEqual([200, 'Abc', 'https://example.com/upper']);
-      expect([gotLower.status, gotLower.body.slug, gotLower.body.destination]).toEqual([200, 'abc', 'https://example.com/lower']);
-      const again = await api(c.t, 'POST', '/links', { key: c.su, body: { destination: 'https://example.com/', slug: 'ABC' } });
+      expect([gotUpper.status, gotUpper.body.slug, gotUpper.body.destination]).toEqual([
+        200,
+        'Abc',
+        'https://example.com/upper',
+      ]);
+      expect([gotLower.status, gotLower.body.slug, gotLower.body.destination]).toEqual([
+        200,
+        'abc',
+        'https://example.com/lower',
+      ]);
+      const again = await api(c.t, 'POST', '/links', {
+        key: c.su,
+        body: { destination: 'https://example.com/', slug: 'ABC' },
+      });
       expect(again.status).toBe(201);
       expect(again.body.slug).toBe('ABC');
     });
@@ -349,7 +388,10 @@ describe('POST /links', () => {
 
   test('an unknown projectId -> 400 invalid_request (field projectId)', async () => {
     const before = countLinks(c);
-    const res = await api(c.t, 'POST', '/links', { key: c.su, body: { destination: 'https://example.com/', projectId: 'prj_doesnotexist' } });
+    const res = await api(c.t, 'POST', '/links', {
+      key: c.su,
+      body: { destination: 'https://example.com/', projectId: 'prj_doesnotexist' },
+    });
     expectError(res, 400, 'invalid_request', 'projectId');
     expect(countLinks(c)).toBe(before);
   });
@@ -370,7 +412,10 @@ describe('POST /links', () => {
   for (const [field, name, value] of badNumbers) {
     test(`${field} as ${name} -> 400 naming ${field}`, async () => {
       const before = countLinks(c);
-      const res = await api(c.t, 'POST', '/links', { key: c.su, body: { destination: 'https://example.com/', [field]: value } });
+      const res = await api(c.t, 'POST', '/links', {
+        key: c.su,
+        body: { destination: 'https://example.com/', [field]: value },
+      });
       expectError(res, 400, 'invalid_request', field);
       expect(countLinks(c)).toBe(before);
     });
@@ -401,7 +446,10 @@ describe('POST /links', () => {
   for (const [field, value] of otherBadFields) {
     test(`${field} = ${JSON.stringify(value).slice(0, 40)} -> 400 naming ${field}`, async () => {
       const before = countLinks(c);
-      const res = await api(c.t, 'POST', '/links', { key: c.su, body: { destination: 'https://example.com/', [field]: value } });
+      const res = await api(c.t, 'POST', '/links', {
+        key: c.su,
+        body: { destination: 'https://example.com/', [field]: value },
+      });
       expectError(res, 400, 'invalid_request', field);
       expect(countLinks(c)).toBe(before);
     });
@@ -414,7 +462,10 @@ describe('POST /links', () => {
   for (const params of [['a'], 'a=b', 5, true, null] as unknown[]) {
     test(`params = ${JSON.stringify(params)} (not an object) -> 400 naming params`, async () => {
       const before = countLinks(c);
-      const res = await api(c.t, 'POST', '/links', { key: c.su, body: { destination: 'https://example.com/', params } });
+      const res = await api(c.t, 'POST', '/links', {
+        key: c.su,
+        body: { destination: 'https://example.com/', params },
+      });
       expectError(res, 400, 'invalid_request', 'params');
       expect(countLinks(c)).toBe(before);
     });
@@ -423,7 +474,10 @@ describe('POST /links', () => {
   // The params key schema must admit every string, so such keys reach the control-character check.
   test('a param key with a newline -> 400 naming params (not silently dropped)', async () => {
     const before = countLinks(c);
-    const res = await api(c.t, 'POST', '/links', { key: c.su, body: { destination: 'https://example.com/', params: { 'bad\nkey': 'v', ok: '1' } } });
+    const res = await api(c.t, 'POST', '/links', {
+      key: c.su,
+      body: { destination: 'https://example.com/', params: { 'bad\nkey': 'v', ok: '1' } },
+    });
     expectError(res, 400, 'invalid_request', 'params');
     expect(countLinks(c)).toBe(before);
   });
@@ -434,7 +488,13 @@ describe('POST /links', () => {
   });
 
   test('unknown body fields are ignored, not stored', async () => {
-    const link = await createLink(c, { destination: 'https://example.com/extra', clickCount: 99, status: 'archived', id: 'lnk_mine', bogus: 1 });
+    const link = await createLink(c, {
+      destination: 'https://example.com/extra',
+      clickCount: 99,
+      status: 'archived',
+      id: 'lnk_mine',
+      bogus: 1,
+    });
     expect(link).toMatchObject({ clickCount: 0, status: 'active' });
     expect(link.id).not.toBe('lnk_mine');
   });
@@ -673,7 +733,13 @@ describe('PATCH /links/{id}', () => {
 
   test('an invalid destination -> 400 field destination, nothing changes', async () => {
     const link = await full();
-    for (const destination of ['javascript:alert(1)', 'example.com', 'https://u:p@example.com/', 'https://e.com/\u0000', '']) {
+    for (const destination of [
+      'javascript:alert(1)',
+      'example.com',
+      'https://u:p@example.com/',
+      'https://e.com/\u0000',
+      '',
+    ]) {
       expectError(await patch(link.id, { destination, title: 'x' }), 400, 'invalid_request', 'destination');
     }
     const got = await api(c.t, 'GET', `/links/${link.id}`, { key: c.su });
@@ -729,7 +795,12 @@ describe('DELETE /links/{id}', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: link.id, deleted: true });
     expectError(await api(c.t, 'GET', `/links/${link.id}`, { key: c.su }), 404, 'not_found', null);
-    expectError(await api(c.t, 'PATCH', `/links/${link.id}`, { key: c.su, body: { title: 'x' } }), 404, 'not_found', null);
+    expectError(
+      await api(c.t, 'PATCH', `/links/${link.id}`, { key: c.su, body: { title: 'x' } }),
+      404,
+      'not_found',
+      null,
+    );
     expectError(await api(c.t, 'DELETE', `/links/${link.id}`, { key: c.su }), 404, 'not_found', null);
     expect((await listAll(c)).map((l) => l.id)).toEqual([keep.id]);
     // The slug is free again.
@@ -791,14 +862,30 @@ describe('GET /links filters', () => {
     const project = await api(c.t, 'POST', '/projects', { key: c.su, body: { name: 'Campaigns' } });
     expect(project.status).toBe(201);
     projectId = project.body.id;
-    await createLink(c, { destination: 'https://one.example/', slug: 'alpha-one', title: 'Quarterly Report', tags: ['red', 'blue'], projectId });
+    await createLink(c, {
+      destination: 'https://one.example/',
+      slug: 'alpha-one',
+      title: 'Quarterly Report',
+      tags: ['red', 'blue'],
+      projectId,
+    });
     await createLink(c, { destination: 'https://two.example/Guide', slug: 'beta', title: '100% off', tags: ['red'] });
     await createLink(c, { destination: 'https://three.example/', slug: 'a_c', tags: ['Red'], projectId });
     await createLink(c, { destination: 'https://four.example/x', slug: 'abc', title: '100x off' });
     const paused = await createLink(c, { destination: 'https://five.example/', slug: 'paused-one', tags: ['red'] });
-    const archived = await createLink(c, { destination: 'https://six.example/', slug: 'archived-one', title: 'Old report', tags: ['red'], projectId });
-    expect((await api(c.t, 'PATCH', `/links/${paused.id}`, { key: c.su, body: { status: 'paused' } })).status).toBe(200);
-    expect((await api(c.t, 'PATCH', `/links/${archived.id}`, { key: c.su, body: { status: 'archived' } })).status).toBe(200);
+    const archived = await createLink(c, {
+      destination: 'https://six.example/',
+      slug: 'archived-one',
+      title: 'Old report',
+      tags: ['red'],
+      projectId,
+    });
+    expect((await api(c.t, 'PATCH', `/links/${paused.id}`, { key: c.su, body: { status: 'paused' } })).status).toBe(
+      200,
+    );
+    expect((await api(c.t, 'PATCH', `/links/${archived.id}`, { key: c.su, body: { status: 'archived' } })).status).toBe(
+      200,
+    );
   });
   afterAll(() => c.t.close());
 

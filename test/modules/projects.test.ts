@@ -13,7 +13,6 @@ function expectProject(body: any): void {
   for (const k of ['linkCount', 'createdAt', 'updatedAt'] as const) expect(Number.isSafeInteger(body[k])).toBe(true);
 }
 
-
 let t: TestApp;
 let su: string;
 
@@ -121,7 +120,9 @@ describe('GET /projects', () => {
     await createLink({ projectId: apple.id });
     await createLink();
     const paused = await createLink();
-    expect((await api(t, 'PATCH', `/links/${archived.id}`, { key: su, body: { status: 'archived' } })).status).toBe(200);
+    expect((await api(t, 'PATCH', `/links/${archived.id}`, { key: su, body: { status: 'archived' } })).status).toBe(
+      200,
+    );
     expect((await api(t, 'PATCH', `/links/${paused.id}`, { key: su, body: { status: 'paused' } })).status).toBe(200);
     expect(await listProjects()).toEqual({
       projects: [
@@ -179,9 +180,19 @@ describe('links filed in projects', () => {
   });
 
   test('an unknown projectId on create or PATCH -> 400 field projectId', async () => {
-    expectError(await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/', projectId: 'prj_nope' } }), 400, 'invalid_request', 'projectId');
+    expectError(
+      await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/', projectId: 'prj_nope' } }),
+      400,
+      'invalid_request',
+      'projectId',
+    );
     const link = await createLink();
-    expectError(await api(t, 'PATCH', `/links/${link.id}`, { key: su, body: { projectId: 'prj_nope' } }), 400, 'invalid_request', 'projectId');
+    expectError(
+      await api(t, 'PATCH', `/links/${link.id}`, { key: su, body: { projectId: 'prj_nope' } }),
+      400,
+      'invalid_request',
+      'projectId',
+    );
     expect(await getLink(link.id)).toEqual(link);
   });
 
@@ -241,14 +252,24 @@ describe('PATCH /projects/{id}', () => {
   test('an invalid name -> 400 field name', async () => {
     const p = await createProject('Valid');
     for (const name of ['', '  ', 'n'.repeat(101)]) {
-      expectError(await api(t, 'PATCH', `/projects/${p.id}`, { key: su, body: { name } }), 400, 'invalid_request', 'name');
+      expectError(
+        await api(t, 'PATCH', `/projects/${p.id}`, { key: su, body: { name } }),
+        400,
+        'invalid_request',
+        'name',
+      );
     }
     expectError(await api(t, 'PATCH', `/projects/${p.id}`, { key: su, body: {} }), 400, 'invalid_request', 'name');
     expect((await listProjects()).projects).toEqual([p]);
   });
 
   test('unknown project -> 404 not_found', async () => {
-    expectError(await api(t, 'PATCH', '/projects/prj_doesnotexist00', { key: su, body: { name: 'x' } }), 404, 'not_found', null);
+    expectError(
+      await api(t, 'PATCH', '/projects/prj_doesnotexist00', { key: su, body: { name: 'x' } }),
+      404,
+      'not_found',
+      null,
+    );
   });
 });
 
@@ -297,7 +318,12 @@ describe('DELETE /projects/{id}', () => {
     expect((await api(t, 'DELETE', `/projects/${p.id}`, { key: su })).status).toBe(200);
     const again = await createProject('reuse');
     expect(again.id).not.toBe(p.id);
-    expectError(await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/', projectId: p.id } }), 400, 'invalid_request', 'projectId');
+    expectError(
+      await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/', projectId: p.id } }),
+      400,
+      'invalid_request',
+      'projectId',
+    );
   });
 
   test('a read key cannot delete a project', async () => {

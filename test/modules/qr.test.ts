@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { api, disposeTestApp, makeKey, makeTestApp, type ApiResult, type TestApp } from '../helpers/app';
+import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../helpers/app';
 import { expectError } from '../helpers/schema';
 
 const SHORT_HOST = 'https://sl.test';
@@ -33,7 +33,10 @@ let link: any;
 let variant: any;
 
 async function newLink(slug: string): Promise<any> {
-  const res = await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/landing?x=1', slug } });
+  const res = await api(t, 'POST', '/links', {
+    key: su,
+    body: { destination: 'https://example.com/landing?x=1', slug },
+  });
   expect(res.status).toBe(201);
   expect(res.body.shortUrl).toBe(`${SHORT_HOST}/${slug}`);
   return res.body;
@@ -51,7 +54,11 @@ function qrPath(linkId: string, query: Record<string, string> = {}): string {
   return `/links/${linkId}/qr.svg${qs ? `?${qs}` : ''}`;
 }
 
-async function getQr(linkId: string, query: Record<string, string> = {}, opts: { key?: string | null; headers?: Record<string, string> } = {}): Promise<ApiResult> {
+async function getQr(
+  linkId: string,
+  query: Record<string, string> = {},
+  opts: { key?: string | null; headers?: Record<string, string> } = {},
+): Promise<ApiResult> {
   return api(t, 'GET', qrPath(linkId, query), { key: opts.key === undefined ? su : opts.key, headers: opts.headers });
 }
 
@@ -83,7 +90,10 @@ function expectSvgRoot(text: string, size: number): void {
   expect(attr(root, 'height')).toMatch(new RegExp(`^${size}(px)?$`));
   const viewBox = attr(root, 'viewBox');
   expect(viewBox).not.toBeNull();
-  const nums = viewBox!.trim().split(/[\s,]+/).map(Number);
+  const nums = viewBox!
+    .trim()
+    .split(/[\s,]+/)
+    .map(Number);
   expect(nums.length).toBe(4);
   for (const n of nums) expect(Number.isFinite(n)).toBe(true);
   expect(nums[2]).toBeGreaterThan(0);
@@ -177,10 +187,18 @@ function readPng(file: string): Raster {
       const c = i >= bpp && y > 0 ? px[dst - stride + i - bpp]! : 0;
       let v: number;
       switch (filter) {
-        case 0: v = x; break;
-        case 1: v = x + a; break;
-        case 2: v = x + b; break;
-        case 3: v = x + ((a + b) >> 1); break;
+        case 0:
+          v = x;
+          break;
+        case 1:
+          v = x + a;
+          break;
+        case 2:
+          v = x + b;
+          break;
+        case 3:
+          v = x + ((a + b) >> 1);
+          break;
         case 4: {
           const p = a + b - c;
           const pa = Math.abs(p - a);
@@ -189,7 +207,8 @@ function readPng(file: string): Raster {
           v = x + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
           break;
         }
-        default: throw new Error(`PNG filter ${filter}`);
+        default:
+          throw new Error(`PNG filter ${filter}`);
       }
       px[dst + i] = v & 0xff;
     }
@@ -210,7 +229,10 @@ function readPng(file: string): Raster {
  * finder pattern is 7 modules wide and 7 high) and so the light margin on each side, in modules.
  */
 function measureQuietZone(r: Raster) {
-  let x0 = r.width, y0 = r.height, x1 = -1, y1 = -1;
+  let x0 = r.width,
+    y0 = r.height,
+    x1 = -1,
+    y1 = -1;
   for (let y = 0; y < r.height; y++) {
     for (let x = 0; x < r.width; x++) {
       if (!r.dark(x, y)) continue;
@@ -270,46 +292,70 @@ afterEach(async () => {
 
 describe('GET /links/{id}/qr.svg: a scanner reads the exact URL', () => {
   for (const size of SIZES) {
-    test(`base link at ${size} px decodes to the shortUrl`, async () => {
-      expect(link.shortUrl).toBe(`${SHORT_HOST}/promo`);
-      expect(await decodeQr(link.id, size)).toBe(link.shortUrl);
-    }, SCAN_TIMEOUT);
+    test(
+      `base link at ${size} px decodes to the shortUrl`,
+      async () => {
+        expect(link.shortUrl).toBe(`${SHORT_HOST}/promo`);
+        expect(await decodeQr(link.id, size)).toBe(link.shortUrl);
+      },
+      SCAN_TIMEOUT,
+    );
 
-    test(`variant at ${size} px decodes to the variant url`, async () => {
-      expect(variant.url).toBe(`${SHORT_HOST}/promo/fb`);
-      expect(await decodeQr(link.id, size, 'fb')).toBe(variant.url);
-    }, SCAN_TIMEOUT);
+    test(
+      `variant at ${size} px decodes to the variant url`,
+      async () => {
+        expect(variant.url).toBe(`${SHORT_HOST}/promo/fb`);
+        expect(await decodeQr(link.id, size, 'fb')).toBe(variant.url);
+      },
+      SCAN_TIMEOUT,
+    );
   }
 
   for (const size of [256, 2048]) {
-    test(`40-character slug at ${size} px decodes exactly`, async () => {
-      expect(LONG_SLUG.length).toBe(40);
-      const long = await newLink(LONG_SLUG);
-      expect(await decodeQr(long.id, size)).toBe(long.shortUrl);
-      expect(long.shortUrl).toBe(`${SHORT_HOST}/${LONG_SLUG}`);
-    }, SCAN_TIMEOUT);
+    test(
+      `40-character slug at ${size} px decodes exactly`,
+      async () => {
+        expect(LONG_SLUG.length).toBe(40);
+        const long = await newLink(LONG_SLUG);
+        expect(await decodeQr(long.id, size)).toBe(long.shortUrl);
+        expect(long.shortUrl).toBe(`${SHORT_HOST}/${LONG_SLUG}`);
+      },
+      SCAN_TIMEOUT,
+    );
 
-    test(`40-character slug with a 32-character variant code at ${size} px decodes exactly`, async () => {
-      const long = await newLink(LONG_SLUG);
-      const code = 'Code_32-chars-long-abcdefghijKLM';
-      expect(code.length).toBe(32);
-      const v = await newVariant(long.id, code, LONG_SLUG);
-      expect(await decodeQr(long.id, size, code)).toBe(v.url);
-    }, SCAN_TIMEOUT);
+    test(
+      `40-character slug with a 32-character variant code at ${size} px decodes exactly`,
+      async () => {
+        const long = await newLink(LONG_SLUG);
+        const code = 'Code_32-chars-long-abcdefghijKLM';
+        expect(code.length).toBe(32);
+        const v = await newVariant(long.id, code, LONG_SLUG);
+        expect(await decodeQr(long.id, size, code)).toBe(v.url);
+      },
+      SCAN_TIMEOUT,
+    );
   }
 
-  test('a second variant of the same link decodes to its own url, not the first one', async () => {
-    const ig = await newVariant(link.id, 'ig', 'promo');
-    expect(await decodeQr(link.id, 256, 'ig')).toBe(`${SHORT_HOST}/promo/ig`);
-    expect(ig.url).toBe(`${SHORT_HOST}/promo/ig`);
-  }, SCAN_TIMEOUT);
+  test(
+    'a second variant of the same link decodes to its own url, not the first one',
+    async () => {
+      const ig = await newVariant(link.id, 'ig', 'promo');
+      expect(await decodeQr(link.id, 256, 'ig')).toBe(`${SHORT_HOST}/promo/ig`);
+      expect(ig.url).toBe(`${SHORT_HOST}/promo/ig`);
+    },
+    SCAN_TIMEOUT,
+  );
 
-  test('a generated slug decodes to the link shortUrl', async () => {
-    const res = await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/generated' } });
-    expect(res.status).toBe(201);
-    expect(res.body.shortUrl).toMatch(/^https:\/\/sl\.test\/[A-Za-z0-9]{7}$/);
-    expect(await decodeQr(res.body.id, 256)).toBe(res.body.shortUrl);
-  }, SCAN_TIMEOUT);
+  test(
+    'a generated slug decodes to the link shortUrl',
+    async () => {
+      const res = await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/generated' } });
+      expect(res.status).toBe(201);
+      expect(res.body.shortUrl).toMatch(/^https:\/\/sl\.test\/[A-Za-z0-9]{7}$/);
+      expect(await decodeQr(res.body.id, 256)).toBe(res.body.shortUrl);
+    },
+    SCAN_TIMEOUT,
+  );
 });
 
 describe('GET /links/{id}/qr.svg: the SVG document', () => {
@@ -331,17 +377,25 @@ describe('GET /links/{id}/qr.svg: the SVG document', () => {
     });
   }
 
-  test('size and variant together: the variant at that size', async () => {
-    const res = await getQr(link.id, { size: '300', variant: 'fb' });
-    expectSvg(res, 300);
-    expect(scan(rasterise(res.text, 300))).toBe(variant.url);
-  }, SCAN_TIMEOUT);
+  test(
+    'size and variant together: the variant at that size',
+    async () => {
+      const res = await getQr(link.id, { size: '300', variant: 'fb' });
+      expectSvg(res, 300);
+      expect(scan(rasterise(res.text, 300))).toBe(variant.url);
+    },
+    SCAN_TIMEOUT,
+  );
 
-  test('the default-size body is a 256 px image that scans to the shortUrl', async () => {
-    const res = await getQr(link.id);
-    expectSvg(res, 256);
-    expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
-  }, SCAN_TIMEOUT);
+  test(
+    'the default-size body is a 256 px image that scans to the shortUrl',
+    async () => {
+      const res = await getQr(link.id);
+      expectSvg(res, 256);
+      expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
+    },
+    SCAN_TIMEOUT,
+  );
 
   for (const [name, slug, code] of [
     ['base link', 'promo', undefined],
@@ -349,14 +403,18 @@ describe('GET /links/{id}/qr.svg: the SVG document', () => {
     ['40-character slug', LONG_SLUG, undefined],
   ] as const) {
     for (const size of [256, 2048]) {
-      test(`quiet zone of at least 4 modules on every side (${name}, ${size} px)`, async () => {
-        const target = slug === 'promo' ? link : await newLink(slug);
-        const query: Record<string, string> = { size: String(size) };
-        if (code) query.variant = code;
-        const res = await getQr(target.id, query);
-        expectSvg(res, size);
-        expectQuietZone(res.text, size);
-      }, SCAN_TIMEOUT);
+      test(
+        `quiet zone of at least 4 modules on every side (${name}, ${size} px)`,
+        async () => {
+          const target = slug === 'promo' ? link : await newLink(slug);
+          const query: Record<string, string> = { size: String(size) };
+          if (code) query.variant = code;
+          const res = await getQr(target.id, query);
+          expectSvg(res, size);
+          expectQuietZone(res.text, size);
+        },
+        SCAN_TIMEOUT,
+      );
     }
   }
 });
@@ -419,7 +477,10 @@ describe('GET /links/{id}/qr.svg: caching', () => {
     expect(etag).not.toBeNull();
     expect(etag!.startsWith('W/')).toBe(false);
     expect(etag).toMatch(STRONG_ETAG);
-    const cc = (res.headers.get('cache-control') ?? '').split(',').map((s) => s.trim().toLowerCase()).sort();
+    const cc = (res.headers.get('cache-control') ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .sort();
     expect(cc).toEqual(['no-cache', 'private']);
   });
 
@@ -427,7 +488,10 @@ describe('GET /links/{id}/qr.svg: caching', () => {
     const res = await getQr(link.id, { variant: 'fb', size: '512' });
     expectSvg(res, 512);
     expect(res.headers.get('etag')).toMatch(STRONG_ETAG);
-    const cc = (res.headers.get('cache-control') ?? '').split(',').map((s) => s.trim().toLowerCase()).sort();
+    const cc = (res.headers.get('cache-control') ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .sort();
     expect(cc).toEqual(['no-cache', 'private']);
   });
 
@@ -469,7 +533,10 @@ describe('GET /links/{id}/qr.svg: caching', () => {
     expect(res.status).toBe(304);
     expect(res.text).toBe('');
     expect(res.headers.get('etag')).toBe(etag);
-    const cc = (res.headers.get('cache-control') ?? '').split(',').map((s) => s.trim().toLowerCase()).sort();
+    const cc = (res.headers.get('cache-control') ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .sort();
     expect(cc).toEqual(['no-cache', 'private']);
   });
 
@@ -490,12 +557,16 @@ describe('GET /links/{id}/qr.svg: caching', () => {
     expect(res.text).toBe('');
   });
 
-  test('If-None-Match with another ETag -> 200 with the full SVG', async () => {
-    const res = await getQr(link.id, {}, { headers: { 'if-none-match': '"not-the-etag"' } });
-    expectSvg(res, 256);
-    expect(res.headers.get('etag')).not.toBe('"not-the-etag"');
-    expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
-  }, SCAN_TIMEOUT);
+  test(
+    'If-None-Match with another ETag -> 200 with the full SVG',
+    async () => {
+      const res = await getQr(link.id, {}, { headers: { 'if-none-match': '"not-the-etag"' } });
+      expectSvg(res, 256);
+      expect(res.headers.get('etag')).not.toBe('"not-the-etag"');
+      expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
+    },
+    SCAN_TIMEOUT,
+  );
 
   test("another size's ETag does not give a 304", async () => {
     const small = await getQr(link.id, { size: '128' });
@@ -543,73 +614,92 @@ describe('GET /links/{id}/qr.svg: caching', () => {
     expect(etags.size).toBe(3);
   });
 
-  test('renaming the slug changes the ETag; the old one no longer gives 304; the new code decodes to the new URL', async () => {
-    const before = await getQr(link.id, { size: '256' });
-    expectSvg(before, 256);
-    const oldEtag = before.headers.get('etag')!;
-    expect(oldEtag).toMatch(STRONG_ETAG);
-    expect(scan(rasterise(before.text, 256))).toBe(`${SHORT_HOST}/promo`);
+  test(
+    'renaming the slug changes the ETag; the old one no longer gives 304; the new code decodes to the new URL',
+    async () => {
+      const before = await getQr(link.id, { size: '256' });
+      expectSvg(before, 256);
+      const oldEtag = before.headers.get('etag')!;
+      expect(oldEtag).toMatch(STRONG_ETAG);
+      expect(scan(rasterise(before.text, 256))).toBe(`${SHORT_HOST}/promo`);
 
-    const patch = await api(t, 'PATCH', `/links/${link.id}`, { key: su, body: { slug: 'renamed' } });
-    expect(patch.status).toBe(200);
-    expect(patch.body.slug).toBe('renamed');
-    expect(patch.body.shortUrl).toBe(`${SHORT_HOST}/renamed`);
+      const patch = await api(t, 'PATCH', `/links/${link.id}`, { key: su, body: { slug: 'renamed' } });
+      expect(patch.status).toBe(200);
+      expect(patch.body.slug).toBe('renamed');
+      expect(patch.body.shortUrl).toBe(`${SHORT_HOST}/renamed`);
 
-    const after = await getQr(link.id, { size: '256' });
-    expectSvg(after, 256);
-    const newEtag = after.headers.get('etag')!;
-    expect(newEtag).toMatch(STRONG_ETAG);
-    expect(newEtag).not.toBe(oldEtag);
-    expect(scan(rasterise(after.text, 256))).toBe(patch.body.shortUrl);
+      const after = await getQr(link.id, { size: '256' });
+      expectSvg(after, 256);
+      const newEtag = after.headers.get('etag')!;
+      expect(newEtag).toMatch(STRONG_ETAG);
+      expect(newEtag).not.toBe(oldEtag);
+      expect(scan(rasterise(after.text, 256))).toBe(patch.body.shortUrl);
 
-    const revalidate = await getQr(link.id, { size: '256' }, { headers: { 'if-none-match': oldEtag } });
-    expectSvg(revalidate, 256);
-    expect(revalidate.headers.get('etag')).toBe(newEtag);
-    expect(scan(rasterise(revalidate.text, 256))).toBe(`${SHORT_HOST}/renamed`);
+      const revalidate = await getQr(link.id, { size: '256' }, { headers: { 'if-none-match': oldEtag } });
+      expectSvg(revalidate, 256);
+      expect(revalidate.headers.get('etag')).toBe(newEtag);
+      expect(scan(rasterise(revalidate.text, 256))).toBe(`${SHORT_HOST}/renamed`);
 
-    const again = await getQr(link.id, { size: '256' }, { headers: { 'if-none-match': newEtag } });
-    expect(again.status).toBe(304);
-    expect(again.text).toBe('');
-  }, SCAN_TIMEOUT);
+      const again = await getQr(link.id, { size: '256' }, { headers: { 'if-none-match': newEtag } });
+      expect(again.status).toBe(304);
+      expect(again.text).toBe('');
+    },
+    SCAN_TIMEOUT,
+  );
 
-  test('renaming the slug changes the variant ETag and its code decodes to the new variant URL', async () => {
-    const before = await getQr(link.id, { variant: 'fb' });
-    expectSvg(before, 256);
-    const oldEtag = before.headers.get('etag')!;
+  test(
+    'renaming the slug changes the variant ETag and its code decodes to the new variant URL',
+    async () => {
+      const before = await getQr(link.id, { variant: 'fb' });
+      expectSvg(before, 256);
+      const oldEtag = before.headers.get('etag')!;
 
-    const patch = await api(t, 'PATCH', `/links/${link.id}`, { key: su, body: { slug: 'renamed' } });
-    expect(patch.status).toBe(200);
-    const vs = await api(t, 'GET', `/links/${link.id}/variants`, { key: su });
-    expect(vs.status).toBe(200);
-    const fb = vs.body.find((v: any) => v.code === 'fb');
-    expect(fb.url).toBe(`${SHORT_HOST}/renamed/fb`);
+      const patch = await api(t, 'PATCH', `/links/${link.id}`, { key: su, body: { slug: 'renamed' } });
+      expect(patch.status).toBe(200);
+      const vs = await api(t, 'GET', `/links/${link.id}/variants`, { key: su });
+      expect(vs.status).toBe(200);
+      const fb = vs.body.find((v: any) => v.code === 'fb');
+      expect(fb.url).toBe(`${SHORT_HOST}/renamed/fb`);
 
-    const after = await getQr(link.id, { variant: 'fb' }, { headers: { 'if-none-match': oldEtag } });
-    expectSvg(after, 256);
-    expect(after.headers.get('etag')).toMatch(STRONG_ETAG);
-    expect(after.headers.get('etag')).not.toBe(oldEtag);
-    expect(scan(rasterise(after.text, 256))).toBe(fb.url);
-  }, SCAN_TIMEOUT);
+      const after = await getQr(link.id, { variant: 'fb' }, { headers: { 'if-none-match': oldEtag } });
+      expectSvg(after, 256);
+      expect(after.headers.get('etag')).toMatch(STRONG_ETAG);
+      expect(after.headers.get('etag')).not.toBe(oldEtag);
+      expect(scan(rasterise(after.text, 256))).toBe(fb.url);
+    },
+    SCAN_TIMEOUT,
+  );
 
-  test('renaming a variant code: the old code is 404, the new one decodes', async () => {
-    const patch = await api(t, 'PATCH', `/links/${link.id}/variants/${variant.id}`, { key: su, body: { code: 'fb2' } });
-    expect(patch.status).toBe(200);
-    expect(patch.body.url).toBe(`${SHORT_HOST}/promo/fb2`);
-    expectError(await getQr(link.id, { variant: 'fb' }), 404, 'not_found');
-    const res = await getQr(link.id, { variant: 'fb2' });
-    expectSvg(res, 256);
-    expect(scan(rasterise(res.text, 256))).toBe(patch.body.url);
-  }, SCAN_TIMEOUT);
+  test(
+    'renaming a variant code: the old code is 404, the new one decodes',
+    async () => {
+      const patch = await api(t, 'PATCH', `/links/${link.id}/variants/${variant.id}`, {
+        key: su,
+        body: { code: 'fb2' },
+      });
+      expect(patch.status).toBe(200);
+      expect(patch.body.url).toBe(`${SHORT_HOST}/promo/fb2`);
+      expectError(await getQr(link.id, { variant: 'fb' }), 404, 'not_found');
+      const res = await getQr(link.id, { variant: 'fb2' });
+      expectSvg(res, 256);
+      expect(scan(rasterise(res.text, 256))).toBe(patch.body.url);
+    },
+    SCAN_TIMEOUT,
+  );
 });
 
 describe('GET /links/{id}/qr.svg: auth', () => {
-  test('a read key may fetch it (200, scans to the shortUrl)', async () => {
-    const read = (await makeKey(t, 'read')).key;
-    const res = await getQr(link.id, { size: '256' }, { key: read });
-    expectSvg(res, 256);
-    expect(res.headers.get('etag')).toMatch(/^"[\x21\x23-\x7e]+"$/);
-    expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
-  }, SCAN_TIMEOUT);
+  test(
+    'a read key may fetch it (200, scans to the shortUrl)',
+    async () => {
+      const read = (await makeKey(t, 'read')).key;
+      const res = await getQr(link.id, { size: '256' }, { key: read });
+      expectSvg(res, 256);
+      expect(res.headers.get('etag')).toMatch(/^"[\x21\x23-\x7e]+"$/);
+      expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
+    },
+    SCAN_TIMEOUT,
+  );
 
   test('a read key may fetch a variant', async () => {
     const read = (await makeKey(t, 'read')).key;

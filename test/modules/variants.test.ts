@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { LinkModel } from '../../src/modules/links/model';
 import { VariantModel } from '../../src/modules/variants/model';
-import { api, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../helpers/app';
+import { type ApiResult, api, makeKey, makeTestApp, T0, type TestApp } from '../helpers/app';
 import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';
 
 const SHORT_HOST = 'https://sl.test';
@@ -15,13 +15,15 @@ function expectVariant(body: any, slug: string): void {
   expect(body.url).toBe(`${SHORT_HOST}/${slug}/${body.code}`);
 }
 
-
 let t: TestApp;
 let su: string;
 let link: any;
 
 async function newLink(slug: string, params: Record<string, string> = {}): Promise<any> {
-  const res = await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/landing', slug, params } });
+  const res = await api(t, 'POST', '/links', {
+    key: su,
+    body: { destination: 'https://example.com/landing', slug, params },
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
@@ -143,7 +145,7 @@ describe('GET /links/{id}/variants', () => {
     expect(await listVariants(link.id)).toEqual([]);
   });
 
-  test('every variant of the link, oldest first, and only that link\'s', async () => {
+  test("every variant of the link, oldest first, and only that link's", async () => {
     const other = await newLink('other');
     const created: any[] = [];
     for (const code of ['zeta', 'alpha', 'mid']) {
@@ -229,18 +231,43 @@ describe('PATCH /links/{id}/variants/{variantId}', () => {
   test('invalid code or params -> 400 naming the field', async () => {
     const v = (await createVariant(link.id, { code: 'c' })).body;
     for (const code of ['', 'x'.repeat(33), 'a b', 'a/b']) {
-      expectError(await api(t, 'PATCH', `/links/${link.id}/variants/${v.id}`, { key: su, body: { code } }), 400, 'invalid_request', 'code');
+      expectError(
+        await api(t, 'PATCH', `/links/${link.id}/variants/${v.id}`, { key: su, body: { code } }),
+        400,
+        'invalid_request',
+        'code',
+      );
     }
-    expectError(await api(t, 'PATCH', `/links/${link.id}/variants/${v.id}`, { key: su, body: { params: { a: 1 } } }), 400, 'invalid_request', 'params');
+    expectError(
+      await api(t, 'PATCH', `/links/${link.id}/variants/${v.id}`, { key: su, body: { params: { a: 1 } } }),
+      400,
+      'invalid_request',
+      'params',
+    );
     expect(await listVariants(link.id)).toEqual([v]);
   });
 
   test('unknown variant id, a variant of another link, unknown link -> 404 not_found', async () => {
     const other = await newLink('other');
     const foreign = (await createVariant(other.id, { code: 'f' })).body;
-    expectError(await api(t, 'PATCH', `/links/${link.id}/variants/var_doesnotexist00`, { key: su, body: { code: 'x' } }), 404, 'not_found', null);
-    expectError(await api(t, 'PATCH', `/links/${link.id}/variants/${foreign.id}`, { key: su, body: { code: 'x' } }), 404, 'not_found', null);
-    expectError(await api(t, 'PATCH', `/links/lnk_doesnotexist00/variants/${foreign.id}`, { key: su, body: { code: 'x' } }), 404, 'not_found', null);
+    expectError(
+      await api(t, 'PATCH', `/links/${link.id}/variants/var_doesnotexist00`, { key: su, body: { code: 'x' } }),
+      404,
+      'not_found',
+      null,
+    );
+    expectError(
+      await api(t, 'PATCH', `/links/${link.id}/variants/${foreign.id}`, { key: su, body: { code: 'x' } }),
+      404,
+      'not_found',
+      null,
+    );
+    expectError(
+      await api(t, 'PATCH', `/links/lnk_doesnotexist00/variants/${foreign.id}`, { key: su, body: { code: 'x' } }),
+      404,
+      'not_found',
+      null,
+    );
     expect(await listVariants(other.id)).toEqual([foreign]);
   });
 });
@@ -263,9 +290,24 @@ describe('DELETE /links/{id}/variants/{variantId}', () => {
   test('a variant of another link, or an unknown one -> 404, and nothing is deleted', async () => {
     const other = await newLink('other');
     const foreign = (await createVariant(other.id, { code: 'f' })).body;
-    expectError(await api(t, 'DELETE', `/links/${link.id}/variants/${foreign.id}`, { key: su }), 404, 'not_found', null);
-    expectError(await api(t, 'DELETE', `/links/${link.id}/variants/var_doesnotexist00`, { key: su }), 404, 'not_found', null);
-    expectError(await api(t, 'DELETE', `/links/lnk_doesnotexist00/variants/${foreign.id}`, { key: su }), 404, 'not_found', null);
+    expectError(
+      await api(t, 'DELETE', `/links/${link.id}/variants/${foreign.id}`, { key: su }),
+      404,
+      'not_found',
+      null,
+    );
+    expectError(
+      await api(t, 'DELETE', `/links/${link.id}/variants/var_doesnotexist00`, { key: su }),
+      404,
+      'not_found',
+      null,
+    );
+    expectError(
+      await api(t, 'DELETE', `/links/lnk_doesnotexist00/variants/${foreign.id}`, { key: su }),
+      404,
+      'not_found',
+      null,
+    );
     expect(await listVariants(other.id)).toEqual([foreign]);
   });
 
@@ -285,7 +327,10 @@ describe('variants and their link', () => {
     expect(renamed.status).toBe(200);
     expect(renamed.body.variants).toEqual([{ ...v, url: `${SHORT_HOST}/spring/ig` }]);
     expect(await listVariants(link.id)).toEqual([{ ...v, url: `${SHORT_HOST}/spring/ig` }]);
-    const patched = await api(t, 'PATCH', `/links/${link.id}/variants/${v.id}`, { key: su, body: { params: { a: 'b' } } });
+    const patched = await api(t, 'PATCH', `/links/${link.id}/variants/${v.id}`, {
+      key: su,
+      body: { params: { a: 'b' } },
+    });
     expect(patched.body.url).toBe(`${SHORT_HOST}/spring/ig`);
   });
 
@@ -293,7 +338,12 @@ describe('variants and their link', () => {
     const v = (await createVariant(link.id, { code: 'x' })).body;
     expect((await api(t, 'DELETE', `/links/${link.id}`, { key: su })).status).toBe(200);
     expectError(await api(t, 'GET', `/links/${link.id}/variants`, { key: su }), 404, 'not_found', null);
-    expectError(await api(t, 'PATCH', `/links/${link.id}/variants/${v.id}`, { key: su, body: { code: 'y' } }), 404, 'not_found', null);
+    expectError(
+      await api(t, 'PATCH', `/links/${link.id}/variants/${v.id}`, { key: su, body: { code: 'y' } }),
+      404,
+      'not_found',
+      null,
+    );
   });
 
   // Elysia's default normalize used to mangle non-object params before validation (see

@@ -5,10 +5,10 @@
  */
 import type { Database } from 'bun:sqlite';
 import { invalid } from '../../lib/errors';
-import { storedDimensions, type StoredClick } from '../clicks/table';
+import { type StoredClick, storedDimensions } from '../clicks/table';
 import type { ExportChunks } from './export-host';
 import type { Click } from './model';
-import { keyAbove, readClickPage, type ClickKey } from './repo';
+import { type ClickKey, keyAbove, readClickPage } from './repo';
 import type { Window } from './window';
 
 /** The link a list or export is about: its slug and its variants' ids as they are now. */
@@ -51,7 +51,12 @@ export function decodeClickCursor(cursor: string): ClickKey {
   return key;
 }
 
-export function listClicks(src: ClickSource, w: Window, limit: number, cursor: string | undefined): { items: Click[]; cursor: string | null } {
+export function listClicks(
+  src: ClickSource,
+  w: Window,
+  limit: number,
+  cursor: string | undefined,
+): { items: Click[]; cursor: string | null } {
   let before = keyAbove(w.to);
   if (cursor !== undefined) {
     const key = decodeClickCursor(cursor);

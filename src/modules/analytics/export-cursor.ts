@@ -6,12 +6,27 @@
  */
 import type { Database } from 'bun:sqlite';
 import { csvCell, csvLine } from './csv';
-import { keyAbove, readExportPage, type ClickKey, type ExportRow } from './repo';
+import { type ClickKey, type ExportRow, keyAbove, readExportPage } from './repo';
 
 /** The click record fields, in the CONTRACT's order: the list's items and the CSV's columns. */
 export const CLICK_FIELDS = [
-  'id', 'linkId', 'slug', 'timestamp', 'variantCode', 'variantKnown', 'destination', 'params', 'country', 'city',
-  'device', 'os', 'browser', 'referrer', 'trafficType', 'language', 'bot',
+  'id',
+  'linkId',
+  'slug',
+  'timestamp',
+  'variantCode',
+  'variantKnown',
+  'destination',
+  'params',
+  'country',
+  'city',
+  'device',
+  'os',
+  'browser',
+  'referrer',
+  'trafficType',
+  'language',
+  'bot',
 ] as const;
 
 /**

@@ -117,7 +117,8 @@ export class ExportHost {
       const waiter = this.waiting.get(reply.id);
       if (!waiter) return;
       this.waiting.delete(reply.id);
-      if (reply.type === 'chunk') waiter.resolve(reply.buffer === null ? null : new Uint8Array(reply.buffer, 0, reply.length));
+      if (reply.type === 'chunk')
+        waiter.resolve(reply.buffer === null ? null : new Uint8Array(reply.buffer, 0, reply.length));
       else {
         this.log.error(`export ${reply.id} failed: ${reply.message}`);
         waiter.reject(new Error(reply.message));

@@ -63,7 +63,9 @@ self.onmessage = (event: MessageEvent<ExportRequest>) => {
           reply({ type: 'chunk', id: message.id, buffer: null, length: 0 });
         } else {
           const bytes = encoder.encode(text);
-          reply({ type: 'chunk', id: message.id, buffer: bytes.buffer as ArrayBuffer, length: bytes.byteLength }, [bytes.buffer as ArrayBuffer]);
+          reply({ type: 'chunk', id: message.id, buffer: bytes.buffer as ArrayBuffer, length: bytes.byteLength }, [
+            bytes.buffer as ArrayBuffer,
+          ]);
         }
         if (++pages % PAGES_PER_COLLECTION === 0) Bun.gc(true);
       } catch (err) {

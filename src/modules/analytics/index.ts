@@ -8,7 +8,8 @@ import { ClickPageModel, ClicksQuery, StatsModel, StatsQuery, WorkspaceStatsMode
 import { linkClicks, linkExport, linkStats, workspaceStats } from './service';
 
 const tags = ['Analytics'];
-const WINDOW_NOTE = 'Window: range (default 30d), or from/to (epoch ms or YYYY-MM-DD, UTC; a `to` date includes its day); bots=1 counts bot hits too.';
+const WINDOW_NOTE =
+  'Window: range (default 30d), or from/to (epoch ms or YYYY-MM-DD, UTC; a `to` date includes its day); bots=1 counts bot hits too.';
 
 export function analyticsRoutes(deps: Deps) {
   return new Elysia({ name: 'slink.analytics' })
@@ -17,18 +18,30 @@ export function analyticsRoutes(deps: Deps) {
       params: LinkIdParams,
       query: StatsQuery,
       response: { 200: StatsModel, ...errors(400, 401, 404, 429) },
-      detail: { tags, summary: 'Statistics of a link', description: `Totals, series and breakdowns from hourly and daily rollups. ${WINDOW_NOTE}` },
+      detail: {
+        tags,
+        summary: 'Statistics of a link',
+        description: `Totals, series and breakdowns from hourly and daily rollups. ${WINDOW_NOTE}`,
+      },
     })
     .get('/workspace/stats', ({ query }) => workspaceStats(deps, query), {
       query: StatsQuery,
       response: { 200: WorkspaceStatsModel, ...errors(400, 401, 429) },
-      detail: { tags, summary: 'Statistics of the whole workspace', description: `As link statistics, over every link, plus topLinks. ${WINDOW_NOTE}` },
+      detail: {
+        tags,
+        summary: 'Statistics of the whole workspace',
+        description: `As link statistics, over every link, plus topLinks. ${WINDOW_NOTE}`,
+      },
     })
     .get('/links/:id/clicks', ({ params, query }) => linkClicks(deps, params.id, query), {
       params: LinkIdParams,
       query: ClicksQuery,
       response: { 200: ClickPageModel, ...errors(400, 401, 404, 429) },
-      detail: { tags, summary: 'Raw clicks of a link', description: `Newest first; cursor paging never repeats or skips a click. ${WINDOW_NOTE}` },
+      detail: {
+        tags,
+        summary: 'Raw clicks of a link',
+        description: `Newest first; cursor paging never repeats or skips a click. ${WINDOW_NOTE}`,
+      },
     })
     .get(
       '/links/:id/export.csv',

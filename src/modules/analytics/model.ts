@@ -1,6 +1,7 @@
 /** Analytics schemas: the single source for validation, types and OpenAPI. */
-import { Type } from '@sinclair/typebox';
+
 import type { TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { StringMapModel } from '../../http/models';
@@ -44,35 +45,69 @@ export const StatsQuery = t.Object(windowFields);
 export const ClicksQuery = t.Object({
   ...windowFields,
   limit: t.Optional(
-    t.Integer({ minimum: 1, maximum: 200, description: 'Page size, 1 to 200 (default 50).', error: fieldError('limit', 'limit must be an integer from 1 to 200') }),
+    t.Integer({
+      minimum: 1,
+      maximum: 200,
+      description: 'Page size, 1 to 200 (default 50).',
+      error: fieldError('limit', 'limit must be an integer from 1 to 200'),
+    }),
   ),
-  cursor: t.Optional(t.String({ description: 'The cursor of the previous page.', error: fieldError('cursor', 'cursor must be a string') })),
+  cursor: t.Optional(
+    t.String({
+      description: 'The cursor of the previous page.',
+      error: fieldError('cursor', 'cursor must be a string'),
+    }),
+  ),
 });
 
 const Count = Type.Integer({ minimum: 0 });
-const Entry = t.Object({ value: t.Union([t.String(), t.Null()], { description: 'null: not known (for referrer: none, a direct visit).' }), clicks: Count });
+const Entry = t.Object({
+  value: t.Union([t.String(), t.Null()], { description: 'null: not known (for referrer: none, a direct visit).' }),
+  clicks: Count,
+});
 const list = <T extends TSchema>(item: T, description: string) =>
-  t.Array(item, { description: `${description} At most ${BREAKDOWN_LIMIT} entries, most clicks first (ties by value).` });
+  t.Array(item, {
+    description: `${description} At most ${BREAKDOWN_LIMIT} entries, most clicks first (ties by value).`,
+  });
 
 const statsFields = {
   range: t.Object(
     { from: Type.Integer(), to: Type.Integer(), bots: t.Boolean() },
-    { description: 'The window counted, widened to whole UTC hours: from = start of its first hour, to = last ms of its last hour.' },
-  ),
-  interval: t.Union([t.Literal('hour'), t.Literal('day')], { description: 'Series step: hour for windows up to 7 days, day beyond.' }),
-  totals: t.Object(
     {
-      clicks: Count,
-      uniques: t.Integer({ minimum: 0, description: 'Unique visitors per link and UTC day, summed over the window (and over links for the workspace).' }),
-      bots: t.Integer({ minimum: 0, description: 'Bot hits in the window, whatever `bots` says; clicks includes them only with bots=1.' }),
+      description:
+        'The window counted, widened to whole UTC hours: from = start of its first hour, to = last ms of its last hour.',
     },
   ),
-  series: t.Array(t.Object({ t: Type.Integer({ description: 'Start of the bucket (epoch ms, UTC).' }), clicks: Count, uniques: Count }), {
-    description: 'One point per hour or UTC day of the window, zeros included.',
+  interval: t.Union([t.Literal('hour'), t.Literal('day')], {
+    description: 'Series step: hour for windows up to 7 days, day beyond.',
   }),
+  totals: t.Object({
+    clicks: Count,
+    uniques: t.Integer({
+      minimum: 0,
+      description: 'Unique visitors per link and UTC day, summed over the window (and over links for the workspace).',
+    }),
+    bots: t.Integer({
+      minimum: 0,
+      description: 'Bot hits in the window, whatever `bots` says; clicks includes them only with bots=1.',
+    }),
+  }),
+  series: t.Array(
+    t.Object({
+      t: Type.Integer({ description: 'Start of the bucket (epoch ms, UTC).' }),
+      clicks: Count,
+      uniques: Count,
+    }),
+    {
+      description: 'One point per hour or UTC day of the window, zeros included.',
+    },
+  ),
   breakdowns: t.Object({
     country: list(Entry, 'ISO 3166 country codes.'),
-    city: list(t.Object({ value: t.Union([t.String(), t.Null()]), country: t.Union([t.String(), t.Null()]), clicks: Count }), 'Cities with their country code.'),
+    city: list(
+      t.Object({ value: t.Union([t.String(), t.Null()]), country: t.Union([t.String(), t.Null()]), clicks: Count }),
+      'Cities with their country code.',
+    ),
     device: list(Entry, 'desktop, mobile, tablet, ...'),
     os: list(Entry, 'Operating systems.'),
     browser: list(Entry, 'Browsers.'),
@@ -83,9 +118,15 @@ const statsFields = {
     utmCampaign: list(Entry, 'utm_campaign values.'),
     variant: list(Entry, 'Variant codes (as they are named now).'),
     language: list(Entry, 'Preferred languages (Accept-Language).'),
-    params: list(t.Object({ key: t.String(), value: t.String(), clicks: Count }), 'Custom params (utm_source/medium/campaign have their own lists).'),
+    params: list(
+      t.Object({ key: t.String(), value: t.String(), clicks: Count }),
+      'Custom params (utm_source/medium/campaign have their own lists).',
+    ),
   }),
-  unknownVariants: list(t.Object({ code: t.String(), clicks: Count }), 'Codes clicked that match no variant (never did, or the variant was deleted).'),
+  unknownVariants: list(
+    t.Object({ code: t.String(), clicks: Count }),
+    'Codes clicked that match no variant (never did, or the variant was deleted).',
+  ),
 };
 
 export const StatsModel = t.Object(statsFields, { title: 'Stats' });
@@ -95,7 +136,10 @@ export type Breakdowns = Stats['breakdowns'];
 export const WorkspaceStatsModel = t.Object(
   {
     ...statsFields,
-    topLinks: list(t.Object({ id: t.String(), slug: t.String(), clicks: Count }), 'Links with the most clicks in the window.'),
+    topLinks: list(
+      t.Object({ id: t.String(), slug: t.String(), clicks: Count }),
+      'Links with the most clicks in the window.',
+    ),
   },
   { title: 'WorkspaceStats' },
 );
@@ -108,7 +152,9 @@ export const ClickModel = t.Object(
     linkId: t.String(),
     slug: t.String({ description: 'The link slug as it is now.' }),
     timestamp: Type.Integer({ description: 'Epoch ms.' }),
-    variantCode: t.Union([t.String(), t.Null()], { description: 'The code in the short URL, known or not; null for the bare link.' }),
+    variantCode: t.Union([t.String(), t.Null()], {
+      description: 'The code in the short URL, known or not; null for the bare link.',
+    }),
     variantKnown: t.Boolean({ description: 'The code named a variant when clicked and that variant still exists.' }),
     destination: t.String({ description: 'Where the click was sent (Location).' }),
     params: StringMapModel,
@@ -128,5 +174,7 @@ export type Click = typeof ClickModel.static;
 
 export const ClickPageModel = t.Object({
   items: t.Array(ClickModel),
-  cursor: t.Union([t.String(), t.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  cursor: t.Union([t.String(), t.Null()], {
+    description: 'Pass as `cursor` for the next page; null on the last page.',
+  }),
 });

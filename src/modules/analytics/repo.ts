@@ -15,7 +15,13 @@ export interface BucketData extends BucketRow {
 }
 
 /** Buckets of one scope and grain with start in [from, toExclusive), both bot flags. */
-export function readBucketTotals(sqlite: Database, scope: string, grain: Grain, from: number, toExclusive: number): BucketRow[] {
+export function readBucketTotals(
+  sqlite: Database,
+  scope: string,
+  grain: Grain,
+  from: number,
+  toExclusive: number,
+): BucketRow[] {
   return sqlite
     .query<BucketRow, [string, Grain, number, number]>(
       'SELECT start, bot, clicks, uniques FROM rollup_buckets WHERE scope = ? AND grain = ? AND start >= ? AND start < ?',
@@ -24,7 +30,14 @@ export function readBucketTotals(sqlite: Database, scope: string, grain: Grain, 
 }
 
 /** The same with the packed breakdowns; `bots` false leaves bot buckets out. */
-export function readBucketData(sqlite: Database, scope: string, grain: Grain, from: number, toExclusive: number, bots: boolean): BucketData[] {
+export function readBucketData(
+  sqlite: Database,
+  scope: string,
+  grain: Grain,
+  from: number,
+  toExclusive: number,
+  bots: boolean,
+): BucketData[] {
   return sqlite
     .query<BucketData, [string, Grain, number, number, number]>(
       'SELECT start, bot, clicks, uniques, data FROM rollup_buckets WHERE scope = ? AND grain = ? AND start >= ? AND start < ? AND bot <= ?',
@@ -44,7 +57,9 @@ export function countBotHits(sqlite: Database, scope: string, grain: Grain, from
 /** Start of the first day the scope has any click in, or null. */
 export function firstBucketStart(sqlite: Database, scope: string): number | null {
   return sqlite
-    .query<{ first: number | null }, [string]>("SELECT min(start) AS first FROM rollup_buckets WHERE scope = ? AND grain = 'day'")
+    .query<{ first: number | null }, [string]>(
+      "SELECT min(start) AS first FROM rollup_buckets WHERE scope = ? AND grain = 'day'",
+    )
     .get(scope)!.first;
 }
 
@@ -53,14 +68,18 @@ export function variantCodes(sqlite: Database, linkId: string | null): Map<strin
   const rows =
     linkId === null
       ? sqlite.query<{ id: string; code: string }, []>('SELECT id, code FROM variants').all()
-      : sqlite.query<{ id: string; code: string }, [string]>('SELECT id, code FROM variants WHERE link_id = ?').all(linkId);
+      : sqlite
+          .query<{ id: string; code: string }, [string]>('SELECT id, code FROM variants WHERE link_id = ?')
+          .all(linkId);
   return new Map(rows.map((r) => [r.id, r.code]));
 }
 
 export function slugsOf(sqlite: Database, ids: string[]): Map<string, string> {
   if (ids.length === 0) return new Map();
   const rows = sqlite
-    .query<{ id: string; slug: string }, [string]>('SELECT id, slug FROM links WHERE id IN (SELECT value FROM json_each(?))')
+    .query<{ id: string; slug: string }, [string]>(
+      'SELECT id, slug FROM links WHERE id IN (SELECT value FROM json_each(?))',
+    )
     .all(JSON.stringify(ids));
   return new Map(rows.map((r) => [r.id, r.slug]));
 }
@@ -111,9 +130,21 @@ export function lastClickId(sqlite: Database): number {
  * allocates every value it reads.
  */
 export type ExportRow = [
-  id: number, timestamp: number, variantCode: string | null, variantId: string | null, destination: string, params: string,
-  country: string | null, city: string | null, device: string | null, os: string | null, browser: string | null,
-  referrer: string | null, trafficType: string | null, language: string | null, bot: number,
+  id: number,
+  timestamp: number,
+  variantCode: string | null,
+  variantId: string | null,
+  destination: string,
+  params: string,
+  country: string | null,
+  city: string | null,
+  device: string | null,
+  os: string | null,
+  browser: string | null,
+  referrer: string | null,
+  trafficType: string | null,
+  language: string | null,
+  bot: number,
 ];
 
 /** readClickPage for the export: the same keys and order, only clicks up to `maxId` (its snapshot). */

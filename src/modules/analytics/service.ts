@@ -1,10 +1,10 @@
 /** Analytics verbs: resolve the window, pick the scope, answer. No HTTP here. */
 import type { Deps } from '../../deps';
-import { getLinkRowOrThrow } from '../links/service';
 import { WORKSPACE } from '../clicks/rollups';
-import { exportStream, listClicks, type ClickSource } from './clicks';
-import { firstBucketStart, lastClickId, slugsOf, variantCodes } from './repo';
+import { getLinkRowOrThrow } from '../links/service';
+import { type ClickSource, exportStream, listClicks } from './clicks';
 import type { Stats, WorkspaceStats } from './model';
+import { firstBucketStart, lastClickId, slugsOf, variantCodes } from './repo';
 import { computeStats } from './stats';
 import { hourAligned, resolveWindow, type WindowQuery } from './window';
 
@@ -23,7 +23,10 @@ export function linkStats(deps: Deps, id: string, query: WindowQuery): Stats {
 
 export function workspaceStats(deps: Deps, query: WindowQuery): WorkspaceStats {
   const { stats, links } = statsOf(deps, WORKSPACE, variantCodes(deps.db.$client, null), query);
-  const slugs = slugsOf(deps.db.$client, links.map((l) => l.value!));
+  const slugs = slugsOf(
+    deps.db.$client,
+    links.map((l) => l.value!),
+  );
   const topLinks = links.flatMap((l) => {
     const slug = slugs.get(l.value!);
     return slug === undefined ? [] : [{ id: l.value!, slug, clicks: l.clicks }];
@@ -33,7 +36,12 @@ export function workspaceStats(deps: Deps, query: WindowQuery): WorkspaceStats {
 
 function clickSource(deps: Deps, id: string): ClickSource {
   const link = getLinkRowOrThrow(deps, id);
-  return { sqlite: deps.db.$client, linkId: id, slug: link.slug, variantIds: new Set(variantCodes(deps.db.$client, id).keys()) };
+  return {
+    sqlite: deps.db.$client,
+    linkId: id,
+    slug: link.slug,
+    variantIds: new Set(variantCodes(deps.db.$client, id).keys()),
+  };
 }
 
 /** Raw clicks use the exact window (no widening to hours): they are not read from rollups. */
@@ -46,7 +54,11 @@ export function linkClicks(deps: Deps, id: string, query: WindowQuery & { limit?
   return listClicks(src, rawWindow(deps, id, query), query.limit ?? DEFAULT_CLICK_PAGE, query.cursor);
 }
 
-export function linkExport(deps: Deps, id: string, query: WindowQuery): { filename: string; body: ReadableStream<Uint8Array> } {
+export function linkExport(
+  deps: Deps,
+  id: string,
+  query: WindowQuery,
+): { filename: string; body: ReadableStream<Uint8Array> } {
   const src = clickSource(deps, id);
   const w = rawWindow(deps, id, query);
   const chunks = deps.exports.start({

@@ -5,12 +5,12 @@
  * dimension; no raw click is read.
  */
 import type { Database } from 'bun:sqlite';
+import { DAY_MS, HOUR_MS, utcDay } from '../../lib/time';
 import { countsView } from '../clicks/rollup-codec';
 import type { RollupValues } from '../clicks/rollup-values';
 import type { Grain, RollupDim } from '../clicks/rollups';
-import { DAY_MS, HOUR_MS, utcDay } from '../../lib/time';
-import { countBotHits, readBucketData, readBucketTotals, type BucketData, type BucketRow } from './repo';
 import type { Breakdowns, Stats } from './model';
+import { type BucketData, type BucketRow, countBotHits, readBucketData, readBucketTotals } from './repo';
 import { HOURLY_UP_TO_MS, type Window } from './window';
 
 /** Each breakdown lists at most this many values, most clicks first. */
@@ -29,8 +29,28 @@ export interface StatsSource {
 }
 
 /** Dimensions whose '' means "not known": shown as null. */
-const NULLABLE: ReadonlySet<RollupDim> = new Set(['country', 'city', 'device', 'os', 'browser', 'referrer', 'trafficType', 'language']);
-const PLAIN_DIMS = ['country', 'device', 'os', 'browser', 'referrer', 'trafficType', 'utmSource', 'utmMedium', 'utmCampaign', 'language'] as const;
+const NULLABLE: ReadonlySet<RollupDim> = new Set([
+  'country',
+  'city',
+  'device',
+  'os',
+  'browser',
+  'referrer',
+  'trafficType',
+  'language',
+]);
+const PLAIN_DIMS = [
+  'country',
+  'device',
+  'os',
+  'browser',
+  'referrer',
+  'trafficType',
+  'utmSource',
+  'utmMedium',
+  'utmCampaign',
+  'language',
+] as const;
 
 interface Piece {
   grain: Grain;
@@ -73,7 +93,10 @@ class Summer {
 }
 
 /** `w` must be hour-aligned (window.hourAligned). */
-export function computeStats(src: StatsSource, w: Window): { stats: Stats; links: { value: string | null; clicks: number }[] } {
+export function computeStats(
+  src: StatsSource,
+  w: Window,
+): { stats: Stats; links: { value: string | null; clicks: number }[] } {
   const totals = { clicks: 0, uniques: 0, bots: 0 };
   const rows: BucketData[] = [];
   for (const p of pieces(w)) {
@@ -106,7 +129,12 @@ export function computeStats(src: StatsSource, w: Window): { stats: Stats; links
   };
 }
 
-function seriesPoint(points: Map<number, { t: number; clicks: number; uniques: number }>, t: number, r: BucketRow, bots: boolean): void {
+function seriesPoint(
+  points: Map<number, { t: number; clicks: number; uniques: number }>,
+  t: number,
+  r: BucketRow,
+  bots: boolean,
+): void {
   const point = points.get(t);
   if (!point) return;
   if (r.bot === 1 && !bots) return;
@@ -122,7 +150,8 @@ function emptySeries(from: number, to: number, step: number) {
 
 function hourlySeries(src: StatsSource, w: Window) {
   const points = emptySeries(w.from, w.to, HOUR_MS);
-  for (const r of readBucketTotals(src.sqlite, src.scope, 'hour', w.from, w.to + 1)) seriesPoint(points, r.start, r, w.bots);
+  for (const r of readBucketTotals(src.sqlite, src.scope, 'hour', w.from, w.to + 1))
+    seriesPoint(points, r.start, r, w.bots);
   return [...points.values()];
 }
 
@@ -197,11 +226,17 @@ function group(src: StatsSource, summer: Summer) {
       utmSource: list('utmSource'),
       utmMedium: list('utmMedium'),
       utmCampaign: list('utmCampaign'),
-      variant: top([...known].map(([value, clicks]) => ({ value, clicks })), byValue),
+      variant: top(
+        [...known].map(([value, clicks]) => ({ value, clicks })),
+        byValue,
+      ),
       language: list('language'),
       params: top(params, (a, b) => compareText(a.key, b.key) || compareText(a.value, b.value)),
     },
-    unknownVariants: top([...unknown].map(([code, clicks]) => ({ code, clicks })), (a, b) => compareText(a.code, b.code)),
+    unknownVariants: top(
+      [...unknown].map(([code, clicks]) => ({ code, clicks })),
+      (a, b) => compareText(a.code, b.code),
+    ),
     links: top(links, byValue),
   };
 }

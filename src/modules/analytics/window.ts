@@ -47,7 +47,8 @@ function parseInstant(field: 'from' | 'to', text: string): { time: number; isDat
     const back = new Date(time);
     // Date.UTC rolls 2026-02-30 over to March; a day that does not exist is an error, and so is
     // one before 1970 (epoch ms are never negative; years below 100 would even be read as 19xx).
-    if (y >= 1970 && back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d) return { time, isDate: true };
+    if (y >= 1970 && back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d)
+      return { time, isDate: true };
   }
   throw invalid(field, `${field} must be epoch milliseconds or a date as YYYY-MM-DD (UTC)`);
 }

@@ -4,7 +4,7 @@ import type { BaseDeps } from '../../deps';
 import { AppError, invalid } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords';
-import { accounts, type AccountRow } from './table';
+import { type AccountRow, accounts } from './table';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -21,7 +21,8 @@ export async function createAccount(deps: BaseDeps, input: CreateAccountInput): 
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     throw invalid('password', `Password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
-  if (findAccountByEmail(deps, email)) throw new AppError('conflict', `An account for ${email} already exists`, 'email');
+  if (findAccountByEmail(deps, email))
+    throw new AppError('conflict', `An account for ${email} already exists`, 'email');
   const row: AccountRow = {
     id: newId('acc'),
     email,
@@ -34,11 +35,7 @@ export async function createAccount(deps: BaseDeps, input: CreateAccountInput): 
 }
 
 export function findAccountByEmail(deps: BaseDeps, email: string): AccountRow | undefined {
-  return deps.db
-    .select()
-    .from(accounts)
-    .where(sql`lower(${accounts.email}) = lower(${email.trim()})`)
-    .get();
+  return deps.db.select().from(accounts).where(sql`lower(${accounts.email}) = lower(${email.trim()})`).get();
 }
 
 export function getAccountByEmailOrThrow(deps: BaseDeps, email: string): AccountRow {

@@ -3,7 +3,7 @@ import { Elysia } from 'elysia';
 import { principalPlugin } from '../../http/auth';
 import { errors } from '../../http/models';
 import type { Principal } from './keys';
-import { MeModel, type Me } from './model';
+import { type Me, MeModel } from './model';
 
 export function describePrincipal({ key, account }: Principal): Me {
   return {
@@ -22,8 +22,10 @@ export function describePrincipal({ key, account }: Principal): Me {
 }
 
 export function meRoutes() {
-  return new Elysia({ name: 'slink.me' }).use(principalPlugin).get('/me', ({ principal }) => describePrincipal(principal), {
-    response: { 200: MeModel, ...errors(401, 429) },
-    detail: { tags: ['Identity'], summary: 'The calling key and its account' },
-  });
+  return new Elysia({ name: 'slink.me' })
+    .use(principalPlugin)
+    .get('/me', ({ principal }) => describePrincipal(principal), {
+      response: { 200: MeModel, ...errors(401, 429) },
+      detail: { tags: ['Identity'], summary: 'The calling key and its account' },
+    });
 }

@@ -8,7 +8,7 @@ import type { BaseDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../lib/errors';
 import { digestsEqual, sha256Hex } from '../../lib/hash';
 import { newId, randomString } from '../../lib/ids';
-import { accounts, apiKeys, type AccountRow, type ApiKeyRow } from './table';
+import { type AccountRow, type ApiKeyRow, accounts, apiKeys } from './table';
 
 export type Scope = 'read' | 'write';
 const KEY_PATTERN = /^slk_[A-Za-z0-9]{40}$/;

@@ -3,7 +3,16 @@ import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
 import { errors } from '../../http/models';
-import { BulkCreateModel, BulkParamsBody, BulkParamsResult, BulkPreviewModel, BulkProjectBody, BulkProjectResult, BulkTextBody, MAX_BULK_IDS } from './model';
+import {
+  BulkCreateModel,
+  BulkParamsBody,
+  BulkParamsResult,
+  BulkPreviewModel,
+  BulkProjectBody,
+  BulkProjectResult,
+  BulkTextBody,
+  MAX_BULK_IDS,
+} from './model';
 import { MAX_BULK_LINES } from './parse';
 import { bulkParams, bulkProject, createBulk, previewBulk } from './service';
 
@@ -17,27 +26,47 @@ export function bulkRoutes(deps: Deps) {
       parse: 'json',
       body: BulkTextBody,
       response: { 200: BulkPreviewModel, ...errors(400, 401, 403, 413, 415, 429) },
-      detail: { tags, summary: 'Preview a bulk create', description: `Creates nothing: shows, line by line, what create would do with the same body. ${TEXT_NOTE}` },
+      detail: {
+        tags,
+        summary: 'Preview a bulk create',
+        description: `Creates nothing: shows, line by line, what create would do with the same body. ${TEXT_NOTE}`,
+      },
     })
-    .post('/create', ({ body, set }) => {
-      set.status = 201;
-      return createBulk(deps, body);
-    }, {
-      parse: 'json',
-      body: BulkTextBody,
-      response: { 201: BulkCreateModel, ...errors(400, 401, 403, 413, 415, 429) },
-      detail: { tags, summary: 'Create links from text', description: `One transaction: every valid line becomes a link with a generated slug, or (on a failure) none does. ${TEXT_NOTE}` },
-    })
+    .post(
+      '/create',
+      ({ body, set }) => {
+        set.status = 201;
+        return createBulk(deps, body);
+      },
+      {
+        parse: 'json',
+        body: BulkTextBody,
+        response: { 201: BulkCreateModel, ...errors(400, 401, 403, 413, 415, 429) },
+        detail: {
+          tags,
+          summary: 'Create links from text',
+          description: `One transaction: every valid line becomes a link with a generated slug, or (on a failure) none does. ${TEXT_NOTE}`,
+        },
+      },
+    )
     .post('/params', ({ body }) => bulkParams(deps, body), {
       parse: 'json',
       body: BulkParamsBody,
       response: { 200: BulkParamsResult, ...errors(400, 401, 403, 413, 415, 429) },
-      detail: { tags, summary: 'Set params on many links', description: `Up to ${MAX_BULK_IDS} ids, in one transaction. Unknown ids are listed in notFound. A merge that would give a link more than 50 params is 400 and changes nothing.` },
+      detail: {
+        tags,
+        summary: 'Set params on many links',
+        description: `Up to ${MAX_BULK_IDS} ids, in one transaction. Unknown ids are listed in notFound. A merge that would give a link more than 50 params is 400 and changes nothing.`,
+      },
     })
     .post('/project', ({ body }) => bulkProject(deps, body), {
       parse: 'json',
       body: BulkProjectBody,
       response: { 200: BulkProjectResult, ...errors(400, 401, 403, 413, 415, 429) },
-      detail: { tags, summary: 'Move many links to a project', description: `Up to ${MAX_BULK_IDS} ids; projectId null (or omitted) unfiles them. An unknown projectId is 400. Unknown ids are listed in notFound.` },
+      detail: {
+        tags,
+        summary: 'Move many links to a project',
+        description: `Up to ${MAX_BULK_IDS} ids; projectId null (or omitted) unfiles them. An unknown projectId is 400. Unknown ids are listed in notFound.`,
+      },
     });
 }

@@ -19,10 +19,18 @@ export const BulkTextBody = t.Object({
     t.Array(t.String({ maxLength: LINK_LIMITS.tagLength }), {
       maxItems: LINK_LIMITS.tags,
       description: 'Tags for every created link.',
-      error: fieldError('tags', `tags must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`),
+      error: fieldError(
+        'tags',
+        `tags must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`,
+      ),
     }),
   ),
-  projectId: t.Optional(t.Union([t.String(), t.Null()], { description: 'The project of every created link; null or omitted: unfiled.', error: fieldError('projectId', 'projectId must be a project id or null') })),
+  projectId: t.Optional(
+    t.Union([t.String(), t.Null()], {
+      description: 'The project of every created link; null or omitted: unfiled.',
+      error: fieldError('projectId', 'projectId must be a project id or null'),
+    }),
+  ),
   params: t.Optional(ParamsModel),
   skipDuplicates: t.Optional(
     t.Boolean({
@@ -42,13 +50,20 @@ export const BulkLineModel = t.Object(
     line: Type.Integer({ description: 'Line number in the text, from 1 (blank lines counted).' }),
     input: t.String({ description: 'The line as given, trimmed.' }),
     status: t.UnionEnum([...BULK_STATUSES], {
-      description: 'create: becomes a link; repeat: the same line appeared earlier; duplicate: its destination already has a link (skipDuplicates); invalid: see message.',
+      description:
+        'create: becomes a link; repeat: the same line appeared earlier; duplicate: its destination already has a link (skipDuplicates); invalid: see message.',
     }),
     message: t.Union([t.String(), t.Null()], { description: 'Why the line is not created; null for create.' }),
-    destination: t.Union([t.String(), t.Null()], { description: 'The destination, utm_ keys removed; null when invalid.' }),
+    destination: t.Union([t.String(), t.Null()], {
+      description: 'The destination, utm_ keys removed; null when invalid.',
+    }),
     title: t.Union([t.String(), t.Null()]),
-    params: t.Union([StringMapModel, t.Null()], { description: "The link's params: the request's params, then the line's utm_ values over them." }),
-    duplicateOfLine: t.Union([Type.Integer(), t.Null()], { description: 'The earlier line this one repeats or duplicates.' }),
+    params: t.Union([StringMapModel, t.Null()], {
+      description: "The link's params: the request's params, then the line's utm_ values over them.",
+    }),
+    duplicateOfLine: t.Union([Type.Integer(), t.Null()], {
+      description: 'The earlier line this one repeats or duplicates.',
+    }),
     duplicateOfLink: t.Union([t.String(), t.Null()], { description: 'The existing link with this destination.' }),
   },
   { title: 'BulkLine' },
@@ -57,13 +72,23 @@ export type BulkLine = typeof BulkLineModel.static;
 
 export const BulkPreviewModel = t.Object({
   lines: t.Array(BulkLineModel, { description: 'Every non-blank line, in order.' }),
-  counts: t.Object({ create: Type.Integer(), repeat: Type.Integer(), duplicate: Type.Integer(), invalid: Type.Integer() }),
+  counts: t.Object({
+    create: Type.Integer(),
+    repeat: Type.Integer(),
+    duplicate: Type.Integer(),
+    invalid: Type.Integer(),
+  }),
 });
 
 export const BulkCreateModel = t.Object({
   created: t.Array(t.Object({ line: Type.Integer(), link: LinkModel })),
   skipped: t.Array(BulkLineModel, { description: 'Every line not created (repeat, duplicate or invalid), in order.' }),
-  counts: t.Object({ created: Type.Integer(), repeat: Type.Integer(), duplicate: Type.Integer(), invalid: Type.Integer() }),
+  counts: t.Object({
+    created: Type.Integer(),
+    repeat: Type.Integer(),
+    duplicate: Type.Integer(),
+    invalid: Type.Integer(),
+  }),
 });
 
 const Ids = t.Array(t.String(), {
@@ -87,7 +112,12 @@ export type BulkParamsInput = typeof BulkParamsBody.static;
 
 export const BulkProjectBody = t.Object({
   ids: Ids,
-  projectId: t.Optional(t.Union([t.String(), t.Null()], { description: 'The project to move the links into; null or omitted unfiles them.', error: fieldError('projectId', 'projectId must be a project id or null') })),
+  projectId: t.Optional(
+    t.Union([t.String(), t.Null()], {
+      description: 'The project to move the links into; null or omitted unfiles them.',
+      error: fieldError('projectId', 'projectId must be a project id or null'),
+    }),
+  ),
 });
 export type BulkProjectInput = typeof BulkProjectBody.static;
 

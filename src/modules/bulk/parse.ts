@@ -28,7 +28,13 @@ export function splitBulkText(text: string): TextLine[] {
     }
     const tab = input.indexOf('\t');
     const url = tab < 0 ? input : input.slice(0, tab).trim();
-    const title = tab < 0 ? null : input.slice(tab + 1).replace(/\t/g, ' ').trim() || null;
+    const title =
+      tab < 0
+        ? null
+        : input
+            .slice(tab + 1)
+            .replace(/\t/g, ' ')
+            .trim() || null;
     out.push({ line: i + 1, input, url, title });
   }
   if (out.length === 0) throw invalid('text', 'text has no URL: put one URL per line');

@@ -1,7 +1,7 @@
 /** Bulk queries on links: each write is one transaction, so a batch lands whole or not at all. */
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { links, linkTags, type LinkRow } from '../links/table';
+import { type LinkRow, links, linkTags } from '../links/table';
 
 /** The oldest link of each of these destinations. */
 export function linkIdsByDestination(db: Db, destinations: string[]): Map<string, string> {
@@ -21,7 +21,10 @@ export function insertLinks(db: Db, items: { row: LinkRow; tags: string[] }[]): 
   db.transaction((tx) => {
     for (const { row, tags } of items) {
       tx.insert(links).values(row).run();
-      if (tags.length) tx.insert(linkTags).values(tags.map((tag) => ({ linkId: row.id, tag }))).run();
+      if (tags.length)
+        tx.insert(linkTags)
+          .values(tags.map((tag) => ({ linkId: row.id, tag })))
+          .run();
     }
   });
 }
@@ -31,9 +34,13 @@ export function findLinkRows(db: Db, ids: string[]): LinkRow[] {
   return db.select().from(links).where(inArray(links.id, ids)).all();
 }
 
-export function setLinkParams(db: Db, updates: { id: string; params: Record<string, string>; updatedAt: number }[]): void {
+export function setLinkParams(
+  db: Db,
+  updates: { id: string; params: Record<string, string>; updatedAt: number }[],
+): void {
   db.transaction((tx) => {
-    for (const u of updates) tx.update(links).set({ params: u.params, updatedAt: u.updatedAt }).where(eq(links.id, u.id)).run();
+    for (const u of updates)
+      tx.update(links).set({ params: u.params, updatedAt: u.updatedAt }).where(eq(links.id, u.id)).run();
   });
 }
 

@@ -2,12 +2,12 @@
 import type { Deps } from '../../deps';
 import { AppError, invalid } from '../../lib/errors';
 import { checkParams, PARAM_LIMITS } from '../../lib/params';
-import { findProject } from '../projects/repo';
 import { normalizeDestination } from '../links/destination';
 import type { Link } from '../links/model';
 import { toLinks } from '../links/repo';
 import { checkProjectId, freshSlug, newLinkRow, normalizeTags, normalizeTitle } from '../links/service';
 import type { LinkRow } from '../links/table';
+import { findProject } from '../projects/repo';
 import type { BulkLine, BulkParamsInput, BulkProjectInput, BulkStatus, BulkTextInput } from './model';
 import { splitBulkText } from './parse';
 import * as repo from './repo';
@@ -19,7 +19,17 @@ interface Plan {
 }
 
 function line(base: Pick<BulkLine, 'line' | 'input'>, status: BulkStatus, rest: Partial<BulkLine> = {}): BulkLine {
-  return { ...base, status, message: null, destination: null, title: null, params: null, duplicateOfLine: null, duplicateOfLink: null, ...rest };
+  return {
+    ...base,
+    status,
+    message: null,
+    destination: null,
+    title: null,
+    params: null,
+    duplicateOfLine: null,
+    duplicateOfLink: null,
+    ...rest,
+  };
 }
 
 /** What each line of the text becomes: the same answer for preview and create. */
@@ -42,7 +52,13 @@ function planBulk(deps: Deps, input: BulkTextInput): Plan {
     if (earlier !== undefined) {
       // Same text, same reading: show what the line says, but it is never created twice.
       const { destination, title, params } = earlier;
-      return line(base, 'repeat', { message: `Repeats line ${earlier.line}`, duplicateOfLine: earlier.line, destination, title, params });
+      return line(base, 'repeat', {
+        message: `Repeats line ${earlier.line}`,
+        duplicateOfLine: earlier.line,
+        destination,
+        title,
+        params,
+      });
     }
     try {
       if (/\s/.test(t.url)) throw invalid('text', 'A URL has no spaces; put a tab between the URL and its title');
@@ -67,8 +83,18 @@ function planBulk(deps: Deps, input: BulkTextInput): Plan {
       const dest = l.destination!;
       const linkId = existing.get(dest);
       const earlier = claimed.get(dest);
-      if (linkId !== undefined) Object.assign(l, { status: 'duplicate', message: `A link to this destination exists: ${linkId}`, duplicateOfLink: linkId });
-      else if (earlier !== undefined) Object.assign(l, { status: 'duplicate', message: `Same destination as line ${earlier}`, duplicateOfLine: earlier });
+      if (linkId !== undefined)
+        Object.assign(l, {
+          status: 'duplicate',
+          message: `A link to this destination exists: ${linkId}`,
+          duplicateOfLink: linkId,
+        });
+      else if (earlier !== undefined)
+        Object.assign(l, {
+          status: 'duplicate',
+          message: `Same destination as line ${earlier}`,
+          duplicateOfLine: earlier,
+        });
       else claimed.set(dest, l.line);
     }
   }
@@ -95,13 +121,25 @@ export function createBulk(deps: Deps, input: BulkTextInput) {
     if (l.status !== 'create') continue;
     const slug = freshSlug(deps, taken);
     taken.add(slug);
-    const row = newLinkRow(deps, { slug, destination: l.destination!, title: l.title, params: l.params!, projectId: plan.projectId, expiresAt: null, clickLimit: null });
+    const row = newLinkRow(deps, {
+      slug,
+      destination: l.destination!,
+      title: l.title,
+      params: l.params!,
+      projectId: plan.projectId,
+      expiresAt: null,
+      clickLimit: null,
+    });
     items.push({ line: l.line, row, tags: plan.tags });
   }
   repo.insertLinks(deps.db, items);
   for (const item of items) deps.linkIndex.refresh(item.row.id);
   const projectName = plan.projectId === null ? null : (findProject(deps.db, plan.projectId)?.name ?? null);
-  const links: Link[] = toLinks(deps.db, deps.config.shortHost, items.map((i) => ({ row: i.row, projectName })));
+  const links: Link[] = toLinks(
+    deps.db,
+    deps.config.shortHost,
+    items.map((i) => ({ row: i.row, projectName })),
+  );
   const { create, ...skips } = countStatuses(plan.lines);
   return {
     created: items.map((item, i) => ({ line: item.line, link: links[i]! })),
@@ -137,11 +175,16 @@ export function bulkParams(deps: Deps, input: BulkParamsInput): { updated: numbe
   return { updated: updates.length, notFound };
 }
 
-export function bulkProject(deps: Deps, input: BulkProjectInput): { moved: number; unchanged: number; notFound: string[] } {
+export function bulkProject(
+  deps: Deps,
+  input: BulkProjectInput,
+): { moved: number; unchanged: number; notFound: string[] } {
   const projectId = checkProjectId(deps, input.projectId);
   const { rows, notFound } = resolveIds(deps, input.ids);
   const now = deps.clock.now();
-  const moves = rows.filter((r) => r.projectId !== projectId).map((r) => ({ id: r.id, updatedAt: Math.max(now, r.updatedAt) }));
+  const moves = rows
+    .filter((r) => r.projectId !== projectId)
+    .map((r) => ({ id: r.id, updatedAt: Math.max(now, r.updatedAt) }));
   repo.setLinkProjects(deps.db, moves, projectId);
   return { moved: moves.length, unchanged: rows.length - moves.length, notFound };
 }

@@ -91,7 +91,10 @@ export class ClickBuffer {
     // Full pace at the mark, slowing to none at twice the mark: the buffer settles near the mark
     // instead of swinging between the mark and the hard stop (each swing a burst of long waits).
     const pressure = Math.min(1, Math.max(0, (2 * this.highWater - this.length) / this.highWater));
-    this.allowance = Math.min(this.allowance + this.drainPerMs * pressure * (now - this.lastTickAt), Math.max(1, this.drainPerMs * MAX_ALLOWANCE_MS));
+    this.allowance = Math.min(
+      this.allowance + this.drainPerMs * pressure * (now - this.lastTickAt),
+      Math.max(1, this.drainPerMs * MAX_ALLOWANCE_MS),
+    );
     this.lastTickAt = now;
     // Each answer let go is a client about to send its next click: count it against the room.
     const room = this.highWater - this.length - this.releasedSinceTake;

@@ -4,12 +4,12 @@
  * flush, never on the request. Every lookup here is cached (user agent, address, day salt).
  */
 import { BoundedCache } from '../../lib/bounded-cache';
-import { unmapAddress, type GeoLookup } from './geo';
+import { utcDay } from '../../lib/time';
+import { type GeoLookup, unmapAddress } from './geo';
 import { preferredLanguage } from './language';
 import type { WireClick } from './record';
-import { referrerHost, trafficType, type TrafficType } from './traffic';
+import { referrerHost, type TrafficType, trafficType } from './traffic';
 import { parseAgent } from './user-agent';
-import { utcDay } from '../../lib/time';
 import type { VisitorHasher } from './visitor';
 
 export interface EnrichedClick {

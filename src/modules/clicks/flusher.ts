@@ -68,7 +68,9 @@ export class ClickFlusher {
 
   private reportDrops(): void {
     if (this.buffer.dropped === 0) return;
-    this.log.error(`${this.buffer.dropped} clicks dropped: the click buffer was full (${this.buffer.capacity}) while writes failed`);
+    this.log.error(
+      `${this.buffer.dropped} clicks dropped: the click buffer was full (${this.buffer.capacity}) while writes failed`,
+    );
     this.buffer.dropped = 0;
   }
 
@@ -131,7 +133,8 @@ export class ClickFlusher {
         this.stats.batches++;
         this.stats.longestBatchMs = Math.max(this.stats.longestBatchMs, outcome.ms);
         if (handOverError !== null) throw handOverError;
-        if (this.failing) this.log.info(`click flush recovered; ${this.buffer.length + (next?.length ?? 0)} clicks still buffered`);
+        if (this.failing)
+          this.log.info(`click flush recovered; ${this.buffer.length + (next?.length ?? 0)} clicks still buffered`);
         this.failing = false;
         current = next;
         next = null;
@@ -140,7 +143,8 @@ export class ClickFlusher {
       // The slices handed over behind a failed commit must not be committed with the retry.
       this.sink.discard();
       this.buffer.requeue((current ?? []).concat(next ?? []));
-      if (!this.failing) this.log.error(`click flush failed; ${this.buffer.length} clicks kept in memory and retried`, err);
+      if (!this.failing)
+        this.log.error(`click flush failed; ${this.buffer.length} clicks kept in memory and retried`, err);
       this.failing = true;
       return false;
     }

@@ -55,7 +55,9 @@ function toFacts(record: GeoRecord | null): GeoFacts {
 
 /** `::ffff:1.2.3.4` (IPv4-mapped, what a dual-stack socket reports) is the IPv4 address 1.2.3.4. */
 export function unmapAddress(address: string): string {
-  return address.length > 7 && address.slice(0, 7).toLowerCase() === '::ffff:' && address.includes('.') ? address.slice(7) : address;
+  return address.length > 7 && address.slice(0, 7).toLowerCase() === '::ffff:' && address.includes('.')
+    ? address.slice(7)
+    : address;
 }
 
 class MmdbLookup implements GeoLookup {
@@ -107,7 +109,8 @@ export function openGeo(configured: string | null): GeoLookup {
   }
   for (const dir of bundledDirs()) {
     const [v4Path, v6Path] = DEFAULT_GEO_FILES.map((f) => join(dir, f));
-    if (existsSync(v4Path!) && existsSync(v6Path!)) return new MmdbLookup(dir, openReader(v4Path!), openReader(v6Path!));
+    if (existsSync(v4Path!) && existsSync(v6Path!))
+      return new MmdbLookup(dir, openReader(v4Path!), openReader(v6Path!));
   }
   return noGeo;
 }

@@ -5,8 +5,8 @@
 import type { BaseDeps } from '../../deps';
 import { ClickBuffer } from './buffer';
 import { ClickFlusher } from './flusher';
-import { openGeo, type GeoLookup } from './geo';
-import { InlineSink, WorkerSink, type ClickSink } from './sink';
+import { type GeoLookup, openGeo } from './geo';
+import { type ClickSink, InlineSink, WorkerSink } from './sink';
 import { ClickStore } from './store';
 
 export interface ClickPipeline {
@@ -25,7 +25,9 @@ export interface PipelineOptions {
 
 export function createClickPipeline(base: BaseDeps, options: PipelineOptions = {}): ClickPipeline {
   const { config } = base;
-  const ownHosts = [...new Set([config.shortHost, config.appHost].map((origin) => new URL(origin).hostname.replace(/^www\./, '')))];
+  const ownHosts = [
+    ...new Set([config.shortHost, config.appHost].map((origin) => new URL(origin).hostname.replace(/^www\./, ''))),
+  ];
   const buffer = new ClickBuffer();
   let sink: ClickSink;
   let geoSource: Promise<string>;

@@ -5,8 +5,8 @@
  */
 import type { Database } from 'bun:sqlite';
 import { RollupValues } from './rollup-values';
-import { storedDimensions, type StoredClick } from './table';
-import { RollupAccumulator, RollupStore, type RollupClick } from './rollups';
+import { RollupAccumulator, type RollupClick, RollupStore } from './rollups';
+import { type StoredClick, storedDimensions } from './table';
 
 type RawRow = Omit<StoredClick, 'destination'> & { first_of_day: number };
 
@@ -25,21 +25,30 @@ export function rebuildRollupsIfMissing(sqlite: Database): number {
   );
   let counted = 0;
   // One transaction: a crash half-way leaves no buckets, so the next start rebuilds again.
-  sqlite.transaction(() => {
-    for (let after = 0; ; ) {
-      const rows = page.all(after, CHUNK);
-      if (rows.length === 0) break;
-      const acc = new RollupAccumulator(values);
-      for (const r of rows) acc.addClick(toRollupClick(r), r.first_of_day === 1);
-      store.apply(acc.buckets.values());
-      counted += rows.length;
-      after = rows[rows.length - 1]!.id;
-    }
-  }).immediate();
+  sqlite
+    .transaction(() => {
+      for (let after = 0; ; ) {
+        const rows = page.all(after, CHUNK);
+        if (rows.length === 0) break;
+        const acc = new RollupAccumulator(values);
+        for (const r of rows) acc.addClick(toRollupClick(r), r.first_of_day === 1);
+        store.apply(acc.buckets.values());
+        counted += rows.length;
+        after = rows[rows.length - 1]!.id;
+      }
+    })
+    .immediate();
   values.commit();
   return counted;
 }
 
 function toRollupClick(r: RawRow): RollupClick {
-  return { linkId: r.link_id, time: r.timestamp, bot: r.bot === 1, code: r.variant_code, variantId: r.variant_id, ...storedDimensions(r) };
+  return {
+    linkId: r.link_id,
+    time: r.timestamp,
+    bot: r.bot === 1,
+    code: r.variant_code,
+    variantId: r.variant_id,
+    ...storedDimensions(r),
+  };
 }

@@ -20,7 +20,9 @@ export type ClickWriter = (clicks: EnrichedClick[]) => { written: number; skippe
 
 export function createClickWriter(sqlite: Database): ClickWriter {
   // One statement per batch instead of one per link: a batch holds up to one click per link.
-  const existing = sqlite.prepare<{ id: string }, [string]>('SELECT id FROM links WHERE id IN (SELECT value FROM json_each(?))');
+  const existing = sqlite.prepare<{ id: string }, [string]>(
+    'SELECT id FROM links WHERE id IN (SELECT value FROM json_each(?))',
+  );
   const seeVisitor = sqlite.prepare('INSERT OR IGNORE INTO visitor_days (day, link_id, visitor_hash) VALUES (?, ?, ?)');
   const insertClick = sqlite.prepare(
     `INSERT INTO clicks (link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os,
@@ -52,8 +54,23 @@ export function createClickWriter(sqlite: Database): ClickWriter {
       // Uniques are human visitors: a bot hit is never a first visit.
       const firstOfDay = !c.bot && seeVisitor.run(c.day, c.linkId, c.visitorHash).changes > 0;
       insertClick.run(
-        c.linkId, c.time, c.variantId, c.code, c.destination, c.paramsJson, c.country, c.city, c.device, c.os,
-        c.browser, c.referrer, c.trafficType, c.language, c.bot ? 1 : 0, c.visitorHash, firstOfDay ? 1 : 0,
+        c.linkId,
+        c.time,
+        c.variantId,
+        c.code,
+        c.destination,
+        c.paramsJson,
+        c.country,
+        c.city,
+        c.device,
+        c.os,
+        c.browser,
+        c.referrer,
+        c.trafficType,
+        c.language,
+        c.bot ? 1 : 0,
+        c.visitorHash,
+        firstOfDay ? 1 : 0,
       );
       rollups.addClick(c, firstOfDay);
       let t = totals.get(c.linkId);

@@ -11,8 +11,8 @@
  */
 import type { Database, Statement } from 'bun:sqlite';
 import { DAY_MS, hourStart, utcDay } from '../../lib/time';
-import { decodeCounts, encodeCounts, mergeCounts, type Counts } from './rollup-codec';
 import type { EnrichedClick } from './enrich';
+import { type Counts, decodeCounts, encodeCounts, mergeCounts } from './rollup-codec';
 import type { RollupValues } from './rollup-values';
 
 export const ROLLUP_DIMS = [
@@ -43,7 +43,19 @@ export const WORKSPACE = '';
  */
 export type RollupClick = Pick<
   EnrichedClick,
-  'linkId' | 'time' | 'bot' | 'code' | 'variantId' | 'params' | 'country' | 'city' | 'device' | 'os' | 'browser' | 'referrer' | 'language'
+  | 'linkId'
+  | 'time'
+  | 'bot'
+  | 'code'
+  | 'variantId'
+  | 'params'
+  | 'country'
+  | 'city'
+  | 'device'
+  | 'os'
+  | 'browser'
+  | 'referrer'
+  | 'language'
 > & { trafficType: string | null };
 
 /** Params with their own breakdown, so they are not repeated under `param`. */
@@ -107,8 +119,10 @@ export class RollupAccumulator {
     const hour = hourStart(c.time);
     const day = utcDay(c.time) * DAY_MS;
     const linkValue = this.values.idOf('link', '', c.linkId);
-    for (const b of [this.bucket(c.linkId, 'hour', hour, c.bot), this.bucket(c.linkId, 'day', day, c.bot)]) count(b, ids, unique, -1);
-    for (const b of [this.bucket(WORKSPACE, 'hour', hour, c.bot), this.bucket(WORKSPACE, 'day', day, c.bot)]) count(b, ids, unique, linkValue);
+    for (const b of [this.bucket(c.linkId, 'hour', hour, c.bot), this.bucket(c.linkId, 'day', day, c.bot)])
+      count(b, ids, unique, -1);
+    for (const b of [this.bucket(WORKSPACE, 'hour', hour, c.bot), this.bucket(WORKSPACE, 'day', day, c.bot)])
+      count(b, ids, unique, linkValue);
   }
 }
 
@@ -146,9 +160,13 @@ export class RollupStore {
   private readonly cache: Map<string, { clicks: number; uniques: number; counts: Counts }> | null;
 
   constructor(sqlite: Database, options: { cacheWorkspace?: boolean } = {}) {
-    this.select = sqlite.prepare('SELECT clicks, uniques, data FROM rollup_buckets WHERE scope = ? AND grain = ? AND start = ? AND bot = ?');
+    this.select = sqlite.prepare(
+      'SELECT clicks, uniques, data FROM rollup_buckets WHERE scope = ? AND grain = ? AND start = ? AND bot = ?',
+    );
     // Columns before the blob only: SQLite then never reads the blob's overflow pages.
-    this.totals = sqlite.prepare('SELECT clicks, uniques FROM rollup_buckets WHERE scope = ? AND grain = ? AND start = ? AND bot = ?');
+    this.totals = sqlite.prepare(
+      'SELECT clicks, uniques FROM rollup_buckets WHERE scope = ? AND grain = ? AND start = ? AND bot = ?',
+    );
     this.upsert = sqlite.prepare(
       `INSERT INTO rollup_buckets (scope, grain, start, bot, clicks, uniques, data) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (scope, grain, start, bot) DO UPDATE SET clicks = excluded.clicks, uniques = excluded.uniques, data = excluded.data`,
@@ -213,13 +231,23 @@ export function forgetLinkRollups(sqlite: Database, linkId: string): void {
     )
     .all(linkId);
   if (rows.length === 0) return;
-  const linkValue = sqlite.query<{ id: number }, [string]>("SELECT id FROM rollup_values WHERE dim = 'link' AND key = '' AND value = ?").get(linkId);
+  const linkValue = sqlite
+    .query<{ id: number }, [string]>("SELECT id FROM rollup_values WHERE dim = 'link' AND key = '' AND value = ?")
+    .get(linkId);
   const store = new RollupStore(sqlite);
   store.apply(
     rows.map((r) => {
       const counts = decodeCounts(r.data);
       if (linkValue) counts.set(linkValue.id, r.clicks);
-      return { scope: WORKSPACE, grain: r.grain, start: r.start, bot: r.bot === 1, clicks: r.clicks, uniques: r.uniques, counts };
+      return {
+        scope: WORKSPACE,
+        grain: r.grain,
+        start: r.start,
+        bot: r.bot === 1,
+        clicks: r.clicks,
+        uniques: r.uniques,
+        counts,
+      };
     }),
     -1,
   );

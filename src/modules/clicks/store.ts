@@ -5,11 +5,11 @@
  */
 import type { Database } from 'bun:sqlite';
 import type { Clock } from '../../lib/clock';
-import { enrichClick, type EnrichContext } from './enrich';
+import { utcDay } from '../../lib/time';
+import { type EnrichContext, enrichClick } from './enrich';
 import type { GeoLookup } from './geo';
 import type { WireClick } from './record';
-import { createClickWriter, type ClickWriter } from './repo';
-import { utcDay } from '../../lib/time';
+import { type ClickWriter, createClickWriter } from './repo';
 import { VisitorHasher } from './visitor';
 
 export interface WriteOutcome {

@@ -34,17 +34,80 @@ const MEDIUM: Record<string, TrafficType> = {
 };
 
 // Mail.ru's webmail is e.mail.ru (and touch.mail.ru); go.mail.ru is its search engine.
-const WEBMAIL = ['mail.google.com', 'outlook.live.com', 'outlook.office.com', 'outlook.office365.com', 'mail.yahoo.com', 'mail.proton.me', 'mail.aol.com', 'mail.yandex.ru', 'mail.yandex.com', 'mail.zoho.com', 'app.fastmail.com', 'mail.gmx.net', 'e.mail.ru', 'touch.mail.ru', 'mail.naver.com', 'email.seznam.cz'];
+const WEBMAIL = [
+  'mail.google.com',
+  'outlook.live.com',
+  'outlook.office.com',
+  'outlook.office365.com',
+  'mail.yahoo.com',
+  'mail.proton.me',
+  'mail.aol.com',
+  'mail.yandex.ru',
+  'mail.yandex.com',
+  'mail.zoho.com',
+  'app.fastmail.com',
+  'mail.gmx.net',
+  'e.mail.ru',
+  'touch.mail.ru',
+  'mail.naver.com',
+  'email.seznam.cz',
+];
 
 // The name of the registrable domain: "google" matches google.com, google.co.uk, www.google.de.
-const SEARCH_NAMES = ['google', 'bing', 'yahoo', 'duckduckgo', 'baidu', 'yandex', 'ecosia', 'qwant', 'startpage', 'brave', 'naver', 'seznam', 'kagi', 'aol', 'search'];
+const SEARCH_NAMES = [
+  'google',
+  'bing',
+  'yahoo',
+  'duckduckgo',
+  'baidu',
+  'yandex',
+  'ecosia',
+  'qwant',
+  'startpage',
+  'brave',
+  'naver',
+  'seznam',
+  'kagi',
+  'aol',
+  'search',
+];
 // Search hosts whose domain name is not an engine's name.
 const SEARCH_HOSTS = ['go.mail.ru', 'ya.ru'];
 // Subdomain labels a search engine serves results from (besides one- or two-letter ones: m, r, cn, uk).
 const SEARCH_LABELS = new Set(['search', 'html', 'lite', 'images']);
 // Second-level labels of country suffixes (co.uk, com.au, co.jp): the name is one label further left.
 const SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'ne', 'or', 'ac', 'gov', 'edu', 'gob', 'go']);
-const SOCIAL_HOSTS = ['facebook.com', 'fb.com', 'fb.me', 'messenger.com', 'instagram.com', 't.co', 'twitter.com', 'x.com', 'linkedin.com', 'lnkd.in', 'reddit.com', 'youtube.com', 'youtu.be', 'tiktok.com', 'pinterest.com', 'threads.net', 'bsky.app', 'mastodon.social', 'tumblr.com', 'vk.com', 'weibo.com', 'snapchat.com', 'quora.com', 'discord.com', 'telegram.org', 't.me', 'whatsapp.com', 'wa.me', 'news.ycombinator.com'];
+const SOCIAL_HOSTS = [
+  'facebook.com',
+  'fb.com',
+  'fb.me',
+  'messenger.com',
+  'instagram.com',
+  't.co',
+  'twitter.com',
+  'x.com',
+  'linkedin.com',
+  'lnkd.in',
+  'reddit.com',
+  'youtube.com',
+  'youtu.be',
+  'tiktok.com',
+  'pinterest.com',
+  'threads.net',
+  'bsky.app',
+  'mastodon.social',
+  'tumblr.com',
+  'vk.com',
+  'weibo.com',
+  'snapchat.com',
+  'quora.com',
+  'discord.com',
+  'telegram.org',
+  't.me',
+  'whatsapp.com',
+  'wa.me',
+  'news.ycombinator.com',
+];
 
 /** The referrer's host, lower case, without a leading `www.`; null when absent or not a URL. */
 export function referrerHost(referrer: string | null): string | null {
@@ -80,7 +143,11 @@ function isSearchEngine(host: string): boolean {
   return labels.slice(0, at).every((label) => label.length <= 2 || SEARCH_LABELS.has(label));
 }
 
-export function trafficType(refHost: string | null, utmMedium: string | undefined, ownHosts: readonly string[] = []): TrafficType {
+export function trafficType(
+  refHost: string | null,
+  utmMedium: string | undefined,
+  ownHosts: readonly string[] = [],
+): TrafficType {
   const medium = utmMedium?.trim().toLowerCase();
   // Own keys only: "constructor" or "__proto__" must not find Object.prototype's members.
   const byMedium = medium && Object.hasOwn(MEDIUM, medium) ? MEDIUM[medium] : undefined;

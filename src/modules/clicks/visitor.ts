@@ -18,7 +18,9 @@ export class VisitorHasher {
     this.select = sqlite.prepare<{ salt: string }, [number]>('SELECT salt FROM visitor_salts WHERE day = ?');
     this.insert = sqlite.prepare('INSERT OR IGNORE INTO visitor_salts (day, salt) VALUES (?, ?)');
     this.deleteSalts = sqlite.prepare('DELETE FROM visitor_salts WHERE day < ?');
-    this.deleteDays = sqlite.prepare('DELETE FROM visitor_days WHERE rowid IN (SELECT rowid FROM visitor_days WHERE day < ? LIMIT ?)');
+    this.deleteDays = sqlite.prepare(
+      'DELETE FROM visitor_days WHERE rowid IN (SELECT rowid FROM visitor_days WHERE day < ? LIMIT ?)',
+    );
   }
 
   private saltFor(day: number): string {

@@ -4,7 +4,7 @@
  * a commit writes everything received since the last one in one transaction. On failure the
  * slices are discarded here: the main thread still holds the clicks and sends them again.
  */
-import { openDatabase, type Db } from '../../db/client';
+import { type Db, openDatabase } from '../../db/client';
 import { systemClock } from '../../lib/clock';
 import { openGeo } from './geo';
 import type { WireClick } from './record';

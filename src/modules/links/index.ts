@@ -22,17 +22,30 @@ export function linksRoutes(deps: Deps) {
     .get('', ({ query }) => listLinks(deps, query), {
       query: ListLinksQuery,
       response: { 200: LinkListModel, ...errors(400, 401, 429) },
-      detail: { tags, summary: 'List links', description: 'Active and paused links unless `status` is given; newest first by default.' },
+      detail: {
+        tags,
+        summary: 'List links',
+        description: 'Active and paused links unless `status` is given; newest first by default.',
+      },
     })
-    .post('', ({ body, actor, set }) => {
-      set.status = 201;
-      return createLink(deps, actor, body);
-    }, {
-      parse: 'json',
-      body: CreateLinkBody,
-      response: { 201: LinkModel, ...errors(400, 401, 403, 409, 413, 415, 429) },
-      detail: { tags, summary: 'Create a link', description: 'utm_ query keys of the destination are moved into params. A custom slug requires a superuser key (403 superuser_required).' },
-    })
+    .post(
+      '',
+      ({ body, actor, set }) => {
+        set.status = 201;
+        return createLink(deps, actor, body);
+      },
+      {
+        parse: 'json',
+        body: CreateLinkBody,
+        response: { 201: LinkModel, ...errors(400, 401, 403, 409, 413, 415, 429) },
+        detail: {
+          tags,
+          summary: 'Create a link',
+          description:
+            'utm_ query keys of the destination are moved into params. A custom slug requires a superuser key (403 superuser_required).',
+        },
+      },
+    )
     .get('/tags', () => listTagCounts(deps), {
       response: { 200: TagCountsModel, ...errors(401, 429) },
       detail: { tags, summary: 'Tags in use, with link counts', description: 'Most used first.' },
@@ -47,11 +60,21 @@ export function linksRoutes(deps: Deps) {
       params: LinkIdParams,
       body: UpdateLinkBody,
       response: { 200: LinkModel, ...errors(400, 401, 403, 404, 409, 413, 415, 429) },
-      detail: { tags, summary: 'Update a link', description: 'Only the fields sent change. Renaming the slug requires a superuser key. status=archived hides the link from the default list; it keeps redirecting.' },
+      detail: {
+        tags,
+        summary: 'Update a link',
+        description:
+          'Only the fields sent change. Renaming the slug requires a superuser key. status=archived hides the link from the default list; it keeps redirecting.',
+      },
     })
     .delete('/:id', ({ params }) => deleteLink(deps, params.id), {
       params: LinkIdParams,
       response: { 200: DeletedModel, ...errors(401, 403, 404, 409, 429) },
-      detail: { tags, summary: 'Delete a link', description: 'Only a link without recorded human clicks; otherwise 409 delete_requires_dashboard (archive it instead).' },
+      detail: {
+        tags,
+        summary: 'Delete a link',
+        description:
+          'Only a link without recorded human clicks; otherwise 409 delete_requires_dashboard (archive it instead).',
+      },
     });
 }

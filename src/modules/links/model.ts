@@ -47,7 +47,10 @@ const Title = t.String({
 const Tags = t.Array(t.String({ maxLength: LINK_LIMITS.tagLength }), {
   maxItems: LINK_LIMITS.tags,
   description: `At most ${LINK_LIMITS.tags} tags of 1 to ${LINK_LIMITS.tagLength} characters; trimmed, repeats dropped.`,
-  error: fieldError('tags', `tags must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`),
+  error: fieldError(
+    'tags',
+    `tags must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`,
+  ),
 });
 const ProjectId = t.Union([t.String(), t.Null()], {
   error: fieldError('projectId', 'projectId must be a project id or null'),
@@ -98,30 +101,57 @@ export const LINK_SORTS = ['created', 'oldest', 'clicks', 'updated'] as const;
 export type LinkSort = (typeof LINK_SORTS)[number];
 
 export const ListLinksQuery = t.Object({
-  q: t.Optional(t.String({ maxLength: 200, description: 'Matches slug, title or destination (substring, case-insensitive).' , error: fieldError('q', 'q must be at most 200 characters') })),
+  q: t.Optional(
+    t.String({
+      maxLength: 200,
+      description: 'Matches slug, title or destination (substring, case-insensitive).',
+      error: fieldError('q', 'q must be at most 200 characters'),
+    }),
+  ),
   tag: t.Optional(t.String({ error: fieldError('tag', 'tag must be a string') })),
-  project: t.Optional(t.String({ description: 'A project id, or `none` for unfiled links.', error: fieldError('project', 'project must be a project id or none') })),
+  project: t.Optional(
+    t.String({
+      description: 'A project id, or `none` for unfiled links.',
+      error: fieldError('project', 'project must be a project id or none'),
+    }),
+  ),
   status: t.Optional(StatusModel),
   sort: t.Optional(
     t.UnionEnum([...LINK_SORTS], {
-      description: 'created: newest first (default); oldest: oldest first; clicks: most clicks first; updated: most recently updated first. Ties broken by id.',
+      description:
+        'created: newest first (default); oldest: oldest first; clicks: most clicks first; updated: most recently updated first. Ties broken by id.',
       error: fieldError('sort', 'sort must be one of created, oldest, clicks, updated'),
     }),
   ),
   limit: t.Optional(
-    t.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size, 1 to 100 (default 50).', error: fieldError('limit', 'limit must be an integer from 1 to 100') }),
+    t.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 50,
+      description: 'Page size, 1 to 100 (default 50).',
+      error: fieldError('limit', 'limit must be an integer from 1 to 100'),
+    }),
   ),
-  cursor: t.Optional(t.String({ description: 'The cursor of the previous page.', error: fieldError('cursor', 'cursor must be a string') })),
+  cursor: t.Optional(
+    t.String({
+      description: 'The cursor of the previous page.',
+      error: fieldError('cursor', 'cursor must be a string'),
+    }),
+  ),
 });
 export type ListLinksInput = typeof ListLinksQuery.static;
 
 export const LinkListModel = t.Object({
   items: t.Array(LinkModel),
-  cursor: t.Union([t.String(), t.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  cursor: t.Union([t.String(), t.Null()], {
+    description: 'Pass as `cursor` for the next page; null on the last page.',
+  }),
 });
 
 export const TagCountsModel = t.Object({
-  tags: t.Array(t.Object({ tag: t.String(), count: Type.Integer({ description: 'Links carrying the tag (archived included).' }) })),
+  tags: t.Array(
+    t.Object({ tag: t.String(), count: Type.Integer({ description: 'Links carrying the tag (archived included).' }) }),
+  ),
 });
 
 export const LinkIdParams = t.Object({ id: t.String() });

@@ -1,12 +1,13 @@
 /** Link queries and the row -> API mapping. */
-import { forgetLinkRollups } from '../clicks/rollups';
-import { shortUrlOf } from '../../lib/short-url';
-import { and, asc, count, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+
+import { and, asc, count, desc, eq, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { shortUrlOf } from '../../lib/short-url';
+import { forgetLinkRollups } from '../clicks/rollups';
 import { projects } from '../projects/table';
 import { findVariantsByLinkIds, toVariant } from '../variants/repo';
 import type { Link, LinkSort } from './model';
-import { links, linkTags, type LinkRow } from './table';
+import { type LinkRow, links, linkTags } from './table';
 
 export interface LinkRecord {
   row: LinkRow;
@@ -20,11 +21,19 @@ export function findLinkRow(db: Db, id: string): LinkRow | undefined {
 }
 
 export function findLinkRecord(db: Db, id: string): LinkRecord | undefined {
-  return db.select(linkColumns).from(links).leftJoin(projects, eq(projects.id, links.projectId)).where(eq(links.id, id)).get();
+  return db
+    .select(linkColumns)
+    .from(links)
+    .leftJoin(projects, eq(projects.id, links.projectId))
+    .where(eq(links.id, id))
+    .get();
 }
 
 /** What a redirect needs of a link (the in-memory slug index is built from these). */
-export type RedirectRow = Pick<LinkRow, 'id' | 'slug' | 'status' | 'destination' | 'params' | 'expiresAt' | 'clickLimit' | 'clickCount'>;
+export type RedirectRow = Pick<
+  LinkRow,
+  'id' | 'slug' | 'status' | 'destination' | 'params' | 'expiresAt' | 'clickLimit' | 'clickCount'
+>;
 
 const redirectColumns = {
   id: links.id,
@@ -93,7 +102,10 @@ export function toLinks(db: Db, shortHost: string, records: LinkRecord[]): Link[
 export function insertLink(db: Db, row: LinkRow, tags: string[]): void {
   db.transaction((tx) => {
     tx.insert(links).values(row).run();
-    if (tags.length) tx.insert(linkTags).values(tags.map((tag) => ({ linkId: row.id, tag }))).run();
+    if (tags.length)
+      tx.insert(linkTags)
+        .values(tags.map((tag) => ({ linkId: row.id, tag })))
+        .run();
   });
 }
 
@@ -102,7 +114,10 @@ export function updateLinkRow(db: Db, id: string, changes: Partial<LinkRow>, tag
     if (Object.keys(changes).length) tx.update(links).set(changes).where(eq(links.id, id)).run();
     if (tags) {
       tx.delete(linkTags).where(eq(linkTags.linkId, id)).run();
-      if (tags.length) tx.insert(linkTags).values(tags.map((tag) => ({ linkId: id, tag }))).run();
+      if (tags.length)
+        tx.insert(linkTags)
+          .values(tags.map((tag) => ({ linkId: id, tag })))
+          .run();
     }
   });
 }
@@ -158,7 +173,9 @@ function filterConditions(filter: LinkFilter): SQL[] {
     );
   }
   if (filter.tag !== undefined) {
-    where.push(sql`EXISTS (SELECT 1 FROM ${linkTags} WHERE ${linkTags.linkId} = ${links.id} AND ${linkTags.tag} = ${filter.tag})`);
+    where.push(
+      sql`EXISTS (SELECT 1 FROM ${linkTags} WHERE ${linkTags.linkId} = ${links.id} AND ${linkTags.tag} = ${filter.tag})`,
+    );
   }
   if (filter.project === 'none') where.push(isNull(links.projectId));
   else if (filter.project !== undefined) where.push(eq(links.projectId, filter.project));
@@ -182,7 +199,9 @@ export function listLinkPage(
   const where = filterConditions(filter);
   if (after) {
     where.push(
-      ascending ? sql`(${column}, ${links.id}) > (${after.value}, ${after.id})` : sql`(${column}, ${links.id}) < (${after.value}, ${after.id})`,
+      ascending
+        ? sql`(${column}, ${links.id}) > (${after.value}, ${after.id})`
+        : sql`(${column}, ${links.id}) < (${after.value}, ${after.id})`,
     );
   }
   const order = ascending ? [asc(column), asc(links.id)] : [desc(column), desc(links.id)];

@@ -7,7 +7,7 @@ import { hasControlChars } from '../../lib/text';
 import { findProject } from '../projects/repo';
 import { decodeCursor, encodeCursor } from './cursor';
 import { normalizeDestination } from './destination';
-import { LINK_LIMITS, type CreateLinkInput, type Link, type ListLinksInput, type UpdateLinkInput } from './model';
+import { type CreateLinkInput, LINK_LIMITS, type Link, type ListLinksInput, type UpdateLinkInput } from './model';
 import * as repo from './repo';
 import { checkCustomSlug, generateSlug } from './slug';
 import type { LinkRow } from './table';
@@ -28,7 +28,8 @@ export function normalizeTitle(title: string | null | undefined): string | null 
   const trimmed = title.trim();
   if (hasControlChars(trimmed)) throw invalid('title', 'title contains control characters');
   // The API schema bounds it too; bulk titles come from text and only meet this check.
-  if (trimmed.length > LINK_LIMITS.titleLength) throw invalid('title', `title is longer than ${LINK_LIMITS.titleLength} characters`);
+  if (trimmed.length > LINK_LIMITS.titleLength)
+    throw invalid('title', `title is longer than ${LINK_LIMITS.titleLength} characters`);
   return trimmed === '' ? null : trimmed;
 }
 
@@ -154,7 +155,8 @@ export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLi
   if (input.expiresAt !== undefined) changes.expiresAt = input.expiresAt;
   if (input.clickLimit !== undefined) changes.clickLimit = input.clickLimit;
   if (input.status !== undefined) changes.status = input.status;
-  if (Object.keys(changes).length > 0 || tags !== undefined) changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
+  if (Object.keys(changes).length > 0 || tags !== undefined)
+    changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
   try {
     repo.updateLinkRow(deps.db, id, changes, tags);
   } catch (err) {

@@ -13,17 +13,29 @@ export function projectsRoutes(deps: Deps) {
     .use(principalPlugin)
     .get('', () => listProjects(deps), {
       response: { 200: ProjectListModel, ...errors(401, 429) },
-      detail: { tags, summary: 'List projects', description: 'Sorted by name, with link counts, the number of unfiled links and the total.' },
+      detail: {
+        tags,
+        summary: 'List projects',
+        description: 'Sorted by name, with link counts, the number of unfiled links and the total.',
+      },
     })
-    .post('', ({ body, set }) => {
-      set.status = 201;
-      return createProject(deps, body);
-    }, {
-      parse: 'json',
-      body: ProjectNameBody,
-      response: { 201: ProjectModel, ...errors(400, 401, 403, 409, 429) },
-      detail: { tags, summary: 'Create a project', description: '409 conflict when the name is taken (case-insensitive).' },
-    })
+    .post(
+      '',
+      ({ body, set }) => {
+        set.status = 201;
+        return createProject(deps, body);
+      },
+      {
+        parse: 'json',
+        body: ProjectNameBody,
+        response: { 201: ProjectModel, ...errors(400, 401, 403, 409, 429) },
+        detail: {
+          tags,
+          summary: 'Create a project',
+          description: '409 conflict when the name is taken (case-insensitive).',
+        },
+      },
+    )
     .patch('/:id', ({ params, body }) => renameProject(deps, params.id, body), {
       parse: 'json',
       params: ProjectIdParams,

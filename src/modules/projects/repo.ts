@@ -1,7 +1,7 @@
 /** Project queries. */
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { projects, type ProjectRow } from './table';
+import { type ProjectRow, projects } from './table';
 
 export function findProject(db: Db, id: string): ProjectRow | undefined {
   return db.select().from(projects).where(eq(projects.id, id)).get();
@@ -9,15 +9,15 @@ export function findProject(db: Db, id: string): ProjectRow | undefined {
 
 /** Names are unique without regard to (ASCII) case; SQLite's lower() folds both sides alike. */
 export function findProjectByName(db: Db, name: string): ProjectRow | undefined {
-  return db
-    .select()
-    .from(projects)
-    .where(sql`lower(${projects.name}) = lower(${name})`)
-    .get();
+  return db.select().from(projects).where(sql`lower(${projects.name}) = lower(${name})`).get();
 }
 
 export function listProjectRows(db: Db): ProjectRow[] {
-  return db.select().from(projects).orderBy(asc(sql`lower(${projects.name})`), asc(projects.id)).all();
+  return db
+    .select()
+    .from(projects)
+    .orderBy(asc(sql`lower(${projects.name})`), asc(projects.id))
+    .all();
 }
 
 export function insertProject(db: Db, row: ProjectRow): void {

@@ -13,7 +13,10 @@ export const QrQuery = t.Object({
     }),
   ),
   variant: t.Optional(
-    t.String({ description: "A variant's code: encode that variant's URL instead of the link's.", error: fieldError('variant', 'variant must be a variant code') }),
+    t.String({
+      description: "A variant's code: encode that variant's URL instead of the link's.",
+      error: fieldError('variant', 'variant must be a variant code'),
+    }),
   ),
 });
 export type QrInput = typeof QrQuery.static;

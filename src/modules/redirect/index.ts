@@ -9,7 +9,7 @@
 import type { Deps } from '../../deps';
 import { hostOf, pathOf, type ServerLike } from '../../http/client';
 import { RESERVED_SLUGS } from '../links/slug';
-import { ROBOTS_TXT, pageResponse } from './pages';
+import { pageResponse, ROBOTS_TXT } from './pages';
 import { createRedirect } from './redirect';
 
 // A slug, then optionally a code, then optionally a trailing slash. Anything else (dots,
@@ -35,9 +35,14 @@ export function createShortSite(deps: Deps) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return pageResponse('methodNotAllowed');
       return redirect(request, server, match[1]!, match[2] ?? null);
     }
-    if (path === '/robots.txt') return new Response(ROBOTS_TXT, { headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    if (path === '/robots.txt')
+      return new Response(ROBOTS_TXT, { headers: { 'content-type': 'text/plain; charset=utf-8' } });
     if (!split || path === '/healthz') return undefined;
-    if (path === '/') return new Response(null, { status: 302, headers: { location: `${appHost}/`, 'cache-control': 'private, max-age=0' } });
+    if (path === '/')
+      return new Response(null, {
+        status: 302,
+        headers: { location: `${appHost}/`, 'cache-control': 'private, max-age=0' },
+      });
     return pageResponse('notFound');
   };
 }

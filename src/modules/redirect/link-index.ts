@@ -35,7 +35,13 @@ export interface RedirectEntry {
 const NO_VARIANTS: ReadonlyMap<string, ClickTarget> = new Map();
 const NO_PARAMS_JSON = '{}';
 
-function target(linkId: string, variantId: string | null, destination: string, params: Record<string, string>, counters: LinkCounters): ClickTarget {
+function target(
+  linkId: string,
+  variantId: string | null,
+  destination: string,
+  params: Record<string, string>,
+  counters: LinkCounters,
+): ClickTarget {
   const empty = Object.keys(params).length === 0;
   return Object.freeze({
     linkId,
@@ -80,11 +86,16 @@ export class LinkIndex {
   }
 
   /** `counters` is the previous entry's when there is one (buffered clicks point at it); else the stored count. */
-  private build(row: RedirectRow, variantRows: VariantRow[], counters: LinkCounters = { humanClicks: row.clickCount, unsorted: 0 }): RedirectEntry {
+  private build(
+    row: RedirectRow,
+    variantRows: VariantRow[],
+    counters: LinkCounters = { humanClicks: row.clickCount, unsorted: 0 },
+  ): RedirectEntry {
     let byCode = NO_VARIANTS;
     if (variantRows.length > 0) {
       const map = new Map<string, ClickTarget>();
-      for (const v of variantRows) map.set(v.code, target(row.id, v.id, row.destination, { ...row.params, ...v.params }, counters));
+      for (const v of variantRows)
+        map.set(v.code, target(row.id, v.id, row.destination, { ...row.params, ...v.params }, counters));
       byCode = map;
     }
     return {
@@ -117,7 +128,10 @@ export class LinkIndex {
   private loadPage(after: string, pageSize: number): string | null {
     const rows = listRedirectRows(this.db, after, pageSize);
     if (rows.length === 0) return null;
-    const byLink = findVariantsByLinkIds(this.db, rows.map((r) => r.id));
+    const byLink = findVariantsByLinkIds(
+      this.db,
+      rows.map((r) => r.id),
+    );
     for (const row of rows) {
       // Already read on a miss or by a write during a background load: that entry is as
       // fresh and its counters may be referenced by buffered clicks.

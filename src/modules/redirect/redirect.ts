@@ -21,7 +21,12 @@ function capped(value: string | null, max: number): string | null {
 export function createRedirect(deps: Deps) {
   const { linkIndex, clicks, clock, config } = deps;
   const buffer = clicks.buffer;
-  return (request: Request, server: ServerLike | null, slug: string, code: string | null): Response | Promise<Response> => {
+  return (
+    request: Request,
+    server: ServerLike | null,
+    slug: string,
+    code: string | null,
+  ): Response | Promise<Response> => {
     const entry = linkIndex.get(slug);
     if (entry === undefined || entry.status === 'paused') return pageResponse('notFound');
     const now = clock.now();
@@ -51,7 +56,10 @@ export function createRedirect(deps: Deps) {
       head,
       bot,
     });
-    const response = new Response(null, { status: 302, headers: { location: target.location, 'cache-control': 'private, max-age=0' } });
+    const response = new Response(null, {
+      status: 302,
+      headers: { location: target.location, 'cache-control': 'private, max-age=0' },
+    });
     // The click is recorded either way; at saturation the answer waits for the writer (buffer.ts).
     return buffer.saturated ? buffer.drained().then(() => response) : response;
   };

@@ -17,16 +17,24 @@ export function variantsRoutes(deps: Deps) {
       response: { 200: t.Array(VariantModel), ...errors(401, 404, 429) },
       detail: { tags, summary: 'List the variants of a link' },
     })
-    .post('', ({ params, body, set }) => {
-      set.status = 201;
-      return createVariant(deps, params.id, body);
-    }, {
-      parse: 'json',
-      params: LinkIdParams,
-      body: CreateVariantBody,
-      response: { 201: VariantModel, ...errors(400, 401, 403, 404, 409, 429) },
-      detail: { tags, summary: 'Create a variant', description: 'Served at {short_host}/<slug>/<code>; its params are layered over the link\'s.' },
-    })
+    .post(
+      '',
+      ({ params, body, set }) => {
+        set.status = 201;
+        return createVariant(deps, params.id, body);
+      },
+      {
+        parse: 'json',
+        params: LinkIdParams,
+        body: CreateVariantBody,
+        response: { 201: VariantModel, ...errors(400, 401, 403, 404, 409, 429) },
+        detail: {
+          tags,
+          summary: 'Create a variant',
+          description: "Served at {short_host}/<slug>/<code>; its params are layered over the link's.",
+        },
+      },
+    )
     .patch('/:variantId', ({ params, body }) => updateVariant(deps, params.id, params.variantId, body), {
       parse: 'json',
       params: VariantParams,
@@ -37,6 +45,10 @@ export function variantsRoutes(deps: Deps) {
     .delete('/:variantId', ({ params }) => deleteVariant(deps, params.id, params.variantId), {
       params: VariantParams,
       response: { 200: DeletedModel, ...errors(401, 403, 404, 429) },
-      detail: { tags, summary: 'Delete a variant', description: 'Past clicks are kept and afterwards report as an unrecognised code.' },
+      detail: {
+        tags,
+        summary: 'Delete a variant',
+        description: 'Past clicks are kept and afterwards report as an unrecognised code.',
+      },
     });
 }

@@ -3,7 +3,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { shortUrlOf } from '../../lib/short-url';
 import type { Variant } from './model';
-import { variants, type VariantRow } from './table';
+import { type VariantRow, variants } from './table';
 
 export function toVariant(row: VariantRow, shortHost: string, slug: string): Variant {
   return {

@@ -25,7 +25,15 @@ export function createVariant(deps: Deps, linkId: string, input: CreateVariantIn
   const params = checkParams(input.params ?? {});
   codeTaken(deps, linkId, input.code);
   const now = deps.clock.now();
-  const row: VariantRow = { id: newId('var'), linkId, code: input.code, params, clickCount: 0, createdAt: now, updatedAt: now };
+  const row: VariantRow = {
+    id: newId('var'),
+    linkId,
+    code: input.code,
+    params,
+    clickCount: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
   repo.insertVariant(deps.db, row);
   deps.linkIndex.refresh(linkId);
   return repo.toVariant(row, deps.config.shortHost, link.slug);

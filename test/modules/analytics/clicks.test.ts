@@ -3,17 +3,46 @@
  * (GET /links/{id}/export.csv), with clicks made through the real redirect and flush.
  * The CSV is read with a real RFC 4180 parser (csv-parse), never split on commas.
  */
-import { EXPORT_PAGE } from '../../../src/modules/analytics/export-cursor';
+
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parse } from 'csv-parse/sync';
 import { csvCell, csvLine } from '../../../src/modules/analytics/csv';
-import { api, disposeTestApp, makeKey, T0, type ApiResult } from '../../helpers/app';
-import { clickRequest, createLink, createVariant, DAY, flushOk, HOUR, prng, rows, setup, UA, type ClickOptions, type Ctx } from '../clicks/support';
+import { EXPORT_PAGE } from '../../../src/modules/analytics/export-cursor';
+import { type ApiResult, api, disposeTestApp, makeKey, T0 } from '../../helpers/app';
+import {
+  type ClickOptions,
+  type Ctx,
+  clickRequest,
+  createLink,
+  createVariant,
+  DAY,
+  flushOk,
+  HOUR,
+  prng,
+  rows,
+  setup,
+  UA,
+} from '../clicks/support';
 
 /** The CONTRACT's "Click record", in its order. */
 const FIELDS = [
-  'id', 'linkId', 'slug', 'timestamp', 'variantCode', 'variantKnown', 'destination', 'params', 'country', 'city',
-  'device', 'os', 'browser', 'referrer', 'trafficType', 'language', 'bot',
+  'id',
+  'linkId',
+  'slug',
+  'timestamp',
+  'variantCode',
+  'variantKnown',
+  'destination',
+  'params',
+  'country',
+  'city',
+  'device',
+  'os',
+  'browser',
+  'referrer',
+  'trafficType',
+  'language',
+  'bot',
 ];
 const HEADER_LINE = `${FIELDS.join(',')}\r\n`;
 
@@ -95,8 +124,16 @@ async function walk(c: Ctx, id: string, query: Query = {}): Promise<{ pages: num
 }
 
 /** The link's clicks from the database, sorted here (not by SQL): timestamp desc, then id desc. */
-function expectedOrder(c: Ctx, linkId: string, filter: (r: { timestamp: number; bot: number }) => boolean = (r) => r.bot === 0): number[] {
-  return rows<{ id: number; timestamp: number; bot: number }>(c.t, 'SELECT id, timestamp, bot FROM clicks WHERE link_id = ?', linkId)
+function expectedOrder(
+  c: Ctx,
+  linkId: string,
+  filter: (r: { timestamp: number; bot: number }) => boolean = (r) => r.bot === 0,
+): number[] {
+  return rows<{ id: number; timestamp: number; bot: number }>(
+    c.t,
+    'SELECT id, timestamp, bot FROM clicks WHERE link_id = ?',
+    linkId,
+  )
     .filter(filter)
     .sort((a, b) => b.timestamp - a.timestamp || b.id - a.id)
     .map((r) => r.id);
@@ -105,7 +142,11 @@ function expectedOrder(c: Ctx, linkId: string, filter: (r: { timestamp: number; 
 const ids = (items: { id: number }[]) => items.map((i) => i.id);
 
 function expectError(res: ApiResult, status: number, code: string, field: string | null): void {
-  expect({ status: res.status, code: res.body?.error?.code, field: res.body?.error?.field }).toEqual({ status, code, field });
+  expect({ status: res.status, code: res.body?.error?.code, field: res.body?.error?.field }).toEqual({
+    status,
+    code,
+    field,
+  });
 }
 
 // --- CSV ---------------------------------------------------------------------------------
@@ -126,7 +167,12 @@ async function exportCsv(c: Ctx, id: string, query: Query = {}, key: string | nu
 
 /** RFC 4180 as csv-parse reads it, strict: CRLF records, quotes only around whole cells, equal column counts. */
 function parseCsv(text: string): string[][] {
-  return parse(text, { record_delimiter: '\r\n', relax_quotes: false, relax_column_count: false, skip_empty_lines: false }) as string[][];
+  return parse(text, {
+    record_delimiter: '\r\n',
+    relax_quotes: false,
+    relax_column_count: false,
+    skip_empty_lines: false,
+  }) as string[][];
 }
 
 const FORMULA = /^[=+\-@\t\r]/;
@@ -138,9 +184,23 @@ const guarded = (s: string) => (FORMULA.test(s) ? `'${s}` : s);
 function expectedCells(c: Click): string[] {
   const text = (v: string | null) => (v === null ? '' : guarded(v));
   return [
-    String(c.id), c.linkId, guarded(c.slug), String(c.timestamp), text(c.variantCode), String(c.variantKnown), guarded(c.destination),
-    guarded(JSON.stringify(c.params)), text(c.country), text(c.city), text(c.device), text(c.os), text(c.browser), text(c.referrer),
-    text(c.trafficType), text(c.language), String(c.bot),
+    String(c.id),
+    c.linkId,
+    guarded(c.slug),
+    String(c.timestamp),
+    text(c.variantCode),
+    String(c.variantKnown),
+    guarded(c.destination),
+    guarded(JSON.stringify(c.params)),
+    text(c.country),
+    text(c.city),
+    text(c.device),
+    text(c.os),
+    text(c.browser),
+    text(c.referrer),
+    text(c.trafficType),
+    text(c.language),
+    String(c.bot),
   ];
 }
 
@@ -211,9 +271,19 @@ describe('the click record', () => {
     const gone = await createVariant(c, link.id, { code: 'gone' });
     const ren = await createVariant(c, link.id, { code: 'ren' });
 
-    loc.human = await hit(c, '/rec/b', T0 - 5000, { ip: LONDON, ua: UA.chromeWin, referer: 'https://www.google.co.uk/search?q=x', lang: 'fr-FR,fr;q=0.9' });
+    loc.human = await hit(c, '/rec/b', T0 - 5000, {
+      ip: LONDON,
+      ua: UA.chromeWin,
+      referer: 'https://www.google.co.uk/search?q=x',
+      lang: 'fr-FR,fr;q=0.9',
+    });
     loc.bot = await hit(c, '/rec', T0 - 4000, { ip: FRANKFURT, ua: UA.googlebot });
-    loc.unknown = await hit(c, '/rec/zz', T0 - 3000, { ip: FRANKFURT, ua: UA.safariIphone, referer: 'https://l.facebook.com/', lang: 'de' });
+    loc.unknown = await hit(c, '/rec/zz', T0 - 3000, {
+      ip: FRANKFURT,
+      ua: UA.safariIphone,
+      referer: 'https://l.facebook.com/',
+      lang: 'de',
+    });
     loc.gone = await hit(c, '/rec/gone', T0 - 2000, { ip: '10.0.0.1', ua: UA.firefoxLinux });
     loc.ren = await hit(c, '/rec/ren', T0 - 1000, { ua: UA.edgeMac, referer: 'https://example.org/page' });
     await flushOk(c.t);
@@ -222,7 +292,9 @@ describe('the click record', () => {
     // renamed, and the link gets a new slug.
     expect((await api(c.t, 'DELETE', `/links/${link.id}/variants/${gone.id}`, { key: c.key })).status).toBe(200);
     await createVariant(c, link.id, { code: 'gone' });
-    expect((await api(c.t, 'PATCH', `/links/${link.id}/variants/${ren.id}`, { key: c.key, body: { code: 'ren2' } })).status).toBe(200);
+    expect(
+      (await api(c.t, 'PATCH', `/links/${link.id}/variants/${ren.id}`, { key: c.key, body: { code: 'ren2' } })).status,
+    ).toBe(200);
     expect((await api(c.t, 'PATCH', `/links/${link.id}`, { key: c.key, body: { slug: 'rec-now' } })).status).toBe(200);
     c.t.clock.set(T0);
     const all = await page(c, link.id, { bots: 1 });
@@ -239,7 +311,9 @@ describe('the click record', () => {
   });
 
   test('a human click through a known variant: every value', async () => {
-    const dbIds = rows<{ id: number }>(c.t, 'SELECT id FROM clicks WHERE link_id = ? ORDER BY id', link.id).map((r) => r.id);
+    const dbIds = rows<{ id: number }>(c.t, 'SELECT id FROM clicks WHERE link_id = ? ORDER BY id', link.id).map(
+      (r) => r.id,
+    );
     expect(loc.human).toBe('https://example.com/landing?utm_source=news&ref=a%20b&utm_campaign=spring');
     expect(byTime.get(T0 - 5000)).toEqual({
       id: dbIds[0]!,
@@ -308,11 +382,24 @@ describe('the click record', () => {
   });
 
   test('a deleted variant is not known any more, even with a new variant of the same code', async () => {
-    expect(byTime.get(T0 - 2000)).toMatchObject({ variantCode: 'gone', variantKnown: false, country: null, city: null, os: 'Linux', browser: 'Firefox' });
+    expect(byTime.get(T0 - 2000)).toMatchObject({
+      variantCode: 'gone',
+      variantKnown: false,
+      country: null,
+      city: null,
+      os: 'Linux',
+      browser: 'Firefox',
+    });
   });
 
   test('a renamed variant is still known; variantCode is the code that was in the URL', async () => {
-    expect(byTime.get(T0 - 1000)).toMatchObject({ variantCode: 'ren', variantKnown: true, referrer: 'example.org', trafficType: 'referral', browser: 'Edge' });
+    expect(byTime.get(T0 - 1000)).toMatchObject({
+      variantCode: 'ren',
+      variantKnown: true,
+      referrer: 'example.org',
+      trafficType: 'referral',
+      browser: 'Edge',
+    });
   });
 
   test('every item shows the current slug and the link id', async () => {
@@ -333,12 +420,24 @@ describe('the click record', () => {
     for (const at of times) await hit(c, '/ties', at);
     await flushOk(c.t);
     c.t.clock.set(T0);
-    const dbIds = rows<{ id: number; timestamp: number }>(c.t, 'SELECT id, timestamp FROM clicks WHERE link_id = ? ORDER BY id', ties.id);
+    const dbIds = rows<{ id: number; timestamp: number }>(
+      c.t,
+      'SELECT id, timestamp FROM clicks WHERE link_id = ? ORDER BY id',
+      ties.id,
+    );
     expect(dbIds.map((r) => r.timestamp)).toEqual(times);
     const id = dbIds.map((r) => r.id) as [number, number, number, number, number, number, number];
     const { items } = await page(c, ties.id);
     expect(ids(items)).toEqual([id[5], id[3], id[1], id[0], id[6], id[4], id[2]]);
-    expect(items.map((i) => i.timestamp)).toEqual([T0 - 50, T0 - 100, T0 - 100, T0 - 100, T0 - 300, T0 - 300, T0 - 300]);
+    expect(items.map((i) => i.timestamp)).toEqual([
+      T0 - 50,
+      T0 - 100,
+      T0 - 100,
+      T0 - 100,
+      T0 - 300,
+      T0 - 300,
+      T0 - 300,
+    ]);
   });
 
   test('a link without clicks: no items, cursor null', async () => {
@@ -462,7 +561,9 @@ describe('paging', () => {
   });
 
   test('a cursor with a window never leaves the window', async () => {
-    const all = manyHumans.map((id) => rows<{ timestamp: number }>(c.t, 'SELECT timestamp FROM clicks WHERE id = ?', id)[0]!.timestamp);
+    const all = manyHumans.map(
+      (id) => rows<{ timestamp: number }>(c.t, 'SELECT timestamp FROM clicks WHERE id = ?', id)[0]!.timestamp,
+    );
     const from = T0 - 1 - 40_000;
     const to = T0 - 1 - 20_000;
     const inWindow = manyHumans.filter((_, i) => all[i]! >= from && all[i]! <= to);
@@ -515,7 +616,16 @@ describe('window and bots on the list', () => {
   beforeAll(async () => {
     c = await setup();
     link = await createLink(c, { slug: 'win' });
-    const times = new Set<number>([NOW, NOW + 1, T0 - 7777, T0 - 7776, Date.UTC(2026, 10, 20), Date.UTC(2026, 10, 20) - 1, TODAY - 1, TODAY - 400 * DAY]);
+    const times = new Set<number>([
+      NOW,
+      NOW + 1,
+      T0 - 7777,
+      T0 - 7776,
+      Date.UTC(2026, 10, 20),
+      Date.UTC(2026, 10, 20) - 1,
+      TODAY - 1,
+      TODAY - 400 * DAY,
+    ]);
     for (const edge of Object.values(edges)) for (const d of [-1, 0, 1]) times.add(edge + d);
     for (const at of [...times].sort((a, b) => a - b)) {
       await hit(c, '/win', at, { ua: UA.chromeWin });
@@ -588,14 +698,26 @@ describe('window and bots on the list', () => {
     await flushOk(c.t);
     c.t.clock.set(NOW);
     const humans = await page(c, b.id);
-    expect(humans.items.map((i) => [i.timestamp, i.bot])).toEqual([[T0 - 1, false], [T0 - 6, false]]);
+    expect(humans.items.map((i) => [i.timestamp, i.bot])).toEqual([
+      [T0 - 1, false],
+      [T0 - 6, false],
+    ]);
     expect(await page(c, b.id, { bots: 0 })).toEqual(humans);
     const all = await page(c, b.id, { bots: 1 });
     expect(all.items.map((i) => [i.timestamp, i.bot])).toEqual([
-      [T0 - 1, false], [T0 - 2, true], [T0 - 3, true], [T0 - 4, true], [T0 - 5, true], [T0 - 6, false],
+      [T0 - 1, false],
+      [T0 - 2, true],
+      [T0 - 3, true],
+      [T0 - 4, true],
+      [T0 - 5, true],
+      [T0 - 6, false],
     ]);
     // With a window too.
-    expect((await page(c, b.id, { bots: 1, from: T0 - 5, to: T0 - 3 })).items.map((i) => i.timestamp)).toEqual([T0 - 3, T0 - 4, T0 - 5]);
+    expect((await page(c, b.id, { bots: 1, from: T0 - 5, to: T0 - 3 })).items.map((i) => i.timestamp)).toEqual([
+      T0 - 3,
+      T0 - 4,
+      T0 - 5,
+    ]);
     expect((await page(c, b.id, { from: T0 - 5, to: T0 - 3 })).items).toEqual([]);
   });
 });
@@ -631,8 +753,22 @@ describe('errors and access', () => {
   });
 
   test('a bad cursor: 400 field cursor', async () => {
-    for (const cursor of ['abc', '!!!', b64('x.y'), b64('1.2.3'), b64('-1.5'), b64('12345678901234567.1'), b64('9999999999999999.1'), b64('1.9999999999999999'), b64('1.'), b64('.1'), '']) {
-      const res = await api(c.t, 'GET', `/links/${link.id}/clicks?cursor=${encodeURIComponent(cursor)}`, { key: c.key });
+    for (const cursor of [
+      'abc',
+      '!!!',
+      b64('x.y'),
+      b64('1.2.3'),
+      b64('-1.5'),
+      b64('12345678901234567.1'),
+      b64('9999999999999999.1'),
+      b64('1.9999999999999999'),
+      b64('1.'),
+      b64('.1'),
+      '',
+    ]) {
+      const res = await api(c.t, 'GET', `/links/${link.id}/clicks?cursor=${encodeURIComponent(cursor)}`, {
+        key: c.key,
+      });
       expect({ cursor, status: res.status, code: res.body?.error?.code, field: res.body?.error?.field }).toEqual({
         cursor,
         status: 400,
@@ -662,13 +798,15 @@ describe('errors and access', () => {
     for (const [query, field] of windowErrors) {
       for (const path of ['clicks', 'export.csv']) {
         const res = await api(c.t, 'GET', `/links/${link.id}/${path}${qs(query)}`, { key: c.key });
-        expect({ path, query, status: res.status, code: res.body?.error?.code, field: res.body?.error?.field }).toEqual({
-          path,
-          query,
-          status: 400,
-          code: 'invalid_request',
-          field,
-        });
+        expect({ path, query, status: res.status, code: res.body?.error?.code, field: res.body?.error?.field }).toEqual(
+          {
+            path,
+            query,
+            status: 400,
+            code: 'invalid_request',
+            field,
+          },
+        );
       }
     }
   });
@@ -701,7 +839,8 @@ describe('csvCell and csvLine (units)', () => {
     expect(csvLine(['a', 'b,c', 'say "hi"', 'x\r\ny', 'x\ny', null, 0, 12.5, true, false, ''])).toBe(
       'a,"b,c","say ""hi""","x\r\ny","x\ny",,0,12.5,true,false,\r\n',
     );
-    for (const s of ['=1+2', '+1', '-1', '@SUM(A1)', '\tx', '\rx']) expect(parseCsv(csvLine([s]))[0]).toEqual([`'${s}`]);
+    for (const s of ['=1+2', '+1', '-1', '@SUM(A1)', '\tx', '\rx'])
+      expect(parseCsv(csvLine([s]))[0]).toEqual([`'${s}`]);
     expect(csvCell('=HYPERLINK("http://x")')).toBe(`"'=HYPERLINK(""http://x"")"`);
     expect(csvCell('\rx')).toBe(`"'\rx"`);
     expect(csvCell("'=x")).toBe("'=x");
@@ -735,7 +874,15 @@ describe('GET /links/{id}/export.csv', () => {
     c = await setup();
     link = await createLink(c, { slug: 'csv', params: NASTY });
     let at = T0 - 60_000;
-    for (const referer of ['http://=1+2/', 'http://-cmd/', 'http://+x/', 'http://a"b,c/', 'https://www.example.org/x', 'http://a=b/', null]) {
+    for (const referer of [
+      'http://=1+2/',
+      'http://-cmd/',
+      'http://+x/',
+      'http://a"b,c/',
+      'https://www.example.org/x',
+      'http://a=b/',
+      null,
+    ]) {
       at += 1000;
       await hit(c, '/csv', at, { ip: LONDON, referer, lang: 'ja-JP' });
     }
@@ -761,7 +908,9 @@ describe('GET /links/{id}/export.csv', () => {
 
   test('the slug in the filename is the current one', async () => {
     const l = await createLink(c, { slug: 'before-rename' });
-    expect((await api(c.t, 'PATCH', `/links/${l.id}`, { key: c.key, body: { slug: 'after_rename' } })).status).toBe(200);
+    expect((await api(c.t, 'PATCH', `/links/${l.id}`, { key: c.key, body: { slug: 'after_rename' } })).status).toBe(
+      200,
+    );
     const { res } = await exportCsv(c, l.id);
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="after_rename-clicks.csv"');
   });
@@ -804,7 +953,10 @@ describe('GET /links/{id}/export.csv', () => {
     const row = records.find((r) => r[13] === 'a"b,c')!;
     expect(row).toBeDefined();
     const item = (await page(c, link.id)).items.find((i) => i.referrer === 'a"b,c')!;
-    const dest = item.destination.includes(',') || item.destination.includes('"') ? `"${item.destination.replaceAll('"', '""')}"` : item.destination;
+    const dest =
+      item.destination.includes(',') || item.destination.includes('"')
+        ? `"${item.destination.replaceAll('"', '""')}"`
+        : item.destination;
     // The whole record, byte for byte.
     expect(res.text).toContain(
       `\r\n${item.id},${link.id},csv,${item.timestamp},,false,${dest},"${JSON.stringify(NASTY).replaceAll('"', '""')}",GB,London,desktop,Windows,Chrome,"a""b,c",referral,ja-JP,false\r\n`,
@@ -841,7 +993,10 @@ describe('GET /links/{id}/export.csv', () => {
 
   test('params values with a line break are refused at the API (so no cell can hold one)', async () => {
     for (const value of ['a\nb', 'a\r\nb', '\tx']) {
-      const res = await api(c.t, 'POST', '/links', { key: c.key, body: { destination: 'https://example.com/', params: { k: value } } });
+      const res = await api(c.t, 'POST', '/links', {
+        key: c.key,
+        body: { destination: 'https://example.com/', params: { k: value } },
+      });
       expectError(res, 400, 'invalid_request', 'params');
     }
   });
@@ -910,7 +1065,11 @@ describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
   });
 
   test('the body is streamed page by page', async () => {
-    const res = await c.t.app.handle(new Request(`http://localhost/api/v1/links/${link.id}/export.csv`, { headers: { authorization: `Bearer ${c.key}` } }));
+    const res = await c.t.app.handle(
+      new Request(`http://localhost/api/v1/links/${link.id}/export.csv`, {
+        headers: { authorization: `Bearer ${c.key}` },
+      }),
+    );
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
@@ -921,7 +1080,9 @@ describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
       chunks.push(decoder.decode(value, { stream: true }));
     }
     const lines = chunks.map((ch) => ch.split('\r\n').length - 1);
-    const pages = Array.from({ length: Math.ceil(12_000 / EXPORT_PAGE) }, (_, i) => Math.min(EXPORT_PAGE, 12_000 - i * EXPORT_PAGE));
+    const pages = Array.from({ length: Math.ceil(12_000 / EXPORT_PAGE) }, (_, i) =>
+      Math.min(EXPORT_PAGE, 12_000 - i * EXPORT_PAGE),
+    );
     expect(lines).toEqual([1, ...pages]);
     expect(chunks.every((ch) => ch.endsWith('\r\n'))).toBe(true);
   });
@@ -950,7 +1111,11 @@ describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
   });
 
   test('clicks recorded after the export started (later in time) are not in it', async () => {
-    const res = await c.t.app.handle(new Request(`http://localhost/api/v1/links/${link.id}/export.csv`, { headers: { authorization: `Bearer ${c.key}` } }));
+    const res = await c.t.app.handle(
+      new Request(`http://localhost/api/v1/links/${link.id}/export.csv`, {
+        headers: { authorization: `Bearer ${c.key}` },
+      }),
+    );
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let text = '';
@@ -965,8 +1130,14 @@ describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
       if (done) break;
       text += decoder.decode(value, { stream: true });
     }
-    const newIds = rows<{ id: number }>(c.t, 'SELECT id FROM clicks WHERE link_id = ? ORDER BY id DESC LIMIT 3', link.id).map((r) => r.id);
-    const got = parseCsv(text).slice(1).map((r) => Number(r[0]));
+    const newIds = rows<{ id: number }>(
+      c.t,
+      'SELECT id FROM clicks WHERE link_id = ? ORDER BY id DESC LIMIT 3',
+      link.id,
+    ).map((r) => r.id);
+    const got = parseCsv(text)
+      .slice(1)
+      .map((r) => Number(r[0]));
     expect(got).toEqual(humans);
     for (const id of newIds) expect(got).not.toContain(id);
     // Clean up: leave the link as the other tests expect it.
@@ -979,14 +1150,20 @@ describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
   test('a click recorded after the export started, in the same millisecond as its start, is not in it', async () => {
     const n = humans.length;
     c.t.clock.set(T0);
-    const res = await c.t.app.handle(new Request(`http://localhost/api/v1/links/${link.id}/export.csv`, { headers: { authorization: `Bearer ${c.key}` } }));
+    const res = await c.t.app.handle(
+      new Request(`http://localhost/api/v1/links/${link.id}/export.csv`, {
+        headers: { authorization: `Bearer ${c.key}` },
+      }),
+    );
     expect(res.status).toBe(200);
     // The export has started (the response is out); a click comes in, in the same millisecond.
     await hit(c, '/bulk', T0);
     await flushOk(c.t);
     const text = await res.text();
     const newest = rows<{ id: number }>(c.t, 'SELECT max(id) AS id FROM clicks WHERE link_id = ?', link.id)[0]!.id;
-    const got = parseCsv(text).slice(1).map((r) => Number(r[0]));
+    const got = parseCsv(text)
+      .slice(1)
+      .map((r) => Number(r[0]));
     c.t.deps.db.$client.query('DELETE FROM clicks WHERE id = ?').run(newest);
     expect(got).not.toContain(newest);
     expect(got).toHaveLength(n);
@@ -997,7 +1174,10 @@ describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
     let base: string;
     const auth = () => ({ authorization: `Bearer ${c.key}` });
     const url = (query = '') => `${base}/api/v1/links/${link.id}/export.csv${query}`;
-    const idsOf = (text: string) => parseCsv(text).slice(1).map((r) => Number(r[0]));
+    const idsOf = (text: string) =>
+      parseCsv(text)
+        .slice(1)
+        .map((r) => Number(r[0]));
     /** The exports the host still runs, once it has settled (cancels travel as messages). */
     async function settledRunning(): Promise<number> {
       for (let i = 0; i < 100 && c.t.deps.exports.running > 0; i++) await Bun.sleep(10);
@@ -1035,7 +1215,9 @@ describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
     });
 
     test('a reader that cancels after the first page stops the export there', async () => {
-      const res = await c.t.app.handle(new Request(`http://localhost/api/v1/links/${link.id}/export.csv`, { headers: auth() }));
+      const res = await c.t.app.handle(
+        new Request(`http://localhost/api/v1/links/${link.id}/export.csv`, { headers: auth() }),
+      );
       const reader = res.body!.getReader();
       for (let i = 0; i < 2; i++) expect((await reader.read()).done).toBe(false);
       // Pages are built one ahead of the reader, never the whole export.
@@ -1072,7 +1254,9 @@ describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
     });
 
     test('the server stopping mid-export ends it with an error (no hang); the next export starts a new Worker', async () => {
-      const res = await c.t.app.handle(new Request(`http://localhost/api/v1/links/${link.id}/export.csv`, { headers: auth() }));
+      const res = await c.t.app.handle(
+        new Request(`http://localhost/api/v1/links/${link.id}/export.csv`, { headers: auth() }),
+      );
       const reader = res.body!.getReader();
       expect((await reader.read()).done).toBe(false);
       c.t.deps.exports.close();

@@ -15,7 +15,18 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { api, disposeTestApp, makeKey } from '../../helpers/app';
-import { click, createLink, createVariant, DAY, flushOk, HOUR, setup, UA, type ClickOptions, type Ctx } from '../clicks/support';
+import {
+  type ClickOptions,
+  type Ctx,
+  click,
+  createLink,
+  createVariant,
+  DAY,
+  flushOk,
+  HOUR,
+  setup,
+  UA,
+} from '../clicks/support';
 
 // ---------------------------------------------------------------------------------------
 // Helpers: instants, zero-filled series, compact breakdown lists, the two endpoints.
@@ -28,7 +39,12 @@ function ms(iso: string): number {
 }
 
 /** The expected series: `n` zero points from `first`, `step` apart, with the listed points set. */
-function series(first: string, n: number, step: number, points: Record<string, [clicks: number, uniques: number]> = {}) {
+function series(
+  first: string,
+  n: number,
+  step: number,
+  points: Record<string, [clicks: number, uniques: number]> = {},
+) {
   const start = ms(first);
   const out = Array.from({ length: n }, (_, i) => ({ t: start + i * step, clicks: 0, uniques: 0 }));
   for (const [iso, [clicks, uniques]] of Object.entries(points)) {
@@ -135,39 +151,85 @@ describe('statistics of a fixed data set (link and workspace)', () => {
     c.t.clock.set(ms('2026-11-18T12:00'));
     promo = await createLink(c, { slug: 'promo', params: { utm_campaign: 'fall', utm_content: 'hero', ref: 'site' } });
     await createVariant(c, promo.id, { code: 'tw', params: { utm_source: 'twitter', utm_medium: 'social' } });
-    const nl = await createVariant(c, promo.id, { code: 'nl', params: { utm_source: 'newsletter', utm_medium: 'email', ref: 'nl' } });
+    const nl = await createVariant(c, promo.id, {
+      code: 'nl',
+      params: { utm_source: 'newsletter', utm_medium: 'email', ref: 'nl' },
+    });
     const old = await createVariant(c, promo.id, { code: 'old', params: { promo: 'x', ref: 'old' } });
     docs = await createLink(c, { slug: 'docs' });
     crawl = await createLink(c, { slug: 'crawl' });
 
     await hit(c, '2026-11-19T08:00', '/promo/tw', { ua: UA.chromeWin, ip: GB1, lang: EN_GB, method: 'HEAD' }); // C6
-    await hit(c, '2026-11-19T09:15', '/promo', { ua: UA.chromeWin, ip: GB1, referer: 'https://www.google.com/search?q=x', lang: EN_GB }); // C1
+    await hit(c, '2026-11-19T09:15', '/promo', {
+      ua: UA.chromeWin,
+      ip: GB1,
+      referer: 'https://www.google.com/search?q=x',
+      lang: EN_GB,
+    }); // C1
     await hit(c, '2026-11-19T09:40', '/promo', { ua: UA.chromeWin, ip: GB1, lang: EN_GB }); // C2
-    await hit(c, '2026-11-19T14:00', '/docs', { ua: UA.firefoxLinux, ip: DE, referer: 'https://www.example.org/post', lang: 'de-DE,de;q=0.9' }); // C4
+    await hit(c, '2026-11-19T14:00', '/docs', {
+      ua: UA.firefoxLinux,
+      ip: DE,
+      referer: 'https://www.example.org/post',
+      lang: 'de-DE,de;q=0.9',
+    }); // C4
     await hit(c, '2026-11-19T15:00', '/crawl', { ua: UA.googlebot, ip: US }); // C5
-    await hit(c, '2026-11-19T23:59:59.999', '/promo/tw', { ua: UA.safariIphone, ip: US, referer: 'https://t.co/abc', lang: 'en-US' }); // C3
-    await hit(c, '2026-11-20T00:00:00.000', '/promo/nl', { ua: UA.chromeWin, ip: GB1, referer: 'https://mail.google.com/mail/u/0/', lang: EN_GB }); // C7
+    await hit(c, '2026-11-19T23:59:59.999', '/promo/tw', {
+      ua: UA.safariIphone,
+      ip: US,
+      referer: 'https://t.co/abc',
+      lang: 'en-US',
+    }); // C3
+    await hit(c, '2026-11-20T00:00:00.000', '/promo/nl', {
+      ua: UA.chromeWin,
+      ip: GB1,
+      referer: 'https://mail.google.com/mail/u/0/',
+      lang: EN_GB,
+    }); // C7
     await hit(c, '2026-11-20T00:30', '/promo/nl', { ua: UA.edgeMac, ip: GB1, lang: 'fr-FR' }); // C8
-    await hit(c, '2026-11-20T10:00', '/promo/old', { ua: UA.chromeAndroid, ip: AU, referer: 'https://l.facebook.com/l.php?u=x', lang: 'pt-BR' }); // C9
+    await hit(c, '2026-11-20T10:00', '/promo/old', {
+      ua: UA.chromeAndroid,
+      ip: AU,
+      referer: 'https://l.facebook.com/l.php?u=x',
+      lang: 'pt-BR',
+    }); // C9
     await hit(c, '2026-11-20T11:00', '/promo/zzz', { ua: UA.safariIpad, ip: PRIVATE }); // C10
     await hit(c, '2026-11-20T12:00', '/promo', { ua: UA.curl, ip: US, referer: 'https://www.google.com/' }); // C11
-    await hit(c, '2026-11-20T13:00', '/docs', { ua: UA.chromeWin, ip: GB1, referer: 'https://www.bing.com/search?q=slink', lang: EN_GB }); // C12
+    await hit(c, '2026-11-20T13:00', '/docs', {
+      ua: UA.chromeWin,
+      ip: GB1,
+      referer: 'https://www.bing.com/search?q=slink',
+      lang: EN_GB,
+    }); // C12
     await hit(c, '2026-11-20T13:30', '/crawl', { ua: null, ip: PRIVATE }); // C13
-    await hit(c, '2026-11-21T08:00', '/promo/tw', { ua: UA.safariIphone, ip: US, referer: 'https://t.co/abc', lang: 'en-US' }); // C14
+    await hit(c, '2026-11-21T08:00', '/promo/tw', {
+      ua: UA.safariIphone,
+      ip: US,
+      referer: 'https://t.co/abc',
+      lang: 'en-US',
+    }); // C14
     await hit(c, '2026-11-21T09:00', '/promo/old', { ua: UA.chromeWin, ip: US, lang: 'en-US' }); // C15
     await hit(c, '2026-11-21T18:10', '/docs', { ua: UA.chromeWin, ip: GB1, lang: EN_GB }); // C16
     await hit(c, '2026-11-21T18:15', '/docs', { ua: UA.googlebot, ip: US }); // C17
     await flushOk(c.t);
 
     c.t.clock.set(ms('2026-11-21T18:16'));
-    const renamed = await api(c.t, 'PATCH', `/links/${promo.id}/variants/${nl.id}`, { key: c.key, body: { code: 'mail' } });
+    const renamed = await api(c.t, 'PATCH', `/links/${promo.id}/variants/${nl.id}`, {
+      key: c.key,
+      body: { code: 'mail' },
+    });
     expect(renamed.status).toBe(200);
     const deleted = await api(c.t, 'DELETE', `/links/${promo.id}/variants/${old.id}`, { key: c.key });
     expect(deleted.status).toBe(200);
     await createVariant(c, promo.id, { code: 'nl', params: { ref: 'nl2' } });
 
     await hit(c, '2026-11-21T18:20', '/promo/mail', { ua: UA.chromeWin, ip: GB2, lang: EN_GB }); // C18
-    await hit(c, '2026-11-21T18:25', '/promo/nl', { ua: UA.edgeMac, ip: GB2, referer: 'https://news.ycombinator.com/item?id=1', lang: 'fr-FR' }); // C19
+    await hit(c, '2026-11-21T18:25', '/promo/nl', {
+      ua: UA.edgeMac,
+      ip: GB2,
+      referer: 'https://news.ycombinator.com/item?id=1',
+      lang: 'fr-FR',
+    }); // C19
     await hit(c, '2026-11-21T18:28', '/promo/old', { ua: UA.safariIphone, ip: US, lang: 'en-US' }); // C20
     await flushOk(c.t);
     c.t.clock.set(ms(NOW));
@@ -190,7 +252,14 @@ describe('statistics of a fixed data set (link and workspace)', () => {
       device: L(['desktop', 7], ['mobile', 4], ['tablet', 1]),
       os: L(['Windows', 5], ['iOS', 4], ['Mac OS', 2], ['Android', 1]),
       browser: L(['Chrome', 6], ['Mobile Safari', 4], ['Edge', 2]),
-      referrer: L([null, 6], ['t.co', 2], ['google.com', 1], ['l.facebook.com', 1], ['mail.google.com', 1], ['news.ycombinator.com', 1]),
+      referrer: L(
+        [null, 6],
+        ['t.co', 2],
+        ['google.com', 1],
+        ['l.facebook.com', 1],
+        ['mail.google.com', 1],
+        ['news.ycombinator.com', 1],
+      ),
       trafficType: L(['direct', 4], ['social', 4], ['email', 3], ['search', 1]),
       utmSource: L(['newsletter', 3], ['twitter', 2]),
       utmMedium: L(['email', 3], ['social', 2]),
@@ -198,7 +267,14 @@ describe('statistics of a fixed data set (link and workspace)', () => {
       // nl's clicks (C7, C8) count under its new code with C18; the new `nl` only has C19.
       variant: L(['mail', 3], ['tw', 2], ['nl', 1]),
       language: L(['en-GB', 4], ['en-US', 4], ['fr-FR', 2], ['pt-BR', 1], [null, 1]),
-      params: PARAMS(['utm_content', 'hero', 12], ['ref', 'site', 6], ['ref', 'nl', 3], ['promo', 'x', 2], ['ref', 'old', 2], ['ref', 'nl2', 1]),
+      params: PARAMS(
+        ['utm_content', 'hero', 12],
+        ['ref', 'site', 6],
+        ['ref', 'nl', 3],
+        ['promo', 'x', 2],
+        ['ref', 'old', 2],
+        ['ref', 'nl2', 1],
+      ),
     },
     // `old`: C9 and C15 (variant deleted since) with C20 (clicked after the delete); zzz never existed.
     unknownVariants: UNKNOWN(['old', 3], ['zzz', 1]),
@@ -216,14 +292,28 @@ describe('statistics of a fixed data set (link and workspace)', () => {
       device: L(['desktop', 8], ['mobile', 4], ['tablet', 1], [null, 1]),
       os: L(['Windows', 6], ['iOS', 4], ['Mac OS', 2], ['Android', 1], [null, 1]),
       browser: L(['Chrome', 7], ['Mobile Safari', 4], ['Edge', 2], [null, 1]),
-      referrer: L([null, 7], ['google.com', 2], ['t.co', 2], ['l.facebook.com', 1], ['mail.google.com', 1], ['news.ycombinator.com', 1]),
+      referrer: L(
+        [null, 7],
+        ['google.com', 2],
+        ['t.co', 2],
+        ['l.facebook.com', 1],
+        ['mail.google.com', 1],
+        ['news.ycombinator.com', 1],
+      ),
       trafficType: L(['social', 5], ['direct', 4], ['email', 3], ['search', 2]),
       utmSource: L(['newsletter', 3], ['twitter', 3]),
       utmMedium: L(['email', 3], ['social', 3]),
       utmCampaign: L(['fall', 14]),
       variant: L(['mail', 3], ['tw', 3], ['nl', 1]),
       language: L(['en-GB', 5], ['en-US', 4], ['fr-FR', 2], [null, 2], ['pt-BR', 1]),
-      params: PARAMS(['utm_content', 'hero', 14], ['ref', 'site', 8], ['ref', 'nl', 3], ['promo', 'x', 2], ['ref', 'old', 2], ['ref', 'nl2', 1]),
+      params: PARAMS(
+        ['utm_content', 'hero', 14],
+        ['ref', 'site', 8],
+        ['ref', 'nl', 3],
+        ['promo', 'x', 2],
+        ['ref', 'old', 2],
+        ['ref', 'nl2', 1],
+      ),
     },
     unknownVariants: UNKNOWN(['old', 3], ['zzz', 1]),
   };
@@ -348,7 +438,13 @@ describe('statistics of a fixed data set (link and workspace)', () => {
       const today = await linkStats(c, promo.id, 'range=today');
       expect(today.range).toEqual({ from: ms('2026-11-21'), to: ms('2026-11-21T18:59:59.999'), bots: false });
       expect(today.totals).toEqual({ clicks: 5, uniques: 4, bots: 0 });
-      expect(today.series).toEqual(hourly('2026-11-21', 19, { '2026-11-21T08:00': [1, 1], '2026-11-21T09:00': [1, 1], '2026-11-21T18:00': [3, 2] }));
+      expect(today.series).toEqual(
+        hourly('2026-11-21', 19, {
+          '2026-11-21T08:00': [1, 1],
+          '2026-11-21T09:00': [1, 1],
+          '2026-11-21T18:00': [3, 2],
+        }),
+      );
       const day = await linkStats(c, promo.id, 'range=24h');
       expect(day.range).toEqual({ from: ms('2026-11-20T19:00'), to: ms('2026-11-21T18:59:59.999'), bots: false });
       expect(day.series).toHaveLength(24);
@@ -378,7 +474,11 @@ describe('statistics of a fixed data set (link and workspace)', () => {
         range: { from: ms('2026-11-20'), to: ms('2026-11-20T23:59:59.999'), bots: false },
         interval: 'hour',
         totals: { clicks: 4, uniques: 4, bots: 1 },
-        series: hourly('2026-11-20', 24, { '2026-11-20T00:00': [2, 2], '2026-11-20T10:00': [1, 1], '2026-11-20T11:00': [1, 1] }),
+        series: hourly('2026-11-20', 24, {
+          '2026-11-20T00:00': [2, 2],
+          '2026-11-20T10:00': [1, 1],
+          '2026-11-20T11:00': [1, 1],
+        }),
       });
       expect(body.breakdowns.variant).toEqual(L(['mail', 2]));
       expect(body.unknownVariants).toEqual(UNKNOWN(['old', 1], ['zzz', 1]));
@@ -392,16 +492,28 @@ describe('statistics of a fixed data set (link and workspace)', () => {
       expect(a.range).toEqual({ from: ms('2026-11-19'), to: ms('2026-11-20T00:59:59.999'), bots: false });
       expect(a.interval).toBe('hour');
       expect(a.totals).toEqual({ clicks: 5, uniques: 4, bots: 1 });
-      expect(a.series).toEqual(hourly('2026-11-19', 25, { '2026-11-19T09:00': [2, 1], '2026-11-19T23:00': [1, 1], '2026-11-20T00:00': [2, 2] }));
+      expect(a.series).toEqual(
+        hourly('2026-11-19', 25, {
+          '2026-11-19T09:00': [2, 1],
+          '2026-11-19T23:00': [1, 1],
+          '2026-11-20T00:00': [2, 2],
+        }),
+      );
 
       // from = 09:30 (after C1 at 09:15) starts at 09:00; to = 23:59:59.998 ends at 23:59:59.999.
       const b = await linkStats(c, promo.id, `from=${ms('2026-11-19T09:30')}&to=${ms('2026-11-19T23:59:59.998')}`);
       expect(b.range).toEqual({ from: ms('2026-11-19T09:00'), to: ms('2026-11-19T23:59:59.999'), bots: false });
       expect(b.totals).toEqual({ clicks: 3, uniques: 2, bots: 0 });
-      expect(b.series).toEqual(hourly('2026-11-19T09:00', 15, { '2026-11-19T09:00': [2, 1], '2026-11-19T23:00': [1, 1] }));
+      expect(b.series).toEqual(
+        hourly('2026-11-19T09:00', 15, { '2026-11-19T09:00': [2, 1], '2026-11-19T23:00': [1, 1] }),
+      );
 
       // from = to: one hour.
-      const one = await linkStats(c, promo.id, `from=${ms('2026-11-19T23:59:59.999')}&to=${ms('2026-11-19T23:59:59.999')}`);
+      const one = await linkStats(
+        c,
+        promo.id,
+        `from=${ms('2026-11-19T23:59:59.999')}&to=${ms('2026-11-19T23:59:59.999')}`,
+      );
       expect(one).toMatchObject({
         range: { from: ms('2026-11-19T23:00'), to: ms('2026-11-19T23:59:59.999'), bots: false },
         interval: 'hour',
@@ -426,7 +538,13 @@ describe('statistics of a fixed data set (link and workspace)', () => {
       const e = await linkStats(c, promo.id, `range=24h&to=${ms('2026-11-20')}`);
       expect(e.range).toEqual({ from: ms('2026-11-19T01:00'), to: ms('2026-11-20T00:59:59.999'), bots: false });
       expect(e.totals).toEqual({ clicks: 5, uniques: 4, bots: 1 });
-      expect(e.series).toEqual(hourly('2026-11-19T01:00', 24, { '2026-11-19T09:00': [2, 1], '2026-11-19T23:00': [1, 1], '2026-11-20T00:00': [2, 2] }));
+      expect(e.series).toEqual(
+        hourly('2026-11-19T01:00', 24, {
+          '2026-11-19T09:00': [2, 1],
+          '2026-11-19T23:00': [1, 1],
+          '2026-11-20T00:00': [2, 2],
+        }),
+      );
       // 30d ending on the 20th: 22 Oct to 20 Nov, daily.
       const m = await linkStats(c, promo.id, 'range=30d&to=2026-11-20');
       expect(m).toMatchObject({
@@ -464,7 +582,11 @@ describe('statistics of a fixed data set (link and workspace)', () => {
         { id: crawl.id, slug: 'crawl', clicks: 2 },
       ]);
       expect(all.breakdowns.device).toEqual(L(['desktop', 11], ['mobile', 4], [null, 4], ['tablet', 1]));
-      expect((await workspaceStats(c, 'from=2026-11-19&to=2026-11-19')).totals).toEqual({ clicks: 4, uniques: 3, bots: 2 });
+      expect((await workspaceStats(c, 'from=2026-11-19&to=2026-11-19')).totals).toEqual({
+        clicks: 4,
+        uniques: 3,
+        bots: 2,
+      });
     });
 
     test('a link with only bot hits can be deleted and leaves the workspace numbers; one with human clicks cannot', async () => {
@@ -476,7 +598,11 @@ describe('statistics of a fixed data set (link and workspace)', () => {
       const res = await api(c.t, 'GET', `/links/${crawl.id}/stats`, { key: c.key });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
-      expect((await workspaceStats(c, 'from=2026-11-19&to=2026-11-19')).totals).toEqual({ clicks: 4, uniques: 3, bots: 1 });
+      expect((await workspaceStats(c, 'from=2026-11-19&to=2026-11-19')).totals).toEqual({
+        clicks: 4,
+        uniques: 3,
+        bots: 1,
+      });
     });
 
     test('after the delete, humans only: every total and breakdown, uniques summed over links', async () => {
@@ -488,7 +614,13 @@ describe('statistics of a fixed data set (link and workspace)', () => {
         series: daily('2026-10-23', 30, { '2026-11-19': [4, 3], '2026-11-20': [5, 5], '2026-11-21': [6, 5] }),
         breakdowns: {
           country: L(['GB', 8], ['US', 4], ['AU', 1], ['DE', 1], [null, 1]),
-          city: CITY(['London', 'GB', 8], ['Mountain View', 'US', 4], ['Frankfurt am Main', 'DE', 1], ['Sydney', 'AU', 1], [null, null, 1]),
+          city: CITY(
+            ['London', 'GB', 8],
+            ['Mountain View', 'US', 4],
+            ['Frankfurt am Main', 'DE', 1],
+            ['Sydney', 'AU', 1],
+            [null, null, 1],
+          ),
           device: L(['desktop', 10], ['mobile', 4], ['tablet', 1]),
           os: L(['Windows', 7], ['iOS', 4], ['Mac OS', 2], ['Android', 1], ['Linux', 1]),
           browser: L(['Chrome', 8], ['Mobile Safari', 4], ['Edge', 2], ['Firefox', 1]),
@@ -508,7 +640,14 @@ describe('statistics of a fixed data set (link and workspace)', () => {
           utmCampaign: L(['fall', 12]),
           variant: L(['mail', 3], ['tw', 2], ['nl', 1]),
           language: L(['en-GB', 6], ['en-US', 4], ['fr-FR', 2], ['de-DE', 1], ['pt-BR', 1], [null, 1]),
-          params: PARAMS(['utm_content', 'hero', 12], ['ref', 'site', 6], ['ref', 'nl', 3], ['promo', 'x', 2], ['ref', 'old', 2], ['ref', 'nl2', 1]),
+          params: PARAMS(
+            ['utm_content', 'hero', 12],
+            ['ref', 'site', 6],
+            ['ref', 'nl', 3],
+            ['promo', 'x', 2],
+            ['ref', 'old', 2],
+            ['ref', 'nl2', 1],
+          ),
         },
         unknownVariants: UNKNOWN(['old', 3], ['zzz', 1]),
         topLinks: [
@@ -526,7 +665,13 @@ describe('statistics of a fixed data set (link and workspace)', () => {
         series: daily('2026-10-23', 30, { '2026-11-19': [5, 3], '2026-11-20': [6, 5], '2026-11-21': [7, 5] }),
         breakdowns: {
           country: L(['GB', 9], ['US', 6], ['AU', 1], ['DE', 1], [null, 1]),
-          city: CITY(['London', 'GB', 9], ['Mountain View', 'US', 6], ['Frankfurt am Main', 'DE', 1], ['Sydney', 'AU', 1], [null, null, 1]),
+          city: CITY(
+            ['London', 'GB', 9],
+            ['Mountain View', 'US', 6],
+            ['Frankfurt am Main', 'DE', 1],
+            ['Sydney', 'AU', 1],
+            [null, null, 1],
+          ),
           device: L(['desktop', 11], ['mobile', 4], [null, 2], ['tablet', 1]),
           os: L(['Windows', 8], ['iOS', 4], ['Mac OS', 2], [null, 2], ['Android', 1], ['Linux', 1]),
           browser: L(['Chrome', 9], ['Mobile Safari', 4], ['Edge', 2], [null, 2], ['Firefox', 1]),
@@ -546,7 +691,14 @@ describe('statistics of a fixed data set (link and workspace)', () => {
           utmCampaign: L(['fall', 14]),
           variant: L(['mail', 3], ['tw', 3], ['nl', 1]),
           language: L(['en-GB', 7], ['en-US', 4], [null, 3], ['fr-FR', 2], ['de-DE', 1], ['pt-BR', 1]),
-          params: PARAMS(['utm_content', 'hero', 14], ['ref', 'site', 8], ['ref', 'nl', 3], ['promo', 'x', 2], ['ref', 'old', 2], ['ref', 'nl2', 1]),
+          params: PARAMS(
+            ['utm_content', 'hero', 14],
+            ['ref', 'site', 8],
+            ['ref', 'nl', 3],
+            ['promo', 'x', 2],
+            ['ref', 'old', 2],
+            ['ref', 'nl2', 1],
+          ),
         },
         unknownVariants: UNKNOWN(['old', 3], ['zzz', 1]),
         topLinks: [
@@ -652,7 +804,12 @@ describe('named ranges: which clicks are in at the edges', () => {
       range: { from: ms('2026-10-23'), to: END, bots: false },
       interval: 'day',
       totals: { clicks: 10, uniques: 10, bots: 0 },
-      series: daily('2026-10-23', 30, { '2026-10-23': [1, 1], '2026-11-14': [2, 2], '2026-11-20': [4, 4], '2026-11-21': [3, 3] }),
+      series: daily('2026-10-23', 30, {
+        '2026-10-23': [1, 1],
+        '2026-11-14': [2, 2],
+        '2026-11-20': [4, 4],
+        '2026-11-21': [3, 3],
+      }),
     };
     expect(await linkStats(c, edge.id, 'range=30d')).toMatchObject(expected);
     expect(await linkStats(c, edge.id)).toMatchObject(expected);
@@ -724,7 +881,9 @@ describe('named ranges: which clicks are in at the edges', () => {
     const later = await linkStats(c, edge.id, `from=${ms('2026-11-14T13:00')}&to=${ms('2026-11-21T13:00')}`);
     expect(later.range).toEqual({ from: ms('2026-11-14T13:00'), to: ms('2026-11-21T13:59:59.999'), bots: false });
     expect(later.interval).toBe('day');
-    expect(later.series).toEqual(daily('2026-11-14', 8, { '2026-11-14': [1, 1], '2026-11-20': [4, 4], '2026-11-21': [3, 3] }));
+    expect(later.series).toEqual(
+      daily('2026-11-14', 8, { '2026-11-14': [1, 1], '2026-11-20': [4, 4], '2026-11-21': [3, 3] }),
+    );
 
     // Dates: 14 to 20 Nov is exactly 7 days (hourly); 14 to 21 Nov is 8 (daily).
     const days7 = await linkStats(c, edge.id, 'from=2026-11-14&to=2026-11-20');
@@ -735,7 +894,9 @@ describe('named ranges: which clicks are in at the edges', () => {
     expect(days7.series[167].t).toBe(ms('2026-11-20T23:00'));
     const days8 = await linkStats(c, edge.id, 'from=2026-11-14&to=2026-11-21');
     expect(days8.interval).toBe('day');
-    expect(days8.series).toEqual(daily('2026-11-14', 8, { '2026-11-14': [2, 2], '2026-11-20': [4, 4], '2026-11-21': [3, 3] }));
+    expect(days8.series).toEqual(
+      daily('2026-11-14', 8, { '2026-11-14': [2, 2], '2026-11-20': [4, 4], '2026-11-21': [3, 3] }),
+    );
   });
 });
 
@@ -797,8 +958,16 @@ describe('unique visitors: one address and user agent per link and UTC day, huma
         '2026-11-21T08:00': [1, 0],
       }),
     });
-    expect((await linkStats(c, u.id, 'from=2026-11-21&to=2026-11-21')).totals).toEqual({ clicks: 5, uniques: 4, bots: 3 });
-    expect((await linkStats(c, u.id, 'from=2026-11-20&to=2026-11-20')).totals).toEqual({ clicks: 2, uniques: 1, bots: 0 });
+    expect((await linkStats(c, u.id, 'from=2026-11-21&to=2026-11-21')).totals).toEqual({
+      clicks: 5,
+      uniques: 4,
+      bots: 3,
+    });
+    expect((await linkStats(c, u.id, 'from=2026-11-20&to=2026-11-20')).totals).toEqual({
+      clicks: 2,
+      uniques: 1,
+      bots: 0,
+    });
   });
 
   test('the workspace sums them over links: the same visitor on two links counts twice', async () => {
@@ -836,7 +1005,10 @@ describe('deletes, renames and slug changes around buffered clicks', () => {
     // Still buffered: the variant `v` is deleted, `r` renamed, `ghost` (bot hits only) deleted.
     c.t.clock.set(ms('2026-11-21T09:40'));
     expect((await api(c.t, 'DELETE', `/links/${keep.id}/variants/${gone.id}`, { key: c.key })).status).toBe(200);
-    expect((await api(c.t, 'PATCH', `/links/${keep.id}/variants/${renamed.id}`, { key: c.key, body: { code: 'r2' } })).status).toBe(200);
+    expect(
+      (await api(c.t, 'PATCH', `/links/${keep.id}/variants/${renamed.id}`, { key: c.key, body: { code: 'r2' } }))
+        .status,
+    ).toBe(200);
     expect((await api(c.t, 'DELETE', `/links/${ghost.id}`, { key: c.key })).status).toBe(200);
     expect((await api(c.t, 'DELETE', `/links/${early.id}`, { key: c.key })).status).toBe(200);
     expect((await api(c.t, 'PATCH', `/links/${keep.id}`, { key: c.key, body: { slug: 'kept' } })).status).toBe(200);
@@ -892,7 +1064,12 @@ describe('breakdown lists stop at 100 entries', () => {
     c.t.clock.set(ms('2026-11-21T10:00'));
     many = await createLink(c, { slug: 'many' });
     // 101 referring hosts r000.example ... r100.example, r100 twice.
-    for (let i = 0; i <= 100; i++) await hit(c, '2026-11-21T10:00', '/many', { ua: UA.chromeWin, ip: GB1, referer: `https://r${String(i).padStart(3, '0')}.example/` });
+    for (let i = 0; i <= 100; i++)
+      await hit(c, '2026-11-21T10:00', '/many', {
+        ua: UA.chromeWin,
+        ip: GB1,
+        referer: `https://r${String(i).padStart(3, '0')}.example/`,
+      });
     await hit(c, '2026-11-21T10:01', '/many', { ua: UA.chromeWin, ip: GB1, referer: 'https://r100.example/again' });
     await flushOk(c.t);
     c.t.clock.set(ms('2026-11-21T12:00'));
@@ -979,12 +1156,22 @@ describe('bad requests', () => {
     // Not in the brief: window.ts caps windows at 3660 days (from = 0 is refused too).
     for (const query of ['from=20261101', 'from=0', 'from=2016-11-01']) {
       const res = await api(c.t, 'GET', `/links/${link.id}/stats?${query}`, { key: c.key });
-      expect({ query, status: res.status, field: res.body?.error?.field }).toEqual({ query, status: 400, field: 'from' });
+      expect({ query, status: res.status, field: res.body?.error?.field }).toEqual({
+        query,
+        status: 400,
+        field: 'from',
+      });
     }
   });
 
   test('good edge values are accepted: leap day, from = to, bots=0', async () => {
-    for (const query of ['from=2024-02-29&to=2024-03-01', 'from=2026-11-21&to=2026-11-21', `from=${ms('2026-11-21T12:00')}&to=${ms('2026-11-21T12:00')}`, 'bots=0', 'range=all&bots=1']) {
+    for (const query of [
+      'from=2024-02-29&to=2024-03-01',
+      'from=2026-11-21&to=2026-11-21',
+      `from=${ms('2026-11-21T12:00')}&to=${ms('2026-11-21T12:00')}`,
+      'bots=0',
+      'range=all&bots=1',
+    ]) {
       const res = await api(c.t, 'GET', `/links/${link.id}/stats?${query}`, { key: c.key });
       expect({ query, status: res.status }).toEqual({ query, status: 200 });
     }

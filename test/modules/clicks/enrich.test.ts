@@ -3,19 +3,21 @@
  * enrichClick end to end, on hand-made ClickRecords and through a real redirect and flush.
  * Bots and user agents: user-agent.test.ts; geo: geo.test.ts; traffic type: traffic.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+
 import type { Database } from 'bun:sqlite';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
-import { enrichClick, type EnrichContext } from '../../../src/modules/clicks/enrich';
+import { DAY_MS, utcDay } from '../../../src/lib/time';
+import { type EnrichContext, enrichClick } from '../../../src/modules/clicks/enrich';
 import { toWire } from '../../../src/modules/clicks/flusher';
-import { noGeo, openGeo, type GeoLookup } from '../../../src/modules/clicks/geo';
+import { type GeoLookup, noGeo, openGeo } from '../../../src/modules/clicks/geo';
 import { preferredLanguage } from '../../../src/modules/clicks/language';
 import type { ClickRecord, ClickTarget } from '../../../src/modules/clicks/record';
-import { DAY_MS, utcDay } from '../../../src/lib/time';
 import { VisitorHasher } from '../../../src/modules/clicks/visitor';
 import { api, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
 
-const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4.1 Mobile/15E148 Safari/604.1';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
@@ -71,7 +73,22 @@ describe('preferredLanguage', () => {
   });
 
   test('absent or malformed: null', () => {
-    for (const header of [null, '', ' ', ',,,', '!!!', 'en_US', ';q=0.9', 'q=1', '12-34', 'en-', '-US', 'toolonglanguage', 'en US', '"en"']) {
+    for (const header of [
+      null,
+      '',
+      ' ',
+      ',,,',
+      '!!!',
+      'en_US',
+      ';q=0.9',
+      'q=1',
+      '12-34',
+      'en-',
+      '-US',
+      'toolonglanguage',
+      'en US',
+      '"en"',
+    ]) {
       expect({ header, lang: preferredLanguage(header) }).toEqual({ header, lang: null });
     }
   });
@@ -99,13 +116,17 @@ function dumpAllTables(sqlite: Database): { tables: string[]; text: string } {
     .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
     .all()
     .map((r) => r.name);
-  const text = tables.map((name) => `${name}: ${JSON.stringify(sqlite.query(`SELECT * FROM "${name}"`).all())}`).join('\n');
+  const text = tables
+    .map((name) => `${name}: ${JSON.stringify(sqlite.query(`SELECT * FROM "${name}"`).all())}`)
+    .join('\n');
   return { tables, text };
 }
 
 function insertLink(sqlite: Database, id: string): void {
   sqlite
-    .query("INSERT INTO links (id, slug, destination, params, created_at, updated_at) VALUES (?, ?, 'https://example.com/', '{}', ?, ?)")
+    .query(
+      "INSERT INTO links (id, slug, destination, params, created_at, updated_at) VALUES (?, ?, 'https://example.com/', '{}', ?, ?)",
+    )
     .run(id, `slug-${id}`, T0, T0);
 }
 
@@ -156,7 +177,9 @@ describe('VisitorHasher on a migrated database', () => {
   test('the salt is stored per day, so a new hasher (a restart) gives the same hash', () => {
     const day = DAY + 10;
     const first = new VisitorHasher(sqlite).hash(day, '8.8.8.8', IPHONE);
-    const rows = sqlite.query<{ day: number; salt: string }, [number]>('SELECT day, salt FROM visitor_salts WHERE day = ?').all(day);
+    const rows = sqlite
+      .query<{ day: number; salt: string }, [number]>('SELECT day, salt FROM visitor_salts WHERE day = ?')
+      .all(day);
     expect(rows).toHaveLength(1);
     expect(new VisitorHasher(sqlite).hash(day, '8.8.8.8', IPHONE)).toBe(first);
     // Two hashers that both meet a fresh day agree on one salt (INSERT OR IGNORE, then read back).
@@ -169,7 +192,9 @@ describe('VisitorHasher on a migrated database', () => {
     const hasher = new VisitorHasher(sqlite);
     hasher.hash(DAY + 20, null, null);
     hasher.hash(DAY + 21, null, null);
-    const salts = sqlite.query<{ salt: string }, [number, number]>('SELECT salt FROM visitor_salts WHERE day IN (?, ?)').all(DAY + 20, DAY + 21);
+    const salts = sqlite
+      .query<{ salt: string }, [number, number]>('SELECT salt FROM visitor_salts WHERE day IN (?, ?)')
+      .all(DAY + 20, DAY + 21);
     expect(salts).toHaveLength(2);
     expect(salts[0]!.salt).not.toBe(salts[1]!.salt);
   });
@@ -185,20 +210,24 @@ describe('VisitorHasher on a migrated database', () => {
     for (let i = 0; i < 3; i++) seen.run(base + 1, 'lnk_prune', `h${i}`);
     for (let i = 0; i < 4; i++) seen.run(base + 3, 'lnk_prune', `h${i}`);
     const keep = base + 3;
-    const countDays = () => sqlite.query<{ n: number }, [number, number]>('SELECT count(*) AS n FROM visitor_days WHERE day >= ? AND day < ?').get(base, keep)!.n;
+    const countDays = () =>
+      sqlite
+        .query<{ n: number }, [number, number]>('SELECT count(*) AS n FROM visitor_days WHERE day >= ? AND day < ?')
+        .get(base, keep)!.n;
 
     expect(hasher.pruneBefore(keep, 4)).toBe(4);
     // Every older salt goes in the first call; visitor rows one batch at a time.
-    expect(sqlite.query<{ day: number }, [number]>('SELECT day FROM visitor_salts WHERE day >= ? ORDER BY day').all(base)).toEqual([
-      { day: base + 3 },
-      { day: base + 4 },
-    ]);
+    expect(
+      sqlite.query<{ day: number }, [number]>('SELECT day FROM visitor_salts WHERE day >= ? ORDER BY day').all(base),
+    ).toEqual([{ day: base + 3 }, { day: base + 4 }]);
     expect(countDays()).toBe(6);
     expect(hasher.pruneBefore(keep, 4)).toBe(4);
     expect(hasher.pruneBefore(keep, 4)).toBe(2);
     expect(hasher.pruneBefore(keep, 4)).toBe(0);
     expect(countDays()).toBe(0);
-    expect(sqlite.query<{ n: number }, [number]>('SELECT count(*) AS n FROM visitor_days WHERE day = ?').get(keep)!.n).toBe(4);
+    expect(
+      sqlite.query<{ n: number }, [number]>('SELECT count(*) AS n FROM visitor_days WHERE day = ?').get(keep)!.n,
+    ).toBe(4);
 
     // The pruned day's salt is gone for good, from memory too: its old hashes cannot be remade.
     expect(hasher.hash(base, '81.2.69.160', CHROME)).not.toBe(before);
@@ -285,9 +314,17 @@ describe('enrichClick on hand-made records', () => {
   test('without utm_medium the referrer decides', () => {
     const target = makeTarget({ paramsJson: '{}' });
     expect(enrichClick(toWire(makeRecord(target)), ctx).trafficType).toBe('social');
-    expect(enrichClick(toWire(makeRecord(target, { referrer: 'https://www.google.de/' })), ctx).trafficType).toBe('search');
-    expect(enrichClick(toWire(makeRecord(target, { referrer: 'https://sl.test/other' })), ctx)).toMatchObject({ referrer: 'sl.test', trafficType: 'direct' });
-    expect(enrichClick(toWire(makeRecord(target, { referrer: null })), ctx)).toMatchObject({ referrer: null, trafficType: 'direct' });
+    expect(enrichClick(toWire(makeRecord(target, { referrer: 'https://www.google.de/' })), ctx).trafficType).toBe(
+      'search',
+    );
+    expect(enrichClick(toWire(makeRecord(target, { referrer: 'https://sl.test/other' })), ctx)).toMatchObject({
+      referrer: 'sl.test',
+      trafficType: 'direct',
+    });
+    expect(enrichClick(toWire(makeRecord(target, { referrer: null })), ctx)).toMatchObject({
+      referrer: null,
+      trafficType: 'direct',
+    });
   });
 
   test('a HEAD request from a crawler over IPv6: a bot, still located and parsed', () => {
@@ -325,9 +362,26 @@ describe('enrichClick on hand-made records', () => {
 
   test('nothing known (no agent, address, referrer or language): a bot with nulls, direct', () => {
     const target = makeTarget({ paramsJson: '{}' });
-    const record = makeRecord(target, { userAgent: null, address: null, referrer: null, acceptLanguage: null, code: 'zz' });
+    const record = makeRecord(target, {
+      userAgent: null,
+      address: null,
+      referrer: null,
+      acceptLanguage: null,
+      code: 'zz',
+    });
     const e = enrichClick(toWire(record), { geo: noGeo, hasher, ownHosts: [] });
-    expect(e).toMatchObject({ bot: true, code: 'zz', country: null, city: null, device: null, os: null, browser: null, referrer: null, trafficType: 'direct', language: null });
+    expect(e).toMatchObject({
+      bot: true,
+      code: 'zz',
+      country: null,
+      city: null,
+      device: null,
+      os: null,
+      browser: null,
+      referrer: null,
+      trafficType: 'direct',
+      language: null,
+    });
     expect(e.visitorHash).toBe(hasher.hash(DAY, null, null));
     expect(e.visitorHash).toMatch(HEX32);
   });
@@ -387,7 +441,12 @@ describe('a real click through the redirect and the flush', () => {
 
   test('stores the enriched facts and never the address', async () => {
     const link = await createLink({ params: { utm_source: 'hn' } });
-    await click(link.slug, { 'x-forwarded-for': `${CLIENT}, ${PROXY}`, 'user-agent': CHROME, referer: 'https://www.google.co.uk/', 'accept-language': 'en-GB,en;q=0.9' });
+    await click(link.slug, {
+      'x-forwarded-for': `${CLIENT}, ${PROXY}`,
+      'user-agent': CHROME,
+      referer: 'https://www.google.co.uk/',
+      'accept-language': 'en-GB,en;q=0.9',
+    });
     await click(link.slug, { 'x-forwarded-for': CLIENT6, 'user-agent': IPHONE, 'accept-language': 'de' });
     await click(link.slug, { 'x-forwarded-for': CLIENT, 'user-agent': GOOGLEBOT });
     expect(await t.deps.clicks.flusher.flush()).toBe(true);
@@ -395,28 +454,66 @@ describe('a real click through the redirect and the flush', () => {
 
     const sqlite = t.deps.db.$client;
     const clicks = sqlite
-      .query('SELECT country, city, device, os, browser, referrer, traffic_type, language, bot, visitor_hash, first_of_day FROM clicks WHERE link_id = ? ORDER BY id')
+      .query(
+        'SELECT country, city, device, os, browser, referrer, traffic_type, language, bot, visitor_hash, first_of_day FROM clicks WHERE link_id = ? ORDER BY id',
+      )
       .all(link.id);
     expect(clicks).toEqual([
       {
-        country: 'GB', city: 'London', device: 'desktop', os: 'Windows', browser: 'Chrome', referrer: 'google.co.uk', traffic_type: 'search',
-        language: 'en-GB', bot: 0, visitor_hash: new VisitorHasher(sqlite).hash(DAY, CLIENT, CHROME), first_of_day: 1,
+        country: 'GB',
+        city: 'London',
+        device: 'desktop',
+        os: 'Windows',
+        browser: 'Chrome',
+        referrer: 'google.co.uk',
+        traffic_type: 'search',
+        language: 'en-GB',
+        bot: 0,
+        visitor_hash: new VisitorHasher(sqlite).hash(DAY, CLIENT, CHROME),
+        first_of_day: 1,
       },
       {
-        country: 'DE', city: 'Frankfurt am Main', device: 'mobile', os: 'iOS', browser: 'Mobile Safari', referrer: null, traffic_type: 'direct',
-        language: 'de', bot: 0, visitor_hash: new VisitorHasher(sqlite).hash(DAY, CLIENT6, IPHONE), first_of_day: 1,
+        country: 'DE',
+        city: 'Frankfurt am Main',
+        device: 'mobile',
+        os: 'iOS',
+        browser: 'Mobile Safari',
+        referrer: null,
+        traffic_type: 'direct',
+        language: 'de',
+        bot: 0,
+        visitor_hash: new VisitorHasher(sqlite).hash(DAY, CLIENT6, IPHONE),
+        first_of_day: 1,
       },
       {
-        country: 'GB', city: 'London', device: null, os: null, browser: null, referrer: null, traffic_type: 'direct',
-        language: null, bot: 1, visitor_hash: new VisitorHasher(sqlite).hash(DAY, CLIENT, GOOGLEBOT), first_of_day: 0,
+        country: 'GB',
+        city: 'London',
+        device: null,
+        os: null,
+        browser: null,
+        referrer: null,
+        traffic_type: 'direct',
+        language: null,
+        bot: 1,
+        visitor_hash: new VisitorHasher(sqlite).hash(DAY, CLIENT, GOOGLEBOT),
+        first_of_day: 0,
       },
     ]);
 
     // Every table, as text: no trace of the client's or the proxy's address.
     const { tables, text } = dumpAllTables(sqlite);
-    expect(tables).toEqual(expect.arrayContaining(['clicks', 'visitor_days', 'visitor_salts', 'links', 'rollup_buckets', 'rollup_values']));
-    const found = (haystack: string) => Object.fromEntries(['London', CLIENT, PROXY, CLIENT6, '2a00:1450'].map((s) => [s, haystack.includes(s)]));
-    expect(found(text)).toEqual({ London: true, [CLIENT]: false, [PROXY]: false, [CLIENT6]: false, '2a00:1450': false });
+    expect(tables).toEqual(
+      expect.arrayContaining(['clicks', 'visitor_days', 'visitor_salts', 'links', 'rollup_buckets', 'rollup_values']),
+    );
+    const found = (haystack: string) =>
+      Object.fromEntries(['London', CLIENT, PROXY, CLIENT6, '2a00:1450'].map((s) => [s, haystack.includes(s)]));
+    expect(found(text)).toEqual({
+      London: true,
+      [CLIENT]: false,
+      [PROXY]: false,
+      [CLIENT6]: false,
+      '2a00:1450': false,
+    });
 
     // Nor in the bytes of the database file and its write-ahead log (where the rows are now).
     const path = t.deps.config.dbPath;
@@ -424,7 +521,13 @@ describe('a real click through the redirect and the flush', () => {
       .filter((f) => existsSync(f))
       .map((f) => readFileSync(f).toString('latin1'))
       .join('');
-    expect(found(bytes)).toEqual({ London: true, [CLIENT]: false, [PROXY]: false, [CLIENT6]: false, '2a00:1450': false });
+    expect(found(bytes)).toEqual({
+      London: true,
+      [CLIENT]: false,
+      [PROXY]: false,
+      [CLIENT6]: false,
+      '2a00:1450': false,
+    });
   });
 
   test('a utm_medium named like an Object.prototype member does not break the flush', async () => {
@@ -435,7 +538,9 @@ describe('a real click through the redirect and the flush', () => {
     expect(await t.deps.clicks.flusher.flush()).toBe(true);
     expect(t.errors).toEqual([]);
     expect(t.deps.clicks.buffer.length).toBe(0);
-    const rows = t.deps.db.$client.query('SELECT link_id, traffic_type FROM clicks WHERE link_id IN (?, ?) ORDER BY id').all(link.id, other.id);
+    const rows = t.deps.db.$client
+      .query('SELECT link_id, traffic_type FROM clicks WHERE link_id IN (?, ?) ORDER BY id')
+      .all(link.id, other.id);
     expect(rows).toEqual([
       { link_id: link.id, traffic_type: 'referral' },
       { link_id: other.id, traffic_type: 'direct' },

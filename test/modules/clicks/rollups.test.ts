@@ -10,11 +10,16 @@ import { rebuildRollupsIfMissing } from '../../../src/modules/clicks/rebuild';
 import { ROLLUP_DIMS, WORKSPACE } from '../../../src/modules/clicks/rollups';
 import { api, disposeTestApp, T0, type TestApp } from '../../helpers/app';
 import {
+  type BucketRow,
+  type BucketTotal,
   bucketsFromRawClicks,
+  type ClickOptions,
+  type Ctx,
   click,
   createLink,
   createVariant,
   DAY,
+  type DecodedBuckets,
   expectBucketsMatchRawClicks,
   flushOk,
   getLink,
@@ -27,11 +32,6 @@ import {
   rows,
   setup,
   UA,
-  type BucketRow,
-  type BucketTotal,
-  type ClickOptions,
-  type DecodedBuckets,
-  type Ctx,
 } from './support';
 
 const D1 = Date.UTC(2026, 10, 21); // the test clock's day (T0 is its noon)
@@ -43,7 +43,14 @@ interface Agent {
   bot: boolean;
 }
 
-const HUMANS: Agent[] = [UA.chromeWin, UA.safariIphone, UA.firefoxLinux, UA.chromeAndroid, UA.safariIpad, UA.edgeMac].map((ua) => ({ ua, bot: false }));
+const HUMANS: Agent[] = [
+  UA.chromeWin,
+  UA.safariIphone,
+  UA.firefoxLinux,
+  UA.chromeAndroid,
+  UA.safariIpad,
+  UA.edgeMac,
+].map((ua) => ({ ua, bot: false }));
 const BOTS: Agent[] = [
   { ua: UA.googlebot, bot: true },
   { ua: UA.curl, bot: true },
@@ -114,16 +121,29 @@ interface Dataset {
  * each cover one or two batches.
  */
 async function generate(c: Ctx, seed = 20261121): Promise<Dataset> {
-  const alpha = await createLink(c, { slug: 'alpha', params: { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: 'launch', ref: 'n1', color: 'blue' } });
-  const fb = await createVariant(c, alpha.id, { code: 'fb', params: { utm_source: 'facebook', utm_medium: 'social', color: 'red' } });
+  const alpha = await createLink(c, {
+    slug: 'alpha',
+    params: { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: 'launch', ref: 'n1', color: 'blue' },
+  });
+  const fb = await createVariant(c, alpha.id, {
+    code: 'fb',
+    params: { utm_source: 'facebook', utm_medium: 'social', color: 'red' },
+  });
   const tw = await createVariant(c, alpha.id, { code: 'tw' });
   const x = await createVariant(c, alpha.id, { code: 'x', params: { utm_campaign: 'x-camp', extra: '' } });
   const beta = await createLink(c, { slug: 'beta' });
   const ba = await createVariant(c, beta.id, { code: 'a', params: { utm_source: 'ads' } });
   const bb = await createVariant(c, beta.id, { code: 'b' });
   const gamma = await createLink(c, { slug: 'gamma', params: { k1: 'v1', k2: 'v2' } });
-  const delta = await createLink(c, { slug: 'delta', destination: 'https://shop.example/p?color=green', params: { utm_medium: 'cpc' } });
-  const dc = await createVariant(c, delta.id, { code: 'c', params: { utm_medium: 'social', utm_campaign: 'camp', color: 'pink' } });
+  const delta = await createLink(c, {
+    slug: 'delta',
+    destination: 'https://shop.example/p?color=green',
+    params: { utm_medium: 'cpc' },
+  });
+  const dc = await createVariant(c, delta.id, {
+    code: 'c',
+    params: { utm_medium: 'social', utm_campaign: 'camp', color: 'pink' },
+  });
 
   const paths: Path[] = [
     { path: '/alpha', linkId: alpha.id, code: null, variantId: null },
@@ -166,7 +186,13 @@ async function generate(c: Ctx, seed = 20261121): Promise<Dataset> {
       }
       const target = pick(rand, paths);
       const agent = pick(rand, AGENTS);
-      const opts: ClickOptions = { ua: agent.ua, method: agent.method, ip: pick(rand, IPS), referer: pick(rand, REFERRERS), lang: pick(rand, LANGUAGES) };
+      const opts: ClickOptions = {
+        ua: agent.ua,
+        method: agent.method,
+        ip: pick(rand, IPS),
+        referer: pick(rand, REFERRERS),
+        lang: pick(rand, LANGUAGES),
+      };
       expect(await click(c.t, target.path, opts)).toBe(302);
       bump(byLinkBot, `${target.linkId}|${agent.bot ? 1 : 0}`);
       bump(byTarget, `${target.linkId}|${target.code}|${target.variantId}`);
@@ -214,7 +240,9 @@ describe('rollups equal the raw clicks they summarise', () => {
     // Every dimension occurs; `link` only in workspace buckets.
     const dimsOf = (list: BucketRow[]) => [...new Set(list.map((r) => r.dim))].sort();
     expect(dimsOf(all.rows.filter((r) => r.scope === WORKSPACE))).toEqual([...ROLLUP_DIMS].sort());
-    expect(dimsOf(all.rows.filter((r) => r.scope !== WORKSPACE))).toEqual(ROLLUP_DIMS.filter((d) => d !== 'link').sort());
+    expect(dimsOf(all.rows.filter((r) => r.scope !== WORKSPACE))).toEqual(
+      ROLLUP_DIMS.filter((d) => d !== 'link').sort(),
+    );
 
     // The data set really exercises what the comparison claims to cover.
     const hour = readBuckets(t, { grain: 'hour' });
@@ -231,15 +259,19 @@ describe('rollups equal the raw clicks they summarise', () => {
     expect(total.filter((r) => r.bot === 1).every((r) => r.uniques === 0)).toBe(true);
 
     const byDim = (dim: string) => hour.rows.filter((r) => r.scope !== WORKSPACE && r.dim === dim);
-    expect(values(hour.rows.filter((r) => r.scope === WORKSPACE && r.dim === 'link'))).toEqual(new Set(data.links.map((l) => l.id)));
+    expect(values(hour.rows.filter((r) => r.scope === WORKSPACE && r.dim === 'link'))).toEqual(
+      new Set(data.links.map((l) => l.id)),
+    );
     const country = values(byDim('country'));
     for (const v of ['', 'US', 'AU', 'GB', 'FR', 'JP', 'RU', 'CA', 'DE']) expect(country).toContain(v);
     const cities = byDim('city');
     expect(cities.some((r) => r.key === 'GB' && r.value === 'London')).toBe(true);
     expect(cities.some((r) => r.key === '' && r.value === '')).toBe(true);
     expect(values(byDim('device'))).toEqual(new Set(['', 'desktop', 'mobile', 'tablet']));
-    for (const v of ['email', 'social', 'search', 'direct', 'referral']) expect(values(byDim('trafficType'))).toContain(v);
-    for (const v of ['', 'google.com', 'l.facebook.com', 'example.org', 'sl.test']) expect(values(byDim('referrer'))).toContain(v);
+    for (const v of ['email', 'social', 'search', 'direct', 'referral'])
+      expect(values(byDim('trafficType'))).toContain(v);
+    for (const v of ['', 'google.com', 'l.facebook.com', 'example.org', 'sl.test'])
+      expect(values(byDim('referrer'))).toContain(v);
     for (const v of ['', 'en-US', 'de-DE', 'es', 'pt-BR', 'en']) expect(values(byDim('language'))).toContain(v);
     for (const v of ['newsletter', 'facebook', 'ads']) expect(values(byDim('utmSource'))).toContain(v);
     for (const v of ['email', 'social', 'cpc']) expect(values(byDim('utmMedium'))).toContain(v);
@@ -250,7 +282,8 @@ describe('rollups equal the raw clicks they summarise', () => {
     expect(variantRows.some((r) => r.key === '' && r.value === 'FB')).toBe(true);
     expect(variantRows.some((r) => r.key === ba.id && r.value === 'a')).toBe(true);
     const params = byDim('param').map((r) => `${r.key}=${r.value}`);
-    for (const p of ['color=blue', 'color=red', 'color=pink', 'extra=', 'ref=n1', 'k1=v1', 'k2=v2']) expect(params).toContain(p);
+    for (const p of ['color=blue', 'color=red', 'color=pink', 'extra=', 'ref=n1', 'k1=v1', 'k2=v2'])
+      expect(params).toContain(p);
     expect(params.some((p) => p.startsWith('utm_'))).toBe(false);
     // UTM counts exist only for clicks that carried the parameter.
     const sum = (list: { clicks: number }[]) => list.reduce((s, r) => s + r.clicks, 0);
@@ -260,7 +293,13 @@ describe('rollups equal the raw clicks they summarise', () => {
     // Variant params override the link's, and that is what each raw click recorded.
     const [alpha] = data.links;
     const fbClick = one(t, "SELECT params FROM clicks WHERE link_id = ? AND variant_code = 'fb' LIMIT 1", alpha.id);
-    expect(JSON.parse(fbClick.params)).toEqual({ utm_source: 'facebook', utm_medium: 'social', utm_campaign: 'launch', ref: 'n1', color: 'red' });
+    expect(JSON.parse(fbClick.params)).toEqual({
+      utm_source: 'facebook',
+      utm_medium: 'social',
+      utm_campaign: 'launch',
+      ref: 'n1',
+      color: 'red',
+    });
 
     await disposeTestApp(t);
   });
@@ -272,9 +311,17 @@ describe('rollups equal the raw clicks they summarise', () => {
     const raw = rows(t, 'SELECT link_id, bot, count(*) AS clicks FROM clicks GROUP BY 1, 2 ORDER BY 1, 2');
     const rawByBot = rows(t, 'SELECT bot, count(*) AS clicks FROM clicks GROUP BY 1 ORDER BY 1');
     for (const grain of ['hour', 'day'] as const) {
-      const sums = rows(t, "SELECT scope AS link_id, bot, sum(clicks) AS clicks FROM rollup_buckets WHERE grain = ? AND scope <> '' GROUP BY 1, 2 ORDER BY 1, 2", grain);
+      const sums = rows(
+        t,
+        "SELECT scope AS link_id, bot, sum(clicks) AS clicks FROM rollup_buckets WHERE grain = ? AND scope <> '' GROUP BY 1, 2 ORDER BY 1, 2",
+        grain,
+      );
       expect({ grain, sums }).toEqual({ grain, sums: raw });
-      const workspace = rows(t, "SELECT bot, sum(clicks) AS clicks FROM rollup_buckets WHERE grain = ? AND scope = '' GROUP BY 1 ORDER BY 1", grain);
+      const workspace = rows(
+        t,
+        "SELECT bot, sum(clicks) AS clicks FROM rollup_buckets WHERE grain = ? AND scope = '' GROUP BY 1 ORDER BY 1",
+        grain,
+      );
       expect({ grain, workspace }).toEqual({ grain, workspace: rawByBot });
     }
     expect(raw.length).toBe(8); // four links, humans and bots
@@ -309,15 +356,35 @@ describe('link and variant counters equal the raw clicks', () => {
       expect(raw.humans).toBeGreaterThan(0);
       expect(raw.bots).toBeGreaterThan(0);
       // Uniques are humans only, one per visitor hash and UTC day.
-      expect(one(t, 'SELECT count(*) AS n FROM clicks WHERE link_id = ? AND bot = 1 AND first_of_day = 1', link.id).n).toBe(0);
-      const distinctVisitorDays = one(t, 'SELECT count(*) AS n FROM (SELECT DISTINCT timestamp / 86400000, visitor_hash FROM clicks WHERE link_id = ? AND bot = 0)', link.id).n;
+      expect(
+        one(t, 'SELECT count(*) AS n FROM clicks WHERE link_id = ? AND bot = 1 AND first_of_day = 1', link.id).n,
+      ).toBe(0);
+      const distinctVisitorDays = one(
+        t,
+        'SELECT count(*) AS n FROM (SELECT DISTINCT timestamp / 86400000, visitor_hash FROM clicks WHERE link_id = ? AND bot = 0)',
+        link.id,
+      ).n;
       expect(raw.uniques).toBe(distinctVisitorDays);
 
-      const stored = one(t, 'SELECT click_count, bot_count, unique_count, last_clicked_at FROM links WHERE id = ?', link.id);
-      expect(stored).toEqual({ click_count: raw.humans, bot_count: raw.bots, unique_count: raw.uniques, last_clicked_at: raw.last });
+      const stored = one(
+        t,
+        'SELECT click_count, bot_count, unique_count, last_clicked_at FROM links WHERE id = ?',
+        link.id,
+      );
+      expect(stored).toEqual({
+        click_count: raw.humans,
+        bot_count: raw.bots,
+        unique_count: raw.uniques,
+        last_clicked_at: raw.last,
+      });
 
       const viaApi = await getLink(c, link.id);
-      expect({ clickCount: viaApi.clickCount, botCount: viaApi.botCount, uniqueCount: viaApi.uniqueCount, lastClickedAt: viaApi.lastClickedAt }).toEqual({
+      expect({
+        clickCount: viaApi.clickCount,
+        botCount: viaApi.botCount,
+        uniqueCount: viaApi.uniqueCount,
+        lastClickedAt: viaApi.lastClickedAt,
+      }).toEqual({
         clickCount: raw.humans,
         botCount: raw.bots,
         uniqueCount: raw.uniques,
@@ -364,8 +431,14 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
   async function uniqueLink(c: Ctx) {
     return createLink(c, { slug: 'uniq' });
   }
-  const uniquesOf = (t: TestApp, id: string) => one(t, 'SELECT unique_count FROM links WHERE id = ?', id).unique_count as number;
-  const flags = (t: TestApp, id: string) => rows(t, 'SELECT timestamp, bot, first_of_day FROM clicks WHERE link_id = ? ORDER BY id', id).map((r) => [r.timestamp, r.bot, r.first_of_day]);
+  const uniquesOf = (t: TestApp, id: string) =>
+    one(t, 'SELECT unique_count FROM links WHERE id = ?', id).unique_count as number;
+  const flags = (t: TestApp, id: string) =>
+    rows(t, 'SELECT timestamp, bot, first_of_day FROM clicks WHERE link_id = ? ORDER BY id', id).map((r) => [
+      r.timestamp,
+      r.bot,
+      r.first_of_day,
+    ]);
 
   test('across midnight the same visitor is two uniques; within a day one; another UA is another visitor; bots never', async () => {
     const c = await setup();
@@ -403,7 +476,12 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
     ]);
     expect(uniquesOf(t, link.id)).toBe(5);
     expect((await getLink(c, link.id)).uniqueCount).toBe(5);
-    const totals = readBuckets(t, { scope: link.id, grain: 'hour' }).totals.map(({ start, bot, clicks, uniques }) => ({ hour: start, bot, clicks, uniques }));
+    const totals = readBuckets(t, { scope: link.id, grain: 'hour' }).totals.map(({ start, bot, clicks, uniques }) => ({
+      hour: start,
+      bot,
+      clicks,
+      uniques,
+    }));
     expect(totals).toEqual([
       { hour: MIDNIGHT - HOUR, bot: 0, clicks: 1, uniques: 1 },
       { hour: MIDNIGHT, bot: 0, clicks: 2, uniques: 1 },
@@ -413,7 +491,12 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
       { hour: MIDNIGHT + 13 * HOUR, bot: 0, clicks: 1, uniques: 1 },
       { hour: MIDNIGHT + 13 * HOUR, bot: 1, clicks: 1, uniques: 0 },
     ]);
-    const days = readBuckets(t, { scope: link.id, grain: 'day' }).totals.map(({ start, bot, clicks, uniques }) => ({ day: start, bot, clicks, uniques }));
+    const days = readBuckets(t, { scope: link.id, grain: 'day' }).totals.map(({ start, bot, clicks, uniques }) => ({
+      day: start,
+      bot,
+      clicks,
+      uniques,
+    }));
     expect(days).toEqual([
       { day: D1, bot: 0, clicks: 1, uniques: 1 },
       { day: MIDNIGHT, bot: 0, clicks: 6, uniques: 4 },
@@ -422,13 +505,19 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
     // The only link: the workspace's buckets are the same.
     for (const grain of ['hour', 'day'] as const) {
       const strip = (list: BucketTotal[]) => list.map(({ scope: _, ...rest }) => rest);
-      expect(strip(readBuckets(t, { scope: WORKSPACE, grain }).totals)).toEqual(strip(readBuckets(t, { scope: link.id, grain }).totals));
+      expect(strip(readBuckets(t, { scope: WORKSPACE, grain }).totals)).toEqual(
+        strip(readBuckets(t, { scope: link.id, grain }).totals),
+      );
     }
     // The hash is per day (a new salt each day), so days cannot be linked to each other.
-    const hashes = rows(t, 'SELECT visitor_hash FROM clicks WHERE link_id = ? ORDER BY id LIMIT 3', link.id).map((r) => r.visitor_hash);
+    const hashes = rows(t, 'SELECT visitor_hash FROM clicks WHERE link_id = ? ORDER BY id LIMIT 3', link.id).map(
+      (r) => r.visitor_hash,
+    );
     expect(hashes[0]).not.toBe(hashes[1]);
     expect(hashes[1]).toBe(hashes[2]);
-    expect(rows(t, 'SELECT day, count(*) AS n FROM visitor_days WHERE link_id = ? GROUP BY day ORDER BY day', link.id)).toEqual([
+    expect(
+      rows(t, 'SELECT day, count(*) AS n FROM visitor_days WHERE link_id = ? GROUP BY day ORDER BY day', link.id),
+    ).toEqual([
       { day: D1 / DAY, n: 1 },
       { day: MIDNIGHT / DAY, n: 4 },
     ]);
@@ -452,17 +541,28 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
       [MIDNIGHT - 30_000, 0, 0],
       [MIDNIGHT + 5 * 60_000, 0, 1],
     ]);
-    const totals = readBuckets(t, { scope: link.id, grain: 'hour' }).totals.map(({ start, clicks, uniques }) => ({ hour: start, clicks, uniques }));
+    const totals = readBuckets(t, { scope: link.id, grain: 'hour' }).totals.map(({ start, clicks, uniques }) => ({
+      hour: start,
+      clicks,
+      uniques,
+    }));
     expect(totals).toEqual([
       { hour: MIDNIGHT - HOUR, clicks: 2, uniques: 1 },
       { hour: MIDNIGHT, clicks: 1, uniques: 1 },
     ]);
-    const days = readBuckets(t, { scope: link.id, grain: 'day' }).totals.map(({ start, clicks, uniques }) => ({ day: start, clicks, uniques }));
+    const days = readBuckets(t, { scope: link.id, grain: 'day' }).totals.map(({ start, clicks, uniques }) => ({
+      day: start,
+      clicks,
+      uniques,
+    }));
     expect(days).toEqual([
       { day: D1, clicks: 2, uniques: 1 },
       { day: MIDNIGHT, clicks: 1, uniques: 1 },
     ]);
-    expect(rows(t, 'SELECT day FROM visitor_days WHERE link_id = ? ORDER BY day', link.id)).toEqual([{ day: D1 / DAY }, { day: MIDNIGHT / DAY }]);
+    expect(rows(t, 'SELECT day FROM visitor_days WHERE link_id = ? ORDER BY day', link.id)).toEqual([
+      { day: D1 / DAY },
+      { day: MIDNIGHT / DAY },
+    ]);
     // Another click by the same visitor after midnight is not a new unique for the new day.
     t.clock.set(MIDNIGHT + 6 * 60_000);
     expect(await click(t, '/uniq', A)).toBe(302);
@@ -485,9 +585,16 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
     expect(await click(t2, '/uniq', A)).toBe(302);
     expect(await click(t2, '/uniq', { ...A, ip: '5.39.0.1' })).toBe(302);
     await flushOk(t2);
-    expect(rows(t2, 'SELECT first_of_day FROM clicks WHERE link_id = ? ORDER BY id', link.id).map((r) => r.first_of_day)).toEqual([1, 0, 1]);
-    expect(one(t2, 'SELECT unique_count, click_count FROM links WHERE id = ?', link.id)).toEqual({ unique_count: 2, click_count: 3 });
-    const hashes = rows(t2, 'SELECT visitor_hash FROM clicks WHERE link_id = ? ORDER BY id', link.id).map((r) => r.visitor_hash);
+    expect(
+      rows(t2, 'SELECT first_of_day FROM clicks WHERE link_id = ? ORDER BY id', link.id).map((r) => r.first_of_day),
+    ).toEqual([1, 0, 1]);
+    expect(one(t2, 'SELECT unique_count, click_count FROM links WHERE id = ?', link.id)).toEqual({
+      unique_count: 2,
+      click_count: 3,
+    });
+    const hashes = rows(t2, 'SELECT visitor_hash FROM clicks WHERE link_id = ? ORDER BY id', link.id).map(
+      (r) => r.visitor_hash,
+    );
     expect(hashes[0]).toBe(hashes[1]);
     expect(one(t2, 'SELECT count(*) AS n FROM visitor_salts').n).toBe(1);
 
@@ -508,20 +615,36 @@ describe('deleting a link takes it out of the workspace buckets', () => {
     const c = await setup();
     const data = await generate(c, 4242);
     const { t } = c;
-    const crawled = await createLink(c, { slug: 'crawled', params: { utm_source: 'crawler', utm_campaign: 'launch', color: 'blue', only: 'bots' } });
+    const crawled = await createLink(c, {
+      slug: 'crawled',
+      params: { utm_source: 'crawler', utm_campaign: 'launch', color: 'blue', only: 'bots' },
+    });
     await createVariant(c, crawled.id, { code: 'v', params: { utm_medium: 'social', color: 'red' } });
     // Hours and days the other links were clicked in too, then an hour (03:00 on day one) and a
     // day (three days later) when nobody else was: those workspace buckets must go entirely.
     const LONELY_HOUR = D1 + 3 * HOUR;
     const LONELY_DAY = MIDNIGHT + 3 * DAY;
-    const times = [D1 + 20 * HOUR + 5, MIDNIGHT - 1, MIDNIGHT, MIDNIGHT + 2 * HOUR + 7, LONELY_HOUR + 10, LONELY_DAY + 1];
+    const times = [
+      D1 + 20 * HOUR + 5,
+      MIDNIGHT - 1,
+      MIDNIGHT,
+      MIDNIGHT + 2 * HOUR + 7,
+      LONELY_HOUR + 10,
+      LONELY_DAY + 1,
+    ];
     const rand = prng(5);
     let hits = 0;
     for (const time of times) {
       for (const path of ['/crawled', '/crawled/v', '/crawled/zz']) {
         t.clock.set(time);
         const agent = BOTS[hits % BOTS.length]!;
-        const opts: ClickOptions = { ua: agent.ua, method: agent.method, ip: pick(rand, IPS), referer: pick(rand, REFERRERS), lang: pick(rand, LANGUAGES) };
+        const opts: ClickOptions = {
+          ua: agent.ua,
+          method: agent.method,
+          ip: pick(rand, IPS),
+          referer: pick(rand, REFERRERS),
+          lang: pick(rand, LANGUAGES),
+        };
         expect(await click(t, path, opts)).toBe(302);
         hits++;
       }
@@ -538,7 +661,11 @@ describe('deleting a link takes it out of the workspace buckets', () => {
     expect(inWorkspace(before, 'param', 'only', 'bots')).toBe(true);
     expect(inWorkspace(before, 'utmSource', '', 'crawler')).toBe(true);
     const lonely = (d: DecodedBuckets) =>
-      d.totals.filter((b) => b.scope === WORKSPACE && ((b.grain === 'hour' && b.start === LONELY_HOUR) || (b.grain === 'day' && b.start === LONELY_DAY)));
+      d.totals.filter(
+        (b) =>
+          b.scope === WORKSPACE &&
+          ((b.grain === 'hour' && b.start === LONELY_HOUR) || (b.grain === 'day' && b.start === LONELY_DAY)),
+      );
     expect(lonely(before).map((b) => [b.grain, b.bot, b.clicks])).toEqual([
       ['day', 1, 3],
       ['hour', 1, 3],
@@ -560,8 +687,11 @@ describe('deleting a link takes it out of the workspace buckets', () => {
     expect(lonely(after)).toEqual([]);
     // ...and every bucket the deleted link had no part in is untouched.
     const untouched = (d: DecodedBuckets) => {
-      const itsBuckets = new Set(before.totals.filter((b) => b.scope === crawled.id).map((b) => `${b.grain}|${b.start}|${b.bot}`));
-      const keep = (b: { scope: string; grain: string; start: number; bot: number }) => b.scope !== crawled.id && !itsBuckets.has(`${b.grain}|${b.start}|${b.bot}`);
+      const itsBuckets = new Set(
+        before.totals.filter((b) => b.scope === crawled.id).map((b) => `${b.grain}|${b.start}|${b.bot}`),
+      );
+      const keep = (b: { scope: string; grain: string; start: number; bot: number }) =>
+        b.scope !== crawled.id && !itsBuckets.has(`${b.grain}|${b.start}|${b.bot}`);
       return { totals: d.totals.filter(keep), rows: d.rows.filter(keep) };
     };
     expect(untouched(after)).toEqual(untouched(before));
@@ -579,7 +709,10 @@ describe('deleting a link takes it out of the workspace buckets', () => {
 
 describe('rebuildRollupsIfMissing', () => {
   const stored = (t: TestApp) => ({
-    buckets: rows(t, 'SELECT scope, grain, start, bot, clicks, uniques, hex(data) AS data FROM rollup_buckets ORDER BY scope, grain, start, bot'),
+    buckets: rows(
+      t,
+      'SELECT scope, grain, start, bot, clicks, uniques, hex(data) AS data FROM rollup_buckets ORDER BY scope, grain, start, bot',
+    ),
     values: rows(t, 'SELECT id, dim, key, value FROM rollup_values ORDER BY id'),
   });
 
@@ -614,14 +747,17 @@ describe('rebuildRollupsIfMissing', () => {
     const data = await generate(c, 8);
     const { t } = c;
     const expected = expectBucketsMatchRawClicks(t);
-    const idOf = (app: TestApp, dim: string, value: string) => one(app, 'SELECT id FROM rollup_values WHERE dim = ? AND value = ?', dim, value).id as number;
+    const idOf = (app: TestApp, dim: string, value: string) =>
+      one(app, 'SELECT id FROM rollup_values WHERE dim = ? AND value = ?', dim, value).id as number;
     const usBefore = idOf(t, 'country', 'US');
     const alphaBefore = idOf(t, 'link', data.links[0].id);
     // What migration 0002 leaves: clicks, no rollups. A few values first, so the ids shift.
     const sqlite = t.deps.db.$client;
     sqlite.run('DELETE FROM rollup_buckets');
     sqlite.run('DELETE FROM rollup_values');
-    sqlite.run("INSERT INTO rollup_values (dim, key, value) VALUES ('country', '', 'ZZ'), ('link', '', 'no-such-link'), ('param', 'x', 'y')");
+    sqlite.run(
+      "INSERT INTO rollup_values (dim, key, value) VALUES ('country', '', 'ZZ'), ('link', '', 'no-such-link'), ('param', 'x', 'y')",
+    );
 
     // The restart (this app's writer knows the old ids: it writes nothing from here on).
     const t2 = reopen(t);
@@ -633,7 +769,9 @@ describe('rebuildRollupsIfMissing', () => {
 
     // The restarted writer adds to them.
     t.clock.set(MIDNIGHT + 5 * HOUR);
-    expect(await click(t2, '/alpha/x', { ip: '133.242.0.1', ua: UA.chromeAndroid, referer: 'https://t.co/x' })).toBe(302);
+    expect(await click(t2, '/alpha/x', { ip: '133.242.0.1', ua: UA.chromeAndroid, referer: 'https://t.co/x' })).toBe(
+      302,
+    );
     expect(await click(t2, '/beta/zz', { ip: '77.88.55.55', ua: UA.facebook })).toBe(302);
     await flushOk(t2);
     expectBucketsMatchRawClicks(t2);
@@ -654,31 +792,35 @@ describe('rebuildRollupsIfMissing', () => {
        VALUES (?, ?, NULL, ?, 'https://example.com/landing', ?, ?, ?, ?, 'Windows', 'Chrome', ?, ?, ?, ?, 'h', ?)`,
     );
     const N = 45_001;
-    sqlite.transaction(() => {
-      for (let i = 0; i < N; i++) {
-        const bot = i % 7 === 3 ? 1 : 0;
-        insert.run(
-          i % 2 ? one_.id : two.id,
-          T0 + (i % 30) * (HOUR / 2) + (i % 1000), // noon to 02:30 the next day, every bucket fed by every chunk
-          i % 5 === 0 ? `c${i % 3}` : null,
-          JSON.stringify(i % 4 === 0 ? { utm_source: `s${i % 3}`, ref: `r${i % 2}` } : {}),
-          i % 6 === 0 ? null : ['US', 'GB', 'DE'][i % 3]!,
-          i % 6 === 0 ? null : `city${i % 4}`,
-          bot ? null : i % 3 ? 'desktop' : 'mobile',
-          i % 8 === 0 ? 'google.com' : null,
-          i % 8 === 0 ? 'search' : 'direct',
-          i % 9 === 0 ? null : 'en',
-          bot,
-          bot === 0 && i % 10 === 0 ? 1 : 0,
-        );
-      }
-    }).immediate();
+    sqlite
+      .transaction(() => {
+        for (let i = 0; i < N; i++) {
+          const bot = i % 7 === 3 ? 1 : 0;
+          insert.run(
+            i % 2 ? one_.id : two.id,
+            T0 + (i % 30) * (HOUR / 2) + (i % 1000), // noon to 02:30 the next day, every bucket fed by every chunk
+            i % 5 === 0 ? `c${i % 3}` : null,
+            JSON.stringify(i % 4 === 0 ? { utm_source: `s${i % 3}`, ref: `r${i % 2}` } : {}),
+            i % 6 === 0 ? null : ['US', 'GB', 'DE'][i % 3]!,
+            i % 6 === 0 ? null : `city${i % 4}`,
+            bot ? null : i % 3 ? 'desktop' : 'mobile',
+            i % 8 === 0 ? 'google.com' : null,
+            i % 8 === 0 ? 'search' : 'direct',
+            i % 9 === 0 ? null : 'en',
+            bot,
+            bot === 0 && i % 10 === 0 ? 1 : 0,
+          );
+        }
+      })
+      .immediate();
     expect(rebuildRollupsIfMissing(sqlite)).toBe(N);
     const rebuilt = expectBucketsMatchRawClicks(t);
     const hours = rebuilt.totals.filter((b) => b.scope === WORKSPACE && b.grain === 'hour');
     expect(hours.reduce((s, b) => s + b.clicks, 0)).toBe(N);
     expect(new Set(hours.map((b) => b.start)).size).toBe(15);
-    expect(new Set(rebuilt.totals.filter((b) => b.grain === 'day').map((b) => b.start))).toEqual(new Set([D1, MIDNIGHT]));
+    expect(new Set(rebuilt.totals.filter((b) => b.grain === 'day').map((b) => b.start))).toEqual(
+      new Set([D1, MIDNIGHT]),
+    );
     await disposeTestApp(t);
   });
 

@@ -19,12 +19,17 @@ export const DAY = 86_400_000;
 
 /** User agents with the verdict the CONTRACT's bot rule gives them. */
 export const UA = {
-  chromeWin: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
-  safariIphone: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+  chromeWin:
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+  safariIphone:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
   firefoxLinux: 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0',
-  chromeAndroid: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36',
-  safariIpad: 'Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
-  edgeMac: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 Edg/124.0.0.0',
+  chromeAndroid:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36',
+  safariIpad:
+    'Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+  edgeMac:
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 Edg/124.0.0.0',
   googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
   curl: 'curl/8.4.0',
   facebook: 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
@@ -42,7 +47,10 @@ export async function setup(env: Record<string, string> = {}): Promise<Ctx> {
 }
 
 export async function createLink(c: Ctx, body: Record<string, unknown>): Promise<any> {
-  const res = await api(c.t, 'POST', '/links', { key: c.key, body: { destination: 'https://example.com/landing', ...body } });
+  const res = await api(c.t, 'POST', '/links', {
+    key: c.key,
+    body: { destination: 'https://example.com/landing', ...body },
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
@@ -195,17 +203,32 @@ function bucketWhere(filter: BucketFilter): { where: string; params: string[] } 
  */
 export function readBuckets(t: TestApp, filter: BucketFilter = {}): DecodedBuckets {
   const names = new Map(
-    rows<{ id: number; dim: string; key: string; value: string }>(t, 'SELECT id, dim, key, value FROM rollup_values').map((r) => [r.id, r]),
+    rows<{ id: number; dim: string; key: string; value: string }>(
+      t,
+      'SELECT id, dim, key, value FROM rollup_values',
+    ).map((r) => [r.id, r]),
   );
   const { where, params } = bucketWhere(filter);
-  const stored = rows<BucketTotal & { data: Uint8Array }>(t, `SELECT scope, grain, start, bot, clicks, uniques, data FROM rollup_buckets ${where}`, ...params);
+  const stored = rows<BucketTotal & { data: Uint8Array }>(
+    t,
+    `SELECT scope, grain, start, bot, clicks, uniques, data FROM rollup_buckets ${where}`,
+    ...params,
+  );
   const totals: BucketTotal[] = [];
   const out: BucketRow[] = [];
   for (const { data, ...total } of stored) {
     const at = `${total.scope}|${total.grain}|${total.start}|${total.bot}`;
-    expect({ at, grain: ['hour', 'day'].includes(total.grain), bot: [0, 1].includes(total.bot) }).toEqual({ at, grain: true, bot: true });
+    expect({ at, grain: ['hour', 'day'].includes(total.grain), bot: [0, 1].includes(total.bot) }).toEqual({
+      at,
+      grain: true,
+      bot: true,
+    });
     expect({ at, offset: total.start % GRAIN_MS[total.grain] }).toEqual({ at, offset: 0 });
-    expect({ at, positive: total.clicks > 0, uniquesInRange: total.uniques >= 0 && total.uniques <= total.clicks }).toEqual({ at, positive: true, uniquesInRange: true });
+    expect({
+      at,
+      positive: total.clicks > 0,
+      uniquesInRange: total.uniques >= 0 && total.uniques <= total.clicks,
+    }).toEqual({ at, positive: true, uniquesInRange: true });
     if (total.bot === 1) expect({ at, uniques: total.uniques }).toEqual({ at, uniques: 0 });
     expect({ at, wholePairs: data.byteLength % 8 }).toEqual({ at, wholePairs: 0 });
     const counts = decodeCounts(data);
@@ -235,7 +258,13 @@ const RAW_DIMS: { dim: string; key: string; value: string; from?: string; where?
   { dim: 'utmMedium', key: "''", value: 'j.value', from: ', json_each(c.params) j', where: "j.key = 'utm_medium'" },
   { dim: 'utmCampaign', key: "''", value: 'j.value', from: ', json_each(c.params) j', where: "j.key = 'utm_campaign'" },
   { dim: 'variant', key: "coalesce(c.variant_id, '')", value: 'c.variant_code', where: 'c.variant_code IS NOT NULL' },
-  { dim: 'param', key: 'j.key', value: 'j.value', from: ', json_each(c.params) j', where: "j.key NOT IN ('utm_source', 'utm_medium', 'utm_campaign')" },
+  {
+    dim: 'param',
+    key: 'j.key',
+    value: 'j.value',
+    from: ', json_each(c.params) j',
+    where: "j.key NOT IN ('utm_source', 'utm_medium', 'utm_campaign')",
+  },
   { dim: 'link', key: "''", value: 'c.link_id', workspaceOnly: true },
 ];
 

@@ -4,7 +4,7 @@
  * search, and everything else a referral.
  */
 import { describe, expect, test } from 'bun:test';
-import { referrerHost, trafficType, type TrafficType } from '../../../src/modules/clicks/traffic';
+import { referrerHost, type TrafficType, trafficType } from '../../../src/modules/clicks/traffic';
 
 /** The type a referrer URL gets with no utm_medium and our own host sl.test. */
 function typeOf(referrer: string | null, utmMedium?: string): TrafficType {
@@ -36,7 +36,20 @@ describe('referrerHost', () => {
   });
 
   test('null when absent, not a URL, or not http(s)', () => {
-    for (const referrer of [null, '', 'not a url', '/relative/path', 'google.com', 'android-app://com.google.android.gm', 'android-app://com.google.android.googlequicksearchbox/', 'ftp://example.org/file', 'file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,hi', 'about:blank']) {
+    for (const referrer of [
+      null,
+      '',
+      'not a url',
+      '/relative/path',
+      'google.com',
+      'android-app://com.google.android.gm',
+      'android-app://com.google.android.googlequicksearchbox/',
+      'ftp://example.org/file',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'data:text/html,hi',
+      'about:blank',
+    ]) {
       expect({ referrer, host: referrerHost(referrer) }).toEqual({ referrer, host: null });
     }
   });
@@ -86,8 +99,31 @@ describe('trafficType rule 1: utm_medium says it first', () => {
   // Object.prototype's names included: MEDIUM is a plain object, and a function stored as the
   // traffic type made every flush of the link's clicks fail.
   test('an unknown or empty medium falls through to the referrer rules', () => {
-    for (const medium of ['banner', 'affiliate', 'display', 'referral', 'paid', 'qr', '', '   ', 'e mail', 'emails', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__']) {
-      expect({ medium, types: [typeOf(null, medium), typeOf('https://www.google.com/', medium), typeOf('https://example.org/', medium)] }).toEqual({
+    for (const medium of [
+      'banner',
+      'affiliate',
+      'display',
+      'referral',
+      'paid',
+      'qr',
+      '',
+      '   ',
+      'e mail',
+      'emails',
+      'constructor',
+      'toString',
+      'valueOf',
+      'hasOwnProperty',
+      '__proto__',
+    ]) {
+      expect({
+        medium,
+        types: [
+          typeOf(null, medium),
+          typeOf('https://www.google.com/', medium),
+          typeOf('https://example.org/', medium),
+        ],
+      }).toEqual({
         medium,
         types: ['direct', 'search', 'referral'],
       });
@@ -154,7 +190,14 @@ describe('trafficType rule 3: webmail, social, search, referral', () => {
   });
 
   test('hosts that merely end in a social host name are referrals (netflix.com is not x.com)', () => {
-    expectTypes('referral', ['https://netflix.com/', 'https://www.dropbox.com/s/x', 'https://notfacebook.com/', 'https://art.co/', 'https://myreddit.com/', 'https://facebook.com.evil.example/']);
+    expectTypes('referral', [
+      'https://netflix.com/',
+      'https://www.dropbox.com/s/x',
+      'https://notfacebook.com/',
+      'https://art.co/',
+      'https://myreddit.com/',
+      'https://facebook.com.evil.example/',
+    ]);
   });
 
   test('search engines: bare domain or a search subdomain, any country suffix -> search', () => {
@@ -224,6 +267,13 @@ describe('trafficType rule 3: webmail, social, search, referral', () => {
   });
 
   test('any other referrer -> referral', () => {
-    expectTypes('referral', ['https://example.org/a', 'https://github.com/x/y', 'https://teams.microsoft.com/', 'http://192.168.1.1/', 'http://localhost:3000/', 'https://xn--bcher-kva.example/']);
+    expectTypes('referral', [
+      'https://example.org/a',
+      'https://github.com/x/y',
+      'https://teams.microsoft.com/',
+      'http://192.168.1.1/',
+      'http://localhost:3000/',
+      'https://xn--bcher-kva.example/',
+    ]);
   });
 });

@@ -60,7 +60,8 @@ const BOTS = {
   discordbot: 'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
   telegrambot: 'TelegramBot (like TwitterBot)',
   linkedinbot: 'LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)',
-  headlessChrome: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.0.0 Safari/537.36',
+  headlessChrome:
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.0.0 Safari/537.36',
 } as const;
 
 function target(counters = { humanClicks: 10, unsorted: 1 }): ClickTarget {
@@ -178,7 +179,15 @@ describe('parseAgent', () => {
   }
 
   test('tools and crawlers without an OS or browser give nulls, not "desktop"', () => {
-    for (const ua of [BOTS.curl, BOTS.wget, BOTS.pythonRequests, BOTS.goHttpClient, BOTS.googlebot, BOTS.facebookexternalhit, BOTS.twitterbot]) {
+    for (const ua of [
+      BOTS.curl,
+      BOTS.wget,
+      BOTS.pythonRequests,
+      BOTS.goHttpClient,
+      BOTS.googlebot,
+      BOTS.facebookexternalhit,
+      BOTS.twitterbot,
+    ]) {
       expect(parseAgent(ua)).toEqual({ device: null, os: null, browser: null });
     }
   });

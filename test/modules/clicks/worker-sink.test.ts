@@ -26,7 +26,10 @@ function wire(linkId: string, time: number): WireClick {
 }
 
 /** A test app with one link and a real writer Worker on its file; the Worker is closed whatever the body does. */
-async function withWorkerSink(slug: string, body: (sink: WorkerSink, linkId: string, t: TestApp) => Promise<void>): Promise<void> {
+async function withWorkerSink(
+  slug: string,
+  body: (sink: WorkerSink, linkId: string, t: TestApp) => Promise<void>,
+): Promise<void> {
   const c = await setup();
   const { t } = c;
   const link = await createLink(c, { slug });

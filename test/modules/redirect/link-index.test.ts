@@ -31,7 +31,10 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 async function makeLinks(n: number): Promise<{ id: string; slug: string }[]> {
   const made: { id: string; slug: string }[] = [];
   for (let i = 0; i < n; i++) {
-    const r = await api(t, 'POST', '/links', { key, body: { destination: `https://example.com/${i}`, slug: `s${String(i).padStart(3, '0')}` } });
+    const r = await api(t, 'POST', '/links', {
+      key,
+      body: { destination: `https://example.com/${i}`, slug: `s${String(i).padStart(3, '0')}` },
+    });
     expect(r.status).toBe(201);
     made.push({ id: r.body.id, slug: r.body.slug });
   }
@@ -43,7 +46,10 @@ test('while loading, a slug not read yet is found in SQLite; an unknown one is n
   // Pages go in id order: the link with the greatest id is the last one loaded.
   const lastId = [...made].sort((a, b) => (a.id < b.id ? -1 : 1)).at(-1)!;
   const n = made.indexOf(lastId);
-  await api(t, 'POST', `/links/${lastId.id}/variants`, { key, body: { code: 'tw', params: { utm_source: 'twitter' } } });
+  await api(t, 'POST', `/links/${lastId.id}/variants`, {
+    key,
+    body: { code: 'tw', params: { utm_source: 'twitter' } },
+  });
   const index = newIndex();
   const loading = index.loadInBackground(10);
   // Nothing is read before the caller's next turn (the server answers first), then a page a turn.

@@ -20,8 +20,12 @@ describe('applyParams: nothing to apply', () => {
   });
 
   test('keys only named like Object.prototype members are not params', () => {
-    expect(applyParams('https://example.com/?toString=1&constructor=2', {})).toBe('https://example.com/?toString=1&constructor=2');
-    expect(applyParams('https://example.com/?toString=1', { constructor: 'x' })).toBe('https://example.com/?toString=1&constructor=x');
+    expect(applyParams('https://example.com/?toString=1&constructor=2', {})).toBe(
+      'https://example.com/?toString=1&constructor=2',
+    );
+    expect(applyParams('https://example.com/?toString=1', { constructor: 'x' })).toBe(
+      'https://example.com/?toString=1&constructor=x',
+    );
   });
 });
 
@@ -38,7 +42,9 @@ describe('applyParams: appending', () => {
 
   test('the fragment stays last, even when it looks like a query', () => {
     expect(applyParams('https://example.com/p#sec', { a: '1' })).toBe('https://example.com/p?a=1#sec');
-    expect(applyParams('https://example.com/p?x=1#frag?a=0&b=2', { a: '9' })).toBe('https://example.com/p?x=1&a=9#frag?a=0&b=2');
+    expect(applyParams('https://example.com/p?x=1#frag?a=0&b=2', { a: '9' })).toBe(
+      'https://example.com/p?x=1&a=9#frag?a=0&b=2',
+    );
   });
 
   test('empty query parts are dropped', () => {
@@ -64,7 +70,9 @@ describe('applyParams: replacing', () => {
   });
 
   test('a "+" in a destination key is a space', () => {
-    expect(applyParams('https://example.com/?utm+src=a&b=1', { 'utm src': 'z' })).toBe('https://example.com/?utm%20src=z&b=1');
+    expect(applyParams('https://example.com/?utm+src=a&b=1', { 'utm src': 'z' })).toBe(
+      'https://example.com/?utm%20src=z&b=1',
+    );
   });
 
   test('a percent-encoded destination key matches its decoded param key', () => {

@@ -11,12 +11,13 @@ import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
 import { createDeps } from '../../../src/deps';
 import { links } from '../../../src/modules/links/table';
-import { api, disposeTestApp, makeKey, makeTestApp, T0, type ApiResult, type TestApp } from '../../helpers/app';
+import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
 import { expectError } from '../../helpers/schema';
 
 const SHORT = 'https://sl.test';
 const SINGLE = { SLINK_SHORT_HOST: SHORT, SLINK_APP_HOST: SHORT };
-const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 const FACEBOOK = 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)';
 const CURL = 'curl/8.4.0';
@@ -30,7 +31,12 @@ async function start(env: Record<string, string> = {}) {
 beforeEach(() => start());
 afterEach(() => disposeTestApp(t));
 
-interface Hit { method?: string; ua?: string | null; headers?: Record<string, string>; origin?: string }
+interface Hit {
+  method?: string;
+  ua?: string | null;
+  headers?: Record<string, string>;
+  origin?: string;
+}
 /** Bot hits by the contract's rule: a bot user agent, none at all, or HEAD. */
 const BOT_HITS: Hit[] = [{ ua: CURL }, { ua: null }, { method: 'HEAD' }];
 /** A visitor's request to the short host; a Chrome desktop user agent unless told otherwise. */
@@ -66,12 +72,22 @@ async function call(url: string, init: RequestInit & { key?: string } = {}): Pro
   return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : null };
 }
 
-async function write(method: string, path: string, body?: unknown, status = method === 'POST' ? 201 : 200): Promise<any> {
+async function write(
+  method: string,
+  path: string,
+  body?: unknown,
+  status = method === 'POST' ? 201 : 200,
+): Promise<any> {
   const res = await api(t, method, path, { key: su, body });
-  expect({ path, status: res.status, body: res.status === status ? null : res.body }).toEqual({ path, status, body: null });
+  expect({ path, status: res.status, body: res.status === status ? null : res.body }).toEqual({
+    path,
+    status,
+    body: null,
+  });
   return res.body;
 }
-const newLink = (body: Record<string, unknown>) => write('POST', '/links', { destination: 'https://example.com/l', ...body });
+const newLink = (body: Record<string, unknown>) =>
+  write('POST', '/links', { destination: 'https://example.com/l', ...body });
 const patchLink = (id: string, body: Record<string, unknown>) => write('PATCH', `/links/${id}`, body);
 /** Writes every buffered click now (flusher API: `flush()`, formerly the synchronous `flushAll()`). */
 async function flush() {
@@ -83,10 +99,17 @@ async function flush() {
 async function counts(id: string) {
   await flush();
   const l = await write('GET', `/links/${id}`);
-  return { clickCount: l.clickCount, botCount: l.botCount, uniqueCount: l.uniqueCount, variants: Object.fromEntries(l.variants.map((v: any) => [v.code, v.clickCount])) };
+  return {
+    clickCount: l.clickCount,
+    botCount: l.botCount,
+    uniqueCount: l.uniqueCount,
+    variants: Object.fromEntries(l.variants.map((v: any) => [v.code, v.clickCount])),
+  };
 }
 const rawClicks = () =>
-  t.deps.db.$client.query('SELECT link_id, variant_id, variant_code, destination, bot FROM clicks ORDER BY id').all() as any[];
+  t.deps.db.$client
+    .query('SELECT link_id, variant_id, variant_code, destination, bot FROM clicks ORDER BY id')
+    .all() as any[];
 /** A link row written straight into SQLite (bypassing validation), then indexed. */
 function insertRaw(id: string, slug: string, destination: string) {
   t.deps.db.insert(links).values({ id, slug, destination, params: {}, createdAt: T0, updatedAt: T0 }).run();
@@ -95,13 +118,23 @@ function insertRaw(id: string, slug: string, destination: string) {
 
 describe('302 redirect', () => {
   test('Location carries the link params; private, max-age=0; no body; the click is recorded', async () => {
-    const link = await newLink({ slug: 'abc', destination: 'https://example.com/p?b=%2F&a=1#frag', params: { a: '2', c: 'x y' } });
+    const link = await newLink({
+      slug: 'abc',
+      destination: 'https://example.com/p?b=%2F&a=1#frag',
+      params: { a: '2', c: 'x y' },
+    });
     await go('/abc', 'https://example.com/p?b=%2F&a=2&c=x%20y#frag');
     expect(t.deps.clicks.buffer.length).toBe(1);
     expect(await counts(link.id)).toEqual({ clickCount: 1, botCount: 0, uniqueCount: 1, variants: {} });
     expect((await write('GET', `/links/${link.id}`)).lastClickedAt).toBe(T0);
     expect(rawClicks()).toEqual([
-      { link_id: link.id, variant_id: null, variant_code: null, destination: 'https://example.com/p?b=%2F&a=2&c=x%20y#frag', bot: 0 },
+      {
+        link_id: link.id,
+        variant_id: null,
+        variant_code: null,
+        destination: 'https://example.com/p?b=%2F&a=2&c=x%20y#frag',
+        bot: 0,
+      },
     ]);
   });
 
@@ -109,11 +142,18 @@ describe('302 redirect', () => {
     await disposeTestApp(t);
     await start({ SLINK_TRUST_PROXY: '1' });
     const link = await newLink({ slug: 'abc' });
-    for (const [ip, ua] of [['203.0.113.7', CHROME], ['203.0.113.7', CHROME], ['198.51.100.2', CHROME], ['203.0.113.7', `${CHROME} Edg/124.0`]]) {
+    for (const [ip, ua] of [
+      ['203.0.113.7', CHROME],
+      ['203.0.113.7', CHROME],
+      ['198.51.100.2', CHROME],
+      ['203.0.113.7', `${CHROME} Edg/124.0`],
+    ]) {
       await go('/abc', 'https://example.com/l', { ua, headers: { 'x-forwarded-for': `${ip}, 10.0.0.1` } });
     }
     expect(await counts(link.id)).toMatchObject({ clickCount: 4, uniqueCount: 3 });
-    expect(JSON.stringify(t.deps.db.$client.query('SELECT * FROM clicks').all())).not.toMatch(/203\.0\.113|198\.51|10\.0\.0/);
+    expect(JSON.stringify(t.deps.db.$client.query('SELECT * FROM clicks').all())).not.toMatch(
+      /203\.0\.113|198\.51|10\.0\.0/,
+    );
   });
 
   test('a key already in the query is replaced in place, later duplicates dropped, new keys appended', async () => {
@@ -122,14 +162,23 @@ describe('302 redirect', () => {
   });
 
   test('utm_ keys lifted from the destination at create are re-applied on redirect', async () => {
-    const link = await newLink({ slug: 'abc', destination: 'https://example.com/?utm_source=nl&id=7&utm_medium=e+mail' });
-    expect([link.destination, link.params]).toEqual(['https://example.com/?id=7', { utm_source: 'nl', utm_medium: 'e mail' }]);
+    const link = await newLink({
+      slug: 'abc',
+      destination: 'https://example.com/?utm_source=nl&id=7&utm_medium=e+mail',
+    });
+    expect([link.destination, link.params]).toEqual([
+      'https://example.com/?id=7',
+      { utm_source: 'nl', utm_medium: 'e mail' },
+    ]);
     await go('/abc', 'https://example.com/?id=7&utm_source=nl&utm_medium=e%20mail');
   });
 
   test('values with spaces, &, =, unicode and emoji are percent-encoded; the Location is printable ASCII', async () => {
     await newLink({ slug: 'abc', params: { q: 'a b&c=d', u: 'café', e: '🎉', ключ: 'ü' } });
-    await go('/abc', 'https://example.com/l?q=a%20b%26c%3Dd&u=caf%C3%A9&e=%F0%9F%8E%89&%D0%BA%D0%BB%D1%8E%D1%87=%C3%BC');
+    await go(
+      '/abc',
+      'https://example.com/l?q=a%20b%26c%3Dd&u=caf%C3%A9&e=%F0%9F%8E%89&%D0%BA%D0%BB%D1%8E%D1%87=%C3%BC',
+    );
   });
 
   test('control and non-ASCII characters stored in a destination are percent-encoded, never a 500', async () => {
@@ -143,8 +192,18 @@ describe('302 redirect', () => {
     const link = await newLink({ slug: 'abc' });
     const raw = (params: string) => `{"destination":"https://example.com/","params":${params}}`;
     const headers = { 'content-type': 'application/json' };
-    expectError(await api(t, 'POST', '/links', { key: su, rawBody: raw('{"a":"\\ud800"}'), headers }), 400, 'invalid_request', 'params');
-    expectError(await api(t, 'POST', '/links', { key: su, rawBody: raw('{"\\udc00":"x"}'), headers }), 400, 'invalid_request', 'params');
+    expectError(
+      await api(t, 'POST', '/links', { key: su, rawBody: raw('{"a":"\\ud800"}'), headers }),
+      400,
+      'invalid_request',
+      'params',
+    );
+    expectError(
+      await api(t, 'POST', '/links', { key: su, rawBody: raw('{"\\udc00":"x"}'), headers }),
+      400,
+      'invalid_request',
+      'params',
+    );
     const variant = { key: su, rawBody: '{"code":"fb","params":{"a":"\\ud83d"}}', headers };
     expectError(await api(t, 'POST', `/links/${link.id}/variants`, variant), 400, 'invalid_request', 'params');
     expect(t.deps.db.$client.query('SELECT count(*) AS n FROM links').get()).toEqual({ n: 1 });
@@ -175,7 +234,12 @@ describe('variants', () => {
     await go('/abc', 'https://example.com/l?utm_source=base&utm_medium=social');
     expect(await counts(link.id)).toEqual({ clickCount: 4, botCount: 0, uniqueCount: 1, variants: { FB: 0, fb: 2 } });
     const fbId = (await write('GET', `/links/${link.id}`)).variants.find((v: any) => v.code === 'fb').id;
-    expect(rawClicks().map((c) => [c.variant_id, c.variant_code])).toEqual([[fbId, 'fb'], [fbId, 'fb'], [null, 'nope'], [null, null]]);
+    expect(rawClicks().map((c) => [c.variant_id, c.variant_code])).toEqual([
+      [fbId, 'fb'],
+      [fbId, 'fb'],
+      [null, 'nope'],
+      [null, null],
+    ]);
   });
 
   test('deeper paths, dots, percent-encoding and segments over 64 characters get the 404 page', async () => {
@@ -184,7 +248,17 @@ describe('variants', () => {
     // Even rows that bypassed slug validation are not served at such paths.
     insertRaw('lnk_long', 'a'.repeat(65), 'https://example.com/long');
     insertRaw('lnk_dot', 'abc.html', 'https://example.com/dot');
-    for (const path of ['/abc/fb/x', '/abc.html', '/abc/f.b', '/ab%63', '/abc/%66b', '//abc', '/abc//', `/${'a'.repeat(65)}`, `/abc/${'b'.repeat(65)}`]) {
+    for (const path of [
+      '/abc/fb/x',
+      '/abc.html',
+      '/abc/f.b',
+      '/ab%63',
+      '/abc/%66b',
+      '//abc',
+      '/abc//',
+      `/${'a'.repeat(65)}`,
+      `/abc/${'b'.repeat(65)}`,
+    ]) {
       await page(path, 404);
     }
   });
@@ -245,7 +319,14 @@ describe('bots', () => {
 
   test('no user agent, curl, Googlebot and facebookexternalhit are bots; Chrome desktop is human', async () => {
     const link = await newLink({ slug: 'abc' });
-    const agents: [string | null, number][] = [[CHROME, 0], [null, 1], ['', 1], [CURL, 1], [GOOGLEBOT, 1], [FACEBOOK, 1]];
+    const agents: [string | null, number][] = [
+      [CHROME, 0],
+      [null, 1],
+      ['', 1],
+      [CURL, 1],
+      [GOOGLEBOT, 1],
+      [FACEBOOK, 1],
+    ];
     for (const [ua] of agents) await go('/abc', 'https://example.com/l', { ua });
     expect(await counts(link.id)).toMatchObject({ clickCount: 1, botCount: 5, uniqueCount: 1 });
     expect(rawClicks().map((c) => c.bot)).toEqual(agents.map(([, bot]) => bot));
@@ -256,7 +337,8 @@ describe('methods', () => {
   test('POST, PUT, PATCH, DELETE on a short link: 405 page with Allow: GET, HEAD, nothing recorded', async () => {
     const link = await newLink({ slug: 'abc' });
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
-      for (const path of ['/abc', '/abc/fb', '/nope']) expect((await page(path, 405, { method })).headers.get('allow')).toBe('GET, HEAD');
+      for (const path of ['/abc', '/abc/fb', '/nope'])
+        expect((await page(path, 405, { method })).headers.get('allow')).toBe('GET, HEAD');
     }
     expect(await counts(link.id)).toMatchObject({ clickCount: 0, botCount: 0 });
   });
@@ -270,7 +352,11 @@ describe('host split', () => {
     expect([health.status, health.body]).toEqual([200, { status: 'ok' }]);
     expect(health.headers.get('content-type')).toStartWith('application/json');
     const robots = await hit('/robots.txt');
-    expect([robots.status, robots.headers.get('content-type'), await robots.text()]).toEqual([200, 'text/plain; charset=utf-8', 'User-agent: *\nDisallow: /\n']);
+    expect([robots.status, robots.headers.get('content-type'), await robots.text()]).toEqual([
+      200,
+      'text/plain; charset=utf-8',
+      'User-agent: *\nDisallow: /\n',
+    ]);
     await page('/api/v1/me', 404, { headers: { authorization: `Bearer ${su}` } });
     for (const path of ['/api', '/app', '/favicon.ico', '/api/docs']) await page(path, 404);
   });
@@ -305,7 +391,11 @@ describe('single host', () => {
   });
 
   test('redirects and the API share the host; / goes to /api/docs', async () => {
-    const created = await call(`${SHORT}/api/v1/links`, { method: 'POST', key: su, body: JSON.stringify({ destination: 'https://example.com/s', slug: 'abc' }) });
+    const created = await call(`${SHORT}/api/v1/links`, {
+      method: 'POST',
+      key: su,
+      body: JSON.stringify({ destination: 'https://example.com/s', slug: 'abc' }),
+    });
     expect([created.status, created.body.shortUrl]).toEqual([201, `${SHORT}/abc`]);
     await go('/abc', 'https://example.com/s');
     const read = await call(`${SHORT}/api/v1/links/${created.body.id}`, { key: su });
@@ -322,7 +412,8 @@ describe('single host', () => {
     insertRaw('lnk_api', 'api', 'https://example.com/api');
     insertRaw('lnk_app', 'App', 'https://example.com/app');
     insertRaw('lnk_hz', 'healthz', 'https://example.com/healthz');
-    for (const path of ['/api', '/API/x', '/App', '/app/']) expectError(await call(`${SHORT}${path}`), 404, 'not_found', null);
+    for (const path of ['/api', '/API/x', '/App', '/app/'])
+      expectError(await call(`${SHORT}${path}`), 404, 'not_found', null);
     expect((await call(`${SHORT}/healthz`)).body).toEqual({ status: 'ok' });
     expectError(await call(`${SHORT}/Healthz`), 404, 'not_found', null);
     expect(t.deps.clicks.buffer.length).toBe(0);
@@ -333,7 +424,10 @@ describe('the slug index follows every API write', () => {
   test('link create and PATCH: destination, params, slug, status, expiresAt, clickLimit', async () => {
     const link = await newLink({ slug: 'abc' });
     await go('/abc', 'https://example.com/l');
-    const moved = await patchLink(link.id, { destination: 'https://example.org/new?utm_source=nl&x=1', params: { a: 'b' } });
+    const moved = await patchLink(link.id, {
+      destination: 'https://example.org/new?utm_source=nl&x=1',
+      params: { a: 'b' },
+    });
     expect([moved.destination, moved.params]).toEqual(['https://example.org/new?x=1', { a: 'b', utm_source: 'nl' }]);
     const to = 'https://example.org/new?x=1&a=b&utm_source=nl';
     await go('/abc', to);
@@ -369,7 +463,13 @@ describe('the slug index follows every API write', () => {
     await write('DELETE', `/links/${link.id}/variants/${v.id}`);
     await go('/abc/ig', 'https://example.com/l?s=base');
     await flush();
-    expect(rawClicks().map((c) => [c.variant_id, c.variant_code])).toEqual([[v.id, 'fb'], [v.id, 'fb'], [v.id, 'ig'], [null, 'fb'], [null, 'ig']]);
+    expect(rawClicks().map((c) => [c.variant_id, c.variant_code])).toEqual([
+      [v.id, 'fb'],
+      [v.id, 'fb'],
+      [v.id, 'ig'],
+      [null, 'fb'],
+      [null, 'ig'],
+    ]);
   });
 
   test('DELETE link: 404 page at once, no click recorded', async () => {
@@ -387,7 +487,11 @@ describe('the slug index follows every API write', () => {
     await patchLink(paused.id, { status: 'paused' });
     await go('/abc', 'https://example.com/l?a=1');
     await flush();
-    const config = loadConfig({ SLINK_DB: join(t.dir, 'slink.db'), SLINK_SHORT_HOST: SHORT, SLINK_APP_HOST: 'https://app.sl.test' });
+    const config = loadConfig({
+      SLINK_DB: join(t.dir, 'slink.db'),
+      SLINK_SHORT_HOST: SHORT,
+      SLINK_APP_HOST: 'https://app.sl.test',
+    });
     const db = openDatabase(config.dbPath);
     migrateDatabase(db);
     const errors: string[] = [];
