@@ -1,9 +1,9 @@
 /**
  * Compiles dist/slink: one executable with Bun, the code, the migrations and the docs assets
  * inside. Never minified: identifier minification makes Elysia skip numeric validation
- * (STACK-NOTES). The DB-IP geo database (two .mmdb files, 134 MB) is copied beside it rather
- * than embedded, which would double both the binary and its memory; dist/slink finds the files
- * in its own folder.
+ * (`?n=50` against a maximum of 10 passes as the string "50"). The DB-IP geo database (two
+ * .mmdb files, 134 MB) is copied beside it rather than embedded, which would double both the
+ * binary and its memory; dist/slink finds the files in its own folder.
  */
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ const result = await Bun.build({
   ],
   compile: { outfile },
   target: 'bun',
-  // Bytecode: the binary skips parsing its bundle at start (STACK-NOTES: needs ESM).
+  // Bytecode: the binary skips parsing its bundle at start (bytecode needs ESM).
   format: 'esm',
   bytecode: true,
   minify: false,

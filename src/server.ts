@@ -61,7 +61,7 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
     reusePort: false,
     development: false,
     idleTimeout: 30,
-    // The API guard answers 413 with the contract's body below this; Bun cuts off above it.
+    // The API guard answers 413 with the documented error body below this; Bun cuts off above it.
     maxRequestBodySize: MAX_BODY_BYTES * 2,
     fetch: (request, bunServer) => shortSite({ request, server: bunServer }) ?? ensureApp().fetch(request),
   });

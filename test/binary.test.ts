@@ -1,7 +1,7 @@
 /**
  * dist/slink as an operator deploys it: built by `bun run build`, copied ALONE into an empty
  * folder and run there with almost no environment (no Bun on PATH, no node_modules, no source
- * tree). CONTRACT "Install, run, test": migrations and docs assets travel inside it.
+ * tree): migrations and docs assets travel inside it (README, "The single executable").
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

@@ -1,7 +1,7 @@
 /**
  * The operator interface as an operator meets it: the real entry point spawned as a process
  * (`bun run src/index.ts ...`, `bun run slink ...`, `bun run start`), asserting exit codes,
- * stdout and stderr (CONTRACT "Operator subcommands", "Configuration").
+ * stdout and stderr (docs/behaviour.md, "Operator CLI"; README, "Configuration").
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -93,8 +93,8 @@ describe('slink --help', () => {
     ]) {
       expect(out).toContain(sub);
     }
-    // The contract's configuration table, by name and default.
-    const contractVars = [
+    // The README's configuration table, by name and default.
+    const documentedVars = [
       'SLINK_PORT',
       'SLINK_HOSTNAME',
       'SLINK_DB',
@@ -106,7 +106,7 @@ describe('slink --help', () => {
       'SLINK_RATE_LIMIT',
       'SLINK_WORKSPACE_NAME',
     ];
-    expect(CONFIG_VARS.map((v) => v.name)).toEqual(contractVars);
+    expect(CONFIG_VARS.map((v) => v.name)).toEqual(documentedVars);
     for (const v of CONFIG_VARS) {
       const line = out.split('\n').find((l) => l.trimStart().startsWith(`${v.name} `));
       expect(line, v.name).toBeDefined();

@@ -1,4 +1,4 @@
-/** loadConfig against the Configuration table of CONTRACT.md. */
+/** loadConfig against the Configuration table of the README. */
 import { describe, expect, test } from 'bun:test';
 import { CONFIG_VARS, ConfigError, configHelp, loadConfig } from '../src/config';
 
@@ -12,7 +12,7 @@ function configError(env: Record<string, string>): ConfigError {
   throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
 }
 
-describe('defaults (CONTRACT.md, Configuration)', () => {
+describe('defaults (README, Configuration)', () => {
   test('an empty environment gives every documented default', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
@@ -152,7 +152,7 @@ describe('bad values throw ConfigError naming the variable', () => {
 });
 
 describe('help text', () => {
-  test('lists every variable with its default, in the order of the contract', () => {
+  test('lists every variable with its default, in the order of the README', () => {
     const help = configHelp();
     const names = [
       'SLINK_PORT',

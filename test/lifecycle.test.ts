@@ -1,5 +1,5 @@
 /**
- * The click pipeline across process boundaries (issue "nothing lost"): a spawned server given
+ * The click pipeline across process boundaries (nothing lost): a spawned server given
  * SIGTERM (directly and through `bun run start`) with clicks still buffered writes every one
  * of them; after kill -9 the database passes integrity_check and holds every click older than
  * the last flush interval.
@@ -234,7 +234,7 @@ describe('kill -9', () => {
     await waitHealthy(server);
     const linkId = await createLink(server.base, key, 'crash');
     await click(server.base, 'crash', 200);
-    // CONTRACT: visible within SLINK_FLUSH_MS plus one second.
+    // Visible within SLINK_FLUSH_MS plus one second (docs/behaviour.md, "Redirects").
     await Bun.sleep(flushMs + 1000);
     expect(stored(db, linkId).raw).toBe(200);
     // More clicks, then the process dies with whatever the last interval buffered.

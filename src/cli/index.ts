@@ -1,5 +1,5 @@
 /**
- * Operator subcommands (CONTRACT "Operator subcommands"). They call module services, never
+ * Operator subcommands (docs/behaviour.md, "Operator CLI"). They call module services, never
  * SQL. Exit 0 on success; otherwise a one-line message on stderr and exit 1 (2 for usage).
  */
 import { ConfigError, configHelp, loadConfig } from '../config';
@@ -54,7 +54,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     const message = known
       ? (err as Error).message
       : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
-    // Always one line on stderr (CONTRACT: "a one-line message").
+    // Always one line on stderr (docs/behaviour.md, "Operator CLI").
     io.err(`slink: ${message.split('\n')[0]}`);
     return 1;
   } finally {

@@ -1,6 +1,7 @@
 /**
- * The one place errors become responses: {error:{code,message,field}} with the contract's
- * status. Unknown errors are logged and answered with a generic 500 that leaks nothing.
+ * The one place errors become responses: {error:{code,message,field}} with the documented
+ * status (docs/behaviour.md, "Errors"). Unknown errors are logged and answered with a generic
+ * 500 that leaks nothing.
  */
 import { AppError, type ErrorCode } from '../lib/errors';
 

@@ -1,6 +1,7 @@
 /**
- * Typed domain errors. Services throw these with the contract's code and, for bad input, the
- * field at fault; they know nothing of HTTP. src/http/errors.ts maps codes to statuses.
+ * Typed domain errors. Services throw these with a documented code (docs/behaviour.md,
+ * "Errors") and, for bad input, the field at fault; they know nothing of HTTP.
+ * src/http/errors.ts maps codes to statuses.
  */
 
 export type ErrorCode =

@@ -1,5 +1,5 @@
 /**
- * Flush stall benchmark (issue 3, "no stalls"): clicks arrive at 20,000/s through the real
+ * Flush stall benchmark (docs/performance.md, "Click flush"): clicks arrive at 20,000/s through the real
  * redirect function of a real app (real SQLite file, bundled geo database, varied agents,
  * addresses, links and variants) while the flusher drains every SLINK_FLUSH_MS. A 1 ms probe
  * timer measures how late the event loop runs, i.e. how long anything (a redirect) would wait.

@@ -1,5 +1,5 @@
 /**
- * Redirect benchmark (issue 6): the real dist/slink against the limit of this box.
+ * Redirect benchmark (docs/performance.md): the real dist/slink against the limit of this box.
  *
  * 1. Builds dist/slink and seeds a fresh database with 100,000 links (a quarter with a variant,
  *    a third with utm params).

@@ -1,5 +1,5 @@
 /**
- * Analytics benchmark (issue 4): statistics, the clicks list and the CSV export at ten million
+ * Analytics benchmark (docs/performance.md): statistics, the clicks list and the CSV export at ten million
  * clicks. Run: bun run bench:stats [--clicks 10000000] [--links 10000] [--days 90] [--runs 30]
  *   [--dir <folder>] [--reseed] [--only stats|export]
  *

@@ -81,7 +81,10 @@ export interface ApiResult<T = any> {
   text: string;
 }
 
-/** Calls the app like a client would: `http://localhost/api/v1` + path (STACK-NOTES: short hosts misroute). */
+/**
+ * Calls the app like a client would: `http://localhost/api/v1` + path (app.handle() misroutes
+ * URLs whose host has 3 characters or fewer).
+ */
 export async function api<T = any>(
   t: TestApp,
   method: string,

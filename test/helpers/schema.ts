@@ -26,7 +26,7 @@ export function expectErrorShape(res: ApiResult): void {
   expect(STATUS_BY_CODE[res.body.error.code as keyof typeof STATUS_BY_CODE]).toBe(res.status);
 }
 
-/** The contract's error response: this status and code, the field when given, the exact shape. */
+/** The documented error response: this status and code, the field when given, the exact shape. */
 export function expectError(res: ApiResult, status: number, code: string, field?: string | null): void {
   const got = { status: res.status, code: res.body?.error?.code, field: res.body?.error?.field };
   expect(field === undefined ? { ...got, field: undefined } : got).toEqual({ status, code, field });

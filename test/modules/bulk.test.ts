@@ -1,5 +1,5 @@
 /**
- * Bulk operations (issue 5): POST /links/bulk/preview, /links/bulk/create, /links/bulk/params
+ * Bulk operations (docs/behaviour.md): POST /links/bulk/preview, /links/bulk/create, /links/bulk/params
  * and /links/bulk/project, through the real app on a migrated SQLite file. Created and changed
  * links are checked through the API (GET /links, GET /links/{id}, GET /projects) and through
  * the short host's redirect (the in-memory slug index), never by trusting the bulk answer alone.

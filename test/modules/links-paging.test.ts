@@ -1,6 +1,6 @@
 /**
  * Keyset paging of GET /links: for every sort, walking all pages in every page size gives each
- * link exactly once, in the order CONTRACT "sort" defines (ties broken by id in the sort's
+ * link exactly once, in the order `sort` defines (docs/behaviour.md; ties broken by id in the sort's
  * direction), and links created during the walk neither repeat nor push old ones out.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -27,7 +27,7 @@ function cmpId(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The contract's order, computed independently of the service. */
+/** The documented order, computed independently of the service. */
 function expectedOrder(rows: Row[], sort: Sort): string[] {
   const key = (r: Row) => (sort === 'clicks' ? r.clickCount : sort === 'updated' ? r.updatedAt : r.createdAt);
   const dir = sort === 'oldest' ? 1 : -1;

@@ -1,7 +1,7 @@
 /**
- * Raw clicks of a link: the paged list (newest first, keyset cursor) with the CONTRACT's click
- * record fields, and the CSV export's response body (the CSV itself is built by ExportCursor,
- * in the export Worker).
+ * Raw clicks of a link: the paged list (newest first, keyset cursor) with the click record
+ * fields (docs/behaviour.md, "Raw clicks"), and the CSV export's response body (the CSV itself
+ * is built by ExportCursor, in the export Worker).
  */
 import type { Database } from 'bun:sqlite';
 import { invalid } from '../../lib/errors';

@@ -1,6 +1,6 @@
-/** RFC 4180 output (CRLF, quoting) with the CONTRACT's guard against spreadsheet formulas. */
+/** RFC 4180 output (CRLF, quoting) with a guard against spreadsheet formulas (docs/behaviour.md, "CSV export"). */
 
-// A cell a spreadsheet could run as a formula starts with one of these (CONTRACT).
+// A cell a spreadsheet could run as a formula starts with one of these.
 const FORMULA_START = /^[=+\-@\t\r]/;
 const NEEDS_QUOTES = /[",\r\n]/;
 

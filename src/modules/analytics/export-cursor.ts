@@ -8,7 +8,7 @@ import type { Database } from 'bun:sqlite';
 import { csvCell, csvLine } from './csv';
 import { type ClickKey, type ExportRow, keyAbove, readExportPage } from './repo';
 
-/** The click record fields, in the CONTRACT's order: the list's items and the CSV's columns. */
+/** The click record fields, in their documented order (docs/behaviour.md, "Raw clicks"): list items and CSV columns. */
 export const CLICK_FIELDS = [
   'id',
   'linkId',

@@ -1,7 +1,8 @@
 /**
- * The window of a statistics, clicks or export request (CONTRACT): a named range counted back
- * from `to` (now by default), or an explicit from/to. Dates are UTC days; a `to` date includes
- * its whole day. `to` is inclusive throughout: an instant at exactly `to` is in the window.
+ * The window of a statistics, clicks or export request (docs/behaviour.md, "The window"): a
+ * named range counted back from `to` (now by default), or an explicit from/to. Dates are UTC
+ * days; a `to` date includes its whole day. `to` is inclusive throughout: an instant at exactly
+ * `to` is in the window.
  */
 import { invalid } from '../../lib/errors';
 import { DAY_MS, HOUR_MS, hourStart, utcDay } from '../../lib/time';
@@ -24,7 +25,7 @@ export interface Window {
   bots: boolean;
 }
 
-/** Series are hourly up to this length, daily beyond (CONTRACT). */
+/** Series are hourly up to this length, daily beyond (docs/behaviour.md, "Link and workspace statistics"). */
 export const HOURLY_UP_TO_MS = 7 * DAY_MS;
 /** Daily series longer than this are refused: ten years is already 3,650 points. */
 const MAX_WINDOW_MS = 3660 * DAY_MS;

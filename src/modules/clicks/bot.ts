@@ -1,5 +1,5 @@
 /**
- * Bot rule (CONTRACT): no user agent, a user agent `isbot` recognises, or a HEAD request.
+ * Bot rule (docs/behaviour.md, "Humans and bots"): no user agent, one `isbot` recognises, or HEAD.
  * Verdicts are cached by user agent string, so a repeated agent costs one Map lookup.
  */
 import { isbot } from 'isbot';

@@ -1,5 +1,5 @@
 /**
- * Referrer host and traffic type. The rules (also in the README):
+ * Referrer host and traffic type. The rules (also in docs/behaviour.md, "Traffic type"):
  * 1. utm_medium says it first (case and surrounding spaces ignored): email/e-mail/newsletter ->
  *    email; social/social-media/social_media/social-network/sm -> social; cpc/ppc/paid-search/
  *    paid_search/paidsearch/organic/search -> search. Any other medium falls through.

@@ -1,8 +1,8 @@
 /**
- * Unique visitors without storing addresses (CONTRACT): a visitor is one (address, user agent)
- * pair per UTC day, kept only as sha256(daily salt, address, user agent). Each UTC day gets its
- * own random salt; salts older than yesterday are deleted, after which nobody (us included)
- * can link a stored hash to an address.
+ * Unique visitors without storing addresses (docs/behaviour.md, "Unique visitors"): a visitor
+ * is one (address, user agent) pair per UTC day, kept only as sha256(daily salt, address, user
+ * agent). Each UTC day gets its own random salt; salts older than yesterday are deleted, after
+ * which nobody (us included) can link a stored hash to an address.
  */
 import type { Database } from 'bun:sqlite';
 import { randomString } from '../../lib/ids';

@@ -1,5 +1,5 @@
 /**
- * Destination rules (CONTRACT "Destination"): an absolute http(s) URL with a host, at most
+ * Destination rules (docs/behaviour.md, "Rules worth knowing"): an absolute http(s) URL with a host, at most
  * 2048 characters, no user:password, no control characters; IDN hosts become punycode.
  * utm_ query keys are lifted out into params; every other query part is kept byte for byte,
  * so functional parameters reach the destination exactly as the user wrote them.

@@ -1,6 +1,7 @@
 /**
- * Slug rules (CONTRACT "Slugs"): 1 to 64 of [A-Za-z0-9_-], case-sensitive; generated slugs are
- * 7 random characters of [A-Za-z0-9]; reserved words (the app's own paths) never become slugs.
+ * Slug rules (docs/behaviour.md, "Rules worth knowing"): 1 to 64 of [A-Za-z0-9_-],
+ * case-sensitive; generated slugs are 7 random characters of [A-Za-z0-9]; reserved words (the
+ * app's own paths) never become slugs.
  */
 import { invalid } from '../../lib/errors';
 import { randomString } from '../../lib/ids';

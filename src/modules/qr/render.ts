@@ -11,7 +11,7 @@ export const MIN_QR_SIZE = 96;
 export const MAX_QR_SIZE = 2048;
 export const DEFAULT_QR_SIZE = 256;
 /**
- * Below about 2.5 px per module a phone or zbar stops reading a code (STACK-NOTES). The
+ * Below about 2.5 px per module a phone or zbar stops reading a code (docs/behaviour.md, "QR codes"). The
  * strongest error correction whose symbol still gets this many px per module at 96 px wins.
  */
 const MIN_PX_PER_MODULE = 2.5;

@@ -1,6 +1,6 @@
 /**
  * The short host: redirects at `/<slug>` and `/<slug>/<code>`, robots.txt, and when
- * SLINK_SHORT_HOST and SLINK_APP_HOST differ, routing by Host (CONTRACT "Paths"): the short
+ * SLINK_SHORT_HOST and SLINK_APP_HOST differ, routing by Host (docs/behaviour.md, "Hosts"): the short
  * host answers redirects, /healthz and /robots.txt, its root sends visitors to the app, and
  * everything else there is a 404 page; the app host gets everything else.
  * Runs as the app's first onRequest hook, before routing and before the API guard, so a

@@ -1,8 +1,8 @@
 /**
- * The redirect target: the destination with the effective params applied (CONTRACT). A key
- * already in the destination query is replaced in place (later repeats of it dropped), other
- * query parts are kept byte for byte, new keys are appended in params order, the fragment stays
- * last. Computed once per link write, never per request.
+ * The redirect target: the destination with the effective params applied (docs/behaviour.md,
+ * "Redirects"). A key already in the destination query is replaced in place (later repeats of
+ * it dropped), other query parts are kept byte for byte, new keys are appended in params order,
+ * the fragment stays last. Computed once per link write, never per request.
  */
 
 function decodeKey(raw: string): string {

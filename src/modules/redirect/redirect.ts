@@ -1,6 +1,6 @@
 /**
  * The hot path: resolve a slug from memory, capture the click as a compact record, answer 302.
- * No parsing, hashing, geo lookup or I/O happens here (DESIGN habit 7); the flush does it.
+ * No parsing, hashing, geo lookup or I/O happens here (docs/architecture.md, "A short link"); the flush does it.
  * The only classification on this path is for links with a click limit, which must count
  * humans exactly at the moment they are let through.
  */

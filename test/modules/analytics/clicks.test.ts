@@ -24,7 +24,7 @@ import {
   UA,
 } from '../clicks/support';
 
-/** The CONTRACT's "Click record", in its order. */
+/** The click record of docs/behaviour.md ("Raw clicks"), in its order. */
 const FIELDS = [
   'id',
   'linkId',
@@ -302,7 +302,7 @@ describe('the click record', () => {
   });
   afterAll(() => disposeTestApp(c.t));
 
-  test('fields in the CONTRACT order, for every item, with and without bots', async () => {
+  test('fields in the documented order, for every item, with and without bots', async () => {
     for (const bots of [0, 1]) {
       const { items } = await page(c, link.id, { bots });
       expect(items).toHaveLength(bots ? 5 : 4);
@@ -982,7 +982,7 @@ describe('GET /links/{id}/export.csv', () => {
     expect(known![7]).toBe('{"k":"=cmd","utm_medium":"@SUM(A1)"}');
     expect(res.text).toContain(`,"{""k"":""=cmd"",""utm_medium"":""@SUM(A1)""}",`);
     expect(res.text).not.toContain(`"'{`);
-    // utm_medium "@SUM(A1)" is no medium the traffic rules know: the referrer decides (README).
+    // utm_medium "@SUM(A1)" is no medium the traffic rules know: the referrer decides (docs/behaviour.md).
     expect(known![14]).toBe('direct');
     expect(unknown![14]).toBe('social');
     // Cells that must not be guarded: the destination, the browser, plain text.

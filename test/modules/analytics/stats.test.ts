@@ -1,8 +1,8 @@
 /**
  * GET /links/{id}/stats and GET /workspace/stats end to end: clicks go through the real
  * redirect and flush, statistics are read through the API. Every expected value below was
- * worked out by hand from the click tables (CONTRACT "Statistics payload", the window rules
- * in the brief of src/modules/analytics/window.ts); nothing is recomputed from the clicks.
+ * worked out by hand from the click tables (docs/behaviour.md, "Statistics", and the window
+ * rules in the header of src/modules/analytics/window.ts); nothing is recomputed from the clicks.
  *
  * Fixed facts used throughout (see test/modules/clicks/geo.test.ts and user-agent.test.ts):
  *   81.2.69.142 / .160 / .161 -> GB, London      8.8.8.8 -> US, Mountain View

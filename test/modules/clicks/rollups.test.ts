@@ -2,7 +2,7 @@
  * The click pipeline end to end through the real redirect: the rollup buckets (per link and
  * for the workspace, per UTC hour and day) and link/variant counters always agree with the raw
  * clicks they summarise, also after a link is deleted and when rebuilt from the raw clicks, and
- * unique visitors follow the CONTRACT (one (IP, user agent) pair per UTC day, humans only, salt
+ * unique visitors follow docs/behaviour.md (one (IP, user agent) pair per UTC day, humans only, salt
  * kept across restarts).
  */
 import { describe, expect, test } from 'bun:test';

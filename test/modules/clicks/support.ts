@@ -17,7 +17,7 @@ export const SHORT = 'https://sl.test';
 export const HOUR = 3_600_000;
 export const DAY = 86_400_000;
 
-/** User agents with the verdict the CONTRACT's bot rule gives them. */
+/** User agents with the verdict the bot rule (docs/behaviour.md, "Humans and bots") gives them. */
 export const UA = {
   chromeWin:
     'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',

@@ -37,7 +37,7 @@ interface Hit {
   headers?: Record<string, string>;
   origin?: string;
 }
-/** Bot hits by the contract's rule: a bot user agent, none at all, or HEAD. */
+/** Bot hits by the documented rule: a bot user agent, none at all, or HEAD. */
 const BOT_HITS: Hit[] = [{ ua: CURL }, { ua: null }, { method: 'HEAD' }];
 /** A visitor's request to the short host; a Chrome desktop user agent unless told otherwise. */
 function hit(path: string, o: Hit = {}): Promise<Response> {
