@@ -7,7 +7,6 @@ import type { Link } from '../links/model';
 import { toLinks } from '../links/repo';
 import { checkProjectId, freshSlug, newLinkRow, normalizeTags, normalizeTitle } from '../links/service';
 import type { LinkRow } from '../links/table';
-import { findProject } from '../projects/repo';
 import type { BulkLine, BulkParamsInput, BulkProjectInput, BulkStatus, BulkTextInput } from './model';
 import { splitBulkText } from './parse';
 import * as repo from './repo';
@@ -134,11 +133,10 @@ export function createBulk(deps: Deps, input: BulkTextInput) {
   }
   repo.insertLinks(deps.db, items);
   for (const item of items) deps.linkIndex.refresh(item.row.id);
-  const projectName = plan.projectId === null ? null : (findProject(deps.db, plan.projectId)?.name ?? null);
   const links: Link[] = toLinks(
     deps.db,
     deps.config.shortHost,
-    items.map((i) => ({ row: i.row, projectName })),
+    items.map((i) => i.row),
   );
   const { create, ...skips } = countStatuses(plan.lines);
   return {

@@ -4,29 +4,13 @@ import { and, asc, count, desc, eq, gt, inArray, isNull, type SQL, sql } from 'd
 import type { Db } from '../../db/client';
 import { shortUrlOf } from '../../lib/short-url';
 import { forgetLinkRollups } from '../clicks/rollups';
-import { projects } from '../projects/table';
+import { projectNames } from '../projects/repo';
 import { findVariantsByLinkIds, toVariant } from '../variants/repo';
 import type { Link, LinkSort } from './model';
 import { type LinkRow, links, linkTags } from './table';
 
-export interface LinkRecord {
-  row: LinkRow;
-  projectName: string | null;
-}
-
-const linkColumns = { row: links, projectName: projects.name };
-
 export function findLinkRow(db: Db, id: string): LinkRow | undefined {
   return db.select().from(links).where(eq(links.id, id)).get();
-}
-
-export function findLinkRecord(db: Db, id: string): LinkRecord | undefined {
-  return db
-    .select(linkColumns)
-    .from(links)
-    .leftJoin(projects, eq(projects.id, links.projectId))
-    .where(eq(links.id, id))
-    .get();
 }
 
 /** What a redirect needs of a link (the in-memory slug index is built from these). */
@@ -63,9 +47,9 @@ export function slugTaken(db: Db, slug: string): boolean {
   return db.select({ id: links.id }).from(links).where(eq(links.slug, slug)).get() !== undefined;
 }
 
-/** Full Link objects for rows: tags and variants fetched in one query each, order kept. */
-export function toLinks(db: Db, shortHost: string, records: LinkRecord[]): Link[] {
-  const ids = records.map((r) => r.row.id);
+/** Full Link objects for rows: tags, variants and project names fetched in one query each, order kept. */
+export function toLinks(db: Db, shortHost: string, rows: LinkRow[]): Link[] {
+  const ids = rows.map((r) => r.id);
   const tagsByLink = new Map<string, string[]>();
   if (ids.length > 0) {
     const tagRows = db.select().from(linkTags).where(inArray(linkTags.linkId, ids)).orderBy(asc(linkTags.tag)).all();
@@ -76,7 +60,11 @@ export function toLinks(db: Db, shortHost: string, records: LinkRecord[]): Link[
     }
   }
   const variantsByLink = findVariantsByLinkIds(db, ids);
-  return records.map(({ row, projectName }) => ({
+  const projects = projectNames(
+    db,
+    rows.map((r) => r.projectId),
+  );
+  return rows.map((row) => ({
     id: row.id,
     slug: row.slug,
     shortUrl: shortUrlOf(shortHost, row.slug),
@@ -87,7 +75,7 @@ export function toLinks(db: Db, shortHost: string, records: LinkRecord[]): Link[
     params: row.params,
     variants: (variantsByLink.get(row.id) ?? []).map((v) => toVariant(v, shortHost, row.slug)),
     projectId: row.projectId,
-    projectName,
+    projectName: row.projectId === null ? null : (projects.get(row.projectId) ?? null),
     clickCount: row.clickCount,
     uniqueCount: row.uniqueCount,
     botCount: row.botCount,
@@ -193,7 +181,7 @@ export function listLinkPage(
   sort: LinkSort,
   limit: number,
   after: PageKey | null,
-): { records: LinkRecord[]; last: PageKey | null; more: boolean } {
+): { rows: LinkRow[]; last: PageKey | null; more: boolean } {
   const column = SORT_COLUMN[sort];
   const ascending = sort === 'oldest';
   const where = filterConditions(filter);
@@ -205,19 +193,18 @@ export function listLinkPage(
     );
   }
   const order = ascending ? [asc(column), asc(links.id)] : [desc(column), desc(links.id)];
-  const rows = db
-    .select(linkColumns)
+  const found = db
+    .select()
     .from(links)
-    .leftJoin(projects, eq(projects.id, links.projectId))
     .where(and(...where))
     .orderBy(...order)
     .limit(limit + 1)
     .all();
-  const more = rows.length > limit;
-  const records = more ? rows.slice(0, limit) : rows;
-  const tail = records.at(-1);
-  const last = tail ? { value: sortValue(tail.row, sort), id: tail.row.id } : null;
-  return { records, last, more };
+  const more = found.length > limit;
+  const rows = more ? found.slice(0, limit) : found;
+  const tail = rows.at(-1);
+  const last = tail ? { value: sortValue(tail, sort), id: tail.id } : null;
+  return { rows, last, more };
 }
 
 function sortValue(row: LinkRow, sort: LinkSort): number {

@@ -85,9 +85,9 @@ function isUniqueViolation(err: unknown): boolean {
 }
 
 export function getLinkOrThrow(deps: Deps, id: string): Link {
-  const record = repo.findLinkRecord(deps.db, id);
-  if (!record) throw notFound('link');
-  return repo.toLinks(deps.db, deps.config.shortHost, [record])[0]!;
+  const row = repo.findLinkRow(deps.db, id);
+  if (!row) throw notFound('link');
+  return repo.toLinks(deps.db, deps.config.shortHost, [row])[0]!;
 }
 
 export function getLinkRowOrThrow(deps: Deps, id: string): LinkRow {
@@ -193,7 +193,7 @@ export function listLinks(deps: Deps, input: ListLinksInput): { items: Link[]; c
   const after = input.cursor ? decodeCursor(sort, input.cursor) : null;
   const page = repo.listLinkPage(deps.db, input, sort, limit, after);
   return {
-    items: repo.toLinks(deps.db, deps.config.shortHost, page.records),
+    items: repo.toLinks(deps.db, deps.config.shortHost, page.rows),
     cursor: page.more && page.last ? encodeCursor(sort, page.last) : null,
   };
 }

@@ -48,7 +48,7 @@ export function createProject(deps: Deps, input: { name: string }): Project {
   return { ...row, linkCount: 0 };
 }
 
-/** Renames a project; links show the new name at once (projectName is joined, not copied). */
+/** Renames a project; links show the new name at once (projectName is looked up, not copied). */
 export function renameProject(deps: Deps, id: string, input: { name: string }): Project {
   const current = getProjectRowOrThrow(deps, id);
   const name = checkName(input.name);
