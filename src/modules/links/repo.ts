@@ -47,6 +47,17 @@ export function slugTaken(db: Db, slug: string): boolean {
   return db.select({ id: links.id }).from(links).where(eq(links.slug, slug)).get() !== undefined;
 }
 
+/** Slugs of the links of these ids that exist (the workspace's top links name them). */
+export function slugsOf(db: Db, ids: string[]): Map<string, string> {
+  if (ids.length === 0) return new Map();
+  const rows = db.$client
+    .query<{ id: string; slug: string }, [string]>(
+      'SELECT id, slug FROM links WHERE id IN (SELECT value FROM json_each(?))',
+    )
+    .all(JSON.stringify(ids));
+  return new Map(rows.map((r) => [r.id, r.slug]));
+}
+
 /** Full Link objects for rows: tags, variants and project names fetched in one query each, order kept. */
 export function toLinks(db: Db, shortHost: string, rows: LinkRow[]): Link[] {
   const ids = rows.map((r) => r.id);

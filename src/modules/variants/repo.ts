@@ -62,3 +62,18 @@ export function updateVariantRow(db: Db, id: string, changes: Partial<VariantRow
 export function deleteVariantRow(db: Db, id: string): void {
   db.delete(variants).where(eq(variants.id, id)).run();
 }
+
+/**
+ * Current code of every variant id (of one link, or of all links), for the statistics. Plain
+ * bun:sqlite: the workspace's statistics read every variant, and need no row objects.
+ */
+export function variantCodes(db: Db, linkId: string | null): Map<string, string> {
+  const sqlite = db.$client;
+  const rows =
+    linkId === null
+      ? sqlite.query<{ id: string; code: string }, []>('SELECT id, code FROM variants').all()
+      : sqlite
+          .query<{ id: string; code: string }, [string]>('SELECT id, code FROM variants WHERE link_id = ?')
+          .all(linkId);
+  return new Map(rows.map((r) => [r.id, r.code]));
+}
