@@ -7,6 +7,7 @@ import { hasControlChars } from '../../lib/text';
 import { findProject } from '../projects/repo';
 import { decodeCursor, encodeCursor } from './cursor';
 import { normalizeDestination } from './destination';
+import { listLinkPage } from './listing';
 import { type CreateLinkInput, LINK_LIMITS, type Link, type ListLinksInput, type UpdateLinkInput } from './model';
 import * as repo from './repo';
 import { checkCustomSlug, generateSlug } from './slug';
@@ -191,7 +192,7 @@ export function listLinks(deps: Deps, input: ListLinksInput): { items: Link[]; c
   const sort = input.sort ?? 'created';
   const limit = input.limit ?? DEFAULT_PAGE_SIZE;
   const after = input.cursor ? decodeCursor(sort, input.cursor) : null;
-  const page = repo.listLinkPage(deps.db, input, sort, limit, after);
+  const page = listLinkPage(deps.db, input, sort, limit, after);
   return {
     items: repo.toLinks(deps.db, deps.config.shortHost, page.rows),
     cursor: page.more && page.last ? encodeCursor(sort, page.last) : null,
