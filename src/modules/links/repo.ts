@@ -1,15 +1,35 @@
-/** Link queries and the row -> API mapping; the paged list is in listing.ts. */
-import { asc, count, desc, eq, gt, inArray } from 'drizzle-orm';
+/** Link reads and the row -> API mapping. Writes are in writes.ts, the paged list in listing.ts. */
+import { asc, count, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { shortUrlOf } from '../../lib/short-url';
-import { forgetLinkRollups } from '../clicks/rollups';
 import { projectNames } from '../projects/repo';
 import { findVariantsByLinkIds, toVariant } from '../variants/repo';
 import type { Link } from './model';
 import { type LinkRow, links, linkTags } from './table';
 
+export type { LinkRow };
+
 export function findLinkRow(db: Db, id: string): LinkRow | undefined {
   return db.select().from(links).where(eq(links.id, id)).get();
+}
+
+export function findLinkRows(db: Db, ids: string[]): LinkRow[] {
+  if (ids.length === 0) return [];
+  return db.select().from(links).where(inArray(links.id, ids)).all();
+}
+
+/** The oldest link of each of these destinations. */
+export function linkIdsByDestination(db: Db, destinations: string[]): Map<string, string> {
+  if (destinations.length === 0) return new Map();
+  const rows = db
+    .select({ id: links.id, destination: links.destination })
+    .from(links)
+    .where(sql`${links.destination} IN (SELECT value FROM json_each(${JSON.stringify(destinations)}))`)
+    .orderBy(links.createdAt, links.id)
+    .all();
+  const out = new Map<string, string>();
+  for (const r of rows) if (!out.has(r.destination)) out.set(r.destination, r.id);
+  return out;
 }
 
 /** What a redirect needs of a link (the in-memory slug index is built from these). */
@@ -29,8 +49,10 @@ const redirectColumns = {
   clickCount: links.clickCount,
 };
 
-export function findRedirectRow(db: Db, id: string): RedirectRow | undefined {
-  return db.select(redirectColumns).from(links).where(eq(links.id, id)).get();
+/** The redirect rows of these ids that exist (the slug index refreshes written links with them). */
+export function findRedirectRows(db: Db, ids: string[]): RedirectRow[] {
+  if (ids.length === 0) return [];
+  return db.select(redirectColumns).from(links).where(inArray(links.id, ids)).all();
 }
 
 export function findRedirectRowBySlug(db: Db, slug: string): RedirectRow | undefined {
@@ -97,46 +119,6 @@ export function toLinks(db: Db, shortHost: string, rows: LinkRow[]): Link[] {
   }));
 }
 
-export function insertLink(db: Db, row: LinkRow, tags: string[]): void {
-  db.transaction((tx) => {
-    tx.insert(links).values(row).run();
-    if (tags.length)
-      tx.insert(linkTags)
-        .values(tags.map((tag) => ({ linkId: row.id, tag })))
-        .run();
-  });
-}
-
-export function updateLinkRow(db: Db, id: string, changes: Partial<LinkRow>, tags?: string[]): void {
-  db.transaction((tx) => {
-    if (Object.keys(changes).length) tx.update(links).set(changes).where(eq(links.id, id)).run();
-    if (tags) {
-      tx.delete(linkTags).where(eq(linkTags.linkId, id)).run();
-      if (tags.length)
-        tx.insert(linkTags)
-          .values(tags.map((tag) => ({ linkId: id, tag })))
-          .run();
-    }
-  });
-}
-
-/**
- * The only way a link row goes: its rollups leave the workspace's in the same transaction (raw
- * clicks, variants and tags go by foreign-key cascade), so workspace statistics never count a
- * link that no longer exists.
- */
-export function deleteLinkRow(db: Db, id: string): void {
-  const sqlite = db.$client;
-  sqlite
-    .transaction(() => {
-      forgetLinkRollups(sqlite, id);
-      db.delete(links).where(eq(links.id, id)).run();
-    })
-    .immediate();
-}
-
-// ---- counts for tags and projects ------------------------------------------------------
-
 export function countTags(db: Db): { tag: string; count: number }[] {
   return db
     .select({ tag: linkTags.tag, count: count() })
@@ -154,11 +136,4 @@ export function countLinksByProject(db: Db): Map<string | null, number> {
 
 export function countLinksInProject(db: Db, projectId: string): number {
   return db.select({ n: count() }).from(links).where(eq(links.projectId, projectId)).get()?.n ?? 0;
-}
-
-/** Moves every link of a project to "unfiled"; returns how many moved. */
-export function unfileProjectLinks(db: Db, projectId: string, now: number): number {
-  const moved = countLinksInProject(db, projectId);
-  db.update(links).set({ projectId: null, updatedAt: now }).where(eq(links.projectId, projectId)).run();
-  return moved;
 }

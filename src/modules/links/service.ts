@@ -9,9 +9,10 @@ import { decodeCursor, encodeCursor } from './cursor';
 import { normalizeDestination } from './destination';
 import { listLinkPage } from './listing';
 import { type CreateLinkInput, LINK_LIMITS, type Link, type ListLinksInput, type UpdateLinkInput } from './model';
+import type { LinkRow } from './repo';
 import * as repo from './repo';
 import { checkCustomSlug, generateSlug } from './slug';
-import type { LinkRow } from './table';
+import { deleteLinkRow, insertLinks, updateLinkRow, writeLinks } from './writes';
 
 /** Who is acting: only superusers may choose or change slugs. */
 export interface Actor {
@@ -122,12 +123,11 @@ export function createLink(deps: Deps, actor: Actor, input: CreateLinkInput): Li
     clickLimit: input.clickLimit ?? null,
   });
   try {
-    repo.insertLink(deps.db, row, tags);
+    writeLinks(deps, (w) => insertLinks(w, [{ row, tags }]));
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict('slug', `The slug "${slug}" is already taken`);
     throw err;
   }
-  deps.linkIndex.refresh(row.id);
   return getLinkOrThrow(deps, row.id);
 }
 
@@ -159,12 +159,11 @@ export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLi
   if (Object.keys(changes).length > 0 || tags !== undefined)
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
   try {
-    repo.updateLinkRow(deps.db, id, changes, tags);
+    writeLinks(deps, (w) => updateLinkRow(w, id, changes, tags));
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict('slug', `The slug "${changes.slug}" is already taken`);
     throw err;
   }
-  deps.linkIndex.refresh(id);
   return getLinkOrThrow(deps, id);
 }
 
@@ -183,8 +182,7 @@ export function deleteLink(deps: Deps, id: string): { id: string; deleted: true 
       `This link has ${humans} recorded clicks: archive it (PATCH status=archived) or delete it in the dashboard`,
     );
   }
-  repo.deleteLinkRow(deps.db, id);
-  deps.linkIndex.remove(id);
+  writeLinks(deps, (w) => deleteLinkRow(w, id));
   return { id, deleted: true };
 }
 
