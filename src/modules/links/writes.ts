@@ -111,7 +111,11 @@ export function setLinkParams(
   }
 }
 
-export function setLinkProjects(w: LinkWrite, moves: { id: string; updatedAt: number }[], projectId: string | null) {
+export function setLinkProjects(
+  w: LinkWrite,
+  moves: { id: string; updatedAt: number }[],
+  projectId: string | null,
+): void {
   for (const m of moves) {
     w.touch(m.id);
     w.db.update(links).set({ projectId, updatedAt: m.updatedAt }).where(eq(links.id, m.id)).run();

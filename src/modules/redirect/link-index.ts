@@ -166,6 +166,7 @@ export class LinkIndex {
     this.loadRun++;
   }
 
+  /** refreshMany for one link (a row written outside writeLinks: tests only). */
   refresh(id: string): void {
     this.refreshMany([id]);
   }
