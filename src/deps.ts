@@ -25,7 +25,7 @@ export interface BaseDeps {
 }
 
 export interface Deps extends BaseDeps {
-  /** Slug -> redirect facts in memory; link and variant writes keep it coherent. */
+  /** Slug -> redirect facts in memory; writeLinks (links/writes.ts) refreshes it after every link write. */
   linkIndex: LinkIndex;
   /** Click buffer and flusher (the server starts the flush timer). */
   clicks: ClickPipeline;

@@ -26,10 +26,10 @@ import { openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
 import { createDeps } from '../../src/deps';
 import { systemClock } from '../../src/lib/clock';
-import { insertLinks } from '../../src/modules/bulk/repo';
 import { HIGH_WATER } from '../../src/modules/clicks/buffer';
 import { MAX_BATCH } from '../../src/modules/clicks/flusher';
 import { freshSlug, newLinkRow } from '../../src/modules/links/service';
+import { insertLinks, writeLinks } from '../../src/modules/links/writes';
 import { createVariant } from '../../src/modules/variants/service';
 
 const { values } = parseArgs({
@@ -119,9 +119,12 @@ function seed(dbPath: string): Seeded {
       }),
       tags: [],
     });
-    if (items.length === 10_000) insertLinks(db, items.splice(0));
+    if (items.length === 10_000) {
+      const batch = items.splice(0);
+      writeLinks(deps, (w) => insertLinks(w, batch));
+    }
   }
-  insertLinks(db, items.splice(0));
+  writeLinks(deps, (w) => insertLinks(w, items));
   deps.linkIndex.loadAll();
   const slugs = [...taken];
   slugs.forEach((slug, i) => {

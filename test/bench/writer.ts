@@ -25,7 +25,6 @@ import { openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
 import { createDeps } from '../../src/deps';
 import { systemClock } from '../../src/lib/clock';
-import { insertLinks } from '../../src/modules/bulk/repo';
 import { enrichClick } from '../../src/modules/clicks/enrich';
 import { MAX_BATCH, toWire } from '../../src/modules/clicks/flusher';
 import { openGeo } from '../../src/modules/clicks/geo';
@@ -33,6 +32,7 @@ import type { WireClick } from '../../src/modules/clicks/record';
 import { ClickStore, tuneWriterConnection } from '../../src/modules/clicks/store';
 import { VisitorHasher } from '../../src/modules/clicks/visitor';
 import { freshSlug, newLinkRow } from '../../src/modules/links/service';
+import { insertLinks, writeLinks } from '../../src/modules/links/writes';
 
 const { values } = parseArgs({
   options: {
@@ -65,7 +65,7 @@ try {
     log: { info() {}, error: console.error },
   });
   const taken = new Set<string>();
-  const items = [];
+  const items: Parameters<typeof insertLinks>[1] = [];
   for (let i = 0; i < LINKS; i++) {
     const slug = freshSlug(deps, taken);
     taken.add(slug);
@@ -84,7 +84,7 @@ try {
       tags: [],
     });
   }
-  insertLinks(db, items);
+  writeLinks(deps, (w) => insertLinks(w, items));
   deps.linkIndex.loadAll();
   const slugs = [...taken];
   tuneWriterConnection(db.$client);

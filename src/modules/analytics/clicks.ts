@@ -5,10 +5,9 @@
  */
 import type { Database } from 'bun:sqlite';
 import { invalid } from '../../lib/errors';
-import { type StoredClick, storedDimensions } from '../clicks/table';
+import { type ClickKey, keyAbove, readClickPage, type StoredClick, storedDimensions } from '../clicks/read-clicks';
 import type { ExportChunks } from './export-host';
 import type { Click } from './model';
-import { type ClickKey, keyAbove, readClickPage } from './repo';
 import type { Window } from './window';
 
 /** The link a list or export is about: its slug and its variants' ids as they are now. */

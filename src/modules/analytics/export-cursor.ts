@@ -5,8 +5,8 @@
  * in the export Worker (export-host.ts); nothing here knows of HTTP or threads.
  */
 import type { Database } from 'bun:sqlite';
+import { type ClickKey, type ExportRow, keyAbove, readExportPage } from '../clicks/read-clicks';
 import { csvCell, csvLine } from './csv';
-import { type ClickKey, type ExportRow, keyAbove, readExportPage } from './repo';
 
 /** The click record fields, in their documented order (docs/behaviour.md, "Raw clicks"): list items and CSV columns. */
 export const CLICK_FIELDS = [

@@ -1,10 +1,13 @@
 /** Analytics verbs: resolve the window, pick the scope, answer. No HTTP here. */
 import type { Deps } from '../../deps';
+import { lastClickId } from '../clicks/read-clicks';
+import { firstBucketStart } from '../clicks/read-rollups';
 import { WORKSPACE } from '../clicks/rollups';
+import { slugsOf } from '../links/repo';
 import { getLinkRowOrThrow } from '../links/service';
+import { variantCodes } from '../variants/repo';
 import { type ClickSource, exportStream, listClicks } from './clicks';
 import type { Stats, WorkspaceStats } from './model';
-import { firstBucketStart, lastClickId, slugsOf, variantCodes } from './repo';
 import { computeStats } from './stats';
 import { hourAligned, resolveWindow, type WindowQuery } from './window';
 
@@ -18,13 +21,13 @@ function statsOf(deps: Deps, scope: string, variants: Map<string, string>, query
 
 export function linkStats(deps: Deps, id: string, query: WindowQuery): Stats {
   getLinkRowOrThrow(deps, id);
-  return statsOf(deps, id, variantCodes(deps.db.$client, id), query).stats;
+  return statsOf(deps, id, variantCodes(deps.db, id), query).stats;
 }
 
 export function workspaceStats(deps: Deps, query: WindowQuery): WorkspaceStats {
-  const { stats, links } = statsOf(deps, WORKSPACE, variantCodes(deps.db.$client, null), query);
+  const { stats, links } = statsOf(deps, WORKSPACE, variantCodes(deps.db, null), query);
   const slugs = slugsOf(
-    deps.db.$client,
+    deps.db,
     links.map((l) => l.value!),
   );
   const topLinks = links.flatMap((l) => {
@@ -40,7 +43,7 @@ function clickSource(deps: Deps, id: string): ClickSource {
     sqlite: deps.db.$client,
     linkId: id,
     slug: link.slug,
-    variantIds: new Set(variantCodes(deps.db.$client, id).keys()),
+    variantIds: new Set(variantCodes(deps.db, id).keys()),
   };
 }
 

@@ -6,11 +6,17 @@
  */
 import type { Database } from 'bun:sqlite';
 import { DAY_MS, HOUR_MS, utcDay } from '../../lib/time';
+import {
+  type BucketData,
+  type BucketRow,
+  countBotHits,
+  readBucketData,
+  readBucketTotals,
+} from '../clicks/read-rollups';
 import { countsView } from '../clicks/rollup-codec';
 import type { RollupValues } from '../clicks/rollup-values';
 import type { Grain, RollupDim } from '../clicks/rollups';
 import type { Breakdowns, Stats } from './model';
-import { type BucketData, type BucketRow, countBotHits, readBucketData, readBucketTotals } from './repo';
 import { HOURLY_UP_TO_MS, type Window } from './window';
 
 /** Each breakdown lists at most this many values, most clicks first. */

@@ -4,13 +4,11 @@ import { AppError, invalid } from '../../lib/errors';
 import { checkParams, PARAM_LIMITS } from '../../lib/params';
 import { normalizeDestination } from '../links/destination';
 import type { Link } from '../links/model';
-import { toLinks } from '../links/repo';
+import { findLinkRows, type LinkRow, linkIdsByDestination, toLinks } from '../links/repo';
 import { checkProjectId, freshSlug, newLinkRow, normalizeTags, normalizeTitle } from '../links/service';
-import type { LinkRow } from '../links/table';
-import { findProject } from '../projects/repo';
+import { insertLinks, setLinkParams, setLinkProjects, writeLinks } from '../links/writes';
 import type { BulkLine, BulkParamsInput, BulkProjectInput, BulkStatus, BulkTextInput } from './model';
 import { splitBulkText } from './parse';
-import * as repo from './repo';
 
 interface Plan {
   lines: BulkLine[];
@@ -76,7 +74,7 @@ function planBulk(deps: Deps, input: BulkTextInput): Plan {
   // Second pass: duplicates of existing links and of earlier lines, when asked to skip them.
   if (skipDuplicates) {
     const candidates = parsed.filter((l) => l.status === 'create').map((l) => l.destination!);
-    const existing = repo.linkIdsByDestination(deps.db, [...new Set(candidates)]);
+    const existing = linkIdsByDestination(deps.db, [...new Set(candidates)]);
     const claimed = new Map<string, number>();
     for (const l of parsed) {
       if (l.status !== 'create') continue;
@@ -132,13 +130,12 @@ export function createBulk(deps: Deps, input: BulkTextInput) {
     });
     items.push({ line: l.line, row, tags: plan.tags });
   }
-  repo.insertLinks(deps.db, items);
-  for (const item of items) deps.linkIndex.refresh(item.row.id);
-  const projectName = plan.projectId === null ? null : (findProject(deps.db, plan.projectId)?.name ?? null);
+  // One transaction: every line is created, or (on any failure) none.
+  writeLinks(deps, (w) => insertLinks(w, items));
   const links: Link[] = toLinks(
     deps.db,
     deps.config.shortHost,
-    items.map((i) => ({ row: i.row, projectName })),
+    items.map((i) => i.row),
   );
   const { create, ...skips } = countStatuses(plan.lines);
   return {
@@ -151,7 +148,7 @@ export function createBulk(deps: Deps, input: BulkTextInput) {
 /** The links of these ids that exist, and the ids that name none (request order, once each). */
 function resolveIds(deps: Deps, ids: string[]): { rows: LinkRow[]; notFound: string[] } {
   const unique = [...new Set(ids)];
-  const rows = repo.findLinkRows(deps.db, unique);
+  const rows = findLinkRows(deps.db, unique);
   const found = new Set(rows.map((r) => r.id));
   return { rows, notFound: unique.filter((id) => !found.has(id)) };
 }
@@ -169,9 +166,7 @@ export function bulkParams(deps: Deps, input: BulkParamsInput): { updated: numbe
     }
     return { id: row.id, params: next, updatedAt: Math.max(now, row.updatedAt) };
   });
-  repo.setLinkParams(deps.db, updates);
-  // The redirect applies params from memory: refresh it.
-  for (const u of updates) deps.linkIndex.refresh(u.id);
+  writeLinks(deps, (w) => setLinkParams(w, updates));
   return { updated: updates.length, notFound };
 }
 
@@ -185,6 +180,6 @@ export function bulkProject(
   const moves = rows
     .filter((r) => r.projectId !== projectId)
     .map((r) => ({ id: r.id, updatedAt: Math.max(now, r.updatedAt) }));
-  repo.setLinkProjects(deps.db, moves, projectId);
+  writeLinks(deps, (w) => setLinkProjects(w, moves, projectId));
   return { moved: moves.length, unchanged: rows.length - moves.length, notFound };
 }

@@ -4,9 +4,9 @@
  * start, so no recorded click goes missing from the statistics.
  */
 import type { Database } from 'bun:sqlite';
+import { type StoredClick, storedDimensions } from './read-clicks';
 import { RollupValues } from './rollup-values';
 import { RollupAccumulator, type RollupClick, RollupStore } from './rollups';
-import { type StoredClick, storedDimensions } from './table';
 
 type RawRow = Omit<StoredClick, 'destination'> & { first_of_day: number };
 

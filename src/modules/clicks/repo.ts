@@ -2,9 +2,11 @@
  * The write side of clicks: prepared bun:sqlite statements (measured ~10x faster than
  * row-by-row drizzle on this path). One call of `writeClicks` is one transaction that appends
  * raw clicks, adds to the hour and day rollups of the link and the workspace and bumps link
- * and variant counters, so they never disagree.
+ * and variant counters (with the statements their modules prepare), so they never disagree.
  */
 import type { Database } from 'bun:sqlite';
+import { prepareLinkCounters } from '../links/counters';
+import { prepareVariantCounters } from '../variants/counters';
 import type { EnrichedClick } from './enrich';
 import { RollupValues } from './rollup-values';
 import { RollupAccumulator, RollupStore } from './rollups';
@@ -19,10 +21,8 @@ interface LinkTotals {
 export type ClickWriter = (clicks: EnrichedClick[]) => { written: number; skipped: number };
 
 export function createClickWriter(sqlite: Database): ClickWriter {
-  // One statement per batch instead of one per link: a batch holds up to one click per link.
-  const existing = sqlite.prepare<{ id: string }, [string]>(
-    'SELECT id FROM links WHERE id IN (SELECT value FROM json_each(?))',
-  );
+  const linkCounters = prepareLinkCounters(sqlite);
+  const variantCounters = prepareVariantCounters(sqlite);
   const seeVisitor = sqlite.prepare('INSERT OR IGNORE INTO visitor_days (day, link_id, visitor_hash) VALUES (?, ?, ?)');
   const insertClick = sqlite.prepare(
     `INSERT INTO clicks (link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os,
@@ -33,16 +33,9 @@ export function createClickWriter(sqlite: Database): ClickWriter {
   // The writer knows every value up front, so idOf() never needs a statement for one it has seen.
   values.refresh();
   const rollupStore = new RollupStore(sqlite, { cacheWorkspace: true });
-  const bumpLink = sqlite.prepare(
-    `UPDATE links SET click_count = click_count + ?1, unique_count = unique_count + ?2, bot_count = bot_count + ?3,
-       last_clicked_at = CASE WHEN ?4 IS NULL THEN last_clicked_at ELSE max(coalesce(last_clicked_at, 0), ?4) END
-     WHERE id = ?5`,
-  );
-  const bumpVariant = sqlite.prepare('UPDATE variants SET click_count = click_count + ? WHERE id = ?');
 
   const write = sqlite.transaction((clicks: EnrichedClick[]) => {
-    const exists = new Set<string>();
-    for (const row of existing.all(JSON.stringify([...new Set(clicks.map((c) => c.linkId))]))) exists.add(row.id);
+    const exists = linkCounters.existing(clicks.map((c) => c.linkId));
     const totals = new Map<string, LinkTotals>();
     const variantClicks = new Map<string, number>();
     const rollups = new RollupAccumulator(values);
@@ -88,8 +81,8 @@ export function createClickWriter(sqlite: Database): ClickWriter {
       written++;
     }
     rollupStore.apply(rollups.buckets.values());
-    for (const [id, t] of totals) bumpLink.run(t.humans, t.uniques, t.bots, t.last, id);
-    for (const [id, n] of variantClicks) bumpVariant.run(n, id);
+    for (const [id, t] of totals) linkCounters.bump(id, t.humans, t.uniques, t.bots, t.last);
+    for (const [id, n] of variantClicks) variantCounters.bump(id, n);
     return { written, skipped: clicks.length - written };
   });
   return (clicks) => {

@@ -91,38 +91,3 @@ export const visitorSalts = sqliteTable('visitor_salts', {
   day: integer('day').primaryKey(),
   salt: text('salt').notNull(),
 });
-
-/** A raw click row as bun:sqlite returns it (SQL column names), for the readers that bypass drizzle. */
-export interface StoredClick {
-  id: number;
-  link_id: string;
-  timestamp: number;
-  variant_code: string | null;
-  variant_id: string | null;
-  destination: string;
-  params: string;
-  country: string | null;
-  city: string | null;
-  device: string | null;
-  os: string | null;
-  browser: string | null;
-  referrer: string | null;
-  traffic_type: string | null;
-  language: string | null;
-  bot: number;
-}
-
-/** The enriched fields of a stored row under their app names (params parsed), in record order. */
-export function storedDimensions(r: Omit<StoredClick, 'id' | 'destination'>) {
-  return {
-    params: JSON.parse(r.params) as Record<string, string>,
-    country: r.country,
-    city: r.city,
-    device: r.device,
-    os: r.os,
-    browser: r.browser,
-    referrer: r.referrer,
-    trafficType: r.traffic_type,
-    language: r.language,
-  };
-}

@@ -1,32 +1,35 @@
-/** Link queries and the row -> API mapping. */
-
-import { and, asc, count, desc, eq, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+/** Link reads and the row -> API mapping. Writes are in writes.ts, the paged list in listing.ts. */
+import { asc, count, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { shortUrlOf } from '../../lib/short-url';
-import { forgetLinkRollups } from '../clicks/rollups';
-import { projects } from '../projects/table';
+import { projectNames } from '../projects/repo';
 import { findVariantsByLinkIds, toVariant } from '../variants/repo';
-import type { Link, LinkSort } from './model';
+import type { Link } from './model';
 import { type LinkRow, links, linkTags } from './table';
 
-export interface LinkRecord {
-  row: LinkRow;
-  projectName: string | null;
-}
-
-const linkColumns = { row: links, projectName: projects.name };
+export type { LinkRow };
 
 export function findLinkRow(db: Db, id: string): LinkRow | undefined {
   return db.select().from(links).where(eq(links.id, id)).get();
 }
 
-export function findLinkRecord(db: Db, id: string): LinkRecord | undefined {
-  return db
-    .select(linkColumns)
+export function findLinkRows(db: Db, ids: string[]): LinkRow[] {
+  if (ids.length === 0) return [];
+  return db.select().from(links).where(inArray(links.id, ids)).all();
+}
+
+/** The oldest link of each of these destinations. */
+export function linkIdsByDestination(db: Db, destinations: string[]): Map<string, string> {
+  if (destinations.length === 0) return new Map();
+  const rows = db
+    .select({ id: links.id, destination: links.destination })
     .from(links)
-    .leftJoin(projects, eq(projects.id, links.projectId))
-    .where(eq(links.id, id))
-    .get();
+    .where(sql`${links.destination} IN (SELECT value FROM json_each(${JSON.stringify(destinations)}))`)
+    .orderBy(links.createdAt, links.id)
+    .all();
+  const out = new Map<string, string>();
+  for (const r of rows) if (!out.has(r.destination)) out.set(r.destination, r.id);
+  return out;
 }
 
 /** What a redirect needs of a link (the in-memory slug index is built from these). */
@@ -46,8 +49,10 @@ const redirectColumns = {
   clickCount: links.clickCount,
 };
 
-export function findRedirectRow(db: Db, id: string): RedirectRow | undefined {
-  return db.select(redirectColumns).from(links).where(eq(links.id, id)).get();
+/** The redirect rows of these ids that exist (the slug index refreshes written links with them). */
+export function findRedirectRows(db: Db, ids: string[]): RedirectRow[] {
+  if (ids.length === 0) return [];
+  return db.select(redirectColumns).from(links).where(inArray(links.id, ids)).all();
 }
 
 export function findRedirectRowBySlug(db: Db, slug: string): RedirectRow | undefined {
@@ -63,9 +68,20 @@ export function slugTaken(db: Db, slug: string): boolean {
   return db.select({ id: links.id }).from(links).where(eq(links.slug, slug)).get() !== undefined;
 }
 
-/** Full Link objects for rows: tags and variants fetched in one query each, order kept. */
-export function toLinks(db: Db, shortHost: string, records: LinkRecord[]): Link[] {
-  const ids = records.map((r) => r.row.id);
+/** Slugs of the links of these ids that exist (the workspace's top links name them). */
+export function slugsOf(db: Db, ids: string[]): Map<string, string> {
+  if (ids.length === 0) return new Map();
+  const rows = db.$client
+    .query<{ id: string; slug: string }, [string]>(
+      'SELECT id, slug FROM links WHERE id IN (SELECT value FROM json_each(?))',
+    )
+    .all(JSON.stringify(ids));
+  return new Map(rows.map((r) => [r.id, r.slug]));
+}
+
+/** Full Link objects for rows: tags, variants and project names fetched in one query each, order kept. */
+export function toLinks(db: Db, shortHost: string, rows: LinkRow[]): Link[] {
+  const ids = rows.map((r) => r.id);
   const tagsByLink = new Map<string, string[]>();
   if (ids.length > 0) {
     const tagRows = db.select().from(linkTags).where(inArray(linkTags.linkId, ids)).orderBy(asc(linkTags.tag)).all();
@@ -76,7 +92,11 @@ export function toLinks(db: Db, shortHost: string, records: LinkRecord[]): Link[
     }
   }
   const variantsByLink = findVariantsByLinkIds(db, ids);
-  return records.map(({ row, projectName }) => ({
+  const projects = projectNames(
+    db,
+    rows.map((r) => r.projectId),
+  );
+  return rows.map((row) => ({
     id: row.id,
     slug: row.slug,
     shortUrl: shortUrlOf(shortHost, row.slug),
@@ -87,7 +107,7 @@ export function toLinks(db: Db, shortHost: string, records: LinkRecord[]): Link[
     params: row.params,
     variants: (variantsByLink.get(row.id) ?? []).map((v) => toVariant(v, shortHost, row.slug)),
     projectId: row.projectId,
-    projectName,
+    projectName: row.projectId === null ? null : (projects.get(row.projectId) ?? null),
     clickCount: row.clickCount,
     uniqueCount: row.uniqueCount,
     botCount: row.botCount,
@@ -98,135 +118,6 @@ export function toLinks(db: Db, shortHost: string, records: LinkRecord[]): Link[
     updatedAt: row.updatedAt,
   }));
 }
-
-export function insertLink(db: Db, row: LinkRow, tags: string[]): void {
-  db.transaction((tx) => {
-    tx.insert(links).values(row).run();
-    if (tags.length)
-      tx.insert(linkTags)
-        .values(tags.map((tag) => ({ linkId: row.id, tag })))
-        .run();
-  });
-}
-
-export function updateLinkRow(db: Db, id: string, changes: Partial<LinkRow>, tags?: string[]): void {
-  db.transaction((tx) => {
-    if (Object.keys(changes).length) tx.update(links).set(changes).where(eq(links.id, id)).run();
-    if (tags) {
-      tx.delete(linkTags).where(eq(linkTags.linkId, id)).run();
-      if (tags.length)
-        tx.insert(linkTags)
-          .values(tags.map((tag) => ({ linkId: id, tag })))
-          .run();
-    }
-  });
-}
-
-/**
- * The only way a link row goes: its rollups leave the workspace's in the same transaction (raw
- * clicks, variants and tags go by foreign-key cascade), so workspace statistics never count a
- * link that no longer exists.
- */
-export function deleteLinkRow(db: Db, id: string): void {
-  const sqlite = db.$client;
-  sqlite
-    .transaction(() => {
-      forgetLinkRollups(sqlite, id);
-      db.delete(links).where(eq(links.id, id)).run();
-    })
-    .immediate();
-}
-
-// ---- listing with keyset paging -------------------------------------------------------
-
-/** Where a page ends: the sort column's value and the id of the last link shown. */
-export interface PageKey {
-  value: number;
-  id: string;
-}
-
-const SORT_COLUMN = {
-  created: links.createdAt,
-  oldest: links.createdAt,
-  clicks: links.clickCount,
-  updated: links.updatedAt,
-} as const;
-
-export interface LinkFilter {
-  q?: string;
-  tag?: string;
-  project?: string;
-  status?: LinkRow['status'];
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-function filterConditions(filter: LinkFilter): SQL[] {
-  const where: SQL[] = [];
-  where.push(filter.status ? eq(links.status, filter.status) : inArray(links.status, ['active', 'paused']));
-  if (filter.q) {
-    const pattern = `%${escapeLike(filter.q)}%`;
-    where.push(
-      sql`(${links.slug} LIKE ${pattern} ESCAPE '\\' OR ${links.title} LIKE ${pattern} ESCAPE '\\' OR ${links.destination} LIKE ${pattern} ESCAPE '\\')`,
-    );
-  }
-  if (filter.tag !== undefined) {
-    where.push(
-      sql`EXISTS (SELECT 1 FROM ${linkTags} WHERE ${linkTags.linkId} = ${links.id} AND ${linkTags.tag} = ${filter.tag})`,
-    );
-  }
-  if (filter.project === 'none') where.push(isNull(links.projectId));
-  else if (filter.project !== undefined) where.push(eq(links.projectId, filter.project));
-  return where;
-}
-
-/**
- * One page in the sort's total order (sort column, then id). Continuing strictly after the
- * last key shown means a link created meanwhile can never shift the pages: nothing repeats
- * and nothing is skipped.
- */
-export function listLinkPage(
-  db: Db,
-  filter: LinkFilter,
-  sort: LinkSort,
-  limit: number,
-  after: PageKey | null,
-): { records: LinkRecord[]; last: PageKey | null; more: boolean } {
-  const column = SORT_COLUMN[sort];
-  const ascending = sort === 'oldest';
-  const where = filterConditions(filter);
-  if (after) {
-    where.push(
-      ascending
-        ? sql`(${column}, ${links.id}) > (${after.value}, ${after.id})`
-        : sql`(${column}, ${links.id}) < (${after.value}, ${after.id})`,
-    );
-  }
-  const order = ascending ? [asc(column), asc(links.id)] : [desc(column), desc(links.id)];
-  const rows = db
-    .select(linkColumns)
-    .from(links)
-    .leftJoin(projects, eq(projects.id, links.projectId))
-    .where(and(...where))
-    .orderBy(...order)
-    .limit(limit + 1)
-    .all();
-  const more = rows.length > limit;
-  const records = more ? rows.slice(0, limit) : rows;
-  const tail = records.at(-1);
-  const last = tail ? { value: sortValue(tail.row, sort), id: tail.row.id } : null;
-  return { records, last, more };
-}
-
-function sortValue(row: LinkRow, sort: LinkSort): number {
-  if (sort === 'clicks') return row.clickCount;
-  if (sort === 'updated') return row.updatedAt;
-  return row.createdAt;
-}
-
-// ---- counts for tags and projects ------------------------------------------------------
 
 export function countTags(db: Db): { tag: string; count: number }[] {
   return db
@@ -245,11 +136,4 @@ export function countLinksByProject(db: Db): Map<string | null, number> {
 
 export function countLinksInProject(db: Db, projectId: string): number {
   return db.select({ n: count() }).from(links).where(eq(links.projectId, projectId)).get()?.n ?? 0;
-}
-
-/** Moves every link of a project to "unfiled"; returns how many moved. */
-export function unfileProjectLinks(db: Db, projectId: string, now: number): number {
-  const moved = countLinksInProject(db, projectId);
-  db.update(links).set({ projectId: null, updatedAt: now }).where(eq(links.projectId, projectId)).run();
-  return moved;
 }

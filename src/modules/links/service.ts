@@ -7,10 +7,12 @@ import { hasControlChars } from '../../lib/text';
 import { findProject } from '../projects/repo';
 import { decodeCursor, encodeCursor } from './cursor';
 import { normalizeDestination } from './destination';
+import { listLinkPage } from './listing';
 import { type CreateLinkInput, LINK_LIMITS, type Link, type ListLinksInput, type UpdateLinkInput } from './model';
+import type { LinkRow } from './repo';
 import * as repo from './repo';
 import { checkCustomSlug, generateSlug } from './slug';
-import type { LinkRow } from './table';
+import { deleteLinkRow, insertLinks, updateLinkRow, writeLinks } from './writes';
 
 /** Who is acting: only superusers may choose or change slugs. */
 export interface Actor {
@@ -85,9 +87,9 @@ function isUniqueViolation(err: unknown): boolean {
 }
 
 export function getLinkOrThrow(deps: Deps, id: string): Link {
-  const record = repo.findLinkRecord(deps.db, id);
-  if (!record) throw notFound('link');
-  return repo.toLinks(deps.db, deps.config.shortHost, [record])[0]!;
+  const row = repo.findLinkRow(deps.db, id);
+  if (!row) throw notFound('link');
+  return repo.toLinks(deps.db, deps.config.shortHost, [row])[0]!;
 }
 
 export function getLinkRowOrThrow(deps: Deps, id: string): LinkRow {
@@ -121,12 +123,11 @@ export function createLink(deps: Deps, actor: Actor, input: CreateLinkInput): Li
     clickLimit: input.clickLimit ?? null,
   });
   try {
-    repo.insertLink(deps.db, row, tags);
+    writeLinks(deps, (w) => insertLinks(w, [{ row, tags }]));
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict('slug', `The slug "${slug}" is already taken`);
     throw err;
   }
-  deps.linkIndex.refresh(row.id);
   return getLinkOrThrow(deps, row.id);
 }
 
@@ -158,12 +159,11 @@ export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLi
   if (Object.keys(changes).length > 0 || tags !== undefined)
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
   try {
-    repo.updateLinkRow(deps.db, id, changes, tags);
+    writeLinks(deps, (w) => updateLinkRow(w, id, changes, tags));
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict('slug', `The slug "${changes.slug}" is already taken`);
     throw err;
   }
-  deps.linkIndex.refresh(id);
   return getLinkOrThrow(deps, id);
 }
 
@@ -182,8 +182,7 @@ export function deleteLink(deps: Deps, id: string): { id: string; deleted: true 
       `This link has ${humans} recorded clicks: archive it (PATCH status=archived) or delete it in the dashboard`,
     );
   }
-  repo.deleteLinkRow(deps.db, id);
-  deps.linkIndex.remove(id);
+  writeLinks(deps, (w) => deleteLinkRow(w, id));
   return { id, deleted: true };
 }
 
@@ -191,9 +190,9 @@ export function listLinks(deps: Deps, input: ListLinksInput): { items: Link[]; c
   const sort = input.sort ?? 'created';
   const limit = input.limit ?? DEFAULT_PAGE_SIZE;
   const after = input.cursor ? decodeCursor(sort, input.cursor) : null;
-  const page = repo.listLinkPage(deps.db, input, sort, limit, after);
+  const page = listLinkPage(deps.db, input, sort, limit, after);
   return {
-    items: repo.toLinks(deps.db, deps.config.shortHost, page.records),
+    items: repo.toLinks(deps.db, deps.config.shortHost, page.rows),
     cursor: page.more && page.last ? encodeCursor(sort, page.last) : null,
   };
 }

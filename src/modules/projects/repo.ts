@@ -1,10 +1,22 @@
 /** Project queries. */
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { type ProjectRow, projects } from './table';
 
 export function findProject(db: Db, id: string): ProjectRow | undefined {
   return db.select().from(projects).where(eq(projects.id, id)).get();
+}
+
+/** Names of these projects by id (nulls skipped), in one query: a page of links shows each link's project name. */
+export function projectNames(db: Db, ids: Iterable<string | null>): Map<string, string> {
+  const unique = [...new Set(ids)].filter((id) => id !== null);
+  if (unique.length === 0) return new Map();
+  const rows = db
+    .select({ id: projects.id, name: projects.name })
+    .from(projects)
+    .where(inArray(projects.id, unique))
+    .all();
+  return new Map(rows.map((r) => [r.id, r.name]));
 }
 
 /** Names are unique without regard to (ASCII) case; SQLite's lower() folds both sides alike. */

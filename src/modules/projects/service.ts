@@ -3,7 +3,8 @@ import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { hasControlChars } from '../../lib/text';
-import { countLinksByProject, countLinksInProject, unfileProjectLinks } from '../links/repo';
+import { countLinksByProject, countLinksInProject } from '../links/repo';
+import { unfileProjectLinks, writeLinks } from '../links/writes';
 import { PROJECT_NAME_LENGTH, type Project } from './model';
 import * as repo from './repo';
 import type { ProjectRow } from './table';
@@ -48,7 +49,7 @@ export function createProject(deps: Deps, input: { name: string }): Project {
   return { ...row, linkCount: 0 };
 }
 
-/** Renames a project; links show the new name at once (projectName is joined, not copied). */
+/** Renames a project; links show the new name at once (projectName is looked up, not copied). */
 export function renameProject(deps: Deps, id: string, input: { name: string }): Project {
   const current = getProjectRowOrThrow(deps, id);
   const name = checkName(input.name);
@@ -63,8 +64,9 @@ export function renameProject(deps: Deps, id: string, input: { name: string }): 
 
 export function deleteProject(deps: Deps, id: string): { id: string; deleted: true; unfiledLinks: number } {
   getProjectRowOrThrow(deps, id);
-  const unfiledLinks = deps.db.transaction(() => {
-    const moved = unfileProjectLinks(deps.db, id, deps.clock.now());
+  // The links' write transaction (their rows change) deletes the project too: both happen, or neither.
+  const unfiledLinks = writeLinks(deps, (w) => {
+    const moved = unfileProjectLinks(w, id, deps.clock.now());
     repo.deleteProjectRow(deps.db, id);
     return moved;
   });

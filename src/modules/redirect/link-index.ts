@@ -1,7 +1,7 @@
 /**
  * Every link's redirect facts in memory, by slug: the hot path answers without touching
- * SQLite. Link and variant services call `refresh(id)` / `remove(id)` after each write, so
- * the map is coherent with every API write (create, patch, rename, status, variants, delete).
+ * SQLite. Every link, tag or variant write goes through writeLinks (links/writes.ts), which
+ * calls `refreshMany` with the links it touched after COMMIT: the map is coherent with every write.
  * Each entry's `counters` object keeps its identity across refreshes: buffered clicks point at
  * it, and the click limit reads it.
  *
@@ -13,16 +13,14 @@
 import type { Db } from '../../db/client';
 import type { ClickBuffer } from '../clicks/buffer';
 import type { ClickTarget, LinkCounters } from '../clicks/record';
-import { findRedirectRow, findRedirectRowBySlug, listRedirectRows, type RedirectRow } from '../links/repo';
-import type { LinkRow } from '../links/table';
-import { findVariantsByLinkIds } from '../variants/repo';
-import type { VariantRow } from '../variants/table';
+import { findRedirectRowBySlug, findRedirectRows, listRedirectRows, type RedirectRow } from '../links/repo';
+import { findVariantsByLinkIds, type VariantRow } from '../variants/repo';
 import { applyParams } from './location';
 
 export interface RedirectEntry {
   readonly id: string;
   readonly slug: string;
-  readonly status: LinkRow['status'];
+  readonly status: RedirectRow['status'];
   readonly expiresAt: number | null;
   readonly clickLimit: number | null;
   readonly counters: LinkCounters;
@@ -78,7 +76,10 @@ export class LinkIndex {
     const entry = this.bySlug.get(slug);
     if (entry !== undefined || this.complete) return entry;
     const row = findRedirectRowBySlug(this.db, slug);
-    return row === undefined ? undefined : this.putOne(row);
+    if (row === undefined) return undefined;
+    const missed = this.build(row, findVariantsByLinkIds(this.db, [row.id]).get(row.id) ?? []);
+    this.put(missed);
+    return missed;
   }
 
   getById(id: string): RedirectEntry | undefined {
@@ -110,16 +111,11 @@ export class LinkIndex {
     };
   }
 
-  /** One link read on its own (a miss during the load, or a refresh): its variants, then its entry. */
-  private putOne(row: RedirectRow, counters?: LinkCounters): RedirectEntry {
-    const entry = this.build(row, findVariantsByLinkIds(this.db, [row.id]).get(row.id) ?? [], counters);
-    this.put(entry);
-    return entry;
-  }
-
   private put(entry: RedirectEntry): void {
     const previous = this.byId.get(entry.id);
-    if (previous && previous.slug !== entry.slug) this.bySlug.delete(previous.slug);
+    // Only if the old slug is still its own: another link of the same write may have taken it.
+    if (previous && previous.slug !== entry.slug && this.bySlug.get(previous.slug) === previous)
+      this.bySlug.delete(previous.slug);
     this.byId.set(entry.id, entry);
     this.bySlug.set(entry.slug, entry);
   }
@@ -170,16 +166,29 @@ export class LinkIndex {
     this.loadRun++;
   }
 
-  /** Re-reads one link and its variants after a write (or forgets it when it is gone). */
+  /** refreshMany for one link (a row written outside writeLinks: tests only). */
   refresh(id: string): void {
-    const row = findRedirectRow(this.db, id);
-    if (!row) {
-      this.remove(id);
-      return;
+    this.refreshMany([id]);
+  }
+
+  /** Re-reads links and their variants after a write (forgetting those gone), a query or two per page of ids. */
+  refreshMany(ids: Iterable<string>, pageSize = 1000): void {
+    const all = [...new Set(ids)];
+    for (let i = 0; i < all.length; i += pageSize) {
+      const page = all.slice(i, i + pageSize);
+      const rows = new Map(findRedirectRows(this.db, page).map((r) => [r.id, r]));
+      const byLink = findVariantsByLinkIds(this.db, [...rows.keys()]);
+      for (const id of page) {
+        const row = rows.get(id);
+        if (!row) {
+          this.remove(id);
+          continue;
+        }
+        this.put(this.build(row, byLink.get(id) ?? [], this.byId.get(id)?.counters));
+        // A click limit counts humans exactly: classify this link's buffered clicks now.
+        if (row.clickLimit !== null) this.buffer.settleLink(id);
+      }
     }
-    this.putOne(row, this.byId.get(id)?.counters);
-    // A click limit counts humans exactly: classify this link's buffered clicks now.
-    if (row.clickLimit !== null) this.buffer.settleLink(id);
   }
 
   remove(id: string): void {

@@ -1,9 +1,12 @@
-/** Variant queries and the row -> API mapping. */
+/** Variant queries and the row -> API mapping. Writes take a LinkWrite: they change redirect facts. */
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { shortUrlOf } from '../../lib/short-url';
+import type { LinkWrite } from '../links/writes';
 import type { Variant } from './model';
 import { type VariantRow, variants } from './table';
+
+export type { VariantRow };
 
 export function toVariant(row: VariantRow, shortHost: string, slug: string): Variant {
   return {
@@ -51,14 +54,39 @@ export function findVariantByCode(db: Db, linkId: string, code: string): Variant
     .get();
 }
 
-export function insertVariant(db: Db, row: VariantRow): void {
-  db.insert(variants).values(row).run();
+export function insertVariant(w: LinkWrite, row: VariantRow): void {
+  w.touch(row.linkId);
+  w.db.insert(variants).values(row).run();
 }
 
-export function updateVariantRow(db: Db, id: string, changes: Partial<VariantRow>): void {
-  db.update(variants).set(changes).where(eq(variants.id, id)).run();
+export function updateVariantRow(w: LinkWrite, linkId: string, id: string, changes: Partial<VariantRow>): void {
+  w.touch(linkId);
+  w.db
+    .update(variants)
+    .set(changes)
+    .where(and(eq(variants.linkId, linkId), eq(variants.id, id)))
+    .run();
 }
 
-export function deleteVariantRow(db: Db, id: string): void {
-  db.delete(variants).where(eq(variants.id, id)).run();
+export function deleteVariantRow(w: LinkWrite, linkId: string, id: string): void {
+  w.touch(linkId);
+  w.db
+    .delete(variants)
+    .where(and(eq(variants.linkId, linkId), eq(variants.id, id)))
+    .run();
+}
+
+/**
+ * Current code of every variant id (of one link, or of all links), for the statistics. Plain
+ * bun:sqlite: the workspace's statistics read every variant, and need no row objects.
+ */
+export function variantCodes(db: Db, linkId: string | null): Map<string, string> {
+  const sqlite = db.$client;
+  const rows =
+    linkId === null
+      ? sqlite.query<{ id: string; code: string }, []>('SELECT id, code FROM variants').all()
+      : sqlite
+          .query<{ id: string; code: string }, [string]>('SELECT id, code FROM variants WHERE link_id = ?')
+          .all(linkId);
+  return new Map(rows.map((r) => [r.id, r.code]));
 }

@@ -4,9 +4,10 @@ import { conflict, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
 import { getLinkRowOrThrow } from '../links/service';
+import { writeLinks } from '../links/writes';
 import type { CreateVariantInput, UpdateVariantInput, Variant } from './model';
+import type { VariantRow } from './repo';
 import * as repo from './repo';
-import type { VariantRow } from './table';
 
 function codeTaken(deps: Deps, linkId: string, code: string): never | void {
   if (repo.findVariantByCode(deps.db, linkId, code)) {
@@ -34,8 +35,7 @@ export function createVariant(deps: Deps, linkId: string, input: CreateVariantIn
     createdAt: now,
     updatedAt: now,
   };
-  repo.insertVariant(deps.db, row);
-  deps.linkIndex.refresh(linkId);
+  writeLinks(deps, (w) => repo.insertVariant(w, row));
   return repo.toVariant(row, deps.config.shortHost, link.slug);
 }
 
@@ -51,8 +51,7 @@ export function updateVariant(deps: Deps, linkId: string, variantId: string, inp
   if (input.params !== undefined) changes.params = checkParams(input.params);
   if (Object.keys(changes).length > 0) {
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
-    repo.updateVariantRow(deps.db, variantId, changes);
-    deps.linkIndex.refresh(linkId);
+    writeLinks(deps, (w) => repo.updateVariantRow(w, linkId, variantId, changes));
   }
   return repo.toVariant({ ...current, ...changes }, deps.config.shortHost, link.slug);
 }
@@ -61,7 +60,6 @@ export function updateVariant(deps: Deps, linkId: string, variantId: string, inp
 export function deleteVariant(deps: Deps, linkId: string, variantId: string): { id: string; deleted: true } {
   getLinkRowOrThrow(deps, linkId);
   if (!repo.findVariant(deps.db, linkId, variantId)) throw notFound('variant');
-  repo.deleteVariantRow(deps.db, variantId);
-  deps.linkIndex.refresh(linkId);
+  writeLinks(deps, (w) => repo.deleteVariantRow(w, linkId, variantId));
   return { id: variantId, deleted: true };
 }

@@ -1,0 +1,36 @@
+/**
+ * The click writer's statements on links, prepared once on its own connection (the writer
+ * Worker's): which of a batch's links still exist, and adding a batch's clicks to their
+ * counters. Counters are not redirect facts (the slug index counts in memory), so these are not
+ * writes through writeLinks. Plain bun:sqlite: this is the hot write path.
+ */
+import type { Database } from 'bun:sqlite';
+
+export interface LinkCounterStatements {
+  /** The ids among these that name a link. */
+  existing(ids: Iterable<string>): Set<string>;
+  /** Adds clicks to a link's counters; `last` (the newest human click) never moves back. */
+  bump(id: string, humans: number, uniques: number, bots: number, last: number | null): void;
+}
+
+export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
+  // One statement per batch instead of one per link: a batch holds up to one click per link.
+  const existing = sqlite.prepare<{ id: string }, [string]>(
+    'SELECT id FROM links WHERE id IN (SELECT value FROM json_each(?))',
+  );
+  const bump = sqlite.prepare<unknown, [number, number, number, number | null, string]>(
+    `UPDATE links SET click_count = click_count + ?1, unique_count = unique_count + ?2, bot_count = bot_count + ?3,
+       last_clicked_at = CASE WHEN ?4 IS NULL THEN last_clicked_at ELSE max(coalesce(last_clicked_at, 0), ?4) END
+     WHERE id = ?5`,
+  );
+  return {
+    existing(ids) {
+      const found = new Set<string>();
+      for (const row of existing.all(JSON.stringify([...new Set(ids)]))) found.add(row.id);
+      return found;
+    },
+    bump(id, humans, uniques, bots, last) {
+      bump.run(humans, uniques, bots, last, id);
+    },
+  };
+}

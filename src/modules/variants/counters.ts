@@ -1,0 +1,16 @@
+/**
+ * The click writer's statement on variants, prepared once on its own connection: adding a
+ * batch's human clicks to a variant's count. Not a slug index write (see links/counters.ts).
+ */
+import type { Database } from 'bun:sqlite';
+
+export function prepareVariantCounters(sqlite: Database): { bump(id: string, clicks: number): void } {
+  const bump = sqlite.prepare<unknown, [number, string]>(
+    'UPDATE variants SET click_count = click_count + ? WHERE id = ?',
+  );
+  return {
+    bump(id, clicks) {
+      bump.run(clicks, id);
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * A module's tables are read and written only by that module: no file under src/modules
+ * imports another module's table.ts (a table.ts may, to declare a foreign key) or db/schema,
+ * or names another module's table in SQL. The CLI owns no table: it calls services.
+ */
+import { describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, scanSource, sourceFiles, tableOwners } from './scan';
+
+const owners = tableOwners();
+
+describe('module boundaries', () => {
+  test('every table has an owner (the scan below is not vacuous)', () => {
+    expect(owners.get('links')).toBe('links');
+    expect(owners.get('link_tags')).toBe('links');
+    expect(owners.get('variants')).toBe('variants');
+    expect(owners.get('projects')).toBe('projects');
+    expect(owners.get('clicks')).toBe('clicks');
+    expect(owners.get('rollup_buckets')).toBe('clicks');
+    expect(owners.get('api_keys')).toBe('auth');
+  });
+
+  test('no module imports another module’s tables or names them in SQL', () => {
+    const files = sourceFiles(['src/modules', 'src/cli']);
+    expect(files.length).toBeGreaterThan(50);
+    const violations = files.flatMap((file) => scanSource(file, readFileSync(join(ROOT, file), 'utf8'), owners));
+    expect(violations).toEqual([]);
+  });
+});
+
+describe('the scanner', () => {
+  const scan = (file: string, text: string) => scanSource(file, text, owners);
+
+  test('reports imports of another module’s table.ts or of db/schema, with their line', () => {
+    const text =
+      "import { x } from './model';\nimport { links } from '../links/table';\nimport * as s from '../../db/schema';\n";
+    expect(scan('src/modules/bulk/repo.ts', text)).toEqual([
+      'src/modules/bulk/repo.ts:2 imports ../links/table (tables of links)',
+      "src/modules/bulk/repo.ts:3 imports ../../db/schema: every module's tables at once",
+    ]);
+  });
+
+  test('allows a module’s own tables, and another’s from a table.ts (foreign keys)', () => {
+    expect(
+      scan('src/modules/links/repo.ts', "import { links } from './table';\nconst q = 'SELECT 1 FROM links';"),
+    ).toEqual([]);
+    expect(scan('src/modules/variants/table.ts', "import { links } from '../links/table';")).toEqual([]);
+  });
+
+  test('reports SQL naming another module’s table in strings and templates, not in comments', () => {
+    const text = [
+      '// SELECT id FROM links: a comment is not SQL',
+      "const a = 'select id from links where id = ?';",
+      'const b = `SELECT count(*)',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture is source text holding a template.
+      '  FROM clicks c JOIN ${t} ON 1',
+      '  LEFT JOIN "variants" v ON 1`;',
+      "const c = 'INSERT OR IGNORE INTO visitor_days VALUES (1)';",
+      "const d = 'rows from the link list'; // English, no table",
+    ].join('\n');
+    expect(scan('src/cli/user.ts', text).map((v) => v.split(' ')[0])).toEqual([
+      'src/cli/user.ts:2',
+      'src/cli/user.ts:4',
+      'src/cli/user.ts:5',
+      'src/cli/user.ts:6',
+    ]);
+  });
+});
