@@ -4,7 +4,8 @@
  * strings; here neither the CPU nor the garbage is on the event loop that serves redirects.
  * Answers each `next` with one chunk, its buffer transferred (not copied).
  */
-import { Database } from 'bun:sqlite';
+import type { Database } from 'bun:sqlite';
+import { openConnection } from '../../db/client';
 import { ExportCursor } from './export-cursor';
 import type { ExportReply, ExportRequest } from './export-host';
 
@@ -28,21 +29,12 @@ function reply(message: ExportReply, transfer: ArrayBuffer[] = []): void {
   self.postMessage(message, transfer);
 }
 
-function openReader(path: string): Database {
-  const db = new Database(path, { readonly: true, strict: true });
-  db.exec('PRAGMA busy_timeout = 5000');
-  // SQLite's default, stated because the connections of the server and the writer are larger:
-  // an export reads each page once, a large cache would only hold a million rows nobody reads again.
-  db.exec('PRAGMA cache_size = -2000');
-  return db;
-}
-
 self.onmessage = (event: MessageEvent<ExportRequest>) => {
   const message = event.data;
   switch (message.type) {
     case 'open':
       try {
-        sqlite = openReader(message.dbPath);
+        sqlite = openConnection(message.dbPath, 'export');
       } catch (err) {
         openError = err instanceof Error ? err.message : String(err);
       }

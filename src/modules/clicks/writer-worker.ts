@@ -9,7 +9,7 @@ import { systemClock } from '../../lib/clock';
 import { openGeo } from './geo';
 import type { WireClick } from './record';
 import type { WriterReply, WriterRequest } from './sink';
-import { ClickStore, tuneWriterConnection } from './store';
+import { ClickStore } from './store';
 
 declare const self: Worker;
 
@@ -26,8 +26,7 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
   switch (message.type) {
     case 'open': {
       try {
-        db = openDatabase(message.dbPath);
-        tuneWriterConnection(db.$client);
+        db = openDatabase(message.dbPath, 'writer');
         const geo = openGeo(message.geoDb);
         store = new ClickStore(db.$client, geo, message.ownHosts, systemClock);
         reply({ type: 'ready', geo: geo.source });
