@@ -1,7 +1,8 @@
 /**
- * Starts the service: open the database, migrate, load the slug index, start the click flush,
- * listen. SIGTERM/SIGINT stop accepting, finish in-flight requests, flush every buffered click
- * and close the database.
+ * Starts the service: open the database, migrate (and rebuild missing rollups), start the click
+ * writer and its flush, listen; the app and the slug index are built after the server listens.
+ * SIGTERM/SIGINT stop accepting, finish in-flight requests, cut running exports off, flush every
+ * buffered click and close the database.
  */
 
 import { existsSync } from 'node:fs';

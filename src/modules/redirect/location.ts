@@ -2,7 +2,7 @@
  * The redirect target: the destination with the effective params applied (CONTRACT). A key
  * already in the destination query is replaced in place (later repeats of it dropped), other
  * query parts are kept byte for byte, new keys are appended in params order, the fragment stays
- * last. Computed once per link write, never per request.
+ * last. Computed when a link enters the slug index (the load, each write), never per request.
  */
 
 import { decodeQueryPart } from '../../lib/query';
