@@ -18,6 +18,11 @@ type Handlers = Record<string, (payload: never) => unknown>;
 type PayloadOf<F> = F extends () => unknown ? undefined : F extends (payload: infer P) => unknown ? P : never;
 type Unwrap<T> = T extends Transfer<infer V> ? V : T;
 type AnswerOf<F> = F extends (payload: never) => infer R ? Unwrap<Awaited<R>> : never;
+type PostArgs<F> = PayloadOf<F> extends undefined ? [] : [payload: PayloadOf<F>];
+type CallArgs<F> =
+  PayloadOf<F> extends undefined
+    ? [payload?: undefined, transfer?: Bun.Transferable[]]
+    : [payload: PayloadOf<F>, transfer?: Bun.Transferable[]];
 
 /** What crosses: a request (id 0: no answer wanted), and the answer to a call. */
 interface Request {
@@ -64,23 +69,23 @@ export class WorkerClient<H extends Handlers> {
     worker.addEventListener('close', () => died(new Error(`${name} exited`)));
   }
 
+  // call() and post() are typed by an overload and take plain parameters, not a rest array:
+  // post() hands over every slice of clicks.
+
   /** Runs the handler `type` in the Worker; `transfer` moves those buffers there. */
-  call<K extends keyof H & string>(
-    type: K,
-    ...[payload, transfer]: PayloadOf<H[K]> extends undefined
-      ? [payload?: undefined, transfer?: Bun.Transferable[]]
-      : [payload: PayloadOf<H[K]>, transfer?: Bun.Transferable[]]
-  ): Promise<AnswerOf<H[K]>> {
+  call<K extends keyof H & string>(type: K, ...args: CallArgs<H[K]>): Promise<AnswerOf<H[K]>>;
+  call(type: string, payload?: unknown, transfer: Bun.Transferable[] = []): Promise<unknown> {
     if (this.stopped) return Promise.reject(this.stopped);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ id, type, payload } satisfies Request, transfer ?? []);
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ id, type, payload } satisfies Request, transfer);
     });
   }
 
   /** Runs the handler `type` in the Worker without waiting for it; nothing once stopped. */
-  post<K extends keyof H & string>(type: K, ...[payload]: PayloadOf<H[K]> extends undefined ? [] : [PayloadOf<H[K]>]) {
+  post<K extends keyof H & string>(type: K, ...args: PostArgs<H[K]>): void;
+  post(type: string, payload?: unknown): void {
     if (this.stopped) return;
     this.worker.postMessage({ id: 0, type, payload } satisfies Request);
   }
