@@ -1,7 +1,8 @@
 /**
  * createApp(deps): the whole HTTP surface in one Elysia instance — the short host (redirects,
- * host split) first, then the error mapper, the API guard (auth, scope, rate limit), OpenAPI
- * and its docs page, /healthz and the module routes.
+ * host split) first unless the server answers it before the app (`shortSiteAnswered`), then the
+ * error mapper, the API guard (auth, scope, rate limit), OpenAPI and its docs page, /healthz and
+ * the module routes.
  */
 import { Elysia } from 'elysia';
 import { pingDatabase } from './db/client';

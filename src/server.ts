@@ -1,13 +1,14 @@
 /**
- * Starts the service: open the database, migrate, load the slug index, start the click flush,
- * listen. SIGTERM/SIGINT stop accepting, finish in-flight requests, flush every buffered click
- * and close the database.
+ * Starts the service: open the database, migrate (and rebuild missing rollups), start the click
+ * writer and its flush, listen; the app and the slug index are built after the server listens.
+ * SIGTERM/SIGINT stop accepting, finish in-flight requests, cut running exports off, flush every
+ * buffered click and close the database.
  */
 
 import { existsSync } from 'node:fs';
 import { type App, createApp } from './app';
 import { type Config, ConfigError } from './config';
-import { openDatabase } from './db/client';
+import { applyPragmas, openDatabase } from './db/client';
 import { migrateDatabase } from './db/migrate';
 import { consoleLogger, createDeps } from './deps';
 import { MAX_BODY_BYTES } from './http/auth';
@@ -28,14 +29,11 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   migrateDatabase(db);
   const rebuilt = rebuildRollupsIfMissing(db.$client);
   if (rebuilt > 0) log.info(`statistics rebuilt from ${rebuilt} recorded clicks`);
+  // From here on the writer Worker writes the clicks and checkpoints; this connection serves the API.
+  applyPragmas(db.$client, 'server');
   // Clicks are enriched and written by a Worker on its own connection: the event loop that
   // serves redirects never runs a click transaction.
   const deps = createDeps({ db, config, clock: systemClock, log }, { worker: true, linksInBackground: true });
-  // The writer checkpoints the WAL; the main connection must not pay for it inside an API write.
-  db.$client.exec('PRAGMA wal_autocheckpoint = 0');
-  // This connection only reads once the slug index is loaded (the API, statistics): 8 MB of
-  // page cache is plenty, where the 64 MB default kept every page of the links load (~20 MB RSS).
-  db.$client.exec('PRAGMA cache_size = -8192');
   deps.clicks.flusher.start(config.flushMs);
   // Redirects and the short host's pages are answered here, before Elysia builds a request
   // context: the short host costs what its own work costs. Everything else (API, docs, health)

@@ -1,37 +1,22 @@
-/** A small argv parser: positionals plus --flag and --option value (or --option=value). */
+/** Argument parsing for the subcommands: node:util's parseArgs, strict, its errors made usage errors. */
+import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
+
+/** A mistake in how the command was called: exit 2 (docs/behaviour.md, "Operator CLI"). */
 export class UsageError extends Error {}
 
-export interface ParsedArgs {
-  positionals: string[];
-  options: Map<string, string | true>;
-}
-
-export function parseArgs(argv: string[], valued: readonly string[], flags: readonly string[]): ParsedArgs {
-  const positionals: string[] = [];
-  const options = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith('--')) {
-      positionals.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    if (flags.includes(name)) {
-      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
-      options.set(name, true);
-    } else if (valued.includes(name)) {
-      const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
-      if (value === undefined) throw new UsageError(`--${name} needs a value`);
-      options.set(name, value);
-    } else {
-      throw new UsageError(`unknown option --${name}`);
-    }
+/**
+ * Positionals plus the typed values of `options`. An unknown option, an option without its
+ * value, or a value given to a flag throws a UsageError.
+ */
+export function parseCommand<const O extends ParseArgsOptionsConfig>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS_')) throw err;
+    // Node's message goes on with advice, in more sentences or lines; the operator gets one
+    // line, lower-case like the CLI's own messages.
+    const first = (err as Error).message.split(/\.\s|\n/)[0]!;
+    throw new UsageError(first.charAt(0).toLowerCase() + first.slice(1));
   }
-  return { positionals, options };
-}
-
-export function option(args: ParsedArgs, name: string): string | undefined {
-  const value = args.options.get(name);
-  return typeof value === 'string' ? value : undefined;
 }

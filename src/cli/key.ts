@@ -2,21 +2,26 @@
 import type { BaseDeps } from '../deps';
 import { parseDuration } from '../lib/duration';
 import { getAccountByEmailOrThrow } from '../modules/auth/accounts';
-import { type ApiKeyListing, createApiKey, listApiKeys, revokeApiKey, type Scope } from '../modules/auth/keys';
-import { option, parseArgs, UsageError } from './args';
+import { type ApiKeyListing, createApiKey, listApiKeys, revokeApiKey } from '../modules/auth/keys';
+import { parseCommand, UsageError } from './args';
 import type { CliIo } from './io';
 
 const CREATE_USAGE =
   'usage: slink key create --user <email> --scope read|write [--name <n>] [--expires-in <dur>] [--json]';
 
 function createKey(deps: BaseDeps, argv: string[], io: CliIo): void {
-  const args = parseArgs(argv, ['user', 'scope', 'name', 'expires-in'], ['json']);
-  const email = option(args, 'user');
-  const scope = option(args, 'scope');
-  if (!email || !scope || args.positionals.length) throw new UsageError(CREATE_USAGE);
+  const { values, positionals } = parseCommand(argv, {
+    user: { type: 'string' },
+    scope: { type: 'string' },
+    name: { type: 'string' },
+    'expires-in': { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const { user: email, scope } = values;
+  if (!email || !scope || positionals.length) throw new UsageError(CREATE_USAGE);
   if (scope !== 'read' && scope !== 'write') throw new UsageError('--scope must be read or write');
   let expiresAt: number | null = null;
-  const expiresIn = option(args, 'expires-in');
+  const expiresIn = values['expires-in'];
   if (expiresIn !== undefined) {
     const ms = parseDuration(expiresIn);
     if (ms === null) throw new UsageError(`--expires-in must look like 90s, 15m, 12h or 30d, got "${expiresIn}"`);
@@ -25,13 +30,11 @@ function createKey(deps: BaseDeps, argv: string[], io: CliIo): void {
   const account = getAccountByEmailOrThrow(deps, email);
   const { row, key } = createApiKey(deps, {
     accountId: account.id,
-    scope: scope as Scope,
-    name: option(args, 'name') ?? null,
+    scope,
+    name: values.name ?? null,
     expiresAt,
   });
-  io.out(
-    args.options.has('json') ? JSON.stringify({ id: row.id, key, scope: row.scope, expiresAt: row.expiresAt }) : key,
-  );
+  io.out(values.json ? JSON.stringify({ id: row.id, key, scope: row.scope, expiresAt: row.expiresAt }) : key);
 }
 
 function keyStatus(key: ApiKeyListing, now: number): string {
@@ -43,12 +46,12 @@ function keyStatus(key: ApiKeyListing, now: number): string {
 const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z'));
 
 function listKeys(deps: BaseDeps, argv: string[], io: CliIo): void {
-  const args = parseArgs(argv, ['user'], ['json']);
-  if (args.positionals.length) throw new UsageError('usage: slink key list [--user <email>] [--json]');
-  const email = option(args, 'user');
+  const { values, positionals } = parseCommand(argv, { user: { type: 'string' }, json: { type: 'boolean' } });
+  if (positionals.length) throw new UsageError('usage: slink key list [--user <email>] [--json]');
+  const email = values.user;
   const keys = listApiKeys(deps, email ? getAccountByEmailOrThrow(deps, email).id : undefined);
   const now = deps.clock.now();
-  if (args.options.has('json')) {
+  if (values.json) {
     io.out(
       JSON.stringify(
         keys.map((k) => ({
@@ -102,9 +105,9 @@ export function keyCommand(deps: BaseDeps, argv: string[], io: CliIo): void {
     return;
   }
   if (verb === 'revoke') {
-    const args = parseArgs(rest, [], []);
-    if (args.positionals.length !== 1) throw new UsageError('usage: slink key revoke <keyId>');
-    revokeApiKey(deps, args.positionals[0]!);
+    const { positionals } = parseCommand(rest, {});
+    if (positionals.length !== 1) throw new UsageError('usage: slink key revoke <keyId>');
+    revokeApiKey(deps, positionals[0]!);
     return;
   }
   throw new UsageError(`unknown key command "${verb ?? ''}" (try: key create, key revoke, key list)`);

@@ -1,14 +1,32 @@
-/** Schemas shared by every module: the error body, params objects, paging. */
+/** Schemas shared by every module: the error body, params objects, paging, path ids. */
+import type { SchemaOptions, TLiteral, TSchema, TUnion } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { PARAM_LIMITS } from '../lib/params';
 import { fieldError } from './errors';
+
+/**
+ * `schema` or null. Not t.Nullable: it adds `nullable: true`, an OpenAPI 3.0 keyword that the
+ * 3.1 document (where null is a type) does not use.
+ */
+export const nullable = <T extends TSchema>(schema: T, options?: SchemaOptions) => t.Union([schema, t.Null()], options);
+
+/**
+ * One of the given strings. A union of literals, not t.UnionEnum: UnionEnum carries a default
+ * (its first value) that validation fills into an omitted query parameter (status=active would
+ * hide paused links).
+ */
+export const oneOf = <const V extends readonly [string, ...string[]]>(values: V, options?: SchemaOptions) =>
+  t.Union(
+    values.map((value) => t.Literal(value)),
+    options,
+  ) as TUnion<{ -readonly [K in keyof V]: TLiteral<V[K]> }>;
 
 export const ErrorModel = t.Object(
   {
     error: t.Object({
       code: t.String({ description: 'Stable, machine-readable code; branch on this.' }),
       message: t.String({ description: 'Human-readable explanation; may change.' }),
-      field: t.Union([t.String(), t.Null()], { description: 'The offending input field, for invalid_request.' }),
+      field: nullable(t.String(), { description: 'The offending input field, for invalid_request.' }),
     }),
   },
   { title: 'Error' },
@@ -32,6 +50,33 @@ export const ParamsModel = t.Record(ANY_KEY, t.String({ maxLength: PARAM_LIMITS.
 });
 
 export const DeletedModel = t.Object({ id: t.String(), deleted: t.Literal(true) });
+
+/** The path of a link or a project. */
+export const IdParams = t.Object({ id: t.String() });
+
+/** Paging: a page size from 1 to `maximum` (50 when omitted) and the cursor of the previous page. */
+export const pageQuery = (maximum: number, limitOptions?: SchemaOptions) => ({
+  limit: t.Optional(
+    t.Integer({
+      minimum: 1,
+      maximum,
+      ...limitOptions,
+      description: `Page size, 1 to ${maximum} (default 50).`,
+      error: fieldError('limit', `limit must be an integer from 1 to ${maximum}`),
+    }),
+  ),
+  cursor: t.Optional(
+    t.String({
+      description: 'The cursor of the previous page.',
+      error: fieldError('cursor', 'cursor must be a string'),
+    }),
+  ),
+});
+
+/** The cursor a page answers with. */
+export const NextCursor = nullable(t.String(), {
+  description: 'Pass as `cursor` for the next page; null on the last page.',
+});
 
 /** Standard error responses, for OpenAPI. */
 export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 415 | 429)[]) {

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config';
-import { openDatabase } from '../../src/db/client';
+import { applyPragmas, openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
 import { createDeps } from '../../src/deps';
 import { systemClock } from '../../src/lib/clock';
@@ -29,7 +29,7 @@ import { enrichClick } from '../../src/modules/clicks/enrich';
 import { MAX_BATCH, toWire } from '../../src/modules/clicks/flusher';
 import { openGeo } from '../../src/modules/clicks/geo';
 import type { WireClick } from '../../src/modules/clicks/record';
-import { ClickStore, tuneWriterConnection } from '../../src/modules/clicks/store';
+import { ClickStore } from '../../src/modules/clicks/store';
 import { VisitorHasher } from '../../src/modules/clicks/visitor';
 import { freshSlug, newLinkRow } from '../../src/modules/links/service';
 import { insertLinks, writeLinks } from '../../src/modules/links/writes';
@@ -87,7 +87,7 @@ try {
   writeLinks(deps, (w) => insertLinks(w, items));
   deps.linkIndex.loadAll();
   const slugs = [...taken];
-  tuneWriterConnection(db.$client);
+  applyPragmas(db.$client, 'writer');
   const store = new ClickStore(db.$client, openGeo(null), ['localhost'], systemClock);
 
   /** The batches every phase writes: built once, so each phase gets the same clicks. */

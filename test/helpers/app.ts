@@ -13,7 +13,8 @@ import { migrateDatabase } from '../../src/db/migrate';
 import { createDeps, type Deps, type Logger } from '../../src/deps';
 import { fixedClock } from '../../src/lib/clock';
 import { createAccount } from '../../src/modules/auth/accounts';
-import { createApiKey, type Scope } from '../../src/modules/auth/keys';
+import { createApiKey } from '../../src/modules/auth/keys';
+import type { Scope } from '../../src/modules/auth/model';
 
 export const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
 

@@ -7,19 +7,9 @@
 import type { Database } from 'bun:sqlite';
 import type { Logger } from '../../deps';
 import { workerEntry } from '../../lib/worker-entry';
+import { WorkerClient } from '../../lib/worker-rpc';
 import type { ExportSpec } from './export-cursor';
-
-/** What the main thread tells the export Worker. */
-export type ExportRequest =
-  | { type: 'open'; dbPath: string }
-  | { type: 'start'; id: number; spec: ExportSpec }
-  | { type: 'next'; id: number }
-  | { type: 'end'; id: number };
-
-/** What the export Worker answers to `next`: a chunk (`length` bytes of `buffer`), null at the end, or why it failed. */
-export type ExportReply =
-  | { type: 'chunk'; id: number; buffer: ArrayBuffer | null; length: number }
-  | { type: 'failed'; id: number; message: string };
+import type { ExportHandlers } from './export-worker';
 
 /** One running export: chunks in order, then null. */
 export interface ExportChunks {
@@ -28,15 +18,11 @@ export interface ExportChunks {
   cancel(): void;
 }
 
-interface Waiter {
-  resolve(chunk: Uint8Array | null): void;
-  reject(error: Error): void;
-}
+type ExportWorker = WorkerClient<ExportHandlers>;
 
 export class ExportHost {
-  private worker: Worker | null = null;
+  private worker: ExportWorker | null = null;
   private nextId = 1;
-  private readonly waiting = new Map<number, Waiter>();
   /** Exports started and not yet finished, failed or cancelled. */
   private readonly open = new Set<number>();
 
@@ -51,10 +37,12 @@ export class ExportHost {
   }
 
   start(spec: ExportSpec): ExportChunks {
+    // The Worker this export runs on, for all its chunks: once it has stopped (crashed, or the
+    // server is stopping), its cursor is gone, and asking a new one would wait forever.
     const worker = this.started();
     const id = this.nextId++;
     this.open.add(id);
-    worker.postMessage({ type: 'start', id, spec } satisfies ExportRequest);
+    worker.post('start', { id, spec });
     let ahead: Promise<Uint8Array | null> | null = this.request(worker, id);
     let ended = false;
     return {
@@ -81,64 +69,51 @@ export class ExportHost {
         ended = true;
         this.open.delete(id);
         // The pending answer, if any, is dropped unread; the Worker forgets the cursor.
-        this.waiting.delete(id);
         ahead = null;
-        worker.postMessage({ type: 'end', id } satisfies ExportRequest);
+        worker.post('end', id);
       },
     };
   }
 
   /** Stops the Worker; exports still running fail. */
   close(): void {
-    this.fail(new Error('the server is stopping'));
+    this.stop(new Error('the server is stopping'));
   }
 
-  private request(worker: Worker, id: number): Promise<Uint8Array | null> {
-    const answer = new Promise<Uint8Array | null>((resolve, reject) => {
-      // The Worker this export ran on has stopped (crashed, or the server is stopping): its
-      // cursor is gone, and asking the new one would wait forever.
-      if (worker !== this.worker) reject(new Error('the export worker stopped'));
-      else this.waiting.set(id, { resolve, reject });
-    });
+  private request(worker: ExportWorker, id: number): Promise<Uint8Array | null> {
+    const answer = worker.call('next', id).then(
+      (chunk) => (chunk === null ? null : new Uint8Array(chunk.buffer, 0, chunk.length)),
+      (err: Error) => {
+        // Logged when the export failed in the Worker. Not when the Worker stopped (the server
+        // stopping; a crash is logged once, below): stop() has let go of it by the time this runs.
+        if (worker === this.worker) this.log.error(`export ${id} failed: ${err.message}`);
+        throw err;
+      },
+    );
     // A chunk asked for ahead may never be awaited (the client left, the server stopped):
     // its failure is then nobody's to handle, and must not surface as an unhandled rejection.
     answer.catch(() => {});
-    if (worker === this.worker) worker.postMessage({ type: 'next', id } satisfies ExportRequest);
     return answer;
   }
 
-  private started(): Worker {
+  private started(): ExportWorker {
     if (this.worker) return this.worker;
-    const worker = new Worker(workerEntry('modules/analytics/export-worker.ts'));
+    const thread = new Worker(workerEntry('modules/analytics/export-worker.ts'));
     // Never what keeps the process alive: the server and the tests end it with close().
-    worker.unref();
-    worker.onmessage = (event: MessageEvent<ExportReply>) => {
-      const reply = event.data;
-      const waiter = this.waiting.get(reply.id);
-      if (!waiter) return;
-      this.waiting.delete(reply.id);
-      if (reply.type === 'chunk')
-        waiter.resolve(reply.buffer === null ? null : new Uint8Array(reply.buffer, 0, reply.length));
-      else {
-        this.log.error(`export ${reply.id} failed: ${reply.message}`);
-        waiter.reject(new Error(reply.message));
-      }
-    };
-    worker.onerror = (event) => {
-      this.log.error('the export worker crashed', event.message);
-      this.fail(new Error(`the export worker crashed: ${event.message}`));
-    };
-    worker.postMessage({ type: 'open', dbPath: this.sqlite.filename } satisfies ExportRequest);
+    thread.unref();
+    const worker: ExportWorker = new WorkerClient<ExportHandlers>(thread, 'the export worker', (error) => {
+      this.log.error(error.message);
+      if (this.worker === worker) this.stop(error);
+    });
+    worker.post('open', this.sqlite.filename);
     this.worker = worker;
     return worker;
   }
 
   /** Ends the Worker (the next export starts a new one) and fails what waited on it. */
-  private fail(error: Error): void {
-    this.worker?.terminate();
+  private stop(error: Error): void {
+    this.worker?.close(error);
     this.worker = null;
-    for (const waiter of this.waiting.values()) waiter.reject(error);
-    this.waiting.clear();
     this.open.clear();
   }
 }

@@ -4,11 +4,10 @@
  * strings; here neither the CPU nor the garbage is on the event loop that serves redirects.
  * Answers each `next` with one chunk, its buffer transferred (not copied).
  */
-import { Database } from 'bun:sqlite';
-import { ExportCursor } from './export-cursor';
-import type { ExportReply, ExportRequest } from './export-host';
-
-declare const self: Worker;
+import type { Database } from 'bun:sqlite';
+import { openConnection } from '../../db/client';
+import { serve, Transfer } from '../../lib/worker-rpc';
+import { ExportCursor, type ExportSpec } from './export-cursor';
 
 let sqlite: Database | null = null;
 let openError: string | null = null;
@@ -24,58 +23,49 @@ const encoder = new TextEncoder();
 const PAGES_PER_COLLECTION = 16;
 let pages = 0;
 
-function reply(message: ExportReply, transfer: ArrayBuffer[] = []): void {
-  self.postMessage(message, transfer);
+/** One chunk of CSV: the first `length` bytes of `buffer`. */
+export interface ExportChunk {
+  buffer: ArrayBuffer;
+  length: number;
 }
 
-function openReader(path: string): Database {
-  const db = new Database(path, { readonly: true, strict: true });
-  db.exec('PRAGMA busy_timeout = 5000');
-  // SQLite's default, stated because the connections of the server and the writer are larger:
-  // an export reads each page once, a large cache would only hold a million rows nobody reads again.
-  db.exec('PRAGMA cache_size = -2000');
-  return db;
-}
-
-self.onmessage = (event: MessageEvent<ExportRequest>) => {
-  const message = event.data;
-  switch (message.type) {
-    case 'open':
-      try {
-        sqlite = openReader(message.dbPath);
-      } catch (err) {
-        openError = err instanceof Error ? err.message : String(err);
-      }
-      return;
-    case 'start':
-      if (sqlite) cursors.set(message.id, new ExportCursor(sqlite, message.spec));
-      return;
-    case 'next': {
-      const cursor = cursors.get(message.id);
-      if (!cursor) {
-        reply({ type: 'failed', id: message.id, message: openError ?? 'no such export' });
-        return;
-      }
-      try {
-        const text = cursor.next();
-        if (text === null) {
-          cursors.delete(message.id);
-          reply({ type: 'chunk', id: message.id, buffer: null, length: 0 });
-        } else {
-          const bytes = encoder.encode(text);
-          reply({ type: 'chunk', id: message.id, buffer: bytes.buffer as ArrayBuffer, length: bytes.byteLength }, [
-            bytes.buffer as ArrayBuffer,
-          ]);
-        }
-        if (++pages % PAGES_PER_COLLECTION === 0) Bun.gc(true);
-      } catch (err) {
-        cursors.delete(message.id);
-        reply({ type: 'failed', id: message.id, message: err instanceof Error ? err.message : String(err) });
-      }
-      return;
+const handlers = {
+  /** Posted once; a failure is told to each export's first `next`. */
+  open(dbPath: string): void {
+    try {
+      sqlite = openConnection(dbPath, 'export');
+    } catch (err) {
+      openError = err instanceof Error ? err.message : String(err);
     }
-    case 'end':
-      cursors.delete(message.id);
-      return;
-  }
+  },
+  start({ id, spec }: { id: number; spec: ExportSpec }): void {
+    if (sqlite) cursors.set(id, new ExportCursor(sqlite, spec));
+  },
+  /** The export's next chunk, null at its end; throws (and forgets the export) when it fails. */
+  next(id: number): Transfer<ExportChunk> | null {
+    const cursor = cursors.get(id);
+    if (!cursor) throw new Error(openError ?? 'no such export');
+    let text: string | null;
+    try {
+      text = cursor.next();
+    } catch (err) {
+      cursors.delete(id);
+      throw err;
+    }
+    // Once the chunk is sent: a collection takes a few ms the reader need not wait for.
+    if (++pages % PAGES_PER_COLLECTION === 0) queueMicrotask(() => Bun.gc(true));
+    if (text === null) {
+      cursors.delete(id);
+      return null;
+    }
+    const bytes = encoder.encode(text);
+    const buffer = bytes.buffer as ArrayBuffer;
+    return new Transfer({ buffer, length: bytes.byteLength }, [buffer]);
+  },
+  end(id: number): void {
+    cursors.delete(id);
+  },
 };
+export type ExportHandlers = typeof handlers;
+
+serve(handlers);

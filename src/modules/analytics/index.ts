@@ -2,8 +2,7 @@
 import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
-import { errorResponses, errors } from '../../http/models';
-import { LinkIdParams } from '../links/model';
+import { errorResponses, errors, IdParams } from '../../http/models';
 import { ClickPageModel, ClicksQuery, StatsModel, StatsQuery, WorkspaceStatsModel } from './model';
 import { linkClicks, linkExport, linkStats, workspaceStats } from './service';
 
@@ -15,7 +14,7 @@ export function analyticsRoutes(deps: Deps) {
   return new Elysia({ name: 'slink.analytics' })
     .use(principalPlugin)
     .get('/links/:id/stats', ({ params, query }) => linkStats(deps, params.id, query), {
-      params: LinkIdParams,
+      params: IdParams,
       query: StatsQuery,
       response: { 200: StatsModel, ...errors(400, 401, 404, 429) },
       detail: {
@@ -34,7 +33,7 @@ export function analyticsRoutes(deps: Deps) {
       },
     })
     .get('/links/:id/clicks', ({ params, query }) => linkClicks(deps, params.id, query), {
-      params: LinkIdParams,
+      params: IdParams,
       query: ClicksQuery,
       response: { 200: ClickPageModel, ...errors(400, 401, 404, 429) },
       detail: {
@@ -56,7 +55,7 @@ export function analyticsRoutes(deps: Deps) {
         });
       },
       {
-        params: LinkIdParams,
+        params: IdParams,
         query: StatsQuery,
         detail: {
           tags,

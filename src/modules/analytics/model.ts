@@ -4,21 +4,18 @@ import type { TSchema } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
-import { StringMapModel } from '../../http/models';
+import { NextCursor, nullable, oneOf, pageQuery, StringMapModel } from '../../http/models';
 import { CLICK_FIELDS } from './export-cursor';
 import { BREAKDOWN_LIMIT } from './stats';
 import { RANGES } from './window';
 
 const windowFields = {
   range: t.Optional(
-    t.Union(
-      [t.Literal('today'), t.Literal('24h'), t.Literal('7d'), t.Literal('30d'), t.Literal('90d'), t.Literal('all')],
-      {
-        description:
-          'today (since 00:00 UTC), 24h and 7d (the last 24 and 168 hours, current hour included), 30d and 90d (the last 30 and 90 UTC days, today included) or all. Default 30d. Counted back from `to` when `to` is given.',
-        error: fieldError('range', `range must be one of ${RANGES.join(', ')}`),
-      },
-    ),
+    oneOf(RANGES, {
+      description:
+        'today (since 00:00 UTC), 24h and 7d (the last 24 and 168 hours, current hour included), 30d and 90d (the last 30 and 90 UTC days, today included) or all. Default 30d. Counted back from `to` when `to` is given.',
+      error: fieldError('range', `range must be one of ${RANGES.join(', ')}`),
+    }),
   ),
   from: t.Optional(
     t.String({
@@ -33,7 +30,7 @@ const windowFields = {
     }),
   ),
   bots: t.Optional(
-    t.Union([t.Literal('0'), t.Literal('1')], {
+    oneOf(['0', '1'], {
       description: '0 (default): humans only. 1: bot hits count too.',
       error: fieldError('bots', 'bots must be 0 or 1'),
     }),
@@ -41,28 +38,17 @@ const windowFields = {
 };
 
 export const StatsQuery = t.Object(windowFields);
+export type WindowQuery = typeof StatsQuery.static;
 
 export const ClicksQuery = t.Object({
   ...windowFields,
-  limit: t.Optional(
-    t.Integer({
-      minimum: 1,
-      maximum: 200,
-      description: 'Page size, 1 to 200 (default 50).',
-      error: fieldError('limit', 'limit must be an integer from 1 to 200'),
-    }),
-  ),
-  cursor: t.Optional(
-    t.String({
-      description: 'The cursor of the previous page.',
-      error: fieldError('cursor', 'cursor must be a string'),
-    }),
-  ),
+  ...pageQuery(200),
 });
+export type ClicksInput = typeof ClicksQuery.static;
 
 const Count = Type.Integer({ minimum: 0 });
 const Entry = t.Object({
-  value: t.Union([t.String(), t.Null()], { description: 'null: not known (for referrer: none, a direct visit).' }),
+  value: nullable(t.String(), { description: 'null: not known (for referrer: none, a direct visit).' }),
   clicks: Count,
 });
 const list = <T extends TSchema>(item: T, description: string) =>
@@ -78,7 +64,7 @@ const statsFields = {
         'The window counted, widened to whole UTC hours: from = start of its first hour, to = last ms of its last hour.',
     },
   ),
-  interval: t.Union([t.Literal('hour'), t.Literal('day')], {
+  interval: oneOf(['hour', 'day'], {
     description: 'Series step: hour for windows up to 7 days, day beyond.',
   }),
   totals: t.Object({
@@ -105,7 +91,7 @@ const statsFields = {
   breakdowns: t.Object({
     country: list(Entry, 'ISO 3166 country codes.'),
     city: list(
-      t.Object({ value: t.Union([t.String(), t.Null()]), country: t.Union([t.String(), t.Null()]), clicks: Count }),
+      t.Object({ value: nullable(t.String()), country: nullable(t.String()), clicks: Count }),
       'Cities with their country code.',
     ),
     device: list(Entry, 'desktop, mobile, tablet, ...'),
@@ -145,14 +131,14 @@ export const WorkspaceStatsModel = t.Object(
 );
 export type WorkspaceStats = typeof WorkspaceStatsModel.static;
 
-const Nullable = t.Union([t.String(), t.Null()]);
+const Nullable = nullable(t.String());
 export const ClickModel = t.Object(
   {
     id: Type.Integer(),
     linkId: t.String(),
     slug: t.String({ description: 'The link slug as it is now.' }),
     timestamp: Type.Integer({ description: 'Epoch ms.' }),
-    variantCode: t.Union([t.String(), t.Null()], {
+    variantCode: nullable(t.String(), {
       description: 'The code in the short URL, known or not; null for the bare link.',
     }),
     variantKnown: t.Boolean({ description: 'The code named a variant when clicked and that variant still exists.' }),
@@ -163,7 +149,7 @@ export const ClickModel = t.Object(
     device: Nullable,
     os: Nullable,
     browser: Nullable,
-    referrer: t.Union([t.String(), t.Null()], { description: 'Referring host; null for none.' }),
+    referrer: nullable(t.String(), { description: 'Referring host; null for none.' }),
     trafficType: Nullable,
     language: Nullable,
     bot: t.Boolean(),
@@ -174,7 +160,5 @@ export type Click = typeof ClickModel.static;
 
 export const ClickPageModel = t.Object({
   items: t.Array(ClickModel),
-  cursor: t.Union([t.String(), t.Null()], {
-    description: 'Pass as `cursor` for the next page; null on the last page.',
-  }),
+  cursor: NextCursor,
 });

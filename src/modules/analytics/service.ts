@@ -7,9 +7,9 @@ import { slugsOf } from '../links/repo';
 import { getLinkRowOrThrow } from '../links/service';
 import { variantCodes } from '../variants/repo';
 import { type ClickSource, exportStream, listClicks } from './clicks';
-import type { Stats, WorkspaceStats } from './model';
+import type { ClicksInput, Stats, WindowQuery, WorkspaceStats } from './model';
 import { computeStats } from './stats';
-import { hourAligned, resolveWindow, type WindowQuery } from './window';
+import { hourAligned, resolveWindow } from './window';
 
 export const DEFAULT_CLICK_PAGE = 50;
 
@@ -52,7 +52,7 @@ function rawWindow(deps: Deps, id: string, query: WindowQuery) {
   return resolveWindow(query, deps.clock.now(), () => firstBucketStart(deps.db.$client, id));
 }
 
-export function linkClicks(deps: Deps, id: string, query: WindowQuery & { limit?: number; cursor?: string }) {
+export function linkClicks(deps: Deps, id: string, query: ClicksInput) {
   const src = clickSource(deps, id);
   return listClicks(src, rawWindow(deps, id, query), query.limit ?? DEFAULT_CLICK_PAGE, query.cursor);
 }

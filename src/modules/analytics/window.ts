@@ -6,16 +6,10 @@
  */
 import { invalid } from '../../lib/errors';
 import { DAY_MS, HOUR_MS, hourStart, utcDay } from '../../lib/time';
+import type { WindowQuery } from './model';
 
 export const RANGES = ['today', '24h', '7d', '30d', '90d', 'all'] as const;
 export type RangeName = (typeof RANGES)[number];
-
-export interface WindowQuery {
-  range?: RangeName;
-  from?: string;
-  to?: string;
-  bots?: '0' | '1';
-}
 
 export interface Window {
   /** First instant in the window (epoch ms). */

@@ -8,9 +8,9 @@ import type { BaseDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../lib/errors';
 import { digestsEqual, sha256Hex } from '../../lib/hash';
 import { newId, randomString } from '../../lib/ids';
+import type { Scope } from './model';
 import { type AccountRow, type ApiKeyRow, accounts, apiKeys } from './table';
 
-export type Scope = 'read' | 'write';
 const KEY_PATTERN = /^slk_[A-Za-z0-9]{40}$/;
 const PREFIX_LENGTH = 12;
 // Compared against when no row matches, so a miss costs the same as a hit.

@@ -1,18 +1,21 @@
 /** Schemas of the calling key's identity. */
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
+import { nullable, oneOf } from '../../http/models';
+import { SCOPES } from './table';
 
-const ScopeModel = t.Union([t.Literal('read'), t.Literal('write')]);
+const ScopeModel = oneOf(SCOPES);
+export type Scope = typeof ScopeModel.static;
 
 export const MeModel = t.Object({
   scope: ScopeModel,
   key: t.Object({
     id: t.String(),
-    name: t.Union([t.String(), t.Null()]),
+    name: nullable(t.String()),
     prefix: t.String({ description: 'The first characters of the key, safe to display.' }),
     scope: ScopeModel,
-    expiresAt: t.Union([Type.Integer(), t.Null()]),
-    lastUsedAt: t.Union([Type.Integer(), t.Null()]),
+    expiresAt: nullable(Type.Integer()),
+    lastUsedAt: nullable(Type.Integer()),
     createdAt: Type.Integer(),
   }),
   account: t.Object({

@@ -1,6 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
+/** What an API key may do: read (GET) or write (every method). */
+export const SCOPES = ['read', 'write'] as const;
+
 /** People who can sign in to the dashboard and own API keys. */
 export const accounts = sqliteTable(
   'accounts',
@@ -28,7 +31,7 @@ export const apiKeys = sqliteTable(
     name: text('name'),
     prefix: text('prefix').notNull(),
     hash: text('hash').notNull(),
-    scope: text('scope', { enum: ['read', 'write'] }).notNull(),
+    scope: text('scope', { enum: SCOPES }).notNull(),
     expiresAt: integer('expires_at'),
     revokedAt: integer('revoked_at'),
     lastUsedAt: integer('last_used_at'),

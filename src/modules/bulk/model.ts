@@ -2,8 +2,9 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
-import { ParamsModel, StringMapModel } from '../../http/models';
-import { LINK_LIMITS, LinkModel } from '../links/model';
+import { nullable, ParamsModel, StringMapModel } from '../../http/models';
+import { LinkModel, tagsField } from '../links/model';
+import { projectIdField } from '../projects/model';
 import { MAX_BULK_LINES } from './parse';
 
 export const MAX_BULK_IDS = 200;
@@ -15,21 +16,9 @@ const TextField = t.String({
 
 export const BulkTextBody = t.Object({
   text: TextField,
-  tags: t.Optional(
-    t.Array(t.String({ maxLength: LINK_LIMITS.tagLength }), {
-      maxItems: LINK_LIMITS.tags,
-      description: 'Tags for every created link.',
-      error: fieldError(
-        'tags',
-        `tags must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`,
-      ),
-    }),
-  ),
+  tags: t.Optional(tagsField('Tags for every created link.')),
   projectId: t.Optional(
-    t.Union([t.String(), t.Null()], {
-      description: 'The project of every created link; null or omitted: unfiled.',
-      error: fieldError('projectId', 'projectId must be a project id or null'),
-    }),
+    projectIdField({ description: 'The project of every created link; null or omitted: unfiled.' }),
   ),
   params: t.Optional(ParamsModel),
   skipDuplicates: t.Optional(
@@ -53,18 +42,18 @@ export const BulkLineModel = t.Object(
       description:
         'create: becomes a link; repeat: the same line appeared earlier; duplicate: its destination already has a link (skipDuplicates); invalid: see message.',
     }),
-    message: t.Union([t.String(), t.Null()], { description: 'Why the line is not created; null for create.' }),
-    destination: t.Union([t.String(), t.Null()], {
+    message: nullable(t.String(), { description: 'Why the line is not created; null for create.' }),
+    destination: nullable(t.String(), {
       description: 'The destination, utm_ keys removed; null when invalid.',
     }),
-    title: t.Union([t.String(), t.Null()]),
-    params: t.Union([StringMapModel, t.Null()], {
+    title: nullable(t.String()),
+    params: nullable(StringMapModel, {
       description: "The link's params: the request's params, then the line's utm_ values over them.",
     }),
-    duplicateOfLine: t.Union([Type.Integer(), t.Null()], {
+    duplicateOfLine: nullable(Type.Integer(), {
       description: 'The earlier line this one repeats or duplicates.',
     }),
-    duplicateOfLink: t.Union([t.String(), t.Null()], { description: 'The existing link with this destination.' }),
+    duplicateOfLink: nullable(t.String(), { description: 'The existing link with this destination.' }),
   },
   { title: 'BulkLine' },
 );
@@ -113,10 +102,7 @@ export type BulkParamsInput = typeof BulkParamsBody.static;
 export const BulkProjectBody = t.Object({
   ids: Ids,
   projectId: t.Optional(
-    t.Union([t.String(), t.Null()], {
-      description: 'The project to move the links into; null or omitted unfiles them.',
-      error: fieldError('projectId', 'projectId must be a project id or null'),
-    }),
+    projectIdField({ description: 'The project to move the links into; null or omitted unfiles them.' }),
   ),
 });
 export type BulkProjectInput = typeof BulkProjectBody.static;

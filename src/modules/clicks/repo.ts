@@ -1,6 +1,6 @@
 /**
  * The write side of clicks: prepared bun:sqlite statements (measured ~10x faster than
- * row-by-row drizzle on this path). One call of `writeClicks` is one transaction that appends
+ * row-by-row drizzle on this path). One call of the ClickWriter is one transaction that appends
  * raw clicks, adds to the hour and day rollups of the link and the workspace and bumps link
  * and variant counters (with the statements their modules prepare), so they never disagree.
  */

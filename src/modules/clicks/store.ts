@@ -19,20 +19,6 @@ export interface WriteOutcome {
   ms: number;
 }
 
-/**
- * The click writer's own connection checkpoints every ~128 MB of WAL instead of SQLite's 4 MB:
- * at 100,000 links a batch of 2,000 clicks dirties pages all over links, rollups, visitor days
- * and the clicks index, and a page dirtied again before the checkpoint is copied and synced
- * once (`bun run bench:writer`: 8% less time per click at 32 MB, 11% more at 128 MB). Its page
- * cache is 16 MB, not the 64 MB of other connections (less RSS under load). Measured together
- * with `bun run bench`: 16 MB with 32 MB checkpoints lost ~8% of the redirect rate, 16 MB with
- * 128 MB checkpoints kept the rate of 64 MB with 32 MB checkpoints, at ~60 MB less peak RSS.
- */
-export function tuneWriterConnection(sqlite: Database): void {
-  sqlite.exec('PRAGMA wal_autocheckpoint = 32768');
-  sqlite.exec('PRAGMA cache_size = -16384');
-}
-
 export class ClickStore {
   private readonly write: ClickWriter;
   private readonly ctx: EnrichContext;

@@ -5,6 +5,7 @@
  * so functional parameters reach the destination exactly as the user wrote them.
  */
 import { invalid } from '../../lib/errors';
+import { decodeQueryPart } from '../../lib/query';
 import { hasControlChars } from '../../lib/text';
 
 export const MAX_DESTINATION_LENGTH = 2048;
@@ -13,14 +14,6 @@ export interface NormalizedDestination {
   destination: string;
   /** utm_* keys lifted out of the query, in order; a later repeat wins. */
   utm: Record<string, string>;
-}
-
-function decodeQueryPart(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    return text;
-  }
 }
 
 export function normalizeDestination(raw: string, field = 'destination'): NormalizedDestination {

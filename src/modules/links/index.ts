@@ -2,16 +2,8 @@
 import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
-import { DeletedModel, errors } from '../../http/models';
-import {
-  CreateLinkBody,
-  LinkIdParams,
-  LinkListModel,
-  LinkModel,
-  ListLinksQuery,
-  TagCountsModel,
-  UpdateLinkBody,
-} from './model';
+import { DeletedModel, errors, IdParams } from '../../http/models';
+import { CreateLinkBody, LinkListModel, LinkModel, ListLinksQuery, TagCountsModel, UpdateLinkBody } from './model';
 import { createLink, deleteLink, getLinkOrThrow, listLinks, listTagCounts, updateLink } from './service';
 
 const tags = ['Links'];
@@ -51,13 +43,13 @@ export function linksRoutes(deps: Deps) {
       detail: { tags, summary: 'Tags in use, with link counts', description: 'Most used first.' },
     })
     .get('/:id', ({ params }) => getLinkOrThrow(deps, params.id), {
-      params: LinkIdParams,
+      params: IdParams,
       response: { 200: LinkModel, ...errors(401, 404, 429) },
       detail: { tags, summary: 'Get a link' },
     })
     .patch('/:id', ({ params, body, actor }) => updateLink(deps, actor, params.id, body), {
       parse: 'json',
-      params: LinkIdParams,
+      params: IdParams,
       body: UpdateLinkBody,
       response: { 200: LinkModel, ...errors(400, 401, 403, 404, 409, 413, 415, 429) },
       detail: {
@@ -68,7 +60,7 @@ export function linksRoutes(deps: Deps) {
       },
     })
     .delete('/:id', ({ params }) => deleteLink(deps, params.id), {
-      params: LinkIdParams,
+      params: IdParams,
       response: { 200: DeletedModel, ...errors(401, 403, 404, 409, 429) },
       detail: {
         tags,

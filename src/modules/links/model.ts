@@ -2,16 +2,15 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
-import { ParamsModel, StringMapModel } from '../../http/models';
+import { NextCursor, nullable, oneOf, ParamsModel, pageQuery, StringMapModel } from '../../http/models';
+import { projectIdField } from '../projects/model';
 import { VariantModel } from '../variants/model';
+import { LINK_STATUSES } from './table';
 
 export const LINK_LIMITS = { titleLength: 500, tags: 50, tagLength: 64 } as const;
 
-// A union of literals, not t.UnionEnum: UnionEnum carries a default (its first value) that
-// validation fills into an omitted query parameter, and status=active would hide paused links.
-const statusLiterals = () => [t.Literal('active'), t.Literal('paused'), t.Literal('archived')] as const;
-const StatusModel = t.Union([...statusLiterals()], {
-  error: fieldError('status', 'status must be one of active, paused, archived'),
+const StatusModel = oneOf(LINK_STATUSES, {
+  error: fieldError('status', `status must be one of ${LINK_STATUSES.join(', ')}`),
 });
 
 export const LinkModel = t.Object(
@@ -20,19 +19,19 @@ export const LinkModel = t.Object(
     slug: t.String(),
     shortUrl: t.String({ description: 'The bare short link; tracking parameters never appear in it.' }),
     destination: t.String({ description: 'Destination URL, utm_ keys removed.' }),
-    title: t.Union([t.String(), t.Null()]),
+    title: nullable(t.String()),
     tags: t.Array(t.String()),
-    status: t.Union([...statusLiterals()]),
+    status: StatusModel,
     params: StringMapModel,
     variants: t.Array(VariantModel),
-    projectId: t.Union([t.String(), t.Null()]),
-    projectName: t.Union([t.String(), t.Null()]),
+    projectId: nullable(t.String()),
+    projectName: nullable(t.String()),
     clickCount: Type.Integer({ description: 'Human clicks only.' }),
     uniqueCount: Type.Integer(),
     botCount: Type.Integer(),
-    expiresAt: t.Union([Type.Integer(), t.Null()]),
-    clickLimit: t.Union([Type.Integer(), t.Null()]),
-    lastClickedAt: t.Union([Type.Integer(), t.Null()]),
+    expiresAt: nullable(Type.Integer()),
+    clickLimit: nullable(Type.Integer()),
+    lastClickedAt: nullable(Type.Integer()),
     createdAt: Type.Integer(),
     updatedAt: Type.Integer(),
   },
@@ -44,22 +43,23 @@ const Title = t.String({
   maxLength: LINK_LIMITS.titleLength,
   error: fieldError('title', `title must be a string of at most ${LINK_LIMITS.titleLength} characters`),
 });
-const Tags = t.Array(t.String({ maxLength: LINK_LIMITS.tagLength }), {
-  maxItems: LINK_LIMITS.tags,
-  description: `At most ${LINK_LIMITS.tags} tags of 1 to ${LINK_LIMITS.tagLength} characters; trimmed, repeats dropped.`,
-  error: fieldError(
-    'tags',
-    `tags must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`,
-  ),
-});
-const ProjectId = t.Union([t.String(), t.Null()], {
-  error: fieldError('projectId', 'projectId must be a project id or null'),
-});
-const ExpiresAt = t.Union([Type.Integer({ minimum: 0 }), t.Null()], {
+/** The tags sent for a link, or for every link of a bulk create. */
+export const tagsField = (
+  description = `At most ${LINK_LIMITS.tags} tags of 1 to ${LINK_LIMITS.tagLength} characters; trimmed, repeats dropped.`,
+) =>
+  t.Array(t.String({ maxLength: LINK_LIMITS.tagLength }), {
+    maxItems: LINK_LIMITS.tags,
+    description,
+    error: fieldError(
+      'tags',
+      `tags must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`,
+    ),
+  });
+const ExpiresAt = nullable(Type.Integer({ minimum: 0 }), {
   description: 'Epoch ms; after it the short link answers 410.',
   error: fieldError('expiresAt', 'expiresAt must be epoch milliseconds or null'),
 });
-const ClickLimit = t.Union([Type.Integer({ minimum: 1 }), t.Null()], {
+const ClickLimit = nullable(Type.Integer({ minimum: 1 }), {
   description: 'Human clicks allowed; once clickCount reaches it the short link answers 410.',
   error: fieldError('clickLimit', 'clickLimit must be a positive integer or null'),
 });
@@ -72,7 +72,7 @@ const Slug = t.String({
   error: fieldError('slug', 'slug must be a string'),
 });
 
-const NullableTitle = t.Union([Title, t.Null()], {
+const NullableTitle = nullable(Title, {
   error: fieldError('title', `title must be a string of at most ${LINK_LIMITS.titleLength} characters or null`),
 });
 
@@ -80,9 +80,9 @@ const NullableTitle = t.Union([Title, t.Null()], {
 const optionalLinkFields = {
   slug: t.Optional(Slug),
   title: t.Optional(NullableTitle),
-  tags: t.Optional(Tags),
+  tags: t.Optional(tagsField()),
   params: t.Optional(ParamsModel),
-  projectId: t.Optional(ProjectId),
+  projectId: t.Optional(projectIdField()),
   expiresAt: t.Optional(ExpiresAt),
   clickLimit: t.Optional(ClickLimit),
 };
@@ -123,29 +123,13 @@ export const ListLinksQuery = t.Object({
       error: fieldError('sort', 'sort must be one of created, oldest, clicks, updated'),
     }),
   ),
-  limit: t.Optional(
-    t.Integer({
-      minimum: 1,
-      maximum: 100,
-      default: 50,
-      description: 'Page size, 1 to 100 (default 50).',
-      error: fieldError('limit', 'limit must be an integer from 1 to 100'),
-    }),
-  ),
-  cursor: t.Optional(
-    t.String({
-      description: 'The cursor of the previous page.',
-      error: fieldError('cursor', 'cursor must be a string'),
-    }),
-  ),
+  ...pageQuery(100, { default: 50 }),
 });
 export type ListLinksInput = typeof ListLinksQuery.static;
 
 export const LinkListModel = t.Object({
   items: t.Array(LinkModel),
-  cursor: t.Union([t.String(), t.Null()], {
-    description: 'Pass as `cursor` for the next page; null on the last page.',
-  }),
+  cursor: NextCursor,
 });
 
 export const TagCountsModel = t.Object({
@@ -153,5 +137,3 @@ export const TagCountsModel = t.Object({
     t.Object({ tag: t.String(), count: Type.Integer({ description: 'Links carrying the tag (archived included).' }) }),
   ),
 });
-
-export const LinkIdParams = t.Object({ id: t.String() });

@@ -2,8 +2,8 @@
 import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
-import { errors } from '../../http/models';
-import { ProjectDeletedModel, ProjectIdParams, ProjectListModel, ProjectModel, ProjectNameBody } from './model';
+import { errors, IdParams } from '../../http/models';
+import { ProjectDeletedModel, ProjectListModel, ProjectModel, ProjectNameBody } from './model';
 import { createProject, deleteProject, listProjects, renameProject } from './service';
 
 const tags = ['Projects'];
@@ -38,13 +38,13 @@ export function projectsRoutes(deps: Deps) {
     )
     .patch('/:id', ({ params, body }) => renameProject(deps, params.id, body), {
       parse: 'json',
-      params: ProjectIdParams,
+      params: IdParams,
       body: ProjectNameBody,
       response: { 200: ProjectModel, ...errors(400, 401, 403, 404, 409, 429) },
       detail: { tags, summary: 'Rename a project' },
     })
     .delete('/:id', ({ params }) => deleteProject(deps, params.id), {
-      params: ProjectIdParams,
+      params: IdParams,
       response: { 200: ProjectDeletedModel, ...errors(401, 403, 404, 429) },
       detail: { tags, summary: 'Delete a project', description: 'Its links are unfiled, never deleted.' },
     });

@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
+import { DeletedModel, nullable } from '../../http/models';
 
 export const PROJECT_NAME_LENGTH = 100;
 
@@ -32,10 +33,11 @@ export const ProjectNameBody = t.Object({
   }),
 });
 
+/** The project of a link, or of links in bulk; null: unfiled. */
+export const projectIdField = (options: { description?: string } = {}) =>
+  nullable(t.String(), { ...options, error: fieldError('projectId', 'projectId must be a project id or null') });
+
 export const ProjectDeletedModel = t.Object({
-  id: t.String(),
-  deleted: t.Literal(true),
+  ...DeletedModel.properties,
   unfiledLinks: Type.Integer({ description: 'Links moved to unfiled (never deleted).' }),
 });
-
-export const ProjectIdParams = t.Object({ id: t.String() });

@@ -3,8 +3,7 @@ import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
 import { etagMatches } from '../../http/etag';
-import { errorResponses } from '../../http/models';
-import { LinkIdParams } from '../links/model';
+import { errorResponses, IdParams } from '../../http/models';
 import { QrQuery } from './model';
 import { DEFAULT_QR_SIZE, MAX_QR_SIZE, MIN_QR_SIZE } from './render';
 import { linkQr } from './service';
@@ -20,7 +19,7 @@ export function qrRoutes(deps: Deps) {
       return new Response(svg(), { headers: { ...headers, 'content-type': 'image/svg+xml' } });
     },
     {
-      params: LinkIdParams,
+      params: IdParams,
       query: QrQuery,
       detail: {
         tags: ['Links'],

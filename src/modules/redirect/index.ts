@@ -3,8 +3,9 @@
  * SLINK_SHORT_HOST and SLINK_APP_HOST differ, routing by Host (docs/behaviour.md, "Hosts"): the short
  * host answers redirects, /healthz and /robots.txt, its root sends visitors to the app, and
  * everything else there is a 404 page; the app host gets everything else.
- * Runs as the app's first onRequest hook, before routing and before the API guard, so a
- * redirect pays for nothing but itself.
+ * The server calls it from Bun.serve's fetch, before Elysia builds a request context (server.ts);
+ * an app made without `shortSiteAnswered` (tests, `app.handle()`) runs it as its first onRequest
+ * hook, before routing and the API guard. Either way a redirect pays for nothing but itself.
  */
 import type { Deps } from '../../deps';
 import { hostOf, pathOf, type ServerLike } from '../../http/client';

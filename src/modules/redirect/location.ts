@@ -2,16 +2,11 @@
  * The redirect target: the destination with the effective params applied (docs/behaviour.md,
  * "Redirects"). A key already in the destination query is replaced in place (later repeats of
  * it dropped), other query parts are kept byte for byte, new keys are appended in params order,
- * the fragment stays last. Computed once per link write, never per request.
+ * the fragment stays last. Computed when a link enters the slug index (the load, each write),
+ * never per request.
  */
 
-function decodeKey(raw: string): string {
-  try {
-    return decodeURIComponent(raw.replace(/\+/g, ' '));
-  } catch {
-    return raw;
-  }
-}
+import { decodeQueryPart } from '../../lib/query';
 
 // Anything outside printable ASCII must never reach the Location header. Per code point (u):
 // the halves of a surrogate pair cannot be percent-encoded one at a time.
@@ -31,7 +26,7 @@ export function applyParams(destination: string, params: Readonly<Record<string,
   for (const part of query.split('&')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
-    const key = decodeKey(eq < 0 ? part : part.slice(0, eq));
+    const key = decodeQueryPart(eq < 0 ? part : part.slice(0, eq));
     if (!Object.hasOwn(params, key)) parts.push(part);
     else if (!placed.has(key)) {
       parts.push(encode(key));

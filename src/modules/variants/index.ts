@@ -2,8 +2,7 @@
 import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
-import { DeletedModel, errors } from '../../http/models';
-import { LinkIdParams } from '../links/model';
+import { DeletedModel, errors, IdParams } from '../../http/models';
 import { CreateVariantBody, UpdateVariantBody, VariantModel, VariantParams } from './model';
 import { createVariant, deleteVariant, listVariants, updateVariant } from './service';
 
@@ -13,7 +12,7 @@ export function variantsRoutes(deps: Deps) {
   return new Elysia({ name: 'slink.variants', prefix: '/links/:id/variants' })
     .use(principalPlugin)
     .get('', ({ params }) => listVariants(deps, params.id), {
-      params: LinkIdParams,
+      params: IdParams,
       response: { 200: t.Array(VariantModel), ...errors(401, 404, 429) },
       detail: { tags, summary: 'List the variants of a link' },
     })
@@ -25,7 +24,7 @@ export function variantsRoutes(deps: Deps) {
       },
       {
         parse: 'json',
-        params: LinkIdParams,
+        params: IdParams,
         body: CreateVariantBody,
         response: { 201: VariantModel, ...errors(400, 401, 403, 404, 409, 429) },
         detail: {

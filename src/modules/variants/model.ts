@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
-import { ParamsModel, StringMapModel } from '../../http/models';
+import { IdParams, ParamsModel, StringMapModel } from '../../http/models';
 
 export const VARIANT_CODE_PATTERN = '^[A-Za-z0-9_-]{1,32}$';
 
@@ -32,4 +32,4 @@ export type CreateVariantInput = typeof CreateVariantBody.static;
 export const UpdateVariantBody = t.Object({ code: t.Optional(Code), params: t.Optional(ParamsModel) });
 export type UpdateVariantInput = typeof UpdateVariantBody.static;
 
-export const VariantParams = t.Object({ id: t.String(), variantId: t.String() });
+export const VariantParams = t.Object({ ...IdParams.properties, variantId: t.String() });
