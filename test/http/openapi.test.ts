@@ -182,8 +182,8 @@ describe('GET /api/openapi.json', () => {
     expect(tagOf('get', '/api/v1/links/{id}/qr.svg')).toEqual(['Links']);
   });
 
-  test('documents nothing outside /api/v1 (no docs assets, no health check)', () => {
-    for (const path of Object.keys(doc.paths)) expect(path).toStartWith('/api/v1/');
+  test('documents nothing outside /api/v1 and /api/app (no docs assets, no health check)', () => {
+    for (const path of Object.keys(doc.paths)) expect(path).toMatch(/^\/api\/(v1|app)\//);
   });
 
   test('error responses carry the Error schema', () => {
