@@ -15,6 +15,7 @@ import { RateLimiter } from './http/rate-limit';
 import { AppError, RateLimitedError } from './lib/errors';
 import { analyticsRoutes } from './modules/analytics';
 import { meRoutes } from './modules/auth';
+import { appAccountsRoutes, appKeysRoutes } from './modules/auth/app-routes';
 import { bulkRoutes } from './modules/bulk';
 import { linksRoutes } from './modules/links';
 import { projectsRoutes } from './modules/projects';
@@ -102,7 +103,9 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(qrRoutes(deps)),
       )
       // The dashboard's own endpoints: session only (the app guard), never an API key.
-      .group(APP_API_PREFIX, (app) => app.use(sessionRoutes(deps)))
+      .group(APP_API_PREFIX, (app) =>
+        app.use(sessionRoutes(deps)).use(appKeysRoutes(deps)).use(appAccountsRoutes(deps)),
+      )
   );
 }
 
