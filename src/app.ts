@@ -18,6 +18,7 @@ import { meRoutes } from './modules/auth';
 import { appAccountsRoutes, appKeysRoutes } from './modules/auth/app-routes';
 import { bulkRoutes } from './modules/bulk';
 import { linksRoutes } from './modules/links';
+import { appLinksRoutes } from './modules/links/app-routes';
 import { projectsRoutes } from './modules/projects';
 import { qrRoutes } from './modules/qr';
 import { createShortSite } from './modules/redirect';
@@ -104,7 +105,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       )
       // The dashboard's own endpoints: session only (the app guard), never an API key.
       .group(APP_API_PREFIX, (app) =>
-        app.use(sessionRoutes(deps)).use(appKeysRoutes(deps)).use(appAccountsRoutes(deps)),
+        app.use(sessionRoutes(deps)).use(appKeysRoutes(deps)).use(appLinksRoutes(deps)).use(appAccountsRoutes(deps)),
       )
   );
 }

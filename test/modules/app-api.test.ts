@@ -1,6 +1,7 @@
 /**
- * What only a signed-in person may do (/api/app): API keys (secret shown once; list; revoke)
- * and, for superusers, accounts (create, disable: sessions end and keys fail; enable again; never oneself).
+ * What only a signed-in person may do (/api/app): API keys (secret shown once; list; revoke),
+ * deleting a link that has human clicks with its clicks and statistics, and, for superusers,
+ * accounts (create, disable: sessions end and keys fail; enable again; never oneself).
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { listAccounts } from '../../src/modules/auth/admin';
@@ -8,7 +9,7 @@ import { AccountItemModel, CreatedKeyModel, KeyListModel } from '../../src/modul
 import { api, T0, type TestApp } from '../helpers/app';
 import { dash, PASSWORD, signIn } from '../helpers/dashboard';
 import { expectError, expectSchema } from '../helpers/schema';
-import { setup } from './clicks/support';
+import { click, flushOk, setup, UA } from './clicks/support';
 
 let t: TestApp;
 afterEach(() => {
@@ -90,6 +91,53 @@ describe('/api/app/keys', () => {
     expect((await dash(t, 'DELETE', `/keys/${id}`, { cookie: admin.cookie })).status).toBe(204);
     expectError(await api(t, 'GET', '/me', { key: made.body.key }), 401, 'key_revoked');
     expectError(await dash(t, 'DELETE', '/keys/key_nope', { cookie: admin.cookie }), 404, 'not_found');
+  });
+});
+
+describe('DELETE /api/app/links/:id (with its clicks)', () => {
+  test('the slug must match; then the link, its clicks and its statistics are gone, workspace numbers too', async () => {
+    const c = await setup();
+    t = c.t;
+    const { cookie } = await signIn(t);
+    // A chosen slug (superuser key) whose upper-case spelling surely differs from it.
+    const body = { destination: 'https://a.example', slug: 'Doomed-1' };
+    const doomed = (await api(t, 'POST', '/links', { key: c.key, body })).body;
+    const kept = (await dash(t, 'POST', '/api/v1/links', { cookie, body: { destination: 'https://b.example' } })).body;
+    for (const ip of ['192.0.2.1', '192.0.2.2', '192.0.2.3'])
+      expect(await click(t, `/${doomed.slug}`, { ip })).toBe(302);
+    expect(await click(t, `/${doomed.slug}`, { ua: UA.googlebot })).toBe(302);
+    expect(await click(t, `/${kept.slug}`, { ip: '192.0.2.9' })).toBe(302);
+    await flushOk(t);
+    const before = await api(t, 'GET', '/workspace/stats?from=2026-11-21&to=2026-11-21', { key: c.key });
+    expect(before.body.totals).toMatchObject({ clicks: 4, bots: 1 });
+    expectError(await api(t, 'DELETE', `/links/${doomed.id}`, { key: c.key }), 409, 'delete_requires_dashboard');
+
+    for (const slug of ['wrong', doomed.slug.toUpperCase(), ` ${doomed.slug}`, '']) {
+      const res = await dash(t, 'DELETE', `/links/${doomed.id}`, { cookie, body: { slug } });
+      expectError(res, 400, 'invalid_request', 'slug');
+    }
+    expectError(await dash(t, 'DELETE', `/links/${doomed.id}`, { cookie, body: {} }), 400, 'invalid_request', 'slug');
+    expect((await api(t, 'GET', `/links/${doomed.id}`, { key: c.key })).status).toBe(200);
+
+    // A human click still in the buffer goes with the link.
+    expect(await click(t, `/${doomed.slug}`, { ip: '192.0.2.4' })).toBe(302);
+    const res = await dash(t, 'DELETE', `/links/${doomed.id}`, { cookie, body: { slug: doomed.slug } });
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    await flushOk(t);
+    expectError(await api(t, 'GET', `/links/${doomed.id}`, { key: c.key }), 404, 'not_found');
+    expect(await click(t, `/${doomed.slug}`)).toBe(404);
+    const count = (sql: string) => (t.deps.db.$client.query(sql).get(doomed.id) as { n: number }).n;
+    expect(count('SELECT count(*) AS n FROM clicks WHERE link_id = ?')).toBe(0);
+    expect(count('SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?')).toBe(0);
+    const after = await api(t, 'GET', '/workspace/stats?from=2026-11-21&to=2026-11-21', { key: c.key });
+    expect(after.body.totals).toMatchObject({ clicks: 1, uniques: 1, bots: 0 });
+    expect(after.body.topLinks).toEqual([{ id: kept.id, slug: kept.slug, clicks: 1 }]);
+    expectError(
+      await dash(t, 'DELETE', `/links/${doomed.id}`, { cookie, body: { slug: doomed.slug } }),
+      404,
+      'not_found',
+    );
   });
 });
 
