@@ -1,8 +1,8 @@
 /**
- * Session authentication at the edge (CONTRACT.md, Dashboard): API keys never reach /api/app;
- * without a live session only the doors (setup, sign-in) answer; a session on /api/v1 acts as a
- * write key of its account, rate-limited per account; a session-authenticated POST, PATCH or
- * DELETE must be same-origin (403 csrf_rejected), and key requests are never CSRF-checked.
+ * Session authentication at the edge: API keys never reach /api/app; without a live session only
+ * the doors (setup, sign-in) answer; a session on /api/v1 acts as a write key of its account,
+ * rate-limited per account; a session-authenticated POST, PATCH or DELETE must be same-origin (403
+ * csrf_rejected), and key requests are never CSRF-checked.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { api, makeKey, makeTestApp, type TestApp } from '../helpers/app';

@@ -1,8 +1,8 @@
 /**
- * Dashboard sessions (CONTRACT.md, Dashboard): sign-in with a wrong email, a wrong password and a
- * disabled account looking the same; the cookie's flags; only the token's hash stored; absolute
- * and idle expiry through the injected clock; sign-out, sign out everywhere, one session ended,
- * and a password change ending every session.
+ * Dashboard sessions: sign-in with a wrong email, a wrong password and a disabled account looking
+ * the same; the cookie's flags; only the token's hash stored; absolute and idle expiry through the
+ * injected clock; sign-out, sign out everywhere, one session ended, and a password change ending
+ * every session.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { sha256Hex } from '../../src/lib/hash';

@@ -1,7 +1,7 @@
 /**
- * First-run setup (CONTRACT.md, Dashboard): while no account exists the server logs a setup
- * address with a token new at every start; POST /api/app/setup with it creates the first
- * superuser and signs in; afterwards it is 409 setup_done and the log line is gone.
+ * First-run setup: while no account exists the server logs a setup address with a token new at
+ * every start; POST /api/app/setup with it creates the first superuser and signs in; afterwards it
+ * is 409 setup_done and the log line is gone.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';

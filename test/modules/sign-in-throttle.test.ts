@@ -1,8 +1,8 @@
 /**
- * Sign-in throttling (CONTRACT.md, Dashboard): failures limited per email and per client address
- * without telling which emails exist, and at most 2 argon2id verifications at once with a short
- * queue, so sign-in can never take the CPU the redirects need. The semaphore is observed through
- * a counting verifier injected in deps, not through timing.
+ * Sign-in throttling: failures limited per email and per client address without telling which
+ * emails exist, and at most 2 argon2id verifications at once with a short queue, so sign-in can
+ * never take the CPU the redirects need. The semaphore is observed through a counting verifier
+ * injected in deps, not through timing.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { fixedClock } from '../../src/lib/clock';

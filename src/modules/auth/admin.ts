@@ -15,7 +15,7 @@ export function listAccounts(deps: BaseDeps): AccountRow[] {
   return deps.db.select().from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.id)).all();
 }
 
-/** Sets a new password and ends every session of the account (the contract: sign in again). */
+/** Sets a new password and ends every session of the account: whoever knew the old one must sign in again. */
 export async function setPassword(deps: BaseDeps, email: string, password: string): Promise<AccountRow> {
   const account = getAccountByEmailOrThrow(deps, email);
   checkPassword(password);
