@@ -7,19 +7,23 @@
 import { Elysia } from 'elysia';
 import { pingDatabase } from './db/client';
 import type { Deps } from './deps';
+import { APP_API_PREFIX, createAppGuard } from './http/app-guard';
 import { API_PREFIX, createApiGuard } from './http/auth';
 import { pathOf } from './http/client';
 import { docsPlugin } from './http/docs';
 import { errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
 import { RateLimiter } from './http/rate-limit';
-import { AppError } from './lib/errors';
+import { AppError, RateLimitedError } from './lib/errors';
 import { analyticsRoutes } from './modules/analytics';
 import { meRoutes } from './modules/auth';
+import { appAccountsRoutes, appKeysRoutes } from './modules/auth/app-routes';
 import { bulkRoutes } from './modules/bulk';
 import { linksRoutes } from './modules/links';
+import { appLinksRoutes } from './modules/links/app-routes';
 import { projectsRoutes } from './modules/projects';
 import { qrRoutes } from './modules/qr';
 import { createShortSite } from './modules/redirect';
+import { sessionRoutes } from './modules/sessions';
 import { variantsRoutes } from './modules/variants';
 import { workspaceRoutes } from './modules/workspace';
 
@@ -54,6 +58,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const limiter = new RateLimiter(deps.config.rateLimit, deps.clock);
   const shortSite = options.shortSiteAnswered ? null : createShortSite(deps);
   const apiGuard = createApiGuard(deps, limiter);
+  const appGuard = createAppGuard(deps);
   // normalize 'typebox' (Value.Clean) instead of the default exact-mirror, which rebuilds a record
   // field from whatever it is given before validating: params "a=b" became {"0":"a","1":"=","2":"b"}.
   return (
@@ -62,14 +67,16 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
         const err = toAppError(code, error, request, deps);
         set.status = STATUS_BY_CODE[err.code];
         set.headers['content-type'] = 'application/json';
+        if (err instanceof RateLimitedError) set.headers['retry-after'] = String(err.retryAfter);
         return errorBody(err.code, err.message, err.field);
       })
-      // One hook, redirects first: a short link never pays for the API guard.
-      .onRequest((ctx) => shortSite?.(ctx) ?? apiGuard(ctx))
+      // One hook, redirects first: a short link never pays for the API guards.
+      .onRequest((ctx) => shortSite?.(ctx) ?? apiGuard(ctx) ?? appGuard(ctx))
       // Every JSON body of the API is an object. Elysia skips validation of a non-object body when
       // all of a schema's fields are optional (PATCH), so reject arrays, strings and numbers here.
       .onTransform(({ body, request }) => {
-        if (body === undefined || !pathOf(request.url).startsWith(API_PREFIX)) return;
+        const path = pathOf(request.url);
+        if (body === undefined || !(path.startsWith(API_PREFIX) || path.startsWith(APP_API_PREFIX))) return;
         if (typeof body !== 'object' || body === null || Array.isArray(body)) {
           throw new AppError('invalid_request', 'Request body must be a JSON object', 'body');
         }
@@ -96,6 +103,10 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(projectsRoutes(deps))
           .use(analyticsRoutes(deps))
           .use(qrRoutes(deps)),
+      )
+      // The dashboard's own endpoints: session only (the app guard), never an API key.
+      .group(APP_API_PREFIX, (app) =>
+        app.use(sessionRoutes(deps)).use(appKeysRoutes(deps)).use(appLinksRoutes(deps)).use(appAccountsRoutes(deps)),
       )
   );
 }

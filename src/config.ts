@@ -17,6 +17,8 @@ export interface Config {
   readonly geoDb: string | null;
   readonly rateLimit: number;
   readonly workspaceName: string;
+  /** Dashboard sessions end this many days after sign-in (and after 7 idle days). */
+  readonly sessionDays: number;
 }
 
 export interface ConfigVar {
@@ -44,6 +46,11 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   },
   { name: 'SLINK_RATE_LIMIT', default: '600', meaning: 'requests per minute per API key' },
   { name: 'SLINK_WORKSPACE_NAME', default: 'Slink', meaning: 'workspace name shown by GET /workspace' },
+  {
+    name: 'SLINK_SESSION_DAYS',
+    default: '30',
+    meaning: 'dashboard sessions end this many days after sign-in (and after 7 idle days)',
+  },
 ];
 
 export class ConfigError extends Error {}
@@ -96,6 +103,8 @@ export function loadConfig(env: Env = process.env): Config {
     geoDb: env.SLINK_GEO_DB || null,
     rateLimit: intVar(env, 'SLINK_RATE_LIMIT', 600, 1, 1_000_000),
     workspaceName: env.SLINK_WORKSPACE_NAME || 'Slink',
+    // Ten years at most: the cookie's Max-Age and the expiry stay well inside safe integers.
+    sessionDays: intVar(env, 'SLINK_SESSION_DAYS', 30, 1, 3650),
   });
 }
 

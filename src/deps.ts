@@ -2,10 +2,13 @@
 import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Clock } from './lib/clock';
+import { randomToken } from './lib/ids';
 import { ExportHost } from './modules/analytics/export-host';
+import { verifyPassword } from './modules/auth/passwords';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from './modules/clicks/pipeline';
 import { RollupValues } from './modules/clicks/rollup-values';
 import { LinkIndex } from './modules/redirect/link-index';
+import { SignInThrottle } from './modules/sessions/throttle';
 
 export interface Logger {
   info(message: string): void;
@@ -33,6 +36,12 @@ export interface Deps extends BaseDeps {
   rollupValues: RollupValues;
   /** Runs CSV exports off the event loop (a Worker started at the first export); close() ends it. */
   exports: ExportHost;
+  /** First-run setup secret, new at every start and never stored (logged while no account exists). */
+  setupToken: string;
+  /** Failure limits and the verification slots of sign-in (in memory). */
+  signInThrottle: SignInThrottle;
+  /** argon2id verification; a field so tests can count verifications running at once. */
+  verifyPassword: (password: string, hash: string) => Promise<boolean>;
 }
 
 export interface DepsOptions extends PipelineOptions {
@@ -51,5 +60,8 @@ export function createDeps(base: BaseDeps, options: DepsOptions = {}): Deps {
     clicks,
     rollupValues: new RollupValues(base.db.$client),
     exports: new ExportHost(base.db.$client, base.log),
+    setupToken: randomToken(),
+    signInThrottle: new SignInThrottle(base.clock),
+    verifyPassword,
   };
 }

@@ -15,6 +15,7 @@ import { MAX_BODY_BYTES } from './http/auth';
 import { systemClock } from './lib/clock';
 import { rebuildRollupsIfMissing } from './modules/clicks/rebuild';
 import { createShortSite } from './modules/redirect';
+import { setupAddress } from './modules/sessions/setup';
 
 export interface RunningServer {
   port: number;
@@ -68,6 +69,9 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   log.info(
     `slink listening on http://${config.hostname}:${port} (short links: ${config.shortHost}, app: ${config.appHost}, db: ${config.dbPath})`,
   );
+  // The one place a secret is logged: whoever reads the log may create the first superuser.
+  const setup = setupAddress(deps);
+  if (setup) log.info(`no account exists yet: create the first superuser at ${setup}`);
   deps.clicks.geoSource.then(
     (geo) => log.info(`click writer ready; geo: ${geo}; clicks flushed every ${config.flushMs} ms`),
     (err) => log.error('the click writer could not start: clicks stay buffered', err),

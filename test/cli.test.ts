@@ -105,6 +105,7 @@ describe('slink --help', () => {
       'SLINK_GEO_DB',
       'SLINK_RATE_LIMIT',
       'SLINK_WORKSPACE_NAME',
+      'SLINK_SESSION_DAYS',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(documentedVars);
     for (const v of CONFIG_VARS) {

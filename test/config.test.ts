@@ -25,6 +25,7 @@ describe('defaults (README, Configuration)', () => {
       geoDb: null,
       rateLimit: 600,
       workspaceName: 'Slink',
+      sessionDays: 30,
     });
   });
 
@@ -58,6 +59,7 @@ describe('defaults (README, Configuration)', () => {
         SLINK_GEO_DB: '/geo/city.mmdb',
         SLINK_RATE_LIMIT: '60',
         SLINK_WORKSPACE_NAME: 'Acme',
+        SLINK_SESSION_DAYS: '7',
       }),
     ).toEqual({
       port: 4000,
@@ -70,6 +72,7 @@ describe('defaults (README, Configuration)', () => {
       geoDb: '/geo/city.mmdb',
       rateLimit: 60,
       workspaceName: 'Acme',
+      sessionDays: 7,
     });
     expect(loadConfig({ SLINK_TRUST_PROXY: '0' }).trustProxy).toBe(false);
   });
@@ -136,6 +139,10 @@ describe('bad values throw ConfigError naming the variable', () => {
     ['SLINK_RATE_LIMIT', { SLINK_RATE_LIMIT: '0' }],
     ['SLINK_RATE_LIMIT', { SLINK_RATE_LIMIT: 'many' }],
     ['SLINK_RATE_LIMIT', { SLINK_RATE_LIMIT: '1e3' }],
+    ['SLINK_SESSION_DAYS', { SLINK_SESSION_DAYS: '0' }],
+    ['SLINK_SESSION_DAYS', { SLINK_SESSION_DAYS: '-3' }],
+    ['SLINK_SESSION_DAYS', { SLINK_SESSION_DAYS: '1.5' }],
+    ['SLINK_SESSION_DAYS', { SLINK_SESSION_DAYS: 'month' }],
   ];
   for (const [variable, env] of cases) {
     test(`${JSON.stringify(env)}`, () => {
@@ -165,6 +172,7 @@ describe('help text', () => {
       'SLINK_GEO_DB',
       'SLINK_RATE_LIMIT',
       'SLINK_WORKSPACE_NAME',
+      'SLINK_SESSION_DAYS',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(names);
     const lines = help.split('\n');
@@ -172,5 +180,6 @@ describe('help text', () => {
     for (const [i, name] of names.entries()) expect(lines[i]!.trim().startsWith(name)).toBe(true);
     for (const def of ['3000', '0.0.0.0', './data/slink.db', 'http://localhost:$SLINK_PORT', '1000', '600', 'Slink'])
       expect(help).toContain(def);
+    expect(lines.at(-1)).toMatch(/^\s*SLINK_SESSION_DAYS\s+30\s+dashboard sessions end/);
   });
 });

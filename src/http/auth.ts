@@ -3,14 +3,20 @@
  * bodies and auth failures all carry rate-limit headers): body size and type checks, key
  * verification, the per-key (or per-address) rate limit, and the scope rule — GET needs a
  * read or write key, every other method a write key.
+ *
+ * A request with no Authorization header but a live dashboard session cookie is the signed-in
+ * account acting as a write key, rate-limited per account; its writes must be same-origin
+ * (CSRF). A request with an Authorization header is always a key request, whatever cookies it has.
  */
 import { Elysia } from 'elysia';
 import type { Deps } from '../deps';
 import { AppError } from '../lib/errors';
 import { type Principal, verifyApiKey } from '../modules/auth/keys';
+import { sessionPrincipal, verifySession } from '../modules/sessions/service';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
 import type { RateLimiter } from './rate-limit';
+import { isSameOrigin, isWrite, readSessionToken } from './session';
 
 export const API_PREFIX = '/api/v1';
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -30,20 +36,35 @@ interface GuardContext {
   server: ServerLike | null;
 }
 
-function authenticate(deps: Deps, request: Request): Principal | AppError {
+interface Caller {
+  principal: Principal;
+  viaSession: boolean;
+}
+
+/** No Authorization header: the dashboard's session cookie, if it carries one. */
+function authenticateSession(deps: Deps, request: Request): Caller | AppError {
+  const token = readSessionToken(request, deps.config.appHost);
+  if (!token) return new AppError('key_missing', 'Missing Authorization: Bearer <API key> header');
+  const signedIn = verifySession(deps, token);
+  // The dashboard treats session_required as "signed out" and shows the sign-in page.
+  if (!signedIn) return new AppError('session_required', 'The session has ended: sign in again');
+  return { principal: sessionPrincipal(signedIn), viaSession: true };
+}
+
+function authenticate(deps: Deps, request: Request): Caller | AppError {
   const header = request.headers.get('authorization');
-  if (!header) return new AppError('key_missing', 'Missing Authorization: Bearer <API key> header');
+  if (!header) return authenticateSession(deps, request);
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) return new AppError('key_unknown', 'Authorization must be "Bearer <API key>"');
   try {
-    return verifyApiKey(deps, match[1]!);
+    return { principal: verifyApiKey(deps, match[1]!), viaSession: false };
   } catch (err) {
     if (err instanceof AppError) return err;
     throw err;
   }
 }
 
-function bodyProblem(request: Request): AppError | null {
+export function bodyProblem(request: Request): AppError | null {
   if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE') return null;
   const length = Number(request.headers.get('content-length') ?? '0');
   if (length > MAX_BODY_BYTES) {
@@ -58,6 +79,13 @@ function bodyProblem(request: Request): AppError | null {
   return null;
 }
 
+export function csrfRejected(): AppError {
+  return new AppError(
+    'csrf_rejected',
+    'A signed-in change must come from the dashboard itself (Sec-Fetch-Site: same-origin or Origin: the app host)',
+  );
+}
+
 export function createApiGuard(deps: Deps, limiter: RateLimiter) {
   return ({ request, set, server }: GuardContext): Response | undefined => {
     if (!pathOf(request.url).startsWith(API_PREFIX)) return undefined;
@@ -65,7 +93,9 @@ export function createApiGuard(deps: Deps, limiter: RateLimiter) {
     const identity =
       auth instanceof AppError
         ? `ip:${clientAddress(request, server, deps.config.trustProxy) ?? 'unknown'}`
-        : `key:${auth.key.id}`;
+        : auth.viaSession
+          ? `account:${auth.principal.account.id}`
+          : `key:${auth.principal.key.id}`;
     const decision = limiter.hit(identity);
     const headers: Record<string, string> = {
       'x-ratelimit-limit': String(decision.limit),
@@ -78,15 +108,19 @@ export function createApiGuard(deps: Deps, limiter: RateLimiter) {
       });
     }
     if (auth instanceof AppError) return errorResponse(auth, headers);
+    if (auth.viaSession && isWrite(request.method) && !isSameOrigin(request, deps.config.appHost)) {
+      return errorResponse(csrfRejected(), headers);
+    }
     const problem = bodyProblem(request);
     if (problem) return errorResponse(problem, headers);
-    if (request.method !== 'GET' && request.method !== 'HEAD' && auth.key.scope !== 'write') {
+    const { principal } = auth;
+    if (request.method !== 'GET' && request.method !== 'HEAD' && principal.key.scope !== 'write') {
       return errorResponse(
         new AppError('insufficient_scope', 'This key is read-only: a write key is required'),
         headers,
       );
     }
-    principals.set(request, auth);
+    principals.set(request, principal);
     Object.assign(set.headers, headers);
     return undefined;
   };

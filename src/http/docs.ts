@@ -8,6 +8,7 @@ import { Elysia } from 'elysia';
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'text' };
 import swaggerJs from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'text' };
 import pkg from '../../package.json' with { type: 'json' };
+import { sessionCookieName } from './session';
 
 const ASSETS = '/api/docs/assets';
 const cacheable = { 'cache-control': 'public, max-age=86400' };
@@ -53,12 +54,20 @@ export function docsPlugin(appHost: string) {
             description:
               'Short links with per-click analytics. Every request carries `Authorization: Bearer <API key>`; ' +
               'GET needs a read or write key, POST/PATCH/DELETE a write key. Errors are `{error:{code,message,field}}`. ' +
-              'Every response carries X-RateLimit-Limit and X-RateLimit-Remaining; 429 carries Retry-After (seconds).',
+              'Every response carries X-RateLimit-Limit and X-RateLimit-Remaining; 429 carries Retry-After (seconds). ' +
+              "The dashboard's own endpoints (/api/app, tag App) take its session cookie instead of a key.",
           },
           servers: [{ url: appHost }],
           components: {
             securitySchemes: {
               bearer: { type: 'http', scheme: 'bearer', description: 'An API key made with `slink key create`.' },
+              session: {
+                type: 'apiKey',
+                in: 'cookie',
+                name: sessionCookieName(appHost),
+                description:
+                  'The dashboard session, set by sign-in. Writes must be same-origin (Sec-Fetch-Site: same-origin or Origin: the app host), else 403 csrf_rejected.',
+              },
             },
           },
           security: [{ bearer: [] }],
@@ -69,6 +78,11 @@ export function docsPlugin(appHost: string) {
             { name: 'Projects', description: 'Folders for links' },
             { name: 'Bulk', description: 'Many links at once: from text, params, project' },
             { name: 'Analytics', description: 'Statistics, raw clicks and the CSV export' },
+            {
+              name: 'App',
+              description:
+                "The dashboard's own endpoints (/api/app): session cookie only; an API key is 403 session_required.",
+            },
           ],
         },
       }),

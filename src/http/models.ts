@@ -87,8 +87,25 @@ export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 415 | 4
  * The same error responses written as OpenAPI objects, for routes that answer a non-JSON body
  * (CSV, SVG) and so describe their responses in `detail` instead of `response`.
  */
-export function errorResponses(...statuses: (400 | 401 | 404 | 429)[]) {
+export function errorResponses(...statuses: (400 | 401 | 403 | 404 | 409 | 429)[]) {
   return Object.fromEntries(
     statuses.map((s) => [s, { description: `Error (${s})`, content: { 'application/json': { schema: ErrorModel } } }]),
   );
+}
+
+/**
+ * OpenAPI `detail` of a dashboard endpoint (/api/app): the App tag and the session cookie as its
+ * security, or no security for the doors that open a session (setup, sign-in).
+ */
+export function appDetail(summary: string, description?: string, options: { door?: boolean } = {}) {
+  return { tags: ['App'], summary, description, security: options.door ? [] : [{ session: [] }] };
+}
+
+/**
+ * Responses of an operation that answers 204 with no body. Written as OpenAPI objects in `detail`
+ * because the plugin renders a `t.Void()` response as invalid OpenAPI; such routes declare no
+ * `response` (the plugin would replace these with it).
+ */
+export function noContentResponses(description: string, ...statuses: (400 | 403 | 404 | 409 | 429)[]) {
+  return { 204: { description }, ...errorResponses(...statuses) };
 }

@@ -15,6 +15,11 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'delete_requires_dashboard'
+  | 'session_required'
+  | 'csrf_rejected'
+  | 'sign_in_failed'
+  | 'setup_token_invalid'
+  | 'setup_done'
   | 'rate_limited'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -28,6 +33,16 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = 'AppError';
+  }
+}
+
+/** Too many attempts: `retryAfter` seconds until one may succeed (the HTTP edge sends it as Retry-After). */
+export class RateLimitedError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfter: number,
+  ) {
+    super('rate_limited', message);
   }
 }
 

@@ -20,9 +20,14 @@ export function randomString(length: number): string {
   return out;
 }
 
-export type IdKind = 'acc' | 'key' | 'lnk' | 'var' | 'prj';
+export type IdKind = 'acc' | 'key' | 'lnk' | 'var' | 'prj' | 'ses';
 
 /** Resource ids: a readable kind prefix and 16 random characters (~95 bits). */
 export function newId(kind: IdKind): string {
   return `${kind}_${randomString(16)}`;
+}
+
+/** A bearer secret: 32 random bytes (256 bits), base64url, 43 characters. */
+export function randomToken(): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
 }

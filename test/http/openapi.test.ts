@@ -182,8 +182,8 @@ describe('GET /api/openapi.json', () => {
     expect(tagOf('get', '/api/v1/links/{id}/qr.svg')).toEqual(['Links']);
   });
 
-  test('documents nothing outside /api/v1 (no docs assets, no health check)', () => {
-    for (const path of Object.keys(doc.paths)) expect(path).toStartWith('/api/v1/');
+  test('documents nothing outside /api/v1 and /api/app (no docs assets, no health check)', () => {
+    for (const path of Object.keys(doc.paths)) expect(path).toMatch(/^\/api\/(v1|app)\//);
   });
 
   test('error responses carry the Error schema', () => {
@@ -292,6 +292,79 @@ describe('GET /api/openapi.json', () => {
     expect(res.status).toBe(200);
     expect(res.body.paths['/api/v1/me']).toBeDefined();
     expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
+
+/** The dashboard's endpoints: [method, path, success status, answers JSON, takes a JSON body]. */
+const APP_OPERATIONS = [
+  ['get', '/api/app/setup', '200', true, false],
+  ['post', '/api/app/setup', '201', true, true],
+  ['post', '/api/app/session', '200', true, true],
+  ['get', '/api/app/session', '200', true, false],
+  ['delete', '/api/app/session', '204', false, false],
+  ['get', '/api/app/sessions', '200', true, false],
+  ['delete', '/api/app/sessions', '204', false, false],
+  ['delete', '/api/app/sessions/{id}', '204', false, false],
+  ['post', '/api/app/password', '204', false, true],
+  ['get', '/api/app/keys', '200', true, false],
+  ['post', '/api/app/keys', '201', true, true],
+  ['delete', '/api/app/keys/{id}', '204', false, false],
+  ['delete', '/api/app/links/{id}', '204', false, true],
+  ['get', '/api/app/accounts', '200', true, false],
+  ['post', '/api/app/accounts', '201', true, true],
+  ['patch', '/api/app/accounts/{id}', '200', true, true],
+] as const;
+
+/** Reachable without a session: no security requirement. */
+const DOORS = new Set(['get /api/app/setup', 'post /api/app/setup', 'post /api/app/session']);
+
+describe('the dashboard endpoints in /api/openapi.json', () => {
+  test('declare the session cookie scheme and the App tag', () => {
+    expect(doc.components.securitySchemes.session).toMatchObject({
+      type: 'apiKey',
+      in: 'cookie',
+      name: '__Host-slink_session',
+    });
+    expect(doc.tags.map((tag: { name: string }) => tag.name)).toContain('App');
+  });
+
+  test('every operation is there under App, with its security, success answer, errors and body', () => {
+    const documented = Object.entries<any>(doc.paths)
+      .filter(([path]) => path.startsWith('/api/app/'))
+      .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`))
+      .sort();
+    expect(documented).toEqual(APP_OPERATIONS.map(([method, path]) => `${method} ${path}`).sort());
+    for (const [method, path, success, json, body] of APP_OPERATIONS) {
+      const label = `${method} ${path}`;
+      const o = op(method, path);
+      expect({ label, tags: o.tags, summary: typeof o.summary }).toEqual({ label, tags: ['App'], summary: 'string' });
+      expect({ label, security: o.security }).toEqual({ label, security: DOORS.has(label) ? [] : [{ session: [] }] });
+      const successes = Object.keys(o.responses).filter((s) => s.startsWith('2'));
+      expect({ label, successes }).toEqual({ label, successes: [success] });
+      const answer = o.responses[success];
+      expect({ label, json: jsonSchema(answer.content) !== undefined }).toEqual({ label, json });
+      if (!json) expect({ label, content: answer.content }).toEqual({ label, content: undefined });
+      const errorStatuses = Object.keys(o.responses).filter((s) => /^[45]/.test(s));
+      if (!DOORS.has(label)) expect({ label, has403: errorStatuses.includes('403') }).toEqual({ label, has403: true });
+      for (const status of errorStatuses) expectErrorSchema(jsonSchema(o.responses[status].content));
+      expect({ label, body: o.requestBody !== undefined }).toEqual({ label, body });
+      if (body) expect(deref(jsonSchema(o.requestBody.content)).type).toBe('object');
+    }
+  });
+
+  test('the bodies name their fields', () => {
+    const required = (method: string, path: string) =>
+      [...deref(jsonSchema(op(method, path).requestBody.content)).required].sort();
+    expect(required('post', '/api/app/setup')).toEqual(['email', 'password', 'token']);
+    expect(required('post', '/api/app/session')).toEqual(['email', 'password']);
+    expect(required('post', '/api/app/password')).toEqual(['currentPassword', 'newPassword']);
+    expect(required('post', '/api/app/keys')).toEqual(['scope']);
+    expect(required('delete', '/api/app/links/{id}')).toEqual(['slug']);
+    expect(required('patch', '/api/app/accounts/{id}')).toEqual(['disabled']);
+    const keys = deref(jsonSchema(op('get', '/api/app/keys').responses['200'].content));
+    expect([...deref(keys.properties.items.items).required].sort()).toEqual(
+      ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scope', 'status'].sort(),
+    );
   });
 });
 

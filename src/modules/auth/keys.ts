@@ -55,8 +55,12 @@ export function createApiKey(deps: BaseDeps, input: CreateApiKeyInput): CreatedA
   }
 }
 
+export function findApiKey(deps: BaseDeps, keyId: string): ApiKeyRow | undefined {
+  return deps.db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get();
+}
+
 export function revokeApiKey(deps: BaseDeps, keyId: string): ApiKeyRow {
-  const row = deps.db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get();
+  const row = findApiKey(deps, keyId);
   if (!row) throw notFound('key');
   if (row.revokedAt !== null) return row;
   const revokedAt = deps.clock.now();
@@ -85,8 +89,8 @@ export interface Principal {
 }
 
 /**
- * Resolves a presented key to its key and account, or throws key_unknown, key_revoked or
- * key_expired. The hash comparison is constant-time and runs even when no row matches.
+ * Resolves a presented key to its key and account, or throws key_unknown, key_revoked (the key,
+ * or its account while disabled) or key_expired. The hash comparison is constant-time and runs even when no row matches.
  */
 export function verifyApiKey(deps: BaseDeps, presented: string): Principal {
   const wellFormed = KEY_PATTERN.test(presented);
@@ -102,6 +106,8 @@ export function verifyApiKey(deps: BaseDeps, presented: string): Principal {
   if (!found || !matches) throw new AppError('key_unknown', 'The API key is not valid');
   const now = deps.clock.now();
   if (found.key.revokedAt !== null) throw new AppError('key_revoked', 'The API key was revoked');
+  // A disabled account's keys fail exactly as revoked ones do, and work again once it is enabled.
+  if (found.account.disabledAt !== null) throw new AppError('key_revoked', "The API key's account is disabled");
   if (found.key.expiresAt !== null && found.key.expiresAt <= now) {
     throw new AppError('key_expired', 'The API key has expired');
   }

@@ -13,6 +13,9 @@ export const accounts = sqliteTable(
     passwordHash: text('password_hash').notNull(),
     isSuperuser: integer('is_superuser', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at').notNull(),
+    lastSignInAt: integer('last_sign_in_at'),
+    /** Set while the account is disabled: no sign-in, and its API keys fail as revoked ones do. */
+    disabledAt: integer('disabled_at'),
   },
   (t) => [uniqueIndex('accounts_email_unique').on(sql`lower(${t.email})`)],
 );

@@ -170,13 +170,14 @@ export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLi
 /**
  * Deletes a link that has no recorded human clicks (history is only destroyed in the
  * dashboard). Clicks still in the buffer count: they are classified now, so a human click
- * redirected a moment ago blocks the delete exactly like a stored one.
+ * redirected a moment ago blocks the delete exactly like a stored one. `withClicks` (the
+ * dashboard's deleteLinkWithClicks) deletes it anyway, its clicks and statistics with it.
  */
-export function deleteLink(deps: Deps, id: string): { id: string; deleted: true } {
+export function deleteLink(deps: Deps, id: string, withClicks = false): { id: string; deleted: true } {
   const row = getLinkRowOrThrow(deps, id);
   deps.clicks.buffer.settleLink(id);
   const humans = Math.max(row.clickCount, deps.linkIndex.getById(id)?.counters.humanClicks ?? 0);
-  if (humans > 0) {
+  if (humans > 0 && !withClicks) {
     throw new AppError(
       'delete_requires_dashboard',
       `This link has ${humans} recorded clicks: archive it (PATCH status=archived) or delete it in the dashboard`,

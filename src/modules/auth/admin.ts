@@ -1,0 +1,46 @@
+/**
+ * What operators and superusers do to accounts: list them, set a password, disable and enable.
+ * Each change that takes access away ends the account's dashboard sessions at once.
+ */
+import { asc } from 'drizzle-orm';
+import type { BaseDeps } from '../../deps';
+import { AppError, invalid } from '../../lib/errors';
+import { deleteSessionsOfAccount } from '../sessions/repo';
+import { checkPassword, getAccountByEmailOrThrow, getAccountOrThrow, updateAccount } from './accounts';
+import { hashPassword } from './passwords';
+import { type AccountRow, accounts } from './table';
+
+/** Every account, oldest first (for `slink user list` and the dashboard's accounts page). */
+export function listAccounts(deps: BaseDeps): AccountRow[] {
+  return deps.db.select().from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.id)).all();
+}
+
+/** Sets a new password and ends every session of the account: whoever knew the old one must sign in again. */
+export async function setPassword(deps: BaseDeps, email: string, password: string): Promise<AccountRow> {
+  const account = getAccountByEmailOrThrow(deps, email);
+  checkPassword(password);
+  const passwordHash = await hashPassword(password);
+  updateAccount(deps, account.id, { passwordHash });
+  deleteSessionsOfAccount(deps.db, account.id);
+  return { ...account, passwordHash };
+}
+
+export function requireSuperuser(account: AccountRow): void {
+  if (!account.isSuperuser) throw new AppError('superuser_required', 'Only a superuser may manage accounts');
+}
+
+/**
+ * Disables or enables an account. Disabling ends its sessions; its API keys then fail as revoked
+ * ones do (verifyApiKey reads disabledAt) until it is enabled again. A superuser cannot disable
+ * their own account: the last superuser could otherwise lock everyone out of the dashboard.
+ */
+export function setAccountDisabled(deps: BaseDeps, actor: AccountRow, id: string, disabled: boolean): AccountRow {
+  requireSuperuser(actor);
+  const account = getAccountOrThrow(deps, id);
+  if (disabled && account.id === actor.id) throw invalid('disabled', 'You cannot disable your own account');
+  if (disabled === (account.disabledAt !== null)) return account;
+  const disabledAt = disabled ? deps.clock.now() : null;
+  updateAccount(deps, id, { disabledAt });
+  if (disabled) deleteSessionsOfAccount(deps.db, id);
+  return { ...account, disabledAt };
+}

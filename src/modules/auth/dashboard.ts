@@ -1,0 +1,80 @@
+/**
+ * What a signed-in person does with keys and accounts in the dashboard (/api/app). The acting
+ * account comes first; superuser checks are the first line of the verbs that need them.
+ */
+import type { BaseDeps } from '../../deps';
+import { invalid, notFound } from '../../lib/errors';
+import { createAccount } from './accounts';
+import { listAccounts, requireSuperuser } from './admin';
+import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from './keys';
+import type { AccountItem, KeyItem, Scope } from './model';
+import type { AccountRow, ApiKeyRow } from './table';
+
+export function toKeyItem(row: ApiKeyRow, now: number): KeyItem {
+  const status =
+    row.revokedAt !== null ? 'revoked' : row.expiresAt !== null && row.expiresAt <= now ? 'expired' : 'active';
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scope: row.scope,
+    status,
+    createdAt: row.createdAt,
+    lastUsedAt: row.lastUsedAt,
+    expiresAt: row.expiresAt,
+    revokedAt: row.revokedAt,
+  };
+}
+
+export function toAccountItem(row: AccountRow): AccountItem {
+  return {
+    id: row.id,
+    email: row.email,
+    superuser: row.isSuperuser,
+    createdAt: row.createdAt,
+    lastSignInAt: row.lastSignInAt,
+    disabledAt: row.disabledAt,
+  };
+}
+
+/** The actor's own keys, newest first; never the secret (only its hash is stored). */
+export function listOwnKeys(deps: BaseDeps, actor: AccountRow): KeyItem[] {
+  const now = deps.clock.now();
+  return listApiKeys(deps, actor.id).map((row) => toKeyItem(row, now));
+}
+
+export interface CreateOwnKeyInput {
+  name?: string | null;
+  scope: Scope;
+  expiresAt?: number | null;
+}
+
+/** Creates a key of the actor's account; the secret is in the result this once. */
+export function createOwnKey(deps: BaseDeps, actor: AccountRow, input: CreateOwnKeyInput) {
+  const expiresAt = input.expiresAt ?? null;
+  if (expiresAt !== null && expiresAt <= deps.clock.now())
+    throw invalid('expiresAt', 'expiresAt must be in the future');
+  const created = createApiKey(deps, { accountId: actor.id, scope: input.scope, name: input.name ?? null, expiresAt });
+  return { key: created.key, item: toKeyItem(created.row, deps.clock.now()) };
+}
+
+/** Revokes one of the actor's keys, or any key for a superuser; a key one may not see is not_found. */
+export function revokeKeyAs(deps: BaseDeps, actor: AccountRow, keyId: string): void {
+  const row = findApiKey(deps, keyId);
+  if (!row || (row.accountId !== actor.id && !actor.isSuperuser)) throw notFound('key');
+  revokeApiKey(deps, keyId);
+}
+
+export function listAccountsAs(deps: BaseDeps, actor: AccountRow): AccountItem[] {
+  requireSuperuser(actor);
+  return listAccounts(deps).map(toAccountItem);
+}
+
+export async function createAccountAs(
+  deps: BaseDeps,
+  actor: AccountRow,
+  input: { email: string; password: string; superuser?: boolean },
+): Promise<AccountItem> {
+  requireSuperuser(actor);
+  return toAccountItem(await createAccount(deps, input));
+}

@@ -1,0 +1,18 @@
+/**
+ * The dashboard's delete: a link WITH its history. Only a person may destroy recorded clicks
+ * (the API answers 409 delete_requires_dashboard), and only after typing the link's slug.
+ */
+import type { Deps } from '../../deps';
+import { invalid } from '../../lib/errors';
+import { deleteLink, getLinkRowOrThrow } from './service';
+
+/**
+ * Deletes the link, its raw clicks (foreign-key cascade) and its statistics; the workspace's
+ * rollups lose its counts in the same transaction (deleteLinkRow), and its buffered clicks are
+ * dropped (the slug index's remove). `slug` must equal the link's current slug exactly.
+ */
+export function deleteLinkWithClicks(deps: Deps, id: string, slug: string): void {
+  const row = getLinkRowOrThrow(deps, id);
+  if (slug !== row.slug) throw invalid('slug', 'Type the slug of the link exactly to confirm the delete');
+  deleteLink(deps, id, true); // withClicks
+}

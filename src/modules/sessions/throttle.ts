@@ -1,0 +1,129 @@
+/**
+ * Sign-in throttling, so that guessing passwords is slow and sign-in can never starve redirects.
+ *
+ * Failures are counted in fixed 15-minute windows that start at the first failure:
+ * - 5 per email, counted whether or not an account has that email, so a refusal says nothing
+ *   about which emails exist (and a person who mistyped five times waits at most 15 minutes);
+ * - 20 per client address, against one address trying many emails (an office behind one NAT
+ *   address still gets four people's worth of typos).
+ * Both are checked before any password is verified, and an attempt counts as a failure from the
+ * moment it starts (a success takes it back), so concurrent attempts cannot overshoot a limit.
+ *
+ * argon2id verification costs ~120 ms of a core: at most 2 run at once, at most 8 more wait for
+ * a slot, and anything beyond is answered 429 at once. The redirect path keeps the rest of the
+ * CPU whatever the sign-in traffic.
+ */
+import type { Clock } from '../../lib/clock';
+import { RateLimitedError } from '../../lib/errors';
+
+export const SIGN_IN_LIMITS = {
+  windowMs: 15 * 60_000,
+  perEmail: 5,
+  perAddress: 20,
+  verifying: 2,
+  waiting: 8,
+};
+
+export type SignInLimits = typeof SIGN_IN_LIMITS;
+
+/** Failure counts per key in fixed windows (kept in memory only, like the API rate limiter's). */
+class FailureWindows {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+  ) {}
+
+  /** Seconds until `key` may try again; 0 when it may now. */
+  wait(key: string, now: number): number {
+    const w = this.windows.get(key);
+    if (!w || now - w.start >= this.windowMs || w.count < this.limit) return 0;
+    return Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
+  }
+
+  add(key: string, now: number): void {
+    const w = this.windows.get(key);
+    if (!w || now - w.start >= this.windowMs) this.windows.set(key, { start: now, count: 1 });
+    else w.count++;
+  }
+
+  remove(key: string): void {
+    const w = this.windows.get(key);
+    if (w && --w.count <= 0) this.windows.delete(key);
+  }
+
+  clear(key: string): void {
+    this.windows.delete(key);
+  }
+
+  /** Memory stays bounded by the keys that failed in the last window. */
+  sweep(now: number): void {
+    for (const [key, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(key);
+  }
+}
+
+export interface SignInAttempt {
+  /** The password was right: the email's failures are forgotten, this attempt no longer counts. */
+  succeeded(): void;
+  /** Nothing was verified (refused for load): the attempt does not count. */
+  cancelled(): void;
+}
+
+const SWEEP_EVERY = 256;
+
+export class SignInThrottle {
+  private readonly emails: FailureWindows;
+  private readonly addresses: FailureWindows;
+  private attempts = 0;
+  private verifying = 0;
+  private readonly queue: (() => void)[] = [];
+
+  constructor(
+    private readonly clock: Clock,
+    readonly limits: SignInLimits = SIGN_IN_LIMITS,
+  ) {
+    this.emails = new FailureWindows(limits.perEmail, limits.windowMs);
+    this.addresses = new FailureWindows(limits.perAddress, limits.windowMs);
+  }
+
+  /** Starts an attempt, counted as a failure until it succeeds; throws RateLimitedError over a limit. */
+  begin(email: string, address: string | null): SignInAttempt {
+    const now = this.clock.now();
+    if (++this.attempts % SWEEP_EVERY === 0) {
+      this.emails.sweep(now);
+      this.addresses.sweep(now);
+    }
+    const emailKey = email.trim().toLowerCase();
+    const addressKey = address ?? 'unknown';
+    const wait = Math.max(this.emails.wait(emailKey, now), this.addresses.wait(addressKey, now));
+    if (wait > 0) throw new RateLimitedError(`Too many failed sign-ins: retry in ${wait} s`, wait);
+    this.emails.add(emailKey, now);
+    this.addresses.add(addressKey, now);
+    return {
+      succeeded: () => {
+        this.emails.clear(emailKey);
+        this.addresses.remove(addressKey);
+      },
+      cancelled: () => {
+        this.emails.remove(emailKey);
+        this.addresses.remove(addressKey);
+      },
+    };
+  }
+
+  /** Runs `verify` in one of the slots, waiting in the short queue; beyond it throws RateLimitedError. */
+  async run<T>(verify: () => Promise<T>): Promise<T> {
+    if (this.verifying < this.limits.verifying) this.verifying++;
+    else if (this.queue.length < this.limits.waiting) await new Promise<void>((resolve) => this.queue.push(resolve));
+    else throw new RateLimitedError('Too many sign-ins at once: retry in a second', 1);
+    try {
+      return await verify();
+    } finally {
+      // The slot passes straight to the next waiter, so the count of running verifications never exceeds the limit.
+      const next = this.queue.shift();
+      if (next) next();
+      else this.verifying--;
+    }
+  }
+}
