@@ -8,25 +8,19 @@
  * the dashboard's own CSS styles `.country` and `[data-code]` (its CSP forbids inline styles).
  * Same input, same bytes: the output is sorted by code and every number is snapped to 0.1.
  * Borders are Natural Earth's as drawn (its de facto view: Crimea, for one, lies inside Russia);
- * the only changes are the ones listed at WITHOUT_ID.
+ * the only changes are the ones world-codes.ts lists.
  */
 import { readFileSync } from 'node:fs';
 import { geoArea, geoEqualEarth, geoPath } from 'd3-geo';
 import type { FeatureCollection, MultiPolygon, Polygon } from 'geojson';
-import countries from 'i18n-iso-countries';
-import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
 import { feature, merge } from 'topojson-client';
 import { presimplify, simplify } from 'topojson-simplify';
-import type * as Topo from 'topojson-specification';
 import { CompactPath } from './svg-path';
+import { type CountryGeometry, codeOf, DROPPED, nameOf, splitTerritories, type World } from './world-codes';
 
-type CountryGeometry = Topo.Polygon<{ name: string }> | Topo.MultiPolygon<{ name: string }>;
-type World = Topo.Topology<{ countries: Topo.GeometryCollection<{ name: string }> }>;
 type Shape = Polygon | MultiPolygon;
 /** code is '' for an unlinked shape. */
 type Country = { code: string; name: string; shape: Shape };
-
-countries.registerLocale(en);
 
 /** Width of the whole Equal Earth oval in user units; the map's grid is 0.1 of a unit. */
 export const MAP_WIDTH = 1000;
@@ -40,37 +34,6 @@ export const MAP_WIDTH = 1000;
 export const MIN_TRIANGLE_AREA = 0.1;
 
 const projection = geoEqualEarth().fitWidth(MAP_WIDTH, { type: 'Sphere' });
-
-/** Antarctica (ISO numeric 010, alpha-2 AQ): dropped, see the header. */
-const DROPPED = new Set(['AQ']);
-
-/**
- * Natural Earth features that have no ISO 3166-1 numeric id, by their Natural Earth name. Each
- * is decided here; a feature without an id that is not listed fails the build, so a new
- * world-atlas cannot slip an unnamed shape in.
- * - Kosovo: XK, the user-assigned code DB-IP (and most geo databases) report for it.
- * - Somaliland, N. Cyprus: no ISO code; geo databases report their addresses as SO and CY, so
- *   they are dissolved into Somalia and Cyprus (one shape each, inner border removed).
- * - Siachen Glacier: disputed, no code, no addresses: drawn (else a hole shows between India,
- *   Pakistan and China) but unlinked, a `.country` path with neither id nor data-code.
- * - Indian Ocean Ter.: two Australian territories that do have codes; split into Christmas
- *   Island (CX) and the Cocos (Keeling) Islands (CC) by longitude.
- */
-const WITHOUT_ID: Record<string, string | null> = {
-  Kosovo: 'XK',
-  Somaliland: 'SO',
-  'N. Cyprus': 'CY',
-  'Siachen Glacier': null,
-};
-const INDIAN_OCEAN_TER = 'Indian Ocean Ter.';
-/** Cocos (96.8°E) and Christmas Island (105.7°E) lie on either side of it. */
-const COCOS_CHRISTMAS_LONGITUDE = 100;
-
-function nameOf(code: string): string {
-  const name = countries.getName(code, 'en');
-  if (!name) throw new Error(`world map: no English name for ${code}`);
-  return name;
-}
 
 function loadWorld(): World {
   const file = Bun.resolveSync('world-atlas/countries-50m.json', import.meta.dir);
@@ -108,48 +71,29 @@ function shapeOf(world: World, g: CountryGeometry): Shape {
 export function worldCountries(): { linked: Country[]; unlinked: Country[] } {
   const world = simplified(loadWorld());
   const byCode = new Map<string, CountryGeometry[]>();
-  const linked: Country[] = [];
   const unlinked: Country[] = [];
   for (const g of world.objects.countries.geometries) {
     if (g.type !== 'Polygon' && g.type !== 'MultiPolygon') throw new Error(`world map: unexpected ${g.type}`);
-    const neName = g.properties?.name ?? '';
-    let code: string | null | undefined;
-    if (g.id !== undefined) {
-      code = countries.numericToAlpha2(g.id);
-      if (!code) throw new Error(`world map: unknown ISO numeric id ${g.id} (${neName})`);
-    } else if (neName === INDIAN_OCEAN_TER) {
-      linked.push(...splitIndianOceanTer(shapeOf(world, g)));
+    const code = codeOf(g);
+    if (code === null) {
+      unlinked.push({ code: '', name: g.properties?.name ?? '', shape: shapeOf(world, g) });
       continue;
-    } else if (neName in WITHOUT_ID) {
-      code = WITHOUT_ID[neName];
-    } else {
-      throw new Error(`world map: feature without an id not handled: ${neName}`);
     }
-    if (code === null || code === undefined) {
-      unlinked.push({ code: '', name: neName, shape: shapeOf(world, g) });
-    } else if (!DROPPED.has(code)) {
-      byCode.set(code, [...(byCode.get(code) ?? []), g]);
+    for (const [c, part] of splitTerritories(world, code, g)) {
+      if (!DROPPED.has(c)) byCode.set(c, [...(byCode.get(c) ?? []), part]);
     }
   }
-  // Several features share a code (Australia and the Ashmore and Cartier Islands; the merges
-  // above): merge() joins them into one MultiPolygon and removes the borders they share.
-  for (const [code, parts] of byCode) {
-    const shape = parts.length === 1 ? shapeOf(world, parts[0]!) : merge(world, parts);
-    linked.push({ code, name: nameOf(code), shape });
-  }
+  // Several features share a code (Australia and the Ashmore and Cartier Islands, Somalia and
+  // Somaliland, Cyprus and N. Cyprus): merge() joins them into one MultiPolygon and removes the
+  // borders they share.
+  const linked = [...byCode].map(([code, parts]) => ({
+    code,
+    name: nameOf(code),
+    shape: parts.length === 1 ? shapeOf(world, parts[0]!) : merge(world, parts),
+  }));
   linked.sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
   for (const c of [...linked, ...unlinked]) assertNotInverted(c);
   return { linked, unlinked };
-}
-
-function splitIndianOceanTer(shape: Shape): Country[] {
-  const polygons = shape.type === 'Polygon' ? [shape.coordinates] : shape.coordinates;
-  const west = polygons.filter((p) => p[0]![0]![0]! < COCOS_CHRISTMAS_LONGITUDE);
-  const east = polygons.filter((p) => p[0]![0]![0]! >= COCOS_CHRISTMAS_LONGITUDE);
-  return [
-    { code: 'CC', name: nameOf('CC'), shape: { type: 'MultiPolygon', coordinates: west } },
-    { code: 'CX', name: nameOf('CX'), shape: { type: 'MultiPolygon', coordinates: east } },
-  ];
 }
 
 /**

@@ -165,6 +165,11 @@ describe('world map SVG', () => {
       SO: 'Somalia',
       CY: 'Cyprus',
       CI: "Cote d'Ivoire",
+      GF: 'French Guiana',
+      RE: 'Reunion',
+      SJ: 'Svalbard and Jan Mayen',
+      BQ: 'Bonaire, Sint Eustatius and Saba',
+      TK: 'Tokelau',
     };
     for (const [code, name] of Object.entries(names)) {
       const title = elements[elements.indexOf(byCode.get(code)!) + 1]!;
@@ -182,6 +187,29 @@ describe('world map SVG', () => {
     const unlinked = elements.filter((e) => e.name === 'path' && !('data-code' in e.attrs));
     expect(unlinked.map((e) => e.attrs)).toEqual([{ class: 'country', d: expect.any(String) }]);
     expect(decode(elements[elements.indexOf(unlinked[0]!) + 1]!.text)).toBe('Siachen Glacier');
+  });
+
+  test('territories Natural Earth draws inside another country are split off: each lies outside its parent', () => {
+    const bbox = (code: string) => {
+      const points = rings(byCode.get(code)!.attrs.d!).flat();
+      const xs = points.map((p) => p[0]);
+      const ys = points.map((p) => p[1]);
+      return { x0: Math.min(...xs), x1: Math.max(...xs), y0: Math.min(...ys), y1: Math.max(...ys) };
+    };
+    const pairs = [
+      ...['GF', 'GP', 'MQ', 'RE', 'YT'].map((c) => ['FR', c]),
+      ['NO', 'SJ'],
+      ['NL', 'BQ'],
+      ['NZ', 'TK'],
+      ['CX', 'CC'],
+    ];
+    for (const [parent, territory] of pairs) {
+      const p = bbox(parent!);
+      const t = bbox(territory!);
+      const [cx, cy] = [(t.x0 + t.x1) / 2, (t.y0 + t.y1) / 2];
+      const inside = cx >= p.x0 && cx <= p.x1 && cy >= p.y0 && cy <= p.y1;
+      expect({ parent, territory, inside }).toEqual({ parent, territory, inside: false });
+    }
   });
 
   test('no style, script, link or event handler: only the attributes the map is made of', () => {
