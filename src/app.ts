@@ -1,7 +1,7 @@
 /**
  * createApp(deps): the whole HTTP surface in one Elysia instance — the short host (redirects,
  * host split) first, then the error mapper, the API guard (auth, scope, rate limit), OpenAPI
- * and its docs page, /healthz and the module routes.
+ * and its docs page, the dashboard, /healthz and the module routes.
  */
 import { Elysia } from 'elysia';
 import { pingDatabase } from './db/client';
@@ -15,6 +15,7 @@ import { AppError } from './lib/errors';
 import { analyticsRoutes } from './modules/analytics';
 import { meRoutes } from './modules/auth';
 import { bulkRoutes } from './modules/bulk';
+import { dashboardRoutes } from './modules/dashboard';
 import { linksRoutes } from './modules/links';
 import { projectsRoutes } from './modules/projects';
 import { qrRoutes } from './modules/qr';
@@ -74,8 +75,9 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
         }
       })
       .use(docsPlugin(deps.config.appHost))
-      // Until the dashboard exists, the app's front door is the API documentation.
-      .get('/', ({ redirect }) => redirect('/api/docs', 302), { detail: { hide: true } })
+      .use(dashboardRoutes())
+      // The app's front door is the dashboard (CONTRACT "Paths": /app).
+      .get('/', ({ redirect }) => redirect('/app', 302), { detail: { hide: true } })
       .get(
         '/healthz',
         ({ set }) => {

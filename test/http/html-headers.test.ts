@@ -1,11 +1,11 @@
 /**
- * Every HTML response carries the same security headers: the API docs page and the short
- * host's 404, 405 and 410 pages. Pages with inline code allow exactly that
+ * Every HTML response carries the same security headers: the dashboard shell, the API docs
+ * page and the short host's 404, 405 and 410 pages. Pages with inline code allow exactly that
  * code by hash.
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test';
 import { api, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../helpers/app';
-import { expectHtmlSecurityHeaders, inlineCode } from '../helpers/html';
+import { DASHBOARD_CSP, expectHtmlSecurityHeaders, inlineCode } from '../helpers/html';
 
 let t: TestApp;
 beforeEach(() => {
@@ -14,6 +14,14 @@ beforeEach(() => {
 afterEach(() => disposeTestApp(t));
 
 const get = (url: string, method = 'GET') => t.app.handle(new Request(url, { method }));
+
+test('the dashboard shell: the policy as is (it has no inline code)', async () => {
+  const res = await get('http://localhost/app/sign-in');
+  const html = await res.text();
+  expect(inlineCode(html)).toEqual({ scripts: [], styles: [] });
+  expectHtmlSecurityHeaders(res.headers, html);
+  expect(res.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
+});
 
 test('the API docs page: its one inline script and one inline style, by hash', async () => {
   const res = await get('http://localhost/api/docs');
