@@ -8,4 +8,6 @@ export interface NavItem {
   current(path: string): boolean;
 }
 
-export const NAV_ITEMS: NavItem[] = [];
+export const NAV_ITEMS: NavItem[] = [
+  { href: '/app', label: 'Links', current: (p) => p === '/app' || p.startsWith('/app/links/') },
+];

@@ -4,6 +4,8 @@
  */
 import type { FunctionComponent } from 'preact';
 import { matchPath } from './lib/paths';
+import { LinkPage } from './pages/link';
+import { LinksPage } from './pages/links';
 import type { PageProps } from './pages/page';
 import { SetupPage } from './pages/setup';
 import { SignInPage } from './pages/sign-in';
@@ -19,6 +21,8 @@ export interface Route {
 export const ROUTES: Route[] = [
   { path: '/app/sign-in', page: SignInPage, access: 'public' },
   { path: '/app/setup', page: SetupPage, access: 'public' },
+  { path: '/app', page: LinksPage, access: 'signed-in' },
+  { path: '/app/links/:id', page: LinkPage, access: 'signed-in' },
 ];
 
 export function findRoute(path: string): { route: Route; params: Record<string, string> } | null {
