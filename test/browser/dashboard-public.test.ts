@@ -112,6 +112,51 @@ describe('sign-in', () => {
     await expectCleanPage(p);
     await p.page.close();
   }, 60_000);
+
+  test('a signed-out visit to a page goes to sign-in, and back there after signing in', async () => {
+    const p = await offlinePage(d.browser);
+    let signedIn = false;
+    const who = {
+      account: { id: 'acc_1', email: 'a@example.com', superuser: false },
+      session: { id: 's', expiresAt: 0 },
+    };
+    await p.page.route(`${d.origin}/api/app/session`, (route) => {
+      if (route.request().method() === 'POST') {
+        signedIn = true;
+        return route.fulfill({ json: who });
+      }
+      return signedIn ? route.fulfill({ json: who }) : route.fulfill(apiError(403, 'session_required', 'Sign in'));
+    });
+    await p.page.route(`${d.origin}/api/app/keys`, (route) => route.fulfill({ json: { items: [] } }));
+    await p.page.goto(`${d.origin}/app/settings/keys`);
+    await p.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(p.page.url()).toBe(`${d.origin}/app/sign-in?next=%2Fapp%2Fsettings%2Fkeys`);
+    await p.page.getByLabel('Email').fill('a@example.com');
+    await p.page.getByLabel('Password').fill('correct horse');
+    await p.page.getByRole('button', { name: 'Sign in' }).click();
+    await p.page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    expect(new URL(p.page.url()).pathname).toBe('/app/settings/keys');
+    await p.page.getByRole('button', { name: 'Create key' }).waitFor();
+    await expectCleanPage(p);
+    await p.page.close();
+  }, 60_000);
+
+  test('a session that ends mid-use (403 session_required) leads to sign-in, saying so', async () => {
+    const p = await offlinePage(d.browser);
+    const who = {
+      account: { id: 'acc_1', email: 'a@example.com', superuser: false },
+      session: { id: 's', expiresAt: 0 },
+    };
+    await p.page.route(`${d.origin}/api/app/session`, (route) => route.fulfill({ json: who }));
+    await p.page.route(`${d.origin}/api/app/sessions`, (route) =>
+      route.fulfill(apiError(403, 'session_required', 'Sign in to continue')),
+    );
+    await p.page.goto(`${d.origin}/app/settings/sessions`);
+    await p.page.getByText('Your session ended. Sign in again to continue.').waitFor();
+    expect(p.page.url()).toBe(`${d.origin}/app/sign-in?next=%2Fapp%2Fsettings%2Fsessions&notice=session-ended`);
+    await expectCleanPage(p);
+    await p.page.close();
+  }, 60_000);
 });
 
 describe('first-run setup', () => {

@@ -10,4 +10,19 @@ export interface NavItem {
 
 export const NAV_ITEMS: NavItem[] = [
   { href: '/app', label: 'Links', current: (p) => p === '/app' || p.startsWith('/app/links/') },
+  { href: '/app/settings/keys', label: 'Settings', current: (p) => p.startsWith('/app/settings/') },
+];
+
+export interface SettingsItem {
+  href: string;
+  label: string;
+  superuserOnly?: boolean;
+}
+
+export const SETTINGS_ITEMS: SettingsItem[] = [
+  { href: '/app/settings/keys', label: 'API keys' },
+  { href: '/app/settings/sessions', label: 'Sessions' },
+  { href: '/app/settings/account', label: 'Password' },
+  { href: '/app/settings/workspace', label: 'Workspace' },
+  { href: '/app/settings/accounts', label: 'Accounts', superuserOnly: true },
 ];

@@ -7,6 +7,11 @@ import { matchPath } from './lib/paths';
 import { LinkPage } from './pages/link';
 import { LinksPage } from './pages/links';
 import type { PageProps } from './pages/page';
+import { AccountPage } from './pages/settings/account';
+import { AccountsPage } from './pages/settings/accounts';
+import { KeysPage } from './pages/settings/keys';
+import { SessionsPage } from './pages/settings/sessions';
+import { WorkspacePage } from './pages/settings/workspace';
 import { SetupPage } from './pages/setup';
 import { SignInPage } from './pages/sign-in';
 
@@ -23,6 +28,11 @@ export const ROUTES: Route[] = [
   { path: '/app/setup', page: SetupPage, access: 'public' },
   { path: '/app', page: LinksPage, access: 'signed-in' },
   { path: '/app/links/:id', page: LinkPage, access: 'signed-in' },
+  { path: '/app/settings/keys', page: KeysPage, access: 'signed-in' },
+  { path: '/app/settings/sessions', page: SessionsPage, access: 'signed-in' },
+  { path: '/app/settings/account', page: AccountPage, access: 'signed-in' },
+  { path: '/app/settings/workspace', page: WorkspacePage, access: 'signed-in' },
+  { path: '/app/settings/accounts', page: AccountsPage, access: 'superuser' },
 ];
 
 export function findRoute(path: string): { route: Route; params: Record<string, string> } | null {
