@@ -2,35 +2,24 @@
  * A link's page in Chromium against the real /api/v1 (stand-in session, see dashboard-links):
  * editing with field errors, status, variants, the QR code, and both ways of deleting.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { api } from '../helpers/app';
-import {
-  type Dashboard,
-  expectCleanPage,
-  offlinePage,
-  seriousA11yViolations,
-  standInSession,
-  startDashboard,
-} from '../helpers/dashboard';
+import { dashboardPerFile, expectCleanPage, seriousA11yViolations, signedInPage } from '../helpers/dashboard';
 
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
-let d: Dashboard;
-beforeAll(async () => {
-  d = await startDashboard();
-});
-afterAll(() => d?.close());
+const d = dashboardPerFile();
 
 async function linkPage(slug: string) {
-  const p = await offlinePage(d.browser);
-  const { key } = await standInSession(d, p.page);
+  const p = await signedInPage(d);
+  const key = p.key;
   const created = await api(d.t, 'POST', '/links', { key, body: { destination: 'https://example.com/', slug } });
   expect(created.status).toBe(201);
   await p.page.goto(`${d.origin}/app/links/${created.body.id}`);
   await p.page.getByRole('heading', { name: slug, level: 1 }).waitFor();
   const read = async () => (await api(d.t, 'GET', `/links/${created.body.id}`, { key })).body;
-  return { ...p, key, id: created.body.id as string, read };
+  return { ...p, id: created.body.id as string, read };
 }
 
 test('edit: saved fields, and the API error under the field it names', async () => {
@@ -117,10 +106,9 @@ test('delete without clicks goes through the public API', async () => {
 }, 90_000);
 
 test('a link with clicks asks for its slug, then goes through the dashboard endpoint', async () => {
-  const p = await offlinePage(d.browser);
-  const { key } = await standInSession(d, p.page);
+  const p = await signedInPage(d);
   const created = await api(d.t, 'POST', '/links', {
-    key,
+    key: p.key,
     body: { destination: 'https://example.com/', slug: 'clicked' },
   });
   const hit = await d.t.app.handle(new Request('https://sl.test/clicked', { headers: { 'user-agent': CHROME } }));

@@ -3,32 +3,20 @@
  * this app yet, so a stand-in session answers GET /api/app/session and the page's /api/v1
  * requests carry the account's key; everything else is the real API and the real client.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { api } from '../helpers/app';
 import {
-  type Dashboard,
+  dashboardPerFile,
   expectCleanPage,
-  offlinePage,
   seriousA11yViolations,
-  standInSession,
-  startDashboard,
+  signedInPage,
   waitUntil,
 } from '../helpers/dashboard';
 
-let d: Dashboard;
-beforeAll(async () => {
-  d = await startDashboard();
-});
-afterAll(() => d?.close());
-
-async function signedInPage() {
-  const p = await offlinePage(d.browser);
-  const session = await standInSession(d, p.page);
-  return { ...p, key: session.key };
-}
+const d = dashboardPerFile();
 
 test('create a link from a pasted URL: its utm_ keys move into the editor before it is saved', async () => {
-  const p = await signedInPage();
+  const p = await signedInPage(d);
   await p.page.goto(`${d.origin}/app`);
   await p.page.getByRole('heading', { name: 'No links yet' }).waitFor();
   expect(await seriousA11yViolations(p.page)).toEqual([]);
@@ -58,7 +46,7 @@ test('create a link from a pasted URL: its utm_ keys move into the editor before
 }, 90_000);
 
 test('the new-link dialog keeps focus inside, closes on Esc and gives focus back', async () => {
-  const p = await signedInPage();
+  const p = await signedInPage(d);
   await p.page.goto(`${d.origin}/app`);
   const opener = p.page.getByRole('button', { name: 'New link' });
   await opener.click();
@@ -75,7 +63,7 @@ test('the new-link dialog keeps focus inside, closes on Esc and gives focus back
 }, 60_000);
 
 test('search, filters and "Load more" ask the server, a page of 50 at a time', async () => {
-  const p = await signedInPage();
+  const p = await signedInPage(d);
   for (let i = 0; i < 55; i++) {
     const body = {
       destination: `https://example.com/${i}`,
@@ -111,7 +99,7 @@ test('search, filters and "Load more" ask the server, a page of 50 at a time', a
 }, 90_000);
 
 test('what people typed is shown as text, and only http(s) destinations become links', async () => {
-  const p = await signedInPage();
+  const p = await signedInPage(d);
   const title = '<img src=x onerror="window.__xss=1">';
   const created = await api(d.t, 'POST', '/links', {
     key: p.key,

@@ -3,22 +3,12 @@
  * setup render under the CSP with nothing blocked, pass axe (light and dark), work by keyboard
  * and at 375 px, and show the API's errors where the contract says.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
 import { cspViolations } from '../helpers/browser';
-import {
-  type Dashboard,
-  expectCleanPage,
-  offlinePage,
-  seriousA11yViolations,
-  startDashboard,
-} from '../helpers/dashboard';
+import { dashboardPerFile, expectCleanPage, offlinePage, seriousA11yViolations } from '../helpers/dashboard';
 
-let d: Dashboard;
-beforeAll(async () => {
-  d = await startDashboard();
-});
-afterAll(() => d?.close());
+const d = dashboardPerFile();
 
 const apiError = (status: number, code: string, message: string, field: string | null = null) => ({
   status,

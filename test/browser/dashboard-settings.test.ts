@@ -3,23 +3,12 @@
  * answers them as the dashboard's contract describes, so what runs for real is the client (and
  * /api/v1/workspace, through the stand-in session's key).
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import type { Page, Route } from 'playwright-core';
 import type { AccountItem } from '../../src/modules/dashboard/client/api/types';
-import {
-  type Dashboard,
-  expectCleanPage,
-  offlinePage,
-  seriousA11yViolations,
-  standInSession,
-  startDashboard,
-} from '../helpers/dashboard';
+import { dashboardPerFile, expectCleanPage, seriousA11yViolations, signedInPage } from '../helpers/dashboard';
 
-let d: Dashboard;
-beforeAll(async () => {
-  d = await startDashboard();
-});
-afterAll(() => d?.close());
+const d = dashboardPerFile();
 
 const KEY = {
   id: 'key_1',
@@ -46,8 +35,7 @@ function fake(page: Page, calls: string[], handlers: Record<string, (route: Rout
 }
 
 test('API keys: create shows the secret once, with a copy button; revoke asks first', async () => {
-  const p = await offlinePage(d.browser);
-  await standInSession(d, p.page);
+  const p = await signedInPage(d);
   const calls: string[] = [];
   let items = [KEY];
   await fake(p.page, calls, {
@@ -89,8 +77,7 @@ test('API keys: create shows the secret once, with a copy button; revoke asks fi
 }, 90_000);
 
 test('sessions: end another one; sign out everywhere leads to sign-in', async () => {
-  const p = await offlinePage(d.browser);
-  await standInSession(d, p.page);
+  const p = await signedInPage(d);
   const calls: string[] = [];
   const t0 = Date.UTC(2026, 0, 5);
   const session = (id: string, userAgent: string, current: boolean) => ({
@@ -128,8 +115,7 @@ test('sessions: end another one; sign out everywhere leads to sign-in', async ()
 }, 90_000);
 
 test('password: a wrong current password shows under its field; a change leads to sign-in', async () => {
-  const p = await offlinePage(d.browser);
-  await standInSession(d, p.page);
+  const p = await signedInPage(d);
   const calls: string[] = [];
   let attempts = 0;
   await fake(p.page, calls, {
@@ -161,8 +147,8 @@ test('password: a wrong current password shows under its field; a change leads t
 }, 90_000);
 
 test('workspace and accounts', async () => {
-  const p = await offlinePage(d.browser);
-  const { account } = await standInSession(d, p.page);
+  const p = await signedInPage(d);
+  const account = p.account;
   const calls: string[] = [];
   const other = {
     id: 'acc_2',

@@ -2,7 +2,7 @@
  * Browser tests of the dashboard: the real app listening on loopback, Chromium offline, axe-core
  * for accessibility, and a stand-in session for the signed-in pages.
  */
-import { expect } from 'bun:test';
+import { afterAll, beforeAll, expect } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { disposeTestApp, makeKey, makeTestApp, type TestApp } from './app';
@@ -29,6 +29,16 @@ export async function startDashboard(): Promise<Dashboard> {
       await disposeTestApp(t);
     },
   };
+}
+
+/** The app and Chromium for one test file: started before its tests, stopped after them. */
+export function dashboardPerFile(): Dashboard {
+  const d = {} as Dashboard;
+  beforeAll(async () => {
+    Object.assign(d, await startDashboard());
+  });
+  afterAll(() => d.close?.());
+  return d;
 }
 
 /** Nothing left the box, nothing threw, and the CSP blocked nothing. */
@@ -87,6 +97,12 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_00
     if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms: ${check}`);
     await Bun.sleep(50);
   }
+}
+
+/** An offline page signed in through a stand-in session (see standInSession). */
+export async function signedInPage(d: Dashboard, superuser = true): Promise<OfflinePage & StandInSession> {
+  const p = await offlinePage(d.browser);
+  return { ...p, ...(await standInSession(d, p.page, superuser)) };
 }
 
 export { offlinePage };

@@ -6,6 +6,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { liftUtm, type ParamRow, withParams } from '../lib/params';
 import { Field } from './field';
+import { ParamsEditor } from './params-editor';
 
 export interface DestinationState {
   destination: string;
@@ -55,6 +56,19 @@ export function DestinationField({ state, error }: { state: DestinationState; er
         pasted.current = true;
       }}
       onBlur={() => state.lift()}
+      error={error}
+    />
+  );
+}
+
+/** The tracking parameters that go with a destination field (where lifted utm_ keys land). */
+export function DestinationParams({ state, error }: { state: DestinationState; error: string | null }) {
+  return (
+    <ParamsEditor
+      legend="Tracking parameters"
+      rows={state.rows}
+      onRows={state.setRows}
+      notice={state.notice}
       error={error}
     />
   );

@@ -1,7 +1,7 @@
 /** Loading, failure and empty states shared by every page. */
 import type { ComponentChildren } from 'preact';
 import type { ApiError } from '../api/client';
-import { useDelayed } from '../lib/hooks';
+import { type Resource, useDelayed } from '../lib/hooks';
 
 /** A spinner that appears only when loading takes longer than 300 ms. */
 export function Loading({ active, label = 'Loading…' }: { active: boolean; label?: string }) {
@@ -35,5 +35,22 @@ export function EmptyState({ title, children }: { title: string; children?: Comp
       <h2>{title}</h2>
       {children}
     </div>
+  );
+}
+
+/** A loaded resource's failure (with retry), a failed change's error, and the first load's spinner. */
+export function ResourceStatus({
+  resource,
+  action,
+}: {
+  resource: Resource<unknown>;
+  action?: { error: ApiError | null };
+}) {
+  return (
+    <>
+      {action?.error && <LoadFailed error={action.error} />}
+      {resource.error && <LoadFailed error={resource.error} retry={resource.reload} />}
+      <Loading active={resource.loading && resource.data === undefined} />
+    </>
   );
 }

@@ -4,17 +4,17 @@
  * before anything is saved, so the person sees what the server will do.
  */
 import { useState } from 'preact/hooks';
-import { type ApiError, toApiError } from '../api/client';
 import { createLink } from '../api/links';
 import type { Link, Project } from '../api/types';
 import { splitList } from '../lib/format';
+import { useSubmit } from '../lib/hooks';
 import { paramsFromRows } from '../lib/params';
 import { useSession } from '../session';
-import { DestinationField, useDestination } from './destination-field';
+import { DestinationField, DestinationParams, useDestination } from './destination-field';
 import { Dialog } from './dialog';
 import { Field, SelectField } from './field';
+import { FormActions } from './form-actions';
 import { errorFor, FormError } from './form-error';
-import { ParamsEditor } from './params-editor';
 
 export interface NewLinkDialogProps {
   open: boolean;
@@ -32,29 +32,18 @@ function NewLinkForm({ projects, onClose, onCreated }: Omit<NewLinkDialogProps, 
   const [slug, setSlug] = useState('');
   const [tags, setTags] = useState('');
   const [projectId, setProjectId] = useState('');
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
+  const { busy, error, submit } = useSubmit(async () => {
     const ready = target.lift();
-    setBusy(true);
-    setError(null);
-    try {
-      const link = await createLink({
-        destination: ready.destination,
-        title: title.trim() || undefined,
-        slug: account?.superuser && slug.trim() ? slug.trim() : undefined,
-        tags: splitList(tags),
-        projectId: projectId || null,
-        params: paramsFromRows(ready.rows),
-      });
-      onCreated(link);
-    } catch (err) {
-      setError(toApiError(err));
-      setBusy(false);
-    }
-  };
+    const link = await createLink({
+      destination: ready.destination,
+      title: title.trim() || undefined,
+      slug: account?.superuser && slug.trim() ? slug.trim() : undefined,
+      tags: splitList(tags),
+      projectId: projectId || null,
+      params: paramsFromRows(ready.rows),
+    });
+    onCreated(link);
+  });
 
   return (
     <form class="stack" onSubmit={submit}>
@@ -81,21 +70,8 @@ function NewLinkForm({ projects, onClose, onCreated }: Omit<NewLinkDialogProps, 
           error={errorFor(error, 'projectId')}
         />
       )}
-      <ParamsEditor
-        legend="Tracking parameters"
-        rows={target.rows}
-        onRows={target.setRows}
-        notice={target.notice}
-        error={errorFor(error, 'params')}
-      />
-      <div class="actions">
-        <button type="button" class="button secondary" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="submit" class="button primary" disabled={busy} aria-busy={busy}>
-          Create
-        </button>
-      </div>
+      <DestinationParams state={target} error={errorFor(error, 'params')} />
+      <FormActions submit="Create" busy={busy} onCancel={onClose} />
     </form>
   );
 }

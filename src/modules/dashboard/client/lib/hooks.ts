@@ -67,3 +67,30 @@ export function useAction(): { error: ApiError | null; run(change: () => Promise
   }, []);
   return { error, run };
 }
+
+export interface Submission {
+  busy: boolean;
+  error: ApiError | null;
+  setError(error: ApiError | null): void;
+  /** The form's onSubmit: runs the action, keeps the button busy meanwhile, keeps its error. */
+  submit(event: Event): Promise<void>;
+}
+
+/** A form's sending state: one request at a time, and the API's error when it fails. */
+export function useSubmit(action: () => Promise<unknown>): Submission {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError(toApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, submit };
+}

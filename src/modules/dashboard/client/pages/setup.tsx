@@ -4,10 +4,9 @@
  */
 import { useState } from 'preact/hooks';
 import { completeSetup, getSetup } from '../api/app';
-import { type ApiError, toApiError } from '../api/client';
+import { toApiError } from '../api/client';
+import { CredentialsForm } from '../components/credentials-fields';
 import { Loading } from '../components/feedback';
-import { Field } from '../components/field';
-import { errorFor, FormError } from '../components/form-error';
 import { usePageTitle, useResource } from '../lib/hooks';
 import { navigate } from '../router';
 import { useSession } from '../session';
@@ -32,13 +31,10 @@ export function SetupPage({ query }: PageProps) {
   const session = useSession();
   const token = query.get('token') ?? '';
   const setup = useResource(getSetup, []);
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState(false);
 
   if (setup.loading) return <Loading active />;
-  if (setup.data?.needed === false || error?.code === 'setup_done') return <AlreadySetUp />;
+  if (setup.data?.needed === false || done) return <AlreadySetUp />;
   if (token === '') {
     return (
       <>
@@ -51,16 +47,14 @@ export function SetupPage({ query }: PageProps) {
     );
   }
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
+  const send = async (email: string, password: string) => {
     try {
       session.signedIn(await completeSetup(token, email, password));
       navigate('/app', { replace: true });
     } catch (err) {
-      setError(toApiError(err));
-      setBusy(false);
+      // Someone finished the setup meanwhile: say so instead of showing an error.
+      if (toApiError(err).code === 'setup_done') setDone(true);
+      else throw err;
     }
   };
 
@@ -68,31 +62,7 @@ export function SetupPage({ query }: PageProps) {
     <>
       <h1>Set up Slink</h1>
       <p>Create the first account. It is a superuser: it can create the other accounts.</p>
-      <form class="stack" onSubmit={submit}>
-        <FormError error={error} fields={['email', 'password']} />
-        <Field
-          label="Email"
-          type="email"
-          autoComplete="username"
-          required
-          value={email}
-          onValue={setEmail}
-          error={errorFor(error, 'email')}
-        />
-        <Field
-          label="Password"
-          type="password"
-          autoComplete="new-password"
-          required
-          hint="At least 8 characters."
-          value={password}
-          onValue={setPassword}
-          error={errorFor(error, 'password')}
-        />
-        <button type="submit" class="button primary wide" disabled={busy} aria-busy={busy}>
-          Create account
-        </button>
-      </form>
+      <CredentialsForm purpose="new-own" submit="Create account" passwordHint="At least 8 characters." send={send} />
     </>
   );
 }

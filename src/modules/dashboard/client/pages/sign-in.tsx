@@ -1,9 +1,7 @@
 /** /app/sign-in: email and password; on success, back to the page that asked for sign-in. */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { signIn } from '../api/app';
-import { type ApiError, toApiError } from '../api/client';
-import { Field } from '../components/field';
-import { errorFor, FormError } from '../components/form-error';
+import { CredentialsForm } from '../components/credentials-fields';
 import { usePageTitle } from '../lib/hooks';
 import { safeReturnPath } from '../lib/paths';
 import { navigate } from '../router';
@@ -20,10 +18,6 @@ const NOTICES: Record<string, string> = {
 export function SignInPage({ query }: PageProps) {
   usePageTitle('Sign in');
   const session = useSession();
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
   const next = safeReturnPath(query.get('next'));
   const notice = NOTICES[query.get('notice') ?? ''];
 
@@ -32,17 +26,9 @@ export function SignInPage({ query }: PageProps) {
     if (session.state.status === 'signed-in') navigate(next, { replace: true });
   }, [session.state.status, next]);
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      session.signedIn(await signIn(email, password));
-      navigate(next, { replace: true });
-    } catch (err) {
-      setError(toApiError(err));
-      setBusy(false);
-    }
+  const send = async (email: string, password: string) => {
+    session.signedIn(await signIn(email, password));
+    navigate(next, { replace: true });
   };
 
   return (
@@ -53,30 +39,7 @@ export function SignInPage({ query }: PageProps) {
           {notice}
         </p>
       )}
-      <form class="stack" onSubmit={submit}>
-        <FormError error={error} fields={['email', 'password']} />
-        <Field
-          label="Email"
-          type="email"
-          autoComplete="username"
-          required
-          value={email}
-          onValue={setEmail}
-          error={errorFor(error, 'email')}
-        />
-        <Field
-          label="Password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onValue={setPassword}
-          error={errorFor(error, 'password')}
-        />
-        <button type="submit" class="button primary wide" disabled={busy} aria-busy={busy}>
-          Sign in
-        </button>
-      </form>
+      <CredentialsForm purpose="sign-in" submit="Sign in" send={send} />
       <p class="hint">
         No account yet? An administrator creates one with <code>slink user add</code>.
       </p>

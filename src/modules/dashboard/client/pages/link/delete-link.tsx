@@ -4,36 +4,31 @@
  * does it (the public API refuses: delete_requires_dashboard).
  */
 import { useState } from 'preact/hooks';
-import { type ApiError, toApiError } from '../../api/client';
+import { toApiError } from '../../api/client';
 import { deleteClickedLink, deleteUnclickedLink } from '../../api/links';
 import type { Link } from '../../api/types';
 import { Dialog } from '../../components/dialog';
 import { Field } from '../../components/field';
+import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
 import { formatNumber } from '../../lib/format';
+import { useSubmit } from '../../lib/hooks';
 import { navigate } from '../../router';
 
 function DeleteForm({ link, onCancel }: { link: Link; onCancel(): void }) {
   const [withClicks, setWithClicks] = useState(link.clickCount > 0);
   const [typed, setTyped] = useState('');
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
+  const { busy, error, submit } = useSubmit(async () => {
     try {
       if (withClicks) await deleteClickedLink(link.id, typed);
       else await deleteUnclickedLink(link.id);
       navigate('/app', { replace: true });
     } catch (err) {
-      const failure = toApiError(err);
       // Clicks arrived since the page loaded: the slug confirmation is needed after all.
-      if (failure.code === 'delete_requires_dashboard') setWithClicks(true);
-      else setError(failure);
-      setBusy(false);
+      if (toApiError(err).code === 'delete_requires_dashboard') setWithClicks(true);
+      else throw err;
     }
-  };
+  });
   return (
     <form class="stack" onSubmit={submit}>
       {withClicks ? (
@@ -56,19 +51,13 @@ function DeleteForm({ link, onCancel }: { link: Link; onCancel(): void }) {
         <p>The short link stops working and cannot be brought back. It has no recorded clicks.</p>
       )}
       <FormError error={error} fields={withClicks ? ['slug'] : []} />
-      <div class="actions">
-        <button type="button" class="button secondary" onClick={onCancel}>
-          Cancel
-        </button>
-        <button
-          type="submit"
-          class="button danger"
-          disabled={busy || (withClicks && typed !== link.slug)}
-          aria-busy={busy}
-        >
-          Delete link
-        </button>
-      </div>
+      <FormActions
+        submit="Delete link"
+        danger
+        busy={busy}
+        disabled={withClicks && typed !== link.slug}
+        onCancel={onCancel}
+      />
     </form>
   );
 }

@@ -3,15 +3,13 @@
  * given); the API's error appears under the field it names.
  */
 import { useState } from 'preact/hooks';
-import { type ApiError, toApiError } from '../../api/client';
 import { type LinkFields, listProjects, updateLink } from '../../api/links';
 import type { Link } from '../../api/types';
-import { DestinationField, useDestination } from '../../components/destination-field';
+import { DestinationField, DestinationParams, useDestination } from '../../components/destination-field';
 import { Field, SelectField } from '../../components/field';
 import { errorFor, FormError } from '../../components/form-error';
-import { ParamsEditor } from '../../components/params-editor';
 import { fromLocalInput, splitList, toLocalInput } from '../../lib/format';
-import { useResource } from '../../lib/hooks';
+import { useResource, useSubmit } from '../../lib/hooks';
 import { paramsFromRows, rowsFromParams } from '../../lib/params';
 import { useSession } from '../../session';
 
@@ -41,11 +39,8 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
   const [projectId, setProjectId] = useState(link.projectId ?? '');
   const [expires, setExpires] = useState(toLocalInput(link.expiresAt));
   const [limit, setLimit] = useState(link.clickLimit === null ? '' : String(link.clickLimit));
-  const [error, setError] = useState<ApiError | null>(null);
-  const [state, setState] = useState<'idle' | 'busy' | 'saved'>('idle');
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
+  const [saved, setSaved] = useState(false);
+  const { busy, error, submit } = useSubmit(async () => {
     const ready = target.lift();
     const fields = changes(link, {
       destination: ready.destination,
@@ -57,22 +52,14 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
       clickLimit: limit.trim() === '' ? null : Number(limit),
       params: paramsFromRows(ready.rows),
     });
-    setError(null);
-    if (Object.keys(fields).length === 0) return setState('saved');
-    setState('busy');
-    try {
-      onSaved(await updateLink(link.id, fields));
-      setState('saved');
-    } catch (err) {
-      setError(toApiError(err));
-      setState('idle');
-    }
-  };
+    if (Object.keys(fields).length > 0) onSaved(await updateLink(link.id, fields));
+    setSaved(true);
+  });
 
   return (
     <section class="panel" aria-labelledby="details-title">
       <h2 id="details-title">Details</h2>
-      <form class="stack" onSubmit={submit} onInput={() => setState('idle')}>
+      <form class="stack" onSubmit={submit} onInput={() => setSaved(false)}>
         <FormError error={error} fields={FIELDS} />
         <DestinationField state={target} error={errorFor(error, 'destination')} />
         <Field label="Title" value={title} onValue={setTitle} error={errorFor(error, 'title')} />
@@ -115,18 +102,12 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
             error={errorFor(error, 'clickLimit')}
           />
         </div>
-        <ParamsEditor
-          legend="Tracking parameters"
-          rows={target.rows}
-          onRows={target.setRows}
-          notice={target.notice}
-          error={errorFor(error, 'params')}
-        />
+        <DestinationParams state={target} error={errorFor(error, 'params')} />
         <div class="actions">
           <span class="hint" role="status">
-            {state === 'saved' ? 'Saved.' : ''}
+            {saved ? 'Saved.' : ''}
           </span>
-          <button type="submit" class="button primary" disabled={state === 'busy'} aria-busy={state === 'busy'}>
+          <button type="submit" class="button primary" disabled={busy} aria-busy={busy}>
             Save changes
           </button>
         </div>

@@ -1,8 +1,9 @@
 /** Pause, archive and restore: what each state means for the short link, and the way out of it. */
 import { useState } from 'preact/hooks';
-import { type ApiError, toApiError } from '../../api/client';
 import { updateLink } from '../../api/links';
 import type { Link, LinkStatus } from '../../api/types';
+import { LoadFailed } from '../../components/feedback';
+import { useAction } from '../../lib/hooks';
 
 const MEANING: Record<LinkStatus, string> = {
   active: 'Active: the short link redirects and counts clicks.',
@@ -24,27 +25,17 @@ const ACTIONS: Record<LinkStatus, { to: LinkStatus; label: string }[]> = {
 
 export function StatusActions({ link, onChanged }: { link: Link; onChanged(link: Link): void }) {
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const action = useAction();
   const change = async (status: LinkStatus) => {
     setBusy(true);
-    setError(null);
-    try {
-      onChanged(await updateLink(link.id, { status }));
-    } catch (err) {
-      setError(toApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    await action.run(async () => onChanged(await updateLink(link.id, { status })));
+    setBusy(false);
   };
   return (
     <section class="panel" aria-labelledby="status-title">
       <h2 id="status-title">Status</h2>
       <p>{MEANING[link.status]}</p>
-      {error && (
-        <p class="alert error" role="alert">
-          {error.message}
-        </p>
-      )}
+      {action.error && <LoadFailed error={action.error} />}
       <div class="actions start">
         {ACTIONS[link.status].map((action) => (
           <button

@@ -1,12 +1,13 @@
 /** Create or edit a variant: its code (the last part of its address) and its own parameters. */
 import { useState } from 'preact/hooks';
-import { type ApiError, toApiError } from '../../api/client';
 import { createVariant, updateVariant } from '../../api/links';
 import type { Link, Variant } from '../../api/types';
 import { Dialog } from '../../components/dialog';
 import { Field } from '../../components/field';
+import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
 import { ParamsEditor } from '../../components/params-editor';
+import { useSubmit } from '../../lib/hooks';
 import { type ParamRow, paramsFromRows, rowsFromParams } from '../../lib/params';
 
 interface VariantFormProps {
@@ -20,22 +21,12 @@ interface VariantFormProps {
 function VariantForm({ link, variant, onDone, onCancel }: VariantFormProps) {
   const [code, setCode] = useState(variant?.code ?? '');
   const [rows, setRows] = useState<ParamRow[]>(rowsFromParams(variant?.params ?? {}));
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
+  const { busy, error, submit } = useSubmit(async () => {
     const params = paramsFromRows(rows);
-    try {
-      if (variant) await updateVariant(link.id, variant.id, { code: code.trim(), params });
-      else await createVariant(link.id, code.trim(), params);
-      onDone();
-    } catch (err) {
-      setError(toApiError(err));
-      setBusy(false);
-    }
-  };
+    if (variant) await updateVariant(link.id, variant.id, { code: code.trim(), params });
+    else await createVariant(link.id, code.trim(), params);
+    onDone();
+  });
   return (
     <form class="stack" onSubmit={submit}>
       <FormError error={error} fields={['code', 'params']} />
@@ -54,14 +45,7 @@ function VariantForm({ link, variant, onDone, onCancel }: VariantFormProps) {
         onRows={setRows}
         error={errorFor(error, 'params')}
       />
-      <div class="actions">
-        <button type="button" class="button secondary" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="submit" class="button primary" disabled={busy} aria-busy={busy}>
-          {variant ? 'Save variant' : 'Add variant'}
-        </button>
-      </div>
+      <FormActions submit={variant ? 'Save variant' : 'Add variant'} busy={busy} onCancel={onCancel} />
     </form>
   );
 }

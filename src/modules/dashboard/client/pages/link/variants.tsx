@@ -3,12 +3,13 @@
  * link's. Removing one keeps its past clicks (they then count as an unrecognised code).
  */
 import { useState } from 'preact/hooks';
-import { type ApiError, toApiError } from '../../api/client';
 import { deleteVariant } from '../../api/links';
 import type { Link, Variant } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { CopyButton } from '../../components/copy-button';
+import { LoadFailed } from '../../components/feedback';
 import { formatNumber } from '../../lib/format';
+import { useAction } from '../../lib/hooks';
 import { VariantDialog } from './variant-dialog';
 
 const paramsText = (params: Record<string, string>) =>
@@ -19,20 +20,15 @@ const paramsText = (params: Record<string, string>) =>
 export function Variants({ link, onChanged }: { link: Link; onChanged(): void }) {
   const [editing, setEditing] = useState<Variant | 'new' | null>(null);
   const [removing, setRemoving] = useState<Variant | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
+  const action = useAction();
   const done = () => {
     setEditing(null);
     onChanged();
   };
   const remove = async (variant: Variant) => {
-    try {
-      await deleteVariant(link.id, variant.id);
-      setRemoving(null);
-      onChanged();
-    } catch (err) {
-      setError(toApiError(err));
-      setRemoving(null);
-    }
+    const removed = await action.run(() => deleteVariant(link.id, variant.id));
+    setRemoving(null);
+    if (removed) onChanged();
   };
   return (
     <section class="panel" aria-labelledby="variants-title">
@@ -42,11 +38,7 @@ export function Variants({ link, onChanged }: { link: Link; onChanged(): void })
           Add variant
         </button>
       </div>
-      {error && (
-        <p class="alert error" role="alert">
-          {error.message}
-        </p>
-      )}
+      {action.error && <LoadFailed error={action.error} />}
       {link.variants.length === 0 ? (
         <p class="hint">
           No variants. Add one to share the same destination from another place (a newsletter, a poster) and tell the

@@ -4,10 +4,10 @@
  */
 import { useState } from 'preact/hooks';
 import { changePassword } from '../../api/app';
-import { type ApiError, toApiError } from '../../api/client';
 import { Field } from '../../components/field';
 import { errorFor, FormError } from '../../components/form-error';
 import { SettingsFrame } from '../../components/settings-frame';
+import { useSubmit } from '../../lib/hooks';
 import { navigate } from '../../router';
 import { useSession } from '../../session';
 
@@ -16,25 +16,15 @@ export function AccountPage() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: Event) => {
+  const { busy, error, setError, submit } = useSubmit(async () => {
+    await changePassword(current, next);
+    session.signedOut();
+    navigate('/app/sign-in?notice=password-changed', { replace: true });
+  });
+  const check = (event: Event) => {
+    if (next === repeat) return submit(event);
     event.preventDefault();
-    if (next !== repeat) {
-      setError({ code: 'invalid_request', message: 'The two new passwords differ', field: 'repeat', status: 0 });
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      await changePassword(current, next);
-      session.signedOut();
-      navigate('/app/sign-in?notice=password-changed', { replace: true });
-    } catch (err) {
-      setError(toApiError(err));
-      setBusy(false);
-    }
+    setError({ code: 'invalid_request', message: 'The two new passwords differ', field: 'repeat', status: 0 });
   };
 
   return (
@@ -42,7 +32,7 @@ export function AccountPage() {
       <p>
         Signed in as <strong>{session.account?.email}</strong>. Changing the password signs this account out everywhere.
       </p>
-      <form class="stack narrow" onSubmit={submit}>
+      <form class="stack narrow" onSubmit={check}>
         <FormError error={error} fields={['currentPassword', 'newPassword', 'repeat']} />
         <Field
           label="Current password"

@@ -4,12 +4,13 @@
  */
 import { useState } from 'preact/hooks';
 import { createKey } from '../../api/app';
-import { type ApiError, toApiError } from '../../api/client';
 import type { KeyItem, KeyScope } from '../../api/types';
 import { CopyButton } from '../../components/copy-button';
 import { Dialog } from '../../components/dialog';
 import { Field, SelectField } from '../../components/field';
+import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
+import { useSubmit } from '../../lib/hooks';
 
 const DAY = 86_400_000;
 const EXPIRY_OPTIONS = [
@@ -23,9 +24,13 @@ function KeyForm({ onCreated, onClose }: { onCreated(item: KeyItem): void; onClo
   const [name, setName] = useState('');
   const [scope, setScope] = useState<KeyScope>('read');
   const [days, setDays] = useState('');
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
+  const { busy, error, submit } = useSubmit(async () => {
+    const expiresAt = days ? Date.now() + Number(days) * DAY : null;
+    const created = await createKey({ name: name.trim() || undefined, scope, expiresAt });
+    onCreated(created.item);
+    setSecret(created.key);
+  });
 
   if (secret !== null) {
     return (
@@ -42,20 +47,6 @@ function KeyForm({ onCreated, onClose }: { onCreated(item: KeyItem): void; onClo
     );
   }
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const expiresAt = days ? Date.now() + Number(days) * DAY : null;
-      const created = await createKey({ name: name.trim() || undefined, scope, expiresAt });
-      onCreated(created.item);
-      setSecret(created.key);
-    } catch (err) {
-      setError(toApiError(err));
-      setBusy(false);
-    }
-  };
   return (
     <form class="stack" onSubmit={submit}>
       <FormError error={error} fields={['name', 'scope', 'expiresAt']} />
@@ -83,14 +74,7 @@ function KeyForm({ onCreated, onClose }: { onCreated(item: KeyItem): void; onClo
         options={EXPIRY_OPTIONS}
         error={errorFor(error, 'expiresAt')}
       />
-      <div class="actions">
-        <button type="button" class="button secondary" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="submit" class="button primary" disabled={busy} aria-busy={busy}>
-          Create
-        </button>
-      </div>
+      <FormActions submit="Create" busy={busy} onCancel={onClose} />
     </form>
   );
 }

@@ -3,7 +3,8 @@ import { useState } from 'preact/hooks';
 import { listKeys, revokeKey } from '../../api/app';
 import type { KeyItem } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
-import { EmptyState, LoadFailed, Loading } from '../../components/feedback';
+import { DataTable } from '../../components/data-table';
+import { EmptyState, ResourceStatus } from '../../components/feedback';
 import { SettingsFrame } from '../../components/settings-frame';
 import { formatDate } from '../../lib/format';
 import { useAction, useResource } from '../../lib/hooks';
@@ -31,60 +32,40 @@ export function KeysPage() {
           Create key
         </button>
       </p>
-      {action.error && <LoadFailed error={action.error} />}
-      {keys.error && <LoadFailed error={keys.error} retry={keys.reload} />}
-      <Loading active={keys.loading && !keys.data} />
+      <ResourceStatus resource={keys} action={action} />
       {keys.data && items.length === 0 && (
         <EmptyState title="No API keys">
           <p>Create a key with Create key; read keys can only read, write keys can also change links.</p>
         </EmptyState>
       )}
       {items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((key) => (
-                <tr key={key.id}>
-                  <td>{key.name ?? '—'}</td>
-                  <td>
-                    <code>{key.prefix}…</code>
-                  </td>
-                  <td>{key.scope}</td>
-                  <td>{formatDate(key.createdAt)}</td>
-                  <td>{orNever(key.lastUsedAt)}</td>
-                  <td>{orNever(key.expiresAt)}</td>
-                  <td>{STATUS_TEXT[key.status]}</td>
-                  <td>
-                    {key.status === 'active' && (
-                      <button
-                        type="button"
-                        class="button small secondary"
-                        aria-label={`Revoke key ${key.name ?? key.prefix}`}
-                        onClick={() => setRevoking(key)}
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['Name', 'Key', 'Scope', 'Created', 'Last used', 'Expires', 'Status']}>
+          {items.map((key) => (
+            <tr key={key.id}>
+              <td>{key.name ?? '—'}</td>
+              <td>
+                <code>{key.prefix}…</code>
+              </td>
+              <td>{key.scope}</td>
+              <td>{formatDate(key.createdAt)}</td>
+              <td>{orNever(key.lastUsedAt)}</td>
+              <td>{orNever(key.expiresAt)}</td>
+              <td>{STATUS_TEXT[key.status]}</td>
+              <td>
+                {key.status === 'active' && (
+                  <button
+                    type="button"
+                    class="button small secondary"
+                    aria-label={`Revoke key ${key.name ?? key.prefix}`}
+                    onClick={() => setRevoking(key)}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <KeyDialog open={creating} onCreated={() => keys.reload()} onClose={() => setCreating(false)} />
       <ConfirmDialog

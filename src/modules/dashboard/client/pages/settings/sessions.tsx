@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { endAllSessions, endSession, listSessions } from '../../api/app';
 import { ConfirmDialog } from '../../components/confirm-dialog';
-import { LoadFailed, Loading } from '../../components/feedback';
+import { ResourceStatus } from '../../components/feedback';
 import { SettingsFrame } from '../../components/settings-frame';
 import { formatDateTime } from '../../lib/format';
 import { useAction, useResource } from '../../lib/hooks';
@@ -28,9 +28,7 @@ export function SessionsPage() {
   return (
     <SettingsFrame title="Sessions">
       <p>Every browser signed in to this account. A session ends after 7 idle days, or at its expiry date.</p>
-      {action.error && <LoadFailed error={action.error} />}
-      {sessions.error && <LoadFailed error={sessions.error} retry={sessions.reload} />}
-      <Loading active={sessions.loading && !sessions.data} />
+      <ResourceStatus resource={sessions} action={action} />
       {items.length > 0 && (
         <ul class="session-list">
           {items.map((item) => (

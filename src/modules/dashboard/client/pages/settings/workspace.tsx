@@ -1,6 +1,6 @@
 /** /app/settings/workspace: the workspace as the server reports it (set by SLINK_* variables). */
 import { getWorkspace } from '../../api/app';
-import { LoadFailed, Loading } from '../../components/feedback';
+import { ResourceStatus } from '../../components/feedback';
 import { SettingsFrame } from '../../components/settings-frame';
 import { useResource } from '../../lib/hooks';
 
@@ -9,8 +9,7 @@ export function WorkspacePage() {
   const data = workspace.data;
   return (
     <SettingsFrame title="Workspace">
-      {workspace.error && <LoadFailed error={workspace.error} retry={workspace.reload} />}
-      <Loading active={workspace.loading} />
+      <ResourceStatus resource={workspace} />
       {data && (
         <>
           <dl class="facts">
