@@ -1,12 +1,14 @@
 /**
- * Compiles dist/slink: one executable with Bun, the code, the migrations and the docs assets
- * inside. Never minified: identifier minification makes Elysia skip numeric validation
- * (`?n=50` against a maximum of 10 passes as the string "50"). The DB-IP geo database (two
- * .mmdb files, 134 MB) is copied beside it rather than embedded, which would double both the
- * binary and its memory; dist/slink finds the files in its own folder.
+ * Compiles dist/slink: one executable with Bun, the code, the migrations, the docs assets and
+ * the dashboard (built first by scripts/build-dashboard.ts when its sources changed) inside.
+ * Never minified: identifier minification makes Elysia skip numeric validation (`?n=50`
+ * against a maximum of 10 passes as the string "50").
+ * The DB-IP geo database (two .mmdb files, 134 MB) is copied beside it rather than embedded,
+ * which would double both the binary and its memory; dist/slink finds the files in its own folder.
  */
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildDashboard } from './scripts/build-dashboard';
 import { DEFAULT_GEO_FILES } from './src/modules/clicks/geo';
 
 const root = import.meta.dir;
@@ -14,6 +16,7 @@ const outfile = join(root, 'dist', 'slink');
 rmSync(outfile, { force: true });
 
 const started = performance.now();
+console.log((await buildDashboard({ ifStale: true })).join('\n'));
 const result = await Bun.build({
   // The click writer and the export run in Workers: their entries are bundled in too.
   entrypoints: [

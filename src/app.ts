@@ -1,8 +1,8 @@
 /**
  * createApp(deps): the whole HTTP surface in one Elysia instance — the short host (redirects,
  * host split) first unless the server answers it before the app (`shortSiteAnswered`), then the
- * error mapper, the API guard (auth, scope, rate limit), OpenAPI and its docs page, /healthz and
- * the module routes.
+ * error mapper, the API guard (auth, scope, rate limit), OpenAPI and its docs page, the
+ * dashboard, /healthz and the module routes.
  */
 import { Elysia } from 'elysia';
 import { pingDatabase } from './db/client';
@@ -18,6 +18,7 @@ import { analyticsRoutes } from './modules/analytics';
 import { meRoutes } from './modules/auth';
 import { appAccountsRoutes, appKeysRoutes } from './modules/auth/app-routes';
 import { bulkRoutes } from './modules/bulk';
+import { dashboardRoutes } from './modules/dashboard';
 import { linksRoutes } from './modules/links';
 import { appLinksRoutes } from './modules/links/app-routes';
 import { projectsRoutes } from './modules/projects';
@@ -82,8 +83,9 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
         }
       })
       .use(docsPlugin(deps.config.appHost))
-      // Until the dashboard exists, the app's front door is the API documentation.
-      .get('/', ({ redirect }) => redirect('/api/docs', 302), { detail: { hide: true } })
+      .use(dashboardRoutes())
+      // The app's front door is the dashboard (CONTRACT "Paths": /app).
+      .get('/', ({ redirect }) => redirect('/app', 302), { detail: { hide: true } })
       .get(
         '/healthz',
         ({ set }) => {

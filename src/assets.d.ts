@@ -11,3 +11,7 @@ declare module 'swagger-ui-dist/swagger-ui-bundle.js' {
   const text: string;
   export default text;
 }
+declare module '*.svg' {
+  const text: string;
+  export default text;
+}

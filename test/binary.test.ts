@@ -192,6 +192,23 @@ describe('dist/slink alone in an empty folder', () => {
     expect(js.status).toBe(200);
     expect((await js.text()).length).toBeGreaterThan(100_000);
 
+    // The dashboard's shell and its built assets are embedded too.
+    const shell = await fetch(`${server.base}/app/sign-in`);
+    expect([shell.status, shell.headers.get('cache-control')]).toEqual([200, 'no-store']);
+    expect(shell.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const shellHtml = await shell.text();
+    const bundles = new Set([...shellHtml.matchAll(/\/app\/assets\/[\w-]+\.(?:js|css|svg)/g)].map((m) => m[0]));
+    expect(bundles.size).toBe(3);
+    for (const path of bundles) {
+      const built = await fetch(`${server.base}${path}`);
+      expect([path, built.status, built.headers.get('cache-control')]).toEqual([
+        path,
+        200,
+        'public, max-age=31536000, immutable',
+      ]);
+      expect((await built.text()).length).toBeGreaterThan(100);
+    }
+
     const code = await server.stop();
     expect(code).toBe(0);
     expect(server.proc.signalCode).toBeNull();

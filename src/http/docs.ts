@@ -1,20 +1,36 @@
 /**
  * OpenAPI 3.1 at /api/openapi.json, generated from the route schemas, and the Swagger UI page
  * at /api/docs. The UI's assets are embedded and served from here, so the page renders with no
- * internet access (the plugin would otherwise load them from a CDN).
+ * internet access (the plugin would otherwise load them from a CDN); the page itself comes from
+ * docs-page.ts, which knows its inline code and so can give it a strict CSP.
  */
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'text' };
 import swaggerJs from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'text' };
 import pkg from '../../package.json' with { type: 'json' };
+import { renderDocsPage } from './docs-page';
 import { sessionCookieName } from './session';
 
 const ASSETS = '/api/docs/assets';
 const cacheable = { 'cache-control': 'public, max-age=86400' };
+const SPEC_PATH = '/api/openapi.json';
+const DESCRIPTION =
+  'Short links with per-click analytics. Every request carries `Authorization: Bearer <API key>`; ' +
+  'GET needs a read or write key, POST/PATCH/DELETE a write key. Errors are `{error:{code,message,field}}`. ' +
+  'Every response carries X-RateLimit-Limit and X-RateLimit-Remaining; 429 carries Retry-After (seconds). ' +
+  "The dashboard's own endpoints (/api/app, tag App) take its session cookie instead of a key.";
 
 export function docsPlugin(appHost: string) {
+  const page = renderDocsPage({
+    title: 'Slink API',
+    description: DESCRIPTION,
+    specUrl: SPEC_PATH,
+    scriptUrl: `${ASSETS}/swagger-ui-bundle.js`,
+    styleUrl: `${ASSETS}/swagger-ui.css`,
+  });
   return new Elysia({ name: 'slink.docs' })
+    .get('/api/docs', () => new Response(page.html, { headers: page.headers }), { detail: { hide: true } })
     .get(
       `${ASSETS}/swagger-ui-bundle.js`,
       () => new Response(swaggerJs, { headers: { ...cacheable, 'content-type': 'text/javascript; charset=utf-8' } }),
@@ -31,17 +47,9 @@ export function docsPlugin(appHost: string) {
     )
     .use(
       openapi({
-        path: '/api/docs',
-        specPath: '/api/openapi.json',
-        provider: 'swagger-ui',
-        swagger: {
-          cdn: `${ASSETS}/swagger-ui-bundle.js`,
-          theme: `${ASSETS}/swagger-ui.css`,
-          autoDarkMode: true,
-          // The plugin's default spec URL is relative ("api/openapi.json"), which from /api/docs
-          // resolves to /api/api/openapi.json; its type omits `url`, but the page honours it.
-          ...({ url: '/api/openapi.json' } as object),
-        },
+        specPath: SPEC_PATH,
+        // The page is served above; the plugin only generates the document.
+        provider: null,
         exclude: {
           staticFile: false,
           paths: ['/healthz', `${ASSETS}/swagger-ui-bundle.js`, `${ASSETS}/swagger-ui.css`],
@@ -51,11 +59,7 @@ export function docsPlugin(appHost: string) {
           info: {
             title: 'Slink API',
             version: pkg.version,
-            description:
-              'Short links with per-click analytics. Every request carries `Authorization: Bearer <API key>`; ' +
-              'GET needs a read or write key, POST/PATCH/DELETE a write key. Errors are `{error:{code,message,field}}`. ' +
-              'Every response carries X-RateLimit-Limit and X-RateLimit-Remaining; 429 carries Retry-After (seconds). ' +
-              "The dashboard's own endpoints (/api/app, tag App) take its session cookie instead of a key.",
+            description: DESCRIPTION,
           },
           servers: [{ url: appHost }],
           components: {

@@ -1,8 +1,11 @@
-/** /api/docs renders the whole API reference in a real browser with no internet access. */
+/**
+ * /api/docs renders the whole API reference in a real browser with no internet access, under
+ * its Content-Security-Policy (which allows its one inline script and style by hash).
+ */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Browser } from 'playwright-core';
 import { disposeTestApp, makeTestApp, type TestApp } from '../helpers/app';
-import { launchBrowser, offlinePage } from '../helpers/browser';
+import { cspViolations, launchBrowser, offlinePage } from '../helpers/browser';
 
 let t: TestApp;
 let browser: Browser;
@@ -21,9 +24,10 @@ afterAll(async () => {
 });
 
 test('the docs page lists every operation, loading nothing from outside', async () => {
-  const { page, blocked, errors } = await offlinePage(browser);
+  const { page, blocked, errors, csp } = await offlinePage(browser);
   const response = await page.goto(`${origin}/api/docs`);
   expect(response?.status()).toBe(200);
+  expect(response?.headers()['content-security-policy']).toContain("script-src 'self' 'sha256-");
   await page.waitForSelector('.opblock', { timeout: 20_000 });
   const operations = await page.$$eval('.opblock-summary-path', (els) => els.map((e) => e.getAttribute('data-path')));
   expect(operations).toContain('/api/v1/links');
@@ -32,6 +36,12 @@ test('the docs page lists every operation, loading nothing from outside', async 
   expect(await page.textContent('.info .title')).toContain('Slink API');
   // The bearer scheme is offered by the Authorize button.
   expect(await page.isVisible('button.authorize')).toBe(true);
+  // Opening an operation and the Authorize dialog runs more of the UI under the policy.
+  await page.click('.opblock-summary');
+  await page.click('button.authorize');
+  await page.waitForSelector('.modal-ux');
   expect(blocked).toEqual([]);
   expect(errors).toEqual([]);
+  expect(await cspViolations(page)).toEqual([]);
+  expect(csp).toEqual([]);
 }, 60_000);

@@ -2,27 +2,30 @@
  * The short host's own pages: small, styled, self-contained HTML (no external assets) for
  * links that cannot redirect. Built once; nothing user-supplied is ever written into them.
  */
+import { htmlSecurityHeaders } from '../../http/html-headers';
 
-const PAGE_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'private, max-age=0',
-  'x-content-type-options': 'nosniff',
-  'x-robots-tag': 'noindex',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-} as const;
-
-function page(status: number, title: string, message: string): { status: number; html: string } {
-  const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex"><title>${status} · ${title}</title>
-<style>
+// The pages' one inline stylesheet, allowed by its hash (the short host serves no other files).
+const STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 body{margin:0;min-height:100vh;display:grid;place-items:center;background:#f6f7f9;color:#1f2328}
 main{max-width:28rem;padding:2.5rem 2rem;text-align:center}
 .code{font-size:4rem;font-weight:700;letter-spacing:-.04em;color:#8c959f;margin:0}
 h1{font-size:1.4rem;margin:.5rem 0}p{line-height:1.5;color:#57606a}
 @media (prefers-color-scheme:dark){body{background:#0d1117;color:#e6edf3}p{color:#9198a1}.code{color:#3d444d}}
-</style></head>
+`;
+
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'private, max-age=0',
+  'x-robots-tag': 'noindex',
+  ...htmlSecurityHeaders({ styles: [STYLE] }),
+};
+
+function page(status: number, title: string, message: string): { status: number; html: string } {
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex"><title>${status} · ${title}</title>
+<style>${STYLE}</style></head>
 <body><main><p class="code">${status}</p><h1>${title}</h1><p>${message}</p></main></body></html>
 `;
   return { status, html };

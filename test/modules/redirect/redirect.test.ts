@@ -390,7 +390,7 @@ describe('single host', () => {
     await start(SINGLE);
   });
 
-  test('redirects and the API share the host; / goes to /api/docs', async () => {
+  test('redirects and the API share the host; / goes to the dashboard', async () => {
     const created = await call(`${SHORT}/api/v1/links`, {
       method: 'POST',
       key: su,
@@ -401,7 +401,7 @@ describe('single host', () => {
     const read = await call(`${SHORT}/api/v1/links/${created.body.id}`, { key: su });
     expect([read.status, read.body.slug]).toEqual([200, 'abc']);
     const root = await hit('/');
-    expect([root.status, root.headers.get('location')]).toEqual([302, '/api/docs']);
+    expect([root.status, root.headers.get('location')]).toEqual([302, '/app']);
     const health = await call(`${SHORT}/healthz`);
     expect([health.status, health.body]).toEqual([200, { status: 'ok' }]);
     const robots = await hit('/robots.txt');
@@ -412,8 +412,13 @@ describe('single host', () => {
     insertRaw('lnk_api', 'api', 'https://example.com/api');
     insertRaw('lnk_app', 'App', 'https://example.com/app');
     insertRaw('lnk_hz', 'healthz', 'https://example.com/healthz');
-    for (const path of ['/api', '/API/x', '/App', '/app/'])
-      expectError(await call(`${SHORT}${path}`), 404, 'not_found', null);
+    for (const path of ['/api', '/API/x', '/App']) expectError(await call(`${SHORT}${path}`), 404, 'not_found', null);
+    // /app is the dashboard: its page, never the link with that slug.
+    for (const path of ['/app', '/app/']) {
+      const res = await hit(path);
+      expect([path, res.status, res.headers.get('location')]).toEqual([path, 200, null]);
+      expect(await res.text()).toContain('<div id="app"></div>');
+    }
     expect((await call(`${SHORT}/healthz`)).body).toEqual({ status: 'ok' });
     expectError(await call(`${SHORT}/Healthz`), 404, 'not_found', null);
     expect(t.deps.clicks.buffer.length).toBe(0);

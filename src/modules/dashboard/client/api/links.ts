@@ -1,0 +1,53 @@
+/** The links, variants, tags and projects calls of /api/v1 the dashboard makes. */
+import { api, withQuery } from './client';
+import type { Link, LinkSort, LinkStatus, Page, Project, Variant } from './types';
+
+const V1 = '/api/v1';
+const enc = encodeURIComponent;
+
+export interface LinkFilters {
+  q?: string;
+  tag?: string;
+  project?: string;
+  status?: LinkStatus;
+  sort?: LinkSort;
+}
+
+export interface LinkFields {
+  destination?: string;
+  slug?: string;
+  title?: string | null;
+  tags?: string[];
+  params?: Record<string, string>;
+  projectId?: string | null;
+  expiresAt?: number | null;
+  clickLimit?: number | null;
+  status?: LinkStatus;
+}
+
+export const PAGE_SIZE = 50;
+
+export const listLinks = (filters: LinkFilters, cursor: string | null) =>
+  api.get<Page<Link>>(withQuery(`${V1}/links`, { ...filters, limit: PAGE_SIZE, cursor }));
+export const getLink = (id: string) => api.get<Link>(`${V1}/links/${enc(id)}`);
+export const createLink = (fields: LinkFields & { destination: string }) => api.post<Link>(`${V1}/links`, fields);
+export const updateLink = (id: string, fields: LinkFields) => api.patch<Link>(`${V1}/links/${enc(id)}`, fields);
+/** Only for a link without human clicks (else 409 delete_requires_dashboard). */
+export const deleteUnclickedLink = (id: string) => api.del<unknown>(`${V1}/links/${enc(id)}`);
+/** A link with human clicks, its clicks and statistics: the person confirms with the slug. */
+export const deleteClickedLink = (id: string, slug: string) => api.del(`/api/app/links/${enc(id)}`, { slug });
+
+export const listTags = () => api.get<{ tags: { tag: string; count: number }[] }>(`${V1}/links/tags`);
+export const listProjects = () =>
+  api.get<{ projects: Project[]; unfiledCount: number; totalCount: number }>(`${V1}/projects`);
+
+export const createVariant = (linkId: string, code: string, params: Record<string, string>) =>
+  api.post<Variant>(`${V1}/links/${enc(linkId)}/variants`, { code, params });
+export const updateVariant = (linkId: string, id: string, fields: { code?: string; params?: Record<string, string> }) =>
+  api.patch<Variant>(`${V1}/links/${enc(linkId)}/variants/${enc(id)}`, fields);
+export const deleteVariant = (linkId: string, id: string) =>
+  api.del<unknown>(`${V1}/links/${enc(linkId)}/variants/${enc(id)}`);
+
+/** The QR code's address (an <img> source and a download): same origin, the session cookie goes along. */
+export const qrCodeUrl = (linkId: string, size: number, variant?: string) =>
+  withQuery(`${V1}/links/${enc(linkId)}/qr.svg`, { size, variant });

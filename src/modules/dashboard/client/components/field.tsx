@@ -1,0 +1,133 @@
+/**
+ * Labelled form controls. Each shows its own error (the API's message for the field it names)
+ * right under it, tied to the control with aria-describedby and aria-invalid.
+ */
+import type { ComponentChildren, Ref } from 'preact';
+import { useId } from 'preact/hooks';
+
+interface Common {
+  label: string;
+  error?: string | null;
+  hint?: ComponentChildren;
+}
+
+function Messages({ id, hint, error }: { id: string; hint?: ComponentChildren; error?: string | null }) {
+  return (
+    <>
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
+const describedBy = (id: string, hint: unknown, error: unknown) =>
+  [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+
+export interface FieldProps extends Common {
+  value: string;
+  onValue(value: string): void;
+  type?: 'text' | 'email' | 'password' | 'url' | 'number' | 'datetime-local' | 'search';
+  name?: string;
+  required?: boolean;
+  autoComplete?: string;
+  inputMode?: 'text' | 'url' | 'numeric' | 'email' | 'search';
+  placeholder?: string;
+  min?: number;
+  max?: number;
+  readOnly?: boolean;
+  spellcheck?: boolean;
+  inputRef?: Ref<HTMLInputElement>;
+  onPaste?(event: ClipboardEvent): void;
+  onBlur?(): void;
+}
+
+export function Field(props: FieldProps) {
+  const id = useId();
+  const { label, error, hint } = props;
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        ref={props.inputRef}
+        name={props.name}
+        // Preact types each input type apart (for role checks); any of ours takes these attributes.
+        type={(props.type ?? 'text') as 'text'}
+        value={props.value}
+        required={props.required}
+        autoComplete={props.autoComplete}
+        inputMode={props.inputMode}
+        placeholder={props.placeholder}
+        min={props.min}
+        max={props.max}
+        readOnly={props.readOnly}
+        spellcheck={props.spellcheck}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(id, hint, error)}
+        onInput={(e) => props.onValue(e.currentTarget.value)}
+        onPaste={props.onPaste}
+        onBlur={props.onBlur}
+      />
+      <Messages id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+export interface SelectFieldProps extends Common {
+  value: string;
+  onValue(value: string): void;
+  options: { value: string; label: string }[];
+}
+
+export function SelectField({ label, value, onValue, options, error, hint }: SelectFieldProps) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select
+        id={id}
+        value={value}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(id, hint, error)}
+        onChange={(e) => onValue(e.currentTarget.value)}
+      >
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      <Messages id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+export function CheckboxField({
+  label,
+  checked,
+  onChecked,
+  hint,
+}: Common & { checked: boolean; onChecked(v: boolean): void }) {
+  const id = useId();
+  return (
+    <div class="field checkbox">
+      <input
+        id={id}
+        type="checkbox"
+        checked={checked}
+        onChange={(e) => onChecked(e.currentTarget.checked)}
+        aria-describedby={describedBy(id, hint, null)}
+      />
+      <label for={id}>{label}</label>
+      <Messages id={id} hint={hint} />
+    </div>
+  );
+}

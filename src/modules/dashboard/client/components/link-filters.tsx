@@ -1,0 +1,77 @@
+/**
+ * The links list's search and filters. They live in the address (?q=&tag=&project=&status=&sort=)
+ * so a filtered list can be bookmarked and Back restores it; the search box waits for a pause
+ * in typing before it asks the server.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import type { LinkFilters } from '../api/links';
+import type { Project } from '../api/types';
+import { SelectField } from './field';
+
+export interface LinkFiltersProps {
+  filters: LinkFilters;
+  tags: { tag: string; count: number }[];
+  projects: Project[];
+  onChange(filters: LinkFilters): void;
+}
+
+const STATUS_OPTIONS = [
+  { value: '', label: 'Not archived' },
+  { value: 'active', label: 'Active' },
+  { value: 'paused', label: 'Paused' },
+  { value: 'archived', label: 'Archived' },
+];
+
+const SORT_OPTIONS = [
+  { value: 'created', label: 'Newest first' },
+  { value: 'oldest', label: 'Oldest first' },
+  { value: 'clicks', label: 'Most clicks' },
+  { value: 'updated', label: 'Recently updated' },
+];
+
+export function LinkFiltersBar({ filters, tags, projects, onChange }: LinkFiltersProps) {
+  const [q, setQ] = useState(filters.q ?? '');
+  useEffect(() => setQ(filters.q ?? ''), [filters.q]);
+  useEffect(() => {
+    if (q === (filters.q ?? '')) return;
+    const timer = setTimeout(() => onChange({ ...filters, q: q || undefined }), 300);
+    return () => clearTimeout(timer);
+  }, [q, filters, onChange]);
+
+  const set = (key: keyof LinkFilters) => (value: string) => onChange({ ...filters, [key]: value || undefined });
+  return (
+    <search class="filters">
+      <div class="field grow">
+        <label for="link-search">Search</label>
+        <input
+          id="link-search"
+          type="search"
+          value={q}
+          placeholder="Slug, title or destination"
+          onInput={(e) => setQ(e.currentTarget.value)}
+        />
+      </div>
+      <SelectField
+        label="Tag"
+        value={filters.tag ?? ''}
+        onValue={set('tag')}
+        options={[
+          { value: '', label: 'Any tag' },
+          ...tags.map((t) => ({ value: t.tag, label: `${t.tag} (${t.count})` })),
+        ]}
+      />
+      <SelectField
+        label="Project"
+        value={filters.project ?? ''}
+        onValue={set('project')}
+        options={[
+          { value: '', label: 'Any project' },
+          { value: 'none', label: 'No project' },
+          ...projects.map((p) => ({ value: p.id, label: p.name })),
+        ]}
+      />
+      <SelectField label="Status" value={filters.status ?? ''} onValue={set('status')} options={STATUS_OPTIONS} />
+      <SelectField label="Sort" value={filters.sort ?? 'created'} onValue={set('sort')} options={SORT_OPTIONS} />
+    </search>
+  );
+}

@@ -1,0 +1,31 @@
+/** Dates and numbers in the reader's own locale and time zone. */
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const number = new Intl.NumberFormat();
+
+export const formatDateTime = (ms: number) => dateTime.format(ms);
+export const formatDate = (ms: number) => dateOnly.format(ms);
+export const formatNumber = (n: number) => number.format(n);
+
+/** epoch ms -> the value of an <input type="datetime-local"> (local time, minutes). */
+export function toLocalInput(ms: number | null): string {
+  if (ms === null) return '';
+  const d = new Date(ms);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** The value of an <input type="datetime-local"> -> epoch ms, or null when empty or invalid. */
+export function fromLocalInput(value: string): number | null {
+  if (value === '') return null;
+  const ms = new Date(value).getTime();
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/** "a, b ,, c" -> ["a", "b", "c"]. */
+export const splitList = (text: string) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');

@@ -1,0 +1,96 @@
+/** Small hooks every page uses: delayed spinners, loaded data, the document title. */
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { type ApiError, toApiError } from '../api/client';
+
+/** True once `active` has lasted `ms`: a fast answer never flashes a spinner. */
+export function useDelayed(active: boolean, ms = 300): boolean {
+  const [late, setLate] = useState(false);
+  useEffect(() => {
+    if (!active) {
+      setLate(false);
+      return;
+    }
+    const timer = setTimeout(() => setLate(true), ms);
+    return () => clearTimeout(timer);
+  }, [active, ms]);
+  return late;
+}
+
+export interface Resource<T> {
+  data: T | undefined;
+  error: ApiError | null;
+  loading: boolean;
+  reload(): void;
+  /** Replace the data in place (after a change the server confirmed). */
+  set(data: T): void;
+}
+
+/** Loads `load()` now and whenever `deps` change; answers of superseded loads are dropped. */
+export function useResource<T>(load: () => Promise<T>, deps: unknown[]): Resource<T> {
+  const [state, setState] = useState<{ data?: T; error: ApiError | null; loading: boolean }>({
+    error: null,
+    loading: true,
+  });
+  const generation = useRef(0);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const mine = ++generation.current;
+    setState((s) => ({ ...s, loading: true, error: null }));
+    load().then(
+      (data) => mine === generation.current && setState({ data, error: null, loading: false }),
+      (err) => mine === generation.current && setState((s) => ({ ...s, error: toApiError(err), loading: false })),
+    );
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((n) => n + 1), []);
+  const set = useCallback((data: T) => setState({ data, error: null, loading: false }), []);
+  return { data: state.data, error: state.error, loading: state.loading, reload, set };
+}
+
+export function usePageTitle(title: string): void {
+  useEffect(() => {
+    document.title = `${title} · Slink`;
+  }, [title]);
+}
+
+/** A one-off change (revoke, end, disable): its error, if any, for the page to show. */
+export function useAction(): { error: ApiError | null; run(change: () => Promise<unknown>): Promise<boolean> } {
+  const [error, setError] = useState<ApiError | null>(null);
+  const run = useCallback(async (change: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await change();
+      return true;
+    } catch (err) {
+      setError(toApiError(err));
+      return false;
+    }
+  }, []);
+  return { error, run };
+}
+
+export interface Submission {
+  busy: boolean;
+  error: ApiError | null;
+  setError(error: ApiError | null): void;
+  /** The form's onSubmit: runs the action, keeps the button busy meanwhile, keeps its error. */
+  submit(event: Event): Promise<void>;
+}
+
+/** A form's sending state: one request at a time, and the API's error when it fails. */
+export function useSubmit(action: () => Promise<unknown>): Submission {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError(toApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, submit };
+}

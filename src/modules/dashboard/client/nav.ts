@@ -1,0 +1,28 @@
+/**
+ * The main navigation, in order. A section gets an entry here once its page exists (see
+ * routes.ts); `current` says which paths highlight it.
+ */
+export interface NavItem {
+  href: string;
+  label: string;
+  current(path: string): boolean;
+}
+
+export const NAV_ITEMS: NavItem[] = [
+  { href: '/app', label: 'Links', current: (p) => p === '/app' || p.startsWith('/app/links/') },
+  { href: '/app/settings/keys', label: 'Settings', current: (p) => p.startsWith('/app/settings/') },
+];
+
+export interface SettingsItem {
+  href: string;
+  label: string;
+  superuserOnly?: boolean;
+}
+
+export const SETTINGS_ITEMS: SettingsItem[] = [
+  { href: '/app/settings/keys', label: 'API keys' },
+  { href: '/app/settings/sessions', label: 'Sessions' },
+  { href: '/app/settings/account', label: 'Password' },
+  { href: '/app/settings/workspace', label: 'Workspace' },
+  { href: '/app/settings/accounts', label: 'Accounts', superuserOnly: true },
+];

@@ -1,0 +1,94 @@
+/**
+ * /app/links/:id: one link — its short link and variant addresses to copy, its numbers, its
+ * fields, status, variants and QR code, and deleting it.
+ */
+import { getLink } from '../api/links';
+import type { Link } from '../api/types';
+import { CopyButton } from '../components/copy-button';
+import { ExternalLink } from '../components/external-link';
+import { LoadFailed, Loading } from '../components/feedback';
+import { StatusBadge } from '../components/status-badge';
+import { formatDateTime, formatNumber } from '../lib/format';
+import { usePageTitle, useResource } from '../lib/hooks';
+import { DeleteLink } from './link/delete-link';
+import { LinkDetailsForm } from './link/details-form';
+import { QrCode } from './link/qr-code';
+import { StatusActions } from './link/status-actions';
+import { Variants } from './link/variants';
+import type { PageProps } from './page';
+
+function Summary({ link }: { link: Link }) {
+  const numbers: [string, string][] = [
+    ['Clicks', formatNumber(link.clickCount)],
+    ['Unique visitors', formatNumber(link.uniqueCount)],
+    ['Bot hits', formatNumber(link.botCount)],
+    ['Last click', link.lastClickedAt === null ? 'never' : formatDateTime(link.lastClickedAt)],
+  ];
+  return (
+    <section class="panel" aria-label="Short link">
+      <p class="short-url">
+        <code>{link.shortUrl}</code> <CopyButton text={link.shortUrl} what="short link" />
+      </p>
+      <p class="destination">
+        Leads to <ExternalLink url={link.destination} />
+      </p>
+      <dl class="numbers">
+        {numbers.map(([label, value]) => (
+          <div key={label}>
+            <dt>{label}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      <p class="hint">Created {formatDateTime(link.createdAt)}</p>
+    </section>
+  );
+}
+
+export function LinkPage({ params, query }: PageProps) {
+  const id = params.id ?? '';
+  const link = useResource(() => getLink(id), [id]);
+  usePageTitle(link.data ? (link.data.title ?? link.data.slug) : 'Link');
+
+  if (link.error?.code === 'not_found') {
+    return (
+      <>
+        <h1>Link not found</h1>
+        <p>
+          It may have been deleted. <a href="/app">Back to your links</a>
+        </p>
+      </>
+    );
+  }
+  if (!link.data) {
+    return link.error ? <LoadFailed error={link.error} retry={link.reload} /> : <Loading active />;
+  }
+  const current = link.data;
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href="/app">Links</a>
+      </p>
+      <div class="page-head">
+        <h1>{current.title ?? current.slug}</h1>
+        <StatusBadge status={current.status} />
+      </div>
+      {query.get('created') && (
+        <p class="alert notice" role="status">
+          Link created. Copy the short link and share it.
+        </p>
+      )}
+      {link.error && <LoadFailed error={link.error} retry={link.reload} />}
+      <Summary link={current} />
+      <div class="columns">
+        <LinkDetailsForm key={current.id} link={current} onSaved={link.set} />
+        <div class="stack">
+          <StatusActions link={current} onChanged={link.set} />
+          <Variants link={current} onChanged={link.reload} />
+          <QrCode link={current} />
+          <DeleteLink link={current} />
+        </div>
+      </div>
+    </>
+  );
+}

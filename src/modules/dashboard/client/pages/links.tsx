@@ -1,0 +1,115 @@
+/**
+ * /app: the links, searched and filtered on the server and read a page (50) at a time with the
+ * API's cursors, so the list stays fast however many links there are.
+ */
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { type ApiError, toApiError } from '../api/client';
+import { type LinkFilters, listLinks, listProjects, listTags } from '../api/links';
+import type { Link, LinkSort, LinkStatus } from '../api/types';
+import { EmptyState, LoadFailed, Loading } from '../components/feedback';
+import { LinkFiltersBar } from '../components/link-filters';
+import { LinkList } from '../components/link-list';
+import { NewLinkDialog } from '../components/new-link-dialog';
+import { usePageTitle, useResource } from '../lib/hooks';
+import { navigate } from '../router';
+import type { PageProps } from './page';
+
+function filtersOf(query: URLSearchParams): LinkFilters {
+  const get = (key: string) => query.get(key) || undefined;
+  return {
+    q: get('q'),
+    tag: get('tag'),
+    project: get('project'),
+    status: get('status') as LinkStatus | undefined,
+    sort: get('sort') as LinkSort | undefined,
+  };
+}
+
+export function LinksPage({ query }: PageProps) {
+  usePageTitle('Links');
+  const filters = filtersOf(query);
+  const key = JSON.stringify(filters);
+  const [items, setItems] = useState<Link[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [creating, setCreating] = useState(false);
+  const generation = useRef(0);
+  const tags = useResource(listTags, []);
+  const projects = useResource(listProjects, []);
+
+  const load = useCallback(
+    async (from: string | null) => {
+      const mine = from === null ? ++generation.current : generation.current;
+      setLoading(true);
+      setError(null);
+      try {
+        const page = await listLinks(JSON.parse(key) as LinkFilters, from);
+        if (mine !== generation.current) return;
+        setItems((before) => (from === null ? page.items : [...before, ...page.items]));
+        setCursor(page.cursor);
+      } catch (err) {
+        if (mine === generation.current) setError(toApiError(err));
+      } finally {
+        if (mine === generation.current) setLoading(false);
+      }
+    },
+    [key],
+  );
+  useEffect(() => {
+    load(null);
+  }, [load]);
+
+  const onFilters = useCallback((next: LinkFilters) => {
+    const search = new URLSearchParams();
+    for (const [k, v] of Object.entries(next)) if (v) search.set(k, v);
+    navigate(search.size ? `/app?${search}` : '/app', { replace: true });
+  }, []);
+  const filtered = Object.values(filters).some((v) => v !== undefined && v !== 'created');
+
+  return (
+    <>
+      <div class="page-head">
+        <h1>Links</h1>
+        <button type="button" class="button primary" onClick={() => setCreating(true)}>
+          New link
+        </button>
+      </div>
+      <LinkFiltersBar
+        filters={filters}
+        tags={tags.data?.tags ?? []}
+        projects={projects.data?.projects ?? []}
+        onChange={onFilters}
+      />
+      {items.length > 0 && <LinkList links={items} />}
+      {error && <LoadFailed error={error} retry={() => load(items.length ? cursor : null)} />}
+      {!loading && !error && items.length === 0 && !filtered && (
+        <EmptyState title="No links yet">
+          <p>Create your first short link with New link: paste the address it should lead to.</p>
+        </EmptyState>
+      )}
+      {!loading && !error && items.length === 0 && filtered && (
+        <EmptyState title="No links match">
+          <p>Nothing matches this search and these filters.</p>
+          <button type="button" class="button secondary" onClick={() => onFilters({})}>
+            Clear search and filters
+          </button>
+        </EmptyState>
+      )}
+      <Loading active={loading} />
+      {cursor && !loading && !error && (
+        <p class="more">
+          <button type="button" class="button secondary" onClick={() => load(cursor)}>
+            Load more
+          </button>
+        </p>
+      )}
+      <NewLinkDialog
+        open={creating}
+        projects={projects.data?.projects ?? []}
+        onClose={() => setCreating(false)}
+        onCreated={(link) => navigate(`/app/links/${encodeURIComponent(link.id)}?created=1`)}
+      />
+    </>
+  );
+}

@@ -1,0 +1,82 @@
+/** /app/settings/keys: the account's API keys (never their secrets), creating and revoking. */
+import { useState } from 'preact/hooks';
+import { listKeys, revokeKey } from '../../api/app';
+import type { KeyItem } from '../../api/types';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { DataTable } from '../../components/data-table';
+import { EmptyState, ResourceStatus } from '../../components/feedback';
+import { SettingsFrame } from '../../components/settings-frame';
+import { formatDate } from '../../lib/format';
+import { useAction, useResource } from '../../lib/hooks';
+import { KeyDialog } from './key-dialog';
+
+const STATUS_TEXT = { active: 'Active', expired: 'Expired', revoked: 'Revoked' } as const;
+const orNever = (ms: number | null) => (ms === null ? 'never' : formatDate(ms));
+
+export function KeysPage() {
+  const keys = useResource(listKeys, []);
+  const [creating, setCreating] = useState(false);
+  const [revoking, setRevoking] = useState<KeyItem | null>(null);
+  const action = useAction();
+  const items = keys.data?.items ?? [];
+  const revoke = async (key: KeyItem) => {
+    await action.run(() => revokeKey(key.id));
+    setRevoking(null);
+    keys.reload();
+  };
+  return (
+    <SettingsFrame title="API keys">
+      <p>Keys let scripts and other services use the API. Each key acts for your account.</p>
+      <p>
+        <button type="button" class="button primary" onClick={() => setCreating(true)}>
+          Create key
+        </button>
+      </p>
+      <ResourceStatus resource={keys} action={action} />
+      {keys.data && items.length === 0 && (
+        <EmptyState title="No API keys">
+          <p>Create a key with Create key; read keys can only read, write keys can also change links.</p>
+        </EmptyState>
+      )}
+      {items.length > 0 && (
+        <DataTable columns={['Name', 'Key', 'Scope', 'Created', 'Last used', 'Expires', 'Status']}>
+          {items.map((key) => (
+            <tr key={key.id}>
+              <td>{key.name ?? '—'}</td>
+              <td>
+                <code>{key.prefix}…</code>
+              </td>
+              <td>{key.scope}</td>
+              <td>{formatDate(key.createdAt)}</td>
+              <td>{orNever(key.lastUsedAt)}</td>
+              <td>{orNever(key.expiresAt)}</td>
+              <td>{STATUS_TEXT[key.status]}</td>
+              <td>
+                {key.status === 'active' && (
+                  <button
+                    type="button"
+                    class="button small secondary"
+                    aria-label={`Revoke key ${key.name ?? key.prefix}`}
+                    onClick={() => setRevoking(key)}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      <KeyDialog open={creating} onCreated={() => keys.reload()} onClose={() => setCreating(false)} />
+      <ConfirmDialog
+        open={revoking !== null}
+        title="Revoke this key?"
+        confirm="Revoke key"
+        onConfirm={() => (revoking ? revoke(revoking) : undefined)}
+        onCancel={() => setRevoking(null)}
+      >
+        <p>Anything still using it gets 401 key_revoked from now on. This cannot be undone.</p>
+      </ConfirmDialog>
+    </SettingsFrame>
+  );
+}

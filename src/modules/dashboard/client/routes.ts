@@ -1,0 +1,44 @@
+/**
+ * Every dashboard page: its path pattern, its component (one file under pages/) and who may
+ * see it. A new page is one entry here (and one in nav.ts if it belongs in the navigation).
+ */
+import type { FunctionComponent } from 'preact';
+import { matchPath } from './lib/paths';
+import { LinkPage } from './pages/link';
+import { LinksPage } from './pages/links';
+import type { PageProps } from './pages/page';
+import { AccountPage } from './pages/settings/account';
+import { AccountsPage } from './pages/settings/accounts';
+import { KeysPage } from './pages/settings/keys';
+import { SessionsPage } from './pages/settings/sessions';
+import { WorkspacePage } from './pages/settings/workspace';
+import { SetupPage } from './pages/setup';
+import { SignInPage } from './pages/sign-in';
+
+export type Access = 'public' | 'signed-in' | 'superuser';
+
+export interface Route {
+  path: string;
+  page: FunctionComponent<PageProps>;
+  access: Access;
+}
+
+export const ROUTES: Route[] = [
+  { path: '/app/sign-in', page: SignInPage, access: 'public' },
+  { path: '/app/setup', page: SetupPage, access: 'public' },
+  { path: '/app', page: LinksPage, access: 'signed-in' },
+  { path: '/app/links/:id', page: LinkPage, access: 'signed-in' },
+  { path: '/app/settings/keys', page: KeysPage, access: 'signed-in' },
+  { path: '/app/settings/sessions', page: SessionsPage, access: 'signed-in' },
+  { path: '/app/settings/account', page: AccountPage, access: 'signed-in' },
+  { path: '/app/settings/workspace', page: WorkspacePage, access: 'signed-in' },
+  { path: '/app/settings/accounts', page: AccountsPage, access: 'superuser' },
+];
+
+export function findRoute(path: string): { route: Route; params: Record<string, string> } | null {
+  for (const route of ROUTES) {
+    const params = matchPath(route.path, path);
+    if (params) return { route, params };
+  }
+  return null;
+}

@@ -1,0 +1,120 @@
+/**
+ * The links list in Chromium against the real /api/v1. The session endpoints are not part of
+ * this app yet, so a stand-in session answers GET /api/app/session and the page's /api/v1
+ * requests carry the account's key; everything else is the real API and the real client.
+ */
+import { expect, test } from 'bun:test';
+import { api } from '../helpers/app';
+import {
+  dashboardPerFile,
+  expectCleanPage,
+  seriousA11yViolations,
+  signedInPage,
+  waitUntil,
+} from '../helpers/dashboard-browser';
+
+const d = dashboardPerFile();
+
+test('create a link from a pasted URL: its utm_ keys move into the editor before it is saved', async () => {
+  const p = await signedInPage(d);
+  await p.page.goto(`${d.origin}/app`);
+  await p.page.getByRole('heading', { name: 'No links yet' }).waitFor();
+  expect(await seriousA11yViolations(p.page)).toEqual([]);
+
+  await p.page.getByRole('button', { name: 'New link' }).click();
+  const dialog = p.page.getByRole('dialog', { name: 'New link' });
+  const destination = dialog.getByLabel('Destination');
+  await destination.dispatchEvent('paste');
+  await destination.fill('https://example.com/spring?id=7&utm_source=news&utm_medium=email');
+  await dialog.getByText('Moved utm_source, utm_medium').waitFor();
+  expect(await destination.inputValue()).toBe('https://example.com/spring?id=7');
+  expect(await dialog.getByLabel('Parameter 1 name').inputValue()).toBe('utm_source');
+  expect(await dialog.getByLabel('Parameter 2 value').inputValue()).toBe('email');
+  await dialog.getByLabel('Custom slug').fill('spring');
+  await dialog.getByRole('button', { name: 'Create' }).click();
+
+  await p.page.getByRole('heading', { name: 'spring' }).waitFor();
+  const id = new URL(p.page.url()).pathname.split('/').pop()!;
+  const saved = await api(d.t, 'GET', `/links/${id}`, { key: p.key });
+  expect([saved.body.slug, saved.body.destination, saved.body.params]).toEqual([
+    'spring',
+    'https://example.com/spring?id=7',
+    { utm_source: 'news', utm_medium: 'email' },
+  ]);
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
+
+test('the new-link dialog keeps focus inside, closes on Esc and gives focus back', async () => {
+  const p = await signedInPage(d);
+  await p.page.goto(`${d.origin}/app`);
+  const opener = p.page.getByRole('button', { name: 'New link' });
+  await opener.click();
+  const dialog = p.page.getByRole('dialog', { name: 'New link' });
+  await dialog.waitFor();
+  for (let i = 0; i < 12; i++) {
+    await p.page.keyboard.press('Tab');
+    expect(await p.page.evaluate(`!!document.activeElement.closest('dialog')`)).toBe(true);
+  }
+  await p.page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  expect(await p.page.evaluate('document.activeElement.textContent')).toBe('New link');
+  await p.page.close();
+}, 60_000);
+
+test('search, filters and "Load more" ask the server, a page of 50 at a time', async () => {
+  const p = await signedInPage(d);
+  for (let i = 0; i < 55; i++) {
+    const body = {
+      destination: `https://example.com/${i}`,
+      title: i === 7 ? 'The needle' : `Link ${i}`,
+      tags: i % 2 ? ['odd'] : [],
+    };
+    expect((await api(d.t, 'POST', '/links', { key: p.key, body })).status).toBe(201);
+  }
+  const total = (await api(d.t, 'GET', '/links?limit=100', { key: p.key })).body.items.length;
+  expect(total).toBeGreaterThan(50);
+  const listCalls: string[] = [];
+  p.page.on('request', (r) => {
+    if (new URL(r.url()).pathname === '/api/v1/links') listCalls.push(new URL(r.url()).search);
+  });
+  await p.page.goto(`${d.origin}/app`);
+  const items = p.page.locator('.link-item');
+  await p.page.getByRole('button', { name: 'Load more' }).waitFor();
+  expect(await items.count()).toBe(50);
+  await p.page.getByRole('button', { name: 'Load more' }).click();
+  await waitUntil(async () => (await items.count()) === total);
+  expect(listCalls[1]).toContain('cursor=');
+
+  await p.page.getByLabel('Search').fill('needle');
+  await waitUntil(async () => (await items.count()) === 1);
+  expect(await items.first().textContent()).toContain('The needle');
+  expect(new URL(p.page.url()).search).toBe('?q=needle');
+  await p.page.getByLabel('Search').fill('');
+  await p.page.getByLabel('Tag', { exact: true }).selectOption('odd');
+  await waitUntil(async () => (await items.count()) === 27);
+  expect(listCalls.at(-1)).toContain('tag=odd');
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
+
+test('what people typed is shown as text, and only http(s) destinations become links', async () => {
+  const p = await signedInPage(d);
+  const title = '<img src=x onerror="window.__xss=1">';
+  const created = await api(d.t, 'POST', '/links', {
+    key: p.key,
+    body: { destination: 'https://example.com/"><script>window.__xss=2</script>', title, tags: ['<b>bold</b>'] },
+  });
+  expect(created.status).toBe(201);
+  await p.page.goto(`${d.origin}/app?q=onerror`);
+  await p.page.getByText(title).first().waitFor();
+  await p.page.getByText('<b>bold</b>', { exact: true }).waitFor();
+  await p.page.goto(`${d.origin}/app/links/${created.body.id}`);
+  expect(await p.page.getByRole('heading', { level: 1 }).textContent()).toBe(title);
+  const hrefs = (await p.page.$$eval('a[target=_blank]', (els) => els.map((e) => e.getAttribute('href')))) as string[];
+  expect(hrefs.length).toBeGreaterThan(0);
+  for (const href of hrefs) expect(href).toMatch(/^https?:\/\//);
+  expect(await p.page.evaluate('window.__xss')).toBeUndefined();
+  await expectCleanPage(p);
+  await p.page.close();
+}, 60_000);

@@ -1,0 +1,92 @@
+/**
+ * The browser client's DOM-free rules: which URLs may become links, utm_ lifting and the
+ * params editor's rows, route matching and the return path after sign-in.
+ */
+import { describe, expect, test } from 'bun:test';
+import { liftUtm, newRow, paramsFromRows, withParams } from '../../../src/modules/dashboard/client/lib/params';
+import { matchPath, safeReturnPath } from '../../../src/modules/dashboard/client/lib/paths';
+import { safeHref } from '../../../src/modules/dashboard/client/lib/safe-href';
+
+describe('safeHref', () => {
+  test('passes http and https URLs', () => {
+    expect(safeHref('https://example.com/a?b=1#c')).toBe('https://example.com/a?b=1#c');
+    expect(safeHref('HTTP://Example.com')).toBe('http://example.com/');
+  });
+
+  test('refuses every other scheme, relative and malformed URLs', () => {
+    for (const url of [
+      'javascript:alert(1)',
+      ' JavaScript:alert(1)',
+      'java\tscript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      'file:///etc/passwd',
+      'mailto:a@example.com',
+      '//evil.example/x',
+      '/relative',
+      'not a url',
+      '',
+      null,
+      undefined,
+    ]) {
+      expect({ url, href: safeHref(url) }).toEqual({ url, href: undefined });
+    }
+  });
+});
+
+describe('utm lifting and params rows', () => {
+  test('moves utm_ keys out of a destination, keeping the other query parts', () => {
+    expect(liftUtm('https://example.com/p?utm_source=news&id=7&utm_medium=email')).toEqual({
+      destination: 'https://example.com/p?id=7',
+      utm: { utm_source: 'news', utm_medium: 'email' },
+    });
+  });
+
+  test('leaves text without utm_ keys, or not a destination, alone', () => {
+    expect(liftUtm('https://example.com/p?id=7')).toBeNull();
+    expect(liftUtm('example.com/?utm_source=x')).toBeNull();
+    expect(liftUtm('javascript:alert(1)//?utm_source=x')).toBeNull();
+  });
+
+  test('rows: lifted keys replace equal keys and are appended otherwise; empty keys are dropped', () => {
+    const rows = [newRow('utm_source', 'old'), newRow('ref', 'a'), newRow('', '')];
+    const next = withParams(rows, { utm_source: 'new', utm_medium: 'email' });
+    expect(next.map((r) => [r.key, r.value])).toEqual([
+      ['utm_source', 'new'],
+      ['ref', 'a'],
+      ['utm_medium', 'email'],
+    ]);
+    expect(paramsFromRows([...next, newRow('  ', 'ignored'), newRow(' k ', 'v')])).toEqual({
+      utm_source: 'new',
+      ref: 'a',
+      utm_medium: 'email',
+      k: 'v',
+    });
+  });
+});
+
+describe('paths', () => {
+  test('matches patterns with :params, decoded', () => {
+    expect(matchPath('/app/links/:id', '/app/links/lnk_1')).toEqual({ id: 'lnk_1' });
+    expect(matchPath('/app/links/:id', '/app/links/a%20b')).toEqual({ id: 'a b' });
+    expect(matchPath('/app', '/app')).toEqual({});
+    expect(matchPath('/app/links/:id', '/app/links/x/stats')).toBeNull();
+    expect(matchPath('/app/links/:id', '/app/links/%E0%A4%A')).toBeNull();
+  });
+
+  test('after sign-in, only dashboard paths are returned to', () => {
+    expect(safeReturnPath('/app/links/x?y=1')).toBe('/app/links/x?y=1');
+    expect(safeReturnPath('/app')).toBe('/app');
+    for (const next of [
+      null,
+      '',
+      'https://evil.example/app',
+      '//evil.example/app',
+      '/apps',
+      '/api/v1/me',
+      '/application',
+    ]) {
+      expect(safeReturnPath(next)).toBe('/app');
+    }
+  });
+});
