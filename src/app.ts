@@ -47,7 +47,7 @@ function toAppError(code: string | number, error: unknown, request: Request, dep
   }
 }
 
-export interface AppOptions {
+interface AppOptions {
   /**
    * The server answers short links itself before handing a request to the app (server.ts), so
    * the app need not check again. Without it (tests, `app.handle()`), the app's first hook does.

@@ -21,7 +21,7 @@ export interface Config {
   readonly sessionDays: number;
 }
 
-export interface ConfigVar {
+interface ConfigVar {
   name: string;
   default: string;
   meaning: string;

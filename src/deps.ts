@@ -44,7 +44,7 @@ export interface Deps extends BaseDeps {
   verifyPassword: (password: string, hash: string) => Promise<boolean>;
 }
 
-export interface DepsOptions extends PipelineOptions {
+interface DepsOptions extends PipelineOptions {
   /** Load the slug index after returning (the server: it listens first); default: before. */
   linksInBackground?: boolean;
 }

@@ -17,7 +17,7 @@ import { rebuildRollupsIfMissing } from './modules/clicks/rebuild';
 import { createShortSite } from './modules/redirect';
 import { setupAddress } from './modules/sessions/setup';
 
-export interface RunningServer {
+interface RunningServer {
   port: number;
   stop(): Promise<void>;
 }

@@ -13,7 +13,7 @@ import { type CliIo, processIo } from './io';
 import { keyCommand } from './key';
 import { userCommand } from './user';
 
-export const HELP = `slink: short links with click analytics, in one executable
+const HELP = `slink: short links with click analytics, in one executable
 
 Usage:
   slink [serve]                                   start the service

@@ -24,7 +24,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const principals = new WeakMap<Request, Principal>();
 
 /** The verified caller of an /api/v1 request (set by the guard before any handler runs). */
-export function principalOf(request: Request): Principal {
+function principalOf(request: Request): Principal {
   const principal = principals.get(request);
   if (!principal) throw new AppError('key_missing', 'Missing Authorization: Bearer <API key> header');
   return principal;

@@ -5,7 +5,7 @@
  */
 import { htmlSecurityHeaders } from './html-headers';
 
-export interface DocsPageOptions {
+interface DocsPageOptions {
   title: string;
   description: string;
   specUrl: string;

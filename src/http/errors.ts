@@ -27,7 +27,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   internal_error: 500,
 };
 
-export interface ErrorBody {
+interface ErrorBody {
   error: { code: ErrorCode; message: string; field: string | null };
 }
 

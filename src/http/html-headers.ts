@@ -19,11 +19,11 @@ const BASE_POLICY: [directive: string, sources: string[]][] = [
 ];
 
 /** The CSP source that allows one inline <script> or <style> whose text is exactly `text`. */
-export function cspHash(text: string): string {
+function cspHash(text: string): string {
   return `'sha256-${new Bun.CryptoHasher('sha256').update(text).digest('base64')}'`;
 }
 
-export interface InlineCode {
+interface InlineCode {
   /** Texts of inline <script> elements the page carries. */
   scripts?: string[];
   /** Texts of inline <style> elements the page carries. */

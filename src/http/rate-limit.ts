@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../lib/clock';
 
-export interface RateDecision {
+interface RateDecision {
   allowed: boolean;
   limit: number;
   remaining: number;

@@ -1,12 +1,13 @@
 /**
  * Browser tests of the dashboard: the real app listening on loopback, Chromium offline, axe-core
- * for accessibility, and a stand-in session for the signed-in pages.
+ * for accessibility, and real sessions (the app's own sign-in) for the signed-in pages.
  */
 import { afterAll, beforeAll, expect } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { disposeTestApp, makeKey, makeTestApp, type TestApp } from './app';
 import { cspViolations, launchBrowser, type OfflinePage, offlinePage } from './browser';
+import { PASSWORD } from './dashboard';
 import { ROOT } from './proc';
 
 export interface Dashboard {
@@ -63,28 +64,25 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
-export interface StandInSession {
+export interface RealSession {
+  /** A write key of the same account, for seeding data through /api/v1 from the test. */
   key: string;
   account: { id: string; email: string; superuser: boolean };
 }
 
 /**
- * Signs the page in without the server's session endpoints: GET /api/app/session answers as for
- * a live session, and /api/v1 requests carry the account's write key (as the session cookie
- * would stand for it). Everything under /api/v1 is then the real API.
+ * Signs the page's browser context in for real: a new account (with a write key for seeding),
+ * then POST /api/app/session through the context's own request client, so the session cookie the
+ * server sets is the one the pages send. Nothing is stubbed: /api/app and /api/v1 are the app's.
  */
-export async function standInSession(d: Dashboard, page: Page, superuser = true): Promise<StandInSession> {
+export async function realSession(d: Dashboard, page: Page, superuser = true): Promise<RealSession> {
   const { key, account } = await makeKey(d.t, 'write', { superuser });
-  const who = { id: account.id, email: account.email, superuser };
-  await page.route(`${d.origin}/api/app/session`, (route) =>
-    route.request().method() === 'GET'
-      ? route.fulfill({ json: { account: who, session: { id: 'ses_standin', expiresAt: Date.now() + 86_400_000 } } })
-      : route.fallback(),
-  );
-  await page.route(`${d.origin}/api/v1/**`, (route) =>
-    route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${key}` } }),
-  );
-  return { key, account: who };
+  const res = await page.request.post(`${d.origin}/api/app/session`, {
+    data: { email: account.email, password: PASSWORD },
+    headers: { 'sec-fetch-site': 'same-origin' },
+  });
+  expect(res.status()).toBe(200);
+  return { key, account: { id: account.id, email: account.email, superuser } };
 }
 
 /**
@@ -99,10 +97,10 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_00
   }
 }
 
-/** An offline page signed in through a stand-in session (see standInSession). */
-export async function signedInPage(d: Dashboard, superuser = true): Promise<OfflinePage & StandInSession> {
+/** An offline page whose context is signed in for real (see realSession). */
+export async function signedInPage(d: Dashboard, superuser = true): Promise<OfflinePage & RealSession> {
   const p = await offlinePage(d.browser);
-  return { ...p, ...(await standInSession(d, p.page, superuser)) };
+  return { ...p, ...(await realSession(d, p.page, superuser)) };
 }
 
 export { offlinePage };

@@ -41,7 +41,7 @@ export function encodeClickCursor(key: ClickKey): string {
   return Buffer.from(`${key.timestamp}.${key.id}`).toString('base64url');
 }
 
-export function decodeClickCursor(cursor: string): ClickKey {
+function decodeClickCursor(cursor: string): ClickKey {
   const m = /^(\d{1,16})\.(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
   const key = m ? { timestamp: Number(m[1]), id: Number(m[2]) } : null;
   if (!key || !Number.isSafeInteger(key.timestamp) || !Number.isSafeInteger(key.id)) {

@@ -24,7 +24,7 @@ const PAGES_PER_COLLECTION = 16;
 let pages = 0;
 
 /** One chunk of CSV: the first `length` bytes of `buffer`. */
-export interface ExportChunk {
+interface ExportChunk {
   buffer: ArrayBuffer;
   length: number;
 }

@@ -132,7 +132,7 @@ export const WorkspaceStatsModel = t.Object(
 export type WorkspaceStats = typeof WorkspaceStatsModel.static;
 
 const Nullable = nullable(t.String());
-export const ClickModel = t.Object(
+const ClickModel = t.Object(
   {
     id: Type.Integer(),
     linkId: t.String(),

@@ -11,7 +11,7 @@ import type { ClicksInput, Stats, WindowQuery, WorkspaceStats } from './model';
 import { computeStats } from './stats';
 import { hourAligned, resolveWindow } from './window';
 
-export const DEFAULT_CLICK_PAGE = 50;
+const DEFAULT_CLICK_PAGE = 50;
 
 function statsOf(deps: Deps, scope: string, variants: Map<string, string>, query: WindowQuery) {
   const sqlite = deps.db.$client;

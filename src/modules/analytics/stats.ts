@@ -26,7 +26,7 @@ type Entry = { value: string | null; clicks: number };
 type CityEntry = Breakdowns['city'][number];
 type ParamEntry = Breakdowns['params'][number];
 
-export interface StatsSource {
+interface StatsSource {
   sqlite: Database;
   values: RollupValues;
   scope: string;

@@ -9,7 +9,7 @@ import { DAY_MS, HOUR_MS, hourStart, utcDay } from '../../lib/time';
 import type { WindowQuery } from './model';
 
 export const RANGES = ['today', '24h', '7d', '30d', '90d', 'all'] as const;
-export type RangeName = (typeof RANGES)[number];
+type RangeName = (typeof RANGES)[number];
 
 export interface Window {
   /** First instant in the window (epoch ms). */

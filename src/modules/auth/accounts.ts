@@ -11,7 +11,7 @@ export type { AccountRow };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export interface CreateAccountInput {
+interface CreateAccountInput {
   email: string;
   password: string;
   superuser?: boolean;

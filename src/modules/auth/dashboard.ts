@@ -10,7 +10,7 @@ import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from './keys';
 import type { AccountItem, KeyItem, Scope } from './model';
 import type { AccountRow, ApiKeyRow } from './table';
 
-export function toKeyItem(row: ApiKeyRow, now: number): KeyItem {
+function toKeyItem(row: ApiKeyRow, now: number): KeyItem {
   const status =
     row.revokedAt !== null ? 'revoked' : row.expiresAt !== null && row.expiresAt <= now ? 'expired' : 'active';
   return {
@@ -43,7 +43,7 @@ export function listOwnKeys(deps: BaseDeps, actor: AccountRow): KeyItem[] {
   return listApiKeys(deps, actor.id).map((row) => toKeyItem(row, now));
 }
 
-export interface CreateOwnKeyInput {
+interface CreateOwnKeyInput {
   name?: string | null;
   scope: Scope;
   expiresAt?: number | null;

@@ -5,7 +5,7 @@ import { errors } from '../../http/models';
 import type { Principal } from './keys';
 import { type Me, MeModel } from './model';
 
-export function describePrincipal({ key, account }: Principal): Me {
+function describePrincipal({ key, account }: Principal): Me {
   return {
     scope: key.scope,
     key: {

@@ -18,14 +18,14 @@ const DUMMY_HASH = sha256Hex('slink-dummy-key');
 // lastUsedAt is advisory: write it at most once a minute per key instead of on every request.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export interface CreateApiKeyInput {
+interface CreateApiKeyInput {
   accountId: string;
   scope: Scope;
   name?: string | null;
   expiresAt?: number | null;
 }
 
-export interface CreatedApiKey {
+interface CreatedApiKey {
   row: ApiKeyRow;
   /** The plaintext key: shown once, never stored. */
   key: string;

@@ -33,7 +33,7 @@ export type Me = typeof MeModel.static;
 const KeyStatusModel = t.Union([t.Literal('active'), t.Literal('expired'), t.Literal('revoked')]);
 const MaybeTime = t.Union([Type.Integer(), t.Null()]);
 
-export const KeyItemModel = t.Object(
+const KeyItemModel = t.Object(
   {
     id: t.String(),
     name: t.Union([t.String(), t.Null()]),

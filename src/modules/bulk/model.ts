@@ -34,7 +34,7 @@ export type BulkTextInput = typeof BulkTextBody.static;
 const BULK_STATUSES = ['create', 'repeat', 'duplicate', 'invalid'] as const;
 export type BulkStatus = (typeof BULK_STATUSES)[number];
 
-export const BulkLineModel = t.Object(
+const BulkLineModel = t.Object(
   {
     line: Type.Integer({ description: 'Line number in the text, from 1 (blank lines counted).' }),
     input: t.String({ description: 'The line as given, trimmed.' }),

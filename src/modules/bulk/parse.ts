@@ -6,7 +6,7 @@ import { invalid } from '../../lib/errors';
 
 export const MAX_BULK_LINES = 200;
 
-export interface TextLine {
+interface TextLine {
   /** 1-based, counting blank lines, so it matches what the user sees in an editor. */
   line: number;
   /** The line without surrounding whitespace: what repeats are compared on. */

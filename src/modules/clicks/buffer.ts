@@ -18,7 +18,7 @@ import { classifyClick } from './bot';
 import type { ClickRecord } from './record';
 
 /** ~200 k clicks is about 10 s at 20 k clicks/s, roughly 100 MB with long user agents. */
-export const MAX_BUFFERED_CLICKS = 200_000;
+const MAX_BUFFERED_CLICKS = 200_000;
 /** Where backpressure starts: ~6 MB of clicks, one to two seconds of writing at saturation. */
 export const HIGH_WATER = 20_000;
 /** A redirect waits at most this long for the writer (a failing disk must not stop redirects). */

@@ -15,7 +15,7 @@ export const MAX_BATCH = 2000;
 /** Clicks converted and handed over per event-loop turn (~1 ms each). */
 const SLICE = 500;
 
-export interface FlushStats {
+interface FlushStats {
   written: number;
   skipped: number;
   batches: number;

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { Reader } from 'maxmind';
 import { BoundedCache } from '../../lib/bounded-cache';
 
-export interface GeoFacts {
+interface GeoFacts {
   country: string | null;
   city: string | null;
 }

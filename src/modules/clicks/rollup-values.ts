@@ -6,7 +6,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import type { RollupDim } from './rollups';
 
-export interface ValueName {
+interface ValueName {
   dim: RollupDim;
   key: string;
   value: string;

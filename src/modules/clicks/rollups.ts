@@ -65,7 +65,7 @@ const UTM_DIMS: Readonly<Record<string, RollupDim>> = Object.assign(Object.creat
   utm_campaign: 'utmCampaign',
 });
 
-export interface Bucket {
+interface Bucket {
   scope: string;
   grain: Grain;
   start: number;

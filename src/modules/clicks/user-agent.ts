@@ -5,7 +5,7 @@
 import UAParser from 'ua-parser-js';
 import { BoundedCache } from '../../lib/bounded-cache';
 
-export interface AgentFacts {
+interface AgentFacts {
   device: string | null;
   os: string | null;
   browser: string | null;

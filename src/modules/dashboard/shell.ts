@@ -5,9 +5,9 @@
  */
 import { htmlSecurityHeaders } from '../../http/html-headers';
 
-export const ASSETS_PATH = '/app/assets';
+const ASSETS_PATH = '/app/assets';
 
-export interface ShellAssets {
+interface ShellAssets {
   script: string;
   style: string;
   icon: string;

@@ -6,7 +6,7 @@
  */
 import type { Database } from 'bun:sqlite';
 
-export interface LinkCounterStatements {
+interface LinkCounterStatements {
   /** The ids among these that name a link. */
   existing(ids: Iterable<string>): Set<string>;
   /** Adds clicks to a link's counters; `last` (the newest human click) never moves back. */

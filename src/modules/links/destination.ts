@@ -8,9 +8,9 @@ import { invalid } from '../../lib/errors';
 import { decodeQueryPart } from '../../lib/query';
 import { hasControlChars } from '../../lib/text';
 
-export const MAX_DESTINATION_LENGTH = 2048;
+const MAX_DESTINATION_LENGTH = 2048;
 
-export interface NormalizedDestination {
+interface NormalizedDestination {
   destination: string;
   /** utm_* keys lifted out of the query, in order; a later repeat wins. */
   utm: Record<string, string>;

@@ -17,7 +17,7 @@ const SORT_COLUMN = {
   updated: links.updatedAt,
 } as const;
 
-export interface LinkFilter {
+interface LinkFilter {
   q?: string;
   tag?: string;
   project?: string;

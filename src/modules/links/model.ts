@@ -97,7 +97,7 @@ export const UpdateLinkBody = t.Object({
 });
 export type UpdateLinkInput = typeof UpdateLinkBody.static;
 
-export const LINK_SORTS = ['created', 'oldest', 'clicks', 'updated'] as const;
+const LINK_SORTS = ['created', 'oldest', 'clicks', 'updated'] as const;
 export type LinkSort = (typeof LINK_SORTS)[number];
 
 export const ListLinksQuery = t.Object({

@@ -15,11 +15,11 @@ import { checkCustomSlug, generateSlug } from './slug';
 import { deleteLinkRow, insertLinks, updateLinkRow, writeLinks } from './writes';
 
 /** Who is acting: only superusers may choose or change slugs. */
-export interface Actor {
+interface Actor {
   superuser: boolean;
 }
 
-export const DEFAULT_PAGE_SIZE = 50;
+const DEFAULT_PAGE_SIZE = 50;
 
 function requireSuperuser(actor: Actor, what: string): void {
   if (!actor.superuser) throw new AppError('superuser_required', `Only a superuser key may ${what}`, 'slug');

@@ -6,11 +6,11 @@
 import { invalid } from '../../lib/errors';
 import { randomString } from '../../lib/ids';
 
-export const SLUG_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-export const GENERATED_SLUG_LENGTH = 7;
+const SLUG_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+const GENERATED_SLUG_LENGTH = 7;
 export const RESERVED_SLUGS: ReadonlySet<string> = new Set(['api', 'app', 'healthz', 'favicon.ico', 'robots.txt']);
 
-export function isReservedSlug(slug: string): boolean {
+function isReservedSlug(slug: string): boolean {
   return RESERVED_SLUGS.has(slug.toLowerCase());
 }
 

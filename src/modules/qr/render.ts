@@ -5,7 +5,7 @@
 import QRCode from 'qrcode';
 
 /** Modules of white around the symbol, as the QR standard asks. */
-export const QUIET_ZONE = 4;
+const QUIET_ZONE = 4;
 /** The smallest size served (px); the error correction is chosen for it. */
 export const MIN_QR_SIZE = 96;
 export const MAX_QR_SIZE = 2048;
@@ -16,9 +16,9 @@ export const DEFAULT_QR_SIZE = 256;
  */
 const MIN_PX_PER_MODULE = 2.5;
 const LEVELS = ['H', 'Q', 'M', 'L'] as const;
-export type CorrectionLevel = (typeof LEVELS)[number];
+type CorrectionLevel = (typeof LEVELS)[number];
 
-export interface QrSymbol {
+interface QrSymbol {
   level: CorrectionLevel;
   /** Modules per side, quiet zone excluded. */
   size: number;

@@ -14,7 +14,7 @@ import { DEFAULT_QR_SIZE, qrSvg, qrSymbol } from './render';
  */
 const DRAWING = 1;
 
-export interface LinkQr {
+interface LinkQr {
   /** Strong ETag: it changes with the URL (slug, variant), the size and the drawing. */
   etag: string;
   svg(): string;

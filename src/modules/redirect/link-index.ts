@@ -17,7 +17,7 @@ import { findRedirectRowBySlug, findRedirectRows, listRedirectRows, type Redirec
 import { findVariantsByLinkIds, type VariantRow } from '../variants/repo';
 import { applyParams } from './location';
 
-export interface RedirectEntry {
+interface RedirectEntry {
   readonly id: string;
   readonly slug: string;
   readonly status: RedirectRow['status'];

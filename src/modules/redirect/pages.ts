@@ -37,7 +37,7 @@ const PAGES = {
   methodNotAllowed: page(405, 'Method not allowed', 'Short links answer GET and HEAD requests only.'),
 };
 
-export type PageName = keyof typeof PAGES;
+type PageName = keyof typeof PAGES;
 
 export function pageResponse(name: PageName): Response {
   const { status, html } = PAGES[name];

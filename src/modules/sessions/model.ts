@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { EmailField, NEW_PASSWORD, passwordField } from '../auth/model';
 
-export const AccountModel = t.Object({ id: t.String(), email: t.String(), superuser: t.Boolean() });
+const AccountModel = t.Object({ id: t.String(), email: t.String(), superuser: t.Boolean() });
 
 export const SignedInModel = t.Object(
   {

@@ -6,7 +6,7 @@ import { checkPassword } from '../auth/accounts';
 import { setPassword } from '../auth/admin';
 import { checkCredentials } from './service';
 
-export interface ChangePasswordInput {
+interface ChangePasswordInput {
   currentPassword: string;
   newPassword: string;
   /** For the per-address failure limit (never stored). */

@@ -15,10 +15,10 @@ import * as repo from './repo';
 import type { SessionRow } from './table';
 
 const DAY_MS = 86_400_000;
-export const IDLE_MS = 7 * DAY_MS;
+const IDLE_MS = 7 * DAY_MS;
 // lastSeenAt only decides idle expiry (days): write it at most once a minute per session.
 const SEEN_RESOLUTION_MS = 60_000;
-export const USER_AGENT_LENGTH = 200;
+const USER_AGENT_LENGTH = 200;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 export interface SignedIn {
@@ -31,7 +31,7 @@ export interface NewSession extends SignedIn {
   token: string;
 }
 
-export interface SignInInput {
+interface SignInInput {
   email: string;
   password: string;
   userAgent: string | null;

@@ -9,7 +9,7 @@ import { digestsEqual, sha256Hex } from '../../lib/hash';
 import { hasAccounts, insertAccount, prepareAccount } from '../auth/accounts';
 import { type NewSession, startSession } from './service';
 
-export interface SetupInput {
+interface SetupInput {
   token: string;
   email: string;
   password: string;

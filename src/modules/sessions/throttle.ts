@@ -24,7 +24,7 @@ export const SIGN_IN_LIMITS = {
   waiting: 8,
 };
 
-export type SignInLimits = typeof SIGN_IN_LIMITS;
+type SignInLimits = typeof SIGN_IN_LIMITS;
 
 /** Failure counts per key in fixed windows (kept in memory only, like the API rate limiter's). */
 class FailureWindows {
@@ -63,7 +63,7 @@ class FailureWindows {
   }
 }
 
-export interface SignInAttempt {
+interface SignInAttempt {
   /** The password was right: the email's failures are forgotten, this attempt no longer counts. */
   succeeded(): void;
   /** Nothing was verified (refused for load): the attempt does not count. */

@@ -4,7 +4,7 @@ import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { IdParams, ParamsModel, StringMapModel } from '../../http/models';
 
-export const VARIANT_CODE_PATTERN = '^[A-Za-z0-9_-]{1,32}$';
+const VARIANT_CODE_PATTERN = '^[A-Za-z0-9_-]{1,32}$';
 
 export const VariantModel = t.Object(
   {
