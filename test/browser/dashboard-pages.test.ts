@@ -33,7 +33,7 @@ function directives(policy: string): Record<string, string[]> {
   );
 }
 
-function expectContractCsp(policy: string | undefined): void {
+function expectStrictCsp(policy: string | undefined): void {
   expect(policy).toBeDefined();
   const csp = directives(policy!);
   // Scripts: this origin and nothing inline or evaluated (hashes of exact texts are allowed).
@@ -56,7 +56,7 @@ for (const entry of DASHBOARD_PAGES) {
     expect([...hosts]).toEqual(['127.0.0.1']);
     const html = p.responses.filter((r) => (r.headers()['content-type'] ?? '').startsWith('text/html'));
     expect(html.length).toBeGreaterThan(0);
-    for (const r of html) expectContractCsp(r.headers()['content-security-policy']);
+    for (const r of html) expectStrictCsp(r.headers()['content-security-policy']);
 
     for (const colorScheme of ['light', 'dark'] as const) {
       await p.page.emulateMedia({ colorScheme });
