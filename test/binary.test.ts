@@ -5,9 +5,10 @@
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { binaryAlone, buildBinary } from './helpers/binary';
 import {
   BUN,
   cleanEnv,
@@ -33,12 +34,8 @@ function slink(args: string[], opts: { stdin?: string; env?: Record<string, stri
 }
 
 beforeAll(async () => {
-  const build = await run([BUN, 'run', 'build'], { cwd: ROOT, env: cleanEnv(), timeoutMs: 170_000 });
-  if (build.code !== 0) throw new Error(`bun run build failed (${build.code}):\n${build.stdout}\n${build.stderr}`);
-  expect(build.stdout).toContain('dist/slink');
-  dir = mkdtempSync(join(tmpdir(), 'slink-bin-'));
-  copyFileSync(join(ROOT, 'dist', 'slink'), join(dir, 'slink'));
-  chmodSync(join(dir, 'slink'), 0o755);
+  expect(await buildBinary()).toContain('dist/slink');
+  dir = binaryAlone();
 }, 180_000);
 
 afterAll(() => {

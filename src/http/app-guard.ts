@@ -43,8 +43,6 @@ export function createAppGuard(deps: Deps) {
     if (request.headers.has('authorization')) {
       return errorResponse(sessionRequired('API keys cannot use the dashboard endpoints: sign in to the dashboard'));
     }
-    const problem = bodyProblem(request);
-    if (problem) return errorResponse(problem);
     const token = readSessionToken(request, appHost);
     const session = token ? verifySession(deps, token) : null;
     const write = isWrite(request.method);
@@ -54,6 +52,10 @@ export function createAppGuard(deps: Deps) {
       if (!session) return errorResponse(sessionRequired());
       if (write && !isSameOrigin(request, appHost)) return errorResponse(csrfRejected());
     }
+    // The body is checked after the origin, as /api/v1 does: another site's form post (a form
+    // body) is refused as csrf_rejected, not as a content type.
+    const problem = bodyProblem(request);
+    if (problem) return errorResponse(problem);
     if (session) signedInByRequest.set(request, session);
     return undefined;
   };

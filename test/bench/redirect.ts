@@ -21,16 +21,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../src/config';
-import { openDatabase } from '../../src/db/client';
-import { migrateDatabase } from '../../src/db/migrate';
-import { createDeps } from '../../src/deps';
-import { systemClock } from '../../src/lib/clock';
 import { HIGH_WATER } from '../../src/modules/clicks/buffer';
 import { MAX_BATCH } from '../../src/modules/clicks/flusher';
-import { freshSlug, newLinkRow } from '../../src/modules/links/service';
-import { insertLinks, writeLinks } from '../../src/modules/links/writes';
 import { createVariant } from '../../src/modules/variants/service';
+import { benchDeps, NO_PARAMS, seedLinks } from './seed-links';
 
 const { values } = parseArgs({
   options: {
@@ -87,46 +81,17 @@ interface Seeded {
 }
 
 function seed(dbPath: string): Seeded {
-  const config = loadConfig({ SLINK_DB: dbPath });
-  const db = openDatabase(dbPath);
-  migrateDatabase(db);
-  const deps = createDeps({
-    db,
-    config,
-    clock: systemClock,
-    log: { info: () => {}, error: (m, e) => console.error(m, e) },
-  });
-  const taken = new Set<string>();
-  const items: Parameters<typeof insertLinks>[1] = [];
-  for (let i = 0; i < LINKS; i++) {
-    const slug = freshSlug(deps, taken);
-    taken.add(slug);
-    const params: Record<string, string> =
-      i % 3 === 0 ? { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: `spring-${i % 40}` } : {};
-    const destination =
+  const deps = benchDeps(dbPath);
+  const db = deps.db;
+  const slugs = seedLinks(deps, LINKS, (i) => ({
+    destination:
       i % 5 === 0
         ? `https://shop.example.com/products/${i}?color=blue&size=m`
-        : `https://www.example.org/articles/${i}`;
-    items.push({
-      row: newLinkRow(deps, {
-        slug,
-        destination,
-        title: null,
-        params,
-        projectId: null,
-        expiresAt: null,
-        clickLimit: null,
-      }),
-      tags: [],
-    });
-    if (items.length === 10_000) {
-      const batch = items.splice(0);
-      writeLinks(deps, (w) => insertLinks(w, batch));
-    }
-  }
-  writeLinks(deps, (w) => insertLinks(w, items));
+        : `https://www.example.org/articles/${i}`,
+    params:
+      i % 3 === 0 ? { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: `spring-${i % 40}` } : NO_PARAMS,
+  }));
   deps.linkIndex.loadAll();
-  const slugs = [...taken];
   slugs.forEach((slug, i) => {
     if (i % 4 === 0)
       createVariant(deps, deps.linkIndex.get(slug)!.id, {

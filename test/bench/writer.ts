@@ -20,10 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../src/config';
-import { applyPragmas, openDatabase } from '../../src/db/client';
-import { migrateDatabase } from '../../src/db/migrate';
-import { createDeps } from '../../src/deps';
+import { applyPragmas } from '../../src/db/client';
 import { systemClock } from '../../src/lib/clock';
 import { enrichClick } from '../../src/modules/clicks/enrich';
 import { MAX_BATCH, toWire } from '../../src/modules/clicks/flusher';
@@ -31,8 +28,7 @@ import { openGeo } from '../../src/modules/clicks/geo';
 import type { WireClick } from '../../src/modules/clicks/record';
 import { ClickStore } from '../../src/modules/clicks/store';
 import { VisitorHasher } from '../../src/modules/clicks/visitor';
-import { freshSlug, newLinkRow } from '../../src/modules/links/service';
-import { insertLinks, writeLinks } from '../../src/modules/links/writes';
+import { benchDeps, NO_PARAMS, seedLinks } from './seed-links';
 
 const { values } = parseArgs({
   options: {
@@ -56,37 +52,13 @@ const REFERRERS = [null, 'https://www.google.com/', 'https://t.co/', 'https://ne
 const dir = mkdtempSync(join(tmpdir(), 'slink-bench-writer-'));
 try {
   const dbPath = join(dir, 'slink.db');
-  const db = openDatabase(dbPath);
-  migrateDatabase(db);
-  const deps = createDeps({
-    db,
-    config: loadConfig({ SLINK_DB: dbPath }),
-    clock: systemClock,
-    log: { info() {}, error: console.error },
-  });
-  const taken = new Set<string>();
-  const items: Parameters<typeof insertLinks>[1] = [];
-  for (let i = 0; i < LINKS; i++) {
-    const slug = freshSlug(deps, taken);
-    taken.add(slug);
-    const params: Record<string, string> =
-      i % 3 === 0 ? { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: `s${i % 40}` } : {};
-    items.push({
-      row: newLinkRow(deps, {
-        slug,
-        destination: `https://www.example.org/articles/${i}`,
-        title: null,
-        params,
-        projectId: null,
-        expiresAt: null,
-        clickLimit: null,
-      }),
-      tags: [],
-    });
-  }
-  writeLinks(deps, (w) => insertLinks(w, items));
+  const deps = benchDeps(dbPath);
+  const db = deps.db;
+  const slugs = seedLinks(deps, LINKS, (i) => ({
+    destination: `https://www.example.org/articles/${i}`,
+    params: i % 3 === 0 ? { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: `s${i % 40}` } : NO_PARAMS,
+  }));
   deps.linkIndex.loadAll();
-  const slugs = [...taken];
   applyPragmas(db.$client, 'writer');
   const store = new ClickStore(db.$client, openGeo(null), ['localhost'], systemClock);
 

@@ -1,7 +1,6 @@
 /**
- * The links list in Chromium against the real /api/v1. The session endpoints are not part of
- * this app yet, so a stand-in session answers GET /api/app/session and the page's /api/v1
- * requests carry the account's key; everything else is the real API and the real client.
+ * The links list in Chromium against the real /api/v1, signed in with a real session (the
+ * page's requests carry its cookie); the test seeds through the account's write key.
  */
 import { expect, test } from 'bun:test';
 import { api } from '../helpers/app';

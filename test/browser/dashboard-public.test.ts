@@ -1,19 +1,25 @@
 /**
  * The dashboard's pages before sign-in, in Chromium with no internet: sign-in and first-run
  * setup render under the CSP with nothing blocked, pass axe (light and dark), work by keyboard
- * and at 375 px, and show the API's errors where the contract says.
+ * and at 375 px, and show the API's errors where the contract says. Nothing is stubbed: the
+ * answers are the app's own.
  */
 import { describe, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
+import { endAllSessions } from '../../src/modules/sessions/service';
+import { makeKey } from '../helpers/app';
 import { cspViolations } from '../helpers/browser';
-import { dashboardPerFile, expectCleanPage, offlinePage, seriousA11yViolations } from '../helpers/dashboard-browser';
+import { PASSWORD } from '../helpers/dashboard';
+import {
+  dashboardPerFile,
+  expectCleanPage,
+  offlinePage,
+  seriousA11yViolations,
+  signedInPage,
+} from '../helpers/dashboard-browser';
+import { fillCredentials } from '../helpers/dashboard-process';
 
 const d = dashboardPerFile();
-
-const apiError = (status: number, code: string, message: string, field: string | null = null) => ({
-  status,
-  json: { error: { code, message, field } },
-});
 
 /** The element that has the focus: its accessible name and whether a focus ring shows. */
 function focused(page: Page) {
@@ -87,16 +93,14 @@ describe('sign-in', () => {
   test("shows the server's refusal as an alert and stays on the page", async () => {
     const p = await offlinePage(d.browser);
     let sent: unknown = null;
-    await p.page.route(`${d.origin}/api/app/session`, (route) => {
-      if (route.request().method() !== 'POST') return route.fallback();
-      sent = route.request().postDataJSON();
-      return route.fulfill(apiError(401, 'sign_in_failed', 'Wrong email or password'));
+    p.page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/api/app/session')) sent = r.postDataJSON();
     });
     await p.page.goto(`${d.origin}/app/sign-in`);
-    await p.page.getByLabel('Email').fill('who@example.com');
-    await p.page.getByLabel('Password').fill('not it at all');
-    await p.page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(p.page.getByRole('alert').textContent()).resolves.toBe('Wrong email or password');
+    await fillCredentials(p.page, 'who@example.com', 'not it at all', 'Sign in');
+    await expect(p.page.getByRole('alert').textContent()).resolves.toBe(
+      'Sign-in failed: wrong email or password, or the account is disabled',
+    );
     expect(sent).toEqual({ email: 'who@example.com', password: 'not it at all' });
     expect(new URL(p.page.url()).pathname).toBe('/app/sign-in');
     await expectCleanPage(p);
@@ -104,26 +108,12 @@ describe('sign-in', () => {
   }, 60_000);
 
   test('a signed-out visit to a page goes to sign-in, and back there after signing in', async () => {
+    const { account } = await makeKey(d.t, 'read');
     const p = await offlinePage(d.browser);
-    let signedIn = false;
-    const who = {
-      account: { id: 'acc_1', email: 'a@example.com', superuser: false },
-      session: { id: 's', expiresAt: 0 },
-    };
-    await p.page.route(`${d.origin}/api/app/session`, (route) => {
-      if (route.request().method() === 'POST') {
-        signedIn = true;
-        return route.fulfill({ json: who });
-      }
-      return signedIn ? route.fulfill({ json: who }) : route.fulfill(apiError(403, 'session_required', 'Sign in'));
-    });
-    await p.page.route(`${d.origin}/api/app/keys`, (route) => route.fulfill({ json: { items: [] } }));
     await p.page.goto(`${d.origin}/app/settings/keys`);
     await p.page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(p.page.url()).toBe(`${d.origin}/app/sign-in?next=%2Fapp%2Fsettings%2Fkeys`);
-    await p.page.getByLabel('Email').fill('a@example.com');
-    await p.page.getByLabel('Password').fill('correct horse');
-    await p.page.getByRole('button', { name: 'Sign in' }).click();
+    await fillCredentials(p.page, account.email, PASSWORD, 'Sign in');
     await p.page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
     expect(new URL(p.page.url()).pathname).toBe('/app/settings/keys');
     await p.page.getByRole('button', { name: 'Create key' }).waitFor();
@@ -132,16 +122,12 @@ describe('sign-in', () => {
   }, 60_000);
 
   test('a session that ends mid-use (403 session_required) leads to sign-in, saying so', async () => {
-    const p = await offlinePage(d.browser);
-    const who = {
-      account: { id: 'acc_1', email: 'a@example.com', superuser: false },
-      session: { id: 's', expiresAt: 0 },
-    };
-    await p.page.route(`${d.origin}/api/app/session`, (route) => route.fulfill({ json: who }));
-    await p.page.route(`${d.origin}/api/app/sessions`, (route) =>
-      route.fulfill(apiError(403, 'session_required', 'Sign in to continue')),
-    );
-    await p.page.goto(`${d.origin}/app/settings/sessions`);
+    const p = await signedInPage(d);
+    await p.page.goto(`${d.origin}/app/settings/keys`);
+    await p.page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    // Ended elsewhere (sign out everywhere on another device): the page's next call is refused.
+    endAllSessions(d.t.deps, p.account.id);
+    await p.page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Sessions' }).click();
     await p.page.getByText('Your session ended. Sign in again to continue.').waitFor();
     expect(p.page.url()).toBe(`${d.origin}/app/sign-in?next=%2Fapp%2Fsettings%2Fsessions&notice=session-ended`);
     await expectCleanPage(p);
@@ -150,18 +136,14 @@ describe('sign-in', () => {
 });
 
 describe('first-run setup', () => {
+  // An app of its own: setup works only while no account exists.
+  const fresh = dashboardPerFile();
+
   test('with a token: the form, and a field error under the field it names', async () => {
-    const p = await offlinePage(d.browser);
-    await p.page.route(`${d.origin}/api/app/setup`, (route) =>
-      route.request().method() === 'GET'
-        ? route.fulfill({ json: { needed: true } })
-        : route.fulfill(apiError(400, 'invalid_request', 'Password must be at least 8 characters', 'password')),
-    );
-    await p.page.goto(`${d.origin}/app/setup?token=tok_123`);
+    const p = await offlinePage(fresh.browser);
+    await p.page.goto(`${fresh.origin}/app/setup?token=${fresh.t.deps.setupToken}`);
     await p.page.getByRole('heading', { name: 'Set up Slink' }).waitFor();
-    await p.page.getByLabel('Email').fill('first@example.com');
-    await p.page.getByLabel('Password').fill('short');
-    await p.page.getByRole('button', { name: 'Create account' }).click();
+    await fillCredentials(p.page, 'first@example.com', 'short', 'Create account');
     const password = p.page.getByLabel('Password');
     await p.page.getByText('Password must be at least 8 characters').waitFor();
     expect(await password.getAttribute('aria-invalid')).toBe('true');
@@ -174,11 +156,11 @@ describe('first-run setup', () => {
   }, 60_000);
 
   test('without a token it says where the setup address is; once set up, it points to sign-in', async () => {
-    const p = await offlinePage(d.browser);
-    await p.page.goto(`${d.origin}/app/setup`);
+    const p = await offlinePage(fresh.browser);
+    await p.page.goto(`${fresh.origin}/app/setup`);
     await p.page.getByText('/app/setup?token=…').waitFor();
-    await p.page.route(`${d.origin}/api/app/setup`, (route) => route.fulfill({ json: { needed: false } }));
-    await p.page.goto(`${d.origin}/app/setup?token=tok_123`);
+    await makeKey(fresh.t, 'read');
+    await p.page.goto(`${fresh.origin}/app/setup?token=${fresh.t.deps.setupToken}`);
     await p.page.getByRole('heading', { name: 'Slink is set up' }).waitFor();
     expect(await p.page.getByRole('link', { name: 'Go to sign-in' }).getAttribute('href')).toBe('/app/sign-in');
     await expectCleanPage(p);

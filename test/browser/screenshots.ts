@@ -1,29 +1,129 @@
 /**
  * Writes the dashboard's screenshots: `bun run test/browser/screenshots.ts [out-dir]` (default
- * docs/screenshots). The sign-in page at 1280x800 and 375x800, light and dark, rendered by the
- * real app in Chromium with no internet.
+ * docs/screenshots), rendered by the real app in Chromium with no internet. The sign-in page at
+ * 1280x800 and 375x800; the links list with data, a link's page, the API keys page with a new
+ * key shown once, and the sessions page at 1280x800; each light and dark.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { offlinePage, startDashboard } from '../helpers/dashboard-browser';
+import type { Page } from 'playwright-core';
+import { createAccount } from '../../src/modules/auth/accounts';
+import { createApiKey } from '../../src/modules/auth/keys';
+import { api } from '../helpers/app';
+import { dash, PASSWORD } from '../helpers/dashboard';
+import { type Dashboard, offlinePage, startDashboard } from '../helpers/dashboard-browser';
+import { DESKTOP_CHROME } from '../helpers/dashboard-process';
 import { ROOT } from '../helpers/proc';
 
 const outDir = process.argv[2] ?? join(ROOT, 'docs', 'screenshots');
+const SCHEMES = ['light', 'dark'] as const;
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+
+const LINKS = [
+  {
+    slug: 'spring',
+    title: 'Spring sale',
+    destination: 'https://shop.example.com/sale?season=spring',
+    tags: ['campaign'],
+    clicks: 42,
+  },
+  {
+    slug: 'docs',
+    title: 'Getting started guide',
+    destination: 'https://docs.example.com/start',
+    tags: ['docs'],
+    clicks: 17,
+  },
+  {
+    slug: 'launch',
+    title: 'Launch announcement',
+    destination: 'https://blog.example.com/2026/launch',
+    tags: ['blog', 'campaign'],
+    clicks: 128,
+  },
+  { slug: 'careers', title: null, destination: 'https://example.com/careers', tags: [], clicks: 3 },
+  {
+    slug: 'webinar',
+    title: 'Webinar sign-up',
+    destination: 'https://events.example.com/webinar?id=11',
+    tags: ['events'],
+    clicks: 0,
+  },
+];
+
+/** An account with links, clicks, keys and two sessions; returns the link page's id. */
+async function seed(d: Dashboard, page: Page): Promise<string> {
+  const account = await createAccount(d.t.deps, { email: 'ada@example.com', password: PASSWORD, superuser: true });
+  const { key } = createApiKey(d.t.deps, { accountId: account.id, scope: 'write', expiresAt: null, name: 'CI deploy' });
+  createApiKey(d.t.deps, { accountId: account.id, scope: 'read', expiresAt: null, name: 'Reporting' });
+  const params = { utm_source: 'newsletter', utm_medium: 'email' };
+  let first = '';
+  for (const link of LINKS) {
+    // A day apart, so the list's order (newest first) and dates read naturally.
+    d.t.clock.advance(86_400_000);
+    const created = await api(d.t, 'POST', '/links', { key, body: { ...link, clicks: undefined, params } });
+    first ||= created.body.id;
+    await api(d.t, 'POST', `/links/${created.body.id}/variants`, {
+      key,
+      body: { code: 'fb', params: { utm_source: 'facebook' } },
+    });
+    for (let i = 0; i < link.clicks; i++) {
+      const ua = i % 3 ? DESKTOP_CHROME : IPHONE;
+      await d.t.app.handle(new Request(`https://sl.test/${link.slug}`, { headers: { 'user-agent': ua } }));
+    }
+  }
+  await d.t.deps.clicks.flusher.flush();
+  const other = { email: account.email, password: PASSWORD };
+  await dash(d.t, 'POST', '/session', { body: other, headers: { 'user-agent': IPHONE } });
+  await page.request.post(`${d.origin}/api/app/session`, { data: other, headers: { 'sec-fetch-site': 'same-origin' } });
+  return first;
+}
+
+async function shoot(page: Page, name: string, width: number): Promise<void> {
+  for (const colorScheme of SCHEMES) {
+    await page.emulateMedia({ colorScheme });
+    const file = join(outDir, `${name}-${width}-${colorScheme}.png`);
+    await page.screenshot({ path: file });
+    console.log(file);
+  }
+}
+
 mkdirSync(outDir, { recursive: true });
 const d = await startDashboard();
 try {
-  const { page } = await offlinePage(d.browser);
+  const signedOut = (await offlinePage(d.browser)).page;
   for (const width of [1280, 375]) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.setViewportSize({ width, height: 800 });
-      await page.emulateMedia({ colorScheme });
-      await page.goto(`${d.origin}/app/sign-in`);
-      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-      const file = join(outDir, `sign-in-${width}-${colorScheme}.png`);
-      await page.screenshot({ path: file });
-      console.log(file);
-    }
+    await signedOut.setViewportSize({ width, height: 800 });
+    await signedOut.goto(`${d.origin}/app/sign-in`);
+    await signedOut.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await shoot(signedOut, 'sign-in', width);
   }
+
+  const { page } = await offlinePage(d.browser, { userAgent: DESKTOP_CHROME, viewport: { width: 1280, height: 800 } });
+  const linkId = await seed(d, page);
+  await page.goto(`${d.origin}/app`);
+  await page
+    .locator('.link-item')
+    .nth(LINKS.length - 1)
+    .waitFor();
+  await shoot(page, 'links', 1280);
+
+  await page.goto(`${d.origin}/app/links/${linkId}`);
+  await page.getByRole('img', { name: /QR code/ }).waitFor();
+  await page.waitForSelector('img.qr-image[src]');
+  await shoot(page, 'link', 1280);
+
+  await page.goto(`${d.origin}/app/settings/keys`);
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.getByLabel('Name').fill('Zapier');
+  await page.getByRole('button', { name: 'Create', exact: true }).click();
+  await page.getByLabel('Your new API key').waitFor();
+  await shoot(page, 'keys', 1280);
+
+  await page.goto(`${d.origin}/app/settings/sessions`);
+  await page.locator('.session-item').nth(1).waitFor();
+  await shoot(page, 'sessions', 1280);
 } finally {
   await d.close();
 }

@@ -3,7 +3,7 @@
  * host other than loopback is aborted and recorded, so a page that needs the internet fails;
  * every Content-Security-Policy violation the page reports is recorded too.
  */
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.SLINK_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -46,9 +46,12 @@ export interface OfflinePage {
   csp: string[];
 }
 
-/** A page that only reaches 127.0.0.1/localhost; `blocked` lists every other URL it tried. */
-export async function offlinePage(browser: Browser): Promise<OfflinePage> {
-  const page = await browser.newPage();
+/**
+ * A page (in a context of its own) that only reaches 127.0.0.1/localhost; `blocked` lists every
+ * other URL it tried.
+ */
+export async function offlinePage(browser: Browser, options: BrowserContextOptions = {}): Promise<OfflinePage> {
+  const page = await browser.newPage(options);
   const blocked: string[] = [];
   const errors: string[] = [];
   const csp: string[] = [];

@@ -60,8 +60,10 @@ export function freePort(): number {
 export interface RunningProcess {
   proc: Subprocess<'ignore', 'pipe', 'pipe'>;
   base: string;
-  /** Everything the process wrote so far / until it exited. */
+  /** Everything the process wrote until it exited. */
   stdout: Promise<string>;
+  /** What it has written to stdout so far (the log as an operator reads it while it runs). */
+  output(): string;
   stderr: Promise<string>;
   /** SIGTERM, then wait for the exit code (SIGKILL after `graceMs`). */
   stop(graceMs?: number): Promise<number>;
@@ -78,12 +80,18 @@ export function start(cmd: string[], port: number, opts: Omit<RunOptions, 'stdin
     stdout: 'pipe',
     stderr: 'pipe',
   });
-  const stdout = new Response(proc.stdout).text();
+  let written = '';
+  const stdout = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stdout) written += decoder.decode(chunk, { stream: true });
+    return written;
+  })();
   const stderr = new Response(proc.stderr).text();
   return {
     proc,
     base: `http://127.0.0.1:${port}`,
     stdout,
+    output: () => written,
     stderr,
     async stop(graceMs = 10_000) {
       proc.kill('SIGTERM');
@@ -119,6 +127,23 @@ export async function waitHealthy(server: RunningProcess, timeoutMs = 20_000): P
   }
   server.kill();
   throw new Error(`server not healthy within ${timeoutMs} ms:\n${await server.stdout}\n${await server.stderr}`);
+}
+
+/** The first match of `pattern` in what the server has logged, waiting for it (the server keeps running). */
+export async function waitForLog(
+  server: RunningProcess,
+  pattern: RegExp,
+  timeoutMs = 20_000,
+): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = server.output().match(pattern);
+    if (found) return found;
+    if (Date.now() > deadline || server.proc.exitCode !== null) {
+      throw new Error(`no log line matching ${pattern} within ${timeoutMs} ms:\n${server.output()}`);
+    }
+    await Bun.sleep(25);
+  }
 }
 
 /** The lines of a one-line message, for "non-zero with one line on stderr" checks. */

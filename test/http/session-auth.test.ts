@@ -99,6 +99,12 @@ describe('CSRF: session-authenticated writes must be same-origin', () => {
       403,
       'csrf_rejected',
     );
+    // Another site's HTML form: refused for where it comes from, whatever its body.
+    const form = await api(t, 'POST', '/api/app/keys', {
+      rawBody: 'scope=write',
+      headers: { cookie, ...EVIL, 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expectError(form, 403, 'csrf_rejected');
     // No proof of origin at all (an old browser, a script holding a stolen cookie): refused too.
     expectError(await dash(t, 'POST', '/keys', { cookie, body, sameOrigin: false }), 403, 'csrf_rejected');
     expectError(
