@@ -198,7 +198,8 @@ describe('dist/slink alone in an empty folder', () => {
     expect(shell.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     const shellHtml = await shell.text();
     const bundles = new Set([...shellHtml.matchAll(/\/app\/assets\/[\w-]+\.(?:js|css|svg)/g)].map((m) => m[0]));
-    expect(bundles.size).toBe(3);
+    // The script, the stylesheet, the icon and the world map (in the client's asset map).
+    expect(bundles.size).toBe(4);
     for (const path of bundles) {
       const built = await fetch(`${server.base}${path}`);
       expect([path, built.status, built.headers.get('cache-control')]).toEqual([
