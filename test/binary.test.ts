@@ -200,6 +200,12 @@ describe('dist/slink alone in an empty folder', () => {
     const bundles = new Set([...shellHtml.matchAll(/\/app\/assets\/[\w-]+\.(?:js|css|svg)/g)].map((m) => m[0]));
     // The script, the stylesheet, the icon and the world map (in the client's asset map).
     expect(bundles.size).toBe(4);
+    // The chunks the script loads by import() (the chart library) are embedded too.
+    const script = [...bundles].find((path) => path.endsWith('.js'))!;
+    const main = await (await fetch(`${server.base}${script}`)).text();
+    const chunks = [...main.matchAll(/import\("\.\/([\w-]+\.js)"\)/g)].map((m) => `/app/assets/${m[1]}`);
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const chunk of chunks) bundles.add(chunk);
     for (const path of bundles) {
       const built = await fetch(`${server.base}${path}`);
       expect([path, built.status, built.headers.get('cache-control')]).toEqual([

@@ -41,6 +41,11 @@ function Summary({ link }: { link: Link }) {
         ))}
       </dl>
       <p class="hint">Created {formatDateTime(link.createdAt)}</p>
+      <p>
+        <a class="button secondary" href={`/app/links/${encodeURIComponent(link.id)}/stats`}>
+          Statistics
+        </a>
+      </p>
     </section>
   );
 }
