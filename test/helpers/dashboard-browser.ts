@@ -17,8 +17,9 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-export async function startDashboard(): Promise<Dashboard> {
-  const t = makeTestApp();
+/** `env`: extra SLINK_* settings (SLINK_TRUST_PROXY for clicks from chosen addresses). */
+export async function startDashboard(env: Record<string, string> = {}): Promise<Dashboard> {
+  const t = makeTestApp(env);
   t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
   const browser = await launchBrowser();
   return {
@@ -33,10 +34,10 @@ export async function startDashboard(): Promise<Dashboard> {
 }
 
 /** The app and Chromium for one test file: started before its tests, stopped after them. */
-export function dashboardPerFile(): Dashboard {
+export function dashboardPerFile(env: Record<string, string> = {}): Dashboard {
   const d = {} as Dashboard;
   beforeAll(async () => {
-    Object.assign(d, await startDashboard());
+    Object.assign(d, await startDashboard(env));
   });
   afterAll(() => d.close?.());
   return d;
