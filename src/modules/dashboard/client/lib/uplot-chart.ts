@@ -53,7 +53,15 @@ export function drawChart(
     ms: 1,
     tzDate: utc,
     legend: { show: false },
-    cursor: { drag: { x: false, y: false } },
+    // The cursor line sits on the nearest point (the one the readout names), and only across.
+    cursor: {
+      y: false,
+      drag: { x: false, y: false },
+      move: (u, left, top) => {
+        const at = u.data[0][u.posToIdx(left)];
+        return [at === undefined ? left : Math.round(u.valToPos(at, 'x')), top];
+      },
+    },
     scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
     axes: [axis, { ...axis, incrs: COUNT_STEPS, size: 48 }],
     series: [
