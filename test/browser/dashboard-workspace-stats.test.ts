@@ -4,14 +4,8 @@
  * in from the links list and a link's page, the empty state, accessibility and a phone's width.
  */
 import { beforeAll, expect, test } from 'bun:test';
-import {
-  dashboardPerFile,
-  expectCleanPage,
-  seriousA11yViolations,
-  signedInPage,
-  waitUntil,
-} from '../helpers/dashboard-browser';
-import { breakdownRows, expectNoSidewaysScroll, mapClasses, totals } from '../helpers/stats-page';
+import { dashboardPerFile, expectCleanPage, signedInPage, waitUntil } from '../helpers/dashboard-browser';
+import { breakdownRows, expectAccessibleAtEveryWidth, mapClasses, totals } from '../helpers/stats-page';
 import { createLink, PLACES, visit } from '../helpers/stats-seed';
 import { UA } from '../modules/clicks/support';
 
@@ -105,17 +99,7 @@ test('a range without clicks says what to do, and how many bot hits it left out'
 test('accessible in light and dark, usable at 375 px', async () => {
   const p = await signedInPage(d);
   await p.page.goto(`${d.origin}/app/stats`);
-  await p.page.locator('.world-map path.q5').first().waitFor({ state: 'attached' });
-  await p.page.locator('.stats-chart canvas').first().waitFor();
-  expect(await seriousA11yViolations(p.page)).toEqual([]);
-  await p.page.emulateMedia({ colorScheme: 'dark' });
-  expect(await seriousA11yViolations(p.page)).toEqual([]);
-  await p.page.setViewportSize({ width: 375, height: 800 });
-  await waitUntil(
-    async () => ((await p.page.locator('.stats-chart canvas').first().boundingBox())?.width ?? 999) < 375,
-  );
-  await expectNoSidewaysScroll(p.page);
-  expect(await seriousA11yViolations(p.page)).toEqual([]);
+  await expectAccessibleAtEveryWidth(p.page);
   await expectCleanPage(p);
   await p.page.close();
 }, 90_000);

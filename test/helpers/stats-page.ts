@@ -4,7 +4,7 @@
  */
 import { expect } from 'bun:test';
 import type { Page } from 'playwright-core';
-import { waitUntil } from './dashboard-browser';
+import { seriousA11yViolations, waitUntil } from './dashboard-browser';
 
 /** The totals panel as { Clicks: '6', 'Unique visitors': '6', 'Bot hits': '1' }. */
 export async function totals(page: Page): Promise<Record<string, string>> {
@@ -43,4 +43,21 @@ export async function expectNoSidewaysScroll(page: Page): Promise<void> {
     number,
   ];
   expect(scroll).toBeLessThanOrEqual(viewport);
+}
+
+/**
+ * A statistics page once its map and chart are drawn: no serious axe finding in light and dark,
+ * then at 375 px the chart fits, the page does not scroll sideways, and axe still finds nothing.
+ */
+export async function expectAccessibleAtEveryWidth(page: Page): Promise<void> {
+  const chart = page.locator('.stats-chart canvas').first();
+  await page.locator('.world-map path.q5').first().waitFor({ state: 'attached' });
+  await chart.waitFor();
+  expect(await seriousA11yViolations(page)).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await seriousA11yViolations(page)).toEqual([]);
+  await page.setViewportSize({ width: 375, height: 800 });
+  await waitUntil(async () => ((await chart.boundingBox())?.width ?? 999) < 375);
+  await expectNoSidewaysScroll(page);
+  expect(await seriousA11yViolations(page)).toEqual([]);
 }

@@ -5,6 +5,7 @@
 import { getLink } from '../api/links';
 import { getLinkStats } from '../api/stats';
 import { LoadFailed, Loading } from '../components/feedback';
+import { LinkNotFound } from '../components/link-not-found';
 import { StatsView } from '../components/stats/stats-view';
 import { usePageTitle, useResource } from '../lib/hooks';
 import { type StatsWindow, windowOf, windowSearch } from '../lib/stats-window';
@@ -22,16 +23,7 @@ export function LinkStatsPage({ params, query }: PageProps) {
   usePageTitle(`Statistics of ${name}`);
   const page = `/app/links/${encodeURIComponent(id)}`;
 
-  if (link.error?.code === 'not_found') {
-    return (
-      <>
-        <h1>Link not found</h1>
-        <p>
-          It may have been deleted. <a href="/app">Back to your links</a>
-        </p>
-      </>
-    );
-  }
+  if (link.error?.code === 'not_found') return <LinkNotFound />;
   if (!link.data) {
     return link.error ? <LoadFailed error={link.error} retry={link.reload} /> : <Loading active />;
   }
