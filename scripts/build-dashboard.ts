@@ -27,12 +27,14 @@ const INPUTS = ['src/modules/dashboard/client', 'scripts/build-dashboard.ts', 's
 export const JS_BUDGET_GZIP = 150 * 1024;
 
 /**
- * Assets drawn by code at build time rather than bundled. The world map goes here as
- * `world-map.svg` (`buildWorldMapSvg()` from scripts/dashboard/world-map.ts) once it exists;
- * the client finds its hashed URL with `assetUrl('world-map.svg')` (client/lib/assets.ts).
+ * Assets drawn by code at build time rather than bundled: the world map, `world-map.svg`; the
+ * client finds its hashed URL with `assetUrl('world-map.svg')` (client/lib/assets.ts). Imported
+ * here, not at the top: d3-geo and the atlas load only when the dashboard is really rebuilt,
+ * never on the up-to-date check every start and test run does.
  */
-function codeDrawnAssets(): { logical: string; text: string }[] {
-  return [];
+async function codeDrawnAssets(): Promise<{ logical: string; text: string }[]> {
+  const { buildWorldMapSvg } = await import('./dashboard/world-map');
+  return [{ logical: 'world-map.svg', text: buildWorldMapSvg() }];
 }
 
 /** `<name>-<hash>.<ext>`, like Bun.build's naming, for files that are not bundled. */
@@ -47,17 +49,21 @@ async function bundle(): Promise<BuiltAsset[]> {
     target: 'browser',
     minify: true,
     naming: '[name]-[hash].[ext]',
+    // Code only some pages need (the chart library) goes into chunks loaded by import().
+    splitting: true,
     sourcemap: 'none',
   });
   if (!result.success) throw new AggregateError(result.logs, 'the dashboard client did not build');
   const assets: BuiltAsset[] = [];
   for (const output of result.outputs) {
     const name = basename(output.path);
-    const logical = name.replace(/-[a-z0-9]+(\.\w+)$/, '$1');
-    assets.push({ logical, name, text: await output.text() });
+    const chunk = output.kind === 'chunk';
+    // Chunks all have the source name "chunk": each keeps its own, hashed name.
+    const logical = chunk ? name : name.replace(/-[a-z0-9]+(\.\w+)$/, '$1');
+    assets.push({ logical, name, text: await output.text(), chunk });
   }
   const icon = await Bun.file(join(clientDir, 'icon.svg')).text();
-  for (const extra of [{ logical: 'icon.svg', text: icon }, ...codeDrawnAssets()]) {
+  for (const extra of [{ logical: 'icon.svg', text: icon }, ...(await codeDrawnAssets())]) {
     assets.push({ ...extra, name: hashedName(extra.logical, extra.text) });
   }
   return assets;

@@ -195,7 +195,14 @@ describe('dist/slink alone in an empty folder', () => {
     expect(shell.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     const shellHtml = await shell.text();
     const bundles = new Set([...shellHtml.matchAll(/\/app\/assets\/[\w-]+\.(?:js|css|svg)/g)].map((m) => m[0]));
-    expect(bundles.size).toBe(3);
+    // The script, the stylesheet, the icon and the world map (in the client's asset map).
+    expect(bundles.size).toBe(4);
+    // The chunks the script loads by import() (the chart library) are embedded too.
+    const script = [...bundles].find((path) => path.endsWith('.js'))!;
+    const main = await (await fetch(`${server.base}${script}`)).text();
+    const chunks = [...main.matchAll(/import\("\.\/([\w-]+\.js)"\)/g)].map((m) => `/app/assets/${m[1]}`);
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const chunk of chunks) bundles.add(chunk);
     for (const path of bundles) {
       const built = await fetch(`${server.base}${path}`);
       expect([path, built.status, built.headers.get('cache-control')]).toEqual([

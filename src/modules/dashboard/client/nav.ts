@@ -10,6 +10,7 @@ export interface NavItem {
 
 export const NAV_ITEMS: NavItem[] = [
   { href: '/app', label: 'Links', current: (p) => p === '/app' || p.startsWith('/app/links/') },
+  { href: '/app/stats', label: 'Statistics', current: (p) => p === '/app/stats' },
   { href: '/app/settings/keys', label: 'Settings', current: (p) => p.startsWith('/app/settings/') },
 ];
 

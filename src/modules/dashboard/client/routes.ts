@@ -5,6 +5,7 @@
 import type { FunctionComponent } from 'preact';
 import { matchPath } from './lib/paths';
 import { LinkPage } from './pages/link';
+import { LinkStatsPage } from './pages/link-stats';
 import { LinksPage } from './pages/links';
 import type { PageProps } from './pages/page';
 import { AccountPage } from './pages/settings/account';
@@ -14,6 +15,7 @@ import { SessionsPage } from './pages/settings/sessions';
 import { WorkspacePage } from './pages/settings/workspace';
 import { SetupPage } from './pages/setup';
 import { SignInPage } from './pages/sign-in';
+import { StatsPage } from './pages/stats';
 
 export type Access = 'public' | 'signed-in' | 'superuser';
 
@@ -28,6 +30,8 @@ export const ROUTES: Route[] = [
   { path: '/app/setup', page: SetupPage, access: 'public' },
   { path: '/app', page: LinksPage, access: 'signed-in' },
   { path: '/app/links/:id', page: LinkPage, access: 'signed-in' },
+  { path: '/app/links/:id/stats', page: LinkStatsPage, access: 'signed-in' },
+  { path: '/app/stats', page: StatsPage, access: 'signed-in' },
   { path: '/app/settings/keys', page: KeysPage, access: 'signed-in' },
   { path: '/app/settings/sessions', page: SessionsPage, access: 'signed-in' },
   { path: '/app/settings/account', page: AccountPage, access: 'signed-in' },

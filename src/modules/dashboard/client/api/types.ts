@@ -2,6 +2,7 @@
  * The shapes the dashboard reads. /api/v1 types come from the server's own schemas (type-only
  * imports: nothing of the server is bundled); /api/app shapes follow the dashboard's contract.
  */
+export type { Breakdowns, Click, Stats, WorkspaceStats } from '../../../analytics/model';
 export type { Link, LinkSort } from '../../../links/model';
 export type { Project } from '../../../projects/model';
 export type { Variant } from '../../../variants/model';

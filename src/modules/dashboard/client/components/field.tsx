@@ -34,7 +34,7 @@ const describedBy = (id: string, hint: unknown, error: unknown) =>
 export interface FieldProps extends Common {
   value: string;
   onValue(value: string): void;
-  type?: 'text' | 'email' | 'password' | 'url' | 'number' | 'datetime-local' | 'search';
+  type?: 'text' | 'email' | 'password' | 'url' | 'number' | 'datetime-local' | 'date' | 'search';
   name?: string;
   required?: boolean;
   autoComplete?: string;

@@ -34,6 +34,9 @@ export function LinkList({ links }: { links: Link[] }) {
               <strong>{formatNumber(link.clickCount)}</strong> {link.clickCount === 1 ? 'click' : 'clicks'}
             </p>
             <p class="hint">{formatDate(link.createdAt)}</p>
+            <a class="button small secondary" href={`/app/links/${encodeURIComponent(link.id)}/stats`}>
+              Statistics<span class="sr-only"> of {withoutScheme(link.shortUrl)}</span>
+            </a>
             <CopyButton text={link.shortUrl} what={`short link ${withoutScheme(link.shortUrl)}`} />
           </div>
         </li>

@@ -3,10 +3,19 @@
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 const number = new Intl.NumberFormat();
+// Statistics are counted in UTC hours and days: their times are shown in UTC, so a day's bar and
+// the day it is labelled with are the same day wherever the reader is.
+const utcDateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+const utcDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 });
 
 export const formatDateTime = (ms: number) => dateTime.format(ms);
 export const formatDate = (ms: number) => dateOnly.format(ms);
 export const formatNumber = (n: number) => number.format(n);
+export const formatUtcDateTime = (ms: number) => utcDateTime.format(ms);
+export const formatUtcDate = (ms: number) => utcDate.format(ms);
+/** 0.256 -> "25.6%". */
+export const formatPercent = (share: number) => percent.format(share);
 
 /** epoch ms -> the value of an <input type="datetime-local"> (local time, minutes). */
 export function toLocalInput(ms: number | null): string {

@@ -7,6 +7,7 @@ import type { Link } from '../api/types';
 import { CopyButton } from '../components/copy-button';
 import { ExternalLink } from '../components/external-link';
 import { LoadFailed, Loading } from '../components/feedback';
+import { LinkNotFound } from '../components/link-not-found';
 import { StatusBadge } from '../components/status-badge';
 import { formatDateTime, formatNumber } from '../lib/format';
 import { usePageTitle, useResource } from '../lib/hooks';
@@ -41,6 +42,11 @@ function Summary({ link }: { link: Link }) {
         ))}
       </dl>
       <p class="hint">Created {formatDateTime(link.createdAt)}</p>
+      <p>
+        <a class="button secondary" href={`/app/links/${encodeURIComponent(link.id)}/stats`}>
+          Statistics
+        </a>
+      </p>
     </section>
   );
 }
@@ -50,16 +56,7 @@ export function LinkPage({ params, query }: PageProps) {
   const link = useResource(() => getLink(id), [id]);
   usePageTitle(link.data ? (link.data.title ?? link.data.slug) : 'Link');
 
-  if (link.error?.code === 'not_found') {
-    return (
-      <>
-        <h1>Link not found</h1>
-        <p>
-          It may have been deleted. <a href="/app">Back to your links</a>
-        </p>
-      </>
-    );
-  }
+  if (link.error?.code === 'not_found') return <LinkNotFound />;
   if (!link.data) {
     return link.error ? <LoadFailed error={link.error} retry={link.reload} /> : <Loading active />;
   }

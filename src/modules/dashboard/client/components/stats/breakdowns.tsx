@@ -1,0 +1,101 @@
+/**
+ * Every breakdown of the statistics payload as a table, grouped: where clicks came from (places,
+ * sources, campaigns) and what they came with (devices, languages, variants, parameters).
+ * Empty breakdowns say what would fill them.
+ */
+import type { Breakdowns as BreakdownLists, Stats } from '../../api/types';
+import { type BreakdownKind, breakdownLabel } from '../../lib/stats-labels';
+import { BreakdownTable } from './breakdown-table';
+import { GeoBreakdowns } from './geo-breakdowns';
+
+type ValueList = Exclude<keyof BreakdownLists, 'city' | 'params'>;
+
+interface Section {
+  list: Exclude<ValueList, 'country'>;
+  title: string;
+  column: string;
+  kind: BreakdownKind;
+  empty: string;
+}
+
+const UTM_EMPTY = (key: string) => `No clicks carried ${key}. Add it to the link's or a variant's parameters.`;
+
+const SECTIONS: Section[] = [
+  { list: 'referrer', title: 'Referrers', column: 'Site', kind: 'referrer', empty: 'No clicks in this range.' },
+  {
+    list: 'trafficType',
+    title: 'Traffic types',
+    column: 'Type',
+    kind: 'trafficType',
+    empty: 'No clicks in this range.',
+  },
+  { list: 'utmSource', title: 'UTM sources', column: 'utm_source', kind: 'utm', empty: UTM_EMPTY('utm_source') },
+  { list: 'utmMedium', title: 'UTM media', column: 'utm_medium', kind: 'utm', empty: UTM_EMPTY('utm_medium') },
+  {
+    list: 'utmCampaign',
+    title: 'UTM campaigns',
+    column: 'utm_campaign',
+    kind: 'utm',
+    empty: UTM_EMPTY('utm_campaign'),
+  },
+  { list: 'device', title: 'Devices', column: 'Device', kind: 'device', empty: 'No clicks in this range.' },
+  { list: 'os', title: 'Operating systems', column: 'System', kind: 'os', empty: 'No clicks in this range.' },
+  { list: 'browser', title: 'Browsers', column: 'Browser', kind: 'browser', empty: 'No clicks in this range.' },
+  { list: 'language', title: 'Languages', column: 'Language', kind: 'language', empty: 'No clicks in this range.' },
+  {
+    list: 'variant',
+    title: 'Variants',
+    column: 'Variant',
+    kind: 'variant',
+    empty: 'No clicks through a variant. Add variants to tell channels apart.',
+  },
+];
+
+export function Breakdowns({ stats }: { stats: Stats }) {
+  const total = stats.totals.clicks;
+  const { params } = stats.breakdowns;
+  return (
+    <div class="breakdowns">
+      <GeoBreakdowns stats={stats} />
+      {SECTIONS.map((s) => (
+        <BreakdownTable
+          key={s.list}
+          id={`bd-${s.list}`}
+          title={s.title}
+          column={s.column}
+          total={total}
+          empty={s.empty}
+          rows={stats.breakdowns[s.list].map((e) => ({
+            key: e.value ?? '',
+            label: breakdownLabel(s.kind, e.value),
+            clicks: e.clicks,
+          }))}
+        />
+      ))}
+      <BreakdownTable
+        id="bd-params"
+        title="Parameters"
+        column="Parameter"
+        total={total}
+        empty="No custom parameters. Add some to the link or a variant to count them here."
+        rows={params.map((p) => ({
+          key: JSON.stringify([p.key, p.value]),
+          label: `${p.key} = ${p.value}`,
+          clicks: p.clicks,
+        }))}
+      />
+      {stats.unknownVariants.length > 0 && (
+        <BreakdownTable
+          id="bd-unknown-variants"
+          title="Unrecognised variant codes"
+          column="Code in the address"
+          total={total}
+          empty=""
+          rows={stats.unknownVariants.map((u) => ({ key: u.code, label: u.code, clicks: u.clicks }))}
+        >
+          <p class="hint">These codes match no variant (never did, or it was deleted); the clicks went to the link.</p>
+        </BreakdownTable>
+      )}
+    </div>
+  );
+}

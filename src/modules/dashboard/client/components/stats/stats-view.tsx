@@ -1,0 +1,63 @@
+/**
+ * The body both statistics pages share: the window picker, then for the counted window its
+ * totals, the chart, the page's own panels (top links) and every breakdown. While a new window
+ * loads, the last numbers stay (marked busy) and a spinner shows only if it takes a while; an
+ * error about the window shows under its field instead of numbers that no longer match it.
+ */
+import type { ComponentChildren } from 'preact';
+import type { Stats } from '../../api/types';
+import type { Resource } from '../../lib/hooks';
+import { type StatsWindow, WINDOW_FIELDS } from '../../lib/stats-window';
+import { EmptyState, LoadFailed, Loading } from '../feedback';
+import { Breakdowns } from './breakdowns';
+import { SeriesChart } from './series-chart';
+import { Totals } from './totals';
+import { WindowPicker } from './window-picker';
+
+export interface StatsViewProps {
+  stats: Resource<Stats>;
+  window: StatsWindow;
+  onWindow(window: StatsWindow): void;
+  /** What to do when the window has no clicks (share the link). */
+  empty: ComponentChildren;
+  /** Panels after the chart (top links). */
+  children?: ComponentChildren;
+  /** Panels after the breakdowns (the raw clicks). */
+  after?: ComponentChildren;
+}
+
+export function StatsView({ stats, window: w, onWindow, empty, children, after }: StatsViewProps) {
+  const error = stats.error;
+  const aboutWindow = error !== null && (WINDOW_FIELDS as readonly string[]).includes(error.field ?? '');
+  const data = aboutWindow ? undefined : stats.data;
+  return (
+    <>
+      <WindowPicker window={w} counted={stats.data?.range} error={error} onChange={onWindow} />
+      {error && !aboutWindow && <LoadFailed error={error} retry={stats.reload} />}
+      <Loading active={stats.loading} />
+      {data && (
+        <div class="stats" aria-busy={stats.loading}>
+          <Totals stats={data} />
+          {data.totals.clicks === 0 ? (
+            <EmptyState title="No clicks in this range yet">
+              {empty}
+              {data.totals.bots > 0 && !data.range.bots && (
+                <p>
+                  {data.totals.bots === 1 ? 'One bot hit was' : `${data.totals.bots} bot hits were`} left out: tick
+                  Include bots to count them.
+                </p>
+              )}
+            </EmptyState>
+          ) : (
+            <>
+              <SeriesChart stats={data} />
+              {children}
+              <Breakdowns stats={data} />
+              {after}
+            </>
+          )}
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,29 @@
+/** The window's totals, and which window that is (UTC, widened to whole hours by the API). */
+import type { Stats } from '../../api/types';
+import { formatNumber, formatUtcDate, formatUtcDateTime } from '../../lib/format';
+
+export function Totals({ stats }: { stats: Stats }) {
+  const { totals, range } = stats;
+  const when = stats.interval === 'day' ? formatUtcDate : formatUtcDateTime;
+  const numbers: [string, number][] = [
+    ['Clicks', totals.clicks],
+    ['Unique visitors', totals.uniques],
+    ['Bot hits', totals.bots],
+  ];
+  return (
+    <section class="panel" aria-label="Totals">
+      <dl class="numbers totals">
+        {numbers.map(([label, value]) => (
+          <div key={label}>
+            <dt>{label}</dt>
+            <dd>{formatNumber(value)}</dd>
+          </div>
+        ))}
+      </dl>
+      <p class="hint">
+        {when(range.from)} to {when(range.to)} (UTC).{' '}
+        {range.bots ? 'Bot hits are counted in the clicks.' : 'Bot hits are left out of every other number.'}
+      </p>
+    </section>
+  );
+}

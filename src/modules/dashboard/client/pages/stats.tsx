@@ -1,0 +1,53 @@
+/**
+ * /app/stats: the whole workspace's statistics for a window kept in the address, with the links
+ * that had the most clicks (each leading to its own statistics for the same window).
+ */
+import { getWorkspaceStats } from '../api/stats';
+import type { WorkspaceStats } from '../api/types';
+import { BreakdownTable } from '../components/stats/breakdown-table';
+import { StatsView } from '../components/stats/stats-view';
+import { usePageTitle, useResource } from '../lib/hooks';
+import { type StatsWindow, windowOf, windowSearch } from '../lib/stats-window';
+import { navigate } from '../router';
+import type { PageProps } from './page';
+
+function TopLinks({ stats, search }: { stats: WorkspaceStats; search: string }) {
+  return (
+    <BreakdownTable
+      id="top-links"
+      title="Top links"
+      column="Link"
+      total={stats.totals.clicks}
+      empty="No link had clicks in this range."
+      rows={stats.topLinks.map((l) => ({
+        key: l.id,
+        label: l.slug,
+        href: `/app/links/${encodeURIComponent(l.id)}/stats${search}`,
+        clicks: l.clicks,
+      }))}
+    />
+  );
+}
+
+export function StatsPage({ query }: PageProps) {
+  usePageTitle('Statistics');
+  const w = windowOf(query);
+  const search = windowSearch(w);
+  const stats = useResource(() => getWorkspaceStats(w), [search]);
+  const onWindow = (next: StatsWindow) => navigate(`/app/stats${windowSearch(next)}`, { replace: true });
+  return (
+    <>
+      <div class="page-head">
+        <h1>Statistics</h1>
+      </div>
+      <StatsView
+        stats={stats}
+        window={w}
+        onWindow={onWindow}
+        empty={<p>Share a short link: its clicks show here within seconds. Or pick a longer range.</p>}
+      >
+        {stats.data && <TopLinks stats={stats.data} search={search} />}
+      </StatsView>
+    </>
+  );
+}
