@@ -11,6 +11,7 @@ import { launchBrowser } from '../helpers/browser';
 import { expectCleanPage, offlinePage, waitUntil } from '../helpers/dashboard-browser';
 import { DESKTOP_CHROME, firstSteps, type ServedProcess, serveProcess } from '../helpers/dashboard-process';
 import { BUN, cleanEnv, ROOT, run } from '../helpers/proc';
+import { totals } from '../helpers/stats-page';
 
 const EMAIL = 'owner@example.com';
 const PASSWORD = 'a long first password';
@@ -48,11 +49,7 @@ const shownNumber = (page: Page, label: string) =>
     .locator('dd')
     .textContent();
 
-/**
- * The click as the link's statistics show it. Today: the link page's Clicks number.
- * TODO(stats pages): once /app/links/:id/stats is merged, also open it here and assert that its
- * chart and its table alternative count this one click.
- */
+/** The click as a person sees it: the link page's numbers, then its statistics page and chart. */
 async function expectClickInStatistics(page: Page, linkId: string): Promise<void> {
   await waitUntil(async () => {
     await page.goto(`${served.origin}/app/links/${linkId}`);
@@ -61,6 +58,18 @@ async function expectClickInStatistics(page: Page, linkId: string): Promise<void
   });
   expect(await shownNumber(page, 'Unique visitors')).toBe('1');
   expect(await shownNumber(page, 'Bot hits')).toBe('0');
+  // The link's statistics: the totals, the chart drawn, and its table holding the one click.
+  await page.goto(`${served.origin}/app/links/${linkId}/stats?range=24h`);
+  expect(await totals(page)).toMatchObject({ Clicks: '1', 'Unique visitors': '1', 'Bot hits': '0' });
+  await page.locator('.stats-chart canvas').first().waitFor();
+  await page.getByRole('button', { name: 'Show as table' }).click();
+  const cells = await page
+    .locator('#series-table tbody tr')
+    .evaluateAll((rows) =>
+      rows.map((row) => [...row.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '')),
+    );
+  const withClicks = cells.filter((row) => row[0] === '1');
+  expect(withClicks).toEqual([['1', '1']]);
 }
 
 test('setup, a link and its click, a key shown once, delete with clicks, sign out', async () => {

@@ -77,6 +77,31 @@ export const DASHBOARD_PAGES: DashboardPage[] = [
     shows: true,
   },
   {
+    name: 'link statistics',
+    route: '/app/links/:id/stats',
+    access: 'signed-in',
+    reach: async (s) => `/app/links/${(await s.link()).id}/stats?range=all&bots=1`,
+    ready: async (page) => {
+      await page.getByRole('region', { name: 'Totals' }).waitFor();
+      await page.locator('.stats-chart canvas').first().waitFor();
+    },
+    shows: true,
+  },
+  {
+    name: 'workspace statistics',
+    route: '/app/stats',
+    access: 'signed-in',
+    reach: async (s) => {
+      await s.link();
+      return '/app/stats?range=all&bots=1';
+    },
+    ready: async (page) => {
+      await page.getByRole('region', { name: 'Totals' }).waitFor();
+      await page.locator('.stats-chart canvas').first().waitFor();
+    },
+    shows: true,
+  },
+  {
     name: 'settings: API keys',
     route: '/app/settings/keys',
     access: 'signed-in',
