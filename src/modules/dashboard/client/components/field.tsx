@@ -84,10 +84,12 @@ export function Field(props: FieldProps) {
 export interface SelectFieldProps extends Common {
   value: string;
   onValue(value: string): void;
+  /** The text of a first choice with the value '' ("Any tag", "No project"), when there is one. */
+  blank?: string;
   options: { value: string; label: string }[];
 }
 
-export function SelectField({ label, value, onValue, options, error, hint }: SelectFieldProps) {
+export function SelectField({ label, value, onValue, blank, options, error, hint }: SelectFieldProps) {
   const id = useId();
   return (
     <div class="field">
@@ -99,6 +101,7 @@ export function SelectField({ label, value, onValue, options, error, hint }: Sel
         aria-describedby={describedBy(id, hint, error)}
         onChange={(e) => onValue(e.currentTarget.value)}
       >
+        {blank !== undefined && <option value="">{blank}</option>}
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}

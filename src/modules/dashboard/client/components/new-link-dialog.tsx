@@ -12,9 +12,10 @@ import { paramsFromRows } from '../lib/params';
 import { useSession } from '../session';
 import { DestinationField, DestinationParams, useDestination } from './destination-field';
 import { Dialog } from './dialog';
-import { Field, SelectField } from './field';
+import { Field } from './field';
 import { FormActions } from './form-actions';
 import { errorFor, FormError } from './form-error';
+import { ProjectSelect } from './project-select';
 
 export interface NewLinkDialogProps {
   open: boolean;
@@ -62,11 +63,10 @@ function NewLinkForm({ projects, onClose, onCreated }: Omit<NewLinkDialogProps, 
       )}
       <Field label="Tags" hint="Separated by commas." value={tags} onValue={setTags} error={errorFor(error, 'tags')} />
       {projects.length > 0 && (
-        <SelectField
-          label="Project"
+        <ProjectSelect
+          projects={projects}
           value={projectId}
           onValue={setProjectId}
-          options={[{ value: '', label: 'No project' }, ...projects.map((p) => ({ value: p.id, label: p.name }))]}
           error={errorFor(error, 'projectId')}
         />
       )}

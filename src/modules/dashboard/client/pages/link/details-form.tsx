@@ -6,8 +6,9 @@ import { useState } from 'preact/hooks';
 import { type LinkFields, listProjects, updateLink } from '../../api/links';
 import type { Link } from '../../api/types';
 import { DestinationField, DestinationParams, useDestination } from '../../components/destination-field';
-import { Field, SelectField } from '../../components/field';
+import { Field } from '../../components/field';
 import { errorFor, FormError } from '../../components/form-error';
+import { ProjectSelect } from '../../components/project-select';
 import { fromLocalInput, splitList, toLocalInput } from '../../lib/format';
 import { useResource, useSubmit } from '../../lib/hooks';
 import { paramsFromRows, rowsFromParams } from '../../lib/params';
@@ -73,14 +74,10 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
           onValue={setTags}
           error={errorFor(error, 'tags')}
         />
-        <SelectField
-          label="Project"
+        <ProjectSelect
+          projects={projects.data?.projects ?? []}
           value={projectId}
           onValue={setProjectId}
-          options={[
-            { value: '', label: 'No project' },
-            ...(projects.data?.projects ?? []).map((p) => ({ value: p.id, label: p.name })),
-          ]}
           error={errorFor(error, 'projectId')}
         />
         <div class="row">
