@@ -4,9 +4,11 @@
  */
 import type { FunctionComponent } from 'preact';
 import { matchPath } from './lib/paths';
+import { BulkPage } from './pages/bulk';
 import { LinkPage } from './pages/link';
 import { LinksPage } from './pages/links';
 import type { PageProps } from './pages/page';
+import { ProjectsPage } from './pages/projects';
 import { AccountPage } from './pages/settings/account';
 import { AccountsPage } from './pages/settings/accounts';
 import { KeysPage } from './pages/settings/keys';
@@ -14,6 +16,7 @@ import { SessionsPage } from './pages/settings/sessions';
 import { WorkspacePage } from './pages/settings/workspace';
 import { SetupPage } from './pages/setup';
 import { SignInPage } from './pages/sign-in';
+import { TagsPage } from './pages/tags';
 
 export type Access = 'public' | 'signed-in' | 'superuser';
 
@@ -28,6 +31,9 @@ export const ROUTES: Route[] = [
   { path: '/app/setup', page: SetupPage, access: 'public' },
   { path: '/app', page: LinksPage, access: 'signed-in' },
   { path: '/app/links/:id', page: LinkPage, access: 'signed-in' },
+  { path: '/app/projects', page: ProjectsPage, access: 'signed-in' },
+  { path: '/app/tags', page: TagsPage, access: 'signed-in' },
+  { path: '/app/bulk', page: BulkPage, access: 'signed-in' },
   { path: '/app/settings/keys', page: KeysPage, access: 'signed-in' },
   { path: '/app/settings/sessions', page: SessionsPage, access: 'signed-in' },
   { path: '/app/settings/account', page: AccountPage, access: 'signed-in' },

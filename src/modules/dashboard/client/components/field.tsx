@@ -81,6 +81,46 @@ export function Field(props: FieldProps) {
   );
 }
 
+export interface TextAreaFieldProps extends Common {
+  value: string;
+  onValue(value: string): void;
+  rows?: number;
+  required?: boolean;
+  placeholder?: string;
+}
+
+/** Many lines of text (a bulk paste): not wrapped, so each line on screen is one line sent. */
+export function TextAreaField({
+  label,
+  value,
+  onValue,
+  rows = 8,
+  required,
+  placeholder,
+  error,
+  hint,
+}: TextAreaFieldProps) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <textarea
+        id={id}
+        rows={rows}
+        wrap="off"
+        spellcheck={false}
+        required={required}
+        placeholder={placeholder}
+        value={value}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(id, hint, error)}
+        onInput={(e) => onValue(e.currentTarget.value)}
+      />
+      <Messages id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
 export interface SelectFieldProps extends Common {
   value: string;
   onValue(value: string): void;
@@ -132,5 +172,36 @@ export function CheckboxField({
       <label for={id}>{label}</label>
       <Messages id={id} hint={hint} />
     </div>
+  );
+}
+
+export interface RadioFieldProps<V extends string> {
+  legend: string;
+  name: string;
+  value: V;
+  onValue(value: V): void;
+  options: { value: V; label: string }[];
+  error?: string | null;
+}
+
+/** One choice of a few, all in view (a key's scope, how parameters are set). */
+export function RadioField<V extends string>({ legend, name, value, onValue, options, error }: RadioFieldProps<V>) {
+  return (
+    <fieldset class="choices" aria-invalid={error ? true : undefined}>
+      <legend>{legend}</legend>
+      {options.map((o) => (
+        <label key={o.value}>
+          <input
+            type="radio"
+            name={name}
+            value={o.value}
+            checked={value === o.value}
+            onChange={() => onValue(o.value)}
+          />
+          {o.label}
+        </label>
+      ))}
+      {error && <p class="field-error">{error}</p>}
+    </fieldset>
   );
 }

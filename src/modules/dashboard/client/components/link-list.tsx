@@ -1,11 +1,10 @@
 /** Rows of the links list: the short link (to its page), what it points at, and its numbers. */
 import type { Link } from '../api/types';
-import { formatDate, formatNumber } from '../lib/format';
+import { formatDate, formatNumber, withoutScheme } from '../lib/format';
+import { linkPagePath } from '../lib/paths';
 import { CopyButton } from './copy-button';
 import { ExternalLink } from './external-link';
 import { StatusBadge } from './status-badge';
-
-const withoutScheme = (url: string) => url.replace(/^https?:\/\//, '');
 
 export function LinkList({ links }: { links: Link[] }) {
   return (
@@ -14,7 +13,7 @@ export function LinkList({ links }: { links: Link[] }) {
         <li key={link.id} class="link-item">
           <div class="link-main">
             <p class="link-title">
-              <a href={`/app/links/${encodeURIComponent(link.id)}`}>{withoutScheme(link.shortUrl)}</a>
+              <a href={linkPagePath(link.id)}>{withoutScheme(link.shortUrl)}</a>
               <StatusBadge status={link.status} />
             </p>
             {link.title && <p class="link-name">{link.title}</p>}

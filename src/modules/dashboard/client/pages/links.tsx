@@ -4,13 +4,15 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, toApiError } from '../api/client';
-import { type LinkFilters, listLinks, listProjects, listTags } from '../api/links';
+import { type LinkFilters, listLinks, listTags } from '../api/links';
+import { listProjects } from '../api/projects';
 import type { Link, LinkSort, LinkStatus } from '../api/types';
 import { EmptyState, LoadFailed, Loading } from '../components/feedback';
 import { LinkFiltersBar } from '../components/link-filters';
 import { LinkList } from '../components/link-list';
 import { NewLinkDialog } from '../components/new-link-dialog';
 import { usePageTitle, useResource } from '../lib/hooks';
+import { linkPagePath } from '../lib/paths';
 import { navigate } from '../router';
 import type { PageProps } from './page';
 
@@ -85,7 +87,10 @@ export function LinksPage({ query }: PageProps) {
       {error && <LoadFailed error={error} retry={() => load(items.length ? cursor : null)} />}
       {!loading && !error && items.length === 0 && !filtered && (
         <EmptyState title="No links yet">
-          <p>Create your first short link with New link: paste the address it should lead to.</p>
+          <p>
+            Create your first short link with New link: paste the address it should lead to. To make many at once, paste
+            their addresses in <a href="/app/bulk">Bulk create</a>.
+          </p>
         </EmptyState>
       )}
       {!loading && !error && items.length === 0 && filtered && (
@@ -108,7 +113,7 @@ export function LinksPage({ query }: PageProps) {
         open={creating}
         projects={projects.data?.projects ?? []}
         onClose={() => setCreating(false)}
-        onCreated={(link) => navigate(`/app/links/${encodeURIComponent(link.id)}?created=1`)}
+        onCreated={(link) => navigate(`${linkPagePath(link.id)}?created=1`)}
       />
     </>
   );

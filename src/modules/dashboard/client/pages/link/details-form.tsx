@@ -3,7 +3,8 @@
  * given); the API's error appears under the field it names.
  */
 import { useState } from 'preact/hooks';
-import { type LinkFields, listProjects, updateLink } from '../../api/links';
+import { type LinkFields, updateLink } from '../../api/links';
+import { listProjects } from '../../api/projects';
 import type { Link } from '../../api/types';
 import { DestinationField, DestinationParams, useDestination } from '../../components/destination-field';
 import { Field } from '../../components/field';
