@@ -1,6 +1,7 @@
 /**
  * /app: the links, searched and filtered on the server and read a page (50) at a time with the
- * API's cursors, so the list stays fast however many links there are.
+ * API's cursors, so the list stays fast however many links there are. Links can be selected
+ * for bulk actions; after one, the list is read again and the selection starts empty.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, toApiError } from '../api/client';
@@ -14,6 +15,9 @@ import { NewLinkDialog } from '../components/new-link-dialog';
 import { usePageTitle, useResource } from '../lib/hooks';
 import { linkPagePath } from '../lib/paths';
 import { navigate } from '../router';
+import { type Outcome, OutcomeNote } from './links/outcome';
+import { useSelection } from './links/selection';
+import { SelectionBar } from './links/selection-bar';
 import type { PageProps } from './page';
 
 function filtersOf(query: URLSearchParams): LinkFilters {
@@ -39,6 +43,8 @@ export function LinksPage({ query }: PageProps) {
   const generation = useRef(0);
   const tags = useResource(listTags, []);
   const projects = useResource(listProjects, []);
+  const selection = useSelection();
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
 
   const load = useCallback(
     async (from: string | null) => {
@@ -60,7 +66,15 @@ export function LinksPage({ query }: PageProps) {
   );
   useEffect(() => {
     load(null);
-  }, [load]);
+    // Another search or filter: what was selected, and what was done to it, belong to the last one.
+    selection.clear();
+    setOutcome(null);
+  }, [load, selection.clear]);
+  const bulkDone = (result: Outcome) => {
+    setOutcome(result);
+    selection.clear();
+    load(null);
+  };
 
   const onFilters = useCallback((next: LinkFilters) => {
     const search = new URLSearchParams();
@@ -83,7 +97,18 @@ export function LinksPage({ query }: PageProps) {
         projects={projects.data?.projects ?? []}
         onChange={onFilters}
       />
-      {items.length > 0 && <LinkList links={items} />}
+      <OutcomeNote outcome={outcome} />
+      {items.length > 0 && (
+        <>
+          <SelectionBar
+            links={items}
+            selection={selection}
+            projects={projects.data?.projects ?? []}
+            onDone={bulkDone}
+          />
+          <LinkList links={items} selected={selection.has} onToggle={selection.toggle} />
+        </>
+      )}
       {error && <LoadFailed error={error} retry={() => load(items.length ? cursor : null)} />}
       {!loading && !error && items.length === 0 && !filtered && (
         <EmptyState title="No links yet">
