@@ -12,10 +12,10 @@ import {
   expectUsableEverywhere,
   signedInPage,
   waitUntil,
+  XSS_PROBE as XSS,
 } from '../helpers/dashboard-browser';
 
 const d = dashboardPerFile();
-const XSS = '<img src=x onerror="window.__xss=1">';
 
 /** The preview's (or result's) lines as the page shows them: "Line N", status, then the rest. */
 const shownLines = (page: Page, label: string) =>

@@ -11,10 +11,10 @@ import {
   expectUsableEverywhere,
   signedInPage,
   waitUntil,
+  XSS_PROBE as XSS,
 } from '../helpers/dashboard-browser';
 
 const d = dashboardPerFile();
-const XSS = '<img src=x onerror="window.__xss=1">';
 
 test('projects: create, rename and delete through the page; the API agrees each time', async () => {
   const p = await signedInPage(d);

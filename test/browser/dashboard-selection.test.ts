@@ -12,10 +12,10 @@ import {
   expectUsableEverywhere,
   signedInPage,
   waitUntil,
+  XSS_PROBE as XSS,
 } from '../helpers/dashboard-browser';
 
 const d = dashboardPerFile();
-const XSS = '<img src=x onerror="window.__xss=1">';
 
 /** A signed-in page on /app?tag=<tag>, showing `n` fresh links carrying that tag. */
 async function listOf(tag: string, n: number, params: Record<string, string> = {}) {

@@ -122,3 +122,6 @@ export async function expectUsableEverywhere(page: Page, show: () => Promise<voi
   expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
   if (size) await page.setViewportSize(size);
 }
+
+/** Text that runs script if a page ever renders it as HTML; tests assert `window.__xss` stays unset. */
+export const XSS_PROBE = '<img src=x onerror="window.__xss=1">';

@@ -6,11 +6,10 @@
 import { useState } from 'preact/hooks';
 import { type BulkCreated, type BulkPreview, type BulkText, createBulk, previewBulk } from '../api/bulk';
 import { listProjects } from '../api/projects';
-import { CheckboxField, Field, TextAreaField } from '../components/field';
+import { CheckboxField, TextAreaField } from '../components/field';
+import { FilingFields, useFiling } from '../components/filing-fields';
 import { errorFor, FormError } from '../components/form-error';
 import { ParamsEditor } from '../components/params-editor';
-import { ProjectSelect } from '../components/project-select';
-import { splitList } from '../lib/format';
 import { useFocusOn, usePageTitle, useResource, useSubmit } from '../lib/hooks';
 import { type ParamRow, paramsFromRows } from '../lib/params';
 import { BulkLines, countsText } from './bulk/bulk-lines';
@@ -22,8 +21,7 @@ export function BulkPage() {
   usePageTitle('Bulk create');
   const projects = useResource(listProjects, []);
   const [text, setText] = useState('');
-  const [tags, setTags] = useState('');
-  const [projectId, setProjectId] = useState('');
+  const filing = useFiling();
   const [rows, setRows] = useState<ParamRow[]>([]);
   const [skipDuplicates, setSkipDuplicates] = useState(true);
   const [preview, setPreview] = useState<{ sent: string; answer: BulkPreview } | null>(null);
@@ -31,8 +29,7 @@ export function BulkPage() {
 
   const body: BulkText = {
     text,
-    tags: splitList(tags),
-    projectId: projectId || null,
+    ...filing.sent,
     params: paramsFromRows(rows),
     skipDuplicates,
   };
@@ -79,18 +76,11 @@ export function BulkPage() {
           error={errorFor(error, 'text')}
         />
         <div class="row">
-          <Field
-            label="Tags"
-            hint="For every link; separated by commas."
-            value={tags}
-            onValue={setTags}
-            error={errorFor(error, 'tags')}
-          />
-          <ProjectSelect
+          <FilingFields
+            state={filing}
             projects={projects.data?.projects ?? []}
-            value={projectId}
-            onValue={setProjectId}
-            error={errorFor(error, 'projectId')}
+            error={error}
+            tagsHint="For every link; separated by commas."
           />
         </div>
         <ParamsEditor
