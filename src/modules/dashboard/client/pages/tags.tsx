@@ -23,7 +23,7 @@ export function TagsPage() {
         </EmptyState>
       )}
       {items.length > 0 && (
-        <>
+        <div class="measure">
           <DataTable columns={['Tag', 'Links']} actions={false}>
             {items.map(({ tag, count }) => (
               <tr key={tag}>
@@ -37,7 +37,7 @@ export function TagsPage() {
           <p class="hint table-note">
             Counts include archived links, which the links list shows under the status Archived.
           </p>
-        </>
+        </div>
       )}
     </>
   );
