@@ -10,6 +10,7 @@ import {
   dashboardPerFile,
   expectCleanPage,
   expectUsableEverywhere,
+  seriousA11yViolations,
   signedInPage,
   waitUntil,
   XSS_PROBE as XSS,
@@ -45,6 +46,7 @@ test('set parameters on the selected links (merge, then replace); the API agrees
   await dialog.getByLabel('Parameter 1 value').fill('fall');
   await dialog.getByRole('button', { name: 'Set parameters' }).click();
   await p.page.getByText('Set the parameters of 2 links.').waitFor();
+  expect(await seriousA11yViolations(p.page)).toEqual([]);
   expect(await p.selected()).toBe('');
   expect(await p.page.getByRole('checkbox', { checked: true }).count()).toBe(0);
   const params = async () => Promise.all(p.links.map(async (l) => (await p.read(l.id)).params));
