@@ -2,10 +2,10 @@
 import { useState } from 'preact/hooks';
 import { setParamsOf } from '../../api/bulk';
 import { Dialog } from '../../components/dialog';
-import { RadioField } from '../../components/field';
 import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
 import { ParamsEditor } from '../../components/params-editor';
+import { RadioField } from '../../components/radio-field';
 import { useSubmit } from '../../lib/hooks';
 import { newRow, type ParamRow, paramsFromRows } from '../../lib/params';
 import { linksText, type Outcome } from './outcome';

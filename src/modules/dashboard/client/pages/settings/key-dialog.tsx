@@ -7,9 +7,10 @@ import { createKey } from '../../api/app';
 import type { KeyItem, KeyScope } from '../../api/types';
 import { CopyButton } from '../../components/copy-button';
 import { Dialog } from '../../components/dialog';
-import { Field, RadioField, SelectField } from '../../components/field';
+import { Field, SelectField } from '../../components/field';
 import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
+import { RadioField } from '../../components/radio-field';
 import { useSubmit } from '../../lib/hooks';
 
 const DAY = 86_400_000;
