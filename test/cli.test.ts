@@ -3,76 +3,12 @@
  * (`bun run src/index.ts ...`, `bun run slink ...`, `bun run start`), asserting exit codes,
  * stdout and stderr (docs/behaviour.md, "Operator CLI"; README, "Configuration").
  */
-import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_VARS } from '../src/config';
-import {
-  BUN,
-  cleanEnv,
-  freePort,
-  lines,
-  type RunningProcess,
-  type RunResult,
-  run,
-  start,
-  waitHealthy,
-} from './helpers/proc';
-
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'slink-cli-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-/** `bun run src/index.ts <args>` against the SQLite file `db`. */
-function slink(
-  db: string,
-  args: string[],
-  opts: { stdin?: string; env?: Record<string, string> } = {},
-): Promise<RunResult> {
-  return run([BUN, 'run', 'src/index.ts', ...args], {
-    env: cleanEnv({ SLINK_DB: db, ...opts.env }),
-    stdin: opts.stdin,
-  });
-}
-
-/** Asserts success with nothing on stderr and returns stdout. */
-async function ok(result: Promise<RunResult>): Promise<string> {
-  const r = await result;
-  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
-  return r.stdout;
-}
-
-/** Asserts a non-zero exit, nothing on stdout and exactly one line on stderr; returns that line. */
-async function fails(result: Promise<RunResult>): Promise<string> {
-  const r = await result;
-  expect(r.code).not.toBe(0);
-  expect(r.stdout).toBe('');
-  // Compared whole, so a failure shows what was printed.
-  expect(r.stderr).toMatch(/^slink: [^\n]+\n$/);
-  return r.stderr.trimEnd();
-}
-
-/** Opens the SQLite file read-only, runs `fn`, closes it. */
-function inspect<T>(db: string, fn: (sqlite: Database) => T): T {
-  const sqlite = new Database(db, { readonly: true });
-  try {
-    return fn(sqlite);
-  } finally {
-    sqlite.close();
-  }
-}
-
-const ACC_LINE = /^acc_[A-Za-z0-9]+\n$/;
-const KEY_LINE = /^slk_[A-Za-z0-9]{40}\n$/;
-const PASSWORD = 'correct horse battery';
+import { ACC_LINE, fails, inspect, KEY_LINE, ok, PASSWORD, slink, tempDir } from './helpers/cli';
+import { BUN, cleanEnv, freePort, lines, type RunningProcess, run, start, waitHealthy } from './helpers/proc';
 
 describe('slink --help', () => {
   test('prints usage with every subcommand and every configuration variable, exit 0', async () => {
@@ -80,6 +16,8 @@ describe('slink --help', () => {
     for (const sub of [
       'serve',
       'user add',
+      'user list',
+      'user password',
       'key create',
       'key revoke',
       'key list',

@@ -5,6 +5,7 @@ import { getAccountByEmailOrThrow } from '../modules/auth/accounts';
 import { type ApiKeyListing, createApiKey, listApiKeys, revokeApiKey } from '../modules/auth/keys';
 import { parseCommand, UsageError } from './args';
 import type { CliIo } from './io';
+import { iso, printTable } from './table';
 
 const CREATE_USAGE =
   'usage: slink key create --user <email> --scope read|write [--name <n>] [--expires-in <dur>] [--json]';
@@ -42,8 +43,6 @@ function keyStatus(key: ApiKeyListing, now: number): string {
   if (key.expiresAt !== null && key.expiresAt <= now) return 'expired';
   return 'active';
 }
-
-const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z'));
 
 function listKeys(deps: BaseDeps, argv: string[], io: CliIo): void {
   const { values, positionals } = parseCommand(argv, { user: { type: 'string' }, json: { type: 'boolean' } });
@@ -84,14 +83,7 @@ function listKeys(deps: BaseDeps, argv: string[], io: CliIo): void {
       iso(k.lastUsedAt),
     ]),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows)
-    io.out(
-      row
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    );
+  printTable(io, rows);
 }
 
 export function keyCommand(deps: BaseDeps, argv: string[], io: CliIo): void {

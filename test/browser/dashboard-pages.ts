@@ -102,6 +102,43 @@ export const DASHBOARD_PAGES: DashboardPage[] = [
     shows: true,
   },
   {
+    name: 'projects',
+    route: '/app/projects',
+    access: 'signed-in',
+    reach: async (s) => {
+      await s.link();
+      return '/app/projects';
+    },
+    ready: async (page) => {
+      await page.getByRole('link', { name: 'No project' }).first().waitFor();
+    },
+    shows: true,
+  },
+  {
+    name: 'tags',
+    route: '/app/tags',
+    access: 'signed-in',
+    reach: async (s) => {
+      await s.link();
+      return '/app/tags';
+    },
+    ready: async (page) => {
+      await page
+        .getByRole('link', { name: /seeded/ })
+        .first()
+        .waitFor();
+    },
+    shows: true,
+  },
+  {
+    name: 'bulk create',
+    route: '/app/bulk',
+    access: 'signed-in',
+    reach: async () => '/app/bulk',
+    ready: heading('Bulk create'),
+    shows: false,
+  },
+  {
     name: 'settings: API keys',
     route: '/app/settings/keys',
     access: 'signed-in',

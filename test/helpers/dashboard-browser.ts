@@ -105,3 +105,24 @@ export async function signedInPage(d: Dashboard, superuser = true): Promise<Offl
 }
 
 export { offlinePage };
+
+/**
+ * The page as `show` leaves it (it navigates and waits for the state to check) has no serious
+ * or critical axe finding in light and in dark, and at 375 px wide nothing scrolls sideways.
+ */
+export async function expectUsableEverywhere(page: Page, show: () => Promise<void>): Promise<void> {
+  const size = page.viewportSize();
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await show();
+    expect({ colorScheme, violations: await seriousA11yViolations(page) }).toEqual({ colorScheme, violations: [] });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 375, height: 800 });
+  await show();
+  expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+  if (size) await page.setViewportSize(size);
+}
+
+/** Text that runs script if a page ever renders it as HTML; tests assert `window.__xss` stays unset. */
+export const XSS_PROBE = '<img src=x onerror="window.__xss=1">';

@@ -11,6 +11,9 @@ export interface NavItem {
 export const NAV_ITEMS: NavItem[] = [
   { href: '/app', label: 'Links', current: (p) => p === '/app' || p.startsWith('/app/links/') },
   { href: '/app/stats', label: 'Statistics', current: (p) => p === '/app/stats' },
+  { href: '/app/projects', label: 'Projects', current: (p) => p === '/app/projects' },
+  { href: '/app/tags', label: 'Tags', current: (p) => p === '/app/tags' },
+  { href: '/app/bulk', label: 'Bulk create', current: (p) => p === '/app/bulk' },
   { href: '/app/settings/keys', label: 'Settings', current: (p) => p.startsWith('/app/settings/') },
 ];
 

@@ -4,10 +4,12 @@
  */
 import type { FunctionComponent } from 'preact';
 import { matchPath } from './lib/paths';
+import { BulkPage } from './pages/bulk';
 import { LinkPage } from './pages/link';
 import { LinkStatsPage } from './pages/link-stats';
 import { LinksPage } from './pages/links';
 import type { PageProps } from './pages/page';
+import { ProjectsPage } from './pages/projects';
 import { AccountPage } from './pages/settings/account';
 import { AccountsPage } from './pages/settings/accounts';
 import { KeysPage } from './pages/settings/keys';
@@ -16,6 +18,7 @@ import { WorkspacePage } from './pages/settings/workspace';
 import { SetupPage } from './pages/setup';
 import { SignInPage } from './pages/sign-in';
 import { StatsPage } from './pages/stats';
+import { TagsPage } from './pages/tags';
 
 export type Access = 'public' | 'signed-in' | 'superuser';
 
@@ -32,6 +35,9 @@ export const ROUTES: Route[] = [
   { path: '/app/links/:id', page: LinkPage, access: 'signed-in' },
   { path: '/app/links/:id/stats', page: LinkStatsPage, access: 'signed-in' },
   { path: '/app/stats', page: StatsPage, access: 'signed-in' },
+  { path: '/app/projects', page: ProjectsPage, access: 'signed-in' },
+  { path: '/app/tags', page: TagsPage, access: 'signed-in' },
+  { path: '/app/bulk', page: BulkPage, access: 'signed-in' },
   { path: '/app/settings/keys', page: KeysPage, access: 'signed-in' },
   { path: '/app/settings/sessions', page: SessionsPage, access: 'signed-in' },
   { path: '/app/settings/account', page: AccountPage, access: 'signed-in' },

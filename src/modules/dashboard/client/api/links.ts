@@ -1,6 +1,6 @@
-/** The links, variants, tags and projects calls of /api/v1 the dashboard makes. */
+/** The links, variants and tags calls of /api/v1 the dashboard makes. */
 import { api, withQuery } from './client';
-import type { Link, LinkSort, LinkStatus, Page, Project, Variant } from './types';
+import type { Link, LinkSort, LinkStatus, Page, Variant } from './types';
 
 const V1 = '/api/v1';
 const enc = encodeURIComponent;
@@ -38,8 +38,6 @@ export const deleteUnclickedLink = (id: string) => api.del<unknown>(`${V1}/links
 export const deleteClickedLink = (id: string, slug: string) => api.del(`/api/app/links/${enc(id)}`, { slug });
 
 export const listTags = () => api.get<{ tags: { tag: string; count: number }[] }>(`${V1}/links/tags`);
-export const listProjects = () =>
-  api.get<{ projects: Project[]; unfiledCount: number; totalCount: number }>(`${V1}/projects`);
 
 export const createVariant = (linkId: string, code: string, params: Record<string, string>) =>
   api.post<Variant>(`${V1}/links/${enc(linkId)}/variants`, { code, params });

@@ -1,7 +1,16 @@
-/** A table that scrolls sideways on narrow screens, with a last, unlabelled column for actions. */
+/**
+ * A table that scrolls sideways on narrow screens, with a last, unlabelled column for actions
+ * unless `actions` is false.
+ */
 import type { ComponentChildren } from 'preact';
 
-export function DataTable({ columns, children }: { columns: string[]; children: ComponentChildren }) {
+export interface DataTableProps {
+  columns: string[];
+  actions?: boolean;
+  children: ComponentChildren;
+}
+
+export function DataTable({ columns, actions = true, children }: DataTableProps) {
   return (
     <div class="table-wrap">
       <table>
@@ -12,9 +21,11 @@ export function DataTable({ columns, children }: { columns: string[]; children: 
                 {column}
               </th>
             ))}
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
+            {actions && (
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>{children}</tbody>

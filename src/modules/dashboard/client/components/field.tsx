@@ -81,13 +81,55 @@ export function Field(props: FieldProps) {
   );
 }
 
+export interface TextAreaFieldProps extends Common {
+  value: string;
+  onValue(value: string): void;
+  rows?: number;
+  required?: boolean;
+  placeholder?: string;
+}
+
+/** Many lines of text (a bulk paste): not wrapped, so each line on screen is one line sent. */
+export function TextAreaField({
+  label,
+  value,
+  onValue,
+  rows = 8,
+  required,
+  placeholder,
+  error,
+  hint,
+}: TextAreaFieldProps) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <textarea
+        id={id}
+        rows={rows}
+        wrap="off"
+        spellcheck={false}
+        required={required}
+        placeholder={placeholder}
+        value={value}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(id, hint, error)}
+        onInput={(e) => onValue(e.currentTarget.value)}
+      />
+      <Messages id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
 export interface SelectFieldProps extends Common {
   value: string;
   onValue(value: string): void;
+  /** The text of a first choice with the value '' ("Any tag", "No project"), when there is one. */
+  blank?: string;
   options: { value: string; label: string }[];
 }
 
-export function SelectField({ label, value, onValue, options, error, hint }: SelectFieldProps) {
+export function SelectField({ label, value, onValue, blank, options, error, hint }: SelectFieldProps) {
   const id = useId();
   return (
     <div class="field">
@@ -99,6 +141,7 @@ export function SelectField({ label, value, onValue, options, error, hint }: Sel
         aria-describedby={describedBy(id, hint, error)}
         onChange={(e) => onValue(e.currentTarget.value)}
       >
+        {blank !== undefined && <option value="">{blank}</option>}
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { LinkFilters } from '../api/links';
 import type { Project } from '../api/types';
 import { SelectField } from './field';
+import { projectOptions } from './project-select';
 
 export interface LinkFiltersProps {
   filters: LinkFilters;
@@ -55,20 +56,15 @@ export function LinkFiltersBar({ filters, tags, projects, onChange }: LinkFilter
         label="Tag"
         value={filters.tag ?? ''}
         onValue={set('tag')}
-        options={[
-          { value: '', label: 'Any tag' },
-          ...tags.map((t) => ({ value: t.tag, label: `${t.tag} (${t.count})` })),
-        ]}
+        blank="Any tag"
+        options={tags.map((t) => ({ value: t.tag, label: `${t.tag} (${t.count})` }))}
       />
       <SelectField
         label="Project"
         value={filters.project ?? ''}
         onValue={set('project')}
-        options={[
-          { value: '', label: 'Any project' },
-          { value: 'none', label: 'No project' },
-          ...projects.map((p) => ({ value: p.id, label: p.name })),
-        ]}
+        blank="Any project"
+        options={[{ value: 'none', label: 'No project' }, ...projectOptions(projects)]}
       />
       <SelectField label="Status" value={filters.status ?? ''} onValue={set('status')} options={STATUS_OPTIONS} />
       <SelectField label="Sort" value={filters.sort ?? 'created'} onValue={set('sort')} options={SORT_OPTIONS} />

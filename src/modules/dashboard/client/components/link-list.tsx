@@ -1,46 +1,65 @@
-/** Rows of the links list: the short link (to its page), what it points at, and its numbers. */
+/**
+ * Rows of the links list: a checkbox to select the link for a bulk action, the short link (to
+ * its page), what it points at, and its numbers.
+ */
 import type { Link } from '../api/types';
-import { formatDate, formatNumber } from '../lib/format';
+import { formatDate, formatNumber, withoutScheme } from '../lib/format';
+import { linkPagePath } from '../lib/paths';
 import { CopyButton } from './copy-button';
 import { ExternalLink } from './external-link';
 import { StatusBadge } from './status-badge';
 
-const withoutScheme = (url: string) => url.replace(/^https?:\/\//, '');
+export interface LinkListProps {
+  links: Link[];
+  selected(id: string): boolean;
+  onToggle(id: string): void;
+}
 
-export function LinkList({ links }: { links: Link[] }) {
+export function LinkList({ links, selected, onToggle }: LinkListProps) {
   return (
     <ul class="link-list">
-      {links.map((link) => (
-        <li key={link.id} class="link-item">
-          <div class="link-main">
-            <p class="link-title">
-              <a href={`/app/links/${encodeURIComponent(link.id)}`}>{withoutScheme(link.shortUrl)}</a>
-              <StatusBadge status={link.status} />
-            </p>
-            {link.title && <p class="link-name">{link.title}</p>}
-            <p class="link-destination">
-              <ExternalLink url={link.destination} />
-            </p>
-            {link.tags.length > 0 && (
-              <ul class="tags" aria-label="Tags">
-                {link.tags.map((tag) => (
-                  <li key={tag}>{tag}</li>
-                ))}
-              </ul>
-            )}
-          </div>
-          <div class="link-side">
-            <p class="link-clicks">
-              <strong>{formatNumber(link.clickCount)}</strong> {link.clickCount === 1 ? 'click' : 'clicks'}
-            </p>
-            <p class="hint">{formatDate(link.createdAt)}</p>
-            <a class="button small secondary" href={`/app/links/${encodeURIComponent(link.id)}/stats`}>
-              Statistics<span class="sr-only"> of {withoutScheme(link.shortUrl)}</span>
-            </a>
-            <CopyButton text={link.shortUrl} what={`short link ${withoutScheme(link.shortUrl)}`} />
-          </div>
-        </li>
-      ))}
+      {links.map((link) => {
+        const short = withoutScheme(link.shortUrl);
+        const isSelected = selected(link.id);
+        return (
+          <li key={link.id} class={`link-item${isSelected ? ' selected' : ''}`}>
+            {/* The label is the whole left edge: an easy target on touch screens. */}
+            <label class="link-check">
+              <input type="checkbox" checked={isSelected} onChange={() => onToggle(link.id)} />
+              <span class="sr-only">Select {short}</span>
+            </label>
+            <div class="link-body">
+              <div class="link-main">
+                <p class="link-title">
+                  <a href={linkPagePath(link.id)}>{short}</a>
+                  <StatusBadge status={link.status} />
+                </p>
+                {link.title && <p class="link-name">{link.title}</p>}
+                <p class="link-destination">
+                  <ExternalLink url={link.destination} />
+                </p>
+                {link.tags.length > 0 && (
+                  <ul class="tags" aria-label="Tags">
+                    {link.tags.map((tag) => (
+                      <li key={tag}>{tag}</li>
+                    ))}
+                  </ul>
+                )}
+              </div>
+              <div class="link-side">
+                <p class="link-clicks">
+                  <strong>{formatNumber(link.clickCount)}</strong> {link.clickCount === 1 ? 'click' : 'clicks'}
+                </p>
+                <p class="hint">{formatDate(link.createdAt)}</p>
+                <a class="button small secondary" href={`${linkPagePath(link.id)}/stats`}>
+                  Statistics<span class="sr-only"> of {short}</span>
+                </a>
+                <CopyButton text={link.shortUrl} what={`short link ${short}`} />
+              </div>
+            </div>
+          </li>
+        );
+      })}
     </ul>
   );
 }

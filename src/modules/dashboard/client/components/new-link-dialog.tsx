@@ -6,13 +6,13 @@
 import { useState } from 'preact/hooks';
 import { createLink } from '../api/links';
 import type { Link, Project } from '../api/types';
-import { splitList } from '../lib/format';
 import { useSubmit } from '../lib/hooks';
 import { paramsFromRows } from '../lib/params';
 import { useSession } from '../session';
 import { DestinationField, DestinationParams, useDestination } from './destination-field';
 import { Dialog } from './dialog';
-import { Field, SelectField } from './field';
+import { Field } from './field';
+import { FilingFields, useFiling } from './filing-fields';
 import { FormActions } from './form-actions';
 import { errorFor, FormError } from './form-error';
 
@@ -30,16 +30,14 @@ function NewLinkForm({ projects, onClose, onCreated }: Omit<NewLinkDialogProps, 
   const target = useDestination('', []);
   const [title, setTitle] = useState('');
   const [slug, setSlug] = useState('');
-  const [tags, setTags] = useState('');
-  const [projectId, setProjectId] = useState('');
+  const filing = useFiling();
   const { busy, error, submit } = useSubmit(async () => {
     const ready = target.lift();
     const link = await createLink({
       destination: ready.destination,
       title: title.trim() || undefined,
       slug: account?.superuser && slug.trim() ? slug.trim() : undefined,
-      tags: splitList(tags),
-      projectId: projectId || null,
+      ...filing.sent,
       params: paramsFromRows(ready.rows),
     });
     onCreated(link);
@@ -60,16 +58,7 @@ function NewLinkForm({ projects, onClose, onCreated }: Omit<NewLinkDialogProps, 
           error={errorFor(error, 'slug')}
         />
       )}
-      <Field label="Tags" hint="Separated by commas." value={tags} onValue={setTags} error={errorFor(error, 'tags')} />
-      {projects.length > 0 && (
-        <SelectField
-          label="Project"
-          value={projectId}
-          onValue={setProjectId}
-          options={[{ value: '', label: 'No project' }, ...projects.map((p) => ({ value: p.id, label: p.name }))]}
-          error={errorFor(error, 'projectId')}
-        />
-      )}
+      <FilingFields state={filing} projects={projects} error={error} />
       <DestinationParams state={target} error={errorFor(error, 'params')} />
       <FormActions submit="Create" busy={busy} onCancel={onClose} />
     </form>

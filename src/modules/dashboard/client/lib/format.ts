@@ -38,3 +38,6 @@ export const splitList = (text: string) =>
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
+
+/** "https://sl.test/abc" -> "sl.test/abc": how a short link reads in lists and titles. */
+export const withoutScheme = (url: string) => url.replace(/^https?:\/\//, '');

@@ -94,3 +94,19 @@ export function useSubmit(action: () => Promise<unknown>): Submission {
   };
   return { busy, error, setError, submit };
 }
+
+/**
+ * A ref for a heading that takes the focus whenever `key` changes to something set: a result
+ * that appears below a form is where keyboard and screen reader users continue.
+ */
+export function useFocusOn<T extends HTMLElement>(key: unknown) {
+  const ref = useRef<T>(null);
+  useEffect(() => {
+    if (!key) return;
+    // After this render's other effects: a modal dialog closed by them still holds the page
+    // inert until then, and focus() on anything outside it would do nothing.
+    const timer = setTimeout(() => ref.current?.focus());
+    return () => clearTimeout(timer);
+  }, [key]);
+  return ref;
+}

@@ -23,3 +23,6 @@ export function matchPath(pattern: string, path: string): Record<string, string>
 export function safeReturnPath(next: string | null): string {
   return next && /^\/app(\/|$|\?)/.test(next) && !next.startsWith('//') ? next : '/app';
 }
+
+/** A link's page in the dashboard. */
+export const linkPagePath = (id: string) => `/app/links/${encodeURIComponent(id)}`;

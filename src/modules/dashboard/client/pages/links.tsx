@@ -1,17 +1,23 @@
 /**
  * /app: the links, searched and filtered on the server and read a page (50) at a time with the
- * API's cursors, so the list stays fast however many links there are.
+ * API's cursors, so the list stays fast however many links there are. Links can be selected
+ * for bulk actions; after one, the list is read again and the selection starts empty.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, toApiError } from '../api/client';
-import { type LinkFilters, listLinks, listProjects, listTags } from '../api/links';
+import { type LinkFilters, listLinks, listTags } from '../api/links';
+import { listProjects } from '../api/projects';
 import type { Link, LinkSort, LinkStatus } from '../api/types';
 import { EmptyState, LoadFailed, Loading } from '../components/feedback';
 import { LinkFiltersBar } from '../components/link-filters';
 import { LinkList } from '../components/link-list';
 import { NewLinkDialog } from '../components/new-link-dialog';
 import { usePageTitle, useResource } from '../lib/hooks';
+import { linkPagePath } from '../lib/paths';
 import { navigate } from '../router';
+import { type Outcome, OutcomeNote } from './links/outcome';
+import { useSelection } from './links/selection';
+import { SelectionBar } from './links/selection-bar';
 import type { PageProps } from './page';
 
 function filtersOf(query: URLSearchParams): LinkFilters {
@@ -37,6 +43,8 @@ export function LinksPage({ query }: PageProps) {
   const generation = useRef(0);
   const tags = useResource(listTags, []);
   const projects = useResource(listProjects, []);
+  const selection = useSelection();
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
 
   const load = useCallback(
     async (from: string | null) => {
@@ -58,7 +66,15 @@ export function LinksPage({ query }: PageProps) {
   );
   useEffect(() => {
     load(null);
-  }, [load]);
+    // Another search or filter: what was selected, and what was done to it, belong to the last one.
+    selection.clear();
+    setOutcome(null);
+  }, [load, selection.clear]);
+  const bulkDone = (result: Outcome) => {
+    setOutcome(result);
+    selection.clear();
+    load(null);
+  };
 
   const onFilters = useCallback((next: LinkFilters) => {
     const search = new URLSearchParams();
@@ -81,11 +97,25 @@ export function LinksPage({ query }: PageProps) {
         projects={projects.data?.projects ?? []}
         onChange={onFilters}
       />
-      {items.length > 0 && <LinkList links={items} />}
+      <OutcomeNote outcome={outcome} />
+      {items.length > 0 && (
+        <>
+          <SelectionBar
+            links={items}
+            selection={selection}
+            projects={projects.data?.projects ?? []}
+            onDone={bulkDone}
+          />
+          <LinkList links={items} selected={selection.has} onToggle={selection.toggle} />
+        </>
+      )}
       {error && <LoadFailed error={error} retry={() => load(items.length ? cursor : null)} />}
       {!loading && !error && items.length === 0 && !filtered && (
         <EmptyState title="No links yet">
-          <p>Create your first short link with New link: paste the address it should lead to.</p>
+          <p>
+            Create your first short link with New link: paste the address it should lead to. To make many at once, paste
+            their addresses in <a href="/app/bulk">Bulk create</a>.
+          </p>
         </EmptyState>
       )}
       {!loading && !error && items.length === 0 && filtered && (
@@ -108,7 +138,7 @@ export function LinksPage({ query }: PageProps) {
         open={creating}
         projects={projects.data?.projects ?? []}
         onClose={() => setCreating(false)}
-        onCreated={(link) => navigate(`/app/links/${encodeURIComponent(link.id)}?created=1`)}
+        onCreated={(link) => navigate(`${linkPagePath(link.id)}?created=1`)}
       />
     </>
   );

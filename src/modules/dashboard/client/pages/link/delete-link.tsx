@@ -11,7 +11,7 @@ import { Dialog } from '../../components/dialog';
 import { Field } from '../../components/field';
 import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
-import { formatNumber } from '../../lib/format';
+import { formatNumber, withoutScheme } from '../../lib/format';
 import { useSubmit } from '../../lib/hooks';
 import { navigate } from '../../router';
 
@@ -71,7 +71,7 @@ export function DeleteLink({ link }: { link: Link }) {
       <button type="button" class="button danger" onClick={() => setOpen(true)}>
         Delete
       </button>
-      <Dialog open={open} title={`Delete ${link.shortUrl.replace(/^https?:\/\//, '')}?`} onClose={() => setOpen(false)}>
+      <Dialog open={open} title={`Delete ${withoutScheme(link.shortUrl)}?`} onClose={() => setOpen(false)}>
         <DeleteForm link={link} onCancel={() => setOpen(false)} />
       </Dialog>
     </section>

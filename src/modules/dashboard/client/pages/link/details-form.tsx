@@ -3,12 +3,14 @@
  * given); the API's error appears under the field it names.
  */
 import { useState } from 'preact/hooks';
-import { type LinkFields, listProjects, updateLink } from '../../api/links';
+import { type LinkFields, updateLink } from '../../api/links';
+import { listProjects } from '../../api/projects';
 import type { Link } from '../../api/types';
 import { DestinationField, DestinationParams, useDestination } from '../../components/destination-field';
-import { Field, SelectField } from '../../components/field';
+import { Field } from '../../components/field';
+import { FilingFields, useFiling } from '../../components/filing-fields';
 import { errorFor, FormError } from '../../components/form-error';
-import { fromLocalInput, splitList, toLocalInput } from '../../lib/format';
+import { fromLocalInput, toLocalInput } from '../../lib/format';
 import { useResource, useSubmit } from '../../lib/hooks';
 import { paramsFromRows, rowsFromParams } from '../../lib/params';
 import { useSession } from '../../session';
@@ -35,8 +37,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
   const target = useDestination(link.destination, rowsFromParams(link.params));
   const [slug, setSlug] = useState(link.slug);
   const [title, setTitle] = useState(link.title ?? '');
-  const [tags, setTags] = useState(link.tags.join(', '));
-  const [projectId, setProjectId] = useState(link.projectId ?? '');
+  const filing = useFiling(link.tags, link.projectId);
   const [expires, setExpires] = useState(toLocalInput(link.expiresAt));
   const [limit, setLimit] = useState(link.clickLimit === null ? '' : String(link.clickLimit));
   const [saved, setSaved] = useState(false);
@@ -46,8 +47,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
       destination: ready.destination,
       slug: slug.trim(),
       title: title.trim() || null,
-      tags: splitList(tags),
-      projectId: projectId || null,
+      ...filing.sent,
       expiresAt: fromLocalInput(expires),
       clickLimit: limit.trim() === '' ? null : Number(limit),
       params: paramsFromRows(ready.rows),
@@ -66,23 +66,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
         {account?.superuser && (
           <Field label="Slug" value={slug} onValue={setSlug} spellcheck={false} error={errorFor(error, 'slug')} />
         )}
-        <Field
-          label="Tags"
-          hint="Separated by commas."
-          value={tags}
-          onValue={setTags}
-          error={errorFor(error, 'tags')}
-        />
-        <SelectField
-          label="Project"
-          value={projectId}
-          onValue={setProjectId}
-          options={[
-            { value: '', label: 'No project' },
-            ...(projects.data?.projects ?? []).map((p) => ({ value: p.id, label: p.name })),
-          ]}
-          error={errorFor(error, 'projectId')}
-        />
+        <FilingFields state={filing} projects={projects.data?.projects ?? []} error={error} />
         <div class="row">
           <Field
             label="Expires"

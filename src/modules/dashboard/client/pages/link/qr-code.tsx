@@ -31,10 +31,8 @@ export function QrCode({ link }: { link: Link }) {
               label="Encode"
               value={variant}
               onValue={setVariant}
-              options={[
-                { value: '', label: 'The short link' },
-                ...link.variants.map((v) => ({ value: v.code, label: `Variant ${v.code}` })),
-              ]}
+              blank="The short link"
+              options={link.variants.map((v) => ({ value: v.code, label: `Variant ${v.code}` }))}
             />
           )}
           <SelectField

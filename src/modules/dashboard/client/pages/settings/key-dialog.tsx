@@ -10,9 +10,14 @@ import { Dialog } from '../../components/dialog';
 import { Field, SelectField } from '../../components/field';
 import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
+import { RadioField } from '../../components/radio-field';
 import { useSubmit } from '../../lib/hooks';
 
 const DAY = 86_400_000;
+const SCOPE_OPTIONS: { value: KeyScope; label: string }[] = [
+  { value: 'read', label: 'Read: reads links and statistics' },
+  { value: 'write', label: 'Write: also creates, changes and deletes' },
+];
 const EXPIRY_OPTIONS = [
   { value: '', label: 'Never' },
   { value: '30', label: 'In 30 days' },
@@ -57,16 +62,14 @@ function KeyForm({ onCreated, onClose }: { onCreated(item: KeyItem): void; onClo
         onValue={setName}
         error={errorFor(error, 'name')}
       />
-      <fieldset class="choices">
-        <legend>Scope</legend>
-        {(['read', 'write'] as const).map((s) => (
-          <label key={s}>
-            <input type="radio" name="scope" value={s} checked={scope === s} onChange={() => setScope(s)} />
-            {s === 'read' ? 'Read: reads links and statistics' : 'Write: also creates, changes and deletes'}
-          </label>
-        ))}
-        {errorFor(error, 'scope') && <p class="field-error">{errorFor(error, 'scope')}</p>}
-      </fieldset>
+      <RadioField<KeyScope>
+        legend="Scope"
+        name="scope"
+        value={scope}
+        onValue={setScope}
+        options={SCOPE_OPTIONS}
+        error={errorFor(error, 'scope')}
+      />
       <SelectField
         label="Expires"
         value={days}

@@ -1,0 +1,55 @@
+/** The bulk calls of /api/v1: links from pasted text, and params or a project for many links. */
+import { api } from './client';
+import type { BulkLine, BulkStatus, Link } from './types';
+
+const BULK = '/api/v1/links/bulk';
+
+/** The API's limit on ids per bulk call; a larger selection goes in several calls. */
+export const MAX_BULK_IDS = 200;
+
+export interface BulkText {
+  text: string;
+  tags: string[];
+  projectId: string | null;
+  params: Record<string, string>;
+  skipDuplicates: boolean;
+}
+
+export interface BulkPreview {
+  lines: BulkLine[];
+  counts: Record<BulkStatus, number>;
+}
+
+export interface BulkCreated {
+  created: { line: number; link: Link }[];
+  skipped: BulkLine[];
+  counts: { created: number; repeat: number; duplicate: number; invalid: number };
+}
+
+export const previewBulk = (body: BulkText) => api.post<BulkPreview>(`${BULK}/preview`, body);
+export const createBulk = (body: BulkText) => api.post<BulkCreated>(`${BULK}/create`, body);
+
+/** `ids` in calls of at most MAX_BULK_IDS, one after the other; the answers in order. */
+async function inBatches<T>(ids: string[], call: (batch: string[]) => Promise<T>): Promise<T[]> {
+  const answers: T[] = [];
+  for (let i = 0; i < ids.length; i += MAX_BULK_IDS) answers.push(await call(ids.slice(i, i + MAX_BULK_IDS)));
+  return answers;
+}
+
+export async function setParamsOf(ids: string[], params: Record<string, string>, mode: 'merge' | 'replace') {
+  const answers = await inBatches(ids, (batch) =>
+    api.post<{ updated: number; notFound: string[] }>(`${BULK}/params`, { ids: batch, params, mode }),
+  );
+  return { updated: answers.reduce((n, a) => n + a.updated, 0), notFound: answers.flatMap((a) => a.notFound) };
+}
+
+export async function moveToProject(ids: string[], projectId: string | null) {
+  const answers = await inBatches(ids, (batch) =>
+    api.post<{ moved: number; unchanged: number; notFound: string[] }>(`${BULK}/project`, { ids: batch, projectId }),
+  );
+  return {
+    moved: answers.reduce((n, a) => n + a.moved, 0),
+    unchanged: answers.reduce((n, a) => n + a.unchanged, 0),
+    notFound: answers.flatMap((a) => a.notFound),
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * /app/bulk: many links from pasted text. Preview asks the server how it reads every line (the
+ * same rules create applies), so nothing is guessed here; Create is offered for exactly the text
+ * and options previewed, and shows what was made and what was skipped.
+ */
+import { useState } from 'preact/hooks';
+import { type BulkCreated, type BulkPreview, type BulkText, createBulk, previewBulk } from '../api/bulk';
+import { listProjects } from '../api/projects';
+import { CheckboxField, TextAreaField } from '../components/field';
+import { FilingFields, useFiling } from '../components/filing-fields';
+import { errorFor, FormError } from '../components/form-error';
+import { ParamsEditor } from '../components/params-editor';
+import { useFocusOn, usePageTitle, useResource, useSubmit } from '../lib/hooks';
+import { type ParamRow, paramsFromRows } from '../lib/params';
+import { BulkLines, countsText } from './bulk/bulk-lines';
+import { BulkResult } from './bulk/bulk-result';
+
+const FIELDS = ['text', 'tags', 'projectId', 'params', 'skipDuplicates'];
+
+export function BulkPage() {
+  usePageTitle('Bulk create');
+  const projects = useResource(listProjects, []);
+  const [text, setText] = useState('');
+  const filing = useFiling();
+  const [rows, setRows] = useState<ParamRow[]>([]);
+  const [skipDuplicates, setSkipDuplicates] = useState(true);
+  const [preview, setPreview] = useState<{ sent: string; answer: BulkPreview } | null>(null);
+  const [result, setResult] = useState<BulkCreated | null>(null);
+
+  const body: BulkText = {
+    text,
+    ...filing.sent,
+    params: paramsFromRows(rows),
+    skipDuplicates,
+  };
+  const sent = JSON.stringify(body);
+  const current = preview !== null && preview.sent === sent;
+  const previewing = useSubmit(async () => {
+    creating.setError(null);
+    setPreview({ sent, answer: await previewBulk(body) });
+  });
+  const creating = useSubmit(async () => setResult(await createBulk(body)));
+  const previewHead = useFocusOn<HTMLHeadingElement>(preview?.answer);
+  const error = creating.error ?? previewing.error;
+
+  const again = () => {
+    setText('');
+    setPreview(null);
+    setResult(null);
+  };
+
+  if (result) {
+    return (
+      <>
+        <h1>Bulk create</h1>
+        <BulkResult result={result} onAgain={again} />
+      </>
+    );
+  }
+
+  const toCreate = preview?.answer.counts.create ?? 0;
+  return (
+    <>
+      <h1>Bulk create</h1>
+      <p>Paste up to 200 URLs and make a short link for each. Preview first: nothing is created until you confirm.</p>
+      <form class="stack bulk-form" onSubmit={previewing.submit}>
+        <FormError error={error} fields={FIELDS} />
+        <TextAreaField
+          label="URLs"
+          required
+          rows={10}
+          placeholder={'https://example.com/spring-sale\tSpring sale\nhttps://example.com/?utm_source=newsletter'}
+          hint="One per line. A tab after a URL (as pasted from a spreadsheet) makes the rest of the line the link's title; a URL's utm_ parameters become that link's tracking parameters."
+          value={text}
+          onValue={setText}
+          error={errorFor(error, 'text')}
+        />
+        <div class="row">
+          <FilingFields
+            state={filing}
+            projects={projects.data?.projects ?? []}
+            error={error}
+            tagsHint="For every link; separated by commas."
+          />
+        </div>
+        <ParamsEditor
+          legend="Tracking parameters for every link"
+          rows={rows}
+          onRows={setRows}
+          error={errorFor(error, 'params')}
+        />
+        <CheckboxField
+          label="Skip duplicates"
+          hint="Skip a URL that already has a link (of any status) or appears on an earlier line."
+          checked={skipDuplicates}
+          onChecked={setSkipDuplicates}
+        />
+        <div class="actions start">
+          <button
+            type="submit"
+            class={`button ${current ? 'secondary' : 'primary'}`}
+            disabled={previewing.busy}
+            aria-busy={previewing.busy}
+          >
+            Preview
+          </button>
+        </div>
+      </form>
+      {preview && (
+        <section class="stack bulk-preview" aria-labelledby="bulk-preview-title">
+          <h2 id="bulk-preview-title" ref={previewHead} tabIndex={-1}>
+            Preview
+          </h2>
+          <p role="status">{countsText(preview.answer.counts)}</p>
+          {!current && <p class="alert warn">Changed since this preview: preview again before creating.</p>}
+          <BulkLines lines={preview.answer.lines} label="Lines" />
+          {current && toCreate === 0 && <p class="hint">Nothing to create: every line is skipped.</p>}
+          {current && toCreate > 0 && (
+            <div class="actions start">
+              <button
+                type="button"
+                class="button primary"
+                disabled={creating.busy}
+                aria-busy={creating.busy}
+                onClick={creating.submit}
+              >
+                {toCreate === 1 ? 'Create 1 link' : `Create ${toCreate} links`}
+              </button>
+            </div>
+          )}
+        </section>
+      )}
+    </>
+  );
+}

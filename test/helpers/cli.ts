@@ -1,0 +1,63 @@
+/**
+ * The operator CLI spawned as a process (`bun run src/index.ts ...`) against a SQLite file in a
+ * temporary folder (removed after the test file), with assertions on exit code and output.
+ */
+import { Database } from 'bun:sqlite';
+import { afterAll, expect } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BUN, cleanEnv, type RunResult, run } from './proc';
+
+const dirs: string[] = [];
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'slink-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** `bun run src/index.ts <args>` against the SQLite file `db`. */
+export function slink(
+  db: string,
+  args: string[],
+  opts: { stdin?: string; env?: Record<string, string> } = {},
+): Promise<RunResult> {
+  return run([BUN, 'run', 'src/index.ts', ...args], {
+    env: cleanEnv({ SLINK_DB: db, ...opts.env }),
+    stdin: opts.stdin,
+  });
+}
+
+/** Asserts success with nothing on stderr and returns stdout. */
+export async function ok(result: Promise<RunResult>): Promise<string> {
+  const r = await result;
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+  return r.stdout;
+}
+
+/** Asserts a non-zero exit, nothing on stdout and exactly one line on stderr; returns that line. */
+export async function fails(result: Promise<RunResult>): Promise<string> {
+  const r = await result;
+  expect(r.code).not.toBe(0);
+  expect(r.stdout).toBe('');
+  // Compared whole, so a failure shows what was printed.
+  expect(r.stderr).toMatch(/^slink: [^\n]+\n$/);
+  return r.stderr.trimEnd();
+}
+
+/** Opens the SQLite file read-only, runs `fn`, closes it. */
+export function inspect<T>(db: string, fn: (sqlite: Database) => T): T {
+  const sqlite = new Database(db, { readonly: true });
+  try {
+    return fn(sqlite);
+  } finally {
+    sqlite.close();
+  }
+}
+
+export const ACC_LINE = /^acc_[A-Za-z0-9]+\n$/;
+export const KEY_LINE = /^slk_[A-Za-z0-9]{40}\n$/;
+export const PASSWORD = 'correct horse battery';
