@@ -134,3 +134,42 @@ test('a link with clicks asks for its slug, then goes through the dashboard endp
   await expectCleanPage(p);
   await p.page.close();
 }, 90_000);
+
+test('filing, expiry and click limit are saved; archive and restore', async () => {
+  const p = await linkPage('filed');
+  const project = await api(d.t, 'POST', '/projects', { key: p.key, body: { name: 'Autumn' } });
+  expect(project.status).toBe(201);
+  await p.page.reload();
+  const details = p.page.getByRole('region', { name: 'Details' });
+  await details.getByLabel('Project').locator('option', { hasText: 'Autumn' }).waitFor({ state: 'attached' });
+  await details.getByLabel('Tags').fill('autumn, print');
+  await details.getByLabel('Project').selectOption({ label: 'Autumn' });
+  await details.getByLabel('Expires').fill('2030-01-02T03:04');
+  await details.getByLabel('Click limit').fill('25');
+  await details.getByRole('button', { name: 'Save changes' }).click();
+  await details.getByText('Saved.').waitFor();
+  // The browser reads the datetime-local value in its own time zone: ask it for the instant.
+  const expires = (await p.page.evaluate(`new Date('2030-01-02T03:04').getTime()`)) as number;
+  expect(await p.read()).toMatchObject({
+    tags: ['autumn', 'print'],
+    projectId: project.body.id,
+    expiresAt: expires,
+    clickLimit: 25,
+  });
+
+  // Clearing them sends nulls: no expiry, no limit.
+  await details.getByLabel('Expires').fill('');
+  await details.getByLabel('Click limit').fill('');
+  await details.getByRole('button', { name: 'Save changes' }).click();
+  await details.getByText('Saved.').waitFor();
+  expect(await p.read()).toMatchObject({ expiresAt: null, clickLimit: null });
+
+  await p.page.getByRole('button', { name: 'Archive' }).click();
+  await p.page.getByRole('button', { name: 'Restore' }).waitFor();
+  expect((await p.read()).status).toBe('archived');
+  await p.page.getByRole('button', { name: 'Restore' }).click();
+  await p.page.getByRole('button', { name: 'Archive' }).waitFor();
+  expect((await p.read()).status).toBe('active');
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
