@@ -8,8 +8,8 @@ import type { Database } from 'bun:sqlite';
 import { type ClickColumns, emptyColumns, encodeBlock } from './block-codec';
 
 /**
- * Clicks per segment, at least. Measured (docs/decisions): 32,768 and 65,536 cost the writer
- * the same per click; the larger segment packs a link's clicks into fewer, larger blocks.
+ * Clicks per segment, at least. A larger segment packs a link's clicks into fewer, larger
+ * blocks (less overhead per click) but leaves a longer tail for every list page to scan.
  */
 export const SEAL_ROWS = 32_768;
 
