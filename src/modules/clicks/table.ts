@@ -2,6 +2,10 @@ import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from
 import { links } from '../links/table';
 
 /**
+ * The first click table: one ~340-byte row per redirect. Nothing writes it any more (the raw
+ * clicks live in click_tail and click_blocks below); it stays until a database that still holds
+ * rows in it has been converted.
+ *
  * One row per redirect (human or bot), written by the click flush, already enriched.
  * The raw client address is never stored: `visitorHash` is a salted hash of address and
  * user agent for one UTC day, enough to count unique visitors and nothing more.
@@ -90,4 +94,85 @@ export const visitorDays = sqliteTable(
 export const visitorSalts = sqliteTable('visitor_salts', {
   day: integer('day').primaryKey(),
   salt: text('salt').notNull(),
+});
+
+/**
+ * Where clicks went, deduplicated: the variant id at click time ('' when the code matched no
+ * variant), the code in the address (null without one), the Location's destination and the
+ * effective params JSON. A link's clicks share a handful of these, so a raw click stores one
+ * integer instead of the strings. `code` stays nullable (null and a code are different facts);
+ * SQLite treats nulls as distinct in a unique index, so the writer looks a target up with
+ * `code IS ?` before inserting it, and is the only writer.
+ */
+export const clickTargets = sqliteTable(
+  'click_targets',
+  {
+    id: integer('id').primaryKey(),
+    linkId: text('link_id').notNull(),
+    variantId: text('variant_id').notNull().default(''),
+    code: text('code'),
+    destination: text('destination').notNull(),
+    params: text('params').notNull(),
+  },
+  (t) => [uniqueIndex('click_targets_key').on(t.linkId, t.variantId, t.code, t.destination, t.params)],
+);
+
+/**
+ * Recent raw clicks, append only, in id order. Every text fact is an id: `link` and the
+ * dimensions are rollup_values ids ('' = unknown), `target` a click_targets id. `visitor` is
+ * the first 64 bits of the visitor hash as a signed integer; `flags` 1 = bot, 2 = first visit
+ * of the UTC day. No secondary index: ids are assigned by the writer in write order (never
+ * reused, the last one is kept in click_state), so every insert lands at the end of the tree.
+ */
+export const clickTail = sqliteTable('click_tail', {
+  id: integer('id').primaryKey(),
+  link: integer('link').notNull(),
+  time: integer('time').notNull(),
+  target: integer('target').notNull(),
+  country: integer('country').notNull(),
+  city: integer('city').notNull(),
+  device: integer('device').notNull(),
+  os: integer('os').notNull(),
+  browser: integer('browser').notNull(),
+  referrer: integer('referrer').notNull(),
+  traffic: integer('traffic').notNull(),
+  language: integer('language').notNull(),
+  visitor: integer('visitor').notNull(),
+  flags: integer('flags').notNull(),
+});
+
+/**
+ * Sealed clicks: one row per (segment, link), the link's clicks of that segment packed column
+ * by column (block-codec.ts). Segment numbers only grow, so sealing appends at the end of the
+ * tree. The id and time ranges let a reader skip a block without decoding it.
+ */
+export const clickBlocks = sqliteTable(
+  'click_blocks',
+  {
+    seg: integer('seg').notNull(),
+    link: integer('link').notNull(),
+    firstId: integer('first_id').notNull(),
+    lastId: integer('last_id').notNull(),
+    minTime: integer('min_time').notNull(),
+    maxTime: integer('max_time').notNull(),
+    count: integer('count').notNull(),
+    data: blob('data').$type<Uint8Array>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.seg, t.link] })],
+);
+
+/** One row per sealed segment: its id and time ranges, so readers visit only the segments a window overlaps. */
+export const clickSegments = sqliteTable('click_segments', {
+  seg: integer('seg').primaryKey(),
+  firstId: integer('first_id').notNull(),
+  lastId: integer('last_id').notNull(),
+  minTime: integer('min_time').notNull(),
+  maxTime: integer('max_time').notNull(),
+  count: integer('count').notNull(),
+});
+
+/** Named counters of the click store: `last_id` (the newest click id ever assigned), `folded_through`. */
+export const clickState = sqliteTable('click_state', {
+  name: text('name').primaryKey(),
+  value: integer('value').notNull(),
 });
