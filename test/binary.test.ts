@@ -21,6 +21,7 @@ import {
   start,
   waitHealthy,
 } from './helpers/proc';
+import { queryRaw } from './helpers/raw-clicks';
 
 const PASSWORD = 'correct horse battery';
 let dir: string;
@@ -227,9 +228,9 @@ describe('dist/slink alone in an empty folder', () => {
         'bin-test',
       );
       // The click buffered at SIGTERM was written by the final flush.
-      expect(db.query('SELECT browser, country, city, bot FROM clicks WHERE link_id = ?').all(link.id)).toEqual([
-        { browser: 'Safari', country: null, city: null, bot: 0 },
-      ]);
+      expect(queryRaw(db, 'SELECT browser, country, city, bot FROM raw_clicks WHERE link_id = ?').all(link.id)).toEqual(
+        [{ browser: 'Safari', country: null, city: null, bot: 0 }],
+      );
     } finally {
       db.close();
     }
@@ -305,7 +306,7 @@ describe('dist/ as built: the geo database beside the binary', () => {
       }
       const db = new Database(join(work, 'data', 'slink.db'), { readonly: true });
       try {
-        expect(db.query('SELECT country, city FROM clicks ORDER BY id').all()).toEqual([
+        expect(queryRaw(db, 'SELECT country, city FROM raw_clicks ORDER BY id').all()).toEqual([
           { country: 'GB', city: 'London' },
           { country: 'DE', city: 'Frankfurt am Main' },
           { country: null, city: null },

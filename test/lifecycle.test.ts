@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUN, cleanEnv, freePort, type RunningProcess, run, start, waitHealthy } from './helpers/proc';
+import { insertTailClicks, queryRaw } from './helpers/raw-clicks';
 
 const dirs: string[] = [];
 let server: RunningProcess | undefined;
@@ -105,7 +106,7 @@ function inspect<T>(path: string, fn: (db: Database) => T): T {
 function stored(path: string, linkId: string) {
   return inspect(path, (db) => ({
     integrity: db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()?.integrity_check,
-    raw: db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM clicks WHERE link_id = ?').get(linkId)!.n,
+    raw: (queryRaw(db, 'SELECT count(*) AS n FROM raw_clicks WHERE link_id = ?').get(linkId) as { n: number }).n,
     link: db
       .query<{ click_count: number; bot_count: number }, [string]>(
         'SELECT click_count, bot_count FROM links WHERE id = ?',
@@ -164,13 +165,7 @@ describe('a stop during a long export', () => {
     const rowsStored = 300_000;
     const fixture = new Database(db);
     fixture.exec('PRAGMA busy_timeout = 5000');
-    fixture
-      .query(
-        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-         INSERT INTO clicks (link_id, timestamp, destination, params, bot, first_of_day)
-         SELECT ?, ? - i, 'https://example.com/landing', '{}', 0, 0 FROM n`,
-      )
-      .run(rowsStored, linkId, Date.now());
+    insertTailClicks(fixture, linkId, rowsStored, Date.now());
     fixture.close();
 
     const res = await fetch(`${server.base}/api/v1/links/${linkId}/export.csv?range=all`, {

@@ -16,6 +16,10 @@ export class BoundedCache<K, V> {
     this.map.set(key, value);
   }
 
+  clear(): void {
+    this.map.clear();
+  }
+
   get size(): number {
     return this.map.size;
   }

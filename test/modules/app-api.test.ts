@@ -8,6 +8,7 @@ import { listAccounts } from '../../src/modules/auth/admin';
 import { AccountItemModel, CreatedKeyModel, KeyListModel } from '../../src/modules/auth/model';
 import { api, T0, type TestApp } from '../helpers/app';
 import { dash, PASSWORD, signIn } from '../helpers/dashboard';
+import { queryRaw } from '../helpers/raw-clicks';
 import { expectError, expectSchema } from '../helpers/schema';
 import { click, flushOk, setup, UA } from './clicks/support';
 
@@ -127,8 +128,8 @@ describe('DELETE /api/app/links/:id (with its clicks)', () => {
     await flushOk(t);
     expectError(await api(t, 'GET', `/links/${doomed.id}`, { key: c.key }), 404, 'not_found');
     expect(await click(t, `/${doomed.slug}`)).toBe(404);
-    const count = (sql: string) => (t.deps.db.$client.query(sql).get(doomed.id) as { n: number }).n;
-    expect(count('SELECT count(*) AS n FROM clicks WHERE link_id = ?')).toBe(0);
+    const count = (sql: string) => (queryRaw(t.deps.db.$client, sql).get(doomed.id) as { n: number }).n;
+    expect(count('SELECT count(*) AS n FROM raw_clicks WHERE link_id = ?')).toBe(0);
     expect(count('SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?')).toBe(0);
     const after = await api(t, 'GET', '/workspace/stats?from=2026-11-21&to=2026-11-21', { key: c.key });
     expect(after.body.totals).toMatchObject({ clicks: 1, uniques: 1, bots: 0 });

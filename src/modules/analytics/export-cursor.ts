@@ -5,7 +5,7 @@
  * in the export Worker (export-host.ts); nothing here knows of HTTP or threads.
  */
 import type { Database } from 'bun:sqlite';
-import { type ClickKey, type ExportRow, keyAbove, readExportPage } from '../clicks/read-clicks';
+import { type ClickKey, ExportPages, type ExportRow, keyAbove } from '../clicks/read-clicks';
 import { csvCell, csvLine } from './csv';
 
 /** The click record fields, in their documented order (docs/behaviour.md, "Raw clicks"): list items and CSV columns. */
@@ -55,11 +55,10 @@ export class ExportCursor {
   private readonly variants: ReadonlySet<string>;
   /** The link id and slug cells, the same on every record. */
   private readonly linkCells: string;
+  private readonly pages: ExportPages;
 
-  constructor(
-    private readonly sqlite: Database,
-    private readonly spec: ExportSpec,
-  ) {
+  constructor(sqlite: Database, spec: ExportSpec) {
+    this.pages = new ExportPages(sqlite, spec.linkId, spec.from, spec.maxId, spec.bots);
     this.before = keyAbove(spec.to);
     this.variants = new Set(spec.variantIds);
     this.linkCells = `${csvCell(spec.linkId)},${csvCell(spec.slug)}`;
@@ -72,8 +71,7 @@ export class ExportCursor {
       return csvLine(CLICK_FIELDS);
     }
     if (this.state === 'done') return null;
-    const { sqlite, spec } = this;
-    const rows = readExportPage(sqlite, spec.linkId, spec.from, this.before, spec.maxId, spec.bots, EXPORT_PAGE);
+    const rows = this.pages.next(this.before, EXPORT_PAGE);
     if (rows.length < EXPORT_PAGE) this.state = 'done';
     const last = rows[rows.length - 1];
     if (last === undefined) return null;

@@ -1,10 +1,22 @@
 /**
- * Read side of the raw clicks, for the click list, the CSV export (in its Worker) and the rollup
- * rebuild: plain bun:sqlite queries (compiled once, cached by Bun) and the stored row's shape.
+ * The raw clicks as the click list and the CSV export (in its Worker) read them: each click
+ * with its ids turned back into the strings it was recorded with (raw-read.ts reads them).
  */
 import type { Database } from 'bun:sqlite';
+import {
+  type ClickKey,
+  type ClickNames,
+  clickNames,
+  LinkClickReader,
+  linkValueId,
+  targetOf,
+  valueText,
+} from './raw-read';
+import { FLAG_BOT } from './tail-append';
 
-/** A raw click row as bun:sqlite returns it (SQL column names), for the readers that bypass drizzle. */
+export type { ClickKey } from './raw-read';
+
+/** A raw click with the names of the first click table's columns (what the list's records are built from). */
 export interface StoredClick {
   id: number;
   link_id: string;
@@ -39,22 +51,12 @@ export function storedDimensions(r: Omit<StoredClick, 'id' | 'destination'>) {
   };
 }
 
-/** Where a page of clicks ends: newest first, so the next page holds keys below (timestamp, id). */
-export interface ClickKey {
-  timestamp: number;
-  id: number;
-}
-
 /** The first key past `to`: every click at or before `to` sorts below it (where paging starts). */
 export function keyAbove(to: number): ClickKey {
   return { timestamp: to, id: Number.MAX_SAFE_INTEGER };
 }
 
-/**
- * Up to `limit` clicks of a link below `before` (newest first) and not before `from`. The row
- * value comparison lets SQLite seek the (link_id, timestamp, id) index straight to the cursor,
- * so a deep page costs the same as the first.
- */
+/** Up to `limit` clicks of a link below `before` (newest first) and not before `from`. */
 export function readClickPage(
   sqlite: Database,
   linkId: string,
@@ -63,21 +65,35 @@ export function readClickPage(
   bots: boolean,
   limit: number,
 ): StoredClick[] {
-  return sqlite
-    .query<StoredClick, [string, number, number, number, number, number]>(
-      `SELECT id, link_id, timestamp, variant_code, variant_id, destination, params, country, city, device, os, browser,
-         referrer, traffic_type, language, bot
-       FROM clicks
-       WHERE link_id = ? AND (timestamp, id) < (?, ?) AND timestamp >= ? AND bot <= ?
-       ORDER BY timestamp DESC, id DESC LIMIT ?`,
-    )
-    .all(linkId, before.timestamp, before.id, from, bots ? 1 : 0, limit);
+  const link = linkValueId(sqlite, linkId);
+  if (link === null) return [];
+  const names = clickNames(sqlite);
+  const refs = new LinkClickReader(sqlite, link, { from, maxId: Number.POSITIVE_INFINITY, bots }).page(before, limit);
+  return refs.map(({ c, i }) => {
+    const target = targetOf(names, c.target[i]!);
+    const d = c.dims;
+    return {
+      id: c.id[i]!,
+      link_id: linkId,
+      timestamp: c.time[i]!,
+      variant_code: target.code,
+      variant_id: target.variantId,
+      destination: target.destination,
+      params: target.params,
+      country: valueText(names, d[0]![i]!),
+      city: valueText(names, d[1]![i]!),
+      device: valueText(names, d[2]![i]!),
+      os: valueText(names, d[3]![i]!),
+      browser: valueText(names, d[4]![i]!),
+      referrer: valueText(names, d[5]![i]!),
+      traffic_type: valueText(names, d[6]![i]!),
+      language: valueText(names, d[7]![i]!),
+      bot: c.flags[i]! & FLAG_BOT,
+    };
+  });
 }
 
-/** The newest click id: clicks written later have higher ids (AUTOINCREMENT never reuses one). */
-export function lastClickId(sqlite: Database): number {
-  return sqlite.query<{ id: number }, []>('SELECT coalesce(max(id), 0) AS id FROM clicks').get()!.id;
-}
+export { lastClickId } from './raw-read';
 
 /**
  * A stored click as the export reads it, in CSV order (the link id and slug are the same on
@@ -102,23 +118,46 @@ export type ExportRow = [
   bot: number,
 ];
 
-/** readClickPage for the export: the same keys and order, only clicks up to `maxId` (its snapshot). */
-export function readExportPage(
-  sqlite: Database,
-  linkId: string,
-  from: number,
-  before: ClickKey,
-  maxId: number,
-  bots: boolean,
-  limit: number,
-): ExportRow[] {
-  return sqlite
-    .query<ExportRow, [string, number, number, number, number, number, number]>(
-      `SELECT id, timestamp, variant_code, variant_id, destination, params, country, city, device, os, browser,
-         referrer, traffic_type, language, bot
-       FROM clicks
-       WHERE link_id = ? AND (timestamp, id) < (?, ?) AND timestamp >= ? AND id <= ? AND bot <= ?
-       ORDER BY timestamp DESC, id DESC LIMIT ?`,
-    )
-    .values(linkId, before.timestamp, before.id, from, maxId, bots ? 1 : 0, limit) as ExportRow[];
+/** Blocks an export keeps decoded: the one the cursor is in and the next one or two it overlaps. */
+const EXPORT_BLOCKS = 3;
+
+/**
+ * readClickPage for the export: the same keys and order, only clicks up to `maxId` (its
+ * snapshot). One per export: it keeps the blocks it is reading decoded between pages.
+ */
+export class ExportPages {
+  private readonly reader: LinkClickReader | null;
+  private readonly names: ClickNames;
+
+  constructor(sqlite: Database, linkId: string, from: number, maxId: number, bots: boolean) {
+    const link = linkValueId(sqlite, linkId);
+    this.reader = link === null ? null : new LinkClickReader(sqlite, link, { from, maxId, bots }, EXPORT_BLOCKS);
+    this.names = clickNames(sqlite);
+  }
+
+  next(before: ClickKey, limit: number): ExportRow[] {
+    if (this.reader === null) return [];
+    const names = this.names;
+    return this.reader.page(before, limit).map(({ c, i }): ExportRow => {
+      const target = targetOf(names, c.target[i]!);
+      const d = c.dims;
+      return [
+        c.id[i]!,
+        c.time[i]!,
+        target.code,
+        target.variantId,
+        target.destination,
+        target.params,
+        valueText(names, d[0]![i]!),
+        valueText(names, d[1]![i]!),
+        valueText(names, d[2]![i]!),
+        valueText(names, d[3]![i]!),
+        valueText(names, d[4]![i]!),
+        valueText(names, d[5]![i]!),
+        valueText(names, d[6]![i]!),
+        valueText(names, d[7]![i]!),
+        c.flags[i]! & FLAG_BOT,
+      ];
+    });
+  }
 }

@@ -10,6 +10,8 @@ import { prepareVariantCounters } from '../variants/counters';
 import type { EnrichedClick } from './enrich';
 import { RollupValues } from './rollup-values';
 import { RollupAccumulator, RollupStore } from './rollups';
+import { Sealer } from './seal';
+import { TailAppender } from './tail-append';
 
 interface LinkTotals {
   humans: number;
@@ -24,14 +26,11 @@ export function createClickWriter(sqlite: Database): ClickWriter {
   const linkCounters = prepareLinkCounters(sqlite);
   const variantCounters = prepareVariantCounters(sqlite);
   const seeVisitor = sqlite.prepare('INSERT OR IGNORE INTO visitor_days (day, link_id, visitor_hash) VALUES (?, ?, ?)');
-  const insertClick = sqlite.prepare(
-    `INSERT INTO clicks (link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os,
-       browser, referrer, traffic_type, language, bot, visitor_hash, first_of_day)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
   const values = new RollupValues(sqlite);
   // The writer knows every value up front, so idOf() never needs a statement for one it has seen.
   values.refresh();
+  const tail = new TailAppender(sqlite, values);
+  const sealer = new Sealer(sqlite);
   const rollupStore = new RollupStore(sqlite, { cacheWorkspace: true });
 
   const write = sqlite.transaction((clicks: EnrichedClick[]) => {
@@ -46,25 +45,7 @@ export function createClickWriter(sqlite: Database): ClickWriter {
       if (!exists.has(c.linkId)) continue;
       // Uniques are human visitors: a bot hit is never a first visit.
       const firstOfDay = !c.bot && seeVisitor.run(c.day, c.linkId, c.visitorHash).changes > 0;
-      insertClick.run(
-        c.linkId,
-        c.time,
-        c.variantId,
-        c.code,
-        c.destination,
-        c.paramsJson,
-        c.country,
-        c.city,
-        c.device,
-        c.os,
-        c.browser,
-        c.referrer,
-        c.trafficType,
-        c.language,
-        c.bot ? 1 : 0,
-        c.visitorHash,
-        firstOfDay ? 1 : 0,
-      );
+      tail.append(c, firstOfDay);
       rollups.addClick(c, firstOfDay);
       let t = totals.get(c.linkId);
       if (!t) {
@@ -80,21 +61,28 @@ export function createClickWriter(sqlite: Database): ClickWriter {
       }
       written++;
     }
+    tail.finish();
     rollupStore.apply(rollups.buckets.values());
     for (const [id, t] of totals) linkCounters.bump(id, t.humans, t.uniques, t.bots, t.last);
     for (const [id, n] of variantClicks) variantCounters.bump(id, n);
     return { written, skipped: clicks.length - written };
   });
   return (clicks) => {
+    let result: ReturnType<ClickWriter>;
     try {
       // IMMEDIATE: take the write lock first, so a read-then-write never fails on a stale snapshot.
-      const result = write.immediate(clicks);
+      result = write.immediate(clicks);
       values.commit();
-      return result;
+      tail.commit();
     } catch (err) {
       values.rollback();
+      tail.rollback();
       rollupStore.dropCache();
       throw err;
     }
+    // Every written click is counted in the rollups by the transaction that wrote it, so all
+    // of them may be sealed. After the commit: the batch is written whatever the seal does.
+    sealer.sealIfDue(tail.lastCommitted);
+    return result;
   };
 }

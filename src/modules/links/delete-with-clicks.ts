@@ -7,7 +7,7 @@ import { invalid } from '../../lib/errors';
 import { deleteLink, getLinkRowOrThrow } from './service';
 
 /**
- * Deletes the link, its raw clicks (foreign-key cascade) and its statistics; the workspace's
+ * Deletes the link, its raw clicks and its statistics; the workspace's
  * rollups lose its counts in the same transaction (deleteLinkRow), and its buffered clicks are
  * dropped (the slug index's remove). `slug` must equal the link's current slug exactly.
  */

@@ -9,6 +9,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import type { Deps } from '../../deps';
+import { deleteLinkClicks } from '../clicks/raw-read';
 import { forgetLinkRollups } from '../clicks/rollups';
 import { type LinkRow, links, linkTags } from './table';
 
@@ -91,13 +92,14 @@ export function updateLinkRow(w: LinkWrite, id: string, changes: Partial<LinkRow
 }
 
 /**
- * The only way a link row goes: its rollups leave the workspace's in the same transaction (raw
- * clicks, variants and tags go by foreign-key cascade), so workspace statistics never count a
- * link that no longer exists.
+ * The only way a link row goes: its rollups leave the workspace's and its raw clicks go in the
+ * same transaction (variants and tags go by foreign-key cascade), so workspace statistics
+ * never count a link that no longer exists.
  */
 export function deleteLinkRow(w: LinkWrite, id: string): void {
   w.touch(id);
   forgetLinkRollups(w.db.$client, id);
+  deleteLinkClicks(w.db.$client, id);
   w.db.delete(links).where(eq(links.id, id)).run();
 }
 

@@ -9,6 +9,7 @@ import { parse } from 'csv-parse/sync';
 import { csvCell, csvLine } from '../../../src/modules/analytics/csv';
 import { EXPORT_PAGE } from '../../../src/modules/analytics/export-cursor';
 import { type ApiResult, api, disposeTestApp, makeKey, T0 } from '../../helpers/app';
+import { deleteTailClicks } from '../../helpers/raw-clicks';
 import {
   type ClickOptions,
   type Ctx,
@@ -131,7 +132,7 @@ function expectedOrder(
 ): number[] {
   return rows<{ id: number; timestamp: number; bot: number }>(
     c.t,
-    'SELECT id, timestamp, bot FROM clicks WHERE link_id = ?',
+    'SELECT id, timestamp, bot FROM raw_clicks WHERE link_id = ?',
     linkId,
   )
     .filter(filter)
@@ -311,7 +312,7 @@ describe('the click record', () => {
   });
 
   test('a human click through a known variant: every value', async () => {
-    const dbIds = rows<{ id: number }>(c.t, 'SELECT id FROM clicks WHERE link_id = ? ORDER BY id', link.id).map(
+    const dbIds = rows<{ id: number }>(c.t, 'SELECT id FROM raw_clicks WHERE link_id = ? ORDER BY id', link.id).map(
       (r) => r.id,
     );
     expect(loc.human).toBe('https://example.com/landing?utm_source=news&ref=a%20b&utm_campaign=spring');
@@ -422,7 +423,7 @@ describe('the click record', () => {
     c.t.clock.set(T0);
     const dbIds = rows<{ id: number; timestamp: number }>(
       c.t,
-      'SELECT id, timestamp FROM clicks WHERE link_id = ? ORDER BY id',
+      'SELECT id, timestamp FROM raw_clicks WHERE link_id = ? ORDER BY id',
       ties.id,
     );
     expect(dbIds.map((r) => r.timestamp)).toEqual(times);
@@ -562,7 +563,7 @@ describe('paging', () => {
 
   test('a cursor with a window never leaves the window', async () => {
     const all = manyHumans.map(
-      (id) => rows<{ timestamp: number }>(c.t, 'SELECT timestamp FROM clicks WHERE id = ?', id)[0]!.timestamp,
+      (id) => rows<{ timestamp: number }>(c.t, 'SELECT timestamp FROM raw_clicks WHERE id = ?', id)[0]!.timestamp,
     );
     const from = T0 - 1 - 40_000;
     const to = T0 - 1 - 20_000;
@@ -1132,7 +1133,7 @@ describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
     }
     const newIds = rows<{ id: number }>(
       c.t,
-      'SELECT id FROM clicks WHERE link_id = ? ORDER BY id DESC LIMIT 3',
+      'SELECT id FROM raw_clicks WHERE link_id = ? ORDER BY id DESC LIMIT 3',
       link.id,
     ).map((r) => r.id);
     const got = parseCsv(text)
@@ -1141,7 +1142,7 @@ describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
     expect(got).toEqual(humans);
     for (const id of newIds) expect(got).not.toContain(id);
     // Clean up: leave the link as the other tests expect it.
-    c.t.deps.db.$client.query(`DELETE FROM clicks WHERE id IN (${newIds.join(',')})`).run();
+    deleteTailClicks(c.t.deps.db.$client, newIds);
     c.t.clock.set(T0);
   });
 
@@ -1160,11 +1161,11 @@ describe(`a large export (more rows than one page of ${EXPORT_PAGE})`, () => {
     await hit(c, '/bulk', T0);
     await flushOk(c.t);
     const text = await res.text();
-    const newest = rows<{ id: number }>(c.t, 'SELECT max(id) AS id FROM clicks WHERE link_id = ?', link.id)[0]!.id;
+    const newest = rows<{ id: number }>(c.t, 'SELECT max(id) AS id FROM raw_clicks WHERE link_id = ?', link.id)[0]!.id;
     const got = parseCsv(text)
       .slice(1)
       .map((r) => Number(r[0]));
-    c.t.deps.db.$client.query('DELETE FROM clicks WHERE id = ?').run(newest);
+    deleteTailClicks(c.t.deps.db.$client, [newest]);
     expect(got).not.toContain(newest);
     expect(got).toHaveLength(n);
   });

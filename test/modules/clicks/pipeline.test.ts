@@ -206,7 +206,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(t.deps.clicks.buffer.length).toBe(n);
     expect(t.errors).toHaveLength(1);
     expect(t.errors[0]).toContain(`click flush failed; ${n} clicks kept in memory and retried`);
-    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(0);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(0);
     expect(linkCounts(t, link.id)).toEqual({ click_count: 0, bot_count: 0, unique_count: 0 });
 
     lock.release();
@@ -339,7 +339,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(t.deps.clicks.buffer.length).toBe(3);
     expect(t.errors).toHaveLength(1);
     expect(t.errors[0]).toContain('click flush failed; 3 clicks kept in memory and retried');
-    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(1);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(1);
     expect(rows(t, 'SELECT id, dim, key, value FROM rollup_values ORDER BY id')).toEqual(valuesBefore);
     expect(linkCounts(t, link.id)).toEqual({ click_count: 1, bot_count: 0, unique_count: 1 });
 
@@ -352,7 +352,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
     );
     for (const op of ['INSERT', 'UPDATE']) sqlite.run(`DROP TRIGGER fail_${op}`);
     await flushOk(t);
-    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(4);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(4);
     expect(linkCounts(t, link.id)).toEqual({ click_count: 3, bot_count: 1, unique_count: 3 });
     const buckets = expectBucketsMatchRawClicks(t); // every id in the buckets names the value it counts
     expect(buckets.rows.some((r) => r.dim === 'variant' && r.value === 'new-code')).toBe(true);
@@ -370,7 +370,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(await flusher.flush()).toBe(true); // nothing to write
     await clicks(t, 'again', 3);
     await flushOk(t);
-    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(3);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(3);
 
     await clicks(t, 'again', 3, T0 + 60_000);
     const lock = lockDatabase(t);
@@ -378,7 +378,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(buffer.length).toBe(3);
     lock.release();
     await flushOk(t);
-    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(6);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(6);
     expect(t.errors).toHaveLength(1);
     t.errors.length = 0;
     await disposeTestApp(t);
@@ -489,7 +489,7 @@ describe('a full buffer', () => {
     // Written: chromeWin, firefoxLinux and safariIphone humans; googlebot and curl bots.
     expect(counters).toEqual({ humanClicks: 3, unsorted: 0 });
     expect(linkCounts(t, link.id)).toEqual({ click_count: 3, bot_count: 2, unique_count: 3 });
-    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(5);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(5);
 
     expect(await flusher.flush()).toBe(true);
     expect(log.errors).toHaveLength(1); // reported once
@@ -630,7 +630,7 @@ describe('the flusher writes in batches', () => {
     expect(flusher.stats.skipped).toBe(0);
     expect(flusher.stats.batches).toBeGreaterThan(1);
     expect(flusher.stats.longestBatchMs).toBeGreaterThan(0);
-    expect(one(t, 'SELECT count(*) AS n, count(DISTINCT timestamp) AS d FROM clicks')).toEqual({
+    expect(one(t, 'SELECT count(*) AS n, count(DISTINCT timestamp) AS d FROM raw_clicks')).toEqual({
       n: 20_000,
       d: 20_000,
     });
@@ -667,12 +667,12 @@ describe('the flusher writes in batches', () => {
     // The timer flushes on its own, also after ticks that found nothing to write...
     flusher.start(10);
     await Bun.sleep(60);
-    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(0);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(0);
     await clicks(t, 'stop', 50);
     const deadline = Date.now() + 3_000;
     while (buffer.length > 0 && Date.now() < deadline) await Bun.sleep(10);
     expect(buffer.length).toBe(0);
-    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(50);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(50);
 
     // ...stop() lets a flush in progress finish and writes what is left.
     await clicks(t, 'stop', 6000, T0 + 100_000);
@@ -684,7 +684,7 @@ describe('the flusher writes in batches', () => {
     expect(flushed).toBe(true); // stop() waited for it
     await flushing;
     expect(buffer.length).toBe(0);
-    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(6050);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(6050);
     const order = writtenTimes(t);
     expect(order.every((time, i) => i === 0 || time > order[i - 1]!)).toBe(true); // never two writers at once
     expect(one(t, 'SELECT click_count + bot_count AS n FROM links WHERE id = ?', link.id).n).toBe(6050);
@@ -715,7 +715,9 @@ describe('deleted links and variants', () => {
     expect(await click(t, '/gone', { ua: UA.googlebot })).toBe(404);
     expect(t.deps.clicks.buffer.length).toBe(5);
     await flushOk(t);
-    expect(rows(t, 'SELECT link_id, count(*) AS n FROM clicks GROUP BY link_id')).toEqual([{ link_id: keep.id, n: 5 }]);
+    expect(rows(t, 'SELECT link_id, count(*) AS n FROM raw_clicks GROUP BY link_id')).toEqual([
+      { link_id: keep.id, n: 5 },
+    ]);
     expect(one(t, 'SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?', gone.id).n).toBe(0);
     const buckets = expectBucketsMatchRawClicks(t); // the workspace counts the kept link only
     expect(buckets.rows.filter((r) => r.dim === 'link').map((r) => r.value)).toEqual(
@@ -786,7 +788,9 @@ describe('deleted links and variants', () => {
     t.deps.db.$client.query('DELETE FROM links WHERE id = ?').run(vanished.id);
     await flushOk(t);
     expect(t.deps.clicks.flusher.stats).toMatchObject({ written: 4, skipped: 4 });
-    expect(rows(t, 'SELECT link_id, count(*) AS n FROM clicks GROUP BY link_id')).toEqual([{ link_id: keep.id, n: 4 }]);
+    expect(rows(t, 'SELECT link_id, count(*) AS n FROM raw_clicks GROUP BY link_id')).toEqual([
+      { link_id: keep.id, n: 4 },
+    ]);
     expect(one(t, 'SELECT count(*) AS n FROM visitor_days WHERE link_id = ?', vanished.id).n).toBe(0);
     expect(one(t, 'SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?', vanished.id).n).toBe(0);
     const buckets = expectBucketsMatchRawClicks(t); // the workspace counts the kept link only
@@ -813,7 +817,7 @@ describe('deleted links and variants', () => {
     expect(one(t, 'SELECT count(*) AS n FROM variants WHERE id = ?', variant.id).n).toBe(0);
     const raw = rows(
       t,
-      'SELECT variant_id, variant_code, bot, params FROM clicks WHERE link_id = ? ORDER BY id',
+      'SELECT variant_id, variant_code, bot, params FROM raw_clicks WHERE link_id = ? ORDER BY id',
       link.id,
     );
     expect(raw.map((r) => [r.variant_id, r.variant_code, r.bot, JSON.parse(r.params).color])).toEqual([
@@ -883,12 +887,12 @@ describe('privacy', () => {
     t.clock.set(T0 + 86_400_000 + 1000); // the next day too
     expect(await click(t, '/private', { ip: ADDRESS, ua: UA.chromeWin })).toBe(302);
     await flushOk(t);
-    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(shots.length + 1);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(shots.length + 1);
     expect(one(t, 'SELECT count(*) AS n FROM visitor_days').n).toBeGreaterThan(0);
 
     // The scan finds what is stored (the destination), and nothing of the address.
     expect(columnsContaining(t, 'https://example.com/private-landing')).toEqual(
-      expect.arrayContaining(['links.destination', 'clicks.destination']),
+      expect.arrayContaining(['links.destination', 'click_targets.destination']),
     );
     expect(columnsContaining(t, ADDRESS)).toEqual([]);
     expect(columnsContaining(t, '203.0.113')).toEqual([]);

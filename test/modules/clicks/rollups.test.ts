@@ -7,7 +7,10 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { rebuildRollupsIfMissing } from '../../../src/modules/clicks/rebuild';
+import { RollupValues } from '../../../src/modules/clicks/rollup-values';
 import { ROLLUP_DIMS, WORKSPACE } from '../../../src/modules/clicks/rollups';
+import { sealThrough } from '../../../src/modules/clicks/seal';
+import { TailAppender } from '../../../src/modules/clicks/tail-append';
 import { api, disposeTestApp, T0, type TestApp } from '../../helpers/app';
 import {
   type BucketRow,
@@ -213,10 +216,10 @@ describe('rollups equal the raw clicks they summarise', () => {
     const c = await setup();
     const data = await generate(c);
     const { t } = c;
-    expect(one(t, 'SELECT count(*) AS n FROM clicks').n).toBe(data.recorded);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(data.recorded);
     expect(data.recorded).toBeGreaterThan(350);
     // The recomputation stores a missing traffic type as '': every click has one.
-    expect(one(t, 'SELECT count(*) AS n FROM clicks WHERE traffic_type IS NULL').n).toBe(0);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks WHERE traffic_type IS NULL').n).toBe(0);
 
     const scopes = [...data.links.map((l) => l.id as string), WORKSPACE];
     for (const grain of ['hour', 'day'] as const) {
@@ -292,7 +295,7 @@ describe('rollups equal the raw clicks they summarise', () => {
 
     // Variant params override the link's, and that is what each raw click recorded.
     const [alpha] = data.links;
-    const fbClick = one(t, "SELECT params FROM clicks WHERE link_id = ? AND variant_code = 'fb' LIMIT 1", alpha.id);
+    const fbClick = one(t, "SELECT params FROM raw_clicks WHERE link_id = ? AND variant_code = 'fb' LIMIT 1", alpha.id);
     expect(JSON.parse(fbClick.params)).toEqual({
       utm_source: 'facebook',
       utm_medium: 'social',
@@ -308,8 +311,8 @@ describe('rollups equal the raw clicks they summarise', () => {
     const c = await setup();
     const data = await generate(c, 7);
     const { t } = c;
-    const raw = rows(t, 'SELECT link_id, bot, count(*) AS clicks FROM clicks GROUP BY 1, 2 ORDER BY 1, 2');
-    const rawByBot = rows(t, 'SELECT bot, count(*) AS clicks FROM clicks GROUP BY 1 ORDER BY 1');
+    const raw = rows(t, 'SELECT link_id, bot, count(*) AS clicks FROM raw_clicks GROUP BY 1, 2 ORDER BY 1, 2');
+    const rawByBot = rows(t, 'SELECT bot, count(*) AS clicks FROM raw_clicks GROUP BY 1 ORDER BY 1');
     for (const grain of ['hour', 'day'] as const) {
       const sums = rows(
         t,
@@ -332,7 +335,7 @@ describe('rollups equal the raw clicks they summarise', () => {
     });
     generated.sort((p, q) => (p.link_id < q.link_id ? -1 : p.link_id > q.link_id ? 1 : p.bot - q.bot));
     expect(raw).toEqual(generated);
-    const targets = rows(t, 'SELECT link_id, variant_code, variant_id, count(*) AS n FROM clicks GROUP BY 1, 2, 3');
+    const targets = rows(t, 'SELECT link_id, variant_code, variant_id, count(*) AS n FROM raw_clicks GROUP BY 1, 2, 3');
     expect(new Map(targets.map((r) => [`${r.link_id}|${r.variant_code}|${r.variant_id}`, r.n]))).toEqual(data.byTarget);
     await disposeTestApp(t);
   });
@@ -348,7 +351,7 @@ describe('link and variant counters equal the raw clicks', () => {
         t,
         `SELECT coalesce(sum(bot = 0), 0) AS humans, coalesce(sum(bot = 1), 0) AS bots,
                 coalesce(sum(first_of_day), 0) AS uniques, max(CASE WHEN bot = 0 THEN timestamp END) AS last
-         FROM clicks WHERE link_id = ?`,
+         FROM raw_clicks WHERE link_id = ?`,
         link.id,
       );
       expect(raw.humans).toBe(data.byLinkBot.get(`${link.id}|0`) ?? 0);
@@ -357,11 +360,11 @@ describe('link and variant counters equal the raw clicks', () => {
       expect(raw.bots).toBeGreaterThan(0);
       // Uniques are humans only, one per visitor hash and UTC day.
       expect(
-        one(t, 'SELECT count(*) AS n FROM clicks WHERE link_id = ? AND bot = 1 AND first_of_day = 1', link.id).n,
+        one(t, 'SELECT count(*) AS n FROM raw_clicks WHERE link_id = ? AND bot = 1 AND first_of_day = 1', link.id).n,
       ).toBe(0);
       const distinctVisitorDays = one(
         t,
-        'SELECT count(*) AS n FROM (SELECT DISTINCT timestamp / 86400000, visitor_hash FROM clicks WHERE link_id = ? AND bot = 0)',
+        'SELECT count(*) AS n FROM (SELECT DISTINCT timestamp / 86400000, visitor_hash FROM raw_clicks WHERE link_id = ? AND bot = 0)',
         link.id,
       ).n;
       expect(raw.uniques).toBe(distinctVisitorDays);
@@ -394,7 +397,7 @@ describe('link and variant counters equal the raw clicks', () => {
       expect(t.deps.linkIndex.getById(link.id)!.counters).toEqual({ humanClicks: raw.humans, unsorted: 0 });
 
       for (const v of viaApi.variants) {
-        const humans = one(t, 'SELECT count(*) AS n FROM clicks WHERE variant_id = ? AND bot = 0', v.id).n;
+        const humans = one(t, 'SELECT count(*) AS n FROM raw_clicks WHERE variant_id = ? AND bot = 0', v.id).n;
         expect(humans).toBeGreaterThan(0);
         expect(v.clickCount).toBe(humans);
         expect(one(t, 'SELECT click_count FROM variants WHERE id = ?', v.id).click_count).toBe(humans);
@@ -434,7 +437,7 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
   const uniquesOf = (t: TestApp, id: string) =>
     one(t, 'SELECT unique_count FROM links WHERE id = ?', id).unique_count as number;
   const flags = (t: TestApp, id: string) =>
-    rows(t, 'SELECT timestamp, bot, first_of_day FROM clicks WHERE link_id = ? ORDER BY id', id).map((r) => [
+    rows(t, 'SELECT timestamp, bot, first_of_day FROM raw_clicks WHERE link_id = ? ORDER BY id', id).map((r) => [
       r.timestamp,
       r.bot,
       r.first_of_day,
@@ -510,7 +513,7 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
       );
     }
     // The hash is per day (a new salt each day), so days cannot be linked to each other.
-    const hashes = rows(t, 'SELECT visitor_hash FROM clicks WHERE link_id = ? ORDER BY id LIMIT 3', link.id).map(
+    const hashes = rows(t, 'SELECT visitor_hash FROM raw_clicks WHERE link_id = ? ORDER BY id LIMIT 3', link.id).map(
       (r) => r.visitor_hash,
     );
     expect(hashes[0]).not.toBe(hashes[1]);
@@ -586,13 +589,13 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
     expect(await click(t2, '/uniq', { ...A, ip: '5.39.0.1' })).toBe(302);
     await flushOk(t2);
     expect(
-      rows(t2, 'SELECT first_of_day FROM clicks WHERE link_id = ? ORDER BY id', link.id).map((r) => r.first_of_day),
+      rows(t2, 'SELECT first_of_day FROM raw_clicks WHERE link_id = ? ORDER BY id', link.id).map((r) => r.first_of_day),
     ).toEqual([1, 0, 1]);
     expect(one(t2, 'SELECT unique_count, click_count FROM links WHERE id = ?', link.id)).toEqual({
       unique_count: 2,
       click_count: 3,
     });
-    const hashes = rows(t2, 'SELECT visitor_hash FROM clicks WHERE link_id = ? ORDER BY id', link.id).map(
+    const hashes = rows(t2, 'SELECT visitor_hash FROM raw_clicks WHERE link_id = ? ORDER BY id', link.id).map(
       (r) => r.visitor_hash,
     );
     expect(hashes[0]).toBe(hashes[1]);
@@ -675,7 +678,7 @@ describe('deleting a link takes it out of the workspace buckets', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: crawled.id, deleted: true });
     expect(await click(t, '/crawled', { ua: UA.googlebot })).toBe(404);
-    expect(one(t, 'SELECT count(*) AS n FROM clicks WHERE link_id = ?', crawled.id).n).toBe(0); // its raw clicks went with it
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks WHERE link_id = ?', crawled.id).n).toBe(0); // its raw clicks went with it
     expect(one(t, 'SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?', crawled.id).n).toBe(0);
 
     // The workspace now counts exactly the remaining links' raw clicks...
@@ -742,29 +745,19 @@ describe('rebuildRollupsIfMissing', () => {
     await disposeTestApp(t);
   });
 
-  test('after the migration (no buckets, no values): a restart rebuilds the same buckets under other value ids', async () => {
+  // The dictionary is also the raw clicks' (their dimensions are its ids), so only the buckets can be missing.
+  test('after a restart with no buckets: the new connection rebuilds the same buckets under the same value ids', async () => {
     const c = await setup();
     const data = await generate(c, 8);
     const { t } = c;
     const expected = expectBucketsMatchRawClicks(t);
-    const idOf = (app: TestApp, dim: string, value: string) =>
-      one(app, 'SELECT id FROM rollup_values WHERE dim = ? AND value = ?', dim, value).id as number;
-    const usBefore = idOf(t, 'country', 'US');
-    const alphaBefore = idOf(t, 'link', data.links[0].id);
-    // What migration 0002 leaves: clicks, no rollups. A few values first, so the ids shift.
-    const sqlite = t.deps.db.$client;
-    sqlite.run('DELETE FROM rollup_buckets');
-    sqlite.run('DELETE FROM rollup_values');
-    sqlite.run(
-      "INSERT INTO rollup_values (dim, key, value) VALUES ('country', '', 'ZZ'), ('link', '', 'no-such-link'), ('param', 'x', 'y')",
-    );
+    const values = stored(t).values;
+    t.deps.db.$client.run('DELETE FROM rollup_buckets');
 
-    // The restart (this app's writer knows the old ids: it writes nothing from here on).
     const t2 = reopen(t);
     expect(rebuildRollupsIfMissing(t2.deps.db.$client)).toBe(data.recorded);
     expect(readBuckets(t2)).toEqual(expected);
-    expect(idOf(t2, 'country', 'US')).not.toBe(usBefore);
-    expect(idOf(t2, 'link', data.links[0].id)).not.toBe(alphaBefore);
+    expect(stored(t2).values).toEqual(values);
     expect(rebuildRollupsIfMissing(t2.deps.db.$client)).toBe(0);
 
     // The restarted writer adds to them.
@@ -786,33 +779,46 @@ describe('rebuildRollupsIfMissing', () => {
     const one_ = await createLink(c, { slug: 'bulk-a' });
     const two = await createLink(c, { slug: 'bulk-b' });
     const sqlite = t.deps.db.$client;
-    const insert = sqlite.prepare(
-      `INSERT INTO clicks (link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os,
-         browser, referrer, traffic_type, language, bot, visitor_hash, first_of_day)
-       VALUES (?, ?, NULL, ?, 'https://example.com/landing', ?, ?, ?, ?, 'Windows', 'Chrome', ?, ?, ?, ?, 'h', ?)`,
-    );
+    const values = new RollupValues(sqlite);
+    const tail = new TailAppender(sqlite, values);
     const N = 45_001;
     sqlite
       .transaction(() => {
         for (let i = 0; i < N; i++) {
-          const bot = i % 7 === 3 ? 1 : 0;
-          insert.run(
-            i % 2 ? one_.id : two.id,
-            T0 + (i % 30) * (HOUR / 2) + (i % 1000), // noon to 02:30 the next day, every bucket fed by every chunk
-            i % 5 === 0 ? `c${i % 3}` : null,
-            JSON.stringify(i % 4 === 0 ? { utm_source: `s${i % 3}`, ref: `r${i % 2}` } : {}),
-            i % 6 === 0 ? null : ['US', 'GB', 'DE'][i % 3]!,
-            i % 6 === 0 ? null : `city${i % 4}`,
-            bot ? null : i % 3 ? 'desktop' : 'mobile',
-            i % 8 === 0 ? 'google.com' : null,
-            i % 8 === 0 ? 'search' : 'direct',
-            i % 9 === 0 ? null : 'en',
-            bot,
-            bot === 0 && i % 10 === 0 ? 1 : 0,
+          const bot = i % 7 === 3;
+          const params: Record<string, string> = i % 4 === 0 ? { utm_source: `s${i % 3}`, ref: `r${i % 2}` } : {};
+          const country = i % 6 === 0 ? null : ['US', 'GB', 'DE'][i % 3]!;
+          tail.append(
+            {
+              linkId: i % 2 ? one_.id : two.id,
+              variantId: null,
+              code: i % 5 === 0 ? `c${i % 3}` : null,
+              time: T0 + (i % 30) * (HOUR / 2) + (i % 1000), // noon to 02:30 the next day, every bucket fed by every chunk
+              day: 0,
+              bot,
+              destination: 'https://example.com/landing',
+              params,
+              paramsJson: JSON.stringify(params),
+              country,
+              city: i % 6 === 0 ? null : `city${i % 4}`,
+              device: bot ? null : i % 3 ? 'desktop' : 'mobile',
+              os: 'Windows',
+              browser: 'Chrome',
+              referrer: i % 8 === 0 ? 'google.com' : null,
+              trafficType: i % 8 === 0 ? 'search' : 'direct',
+              language: i % 9 === 0 ? null : 'en',
+              visitorHash: (i % 1000).toString(16).padStart(16, '0'),
+            },
+            !bot && i % 10 === 0,
           );
         }
+        tail.finish();
       })
       .immediate();
+    tail.commit();
+    values.commit();
+    // Most of them sealed, so the rebuild reads blocks and the tail.
+    expect(sealThrough(sqlite, 30_000)).toBe(30_000);
     expect(rebuildRollupsIfMissing(sqlite)).toBe(N);
     const rebuilt = expectBucketsMatchRawClicks(t);
     const hours = rebuilt.totals.filter((b) => b.scope === WORKSPACE && b.grain === 'hour');

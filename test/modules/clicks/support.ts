@@ -12,6 +12,7 @@ import { createDeps, type Logger } from '../../../src/deps';
 import { decodeCounts } from '../../../src/modules/clicks/rollup-codec';
 import type { Grain } from '../../../src/modules/clicks/rollups';
 import { api, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
+import { queryRaw } from '../../helpers/raw-clicks';
 
 export const SHORT = 'https://sl.test';
 export const HOUR = 3_600_000;
@@ -100,13 +101,14 @@ export async function flushOk(t: TestApp): Promise<void> {
   expect(t.deps.clicks.buffer.length).toBe(0);
 }
 
+/** A query's rows; `raw_clicks` is the stored raw clicks (test/helpers/raw-clicks.ts). */
 export function rows<T = any>(t: TestApp, sql: string, ...params: (string | number | null)[]): T[] {
-  return t.deps.db.$client.query(sql).all(...(params as never[])) as T[];
+  return queryRaw(t.deps.db.$client, sql).all(...(params as never[])) as T[];
 }
 
 /** The timestamps of the stored raw clicks in the order they were written. */
 export function writtenTimes(t: TestApp): number[] {
-  return rows<{ timestamp: number }>(t, 'SELECT timestamp FROM clicks ORDER BY id').map((r) => r.timestamp);
+  return rows<{ timestamp: number }>(t, 'SELECT timestamp FROM raw_clicks ORDER BY id').map((r) => r.timestamp);
 }
 
 export function one<T = any>(t: TestApp, sql: string, ...params: (string | number | null)[]): T {
@@ -289,7 +291,7 @@ export function bucketsFromRawClicks(t: TestApp, filter: BucketFilter = {}): Dec
           t,
           `SELECT ${scope} AS scope, '${grain}' AS grain, (c.timestamp / ${ms}) * ${ms} AS start, c.bot AS bot,
                   count(*) AS clicks, sum(CASE WHEN c.bot = 0 THEN c.first_of_day ELSE 0 END) AS uniques
-           FROM clicks c WHERE ${linkOnly} GROUP BY 1, 2, 3, 4`,
+           FROM raw_clicks c WHERE ${linkOnly} GROUP BY 1, 2, 3, 4`,
           ...params,
         ),
       );
@@ -300,7 +302,7 @@ export function bucketsFromRawClicks(t: TestApp, filter: BucketFilter = {}): Dec
             t,
             `SELECT ${scope} AS scope, '${grain}' AS grain, (c.timestamp / ${ms}) * ${ms} AS start, c.bot AS bot,
                     '${d.dim}' AS dim, ${d.key} AS key, ${d.value} AS value, count(*) AS clicks
-             FROM clicks c${d.from ?? ''} WHERE ${linkOnly} AND ${d.where ?? '1'} GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+             FROM raw_clicks c${d.from ?? ''} WHERE ${linkOnly} AND ${d.where ?? '1'} GROUP BY 1, 2, 3, 4, 5, 6, 7`,
             ...params,
           ),
         );

@@ -12,6 +12,7 @@ import { migrateDatabase } from '../../../src/db/migrate';
 import { createDeps } from '../../../src/deps';
 import { links } from '../../../src/modules/links/table';
 import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
+import { queryRaw } from '../../helpers/raw-clicks';
 import { expectError } from '../../helpers/schema';
 
 const SHORT = 'https://sl.test';
@@ -107,9 +108,10 @@ async function counts(id: string) {
   };
 }
 const rawClicks = () =>
-  t.deps.db.$client
-    .query('SELECT link_id, variant_id, variant_code, destination, bot FROM clicks ORDER BY id')
-    .all() as any[];
+  queryRaw(
+    t.deps.db.$client,
+    'SELECT link_id, variant_id, variant_code, destination, bot FROM raw_clicks ORDER BY id',
+  ).all() as any[];
 /** A link row written straight into SQLite (bypassing validation), then indexed. */
 function insertRaw(id: string, slug: string, destination: string) {
   t.deps.db.insert(links).values({ id, slug, destination, params: {}, createdAt: T0, updatedAt: T0 }).run();
@@ -151,7 +153,7 @@ describe('302 redirect', () => {
       await go('/abc', 'https://example.com/l', { ua, headers: { 'x-forwarded-for': `${ip}, 10.0.0.1` } });
     }
     expect(await counts(link.id)).toMatchObject({ clickCount: 4, uniqueCount: 3 });
-    expect(JSON.stringify(t.deps.db.$client.query('SELECT * FROM clicks').all())).not.toMatch(
+    expect(JSON.stringify(queryRaw(t.deps.db.$client, 'SELECT * FROM raw_clicks').all())).not.toMatch(
       /203\.0\.113|198\.51|10\.0\.0/,
     );
   });

@@ -1,0 +1,104 @@
+/**
+ * The write side of the raw clicks: one click_tail row per click, every text fact replaced by
+ * an id (rollup_values for the link and the dimensions, click_targets for where it went). The
+ * writer assigns the ids itself, in write order, from click_state('last_id'): an id is never
+ * reused, even after the newest clicks were deleted with their link, so "clicks after id N"
+ * (the export's snapshot, the fold's watermark) always means the same clicks.
+ */
+import type { Database, Statement } from 'bun:sqlite';
+import { TargetIds } from './click-targets';
+import type { EnrichedClick } from './enrich';
+import type { RollupValues } from './rollup-values';
+
+export const FLAG_BOT = 1;
+export const FLAG_FIRST_OF_DAY = 2;
+
+/**
+ * The stored visitor: the first 64 bits of the visitor hash (16 or more hex characters) as a
+ * signed integer, which is what an SQLite INTEGER holds.
+ */
+export function visitorBits(hash: string): bigint {
+  return BigInt.asIntN(64, BigInt(`0x${hash.slice(0, 16)}`));
+}
+
+/** The 16 hex characters of a stored visitor from its two halves (high signed, low unsigned). */
+export function visitorHex(hi: number, lo: number): string {
+  return (hi >>> 0).toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
+}
+
+/** The newest click id ever assigned (0 before the first click). */
+export function readLastId(sqlite: Database): number {
+  return sqlite
+    .query<{ id: number }, []>(
+      `SELECT max(coalesce((SELECT value FROM click_state WHERE name = 'last_id'), 0),
+         coalesce((SELECT max(id) FROM click_tail), 0),
+         coalesce((SELECT last_id FROM click_segments ORDER BY seg DESC LIMIT 1), 0)) AS id`,
+    )
+    .get()!.id;
+}
+
+export class TailAppender {
+  private readonly targets: TargetIds;
+  private readonly insert: Statement;
+  private readonly store: Statement;
+  /** The last id assigned in the open transaction; null outside one (read again at its first click). */
+  private last: number | null = null;
+  /** The last id of the last committed transaction. */
+  lastCommitted = 0;
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly values: RollupValues,
+  ) {
+    this.targets = new TargetIds(sqlite);
+    this.insert = sqlite.prepare(
+      `INSERT INTO click_tail (id, link, time, target, country, city, device, os, browser, referrer, traffic, language,
+         visitor, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.store = sqlite.prepare(
+      `INSERT INTO click_state (name, value) VALUES ('last_id', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+    );
+  }
+
+  /** Appends one click inside the caller's transaction; returns its id. */
+  append(c: EnrichedClick, firstOfDay: boolean): number {
+    if (this.last === null) this.last = readLastId(this.sqlite);
+    const id = ++this.last;
+    const v = this.values;
+    this.insert.run(
+      id,
+      v.idOf('link', '', c.linkId),
+      c.time,
+      this.targets.idOf(c.linkId, c.variantId, c.code, c.destination, c.paramsJson),
+      v.idOf('country', '', c.country ?? ''),
+      v.idOf('city', c.country ?? '', c.city ?? ''),
+      v.idOf('device', '', c.device ?? ''),
+      v.idOf('os', '', c.os ?? ''),
+      v.idOf('browser', '', c.browser ?? ''),
+      v.idOf('referrer', '', c.referrer ?? ''),
+      v.idOf('trafficType', '', c.trafficType ?? ''),
+      v.idOf('language', '', c.language ?? ''),
+      visitorBits(c.visitorHash),
+      (c.bot ? FLAG_BOT : 0) | (firstOfDay ? FLAG_FIRST_OF_DAY : 0),
+    );
+    return id;
+  }
+
+  /** Ends the caller's transaction's appends: stores the last id with it. */
+  finish(): void {
+    if (this.last !== null) this.store.run(this.last);
+  }
+
+  /** The caller's transaction committed. */
+  commit(): void {
+    if (this.last !== null) this.lastCommitted = this.last;
+    this.last = null;
+    this.targets.commit();
+  }
+
+  /** The caller's transaction rolled back: its ids and targets were never written. */
+  rollback(): void {
+    this.last = null;
+    this.targets.rollback();
+  }
+}
