@@ -8,7 +8,7 @@
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildOldReleaseDb, FIXTURE_KEY } from './fixtures/old-release-db';
@@ -49,60 +49,48 @@ function ask(server: RunningProcess) {
   });
 }
 
-// The answers over HTTP need the readers of the converted clicks (raw-read.ts); until they are in
-// the tree the server still reads the old table, which the conversion drops.
-const readersIn = existsSync(join(import.meta.dir, '../src/modules/clicks/raw-read.ts'));
-
 const PROGRESS = /upgrading click storage: [\d,]+ of [\d,]+ clicks/;
 
 describe('upgrading a database of the release with the clicks table', () => {
-  test.if(readersIn)(
-    'slink migrate converts it with progress lines; the server then answers as that release did',
-    async () => {
-      const db = join(dir, 'migrated.db');
-      buildOldReleaseDb(db);
-      const first = await migrate(db);
-      expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
-      const lines = first.stdout.trimEnd().split('\n');
-      expect(lines[0]).toBe('upgrading click storage: 0 of 3,000 clicks');
-      expect(lines).toContain('upgrading click storage: 3,000 of 3,000 clicks');
-      expect(lines.at(-2)).toMatch(/^click storage upgraded: 3,000 clicks in /);
-      expect(lines.at(-1)).toBe('database upgraded');
-      expect(await migrate(db)).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' });
+  test('slink migrate converts it with progress lines; the server then answers as that release did', async () => {
+    const db = join(dir, 'migrated.db');
+    buildOldReleaseDb(db);
+    const first = await migrate(db);
+    expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = first.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('upgrading click storage: 0 of 3,000 clicks');
+    expect(lines).toContain('upgrading click storage: 3,000 of 3,000 clicks');
+    expect(lines.at(-2)).toMatch(/^click storage upgraded: 3,000 clicks in /);
+    expect(lines.at(-1)).toBe('database upgraded');
+    expect(await migrate(db)).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' });
 
-      const server = serve(db);
-      try {
-        await waitHealthy(server);
-        expect(await ask(server)).toEqual(expected);
-        // Converted already: the start has nothing to convert.
-        expect(server.output()).not.toMatch(PROGRESS);
-      } finally {
-        await server.stop();
-      }
-    },
-    120_000,
-  );
+    const server = serve(db);
+    try {
+      await waitHealthy(server);
+      expect(await ask(server)).toEqual(expected);
+      // Converted already: the start has nothing to convert.
+      expect(server.output()).not.toMatch(PROGRESS);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
 
-  test.if(readersIn)(
-    'serve converts it before it listens, logging progress, and answers as that release did',
-    async () => {
-      const db = join(dir, 'served.db');
-      buildOldReleaseDb(db);
-      const server = serve(db);
-      try {
-        await waitHealthy(server);
-        const log = server.output();
-        expect(log).toMatch(/ upgrading click storage: 0 of 3,000 clicks\n/);
-        expect(log).toMatch(/ upgrading click storage: 3,000 of 3,000 clicks\n/);
-        // Converted before listening: the progress comes before the line that says it listens.
-        expect(log.indexOf('click storage upgraded')).toBeLessThan(log.indexOf('slink listening'));
-        expect(await ask(server)).toEqual(expected);
-      } finally {
-        await server.stop();
-      }
-    },
-    120_000,
-  );
+  test('serve converts it before it listens, logging progress, and answers as that release did', async () => {
+    const db = join(dir, 'served.db');
+    buildOldReleaseDb(db);
+    const server = serve(db);
+    try {
+      await waitHealthy(server);
+      const log = server.output();
+      expect(log).toMatch(/ upgrading click storage: 0 of 3,000 clicks\n/);
+      expect(log).toMatch(/ upgrading click storage: 3,000 of 3,000 clicks\n/);
+      // Converted before listening: the progress comes before the line that says it listens.
+      expect(log.indexOf('click storage upgraded')).toBeLessThan(log.indexOf('slink listening'));
+      expect(await ask(server)).toEqual(expected);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
 
   test('slink migrate killed half-way through 300,000 clicks resumes at the next run and ends whole', async () => {
     const db = join(dir, 'killed.db');

@@ -16,50 +16,10 @@
 import type { Database } from 'bun:sqlite';
 import { prepareLinkCounters } from '../links/counters';
 import { prepareVariantCounters } from '../variants/counters';
+import { TargetIds } from './click-targets';
 import { RollupValues } from './rollup-values';
 import { RollupAccumulator, type RollupClick, RollupStore } from './rollups';
-
-// The raw click's encoding, as the click writer stores it (click_tail in table.ts).
-const FLAG_BOT = 1;
-const FLAG_FIRST_OF_DAY = 2;
-/** The first 64 bits of a visitor hash as the signed integer SQLite stores. */
-const visitorBits = (hash: string): bigint => BigInt.asIntN(64, BigInt(`0x${hash.slice(0, 16)}`));
-
-/**
- * click_targets ids of the converted rows, inserted when new. A plain map: a link has a handful
- * of targets, and the map lives for one conversion. Dropped whole when a chunk rolls back.
- */
-class TargetIds {
-  private ids = new Map<string, number>();
-  private readonly select;
-  private readonly insert;
-
-  constructor(sqlite: Database) {
-    // `code IS ?`: a null code must match a null code, which `=` never does.
-    this.select = sqlite.prepare<{ id: number }, [string, string, string | null, string, string]>(
-      'SELECT id FROM click_targets WHERE link_id = ? AND variant_id = ? AND code IS ? AND destination = ? AND params = ?',
-    );
-    this.insert = sqlite.prepare<{ id: number }, [string, string, string | null, string, string]>(
-      'INSERT INTO click_targets (link_id, variant_id, code, destination, params) VALUES (?, ?, ?, ?, ?) RETURNING id',
-    );
-  }
-
-  idOf(linkId: string, variantId: string | null, code: string | null, destination: string, params: string): number {
-    // \u0001 marks a null code, so a code can never collide with "no code".
-    const key = `${linkId}\u0000${variantId ?? ''}\u0000${code ?? '\u0001'}\u0000${destination}\u0000${params}`;
-    let id = this.ids.get(key);
-    if (id === undefined) {
-      const args = [linkId, variantId ?? '', code, destination, params] as const;
-      id = (this.select.get(...args) ?? this.insert.get(...args)!).id;
-      this.ids.set(key, id);
-    }
-    return id;
-  }
-
-  rollback(): void {
-    this.ids = new Map();
-  }
-}
+import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from './tail-append';
 
 /** Rows per transaction: large enough that commits cost little, small enough to resume close to a crash. */
 export const UPGRADE_CHUNK = 20_000;
@@ -245,6 +205,7 @@ function prepareChunk(sqlite: Database): (limit: number) => number {
       // IMMEDIATE: an operator command on the same file must not interleave a write.
       const n = chunk.immediate(limit);
       values.commit();
+      targets.commit();
       return n;
     } catch (err) {
       values.rollback();
