@@ -9,8 +9,8 @@
  * grows as it runs), and the longest batch.
  *
  * Then, on the same grown file, the same number of clicks again through two floors: enrichment
- * alone (no SQL), and enrichment plus appending each raw row to `clicks` (one prepared insert
- * per click, one transaction per batch), which any design that keeps every click as a row
+ * alone (no SQL), and enrichment plus appending each raw click to the tail (TailAppender: one
+ * prepared insert per click, one transaction per batch), which any design that keeps every click as a row
  * pays. The ratios say how much of the writer's time is rollups, counters and uniques, and how
  * fast a single writer thread could go at best.
  *
@@ -26,7 +26,9 @@ import { enrichClick } from '../../src/modules/clicks/enrich';
 import { MAX_BATCH, toWire } from '../../src/modules/clicks/flusher';
 import { openGeo } from '../../src/modules/clicks/geo';
 import type { WireClick } from '../../src/modules/clicks/record';
+import { RollupValues } from '../../src/modules/clicks/rollup-values';
 import { ClickStore } from '../../src/modules/clicks/store';
+import { TailAppender } from '../../src/modules/clicks/tail-append';
 import { VisitorHasher } from '../../src/modules/clicks/visitor';
 import { benchDeps, NO_PARAMS, seedLinks } from './seed-links';
 
@@ -98,35 +100,18 @@ try {
 
   const sqlite = db.$client;
   const ctx = { geo: openGeo(null), hasher: new VisitorHasher(sqlite), ownHosts: ['localhost'] };
-  const append = sqlite.prepare(
-    `INSERT INTO clicks (link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os,
-       browser, referrer, traffic_type, language, bot, visitor_hash, first_of_day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
-  );
+  const values = new RollupValues(sqlite);
+  values.refresh();
+  const tail = new TailAppender(sqlite, values);
   const appendAll = sqlite.transaction((batch: WireClick[]) => {
-    for (const record of batch) {
-      const c = enrichClick(record, ctx);
-      append.run(
-        c.linkId,
-        c.time,
-        c.variantId,
-        c.code,
-        c.destination,
-        c.paramsJson,
-        c.country,
-        c.city,
-        c.device,
-        c.os,
-        c.browser,
-        c.referrer,
-        c.trafficType,
-        c.language,
-        c.bot ? 1 : 0,
-        c.visitorHash,
-      );
-    }
+    for (const record of batch) tail.append(enrichClick(record, ctx), false);
+    tail.finish();
   });
   const enrichMs = timed((batch) => batch.map((record) => enrichClick(record, ctx)));
-  const appendMs = timed((batch) => appendAll.immediate(batch));
+  const appendMs = timed((batch) => {
+    appendAll.immediate(batch);
+    tail.commit();
+  });
 
   const total = (ms: number[]) => ms.reduce((a, b) => a + b, 0);
   const perClick = (ms: number[]) => ((total(ms) * 1000) / (ms.length * MAX_BATCH)).toFixed(1);
