@@ -1,6 +1,7 @@
 /**
- * Starts the service: open the database, migrate (and rebuild missing rollups), start the click
- * writer and its flush, listen; the app and the slug index are built after the server listens.
+ * Starts the service: open the database, migrate (convert clicks an older release stored, rebuild
+ * missing rollups), start the click writer and its flush, listen; the app and the slug index are
+ * built after the server listens.
  * SIGTERM/SIGINT stop accepting, finish in-flight requests, cut running exports off, flush every
  * buffered click and close the database.
  */
@@ -14,6 +15,7 @@ import { consoleLogger, createDeps } from './deps';
 import { MAX_BODY_BYTES } from './http/auth';
 import { systemClock } from './lib/clock';
 import { rebuildRollupsIfMissing } from './modules/clicks/rebuild';
+import { upgradeClickStorage } from './modules/clicks/upgrade';
 import { createShortSite } from './modules/redirect';
 import { setupAddress } from './modules/sessions/setup';
 
@@ -28,6 +30,11 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   if (config.geoDb && !existsSync(config.geoDb)) throw new ConfigError(`SLINK_GEO_DB: no file at ${config.geoDb}`);
   const db = openDatabase(config.dbPath);
   migrateDatabase(db);
+  // Clicks stored by an older release are converted before the writer starts and before the
+  // server listens: the writer's ids must follow the converted ones, and statistics must not
+  // answer from half a conversion. On a large database this takes a while (progress is logged;
+  // docs/operations.md, "Upgrading": run `slink migrate` first to keep it out of the start).
+  upgradeClickStorage(db.$client, { log: (line) => log.info(line) });
   const rebuilt = rebuildRollupsIfMissing(db.$client);
   if (rebuilt > 0) log.info(`statistics rebuilt from ${rebuilt} recorded clicks`);
   // From here on the writer Worker writes the clicks and checkpoints; this connection serves the API.

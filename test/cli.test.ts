@@ -21,6 +21,7 @@ describe('slink --help', () => {
       'key create',
       'key revoke',
       'key list',
+      'migrate',
       '--superuser',
       '--password',
       '--scope',

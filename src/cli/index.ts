@@ -11,6 +11,7 @@ import { AppError } from '../lib/errors';
 import { UsageError } from './args';
 import { type CliIo, processIo } from './io';
 import { keyCommand } from './key';
+import { migrateCommand } from './migrate';
 import { userCommand } from './user';
 
 const HELP = `slink: short links with click analytics, in one executable
@@ -25,6 +26,8 @@ Usage:
                                                   create an API key; prints the key once (dur: 90s, 15m, 12h, 30d)
   slink key revoke <keyId>                        revoke a key
   slink key list [--user <email>] [--json]        list keys (never the secret)
+  slink migrate                                   upgrade the database (schema, and clicks stored by an older
+                                                  release), printing progress; serve does it at start too
   slink --help                                    this help
 
 Environment:
@@ -38,13 +41,14 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   }
   let deps: BaseDeps | null = null;
   try {
-    if (command !== 'user' && command !== 'key')
+    if (command !== 'user' && command !== 'key' && command !== 'migrate')
       throw new UsageError(`unknown command "${command}" (see slink --help)`);
     const config = loadConfig();
     const db = openDatabase(config.dbPath);
     migrateDatabase(db);
     deps = { db, config, clock: systemClock, log: consoleLogger };
     if (command === 'user') await userCommand(deps, rest, io);
+    else if (command === 'migrate') migrateCommand(deps, rest, io);
     else keyCommand(deps, rest, io);
     return 0;
   } catch (err) {

@@ -11,6 +11,8 @@ interface LinkCounterStatements {
   existing(ids: Iterable<string>): Set<string>;
   /** Adds clicks to a link's counters; `last` (the newest human click) never moves back. */
   bump(id: string, humans: number, uniques: number, bots: number, last: number | null): void;
+  /** Every link's counters back to zero, before they are summed again from the raw clicks (the upgrade). */
+  resetAll(): void;
 }
 
 export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
@@ -31,6 +33,9 @@ export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
     },
     bump(id, humans, uniques, bots, last) {
       bump.run(humans, uniques, bots, last, id);
+    },
+    resetAll() {
+      sqlite.run('UPDATE links SET click_count = 0, unique_count = 0, bot_count = 0, last_clicked_at = NULL');
     },
   };
 }

@@ -4,13 +4,22 @@
  */
 import type { Database } from 'bun:sqlite';
 
-export function prepareVariantCounters(sqlite: Database): { bump(id: string, clicks: number): void } {
+interface VariantCounterStatements {
+  bump(id: string, clicks: number): void;
+  /** Every variant's count back to zero, before it is summed again from the raw clicks (the upgrade). */
+  resetAll(): void;
+}
+
+export function prepareVariantCounters(sqlite: Database): VariantCounterStatements {
   const bump = sqlite.prepare<unknown, [number, string]>(
     'UPDATE variants SET click_count = click_count + ? WHERE id = ?',
   );
   return {
     bump(id, clicks) {
       bump.run(clicks, id);
+    },
+    resetAll() {
+      sqlite.run('UPDATE variants SET click_count = 0');
     },
   };
 }

@@ -1,0 +1,175 @@
+/**
+ * The click storage upgrade (src/modules/clicks/upgrade.ts) on the old-release fixture, in
+ * process: every old row becomes a raw click with the same id, time and visitor (its first 16
+ * hex), the counters and rollups equal the old release's, the old table goes; a run stopped
+ * between chunks and run again ends exactly where one run does. Answers over HTTP are checked
+ * against the old release's own in test/upgrade.test.ts.
+ */
+import type { Database } from 'bun:sqlite';
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../../src/db/client';
+import { migrateDatabase } from '../../../src/db/migrate';
+import { decodeCounts } from '../../../src/modules/clicks/rollup-codec';
+import { hasOldClickTable, upgradeClickStorage } from '../../../src/modules/clicks/upgrade';
+import { buildOldReleaseDb } from '../../fixtures/old-release-db';
+
+const dir = mkdtempSync(join(tmpdir(), 'slink-upgrade-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+/** A fresh fixture, opened and migrated by the current code (the old clicks still in place). */
+function fixture(): Database {
+  const path = join(dir, `f${++n}.db`);
+  buildOldReleaseDb(path);
+  const db = openDatabase(path);
+  migrateDatabase(db);
+  return db.$client;
+}
+
+interface OldClick {
+  id: number;
+  link_id: string;
+  timestamp: number;
+  variant_id: string | null;
+  variant_code: string | null;
+  destination: string;
+  params: string;
+  country: string | null;
+  city: string | null;
+  device: string | null;
+  os: string | null;
+  browser: string | null;
+  referrer: string | null;
+  traffic_type: string | null;
+  language: string | null;
+  bot: number;
+  visitor: string;
+  first_of_day: number;
+}
+
+const OLD = `SELECT id, link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os,
+  browser, referrer, traffic_type, language, bot, substr(visitor_hash, 1, 16) AS visitor, first_of_day FROM clicks ORDER BY id`;
+
+/** The converted clicks in the old row shape, read straight from the tail, targets and dictionary. */
+const NEW = `SELECT t.id, lk.value AS link_id, t.time AS timestamp, nullif(g.variant_id, '') AS variant_id,
+  g.code AS variant_code, g.destination, g.params, nullif(co.value, '') AS country, nullif(ci.value, '') AS city,
+  nullif(de.value, '') AS device, nullif(os.value, '') AS os, nullif(br.value, '') AS browser,
+  nullif(re.value, '') AS referrer, nullif(tr.value, '') AS traffic_type, nullif(la.value, '') AS language,
+  t.flags & 1 AS bot, printf('%016x', t.visitor) AS visitor, (t.flags & 2) / 2 AS first_of_day
+  FROM click_tail t JOIN click_targets g ON g.id = t.target JOIN rollup_values lk ON lk.id = t.link
+  JOIN rollup_values co ON co.id = t.country JOIN rollup_values ci ON ci.id = t.city JOIN rollup_values de ON de.id = t.device
+  JOIN rollup_values os ON os.id = t.os JOIN rollup_values br ON br.id = t.browser JOIN rollup_values re ON re.id = t.referrer
+  JOIN rollup_values tr ON tr.id = t.traffic JOIN rollup_values la ON la.id = t.language ORDER BY t.id`;
+
+/** Buckets with their breakdowns as sorted (value id, clicks) pairs: the order inside a blob is free. */
+function buckets(sqlite: Database) {
+  return sqlite
+    .query<
+      { scope: string; grain: string; start: number; bot: number; clicks: number; uniques: number; data: Uint8Array },
+      []
+    >('SELECT scope, grain, start, bot, clicks, uniques, data FROM rollup_buckets ORDER BY scope, grain, start, bot')
+    .all()
+    .map(({ data, ...b }) => ({ ...b, counts: [...decodeCounts(data)].sort((x, y) => x[0] - y[0]) }));
+}
+
+function counters(sqlite: Database) {
+  return {
+    links: sqlite
+      .query('SELECT id, click_count, unique_count, bot_count, last_clicked_at FROM links ORDER BY id')
+      .all(),
+    variants: sqlite.query('SELECT id, click_count FROM variants ORDER BY id').all(),
+  };
+}
+
+/** Everything the upgrade writes, for comparing two upgraded databases. */
+function endState(sqlite: Database) {
+  return {
+    clicks: sqlite.query(NEW).all(),
+    buckets: buckets(sqlite),
+    counters: counters(sqlite),
+    state: sqlite.query('SELECT name, value FROM click_state ORDER BY name').all(),
+    oldTable: hasOldClickTable(sqlite),
+  };
+}
+
+describe('upgrading the click storage', () => {
+  test('every old row becomes a raw click with its id, time and facts; counters and rollups stay; the old table goes', () => {
+    const sqlite = fixture();
+    const before = {
+      clicks: sqlite.query<OldClick, []>(OLD).all(),
+      buckets: buckets(sqlite),
+      counters: counters(sqlite),
+    };
+    expect(before.clicks).toHaveLength(3000);
+    const lines: string[] = [];
+    const result = upgradeClickStorage(sqlite, { log: (l) => lines.push(l), chunk: 1000 });
+    expect(result?.converted).toBe(3000);
+    expect(sqlite.query<OldClick, []>(NEW).all()).toEqual(before.clicks);
+    expect(counters(sqlite)).toEqual(before.counters);
+    expect(buckets(sqlite)).toEqual(before.buckets);
+    expect(sqlite.query('SELECT name, value FROM click_state ORDER BY name').all()).toEqual([
+      { name: 'folded_through', value: 3000 },
+      { name: 'last_id', value: 3000 },
+    ]);
+    expect(hasOldClickTable(sqlite)).toBe(false);
+    expect(lines[0]).toBe('upgrading click storage: 0 of 3,000 clicks');
+    expect(lines).toContain('upgrading click storage: 1,000 of 3,000 clicks');
+    expect(lines).toContain('upgrading click storage: 3,000 of 3,000 clicks');
+    expect(lines.at(-1)).toMatch(/^click storage upgraded: 3,000 clicks in \d+\.\d s \([\d,]+ clicks\/s\)$/);
+    // Nothing is left to do, and doing nothing says nothing.
+    expect(upgradeClickStorage(sqlite, { log: (l) => lines.push(`again: ${l}`) })).toBeNull();
+    expect(lines.filter((l) => l.startsWith('again'))).toEqual([]);
+    sqlite.close();
+  });
+
+  test('stopped after two chunks, then run again: the same end as one run, counted from where it stopped', () => {
+    const once = fixture();
+    upgradeClickStorage(once, { log: () => {}, chunk: 700 });
+    const expected = endState(once);
+    once.close();
+
+    const sqlite = fixture();
+    const stop = new Error('stopped');
+    expect(() =>
+      upgradeClickStorage(sqlite, {
+        log: () => {},
+        chunk: 700,
+        afterChunk: (converted) => {
+          if (converted >= 1400) throw stop;
+        },
+      }),
+    ).toThrow(stop);
+    // Two whole chunks moved; the rest still in the old table.
+    expect(sqlite.query('SELECT count(*) AS n FROM click_tail').get()).toEqual({ n: 1400 });
+    expect(sqlite.query('SELECT min(id) AS id, count(*) AS n FROM clicks').get()).toEqual({ id: 1401, n: 1600 });
+    const lines: string[] = [];
+    expect(upgradeClickStorage(sqlite, { log: (l) => lines.push(l), chunk: 700 })?.converted).toBe(1600);
+    expect(lines[0]).toBe('upgrading click storage: 1,400 of 3,000 clicks (resumed)');
+    expect(endState(sqlite)).toEqual(expected);
+    sqlite.close();
+  });
+
+  test('ids the old table gave to clicks since deleted are never given again', () => {
+    const sqlite = fixture();
+    // The newest clicks went with their link: the old table's high-water mark is above its rows.
+    sqlite.run("DELETE FROM clicks WHERE id > 2990 AND link_id = 'lnk_fixtureAlpha0001'");
+    const kept = sqlite.query<{ id: number }, []>('SELECT max(id) AS id FROM clicks').get()!.id;
+    upgradeClickStorage(sqlite, { log: () => {} });
+    expect(sqlite.query<{ id: number }, []>('SELECT max(id) AS id FROM click_tail').get()!.id).toBe(kept);
+    expect(sqlite.query("SELECT value FROM click_state WHERE name = 'last_id'").get()).toEqual({ value: 3000 });
+    sqlite.close();
+  });
+
+  test('a database with an empty old table (created new by migration 0000) only loses the table', () => {
+    const path = join(dir, 'fresh.db');
+    const db = openDatabase(path);
+    migrateDatabase(db);
+    expect(upgradeClickStorage(db.$client, { log: () => {} })).toEqual({ converted: 0, ms: expect.any(Number) });
+    expect(hasOldClickTable(db.$client)).toBe(false);
+    expect(db.$client.query('SELECT count(*) AS n FROM click_state').get()).toEqual({ n: 0 });
+    db.$client.close();
+  });
+});
