@@ -102,6 +102,22 @@ export function sealThrough(sqlite: Database, through: number): number {
     .immediate();
 }
 
+/** How much larger than SEAL_ROWS one segment may grow when there is a backlog to seal. */
+const MAX_SEGMENT_FACTOR = 4;
+
+/**
+ * Seals every tail click with id <= `through`, SEAL_ROWS at a time (one transaction each, so
+ * memory stays bounded however long the tail is); returns how many. For a backlog known at
+ * start, before the writer runs (the upgrade's converted clicks).
+ */
+export function sealBacklog(sqlite: Database, through: number, rows = SEAL_ROWS): number {
+  let sealed = 0;
+  for (let from = lastSealedId(sqlite); from < through; from = Math.min(through, from + rows)) {
+    sealed += sealThrough(sqlite, Math.min(through, from + rows));
+  }
+  return sealed;
+}
+
 /** Seals when enough clicks are sealable; the writer calls it after each batch. */
 export class Sealer {
   /** The newest id sealed or found with nothing to seal; read at the first call. */
@@ -121,8 +137,11 @@ export class Sealer {
     try {
       this.sealed ??= lastSealedId(this.sqlite);
       if (through - this.sealed < this.rows) return 0;
-      const n = sealThrough(this.sqlite, through);
-      this.sealed = through;
+      // One segment per batch, of at most MAX_SEGMENT_FACTOR times the threshold: a backlog (a
+      // tail left by an upgrade, a long outage) is sealed a bounded step at a time.
+      const upTo = Math.min(through, this.sealed + this.rows * MAX_SEGMENT_FACTOR);
+      const n = sealThrough(this.sqlite, upTo);
+      this.sealed = upTo;
       return n;
     } catch (err) {
       console.error(`sealing clicks failed (tried again after the next batch): ${String(err)}`);

@@ -19,6 +19,7 @@ import { prepareVariantCounters } from '../variants/counters';
 import { TargetIds } from './click-targets';
 import { RollupValues } from './rollup-values';
 import { RollupAccumulator, type RollupClick, RollupStore } from './rollups';
+import { sealBacklog } from './seal';
 import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from './tail-append';
 
 /** Rows per transaction: large enough that commits cost little, small enough to resume close to a crash. */
@@ -93,7 +94,9 @@ export function upgradeClickStorage(sqlite: Database, options: UpgradeOptions): 
       logged = now;
     }
   }
-  finish(sqlite);
+  const lastId = finish(sqlite);
+  // The converted clicks are folded: seal them now, so no reader scans a tail of millions.
+  sealBacklog(sqlite, lastId);
   const ms = performance.now() - started;
   if (left > 0)
     options.log(
@@ -227,8 +230,8 @@ function stateValue(sqlite: Database, name: string): number | null {
  * high-water mark, which counts rows deleted with their link), every converted click counts as
  * folded (the rollups and counters hold them), and the old table goes.
  */
-function finish(sqlite: Database): void {
-  sqlite
+function finish(sqlite: Database): number {
+  return sqlite
     .transaction(() => {
       const seq = sqlite.query<{ seq: number }, []>("SELECT seq FROM sqlite_sequence WHERE name = 'clicks'").get();
       const lastId = Math.max(seq?.seq ?? 0, stateValue(sqlite, 'last_id') ?? 0);
@@ -241,6 +244,7 @@ function finish(sqlite: Database): void {
         sqlite.query("DELETE FROM click_state WHERE name = 'upgrading'").run();
       }
       sqlite.exec('DROP TABLE clicks');
+      return lastId;
     })
     .immediate();
 }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { deleteLinkClicks, lastClickId, readClicksAfter } from '../../../src/modules/clicks/raw-read';
-import { Sealer, sealThrough } from '../../../src/modules/clicks/seal';
+import { Sealer, sealBacklog, sealThrough } from '../../../src/modules/clicks/seal';
 import { api, disposeTestApp } from '../../helpers/app';
 import { type Ctx, click, createLink, createVariant, flushOk, HOUR, one, pick, prng, setup, UA } from './support';
 
@@ -102,6 +102,35 @@ describe('sealing', () => {
     expect(lastClickId(sqlite)).toBe(last + 1);
     expect(readClicksAfter(sqlite, last, 10).map((r) => r.id)).toEqual([last + 1]);
     await disposeTestApp(c.t);
+  });
+
+  test('a backlog is sealed a bounded step at a time: by the writer one segment per batch, at start in segments of the threshold', async () => {
+    const c = await setup();
+    const { a, b } = await fill(c);
+    const sqlite = c.t.deps.db.$client;
+    const before = await everything(c, [a.id, b.id]);
+    const last = lastClickId(sqlite);
+    expect(last).toBe(300);
+    // The writer: at most four times the threshold per call, the rest at the next batches.
+    const sealer = new Sealer(sqlite, 50);
+    expect(sealer.sealIfDue(last)).toBe(200);
+    expect(sealer.sealIfDue(last)).toBe(100);
+    expect(sealer.sealIfDue(last)).toBe(0);
+    expect(await everything(c, [a.id, b.id])).toEqual(before);
+    await disposeTestApp(c.t);
+
+    const d = await setup();
+    const second = await fill(d);
+    const s2 = d.t.deps.db.$client;
+    const before2 = await everything(d, [second.a.id, second.b.id]);
+    // At start (after an upgrade): everything, one segment per 70 clicks.
+    expect(sealBacklog(s2, 300, 70)).toBe(300);
+    expect(s2.query('SELECT count FROM click_segments ORDER BY seg').all()).toEqual(
+      [70, 70, 70, 70, 20].map((count) => ({ count })),
+    );
+    expect(one(d.t, 'SELECT count(*) AS n FROM click_tail').n).toBe(0);
+    expect(await everything(d, [second.a.id, second.b.id])).toEqual(before2);
+    await disposeTestApp(d.t);
   });
 
   test('the writer seals once the rows are there; a deleted link takes its tail rows and blocks with it', async () => {

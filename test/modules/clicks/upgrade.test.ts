@@ -15,6 +15,7 @@ import { migrateDatabase } from '../../../src/db/migrate';
 import { decodeCounts } from '../../../src/modules/clicks/rollup-codec';
 import { hasOldClickTable, upgradeClickStorage } from '../../../src/modules/clicks/upgrade';
 import { buildOldReleaseDb } from '../../fixtures/old-release-db';
+import { refreshRawClicks } from '../../helpers/raw-clicks';
 
 const dir = mkdtempSync(join(tmpdir(), 'slink-upgrade-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,16 +54,19 @@ interface OldClick {
 const OLD = `SELECT id, link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os,
   browser, referrer, traffic_type, language, bot, substr(visitor_hash, 1, 16) AS visitor, first_of_day FROM clicks ORDER BY id`;
 
-/** The converted clicks in the old row shape, read straight from the tail, targets and dictionary. */
-const NEW = `SELECT t.id, lk.value AS link_id, t.time AS timestamp, nullif(g.variant_id, '') AS variant_id,
-  g.code AS variant_code, g.destination, g.params, nullif(co.value, '') AS country, nullif(ci.value, '') AS city,
-  nullif(de.value, '') AS device, nullif(os.value, '') AS os, nullif(br.value, '') AS browser,
-  nullif(re.value, '') AS referrer, nullif(tr.value, '') AS traffic_type, nullif(la.value, '') AS language,
-  t.flags & 1 AS bot, printf('%016x', t.visitor) AS visitor, (t.flags & 2) / 2 AS first_of_day
-  FROM click_tail t JOIN click_targets g ON g.id = t.target JOIN rollup_values lk ON lk.id = t.link
-  JOIN rollup_values co ON co.id = t.country JOIN rollup_values ci ON ci.id = t.city JOIN rollup_values de ON de.id = t.device
-  JOIN rollup_values os ON os.id = t.os JOIN rollup_values br ON br.id = t.browser JOIN rollup_values re ON re.id = t.referrer
-  JOIN rollup_values tr ON tr.id = t.traffic JOIN rollup_values la ON la.id = t.language ORDER BY t.id`;
+/**
+ * The converted clicks in the old row shape, read back through the click store's own reader
+ * (tail and sealed blocks alike: the upgrade seals what it converted).
+ */
+function converted(sqlite: Database) {
+  refreshRawClicks(sqlite);
+  return sqlite
+    .query(
+      `SELECT id, link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os, browser,
+        referrer, traffic_type, language, bot, visitor_hash AS visitor, first_of_day FROM temp.raw_clicks ORDER BY id`,
+    )
+    .all();
+}
 
 /** Buckets with their breakdowns as sorted (value id, clicks) pairs: the order inside a blob is free. */
 function buckets(sqlite: Database) {
@@ -87,7 +91,7 @@ function counters(sqlite: Database) {
 /** Everything the upgrade writes, for comparing two upgraded databases. */
 function endState(sqlite: Database) {
   return {
-    clicks: sqlite.query(NEW).all(),
+    clicks: converted(sqlite),
     buckets: buckets(sqlite),
     counters: counters(sqlite),
     state: sqlite.query('SELECT name, value FROM click_state ORDER BY name').all(),
@@ -107,7 +111,7 @@ describe('upgrading the click storage', () => {
     const lines: string[] = [];
     const result = upgradeClickStorage(sqlite, { log: (l) => lines.push(l), chunk: 1000 });
     expect(result?.converted).toBe(3000);
-    expect(sqlite.query<OldClick, []>(NEW).all()).toEqual(before.clicks);
+    expect(converted(sqlite)).toEqual(before.clicks);
     expect(counters(sqlite)).toEqual(before.counters);
     expect(buckets(sqlite)).toEqual(before.buckets);
     expect(sqlite.query('SELECT name, value FROM click_state ORDER BY name').all()).toEqual([
@@ -158,7 +162,8 @@ describe('upgrading the click storage', () => {
     sqlite.run("DELETE FROM clicks WHERE id > 2990 AND link_id = 'lnk_fixtureAlpha0001'");
     const kept = sqlite.query<{ id: number }, []>('SELECT max(id) AS id FROM clicks').get()!.id;
     upgradeClickStorage(sqlite, { log: () => {} });
-    expect(sqlite.query<{ id: number }, []>('SELECT max(id) AS id FROM click_tail').get()!.id).toBe(kept);
+    refreshRawClicks(sqlite);
+    expect(sqlite.query<{ id: number }, []>('SELECT max(id) AS id FROM temp.raw_clicks').get()!.id).toBe(kept);
     expect(sqlite.query("SELECT value FROM click_state WHERE name = 'last_id'").get()).toEqual({ value: 3000 });
     sqlite.close();
   });
