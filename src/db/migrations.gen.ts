@@ -4,6 +4,7 @@ import m0 from '../../drizzle/0000_init.sql' with { type: 'text' };
 import m1 from '../../drizzle/0001_visitor_salts.sql' with { type: 'text' };
 import m2 from '../../drizzle/0002_rollup_buckets.sql' with { type: 'text' };
 import m3 from '../../drizzle/0003_dashboard_sessions.sql' with { type: 'text' };
+import m4 from '../../drizzle/0004_click_state.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -11,4 +12,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0001_visitor_salts', sql: m1 },
   { tag: '0002_rollup_buckets', sql: m2 },
   { tag: '0003_dashboard_sessions', sql: m3 },
+  { tag: '0004_click_state', sql: m4 },
 ];

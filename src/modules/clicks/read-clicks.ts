@@ -1,8 +1,10 @@
 /**
- * Read side of the raw clicks, for the click list, the CSV export (in its Worker) and the rollup
- * rebuild: plain bun:sqlite queries (compiled once, cached by Bun) and the stored row's shape.
+ * Read side of the raw clicks, for the click list, the CSV export (in its Worker), the rollup
+ * rebuild and the click writer's open (the fold after a crash, the seen visitors): plain
+ * bun:sqlite queries (compiled once, cached by Bun) and the stored row's shape.
  */
 import type { Database } from 'bun:sqlite';
+import type { RollupClick } from './rollups';
 
 /** A raw click row as bun:sqlite returns it (SQL column names), for the readers that bypass drizzle. */
 export interface StoredClick {
@@ -121,4 +123,72 @@ export function readExportPage(
        ORDER BY timestamp DESC, id DESC LIMIT ?`,
     )
     .values(linkId, before.timestamp, before.id, from, maxId, bots ? 1 : 0, limit) as ExportRow[];
+}
+
+/** A raw click as the fold counts it: its rollup facts, id, first-of-day flag and visitor hash. */
+export type FoldClick = RollupClick & {
+  id: number;
+  /** A human visitor's first click of the UTC day on the link (a unique). */
+  firstOfDay: boolean;
+  /** The visitor hash, 16 hex characters. */
+  visitor: string;
+};
+
+type FoldRow = Omit<StoredClick, 'destination'> & { first_of_day: number; visitor: string };
+
+/** Up to `limit` clicks with ids above `afterId`, in id order (the order they were written). */
+export function readClicksAfter(sqlite: Database, afterId: number, limit: number): FoldClick[] {
+  return sqlite
+    .query<FoldRow, [number, number]>(
+      // A hash stored before hashes had 64 bits is 32 hex characters: its first 16 are the same visitor's.
+      `SELECT id, link_id, timestamp, bot, variant_code, variant_id, params, country, city, device, os, browser,
+         referrer, traffic_type, language, first_of_day, substr(coalesce(visitor_hash, ''), 1, 16) AS visitor
+       FROM clicks WHERE id > ? ORDER BY id LIMIT ?`,
+    )
+    .all(afterId, limit)
+    .map((r) => ({
+      id: r.id,
+      linkId: r.link_id,
+      time: r.timestamp,
+      bot: r.bot === 1,
+      code: r.variant_code,
+      variantId: r.variant_id,
+      ...storedDimensions(r),
+      firstOfDay: r.first_of_day === 1,
+      visitor: r.visitor,
+    }));
+}
+
+/** Clicks read per step, newest first, by firstVisitsSince. */
+const VISITS_CHUNK = 20_000;
+
+/**
+ * Calls `each` for every click flagged first-of-day at or after `from` (the writer's seen
+ * visitors of today and yesterday). Reads back from the newest id a chunk at a time and stops
+ * at the first chunk entirely older than `from`: ids follow write order, which follows time
+ * (give or take a clock step), so only the last days' clicks are read, with no index on time.
+ */
+export function firstVisitsSince(
+  sqlite: Database,
+  from: number,
+  each: (linkId: string, time: number, visitor: string) => void,
+): void {
+  const chunk = sqlite.query<
+    { id: number; link_id: string; timestamp: number; first_of_day: number; visitor: string },
+    [number, number]
+  >(
+    `SELECT id, link_id, timestamp, first_of_day, substr(coalesce(visitor_hash, ''), 1, 16) AS visitor
+     FROM clicks WHERE id < ? ORDER BY id DESC LIMIT ?`,
+  );
+  for (let before = Number.MAX_SAFE_INTEGER; ; ) {
+    const rows = chunk.all(before, VISITS_CHUNK);
+    let recent = false;
+    for (const r of rows) {
+      if (r.timestamp < from) continue;
+      recent = true;
+      if (r.first_of_day === 1) each(r.link_id, r.timestamp, r.visitor);
+    }
+    if (!recent || rows.length < VISITS_CHUNK) return;
+    before = rows[rows.length - 1]!.id;
+  }
 }

@@ -24,10 +24,11 @@ export function rebuildRollupsIfMissing(sqlite: Database): number {
        referrer, traffic_type, language, first_of_day FROM clicks WHERE id > ? ORDER BY id LIMIT ?`,
   );
   let counted = 0;
+  let after = 0;
   // One transaction: a crash half-way leaves no buckets, so the next start rebuilds again.
   sqlite
     .transaction(() => {
-      for (let after = 0; ; ) {
+      for (;;) {
         const rows = page.all(after, CHUNK);
         if (rows.length === 0) break;
         const acc = new RollupAccumulator(values);
@@ -36,6 +37,13 @@ export function rebuildRollupsIfMissing(sqlite: Database): number {
         counted += rows.length;
         after = rows[rows.length - 1]!.id;
       }
+      // Every click is in the buckets now: a writer opening later must not fold them again.
+      sqlite
+        .query(
+          `INSERT INTO click_state (name, value) VALUES ('folded_through', ?)
+           ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`,
+        )
+        .run(after);
     })
     .immediate();
   values.commit();

@@ -4,7 +4,8 @@ import { links } from '../links/table';
 /**
  * One row per redirect (human or bot), written by the click flush, already enriched.
  * The raw client address is never stored: `visitorHash` is a salted hash of address and
- * user agent for one UTC day, enough to count unique visitors and nothing more.
+ * user agent for one UTC day (16 hex characters), enough to count unique visitors and nothing
+ * more; `firstOfDay` marks a human visitor's first click of the day on the link (a unique).
  * `variantId` is null when the code in the address matched no variant; `variantCode` keeps
  * what was asked, so a deleted or renamed variant's past clicks report as unrecognised codes.
  */
@@ -68,20 +69,13 @@ export const rollupValues = sqliteTable(
 );
 
 /**
- * Which visitor hashes were already seen per link and UTC day (for uniques). Keyed by day
- * first so the flush can drop finished days with a range delete.
+ * Small named integers of the click writer. `folded_through`: the last raw click id whose
+ * counts are in the rollups and counters (store.ts); a start folds the clicks after it.
  */
-export const visitorDays = sqliteTable(
-  'visitor_days',
-  {
-    linkId: text('link_id')
-      .notNull()
-      .references(() => links.id, { onDelete: 'cascade' }),
-    day: integer('day').notNull(),
-    visitorHash: text('visitor_hash').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.day, t.linkId, t.visitorHash] })],
-);
+export const clickState = sqliteTable('click_state', {
+  name: text('name').primaryKey(),
+  value: integer('value').notNull(),
+});
 
 /**
  * One random salt per UTC day for visitor hashes. Salts older than yesterday are deleted by the
