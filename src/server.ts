@@ -1,7 +1,7 @@
 /**
  * Starts the service: open the database, migrate (convert clicks an older release stored, rebuild
- * missing rollups), start the click writer and its flush, listen; the app and the slug index are
- * built after the server listens.
+ * missing rollups, fold the clicks a killed writer had not folded), start the click writer and
+ * its flush, listen; the app and the slug index are built after the server listens.
  * SIGTERM/SIGINT stop accepting, finish in-flight requests, cut running exports off, flush every
  * buffered click and close the database.
  */
@@ -14,6 +14,7 @@ import { migrateDatabase } from './db/migrate';
 import { consoleLogger, createDeps } from './deps';
 import { MAX_BODY_BYTES } from './http/auth';
 import { systemClock } from './lib/clock';
+import { refoldUnfolded } from './modules/clicks/fold';
 import { rebuildRollupsIfMissing } from './modules/clicks/rebuild';
 import { upgradeClickStorage } from './modules/clicks/upgrade';
 import { createShortSite } from './modules/redirect';
@@ -37,6 +38,8 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   upgradeClickStorage(db.$client, { log: (line) => log.info(line) });
   const rebuilt = rebuildRollupsIfMissing(db.$client);
   if (rebuilt > 0) log.info(`statistics rebuilt from ${rebuilt} recorded clicks`);
+  const refolded = refoldUnfolded(db.$client);
+  if (refolded > 0) log.info(`${refolded} clicks written before the last stop counted in the statistics`);
   // From here on the writer Worker writes the clicks and checkpoints; this connection serves the API.
   applyPragmas(db.$client, 'server');
   // Clicks are enriched and written by a Worker on its own connection: the event loop that

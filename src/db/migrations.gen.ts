@@ -5,6 +5,7 @@ import m1 from '../../drizzle/0001_visitor_salts.sql' with { type: 'text' };
 import m2 from '../../drizzle/0002_rollup_buckets.sql' with { type: 'text' };
 import m3 from '../../drizzle/0003_dashboard_sessions.sql' with { type: 'text' };
 import m4 from '../../drizzle/0004_click_store.sql' with { type: 'text' };
+import m5 from '../../drizzle/0005_drop_visitor_days.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -13,4 +14,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0002_rollup_buckets', sql: m2 },
   { tag: '0003_dashboard_sessions', sql: m3 },
   { tag: '0004_click_store', sql: m4 },
+  { tag: '0005_drop_visitor_days', sql: m5 },
 ];

@@ -56,7 +56,7 @@ describe('the scanner', () => {
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture is source text holding a template.
       '  FROM clicks c JOIN ${t} ON 1',
       '  LEFT JOIN "variants" v ON 1`;',
-      "const c = 'INSERT OR IGNORE INTO visitor_days VALUES (1)';",
+      "const c = 'INSERT OR IGNORE INTO visitor_salts VALUES (1)';",
       "const d = 'rows from the link list'; // English, no table",
     ].join('\n');
     expect(scan('src/cli/user.ts', text).map((v) => v.split(' ')[0])).toEqual([

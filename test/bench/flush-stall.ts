@@ -22,6 +22,7 @@ import { openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
 import { createDeps, type Deps } from '../../src/deps';
 import { systemClock } from '../../src/lib/clock';
+import { countClicks } from '../../src/modules/clicks/raw-read';
 import { createLink } from '../../src/modules/links/service';
 import { createVariant } from '../../src/modules/variants/service';
 
@@ -146,7 +147,7 @@ async function drive(label: string, mode: Mode): Promise<Result> {
   clearInterval(probe);
   if (mode === 'none') deps.clicks.buffer.take(deps.clicks.buffer.length);
   await deps.clicks.flusher.stop();
-  const stored = (deps.db.$client.query('SELECT count(*) AS n FROM clicks').get() as { n: number }).n;
+  const stored = countClicks(deps.db.$client);
   const longest = deps.clicks.flusher.stats.longestBatchMs;
   const step = deps.clicks.flusher.stats.longestStepMs;
   deps.db.$client.close();

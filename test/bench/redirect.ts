@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HIGH_WATER } from '../../src/modules/clicks/buffer';
 import { MAX_BATCH } from '../../src/modules/clicks/flusher';
+import { countClicks } from '../../src/modules/clicks/raw-read';
 import { createVariant } from '../../src/modules/variants/service';
 import { benchDeps, NO_PARAMS, seedLinks } from './seed-links';
 
@@ -271,7 +272,7 @@ try {
   console.log(`exec to first 302: ${firsts.map(ms).join(', ')}`);
 
   const reader = new Database(dbPath, { readonly: true });
-  const clickCount = () => (reader.query('SELECT count(*) AS n FROM clicks').get() as { n: number }).n;
+  const clickCount = () => countClicks(reader);
   const before = clickCount();
 
   const bare = Bun.spawn(['bun', join(import.meta.dir, 'bare-server.ts'), targetsFile, String(BARE_PORT)], {

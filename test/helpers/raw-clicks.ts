@@ -88,10 +88,12 @@ export function insertTailClicks(sqlite: Database, linkId: string, count: number
          SELECT ? + i, ?, ? - i, ?, ?, ?, ?, ?, ?, ?, ?, ?, i, 0 FROM n`,
       )
       .run(count, first, link, newest, target, ...dims);
-    sqlite
-      .query(
-        `INSERT INTO click_state (name, value) VALUES ('last_id', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
-      )
-      .run(first + count);
+    // Past the fold's watermark too, in the same transaction: these stand for clicks counted long
+    // ago, and a writer opening meanwhile would otherwise count them as left unfolded by a crash.
+    const state = sqlite.prepare(
+      `INSERT INTO click_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+    );
+    state.run('last_id', first + count);
+    state.run('folded_through', first + count);
   })();
 }

@@ -1,8 +1,9 @@
 /**
  * Every SLINK_FLUSH_MS, moves the buffer to the sink: clicks are classified here (so the
  * link's counters are settled on the thread that reads them), turned into plain wire records
- * and written in batches of at most MAX_BATCH, each batch one transaction. A failed write
- * (locked or full disk) puts the batch back in front of the buffer; the next tick retries it.
+ * and written in batches of at most MAX_BATCH, each batch one transaction; once the buffer is
+ * drained the sink folds what they add into rollups and counters. A failed write (locked or
+ * full disk) puts the batch back in front of the buffer; the next tick retries it.
  */
 import type { Logger } from '../../deps';
 import { classifyClick } from './bot';
@@ -47,6 +48,7 @@ export class ClickFlusher {
   private timer: ReturnType<typeof setInterval> | null = null;
   private running: Promise<boolean> | null = null;
   private failing = false;
+  private foldFailing = false;
   readonly stats: FlushStats = { written: 0, skipped: 0, batches: 0, longestBatchMs: 0, longestStepMs: 0 };
 
   constructor(
@@ -148,12 +150,22 @@ export class ClickFlusher {
       this.failing = true;
       return false;
     }
+    // The drain is done: fold it, so that once flush() resolves counts include its clicks.
+    try {
+      await this.sink.fold();
+    } catch (err) {
+      if (!this.foldFailing) this.log.error('click fold failed; the written clicks are counted at the next flush', err);
+      this.foldFailing = true;
+      return false;
+    }
+    if (this.foldFailing) this.log.info('click fold recovered');
+    this.foldFailing = false;
     return true;
   }
 
   /**
    * Writes everything buffered now. Flushes never overlap: a call made while one runs waits for
-   * it, then writes what arrived since. Resolves false when a write failed (clicks kept).
+   * it, then writes what arrived since. Resolves false when a write or the fold failed (clicks kept).
    */
   flush(): Promise<boolean> {
     const previous = this.running ?? Promise.resolve(true);

@@ -230,6 +230,15 @@ export function lastClickId(sqlite: Database): number {
     .get()!.id;
 }
 
+/** How many raw clicks are stored: the tail's and every block's (a benchmark's check that none was lost). */
+export function countClicks(sqlite: Database): number {
+  return sqlite
+    .query<{ n: number }, []>(
+      'SELECT (SELECT count(*) FROM click_tail) + (SELECT coalesce(sum(count), 0) FROM click_blocks) AS n',
+    )
+    .get()!.n;
+}
+
 /** Whether any raw click is stored. */
 export function hasClicks(sqlite: Database): boolean {
   return (
@@ -275,6 +284,43 @@ export function readClicksAfter(sqlite: Database, afterId: number, limit: number
     for (let i = 0; i < c.count; i++) out.push(foldClick(names, rows[i]![0]!, c, i));
   })();
   return out;
+}
+
+/**
+ * Calls `each` for every human click flagged first-of-day at or after `from` (the writer's seen
+ * visitors of today and yesterday, at open): the tail, and the blocks of the segments that
+ * reach `from`. Only those days' clicks are decoded.
+ */
+export function firstVisitsSince(
+  sqlite: Database,
+  from: number,
+  each: (linkId: string, time: number, visitor: string) => void,
+): void {
+  const names = clickNames(sqlite);
+  const visit = (link: number, c: ClickColumns, i: number) => {
+    if (c.time[i]! < from || (c.flags[i]! & FLAG_FIRST_OF_DAY) === 0) return;
+    each(names.values.nameOf(link)!.value, c.time[i]!, visitorHex(c.visitorHi[i]!, c.visitorLo[i]!));
+  };
+  sqlite.transaction(() => {
+    const blocks = sqlite.query<{ link: number; data: Uint8Array }, [number, number]>(
+      'SELECT link, data FROM click_blocks WHERE seg = ? AND max_time >= ?',
+    );
+    for (const { seg } of sqlite
+      .query<{ seg: number }, [number]>('SELECT seg FROM click_segments WHERE max_time >= ?')
+      .all(from)) {
+      for (const b of blocks.all(seg, from)) {
+        const c = decodeBlock(b.data);
+        for (let i = 0; i < c.count; i++) visit(b.link, c, i);
+      }
+    }
+    const rows = sqlite
+      .query<number[], [number, number]>(
+        `SELECT link, ${TAIL_SELECT} FROM click_tail WHERE time >= ? AND flags & ? ORDER BY id`,
+      )
+      .values(from, FLAG_FIRST_OF_DAY) as number[][];
+    const c = tailColumns(rows, 1);
+    for (let i = 0; i < c.count; i++) visit(rows[i]![0]!, c, i);
+  })();
 }
 
 function foldClick(names: ClickNames, link: number, c: ClickColumns, i: number): RawClick {

@@ -17,10 +17,11 @@ export function rebuildRollupsIfMissing(sqlite: Database): number {
   const values = new RollupValues(sqlite);
   const store = new RollupStore(sqlite);
   let counted = 0;
+  let after = 0;
   // One transaction: a crash half-way leaves no buckets, so the next start rebuilds again.
   sqlite
     .transaction(() => {
-      for (let after = 0; ; ) {
+      for (;;) {
         const clicks = readClicksAfter(sqlite, after, CHUNK);
         if (clicks.length === 0) break;
         const acc = new RollupAccumulator(values);
@@ -29,6 +30,13 @@ export function rebuildRollupsIfMissing(sqlite: Database): number {
         counted += clicks.length;
         after = clicks[clicks.length - 1]!.id;
       }
+      // Every click is in the buckets now: a writer opening later must not fold them again.
+      sqlite
+        .query(
+          `INSERT INTO click_state (name, value) VALUES ('folded_through', ?)
+           ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`,
+        )
+        .run(after);
     })
     .immediate();
   values.commit();

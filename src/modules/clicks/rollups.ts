@@ -65,7 +65,7 @@ const UTM_DIMS: Readonly<Record<string, RollupDim>> = Object.assign(Object.creat
   utm_campaign: 'utmCampaign',
 });
 
-interface Bucket {
+export interface Bucket {
   scope: string;
   grain: Grain;
   start: number;
@@ -75,7 +75,28 @@ interface Bucket {
   counts: Counts;
 }
 
-/** Sums a batch's clicks per bucket in memory, so each bucket is written once per batch. */
+/** The breakdown value ids of one click (inserting new values inside the caller's transaction). */
+export function valueIdsOf(v: RollupValues, c: RollupClick): number[] {
+  const ids = [
+    v.idOf('country', '', c.country ?? ''),
+    v.idOf('city', c.country ?? '', c.city ?? ''),
+    v.idOf('device', '', c.device ?? ''),
+    v.idOf('os', '', c.os ?? ''),
+    v.idOf('browser', '', c.browser ?? ''),
+    v.idOf('referrer', '', c.referrer ?? ''),
+    v.idOf('trafficType', '', c.trafficType ?? ''),
+    v.idOf('language', '', c.language ?? ''),
+  ];
+  if (c.code !== null) ids.push(v.idOf('variant', c.variantId ?? '', c.code));
+  for (const key in c.params) {
+    if (!Object.hasOwn(c.params, key)) continue;
+    const dim = UTM_DIMS[key];
+    ids.push(dim ? v.idOf(dim, '', c.params[key]!) : v.idOf('param', key, c.params[key]!));
+  }
+  return ids;
+}
+
+/** Sums clicks per bucket in memory (the rebuild, a chunk at a time), so each bucket is written once per chunk. */
 export class RollupAccumulator {
   readonly buckets = new Map<string, Bucket>();
 
@@ -91,31 +112,9 @@ export class RollupAccumulator {
     return b;
   }
 
-  /** The breakdown value ids of one click. */
-  private idsOf(c: RollupClick): number[] {
-    const v = this.values;
-    const ids = [
-      v.idOf('country', '', c.country ?? ''),
-      v.idOf('city', c.country ?? '', c.city ?? ''),
-      v.idOf('device', '', c.device ?? ''),
-      v.idOf('os', '', c.os ?? ''),
-      v.idOf('browser', '', c.browser ?? ''),
-      v.idOf('referrer', '', c.referrer ?? ''),
-      v.idOf('trafficType', '', c.trafficType ?? ''),
-      v.idOf('language', '', c.language ?? ''),
-    ];
-    if (c.code !== null) ids.push(v.idOf('variant', c.variantId ?? '', c.code));
-    for (const key in c.params) {
-      if (!Object.hasOwn(c.params, key)) continue;
-      const dim = UTM_DIMS[key];
-      ids.push(dim ? v.idOf(dim, '', c.params[key]!) : v.idOf('param', key, c.params[key]!));
-    }
-    return ids;
-  }
-
   /** Counts one click in its link's and the workspace's hour and day; `unique` = first visit of the day. */
   addClick(c: RollupClick, unique: boolean): void {
-    const ids = this.idsOf(c);
+    const ids = valueIdsOf(this.values, c);
     const hour = hourStart(c.time);
     const day = utcDay(c.time) * DAY_MS;
     const linkValue = this.values.idOf('link', '', c.linkId);

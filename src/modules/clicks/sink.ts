@@ -17,6 +17,13 @@ export interface ClickSink {
   commit(): Promise<WriteOutcome>;
   /** Forgets what was added since the last commit (the flusher takes those clicks back). */
   discard(): void;
+  /**
+   * Folds what the committed batches add to rollups and counters into them (store.ts): once it
+   * resolves, counts and statistics include every committed click. Rejects when the fold failed
+   * (the sums are kept for the next one).
+   */
+  fold(): Promise<void>;
+  /** Folds what is pending, then closes. */
   close(): Promise<void>;
 }
 
@@ -38,7 +45,13 @@ export class InlineSink implements ClickSink {
     this.batch = [];
   }
 
-  async close(): Promise<void> {}
+  async fold(): Promise<void> {
+    this.store.fold();
+  }
+
+  async close(): Promise<void> {
+    this.store.fold();
+  }
 }
 
 export class WorkerSink implements ClickSink {
@@ -70,7 +83,12 @@ export class WorkerSink implements ClickSink {
     return Promise.all([this.ready, outcome]).then(([, written]) => written);
   }
 
-  /** Lets the writer checkpoint and close its connection (at most 5 s), then ends the Worker. */
+  fold(): Promise<void> {
+    const folded = this.writer.call('fold');
+    return Promise.all([this.ready, folded]).then(() => {});
+  }
+
+  /** Lets the writer fold, checkpoint and close its connection (at most 5 s), then ends the Worker. */
   close(): Promise<void> {
     this.closed ??= (async () => {
       let timer: Timer | undefined;

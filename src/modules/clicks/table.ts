@@ -8,7 +8,8 @@ import { links } from '../links/table';
  *
  * One row per redirect (human or bot), written by the click flush, already enriched.
  * The raw client address is never stored: `visitorHash` is a salted hash of address and
- * user agent for one UTC day, enough to count unique visitors and nothing more.
+ * user agent for one UTC day (16 hex characters), enough to count unique visitors and nothing
+ * more; `firstOfDay` marks a human visitor's first click of the day on the link (a unique).
  * `variantId` is null when the code in the address matched no variant; `variantCode` keeps
  * what was asked, so a deleted or renamed variant's past clicks report as unrecognised codes.
  */
@@ -69,22 +70,6 @@ export const rollupValues = sqliteTable(
     value: text('value').notNull(),
   },
   (t) => [uniqueIndex('rollup_values_dim_key_value').on(t.dim, t.key, t.value)],
-);
-
-/**
- * Which visitor hashes were already seen per link and UTC day (for uniques). Keyed by day
- * first so the flush can drop finished days with a range delete.
- */
-export const visitorDays = sqliteTable(
-  'visitor_days',
-  {
-    linkId: text('link_id')
-      .notNull()
-      .references(() => links.id, { onDelete: 'cascade' }),
-    day: integer('day').notNull(),
-    visitorHash: text('visitor_hash').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.day, t.linkId, t.visitorHash] })],
 );
 
 /**
@@ -171,7 +156,11 @@ export const clickSegments = sqliteTable('click_segments', {
   count: integer('count').notNull(),
 });
 
-/** Named counters of the click store: `last_id` (the newest click id ever assigned), `folded_through`. */
+/**
+ * Named integers of the click store: `last_id`, the newest click id ever assigned (ids are never
+ * reused); `folded_through`, the last click id whose counts are in the rollups and counters
+ * (store.ts), so a start folds the clicks after it.
+ */
 export const clickState = sqliteTable('click_state', {
   name: text('name').primaryKey(),
   value: integer('value').notNull(),

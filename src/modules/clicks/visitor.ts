@@ -1,8 +1,9 @@
 /**
  * Unique visitors without storing addresses (docs/behaviour.md, "Unique visitors"): a visitor
- * is one (address, user agent) pair per UTC day, kept only as sha256(daily salt, address, user
- * agent). Each UTC day gets its own random salt; salts older than yesterday are deleted, after
- * which nobody (us included) can link a stored hash to an address.
+ * is one (address, user agent) pair per UTC day, kept only as the first 8 bytes of
+ * sha256(daily salt, address, user agent). Each UTC day gets its own random salt; salts older
+ * than yesterday are deleted, after which nobody (us included) can link a stored hash to an
+ * address. Which visitors were seen is kept in memory by the writer (seen-visitors.ts).
  */
 import type { Database } from 'bun:sqlite';
 import { randomString } from '../../lib/ids';
@@ -12,15 +13,11 @@ export class VisitorHasher {
   private readonly select;
   private readonly insert;
   private readonly deleteSalts;
-  private readonly deleteDays;
 
   constructor(sqlite: Database) {
     this.select = sqlite.prepare<{ salt: string }, [number]>('SELECT salt FROM visitor_salts WHERE day = ?');
     this.insert = sqlite.prepare('INSERT OR IGNORE INTO visitor_salts (day, salt) VALUES (?, ?)');
     this.deleteSalts = sqlite.prepare('DELETE FROM visitor_salts WHERE day < ?');
-    this.deleteDays = sqlite.prepare(
-      'DELETE FROM visitor_days WHERE rowid IN (SELECT rowid FROM visitor_days WHERE day < ? LIMIT ?)',
-    );
   }
 
   private saltFor(day: number): string {
@@ -35,7 +32,10 @@ export class VisitorHasher {
     return salt;
   }
 
-  /** 32 hex characters (128 bits): plenty to tell visitors apart, nothing to reverse. */
+  /**
+   * 16 hex characters (64 bits): with a million visitors on a link in a day, two of them share
+   * a hash with a chance of about one in 36 million; and nothing to reverse.
+   */
   hash(day: number, address: string | null, userAgent: string | null): string {
     const hasher = new Bun.CryptoHasher('sha256');
     hasher.update(this.saltFor(day));
@@ -43,13 +43,12 @@ export class VisitorHasher {
     hasher.update(address ?? '');
     hasher.update('\n');
     hasher.update(userAgent ?? '');
-    return hasher.digest('hex').slice(0, 32);
+    return hasher.digest('hex').slice(0, 16);
   }
 
-  /** Drops salts and seen-visitor rows of days before yesterday, a bounded batch at a time. */
-  pruneBefore(day: number, batch = 5000): number {
+  /** Drops the salts of days before `day`. */
+  pruneBefore(day: number): void {
     this.deleteSalts.run(day);
     for (const key of this.salts.keys()) if (key < day) this.salts.delete(key);
-    return this.deleteDays.run(day, batch).changes;
   }
 }

@@ -1,8 +1,9 @@
 /**
  * The click writer thread: its own SQLite connection (WAL lets it write while the main thread
  * reads), its own geo reader, and the same ClickStore as inline mode. Clicks arrive in slices;
- * a commit writes everything received since the last one in one transaction. On failure the
- * slices are discarded here: the main thread still holds the clicks and sends them again.
+ * a commit writes everything received since the last one in one transaction, a fold folds the
+ * sums of the committed ones into rollups and counters. On failure the slices are discarded
+ * here: the main thread still holds the clicks and sends them again.
  */
 import { type Db, openDatabase } from '../../db/client';
 import { systemClock } from '../../lib/clock';
@@ -42,7 +43,16 @@ const handlers = {
     queueMicrotask(() => Bun.gc(false));
     return outcome;
   },
+  /** Answers with how many clicks were folded. */
+  fold(): number {
+    if (!store) throw new Error('click writer is not open');
+    return store.fold();
+  },
   close(): void {
+    try {
+      // Counted before leaving; a fold that fails here is done by the next start instead.
+      store?.fold();
+    } catch {}
     try {
       // Fold the WAL back into the database file before leaving.
       db?.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');

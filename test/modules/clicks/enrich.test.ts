@@ -22,7 +22,7 @@ const CHROME =
 const IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4.1 Mobile/15E148 Safari/604.1';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
-const HEX32 = /^[0-9a-f]{32}$/;
+const HEX16 = /^[0-9a-f]{16}$/;
 const DAY = utcDay(T0);
 
 // ---------------------------------------------------------------------------------------
@@ -123,14 +123,6 @@ function dumpAllTables(sqlite: Database): { tables: string[]; text: string } {
   return { tables, text };
 }
 
-function insertLink(sqlite: Database, id: string): void {
-  sqlite
-    .query(
-      "INSERT INTO links (id, slug, destination, params, created_at, updated_at) VALUES (?, ?, 'https://example.com/', '{}', ?, ?)",
-    )
-    .run(id, `slug-${id}`, T0, T0);
-}
-
 describe('VisitorHasher on a migrated database', () => {
   let t: TestApp;
   let sqlite: Database;
@@ -140,10 +132,10 @@ describe('VisitorHasher on a migrated database', () => {
   });
   afterAll(() => t.close());
 
-  test('the same day, address and user agent give the same 32-hex hash', () => {
+  test('the same day, address and user agent give the same 16-hex hash (the first 8 bytes of the sha256)', () => {
     const hasher = new VisitorHasher(sqlite);
     const a = hasher.hash(DAY, '81.2.69.160', CHROME);
-    expect(a).toMatch(HEX32);
+    expect(a).toMatch(HEX16);
     expect(hasher.hash(DAY, '81.2.69.160', CHROME)).toBe(a);
   });
 
@@ -161,16 +153,16 @@ describe('VisitorHasher on a migrated database', () => {
       // The separator keeps the fields apart: moving characters across them changes the hash.
       hasher.hash(DAY, '81.2.69.16', `0\n${CHROME}`),
     ];
-    for (const other of others) expect(other).toMatch(HEX32);
+    for (const other of others) expect(other).toMatch(HEX16);
     expect(new Set([base, ...others]).size).toBe(others.length + 1);
   });
 
   test('the hash is not a plain digest of the inputs: a secret daily salt goes in first', () => {
     const hasher = new VisitorHasher(sqlite);
-    const unsalted = new Bun.CryptoHasher('sha256').update(`\n81.2.69.160\n${CHROME}`).digest('hex').slice(0, 32);
+    const unsalted = new Bun.CryptoHasher('sha256').update(`\n81.2.69.160\n${CHROME}`).digest('hex').slice(0, 16);
     expect(hasher.hash(DAY, '81.2.69.160', CHROME)).not.toBe(unsalted);
     const { salt } = sqlite.query<{ salt: string }, [number]>('SELECT salt FROM visitor_salts WHERE day = ?').get(DAY)!;
-    const salted = new Bun.CryptoHasher('sha256').update(`${salt}\n81.2.69.160\n${CHROME}`).digest('hex').slice(0, 32);
+    const salted = new Bun.CryptoHasher('sha256').update(`${salt}\n81.2.69.160\n${CHROME}`).digest('hex').slice(0, 16);
     expect(hasher.hash(DAY, '81.2.69.160', CHROME)).toBe(salted);
     expect(salt.length).toBeGreaterThanOrEqual(32);
   });
@@ -200,43 +192,25 @@ describe('VisitorHasher on a migrated database', () => {
     expect(salts[0]!.salt).not.toBe(salts[1]!.salt);
   });
 
-  test('pruneBefore drops older salts and visitor_days rows in batches, returning the rows deleted', () => {
+  test('pruneBefore drops the salts of older days, from the database and from memory', () => {
     const base = DAY + 100;
     const hasher = new VisitorHasher(sqlite);
-    insertLink(sqlite, 'lnk_prune');
     const before = hasher.hash(base, '81.2.69.160', CHROME);
     for (let d = base; d <= base + 4; d++) hasher.hash(d, '81.2.69.160', CHROME);
-    const seen = sqlite.query('INSERT INTO visitor_days (day, link_id, visitor_hash) VALUES (?, ?, ?)');
-    for (let i = 0; i < 7; i++) seen.run(base, 'lnk_prune', `h${i}`);
-    for (let i = 0; i < 3; i++) seen.run(base + 1, 'lnk_prune', `h${i}`);
-    for (let i = 0; i < 4; i++) seen.run(base + 3, 'lnk_prune', `h${i}`);
     const keep = base + 3;
-    const countDays = () =>
-      sqlite
-        .query<{ n: number }, [number, number]>('SELECT count(*) AS n FROM visitor_days WHERE day >= ? AND day < ?')
-        .get(base, keep)!.n;
-
-    expect(hasher.pruneBefore(keep, 4)).toBe(4);
-    // Every older salt goes in the first call; visitor rows one batch at a time.
+    hasher.pruneBefore(keep);
     expect(
       sqlite.query<{ day: number }, [number]>('SELECT day FROM visitor_salts WHERE day >= ? ORDER BY day').all(base),
     ).toEqual([{ day: base + 3 }, { day: base + 4 }]);
-    expect(countDays()).toBe(6);
-    expect(hasher.pruneBefore(keep, 4)).toBe(4);
-    expect(hasher.pruneBefore(keep, 4)).toBe(2);
-    expect(hasher.pruneBefore(keep, 4)).toBe(0);
-    expect(countDays()).toBe(0);
+    // Nothing older left: a second call changes nothing.
+    hasher.pruneBefore(keep);
     expect(
-      sqlite.query<{ n: number }, [number]>('SELECT count(*) AS n FROM visitor_days WHERE day = ?').get(keep)!.n,
-    ).toBe(4);
+      sqlite.query<{ n: number }, [number]>('SELECT count(*) AS n FROM visitor_salts WHERE day >= ?').get(base)!.n,
+    ).toBe(2);
 
     // The pruned day's salt is gone for good, from memory too: its old hashes cannot be remade.
     expect(hasher.hash(base, '81.2.69.160', CHROME)).not.toBe(before);
     expect(hasher.hash(keep, '81.2.69.160', CHROME)).toBe(new VisitorHasher(sqlite).hash(keep, '81.2.69.160', CHROME));
-  });
-
-  test('pruneBefore with nothing older returns 0', () => {
-    expect(new VisitorHasher(sqlite).pruneBefore(0)).toBe(0);
   });
 });
 
@@ -384,7 +358,7 @@ describe('enrichClick on hand-made records', () => {
       language: null,
     });
     expect(e.visitorHash).toBe(hasher.hash(DAY, null, null));
-    expect(e.visitorHash).toMatch(HEX32);
+    expect(e.visitorHash).toMatch(HEX16);
   });
 
   test('a private address and a click already classified on the hot path', () => {
@@ -506,7 +480,7 @@ describe('a real click through the redirect and the flush', () => {
       expect.arrayContaining([
         'click_tail',
         'click_targets',
-        'visitor_days',
+        'click_state',
         'visitor_salts',
         'links',
         'rollup_buckets',

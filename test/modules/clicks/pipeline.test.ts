@@ -187,6 +187,7 @@ function hookedSink(inner: ClickSink, hooks: { afterCommit?(n: number): void; af
       return outcome;
     },
     discard: () => inner.discard(),
+    fold: () => inner.fold(),
     close: () => inner.close(),
   };
 }
@@ -319,12 +320,10 @@ describe('a failed flush keeps the clicks and retries them', () => {
     await flushOk(t);
     const sqlite = t.deps.db.$client;
     const valuesBefore = rows(t, 'SELECT id, dim, key, value FROM rollup_values ORDER BY id');
-    // The bucket writes come last in the transaction, after the raw rows and the new values.
-    for (const op of ['INSERT', 'UPDATE']) {
-      sqlite.run(
-        `CREATE TRIGGER fail_${op} BEFORE ${op} ON rollup_buckets BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`,
-      );
-    }
+    // The third click's row fails, after the first two added their new values.
+    sqlite.run(
+      "CREATE TRIGGER fail_insert BEFORE INSERT ON click_tail WHEN NEW.flags & 1 = 1 BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END",
+    );
     expect(
       await click(t, '/halfway/new-code', {
         ip: '5.39.0.1',
@@ -350,7 +349,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(one(t, "SELECT id FROM rollup_values WHERE dim = 'param' AND key = 'from'").id).toBe(
       valuesBefore.at(-1).id + 1,
     );
-    for (const op of ['INSERT', 'UPDATE']) sqlite.run(`DROP TRIGGER fail_${op}`);
+    sqlite.run('DROP TRIGGER fail_insert');
     await flushOk(t);
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(4);
     expect(linkCounts(t, link.id)).toEqual({ click_count: 3, bot_count: 1, unique_count: 3 });
@@ -358,6 +357,40 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(buckets.rows.some((r) => r.dim === 'variant' && r.value === 'new-code')).toBe(true);
     expect(buckets.rows.some((r) => r.dim === 'param' && r.key === 'from')).toBe(false);
     expect(t.errors).toHaveLength(1);
+    t.errors.length = 0;
+    await disposeTestApp(t);
+  });
+
+  test('a fold that fails keeps the sums: the clicks are written, counted at the next flush that folds', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'unfolded' });
+    expect(await click(t, '/unfolded', { ip: '8.8.8.8' })).toBe(302);
+    await flushOk(t);
+    const sqlite = t.deps.db.$client;
+    for (const op of ['INSERT', 'UPDATE']) {
+      sqlite.run(
+        `CREATE TRIGGER fail_${op} BEFORE ${op} ON rollup_buckets BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`,
+      );
+    }
+    expect(await click(t, '/unfolded', { ip: '5.39.0.1', ua: UA.firefoxLinux, lang: 'fr' })).toBe(302);
+    expect(await click(t, '/unfolded', { ip: '77.88.55.55', ua: UA.curl })).toBe(302);
+    expect(await t.deps.clicks.flusher.flush()).toBe(false);
+    expect(await t.deps.clicks.flusher.flush()).toBe(false); // still failing: no second error
+    expect(t.deps.clicks.buffer.length).toBe(0);
+    expect(t.errors).toHaveLength(1);
+    expect(t.errors[0]).toContain('click fold failed; the written clicks are counted at the next flush');
+    // Written once, not counted yet (the fold's transaction rolled back whole).
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(3);
+    expect(linkCounts(t, link.id)).toEqual({ click_count: 1, bot_count: 0, unique_count: 1 });
+    expect(one(t, "SELECT value FROM click_state WHERE name = 'folded_through'").value).toBe(1);
+
+    for (const op of ['INSERT', 'UPDATE']) sqlite.run(`DROP TRIGGER fail_${op}`);
+    await flushOk(t);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(3);
+    expect(linkCounts(t, link.id)).toEqual({ click_count: 2, bot_count: 1, unique_count: 2 });
+    expect(one(t, "SELECT value FROM click_state WHERE name = 'folded_through'").value).toBe(3);
+    expectBucketsMatchRawClicks(t);
     t.errors.length = 0;
     await disposeTestApp(t);
   });
@@ -791,7 +824,6 @@ describe('deleted links and variants', () => {
     expect(rows(t, 'SELECT link_id, count(*) AS n FROM raw_clicks GROUP BY link_id')).toEqual([
       { link_id: keep.id, n: 4 },
     ]);
-    expect(one(t, 'SELECT count(*) AS n FROM visitor_days WHERE link_id = ?', vanished.id).n).toBe(0);
     expect(one(t, 'SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?', vanished.id).n).toBe(0);
     const buckets = expectBucketsMatchRawClicks(t); // the workspace counts the kept link only
     expect(buckets.rows.filter((r) => r.dim === 'link').map((r) => r.value)).toEqual(
@@ -888,7 +920,7 @@ describe('privacy', () => {
     expect(await click(t, '/private', { ip: ADDRESS, ua: UA.chromeWin })).toBe(302);
     await flushOk(t);
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(shots.length + 1);
-    expect(one(t, 'SELECT count(*) AS n FROM visitor_days').n).toBeGreaterThan(0);
+    expect(one(t, 'SELECT count(*) AS n FROM raw_clicks WHERE first_of_day = 1').n).toBeGreaterThan(0);
 
     // The scan finds what is stored (the destination), and nothing of the address.
     expect(columnsContaining(t, 'https://example.com/private-landing')).toEqual(

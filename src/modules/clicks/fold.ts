@@ -1,0 +1,152 @@
+/**
+ * The fold: the written clicks' pending sums (pending.ts) go into the rollup buckets, the link
+ * counters and the variant counters in ONE transaction that also moves the watermark
+ * `click_state('folded_through')` to the last click they count. Everything up to the watermark
+ * is counted, nothing after it: a writer that dies with sums in memory loses nothing, the next
+ * one re-reads the clicks after the watermark and folds them (`refold`).
+ *
+ * The workspace's buckets are derived here from the links' own, skipping links deleted since
+ * their clicks were written (checked inside this transaction): a link delete takes the link's
+ * folded buckets out of the workspace's (rollups.ts forgetLinkRollups), and its pending sums
+ * never get there.
+ */
+import type { Database } from 'bun:sqlite';
+import { DAY_MS, utcDay } from '../../lib/time';
+import { prepareLinkCounters } from '../links/counters';
+import { prepareVariantCounters } from '../variants/counters';
+import { type LinkSums, PendingSums } from './pending';
+import { readClicksAfter } from './raw-read';
+import { mergeCounts } from './rollup-codec';
+import { RollupValues } from './rollup-values';
+import { type Bucket, RollupStore, valueIdsOf, WORKSPACE } from './rollups';
+
+export interface Folder {
+  /** Folds in its own IMMEDIATE transaction; throws (and nothing is written) when it fails. */
+  fold(pending: PendingSums, through: number): void;
+  /** Re-folds the clicks written after the watermark; returns how many. */
+  refold(values: RollupValues): number;
+}
+
+/** Clicks re-read and folded per transaction by refold. */
+const REFOLD_CHUNK = 50_000;
+
+export function foldedThrough(sqlite: Database): number {
+  return (
+    sqlite.query<{ value: number }, []>("SELECT value FROM click_state WHERE name = 'folded_through'").get()?.value ?? 0
+  );
+}
+
+/** A link's buckets: its hours as they are, and each day summed from its hours. */
+function linkBuckets(linkId: string, sums: LinkSums): Bucket[] {
+  const buckets: Bucket[] = [];
+  const days = new Map<number, Bucket>();
+  for (const h of sums.hours.values()) {
+    buckets.push({ scope: linkId, grain: 'hour', ...h });
+    const start = utcDay(h.start) * DAY_MS;
+    const key = start * 2 + (h.bot ? 1 : 0);
+    let day = days.get(key);
+    if (day === undefined) {
+      day = { scope: linkId, grain: 'day', start, bot: h.bot, clicks: 0, uniques: 0, counts: new Map() };
+      days.set(key, day);
+    }
+    day.clicks += h.clicks;
+    day.uniques += h.uniques;
+    mergeCounts(day.counts, h.counts);
+  }
+  for (const day of days.values()) buckets.push(day);
+  return buckets;
+}
+
+/** Adds a link's bucket to the workspace's of the same (grain, start, bot), counting the link itself too. */
+function addToWorkspace(workspace: Map<string, Bucket>, b: Bucket, linkValue: number): void {
+  const key = `${b.grain}|${b.start}|${b.bot ? 1 : 0}`;
+  let w = workspace.get(key);
+  if (w === undefined) {
+    w = { scope: WORKSPACE, grain: b.grain, start: b.start, bot: b.bot, clicks: 0, uniques: 0, counts: new Map() };
+    workspace.set(key, w);
+  }
+  w.clicks += b.clicks;
+  w.uniques += b.uniques;
+  mergeCounts(w.counts, b.counts);
+  w.counts.set(linkValue, (w.counts.get(linkValue) ?? 0) + b.clicks);
+}
+
+export function createFolder(sqlite: Database): Folder {
+  const linkCounters = prepareLinkCounters(sqlite);
+  const variantCounters = prepareVariantCounters(sqlite);
+  // The workspace buckets stay decoded between folds (see RollupStore).
+  const rollupStore = new RollupStore(sqlite, { cacheWorkspace: true });
+  const mark = sqlite.prepare<unknown, [number]>(
+    `INSERT INTO click_state (name, value) VALUES ('folded_through', ?)
+     ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+  );
+
+  const apply = sqlite.transaction((pending: PendingSums, through: number) => {
+    const exists = linkCounters.existing(pending.links.keys());
+    const workspace = new Map<string, Bucket>();
+    // In link id order: the links' buckets and rows are then visited in key order, a B-tree page
+    // after the other, instead of at random.
+    for (const linkId of [...pending.links.keys()].sort()) {
+      // Deleted since its clicks were written (and they with it): nothing to count.
+      if (!exists.has(linkId)) continue;
+      const sums = pending.links.get(linkId)!;
+      const buckets = linkBuckets(linkId, sums);
+      rollupStore.apply(buckets);
+      for (const b of buckets) addToWorkspace(workspace, b, sums.linkValue);
+      linkCounters.bump(linkId, sums.humans, sums.uniques, sums.bots, sums.last);
+      for (const [id, n] of sums.variants) variantCounters.bump(id, n);
+    }
+    rollupStore.apply(workspace.values());
+    mark.run(through);
+  });
+
+  const fold = (pending: PendingSums, through: number): void => {
+    try {
+      // IMMEDIATE: take the write lock first, so a read-then-write never fails on a stale snapshot.
+      apply.immediate(pending, through);
+    } catch (err) {
+      rollupStore.dropCache();
+      throw err;
+    }
+  };
+
+  /** One chunk of clicks after the watermark, summed and folded in one transaction; how many. */
+  const refoldChunk = sqlite.transaction((values: RollupValues): number => {
+    const clicks = readClicksAfter(sqlite, foldedThrough(sqlite), REFOLD_CHUNK);
+    if (clicks.length === 0) return 0;
+    const pending = new PendingSums();
+    for (const c of clicks) pending.add(c, c.firstOfDay, valueIdsOf(values, c), values.idOf('link', '', c.linkId));
+    apply(pending, clicks[clicks.length - 1]!.id);
+    return clicks.length;
+  });
+
+  const refold = (values: RollupValues): number => {
+    let counted = 0;
+    for (;;) {
+      let n: number;
+      try {
+        n = refoldChunk.immediate(values);
+        values.commit();
+      } catch (err) {
+        values.rollback();
+        rollupStore.dropCache();
+        throw err;
+      }
+      if (n === 0) return counted;
+      counted += n;
+    }
+  };
+
+  return { fold, refold };
+}
+
+/**
+ * The server's start, before anything reads a counter (the slug index loads the links' click
+ * counts for click limits): folds what a killed writer left unfolded. The writer's own open
+ * then finds nothing left to fold.
+ */
+export function refoldUnfolded(sqlite: Database): number {
+  const values = new RollupValues(sqlite);
+  values.refresh();
+  return createFolder(sqlite).refold(values);
+}
