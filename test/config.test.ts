@@ -21,7 +21,7 @@ describe('defaults (README, Configuration)', () => {
       shortHost: 'http://localhost:3000',
       appHost: 'http://localhost:3000',
       flushMs: 1000,
-      trustProxy: false,
+      trustProxy: 0,
       geoDb: null,
       rateLimit: 600,
       workspaceName: 'Slink',
@@ -68,13 +68,14 @@ describe('defaults (README, Configuration)', () => {
       shortHost: 'https://s.example',
       appHost: 'https://a.example',
       flushMs: 250,
-      trustProxy: true,
+      trustProxy: 1,
       geoDb: '/geo/city.mmdb',
       rateLimit: 60,
       workspaceName: 'Acme',
       sessionDays: 7,
     });
-    expect(loadConfig({ SLINK_TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadConfig({ SLINK_TRUST_PROXY: '0' }).trustProxy).toBe(0);
+    expect(loadConfig({ SLINK_TRUST_PROXY: '2' }).trustProxy).toBe(2);
   });
 
   test('the result is frozen', () => {
@@ -131,7 +132,9 @@ describe('bad values throw ConfigError naming the variable', () => {
     ['SLINK_SHORT_HOST', { SLINK_SHORT_HOST: 'javascript:alert(1)' }],
     ['SLINK_APP_HOST', { SLINK_APP_HOST: 'ftp://x' }],
     ['SLINK_APP_HOST', { SLINK_APP_HOST: 'https://app.sl.ink/dashboard' }],
-    ['SLINK_TRUST_PROXY', { SLINK_TRUST_PROXY: '2' }],
+    ['SLINK_TRUST_PROXY', { SLINK_TRUST_PROXY: '11' }],
+    ['SLINK_TRUST_PROXY', { SLINK_TRUST_PROXY: '-1' }],
+    ['SLINK_TRUST_PROXY', { SLINK_TRUST_PROXY: '1.0' }],
     ['SLINK_TRUST_PROXY', { SLINK_TRUST_PROXY: 'true' }],
     ['SLINK_TRUST_PROXY', { SLINK_TRUST_PROXY: 'yes' }],
     ['SLINK_FLUSH_MS', { SLINK_FLUSH_MS: 'soon' }],
