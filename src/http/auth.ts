@@ -79,6 +79,17 @@ export function bodyProblem(request: Request): AppError | null {
   return null;
 }
 
+/**
+ * No API path ends in a slash. Bun resolves dot segments (`..`, `%2e%2e`, `.`) in the request
+ * target before the app sees it, and a trailing one leaves a slash behind:
+ * `DELETE /api/v1/links/abc/variants/..` arrives as `/api/v1/links/abc/`, which the router would
+ * take for the link itself. Such a path names nothing: 404, before any route runs.
+ */
+export function pathProblem(path: string): AppError | null {
+  if (!path.endsWith('/')) return null;
+  return new AppError('not_found', `No route for ${path}: API paths have no trailing slash or dot segments`);
+}
+
 export function csrfRejected(): AppError {
   return new AppError(
     'csrf_rejected',
@@ -88,7 +99,8 @@ export function csrfRejected(): AppError {
 
 export function createApiGuard(deps: Deps, limiter: RateLimiter) {
   return ({ request, set, server }: GuardContext): Response | undefined => {
-    if (!pathOf(request.url).startsWith(API_PREFIX)) return undefined;
+    const path = pathOf(request.url);
+    if (!path.startsWith(API_PREFIX)) return undefined;
     const auth = authenticate(deps, request);
     const identity =
       auth instanceof AppError
@@ -111,7 +123,7 @@ export function createApiGuard(deps: Deps, limiter: RateLimiter) {
     if (auth.viaSession && isWrite(request.method) && !isSameOrigin(request, deps.config.appHost)) {
       return errorResponse(csrfRejected(), headers);
     }
-    const problem = bodyProblem(request);
+    const problem = pathProblem(path) ?? bodyProblem(request);
     if (problem) return errorResponse(problem, headers);
     const { principal } = auth;
     if (request.method !== 'GET' && request.method !== 'HEAD' && principal.key.scope !== 'write') {
