@@ -148,7 +148,7 @@ describe('302 redirect', () => {
       ['198.51.100.2', CHROME],
       ['203.0.113.7', `${CHROME} Edg/124.0`],
     ]) {
-      await go('/abc', 'https://example.com/l', { ua, headers: { 'x-forwarded-for': ip } });
+      await go('/abc', 'https://example.com/l', { ua, headers: { 'x-forwarded-for': ip! } });
     }
     expect(await counts(link.id)).toMatchObject({ clickCount: 4, uniqueCount: 3 });
     expect(JSON.stringify(t.deps.db.$client.query('SELECT * FROM clicks').all())).not.toMatch(
