@@ -12,6 +12,7 @@ import { API_PREFIX, createApiGuard } from './http/auth';
 import { pathOf } from './http/client';
 import { docsPlugin } from './http/docs';
 import { errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
+import { strictQueryIntegers } from './http/models';
 import { RateLimiter } from './http/rate-limit';
 import { AppError, RateLimitedError } from './lib/errors';
 import { analyticsRoutes } from './modules/analytics';
@@ -73,11 +74,13 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       })
       // One hook, redirects first: a short link never pays for the API guards.
       .onRequest((ctx) => shortSite?.(ctx) ?? apiGuard(ctx) ?? appGuard(ctx))
-      // Every JSON body of the API is an object. Elysia skips validation of a non-object body when
+      // Query integers are digits only (http/models.ts). Every JSON body of the API is an object. Elysia skips validation of a non-object body when
       // all of a schema's fields are optional (PATCH), so reject arrays, strings and numbers here.
-      .onTransform(({ body, request }) => {
+      .onTransform(({ body, query, request }) => {
         const path = pathOf(request.url);
-        if (body === undefined || !(path.startsWith(API_PREFIX) || path.startsWith(APP_API_PREFIX))) return;
+        if (!(path.startsWith(API_PREFIX) || path.startsWith(APP_API_PREFIX))) return;
+        strictQueryIntegers(query);
+        if (body === undefined) return;
         if (typeof body !== 'object' || body === null || Array.isArray(body)) {
           throw new AppError('invalid_request', 'Request body must be a JSON object', 'body');
         }
