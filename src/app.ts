@@ -12,6 +12,7 @@ import { API_PREFIX, createApiGuard } from './http/auth';
 import { pathOf } from './http/client';
 import { docsPlugin } from './http/docs';
 import { errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
+import { JSON_TYPE, readJsonBody } from './http/json-body';
 import { strictQueryIntegers } from './http/models';
 import { RateLimiter } from './http/rate-limit';
 import { AppError, RateLimitedError } from './lib/errors';
@@ -35,6 +36,8 @@ function toAppError(code: string | number, error: unknown, request: Request, dep
     case 'VALIDATION':
       return validationToAppError(error as Parameters<typeof validationToAppError>[0]);
     case 'PARSE':
+      // The body reader's own refusals (size, nesting) arrive wrapped as the cause.
+      if ((error as Error).cause instanceof AppError) return (error as Error).cause as AppError;
       return new AppError('invalid_request', 'Request body is not valid JSON', 'body');
     case 'NOT_FOUND':
       return new AppError('not_found', `No route for ${request.method} ${new URL(request.url).pathname}`);
@@ -74,6 +77,12 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       })
       // One hook, redirects first: a short link never pays for the API guards.
       .onRequest((ctx) => shortSite?.(ctx) ?? apiGuard(ctx) ?? appGuard(ctx))
+      // The API's JSON bodies: size and nesting checked before anything parses or validates them.
+      .onParse(({ request, contentType }) => {
+        if (!JSON_TYPE.test(contentType.trim())) return;
+        const path = pathOf(request.url);
+        if (path.startsWith(API_PREFIX) || path.startsWith(APP_API_PREFIX)) return readJsonBody(request);
+      })
       // Query integers are digits only (http/models.ts). Every JSON body of the API is an object. Elysia skips validation of a non-object body when
       // all of a schema's fields are optional (PATCH), so reject arrays, strings and numbers here.
       .onTransform(({ body, query, request }) => {

@@ -15,11 +15,11 @@ import { type Principal, verifyApiKey } from '../modules/auth/keys';
 import { sessionPrincipal, verifySession } from '../modules/sessions/service';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
+import { JSON_TYPE, MAX_BODY_BYTES, tooLarge } from './json-body';
 import type { RateLimiter } from './rate-limit';
 import { isSameOrigin, isWrite, readSessionToken } from './session';
 
 export const API_PREFIX = '/api/v1';
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 const principals = new WeakMap<Request, Principal>();
 
@@ -67,13 +67,11 @@ function authenticate(deps: Deps, request: Request): Caller | AppError {
 export function bodyProblem(request: Request): AppError | null {
   if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE') return null;
   const length = Number(request.headers.get('content-length') ?? '0');
-  if (length > MAX_BODY_BYTES) {
-    return new AppError('payload_too_large', `Request body is larger than ${MAX_BODY_BYTES} bytes`);
-  }
+  if (length > MAX_BODY_BYTES) return tooLarge();
   const type = request.headers.get('content-type');
   // A chunked body (no content-length) is a body too.
   const hasBody = length > 0 || (!request.headers.has('content-length') && request.body !== null);
-  if (type && hasBody && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
+  if (type && hasBody && !JSON_TYPE.test(type.trim())) {
     return new AppError('unsupported_media_type', 'Request body must be JSON (Content-Type: application/json)');
   }
   return null;
