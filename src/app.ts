@@ -23,6 +23,7 @@ import { bulkRoutes } from './modules/bulk';
 import { dashboardRoutes } from './modules/dashboard';
 import { linksRoutes } from './modules/links';
 import { appLinksRoutes } from './modules/links/app-routes';
+import { metricsRoutes } from './modules/metrics';
 import { projectsRoutes } from './modules/projects';
 import { qrRoutes } from './modules/qr';
 import { createShortSite } from './modules/redirect';
@@ -64,6 +65,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const shortSite = options.shortSiteAnswered ? null : createShortSite(deps);
   const apiGuard = createApiGuard(deps, limiter);
   const appGuard = createAppGuard(deps);
+  const { metrics } = deps;
   // normalize 'typebox' (Value.Clean) instead of the default exact-mirror, which rebuilds a record
   // field from whatever it is given before validating: params "a=b" became {"0":"a","1":"=","2":"b"}.
   return (
@@ -76,7 +78,26 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
         return errorBody(err.code, err.message, err.field);
       })
       // One hook, redirects first: a short link never pays for the API guards.
-      .onRequest((ctx) => shortSite?.(ctx) ?? apiGuard(ctx) ?? appGuard(ctx))
+      .onRequest((ctx) => {
+        const short = shortSite?.(ctx);
+        if (short !== undefined) return short;
+        const refused = apiGuard(ctx) ?? appGuard(ctx);
+        // A guard's answer skips routing (and onAfterResponse): counted here, by prefix.
+        if (refused !== undefined && metrics !== null) {
+          const path = pathOf(ctx.request.url);
+          metrics.request(
+            path.startsWith(APP_API_PREFIX) ? `${APP_API_PREFIX}/*` : `${API_PREFIX}/*`,
+            ctx.request.method,
+            refused.status,
+          );
+        }
+        return refused;
+      })
+      .onAfterResponse({ as: 'global' }, ({ route, request, set, responseValue }) => {
+        if (metrics === null) return;
+        const status = responseValue instanceof Response ? responseValue.status : Number(set.status) || 200;
+        metrics.request(route || 'unmatched', request.method, status);
+      })
       // The API's JSON bodies: size and nesting checked before anything parses or validates them.
       .onParse(({ request, contentType }) => {
         if (!JSON_TYPE.test(contentType.trim())) return;
@@ -96,6 +117,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       })
       .use(docsPlugin(deps.config.appHost))
       .use(dashboardRoutes())
+      .use(metricsRoutes(deps))
       // The app's front door is the dashboard (CONTRACT "Paths": /app).
       .get('/', ({ redirect }) => redirect('/app', 302), { detail: { hide: true } })
       .get(

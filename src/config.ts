@@ -18,6 +18,8 @@ export interface Config {
   readonly geoDb: string | null;
   readonly rateLimit: number;
   readonly workspaceName: string;
+  /** Bearer token of GET /metrics; null: /metrics does not exist. */
+  readonly metricsToken: string | null;
   /** Dashboard sessions end this many days after sign-in (and after 7 idle days). */
   readonly sessionDays: number;
 }
@@ -52,6 +54,12 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   },
   { name: 'SLINK_RATE_LIMIT', default: '600', meaning: 'requests per minute per API key' },
   { name: 'SLINK_WORKSPACE_NAME', default: 'Slink', meaning: 'workspace name shown by GET /workspace' },
+  {
+    name: 'SLINK_METRICS_TOKEN',
+    default: '(unset)',
+    meaning:
+      'when set, GET /metrics on the app host answers Prometheus text format to Authorization: Bearer <token>; unset: /metrics is 404',
+  },
   {
     name: 'SLINK_SESSION_DAYS',
     default: '30',
@@ -106,6 +114,7 @@ export function loadConfig(env: Env = process.env): Config {
     geoDb: env.SLINK_GEO_DB || null,
     rateLimit: intVar(env, 'SLINK_RATE_LIMIT', 600, 1, 1_000_000),
     workspaceName: env.SLINK_WORKSPACE_NAME || 'Slink',
+    metricsToken: env.SLINK_METRICS_TOKEN || null,
     // Ten years at most: the cookie's Max-Age and the expiry stay well inside safe integers.
     sessionDays: intVar(env, 'SLINK_SESSION_DAYS', 30, 1, 3650),
   });

@@ -43,6 +43,7 @@ describe('slink --help', () => {
       'SLINK_GEO_DB',
       'SLINK_RATE_LIMIT',
       'SLINK_WORKSPACE_NAME',
+      'SLINK_METRICS_TOKEN',
       'SLINK_SESSION_DAYS',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(documentedVars);

@@ -25,6 +25,7 @@ describe('defaults (README, Configuration)', () => {
       geoDb: null,
       rateLimit: 600,
       workspaceName: 'Slink',
+      metricsToken: null,
       sessionDays: 30,
     });
   });
@@ -59,6 +60,7 @@ describe('defaults (README, Configuration)', () => {
         SLINK_GEO_DB: '/geo/city.mmdb',
         SLINK_RATE_LIMIT: '60',
         SLINK_WORKSPACE_NAME: 'Acme',
+        SLINK_METRICS_TOKEN: 'scrape-me-please',
         SLINK_SESSION_DAYS: '7',
       }),
     ).toEqual({
@@ -72,6 +74,7 @@ describe('defaults (README, Configuration)', () => {
       geoDb: '/geo/city.mmdb',
       rateLimit: 60,
       workspaceName: 'Acme',
+      metricsToken: 'scrape-me-please',
       sessionDays: 7,
     });
     expect(loadConfig({ SLINK_TRUST_PROXY: '0' }).trustProxy).toBe(0);
@@ -175,6 +178,7 @@ describe('help text', () => {
       'SLINK_GEO_DB',
       'SLINK_RATE_LIMIT',
       'SLINK_WORKSPACE_NAME',
+      'SLINK_METRICS_TOKEN',
       'SLINK_SESSION_DAYS',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(names);
