@@ -21,6 +21,7 @@ describe('slink --help', () => {
       'key create',
       'key revoke',
       'key list',
+      'backup <file>',
       '--superuser',
       '--password',
       '--scope',

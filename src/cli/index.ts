@@ -9,6 +9,7 @@ import { type BaseDeps, consoleLogger } from '../deps';
 import { systemClock } from '../lib/clock';
 import { AppError } from '../lib/errors';
 import { UsageError } from './args';
+import { backupCommand } from './backup';
 import { type CliIo, processIo } from './io';
 import { keyCommand } from './key';
 import { userCommand } from './user';
@@ -25,6 +26,7 @@ Usage:
                                                   create an API key; prints the key once (dur: 90s, 15m, 12h, 30d)
   slink key revoke <keyId>                        revoke a key
   slink key list [--user <email>] [--json]        list keys (never the secret)
+  slink backup <file>                             a consistent copy of the live database (never overwrites)
   slink --help                                    this help
 
 Environment:
@@ -38,13 +40,14 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   }
   let deps: BaseDeps | null = null;
   try {
-    if (command !== 'user' && command !== 'key')
+    if (command !== 'user' && command !== 'key' && command !== 'backup')
       throw new UsageError(`unknown command "${command}" (see slink --help)`);
     const config = loadConfig();
     const db = openDatabase(config.dbPath);
     migrateDatabase(db);
     deps = { db, config, clock: systemClock, log: consoleLogger };
     if (command === 'user') await userCommand(deps, rest, io);
+    else if (command === 'backup') backupCommand(deps, rest, io);
     else keyCommand(deps, rest, io);
     return 0;
   } catch (err) {
