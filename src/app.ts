@@ -12,6 +12,8 @@ import { API_PREFIX, createApiGuard } from './http/auth';
 import { pathOf } from './http/client';
 import { docsPlugin } from './http/docs';
 import { errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
+import { JSON_TYPE, readJsonBody } from './http/json-body';
+import { strictQueryIntegers } from './http/models';
 import { RateLimiter } from './http/rate-limit';
 import { AppError, RateLimitedError } from './lib/errors';
 import { analyticsRoutes } from './modules/analytics';
@@ -21,6 +23,7 @@ import { bulkRoutes } from './modules/bulk';
 import { dashboardRoutes } from './modules/dashboard';
 import { linksRoutes } from './modules/links';
 import { appLinksRoutes } from './modules/links/app-routes';
+import { metricsRoutes } from './modules/metrics';
 import { projectsRoutes } from './modules/projects';
 import { qrRoutes } from './modules/qr';
 import { createShortSite } from './modules/redirect';
@@ -34,6 +37,8 @@ function toAppError(code: string | number, error: unknown, request: Request, dep
     case 'VALIDATION':
       return validationToAppError(error as Parameters<typeof validationToAppError>[0]);
     case 'PARSE':
+      // The body reader's own refusals (size, nesting) arrive wrapped as the cause.
+      if ((error as Error).cause instanceof AppError) return (error as Error).cause as AppError;
       return new AppError('invalid_request', 'Request body is not valid JSON', 'body');
     case 'NOT_FOUND':
       return new AppError('not_found', `No route for ${request.method} ${new URL(request.url).pathname}`);
@@ -60,6 +65,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const shortSite = options.shortSiteAnswered ? null : createShortSite(deps);
   const apiGuard = createApiGuard(deps, limiter);
   const appGuard = createAppGuard(deps);
+  const { metrics } = deps;
   // normalize 'typebox' (Value.Clean) instead of the default exact-mirror, which rebuilds a record
   // field from whatever it is given before validating: params "a=b" became {"0":"a","1":"=","2":"b"}.
   return (
@@ -72,18 +78,46 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
         return errorBody(err.code, err.message, err.field);
       })
       // One hook, redirects first: a short link never pays for the API guards.
-      .onRequest((ctx) => shortSite?.(ctx) ?? apiGuard(ctx) ?? appGuard(ctx))
-      // Every JSON body of the API is an object. Elysia skips validation of a non-object body when
-      // all of a schema's fields are optional (PATCH), so reject arrays, strings and numbers here.
-      .onTransform(({ body, request }) => {
+      .onRequest((ctx) => {
+        const short = shortSite?.(ctx);
+        if (short !== undefined) return short;
+        const refused = apiGuard(ctx) ?? appGuard(ctx);
+        // A guard's answer skips routing (and onAfterResponse): counted here, by prefix.
+        if (refused !== undefined && metrics !== null) {
+          const path = pathOf(ctx.request.url);
+          metrics.request(
+            path.startsWith(APP_API_PREFIX) ? `${APP_API_PREFIX}/*` : `${API_PREFIX}/*`,
+            ctx.request.method,
+            refused.status,
+          );
+        }
+        return refused;
+      })
+      .onAfterResponse({ as: 'global' }, ({ route, request, set, responseValue }) => {
+        if (metrics === null) return;
+        const status = responseValue instanceof Response ? responseValue.status : Number(set.status) || 200;
+        metrics.request(route || 'unmatched', request.method, status);
+      })
+      // The API's JSON bodies: size and nesting checked before anything parses or validates them.
+      .onParse(({ request, contentType }) => {
+        if (!JSON_TYPE.test(contentType.trim())) return;
         const path = pathOf(request.url);
-        if (body === undefined || !(path.startsWith(API_PREFIX) || path.startsWith(APP_API_PREFIX))) return;
+        if (path.startsWith(API_PREFIX) || path.startsWith(APP_API_PREFIX)) return readJsonBody(request);
+      })
+      // Query integers are digits only (http/models.ts). Every JSON body of the API is an object. Elysia skips validation of a non-object body when
+      // all of a schema's fields are optional (PATCH), so reject arrays, strings and numbers here.
+      .onTransform(({ body, query, request }) => {
+        const path = pathOf(request.url);
+        if (!(path.startsWith(API_PREFIX) || path.startsWith(APP_API_PREFIX))) return;
+        strictQueryIntegers(query);
+        if (body === undefined) return;
         if (typeof body !== 'object' || body === null || Array.isArray(body)) {
           throw new AppError('invalid_request', 'Request body must be a JSON object', 'body');
         }
       })
       .use(docsPlugin(deps.config.appHost))
       .use(dashboardRoutes())
+      .use(metricsRoutes(deps))
       // The app's front door is the dashboard (CONTRACT "Paths": /app).
       .get('/', ({ redirect }) => redirect('/app', 302), { detail: { hide: true } })
       .get(

@@ -12,11 +12,14 @@ export interface Config {
   /** Public origin of the dashboard and the API, no trailing slash. */
   readonly appHost: string;
   readonly flushMs: number;
-  readonly trustProxy: boolean;
+  /** How many proxies stand in front (SLINK_TRUST_PROXY): 0 trusts no X-Forwarded-For. */
+  readonly trustProxy: number;
   /** Path of a MaxMind-format database, or null for the bundled default. */
   readonly geoDb: string | null;
   readonly rateLimit: number;
   readonly workspaceName: string;
+  /** Bearer token of GET /metrics; null: /metrics does not exist. */
+  readonly metricsToken: string | null;
   /** Dashboard sessions end this many days after sign-in (and after 7 idle days). */
   readonly sessionDays: number;
 }
@@ -38,7 +41,12 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
     meaning: 'public origin of the dashboard and the API',
   },
   { name: 'SLINK_FLUSH_MS', default: '1000', meaning: 'how often buffered clicks are written (ms)' },
-  { name: 'SLINK_TRUST_PROXY', default: '0', meaning: '1: the client address is the left-most X-Forwarded-For entry' },
+  {
+    name: 'SLINK_TRUST_PROXY',
+    default: '0',
+    meaning:
+      'N > 0: Slink sits behind N proxies; the client address is the N-th X-Forwarded-For entry counted from the right',
+  },
   {
     name: 'SLINK_GEO_DB',
     default: 'the bundled default',
@@ -46,6 +54,12 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   },
   { name: 'SLINK_RATE_LIMIT', default: '600', meaning: 'requests per minute per API key' },
   { name: 'SLINK_WORKSPACE_NAME', default: 'Slink', meaning: 'workspace name shown by GET /workspace' },
+  {
+    name: 'SLINK_METRICS_TOKEN',
+    default: '(unset)',
+    meaning:
+      'when set, GET /metrics on the app host answers Prometheus text format to Authorization: Bearer <token>; unset: /metrics is 404',
+  },
   {
     name: 'SLINK_SESSION_DAYS',
     default: '30',
@@ -88,10 +102,6 @@ function originVar(env: Env, name: string, fallback: string): string {
 export function loadConfig(env: Env = process.env): Config {
   const port = intVar(env, 'SLINK_PORT', 3000, 0, 65535);
   const shortHost = originVar(env, 'SLINK_SHORT_HOST', `http://localhost:${port}`);
-  const trust = env.SLINK_TRUST_PROXY ?? '0';
-  if (trust !== '0' && trust !== '1' && trust !== '') {
-    throw new ConfigError(`SLINK_TRUST_PROXY must be 0 or 1, got "${trust}"`);
-  }
   return Object.freeze({
     port,
     hostname: env.SLINK_HOSTNAME || '0.0.0.0',
@@ -99,10 +109,12 @@ export function loadConfig(env: Env = process.env): Config {
     shortHost,
     appHost: originVar(env, 'SLINK_APP_HOST', shortHost),
     flushMs: intVar(env, 'SLINK_FLUSH_MS', 1000, 10, 60_000),
-    trustProxy: trust === '1',
+    // Ten proxies in a row is already far beyond any real chain; more is a typo.
+    trustProxy: intVar(env, 'SLINK_TRUST_PROXY', 0, 0, 10),
     geoDb: env.SLINK_GEO_DB || null,
     rateLimit: intVar(env, 'SLINK_RATE_LIMIT', 600, 1, 1_000_000),
     workspaceName: env.SLINK_WORKSPACE_NAME || 'Slink',
+    metricsToken: env.SLINK_METRICS_TOKEN || null,
     // Ten years at most: the cookie's Max-Age and the expiry stay well inside safe integers.
     sessionDays: intVar(env, 'SLINK_SESSION_DAYS', 30, 1, 3650),
   });

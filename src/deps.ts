@@ -7,6 +7,7 @@ import { ExportHost } from './modules/analytics/export-host';
 import { verifyPassword } from './modules/auth/passwords';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from './modules/clicks/pipeline';
 import { RollupValues } from './modules/clicks/rollup-values';
+import { Metrics } from './modules/metrics/registry';
 import { LinkIndex } from './modules/redirect/link-index';
 import { SignInThrottle } from './modules/sessions/throttle';
 
@@ -36,6 +37,8 @@ export interface Deps extends BaseDeps {
   rollupValues: RollupValues;
   /** Runs CSV exports off the event loop (a Worker started at the first export); close() ends it. */
   exports: ExportHost;
+  /** Prometheus metrics, or null when SLINK_METRICS_TOKEN is unset (then nothing is counted). */
+  metrics: Metrics | null;
   /** First-run setup secret, new at every start and never stored (logged while no account exists). */
   setupToken: string;
   /** Failure limits and the verification slots of sign-in (in memory). */
@@ -60,6 +63,9 @@ export function createDeps(base: BaseDeps, options: DepsOptions = {}): Deps {
     clicks,
     rollupValues: new RollupValues(base.db.$client),
     exports: new ExportHost(base.db.$client, base.log),
+    metrics: base.config.metricsToken
+      ? new Metrics({ clicks, dbPath: base.config.dbPath, now: () => base.clock.now() })
+      : null,
     setupToken: randomToken(),
     signInThrottle: new SignInThrottle(base.clock),
     verifyPassword,

@@ -2,6 +2,8 @@
  * Entry point of `bun run start`, `bun run slink` and dist/slink: no subcommand or `serve`
  * starts the service, anything else is an operator subcommand.
  */
+// First: sets production mode before anything imports Elysia.
+import './production-mode';
 import { runCli } from './cli';
 import { loadConfig } from './config';
 import { serveForever } from './server';

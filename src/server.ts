@@ -12,7 +12,7 @@ import { type Config, ConfigError } from './config';
 import { applyPragmas, openDatabase } from './db/client';
 import { migrateDatabase } from './db/migrate';
 import { consoleLogger, createDeps } from './deps';
-import { MAX_BODY_BYTES } from './http/auth';
+import { MAX_BODY_BYTES } from './http/json-body';
 import { systemClock } from './lib/clock';
 import { refoldUnfolded } from './modules/clicks/fold';
 import { rebuildRollupsIfMissing } from './modules/clicks/rebuild';

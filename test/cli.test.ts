@@ -22,6 +22,7 @@ describe('slink --help', () => {
       'key revoke',
       'key list',
       'migrate',
+      'backup <file>',
       '--superuser',
       '--password',
       '--scope',
@@ -44,6 +45,7 @@ describe('slink --help', () => {
       'SLINK_GEO_DB',
       'SLINK_RATE_LIMIT',
       'SLINK_WORKSPACE_NAME',
+      'SLINK_METRICS_TOKEN',
       'SLINK_SESSION_DAYS',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(documentedVars);

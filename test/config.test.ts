@@ -21,10 +21,11 @@ describe('defaults (README, Configuration)', () => {
       shortHost: 'http://localhost:3000',
       appHost: 'http://localhost:3000',
       flushMs: 1000,
-      trustProxy: false,
+      trustProxy: 0,
       geoDb: null,
       rateLimit: 600,
       workspaceName: 'Slink',
+      metricsToken: null,
       sessionDays: 30,
     });
   });
@@ -59,6 +60,7 @@ describe('defaults (README, Configuration)', () => {
         SLINK_GEO_DB: '/geo/city.mmdb',
         SLINK_RATE_LIMIT: '60',
         SLINK_WORKSPACE_NAME: 'Acme',
+        SLINK_METRICS_TOKEN: 'scrape-me-please',
         SLINK_SESSION_DAYS: '7',
       }),
     ).toEqual({
@@ -68,13 +70,15 @@ describe('defaults (README, Configuration)', () => {
       shortHost: 'https://s.example',
       appHost: 'https://a.example',
       flushMs: 250,
-      trustProxy: true,
+      trustProxy: 1,
       geoDb: '/geo/city.mmdb',
       rateLimit: 60,
       workspaceName: 'Acme',
+      metricsToken: 'scrape-me-please',
       sessionDays: 7,
     });
-    expect(loadConfig({ SLINK_TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadConfig({ SLINK_TRUST_PROXY: '0' }).trustProxy).toBe(0);
+    expect(loadConfig({ SLINK_TRUST_PROXY: '2' }).trustProxy).toBe(2);
   });
 
   test('the result is frozen', () => {
@@ -131,7 +135,9 @@ describe('bad values throw ConfigError naming the variable', () => {
     ['SLINK_SHORT_HOST', { SLINK_SHORT_HOST: 'javascript:alert(1)' }],
     ['SLINK_APP_HOST', { SLINK_APP_HOST: 'ftp://x' }],
     ['SLINK_APP_HOST', { SLINK_APP_HOST: 'https://app.sl.ink/dashboard' }],
-    ['SLINK_TRUST_PROXY', { SLINK_TRUST_PROXY: '2' }],
+    ['SLINK_TRUST_PROXY', { SLINK_TRUST_PROXY: '11' }],
+    ['SLINK_TRUST_PROXY', { SLINK_TRUST_PROXY: '-1' }],
+    ['SLINK_TRUST_PROXY', { SLINK_TRUST_PROXY: '1.0' }],
     ['SLINK_TRUST_PROXY', { SLINK_TRUST_PROXY: 'true' }],
     ['SLINK_TRUST_PROXY', { SLINK_TRUST_PROXY: 'yes' }],
     ['SLINK_FLUSH_MS', { SLINK_FLUSH_MS: 'soon' }],
@@ -172,6 +178,7 @@ describe('help text', () => {
       'SLINK_GEO_DB',
       'SLINK_RATE_LIMIT',
       'SLINK_WORKSPACE_NAME',
+      'SLINK_METRICS_TOKEN',
       'SLINK_SESSION_DAYS',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(names);

@@ -9,6 +9,7 @@ import { type BaseDeps, consoleLogger } from '../deps';
 import { systemClock } from '../lib/clock';
 import { AppError } from '../lib/errors';
 import { UsageError } from './args';
+import { backupCommand } from './backup';
 import { type CliIo, processIo } from './io';
 import { keyCommand } from './key';
 import { migrateCommand } from './migrate';
@@ -28,6 +29,7 @@ Usage:
   slink key list [--user <email>] [--json]        list keys (never the secret)
   slink migrate                                   upgrade the database (schema, and clicks stored by an older
                                                   release), printing progress; serve does it at start too
+  slink backup <file>                             a consistent copy of the live database (never overwrites)
   slink --help                                    this help
 
 Environment:
@@ -41,7 +43,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   }
   let deps: BaseDeps | null = null;
   try {
-    if (command !== 'user' && command !== 'key' && command !== 'migrate')
+    if (command !== 'user' && command !== 'key' && command !== 'migrate' && command !== 'backup')
       throw new UsageError(`unknown command "${command}" (see slink --help)`);
     const config = loadConfig();
     const db = openDatabase(config.dbPath);
@@ -49,6 +51,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     deps = { db, config, clock: systemClock, log: consoleLogger };
     if (command === 'user') await userCommand(deps, rest, io);
     else if (command === 'migrate') migrateCommand(deps, rest, io);
+    else if (command === 'backup') backupCommand(deps, rest, io);
     else keyCommand(deps, rest, io);
     return 0;
   } catch (err) {

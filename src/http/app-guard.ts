@@ -7,7 +7,7 @@
 import type { Deps } from '../deps';
 import { AppError } from '../lib/errors';
 import { type SignedIn, verifySession } from '../modules/sessions/service';
-import { bodyProblem, csrfRejected } from './auth';
+import { bodyProblem, csrfRejected, pathProblem } from './auth';
 import { pathOf } from './client';
 import { errorResponse } from './errors';
 import { isMarkedCrossOrigin, isSameOrigin, isWrite, readSessionToken } from './session';
@@ -54,7 +54,7 @@ export function createAppGuard(deps: Deps) {
     }
     // The body is checked after the origin, as /api/v1 does: another site's form post (a form
     // body) is refused as csrf_rejected, not as a content type.
-    const problem = bodyProblem(request);
+    const problem = pathProblem(path) ?? bodyProblem(request);
     if (problem) return errorResponse(problem);
     if (session) signedInByRequest.set(request, session);
     return undefined;

@@ -15,11 +15,11 @@ import { type Principal, verifyApiKey } from '../modules/auth/keys';
 import { sessionPrincipal, verifySession } from '../modules/sessions/service';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
+import { JSON_TYPE, MAX_BODY_BYTES, tooLarge } from './json-body';
 import type { RateLimiter } from './rate-limit';
 import { isSameOrigin, isWrite, readSessionToken } from './session';
 
 export const API_PREFIX = '/api/v1';
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 const principals = new WeakMap<Request, Principal>();
 
@@ -67,16 +67,25 @@ function authenticate(deps: Deps, request: Request): Caller | AppError {
 export function bodyProblem(request: Request): AppError | null {
   if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE') return null;
   const length = Number(request.headers.get('content-length') ?? '0');
-  if (length > MAX_BODY_BYTES) {
-    return new AppError('payload_too_large', `Request body is larger than ${MAX_BODY_BYTES} bytes`);
-  }
+  if (length > MAX_BODY_BYTES) return tooLarge();
   const type = request.headers.get('content-type');
   // A chunked body (no content-length) is a body too.
   const hasBody = length > 0 || (!request.headers.has('content-length') && request.body !== null);
-  if (type && hasBody && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
+  if (type && hasBody && !JSON_TYPE.test(type.trim())) {
     return new AppError('unsupported_media_type', 'Request body must be JSON (Content-Type: application/json)');
   }
   return null;
+}
+
+/**
+ * No API path ends in a slash. Bun resolves dot segments (`..`, `%2e%2e`, `.`) in the request
+ * target before the app sees it, and a trailing one leaves a slash behind:
+ * `DELETE /api/v1/links/abc/variants/..` arrives as `/api/v1/links/abc/`, which the router would
+ * take for the link itself. Such a path names nothing: 404, before any route runs.
+ */
+export function pathProblem(path: string): AppError | null {
+  if (!path.endsWith('/')) return null;
+  return new AppError('not_found', `No route for ${path}: API paths have no trailing slash or dot segments`);
 }
 
 export function csrfRejected(): AppError {
@@ -88,7 +97,8 @@ export function csrfRejected(): AppError {
 
 export function createApiGuard(deps: Deps, limiter: RateLimiter) {
   return ({ request, set, server }: GuardContext): Response | undefined => {
-    if (!pathOf(request.url).startsWith(API_PREFIX)) return undefined;
+    const path = pathOf(request.url);
+    if (!path.startsWith(API_PREFIX)) return undefined;
     const auth = authenticate(deps, request);
     const identity =
       auth instanceof AppError
@@ -111,7 +121,7 @@ export function createApiGuard(deps: Deps, limiter: RateLimiter) {
     if (auth.viaSession && isWrite(request.method) && !isSameOrigin(request, deps.config.appHost)) {
       return errorResponse(csrfRejected(), headers);
     }
-    const problem = bodyProblem(request);
+    const problem = pathProblem(path) ?? bodyProblem(request);
     if (problem) return errorResponse(problem, headers);
     const { principal } = auth;
     if (request.method !== 'GET' && request.method !== 'HEAD' && principal.key.scope !== 'write') {

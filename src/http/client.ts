@@ -6,19 +6,24 @@ export interface ServerLike {
 }
 
 /**
- * The client's address: the socket peer, or with SLINK_TRUST_PROXY=1 the left-most
- * X-Forwarded-For entry (the original client as reported by the proxy chain).
+ * The client's address: the socket peer, or behind `trustedProxies` proxies (SLINK_TRUST_PROXY)
+ * the N-th X-Forwarded-For entry counted from the right. Each proxy appends the address it was
+ * reached from, so the right-most N entries were written by our own proxies and everything to
+ * their left by whoever sent the request: a client can prepend any address it likes, so the
+ * left-most entry is never believed. With fewer entries than proxies (a request that skipped
+ * one), the left-most entry there is is the nearest any proxy saw.
  */
 export function clientAddress(
   request: Request,
   server: ServerLike | null | undefined,
-  trustProxy: boolean,
+  trustedProxies: number,
 ): string | null {
-  if (trustProxy) {
+  if (trustedProxies > 0) {
     const forwarded = request.headers.get('x-forwarded-for');
     if (forwarded) {
-      const first = forwarded.split(',')[0]!.trim();
-      if (first) return first;
+      const entries = forwarded.split(',');
+      const entry = entries[Math.max(0, entries.length - trustedProxies)]!.trim();
+      if (entry) return entry;
     }
   }
   return server?.requestIP(request)?.address ?? null;

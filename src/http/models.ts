@@ -1,6 +1,7 @@
 /** Schemas shared by every module: the error body, params objects, paging, path ids. */
 import type { SchemaOptions, TLiteral, TSchema, TUnion } from '@sinclair/typebox';
 import { t } from 'elysia';
+import { invalid } from '../lib/errors';
 import { PARAM_LIMITS } from '../lib/params';
 import { fieldError } from './errors';
 
@@ -54,16 +55,33 @@ export const DeletedModel = t.Object({ id: t.String(), deleted: t.Literal(true) 
 /** The path of a link or a project. */
 export const IdParams = t.Object({ id: t.String() });
 
+/**
+ * Query fields read as integers, with the message that names each. Elysia turns a query value
+ * into a number with Number(), which also takes `0x10`, `1e3`, ` 256` and `1.0`; the app's
+ * transform hook refuses anything but digits for these fields first (strictQueryIntegers).
+ */
+const INTEGER_QUERY_FIELDS = new Map<string, string>();
+
+/** An integer query field from `minimum` to `maximum`, written as digits only. */
+export function queryInteger(field: string, minimum: number, maximum: number, options: SchemaOptions = {}) {
+  const message = `${field} must be an integer from ${minimum} to ${maximum}, written in digits`;
+  INTEGER_QUERY_FIELDS.set(field, message);
+  return t.Integer({ minimum, maximum, ...options, error: fieldError(field, message) });
+}
+
+/** Refuses a query integer written as anything but 1-15 digits (no sign, space, base or exponent). */
+export function strictQueryIntegers(query: Record<string, unknown>): void {
+  for (const [field, message] of INTEGER_QUERY_FIELDS) {
+    const value = query[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || !/^\d{1,15}$/.test(value)) throw invalid(field, message);
+  }
+}
+
 /** Paging: a page size from 1 to `maximum` (50 when omitted) and the cursor of the previous page. */
 export const pageQuery = (maximum: number, limitOptions?: SchemaOptions) => ({
   limit: t.Optional(
-    t.Integer({
-      minimum: 1,
-      maximum,
-      ...limitOptions,
-      description: `Page size, 1 to ${maximum} (default 50).`,
-      error: fieldError('limit', `limit must be an integer from 1 to ${maximum}`),
-    }),
+    queryInteger('limit', 1, maximum, { ...limitOptions, description: `Page size, 1 to ${maximum} (default 50).` }),
   ),
   cursor: t.Optional(
     t.String({

@@ -2,6 +2,8 @@
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
+/** The last ms of the year 9999: no instant the API reads or stores is later. */
+export const MAX_INSTANT = 253_402_300_799_999;
 
 /** The UTC day number of an instant (days since 1970-01-01). */
 export function utcDay(time: number): number {

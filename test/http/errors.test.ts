@@ -4,7 +4,7 @@
  * produces a 500.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import { MAX_BODY_BYTES } from '../../src/http/auth';
+import { MAX_BODY_BYTES } from '../../src/http/json-body';
 import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../helpers/app';
 import { expectError, expectErrorShape } from '../helpers/schema';
 

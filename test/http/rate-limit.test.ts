@@ -102,17 +102,22 @@ describe('clientAddress (unit)', () => {
   const req = (xff?: string) =>
     new Request('http://localhost/', { headers: xff === undefined ? {} : { 'x-forwarded-for': xff } });
 
-  test('is the socket peer unless the proxy is trusted', () => {
-    expect(clientAddress(req('1.2.3.4'), server, false)).toBe('10.0.0.9');
-    expect(clientAddress(req(), server, true)).toBe('10.0.0.9');
-    expect(clientAddress(req(), null, false)).toBeNull();
+  test('is the socket peer unless a proxy is trusted', () => {
+    expect(clientAddress(req('1.2.3.4'), server, 0)).toBe('10.0.0.9');
+    expect(clientAddress(req(), server, 1)).toBe('10.0.0.9');
+    expect(clientAddress(req(), null, 0)).toBeNull();
   });
 
-  test('with a trusted proxy, is the left-most X-Forwarded-For entry', () => {
-    expect(clientAddress(req('1.2.3.4'), server, true)).toBe('1.2.3.4');
-    expect(clientAddress(req(' 1.2.3.4 , 5.6.7.8, 10.0.0.1'), server, true)).toBe('1.2.3.4');
-    expect(clientAddress(req('2001:db8::1, 5.6.7.8'), null, true)).toBe('2001:db8::1');
-    expect(clientAddress(req(' , 5.6.7.8'), server, true)).toBe('10.0.0.9');
+  test('behind N proxies, is the N-th X-Forwarded-For entry from the right: what a client prepends is never believed', () => {
+    // The client sent "6.6.6.6" itself; our one proxy appended the address it saw.
+    expect(clientAddress(req('6.6.6.6, 1.2.3.4'), server, 1)).toBe('1.2.3.4');
+    expect(clientAddress(req('1.2.3.4'), server, 1)).toBe('1.2.3.4');
+    // Two proxies: the outer one appended the client, the inner one the outer proxy.
+    expect(clientAddress(req(' 6.6.6.6 , 1.2.3.4, 10.0.0.1'), server, 2)).toBe('1.2.3.4');
+    expect(clientAddress(req('2001:db8::1, 10.0.0.1'), null, 2)).toBe('2001:db8::1');
+    // Fewer entries than proxies: the nearest one there is.
+    expect(clientAddress(req('1.2.3.4'), server, 3)).toBe('1.2.3.4');
+    expect(clientAddress(req('5.6.7.8, '), server, 1)).toBe('10.0.0.9');
   });
 });
 

@@ -326,6 +326,8 @@ describe('POST /links', () => {
       'APP',
       'healthz',
       'HealthZ',
+      'metrics',
+      'Metrics',
       'favicon.ico',
       'Favicon.ICO',
       'robots.txt',

@@ -5,7 +5,7 @@
  * `to` is in the window.
  */
 import { invalid } from '../../lib/errors';
-import { DAY_MS, HOUR_MS, hourStart, utcDay } from '../../lib/time';
+import { DAY_MS, HOUR_MS, hourStart, MAX_INSTANT, utcDay } from '../../lib/time';
 import type { WindowQuery } from './model';
 
 export const RANGES = ['today', '24h', '7d', '30d', '90d', 'all'] as const;
@@ -23,8 +23,6 @@ export interface Window {
 export const HOURLY_UP_TO_MS = 7 * DAY_MS;
 /** Daily series longer than this are refused: ten years is already 3,650 points. */
 const MAX_WINDOW_MS = 3660 * DAY_MS;
-/** Year 9999: beyond it a date is not a date. */
-const MAX_INSTANT = 253_402_300_799_999;
 
 const EPOCH_MS = /^\d{1,15}$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -61,7 +59,8 @@ export function resolveWindow(query: WindowQuery, now: number, earliest: () => n
   }
   let from: number;
   if (query.from !== undefined) from = parseInstant('from', query.from).time;
-  else from = rangeStart(query.range ?? '30d', to, earliest);
+  // A named range counted back from an early `to` stops at the epoch: nothing was clicked before 1970.
+  else from = Math.max(0, rangeStart(query.range ?? '30d', to, earliest));
   if (from > to) throw invalid('from', 'from must not be after to');
   if (to - from > MAX_WINDOW_MS) throw invalid('from', 'the window must not be longer than 3660 days');
   return { from, to, bots };

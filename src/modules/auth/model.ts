@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { nullable, oneOf } from '../../http/models';
+import { MAX_INSTANT } from '../../lib/time';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
 import { SCOPES } from './table';
 
@@ -59,9 +60,9 @@ export const CreateKeyBody = t.Object({
     error: fieldError('scope', 'scope must be read or write'),
   }),
   expiresAt: t.Optional(
-    t.Union([Type.Integer(), t.Null()], {
-      description: 'Epoch ms, in the future; null or absent: never expires.',
-      error: fieldError('expiresAt', 'expiresAt must be epoch milliseconds or null'),
+    t.Union([Type.Integer({ minimum: 0, maximum: MAX_INSTANT }), t.Null()], {
+      description: 'Epoch ms, in the future (at most the end of the year 9999); null or absent: never expires.',
+      error: fieldError('expiresAt', 'expiresAt must be epoch milliseconds up to the year 9999, or null'),
     }),
   ),
 });

@@ -38,6 +38,8 @@ export class ClickBuffer {
   private head = 0;
   /** Clicks refused because the buffer was full, since the last report. */
   dropped = 0;
+  /** Clicks refused because the buffer was full, since the start (for /metrics). */
+  droppedTotal = 0;
   /** Called when the buffer reaches `highWater` (the flusher starts a flush at once). */
   onHighWater: (() => void) | null = null;
   /** Answers waiting at saturation, oldest first. */
@@ -59,6 +61,11 @@ export class ClickBuffer {
 
   get length(): number {
     return this.queue.length - this.head;
+  }
+
+  /** When the oldest click still buffered was made (epoch ms), or null when none is. */
+  get oldestTime(): number | null {
+    return this.head < this.queue.length ? this.queue[this.head]!.time : null;
   }
 
   /** Answers waiting now. */
@@ -124,6 +131,7 @@ export class ClickBuffer {
   push(record: ClickRecord): void {
     if (this.length >= this.capacity) {
       this.dropped++;
+      this.droppedTotal++;
       // An unsorted click that is dropped must leave its link's counters too.
       if (record.bot === null) record.target.counters.unsorted--;
       else if (!record.bot) record.target.counters.humanClicks--;

@@ -10,6 +10,7 @@ import { classifyClick } from './bot';
 import type { ClickBuffer } from './buffer';
 import type { ClickRecord, WireClick } from './record';
 import type { ClickSink } from './sink';
+import type { WriteOutcome } from './store';
 
 /** ~2,000 clicks is ~50-100 ms of writer time: long enough to amortise page writes, short enough for an API write waiting on the lock, and classified in a few ms on the event loop. */
 export const MAX_BATCH = 2000;
@@ -50,6 +51,8 @@ export class ClickFlusher {
   private failing = false;
   private foldFailing = false;
   readonly stats: FlushStats = { written: 0, skipped: 0, batches: 0, longestBatchMs: 0, longestStepMs: 0 };
+  /** Told of every committed batch: the writer's outcome and the ms from commit to its answer (/metrics). */
+  onBatch: ((outcome: WriteOutcome, waitedMs: number) => void) | null = null;
 
   constructor(
     private readonly buffer: ClickBuffer,
@@ -116,6 +119,7 @@ export class ClickFlusher {
     try {
       current = this.buffer.length > 0 ? await this.handOver() : null;
       while (current !== null) {
+        const committedAt = performance.now();
         const committing = this.sink.commit();
         // Awaited below; without this a rejection during the hand-over would count as unhandled.
         committing.catch(() => {});
@@ -129,6 +133,7 @@ export class ClickFlusher {
           });
         }
         const outcome = await committing;
+        this.onBatch?.(outcome, performance.now() - committedAt);
         current = null;
         this.stats.written += outcome.written;
         this.stats.skipped += outcome.skipped;

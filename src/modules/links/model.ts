@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { NextCursor, nullable, oneOf, ParamsModel, pageQuery, StringMapModel } from '../../http/models';
+import { MAX_INSTANT } from '../../lib/time';
 import { projectIdField } from '../projects/model';
 import { VariantModel } from '../variants/model';
 import { LINK_STATUSES } from './table';
@@ -55,13 +56,14 @@ export const tagsField = (
       `tags must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`,
     ),
   });
-const ExpiresAt = nullable(Type.Integer({ minimum: 0 }), {
-  description: 'Epoch ms; after it the short link answers 410.',
-  error: fieldError('expiresAt', 'expiresAt must be epoch milliseconds or null'),
+const ExpiresAt = nullable(Type.Integer({ minimum: 0, maximum: MAX_INSTANT }), {
+  description: 'Epoch ms, at most the end of the year 9999; after it the short link answers 410.',
+  error: fieldError('expiresAt', 'expiresAt must be epoch milliseconds up to the year 9999, or null'),
 });
-const ClickLimit = nullable(Type.Integer({ minimum: 1 }), {
-  description: 'Human clicks allowed; once clickCount reaches it the short link answers 410.',
-  error: fieldError('clickLimit', 'clickLimit must be a positive integer or null'),
+// Safe integers only: a larger number is stored as a float and no count ever equals it.
+const ClickLimit = nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), {
+  description: `Human clicks allowed, 1 to ${Number.MAX_SAFE_INTEGER}; once clickCount reaches it the short link answers 410.`,
+  error: fieldError('clickLimit', `clickLimit must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}, or null`),
 });
 const Destination = t.String({
   description: 'Absolute http(s) URL, at most 2048 characters. utm_ query keys are moved into params.',

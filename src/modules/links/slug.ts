@@ -8,7 +8,14 @@ import { randomString } from '../../lib/ids';
 
 const SLUG_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const GENERATED_SLUG_LENGTH = 7;
-export const RESERVED_SLUGS: ReadonlySet<string> = new Set(['api', 'app', 'healthz', 'favicon.ico', 'robots.txt']);
+export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
+  'api',
+  'app',
+  'healthz',
+  'metrics',
+  'favicon.ico',
+  'robots.txt',
+]);
 
 function isReservedSlug(slug: string): boolean {
   return RESERVED_SLUGS.has(slug.toLowerCase());

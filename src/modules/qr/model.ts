@@ -1,15 +1,13 @@
 /** QR code query: the single source for validation and OpenAPI. */
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
+import { queryInteger } from '../../http/models';
 import { DEFAULT_QR_SIZE, MAX_QR_SIZE, MIN_QR_SIZE } from './render';
 
 export const QrQuery = t.Object({
   size: t.Optional(
-    t.Integer({
-      minimum: MIN_QR_SIZE,
-      maximum: MAX_QR_SIZE,
+    queryInteger('size', MIN_QR_SIZE, MAX_QR_SIZE, {
       description: `Width and height in px, ${MIN_QR_SIZE} to ${MAX_QR_SIZE} (default ${DEFAULT_QR_SIZE}).`,
-      error: fieldError('size', `size must be an integer from ${MIN_QR_SIZE} to ${MAX_QR_SIZE}`),
     }),
   ),
   variant: t.Optional(

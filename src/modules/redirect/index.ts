@@ -27,6 +27,7 @@ export function createShortSite(deps: Deps) {
   const split = shortHost !== appHost;
   const shortHostName = new URL(shortHost).host.toLowerCase();
   const redirect = createRedirect(deps);
+  const { metrics } = deps;
   return ({ request, server }: HookContext): Response | Promise<Response> | undefined => {
     const url = request.url;
     if (split && hostOf(url) !== shortHostName) return undefined;
@@ -34,7 +35,12 @@ export function createShortSite(deps: Deps) {
     const match = REDIRECT_PATH.exec(path);
     if (match !== null && !RESERVED_SLUGS.has(match[1]!.toLowerCase())) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return pageResponse('methodNotAllowed');
-      return redirect(request, server, match[1]!, match[2] ?? null);
+      const answer = redirect(request, server, match[1]!, match[2] ?? null);
+      if (metrics !== null) {
+        if (answer instanceof Response) metrics.redirect(answer.status);
+        else void answer.then((res) => metrics.redirect(res.status));
+      }
+      return answer;
     }
     if (path === '/robots.txt')
       return new Response(ROBOTS_TXT, { headers: { 'content-type': 'text/plain; charset=utf-8' } });

@@ -417,7 +417,7 @@ describe('a real click through the redirect and the flush', () => {
   test('stores the enriched facts and never the address', async () => {
     const link = await createLink({ params: { utm_source: 'hn' } });
     await click(link.slug, {
-      'x-forwarded-for': `${CLIENT}, ${PROXY}`,
+      'x-forwarded-for': `${PROXY}, ${CLIENT}`, // the client forged the first entry; our proxy added the second
       'user-agent': CHROME,
       referer: 'https://www.google.co.uk/',
       'accept-language': 'en-GB,en;q=0.9',

@@ -80,7 +80,7 @@ const IPS = [
   '192.168.1.5',
   '::1',
   '2001:db8::1', // documentation range: no location
-  '8.8.8.8, 10.1.1.1', // a proxy chain: the left-most entry counts
+  '8.8.8.8, 10.1.1.1', // a chain: with one trusted proxy the right-most entry counts (private: no location)
   'not-an-ip', // a forged header: no location, no failure
   null, // no address at all
 ];

@@ -1,0 +1,146 @@
+/**
+ * The service's Prometheus metrics (docs/operations.md, "Metrics"), made with prom-client on a
+ * registry of their own (one per app, so tests never share counts). Built only when
+ * SLINK_METRICS_TOKEN is set: without it nothing here runs, on the redirect path or elsewhere.
+ *
+ * Cheap at the source: a redirect adds 1 to a plain number; everything read from elsewhere (the
+ * click buffer, the flusher's totals, file sizes) is read when Prometheus scrapes, in `collect`.
+ */
+import { statSync } from 'node:fs';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ClickPipeline } from '../clicks/pipeline';
+
+export interface MetricsSources {
+  clicks: ClickPipeline;
+  dbPath: string;
+  now: () => number;
+}
+
+/** Batch durations, 1 ms to 10 s: a healthy batch of 2,000 takes tens of ms, a stalled disk seconds. */
+const BATCH_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0; // no WAL file between checkpoints that truncate it
+  }
+}
+
+/** A counter that follows a running total kept elsewhere (it only ever adds the difference). */
+function followTotal(counter: Counter, total: () => number): () => void {
+  let seen = 0;
+  return () => {
+    const now = total();
+    if (now > seen) counter.inc(now - seen);
+    seen = Math.max(seen, now);
+  };
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'route' | 'method' | 'status'>;
+  /** Redirect answers by status since the start; turned into the counter at scrape time. */
+  private readonly redirectCounts = new Map<number, number>();
+
+  constructor(src: MetricsSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'slink_' });
+    this.requests = new Counter({
+      name: 'slink_http_requests_total',
+      help: 'API, dashboard and docs requests answered, by route template, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    const counts = this.redirectCounts;
+    new Counter({
+      name: 'slink_redirects_total',
+      help: 'Short-host answers (302 redirects, 404 unknown, 410 expired or over their click limit), by status.',
+      labelNames: ['status'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [status, n] of counts) this.inc({ status: String(status) }, n);
+      },
+    });
+    const { buffer, flusher } = src.clicks;
+    new Gauge({
+      name: 'slink_clicks_buffered',
+      help: 'Clicks in memory, not yet written.',
+      registers,
+      collect() {
+        this.set(buffer.length);
+      },
+    });
+    const written = new Counter({
+      name: 'slink_clicks_written_total',
+      help: 'Clicks written to the database.',
+      registers,
+    });
+    const skipped = new Counter({
+      name: 'slink_clicks_skipped_total',
+      help: 'Clicks not written because their link was deleted first.',
+      registers,
+    });
+    const dropped = new Counter({
+      name: 'slink_clicks_dropped_total',
+      help: 'Clicks refused because the buffer was full while writes failed.',
+      registers,
+    });
+    const follow = [
+      followTotal(written, () => flusher.stats.written),
+      followTotal(skipped, () => flusher.stats.skipped),
+      followTotal(dropped, () => buffer.droppedTotal),
+    ];
+    new Gauge({
+      name: 'slink_writer_lag_seconds',
+      help: 'Age of the oldest click not yet written (0 when none waits).',
+      registers,
+      collect() {
+        for (const update of follow) update();
+        const oldest = buffer.oldestTime;
+        this.set(oldest === null ? 0 : Math.max(0, src.now() - oldest) / 1000);
+      },
+    });
+    const flush = new Histogram({
+      name: 'slink_flush_batch_seconds',
+      help: 'From handing a batch to the writer to its answer, on the event loop.',
+      buckets: BATCH_BUCKETS,
+      registers,
+    });
+    const write = new Histogram({
+      name: 'slink_write_batch_seconds',
+      help: "The writer's own time per batch (enrich and transaction).",
+      buckets: BATCH_BUCKETS,
+      registers,
+    });
+    flusher.onBatch = (outcome, waitedMs) => {
+      flush.observe(waitedMs / 1000);
+      write.observe(outcome.ms / 1000);
+    };
+    new Gauge({
+      name: 'slink_database_bytes',
+      help: 'Size of the database file.',
+      registers,
+      collect() {
+        this.set(fileSize(src.dbPath));
+      },
+    });
+    new Gauge({
+      name: 'slink_wal_bytes',
+      help: 'Size of the write-ahead log beside it.',
+      registers,
+      collect() {
+        this.set(fileSize(`${src.dbPath}-wal`));
+      },
+    });
+  }
+
+  redirect(status: number): void {
+    this.redirectCounts.set(status, (this.redirectCounts.get(status) ?? 0) + 1);
+  }
+
+  request(route: string, method: string, status: number): void {
+    this.requests.inc({ route, method, status: String(status) });
+  }
+}

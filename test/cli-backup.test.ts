@@ -1,0 +1,115 @@
+/**
+ * `slink backup <file>` (docs/operations.md, "Backups"): a consistent copy taken while the real
+ * service runs and writes clicks under load; never overwrites a file.
+ */
+import { Database } from 'bun:sqlite';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { refoldUnfolded } from '../src/modules/clicks/fold';
+import { fails, inspect, ok, PASSWORD, slink, tempDir } from './helpers/cli';
+import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from './helpers/proc';
+import { refreshRawClicks } from './helpers/raw-clicks';
+
+const HUMAN = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+
+let dir: string;
+let db: string;
+let server: RunningProcess;
+let key: string;
+const slugs: string[] = [];
+
+beforeAll(async () => {
+  dir = tempDir();
+  db = join(dir, 'slink.db');
+  await ok(slink(db, ['user', 'add', 'ops@example.com', '--superuser', '--password', PASSWORD]));
+  key = (await ok(slink(db, ['key', 'create', '--user', 'ops@example.com', '--scope', 'write']))).trim();
+  const port = freePort();
+  server = start([BUN, 'run', 'src/index.ts', 'serve'], port, {
+    env: cleanEnv({ SLINK_DB: db, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_FLUSH_MS: '20' }),
+  });
+  await waitHealthy(server);
+  for (let i = 0; i < 5; i++) {
+    const res = await fetch(`${server.base}/api/v1/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ destination: `https://example.com/${i}` }),
+    });
+    expect(res.status).toBe(201);
+    slugs.push(((await res.json()) as { slug: string }).slug);
+  }
+});
+
+afterAll(async () => {
+  server?.kill();
+});
+
+/** Clicks every link in turn until `stop()` resolves; returns how many redirects were answered. */
+function clickUntil(stop: Promise<unknown>): Promise<number> {
+  let done = false;
+  void stop.finally(() => {
+    done = true;
+  });
+  return (async () => {
+    let n = 0;
+    while (!done) {
+      const batch = slugs.map((slug) =>
+        fetch(`${server.base}/${slug}`, { redirect: 'manual', headers: { 'user-agent': HUMAN } }),
+      );
+      for (const res of await Promise.all(batch)) expect(res.status).toBe(302);
+      n += batch.length;
+    }
+    return n;
+  })();
+}
+
+describe('slink backup', () => {
+  test('copies the live database while clicks are being written: the copy is whole and self-consistent', async () => {
+    const target = join(dir, 'copy.db');
+    const backup = ok(slink(db, ['backup', target]));
+    const clicked = await clickUntil(Bun.sleep(300).then(() => backup));
+    const line = await backup;
+    expect(clicked).toBeGreaterThan(0);
+    expect(line).toBe(`${target} ${statSync(target).size} bytes\n`);
+    inspect(target, (sqlite) => {
+      expect(sqlite.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
+      expect(sqlite.query('SELECT count(*) AS n FROM links').get()).toEqual({ n: 5 });
+    });
+    // One snapshot: once the clicks it holds but had not counted yet are counted (what a start
+    // does after a stop), every link's counter equals the raw clicks the copy holds for it.
+    const copy = new Database(target);
+    try {
+      refoldUnfolded(copy);
+      refreshRawClicks(copy);
+      const counts = copy
+        .query(
+          'SELECT l.click_count AS counted, (SELECT count(*) FROM temp.raw_clicks c WHERE c.link_id = l.id AND c.bot = 0) AS raw FROM links l',
+        )
+        .all() as { counted: number; raw: number }[];
+      for (const c of counts) expect(c.counted).toBe(c.raw);
+      expect(counts.reduce((sum, c) => sum + c.raw, 0)).toBeGreaterThan(0);
+    } finally {
+      copy.close();
+    }
+    // The copy is a Slink database: the CLI opens it and finds the account.
+    expect(await ok(slink(target, ['user', 'list', '--json']))).toContain('ops@example.com');
+  });
+
+  test('never overwrites a file, not even an empty one', async () => {
+    const target = join(dir, 'taken.db');
+    writeFileSync(target, '');
+    expect(await fails(slink(db, ['backup', target]))).toBe(
+      `slink: ${target} already exists: a backup never overwrites a file`,
+    );
+    expect(statSync(target).size).toBe(0);
+  });
+
+  test('a missing or extra argument is a usage error (exit 2)', async () => {
+    for (const args of [['backup'], ['backup', join(dir, 'a.db'), join(dir, 'b.db')]]) {
+      const r = await slink(db, args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe('slink: usage: slink backup <file>\n');
+    }
+    expect(existsSync(join(dir, 'a.db'))).toBe(false);
+  });
+});

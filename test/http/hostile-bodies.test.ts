@@ -1,0 +1,115 @@
+/**
+ * Hostile JSON bodies (docs/behaviour.md, "Rules worth knowing"): nesting beyond 16 levels is 400
+ * before validation runs, and a chunked body is held to the same 1 MiB as one with a
+ * Content-Length. Sent through a real listening server, so chunked transfer is real.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/http/json-body';
+import { api, makeKey, makeTestApp, type TestApp } from '../helpers/app';
+
+let t: TestApp;
+let key: string;
+let server: ReturnType<typeof Bun.serve>;
+let linkId: string;
+
+/** JSON text of `levels` nested objects or arrays around a string, built as text (JSON.stringify would overflow). */
+function nest(levels: number, asObject: boolean): string {
+  return `${(asObject ? '{"a":' : '[').repeat(levels)}"x"${(asObject ? '}' : ']').repeat(levels)}`;
+}
+
+/** A link body whose `field` holds `json` as written. */
+const withField = (field: string, json: string) => `{"destination":"https://example.com/deep","${field}":${json}}`;
+
+/** POSTs raw JSON text (not re-encoded) to the listening server. */
+async function post(path: string, text: string, chunked = false) {
+  const body = chunked
+    ? new ReadableStream<Uint8Array>({
+        start(controller) {
+          const bytes = new TextEncoder().encode(text);
+          for (let i = 0; i < bytes.length; i += 64 * 1024) controller.enqueue(bytes.slice(i, i + 64 * 1024));
+          controller.close();
+        },
+      })
+    : text;
+  const res = await fetch(`http://127.0.0.1:${server.port}/api/v1${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+beforeAll(async () => {
+  t = makeTestApp();
+  ({ key } = await makeKey(t, 'write'));
+  server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => t.app.fetch(request) });
+  const link = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/a' } });
+  linkId = link.body.id;
+});
+afterAll(() => {
+  server.stop(true);
+  t.close();
+});
+
+describe('nesting', () => {
+  test.each([
+    ['params, objects 20,000 deep', withField('params', nest(20_000, true))],
+    ['tags, arrays 20,000 deep', withField('tags', nest(20_000, false))],
+    ['a param value, arrays 5,000 deep', withField('params', `{"a":${nest(5_000, false)}}`)],
+    ['title, arrays 200,000 deep', withField('title', nest(200_000, false))],
+    ['an unknown field, one level too deep', withField('extra', nest(MAX_JSON_DEPTH, true))],
+  ])('%s: 400 invalid_request naming body, nothing created', async (_, text) => {
+    const res = await post('/links', text);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({
+      code: 'invalid_request',
+      message: `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH}`,
+      field: 'body',
+    });
+    const list = await api(t, 'GET', '/links', { key });
+    expect(list.body.items.map((l: { id: string }) => l.id)).toEqual([linkId]);
+  });
+
+  test('brackets inside strings (escaped quotes too) are text, not nesting', async () => {
+    const title = `${'['.repeat(40)}"\\"{{{${'{'.repeat(40)}`;
+    const res = await post('/links', JSON.stringify({ destination: 'https://example.com/s', title }));
+    expect(res.status).toBe(201);
+    expect(res.body.title).toBe(title);
+    await api(t, 'DELETE', `/links/${res.body.id}`, { key });
+  });
+
+  test('a body nested exactly 16 deep passes (an unknown field is ignored)', async () => {
+    const res = await post('/links', withField('extra', nest(MAX_JSON_DEPTH - 1, false)));
+    expect(res.status).toBe(201);
+    await api(t, 'DELETE', `/links/${res.body.id}`, { key });
+  });
+
+  test('malformed JSON is 400 naming body', async () => {
+    const res = await post('/links', '{"destination": "https://example.com/x",');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({
+      code: 'invalid_request',
+      message: 'Request body is not valid JSON',
+      field: 'body',
+    });
+  });
+});
+
+describe('size', () => {
+  const big = (bytes: number) => JSON.stringify({ destination: 'https://example.com/big', title: 'x'.repeat(bytes) });
+
+  test('a chunked body over 1 MiB is 413 payload_too_large, like one with a Content-Length', async () => {
+    for (const chunked of [true, false]) {
+      const res = await post('/links', big(MAX_BODY_BYTES + 500 * 1024), chunked);
+      expect(res.status).toBe(413);
+      expect(res.body.error.code).toBe('payload_too_large');
+    }
+  });
+
+  test('a chunked body under the limit is read as usual', async () => {
+    const res = await post('/links', JSON.stringify({ destination: 'https://example.com/chunked', title: 'ok' }), true);
+    expect(res.status).toBe(201);
+    expect(res.body.title).toBe('ok');
+    await api(t, 'DELETE', `/links/${res.body.id}`, { key });
+  });
+});
