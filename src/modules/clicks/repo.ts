@@ -50,8 +50,11 @@ export function createClickAppender(sqlite: Database, values: RollupValues, seen
       if (!exists.has(c.linkId)) continue;
       // Uniques are human visitors: a bot hit is never a first visit.
       const firstOfDay = !c.bot && seen.firstVisit(c.day, c.linkId, c.visitorHash);
-      lastId = tail.append(c, firstOfDay);
-      appended.push({ click: c, firstOfDay, ids: valueIdsOf(values, c), linkValue: values.idOf('link', '', c.linkId) });
+      // The breakdown ids once per click: the raw row stores the first eight, the sums count all.
+      const ids = valueIdsOf(values, c);
+      const linkValue = values.idOf('link', '', c.linkId);
+      lastId = tail.append(c, firstOfDay, linkValue, ids);
+      appended.push({ click: c, firstOfDay, ids, linkValue });
     }
     tail.finish();
     return { written: appended.length, skipped: clicks.length - appended.length, lastId, appended };

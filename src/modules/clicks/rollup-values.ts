@@ -16,11 +16,17 @@ interface ValueRow extends ValueName {
   id: number;
 }
 
+/**
+ * dim -> key -> value -> id: three lookups of strings the caller already has, where one map of
+ * joined keys built a new string per call (the writer asks about ten times per click).
+ */
+type IdTree = Map<string, Map<string, Map<string, number>>>;
+
 export class RollupValues {
-  private readonly ids = new Map<string, number>();
+  private readonly ids: IdTree = new Map();
   private readonly names: (ValueName | undefined)[] = [];
   /** Ids inserted by a transaction that has not committed yet. */
-  private pending: string[] = [];
+  private pending: number[] = [];
   private maxId = 0;
   private readonly since: Statement<ValueRow, [number]>;
   private readonly insert: Statement<{ id: number }, [string, string, string]>;
@@ -41,20 +47,33 @@ export class RollupValues {
     for (const row of this.since.all(this.maxId)) this.remember(row);
   }
 
+  private branch(dim: string, key: string): Map<string, number> {
+    let keys = this.ids.get(dim);
+    if (keys === undefined) {
+      keys = new Map();
+      this.ids.set(dim, keys);
+    }
+    let values = keys.get(key);
+    if (values === undefined) {
+      values = new Map();
+      keys.set(key, values);
+    }
+    return values;
+  }
+
   private remember(row: ValueRow): void {
-    this.ids.set(`${row.dim}\u0000${row.key}\u0000${row.value}`, row.id);
+    this.branch(row.dim, row.key).set(row.value, row.id);
     this.names[row.id] = { dim: row.dim, key: row.key, value: row.value };
     if (row.id > this.maxId) this.maxId = row.id;
   }
 
   /** The id of a value, inserting it (inside the caller's transaction) when new. */
   idOf(dim: RollupDim, key: string, value: string): number {
-    const joined = `${dim}\u0000${key}\u0000${value}`;
-    let id = this.ids.get(joined);
+    let id = this.ids.get(dim)?.get(key)?.get(value);
     if (id === undefined) {
       id = this.insert.get(dim, key, value)!.id;
       this.remember({ id, dim, key, value });
-      this.pending.push(joined);
+      this.pending.push(id);
     }
     return id;
   }
@@ -66,9 +85,9 @@ export class RollupValues {
 
   /** The caller's transaction rolled back: forget the ids it inserted. */
   rollback(): void {
-    for (const joined of this.pending) {
-      const id = this.ids.get(joined)!;
-      this.ids.delete(joined);
+    for (const id of this.pending) {
+      const name = this.names[id];
+      if (name) this.ids.get(name.dim)?.get(name.key)?.delete(name.value);
       this.names[id] = undefined;
     }
     this.pending = [];

@@ -9,6 +9,7 @@ import type { Database, Statement } from 'bun:sqlite';
 import { TargetIds } from './click-targets';
 import type { EnrichedClick } from './enrich';
 import type { RollupValues } from './rollup-values';
+import { valueIdsOf } from './rollups';
 
 export const FLAG_BOT = 1;
 export const FLAG_FIRST_OF_DAY = 2;
@@ -60,24 +61,29 @@ export class TailAppender {
     );
   }
 
-  /** Appends one click inside the caller's transaction; returns its id. */
-  append(c: EnrichedClick, firstOfDay: boolean): number {
+  /**
+   * Appends one click inside the caller's transaction; returns its id. `link` and `ids` (the
+   * click's breakdown value ids, as rollups.ts valueIdsOf gives them: its eight dimensions first)
+   * save looking them up again when the caller already has them.
+   */
+  append(c: EnrichedClick, firstOfDay: boolean, link?: number, ids?: readonly number[]): number {
     if (this.last === null) this.last = readLastId(this.sqlite);
     const id = ++this.last;
     const v = this.values;
+    const d = ids ?? valueIdsOf(v, c);
     this.insert.run(
       id,
-      v.idOf('link', '', c.linkId),
+      link ?? v.idOf('link', '', c.linkId),
       c.time,
       this.targets.idOf(c.linkId, c.variantId, c.code, c.destination, c.paramsJson),
-      v.idOf('country', '', c.country ?? ''),
-      v.idOf('city', c.country ?? '', c.city ?? ''),
-      v.idOf('device', '', c.device ?? ''),
-      v.idOf('os', '', c.os ?? ''),
-      v.idOf('browser', '', c.browser ?? ''),
-      v.idOf('referrer', '', c.referrer ?? ''),
-      v.idOf('trafficType', '', c.trafficType ?? ''),
-      v.idOf('language', '', c.language ?? ''),
+      d[0]!,
+      d[1]!,
+      d[2]!,
+      d[3]!,
+      d[4]!,
+      d[5]!,
+      d[6]!,
+      d[7]!,
       visitorBits(c.visitorHash),
       (c.bot ? FLAG_BOT : 0) | (firstOfDay ? FLAG_FIRST_OF_DAY : 0),
     );
