@@ -64,6 +64,17 @@ export function valueText(names: ClickNames, id: number): string | null {
   return v === '' ? null : v;
 }
 
+/**
+ * The eight dimensions of click `i` as text, in record order: country, city, device, os,
+ * browser, referrer, traffic type, language.
+ */
+export function dimensionTexts(names: ClickNames, c: ClickColumns, i: number): DimensionTexts {
+  return c.dims.map((column) => valueText(names, column[i]!)) as DimensionTexts;
+}
+
+type Text = string | null;
+type DimensionTexts = [Text, Text, Text, Text, Text, Text, Text, Text];
+
 export function targetOf(names: ClickNames, id: number): ClickTarget {
   return names.targets.get(id);
 }
@@ -325,7 +336,7 @@ export function firstVisitsSince(
 
 function foldClick(names: ClickNames, link: number, c: ClickColumns, i: number): RawClick {
   const target = targetOf(names, c.target[i]!);
-  const d = c.dims;
+  const [country, city, device, os, browser, referrer, trafficType, language] = dimensionTexts(names, c, i);
   const flags = c.flags[i]!;
   return {
     id: c.id[i]!,
@@ -335,14 +346,14 @@ function foldClick(names: ClickNames, link: number, c: ClickColumns, i: number):
     code: target.code,
     variantId: target.variantId,
     params: paramsOf(target.params),
-    country: valueText(names, d[0]![i]!),
-    city: valueText(names, d[1]![i]!),
-    device: valueText(names, d[2]![i]!),
-    os: valueText(names, d[3]![i]!),
-    browser: valueText(names, d[4]![i]!),
-    referrer: valueText(names, d[5]![i]!),
-    trafficType: valueText(names, d[6]![i]!),
-    language: valueText(names, d[7]![i]!),
+    country,
+    city,
+    device,
+    os,
+    browser,
+    referrer,
+    trafficType,
+    language,
     firstOfDay: (flags & FLAG_FIRST_OF_DAY) !== 0,
     visitor: visitorHex(c.visitorHi[i]!, c.visitorLo[i]!),
     destination: target.destination,

@@ -7,10 +7,10 @@ import {
   type ClickKey,
   type ClickNames,
   clickNames,
+  dimensionTexts,
   LinkClickReader,
   linkValueId,
   targetOf,
-  valueText,
 } from './raw-read';
 import { FLAG_BOT } from './tail-append';
 
@@ -71,7 +71,7 @@ export function readClickPage(
   const refs = new LinkClickReader(sqlite, link, { from, maxId: Number.POSITIVE_INFINITY, bots }).page(before, limit);
   return refs.map(({ c, i }) => {
     const target = targetOf(names, c.target[i]!);
-    const d = c.dims;
+    const [country, city, device, os, browser, referrer, traffic_type, language] = dimensionTexts(names, c, i);
     return {
       id: c.id[i]!,
       link_id: linkId,
@@ -80,14 +80,14 @@ export function readClickPage(
       variant_id: target.variantId,
       destination: target.destination,
       params: target.params,
-      country: valueText(names, d[0]![i]!),
-      city: valueText(names, d[1]![i]!),
-      device: valueText(names, d[2]![i]!),
-      os: valueText(names, d[3]![i]!),
-      browser: valueText(names, d[4]![i]!),
-      referrer: valueText(names, d[5]![i]!),
-      traffic_type: valueText(names, d[6]![i]!),
-      language: valueText(names, d[7]![i]!),
+      country,
+      city,
+      device,
+      os,
+      browser,
+      referrer,
+      traffic_type,
+      language,
       bot: c.flags[i]! & FLAG_BOT,
     };
   });
@@ -140,7 +140,6 @@ export class ExportPages {
     const names = this.names;
     return this.reader.page(before, limit).map(({ c, i }): ExportRow => {
       const target = targetOf(names, c.target[i]!);
-      const d = c.dims;
       return [
         c.id[i]!,
         c.time[i]!,
@@ -148,16 +147,9 @@ export class ExportPages {
         target.variantId,
         target.destination,
         target.params,
-        valueText(names, d[0]![i]!),
-        valueText(names, d[1]![i]!),
-        valueText(names, d[2]![i]!),
-        valueText(names, d[3]![i]!),
-        valueText(names, d[4]![i]!),
-        valueText(names, d[5]![i]!),
-        valueText(names, d[6]![i]!),
-        valueText(names, d[7]![i]!),
+        ...dimensionTexts(names, c, i),
         c.flags[i]! & FLAG_BOT,
-      ];
+      ] as ExportRow;
     });
   }
 }

@@ -17,6 +17,7 @@ import type { Database } from 'bun:sqlite';
 import { prepareLinkCounters } from '../links/counters';
 import { prepareVariantCounters } from '../variants/counters';
 import { TargetIds } from './click-targets';
+import type { StoredClick } from './read-clicks';
 import { RollupValues } from './rollup-values';
 import { RollupAccumulator, type RollupClick, RollupStore } from './rollups';
 import { sealBacklog } from './seal';
@@ -27,26 +28,8 @@ export const UPGRADE_CHUNK = 20_000;
 /** At most one progress line per this many ms (and always the first and the last). */
 const PROGRESS_MS = 2_000;
 
-interface OldRow {
-  id: number;
-  link_id: string;
-  timestamp: number;
-  variant_id: string | null;
-  variant_code: string | null;
-  destination: string;
-  params: string;
-  country: string | null;
-  city: string | null;
-  device: string | null;
-  os: string | null;
-  browser: string | null;
-  referrer: string | null;
-  traffic_type: string | null;
-  language: string | null;
-  bot: number;
-  visitor_hash: string | null;
-  first_of_day: number;
-}
+/** A row of the first click table, as that table has it. */
+type OldRow = StoredClick & { visitor_hash: string | null; first_of_day: number };
 
 export interface UpgradeOptions {
   log: (line: string) => void;
