@@ -17,9 +17,9 @@ import type { Database } from 'bun:sqlite';
 import { prepareLinkCounters } from '../links/counters';
 import { prepareVariantCounters } from '../variants/counters';
 import { TargetIds } from './click-targets';
-import type { StoredClick } from './read-clicks';
+import { type StoredClick, storedDimensions } from './read-clicks';
 import { RollupValues } from './rollup-values';
-import { RollupAccumulator, type RollupClick, RollupStore } from './rollups';
+import { RollupAccumulator, type RollupClick, RollupStore, valueIdsOf } from './rollups';
 import { sealBacklog } from './seal';
 import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from './tail-append';
 
@@ -136,29 +136,16 @@ function prepareChunk(sqlite: Database): (limit: number) => number {
         bot,
         code: r.variant_code,
         variantId: r.variant_id,
-        params: JSON.parse(r.params) as Record<string, string>,
-        country: r.country,
-        city: r.city,
-        device: r.device,
-        os: r.os,
-        browser: r.browser,
-        referrer: r.referrer,
-        trafficType: r.traffic_type,
-        language: r.language,
+        ...storedDimensions(r),
       };
+      // The same dictionary ids the writer stores (its eight dimensions first).
+      const ids = valueIdsOf(values, click);
       insert.run(
         r.id,
         values.idOf('link', '', r.link_id),
         r.timestamp,
         targets.idOf(r.link_id, r.variant_id, r.variant_code, r.destination, r.params),
-        values.idOf('country', '', r.country ?? ''),
-        values.idOf('city', r.country ?? '', r.city ?? ''),
-        values.idOf('device', '', r.device ?? ''),
-        values.idOf('os', '', r.os ?? ''),
-        values.idOf('browser', '', r.browser ?? ''),
-        values.idOf('referrer', '', r.referrer ?? ''),
-        values.idOf('trafficType', '', r.traffic_type ?? ''),
-        values.idOf('language', '', r.language ?? ''),
+        ...ids.slice(0, 8),
         // A row without a hash (never written by a release, but the column allowed it) is visitor 0.
         r.visitor_hash === null ? 0n : visitorBits(r.visitor_hash),
         (bot ? FLAG_BOT : 0) | (firstOfDay ? FLAG_FIRST_OF_DAY : 0),
