@@ -7,10 +7,11 @@
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config';
+import { readSpill, writeSpill } from '../src/modules/clicks/spill';
 import { startServer } from '../src/server';
 import { BUN, cleanEnv, freePort, type RunningProcess, run, start, waitForLog, waitHealthy } from './helpers/proc';
 import { queryRaw } from './helpers/raw-clicks';
@@ -245,4 +246,27 @@ describe('the exit status of a spawned server', () => {
     expect(stderr).toContain(`final click flush failed and ${db}.spill could not be written: 25 clicks lost`);
     expect(stderr).toContain('exiting with status 1: 25 clicks lost');
   }, 60_000);
+});
+
+describe('the spill file', () => {
+  test('appends after a line an earlier stop left cut short; the cut line is skipped when read', () => {
+    const path = `${freshDb()}.spill`;
+    const click = {
+      time: 1,
+      linkId: 'l1',
+      variantId: null,
+      code: null,
+      location: 'https://example.com/',
+      paramsJson: '{}',
+      address: null,
+      userAgent: HUMAN,
+      referrer: null,
+      acceptLanguage: null,
+      bot: false,
+    };
+    writeSpill(path, [click]);
+    appendFileSync(path, '{"time":2,"linkId":"l');
+    writeSpill(path, [{ ...click, time: 3 }]);
+    expect(readSpill(path)).toEqual({ clicks: [click, { ...click, time: 3 }], unreadable: 1 });
+  });
 });

@@ -16,6 +16,7 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Logger } from '../../deps';
 import type { Clock } from '../../lib/clock';
 import { openGeo } from './geo';
@@ -55,6 +56,17 @@ export function writeSpill(path: string, clicks: readonly WireClick[]): void {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+  // The file's entry in its directory, so a new spill file survives a power cut too.
+  try {
+    const dir = openSync(dirname(path), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+  } catch {
+    // Not every file system syncs a directory; the file's own data is synced above.
   }
 }
 
