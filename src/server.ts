@@ -3,7 +3,8 @@
  * missing rollups, fold the clicks a killed writer had not folded), start the click writer and
  * its flush, listen; the app and the slug index are built after the server listens.
  * SIGTERM/SIGINT stop accepting, finish in-flight requests, cut running exports off, flush every
- * buffered click and close the database.
+ * buffered click (retrying until a deadline while writes fail, then saving what is left to the
+ * spill file, replayed at the next start) and close the database.
  */
 
 import { existsSync } from 'node:fs';
@@ -15,17 +16,40 @@ import { consoleLogger, createDeps } from './deps';
 import { MAX_BODY_BYTES } from './http/json-body';
 import { systemClock } from './lib/clock';
 import { refoldUnfolded } from './modules/clicks/fold';
+import { ownHostsOf } from './modules/clicks/pipeline';
 import { rebuildRollupsIfMissing } from './modules/clicks/rebuild';
+import {
+  replaySpill,
+  STOP_FLUSH_DEADLINE_MS,
+  STOP_FLUSH_RETRY_MS,
+  spillPath,
+  writeSpill,
+} from './modules/clicks/spill';
 import { upgradeClickStorage } from './modules/clicks/upgrade';
 import { createShortSite } from './modules/redirect';
 import { setupAddress } from './modules/sessions/setup';
 
-interface RunningServer {
-  port: number;
-  stop(): Promise<void>;
+/** Where the clicks buffered at a stop ended up. */
+export interface StopResult {
+  /** Clicks the database would not take before the deadline, saved to the spill file. */
+  spilled: number;
+  /** Clicks neither the database nor the spill file took: lost. */
+  lost: number;
 }
 
-export function startServer(config: Config, log = consoleLogger): RunningServer {
+interface RunningServer {
+  port: number;
+  stop(): Promise<StopResult>;
+}
+
+export interface ServerOptions {
+  /** How long a stop retries the final flush before spilling (default STOP_FLUSH_DEADLINE_MS). */
+  stopFlushDeadlineMs?: number;
+  /** Pause between those attempts (default STOP_FLUSH_RETRY_MS). */
+  stopFlushRetryMs?: number;
+}
+
+export function startServer(config: Config, log = consoleLogger, options: ServerOptions = {}): RunningServer {
   // The writer thread opens the geo database; a configured path that is not there must stop
   // the start here, loudly, not leave clicks unwritten.
   if (config.geoDb && !existsSync(config.geoDb)) throw new ConfigError(`SLINK_GEO_DB: no file at ${config.geoDb}`);
@@ -40,6 +64,10 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
   if (rebuilt > 0) log.info(`statistics rebuilt from ${rebuilt} recorded clicks`);
   const refolded = refoldUnfolded(db.$client);
   if (refolded > 0) log.info(`${refolded} clicks written before the last stop counted in the statistics`);
+  // Clicks a stop could not write are written now, before the writer takes new ones and before
+  // the links (and their counters) are read. A replay that fails keeps the file and is logged.
+  const spill = spillPath(config.dbPath);
+  replaySpill(db.$client, spill, { geoDb: config.geoDb, ownHosts: ownHostsOf(config), clock: systemClock, log });
   // From here on the writer Worker writes the clicks and checkpoints; this connection serves the API.
   applyPragmas(db.$client, 'server');
   // Clicks are enriched and written by a Worker on its own connection: the event loop that
@@ -92,7 +120,7 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
     (err) => log.error('loading the links into memory failed; redirects read them from the database', err),
   );
 
-  let stopping: Promise<void> | null = null;
+  let stopping: Promise<StopResult> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
       // Stop accepting and let in-flight redirects finish, so every click is in the buffer...
@@ -102,23 +130,51 @@ export function startServer(config: Config, log = consoleLogger): RunningServer 
       // (the client sees a cut-off download) so the final flush never waits on one.
       deps.exports.close();
       await stopped;
-      // ...then write all of it before the database closes.
-      const flushed = await deps.clicks.flusher.stop();
-      const left = deps.clicks.buffer.length;
-      if (!flushed) log.error(`final click flush failed: ${left} clicks could not be written`);
+      // ...then write all of it before the database closes, retrying while writes fail (a full
+      // disk may be freed meanwhile) until the deadline...
+      const { flusher } = deps.clicks;
+      const flushed = await flusher.stop(
+        options.stopFlushDeadlineMs ?? STOP_FLUSH_DEADLINE_MS,
+        options.stopFlushRetryMs ?? STOP_FLUSH_RETRY_MS,
+      );
+      // ...and what the database still would not take goes to the spill file.
+      const left = flusher.takeAll();
+      const result: StopResult = { spilled: 0, lost: 0 };
+      if (left.length > 0) {
+        try {
+          writeSpill(spill, left);
+          result.spilled = left.length;
+          log.error(
+            `final click flush failed: ${left.length} clicks saved to ${spill}, written to the database at the next start`,
+          );
+        } catch (err) {
+          result.lost = left.length;
+          log.error(`final click flush failed and ${spill} could not be written: ${left.length} clicks lost`, err);
+        }
+      } else if (!flushed) {
+        // Every click is written; only the fold failed, which the next start redoes.
+        log.error('final click fold failed: the written clicks are counted at the next start');
+      }
       db.$client.close();
-      log.info(`slink stopped (${deps.clicks.flusher.stats.written} clicks written this run)`);
+      log.info(`slink stopped (${flusher.stats.written} clicks written this run)`);
+      return result;
     })());
   return { port, stop };
 }
 
-/** Runs until SIGTERM or SIGINT, then stops cleanly and exits 0. */
-export function serveForever(config: Config): void {
-  const server = startServer(config);
+/**
+ * Runs until SIGTERM or SIGINT, then stops and exits: 0 when every click is in the database or
+ * the spill file, 1 when some could be saved in neither (or the stop failed).
+ */
+export function serveForever(config: Config, options: ServerOptions = {}): void {
+  const server = startServer(config, consoleLogger, options);
   const shutdown = (signal: string) => {
     consoleLogger.info(`${signal} received, shutting down`);
     server.stop().then(
-      () => process.exit(0),
+      ({ lost }) => {
+        if (lost > 0) consoleLogger.error(`exiting with status 1: ${lost} clicks lost`);
+        process.exit(lost > 0 ? 1 : 0);
+      },
       (err) => {
         consoleLogger.error('shutdown failed', err);
         process.exit(1);

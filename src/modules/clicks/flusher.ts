@@ -182,13 +182,27 @@ export class ClickFlusher {
     return tracked;
   }
 
-  /** Stops the timer, writes what is left, closes the sink. */
-  async stop(): Promise<boolean> {
+  /**
+   * Stops the timer and writes what is left, trying again every `retryMs` while writes fail,
+   * until `deadlineMs` from now; then closes the sink. Resolves false when a write or the fold
+   * still failed at the deadline (what was not written stays in the buffer: see takeAll()).
+   */
+  async stop(deadlineMs = 0, retryMs = 500): Promise<boolean> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.buffer.onHighWater = null;
-    const flushed = await this.flush();
+    const deadline = performance.now() + deadlineMs;
+    let flushed = await this.flush();
+    while (!flushed && performance.now() < deadline) {
+      await Bun.sleep(Math.min(retryMs, Math.max(0, deadline - performance.now())));
+      flushed = await this.flush();
+    }
     await this.sink.close();
     return flushed;
+  }
+
+  /** Empties the buffer into wire records (classified), for a stop that could not write them. */
+  takeAll(): WireClick[] {
+    return this.buffer.take(this.buffer.length).map(toWire);
   }
 }

@@ -2,6 +2,7 @@
  * The click pipeline of one process: the buffer the redirect pushes into, the flusher that
  * drains it, and the sink that writes. The server uses the writer Worker; tests write inline.
  */
+import type { Config } from '../../config';
 import type { BaseDeps } from '../../deps';
 import { ClickBuffer } from './buffer';
 import { ClickFlusher } from './flusher';
@@ -23,11 +24,16 @@ export interface PipelineOptions {
   geo?: GeoLookup;
 }
 
-export function createClickPipeline(base: BaseDeps, options: PipelineOptions = {}): ClickPipeline {
-  const { config } = base;
-  const ownHosts = [
+/** The host names whose referrers count as internal traffic. */
+export function ownHostsOf(config: Pick<Config, 'shortHost' | 'appHost'>): string[] {
+  return [
     ...new Set([config.shortHost, config.appHost].map((origin) => new URL(origin).hostname.replace(/^www\./, ''))),
   ];
+}
+
+export function createClickPipeline(base: BaseDeps, options: PipelineOptions = {}): ClickPipeline {
+  const { config } = base;
+  const ownHosts = ownHostsOf(config);
   const buffer = new ClickBuffer();
   let sink: ClickSink;
   let geoSource: Promise<string>;
