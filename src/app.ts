@@ -6,7 +6,7 @@
  */
 import { Elysia } from 'elysia';
 import { pingDatabase } from './db/client';
-import { STORAGE_RETRY_AFTER_S, storageFailure } from './db/storage';
+import { probeWrite, STORAGE_RETRY_AFTER_S, storageFailure } from './db/storage';
 import type { Deps } from './deps';
 import { APP_API_PREFIX, createAppGuard } from './http/app-guard';
 import { API_PREFIX, createApiGuard } from './http/auth';
@@ -130,9 +130,19 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       .get(
         '/healthz',
         ({ set }) => {
-          if (pingDatabase(deps.db)) return { status: 'ok' };
+          if (!pingDatabase(deps.db)) {
+            set.status = 503;
+            return { status: 'unavailable' };
+          }
+          // Redirects still answer (their clicks wait in the buffer); writes do not get through.
+          const failure = deps.clicks.flusher.writeFailure;
+          const reason =
+            failure !== null
+              ? `click writes failing: ${storageFailure(failure) ?? 'database locked or unavailable'}`
+              : probeWrite(deps.db.$client);
+          if (reason === null) return { status: 'ok' };
           set.status = 503;
-          return { status: 'unavailable' };
+          return { status: 'degraded', reason: failure !== null ? reason : `database refuses writes: ${reason}` };
         },
         { detail: { hide: true } },
       )
