@@ -6,6 +6,7 @@
  */
 import { Elysia } from 'elysia';
 import { pingDatabase } from './db/client';
+import { probeWrite, STORAGE_RETRY_AFTER_S, storageFailure } from './db/storage';
 import type { Deps } from './deps';
 import { APP_API_PREFIX, createAppGuard } from './http/app-guard';
 import { API_PREFIX, createApiGuard } from './http/auth';
@@ -46,6 +47,11 @@ function toAppError(code: string | number, error: unknown, request: Request, dep
     case 'INVALID_COOKIE_SIGNATURE':
       return new AppError('invalid_request', 'Malformed request');
     default:
+      // A full disk, a read-only database: 503 with Retry-After, logged like any failure.
+      if (storageFailure(error) !== null) {
+        deps.log.error(`storage unavailable on ${request.method} ${request.url}`, error);
+        return new AppError('storage_unavailable', 'The database cannot be written right now; try again later');
+      }
       // Never leak internals: log the cause, answer a generic 500.
       deps.log.error(`unhandled error on ${request.method} ${request.url}`, error);
       return new AppError('internal_error', 'Something went wrong on our side');
@@ -75,6 +81,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
         set.status = STATUS_BY_CODE[err.code];
         set.headers['content-type'] = 'application/json';
         if (err instanceof RateLimitedError) set.headers['retry-after'] = String(err.retryAfter);
+        if (err.code === 'storage_unavailable') set.headers['retry-after'] = String(STORAGE_RETRY_AFTER_S);
         return errorBody(err.code, err.message, err.field);
       })
       // One hook, redirects first: a short link never pays for the API guards.
@@ -123,9 +130,19 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       .get(
         '/healthz',
         ({ set }) => {
-          if (pingDatabase(deps.db)) return { status: 'ok' };
+          if (!pingDatabase(deps.db)) {
+            set.status = 503;
+            return { status: 'unavailable' };
+          }
+          // Redirects still answer (their clicks wait in the buffer); writes do not get through.
+          const failure = deps.clicks.flusher.writeFailure;
+          const reason =
+            failure !== null
+              ? `click writes failing: ${storageFailure(failure) ?? 'database locked or unavailable'}`
+              : probeWrite(deps.db.$client);
+          if (reason === null) return { status: 'ok' };
           set.status = 503;
-          return { status: 'unavailable' };
+          return { status: 'degraded', reason: failure !== null ? reason : `database refuses writes: ${reason}` };
         },
         { detail: { hide: true } },
       )

@@ -24,6 +24,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   rate_limited: 429,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  storage_unavailable: 503,
   internal_error: 500,
 };
 

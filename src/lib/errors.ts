@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'storage_unavailable'
   | 'internal_error';
 
 export class AppError extends Error {

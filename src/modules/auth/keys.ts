@@ -4,6 +4,7 @@
  * stored; the key itself is returned once, by createApiKey, and never again.
  */
 import { and, desc, eq, isNull } from 'drizzle-orm';
+import { storageFailure } from '../../db/storage';
 import type { BaseDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../lib/errors';
 import { digestsEqual, sha256Hex } from '../../lib/hash';
@@ -112,11 +113,17 @@ export function verifyApiKey(deps: BaseDeps, presented: string): Principal {
     throw new AppError('key_expired', 'The API key has expired');
   }
   if (found.key.lastUsedAt === null || now - found.key.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
-    deps.db
-      .update(apiKeys)
-      .set({ lastUsedAt: now })
-      .where(and(eq(apiKeys.id, found.key.id), isNull(apiKeys.revokedAt)))
-      .run();
+    try {
+      deps.db
+        .update(apiKeys)
+        .set({ lastUsedAt: now })
+        .where(and(eq(apiKeys.id, found.key.id), isNull(apiKeys.revokedAt)))
+        .run();
+    } catch (err) {
+      // Advisory: a database that cannot be written (full, read-only) still answers reads.
+      if (storageFailure(err) === null) throw err;
+      return found;
+    }
     return { ...found, key: { ...found.key, lastUsedAt: now } };
   }
   return found;

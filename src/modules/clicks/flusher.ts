@@ -49,6 +49,7 @@ export class ClickFlusher {
   private timer: ReturnType<typeof setInterval> | null = null;
   private running: Promise<boolean> | null = null;
   private failing = false;
+  private failure: unknown = null;
   private foldFailing = false;
   readonly stats: FlushStats = { written: 0, skipped: 0, batches: 0, longestBatchMs: 0, longestStepMs: 0 };
   /** Told of every committed batch: the writer's outcome and the ms from commit to its answer (/metrics). */
@@ -59,6 +60,11 @@ export class ClickFlusher {
     private readonly sink: ClickSink,
     private readonly log: Logger,
   ) {}
+
+  /** The error of the last click write while writes are failing, else null (/healthz). */
+  get writeFailure(): unknown {
+    return this.failing ? this.failure : null;
+  }
 
   start(intervalMs: number): void {
     // Saturation: flush now rather than at the next tick, so waiting redirects are released soon.
@@ -153,6 +159,7 @@ export class ClickFlusher {
       if (!this.failing)
         this.log.error(`click flush failed; ${this.buffer.length} clicks kept in memory and retried`, err);
       this.failing = true;
+      this.failure = err;
       return false;
     }
     // The drain is done: fold it, so that once flush() resolves counts include its clicks.

@@ -1,0 +1,58 @@
+/**
+ * Storage failures: the SQLite errors that mean the database cannot be written right now (a
+ * full disk, a read-only file or file system, an I/O error, a file that cannot be opened), as
+ * opposed to a bug. The API answers them 503 `storage_unavailable` (src/app.ts) and /healthz
+ * reports them as `degraded` with one of the short reasons below (docs/operations.md).
+ */
+import type { Database } from 'bun:sqlite';
+
+/** Seconds a client is told to wait (Retry-After) before trying a refused write again. */
+export const STORAGE_RETRY_AFTER_S = 30;
+
+/**
+ * By SQLite result code (bun:sqlite sets `code`, extended codes included: SQLITE_IOERR_WRITE),
+ * and by SQLite's own message for errors that crossed from the writer thread as text only.
+ */
+const REASONS: readonly { code: RegExp; message: string; reason: string }[] = [
+  { code: /^SQLITE_FULL/, message: 'database or disk is full', reason: 'database or disk full' },
+  { code: /^SQLITE_READONLY/, message: 'attempt to write a readonly database', reason: 'database read-only' },
+  { code: /^SQLITE_IOERR/, message: 'disk I/O error', reason: 'disk I/O error' },
+  { code: /^SQLITE_CANTOPEN/, message: 'unable to open database file', reason: 'database file cannot be opened' },
+];
+
+/** The short reason when `error` (or an error it wraps, as drizzle does) is a storage failure, else null. */
+export function storageFailure(error: unknown): string | null {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    for (const r of REASONS) {
+      if (typeof code === 'string' ? r.code.test(code) : e.message.includes(r.message)) return r.reason;
+    }
+  }
+  return null;
+}
+
+/**
+ * Whether the connection may write: takes the write lock, rewrites the header's user_version
+ * with its own value and rolls back, so nothing changes. Null when it may (also when another
+ * connection holds the lock: someone is writing), else the reason. A full disk shows only when
+ * pages reach it, so it is seen through the click writes and the API's writes, not here.
+ */
+export function probeWrite(sqlite: Database): string | null {
+  const { busy_timeout } = sqlite.query('PRAGMA busy_timeout').get() as { busy_timeout: number };
+  sqlite.exec('PRAGMA busy_timeout = 0');
+  try {
+    sqlite.exec('BEGIN IMMEDIATE');
+    try {
+      const { user_version } = sqlite.query('PRAGMA user_version').get() as { user_version: number };
+      sqlite.exec(`PRAGMA user_version = ${user_version}`);
+    } finally {
+      // A failed write may have rolled the transaction back already.
+      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    }
+    return null;
+  } catch (err) {
+    return storageFailure(err);
+  } finally {
+    sqlite.exec(`PRAGMA busy_timeout = ${busy_timeout}`);
+  }
+}
