@@ -60,7 +60,7 @@ export class WorkerSink implements ClickSink {
   /** Resolves with the geo source once the Worker has opened the database. */
   readonly ready: Promise<string>;
 
-  constructor(options: { dbPath: string; geoDb: string | null; ownHosts: string[] }) {
+  constructor(options: { dbPath: string; geoDb: string | null; ownHosts: string[]; retentionDays?: number }) {
     const worker = new Worker(workerEntry('modules/clicks/writer-worker.ts'), { smol: true });
     this.writer = new WorkerClient<WriterHandlers>(worker, 'click writer');
     this.ready = this.writer.call('open', options);
