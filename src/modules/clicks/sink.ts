@@ -50,7 +50,11 @@ export class InlineSink implements ClickSink {
   }
 
   async close(): Promise<void> {
-    this.store.fold();
+    try {
+      this.store.fold();
+    } finally {
+      this.store.close();
+    }
   }
 }
 

@@ -29,6 +29,12 @@ import { VisitorHasher } from './visitor';
 export const FOLD_MAX_CLICKS = 50_000;
 /** Age of the oldest pending sum before a fold during a long drain: counts lag by at most this under saturation. */
 export const FOLD_MAX_MS = 1000;
+/**
+ * After this long without a batch, a writer that wrote since its last checkpoint runs
+ * `wal_checkpoint(TRUNCATE)`: an idle service leaves no WAL behind (under load the WAL stays
+ * under the writer's checkpoint size, db/client.ts).
+ */
+export const IDLE_CHECKPOINT_MS = 10_000;
 /** After a retention step found nothing to delete, the next one waits this long (a step scans the tail). */
 export const RETENTION_IDLE_MS = 60_000;
 
@@ -46,6 +52,8 @@ export interface StoreOptions {
   retentionDays?: number;
   /** Clicks per sealed segment (seal.ts SEAL_ROWS); tests seal sooner. */
   sealRows?: number;
+  /** IDLE_CHECKPOINT_MS; 0: never checkpoint when idle. */
+  idleCheckpointMs?: number;
 }
 
 export class ClickStore {
@@ -66,6 +74,10 @@ export class ClickStore {
   private foldedThrough: number;
   /** When the next retention step may run (clock ms): later after a step that found nothing. */
   private nextRetentionAt = 0;
+  private readonly idleCheckpointMs: number;
+  private idleTimer: Timer | undefined;
+  /** Idle checkpoints that truncated the WAL so far. */
+  idleCheckpoints = 0;
   /** Raw clicks deleted by retention so far. */
   readonly retention = { steps: 0, clicks: 0 };
   /** Folds so far: how many, their clicks, their time and the longest, in ms (the benchmark reports them). */
@@ -91,6 +103,7 @@ export class ClickStore {
     this.foldMaxClicks = options.foldMaxClicks ?? FOLD_MAX_CLICKS;
     this.foldMaxMs = options.foldMaxMs ?? FOLD_MAX_MS;
     this.retentionDays = options.retentionDays ?? 0;
+    this.idleCheckpointMs = options.idleCheckpointMs ?? IDLE_CHECKPOINT_MS;
     this.refolded = this.folder.refold(values);
     this.foldedThrough = foldedThrough(sqlite);
     // Yesterday's too: a click from before midnight can arrive after it.
@@ -119,6 +132,7 @@ export class ClickStore {
     } else {
       this.retain();
     }
+    if (result.written > 0) this.wrote();
     return { written: result.written, skipped: result.skipped, ms: performance.now() - started };
   }
 
@@ -138,6 +152,7 @@ export class ClickStore {
     // Folded clicks may leave the tail; the ones after the watermark stay, for a refold.
     this.sealer.sealIfDue(this.lastId);
     this.retain();
+    this.wrote();
     this.folds.count++;
     this.folds.clicks += n;
     const ms = performance.now() - started;
@@ -161,11 +176,42 @@ export class ClickStore {
       else {
         this.retention.steps++;
         this.retention.clicks += step.clicks;
+        this.wrote();
       }
       return step;
     } catch (err) {
       console.error(`pruning old clicks failed (tried again after the next batch): ${String(err)}`);
       return { kind: 'none' };
+    }
+  }
+
+  /** Stops the idle checkpoint (the caller checkpoints and closes the connection itself). */
+  close(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  /** Something was written: the idle checkpoint runs IDLE_CHECKPOINT_MS after the last write. */
+  private wrote(): void {
+    if (this.idleCheckpointMs <= 0) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.checkpointIdle(), this.idleCheckpointMs);
+    // A timer must not keep a process alive (inline mode, the CLI, tests).
+    this.idleTimer.unref();
+  }
+
+  /**
+   * Copies the WAL into the database file and truncates it to zero bytes. A reader in the way
+   * (an export, the server reading) makes it busy: it is tried again after another idle period.
+   */
+  private checkpointIdle(): void {
+    this.idleTimer = undefined;
+    try {
+      const r = this.sqlite.query<{ busy: number }, []>('PRAGMA wal_checkpoint(TRUNCATE)').get();
+      if (r && r.busy !== 0) this.wrote();
+      else this.idleCheckpoints++;
+    } catch {
+      // Closed meanwhile (a stop checkpoints on its own), or the disk fails: the next write re-arms it.
     }
   }
 

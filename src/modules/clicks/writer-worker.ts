@@ -55,6 +55,7 @@ const handlers = {
       // Counted before leaving; a fold that fails here is done by the next start instead.
       store?.fold();
     } catch {}
+    store?.close();
     try {
       // Fold the WAL back into the database file before leaving.
       db?.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
