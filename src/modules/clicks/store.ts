@@ -35,6 +35,8 @@ export const FOLD_MAX_MS = 1000;
  * under the writer's checkpoint size, db/client.ts).
  */
 export const IDLE_CHECKPOINT_MS = 10_000;
+/** How long the idle checkpoint waits for readers before it gives up until the next idle period. */
+const IDLE_CHECKPOINT_WAIT_MS = 200;
 /** After a retention step found nothing to delete, the next one waits this long (a step scans the tail). */
 export const RETENTION_IDLE_MS = 60_000;
 
@@ -207,9 +209,17 @@ export class ClickStore {
   private checkpointIdle(): void {
     this.idleTimer = undefined;
     try {
-      const r = this.sqlite.query<{ busy: number }, []>('PRAGMA wal_checkpoint(TRUNCATE)').get();
-      if (r && r.busy !== 0) this.wrote();
-      else this.idleCheckpoints++;
+      // TRUNCATE waits for readers through the busy handler: a short wait, not the connection's
+      // 5 s, so a long read never holds up the batches behind this.
+      const timeout = this.sqlite.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()?.timeout ?? 5000;
+      this.sqlite.exec(`PRAGMA busy_timeout = ${IDLE_CHECKPOINT_WAIT_MS}`);
+      try {
+        const r = this.sqlite.query<{ busy: number }, []>('PRAGMA wal_checkpoint(TRUNCATE)').get();
+        if (r && r.busy !== 0) this.wrote();
+        else this.idleCheckpoints++;
+      } finally {
+        this.sqlite.exec(`PRAGMA busy_timeout = ${timeout}`);
+      }
     } catch {
       // Closed meanwhile (a stop checkpoints on its own), or the disk fails: the next write re-arms it.
     }

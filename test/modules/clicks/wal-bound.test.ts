@@ -88,4 +88,28 @@ describe('the WAL is bounded and truncated when the writer is idle', () => {
     await Bun.sleep(IDLE_MS * 2);
     expect(store.idleCheckpoints).toBe(1);
   });
+
+  test('a reader in the way: the idle checkpoint waits briefly, gives up, and succeeds once the reader is gone', async () => {
+    const link = await createLink(c, {});
+    const reader = openDatabase(dbPath, 'standalone').$client;
+    try {
+      // A read transaction on the snapshot before the next batch: TRUNCATE cannot reset the WAL under it.
+      reader.exec('BEGIN');
+      reader.query('SELECT count(*) FROM links').get();
+      const before = store.idleCheckpoints;
+      store.writeBatch(wires(link.id, 500, T0 - 60_000, 7));
+      store.fold();
+      await Bun.sleep(IDLE_MS * 3);
+      expect(store.idleCheckpoints).toBe(before);
+      expect(walBytes(dbPath)).toBeGreaterThan(0);
+      // The writer's busy timeout is back to its own after the short wait.
+      expect(writer.$client.query('PRAGMA busy_timeout').get()).toEqual({ timeout: 5000 });
+      reader.exec('COMMIT');
+      await Bun.sleep(IDLE_MS * 3);
+      expect(store.idleCheckpoints).toBe(before + 1);
+      expect(walBytes(dbPath)).toBe(0);
+    } finally {
+      reader.close();
+    }
+  });
 });
