@@ -18,6 +18,8 @@ export interface Config {
   readonly geoDb: string | null;
   readonly rateLimit: number;
   readonly workspaceName: string;
+  /** Raw clicks older than this many days are deleted by the click writer; 0 keeps every one. */
+  readonly retentionDays: number;
   /** Bearer token of GET /metrics; null: /metrics does not exist. */
   readonly metricsToken: string | null;
   /** Dashboard sessions end this many days after sign-in (and after 7 idle days). */
@@ -54,6 +56,12 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   },
   { name: 'SLINK_RATE_LIMIT', default: '600', meaning: 'requests per minute per API key' },
   { name: 'SLINK_WORKSPACE_NAME', default: 'Slink', meaning: 'workspace name shown by GET /workspace' },
+  {
+    name: 'SLINK_RETENTION_DAYS',
+    default: '0',
+    meaning:
+      'N > 0: raw clicks older than N days are deleted (in small steps, in the background); statistics keep answering from the rollups, which are never pruned; 0 keeps everything',
+  },
   {
     name: 'SLINK_METRICS_TOKEN',
     default: '(unset)',
@@ -114,6 +122,8 @@ export function loadConfig(env: Env = process.env): Config {
     geoDb: env.SLINK_GEO_DB || null,
     rateLimit: intVar(env, 'SLINK_RATE_LIMIT', 600, 1, 1_000_000),
     workspaceName: env.SLINK_WORKSPACE_NAME || 'Slink',
+    // A hundred years at most: the cutoff stays well inside safe integers.
+    retentionDays: intVar(env, 'SLINK_RETENTION_DAYS', 0, 0, 36_500),
     metricsToken: env.SLINK_METRICS_TOKEN || null,
     // Ten years at most: the cookie's Max-Age and the expiry stay well inside safe integers.
     sessionDays: intVar(env, 'SLINK_SESSION_DAYS', 30, 1, 3650),

@@ -45,6 +45,7 @@ describe('slink --help', () => {
       'SLINK_GEO_DB',
       'SLINK_RATE_LIMIT',
       'SLINK_WORKSPACE_NAME',
+      'SLINK_RETENTION_DAYS',
       'SLINK_METRICS_TOKEN',
       'SLINK_SESSION_DAYS',
     ];

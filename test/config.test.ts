@@ -25,6 +25,7 @@ describe('defaults (README, Configuration)', () => {
       geoDb: null,
       rateLimit: 600,
       workspaceName: 'Slink',
+      retentionDays: 0,
       metricsToken: null,
       sessionDays: 30,
     });
@@ -60,6 +61,7 @@ describe('defaults (README, Configuration)', () => {
         SLINK_GEO_DB: '/geo/city.mmdb',
         SLINK_RATE_LIMIT: '60',
         SLINK_WORKSPACE_NAME: 'Acme',
+        SLINK_RETENTION_DAYS: '90',
         SLINK_METRICS_TOKEN: 'scrape-me-please',
         SLINK_SESSION_DAYS: '7',
       }),
@@ -74,6 +76,7 @@ describe('defaults (README, Configuration)', () => {
       geoDb: '/geo/city.mmdb',
       rateLimit: 60,
       workspaceName: 'Acme',
+      retentionDays: 90,
       metricsToken: 'scrape-me-please',
       sessionDays: 7,
     });
@@ -149,6 +152,8 @@ describe('bad values throw ConfigError naming the variable', () => {
     ['SLINK_SESSION_DAYS', { SLINK_SESSION_DAYS: '-3' }],
     ['SLINK_SESSION_DAYS', { SLINK_SESSION_DAYS: '1.5' }],
     ['SLINK_SESSION_DAYS', { SLINK_SESSION_DAYS: 'month' }],
+    ['SLINK_RETENTION_DAYS', { SLINK_RETENTION_DAYS: '36501' }],
+    ['SLINK_RETENTION_DAYS', { SLINK_RETENTION_DAYS: '-1' }],
   ];
   for (const [variable, env] of cases) {
     test(`${JSON.stringify(env)}`, () => {
@@ -178,6 +183,7 @@ describe('help text', () => {
       'SLINK_GEO_DB',
       'SLINK_RATE_LIMIT',
       'SLINK_WORKSPACE_NAME',
+      'SLINK_RETENTION_DAYS',
       'SLINK_METRICS_TOKEN',
       'SLINK_SESSION_DAYS',
     ];

@@ -22,9 +22,23 @@ export type ConnectionRole = 'standalone' | 'server' | 'writer' | 'export';
 
 type Pragmas = Readonly<Record<string, string | number>>;
 
+/**
+ * What a checkpoint that empties the WAL leaves of the file, at most (bytes): SQLite otherwise
+ * keeps the -wal file at its largest size for reuse (~128 MB after the writer's checkpoints).
+ * The click writer also truncates it to nothing once idle (clicks/store.ts, IDLE_CHECKPOINT_MS).
+ */
+export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
+
 // WAL lets readers run during a click write; NORMAL is durable across process crashes in WAL
-// mode; busy_timeout keeps an operator command from failing at once while the server writes.
-const READ_WRITE: Pragmas = { journal_mode: 'WAL', synchronous: 'NORMAL', busy_timeout: 5000, foreign_keys: 'ON' };
+// mode; busy_timeout keeps an operator command from failing at once while the server writes;
+// journal_size_limit bounds the WAL file a checkpoint leaves behind (WAL_SIZE_LIMIT).
+const READ_WRITE: Pragmas = {
+  journal_mode: 'WAL',
+  synchronous: 'NORMAL',
+  busy_timeout: 5000,
+  foreign_keys: 'ON',
+  journal_size_limit: WAL_SIZE_LIMIT,
+};
 
 /** Applied in this order; a negative cache_size is KiB, a positive wal_autocheckpoint pages (4 KiB). */
 const PRAGMAS: Readonly<Record<ConnectionRole, Pragmas>> = {
@@ -45,7 +59,8 @@ const PRAGMAS: Readonly<Record<ConnectionRole, Pragmas>> = {
     // 100,000 links a batch of 2,000 clicks dirties pages all over links, rollups, visitor days
     // and the clicks index, and a page dirtied again before the checkpoint is copied and synced
     // once (`bun run bench:writer`: 8% less time per click at 32 MB than at 4 MB, a further 11%
-    // less at 128 MB).
+    // less at 128 MB). After each checkpoint the file is cut back to WAL_SIZE_LIMIT, and to
+    // nothing once the writer is idle.
     wal_autocheckpoint: 32768,
     // 16 MB, not 64 MB (less RSS under load). Measured together with `bun run bench`: 16 MB
     // with 32 MB checkpoints lost ~8% of the redirect rate, 16 MB with 128 MB checkpoints kept

@@ -18,7 +18,15 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const NAMES = ['cache_size', 'wal_autocheckpoint', 'journal_mode', 'busy_timeout', 'foreign_keys', 'synchronous'];
+const NAMES = [
+  'cache_size',
+  'wal_autocheckpoint',
+  'journal_mode',
+  'busy_timeout',
+  'foreign_keys',
+  'synchronous',
+  'journal_size_limit',
+];
 function pragmas(sqlite: Database): Record<string, unknown> {
   return Object.fromEntries(
     NAMES.map((name) => [name, Object.values(sqlite.query(`PRAGMA ${name}`).get() as object)[0]]),
@@ -26,7 +34,7 @@ function pragmas(sqlite: Database): Record<string, unknown> {
 }
 
 // cache_size in KiB when negative; wal_autocheckpoint in pages (1000 is SQLite's default);
-// synchronous 1 is NORMAL, 2 FULL (SQLite's default).
+// synchronous 1 is NORMAL, 2 FULL (SQLite's default); journal_size_limit in bytes (64 MB).
 const EXPECTED: Record<ConnectionRole, Record<string, unknown>> = {
   standalone: {
     cache_size: -65536,
@@ -35,6 +43,7 @@ const EXPECTED: Record<ConnectionRole, Record<string, unknown>> = {
     busy_timeout: 5000,
     foreign_keys: 1,
     synchronous: 1,
+    journal_size_limit: 67_108_864,
   },
   server: {
     cache_size: -8192,
@@ -43,6 +52,7 @@ const EXPECTED: Record<ConnectionRole, Record<string, unknown>> = {
     busy_timeout: 5000,
     foreign_keys: 1,
     synchronous: 1,
+    journal_size_limit: 67_108_864,
   },
   writer: {
     cache_size: -16384,
@@ -51,6 +61,7 @@ const EXPECTED: Record<ConnectionRole, Record<string, unknown>> = {
     busy_timeout: 5000,
     foreign_keys: 1,
     synchronous: 1,
+    journal_size_limit: 67_108_864,
   },
   export: {
     cache_size: -2000,
@@ -59,6 +70,8 @@ const EXPECTED: Record<ConnectionRole, Record<string, unknown>> = {
     busy_timeout: 5000,
     foreign_keys: 0,
     synchronous: 2,
+    // SQLite's default: no limit (this connection never writes).
+    journal_size_limit: -1,
   },
 };
 

@@ -50,12 +50,17 @@ function decodeClickCursor(cursor: string): ClickKey {
   return key;
 }
 
+/**
+ * A page of the window's clicks, newest first. `retainedFrom` (retention.ts, null when off):
+ * clicks before it are not listed, whether or not the writer has deleted them yet.
+ */
 export function listClicks(
   src: ClickSource,
   w: Window,
   limit: number,
   cursor: string | undefined,
-): { items: Click[]; cursor: string | null } {
+  retainedFrom: number | null = null,
+): { items: Click[]; cursor: string | null; retainedFrom: number | null } {
   let before = keyAbove(w.to);
   if (cursor !== undefined) {
     const key = decodeClickCursor(cursor);
@@ -63,12 +68,14 @@ export function listClicks(
     if (key.timestamp < before.timestamp || (key.timestamp === before.timestamp && key.id < before.id)) before = key;
   }
   // One extra row tells whether another page exists, so the last page has no dangling cursor.
-  const rows = readClickPage(src.sqlite, src.linkId, w.from, before, w.bots, limit + 1);
+  const from = retainedFrom === null ? w.from : Math.max(w.from, retainedFrom);
+  const rows = readClickPage(src.sqlite, src.linkId, from, before, w.bots, limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
     items: page.map((r) => toClick(src, r)),
     cursor: rows.length > limit && last ? encodeClickCursor({ timestamp: last.timestamp, id: last.id }) : null,
+    retainedFrom,
   };
 }
 

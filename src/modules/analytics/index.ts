@@ -45,14 +45,15 @@ export function analyticsRoutes(deps: Deps) {
     .get(
       '/links/:id/export.csv',
       ({ params, query }) => {
-        const { filename, body } = linkExport(deps, params.id, query);
-        return new Response(body, {
-          headers: {
-            'content-type': 'text/csv; charset=utf-8',
-            'content-disposition': `attachment; filename="${filename}"`,
-            'cache-control': 'no-store',
-          },
-        });
+        const { filename, body, retainedFrom } = linkExport(deps, params.id, query);
+        const headers: Record<string, string> = {
+          'content-type': 'text/csv; charset=utf-8',
+          'content-disposition': `attachment; filename="${filename}"`,
+          'cache-control': 'no-store',
+        };
+        // With SLINK_RETENTION_DAYS set: the oldest instant (epoch ms) raw clicks are kept from.
+        if (retainedFrom !== null) headers['x-slink-retained-from'] = String(retainedFrom);
+        return new Response(body, { headers });
       },
       {
         params: IdParams,
@@ -60,7 +61,7 @@ export function analyticsRoutes(deps: Deps) {
         detail: {
           tags,
           summary: 'Raw clicks of a link as CSV',
-          description: `RFC 4180 (CRLF, quoted cells), a header row, the click fields in the order of the clicks list; params as a JSON string; newest first. Cells starting with = + - @ tab or CR get a leading '. Streamed. ${WINDOW_NOTE}`,
+          description: `RFC 4180 (CRLF, quoted cells), a header row, the click fields in the order of the clicks list; params as a JSON string; newest first. Cells starting with = + - @ tab or CR get a leading '. Streamed. With SLINK_RETENTION_DAYS set, the header X-Slink-Retained-From gives the oldest instant (epoch ms) raw clicks are kept from: older clicks are not in the file. ${WINDOW_NOTE}`,
           responses: {
             200: { description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } },
             ...errorResponses(400, 401, 404, 429),

@@ -161,4 +161,8 @@ export type Click = typeof ClickModel.static;
 export const ClickPageModel = t.Object({
   items: t.Array(ClickModel),
   cursor: NextCursor,
+  retainedFrom: nullable(Type.Integer(), {
+    description:
+      'Epoch ms: raw clicks are kept from this instant on (SLINK_RETENTION_DAYS); older ones are deleted and never listed, while statistics still count them. Null when every click is kept.',
+  }),
 });

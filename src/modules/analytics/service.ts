@@ -2,6 +2,7 @@
 import type { Deps } from '../../deps';
 import { lastClickId } from '../clicks/read-clicks';
 import { firstBucketStart } from '../clicks/read-rollups';
+import { retainedFrom } from '../clicks/retention';
 import { WORKSPACE } from '../clicks/rollups';
 import { slugsOf } from '../links/repo';
 import { getLinkRowOrThrow } from '../links/service';
@@ -52,27 +53,35 @@ function rawWindow(deps: Deps, id: string, query: WindowQuery) {
   return resolveWindow(query, deps.clock.now(), () => firstBucketStart(deps.db.$client, id));
 }
 
+/** The oldest instant raw clicks are kept from, or null when SLINK_RETENTION_DAYS is 0. */
+function retained(deps: Deps): number | null {
+  return retainedFrom(deps.clock.now(), deps.config.retentionDays);
+}
+
 export function linkClicks(deps: Deps, id: string, query: ClicksInput) {
   const src = clickSource(deps, id);
-  return listClicks(src, rawWindow(deps, id, query), query.limit ?? DEFAULT_CLICK_PAGE, query.cursor);
+  const w = rawWindow(deps, id, query);
+  return listClicks(src, w, query.limit ?? DEFAULT_CLICK_PAGE, query.cursor, retained(deps));
 }
 
 export function linkExport(
   deps: Deps,
   id: string,
   query: WindowQuery,
-): { filename: string; body: ReadableStream<Uint8Array> } {
+): { filename: string; body: ReadableStream<Uint8Array>; retainedFrom: number | null } {
   const src = clickSource(deps, id);
   const w = rawWindow(deps, id, query);
+  const kept = retained(deps);
   const chunks = deps.exports.start({
     linkId: id,
     slug: src.slug,
     variantIds: [...src.variantIds],
-    from: w.from,
+    // Clicks before the retained window are not exported, whether or not they are deleted yet.
+    from: kept === null ? w.from : Math.max(w.from, kept),
     to: w.to,
     bots: w.bots,
     // The snapshot: what is stored now, so the export is what existed when it was asked for.
     maxId: lastClickId(deps.db.$client),
   });
-  return { filename: `${src.slug}-clicks.csv`, body: exportStream(chunks) };
+  return { filename: `${src.slug}-clicks.csv`, body: exportStream(chunks), retainedFrom: kept };
 }

@@ -38,12 +38,19 @@ export function createClickPipeline(base: BaseDeps, options: PipelineOptions = {
   let sink: ClickSink;
   let geoSource: Promise<string>;
   if (options.worker) {
-    const worker = new WorkerSink({ dbPath: config.dbPath, geoDb: config.geoDb, ownHosts });
+    const worker = new WorkerSink({
+      dbPath: config.dbPath,
+      geoDb: config.geoDb,
+      ownHosts,
+      retentionDays: config.retentionDays,
+    });
     sink = worker;
     geoSource = worker.ready;
   } else {
     const geo = options.geo ?? openGeo(config.geoDb);
-    sink = new InlineSink(new ClickStore(base.db.$client, geo, ownHosts, base.clock));
+    sink = new InlineSink(
+      new ClickStore(base.db.$client, geo, ownHosts, base.clock, { retentionDays: config.retentionDays }),
+    );
     geoSource = Promise.resolve(geo.source);
   }
   return { buffer, flusher: new ClickFlusher(buffer, sink, base.log), geoSource };

@@ -50,7 +50,11 @@ export class InlineSink implements ClickSink {
   }
 
   async close(): Promise<void> {
-    this.store.fold();
+    try {
+      this.store.fold();
+    } finally {
+      this.store.close();
+    }
   }
 }
 
@@ -60,7 +64,7 @@ export class WorkerSink implements ClickSink {
   /** Resolves with the geo source once the Worker has opened the database. */
   readonly ready: Promise<string>;
 
-  constructor(options: { dbPath: string; geoDb: string | null; ownHosts: string[] }) {
+  constructor(options: { dbPath: string; geoDb: string | null; ownHosts: string[]; retentionDays?: number }) {
     const worker = new Worker(workerEntry('modules/clicks/writer-worker.ts'), { smol: true });
     this.writer = new WorkerClient<WriterHandlers>(worker, 'click writer');
     this.ready = this.writer.call('open', options);

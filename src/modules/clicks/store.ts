@@ -13,12 +13,13 @@ import type { Database } from 'bun:sqlite';
 import type { Clock } from '../../lib/clock';
 import { DAY_MS, utcDay } from '../../lib/time';
 import { type EnrichContext, enrichClick } from './enrich';
-import { createFolder, type Folder } from './fold';
+import { createFolder, type Folder, foldedThrough } from './fold';
 import type { GeoLookup } from './geo';
 import { PendingSums } from './pending';
 import { firstVisitsSince } from './raw-read';
 import type { WireClick } from './record';
 import { type ClickAppender, createClickAppender } from './repo';
+import { type PruneStep, pruneStep, retainedFrom } from './retention';
 import { RollupValues } from './rollup-values';
 import { Sealer } from './seal';
 import { SeenVisitors } from './seen-visitors';
@@ -28,6 +29,16 @@ import { VisitorHasher } from './visitor';
 export const FOLD_MAX_CLICKS = 50_000;
 /** Age of the oldest pending sum before a fold during a long drain: counts lag by at most this under saturation. */
 export const FOLD_MAX_MS = 1000;
+/**
+ * After this long without a batch, a writer that wrote since its last checkpoint runs
+ * `wal_checkpoint(TRUNCATE)`: an idle service leaves no WAL behind (under load the WAL stays
+ * under the writer's checkpoint size, db/client.ts).
+ */
+export const IDLE_CHECKPOINT_MS = 10_000;
+/** How long the idle checkpoint waits for readers before it gives up until the next idle period. */
+const IDLE_CHECKPOINT_WAIT_MS = 200;
+/** After a retention step found nothing to delete, the next one waits this long (a step scans the tail). */
+export const RETENTION_IDLE_MS = 60_000;
 
 export interface WriteOutcome {
   written: number;
@@ -39,6 +50,12 @@ export interface WriteOutcome {
 export interface StoreOptions {
   foldMaxClicks?: number;
   foldMaxMs?: number;
+  /** SLINK_RETENTION_DAYS: raw clicks older than this many days are pruned (retention.ts); 0 keeps all. */
+  retentionDays?: number;
+  /** Clicks per sealed segment (seal.ts SEAL_ROWS); tests seal sooner. */
+  sealRows?: number;
+  /** IDLE_CHECKPOINT_MS; 0: never checkpoint when idle. */
+  idleCheckpointMs?: number;
 }
 
 export class ClickStore {
@@ -54,13 +71,24 @@ export class ClickStore {
   /** The id of the last click this writer appended: the watermark its next fold stores. */
   private lastId = 0;
   private prunedThrough = -1;
+  private readonly retentionDays: number;
+  /** The watermark of the last fold: no click after it is ever pruned. */
+  private foldedThrough: number;
+  /** When the next retention step may run (clock ms): later after a step that found nothing. */
+  private nextRetentionAt = 0;
+  private readonly idleCheckpointMs: number;
+  private idleTimer: Timer | undefined;
+  /** Idle checkpoints that truncated the WAL so far. */
+  idleCheckpoints = 0;
+  /** Raw clicks deleted by retention so far. */
+  readonly retention = { steps: 0, clicks: 0 };
   /** Folds so far: how many, their clicks, their time and the longest, in ms (the benchmark reports them). */
   readonly folds = { count: 0, clicks: 0, ms: 0, longestMs: 0 };
   /** Clicks a previous writer had written without folding them, folded at open. */
   readonly refolded: number;
 
   constructor(
-    sqlite: Database,
+    private readonly sqlite: Database,
     geo: GeoLookup,
     ownHosts: readonly string[],
     private readonly clock: Clock,
@@ -71,12 +99,15 @@ export class ClickStore {
     values.refresh();
     this.append = createClickAppender(sqlite, values, this.seen);
     this.folder = createFolder(sqlite);
-    this.sealer = new Sealer(sqlite);
+    this.sealer = new Sealer(sqlite, options.sealRows);
     this.hasher = new VisitorHasher(sqlite);
     this.ctx = { geo, hasher: this.hasher, ownHosts };
     this.foldMaxClicks = options.foldMaxClicks ?? FOLD_MAX_CLICKS;
     this.foldMaxMs = options.foldMaxMs ?? FOLD_MAX_MS;
+    this.retentionDays = options.retentionDays ?? 0;
+    this.idleCheckpointMs = options.idleCheckpointMs ?? IDLE_CHECKPOINT_MS;
     this.refolded = this.folder.refold(values);
+    this.foldedThrough = foldedThrough(sqlite);
     // Yesterday's too: a click from before midnight can arrive after it.
     firstVisitsSince(sqlite, (utcDay(clock.now()) - 1) * DAY_MS, (linkId, time, visitor) =>
       this.seen.remember(utcDay(time), linkId, visitor),
@@ -100,7 +131,10 @@ export class ClickStore {
         // The batch is written: failing it now would write it twice. The sums stay; the
         // flusher's fold at the end of the drain tries again and reports.
       }
+    } else {
+      this.retain();
     }
+    if (result.written > 0) this.wrote();
     return { written: result.written, skipped: result.skipped, ms: performance.now() - started };
   }
 
@@ -116,14 +150,79 @@ export class ClickStore {
     const started = performance.now();
     this.folder.fold(this.pending, this.lastId);
     this.pending.clear();
+    this.foldedThrough = this.lastId;
     // Folded clicks may leave the tail; the ones after the watermark stay, for a refold.
     this.sealer.sealIfDue(this.lastId);
+    this.retain();
+    this.wrote();
     this.folds.count++;
     this.folds.clicks += n;
     const ms = performance.now() - started;
     this.folds.ms += ms;
     this.folds.longestMs = Math.max(this.folds.longestMs, ms);
     return n;
+  }
+
+  /**
+   * One retention step when SLINK_RETENTION_DAYS is set and one is due (retention.ts); returns
+   * what it deleted. Never throws: the batch or fold before it is committed, and a failed step
+   * is tried again after the next one.
+   */
+  retain(): PruneStep {
+    const now = this.clock.now();
+    const from = retainedFrom(now, this.retentionDays);
+    if (from === null || now < this.nextRetentionAt) return { kind: 'none' };
+    try {
+      const step = pruneStep(this.sqlite, from, this.foldedThrough);
+      if (step.kind === 'none') this.nextRetentionAt = now + RETENTION_IDLE_MS;
+      else {
+        this.retention.steps++;
+        this.retention.clicks += step.clicks;
+        this.wrote();
+      }
+      return step;
+    } catch (err) {
+      console.error(`pruning old clicks failed (tried again after the next batch): ${String(err)}`);
+      return { kind: 'none' };
+    }
+  }
+
+  /** Stops the idle checkpoint (the caller checkpoints and closes the connection itself). */
+  close(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  /** Something was written: the idle checkpoint runs IDLE_CHECKPOINT_MS after the last write. */
+  private wrote(): void {
+    if (this.idleCheckpointMs <= 0) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.checkpointIdle(), this.idleCheckpointMs);
+    // A timer must not keep a process alive (inline mode, the CLI, tests).
+    this.idleTimer.unref();
+  }
+
+  /**
+   * Copies the WAL into the database file and truncates it to zero bytes. A reader in the way
+   * (an export, the server reading) makes it busy: it is tried again after another idle period.
+   */
+  private checkpointIdle(): void {
+    this.idleTimer = undefined;
+    try {
+      // TRUNCATE waits for readers through the busy handler: a short wait, not the connection's
+      // 5 s, so a long read never holds up the batches behind this.
+      const timeout = this.sqlite.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()?.timeout ?? 5000;
+      this.sqlite.exec(`PRAGMA busy_timeout = ${IDLE_CHECKPOINT_WAIT_MS}`);
+      try {
+        const r = this.sqlite.query<{ busy: number }, []>('PRAGMA wal_checkpoint(TRUNCATE)').get();
+        if (r && r.busy !== 0) this.wrote();
+        else this.idleCheckpoints++;
+      } finally {
+        this.sqlite.exec(`PRAGMA busy_timeout = ${timeout}`);
+      }
+    } catch {
+      // Closed meanwhile (a stop checkpoints on its own), or the disk fails: the next write re-arms it.
+    }
   }
 
   /** Forgets salts and seen visitors of days before yesterday. */

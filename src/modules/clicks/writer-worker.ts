@@ -18,10 +18,12 @@ let received: WireClick[] = [];
 
 const handlers = {
   /** Answers with the geo source; throws when the database or the geo file cannot be opened. */
-  open(options: { dbPath: string; geoDb: string | null; ownHosts: string[] }): string {
+  open(options: { dbPath: string; geoDb: string | null; ownHosts: string[]; retentionDays?: number }): string {
     db = openDatabase(options.dbPath, 'writer');
     const geo = openGeo(options.geoDb);
-    store = new ClickStore(db.$client, geo, options.ownHosts, systemClock);
+    store = new ClickStore(db.$client, geo, options.ownHosts, systemClock, {
+      retentionDays: options.retentionDays ?? 0,
+    });
     return geo.source;
   },
   /** A slice as JSON text: cheaper for the event loop to copy than structured objects. */
@@ -53,6 +55,7 @@ const handlers = {
       // Counted before leaving; a fold that fails here is done by the next start instead.
       store?.fold();
     } catch {}
+    store?.close();
     try {
       // Fold the WAL back into the database file before leaving.
       db?.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');

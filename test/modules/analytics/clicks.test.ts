@@ -77,6 +77,7 @@ interface Click {
 interface Page {
   items: Click[];
   cursor: string | null;
+  retainedFrom: number | null;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -104,7 +105,7 @@ function listRaw(c: Ctx, id: string, query: Query = {}, key: string | null = c.k
 async function page(c: Ctx, id: string, query: Query = {}): Promise<Page> {
   const res = await listRaw(c, id, query);
   expect(res.status).toBe(200);
-  expect(Object.keys(res.body)).toEqual(['items', 'cursor']);
+  expect(Object.keys(res.body)).toEqual(['items', 'cursor', 'retainedFrom']);
   return res.body;
 }
 
@@ -443,8 +444,8 @@ describe('the click record', () => {
 
   test('a link without clicks: no items, cursor null', async () => {
     const empty = await createLink(c, { slug: 'no-clicks' });
-    expect(await page(c, empty.id)).toEqual({ items: [], cursor: null });
-    expect(await page(c, empty.id, { range: 'all', bots: 1 })).toEqual({ items: [], cursor: null });
+    expect(await page(c, empty.id)).toEqual({ items: [], cursor: null, retainedFrom: null });
+    expect(await page(c, empty.id, { range: 'all', bots: 1 })).toEqual({ items: [], cursor: null, retainedFrom: null });
   });
 });
 
@@ -594,7 +595,11 @@ describe('paging', () => {
     const deep = await walk(c, many.id, { limit: 200, to: from - 1 });
     expect(deep.items.length).toBeGreaterThan(0);
     const last = await page(c, many.id, { limit: deep.items.length - 1, to: from - 1 });
-    expect(await page(c, many.id, { from, to, cursor: last.cursor! })).toEqual({ items: [], cursor: null });
+    expect(await page(c, many.id, { from, to, cursor: last.cursor! })).toEqual({
+      items: [],
+      cursor: null,
+      retainedFrom: null,
+    });
   });
 });
 
@@ -905,6 +910,8 @@ describe('GET /links/{id}/export.csv', () => {
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="csv-clicks.csv"');
     const d = await exportCsv(c, dash.id);
     expect(d.res.headers.get('content-disposition')).toBe('attachment; filename="-dash-clicks.csv"');
+    // Retention is off: every click is kept, and the export says nothing about it.
+    expect(res.headers.get('x-slink-retained-from')).toBeNull();
   });
 
   test('the slug in the filename is the current one', async () => {

@@ -4,10 +4,13 @@
  * being written), and `discard` forgets what was added after the last commit.
  */
 import { describe, expect, test } from 'bun:test';
+import { noGeo } from '../../../src/modules/clicks/geo';
+import { countClicks } from '../../../src/modules/clicks/raw-read';
 import type { WireClick } from '../../../src/modules/clicks/record';
 import { WorkerSink } from '../../../src/modules/clicks/sink';
+import { ClickStore } from '../../../src/modules/clicks/store';
 import { disposeTestApp, T0, type TestApp } from '../../helpers/app';
-import { createLink, setup, UA, writtenTimes } from './support';
+import { createLink, DAY, setup, UA, writtenTimes } from './support';
 
 function wire(linkId: string, time: number): WireClick {
   return {
@@ -67,4 +70,31 @@ describe('WorkerSink', () => {
       expect(await sink.commit()).toMatchObject({ written: 0 });
       expect(writtenTimes(t)).toEqual([T0, T0 + 3]);
     }));
+
+  test('SLINK_RETENTION_DAYS reaches the Worker: its batch is followed by a pruning step', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'retained' });
+    // 50 clicks of 100 days ago, written and folded inline (they stay in the tail).
+    const now = Date.now();
+    const old = new ClickStore(t.deps.db.$client, noGeo, ['localhost'], t.clock);
+    old.writeBatch(Array.from({ length: 50 }, (_, i) => wire(link.id, now - 100 * DAY + i)));
+    old.fold();
+    old.close();
+    expect(countClicks(t.deps.db.$client)).toBe(50);
+    const sink = new WorkerSink({
+      dbPath: t.deps.config.dbPath,
+      geoDb: null,
+      ownHosts: ['localhost'],
+      retentionDays: 30,
+    });
+    try {
+      sink.add([wire(link.id, now)]);
+      expect(await sink.commit()).toMatchObject({ written: 1 });
+      expect(countClicks(t.deps.db.$client)).toBe(1);
+    } finally {
+      await sink.close();
+    }
+    await disposeTestApp(t);
+  });
 });
