@@ -1,0 +1,125 @@
+/**
+ * A full disk under the real server (docs/operations.md, "Health and logs"): the database lives
+ * on a small tmpfs this test mounts (CI runs as root; mounting needs it), which a filler file
+ * then fills. Redirects keep answering with their clicks held in memory, API writes answer 503
+ * storage_unavailable, /healthz says degraded; once the filler is gone every click is written.
+ */
+import { afterAll, expect, test } from 'bun:test';
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ok, PASSWORD, slink } from './helpers/cli';
+import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from './helpers/proc';
+
+const mountPoint = mkdtempSync(join(tmpdir(), 'slink-full-'));
+let server: RunningProcess | null = null;
+let mounted = false;
+
+afterAll(() => {
+  server?.kill();
+  if (mounted) spawnSync('umount', ['-l', mountPoint]);
+  rmSync(mountPoint, { recursive: true, force: true });
+});
+
+/** Writes a file until the file system refuses more (ENOSPC); returns its path. */
+function fill(dir: string): string {
+  const path = join(dir, 'filler');
+  const fd = openSync(path, 'w');
+  const chunk = new Uint8Array(16 * 1024);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (err) {
+    expect((err as { code?: string }).code).toBe('ENOSPC');
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+async function poll<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)} after ${timeoutMs} ms`);
+    await Bun.sleep(100);
+  }
+}
+
+test('the real server on a full disk: redirects answered and held, writes 503, healthz degraded, all written when space returns', async () => {
+  const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=6m', 'tmpfs', mountPoint]);
+  expect({ mounted: mount.status, stderr: String(mount.stderr) }).toEqual({ mounted: 0, stderr: '' });
+  mounted = true;
+  const db = join(mountPoint, 'slink.db');
+  await ok(slink(db, ['user', 'add', 'ops@example.com', '--superuser', '--password', PASSWORD]));
+  const key = (await ok(slink(db, ['key', 'create', '--user', 'ops@example.com', '--scope', 'write']))).trim();
+  const port = freePort();
+  server = start([BUN, 'run', 'src/index.ts', 'serve'], port, {
+    env: cleanEnv({
+      SLINK_DB: db,
+      SLINK_PORT: String(port),
+      SLINK_HOSTNAME: '127.0.0.1',
+      SLINK_FLUSH_MS: '100',
+      SLINK_TRUST_PROXY: '1',
+    }),
+  });
+  await waitHealthy(server);
+  const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const newLink = (body: object) =>
+    fetch(`${server!.base}/api/v1/links`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
+  const created = await newLink({ destination: 'https://example.com/full' });
+  expect(created.status).toBe(201);
+  const link = (await created.json()) as { id: string; slug: string };
+
+  const filler = fill(mountPoint);
+  const CLICKS = 300;
+  for (let i = 0; i < CLICKS; i++) {
+    const res = await fetch(`${server.base}/${link.slug}`, {
+      redirect: 'manual',
+      headers: {
+        'user-agent': `Mozilla/5.0 (X11; Linux x86_64; rv:${100 + (i % 50)}.0) Gecko/20100101 Firefox/125.0`,
+        'x-forwarded-for': `198.51.${i >> 8}.${i & 255}`,
+        referer: `https://ref${i}.example/page/${i}`,
+      },
+    });
+    expect(res.status).toBe(302);
+  }
+  const degraded = await poll(
+    '/healthz while the disk is full',
+    async () => {
+      const res = await fetch(`${server!.base}/healthz`);
+      return { status: res.status, body: await res.json() };
+    },
+    (h) => h.status === 503,
+  );
+  expect(degraded.body).toEqual({ status: 'degraded', reason: expect.stringContaining('full') });
+  const refused = await newLink({
+    destination: 'https://example.com/refused',
+    params: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, 'v'.repeat(1000)])),
+  });
+  expect(refused.status).toBe(503);
+  expect(refused.headers.get('retry-after')).toBe('30');
+  expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('storage_unavailable');
+
+  rmSync(filler);
+  await poll(
+    '/healthz once space returns',
+    async () => (await fetch(`${server!.base}/healthz`)).status,
+    (status) => status === 200,
+  );
+  const counted = await poll(
+    'the held clicks, once written',
+    async () =>
+      (
+        (await (await fetch(`${server!.base}/api/v1/links/${link.id}`, { headers: auth })).json()) as {
+          clickCount: number;
+        }
+      ).clickCount,
+    (n) => n === CLICKS,
+  );
+  expect(counted).toBe(CLICKS);
+  expect((await newLink({ destination: 'https://example.com/after' })).status).toBe(201);
+  expect(await server.stop()).toBe(0);
+  server = null;
+}, 120_000);
