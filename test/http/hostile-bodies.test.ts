@@ -4,7 +4,7 @@
  * Content-Length. Sent through a real listening server, so chunked transfer is real.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/http/json-body';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../src/http/json-body';
 import { api, makeKey, makeTestApp, type TestApp } from '../helpers/app';
 
 let t: TestApp;
@@ -82,6 +82,28 @@ describe('nesting', () => {
     const res = await post('/links', withField('extra', nest(MAX_JSON_DEPTH - 1, false)));
     expect(res.status).toBe(201);
     await api(t, 'DELETE', `/links/${res.body.id}`, { key });
+  });
+
+  test('more than 5,000 values (a 50,000-key params object, 10,000 tags) is 400 before validation; 5,000 pass the guard', async () => {
+    for (const text of [
+      withField('params', JSON.stringify(Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, 'v'])))),
+      withField('tags', JSON.stringify(Array.from({ length: 10_000 }, (_, i) => `t${i}`))),
+    ]) {
+      const res = await post('/links', text);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({
+        code: 'invalid_request',
+        message: `Request body holds more than ${MAX_JSON_VALUES} values`,
+        field: 'body',
+      });
+    }
+    // At the limit the body is read and validated as usual: too many tags for a link, named.
+    const atLimit = await post(
+      '/links',
+      withField('tags', JSON.stringify(Array.from({ length: 4_998 }, (_, i) => `t${i}`))),
+    );
+    expect(atLimit.status).toBe(400);
+    expect(atLimit.body.error.field).toBe('tags');
   });
 
   test('malformed JSON is 400 naming body', async () => {
