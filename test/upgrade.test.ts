@@ -45,7 +45,13 @@ function serve(db: string): RunningProcess {
 function ask(server: RunningProcess) {
   return askFixture(async (path) => {
     const res = await fetch(`${server.base}/api/v1${path}`, { headers: { authorization: `Bearer ${FIXTURE_KEY}` } });
-    return { status: res.status, text: await res.text() };
+    const text = await res.text();
+    if (res.status >= 500) {
+      // A 5xx is a bug: say what the server logged about it.
+      server.kill();
+      throw new Error(`${path}: ${res.status} ${text}\nserver log:\n${server.output()}\n${await server.stderr}`);
+    }
+    return { status: res.status, text };
   });
 }
 
