@@ -38,7 +38,9 @@ export function storageFailure(error: unknown): string | null {
  * pages reach it, so it is seen through the click writes and the API's writes, not here.
  */
 export function probeWrite(sqlite: Database): string | null {
-  const { busy_timeout } = sqlite.query('PRAGMA busy_timeout').get() as { busy_timeout: number };
+  // SQLite names the column `timeout`. Restoring it matters: left at 0, every later write on
+  // this connection that meets the writer's lock would fail at once instead of waiting.
+  const { timeout } = sqlite.query('PRAGMA busy_timeout').get() as { timeout: number };
   sqlite.exec('PRAGMA busy_timeout = 0');
   try {
     sqlite.exec('BEGIN IMMEDIATE');
@@ -53,6 +55,6 @@ export function probeWrite(sqlite: Database): string | null {
   } catch (err) {
     return storageFailure(err);
   } finally {
-    sqlite.exec(`PRAGMA busy_timeout = ${busy_timeout}`);
+    sqlite.exec(`PRAGMA busy_timeout = ${timeout}`);
   }
 }

@@ -125,3 +125,13 @@ test('a read-only database: healthz degraded by the write probe, reads answer, A
   expect(await api(t, 'GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
   expect((await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/x' } })).status).toBe(201);
 });
+
+test("/healthz's write probe leaves the connection's busy timeout as it found it", async () => {
+  t = makeTestApp();
+  const timeout = () => (t!.deps.db.$client.query('PRAGMA busy_timeout').get() as { timeout: number }).timeout;
+  const before = timeout();
+  expect(before).toBeGreaterThan(0);
+  expect(await api(t, 'GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
+  // Left at 0, a later API write meeting the click writer's lock would fail at once (a 500).
+  expect(timeout()).toBe(before);
+});
