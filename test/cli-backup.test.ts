@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { refoldUnfolded } from '../src/modules/clicks/fold';
-import { fails, inspect, ok, PASSWORD, slink, tempDir } from './helpers/cli';
+import { fails, inspect, ok, slink, superuserWriteKey, tempDir } from './helpers/cli';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from './helpers/proc';
 import { refreshRawClicks } from './helpers/raw-clicks';
 
@@ -22,8 +22,7 @@ const slugs: string[] = [];
 beforeAll(async () => {
   dir = tempDir();
   db = join(dir, 'slink.db');
-  await ok(slink(db, ['user', 'add', 'ops@example.com', '--superuser', '--password', PASSWORD]));
-  key = (await ok(slink(db, ['key', 'create', '--user', 'ops@example.com', '--scope', 'write']))).trim();
+  key = await superuserWriteKey(db);
   const port = freePort();
   server = start([BUN, 'run', 'src/index.ts', 'serve'], port, {
     env: cleanEnv({ SLINK_DB: db, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_FLUSH_MS: '20' }),

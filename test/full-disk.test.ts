@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ok, PASSWORD, slink } from './helpers/cli';
+import { superuserWriteKey } from './helpers/cli';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from './helpers/proc';
 
 const mountPoint = mkdtempSync(join(tmpdir(), 'slink-full-'));
@@ -52,8 +52,7 @@ test('the real server on a full disk: redirects answered and held, writes 503, h
   expect({ mounted: mount.status, stderr: String(mount.stderr) }).toEqual({ mounted: 0, stderr: '' });
   mounted = true;
   const db = join(mountPoint, 'slink.db');
-  await ok(slink(db, ['user', 'add', 'ops@example.com', '--superuser', '--password', PASSWORD]));
-  const key = (await ok(slink(db, ['key', 'create', '--user', 'ops@example.com', '--scope', 'write']))).trim();
+  const key = await superuserWriteKey(db);
   const port = freePort();
   server = start([BUN, 'run', 'src/index.ts', 'serve'], port, {
     env: cleanEnv({

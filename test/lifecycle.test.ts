@@ -6,27 +6,15 @@
  * of them.
  */
 import { Database } from 'bun:sqlite';
-import { afterAll, afterEach, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'bun:test';
+import { freshDb, superuserWriteKey } from './helpers/cli';
 import { BUN, cleanEnv, freePort, type RunningProcess, run, start, waitHealthy } from './helpers/proc';
 import { insertTailClicks, queryRaw } from './helpers/raw-clicks';
 
-const dirs: string[] = [];
 let server: RunningProcess | undefined;
 afterEach(() => server?.kill());
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
 
 const HUMAN = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
-
-function freshDb(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'slink-life-'));
-  dirs.push(dir);
-  return join(dir, 'slink.db');
-}
 
 /** Starts `cmd` serving `db` on `port` with flushes `flushMs` apart (the default outlasts any test). */
 function serve(cmd: readonly string[], db: string, port: number, flushMs = 60_000): RunningProcess {
@@ -38,32 +26,6 @@ function serve(cmd: readonly string[], db: string, port: number, flushMs = 60_00
       SLINK_FLUSH_MS: String(flushMs),
     }),
   });
-}
-
-/** A superuser write key made with the operator CLI on that database. */
-async function writeKey(db: string): Promise<string> {
-  const env = cleanEnv({ SLINK_DB: db });
-  const user = await run(
-    [
-      BUN,
-      'run',
-      'src/index.ts',
-      'user',
-      'add',
-      'ops@example.com',
-      '--superuser',
-      '--password',
-      'correct horse battery',
-    ],
-    { env },
-  );
-  expect(user.code).toBe(0);
-  const key = await run(
-    [BUN, 'run', 'src/index.ts', 'key', 'create', '--user', 'ops@example.com', '--scope', 'write'],
-    { env },
-  );
-  expect(key.code).toBe(0);
-  return key.stdout.trim();
 }
 
 async function createLink(base: string, key: string, slug: string): Promise<string> {
@@ -136,7 +98,7 @@ describe('graceful stop writes every buffered click', () => {
   ] as const) {
     test(`${name}: SIGTERM with a minute of clicks still buffered loses none`, async () => {
       const db = freshDb();
-      const key = await writeKey(db);
+      const key = await superuserWriteKey(db);
       const port = freePort();
       // A flush interval far longer than the test: every click is still in memory at SIGTERM.
       server = serve(cmd, db, port);
@@ -157,7 +119,7 @@ describe('graceful stop writes every buffered click', () => {
 
   test('SIGINT does the same', async () => {
     const db = freshDb();
-    const key = await writeKey(db);
+    const key = await superuserWriteKey(db);
     const port = freePort();
     server = serve([BUN, 'run', 'src/index.ts', 'serve'], db, port);
     await waitHealthy(server);
@@ -172,7 +134,7 @@ describe('graceful stop writes every buffered click', () => {
 describe('a stop during a long export', () => {
   test('SIGTERM cuts the download off instead of waiting for it, and still writes every buffered click', async () => {
     const db = freshDb();
-    const key = await writeKey(db);
+    const key = await superuserWriteKey(db);
     const port = freePort();
     server = serve([BUN, 'run', 'src/index.ts', 'serve'], db, port);
     await waitHealthy(server);
@@ -238,7 +200,7 @@ describe('start-up checks', () => {
 describe('kill -9', () => {
   test('leaves a database that passes integrity_check, missing at most the last interval', async () => {
     const db = freshDb();
-    const key = await writeKey(db);
+    const key = await superuserWriteKey(db);
     const port = freePort();
     const flushMs = 200;
     server = serve([BUN, 'run', 'src/index.ts', 'serve'], db, port, flushMs);

@@ -6,40 +6,19 @@
  * spawned (the exit status), the deadline shortened by test/fixtures/serve-short-stop.ts.
  */
 import { Database } from 'bun:sqlite';
-import { afterAll, afterEach, describe, expect, test } from 'bun:test';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'bun:test';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { loadConfig } from '../src/config';
 import { readSpill, writeSpill } from '../src/modules/clicks/spill';
 import { startServer } from '../src/server';
-import { BUN, cleanEnv, freePort, type RunningProcess, run, start, waitForLog, waitHealthy } from './helpers/proc';
+import { freshDb, superuserWriteKey } from './helpers/cli';
+import { BUN, cleanEnv, freePort, type RunningProcess, start, waitForLog, waitHealthy } from './helpers/proc';
 import { queryRaw } from './helpers/raw-clicks';
 
-const dirs: string[] = [];
 let spawned: RunningProcess | undefined;
 afterEach(() => spawned?.kill());
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
 
 const HUMAN = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
-
-function freshDb(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'slink-spill-'));
-  dirs.push(dir);
-  return join(dir, 'slink.db');
-}
-
-async function writeKey(db: string): Promise<string> {
-  const env = cleanEnv({ SLINK_DB: db });
-  const cli = (args: string[]) => run([BUN, 'run', 'src/index.ts', ...args], { env });
-  const user = await cli(['user', 'add', 'ops@example.com', '--superuser', '--password', 'correct horse battery']);
-  expect(user.code).toBe(0);
-  const key = await cli(['key', 'create', '--user', 'ops@example.com', '--scope', 'write']);
-  expect(key.code).toBe(0);
-  return key.stdout.trim();
-}
 
 async function createLink(base: string, key: string, slug: string): Promise<string> {
   const res = await fetch(`${base}/api/v1/links`, {
@@ -116,7 +95,7 @@ function inProcess(db: string, deadlineMs: number) {
 describe('a stop while clicks cannot be written', () => {
   test('at the deadline the buffered clicks go to the spill file; the next start replays them and deletes it', async () => {
     const db = freshDb();
-    const key = await writeKey(db);
+    const key = await superuserWriteKey(db);
     const first = inProcess(db, 1000);
     const linkId = await createLink(first.base, key, 'spilled');
     await click(first.base, 'spilled', 40);
@@ -149,7 +128,7 @@ describe('a stop while clicks cannot be written', () => {
 
   test('a replay that fails keeps the file and the server still starts', async () => {
     const db = freshDb();
-    const key = await writeKey(db);
+    const key = await superuserWriteKey(db);
     const first = inProcess(db, 300);
     const linkId = await createLink(first.base, key, 'kept');
     await click(first.base, 'kept', 10);
@@ -176,7 +155,7 @@ describe('a stop while clicks cannot be written', () => {
 
   test('writes that recover before the deadline put every click in the database and no spill file', async () => {
     const db = freshDb();
-    const key = await writeKey(db);
+    const key = await superuserWriteKey(db);
     const server = inProcess(db, 10_000);
     const linkId = await createLink(server.base, key, 'recovered');
     await click(server.base, 'recovered', 30);
@@ -205,7 +184,7 @@ describe('the exit status of a spawned server', () => {
 
   test('SIGTERM with writes failing: the clicks spilled, exit 0', async () => {
     const db = freshDb();
-    const key = await writeKey(db);
+    const key = await superuserWriteKey(db);
     spawned = serve(db, freePort());
     await waitHealthy(spawned);
     const linkId = await createLink(spawned.base, key, 'spawned');
@@ -233,7 +212,7 @@ describe('the exit status of a spawned server', () => {
 
   test('SIGTERM with writes failing and the spill file impossible: exit 1, the loss logged', async () => {
     const db = freshDb();
-    const key = await writeKey(db);
+    const key = await superuserWriteKey(db);
     spawned = serve(db, freePort());
     await waitHealthy(spawned);
     await createLink(spawned.base, key, 'lost');

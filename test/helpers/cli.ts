@@ -58,6 +58,17 @@ export function inspect<T>(db: string, fn: (sqlite: Database) => T): T {
   }
 }
 
+/** A fresh SQLite path in a temporary folder of its own (removed after the test file). */
+export function freshDb(): string {
+  return join(tempDir(), 'slink.db');
+}
+
+/** A superuser (ops@example.com) and a write key for it, made with the operator CLI on `db`; returns the key. */
+export async function superuserWriteKey(db: string): Promise<string> {
+  await ok(slink(db, ['user', 'add', 'ops@example.com', '--superuser', '--password', PASSWORD]));
+  return (await ok(slink(db, ['key', 'create', '--user', 'ops@example.com', '--scope', 'write']))).trim();
+}
+
 export const ACC_LINE = /^acc_[A-Za-z0-9]+\n$/;
 export const KEY_LINE = /^slk_[A-Za-z0-9]{40}\n$/;
 export const PASSWORD = 'correct horse battery';

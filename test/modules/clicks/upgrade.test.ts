@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
+import type { StoredClick } from '../../../src/modules/clicks/read-clicks';
 import { decodeCounts } from '../../../src/modules/clicks/rollup-codec';
 import { hasOldClickTable, upgradeClickStorage } from '../../../src/modules/clicks/upgrade';
 import { buildOldReleaseDb } from '../../fixtures/old-release-db';
@@ -30,26 +31,8 @@ function fixture(): Database {
   return db.$client;
 }
 
-interface OldClick {
-  id: number;
-  link_id: string;
-  timestamp: number;
-  variant_id: string | null;
-  variant_code: string | null;
-  destination: string;
-  params: string;
-  country: string | null;
-  city: string | null;
-  device: string | null;
-  os: string | null;
-  browser: string | null;
-  referrer: string | null;
-  traffic_type: string | null;
-  language: string | null;
-  bot: number;
-  visitor: string;
-  first_of_day: number;
-}
+/** A row of the first click table as OLD selects it: its visitor as the 16 hex characters kept. */
+type OldClick = StoredClick & { visitor: string; first_of_day: number };
 
 const OLD = `SELECT id, link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os,
   browser, referrer, traffic_type, language, bot, substr(visitor_hash, 1, 16) AS visitor, first_of_day FROM clicks ORDER BY id`;
