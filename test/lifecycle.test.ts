@@ -82,11 +82,11 @@ function stored(path: string, linkId: string) {
 function bucketTotals(path: string, linkId: string) {
   return inspect(path, (db) => {
     const sum = (scope: string) =>
-      db
-        .query<{ n: number }, [string]>(
-          "SELECT coalesce(sum(clicks), 0) AS n FROM rollup_buckets WHERE scope = ? AND grain = 'day'",
-        )
-        .get(scope)!.n;
+      (
+        queryRaw(db, "SELECT coalesce(sum(clicks), 0) AS n FROM named_buckets WHERE scope = ? AND grain = 'day'").get(
+          scope,
+        ) as { n: number }
+      ).n;
     return { link: sum(linkId), workspace: sum('') };
   });
 }

@@ -15,6 +15,7 @@ import { buildOldReleaseDb, FIXTURE_KEY } from './fixtures/old-release-db';
 import expected from './fixtures/old-release-expected.json' with { type: 'json' };
 import { askFixture } from './fixtures/old-release-queries';
 import { BUN, cleanEnv, freePort, type RunningProcess, run, start, waitForLog, waitHealthy } from './helpers/proc';
+import { queryRaw } from './helpers/raw-clicks';
 
 const dir = mkdtempSync(join(tmpdir(), 'slink-upgrade-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -131,7 +132,9 @@ describe('upgrading a database of the release with the clicks table', () => {
         hi: 300_000,
       });
       // Every click counted once: the workspace's day buckets hold them all, humans and bots.
-      expect(s.query("SELECT sum(clicks) AS n FROM rollup_buckets WHERE scope = '' AND grain = 'day'").get()).toEqual({
+      expect(
+        queryRaw(s, "SELECT sum(clicks) AS n FROM named_buckets WHERE scope = '' AND grain = 'day'").get(),
+      ).toEqual({
         n: 300_000,
       });
       expect(s.query("SELECT value FROM click_state WHERE name = 'folded_through'").get()).toEqual({ value: 300_000 });

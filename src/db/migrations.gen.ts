@@ -6,6 +6,7 @@ import m2 from '../../drizzle/0002_rollup_buckets.sql' with { type: 'text' };
 import m3 from '../../drizzle/0003_dashboard_sessions.sql' with { type: 'text' };
 import m4 from '../../drizzle/0004_click_store.sql' with { type: 'text' };
 import m5 from '../../drizzle/0005_drop_visitor_days.sql' with { type: 'text' };
+import m6 from '../../drizzle/0006_rollups_compact.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -15,4 +16,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0003_dashboard_sessions', sql: m3 },
   { tag: '0004_click_store', sql: m4 },
   { tag: '0005_drop_visitor_days', sql: m5 },
+  { tag: '0006_rollups_compact', sql: m6 },
 ];

@@ -17,7 +17,7 @@ describe('module boundaries', () => {
     expect(owners.get('variants')).toBe('variants');
     expect(owners.get('projects')).toBe('projects');
     expect(owners.get('clicks')).toBe('clicks');
-    expect(owners.get('rollup_buckets')).toBe('clicks');
+    expect(owners.get('rollups')).toBe('clicks');
     expect(owners.get('api_keys')).toBe('auth');
   });
 

@@ -359,7 +359,7 @@ async function measure(mark: SeedMark) {
   const fileBytes = count(
     'SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size()) AS n',
   );
-  const buckets = count('SELECT count(*) AS n FROM rollup_buckets');
+  const buckets = count('SELECT count(*) AS n FROM rollups');
   const values = count('SELECT count(*) AS n FROM rollup_values');
   const from90 = (Math.floor((mark.end - 1) / DAY_MS) - 89) * DAY_MS;
   const from24 = Math.floor((mark.end - 1) / 3_600_000) * 3_600_000 - 23 * 3_600_000;

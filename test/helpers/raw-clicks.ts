@@ -41,9 +41,23 @@ export function refreshRawClicks(sqlite: Database): void {
   }
 }
 
-/** `sqlite.query(sql)`, with raw_clicks rebuilt first when the SQL reads it. */
+/**
+ * The rollup buckets with names instead of ids, as a temporary view `named_buckets`: `scope` is
+ * the link id ('' for the workspace), `grain` is 'hour' or 'day'; `data` stays packed.
+ */
+export function createNamedBuckets(sqlite: Database): void {
+  sqlite.run(
+    `CREATE TEMP VIEW IF NOT EXISTS named_buckets AS
+     SELECT CASE WHEN r.scope = 0 THEN '' ELSE v.value END AS scope, CASE r.grain WHEN 0 THEN 'hour' ELSE 'day' END AS grain,
+       r.start AS start, r.bot AS bot, r.clicks AS clicks, r.uniques AS uniques, r.data AS data
+     FROM main.rollups r LEFT JOIN main.rollup_values v ON v.id = r.scope`,
+  );
+}
+
+/** `sqlite.query(sql)`, with raw_clicks rebuilt (or named_buckets made) first when the SQL reads it. */
 export function queryRaw(sqlite: Database, sql: string) {
   if (/\braw_clicks\b/.test(sql)) refreshRawClicks(sqlite);
+  if (/\bnamed_buckets\b/.test(sql)) createNamedBuckets(sqlite);
   return sqlite.query(sql);
 }
 
@@ -96,4 +110,14 @@ export function insertTailClicks(sqlite: Database, linkId: string, count: number
     state.run('last_id', first + count);
     state.run('folded_through', first + count);
   })();
+}
+
+/** Moves the fold's watermark: clicks up to `id` count as folded, the ones after it as left unfolded by a crash. */
+export function setFoldedThrough(sqlite: Database, id: number): void {
+  sqlite
+    .query(
+      `INSERT INTO click_state (name, value) VALUES ('folded_through', ?)
+       ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+    )
+    .run(id);
 }

@@ -130,7 +130,7 @@ describe('DELETE /api/app/links/:id (with its clicks)', () => {
     expect(await click(t, `/${doomed.slug}`)).toBe(404);
     const count = (sql: string) => (queryRaw(t.deps.db.$client, sql).get(doomed.id) as { n: number }).n;
     expect(count('SELECT count(*) AS n FROM raw_clicks WHERE link_id = ?')).toBe(0);
-    expect(count('SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?')).toBe(0);
+    expect(count('SELECT count(*) AS n FROM named_buckets WHERE scope = ?')).toBe(0);
     const after = await api(t, 'GET', '/workspace/stats?from=2026-11-21&to=2026-11-21', { key: c.key });
     expect(after.body.totals).toMatchObject({ clicks: 1, uniques: 1, bots: 0 });
     expect(after.body.topLinks).toEqual([{ id: kept.id, slug: kept.slug, clicks: 1 }]);

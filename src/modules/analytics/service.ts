@@ -1,5 +1,6 @@
 /** Analytics verbs: resolve the window, pick the scope, answer. No HTTP here. */
 import type { Deps } from '../../deps';
+import { linkValueId } from '../clicks/raw-read';
 import { lastClickId } from '../clicks/read-clicks';
 import { firstBucketStart } from '../clicks/read-rollups';
 import { retainedFrom } from '../clicks/retention';
@@ -14,15 +15,20 @@ import { hourAligned, resolveWindow } from './window';
 
 const DEFAULT_CLICK_PAGE = 50;
 
-function statsOf(deps: Deps, scope: string, variants: Map<string, string>, query: WindowQuery) {
+/** A link's rollup scope is its value id: null when it was never clicked (nothing stored). */
+function firstDayOf(deps: Deps, scope: number | null): number | null {
+  return scope === null ? null : firstBucketStart(deps.db.$client, scope);
+}
+
+function statsOf(deps: Deps, scope: number | null, variants: Map<string, string>, query: WindowQuery) {
   const sqlite = deps.db.$client;
-  const window = resolveWindow(query, deps.clock.now(), () => firstBucketStart(sqlite, scope));
+  const window = resolveWindow(query, deps.clock.now(), () => firstDayOf(deps, scope));
   return computeStats({ sqlite, values: deps.rollupValues, scope, variants }, hourAligned(window));
 }
 
 export function linkStats(deps: Deps, id: string, query: WindowQuery): Stats {
   getLinkRowOrThrow(deps, id);
-  return statsOf(deps, id, variantCodes(deps.db, id), query).stats;
+  return statsOf(deps, linkValueId(deps.db.$client, id), variantCodes(deps.db, id), query).stats;
 }
 
 export function workspaceStats(deps: Deps, query: WindowQuery): WorkspaceStats {
@@ -50,7 +56,7 @@ function clickSource(deps: Deps, id: string): ClickSource {
 
 /** Raw clicks use the exact window (no widening to hours): they are not read from rollups. */
 function rawWindow(deps: Deps, id: string, query: WindowQuery) {
-  return resolveWindow(query, deps.clock.now(), () => firstBucketStart(deps.db.$client, id));
+  return resolveWindow(query, deps.clock.now(), () => firstDayOf(deps, linkValueId(deps.db.$client, id)));
 }
 
 /** The oldest instant raw clicks are kept from, or null when SLINK_RETENTION_DAYS is 0. */

@@ -13,7 +13,7 @@ import {
   readBucketData,
   readBucketTotals,
 } from '../clicks/read-rollups';
-import { countsView } from '../clicks/rollup-codec';
+import { forEachCount } from '../clicks/rollup-codec';
 import type { RollupValues } from '../clicks/rollup-values';
 import type { Grain, RollupDim } from '../clicks/rollups';
 import type { Breakdowns, Stats } from './model';
@@ -29,7 +29,8 @@ type ParamEntry = Breakdowns['params'][number];
 interface StatsSource {
   sqlite: Database;
   values: RollupValues;
-  scope: string;
+  /** A link's value id (null: never clicked, nothing stored), or WORKSPACE. */
+  scope: number | null;
   /** Current code per variant id: variants of the link, or of every link for the workspace. */
   variants: Map<string, string>;
 }
@@ -88,13 +89,12 @@ class Summer {
   }
 
   add(data: Uint8Array): void {
-    const view = countsView(data);
     const sums = this.sums;
-    for (let i = 0; i + 1 < view.length; i += 2) {
-      const id = view[i]!;
-      if (sums[id] === 0) this.touched.push(id);
-      sums[id]! += view[i + 1]!;
-    }
+    const touched = this.touched;
+    forEachCount(data, (id, clicks) => {
+      if (sums[id] === 0) touched.push(id);
+      sums[id]! += clicks;
+    });
   }
 }
 
@@ -105,11 +105,13 @@ export function computeStats(
 ): { stats: Stats; links: { value: string | null; clicks: number }[] } {
   const totals = { clicks: 0, uniques: 0, bots: 0 };
   const rows: BucketData[] = [];
-  for (const p of pieces(w)) {
-    rows.push(...readBucketData(src.sqlite, src.scope, p.grain, p.from, p.toExclusive, w.bots));
-    // totals.bots counts bot hits whatever `bots` says; only bots=1 adds them to clicks and breakdowns.
-    if (!w.bots) totals.bots += countBotHits(src.sqlite, src.scope, p.grain, p.from, p.toExclusive);
-  }
+  const scope = src.scope;
+  if (scope !== null)
+    for (const p of pieces(w)) {
+      rows.push(...readBucketData(src.sqlite, scope, p.grain, p.from, p.toExclusive, w.bots));
+      // totals.bots counts bot hits whatever `bots` says; only bots=1 adds them to clicks and breakdowns.
+      if (!w.bots) totals.bots += countBotHits(src.sqlite, scope, p.grain, p.from, p.toExclusive);
+    }
   // Learn value ids after reading the buckets, so every id they hold has a name.
   src.values.refresh();
   const summer = new Summer(src.values.size);
@@ -156,6 +158,7 @@ function emptySeries(from: number, to: number, step: number) {
 
 function hourlySeries(src: StatsSource, w: Window) {
   const points = emptySeries(w.from, w.to, HOUR_MS);
+  if (src.scope === null) return [...points.values()];
   for (const r of readBucketTotals(src.sqlite, src.scope, 'hour', w.from, w.to + 1))
     seriesPoint(points, r.start, r, w.bots);
   return [...points.values()];

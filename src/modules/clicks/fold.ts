@@ -37,16 +37,17 @@ export function foldedThrough(sqlite: Database): number {
 }
 
 /** A link's buckets: its hours as they are, and each day summed from its hours. */
-function linkBuckets(linkId: string, sums: LinkSums): Bucket[] {
+function linkBuckets(sums: LinkSums): Bucket[] {
+  const scope = sums.linkValue;
   const buckets: Bucket[] = [];
   const days = new Map<number, Bucket>();
   for (const h of sums.hours.values()) {
-    buckets.push({ scope: linkId, grain: 'hour', ...h });
+    buckets.push({ scope, grain: 'hour', ...h });
     const start = utcDay(h.start) * DAY_MS;
     const key = start * 2 + (h.bot ? 1 : 0);
     let day = days.get(key);
     if (day === undefined) {
-      day = { scope: linkId, grain: 'day', start, bot: h.bot, clicks: 0, uniques: 0, counts: new Map() };
+      day = { scope, grain: 'day', start, bot: h.bot, clicks: 0, uniques: 0, counts: new Map() };
       days.set(key, day);
     }
     day.clicks += h.clicks;
@@ -90,7 +91,7 @@ export function createFolder(sqlite: Database): Folder {
       // Deleted since its clicks were written (and they with it): nothing to count.
       if (!exists.has(linkId)) continue;
       const sums = pending.links.get(linkId)!;
-      const buckets = linkBuckets(linkId, sums);
+      const buckets = linkBuckets(sums);
       rollupStore.apply(buckets);
       for (const b of buckets) addToWorkspace(workspace, b, sums.linkValue);
       linkCounters.bump(linkId, sums.humans, sums.uniques, sums.bots, sums.last);

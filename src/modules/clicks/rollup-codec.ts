@@ -1,36 +1,73 @@
 /**
- * The packed form of one rollup bucket's breakdown: (value id, clicks) pairs as little-endian
- * uint32. A bucket of a busy workspace day holds thousands of values; reading 90 of them as
- * blobs and summing typed arrays costs a few ms, where the same sums over one SQL row per value
- * cost over 100 ms (measured: 350k rows, 160 ms as text rows, 40-60 ms as integer rows).
+ * The packed form of one rollup bucket's breakdown: (value id, clicks) pairs in id order, each
+ * id as the varint of its distance from the previous one and each count as a varint. A link's
+ * hour bucket of one click holds ten or so values of small, close ids: ~20 bytes here against 80
+ * as uint32 pairs, and most buckets are such. Summing stays a single pass over the bytes: a busy
+ * workspace day of 100,000 values decodes in well under a millisecond.
+ *
+ * Varints are LEB128, written with arithmetic rather than bit operators so counts above 2^31
+ * (a workspace's day after years) stay exact up to 2^53.
  */
 
 export type Counts = Map<number, number>;
 
-/** A uint32 view of a blob (copied when SQLite's buffer is not 4-byte aligned). */
-export function countsView(blob: Uint8Array): Uint32Array {
-  if (blob.byteOffset % 4 === 0) return new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength >>> 2);
-  return new Uint32Array(blob.slice().buffer, 0, blob.byteLength >>> 2);
+/** Calls `fn(id, clicks)` for each pair of a packed breakdown, in id order. */
+export function forEachCount(blob: Uint8Array, fn: (id: number, clicks: number) => void): void {
+  let id = 0;
+  let i = 0;
+  const n = blob.length;
+  while (i < n) {
+    let delta = 0;
+    let scale = 1;
+    let b: number;
+    do {
+      b = blob[i++]!;
+      delta += (b & 0x7f) * scale;
+      scale *= 128;
+    } while (b >= 0x80 && i < n);
+    let clicks = 0;
+    scale = 1;
+    do {
+      b = blob[i++]!;
+      clicks += (b & 0x7f) * scale;
+      scale *= 128;
+    } while (b >= 0x80 && i < n);
+    id += delta;
+    fn(id, clicks);
+  }
 }
 
 export function decodeCounts(blob: Uint8Array | null): Counts {
   const counts: Counts = new Map();
-  if (!blob) return counts;
-  const view = countsView(blob);
-  for (let i = 0; i + 1 < view.length; i += 2) counts.set(view[i]!, view[i + 1]!);
+  if (blob) forEachCount(blob, (id, clicks) => counts.set(id, clicks));
   return counts;
+}
+
+function writeVarint(out: Uint8Array, at: number, value: number): number {
+  let v = value;
+  while (v >= 0x80) {
+    out[at++] = (v % 128) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  out[at++] = v;
+  return at;
 }
 
 /** Zero and negative counts are dropped: a value nobody clicked takes no space. */
 export function encodeCounts(counts: Counts): Uint8Array {
-  const view = new Uint32Array(counts.size * 2);
-  let i = 0;
-  for (const [id, n] of counts) {
-    if (n <= 0) continue;
-    view[i++] = id;
-    view[i++] = n;
+  const ids: number[] = [];
+  for (const [id, n] of counts) if (n > 0) ids.push(id);
+  ids.sort((a, b) => a - b);
+  // At most 8 bytes per varint up to 2^53, two per pair.
+  const out = new Uint8Array(ids.length * 16);
+  let at = 0;
+  let previous = 0;
+  for (const id of ids) {
+    at = writeVarint(out, at, id - previous);
+    at = writeVarint(out, at, counts.get(id)!);
+    previous = id;
   }
-  return new Uint8Array(view.buffer, 0, i * 4);
+  return out.slice(0, at);
 }
 
 /** Adds (sign 1) or removes (sign -1) one bucket's counts into another, in place. */

@@ -1,9 +1,10 @@
 /**
  * Rollups: what the statistics read instead of raw clicks. A bucket is one (scope, grain,
  * start, bot) row: its clicks and uniques, plus the breakdown as packed (value id, clicks)
- * pairs (rollup-codec.ts). Scopes are a link id, or WORKSPACE for every link together; grains
- * are UTC hours and UTC days, so any window reads whole days in the middle and hours only at
- * its two ends. Workspace buckets also count clicks per link (dim `link`) for topLinks.
+ * pairs (rollup-codec.ts). Scopes are a link's value id (its `link` value in rollup_values, the
+ * same id its raw clicks carry), or WORKSPACE for every link together; grains are UTC hours and
+ * UTC days, so any window reads whole days in the middle and hours only at its two ends.
+ * Workspace buckets also count clicks per link (dim `link`) for topLinks.
  *
  * Breakdown values: a null value is stored as '' (unknown). `key` is a second coordinate where
  * a value alone is ambiguous: the country of a city, the parameter name of a param, the
@@ -12,6 +13,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import { DAY_MS, hourStart, utcDay } from '../../lib/time';
 import type { EnrichedClick } from './enrich';
+import { linkValueId } from './raw-read';
 import { type Counts, decodeCounts, encodeCounts, mergeCounts } from './rollup-codec';
 import type { RollupValues } from './rollup-values';
 
@@ -34,8 +36,11 @@ export const ROLLUP_DIMS = [
 export type RollupDim = (typeof ROLLUP_DIMS)[number];
 export type Grain = 'hour' | 'day';
 
-/** The scope of workspace-wide buckets (link ids are never empty). */
-export const WORKSPACE = '';
+/** How a grain is stored (the rollups table's `grain` column). */
+export const GRAIN_CODE: Readonly<Record<Grain, number>> = { hour: 0, day: 1 };
+
+/** The scope of workspace-wide buckets (value ids start at 1). */
+export const WORKSPACE = 0;
 
 /**
  * The facts of a click the rollups count: an EnrichedClick, or a raw clicks row when rebuilding
@@ -66,7 +71,8 @@ const UTM_DIMS: Readonly<Record<string, RollupDim>> = Object.assign(Object.creat
 });
 
 export interface Bucket {
-  scope: string;
+  /** A link's value id, or WORKSPACE. */
+  scope: number;
   grain: Grain;
   start: number;
   bot: boolean;
@@ -102,7 +108,7 @@ export class RollupAccumulator {
 
   constructor(private readonly values: RollupValues) {}
 
-  private bucket(scope: string, grain: Grain, start: number, bot: boolean): Bucket {
+  private bucket(scope: number, grain: Grain, start: number, bot: boolean): Bucket {
     const id = `${scope}|${grain}|${start}|${bot ? 1 : 0}`;
     let b = this.buckets.get(id);
     if (!b) {
@@ -118,7 +124,7 @@ export class RollupAccumulator {
     const hour = hourStart(c.time);
     const day = utcDay(c.time) * DAY_MS;
     const linkValue = this.values.idOf('link', '', c.linkId);
-    for (const b of [this.bucket(c.linkId, 'hour', hour, c.bot), this.bucket(c.linkId, 'day', day, c.bot)])
+    for (const b of [this.bucket(linkValue, 'hour', hour, c.bot), this.bucket(linkValue, 'day', day, c.bot)])
       count(b, ids, unique, -1);
     for (const b of [this.bucket(WORKSPACE, 'hour', hour, c.bot), this.bucket(WORKSPACE, 'day', day, c.bot)])
       count(b, ids, unique, linkValue);
@@ -152,25 +158,25 @@ const CACHED_BUCKETS = 8;
  * them, and the bucket is read again.
  */
 export class RollupStore {
-  private readonly select: Statement<StoredBucket, [string, Grain, number, number]>;
-  private readonly totals: Statement<{ clicks: number; uniques: number }, [string, Grain, number, number]>;
+  private readonly select: Statement<StoredBucket, [number, number, number, number]>;
+  private readonly totals: Statement<{ clicks: number; uniques: number }, [number, number, number, number]>;
   private readonly upsert: Statement;
   private readonly remove: Statement;
   private readonly cache: Map<string, { clicks: number; uniques: number; counts: Counts }> | null;
 
   constructor(sqlite: Database, options: { cacheWorkspace?: boolean } = {}) {
     this.select = sqlite.prepare(
-      'SELECT clicks, uniques, data FROM rollup_buckets WHERE scope = ? AND grain = ? AND start = ? AND bot = ?',
+      'SELECT clicks, uniques, data FROM rollups WHERE scope = ? AND grain = ? AND start = ? AND bot = ?',
     );
     // Columns before the blob only: SQLite then never reads the blob's overflow pages.
     this.totals = sqlite.prepare(
-      'SELECT clicks, uniques FROM rollup_buckets WHERE scope = ? AND grain = ? AND start = ? AND bot = ?',
+      'SELECT clicks, uniques FROM rollups WHERE scope = ? AND grain = ? AND start = ? AND bot = ?',
     );
     this.upsert = sqlite.prepare(
-      `INSERT INTO rollup_buckets (scope, grain, start, bot, clicks, uniques, data) VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO rollups (scope, grain, start, bot, clicks, uniques, data) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (scope, grain, start, bot) DO UPDATE SET clicks = excluded.clicks, uniques = excluded.uniques, data = excluded.data`,
     );
-    this.remove = sqlite.prepare('DELETE FROM rollup_buckets WHERE scope = ? AND grain = ? AND start = ? AND bot = ?');
+    this.remove = sqlite.prepare('DELETE FROM rollups WHERE scope = ? AND grain = ? AND start = ? AND bot = ?');
     this.cache = options.cacheWorkspace ? new Map() : null;
   }
 
@@ -181,15 +187,16 @@ export class RollupStore {
 
   /** The stored totals and decoded counts of a bucket (empty when it has none). */
   private read(b: Bucket, bot: number): { clicks: number; uniques: number; counts: Counts } {
+    const grain = GRAIN_CODE[b.grain];
     if (this.cache === null || b.scope !== WORKSPACE) {
-      const stored = this.select.get(b.scope, b.grain, b.start, bot);
+      const stored = this.select.get(b.scope, grain, b.start, bot);
       return { clicks: stored?.clicks ?? 0, uniques: stored?.uniques ?? 0, counts: decodeCounts(stored?.data ?? null) };
     }
     const key = `${b.grain}|${b.start}|${bot}`;
-    const stored = this.totals.get(b.scope, b.grain, b.start, bot) ?? { clicks: 0, uniques: 0 };
+    const stored = this.totals.get(b.scope, grain, b.start, bot) ?? { clicks: 0, uniques: 0 };
     let cached = this.cache.get(key);
     if (cached === undefined || cached.clicks !== stored.clicks || cached.uniques !== stored.uniques) {
-      const row = stored.clicks === 0 ? null : this.select.get(b.scope, b.grain, b.start, bot);
+      const row = stored.clicks === 0 ? null : this.select.get(b.scope, grain, b.start, bot);
       cached = { clicks: stored.clicks, uniques: stored.uniques, counts: decodeCounts(row?.data ?? null) };
       this.cache.set(key, cached);
       // Buckets of hours and days gone by are written no more: keep the newest few.
@@ -202,10 +209,11 @@ export class RollupStore {
   apply(buckets: Iterable<Bucket>, sign: 1 | -1 = 1): void {
     for (const b of buckets) {
       const bot = b.bot ? 1 : 0;
+      const grain = GRAIN_CODE[b.grain];
       const stored = this.read(b, bot);
       const clicks = stored.clicks + sign * b.clicks;
       if (clicks <= 0) {
-        if (stored.clicks > 0) this.remove.run(b.scope, b.grain, b.start, bot);
+        if (stored.clicks > 0) this.remove.run(b.scope, grain, b.start, bot);
         stored.clicks = 0;
         stored.uniques = 0;
         stored.counts.clear();
@@ -214,7 +222,7 @@ export class RollupStore {
       const counts = mergeCounts(stored.counts, b.counts, sign);
       stored.clicks = clicks;
       stored.uniques += sign * b.uniques;
-      this.upsert.run(b.scope, b.grain, b.start, bot, clicks, stored.uniques, encodeCounts(counts));
+      this.upsert.run(b.scope, grain, b.start, bot, clicks, stored.uniques, encodeCounts(counts));
     }
   }
 }
@@ -224,23 +232,23 @@ export class RollupStore {
  * workspace statistics never count a link that no longer exists. Runs in the caller's transaction.
  */
 export function forgetLinkRollups(sqlite: Database, linkId: string): void {
+  const linkValue = linkValueId(sqlite, linkId);
+  // Never clicked: no value id, no buckets.
+  if (linkValue === null) return;
   const rows = sqlite
-    .query<{ grain: Grain; start: number; bot: number; clicks: number; uniques: number; data: Uint8Array }, [string]>(
-      'SELECT grain, start, bot, clicks, uniques, data FROM rollup_buckets WHERE scope = ?',
+    .query<{ grain: number; start: number; bot: number; clicks: number; uniques: number; data: Uint8Array }, [number]>(
+      'SELECT grain, start, bot, clicks, uniques, data FROM rollups WHERE scope = ?',
     )
-    .all(linkId);
+    .all(linkValue);
   if (rows.length === 0) return;
-  const linkValue = sqlite
-    .query<{ id: number }, [string]>("SELECT id FROM rollup_values WHERE dim = 'link' AND key = '' AND value = ?")
-    .get(linkId);
   const store = new RollupStore(sqlite);
   store.apply(
     rows.map((r) => {
       const counts = decodeCounts(r.data);
-      if (linkValue) counts.set(linkValue.id, r.clicks);
+      counts.set(linkValue, r.clicks);
       return {
         scope: WORKSPACE,
-        grain: r.grain,
+        grain: r.grain === GRAIN_CODE.day ? 'day' : 'hour',
         start: r.start,
         bot: r.bot === 1,
         clicks: r.clicks,
@@ -250,5 +258,5 @@ export function forgetLinkRollups(sqlite: Database, linkId: string): void {
     }),
     -1,
   );
-  sqlite.query('DELETE FROM rollup_buckets WHERE scope = ?').run(linkId);
+  sqlite.query('DELETE FROM rollups WHERE scope = ?').run(linkValue);
 }

@@ -41,16 +41,19 @@ export const clicks = sqliteTable(
 );
 
 /**
- * Rollup buckets (rollups.ts): one row per scope (a link id, or '' for the workspace), grain
- * ('hour' or 'day', UTC), bucket start (epoch ms) and bot flag, with its clicks and uniques and
- * the breakdown packed as (value id, clicks) pairs. No foreign key: the workspace scope is no
- * link; a link's buckets are removed (and taken out of the workspace's) when it is deleted.
+ * Rollup buckets (rollups.ts): one row per scope (the link's `link` value id in rollup_values,
+ * or 0 for the workspace), grain (0 = UTC hour, 1 = UTC day), bucket start (epoch ms) and bot
+ * flag, with its clicks and uniques and the breakdown as varint (value id, clicks) pairs
+ * (rollup-codec.ts). Integer keys and, in SQLite, WITHOUT ROWID (added by hand to the migration:
+ * drizzle has no word for it): the key is stored once, in the table's own B-tree. No foreign
+ * key: the workspace scope is no link; a link's buckets are removed (and taken out of the
+ * workspace's) when it is deleted.
  */
-export const rollupBuckets = sqliteTable(
-  'rollup_buckets',
+export const rollups = sqliteTable(
+  'rollups',
   {
-    scope: text('scope').notNull(),
-    grain: text('grain', { enum: ['hour', 'day'] }).notNull(),
+    scope: integer('scope').notNull(),
+    grain: integer('grain').notNull(),
     start: integer('start').notNull(),
     bot: integer('bot').notNull(),
     clicks: integer('clicks').notNull(),

@@ -115,7 +115,7 @@ function prepareChunk(sqlite: Database): (limit: number) => number {
     if (rows.length === 0) return 0;
     if (stateValue(sqlite, 'upgrading') === null) {
       // The old buckets and counters are replaced by sums of the converted clicks, chunk by chunk.
-      sqlite.exec('DELETE FROM rollup_buckets');
+      sqlite.exec('DELETE FROM rollups');
       linkCounters.resetAll();
       variantCounters.resetAll();
       rollupStore.dropCache();

@@ -483,7 +483,7 @@ describe('a real click through the redirect and the flush', () => {
         'click_state',
         'visitor_salts',
         'links',
-        'rollup_buckets',
+        'rollups',
         'rollup_values',
       ]),
     );

@@ -12,7 +12,6 @@ import { ClickBuffer, MAX_WAIT_MS } from '../../../src/modules/clicks/buffer';
 import { ClickFlusher, MAX_BATCH } from '../../../src/modules/clicks/flusher';
 import { noGeo } from '../../../src/modules/clicks/geo';
 import type { ClickRecord, ClickTarget } from '../../../src/modules/clicks/record';
-import { WORKSPACE } from '../../../src/modules/clicks/rollups';
 import { type ClickSink, InlineSink } from '../../../src/modules/clicks/sink';
 import { ClickStore } from '../../../src/modules/clicks/store';
 import { deleteLink, updateLink } from '../../../src/modules/links/service';
@@ -30,6 +29,7 @@ import {
   rows,
   setup,
   UA,
+  WORKSPACE,
   writtenTimes,
 } from './support';
 
@@ -78,7 +78,7 @@ function expectBucketsCountEachClickOnce(t: TestApp, linkId: string, humans: num
     for (const grain of ['hour', 'day']) {
       const sums = rows(
         t,
-        'SELECT bot, sum(clicks) AS clicks, sum(uniques) AS uniques FROM rollup_buckets WHERE scope = ? AND grain = ? GROUP BY bot ORDER BY bot',
+        'SELECT bot, sum(clicks) AS clicks, sum(uniques) AS uniques FROM named_buckets WHERE scope = ? AND grain = ? GROUP BY bot ORDER BY bot',
         scope,
         grain,
       );
@@ -370,7 +370,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
     const sqlite = t.deps.db.$client;
     for (const op of ['INSERT', 'UPDATE']) {
       sqlite.run(
-        `CREATE TRIGGER fail_${op} BEFORE ${op} ON rollup_buckets BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`,
+        `CREATE TRIGGER fail_${op} BEFORE ${op} ON rollups BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`,
       );
     }
     expect(await click(t, '/unfolded', { ip: '5.39.0.1', ua: UA.firefoxLinux, lang: 'fr' })).toBe(302);
@@ -751,7 +751,7 @@ describe('deleted links and variants', () => {
     expect(rows(t, 'SELECT link_id, count(*) AS n FROM raw_clicks GROUP BY link_id')).toEqual([
       { link_id: keep.id, n: 5 },
     ]);
-    expect(one(t, 'SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?', gone.id).n).toBe(0);
+    expect(one(t, 'SELECT count(*) AS n FROM named_buckets WHERE scope = ?', gone.id).n).toBe(0);
     const buckets = expectBucketsMatchRawClicks(t); // the workspace counts the kept link only
     expect(buckets.rows.filter((r) => r.dim === 'link').map((r) => r.value)).toEqual(
       ['hour', 'day'].map(() => keep.id),
@@ -824,7 +824,7 @@ describe('deleted links and variants', () => {
     expect(rows(t, 'SELECT link_id, count(*) AS n FROM raw_clicks GROUP BY link_id')).toEqual([
       { link_id: keep.id, n: 4 },
     ]);
-    expect(one(t, 'SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?', vanished.id).n).toBe(0);
+    expect(one(t, 'SELECT count(*) AS n FROM named_buckets WHERE scope = ?', vanished.id).n).toBe(0);
     const buckets = expectBucketsMatchRawClicks(t); // the workspace counts the kept link only
     expect(buckets.rows.filter((r) => r.dim === 'link').map((r) => r.value)).toEqual(
       ['hour', 'day'].map(() => keep.id),

@@ -6,12 +6,14 @@
  * kept across restarts).
  */
 import { describe, expect, test } from 'bun:test';
+import { refoldUnfolded } from '../../../src/modules/clicks/fold';
 import { rebuildRollupsIfMissing } from '../../../src/modules/clicks/rebuild';
 import { RollupValues } from '../../../src/modules/clicks/rollup-values';
-import { ROLLUP_DIMS, WORKSPACE } from '../../../src/modules/clicks/rollups';
+import { ROLLUP_DIMS } from '../../../src/modules/clicks/rollups';
 import { sealThrough } from '../../../src/modules/clicks/seal';
 import { TailAppender } from '../../../src/modules/clicks/tail-append';
 import { api, disposeTestApp, T0, type TestApp } from '../../helpers/app';
+import { insertTailClicks, setFoldedThrough } from '../../helpers/raw-clicks';
 import {
   type BucketRow,
   type BucketTotal,
@@ -35,6 +37,7 @@ import {
   rows,
   setup,
   UA,
+  WORKSPACE,
 } from './support';
 
 const D1 = Date.UTC(2026, 10, 21); // the test clock's day (T0 is its noon)
@@ -316,13 +319,13 @@ describe('rollups equal the raw clicks they summarise', () => {
     for (const grain of ['hour', 'day'] as const) {
       const sums = rows(
         t,
-        "SELECT scope AS link_id, bot, sum(clicks) AS clicks FROM rollup_buckets WHERE grain = ? AND scope <> '' GROUP BY 1, 2 ORDER BY 1, 2",
+        "SELECT scope AS link_id, bot, sum(clicks) AS clicks FROM named_buckets WHERE grain = ? AND scope <> '' GROUP BY 1, 2 ORDER BY 1, 2",
         grain,
       );
       expect({ grain, sums }).toEqual({ grain, sums: raw });
       const workspace = rows(
         t,
-        "SELECT bot, sum(clicks) AS clicks FROM rollup_buckets WHERE grain = ? AND scope = '' GROUP BY 1 ORDER BY 1",
+        "SELECT bot, sum(clicks) AS clicks FROM named_buckets WHERE grain = ? AND scope = '' GROUP BY 1 ORDER BY 1",
         grain,
       );
       expect({ grain, workspace }).toEqual({ grain, workspace: rawByBot });
@@ -683,7 +686,7 @@ describe('deleting a link takes it out of the workspace buckets', () => {
     expect(res.body).toEqual({ id: crawled.id, deleted: true });
     expect(await click(t, '/crawled', { ua: UA.googlebot })).toBe(404);
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks WHERE link_id = ?', crawled.id).n).toBe(0); // its raw clicks went with it
-    expect(one(t, 'SELECT count(*) AS n FROM rollup_buckets WHERE scope = ?', crawled.id).n).toBe(0);
+    expect(one(t, 'SELECT count(*) AS n FROM named_buckets WHERE scope = ?', crawled.id).n).toBe(0);
 
     // The workspace now counts exactly the remaining links' raw clicks...
     const after = expectBucketsMatchRawClicks(t);
@@ -718,7 +721,7 @@ describe('rebuildRollupsIfMissing', () => {
   const stored = (t: TestApp) => ({
     buckets: rows(
       t,
-      'SELECT scope, grain, start, bot, clicks, uniques, hex(data) AS data FROM rollup_buckets ORDER BY scope, grain, start, bot',
+      'SELECT scope, grain, start, bot, clicks, uniques, hex(data) AS data FROM named_buckets ORDER BY scope, grain, start, bot',
     ),
     values: rows(t, 'SELECT id, dim, key, value FROM rollup_values ORDER BY id'),
   });
@@ -729,7 +732,7 @@ describe('rebuildRollupsIfMissing', () => {
     const { t } = c;
     const sqlite = t.deps.db.$client;
     const expected = expectBucketsMatchRawClicks(t);
-    sqlite.run('DELETE FROM rollup_buckets');
+    sqlite.run('DELETE FROM rollups');
     expect(readBuckets(t)).toEqual({ totals: [], rows: [] });
 
     expect(rebuildRollupsIfMissing(sqlite)).toBe(data.recorded);
@@ -756,7 +759,7 @@ describe('rebuildRollupsIfMissing', () => {
     const { t } = c;
     const expected = expectBucketsMatchRawClicks(t);
     const values = stored(t).values;
-    t.deps.db.$client.run('DELETE FROM rollup_buckets');
+    t.deps.db.$client.run('DELETE FROM rollups');
 
     const t2 = reopen(t);
     expect(rebuildRollupsIfMissing(t2.deps.db.$client)).toBe(data.recorded);
@@ -774,6 +777,31 @@ describe('rebuildRollupsIfMissing', () => {
     expectBucketsMatchRawClicks(t2);
     expect(t2.errors).toEqual([]);
     t2.close();
+    await disposeTestApp(t);
+  });
+
+  test('counts only the folded clicks: the ones after the watermark are left to the refold, which counts them once, counters too', async () => {
+    const c = await setup();
+    await generate(c, 8);
+    const { t } = c;
+    const sqlite = t.deps.db.$client;
+    const expected = expectBucketsMatchRawClicks(t);
+    const counted = one(t, 'SELECT sum(click_count) AS humans, sum(bot_count) AS bots FROM links');
+    const folded = one(t, "SELECT value FROM click_state WHERE name = 'folded_through'").value as number;
+    // A writer that died after writing 3 more clicks and before folding them.
+    const link = await createLink(c, { slug: 'late' });
+    insertTailClicks(sqlite, link.id, 3, T0);
+    setFoldedThrough(sqlite, folded);
+    sqlite.run('DELETE FROM rollups');
+
+    expect(rebuildRollupsIfMissing(sqlite)).toBe(folded);
+    expect(readBuckets(t)).toEqual(expected);
+    expect(refoldUnfolded(sqlite)).toBe(3);
+    expectBucketsMatchRawClicks(t);
+    expect(one(t, 'SELECT sum(click_count) AS humans, sum(bot_count) AS bots FROM links')).toEqual({
+      humans: counted.humans + 3,
+      bots: counted.bots,
+    });
     await disposeTestApp(t);
   });
 
@@ -821,6 +849,8 @@ describe('rebuildRollupsIfMissing', () => {
       .immediate();
     tail.commit();
     values.commit();
+    // Clicks counted long ago (their buckets lost to a format change): all folded.
+    setFoldedThrough(sqlite, N);
     // Most of them sealed, so the rebuild reads blocks and the tail.
     expect(sealThrough(sqlite, 30_000)).toBe(30_000);
     expect(rebuildRollupsIfMissing(sqlite)).toBe(N);
@@ -857,7 +887,7 @@ describe('rebuildRollupsIfMissing', () => {
     expect(rebuildRollupsIfMissing(sqlite)).toBe(0);
     expect(stored(t)).toEqual(snapshot);
     // Any bucket at all counts as "not missing" (the rebuild is for a database that has none).
-    sqlite.run("DELETE FROM rollup_buckets WHERE scope = '' OR bot = 1");
+    sqlite.run('DELETE FROM rollups WHERE scope = 0 OR bot = 1');
     const partial = stored(t);
     expect(partial.buckets.length).toBe(2);
     expect(rebuildRollupsIfMissing(sqlite)).toBe(0);

@@ -9,7 +9,7 @@ import { createApp } from '../../../src/app';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
 import { createDeps, type Logger } from '../../../src/deps';
-import { decodeCounts } from '../../../src/modules/clicks/rollup-codec';
+import { decodeCounts, encodeCounts, forEachCount } from '../../../src/modules/clicks/rollup-codec';
 import type { Grain } from '../../../src/modules/clicks/rollups';
 import { api, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { queryRaw } from '../../helpers/raw-clicks';
@@ -171,6 +171,9 @@ export interface BucketFilter {
 
 const GRAIN_MS: Record<Grain, number> = { hour: HOUR, day: DAY };
 
+/** The workspace's scope in named_buckets (a link's is its id). */
+export const WORKSPACE = '';
+
 function cmp(a: string | number, b: string | number): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -198,7 +201,7 @@ function bucketWhere(filter: BucketFilter): { where: string; params: string[] } 
 }
 
 /**
- * Reads rollup_buckets and decodes each bucket's packed (value id, clicks) pairs into rows named
+ * Reads the rollup buckets (named_buckets) and decodes each bucket's packed (value id, clicks) pairs into rows named
  * by rollup_values, sorted by (scope, grain, start, bot[, dim, key, value]). Checks the storage
  * invariants on the way: whole pairs, no id twice in a bucket, no zero count, every id known,
  * no empty bucket, starts on the grain, uniques of humans only and never above clicks.
@@ -213,7 +216,7 @@ export function readBuckets(t: TestApp, filter: BucketFilter = {}): DecodedBucke
   const { where, params } = bucketWhere(filter);
   const stored = rows<BucketTotal & { data: Uint8Array }>(
     t,
-    `SELECT scope, grain, start, bot, clicks, uniques, data FROM rollup_buckets ${where}`,
+    `SELECT scope, grain, start, bot, clicks, uniques, data FROM named_buckets ${where}`,
     ...params,
   );
   const totals: BucketTotal[] = [];
@@ -232,9 +235,16 @@ export function readBuckets(t: TestApp, filter: BucketFilter = {}): DecodedBucke
       uniquesInRange: total.uniques >= 0 && total.uniques <= total.clicks,
     }).toEqual({ at, positive: true, uniquesInRange: true });
     if (total.bot === 1) expect({ at, uniques: total.uniques }).toEqual({ at, uniques: 0 });
-    expect({ at, wholePairs: data.byteLength % 8 }).toEqual({ at, wholePairs: 0 });
+    // Pairs in strictly increasing id order (so no id twice), and the blob is exactly what
+    // encoding the decoded counts gives back (no trailing byte, no unterminated varint).
+    const ids: number[] = [];
+    forEachCount(data, (id) => ids.push(id));
+    expect({ at, increasing: ids.every((id, i) => i === 0 || id > ids[i - 1]!) }).toEqual({ at, increasing: true });
     const counts = decodeCounts(data);
-    expect({ at, pairs: counts.size }).toEqual({ at, pairs: data.byteLength / 8 }); // no id twice
+    expect({ at, canonical: Buffer.from(encodeCounts(counts)).equals(Buffer.from(data)) }).toEqual({
+      at,
+      canonical: true,
+    });
     totals.push(total);
     for (const [id, clicks] of counts) {
       const name = names.get(id);

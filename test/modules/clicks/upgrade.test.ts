@@ -5,7 +5,7 @@
  * between chunks and run again ends exactly where one run does. Answers over HTTP are checked
  * against the old release's own in test/upgrade.test.ts.
  */
-import type { Database } from 'bun:sqlite';
+import { Database } from 'bun:sqlite';
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,18 +16,38 @@ import type { StoredClick } from '../../../src/modules/clicks/read-clicks';
 import { decodeCounts } from '../../../src/modules/clicks/rollup-codec';
 import { hasOldClickTable, upgradeClickStorage } from '../../../src/modules/clicks/upgrade';
 import { buildOldReleaseDb } from '../../fixtures/old-release-db';
-import { refreshRawClicks } from '../../helpers/raw-clicks';
+import { createNamedBuckets, refreshRawClicks } from '../../helpers/raw-clicks';
 
 const dir = mkdtempSync(join(tmpdir(), 'slink-upgrade-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
+type NamedBucket = { scope: string; grain: string; start: number; bot: number; clicks: number; uniques: number };
+
+/** The buckets each fixture held as that release wrote them, read before the migrations replace their table. */
+const releaseBuckets = new WeakMap<Database, ReturnType<typeof buckets>>();
+
 /** A fresh fixture, opened and migrated by the current code (the old clicks still in place). */
 function fixture(): Database {
   const path = join(dir, `f${++n}.db`);
   buildOldReleaseDb(path);
+  const old = new Database(path, { readonly: true });
+  // That release's format: text scopes and grains, the breakdown as little-endian uint32 (id, clicks) pairs.
+  const written = old
+    .query<NamedBucket & { data: Uint8Array }, []>(
+      'SELECT scope, grain, start, bot, clicks, uniques, data FROM rollup_buckets ORDER BY scope, grain, start, bot',
+    )
+    .all()
+    .map(({ data, ...b }) => {
+      const pairs = new Uint32Array(data.slice().buffer);
+      const counts: [number, number][] = [];
+      for (let i = 0; i < pairs.length; i += 2) counts.push([pairs[i]!, pairs[i + 1]!]);
+      return { ...b, counts: counts.sort((x, y) => x[0] - y[0]) };
+    });
+  old.close();
   const db = openDatabase(path);
   migrateDatabase(db);
+  releaseBuckets.set(db.$client, written);
   return db.$client;
 }
 
@@ -53,11 +73,11 @@ function converted(sqlite: Database) {
 
 /** Buckets with their breakdowns as sorted (value id, clicks) pairs: the order inside a blob is free. */
 function buckets(sqlite: Database) {
+  createNamedBuckets(sqlite);
   return sqlite
-    .query<
-      { scope: string; grain: string; start: number; bot: number; clicks: number; uniques: number; data: Uint8Array },
-      []
-    >('SELECT scope, grain, start, bot, clicks, uniques, data FROM rollup_buckets ORDER BY scope, grain, start, bot')
+    .query<NamedBucket & { data: Uint8Array }, []>(
+      'SELECT scope, grain, start, bot, clicks, uniques, data FROM named_buckets ORDER BY scope, grain, start, bot',
+    )
     .all()
     .map(({ data, ...b }) => ({ ...b, counts: [...decodeCounts(data)].sort((x, y) => x[0] - y[0]) }));
 }
@@ -87,10 +107,11 @@ describe('upgrading the click storage', () => {
     const sqlite = fixture();
     const before = {
       clicks: sqlite.query<OldClick, []>(OLD).all(),
-      buckets: buckets(sqlite),
+      buckets: releaseBuckets.get(sqlite)!,
       counters: counters(sqlite),
     };
     expect(before.clicks).toHaveLength(3000);
+    expect(before.buckets.length).toBeGreaterThan(100);
     const lines: string[] = [];
     const result = upgradeClickStorage(sqlite, { log: (l) => lines.push(l), chunk: 1000 });
     expect(result?.converted).toBe(3000);
