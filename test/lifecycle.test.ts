@@ -78,12 +78,12 @@ function stored(path: string, linkId: string) {
   }));
 }
 
-/** Clicks counted in the day buckets of the link and of the workspace. */
+/** Clicks counted in the hour buckets of the link and of the workspace (a link's are always whole; its days are rolled up later). */
 function bucketTotals(path: string, linkId: string) {
   return inspect(path, (db) => {
     const sum = (scope: string) =>
       (
-        queryRaw(db, "SELECT coalesce(sum(clicks), 0) AS n FROM named_buckets WHERE scope = ? AND grain = 'day'").get(
+        queryRaw(db, "SELECT coalesce(sum(clicks), 0) AS n FROM named_buckets WHERE scope = ? AND grain = 'hour'").get(
           scope,
         ) as { n: number }
       ).n;

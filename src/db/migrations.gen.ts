@@ -7,6 +7,7 @@ import m3 from '../../drizzle/0003_dashboard_sessions.sql' with { type: 'text' }
 import m4 from '../../drizzle/0004_click_store.sql' with { type: 'text' };
 import m5 from '../../drizzle/0005_drop_visitor_days.sql' with { type: 'text' };
 import m6 from '../../drizzle/0006_rollups_compact.sql' with { type: 'text' };
+import m7 from '../../drizzle/0007_link_day_marks.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -17,4 +18,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0004_click_store', sql: m4 },
   { tag: '0005_drop_visitor_days', sql: m5 },
   { tag: '0006_rollups_compact', sql: m6 },
+  { tag: '0007_link_day_marks', sql: m7 },
 ];

@@ -1,5 +1,6 @@
 /** Analytics verbs: resolve the window, pick the scope, answer. No HTTP here. */
 import type { Deps } from '../../deps';
+import { linkDaysBefore } from '../clicks/link-days';
 import { linkValueId } from '../clicks/raw-read';
 import { lastClickId } from '../clicks/read-clicks';
 import { firstBucketStart } from '../clicks/read-rollups';
@@ -23,7 +24,9 @@ function firstDayOf(deps: Deps, scope: number | null): number | null {
 function statsOf(deps: Deps, scope: number | null, variants: Map<string, string>, query: WindowQuery) {
   const sqlite = deps.db.$client;
   const window = resolveWindow(query, deps.clock.now(), () => firstDayOf(deps, scope));
-  return computeStats({ sqlite, values: deps.rollupValues, scope, variants }, hourAligned(window));
+  const daysBefore =
+    scope === WORKSPACE ? Number.POSITIVE_INFINITY : scope === null ? 0 : linkDaysBefore(sqlite, scope);
+  return computeStats({ sqlite, values: deps.rollupValues, scope, daysBefore, variants }, hourAligned(window));
 }
 
 export function linkStats(deps: Deps, id: string, query: WindowQuery): Stats {

@@ -13,7 +13,7 @@ import {
   readBucketData,
   readBucketTotals,
 } from '../clicks/read-rollups';
-import { forEachCount } from '../clicks/rollup-codec';
+import { sumCounts } from '../clicks/rollup-codec';
 import type { RollupValues } from '../clicks/rollup-values';
 import type { Grain, RollupDim } from '../clicks/rollups';
 import type { Breakdowns, Stats } from './model';
@@ -31,6 +31,11 @@ interface StatsSource {
   values: RollupValues;
   /** A link's value id (null: never clicked, nothing stored), or WORKSPACE. */
   scope: number | null;
+  /**
+   * Days before this are read from day buckets, from it on from hour buckets: a link's day mark
+   * (clicks/link-days.ts); the workspace's day buckets are always whole (Infinity).
+   */
+  daysBefore: number;
   /** Current code per variant id: variants of the link, or of every link for the workspace. */
   variants: Map<string, string>;
 }
@@ -79,6 +84,18 @@ function pieces(w: Window): Piece[] {
   ].filter((p) => p.from < p.toExclusive) as Piece[];
 }
 
+/** The pieces with every day piece from `daysBefore` on read as hours instead. */
+function piecesBefore(w: Window, daysBefore: number): Piece[] {
+  return pieces(w).flatMap((p): Piece[] => {
+    if (p.grain === 'hour' || p.toExclusive <= daysBefore) return [p];
+    if (p.from >= daysBefore) return [{ ...p, grain: 'hour' }];
+    return [
+      { grain: 'day', from: p.from, toExclusive: daysBefore },
+      { grain: 'hour', from: daysBefore, toExclusive: p.toExclusive },
+    ];
+  });
+}
+
 /** Sums breakdowns into a typed array; `touched` lists the ids that got any count. */
 class Summer {
   readonly sums: Float64Array;
@@ -89,12 +106,7 @@ class Summer {
   }
 
   add(data: Uint8Array): void {
-    const sums = this.sums;
-    const touched = this.touched;
-    forEachCount(data, (id, clicks) => {
-      if (sums[id] === 0) touched.push(id);
-      sums[id]! += clicks;
-    });
+    sumCounts(data, this.sums, this.touched);
   }
 }
 
@@ -107,7 +119,7 @@ export function computeStats(
   const rows: BucketData[] = [];
   const scope = src.scope;
   if (scope !== null)
-    for (const p of pieces(w)) {
+    for (const p of piecesBefore(w, src.daysBefore)) {
       rows.push(...readBucketData(src.sqlite, scope, p.grain, p.from, p.toExclusive, w.bots));
       // totals.bots counts bot hits whatever `bots` says; only bots=1 adds them to clicks and breakdowns.
       if (!w.bots) totals.bots += countBotHits(src.sqlite, scope, p.grain, p.from, p.toExclusive);

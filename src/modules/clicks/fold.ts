@@ -5,15 +5,19 @@
  * is counted, nothing after it: a writer that dies with sums in memory loses nothing, the next
  * one re-reads the clicks after the watermark and folds them (`refold`).
  *
- * The workspace's buckets are derived here from the links' own, skipping links deleted since
+ * A link's sums go to its hour buckets; its days are rolled up from them once they are over
+ * (link-days.ts), so only a late click of a day already rolled up goes to a link day bucket here.
+ * The workspace's buckets, both grains, are derived here from the links' sums, skipping links deleted since
  * their clicks were written (checked inside this transaction): a link delete takes the link's
  * folded buckets out of the workspace's (rollups.ts forgetLinkRollups), and its pending sums
  * never get there.
  */
 import type { Database } from 'bun:sqlite';
+import { type Clock, systemClock } from '../../lib/clock';
 import { DAY_MS, utcDay } from '../../lib/time';
 import { prepareLinkCounters } from '../links/counters';
 import { prepareVariantCounters } from '../variants/counters';
+import { daysFromHours, LinkDays } from './link-days';
 import { type LinkSums, PendingSums } from './pending';
 import { readClicksAfter } from './raw-read';
 import { mergeCounts } from './rollup-codec';
@@ -37,25 +41,11 @@ export function foldedThrough(sqlite: Database): number {
 }
 
 /** A link's buckets: its hours as they are, and each day summed from its hours. */
-function linkBuckets(sums: LinkSums): Bucket[] {
+function linkBuckets(sums: LinkSums): { hours: Bucket[]; days: Bucket[] } {
   const scope = sums.linkValue;
-  const buckets: Bucket[] = [];
-  const days = new Map<number, Bucket>();
-  for (const h of sums.hours.values()) {
-    buckets.push({ scope, grain: 'hour', ...h });
-    const start = utcDay(h.start) * DAY_MS;
-    const key = start * 2 + (h.bot ? 1 : 0);
-    let day = days.get(key);
-    if (day === undefined) {
-      day = { scope, grain: 'day', start, bot: h.bot, clicks: 0, uniques: 0, counts: new Map() };
-      days.set(key, day);
-    }
-    day.clicks += h.clicks;
-    day.uniques += h.uniques;
-    mergeCounts(day.counts, h.counts);
-  }
-  for (const day of days.values()) buckets.push(day);
-  return buckets;
+  const hours: Bucket[] = [];
+  for (const h of sums.hours.values()) hours.push({ scope, grain: 'hour', ...h });
+  return { hours, days: daysFromHours(scope, hours) };
 }
 
 /** Adds a link's bucket to the workspace's of the same (grain, start, bot), counting the link itself too. */
@@ -72,8 +62,9 @@ function addToWorkspace(workspace: Map<string, Bucket>, b: Bucket, linkValue: nu
   w.counts.set(linkValue, (w.counts.get(linkValue) ?? 0) + b.clicks);
 }
 
-export function createFolder(sqlite: Database): Folder {
+export function createFolder(sqlite: Database, clock: Clock): Folder {
   const linkCounters = prepareLinkCounters(sqlite);
+  const linkDays = new LinkDays(sqlite);
   const variantCounters = prepareVariantCounters(sqlite);
   // The workspace buckets stay decoded between folds (see RollupStore).
   const rollupStore = new RollupStore(sqlite, { cacheWorkspace: true });
@@ -85,15 +76,21 @@ export function createFolder(sqlite: Database): Folder {
   const apply = sqlite.transaction((pending: PendingSums, through: number) => {
     const exists = linkCounters.existing(pending.links.keys());
     const workspace = new Map<string, Bucket>();
+    const today = utcDay(clock.now()) * DAY_MS;
     // In link id order: the links' buckets and rows are then visited in key order, a B-tree page
     // after the other, instead of at random.
     for (const linkId of [...pending.links.keys()].sort()) {
       // Deleted since its clicks were written (and they with it): nothing to count.
       if (!exists.has(linkId)) continue;
       const sums = pending.links.get(linkId)!;
-      const buckets = linkBuckets(sums);
-      rollupStore.apply(buckets);
-      for (const b of buckets) addToWorkspace(workspace, b, sums.linkValue);
+      const { hours, days } = linkBuckets(sums);
+      // The link's days come from its hour buckets, rolled up once a day is over (link-days.ts);
+      // only a click of a day already rolled up goes to its day bucket now.
+      const mark = linkDays.advance(sums.linkValue, today);
+      rollupStore.apply(hours);
+      rollupStore.apply(days.filter((d) => d.start < mark));
+      for (const b of hours) addToWorkspace(workspace, b, sums.linkValue);
+      for (const b of days) addToWorkspace(workspace, b, sums.linkValue);
       linkCounters.bump(linkId, sums.humans, sums.uniques, sums.bots, sums.last);
       for (const [id, n] of sums.variants) variantCounters.bump(id, n);
     }
@@ -146,8 +143,8 @@ export function createFolder(sqlite: Database): Folder {
  * counts for click limits): folds what a killed writer left unfolded. The writer's own open
  * then finds nothing left to fold.
  */
-export function refoldUnfolded(sqlite: Database): number {
+export function refoldUnfolded(sqlite: Database, clock: Clock = systemClock): number {
   const values = new RollupValues(sqlite);
   values.refresh();
-  return createFolder(sqlite).refold(values);
+  return createFolder(sqlite, clock).refold(values);
 }

@@ -4,6 +4,7 @@
  * A scope is a link's value id (raw-read.ts linkValueId) or WORKSPACE.
  */
 import type { Database } from 'bun:sqlite';
+import { DAY_MS, utcDay } from '../../lib/time';
 import { GRAIN_CODE, type Grain } from './rollups';
 
 export interface BucketRow {
@@ -57,11 +58,13 @@ export function countBotHits(sqlite: Database, scope: number, grain: Grain, from
     .get(scope, GRAIN_CODE[grain], from, toExclusive)!.n;
 }
 
-/** Start of the first day the scope has any click in, or null. */
+/** Start of the first day the scope has any click in, or null (a link's early days may be in hour buckets only). */
 export function firstBucketStart(sqlite: Database, scope: number): number | null {
-  return sqlite
+  const first = sqlite
     .query<{ first: number | null }, [number, number]>(
-      'SELECT min(start) AS first FROM rollups WHERE scope = ? AND grain = ?',
+      `SELECT min(m) AS first FROM (SELECT min(start) AS m FROM rollups WHERE scope = ?1 AND grain = 0
+         UNION ALL SELECT min(start) FROM rollups WHERE scope = ?2 AND grain = 1)`,
     )
-    .get(scope, GRAIN_CODE.day)!.first;
+    .get(scope, scope)!.first;
+  return first === null ? null : utcDay(first) * DAY_MS;
 }

@@ -6,7 +6,10 @@
  * them in the link counters (fold.ts refoldUnfolded, run next).
  */
 import type { Database } from 'bun:sqlite';
+import { type Clock, systemClock } from '../../lib/clock';
+import { DAY_MS, utcDay } from '../../lib/time';
 import { foldedThrough } from './fold';
+import { markAllLinkDays } from './link-days';
 import { hasClicks, readClicksAfter } from './raw-read';
 import { RollupValues } from './rollup-values';
 import { RollupAccumulator, RollupStore } from './rollups';
@@ -14,7 +17,7 @@ import { RollupAccumulator, RollupStore } from './rollups';
 const CHUNK = 20_000;
 
 /** Returns how many clicks were counted; 0 (and no work) when buckets exist or no click does. */
-export function rebuildRollupsIfMissing(sqlite: Database): number {
+export function rebuildRollupsIfMissing(sqlite: Database, clock: Clock = systemClock): number {
   const hasBuckets = sqlite.query('SELECT 1 FROM rollups LIMIT 1').get() !== null;
   if (hasBuckets || !hasClicks(sqlite)) return 0;
   const values = new RollupValues(sqlite);
@@ -34,6 +37,8 @@ export function rebuildRollupsIfMissing(sqlite: Database): number {
         counted += clicks.length;
         after = clicks[clicks.length - 1]!.id;
       }
+      // Both grains are written whole: every link's day buckets can be trusted up to today.
+      markAllLinkDays(sqlite, utcDay(clock.now()) * DAY_MS);
     })
     .immediate();
   values.commit();

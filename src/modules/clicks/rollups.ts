@@ -13,6 +13,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import { DAY_MS, hourStart, utcDay } from '../../lib/time';
 import type { EnrichedClick } from './enrich';
+import { daysFromHours, linkDaysBefore } from './link-days';
 import { linkValueId } from './raw-read';
 import { type Counts, decodeCounts, encodeCounts, mergeCounts } from './rollup-codec';
 import type { RollupValues } from './rollup-values';
@@ -228,8 +229,10 @@ export class RollupStore {
 }
 
 /**
- * Before a link is deleted: take its buckets out of the workspace's, then drop them, so
- * workspace statistics never count a link that no longer exists. Runs in the caller's transaction.
+ * Before a link is deleted: take its buckets out of the workspace's, then drop them (and its
+ * day mark), so workspace statistics never count a link that no longer exists. Its days from
+ * the mark on are its hour buckets summed (link-days.ts): a day bucket there may be stale.
+ * Runs in the caller's transaction.
  */
 export function forgetLinkRollups(sqlite: Database, linkId: string): void {
   const linkValue = linkValueId(sqlite, linkId);
@@ -239,24 +242,23 @@ export function forgetLinkRollups(sqlite: Database, linkId: string): void {
     .query<{ grain: number; start: number; bot: number; clicks: number; uniques: number; data: Uint8Array }, [number]>(
       'SELECT grain, start, bot, clicks, uniques, data FROM rollups WHERE scope = ?',
     )
-    .all(linkValue);
-  if (rows.length === 0) return;
-  const store = new RollupStore(sqlite);
-  store.apply(
-    rows.map((r) => {
-      const counts = decodeCounts(r.data);
-      counts.set(linkValue, r.clicks);
-      return {
-        scope: WORKSPACE,
-        grain: r.grain === GRAIN_CODE.day ? 'day' : 'hour',
-        start: r.start,
-        bot: r.bot === 1,
-        clicks: r.clicks,
-        uniques: r.uniques,
-        counts,
-      };
-    }),
-    -1,
-  );
+    .all(linkValue)
+    .map((r) => ({ ...r, counts: decodeCounts(r.data) }));
+  const mark = linkDaysBefore(sqlite, linkValue);
+  const hours = rows.filter((r) => r.grain === GRAIN_CODE.hour);
+  const days = [
+    ...rows.filter((r) => r.grain === GRAIN_CODE.day && r.start < mark),
+    ...daysFromHours(
+      linkValue,
+      hours.filter((h) => h.start >= mark),
+    ).map((d) => ({ ...d, bot: d.bot ? 1 : 0 })),
+  ];
+  const asWorkspace = (grain: Grain) => (r: (typeof rows)[number] | (typeof days)[number]) => {
+    const counts = new Map(r.counts);
+    counts.set(linkValue, r.clicks);
+    return { scope: WORKSPACE, grain, start: r.start, bot: r.bot === 1, clicks: r.clicks, uniques: r.uniques, counts };
+  };
+  new RollupStore(sqlite).apply([...hours.map(asWorkspace('hour')), ...days.map(asWorkspace('day'))], -1);
   sqlite.query('DELETE FROM rollups WHERE scope = ?').run(linkValue);
+  sqlite.query('DELETE FROM rollup_marks WHERE scope = ?').run(linkValue);
 }

@@ -98,7 +98,7 @@ export class ClickStore {
     // The writer knows every value up front, so idOf() never needs a statement for one it has seen.
     values.refresh();
     this.append = createClickAppender(sqlite, values, this.seen);
-    this.folder = createFolder(sqlite);
+    this.folder = createFolder(sqlite, clock);
     this.sealer = new Sealer(sqlite, options.sealRows);
     this.hasher = new VisitorHasher(sqlite);
     this.ctx = { geo, hasher: this.hasher, ownHosts };

@@ -63,6 +63,16 @@ export const rollups = sqliteTable(
   (t) => [primaryKey({ columns: [t.scope, t.grain, t.start, t.bot] })],
 );
 
+/**
+ * Per link scope (link-days.ts): its day buckets are complete for every day before `days_before`
+ * (epoch ms, a UTC day start); from that day on, its days are read as sums of its hour buckets,
+ * which are always complete. A link without a row has no trusted day bucket.
+ */
+export const rollupMarks = sqliteTable('rollup_marks', {
+  scope: integer('scope').primaryKey(),
+  daysBefore: integer('days_before').notNull(),
+});
+
 /** The breakdown values rollup buckets refer to by id (rollup-values.ts). */
 export const rollupValues = sqliteTable(
   'rollup_values',

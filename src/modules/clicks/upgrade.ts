@@ -14,9 +14,11 @@
  * When none is left: the fold's watermark and the last id are set and `clicks` is dropped.
  */
 import type { Database } from 'bun:sqlite';
+import { DAY_MS, utcDay } from '../../lib/time';
 import { prepareLinkCounters } from '../links/counters';
 import { prepareVariantCounters } from '../variants/counters';
 import { TargetIds } from './click-targets';
+import { markAllLinkDays } from './link-days';
 import { type StoredClick, storedDimensions } from './read-clicks';
 import { RollupValues } from './rollup-values';
 import { RollupAccumulator, type RollupClick, RollupStore, valueIdsOf } from './rollups';
@@ -116,6 +118,7 @@ function prepareChunk(sqlite: Database): (limit: number) => number {
     if (stateValue(sqlite, 'upgrading') === null) {
       // The old buckets and counters are replaced by sums of the converted clicks, chunk by chunk.
       sqlite.exec('DELETE FROM rollups');
+      sqlite.exec('DELETE FROM rollup_marks');
       linkCounters.resetAll();
       variantCounters.resetAll();
       rollupStore.dropCache();
@@ -211,6 +214,8 @@ function finish(sqlite: Database): number {
       if (lastId > 0) set.run('last_id', lastId);
       if (stateValue(sqlite, 'upgrading') !== null) {
         set.run('folded_through', lastId);
+        // The conversion wrote both grains whole: every link's day buckets can be trusted up to today.
+        markAllLinkDays(sqlite, utcDay(Date.now()) * DAY_MS);
         sqlite.query("DELETE FROM click_state WHERE name = 'upgrading'").run();
       }
       sqlite.exec('DROP TABLE clicks');

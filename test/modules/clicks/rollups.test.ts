@@ -317,18 +317,20 @@ describe('rollups equal the raw clicks they summarise', () => {
     const raw = rows(t, 'SELECT link_id, bot, count(*) AS clicks FROM raw_clicks GROUP BY 1, 2 ORDER BY 1, 2');
     const rawByBot = rows(t, 'SELECT bot, count(*) AS clicks FROM raw_clicks GROUP BY 1 ORDER BY 1');
     for (const grain of ['hour', 'day'] as const) {
-      const sums = rows(
-        t,
-        "SELECT scope AS link_id, bot, sum(clicks) AS clicks FROM named_buckets WHERE grain = ? AND scope <> '' GROUP BY 1, 2 ORDER BY 1, 2",
-        grain,
+      // As the statistics read them: a link's days from its day mark on are its hours summed.
+      const totals = readBuckets(t, { grain }).totals;
+      const sum = (list: BucketTotal[], key: (b: BucketTotal) => string) => {
+        const m = new Map<string, number>();
+        for (const b of list) m.set(key(b), (m.get(key(b)) ?? 0) + b.clicks);
+        return [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      };
+      const sums = sum(linkScopes(totals), (b) => `${b.scope}|${b.bot}`);
+      expect({ grain, sums }).toEqual({ grain, sums: raw.map((r) => [`${r.link_id}|${r.bot}`, r.clicks]) });
+      const workspace = sum(
+        totals.filter((b) => b.scope === WORKSPACE),
+        (b) => `${b.bot}`,
       );
-      expect({ grain, sums }).toEqual({ grain, sums: raw });
-      const workspace = rows(
-        t,
-        "SELECT bot, sum(clicks) AS clicks FROM named_buckets WHERE grain = ? AND scope = '' GROUP BY 1 ORDER BY 1",
-        grain,
-      );
-      expect({ grain, workspace }).toEqual({ grain, workspace: rawByBot });
+      expect({ grain, workspace }).toEqual({ grain, workspace: rawByBot.map((r) => [`${r.bot}`, r.clicks]) });
     }
     expect(raw.length).toBe(8); // four links, humans and bots
     // ...and the raw clicks are exactly the generated ones: bot verdicts and variant matching.
@@ -620,6 +622,70 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
   });
 });
 
+describe("a link's days are rolled up from its hours once the day is over", () => {
+  const storedDays = (t: TestApp, linkId: string) =>
+    rows(
+      t,
+      "SELECT start, bot, clicks FROM named_buckets WHERE scope = ? AND grain = 'day' ORDER BY start, bot",
+      linkId,
+    );
+  const markOf = (t: TestApp, linkId: string) =>
+    one(
+      t,
+      "SELECT m.days_before AS d FROM rollup_marks m JOIN rollup_values v ON v.id = m.scope AND v.dim = 'link' WHERE v.value = ?",
+      linkId,
+    )?.d ?? null;
+
+  test('no day bucket while the day is open; at the first fold of the next day it is written whole, and a late click of it joins it', async () => {
+    const c = await setup();
+    const { t } = c;
+    const link = await createLink(c, { slug: 'daily' });
+    t.clock.set(D1 + 10 * HOUR);
+    expect(await click(t, '/daily', { ip: '5.39.0.1', ua: UA.firefoxLinux })).toBe(302);
+    t.clock.set(MIDNIGHT - 1);
+    expect(await click(t, '/daily', { ip: '5.39.0.2', ua: UA.curl })).toBe(302);
+    await flushOk(t);
+    // The day is open: its clicks are in hour buckets only, and the mark says so.
+    expect(storedDays(t, link.id)).toEqual([]);
+    expect(markOf(t, link.id)).toBe(D1);
+    expectBucketsMatchRawClicks(t);
+
+    t.clock.set(MIDNIGHT + HOUR);
+    expect(await click(t, '/daily', { ip: '5.39.0.3', ua: UA.firefoxLinux })).toBe(302);
+    await flushOk(t);
+    expect(storedDays(t, link.id)).toEqual([
+      { start: D1, bot: 0, clicks: 1 },
+      { start: D1, bot: 1, clicks: 1 },
+    ]);
+    expect(markOf(t, link.id)).toBe(MIDNIGHT);
+    expectBucketsMatchRawClicks(t);
+
+    // A click of day two reaches the writer only on day three (buffered across midnight): day
+    // two is rolled up first, then the late click is added to its day bucket as well.
+    t.clock.set(MIDNIGHT + DAY - 1);
+    expect(await click(t, '/daily', { ip: '5.39.0.4', ua: UA.firefoxLinux })).toBe(302);
+    t.clock.set(MIDNIGHT + DAY + HOUR);
+    expect(await click(t, '/daily', { ip: '5.39.0.5', ua: UA.firefoxLinux })).toBe(302);
+    await flushOk(t);
+    expect(markOf(t, link.id)).toBe(MIDNIGHT + DAY);
+    expect(storedDays(t, link.id)).toEqual([
+      { start: D1, bot: 0, clicks: 1 },
+      { start: D1, bot: 1, clicks: 1 },
+      { start: MIDNIGHT, bot: 0, clicks: 2 },
+    ]);
+    expectBucketsMatchRawClicks(t);
+
+    // The statistics agree whichever grain holds a day: days one and two from day buckets,
+    // day three from hours (ten days: a daily series).
+    const stats = await api(t, 'GET', `/links/${link.id}/stats?from=2026-11-14&to=2026-11-23&bots=1`, { key: c.key });
+    expect(stats.status).toBe(200);
+    expect(stats.body.interval).toBe('day');
+    expect(stats.body.totals).toEqual({ clicks: 5, uniques: 4, bots: 1 });
+    expect(stats.body.series.map((p: { clicks: number }) => p.clicks)).toEqual([0, 0, 0, 0, 0, 0, 0, 2, 2, 1]);
+    await disposeTestApp(t);
+  });
+});
+
 describe('deleting a link takes it out of the workspace buckets', () => {
   test('a link with only bot hits: DELETE /links/{id} removes its buckets; the workspace ones equal the raw clicks of the remaining links', async () => {
     const c = await setup();
@@ -883,13 +949,15 @@ describe('rebuildRollupsIfMissing', () => {
     expect(await click(t, '/quiet', { ip: '8.8.8.8', ua: UA.googlebot })).toBe(302);
     await flushOk(t);
     const snapshot = stored(t);
-    expect(snapshot.buckets.length).toBe(8); // link and workspace, hour and day, human and bot
+    // The link's hours, the workspace's hours and days, human and bot: the link's day is made
+    // from its hours once the day is over.
+    expect(snapshot.buckets.length).toBe(6);
     expect(rebuildRollupsIfMissing(sqlite)).toBe(0);
     expect(stored(t)).toEqual(snapshot);
     // Any bucket at all counts as "not missing" (the rebuild is for a database that has none).
     sqlite.run('DELETE FROM rollups WHERE scope = 0 OR bot = 1');
     const partial = stored(t);
-    expect(partial.buckets.length).toBe(2);
+    expect(partial.buckets.length).toBe(1); // the link's human hour
     expect(rebuildRollupsIfMissing(sqlite)).toBe(0);
     expect(stored(t)).toEqual(partial);
     await disposeTestApp(t);

@@ -201,10 +201,13 @@ function bucketWhere(filter: BucketFilter): { where: string; params: string[] } 
 }
 
 /**
- * Reads the rollup buckets (named_buckets) and decodes each bucket's packed (value id, clicks) pairs into rows named
- * by rollup_values, sorted by (scope, grain, start, bot[, dim, key, value]). Checks the storage
- * invariants on the way: whole pairs, no id twice in a bucket, no zero count, every id known,
- * no empty bucket, starts on the grain, uniques of humans only and never above clicks.
+ * Reads the rollup buckets (named_buckets) as the statistics see them and decodes each bucket's
+ * packed (value id, clicks) pairs into rows named by rollup_values, sorted by (scope, grain,
+ * start, bot[, dim, key, value]). A link's days from its day mark on (clicks/link-days.ts) are
+ * its hour buckets summed, as the statistics read them; a stored day bucket there is ignored.
+ * Checks the storage invariants on the way: ids in increasing order (none twice), the canonical
+ * encoding, no zero count, every id known, no empty bucket, starts on the grain, uniques of
+ * humans only and never above clicks.
  */
 export function readBuckets(t: TestApp, filter: BucketFilter = {}): DecodedBuckets {
   const names = new Map(
@@ -213,14 +216,21 @@ export function readBuckets(t: TestApp, filter: BucketFilter = {}): DecodedBucke
       'SELECT id, dim, key, value FROM rollup_values',
     ).map((r) => [r.id, r]),
   );
-  const { where, params } = bucketWhere(filter);
+  const marks = new Map(
+    rows<{ scope: string; mark: number }>(
+      t,
+      'SELECT v.value AS scope, m.days_before AS mark FROM rollup_marks m JOIN rollup_values v ON v.id = m.scope',
+    ).map((r) => [r.scope, r.mark]),
+  );
+  // Every grain of the scope: a link's later days are made from its hours.
+  const { where, params } = bucketWhere({ scope: filter.scope });
   const stored = rows<BucketTotal & { data: Uint8Array }>(
     t,
     `SELECT scope, grain, start, bot, clicks, uniques, data FROM named_buckets ${where}`,
     ...params,
   );
-  const totals: BucketTotal[] = [];
-  const out: BucketRow[] = [];
+  const buckets: { total: BucketTotal; counts: Map<number, number> }[] = [];
+  const fromHours = new Map<string, { total: BucketTotal; counts: Map<number, number> }>();
   for (const { data, ...total } of stored) {
     const at = `${total.scope}|${total.grain}|${total.start}|${total.bot}`;
     expect({ at, grain: ['hour', 'day'].includes(total.grain), bot: [0, 1].includes(total.bot) }).toEqual({
@@ -245,6 +255,28 @@ export function readBuckets(t: TestApp, filter: BucketFilter = {}): DecodedBucke
       at,
       canonical: true,
     });
+    const mark = total.scope === WORKSPACE ? Number.POSITIVE_INFINITY : (marks.get(total.scope) ?? 0);
+    const day = Math.floor(total.start / DAY) * DAY;
+    if (total.grain === 'day' && total.start >= mark) continue;
+    buckets.push({ total, counts });
+    if (total.grain === 'hour' && day >= mark) {
+      const key = `${total.scope}|${day}|${total.bot}`;
+      let d = fromHours.get(key);
+      if (!d) {
+        d = { total: { ...total, grain: 'day', start: day, clicks: 0, uniques: 0 }, counts: new Map() };
+        fromHours.set(key, d);
+      }
+      d.total.clicks += total.clicks;
+      d.total.uniques += total.uniques;
+      for (const [id, n] of counts) d.counts.set(id, (d.counts.get(id) ?? 0) + n);
+    }
+  }
+  buckets.push(...fromHours.values());
+  const totals: BucketTotal[] = [];
+  const out: BucketRow[] = [];
+  for (const { total, counts } of buckets) {
+    if (filter.grain !== undefined && total.grain !== filter.grain) continue;
+    const at = `${total.scope}|${total.grain}|${total.start}|${total.bot}`;
     totals.push(total);
     for (const [id, clicks] of counts) {
       const name = names.get(id);
