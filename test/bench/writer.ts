@@ -16,7 +16,7 @@
  * pays. The ratios say how much of the writer's time is rollups, counters and uniques, and how
  * fast a single writer thread could go at best.
  *
- *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 50000 --fold-max-ms 1000]
+ *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -102,3 +102,56 @@ export function mergeCounts(target: Counts, source: Counts, sign: 1 | -1 = 1): C
   for (const [id, n] of source) target.set(id, (target.get(id) ?? 0) + sign * n);
   return target;
 }
+
+/**
+ * Counts indexed by value id in one growing Float64Array: what the writer keeps for the
+ * workspace's buckets, which hold a value per link (100,000 and more). Merging is an indexed add
+ * and encoding a pass in id order, where a Map of that size cost a sort per write and ~50 bytes
+ * per entry of heap.
+ */
+export class DenseCounts {
+  private sums = new Float64Array(1024);
+
+  static fromBlob(blob: Uint8Array | null): DenseCounts {
+    const dense = new DenseCounts();
+    if (blob) forEachCount(blob, (id, clicks) => dense.add(id, clicks));
+    return dense;
+  }
+
+  add(id: number, n: number): void {
+    if (id >= this.sums.length) {
+      let size = this.sums.length * 2;
+      while (size <= id) size *= 2;
+      const grown = new Float64Array(size);
+      grown.set(this.sums);
+      this.sums = grown;
+    }
+    this.sums[id]! += n;
+  }
+
+  merge(source: Counts, sign: 1 | -1 = 1): void {
+    for (const [id, n] of source) this.add(id, sign * n);
+  }
+
+  clear(): void {
+    this.sums.fill(0);
+  }
+
+  /** The same bytes encodeCounts gives for the positive counts. */
+  encode(): Uint8Array {
+    const sums = this.sums;
+    let pairs = 0;
+    for (let id = 0; id < sums.length; id++) if (sums[id]! > 0) pairs++;
+    const out = new Uint8Array(pairs * 16);
+    let at = 0;
+    let previous = 0;
+    for (let id = 0; id < sums.length; id++) {
+      const n = sums[id]!;
+      if (n <= 0) continue;
+      at = writeVarint(out, at, id - previous);
+      at = writeVarint(out, at, n);
+      previous = id;
+    }
+    return out.slice(0, at);
+  }
+}

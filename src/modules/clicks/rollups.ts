@@ -15,7 +15,7 @@ import { DAY_MS, hourStart, utcDay } from '../../lib/time';
 import type { EnrichedClick } from './enrich';
 import { daysFromHours, linkDaysBefore } from './link-days';
 import { linkValueId } from './raw-read';
-import { type Counts, decodeCounts, encodeCounts, mergeCounts } from './rollup-codec';
+import { type Counts, DenseCounts, decodeCounts, encodeCounts, mergeCounts } from './rollup-codec';
 import type { RollupValues } from './rollup-values';
 
 export const ROLLUP_DIMS = [
@@ -163,7 +163,7 @@ export class RollupStore {
   private readonly totals: Statement<{ clicks: number; uniques: number }, [number, number, number, number]>;
   private readonly upsert: Statement;
   private readonly remove: Statement;
-  private readonly cache: Map<string, { clicks: number; uniques: number; counts: Counts }> | null;
+  private readonly cache: Map<string, { clicks: number; uniques: number; counts: DenseCounts }> | null;
 
   constructor(sqlite: Database, options: { cacheWorkspace?: boolean } = {}) {
     this.select = sqlite.prepare(
@@ -187,7 +187,7 @@ export class RollupStore {
   }
 
   /** The stored totals and decoded counts of a bucket (empty when it has none). */
-  private read(b: Bucket, bot: number): { clicks: number; uniques: number; counts: Counts } {
+  private read(b: Bucket, bot: number): { clicks: number; uniques: number; counts: Counts | DenseCounts } {
     const grain = GRAIN_CODE[b.grain];
     if (this.cache === null || b.scope !== WORKSPACE) {
       const stored = this.select.get(b.scope, grain, b.start, bot);
@@ -198,7 +198,7 @@ export class RollupStore {
     let cached = this.cache.get(key);
     if (cached === undefined || cached.clicks !== stored.clicks || cached.uniques !== stored.uniques) {
       const row = stored.clicks === 0 ? null : this.select.get(b.scope, grain, b.start, bot);
-      cached = { clicks: stored.clicks, uniques: stored.uniques, counts: decodeCounts(row?.data ?? null) };
+      cached = { clicks: stored.clicks, uniques: stored.uniques, counts: DenseCounts.fromBlob(row?.data ?? null) };
       this.cache.set(key, cached);
       // Buckets of hours and days gone by are written no more: keep the newest few.
       if (this.cache.size > CACHED_BUCKETS) this.cache.delete(this.cache.keys().next().value!);
@@ -220,10 +220,14 @@ export class RollupStore {
         stored.counts.clear();
         continue;
       }
-      const counts = mergeCounts(stored.counts, b.counts, sign);
+      let data: Uint8Array;
+      if (stored.counts instanceof DenseCounts) {
+        stored.counts.merge(b.counts, sign);
+        data = stored.counts.encode();
+      } else data = encodeCounts(mergeCounts(stored.counts, b.counts, sign));
       stored.clicks = clicks;
       stored.uniques += sign * b.uniques;
-      this.upsert.run(b.scope, grain, b.start, bot, clicks, stored.uniques, encodeCounts(counts));
+      this.upsert.run(b.scope, grain, b.start, bot, clicks, stored.uniques, data);
     }
   }
 }

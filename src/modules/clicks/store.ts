@@ -26,7 +26,7 @@ import { SeenVisitors } from './seen-visitors';
 import { VisitorHasher } from './visitor';
 
 /** Sums held before a fold during a long drain (measured: docs/performance.md). */
-export const FOLD_MAX_CLICKS = 50_000;
+export const FOLD_MAX_CLICKS = 20_000;
 /** Age of the oldest pending sum before a fold during a long drain: counts lag by at most this under saturation. */
 export const FOLD_MAX_MS = 1000;
 /**
