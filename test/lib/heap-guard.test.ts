@@ -1,35 +1,55 @@
 /**
  * HeapGuard: a full collection only once the heap is past its limit, and the limit then set
- * from what the collection left.
+ * from what the collection left, never under the floor.
  */
-import { heapSize } from 'bun:jsc';
 import { expect, test } from 'bun:test';
 import { HeapGuard } from '../../src/lib/heap-guard';
 
-/** Allocates garbage until the heap holds at least `bytes`. */
-function litter(bytes: number): void {
-  let junk: unknown[] | null = [];
-  while (heapSize() < bytes) junk.push({ filler: `${'x'.repeat(64)}${junk.length}` });
-  junk = null;
+/** A heap whose size the test sets; a collection leaves `live` bytes. */
+function fakeHeap(live: number) {
+  const heap = { bytes: live, live, collections: 0 };
+  return {
+    heap,
+    options: {
+      size: () => heap.bytes,
+      collect: () => {
+        heap.collections++;
+        heap.bytes = heap.live;
+      },
+    },
+  };
 }
 
-test('collects when the heap is over the floor, then not again until it has grown past 1.5x what remained', () => {
-  const floor = 1024 * 1024;
-  const guard = new HeapGuard(floor, 1.5);
-  litter(4 * floor);
+test('collects past the floor, then only once the heap has grown past growth x what the collection left', () => {
+  const { heap, options } = fakeHeap(100);
+  const guard = new HeapGuard({ floorBytes: 50, growth: 1.5, ...options });
+  heap.bytes = 60;
   expect(guard.check()).toBe(true);
-  expect(guard.collections.count).toBe(1);
-  // Right after a collection the heap is at its live size, under the new limit.
+  expect(heap.bytes).toBe(100); // what stayed live
+  // The limit is now 150: growth up to it is left alone.
+  heap.bytes = 150;
   expect(guard.check()).toBe(false);
-  expect(guard.collections.count).toBe(1);
-  litter(Math.max(2 * heapSize(), 4 * floor));
+  heap.bytes = 151;
   expect(guard.check()).toBe(true);
   expect(guard.collections.count).toBe(2);
+  expect(heap.collections).toBe(2);
 });
 
-test('never below the floor: a heap smaller than it is left alone', () => {
-  const guard = new HeapGuard(Number.MAX_SAFE_INTEGER);
-  litter(1024 * 1024);
+test('the limit never falls under the floor, and a heap under it is left alone', () => {
+  const { heap, options } = fakeHeap(10);
+  const guard = new HeapGuard({ floorBytes: 1000, growth: 1.5, ...options });
+  heap.bytes = 999;
+  expect(guard.check()).toBe(false);
+  heap.bytes = 1001;
+  expect(guard.check()).toBe(true);
+  // 10 bytes live x 1.5 is under the floor: the limit stays 1000.
+  heap.bytes = 1000;
+  expect(guard.check()).toBe(false);
+  expect(guard.collections.count).toBe(1);
+});
+
+test('with the real heap: a floor above any heap never collects', () => {
+  const guard = new HeapGuard({ floorBytes: Number.MAX_SAFE_INTEGER });
   expect(guard.check()).toBe(false);
   expect(guard.collections).toEqual({ count: 0, ms: 0 });
 });
