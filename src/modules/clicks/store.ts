@@ -1,9 +1,9 @@
 /**
  * The writing end of the pipeline, on one SQLite connection: enrich a batch of clicks and
  * append it in ONE transaction (raw clicks only, repo.ts), sum what it adds to rollups and
- * counters in memory (rollups/pending.ts), and fold the sums into them (rollups/fold.ts) when asked (the
- * flusher does after each drain), or during a long drain once the sums hold FOLD_MAX_CLICKS
- * clicks or are FOLD_MAX_MS old. Runs in the writer Worker in production and inline in tests;
+ * counters in memory (rollups/pending.ts), and fold the sums into them (rollups/fold.ts) when
+ * asked (the flusher does after each drain), or during a long drain once the sums hold
+ * FOLD_MAX_CLICKS clicks or are FOLD_MAX_MS old. Runs in the writer Worker in production and inline in tests;
  * the same code either way.
  *
  * Opening one folds the clicks a previous writer wrote but did not fold (it was killed), and
