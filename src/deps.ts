@@ -6,9 +6,9 @@ import { randomToken } from './lib/ids';
 import { ExportHost } from './modules/analytics/export-host';
 import { verifyPassword } from './modules/auth/passwords';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from './modules/clicks/pipeline';
-import { RollupValues } from './modules/clicks/rollup-values';
 import { Metrics } from './modules/metrics/registry';
 import { LinkIndex } from './modules/redirect/link-index';
+import { RollupValues } from './modules/rollups/rollup-values';
 import { SignInThrottle } from './modules/sessions/throttle';
 
 export interface Logger {

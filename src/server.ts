@@ -15,9 +15,8 @@ import { migrateDatabase } from './db/migrate';
 import { consoleLogger, createDeps } from './deps';
 import { MAX_BODY_BYTES } from './http/json-body';
 import { systemClock } from './lib/clock';
-import { refoldUnfolded } from './modules/clicks/fold';
 import { ownHostsOf } from './modules/clicks/pipeline';
-import { rebuildRollupsIfMissing } from './modules/clicks/rebuild';
+import { clickSource } from './modules/clicks/raw-read';
 import {
   replaySpill,
   STOP_FLUSH_DEADLINE_MS,
@@ -27,6 +26,8 @@ import {
 } from './modules/clicks/spill';
 import { upgradeClickStorage } from './modules/clicks/upgrade';
 import { createShortSite } from './modules/redirect';
+import { refoldUnfolded } from './modules/rollups/fold';
+import { rebuildRollupsIfMissing } from './modules/rollups/rebuild';
 import { setupAddress } from './modules/sessions/setup';
 
 /** Where the clicks buffered at a stop ended up. */
@@ -60,9 +61,11 @@ export function startServer(config: Config, log = consoleLogger, options: Server
   // answer from half a conversion. On a large database this takes a while (progress is logged;
   // docs/operations.md, "Upgrading": run `slink migrate` first to keep it out of the start).
   upgradeClickStorage(db.$client, { log: (line) => log.info(line) });
-  const rebuilt = rebuildRollupsIfMissing(db.$client);
+  // The rollups read the raw clicks and the fold watermark only through what the clicks module hands them.
+  const source = clickSource(db.$client);
+  const rebuilt = rebuildRollupsIfMissing(db.$client, source);
   if (rebuilt > 0) log.info(`statistics rebuilt from ${rebuilt} recorded clicks`);
-  const refolded = refoldUnfolded(db.$client);
+  const refolded = refoldUnfolded(db.$client, source);
   if (refolded > 0) log.info(`${refolded} clicks written before the last stop counted in the statistics`);
   // Clicks a stop could not write are written now, before the writer takes new ones and before
   // the links (and their counters) are read. A replay that fails keeps the file and is logged.

@@ -6,7 +6,8 @@ import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { refoldUnfolded } from '../src/modules/clicks/fold';
+import { clickSource } from '../src/modules/clicks/raw-read';
+import { refoldUnfolded } from '../src/modules/rollups/fold';
 import { fails, inspect, ok, slink, superuserWriteKey, tempDir } from './helpers/cli';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from './helpers/proc';
 import { refreshRawClicks } from './helpers/raw-clicks';
@@ -78,7 +79,7 @@ describe('slink backup', () => {
     // does after a stop), every link's counter equals the raw clicks the copy holds for it.
     const copy = new Database(target);
     try {
-      refoldUnfolded(copy);
+      refoldUnfolded(copy, clickSource(copy));
       refreshRawClicks(copy);
       const counts = copy
         .query(

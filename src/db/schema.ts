@@ -3,5 +3,6 @@ export * from '../modules/auth/table';
 export * from '../modules/clicks/table';
 export * from '../modules/links/table';
 export * from '../modules/projects/table';
+export * from '../modules/rollups/table';
 export * from '../modules/sessions/table';
 export * from '../modules/variants/table';

@@ -17,7 +17,10 @@ describe('module boundaries', () => {
     expect(owners.get('variants')).toBe('variants');
     expect(owners.get('projects')).toBe('projects');
     expect(owners.get('clicks')).toBe('clicks');
-    expect(owners.get('rollups')).toBe('clicks');
+    expect(owners.get('rollups')).toBe('rollups');
+    expect(owners.get('rollup_values')).toBe('rollups');
+    expect(owners.get('rollup_marks')).toBe('rollups');
+    expect(owners.get('click_state')).toBe('clicks');
     expect(owners.get('api_keys')).toBe('auth');
   });
 
@@ -26,6 +29,20 @@ describe('module boundaries', () => {
     expect(files.length).toBeGreaterThan(50);
     const violations = files.flatMap((file) => scanSource(file, readFileSync(join(ROOT, file), 'utf8'), owners));
     expect(violations).toEqual([]);
+  });
+});
+
+describe('module dependencies', () => {
+  test('the rollups never import the clicks module: clicks depends on rollups, not the other way', () => {
+    const files = sourceFiles(['src/modules/rollups']);
+    expect(files.length).toBeGreaterThan(5);
+    const imports = files.flatMap((file) =>
+      [...readFileSync(join(ROOT, file), 'utf8').matchAll(/\b(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map(
+        (m) => `${file} imports ${m[1]}`,
+      ),
+    );
+    expect(imports.length).toBeGreaterThan(10);
+    expect(imports.filter((line) => /\/clicks(\/|$)/.test(line.split(' imports ')[1]!))).toEqual([]);
   });
 });
 

@@ -33,9 +33,9 @@ import { encodeClickCursor } from '../../src/modules/analytics/clicks';
 import { createAccount } from '../../src/modules/auth/accounts';
 import { createApiKey } from '../../src/modules/auth/keys';
 import { MAX_BATCH } from '../../src/modules/clicks/flusher';
-import { linkValueId } from '../../src/modules/clicks/raw-read';
 import { ExportPages, keyAbove, readClickPage } from '../../src/modules/clicks/read-clicks';
 import { createLink } from '../../src/modules/links/service';
+import { linkValueId } from '../../src/modules/rollups/rollup-values';
 import { createVariant } from '../../src/modules/variants/service';
 import { prng } from '../helpers/random';
 

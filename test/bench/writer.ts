@@ -28,10 +28,10 @@ import { enrichClick } from '../../src/modules/clicks/enrich';
 import { MAX_BATCH, toWire } from '../../src/modules/clicks/flusher';
 import { openGeo } from '../../src/modules/clicks/geo';
 import type { WireClick } from '../../src/modules/clicks/record';
-import { RollupValues } from '../../src/modules/clicks/rollup-values';
 import { ClickStore, FOLD_MAX_CLICKS, FOLD_MAX_MS } from '../../src/modules/clicks/store';
 import { TailAppender } from '../../src/modules/clicks/tail-append';
 import { VisitorHasher } from '../../src/modules/clicks/visitor';
+import { RollupValues } from '../../src/modules/rollups/rollup-values';
 import { benchDeps, NO_PARAMS, seedLinks } from './seed-links';
 
 const { values } = parseArgs({

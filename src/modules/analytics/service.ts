@@ -1,13 +1,13 @@
 /** Analytics verbs: resolve the window, pick the scope, answer. No HTTP here. */
 import type { Deps } from '../../deps';
-import { linkDaysBefore } from '../clicks/link-days';
-import { linkValueId } from '../clicks/raw-read';
 import { lastClickId } from '../clicks/read-clicks';
-import { firstBucketStart } from '../clicks/read-rollups';
 import { retainedFrom } from '../clicks/retention';
-import { WORKSPACE } from '../clicks/rollups';
 import { slugsOf } from '../links/repo';
 import { getLinkRowOrThrow } from '../links/service';
+import { linkDaysBefore } from '../rollups/link-days';
+import { firstBucketStart } from '../rollups/read-rollups';
+import { linkValueId } from '../rollups/rollup-values';
+import { WORKSPACE } from '../rollups/rollups';
 import { variantCodes } from '../variants/repo';
 import { type ClickSource, exportStream, listClicks } from './clicks';
 import type { ClicksInput, Stats, WindowQuery, WorkspaceStats } from './model';

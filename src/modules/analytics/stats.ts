@@ -12,10 +12,10 @@ import {
   countBotHits,
   readBucketData,
   readBucketTotals,
-} from '../clicks/read-rollups';
-import { sumCounts } from '../clicks/rollup-codec';
-import type { RollupValues } from '../clicks/rollup-values';
-import type { Grain, RollupDim } from '../clicks/rollups';
+} from '../rollups/read-rollups';
+import { sumCounts } from '../rollups/rollup-codec';
+import type { RollupValues } from '../rollups/rollup-values';
+import type { Grain, RollupDim } from '../rollups/rollups';
 import type { Breakdowns, Stats } from './model';
 import { HOURLY_UP_TO_MS, type Window } from './window';
 
@@ -33,7 +33,7 @@ interface StatsSource {
   scope: number | null;
   /**
    * Days before this are read from day buckets, from it on from hour buckets: a link's day mark
-   * (clicks/link-days.ts); the workspace's day buckets are always whole (Infinity).
+   * (rollups/link-days.ts); the workspace's day buckets are always whole (Infinity).
    */
   daysBefore: number;
   /** Current code per variant id: variants of the link, or of every link for the workspace. */

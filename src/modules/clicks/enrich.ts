@@ -5,6 +5,7 @@
  */
 import { BoundedCache } from '../../lib/bounded-cache';
 import { utcDay } from '../../lib/time';
+import type { RollupClick } from '../rollups/rollups';
 import { type GeoLookup, unmapAddress } from './geo';
 import { preferredLanguage } from './language';
 import type { WireClick } from './record';
@@ -12,24 +13,12 @@ import { referrerHost, type TrafficType, trafficType } from './traffic';
 import { parseAgent } from './user-agent';
 import type { VisitorHasher } from './visitor';
 
-export interface EnrichedClick {
-  linkId: string;
-  variantId: string | null;
-  code: string | null;
-  time: number;
+/** What the rollups count of a click (rollups/rollups.ts RollupClick), plus what only the click store keeps. */
+export interface EnrichedClick extends RollupClick {
   day: number;
-  bot: boolean;
   destination: string;
-  params: Readonly<Record<string, string>>;
   paramsJson: string;
-  country: string | null;
-  city: string | null;
-  device: string | null;
-  os: string | null;
-  browser: string | null;
-  referrer: string | null;
   trafficType: TrafficType;
-  language: string | null;
   visitorHash: string;
 }
 

@@ -10,10 +10,10 @@
  * newest possible key sorts below the page's last key so far is not read.
  */
 import type { Database } from 'bun:sqlite';
+import { linkValueId, RollupValues } from '../rollups/rollup-values';
+import type { ClickSource, CountedClick } from '../rollups/rollups';
 import { type ClickColumns, decodeBlock } from './block-codec';
 import { type ClickTarget, TargetNames } from './click-targets';
-import { RollupValues } from './rollup-values';
-import type { RollupClick } from './rollups';
 import { TAIL_SELECT, tailColumns } from './seal';
 import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorHex } from './tail-append';
 
@@ -77,15 +77,6 @@ type DimensionTexts = [Text, Text, Text, Text, Text, Text, Text, Text];
 
 export function targetOf(names: ClickNames, id: number): ClickTarget {
   return names.targets.get(id);
-}
-
-/** The dictionary id of a link, or null when no click of it was ever written. */
-export function linkValueId(sqlite: Database, linkId: string): number | null {
-  return (
-    sqlite
-      .query<{ id: number }, [string]>("SELECT id FROM rollup_values WHERE dim = 'link' AND key = '' AND value = ?")
-      .get(linkId)?.id ?? null
-  );
 }
 
 /** (a.time, a.id) > (b.time, b.id): a comes first, newest first. */
@@ -259,7 +250,7 @@ export function hasClicks(sqlite: Database): boolean {
 }
 
 /** A raw click for counting: what the rollups count, its id, first visit of the day, visitor (16 hex). */
-export type FoldClick = RollupClick & { id: number; firstOfDay: boolean; visitor: string };
+export type FoldClick = CountedClick & { visitor: string };
 
 /** A FoldClick with the rest of what was recorded: the destination and the params as stored (JSON text). */
 export type RawClick = FoldClick & { destination: string; paramsJson: string };
@@ -295,6 +286,35 @@ export function readClicksAfter(sqlite: Database, afterId: number, limit: number
     for (let i = 0; i < c.count; i++) out.push(foldClick(names, rows[i]![0]!, c, i));
   })();
   return out;
+}
+
+/** The fold watermark: the last click id whose counts are in the rollups and counters (click_state). */
+export function foldedThrough(sqlite: Database): number {
+  return (
+    sqlite.query<{ value: number }, []>("SELECT value FROM click_state WHERE name = 'folded_through'").get()?.value ?? 0
+  );
+}
+
+/**
+ * The raw clicks and the fold watermark for the rollups module's fold and rebuild
+ * (rollups/rollups.ts ClickSource), which never read the click tables themselves: the rollups
+ * do not depend on this module. The watermark stays a click_state row, next to `last_id`, so
+ * only this module names click_state and no table moves (no migration); the fold moves it in
+ * its own transaction by calling markFolded.
+ */
+export function clickSource(sqlite: Database): ClickSource {
+  const mark = sqlite.prepare<unknown, [number]>(
+    `INSERT INTO click_state (name, value) VALUES ('folded_through', ?)
+     ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+  );
+  return {
+    readAfter: (afterId, limit) => readClicksAfter(sqlite, afterId, limit),
+    hasClicks: () => hasClicks(sqlite),
+    foldedThrough: () => foldedThrough(sqlite),
+    markFolded: (id) => {
+      mark.run(id);
+    },
+  };
 }
 
 /**

@@ -3,15 +3,8 @@
  * with its ids turned back into the strings it was recorded with (raw-read.ts reads them).
  */
 import type { Database } from 'bun:sqlite';
-import {
-  type ClickKey,
-  type ClickNames,
-  clickNames,
-  dimensionTexts,
-  LinkClickReader,
-  linkValueId,
-  targetOf,
-} from './raw-read';
+import { linkValueId } from '../rollups/rollup-values';
+import { type ClickKey, type ClickNames, clickNames, dimensionTexts, LinkClickReader, targetOf } from './raw-read';
 import { FLAG_BOT } from './tail-append';
 
 export type { ClickKey } from './raw-read';

@@ -2,14 +2,14 @@
  * The write side of clicks: prepared bun:sqlite statements (measured ~10x faster than
  * row-by-row drizzle on this path). One call of the ClickAppender is one transaction that
  * appends a batch's raw clicks, each flagged first-of-day or not, and nothing else: what the
- * rollups and counters need is returned, for the caller to sum until the next fold (fold.ts).
+ * rollups and counters need is returned, for the caller to sum until the next fold (rollups/fold.ts).
  * Its only other write is a new breakdown value's id, so the sums can refer to it.
  */
 import type { Database } from 'bun:sqlite';
 import { prepareLinkCounters } from '../links/counters';
+import type { RollupValues } from '../rollups/rollup-values';
+import { valueIdsOf } from '../rollups/rollups';
 import type { EnrichedClick } from './enrich';
-import type { RollupValues } from './rollup-values';
-import { valueIdsOf } from './rollups';
 import type { SeenVisitors } from './seen-visitors';
 import { TailAppender } from './tail-append';
 

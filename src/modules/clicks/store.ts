@@ -1,9 +1,9 @@
 /**
  * The writing end of the pipeline, on one SQLite connection: enrich a batch of clicks and
  * append it in ONE transaction (raw clicks only, repo.ts), sum what it adds to rollups and
- * counters in memory (pending.ts), and fold the sums into them (fold.ts) when asked (the
- * flusher does after each drain), or during a long drain once the sums hold FOLD_MAX_CLICKS
- * clicks or are FOLD_MAX_MS old. Runs in the writer Worker in production and inline in tests;
+ * counters in memory (rollups/pending.ts), and fold the sums into them (rollups/fold.ts) when
+ * asked (the flusher does after each drain), or during a long drain once the sums hold
+ * FOLD_MAX_CLICKS clicks or are FOLD_MAX_MS old. Runs in the writer Worker in production and inline in tests;
  * the same code either way.
  *
  * Opening one folds the clicks a previous writer wrote but did not fold (it was killed), and
@@ -12,15 +12,15 @@
 import type { Database } from 'bun:sqlite';
 import type { Clock } from '../../lib/clock';
 import { DAY_MS, utcDay } from '../../lib/time';
+import { createFolder, type Folder } from '../rollups/fold';
+import { PendingSums } from '../rollups/pending';
+import { RollupValues } from '../rollups/rollup-values';
 import { type EnrichContext, enrichClick } from './enrich';
-import { createFolder, type Folder, foldedThrough } from './fold';
 import type { GeoLookup } from './geo';
-import { PendingSums } from './pending';
-import { firstVisitsSince } from './raw-read';
+import { clickSource, firstVisitsSince, foldedThrough } from './raw-read';
 import type { WireClick } from './record';
 import { type ClickAppender, createClickAppender } from './repo';
 import { type PruneStep, pruneStep, retainedFrom } from './retention';
-import { RollupValues } from './rollup-values';
 import { Sealer } from './seal';
 import { SeenVisitors } from './seen-visitors';
 import { VisitorHasher } from './visitor';
@@ -98,7 +98,7 @@ export class ClickStore {
     // The writer knows every value up front, so idOf() never needs a statement for one it has seen.
     values.refresh();
     this.append = createClickAppender(sqlite, values, this.seen);
-    this.folder = createFolder(sqlite, clock);
+    this.folder = createFolder(sqlite, clickSource(sqlite), clock);
     this.sealer = new Sealer(sqlite, options.sealRows);
     this.hasher = new VisitorHasher(sqlite);
     this.ctx = { geo, hasher: this.hasher, ownHosts };

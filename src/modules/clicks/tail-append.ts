@@ -6,10 +6,10 @@
  * (the export's snapshot, the fold's watermark) always means the same clicks.
  */
 import type { Database, Statement } from 'bun:sqlite';
+import type { RollupValues } from '../rollups/rollup-values';
+import { valueIdsOf } from '../rollups/rollups';
 import { TargetIds } from './click-targets';
 import type { EnrichedClick } from './enrich';
-import type { RollupValues } from './rollup-values';
-import { valueIdsOf } from './rollups';
 
 export const FLAG_BOT = 1;
 export const FLAG_FIRST_OF_DAY = 2;
@@ -63,7 +63,7 @@ export class TailAppender {
 
   /**
    * Appends one click inside the caller's transaction; returns its id. `link` and `ids` (the
-   * click's breakdown value ids, as rollups.ts valueIdsOf gives them: its eight dimensions first)
+   * click's breakdown value ids, as rollups/rollups.ts valueIdsOf gives them: its eight dimensions first)
    * save looking them up again when the caller already has them.
    */
   append(c: EnrichedClick, firstOfDay: boolean, link?: number, ids?: readonly number[]): number {

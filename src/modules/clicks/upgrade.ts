@@ -16,12 +16,12 @@
 import type { Database } from 'bun:sqlite';
 import { DAY_MS, utcDay } from '../../lib/time';
 import { prepareLinkCounters } from '../links/counters';
+import { markAllLinkDays } from '../rollups/link-days';
+import { RollupValues } from '../rollups/rollup-values';
+import { clearRollups, RollupAccumulator, type RollupClick, RollupStore, valueIdsOf } from '../rollups/rollups';
 import { prepareVariantCounters } from '../variants/counters';
 import { TargetIds } from './click-targets';
-import { markAllLinkDays } from './link-days';
 import { type StoredClick, storedDimensions } from './read-clicks';
-import { RollupValues } from './rollup-values';
-import { RollupAccumulator, type RollupClick, RollupStore, valueIdsOf } from './rollups';
 import { sealBacklog } from './seal';
 import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from './tail-append';
 
@@ -117,8 +117,7 @@ function prepareChunk(sqlite: Database): (limit: number) => number {
     if (rows.length === 0) return 0;
     if (stateValue(sqlite, 'upgrading') === null) {
       // The old buckets and counters are replaced by sums of the converted clicks, chunk by chunk.
-      sqlite.exec('DELETE FROM rollups');
-      sqlite.exec('DELETE FROM rollup_marks');
+      clearRollups(sqlite);
       linkCounters.resetAll();
       variantCounters.resetAll();
       rollupStore.dropCache();

@@ -10,7 +10,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import type { Deps } from '../../deps';
 import { deleteLinkClicks } from '../clicks/raw-read';
-import { forgetLinkRollups } from '../clicks/rollups';
+import { forgetLinkRollups } from '../rollups/rollups';
 import { type LinkRow, links, linkTags } from './table';
 
 /** Proof of being inside writeLinks. Exported as a type only: nothing else can make one. */

@@ -9,8 +9,8 @@ import { createApp } from '../../../src/app';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
 import { createDeps, type Logger } from '../../../src/deps';
-import { decodeCounts, encodeCounts, forEachCount } from '../../../src/modules/clicks/rollup-codec';
-import type { Grain } from '../../../src/modules/clicks/rollups';
+import { decodeCounts, encodeCounts, forEachCount } from '../../../src/modules/rollups/rollup-codec';
+import type { Grain } from '../../../src/modules/rollups/rollups';
 import { api, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { queryRaw } from '../../helpers/raw-clicks';
 
@@ -203,7 +203,7 @@ function bucketWhere(filter: BucketFilter): { where: string; params: string[] } 
 /**
  * Reads the rollup buckets (named_buckets) as the statistics see them and decodes each bucket's
  * packed (value id, clicks) pairs into rows named by rollup_values, sorted by (scope, grain,
- * start, bot[, dim, key, value]). A link's days from its day mark on (clicks/link-days.ts) are
+ * start, bot[, dim, key, value]). A link's days from its day mark on (rollups/link-days.ts) are
  * its hour buckets summed, as the statistics read them; a stored day bucket there is ignored.
  * Checks the storage invariants on the way: ids in increasing order (none twice), the canonical
  * encoding, no zero count, every id known, no empty bucket, starts on the grain, uniques of

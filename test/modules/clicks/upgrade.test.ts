@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
 import type { StoredClick } from '../../../src/modules/clicks/read-clicks';
-import { decodeCounts } from '../../../src/modules/clicks/rollup-codec';
 import { hasOldClickTable, upgradeClickStorage } from '../../../src/modules/clicks/upgrade';
+import { decodeCounts } from '../../../src/modules/rollups/rollup-codec';
 import { buildOldReleaseDb } from '../../fixtures/old-release-db';
 import { createNamedBuckets, refreshRawClicks } from '../../helpers/raw-clicks';
 

@@ -1,7 +1,7 @@
 /**
  * Read side of the rollup buckets, for the statistics: plain bun:sqlite queries (compiled once,
  * cached by Bun). The buckets are written by rollups.ts; only this module names their table.
- * A scope is a link's value id (raw-read.ts linkValueId) or WORKSPACE.
+ * A scope is a link's value id (rollup-values.ts linkValueId) or WORKSPACE.
  */
 import type { Database } from 'bun:sqlite';
 import { DAY_MS, utcDay } from '../../lib/time';

@@ -12,11 +12,9 @@
  */
 import type { Database, Statement } from 'bun:sqlite';
 import { DAY_MS, hourStart, utcDay } from '../../lib/time';
-import type { EnrichedClick } from './enrich';
 import { daysFromHours, linkDaysBefore } from './link-days';
-import { linkValueId } from './raw-read';
 import { type Counts, DenseCounts, decodeCounts, encodeCounts, mergeCounts } from './rollup-codec';
-import type { RollupValues } from './rollup-values';
+import { linkValueId, type RollupValues } from './rollup-values';
 
 export const ROLLUP_DIMS = [
   'country',
@@ -44,25 +42,53 @@ export const GRAIN_CODE: Readonly<Record<Grain, number>> = { hour: 0, day: 1 };
 export const WORKSPACE = 0;
 
 /**
- * The facts of a click the rollups count: an EnrichedClick, or a raw clicks row when rebuilding
- * (whose stored traffic type is a plain, possibly null, string).
+ * The facts of a click the rollups count: a click as the writer enriched it (clicks/enrich.ts
+ * EnrichedClick), or a stored raw click when refolding or rebuilding (whose traffic type is a
+ * plain, possibly null, string). Declared here, not taken from the clicks module: the clicks
+ * module depends on the rollups, never the other way round.
  */
-export type RollupClick = Pick<
-  EnrichedClick,
-  | 'linkId'
-  | 'time'
-  | 'bot'
-  | 'code'
-  | 'variantId'
-  | 'params'
-  | 'country'
-  | 'city'
-  | 'device'
-  | 'os'
-  | 'browser'
-  | 'referrer'
-  | 'language'
-> & { trafficType: string | null };
+export interface RollupClick {
+  linkId: string;
+  time: number;
+  bot: boolean;
+  /** The variant code in the address, or null without one. */
+  code: string | null;
+  /** The variant the code matched at click time, or null. */
+  variantId: string | null;
+  params: Readonly<Record<string, string>>;
+  country: string | null;
+  city: string | null;
+  device: string | null;
+  os: string | null;
+  browser: string | null;
+  referrer: string | null;
+  trafficType: string | null;
+  language: string | null;
+}
+
+/** A stored raw click as the fold and the rebuild count it: its id and whether it was a first visit of the day. */
+export interface CountedClick extends RollupClick {
+  id: number;
+  firstOfDay: boolean;
+}
+
+/**
+ * The stored raw clicks and the fold watermark, as the clicks module supplies them
+ * (clicks/raw-read.ts clickSource). The rollups never name the click tables (click_tail,
+ * click_blocks, click_segments) nor click_state, which holds the watermark next to the last
+ * click id: the clicks module owns them and passes these accessors in. They use the same
+ * connection as the fold or the rebuild, so they run inside its transaction.
+ */
+export interface ClickSource {
+  /** Up to `limit` clicks with id > `afterId`, in id order. */
+  readAfter(afterId: number, limit: number): CountedClick[];
+  /** Whether any raw click is stored. */
+  hasClicks(): boolean;
+  /** The watermark: the last click id whose counts are in the rollups and counters (0 before any fold). */
+  foldedThrough(): number;
+  /** Moves the watermark to `id`; called inside the fold's transaction, so counts and watermark commit together. */
+  markFolded(id: number): void;
+}
 
 /** Params with their own breakdown, so they are not repeated under `param`. */
 const UTM_DIMS: Readonly<Record<string, RollupDim>> = Object.assign(Object.create(null), {
@@ -265,4 +291,13 @@ export function forgetLinkRollups(sqlite: Database, linkId: string): void {
   new RollupStore(sqlite).apply([...hours.map(asWorkspace('hour')), ...days.map(asWorkspace('day'))], -1);
   sqlite.query('DELETE FROM rollups WHERE scope = ?').run(linkValue);
   sqlite.query('DELETE FROM rollup_marks WHERE scope = ?').run(linkValue);
+}
+
+/**
+ * Every bucket and day mark goes (the click storage upgrade, which replaces them with sums of
+ * the converted clicks). Runs in the caller's transaction.
+ */
+export function clearRollups(sqlite: Database): void {
+  sqlite.exec('DELETE FROM rollups');
+  sqlite.exec('DELETE FROM rollup_marks');
 }

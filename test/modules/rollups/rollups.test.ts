@@ -6,12 +6,13 @@
  * kept across restarts).
  */
 import { describe, expect, test } from 'bun:test';
-import { refoldUnfolded } from '../../../src/modules/clicks/fold';
-import { rebuildRollupsIfMissing } from '../../../src/modules/clicks/rebuild';
-import { RollupValues } from '../../../src/modules/clicks/rollup-values';
-import { ROLLUP_DIMS } from '../../../src/modules/clicks/rollups';
+import { clickSource } from '../../../src/modules/clicks/raw-read';
 import { sealThrough } from '../../../src/modules/clicks/seal';
 import { TailAppender } from '../../../src/modules/clicks/tail-append';
+import { refoldUnfolded } from '../../../src/modules/rollups/fold';
+import { rebuildRollupsIfMissing } from '../../../src/modules/rollups/rebuild';
+import { RollupValues } from '../../../src/modules/rollups/rollup-values';
+import { ROLLUP_DIMS } from '../../../src/modules/rollups/rollups';
 import { api, disposeTestApp, T0, type TestApp } from '../../helpers/app';
 import { insertTailClicks, setFoldedThrough } from '../../helpers/raw-clicks';
 import {
@@ -38,7 +39,7 @@ import {
   setup,
   UA,
   WORKSPACE,
-} from './support';
+} from '../clicks/support';
 
 const D1 = Date.UTC(2026, 10, 21); // the test clock's day (T0 is its noon)
 const MIDNIGHT = D1 + DAY;
@@ -801,12 +802,12 @@ describe('rebuildRollupsIfMissing', () => {
     sqlite.run('DELETE FROM rollups');
     expect(readBuckets(t)).toEqual({ totals: [], rows: [] });
 
-    expect(rebuildRollupsIfMissing(sqlite)).toBe(data.recorded);
+    expect(rebuildRollupsIfMissing(sqlite, clickSource(sqlite))).toBe(data.recorded);
     expect(readBuckets(t)).toEqual(expected);
 
     // Buckets exist now: a second call does nothing.
     const snapshot = stored(t);
-    expect(rebuildRollupsIfMissing(sqlite)).toBe(0);
+    expect(rebuildRollupsIfMissing(sqlite, clickSource(sqlite))).toBe(0);
     expect(stored(t)).toEqual(snapshot);
 
     // The writer adds to the rebuilt buckets.
@@ -828,10 +829,10 @@ describe('rebuildRollupsIfMissing', () => {
     t.deps.db.$client.run('DELETE FROM rollups');
 
     const t2 = reopen(t);
-    expect(rebuildRollupsIfMissing(t2.deps.db.$client)).toBe(data.recorded);
+    expect(rebuildRollupsIfMissing(t2.deps.db.$client, clickSource(t2.deps.db.$client))).toBe(data.recorded);
     expect(readBuckets(t2)).toEqual(expected);
     expect(stored(t2).values).toEqual(values);
-    expect(rebuildRollupsIfMissing(t2.deps.db.$client)).toBe(0);
+    expect(rebuildRollupsIfMissing(t2.deps.db.$client, clickSource(t2.deps.db.$client))).toBe(0);
 
     // The restarted writer adds to them.
     t.clock.set(MIDNIGHT + 5 * HOUR);
@@ -860,9 +861,9 @@ describe('rebuildRollupsIfMissing', () => {
     setFoldedThrough(sqlite, folded);
     sqlite.run('DELETE FROM rollups');
 
-    expect(rebuildRollupsIfMissing(sqlite)).toBe(folded);
+    expect(rebuildRollupsIfMissing(sqlite, clickSource(sqlite))).toBe(folded);
     expect(readBuckets(t)).toEqual(expected);
-    expect(refoldUnfolded(sqlite)).toBe(3);
+    expect(refoldUnfolded(sqlite, clickSource(sqlite))).toBe(3);
     expectBucketsMatchRawClicks(t);
     expect(one(t, 'SELECT sum(click_count) AS humans, sum(bot_count) AS bots FROM links')).toEqual({
       humans: counted.humans + 3,
@@ -919,7 +920,7 @@ describe('rebuildRollupsIfMissing', () => {
     setFoldedThrough(sqlite, N);
     // Most of them sealed, so the rebuild reads blocks and the tail.
     expect(sealThrough(sqlite, 30_000)).toBe(30_000);
-    expect(rebuildRollupsIfMissing(sqlite)).toBe(N);
+    expect(rebuildRollupsIfMissing(sqlite, clickSource(sqlite))).toBe(N);
     const rebuilt = expectBucketsMatchRawClicks(t);
     const hours = rebuilt.totals.filter((b) => b.scope === WORKSPACE && b.grain === 'hour');
     expect(hours.reduce((s, b) => s + b.clicks, 0)).toBe(N);
@@ -935,13 +936,13 @@ describe('rebuildRollupsIfMissing', () => {
     const { t } = c;
     const sqlite = t.deps.db.$client;
     // A fresh database.
-    expect(rebuildRollupsIfMissing(sqlite)).toBe(0);
+    expect(rebuildRollupsIfMissing(sqlite, clickSource(sqlite))).toBe(0);
     expect(stored(t)).toEqual({ buckets: [], values: [] });
     // Links, but no recorded click (an unknown slug records nothing).
     await createLink(c, { slug: 'quiet' });
     expect(await click(t, '/not-here')).toBe(404);
     await flushOk(t);
-    expect(rebuildRollupsIfMissing(sqlite)).toBe(0);
+    expect(rebuildRollupsIfMissing(sqlite, clickSource(sqlite))).toBe(0);
     expect(stored(t)).toEqual({ buckets: [], values: [] });
 
     // Clicks and their buckets.
@@ -952,13 +953,13 @@ describe('rebuildRollupsIfMissing', () => {
     // The link's hours, the workspace's hours and days, human and bot: the link's day is made
     // from its hours once the day is over.
     expect(snapshot.buckets.length).toBe(6);
-    expect(rebuildRollupsIfMissing(sqlite)).toBe(0);
+    expect(rebuildRollupsIfMissing(sqlite, clickSource(sqlite))).toBe(0);
     expect(stored(t)).toEqual(snapshot);
     // Any bucket at all counts as "not missing" (the rebuild is for a database that has none).
     sqlite.run('DELETE FROM rollups WHERE scope = 0 OR bot = 1');
     const partial = stored(t);
     expect(partial.buckets.length).toBe(1); // the link's human hour
-    expect(rebuildRollupsIfMissing(sqlite)).toBe(0);
+    expect(rebuildRollupsIfMissing(sqlite, clickSource(sqlite))).toBe(0);
     expect(stored(t)).toEqual(partial);
     await disposeTestApp(t);
   });

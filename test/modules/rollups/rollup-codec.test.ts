@@ -11,7 +11,7 @@ import {
   encodeCounts,
   forEachCount,
   sumCounts,
-} from '../../../src/modules/clicks/rollup-codec';
+} from '../../../src/modules/rollups/rollup-codec';
 import { prng } from '../../helpers/random';
 
 test('small cases, byte for byte: ids in order as deltas, zero and negative counts dropped', () => {

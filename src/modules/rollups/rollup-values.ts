@@ -110,3 +110,12 @@ export class RollupValues {
     return this.maxId + 1;
   }
 }
+
+/** The dictionary id of a link, or null when no click of it was ever written. */
+export function linkValueId(sqlite: Database, linkId: string): number | null {
+  return (
+    sqlite
+      .query<{ id: number }, [string]>("SELECT id FROM rollup_values WHERE dim = 'link' AND key = '' AND value = ?")
+      .get(linkId)?.id ?? null
+  );
+}

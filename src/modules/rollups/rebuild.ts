@@ -3,23 +3,22 @@
  * format without converting it; a database that already holds clicks gets its buckets back from
  * them at the next start, so no recorded click goes missing from the statistics. Only the folded
  * clicks (up to the watermark) are counted: the ones after it are the fold's, which also counts
- * them in the link counters (fold.ts refoldUnfolded, run next).
+ * them in the link counters (fold.ts refoldUnfolded, run next). The raw clicks and the watermark
+ * come from the caller's ClickSource (rollups.ts): this module never names the click tables.
  */
 import type { Database } from 'bun:sqlite';
 import { type Clock, systemClock } from '../../lib/clock';
 import { DAY_MS, utcDay } from '../../lib/time';
-import { foldedThrough } from './fold';
 import { markAllLinkDays } from './link-days';
-import { hasClicks, readClicksAfter } from './raw-read';
 import { RollupValues } from './rollup-values';
-import { RollupAccumulator, RollupStore } from './rollups';
+import { type ClickSource, RollupAccumulator, RollupStore } from './rollups';
 
 const CHUNK = 20_000;
 
 /** Returns how many clicks were counted; 0 (and no work) when buckets exist or no click does. */
-export function rebuildRollupsIfMissing(sqlite: Database, clock: Clock = systemClock): number {
+export function rebuildRollupsIfMissing(sqlite: Database, source: ClickSource, clock: Clock = systemClock): number {
   const hasBuckets = sqlite.query('SELECT 1 FROM rollups LIMIT 1').get() !== null;
-  if (hasBuckets || !hasClicks(sqlite)) return 0;
+  if (hasBuckets || !source.hasClicks()) return 0;
   const values = new RollupValues(sqlite);
   const store = new RollupStore(sqlite);
   let counted = 0;
@@ -27,9 +26,9 @@ export function rebuildRollupsIfMissing(sqlite: Database, clock: Clock = systemC
   // One transaction: a crash half-way leaves no buckets, so the next start rebuilds again.
   sqlite
     .transaction(() => {
-      const through = foldedThrough(sqlite);
+      const through = source.foldedThrough();
       while (after < through) {
-        const clicks = readClicksAfter(sqlite, after, CHUNK).filter((c) => c.id <= through);
+        const clicks = source.readAfter(after, CHUNK).filter((c) => c.id <= through);
         if (clicks.length === 0) break;
         const acc = new RollupAccumulator(values);
         for (const c of clicks) acc.addClick(c, c.firstOfDay);

@@ -1,9 +1,14 @@
 /**
  * The fold: the written clicks' pending sums (pending.ts) go into the rollup buckets, the link
  * counters and the variant counters in ONE transaction that also moves the watermark
- * `click_state('folded_through')` to the last click they count. Everything up to the watermark
- * is counted, nothing after it: a writer that dies with sums in memory loses nothing, the next
- * one re-reads the clicks after the watermark and folds them (`refold`).
+ * (`folded_through`) to the last click they count. Everything up to the watermark is counted,
+ * nothing after it: a writer that dies with sums in memory loses nothing, the next one re-reads
+ * the clicks after the watermark and folds them (`refold`).
+ *
+ * The raw clicks and the watermark belong to the clicks module (the watermark is a row of its
+ * click_state, next to the last click id): the fold reads and moves them only through the
+ * ClickSource the caller passes in (rollups.ts; clicks/raw-read.ts clickSource makes one), so
+ * this module never imports the clicks module nor names its tables.
  *
  * A link's sums go to its hour buckets; its days are rolled up from them once they are over
  * (link-days.ts), so only a late click of a day already rolled up goes to a link day bucket here.
@@ -19,10 +24,9 @@ import { prepareLinkCounters } from '../links/counters';
 import { prepareVariantCounters } from '../variants/counters';
 import { daysFromHours, LinkDays } from './link-days';
 import { type LinkSums, PendingSums } from './pending';
-import { readClicksAfter } from './raw-read';
 import { mergeCounts } from './rollup-codec';
 import { RollupValues } from './rollup-values';
-import { type Bucket, RollupStore, valueIdsOf, WORKSPACE } from './rollups';
+import { type Bucket, type ClickSource, RollupStore, valueIdsOf, WORKSPACE } from './rollups';
 
 export interface Folder {
   /** Folds in its own IMMEDIATE transaction; throws (and nothing is written) when it fails. */
@@ -33,12 +37,6 @@ export interface Folder {
 
 /** Clicks re-read and folded per transaction by refold. */
 const REFOLD_CHUNK = 50_000;
-
-export function foldedThrough(sqlite: Database): number {
-  return (
-    sqlite.query<{ value: number }, []>("SELECT value FROM click_state WHERE name = 'folded_through'").get()?.value ?? 0
-  );
-}
 
 /** A link's buckets: its hours as they are, and each day summed from its hours. */
 function linkBuckets(sums: LinkSums): { hours: Bucket[]; days: Bucket[] } {
@@ -62,16 +60,12 @@ function addToWorkspace(workspace: Map<string, Bucket>, b: Bucket, linkValue: nu
   w.counts.set(linkValue, (w.counts.get(linkValue) ?? 0) + b.clicks);
 }
 
-export function createFolder(sqlite: Database, clock: Clock): Folder {
+export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock): Folder {
   const linkCounters = prepareLinkCounters(sqlite);
   const linkDays = new LinkDays(sqlite);
   const variantCounters = prepareVariantCounters(sqlite);
   // The workspace buckets stay decoded between folds (see RollupStore).
   const rollupStore = new RollupStore(sqlite, { cacheWorkspace: true });
-  const mark = sqlite.prepare<unknown, [number]>(
-    `INSERT INTO click_state (name, value) VALUES ('folded_through', ?)
-     ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
-  );
 
   const apply = sqlite.transaction((pending: PendingSums, through: number) => {
     const exists = linkCounters.existing(pending.links.keys());
@@ -95,7 +89,7 @@ export function createFolder(sqlite: Database, clock: Clock): Folder {
       for (const [id, n] of sums.variants) variantCounters.bump(id, n);
     }
     rollupStore.apply(workspace.values());
-    mark.run(through);
+    clicks.markFolded(through);
   });
 
   const fold = (pending: PendingSums, through: number): void => {
@@ -110,12 +104,12 @@ export function createFolder(sqlite: Database, clock: Clock): Folder {
 
   /** One chunk of clicks after the watermark, summed and folded in one transaction; how many. */
   const refoldChunk = sqlite.transaction((values: RollupValues): number => {
-    const clicks = readClicksAfter(sqlite, foldedThrough(sqlite), REFOLD_CHUNK);
-    if (clicks.length === 0) return 0;
+    const read = clicks.readAfter(clicks.foldedThrough(), REFOLD_CHUNK);
+    if (read.length === 0) return 0;
     const pending = new PendingSums();
-    for (const c of clicks) pending.add(c, c.firstOfDay, valueIdsOf(values, c), values.idOf('link', '', c.linkId));
-    apply(pending, clicks[clicks.length - 1]!.id);
-    return clicks.length;
+    for (const c of read) pending.add(c, c.firstOfDay, valueIdsOf(values, c), values.idOf('link', '', c.linkId));
+    apply(pending, read[read.length - 1]!.id);
+    return read.length;
   });
 
   const refold = (values: RollupValues): number => {
@@ -143,8 +137,8 @@ export function createFolder(sqlite: Database, clock: Clock): Folder {
  * counts for click limits): folds what a killed writer left unfolded. The writer's own open
  * then finds nothing left to fold.
  */
-export function refoldUnfolded(sqlite: Database, clock: Clock = systemClock): number {
+export function refoldUnfolded(sqlite: Database, clicks: ClickSource, clock: Clock = systemClock): number {
   const values = new RollupValues(sqlite);
   values.refresh();
-  return createFolder(sqlite, clock).refold(values);
+  return createFolder(sqlite, clicks, clock).refold(values);
 }

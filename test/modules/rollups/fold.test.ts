@@ -22,7 +22,7 @@ import {
   rows,
   setup,
   UA,
-} from './support';
+} from '../clicks/support';
 
 const AGENTS = [UA.chromeWin, UA.safariIphone, UA.firefoxLinux, UA.googlebot, UA.curl];
 
