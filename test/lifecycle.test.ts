@@ -7,7 +7,7 @@
  */
 import { Database } from 'bun:sqlite';
 import { afterEach, describe, expect, test } from 'bun:test';
-import { freshDb, superuserWriteKey } from './helpers/cli';
+import { createLinkAt, freshDb, inspect, superuserWriteKey } from './helpers/cli';
 import { BUN, cleanEnv, freePort, type RunningProcess, run, start, waitHealthy } from './helpers/proc';
 import { insertTailClicks, queryRaw } from './helpers/raw-clicks';
 
@@ -28,16 +28,6 @@ function serve(cmd: readonly string[], db: string, port: number, flushMs = 60_00
   });
 }
 
-async function createLink(base: string, key: string, slug: string): Promise<string> {
-  const res = await fetch(`${base}/api/v1/links`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ destination: 'https://example.com/landing', slug }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
-}
-
 /** n redirects in parallel batches; every third one is a bot (curl). Returns [humans, bots]. */
 async function click(base: string, slug: string, n: number): Promise<[number, number]> {
   let humans = 0;
@@ -55,15 +45,6 @@ async function click(base: string, slug: string, n: number): Promise<[number, nu
     }
   }
   return [humans, bots];
-}
-
-function inspect<T>(path: string, fn: (db: Database) => T): T {
-  const db = new Database(path, { readonly: true });
-  try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
 }
 
 function stored(path: string, linkId: string) {
@@ -103,7 +84,7 @@ describe('graceful stop writes every buffered click', () => {
       // A flush interval far longer than the test: every click is still in memory at SIGTERM.
       server = serve(cmd, db, port);
       await waitHealthy(server);
-      const linkId = await createLink(server.base, key, 'graceful');
+      const linkId = await createLinkAt(server.base, key, 'graceful');
       const [humans, bots] = await click(server.base, 'graceful', 300);
       expect(stored(db, linkId).raw).toBe(0);
 
@@ -123,7 +104,7 @@ describe('graceful stop writes every buffered click', () => {
     const port = freePort();
     server = serve([BUN, 'run', 'src/index.ts', 'serve'], db, port);
     await waitHealthy(server);
-    const linkId = await createLink(server.base, key, 'interrupt');
+    const linkId = await createLinkAt(server.base, key, 'interrupt');
     const [humans, bots] = await click(server.base, 'interrupt', 120);
     server.proc.kill('SIGINT');
     expect(await server.proc.exited).toBe(0);
@@ -138,7 +119,7 @@ describe('a stop during a long export', () => {
     const port = freePort();
     server = serve([BUN, 'run', 'src/index.ts', 'serve'], db, port);
     await waitHealthy(server);
-    const linkId = await createLink(server.base, key, 'exported');
+    const linkId = await createLinkAt(server.base, key, 'exported');
     // 300,000 stored clicks (written here as a fixture: far more CSV than socket buffers hold).
     const rowsStored = 300_000;
     const fixture = new Database(db);
@@ -205,7 +186,7 @@ describe('kill -9', () => {
     const flushMs = 200;
     server = serve([BUN, 'run', 'src/index.ts', 'serve'], db, port, flushMs);
     await waitHealthy(server);
-    const linkId = await createLink(server.base, key, 'crash');
+    const linkId = await createLinkAt(server.base, key, 'crash');
     await click(server.base, 'crash', 200);
     // Visible within SLINK_FLUSH_MS plus one second (docs/behaviour.md, "Redirects").
     await Bun.sleep(flushMs + 1000);

@@ -11,7 +11,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { loadConfig } from '../src/config';
 import { readSpill, writeSpill } from '../src/modules/clicks/spill';
 import { startServer } from '../src/server';
-import { freshDb, superuserWriteKey } from './helpers/cli';
+import { createLinkAt, freshDb, superuserWriteKey } from './helpers/cli';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitForLog, waitHealthy } from './helpers/proc';
 import { queryRaw } from './helpers/raw-clicks';
 
@@ -19,16 +19,6 @@ let spawned: RunningProcess | undefined;
 afterEach(() => spawned?.kill());
 
 const HUMAN = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
-
-async function createLink(base: string, key: string, slug: string): Promise<string> {
-  const res = await fetch(`${base}/api/v1/links`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ destination: 'https://example.com/landing', slug }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
-}
 
 async function clickCount(base: string, key: string, linkId: string): Promise<number> {
   const res = await fetch(`${base}/api/v1/links/${linkId}`, { headers: { authorization: `Bearer ${key}` } });
@@ -97,7 +87,7 @@ describe('a stop while clicks cannot be written', () => {
     const db = freshDb();
     const key = await superuserWriteKey(db);
     const first = inProcess(db, 1000);
-    const linkId = await createLink(first.base, key, 'spilled');
+    const linkId = await createLinkAt(first.base, key, 'spilled');
     await click(first.base, 'spilled', 40);
     failWrites(db);
 
@@ -130,7 +120,7 @@ describe('a stop while clicks cannot be written', () => {
     const db = freshDb();
     const key = await superuserWriteKey(db);
     const first = inProcess(db, 300);
-    const linkId = await createLink(first.base, key, 'kept');
+    const linkId = await createLinkAt(first.base, key, 'kept');
     await click(first.base, 'kept', 10);
     failWrites(db);
     expect(await first.server.stop()).toEqual({ spilled: 10, lost: 0 });
@@ -157,7 +147,7 @@ describe('a stop while clicks cannot be written', () => {
     const db = freshDb();
     const key = await superuserWriteKey(db);
     const server = inProcess(db, 10_000);
-    const linkId = await createLink(server.base, key, 'recovered');
+    const linkId = await createLinkAt(server.base, key, 'recovered');
     await click(server.base, 'recovered', 30);
     failWrites(db);
     const stopping = server.server.stop();
@@ -187,7 +177,7 @@ describe('the exit status of a spawned server', () => {
     const key = await superuserWriteKey(db);
     spawned = serve(db, freePort());
     await waitHealthy(spawned);
-    const linkId = await createLink(spawned.base, key, 'spawned');
+    const linkId = await createLinkAt(spawned.base, key, 'spawned');
     await click(spawned.base, 'spawned', 25);
     failWrites(db);
     expect(await spawned.stop(20_000)).toBe(0);
@@ -215,7 +205,7 @@ describe('the exit status of a spawned server', () => {
     const key = await superuserWriteKey(db);
     spawned = serve(db, freePort());
     await waitHealthy(spawned);
-    await createLink(spawned.base, key, 'lost');
+    await createLinkAt(spawned.base, key, 'lost');
     await click(spawned.base, 'lost', 25);
     failWrites(db);
     // A directory where the spill file should be: nothing can be written there.

@@ -6,7 +6,7 @@
  * export, link and workspace statistics. And a `slink migrate` killed (SIGKILL) half-way through
  * a larger database finishes at the next run.
  */
-import { Database } from 'bun:sqlite';
+import type { Database } from 'bun:sqlite';
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,8 +14,12 @@ import { join } from 'node:path';
 import { buildOldReleaseDb, FIXTURE_KEY } from './fixtures/old-release-db';
 import expected from './fixtures/old-release-expected.json' with { type: 'json' };
 import { askFixture } from './fixtures/old-release-queries';
+import { inspect } from './helpers/cli';
 import { BUN, cleanEnv, freePort, type RunningProcess, run, start, waitForLog, waitHealthy } from './helpers/proc';
 import { queryRaw } from './helpers/raw-clicks';
+
+/** The file may be one a killed process left: a writable connection recovers its WAL. */
+const inspectAfterKill = <T>(db: string, fn: (sqlite: Database) => T): T => inspect(db, fn, false);
 
 const dir = mkdtempSync(join(tmpdir(), 'slink-upgrade-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -112,7 +116,7 @@ describe('upgrading a database of the release with the clicks table', () => {
     } finally {
       killed.kill();
     }
-    const left = inspect(db, (s) => s.query<{ n: number }, []>('SELECT count(*) AS n FROM clicks').get()!.n);
+    const left = inspectAfterKill(db, (s) => s.query<{ n: number }, []>('SELECT count(*) AS n FROM clicks').get()!.n);
     expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThan(300_000);
 
@@ -122,7 +126,7 @@ describe('upgrading a database of the release with the clicks table', () => {
       `upgrading click storage: ${(300_000 - left).toLocaleString('en-US')} of 300,000 clicks (resumed)\n`,
     );
     expect(resumed.stdout).toContain(`click storage upgraded: ${left.toLocaleString('en-US')} clicks in `);
-    inspect(db, (s) => {
+    inspectAfterKill(db, (s) => {
       // Converted and then sealed into segments (the tail keeps what is left over).
       const stored = `SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM click_tail
         UNION ALL SELECT sum(count), min(first_id), max(last_id) FROM click_segments`;
@@ -143,17 +147,8 @@ describe('upgrading a database of the release with the clicks table', () => {
   }, 240_000);
 });
 
-function inspect<T>(db: string, fn: (sqlite: Database) => T): T {
-  const sqlite = new Database(db);
-  try {
-    return fn(sqlite);
-  } finally {
-    sqlite.close();
-  }
-}
-
 function counters(db: string) {
-  return inspect(db, (s) => ({
+  return inspectAfterKill(db, (s) => ({
     links: s.query('SELECT id, click_count, unique_count, bot_count, last_clicked_at FROM links ORDER BY id').all(),
     variants: s.query('SELECT id, click_count FROM variants ORDER BY id').all(),
   }));

@@ -48,9 +48,12 @@ export async function fails(result: Promise<RunResult>): Promise<string> {
   return r.stderr.trimEnd();
 }
 
-/** Opens the SQLite file read-only, runs `fn`, closes it. */
-export function inspect<T>(db: string, fn: (sqlite: Database) => T): T {
-  const sqlite = new Database(db, { readonly: true });
+/**
+ * Opens the SQLite file, runs `fn`, closes it. Read-only unless `readonly` is false: a file a
+ * killed process left with its WAL needs a writable connection to recover it.
+ */
+export function inspect<T>(db: string, fn: (sqlite: Database) => T, readonly = true): T {
+  const sqlite = new Database(db, { readonly });
   try {
     return fn(sqlite);
   } finally {
@@ -67,6 +70,17 @@ export function freshDb(): string {
 export async function superuserWriteKey(db: string): Promise<string> {
   await ok(slink(db, ['user', 'add', 'ops@example.com', '--superuser', '--password', PASSWORD]));
   return (await ok(slink(db, ['key', 'create', '--user', 'ops@example.com', '--scope', 'write']))).trim();
+}
+
+/** Creates a link (to https://example.com/landing) through a running server's API; returns its id. */
+export async function createLinkAt(base: string, key: string, slug: string): Promise<string> {
+  const res = await fetch(`${base}/api/v1/links`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ destination: 'https://example.com/landing', slug }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
 }
 
 export const ACC_LINE = /^acc_[A-Za-z0-9]+\n$/;

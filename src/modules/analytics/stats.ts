@@ -13,7 +13,7 @@ import {
   readBucketData,
   readBucketTotals,
 } from '../rollups/read-rollups';
-import { sumCounts } from '../rollups/rollup-codec';
+import { forEachCount } from '../rollups/rollup-codec';
 import type { RollupValues } from '../rollups/rollup-values';
 import type { Grain, RollupDim } from '../rollups/rollups';
 import type { Breakdowns, Stats } from './model';
@@ -106,7 +106,12 @@ class Summer {
   }
 
   add(data: Uint8Array): void {
-    sumCounts(data, this.sums, this.touched);
+    const sums = this.sums;
+    const touched = this.touched;
+    forEachCount(data, (id, clicks) => {
+      if (sums[id] === 0) touched.push(id);
+      sums[id]! += clicks;
+    });
   }
 }
 

@@ -14,6 +14,7 @@
  * When none is left: the fold's watermark and the last id are set and `clicks` is dropped.
  */
 import type { Database } from 'bun:sqlite';
+import { type Clock, systemClock } from '../../lib/clock';
 import { DAY_MS, utcDay } from '../../lib/time';
 import { prepareLinkCounters } from '../links/counters';
 import { markAllLinkDays } from '../rollups/link-days';
@@ -36,6 +37,8 @@ type OldRow = StoredClick & { visitor_hash: string | null; first_of_day: number 
 export interface UpgradeOptions {
   log: (line: string) => void;
   chunk?: number;
+  /** Today, for the links' day marks (the system clock unless a test sets one). */
+  clock?: Clock;
   /** Called after each committed chunk with the clicks converted so far (tests stop here to resume). */
   afterChunk?: (converted: number) => void;
 }
@@ -79,7 +82,7 @@ export function upgradeClickStorage(sqlite: Database, options: UpgradeOptions): 
       logged = now;
     }
   }
-  const lastId = finish(sqlite);
+  const lastId = finish(sqlite, options.clock ?? systemClock);
   // The converted clicks are folded: seal them now, so no reader scans a tail of millions.
   sealBacklog(sqlite, lastId);
   const ms = performance.now() - started;
@@ -202,7 +205,7 @@ function stateValue(sqlite: Database, name: string): number | null {
  * high-water mark, which counts rows deleted with their link), every converted click counts as
  * folded (the rollups and counters hold them), and the old table goes.
  */
-function finish(sqlite: Database): number {
+function finish(sqlite: Database, clock: Clock): number {
   return sqlite
     .transaction(() => {
       const seq = sqlite.query<{ seq: number }, []>("SELECT seq FROM sqlite_sequence WHERE name = 'clicks'").get();
@@ -214,7 +217,7 @@ function finish(sqlite: Database): number {
       if (stateValue(sqlite, 'upgrading') !== null) {
         set.run('folded_through', lastId);
         // The conversion wrote both grains whole: every link's day buckets can be trusted up to today.
-        markAllLinkDays(sqlite, utcDay(Date.now()) * DAY_MS);
+        markAllLinkDays(sqlite, utcDay(clock.now()) * DAY_MS);
         sqlite.query("DELETE FROM click_state WHERE name = 'upgrading'").run();
       }
       sqlite.exec('DROP TABLE clicks');

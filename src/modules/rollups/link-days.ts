@@ -36,17 +36,11 @@ export function markAllLinkDays(sqlite: Database, day: number): void {
 /** Day buckets summed from hour rows, by (day, bot). */
 export function daysFromHours(
   scope: number,
-  hours: Iterable<{
-    start: number;
-    bot: number | boolean;
-    clicks: number;
-    uniques: number;
-    counts: Map<number, number>;
-  }>,
+  hours: Iterable<Pick<Bucket, 'start' | 'bot' | 'clicks' | 'uniques' | 'counts'>>,
 ): Bucket[] {
   const days = new Map<number, Bucket>();
   for (const h of hours) {
-    const bot = h.bot === true || h.bot === 1;
+    const bot = h.bot;
     const start = utcDay(h.start) * DAY_MS;
     const key = start * 2 + (bot ? 1 : 0);
     let day = days.get(key);
@@ -67,7 +61,6 @@ export function daysFromHours(
  * link) and stays in the page cache, and a rebuild or an upgrade may have moved it.
  */
 export class LinkDays {
-  private readonly getMark: Statement<{ d: number }, [number]>;
   private readonly hours: Statement<
     { start: number; bot: number; clicks: number; uniques: number; data: Uint8Array },
     [number, number, number, number]
@@ -76,8 +69,7 @@ export class LinkDays {
   private readonly insertDay: Statement;
   private readonly setMark: Statement;
 
-  constructor(sqlite: Database) {
-    this.getMark = sqlite.prepare('SELECT days_before AS d FROM rollup_marks WHERE scope = ?');
+  constructor(private readonly sqlite: Database) {
     this.hours = sqlite.prepare(
       'SELECT start, bot, clicks, uniques, data FROM rollups WHERE scope = ? AND grain = ? AND start >= ? AND start < ?',
     );
@@ -96,11 +88,15 @@ export class LinkDays {
    * its hour buckets; returns the mark. Clicks of days before it also go to its day buckets.
    */
   advance(scope: number, today: number): number {
-    const mark = this.getMark.get(scope)?.d ?? 0;
+    const mark = linkDaysBefore(this.sqlite, scope);
     if (mark >= today) return mark;
-    const hours = this.hours
-      .all(scope, GRAIN_CODE.hour, mark, today)
-      .map((r) => ({ ...r, counts: decodeCounts(r.data) }));
+    const hours = this.hours.all(scope, GRAIN_CODE.hour, mark, today).map((r) => ({
+      start: r.start,
+      bot: r.bot === 1,
+      clicks: r.clicks,
+      uniques: r.uniques,
+      counts: decodeCounts(r.data),
+    }));
     this.clearDays.run(scope, GRAIN_CODE.day, mark, today);
     for (const d of daysFromHours(scope, hours))
       this.insertDay.run(scope, GRAIN_CODE.day, d.start, d.bot ? 1 : 0, d.clicks, d.uniques, encodeCounts(d.counts));

@@ -37,33 +37,6 @@ export function forEachCount(blob: Uint8Array, fn: (id: number, clicks: number) 
   }
 }
 
-/**
- * Adds a packed breakdown into `sums` (indexed by value id); an id seen for the first time is
- * pushed to `touched`. The statistics' inner loop: forEachCount without a call per pair.
- */
-export function sumCounts(blob: Uint8Array, sums: Float64Array, touched: number[]): void {
-  let id = 0;
-  let i = 0;
-  const n = blob.length;
-  while (i < n) {
-    let b = blob[i++]!;
-    let delta = b & 0x7f;
-    for (let scale = 128; b >= 0x80 && i < n; scale *= 128) {
-      b = blob[i++]!;
-      delta += (b & 0x7f) * scale;
-    }
-    b = blob[i++]!;
-    let clicks = b & 0x7f;
-    for (let scale = 128; b >= 0x80 && i < n; scale *= 128) {
-      b = blob[i++]!;
-      clicks += (b & 0x7f) * scale;
-    }
-    id += delta;
-    if (sums[id] === 0) touched.push(id);
-    sums[id]! += clicks;
-  }
-}
-
 export function decodeCounts(blob: Uint8Array | null): Counts {
   const counts: Counts = new Map();
   if (blob) forEachCount(blob, (id, clicks) => counts.set(id, clicks));

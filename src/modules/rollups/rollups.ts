@@ -268,27 +268,37 @@ export function forgetLinkRollups(sqlite: Database, linkId: string): void {
   const linkValue = linkValueId(sqlite, linkId);
   // Never clicked: no value id, no buckets.
   if (linkValue === null) return;
-  const rows = sqlite
+  // The link's buckets as the statistics read them: its hours, its days before the mark as
+  // stored, and its days from the mark on summed from its hours. Each goes out of the
+  // workspace's bucket of the same grain, start and bot flag, with the link's own count.
+  const stored = sqlite
     .query<{ grain: number; start: number; bot: number; clicks: number; uniques: number; data: Uint8Array }, [number]>(
       'SELECT grain, start, bot, clicks, uniques, data FROM rollups WHERE scope = ?',
     )
     .all(linkValue)
-    .map((r) => ({ ...r, counts: decodeCounts(r.data) }));
+    .map(
+      (r): Bucket => ({
+        scope: WORKSPACE,
+        grain: r.grain === GRAIN_CODE.day ? 'day' : 'hour',
+        start: r.start,
+        bot: r.bot === 1,
+        clicks: r.clicks,
+        uniques: r.uniques,
+        counts: decodeCounts(r.data),
+      }),
+    );
   const mark = linkDaysBefore(sqlite, linkValue);
-  const hours = rows.filter((r) => r.grain === GRAIN_CODE.hour);
-  const days = [
-    ...rows.filter((r) => r.grain === GRAIN_CODE.day && r.start < mark),
+  const hours = stored.filter((b) => b.grain === 'hour');
+  const buckets = [
+    ...hours,
+    ...stored.filter((b) => b.grain === 'day' && b.start < mark),
     ...daysFromHours(
-      linkValue,
+      WORKSPACE,
       hours.filter((h) => h.start >= mark),
-    ).map((d) => ({ ...d, bot: d.bot ? 1 : 0 })),
+    ),
   ];
-  const asWorkspace = (grain: Grain) => (r: (typeof rows)[number] | (typeof days)[number]) => {
-    const counts = new Map(r.counts);
-    counts.set(linkValue, r.clicks);
-    return { scope: WORKSPACE, grain, start: r.start, bot: r.bot === 1, clicks: r.clicks, uniques: r.uniques, counts };
-  };
-  new RollupStore(sqlite).apply([...hours.map(asWorkspace('hour')), ...days.map(asWorkspace('day'))], -1);
+  for (const b of buckets) b.counts.set(linkValue, b.clicks);
+  new RollupStore(sqlite).apply(buckets, -1);
   sqlite.query('DELETE FROM rollups WHERE scope = ?').run(linkValue);
   sqlite.query('DELETE FROM rollup_marks WHERE scope = ?').run(linkValue);
 }

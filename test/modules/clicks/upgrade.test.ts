@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
+import { fixedClock } from '../../../src/lib/clock';
 import type { StoredClick } from '../../../src/modules/clicks/read-clicks';
 import { hasOldClickTable, upgradeClickStorage } from '../../../src/modules/clicks/upgrade';
 import { decodeCounts } from '../../../src/modules/rollups/rollup-codec';
@@ -113,11 +114,25 @@ describe('upgrading the click storage', () => {
     expect(before.clicks).toHaveLength(3000);
     expect(before.buckets.length).toBeGreaterThan(100);
     const lines: string[] = [];
-    const result = upgradeClickStorage(sqlite, { log: (l) => lines.push(l), chunk: 1000 });
+    const today = Date.UTC(2026, 10, 24);
+    const result = upgradeClickStorage(sqlite, {
+      log: (l) => lines.push(l),
+      chunk: 1000,
+      clock: fixedClock(today + 5 * 3_600_000),
+    });
     expect(result?.converted).toBe(3000);
     expect(converted(sqlite)).toEqual(before.clicks);
     expect(counters(sqlite)).toEqual(before.counters);
     expect(buckets(sqlite)).toEqual(before.buckets);
+    // Both grains were written whole: every clicked link's day buckets are trusted up to today.
+    const marks = sqlite
+      .query<{ d: number; n: number }, []>('SELECT days_before AS d, count(*) AS n FROM rollup_marks GROUP BY 1')
+      .all();
+    const linkScopes = sqlite
+      .query<{ n: number }, []>('SELECT count(DISTINCT scope) AS n FROM rollups WHERE scope <> 0')
+      .get()!.n;
+    expect(linkScopes).toBeGreaterThan(0);
+    expect(marks).toEqual([{ d: today, n: linkScopes }]);
     expect(sqlite.query('SELECT name, value FROM click_state ORDER BY name').all()).toEqual([
       { name: 'folded_through', value: 3000 },
       { name: 'last_id', value: 3000 },

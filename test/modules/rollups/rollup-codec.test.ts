@@ -10,7 +10,6 @@ import {
   decodeCounts,
   encodeCounts,
   forEachCount,
-  sumCounts,
 } from '../../../src/modules/rollups/rollup-codec';
 import { prng } from '../../helpers/random';
 
@@ -52,33 +51,6 @@ test('round trips: random maps, large ids and counts up to 2^53 - 1', () => {
   expect(decodeCounts(encodeCounts(new Map([[2 ** 31, Number.MAX_SAFE_INTEGER]])))).toEqual(
     new Map([[2 ** 31, Number.MAX_SAFE_INTEGER]]),
   );
-});
-
-test('sumCounts adds blobs into sums by id and lists each id once', () => {
-  const sums = new Float64Array(100);
-  const touched: number[] = [];
-  sumCounts(
-    encodeCounts(
-      new Map([
-        [3, 2],
-        [50, 1],
-      ]),
-    ),
-    sums,
-    touched,
-  );
-  sumCounts(
-    encodeCounts(
-      new Map([
-        [50, 4],
-        [99, 7],
-      ]),
-    ),
-    sums,
-    touched,
-  );
-  expect(touched).toEqual([3, 50, 99]);
-  expect([sums[3], sums[50], sums[99], sums[4]]).toEqual([2, 5, 7, 0]);
 });
 
 test('DenseCounts: merging adds and takes away, grows past its size, encodes as encodeCounts does', () => {
