@@ -18,6 +18,7 @@
  *
  *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000]
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,12 +104,24 @@ try {
       write(received);
       return performance.now() - started;
     });
-  const batchMs = timed((batch) => store.writeBatch(batch));
+  // The heap the writing grows: sampled after every batch, against a full collection's live set before it.
+  Bun.gc(true);
+  const heapBefore = process.memoryUsage().heapUsed;
+  let heapPeak = heapBefore;
+  let rssPeak = process.memoryUsage.rss();
+  const batchMs = timed((batch) => {
+    store.writeBatch(batch);
+    const memory = process.memoryUsage();
+    heapPeak = Math.max(heapPeak, memory.heapUsed);
+    rssPeak = Math.max(rssPeak, memory.rss);
+  });
   // What is still pending is counted too: a writer's work is done once its clicks are folded.
   const lastFoldStarted = performance.now();
   store.fold();
   batchMs[batchMs.length - 1] = batchMs.at(-1)! + performance.now() - lastFoldStarted;
 
+  Bun.gc(true);
+  const heapAfter = process.memoryUsage().heapUsed;
   const sqlite = db.$client;
   const ctx = { geo: openGeo(null), hasher: new VisitorHasher(sqlite), ownHosts: ['localhost'] };
   const dictionary = new RollupValues(sqlite);
@@ -139,6 +152,10 @@ try {
   );
   console.log(
     `  floors, the same clicks again on the grown file: enrichment alone ${perClick(enrichMs)} us/click; enrichment + raw row append ${perClick(appendMs)} us/click`,
+  );
+  const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
+  console.log(
+    `  heap: ${mb(heapBefore)} live before writing, ${mb(heapPeak)} at most while writing, ${mb(heapAfter)} live after; the process's RSS at most ${mb(rssPeak)}`,
   );
   const ceiling = (ms: number[]) => Math.round((ms.length * MAX_BATCH) / (total(ms) / 1000)).toLocaleString('en-US');
   console.log(

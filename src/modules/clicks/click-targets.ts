@@ -18,11 +18,19 @@ export interface ClickTarget {
 }
 
 const CACHED_TARGETS = 50_000;
+/** Serials (record.ts ClickTarget.serial) kept: numbers only, so every target of 100,000 links and more fits. */
+const CACHED_SERIALS = 400_000;
 
 /** The writer's side: ids of targets, inserted (inside the caller's transaction) when new. */
 export class TargetIds {
   private readonly cache = new BoundedCache<string, number>(CACHED_TARGETS);
-  private pending: string[] = [];
+  /**
+   * By the redirect's target serial: no key to build and a number to hash. The string cache
+   * above, bounded lower, then only holds clicks with an unknown variant code (their code is
+   * not the target's) and replayed spills (no serial).
+   */
+  private readonly bySerial = new BoundedCache<number, number>(CACHED_SERIALS);
+  private pending = 0;
   private readonly select: Statement<{ id: number }, [string, string, string | null, string, string]>;
   private readonly insert: Statement<{ id: number }, [string, string, string | null, string, string]>;
 
@@ -36,7 +44,22 @@ export class TargetIds {
     );
   }
 
-  idOf(linkId: string, variantId: string | null, code: string | null, destination: string, params: string): number {
+  /** `serial`: the redirect's target serial, 0 when unknown. */
+  idOf(
+    serial: number,
+    linkId: string,
+    variantId: string | null,
+    code: string | null,
+    destination: string,
+    params: string,
+  ): number {
+    // A serial names the link, variant, destination and params; the code is the variant's own
+    // (or none) unless the address carried a code that matched no variant.
+    const bySerial = serial > 0 && (code === null || variantId !== null);
+    if (bySerial) {
+      const id = this.bySerial.get(serial);
+      if (id !== undefined) return id;
+    }
     // \u0001 marks a null code, so a code can never collide with "no code".
     const key = `${linkId}\u0000${variantId ?? ''}\u0000${code ?? '\u0001'}\u0000${destination}\u0000${params}`;
     let id = this.cache.get(key);
@@ -45,21 +68,26 @@ export class TargetIds {
       if (found) id = found.id;
       else {
         id = this.insert.get(linkId, variantId ?? '', code, destination, params)!.id;
-        this.pending.push(key);
+        this.pending++;
       }
-      this.cache.set(key, id);
+      // The serial's entry alone: the string cache would only thrash with 100,000 links.
+      if (!bySerial) this.cache.set(key, id);
     }
+    if (bySerial) this.bySerial.set(serial, id);
     return id;
   }
 
   commit(): void {
-    this.pending = [];
+    this.pending = 0;
   }
 
   /** The caller's transaction rolled back: the targets it inserted do not exist. */
   rollback(): void {
-    if (this.pending.length) this.cache.clear();
-    this.pending = [];
+    if (this.pending > 0) {
+      this.cache.clear();
+      this.bySerial.clear();
+    }
+    this.pending = 0;
   }
 }
 

@@ -15,6 +15,8 @@ import type { VisitorHasher } from './visitor';
 
 /** What the rollups count of a click (rollups/rollups.ts RollupClick), plus what only the click store keeps. */
 export interface EnrichedClick extends RollupClick {
+  /** The target's serial (record.ts), 0 when unknown. */
+  serial: number;
   day: number;
   destination: string;
   paramsJson: string;
@@ -50,6 +52,7 @@ export function enrichClick(record: WireClick, ctx: EnrichContext): EnrichedClic
   const refHost = referrerHost(record.referrer);
   const day = utcDay(record.time);
   return {
+    serial: record.serial ?? 0,
     linkId: record.linkId,
     variantId: record.variantId,
     code: record.code,

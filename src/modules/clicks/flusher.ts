@@ -32,6 +32,7 @@ export function toWire(record: ClickRecord): WireClick {
   const { target } = record;
   return {
     time: record.time,
+    serial: target.serial,
     linkId: target.linkId,
     variantId: target.variantId,
     code: record.code,

@@ -15,6 +15,11 @@ export interface LinkCounters {
 
 /** Where a click goes: the link (or one variant) with its effective params, prepared in advance. */
 export interface ClickTarget {
+  /**
+   * Unique to this object in this process (targetSerial): the writer caches the click's stored
+   * target by it instead of by its four strings. A changed link gets new targets, new serials.
+   */
+  readonly serial: number;
   readonly linkId: string;
   readonly variantId: string | null;
   /** The Location header value: destination with the effective params applied. */
@@ -44,6 +49,8 @@ export interface ClickRecord {
  */
 export interface WireClick {
   time: number;
+  /** The ClickTarget's serial; absent when unknown (a spill file outlives the process that numbered it). */
+  serial?: number;
   linkId: string;
   variantId: string | null;
   code: string | null;
@@ -54,4 +61,11 @@ export interface WireClick {
   referrer: string | null;
   acceptLanguage: string | null;
   bot: boolean;
+}
+
+let lastSerial = 0;
+
+/** A fresh ClickTarget serial. */
+export function targetSerial(): number {
+  return ++lastSerial;
 }

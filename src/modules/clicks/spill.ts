@@ -49,7 +49,8 @@ export function writeSpill(path: string, clicks: readonly WireClick[]): void {
       }
       if (last[0] !== 0x0a) text = '\n';
     }
-    for (const click of clicks) text += `${JSON.stringify(click)}\n`;
+    // Without the serial: it names a target only in this process, the replay runs in another.
+    for (const { serial: _, ...click } of clicks) text += `${JSON.stringify(click)}\n`;
     const bytes = Buffer.from(text);
     let offset = 0;
     while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);

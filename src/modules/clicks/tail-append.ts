@@ -75,7 +75,7 @@ export class TailAppender {
       id,
       link ?? v.idOf('link', '', c.linkId),
       c.time,
-      this.targets.idOf(c.linkId, c.variantId, c.code, c.destination, c.paramsJson),
+      this.targets.idOf(c.serial, c.linkId, c.variantId, c.code, c.destination, c.paramsJson),
       d[0]!,
       d[1]!,
       d[2]!,

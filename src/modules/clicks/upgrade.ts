@@ -149,7 +149,7 @@ function prepareChunk(sqlite: Database): (limit: number) => number {
         r.id,
         values.idOf('link', '', r.link_id),
         r.timestamp,
-        targets.idOf(r.link_id, r.variant_id, r.variant_code, r.destination, r.params),
+        targets.idOf(0, r.link_id, r.variant_id, r.variant_code, r.destination, r.params),
         ...ids.slice(0, 8),
         // A row without a hash (never written by a release, but the column allowed it) is visitor 0.
         r.visitor_hash === null ? 0n : visitorBits(r.visitor_hash),

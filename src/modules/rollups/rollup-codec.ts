@@ -70,6 +70,73 @@ export function encodeCounts(counts: Counts): Uint8Array {
   return out.slice(0, at);
 }
 
+/** Where readVarint left off, and the value it read (module scratch: no tuple per varint). */
+let readAt = 0;
+
+function readVarint(blob: Uint8Array, at: number): number {
+  let value = 0;
+  let scale = 1;
+  let b: number;
+  do {
+    b = blob[at++]!;
+    value += (b & 0x7f) * scale;
+    scale *= 128;
+  } while (b >= 0x80 && at < blob.length);
+  readAt = at;
+  return value;
+}
+
+/**
+ * A packed breakdown plus `n` (id, clicks) pairs in ascending id order, packed again in one pass
+ * over both: the fold's way of adding a link's hour to its stored bucket, with no map between.
+ */
+export function mergeEncoded(blob: Uint8Array | null, ids: Int32Array, counts: Int32Array, n: number): Uint8Array {
+  const src = blob ?? new Uint8Array(0);
+  const out = new Uint8Array(src.length + n * 16);
+  let at = 0;
+  let previous = 0;
+  let i = 0;
+  let j = 0;
+  // The blob's current pair; id -1 once it is used up (value ids start at 1).
+  let storedId = -1;
+  let storedClicks = 0;
+  let running = 0;
+  const nextStored = () => {
+    if (i >= src.length) {
+      storedId = -1;
+      return;
+    }
+    running += readVarint(src, i);
+    storedClicks = readVarint(src, readAt);
+    i = readAt;
+    storedId = running;
+  };
+  nextStored();
+  while (storedId >= 0 || j < n) {
+    let id: number;
+    let clicks: number;
+    if (j >= n || (storedId >= 0 && storedId < ids[j]!)) {
+      id = storedId;
+      clicks = storedClicks;
+      nextStored();
+    } else if (storedId < 0 || ids[j]! < storedId) {
+      id = ids[j]!;
+      clicks = counts[j]!;
+      j++;
+    } else {
+      id = storedId;
+      clicks = storedClicks + counts[j]!;
+      j++;
+      nextStored();
+    }
+    if (clicks <= 0) continue;
+    at = writeVarint(out, at, id - previous);
+    at = writeVarint(out, at, clicks);
+    previous = id;
+  }
+  return out.slice(0, at);
+}
+
 /** Adds (sign 1) or removes (sign -1) one bucket's counts into another, in place. */
 export function mergeCounts(target: Counts, source: Counts, sign: 1 | -1 = 1): Counts {
   for (const [id, n] of source) target.set(id, (target.get(id) ?? 0) + sign * n);
@@ -100,6 +167,11 @@ export class DenseCounts {
       this.sums = grown;
     }
     this.sums[id]! += n;
+  }
+
+  /** Adds `n` (id, clicks) pairs. */
+  addPairs(ids: Int32Array, counts: Int32Array, n: number): void {
+    for (let i = 0; i < n; i++) this.add(ids[i]!, counts[i]!);
   }
 
   merge(source: Counts, sign: 1 | -1 = 1): void {

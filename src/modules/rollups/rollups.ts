@@ -13,7 +13,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import { DAY_MS, hourStart, utcDay } from '../../lib/time';
 import { daysFromHours, linkDaysBefore } from './link-days';
-import { type Counts, DenseCounts, decodeCounts, encodeCounts, mergeCounts } from './rollup-codec';
+import { type Counts, DenseCounts, decodeCounts, encodeCounts, mergeCounts, mergeEncoded } from './rollup-codec';
 import { linkValueId, type RollupValues } from './rollup-values';
 
 export const ROLLUP_DIMS = [
@@ -165,6 +165,13 @@ function count(b: Bucket, ids: number[], unique: boolean, extra: number): void {
   if (extra >= 0) b.counts.set(extra, (b.counts.get(extra) ?? 0) + 1);
 }
 
+/** A workspace bucket as the writer keeps it decoded. */
+export interface WorkspaceSums {
+  clicks: number;
+  uniques: number;
+  counts: DenseCounts;
+}
+
 interface StoredBucket {
   clicks: number;
   uniques: number;
@@ -189,7 +196,9 @@ export class RollupStore {
   private readonly totals: Statement<{ clicks: number; uniques: number }, [number, number, number, number]>;
   private readonly upsert: Statement;
   private readonly remove: Statement;
-  private readonly cache: Map<string, { clicks: number; uniques: number; counts: DenseCounts }> | null;
+  private readonly cache: Map<string, WorkspaceSums> | null;
+  /** Workspace buckets the open fold adds to (workspace()). */
+  private readonly touched = new Map<string, { grain: Grain; start: number; bot: boolean; sums: WorkspaceSums }>();
 
   constructor(sqlite: Database, options: { cacheWorkspace?: boolean } = {}) {
     this.select = sqlite.prepare(
@@ -210,10 +219,65 @@ export class RollupStore {
   /** The transaction that used the cache rolled back: what it holds may never have been written. */
   dropCache(): void {
     this.cache?.clear();
+    this.touched.clear();
+  }
+
+  /**
+   * Adds `n` (value id, clicks) pairs in ascending id order, with their clicks and uniques, to
+   * a link's bucket: the fold's path, merged into the stored bytes with no map between.
+   */
+  addPairs(
+    scope: number,
+    grain: Grain,
+    start: number,
+    bot: boolean,
+    clicks: number,
+    uniques: number,
+    pairs: { ids: Int32Array; counts: Int32Array; size: number },
+  ): void {
+    const g = GRAIN_CODE[grain];
+    const b = bot ? 1 : 0;
+    const stored = this.select.get(scope, g, start, b);
+    const data = mergeEncoded(stored?.data ?? null, pairs.ids, pairs.counts, pairs.size);
+    this.upsert.run(scope, g, start, b, (stored?.clicks ?? 0) + clicks, (stored?.uniques ?? 0) + uniques, data);
+  }
+
+  /**
+   * A workspace bucket decoded, for the fold to add to in place (with `cacheWorkspace`); what
+   * it adds is written by writeWorkspace, at the end of the same transaction.
+   */
+  workspace(grain: Grain, start: number, bot: boolean): WorkspaceSums {
+    const key = `${grain}|${start}|${bot ? 1 : 0}`;
+    let sums = this.touched.get(key)?.sums;
+    if (sums === undefined) {
+      const read = this.read({ scope: WORKSPACE, grain, start }, bot ? 1 : 0);
+      if (!(read.counts instanceof DenseCounts)) throw new Error('workspace sums need cacheWorkspace');
+      sums = read as WorkspaceSums;
+      this.touched.set(key, { grain, start, bot, sums });
+    }
+    return sums;
+  }
+
+  /** Writes the workspace buckets added to since the last call. */
+  writeWorkspace(): void {
+    for (const { grain, start, bot, sums } of this.touched.values())
+      this.upsert.run(
+        WORKSPACE,
+        GRAIN_CODE[grain],
+        start,
+        bot ? 1 : 0,
+        sums.clicks,
+        sums.uniques,
+        sums.counts.encode(),
+      );
+    this.touched.clear();
   }
 
   /** The stored totals and decoded counts of a bucket (empty when it has none). */
-  private read(b: Bucket, bot: number): { clicks: number; uniques: number; counts: Counts | DenseCounts } {
+  private read(
+    b: Pick<Bucket, 'scope' | 'grain' | 'start'>,
+    bot: number,
+  ): { clicks: number; uniques: number; counts: Counts | DenseCounts } {
     const grain = GRAIN_CODE[b.grain];
     if (this.cache === null || b.scope !== WORKSPACE) {
       const stored = this.select.get(b.scope, grain, b.start, bot);

@@ -219,6 +219,7 @@ describe('VisitorHasher on a migrated database', () => {
 function makeTarget(over: Partial<ClickTarget> = {}): ClickTarget {
   const params = { utm_source: 'spring', utm_medium: 'Newsletter', ref: 'a b' };
   return {
+    serial: 7,
     linkId: 'lnk_enrich',
     variantId: 'var_b',
     location: 'https://example.com/pricing?utm_source=spring&utm_medium=Newsletter&ref=a+b',
@@ -261,6 +262,7 @@ describe('enrichClick on hand-made records', () => {
     const record = makeRecord(target);
     const enriched = enrichClick(toWire(record), ctx);
     expect(enriched).toEqual({
+      serial: 7,
       linkId: 'lnk_enrich',
       variantId: 'var_b',
       code: 'b',
@@ -313,6 +315,7 @@ describe('enrichClick on hand-made records', () => {
       acceptLanguage: null,
     });
     expect(enrichClick(toWire(record), ctx)).toEqual({
+      serial: 7,
       linkId: 'lnk_enrich',
       variantId: null,
       code: null,

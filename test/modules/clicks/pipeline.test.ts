@@ -147,6 +147,7 @@ function lockDatabase(t: TestApp): { release(): void } {
 /** A classified bot hit for buffer-only tests (no link, no counters to settle). */
 function botRecord(): ClickRecord {
   const target = {
+    serial: 0,
     linkId: 'l',
     variantId: null,
     location: 'https://x.test/',

@@ -65,7 +65,14 @@ const BOTS = {
 } as const;
 
 function target(counters = { humanClicks: 10, unsorted: 1 }): ClickTarget {
-  return { linkId: 'lnk_bot', variantId: null, location: 'https://example.com/', paramsJson: '{}', counters };
+  return {
+    serial: 0,
+    linkId: 'lnk_bot',
+    variantId: null,
+    location: 'https://example.com/',
+    paramsJson: '{}',
+    counters,
+  };
 }
 
 function record(over: Partial<ClickRecord> = {}): ClickRecord {

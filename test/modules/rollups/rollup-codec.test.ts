@@ -1,7 +1,7 @@
 /**
  * The packed breakdown of a rollup bucket: varint (id delta, clicks) pairs in id order. Round
  * trips, the exact bytes of small cases, counts past 2^32, and the writer's dense form giving
- * the same bytes as the map form.
+ * the same bytes as the map form, and the fold's merge of sorted pairs into packed bytes.
  */
 import { expect, test } from 'bun:test';
 import {
@@ -10,6 +10,8 @@ import {
   decodeCounts,
   encodeCounts,
   forEachCount,
+  mergeCounts,
+  mergeEncoded,
 } from '../../../src/modules/rollups/rollup-codec';
 import { prng } from '../../helpers/random';
 
@@ -70,4 +72,44 @@ test('DenseCounts: merging adds and takes away, grows past its size, encodes as 
   }
   dense.clear();
   expect([...dense.encode()]).toEqual([]);
+});
+
+test('mergeEncoded: packed bytes plus sorted pairs give the bytes of the summed map', () => {
+  const random = prng(11);
+  const pairs = (m: Counts) => {
+    const ids = [...m.keys()].sort((a, b) => a - b);
+    return { ids: Int32Array.from(ids), counts: Int32Array.from(ids.map((id) => m.get(id)!)), size: ids.length };
+  };
+  const cases: [Counts, Counts][] = [
+    [new Map(), new Map()],
+    [new Map(), new Map([[4, 2]])],
+    [new Map([[4, 2]]), new Map()],
+    // Equal ids add up; ids on either side only are kept; large stored counts stay exact.
+    [
+      new Map([
+        [1, 1],
+        [9, 2 ** 40],
+        [300, 5],
+      ]),
+      new Map([
+        [2, 1],
+        [9, 3],
+        [70_000, 1],
+      ]),
+    ],
+  ];
+  for (let k = 0; k < 50; k++) {
+    const stored: Counts = new Map();
+    const added: Counts = new Map();
+    for (let i = 0; i < 40; i++) stored.set(1 + Math.floor(random() * 500), 1 + Math.floor(random() * 1000));
+    for (let i = 0; i < 40; i++) added.set(1 + Math.floor(random() * 500), 1 + Math.floor(random() * 3));
+    cases.push([stored, added]);
+  }
+  for (const [stored, added] of cases) {
+    const p = pairs(added);
+    const merged = mergeEncoded(stored.size ? encodeCounts(stored) : null, p.ids, p.counts, p.size);
+    expect([...merged]).toEqual([...encodeCounts(mergeCounts(new Map(stored), added))]);
+  }
+  // Only the first `n` pairs count: the fold passes scratch arrays longer than the hour.
+  expect([...mergeEncoded(null, Int32Array.from([3, 8]), Int32Array.from([1, 1]), 1)]).toEqual([3, 1]);
 });

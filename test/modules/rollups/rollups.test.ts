@@ -802,7 +802,9 @@ describe('rebuildRollupsIfMissing', () => {
     sqlite.run('DELETE FROM rollups');
     expect(readBuckets(t)).toEqual({ totals: [], rows: [] });
 
-    expect(rebuildRollupsIfMissing(sqlite, clickSource(sqlite))).toBe(data.recorded);
+    // The app's clock, as in the server, where the rebuild and the writer share one: the rebuild
+    // marks every link's days complete up to its "today", which the writer's folds build on.
+    expect(rebuildRollupsIfMissing(sqlite, clickSource(sqlite), t.clock)).toBe(data.recorded);
     expect(readBuckets(t)).toEqual(expected);
 
     // Buckets exist now: a second call does nothing.
@@ -889,6 +891,7 @@ describe('rebuildRollupsIfMissing', () => {
           const country = i % 6 === 0 ? null : ['US', 'GB', 'DE'][i % 3]!;
           tail.append(
             {
+              serial: 0,
               linkId: i % 2 ? one_.id : two.id,
               variantId: null,
               code: i % 5 === 0 ? `c${i % 3}` : null,
