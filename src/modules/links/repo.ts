@@ -10,7 +10,7 @@ import { type LinkRow, linkCounters, links, linkTags } from './table';
 export type { LinkRow };
 
 /** A LinkRow's columns: the link's own and its counters' (select them from linkRowsFrom). */
-export const linkRowColumns = {
+const linkRowColumns = {
   ...getTableColumns(links),
   clickCount: linkCounters.clicks,
   uniqueCount: linkCounters.uniques,
