@@ -83,7 +83,7 @@ describe('slink backup', () => {
       refreshRawClicks(copy);
       const counts = copy
         .query(
-          'SELECT l.click_count AS counted, (SELECT count(*) FROM temp.raw_clicks c WHERE c.link_id = l.id AND c.bot = 0) AS raw FROM links l',
+          'SELECT l.clicks AS counted, (SELECT count(*) FROM temp.raw_clicks c WHERE c.link_id = l.link_id AND c.bot = 0) AS raw FROM link_counters l',
         )
         .all() as { counted: number; raw: number }[];
       for (const c of counts) expect(c.counted).toBe(c.raw);

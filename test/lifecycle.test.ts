@@ -52,9 +52,7 @@ function stored(path: string, linkId: string) {
     integrity: db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()?.integrity_check,
     raw: (queryRaw(db, 'SELECT count(*) AS n FROM raw_clicks WHERE link_id = ?').get(linkId) as { n: number }).n,
     link: db
-      .query<{ click_count: number; bot_count: number }, [string]>(
-        'SELECT click_count, bot_count FROM links WHERE id = ?',
-      )
+      .query<{ clicks: number; bots: number }, [string]>('SELECT clicks, bots FROM link_counters WHERE link_id = ?')
       .get(linkId)!,
   }));
 }
@@ -92,7 +90,7 @@ describe('graceful stop writes every buffered click', () => {
       expect(await server.stdout).toContain('SIGTERM received');
       expect(await server.stdout).toContain('300 clicks written this run');
       expect(await server.stderr).toBe('');
-      expect(stored(db, linkId)).toEqual({ integrity: 'ok', raw: 300, link: { click_count: humans, bot_count: bots } });
+      expect(stored(db, linkId)).toEqual({ integrity: 'ok', raw: 300, link: { clicks: humans, bots } });
       // Folded before the stop: the statistics count them too.
       expect(bucketTotals(db, linkId)).toEqual({ link: 300, workspace: 300 });
     }, 60_000);
@@ -108,7 +106,7 @@ describe('graceful stop writes every buffered click', () => {
     const [humans, bots] = await click(server.base, 'interrupt', 120);
     server.proc.kill('SIGINT');
     expect(await server.proc.exited).toBe(0);
-    expect(stored(db, linkId)).toEqual({ integrity: 'ok', raw: 120, link: { click_count: humans, bot_count: bots } });
+    expect(stored(db, linkId)).toEqual({ integrity: 'ok', raw: 120, link: { clicks: humans, bots } });
   }, 60_000);
 });
 
@@ -157,7 +155,7 @@ describe('a stop during a long export', () => {
     expect(stored(db, linkId)).toEqual({
       integrity: 'ok',
       raw: rowsStored + 30,
-      link: { click_count: humans, bot_count: bots },
+      link: { clicks: humans, bots },
     });
   }, 60_000);
 });
@@ -200,7 +198,7 @@ describe('kill -9', () => {
     expect(after.raw).toBeGreaterThanOrEqual(200);
     expect(after.raw).toBeLessThanOrEqual(300);
     // Counters are folded after the raw clicks are written: at most they lag behind.
-    expect(after.link.click_count + after.link.bot_count).toBeLessThanOrEqual(after.raw);
+    expect(after.link.clicks + after.link.bots).toBeLessThanOrEqual(after.raw);
 
     // The next start folds what the killed writer had not: counters and statistics equal the raw clicks.
     server = serve([BUN, 'run', 'src/index.ts', 'serve'], db, freePort(), flushMs);
@@ -209,7 +207,7 @@ describe('kill -9', () => {
     expect(await server.stderr).toBe('');
     const restarted = stored(db, linkId);
     expect(restarted.raw).toBe(after.raw);
-    expect(restarted.link.click_count + restarted.link.bot_count).toBe(after.raw);
+    expect(restarted.link.clicks + restarted.link.bots).toBe(after.raw);
     expect(bucketTotals(db, linkId)).toEqual({ link: after.raw, workspace: after.raw });
   }, 60_000);
 });

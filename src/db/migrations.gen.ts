@@ -8,6 +8,7 @@ import m4 from '../../drizzle/0004_click_store.sql' with { type: 'text' };
 import m5 from '../../drizzle/0005_drop_visitor_days.sql' with { type: 'text' };
 import m6 from '../../drizzle/0006_rollups_compact.sql' with { type: 'text' };
 import m7 from '../../drizzle/0007_link_day_marks.sql' with { type: 'text' };
+import m8 from '../../drizzle/0008_link_counters.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -19,4 +20,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0005_drop_visitor_days', sql: m5 },
   { tag: '0006_rollups_compact', sql: m6 },
   { tag: '0007_link_day_marks', sql: m7 },
+  { tag: '0008_link_counters', sql: m8 },
 ];

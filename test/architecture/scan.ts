@@ -103,8 +103,12 @@ export function scanSource(file: string, text: string, owners: Map<string, strin
   return found;
 }
 
-/** Tables whose rows the slug index is built from: every write of them goes through writeLinks. */
-export const SLUG_INDEX_TABLES = ['links', 'link_tags', 'variants'];
+/**
+ * Tables whose rows the slug index is built from: every write of them goes through writeLinks.
+ * link_counters too: the index starts each link's live count from its stored clicks, and a
+ * link's row there is created with the link.
+ */
+export const SLUG_INDEX_TABLES = ['links', 'link_tags', 'variants', 'link_counters'];
 
 const SQL_WRITE =
   /\b(?:(?:insert|replace)(?:\s+or\s+\w+)?\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["'`[]?([a-z_][a-z0-9_]*)/gi;

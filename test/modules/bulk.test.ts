@@ -738,6 +738,16 @@ describe('POST /links/bulk/create', () => {
       // What GET says is what create answered.
       expect(await getLink(link.id)).toEqual(link);
     }
+    // Each has its counters row, written with it, every count at zero.
+    expect(
+      t.deps.db.$client
+        .query(
+          'SELECT link_id, clicks, uniques, bots, last_clicked_at FROM link_counters WHERE link_id IN (?, ?) ORDER BY link_id',
+        )
+        .all(one.id, two.id),
+    ).toEqual(
+      [one.id, two.id].sort().map((id) => ({ link_id: id, clicks: 0, uniques: 0, bots: 0, last_clicked_at: null })),
+    );
     expect(one.slug).not.toBe(two.slug);
     expect([one.destination, one.title, one.params]).toEqual([
       'https://example.com/one',

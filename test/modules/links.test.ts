@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { LinkListModel, LinkModel, TagCountsModel } from '../../src/modules/links/model';
-import { links } from '../../src/modules/links/table';
+import { linkCounters, links } from '../../src/modules/links/table';
 import { api, makeKey, makeTestApp, T0, type TestApp } from '../helpers/app';
 import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';
 
@@ -80,6 +80,13 @@ function countLinks(c: Ctx): number {
   return c.t.deps.db.select({ id: links.id }).from(links).all().length;
 }
 
+/** A link's link_counters rows as stored: one for a link that exists, none once it is gone. */
+function counterRows(c: Ctx, linkId: string): unknown[] {
+  return c.t.deps.db.$client
+    .query('SELECT link_id, clicks, uniques, bots, last_clicked_at FROM link_counters WHERE link_id = ?')
+    .all(linkId);
+}
+
 async function slugsOf(c: Ctx, query = ''): Promise<string[]> {
   return (await listAll(c, query)).map((l) => l.slug).sort();
 }
@@ -121,6 +128,8 @@ describe('POST /links', () => {
       createdAt: T0,
       updatedAt: T0,
     });
+    // Its counters row is written with it, every count at zero.
+    expect(counterRows(c, id)).toEqual([{ link_id: id, clicks: 0, uniques: 0, bots: 0, last_clicked_at: null }]);
   });
 
   test('utm_ keys are lifted into params; functional keys stay on the destination byte for byte', async () => {
@@ -811,7 +820,7 @@ describe('DELETE /links/{id}', () => {
 
   test('a link with recorded human clicks -> 409 delete_requires_dashboard and is kept', async () => {
     const link = await createLink(c, { destination: 'https://example.com/' });
-    c.t.deps.db.update(links).set({ clickCount: 1 }).where(eq(links.id, link.id)).run();
+    c.t.deps.db.update(linkCounters).set({ clicks: 1 }).where(eq(linkCounters.linkId, link.id)).run();
     const res = await api(c.t, 'DELETE', `/links/${link.id}`, { key: c.su });
     expectError(res, 409, 'delete_requires_dashboard', null);
     const got = await api(c.t, 'GET', `/links/${link.id}`, { key: c.su });
@@ -826,11 +835,13 @@ describe('DELETE /links/{id}', () => {
 
   test('a link with only bot hits is deletable', async () => {
     const link = await createLink(c, { destination: 'https://example.com/' });
-    c.t.deps.db.update(links).set({ botCount: 12 }).where(eq(links.id, link.id)).run();
+    c.t.deps.db.update(linkCounters).set({ bots: 12 }).where(eq(linkCounters.linkId, link.id)).run();
     const res = await api(c.t, 'DELETE', `/links/${link.id}`, { key: c.su });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: link.id, deleted: true });
     expectError(await api(c.t, 'GET', `/links/${link.id}`, { key: c.su }), 404, 'not_found', null);
+    // Its counters row went with it (the foreign key's cascade).
+    expect(counterRows(c, link.id)).toEqual([]);
   });
 
   test('deleting a link drops its tags from the tag counts', async () => {

@@ -1,8 +1,9 @@
 /**
  * The click writer's statements on links, prepared once on its own connection (the writer
  * Worker's): which of a batch's links still exist, and adding a batch's clicks to their
- * counters. Counters are not redirect facts (the slug index counts in memory), so these are not
- * writes through writeLinks. Plain bun:sqlite: this is the hot write path.
+ * counters, rows of link_counters (table.ts says why they are not columns of links). Counters
+ * are not redirect facts (the slug index counts in memory), so these are not writes through
+ * writeLinks. Plain bun:sqlite: this is the hot write path.
  */
 import type { Database } from 'bun:sqlite';
 
@@ -21,9 +22,9 @@ export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
     'SELECT id FROM links WHERE id IN (SELECT value FROM json_each(?))',
   );
   const bump = sqlite.prepare<unknown, [number, number, number, number | null, string]>(
-    `UPDATE links SET click_count = click_count + ?1, unique_count = unique_count + ?2, bot_count = bot_count + ?3,
+    `UPDATE link_counters SET clicks = clicks + ?1, uniques = uniques + ?2, bots = bots + ?3,
        last_clicked_at = CASE WHEN ?4 IS NULL THEN last_clicked_at ELSE max(coalesce(last_clicked_at, 0), ?4) END
-     WHERE id = ?5`,
+     WHERE link_id = ?5`,
   );
   return {
     existing(ids) {
@@ -35,7 +36,7 @@ export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
       bump.run(humans, uniques, bots, last, id);
     },
     resetAll() {
-      sqlite.run('UPDATE links SET click_count = 0, unique_count = 0, bot_count = 0, last_clicked_at = NULL');
+      sqlite.run('UPDATE link_counters SET clicks = 0, uniques = 0, bots = 0, last_clicked_at = NULL');
     },
   };
 }

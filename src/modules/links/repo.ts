@@ -1,21 +1,35 @@
 /** Link reads and the row -> API mapping. Writes are in writes.ts, the paged list in listing.ts. */
-import { asc, count, desc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { asc, count, desc, eq, getTableColumns, gt, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { shortUrlOf } from '../../lib/short-url';
 import { projectNames } from '../projects/repo';
 import { findVariantsByLinkIds, toVariant } from '../variants/repo';
 import type { Link } from './model';
-import { type LinkRow, links, linkTags } from './table';
+import { type LinkRow, linkCounters, links, linkTags } from './table';
 
 export type { LinkRow };
 
+/** A LinkRow's columns: the link's own and its counters' (select them from linkRowsFrom). */
+const linkRowColumns = {
+  ...getTableColumns(links),
+  clickCount: linkCounters.clicks,
+  uniqueCount: linkCounters.uniques,
+  botCount: linkCounters.bots,
+  lastClickedAt: linkCounters.lastClickedAt,
+};
+
+/** `links` joined to its counters (every link has its row), for a select of LinkRow columns. */
+export function linkRowsFrom(db: Db) {
+  return db.select(linkRowColumns).from(links).innerJoin(linkCounters, eq(linkCounters.linkId, links.id));
+}
+
 export function findLinkRow(db: Db, id: string): LinkRow | undefined {
-  return db.select().from(links).where(eq(links.id, id)).get();
+  return linkRowsFrom(db).where(eq(links.id, id)).get();
 }
 
 export function findLinkRows(db: Db, ids: string[]): LinkRow[] {
   if (ids.length === 0) return [];
-  return db.select().from(links).where(inArray(links.id, ids)).all();
+  return linkRowsFrom(db).where(inArray(links.id, ids)).all();
 }
 
 /** The oldest link of each of these destinations. */
@@ -46,22 +60,26 @@ const redirectColumns = {
   params: links.params,
   expiresAt: links.expiresAt,
   clickLimit: links.clickLimit,
-  clickCount: links.clickCount,
+  clickCount: linkCounters.clicks,
 };
+
+function redirectRowsFrom(db: Db) {
+  return db.select(redirectColumns).from(links).innerJoin(linkCounters, eq(linkCounters.linkId, links.id));
+}
 
 /** The redirect rows of these ids that exist (the slug index refreshes written links with them). */
 export function findRedirectRows(db: Db, ids: string[]): RedirectRow[] {
   if (ids.length === 0) return [];
-  return db.select(redirectColumns).from(links).where(inArray(links.id, ids)).all();
+  return redirectRowsFrom(db).where(inArray(links.id, ids)).all();
 }
 
 export function findRedirectRowBySlug(db: Db, slug: string): RedirectRow | undefined {
-  return db.select(redirectColumns).from(links).where(eq(links.slug, slug)).get();
+  return redirectRowsFrom(db).where(eq(links.slug, slug)).get();
 }
 
 /** A page of redirect rows in id order, strictly after `afterId` ('' for the first page). */
 export function listRedirectRows(db: Db, afterId: string, limit: number): RedirectRow[] {
-  return db.select(redirectColumns).from(links).where(gt(links.id, afterId)).orderBy(asc(links.id)).limit(limit).all();
+  return redirectRowsFrom(db).where(gt(links.id, afterId)).orderBy(asc(links.id)).limit(limit).all();
 }
 
 export function slugTaken(db: Db, slug: string): boolean {

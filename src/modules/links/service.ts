@@ -12,6 +12,7 @@ import { type CreateLinkInput, LINK_LIMITS, type Link, type ListLinksInput, type
 import type { LinkRow } from './repo';
 import * as repo from './repo';
 import { checkCustomSlug, generateSlug } from './slug';
+import type { LinkFields } from './table';
 import { deleteLinkRow, insertLinks, updateLinkRow, writeLinks } from './writes';
 
 /** Who is acting: only superusers may choose or change slugs. */
@@ -137,7 +138,7 @@ export function createLink(deps: Deps, actor: Actor, input: CreateLinkInput): Li
  */
 export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLinkInput): Link {
   const current = getLinkRowOrThrow(deps, id);
-  const changes: Partial<LinkRow> = {};
+  const changes: Partial<LinkFields> = {};
   if (input.slug !== undefined && input.slug !== current.slug) {
     requireSuperuser(actor, 'rename a slug');
     changes.slug = checkCustomSlug(input.slug);

@@ -4,10 +4,7 @@ import { projects } from '../projects/table';
 export const LINK_STATUSES = ['active', 'paused', 'archived'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
-/**
- * Short links. Counters are maintained by the click flush so that reading a link never
- * aggregates clicks. `params` is a JSON object of strings.
- */
+/** Short links. `params` is a JSON object of strings. Their click counters are in link_counters. */
 export const links = sqliteTable(
   'links',
   {
@@ -18,12 +15,8 @@ export const links = sqliteTable(
     status: text('status', { enum: LINK_STATUSES }).notNull().default('active'),
     params: text('params', { mode: 'json' }).$type<Record<string, string>>().notNull(),
     projectId: text('project_id').references(() => projects.id, { onDelete: 'set null' }),
-    clickCount: integer('click_count').notNull().default(0),
-    uniqueCount: integer('unique_count').notNull().default(0),
-    botCount: integer('bot_count').notNull().default(0),
     expiresAt: integer('expires_at'),
     clickLimit: integer('click_limit'),
-    lastClickedAt: integer('last_clicked_at'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -33,7 +26,6 @@ export const links = sqliteTable(
     // One index per sort order, each ending in id so keyset paging has a total order.
     index('links_created_idx').on(t.createdAt, t.id),
     index('links_updated_idx').on(t.updatedAt, t.id),
-    index('links_clicks_idx').on(t.clickCount, t.id),
     index('links_project_idx').on(t.projectId),
     index('links_destination_idx').on(t.destination),
   ],
@@ -51,4 +43,38 @@ export const linkTags = sqliteTable(
   (t) => [primaryKey({ columns: [t.linkId, t.tag] }), index('link_tags_tag_idx').on(t.tag)],
 );
 
-export type LinkRow = typeof links.$inferSelect;
+/**
+ * Each link's click counters, kept by the click writer's fold (counters.ts) so that reading a
+ * link never aggregates clicks. A narrow row of their own, not columns of `links`: the fold
+ * updates ~18,000 links at a time, and the wide row plus its sort index cost two to three times
+ * as much per link (docs/decisions/2026-11-24-link-counters-table.md). WITHOUT ROWID in SQLite (added by hand to
+ * the migration: drizzle has no word for it), so the link id is stored once. One row per link,
+ * written with it (writes.ts insertLinks), gone with it by the foreign key's cascade.
+ */
+export const linkCounters = sqliteTable(
+  'link_counters',
+  {
+    linkId: text('link_id')
+      .primaryKey()
+      .references(() => links.id, { onDelete: 'cascade' }),
+    /** Human clicks only. */
+    clicks: integer('clicks').notNull().default(0),
+    uniques: integer('uniques').notNull().default(0),
+    bots: integer('bots').notNull().default(0),
+    /** The newest human click, epoch ms; null before the first. */
+    lastClickedAt: integer('last_clicked_at'),
+  },
+  // The "clicks" sort of the link list, ending in the id for keyset paging (listing.ts).
+  (t) => [index('link_counters_clicks_idx').on(t.clicks, t.linkId)],
+);
+
+/** A `links` row as stored. */
+export type LinkFields = typeof links.$inferSelect;
+
+/** A link as its readers see it: its row and its counters (repo.ts joins them). */
+export interface LinkRow extends LinkFields {
+  clickCount: number;
+  uniqueCount: number;
+  botCount: number;
+  lastClickedAt: number | null;
+}

@@ -1,17 +1,18 @@
 /**
- * The one way to write `links`, `link_tags` and `variants` rows, so that the in-memory slug index
- * (redirect/link-index.ts) cannot be left stale. Every function that writes them takes a
- * LinkWrite, and the only way to get one is writeLinks: it runs the callback in one IMMEDIATE
+ * The one way to write `links`, `link_tags` and `variants` rows, and to create a link's
+ * `link_counters` row, so that the in-memory slug index (redirect/link-index.ts) cannot be left
+ * stale. Every function that writes them takes a LinkWrite, and the only way to get one is writeLinks: it runs the callback in one IMMEDIATE
  * transaction, the write functions record the links they touch, and after COMMIT the index
  * re-reads each of them (forgetting the deleted). A rolled-back write never reaches the index.
- * The click writer's counters (links/counters.ts) are not redirect facts and do not come here.
+ * The click writer's additions to the counters (links/counters.ts) are not redirect facts and do
+ * not come here.
  */
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import type { Deps } from '../../deps';
 import { deleteLinkClicks } from '../clicks/raw-read';
 import { forgetLinkRollups } from '../rollups/rollups';
-import { type LinkRow, links, linkTags } from './table';
+import { type LinkFields, type LinkRow, linkCounters, links, linkTags } from './table';
 
 /** Proof of being inside writeLinks. Exported as a type only: nothing else can make one. */
 class LinkWrite {
@@ -73,16 +74,22 @@ function insertTags(w: LinkWrite, linkId: string, tags: string[]): void {
       .run();
 }
 
+/** Each link with its counters row (every link has exactly one) and its tags. */
 export function insertLinks(w: LinkWrite, items: { row: LinkRow; tags: string[] }[]): void {
   for (const { row, tags } of items) {
     w.touch(row.id);
-    w.db.insert(links).values(row).run();
+    const { clickCount, uniqueCount, botCount, lastClickedAt, ...fields } = row;
+    w.db.insert(links).values(fields).run();
+    w.db
+      .insert(linkCounters)
+      .values({ linkId: row.id, clicks: clickCount, uniques: uniqueCount, bots: botCount, lastClickedAt })
+      .run();
     insertTags(w, row.id, tags);
   }
 }
 
 /** Changes the fields given; `tags`, when given, replace the link's tags. */
-export function updateLinkRow(w: LinkWrite, id: string, changes: Partial<LinkRow>, tags?: string[]): void {
+export function updateLinkRow(w: LinkWrite, id: string, changes: Partial<LinkFields>, tags?: string[]): void {
   w.touch(id);
   if (Object.keys(changes).length) w.db.update(links).set(changes).where(eq(links.id, id)).run();
   if (tags) {
@@ -93,8 +100,9 @@ export function updateLinkRow(w: LinkWrite, id: string, changes: Partial<LinkRow
 
 /**
  * The only way a link row goes: its rollups leave the workspace's and its raw clicks go in the
- * same transaction (variants and tags go by foreign-key cascade), so workspace statistics
- * never count a link that no longer exists.
+ * same transaction (variants, tags and counters go by foreign-key cascade: every connection
+ * sets foreign_keys, db/client.ts), so workspace statistics never count a link that no longer
+ * exists.
  */
 export function deleteLinkRow(w: LinkWrite, id: string): void {
   w.touch(id);

@@ -52,11 +52,7 @@ function rawCounts(t: TestApp, linkId: string) {
 }
 
 function storedCounts(t: TestApp, linkId: string) {
-  return one<{ click_count: number; bot_count: number }>(
-    t,
-    'SELECT click_count, bot_count FROM links WHERE id = ?',
-    linkId,
-  );
+  return one<{ clicks: number; bots: number }>(t, 'SELECT clicks, bots FROM link_counters WHERE link_id = ?', linkId);
 }
 
 describe('click limit under concurrency, over a real socket', () => {
@@ -74,7 +70,7 @@ describe('click limit under concurrency, over a real socket', () => {
     expect({ redirected: count(statuses, 302), gone: count(statuses, 410) }).toEqual({ redirected: 100, gone: 400 });
 
     await flushOk(t);
-    expect(storedCounts(t, link.id)).toEqual({ click_count: 100, bot_count: 0 });
+    expect(storedCounts(t, link.id)).toEqual({ clicks: 100, bots: 0 });
     expect(rawCounts(t, link.id)).toEqual({ humans: 100, bots: 0 });
     expect((await getLink(c, link.id)).clickCount).toBe(100);
     // Full for good: the next visitor gets the 410 page.
@@ -108,7 +104,7 @@ describe('click limit under concurrency, over a real socket', () => {
     const botsThrough = 150 + count(bots, 302);
 
     await flushOk(t);
-    expect(storedCounts(t, link.id)).toEqual({ click_count: 100, bot_count: botsThrough });
+    expect(storedCounts(t, link.id)).toEqual({ clicks: 100, bots: botsThrough });
     expect(rawCounts(t, link.id)).toEqual({ humans: 100, bots: botsThrough });
     await disposeTestApp(t);
   });
@@ -121,7 +117,7 @@ describe('click limit under concurrency, over a real socket', () => {
       expect(await click(t, '/partial', { ip: `203.0.113.${i}`, ua: UA.firefoxLinux })).toBe(302);
     for (let i = 0; i < 10; i++) expect(await click(t, '/partial', { ip: '192.0.2.1', ua: UA.googlebot })).toBe(302);
     await flushOk(t);
-    expect(storedCounts(t, link.id)).toEqual({ click_count: 60, bot_count: 10 });
+    expect(storedCounts(t, link.id)).toEqual({ clicks: 60, bots: 10 });
 
     // A restart: the slug index and its counters load from the database.
     const t2 = reopen(t);
@@ -134,7 +130,7 @@ describe('click limit under concurrency, over a real socket', () => {
     );
     expect({ redirected: count(statuses, 302), gone: count(statuses, 410) }).toEqual({ redirected: 40, gone: 460 });
     await flushOk(t2);
-    expect(storedCounts(t2, link.id)).toEqual({ click_count: 100, bot_count: 10 });
+    expect(storedCounts(t2, link.id)).toEqual({ clicks: 100, bots: 10 });
     expect(rawCounts(t2, link.id)).toEqual({ humans: 100, bots: 10 });
 
     await t2.app.stop(true);
@@ -158,7 +154,7 @@ describe('click limit under concurrency, over a real socket', () => {
     );
     expect({ redirected: count(statuses, 302), gone: count(statuses, 410) }).toEqual({ redirected: 20, gone: 180 });
     await flushOk(t);
-    expect(storedCounts(t, link.id)).toEqual({ click_count: 100, bot_count: 0 });
+    expect(storedCounts(t, link.id)).toEqual({ clicks: 100, bots: 0 });
     expect(rawCounts(t, link.id)).toEqual({ humans: 100, bots: 0 });
     await disposeTestApp(t);
   });
@@ -182,7 +178,7 @@ describe('click limit under concurrency, over a real socket', () => {
     );
     expect({ redirected: count(statuses, 302), gone: count(statuses, 410) }).toEqual({ redirected: 10, gone: 90 });
     await flushOk(t);
-    expect(storedCounts(t, link.id)).toEqual({ click_count: 40, bot_count: 20 });
+    expect(storedCounts(t, link.id)).toEqual({ clicks: 40, bots: 20 });
     expect(rawCounts(t, link.id)).toEqual({ humans: 40, bots: 20 });
     await disposeTestApp(t);
   });

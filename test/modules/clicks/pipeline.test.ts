@@ -34,7 +34,7 @@ import {
 } from './support';
 
 function linkCounts(t: TestApp, id: string) {
-  return one(t, 'SELECT click_count, bot_count, unique_count FROM links WHERE id = ?', id);
+  return one(t, 'SELECT clicks, bots, uniques FROM link_counters WHERE link_id = ?', id);
 }
 
 /**
@@ -50,7 +50,7 @@ function expectWrittenOnceInOrder(
 ): void {
   const { times, humans, bots } = clicked;
   expect(writtenTimes(t)).toEqual(times);
-  expect(linkCounts(t, linkId)).toEqual({ click_count: humans, bot_count: bots, unique_count: humans });
+  expect(linkCounts(t, linkId)).toEqual({ clicks: humans, bots: bots, uniques: humans });
   expectBucketsCountEachClickOnce(t, linkId, humans, bots);
 }
 
@@ -212,7 +212,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(t.errors).toHaveLength(1);
     expect(t.errors[0]).toContain(`click flush failed; ${n} clicks kept in memory and retried`);
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(0);
-    expect(linkCounts(t, link.id)).toEqual({ click_count: 0, bot_count: 0, unique_count: 0 });
+    expect(linkCounts(t, link.id)).toEqual({ clicks: 0, bots: 0, uniques: 0 });
 
     lock.release();
     await flushOk(t);
@@ -344,7 +344,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(t.errors[0]).toContain('click flush failed; 3 clicks kept in memory and retried');
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(1);
     expect(rows(t, 'SELECT id, dim, key, value FROM rollup_values ORDER BY id')).toEqual(valuesBefore);
-    expect(linkCounts(t, link.id)).toEqual({ click_count: 1, bot_count: 0, unique_count: 1 });
+    expect(linkCounts(t, link.id)).toEqual({ clicks: 1, bots: 0, uniques: 1 });
 
     // Meanwhile another connection adds a value: it takes the id the failed transaction had used.
     const other = new Database(t.deps.config.dbPath);
@@ -356,7 +356,7 @@ describe('a failed flush keeps the clicks and retries them', () => {
     sqlite.run('DROP TRIGGER fail_insert');
     await flushOk(t);
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(4);
-    expect(linkCounts(t, link.id)).toEqual({ click_count: 3, bot_count: 1, unique_count: 3 });
+    expect(linkCounts(t, link.id)).toEqual({ clicks: 3, bots: 1, uniques: 3 });
     const buckets = expectBucketsMatchRawClicks(t); // every id in the buckets names the value it counts
     expect(buckets.rows.some((r) => r.dim === 'variant' && r.value === 'new-code')).toBe(true);
     expect(buckets.rows.some((r) => r.dim === 'param' && r.key === 'from')).toBe(false);
@@ -386,13 +386,13 @@ describe('a failed flush keeps the clicks and retries them', () => {
     expect(t.errors[0]).toContain('click fold failed; the written clicks are counted at the next flush');
     // Written once, not counted yet (the fold's transaction rolled back whole).
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(3);
-    expect(linkCounts(t, link.id)).toEqual({ click_count: 1, bot_count: 0, unique_count: 1 });
+    expect(linkCounts(t, link.id)).toEqual({ clicks: 1, bots: 0, uniques: 1 });
     expect(one(t, "SELECT value FROM click_state WHERE name = 'folded_through'").value).toBe(1);
 
     for (const op of ['INSERT', 'UPDATE']) sqlite.run(`DROP TRIGGER fail_${op}`);
     await flushOk(t);
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(3);
-    expect(linkCounts(t, link.id)).toEqual({ click_count: 2, bot_count: 1, unique_count: 2 });
+    expect(linkCounts(t, link.id)).toEqual({ clicks: 2, bots: 1, uniques: 2 });
     expect(one(t, "SELECT value FROM click_state WHERE name = 'folded_through'").value).toBe(3);
     expectBucketsMatchRawClicks(t);
     t.errors.length = 0;
@@ -453,7 +453,7 @@ describe('API writes served while a flush yields between slices', () => {
     });
     expect(outcome).toBe('delete_requires_dashboard');
     expect(flusher.stats).toMatchObject({ written: 1000, skipped: 0 });
-    expect(linkCounts(t, link.id)).toMatchObject({ click_count: 500, bot_count: 500 });
+    expect(linkCounts(t, link.id)).toMatchObject({ clicks: 500, bots: 500 });
     await disposeTestApp(t);
   });
 
@@ -466,7 +466,7 @@ describe('API writes served while a flush yields between slices', () => {
     for (let i = 0; i < 5; i++) statuses.push(await click(t, '/inflight', { ip: `192.0.2.${i}` }));
     expect(statuses).toEqual([302, 302, 410, 410, 410]);
     await flushOk(t);
-    expect(linkCounts(t, link.id)).toMatchObject({ click_count: 502, bot_count: 500 });
+    expect(linkCounts(t, link.id)).toMatchObject({ clicks: 502, bots: 500 });
     expect((await api(t, 'GET', `/links/${link.id}`, { key: c.key })).body.clickCount).toBe(502);
     await disposeTestApp(t);
   });
@@ -525,7 +525,7 @@ describe('a full buffer', () => {
     expect(flusher.stats).toMatchObject({ written: 5, skipped: 0 });
     // Written: chromeWin, firefoxLinux and safariIphone humans; googlebot and curl bots.
     expect(counters).toEqual({ humanClicks: 3, unsorted: 0 });
-    expect(linkCounts(t, link.id)).toEqual({ click_count: 3, bot_count: 2, unique_count: 3 });
+    expect(linkCounts(t, link.id)).toEqual({ clicks: 3, bots: 2, uniques: 3 });
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(5);
 
     expect(await flusher.flush()).toBe(true);
@@ -541,7 +541,7 @@ describe('a full buffer', () => {
       '2 clicks dropped: the click buffer was full (5) while writes failed',
     ]);
     expect(counters).toEqual({ humanClicks: 8, unsorted: 0 });
-    expect(linkCounts(t, link.id)).toMatchObject({ click_count: 8, bot_count: 2 });
+    expect(linkCounts(t, link.id)).toMatchObject({ clicks: 8, bots: 2 });
     await disposeTestApp(t);
   });
 });
@@ -578,7 +578,7 @@ describe('backpressure at saturation', () => {
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('https://example.com/busy');
     expect(buffer.length).toBe(0);
-    expect(linkCounts(t, link.id)).toEqual({ click_count: 4, bot_count: 0, unique_count: 1 });
+    expect(linkCounts(t, link.id)).toEqual({ clicks: 4, bots: 0, uniques: 1 });
     await disposeTestApp(t);
   });
 
@@ -594,7 +594,7 @@ describe('backpressure at saturation', () => {
     const answers = await Promise.all([0, 1, 2].map(() => redirect(clickRequest('/tick'), server, 'tick', null)));
     expect(answers.map((r) => r.status)).toEqual([302, 302, 302]);
     expect(buffer.length).toBe(0);
-    expect(linkCounts(t, link.id)).toMatchObject({ click_count: 3 });
+    expect(linkCounts(t, link.id)).toMatchObject({ clicks: 3 });
     expect(await flusher.stop()).toBe(true);
     await disposeTestApp(t);
   });
@@ -689,8 +689,8 @@ describe('the flusher writes in batches', () => {
     expect(written.length).toBe(26_001);
     expect(written.every((time, i) => i === 0 || time > written[i - 1]!)).toBe(true); // in click order, once each
     expect(linkCounts(t, link.id)).toMatchObject({
-      click_count: first.humans + second.humans + 1,
-      bot_count: first.bots + second.bots,
+      clicks: first.humans + second.humans + 1,
+      bots: first.bots + second.bots,
     });
     await disposeTestApp(t);
   });
@@ -724,7 +724,7 @@ describe('the flusher writes in batches', () => {
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(6050);
     const order = writtenTimes(t);
     expect(order.every((time, i) => i === 0 || time > order[i - 1]!)).toBe(true); // never two writers at once
-    expect(one(t, 'SELECT click_count + bot_count AS n FROM links WHERE id = ?', link.id).n).toBe(6050);
+    expect(one(t, 'SELECT clicks + bots AS n FROM link_counters WHERE link_id = ?', link.id).n).toBe(6050);
 
     // No timer any more: new clicks stay buffered until someone flushes.
     await clicks(t, 'stop', 3, T0 + 10_000_000);
@@ -760,7 +760,7 @@ describe('deleted links and variants', () => {
     expect(buckets.rows.filter((r) => r.dim === 'link').map((r) => r.value)).toEqual(
       ['hour', 'day'].map(() => keep.id),
     );
-    expect(linkCounts(t, keep.id)).toEqual({ click_count: 5, bot_count: 0, unique_count: 5 });
+    expect(linkCounts(t, keep.id)).toEqual({ clicks: 5, bots: 0, uniques: 5 });
     await disposeTestApp(t);
   });
 
@@ -774,7 +774,7 @@ describe('deleted links and variants', () => {
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('delete_requires_dashboard');
     await flushOk(t);
-    expect(linkCounts(t, link.id)).toEqual({ click_count: 1, bot_count: 1, unique_count: 1 });
+    expect(linkCounts(t, link.id)).toEqual({ clicks: 1, bots: 1, uniques: 1 });
     await disposeTestApp(t);
   });
 
@@ -833,7 +833,7 @@ describe('deleted links and variants', () => {
     expect(buckets.rows.filter((r) => r.dim === 'link').map((r) => r.value)).toEqual(
       ['hour', 'day'].map(() => keep.id),
     );
-    expect(linkCounts(t, keep.id)).toEqual({ click_count: 4, bot_count: 0, unique_count: 4 });
+    expect(linkCounts(t, keep.id)).toEqual({ clicks: 4, bots: 0, uniques: 4 });
     await disposeTestApp(t);
   });
 
@@ -881,7 +881,7 @@ describe('deleted links and variants', () => {
       }
     }
     expectBucketsMatchRawClicks(t);
-    expect(linkCounts(t, link.id)).toEqual({ click_count: 4, bot_count: 1, unique_count: 4 });
+    expect(linkCounts(t, link.id)).toEqual({ clicks: 4, bots: 1, uniques: 4 });
     const after = await api(t, 'GET', `/links/${link.id}`, { key: c.key });
     expect(after.body.variants).toEqual([]);
     expect(after.body.clickCount).toBe(4);

@@ -16,7 +16,7 @@ import { fixedClock } from '../../../src/lib/clock';
 import type { StoredClick } from '../../../src/modules/clicks/read-clicks';
 import { hasOldClickTable, upgradeClickStorage } from '../../../src/modules/clicks/upgrade';
 import { decodeCounts } from '../../../src/modules/rollups/rollup-codec';
-import { buildOldReleaseDb } from '../../fixtures/old-release-db';
+import { buildOldReleaseDb, releaseCounters } from '../../fixtures/old-release-db';
 import { createNamedBuckets, refreshRawClicks } from '../../helpers/raw-clicks';
 
 const dir = mkdtempSync(join(tmpdir(), 'slink-upgrade-'));
@@ -27,6 +27,8 @@ type NamedBucket = { scope: string; grain: string; start: number; bot: number; c
 
 /** The buckets each fixture held as that release wrote them, read before the migrations replace their table. */
 const releaseBuckets = new WeakMap<Database, ReturnType<typeof buckets>>();
+/** The counters each fixture held as that release wrote them, read before migration 0008 moves them. */
+const releaseCountersOf = new WeakMap<Database, ReturnType<typeof releaseCounters>>();
 
 /** A fresh fixture, opened and migrated by the current code (the old clicks still in place). */
 function fixture(): Database {
@@ -45,10 +47,12 @@ function fixture(): Database {
       for (let i = 0; i < pairs.length; i += 2) counts.push([pairs[i]!, pairs[i + 1]!]);
       return { ...b, counts: counts.sort((x, y) => x[0] - y[0]) };
     });
+  const releaseCounted = releaseCounters(old);
   old.close();
   const db = openDatabase(path);
   migrateDatabase(db);
   releaseBuckets.set(db.$client, written);
+  releaseCountersOf.set(db.$client, releaseCounted);
   return db.$client;
 }
 
@@ -83,10 +87,11 @@ function buckets(sqlite: Database) {
     .map(({ data, ...b }) => ({ ...b, counts: [...decodeCounts(data)].sort((x, y) => x[0] - y[0]) }));
 }
 
+/** The counters of the migrated database: the link's are in link_counters (since 0008). */
 function counters(sqlite: Database) {
   return {
     links: sqlite
-      .query('SELECT id, click_count, unique_count, bot_count, last_clicked_at FROM links ORDER BY id')
+      .query('SELECT link_id AS id, clicks, uniques, bots, last_clicked_at FROM link_counters ORDER BY link_id')
       .all(),
     variants: sqlite.query('SELECT id, click_count FROM variants ORDER BY id').all(),
   };
@@ -109,8 +114,10 @@ describe('upgrading the click storage', () => {
     const before = {
       clicks: sqlite.query<OldClick, []>(OLD).all(),
       buckets: releaseBuckets.get(sqlite)!,
-      counters: counters(sqlite),
+      counters: releaseCountersOf.get(sqlite)!,
     };
+    // Migration 0008 moved them to link_counters as they were.
+    expect(counters(sqlite)).toEqual(before.counters);
     expect(before.clicks).toHaveLength(3000);
     expect(before.buckets.length).toBeGreaterThan(100);
     const lines: string[] = [];

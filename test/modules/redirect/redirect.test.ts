@@ -10,7 +10,7 @@ import { loadConfig } from '../../../src/config';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
 import { createDeps } from '../../../src/deps';
-import { links } from '../../../src/modules/links/table';
+import { linkCounters, links } from '../../../src/modules/links/table';
 import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
 import { queryRaw } from '../../helpers/raw-clicks';
 import { expectError } from '../../helpers/schema';
@@ -112,9 +112,10 @@ const rawClicks = () =>
     t.deps.db.$client,
     'SELECT link_id, variant_id, variant_code, destination, bot FROM raw_clicks ORDER BY id',
   ).all() as any[];
-/** A link row written straight into SQLite (bypassing validation), then indexed. */
+/** A link row (and its counters row) written straight into SQLite (bypassing validation), then indexed. */
 function insertRaw(id: string, slug: string, destination: string) {
   t.deps.db.insert(links).values({ id, slug, destination, params: {}, createdAt: T0, updatedAt: T0 }).run();
+  t.deps.db.insert(linkCounters).values({ linkId: id }).run();
   t.deps.linkIndex.refresh(id);
 }
 

@@ -62,15 +62,15 @@ function wires(targets: Target[], n: number, time: number, seed = 0): WireClick[
 function rawCounters(t: TestApp, linkId: string) {
   return one(
     t,
-    `SELECT coalesce(sum(bot = 0), 0) AS click_count, coalesce(sum(bot = 1), 0) AS bot_count,
-            coalesce(sum(first_of_day), 0) AS unique_count, max(CASE WHEN bot = 0 THEN timestamp END) AS last_clicked_at
+    `SELECT coalesce(sum(bot = 0), 0) AS clicks, coalesce(sum(bot = 1), 0) AS bots,
+            coalesce(sum(first_of_day), 0) AS uniques, max(CASE WHEN bot = 0 THEN timestamp END) AS last_clicked_at
      FROM raw_clicks WHERE link_id = ?`,
     linkId,
   );
 }
 
 function storedCounters(t: TestApp, linkId: string) {
-  return one(t, 'SELECT click_count, bot_count, unique_count, last_clicked_at FROM links WHERE id = ?', linkId);
+  return one(t, 'SELECT clicks, bots, uniques, last_clicked_at FROM link_counters WHERE link_id = ?', linkId);
 }
 
 function variantCounts(t: TestApp) {
@@ -104,7 +104,7 @@ describe('the fold', () => {
     expect(store.writeBatch(wires(targets, 40, T0))).toMatchObject({ written: 40, skipped: 0 });
     expect(store.unfolded).toBe(40);
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(40);
-    expect(storedCounters(t, a.id)).toEqual({ click_count: 0, bot_count: 0, unique_count: 0, last_clicked_at: null });
+    expect(storedCounters(t, a.id)).toEqual({ clicks: 0, bots: 0, uniques: 0, last_clicked_at: null });
     expect(readBuckets(t).totals).toEqual([]);
     expect(foldedThrough(t)).toBe(0);
 

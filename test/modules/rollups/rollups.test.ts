@@ -348,7 +348,7 @@ describe('rollups equal the raw clicks they summarise', () => {
 });
 
 describe('link and variant counters equal the raw clicks', () => {
-  test('click_count, bot_count, unique_count, last_clicked_at and variant click counts, in SQL and through the API', async () => {
+  test('link_counters (clicks, bots, uniques, last_clicked_at) and variant click counts, in SQL and through the API', async () => {
     const c = await setup();
     const data = await generate(c, 99);
     const { t } = c;
@@ -377,15 +377,10 @@ describe('link and variant counters equal the raw clicks', () => {
 
       const stored = one(
         t,
-        'SELECT click_count, bot_count, unique_count, last_clicked_at FROM links WHERE id = ?',
+        'SELECT clicks, bots, uniques, last_clicked_at FROM link_counters WHERE link_id = ?',
         link.id,
       );
-      expect(stored).toEqual({
-        click_count: raw.humans,
-        bot_count: raw.bots,
-        unique_count: raw.uniques,
-        last_clicked_at: raw.last,
-      });
+      expect(stored).toEqual({ clicks: raw.humans, bots: raw.bots, uniques: raw.uniques, last_clicked_at: raw.last });
 
       const viaApi = await getLink(c, link.id);
       expect({
@@ -427,10 +422,14 @@ describe('last_clicked_at', () => {
     await at(T0 + 5_000, UA.chromeWin); // the clock stepped back
     await at(T0 + 20_000, UA.googlebot); // bots never count
     await flushOk(t);
-    expect(one(t, 'SELECT last_clicked_at FROM links WHERE id = ?', link.id).last_clicked_at).toBe(T0 + 10_000);
+    expect(one(t, 'SELECT last_clicked_at FROM link_counters WHERE link_id = ?', link.id).last_clicked_at).toBe(
+      T0 + 10_000,
+    );
     await at(T0 + 1_000, UA.chromeWin);
     await flushOk(t);
-    expect(one(t, 'SELECT last_clicked_at FROM links WHERE id = ?', link.id).last_clicked_at).toBe(T0 + 10_000);
+    expect(one(t, 'SELECT last_clicked_at FROM link_counters WHERE link_id = ?', link.id).last_clicked_at).toBe(
+      T0 + 10_000,
+    );
     expect((await getLink(c, link.id)).lastClickedAt).toBe(T0 + 10_000);
     await disposeTestApp(t);
   });
@@ -441,7 +440,7 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
     return createLink(c, { slug: 'uniq' });
   }
   const uniquesOf = (t: TestApp, id: string) =>
-    one(t, 'SELECT unique_count FROM links WHERE id = ?', id).unique_count as number;
+    one(t, 'SELECT uniques FROM link_counters WHERE link_id = ?', id).uniques as number;
   const flags = (t: TestApp, id: string) =>
     rows(t, 'SELECT timestamp, bot, first_of_day FROM raw_clicks WHERE link_id = ? ORDER BY id', id).map((r) => [
       r.timestamp,
@@ -601,9 +600,9 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
     expect(
       rows(t2, 'SELECT first_of_day FROM raw_clicks WHERE link_id = ? ORDER BY id', link.id).map((r) => r.first_of_day),
     ).toEqual([1, 0, 1]);
-    expect(one(t2, 'SELECT unique_count, click_count FROM links WHERE id = ?', link.id)).toEqual({
-      unique_count: 2,
-      click_count: 3,
+    expect(one(t2, 'SELECT uniques, clicks FROM link_counters WHERE link_id = ?', link.id)).toEqual({
+      uniques: 2,
+      clicks: 3,
     });
     const hashes = rows(t2, 'SELECT visitor_hash FROM raw_clicks WHERE link_id = ? ORDER BY id', link.id).map(
       (r) => r.visitor_hash,
@@ -615,7 +614,7 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
     t.clock.set(MIDNIGHT + HOUR);
     expect(await click(t2, '/uniq', A)).toBe(302);
     await flushOk(t2);
-    expect(one(t2, 'SELECT unique_count FROM links WHERE id = ?', link.id).unique_count).toBe(3);
+    expect(one(t2, 'SELECT uniques FROM link_counters WHERE link_id = ?', link.id).uniques).toBe(3);
 
     expect(t2.errors).toEqual([]);
     t2.close();
@@ -855,7 +854,7 @@ describe('rebuildRollupsIfMissing', () => {
     const { t } = c;
     const sqlite = t.deps.db.$client;
     const expected = expectBucketsMatchRawClicks(t);
-    const counted = one(t, 'SELECT sum(click_count) AS humans, sum(bot_count) AS bots FROM links');
+    const counted = one(t, 'SELECT sum(clicks) AS humans, sum(bots) AS bots FROM link_counters');
     const folded = one(t, "SELECT value FROM click_state WHERE name = 'folded_through'").value as number;
     // A writer that died after writing 3 more clicks and before folding them.
     const link = await createLink(c, { slug: 'late' });
@@ -867,7 +866,7 @@ describe('rebuildRollupsIfMissing', () => {
     expect(readBuckets(t)).toEqual(expected);
     expect(refoldUnfolded(sqlite, clickSource(sqlite))).toBe(3);
     expectBucketsMatchRawClicks(t);
-    expect(one(t, 'SELECT sum(click_count) AS humans, sum(bot_count) AS bots FROM links')).toEqual({
+    expect(one(t, 'SELECT sum(clicks) AS humans, sum(bots) AS bots FROM link_counters')).toEqual({
       humans: counted.humans + 3,
       bots: counted.bots,
     });
