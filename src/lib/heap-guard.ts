@@ -1,10 +1,11 @@
 /**
  * A full collection when the JavaScript heap has grown well past what the last one left.
  *
- * The click writer allocates steadily (a fold builds and drops per-link maps for tens of
- * thousands of links) and is never idle at saturation, when JavaScriptCore would collect on its
- * own; its young-generation collections leave the promoted garbage alone, and the heap grew to
- * 600-700 MB over a live set of about 200 (measured with `bun run bench`). Asking after each fold
+ * The click writer allocates steadily (each batch's clicks parsed, enriched and appended; a
+ * fold's buckets encoded) and is never idle at saturation, when JavaScriptCore would collect on
+ * its own; its young-generation collections leave the promoted garbage alone, and the heap grew
+ * to 600-700 MB over a live set of about 200 when a fold still built a map per link (measured
+ * with `bun run bench`). Asking after each fold
  * bounds it at `growth` times the live set, at the price of one full collection whenever that
  * much garbage has piled up (docs/performance.md). The heap size JavaScriptCore reports is the
  * one of its last collection (the writer asks for a young one after every batch) plus what was
