@@ -11,28 +11,31 @@
 
 export type Counts = Map<number, number>;
 
+/** Where readVarint left off (module scratch: no tuple per varint). */
+let readAt = 0;
+
+/** The varint at `at`; readAt is then the byte after it. */
+function readVarint(blob: Uint8Array, at: number): number {
+  let value = 0;
+  let scale = 1;
+  let b: number;
+  do {
+    b = blob[at++]!;
+    value += (b & 0x7f) * scale;
+    scale *= 128;
+  } while (b >= 0x80 && at < blob.length);
+  readAt = at;
+  return value;
+}
+
 /** Calls `fn(id, clicks)` for each pair of a packed breakdown, in id order. */
 export function forEachCount(blob: Uint8Array, fn: (id: number, clicks: number) => void): void {
   let id = 0;
   let i = 0;
-  const n = blob.length;
-  while (i < n) {
-    let delta = 0;
-    let scale = 1;
-    let b: number;
-    do {
-      b = blob[i++]!;
-      delta += (b & 0x7f) * scale;
-      scale *= 128;
-    } while (b >= 0x80 && i < n);
-    let clicks = 0;
-    scale = 1;
-    do {
-      b = blob[i++]!;
-      clicks += (b & 0x7f) * scale;
-      scale *= 128;
-    } while (b >= 0x80 && i < n);
-    id += delta;
+  while (i < blob.length) {
+    id += readVarint(blob, i);
+    const clicks = readVarint(blob, readAt);
+    i = readAt;
     fn(id, clicks);
   }
 }
@@ -68,22 +71,6 @@ export function encodeCounts(counts: Counts): Uint8Array {
     previous = id;
   }
   return out.slice(0, at);
-}
-
-/** Where readVarint left off, and the value it read (module scratch: no tuple per varint). */
-let readAt = 0;
-
-function readVarint(blob: Uint8Array, at: number): number {
-  let value = 0;
-  let scale = 1;
-  let b: number;
-  do {
-    b = blob[at++]!;
-    value += (b & 0x7f) * scale;
-    scale *= 128;
-  } while (b >= 0x80 && at < blob.length);
-  readAt = at;
-  return value;
 }
 
 /**
