@@ -57,24 +57,36 @@ export class TargetIds {
     // (or none) unless the address carried a code that matched no variant.
     const bySerial = serial > 0 && (code === null || variantId !== null);
     if (bySerial) {
-      const id = this.bySerial.get(serial);
-      if (id !== undefined) return id;
+      let id = this.bySerial.get(serial);
+      if (id === undefined) {
+        // Only the serial's entry: the string cache would just thrash with 100,000 links.
+        id = this.stored(linkId, variantId, code, destination, params);
+        this.bySerial.set(serial, id);
+      }
+      return id;
     }
     // \u0001 marks a null code, so a code can never collide with "no code".
     const key = `${linkId}\u0000${variantId ?? ''}\u0000${code ?? '\u0001'}\u0000${destination}\u0000${params}`;
     let id = this.cache.get(key);
     if (id === undefined) {
-      const found = this.select.get(linkId, variantId ?? '', code, destination, params);
-      if (found) id = found.id;
-      else {
-        id = this.insert.get(linkId, variantId ?? '', code, destination, params)!.id;
-        this.pending++;
-      }
-      // The serial's entry alone: the string cache would only thrash with 100,000 links.
-      if (!bySerial) this.cache.set(key, id);
+      id = this.stored(linkId, variantId, code, destination, params);
+      this.cache.set(key, id);
     }
-    if (bySerial) this.bySerial.set(serial, id);
     return id;
+  }
+
+  /** The target's row id, inserted (inside the caller's transaction) when it has none yet. */
+  private stored(
+    linkId: string,
+    variantId: string | null,
+    code: string | null,
+    destination: string,
+    params: string,
+  ): number {
+    const found = this.select.get(linkId, variantId ?? '', code, destination, params);
+    if (found) return found.id;
+    this.pending++;
+    return this.insert.get(linkId, variantId ?? '', code, destination, params)!.id;
   }
 
   commit(): void {

@@ -59,8 +59,8 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
       const mark = linkDays.advance(linkValue, today);
       pending.forEachHour(slot, (h) => {
         const day = utcDay(h.start) * DAY_MS;
-        rollupStore.addPairs(linkValue, 'hour', h.start, h.bot, h.clicks, h.uniques, h);
-        if (day < mark) rollupStore.addPairs(linkValue, 'day', day, h.bot, h.clicks, h.uniques, h);
+        rollupStore.addHour(linkValue, 'hour', h.start, h);
+        if (day < mark) rollupStore.addHour(linkValue, 'day', day, h);
         // The workspace's hour and day, which also count clicks per link (dim `link`).
         for (const w of [rollupStore.workspace('hour', h.start, h.bot), rollupStore.workspace('day', day, h.bot)]) {
           w.clicks += h.clicks;

@@ -91,11 +91,6 @@ export class PendingSums {
   private scratchIds = new Int32Array(64);
   private scratchCounts = new Int32Array(64);
 
-  /** Links with sums. */
-  get linkSlots(): number {
-    return this.linkCount;
-  }
-
   /** Adds one written click; `ids` are its breakdown value ids (rollups.ts valueIdsOf). */
   add(c: RollupClick, unique: boolean, ids: readonly number[], linkValue: number): void {
     if (this.clicks++ === 0) this.since = performance.now();

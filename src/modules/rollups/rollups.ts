@@ -13,6 +13,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import { DAY_MS, hourStart, utcDay } from '../../lib/time';
 import { daysFromHours, linkDaysBefore } from './link-days';
+import type { PendingHour } from './pending';
 import { type Counts, DenseCounts, decodeCounts, encodeCounts, mergeCounts, mergeEncoded } from './rollup-codec';
 import { linkValueId, type RollupValues } from './rollup-values';
 
@@ -223,23 +224,17 @@ export class RollupStore {
   }
 
   /**
-   * Adds `n` (value id, clicks) pairs in ascending id order, with their clicks and uniques, to
-   * a link's bucket: the fold's path, merged into the stored bytes with no map between.
+   * Adds one of a link's pending hours to its bucket of `grain` starting at `start` (the hour's
+   * own, or its day's): the fold's path, its sorted pairs merged into the stored bytes with no
+   * map between.
    */
-  addPairs(
-    scope: number,
-    grain: Grain,
-    start: number,
-    bot: boolean,
-    clicks: number,
-    uniques: number,
-    pairs: { ids: Int32Array; counts: Int32Array; size: number },
-  ): void {
+  addHour(scope: number, grain: Grain, start: number, hour: PendingHour): void {
     const g = GRAIN_CODE[grain];
-    const b = bot ? 1 : 0;
+    const b = hour.bot ? 1 : 0;
     const stored = this.select.get(scope, g, start, b);
-    const data = mergeEncoded(stored?.data ?? null, pairs.ids, pairs.counts, pairs.size);
-    this.upsert.run(scope, g, start, b, (stored?.clicks ?? 0) + clicks, (stored?.uniques ?? 0) + uniques, data);
+    const data = mergeEncoded(stored?.data ?? null, hour.ids, hour.counts, hour.size);
+    const clicks = (stored?.clicks ?? 0) + hour.clicks;
+    this.upsert.run(scope, g, start, b, clicks, (stored?.uniques ?? 0) + hour.uniques, data);
   }
 
   /**
