@@ -28,7 +28,7 @@ import { systemClock } from '../../src/lib/clock';
 import { enrichClick } from '../../src/modules/clicks/enrich';
 import { MAX_BATCH, toWire } from '../../src/modules/clicks/flusher';
 import { openGeo } from '../../src/modules/clicks/geo';
-import type { WireClick } from '../../src/modules/clicks/record';
+import type { ClickRecord, WireClick } from '../../src/modules/clicks/record';
 import { ClickStore, FOLD_MAX_CLICKS, FOLD_MAX_MS } from '../../src/modules/clicks/store';
 import { TailAppender } from '../../src/modules/clicks/tail-append';
 import { VisitorHasher } from '../../src/modules/clicks/visitor';
@@ -77,13 +77,19 @@ try {
   for (let i = 0; i < CLICKS; ) {
     const batch = [];
     for (let k = 0; k < MAX_BATCH; k++, i++) {
-      const entry = deps.linkIndex.get(slugs[(i * 7919) % LINKS]!)!;
+      const links = deps.linkIndex.table;
+      const slot = deps.linkIndex.find(slugs[(i * 7919) % LINKS]!);
       // Four in five addresses come back from a pool of 20,000 visitors; the rest are new.
       const n = Math.random() < 0.2 ? (Math.random() * 0xdfffffff) >>> 0 : 16777216 + ((i * 31) % 20000) * 104729;
       const address = `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
-      const record = {
+      const record: ClickRecord = {
         time: Date.now(),
-        target: entry.base,
+        links,
+        slot,
+        arena: links.arena,
+        at: links.blockAt[slot]!,
+        variant: null,
+        location: links.location(slot),
         code: null,
         address,
         userAgent: AGENTS[i % AGENTS.length]!,

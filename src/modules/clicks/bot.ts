@@ -26,8 +26,7 @@ export function classifyClick(record: ClickRecord): boolean {
   if (record.bot !== null) return record.bot;
   const bot = record.head || isBotAgent(record.userAgent);
   record.bot = bot;
-  const counters = record.target.counters;
-  counters.unsorted--;
-  if (!bot) counters.humanClicks++;
+  record.links.unsorted[record.slot]!--;
+  if (!bot) record.links.humanClicks[record.slot]!++;
   return bot;
 }

@@ -133,8 +133,8 @@ export class ClickBuffer {
       this.dropped++;
       this.droppedTotal++;
       // An unsorted click that is dropped must leave its link's counters too.
-      if (record.bot === null) record.target.counters.unsorted--;
-      else if (!record.bot) record.target.counters.humanClicks--;
+      if (record.bot === null) record.links.unsorted[record.slot]!--;
+      else if (!record.bot) record.links.humanClicks[record.slot]!--;
       return;
     }
     this.queue.push(record);
@@ -177,16 +177,20 @@ export class ClickBuffer {
    * Classifies every buffered click of one link now, so its counters are exact before a
    * decision that depends on them (a delete, a new click limit). O(buffer), API path only.
    */
-  settleLink(linkId: string): void {
+  settleLink(slot: number): void {
     for (let i = this.head; i < this.queue.length; i++) {
       const record = this.queue[i]!;
-      if (record.bot === null && record.target.linkId === linkId) classifyClick(record);
+      if (record.bot === null && record.slot === slot) classifyClick(record);
     }
   }
 
-  /** Forgets the buffered clicks of a deleted link (only bot hits can remain by then). */
-  dropLink(linkId: string): void {
-    const kept = this.queue.slice(this.head).filter((r) => r.target.linkId !== linkId);
+  /**
+   * Forgets the buffered clicks of a deleted link, by its slot in the slug index (only bot hits
+   * can remain by then). Clicks put back by requeue() after this are classified already: a
+   * reused slot's counters never see them.
+   */
+  dropLink(slot: number): void {
+    const kept = this.queue.slice(this.head).filter((r) => r.slot !== slot);
     this.queue = kept;
     this.head = 0;
   }

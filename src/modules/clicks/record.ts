@@ -4,34 +4,40 @@
  */
 
 /**
- * Live counters of one link, shared by the redirect (click limit) and the flush. `humanClicks`
- * is the link's stored clickCount plus every buffered click already known to be human;
- * `unsorted` counts buffered clicks not yet classified as human or bot.
+ * Where the redirect keeps a link's live counters and facts (redirect/link-table.ts): typed
+ * arrays by slot, and the arena of blocks. Declared here so the click pipeline does not depend
+ * on the redirect module.
  */
-export interface LinkCounters {
-  humanClicks: number;
-  unsorted: number;
+export interface ClickLinks {
+  /** The link's stored human clicks plus every buffered click already known to be human. */
+  readonly humanClicks: Float64Array;
+  /** Buffered clicks not yet classified as human or bot. */
+  readonly unsorted: Int32Array;
 }
 
-/** Where a click goes: the link (or one variant) with its effective params, prepared in advance. */
-export interface ClickTarget {
-  /**
-   * Unique to this object in this process (targetSerial): the writer caches the click's stored
-   * target by it instead of by its four strings. A changed link gets new targets, new serials.
-   */
+/** A variant the click went to (redirect/link-table.ts VariantTarget). */
+export interface ClickVariant {
   readonly serial: number;
-  readonly linkId: string;
-  readonly variantId: string | null;
-  /** The Location header value: destination with the effective params applied. */
+  readonly variantId: string;
   readonly location: string;
-  /** Effective params (link params overlaid by the variant's) as JSON, recorded with each click. */
   readonly paramsJson: string;
-  readonly counters: LinkCounters;
 }
 
 export interface ClickRecord {
   time: number;
-  target: ClickTarget;
+  /** The slug index's counters, and the link's slot in them (valid while the click is buffered). */
+  links: ClickLinks;
+  slot: number;
+  /**
+   * The link as it was when clicked: its block in the slug index's arena (id, params, serial),
+   * never rewritten (link-table.ts), so a later change or delete of the link does not alter it.
+   */
+  arena: Buffer;
+  at: number;
+  /** The variant the code chose, or null for the link itself. */
+  variant: ClickVariant | null;
+  /** The Location answered. */
+  location: string;
   /** The code in the address (`/<slug>/<code>`), known or not; null for the bare link. */
   code: string | null;
   address: string | null;
@@ -49,7 +55,7 @@ export interface ClickRecord {
  */
 export interface WireClick {
   time: number;
-  /** The ClickTarget's serial; absent when unknown (a spill file outlives the process that numbered it). */
+  /** The target's serial (link-table.ts); absent when unknown (a spill file outlives the process that numbered it). */
   serial?: number;
   linkId: string;
   variantId: string | null;
@@ -65,7 +71,11 @@ export interface WireClick {
 
 let lastSerial = 0;
 
-/** A fresh ClickTarget serial. */
+/**
+ * A fresh target serial: unique to one version of a link or variant in this process, so the
+ * writer caches the click's stored target by it instead of by its strings. A changed link gets
+ * a new one.
+ */
 export function targetSerial(): number {
   return ++lastSerial;
 }

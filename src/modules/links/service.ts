@@ -176,8 +176,8 @@ export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLi
  */
 export function deleteLink(deps: Deps, id: string, withClicks = false): { id: string; deleted: true } {
   const row = getLinkRowOrThrow(deps, id);
-  deps.clicks.buffer.settleLink(id);
-  const humans = Math.max(row.clickCount, deps.linkIndex.getById(id)?.counters.humanClicks ?? 0);
+  deps.linkIndex.settle(id);
+  const humans = Math.max(row.clickCount, deps.linkIndex.humanClicksOf(id) ?? 0);
   if (humans > 0 && !withClicks) {
     throw new AppError(
       'delete_requires_dashboard',

@@ -1,9 +1,10 @@
 /**
  * Every link's redirect facts in memory, by slug: the hot path answers without touching
  * SQLite. Every link, tag or variant write goes through writeLinks (links/writes.ts), which
- * calls `refreshMany` with the links it touched after COMMIT: the map is coherent with every write.
- * Each entry's `counters` object keeps its identity across refreshes: buffered clicks point at
- * it, and the click limit reads it.
+ * calls `refreshMany` with the links it touched after COMMIT: the index is coherent with every
+ * write. The facts live in a LinkTable (link-table.ts: typed arrays and an arena of blocks, a
+ * slot per link); a link keeps its slot, and so its live counters, across refreshes: buffered
+ * clicks count against it, and the click limit reads it.
  *
  * At start the server loads the links in the background (`loadInBackground`), a page per
  * event-loop turn, so it answers its first redirect in milliseconds rather than after reading
@@ -12,48 +13,52 @@
  */
 import type { Db } from '../../db/client';
 import type { ClickBuffer } from '../clicks/buffer';
-import { type ClickTarget, type LinkCounters, targetSerial } from '../clicks/record';
+import { type ClickVariant, targetSerial } from '../clicks/record';
+import { blockSerial, NO_PARAMS_JSON } from '../clicks/target-block';
 import { findRedirectRowBySlug, findRedirectRows, listRedirectRows, type RedirectRow } from '../links/repo';
 import { findVariantsByLinkIds, type VariantRow } from '../variants/repo';
+import { LinkTable, STATUS_NAMES } from './link-table';
 import { applyParams } from './location';
 
-interface RedirectEntry {
+/** A copy of one link's entry, for the API and tests (the redirect reads the table itself). */
+export interface LinkView {
   readonly id: string;
   readonly slug: string;
   readonly status: RedirectRow['status'];
   readonly expiresAt: number | null;
   readonly clickLimit: number | null;
-  readonly counters: LinkCounters;
-  readonly base: ClickTarget;
-  /** Variant targets by code (case-sensitive like slugs). */
-  readonly variants: ReadonlyMap<string, ClickTarget>;
+  readonly counters: { humanClicks: number; unsorted: number };
+  readonly base: { serial: number; location: string };
+  readonly variants: ReadonlyMap<string, ClickVariant>;
 }
 
-// Most links have no variants and no params: they share these instead of one empty each.
-const NO_VARIANTS: ReadonlyMap<string, ClickTarget> = new Map();
-const NO_PARAMS_JSON = '{}';
+// Most links have no variants: they share this instead of one empty map each.
+const NO_VARIANTS: ReadonlyMap<string, ClickVariant> = new Map();
 
-function target(
-  linkId: string,
-  variantId: string | null,
-  destination: string,
-  params: Record<string, string>,
-  counters: LinkCounters,
-): ClickTarget {
-  const empty = Object.keys(params).length === 0;
-  return Object.freeze({
-    serial: targetSerial(),
-    linkId,
-    variantId,
-    location: applyParams(destination, params),
-    paramsJson: empty ? NO_PARAMS_JSON : JSON.stringify(params),
-    counters,
-  });
+function paramsJsonOf(params: Record<string, string>): string {
+  return Object.keys(params).length === 0 ? NO_PARAMS_JSON : JSON.stringify(params);
+}
+
+function variantsOf(row: RedirectRow, variantRows: VariantRow[]): ReadonlyMap<string, ClickVariant> {
+  if (variantRows.length === 0) return NO_VARIANTS;
+  const byCode = new Map<string, ClickVariant>();
+  for (const v of variantRows) {
+    const params = { ...row.params, ...v.params };
+    byCode.set(
+      v.code,
+      Object.freeze({
+        serial: targetSerial(),
+        variantId: v.id,
+        location: applyParams(row.destination, params),
+        paramsJson: paramsJsonOf(params),
+      }),
+    );
+  }
+  return byCode;
 }
 
 export class LinkIndex {
-  private readonly bySlug = new Map<string, RedirectEntry>();
-  private readonly byId = new Map<string, RedirectEntry>();
+  readonly table = new LinkTable();
   /** False while a background load runs: a miss may then be a link not read yet. */
   private complete = true;
   private loadRun = 0;
@@ -64,7 +69,7 @@ export class LinkIndex {
   ) {}
 
   get size(): number {
-    return this.byId.size;
+    return this.table.size;
   }
 
   /** Whether every link is in memory (false while the background load runs). */
@@ -72,53 +77,70 @@ export class LinkIndex {
     return this.complete;
   }
 
-  /** The entry for a slug, or undefined. The redirect's only lookup. */
-  get(slug: string): RedirectEntry | undefined {
-    const entry = this.bySlug.get(slug);
-    if (entry !== undefined || this.complete) return entry;
+  /** The slot of a slug (table.ts), or -1. The redirect's only lookup. */
+  find(slug: string): number {
+    const slot = this.table.find(slug);
+    if (slot >= 0 || this.complete) return slot;
     const row = findRedirectRowBySlug(this.db, slug);
-    if (row === undefined) return undefined;
-    const missed = this.build(row, findVariantsByLinkIds(this.db, [row.id]).get(row.id) ?? []);
-    this.put(missed);
-    return missed;
+    if (row === undefined) return -1;
+    return this.put(row, findVariantsByLinkIds(this.db, [row.id]).get(row.id) ?? []);
   }
 
-  getById(id: string): RedirectEntry | undefined {
-    return this.byId.get(id);
+  /** A copy of a link's entry by slug, or undefined. */
+  get(slug: string): LinkView | undefined {
+    const slot = this.find(slug);
+    return slot < 0 ? undefined : this.view(slot);
   }
 
-  /** `counters` is the previous entry's when there is one (buffered clicks point at it); else the stored count. */
-  private build(
-    row: RedirectRow,
-    variantRows: VariantRow[],
-    counters: LinkCounters = { humanClicks: row.clickCount, unsorted: 0 },
-  ): RedirectEntry {
-    let byCode = NO_VARIANTS;
-    if (variantRows.length > 0) {
-      const map = new Map<string, ClickTarget>();
-      for (const v of variantRows)
-        map.set(v.code, target(row.id, v.id, row.destination, { ...row.params, ...v.params }, counters));
-      byCode = map;
-    }
+  getById(id: string): LinkView | undefined {
+    const slot = this.table.findId(id);
+    return slot < 0 ? undefined : this.view(slot);
+  }
+
+  /** Classifies a link's buffered clicks now, so its human count is exact (a delete decides on it). */
+  settle(id: string): void {
+    const slot = this.table.findId(id);
+    if (slot >= 0) this.buffer.settleLink(slot);
+  }
+
+  /** A link's stored human clicks plus its buffered ones known to be human, or undefined when not in memory. */
+  humanClicksOf(id: string): number | undefined {
+    const slot = this.table.findId(id);
+    return slot < 0 ? undefined : this.table.humanClicks[slot];
+  }
+
+  private view(slot: number): LinkView {
+    const t = this.table;
+    const expiresAt = t.expiresAt[slot]!;
+    const clickLimit = t.clickLimit[slot]!;
     return {
-      id: row.id,
-      slug: row.slug,
-      status: row.status,
-      expiresAt: row.expiresAt,
-      clickLimit: row.clickLimit,
-      counters,
-      base: target(row.id, null, row.destination, { ...row.params }, counters),
-      variants: byCode,
+      id: t.linkId(slot),
+      slug: t.slug(slot),
+      status: STATUS_NAMES[t.status[slot]!]!,
+      expiresAt: Number.isNaN(expiresAt) ? null : expiresAt,
+      clickLimit: Number.isNaN(clickLimit) ? null : clickLimit,
+      counters: { humanClicks: t.humanClicks[slot]!, unsorted: t.unsorted[slot]! },
+      base: { serial: blockSerial(t.arena, t.blockAt[slot]!), location: t.location(slot) },
+      variants: t.variantsOf(slot),
     };
   }
 
-  private put(entry: RedirectEntry): void {
-    const previous = this.byId.get(entry.id);
-    // Only if the old slug is still its own: another link of the same write may have taken it.
-    if (previous && previous.slug !== entry.slug && this.bySlug.get(previous.slug) === previous)
-      this.bySlug.delete(previous.slug);
-    this.byId.set(entry.id, entry);
-    this.bySlug.set(entry.slug, entry);
+  /** Stores a link read from SQLite; a link already in memory keeps its slot and counters, a new one starts at its stored count. */
+  private put(row: RedirectRow, variantRows: VariantRow[]): number {
+    const params = { ...row.params };
+    return this.table.put(
+      {
+        id: row.id,
+        slug: row.slug,
+        status: row.status,
+        expiresAt: row.expiresAt,
+        clickLimit: row.clickLimit,
+        location: applyParams(row.destination, params),
+        paramsJson: paramsJsonOf(params),
+      },
+      variantsOf(row, variantRows),
+      row.clickCount,
+    );
   }
 
   /** Reads one page of links after `after` into memory; returns the last id, or null at the end. */
@@ -132,8 +154,8 @@ export class LinkIndex {
     for (const row of rows) {
       // Already read on a miss or by a write during a background load: that entry is as
       // fresh and its counters may be referenced by buffered clicks.
-      if (this.byId.has(row.id)) continue;
-      this.put(this.build(row, byLink.get(row.id) ?? []));
+      if (this.table.findId(row.id) >= 0) continue;
+      this.put(row, byLink.get(row.id) ?? []);
     }
     return rows.at(-1)!.id;
   }
@@ -141,7 +163,7 @@ export class LinkIndex {
   /** Loads every link now, in pages so a large table never sits in memory twice. */
   loadAll(pageSize = 5000): void {
     for (let after: string | null = ''; after !== null; ) after = this.loadPage(after, pageSize);
-    this.complete = true;
+    this.loadDone();
   }
 
   /**
@@ -158,8 +180,14 @@ export class LinkIndex {
       if (run !== this.loadRun) return this.size;
       after = this.loadPage(after, pageSize);
     }
-    this.complete = true;
+    this.loadDone();
     return this.size;
+  }
+
+  /** The arena grew by doubling during the load: give back what it will not need. */
+  private loadDone(): void {
+    this.complete = true;
+    this.table.compact();
   }
 
   /** Ends a background load at its next page (before the database closes). */
@@ -185,18 +213,18 @@ export class LinkIndex {
           this.remove(id);
           continue;
         }
-        this.put(this.build(row, byLink.get(id) ?? [], this.byId.get(id)?.counters));
+        const slot = this.put(row, byLink.get(id) ?? []);
         // A click limit counts humans exactly: classify this link's buffered clicks now.
-        if (row.clickLimit !== null) this.buffer.settleLink(id);
+        if (row.clickLimit !== null) this.buffer.settleLink(slot);
       }
     }
   }
 
   remove(id: string): void {
-    const previous = this.byId.get(id);
-    if (!previous) return;
-    this.byId.delete(id);
-    if (this.bySlug.get(previous.slug) === previous) this.bySlug.delete(previous.slug);
-    this.buffer.dropLink(id);
+    const slot = this.table.findId(id);
+    if (slot < 0) return;
+    // Before the slot can be reused: no buffered click may count against it then.
+    this.buffer.dropLink(slot);
+    this.table.remove(slot);
   }
 }

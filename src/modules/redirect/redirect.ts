@@ -7,6 +7,7 @@
 import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
 import { isBotAgent } from '../clicks/bot';
+import { PAUSED } from './link-table';
 import { pageResponse } from './pages';
 
 // Header values kept per click are capped: memory per buffered click stays bounded.
@@ -27,27 +28,35 @@ export function createRedirect(deps: Deps) {
     slug: string,
     code: string | null,
   ): Response | Promise<Response> => {
-    const entry = linkIndex.get(slug);
-    if (entry === undefined || entry.status === 'paused') return pageResponse('notFound');
+    const slot = linkIndex.find(slug);
+    const links = linkIndex.table;
+    if (slot < 0 || links.status[slot] === PAUSED) return pageResponse('notFound');
     const now = clock.now();
-    if (entry.expiresAt !== null && now >= entry.expiresAt) return pageResponse('gone');
-    const target = code === null ? entry.base : (entry.variants.get(code) ?? entry.base);
+    // NaN (no expiry) compares false.
+    if (now >= links.expiresAt[slot]!) return pageResponse('gone');
+    const variant = code === null ? null : (links.variant(slot, code) ?? null);
+    const location = variant === null ? links.location(slot) : variant.location;
     const headers = request.headers;
     const userAgent = capped(headers.get('user-agent'), MAX_AGENT);
     const head = request.method === 'HEAD';
     let bot: boolean | null = head || !userAgent ? true : null;
-    const counters = entry.counters;
-    if (entry.clickLimit !== null) {
+    const clickLimit = links.clickLimit[slot]!;
+    if (!Number.isNaN(clickLimit)) {
       // Single-threaded: check and increment cannot interleave, so the limit is exact.
-      if (counters.humanClicks >= entry.clickLimit) return pageResponse('gone');
+      if (links.humanClicks[slot]! >= clickLimit) return pageResponse('gone');
       bot ??= isBotAgent(userAgent);
-      if (!bot) counters.humanClicks++;
+      if (!bot) links.humanClicks[slot]!++;
     } else if (bot === null) {
-      counters.unsorted++;
+      links.unsorted[slot]!++;
     }
     buffer.push({
       time: now,
-      target,
+      links,
+      slot,
+      arena: links.arena,
+      at: links.blockAt[slot]!,
+      variant,
+      location,
       code,
       address: clientAddress(request, server, config.trustProxy),
       userAgent,
@@ -58,7 +67,7 @@ export function createRedirect(deps: Deps) {
     });
     const response = new Response(null, {
       status: 302,
-      headers: { location: target.location, 'cache-control': 'private, max-age=0' },
+      headers: { location, 'cache-control': 'private, max-age=0' },
     });
     // The click is recorded either way; at saturation the answer waits for the writer (buffer.ts).
     return buffer.saturated ? buffer.drained().then(() => response) : response;

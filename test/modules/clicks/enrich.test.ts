@@ -12,9 +12,10 @@ import { type EnrichContext, enrichClick } from '../../../src/modules/clicks/enr
 import { toWire } from '../../../src/modules/clicks/flusher';
 import { type GeoLookup, noGeo, openGeo } from '../../../src/modules/clicks/geo';
 import { preferredLanguage } from '../../../src/modules/clicks/language';
-import type { ClickRecord, ClickTarget } from '../../../src/modules/clicks/record';
+import type { ClickRecord } from '../../../src/modules/clicks/record';
 import { VisitorHasher } from '../../../src/modules/clicks/visitor';
 import { api, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
+import { clickRecord, type TargetOptions, type TestTarget, testTarget } from '../../helpers/click-record';
 import { queryRaw } from '../../helpers/raw-clicks';
 
 const CHROME =
@@ -216,32 +217,29 @@ describe('VisitorHasher on a migrated database', () => {
 
 // ---------------------------------------------------------------------------------------
 
-function makeTarget(over: Partial<ClickTarget> = {}): ClickTarget {
+function makeTarget(over: TargetOptions = {}): TestTarget {
   const params = { utm_source: 'spring', utm_medium: 'Newsletter', ref: 'a b' };
-  return {
-    serial: 7,
+  return testTarget({
     linkId: 'lnk_enrich',
     variantId: 'var_b',
     location: 'https://example.com/pricing?utm_source=spring&utm_medium=Newsletter&ref=a+b',
     paramsJson: JSON.stringify(params),
-    counters: { humanClicks: 5, unsorted: 3 },
+    humanClicks: 5,
+    unsorted: 3,
     ...over,
-  };
+  });
 }
 
-function makeRecord(target: ClickTarget, over: Partial<ClickRecord> = {}): ClickRecord {
-  return {
+function makeRecord(target: TestTarget, over: Partial<ClickRecord> = {}): ClickRecord {
+  return clickRecord(target, {
     time: T0 + 1234,
-    target,
     code: 'b',
     address: '::ffff:81.2.69.160',
     userAgent: IPHONE,
     referrer: 'https://l.facebook.com/l.php?u=https%3A%2F%2Fsl.test%2Fx',
     acceptLanguage: 'fr-fr,fr;q=0.9,en;q=0.5',
-    head: false,
-    bot: null,
     ...over,
-  };
+  });
 }
 
 describe('enrichClick on hand-made records', () => {
@@ -315,7 +313,7 @@ describe('enrichClick on hand-made records', () => {
       acceptLanguage: null,
     });
     expect(enrichClick(toWire(record), ctx)).toEqual({
-      serial: 7,
+      serial: target.serial,
       linkId: 'lnk_enrich',
       variantId: null,
       code: null,

@@ -11,12 +11,13 @@ import type { Logger } from '../../../src/deps';
 import { ClickBuffer, MAX_WAIT_MS } from '../../../src/modules/clicks/buffer';
 import { ClickFlusher, MAX_BATCH } from '../../../src/modules/clicks/flusher';
 import { noGeo } from '../../../src/modules/clicks/geo';
-import type { ClickRecord, ClickTarget } from '../../../src/modules/clicks/record';
+import type { ClickRecord } from '../../../src/modules/clicks/record';
 import { type ClickSink, InlineSink } from '../../../src/modules/clicks/sink';
 import { ClickStore } from '../../../src/modules/clicks/store';
 import { deleteLink, updateLink } from '../../../src/modules/links/service';
 import { createRedirect } from '../../../src/modules/redirect/redirect';
 import { api, disposeTestApp, T0, type TestApp } from '../../helpers/app';
+import { clickRecord, recordAt, testTarget } from '../../helpers/click-record';
 import {
   click,
   clickRequest,
@@ -144,27 +145,14 @@ function lockDatabase(t: TestApp): { release(): void } {
 }
 
 /** A flusher on the app's buffer writing inline through the app's connection, like the test app's own. */
-/** A classified bot hit for buffer-only tests (no link, no counters to settle). */
+/** A classified bot hit for buffer-only tests (a link of its own, no counters to settle). */
 function botRecord(): ClickRecord {
-  const target = {
-    serial: 0,
-    linkId: 'l',
-    variantId: null,
-    location: 'https://x.test/',
-    paramsJson: '{}',
-    counters: { humanClicks: 0, unsorted: 0 },
-  };
-  return {
+  return clickRecord(testTarget({ linkId: 'l', location: 'https://x.test/' }), {
     time: T0,
-    target,
-    code: null,
     address: null,
     userAgent: 'ua',
-    referrer: null,
-    acceptLanguage: null,
-    head: false,
     bot: true,
-  };
+  });
 }
 
 function captureLog(): Logger & { errors: string[] } {
@@ -477,46 +465,37 @@ describe('a full buffer', () => {
     const c = await setup();
     const { t } = c;
     const link = await createLink(c, { slug: 'full' });
-    const entry = t.deps.linkIndex.get('full')!;
-    const counters = entry.counters;
+    const links = t.deps.linkIndex.table;
+    const slot = t.deps.linkIndex.find('full');
+    const counters = () => ({ humanClicks: links.humanClicks[slot]!, unsorted: links.unsorted[slot]! });
     const buffer = new ClickBuffer(5);
     const log = captureLog();
     const flusher = new ClickFlusher(buffer, inlineSink(t), log);
 
     // What the redirect does: count the click on the link, then push it.
-    const push = (target: ClickTarget, bot: boolean | null, userAgent: string) => {
-      if (bot === null) counters.unsorted++;
-      else if (!bot) counters.humanClicks++;
-      buffer.push({
-        time: t.clock.now(),
-        target,
-        code: null,
-        address: '8.8.8.8',
-        userAgent,
-        referrer: null,
-        acceptLanguage: null,
-        head: false,
-        bot,
-      });
+    const push = (bot: boolean | null, userAgent: string) => {
+      if (bot === null) links.unsorted[slot]!++;
+      else if (!bot) links.humanClicks[slot]!++;
+      buffer.push(recordAt(links, slot, null, { time: t.clock.now(), address: '8.8.8.8', userAgent, bot }));
     };
-    push(entry.base, null, UA.chromeWin); // unsorted human
-    push(entry.base, null, UA.googlebot); // unsorted bot
-    push(entry.base, false, UA.firefoxLinux); // known human (a limited link)
-    push(entry.base, true, UA.curl); // known bot
-    push(entry.base, null, UA.safariIphone);
+    push(null, UA.chromeWin); // unsorted human
+    push(null, UA.googlebot); // unsorted bot
+    push(false, UA.firefoxLinux); // known human (a limited link)
+    push(true, UA.curl); // known bot
+    push(null, UA.safariIphone);
     expect(buffer.length).toBe(5);
     expect(buffer.dropped).toBe(0);
-    expect(counters).toEqual({ humanClicks: 1, unsorted: 3 });
+    expect(counters()).toEqual({ humanClicks: 1, unsorted: 3 });
     // Full from here: three unsorted, two known humans and a bot are refused.
-    push(entry.base, null, UA.chromeWin);
-    push(entry.base, null, UA.googlebot);
-    push(entry.base, null, UA.edgeMac);
-    push(entry.base, false, UA.chromeWin);
-    push(entry.base, false, UA.chromeWin);
-    push(entry.base, true, UA.googlebot);
+    push(null, UA.chromeWin);
+    push(null, UA.googlebot);
+    push(null, UA.edgeMac);
+    push(false, UA.chromeWin);
+    push(false, UA.chromeWin);
+    push(true, UA.googlebot);
     expect(buffer.length).toBe(5);
     expect(buffer.dropped).toBe(6);
-    expect(counters).toEqual({ humanClicks: 1, unsorted: 3 });
+    expect(counters()).toEqual({ humanClicks: 1, unsorted: 3 });
 
     expect(await flusher.flush()).toBe(true);
     expect(log.errors).toEqual(['6 clicks dropped: the click buffer was full (5) while writes failed']);
@@ -524,7 +503,7 @@ describe('a full buffer', () => {
     expect(buffer.length).toBe(0);
     expect(flusher.stats).toMatchObject({ written: 5, skipped: 0 });
     // Written: chromeWin, firefoxLinux and safariIphone humans; googlebot and curl bots.
-    expect(counters).toEqual({ humanClicks: 3, unsorted: 0 });
+    expect(counters()).toEqual({ humanClicks: 3, unsorted: 0 });
     expect(linkCounts(t, link.id)).toEqual({ clicks: 3, bots: 2, uniques: 3 });
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks').n).toBe(5);
 
@@ -532,15 +511,15 @@ describe('a full buffer', () => {
     expect(log.errors).toHaveLength(1); // reported once
 
     // A later overflow is reported with its own count.
-    for (let i = 0; i < 7; i++) push(entry.base, null, UA.chromeWin);
+    for (let i = 0; i < 7; i++) push(null, UA.chromeWin);
     expect(buffer.dropped).toBe(2);
-    expect(counters).toEqual({ humanClicks: 3, unsorted: 5 });
+    expect(counters()).toEqual({ humanClicks: 3, unsorted: 5 });
     expect(await flusher.flush()).toBe(true);
     expect(log.errors).toEqual([
       '6 clicks dropped: the click buffer was full (5) while writes failed',
       '2 clicks dropped: the click buffer was full (5) while writes failed',
     ]);
-    expect(counters).toEqual({ humanClicks: 8, unsorted: 0 });
+    expect(counters()).toEqual({ humanClicks: 8, unsorted: 0 });
     expect(linkCounts(t, link.id)).toMatchObject({ clicks: 8, bots: 2 });
     await disposeTestApp(t);
   });

@@ -4,8 +4,9 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { classifyClick, isBotAgent } from '../../../src/modules/clicks/bot';
-import type { ClickRecord, ClickTarget } from '../../../src/modules/clicks/record';
+import type { ClickRecord } from '../../../src/modules/clicks/record';
 import { parseAgent } from '../../../src/modules/clicks/user-agent';
+import { clickRecord, type TestTarget, testTarget } from '../../helpers/click-record';
 
 /** Real browsers, each with what ua-parser-js 1.0.41 makes of it. */
 const HUMANS = {
@@ -64,30 +65,12 @@ const BOTS = {
     'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.0.0 Safari/537.36',
 } as const;
 
-function target(counters = { humanClicks: 10, unsorted: 1 }): ClickTarget {
-  return {
-    serial: 0,
-    linkId: 'lnk_bot',
-    variantId: null,
-    location: 'https://example.com/',
-    paramsJson: '{}',
-    counters,
-  };
+function target(counters = { humanClicks: 10, unsorted: 1 }): TestTarget {
+  return testTarget({ linkId: 'lnk_bot', ...counters });
 }
 
-function record(over: Partial<ClickRecord> = {}): ClickRecord {
-  return {
-    time: Date.UTC(2026, 10, 21, 12),
-    target: target(),
-    code: null,
-    address: '81.2.69.160',
-    userAgent: HUMANS.chromeWindows.ua,
-    referrer: null,
-    acceptLanguage: null,
-    head: false,
-    bot: null,
-    ...over,
-  };
+function record(over: Partial<ClickRecord> = {}, on: TestTarget = target()): ClickRecord & { on: TestTarget } {
+  return { ...clickRecord(on, { userAgent: HUMANS.chromeWindows.ua, ...over }), on };
 }
 
 describe('isBotAgent', () => {
@@ -119,27 +102,27 @@ describe('classifyClick', () => {
     const r = record();
     expect(classifyClick(r)).toBe(false);
     expect(r.bot).toBe(false);
-    expect(r.target.counters).toEqual({ humanClicks: 11, unsorted: 0 });
+    expect(r.on.counters).toEqual({ humanClicks: 11, unsorted: 0 });
   });
 
   test('a HEAD request is a bot even with a browser user agent', () => {
     const r = record({ head: true, userAgent: HUMANS.safariMac.ua });
     expect(classifyClick(r)).toBe(true);
     expect(r.bot).toBe(true);
-    expect(r.target.counters).toEqual({ humanClicks: 10, unsorted: 0 });
+    expect(r.on.counters).toEqual({ humanClicks: 10, unsorted: 0 });
   });
 
   test('a crawler leaves unsorted without joining humanClicks', () => {
     const r = record({ userAgent: BOTS.googlebot });
     expect(classifyClick(r)).toBe(true);
-    expect(r.target.counters).toEqual({ humanClicks: 10, unsorted: 0 });
+    expect(r.on.counters).toEqual({ humanClicks: 10, unsorted: 0 });
   });
 
   test('no user agent (or only spaces) is a bot', () => {
     for (const userAgent of [null, '', '   ']) {
       const r = record({ userAgent });
       expect(classifyClick(r)).toBe(true);
-      expect(r.target.counters).toEqual({ humanClicks: 10, unsorted: 0 });
+      expect(r.on.counters).toEqual({ humanClicks: 10, unsorted: 0 });
     }
   });
 
@@ -148,33 +131,32 @@ describe('classifyClick', () => {
     const bot = record({ userAgent: BOTS.curl });
     for (const r of [human, bot]) {
       const first = classifyClick(r);
-      const after = { ...r.target.counters };
+      const after = { ...r.on.counters };
       expect(classifyClick(r)).toBe(first);
       expect(classifyClick(r)).toBe(first);
-      expect(r.target.counters).toEqual(after);
+      expect(r.on.counters).toEqual(after);
       expect(r.bot).toBe(first);
     }
-    expect(human.target.counters).toEqual({ humanClicks: 11, unsorted: 0 });
-    expect(bot.target.counters).toEqual({ humanClicks: 10, unsorted: 0 });
+    expect(human.on.counters).toEqual({ humanClicks: 11, unsorted: 0 });
+    expect(bot.on.counters).toEqual({ humanClicks: 10, unsorted: 0 });
   });
 
   test('a record already classified on the hot path is left as it is', () => {
     // A link with a click limit classifies and counts the human at redirect time.
-    const counters = { humanClicks: 3, unsorted: 0 };
-    const human = record({ target: target(counters), bot: false, userAgent: BOTS.curl });
+    const on = target({ humanClicks: 3, unsorted: 0 });
+    const human = record({ bot: false, userAgent: BOTS.curl }, on);
     expect(classifyClick(human)).toBe(false);
-    const bot = record({ target: target(counters), bot: true, userAgent: HUMANS.chromeWindows.ua });
+    const bot = record({ bot: true, userAgent: HUMANS.chromeWindows.ua }, on);
     expect(classifyClick(bot)).toBe(true);
-    expect(counters).toEqual({ humanClicks: 3, unsorted: 0 });
+    expect(on.counters).toEqual({ humanClicks: 3, unsorted: 0 });
   });
 
   test('clicks sharing one link settle the shared counters one by one', () => {
-    const counters = { humanClicks: 0, unsorted: 4 };
-    const t = target(counters);
+    const on = target({ humanClicks: 0, unsorted: 4 });
     const agents = [HUMANS.iphoneSafari.ua, BOTS.slackbot, HUMANS.androidChrome.ua, null];
-    const verdicts = agents.map((userAgent) => classifyClick(record({ target: t, userAgent })));
+    const verdicts = agents.map((userAgent) => classifyClick(record({ userAgent }, on)));
     expect(verdicts).toEqual([false, true, false, true]);
-    expect(counters).toEqual({ humanClicks: 2, unsorted: 0 });
+    expect(on.counters).toEqual({ humanClicks: 2, unsorted: 0 });
   });
 });
 
