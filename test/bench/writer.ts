@@ -88,7 +88,7 @@ try {
         slot,
         arena: links.arena,
         at: links.blockAt[slot]!,
-        variant: null,
+        variantAt: -1,
         location: links.location(slot),
         code: null,
         address,

@@ -2,14 +2,15 @@
  * Hand-made ClickRecords for tests of the click pipeline, backed by a real LinkTable (the slug
  * index's storage), so a record carries its link the way the redirect captures it.
  */
-import type { ClickRecord, ClickVariant } from '../../src/modules/clicks/record';
-import { blockSerial } from '../../src/modules/clicks/target-block';
+import type { ClickRecord } from '../../src/modules/clicks/record';
+import { blockLocation, blockSerial } from '../../src/modules/clicks/target-block';
 import { LinkTable } from '../../src/modules/redirect/link-table';
 
 export interface TestTarget {
   readonly links: LinkTable;
   readonly slot: number;
-  readonly variant: ClickVariant | null;
+  /** The variant's block, or -1: the target is the link itself. */
+  readonly variantAt: number;
   readonly location: string;
   readonly paramsJson: string;
   /** The serial the click's target carries: the variant's, else the link block's. */
@@ -20,7 +21,7 @@ export interface TestTarget {
 
 export interface TargetOptions {
   linkId?: string;
-  /** A variant target (code `b`) when set. */
+  /** A variant target (code `b`, with this id) when set. */
   variantId?: string | null;
   location?: string;
   paramsJson?: string;
@@ -33,8 +34,7 @@ export function testTarget(options: TargetOptions = {}): TestTarget {
   const links = new LinkTable();
   const location = options.location ?? 'https://example.com/';
   const paramsJson = options.paramsJson ?? '{}';
-  const variant =
-    options.variantId == null ? null : Object.freeze({ serial: 7, variantId: options.variantId, location, paramsJson });
+  const variant = options.variantId != null;
   const slot = links.put(
     {
       id: options.linkId ?? 'lnk_test',
@@ -42,41 +42,37 @@ export function testTarget(options: TargetOptions = {}): TestTarget {
       status: 'active',
       expiresAt: null,
       clickLimit: null,
-      location: variant === null ? location : 'https://example.com/base',
-      paramsJson: variant === null ? paramsJson : '{}',
+      location: variant ? 'https://example.com/base' : location,
+      paramsJson: variant ? '{}' : paramsJson,
     },
-    variant === null ? new Map() : new Map([['b', variant]]),
+    variant ? [{ code: 'b', variantId: options.variantId!, location, paramsJson }] : [],
     options.humanClicks ?? 0,
   );
   links.unsorted[slot] = options.unsorted ?? 0;
   return {
     links,
     slot,
-    variant,
+    variantAt: variant ? links.variantAt(slot, 'b') : -1,
     location,
     paramsJson,
-    serial: variant?.serial ?? blockSerial(links.arena, links.blockAt[slot]!),
+    serial: blockSerial(links.arena, variant ? links.variantAt(slot, 'b') : links.blockAt[slot]!),
     get counters() {
       return { humanClicks: links.humanClicks[slot]!, unsorted: links.unsorted[slot]! };
     },
   };
 }
 
-/** A click on `slot` of `links` as the redirect pushes it (its variant's location when given). */
-export function recordAt(
-  links: LinkTable,
-  slot: number,
-  variant: ClickVariant | null,
-  over: Partial<ClickRecord> = {},
-): ClickRecord {
+/** A click on `slot` of `links` as the redirect pushes it (to the variant block at `variantAt` unless -1). */
+export function recordAt(links: LinkTable, slot: number, variantAt = -1, over: Partial<ClickRecord> = {}): ClickRecord {
+  const at = links.blockAt[slot]!;
   return {
     time: Date.UTC(2026, 10, 21, 12),
     links,
     slot,
     arena: links.arena,
-    at: links.blockAt[slot]!,
-    variant,
-    location: variant?.location ?? links.location(slot),
+    at,
+    variantAt,
+    location: blockLocation(links.arena, variantAt < 0 ? at : variantAt),
     code: null,
     address: '81.2.69.160',
     userAgent:
@@ -91,5 +87,5 @@ export function recordAt(
 
 /** A click on a test target. */
 export function clickRecord(target: TestTarget, over: Partial<ClickRecord> = {}): ClickRecord {
-  return recordAt(target.links, target.slot, target.variant, over);
+  return recordAt(target.links, target.slot, target.variantAt, over);
 }

@@ -11,7 +11,7 @@ import type { ClickBuffer } from './buffer';
 import type { ClickRecord, WireClick } from './record';
 import type { ClickSink } from './sink';
 import type { WriteOutcome } from './store';
-import { blockLinkId, blockParamsJson, blockSerial } from './target-block';
+import { blockId, blockParamsJson, blockSerial } from './target-block';
 
 /** ~2,000 clicks is ~50-100 ms of writer time: long enough to amortise page writes, short enough for an API write waiting on the lock, and classified in a few ms on the event loop. */
 export const MAX_BATCH = 2000;
@@ -30,15 +30,16 @@ interface FlushStats {
 
 /** Classifies a click (settling its link's counters) and copies it into a plain wire record. */
 export function toWire(record: ClickRecord): WireClick {
-  const { arena, at, variant } = record;
+  const { arena, at, variantAt } = record;
+  const target = variantAt < 0 ? at : variantAt;
   return {
     time: record.time,
-    serial: variant === null ? blockSerial(arena, at) : variant.serial,
-    linkId: blockLinkId(arena, at),
-    variantId: variant === null ? null : variant.variantId,
+    serial: blockSerial(arena, target),
+    linkId: blockId(arena, at),
+    variantId: variantAt < 0 ? null : blockId(arena, variantAt),
     code: record.code,
     location: record.location,
-    paramsJson: variant === null ? blockParamsJson(arena, at) : variant.paramsJson,
+    paramsJson: blockParamsJson(arena, target),
     address: record.address,
     userAgent: record.userAgent,
     referrer: record.referrer,

@@ -15,27 +15,19 @@ export interface ClickLinks {
   readonly unsorted: Int32Array;
 }
 
-/** A variant the click went to (redirect/link-table.ts VariantTarget). */
-export interface ClickVariant {
-  readonly serial: number;
-  readonly variantId: string;
-  readonly location: string;
-  readonly paramsJson: string;
-}
-
 export interface ClickRecord {
   time: number;
   /** The slug index's counters, and the link's slot in them (valid while the click is buffered). */
   links: ClickLinks;
   slot: number;
   /**
-   * The link as it was when clicked: its block in the slug index's arena (id, params, serial),
-   * never rewritten (link-table.ts), so a later change or delete of the link does not alter it.
+   * The link as it was when clicked: its block in the slug index's arena (id, params, serial:
+   * target-block.ts), never rewritten, so a later change or delete of the link does not alter it.
    */
   arena: Buffer;
   at: number;
-  /** The variant the code chose, or null for the link itself. */
-  variant: ClickVariant | null;
+  /** The block of the variant the code chose, in the same arena; -1 for the link itself. */
+  variantAt: number;
   /** The Location answered. */
   location: string;
   /** The code in the address (`/<slug>/<code>`), known or not; null for the bare link. */

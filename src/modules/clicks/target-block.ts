@@ -1,12 +1,14 @@
 /**
- * A link's block: the strings a click needs of its link (slug, id, location, params JSON) and
- * the target's serial, packed in bytes. The slug index (redirect/link-table.ts) keeps every
- * link's block in one arena; a buffered click keeps the arena and the offset of its link's
- * block (record.ts), and the flush reads the click's link id and params from it (flusher.ts).
+ * A click target's block: what a click needs of the link (or variant) it went to, packed in
+ * bytes. The slug index (redirect/link-table.ts) keeps every link's entry in one arena: the
+ * link's block, then one block per variant. A buffered click keeps the arena and the offsets of
+ * its link's block and of its variant's (record.ts); the flush reads the click's ids, params and
+ * serial from them (flusher.ts).
  *
- * Layout: u32 serial, u16 slug length, u16 id length, u32 location length, u32 params length
- * (0: `{}`), then the bytes of each in that order. Slugs, ids and locations are ASCII (slug and
- * id rules; applyParams escapes everything else), one byte per character; params are UTF-8.
+ * Layout: u32 serial, u16 key length, u16 id length, u32 location length, u32 params length
+ * (0: `{}`), then the bytes of each in that order. The key is a link's slug or a variant's code;
+ * the id is the link's or the variant's. Keys, ids and locations are ASCII (slug, code and id
+ * rules; applyParams escapes everything else), one byte per character; params are UTF-8.
  */
 
 export const BLOCK_HEADER = 16;
@@ -14,7 +16,8 @@ export const NO_PARAMS_JSON = '{}';
 
 export interface BlockFields {
   serial: number;
-  slug: string;
+  /** A link's slug or a variant's code. */
+  key: string;
   id: string;
   location: string;
   paramsJson: string;
@@ -23,42 +26,41 @@ export interface BlockFields {
 /** The bytes `fields` take; throws when a field that must be ASCII is not (it would be garbled). */
 export function blockSize(fields: BlockFields): number {
   for (const [name, text] of [
-    ['slug', fields.slug],
-    ['link id', fields.id],
+    ['key', fields.key],
+    ['id', fields.id],
     ['location', fields.location],
   ] as const)
     for (let i = 0; i < text.length; i++)
-      if (text.charCodeAt(i) > 0x7f) throw new Error(`a link block's ${name} is not ASCII: ${JSON.stringify(text)}`);
+      if (text.charCodeAt(i) > 0x7f) throw new Error(`a target block's ${name} is not ASCII: ${JSON.stringify(text)}`);
   const params = fields.paramsJson === NO_PARAMS_JSON ? 0 : Buffer.byteLength(fields.paramsJson, 'utf8');
-  return BLOCK_HEADER + fields.slug.length + fields.id.length + fields.location.length + params;
+  return BLOCK_HEADER + fields.key.length + fields.id.length + fields.location.length + params;
 }
 
 /** Writes a block at `at` (room checked by the caller with blockSize); returns its length. */
 export function writeBlock(arena: Buffer, at: number, fields: BlockFields): number {
-  const params = fields.paramsJson === NO_PARAMS_JSON ? '' : fields.paramsJson;
   arena.writeUInt32LE(fields.serial, at);
-  arena.writeUInt16LE(fields.slug.length, at + 4);
+  arena.writeUInt16LE(fields.key.length, at + 4);
   arena.writeUInt16LE(fields.id.length, at + 6);
   arena.writeUInt32LE(fields.location.length, at + 8);
   let p = at + BLOCK_HEADER;
-  p += arena.write(fields.slug, p, 'latin1');
+  p += arena.write(fields.key, p, 'latin1');
   p += arena.write(fields.id, p, 'latin1');
   p += arena.write(fields.location, p, 'latin1');
-  const paramsBytes = params === '' ? 0 : arena.write(params, p, 'utf8');
-  arena.writeUInt32LE(paramsBytes, at + 12);
-  return p + paramsBytes - at;
+  const params = fields.paramsJson === NO_PARAMS_JSON ? 0 : arena.write(fields.paramsJson, p, 'utf8');
+  arena.writeUInt32LE(params, at + 12);
+  return p + params - at;
 }
 
 export function blockSerial(arena: Buffer, at: number): number {
   return arena.readUInt32LE(at);
 }
 
-export function blockSlug(arena: Buffer, at: number): string {
+export function blockKey(arena: Buffer, at: number): string {
   const start = at + BLOCK_HEADER;
   return arena.toString('latin1', start, start + arena.readUInt16LE(at + 4));
 }
 
-export function blockLinkId(arena: Buffer, at: number): string {
+export function blockId(arena: Buffer, at: number): string {
   const start = at + BLOCK_HEADER + arena.readUInt16LE(at + 4);
   return arena.toString('latin1', start, start + arena.readUInt16LE(at + 6));
 }
@@ -76,7 +78,7 @@ export function blockParamsJson(arena: Buffer, at: number): string {
   return arena.toString('utf8', start, start + length);
 }
 
-/** The whole block's length. */
+/** The whole block's length: the next block starts there. */
 export function blockLength(arena: Buffer, at: number): number {
   return (
     BLOCK_HEADER +
@@ -85,4 +87,20 @@ export function blockLength(arena: Buffer, at: number): number {
     arena.readUInt32LE(at + 8) +
     arena.readUInt32LE(at + 12)
   );
+}
+
+/** Whether the block's key is `key` (ASCII), compared in place. */
+export function blockKeyIs(arena: Buffer, at: number, key: string): boolean {
+  return bytesAre(arena, at + BLOCK_HEADER, arena.readUInt16LE(at + 4), key);
+}
+
+/** Whether the block's id is `id` (ASCII), compared in place. */
+export function blockIdIs(arena: Buffer, at: number, id: string): boolean {
+  return bytesAre(arena, at + BLOCK_HEADER + arena.readUInt16LE(at + 4), arena.readUInt16LE(at + 6), id);
+}
+
+function bytesAre(arena: Buffer, start: number, length: number, text: string): boolean {
+  if (length !== text.length) return false;
+  for (let i = 0; i < length; i++) if (arena[start + i] !== text.charCodeAt(i)) return false;
+  return true;
 }

@@ -13,11 +13,10 @@
  */
 import type { Db } from '../../db/client';
 import type { ClickBuffer } from '../clicks/buffer';
-import { type ClickVariant, targetSerial } from '../clicks/record';
-import { blockSerial, NO_PARAMS_JSON } from '../clicks/target-block';
+import { blockId, blockKey, blockLocation, blockParamsJson, blockSerial, NO_PARAMS_JSON } from '../clicks/target-block';
 import { findRedirectRowBySlug, findRedirectRows, listRedirectRows, type RedirectRow } from '../links/repo';
 import { findVariantsByLinkIds, type VariantRow } from '../variants/repo';
-import { LinkTable, STATUS_NAMES } from './link-table';
+import { LinkTable, STATUS_NAMES, type VariantFacts } from './link-table';
 import { applyParams } from './location';
 
 /** A copy of one link's entry, for the API and tests (the redirect reads the table itself). */
@@ -28,33 +27,34 @@ export interface LinkView {
   readonly expiresAt: number | null;
   readonly clickLimit: number | null;
   readonly counters: { humanClicks: number; unsorted: number };
-  readonly base: { serial: number; location: string };
-  readonly variants: ReadonlyMap<string, ClickVariant>;
+  readonly base: TargetView;
+  readonly variants: ReadonlyMap<string, TargetView & { variantId: string }>;
 }
 
-// Most links have no variants: they share this instead of one empty map each.
-const NO_VARIANTS: ReadonlyMap<string, ClickVariant> = new Map();
+interface TargetView {
+  serial: number;
+  location: string;
+  paramsJson: string;
+}
+
+function targetView(arena: Buffer, at: number): TargetView {
+  return { serial: blockSerial(arena, at), location: blockLocation(arena, at), paramsJson: blockParamsJson(arena, at) };
+}
 
 function paramsJsonOf(params: Record<string, string>): string {
   return Object.keys(params).length === 0 ? NO_PARAMS_JSON : JSON.stringify(params);
 }
 
-function variantsOf(row: RedirectRow, variantRows: VariantRow[]): ReadonlyMap<string, ClickVariant> {
-  if (variantRows.length === 0) return NO_VARIANTS;
-  const byCode = new Map<string, ClickVariant>();
-  for (const v of variantRows) {
+function variantsOf(row: RedirectRow, variantRows: VariantRow[]): VariantFacts[] {
+  return variantRows.map((v) => {
     const params = { ...row.params, ...v.params };
-    byCode.set(
-      v.code,
-      Object.freeze({
-        serial: targetSerial(),
-        variantId: v.id,
-        location: applyParams(row.destination, params),
-        paramsJson: paramsJsonOf(params),
-      }),
-    );
-  }
-  return byCode;
+    return {
+      code: v.code,
+      variantId: v.id,
+      location: applyParams(row.destination, params),
+      paramsJson: paramsJsonOf(params),
+    };
+  });
 }
 
 export class LinkIndex {
@@ -120,8 +120,12 @@ export class LinkIndex {
       expiresAt: Number.isNaN(expiresAt) ? null : expiresAt,
       clickLimit: Number.isNaN(clickLimit) ? null : clickLimit,
       counters: { humanClicks: t.humanClicks[slot]!, unsorted: t.unsorted[slot]! },
-      base: { serial: blockSerial(t.arena, t.blockAt[slot]!), location: t.location(slot) },
-      variants: t.variantsOf(slot),
+      base: targetView(t.arena, t.blockAt[slot]!),
+      variants: new Map(
+        t
+          .variantBlocks(slot)
+          .map((at) => [blockKey(t.arena, at), { ...targetView(t.arena, at), variantId: blockId(t.arena, at) }]),
+      ),
     };
   }
 

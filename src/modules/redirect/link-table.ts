@@ -1,28 +1,27 @@
 /**
- * The slug index's storage (link-index.ts): every link's redirect facts in typed arrays and one
- * arena of blocks (clicks/target-block.ts) instead of a few objects, strings and map entries
- * per link. Measured at 100,000 links:
- * ~12 MB instead of ~44 MB of heap, and no object graph for the collector to walk
- * (docs/performance.md, "Where the idle RSS is"). A lookup hashes the slug, probes an
- * open-addressing table and compares bytes; the `Location` is decoded per redirect (~50 ns).
+ * The slug index's storage (link-index.ts): every link's redirect facts in typed arrays by slot
+ * and one arena of blocks (clicks/target-block.ts: the link's, then one per variant), instead
+ * of objects, strings and map entries per link (docs/performance.md, "Where the idle RSS is").
+ * A lookup hashes the slug, probes an open-addressing table and compares bytes in place; the
+ * `Location` is decoded per redirect (~50 ns).
  *
- * A block is written once and never rewritten: a changed link gets a new block, and a full
- * arena is replaced by a new one holding only the live blocks. A buffered click keeps the arena
- * and offset of its link's block (ClickRecord), so it records the link as it was when clicked,
- * whatever happens to it later.
+ * An entry is written once and never rewritten: a changed link gets a new one, and a full arena
+ * is replaced by a new one holding only the live entries. A buffered click keeps the arena and
+ * its offsets (ClickRecord), so it records the link as it was when clicked, whatever happens
+ * to it later.
  */
-import { type ClickLinks, type ClickVariant, targetSerial } from '../clicks/record';
+import { type ClickLinks, targetSerial } from '../clicks/record';
 import {
   type BlockFields,
+  blockId,
+  blockIdIs,
+  blockKey,
+  blockKeyIs,
   blockLength,
-  blockLinkId,
   blockLocation,
   blockSize,
-  blockSlug,
-  BLOCK_HEADER as HEADER,
   writeBlock,
 } from '../clicks/target-block';
-
 import type { RedirectRow } from '../links/repo';
 
 type LinkStatus = RedirectRow['status'];
@@ -30,6 +29,14 @@ type LinkStatus = RedirectRow['status'];
 export const FREE = 0;
 export const PAUSED = 2;
 export const STATUS_NAMES: readonly (LinkStatus | null)[] = [null, 'active', 'paused', 'archived'];
+
+/** A variant of a link, as its click target: its code, its id, and the link's destination with its params. */
+export interface VariantFacts {
+  code: string;
+  variantId: string;
+  location: string;
+  paramsJson: string;
+}
 
 export interface LinkFacts {
   id: string;
@@ -47,7 +54,7 @@ const EMPTY = -1;
 const GONE = -2;
 const MIN_ARENA = 64 * 1024;
 
-/** FNV-1a over UTF-16 code units: slugs and ids are ASCII, so the same as over their bytes. */
+/** FNV-1a over UTF-16 code units (slugs and ids are ASCII). */
 function hashOf(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
@@ -147,27 +154,27 @@ export class LinkTable implements ClickLinks {
   humanClicks = new Float64Array(0);
   /** Buffered clicks not yet classified as human or bot. */
   unsorted = new Int32Array(0);
-  /** Where the slot's block starts in `arena`. */
+  /** Where the slot's entry (its link's block, then its variants') starts in `arena`. */
   blockAt = new Uint32Array(0);
+  /** How many variant blocks follow the link's block. */
+  private variantCount = new Uint16Array(0);
   private slugHash = new Uint32Array(0);
   private idHash = new Uint32Array(0);
   /** The current arena; buffered clicks may keep older ones alive until they are written. */
   arena: Buffer = Buffer.alloc(MIN_ARENA);
   private used = 0;
-  /** Bytes of the live blocks (the rest of `used` is blocks replaced or removed). */
+  /** Bytes of the live entries (the rest of `used` is entries replaced or removed). */
   private liveBytes = 0;
   private highWater = 0;
   private readonly freeSlots: number[] = [];
   private count = 0;
-  /** Few links have variants: theirs stay plain objects, by slot and then code. */
-  private readonly variants = new Map<number, ReadonlyMap<string, ClickVariant>>();
   private readonly bySlug = new SlotHash(
     () => this.slugHash,
-    (slot, slug) => this.slugIs(slot, slug),
+    (slot, slug) => blockKeyIs(this.arena, this.blockAt[slot]!, slug),
   );
   private readonly byId = new SlotHash(
     () => this.idHash,
-    (slot, id) => this.idIs(slot, id),
+    (slot, id) => blockIdIs(this.arena, this.blockAt[slot]!, id),
   );
 
   get size(): number {
@@ -183,13 +190,26 @@ export class LinkTable implements ClickLinks {
     return this.byId.find(id, hashOf(id));
   }
 
-  /** A variant's target by code, or undefined (then the click goes to the link itself). */
-  variant(slot: number, code: string): ClickVariant | undefined {
-    return this.variants.get(slot)?.get(code);
+  /** Where the block of the link's variant of this code is in `arena`, or -1 (the click goes to the link itself). */
+  variantAt(slot: number, code: string): number {
+    const arena = this.arena;
+    let at = this.blockAt[slot]!;
+    for (let n = this.variantCount[slot]!; n > 0; n--) {
+      at += blockLength(arena, at);
+      if (blockKeyIs(arena, at, code)) return at;
+    }
+    return -1;
   }
 
-  variantsOf(slot: number): ReadonlyMap<string, ClickVariant> {
-    return this.variants.get(slot) ?? new Map();
+  /** The blocks of the link's variants, in the order they were given. */
+  variantBlocks(slot: number): number[] {
+    const blocks: number[] = [];
+    let at = this.blockAt[slot]!;
+    for (let n = this.variantCount[slot]!; n > 0; n--) {
+      at += blockLength(this.arena, at);
+      blocks.push(at);
+    }
+    return blocks;
   }
 
   location(slot: number): string {
@@ -197,39 +217,48 @@ export class LinkTable implements ClickLinks {
   }
 
   slug(slot: number): string {
-    return blockSlug(this.arena, this.blockAt[slot]!);
+    return blockKey(this.arena, this.blockAt[slot]!);
   }
 
   linkId(slot: number): string {
-    return blockLinkId(this.arena, this.blockAt[slot]!);
+    return blockId(this.arena, this.blockAt[slot]!);
   }
 
   /**
-   * Stores a link: the same slot (and counters) when its id is known, else a new slot whose
-   * human count starts at `storedHumanClicks`. Returns the slot.
+   * Stores a link and its variants: the same slot (and counters) when its id is known, else a
+   * new slot whose human count starts at `storedHumanClicks`. Returns the slot.
    */
-  put(facts: LinkFacts, variants: ReadonlyMap<string, ClickVariant>, storedHumanClicks: number): number {
+  put(facts: LinkFacts, variants: readonly VariantFacts[], storedHumanClicks: number): number {
     // Sized (and checked) before anything changes: a refused link leaves the table as it was.
-    const block = { serial: targetSerial(), ...facts };
-    const length = blockSize(block);
+    const blocks: BlockFields[] = [
+      { serial: targetSerial(), key: facts.slug, id: facts.id, location: facts.location, paramsJson: facts.paramsJson },
+    ];
+    for (const v of variants)
+      blocks.push({
+        serial: targetSerial(),
+        key: v.code,
+        id: v.variantId,
+        location: v.location,
+        paramsJson: v.paramsJson,
+      });
+    const length = blocks.reduce((sum, block) => sum + blockSize(block), 0);
     let slot = this.findId(facts.id);
     if (slot >= 0) {
       const oldSlug = this.slug(slot);
       if (oldSlug !== facts.slug) this.bySlug.delete(oldSlug, this.slugHash[slot]!, slot);
-      this.liveBytes -= blockLength(this.arena, this.blockAt[slot]!);
+      this.liveBytes -= this.entryLength(this.arena, slot);
     } else {
       slot = this.newSlot();
       this.humanClicks[slot] = storedHumanClicks;
       this.unsorted[slot] = 0;
       this.idHash[slot] = hashOf(facts.id);
     }
-    this.blockAt[slot] = this.writeBlock(block, length, slot);
+    this.blockAt[slot] = this.writeEntry(blocks, length, slot);
+    this.variantCount[slot] = variants.length;
     this.slugHash[slot] = hashOf(facts.slug);
     this.status[slot] = STATUS_NAMES.indexOf(facts.status);
     this.expiresAt[slot] = facts.expiresAt ?? Number.NaN;
     this.clickLimit[slot] = facts.clickLimit ?? Number.NaN;
-    if (variants.size > 0) this.variants.set(slot, variants);
-    else this.variants.delete(slot);
     this.byId.set(facts.id, this.idHash[slot]!, slot, this.count);
     this.bySlug.set(facts.slug, this.slugHash[slot]!, slot, this.count);
     return slot;
@@ -238,50 +267,43 @@ export class LinkTable implements ClickLinks {
   /** Forgets a link; its slot may be reused (its buffered clicks must be gone: ClickBuffer.dropLink). */
   remove(slot: number): void {
     const at = this.blockAt[slot]!;
-    this.bySlug.delete(blockSlug(this.arena, at), this.slugHash[slot]!, slot);
-    this.byId.delete(blockLinkId(this.arena, at), this.idHash[slot]!, slot);
-    this.liveBytes -= blockLength(this.arena, at);
+    this.bySlug.delete(blockKey(this.arena, at), this.slugHash[slot]!, slot);
+    this.byId.delete(blockId(this.arena, at), this.idHash[slot]!, slot);
+    this.liveBytes -= this.entryLength(this.arena, slot);
     this.status[slot] = FREE;
-    this.variants.delete(slot);
     this.freeSlots.push(slot);
     this.count--;
   }
 
-  /** Moves the live blocks to an arena with `slack` spare bytes (after a load: no doubling left over). */
+  /** Moves the live entries to an arena with `slack` spare bytes (after a load: no doubling left over). */
   compact(slack = MIN_ARENA): void {
     this.moveTo(Buffer.alloc(this.liveBytes + slack));
   }
 
   /** Bytes held: the arrays, the hash tables and the arena (not older arenas buffered clicks keep). */
   get bytes(): number {
-    const arrays = [this.status, this.expiresAt, this.clickLimit, this.humanClicks, this.unsorted, this.blockAt];
+    const arrays = [
+      this.status,
+      this.expiresAt,
+      this.clickLimit,
+      this.humanClicks,
+      this.unsorted,
+      this.blockAt,
+      this.variantCount,
+      this.slugHash,
+      this.idHash,
+    ];
     return (
-      arrays.reduce((sum, a) => sum + a.byteLength, 0) +
-      this.slugHash.byteLength +
-      this.idHash.byteLength +
-      this.bySlug.bytes +
-      this.byId.bytes +
-      this.arena.byteLength
+      arrays.reduce((sum, a) => sum + a.byteLength, 0) + this.bySlug.bytes + this.byId.bytes + this.arena.byteLength
     );
   }
 
-  private slugIs(slot: number, slug: string): boolean {
-    const at = this.blockAt[slot]!;
-    return this.bytesAre(at + HEADER, this.arena.readUInt16LE(at + 4), slug);
-  }
-
-  private idIs(slot: number, id: string): boolean {
-    const at = this.blockAt[slot]!;
-    const arena = this.arena;
-    return this.bytesAre(at + HEADER + arena.readUInt16LE(at + 4), arena.readUInt16LE(at + 6), id);
-  }
-
-  /** Whether the arena's `length` bytes at `start` are `text` (ASCII, one byte per character). */
-  private bytesAre(start: number, length: number, text: string): boolean {
-    if (length !== text.length) return false;
-    const arena = this.arena;
-    for (let i = 0; i < length; i++) if (arena[start + i] !== text.charCodeAt(i)) return false;
-    return true;
+  /** The length of a slot's entry in `arena` (its block and its variants'). */
+  private entryLength(arena: Buffer, slot: number): number {
+    const start = this.blockAt[slot]!;
+    let at = start;
+    for (let n = this.variantCount[slot]!; n >= 0; n--) at += blockLength(arena, at);
+    return at - start;
   }
 
   private newSlot(): number {
@@ -293,7 +315,7 @@ export class LinkTable implements ClickLinks {
   }
 
   private growSlots(capacity: number): void {
-    const grow = <T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(
+    const grow = <T extends Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array>(
       old: T,
       make: (n: number) => T,
     ): T => {
@@ -307,21 +329,21 @@ export class LinkTable implements ClickLinks {
     this.humanClicks = grow(this.humanClicks, (n) => new Float64Array(n));
     this.unsorted = grow(this.unsorted, (n) => new Int32Array(n));
     this.blockAt = grow(this.blockAt, (n) => new Uint32Array(n));
+    this.variantCount = grow(this.variantCount, (n) => new Uint16Array(n));
     this.slugHash = grow(this.slugHash, (n) => new Uint32Array(n));
     this.idHash = grow(this.idHash, (n) => new Uint32Array(n));
   }
 
-  /** Writes `slot`'s new block (its old one, if any, is not carried into a new arena). */
-  private writeBlock(block: BlockFields, length: number, slot: number): number {
-    // Full: a new arena with only the live blocks, twice their size (the old one is left to
+  /** Writes `slot`'s new entry (its old one, if any, is not carried into a new arena). */
+  private writeEntry(blocks: BlockFields[], length: number, slot: number): number {
+    // Full: a new arena with only the live entries, twice their size (the old one is left to
     // the clicks that still point into it).
     if (this.used + length > this.arena.length)
       this.moveTo(Buffer.alloc(Math.max(MIN_ARENA, 2 * (this.liveBytes + length))), slot);
-    const at = this.used;
-    writeBlock(this.arena, at, block);
-    this.used += length;
+    const start = this.used;
+    for (const block of blocks) this.used += writeBlock(this.arena, this.used, block);
     this.liveBytes += length;
-    return at;
+    return start;
   }
 
   private moveTo(next: Buffer, skip = -1): void {
@@ -330,7 +352,7 @@ export class LinkTable implements ClickLinks {
     for (let slot = 0; slot < this.highWater; slot++) {
       if (this.status[slot] === FREE || slot === skip) continue;
       const at = this.blockAt[slot]!;
-      const length = blockLength(old, at);
+      const length = this.entryLength(old, slot);
       old.copy(next, used, at, at + length);
       this.blockAt[slot] = used;
       used += length;

@@ -7,6 +7,7 @@
 import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
 import { isBotAgent } from '../clicks/bot';
+import { blockLocation } from '../clicks/target-block';
 import { PAUSED } from './link-table';
 import { pageResponse } from './pages';
 
@@ -34,8 +35,9 @@ export function createRedirect(deps: Deps) {
     const now = clock.now();
     // NaN (no expiry) compares false.
     if (now >= links.expiresAt[slot]!) return pageResponse('gone');
-    const variant = code === null ? null : (links.variant(slot, code) ?? null);
-    const location = variant === null ? links.location(slot) : variant.location;
+    const at = links.blockAt[slot]!;
+    const variantAt = code === null ? -1 : links.variantAt(slot, code);
+    const location = blockLocation(links.arena, variantAt < 0 ? at : variantAt);
     const headers = request.headers;
     const userAgent = capped(headers.get('user-agent'), MAX_AGENT);
     const head = request.method === 'HEAD';
@@ -54,8 +56,8 @@ export function createRedirect(deps: Deps) {
       links,
       slot,
       arena: links.arena,
-      at: links.blockAt[slot]!,
-      variant,
+      at,
+      variantAt,
       location,
       code,
       address: clientAddress(request, server, config.trustProxy),

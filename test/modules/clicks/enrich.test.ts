@@ -260,7 +260,7 @@ describe('enrichClick on hand-made records', () => {
     const record = makeRecord(target);
     const enriched = enrichClick(toWire(record), ctx);
     expect(enriched).toEqual({
-      serial: 7,
+      serial: target.serial,
       linkId: 'lnk_enrich',
       variantId: 'var_b',
       code: 'b',

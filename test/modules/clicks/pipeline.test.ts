@@ -476,7 +476,7 @@ describe('a full buffer', () => {
     const push = (bot: boolean | null, userAgent: string) => {
       if (bot === null) links.unsorted[slot]!++;
       else if (!bot) links.humanClicks[slot]!++;
-      buffer.push(recordAt(links, slot, null, { time: t.clock.now(), address: '8.8.8.8', userAgent, bot }));
+      buffer.push(recordAt(links, slot, -1, { time: t.clock.now(), address: '8.8.8.8', userAgent, bot }));
     };
     push(null, UA.chromeWin); // unsorted human
     push(null, UA.googlebot); // unsorted bot

@@ -5,16 +5,16 @@
  */
 import { describe, expect, test } from 'bun:test';
 import {
-  blockLinkId,
+  blockId,
+  blockKey,
   blockLocation,
   blockParamsJson,
   blockSerial,
-  blockSlug,
 } from '../../../src/modules/clicks/target-block';
-import { type LinkFacts, LinkTable, STATUS_NAMES } from '../../../src/modules/redirect/link-table';
+import { type LinkFacts, LinkTable, STATUS_NAMES, type VariantFacts } from '../../../src/modules/redirect/link-table';
 import { prng } from '../../helpers/random';
 
-const NO_VARIANTS = new Map();
+const NO_VARIANTS: VariantFacts[] = [];
 
 function facts(n: number, over: Partial<LinkFacts> = {}): LinkFacts {
   return {
@@ -32,8 +32,8 @@ function facts(n: number, over: Partial<LinkFacts> = {}): LinkFacts {
 function read(table: LinkTable, slot: number) {
   const at = table.blockAt[slot]!;
   return {
-    id: blockLinkId(table.arena, at),
-    slug: blockSlug(table.arena, at),
+    id: blockId(table.arena, at),
+    slug: blockKey(table.arena, at),
     status: STATUS_NAMES[table.status[slot]!],
     expiresAt: Number.isNaN(table.expiresAt[slot]!) ? null : table.expiresAt[slot],
     clickLimit: Number.isNaN(table.clickLimit[slot]!) ? null : table.clickLimit[slot],
@@ -86,7 +86,7 @@ describe('LinkTable', () => {
       table.put(facts(n, { location: `https://example.com/${'x'.repeat(200)}/${n}` }), NO_VARIANTS, 0);
     expect(table.arena).not.toBe(kept.arena);
     expect(blockLocation(kept.arena, kept.at)).toBe('https://example.com/1');
-    expect(blockSlug(kept.arena, kept.at)).toBe('s1');
+    expect(blockKey(kept.arena, kept.at)).toBe('s1');
     expect(blockSerial(kept.arena, kept.at)).toBe(serial);
     expect(table.location(slot)).toBe('https://example.com/new');
   });
@@ -105,25 +105,52 @@ describe('LinkTable', () => {
     }
   });
 
-  test('variants by slot and code; gone with the link', () => {
+  test('variants follow their link in its entry, found by code; replaced and gone with it', () => {
     const table = new LinkTable();
-    const variant = { serial: 99, variantId: 'var_1', location: 'https://example.com/1?v=1', paramsJson: '{"v":"1"}' };
-    const slot = table.put(facts(1), new Map([['tw', variant]]), 0);
-    expect(table.variant(slot, 'tw')).toBe(variant);
-    expect(table.variant(slot, 'TW')).toBeUndefined();
+    const variant = (code: string, n: number): VariantFacts => ({
+      code,
+      variantId: `var_${n}`,
+      location: `https://example.com/1?v=${n}`,
+      paramsJson: JSON.stringify({ v: String(n), é: 'ü' }),
+    });
+    const slot = table.put(facts(1), [variant('tw', 1), variant('fb', 2)], 0);
+    const next = table.put(facts(2), [variant('tw', 3)], 0);
+    const at = table.variantAt(slot, 'fb');
+    expect(at).toBeGreaterThan(table.blockAt[slot]!);
+    expect([blockKey(table.arena, at), blockId(table.arena, at), blockLocation(table.arena, at)]).toEqual([
+      'fb',
+      'var_2',
+      'https://example.com/1?v=2',
+    ]);
+    expect(blockParamsJson(table.arena, at)).toBe('{"v":"2","é":"ü"}');
+    expect(blockId(table.arena, table.variantAt(slot, 'tw'))).toBe('var_1');
+    expect(blockId(table.arena, table.variantAt(next, 'tw'))).toBe('var_3');
+    expect(table.variantAt(slot, 'TW')).toBe(-1);
+    expect(table.variantAt(next, 'fb')).toBe(-1);
+    // Each target has its own serial.
+    const serials = [table.blockAt[slot]!, ...table.variantBlocks(slot)].map((b) => blockSerial(table.arena, b));
+    expect(new Set(serials).size).toBe(3);
+    // Replaced: the old entry stays readable for clicks that kept it.
+    const kept = { arena: table.arena, at };
+    table.put(facts(1), [variant('tw', 4)], 0);
+    expect(table.variantAt(slot, 'fb')).toBe(-1);
+    expect(blockId(table.arena, table.variantAt(slot, 'tw'))).toBe('var_4');
+    expect(blockId(kept.arena, kept.at)).toBe('var_2');
     table.put(facts(1), NO_VARIANTS, 0);
-    expect(table.variant(slot, 'tw')).toBeUndefined();
-    table.put(facts(1), new Map([['tw', variant]]), 0);
+    expect(table.variantAt(slot, 'tw')).toBe(-1);
+    table.put(facts(1), [variant('tw', 5)], 0);
     table.remove(slot);
-    const reused = table.put(facts(2), NO_VARIANTS, 0);
+    const reused = table.put(facts(3), NO_VARIANTS, 0);
     expect(reused).toBe(slot);
-    expect(table.variant(reused, 'tw')).toBeUndefined();
+    expect(table.variantAt(reused, 'tw')).toBe(-1);
+    expect(table.location(next)).toBe('https://example.com/2');
   });
 
   test('matches a Map model through 30,000 random puts, renames and removals', () => {
     const random = prng(20261124);
     const table = new LinkTable();
     const model = new Map<number, LinkFacts>();
+    const variantsOf = new Map<number, VariantFacts[]>();
     const slugOwner = new Map<string, number>();
     for (let step = 0; step < 30_000; step++) {
       const n = Math.floor(random() * 3000);
@@ -138,8 +165,15 @@ describe('LinkTable', () => {
         const f = facts(n, { slug, location: `https://example.com/${n}/${'p'.repeat(Math.floor(random() * 300))}` });
         const before = model.get(n);
         if (before) slugOwner.delete(before.slug);
-        table.put(f, NO_VARIANTS, n);
+        const variants = Array.from({ length: Math.floor(random() * 3) }, (_, k) => ({
+          code: `c${k}`,
+          variantId: `var_${step}_${k}`,
+          location: `${f.location}?v=${k}`,
+          paramsJson: k === 0 ? '{}' : `{"v":"${k}"}`,
+        }));
+        table.put(f, variants, n);
         model.set(n, f);
+        variantsOf.set(n, variants);
         slugOwner.set(slug, n);
       }
       if (step % 5000 === 0) table.compact();
@@ -152,6 +186,14 @@ describe('LinkTable', () => {
       expect(read(table, slot)).toEqual(f);
       // A reused slot starts from its new link's stored count, not the removed link's.
       expect(table.humanClicks[slot]).toBe(n);
+      const variants = table.variantBlocks(slot).map((at) => ({
+        code: blockKey(table.arena, at),
+        variantId: blockId(table.arena, at),
+        location: blockLocation(table.arena, at),
+        paramsJson: blockParamsJson(table.arena, at),
+      }));
+      expect(variants).toEqual(variantsOf.get(n)!);
+      for (const v of variants) expect(blockId(table.arena, table.variantAt(slot, v.code))).toBe(v.variantId);
     }
     for (let n = 0; n < 3000; n++) if (!model.has(n)) expect(table.findId(facts(n).id)).toBe(-1);
     // Old slugs of renamed or removed links are gone.
