@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test';
 import { LinkIndex } from '../../../src/modules/redirect/link-index';
+import { seedLinks } from '../../bench/seed-links';
 import { api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 
 let t: TestApp;
@@ -103,4 +104,18 @@ test('the server answers a redirect for a link that the background load has not 
   const notYet = made.findIndex((m) => index.getById(m.id) === undefined);
   expect(index.get(made[notYet]!.slug)?.base.location).toBe(`https://example.com/${notYet}`);
   expect(index.size).toBe(2);
+});
+
+test('the background load starts with small pages, doubling up to its page size', async () => {
+  seedLinks(t.deps, 400, (i) => ({ destination: `https://example.com/${i}` }));
+  const index = newIndex();
+  const loading = index.loadInBackground(120);
+  const sizes: number[] = [];
+  for (let turn = 0; turn < 5; turn++) {
+    await nextTurn();
+    sizes.push(index.size);
+  }
+  // 50, then 100, then 120 a page (the page size), until the 400 links are in.
+  expect(sizes).toEqual([50, 150, 270, 390, 400]);
+  expect(await loading).toBe(400);
 });
