@@ -53,3 +53,16 @@ test('with the real heap: a floor above any heap never collects', () => {
   expect(guard.check()).toBe(false);
   expect(guard.collections).toEqual({ count: 0, ms: 0 });
 });
+
+test('fixed bytes (mapped files) count in the heap but not in its growth', () => {
+  const { heap, options } = fakeHeap(300);
+  const guard = new HeapGuard({ floorBytes: 50, growth: 1.5, fixedBytes: 200, ...options });
+  heap.bytes = 400;
+  expect(guard.check()).toBe(true);
+  // 300 left, 200 of them fixed: the limit is 300 + 100 x 0.5 = 350, not 300 x 1.5 = 450.
+  heap.bytes = 350;
+  expect(guard.check()).toBe(false);
+  heap.bytes = 351;
+  expect(guard.check()).toBe(true);
+  expect(guard.collections.count).toBe(2);
+});

@@ -18,6 +18,8 @@ interface GeoFacts {
 export interface GeoLookup {
   /** Where the data comes from, for the startup log ("none" when no database was found). */
   readonly source: string;
+  /** Bytes of database files mapped into memory (the heap counts them; no collection frees them). */
+  readonly mappedBytes: number;
   lookup(address: string | null): GeoFacts;
 }
 
@@ -39,11 +41,18 @@ interface MmdbReader {
   metadata: { ipVersion: number };
 }
 
-function openReader(path: string): MmdbReader {
+/** A reader and the bytes it maps. */
+interface MappedReader {
+  reader: MmdbReader;
+  bytes: number;
+}
+
+function openReader(path: string): MappedReader {
   const bytes = Bun.mmap(path, { shared: false });
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // mmdb-lib caches decoded records by offset through any {get, set}; cap it like our own caches.
-  return new Reader(buffer, { cache: new BoundedCache<number, unknown>(10_000) } as never);
+  const reader = new Reader(buffer, { cache: new BoundedCache<number, unknown>(10_000) } as never) as MmdbReader;
+  return { reader, bytes: bytes.byteLength };
 }
 
 function toFacts(record: GeoRecord | null): GeoFacts {
@@ -62,11 +71,19 @@ export function unmapAddress(address: string): string {
 
 class MmdbLookup implements GeoLookup {
   private readonly cache = new BoundedCache<string, GeoFacts>(50_000);
+  private readonly v4: MmdbReader | null;
+  private readonly v6: MmdbReader | null;
+  readonly mappedBytes: number;
+
   constructor(
     readonly source: string,
-    private readonly v4: MmdbReader | null,
-    private readonly v6: MmdbReader | null,
-  ) {}
+    v4: MappedReader | null,
+    v6: MappedReader | null,
+  ) {
+    this.v4 = v4?.reader ?? null;
+    this.v6 = v6?.reader ?? null;
+    this.mappedBytes = (v4?.bytes ?? 0) + (v6?.bytes ?? 0);
+  }
 
   lookup(address: string | null): GeoFacts {
     if (!address) return NONE;
@@ -89,7 +106,7 @@ class MmdbLookup implements GeoLookup {
   }
 }
 
-export const noGeo: GeoLookup = { source: 'none', lookup: () => NONE };
+export const noGeo: GeoLookup = { source: 'none', mappedBytes: 0, lookup: () => NONE };
 
 /** Folders searched for the bundled files: beside the executable (dist/slink), then the package. */
 function bundledDirs(): string[] {
@@ -104,7 +121,7 @@ export function openGeo(configured: string | null): GeoLookup {
   if (configured) {
     if (!existsSync(configured)) throw new Error(`SLINK_GEO_DB: no file at ${configured}`);
     const reader = openReader(configured);
-    const v6 = reader.metadata.ipVersion === 6 ? reader : null;
+    const v6 = reader.reader.metadata.ipVersion === 6 ? reader : null;
     return new MmdbLookup(configured, v6 ? null : reader, v6);
   }
   for (const dir of bundledDirs()) {

@@ -16,13 +16,14 @@ import { ClickStore, type WriteOutcome } from './store';
 let db: Db | null = null;
 let store: ClickStore | null = null;
 let received: WireClick[] = [];
-const heap = new HeapGuard();
+let heap = new HeapGuard();
 
 const handlers = {
   /** Answers with the geo source; throws when the database or the geo file cannot be opened. */
   open(options: { dbPath: string; geoDb: string | null; ownHosts: string[]; retentionDays?: number }): string {
     db = openDatabase(options.dbPath, 'writer');
     const geo = openGeo(options.geoDb);
+    heap = new HeapGuard({ fixedBytes: geo.mappedBytes });
     store = new ClickStore(db.$client, geo, options.ownHosts, systemClock, {
       retentionDays: options.retentionDays ?? 0,
     });
