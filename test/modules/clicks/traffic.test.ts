@@ -4,6 +4,7 @@
  * search, and everything else a referral.
  */
 import { describe, expect, test } from 'bun:test';
+import { preferredLanguage } from '../../../src/modules/clicks/language';
 import { referrerHost, type TrafficType, trafficType } from '../../../src/modules/clicks/traffic';
 
 /** The type a referrer URL gets with no utm_medium and our own host sl.test. */
@@ -275,5 +276,27 @@ describe('trafficType rule 3: webmail, social, search, referral', () => {
       'http://localhost:3000/',
       'https://xn--bcher-kva.example/',
     ]);
+  });
+});
+
+describe('the caches answer as a first call does', () => {
+  test("a host's cached type yields to our own hosts and to utm_medium, call after call", () => {
+    for (let round = 0; round < 3; round++) {
+      expect(trafficType('news.example.org', undefined)).toBe('referral');
+      expect(trafficType('news.example.org', undefined, ['news.example.org'])).toBe('direct');
+      expect(trafficType('news.example.org', 'email')).toBe('email');
+      expect(trafficType('l.facebook.com', undefined)).toBe('social');
+      expect(trafficType('l.facebook.com', 'cpc')).toBe('search');
+    }
+  });
+
+  test('a referrer and a language header give the same answer every time', () => {
+    for (let round = 0; round < 3; round++) {
+      expect(referrerHost('https://WWW.Example.org/a?b')).toBe('example.org');
+      expect(referrerHost('ftp://example.org/')).toBeNull();
+      expect(referrerHost('not a url')).toBeNull();
+      expect(preferredLanguage('fr-ch, fr;q=0.9, en;q=0.8')).toBe('fr-CH');
+      expect(preferredLanguage('*')).toBeNull();
+    }
   });
 });
