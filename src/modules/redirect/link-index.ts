@@ -19,7 +19,7 @@ import { findVariantsByLinkIds, type VariantRow } from '../variants/repo';
 import { LinkTable, STATUS_NAMES, type VariantFacts } from './link-table';
 import { applyParams } from './location';
 
-/** A copy of one link's entry, for the API and tests (the redirect reads the table itself). */
+/** A copy of one link's entry, to inspect it (tests, benchmarks); the redirect reads the table itself. */
 export interface LinkView {
   readonly id: string;
   readonly slug: string;

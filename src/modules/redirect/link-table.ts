@@ -74,15 +74,10 @@ class SlotHash {
     private readonly keyIs: (slot: number, key: string) => boolean,
   ) {}
 
+  /** The slot `key` points at, or -1. */
   find(key: string, hash: number): number {
-    const slots = this.slots;
-    const mask = slots.length - 1;
-    const hashes = this.hashAt();
-    for (let p = hash & mask; ; p = (p + 1) & mask) {
-      const slot = slots[p]!;
-      if (slot === EMPTY) return -1;
-      if (slot >= 0 && hashes[slot] === hash && this.keyIs(slot, key)) return slot;
-    }
+    const cell = this.cell(key, hash);
+    return cell < 0 ? -1 : this.slots[cell]!;
   }
 
   /** Points `key` at `slot`, replacing what it pointed at (the hash is already stored for `slot`). */
@@ -107,6 +102,7 @@ class SlotHash {
     if (cell >= 0 && this.slots[cell] === slot) this.slots[cell] = GONE;
   }
 
+  /** Where `key` is in the table, or -1. */
   private cell(key: string, hash: number): number {
     const slots = this.slots;
     const mask = slots.length - 1;
