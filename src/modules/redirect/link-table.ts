@@ -157,7 +157,7 @@ export class LinkTable implements ClickLinks {
   private slugHash = new Uint32Array(0);
   private idHash = new Uint32Array(0);
   /** The current arena; buffered clicks may keep older ones alive until they are written. */
-  arena: Buffer = Buffer.alloc(MIN_ARENA);
+  arena: Buffer = arenaFor(0);
   private used = 0;
   /** Bytes of the live entries (the rest of `used` is entries replaced or removed). */
   private liveBytes = 0;
@@ -271,12 +271,15 @@ export class LinkTable implements ClickLinks {
     this.count--;
   }
 
-  /** Moves the live entries to an arena with `slack` spare bytes (after a load: no doubling left over). */
-  compact(slack = MIN_ARENA): void {
-    this.moveTo(Buffer.alloc(this.liveBytes + slack));
+  /** Moves the live entries to a new arena with its usual room to spare (after a load, which leaves replaced entries behind). */
+  compact(): void {
+    this.moveTo(arenaFor(this.liveBytes));
   }
 
-  /** Bytes held: the arrays, the hash tables and the arena (not older arenas buffered clicks keep). */
+  /**
+   * Bytes held: the arrays, the hash tables and the arena's written part (its spare room is not
+   * resident until written; older arenas buffered clicks keep are not counted).
+   */
   get bytes(): number {
     const arrays = [
       this.status,
@@ -289,9 +292,7 @@ export class LinkTable implements ClickLinks {
       this.slugHash,
       this.idHash,
     ];
-    return (
-      arrays.reduce((sum, a) => sum + a.byteLength, 0) + this.bySlug.bytes + this.byId.bytes + this.arena.byteLength
-    );
+    return arrays.reduce((sum, a) => sum + a.byteLength, 0) + this.bySlug.bytes + this.byId.bytes + this.used;
   }
 
   /** The length of a slot's entry in `arena` (its block and its variants'). */
@@ -332,10 +333,9 @@ export class LinkTable implements ClickLinks {
 
   /** Writes `slot`'s new entry (its old one, if any, is not carried into a new arena). */
   private writeEntry(blocks: BlockFields[], length: number, slot: number): number {
-    // Full: a new arena with only the live entries, twice their size (the old one is left to
-    // the clicks that still point into it).
-    if (this.used + length > this.arena.length)
-      this.moveTo(Buffer.alloc(Math.max(MIN_ARENA, 2 * (this.liveBytes + length))), slot);
+    // Full: a new arena with only the live entries (the old one is left to the clicks that
+    // still point into it).
+    if (this.used + length > this.arena.length) this.moveTo(arenaFor(this.liveBytes + length), slot);
     const start = this.used;
     for (const block of blocks) this.used += writeBlock(this.arena, this.used, block);
     this.liveBytes += length;
@@ -345,16 +345,39 @@ export class LinkTable implements ClickLinks {
   private moveTo(next: Buffer, skip = -1): void {
     const old = this.arena;
     let used = 0;
+    // Entries that follow each other in the old arena (slots are in arena order after a move,
+    // and a load appends in slot order) are copied as one run: a move of 1,000,000 links is
+    // then a few copies, not one per link.
+    let runFrom = 0;
+    let runEnd = -1;
+    let runTo = 0;
     for (let slot = 0; slot < this.highWater; slot++) {
       if (this.status[slot] === FREE || slot === skip) continue;
       const at = this.blockAt[slot]!;
       const length = this.entryLength(old, slot);
-      old.copy(next, used, at, at + length);
+      if (at !== runEnd) {
+        if (runEnd >= 0) old.copy(next, runTo, runFrom, runEnd);
+        runFrom = at;
+        runEnd = at;
+        runTo = used;
+      }
+      runEnd += length;
       this.blockAt[slot] = used;
       used += length;
     }
+    if (runEnd >= 0) old.copy(next, runTo, runFrom, runEnd);
     this.arena = next;
     this.used = used;
     this.liveBytes = used;
   }
+}
+
+/**
+ * An arena for `bytes` of live entries with a quarter more to spare (at least MIN_ARENA): a
+ * full arena is rebuilt once its live part has grown by a quarter, never doubled. Not
+ * zero-filled: only bytes that were written are ever read (each block says its lengths), and
+ * pages not written yet stay out of the resident set.
+ */
+function arenaFor(bytes: number): Buffer {
+  return Buffer.allocUnsafeSlow(bytes + Math.max(MIN_ARENA, Math.ceil(bytes / 4)));
 }

@@ -201,6 +201,20 @@ describe('LinkTable', () => {
       if (!slugOwner.has(`x${step}`)) expect(table.find(`x${step}`)).toBe(-1);
   });
 
+  test('a full arena is replaced by one a quarter larger than its live entries, not doubled', () => {
+    const table = new LinkTable();
+    for (let n = 0; n < 20_000; n++) table.put(facts(n), NO_VARIANTS, 0);
+    table.compact();
+    const live = table.arena.byteLength;
+    const first = table.arena;
+    // Rewriting links (the same size) fills the room left after the compaction, then moves.
+    let writes = 0;
+    for (let n = 0; table.arena === first; n = (n + 1) % 20_000, writes++) table.put(facts(n), NO_VARIANTS, 0);
+    expect(writes).toBeGreaterThan(20_000 / 5);
+    expect(table.arena.byteLength).toBeLessThanOrEqual(live + 64 * 1024);
+    for (let n = 0; n < 20_000; n += 997) expect(table.location(table.find(`s${n}`))).toBe(`https://example.com/${n}`);
+  });
+
   test('100,000 links: a few bytes over their strings each', () => {
     const table = new LinkTable();
     let strings = 0;
