@@ -87,7 +87,8 @@ class SlotHash {
       this.slots[existing] = slot;
       return;
     }
-    if ((this.filled + 1) * 2 > this.slots.length) this.rebuild(live + 1);
+    // Rebuilt at three quarters full (tombstones count): a hit then probes ~2.5 cells on average.
+    if ((this.filled + 1) * 4 > this.slots.length * 3) this.rebuild(live + 1);
     const slots = this.slots;
     const mask = slots.length - 1;
     let p = hash & mask;
@@ -114,11 +115,11 @@ class SlotHash {
     }
   }
 
-  /** A table at most a quarter full for `live` keys, without tombstones. */
+  /** A table at most half full for `live` keys, without tombstones. */
   private rebuild(live: number): void {
     const old = this.slots;
     let size = 16;
-    while (size < live * 4) size *= 2;
+    while (size < live * 2) size *= 2;
     const slots = new Int32Array(size).fill(EMPTY);
     const hashes = this.hashAt();
     const mask = size - 1;
