@@ -5,13 +5,13 @@
  * fold's buckets encoded) and is never idle at saturation, when JavaScriptCore would collect on
  * its own; its young-generation collections leave the promoted garbage alone, and the heap grew
  * to 600-700 MB over a live set of about 200 when a fold still built a map per link (measured
- * with `bun run bench`). Asking after each fold
- * bounds it at `growth` times the live set, at the price of one full collection whenever that
- * much garbage has piled up (docs/performance.md). Memory the heap counts but no collection
- * frees (`fixedBytes`: the writer's mapped geo files, ~134 MB) is left out of the growth: 1.5x of
- * it would allow ~65 MB more garbage, which measured as ~60 MB of peak RSS under load. The heap size JavaScriptCore reports is the
- * one of its last collection (the writer asks for a young one after every batch) plus what was
- * allocated since, so it lags a little; that is enough to bound growth.
+ * with `bun run bench`). Asking after each fold bounds it at `growth` times the live set, at the
+ * price of one full collection whenever that much garbage has piled up (docs/performance.md).
+ * Memory the heap counts but no collection frees (`fixedBytes`: the writer's mapped geo files,
+ * ~134 MB) is left out of the growth: 1.5x of it would allow ~65 MB more garbage, measured as
+ * ~60 MB of peak RSS under load. The heap size JavaScriptCore reports is the one of its last
+ * collection (the writer asks for a young one after every batch) plus what was allocated since,
+ * so it lags a little; that is enough to bound growth.
  */
 import { heapSize } from 'bun:jsc';
 

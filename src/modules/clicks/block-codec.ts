@@ -8,6 +8,7 @@
  * Layout: varint count, then the columns in CLICK_COLUMNS order. Numbers up to 2^53 (ids,
  * epoch ms) are written with arithmetic, not 32-bit bit operations.
  */
+import { grown } from '../../lib/typed-arrays';
 
 /** The dictionary-id columns of a raw click, in storage order (click_tail's column names). */
 export const DIM_COLUMNS = ['country', 'city', 'device', 'os', 'browser', 'referrer', 'traffic', 'language'] as const;
@@ -41,17 +42,14 @@ export function emptyColumns(count: number): ClickColumns {
 }
 
 class Writer {
-  buf: Uint8Array;
+  buf: Uint8Array<ArrayBuffer>;
   pos = 0;
   constructor(size: number) {
     this.buf = new Uint8Array(size);
   }
 
   private room(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const next = new Uint8Array(Math.max(this.buf.length * 2, this.pos + n));
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
+    this.buf = grown(this.buf, this.pos + n);
   }
 
   /** A non-negative integer up to 2^53. */

@@ -18,7 +18,7 @@ export interface ClickTarget {
 }
 
 const CACHED_TARGETS = 50_000;
-/** Serials (record.ts ClickTarget.serial) kept: numbers only, so every target of 100,000 links and more fits. */
+/** Serials (target-block.ts) kept: numbers only, so every target of 100,000 links and more fits. */
 const CACHED_SERIALS = 400_000;
 
 /** The writer's side: ids of targets, inserted (inside the caller's transaction) when new. */
@@ -44,45 +44,32 @@ export class TargetIds {
     );
   }
 
-  /** `serial`: the redirect's target serial, 0 when unknown. */
-  idOf(
-    serial: number,
-    linkId: string,
-    variantId: string | null,
-    code: string | null,
-    destination: string,
-    params: string,
-  ): number {
+  /** `serial`: the redirect's target serial (target-block.ts), 0 when unknown. */
+  idOf(serial: number, target: ClickTarget): number {
     // A serial names the link, variant, destination and params; the code is the variant's own
     // (or none) unless the address carried a code that matched no variant.
-    const bySerial = serial > 0 && (code === null || variantId !== null);
-    if (bySerial) {
+    if (serial > 0 && (target.code === null || target.variantId !== null)) {
       let id = this.bySerial.get(serial);
       if (id === undefined) {
         // Only the serial's entry: the string cache would just thrash with 100,000 links.
-        id = this.stored(linkId, variantId, code, destination, params);
+        id = this.stored(target);
         this.bySerial.set(serial, id);
       }
       return id;
     }
+    const { linkId, variantId, code, destination, params } = target;
     // \u0001 marks a null code, so a code can never collide with "no code".
     const key = `${linkId}\u0000${variantId ?? ''}\u0000${code ?? '\u0001'}\u0000${destination}\u0000${params}`;
     let id = this.cache.get(key);
     if (id === undefined) {
-      id = this.stored(linkId, variantId, code, destination, params);
+      id = this.stored(target);
       this.cache.set(key, id);
     }
     return id;
   }
 
   /** The target's row id, inserted (inside the caller's transaction) when it has none yet. */
-  private stored(
-    linkId: string,
-    variantId: string | null,
-    code: string | null,
-    destination: string,
-    params: string,
-  ): number {
+  private stored({ linkId, variantId, code, destination, params }: ClickTarget): number {
     const found = this.select.get(linkId, variantId ?? '', code, destination, params);
     if (found) return found.id;
     this.pending++;

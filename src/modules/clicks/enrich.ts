@@ -15,7 +15,7 @@ import type { VisitorHasher } from './visitor';
 
 /** What the rollups count of a click (rollups/rollups.ts RollupClick), plus what only the click store keeps. */
 export interface EnrichedClick extends RollupClick {
-  /** The target's serial (record.ts), 0 when unknown. */
+  /** The target's serial (target-block.ts), 0 when unknown. */
   serial: number;
   day: number;
   destination: string;

@@ -11,7 +11,7 @@
  * rules; applyParams escapes everything else), one byte per character; params are UTF-8.
  */
 
-export const BLOCK_HEADER = 16;
+const BLOCK_HEADER = 16;
 export const NO_PARAMS_JSON = '{}';
 
 export interface BlockFields {

@@ -149,7 +149,13 @@ function prepareChunk(sqlite: Database): (limit: number) => number {
         r.id,
         values.idOf('link', '', r.link_id),
         r.timestamp,
-        targets.idOf(0, r.link_id, r.variant_id, r.variant_code, r.destination, r.params),
+        targets.idOf(0, {
+          linkId: r.link_id,
+          variantId: r.variant_id,
+          code: r.variant_code,
+          destination: r.destination,
+          params: r.params,
+        }),
         ...ids.slice(0, 8),
         // A row without a hash (never written by a release, but the column allowed it) is visitor 0.
         r.visitor_hash === null ? 0n : visitorBits(r.visitor_hash),

@@ -1,5 +1,6 @@
 /** Link reads and the row -> API mapping. Writes are in writes.ts, the paged list in listing.ts. */
 import { asc, count, desc, eq, getTableColumns, gt, inArray, sql } from 'drizzle-orm';
+import type { SelectedFields } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../db/client';
 import { shortUrlOf } from '../../lib/short-url';
 import { projectNames } from '../projects/repo';
@@ -18,9 +19,14 @@ const linkRowColumns = {
   lastClickedAt: linkCounters.lastClickedAt,
 };
 
-/** `links` joined to its counters (every link has its row), for a select of LinkRow columns. */
+/** A select of `columns` from `links` joined to its counters (every link has its row). */
+function withCounters<C extends SelectedFields>(db: Db, columns: C) {
+  return db.select(columns).from(links).innerJoin(linkCounters, eq(linkCounters.linkId, links.id));
+}
+
+/** LinkRows: select from here, then filter and order. */
 export function linkRowsFrom(db: Db) {
-  return db.select(linkRowColumns).from(links).innerJoin(linkCounters, eq(linkCounters.linkId, links.id));
+  return withCounters(db, linkRowColumns);
 }
 
 export function findLinkRow(db: Db, id: string): LinkRow | undefined {
@@ -64,7 +70,7 @@ const redirectColumns = {
 };
 
 function redirectRowsFrom(db: Db) {
-  return db.select(redirectColumns).from(links).innerJoin(linkCounters, eq(linkCounters.linkId, links.id));
+  return withCounters(db, redirectColumns);
 }
 
 /** The redirect rows of these ids that exist (the slug index refreshes written links with them). */

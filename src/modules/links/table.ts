@@ -47,9 +47,10 @@ export const linkTags = sqliteTable(
  * Each link's click counters, kept by the click writer's fold (counters.ts) so that reading a
  * link never aggregates clicks. A narrow row of their own, not columns of `links`: the fold
  * updates ~18,000 links at a time, and the wide row plus its sort index cost two to three times
- * as much per link (docs/decisions/2026-11-24-link-counters-table.md). WITHOUT ROWID in SQLite (added by hand to
- * the migration: drizzle has no word for it), so the link id is stored once. One row per link,
- * written with it (writes.ts insertLinks), gone with it by the foreign key's cascade.
+ * as much per link (docs/decisions/2026-11-24-link-counters-table.md). WITHOUT ROWID in SQLite
+ * (added by hand to the migration: drizzle has no word for it), so the link id is stored once.
+ * One row per link, written with it (writes.ts insertLinks), gone with it by the foreign key's
+ * cascade.
  */
 export const linkCounters = sqliteTable(
   'link_counters',

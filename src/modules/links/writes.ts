@@ -1,9 +1,10 @@
 /**
  * The one way to write `links`, `link_tags` and `variants` rows, and to create a link's
  * `link_counters` row, so that the in-memory slug index (redirect/link-index.ts) cannot be left
- * stale. Every function that writes them takes a LinkWrite, and the only way to get one is writeLinks: it runs the callback in one IMMEDIATE
- * transaction, the write functions record the links they touch, and after COMMIT the index
- * re-reads each of them (forgetting the deleted). A rolled-back write never reaches the index.
+ * stale. Every function that writes them takes a LinkWrite, and the only way to get one is
+ * writeLinks: it runs the callback in one IMMEDIATE transaction, the write functions record the
+ * links they touch, and after COMMIT the index re-reads each of them (forgetting the deleted).
+ * A rolled-back write never reaches the index.
  * The click writer's additions to the counters (links/counters.ts) are not redirect facts and do
  * not come here.
  */

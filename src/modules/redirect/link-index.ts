@@ -132,9 +132,11 @@ export class LinkIndex {
     };
   }
 
-  /** Stores a link read from SQLite; a link already in memory keeps its slot and counters, a new one starts at its stored count. */
+  /**
+   * Stores a link read from SQLite; a link already in memory keeps its slot and counters, a new
+   * one starts at its stored count.
+   */
   private put(row: RedirectRow, variantRows: VariantRow[]): number {
-    const params = { ...row.params };
     return this.table.put(
       {
         id: row.id,
@@ -142,8 +144,8 @@ export class LinkIndex {
         status: row.status,
         expiresAt: row.expiresAt,
         clickLimit: row.clickLimit,
-        location: applyParams(row.destination, params),
-        paramsJson: paramsJsonOf(params),
+        location: applyParams(row.destination, row.params),
+        paramsJson: paramsJsonOf(row.params),
       },
       variantsOf(row, variantRows),
       row.clickCount,
@@ -170,7 +172,7 @@ export class LinkIndex {
   /** Loads every link now, in pages so a large table never sits in memory twice. */
   loadAll(pageSize = 5000): void {
     for (let after: string | null = ''; after !== null; ) after = this.loadPage(after, pageSize);
-    this.loadDone();
+    this.complete = true;
   }
 
   /**
@@ -190,14 +192,8 @@ export class LinkIndex {
       if (run !== this.loadRun) return this.size;
       after = this.loadPage(after, size);
     }
-    this.loadDone();
-    return this.size;
-  }
-
-  /** The arena grew by doubling during the load: give back what it will not need. */
-  private loadDone(): void {
     this.complete = true;
-    this.table.compact();
+    return this.size;
   }
 
   /** Ends a background load at its next page (before the database closes). */

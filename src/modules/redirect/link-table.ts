@@ -10,6 +10,7 @@
  * its offsets (ClickRecord), so it records the link as it was when clicked, whatever happens
  * to it later.
  */
+import { grown } from '../../lib/typed-arrays';
 import { type ClickLinks, targetSerial } from '../clicks/record';
 import {
   type BlockFields,
@@ -272,11 +273,6 @@ export class LinkTable implements ClickLinks {
     this.count--;
   }
 
-  /** Moves the live entries to a new arena with its usual room to spare (after a load, which leaves replaced entries behind). */
-  compact(): void {
-    this.moveTo(arenaFor(this.liveBytes));
-  }
-
   /**
    * Bytes held: the arrays, the hash tables and the arena's written part (its spare room is not
    * resident until written; older arenas buffered clicks keep are not counted).
@@ -313,23 +309,15 @@ export class LinkTable implements ClickLinks {
   }
 
   private growSlots(capacity: number): void {
-    const grow = <T extends Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array>(
-      old: T,
-      make: (n: number) => T,
-    ): T => {
-      const next = make(capacity);
-      next.set(old);
-      return next;
-    };
-    this.status = grow(this.status, (n) => new Uint8Array(n));
-    this.expiresAt = grow(this.expiresAt, (n) => new Float64Array(n));
-    this.clickLimit = grow(this.clickLimit, (n) => new Float64Array(n));
-    this.humanClicks = grow(this.humanClicks, (n) => new Float64Array(n));
-    this.unsorted = grow(this.unsorted, (n) => new Int32Array(n));
-    this.blockAt = grow(this.blockAt, (n) => new Uint32Array(n));
-    this.variantCount = grow(this.variantCount, (n) => new Uint16Array(n));
-    this.slugHash = grow(this.slugHash, (n) => new Uint32Array(n));
-    this.idHash = grow(this.idHash, (n) => new Uint32Array(n));
+    this.status = grown(this.status, capacity);
+    this.expiresAt = grown(this.expiresAt, capacity);
+    this.clickLimit = grown(this.clickLimit, capacity);
+    this.humanClicks = grown(this.humanClicks, capacity);
+    this.unsorted = grown(this.unsorted, capacity);
+    this.blockAt = grown(this.blockAt, capacity);
+    this.variantCount = grown(this.variantCount, capacity);
+    this.slugHash = grown(this.slugHash, capacity);
+    this.idHash = grown(this.idHash, capacity);
   }
 
   /** Writes `slot`'s new entry (its old one, if any, is not carried into a new arena). */

@@ -15,27 +15,10 @@
  *   open-addressing hash table.
  */
 import { hourStart } from '../../lib/time';
+import { grown } from '../../lib/typed-arrays';
 import type { RollupClick } from './rollups';
 
 const NONE = -1;
-
-function grownInt32(a: Int32Array<ArrayBuffer>, need: number): Int32Array<ArrayBuffer> {
-  if (need <= a.length) return a;
-  let size = a.length * 2;
-  while (size < need) size *= 2;
-  const b = new Int32Array(size);
-  b.set(a);
-  return b;
-}
-
-function grownFloat64(a: Float64Array<ArrayBuffer>, need: number): Float64Array<ArrayBuffer> {
-  if (need <= a.length) return a;
-  let size = a.length * 2;
-  while (size < need) size *= 2;
-  const b = new Float64Array(size);
-  b.set(a);
-  return b;
-}
 
 /** One hour bucket of a link, as the fold reads it. */
 export interface PendingHour {
@@ -115,18 +98,18 @@ export class PendingSums {
   }
 
   private linkSlot(linkValue: number, linkId: string): number {
-    this.slotOfValue = grownInt32(this.slotOfValue, linkValue + 1);
+    this.slotOfValue = grown(this.slotOfValue, linkValue + 1);
     const found = this.slotOfValue[linkValue]!;
     if (found > 0) return found - 1;
     const slot = this.linkCount++;
     if (slot >= this.linkValueOf.length) {
       const need = slot + 1;
-      this.linkValueOf = grownInt32(this.linkValueOf, need);
-      this.humans = grownInt32(this.humans, need);
-      this.uniques = grownInt32(this.uniques, need);
-      this.bots = grownInt32(this.bots, need);
-      this.last = grownFloat64(this.last, need);
-      this.firstHour = grownInt32(this.firstHour, need);
+      this.linkValueOf = grown(this.linkValueOf, need);
+      this.humans = grown(this.humans, need);
+      this.uniques = grown(this.uniques, need);
+      this.bots = grown(this.bots, need);
+      this.last = grown(this.last, need);
+      this.firstHour = grown(this.firstHour, need);
     }
     this.slotOfValue[linkValue] = slot + 1;
     this.linkIdOf[slot] = linkId;
@@ -146,13 +129,13 @@ export class PendingSums {
     const h = this.hourCount++;
     if (h >= this.hourClicks.length) {
       const need = h + 1;
-      this.hourStartOf = grownFloat64(this.hourStartOf, need);
-      this.hourBot = grownInt32(this.hourBot, need);
-      this.hourClicks = grownInt32(this.hourClicks, need);
-      this.hourUniques = grownInt32(this.hourUniques, need);
-      this.hourNext = grownInt32(this.hourNext, need);
-      this.hourFirstEntry = grownInt32(this.hourFirstEntry, need);
-      this.hourSize = grownInt32(this.hourSize, need);
+      this.hourStartOf = grown(this.hourStartOf, need);
+      this.hourBot = grown(this.hourBot, need);
+      this.hourClicks = grown(this.hourClicks, need);
+      this.hourUniques = grown(this.hourUniques, need);
+      this.hourNext = grown(this.hourNext, need);
+      this.hourFirstEntry = grown(this.hourFirstEntry, need);
+      this.hourSize = grown(this.hourSize, need);
     }
     this.hourStartOf[h] = start;
     this.hourBot[h] = botFlag;
@@ -179,10 +162,10 @@ export class PendingSums {
     const e = this.entryCount++;
     if (e >= this.entryHour.length) {
       const need = e + 1;
-      this.entryHour = grownInt32(this.entryHour, need);
-      this.entryValue = grownInt32(this.entryValue, need);
-      this.entryClicks = grownInt32(this.entryClicks, need);
-      this.entryNext = grownInt32(this.entryNext, need);
+      this.entryHour = grown(this.entryHour, need);
+      this.entryValue = grown(this.entryValue, need);
+      this.entryClicks = grown(this.entryClicks, need);
+      this.entryNext = grown(this.entryNext, need);
     }
     this.entryHour[e] = hour;
     this.entryValue[e] = id;
@@ -247,8 +230,8 @@ export class PendingSums {
     for (let h = this.firstHour[slot]!; h !== NONE; h = this.hourNext[h]!) {
       const size = this.hourSize[h]!;
       if (size > this.scratchIds.length) {
-        this.scratchIds = grownInt32(this.scratchIds, size);
-        this.scratchCounts = grownInt32(this.scratchCounts, size);
+        this.scratchIds = grown(this.scratchIds, size);
+        this.scratchCounts = grown(this.scratchCounts, size);
       }
       const ids = this.scratchIds;
       const counts = this.scratchCounts;

@@ -8,6 +8,7 @@
  * Varints are LEB128, written with arithmetic rather than bit operators so counts above 2^31
  * (a workspace's day after years) stay exact up to 2^53.
  */
+import { grown } from '../../lib/typed-arrays';
 
 export type Counts = Map<number, number>;
 
@@ -146,13 +147,7 @@ export class DenseCounts {
   }
 
   add(id: number, n: number): void {
-    if (id >= this.sums.length) {
-      let size = this.sums.length * 2;
-      while (size <= id) size *= 2;
-      const grown = new Float64Array(size);
-      grown.set(this.sums);
-      this.sums = grown;
-    }
+    if (id >= this.sums.length) this.sums = grown(this.sums, id + 1);
     this.sums[id]! += n;
   }
 

@@ -22,16 +22,20 @@ describe('TargetIds', () => {
     const sqlite = c.t.deps.db.$client;
     const ids = new TargetIds(sqlite);
     const dest = 'https://example.com/';
-    const first = ids.idOf(5, link.id, null, null, dest, '{}');
+    const first = ids.idOf(5, { linkId: link.id, variantId: null, code: null, destination: dest, params: '{}' });
     // Same serial: the same row, even from a fresh writer (found by its strings, then cached).
-    expect(ids.idOf(5, link.id, null, null, dest, '{}')).toBe(first);
-    expect(new TargetIds(sqlite).idOf(9, link.id, null, null, dest, '{}')).toBe(first);
+    expect(ids.idOf(5, { linkId: link.id, variantId: null, code: null, destination: dest, params: '{}' })).toBe(first);
+    expect(
+      new TargetIds(sqlite).idOf(9, { linkId: link.id, variantId: null, code: null, destination: dest, params: '{}' }),
+    ).toBe(first);
     // The same serial with a code that matched no variant is another target: the code is kept.
-    const unknownCode = ids.idOf(5, link.id, null, 'zz', dest, '{}');
+    const unknownCode = ids.idOf(5, { linkId: link.id, variantId: null, code: 'zz', destination: dest, params: '{}' });
     expect(unknownCode).not.toBe(first);
     // No serial (a replayed spill): by the strings.
-    expect(ids.idOf(0, link.id, null, null, dest, '{}')).toBe(first);
-    expect(ids.idOf(0, link.id, null, 'zz', dest, '{}')).toBe(unknownCode);
+    expect(ids.idOf(0, { linkId: link.id, variantId: null, code: null, destination: dest, params: '{}' })).toBe(first);
+    expect(ids.idOf(0, { linkId: link.id, variantId: null, code: 'zz', destination: dest, params: '{}' })).toBe(
+      unknownCode,
+    );
     expect(rows(sqlite)).toEqual([
       { id: first, variant_id: '', code: null, destination: dest },
       { id: unknownCode, variant_id: '', code: 'zz', destination: dest },
@@ -47,13 +51,25 @@ describe('TargetIds', () => {
     let inside = 0;
     expect(() =>
       sqlite.transaction(() => {
-        inside = ids.idOf(3, link.id, null, null, 'https://a.example/', '{}');
+        inside = ids.idOf(3, {
+          linkId: link.id,
+          variantId: null,
+          code: null,
+          destination: 'https://a.example/',
+          params: '{}',
+        });
         throw new Error('rolled back');
       })(),
     ).toThrow('rolled back');
     ids.rollback();
     expect(rows(sqlite)).toEqual([]);
-    const after = ids.idOf(3, link.id, null, null, 'https://a.example/', '{}');
+    const after = ids.idOf(3, {
+      linkId: link.id,
+      variantId: null,
+      code: null,
+      destination: 'https://a.example/',
+      params: '{}',
+    });
     ids.commit();
     expect(rows(sqlite)).toEqual([{ id: after, variant_id: '', code: null, destination: 'https://a.example/' }]);
     expect(inside).toBeGreaterThan(0);
