@@ -10,8 +10,8 @@
 import { existsSync } from 'node:fs';
 import { type App, createApp } from './app';
 import { type Config, ConfigError } from './config';
-import { applyPragmas, openDatabase } from './db/client';
-import { migrateDatabase } from './db/migrate';
+import { applyPragmas } from './db/client';
+import { openSlinkDatabase } from './db/open';
 import { consoleLogger, createDeps } from './deps';
 import { MAX_BODY_BYTES } from './http/json-body';
 import { systemClock } from './lib/clock';
@@ -54,8 +54,8 @@ export function startServer(config: Config, log = consoleLogger, options: Server
   // The writer thread opens the geo database; a configured path that is not there must stop
   // the start here, loudly, not leave clicks unwritten.
   if (config.geoDb && !existsSync(config.geoDb)) throw new ConfigError(`SLINK_GEO_DB: no file at ${config.geoDb}`);
-  const db = openDatabase(config.dbPath);
-  migrateDatabase(db);
+  // Migrated; a file that is not a usable Slink database stops the start with one line (db/open.ts).
+  const db = openSlinkDatabase(config.dbPath);
   // Clicks stored by an older release are converted before the writer starts and before the
   // server listens: the writer's ids must follow the converted ones, and statistics must not
   // answer from half a conversion. On a large database this takes a while (progress is logged;

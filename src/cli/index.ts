@@ -3,8 +3,7 @@
  * SQL. Exit 0 on success; otherwise a one-line message on stderr and exit 1 (2 for usage).
  */
 import { ConfigError, configHelp, loadConfig } from '../config';
-import { openDatabase } from '../db/client';
-import { migrateDatabase } from '../db/migrate';
+import { DatabaseFileError, explainDatabaseError, openSlinkDatabase } from '../db/open';
 import { type BaseDeps, consoleLogger } from '../deps';
 import { systemClock } from '../lib/clock';
 import { AppError } from '../lib/errors';
@@ -42,12 +41,13 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     return 0;
   }
   let deps: BaseDeps | null = null;
+  let dbPath: string | null = null;
   try {
     if (command !== 'user' && command !== 'key' && command !== 'migrate' && command !== 'backup')
       throw new UsageError(`unknown command "${command}" (see slink --help)`);
     const config = loadConfig();
-    const db = openDatabase(config.dbPath);
-    migrateDatabase(db);
+    dbPath = config.dbPath;
+    const db = openSlinkDatabase(dbPath);
     deps = { db, config, clock: systemClock, log: consoleLogger };
     if (command === 'user') await userCommand(deps, rest, io);
     else if (command === 'migrate') migrateCommand(deps, rest, io);
@@ -59,10 +59,14 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       io.err(`slink: ${err.message}`);
       return 2;
     }
-    const known = err instanceof AppError || err instanceof ConfigError;
+    // A corrupt file or a full disk found by the command itself (not at open) is said the same way.
+    const explained =
+      dbPath === null ? err : explainDatabaseError(err, dbPath, 'the command cannot write the database');
+    const known =
+      explained instanceof AppError || explained instanceof ConfigError || explained instanceof DatabaseFileError;
     const message = known
-      ? (err as Error).message
-      : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
+      ? (explained as Error).message
+      : `unexpected error: ${explained instanceof Error ? explained.message : String(explained)}`;
     // Always one line on stderr (docs/behaviour.md, "Operator CLI").
     io.err(`slink: ${message.split('\n')[0]}`);
     return 1;

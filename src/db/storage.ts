@@ -1,10 +1,13 @@
 /**
  * Storage failures: the SQLite errors that mean the database cannot be written right now (a
- * full disk, a read-only file or file system, an I/O error, a file that cannot be opened), as
- * opposed to a bug. The API answers them 503 `storage_unavailable` (src/app.ts) and /healthz
- * reports them as `degraded` with one of the short reasons below (docs/operations.md).
+ * full disk, a read-only file or file system, an I/O error, a file that cannot be opened, a
+ * corrupt file), as opposed to a bug. The API answers them 503 `storage_unavailable`
+ * (src/app.ts) and /healthz reports them as `degraded` with one of the short reasons below
+ * (docs/operations.md).
  */
 import type { Database } from 'bun:sqlite';
+import { statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /** Seconds a client is told to wait (Retry-After) before trying a refused write again. */
 export const STORAGE_RETRY_AFTER_S = 30;
@@ -18,7 +21,18 @@ const REASONS: readonly { code: RegExp; message: string; reason: string }[] = [
   { code: /^SQLITE_READONLY/, message: 'attempt to write a readonly database', reason: 'database read-only' },
   { code: /^SQLITE_IOERR/, message: 'disk I/O error', reason: 'disk I/O error' },
   { code: /^SQLITE_CANTOPEN/, message: 'unable to open database file', reason: 'database file cannot be opened' },
+  { code: /^SQLITE_CORRUPT/, message: 'database disk image is malformed', reason: 'database file is corrupt' },
+  { code: /^SQLITE_NOTADB/, message: 'file is not a database', reason: 'database file is corrupt' },
 ];
+
+/** SQLite's result code of `error` (or of an error it wraps), else null. */
+export function sqliteCode(error: unknown): string | null {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) return code;
+  }
+  return null;
+}
 
 /** The short reason when `error` (or an error it wraps, as drizzle does) is a storage failure, else null. */
 export function storageFailure(error: unknown): string | null {
@@ -29,6 +43,54 @@ export function storageFailure(error: unknown): string | null {
     }
   }
   return null;
+}
+
+/** Bytes an unprivileged process may still write on the file system holding `path`; null when unknown. */
+export function freeBytes(path: string): number | null {
+  try {
+    const fs = statfsSync(dirname(path));
+    return fs.bavail * fs.bsize;
+  } catch {
+    return null;
+  }
+}
+
+/** Below this many free bytes, a failing write is taken for a full disk (SQLite may report it as an I/O error). */
+const NEARLY_FULL_BYTES = 1024 * 1024;
+
+/** Whether the file system holding `path` has (almost) no room left. */
+export function nearlyFull(path: string): boolean {
+  const free = freeBytes(path);
+  return free !== null && free < NEARLY_FULL_BYTES;
+}
+
+/**
+ * Whether `error` means the disk holding `path` is full: SQLite says so (SQLITE_FULL), or an I/O
+ * error on a file system with almost nothing free (growing the -shm file fails as
+ * SQLITE_IOERR_SHMSIZE, not as SQLITE_FULL).
+ */
+export function isDiskFull(error: unknown, path: string): boolean {
+  const reason = storageFailure(error);
+  if (reason === 'database or disk full') return true;
+  return reason === 'disk I/O error' && nearlyFull(path);
+}
+
+/**
+ * Commits a write that changes nothing (the header's user_version, rewritten with its own
+ * value): the start's way to find out whether the disk takes writes before it lets the click
+ * writer open. Unlike probeWrite it reaches the disk, so a full one shows. Throws the storage
+ * failure; another connection holding the write lock counts as writable (someone is writing).
+ */
+export function checkWrites(sqlite: Database): void {
+  try {
+    sqlite.transaction(() => {
+      const { user_version } = sqlite.query('PRAGMA user_version').get() as { user_version: number };
+      sqlite.exec(`PRAGMA user_version = ${user_version}`);
+    })();
+  } catch (err) {
+    if ((sqliteCode(err) ?? '').startsWith('SQLITE_BUSY')) return;
+    throw err;
+  }
 }
 
 /**
