@@ -1,7 +1,10 @@
 /**
- * Starts the service: open the database, migrate (convert clicks an older release stored, rebuild
- * missing rollups, fold the clicks a killed writer had not folded), start the click writer and
- * its flush, listen; the app and the slug index are built after the server listens.
+ * Starts the service: open the database and migrate it (docs/operations.md, "The database
+ * file"), convert clicks an older release stored, do the start's own click writes (rebuild
+ * missing rollups, fold the clicks a killed writer had not folded, replay the spill file), start
+ * the click writer and its flush, listen; the app and the slug index are built after the server
+ * listens. When the start's writes fail for want of space, it starts anyway with the click
+ * writer held until they succeed (start-writes.ts).
  * SIGTERM/SIGINT stop accepting, finish in-flight requests, cut running exports off, flush every
  * buffered click (retrying until a deadline while writes fail, then saving what is left to the
  * spill file, replayed at the next start) and close the database.
@@ -11,24 +14,18 @@ import { existsSync } from 'node:fs';
 import { type App, createApp } from './app';
 import { type Config, ConfigError } from './config';
 import { applyPragmas } from './db/client';
-import { openSlinkDatabase } from './db/open';
+import { explainDatabaseError, openSlinkDatabase } from './db/open';
 import { consoleLogger, createDeps } from './deps';
 import { MAX_BODY_BYTES } from './http/json-body';
-import { systemClock } from './lib/clock';
+import { type Clock, systemClock } from './lib/clock';
+import { catchUpClicks } from './modules/clicks/catch-up';
 import { ownHostsOf } from './modules/clicks/pipeline';
-import { clickSource } from './modules/clicks/raw-read';
-import {
-  replaySpill,
-  STOP_FLUSH_DEADLINE_MS,
-  STOP_FLUSH_RETRY_MS,
-  spillPath,
-  writeSpill,
-} from './modules/clicks/spill';
+import { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS, spillClicks, spillPath } from './modules/clicks/spill';
 import { upgradeClickStorage } from './modules/clicks/upgrade';
 import { createShortSite } from './modules/redirect';
-import { refoldUnfolded } from './modules/rollups/fold';
-import { rebuildRollupsIfMissing } from './modules/rollups/rebuild';
+import type { LinkIndex } from './modules/redirect/link-index';
 import { setupAddress } from './modules/sessions/setup';
+import { StartWrites } from './start-writes';
 
 /** Where the clicks buffered at a stop ended up. */
 export interface StopResult {
@@ -48,34 +45,59 @@ export interface ServerOptions {
   stopFlushDeadlineMs?: number;
   /** Pause between those attempts (default STOP_FLUSH_RETRY_MS). */
   stopFlushRetryMs?: number;
+  /** The main thread's clock (tests move it days on); the click writer Worker keeps the system clock. */
+  clock?: Clock;
 }
 
 export function startServer(config: Config, log = consoleLogger, options: ServerOptions = {}): RunningServer {
   // The writer thread opens the geo database; a configured path that is not there must stop
   // the start here, loudly, not leave clicks unwritten.
   if (config.geoDb && !existsSync(config.geoDb)) throw new ConfigError(`SLINK_GEO_DB: no file at ${config.geoDb}`);
-  // Migrated; a file that is not a usable Slink database stops the start with one line (db/open.ts).
+  const clock = options.clock ?? systemClock;
   const db = openSlinkDatabase(config.dbPath);
-  // Clicks stored by an older release are converted before the writer starts and before the
-  // server listens: the writer's ids must follow the converted ones, and statistics must not
-  // answer from half a conversion. On a large database this takes a while (progress is logged;
-  // docs/operations.md, "Upgrading": run `slink migrate` first to keep it out of the start).
-  upgradeClickStorage(db.$client, { log: (line) => log.info(line) });
-  // The rollups read the raw clicks and the fold watermark only through what the clicks module hands them.
-  const source = clickSource(db.$client);
-  const rebuilt = rebuildRollupsIfMissing(db.$client, source);
-  if (rebuilt > 0) log.info(`statistics rebuilt from ${rebuilt} recorded clicks`);
-  const refolded = refoldUnfolded(db.$client, source);
-  if (refolded > 0) log.info(`${refolded} clicks written before the last stop counted in the statistics`);
-  // Clicks a stop could not write are written now, before the writer takes new ones and before
-  // the links (and their counters) are read. A replay that fails keeps the file and is logged.
   const spill = spillPath(config.dbPath);
-  replaySpill(db.$client, spill, { geoDb: config.geoDb, ownHosts: ownHostsOf(config), clock: systemClock, log });
+  const ownHosts = ownHostsOf(config);
+  // Set once the slug index exists (below); the start's first attempt runs before it does.
+  let linkIndex: LinkIndex | null = null;
+  // The start's own click writes: before the writer takes new clicks and before the links (and
+  // their counters) are read. A start that has to wait for space reads the links first; the
+  // human clicks its folds count later are then added to the slug index's counts.
+  const startWrites = new StartWrites(
+    () =>
+      catchUpClicks(db.$client, {
+        spill,
+        geoDb: config.geoDb,
+        ownHosts,
+        clock,
+        log,
+        counted: (linkId, humans) => linkIndex?.countStored(linkId, humans),
+      }),
+    config.dbPath,
+    log,
+  );
+  let ready: boolean;
+  try {
+    // Clicks stored by an older release are converted before the writer starts and before the
+    // server listens: the writer's ids must follow the converted ones, and statistics must not
+    // answer from half a conversion. On a large database this takes a while (progress is logged;
+    // docs/operations.md, "Upgrading": run `slink migrate` first to keep it out of the start).
+    // Like a migration, it cannot wait for space.
+    upgradeClickStorage(db.$client, { log: (line) => log.info(line) });
+    ready = startWrites.attempt();
+  } catch (err) {
+    db.$client.close();
+    throw explainDatabaseError(err, config.dbPath, `the clicks stored by an older release cannot be converted`);
+  }
   // From here on the writer Worker writes the clicks and checkpoints; this connection serves the API.
   applyPragmas(db.$client, 'server');
   // Clicks are enriched and written by a Worker on its own connection: the event loop that
   // serves redirects never runs a click transaction.
-  const deps = createDeps({ db, config, clock: systemClock, log }, { worker: true, linksInBackground: true });
+  const deps = createDeps(
+    { db, config, clock, log },
+    { worker: true, linksInBackground: true, writerHeld: ready ? undefined : startWrites },
+  );
+  linkIndex = deps.linkIndex;
+  if (!ready) startWrites.retry(config.flushMs, () => deps.clicks.openWriter());
   deps.clicks.flusher.start(config.flushMs);
   // Redirects and the short host's pages are answered here, before Elysia builds a request
   // context: the short host costs what its own work costs. Everything else (API, docs, health)
@@ -135,24 +157,28 @@ export function startServer(config: Config, log = consoleLogger, options: Server
       await stopped;
       // ...then write all of it before the database closes, retrying while writes fail (a full
       // disk may be freed meanwhile) until the deadline...
+      // (A start still waiting for space keeps trying meanwhile: its writer may open in time.)
       const { flusher } = deps.clicks;
       const flushed = await flusher.stop(
         options.stopFlushDeadlineMs ?? STOP_FLUSH_DEADLINE_MS,
         options.stopFlushRetryMs ?? STOP_FLUSH_RETRY_MS,
       );
+      startWrites.stop();
       // ...and what the database still would not take goes to the spill file.
       const left = flusher.takeAll();
       const result: StopResult = { spilled: 0, lost: 0 };
       if (left.length > 0) {
-        try {
-          writeSpill(spill, left);
-          result.spilled = left.length;
+        const { saved, error } = spillClicks(db.$client, spill, left, { geoDb: config.geoDb, ownHosts, clock });
+        result.spilled = saved;
+        result.lost = left.length - saved;
+        if (saved > 0) {
           log.error(
-            `final click flush failed: ${left.length} clicks saved to ${spill}, written to the database at the next start`,
+            `final click flush failed: ${saved} clicks saved to ${spill}, written to the database at the next start`,
           );
-        } catch (err) {
-          result.lost = left.length;
-          log.error(`final click flush failed and ${spill} could not be written: ${left.length} clicks lost`, err);
+        }
+        if (result.lost > 0) {
+          // Only what the next start cannot replay counts as lost: the file keeps whole lines only.
+          log.error(`final click flush failed and ${spill} could not be written: ${result.lost} clicks lost`, error);
         }
       } else if (!flushed) {
         // Every click is written; only the fold failed, which the next start redoes.

@@ -5,52 +5,17 @@
  * storage_unavailable, /healthz says degraded; once the filler is gone every click is written.
  */
 import { afterAll, expect, test } from 'bun:test';
-import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { superuserWriteKey } from './helpers/cli';
+import { fill, poll, smallDisk } from './helpers/full-disk';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from './helpers/proc';
 
-const mountPoint = mkdtempSync(join(tmpdir(), 'slink-full-'));
 let server: RunningProcess | null = null;
-let mounted = false;
-
-afterAll(() => {
-  server?.kill();
-  if (mounted) spawnSync('umount', ['-l', mountPoint]);
-  rmSync(mountPoint, { recursive: true, force: true });
-});
-
-/** Writes a file until the file system refuses more (ENOSPC); returns its path. */
-function fill(dir: string): string {
-  const path = join(dir, 'filler');
-  const fd = openSync(path, 'w');
-  const chunk = new Uint8Array(16 * 1024);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (err) {
-    expect((err as { code?: string }).code).toBe('ENOSPC');
-  } finally {
-    closeSync(fd);
-  }
-  return path;
-}
-
-async function poll<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)} after ${timeoutMs} ms`);
-    await Bun.sleep(100);
-  }
-}
+afterAll(() => server?.kill());
 
 test('the real server on a full disk: redirects answered and held, writes 503, healthz degraded, all written when space returns', async () => {
-  const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=6m', 'tmpfs', mountPoint]);
-  expect({ mounted: mount.status, stderr: String(mount.stderr) }).toEqual({ mounted: 0, stderr: '' });
-  mounted = true;
+  const mountPoint = smallDisk('6m');
   const db = join(mountPoint, 'slink.db');
   const key = await superuserWriteKey(db);
   const port = freePort();

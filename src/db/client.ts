@@ -2,7 +2,7 @@
  * Opens the SQLite file. Every connection's pragmas are set here, by the role it plays, so the
  * settings of the server, the click writer and the export thread can be read side by side.
  */
-import { Database } from 'bun:sqlite';
+import { constants, Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
@@ -85,6 +85,10 @@ export function openConnection(path: string, role: ConnectionRole): Database {
   const readonly = role === 'export';
   if (!readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, readonly ? { readonly: true, strict: true } : { create: true, strict: true });
+  // The -wal and -shm files stay when the last connection closes (the -wal emptied), instead of
+  // being deleted: SQLite cannot open a WAL database without its -shm file (32 KB and up), and a
+  // start on a full disk could not create it again (docs/operations.md, "Starting with a full disk").
+  if (!readonly && path !== ':memory:') sqlite.fileControl(constants.SQLITE_FCNTL_PERSIST_WAL, 1);
   applyPragmas(sqlite, role);
   return sqlite;
 }

@@ -11,7 +11,7 @@ import { preferredLanguage } from './language';
 import type { WireClick } from './record';
 import { referrerHost, type TrafficType, trafficType } from './traffic';
 import { parseAgent } from './user-agent';
-import type { VisitorHasher } from './visitor';
+import type { VisitorHashes } from './visitor';
 
 /** What the rollups count of a click (rollups/rollups.ts RollupClick), plus what only the click store keeps. */
 export interface EnrichedClick extends RollupClick {
@@ -26,7 +26,7 @@ export interface EnrichedClick extends RollupClick {
 
 export interface EnrichContext {
   geo: GeoLookup;
-  hasher: VisitorHasher;
+  hasher: VisitorHashes;
   /** Our own hosts: a referrer from them is not a referral. */
   ownHosts: readonly string[];
 }

@@ -64,9 +64,12 @@ export class ClickFlusher {
     private readonly log: Logger,
   ) {}
 
-  /** The error of the last click write while writes are failing, else null (/healthz). */
+  /**
+   * The error of the last click write while writes are failing, or why the sink cannot take
+   * clicks yet (a start waiting for space), else null (/healthz).
+   */
   get writeFailure(): unknown {
-    return this.failing ? this.failure : null;
+    return this.failing ? this.failure : (this.sink.unavailable ?? null);
   }
 
   start(intervalMs: number): void {

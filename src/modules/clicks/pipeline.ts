@@ -7,14 +7,16 @@ import type { BaseDeps } from '../../deps';
 import { ClickBuffer } from './buffer';
 import { ClickFlusher } from './flusher';
 import { type GeoLookup, openGeo } from './geo';
-import { type ClickSink, InlineSink, WorkerSink } from './sink';
+import { type ClickSink, HeldSink, type HoldReason, InlineSink, WorkerSink } from './sink';
 import { ClickStore } from './store';
 
 export interface ClickPipeline {
   buffer: ClickBuffer;
   flusher: ClickFlusher;
-  /** Where locations come from ("none" without a database), for the startup log. */
+  /** Where locations come from ("none" without a database), for the startup log; settles once the writer opens. */
   geoSource: Promise<string>;
+  /** Opens the held writer; false when none is held or the pipeline is closing. */
+  openWriter(): boolean;
 }
 
 export interface PipelineOptions {
@@ -22,6 +24,11 @@ export interface PipelineOptions {
   worker?: boolean;
   /** Inline mode only: a geo lookup to use instead of opening SLINK_GEO_DB / the bundle. */
   geo?: GeoLookup;
+  /**
+   * Worker mode: the writer does not open yet, for this reason (the server's start could not do
+   * its own writes: a full disk). Clicks wait in the buffer until `openWriter()`.
+   */
+  writerHeld?: HoldReason;
 }
 
 /** The host names whose referrers count as internal traffic. */
@@ -35,23 +42,25 @@ export function createClickPipeline(base: BaseDeps, options: PipelineOptions = {
   const { config } = base;
   const ownHosts = ownHostsOf(config);
   const buffer = new ClickBuffer();
-  let sink: ClickSink;
-  let geoSource: Promise<string>;
-  if (options.worker) {
+  if (!options.worker) {
+    const geo = options.geo ?? openGeo(config.geoDb);
+    const store = new ClickStore(base.db.$client, geo, ownHosts, base.clock, { retentionDays: config.retentionDays });
+    const flusher = new ClickFlusher(buffer, new InlineSink(store), base.log);
+    return { buffer, flusher, geoSource: Promise.resolve(geo.source), openWriter: () => false };
+  }
+  // Settles with the Worker's answer to `open`, whenever the Worker is made.
+  const { promise: geoSource, resolve } = Promise.withResolvers<string>();
+  const openWorker = (): ClickSink => {
     const worker = new WorkerSink({
       dbPath: config.dbPath,
       geoDb: config.geoDb,
       ownHosts,
       retentionDays: config.retentionDays,
     });
-    sink = worker;
-    geoSource = worker.ready;
-  } else {
-    const geo = options.geo ?? openGeo(config.geoDb);
-    sink = new InlineSink(
-      new ClickStore(base.db.$client, geo, ownHosts, base.clock, { retentionDays: config.retentionDays }),
-    );
-    geoSource = Promise.resolve(geo.source);
-  }
-  return { buffer, flusher: new ClickFlusher(buffer, sink, base.log), geoSource };
+    resolve(worker.ready);
+    return worker;
+  };
+  const held = options.writerHeld === undefined ? null : new HeldSink(options.writerHeld);
+  const flusher = new ClickFlusher(buffer, held ?? openWorker(), base.log);
+  return { buffer, flusher, geoSource, openWriter: () => held?.release(openWorker) ?? false };
 }

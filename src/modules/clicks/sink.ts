@@ -25,6 +25,57 @@ export interface ClickSink {
   fold(): Promise<void>;
   /** Folds what is pending, then closes. */
   close(): Promise<void>;
+  /** Why this sink cannot take clicks yet (HeldSink), for /healthz; absent or null when it can. */
+  readonly unavailable?: unknown;
+}
+
+/** Why a writer is held: read at every commit, so the latest failure is the one reported. */
+export interface HoldReason {
+  readonly failure: unknown;
+}
+
+/**
+ * The click writer of a start that could not do its own writes yet (a full disk: server.ts):
+ * until `release` gives it the real sink, a commit fails with the hold's failure, so the flusher
+ * keeps the clicks in the buffer and retries them, and /healthz says why (`unavailable`).
+ */
+export class HeldSink implements ClickSink {
+  private sink: ClickSink | null = null;
+  private closed = false;
+
+  constructor(private readonly hold: HoldReason) {}
+
+  get unavailable(): unknown {
+    return this.sink === null ? this.hold.failure : null;
+  }
+
+  /** From now on clicks go to the sink `open` makes; false (nothing made) when closed or released already. */
+  release(open: () => ClickSink): boolean {
+    if (this.closed || this.sink !== null) return false;
+    this.sink = open();
+    return true;
+  }
+
+  add(slice: WireClick[]): void {
+    this.sink?.add(slice);
+  }
+
+  commit(): Promise<WriteOutcome> {
+    return this.sink === null ? Promise.reject(this.hold.failure) : this.sink.commit();
+  }
+
+  discard(): void {
+    this.sink?.discard();
+  }
+
+  fold(): Promise<void> {
+    return this.sink === null ? Promise.resolve() : this.sink.fold();
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    return this.sink === null ? Promise.resolve() : this.sink.close();
+  }
 }
 
 export class InlineSink implements ClickSink {

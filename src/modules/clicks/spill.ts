@@ -1,8 +1,9 @@
 /**
  * The spill file: where a stop puts the clicks the database would not take before its deadline
- * (a full or failing disk), as WireClick JSON lines beside the database (`<SLINK_DB>.spill`).
- * The next start replays it through a ClickStore (enriched, counted, uniques decided like any
- * click) before the writer takes new clicks, and deletes it once they are committed.
+ * (a full or failing disk), beside the database (`<SLINK_DB>.spill`), one line per click as the
+ * click store keeps it, never its address or user agent (spill-format.ts). The next start
+ * replays it through a ClickStore before the writer takes new clicks (when that start waits for
+ * space, once space returns: catch-up.ts), and deletes it once they are committed.
  */
 import type { Database } from 'bun:sqlite';
 import {
@@ -10,6 +11,7 @@ import {
   existsSync,
   fstatSync,
   fsyncSync,
+  ftruncateSync,
   openSync,
   readFileSync,
   readSync,
@@ -17,11 +19,17 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import { storageFailure } from '../../db/storage';
 import type { Logger } from '../../deps';
 import type { Clock } from '../../lib/clock';
-import { openGeo } from './geo';
+import { DAY_MS } from '../../lib/time';
+import type { CountedHumans } from '../rollups/fold';
+import { type EnrichedClick, enrichClick } from './enrich';
+import { type GeoLookup, noGeo, openGeo } from './geo';
 import type { WireClick } from './record';
+import { clickLine, parseSpillLine, type SpillEntry, saltLine } from './spill-format';
 import { ClickStore } from './store';
+import { VisitorHasher } from './visitor';
 
 /** How long a stop keeps retrying the final flush before it spills (systemd's default stop timeout is 90 s). */
 export const STOP_FLUSH_DEADLINE_MS = 60_000;
@@ -32,105 +40,177 @@ export function spillPath(dbPath: string): string {
   return `${dbPath}.spill`;
 }
 
-/** Appends the clicks, one JSON line each, and fsyncs; throws when any of it could not be written. */
-export function writeSpill(path: string, clicks: readonly WireClick[]): void {
-  const fd = openSync(path, 'a');
-  try {
-    // A line an earlier stop left cut short must not swallow the first one appended now.
-    let text = '';
-    const size = fstatSync(fd).size;
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      const probe = openSync(path, 'r');
-      try {
-        readSync(probe, last, 0, 1, size - 1);
-      } finally {
-        closeSync(probe);
-      }
-      if (last[0] !== 0x0a) text = '\n';
-    }
-    // Without the serial: it names a target only in this process, the replay runs in another.
-    for (const { serial: _, ...click } of clicks) text += `${JSON.stringify(click)}\n`;
-    const bytes = Buffer.from(text);
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  // The file's entry in its directory, so a new spill file survives a power cut too.
-  try {
-    const dir = openSync(dirname(path), 'r');
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
-  } catch {
-    // Not every file system syncs a directory; the file's own data is synced above.
-  }
+export interface SpillOptions {
+  geoDb: string | null;
+  ownHosts: readonly string[];
+  clock: Clock;
 }
 
-function isWireClick(value: unknown): value is WireClick {
-  if (typeof value !== 'object' || value === null) return false;
-  const c = value as Record<string, unknown>;
-  return (
-    typeof c.time === 'number' &&
-    typeof c.linkId === 'string' &&
-    typeof c.location === 'string' &&
-    typeof c.paramsJson === 'string' &&
-    typeof c.bot === 'boolean'
-  );
+/** What a spill saved: the clicks now in the file (exactly those the next start replays), and why the rest was not. */
+export interface SpillOutcome {
+  saved: number;
+  error: unknown;
 }
 
-/** The clicks of a spill file, and how many lines could not be read (a line cut short by a crash). */
-export function readSpill(path: string): { clicks: WireClick[]; unreadable: number } {
-  const clicks: WireClick[] = [];
+type SpilledClick = Exclude<SpillEntry, { kind: 'salt' }>;
+
+/** The clicks of a spill file, the salts it carries by day, and how many lines could not be read (cut short by a crash). */
+export function readSpill(path: string): { clicks: SpilledClick[]; salts: Map<number, string>; unreadable: number } {
+  const clicks: SpilledClick[] = [];
+  const salts = new Map<number, string>();
   let unreadable = 0;
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (line.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      value = null;
-    }
-    if (isWireClick(value)) clicks.push(value);
-    else unreadable++;
+    const entry = parseSpillLine(line);
+    if (entry === null) unreadable++;
+    else if (entry.kind === 'salt') salts.set(entry.day, entry.salt);
+    else clicks.push(entry);
   }
-  return { clicks, unreadable };
+  return { clicks, salts, unreadable };
+}
+
+function openGeoOrNone(geoDb: string | null): GeoLookup {
+  try {
+    return openGeo(geoDb);
+  } catch {
+    return noGeo;
+  }
+}
+
+/**
+ * Appends `lines` and fsyncs. A write that fails part-way (the disk fills up) leaves the file
+ * cut back to its last whole line, and a failed fsync to what it held before, so the count of
+ * whole lines written is exactly what the next start reads back. Returns that count.
+ */
+function appendLines(path: string, lines: readonly string[]): { written: number; error: unknown } {
+  let fd: number;
+  try {
+    fd = openSync(path, 'a');
+  } catch (error) {
+    return { written: 0, error };
+  }
+  let before = 0;
+  let done = 0;
+  try {
+    before = fstatSync(fd).size;
+    // A line an earlier stop left cut short must not swallow the first one appended now.
+    let lead = '';
+    if (before > 0) {
+      const last = Buffer.alloc(1);
+      const probe = openSync(path, 'r');
+      try {
+        readSync(probe, last, 0, 1, before - 1);
+      } finally {
+        closeSync(probe);
+      }
+      if (last[0] !== 0x0a) lead = '\n';
+    }
+    const parts = lines.map((line) => Buffer.from(`${line}\n`));
+    const bytes = Buffer.concat([Buffer.from(lead), ...parts]);
+    let offset = 0;
+    try {
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    } catch (error) {
+      // Keep the whole lines that made it; cut the one half-written.
+      let end = lead.length;
+      while (done < parts.length && end + parts[done]!.length <= offset) end += parts[done++]!.length;
+      if (done === 0) end = 0;
+      ftruncateSync(fd, before + end);
+      fsyncSync(fd);
+      return { written: done, error };
+    }
+    done = parts.length;
+    fsyncSync(fd);
+    return { written: done, error: null };
+  } catch (error) {
+    // The cut-back or the sync failed: nothing appended can be counted on; take it all back.
+    try {
+      ftruncateSync(fd, before);
+    } catch {}
+    return { written: 0, error };
+  } finally {
+    closeSync(fd);
+    // The file's entry in its directory, so a new spill file survives a power cut too.
+    try {
+      const dir = openSync(dirname(path), 'r');
+      try {
+        fsyncSync(dir);
+      } finally {
+        closeSync(dir);
+      }
+    } catch {
+      // Not every file system syncs a directory; the file's own data is synced above.
+    }
+  }
+}
+
+/**
+ * Saves the clicks a stop could not write, as the click store would keep them: enriched here
+ * (geo, agent, the visitor hash with the day's stored salt) on `sqlite`, read only. A day with
+ * no stored salt (writes failed since it began) gets one made for the file and written on a line
+ * of its own; an earlier spill's salt for the day is used again.
+ */
+export function spillClicks(
+  sqlite: Database,
+  path: string,
+  clicks: readonly WireClick[],
+  options: SpillOptions,
+): SpillOutcome {
+  let lines: string[];
+  try {
+    const earlier = existsSync(path) ? readSpill(path).salts : new Map<number, string>();
+    const hasher = new VisitorHasher(sqlite, { readOnly: true, unstored: new Map(earlier) });
+    const ctx = { geo: openGeoOrNone(options.geoDb), hasher, ownHosts: options.ownHosts };
+    const clickLines = clicks.map((click) => clickLine(enrichClick(click, ctx)));
+    const salts = [...hasher.unstored].filter(([day]) => !earlier.has(day)).map(([day, salt]) => saltLine(day, salt));
+    lines = [...salts, ...clickLines];
+    const { written, error } = appendLines(path, lines);
+    return { saved: Math.max(0, written - salts.length), error };
+  } catch (error) {
+    return { saved: 0, error };
+  }
+}
+
+export interface ReplayOptions extends SpillOptions {
+  log: Logger;
+  counted?: CountedHumans;
 }
 
 /**
  * Writes the clicks of the spill file (if there is one) in one transaction through a ClickStore
- * on `sqlite`, folds them, then deletes the file. A replay that fails leaves the file for the
- * next start and is logged; it never stops the start. Returns how many clicks were replayed.
+ * on `sqlite`, deletes the file, then folds them. Returns how many clicks were replayed. A
+ * storage failure (a full disk) before the clicks are written is thrown, the file kept, for the
+ * caller to try again once space returns; any other failure is logged and leaves the file for
+ * the next start. A fold that fails is logged: the clicks are written, the next refold counts
+ * them (catch-up.ts).
  */
-export function replaySpill(
-  sqlite: Database,
-  path: string,
-  options: { geoDb: string | null; ownHosts: string[]; clock: Clock; log: Logger },
-): number {
+export function replaySpill(sqlite: Database, path: string, options: ReplayOptions): number {
   if (!existsSync(path)) return 0;
   const { log } = options;
+  let store: ClickStore | null = null;
   let replayed = 0;
   try {
-    const { clicks, unreadable } = readSpill(path);
+    const { clicks, salts, unreadable } = readSpill(path);
     if (unreadable > 0) log.error(`${unreadable} unreadable lines in ${path} skipped`);
     if (clicks.length > 0) {
-      const store = new ClickStore(sqlite, openGeo(options.geoDb), options.ownHosts, options.clock);
+      // Each click's first visit is decided against those stored for its own day, however old.
+      let oldest = Number.POSITIVE_INFINITY;
+      for (const { click } of clicks) oldest = Math.min(oldest, click.time);
+      const captured = clicks.some((c) => c.kind === 'captured');
+      const geo = captured ? openGeoOrNone(options.geoDb) : noGeo;
+      store = new ClickStore(sqlite, geo, options.ownHosts, options.clock, {
+        firstVisitsFrom: Math.floor(oldest / DAY_MS) * DAY_MS,
+        counted: options.counted,
+      });
+      for (const [day, salt] of salts) store.adoptSalt(day, salt);
+      const enriched: EnrichedClick[] = clicks.map((c) => (c.kind === 'enriched' ? c.click : store!.enrich(c.click)));
       // One transaction: either every click of the file is written, or none is and the file stays.
-      const outcome = store.writeBatch(clicks);
+      const outcome = store.writeEnriched(enriched);
       replayed = outcome.written;
       if (outcome.skipped > 0) log.info(`${outcome.skipped} clicks saved at the last stop skipped: their link is gone`);
-      try {
-        store.fold();
-      } catch (err) {
-        // Written: the writer folds them when it opens.
-        log.error('folding the replayed clicks failed; the click writer folds them when it opens', err);
-      }
     }
   } catch (err) {
+    if (storageFailure(err) !== null) throw err;
     log.error(`replaying the clicks saved at the last stop failed; ${path} is kept for the next start`, err);
     return 0;
   }
@@ -140,5 +220,13 @@ export function replaySpill(
     log.error(`the replayed clicks are written but ${path} could not be deleted: delete it before the next start`, err);
   }
   log.info(`replayed ${replayed} clicks saved at the last stop`);
+  try {
+    store?.fold();
+  } catch (err) {
+    log.error('folding the replayed clicks failed; they are counted at the next fold', err);
+  } finally {
+    // Its idle checkpoint is the writer's job.
+    store?.close();
+  }
   return replayed;
 }

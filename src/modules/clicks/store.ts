@@ -12,10 +12,10 @@
 import type { Database } from 'bun:sqlite';
 import type { Clock } from '../../lib/clock';
 import { DAY_MS, utcDay } from '../../lib/time';
-import { createFolder, type Folder } from '../rollups/fold';
+import { type CountedHumans, createFolder, type Folder } from '../rollups/fold';
 import { PendingSums } from '../rollups/pending';
 import { RollupValues } from '../rollups/rollup-values';
-import { type EnrichContext, enrichClick } from './enrich';
+import { type EnrichContext, type EnrichedClick, enrichClick } from './enrich';
 import type { GeoLookup } from './geo';
 import { clickSource, firstVisitsSince, foldedThrough } from './raw-read';
 import type { WireClick } from './record';
@@ -56,6 +56,14 @@ export interface StoreOptions {
   sealRows?: number;
   /** IDLE_CHECKPOINT_MS; 0: never checkpoint when idle. */
   idleCheckpointMs?: number;
+  /**
+   * The first visits known at open are those since this instant (ms); default the start of
+   * yesterday. A spill replay starts at its oldest click's day, so a click of an older day is a
+   * unique only if its visitor had none stored that day.
+   */
+  firstVisitsFrom?: number;
+  /** Told after each fold commits what it added to each link's human clicks (fold.ts). */
+  counted?: CountedHumans;
 }
 
 export class ClickStore {
@@ -98,7 +106,7 @@ export class ClickStore {
     // The writer knows every value up front, so idOf() never needs a statement for one it has seen.
     values.refresh();
     this.append = createClickAppender(sqlite, values, this.seen);
-    this.folder = createFolder(sqlite, clickSource(sqlite), clock);
+    this.folder = createFolder(sqlite, clickSource(sqlite), clock, options.counted);
     this.sealer = new Sealer(sqlite, options.sealRows);
     this.hasher = new VisitorHasher(sqlite);
     this.ctx = { geo, hasher: this.hasher, ownHosts };
@@ -109,15 +117,35 @@ export class ClickStore {
     this.refolded = this.folder.refold(values);
     this.foldedThrough = foldedThrough(sqlite);
     // Yesterday's too: a click from before midnight can arrive after it.
-    firstVisitsSince(sqlite, (utcDay(clock.now()) - 1) * DAY_MS, (linkId, time, visitor) =>
-      this.seen.remember(utcDay(time), linkId, visitor),
-    );
+    const from = Math.min(options.firstVisitsFrom ?? Number.POSITIVE_INFINITY, (utcDay(clock.now()) - 1) * DAY_MS);
+    firstVisitsSince(sqlite, from, (linkId, time, visitor) => this.seen.remember(utcDay(time), linkId, visitor));
+  }
+
+  /** The facts stored of a captured click (the spill replay enriches the lines of an older release's file). */
+  enrich(click: WireClick): EnrichedClick {
+    return enrichClick(click, this.ctx);
   }
 
   /** Throws when the transaction fails (nothing of the batch is then written). */
   writeBatch(batch: WireClick[]): WriteOutcome {
     const started = performance.now();
-    const result = this.append(batch.map((click) => enrichClick(click, this.ctx)));
+    return this.writeEnriched(
+      batch.map((click) => enrichClick(click, this.ctx)),
+      started,
+    );
+  }
+
+  /**
+   * Stores a salt a spill file carries for its day (visitor.ts adopt), so the visitors that day
+   * clicks after the replay hash like the replayed ones.
+   */
+  adoptSalt(day: number, salt: string): void {
+    this.hasher.adopt(day, salt);
+  }
+
+  /** Clicks enriched already (a spill file's); the same transaction and sums as writeBatch. */
+  writeEnriched(clicks: EnrichedClick[], started = performance.now()): WriteOutcome {
+    const result = this.append(clicks);
     for (const a of result.appended) this.pending.add(a.click, a.firstOfDay, a.ids, a.linkValue);
     if (result.lastId > 0) this.lastId = result.lastId;
     this.prune();
@@ -225,11 +253,18 @@ export class ClickStore {
     }
   }
 
-  /** Forgets salts and seen visitors of days before yesterday. */
+  /**
+   * Forgets salts and seen visitors of days before yesterday. Never throws: the batch before it
+   * is committed (failing it would write it twice); a failed delete is tried again next time.
+   */
   private prune(): void {
     const keepFrom = utcDay(this.clock.now()) - 1;
     if (this.prunedThrough >= keepFrom) return;
-    this.hasher.pruneBefore(keepFrom);
+    try {
+      this.hasher.pruneBefore(keepFrom);
+    } catch {
+      return;
+    }
     this.seen.forgetBefore(keepFrom);
     this.prunedThrough = keepFrom;
   }

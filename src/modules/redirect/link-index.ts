@@ -112,6 +112,15 @@ export class LinkIndex {
     return slot < 0 ? undefined : this.table.humanClicks[slot];
   }
 
+  /**
+   * `humans` human clicks were folded into this link's stored count after the index read it (a
+   * start that waited for space does its own folds late: server.ts): its click limit counts them.
+   */
+  countStored(id: string, humans: number): void {
+    const slot = this.table.findId(id);
+    if (slot >= 0) this.table.humanClicks[slot]! += humans;
+  }
+
   private view(slot: number): LinkView {
     const t = this.table;
     const expiresAt = t.expiresAt[slot]!;

@@ -37,7 +37,22 @@ export interface Folder {
 /** Clicks re-read and folded per transaction by refold. */
 const REFOLD_CHUNK = 50_000;
 
-export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock): Folder {
+/**
+ * Told, once a fold has committed, of the human clicks it added to a link's counter: a start
+ * that waited for space read its links' counts before its own folds (server.ts), and the slug
+ * index adds these to them for the click limits.
+ */
+export type CountedHumans = (linkId: string, humans: number) => void;
+
+function report(pending: PendingSums, counted: CountedHumans | undefined): void {
+  if (counted === undefined) return;
+  for (const slot of pending.linksInOrder()) {
+    const { humans } = pending.counters(slot);
+    if (humans > 0) counted(pending.linkId(slot), humans);
+  }
+}
+
+export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock, counted?: CountedHumans): Folder {
   const linkCounters = prepareLinkCounters(sqlite);
   const linkDays = new LinkDays(sqlite);
   const variantCounters = prepareVariantCounters(sqlite);
@@ -87,24 +102,25 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
       linkDays.dropCache();
       throw err;
     }
+    report(pending, counted);
   };
 
-  /** One chunk of clicks after the watermark, summed and folded in one transaction; how many. */
-  const refoldChunk = sqlite.transaction((values: RollupValues): number => {
+  /** One chunk of clicks after the watermark, summed and folded in one transaction; its sums, null when none. */
+  const refoldChunk = sqlite.transaction((values: RollupValues): PendingSums | null => {
     const read = clicks.readAfter(clicks.foldedThrough(), REFOLD_CHUNK);
-    if (read.length === 0) return 0;
+    if (read.length === 0) return null;
     const pending = new PendingSums();
     for (const c of read) pending.add(c, c.firstOfDay, valueIdsOf(values, c), values.idOf('link', '', c.linkId));
     apply(pending, read[read.length - 1]!.id);
-    return read.length;
+    return pending;
   });
 
   const refold = (values: RollupValues): number => {
-    let counted = 0;
+    let refolded = 0;
     for (;;) {
-      let n: number;
+      let pending: PendingSums | null;
       try {
-        n = refoldChunk.immediate(values);
+        pending = refoldChunk.immediate(values);
         values.commit();
       } catch (err) {
         values.rollback();
@@ -112,8 +128,9 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
         linkDays.dropCache();
         throw err;
       }
-      if (n === 0) return counted;
-      counted += n;
+      if (pending === null) return refolded;
+      refolded += pending.clicks;
+      report(pending, counted);
     }
   };
 
@@ -121,12 +138,18 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
 }
 
 /**
- * The server's start, before anything reads a counter (the slug index loads the links' click
- * counts for click limits): folds what a killed writer left unfolded. The writer's own open
- * then finds nothing left to fold.
+ * One of the server's own writes at start (clicks/catch-up.ts): folds what a killed writer left
+ * unfolded, before the writer opens (which then finds nothing left to fold). It runs before the
+ * slug index reads the links' counts, or, when the start waited for space, after: `counted`
+ * then tells the index what it added.
  */
-export function refoldUnfolded(sqlite: Database, clicks: ClickSource, clock: Clock = systemClock): number {
+export function refoldUnfolded(
+  sqlite: Database,
+  clicks: ClickSource,
+  clock: Clock = systemClock,
+  counted?: CountedHumans,
+): number {
   const values = new RollupValues(sqlite);
   values.refresh();
-  return createFolder(sqlite, clicks, clock).refold(values);
+  return createFolder(sqlite, clicks, clock, counted).refold(values);
 }

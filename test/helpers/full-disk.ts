@@ -1,0 +1,58 @@
+/**
+ * A real small file system for the full-disk tests: a tmpfs mounted on a temporary folder (CI
+ * runs as root; mounting needs it), which a filler file then fills until the kernel refuses more
+ * (ENOSPC). Unmounted after the test file.
+ */
+import { afterAll, expect } from 'bun:test';
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const mounts: string[] = [];
+afterAll(() => {
+  for (const dir of mounts) {
+    spawnSync('umount', ['-l', dir]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Mounts a tmpfs of `size` (mount's syntax: `6m`, `16k`) on a new folder and returns the folder. */
+export function smallDisk(size: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'slink-disk-'));
+  const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
+  expect({ mounted: mount.status, stderr: String(mount.stderr) }).toEqual({ mounted: 0, stderr: '' });
+  mounts.push(dir);
+  return dir;
+}
+
+/** Writes a file in `dir` until the file system refuses more (ENOSPC); returns its path (remove it to free the space). */
+export function fill(dir: string, name = 'filler'): string {
+  const path = join(dir, name);
+  const fd = openSync(path, 'w');
+  const chunk = new Uint8Array(4096);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (err) {
+    expect((err as { code?: string }).code).toBe('ENOSPC');
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+/** Reads until `done` holds; throws with the last value after `timeoutMs`. */
+export async function poll<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (v: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)} after ${timeoutMs} ms`);
+    await Bun.sleep(100);
+  }
+}
