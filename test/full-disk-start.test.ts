@@ -6,7 +6,7 @@
  * once space returns everything is written and counted, click limits included. What cannot wait
  * (creating the database, pending migrations, a missing -shm file) stops with one `disk full` line.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openConnection } from '../src/db/client';
@@ -15,10 +15,11 @@ import { noGeo } from '../src/modules/clicks/geo';
 import { ClickStore } from '../src/modules/clicks/store';
 import { buildOldReleaseDb } from './fixtures/old-release-db';
 import { superuserWriteKey } from './helpers/cli';
-import { fill, poll, smallDisk } from './helpers/full-disk';
+import { fill, poll, smallDisk, unmountSmallDisks } from './helpers/full-disk';
 import { BUN, cleanEnv, freePort, type RunningProcess, run, start, waitForLog, waitHealthy } from './helpers/proc';
 
 let server: RunningProcess | null = null;
+afterAll(unmountSmallDisks);
 afterEach(() => {
   server?.kill();
   server = null;

@@ -8,11 +8,12 @@ import { afterAll, expect, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { superuserWriteKey } from './helpers/cli';
-import { fill, poll, smallDisk } from './helpers/full-disk';
+import { fill, poll, smallDisk, unmountSmallDisks } from './helpers/full-disk';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from './helpers/proc';
 
 let server: RunningProcess | null = null;
 afterAll(() => server?.kill());
+afterAll(unmountSmallDisks);
 
 test('the real server on a full disk: redirects answered and held, writes 503, healthz degraded, all written when space returns', async () => {
   const mountPoint = smallDisk('6m');

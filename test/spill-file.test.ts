@@ -6,7 +6,7 @@
  * the clicks' own day when the replay runs days later, for this release's files and the older
  * release's (address and user agent included) alike.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openConnection } from '../src/db/client';
@@ -15,10 +15,11 @@ import { DAY_MS } from '../src/lib/time';
 import { noGeo } from '../src/modules/clicks/geo';
 import { ClickStore } from '../src/modules/clicks/store';
 import { freshDb, superuserWriteKey } from './helpers/cli';
-import { fill, poll, smallDisk } from './helpers/full-disk';
+import { fill, poll, smallDisk, unmountSmallDisks } from './helpers/full-disk';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitForLog, waitHealthy } from './helpers/proc';
 
 let server: RunningProcess | null = null;
+afterAll(unmountSmallDisks);
 afterEach(() => {
   server?.kill();
   server = null;

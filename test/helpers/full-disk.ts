@@ -1,21 +1,33 @@
 /**
  * A real small file system for the full-disk tests: a tmpfs mounted on a temporary folder (CI
  * runs as root; mounting needs it), which a filler file then fills until the kernel refuses more
- * (ENOSPC). Unmounted after the test file.
+ * (ENOSPC).
  */
-import { afterAll, expect } from 'bun:test';
+import { expect } from 'bun:test';
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const mounts: string[] = [];
-afterAll(() => {
-  for (const dir of mounts) {
+
+/**
+ * Unmounts and removes every disk mounted so far. Each test file that mounts one registers it
+ * (`afterAll(unmountSmallDisks)`): a hook registered here, when the first file imports this
+ * module, would run only at the end of that file.
+ */
+export function unmountSmallDisks(): void {
+  // Every one unmounted first: removing a folder whose lazy unmount is not done yet can fail
+  // (EBUSY), and must not leave the mounts after it in place.
+  for (const dir of mounts.splice(0)) {
     spawnSync('umount', ['-l', dir]);
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // An empty folder, left for the system's temporary-file cleanup.
+    }
   }
-});
+}
 
 /** Mounts a tmpfs of `size` (mount's syntax: `6m`, `16k`) on a new folder and returns the folder. */
 export function smallDisk(size: string): string {
