@@ -23,6 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { WalCheckpointer } from '../../src/db/checkpoint';
 import { applyPragmas } from '../../src/db/client';
 import { systemClock } from '../../src/lib/clock';
 import { enrichClick } from '../../src/modules/clicks/enrich';
@@ -67,9 +68,12 @@ try {
   }));
   deps.linkIndex.loadAll();
   applyPragmas(db.$client, 'writer');
+  // The writer Worker's checkpoints: after each of its commits once the WAL is due (its timer,
+  // for other connections' commits, has nothing to add here).
   const store = new ClickStore(db.$client, openGeo(null), ['localhost'], systemClock, {
     foldMaxClicks: Number(values['fold-max-clicks']),
     foldMaxMs: Number(values['fold-max-ms']),
+    checkpoints: new WalCheckpointer(db.$client, dbPath),
   });
 
   /** The batches every phase writes: built once, so each phase gets the same clicks. */
