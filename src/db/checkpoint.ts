@@ -18,7 +18,8 @@
  *   leaves it at zero bytes (waiting at most IDLE_WAIT_MS for readers; tried again later).
  *
  * A reader that holds one snapshot for long (`slink backup`'s VACUUM INTO) keeps the WAL from
- * starting over until it ends; the checkpoint is then tried again at every look.
+ * starting over until it ends; the RESTART is then tried again after a pause that doubles, up
+ * to MAX_RESTART_PAUSE_MS, so that writers do not wait RESET_WAIT_MS at every look meanwhile.
  */
 import type { Database } from 'bun:sqlite';
 import { statSync } from 'node:fs';
@@ -45,6 +46,8 @@ export const CHECKPOINT_POLL_MS = 100;
 export const IDLE_CHECKPOINT_MS = 10_000;
 /** The longest a RESTART waits for the write lock and then for readers: an API write may wait this long. */
 export const RESET_WAIT_MS = 10;
+/** The longest pause between RESTARTs that a reader kept from starting the WAL over. */
+const MAX_RESTART_PAUSE_MS = 2000;
 /** The longest the idle TRUNCATE waits for readers (nothing is being written then). */
 const IDLE_WAIT_MS = 200;
 
@@ -98,6 +101,13 @@ export class WalCheckpointer {
   private settled = { size: -1, mtimeMs: -1 };
   /** Its size at the last due checkpoint (0 once a look found it below the size again). */
   private dueSize = 0;
+  /**
+   * RESTARTs that could not start the WAL over in a row, and when the next may run: a reader
+   * that holds one snapshot for long (a backup) would otherwise cost writers up to RESET_WAIT_MS
+   * at every look; the pause doubles up to MAX_RESTART_PAUSE_MS.
+   */
+  private failedRestarts = 0;
+  private restartAfter = 0;
 
   constructor(
     private readonly sqlite: Database,
@@ -161,12 +171,19 @@ export class WalCheckpointer {
     const after = statSync(this.walPath);
     const written = after.size !== size || after.mtimeMs !== mtimeMs;
     if (stuck || written || passive.busy !== 0 || passive.checkpointed < passive.log) {
+      if (performance.now() < this.restartAfter) return;
       this.stats.restarts++;
       const started = performance.now();
       const restart = this.run('RESTART', RESET_WAIT_MS);
       this.stats.longestRestartMs = Math.max(this.stats.longestRestartMs, performance.now() - started);
-      if (restart.busy === 0) this.stats.restarted++;
-      else return; // the file keeps growing: the next look tries again
+      if (restart.busy !== 0) {
+        // The file keeps growing meanwhile: a later look tries again.
+        this.failedRestarts++;
+        this.restartAfter = performance.now() + Math.min(MAX_RESTART_PAUSE_MS, this.pollMs * 2 ** this.failedRestarts);
+        return;
+      }
+      this.stats.restarted++;
+      this.failedRestarts = 0;
     }
     this.settled = { size: after.size, mtimeMs: after.mtimeMs };
   }

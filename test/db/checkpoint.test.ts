@@ -130,7 +130,7 @@ describe('the WAL checkpoint policy', () => {
     try {
       let largest = 0;
       let written = 0;
-      for (let i = 0; i < 600; i++) {
+      for (let i = 0; i < 300; i++) {
         const before = walBytes(dbPath);
         const made = await fetch(base, {
           method: 'POST',
@@ -156,6 +156,35 @@ describe('the WAL checkpoint policy', () => {
       checkpoints.stop();
       await c.t.app.stop(true);
     }
+  });
+
+  test('a reader holding a snapshot keeps a due checkpoint from starting the WAL over; once it is gone, the WAL starts over', async () => {
+    const link = await createLink(c, {});
+    writer.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    const reader = openDatabase(dbPath, 'standalone').$client;
+    const { restarts, restarted } = checkpoints.stats;
+    let seed = 100;
+    try {
+      reader.exec('BEGIN');
+      reader.query('SELECT count(*) FROM links').get();
+      // Past the size: every due look copies what it can and tries a RESTART, which the reader stops.
+      while (walBytes(dbPath) < 2 * DUE) store.writeBatch(wires(link.id, 200, T0 - 7_200_000, seed++));
+      expect(checkpoints.stats.restarts).toBeGreaterThan(restarts);
+      expect(checkpoints.stats.restarted).toBe(restarted);
+      // The writer's busy timeout is back to its own after each short wait.
+      expect(writer.$client.query('PRAGMA busy_timeout').get()).toEqual({ timeout: 5000 });
+    } finally {
+      reader.exec('COMMIT');
+      reader.close();
+    }
+    // The next due look copies every frame, and the WAL starts over (at the next commit, or by
+    // a RESTART once the pause the failures set is over): a commit then cuts the file to the
+    // journal size limit.
+    await until(() => {
+      store.writeBatch(wires(link.id, 20, T0 - 7_200_000, seed++));
+      return walBytes(dbPath) < DUE;
+    });
+    expect(walBytes(dbPath)).toBeLessThanOrEqual(DUE / 2);
   });
 
   test('after writes and an idle period, the -wal file is truncated to nothing, once', async () => {
