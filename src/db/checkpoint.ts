@@ -15,11 +15,11 @@
  *   ran) and waits at most RESET_WAIT_MS for the write lock and for readers. While it holds the
  *   write lock, a writer on another connection waits, for that copy; nothing else waits on it.
  * - Idle: once nothing has been written to the WAL for IDLE_CHECKPOINT_MS, a TRUNCATE checkpoint
- *   leaves it at zero bytes (waiting at most IDLE_WAIT_MS for readers; tried again later).
+ *   leaves it at zero bytes (with the same short wait; tried again at a later look).
  *
  * A reader that holds one snapshot for long (`slink backup`'s VACUUM INTO) keeps the WAL from
- * starting over until it ends; the RESTART is then tried again after a pause that doubles, up
- * to MAX_RESTART_PAUSE_MS, so that writers do not wait RESET_WAIT_MS at every look meanwhile.
+ * starting over until it ends; a RESTART or TRUNCATE is then tried again after a pause that
+ * doubles, up to MAX_RESET_PAUSE_MS, so that writers do not wait RESET_WAIT_MS at every look.
  */
 import type { Database } from 'bun:sqlite';
 import { statSync } from 'node:fs';
@@ -44,12 +44,13 @@ export const WAL_BOUND_BYTES = CHECKPOINT_BYTES + 32 * 1024 * 1024;
 export const CHECKPOINT_POLL_MS = 100;
 /** After this long with nothing written to the WAL, it is truncated to zero bytes. */
 export const IDLE_CHECKPOINT_MS = 10_000;
-/** The longest a RESTART waits for the write lock and then for readers: an API write may wait this long. */
+/**
+ * The longest a RESTART or TRUNCATE waits for the write lock and then, holding it, for readers:
+ * an API write may wait that long, on top of the copy of what was added since the last PASSIVE.
+ */
 export const RESET_WAIT_MS = 10;
-/** The longest pause between RESTARTs that a reader kept from starting the WAL over. */
-const MAX_RESTART_PAUSE_MS = 2000;
-/** The longest the idle TRUNCATE waits for readers (nothing is being written then). */
-const IDLE_WAIT_MS = 200;
+/** The longest pause between RESTARTs or TRUNCATEs that a reader kept from starting the WAL over. */
+const MAX_RESET_PAUSE_MS = 2000;
 
 export interface CheckpointOptions {
   /** CHECKPOINT_BYTES; tests make it small. */
@@ -78,8 +79,8 @@ export interface CheckpointStats {
   /** The longest single checkpoint, and all of them together, in ms. */
   longestMs: number;
   totalMs: number;
-  /** The longest RESTART, in ms: the longest a writer on another connection waited for one. */
-  longestRestartMs: number;
+  /** The longest RESTART or TRUNCATE, in ms: the longest a writer on another connection waited for one. */
+  longestResetMs: number;
 }
 
 export class WalCheckpointer {
@@ -90,7 +91,7 @@ export class WalCheckpointer {
     truncated: 0,
     longestMs: 0,
     totalMs: 0,
-    longestRestartMs: 0,
+    longestResetMs: 0,
   };
   private readonly walPath: string;
   private readonly checkpointBytes: number;
@@ -102,12 +103,12 @@ export class WalCheckpointer {
   /** Its size at the last due checkpoint (0 once a look found it below the size again). */
   private dueSize = 0;
   /**
-   * RESTARTs that could not start the WAL over in a row, and when the next may run: a reader
-   * that holds one snapshot for long (a backup) would otherwise cost writers up to RESET_WAIT_MS
-   * at every look; the pause doubles up to MAX_RESTART_PAUSE_MS.
+   * RESTARTs or TRUNCATEs in a row that a reader kept from starting the WAL over, and when the
+   * next may run: a reader that holds one snapshot for long (a backup) would otherwise cost
+   * writers up to RESET_WAIT_MS at every look; the pause doubles up to MAX_RESET_PAUSE_MS.
    */
-  private failedRestarts = 0;
-  private restartAfter = 0;
+  private failedResets = 0;
+  private resetAfter = 0;
 
   constructor(
     private readonly sqlite: Database,
@@ -156,7 +157,7 @@ export class WalCheckpointer {
   /** The stop's log line: what the checkpoints did this run. */
   describe(): string {
     const s = this.stats;
-    return `WAL checkpoints this run: ${s.passive} at ${Math.round(this.checkpointBytes / 1024 / 1024)} MB (then ${s.restarts} restarts, ${s.restarted} of which started it over; the longest ${s.longestRestartMs.toFixed(1)} ms), ${s.truncated} truncated when idle; the longest checkpoint ${s.longestMs.toFixed(1)} ms, ${Math.round(s.totalMs)} ms in all`;
+    return `WAL checkpoints this run: ${s.passive} at ${Math.round(this.checkpointBytes / 1024 / 1024)} MB (then ${s.restarts} restarts, ${s.restarted} of which started it over), ${s.truncated} truncated when idle; the longest restart or truncate ${s.longestResetMs.toFixed(1)} ms, the longest checkpoint ${s.longestMs.toFixed(1)} ms, ${Math.round(s.totalMs)} ms in all`;
   }
 
   private checkpointDue(size: number, mtimeMs: number): void {
@@ -171,25 +172,33 @@ export class WalCheckpointer {
     const after = statSync(this.walPath);
     const written = after.size !== size || after.mtimeMs !== mtimeMs;
     if (stuck || written || passive.busy !== 0 || passive.checkpointed < passive.log) {
-      if (performance.now() < this.restartAfter) return;
+      if (performance.now() < this.resetAfter) return;
       this.stats.restarts++;
-      const started = performance.now();
-      const restart = this.run('RESTART', RESET_WAIT_MS);
-      this.stats.longestRestartMs = Math.max(this.stats.longestRestartMs, performance.now() - started);
-      if (restart.busy !== 0) {
-        // The file keeps growing meanwhile: a later look tries again.
-        this.failedRestarts++;
-        this.restartAfter = performance.now() + Math.min(MAX_RESTART_PAUSE_MS, this.pollMs * 2 ** this.failedRestarts);
-        return;
-      }
+      // When it cannot, the file keeps growing meanwhile: a later look tries again.
+      if (!this.reset('RESTART')) return;
       this.stats.restarted++;
-      this.failedRestarts = 0;
     }
     this.settled = { size: after.size, mtimeMs: after.mtimeMs };
   }
 
   private truncateIdle(): void {
-    if (this.run('TRUNCATE', IDLE_WAIT_MS).busy === 0) this.stats.truncated++;
+    if (performance.now() >= this.resetAfter && this.reset('TRUNCATE')) this.stats.truncated++;
+  }
+
+  /**
+   * A RESTART or TRUNCATE: it holds the write lock while it copies what is left and waits for
+   * readers, at most RESET_WAIT_MS. Whether it started the WAL over; if not, the next one waits.
+   */
+  private reset(mode: 'RESTART' | 'TRUNCATE'): boolean {
+    const started = performance.now();
+    const done = this.run(mode, RESET_WAIT_MS).busy === 0;
+    this.stats.longestResetMs = Math.max(this.stats.longestResetMs, performance.now() - started);
+    if (done) this.failedResets = 0;
+    else {
+      this.failedResets++;
+      this.resetAfter = performance.now() + Math.min(MAX_RESET_PAUSE_MS, this.pollMs * 2 ** this.failedResets);
+    }
+    return done;
   }
 
   /** One checkpoint; `waitMs`: the busy timeout it runs with (the connection's own is put back). */

@@ -76,7 +76,7 @@ describe('an export whose link is deleted while it runs (spawned server, curl)',
   test('the link deleted after the first rows arrived: the transfer is incomplete (curl fails), never a whole file', async () => {
     const file = join(tempDir(), 'big.csv');
     // Slowly, so that the export is still running when the link goes.
-    const run = curl(big.id, file, '200k');
+    const run = curl(big.id, file, '1000k');
     // Once the first page is in the file (the header and EXPORT_PAGE rows: ~100 bytes each)...
     for (let i = 0; i < 600 && !(existsSync(file) && statSync(file).size > EXPORT_PAGE * 100); i++) await Bun.sleep(25);
     expect(statSync(file).size).toBeGreaterThan(EXPORT_PAGE * 100);
