@@ -16,7 +16,7 @@ import type { ExportHandlers } from './export-worker';
  * (the response is aborted, so a client cannot take it for a complete file).
  */
 export class ExportCutShort extends Error {
-  constructor(readonly exportId: number) {
+  constructor() {
     super('export cut short: its link was deleted');
   }
 }
@@ -95,7 +95,7 @@ export class ExportHost {
       (chunk) => {
         if (chunk === 'link deleted') {
           this.log.info(`export ${id} cut short: its link was deleted`);
-          throw new ExportCutShort(id);
+          throw new ExportCutShort();
         }
         return chunk === null ? null : new Uint8Array(chunk.buffer, 0, chunk.length);
       },
