@@ -151,7 +151,6 @@ describe('a start on a full disk, database in place', () => {
       bot: false,
     };
     expect(store.writeBatch([click, click, click]).written).toBe(3);
-    store.close();
     writes.close();
     expect(existsSync(`${db}.spill`)).toBe(true);
     const filler = fill(disk);

@@ -251,7 +251,6 @@ describe('a replay days after the stop counts each visitor once per day', () => 
     const store = new ClickStore(conn, noGeo, [], fixedClock(day));
     store.writeBatch([captured(day, '81.2.69.142', DESKTOP)]);
     store.fold();
-    store.close();
     conn.close();
     writeFileSync(
       `${db}.spill`,

@@ -24,8 +24,8 @@ type Pragmas = Readonly<Record<string, string | number>>;
 
 /**
  * What a checkpoint that empties the WAL leaves of the file, at most (bytes): SQLite otherwise
- * keeps the -wal file at its largest size for reuse (~128 MB after the writer's checkpoints).
- * The click writer also truncates it to nothing once idle (clicks/store.ts, IDLE_CHECKPOINT_MS).
+ * keeps the -wal file at its largest size for reuse (~128 MB when a checkpoint is due). Once
+ * idle it is truncated to nothing (checkpoint.ts).
  */
 export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
@@ -47,7 +47,8 @@ const PRAGMAS: Readonly<Record<ConnectionRole, Pragmas>> = {
   standalone: { ...READ_WRITE, cache_size: -65536 },
   server: {
     ...READ_WRITE,
-    // The writer checkpoints the WAL; this connection must not pay for it inside an API write.
+    // Never a checkpoint inside an API write, on the event loop: the click writer's thread runs
+    // every checkpoint, this connection's commits included (checkpoint.ts).
     wal_autocheckpoint: 0,
     // It only reads once the slug index is loaded (the API, statistics): 8 MB is plenty, where
     // 64 MB kept every page of the links load (~20 MB RSS).
@@ -55,13 +56,10 @@ const PRAGMAS: Readonly<Record<ConnectionRole, Pragmas>> = {
   },
   writer: {
     ...READ_WRITE,
-    // Checkpoints every ~128 MB of WAL (32768 pages) instead of SQLite's ~4 MB (1000 pages): at
-    // 100,000 links a batch of 2,000 clicks dirties pages all over links, rollups, visitor days
-    // and the clicks index, and a page dirtied again before the checkpoint is copied and synced
-    // once (`bun run bench:writer`: 8% less time per click at 32 MB than at 4 MB, a further 11%
-    // less at 128 MB). After each checkpoint the file is cut back to WAL_SIZE_LIMIT, and to
-    // nothing once the writer is idle.
-    wal_autocheckpoint: 32768,
+    // Its checkpoints are decided by the policy of checkpoint.ts (at ~128 MB of WAL, whoever
+    // wrote it), which this connection runs after its own commits and on a timer, not by
+    // SQLite's count of this connection's pages alone.
+    wal_autocheckpoint: 0,
     // 16 MB, not 64 MB (less RSS under load). Measured together with `bun run bench`: 16 MB
     // with 32 MB checkpoints lost ~8% of the redirect rate, 16 MB with 128 MB checkpoints kept
     // the rate of 64 MB with 32 MB checkpoints, at ~60 MB less peak RSS.

@@ -23,6 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CHECKPOINT_BYTES, WalCheckpointer } from '../../src/db/checkpoint';
 import { applyPragmas } from '../../src/db/client';
 import { systemClock } from '../../src/lib/clock';
 import { enrichClick } from '../../src/modules/clicks/enrich';
@@ -67,9 +68,13 @@ try {
   }));
   deps.linkIndex.loadAll();
   applyPragmas(db.$client, 'writer');
+  // The writer Worker's checkpoints: after each of its commits once the WAL is due (its timer,
+  // for other connections' commits, has nothing to add here).
+  const checkpoints = new WalCheckpointer(db.$client, dbPath);
   const store = new ClickStore(db.$client, openGeo(null), ['localhost'], systemClock, {
     foldMaxClicks: Number(values['fold-max-clicks']),
     foldMaxMs: Number(values['fold-max-ms']),
+    checkpoints,
   });
 
   /** The batches every phase writes: built once, so each phase gets the same clicks. */
@@ -155,6 +160,10 @@ try {
   const { folds } = store;
   console.log(
     `  folds: ${folds.count} (every ${values['fold-max-clicks']} clicks or ${values['fold-max-ms']} ms, and at the end), ${((folds.ms * 1000) / CLICKS).toFixed(1)} us/click, ${((100 * folds.ms) / total(batchMs)).toFixed(0)}% of the writer's time, longest ${folds.longestMs.toFixed(0)} ms`,
+  );
+  const cp = checkpoints.stats;
+  console.log(
+    `  checkpoints (db/checkpoint.ts): ${cp.passive} at ${CHECKPOINT_BYTES / 1048576} MB of WAL, ${((cp.totalMs * 1000) / CLICKS).toFixed(1)} us/click, longest ${cp.longestMs.toFixed(0)} ms`,
   );
   console.log(
     `  floors, the same clicks again on the grown file: enrichment alone ${perClick(enrichMs)} us/click; enrichment + raw row append ${perClick(appendMs)} us/click`,

@@ -56,7 +56,8 @@ const EXPECTED: Record<ConnectionRole, Record<string, unknown>> = {
   },
   writer: {
     cache_size: -16384,
-    wal_autocheckpoint: 32768,
+    // Checkpoints are the policy's (src/db/checkpoint.ts), run on this connection.
+    wal_autocheckpoint: 0,
     journal_mode: 'wal',
     busy_timeout: 5000,
     foreign_keys: 1,

@@ -6,6 +6,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import { type ClickKey, ExportPages, type ExportRow, keyAbove } from '../clicks/read-clicks';
+import { linkExists } from '../links/link-exists';
 import { csvCell, csvLine } from './csv';
 
 /** The click record fields, in their documented order (docs/behaviour.md, "Raw clicks"): list items and CSV columns. */
@@ -49,6 +50,16 @@ export interface ExportSpec {
   maxId: number;
 }
 
+/**
+ * The link was deleted while its export ran (with its clicks): the pages not read yet are gone,
+ * so the export cannot be completed and must not end as if it were.
+ */
+export class LinkDeletedDuringExport extends Error {
+  constructor(linkId: string) {
+    super(`the link ${linkId} was deleted during its export`);
+  }
+}
+
 export class ExportCursor {
   private before: ClickKey;
   private state: 'header' | 'rows' | 'done' = 'header';
@@ -57,21 +68,32 @@ export class ExportCursor {
   private readonly linkCells: string;
   private readonly pages: ExportPages;
 
-  constructor(sqlite: Database, spec: ExportSpec) {
+  constructor(
+    private readonly sqlite: Database,
+    private readonly spec: ExportSpec,
+  ) {
     this.pages = new ExportPages(sqlite, spec.linkId, spec.from, spec.maxId, spec.bots);
     this.before = keyAbove(spec.to);
     this.variants = new Set(spec.variantIds);
     this.linkCells = `${csvCell(spec.linkId)},${csvCell(spec.slug)}`;
   }
 
-  /** The next chunk of CSV text (the header, then a page of records), or null when the export is complete. */
+  /**
+   * The next chunk of CSV text (the header, then a page of records), or null when the export is
+   * complete. Throws LinkDeletedDuringExport when the link is gone before its last page was read.
+   */
   next(): string | null {
     if (this.state === 'header') {
       this.state = 'rows';
       return csvLine(CLICK_FIELDS);
     }
     if (this.state === 'done') return null;
-    const rows = this.pages.next(this.before, EXPORT_PAGE);
+    // One read transaction: the page is read from the snapshot in which the link was looked up,
+    // so a page read after the delete is never taken for the end of the export.
+    const rows = this.sqlite.transaction(() => {
+      if (!linkExists(this.sqlite, this.spec.linkId)) throw new LinkDeletedDuringExport(this.spec.linkId);
+      return this.pages.next(this.before, EXPORT_PAGE);
+    })();
     if (rows.length < EXPORT_PAGE) this.state = 'done';
     const last = rows[rows.length - 1];
     if (last === undefined) return null;

@@ -11,7 +11,17 @@ import { WorkerClient } from '../../lib/worker-rpc';
 import type { ExportSpec } from './export-cursor';
 import type { ExportHandlers } from './export-worker';
 
-/** One running export: chunks in order, then null. */
+/**
+ * The export's link was deleted before its last page was read: the export ends here, cut short
+ * (the response is aborted, so a client cannot take it for a complete file).
+ */
+export class ExportCutShort extends Error {
+  constructor() {
+    super('export cut short: its link was deleted');
+  }
+}
+
+/** One running export: chunks in order, then null; rejects with ExportCutShort when its link went meanwhile. */
 export interface ExportChunks {
   next(): Promise<Uint8Array | null>;
   /** The client went away: stop reading. */
@@ -82,7 +92,13 @@ export class ExportHost {
 
   private request(worker: ExportWorker, id: number): Promise<Uint8Array | null> {
     const answer = worker.call('next', id).then(
-      (chunk) => (chunk === null ? null : new Uint8Array(chunk.buffer, 0, chunk.length)),
+      (chunk) => {
+        if (chunk === 'link deleted') {
+          this.log.info(`export ${id} cut short: its link was deleted`);
+          throw new ExportCutShort();
+        }
+        return chunk === null ? null : new Uint8Array(chunk.buffer, 0, chunk.length);
+      },
       (err: Error) => {
         // Logged when the export failed in the Worker. Not when the Worker stopped (the server
         // stopping; a crash is logged once, below): stop() has let go of it by the time this runs.

@@ -7,7 +7,7 @@
 import type { Database } from 'bun:sqlite';
 import { openConnection } from '../../db/client';
 import { serve, Transfer } from '../../lib/worker-rpc';
-import { ExportCursor, type ExportSpec } from './export-cursor';
+import { ExportCursor, type ExportSpec, LinkDeletedDuringExport } from './export-cursor';
 
 let sqlite: Database | null = null;
 let openError: string | null = null;
@@ -41,8 +41,11 @@ const handlers = {
   start({ id, spec }: { id: number; spec: ExportSpec }): void {
     if (sqlite) cursors.set(id, new ExportCursor(sqlite, spec));
   },
-  /** The export's next chunk, null at its end; throws (and forgets the export) when it fails. */
-  next(id: number): Transfer<ExportChunk> | null {
+  /**
+   * The export's next chunk, null at its end, 'link deleted' when its link went before its end
+   * (an outcome, not a failure of the export); throws (and forgets the export) when it fails.
+   */
+  next(id: number): Transfer<ExportChunk> | null | 'link deleted' {
     const cursor = cursors.get(id);
     if (!cursor) throw new Error(openError ?? 'no such export');
     let text: string | null;
@@ -50,6 +53,7 @@ const handlers = {
       text = cursor.next();
     } catch (err) {
       cursors.delete(id);
+      if (err instanceof LinkDeletedDuringExport) return 'link deleted';
       throw err;
     }
     // Once the chunk is sent: a collection takes a few ms the reader need not wait for.

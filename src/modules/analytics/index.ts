@@ -61,7 +61,7 @@ export function analyticsRoutes(deps: Deps) {
         detail: {
           tags,
           summary: 'Raw clicks of a link as CSV',
-          description: `RFC 4180 (CRLF, quoted cells), a header row, the click fields in the order of the clicks list; params as a JSON string; newest first. Cells starting with = + - @ tab or CR get a leading '. Streamed. With SLINK_RETENTION_DAYS set, the header X-Slink-Retained-From gives the oldest instant (epoch ms) raw clicks are kept from: older clicks are not in the file. ${WINDOW_NOTE}`,
+          description: `RFC 4180 (CRLF, quoted cells), a header row, the click fields in the order of the clicks list; params as a JSON string; newest first. Cells starting with = + - @ tab or CR get a leading '. Streamed; an export that cannot be completed (its link deleted meanwhile, the server stopping) is aborted before the body's end, never ended as a whole file. With SLINK_RETENTION_DAYS set, the header X-Slink-Retained-From gives the oldest instant (epoch ms) raw clicks are kept from: older clicks are not in the file. ${WINDOW_NOTE}`,
           responses: {
             200: { description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } },
             ...errorResponses(400, 401, 404, 429),

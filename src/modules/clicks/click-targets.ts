@@ -80,7 +80,10 @@ export class TargetIds {
     this.pending = 0;
   }
 
-  /** The caller's transaction rolled back: the targets it inserted do not exist. */
+  /**
+   * The caller's transaction rolled back: the targets it inserted do not exist, and their ids
+   * will be given again (the AUTOINCREMENT high-water mark rolls back too). No reader saw them.
+   */
   rollback(): void {
     if (this.pending > 0) {
       this.cache.clear();
@@ -90,7 +93,10 @@ export class TargetIds {
   }
 }
 
-/** The readers' side: a target by id (ids are never reused, so a cached entry stays right). */
+/**
+ * The readers' side: a target by id. A cached entry stays right because an id is never given to
+ * another row (AUTOINCREMENT: table.ts), even once its link and its targets were deleted.
+ */
 export class TargetNames {
   private readonly cache = new BoundedCache<number, ClickTarget>(CACHED_TARGETS);
   private readonly select: Statement<

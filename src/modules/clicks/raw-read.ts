@@ -38,7 +38,10 @@ export interface ClickRef {
   i: number;
 }
 
-/** Names of dictionary and target ids, one set per connection (ids are never reused, so they stay right). */
+/**
+ * Names of dictionary and target ids, one set per connection, cached for good: no id ever names
+ * another row later (rollup_values rows are never deleted; click_targets ids are AUTOINCREMENT).
+ */
 export interface ClickNames {
   values: RollupValues;
   targets: TargetNames;

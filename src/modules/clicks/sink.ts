@@ -101,11 +101,7 @@ export class InlineSink implements ClickSink {
   }
 
   async close(): Promise<void> {
-    try {
-      this.store.fold();
-    } finally {
-      this.store.close();
-    }
+    this.store.fold();
   }
 }
 

@@ -224,9 +224,6 @@ export function replaySpill(sqlite: Database, path: string, options: ReplayOptio
     store?.fold();
   } catch (err) {
     log.error('folding the replayed clicks failed; they are counted at the next fold', err);
-  } finally {
-    // Its idle checkpoint is the writer's job.
-    store?.close();
   }
   return replayed;
 }

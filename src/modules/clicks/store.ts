@@ -10,6 +10,7 @@
  * rebuilds the seen visitors of today and yesterday from the raw clicks.
  */
 import type { Database } from 'bun:sqlite';
+import type { WalCheckpointer } from '../../db/checkpoint';
 import type { Clock } from '../../lib/clock';
 import { DAY_MS, utcDay } from '../../lib/time';
 import { type CountedHumans, createFolder, type Folder } from '../rollups/fold';
@@ -29,14 +30,6 @@ import { VisitorHasher } from './visitor';
 export const FOLD_MAX_CLICKS = 20_000;
 /** Age of the oldest pending sum before a fold during a long drain: counts lag by at most this under saturation. */
 export const FOLD_MAX_MS = 1000;
-/**
- * After this long without a batch, a writer that wrote since its last checkpoint runs
- * `wal_checkpoint(TRUNCATE)`: an idle service leaves no WAL behind (under load the WAL stays
- * under the writer's checkpoint size, db/client.ts).
- */
-export const IDLE_CHECKPOINT_MS = 10_000;
-/** How long the idle checkpoint waits for readers before it gives up until the next idle period. */
-const IDLE_CHECKPOINT_WAIT_MS = 200;
 /** After a retention step found nothing to delete, the next one waits this long (a step scans the tail). */
 export const RETENTION_IDLE_MS = 60_000;
 
@@ -54,8 +47,6 @@ export interface StoreOptions {
   retentionDays?: number;
   /** Clicks per sealed segment (seal.ts SEAL_ROWS); tests seal sooner. */
   sealRows?: number;
-  /** IDLE_CHECKPOINT_MS; 0: never checkpoint when idle. */
-  idleCheckpointMs?: number;
   /**
    * The first visits known at open are those since this instant (ms); default the start of
    * yesterday. A spill replay starts at its oldest click's day, so a click of an older day is a
@@ -64,6 +55,12 @@ export interface StoreOptions {
   firstVisitsFrom?: number;
   /** Told after each fold commits what it added to each link's human clicks (fold.ts). */
   counted?: CountedHumans;
+  /**
+   * The WAL policy of the connection (db/checkpoint.ts), told after every commit of this store,
+   * as SQLite's own checkpoint would run after it: the writer Worker's. Without one (inline
+   * writes: tests, the spill replay) the connection's wal_autocheckpoint does the job.
+   */
+  checkpoints?: WalCheckpointer;
 }
 
 export class ClickStore {
@@ -84,10 +81,7 @@ export class ClickStore {
   private foldedThrough: number;
   /** When the next retention step may run (clock ms): later after a step that found nothing. */
   private nextRetentionAt = 0;
-  private readonly idleCheckpointMs: number;
-  private idleTimer: Timer | undefined;
-  /** Idle checkpoints that truncated the WAL so far. */
-  idleCheckpoints = 0;
+  private readonly checkpoints: WalCheckpointer | null;
   /** Raw clicks deleted by retention so far. */
   readonly retention = { steps: 0, clicks: 0 };
   /** Folds so far: how many, their clicks, their time and the longest, in ms (the benchmark reports them). */
@@ -113,7 +107,7 @@ export class ClickStore {
     this.foldMaxClicks = options.foldMaxClicks ?? FOLD_MAX_CLICKS;
     this.foldMaxMs = options.foldMaxMs ?? FOLD_MAX_MS;
     this.retentionDays = options.retentionDays ?? 0;
-    this.idleCheckpointMs = options.idleCheckpointMs ?? IDLE_CHECKPOINT_MS;
+    this.checkpoints = options.checkpoints ?? null;
     this.refolded = this.folder.refold(values);
     this.foldedThrough = foldedThrough(sqlite);
     // Yesterday's too: a click from before midnight can arrive after it.
@@ -215,42 +209,9 @@ export class ClickStore {
     }
   }
 
-  /** Stops the idle checkpoint (the caller checkpoints and closes the connection itself). */
-  close(): void {
-    clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
-  }
-
-  /** Something was written: the idle checkpoint runs IDLE_CHECKPOINT_MS after the last write. */
+  /** Something was committed: a checkpoint when one is due (db/checkpoint.ts). */
   private wrote(): void {
-    if (this.idleCheckpointMs <= 0) return;
-    clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.checkpointIdle(), this.idleCheckpointMs);
-    // A timer must not keep a process alive (inline mode, the CLI, tests).
-    this.idleTimer.unref();
-  }
-
-  /**
-   * Copies the WAL into the database file and truncates it to zero bytes. A reader in the way
-   * (an export, the server reading) makes it busy: it is tried again after another idle period.
-   */
-  private checkpointIdle(): void {
-    this.idleTimer = undefined;
-    try {
-      // TRUNCATE waits for readers through the busy handler: a short wait, not the connection's
-      // 5 s, so a long read never holds up the batches behind this.
-      const timeout = this.sqlite.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()?.timeout ?? 5000;
-      this.sqlite.exec(`PRAGMA busy_timeout = ${IDLE_CHECKPOINT_WAIT_MS}`);
-      try {
-        const r = this.sqlite.query<{ busy: number }, []>('PRAGMA wal_checkpoint(TRUNCATE)').get();
-        if (r && r.busy !== 0) this.wrote();
-        else this.idleCheckpoints++;
-      } finally {
-        this.sqlite.exec(`PRAGMA busy_timeout = ${timeout}`);
-      }
-    } catch {
-      // Closed meanwhile (a stop checkpoints on its own), or the disk fails: the next write re-arms it.
-    }
+    this.checkpoints?.check();
   }
 
   /**

@@ -55,12 +55,14 @@ export const visitorSalts = sqliteTable('visitor_salts', {
  * effective params JSON. A link's clicks share a handful of these, so a raw click stores one
  * integer instead of the strings. `code` stays nullable (null and a code are different facts);
  * SQLite treats nulls as distinct in a unique index, so the writer looks a target up with
- * `code IS ?` before inserting it, and is the only writer.
+ * `code IS ?` before inserting it, and is the only writer. A link's rows go with it
+ * (deleteLinkClicks), so the id is AUTOINCREMENT: an id is never given to another row, even
+ * after the row with the highest id was deleted, and readers may cache rows by id for good.
  */
 export const clickTargets = sqliteTable(
   'click_targets',
   {
-    id: integer('id').primaryKey(),
+    id: integer('id').primaryKey({ autoIncrement: true }),
     linkId: text('link_id').notNull(),
     variantId: text('variant_id').notNull().default(''),
     code: text('code'),

@@ -5,6 +5,7 @@
  * sums of the committed ones into rollups and counters. On failure the slices are discarded
  * here: the main thread still holds the clicks and sends them again.
  */
+import { WalCheckpointer } from '../../db/checkpoint';
 import { type Db, openDatabase } from '../../db/client';
 import { systemClock } from '../../lib/clock';
 import { HeapGuard } from '../../lib/heap-guard';
@@ -15,6 +16,8 @@ import { ClickStore, type WriteOutcome } from './store';
 
 let db: Db | null = null;
 let store: ClickStore | null = null;
+/** Every checkpoint of the running server runs here, off the event loop (db/checkpoint.ts). */
+let checkpoints: WalCheckpointer | null = null;
 let received: WireClick[] = [];
 let heap = new HeapGuard();
 
@@ -24,9 +27,13 @@ const handlers = {
     db = openDatabase(options.dbPath, 'writer');
     const geo = openGeo(options.geoDb);
     heap = new HeapGuard({ fixedBytes: geo.mappedBytes });
+    checkpoints = new WalCheckpointer(db.$client, options.dbPath);
     store = new ClickStore(db.$client, geo, options.ownHosts, systemClock, {
       retentionDays: options.retentionDays ?? 0,
+      checkpoints,
     });
+    // The other connections' commits (the API's above all) are seen on this timer.
+    checkpoints.start();
     return geo.source;
   },
   /** A slice as JSON text: cheaper for the event loop to copy than structured objects. */
@@ -63,7 +70,8 @@ const handlers = {
       // Counted before leaving; a fold that fails here is done by the next start instead.
       store?.fold();
     } catch {}
-    store?.close();
+    checkpoints?.stop();
+    if (checkpoints) console.log(`${new Date().toISOString()} ${checkpoints.describe()}`);
     try {
       // Fold the WAL back into the database file before leaving.
       db?.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
@@ -73,6 +81,7 @@ const handlers = {
     db?.$client.close();
     db = null;
     store = null;
+    checkpoints = null;
   },
 };
 export type WriterHandlers = typeof handlers;

@@ -80,7 +80,6 @@ describe('WorkerSink', () => {
     const old = new ClickStore(t.deps.db.$client, noGeo, ['localhost'], t.clock);
     old.writeBatch(Array.from({ length: 50 }, (_, i) => wire(link.id, now - 100 * DAY + i)));
     old.fold();
-    old.close();
     expect(countClicks(t.deps.db.$client)).toBe(50);
     const sink = new WorkerSink({
       dbPath: t.deps.config.dbPath,
