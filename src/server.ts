@@ -13,8 +13,11 @@ import { type Config, ConfigError } from './config';
 import { applyPragmas, openDatabase } from './db/client';
 import { migrateDatabase } from './db/migrate';
 import { consoleLogger, createDeps } from './deps';
+import { routable } from './http/client';
+import { errorResponse } from './http/errors';
 import { MAX_BODY_BYTES } from './http/json-body';
 import { systemClock } from './lib/clock';
+import { AppError, describeError } from './lib/errors';
 import { ownHostsOf } from './modules/clicks/pipeline';
 import { clickSource } from './modules/clicks/raw-read';
 import {
@@ -103,7 +106,13 @@ export function startServer(config: Config, log = consoleLogger, options: Server
     idleTimeout: 30,
     // The API guard answers 413 with the documented error body below this; Bun cuts off above it.
     maxRequestBodySize: MAX_BODY_BYTES * 2,
-    fetch: (request, bunServer) => shortSite({ request, server: bunServer }) ?? ensureApp().fetch(request),
+    fetch: (request, bunServer) => shortSite({ request, server: bunServer }) ?? ensureApp().fetch(routable(request)),
+    // Reached only by an error the app's own mapper did not answer (a bug): Bun's default would
+    // answer a plain-text 500 and log the stack. One line, and the API's generic 500.
+    error: (err) => {
+      log.error(`unhandled error outside the app: ${describeError(err)}`);
+      return errorResponse(new AppError('internal_error', 'Something went wrong on our side'));
+    },
   });
   setTimeout(ensureApp, 0);
   const port = server.port ?? config.port;
