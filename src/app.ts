@@ -13,7 +13,7 @@ import { API_PREFIX, createApiGuard } from './http/auth';
 import { pathOf } from './http/client';
 import { docsPlugin } from './http/docs';
 import { errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
-import { JSON_TYPE, readJsonBody } from './http/json-body';
+import { hasBody, JSON_TYPE, readJsonBody } from './http/json-body';
 import { strictQueryIntegers } from './http/models';
 import { RateLimiter } from './http/rate-limit';
 import { AppError, describeError, RateLimitedError } from './lib/errors';
@@ -109,9 +109,12 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
         const status = responseValue instanceof Response ? responseValue.status : Number(set.status) || 200;
         metrics.request(route || 'unmatched', request.method, status);
       })
-      // The API's JSON bodies: size and nesting checked before anything parses or validates them.
+      // The API's JSON bodies: size, nesting and UTF-8 checked before anything parses or validates
+      // them. A body sent without a Content-Type is read as JSON by the routes (`parse: 'json'`):
+      // through the same reader, or it would skip every check.
       .onParse(({ request, contentType }) => {
-        if (!JSON_TYPE.test(contentType.trim())) return;
+        const type = contentType.trim();
+        if (type === '' ? !hasBody(request) : !JSON_TYPE.test(type)) return;
         const path = pathOf(request.url);
         if (path.startsWith(API_PREFIX) || path.startsWith(APP_API_PREFIX)) return readJsonBody(request);
       })
