@@ -57,6 +57,7 @@ export function createDeps(base: BaseDeps, options: DepsOptions = {}): Deps {
   const clicks = createClickPipeline(base, options);
   const linkIndex = new LinkIndex(base.db, clicks.buffer);
   if (!options.linksInBackground) linkIndex.loadAll();
+  const signInThrottle = new SignInThrottle(base.clock);
   return {
     ...base,
     linkIndex,
@@ -64,10 +65,10 @@ export function createDeps(base: BaseDeps, options: DepsOptions = {}): Deps {
     rollupValues: new RollupValues(base.db.$client),
     exports: new ExportHost(base.db.$client, base.log),
     metrics: base.config.metricsToken
-      ? new Metrics({ clicks, dbPath: base.config.dbPath, now: () => base.clock.now() })
+      ? new Metrics({ clicks, signIn: signInThrottle, dbPath: base.config.dbPath, now: () => base.clock.now() })
       : null,
     setupToken: randomToken(),
-    signInThrottle: new SignInThrottle(base.clock),
+    signInThrottle,
     verifyPassword,
   };
 }
