@@ -4,11 +4,14 @@
  *
  * Each run seeds a fresh database (10,000 links, one account), starts the server from source,
  * warms it up with wrk (test/bench/redirect.lua, the redirect benchmark's mixed traffic), then
- * measures redirects with wrk twice: alone for a few seconds, and from half a second before to
- * the end of a flood this process sends: 10,000 sign-ins with wrong passwords (for 50 emails from
- * one client address, over 4 connections). It prints the redirect p50, p99 and max of both
- * windows, the server's CPU in each (main thread; other threads, where argon2id runs), and the
- * flood's answers: 401 ones had their password verified, 429 ones were refused.
+ * measures redirects with wrk in three windows: alone for a few seconds; while a flood this
+ * process sends (sign-ins with wrong passwords for 50 emails from one client address, over 4
+ * connections) has its passwords checked, until the address is refused; and while the rest of
+ * the 10,000 sign-ins are refused. Each window starts half a second before its part of the flood
+ * and ends with it. It prints the redirect p50, p99 and max of each, the server's CPU (main
+ * thread; other threads: the click writer, the garbage collector, argon2id) and the flood's
+ * answers: 401 ones had their password checked, 429 ones were refused. Last, what one refused
+ * sign-in costs the server in CPU, measured in process without the network.
  *
  * With `--compare DIR` (another checkout of Slink, its dependencies installed and its dashboard
  * built) every round runs that server and then this one, alternating, under the same load.
@@ -31,6 +34,8 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '10000' },
     connections: { type: 'string', default: '4' },
     compare: { type: 'string' },
+    /** Internal: measure the CPU of one refused sign-in in this process, for the tree at this root. */
+    'refusal-cost': { type: 'string' },
   },
 });
 const RUNS = Number(values.runs);
@@ -98,13 +103,18 @@ async function wrk(slugsFile: string, seconds: number | null, stop?: Promise<unk
   return result;
 }
 
-/** REQUESTS sign-ins with wrong passwords over FLOOD_CONNECTIONS connections, from one address. */
-async function flood(): Promise<Flood> {
+/**
+ * Sign-ins with wrong passwords over FLOOD_CONNECTIONS connections, from one address, numbered
+ * from `from` up to `to` (exclusive); with `untilRefused` each connection stops at its first 429
+ * (the address has reached its limit: every password check the flood gets is behind it).
+ */
+async function flood(from: number, to: number, untilRefused: boolean): Promise<Flood> {
   const statuses: Record<string, number> = {};
-  let next = 0;
+  let next = from;
+  let refused = false;
   const started = performance.now();
   const worker = async () => {
-    for (let i = next++; i < REQUESTS; i = next++) {
+    for (let i = next++; i < to && !(untilRefused && refused); i = next++) {
       const res = await fetch(`http://127.0.0.1:${PORT}/api/app/session`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-forwarded-for': FLOOD_ADDRESS },
@@ -112,6 +122,7 @@ async function flood(): Promise<Flood> {
       });
       await res.arrayBuffer();
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      if (res.status === 429) refused = true;
     }
   };
   await Promise.all(Array.from({ length: FLOOD_CONNECTIONS }, worker));
@@ -137,27 +148,36 @@ interface Window {
   /** The server's CPU over the window, as a share of one core: main thread, other threads (argon2id runs there). */
   main: number;
   other: number;
+  flood: Flood | null;
 }
 
-/** Redirect load and the server's CPU while `during` runs (or for SECONDS without it). */
+/** Redirect load and the server's CPU while `during` runs (from half a second into wrk), or for SECONDS. */
 async function measure(pid: number, slugsFile: string, during?: () => Promise<Flood>) {
   const before = cpuUse(pid);
   const started = performance.now();
-  let flood: Flood | null = null;
   const running = during ? Bun.sleep(500).then(during) : null;
   const result = await wrk(slugsFile, running ? null : SECONDS, running ?? undefined);
-  if (running) flood = await running;
+  const flood = running ? await running : null;
   const elapsedUs = (performance.now() - started) * 1000;
   const after = cpuUse(pid);
   const window: Window = {
     wrk: result,
     main: (after.main - before.main) / elapsedUs,
     other: (after.other + after.worker - before.other - before.worker) / elapsedUs,
+    flood,
   };
-  return { window, flood };
+  return window;
 }
 
-async function run(root: string): Promise<{ quiet: Window; flooded: Window; flood: Flood }> {
+interface Run {
+  quiet: Window;
+  /** While the flood's first sign-ins are checked, until the address is refused. */
+  checking: Window;
+  /** While the rest of the flood is refused. */
+  refused: Window;
+}
+
+async function run(root: string): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'slink-signin-bench-'));
   const dbPath = join(dir, 'slink.db');
   const slugsFile = join(dir, 'slugs.txt');
@@ -178,8 +198,14 @@ async function run(root: string): Promise<{ quiet: Window; flooded: Window; floo
     await waitForRedirect(readFileSync(slugsFile, 'utf8').split('\n')[0]!);
     await wrk(slugsFile, 2);
     const quiet = await measure(server.pid, slugsFile);
-    const flooded = await measure(server.pid, slugsFile, flood);
-    return { quiet: quiet.window, flooded: flooded.window, flood: flooded.flood! };
+    let sent = 0;
+    const checking = await measure(server.pid, slugsFile, async () => {
+      const f = await flood(0, REQUESTS, true);
+      sent = Object.values(f.statuses).reduce((a, b) => a + b, 0);
+      return f;
+    });
+    const refused = await measure(server.pid, slugsFile, () => flood(sent, REQUESTS, false));
+    return { quiet, checking, refused };
   } finally {
     server.kill('SIGTERM');
     await server.exited;
@@ -189,20 +215,73 @@ async function run(root: string): Promise<{ quiet: Window; flooded: Window; floo
 
 const pct = (share: number) => `${Math.round(share * 100)}%`;
 
-function describe(label: string, r: Awaited<ReturnType<typeof run>>): string {
-  const line = ({ wrk: w, main, other }: Window) =>
-    `${Math.round(w.requests / (w.duration_us / 1e6)).toLocaleString('en-US')} req/s, p50 ${ms(w.p50_us)}, p99 ${ms(w.p99_us)}, max ${ms(w.max_us)}${w.timeouts + w.status_errors > 0 ? `, ${w.timeouts} timeouts, ${w.status_errors} bad statuses` : ''}; server CPU: main thread ${pct(main)}, other threads ${pct(other)} of a core`;
-  const answers = Object.entries(r.flood.statuses)
-    .map(([status, n]) => `${n.toLocaleString('en-US')} × ${status}`)
-    .join(', ');
+function describe(label: string, r: Run): string {
+  const line = ({ wrk: w, main, other, flood: f }: Window) => {
+    const rate = Math.round(w.requests / (w.duration_us / 1e6)).toLocaleString('en-US');
+    const errors = w.timeouts + w.status_errors > 0 ? `, ${w.timeouts} timeouts, ${w.status_errors} bad statuses` : '';
+    const answers = f
+      ? `; ${(f.ms / 1000).toFixed(1)} s of sign-ins: ${Object.entries(f.statuses)
+          .map(([status, n]) => `${n.toLocaleString('en-US')} × ${status}`)
+          .join(', ')}`
+      : '';
+    return `p50 ${ms(w.p50_us)}, p99 ${ms(w.p99_us)}, max ${ms(w.max_us)}, ${rate} req/s${errors}; server CPU: main thread ${pct(main)}, other threads ${pct(other)}${answers}`;
+  };
   return [
-    `${label}`,
-    `  redirects alone (${SECONDS} s):     ${line(r.quiet)}`,
-    `  redirects during the flood: ${line(r.flooded)}`,
-    `  flood: ${REQUESTS.toLocaleString('en-US')} sign-ins in ${(r.flood.ms / 1000).toFixed(1)} s: ${answers}`,
+    label,
+    `  redirects alone:                 ${line(r.quiet)}`,
+    `  while passwords are checked:     ${line(r.checking)}`,
+    `  while the rest is refused:       ${line(r.refused)}`,
   ].join('\n');
 }
 
+/**
+ * The CPU one refused sign-in costs the server, in process (no network, no load generator): the
+ * real app of the tree at `root`, its address past its limit, 5 batches of 5,000 refused
+ * sign-ins through app.handle; the median batch, per sign-in.
+ */
+async function refusalCost(root: string): Promise<void> {
+  const { makeTestApp } = await import(join(root, 'test/helpers/app'));
+  const t = makeTestApp({ SLINK_TRUST_PROXY: '1' });
+  t.deps.verifyPassword = async () => false;
+  const signIn = (i: number) =>
+    t.app.handle(
+      new Request('http://localhost/api/app/session', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': FLOOD_ADDRESS },
+        body: JSON.stringify({ email: `guess${i % 50}@example.com`, password: `wrong password ${i}` }),
+      }),
+    );
+  for (let i = 0; i < 30; i++) await (await signIn(i)).arrayBuffer();
+  const batches: number[] = [];
+  for (let b = 0; b < 5; b++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < 5_000; i++) {
+      const res = await signIn(i);
+      await res.arrayBuffer();
+      if (res.status !== 429) throw new Error(`expected 429, got ${res.status}`);
+    }
+    const used = process.cpuUsage(before);
+    batches.push((used.user + used.system) / 5_000);
+  }
+  const median = [...batches].sort((a, b) => a - b)[2]!;
+  console.log(
+    `  ${root}: ${median.toFixed(1)} us of CPU per refused sign-in (in process, median of 5 batches of 5,000)`,
+  );
+  t.close();
+}
+
+async function refusalCostIn(root: string): Promise<void> {
+  const proc = Bun.spawn([process.execPath, import.meta.path, '--refusal-cost', root], {
+    stdout: 'inherit',
+    stderr: 'inherit',
+  });
+  if ((await proc.exited) !== 0) throw new Error(`measuring ${root} failed`);
+}
+
+if (values['refusal-cost']) {
+  await refusalCost(values['refusal-cost']);
+  process.exit(0);
+}
 const servers: [string, string][] = values.compare
   ? [
       ['compared', values.compare],
@@ -210,8 +289,10 @@ const servers: [string, string][] = values.compare
     ]
   : [['this tree', ROOT]];
 console.log(
-  `sign-in flood: ${LINKS.toLocaleString('en-US')} links, wrk -t2 -c${WRK_CONNECTIONS} for ${SECONDS} s alone, then for as long as ${REQUESTS.toLocaleString('en-US')} wrong sign-ins take over ${FLOOD_CONNECTIONS} connections; ${navigator.hardwareConcurrency} cores`,
+  `sign-in flood: ${LINKS.toLocaleString('en-US')} links; redirects under wrk -t2 -c${WRK_CONNECTIONS}, alone for ${SECONDS} s, then while ${REQUESTS.toLocaleString('en-US')} wrong sign-ins from one address arrive over ${FLOOD_CONNECTIONS} connections (first until the address is refused, then the rest); ${navigator.hardwareConcurrency} cores`,
 );
 for (let i = 1; i <= RUNS; i++) {
   for (const [label, root] of servers) console.log(describe(`run ${i}, ${label} (${root})`, await run(root)));
 }
+console.log('refused sign-ins:');
+for (const [, root] of servers) await refusalCostIn(root);
