@@ -4,12 +4,12 @@ import type { Db } from './db/client';
 import type { Clock } from './lib/clock';
 import { randomToken } from './lib/ids';
 import { ExportHost } from './modules/analytics/export-host';
-import { verifyPassword } from './modules/auth/passwords';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from './modules/clicks/pipeline';
 import { Metrics } from './modules/metrics/registry';
 import { LinkIndex } from './modules/redirect/link-index';
 import { RollupValues } from './modules/rollups/rollup-values';
 import { SignInThrottle } from './modules/sessions/throttle';
+import { PasswordVerifier } from './modules/sessions/verifier';
 
 export interface Logger {
   info(message: string): void;
@@ -43,7 +43,9 @@ export interface Deps extends BaseDeps {
   setupToken: string;
   /** Failure limits and the verification slots of sign-in (in memory). */
   signInThrottle: SignInThrottle;
-  /** argon2id verification; a field so tests can count verifications running at once. */
+  /** The Workers that check passwords at the lowest CPU priority; close() ends them. */
+  passwordVerifier: PasswordVerifier;
+  /** argon2id verification (by passwordVerifier); a field so tests can count verifications running at once. */
   verifyPassword: (password: string, hash: string) => Promise<boolean>;
 }
 
@@ -58,6 +60,7 @@ export function createDeps(base: BaseDeps, options: DepsOptions = {}): Deps {
   const linkIndex = new LinkIndex(base.db, clicks.buffer);
   if (!options.linksInBackground) linkIndex.loadAll();
   const signInThrottle = new SignInThrottle(base.clock);
+  const passwordVerifier = new PasswordVerifier(signInThrottle.limits.verifying, base.log);
   return {
     ...base,
     linkIndex,
@@ -69,6 +72,7 @@ export function createDeps(base: BaseDeps, options: DepsOptions = {}): Deps {
       : null,
     setupToken: randomToken(),
     signInThrottle,
-    verifyPassword,
+    passwordVerifier,
+    verifyPassword: (password, hash) => passwordVerifier.verify(password, hash),
   };
 }

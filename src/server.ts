@@ -141,6 +141,7 @@ export function startServer(config: Config, log = consoleLogger, options: Server
       // A running export would hold the stop for as long as its client reads; end them now
       // (the client sees a cut-off download) so the final flush never waits on one.
       deps.exports.close();
+      deps.passwordVerifier.close();
       await stopped;
       // ...then write all of it before the database closes, retrying while writes fail (a full
       // disk may be freed meanwhile) until the deadline...

@@ -1,10 +1,12 @@
 /**
  * A sign-in flood against the real server (docs/operations.md, "Sign-in throttling"): real
  * argon2id, counted through /metrics rather than timed. Once an address has failed 20 times,
- * every further sign-in from it is refused before its body is read or any password verified, and
- * the verification slots are what the machine's cores allow.
+ * every further sign-in from it is refused before its body is read or any password verified, the
+ * verification slots are what the machine's cores allow, and the checks run on threads at the
+ * lowest CPU priority.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { readdirSync, readFileSync } from 'node:fs';
 import { verificationSlots } from '../src/modules/sessions/throttle';
 import { freshDb, PASSWORD, superuserWriteKey } from './helpers/cli';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from './helpers/proc';
@@ -95,4 +97,21 @@ test('20 failures verify 20 passwords; then nothing from that address is read or
   const ok = await signIn('198.51.100.20', credentials('ops@example.com', PASSWORD));
   expect(ok.status).toBe(200);
   expect((await signInMetrics()).slink_password_verifications_total).toBe(21);
+  // The checks ran on threads of their own at the lowest CPU priority, one per slot; every other
+  // thread of the server (the event loop first) kept the normal one.
+  const niceness = threadNiceness(server.proc.pid);
+  expect(niceness.filter((n) => n === 19)).toHaveLength(slots);
+  expect(niceness.filter((n) => n !== 19 && n !== 0)).toEqual([]);
+  expect(niceness[0]).toBe(0);
 }, 60_000);
+
+/** The niceness of each thread of a process (Linux /proc), the main thread first. */
+function threadNiceness(pid: number): number[] {
+  const tids = readdirSync(`/proc/${pid}/task`).map(Number);
+  tids.sort((a, b) => (a === pid ? -1 : b === pid ? 1 : a - b));
+  return tids.map((tid) => {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // After "pid (comm) ": state is field 3; nice is field 19.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}

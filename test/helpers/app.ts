@@ -51,6 +51,7 @@ export function makeTestApp(env: Record<string, string> = {}): TestApp {
     close() {
       deps.linkIndex.stopLoading();
       deps.exports.close();
+      deps.passwordVerifier.close();
       db.$client.close();
       rmSync(dir, { recursive: true, force: true });
     },
