@@ -1,9 +1,9 @@
 /**
  * Password checks off the event loop and below it: one Worker per verification slot
  * (sessions/throttle.ts), each checking one password at a time at the lowest CPU priority
- * (verify-worker.ts). On two cores, two argon2id checks at normal priority left redirects waiting
- * for a core (p99 from 2 ms to 65-155 ms in a test server); at the lowest priority the same
- * checks took only what the redirects left (p99 2 ms): docs/performance.md, "Sign-in flood".
+ * (verify-worker.ts). On two cores, argon2id checks at normal priority left redirects waiting for
+ * a core (a bare server's p99 up to 65-94 ms beside them); at the lowest priority the checks take
+ * only what the redirects leave (p99 2 ms): docs/decisions/2026-11-26-password-checks-low-priority.md.
  * The Workers start at the first check and are replaced if one dies.
  */
 import type { Logger } from '../../deps';
