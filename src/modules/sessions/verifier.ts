@@ -38,11 +38,6 @@ export class PasswordVerifier {
     }
   }
 
-  /** The ids of the verifying threads whose priority was lowered (tests). */
-  threads(): Promise<(number | null)[]> {
-    return Promise.all(this.workers.map((_, i) => this.started(i).call('thread')));
-  }
-
   /** Ends the Workers (the next check starts them again). */
   close(): void {
     for (let i = 0; i < this.workers.length; i++) {

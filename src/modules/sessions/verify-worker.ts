@@ -8,29 +8,25 @@ import { setPriority } from 'node:os';
 import { serve } from '../../lib/worker-rpc';
 
 /** The niceness of the verifying threads (19: the lowest priority there is). */
-export const VERIFY_NICENESS = 19;
+const VERIFY_NICENESS = 19;
 
 /**
  * On Linux a thread has a niceness of its own: setpriority on the thread's id (read from
  * /proc/thread-self) changes this thread alone. Anywhere else the check runs at the normal
  * priority, still bounded by the verification slots.
  */
-function lowerPriority(): number | null {
+function lowerPriority(): void {
   try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    setPriority(tid, VERIFY_NICENESS);
-    return tid;
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), VERIFY_NICENESS);
   } catch {
-    return null;
+    // Not Linux, or no /proc: the normal priority.
   }
 }
 
-const tid = lowerPriority();
+lowerPriority();
 
 const handlers = {
   verify: ({ password, hash }: { password: string; hash: string }): boolean => Bun.password.verifySync(password, hash),
-  /** The thread's id when its priority was lowered, else null (for the tests). */
-  thread: (): number | null => tid,
 };
 export type VerifyHandlers = typeof handlers;
 
