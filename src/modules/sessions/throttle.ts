@@ -11,11 +11,11 @@
  * The address is known before the body is read: the HTTP edge asks `refusal` first, so a flood
  * from a throttled address costs no body parsing, no validation and no database read.
  *
- * argon2id verification costs ~120 ms of a core and runs on a thread of its own: at most
- * `verificationSlots(cores)` run at once (half the cores, at least one: one on a 2-core box), at
- * most 8 more wait for a slot, and anything beyond is answered 429 at once. Two verifications
- * at once on two cores left the event loop, and so the redirects, waiting for a core (p99 from a
- * few ms to 100-300 ms under a flood: docs/performance.md, "Sign-in flood").
+ * argon2id verification costs ~120 ms of a core and runs on a Worker at the lowest CPU priority
+ * (verifier.ts): at most `verificationSlots(cores)` run at once (half the cores, at least one: one
+ * on a 2-core box), at most 8 more wait for a slot, and anything beyond is answered 429 at once.
+ * Two verifications at once on two cores, at normal priority, left the event loop and so the
+ * redirects waiting for a core (docs/performance.md, "Sign-in flood").
  */
 import type { Clock } from '../../lib/clock';
 import { RateLimitedError } from '../../lib/errors';
