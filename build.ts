@@ -18,11 +18,12 @@ rmSync(outfile, { force: true });
 const started = performance.now();
 console.log((await buildDashboard({ ifStale: true })).join('\n'));
 const result = await Bun.build({
-  // The click writer and the export run in Workers: their entries are bundled in too.
+  // The click writer, the export and the password checks run in Workers: their entries are bundled in too.
   entrypoints: [
     join(root, 'src', 'index.ts'),
     join(root, 'src', 'modules', 'clicks', 'writer-worker.ts'),
     join(root, 'src', 'modules', 'analytics', 'export-worker.ts'),
+    join(root, 'src', 'modules', 'sessions', 'verify-worker.ts'),
   ],
   compile: { outfile },
   target: 'bun',

@@ -13,10 +13,10 @@ import { API_PREFIX, createApiGuard } from './http/auth';
 import { pathOf } from './http/client';
 import { docsPlugin } from './http/docs';
 import { errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
-import { JSON_TYPE, readJsonBody } from './http/json-body';
+import { hasBody, JSON_TYPE, readJsonBody } from './http/json-body';
 import { strictQueryIntegers } from './http/models';
 import { RateLimiter } from './http/rate-limit';
-import { AppError, RateLimitedError } from './lib/errors';
+import { AppError, describeError, RateLimitedError } from './lib/errors';
 import { analyticsRoutes } from './modules/analytics';
 import { meRoutes } from './modules/auth';
 import { appAccountsRoutes, appKeysRoutes } from './modules/auth/app-routes';
@@ -42,19 +42,23 @@ function toAppError(code: string | number, error: unknown, request: Request, dep
       if ((error as Error).cause instanceof AppError) return (error as Error).cause as AppError;
       return new AppError('invalid_request', 'Request body is not valid JSON', 'body');
     case 'NOT_FOUND':
-      return new AppError('not_found', `No route for ${request.method} ${new URL(request.url).pathname}`);
+      return new AppError('not_found', `No route for ${request.method} ${pathOf(request.url)}`);
     case 'INVALID_FILE_TYPE':
     case 'INVALID_COOKIE_SIGNATURE':
       return new AppError('invalid_request', 'Malformed request');
-    default:
+    default: {
+      // One line each, never a stack trace: a client can repeat a request as often as it likes.
+      const path = pathOf(request.url);
       // A full disk, a read-only database: 503 with Retry-After, logged like any failure.
-      if (storageFailure(error) !== null) {
-        deps.log.error(`storage unavailable on ${request.method} ${request.url}`, error);
+      const storage = storageFailure(error);
+      if (storage !== null) {
+        deps.log.error(`storage unavailable on ${request.method} ${path}: ${storage}`);
         return new AppError('storage_unavailable', 'The database cannot be written right now; try again later');
       }
       // Never leak internals: log the cause, answer a generic 500.
-      deps.log.error(`unhandled error on ${request.method} ${request.url}`, error);
+      deps.log.error(`unhandled error on ${request.method} ${path}: ${describeError(error)}`);
       return new AppError('internal_error', 'Something went wrong on our side');
+    }
   }
 }
 
@@ -105,9 +109,12 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
         const status = responseValue instanceof Response ? responseValue.status : Number(set.status) || 200;
         metrics.request(route || 'unmatched', request.method, status);
       })
-      // The API's JSON bodies: size and nesting checked before anything parses or validates them.
+      // The API's JSON bodies: size, nesting and UTF-8 checked before anything parses or validates
+      // them. A body sent without a Content-Type is read as JSON by the routes (`parse: 'json'`):
+      // through the same reader, or it would skip every check.
       .onParse(({ request, contentType }) => {
-        if (!JSON_TYPE.test(contentType.trim())) return;
+        const type = contentType.trim();
+        if (type === '' ? !hasBody(request) : !JSON_TYPE.test(type)) return;
         const path = pathOf(request.url);
         if (path.startsWith(API_PREFIX) || path.startsWith(APP_API_PREFIX)) return readJsonBody(request);
       })

@@ -4,12 +4,12 @@ import type { Db } from './db/client';
 import type { Clock } from './lib/clock';
 import { randomToken } from './lib/ids';
 import { ExportHost } from './modules/analytics/export-host';
-import { verifyPassword } from './modules/auth/passwords';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from './modules/clicks/pipeline';
 import { Metrics } from './modules/metrics/registry';
 import { LinkIndex } from './modules/redirect/link-index';
 import { RollupValues } from './modules/rollups/rollup-values';
 import { SignInThrottle } from './modules/sessions/throttle';
+import { PasswordVerifier } from './modules/sessions/verifier';
 
 export interface Logger {
   info(message: string): void;
@@ -43,7 +43,9 @@ export interface Deps extends BaseDeps {
   setupToken: string;
   /** Failure limits and the verification slots of sign-in (in memory). */
   signInThrottle: SignInThrottle;
-  /** argon2id verification; a field so tests can count verifications running at once. */
+  /** The Workers that check passwords at the lowest CPU priority; close() ends them. */
+  passwordVerifier: PasswordVerifier;
+  /** argon2id verification (by passwordVerifier); a field so tests can count verifications running at once. */
   verifyPassword: (password: string, hash: string) => Promise<boolean>;
 }
 
@@ -57,6 +59,8 @@ export function createDeps(base: BaseDeps, options: DepsOptions = {}): Deps {
   const clicks = createClickPipeline(base, options);
   const linkIndex = new LinkIndex(base.db, clicks.buffer);
   if (!options.linksInBackground) linkIndex.loadAll();
+  const signInThrottle = new SignInThrottle(base.clock);
+  const passwordVerifier = new PasswordVerifier(signInThrottle.limits.verifying, base.log);
   return {
     ...base,
     linkIndex,
@@ -64,10 +68,11 @@ export function createDeps(base: BaseDeps, options: DepsOptions = {}): Deps {
     rollupValues: new RollupValues(base.db.$client),
     exports: new ExportHost(base.db.$client, base.log),
     metrics: base.config.metricsToken
-      ? new Metrics({ clicks, dbPath: base.config.dbPath, now: () => base.clock.now() })
+      ? new Metrics({ clicks, signIn: signInThrottle, dbPath: base.config.dbPath, now: () => base.clock.now() })
       : null,
     setupToken: randomToken(),
-    signInThrottle: new SignInThrottle(base.clock),
-    verifyPassword,
+    signInThrottle,
+    passwordVerifier,
+    verifyPassword: (password, hash) => passwordVerifier.verify(password, hash),
   };
 }

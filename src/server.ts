@@ -16,8 +16,11 @@ import { type Config, ConfigError } from './config';
 import { applyPragmas } from './db/client';
 import { explainDatabaseError, openSlinkDatabase } from './db/open';
 import { consoleLogger, createDeps } from './deps';
+import { routable } from './http/client';
+import { errorResponse } from './http/errors';
 import { MAX_BODY_BYTES } from './http/json-body';
 import { type Clock, systemClock } from './lib/clock';
+import { AppError, describeError } from './lib/errors';
 import { catchUpClicks } from './modules/clicks/catch-up';
 import { ownHostsOf } from './modules/clicks/pipeline';
 import { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS, spillClicks, spillPath } from './modules/clicks/spill';
@@ -125,7 +128,13 @@ export function startServer(config: Config, log = consoleLogger, options: Server
     idleTimeout: 30,
     // The API guard answers 413 with the documented error body below this; Bun cuts off above it.
     maxRequestBodySize: MAX_BODY_BYTES * 2,
-    fetch: (request, bunServer) => shortSite({ request, server: bunServer }) ?? ensureApp().fetch(request),
+    fetch: (request, bunServer) => shortSite({ request, server: bunServer }) ?? ensureApp().fetch(routable(request)),
+    // Reached only by an error the app's own mapper did not answer (a bug): Bun's default would
+    // answer a plain-text 500 and log the stack. One line, and the API's generic 500.
+    error: (err) => {
+      log.error(`unhandled error outside the app: ${describeError(err)}`);
+      return errorResponse(new AppError('internal_error', 'Something went wrong on our side'));
+    },
   });
   setTimeout(ensureApp, 0);
   const port = server.port ?? config.port;
@@ -154,6 +163,7 @@ export function startServer(config: Config, log = consoleLogger, options: Server
       // A running export would hold the stop for as long as its client reads; end them now
       // (the client sees a cut-off download) so the final flush never waits on one.
       deps.exports.close();
+      deps.passwordVerifier.close();
       await stopped;
       // ...then write all of it before the database closes, retrying while writes fail (a full
       // disk may be freed meanwhile) until the deadline...

@@ -2,20 +2,23 @@
  * The edge of /api/app, the dashboard's own endpoints, run before routing: session only.
  * An Authorization header (an API key) is refused, as is a missing or ended session, except on
  * the three doors that open a session (setup status, setup, sign-in). A session-authenticated
- * write must be same-origin (CSRF); the doors refuse what a browser marks cross-origin.
+ * write must be same-origin (CSRF); the doors refuse what a browser marks cross-origin. A sign-in
+ * from a throttled address is refused here too, before its body is read.
  */
 import type { Deps } from '../deps';
 import { AppError } from '../lib/errors';
 import { type SignedIn, verifySession } from '../modules/sessions/service';
 import { bodyProblem, csrfRejected, pathProblem } from './auth';
-import { pathOf } from './client';
+import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
 import { isMarkedCrossOrigin, isSameOrigin, isWrite, readSessionToken } from './session';
 
 export const APP_API_PREFIX = '/api/app';
 
+const SIGN_IN = 'POST /api/app/session';
+const PASSWORD_CHANGE = 'POST /api/app/password';
 /** Reachable without a session. */
-const DOORS = new Set(['GET /api/app/setup', 'POST /api/app/setup', 'POST /api/app/session']);
+const DOORS = new Set(['GET /api/app/setup', 'POST /api/app/setup', SIGN_IN]);
 
 const signedInByRequest = new WeakMap<Request, SignedIn>();
 
@@ -35,9 +38,21 @@ export function signedIn(request: Request): SignedIn {
   return found;
 }
 
+/**
+ * A sign-in, or a password change (which checks the current password as a sign-in does), from an
+ * address (or of an account) past its failure limit: refused here, before the body is read or
+ * anything is looked up, so that a flood of them costs next to nothing (sessions/throttle.ts).
+ */
+function throttled(deps: Deps, request: Request, server: ServerLike | null, route: string, session: SignedIn | null) {
+  if (route !== SIGN_IN && !(route === PASSWORD_CHANGE && session)) return undefined;
+  const address = clientAddress(request, server, deps.config.trustProxy);
+  const refused = deps.signInThrottle.refusal(session?.account.email ?? null, address);
+  return refused ? errorResponse(refused, { 'retry-after': String(refused.retryAfter) }) : undefined;
+}
+
 export function createAppGuard(deps: Deps) {
   const { appHost } = deps.config;
-  return ({ request }: { request: Request }): Response | undefined => {
+  return ({ request, server }: { request: Request; server: ServerLike | null }): Response | undefined => {
     const path = pathOf(request.url);
     if (path !== APP_API_PREFIX && !path.startsWith(`${APP_API_PREFIX}/`)) return undefined;
     if (request.headers.has('authorization')) {
@@ -46,7 +61,8 @@ export function createAppGuard(deps: Deps) {
     const token = readSessionToken(request, appHost);
     const session = token ? verifySession(deps, token) : null;
     const write = isWrite(request.method);
-    if (DOORS.has(`${request.method} ${path}`)) {
+    const route = `${request.method} ${path}`;
+    if (DOORS.has(route)) {
       if (write && isMarkedCrossOrigin(request, appHost)) return errorResponse(csrfRejected());
     } else {
       if (!session) return errorResponse(sessionRequired());
@@ -56,6 +72,8 @@ export function createAppGuard(deps: Deps) {
     // body) is refused as csrf_rejected, not as a content type.
     const problem = pathProblem(path) ?? bodyProblem(request);
     if (problem) return errorResponse(problem);
+    const refused = throttled(deps, request, server, route, session);
+    if (refused) return refused;
     if (session) signedInByRequest.set(request, session);
     return undefined;
   };

@@ -15,7 +15,7 @@ import { type Principal, verifyApiKey } from '../modules/auth/keys';
 import { sessionPrincipal, verifySession } from '../modules/sessions/service';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
-import { JSON_TYPE, MAX_BODY_BYTES, tooLarge } from './json-body';
+import { hasBody, JSON_TYPE, MAX_BODY_BYTES, tooLarge } from './json-body';
 import type { RateLimiter } from './rate-limit';
 import { isSameOrigin, isWrite, readSessionToken } from './session';
 
@@ -66,12 +66,9 @@ function authenticate(deps: Deps, request: Request): Caller | AppError {
 
 export function bodyProblem(request: Request): AppError | null {
   if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE') return null;
-  const length = Number(request.headers.get('content-length') ?? '0');
-  if (length > MAX_BODY_BYTES) return tooLarge();
+  if (Number(request.headers.get('content-length') ?? '0') > MAX_BODY_BYTES) return tooLarge();
   const type = request.headers.get('content-type');
-  // A chunked body (no content-length) is a body too.
-  const hasBody = length > 0 || (!request.headers.has('content-length') && request.body !== null);
-  if (type && hasBody && !JSON_TYPE.test(type.trim())) {
+  if (type && hasBody(request) && !JSON_TYPE.test(type.trim())) {
     return new AppError('unsupported_media_type', 'Request body must be JSON (Content-Type: application/json)');
   }
   return null;

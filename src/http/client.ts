@@ -5,6 +5,9 @@ export interface ServerLike {
   requestIP(request: Request): { address: string } | null;
 }
 
+/** Requests given to the app with a URL Elysia routes right (`routable`), to the request Bun received. */
+const receivedAs = new WeakMap<Request, Request>();
+
 /**
  * The client's address: the socket peer, or behind `trustedProxies` proxies (SLINK_TRUST_PROXY)
  * the N-th X-Forwarded-For entry counted from the right. Each proxy appends the address it was
@@ -26,24 +29,60 @@ export function clientAddress(
       if (entry) return entry;
     }
   }
-  return server?.requestIP(request)?.address ?? null;
+  const peer = server?.requestIP(request);
+  if (peer) return peer.address;
+  // Bun knows the peer of the request it received, not of a copy made from it (`routable`).
+  const received = receivedAs.get(request);
+  return received ? (server?.requestIP(received)?.address ?? null) : null;
+}
+
+/**
+ * Where the path of a request URL starts. Bun builds `request.url` from the Host header; a request
+ * with no usable Host (none, as HTTP/1.0 allows; empty; not a host name) gets the bare target as
+ * its URL (`/abc?x=1`), whose path starts at 0.
+ */
+function pathStart(url: string): number {
+  return url.charCodeAt(0) === 0x2f ? 0 : url.indexOf('/', url.indexOf('//') + 2);
 }
 
 /** The path of a request URL without parsing it (every request pays for this). */
 export function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const start = pathStart(url);
   if (start < 0) return '/';
   const end = url.indexOf('?', start);
   return end < 0 ? url.slice(start) : url.slice(start, end);
 }
 
 /**
- * The host (and port) a request was sent to. Bun builds `request.url` from the Host header
- * through the URL parser, which already lower-cases the host: no case folding per request.
+ * The host (and port) a request was sent to; empty when it named none usable. Bun builds
+ * `request.url` from the Host header through the URL parser, which already lower-cases the host:
+ * no case folding per request.
  */
 export function hostOf(url: string): string {
+  if (url.charCodeAt(0) === 0x2f) return '';
   const start = url.indexOf('//') + 2;
   let end = url.indexOf('/', start);
   if (end < 0) end = url.length;
   return url.slice(start, end);
+}
+
+/** The origin a request is handed to the app under when its own would be misrouted (`routable`). */
+const ROUTING_ORIGIN = 'http://localhost';
+
+/**
+ * The request as the app can route it. Elysia finds the path at the first `/` from index 11 on,
+ * as if every host had at least 4 characters (`http://a.io/`): a request to `Host: abc` (or `a:1`)
+ * was routed by the wrong path (404 on every API and dashboard route), and one with no usable
+ * Host has no origin at all (`new URL` throws on it). Such a request (rare: the check is two
+ * index lookups) is handed over as a copy under ROUTING_ORIGIN: same method, headers and body;
+ * nothing in the app reads the host (the split by host is decided before, on the original), and
+ * `clientAddress` still finds the peer through the original.
+ */
+export function routable(request: Request): Request {
+  const url = request.url;
+  const start = pathStart(url);
+  if (start >= 0 && start === url.indexOf('/', 11)) return request;
+  const copy = new Request(ROUTING_ORIGIN + (start < 0 ? '/' : url.slice(start)), request);
+  receivedAs.set(copy, request);
+  return copy;
 }

@@ -4,7 +4,8 @@
  * check) and nests at most MAX_JSON_DEPTH arrays and objects. Without the depth limit, a 120 KB
  * body nested 20,000 deep cost seconds of event loop and gigabytes of memory in validation (the
  * error rendered the whole value), and deeper ones overflowed the stack (a 500); Slink's deepest
- * body (bulk links with params) nests 4. The count of values is bounded likewise.
+ * body (bulk links with params) nests 4. The count of values is bounded likewise, and the bytes
+ * must be UTF-8.
  */
 import { AppError } from '../lib/errors';
 
@@ -19,6 +20,12 @@ export const MAX_JSON_DEPTH = 16;
 export const MAX_JSON_VALUES = 5_000;
 /** A JSON media type (`application/json`, `application/problem+json`, with or without parameters). */
 export const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+
+/** Whether the request carries a body: a Content-Length above 0, or a chunked one (no Content-Length). */
+export function hasBody(request: Request): boolean {
+  const length = request.headers.get('content-length');
+  return length === null ? request.body !== null : Number(length) > 0;
+}
 
 export function tooLarge(): AppError {
   return new AppError('payload_too_large', `Request body is larger than ${MAX_BODY_BYTES} bytes`);
@@ -49,11 +56,25 @@ function shapeProblem(text: string): string | null {
   return null;
 }
 
+/**
+ * JSON text is UTF-8 (RFC 8259). The default decoder replaces bytes that are not with U+FFFD, so a
+ * title or param sent as Latin-1 was stored silently changed; this one throws instead.
+ */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeUtf8(bytes: ArrayBuffer): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new AppError('invalid_request', 'Request body is not valid UTF-8', 'body');
+  }
+}
+
 /** Reads and parses a JSON request body; throws the API's errors (413, 400 naming `body`). */
 export async function readJsonBody(request: Request): Promise<unknown> {
   const bytes = await request.arrayBuffer();
   if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
-  const text = new TextDecoder().decode(bytes);
+  const text = decodeUtf8(bytes);
   const problem = shapeProblem(text);
   if (problem !== null) throw new AppError('invalid_request', problem, 'body');
   try {

@@ -50,3 +50,26 @@ export class RateLimitedError extends AppError {
 export const invalid = (field: string, message: string) => new AppError('invalid_request', message, field);
 export const notFound = (what: string) => new AppError('not_found', `No such ${what}`);
 export const conflict = (field: string, message: string) => new AppError('conflict', message, field);
+
+const MAX_DESCRIPTION = 300;
+
+/**
+ * An unexpected error as one log line: its name and message, and where it was thrown (the top
+ * frame of its stack). A request never writes a stack trace to the log: one a client can cause
+ * at will would fill the disk and bury everything else.
+ */
+export function describeError(error: unknown): string {
+  const text =
+    error instanceof Error ? `${error.name}: ${error.message}${topFrame(error)}` : `non-error thrown: ${String(error)}`;
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > MAX_DESCRIPTION ? `${line.slice(0, MAX_DESCRIPTION)}…` : line;
+}
+
+function topFrame(error: Error): string {
+  let stack = error.stack ?? '';
+  // The stack starts with the message, which may hold lines of its own.
+  const header = `${error.name}: ${error.message}`;
+  if (stack.startsWith(header)) stack = stack.slice(header.length);
+  const frame = stack.split('\n').find((l) => l.trimStart().startsWith('at '));
+  return frame ? ` (${frame.trim()})` : '';
+}

@@ -17,7 +17,7 @@
  *   bun run bench [-- --seconds 10 --links 100000 --distribution uniform|zipf --skip-build --out FILE]
  */
 import { Database } from 'bun:sqlite';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,6 +25,7 @@ import { HIGH_WATER } from '../../src/modules/clicks/buffer';
 import { MAX_BATCH } from '../../src/modules/clicks/flusher';
 import { countClicks } from '../../src/modules/clicks/raw-read';
 import { createVariant } from '../../src/modules/variants/service';
+import { type CpuUse, cpuUse } from './cpu-use';
 import { benchDeps, NO_PARAMS, seedLinks } from './seed-links';
 
 const { values } = parseArgs({
@@ -107,34 +108,6 @@ function seed(dbPath: string): Seeded {
 }
 
 // ---------------------------------------------------------------- processes
-
-/** CPU time a process's threads have used, in microseconds: the main thread, Worker threads, the rest (GC, JIT, I/O). */
-interface CpuUse {
-  main: number;
-  worker: number;
-  other: number;
-}
-const TICK_US = 1e6 / Number(sh(['getconf', 'CLK_TCK']).trim());
-
-function cpuUse(pid: number): CpuUse {
-  const use: CpuUse = { main: 0, worker: 0, other: 0 };
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // the thread ended between the listing and the read
-    }
-    // "tid (comm) state ppid ...": utime and stime are the 14th and 15th fields.
-    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const us = (Number(fields[11]) + Number(fields[12])) * TICK_US;
-    if (Number(tid) === pid) use.main += us;
-    else if (comm === 'Worker') use.worker += us;
-    else use.other += us;
-  }
-  return use;
-}
 
 function rssKb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

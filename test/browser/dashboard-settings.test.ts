@@ -5,6 +5,7 @@
 import { expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
 import { createAccount, findAccountByEmail } from '../../src/modules/auth/accounts';
+import { createApiKey } from '../../src/modules/auth/keys';
 import { listSessions } from '../../src/modules/sessions/service';
 import { api } from '../helpers/app';
 import { dash, PASSWORD } from '../helpers/dashboard';
@@ -96,9 +97,10 @@ test('password: a wrong current password shows under its field; a change leads t
   await p.page.close();
 }, 90_000);
 
-test('workspace and accounts', async () => {
+test('workspace and accounts; disabling asks first and says the keys will be revoked', async () => {
   const p = await signedInPage(d);
-  await createAccount(d.t.deps, { email: 'bo@example.com', password: PASSWORD });
+  const bo = await createAccount(d.t.deps, { email: 'bo@example.com', password: PASSWORD });
+  const boKey = createApiKey(d.t.deps, { accountId: bo.id, scope: 'read' }).key;
   await p.page.goto(`${d.origin}/app/settings/workspace`);
   await p.page.getByText('https://app.sl.test').waitFor();
   expect(await p.page.getByText('https://sl.test', { exact: true }).isVisible()).toBe(true);
@@ -107,8 +109,23 @@ test('workspace and accounts', async () => {
   // Nobody can disable their own account: only the others have the button.
   expect(await p.page.getByRole('button', { name: `Disable ${p.account.email}` }).count()).toBe(0);
   await p.page.getByRole('button', { name: 'Disable bo@example.com' }).click();
+  const dialog = p.page.getByRole('dialog', { name: 'Disable bo@example.com?' });
+  await dialog.waitFor();
+  expect(await dialog.getByRole('paragraph').textContent()).toBe(
+    'The account can no longer sign in and its sessions end now. Its API keys are revoked: anything using them ' +
+      'gets 401 key_revoked, and enabling the account again does not bring them back.',
+  );
+  // Nothing changes until it is confirmed.
+  expect(findAccountByEmail(d.t.deps, 'bo@example.com')?.disabledAt).toBeNull();
+  expect(await seriousA11yViolations(p.page)).toEqual([]);
+  await dialog.getByRole('button', { name: 'Disable account' }).click();
   await p.page.getByRole('button', { name: 'Enable bo@example.com' }).waitFor();
   expect(findAccountByEmail(d.t.deps, 'bo@example.com')?.disabledAt).not.toBeNull();
+  // Enabling asks nothing; the key stays revoked.
+  await p.page.getByRole('button', { name: 'Enable bo@example.com' }).click();
+  await p.page.getByRole('button', { name: 'Disable bo@example.com' }).waitFor();
+  expect(findAccountByEmail(d.t.deps, 'bo@example.com')?.disabledAt).toBeNull();
+  expect((await api(d.t, 'GET', '/me', { key: boKey })).body.error.code).toBe('key_revoked');
   await expectCleanPage(p);
   await p.page.close();
 }, 90_000);

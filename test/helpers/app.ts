@@ -39,7 +39,7 @@ export function makeTestApp(env: Record<string, string> = {}): TestApp {
   migrateDatabase(db);
   const clock = fixedClock(T0);
   const errors: string[] = [];
-  const log: Logger = { info: () => {}, error: (m, e) => errors.push(`${m} ${String(e)}`) };
+  const log: Logger = { info: () => {}, error: (m, e) => errors.push(e === undefined ? m : `${m} ${String(e)}`) };
   const deps: Deps = createDeps({ db, config, clock, log });
   const app = createApp(deps);
   return {
@@ -51,6 +51,7 @@ export function makeTestApp(env: Record<string, string> = {}): TestApp {
     close() {
       deps.linkIndex.stopLoading();
       deps.exports.close();
+      deps.passwordVerifier.close();
       db.$client.close();
       rmSync(dir, { recursive: true, force: true });
     },

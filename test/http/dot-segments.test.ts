@@ -4,8 +4,8 @@
  * real listening server as raw HTTP, exactly as a client would send them.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { connect } from 'node:net';
 import { api, makeKey, makeTestApp, type TestApp } from '../helpers/app';
+import { type RawResponse, rawRequest } from '../helpers/raw-http';
 
 let t: TestApp;
 let server: ReturnType<typeof Bun.serve>;
@@ -14,28 +14,13 @@ let linkId: string;
 let variantId: string;
 
 /** Sends one raw request line (the target as written, never normalised by a client library). */
-function raw(method: string, target: string): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(server.port!, '127.0.0.1', () => {
-      socket.write(
-        `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
-      );
-    });
-    let data = '';
-    socket.on('data', (chunk) => {
-      data += chunk;
-    });
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1]);
-      const text = data.slice(data.indexOf('\r\n\r\n') + 4);
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {}
-      resolve({ status, body });
-    });
-  });
+function raw(method: string, target: string): Promise<RawResponse> {
+  return rawRequest(server.port!, [
+    `${method} ${target} HTTP/1.1`,
+    'Host: localhost',
+    `Authorization: Bearer ${key}`,
+    'Connection: close',
+  ]);
 }
 
 beforeAll(async () => {

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { MAX_BODY_BYTES } from '../../src/http/json-body';
 import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../helpers/app';
+import { dash } from '../helpers/dashboard';
 import { expectError, expectErrorShape } from '../helpers/schema';
 
 let t: TestApp | null = null;
@@ -642,5 +643,26 @@ describe('fuzz: no input produces a 500', () => {
       });
       checkResponse(res, `content-type ${type}`);
     }
+  });
+});
+
+describe('an unexpected error', () => {
+  test('answers the generic 500 and logs one line: what, where, never a stack trace', async () => {
+    t = makeTestApp();
+    const logged: unknown[][] = [];
+    t.deps.log = { info: () => {}, error: (...args: unknown[]) => logged.push(args) };
+    // Any failure no mapper knows: here the password check of a sign-in.
+    t.deps.verifyPassword = () => {
+      throw new TypeError('boom\n    at a line of its own');
+    };
+    const res = await dash(t, 'POST', '/session', { body: { email: 'ada@example.com', password: 'whatever!' } });
+    expectError(res, 500, 'internal_error', null);
+    expect(res.body.error.message).toBe('Something went wrong on our side');
+    expect(logged).toHaveLength(1);
+    // The message alone: an error object would make the console logger print its whole stack.
+    expect(logged[0]).toHaveLength(1);
+    expect(logged[0]![0]).toMatch(
+      /^unhandled error on POST \/api\/app\/session: TypeError: boom at a line of its own \(at .*errors\.test\.ts:\d+:\d+\)?\)$/,
+    );
   });
 });

@@ -135,3 +135,65 @@ describe('size', () => {
     await api(t, 'DELETE', `/links/${res.body.id}`, { key });
   });
 });
+
+describe('UTF-8', () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  /** `before`, then bytes that are not UTF-8 (Latin-1 "é", a lone continuation byte, an overlong "/"), then `after`. */
+  const notUtf8 = (before: string, after: string) =>
+    new Uint8Array([...encode(before), 0xe9, 0x80, 0xc0, 0xaf, ...encode(after)]);
+
+  async function send(method: string, path: string, body: Uint8Array, contentType: string | null) {
+    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+    if (path.startsWith('/api/app/')) delete headers.authorization;
+    if (contentType !== null) headers['content-type'] = contentType;
+    const res = await fetch(`http://127.0.0.1:${server.port}${path}`, { method, headers, body });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  const refusal = { code: 'invalid_request', message: 'Request body is not valid UTF-8', field: 'body' };
+
+  test.each([
+    ['POST', '/api/v1/links', 'application/json'],
+    ['POST', '/api/v1/links', null],
+    ['PATCH', '/api/v1/links/{id}', 'application/json; charset=utf-8'],
+    ['POST', '/api/v1/links/bulk/create', 'application/json'],
+    ['POST', '/api/app/session', 'application/json'],
+  ])('%s %s (Content-Type %s): 400 naming body, nothing changed', async (method, path, type) => {
+    const text = path.endsWith('/session')
+      ? notUtf8('{"email":"ada@example.com","password":"p', '"}')
+      : path.endsWith('/bulk/create')
+        ? notUtf8('{"text":"https://example.com/bulk\\tT', '"}')
+        : notUtf8('{"destination":"https://example.com/latin","title":"caf', '"}');
+    const links = async () => (await api(t, 'GET', '/links', { key })).body.items;
+    const before = await links();
+    const res = await send(method, path.replace('{id}', linkId), text, type);
+    expect(res).toEqual({ status: 400, body: { error: refusal } });
+    expect(await links()).toEqual(before);
+  });
+
+  test('UTF-8 text (accents, emoji) is taken as sent', async () => {
+    const res = await send(
+      'POST',
+      '/api/v1/links',
+      encode('{"destination":"https://example.com/utf8","title":"café 🚀 naïve"}'),
+      'application/json',
+    );
+    expect(res.status).toBe(201);
+    expect(res.body.title).toBe('café 🚀 naïve');
+    await api(t, 'DELETE', `/links/${res.body.id}`, { key });
+  });
+
+  test('a body without a Content-Type goes through the same checks (nesting too)', async () => {
+    const res = await send('POST', '/api/v1/links', encode(withField('params', nest(40, true))), null);
+    expect(res).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 'invalid_request',
+          message: `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH}`,
+          field: 'body',
+        },
+      },
+    });
+  });
+});

@@ -69,9 +69,8 @@ test('a full database: 503 storage_unavailable on writes, redirects buffered, he
   });
   expectError(refused, 503, 'storage_unavailable', null);
   expect(refused.headers.get('retry-after')).toBe('30');
-  // Logged once, as a storage failure, not as an unhandled error.
-  expect(t.errors).toHaveLength(1);
-  expect(t.errors[0]).toStartWith('storage unavailable on POST ');
+  // Logged once, as a storage failure in one line (no stack trace), not as an unhandled error.
+  expect(t.errors).toEqual(['storage unavailable on POST /api/v1/links: database or disk full']);
   t.errors.length = 0;
 
   for (let i = 0; i < CLICKS; i++) expect(await redirect(t, slug, i)).toBe(302);
@@ -118,7 +117,7 @@ test('a read-only database: healthz degraded by the write probe, reads answer, A
   const refused = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/x' } });
   expectError(refused, 503, 'storage_unavailable', null);
   expect(refused.headers.get('retry-after')).toBe('30');
-  expect(t.errors).toHaveLength(1);
+  expect(t.errors).toEqual(['storage unavailable on POST /api/v1/links: database read-only']);
   t.errors.length = 0;
 
   t.deps.db.$client.exec('PRAGMA query_only = 0');

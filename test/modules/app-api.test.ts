@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { listAccounts } from '../../src/modules/auth/admin';
+import { createApiKey } from '../../src/modules/auth/keys';
 import { AccountItemModel, CreatedKeyModel, KeyListModel } from '../../src/modules/auth/model';
 import { api, T0, type TestApp } from '../helpers/app';
 import { dash, PASSWORD, signIn } from '../helpers/dashboard';
@@ -202,11 +203,13 @@ describe('/api/app/accounts (superusers)', () => {
     );
   });
 
-  test('disable: sessions end, sign-in fails, keys fail as revoked; enable: both work again', async () => {
+  test('disable: sessions end, sign-in fails, keys are revoked; enable: sign-in works again, the keys stay revoked', async () => {
     ({ t } = await setup());
     const admin = await signIn(t, { superuser: true });
     const person = await signIn(t);
     const key = (await dash(t, 'POST', '/keys', { cookie: person.cookie, body: { scope: 'read' } })).body.key;
+    // A key as `slink key create` makes it.
+    const operatorKey = createApiKey(t.deps, { accountId: person.accountId, scope: 'write' }).key;
     const off = await dash(t, 'PATCH', `/accounts/${person.accountId}`, {
       cookie: admin.cookie,
       body: { disabled: true },
@@ -225,8 +228,21 @@ describe('/api/app/accounts (superusers)', () => {
       body: { disabled: false },
     });
     expect(on.body.item.disabledAt).toBeNull();
-    expect((await api(t, 'GET', '/me', { key })).status).toBe(200);
-    await signIn(t, { email: person.email });
+    // The keys may have leaked with whatever got the account disabled: they never come back.
+    for (const k of [key, operatorKey]) {
+      const refused = await api(t, 'GET', '/me', { key: k });
+      expectError(refused, 401, 'key_revoked');
+      expect(refused.body.error.message).toBe('The API key was revoked');
+    }
+    const back = await signIn(t, { email: person.email });
+    const keys = await dash(t, 'GET', '/keys', { cookie: back.cookie });
+    expect(keys.body.items.map((k: { status: string; revokedAt: number }) => [k.status, k.revokedAt])).toEqual([
+      ['revoked', T0],
+      ['revoked', T0],
+    ]);
+    // A new key works.
+    const fresh = (await dash(t, 'POST', '/keys', { cookie: back.cookie, body: { scope: 'read' } })).body.key;
+    expect((await api(t, 'GET', '/me', { key: fresh })).status).toBe(200);
   });
 
   test('a superuser cannot disable their own account; unknown ids are 404; disabled must be boolean', async () => {

@@ -5,6 +5,7 @@
  * the short host's redirect (the in-memory slug index), never by trusting the bulk answer alone.
  */
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { BULK_CHUNK } from '../../src/modules/bulk/plan';
 import { LinkModel } from '../../src/modules/links/model';
 import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../helpers/app';
 import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';
@@ -915,6 +916,91 @@ describe('POST /links/bulk/create', () => {
       expect(r.status).toBe(302);
       expect(splitLocation(r.location)).toEqual({ base: c.link.destination, query: [['ref', 'tx']] });
     }
+  });
+});
+
+describe('a long create shares the event loop', () => {
+  const lines = (n: number, tag: string) =>
+    Array.from({ length: n }, (_, i) => `https://example.com/${tag}/${i}\tTitle ${i}`).join('\n');
+
+  /** Calls `onTurn` at every turn of the event loop until `until` settles; returns how many turns. */
+  async function turnsDuring<T>(
+    until: Promise<T>,
+    onTurn: (turn: number) => void,
+  ): Promise<{ value: T; turns: number }> {
+    let turns = 0;
+    let done = false;
+    const spin = () => {
+      if (done) return;
+      onTurn(++turns);
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    const value = await until;
+    done = true;
+    return { value, turns };
+  }
+
+  test('200 lines: the event loop turns between chunks of 25, and redirects are answered meanwhile', async () => {
+    const target = await createOk({ text: 'https://example.com/target' });
+    const slug = target.created[0].link.slug;
+    let redirected = 0;
+    let settled = false;
+    const { value: res, turns } = await turnsDuring(create({ text: lines(200, 'many'), tags: ['t'] }), () => {
+      void redirect(slug).then((r) => {
+        if (!settled && r.status === 302) redirected++;
+      });
+    });
+    settled = true;
+    expectStatus(res, 201);
+    expect(res.body.counts).toEqual({ created: 200, repeat: 0, duplicate: 0, invalid: 0 });
+    expect(linkCount()).toBe(201);
+    // Reading the lines, drawing the slugs and reading the answer back: 8 chunks each at least.
+    expect(turns).toBeGreaterThanOrEqual((200 / BULK_CHUNK) * 2);
+    expect(redirected).toBeGreaterThanOrEqual(200 / BULK_CHUNK);
+  });
+
+  test('what changes while it waits is checked again in its transaction: a deleted project, a new duplicate', async () => {
+    const project = await api(t, 'POST', '/projects', { key: su, body: { name: 'Spring' } });
+    expectStatus(project, 201);
+    // Once slugs are being drawn (the clock is read per new link), the lines have been read and
+    // checked: then the project goes, and another request creates a link of its own.
+    let reads = 0;
+    const now = t.deps.clock.now.bind(t.deps.clock);
+    t.deps.clock.now = () => {
+      reads++;
+      return now();
+    };
+    let meanwhile: Promise<ApiResult> | null = null;
+    const { value: res } = await turnsDuring(create({ text: lines(100, 'gone'), projectId: project.body.id }), () => {
+      if (meanwhile === null && reads > BULK_CHUNK) {
+        meanwhile = (async () => {
+          expectStatus(await api(t, 'DELETE', `/projects/${project.body.id}`, { key: su }), 200);
+          return api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/meanwhile' } });
+        })();
+      }
+    });
+    expect(meanwhile).not.toBeNull();
+    expectError(res, 400, 'invalid_request', 'projectId');
+    // Nothing of the bulk create; the other request's link is its own, committed.
+    expectStatus((await meanwhile)!, 201);
+    expect(await listedIds()).toHaveLength(1);
+    expect(linkCount()).toBe(1);
+
+    // A link made meanwhile to a destination of the text makes that line a duplicate.
+    let made = false;
+    reads = 0;
+    const { value: second } = await turnsDuring(create({ text: lines(100, 'dup') }), () => {
+      if (!made && reads > BULK_CHUNK) {
+        made = true;
+        void api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/dup/99' } });
+      }
+    });
+    expect(made).toBe(true);
+    expectStatus(second, 201);
+    expect(second.body.counts).toEqual({ created: 99, repeat: 0, duplicate: 1, invalid: 0 });
+    expect(second.body.skipped.map((l: any) => [l.line, l.status])).toEqual([[100, 'duplicate']]);
+    expect(linkCount()).toBe(101);
   });
 });
 

@@ -1,16 +1,17 @@
 /**
  * Sign-in throttling: failures limited per email and per client address without telling which
- * emails exist, and at most 2 argon2id verifications at once with a short queue, so sign-in can
- * never take the CPU the redirects need. The semaphore is observed through a counting verifier
- * injected in deps, not through timing.
+ * emails exist, a throttled address refused before its body is read, and at most half the cores'
+ * worth of argon2id verifications at once (one on 2 cores) with a short queue, so sign-in can
+ * never take the CPU the redirects need. Verifications are observed through a counting verifier
+ * injected in deps and the throttle's own counts, not through timing.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { fixedClock } from '../../src/lib/clock';
 import { RateLimitedError } from '../../src/lib/errors';
 import { createAccount } from '../../src/modules/auth/accounts';
-import { SIGN_IN_LIMITS, SignInThrottle } from '../../src/modules/sessions/throttle';
-import { type ApiResult, makeTestApp, T0, type TestApp } from '../helpers/app';
-import { dash, PASSWORD } from '../helpers/dashboard';
+import { SIGN_IN_LIMITS, SignInThrottle, signInLimits, verificationSlots } from '../../src/modules/sessions/throttle';
+import { type ApiResult, api, makeTestApp, T0, type TestApp } from '../helpers/app';
+import { dash, PASSWORD, SAME_ORIGIN, signIn } from '../helpers/dashboard';
 import { expectError } from '../helpers/schema';
 
 const WINDOW_S = SIGN_IN_LIMITS.windowMs / 1000;
@@ -83,47 +84,105 @@ describe('failures per client address', () => {
   });
 });
 
-describe('at most 2 password verifications at once', () => {
-  test('many sign-ins at once: 2 verify, 8 wait, the rest are 429 at once with Retry-After: 1', async () => {
+describe('a throttled address is refused before any costly work', () => {
+  test('no body read, no password verified: 429 for a body that is not even JSON, and for the right password', async () => {
     t = makeTestApp({ SLINK_TRUST_PROXY: '1' });
-    let running = 0;
-    let most = 0;
     let verified = 0;
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    t.deps.verifyPassword = async () => {
-      running++;
+    t.deps.verifyPassword = async (password) => {
       verified++;
-      most = Math.max(most, running);
-      await gate;
-      running--;
-      return false;
+      return password === PASSWORD;
     };
-    const settled: ApiResult[] = [];
-    const all = Array.from({ length: 25 }, (_, i) =>
-      attempt(t, `someone${i}@example.com`, 'whatever', `198.51.100.${i}`).then((res) => {
-        settled.push(res);
-        return res;
-      }),
-    );
-    // Everything beyond the slots and the queue is refused without waiting for a verification.
-    // (Polled, not timed: the first unknown email may first make the dummy hash.)
-    const beyond = 25 - SIGN_IN_LIMITS.verifying - SIGN_IN_LIMITS.waiting;
-    for (let spins = 0; (settled.length < beyond || running < 2) && spins < 2000; spins++) await Bun.sleep(5);
-    expect(settled).toHaveLength(beyond);
-    for (const res of settled) expectThrottled(res, 1);
-    expect({ running, most }).toEqual({ running: 2, most: 2 });
-    open();
-    const answers = await Promise.all(all);
-    expect(most).toBe(2);
-    expect(verified).toBe(SIGN_IN_LIMITS.verifying + SIGN_IN_LIMITS.waiting);
-    expect(answers.filter((r) => r.status === 401)).toHaveLength(10);
-    expect(answers.filter((r) => r.status === 429)).toHaveLength(beyond);
-    // A refusal for load is not a failure: those emails and addresses may try again at once.
-    expect((await attempt(t, 'someone24@example.com', 'whatever', '198.51.100.24')).status).toBe(401);
+    await createAccount(t.deps, { email: 'ada@example.com', password: PASSWORD });
+    for (let i = 0; i < SIGN_IN_LIMITS.perAddress; i++) {
+      expect((await attempt(t, `guess${i}@example.com`, 'wrong', '203.0.113.7')).status).toBe(401);
+    }
+    expect(verified).toBe(SIGN_IN_LIMITS.perAddress);
+    expectThrottled(await attempt(t, 'ada@example.com', PASSWORD, '203.0.113.7'), WINDOW_S);
+    for (const rawBody of ['{"email": "ada@', '\u0000not json at all']) {
+      const res = await api(t, 'POST', '/api/app/session', {
+        rawBody,
+        headers: { ...SAME_ORIGIN, 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.7' },
+      });
+      expectThrottled(res, WINDOW_S);
+    }
+    // The same malformed body from another address is read, and refused for what it is.
+    const other = await api(t, 'POST', '/api/app/session', {
+      rawBody: '{"email": "ada@',
+      headers: { ...SAME_ORIGIN, 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.8' },
+    });
+    expectError(other, 400, 'invalid_request', 'body');
+    expect(verified).toBe(SIGN_IN_LIMITS.perAddress);
+    expect(t.deps.signInThrottle.stats).toEqual({ verified: SIGN_IN_LIMITS.perAddress, throttled: 3, busy: 0 });
   });
+
+  test('a password change of a throttled account is refused before its body is read', async () => {
+    t = makeTestApp({ SLINK_TRUST_PROXY: '1' });
+    fastPasswords(t);
+    const { cookie, email } = await signIn(t);
+    for (let i = 0; i < SIGN_IN_LIMITS.perEmail; i++) {
+      expect((await attempt(t, email, 'wrong', `192.0.2.${i}`)).status).toBe(401);
+    }
+    const res = await api(t, 'POST', '/api/app/password', {
+      rawBody: 'not json',
+      headers: { ...SAME_ORIGIN, cookie, 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.50' },
+    });
+    expectThrottled(res, WINDOW_S);
+  });
+});
+
+describe('verification slots: half the cores, at least one', () => {
+  test('derived from the number of cores', () => {
+    expect([1, 2, 3, 4, 8, 16].map(verificationSlots)).toEqual([1, 1, 1, 2, 4, 8]);
+    expect(SIGN_IN_LIMITS.verifying).toBe(verificationSlots(navigator.hardwareConcurrency));
+  });
+
+  test.each([2, 4])(
+    'on %i cores: that many verify at once at most, 8 wait, the rest are 429 at once with Retry-After: 1',
+    async (cores) => {
+      t = makeTestApp({ SLINK_TRUST_PROXY: '1' });
+      const limits = signInLimits(cores);
+      t.deps.signInThrottle = new SignInThrottle(t.clock, limits);
+      let running = 0;
+      let most = 0;
+      let verified = 0;
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      t.deps.verifyPassword = async () => {
+        running++;
+        verified++;
+        most = Math.max(most, running);
+        await gate;
+        running--;
+        return false;
+      };
+      const settled: ApiResult[] = [];
+      const all = Array.from({ length: 25 }, (_, i) =>
+        attempt(t, `someone${i}@example.com`, 'whatever', `198.51.100.${i}`).then((res) => {
+          settled.push(res);
+          return res;
+        }),
+      );
+      // Everything beyond the slots and the queue is refused without waiting for a verification.
+      // (Polled, not timed: the first unknown email may first make the dummy hash.)
+      const slots = verificationSlots(cores);
+      const beyond = 25 - slots - limits.waiting;
+      for (let spins = 0; (settled.length < beyond || running < slots) && spins < 2000; spins++) await Bun.sleep(5);
+      expect(settled).toHaveLength(beyond);
+      for (const res of settled) expectThrottled(res, 1);
+      expect({ running, most }).toEqual({ running: slots, most: slots });
+      open();
+      const answers = await Promise.all(all);
+      expect(most).toBe(slots);
+      expect(verified).toBe(slots + limits.waiting);
+      expect(answers.filter((r) => r.status === 401)).toHaveLength(slots + limits.waiting);
+      expect(answers.filter((r) => r.status === 429)).toHaveLength(beyond);
+      expect(t.deps.signInThrottle.stats).toEqual({ verified: slots + limits.waiting, throttled: 0, busy: beyond });
+      // A refusal for load is not a failure: those emails and addresses may try again at once.
+      expect((await attempt(t, 'someone24@example.com', 'whatever', '198.51.100.24')).status).toBe(401);
+    },
+  );
 });
 
 describe('SignInThrottle (unit)', () => {

@@ -1,12 +1,14 @@
 /**
  * What operators and superusers do to accounts: list them, set a password, disable and enable.
- * Each change that takes access away ends the account's dashboard sessions at once.
+ * Each change that takes access away ends the account's dashboard sessions at once; disabling
+ * also revokes its API keys.
  */
 import { asc } from 'drizzle-orm';
 import type { BaseDeps } from '../../deps';
 import { AppError, invalid } from '../../lib/errors';
 import { deleteSessionsOfAccount } from '../sessions/repo';
 import { checkPassword, getAccountByEmailOrThrow, getAccountOrThrow, updateAccount } from './accounts';
+import { revokeKeysOfAccount } from './keys';
 import { hashPassword } from './passwords';
 import { type AccountRow, accounts } from './table';
 
@@ -30,9 +32,11 @@ export function requireSuperuser(account: AccountRow): void {
 }
 
 /**
- * Disables or enables an account. Disabling ends its sessions; its API keys then fail as revoked
- * ones do (verifyApiKey reads disabledAt) until it is enabled again. A superuser cannot disable
- * their own account: the last superuser could otherwise lock everyone out of the dashboard.
+ * Disables or enables an account. Disabling ends its sessions and revokes its API keys, in one
+ * transaction: enabling it again gives back sign-in, never the keys, which may have leaked with
+ * whatever got the account disabled (the dashboard says so before disabling). A superuser
+ * cannot disable their own account: the last superuser could otherwise lock everyone out of the
+ * dashboard.
  */
 export function setAccountDisabled(deps: BaseDeps, actor: AccountRow, id: string, disabled: boolean): AccountRow {
   requireSuperuser(actor);
@@ -40,7 +44,11 @@ export function setAccountDisabled(deps: BaseDeps, actor: AccountRow, id: string
   if (disabled && account.id === actor.id) throw invalid('disabled', 'You cannot disable your own account');
   if (disabled === (account.disabledAt !== null)) return account;
   const disabledAt = disabled ? deps.clock.now() : null;
-  updateAccount(deps, id, { disabledAt });
-  if (disabled) deleteSessionsOfAccount(deps.db, id);
+  deps.db.transaction(() => {
+    updateAccount(deps, id, { disabledAt });
+    if (disabledAt === null) return;
+    deleteSessionsOfAccount(deps.db, id);
+    revokeKeysOfAccount(deps, id, disabledAt);
+  });
   return { ...account, disabledAt };
 }

@@ -83,7 +83,7 @@ export function appAccountsRoutes(deps: BaseDeps) {
         response: { 200: AccountResultModel, ...errors(400, 403, 404, 413, 415) },
         detail: appDetail(
           'Disable or enable an account',
-          `Disabling ends its sessions and its API keys answer 401 key_revoked until it is enabled again; you cannot disable your own account (400 field disabled). ${SUPERUSERS}`,
+          `Disabling ends its sessions and revokes its API keys (401 key_revoked), for good: enabling it again gives back sign-in, not the keys. You cannot disable your own account (400 field disabled). ${SUPERUSERS}`,
         ),
       },
     );

@@ -69,6 +69,16 @@ export function revokeApiKey(deps: BaseDeps, keyId: string): ApiKeyRow {
   return { ...row, revokedAt };
 }
 
+/** Revokes every live key of an account at `now`; returns how many. */
+export function revokeKeysOfAccount(deps: BaseDeps, accountId: string, now: number): number {
+  return deps.db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id })
+    .all().length;
+}
+
 export interface ApiKeyListing extends ApiKeyRow {
   email: string;
 }
@@ -107,7 +117,8 @@ export function verifyApiKey(deps: BaseDeps, presented: string): Principal {
   if (!found || !matches) throw new AppError('key_unknown', 'The API key is not valid');
   const now = deps.clock.now();
   if (found.key.revokedAt !== null) throw new AppError('key_revoked', 'The API key was revoked');
-  // A disabled account's keys fail exactly as revoked ones do, and work again once it is enabled.
+  // Disabling an account revokes its keys (auth/admin.ts); this covers a key made meanwhile by
+  // a path that does not check the account (`slink key create` on a disabled account).
   if (found.account.disabledAt !== null) throw new AppError('key_revoked', "The API key's account is disabled");
   if (found.key.expiresAt !== null && found.key.expiresAt <= now) {
     throw new AppError('key_expired', 'The API key has expired');

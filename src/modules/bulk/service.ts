@@ -1,124 +1,37 @@
 /** Bulk verbs: many links from text, params or project for many links. No HTTP here. */
 import type { Deps } from '../../deps';
-import { AppError, invalid } from '../../lib/errors';
+import { invalid } from '../../lib/errors';
+import { nextTurn } from '../../lib/event-loop';
 import { checkParams, PARAM_LIMITS } from '../../lib/params';
-import { normalizeDestination } from '../links/destination';
 import type { Link } from '../links/model';
-import { findLinkRows, type LinkRow, linkIdsByDestination, toLinks } from '../links/repo';
-import { checkProjectId, freshSlug, newLinkRow, normalizeTags, normalizeTitle } from '../links/service';
+import { findLinkRows, type LinkRow, slugTaken, toLinks } from '../links/repo';
+import { checkProjectId, freshSlug, newLinkRow } from '../links/service';
 import { insertLinks, setLinkParams, setLinkProjects, writeLinks } from '../links/writes';
-import type { BulkLine, BulkParamsInput, BulkProjectInput, BulkStatus, BulkTextInput } from './model';
-import { splitBulkText } from './parse';
+import type { BulkLine, BulkParamsInput, BulkProjectInput, BulkTextInput } from './model';
+import { BULK_CHUNK, countStatuses, markDuplicates, planBulk } from './plan';
 
-interface Plan {
-  lines: BulkLine[];
-  tags: string[];
-  projectId: string | null;
-}
-
-function line(base: Pick<BulkLine, 'line' | 'input'>, status: BulkStatus, rest: Partial<BulkLine> = {}): BulkLine {
-  return {
-    ...base,
-    status,
-    message: null,
-    destination: null,
-    title: null,
-    params: null,
-    duplicateOfLine: null,
-    duplicateOfLink: null,
-    ...rest,
-  };
-}
-
-/** What each line of the text becomes: the same answer for preview and create. */
-function planBulk(deps: Deps, input: BulkTextInput): Plan {
-  const requestParams = checkParams(input.params ?? {});
-  const tags = normalizeTags(input.tags);
-  const projectId = checkProjectId(deps, input.projectId);
-  const skipDuplicates = input.skipDuplicates ?? true;
-  const text = splitBulkText(input.text);
-
-  // First pass: repeats and validity, each line on its own.
-  const firstSeen = new Map<string, BulkLine>();
-  const remember = (l: BulkLine): BulkLine => {
-    firstSeen.set(l.input, { ...l });
-    return l;
-  };
-  const parsed = text.map((t): BulkLine => {
-    const base = { line: t.line, input: t.input };
-    const earlier = firstSeen.get(t.input);
-    if (earlier !== undefined) {
-      // Same text, same reading: show what the line says, but it is never created twice.
-      const { destination, title, params } = earlier;
-      return line(base, 'repeat', {
-        message: `Repeats line ${earlier.line}`,
-        duplicateOfLine: earlier.line,
-        destination,
-        title,
-        params,
-      });
-    }
-    try {
-      if (/\s/.test(t.url)) throw invalid('text', 'A URL has no spaces; put a tab between the URL and its title');
-      const { destination, utm } = normalizeDestination(t.url, 'text');
-      const title = normalizeTitle(t.title);
-      // The line's own utm_ values win over the request's params.
-      const params = checkParams({ ...requestParams, ...utm });
-      return remember(line(base, 'create', { destination, title, params }));
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      return remember(line(base, 'invalid', { message: err.message }));
-    }
-  });
-
-  // Second pass: duplicates of existing links and of earlier lines, when asked to skip them.
-  if (skipDuplicates) {
-    const candidates = parsed.filter((l) => l.status === 'create').map((l) => l.destination!);
-    const existing = linkIdsByDestination(deps.db, [...new Set(candidates)]);
-    const claimed = new Map<string, number>();
-    for (const l of parsed) {
-      if (l.status !== 'create') continue;
-      const dest = l.destination!;
-      const linkId = existing.get(dest);
-      const earlier = claimed.get(dest);
-      if (linkId !== undefined)
-        Object.assign(l, {
-          status: 'duplicate',
-          message: `A link to this destination exists: ${linkId}`,
-          duplicateOfLink: linkId,
-        });
-      else if (earlier !== undefined)
-        Object.assign(l, {
-          status: 'duplicate',
-          message: `Same destination as line ${earlier}`,
-          duplicateOfLine: earlier,
-        });
-      else claimed.set(dest, l.line);
-    }
-  }
-  return { lines: parsed, tags, projectId };
-}
-
-function countStatuses(lines: BulkLine[]): Record<BulkStatus, number> {
-  const counts: Record<BulkStatus, number> = { create: 0, repeat: 0, duplicate: 0, invalid: 0 };
-  for (const l of lines) counts[l.status]++;
-  return counts;
-}
-
-export function previewBulk(deps: Deps, input: BulkTextInput) {
-  const { lines } = planBulk(deps, input);
+export async function previewBulk(deps: Deps, input: BulkTextInput) {
+  const { lines } = await planBulk(deps, input);
   return { lines, counts: countStatuses(lines) };
 }
 
-/** Creates every `create` line in one transaction: all of them, or (on any failure) none. */
-export function createBulk(deps: Deps, input: BulkTextInput) {
-  const plan = planBulk(deps, input);
-  const taken = new Set<string>();
-  const items: { line: number; row: LinkRow; tags: string[] }[] = [];
+/**
+ * Creates every `create` line in one transaction: all of them, or (on any failure) none. The
+ * reading, checking and slug drawing happen before, and reading the answer back after, in
+ * chunks with turns of the event loop between them; the transaction itself is synchronous and
+ * short (10-25 ms for 200 lines): held open across an await, it would take in the writes of
+ * whatever request ran meanwhile on the same connection. What may have changed during those
+ * turns is checked again inside it.
+ */
+export async function createBulk(deps: Deps, input: BulkTextInput) {
+  const plan = await planBulk(deps, input);
+  const slugs = new Set<string>();
+  const items: { line: BulkLine; row: LinkRow; tags: string[] }[] = [];
   for (const l of plan.lines) {
     if (l.status !== 'create') continue;
-    const slug = freshSlug(deps, taken);
-    taken.add(slug);
+    if (items.length > 0 && items.length % BULK_CHUNK === 0) await nextTurn();
+    const slug = freshSlug(deps, slugs);
+    slugs.add(slug);
     const row = newLinkRow(deps, {
       slug,
       destination: l.destination!,
@@ -128,18 +41,31 @@ export function createBulk(deps: Deps, input: BulkTextInput) {
       expiresAt: null,
       clickLimit: null,
     });
-    items.push({ line: l.line, row, tags: plan.tags });
+    items.push({ line: l, row, tags: plan.tags });
   }
-  // One transaction: every line is created, or (on any failure) none.
-  writeLinks(deps, (w) => insertLinks(w, items));
-  const links: Link[] = toLinks(
-    deps.db,
-    deps.config.shortHost,
-    items.map((i) => i.row),
-  );
+  const created = writeLinks(deps, (w) => {
+    // The project may have been deleted, a link made to a destination, or (very unlikely) a
+    // drawn slug taken while other requests ran.
+    checkProjectId(deps, plan.projectId);
+    if (plan.skipDuplicates) markDuplicates(deps, plan.lines);
+    const writing = items.filter((item) => item.line.status === 'create');
+    for (const item of writing) {
+      if (slugTaken(deps.db, item.row.slug)) item.row.slug = freshSlug(deps, slugs);
+      slugs.add(item.row.slug);
+    }
+    insertLinks(w, writing);
+    return writing;
+  });
+  // The answer is read back (tags, variants, project names) a chunk at a time too.
+  const links: Link[] = [];
+  for (let i = 0; i < created.length; i += BULK_CHUNK * 2) {
+    await nextTurn();
+    const rows = created.slice(i, i + BULK_CHUNK * 2).map((item) => item.row);
+    links.push(...toLinks(deps.db, deps.config.shortHost, rows));
+  }
   const { create, ...skips } = countStatuses(plan.lines);
   return {
-    created: items.map((item, i) => ({ line: item.line, link: links[i]! })),
+    created: created.map((item, i) => ({ line: item.line.line, link: links[i]! })),
     skipped: plan.lines.filter((l) => l.status !== 'create'),
     counts: { created: create, ...skips },
   };

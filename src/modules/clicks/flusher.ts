@@ -6,6 +6,7 @@
  * full disk) puts the batch back in front of the buffer; the next tick retries it.
  */
 import type { Logger } from '../../deps';
+import { nextTurn } from '../../lib/event-loop';
 import { classifyClick } from './bot';
 import type { ClickBuffer } from './buffer';
 import type { ClickRecord, WireClick } from './record';
@@ -104,7 +105,7 @@ export class ClickFlusher {
     try {
       for (let i = 0; i < records.length; i += SLICE) {
         if (i > 0) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
+          await nextTurn();
           step = performance.now();
         }
         this.sink.add(records.slice(i, i + SLICE).map(toWire));

@@ -89,7 +89,9 @@ export function listRedirectRows(db: Db, afterId: string, limit: number): Redire
 }
 
 export function slugTaken(db: Db, slug: string): boolean {
-  return db.select({ id: links.id }).from(links).where(eq(links.slug, slug)).get() !== undefined;
+  // A statement bun:sqlite compiles once and caches (`query`): a bulk create asks 200 times, and
+  // building the query through drizzle each time cost ~35 us of the event loop per slug.
+  return db.$client.query<unknown, [string]>('SELECT 1 FROM links WHERE slug = ?').get(slug) !== null;
 }
 
 /** Slugs of the links of these ids that exist (the workspace's top links name them). */

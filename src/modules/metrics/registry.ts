@@ -9,9 +9,11 @@
 import { statSync } from 'node:fs';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClickPipeline } from '../clicks/pipeline';
+import type { SignInThrottle } from '../sessions/throttle';
 
 export interface MetricsSources {
   clicks: ClickPipeline;
+  signIn: SignInThrottle;
   dbPath: string;
   now: () => number;
 }
@@ -118,6 +120,36 @@ export class Metrics {
       flush.observe(waitedMs / 1000);
       write.observe(outcome.ms / 1000);
     };
+    // Totals the throttle keeps as plain numbers, read at scrape time.
+    const { signIn } = src;
+    new Counter({
+      name: 'slink_password_verifications_total',
+      help: 'Password verifications run (argon2id, about 120 ms of a core each), for sign-ins and password changes.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(signIn.stats.verified);
+      },
+    });
+    new Counter({
+      name: 'slink_sign_in_refused_total',
+      help: 'Sign-ins and password changes refused before any password check: throttled (too many failures of the email or address) or busy (every verification slot and waiting place taken).',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ reason: 'throttled' }, signIn.stats.throttled);
+        this.inc({ reason: 'busy' }, signIn.stats.busy);
+      },
+    });
+    new Gauge({
+      name: 'slink_password_verification_slots',
+      help: 'Password verifications that may run at once (half the cores, at least one).',
+      registers,
+      collect() {
+        this.set(signIn.limits.verifying);
+      },
+    });
     new Gauge({
       name: 'slink_database_bytes',
       help: 'Size of the database file.',

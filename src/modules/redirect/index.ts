@@ -2,7 +2,8 @@
  * The short host: redirects at `/<slug>` and `/<slug>/<code>`, robots.txt, and when
  * SLINK_SHORT_HOST and SLINK_APP_HOST differ, routing by Host (docs/behaviour.md, "Hosts"): the short
  * host answers redirects, /healthz and /robots.txt, its root sends visitors to the app, and
- * everything else there is a 404 page; the app host gets everything else.
+ * everything else there is a 404 page; the app host gets everything else. A request with no usable
+ * Host is the short host's.
  * The server calls it from Bun.serve's fetch, before Elysia builds a request context (server.ts);
  * an app made without `shortSiteAnswered` (tests, `app.handle()`) runs it as its first onRequest
  * hook, before routing and the API guard. Either way a redirect pays for nothing but itself.
@@ -30,7 +31,12 @@ export function createShortSite(deps: Deps) {
   const { metrics } = deps;
   return ({ request, server }: HookContext): Response | Promise<Response> | undefined => {
     const url = request.url;
-    if (split && hostOf(url) !== shortHostName) return undefined;
+    // A request that names no usable host (HTTP/1.0 without Host, an empty one) is taken as sent
+    // to the short host: a redirect never depends on the Host (docs/behaviour.md, "Hosts").
+    if (split) {
+      const host = hostOf(url);
+      if (host !== shortHostName && host !== '') return undefined;
+    }
     const path = pathOf(url);
     const match = REDIRECT_PATH.exec(path);
     if (match !== null && !RESERVED_SLUGS.has(match[1]!.toLowerCase())) {

@@ -12,6 +12,7 @@
  * SQLite on the spot and kept.
  */
 import type { Db } from '../../db/client';
+import { nextTurn } from '../../lib/event-loop';
 import type { ClickBuffer } from '../clicks/buffer';
 import { blockId, blockKey, blockLocation, blockParamsJson, blockSerial, NO_PARAMS_JSON } from '../clicks/target-block';
 import { findRedirectRowBySlug, findRedirectRows, listRedirectRows, type RedirectRow } from '../links/repo';
@@ -196,7 +197,7 @@ export class LinkIndex {
     let size = Math.min(FIRST_PAGE, pageSize);
     for (let after: string | null = ''; after !== null; size = Math.min(pageSize, size * 2)) {
       // Yield first: the caller (the server, just listening) answers before the first page.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
       // Stopped (the database is about to close): misses keep reading SQLite until then.
       if (run !== this.loadRun) return this.size;
       after = this.loadPage(after, size);

@@ -8,21 +8,35 @@
  *   address still gets four people's worth of typos).
  * Both are checked before any password is verified, and an attempt counts as a failure from the
  * moment it starts (a success takes it back), so concurrent attempts cannot overshoot a limit.
+ * The address is known before the body is read: the HTTP edge asks `refusal` first, so a flood
+ * from a throttled address costs no body parsing, no validation and no database read.
  *
- * argon2id verification costs ~120 ms of a core: at most 2 run at once, at most 8 more wait for
- * a slot, and anything beyond is answered 429 at once. The redirect path keeps the rest of the
- * CPU whatever the sign-in traffic.
+ * argon2id verification costs ~120 ms of a core and runs on a Worker at the lowest CPU priority
+ * (verifier.ts): at most `verificationSlots(cores)` run at once (half the cores, at least one: one
+ * on a 2-core box), at most 8 more wait for a slot, and anything beyond is answered 429 at once.
+ * Two verifications at once on two cores, at normal priority, left the event loop and so the
+ * redirects waiting for a core (docs/performance.md, "Sign-in flood").
  */
 import type { Clock } from '../../lib/clock';
 import { RateLimitedError } from '../../lib/errors';
 
-export const SIGN_IN_LIMITS = {
-  windowMs: 15 * 60_000,
-  perEmail: 5,
-  perAddress: 20,
-  verifying: 2,
-  waiting: 8,
-};
+/** Password verifications at once on a machine of `cores` cores: half of them, at least one. */
+export function verificationSlots(cores: number): number {
+  return Math.max(1, Math.floor(cores / 2));
+}
+
+/** The limits for a machine of `cores` cores (this one's by default). */
+export function signInLimits(cores = navigator.hardwareConcurrency) {
+  return {
+    windowMs: 15 * 60_000,
+    perEmail: 5,
+    perAddress: 20,
+    verifying: verificationSlots(cores),
+    waiting: 8,
+  };
+}
+
+export const SIGN_IN_LIMITS = signInLimits();
 
 type SignInLimits = typeof SIGN_IN_LIMITS;
 
@@ -63,6 +77,16 @@ class FailureWindows {
   }
 }
 
+/** What the throttle has done since the start (plain numbers, read by the metrics when scraped). */
+export interface SignInStats {
+  /** Password verifications run (each one argon2id). */
+  verified: number;
+  /** Attempts refused for too many failures of their email or address (429, nothing verified). */
+  throttled: number;
+  /** Attempts refused because every slot and waiting place was taken (429, nothing verified). */
+  busy: number;
+}
+
 interface SignInAttempt {
   /** The password was right: the email's failures are forgotten, this attempt no longer counts. */
   succeeded(): void;
@@ -72,12 +96,16 @@ interface SignInAttempt {
 
 const SWEEP_EVERY = 256;
 
+const emailKeyOf = (email: string) => email.trim().toLowerCase();
+const addressKeyOf = (address: string | null) => address ?? 'unknown';
+
 export class SignInThrottle {
   private readonly emails: FailureWindows;
   private readonly addresses: FailureWindows;
   private attempts = 0;
   private verifying = 0;
   private readonly queue: (() => void)[] = [];
+  readonly stats: SignInStats = { verified: 0, throttled: 0, busy: 0 };
 
   constructor(
     private readonly clock: Clock,
@@ -87,6 +115,19 @@ export class SignInThrottle {
     this.addresses = new FailureWindows(limits.perAddress, limits.windowMs);
   }
 
+  /**
+   * Why an attempt of this email (null: not known yet, the body unread) from this address would
+   * be refused now, or null. Counted as a refusal when it is one.
+   */
+  refusal(email: string | null, address: string | null): RateLimitedError | null {
+    const now = this.clock.now();
+    const emailWait = email === null ? 0 : this.emails.wait(emailKeyOf(email), now);
+    const wait = Math.max(emailWait, this.addresses.wait(addressKeyOf(address), now));
+    if (wait === 0) return null;
+    this.stats.throttled++;
+    return new RateLimitedError(`Too many failed sign-ins: retry in ${wait} s`, wait);
+  }
+
   /** Starts an attempt, counted as a failure until it succeeds; throws RateLimitedError over a limit. */
   begin(email: string, address: string | null): SignInAttempt {
     const now = this.clock.now();
@@ -94,10 +135,10 @@ export class SignInThrottle {
       this.emails.sweep(now);
       this.addresses.sweep(now);
     }
-    const emailKey = email.trim().toLowerCase();
-    const addressKey = address ?? 'unknown';
-    const wait = Math.max(this.emails.wait(emailKey, now), this.addresses.wait(addressKey, now));
-    if (wait > 0) throw new RateLimitedError(`Too many failed sign-ins: retry in ${wait} s`, wait);
+    const refused = this.refusal(email, address);
+    if (refused !== null) throw refused;
+    const emailKey = emailKeyOf(email);
+    const addressKey = addressKeyOf(address);
     this.emails.add(emailKey, now);
     this.addresses.add(addressKey, now);
     return {
@@ -116,7 +157,11 @@ export class SignInThrottle {
   async run<T>(verify: () => Promise<T>): Promise<T> {
     if (this.verifying < this.limits.verifying) this.verifying++;
     else if (this.queue.length < this.limits.waiting) await new Promise<void>((resolve) => this.queue.push(resolve));
-    else throw new RateLimitedError('Too many sign-ins at once: retry in a second', 1);
+    else {
+      this.stats.busy++;
+      throw new RateLimitedError('Too many sign-ins at once: retry in a second', 1);
+    }
+    this.stats.verified++;
     try {
       return await verify();
     } finally {
