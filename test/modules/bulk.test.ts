@@ -20,6 +20,7 @@ const LINK_KEYS = [
   'title',
   'tags',
   'status',
+  'availability',
   'params',
   'variants',
   'projectId',

@@ -2,8 +2,8 @@
 import type { Deps } from '../../deps';
 import { AppError, invalid } from '../../lib/errors';
 import { checkParams, PARAM_LIMITS } from '../../lib/params';
-import { normalizeDestination } from '../links/destination';
 import type { Link } from '../links/model';
+import { normalizeLinkDestination, slinkHostsOf } from '../links/own-host';
 import { findLinkRows, type LinkRow, linkIdsByDestination, toLinks } from '../links/repo';
 import { checkProjectId, freshSlug, newLinkRow, normalizeTags, normalizeTitle } from '../links/service';
 import { insertLinks, setLinkParams, setLinkProjects, writeLinks } from '../links/writes';
@@ -37,6 +37,7 @@ function planBulk(deps: Deps, input: BulkTextInput): Plan {
   const projectId = checkProjectId(deps, input.projectId);
   const skipDuplicates = input.skipDuplicates ?? true;
   const text = splitBulkText(input.text);
+  const slinkHosts = slinkHostsOf(deps.config);
 
   // First pass: repeats and validity, each line on its own.
   const firstSeen = new Map<string, BulkLine>();
@@ -60,7 +61,7 @@ function planBulk(deps: Deps, input: BulkTextInput): Plan {
     }
     try {
       if (/\s/.test(t.url)) throw invalid('text', 'A URL has no spaces; put a tab between the URL and its title');
-      const { destination, utm } = normalizeDestination(t.url, 'text');
+      const { destination, utm } = normalizeLinkDestination(t.url, slinkHosts, 'text');
       const title = normalizeTitle(t.title);
       // The line's own utm_ values win over the request's params.
       const params = checkParams({ ...requestParams, ...utm });
@@ -136,6 +137,7 @@ export function createBulk(deps: Deps, input: BulkTextInput) {
     deps.db,
     deps.config.shortHost,
     items.map((i) => i.row),
+    deps.clock.now(),
   );
   const { create, ...skips } = countStatuses(plan.lines);
   return {

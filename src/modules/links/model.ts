@@ -6,6 +6,7 @@ import { NextCursor, nullable, oneOf, ParamsModel, pageQuery, StringMapModel } f
 import { MAX_INSTANT } from '../../lib/time';
 import { projectIdField } from '../projects/model';
 import { VariantModel } from '../variants/model';
+import { AVAILABILITIES } from './availability';
 import { LINK_STATUSES } from './table';
 
 export const LINK_LIMITS = { titleLength: 500, tags: 50, tagLength: 64 } as const;
@@ -13,6 +14,9 @@ export const LINK_LIMITS = { titleLength: 500, tags: 50, tagLength: 64 } as cons
 const StatusModel = oneOf(LINK_STATUSES, {
   error: fieldError('status', `status must be one of ${LINK_STATUSES.join(', ')}`),
 });
+
+const AVAILABILITY_MEANING =
+  'live: the short link redirects now; paused: status paused, visitors get the 404 page; expired: expiresAt has passed, 410; limit: clickCount has reached clickLimit, 410. When several hold, the first of paused, expired, limit (the order the redirect checks them in); an archived link redirects, so it is live unless another holds. Clicks count once written, like clickCount (within SLINK_FLUSH_MS plus a second).';
 
 export const LinkModel = t.Object(
   {
@@ -23,6 +27,9 @@ export const LinkModel = t.Object(
     title: nullable(t.String()),
     tags: t.Array(t.String()),
     status: StatusModel,
+    availability: oneOf(AVAILABILITIES, {
+      description: `Read-only: what a visitor of the short link gets now. ${AVAILABILITY_MEANING}`,
+    }),
     params: StringMapModel,
     variants: t.Array(VariantModel),
     projectId: nullable(t.String()),
@@ -102,7 +109,8 @@ export type UpdateLinkInput = typeof UpdateLinkBody.static;
 const LINK_SORTS = ['created', 'oldest', 'clicks', 'updated'] as const;
 export type LinkSort = (typeof LINK_SORTS)[number];
 
-export const ListLinksQuery = t.Object({
+/** The filters of the list, also those of the count (GET /links/count). */
+const linkFilterFields = {
   q: t.Optional(
     t.String({
       maxLength: 200,
@@ -118,6 +126,19 @@ export const ListLinksQuery = t.Object({
     }),
   ),
   status: t.Optional(StatusModel),
+  availability: t.Optional(
+    oneOf(AVAILABILITIES, {
+      description: `Only links of this availability (see Link.availability), as of the request; combines with status, whose default (active and paused) still applies. ${AVAILABILITY_MEANING}`,
+      error: fieldError('availability', `availability must be one of ${AVAILABILITIES.join(', ')}`),
+    }),
+  ),
+};
+
+export const LinkFilterQuery = t.Object(linkFilterFields);
+export type LinkFilterInput = typeof LinkFilterQuery.static;
+
+export const ListLinksQuery = t.Object({
+  ...linkFilterFields,
   sort: t.Optional(
     t.UnionEnum([...LINK_SORTS], {
       description:
@@ -132,6 +153,10 @@ export type ListLinksInput = typeof ListLinksQuery.static;
 export const LinkListModel = t.Object({
   items: t.Array(LinkModel),
   cursor: NextCursor,
+});
+
+export const LinkCountModel = t.Object({
+  count: Type.Integer({ minimum: 0, description: 'Links matching the filters (every page of the list together).' }),
 });
 
 export const TagCountsModel = t.Object({

@@ -5,6 +5,7 @@ import type { Db } from '../../db/client';
 import { shortUrlOf } from '../../lib/short-url';
 import { projectNames } from '../projects/repo';
 import { findVariantsByLinkIds, toVariant } from '../variants/repo';
+import { availabilityOf } from './availability';
 import type { Link } from './model';
 import { type LinkRow, linkCounters, links, linkTags } from './table';
 
@@ -20,7 +21,7 @@ const linkRowColumns = {
 };
 
 /** A select of `columns` from `links` joined to its counters (every link has its row). */
-function withCounters<C extends SelectedFields>(db: Db, columns: C) {
+export function withCounters<C extends SelectedFields>(db: Db, columns: C) {
   return db.select(columns).from(links).innerJoin(linkCounters, eq(linkCounters.linkId, links.id));
 }
 
@@ -103,8 +104,12 @@ export function slugsOf(db: Db, ids: string[]): Map<string, string> {
   return new Map(rows.map((r) => [r.id, r.slug]));
 }
 
-/** Full Link objects for rows: tags, variants and project names fetched in one query each, order kept. */
-export function toLinks(db: Db, shortHost: string, rows: LinkRow[]): Link[] {
+/**
+ * Full Link objects for rows: tags, variants and project names fetched in one query each, order
+ * kept. The one way a LinkRow becomes a Link, so `availability` is judged in one place, at `now`
+ * (the injected clock's, when the request is answered).
+ */
+export function toLinks(db: Db, shortHost: string, rows: LinkRow[], now: number): Link[] {
   const ids = rows.map((r) => r.id);
   const tagsByLink = new Map<string, string[]>();
   if (ids.length > 0) {
@@ -128,6 +133,7 @@ export function toLinks(db: Db, shortHost: string, rows: LinkRow[]): Link[] {
     title: row.title,
     tags: tagsByLink.get(row.id) ?? [],
     status: row.status,
+    availability: availabilityOf(row, now),
     params: row.params,
     variants: (variantsByLink.get(row.id) ?? []).map((v) => toVariant(v, shortHost, row.slug)),
     projectId: row.projectId,
