@@ -311,6 +311,19 @@ describe('GET /api/openapi.json', () => {
     expect(enumOf(sort.schema)).toEqual(['created', 'oldest', 'clicks', 'updated']);
   });
 
+  test('documents the variant breakdowns and topLinks of link and workspace statistics', () => {
+    const link = deref(jsonSchema(op('get', '/api/v1/links/{id}/stats').responses['200'].content));
+    const linkVariant = link.properties.breakdowns.properties.variant;
+    expect([...linkVariant.items.required].sort()).toEqual(['clicks', 'value']);
+    expect(linkVariant.description).toContain('`""` counts the clicks on the link itself');
+    expect(linkVariant.description).toContain('adds up to totals.clicks');
+    const workspace = deref(jsonSchema(op('get', '/api/v1/workspace/stats').responses['200'].content));
+    const wsVariant = workspace.properties.breakdowns.properties.variant;
+    expect([...wsVariant.items.required].sort()).toEqual(['clicks', 'code', 'linkId', 'value']);
+    expect(wsVariant.items.properties.value.description).toContain('<slug>/<code>');
+    expect([...workspace.properties.topLinks.items.required].sort()).toEqual(['clicks', 'id', 'slug', 'title']);
+  });
+
   test('is served without a key and is not rate limited', async () => {
     const res = await api(t, 'GET', '/api/openapi.json');
     expect(res.status).toBe(200);

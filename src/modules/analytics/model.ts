@@ -6,7 +6,7 @@ import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { NextCursor, nullable, oneOf, pageQuery, StringMapModel } from '../../http/models';
 import { CLICK_FIELDS } from './export-cursor';
-import { BREAKDOWN_LIMIT } from './stats';
+import { BREAKDOWN_LIMIT } from './top';
 import { RANGES } from './window';
 
 const windowFields = {
@@ -102,7 +102,10 @@ const statsFields = {
     utmSource: list(Entry, 'utm_source values.'),
     utmMedium: list(Entry, 'utm_medium values.'),
     utmCampaign: list(Entry, 'utm_campaign values.'),
-    variant: list(Entry, 'Variant codes (as they are named now).'),
+    variant: list(
+      t.Object({ value: t.String(), clicks: Count }),
+      'By variant, under its current code; `""` counts the clicks on the link itself: on the bare link, and on codes that match no variant now (never did, or their variant was deleted since; unknownVariants lists those by code). So the list adds up to totals.clicks (when it holds every value: at most 100 are listed).',
+    ),
     language: list(Entry, 'Preferred languages (Accept-Language).'),
     params: list(
       t.Object({ key: t.String(), value: t.String(), clicks: Count }),
@@ -119,17 +122,37 @@ export const StatsModel = t.Object(statsFields, { title: 'Stats' });
 export type Stats = typeof StatsModel.static;
 export type Breakdowns = Stats['breakdowns'];
 
+const WorkspaceVariantEntry = t.Object({
+  value: t.String({ description: "`<slug>/<code>`: the link's and the variant's current names." }),
+  linkId: t.String(),
+  code: t.String({ description: "The variant's current code." }),
+  clicks: Count,
+});
+
 export const WorkspaceStatsModel = t.Object(
   {
     ...statsFields,
+    breakdowns: t.Object({
+      ...statsFields.breakdowns.properties,
+      variant: list(
+        WorkspaceVariantEntry,
+        'One entry per variant of each link, never codes of different links together. Clicks on a link itself (the bare link, or a code that matches no variant) are not listed; unknownVariants lists unrecognised codes of every link together, by code.',
+      ),
+    }),
     topLinks: list(
-      t.Object({ id: t.String(), slug: t.String(), clicks: Count }),
+      t.Object({
+        id: t.String(),
+        slug: t.String({ description: "The link's current slug." }),
+        title: nullable(t.String(), { description: "The link's current title." }),
+        clicks: Count,
+      }),
       'Links with the most clicks in the window.',
     ),
   },
   { title: 'WorkspaceStats' },
 );
 export type WorkspaceStats = typeof WorkspaceStatsModel.static;
+export type WorkspaceVariant = typeof WorkspaceVariantEntry.static;
 
 const Nullable = nullable(t.String());
 const ClickModel = t.Object(

@@ -93,15 +93,15 @@ export function slugTaken(db: Db, slug: string): boolean {
   return db.select({ id: links.id }).from(links).where(eq(links.slug, slug)).get() !== undefined;
 }
 
-/** Slugs of the links of these ids that exist (the workspace's top links name them). */
-export function slugsOf(db: Db, ids: string[]): Map<string, string> {
+/** Current slug and title of the links of these ids that exist (the workspace's top links name them). */
+export function linkNamesOf(db: Db, ids: string[]): Map<string, { slug: string; title: string | null }> {
   if (ids.length === 0) return new Map();
   const rows = db.$client
-    .query<{ id: string; slug: string }, [string]>(
-      'SELECT id, slug FROM links WHERE id IN (SELECT value FROM json_each(?))',
+    .query<{ id: string; slug: string; title: string | null }, [string]>(
+      'SELECT id, slug, title FROM links WHERE id IN (SELECT value FROM json_each(?))',
     )
     .all(JSON.stringify(ids));
-  return new Map(rows.map((r) => [r.id, r.slug]));
+  return new Map(rows.map(({ id, ...names }) => [id, names]));
 }
 
 /**
