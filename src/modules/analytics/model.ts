@@ -96,7 +96,10 @@ const statsFields = {
     ),
     device: list(Entry, 'desktop, mobile, tablet, ...'),
     os: list(Entry, 'Operating systems.'),
-    browser: list(Entry, 'Browsers.'),
+    browser: list(
+      Entry,
+      "Browsers; a bot hit (counted with bots=1) under the bot's name from its user agent (Googlebot, curl, ...), or Bot when it names none.",
+    ),
     referrer: list(Entry, 'Referring hosts.'),
     trafficType: list(Entry, 'direct, email, social, search or referral.'),
     utmSource: list(Entry, 'utm_source values.'),
@@ -171,7 +174,10 @@ const ClickModel = t.Object(
     city: Nullable,
     device: Nullable,
     os: Nullable,
-    browser: Nullable,
+    browser: nullable(t.String(), {
+      description:
+        "For a bot hit, the bot's name from its user agent, or Bot (null for bot hits recorded before bots were named).",
+    }),
     referrer: nullable(t.String(), { description: 'Referring host; null for none.' }),
     trafficType: Nullable,
     language: Nullable,
