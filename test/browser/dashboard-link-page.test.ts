@@ -36,6 +36,13 @@ test('edit: saved fields, and the API error under the field it names', async () 
   await p.page.getByRole('heading', { name: 'Spring promo', level: 1 }).waitFor();
   expect((await p.read()).title).toBe('Spring promo');
 
+  // Without a scheme: taken as https://, saved with one click (no browser bubble in the way).
+  await details.getByLabel('Destination').fill('acme.example/spring');
+  await details.getByRole('button', { name: 'Save changes' }).click();
+  await details.getByText('Saved.').waitFor();
+  expect((await p.read()).destination).toBe('https://acme.example/spring');
+  expect(await details.getByLabel('Destination').inputValue()).toBe('https://acme.example/spring');
+
   await details.getByLabel('Destination').fill('ftp://example.com/file');
   await details.getByRole('button', { name: 'Save changes' }).click();
   const destination = details.getByLabel('Destination');

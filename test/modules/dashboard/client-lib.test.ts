@@ -4,6 +4,7 @@
  * how times read (UTC, labelled).
  */
 import { describe, expect, test } from 'bun:test';
+import { withScheme, withSchemes } from '../../../src/modules/dashboard/client/lib/destination';
 import { formatUtc, formatUtcTicks, fromUtcInput, toUtcInput } from '../../../src/modules/dashboard/client/lib/format';
 import { liftUtm, newRow, paramsFromRows, withParams } from '../../../src/modules/dashboard/client/lib/params';
 import { matchPath, safeReturnPath } from '../../../src/modules/dashboard/client/lib/paths';
@@ -90,6 +91,41 @@ describe('paths', () => {
     ]) {
       expect(safeReturnPath(next)).toBe('/app');
     }
+  });
+});
+
+describe('addresses without a scheme', () => {
+  test('a host name first (dotted, or localhost, with a port) is taken as https://', () => {
+    expect(withScheme('acme.example/pricing')).toBe('https://acme.example/pricing');
+    expect(withScheme('  www.acme.example  ')).toBe('https://www.acme.example');
+    expect(withScheme('acme.example:8080/x?y=1#z')).toBe('https://acme.example:8080/x?y=1#z');
+    expect(withScheme('bücher.example/x')).toBe('https://bücher.example/x');
+    expect(withScheme('192.0.2.7/x')).toBe('https://192.0.2.7/x');
+    expect(withScheme('localhost:3000/x')).toBe('https://localhost:3000/x');
+    expect(withScheme('//acme.example/x')).toBe('https://acme.example/x');
+  });
+
+  test('anything with a scheme, or not a host, is left for the API to judge', () => {
+    for (const text of [
+      'https://acme.example/x',
+      'http://acme.example',
+      'ftp://acme.example/file',
+      'mailto:a@acme.example',
+      'javascript:alert(1)',
+      'user:pass@acme.example',
+      'not a url',
+      'word',
+      '/relative/path',
+      '',
+    ]) {
+      expect({ text, completed: withScheme(text) }).toEqual({ text, completed: text });
+    }
+  });
+
+  test("bulk text: each line's URL, the title after a tab kept as it is", () => {
+    expect(withSchemes('acme.example/a\tA title\nhttps://acme.example/b\n\nword\tx.y/z')).toBe(
+      'https://acme.example/a\tA title\nhttps://acme.example/b\n\nword\tx.y/z',
+    );
   });
 });
 
