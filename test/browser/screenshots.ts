@@ -1,8 +1,9 @@
 /**
  * Writes the dashboard's screenshots: `bun run test/browser/screenshots.ts [out-dir]` (default
  * docs/screenshots), rendered by the real app in Chromium with no internet. The sign-in page at
- * 1280x800 and 375x800; the links list with data, a link's page, the API keys page with a new
- * key shown once, and the sessions page at 1280x800; each light and dark.
+ * 1280x800 and 375x800; the links list with data, a link's page, its slug change asking
+ * first, the API keys page with a new key shown once, and the sessions page at 1280x800; each
+ * light and dark.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -113,6 +114,12 @@ try {
   await page.getByRole('img', { name: /QR code/ }).waitFor();
   await page.waitForSelector('img.qr-image[src]');
   await shoot(page, 'link', 1280);
+
+  // A new slug asks first: the old address, the new one, and what stops working.
+  await page.getByRole('region', { name: 'Details' }).getByLabel('Slug').fill('spring-2027');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('dialog', { name: "Change the short link's address?" }).waitFor();
+  await shoot(page, 'link-rename', 1280);
 
   await page.goto(`${d.origin}/app/settings/keys`);
   await page.getByRole('button', { name: 'Create key' }).click();

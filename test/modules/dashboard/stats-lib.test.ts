@@ -1,6 +1,6 @@
 /**
  * The statistics pages' DOM-free rules: the window kept in the address, the map's colour
- * buckets, and how breakdown values (null included) read.
+ * buckets, how breakdown values (null included) read, and how top links are named.
  */
 import { describe, expect, test } from 'bun:test';
 import { MAP_BUCKETS, mapColours } from '../../../src/modules/dashboard/client/lib/map-buckets';
@@ -14,6 +14,7 @@ import {
   withDates,
   withRange,
 } from '../../../src/modules/dashboard/client/lib/stats-window';
+import { topLinkRows } from '../../../src/modules/dashboard/client/lib/top-links';
 
 describe('the window in the address', () => {
   test('reads the four window fields, nothing else, and writes them back in a fixed order', () => {
@@ -94,5 +95,25 @@ describe('breakdown labels', () => {
     expect(breakdownLabel('trafficType', 'email')).toBe('Email');
     expect(breakdownLabel('referrer', 'news.example.com')).toBe('news.example.com');
     expect(breakdownLabel('utm', '=cmd')).toBe('=cmd');
+  });
+});
+
+describe('top links', () => {
+  test('the title first and the slug under it; the slug alone without a title', () => {
+    const rows = topLinkRows(
+      [
+        { id: 'l1', slug: 'x7Gq2Pa', title: 'Spring sale', clicks: 9 },
+        { id: 'l 2', slug: 'docs', title: null, clicks: 4 },
+        { id: 'l3', slug: 'b9TzQ0w', title: '', clicks: 2 },
+        { id: 'l4', slug: 'old', clicks: 1 },
+      ],
+      '?range=7d',
+    );
+    expect(rows).toEqual([
+      { key: 'l1', label: 'Spring sale', note: 'x7Gq2Pa', href: '/app/links/l1/stats?range=7d', clicks: 9 },
+      { key: 'l 2', label: 'docs', note: undefined, href: '/app/links/l%202/stats?range=7d', clicks: 4 },
+      { key: 'l3', label: 'b9TzQ0w', note: undefined, href: '/app/links/l3/stats?range=7d', clicks: 2 },
+      { key: 'l4', label: 'old', note: undefined, href: '/app/links/l4/stats?range=7d', clicks: 1 },
+    ]);
   });
 });

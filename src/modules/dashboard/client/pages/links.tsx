@@ -13,6 +13,7 @@ import { LinkFiltersBar } from '../components/link-filters';
 import { LinkList } from '../components/link-list';
 import { NewLinkDialog } from '../components/new-link-dialog';
 import { usePageTitle, useResource } from '../lib/hooks';
+import { takeNextPageNote } from '../lib/next-page-note';
 import { linkPagePath } from '../lib/paths';
 import { navigate } from '../router';
 import { type Outcome, OutcomeNote } from './links/outcome';
@@ -44,7 +45,12 @@ export function LinksPage({ query }: PageProps) {
   const tags = useResource(listTags, []);
   const projects = useResource(listProjects, []);
   const selection = useSelection();
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  // What was just done elsewhere and led here (a deleted link), said until the filters change.
+  const [outcome, setOutcome] = useState<Outcome | null>(() => {
+    const note = takeNextPageNote();
+    return note ? { text: note, failures: [] } : null;
+  });
+  const shownKey = useRef(key);
 
   const load = useCallback(
     async (from: string | null) => {
@@ -68,8 +74,9 @@ export function LinksPage({ query }: PageProps) {
     load(null);
     // Another search or filter: what was selected, and what was done to it, belong to the last one.
     selection.clear();
-    setOutcome(null);
-  }, [load, selection.clear]);
+    if (shownKey.current !== key) setOutcome(null);
+    shownKey.current = key;
+  }, [load, key, selection.clear]);
   const bulkDone = (result: Outcome) => {
     setOutcome(result);
     selection.clear();
