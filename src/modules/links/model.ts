@@ -11,7 +11,8 @@ import { LINK_STATUSES } from './table';
 
 export const LINK_LIMITS = { titleLength: 500, tags: 50, tagLength: 64 } as const;
 
-const StatusModel = oneOf(LINK_STATUSES, {
+/** A link's status, as a field of a body or query (bulk status uses it too). */
+export const StatusModel = oneOf(LINK_STATUSES, {
   error: fieldError('status', `status must be one of ${LINK_STATUSES.join(', ')}`),
 });
 
@@ -51,16 +52,17 @@ const Title = t.String({
   maxLength: LINK_LIMITS.titleLength,
   error: fieldError('title', `title must be a string of at most ${LINK_LIMITS.titleLength} characters`),
 });
-/** The tags sent for a link, or for every link of a bulk create. */
+/** The tags sent for a link, for every link of a bulk create, or added to or removed from a selection (`field`). */
 export const tagsField = (
   description = `At most ${LINK_LIMITS.tags} tags of 1 to ${LINK_LIMITS.tagLength} characters; trimmed, repeats dropped.`,
+  field = 'tags',
 ) =>
   t.Array(t.String({ maxLength: LINK_LIMITS.tagLength }), {
     maxItems: LINK_LIMITS.tags,
     description,
     error: fieldError(
-      'tags',
-      `tags must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`,
+      field,
+      `${field} must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`,
     ),
   });
 const ExpiresAt = nullable(Type.Integer({ minimum: 0, maximum: MAX_INSTANT }), {

@@ -104,6 +104,19 @@ export function linkNamesOf(db: Db, ids: string[]): Map<string, { slug: string; 
   return new Map(rows.map(({ id, ...names }) => [id, names]));
 }
 
+/** The tags of each of these links, in tag order (a link without tags has no entry). */
+export function findTagsByLinkIds(db: Db, ids: string[]): Map<string, string[]> {
+  const tagsByLink = new Map<string, string[]>();
+  if (ids.length === 0) return tagsByLink;
+  const tagRows = db.select().from(linkTags).where(inArray(linkTags.linkId, ids)).orderBy(asc(linkTags.tag)).all();
+  for (const { linkId, tag } of tagRows) {
+    const list = tagsByLink.get(linkId);
+    if (list) list.push(tag);
+    else tagsByLink.set(linkId, [tag]);
+  }
+  return tagsByLink;
+}
+
 /**
  * Full Link objects for rows: tags, variants and project names fetched in one query each, order
  * kept. The one way a LinkRow becomes a Link, so `availability` is judged in one place, at `now`
@@ -111,15 +124,7 @@ export function linkNamesOf(db: Db, ids: string[]): Map<string, { slug: string; 
  */
 export function toLinks(db: Db, shortHost: string, rows: LinkRow[], now: number): Link[] {
   const ids = rows.map((r) => r.id);
-  const tagsByLink = new Map<string, string[]>();
-  if (ids.length > 0) {
-    const tagRows = db.select().from(linkTags).where(inArray(linkTags.linkId, ids)).orderBy(asc(linkTags.tag)).all();
-    for (const { linkId, tag } of tagRows) {
-      const list = tagsByLink.get(linkId);
-      if (list) list.push(tag);
-      else tagsByLink.set(linkId, [tag]);
-    }
-  }
+  const tagsByLink = findTagsByLinkIds(db, ids);
   const variantsByLink = findVariantsByLinkIds(db, ids);
   const projects = projectNames(
     db,

@@ -43,15 +43,15 @@ export function normalizeTitle(title: string | null | undefined): string | null 
   return trimmed === '' ? null : trimmed;
 }
 
-/** Trimmed, non-empty, repeats dropped (first spelling kept). */
-export function normalizeTags(tags: string[] | undefined): string[] {
+/** Trimmed, non-empty, repeats dropped (first spelling kept). `field` names the input in errors. */
+export function normalizeTags(tags: string[] | undefined, field = 'tags'): string[] {
   const out: string[] = [];
   for (const raw of tags ?? []) {
     const tag = raw.trim();
     if (tag === '' || tag.length > LINK_LIMITS.tagLength) {
-      throw invalid('tags', `Each tag is 1 to ${LINK_LIMITS.tagLength} characters`);
+      throw invalid(field, `Each tag is 1 to ${LINK_LIMITS.tagLength} characters`);
     }
-    if (hasControlChars(tag)) throw invalid('tags', 'Tags must not contain control characters');
+    if (hasControlChars(tag)) throw invalid(field, 'Tags must not contain control characters');
     if (!out.includes(tag)) out.push(tag);
   }
   return out;
@@ -176,6 +176,15 @@ export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLi
 }
 
 /**
+ * A link's human clicks, stored or still buffered: the buffered ones are classified now, so a
+ * human click redirected a moment ago counts exactly like a stored one.
+ */
+export function humanClicksNow(deps: Deps, row: LinkRow): number {
+  deps.linkIndex.settle(row.id);
+  return Math.max(row.clickCount, deps.linkIndex.humanClicksOf(row.id) ?? 0);
+}
+
+/**
  * Deletes a link that has no recorded human clicks (history is only destroyed in the
  * dashboard). Clicks still in the buffer count: they are classified now, so a human click
  * redirected a moment ago blocks the delete exactly like a stored one. `withClicks` (the
@@ -183,8 +192,7 @@ export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLi
  */
 export function deleteLink(deps: Deps, id: string, withClicks = false): { id: string; deleted: true } {
   const row = getLinkRowOrThrow(deps, id);
-  deps.linkIndex.settle(id);
-  const humans = Math.max(row.clickCount, deps.linkIndex.humanClicksOf(id) ?? 0);
+  const humans = humanClicksNow(deps, row);
   if (humans > 0 && !withClicks) {
     throw new AppError(
       'delete_requires_dashboard',

@@ -5,8 +5,8 @@
  */
 import type { WorkspaceStats } from '../api/types';
 
-/** A top link as the API sends it; `title` is optional so that answers without it still read. */
-export type TopLink = WorkspaceStats['topLinks'][number] & { title?: string | null };
+/** A top link as the API sends it. */
+export type TopLink = WorkspaceStats['topLinks'][number];
 
 /** A row of the breakdown table (its BreakdownRow), spelled out here to keep this file DOM-free. */
 export interface TopLinkRow {
