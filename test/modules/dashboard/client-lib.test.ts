@@ -1,14 +1,16 @@
 /**
  * The browser client's DOM-free rules: which URLs may become links, addresses without a scheme,
- * utm_ lifting and the params editor's rows, route matching, the return path after sign-in, and
- * how times read (UTC, labelled).
+ * utm_ lifting and the params editor's rows, route matching, the return path after sign-in, how
+ * times read (UTC, labelled), what a link's state says, and the Status filter's choices.
  */
 import { describe, expect, test } from 'bun:test';
 import { withScheme, withSchemes } from '../../../src/modules/dashboard/client/lib/destination';
 import { formatUtc, formatUtcTicks, fromUtcInput, toUtcInput } from '../../../src/modules/dashboard/client/lib/format';
+import { type LinkState, stateBadges, stateSentences } from '../../../src/modules/dashboard/client/lib/link-state';
 import { liftUtm, newRow, paramsFromRows, withParams } from '../../../src/modules/dashboard/client/lib/params';
 import { matchPath, safeReturnPath } from '../../../src/modules/dashboard/client/lib/paths';
 import { safeHref } from '../../../src/modules/dashboard/client/lib/safe-href';
+import { statusOptions, withStatusValue } from '../../../src/modules/dashboard/client/lib/status-filter';
 
 describe('safeHref', () => {
   test('passes http and https URLs', () => {
@@ -157,5 +159,92 @@ describe('times', () => {
     expect(fromUtcInput('2026-11-26T14:05')).toBe(Date.UTC(2026, 10, 26, 14, 5));
     expect(fromUtcInput('')).toBeNull();
     expect(fromUtcInput('not a time')).toBeNull();
+  });
+});
+
+describe("a link's state", () => {
+  const at = Date.UTC(2026, 10, 20, 12, 0);
+  const link = (state: Partial<LinkState>): LinkState => ({
+    status: 'active',
+    availability: 'live',
+    expiresAt: null,
+    clickLimit: null,
+    clickCount: 0,
+    ...state,
+  });
+
+  test('badges: what a visitor gets when it is not a redirect, then archived', () => {
+    expect(stateBadges(link({}))).toEqual([]);
+    expect(stateBadges(link({ status: 'paused', availability: 'paused' }))).toEqual([
+      { label: 'Paused', tone: 'paused' },
+    ]);
+    expect(stateBadges(link({ availability: 'expired', expiresAt: at }))).toEqual([{ label: 'Expired', tone: 'gone' }]);
+    expect(stateBadges(link({ availability: 'limit' }))).toEqual([{ label: 'Click limit reached', tone: 'gone' }]);
+    expect(stateBadges(link({ status: 'archived' }))).toEqual([{ label: 'Archived', tone: 'archived' }]);
+    expect(stateBadges(link({ status: 'archived', availability: 'limit' })).map((b) => b.label)).toEqual([
+      'Click limit reached',
+      'Archived',
+    ]);
+  });
+
+  test('sentences: an active link past its expiry or limit says so, with the way out', () => {
+    expect(stateSentences(link({ expiresAt: Date.UTC(2030, 0, 2, 3, 4), clickLimit: 1000, clickCount: 999 }))).toEqual([
+      'Active: the short link redirects and counts clicks.',
+      'It expires 2030-01-02 03:04 UTC.',
+      `Click limit: ${(999).toLocaleString()} of ${(1000).toLocaleString()} clicks used.`,
+    ]);
+    expect(stateSentences(link({ availability: 'expired', expiresAt: at }))).toEqual([
+      'Expired: visitors get the "Link no longer available" page since 2026-11-20 12:00 UTC, and no clicks are recorded.',
+      'To make it redirect again, set a later expiry or clear it under Details.',
+    ]);
+    expect(
+      stateSentences(link({ status: 'archived', availability: 'limit', clickLimit: 100, clickCount: 100 })),
+    ).toEqual([
+      'Click limit reached (100 of 100): visitors get the "Link no longer available" page, and no more clicks are recorded.',
+      'To make it redirect again, raise the click limit or clear it under Details.',
+      'It is also archived: hidden from the default list.',
+    ]);
+    expect(stateSentences(link({ status: 'archived' }))).toEqual([
+      'Archived: hidden from the default list; the short link keeps redirecting and counting clicks.',
+    ]);
+  });
+});
+
+describe('the Status filter', () => {
+  test('each choice is a status or an availability; the default is neither', () => {
+    const { value, options } = statusOptions({});
+    expect(value).toBe('');
+    expect(options).toEqual([
+      { value: '', label: 'Not archived' },
+      { value: 'availability=live', label: 'Live (redirecting)' },
+      { value: 'status=paused', label: 'Paused' },
+      { value: 'availability=expired', label: 'Expired' },
+      { value: 'availability=limit', label: 'Click limit reached' },
+      { value: 'status=archived', label: 'Archived' },
+    ]);
+    expect(statusOptions({ availability: 'limit' }).value).toBe('availability=limit');
+  });
+
+  test('a choice replaces both filters and keeps the others', () => {
+    const filters = { q: 'x', status: 'archived' as const, sort: 'clicks' as const };
+    expect(withStatusValue(filters, 'availability=expired')).toEqual({
+      q: 'x',
+      status: undefined,
+      availability: 'expired',
+      sort: 'clicks',
+    });
+    expect(withStatusValue(filters, '')).toEqual({
+      q: 'x',
+      status: undefined,
+      availability: undefined,
+      sort: 'clicks',
+    });
+  });
+
+  test('an address with a pair no choice names keeps it, named', () => {
+    expect(statusOptions({ status: 'active' }).options.at(-1)).toEqual({ value: 'status=active', label: 'Active' });
+    const both = statusOptions({ status: 'archived', availability: 'expired' });
+    expect(both.value).toBe('status=archived&availability=expired');
+    expect(both.options.at(-1)).toEqual({ value: both.value, label: 'Archived, expired' });
   });
 });

@@ -32,7 +32,7 @@ export function LinkList({ links, selected, onToggle }: LinkListProps) {
               <div class="link-main">
                 <p class="link-title">
                   <a href={linkPagePath(link.id)}>{short}</a>
-                  <StatusBadge status={link.status} />
+                  <StatusBadge link={link} />
                 </p>
                 {link.title && <p class="link-name">{link.title}</p>}
                 <p class="link-destination">

@@ -67,8 +67,10 @@ export function LinkPage({ params, query }: PageProps) {
         <a href="/app">Links</a>
       </p>
       <div class="page-head">
-        <h1>{current.title ?? current.slug}</h1>
-        <StatusBadge status={current.status} />
+        <div class="title-group">
+          <h1>{current.title ?? current.slug}</h1>
+          <StatusBadge link={current} />
+        </div>
       </div>
       {query.get('created') && (
         <p class="alert notice" role="status">
