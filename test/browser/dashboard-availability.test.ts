@@ -45,6 +45,8 @@ beforeAll(async () => {
     });
     expect(res.status).toBe(201);
     ids[slug] = res.body.id;
+    // A second apart: the list's order (oldest first) is the order made, not the ids' order.
+    d.t.clock.advance(1000);
   }
   expect(await visitorGets('at-limit')).toBe(302);
   expect(await visitorGets('at-limit')).toBe(302);
@@ -57,13 +59,13 @@ beforeAll(async () => {
   }
 });
 
-/** Each listed row as "slug: badge, badge" (slugs without their host). */
-async function rowsOf(page: import('playwright-core').Page): Promise<string[]> {
-  const rows = await page.locator('.link-item').all();
-  return Promise.all(
-    rows.map(async (row) => {
-      const slug = (await row.locator('.link-title a').textContent())!.replace('sl.test/', '');
-      const badges = await row.locator('.badge').allTextContents();
+/** Each listed row as "slug: badge, badge" (slugs without their host), read in one go. */
+function rowsOf(page: import('playwright-core').Page): Promise<string[]> {
+  // One snapshot in the page: rows of a list being replaced are never read half.
+  return page.locator('.link-item').evaluateAll((rows) =>
+    rows.map((row) => {
+      const slug = (row.querySelector('.link-title a')?.textContent ?? '').replace('sl.test/', '');
+      const badges = [...row.querySelectorAll('.badge')].map((b) => b.textContent);
       return `${slug}: ${badges.join(', ')}`;
     }),
   );
