@@ -14,13 +14,20 @@ export const nullable = <T extends TSchema>(schema: T, options?: SchemaOptions) 
 /**
  * One of the given strings. A union of literals, not t.UnionEnum: UnionEnum carries a default
  * (its first value) that validation fills into an omitted query parameter (status=active would
- * hide paused links).
+ * hide paused links). With a description, a UnionEnum without that default instead: the
+ * OpenAPI plugin turns a union of literals into an enum and drops its description, while a
+ * UnionEnum's reaches the document; both validate the same values.
  */
-export const oneOf = <const V extends readonly [string, ...string[]]>(values: V, options?: SchemaOptions) =>
-  t.Union(
-    values.map((value) => t.Literal(value)),
-    options,
-  ) as TUnion<{ -readonly [K in keyof V]: TLiteral<V[K]> }>;
+export const oneOf = <const V extends readonly [string, ...string[]]>(values: V, options?: SchemaOptions) => {
+  type OneOf = TUnion<{ -readonly [K in keyof V]: TLiteral<V[K]> }>;
+  if (options?.description === undefined)
+    return t.Union(
+      values.map((value) => t.Literal(value)),
+      options,
+    ) as OneOf;
+  const { default: _first, ...described } = t.UnionEnum([...values], options);
+  return described as unknown as OneOf;
+};
 
 export const ErrorModel = t.Object(
   {

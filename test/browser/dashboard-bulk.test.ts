@@ -152,3 +152,26 @@ test('offline, axe in light and dark and 375 px, with a preview showing', async 
   await expectCleanPage(p);
   await p.page.close();
 }, 90_000);
+
+test('a URL without a scheme is taken as https://, shown so in the text and in the preview', async () => {
+  const p = await signedInPage(d);
+  await openBulk(p, 'acme.example/bulk-pricing\tPricing\n//acme.example/bulk-docs\nnot a url');
+  await p.page.getByRole('button', { name: 'Preview' }).click();
+  await p.page.getByText('2 to create, 1 invalid').waitFor();
+  expect(await p.page.getByLabel('URLs').inputValue()).toBe(
+    'https://acme.example/bulk-pricing\tPricing\nhttps://acme.example/bulk-docs\nnot a url',
+  );
+  expect((await shownLines(p.page, 'Lines')).slice(0, 2)).toEqual([
+    'Line 1Createhttps://acme.example/bulk-pricingPricing',
+    'Line 2Createhttps://acme.example/bulk-docs',
+  ]);
+  await p.page.getByRole('button', { name: 'Create 2 links' }).click();
+  await p.page.getByRole('heading', { name: '2 links created' }).waitFor();
+  const made = (await api(d.t, 'GET', '/links?q=acme.example/bulk', { key: p.key })).body.items;
+  expect(made.map((l: { destination: string }) => l.destination).sort()).toEqual([
+    'https://acme.example/bulk-docs',
+    'https://acme.example/bulk-pricing',
+  ]);
+  await expectCleanPage(p);
+  await p.page.close();
+}, 60_000);

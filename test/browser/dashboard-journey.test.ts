@@ -85,13 +85,11 @@ test('setup, a link and its click, a key shown once, delete with clicks, sign ou
   expect(cli.code).toBe(0);
   const operatorKey = cli.stdout.trim();
 
-  // A link with utm params: they move into the params editor before anything is saved.
+  // A link with utm params: pasted, they move into the params editor before anything is saved.
   const destination = `http://127.0.0.1:${landing.port}/spring?plan=pro`;
   await page.getByRole('button', { name: 'New link' }).click();
   const dialog = page.getByRole('dialog', { name: 'New link' });
   await dialog.getByLabel('Destination').fill(`${destination}&utm_source=newsletter&utm_campaign=spring`);
-  // Leaving the field (as on paste) moves the utm_ keys out of the address.
-  await dialog.getByLabel('Destination').press('Tab');
   await dialog.getByText('Moved utm_source, utm_campaign').waitFor();
   expect(await dialog.getByLabel('Destination').inputValue()).toBe(destination);
   expect(await dialog.getByLabel('Parameter 1 name').inputValue()).toBe('utm_source');

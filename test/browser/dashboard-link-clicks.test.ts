@@ -79,7 +79,8 @@ test('each click: variant, place, device, referrer, traffic, language; bot hits 
   await waitUntil(async () => (await p.rows()).length === 4);
   expect((await p.rows())[0]!.slice(2)).toEqual([
     'Sydney, Australia',
-    'Unknown',
+    // A bot hit's browser is the bot's name.
+    'Googlebot',
     'Direct (no referrer)',
     'Direct',
     'Not given',

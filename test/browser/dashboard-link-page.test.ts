@@ -4,7 +4,13 @@
  */
 import { expect, test } from 'bun:test';
 import { api } from '../helpers/app';
-import { dashboardPerFile, expectCleanPage, seriousA11yViolations, signedInPage } from '../helpers/dashboard-browser';
+import {
+  dashboardPerFile,
+  expectCleanPage,
+  seriousA11yViolations,
+  signedInPage,
+  waitUntil,
+} from '../helpers/dashboard-browser';
 
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -29,6 +35,13 @@ test('edit: saved fields, and the API error under the field it names', async () 
   await details.getByRole('button', { name: 'Save changes' }).click();
   await p.page.getByRole('heading', { name: 'Spring promo', level: 1 }).waitFor();
   expect((await p.read()).title).toBe('Spring promo');
+
+  // Without a scheme: taken as https://, saved with one click (no browser bubble in the way).
+  await details.getByLabel('Destination').fill('acme.example/spring');
+  await details.getByRole('button', { name: 'Save changes' }).click();
+  await details.getByText('Saved.').waitFor();
+  expect((await p.read()).destination).toBe('https://acme.example/spring');
+  expect(await details.getByLabel('Destination').inputValue()).toBe('https://acme.example/spring');
 
   await details.getByLabel('Destination').fill('ftp://example.com/file');
   await details.getByRole('button', { name: 'Save changes' }).click();
@@ -68,6 +81,9 @@ test('variants: add with params, rename, remove', async () => {
   await p.page.getByRole('button', { name: 'Remove variant facebook' }).click();
   await p.page.getByRole('dialog').getByRole('button', { name: 'Remove variant' }).click();
   await p.page.getByText('No variants.', { exact: false }).waitFor();
+  expect(await p.page.getByRole('region', { name: 'Variants' }).getByRole('status').textContent()).toBe(
+    'Removed variant facebook.',
+  );
   expect((await p.read()).variants).toEqual([]);
   await expectCleanPage(p);
   await p.page.close();
@@ -100,7 +116,17 @@ test('delete without clicks goes through the public API', async () => {
   await p.page.getByRole('button', { name: 'Delete', exact: true }).click();
   await p.page.getByRole('dialog').getByRole('button', { name: 'Delete link' }).click();
   await p.page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
+  // The list says what happened, and the keyboard's place is on that sentence.
+  const said = p.page.getByRole('status').filter({ hasText: 'Deleted' });
+  expect(await said.textContent()).toBe('Deleted sl.test/gone-soon.');
+  await waitUntil(
+    async () => (await p.page.evaluate('document.activeElement.textContent')) === 'Deleted sl.test/gone-soon.',
+  );
   expect((await api(d.t, 'GET', `/links/${p.id}`, { key: p.key })).status).toBe(404);
+  // Said once: back on the list later, it is gone.
+  await p.page.reload();
+  await p.page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
+  expect(await p.page.getByText('Deleted sl.test/gone-soon.').count()).toBe(0);
   await expectCleanPage(p);
   await p.page.close();
 }, 90_000);
@@ -129,6 +155,7 @@ test('a link with clicks asks for its slug, then goes through the dashboard endp
   await dialog.getByLabel('Type the slug to confirm').fill('clicked');
   await confirm.click();
   await p.page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
+  await p.page.getByText('Deleted sl.test/clicked and its click.').waitFor();
   expect(sent).toEqual({ method: 'DELETE', body: { slug: 'clicked' } });
   expect((await api(d.t, 'GET', `/links/${created.body.id}`, { key: p.key })).status).toBe(404);
   await expectCleanPage(p);
@@ -144,21 +171,20 @@ test('filing, expiry and click limit are saved; archive and restore', async () =
   await details.getByLabel('Project').locator('option', { hasText: 'Autumn' }).waitFor({ state: 'attached' });
   await details.getByLabel('Tags').fill('autumn, print');
   await details.getByLabel('Project').selectOption({ label: 'Autumn' });
-  await details.getByLabel('Expires').fill('2030-01-02T03:04');
+  await details.getByLabel('Expires (UTC)').fill('2030-01-02T03:04');
   await details.getByLabel('Click limit').fill('25');
   await details.getByRole('button', { name: 'Save changes' }).click();
   await details.getByText('Saved.').waitFor();
-  // The browser reads the datetime-local value in its own time zone: ask it for the instant.
-  const expires = (await p.page.evaluate(`new Date('2030-01-02T03:04').getTime()`)) as number;
+  // UTC, like every time the dashboard shows, whatever the browser's own zone.
   expect(await p.read()).toMatchObject({
     tags: ['autumn', 'print'],
     projectId: project.body.id,
-    expiresAt: expires,
+    expiresAt: Date.UTC(2030, 0, 2, 3, 4),
     clickLimit: 25,
   });
 
   // Clearing them sends nulls: no expiry, no limit.
-  await details.getByLabel('Expires').fill('');
+  await details.getByLabel('Expires (UTC)').fill('');
   await details.getByLabel('Click limit').fill('');
   await details.getByRole('button', { name: 'Save changes' }).click();
   await details.getByText('Saved.').waitFor();
@@ -170,6 +196,57 @@ test('filing, expiry and click limit are saved; archive and restore', async () =
   await p.page.getByRole('button', { name: 'Restore' }).click();
   await p.page.getByRole('button', { name: 'Archive' }).waitFor();
   expect((await p.read()).status).toBe('active');
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
+
+test('a new slug says what stops working, with the old address and its clicks, and saves only when confirmed', async () => {
+  const p = await linkPage('old-name');
+  await api(d.t, 'POST', `/links/${p.id}/variants`, { key: p.key, body: { code: 'fb' } });
+  for (const ua of [CHROME, CHROME, 'curl/8.5.0']) {
+    const hit = await d.t.app.handle(new Request('https://sl.test/old-name', { headers: { 'user-agent': ua } }));
+    expect(hit.status).toBe(302);
+  }
+  expect(await d.t.deps.clicks.flusher.flush()).toBe(true);
+  await p.page.reload();
+  const details = p.page.getByRole('region', { name: 'Details' });
+  await details.getByLabel('Slug').fill('new-name');
+  await details.getByRole('button', { name: 'Save changes' }).click();
+
+  const dialog = p.page.getByRole('dialog', { name: "Change the short link's address?" });
+  await dialog.waitFor();
+  const text = (await dialog.textContent())!;
+  for (const part of [
+    'Old addresshttps://sl.test/old-name',
+    'New addresshttps://sl.test/new-name',
+    'has had 2 clicks so far and 1 bot hit',
+    'answers 404',
+    'every QR code already printed with it',
+    'https://sl.test/old-name/fb',
+  ]) {
+    expect(text).toContain(part);
+  }
+  // The safe choice has the focus; nothing is saved yet.
+  expect(await p.page.evaluate('document.activeElement.textContent')).toBe('Cancel');
+  expect((await p.read()).slug).toBe('old-name');
+  await p.page.keyboard.press('Enter');
+  await dialog.waitFor({ state: 'hidden' });
+  expect((await p.read()).slug).toBe('old-name');
+
+  await details.getByRole('button', { name: 'Save changes' }).click();
+  await dialog.getByRole('button', { name: 'Change address' }).click();
+  await details.getByText('Saved.').waitFor();
+  expect((await p.read()).slug).toBe('new-name');
+  await p.page.getByRole('heading', { name: 'new-name', level: 1 }).waitFor();
+  expect(await p.page.locator('.short-url code').textContent()).toBe('https://sl.test/new-name');
+  const old = await d.t.app.handle(new Request('https://sl.test/old-name', { headers: { 'user-agent': CHROME } }));
+  expect(old.status).toBe(404);
+
+  // Other changes alone save at once, without asking.
+  await details.getByLabel('Title').fill('Renamed');
+  await details.getByRole('button', { name: 'Save changes' }).click();
+  await p.page.getByRole('heading', { name: 'Renamed', level: 1 }).waitFor();
+  expect(await dialog.count()).toBe(0);
   await expectCleanPage(p);
   await p.page.close();
 }, 90_000);

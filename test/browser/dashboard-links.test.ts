@@ -14,7 +14,7 @@ import {
 
 const d = dashboardPerFile();
 
-test('create a link from a pasted URL: its utm_ keys move into the editor before it is saved', async () => {
+test('an address with utm_ keys: fill it, then ONE click on Create makes the link', async () => {
   const p = await signedInPage(d);
   await p.page.goto(`${d.origin}/app`);
   await p.page.getByRole('heading', { name: 'No links yet' }).waitFor();
@@ -22,14 +22,9 @@ test('create a link from a pasted URL: its utm_ keys move into the editor before
 
   await p.page.getByRole('button', { name: 'New link' }).click();
   const dialog = p.page.getByRole('dialog', { name: 'New link' });
-  const destination = dialog.getByLabel('Destination');
-  await destination.dispatchEvent('paste');
-  await destination.fill('https://example.com/spring?id=7&utm_source=news&utm_medium=email');
-  await dialog.getByText('Moved utm_source, utm_medium').waitFor();
-  expect(await destination.inputValue()).toBe('https://example.com/spring?id=7');
-  expect(await dialog.getByLabel('Parameter 1 name').inputValue()).toBe('utm_source');
-  expect(await dialog.getByLabel('Parameter 2 value').inputValue()).toBe('email');
   await dialog.getByLabel('Custom slug').fill('spring');
+  // The destination last, as a person pastes it, and straight on to Create: nothing in between.
+  await dialog.getByLabel('Destination').fill('https://example.com/spring?id=7&utm_source=news&utm_medium=email');
   await dialog.getByRole('button', { name: 'Create' }).click();
 
   await p.page.getByRole('heading', { name: 'spring' }).waitFor();
@@ -40,6 +35,88 @@ test('create a link from a pasted URL: its utm_ keys move into the editor before
     'https://example.com/spring?id=7',
     { utm_source: 'news', utm_medium: 'email' },
   ]);
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
+
+test('a pasted address shows its utm_ keys in the parameters before anything is saved', async () => {
+  const p = await signedInPage(d);
+  await p.page.goto(`${d.origin}/app`);
+  await p.page.getByRole('button', { name: 'New link' }).click();
+  const dialog = p.page.getByRole('dialog', { name: 'New link' });
+  const destination = dialog.getByLabel('Destination');
+  await destination.fill('https://example.com/spring?id=7&utm_source=news&utm_medium=email');
+  await dialog.getByText('Moved utm_source, utm_medium').waitFor();
+  expect(await destination.inputValue()).toBe('https://example.com/spring?id=7');
+  expect(await dialog.getByLabel('Parameter 1 name').inputValue()).toBe('utm_source');
+  expect(await dialog.getByLabel('Parameter 2 value').inputValue()).toBe('email');
+  // Typed one character at a time, nothing moves while typing or on leaving the field.
+  await destination.fill('');
+  await destination.pressSequentially('https://example.com/?utm_term=x');
+  await p.page.keyboard.press('Tab');
+  expect(await destination.inputValue()).toBe('https://example.com/?utm_term=x');
+  expect(await dialog.getByLabel('Parameter 3 name').count()).toBe(0);
+  await expectCleanPage(p);
+  await p.page.close();
+}, 60_000);
+
+test('an address without a scheme is taken as https://; what is still wrong is said next to the field', async () => {
+  const p = await signedInPage(d);
+  await p.page.goto(`${d.origin}/app`);
+  await p.page.getByRole('button', { name: 'New link' }).click();
+  const dialog = p.page.getByRole('dialog', { name: 'New link' });
+  const destination = dialog.getByLabel('Destination');
+  // Pasted (filled at once): completed as it arrives.
+  await destination.fill('acme.example/pricing');
+  await waitUntil(async () => (await destination.inputValue()) === 'https://acme.example/pricing');
+  // Typed, then the field left: completed on the way out.
+  await destination.fill('');
+  await destination.pressSequentially('acme.example/typed');
+  await p.page.keyboard.press('Tab');
+  expect(await destination.inputValue()).toBe('https://acme.example/typed');
+
+  // Not an address at all: our own words under the field, not the browser's bubble.
+  await destination.fill('not an address');
+  await dialog.getByRole('button', { name: 'Create' }).click();
+  await waitUntil(async () => (await destination.getAttribute('aria-invalid')) === 'true');
+  expect(await dialog.locator('.field-error').allTextContents()).toEqual([
+    'Destination must be an absolute http or https URL',
+  ]);
+  expect(await destination.evaluate((el) => (el as unknown as { validationMessage: string }).validationMessage)).toBe(
+    '',
+  );
+
+  await destination.fill('acme.example/pricing?plan=pro');
+  await dialog.getByRole('button', { name: 'Create' }).click();
+  await p.page.getByText('Link created.').waitFor();
+  const id = new URL(p.page.url()).pathname.split('/').pop()!;
+  expect((await api(d.t, 'GET', `/links/${id}`, { key: p.key })).body.destination).toBe(
+    'https://acme.example/pricing?plan=pro',
+  );
+  await expectCleanPage(p);
+  await p.page.close();
+}, 60_000);
+
+test('dialogs open with the focus on their first field, ready for typing', async () => {
+  const p = await signedInPage(d);
+  const focusedLabel = () =>
+    p.page.evaluate('document.activeElement.labels?.[0]?.textContent ?? document.activeElement.textContent');
+  for (const [path, opener, title, field] of [
+    ['/app', 'New link', 'New link', 'Destination'],
+    ['/app/projects', 'New project', 'New project', 'Name'],
+    ['/app/settings/keys', 'Create key', 'New API key', 'Name'],
+  ] as const) {
+    await p.page.goto(`${d.origin}${path}`);
+    await p.page.getByRole('button', { name: opener }).focus();
+    await p.page.keyboard.press('Enter');
+    const dialog = p.page.getByRole('dialog', { name: title });
+    await dialog.waitFor();
+    expect({ title, focused: await focusedLabel() }).toEqual({ title, focused: field });
+    await p.page.keyboard.type('typed at once');
+    expect(await dialog.getByLabel(field, { exact: true }).inputValue()).toBe('typed at once');
+    await p.page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+  }
   await expectCleanPage(p);
   await p.page.close();
 }, 90_000);

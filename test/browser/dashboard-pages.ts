@@ -162,7 +162,8 @@ export const DASHBOARD_PAGES: DashboardPage[] = [
     ready: async (page) => {
       await page.locator('.session-item').nth(1).waitFor();
     },
-    shows: true,
+    // The browser and system the server read from the user agent, never the user agent itself.
+    shows: false,
   },
   {
     name: 'settings: account',

@@ -137,3 +137,29 @@ test('names and tags people typed are text; the pages pass axe in light and dark
   await expectCleanPage(p);
   await p.page.close();
 }, 120_000);
+
+test('a tag with &, #, + and % survives the way from the tags page to the filtered list', async () => {
+  const p = await signedInPage(d);
+  const TAG = 'a&b #1+%';
+  // Links whose tags are what a mangled address would ask for instead: "a", "a&b", "a&b #1 %".
+  for (const [path, tags] of [
+    ['both-1', [TAG]],
+    ['both-2', [TAG, 'other']],
+    ['just-a', ['a']],
+    ['a-and-b', ['a&b']],
+    ['spaced', ['a&b #1 %']],
+  ] as const) {
+    const body = { destination: `https://example.com/odd/${path}`, tags };
+    expect((await api(d.t, 'POST', '/links', { key: p.key, body })).status).toBe(201);
+  }
+  await p.page.goto(`${d.origin}/app/tags`);
+  await p.page.getByRole('link', { name: TAG, exact: true }).click();
+  await p.page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
+  await waitUntil(async () => (await p.page.getByLabel('Tag', { exact: true }).inputValue()) === TAG);
+  await waitUntil(async () => (await p.page.locator('.link-item').count()) === 2);
+  const shown = await p.page.locator('.link-destination').allTextContents();
+  expect(shown.sort()).toEqual(['https://example.com/odd/both-1', 'https://example.com/odd/both-2']);
+  expect(new URL(p.page.url()).searchParams.get('tag')).toBe(TAG);
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);

@@ -12,6 +12,8 @@ import { dash, PASSWORD } from '../helpers/dashboard';
 import { dashboardPerFile, expectCleanPage, seriousA11yViolations, signedInPage } from '../helpers/dashboard-browser';
 
 const d = dashboardPerFile();
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 
 /** Records `METHOD /path body` of every /api/app call the page makes. */
 function recordCalls(page: Page): string[] {
@@ -50,24 +52,33 @@ test('API keys: create shows the secret once, with a copy button; revoke asks fi
   await p.page.getByRole('button', { name: 'Revoke key write key' }).click();
   await p.page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
   await p.page.getByRole('cell', { name: 'Revoked' }).waitFor();
+  expect(await p.page.getByRole('status').filter({ hasText: 'Revoked' }).textContent()).toBe(
+    'Revoked key write key: anything still using it now gets 401.',
+  );
   expect(calls.some((c) => /^DELETE \/api\/app\/keys\/\S+$/.test(c))).toBe(true);
   expect((await api(d.t, 'GET', '/me', { key: p.key })).body.error.code).toBe('key_revoked');
   await expectCleanPage(p);
   await p.page.close();
 }, 90_000);
 
-test('sessions: end another one; sign out everywhere leads to sign-in', async () => {
+test('sessions: browser and system by name; end another one, said when done; sign out everywhere', async () => {
   const p = await signedInPage(d);
   const other = await dash(d.t, 'POST', '/session', {
     body: { email: p.account.email, password: PASSWORD },
-    headers: { 'user-agent': 'Safari on iPhone' },
+    headers: { 'user-agent': IPHONE },
   });
   expect(other.status).toBe(200);
   await p.page.goto(`${d.origin}/app/settings/sessions`);
-  await p.page.getByText('Safari on iPhone').waitFor();
+  const iphone = p.page.locator('.session-item').filter({ hasText: 'Mobile Safari on iOS' });
+  await iphone.waitFor();
   expect(await p.page.getByText('This browser').count()).toBe(1);
-  await p.page.getByRole('button', { name: 'End the session of Safari on iPhone' }).click();
-  await p.page.getByText('Safari on iPhone').waitFor({ state: 'detached' });
+  // The names, never the raw user agent.
+  expect(await p.page.locator('main').textContent()).not.toContain('AppleWebKit');
+  await iphone.getByRole('button', { name: /^End the session of Mobile Safari on iOS, signed in / }).click();
+  await iphone.waitFor({ state: 'detached' });
+  expect(await p.page.getByRole('status').filter({ hasText: 'Ended' }).textContent()).toBe(
+    'Ended the session of Mobile Safari on iOS.',
+  );
   expect(listSessions(d.t.deps, p.account.id, '').map((s) => s.id)).not.toContain(other.body.session.id);
   expect(listSessions(d.t.deps, p.account.id, '')).toHaveLength(1);
   await p.page.getByRole('button', { name: 'Sign out everywhere' }).click();

@@ -1,14 +1,16 @@
 /**
- * Writes screenshots of the projects, tags, bulk create and selected-links pages:
+ * Writes screenshots of the projects, tags, bulk create and selected-links pages, and of the
+ * links list after a bulk delete that kept the links with clicks:
  * `bun run test/browser/screenshots-pages.ts [out-dir]` (default docs/screenshots). The real app
- * in Chromium with no internet, a real session, example data seeded through the API; 1280x800
- * light and dark, and 375x800 light.
+ * in Chromium with no internet, a real session, example data seeded through the API and clicks
+ * through the real redirect; 1280x800 light and dark, and 375x800 light.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { api } from '../helpers/app';
 import { signedInPage, startDashboard } from '../helpers/dashboard-browser';
+import { DESKTOP_CHROME } from '../helpers/dashboard-process';
 import { ROOT } from '../helpers/proc';
 
 const outDir = process.argv[2] ?? join(ROOT, 'docs', 'screenshots');
@@ -43,9 +45,20 @@ try {
     ['https://blog.example.com/2026/roadmap', 'Roadmap', blog, []],
     ['https://blog.example.com/launch', 'Launch post', null, ['release']],
   ] as const;
+  const slugs: string[] = [];
   for (const [destination, title, projectId, tags] of seed) {
-    await api(d.t, 'POST', '/links', { key, body: { destination, title, projectId, tags } });
+    slugs.push((await api(d.t, 'POST', '/links', { key, body: { destination, title, projectId, tags } })).body.slug);
   }
+  // Clicks on the first two links: a bulk delete keeps them.
+  for (const [slug, clicks] of [
+    [slugs[0]!, 12],
+    [slugs[1]!, 3],
+  ] as const) {
+    for (let i = 0; i < clicks; i++) {
+      await d.t.app.handle(new Request(`https://sl.test/${slug}`, { headers: { 'user-agent': DESKTOP_CHROME } }));
+    }
+  }
+  await d.t.deps.clicks.flusher.flush();
 
   const shots: [string, string, (page: Page) => Promise<void>][] = [
     ['projects', '/app/projects', (page) => page.getByRole('link', { name: 'Spring campaign' }).waitFor()],
@@ -69,6 +82,28 @@ try {
         for (let i = 0; i < 3; i++) await page.locator('.link-check input').nth(i).check();
         await page.getByText('3 links selected').waitFor();
         await page.evaluate('document.activeElement.blur()');
+        // No hover left on a button the layout moved under the pointer.
+        await page.mouse.move(0, 0);
+      },
+    ],
+    [
+      'links-kept',
+      '/app',
+      async (page) => {
+        // A link without clicks to delete on each run, beside the two that have clicks.
+        const socks = { destination: 'https://shop.example.com/spring/socks', title: 'Spring socks', tags: ['spring'] };
+        const fresh = (await api(d.t, 'POST', '/links', { key, body: socks })).body.slug;
+        await page.reload();
+        await page.locator('.link-item').nth(6).waitFor();
+        for (const slug of [slugs[0], slugs[1], fresh]) {
+          await page.getByRole('checkbox', { name: `Select sl.test/${slug}` }).check();
+        }
+        await page.getByRole('button', { name: 'Delete', exact: true }).click();
+        await page.getByRole('button', { name: 'Delete links' }).click();
+        await page.getByText('2 links were kept because they have clicks:').waitFor();
+        await page.evaluate('document.activeElement.blur()');
+        // No hover left on a button the layout moved under the pointer.
+        await page.mouse.move(0, 0);
       },
     ],
   ];

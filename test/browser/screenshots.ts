@@ -1,8 +1,9 @@
 /**
  * Writes the dashboard's screenshots: `bun run test/browser/screenshots.ts [out-dir]` (default
  * docs/screenshots), rendered by the real app in Chromium with no internet. The sign-in page at
- * 1280x800 and 375x800; the links list with data, a link's page, the API keys page with a new
- * key shown once, and the sessions page at 1280x800; each light and dark.
+ * 1280x800 and 375x800; the links list with data (an expired link and one at its click limit
+ * among them), a link's page, an expired link's page, its slug change asking first, the API
+ * keys page with a new key shown once, and the sessions page at 1280x800; each light and dark.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,42 +43,50 @@ const LINKS = [
     tags: ['blog', 'campaign'],
     clicks: 128,
   },
-  { slug: 'careers', title: null, destination: 'https://example.com/careers', tags: [], clicks: 3 },
+  // Three clicks of three: visitors get the "no longer available" page.
+  { slug: 'careers', title: null, destination: 'https://example.com/careers', tags: [], clicks: 3, clickLimit: 3 },
   {
     slug: 'webinar',
     title: 'Webinar sign-up',
     destination: 'https://events.example.com/webinar?id=11',
     tags: ['events'],
     clicks: 0,
+    // Expired an hour after it was made (the list is seen days later).
+    expiresIn: 3_600_000,
   },
 ];
 
-/** An account with links, clicks, keys and two sessions; returns the link page's id. */
-async function seed(d: Dashboard, page: Page): Promise<string> {
+/** An account with links, clicks, keys and two sessions; returns the ids of the first and last links. */
+async function seed(d: Dashboard, page: Page): Promise<{ first: string; last: string }> {
   const account = await createAccount(d.t.deps, { email: 'ada@example.com', password: PASSWORD, superuser: true });
   const { key } = createApiKey(d.t.deps, { accountId: account.id, scope: 'write', expiresAt: null, name: 'CI deploy' });
   createApiKey(d.t.deps, { accountId: account.id, scope: 'read', expiresAt: null, name: 'Reporting' });
   const params = { utm_source: 'newsletter', utm_medium: 'email' };
   let first = '';
-  for (const link of LINKS) {
+  let last = '';
+  for (const { clicks, expiresIn, ...link } of LINKS) {
     // A day apart, so the list's order (newest first) and dates read naturally.
     d.t.clock.advance(86_400_000);
-    const created = await api(d.t, 'POST', '/links', { key, body: { ...link, clicks: undefined, params } });
+    const expiresAt = expiresIn === undefined ? undefined : d.t.clock.now() + expiresIn;
+    const created = await api(d.t, 'POST', '/links', { key, body: { ...link, expiresAt, params } });
     first ||= created.body.id;
+    last = created.body.id;
     await api(d.t, 'POST', `/links/${created.body.id}/variants`, {
       key,
       body: { code: 'fb', params: { utm_source: 'facebook' } },
     });
-    for (let i = 0; i < link.clicks; i++) {
+    for (let i = 0; i < clicks; i++) {
       const ua = i % 3 ? DESKTOP_CHROME : IPHONE;
       await d.t.app.handle(new Request(`https://sl.test/${link.slug}`, { headers: { 'user-agent': ua } }));
     }
   }
   await d.t.deps.clicks.flusher.flush();
+  // Seen a day after the last link was made: the webinar link has expired by then.
+  d.t.clock.advance(86_400_000);
   const other = { email: account.email, password: PASSWORD };
   await dash(d.t, 'POST', '/session', { body: other, headers: { 'user-agent': IPHONE } });
   await page.request.post(`${d.origin}/api/app/session`, { data: other, headers: { 'sec-fetch-site': 'same-origin' } });
-  return first;
+  return { first, last };
 }
 
 async function shoot(page: Page, name: string, width: number): Promise<void> {
@@ -101,7 +110,7 @@ try {
   }
 
   const { page } = await offlinePage(d.browser, { userAgent: DESKTOP_CHROME, viewport: { width: 1280, height: 800 } });
-  const linkId = await seed(d, page);
+  const { first: linkId, last: expiredId } = await seed(d, page);
   await page.goto(`${d.origin}/app`);
   await page
     .locator('.link-item')
@@ -109,10 +118,21 @@ try {
     .waitFor();
   await shoot(page, 'links', 1280);
 
+  await page.goto(`${d.origin}/app/links/${expiredId}`);
+  await page.getByRole('img', { name: /QR code/ }).waitFor();
+  await page.waitForSelector('img.qr-image[src]');
+  await shoot(page, 'link-expired', 1280);
+
   await page.goto(`${d.origin}/app/links/${linkId}`);
   await page.getByRole('img', { name: /QR code/ }).waitFor();
   await page.waitForSelector('img.qr-image[src]');
   await shoot(page, 'link', 1280);
+
+  // A new slug asks first: the old address, the new one, and what stops working.
+  await page.getByRole('region', { name: 'Details' }).getByLabel('Slug').fill('spring-2027');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('dialog', { name: "Change the short link's address?" }).waitFor();
+  await shoot(page, 'link-rename', 1280);
 
   await page.goto(`${d.origin}/app/settings/keys`);
   await page.getByRole('button', { name: 'Create key' }).click();

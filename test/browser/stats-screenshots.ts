@@ -3,7 +3,8 @@
  * (default docs/screenshots), at 1280x800 light and dark and 375x800 light, rendered by the real
  * app in Chromium with no internet, for a busy workspace seeded through the real redirect:
  * stats-* is the top of the workspace's page (the pointer on the chart), link-stats-* one link's
- * page scrolled to its world map and countries.
+ * page scrolled to its world map and countries, and *-variants-* each page scrolled to its
+ * variants (the workspace's per link, the link's with its own clicks as a row).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +29,10 @@ async function showMap(page: Page) {
   await page.evaluate("document.getElementById('bd-country').closest('section').scrollIntoView()");
 }
 
+async function showVariants(page: Page) {
+  await page.evaluate("document.getElementById('bd-variant').closest('section').scrollIntoView()");
+}
+
 const d = await startDashboard({ SLINK_TRUST_PROXY: '1' });
 try {
   const p = await signedInPage(d);
@@ -35,6 +40,8 @@ try {
   const pages = [
     { name: 'stats', path: '/app/stats?range=30d', arrange: pointAtChart },
     { name: 'link-stats', path: `/app/links/${sale}/stats?range=30d`, arrange: showMap },
+    { name: 'stats-variants', path: '/app/stats?range=30d', arrange: showVariants },
+    { name: 'link-stats-variants', path: `/app/links/${sale}/stats?range=30d`, arrange: showVariants },
   ];
   const shots = [
     { width: 1280, colorScheme: 'light' },

@@ -30,6 +30,7 @@ const OPERATIONS = [
   ['patch', '/api/v1/links/{id}'],
   ['delete', '/api/v1/links/{id}'],
   ['get', '/api/v1/links/tags'],
+  ['get', '/api/v1/links/count'],
   ['get', '/api/v1/links/{id}/variants'],
   ['post', '/api/v1/links/{id}/variants'],
   ['patch', '/api/v1/links/{id}/variants/{variantId}'],
@@ -209,6 +210,7 @@ describe('GET /api/openapi.json', () => {
         'title',
         'tags',
         'status',
+        'availability',
         'params',
         'variants',
         'projectId',
@@ -224,6 +226,8 @@ describe('GET /api/openapi.json', () => {
       ].sort(),
     );
     expect(enumOf(link.properties.status)).toEqual(['active', 'paused', 'archived']);
+    expect(enumOf(link.properties.availability)).toEqual(['live', 'paused', 'expired', 'limit']);
+    expect(link.properties.availability.description).toContain('first of paused, expired, limit');
     const list = deref(jsonSchema(op('get', '/api/v1/links').responses['200'].content));
     expect([...list.required].sort()).toEqual(['cursor', 'items']);
     const variant = deref(jsonSchema(op('post', '/api/v1/links/{id}/variants').responses['201'].content));
@@ -278,13 +282,46 @@ describe('GET /api/openapi.json', () => {
 
   test('documents the GET /links query parameters and the page size limit', () => {
     const params = op('get', '/api/v1/links').parameters.filter((p: any) => p.in === 'query');
-    expect(params.map((p: any) => p.name).sort()).toEqual(['cursor', 'limit', 'project', 'q', 'sort', 'status', 'tag']);
+    expect(params.map((p: any) => p.name).sort()).toEqual([
+      'availability',
+      'cursor',
+      'limit',
+      'project',
+      'q',
+      'sort',
+      'status',
+      'tag',
+    ]);
+    expect(enumOf(params.find((p: any) => p.name === 'availability').schema)).toEqual([
+      'live',
+      'paused',
+      'expired',
+      'limit',
+    ]);
+    // The count takes the list's filters, and no paging or sort.
+    const countParams = op('get', '/api/v1/links/count').parameters.filter((p: any) => p.in === 'query');
+    expect(countParams.map((p: any) => p.name).sort()).toEqual(['availability', 'project', 'q', 'status', 'tag']);
+    const count = deref(jsonSchema(op('get', '/api/v1/links/count').responses['200'].content));
+    expect(count.required).toEqual(['count']);
     const limit = params.find((p: any) => p.name === 'limit');
     const limitSchema = limit.schema.anyOf?.find((a: any) => a.type === 'integer') ?? limit.schema;
     expect(limitSchema.maximum).toBe(100);
     expect(limitSchema.minimum).toBe(1);
     const sort = params.find((p: any) => p.name === 'sort');
     expect(enumOf(sort.schema)).toEqual(['created', 'oldest', 'clicks', 'updated']);
+  });
+
+  test('documents the variant breakdowns and topLinks of link and workspace statistics', () => {
+    const link = deref(jsonSchema(op('get', '/api/v1/links/{id}/stats').responses['200'].content));
+    const linkVariant = link.properties.breakdowns.properties.variant;
+    expect([...linkVariant.items.required].sort()).toEqual(['clicks', 'value']);
+    expect(linkVariant.description).toContain('`""` counts the clicks on the link itself');
+    expect(linkVariant.description).toContain('adds up to totals.clicks');
+    const workspace = deref(jsonSchema(op('get', '/api/v1/workspace/stats').responses['200'].content));
+    const wsVariant = workspace.properties.breakdowns.properties.variant;
+    expect([...wsVariant.items.required].sort()).toEqual(['clicks', 'code', 'linkId', 'value']);
+    expect(wsVariant.items.properties.value.description).toContain('<slug>/<code>');
+    expect([...workspace.properties.topLinks.items.required].sort()).toEqual(['clicks', 'id', 'slug', 'title']);
   });
 
   test('is served without a key and is not rate limited', async () => {

@@ -134,7 +134,7 @@ describe('DELETE /api/app/links/:id (with its clicks)', () => {
     expect(count('SELECT count(*) AS n FROM named_buckets WHERE scope = ?')).toBe(0);
     const after = await api(t, 'GET', '/workspace/stats?from=2026-11-21&to=2026-11-21', { key: c.key });
     expect(after.body.totals).toMatchObject({ clicks: 1, uniques: 1, bots: 0 });
-    expect(after.body.topLinks).toEqual([{ id: kept.id, slug: kept.slug, clicks: 1 }]);
+    expect(after.body.topLinks).toEqual([{ id: kept.id, slug: kept.slug, title: null, clicks: 1 }]);
     expectError(
       await dash(t, 'DELETE', `/links/${doomed.id}`, { cookie, body: { slug: doomed.slug } }),
       404,

@@ -21,6 +21,7 @@ const LINK_KEYS = [
   'title',
   'tags',
   'status',
+  'availability',
   'params',
   'variants',
   'projectId',

@@ -21,6 +21,7 @@ const LINK_KEYS = [
   'title',
   'tags',
   'status',
+  'availability',
   'params',
   'variants',
   'projectId',
@@ -115,6 +116,7 @@ describe('POST /links', () => {
       title: null,
       tags: [],
       status: 'active',
+      availability: 'live',
       params: {},
       variants: [],
       projectId: null,
@@ -573,7 +575,8 @@ describe('PATCH /links/{id}', () => {
       title: 'Start',
       tags: ['one', 'two'],
       params: { src: 'mail' },
-      expiresAt: T0 + 1000,
+      // Far enough for the clock these tests advance: the link stays live (availability).
+      expiresAt: T0 + 3_600_000,
       clickLimit: 5,
     });
   }
@@ -600,7 +603,7 @@ describe('PATCH /links/{id}', () => {
       [{ clickLimit: 7 }, { clickLimit: 7 }],
       [{ clickLimit: null }, { clickLimit: null }],
       [{ destination: 'https://other.example/path' }, { destination: 'https://other.example/path' }],
-      [{ status: 'paused' }, { status: 'paused' }],
+      [{ status: 'paused' }, { status: 'paused', availability: 'paused' }],
     ];
     let expected = link;
     for (const [body, delta] of changes) {

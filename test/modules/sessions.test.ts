@@ -243,6 +243,8 @@ describe('ending sessions', () => {
           lastSeenAt: T0 + MINUTE,
           expiresAt: T0 + MINUTE + 30 * DAY,
           userAgent: 'Phone',
+          browser: null,
+          os: null,
           current: true,
         },
         {
@@ -251,6 +253,8 @@ describe('ending sessions', () => {
           lastSeenAt: T0,
           expiresAt: T0 + 30 * DAY,
           userAgent: 'Laptop',
+          browser: null,
+          os: null,
           current: false,
         },
       ],
@@ -266,6 +270,32 @@ describe('ending sessions', () => {
     expect(ended.headers.get('set-cookie')).toBeNull();
     expectError(await dash(t, 'GET', '/session', { cookie: first.cookie }), 403, 'session_required');
     expect((await dash(t, 'GET', '/sessions', { cookie: second.cookie })).body.items).toHaveLength(1);
+  });
+
+  test('GET /api/app/sessions names each browser and system as the statistics do', async () => {
+    t = makeTestApp();
+    const agents = [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+      'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0',
+    ];
+    const first = await signIn(t, { headers: { 'user-agent': agents[0]! } });
+    for (const agent of agents.slice(1)) {
+      t.clock.advance(MINUTE);
+      await signIn(t, { email: first.email, headers: { 'user-agent': agent } });
+    }
+    t.clock.advance(MINUTE);
+    // No user agent at all: nothing to name.
+    const bare = await dash(t, 'POST', '/session', { body: { email: first.email, password: PASSWORD } });
+    expect(bare.status).toBe(200);
+    const list = await dash(t, 'GET', '/sessions', { cookie: first.cookie });
+    expect(list.status).toBe(200);
+    expect(list.body.items.map((s: { browser: string | null; os: string | null }) => [s.browser, s.os])).toEqual([
+      [null, null],
+      ['Firefox', 'Linux'],
+      ['Mobile Safari', 'iOS'],
+      ['Chrome', 'Windows'],
+    ]);
   });
 
   test('DELETE /api/app/sessions signs out everywhere, this session included; other accounts stay', async () => {

@@ -29,7 +29,7 @@ export function analyticsRoutes(deps: Deps) {
       detail: {
         tags,
         summary: 'Statistics of the whole workspace',
-        description: `As link statistics, over every link, plus topLinks. ${WINDOW_NOTE}`,
+        description: `As link statistics, over every link, plus topLinks; its variant list has one entry per variant of each link (\`<slug>/<code>\`). ${WINDOW_NOTE}`,
       },
     })
     .get('/links/:id/clicks', ({ params, query }) => linkClicks(deps, params.id, query), {

@@ -6,7 +6,7 @@ import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { NextCursor, nullable, oneOf, pageQuery, StringMapModel } from '../../http/models';
 import { CLICK_FIELDS } from './export-cursor';
-import { BREAKDOWN_LIMIT } from './stats';
+import { BREAKDOWN_LIMIT } from './top';
 import { RANGES } from './window';
 
 const windowFields = {
@@ -96,13 +96,19 @@ const statsFields = {
     ),
     device: list(Entry, 'desktop, mobile, tablet, ...'),
     os: list(Entry, 'Operating systems.'),
-    browser: list(Entry, 'Browsers.'),
+    browser: list(
+      Entry,
+      "Browsers; a bot hit (counted with bots=1) under the bot's name from its user agent (Googlebot, curl, ...), or Bot when it names none.",
+    ),
     referrer: list(Entry, 'Referring hosts.'),
     trafficType: list(Entry, 'direct, email, social, search or referral.'),
     utmSource: list(Entry, 'utm_source values.'),
     utmMedium: list(Entry, 'utm_medium values.'),
     utmCampaign: list(Entry, 'utm_campaign values.'),
-    variant: list(Entry, 'Variant codes (as they are named now).'),
+    variant: list(
+      t.Object({ value: t.String(), clicks: Count }),
+      'By variant, under its current code; `""` counts the clicks on the link itself: on the bare link, and on codes that match no variant now (never did, or their variant was deleted since; unknownVariants lists those by code). So the list adds up to totals.clicks (when it holds every value: at most 100 are listed).',
+    ),
     language: list(Entry, 'Preferred languages (Accept-Language).'),
     params: list(
       t.Object({ key: t.String(), value: t.String(), clicks: Count }),
@@ -119,17 +125,37 @@ export const StatsModel = t.Object(statsFields, { title: 'Stats' });
 export type Stats = typeof StatsModel.static;
 export type Breakdowns = Stats['breakdowns'];
 
+const WorkspaceVariantEntry = t.Object({
+  value: t.String({ description: "`<slug>/<code>`: the link's and the variant's current names." }),
+  linkId: t.String(),
+  code: t.String({ description: "The variant's current code." }),
+  clicks: Count,
+});
+
 export const WorkspaceStatsModel = t.Object(
   {
     ...statsFields,
+    breakdowns: t.Object({
+      ...statsFields.breakdowns.properties,
+      variant: list(
+        WorkspaceVariantEntry,
+        'One entry per variant of each link, never codes of different links together. Clicks on a link itself (the bare link, or a code that matches no variant) are not listed; unknownVariants lists unrecognised codes of every link together, by code.',
+      ),
+    }),
     topLinks: list(
-      t.Object({ id: t.String(), slug: t.String(), clicks: Count }),
+      t.Object({
+        id: t.String(),
+        slug: t.String({ description: "The link's current slug." }),
+        title: nullable(t.String(), { description: "The link's current title." }),
+        clicks: Count,
+      }),
       'Links with the most clicks in the window.',
     ),
   },
   { title: 'WorkspaceStats' },
 );
 export type WorkspaceStats = typeof WorkspaceStatsModel.static;
+export type WorkspaceVariant = typeof WorkspaceVariantEntry.static;
 
 const Nullable = nullable(t.String());
 const ClickModel = t.Object(
@@ -148,7 +174,10 @@ const ClickModel = t.Object(
     city: Nullable,
     device: Nullable,
     os: Nullable,
-    browser: Nullable,
+    browser: nullable(t.String(), {
+      description:
+        "For a bot hit, the bot's name from its user agent, or Bot (null for bot hits recorded before bots were named).",
+    }),
     referrer: nullable(t.String(), { description: 'Referring host; null for none.' }),
     trafficType: Nullable,
     language: Nullable,

@@ -2,16 +2,17 @@
 import type { Deps } from '../../deps';
 import { lastClickId } from '../clicks/read-clicks';
 import { retainedFrom } from '../clicks/retention';
-import { slugsOf } from '../links/repo';
+import { linkNamesOf } from '../links/repo';
 import { getLinkRowOrThrow } from '../links/service';
 import { linkDaysBefore } from '../rollups/link-days';
 import { firstBucketStart } from '../rollups/read-rollups';
 import { linkValueId } from '../rollups/rollup-values';
 import { WORKSPACE } from '../rollups/rollups';
-import { variantCodes } from '../variants/repo';
+import { variantCodes, variantsByIds } from '../variants/repo';
 import { type ClickSource, exportStream, listClicks } from './clicks';
 import type { ClicksInput, Stats, WindowQuery, WorkspaceStats } from './model';
 import { computeStats } from './stats';
+import { type KnownVariant, linkVariantRows, type VariantLabel, workspaceVariantRows } from './variants';
 import { hourAligned, resolveWindow } from './window';
 
 const DEFAULT_CLICK_PAGE = 50;
@@ -21,28 +22,55 @@ function firstDayOf(deps: Deps, scope: number | null): number | null {
   return scope === null ? null : firstBucketStart(deps.db.$client, scope);
 }
 
-function statsOf(deps: Deps, scope: number | null, variants: Map<string, string>, query: WindowQuery) {
+function statsOf<V>(
+  deps: Deps,
+  scope: number | null,
+  variantRows: (known: KnownVariant[], counted: number) => V[],
+  query: WindowQuery,
+) {
   const sqlite = deps.db.$client;
   const window = resolveWindow(query, deps.clock.now(), () => firstDayOf(deps, scope));
   const daysBefore =
     scope === WORKSPACE ? Number.POSITIVE_INFINITY : scope === null ? 0 : linkDaysBefore(sqlite, scope);
-  return computeStats({ sqlite, values: deps.rollupValues, scope, daysBefore, variants }, hourAligned(window));
+  return computeStats(
+    {
+      sqlite,
+      values: deps.rollupValues,
+      scope,
+      daysBefore,
+      variantLabels: (ids) => variantLabels(deps, ids),
+      variantRows,
+    },
+    hourAligned(window),
+  );
+}
+
+/** The variants of these ids that exist, with their code and their link's current slug. */
+function variantLabels(deps: Deps, ids: string[]): Map<string, VariantLabel> {
+  const variants = variantsByIds(deps.db, ids);
+  const links = linkNamesOf(deps.db, [...new Set([...variants.values()].map((v) => v.linkId))]);
+  const labels = new Map<string, VariantLabel>();
+  for (const [id, v] of variants) {
+    const link = links.get(v.linkId);
+    if (link !== undefined) labels.set(id, { ...v, slug: link.slug });
+  }
+  return labels;
 }
 
 export function linkStats(deps: Deps, id: string, query: WindowQuery): Stats {
   getLinkRowOrThrow(deps, id);
-  return statsOf(deps, linkValueId(deps.db.$client, id), variantCodes(deps.db, id), query).stats;
+  return statsOf(deps, linkValueId(deps.db.$client, id), linkVariantRows, query).stats;
 }
 
 export function workspaceStats(deps: Deps, query: WindowQuery): WorkspaceStats {
-  const { stats, links } = statsOf(deps, WORKSPACE, variantCodes(deps.db, null), query);
-  const slugs = slugsOf(
+  const { stats, links } = statsOf(deps, WORKSPACE, workspaceVariantRows, query);
+  const names = linkNamesOf(
     deps.db,
     links.map((l) => l.value!),
   );
   const topLinks = links.flatMap((l) => {
-    const slug = slugs.get(l.value!);
-    return slug === undefined ? [] : [{ id: l.value!, slug, clicks: l.clicks }];
+    const link = names.get(l.value!);
+    return link === undefined ? [] : [{ id: l.value!, slug: link.slug, title: link.title, clicks: l.clicks }];
   });
   return { ...stats, topLinks };
 }

@@ -17,16 +17,20 @@ import { forEachCount } from '../rollups/rollup-codec';
 import type { RollupValues } from '../rollups/rollup-values';
 import type { Grain, RollupDim } from '../rollups/rollups';
 import type { Breakdowns, Stats } from './model';
+import { compareText, top } from './top';
+import { groupVariants, type KnownVariant, type VariantLabel, type VariantValue } from './variants';
 import { HOURLY_UP_TO_MS, type Window } from './window';
-
-/** Each breakdown lists at most this many values, most clicks first. */
-export const BREAKDOWN_LIMIT = 100;
 
 type Entry = { value: string | null; clicks: number };
 type CityEntry = Breakdowns['city'][number];
 type ParamEntry = Breakdowns['params'][number];
 
-interface StatsSource {
+/** Statistics whose variant breakdown has entries of type V (a link's or the workspace's, variants.ts). */
+export type StatsWith<V> = Omit<Stats, 'breakdowns'> & {
+  breakdowns: Omit<Breakdowns, 'variant'> & { variant: V[] };
+};
+
+interface StatsSource<V> {
   sqlite: Database;
   values: RollupValues;
   /** A link's value id (null: never clicked, nothing stored), or WORKSPACE. */
@@ -36,8 +40,10 @@ interface StatsSource {
    * (rollups/link-days.ts); the workspace's day buckets are always whole (Infinity).
    */
   daysBefore: number;
-  /** Current code per variant id: variants of the link, or of every link for the workspace. */
-  variants: Map<string, string>;
+  /** The variants of these ids that exist now (a click on any other code is unrecognised). */
+  variantLabels: (ids: string[]) => Map<string, VariantLabel>;
+  /** The variant breakdown from the known variants and every click counted in the window (variants.ts). */
+  variantRows: (known: KnownVariant[], counted: number) => V[];
 }
 
 /** Dimensions whose '' means "not known": shown as null. */
@@ -116,10 +122,10 @@ class Summer {
 }
 
 /** `w` must be hour-aligned (window.hourAligned). */
-export function computeStats(
-  src: StatsSource,
+export function computeStats<V>(
+  src: StatsSource<V>,
   w: Window,
-): { stats: Stats; links: { value: string | null; clicks: number }[] } {
+): { stats: StatsWith<V>; links: { value: string | null; clicks: number }[] } {
   const totals = { clicks: 0, uniques: 0, bots: 0 };
   const rows: BucketData[] = [];
   const scope = src.scope;
@@ -140,7 +146,7 @@ export function computeStats(
   }
   const interval = w.to + 1 - w.from <= HOURLY_UP_TO_MS ? 'hour' : 'day';
   const series = interval === 'hour' ? hourlySeries(src, w) : dailySeries(w, rows);
-  const grouped = group(src, summer);
+  const grouped = group(src, summer, totals.clicks);
   return {
     stats: {
       range: { from: w.from, to: w.to, bots: w.bots },
@@ -173,7 +179,7 @@ function emptySeries(from: number, to: number, step: number) {
   return points;
 }
 
-function hourlySeries(src: StatsSource, w: Window) {
+function hourlySeries(src: Pick<StatsSource<unknown>, 'sqlite' | 'scope'>, w: Window) {
   const points = emptySeries(w.from, w.to, HOUR_MS);
   if (src.scope === null) return [...points.values()];
   for (const r of readBucketTotals(src.sqlite, src.scope, 'hour', w.from, w.to + 1))
@@ -188,69 +194,12 @@ function dailySeries(w: Window, rows: BucketRow[]) {
   return [...points.values()];
 }
 
-function byClicks<T extends { clicks: number }>(tie: (a: T, b: T) => number) {
-  return (a: T, b: T) => b.clicks - a.clicks || tie(a, b);
-}
-
-/** JavaScript string order (UTF-16 code units) with null (unknown) last: stable, locale-free tie-breaking. */
-function compareText(a: string | null, b: string | null): number {
-  if (a === b) return 0;
-  if (a === null) return 1;
-  if (b === null) return -1;
-  return a < b ? -1 : 1;
-}
-
-/**
- * The BREAKDOWN_LIMIT entries with the most clicks, in order. A long list (a workspace's links,
- * a busy link's cities) is first cut to the entries with at least the limit-th largest count,
- * found by selection: sorting 100,000 entries with a comparator costs tens of ms, the cut one
- * pass. Every entry tied with the last one kept stays in, so the order decides the same as a
- * full sort would.
- */
-export function top<T extends { clicks: number }>(list: T[], tie: (a: T, b: T) => number): T[] {
-  if (list.length > 4 * BREAKDOWN_LIMIT) {
-    const least = kthLargest(
-      Float64Array.from(list, (e) => e.clicks),
-      BREAKDOWN_LIMIT,
-    );
-    list = list.filter((e) => e.clicks >= least);
-  }
-  return list.sort(byClicks(tie)).slice(0, BREAKDOWN_LIMIT);
-}
-
-/** The k-th largest of `a` (1-based), by quickselect (reorders `a`). */
-function kthLargest(a: Float64Array, k: number): number {
-  let lo = 0;
-  let hi = a.length - 1;
-  const target = k - 1;
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >>> 1]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i]! > pivot) i++;
-      while (a[j]! < pivot) j--;
-      if (i <= j) {
-        const t = a[i]!;
-        a[i] = a[j]!;
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else break;
-  }
-  return a[target]!;
-}
-
-function group(src: StatsSource, summer: Summer) {
+/** `counted`: every click counted in the window (totals.clicks). */
+function group<V>(src: StatsSource<V>, summer: Summer, counted: number) {
   const plain = new Map<RollupDim, Entry[]>(PLAIN_DIMS.map((d) => [d, []]));
   const city: CityEntry[] = [];
   const params: ParamEntry[] = [];
-  const known = new Map<string, number>();
-  const unknown = new Map<string, number>();
+  const variants: VariantValue[] = [];
   const links: Entry[] = [];
   for (const id of summer.touched) {
     const clicks = summer.sums[id]!;
@@ -264,14 +213,9 @@ function group(src: StatsSource, summer: Summer) {
       case 'param':
         params.push({ key: name.key, value: name.value, clicks });
         break;
-      case 'variant': {
-        // Keyed by the variant id at click time: a renamed variant keeps its clicks under its
-        // current code; a code that matched nothing, or whose variant is gone, is unrecognised.
-        const code = name.key === '' ? undefined : src.variants.get(name.key);
-        if (code === undefined) unknown.set(name.value, (unknown.get(name.value) ?? 0) + clicks);
-        else known.set(code, (known.get(code) ?? 0) + clicks);
+      case 'variant':
+        variants.push({ key: name.key, code: name.value, clicks });
         break;
-      }
       case 'link':
         links.push({ value: name.value, clicks });
         break;
@@ -279,6 +223,7 @@ function group(src: StatsSource, summer: Summer) {
         plain.get(name.dim)!.push({ value, clicks });
     }
   }
+  const { known, unknown } = groupVariants(variants, src.variantLabels);
   const byValue = (a: Entry, b: Entry) => compareText(a.value, b.value);
   const list = (dim: RollupDim) => top(plain.get(dim)!, byValue);
   return {
@@ -293,10 +238,7 @@ function group(src: StatsSource, summer: Summer) {
       utmSource: list('utmSource'),
       utmMedium: list('utmMedium'),
       utmCampaign: list('utmCampaign'),
-      variant: top(
-        [...known].map(([value, clicks]) => ({ value, clicks })),
-        byValue,
-      ),
+      variant: src.variantRows(known, counted),
       language: list('language'),
       params: top(params, (a, b) => compareText(a.key, b.key) || compareText(a.value, b.value)),
     },

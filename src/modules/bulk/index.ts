@@ -3,18 +3,24 @@ import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
 import { errors } from '../../http/models';
+import { bulkDelete, bulkParams, bulkProject, bulkStatus, bulkTags } from './actions';
 import {
+  BulkChangedResult,
   BulkCreateModel,
+  BulkDeleteModel,
+  BulkIdsBody,
   BulkParamsBody,
   BulkParamsResult,
   BulkPreviewModel,
   BulkProjectBody,
   BulkProjectResult,
+  BulkStatusBody,
+  BulkTagsBody,
   BulkTextBody,
   MAX_BULK_IDS,
 } from './model';
 import { MAX_BULK_LINES } from './parse';
-import { bulkParams, bulkProject, createBulk, previewBulk } from './service';
+import { createBulk, previewBulk } from './service';
 
 const tags = ['Bulk'];
 const TEXT_NOTE = `Request params apply to every line; a line's own utm_ values win over them. More than ${MAX_BULK_LINES} URLs is 400 (field text); an invalid line is reported with its number and reason and never stops the others.`;
@@ -67,6 +73,36 @@ export function bulkRoutes(deps: Deps) {
         tags,
         summary: 'Move many links to a project',
         description: `Up to ${MAX_BULK_IDS} ids; projectId null (or omitted) unfiles them. An unknown projectId is 400. Unknown ids are listed in notFound.`,
+      },
+    })
+    .post('/tags', ({ body }) => bulkTags(deps, body), {
+      parse: 'json',
+      body: BulkTagsBody,
+      response: { 200: BulkChangedResult, ...errors(400, 401, 403, 413, 415, 429) },
+      detail: {
+        tags,
+        summary: 'Add and remove tags on many links',
+        description: `Up to ${MAX_BULK_IDS} ids, in one transaction: each link keeps its other tags. At least one tag in add or remove (else 400 field add); a tag in both is 400 field remove; a link that would carry more than 50 tags is 400 field add and nothing changes. Unknown ids are listed in notFound.`,
+      },
+    })
+    .post('/status', ({ body }) => bulkStatus(deps, body), {
+      parse: 'json',
+      body: BulkStatusBody,
+      response: { 200: BulkChangedResult, ...errors(400, 401, 403, 413, 415, 429) },
+      detail: {
+        tags,
+        summary: 'Set the status of many links',
+        description: `Up to ${MAX_BULK_IDS} ids, in one transaction: pause (paused), resume or restore (active), archive (archived). Unknown ids are listed in notFound.`,
+      },
+    })
+    .post('/delete', ({ body }) => bulkDelete(deps, body), {
+      parse: 'json',
+      body: BulkIdsBody,
+      response: { 200: BulkDeleteModel, ...errors(400, 401, 403, 413, 415, 429) },
+      detail: {
+        tags,
+        summary: 'Delete many links',
+        description: `Up to ${MAX_BULK_IDS} ids. By the rule of DELETE /links/{id}, a link with recorded human clicks (buffered ones included) is kept and listed in refused with its clickCount; every other link is deleted, all in one transaction. Unknown ids are listed in notFound.`,
       },
     });
 }

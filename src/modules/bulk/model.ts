@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { nullable, ParamsModel, StringMapModel } from '../../http/models';
-import { LinkModel, tagsField } from '../links/model';
+import { LinkModel, StatusModel, tagsField } from '../links/model';
 import { projectIdField } from '../projects/model';
 import { MAX_BULK_LINES } from './parse';
 
@@ -119,3 +119,40 @@ export const BulkProjectResult = t.Object({
   unchanged: Type.Integer({ description: 'Links already in that project (or already unfiled).' }),
   notFound: NotFound,
 });
+
+const Unchanged = Type.Integer({ description: 'Links that already were so.' });
+
+export const BulkTagsBody = t.Object({
+  ids: Ids,
+  add: t.Optional(tagsField('Tags to add to every link (a tag a link already has is kept once).', 'add')),
+  remove: t.Optional(tagsField('Tags to remove from every link (a tag a link does not have is ignored).', 'remove')),
+});
+export type BulkTagsInput = typeof BulkTagsBody.static;
+
+export const BulkStatusBody = t.Object({ ids: Ids, status: StatusModel });
+export type BulkStatusInput = typeof BulkStatusBody.static;
+
+export const BulkChangedResult = t.Object({
+  updated: Type.Integer({ description: 'Links changed.' }),
+  unchanged: Unchanged,
+  notFound: NotFound,
+});
+
+export const BulkIdsBody = t.Object({ ids: Ids });
+
+export const BulkDeleteModel = t.Object({
+  deleted: t.Array(t.String(), { description: 'Ids of the links deleted, in request order.' }),
+  refused: t.Array(
+    t.Object({
+      id: t.String(),
+      slug: t.String(),
+      clickCount: Type.Integer({ description: 'Its human clicks: why it was kept.' }),
+    }),
+    {
+      description:
+        'Links kept because they have recorded human clicks (the rule of DELETE /links/{id}: archive them, or delete each in the dashboard), in request order.',
+    },
+  ),
+  notFound: NotFound,
+});
+export type BulkDeleteResult = typeof BulkDeleteModel.static;

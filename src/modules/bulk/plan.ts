@@ -8,7 +8,7 @@ import type { Deps } from '../../deps';
 import { AppError, invalid } from '../../lib/errors';
 import { nextTurn } from '../../lib/event-loop';
 import { checkParams } from '../../lib/params';
-import { normalizeDestination } from '../links/destination';
+import { normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from '../links/own-host';
 import { linkIdsByDestination } from '../links/repo';
 import { checkProjectId, normalizeTags, normalizeTitle } from '../links/service';
 import type { BulkLine, BulkStatus, BulkTextInput } from './model';
@@ -46,6 +46,7 @@ function readLine(
   t: ReturnType<typeof splitBulkText>[number],
   requestParams: Record<string, string>,
   firstSeen: Map<string, BulkLine>,
+  slinkHosts: SlinkHosts,
 ): BulkLine {
   const base = { line: t.line, input: t.input };
   const earlier = firstSeen.get(t.input);
@@ -63,7 +64,7 @@ function readLine(
   let read: BulkLine;
   try {
     if (/\s/.test(t.url)) throw invalid('text', 'A URL has no spaces; put a tab between the URL and its title');
-    const { destination, utm } = normalizeDestination(t.url, 'text');
+    const { destination, utm } = normalizeLinkDestination(t.url, slinkHosts, 'text');
     const title = normalizeTitle(t.title);
     // The line's own utm_ values win over the request's params.
     const params = checkParams({ ...requestParams, ...utm });
@@ -112,11 +113,12 @@ export async function planBulk(deps: Deps, input: BulkTextInput): Promise<Plan> 
   const projectId = checkProjectId(deps, input.projectId);
   const skipDuplicates = input.skipDuplicates ?? true;
   const text = splitBulkText(input.text);
+  const slinkHosts = slinkHostsOf(deps.config);
   const firstSeen = new Map<string, BulkLine>();
   const lines: BulkLine[] = [];
   for (let i = 0; i < text.length; i++) {
     if (i > 0 && i % BULK_CHUNK === 0) await nextTurn();
-    lines.push(readLine(text[i]!, requestParams, firstSeen));
+    lines.push(readLine(text[i]!, requestParams, firstSeen, slinkHosts));
   }
   if (skipDuplicates) markDuplicates(deps, lines);
   return { lines, tags, projectId, skipDuplicates };

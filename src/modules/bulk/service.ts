@@ -1,13 +1,11 @@
-/** Bulk verbs: many links from text, params or project for many links. No HTTP here. */
+/** Bulk create: many links from text (preview and create). No HTTP here; verbs on a selection are in actions.ts. */
 import type { Deps } from '../../deps';
-import { invalid } from '../../lib/errors';
 import { nextTurn } from '../../lib/event-loop';
-import { checkParams, PARAM_LIMITS } from '../../lib/params';
 import type { Link } from '../links/model';
-import { findLinkRows, type LinkRow, slugTaken, toLinks } from '../links/repo';
+import { type LinkRow, slugTaken, toLinks } from '../links/repo';
 import { checkProjectId, freshSlug, newLinkRow } from '../links/service';
-import { insertLinks, setLinkParams, setLinkProjects, writeLinks } from '../links/writes';
-import type { BulkLine, BulkParamsInput, BulkProjectInput, BulkTextInput } from './model';
+import { insertLinks, writeLinks } from '../links/writes';
+import type { BulkLine, BulkTextInput } from './model';
 import { BULK_CHUNK, countStatuses, markDuplicates, planBulk } from './plan';
 
 export async function previewBulk(deps: Deps, input: BulkTextInput) {
@@ -61,7 +59,7 @@ export async function createBulk(deps: Deps, input: BulkTextInput) {
   for (let i = 0; i < created.length; i += BULK_CHUNK * 2) {
     await nextTurn();
     const rows = created.slice(i, i + BULK_CHUNK * 2).map((item) => item.row);
-    links.push(...toLinks(deps.db, deps.config.shortHost, rows));
+    links.push(...toLinks(deps.db, deps.config.shortHost, rows, deps.clock.now()));
   }
   const { create, ...skips } = countStatuses(plan.lines);
   return {
@@ -69,43 +67,4 @@ export async function createBulk(deps: Deps, input: BulkTextInput) {
     skipped: plan.lines.filter((l) => l.status !== 'create'),
     counts: { created: create, ...skips },
   };
-}
-
-/** The links of these ids that exist, and the ids that name none (request order, once each). */
-function resolveIds(deps: Deps, ids: string[]): { rows: LinkRow[]; notFound: string[] } {
-  const unique = [...new Set(ids)];
-  const rows = findLinkRows(deps.db, unique);
-  const found = new Set(rows.map((r) => r.id));
-  return { rows, notFound: unique.filter((id) => !found.has(id)) };
-}
-
-export function bulkParams(deps: Deps, input: BulkParamsInput): { updated: number; notFound: string[] } {
-  const params = checkParams(input.params);
-  const replace = input.mode === 'replace';
-  const { rows, notFound } = resolveIds(deps, input.ids);
-  const now = deps.clock.now();
-  // Every link is checked before any is written: one over the limit stops the whole request.
-  const updates = rows.map((row) => {
-    const next = replace ? params : { ...row.params, ...params };
-    if (Object.keys(next).length > PARAM_LIMITS.maxKeys) {
-      throw invalid('params', `Link ${row.id} would have more than ${PARAM_LIMITS.maxKeys} params`);
-    }
-    return { id: row.id, params: next, updatedAt: Math.max(now, row.updatedAt) };
-  });
-  writeLinks(deps, (w) => setLinkParams(w, updates));
-  return { updated: updates.length, notFound };
-}
-
-export function bulkProject(
-  deps: Deps,
-  input: BulkProjectInput,
-): { moved: number; unchanged: number; notFound: string[] } {
-  const projectId = checkProjectId(deps, input.projectId);
-  const { rows, notFound } = resolveIds(deps, input.ids);
-  const now = deps.clock.now();
-  const moves = rows
-    .filter((r) => r.projectId !== projectId)
-    .map((r) => ({ id: r.id, updatedAt: Math.max(now, r.updatedAt) }));
-  writeLinks(deps, (w) => setLinkProjects(w, moves, projectId));
-  return { moved: moves.length, unchanged: rows.length - moves.length, notFound };
 }

@@ -6,6 +6,7 @@
 import { BoundedCache } from '../../lib/bounded-cache';
 import { utcDay } from '../../lib/time';
 import type { RollupClick } from '../rollups/rollups';
+import { botName } from './bot-name';
 import { type GeoLookup, unmapAddress } from './geo';
 import { preferredLanguage } from './language';
 import type { WireClick } from './record';
@@ -46,6 +47,8 @@ function paramsOf(json: string): Readonly<Record<string, string>> {
 export function enrichClick(record: WireClick, ctx: EnrichContext): EnrichedClick {
   const params = paramsOf(record.paramsJson);
   const agent = parseAgent(record.userAgent);
+  // A bot hit is shown under the bot's name (bot-name.ts), not as the browser it may imitate.
+  const browser = record.bot ? botName(record.userAgent) : agent.browser;
   // One form per address: a dual-stack socket's ::ffff:1.2.3.4 is the visitor 1.2.3.4.
   const address = record.address === null ? null : unmapAddress(record.address);
   const geo = ctx.geo.lookup(address);
@@ -66,7 +69,7 @@ export function enrichClick(record: WireClick, ctx: EnrichContext): EnrichedClic
     city: geo.city,
     device: agent.device,
     os: agent.os,
-    browser: agent.browser,
+    browser,
     referrer: refHost,
     trafficType: trafficType(refHost, params.utm_medium, ctx.ownHosts),
     language: preferredLanguage(record.acceptLanguage),

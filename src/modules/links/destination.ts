@@ -1,6 +1,8 @@
 /**
  * Destination rules (docs/behaviour.md, "Rules worth knowing"): an absolute http(s) URL with a host, at most
- * 2048 characters, no user:password, no control characters; IDN hosts become punycode.
+ * 2048 characters, no user:password, no control characters; IDN hosts become punycode. The
+ * server also refuses Slink's own hosts (own-host.ts, which needs the configuration; the
+ * dashboard runs this function too, to lift utm_ keys as the person types).
  * utm_ query keys are lifted out into params; every other query part is kept byte for byte,
  * so functional parameters reach the destination exactly as the user wrote them.
  */
@@ -12,7 +14,7 @@ const MAX_DESTINATION_LENGTH = 2048;
 
 interface NormalizedDestination {
   destination: string;
-  /** utm_* keys lifted out of the query, in order; a later repeat wins. */
+  /** utm_* keys lifted out of the query, in order; a later repeat of a key wins, even an empty one. */
   utm: Record<string, string>;
 }
 

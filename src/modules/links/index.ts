@@ -3,11 +3,21 @@ import { Elysia } from 'elysia';
 import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
 import { DeletedModel, errors, IdParams } from '../../http/models';
-import { CreateLinkBody, LinkListModel, LinkModel, ListLinksQuery, TagCountsModel, UpdateLinkBody } from './model';
-import { createLink, deleteLink, getLinkOrThrow, listLinks, listTagCounts, updateLink } from './service';
+import {
+  CreateLinkBody,
+  LinkCountModel,
+  LinkFilterQuery,
+  LinkListModel,
+  LinkModel,
+  ListLinksQuery,
+  TagCountsModel,
+  UpdateLinkBody,
+} from './model';
+import { countLinks, createLink, deleteLink, getLinkOrThrow, listLinks, listTagCounts, updateLink } from './service';
 
 const tags = ['Links'];
 
+/** `/count` and `/tags` are paths of their own beside `/:id`: link ids start with lnk_, never one of them. */
 export function linksRoutes(deps: Deps) {
   return new Elysia({ name: 'slink.links', prefix: '/links' })
     .use(principalPlugin)
@@ -17,7 +27,18 @@ export function linksRoutes(deps: Deps) {
       detail: {
         tags,
         summary: 'List links',
-        description: 'Active and paused links unless `status` is given; newest first by default.',
+        description:
+          'Active and paused links unless `status` is given; newest first by default. `availability` keeps only the links whose short link is live, paused, expired or at its click limit now.',
+      },
+    })
+    .get('/count', ({ query }) => countLinks(deps, query), {
+      query: LinkFilterQuery,
+      response: { 200: LinkCountModel, ...errors(400, 401, 429) },
+      detail: {
+        tags,
+        summary: 'Count links',
+        description:
+          'How many links `GET /links` lists with the same filters (q, tag, project, status, availability), over all its pages.',
       },
     })
     .post(

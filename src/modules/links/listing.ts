@@ -1,8 +1,9 @@
-/** The link list: filters, sorts and keyset paging. */
-import { and, asc, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+/** The link list: filters, sorts and keyset paging; and how many links the same filters match. */
+import { and, asc, count, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import type { LinkSort } from './model';
-import { linkRowsFrom } from './repo';
+import { availabilityCondition } from './availability';
+import type { LinkFilterInput, LinkSort } from './model';
+import { linkRowsFrom, withCounters } from './repo';
 import { type LinkRow, linkCounters, links, linkTags } from './table';
 
 /** Where a page ends: the sort column's value and the id of the last link shown. */
@@ -23,11 +24,9 @@ const SORT_KEY = {
   updated: [links.updatedAt, links.id],
 } as const;
 
-interface LinkFilter {
-  q?: string;
-  tag?: string;
-  project?: string;
-  status?: LinkRow['status'];
+/** The filters, and the instant availability is judged at (the injected clock's now). */
+interface LinkFilter extends LinkFilterInput {
+  now: number;
 }
 
 function escapeLike(text: string): string {
@@ -50,7 +49,17 @@ function filterConditions(filter: LinkFilter): SQL[] {
   }
   if (filter.project === 'none') where.push(isNull(links.projectId));
   else if (filter.project !== undefined) where.push(eq(links.projectId, filter.project));
+  if (filter.availability !== undefined) where.push(availabilityCondition(filter.availability, filter.now));
   return where;
+}
+
+/** How many links the filters match: every page of the list together. */
+export function countLinkRows(db: Db, filter: LinkFilter): number {
+  return (
+    withCounters(db, { n: count() })
+      .where(and(...filterConditions(filter)))
+      .get()?.n ?? 0
+  );
 }
 
 /**

@@ -6,13 +6,18 @@ import { NextCursor, nullable, oneOf, ParamsModel, pageQuery, StringMapModel } f
 import { MAX_INSTANT } from '../../lib/time';
 import { projectIdField } from '../projects/model';
 import { VariantModel } from '../variants/model';
+import { AVAILABILITIES } from './availability';
 import { LINK_STATUSES } from './table';
 
 export const LINK_LIMITS = { titleLength: 500, tags: 50, tagLength: 64 } as const;
 
-const StatusModel = oneOf(LINK_STATUSES, {
+/** A link's status, as a field of a body or query (bulk status uses it too). */
+export const StatusModel = oneOf(LINK_STATUSES, {
   error: fieldError('status', `status must be one of ${LINK_STATUSES.join(', ')}`),
 });
+
+const AVAILABILITY_MEANING =
+  'live: the short link redirects now; paused: status paused, visitors get the 404 page; expired: expiresAt has passed, 410; limit: clickCount has reached clickLimit, 410. When several hold, the first of paused, expired, limit (the order the redirect checks them in); an archived link redirects, so it is live unless another holds. Clicks count once written, like clickCount (within SLINK_FLUSH_MS plus a second).';
 
 export const LinkModel = t.Object(
   {
@@ -23,6 +28,9 @@ export const LinkModel = t.Object(
     title: nullable(t.String()),
     tags: t.Array(t.String()),
     status: StatusModel,
+    availability: oneOf(AVAILABILITIES, {
+      description: `Read-only: what a visitor of the short link gets now. ${AVAILABILITY_MEANING}`,
+    }),
     params: StringMapModel,
     variants: t.Array(VariantModel),
     projectId: nullable(t.String()),
@@ -44,16 +52,17 @@ const Title = t.String({
   maxLength: LINK_LIMITS.titleLength,
   error: fieldError('title', `title must be a string of at most ${LINK_LIMITS.titleLength} characters`),
 });
-/** The tags sent for a link, or for every link of a bulk create. */
+/** The tags sent for a link, for every link of a bulk create, or added to or removed from a selection (`field`). */
 export const tagsField = (
   description = `At most ${LINK_LIMITS.tags} tags of 1 to ${LINK_LIMITS.tagLength} characters; trimmed, repeats dropped.`,
+  field = 'tags',
 ) =>
   t.Array(t.String({ maxLength: LINK_LIMITS.tagLength }), {
     maxItems: LINK_LIMITS.tags,
     description,
     error: fieldError(
-      'tags',
-      `tags must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`,
+      field,
+      `${field} must be an array of at most ${LINK_LIMITS.tags} strings of 1 to ${LINK_LIMITS.tagLength} characters`,
     ),
   });
 const ExpiresAt = nullable(Type.Integer({ minimum: 0, maximum: MAX_INSTANT }), {
@@ -102,7 +111,8 @@ export type UpdateLinkInput = typeof UpdateLinkBody.static;
 const LINK_SORTS = ['created', 'oldest', 'clicks', 'updated'] as const;
 export type LinkSort = (typeof LINK_SORTS)[number];
 
-export const ListLinksQuery = t.Object({
+/** The filters of the list, also those of the count (GET /links/count). */
+const linkFilterFields = {
   q: t.Optional(
     t.String({
       maxLength: 200,
@@ -118,6 +128,19 @@ export const ListLinksQuery = t.Object({
     }),
   ),
   status: t.Optional(StatusModel),
+  availability: t.Optional(
+    oneOf(AVAILABILITIES, {
+      description: `Only links of this availability (see Link.availability), as of the request; combines with status, whose default (active and paused) still applies. ${AVAILABILITY_MEANING}`,
+      error: fieldError('availability', `availability must be one of ${AVAILABILITIES.join(', ')}`),
+    }),
+  ),
+};
+
+export const LinkFilterQuery = t.Object(linkFilterFields);
+export type LinkFilterInput = typeof LinkFilterQuery.static;
+
+export const ListLinksQuery = t.Object({
+  ...linkFilterFields,
   sort: t.Optional(
     t.UnionEnum([...LINK_SORTS], {
       description:
@@ -132,6 +155,10 @@ export type ListLinksInput = typeof ListLinksQuery.static;
 export const LinkListModel = t.Object({
   items: t.Array(LinkModel),
   cursor: NextCursor,
+});
+
+export const LinkCountModel = t.Object({
+  count: Type.Integer({ minimum: 0, description: 'Links matching the filters (every page of the list together).' }),
 });
 
 export const TagCountsModel = t.Object({

@@ -5,6 +5,7 @@ import type { Db } from '../../db/client';
 import { shortUrlOf } from '../../lib/short-url';
 import { projectNames } from '../projects/repo';
 import { findVariantsByLinkIds, toVariant } from '../variants/repo';
+import { availabilityOf } from './availability';
 import type { Link } from './model';
 import { type LinkRow, linkCounters, links, linkTags } from './table';
 
@@ -20,7 +21,7 @@ const linkRowColumns = {
 };
 
 /** A select of `columns` from `links` joined to its counters (every link has its row). */
-function withCounters<C extends SelectedFields>(db: Db, columns: C) {
+export function withCounters<C extends SelectedFields>(db: Db, columns: C) {
   return db.select(columns).from(links).innerJoin(linkCounters, eq(linkCounters.linkId, links.id));
 }
 
@@ -94,29 +95,38 @@ export function slugTaken(db: Db, slug: string): boolean {
   return db.$client.query<unknown, [string]>('SELECT 1 FROM links WHERE slug = ?').get(slug) !== null;
 }
 
-/** Slugs of the links of these ids that exist (the workspace's top links name them). */
-export function slugsOf(db: Db, ids: string[]): Map<string, string> {
+/** Current slug and title of the links of these ids that exist (the workspace's top links name them). */
+export function linkNamesOf(db: Db, ids: string[]): Map<string, { slug: string; title: string | null }> {
   if (ids.length === 0) return new Map();
   const rows = db.$client
-    .query<{ id: string; slug: string }, [string]>(
-      'SELECT id, slug FROM links WHERE id IN (SELECT value FROM json_each(?))',
+    .query<{ id: string; slug: string; title: string | null }, [string]>(
+      'SELECT id, slug, title FROM links WHERE id IN (SELECT value FROM json_each(?))',
     )
     .all(JSON.stringify(ids));
-  return new Map(rows.map((r) => [r.id, r.slug]));
+  return new Map(rows.map(({ id, ...names }) => [id, names]));
 }
 
-/** Full Link objects for rows: tags, variants and project names fetched in one query each, order kept. */
-export function toLinks(db: Db, shortHost: string, rows: LinkRow[]): Link[] {
-  const ids = rows.map((r) => r.id);
+/** The tags of each of these links, in tag order (a link without tags has no entry). */
+export function findTagsByLinkIds(db: Db, ids: string[]): Map<string, string[]> {
   const tagsByLink = new Map<string, string[]>();
-  if (ids.length > 0) {
-    const tagRows = db.select().from(linkTags).where(inArray(linkTags.linkId, ids)).orderBy(asc(linkTags.tag)).all();
-    for (const { linkId, tag } of tagRows) {
-      const list = tagsByLink.get(linkId);
-      if (list) list.push(tag);
-      else tagsByLink.set(linkId, [tag]);
-    }
+  if (ids.length === 0) return tagsByLink;
+  const tagRows = db.select().from(linkTags).where(inArray(linkTags.linkId, ids)).orderBy(asc(linkTags.tag)).all();
+  for (const { linkId, tag } of tagRows) {
+    const list = tagsByLink.get(linkId);
+    if (list) list.push(tag);
+    else tagsByLink.set(linkId, [tag]);
   }
+  return tagsByLink;
+}
+
+/**
+ * Full Link objects for rows: tags, variants and project names fetched in one query each, order
+ * kept. The one way a LinkRow becomes a Link, so `availability` is judged in one place, at `now`
+ * (the injected clock's, when the request is answered).
+ */
+export function toLinks(db: Db, shortHost: string, rows: LinkRow[], now: number): Link[] {
+  const ids = rows.map((r) => r.id);
+  const tagsByLink = findTagsByLinkIds(db, ids);
   const variantsByLink = findVariantsByLinkIds(db, ids);
   const projects = projectNames(
     db,
@@ -130,6 +140,7 @@ export function toLinks(db: Db, shortHost: string, rows: LinkRow[]): Link[] {
     title: row.title,
     tags: tagsByLink.get(row.id) ?? [],
     status: row.status,
+    availability: availabilityOf(row, now),
     params: row.params,
     variants: (variantsByLink.get(row.id) ?? []).map((v) => toVariant(v, shortHost, row.slug)),
     projectId: row.projectId,

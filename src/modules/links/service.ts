@@ -6,9 +6,16 @@ import { checkParams } from '../../lib/params';
 import { hasControlChars } from '../../lib/text';
 import { findProject } from '../projects/repo';
 import { decodeCursor, encodeCursor } from './cursor';
-import { normalizeDestination } from './destination';
-import { listLinkPage } from './listing';
-import { type CreateLinkInput, LINK_LIMITS, type Link, type ListLinksInput, type UpdateLinkInput } from './model';
+import { countLinkRows, listLinkPage } from './listing';
+import {
+  type CreateLinkInput,
+  LINK_LIMITS,
+  type Link,
+  type LinkFilterInput,
+  type ListLinksInput,
+  type UpdateLinkInput,
+} from './model';
+import { normalizeLinkDestination, slinkHostsOf } from './own-host';
 import type { LinkRow } from './repo';
 import * as repo from './repo';
 import { checkCustomSlug, generateSlug } from './slug';
@@ -36,15 +43,15 @@ export function normalizeTitle(title: string | null | undefined): string | null 
   return trimmed === '' ? null : trimmed;
 }
 
-/** Trimmed, non-empty, repeats dropped (first spelling kept). */
-export function normalizeTags(tags: string[] | undefined): string[] {
+/** Trimmed, non-empty, repeats dropped (first spelling kept). `field` names the input in errors. */
+export function normalizeTags(tags: string[] | undefined, field = 'tags'): string[] {
   const out: string[] = [];
   for (const raw of tags ?? []) {
     const tag = raw.trim();
     if (tag === '' || tag.length > LINK_LIMITS.tagLength) {
-      throw invalid('tags', `Each tag is 1 to ${LINK_LIMITS.tagLength} characters`);
+      throw invalid(field, `Each tag is 1 to ${LINK_LIMITS.tagLength} characters`);
     }
-    if (hasControlChars(tag)) throw invalid('tags', 'Tags must not contain control characters');
+    if (hasControlChars(tag)) throw invalid(field, 'Tags must not contain control characters');
     if (!out.includes(tag)) out.push(tag);
   }
   return out;
@@ -90,7 +97,7 @@ function isUniqueViolation(err: unknown): boolean {
 export function getLinkOrThrow(deps: Deps, id: string): Link {
   const row = repo.findLinkRow(deps.db, id);
   if (!row) throw notFound('link');
-  return repo.toLinks(deps.db, deps.config.shortHost, [row])[0]!;
+  return repo.toLinks(deps.db, deps.config.shortHost, [row], deps.clock.now())[0]!;
 }
 
 export function getLinkRowOrThrow(deps: Deps, id: string): LinkRow {
@@ -102,7 +109,7 @@ export function getLinkRowOrThrow(deps: Deps, id: string): LinkRow {
 /** Creates a link. Destination utm_ values win over the same keys in `params`. */
 export function createLink(deps: Deps, actor: Actor, input: CreateLinkInput): Link {
   if (input.slug !== undefined) requireSuperuser(actor, 'choose a custom slug');
-  const { destination, utm } = normalizeDestination(input.destination);
+  const { destination, utm } = normalizeLinkDestination(input.destination, slinkHostsOf(deps.config));
   const params = checkParams({ ...input.params, ...utm });
   const tags = normalizeTags(input.tags);
   const title = normalizeTitle(input.title);
@@ -146,7 +153,7 @@ export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLi
   }
   let params = input.params;
   if (input.destination !== undefined) {
-    const { destination, utm } = normalizeDestination(input.destination);
+    const { destination, utm } = normalizeLinkDestination(input.destination, slinkHostsOf(deps.config));
     changes.destination = destination;
     if (Object.keys(utm).length) params = { ...(params ?? current.params), ...utm };
   }
@@ -169,6 +176,15 @@ export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLi
 }
 
 /**
+ * A link's human clicks, stored or still buffered: the buffered ones are classified now, so a
+ * human click redirected a moment ago counts exactly like a stored one.
+ */
+export function humanClicksNow(deps: Deps, row: LinkRow): number {
+  deps.linkIndex.settle(row.id);
+  return Math.max(row.clickCount, deps.linkIndex.humanClicksOf(row.id) ?? 0);
+}
+
+/**
  * Deletes a link that has no recorded human clicks (history is only destroyed in the
  * dashboard). Clicks still in the buffer count: they are classified now, so a human click
  * redirected a moment ago blocks the delete exactly like a stored one. `withClicks` (the
@@ -176,8 +192,7 @@ export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLi
  */
 export function deleteLink(deps: Deps, id: string, withClicks = false): { id: string; deleted: true } {
   const row = getLinkRowOrThrow(deps, id);
-  deps.linkIndex.settle(id);
-  const humans = Math.max(row.clickCount, deps.linkIndex.humanClicksOf(id) ?? 0);
+  const humans = humanClicksNow(deps, row);
   if (humans > 0 && !withClicks) {
     throw new AppError(
       'delete_requires_dashboard',
@@ -192,11 +207,18 @@ export function listLinks(deps: Deps, input: ListLinksInput): { items: Link[]; c
   const sort = input.sort ?? 'created';
   const limit = input.limit ?? DEFAULT_PAGE_SIZE;
   const after = input.cursor ? decodeCursor(sort, input.cursor) : null;
-  const page = listLinkPage(deps.db, input, sort, limit, after);
+  // One instant for the filter and the fields: a page never shows a link its filter left out.
+  const now = deps.clock.now();
+  const page = listLinkPage(deps.db, { ...input, now }, sort, limit, after);
   return {
-    items: repo.toLinks(deps.db, deps.config.shortHost, page.rows),
+    items: repo.toLinks(deps.db, deps.config.shortHost, page.rows, now),
     cursor: page.more && page.last ? encodeCursor(sort, page.last) : null,
   };
+}
+
+/** How many links GET /links would list with these filters, over all its pages. */
+export function countLinks(deps: Deps, input: LinkFilterInput): { count: number } {
+  return { count: countLinkRows(deps.db, { ...input, now: deps.clock.now() }) };
 }
 
 export function listTagCounts(deps: Deps): { tags: { tag: string; count: number }[] } {

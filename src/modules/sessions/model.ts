@@ -34,6 +34,14 @@ export const SessionListModel = t.Object({
       lastSeenAt: Type.Integer({ description: 'Updated at most once a minute.' }),
       expiresAt: Type.Integer({ description: 'Absolute expiry; the session also ends after 7 idle days.' }),
       userAgent: t.Union([t.String(), t.Null()], { description: 'The first 200 characters of the User-Agent.' }),
+      browser: t.Union([t.String(), t.Null()], {
+        description:
+          'The browser read from the User-Agent, named as in the statistics (`Chrome`, `Mobile Safari`); null when unknown.',
+      }),
+      os: t.Union([t.String(), t.Null()], {
+        description:
+          'The operating system read from the User-Agent, named as in the statistics (`Windows`, `iOS`); null when unknown.',
+      }),
       current: t.Boolean({ description: "This request's own session." }),
     }),
   ),

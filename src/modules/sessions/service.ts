@@ -11,6 +11,7 @@ import type { AccountRow } from '../auth/accounts';
 import { findAccountByEmail, findAccountById, updateAccount } from '../auth/accounts';
 import type { Principal } from '../auth/keys';
 import { hashPassword } from '../auth/passwords';
+import { parseAgent } from '../clicks/user-agent';
 import * as repo from './repo';
 import type { SessionRow } from './table';
 
@@ -139,7 +140,16 @@ export interface SessionItem {
   lastSeenAt: number;
   expiresAt: number;
   userAgent: string | null;
+  /** The browser and system as the statistics name them (the same parser, clicks/user-agent.ts). */
+  browser: string | null;
+  os: string | null;
   current: boolean;
+}
+
+/** A session's browser and system, by the parser (and names) the statistics use. */
+function agentNames(userAgent: string | null): { browser: string | null; os: string | null } {
+  const { browser, os } = parseAgent(userAgent);
+  return { browser, os };
 }
 
 /** The account's live sessions, newest first, the caller's own marked `current`. */
@@ -154,6 +164,7 @@ export function listSessions(deps: BaseDeps, accountId: string, currentId: strin
       lastSeenAt: s.lastSeenAt,
       expiresAt: s.expiresAt,
       userAgent: s.userAgent,
+      ...agentNames(s.userAgent),
       current: s.id === currentId,
     }));
 }

@@ -90,3 +90,18 @@ export function variantCodes(db: Db, linkId: string | null): Map<string, string>
           .all(linkId);
   return new Map(rows.map((r) => [r.id, r.code]));
 }
+
+/**
+ * The current code and link of the variants of these ids that exist: what the statistics name
+ * a variant's clicks with. Plain bun:sqlite, one query for the variants a window's buckets
+ * hold (not every variant of the workspace).
+ */
+export function variantsByIds(db: Db, ids: string[]): Map<string, { code: string; linkId: string }> {
+  if (ids.length === 0) return new Map();
+  const rows = db.$client
+    .query<{ id: string; code: string; linkId: string }, [string]>(
+      'SELECT id, code, link_id AS linkId FROM variants WHERE id IN (SELECT value FROM json_each(?))',
+    )
+    .all(JSON.stringify(ids));
+  return new Map(rows.map(({ id, ...variant }) => [id, variant]));
+}

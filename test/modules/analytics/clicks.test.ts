@@ -354,7 +354,7 @@ describe('the click record', () => {
       city: 'Frankfurt am Main',
       device: null,
       os: null,
-      browser: null,
+      browser: 'Googlebot',
       referrer: null,
       trafficType: 'direct',
       language: null,

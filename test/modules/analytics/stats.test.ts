@@ -11,7 +11,8 @@
  *   chromeWin desktop/Windows/Chrome, safariIphone mobile/iOS/Mobile Safari,
  *   safariIpad tablet/iOS/Mobile Safari, chromeAndroid mobile/Android/Chrome,
  *   firefoxLinux desktop/Linux/Firefox, edgeMac desktop/Mac OS/Edge;
- *   Googlebot, curl, no User-Agent and any HEAD are bot hits.
+ *   Googlebot, curl, no User-Agent and any HEAD are bot hits; a bot hit's browser is the bot's
+ *   name (Googlebot, curl), or Bot when its agent names none (no agent, a browser's HEAD).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { api, disposeTestApp, makeKey } from '../../helpers/app';
@@ -62,6 +63,9 @@ const L = (...pairs: [V, number][]) => pairs.map(([value, clicks]) => ({ value, 
 const CITY = (...rows: [V, V, number][]) => rows.map(([value, country, clicks]) => ({ value, country, clicks }));
 const PARAMS = (...rows: [string, string, number][]) => rows.map(([key, value, clicks]) => ({ key, value, clicks }));
 const UNKNOWN = (...rows: [string, number][]) => rows.map(([code, clicks]) => ({ code, clicks }));
+/** Workspace variant entries: [slug, code, link id, clicks]. */
+const WV = (...rows: [string, string, string, number][]) =>
+  rows.map(([slug, code, linkId, clicks]) => ({ value: `${slug}/${code}`, linkId, code, clicks }));
 
 const NO_BREAKDOWNS = {
   country: [],
@@ -265,7 +269,8 @@ describe('statistics of a fixed data set (link and workspace)', () => {
       utmMedium: L(['email', 3], ['social', 2]),
       utmCampaign: L(['fall', 12]),
       // nl's clicks (C7, C8) count under its new code with C18; the new `nl` only has C19.
-      variant: L(['mail', 3], ['tw', 2], ['nl', 1]),
+      // '': the bare link (C1, C2) and the unrecognised codes (old x3, zzz), 12 in all.
+      variant: L(['', 6], ['mail', 3], ['tw', 2], ['nl', 1]),
       language: L(['en-GB', 4], ['en-US', 4], ['fr-FR', 2], ['pt-BR', 1], [null, 1]),
       params: PARAMS(
         ['utm_content', 'hero', 12],
@@ -280,7 +285,8 @@ describe('statistics of a fixed data set (link and workspace)', () => {
     unknownVariants: UNKNOWN(['old', 3], ['zzz', 1]),
   };
 
-  // bots=1 adds C6 (HEAD: GB/London, desktop/Windows/Chrome, tw, en-GB) and C11 (curl: US, no agent facts, google.com).
+  // bots=1 adds C6 (HEAD: GB/London, desktop/Windows, browser Bot, tw, en-GB) and C11 (curl: US,
+  // browser curl and no other agent facts, google.com).
   const PROMO_ALL = {
     range: { ...RANGE_30D, bots: true },
     interval: 'day',
@@ -291,7 +297,7 @@ describe('statistics of a fixed data set (link and workspace)', () => {
       city: CITY(['London', 'GB', 7], ['Mountain View', 'US', 5], ['Sydney', 'AU', 1], [null, null, 1]),
       device: L(['desktop', 8], ['mobile', 4], ['tablet', 1], [null, 1]),
       os: L(['Windows', 6], ['iOS', 4], ['Mac OS', 2], ['Android', 1], [null, 1]),
-      browser: L(['Chrome', 7], ['Mobile Safari', 4], ['Edge', 2], [null, 1]),
+      browser: L(['Chrome', 6], ['Mobile Safari', 4], ['Edge', 2], ['Bot', 1], ['curl', 1]),
       referrer: L(
         [null, 7],
         ['google.com', 2],
@@ -304,7 +310,7 @@ describe('statistics of a fixed data set (link and workspace)', () => {
       utmSource: L(['newsletter', 3], ['twitter', 3]),
       utmMedium: L(['email', 3], ['social', 3]),
       utmCampaign: L(['fall', 14]),
-      variant: L(['mail', 3], ['tw', 3], ['nl', 1]),
+      variant: L(['', 7], ['mail', 3], ['tw', 3], ['nl', 1]),
       language: L(['en-GB', 5], ['en-US', 4], ['fr-FR', 2], [null, 2], ['pt-BR', 1]),
       params: PARAMS(
         ['utm_content', 'hero', 14],
@@ -328,7 +334,7 @@ describe('statistics of a fixed data set (link and workspace)', () => {
       expect(await linkStats(c, promo.id, 'bots=1')).toEqual(PROMO_ALL);
     });
 
-    test('docs: no params, no variants; bots=1 adds the Googlebot hit with null device/os/browser/language', async () => {
+    test('docs: no params, no variants; bots=1 adds the Googlebot hit: browser Googlebot, null device/os/language', async () => {
       const humans = {
         range: RANGE_30D,
         interval: 'day',
@@ -343,6 +349,7 @@ describe('statistics of a fixed data set (link and workspace)', () => {
           browser: L(['Chrome', 2], ['Firefox', 1]),
           referrer: L(['bing.com', 1], ['example.org', 1], [null, 1]),
           trafficType: L(['direct', 1], ['referral', 1], ['search', 1]),
+          variant: L(['', 3]),
           language: L(['en-GB', 2], ['de-DE', 1]),
         },
         unknownVariants: [],
@@ -359,9 +366,10 @@ describe('statistics of a fixed data set (link and workspace)', () => {
           city: CITY(['London', 'GB', 2], ['Frankfurt am Main', 'DE', 1], ['Mountain View', 'US', 1]),
           device: L(['desktop', 3], [null, 1]),
           os: L(['Windows', 2], ['Linux', 1], [null, 1]),
-          browser: L(['Chrome', 2], ['Firefox', 1], [null, 1]),
+          browser: L(['Chrome', 2], ['Firefox', 1], ['Googlebot', 1]),
           referrer: L([null, 2], ['bing.com', 1], ['example.org', 1]),
           trafficType: L(['direct', 2], ['referral', 1], ['search', 1]),
+          variant: L(['', 4]),
           language: L(['en-GB', 2], ['de-DE', 1], [null, 1]),
         },
         unknownVariants: [],
@@ -388,9 +396,10 @@ describe('statistics of a fixed data set (link and workspace)', () => {
           city: CITY(['Mountain View', 'US', 1], [null, null, 1]),
           device: L([null, 2]),
           os: L([null, 2]),
-          browser: L([null, 2]),
+          browser: L(['Bot', 1], ['Googlebot', 1]),
           referrer: L([null, 2]),
           trafficType: L(['direct', 2]),
+          variant: L(['', 2]),
           language: L([null, 2]),
         },
         unknownVariants: [],
@@ -463,7 +472,7 @@ describe('statistics of a fixed data set (link and workspace)', () => {
     test('a `to` date includes its whole day: C3 at 23:59:59.999 is in, C7 at 00:00:00.000 the next day is out', async () => {
       const body = await linkStats(c, promo.id, 'from=2026-11-19&to=2026-11-19');
       expect(body).toMatchObject(DAY19);
-      expect(body.breakdowns.variant).toEqual(L(['tw', 1]));
+      expect(body.breakdowns.variant).toEqual(L(['', 2], ['tw', 1]));
       expect(body.breakdowns.referrer).toEqual(L(['google.com', 1], ['t.co', 1], [null, 1]));
       expect(body.unknownVariants).toEqual([]);
     });
@@ -480,7 +489,7 @@ describe('statistics of a fixed data set (link and workspace)', () => {
           '2026-11-20T11:00': [1, 1],
         }),
       });
-      expect(body.breakdowns.variant).toEqual(L(['mail', 2]));
+      expect(body.breakdowns.variant).toEqual(L(['', 2], ['mail', 2]));
       expect(body.unknownVariants).toEqual(UNKNOWN(['old', 1], ['zzz', 1]));
       // The same window with `from` in epoch ms.
       expect(await linkStats(c, promo.id, `from=${ms('2026-11-20')}&to=2026-11-20`)).toEqual(body);
@@ -571,15 +580,15 @@ describe('statistics of a fixed data set (link and workspace)', () => {
       const humans = await workspaceStats(c);
       expect(humans.totals).toEqual({ clicks: 15, uniques: 13, bots: 5 });
       expect(humans.topLinks).toEqual([
-        { id: promo.id, slug: 'promo', clicks: 12 },
-        { id: docs.id, slug: 'docs', clicks: 3 },
+        { id: promo.id, slug: 'promo', title: null, clicks: 12 },
+        { id: docs.id, slug: 'docs', title: null, clicks: 3 },
       ]);
       const all = await workspaceStats(c, 'bots=1');
       expect(all.totals).toEqual({ clicks: 20, uniques: 13, bots: 5 });
       expect(all.topLinks).toEqual([
-        { id: promo.id, slug: 'promo', clicks: 14 },
-        { id: docs.id, slug: 'docs', clicks: 4 },
-        { id: crawl.id, slug: 'crawl', clicks: 2 },
+        { id: promo.id, slug: 'promo', title: null, clicks: 14 },
+        { id: docs.id, slug: 'docs', title: null, clicks: 4 },
+        { id: crawl.id, slug: 'crawl', title: null, clicks: 2 },
       ]);
       expect(all.breakdowns.device).toEqual(L(['desktop', 11], ['mobile', 4], [null, 4], ['tablet', 1]));
       expect((await workspaceStats(c, 'from=2026-11-19&to=2026-11-19')).totals).toEqual({
@@ -638,7 +647,8 @@ describe('statistics of a fixed data set (link and workspace)', () => {
           utmSource: L(['newsletter', 3], ['twitter', 2]),
           utmMedium: L(['email', 3], ['social', 2]),
           utmCampaign: L(['fall', 12]),
-          variant: L(['mail', 3], ['tw', 2], ['nl', 1]),
+          // Each link's variants apart, by their current names; clicks on the links themselves not listed.
+          variant: WV(['promo', 'mail', promo.id, 3], ['promo', 'tw', promo.id, 2], ['promo', 'nl', promo.id, 1]),
           language: L(['en-GB', 6], ['en-US', 4], ['fr-FR', 2], ['de-DE', 1], ['pt-BR', 1], [null, 1]),
           params: PARAMS(
             ['utm_content', 'hero', 12],
@@ -651,8 +661,8 @@ describe('statistics of a fixed data set (link and workspace)', () => {
         },
         unknownVariants: UNKNOWN(['old', 3], ['zzz', 1]),
         topLinks: [
-          { id: promo.id, slug: 'promo', clicks: 12 },
-          { id: docs.id, slug: 'docs', clicks: 3 },
+          { id: promo.id, slug: 'promo', title: null, clicks: 12 },
+          { id: docs.id, slug: 'docs', title: null, clicks: 3 },
         ],
       });
     });
@@ -674,7 +684,15 @@ describe('statistics of a fixed data set (link and workspace)', () => {
           ),
           device: L(['desktop', 11], ['mobile', 4], [null, 2], ['tablet', 1]),
           os: L(['Windows', 8], ['iOS', 4], ['Mac OS', 2], [null, 2], ['Android', 1], ['Linux', 1]),
-          browser: L(['Chrome', 9], ['Mobile Safari', 4], ['Edge', 2], [null, 2], ['Firefox', 1]),
+          browser: L(
+            ['Chrome', 8],
+            ['Mobile Safari', 4],
+            ['Edge', 2],
+            ['Bot', 1],
+            ['Firefox', 1],
+            ['Googlebot', 1],
+            ['curl', 1],
+          ),
           referrer: L(
             [null, 9],
             ['google.com', 2],
@@ -689,7 +707,7 @@ describe('statistics of a fixed data set (link and workspace)', () => {
           utmSource: L(['newsletter', 3], ['twitter', 3]),
           utmMedium: L(['email', 3], ['social', 3]),
           utmCampaign: L(['fall', 14]),
-          variant: L(['mail', 3], ['tw', 3], ['nl', 1]),
+          variant: WV(['promo', 'mail', promo.id, 3], ['promo', 'tw', promo.id, 3], ['promo', 'nl', promo.id, 1]),
           language: L(['en-GB', 7], ['en-US', 4], [null, 3], ['fr-FR', 2], ['de-DE', 1], ['pt-BR', 1]),
           params: PARAMS(
             ['utm_content', 'hero', 14],
@@ -702,8 +720,8 @@ describe('statistics of a fixed data set (link and workspace)', () => {
         },
         unknownVariants: UNKNOWN(['old', 3], ['zzz', 1]),
         topLinks: [
-          { id: promo.id, slug: 'promo', clicks: 14 },
-          { id: docs.id, slug: 'docs', clicks: 4 },
+          { id: promo.id, slug: 'promo', title: null, clicks: 14 },
+          { id: docs.id, slug: 'docs', title: null, clicks: 4 },
         ],
       });
     });
@@ -973,8 +991,8 @@ describe('unique visitors: one address and user agent per link and UTC day, huma
   test('the workspace sums them over links: the same visitor on two links counts twice', async () => {
     expect((await workspaceStats(c, 'range=7d')).totals).toEqual({ clicks: 8, uniques: 6, bots: 3 });
     expect((await workspaceStats(c, 'range=today')).topLinks).toEqual([
-      { id: u.id, slug: 'u', clicks: 5 },
-      { id: other.id, slug: 'other', clicks: 1 },
+      { id: u.id, slug: 'u', title: null, clicks: 5 },
+      { id: other.id, slug: 'other', title: null, clicks: 1 },
     ]);
   });
 });
@@ -1022,11 +1040,12 @@ describe('deletes, renames and slug changes around buffered clicks', () => {
   test('a variant deleted before the flush reports as unknown; one renamed before the flush under its new code', async () => {
     const body = await linkStats(c, keep.id, 'range=today');
     expect(body.totals).toEqual({ clicks: 3, uniques: 1, bots: 0 });
-    expect(body.breakdowns.variant).toEqual(L(['r2', 1]));
+    // '': the bare click and the one on `v`, whose variant is gone.
+    expect(body.breakdowns.variant).toEqual(L(['', 2], ['r2', 1]));
     expect(body.unknownVariants).toEqual(UNKNOWN(['v', 1]));
   });
 
-  test('deleted links (bot hits flushed before, or still buffered) are in no workspace number; topLinks shows the current slug', async () => {
+  test('deleted links (bot hits flushed before, or still buffered) are in no workspace number; topLinks and variants show the current slug', async () => {
     const expected = {
       range: { from: ms('2026-11-21'), to: ms('2026-11-21T12:59:59.999'), bots: true },
       interval: 'hour',
@@ -1041,11 +1060,11 @@ describe('deletes, renames and slug changes around buffered clicks', () => {
         browser: L(['Chrome', 3]),
         referrer: L([null, 3]),
         trafficType: L(['direct', 3]),
-        variant: L(['r2', 1]),
+        variant: WV(['kept', 'r2', keep.id, 1]),
         language: L([null, 3]),
       },
       unknownVariants: UNKNOWN(['v', 1]),
-      topLinks: [{ id: keep.id, slug: 'kept', clicks: 3 }],
+      topLinks: [{ id: keep.id, slug: 'kept', title: null, clicks: 3 }],
     };
     // range=all: the first day with data is now the 21st (early's 19th left with it).
     expect(await workspaceStats(c, 'range=all&bots=1')).toEqual(expected);

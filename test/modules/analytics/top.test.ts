@@ -4,7 +4,7 @@
  * full sort gives, ties at the cut included.
  */
 import { expect, test } from 'bun:test';
-import { BREAKDOWN_LIMIT, top } from '../../../src/modules/analytics/stats';
+import { BREAKDOWN_LIMIT, top } from '../../../src/modules/analytics/top';
 import { prng } from '../../helpers/random';
 
 type E = { value: string; clicks: number };

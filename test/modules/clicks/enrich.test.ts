@@ -327,7 +327,8 @@ describe('enrichClick on hand-made records', () => {
       city: 'Frankfurt am Main',
       device: null,
       os: null,
-      browser: null,
+      // A bot hit is shown under the bot's name (ua-parser-js names none for it).
+      browser: 'Googlebot',
       referrer: 'example.org',
       trafficType: 'referral',
       language: null,
@@ -336,7 +337,7 @@ describe('enrichClick on hand-made records', () => {
     expect(target.counters).toEqual({ humanClicks: 5, unsorted: 2 });
   });
 
-  test('nothing known (no agent, address, referrer or language): a bot with nulls, direct', () => {
+  test('nothing known (no agent, address, referrer or language): a bot with nulls and browser Bot, direct', () => {
     const target = makeTarget({ paramsJson: '{}' });
     const record = makeRecord(target, {
       userAgent: null,
@@ -353,7 +354,7 @@ describe('enrichClick on hand-made records', () => {
       city: null,
       device: null,
       os: null,
-      browser: null,
+      browser: 'Bot',
       referrer: null,
       trafficType: 'direct',
       language: null,
@@ -465,7 +466,7 @@ describe('a real click through the redirect and the flush', () => {
         city: 'London',
         device: null,
         os: null,
-        browser: null,
+        browser: 'Googlebot',
         referrer: null,
         traffic_type: 'direct',
         language: null,

@@ -1,6 +1,7 @@
 /**
  * The statistics pages' DOM-free rules: the window kept in the address, the map's colour
- * buckets, and how breakdown values (null included) read.
+ * buckets, how breakdown values (null included) read, how top links are named, and the
+ * variant rows of a link and of the workspace.
  */
 import { describe, expect, test } from 'bun:test';
 import { MAP_BUCKETS, mapColours } from '../../../src/modules/dashboard/client/lib/map-buckets';
@@ -14,6 +15,8 @@ import {
   withDates,
   withRange,
 } from '../../../src/modules/dashboard/client/lib/stats-window';
+import { topLinkRows } from '../../../src/modules/dashboard/client/lib/top-links';
+import { variantRows } from '../../../src/modules/dashboard/client/lib/variant-rows';
 
 describe('the window in the address', () => {
   test('reads the four window fields, nothing else, and writes them back in a fixed order', () => {
@@ -82,6 +85,8 @@ describe('breakdown labels', () => {
     expect(breakdownLabel('country', null)).toBe('Unknown');
     expect(breakdownLabel('city', null)).toBe('Unknown');
     expect(breakdownLabel('device', null)).toBe('Unknown');
+    // A link's variant "": its clicks on the bare link and on codes that match no variant.
+    expect(breakdownLabel('variant', '')).toBe('No variant (the link itself)');
   });
 
   test('codes get names, the code kept; anything else is the value itself', () => {
@@ -94,5 +99,55 @@ describe('breakdown labels', () => {
     expect(breakdownLabel('trafficType', 'email')).toBe('Email');
     expect(breakdownLabel('referrer', 'news.example.com')).toBe('news.example.com');
     expect(breakdownLabel('utm', '=cmd')).toBe('=cmd');
+  });
+});
+
+describe('top links', () => {
+  test('the title first and the slug under it; the slug alone without a title', () => {
+    const rows = topLinkRows(
+      [
+        { id: 'l1', slug: 'x7Gq2Pa', title: 'Spring sale', clicks: 9 },
+        { id: 'l 2', slug: 'docs', title: null, clicks: 4 },
+        { id: 'l3', slug: 'b9TzQ0w', title: '', clicks: 2 },
+      ],
+      '?range=7d',
+    );
+    expect(rows).toEqual([
+      { key: 'l1', label: 'Spring sale', note: 'x7Gq2Pa', href: '/app/links/l1/stats?range=7d', clicks: 9 },
+      { key: 'l 2', label: 'docs', note: undefined, href: '/app/links/l%202/stats?range=7d', clicks: 4 },
+      { key: 'l3', label: 'b9TzQ0w', note: undefined, href: '/app/links/l3/stats?range=7d', clicks: 2 },
+    ]);
+  });
+});
+
+describe('variant rows', () => {
+  test("a link's: its own clicks named, codes as they are, no links", () => {
+    expect(
+      variantRows(
+        [
+          { value: '', clicks: 5 },
+          { value: 'fb', clicks: 1 },
+        ],
+        '?range=7d',
+      ),
+    ).toEqual([
+      { key: '', label: 'No variant (the link itself)', clicks: 5 },
+      { key: 'fb', label: 'fb', clicks: 1 },
+    ]);
+  });
+
+  test("the workspace's: slug/code, each leading to its link's statistics for the same window", () => {
+    expect(
+      variantRows(
+        [
+          { value: 'launch/fb', linkId: 'l 1', code: 'fb', clicks: 2 },
+          { value: 'promo/fb', linkId: 'l2', code: 'fb', clicks: 1 },
+        ],
+        '?range=7d',
+      ),
+    ).toEqual([
+      { key: 'l 1/fb', label: 'launch/fb', href: '/app/links/l%201/stats?range=7d', clicks: 2 },
+      { key: 'l2/fb', label: 'promo/fb', href: '/app/links/l2/stats?range=7d', clicks: 1 },
+    ]);
   });
 });

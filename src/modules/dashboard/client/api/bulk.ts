@@ -1,6 +1,10 @@
-/** The bulk calls of /api/v1: links from pasted text, and params or a project for many links. */
+/**
+ * The bulk calls of /api/v1: links from pasted text, and for a selection of links their params,
+ * project, tags and status, and deleting them. Each selection verb is one request for up to
+ * MAX_BULK_IDS links (one transaction on the server), never one request per link.
+ */
 import { api } from './client';
-import type { BulkLine, BulkStatus, Link } from './types';
+import type { BulkDeleteResult, BulkLine, BulkStatus, Link, LinkStatus } from './types';
 
 const BULK = '/api/v1/links/bulk';
 
@@ -50,6 +54,41 @@ export async function moveToProject(ids: string[], projectId: string | null) {
   return {
     moved: answers.reduce((n, a) => n + a.moved, 0),
     unchanged: answers.reduce((n, a) => n + a.unchanged, 0),
+    notFound: answers.flatMap((a) => a.notFound),
+  };
+}
+
+/** What tags and status answer: links changed, links that already were so, ids with no link. */
+export interface BulkChanged {
+  updated: number;
+  unchanged: number;
+  notFound: string[];
+}
+
+const sumChanged = (answers: BulkChanged[]): BulkChanged => ({
+  updated: answers.reduce((n, a) => n + a.updated, 0),
+  unchanged: answers.reduce((n, a) => n + a.unchanged, 0),
+  notFound: answers.flatMap((a) => a.notFound),
+});
+
+/** Adds `add` to and removes `remove` from every link; each keeps its other tags. */
+export async function changeTagsOf(ids: string[], add: string[], remove: string[]): Promise<BulkChanged> {
+  return sumChanged(
+    await inBatches(ids, (batch) => api.post<BulkChanged>(`${BULK}/tags`, { ids: batch, add, remove })),
+  );
+}
+
+/** Pause (paused), resume or restore (active), archive (archived). */
+export async function setStatusOf(ids: string[], status: LinkStatus): Promise<BulkChanged> {
+  return sumChanged(await inBatches(ids, (batch) => api.post<BulkChanged>(`${BULK}/status`, { ids: batch, status })));
+}
+
+/** Deletes the links without human clicks; the others come back in `refused`, with their clicks. */
+export async function deleteLinksOf(ids: string[]): Promise<BulkDeleteResult> {
+  const answers = await inBatches(ids, (batch) => api.post<BulkDeleteResult>(`${BULK}/delete`, { ids: batch }));
+  return {
+    deleted: answers.flatMap((a) => a.deleted),
+    refused: answers.flatMap((a) => a.refused),
     notFound: answers.flatMap((a) => a.notFound),
   };
 }

@@ -1,6 +1,6 @@
 /** The links, variants and tags calls of /api/v1 the dashboard makes. */
 import { api, withQuery } from './client';
-import type { Link, LinkSort, LinkStatus, Page, Variant } from './types';
+import type { Link, LinkAvailability, LinkSort, LinkStatus, Page, Variant } from './types';
 
 const V1 = '/api/v1';
 const enc = encodeURIComponent;
@@ -10,6 +10,7 @@ export interface LinkFilters {
   tag?: string;
   project?: string;
   status?: LinkStatus;
+  availability?: LinkAvailability;
   sort?: LinkSort;
 }
 
@@ -29,6 +30,9 @@ export const PAGE_SIZE = 50;
 
 export const listLinks = (filters: LinkFilters, cursor: string | null) =>
   api.get<Page<Link>>(withQuery(`${V1}/links`, { ...filters, limit: PAGE_SIZE, cursor }));
+/** How many links the list holds with these filters, over all its pages (the sort does not matter). */
+export const countLinks = ({ q, tag, project, status, availability }: LinkFilters) =>
+  api.get<{ count: number }>(withQuery(`${V1}/links/count`, { q, tag, project, status, availability }));
 export const getLink = (id: string) => api.get<Link>(`${V1}/links/${enc(id)}`);
 export const createLink = (fields: LinkFields & { destination: string }) => api.post<Link>(`${V1}/links`, fields);
 export const updateLink = (id: string, fields: LinkFields) => api.patch<Link>(`${V1}/links/${enc(id)}`, fields);

@@ -1,12 +1,15 @@
 /**
  * A modal dialog on the native <dialog>: showModal() makes the rest of the page inert, Tab
  * wraps around inside it, Esc closes it, and focus goes back to what had it before. The content is
- * rendered only while open, so every opening starts from a fresh form.
+ * rendered only while open, so every opening starts from a fresh form. Opening focuses what the
+ * content marks autofocus (a confirmation's Cancel), else its first field, so a person can type
+ * at once; the browser alone would pick the first focusable element, the close button.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef } from 'preact/hooks';
 
 const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
+const FIELD = 'input:not([type="hidden"]):not([disabled]), select:not([disabled]), textarea:not([disabled])';
 
 export interface DialogProps {
   open: boolean;
@@ -26,6 +29,7 @@ export function Dialog({ open, title, onClose, children }: DialogProps) {
     if (open && !dialog.open) {
       opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
       dialog.showModal();
+      if (!dialog.querySelector('[autofocus]')) dialog.querySelector<HTMLElement>(FIELD)?.focus();
     } else if (!open && dialog.open) dialog.close();
   }, [open]);
 

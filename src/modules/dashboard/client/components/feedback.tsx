@@ -54,3 +54,15 @@ export function ResourceStatus({
     </>
   );
 }
+
+/**
+ * What a change just did ("Revoked key deploy."), said where it happened. Always rendered (empty
+ * until there is something to say): a live region must exist before its text changes to be read.
+ */
+export function StatusLine({ text }: { text: string }) {
+  return (
+    <p class="status-line" role="status">
+      {text}
+    </p>
+  );
+}

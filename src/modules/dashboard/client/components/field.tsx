@@ -28,12 +28,19 @@ function Messages({ id, hint, error }: { id: string; hint?: ComponentChildren; e
   );
 }
 
+/** What an edit inserted: its inputType, and the text it inserted at once (when the browser says). */
+export interface InputHow {
+  inputType: string;
+  data: string | null;
+}
+
 const describedBy = (id: string, hint: unknown, error: unknown) =>
   [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
 
 export interface FieldProps extends Common {
   value: string;
-  onValue(value: string): void;
+  /** Every edit; `how` says what kind (a typed character, a paste, a whole value filled in). */
+  onValue(value: string, how: InputHow): void;
   type?: 'text' | 'email' | 'password' | 'url' | 'number' | 'datetime-local' | 'date' | 'search';
   name?: string;
   required?: boolean;
@@ -45,7 +52,6 @@ export interface FieldProps extends Common {
   readOnly?: boolean;
   spellcheck?: boolean;
   inputRef?: Ref<HTMLInputElement>;
-  onPaste?(event: ClipboardEvent): void;
   onBlur?(): void;
 }
 
@@ -72,8 +78,11 @@ export function Field(props: FieldProps) {
         spellcheck={props.spellcheck}
         aria-invalid={error ? true : undefined}
         aria-describedby={describedBy(id, hint, error)}
-        onInput={(e) => props.onValue(e.currentTarget.value)}
-        onPaste={props.onPaste}
+        onInput={(e) => {
+          // Autofill can send a plain Event: no inputType, no data.
+          const { inputType = '', data = null } = e as unknown as Partial<InputEvent>;
+          props.onValue(e.currentTarget.value, { inputType, data });
+        }}
         onBlur={props.onBlur}
       />
       <Messages id={id} hint={hint} error={error} />

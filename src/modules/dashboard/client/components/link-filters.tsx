@@ -1,11 +1,13 @@
 /**
- * The links list's search and filters. They live in the address (?q=&tag=&project=&status=&sort=)
- * so a filtered list can be bookmarked and Back restores it; the search box waits for a pause
- * in typing before it asks the server.
+ * The links list's search and filters. They live in the address
+ * (?q=&tag=&project=&status=&availability=&sort=) so a filtered list can be bookmarked and Back
+ * restores it; the search box waits for a pause in typing before it asks the server. Status
+ * offers what visitors get (lib/status-filter.ts), not only the stored status.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { LinkFilters } from '../api/links';
 import type { Project } from '../api/types';
+import { statusOptions, withStatusValue } from '../lib/status-filter';
 import { SelectField } from './field';
 import { projectOptions } from './project-select';
 
@@ -15,13 +17,6 @@ export interface LinkFiltersProps {
   projects: Project[];
   onChange(filters: LinkFilters): void;
 }
-
-const STATUS_OPTIONS = [
-  { value: '', label: 'Not archived' },
-  { value: 'active', label: 'Active' },
-  { value: 'paused', label: 'Paused' },
-  { value: 'archived', label: 'Archived' },
-];
 
 const SORT_OPTIONS = [
   { value: 'created', label: 'Newest first' },
@@ -40,6 +35,7 @@ export function LinkFiltersBar({ filters, tags, projects, onChange }: LinkFilter
   }, [q, filters, onChange]);
 
   const set = (key: keyof LinkFilters) => (value: string) => onChange({ ...filters, [key]: value || undefined });
+  const status = statusOptions(filters);
   return (
     <search class="filters">
       <div class="field grow">
@@ -66,7 +62,12 @@ export function LinkFiltersBar({ filters, tags, projects, onChange }: LinkFilter
         blank="Any project"
         options={[{ value: 'none', label: 'No project' }, ...projectOptions(projects)]}
       />
-      <SelectField label="Status" value={filters.status ?? ''} onValue={set('status')} options={STATUS_OPTIONS} />
+      <SelectField
+        label="Status"
+        value={status.value}
+        onValue={(value) => onChange(withStatusValue(filters, value))}
+        options={status.options}
+      />
       <SelectField label="Sort" value={filters.sort ?? 'created'} onValue={set('sort')} options={SORT_OPTIONS} />
     </search>
   );

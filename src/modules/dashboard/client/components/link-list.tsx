@@ -3,7 +3,7 @@
  * its page), what it points at, and its numbers.
  */
 import type { Link } from '../api/types';
-import { formatDate, formatNumber, withoutScheme } from '../lib/format';
+import { formatNumber, formatUtc, withoutScheme } from '../lib/format';
 import { linkPagePath } from '../lib/paths';
 import { CopyButton } from './copy-button';
 import { ExternalLink } from './external-link';
@@ -32,7 +32,7 @@ export function LinkList({ links, selected, onToggle }: LinkListProps) {
               <div class="link-main">
                 <p class="link-title">
                   <a href={linkPagePath(link.id)}>{short}</a>
-                  <StatusBadge status={link.status} />
+                  <StatusBadge link={link} />
                 </p>
                 {link.title && <p class="link-name">{link.title}</p>}
                 <p class="link-destination">
@@ -50,7 +50,7 @@ export function LinkList({ links, selected, onToggle }: LinkListProps) {
                 <p class="link-clicks">
                   <strong>{formatNumber(link.clickCount)}</strong> {link.clickCount === 1 ? 'click' : 'clicks'}
                 </p>
-                <p class="hint">{formatDate(link.createdAt)}</p>
+                <p class="hint">{formatUtc(link.createdAt, 'day')}</p>
                 <a class="button small secondary" href={`${linkPagePath(link.id)}/stats`}>
                   Statistics<span class="sr-only"> of {short}</span>
                 </a>

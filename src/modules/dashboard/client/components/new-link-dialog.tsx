@@ -1,7 +1,8 @@
 /**
  * Quick create: a destination, and optionally a title, tags, a project, tracking parameters and
  * (superusers only) a custom slug. A pasted URL's utm_ keys move into the parameters editor
- * before anything is saved, so the person sees what the server will do.
+ * before anything is saved, so the person sees what the server will do (destination-field.tsx
+ * says when). The browser's own validation is off: the API judges, in words shown under the field.
  */
 import { useState } from 'preact/hooks';
 import { createLink } from '../api/links';
@@ -44,7 +45,7 @@ function NewLinkForm({ projects, onClose, onCreated }: Omit<NewLinkDialogProps, 
   });
 
   return (
-    <form class="stack" onSubmit={submit}>
+    <form class="stack" noValidate onSubmit={submit}>
       <FormError error={error} fields={FIELDS} />
       <DestinationField state={target} error={errorFor(error, 'destination')} />
       <Field label="Title" hint="Optional." value={title} onValue={setTitle} error={errorFor(error, 'title')} />

@@ -1,7 +1,19 @@
-/** A link's status, shown only when it is not the ordinary "active". */
-import type { LinkStatus } from '../api/types';
+/**
+ * A link's state as badges: what a visitor of its short link gets when that is not a redirect
+ * (paused, expired, click limit reached), and archived; nothing for an ordinary live link.
+ */
+import { type LinkState, stateBadges } from '../lib/link-state';
 
-export function StatusBadge({ status }: { status: LinkStatus }) {
-  if (status === 'active') return null;
-  return <span class={`badge ${status}`}>{status === 'paused' ? 'Paused' : 'Archived'}</span>;
+export function StatusBadge({ link }: { link: LinkState }) {
+  const badges = stateBadges(link);
+  if (badges.length === 0) return null;
+  return (
+    <span class="badges">
+      {badges.map((badge) => (
+        <span key={badge.label} class={`badge ${badge.tone}`}>
+          {badge.label}
+        </span>
+      ))}
+    </span>
+  );
 }

@@ -1,8 +1,9 @@
 /**
  * How breakdown values read on the statistics pages: country and language codes named in the
  * reader's language (the code kept beside the name), and `null`, which the API sends for "not
- * known", said in words that fit the breakdown (no referrer is a direct visit). Values are only
- * ever turned into text here; the pages render them as text.
+ * known" (and a link's variant `""`, its own clicks), said in words that fit the breakdown (no
+ * referrer is a direct visit, no variant is the link itself). Values are only ever turned into
+ * text here; the pages render them as text.
  */
 
 export type BreakdownKind =
@@ -21,6 +22,8 @@ export type BreakdownKind =
 const NULL_LABELS: Partial<Record<BreakdownKind, string>> = {
   referrer: 'Direct (no referrer)',
   language: 'Not given',
+  // A link's variant entry "": its clicks on the bare link and on codes that match no variant.
+  variant: 'No variant (the link itself)',
 };
 
 function displayNames(type: 'region' | 'language'): Intl.DisplayNames | null {

@@ -1,7 +1,9 @@
 /**
  * /app/bulk: many links from pasted text. Preview asks the server how it reads every line (the
- * same rules create applies), so nothing is guessed here; Create is offered for exactly the text
- * and options previewed, and shows what was made and what was skipped.
+ * same rules create applies), so nothing is guessed here, except that a URL written without a
+ * scheme (acme.example/pricing) is taken as https:// and rewritten so in the text before it is
+ * sent; Create is offered for exactly the text and options previewed, and shows what was made
+ * and what was skipped.
  */
 import { useState } from 'preact/hooks';
 import { type BulkCreated, type BulkPreview, type BulkText, createBulk, previewBulk } from '../api/bulk';
@@ -10,6 +12,7 @@ import { CheckboxField, TextAreaField } from '../components/field';
 import { FilingFields, useFiling } from '../components/filing-fields';
 import { errorFor, FormError } from '../components/form-error';
 import { ParamsEditor } from '../components/params-editor';
+import { withSchemes } from '../lib/destination';
 import { useFocusOn, usePageTitle, useResource, useSubmit } from '../lib/hooks';
 import { type ParamRow, paramsFromRows } from '../lib/params';
 import { BulkLines, countsText } from './bulk/bulk-lines';
@@ -27,17 +30,21 @@ export function BulkPage() {
   const [preview, setPreview] = useState<{ sent: string; answer: BulkPreview } | null>(null);
   const [result, setResult] = useState<BulkCreated | null>(null);
 
-  const body: BulkText = {
+  const bodyOf = (text: string): BulkText => ({
     text,
     ...filing.sent,
     params: paramsFromRows(rows),
     skipDuplicates,
-  };
+  });
+  const body = bodyOf(text);
   const sent = JSON.stringify(body);
   const current = preview !== null && preview.sent === sent;
   const previewing = useSubmit(async () => {
     creating.setError(null);
-    setPreview({ sent, answer: await previewBulk(body) });
+    const completed = withSchemes(text);
+    setText(completed);
+    const asked = bodyOf(completed);
+    setPreview({ sent: JSON.stringify(asked), answer: await previewBulk(asked) });
   });
   const creating = useSubmit(async () => setResult(await createBulk(body)));
   const previewHead = useFocusOn<HTMLHeadingElement>(preview?.answer);
@@ -63,7 +70,8 @@ export function BulkPage() {
     <>
       <h1>Bulk create</h1>
       <p>Paste up to 200 URLs and make a short link for each. Preview first: nothing is created until you confirm.</p>
-      <form class="stack bulk-form" onSubmit={previewing.submit}>
+      {/* noValidate: the API judges the text, and its message shows under the field, never a browser bubble. */}
+      <form class="stack bulk-form" noValidate onSubmit={previewing.submit}>
         <FormError error={error} fields={FIELDS} />
         <TextAreaField
           label="URLs"

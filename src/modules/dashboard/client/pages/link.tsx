@@ -9,7 +9,7 @@ import { ExternalLink } from '../components/external-link';
 import { LoadFailed, Loading } from '../components/feedback';
 import { LinkNotFound } from '../components/link-not-found';
 import { StatusBadge } from '../components/status-badge';
-import { formatDateTime, formatNumber } from '../lib/format';
+import { formatNumber, formatUtc } from '../lib/format';
 import { usePageTitle, useResource } from '../lib/hooks';
 import { DeleteLink } from './link/delete-link';
 import { LinkDetailsForm } from './link/details-form';
@@ -23,7 +23,7 @@ function Summary({ link }: { link: Link }) {
     ['Clicks', formatNumber(link.clickCount)],
     ['Unique visitors', formatNumber(link.uniqueCount)],
     ['Bot hits', formatNumber(link.botCount)],
-    ['Last click', link.lastClickedAt === null ? 'never' : formatDateTime(link.lastClickedAt)],
+    ['Last click', link.lastClickedAt === null ? 'never' : formatUtc(link.lastClickedAt)],
   ];
   return (
     <section class="panel" aria-label="Short link">
@@ -41,7 +41,7 @@ function Summary({ link }: { link: Link }) {
           </div>
         ))}
       </dl>
-      <p class="hint">Created {formatDateTime(link.createdAt)}</p>
+      <p class="hint">Created {formatUtc(link.createdAt)}</p>
       <p>
         <a class="button secondary" href={`/app/links/${encodeURIComponent(link.id)}/stats`}>
           Statistics
@@ -67,8 +67,10 @@ export function LinkPage({ params, query }: PageProps) {
         <a href="/app">Links</a>
       </p>
       <div class="page-head">
-        <h1>{current.title ?? current.slug}</h1>
-        <StatusBadge status={current.status} />
+        <div class="title-group">
+          <h1>{current.title ?? current.slug}</h1>
+          <StatusBadge link={current} />
+        </div>
       </div>
       {query.get('created') && (
         <p class="alert notice" role="status">

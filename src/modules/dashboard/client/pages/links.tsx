@@ -1,18 +1,22 @@
 /**
  * /app: the links, searched and filtered on the server and read a page (50) at a time with the
- * API's cursors, so the list stays fast however many links there are. Links can be selected
- * for bulk actions; after one, the list is read again and the selection starts empty.
+ * API's cursors, so the list stays fast however many links there are; how many match in all is
+ * asked of the server too (GET /links/count), never counted from the pages read. Links can be
+ * selected for bulk actions; after one, the list, the count and the tags are read again and the
+ * selection holds only what the action left to deal with.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, toApiError } from '../api/client';
-import { type LinkFilters, listLinks, listTags } from '../api/links';
+import { countLinks, type LinkFilters, listLinks, listTags } from '../api/links';
 import { listProjects } from '../api/projects';
-import type { Link, LinkSort, LinkStatus } from '../api/types';
+import type { Link, LinkAvailability, LinkSort, LinkStatus } from '../api/types';
 import { EmptyState, LoadFailed, Loading } from '../components/feedback';
 import { LinkFiltersBar } from '../components/link-filters';
 import { LinkList } from '../components/link-list';
 import { NewLinkDialog } from '../components/new-link-dialog';
+import { formatNumber } from '../lib/format';
 import { usePageTitle, useResource } from '../lib/hooks';
+import { takeNextPageNote } from '../lib/next-page-note';
 import { linkPagePath } from '../lib/paths';
 import { navigate } from '../router';
 import { type Outcome, OutcomeNote } from './links/outcome';
@@ -27,9 +31,12 @@ function filtersOf(query: URLSearchParams): LinkFilters {
     tag: get('tag'),
     project: get('project'),
     status: get('status') as LinkStatus | undefined,
+    availability: get('availability') as LinkAvailability | undefined,
     sort: get('sort') as LinkSort | undefined,
   };
 }
+
+const countText = (n: number) => (n === 1 ? '1 link' : `${formatNumber(n)} links`);
 
 export function LinksPage({ query }: PageProps) {
   usePageTitle('Links');
@@ -42,9 +49,15 @@ export function LinksPage({ query }: PageProps) {
   const [creating, setCreating] = useState(false);
   const generation = useRef(0);
   const tags = useResource(listTags, []);
+  const count = useResource(() => countLinks(JSON.parse(key) as LinkFilters), [key]);
   const projects = useResource(listProjects, []);
   const selection = useSelection();
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  // What was just done elsewhere and led here (a deleted link), said until the filters change.
+  const [outcome, setOutcome] = useState<Outcome | null>(() => {
+    const note = takeNextPageNote();
+    return note ? { text: note } : null;
+  });
+  const shownKey = useRef(key);
 
   const load = useCallback(
     async (from: string | null) => {
@@ -68,12 +81,15 @@ export function LinksPage({ query }: PageProps) {
     load(null);
     // Another search or filter: what was selected, and what was done to it, belong to the last one.
     selection.clear();
-    setOutcome(null);
-  }, [load, selection.clear]);
-  const bulkDone = (result: Outcome) => {
+    if (shownKey.current !== key) setOutcome(null);
+    shownKey.current = key;
+  }, [load, key, selection.clear]);
+  const bulkDone = (result: Outcome, keep: string[]) => {
     setOutcome(result);
-    selection.clear();
+    selection.replace(keep);
     load(null);
+    count.reload();
+    tags.reload();
   };
 
   const onFilters = useCallback((next: LinkFilters) => {
@@ -86,7 +102,13 @@ export function LinksPage({ query }: PageProps) {
   return (
     <>
       <div class="page-head">
-        <h1>Links</h1>
+        <div class="title-group">
+          <h1>Links</h1>
+          {/* Only a count of the filters shown: while another is asked for, none. */}
+          <p class="hint" role="status">
+            {count.data && !count.loading && !count.error ? countText(count.data.count) : ''}
+          </p>
+        </div>
         <button type="button" class="button primary" onClick={() => setCreating(true)}>
           New link
         </button>

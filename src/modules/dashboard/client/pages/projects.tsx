@@ -7,7 +7,7 @@ import { deleteProject, listProjects } from '../api/projects';
 import type { Project } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { DataTable } from '../components/data-table';
-import { EmptyState, ResourceStatus } from '../components/feedback';
+import { EmptyState, ResourceStatus, StatusLine } from '../components/feedback';
 import { formatNumber } from '../lib/format';
 import { useAction, usePageTitle, useResource } from '../lib/hooks';
 import { ProjectDialog } from './projects/project-dialog';
@@ -53,9 +53,7 @@ export function ProjectsPage() {
         </button>
       </div>
       <p>A project is a folder for links: a link is in one project or in none.</p>
-      <p class="status-line" role="status">
-        {done}
-      </p>
+      <StatusLine text={done} />
       <ResourceStatus resource={projects} action={action} />
       {data && data.projects.length === 0 && (
         <EmptyState title="No projects yet">

@@ -1,6 +1,6 @@
 /**
  * /app/stats: the whole workspace's statistics for a window kept in the address, with the links
- * that had the most clicks (each leading to its own statistics for the same window).
+ * that had the most clicks (by title, each leading to its own statistics for the same window).
  */
 import { getWorkspaceStats } from '../api/stats';
 import type { WorkspaceStats } from '../api/types';
@@ -8,6 +8,7 @@ import { BreakdownTable } from '../components/stats/breakdown-table';
 import { StatsView } from '../components/stats/stats-view';
 import { usePageTitle, useResource } from '../lib/hooks';
 import { type StatsWindow, windowOf, windowSearch } from '../lib/stats-window';
+import { topLinkRows } from '../lib/top-links';
 import { navigate } from '../router';
 import type { PageProps } from './page';
 
@@ -19,12 +20,7 @@ function TopLinks({ stats, search }: { stats: WorkspaceStats; search: string }) 
       column="Link"
       total={stats.totals.clicks}
       empty="No link had clicks in this range."
-      rows={stats.topLinks.map((l) => ({
-        key: l.id,
-        label: l.slug,
-        href: `/app/links/${encodeURIComponent(l.id)}/stats${search}`,
-        clicks: l.clicks,
-      }))}
+      rows={topLinkRows(stats.topLinks, search)}
     />
   );
 }

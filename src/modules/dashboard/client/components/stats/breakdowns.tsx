@@ -1,14 +1,16 @@
 /**
  * Every breakdown of the statistics payload as a table, grouped: where clicks came from (places,
  * sources, campaigns) and what they came with (devices, languages, variants, parameters).
- * Empty breakdowns say what would fill them.
+ * Empty breakdowns say what would fill them. Variants read differently for a link (its own
+ * clicks as a row) and for the workspace (per link, linked): lib/variant-rows.ts.
  */
-import type { Breakdowns as BreakdownLists, Stats } from '../../api/types';
+import type { Breakdowns as BreakdownLists, Stats, WorkspaceStats } from '../../api/types';
 import { type BreakdownKind, breakdownLabel } from '../../lib/stats-labels';
+import { variantRows } from '../../lib/variant-rows';
 import { BreakdownTable } from './breakdown-table';
 import { GeoBreakdowns } from './geo-breakdowns';
 
-type ValueList = Exclude<keyof BreakdownLists, 'city' | 'params'>;
+type ValueList = Exclude<keyof BreakdownLists, 'city' | 'params' | 'variant'>;
 
 interface Section {
   list: Exclude<ValueList, 'country'>;
@@ -42,18 +44,29 @@ const SECTIONS: Section[] = [
   { list: 'os', title: 'Operating systems', column: 'System', kind: 'os', empty: 'No clicks in this range.' },
   { list: 'browser', title: 'Browsers', column: 'Browser', kind: 'browser', empty: 'No clicks in this range.' },
   { list: 'language', title: 'Languages', column: 'Language', kind: 'language', empty: 'No clicks in this range.' },
-  {
-    list: 'variant',
-    title: 'Variants',
-    column: 'Variant',
-    kind: 'variant',
-    empty: 'No clicks through a variant. Add variants to tell channels apart.',
-  },
 ];
 
-export function Breakdowns({ stats }: { stats: Stats }) {
+export interface BreakdownsProps {
+  stats: Stats | WorkspaceStats;
+  /** The window as the address has it (`?range=7d`), for links to other statistics pages. */
+  search: string;
+}
+
+/** A link's variants add up to its clicks; the workspace's leave out the links' own clicks. */
+function VariantsNote({ stats }: { stats: Stats | WorkspaceStats }) {
+  if ('topLinks' in stats) return <p class="hint">Clicks on the links themselves are not counted here.</p>;
+  if (!stats.breakdowns.variant.some((e) => e.value === '')) return null;
+  return (
+    <p class="hint">
+      No variant: clicks on the short link itself, and on codes that match no variant
+      {stats.unknownVariants.length > 0 ? ' (listed under Unrecognised variant codes)' : ''}.
+    </p>
+  );
+}
+
+export function Breakdowns({ stats, search }: BreakdownsProps) {
   const total = stats.totals.clicks;
-  const { params } = stats.breakdowns;
+  const { params, variant } = stats.breakdowns;
   return (
     <div class="breakdowns">
       <GeoBreakdowns stats={stats} />
@@ -72,6 +85,16 @@ export function Breakdowns({ stats }: { stats: Stats }) {
           }))}
         />
       ))}
+      <BreakdownTable
+        id="bd-variant"
+        title="Variants"
+        column="Variant"
+        total={total}
+        empty="No clicks through a variant. Add variants to tell channels apart."
+        rows={variantRows(variant, search)}
+      >
+        {variant.length > 0 && <VariantsNote stats={stats} />}
+      </BreakdownTable>
       <BreakdownTable
         id="bd-params"
         title="Parameters"

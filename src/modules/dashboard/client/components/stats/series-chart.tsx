@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Stats } from '../../api/types';
-import { formatNumber, formatUtcDate, formatUtcDateTime } from '../../lib/format';
+import { formatNumber, formatUtc } from '../../lib/format';
 import type { Chart, ChartColours } from '../../lib/uplot-chart';
 import { SeriesTable } from './series-table';
 
@@ -39,7 +39,6 @@ export function SeriesChart({ stats }: { stats: Stats }) {
   const [asTable, setAsTable] = useState(false);
   const dark = useDarkScheme();
   const daily = stats.interval === 'day';
-  const when = daily ? formatUtcDate : formatUtcDateTime;
 
   useEffect(() => {
     let chart: Chart | undefined;
@@ -54,7 +53,7 @@ export function SeriesChart({ stats }: { stats: Stats }) {
           clicks: stats.series.map((p) => p.clicks),
           uniques: stats.series.map((p) => p.uniques),
         };
-        chart = drawChart(el, data, coloursOf(el), setHover);
+        chart = drawChart(el, data, daily ? 'day' : 'hour', coloursOf(el), setHover);
         observer = new ResizeObserver(() => chart?.resize(el.clientWidth));
         observer.observe(el);
       },
@@ -66,14 +65,14 @@ export function SeriesChart({ stats }: { stats: Stats }) {
       chart?.destroy();
       setHover(null);
     };
-  }, [stats.series, dark]);
+  }, [stats.series, daily, dark]);
 
   const point = hover === null ? undefined : stats.series[hover];
   const per = daily ? 'day' : 'hour';
   return (
     <section class="panel" aria-labelledby="chart-title">
       <div class="panel-head">
-        <h2 id="chart-title">Clicks per {per}</h2>
+        <h2 id="chart-title">Clicks per {per} (UTC)</h2>
         <button
           type="button"
           class="button small secondary"
@@ -89,7 +88,8 @@ export function SeriesChart({ stats }: { stats: Stats }) {
         <span class="key uniques">Unique visitors</span>
         {point && (
           <span class="chart-point">
-            {when(point.t)}: {formatNumber(point.clicks)} clicks, {formatNumber(point.uniques)} unique
+            {formatUtc(point.t, daily ? 'day' : 'minute')}: {formatNumber(point.clicks)} clicks,{' '}
+            {formatNumber(point.uniques)} unique
           </span>
         )}
       </div>

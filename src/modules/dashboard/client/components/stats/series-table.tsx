@@ -1,11 +1,10 @@
 /** The chart's numbers as a table: one row per hour or day of the window (UTC). */
 import type { Stats } from '../../api/types';
-import { formatNumber, formatUtcDate, formatUtcDateTime } from '../../lib/format';
+import { formatNumber, formatUtc } from '../../lib/format';
 import { ScrollBox } from '../scroll-box';
 
 export function SeriesTable({ id, stats }: { id: string; stats: Stats }) {
   const daily = stats.interval === 'day';
-  const when = daily ? formatUtcDate : formatUtcDateTime;
   return (
     <ScrollBox class="series-table" id={id} label="Chart as a table">
       <table>
@@ -24,7 +23,7 @@ export function SeriesTable({ id, stats }: { id: string; stats: Stats }) {
         <tbody>
           {stats.series.map((p) => (
             <tr key={p.t}>
-              <th scope="row">{when(p.t)}</th>
+              <th scope="row">{formatUtc(p.t, daily ? 'day' : 'minute', false)}</th>
               <td class="num">{formatNumber(p.clicks)}</td>
               <td class="num">{formatNumber(p.uniques)}</td>
             </tr>

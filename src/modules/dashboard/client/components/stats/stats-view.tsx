@@ -5,9 +5,9 @@
  * error about the window shows under its field instead of numbers that no longer match it.
  */
 import type { ComponentChildren } from 'preact';
-import type { Stats } from '../../api/types';
+import type { Stats, WorkspaceStats } from '../../api/types';
 import type { Resource } from '../../lib/hooks';
-import { type StatsWindow, WINDOW_FIELDS } from '../../lib/stats-window';
+import { type StatsWindow, WINDOW_FIELDS, windowSearch } from '../../lib/stats-window';
 import { EmptyState, LoadFailed, Loading } from '../feedback';
 import { Breakdowns } from './breakdowns';
 import { SeriesChart } from './series-chart';
@@ -15,7 +15,7 @@ import { Totals } from './totals';
 import { WindowPicker } from './window-picker';
 
 export interface StatsViewProps {
-  stats: Resource<Stats>;
+  stats: Resource<Stats> | Resource<WorkspaceStats>;
   window: StatsWindow;
   onWindow(window: StatsWindow): void;
   /** What to do when the window has no clicks (share the link). */
@@ -52,7 +52,7 @@ export function StatsView({ stats, window: w, onWindow, empty, children, after }
             <>
               <SeriesChart stats={data} />
               {children}
-              <Breakdowns stats={data} />
+              <Breakdowns stats={data} search={windowSearch(w)} />
               {after}
             </>
           )}

@@ -1,10 +1,10 @@
 /** The window's totals, and which window that is (UTC, widened to whole hours by the API). */
 import type { Stats } from '../../api/types';
-import { formatNumber, formatUtcDate, formatUtcDateTime } from '../../lib/format';
+import { formatNumber, formatUtc } from '../../lib/format';
 
 export function Totals({ stats }: { stats: Stats }) {
   const { totals, range } = stats;
-  const when = stats.interval === 'day' ? formatUtcDate : formatUtcDateTime;
+  const unit = stats.interval === 'day' ? 'day' : 'minute';
   const numbers: [string, number][] = [
     ['Clicks', totals.clicks],
     ['Unique visitors', totals.uniques],
@@ -21,7 +21,7 @@ export function Totals({ stats }: { stats: Stats }) {
         ))}
       </dl>
       <p class="hint">
-        {when(range.from)} to {when(range.to)} (UTC).{' '}
+        {formatUtc(range.from, unit, false)} to {formatUtc(range.to, unit)}.{' '}
         {range.bots ? 'Bot hits are counted in the clicks.' : 'Bot hits are left out of every other number.'}
       </p>
     </section>

@@ -7,7 +7,7 @@ import { CLICKS_PAGE_SIZE, exportCsvUrl, listClicks } from '../../api/stats';
 import type { Click } from '../../api/types';
 import { EmptyState, LoadFailed, Loading } from '../../components/feedback';
 import { ScrollBox } from '../../components/scroll-box';
-import { formatUtcDateTime } from '../../lib/format';
+import { formatUtc } from '../../lib/format';
 import { usePagedList } from '../../lib/paged';
 import { breakdownLabel, countryName } from '../../lib/stats-labels';
 import { type StatsWindow, windowSearch } from '../../lib/stats-window';
@@ -24,7 +24,7 @@ function place(c: Click): string {
 function ClickRow({ click: c }: { click: Click }) {
   return (
     <tr>
-      <td>{formatUtcDateTime(c.timestamp)}</td>
+      <td>{formatUtc(c.timestamp, 'second', false)}</td>
       <td>{c.variantCode === null ? '—' : c.variantKnown ? c.variantCode : `${c.variantCode} (unrecognised)`}</td>
       <td>{place(c)}</td>
       <td>{joined(c.device && breakdownLabel('device', c.device), c.os, c.browser)}</td>

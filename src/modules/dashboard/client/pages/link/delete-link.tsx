@@ -13,6 +13,7 @@ import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
 import { formatNumber, withoutScheme } from '../../lib/format';
 import { useSubmit } from '../../lib/hooks';
+import { noteForNextPage } from '../../lib/next-page-note';
 import { navigate } from '../../router';
 
 function DeleteForm({ link, onCancel }: { link: Link; onCancel(): void }) {
@@ -22,6 +23,8 @@ function DeleteForm({ link, onCancel }: { link: Link; onCancel(): void }) {
     try {
       if (withClicks) await deleteClickedLink(link.id, typed);
       else await deleteUnclickedLink(link.id);
+      const clicks = withClicks ? ` and its ${link.clickCount === 1 ? 'click' : 'clicks'}` : '';
+      noteForNextPage(`Deleted ${withoutScheme(link.shortUrl)}${clicks}.`);
       navigate('/app', { replace: true });
     } catch (err) {
       // Clicks arrived since the page loaded: the slug confirmation is needed after all.

@@ -1,8 +1,10 @@
 /**
  * A link's editable fields. Only what changed is sent (PATCH changes exactly the fields it is
- * given); the API's error appears under the field it names.
+ * given); the API's error appears under the field it names. A new slug waits for the person to
+ * confirm it (SlugChangeDialog: the old address stops working).
  */
 import { useState } from 'preact/hooks';
+import { toApiError } from '../../api/client';
 import { type LinkFields, updateLink } from '../../api/links';
 import { listProjects } from '../../api/projects';
 import type { Link } from '../../api/types';
@@ -10,10 +12,11 @@ import { DestinationField, DestinationParams, useDestination } from '../../compo
 import { Field } from '../../components/field';
 import { FilingFields, useFiling } from '../../components/filing-fields';
 import { errorFor, FormError } from '../../components/form-error';
-import { fromLocalInput, toLocalInput } from '../../lib/format';
+import { fromUtcInput, toUtcInput } from '../../lib/format';
 import { useResource, useSubmit } from '../../lib/hooks';
 import { paramsFromRows, rowsFromParams } from '../../lib/params';
 import { useSession } from '../../session';
+import { SlugChangeDialog } from './slug-change-dialog';
 
 const FIELDS = ['destination', 'title', 'slug', 'tags', 'projectId', 'expiresAt', 'clickLimit', 'params'];
 
@@ -38,28 +41,42 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
   const [slug, setSlug] = useState(link.slug);
   const [title, setTitle] = useState(link.title ?? '');
   const filing = useFiling(link.tags, link.projectId);
-  const [expires, setExpires] = useState(toLocalInput(link.expiresAt));
+  const [expires, setExpires] = useState(toUtcInput(link.expiresAt));
   const [limit, setLimit] = useState(link.clickLimit === null ? '' : String(link.clickLimit));
   const [saved, setSaved] = useState(false);
-  const { busy, error, submit } = useSubmit(async () => {
+  const [waiting, setWaiting] = useState<LinkFields | null>(null);
+  const save = async (fields: LinkFields) => {
+    if (Object.keys(fields).length > 0) onSaved(await updateLink(link.id, fields));
+    setSaved(true);
+  };
+  const { busy, error, setError, submit } = useSubmit(async () => {
     const ready = target.lift();
     const fields = changes(link, {
       destination: ready.destination,
       slug: slug.trim(),
       title: title.trim() || null,
       ...filing.sent,
-      expiresAt: fromLocalInput(expires),
+      expiresAt: fromUtcInput(expires),
       clickLimit: limit.trim() === '' ? null : Number(limit),
       params: paramsFromRows(ready.rows),
     });
-    if (Object.keys(fields).length > 0) onSaved(await updateLink(link.id, fields));
-    setSaved(true);
+    if (fields.slug === undefined) await save(fields);
+    else setWaiting(fields);
   });
+  const confirmed = async () => {
+    try {
+      if (waiting) await save(waiting);
+    } catch (err) {
+      setError(toApiError(err));
+    }
+    setWaiting(null);
+  };
 
   return (
     <section class="panel" aria-labelledby="details-title">
       <h2 id="details-title">Details</h2>
-      <form class="stack" onSubmit={submit} onInput={() => setSaved(false)}>
+      {/* noValidate: the API judges every field, and its message shows under the field, never a browser bubble. */}
+      <form class="stack" noValidate onSubmit={submit} onInput={() => setSaved(false)}>
         <FormError error={error} fields={FIELDS} />
         <DestinationField state={target} error={errorFor(error, 'destination')} />
         <Field label="Title" value={title} onValue={setTitle} error={errorFor(error, 'title')} />
@@ -69,7 +86,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
         <FilingFields state={filing} projects={projects.data?.projects ?? []} error={error} />
         <div class="row">
           <Field
-            label="Expires"
+            label="Expires (UTC)"
             type="datetime-local"
             hint="Empty: never. After it the short link answers 410."
             value={expires}
@@ -96,6 +113,12 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
           </button>
         </div>
       </form>
+      <SlugChangeDialog
+        link={link}
+        slug={waiting?.slug ?? null}
+        onConfirm={confirmed}
+        onCancel={() => setWaiting(null)}
+      />
     </section>
   );
 }

@@ -1,15 +1,13 @@
-/** Pause, archive and restore: what each state means for the short link, and the way out of it. */
+/**
+ * Pause, archive and restore, under what a visitor of the short link gets now (the API's
+ * availability: an active link past its expiry or its click limit says so) and the way out.
+ */
 import { useState } from 'preact/hooks';
 import { updateLink } from '../../api/links';
 import type { Link, LinkStatus } from '../../api/types';
 import { LoadFailed } from '../../components/feedback';
 import { useAction } from '../../lib/hooks';
-
-const MEANING: Record<LinkStatus, string> = {
-  active: 'Active: the short link redirects and counts clicks.',
-  paused: 'Paused: the short link answers "not found" and records nothing until it is resumed.',
-  archived: 'Archived: hidden from the default list; the short link keeps redirecting and keeps its history.',
-};
+import { stateSentences } from '../../lib/link-state';
 
 const ACTIONS: Record<LinkStatus, { to: LinkStatus; label: string }[]> = {
   active: [
@@ -34,7 +32,12 @@ export function StatusActions({ link, onChanged }: { link: Link; onChanged(link:
   return (
     <section class="panel" aria-labelledby="status-title">
       <h2 id="status-title">Status</h2>
-      <p>{MEANING[link.status]}</p>
+      {/* Visitors not redirected is what the person must not miss: it stands out. */}
+      <div class={link.availability === 'live' ? 'state' : 'state alert warn'}>
+        {stateSentences(link).map((sentence) => (
+          <p key={sentence}>{sentence}</p>
+        ))}
+      </div>
       {action.error && <LoadFailed error={action.error} />}
       <div class="actions start">
         {ACTIONS[link.status].map((action) => (

@@ -7,7 +7,7 @@ import { deleteVariant } from '../../api/links';
 import type { Link, Variant } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { CopyButton } from '../../components/copy-button';
-import { LoadFailed } from '../../components/feedback';
+import { LoadFailed, StatusLine } from '../../components/feedback';
 import { formatNumber } from '../../lib/format';
 import { useAction } from '../../lib/hooks';
 import { VariantDialog } from './variant-dialog';
@@ -21,14 +21,19 @@ export function Variants({ link, onChanged }: { link: Link; onChanged(): void })
   const [editing, setEditing] = useState<Variant | 'new' | null>(null);
   const [removing, setRemoving] = useState<Variant | null>(null);
   const action = useAction();
+  const [said, setSaid] = useState('');
   const done = () => {
     setEditing(null);
+    setSaid('');
     onChanged();
   };
   const remove = async (variant: Variant) => {
+    setSaid('');
     const removed = await action.run(() => deleteVariant(link.id, variant.id));
     setRemoving(null);
-    if (removed) onChanged();
+    if (!removed) return;
+    setSaid(`Removed variant ${variant.code}.`);
+    onChanged();
   };
   return (
     <section class="panel" aria-labelledby="variants-title">
@@ -39,6 +44,7 @@ export function Variants({ link, onChanged }: { link: Link; onChanged(): void })
         </button>
       </div>
       {action.error && <LoadFailed error={action.error} />}
+      <StatusLine text={said} />
       {link.variants.length === 0 ? (
         <p class="hint">
           No variants. Add one to share the same destination from another place (a newsletter, a poster) and tell the

@@ -22,7 +22,7 @@ function MoveForm({ ids, projects, onDone, onCancel }: Omit<MoveProps, 'open'>) 
     const moved = where
       ? `Moved ${linksText(answer.moved)} to ${where}.`
       : `Took ${linksText(answer.moved)} out of their project.`;
-    onDone({ text: moved + already + gone, failures: [] });
+    onDone({ text: moved + already + gone });
   });
   return (
     <form class="stack" onSubmit={submit}>

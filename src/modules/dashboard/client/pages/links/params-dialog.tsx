@@ -31,7 +31,7 @@ function ParamsForm({ ids, onDone, onCancel }: Omit<BulkDialogProps, 'open'>) {
     const params = paramsFromRows(rows);
     const answer = await setParamsOf(ids, params, mode);
     const gone = answer.notFound.length ? ` ${linksText(answer.notFound.length)} no longer existed.` : '';
-    onDone({ text: `Set the parameters of ${linksText(answer.updated)}.${gone}`, failures: [] });
+    onDone({ text: `Set the parameters of ${linksText(answer.updated)}.${gone}` });
   });
   const check = (event: Event) => {
     // Merging nothing changes nothing; replacing with nothing clears them, which is allowed.

@@ -8,6 +8,8 @@ export interface Selection {
   /** Selects every id given, or (when all of them are selected already) none. */
   toggleAll(ids: string[]): void;
   clear(): void;
+  /** Exactly these ids (the links a bulk action kept, still to be dealt with). */
+  replace(ids: string[]): void;
 }
 
 export function useSelection(): Selection {
@@ -26,5 +28,6 @@ export function useSelection(): Selection {
     [],
   );
   const clear = useCallback(() => setIds(new Set()), []);
-  return { ids, has: (id) => ids.has(id), toggle, toggleAll, clear };
+  const replace = useCallback((next: string[]) => setIds(new Set(next)), []);
+  return { ids, has: (id) => ids.has(id), toggle, toggleAll, clear, replace };
 }

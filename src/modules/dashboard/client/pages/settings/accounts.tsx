@@ -10,7 +10,7 @@ import { ConfirmDialog } from '../../components/confirm-dialog';
 import { DataTable } from '../../components/data-table';
 import { ResourceStatus } from '../../components/feedback';
 import { SettingsFrame } from '../../components/settings-frame';
-import { formatDate } from '../../lib/format';
+import { formatUtc } from '../../lib/format';
 import { useAction, useResource } from '../../lib/hooks';
 import { useSession } from '../../session';
 import { AccountDialog } from './account-dialog';
@@ -41,8 +41,8 @@ export function AccountsPage() {
             <tr key={item.id}>
               <td>{item.email}</td>
               <td>{item.superuser ? 'Superuser' : 'Member'}</td>
-              <td>{formatDate(item.createdAt)}</td>
-              <td>{item.lastSignInAt === null ? 'never' : formatDate(item.lastSignInAt)}</td>
+              <td>{formatUtc(item.createdAt)}</td>
+              <td>{item.lastSignInAt === null ? 'never' : formatUtc(item.lastSignInAt)}</td>
               <td>{item.disabledAt === null ? 'Active' : 'Disabled'}</td>
               <td>
                 {item.id !== me?.id && (

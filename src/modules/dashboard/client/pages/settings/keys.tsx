@@ -4,24 +4,27 @@ import { listKeys, revokeKey } from '../../api/app';
 import type { KeyItem } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { DataTable } from '../../components/data-table';
-import { EmptyState, ResourceStatus } from '../../components/feedback';
+import { EmptyState, ResourceStatus, StatusLine } from '../../components/feedback';
 import { SettingsFrame } from '../../components/settings-frame';
-import { formatDate } from '../../lib/format';
+import { formatUtc } from '../../lib/format';
 import { useAction, useResource } from '../../lib/hooks';
 import { KeyDialog } from './key-dialog';
 
 const STATUS_TEXT = { active: 'Active', expired: 'Expired', revoked: 'Revoked' } as const;
-const orNever = (ms: number | null) => (ms === null ? 'never' : formatDate(ms));
+const orNever = (ms: number | null) => (ms === null ? 'never' : formatUtc(ms));
 
 export function KeysPage() {
   const keys = useResource(listKeys, []);
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<KeyItem | null>(null);
   const action = useAction();
+  const [done, setDone] = useState('');
   const items = keys.data?.items ?? [];
   const revoke = async (key: KeyItem) => {
-    await action.run(() => revokeKey(key.id));
+    setDone('');
+    const revoked = await action.run(() => revokeKey(key.id));
     setRevoking(null);
+    if (revoked) setDone(`Revoked key ${key.name ?? key.prefix}: anything still using it now gets 401.`);
     keys.reload();
   };
   return (
@@ -32,6 +35,7 @@ export function KeysPage() {
           Create key
         </button>
       </p>
+      <StatusLine text={done} />
       <ResourceStatus resource={keys} action={action} />
       {keys.data && items.length === 0 && (
         <EmptyState title="No API keys">
@@ -47,7 +51,7 @@ export function KeysPage() {
                 <code>{key.prefix}…</code>
               </td>
               <td>{key.scope}</td>
-              <td>{formatDate(key.createdAt)}</td>
+              <td>{formatUtc(key.createdAt)}</td>
               <td>{orNever(key.lastUsedAt)}</td>
               <td>{orNever(key.expiresAt)}</td>
               <td>{STATUS_TEXT[key.status]}</td>

@@ -1,0 +1,118 @@
+/**
+ * Bulk verbs on a selection of links (ids, at most MAX_BULK_IDS): params, project, tags, status,
+ * delete. Each is one request and one transaction for the whole selection, so a dashboard
+ * selection never turns into one request per link. No HTTP here.
+ */
+import type { Deps } from '../../deps';
+import { invalid } from '../../lib/errors';
+import { checkParams, PARAM_LIMITS } from '../../lib/params';
+import { LINK_LIMITS } from '../links/model';
+import { findLinkRows, findTagsByLinkIds, type LinkRow } from '../links/repo';
+import { checkProjectId, humanClicksNow, normalizeTags } from '../links/service';
+import { deleteLinkRow, setLinkParams, setLinkProjects, updateLinkRow, writeLinks } from '../links/writes';
+import type { BulkDeleteResult, BulkParamsInput, BulkProjectInput, BulkStatusInput, BulkTagsInput } from './model';
+
+/** The links of these ids that exist, and the ids that name none (request order, once each). */
+function resolveIds(deps: Deps, ids: string[]): { rows: LinkRow[]; notFound: string[] } {
+  const unique = [...new Set(ids)];
+  const byId = new Map(findLinkRows(deps.db, unique).map((r) => [r.id, r]));
+  const rows = unique.flatMap((id) => byId.get(id) ?? []);
+  return { rows, notFound: unique.filter((id) => !byId.has(id)) };
+}
+
+/** A changed link's updatedAt: now, never earlier than what it had (the clock may step back). */
+function touchedAt(deps: Deps, row: LinkRow): number {
+  return Math.max(deps.clock.now(), row.updatedAt);
+}
+
+export function bulkParams(deps: Deps, input: BulkParamsInput): { updated: number; notFound: string[] } {
+  const params = checkParams(input.params);
+  const replace = input.mode === 'replace';
+  const { rows, notFound } = resolveIds(deps, input.ids);
+  // Every link is checked before any is written: one over the limit stops the whole request.
+  const updates = rows.map((row) => {
+    const next = replace ? params : { ...row.params, ...params };
+    if (Object.keys(next).length > PARAM_LIMITS.maxKeys) {
+      throw invalid('params', `Link ${row.id} would have more than ${PARAM_LIMITS.maxKeys} params`);
+    }
+    return { id: row.id, params: next, updatedAt: touchedAt(deps, row) };
+  });
+  writeLinks(deps, (w) => setLinkParams(w, updates));
+  return { updated: updates.length, notFound };
+}
+
+export function bulkProject(
+  deps: Deps,
+  input: BulkProjectInput,
+): { moved: number; unchanged: number; notFound: string[] } {
+  const projectId = checkProjectId(deps, input.projectId);
+  const { rows, notFound } = resolveIds(deps, input.ids);
+  const moves = rows.filter((r) => r.projectId !== projectId).map((r) => ({ id: r.id, updatedAt: touchedAt(deps, r) }));
+  writeLinks(deps, (w) => setLinkProjects(w, moves, projectId));
+  return { moved: moves.length, unchanged: rows.length - moves.length, notFound };
+}
+
+interface Changed {
+  updated: number;
+  unchanged: number;
+  notFound: string[];
+}
+
+/** Adds and removes tags on every link; a link's other tags stay. */
+export function bulkTags(deps: Deps, input: BulkTagsInput): Changed {
+  const add = normalizeTags(input.add, 'add');
+  const remove = normalizeTags(input.remove, 'remove');
+  if (add.length === 0 && remove.length === 0) throw invalid('add', 'Send at least one tag to add or to remove');
+  const both = add.find((tag) => remove.includes(tag));
+  if (both !== undefined) throw invalid('remove', `The tag "${both}" cannot be both added and removed`);
+  const { rows, notFound } = resolveIds(deps, input.ids);
+  const current = findTagsByLinkIds(
+    deps.db,
+    rows.map((r) => r.id),
+  );
+  // Every link is checked before any is written: one over the limit stops the whole request.
+  const updates: { row: LinkRow; tags: string[] }[] = [];
+  for (const row of rows) {
+    const had = current.get(row.id) ?? [];
+    const next = [...had.filter((tag) => !remove.includes(tag)), ...add.filter((tag) => !had.includes(tag))];
+    if (next.length > LINK_LIMITS.tags) {
+      throw invalid('add', `Link ${row.id} would have more than ${LINK_LIMITS.tags} tags`);
+    }
+    if (next.length !== had.length || next.some((tag) => !had.includes(tag))) updates.push({ row, tags: next });
+  }
+  writeLinks(deps, (w) => {
+    for (const { row, tags } of updates) updateLinkRow(w, row.id, { updatedAt: touchedAt(deps, row) }, tags);
+  });
+  return { updated: updates.length, unchanged: rows.length - updates.length, notFound };
+}
+
+/** Sets one status on every link: pause, resume (active), archive, restore (active). */
+export function bulkStatus(deps: Deps, input: BulkStatusInput): Changed {
+  const { status } = input;
+  const { rows, notFound } = resolveIds(deps, input.ids);
+  const changing = rows.filter((r) => r.status !== status);
+  writeLinks(deps, (w) => {
+    for (const row of changing) updateLinkRow(w, row.id, { status, updatedAt: touchedAt(deps, row) });
+  });
+  return { updated: changing.length, unchanged: rows.length - changing.length, notFound };
+}
+
+/**
+ * Deletes every selected link that has no human clicks, by the same rule as DELETE /links/{id}
+ * (buffered clicks count); the others are kept and listed in `refused` with their clicks, so
+ * the caller can say which and why. The deletable ones go in one transaction.
+ */
+export function bulkDelete(deps: Deps, input: { ids: string[] }): BulkDeleteResult {
+  const { rows, notFound } = resolveIds(deps, input.ids);
+  const deleting: string[] = [];
+  const refused: BulkDeleteResult['refused'] = [];
+  for (const row of rows) {
+    const clickCount = humanClicksNow(deps, row);
+    if (clickCount > 0) refused.push({ id: row.id, slug: row.slug, clickCount });
+    else deleting.push(row.id);
+  }
+  writeLinks(deps, (w) => {
+    for (const id of deleting) deleteLinkRow(w, id);
+  });
+  return { deleted: deleting, refused, notFound };
+}
