@@ -3,6 +3,8 @@
  * The table below is also what `slink --help` prints, so docs and behaviour cannot drift.
  */
 
+import { hostname } from 'node:os';
+
 export interface Config {
   readonly port: number;
   readonly hostname: string;
@@ -24,6 +26,10 @@ export interface Config {
   readonly metricsToken: string | null;
   /** Dashboard sessions end this many days after sign-in (and after 7 idle days). */
   readonly sessionDays: number;
+  /** PostgreSQL URL (SLINK_DATABASE_URL): store everything there instead of the SQLite file; null: SQLite. */
+  readonly databaseUrl: string | null;
+  /** This node's name in logs, /healthz and metrics (SLINK_NODE_ID; default the host name). */
+  readonly nodeId: string;
 }
 
 interface ConfigVar {
@@ -73,6 +79,13 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
     default: '30',
     meaning: 'dashboard sessions end this many days after sign-in (and after 7 idle days)',
   },
+  {
+    name: 'SLINK_DATABASE_URL',
+    default: '(unset)',
+    meaning:
+      'postgres://user:password@host:5432/dbname (or postgresql://): store everything in that PostgreSQL database (15 or newer) instead of the SQLite file at SLINK_DB',
+  },
+  { name: 'SLINK_NODE_ID', default: 'the host name', meaning: "this node's name in logs, /healthz and metrics" },
 ];
 
 export class ConfigError extends Error {}
@@ -107,6 +120,36 @@ function originVar(env: Env, name: string, fallback: string): string {
   return url.origin;
 }
 
+/**
+ * A PostgreSQL connection URL: postgres:// or postgresql://, with a host and a database name.
+ * The message never repeats the URL: it may hold a password.
+ */
+function databaseUrlVar(env: Env): string | null {
+  const raw = env.SLINK_DATABASE_URL;
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('SLINK_DATABASE_URL must be a URL like postgres://user:password@host:5432/dbname');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(`SLINK_DATABASE_URL must start with postgres:// or postgresql://, not ${url.protocol}//`);
+  }
+  if (url.hostname === '') throw new ConfigError('SLINK_DATABASE_URL must name a host');
+  if (url.pathname.length < 2) throw new ConfigError('SLINK_DATABASE_URL must name a database (…:5432/dbname)');
+  return raw;
+}
+
+/** A node id: what logs and metrics label; letters, digits and . _ - only, so it is safe in both. */
+function nodeIdVar(env: Env): string {
+  const raw = env.SLINK_NODE_ID || hostname();
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw)) {
+    throw new ConfigError(`SLINK_NODE_ID must be 1 to 64 letters, digits, ".", "_" or "-", got "${raw}"`);
+  }
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = intVar(env, 'SLINK_PORT', 3000, 0, 65535);
   const shortHost = originVar(env, 'SLINK_SHORT_HOST', `http://localhost:${port}`);
@@ -127,6 +170,8 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: env.SLINK_METRICS_TOKEN || null,
     // Ten years at most: the cookie's Max-Age and the expiry stay well inside safe integers.
     sessionDays: intVar(env, 'SLINK_SESSION_DAYS', 30, 1, 3650),
+    databaseUrl: databaseUrlVar(env),
+    nodeId: nodeIdVar(env),
   });
 }
 

@@ -1,5 +1,6 @@
 /** loadConfig against the Configuration table of the README. */
 import { describe, expect, test } from 'bun:test';
+import { hostname } from 'node:os';
 import { CONFIG_VARS, ConfigError, configHelp, loadConfig } from '../src/config';
 
 function configError(env: Record<string, string>): ConfigError {
@@ -28,6 +29,8 @@ describe('defaults (README, Configuration)', () => {
       retentionDays: 0,
       metricsToken: null,
       sessionDays: 30,
+      databaseUrl: null,
+      nodeId: hostname(),
     });
   });
 
@@ -64,6 +67,8 @@ describe('defaults (README, Configuration)', () => {
         SLINK_RETENTION_DAYS: '90',
         SLINK_METRICS_TOKEN: 'scrape-me-please',
         SLINK_SESSION_DAYS: '7',
+        SLINK_DATABASE_URL: 'postgresql://slink:secret@db.internal:5433/slink',
+        SLINK_NODE_ID: 'node-2.eu',
       }),
     ).toEqual({
       port: 4000,
@@ -79,6 +84,8 @@ describe('defaults (README, Configuration)', () => {
       retentionDays: 90,
       metricsToken: 'scrape-me-please',
       sessionDays: 7,
+      databaseUrl: 'postgresql://slink:secret@db.internal:5433/slink',
+      nodeId: 'node-2.eu',
     });
     expect(loadConfig({ SLINK_TRUST_PROXY: '0' }).trustProxy).toBe(0);
     expect(loadConfig({ SLINK_TRUST_PROXY: '2' }).trustProxy).toBe(2);
@@ -186,6 +193,8 @@ describe('help text', () => {
       'SLINK_RETENTION_DAYS',
       'SLINK_METRICS_TOKEN',
       'SLINK_SESSION_DAYS',
+      'SLINK_DATABASE_URL',
+      'SLINK_NODE_ID',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(names);
     const lines = help.split('\n');
@@ -193,6 +202,31 @@ describe('help text', () => {
     for (const [i, name] of names.entries()) expect(lines[i]!.trim().startsWith(name)).toBe(true);
     for (const def of ['3000', '0.0.0.0', './data/slink.db', 'http://localhost:$SLINK_PORT', '1000', '600', 'Slink'])
       expect(help).toContain(def);
-    expect(lines.at(-1)).toMatch(/^\s*SLINK_SESSION_DAYS\s+30\s+dashboard sessions end/);
+    expect(lines.at(-1)).toMatch(/^\s*SLINK_NODE_ID\s+the host name\s+this node's name/);
+  });
+});
+
+describe('SLINK_DATABASE_URL and SLINK_NODE_ID', () => {
+  test('postgres:// and postgresql:// URLs are taken as given', () => {
+    expect(loadConfig({ SLINK_DATABASE_URL: 'postgres://u@localhost/db' }).databaseUrl).toBe('postgres://u@localhost/db');
+  });
+
+  test('a malformed URL names the variable and never repeats a password', () => {
+    for (const bad of [
+      'not a url',
+      'mysql://u:hunter2@h/db',
+      'postgres://u:hunter2@/db',
+      'postgres://u:hunter2@host',
+      'postgres://u:hunter2@host/',
+    ]) {
+      const err = configError({ SLINK_DATABASE_URL: bad });
+      expect(err.message).toStartWith('SLINK_DATABASE_URL');
+      expect(err.message).not.toContain('hunter2');
+    }
+  });
+
+  test('a node id is letters, digits, dot, dash and underscore', () => {
+    expect(configError({ SLINK_NODE_ID: 'node 1' }).message).toStartWith('SLINK_NODE_ID');
+    expect(configError({ SLINK_NODE_ID: 'x'.repeat(65) }).message).toStartWith('SLINK_NODE_ID');
   });
 });
