@@ -208,7 +208,9 @@ describe('help text', () => {
 
 describe('SLINK_DATABASE_URL and SLINK_NODE_ID', () => {
   test('postgres:// and postgresql:// URLs are taken as given', () => {
-    expect(loadConfig({ SLINK_DATABASE_URL: 'postgres://u@localhost/db' }).databaseUrl).toBe('postgres://u@localhost/db');
+    expect(loadConfig({ SLINK_DATABASE_URL: 'postgres://u@localhost/db' }).databaseUrl).toBe(
+      'postgres://u@localhost/db',
+    );
   });
 
   test('a malformed URL names the variable and never repeats a password', () => {

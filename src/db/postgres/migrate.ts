@@ -1,0 +1,57 @@
+/**
+ * PostgreSQL migrations: the SQL files of ./migrations, embedded in the code (as the SQLite
+ * engine's are, so dist/slink carries them), applied in order in one transaction under an
+ * advisory lock: nodes starting together wait for each other, and a migration that fails leaves
+ * nothing behind (PostgreSQL's DDL is transactional). `slink_migrations` records each applied
+ * version with its checksum; a recorded migration whose text changed is refused.
+ */
+import type { Pg } from './client';
+import m0001 from './migrations/0001_init.sql' with { type: 'text' };
+
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Every migration, in order. test/db/postgres-migrate.test.ts checks that each file of ./migrations is here. */
+export const PG_MIGRATIONS: readonly PgMigration[] = [{ version: 1, name: '0001_init', sql: m0001 }];
+
+/** The advisory lock key of migrations (any fixed int8: "slink-migrate" as ASCII). */
+const MIGRATE_LOCK = 0x736c696e6b6d6967n;
+
+function checksum(sql: string): string {
+  return new Bun.CryptoHasher('sha256').update(sql).digest('hex');
+}
+
+/** Applies the pending migrations; returns how many it applied. */
+export async function migratePostgres(sql: Pg, migrations: readonly PgMigration[] = PG_MIGRATIONS): Promise<number> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATE_LOCK})`;
+    await tx`CREATE TABLE IF NOT EXISTS slink_migrations (
+      version int PRIMARY KEY,
+      name text NOT NULL,
+      checksum text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`;
+    const applied = new Map<number, string>();
+    for (const row of await tx`SELECT version, checksum FROM slink_migrations`) {
+      applied.set(row.version as number, row.checksum as string);
+    }
+    let count = 0;
+    for (const m of migrations) {
+      const sum = checksum(m.sql);
+      const recorded = applied.get(m.version);
+      if (recorded !== undefined) {
+        if (recorded !== sum) {
+          throw new Error(`migration ${m.name} was applied with a different text: this database is not this release's`);
+        }
+        continue;
+      }
+      await tx.unsafe(m.sql);
+      await tx`INSERT INTO slink_migrations (version, name, checksum) VALUES (${m.version}, ${m.name}, ${sum})`;
+      count++;
+    }
+    return count;
+  });
+}
