@@ -30,7 +30,7 @@ async function measure(root: string): Promise<void> {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
   };
-  const t = makeTestApp({ SLINK_RATE_LIMIT: '100000' });
+  const t = await makeTestApp({ SLINK_RATE_LIMIT: '100000' });
   const { key } = await makeKey(t, 'write');
   seedLinks(t.deps, LINKS, (i: number) => ({ destination: `https://www.example.org/articles/${i}` }));
   const text = (round: number) =>

@@ -245,7 +245,7 @@ function describe(label: string, r: Run): string {
  */
 async function refusalCost(root: string): Promise<void> {
   const { makeTestApp } = await import(join(root, 'test/helpers/app'));
-  const t = makeTestApp({ SLINK_TRUST_PROXY: '1' });
+  const t = await makeTestApp({ SLINK_TRUST_PROXY: '1' });
   t.deps.verifyPassword = async () => false;
   const signIn = (i: number) =>
     t.app.handle(

@@ -12,7 +12,7 @@ let browser: Browser;
 let origin: string;
 
 beforeAll(async () => {
-  t = makeTestApp();
+  t = await makeTestApp();
   t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
   origin = `http://127.0.0.1:${t.app.server!.port}`;
   browser = await launchBrowser();

@@ -66,7 +66,7 @@ test('0009 keeps every target and its id, starts the high-water mark at the high
   );
   old.close();
 
-  t = makeTestApp({ SLINK_DB: path });
+  t = await makeTestApp({ SLINK_DB: path });
   const sqlite = t.deps.db.$client;
   const table = sqlite.query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE name = 'click_targets'").get()!;
   expect(table.sql).toContain('AUTOINCREMENT');

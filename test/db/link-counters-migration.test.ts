@@ -56,7 +56,7 @@ test('0008 moves every link counter exactly, drops the old columns and index, ke
   old.close();
 
   // The app's own start migrates the file (makeTestApp runs the production migrator on it).
-  t = makeTestApp({ SLINK_DB: path });
+  t = await makeTestApp({ SLINK_DB: path });
   const sqlite = t.deps.db.$client;
   expect(
     sqlite.query('SELECT link_id, clicks, uniques, bots, last_clicked_at FROM link_counters ORDER BY link_id').all(),
@@ -95,9 +95,9 @@ test('0008 moves every link counter exactly, drops the old columns and index, ke
   expect(list.body.items.map((l: { id: string }) => l.id)).toEqual(['lnk_tied', 'lnk_busy', 'lnk_never', 'lnk_bots']);
 });
 
-test('0008 on a database without links creates the empty table', () => {
+test('0008 on a database without links creates the empty table', async () => {
   const path = join(dir, 'empty.db');
   migratedUntil0008(path).close();
-  t = makeTestApp({ SLINK_DB: path });
+  t = await makeTestApp({ SLINK_DB: path });
   expect(t.deps.db.$client.query('SELECT count(*) AS n FROM link_counters').get()).toEqual({ n: 0 });
 });

@@ -27,7 +27,7 @@ export interface TestApp {
   close(): void;
 }
 
-export function makeTestApp(env: Record<string, string> = {}): TestApp {
+export async function makeTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'slink-test-'));
   const config: Config = loadConfig({
     SLINK_DB: join(dir, 'slink.db'),

@@ -19,7 +19,7 @@ export interface Dashboard {
 
 /** `env` adds SLINK_* settings to the test app's (SLINK_WORKSPACE_NAME, SLINK_TRUST_PROXY, ...). */
 export async function startDashboard(env: Record<string, string> = {}): Promise<Dashboard> {
-  const t = makeTestApp(env);
+  const t = await makeTestApp(env);
   t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
   const browser = await launchBrowser();
   return {

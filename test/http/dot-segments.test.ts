@@ -24,7 +24,7 @@ function raw(method: string, target: string): Promise<RawResponse> {
 }
 
 beforeAll(async () => {
-  t = makeTestApp();
+  t = await makeTestApp();
   ({ key } = await makeKey(t, 'write'));
   const link = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/a' } });
   linkId = link.body.id;

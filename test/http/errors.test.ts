@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 async function setup(env: Record<string, string> = {}) {
-  t = makeTestApp({ SLINK_RATE_LIMIT: '1000000', ...env });
+  t = await makeTestApp({ SLINK_RATE_LIMIT: '1000000', ...env });
   const { key } = await makeKey(t, 'write', { superuser: true });
   const link = await api(t, 'POST', '/links', {
     key,
@@ -615,7 +615,7 @@ describe('fuzz: no input produces a 500', () => {
   });
 
   test('odd Authorization and content-type headers', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { key } = await makeKey(t, 'write');
     for (const authorization of [
       'Bearer \u00ff',
@@ -648,7 +648,7 @@ describe('fuzz: no input produces a 500', () => {
 
 describe('an unexpected error', () => {
   test('answers the generic 500 and logs one line: what, where, never a stack trace', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const logged: unknown[][] = [];
     t.deps.log = { info: () => {}, error: (...args: unknown[]) => logged.push(args) };
     // Any failure no mapper knows: here the password check of a sign-in.

@@ -154,7 +154,7 @@ function request(op: Operation): { url: string; init: RequestInit } {
 }
 
 beforeAll(async () => {
-  t = makeTestApp({ SLINK_RATE_LIMIT: '1000000' });
+  t = await makeTestApp({ SLINK_RATE_LIMIT: '1000000' });
   const made = await makeKey(t, 'write', { superuser: true });
   key = made.key;
   const link = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/f', tags: ['t'] } });

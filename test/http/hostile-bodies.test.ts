@@ -40,7 +40,7 @@ async function post(path: string, text: string, chunked = false) {
 }
 
 beforeAll(async () => {
-  t = makeTestApp();
+  t = await makeTestApp();
   ({ key } = await makeKey(t, 'write'));
   server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => t.app.fetch(request) });
   const link = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/a' } });

@@ -8,8 +8,8 @@ import { api, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../
 import { DASHBOARD_CSP, expectHtmlSecurityHeaders, inlineCode } from '../helpers/html';
 
 let t: TestApp;
-beforeEach(() => {
-  t = makeTestApp();
+beforeEach(async () => {
+  t = await makeTestApp();
 });
 afterEach(() => disposeTestApp(t));
 

@@ -10,7 +10,7 @@ let t: TestApp;
 let doc: any;
 
 beforeAll(async () => {
-  t = makeTestApp();
+  t = await makeTestApp();
   const res = await api(t, 'GET', '/api/openapi.json');
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toContain('application/json');
@@ -470,7 +470,7 @@ describe('GET /healthz', () => {
   });
 
   test('answers 503 when the database is gone', async () => {
-    const other = makeTestApp();
+    const other = await makeTestApp();
     try {
       other.deps.db.$client.close();
       const res = await api(other, 'GET', '/healthz');

@@ -123,7 +123,7 @@ describe('clientAddress (unit)', () => {
 
 describe('X-RateLimit-* headers on every /api/v1 response', () => {
   test('success, 400, 401, 403, 404, 413, 415 all carry them and each request costs one', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const write = await makeKey(t, 'write');
     const read = await makeKey(t, 'read');
     const sequence: { res: ApiResult; status: number; remaining: number }[] = [];
@@ -191,7 +191,7 @@ describe('X-RateLimit-* headers on every /api/v1 response', () => {
   });
 
   test('remaining decreases by exactly one per request', async () => {
-    t = makeTestApp({ SLINK_RATE_LIMIT: '50' });
+    t = await makeTestApp({ SLINK_RATE_LIMIT: '50' });
     const { key } = await makeKey(t, 'read');
     for (let i = 1; i <= 50; i++) {
       const res = await api(t, 'GET', i % 2 ? '/me' : '/links', { key });
@@ -202,7 +202,7 @@ describe('X-RateLimit-* headers on every /api/v1 response', () => {
   });
 
   test('routes outside /api/v1 are not counted', async () => {
-    t = makeTestApp({ SLINK_RATE_LIMIT: '2' });
+    t = await makeTestApp({ SLINK_RATE_LIMIT: '2' });
     const { key } = await makeKey(t, 'read');
     for (let i = 0; i < 5; i++) {
       const health = await api(t, 'GET', '/healthz');
@@ -221,7 +221,7 @@ describe('X-RateLimit-* headers on every /api/v1 response', () => {
 
 describe('429 rate_limited', () => {
   test('the 6th request of a key is 429 with Retry-After and an error body; other keys are unaffected', async () => {
-    t = makeTestApp({ SLINK_RATE_LIMIT: '5' });
+    t = await makeTestApp({ SLINK_RATE_LIMIT: '5' });
     const a = await makeKey(t, 'write');
     const b = await makeKey(t, 'read');
     for (let i = 0; i < 5; i++) expect((await api(t, 'GET', '/me', { key: a.key })).status).toBe(200);
@@ -239,7 +239,7 @@ describe('429 rate_limited', () => {
   });
 
   test('Retry-After counts down with the clock and the window resets after 60 s', async () => {
-    t = makeTestApp({ SLINK_RATE_LIMIT: '5' });
+    t = await makeTestApp({ SLINK_RATE_LIMIT: '5' });
     const { key } = await makeKey(t, 'read');
     for (let i = 0; i < 5; i++) {
       t.clock.advance(1000); // the window starts at the first request
@@ -260,7 +260,7 @@ describe('429 rate_limited', () => {
   });
 
   test('two keys of the same account have separate budgets', async () => {
-    t = makeTestApp({ SLINK_RATE_LIMIT: '3' });
+    t = await makeTestApp({ SLINK_RATE_LIMIT: '3' });
     const a = await makeKey(t, 'write');
     const b = createApiKey(t.deps, { accountId: a.account.id, scope: 'write' });
     for (let i = 0; i < 3; i++) expect((await api(t, 'GET', '/me', { key: a.key })).status).toBe(200);
@@ -275,7 +275,7 @@ describe('429 rate_limited', () => {
   });
 
   test('requests without a valid key are limited per client address, and do not use up key budgets', async () => {
-    t = makeTestApp({ SLINK_RATE_LIMIT: '3', SLINK_TRUST_PROXY: '1' });
+    t = await makeTestApp({ SLINK_RATE_LIMIT: '3', SLINK_TRUST_PROXY: '1' });
     const { key } = await makeKey(t, 'read');
     const from = (ip: string) => ({ 'x-forwarded-for': ip });
     expect((await api(t, 'GET', '/me', { headers: from('1.1.1.1') })).status).toBe(401);
@@ -300,7 +300,7 @@ describe('429 rate_limited', () => {
   });
 
   test('without a trusted proxy, X-Forwarded-For cannot buy a fresh budget', async () => {
-    t = makeTestApp({ SLINK_RATE_LIMIT: '2' });
+    t = await makeTestApp({ SLINK_RATE_LIMIT: '2' });
     for (const ip of ['1.1.1.1', '2.2.2.2'])
       expect((await api(t, 'GET', '/me', { headers: { 'x-forwarded-for': ip } })).status).toBe(401);
     expect429(await api(t, 'GET', '/me', { headers: { 'x-forwarded-for': '3.3.3.3' } }), 2);
@@ -309,7 +309,7 @@ describe('429 rate_limited', () => {
 
 describe('exact under concurrency', () => {
   test('50 concurrent requests at limit 20: exactly 20 succeed (app.handle)', async () => {
-    t = makeTestApp({ SLINK_RATE_LIMIT: '20' });
+    t = await makeTestApp({ SLINK_RATE_LIMIT: '20' });
     const { key } = await makeKey(t, 'read');
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) => api(t!, 'GET', i % 3 ? '/me' : '/links', { key })),
@@ -325,7 +325,7 @@ describe('exact under concurrency', () => {
   });
 
   test('50 concurrent requests at limit 20 through a real server: exactly 20 succeed', async () => {
-    t = makeTestApp({ SLINK_RATE_LIMIT: '20' });
+    t = await makeTestApp({ SLINK_RATE_LIMIT: '20' });
     const { key } = await makeKey(t, 'write');
     t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
     const port = t.app.server!.port;
@@ -360,7 +360,7 @@ describe('exact under concurrency', () => {
   });
 
   test('unauthenticated requests through a real server are limited per peer address', async () => {
-    t = makeTestApp({ SLINK_RATE_LIMIT: '4' });
+    t = await makeTestApp({ SLINK_RATE_LIMIT: '4' });
     const { key } = await makeKey(t, 'read');
     t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
     const base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;

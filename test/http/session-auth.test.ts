@@ -20,7 +20,7 @@ afterEach(() => {
 
 describe('/api/app is session only', () => {
   test('an API key is 403 session_required everywhere under /api/app, the doors included', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { key } = await makeKey(t, 'write', { superuser: true });
     for (const [method, path] of [
       ['GET', '/api/app/session'],
@@ -38,7 +38,7 @@ describe('/api/app is session only', () => {
   });
 
   test('no session: 403 session_required except GET/POST setup and POST session', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     for (const [method, path] of [
       ['GET', '/session'],
       ['DELETE', '/session'],
@@ -71,7 +71,7 @@ describe('/api/app is session only', () => {
   });
 
   test('bodies: JSON only, and a signed-in unknown route is 404', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { cookie } = await signIn(t);
     const res = await api(t, 'POST', '/api/app/keys', {
       rawBody: 'scope=read',
@@ -85,7 +85,7 @@ describe('/api/app is session only', () => {
 
 describe('CSRF: session-authenticated writes must be same-origin', () => {
   test('POST /api/app/keys from another origin is 403 csrf_rejected; same-origin by either header passes', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { cookie } = await signIn(t);
     const body = { scope: 'read' };
     expectError(
@@ -125,7 +125,7 @@ describe('CSRF: session-authenticated writes must be same-origin', () => {
   });
 
   test('DELETE /api/app/session from another origin is refused and the session lives', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { cookie } = await signIn(t);
     expectError(
       await dash(t, 'DELETE', '/session', { cookie, sameOrigin: false, headers: EVIL }),
@@ -136,7 +136,7 @@ describe('CSRF: session-authenticated writes must be same-origin', () => {
   });
 
   test('sign-in marked cross-origin by the browser is refused (another site must not sign a visitor in)', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { email } = await signIn(t);
     const body = { email, password: PASSWORD };
     expectError(await dash(t, 'POST', '/session', { body, sameOrigin: false, headers: EVIL }), 403, 'csrf_rejected');
@@ -147,7 +147,7 @@ describe('CSRF: session-authenticated writes must be same-origin', () => {
 
 describe('a session on /api/v1 acts as a write key of its account', () => {
   test('POST /api/v1/links works same-origin; cross-origin is csrf_rejected; /me names the account', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { cookie, accountId, email } = await signIn(t);
     const created = await dash(t, 'POST', '/api/v1/links', { cookie, body: LINK });
     expect(created.status).toBe(201);
@@ -177,7 +177,7 @@ describe('a session on /api/v1 acts as a write key of its account', () => {
   });
 
   test('an ended session on /api/v1 is 403 session_required; no cookie stays key_missing', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { cookie } = await signIn(t);
     expect((await dash(t, 'DELETE', '/session', { cookie })).status).toBe(204);
     expectError(await dash(t, 'GET', '/api/v1/links', { cookie }), 403, 'session_required');
@@ -185,7 +185,7 @@ describe('a session on /api/v1 acts as a write key of its account', () => {
   });
 
   test('rate-limited per account, across the account’s sessions', async () => {
-    t = makeTestApp({ SLINK_RATE_LIMIT: '3' });
+    t = await makeTestApp({ SLINK_RATE_LIMIT: '3' });
     const first = await signIn(t);
     const second = await signIn(t, { email: first.email });
     const other = await signIn(t);
@@ -200,7 +200,7 @@ describe('a session on /api/v1 acts as a write key of its account', () => {
   });
 
   test('a request with an Authorization header is a key request: cookie ignored, never CSRF-checked', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { cookie } = await signIn(t);
     const { key, account } = await makeKey(t, 'read');
     const me = await api(t, 'GET', '/me', { key, headers: { cookie } });

@@ -54,7 +54,7 @@ async function redirect(t: TestApp, slug: string, i: number): Promise<number> {
 }
 
 test('a full database: 503 storage_unavailable on writes, redirects buffered, healthz degraded, all back once space returns', async () => {
-  t = makeTestApp({ SLINK_RATE_LIMIT: '1000000', SLINK_TRUST_PROXY: '1' });
+  t = await makeTestApp({ SLINK_RATE_LIMIT: '1000000', SLINK_TRUST_PROXY: '1' });
   const { key } = await makeKey(t, 'write', { superuser: true });
   const created = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/landing' } });
   expect(created.status).toBe(201);
@@ -104,7 +104,7 @@ test('a full database: 503 storage_unavailable on writes, redirects buffered, he
 });
 
 test('a read-only database: healthz degraded by the write probe, reads answer, API writes 503 storage_unavailable', async () => {
-  t = makeTestApp({ SLINK_RATE_LIMIT: '1000000' });
+  t = await makeTestApp({ SLINK_RATE_LIMIT: '1000000' });
   const { key } = await makeKey(t, 'write', { superuser: true });
   // query_only makes SQLite refuse writes with SQLITE_READONLY, as it does for a read-only file.
   t.deps.db.$client.exec('PRAGMA query_only = 1');
@@ -126,7 +126,7 @@ test('a read-only database: healthz degraded by the write probe, reads answer, A
 });
 
 test("/healthz's write probe leaves the connection's busy timeout as it found it", async () => {
-  t = makeTestApp();
+  t = await makeTestApp();
   const timeout = () => (t!.deps.db.$client.query('PRAGMA busy_timeout').get() as { timeout: number }).timeout;
   const before = timeout();
   expect(before).toBeGreaterThan(0);

@@ -11,7 +11,7 @@ let key: string;
 let linkId: string;
 
 beforeAll(async () => {
-  t = makeTestApp();
+  t = await makeTestApp();
   ({ key } = await makeKey(t, 'write'));
   const link = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/a' } });
   expect(link.status).toBe(201);

@@ -26,7 +26,7 @@ function apiKeyRow(t: TestApp, keyId: string) {
 
 describe('401: missing, unknown, revoked and expired keys', () => {
   test('no Authorization header is key_missing on every kind of route', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     for (const [method, path] of [
       ['GET', '/me'],
       ['GET', '/workspace'],
@@ -46,12 +46,12 @@ describe('401: missing, unknown, revoked and expired keys', () => {
   });
 
   test('an empty Authorization header is key_missing', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     expectError(await api(t, 'GET', '/me', { headers: { authorization: '' } }), 401, 'key_missing');
   });
 
   test('garbage, unknown and non-Bearer credentials are key_unknown', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { key } = await makeKey(t, 'write');
     const secretFlipped = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
     const wellFormedUnknown = `slk_${'A'.repeat(40)}`;
@@ -77,7 +77,7 @@ describe('401: missing, unknown, revoked and expired keys', () => {
   });
 
   test('the Bearer scheme is case-insensitive and surrounding spaces are tolerated', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { key } = await makeKey(t, 'read');
     for (const authorization of [`bearer ${key}`, `BEARER ${key}`, `Bearer   ${key}  `]) {
       const res = await api(t, 'GET', '/me', { headers: { authorization } });
@@ -87,7 +87,7 @@ describe('401: missing, unknown, revoked and expired keys', () => {
   });
 
   test('a revoked key is key_revoked, from the next request on', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { key, keyId } = await makeKey(t, 'write');
     expect((await api(t, 'GET', '/me', { key })).status).toBe(200);
     const revoked = revokeApiKey(t.deps, keyId);
@@ -104,7 +104,7 @@ describe('401: missing, unknown, revoked and expired keys', () => {
   });
 
   test("revoking one key leaves the account's other keys working", async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const first = await makeKey(t, 'write');
     const second = createApiKey(t.deps, { accountId: first.account.id, scope: 'read' });
     revokeApiKey(t.deps, first.keyId);
@@ -114,20 +114,20 @@ describe('401: missing, unknown, revoked and expired keys', () => {
     expect(res.body.key.id).toBe(second.row.id);
   });
 
-  test('revoking an unknown key id is not_found', () => {
-    t = makeTestApp();
+  test('revoking an unknown key id is not_found', async () => {
+    t = await makeTestApp();
     expect(() => revokeApiKey(t.deps, 'key_nope')).toThrow(expect.objectContaining({ code: 'not_found' }));
   });
 
   test('a key whose expiry is already past is key_expired', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { key } = await makeKey(t, 'write', { expiresAt: T0 - 1 });
     expectError(await api(t, 'GET', '/me', { key }), 401, 'key_expired');
     expectError(await api(t, 'DELETE', '/links/x', { key }), 401, 'key_expired');
   });
 
   test('a key expires as the clock reaches its expiry', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { key } = await makeKey(t, 'read', { expiresAt: T0 + 90_000 });
     const ok = await api(t, 'GET', '/me', { key });
     expect(ok.status).toBe(200);
@@ -141,7 +141,7 @@ describe('401: missing, unknown, revoked and expired keys', () => {
   });
 
   test('a revoked key that has also expired reports key_revoked', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { key, keyId } = await makeKey(t, 'read', { expiresAt: T0 + 1000 });
     revokeApiKey(t.deps, keyId);
     t.clock.advance(5000);
@@ -149,7 +149,7 @@ describe('401: missing, unknown, revoked and expired keys', () => {
   });
 
   test('verifyApiKey throws the same codes as the HTTP layer', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { key, keyId } = await makeKey(t, 'read', { expiresAt: T0 + 1000 });
     expect(verifyApiKey(t.deps, key).key.id).toBe(keyId);
     expect(() => verifyApiKey(t.deps, 'nope')).toThrow(expect.objectContaining({ code: 'key_unknown' }));
@@ -183,7 +183,7 @@ describe('scopes', () => {
   }
 
   test('a read key gets 403 insufficient_scope on every change and changes nothing', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { read, write, linkId, variantId, projectId } = await seed(t);
     const attempts: [string, string, unknown][] = [
       ['POST', '/links', { destination: 'https://b.example' }],
@@ -214,7 +214,7 @@ describe('scopes', () => {
   });
 
   test('a read key can use every GET', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { read, linkId } = await seed(t);
     const me = await api(t, 'GET', '/me', { key: read.key });
     expect(me.status).toBe(200);
@@ -243,7 +243,7 @@ describe('scopes', () => {
   });
 
   test('a write key can do everything', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { write, linkId, variantId, projectId } = await seed(t);
     const patched = await api(t, 'PATCH', `/links/${linkId}`, {
       key: write.key,
@@ -277,7 +277,7 @@ describe('scopes', () => {
 
 describe('GET /me', () => {
   test('describes the key and its account, and never shows the secret', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { key, keyId, account } = await makeKey(t, 'write', { superuser: true });
     const res = await api(t, 'GET', '/me', { key });
     expect(res.status).toBe(200);
@@ -306,7 +306,7 @@ describe('GET /me', () => {
   });
 
   test('a read key of a non-superuser says so', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { key, account } = await makeKey(t, 'read', { expiresAt: T0 + 3_600_000 });
     const res = await api(t, 'GET', '/me', { key });
     expect(res.status).toBe(200);
@@ -318,7 +318,7 @@ describe('GET /me', () => {
   });
 
   test('two keys of one account are told apart', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const first = await makeKey(t, 'read');
     const second = createApiKey(t.deps, { accountId: first.account.id, scope: 'write', name: null });
     const a = await api(t, 'GET', '/me', { key: first.key });
@@ -334,7 +334,7 @@ describe('GET /me', () => {
 
 describe('GET /workspace', () => {
   test('returns name, hostname, shortHost and appHost from the configuration', async () => {
-    t = makeTestApp({
+    t = await makeTestApp({
       SLINK_WORKSPACE_NAME: 'Acme Links',
       SLINK_SHORT_HOST: 'https://go.acme.example/',
       SLINK_APP_HOST: 'https://links.acme.example:8443',
@@ -352,7 +352,7 @@ describe('GET /workspace', () => {
   });
 
   test('defaults: name Slink, app host = short host', async () => {
-    t = makeTestApp({ SLINK_SHORT_HOST: '', SLINK_APP_HOST: '', SLINK_PORT: '8123' });
+    t = await makeTestApp({ SLINK_SHORT_HOST: '', SLINK_APP_HOST: '', SLINK_PORT: '8123' });
     const { key } = await makeKey(t, 'write');
     const res = await api(t, 'GET', '/workspace', { key });
     expect(res.status).toBe(200);
@@ -365,7 +365,7 @@ describe('GET /workspace', () => {
   });
 
   test('needs a key', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     expectError(await api(t, 'GET', '/workspace'), 401, 'key_missing');
   });
 });
@@ -379,7 +379,7 @@ describe('key storage', () => {
   }
 
   test('the plaintext key is in no column of api_keys, nor anywhere in the database file', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const keys = [await makeKey(t, 'write'), await makeKey(t, 'read', { expiresAt: T0 + 1 })];
     const dbFile = join(t.dir, 'slink.db');
     const other = new Database(dbFile, { readonly: true });
@@ -414,7 +414,7 @@ describe('key storage', () => {
   });
 
   test('createApiKey returns a well-formed key once; each key is different', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { account } = await makeKey(t, 'read');
     const made = Array.from({ length: 20 }, () => createApiKey(t.deps, { accountId: account.id, scope: 'read' }));
     for (const m of made) expect(m.key).toMatch(/^slk_[A-Za-z0-9]{40}$/);
@@ -424,7 +424,7 @@ describe('key storage', () => {
   });
 
   test('createApiKey rejects a bad scope or an over-long name', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { account } = await makeKey(t, 'read');
     expect(() => createApiKey(t.deps, { accountId: account.id, scope: 'admin' as never })).toThrow(
       expect.objectContaining({ code: 'invalid_request', field: 'scope' }),
@@ -435,7 +435,7 @@ describe('key storage', () => {
   });
 
   test('lastUsedAt is written when a key is used, never for a failed attempt', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { key, keyId } = await makeKey(t, 'read');
     expect(apiKeyRow(t, keyId).last_used_at).toBeNull();
     t.clock.advance(1000);
@@ -457,7 +457,7 @@ describe('key storage', () => {
   });
 
   test("an expired key's attempts do not touch lastUsedAt", async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { key, keyId } = await makeKey(t, 'read', { expiresAt: T0 });
     expectError(await api(t, 'GET', '/me', { key }), 401, 'key_expired');
     expect(apiKeyRow(t, keyId).last_used_at).toBeNull();

@@ -53,7 +53,7 @@ let su: string;
 
 // A fresh app per test: several tests count every link in the workspace.
 beforeEach(async () => {
-  t = makeTestApp();
+  t = await makeTestApp();
   su = (await makeKey(t, 'write', { superuser: true })).key;
 });
 afterEach(() => disposeTestApp(t));

@@ -14,7 +14,7 @@ interface Ctx {
 }
 
 async function open(env: Record<string, string> = {}): Promise<Ctx> {
-  const t = makeTestApp(env);
+  const t = await makeTestApp(env);
   const { key } = await makeKey(t, 'write', { superuser: true });
   return { t, key };
 }

@@ -96,7 +96,7 @@ describe('GET /links paging over 37 links with ties', () => {
   let archived: Row[];
 
   beforeAll(async () => {
-    t = makeTestApp({ SLINK_RATE_LIMIT: '1000000' });
+    t = await makeTestApp({ SLINK_RATE_LIMIT: '1000000' });
     key = (await makeKey(t, 'write', { superuser: true })).key;
     const ids: string[] = [];
     // createdAt: groups of three share a millisecond (ties), groups differ.
@@ -225,7 +225,7 @@ describe('GET /links paging while links are being created', () => {
   for (const sort of SORTS) {
     for (const advance of [true, false]) {
       test(`sort=${sort}, new links ${advance ? 'later' : 'in the same millisecond'}: no repeats, no skips`, async () => {
-        const t = makeTestApp({ SLINK_RATE_LIMIT: '1000000' });
+        const t = await makeTestApp({ SLINK_RATE_LIMIT: '1000000' });
         try {
           const { key } = await makeKey(t, 'write', { superuser: true });
           for (let i = 0; i < 37; i++) {
@@ -274,7 +274,7 @@ describe('GET /links page sizes', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = makeTestApp({ SLINK_RATE_LIMIT: '1000000' });
+    t = await makeTestApp({ SLINK_RATE_LIMIT: '1000000' });
     key = (await makeKey(t, 'write', { superuser: true })).key;
     for (let i = 0; i < 120; i++) {
       t.clock.advance(10);

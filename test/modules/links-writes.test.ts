@@ -11,8 +11,8 @@ import { disposeTestApp, makeTestApp, type TestApp } from '../helpers/app';
 
 let t: TestApp;
 
-beforeEach(() => {
-  t = makeTestApp();
+beforeEach(async () => {
+  t = await makeTestApp();
 });
 afterEach(() => disposeTestApp(t));
 

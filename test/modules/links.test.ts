@@ -56,7 +56,7 @@ interface Ctx {
 }
 
 async function fresh(): Promise<Ctx> {
-  const t = makeTestApp();
+  const t = await makeTestApp();
   const { key } = await makeKey(t, 'write', { superuser: true });
   return { t, su: key };
 }

@@ -30,7 +30,7 @@ function sample(text: string, series: string): number | null {
 
 describe('without SLINK_METRICS_TOKEN', () => {
   test('/metrics is 404 not_found, even with a bearer token', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const res = await scrape(t, `Bearer ${TOKEN}`);
     expect(res.status).toBe(404);
     expect(JSON.parse(res.text).error.code).toBe('not_found');
@@ -40,7 +40,7 @@ describe('without SLINK_METRICS_TOKEN', () => {
 
 describe('with SLINK_METRICS_TOKEN', () => {
   test('no token is 401 key_missing, a wrong one 401 key_unknown, both with the error body', async () => {
-    t = makeTestApp({ SLINK_METRICS_TOKEN: TOKEN });
+    t = await makeTestApp({ SLINK_METRICS_TOKEN: TOKEN });
     const missing = await scrape(t);
     expect(missing.status).toBe(401);
     expect(JSON.parse(missing.text).error.code).toBe('key_missing');
@@ -52,7 +52,7 @@ describe('with SLINK_METRICS_TOKEN', () => {
   });
 
   test('the right token gets Prometheus text that counts requests, redirects and clicks', async () => {
-    t = makeTestApp({ SLINK_METRICS_TOKEN: TOKEN });
+    t = await makeTestApp({ SLINK_METRICS_TOKEN: TOKEN });
     const { key } = await makeKey(t, 'write');
     const link = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/m' } });
     expect(link.status).toBe(201);
@@ -87,7 +87,7 @@ describe('with SLINK_METRICS_TOKEN', () => {
   });
 
   test('on split hosts the short host does not answer /metrics', async () => {
-    t = makeTestApp({ SLINK_METRICS_TOKEN: TOKEN });
+    t = await makeTestApp({ SLINK_METRICS_TOKEN: TOKEN });
     const res = await t.app.handle(
       new Request('https://sl.test/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }),
     );

@@ -17,7 +17,7 @@ let t: TestApp;
 let su: string;
 
 beforeEach(async () => {
-  t = makeTestApp();
+  t = await makeTestApp();
   su = (await makeKey(t, 'write', { superuser: true })).key;
 });
 afterEach(() => t.close());

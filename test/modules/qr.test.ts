@@ -281,7 +281,7 @@ function expectQuietZone(svg: string, size: number): void {
 // ---------------------------------------------------------------------------------------------
 
 beforeEach(async () => {
-  t = makeTestApp();
+  t = await makeTestApp();
   su = (await makeKey(t, 'write', { superuser: true })).key;
   link = await newLink('promo');
   variant = await newVariant(link.id, 'fb', 'promo');

@@ -36,7 +36,7 @@ const FAILED = {
 
 describe('POST /api/app/session (sign in)', () => {
   test('the right password: 200 {account, session}, a session cookie, last sign-in recorded', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const account = await createAccount(t.deps, { email: 'Ada@Example.com', password: PASSWORD, superuser: true });
     t.clock.advance(5000);
     const res = await dash(t, 'POST', '/session', { body: { email: 'ada@example.com', password: PASSWORD } });
@@ -52,7 +52,7 @@ describe('POST /api/app/session (sign in)', () => {
   });
 
   test('a wrong password, an unknown email and a disabled account answer the same status and body', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     await createAccount(t.deps, { email: 'ada@example.com', password: PASSWORD });
     const disabled = await createAccount(t.deps, { email: 'off@example.com', password: PASSWORD });
     t.deps.db.$client.query('UPDATE accounts SET disabled_at = ? WHERE id = ?').run(T0, disabled.id);
@@ -74,7 +74,7 @@ describe('POST /api/app/session (sign in)', () => {
   });
 
   test('a missing or oversized field is 400 naming it', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     expectError(
       await dash(t, 'POST', '/session', { body: { email: 'a@example.com' } }),
       400,
@@ -91,7 +91,7 @@ describe('POST /api/app/session (sign in)', () => {
   });
 
   test('signing in again from a signed-in browser ends the old session', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const first = await signIn(t);
     const again = await dash(t, 'POST', '/session', {
       cookie: first.cookie,
@@ -106,7 +106,7 @@ describe('POST /api/app/session (sign in)', () => {
 
 describe('the session cookie', () => {
   test('https app host: __Host-slink_session, Secure, HttpOnly, SameSite=Lax, Path=/, Max-Age to the absolute expiry', async () => {
-    t = makeTestApp({ SLINK_APP_HOST: 'https://app.sl.test' });
+    t = await makeTestApp({ SLINK_APP_HOST: 'https://app.sl.test' });
     await createAccount(t.deps, { email: 'a@example.com', password: PASSWORD });
     const res = await dash(t, 'POST', '/session', { body: { email: 'a@example.com', password: PASSWORD } });
     const cookie = setCookieOf(res)!;
@@ -115,7 +115,7 @@ describe('the session cookie', () => {
   });
 
   test('http app host: slink_session without Secure; SLINK_SESSION_DAYS sets Max-Age and expiresAt', async () => {
-    t = makeTestApp({ SLINK_APP_HOST: 'http://app.sl.test', SLINK_SESSION_DAYS: '2' });
+    t = await makeTestApp({ SLINK_APP_HOST: 'http://app.sl.test', SLINK_SESSION_DAYS: '2' });
     await createAccount(t.deps, { email: 'a@example.com', password: PASSWORD });
     const res = await dash(t, 'POST', '/session', { body: { email: 'a@example.com', password: PASSWORD } });
     expect(res.body.session.expiresAt).toBe(T0 + 2 * DAY);
@@ -132,7 +132,7 @@ describe('the session cookie', () => {
   });
 
   test('only the sha256 of the token is stored, with a 200-character user agent and no address', async () => {
-    t = makeTestApp({ SLINK_TRUST_PROXY: '1' });
+    t = await makeTestApp({ SLINK_TRUST_PROXY: '1' });
     const { cookie, accountId } = await signIn(t, {
       headers: { 'user-agent': `Browser/${'x'.repeat(300)}`, 'x-forwarded-for': '203.0.113.9' },
     });
@@ -156,7 +156,7 @@ describe('the session cookie', () => {
   });
 
   test('garbage, unknown and empty cookies are no session', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     for (const cookie of [
       '__Host-slink_session=',
       '__Host-slink_session=abc',
@@ -170,7 +170,7 @@ describe('the session cookie', () => {
 
 describe('expiry, through the injected clock', () => {
   test('absolute: SLINK_SESSION_DAYS after sign-in, however busy the session', async () => {
-    t = makeTestApp({ SLINK_SESSION_DAYS: '10' });
+    t = await makeTestApp({ SLINK_SESSION_DAYS: '10' });
     const { cookie } = await signIn(t);
     for (let day = 1; day < 10; day++) {
       t.clock.set(T0 + day * DAY);
@@ -185,7 +185,7 @@ describe('expiry, through the injected clock', () => {
   });
 
   test('idle: 7 days after the last request; last seen is written at most once a minute', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { cookie } = await signIn(t);
     const lastSeen = () => sessionRows(t)[0]!.last_seen_at;
     t.clock.advance(30_000);
@@ -205,7 +205,7 @@ describe('expiry, through the injected clock', () => {
   });
 
   test('a new sign-in deletes sessions that ended unseen', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     await signIn(t);
     t.clock.advance(8 * DAY);
     await signIn(t);
@@ -215,7 +215,7 @@ describe('expiry, through the injected clock', () => {
 
 describe('ending sessions', () => {
   test('DELETE /api/app/session: 204, the cookie cleared, the session gone', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { cookie } = await signIn(t);
     const res = await dash(t, 'DELETE', '/session', { cookie });
     expect(res.status).toBe(204);
@@ -228,7 +228,7 @@ describe('ending sessions', () => {
   });
 
   test('GET /api/app/sessions lists live sessions newest first; DELETE one; another account’s is 404', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const first = await signIn(t, { headers: { 'user-agent': 'Laptop' } });
     t.clock.advance(MINUTE);
     const second = await signIn(t, { email: first.email, headers: { 'user-agent': 'Phone' } });
@@ -273,7 +273,7 @@ describe('ending sessions', () => {
   });
 
   test('GET /api/app/sessions names each browser and system as the statistics do', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const agents = [
       'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
       'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
@@ -299,7 +299,7 @@ describe('ending sessions', () => {
   });
 
   test('DELETE /api/app/sessions signs out everywhere, this session included; other accounts stay', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const first = await signIn(t);
     const second = await signIn(t, { email: first.email });
     const other = await signIn(t);
@@ -315,7 +315,7 @@ describe('ending sessions', () => {
 
 describe('POST /api/app/password', () => {
   test('a wrong current password is 400 currentPassword; a short new one 400 newPassword', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const { cookie } = await signIn(t);
     expectError(
       await dash(t, 'POST', '/password', {
@@ -336,7 +336,7 @@ describe('POST /api/app/password', () => {
   });
 
   test('the right one: 204, every session of the account ends, the new password signs in', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const first = await signIn(t);
     const second = await signIn(t, { email: first.email });
     const res = await dash(t, 'POST', '/password', {
@@ -357,7 +357,7 @@ describe('POST /api/app/password', () => {
   });
 
   test('setPassword (the operator verb) ends that account’s sessions only', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const mine = await signIn(t);
     const theirs = await signIn(t);
     await setPassword(t.deps, mine.email, 'set by the operator');
@@ -371,7 +371,7 @@ describe('POST /api/app/password', () => {
 
 describe('GET /api/app/session', () => {
   test('without a cookie: 403 session_required; with an API key too', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     expectError(await dash(t, 'GET', '/session'), 403, 'session_required', null);
     const res = await api(t, 'GET', '/api/app/session', { headers: { ...SAME_ORIGIN, authorization: 'Bearer x' } });
     expectError(res, 403, 'session_required', null);

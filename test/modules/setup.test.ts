@@ -30,7 +30,7 @@ function setupBody(t: TestApp, overrides: Record<string, unknown> = {}) {
 
 describe('/api/app/setup', () => {
   test('needed until the first superuser is made with the right token; then 409 setup_done', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     expect(await dash(t, 'GET', '/setup')).toMatchObject({ status: 200, body: { needed: true } });
     for (const token of ['', 'wrong', `${t.deps.setupToken}x`, t.deps.setupToken.slice(0, -1)]) {
       expectError(await dash(t, 'POST', '/setup', { body: setupBody(t, { token }) }), 403, 'setup_token_invalid', null);
@@ -70,14 +70,14 @@ describe('/api/app/setup', () => {
   });
 
   test('an account made by `slink user add` ends setup too', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     await createAccount(t.deps, { email: 'ops@example.com', password: PASSWORD });
     expect((await dash(t, 'GET', '/setup')).body).toEqual({ needed: false });
     expectError(await dash(t, 'POST', '/setup', { body: setupBody(t) }), 409, 'setup_done');
   });
 
   test('two setups at once make one superuser', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const app = t;
     const answers = await Promise.all(
       ['a@example.com', 'b@example.com'].map((email) =>
@@ -89,7 +89,7 @@ describe('/api/app/setup', () => {
   });
 
   test('a setup request a browser marks cross-origin is refused', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     const res = await dash(t, 'POST', '/setup', {
       body: setupBody(t),
       sameOrigin: false,

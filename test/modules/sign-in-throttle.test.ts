@@ -39,7 +39,7 @@ function fastPasswords(t: TestApp): void {
 
 describe('failures per email', () => {
   test('5 failures lock the email for 15 minutes, the right password included; unknown emails alike', async () => {
-    t = makeTestApp({ SLINK_TRUST_PROXY: '1' });
+    t = await makeTestApp({ SLINK_TRUST_PROXY: '1' });
     fastPasswords(t);
     await createAccount(t.deps, { email: 'ada@example.com', password: PASSWORD });
     for (const email of ['ada@example.com', 'nobody@example.com']) {
@@ -61,7 +61,7 @@ describe('failures per email', () => {
   });
 
   test('a success forgets the email’s failures', async () => {
-    t = makeTestApp();
+    t = await makeTestApp();
     fastPasswords(t);
     await createAccount(t.deps, { email: 'ada@example.com', password: PASSWORD });
     for (let i = 0; i < 4; i++) expect((await attempt(t, 'ada@example.com', 'wrong')).status).toBe(401);
@@ -73,7 +73,7 @@ describe('failures per email', () => {
 
 describe('failures per client address', () => {
   test('20 failures from one address lock that address for every email; other addresses go on', async () => {
-    t = makeTestApp({ SLINK_TRUST_PROXY: '1' });
+    t = await makeTestApp({ SLINK_TRUST_PROXY: '1' });
     fastPasswords(t);
     await createAccount(t.deps, { email: 'ada@example.com', password: PASSWORD });
     for (let i = 0; i < SIGN_IN_LIMITS.perAddress; i++) {
@@ -86,7 +86,7 @@ describe('failures per client address', () => {
 
 describe('a throttled address is refused before any costly work', () => {
   test('no body read, no password verified: 429 for a body that is not even JSON, and for the right password', async () => {
-    t = makeTestApp({ SLINK_TRUST_PROXY: '1' });
+    t = await makeTestApp({ SLINK_TRUST_PROXY: '1' });
     let verified = 0;
     t.deps.verifyPassword = async (password) => {
       verified++;
@@ -116,7 +116,7 @@ describe('a throttled address is refused before any costly work', () => {
   });
 
   test('a password change of a throttled account is refused before its body is read', async () => {
-    t = makeTestApp({ SLINK_TRUST_PROXY: '1' });
+    t = await makeTestApp({ SLINK_TRUST_PROXY: '1' });
     fastPasswords(t);
     const { cookie, email } = await signIn(t);
     for (let i = 0; i < SIGN_IN_LIMITS.perEmail; i++) {
@@ -139,7 +139,7 @@ describe('verification slots: half the cores, at least one', () => {
   test.each([2, 4])(
     'on %i cores: that many verify at once at most, 8 wait, the rest are 429 at once with Retry-After: 1',
     async (cores) => {
-      t = makeTestApp({ SLINK_TRUST_PROXY: '1' });
+      t = await makeTestApp({ SLINK_TRUST_PROXY: '1' });
       const limits = signInLimits(cores);
       t.deps.signInThrottle = new SignInThrottle(t.clock, limits);
       let running = 0;

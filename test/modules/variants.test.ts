@@ -40,7 +40,7 @@ async function listVariants(linkId: string): Promise<any[]> {
 }
 
 beforeEach(async () => {
-  t = makeTestApp();
+  t = await makeTestApp();
   su = (await makeKey(t, 'write', { superuser: true })).key;
   link = await newLink('promo', { utm_source: 'base' });
 });

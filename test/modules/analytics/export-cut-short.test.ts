@@ -27,7 +27,7 @@ describe('an export whose link is deleted while it runs (spawned server, curl)',
   beforeAll(async () => {
     // The links and a fixture of raw clicks, made in-process on the file before the server starts.
     const db = freshDb();
-    const t = makeTestApp({ SLINK_DB: db });
+    const t = await makeTestApp({ SLINK_DB: db });
     key = (await makeKey(t, 'write', { superuser: true })).key;
     const made = async (slug: string) => {
       const res = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/landing', slug } });

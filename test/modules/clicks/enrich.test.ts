@@ -127,8 +127,8 @@ function dumpAllTables(sqlite: Database): { tables: string[]; text: string } {
 describe('VisitorHasher on a migrated database', () => {
   let t: TestApp;
   let sqlite: Database;
-  beforeAll(() => {
-    t = makeTestApp();
+  beforeAll(async () => {
+    t = await makeTestApp();
     sqlite = t.deps.db.$client;
   });
   afterAll(() => t.close());
@@ -247,8 +247,8 @@ describe('enrichClick on hand-made records', () => {
   let hasher: VisitorHasher;
   let geo: GeoLookup;
   let ctx: EnrichContext;
-  beforeAll(() => {
-    t = makeTestApp();
+  beforeAll(async () => {
+    t = await makeTestApp();
     hasher = new VisitorHasher(t.deps.db.$client);
     geo = openGeo(null);
     ctx = { geo, hasher, ownHosts: ['sl.test'] };
@@ -400,7 +400,7 @@ describe('a real click through the redirect and the flush', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = makeTestApp({ SLINK_TRUST_PROXY: '1' });
+    t = await makeTestApp({ SLINK_TRUST_PROXY: '1' });
     ({ key } = await makeKey(t, 'write', { superuser: true }));
   });
   afterAll(() => t.close());

@@ -161,7 +161,7 @@ describe('openGeo(path): one configured file (SLINK_GEO_DB)', () => {
   });
 
   test('SLINK_GEO_DB reaches the app through config and the click pipeline', async () => {
-    const t = makeTestApp({ SLINK_GEO_DB: V4_FILE, SLINK_TRUST_PROXY: '1' });
+    const t = await makeTestApp({ SLINK_GEO_DB: V4_FILE, SLINK_TRUST_PROXY: '1' });
     try {
       expect(await t.deps.clicks.geoSource).toBe(V4_FILE);
       const { key } = await makeKey(t, 'write', { superuser: true });

@@ -42,7 +42,7 @@ export interface Ctx {
 }
 
 export async function setup(env: Record<string, string> = {}): Promise<Ctx> {
-  const t = makeTestApp({ SLINK_TRUST_PROXY: '1', ...env });
+  const t = await makeTestApp({ SLINK_TRUST_PROXY: '1', ...env });
   const { key } = await makeKey(t, 'write', { superuser: true });
   return { t, key };
 }

@@ -11,8 +11,8 @@ import { DASHBOARD_CSP } from '../../helpers/html';
 import { expectError } from '../../helpers/schema';
 
 let t: TestApp;
-beforeAll(() => {
-  t = makeTestApp();
+beforeAll(async () => {
+  t = await makeTestApp();
 });
 afterAll(() => disposeTestApp(t));
 

@@ -18,7 +18,7 @@ function newIndex(): LinkIndex {
 }
 
 beforeEach(async () => {
-  t = makeTestApp();
+  t = await makeTestApp();
   key = (await makeKey(t, 'write', { superuser: true })).key;
 });
 afterEach(() => {

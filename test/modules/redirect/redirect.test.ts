@@ -26,7 +26,7 @@ const CURL = 'curl/8.4.0';
 let t: TestApp;
 let su: string;
 async function start(env: Record<string, string> = {}) {
-  t = makeTestApp(env);
+  t = await makeTestApp(env);
   su = (await makeKey(t, 'write', { superuser: true })).key;
 }
 beforeEach(() => start());
