@@ -10,6 +10,7 @@ import { LinkIndex } from './modules/redirect/link-index';
 import { RollupValues } from './modules/rollups/rollup-values';
 import { SignInThrottle } from './modules/sessions/throttle';
 import { PasswordVerifier } from './modules/sessions/verifier';
+import { type Stores, sqliteStores } from './stores';
 
 export interface Logger {
   info(message: string): void;
@@ -22,6 +23,12 @@ export const consoleLogger: Logger = {
 };
 
 export interface BaseDeps {
+  /** Every module's store, on the engine the configuration chose (stores.ts). */
+  stores: Stores;
+  /**
+   * The SQLite database, for the code not yet behind a store; on PostgreSQL a stand-in that
+   * fails loudly when used (unportedDb), so nothing silently reads the wrong engine.
+   */
   db: Db;
   config: Config;
   clock: Clock;
@@ -55,7 +62,16 @@ interface DepsOptions extends PipelineOptions {
 }
 
 /** Builds the in-memory parts on an open, migrated database: the click pipeline and the slug index. */
-export function createDeps(base: BaseDeps, options: DepsOptions = {}): Deps {
+/** What createDeps and the CLI take: `stores` defaults to the SQLite stores of `db`. */
+export type BaseInput = Omit<BaseDeps, 'stores'> & { stores?: Stores };
+
+/** The base deps with their stores (the SQLite ones of `db` unless given). */
+export function withStores(input: BaseInput): BaseDeps {
+  return { ...input, stores: input.stores ?? sqliteStores(input.db) };
+}
+
+export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
+  const base = withStores(input);
   const clicks = createClickPipeline(base, options);
   const linkIndex = new LinkIndex(base.db, clicks.buffer);
   if (!options.linksInBackground) linkIndex.loadAll();
@@ -75,4 +91,15 @@ export function createDeps(base: BaseDeps, options: DepsOptions = {}): Deps {
     passwordVerifier,
     verifyPassword: (password, hash) => passwordVerifier.verify(password, hash),
   };
+}
+
+/**
+ * The `db` of a PostgreSQL node: any use throws, naming what was reached. Code reaching it has not
+ * been put behind a store yet.
+ */
+export function unportedDb(): Db {
+  const fail = (what: PropertyKey): never => {
+    throw new Error(`${String(what)} of the SQLite database was used on PostgreSQL`);
+  };
+  return new Proxy({} as Db, { get: (_target, prop) => (prop === 'then' ? undefined : fail(prop)) });
 }

@@ -4,7 +4,7 @@
  */
 import { ConfigError, configHelp, loadConfig } from '../config';
 import { DatabaseFileError, explainDatabaseError, openSlinkDatabase } from '../db/open';
-import { type BaseDeps, consoleLogger } from '../deps';
+import { type BaseDeps, consoleLogger, withStores } from '../deps';
 import { systemClock } from '../lib/clock';
 import { AppError } from '../lib/errors';
 import { UsageError } from './args';
@@ -48,7 +48,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     const config = loadConfig();
     dbPath = config.dbPath;
     const db = openSlinkDatabase(dbPath);
-    deps = { db, config, clock: systemClock, log: consoleLogger };
+    deps = withStores({ db, config, clock: systemClock, log: consoleLogger });
     if (command === 'user') await userCommand(deps, rest, io);
     else if (command === 'migrate') migrateCommand(deps, rest, io);
     else if (command === 'backup') backupCommand(deps, rest, io);

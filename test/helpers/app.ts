@@ -8,13 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type App, createApp } from '../../src/app';
 import { type Config, loadConfig } from '../../src/config';
-import { openDatabase } from '../../src/db/client';
+import { type Db, openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
-import { createDeps, type Deps, type Logger } from '../../src/deps';
+import { openPostgres } from '../../src/db/postgres/client';
+import { createDeps, type Deps, type Logger, unportedDb } from '../../src/deps';
 import { fixedClock } from '../../src/lib/clock';
 import { createAccount } from '../../src/modules/auth/accounts';
 import { createApiKey } from '../../src/modules/auth/keys';
 import type { Scope } from '../../src/modules/auth/model';
+import { type Engine, postgresStores, type Stores, sqliteStores } from '../../src/stores';
+import { freshPostgresUrl } from './postgres';
 
 export const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
 
@@ -24,23 +27,40 @@ export interface TestApp {
   clock: ReturnType<typeof fixedClock>;
   dir: string;
   errors: string[];
-  close(): void;
+  /** Stops what the app started and removes its database (the SQLite file, or the test database). */
+  close(): Promise<void>;
 }
 
-export async function makeTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /** The storage engine (test/helpers/engines.ts): SQLite in a temporary folder, or a fresh PostgreSQL database. */
+  engine?: Engine;
+}
+
+export async function makeTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'slink-test-'));
+  const engine = options.engine ?? 'sqlite';
+  const pgUrl = engine === 'postgres' ? await freshPostgresUrl() : null;
   const config: Config = loadConfig({
     SLINK_DB: join(dir, 'slink.db'),
     SLINK_SHORT_HOST: 'https://sl.test',
     SLINK_APP_HOST: 'https://app.sl.test',
+    ...(pgUrl ? { SLINK_DATABASE_URL: pgUrl } : {}),
     ...env,
   });
-  const db = openDatabase(config.dbPath);
-  migrateDatabase(db);
+  let db: Db;
+  let stores: Stores;
+  if (pgUrl) {
+    db = unportedDb();
+    stores = postgresStores(openPostgres(pgUrl));
+  } else {
+    db = openDatabase(config.dbPath);
+    migrateDatabase(db);
+    stores = sqliteStores(db);
+  }
   const clock = fixedClock(T0);
   const errors: string[] = [];
   const log: Logger = { info: () => {}, error: (m, e) => errors.push(e === undefined ? m : `${m} ${String(e)}`) };
-  const deps: Deps = createDeps({ db, config, clock, log });
+  const deps: Deps = createDeps({ db, stores, config, clock, log });
   const app = createApp(deps);
   return {
     app,
@@ -48,12 +68,12 @@ export async function makeTestApp(env: Record<string, string> = {}): Promise<Tes
     clock,
     dir,
     errors,
-    close() {
+    async close() {
       deps.linkIndex.stopLoading();
       deps.exports.close();
       deps.passwordVerifier.close();
-      db.$client.close();
       rmSync(dir, { recursive: true, force: true });
+      await stores.close();
     },
   };
 }
@@ -116,5 +136,5 @@ export async function api<T = any>(
 export async function disposeTestApp(t: TestApp): Promise<void> {
   if (t.app.server) await t.app.stop(true);
   expect(t.errors).toEqual([]);
-  t.close();
+  await t.close();
 }

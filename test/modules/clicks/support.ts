@@ -128,7 +128,7 @@ export function reopen(t: TestApp): TestApp {
   const errors: string[] = [];
   const log: Logger = { info: () => {}, error: (m, e) => errors.push(`${m} ${String(e)}`) };
   const deps = createDeps({ db, config: t.deps.config, clock: t.clock, log });
-  return { app: createApp(deps), deps, clock: t.clock, dir: t.dir, errors, close: () => db.$client.close() };
+  return { app: createApp(deps), deps, clock: t.clock, dir: t.dir, errors, close: async () => db.$client.close() };
 }
 
 export { pick, prng } from '../../helpers/random';
