@@ -9,7 +9,7 @@
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildDashboard } from './scripts/build-dashboard';
-import { DEFAULT_GEO_FILES } from './src/modules/clicks/geo';
+import { DEFAULT_GEO_FILES } from './src/modules/clicks/enrich/geo';
 
 const root = import.meta.dir;
 const outfile = join(root, 'dist', 'slink');
@@ -21,7 +21,7 @@ const result = await Bun.build({
   // The click writer, the export and the password checks run in Workers: their entries are bundled in too.
   entrypoints: [
     join(root, 'src', 'index.ts'),
-    join(root, 'src', 'modules', 'clicks', 'writer-worker.ts'),
+    join(root, 'src', 'modules', 'clicks', 'sqlite', 'writer-worker.ts'),
     join(root, 'src', 'modules', 'analytics', 'export-worker.ts'),
     join(root, 'src', 'modules', 'sessions', 'verify-worker.ts'),
   ],

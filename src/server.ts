@@ -21,22 +21,17 @@ import { errorResponse } from './http/errors';
 import { MAX_BODY_BYTES } from './http/json-body';
 import { type Clock, systemClock } from './lib/clock';
 import { AppError, describeError } from './lib/errors';
-import { catchUpClicks } from './modules/clicks/catch-up';
-import { ownHostsOf } from './modules/clicks/pipeline';
-import { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS, spillClicks, spillPath } from './modules/clicks/spill';
-import { upgradeClickStorage } from './modules/clicks/upgrade';
+import {
+  type ClickStart,
+  STOP_FLUSH_DEADLINE_MS,
+  STOP_FLUSH_RETRY_MS,
+  type StopResult,
+  startClickStorage,
+} from './modules/clicks/public';
 import { createShortSite } from './modules/redirect';
-import type { LinkIndex } from './modules/redirect/link-index';
 import { setupAddress } from './modules/sessions/setup';
-import { StartWrites } from './start-writes';
 
-/** Where the clicks buffered at a stop ended up. */
-export interface StopResult {
-  /** Clicks the database would not take before the deadline, saved to the spill file. */
-  spilled: number;
-  /** Clicks neither the database nor the spill file took: lost. */
-  lost: number;
-}
+export type { StopResult };
 
 interface RunningServer {
   port: number;
@@ -58,35 +53,9 @@ export function startServer(config: Config, log = consoleLogger, options: Server
   if (config.geoDb && !existsSync(config.geoDb)) throw new ConfigError(`SLINK_GEO_DB: no file at ${config.geoDb}`);
   const clock = options.clock ?? systemClock;
   const db = openSlinkDatabase(config.dbPath);
-  const spill = spillPath(config.dbPath);
-  const ownHosts = ownHostsOf(config);
-  // Set once the slug index exists (below); the start's first attempt runs before it does.
-  let linkIndex: LinkIndex | null = null;
-  // The start's own click writes: before the writer takes new clicks and before the links (and
-  // their counters) are read. A start that has to wait for space reads the links first; the
-  // human clicks its folds count later are then added to the slug index's counts.
-  const startWrites = new StartWrites(
-    () =>
-      catchUpClicks(db.$client, {
-        spill,
-        geoDb: config.geoDb,
-        ownHosts,
-        clock,
-        log,
-        counted: (linkId, humans) => linkIndex?.countStored(linkId, humans),
-      }),
-    config.dbPath,
-    log,
-  );
-  let ready: boolean;
+  let clickStart: ClickStart;
   try {
-    // Clicks stored by an older release are converted before the writer starts and before the
-    // server listens: the writer's ids must follow the converted ones, and statistics must not
-    // answer from half a conversion. On a large database this takes a while (progress is logged;
-    // docs/operations.md, "Upgrading": run `slink migrate` first to keep it out of the start).
-    // Like a migration, it cannot wait for space.
-    upgradeClickStorage(db.$client, { log: (line) => log.info(line) });
-    ready = startWrites.attempt();
+    clickStart = startClickStorage(db, config, log, clock);
   } catch (err) {
     db.$client.close();
     throw explainDatabaseError(err, config.dbPath, `the clicks stored by an older release cannot be converted`);
@@ -97,10 +66,12 @@ export function startServer(config: Config, log = consoleLogger, options: Server
   // serves redirects never runs a click transaction.
   const deps = createDeps(
     { db, config, clock, log },
-    { worker: true, linksInBackground: true, writerHeld: ready ? undefined : startWrites },
+    { worker: true, linksInBackground: true, writerHeld: clickStart.writerHeld },
   );
-  linkIndex = deps.linkIndex;
-  if (!ready) startWrites.retry(config.flushMs, () => deps.clicks.openWriter());
+  clickStart.running({
+    counted: (linkId, humans) => deps.linkIndex.countStored(linkId, humans),
+    openWriter: () => deps.clicks.openWriter(),
+  });
   deps.clicks.flusher.start(config.flushMs);
   // Redirects and the short host's pages are answered here, before Elysia builds a request
   // context: the short host costs what its own work costs. Everything else (API, docs, health)
@@ -173,27 +144,8 @@ export function startServer(config: Config, log = consoleLogger, options: Server
         options.stopFlushDeadlineMs ?? STOP_FLUSH_DEADLINE_MS,
         options.stopFlushRetryMs ?? STOP_FLUSH_RETRY_MS,
       );
-      startWrites.stop();
       // ...and what the database still would not take goes to the spill file.
-      const left = flusher.takeAll();
-      const result: StopResult = { spilled: 0, lost: 0 };
-      if (left.length > 0) {
-        const { saved, error } = spillClicks(db.$client, spill, left, { geoDb: config.geoDb, ownHosts, clock });
-        result.spilled = saved;
-        result.lost = left.length - saved;
-        if (saved > 0) {
-          log.error(
-            `final click flush failed: ${saved} clicks saved to ${spill}, written to the database at the next start`,
-          );
-        }
-        if (result.lost > 0) {
-          // Only what the next start cannot replay counts as lost: the file keeps whole lines only.
-          log.error(`final click flush failed and ${spill} could not be written: ${result.lost} clicks lost`, error);
-        }
-      } else if (!flushed) {
-        // Every click is written; only the fold failed, which the next start redoes.
-        log.error('final click fold failed: the written clicks are counted at the next start');
-      }
+      const result = clickStart.stop(flusher.takeAll(), flushed);
       db.$client.close();
       log.info(`slink stopped (${flusher.stats.written} clicks written this run)`);
       return result;

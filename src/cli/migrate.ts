@@ -5,7 +5,7 @@
  * start. Safe to run again, and to interrupt: a second run carries on where the first stopped.
  */
 import type { BaseDeps } from '../deps';
-import { upgradeClickStorage } from '../modules/clicks/upgrade';
+import { upgradeClickStorage } from '../modules/clicks/public';
 import { UsageError } from './args';
 import type { CliIo } from './io';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ROOT, scanSource, sourceFiles, tableOwners } from './scan';
 
 const owners = tableOwners();
@@ -43,6 +43,49 @@ describe('module dependencies', () => {
     );
     expect(imports.length).toBeGreaterThan(10);
     expect(imports.filter((line) => /\/clicks(\/|$)/.test(line.split(' imports ')[1]!))).toEqual([]);
+  });
+});
+
+/**
+ * The clicks and rollups modules show one face each (their public.ts): from outside the folder,
+ * only that file is imported (rollups' dimensions.ts too: dependency-free, the dashboard's
+ * browser code may reach it; a table.ts for drizzle's schema and foreign keys).
+ */
+const FACES: Record<string, RegExp> = {
+  clicks: /^src\/modules\/clicks\/(public|table)\.ts$/,
+  rollups: /^src\/modules\/rollups\/(public|dimensions|table)\.ts$/,
+};
+
+/** Every import of `module`'s files from outside its folder that is not through its face. */
+function reachesInside(module: string): string[] {
+  const folder = `src/modules/${module}/`;
+  const files = sourceFiles(['src']).filter((file) => !file.startsWith(folder));
+  return files.flatMap((file) =>
+    [...readFileSync(join(ROOT, file), 'utf8').matchAll(/\b(?:from|import)\s*\(?\s*['"](\.[^'"]+)['"]/g)].flatMap(
+      (m) => {
+        const target = relative(ROOT, resolve(dirname(join(ROOT, file)), m[1]!));
+        const path = /\.(ts|tsx)$/.test(target) ? target : `${target}.ts`;
+        return path.startsWith(folder) && !FACES[module]!.test(path) ? [`${file} imports ${m[1]}`] : [];
+      },
+    ),
+  );
+}
+
+describe('one face per module', () => {
+  test('outside clicks/, only clicks/public.ts (or its table.ts) is imported', () => {
+    expect(sourceFiles(['src']).some((f) => /clicks\/public'/.test(readFileSync(join(ROOT, f), 'utf8')))).toBe(true);
+    expect(reachesInside('clicks')).toEqual([]);
+  });
+
+  test('outside rollups/, only rollups/public.ts, its dimensions.ts (or its table.ts) is imported', () => {
+    expect(reachesInside('rollups')).toEqual([]);
+  });
+
+  test('the check sees an import that reaches inside', () => {
+    const probe = 'src/modules/analytics/clicks.ts';
+    const text = readFileSync(join(ROOT, probe), 'utf8');
+    expect(text).toContain("'../clicks/public'");
+    expect(FACES.clicks!.test('src/modules/clicks/sqlite/raw-read.ts')).toBe(false);
   });
 });
 

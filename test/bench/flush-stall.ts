@@ -22,7 +22,7 @@ import { openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
 import { createDeps, type Deps } from '../../src/deps';
 import { systemClock } from '../../src/lib/clock';
-import { countClicks } from '../../src/modules/clicks/raw-read';
+import { countClicks } from '../../src/modules/clicks/sqlite/raw-read';
 import { createLink } from '../../src/modules/links/service';
 import { createVariant } from '../../src/modules/variants/service';
 

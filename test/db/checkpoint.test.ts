@@ -16,9 +16,9 @@ import {
   WalCheckpointer,
 } from '../../src/db/checkpoint';
 import { applyPragmas, type Db, openDatabase, WAL_SIZE_LIMIT } from '../../src/db/client';
-import { noGeo } from '../../src/modules/clicks/geo';
-import type { WireClick } from '../../src/modules/clicks/record';
-import { ClickStore } from '../../src/modules/clicks/store';
+import type { WireClick } from '../../src/modules/clicks/capture/record';
+import { noGeo } from '../../src/modules/clicks/enrich/geo';
+import { ClickStore } from '../../src/modules/clicks/sqlite/store';
 import { disposeTestApp, T0 } from '../helpers/app';
 import { type Ctx, createLink, setup, UA } from '../modules/clicks/support';
 

@@ -2,8 +2,8 @@
  * Hand-made ClickRecords for tests of the click pipeline, backed by a real LinkTable (the slug
  * index's storage), so a record carries its link the way the redirect captures it.
  */
-import type { ClickRecord } from '../../src/modules/clicks/record';
-import { blockLocation, blockSerial } from '../../src/modules/clicks/target-block';
+import type { ClickRecord } from '../../src/modules/clicks/capture/record';
+import { blockLocation, blockSerial } from '../../src/modules/clicks/capture/target-block';
 import { LinkTable } from '../../src/modules/redirect/link-table';
 
 export interface TestTarget {

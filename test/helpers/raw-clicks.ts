@@ -5,7 +5,7 @@
  * characters. Rebuilt at each call: call it right before the query.
  */
 import type { Database } from 'bun:sqlite';
-import { readClicksAfter } from '../../src/modules/clicks/raw-read';
+import { readClicksAfter } from '../../src/modules/clicks/sqlite/raw-read';
 
 export function refreshRawClicks(sqlite: Database): void {
   sqlite.run('DROP TABLE IF EXISTS temp.raw_clicks');

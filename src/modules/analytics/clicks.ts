@@ -5,7 +5,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import { invalid } from '../../lib/errors';
-import { type ClickKey, keyAbove, readClickPage, type StoredClick, storedDimensions } from '../clicks/read-clicks';
+import { type ClickKey, keyAbove, type ListedClick, readClickPage } from '../clicks/public';
 import type { ExportChunks } from './export-host';
 import type { Click } from './model';
 import type { Window } from './window';
@@ -19,21 +19,24 @@ export interface ClickSource {
 }
 
 /** Known: the code named a variant when clicked, and that variant still exists. */
-function variantKnown(src: ClickSource, r: StoredClick): boolean {
-  return r.variant_id !== null && src.variantIds.has(r.variant_id);
+function variantKnown(src: ClickSource, r: ListedClick): boolean {
+  return r.variantId !== null && src.variantIds.has(r.variantId);
 }
 
-function toClick(src: ClickSource, r: StoredClick): Click {
+/** The API's click record, its fields in their documented order (docs/behaviour.md, "Raw clicks"). */
+function toClick(src: ClickSource, r: ListedClick): Click {
+  const { id, timestamp, code, variantId: _variantId, destination, paramsJson, bot, ...dims } = r;
   return {
-    id: r.id,
-    linkId: r.link_id,
+    id,
+    linkId: src.linkId,
     slug: src.slug,
-    timestamp: r.timestamp,
-    variantCode: r.variant_code,
+    timestamp,
+    variantCode: code,
     variantKnown: variantKnown(src, r),
-    destination: r.destination,
-    ...storedDimensions(r),
-    bot: r.bot === 1,
+    destination,
+    params: JSON.parse(paramsJson) as Record<string, string>,
+    ...dims,
+    bot,
   };
 }
 

@@ -5,30 +5,10 @@
  * in the export Worker (export-host.ts); nothing here knows of HTTP or threads.
  */
 import type { Database } from 'bun:sqlite';
-import { type ClickKey, ExportPages, type ExportRow, keyAbove } from '../clicks/read-clicks';
+import { type ClickKey, EXPORT_BOT_AT, EXPORT_DIMS_AT, ExportPages, type ExportRow, keyAbove } from '../clicks/public';
 import { linkExists } from '../links/link-exists';
+import { CLICK_FIELDS } from './click-fields';
 import { csvCell, csvLine } from './csv';
-
-/** The click record fields, in their documented order (docs/behaviour.md, "Raw clicks"): list items and CSV columns. */
-export const CLICK_FIELDS = [
-  'id',
-  'linkId',
-  'slug',
-  'timestamp',
-  'variantCode',
-  'variantKnown',
-  'destination',
-  'params',
-  'country',
-  'city',
-  'device',
-  'os',
-  'browser',
-  'referrer',
-  'trafficType',
-  'language',
-  'bot',
-] as const;
 
 /**
  * Records per chunk. Small enough that a page's text and garbage stay well under a megabyte,
@@ -106,6 +86,8 @@ export class ExportCursor {
   /** One record straight from the stored row: params are already JSON text, not parsed and re-serialised. */
   private record(r: ExportRow): string {
     const known = r[3] !== null && this.variants.has(r[3]);
-    return `${r[0]},${this.linkCells},${r[1]},${csvCell(r[2])},${known},${csvCell(r[4])},${csvCell(r[5])},${csvCell(r[6])},${csvCell(r[7])},${csvCell(r[8])},${csvCell(r[9])},${csvCell(r[10])},${csvCell(r[11])},${csvCell(r[12])},${csvCell(r[13])},${r[14] === 1}\r\n`;
+    let line = `${r[0]},${this.linkCells},${r[1]},${csvCell(r[2])},${known},${csvCell(r[4])},${csvCell(r[5])}`;
+    for (let d = EXPORT_DIMS_AT; d < EXPORT_BOT_AT; d++) line += `,${csvCell(r[d] as string | null)}`;
+    return `${line},${r[EXPORT_BOT_AT] === 1}\r\n`;
   }
 }

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { NextCursor, nullable, oneOf, pageQuery, StringMapModel } from '../../http/models';
-import { CLICK_FIELDS } from './export-cursor';
+import { CLICK_FIELDS } from './click-fields';
 import { BREAKDOWN_LIMIT } from './top';
 import { RANGES } from './window';
 

@@ -1,13 +1,9 @@
 /** Analytics verbs: resolve the window, pick the scope, answer. No HTTP here. */
 import type { Deps } from '../../deps';
-import { lastClickId } from '../clicks/read-clicks';
-import { retainedFrom } from '../clicks/retention';
+import { lastClickId, retainedFrom } from '../clicks/public';
 import { linkNamesOf } from '../links/repo';
 import { getLinkRowOrThrow } from '../links/service';
-import { linkDaysBefore } from '../rollups/link-days';
-import { firstBucketStart } from '../rollups/read-rollups';
-import { linkValueId } from '../rollups/rollup-values';
-import { WORKSPACE } from '../rollups/rollups';
+import { firstBucketStart, linkDaysBefore, linkValueId, WORKSPACE } from '../rollups/public';
 import { variantCodes, variantsByIds } from '../variants/repo';
 import { type ClickSource, exportStream, listClicks } from './clicks';
 import type { ClicksInput, Stats, WindowQuery, WorkspaceStats } from './model';

@@ -9,13 +9,16 @@ import { DAY_MS, HOUR_MS, utcDay } from '../../lib/time';
 import {
   type BucketData,
   type BucketRow,
+  CLICK_DIMS,
   countBotHits,
+  forEachCount,
+  type Grain,
+  ROLLUP_DIMS,
+  type RollupDim,
+  type RollupValues,
   readBucketData,
   readBucketTotals,
-} from '../rollups/read-rollups';
-import { forEachCount } from '../rollups/rollup-codec';
-import type { RollupValues } from '../rollups/rollup-values';
-import type { Grain, RollupDim } from '../rollups/rollups';
+} from '../rollups/public';
 import type { Breakdowns, Stats } from './model';
 import { compareText, top } from './top';
 import { groupVariants, type KnownVariant, type VariantLabel, type VariantValue } from './variants';
@@ -46,29 +49,11 @@ interface StatsSource<V> {
   variantRows: (known: KnownVariant[], counted: number) => V[];
 }
 
-/** Dimensions whose '' means "not known": shown as null. */
-const NULLABLE: ReadonlySet<RollupDim> = new Set([
-  'country',
-  'city',
-  'device',
-  'os',
-  'browser',
-  'referrer',
-  'trafficType',
-  'language',
-]);
-const PLAIN_DIMS = [
-  'country',
-  'device',
-  'os',
-  'browser',
-  'referrer',
-  'trafficType',
-  'utmSource',
-  'utmMedium',
-  'utmCampaign',
-  'language',
-] as const;
+/** A click's own dimensions: their '' means "not known", shown as null. */
+const NULLABLE: ReadonlySet<RollupDim> = new Set(CLICK_DIMS);
+/** Dimensions listed as plain (value, clicks) entries: every one but those with a second coordinate. */
+const KEYED: ReadonlySet<RollupDim> = new Set(['city', 'variant', 'param', 'link']);
+const PLAIN_DIMS = ROLLUP_DIMS.filter((d) => !KEYED.has(d));
 
 interface Piece {
   grain: Grain;

@@ -9,9 +9,7 @@
  * epoch ms) are written with arithmetic, not 32-bit bit operations.
  */
 import { grown } from '../../lib/typed-arrays';
-
-/** The dictionary-id columns of a raw click, in storage order (click_tail's column names). */
-export const DIM_COLUMNS = ['country', 'city', 'device', 'os', 'browser', 'referrer', 'traffic', 'language'] as const;
+import { DIM_COUNT } from '../rollups/public';
 
 /** Clicks column by column, in id order (what a block holds and what the tail reader returns). */
 export interface ClickColumns {
@@ -19,7 +17,7 @@ export interface ClickColumns {
   id: Float64Array;
   time: Float64Array;
   target: Uint32Array;
-  /** One array per DIM_COLUMNS entry. */
+  /** One array per dimension, in CLICK_DIMS order (rollups/dimensions.ts). */
   dims: Uint32Array[];
   /** The visitor's 64 bits: high half signed, low half unsigned (as SQLite's `>> 32` and `& 0xffffffff` give them). */
   visitorHi: Int32Array;
@@ -34,7 +32,7 @@ export function emptyColumns(count: number): ClickColumns {
     id: new Float64Array(count),
     time: new Float64Array(count),
     target: new Uint32Array(count),
-    dims: DIM_COLUMNS.map(() => new Uint32Array(count)),
+    dims: Array.from({ length: DIM_COUNT }, () => new Uint32Array(count)),
     visitorHi: new Int32Array(count),
     visitorLo: new Uint32Array(count),
     flags: new Uint8Array(count),

@@ -11,8 +11,8 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import type { Deps } from '../../deps';
-import { deleteLinkClicks } from '../clicks/raw-read';
-import { forgetLinkRollups } from '../rollups/rollups';
+import { deleteLinkClicks } from '../clicks/public';
+import { forgetLinkRollups } from '../rollups/public';
 import { type LinkFields, type LinkRow, links, linkTags } from './table';
 
 /** Proof of being inside writeLinks. Exported as a type only: nothing else can make one. */

@@ -8,7 +8,7 @@
  */
 import { statSync } from 'node:fs';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { ClickPipeline } from '../clicks/pipeline';
+import type { ClickPipeline } from '../clicks/public';
 import type { SignInThrottle } from '../sessions/throttle';
 
 export interface MetricsSources {

@@ -13,8 +13,15 @@
  */
 import type { Db } from '../../db/client';
 import { nextTurn } from '../../lib/event-loop';
-import type { ClickBuffer } from '../clicks/buffer';
-import { blockId, blockKey, blockLocation, blockParamsJson, blockSerial, NO_PARAMS_JSON } from '../clicks/target-block';
+import {
+  blockId,
+  blockKey,
+  blockLocation,
+  blockParamsJson,
+  blockSerial,
+  type ClickBuffer,
+  NO_PARAMS_JSON,
+} from '../clicks/public';
 import { findRedirectRowBySlug, findRedirectRows, listRedirectRows, type RedirectRow } from '../links/repo';
 import { findVariantsByLinkIds, type VariantRow } from '../variants/repo';
 import { LinkTable, STATUS_NAMES, type VariantFacts } from './link-table';

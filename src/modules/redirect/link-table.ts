@@ -11,7 +11,6 @@
  * to it later.
  */
 import { grown } from '../../lib/typed-arrays';
-import { type ClickLinks, targetSerial } from '../clicks/record';
 import {
   type BlockFields,
   blockId,
@@ -21,8 +20,10 @@ import {
   blockLength,
   blockLocation,
   blockSize,
+  type ClickLinks,
+  targetSerial,
   writeBlock,
-} from '../clicks/target-block';
+} from '../clicks/public';
 import type { RedirectRow } from '../links/repo';
 
 type LinkStatus = RedirectRow['status'];

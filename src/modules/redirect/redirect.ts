@@ -6,8 +6,7 @@
  */
 import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
-import { isBotAgent } from '../clicks/bot';
-import { blockLocation } from '../clicks/target-block';
+import { blockLocation, isBotAgent } from '../clicks/public';
 import { PAUSED } from './link-table';
 import { pageResponse } from './pages';
 

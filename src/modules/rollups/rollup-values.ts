@@ -4,7 +4,7 @@
  * deleted (a value that no bucket counts any more costs one row).
  */
 import type { Database, Statement } from 'bun:sqlite';
-import type { RollupDim } from './rollups';
+import type { RollupDim } from './dimensions';
 
 interface ValueName {
   dim: RollupDim;

@@ -11,7 +11,7 @@ import type { AccountRow } from '../auth/accounts';
 import { findAccountByEmail, findAccountById, updateAccount } from '../auth/accounts';
 import type { Principal } from '../auth/keys';
 import { hashPassword } from '../auth/passwords';
-import { parseAgent } from '../clicks/user-agent';
+import { parseAgent } from '../clicks/public';
 import * as repo from './repo';
 import type { SessionRow } from './table';
 

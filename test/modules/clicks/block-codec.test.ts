@@ -1,12 +1,7 @@
 import { describe, expect, test } from 'bun:test';
-import {
-  type ClickColumns,
-  DIM_COLUMNS,
-  decodeBlock,
-  emptyColumns,
-  encodeBlock,
-} from '../../../src/modules/clicks/block-codec';
-import { visitorBits, visitorHex } from '../../../src/modules/clicks/tail-append';
+import { type ClickColumns, decodeBlock, emptyColumns, encodeBlock } from '../../../src/modules/clicks/block-codec';
+import { visitorBits, visitorHex } from '../../../src/modules/clicks/sqlite/tail-append';
+import { DIM_COLUMNS } from '../../../src/modules/rollups/dimensions';
 
 /** Columns from rows: [id, time, target, dims (8), visitor hex (16), flags]. */
 function columns(rows: [number, number, number, number[], string, number][]): ClickColumns {

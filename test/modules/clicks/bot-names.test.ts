@@ -4,7 +4,7 @@
  * bots=1 and the raw clicks list. Human clicks keep ua-parser-js's browser.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { botName } from '../../../src/modules/clicks/bot-name';
+import { botName } from '../../../src/modules/clicks/enrich/bot-name';
 import { api, disposeTestApp } from '../../helpers/app';
 import { type Ctx, click, createLink, flushOk, setup, UA } from './support';
 

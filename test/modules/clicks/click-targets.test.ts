@@ -3,7 +3,7 @@
  * target's own, by the four strings otherwise, and always the same row as the strings name.
  */
 import { describe, expect, test } from 'bun:test';
-import { TargetIds } from '../../../src/modules/clicks/click-targets';
+import { TargetIds } from '../../../src/modules/clicks/sqlite/click-targets';
 import { disposeTestApp } from '../../helpers/app';
 import { createLink, setup } from './support';
 

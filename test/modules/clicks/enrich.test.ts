@@ -8,12 +8,13 @@ import type { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { DAY_MS, utcDay } from '../../../src/lib/time';
-import { type EnrichContext, enrichClick } from '../../../src/modules/clicks/enrich';
-import { toWire } from '../../../src/modules/clicks/flusher';
-import { type GeoLookup, noGeo, openGeo } from '../../../src/modules/clicks/geo';
-import { preferredLanguage } from '../../../src/modules/clicks/language';
-import type { ClickRecord } from '../../../src/modules/clicks/record';
-import { VisitorHasher } from '../../../src/modules/clicks/visitor';
+import { toWire } from '../../../src/modules/clicks/capture/flusher';
+import type { ClickRecord } from '../../../src/modules/clicks/capture/record';
+import { type EnrichContext, enrichClick } from '../../../src/modules/clicks/enrich/enrich';
+import { type GeoLookup, noGeo, openGeo } from '../../../src/modules/clicks/enrich/geo';
+import { preferredLanguage } from '../../../src/modules/clicks/enrich/language';
+import { VisitorHasher } from '../../../src/modules/clicks/enrich/visitor';
+import { sqliteSalts } from '../../../src/modules/clicks/sqlite/salts';
 import { api, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
 import { clickRecord, type TargetOptions, type TestTarget, testTarget } from '../../helpers/click-record';
 import { queryRaw } from '../../helpers/raw-clicks';
@@ -134,14 +135,14 @@ describe('VisitorHasher on a migrated database', () => {
   afterAll(() => t.close());
 
   test('the same day, address and user agent give the same 16-hex hash (the first 8 bytes of the sha256)', () => {
-    const hasher = new VisitorHasher(sqlite);
+    const hasher = new VisitorHasher(sqliteSalts(sqlite));
     const a = hasher.hash(DAY, '81.2.69.160', CHROME);
     expect(a).toMatch(HEX16);
     expect(hasher.hash(DAY, '81.2.69.160', CHROME)).toBe(a);
   });
 
   test('a different day, address or user agent gives a different hash', () => {
-    const hasher = new VisitorHasher(sqlite);
+    const hasher = new VisitorHasher(sqliteSalts(sqlite));
     const base = hasher.hash(DAY, '81.2.69.160', CHROME);
     const others = [
       hasher.hash(DAY + 1, '81.2.69.160', CHROME),
@@ -159,7 +160,7 @@ describe('VisitorHasher on a migrated database', () => {
   });
 
   test('the hash is not a plain digest of the inputs: a secret daily salt goes in first', () => {
-    const hasher = new VisitorHasher(sqlite);
+    const hasher = new VisitorHasher(sqliteSalts(sqlite));
     const unsalted = new Bun.CryptoHasher('sha256').update(`\n81.2.69.160\n${CHROME}`).digest('hex').slice(0, 16);
     expect(hasher.hash(DAY, '81.2.69.160', CHROME)).not.toBe(unsalted);
     const { salt } = sqlite.query<{ salt: string }, [number]>('SELECT salt FROM visitor_salts WHERE day = ?').get(DAY)!;
@@ -170,20 +171,20 @@ describe('VisitorHasher on a migrated database', () => {
 
   test('the salt is stored per day, so a new hasher (a restart) gives the same hash', () => {
     const day = DAY + 10;
-    const first = new VisitorHasher(sqlite).hash(day, '8.8.8.8', IPHONE);
+    const first = new VisitorHasher(sqliteSalts(sqlite)).hash(day, '8.8.8.8', IPHONE);
     const rows = sqlite
       .query<{ day: number; salt: string }, [number]>('SELECT day, salt FROM visitor_salts WHERE day = ?')
       .all(day);
     expect(rows).toHaveLength(1);
-    expect(new VisitorHasher(sqlite).hash(day, '8.8.8.8', IPHONE)).toBe(first);
+    expect(new VisitorHasher(sqliteSalts(sqlite)).hash(day, '8.8.8.8', IPHONE)).toBe(first);
     // Two hashers that both meet a fresh day agree on one salt (INSERT OR IGNORE, then read back).
-    const [x, y] = [new VisitorHasher(sqlite), new VisitorHasher(sqlite)];
+    const [x, y] = [new VisitorHasher(sqliteSalts(sqlite)), new VisitorHasher(sqliteSalts(sqlite))];
     expect(x.hash(day + 1, '8.8.8.8', IPHONE)).toBe(y.hash(day + 1, '8.8.8.8', IPHONE));
     expect(sqlite.query('SELECT day FROM visitor_salts WHERE day = ?').all(day + 1)).toHaveLength(1);
   });
 
   test('each day gets its own random salt', () => {
-    const hasher = new VisitorHasher(sqlite);
+    const hasher = new VisitorHasher(sqliteSalts(sqlite));
     hasher.hash(DAY + 20, null, null);
     hasher.hash(DAY + 21, null, null);
     const salts = sqlite
@@ -195,7 +196,7 @@ describe('VisitorHasher on a migrated database', () => {
 
   test('pruneBefore drops the salts of older days, from the database and from memory', () => {
     const base = DAY + 100;
-    const hasher = new VisitorHasher(sqlite);
+    const hasher = new VisitorHasher(sqliteSalts(sqlite));
     const before = hasher.hash(base, '81.2.69.160', CHROME);
     for (let d = base; d <= base + 4; d++) hasher.hash(d, '81.2.69.160', CHROME);
     const keep = base + 3;
@@ -211,7 +212,9 @@ describe('VisitorHasher on a migrated database', () => {
 
     // The pruned day's salt is gone for good, from memory too: its old hashes cannot be remade.
     expect(hasher.hash(base, '81.2.69.160', CHROME)).not.toBe(before);
-    expect(hasher.hash(keep, '81.2.69.160', CHROME)).toBe(new VisitorHasher(sqlite).hash(keep, '81.2.69.160', CHROME));
+    expect(hasher.hash(keep, '81.2.69.160', CHROME)).toBe(
+      new VisitorHasher(sqliteSalts(sqlite)).hash(keep, '81.2.69.160', CHROME),
+    );
   });
 });
 
@@ -249,7 +252,7 @@ describe('enrichClick on hand-made records', () => {
   let ctx: EnrichContext;
   beforeAll(async () => {
     t = await makeTestApp();
-    hasher = new VisitorHasher(t.deps.db.$client);
+    hasher = new VisitorHasher(sqliteSalts(t.deps.db.$client));
     geo = openGeo(null);
     ctx = { geo, hasher, ownHosts: ['sl.test'] };
   });
@@ -445,7 +448,7 @@ describe('a real click through the redirect and the flush', () => {
         traffic_type: 'search',
         language: 'en-GB',
         bot: 0,
-        visitor_hash: new VisitorHasher(sqlite).hash(DAY, CLIENT, CHROME).slice(0, 16), // the stored 64 bits
+        visitor_hash: new VisitorHasher(sqliteSalts(sqlite)).hash(DAY, CLIENT, CHROME).slice(0, 16), // the stored 64 bits
         first_of_day: 1,
       },
       {
@@ -458,7 +461,7 @@ describe('a real click through the redirect and the flush', () => {
         traffic_type: 'direct',
         language: 'de',
         bot: 0,
-        visitor_hash: new VisitorHasher(sqlite).hash(DAY, CLIENT6, IPHONE).slice(0, 16), // the stored 64 bits
+        visitor_hash: new VisitorHasher(sqliteSalts(sqlite)).hash(DAY, CLIENT6, IPHONE).slice(0, 16), // the stored 64 bits
         first_of_day: 1,
       },
       {
@@ -471,7 +474,7 @@ describe('a real click through the redirect and the flush', () => {
         traffic_type: 'direct',
         language: null,
         bot: 1,
-        visitor_hash: new VisitorHasher(sqlite).hash(DAY, CLIENT, GOOGLEBOT).slice(0, 16), // the stored 64 bits
+        visitor_hash: new VisitorHasher(sqliteSalts(sqlite)).hash(DAY, CLIENT, GOOGLEBOT).slice(0, 16), // the stored 64 bits
         first_of_day: 0,
       },
     ]);

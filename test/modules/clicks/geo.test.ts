@@ -5,7 +5,13 @@
  */
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { join, relative } from 'node:path';
-import { DEFAULT_GEO_FILES, type GeoLookup, noGeo, openGeo, unmapAddress } from '../../../src/modules/clicks/geo';
+import {
+  DEFAULT_GEO_FILES,
+  type GeoLookup,
+  noGeo,
+  openGeo,
+  unmapAddress,
+} from '../../../src/modules/clicks/enrich/geo';
 import { api, makeKey, makeTestApp } from '../../helpers/app';
 import { queryRaw } from '../../helpers/raw-clicks';
 

@@ -6,11 +6,11 @@
  * and statistics (link and workspace, range=all) still count every click.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { noGeo } from '../../../src/modules/clicks/geo';
-import { countClicks } from '../../../src/modules/clicks/raw-read';
-import type { WireClick } from '../../../src/modules/clicks/record';
+import type { WireClick } from '../../../src/modules/clicks/capture/record';
+import { noGeo } from '../../../src/modules/clicks/enrich/geo';
 import { retainedFrom } from '../../../src/modules/clicks/retention';
-import { ClickStore } from '../../../src/modules/clicks/store';
+import { countClicks } from '../../../src/modules/clicks/sqlite/raw-read';
+import { ClickStore } from '../../../src/modules/clicks/sqlite/store';
 import { api, disposeTestApp, T0 } from '../../helpers/app';
 import { type Ctx, createLink, DAY, rows, setup, UA } from './support';
 

@@ -5,8 +5,8 @@
  * times out of id order (the clock set back between flushes).
  */
 import { describe, expect, test } from 'bun:test';
-import { deleteLinkClicks, lastClickId, readClicksAfter } from '../../../src/modules/clicks/raw-read';
-import { Sealer, sealBacklog, sealThrough } from '../../../src/modules/clicks/seal';
+import { deleteLinkClicks, lastClickId, readClicksAfter } from '../../../src/modules/clicks/sqlite/raw-read';
+import { Sealer, sealBacklog, sealThrough } from '../../../src/modules/clicks/sqlite/seal';
 import { api, disposeTestApp } from '../../helpers/app';
 import { type Ctx, click, createLink, createVariant, flushOk, HOUR, one, pick, prng, setup, UA } from './support';
 

@@ -3,8 +3,8 @@
  * growth, and a batch's first visits count only once its transaction commits.
  */
 import { describe, expect, test } from 'bun:test';
-import { SeenVisitors } from '../../../src/modules/clicks/seen-visitors';
-import { U64Set } from '../../../src/modules/clicks/u64-set';
+import { SeenVisitors } from '../../../src/modules/clicks/sqlite/seen-visitors';
+import { U64Set } from '../../../src/modules/clicks/sqlite/u64-set';
 
 describe('U64Set', () => {
   test('holds 100,000 keys through its growth, tells them from absent ones, and adds each once', () => {

@@ -4,8 +4,8 @@
  * search, and everything else a referral.
  */
 import { describe, expect, test } from 'bun:test';
-import { preferredLanguage } from '../../../src/modules/clicks/language';
-import { referrerHost, type TrafficType, trafficType } from '../../../src/modules/clicks/traffic';
+import { preferredLanguage } from '../../../src/modules/clicks/enrich/language';
+import { referrerHost, type TrafficType, trafficType } from '../../../src/modules/clicks/enrich/traffic';
 
 /** The type a referrer URL gets with no utm_medium and our own host sl.test. */
 function typeOf(referrer: string | null, utmMedium?: string): TrafficType {

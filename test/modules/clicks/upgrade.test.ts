@@ -13,8 +13,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
 import { fixedClock } from '../../../src/lib/clock';
-import type { StoredClick } from '../../../src/modules/clicks/read-clicks';
-import { hasOldClickTable, upgradeClickStorage } from '../../../src/modules/clicks/upgrade';
+import { hasOldClickTable, type OldClickRow, upgradeClickStorage } from '../../../src/modules/clicks/sqlite/upgrade';
 import { decodeCounts } from '../../../src/modules/rollups/rollup-codec';
 import { buildOldReleaseDb, releaseCounters } from '../../fixtures/old-release-db';
 import { createNamedBuckets, refreshRawClicks } from '../../helpers/raw-clicks';
@@ -57,7 +56,7 @@ function fixture(): Database {
 }
 
 /** A row of the first click table as OLD selects it: its visitor as the 16 hex characters kept. */
-type OldClick = StoredClick & { visitor: string; first_of_day: number };
+type OldClick = Omit<OldClickRow, 'visitor_hash'> & { visitor: string };
 
 const OLD = `SELECT id, link_id, timestamp, variant_id, variant_code, destination, params, country, city, device, os,
   browser, referrer, traffic_type, language, bot, substr(visitor_hash, 1, 16) AS visitor, first_of_day FROM clicks ORDER BY id`;

@@ -3,9 +3,10 @@
  * and device/OS/browser from ua-parser-js 1.0.x, on real user agent strings.
  */
 import { describe, expect, test } from 'bun:test';
-import { classifyClick, isBotAgent } from '../../../src/modules/clicks/bot';
-import type { ClickRecord } from '../../../src/modules/clicks/record';
-import { parseAgent } from '../../../src/modules/clicks/user-agent';
+import { isBotAgent } from '../../../src/modules/clicks/capture/bot';
+import { classifyClick } from '../../../src/modules/clicks/capture/live-counts';
+import type { ClickRecord } from '../../../src/modules/clicks/capture/record';
+import { parseAgent } from '../../../src/modules/clicks/enrich/user-agent';
 import { clickRecord, type TestTarget, testTarget } from '../../helpers/click-record';
 
 /** Real browsers, each with what ua-parser-js 1.0.41 makes of it. */

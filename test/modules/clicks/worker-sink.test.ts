@@ -4,11 +4,11 @@
  * being written), and `discard` forgets what was added after the last commit.
  */
 import { describe, expect, test } from 'bun:test';
-import { noGeo } from '../../../src/modules/clicks/geo';
-import { countClicks } from '../../../src/modules/clicks/raw-read';
-import type { WireClick } from '../../../src/modules/clicks/record';
-import { WorkerSink } from '../../../src/modules/clicks/sink';
-import { ClickStore } from '../../../src/modules/clicks/store';
+import type { WireClick } from '../../../src/modules/clicks/capture/record';
+import { WorkerSink } from '../../../src/modules/clicks/capture/sink';
+import { noGeo } from '../../../src/modules/clicks/enrich/geo';
+import { countClicks } from '../../../src/modules/clicks/sqlite/raw-read';
+import { ClickStore } from '../../../src/modules/clicks/sqlite/store';
 import { disposeTestApp, T0, type TestApp } from '../../helpers/app';
 import { createLink, DAY, setup, UA, writtenTimes } from './support';
 

@@ -10,7 +10,7 @@ import {
   blockLocation,
   blockParamsJson,
   blockSerial,
-} from '../../../src/modules/clicks/target-block';
+} from '../../../src/modules/clicks/capture/target-block';
 import { type LinkFacts, LinkTable, STATUS_NAMES, type VariantFacts } from '../../../src/modules/redirect/link-table';
 import { prng } from '../../helpers/random';
 

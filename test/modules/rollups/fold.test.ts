@@ -6,9 +6,9 @@
  * fold never reaches the workspace's statistics.
  */
 import { describe, expect, test } from 'bun:test';
-import { noGeo } from '../../../src/modules/clicks/geo';
-import type { WireClick } from '../../../src/modules/clicks/record';
-import { ClickStore } from '../../../src/modules/clicks/store';
+import type { WireClick } from '../../../src/modules/clicks/capture/record';
+import { noGeo } from '../../../src/modules/clicks/enrich/geo';
+import { ClickStore } from '../../../src/modules/clicks/sqlite/store';
 import { deleteLinkWithClicks } from '../../../src/modules/links/delete-with-clicks';
 import { disposeTestApp, T0, type TestApp } from '../../helpers/app';
 import {

@@ -6,13 +6,13 @@
  * kept across restarts).
  */
 import { describe, expect, test } from 'bun:test';
-import { clickSource } from '../../../src/modules/clicks/raw-read';
-import { sealThrough } from '../../../src/modules/clicks/seal';
-import { TailAppender } from '../../../src/modules/clicks/tail-append';
-import { refoldUnfolded } from '../../../src/modules/rollups/fold';
-import { rebuildRollupsIfMissing } from '../../../src/modules/rollups/rebuild';
+import { clickSource } from '../../../src/modules/clicks/sqlite/raw-read';
+import { sealThrough } from '../../../src/modules/clicks/sqlite/seal';
+import { TailAppender } from '../../../src/modules/clicks/sqlite/tail-append';
 import { RollupValues } from '../../../src/modules/rollups/rollup-values';
 import { ROLLUP_DIMS } from '../../../src/modules/rollups/rollups';
+import { refoldUnfolded } from '../../../src/modules/rollups/sqlite/fold';
+import { rebuildRollupsIfMissing } from '../../../src/modules/rollups/sqlite/rebuild';
 import { api, disposeTestApp, T0, type TestApp } from '../../helpers/app';
 import { insertTailClicks, setFoldedThrough } from '../../helpers/raw-clicks';
 import {

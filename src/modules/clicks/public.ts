@@ -1,0 +1,36 @@
+/**
+ * The clicks module's face: everything other modules (and the server, the CLI, deps) use of it
+ * is exported here, and test/architecture/boundaries.test.ts fails on an import of any other
+ * file of this folder from outside it. Inside, the folders are the roles: capture/ (the
+ * request's record, the buffer, the flusher, the sinks, the spill file), enrich/ (agent, bot
+ * name, geo, traffic type, language, visitor), sqlite/ (the store on SQLite: tail, blocks,
+ * seal, retention, raw reads, targets, the writer Worker, catch-up, upgrade).
+ */
+
+// The redirect's side: what it records and where (capture/).
+export { isBotAgent } from './capture/bot';
+export type { ClickBuffer } from './capture/buffer';
+export { countCaptured } from './capture/live-counts';
+export { type ClickPipeline, createClickPipeline, type PipelineOptions } from './capture/pipeline';
+export { type ClickLinks, type ClickRecord, targetSerial } from './capture/record';
+export { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS } from './capture/spill';
+export * from './capture/target-block';
+// Enrichment other modules reuse (the sessions list names a session's browser).
+export { parseAgent } from './enrich/user-agent';
+// Reading and deleting raw clicks (analytics, links).
+export { retainedFrom } from './retention';
+export { deleteLinkClicks } from './sqlite/raw-read';
+export {
+  type ClickKey,
+  EXPORT_BOT_AT,
+  EXPORT_DIMS_AT,
+  ExportPages,
+  type ExportRow,
+  keyAbove,
+  type ListedClick,
+  lastClickId,
+  readClickPage,
+} from './sqlite/read-clicks';
+export { upgradeClickStorage } from './sqlite/upgrade';
+// The server's start and stop, and the CLI's `slink migrate`.
+export { type ClickStart, type StopResult, startClickStorage } from './start';

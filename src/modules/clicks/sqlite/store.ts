@@ -1,0 +1,232 @@
+/**
+ * The writing end of the pipeline, on one SQLite connection: enrich a batch of clicks and
+ * append it in ONE transaction (raw clicks only, repo.ts), sum what it adds to rollups and
+ * counters in memory (rollups/pending.ts), and fold the sums into them (rollups/fold.ts) when
+ * asked (the flusher does after each drain), or during a long drain once the sums hold
+ * FOLD_MAX_CLICKS clicks or are FOLD_MAX_MS old. Runs in the writer Worker in production and inline in tests;
+ * the same code either way.
+ *
+ * Opening one folds the clicks a previous writer wrote but did not fold (it was killed), and
+ * rebuilds the seen visitors of today and yesterday from the raw clicks.
+ */
+import type { Database } from 'bun:sqlite';
+import type { WalCheckpointer } from '../../../db/checkpoint';
+import type { Clock } from '../../../lib/clock';
+import { DAY_MS, utcDay } from '../../../lib/time';
+import { type CountedHumans, createFolder, type Folder, PendingSums, RollupValues } from '../../rollups/public';
+import type { WireClick } from '../capture/record';
+import { type EnrichContext, type EnrichedClick, enrichClick } from '../enrich/enrich';
+import type { GeoLookup } from '../enrich/geo';
+import { VisitorHasher } from '../enrich/visitor';
+import { retainedFrom } from '../retention';
+import { type ClickAppender, createClickAppender } from './append';
+import { clickSource, firstVisitsSince, foldedThrough } from './raw-read';
+import { type PruneStep, pruneStep } from './retention';
+import { sqliteSalts } from './salts';
+import { Sealer } from './seal';
+import { SeenVisitors } from './seen-visitors';
+
+/** Sums held before a fold during a long drain (measured: docs/performance.md). */
+export const FOLD_MAX_CLICKS = 20_000;
+/** Age of the oldest pending sum before a fold during a long drain: counts lag by at most this under saturation. */
+export const FOLD_MAX_MS = 1000;
+/** After a retention step found nothing to delete, the next one waits this long (a step scans the tail). */
+export const RETENTION_IDLE_MS = 60_000;
+
+export interface WriteOutcome {
+  written: number;
+  skipped: number;
+  /** Time spent enriching and writing the batch (and folding, when it did), in ms. */
+  ms: number;
+}
+
+export interface StoreOptions {
+  foldMaxClicks?: number;
+  foldMaxMs?: number;
+  /** SLINK_RETENTION_DAYS: raw clicks older than this many days are pruned (retention.ts); 0 keeps all. */
+  retentionDays?: number;
+  /** Clicks per sealed segment (seal.ts SEAL_ROWS); tests seal sooner. */
+  sealRows?: number;
+  /**
+   * The first visits known at open are those since this instant (ms); default the start of
+   * yesterday. A spill replay starts at its oldest click's day, so a click of an older day is a
+   * unique only if its visitor had none stored that day.
+   */
+  firstVisitsFrom?: number;
+  /** Told after each fold commits what it added to each link's human clicks (fold.ts). */
+  counted?: CountedHumans;
+  /**
+   * The WAL policy of the connection (db/checkpoint.ts), told after every commit of this store,
+   * as SQLite's own checkpoint would run after it: the writer Worker's. Without one (inline
+   * writes: tests, the spill replay) the connection's wal_autocheckpoint does the job.
+   */
+  checkpoints?: WalCheckpointer;
+}
+
+export class ClickStore {
+  private readonly append: ClickAppender;
+  private readonly folder: Folder;
+  private readonly sealer: Sealer;
+  private readonly ctx: EnrichContext;
+  private readonly hasher: VisitorHasher;
+  private readonly seen = new SeenVisitors();
+  private readonly pending = new PendingSums();
+  private readonly foldMaxClicks: number;
+  private readonly foldMaxMs: number;
+  /** The id of the last click this writer appended: the watermark its next fold stores. */
+  private lastId = 0;
+  private prunedThrough = -1;
+  private readonly retentionDays: number;
+  /** The watermark of the last fold: no click after it is ever pruned. */
+  private foldedThrough: number;
+  /** When the next retention step may run (clock ms): later after a step that found nothing. */
+  private nextRetentionAt = 0;
+  private readonly checkpoints: WalCheckpointer | null;
+  /** Raw clicks deleted by retention so far. */
+  readonly retention = { steps: 0, clicks: 0 };
+  /** Folds so far: how many, their clicks, their time and the longest, in ms (the benchmark reports them). */
+  readonly folds = { count: 0, clicks: 0, ms: 0, longestMs: 0 };
+  /** Clicks a previous writer had written without folding them, folded at open. */
+  readonly refolded: number;
+
+  constructor(
+    private readonly sqlite: Database,
+    geo: GeoLookup,
+    ownHosts: readonly string[],
+    private readonly clock: Clock,
+    options: StoreOptions = {},
+  ) {
+    const values = new RollupValues(sqlite);
+    // The writer knows every value up front, so idOf() never needs a statement for one it has seen.
+    values.refresh();
+    this.append = createClickAppender(sqlite, values, this.seen);
+    this.folder = createFolder(sqlite, clickSource(sqlite), clock, options.counted);
+    this.sealer = new Sealer(sqlite, options.sealRows);
+    this.hasher = new VisitorHasher(sqliteSalts(sqlite));
+    this.ctx = { geo, hasher: this.hasher, ownHosts };
+    this.foldMaxClicks = options.foldMaxClicks ?? FOLD_MAX_CLICKS;
+    this.foldMaxMs = options.foldMaxMs ?? FOLD_MAX_MS;
+    this.retentionDays = options.retentionDays ?? 0;
+    this.checkpoints = options.checkpoints ?? null;
+    this.refolded = this.folder.refold(values);
+    this.foldedThrough = foldedThrough(sqlite);
+    // Yesterday's too: a click from before midnight can arrive after it.
+    const from = Math.min(options.firstVisitsFrom ?? Number.POSITIVE_INFINITY, (utcDay(clock.now()) - 1) * DAY_MS);
+    firstVisitsSince(sqlite, from, (linkId, time, visitor) => this.seen.remember(utcDay(time), linkId, visitor));
+  }
+
+  /** The facts stored of a captured click (the spill replay enriches the lines of an older release's file). */
+  enrich(click: WireClick): EnrichedClick {
+    return enrichClick(click, this.ctx);
+  }
+
+  /** Throws when the transaction fails (nothing of the batch is then written). */
+  writeBatch(batch: WireClick[]): WriteOutcome {
+    const started = performance.now();
+    return this.writeEnriched(
+      batch.map((click) => enrichClick(click, this.ctx)),
+      started,
+    );
+  }
+
+  /**
+   * Stores a salt a spill file carries for its day (visitor.ts adopt), so the visitors that day
+   * clicks after the replay hash like the replayed ones.
+   */
+  adoptSalt(day: number, salt: string): void {
+    this.hasher.adopt(day, salt);
+  }
+
+  /** Clicks enriched already (a spill file's); the same transaction and sums as writeBatch. */
+  writeEnriched(clicks: EnrichedClick[], started = performance.now()): WriteOutcome {
+    const result = this.append(clicks);
+    for (const a of result.appended) this.pending.add(a.click, a.firstOfDay, a.ids, a.linkValue);
+    if (result.lastId > 0) this.lastId = result.lastId;
+    this.prune();
+    if (
+      this.pending.clicks >= this.foldMaxClicks ||
+      (this.pending.clicks > 0 && performance.now() - this.pending.since >= this.foldMaxMs)
+    ) {
+      try {
+        this.fold();
+      } catch {
+        // The batch is written: failing it now would write it twice. The sums stay; the
+        // flusher's fold at the end of the drain tries again and reports.
+      }
+    } else {
+      this.retain();
+    }
+    if (result.written > 0) this.wrote();
+    return { written: result.written, skipped: result.skipped, ms: performance.now() - started };
+  }
+
+  /** Clicks written and not folded yet. */
+  get unfolded(): number {
+    return this.pending.clicks;
+  }
+
+  /** Folds the pending sums in one transaction; returns how many clicks. Throws (sums kept) when it fails. */
+  fold(): number {
+    const n = this.pending.clicks;
+    if (n === 0) return 0;
+    const started = performance.now();
+    this.folder.fold(this.pending, this.lastId);
+    this.pending.clear();
+    this.foldedThrough = this.lastId;
+    // Folded clicks may leave the tail; the ones after the watermark stay, for a refold.
+    this.sealer.sealIfDue(this.lastId);
+    this.retain();
+    this.wrote();
+    this.folds.count++;
+    this.folds.clicks += n;
+    const ms = performance.now() - started;
+    this.folds.ms += ms;
+    this.folds.longestMs = Math.max(this.folds.longestMs, ms);
+    return n;
+  }
+
+  /**
+   * One retention step when SLINK_RETENTION_DAYS is set and one is due (retention.ts); returns
+   * what it deleted. Never throws: the batch or fold before it is committed, and a failed step
+   * is tried again after the next one.
+   */
+  retain(): PruneStep {
+    const now = this.clock.now();
+    const from = retainedFrom(now, this.retentionDays);
+    if (from === null || now < this.nextRetentionAt) return { kind: 'none' };
+    try {
+      const step = pruneStep(this.sqlite, from, this.foldedThrough);
+      if (step.kind === 'none') this.nextRetentionAt = now + RETENTION_IDLE_MS;
+      else {
+        this.retention.steps++;
+        this.retention.clicks += step.clicks;
+        this.wrote();
+      }
+      return step;
+    } catch (err) {
+      console.error(`pruning old clicks failed (tried again after the next batch): ${String(err)}`);
+      return { kind: 'none' };
+    }
+  }
+
+  /** Something was committed: a checkpoint when one is due (db/checkpoint.ts). */
+  private wrote(): void {
+    this.checkpoints?.check();
+  }
+
+  /**
+   * Forgets salts and seen visitors of days before yesterday. Never throws: the batch before it
+   * is committed (failing it would write it twice); a failed delete is tried again next time.
+   */
+  private prune(): void {
+    const keepFrom = utcDay(this.clock.now()) - 1;
+    if (this.prunedThrough >= keepFrom) return;
+    try {
+      this.hasher.pruneBefore(keepFrom);
+    } catch {
+      return;
+    }
+    this.seen.forgetBefore(keepFrom);
+    this.prunedThrough = keepFrom;
+  }
+}

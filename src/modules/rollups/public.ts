@@ -1,0 +1,34 @@
+/**
+ * The rollups module's face: what other modules (clicks, analytics, links, deps) use of it.
+ * test/architecture/boundaries.test.ts fails on an import of any other file of this folder
+ * from outside it. Engine-neutral parts sit at the top of the folder (dimensions, the bucket
+ * codec, pending sums, the value dictionary); sqlite/ holds the buckets on SQLite (the fold,
+ * link days, the rebuild, the statistics' reads).
+ */
+export * from './dimensions';
+export { type PendingHour, PendingSums } from './pending';
+export { type Counts, forEachCount } from './rollup-codec';
+export { linkValueId, RollupValues } from './rollup-values';
+export {
+  type Bucket,
+  type ClickSource,
+  type CountedClick,
+  GRAIN_CODE,
+  type Grain,
+  RollupAccumulator,
+  type RollupClick,
+  valueIdsOf,
+  WORKSPACE,
+} from './rollups';
+export { clearRollups, forgetLinkRollups, RollupStore } from './sqlite/bucket-store';
+export { type CountedHumans, createFolder, type Folder, refoldUnfolded } from './sqlite/fold';
+export { linkDaysBefore, markAllLinkDays } from './sqlite/link-days';
+export {
+  type BucketData,
+  type BucketRow,
+  countBotHits,
+  firstBucketStart,
+  readBucketData,
+  readBucketTotals,
+} from './sqlite/read-rollups';
+export { rebuildRollupsIfMissing } from './sqlite/rebuild';

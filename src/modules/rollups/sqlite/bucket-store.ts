@@ -1,0 +1,215 @@
+/**
+ * The rollup buckets on SQLite: reading, merging and writing them inside the caller's
+ * transaction (the fold, the rebuild, the upgrade), and taking a deleted link's out.
+ */
+import type { Database, Statement } from 'bun:sqlite';
+import type { PendingHour } from '../pending';
+import { type Counts, DenseCounts, decodeCounts, encodeCounts, mergeCounts, mergeEncoded } from '../rollup-codec';
+import { linkValueId } from '../rollup-values';
+import { type Bucket, GRAIN_CODE, type Grain, WORKSPACE } from '../rollups';
+import { daysFromHours, linkDaysBefore } from './link-days';
+
+/** A workspace bucket as the writer keeps it decoded. */
+export interface WorkspaceSums {
+  clicks: number;
+  uniques: number;
+  counts: DenseCounts;
+}
+
+interface StoredBucket {
+  clicks: number;
+  uniques: number;
+  data: Uint8Array;
+}
+
+/** Workspace buckets the writer keeps decoded (see RollupStore), at most this many. */
+const CACHED_BUCKETS = 8;
+
+/**
+ * Reads, merges and writes buckets; every call runs inside the caller's transaction.
+ *
+ * With `cacheWorkspace` (the click writer), the workspace buckets stay decoded in memory between
+ * batches: they count every link (dim `link`), so with 100,000 links one holds ~100,000 values
+ * and reading and decoding it for every batch cost more than the batch's own clicks. A cached
+ * bucket is trusted only while the row still has the clicks and uniques it was written with;
+ * anything else that writes workspace buckets (a link deleted with its clicks, a rebuild) changes
+ * them, and the bucket is read again.
+ */
+export class RollupStore {
+  private readonly select: Statement<StoredBucket, [number, number, number, number]>;
+  private readonly totals: Statement<{ clicks: number; uniques: number }, [number, number, number, number]>;
+  private readonly upsert: Statement;
+  private readonly remove: Statement;
+  private readonly cache: Map<string, WorkspaceSums> | null;
+  /** Workspace buckets the open fold adds to (workspace()). */
+  private readonly touched = new Map<string, { grain: Grain; start: number; bot: boolean; sums: WorkspaceSums }>();
+
+  constructor(sqlite: Database, options: { cacheWorkspace?: boolean } = {}) {
+    this.select = sqlite.prepare(
+      'SELECT clicks, uniques, data FROM rollups WHERE scope = ? AND grain = ? AND start = ? AND bot = ?',
+    );
+    // Columns before the blob only: SQLite then never reads the blob's overflow pages.
+    this.totals = sqlite.prepare(
+      'SELECT clicks, uniques FROM rollups WHERE scope = ? AND grain = ? AND start = ? AND bot = ?',
+    );
+    this.upsert = sqlite.prepare(
+      `INSERT INTO rollups (scope, grain, start, bot, clicks, uniques, data) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (scope, grain, start, bot) DO UPDATE SET clicks = excluded.clicks, uniques = excluded.uniques, data = excluded.data`,
+    );
+    this.remove = sqlite.prepare('DELETE FROM rollups WHERE scope = ? AND grain = ? AND start = ? AND bot = ?');
+    this.cache = options.cacheWorkspace ? new Map() : null;
+  }
+
+  /** The transaction that used the cache rolled back: what it holds may never have been written. */
+  dropCache(): void {
+    this.cache?.clear();
+    this.touched.clear();
+  }
+
+  /**
+   * Adds one of a link's pending hours to its bucket of `grain` starting at `start` (the hour's
+   * own, or its day's): the fold's path, its sorted pairs merged into the stored bytes with no
+   * map between.
+   */
+  addHour(scope: number, grain: Grain, start: number, hour: PendingHour): void {
+    const g = GRAIN_CODE[grain];
+    const b = hour.bot ? 1 : 0;
+    const stored = this.select.get(scope, g, start, b);
+    const data = mergeEncoded(stored?.data ?? null, hour.ids, hour.counts, hour.size);
+    const clicks = (stored?.clicks ?? 0) + hour.clicks;
+    this.upsert.run(scope, g, start, b, clicks, (stored?.uniques ?? 0) + hour.uniques, data);
+  }
+
+  /**
+   * A workspace bucket decoded, for the fold to add to in place (with `cacheWorkspace`); what
+   * it adds is written by writeWorkspace, at the end of the same transaction.
+   */
+  workspace(grain: Grain, start: number, bot: boolean): WorkspaceSums {
+    const key = `${grain}|${start}|${bot ? 1 : 0}`;
+    let sums = this.touched.get(key)?.sums;
+    if (sums === undefined) {
+      const read = this.read({ scope: WORKSPACE, grain, start }, bot ? 1 : 0);
+      if (!(read.counts instanceof DenseCounts)) throw new Error('workspace sums need cacheWorkspace');
+      sums = read as WorkspaceSums;
+      this.touched.set(key, { grain, start, bot, sums });
+    }
+    return sums;
+  }
+
+  /** Writes the workspace buckets added to since the last call. */
+  writeWorkspace(): void {
+    for (const { grain, start, bot, sums } of this.touched.values())
+      this.upsert.run(
+        WORKSPACE,
+        GRAIN_CODE[grain],
+        start,
+        bot ? 1 : 0,
+        sums.clicks,
+        sums.uniques,
+        sums.counts.encode(),
+      );
+    this.touched.clear();
+  }
+
+  /** The stored totals and decoded counts of a bucket (empty when it has none). */
+  private read(
+    b: Pick<Bucket, 'scope' | 'grain' | 'start'>,
+    bot: number,
+  ): { clicks: number; uniques: number; counts: Counts | DenseCounts } {
+    const grain = GRAIN_CODE[b.grain];
+    if (this.cache === null || b.scope !== WORKSPACE) {
+      const stored = this.select.get(b.scope, grain, b.start, bot);
+      return { clicks: stored?.clicks ?? 0, uniques: stored?.uniques ?? 0, counts: decodeCounts(stored?.data ?? null) };
+    }
+    const key = `${b.grain}|${b.start}|${bot}`;
+    const stored = this.totals.get(b.scope, grain, b.start, bot) ?? { clicks: 0, uniques: 0 };
+    let cached = this.cache.get(key);
+    if (cached === undefined || cached.clicks !== stored.clicks || cached.uniques !== stored.uniques) {
+      const row = stored.clicks === 0 ? null : this.select.get(b.scope, grain, b.start, bot);
+      cached = { clicks: stored.clicks, uniques: stored.uniques, counts: DenseCounts.fromBlob(row?.data ?? null) };
+      this.cache.set(key, cached);
+      // Buckets of hours and days gone by are written no more: keep the newest few.
+      if (this.cache.size > CACHED_BUCKETS) this.cache.delete(this.cache.keys().next().value!);
+    }
+    return cached;
+  }
+
+  /** Adds (sign 1) or takes away (sign -1) buckets' counts. */
+  apply(buckets: Iterable<Bucket>, sign: 1 | -1 = 1): void {
+    for (const b of buckets) {
+      const bot = b.bot ? 1 : 0;
+      const grain = GRAIN_CODE[b.grain];
+      const stored = this.read(b, bot);
+      const clicks = stored.clicks + sign * b.clicks;
+      if (clicks <= 0) {
+        if (stored.clicks > 0) this.remove.run(b.scope, grain, b.start, bot);
+        stored.clicks = 0;
+        stored.uniques = 0;
+        stored.counts.clear();
+        continue;
+      }
+      let data: Uint8Array;
+      if (stored.counts instanceof DenseCounts) {
+        stored.counts.merge(b.counts, sign);
+        data = stored.counts.encode();
+      } else data = encodeCounts(mergeCounts(stored.counts, b.counts, sign));
+      stored.clicks = clicks;
+      stored.uniques += sign * b.uniques;
+      this.upsert.run(b.scope, grain, b.start, bot, clicks, stored.uniques, data);
+    }
+  }
+}
+
+/**
+ * Before a link is deleted: take its buckets out of the workspace's, then drop them (and its
+ * day mark), so workspace statistics never count a link that no longer exists. Its days from
+ * the mark on are its hour buckets summed (link-days.ts): a day bucket there may be stale.
+ * Runs in the caller's transaction.
+ */
+export function forgetLinkRollups(sqlite: Database, linkId: string): void {
+  const linkValue = linkValueId(sqlite, linkId);
+  // Never clicked: no value id, no buckets.
+  if (linkValue === null) return;
+  // The link's buckets as the statistics read them: its hours, its days before the mark as
+  // stored, and its days from the mark on summed from its hours. Each goes out of the
+  // workspace's bucket of the same grain, start and bot flag, with the link's own count.
+  const stored = sqlite
+    .query<{ grain: number; start: number; bot: number; clicks: number; uniques: number; data: Uint8Array }, [number]>(
+      'SELECT grain, start, bot, clicks, uniques, data FROM rollups WHERE scope = ?',
+    )
+    .all(linkValue)
+    .map(
+      (r): Bucket => ({
+        scope: WORKSPACE,
+        grain: r.grain === GRAIN_CODE.day ? 'day' : 'hour',
+        start: r.start,
+        bot: r.bot === 1,
+        clicks: r.clicks,
+        uniques: r.uniques,
+        counts: decodeCounts(r.data),
+      }),
+    );
+  const mark = linkDaysBefore(sqlite, linkValue);
+  const hours = stored.filter((b) => b.grain === 'hour');
+  const buckets = [
+    ...hours,
+    ...stored.filter((b) => b.grain === 'day' && b.start < mark),
+    ...daysFromHours(
+      WORKSPACE,
+      hours.filter((h) => h.start >= mark),
+    ),
+  ];
+  for (const b of buckets) b.counts.set(linkValue, b.clicks);
+  new RollupStore(sqlite).apply(buckets, -1);
+  sqlite.query('DELETE FROM rollups WHERE scope = ?').run(linkValue);
+  sqlite.query('DELETE FROM rollup_marks WHERE scope = ?').run(linkValue);
+}
+
+/**
+ * Every bucket and day mark goes (the click storage upgrade, which replaces them with sums of
+ * the converted clicks). Runs in the caller's transaction.
+ */
+export function clearRollups(sqlite: Database): void {
+  sqlite.exec('DELETE FROM rollups');
+  sqlite.exec('DELETE FROM rollup_marks');
+}
