@@ -7,6 +7,7 @@
  */
 import type { Pg } from './client';
 import m0001 from './migrations/0001_init.sql' with { type: 'text' };
+import m0002 from './migrations/0002_clicks.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -15,7 +16,10 @@ export interface PgMigration {
 }
 
 /** Every migration, in order. test/db/postgres-migrate.test.ts checks that each file of ./migrations is here. */
-export const PG_MIGRATIONS: readonly PgMigration[] = [{ version: 1, name: '0001_init', sql: m0001 }];
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  { version: 1, name: '0001_init', sql: m0001 },
+  { version: 2, name: '0002_clicks', sql: m0002 },
+];
 
 /** The advisory lock key of migrations (any fixed int8: "slink-migrate" as ASCII). */
 const MIGRATE_LOCK = 0x736c696e6b6d6967n;

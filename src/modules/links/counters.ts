@@ -6,6 +6,7 @@
  * writeLinks. Plain bun:sqlite: this is the hot write path.
  */
 import type { Database } from 'bun:sqlite';
+import type { Pg } from '../../db/postgres/client';
 
 interface LinkCounterStatements {
   /** The ids among these that name a link. */
@@ -39,4 +40,50 @@ export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
       sqlite.run('UPDATE link_counters SET clicks = 0, uniques = 0, bots = 0, last_clicked_at = NULL');
     },
   };
+}
+
+/** A link's additions from one batch (PostgreSQL). */
+export interface CounterBump {
+  id: string;
+  humans: number;
+  uniques: number;
+  bots: number;
+  last: number | null;
+}
+
+/**
+ * PostgreSQL, inside a batch's transaction: locks the counters rows of these links in id order
+ * (several writers then never wait on each other in a cycle, and a link's removal waits for
+ * the batch), and returns the ids that still have one (their link exists).
+ */
+export async function lockLinkCounters(tx: Pg, ids: Iterable<string>): Promise<Set<string>> {
+  const sorted = [...new Set(ids)].sort();
+  const rows = await tx`SELECT link_id FROM link_counters WHERE link_id = ANY(${tx.array(sorted, 'text')}::text[])
+    ORDER BY link_id FOR UPDATE`;
+  return new Set(rows.map((r: { link_id: string }) => r.link_id));
+}
+
+/** PostgreSQL: adds a batch's clicks to its links' counters, in one statement; `last` never moves back. */
+export async function bumpLinkCounters(tx: Pg, bumps: readonly CounterBump[]): Promise<void> {
+  if (bumps.length === 0) return;
+  await tx`UPDATE link_counters c SET clicks = c.clicks + u.humans, uniques = c.uniques + u.uniques,
+      bots = c.bots + u.bots,
+      last_clicked_at = CASE WHEN u.last IS NULL THEN c.last_clicked_at ELSE greatest(coalesce(c.last_clicked_at, 0), u.last) END
+    FROM unnest(${tx.array(
+      bumps.map((b) => b.id),
+      'text',
+    )}::text[], ${tx.array(
+      bumps.map((b) => b.humans),
+      'int8',
+    )}::int8[], ${tx.array(
+      bumps.map((b) => b.uniques),
+      'int8',
+    )}::int8[], ${tx.array(
+      bumps.map((b) => b.bots),
+      'int8',
+    )}::int8[], ${tx.array(
+      bumps.map((b) => b.last),
+      'int8',
+    )}::int8[]) AS u(id, humans, uniques, bots, last)
+    WHERE c.link_id = u.id`;
 }

@@ -7,6 +7,9 @@
  */
 export * from './dimensions';
 export { type PendingHour, PendingSums } from './pending';
+export { PgRollupWriter } from './postgres/buckets';
+export { forgetLinkRollupsPg } from './postgres/forget';
+export { linkValueIdPg, PgValues } from './postgres/values';
 export { type Counts, forEachCount } from './rollup-codec';
 export { linkValueId, RollupValues } from './rollup-values';
 export {
@@ -17,6 +20,7 @@ export {
   type Grain,
   RollupAccumulator,
   type RollupClick,
+  type ValueIds,
   valueIdsOf,
   WORKSPACE,
 } from './rollups';

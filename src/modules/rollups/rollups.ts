@@ -79,8 +79,13 @@ export interface Bucket {
   counts: Counts;
 }
 
-/** The breakdown value ids of one click (inserting new values inside the caller's transaction). */
-export function valueIdsOf(v: RollupValues, c: RollupClick): number[] {
+/** What gives a breakdown value its id: the dictionary of an engine (rollup-values.ts, postgres/values.ts). */
+export interface ValueIds {
+  idOf(dim: RollupDim, key: string, value: string): number;
+}
+
+/** The breakdown value ids of one click (on SQLite, inserting new values inside the caller's transaction). */
+export function valueIdsOf(v: ValueIds, c: RollupClick): number[] {
   // The click's own dimensions first, in CLICK_DIMS order: the raw row stores these.
   const ids: number[] = [];
   for (const dim of CLICK_DIMS) ids.push(v.idOf(dim, dimKey(dim, c), c[dim] ?? ''));

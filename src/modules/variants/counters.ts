@@ -3,6 +3,7 @@
  * batch's human clicks to a variant's count. Not a slug index write (see links/counters.ts).
  */
 import type { Database } from 'bun:sqlite';
+import type { Pg } from '../../db/postgres/client';
 
 interface VariantCounterStatements {
   bump(id: string, clicks: number): void;
@@ -22,4 +23,16 @@ export function prepareVariantCounters(sqlite: Database): VariantCounterStatemen
       sqlite.run('UPDATE variants SET click_count = 0');
     },
   };
+}
+
+/** PostgreSQL, inside a batch's transaction: adds human clicks to variants (a deleted one's update finds no row). */
+export async function bumpVariantCounters(tx: Pg, clicks: ReadonlyMap<string, number>): Promise<void> {
+  if (clicks.size === 0) return;
+  const ids = [...clicks.keys()].sort();
+  await tx`UPDATE variants v SET click_count = v.click_count + u.n
+    FROM unnest(${tx.array(ids, 'text')}::text[], ${tx.array(
+      ids.map((id) => clicks.get(id)!),
+      'int8',
+    )}::int8[]) AS u(id, n)
+    WHERE v.id = u.id`;
 }

@@ -7,11 +7,10 @@
  */
 import type { Logger } from '../../../deps';
 import { nextTurn } from '../../../lib/event-loop';
-import type { WriteOutcome } from '../sqlite/store';
 import type { ClickBuffer } from './buffer';
 import { classifyClick } from './live-counts';
 import type { ClickRecord, WireClick } from './record';
-import type { ClickSink } from './sink';
+import type { ClickSink, WriteOutcome } from './sink';
 import { blockId, blockParamsJson, blockSerial } from './target-block';
 
 /** ~2,000 clicks is ~50-100 ms of writer time: long enough to amortise page writes, short enough for an API write waiting on the lock, and classified in a few ms on the event loop. */

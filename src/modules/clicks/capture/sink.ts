@@ -6,9 +6,29 @@
  */
 import { workerEntry } from '../../../lib/worker-entry';
 import { WorkerClient } from '../../../lib/worker-rpc';
-import type { ClickStore, WriteOutcome } from '../sqlite/store';
 import type { WriterHandlers } from '../sqlite/writer-worker';
 import type { WireClick } from './record';
+
+export interface WriteOutcome {
+  written: number;
+  skipped: number;
+  /** Time spent enriching and writing the batch (and folding, when it did), in ms. */
+  ms: number;
+}
+
+/**
+ * An engine's click store as the inline sink and the writer Worker drive it, on their own
+ * thread: sqlite/store.ts (appends per batch, folds the sums later) or postgres/store.ts (one
+ * transaction per batch with everything it adds).
+ */
+export interface ClickWriter {
+  /** Enriches and writes a batch; throws (nothing of it written) when the transaction fails. */
+  writeBatch(batch: WireClick[]): WriteOutcome | Promise<WriteOutcome>;
+  /** Folds what the written batches add to rollups and counters (0 when nothing waits); returns how many clicks. */
+  fold(): number | Promise<number>;
+  /** Releases what the store holds (its own pool); the caller folds first. */
+  close?(): void | Promise<void>;
+}
 
 export interface ClickSink {
   /** Adds a slice of clicks to the batch being built. */
@@ -80,7 +100,7 @@ export class HeldSink implements ClickSink {
 
 export class InlineSink implements ClickSink {
   private batch: WireClick[] = [];
-  constructor(private readonly store: ClickStore) {}
+  constructor(private readonly store: ClickWriter) {}
 
   add(slice: WireClick[]): void {
     for (const click of slice) this.batch.push(click);
@@ -97,11 +117,12 @@ export class InlineSink implements ClickSink {
   }
 
   async fold(): Promise<void> {
-    this.store.fold();
+    await this.store.fold();
   }
 
   async close(): Promise<void> {
-    this.store.fold();
+    await this.store.fold();
+    await this.store.close?.();
   }
 }
 

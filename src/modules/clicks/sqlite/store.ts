@@ -15,6 +15,7 @@ import type { Clock } from '../../../lib/clock';
 import { DAY_MS, utcDay } from '../../../lib/time';
 import { type CountedHumans, createFolder, type Folder, PendingSums, RollupValues } from '../../rollups/public';
 import type { WireClick } from '../capture/record';
+import type { ClickWriter, WriteOutcome } from '../capture/sink';
 import { type EnrichContext, type EnrichedClick, enrichClick } from '../enrich/enrich';
 import type { GeoLookup } from '../enrich/geo';
 import { VisitorHasher } from '../enrich/visitor';
@@ -33,12 +34,7 @@ export const FOLD_MAX_MS = 1000;
 /** After a retention step found nothing to delete, the next one waits this long (a step scans the tail). */
 export const RETENTION_IDLE_MS = 60_000;
 
-export interface WriteOutcome {
-  written: number;
-  skipped: number;
-  /** Time spent enriching and writing the batch (and folding, when it did), in ms. */
-  ms: number;
-}
+export type { WriteOutcome } from '../capture/sink';
 
 export interface StoreOptions {
   foldMaxClicks?: number;
@@ -63,7 +59,7 @@ export interface StoreOptions {
   checkpoints?: WalCheckpointer;
 }
 
-export class ClickStore {
+export class ClickStore implements ClickWriter {
   private readonly append: ClickAppender;
   private readonly folder: Folder;
   private readonly sealer: Sealer;
