@@ -16,7 +16,13 @@
  * pays. The ratios say how much of the writer's time is rollups, counters and uniques, and how
  * fast a single writer thread could go at best.
  *
- *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000]
+ * With `--engine postgres`, the same batches are then written through the PostgreSQL store
+ * (clicks/postgres/store.ts: one transaction per batch with everything it adds) into a
+ * throwaway cluster on this box holding the same links, and its figures are printed beside
+ * SQLite's: us per click, clicks/s, the longest batch, and the bytes its click tables and
+ * indexes take per click.
+ *
+ *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000 --engine postgres]
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,7 +31,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CHECKPOINT_BYTES, WalCheckpointer } from '../../src/db/checkpoint';
 import { applyPragmas } from '../../src/db/client';
+import { num, openPostgres } from '../../src/db/postgres/client';
 import { systemClock } from '../../src/lib/clock';
+import { PgClickStore } from '../../src/modules/clicks/postgres/store';
 import { MAX_BATCH, toWire } from '../../src/modules/clicks/capture/flusher';
 import type { ClickRecord, WireClick } from '../../src/modules/clicks/capture/record';
 import { enrichClick } from '../../src/modules/clicks/enrich/enrich';
@@ -35,6 +43,7 @@ import { sqliteSalts } from '../../src/modules/clicks/sqlite/salts';
 import { ClickStore, FOLD_MAX_CLICKS, FOLD_MAX_MS } from '../../src/modules/clicks/sqlite/store';
 import { TailAppender } from '../../src/modules/clicks/sqlite/tail-append';
 import { RollupValues } from '../../src/modules/rollups/rollup-values';
+import { PG_CLICK_TABLES, benchPostgres } from './pg-cluster';
 import { benchDeps, NO_PARAMS, seedLinks } from './seed-links';
 
 const { values } = parseArgs({
@@ -43,6 +52,8 @@ const { values } = parseArgs({
     clicks: { type: 'string', default: '200000' },
     'fold-max-clicks': { type: 'string', default: String(FOLD_MAX_CLICKS) },
     'fold-max-ms': { type: 'string', default: String(FOLD_MAX_MS) },
+    /** postgres: the same clicks also through the PostgreSQL store, on a throwaway cluster (pg-cluster.ts). */
+    engine: { type: 'string', default: 'sqlite' },
   },
 });
 const LINKS = Number(values.links);
@@ -57,6 +68,65 @@ const AGENTS = [
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15',
 ];
 const REFERRERS = [null, 'https://www.google.com/', 'https://t.co/', 'https://news.ycombinator.com/item?id=1'];
+
+/** The same batches through the PostgreSQL store; `sqliteMs`: the SQLite writer's total, for the ratio. */
+async function writeOnPostgres(
+  links: { id: string; slug: string; destination: string; params: string }[],
+  batches: WireClick[][],
+  sqliteMs: number,
+): Promise<void> {
+  const cluster = await benchPostgres();
+  const sql = openPostgres(cluster.url, 4);
+  try {
+    for (let i = 0; i < links.length; i += 10_000) {
+      const chunk = links.slice(i, i + 10_000);
+      await sql`INSERT INTO links (id, slug, destination, status, params, created_at, updated_at)
+        SELECT id, slug, destination, 'active', params::jsonb, 0, 0 FROM unnest(${sql.array(
+          chunk.map((l) => l.id),
+          'text',
+        )}::text[], ${sql.array(
+          chunk.map((l) => l.slug),
+          'text',
+        )}::text[], ${sql.array(
+          chunk.map((l) => l.destination),
+          'text',
+        )}::text[], ${sql.array(
+          chunk.map((l) => l.params),
+          'text',
+        )}::text[]) AS u(id, slug, destination, params)`;
+      await sql`INSERT INTO link_counters (link_id) SELECT * FROM unnest(${sql.array(
+        chunk.map((l) => l.id),
+        'text',
+      )}::text[])`;
+    }
+    await sql`VACUUM ANALYZE`;
+    const store = new PgClickStore(sql, openGeo(null), ['localhost'], systemClock);
+    const ms: number[] = [];
+    for (const batch of batches) {
+      const received = JSON.parse(JSON.stringify(batch)) as WireClick[];
+      const started = performance.now();
+      await store.writeBatch(received);
+      ms.push(performance.now() - started);
+    }
+    const total = ms.reduce((a, b) => a + b, 0);
+    const clicks = ms.length * MAX_BATCH;
+    const third = Math.floor(ms.length / 3);
+    const us = (part: number[]) => ((part.reduce((a, b) => a + b, 0) * 1000) / (part.length * MAX_BATCH)).toFixed(1);
+    const [size] = await sql`SELECT sum(pg_total_relation_size(t::regclass))::int8 AS bytes
+      FROM unnest(${sql.array(PG_CLICK_TABLES, 'text')}::text[]) AS t`;
+    const rate = (n: number, msTotal: number) => Math.round(n / (msTotal / 1000)).toLocaleString('en-US');
+    console.log('PostgreSQL (the same batches; one transaction per batch, server on this box, durable defaults):');
+    console.log(
+      `  writer: first third ${us(ms.slice(0, third))} us/click, last third ${us(ms.slice(-third))} us/click, longest batch ${Math.max(...ms).toFixed(0)} ms`,
+    );
+    console.log(
+      `  ${rate(clicks, total)} clicks/s as written (SQLite in this run: ${rate(clicks, sqliteMs)}); click tables and indexes ${(num(size.bytes) / clicks).toFixed(0)} bytes per click`,
+    );
+  } finally {
+    await sql.close();
+    cluster.stop();
+  }
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'slink-bench-writer-'));
 try {
@@ -177,6 +247,14 @@ try {
   console.log(
     `  one writer thread at most: ${ceiling(batchMs)} clicks/s as written, ${ceiling(appendMs)} clicks/s if it only appended raw rows (writer / append = ${(total(batchMs) / total(appendMs)).toFixed(2)})`,
   );
+  if (values.engine === 'postgres') {
+    const links = sqlite
+      .query<{ id: string; slug: string; destination: string; params: string }, []>(
+        'SELECT id, slug, destination, params FROM links',
+      )
+      .all();
+    await writeOnPostgres(links, batches, total(batchMs));
+  }
   sqlite.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,76 @@
+/**
+ * A throwaway PostgreSQL cluster for the benchmarks (`--engine postgres`): initdb into a
+ * temporary folder, a free port on loopback, as the `postgres` user when run as root (the
+ * server refuses root), removed at exit. Unlike the tests' cluster (test/helpers/postgres.ts:
+ * fsync off, for speed), this one keeps PostgreSQL's durable defaults (fsync, a WAL flush at
+ * each commit), so its figures are what a real server costs; only its memory is set for this
+ * box (shared_buffers 512 MB). Returns the URL of a migrated, empty database.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openPostgres } from '../../src/db/postgres/client';
+import { migratePostgres } from '../../src/db/postgres/migrate';
+import { freePort } from '../helpers/proc';
+
+function bin(): string {
+  const debian = '/usr/lib/postgresql';
+  const versions = existsSync(debian)
+    ? readdirSync(debian).filter((v) => existsSync(join(debian, v, 'bin', 'initdb')))
+    : [];
+  if (versions.length === 0) throw new Error('PostgreSQL is not installed: run scripts/test-deps.sh');
+  return join(debian, versions.sort((a, b) => Number(b) - Number(a))[0]!, 'bin');
+}
+
+export async function benchPostgres(): Promise<{ url: string; stop(): void }> {
+  const asPostgres = process.getuid?.() === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'slink-bench-pg-'));
+  if (asPostgres) {
+    const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout);
+    const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout);
+    chownSync(dir, uid, gid);
+    chmodSync(dir, 0o700);
+  }
+  const run = (args: string[]) => {
+    const command = [join(bin(), args[0]!), ...args.slice(1)];
+    const r = asPostgres
+      ? spawnSync('su', ['postgres', '-s', '/bin/sh', '-c', command.map((a) => `'${a}'`).join(' ')], { encoding: 'utf8' })
+      : spawnSync(command[0]!, command.slice(1), { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${args[0]} failed: ${r.stderr || r.stdout}`);
+  };
+  const port = freePort();
+  run(['initdb', '-D', join(dir, 'data'), '--auth=trust', '-U', 'slink', '-E', 'UTF8']);
+  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c shared_buffers=512MB -c max_wal_size=4GB`;
+  run(['pg_ctl', '-D', join(dir, 'data'), '-w', '-o', options, '-l', join(dir, 'log'), 'start']);
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      run(['pg_ctl', '-D', join(dir, 'data'), '-m', 'fast', 'stop']);
+    } catch {}
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.on('exit', stop);
+  const admin = openPostgres(`postgres://slink@127.0.0.1:${port}/postgres`, 1);
+  await admin.unsafe('CREATE DATABASE slink_bench');
+  await admin.close();
+  const url = `postgres://slink@127.0.0.1:${port}/slink_bench`;
+  const sql = openPostgres(url, 1);
+  await migratePostgres(sql);
+  await sql.close();
+  return { url, stop };
+}
+
+/** Bytes of the click side's tables and indexes on PostgreSQL (pg_total_relation_size). */
+export const PG_CLICK_TABLES = [
+  'click_tail',
+  'click_blocks',
+  'click_segments',
+  'click_targets',
+  'click_uniques',
+  'rollups',
+  'rollup_values',
+  'rollup_marks',
+];
