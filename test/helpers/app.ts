@@ -87,7 +87,7 @@ export async function makeKey(t: TestApp, scope: Scope, opts: { superuser?: bool
     password: 'correct horse battery',
     superuser: opts.superuser ?? false,
   });
-  const created = createApiKey(t.deps, {
+  const created = await createApiKey(t.deps, {
     accountId: account.id,
     scope,
     expiresAt: opts.expiresAt ?? null,

@@ -23,7 +23,7 @@ import {
   blockSize,
   writeBlock,
 } from '../clicks/target-block';
-import type { RedirectRow } from '../links/repo';
+import type { RedirectRow } from '../links/store';
 
 type LinkStatus = RedirectRow['status'];
 /** A slot's status code: FREE (no link), then the link's status. */
