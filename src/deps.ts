@@ -81,12 +81,17 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const ready = options.linksInBackground ? Promise.resolve(0) : linkIndex.loadAll();
   const signInThrottle = new SignInThrottle(base.clock);
   const passwordVerifier = new PasswordVerifier(signInThrottle.limits.verifying, base.log);
+  let rollupValues: RollupValues | null = null;
   return {
     ...base,
     linkIndex,
     linksLoaded: ready,
     clicks,
-    rollupValues: new RollupValues(base.db.$client),
+    // Made when statistics first need it (its statements are prepared on the connection then).
+    get rollupValues() {
+      rollupValues ??= new RollupValues(base.db.$client);
+      return rollupValues;
+    },
     exports: new ExportHost(base.db.$client, base.log),
     metrics: base.config.metricsToken
       ? new Metrics({ clicks, signIn: signInThrottle, dbPath: base.config.dbPath, now: () => base.clock.now() })

@@ -61,6 +61,7 @@ export async function makeTestApp(env: Record<string, string> = {}, options: Tes
   const errors: string[] = [];
   const log: Logger = { info: () => {}, error: (m, e) => errors.push(e === undefined ? m : `${m} ${String(e)}`) };
   const deps: Deps = createDeps({ db, stores, config, clock, log });
+  await deps.linksLoaded;
   const app = createApp(deps);
   return {
     app,
