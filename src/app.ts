@@ -5,8 +5,7 @@
  * dashboard, /healthz and the module routes.
  */
 import { Elysia } from 'elysia';
-import { pingDatabase } from './db/client';
-import { probeWrite, STORAGE_RETRY_AFTER_S, storageFailure } from './db/storage';
+import { STORAGE_RETRY_AFTER_S, storageFailure } from './db/storage';
 import type { Deps } from './deps';
 import { APP_API_PREFIX, createAppGuard } from './http/app-guard';
 import { API_PREFIX, createApiGuard } from './http/auth';
@@ -89,10 +88,10 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
         return errorBody(err.code, err.message, err.field);
       })
       // One hook, redirects first: a short link never pays for the API guards.
-      .onRequest((ctx) => {
+      .onRequest(async (ctx) => {
         const short = shortSite?.(ctx);
         if (short !== undefined) return short;
-        const refused = apiGuard(ctx) ?? appGuard(ctx);
+        const refused = (await apiGuard(ctx)) ?? (await appGuard(ctx));
         // A guard's answer skips routing (and onAfterResponse): counted here, by prefix.
         if (refused !== undefined && metrics !== null) {
           const path = pathOf(ctx.request.url);
@@ -136,8 +135,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       .get('/', ({ redirect }) => redirect('/app', 302), { detail: { hide: true } })
       .get(
         '/healthz',
-        ({ set }) => {
-          if (!pingDatabase(deps.db)) {
+        async ({ set }) => {
+          if (!(await deps.stores.ping())) {
             set.status = 503;
             return { status: 'unavailable' };
           }
@@ -146,7 +145,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           const reason =
             failure !== null
               ? `click writes failing: ${storageFailure(failure) ?? 'database locked or unavailable'}`
-              : probeWrite(deps.db.$client);
+              : await deps.stores.probeWrite();
           if (reason === null) return { status: 'ok' };
           set.status = 503;
           return { status: 'degraded', reason: failure !== null ? reason : `database refuses writes: ${reason}` };

@@ -36,8 +36,10 @@ export interface BaseDeps {
 }
 
 export interface Deps extends BaseDeps {
-  /** Slug -> redirect facts in memory; writeLinks (links/writes.ts) refreshes it after every link write. */
+  /** Slug -> redirect facts in memory; the LinkWriter (links/writer.ts) refreshes it after every link write. */
   linkIndex: LinkIndex;
+  /** Resolves once every link is in memory (createDeps loads them; the server loads them in the background). */
+  linksLoaded: Promise<number>;
   /** Click buffer and flusher (the server starts the flush timer). */
   clicks: ClickPipeline;
   /** Names of rollup breakdown values by id, for the statistics (refreshed as the writer adds). */
@@ -73,15 +75,23 @@ export function withStores(input: BaseInput): BaseDeps {
 export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const base = withStores(input);
   const clicks = createClickPipeline(base, options);
-  const linkIndex = new LinkIndex(base.db, clicks.buffer);
-  if (!options.linksInBackground) linkIndex.loadAll();
+  const linkIndex = new LinkIndex(base.stores, clicks.buffer);
+  // Loaded here unless the server loads it in the background once listening; the redirect reads
+  // the database for a link not in memory while a load runs (await linkIndex.ready for all of them).
+  const ready = options.linksInBackground ? Promise.resolve(0) : linkIndex.loadAll();
   const signInThrottle = new SignInThrottle(base.clock);
   const passwordVerifier = new PasswordVerifier(signInThrottle.limits.verifying, base.log);
+  let rollupValues: RollupValues | null = null;
   return {
     ...base,
     linkIndex,
+    linksLoaded: ready,
     clicks,
-    rollupValues: new RollupValues(base.db.$client),
+    // Made when statistics first need it (its statements are prepared on the connection then).
+    get rollupValues() {
+      rollupValues ??= new RollupValues(base.db.$client);
+      return rollupValues;
+    },
     exports: new ExportHost(base.db.$client, base.log),
     metrics: base.config.metricsToken
       ? new Metrics({ clicks, signIn: signInThrottle, dbPath: base.config.dbPath, now: () => base.clock.now() })
@@ -98,8 +108,22 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
  * been put behind a store yet.
  */
 export function unportedDb(): Db {
-  const fail = (what: PropertyKey): never => {
-    throw new Error(`${String(what)} of the SQLite database was used on PostgreSQL`);
-  };
-  return new Proxy({} as Db, { get: (_target, prop) => (prop === 'then' ? undefined : fail(prop)) });
+  const failing = (what: string) =>
+    new Proxy(
+      {},
+      {
+        get: (_target, prop) => {
+          if (prop === 'then') return undefined;
+          throw new Error(`${what}.${String(prop)} of the SQLite database was used on PostgreSQL`);
+        },
+      },
+    );
+  const client = failing('db.$client');
+  return new Proxy({} as Db, {
+    get: (_target, prop) => {
+      if (prop === 'then') return undefined;
+      if (prop === '$client') return client;
+      throw new Error(`db.${String(prop)} of the SQLite database was used on PostgreSQL`);
+    },
+  });
 }

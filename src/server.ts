@@ -113,8 +113,12 @@ export function startServer(config: Config, log = consoleLogger, options: Server
     `slink listening on http://${config.hostname}:${port} (short links: ${config.shortHost}, app: ${config.appHost}, db: ${config.dbPath})`,
   );
   // The one place a secret is logged: whoever reads the log may create the first superuser.
-  const setup = setupAddress(deps);
-  if (setup) log.info(`no account exists yet: create the first superuser at ${setup}`);
+  setupAddress(deps).then(
+    (setup) => {
+      if (setup) log.info(`no account exists yet: create the first superuser at ${setup}`);
+    },
+    (err) => log.error('could not tell whether an account exists', err),
+  );
   deps.clicks.geoSource.then(
     (geo) => log.info(`click writer ready; geo: ${geo}; clicks flushed every ${config.flushMs} ms`),
     (err) => log.error('the click writer could not start: clicks stay buffered', err),

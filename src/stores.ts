@@ -5,15 +5,41 @@
  * chose (SLINK_DATABASE_URL set: PostgreSQL; unset: the SQLite file); nothing above it knows
  * which engine is below (docs/architecture.md, "Storage").
  */
-import type { Db } from './db/client';
+import { type Db, pingDatabase } from './db/client';
 import type { Pg } from './db/postgres/client';
+import { probeWrite, storageFailure } from './db/storage';
+import type { AccountStore, KeyStore } from './modules/auth/store';
+import { createPostgresAccountStore, createPostgresKeyStore } from './modules/auth/store-postgres';
+import { createSqliteAccountStore, createSqliteKeyStore } from './modules/auth/store-sqlite';
+import type { LinkStore, LinkWrites } from './modules/links/store';
+import { createPostgresLinkStore, createPostgresLinkWrites } from './modules/links/store-postgres';
+import { createSqliteLinkStore, createSqliteLinkWrites } from './modules/links/store-sqlite';
+import type { ProjectStore } from './modules/projects/store';
+import { createPostgresProjectStore } from './modules/projects/store-postgres';
+import { createSqliteProjectStore } from './modules/projects/store-sqlite';
+import type { SessionStore } from './modules/sessions/store';
+import { createPostgresSessionStore } from './modules/sessions/store-postgres';
+import { createSqliteSessionStore } from './modules/sessions/store-sqlite';
+import type { VariantStore } from './modules/variants/store';
+import { createPostgresVariantStore } from './modules/variants/store-postgres';
+import { createSqliteVariantStore } from './modules/variants/store-sqlite';
 
 export type Engine = 'sqlite' | 'postgres';
 
 export interface Stores {
   readonly engine: Engine;
+  readonly accounts: AccountStore;
+  readonly keys: KeyStore;
+  readonly sessions: SessionStore;
+  readonly projects: ProjectStore;
+  readonly links: LinkStore;
+  /** The writes of redirect facts: only links/writer.ts uses them (the slug index follows every one). */
+  readonly linkWrites: LinkWrites;
+  readonly variants: VariantStore;
   /** Whether the database answers a trivial query (/healthz). */
   ping(): Promise<boolean>;
+  /** Null when the database takes writes, else a short reason (/healthz: degraded). */
+  probeWrite(): Promise<string | null>;
   /** Closes the connection (SQLite) or the pool (PostgreSQL). */
   close(): Promise<void>;
 }
@@ -21,12 +47,18 @@ export interface Stores {
 export function sqliteStores(db: Db): Stores {
   return {
     engine: 'sqlite',
+    accounts: createSqliteAccountStore(db),
+    keys: createSqliteKeyStore(db),
+    sessions: createSqliteSessionStore(db),
+    projects: createSqliteProjectStore(db),
+    links: createSqliteLinkStore(db),
+    linkWrites: createSqliteLinkWrites(db),
+    variants: createSqliteVariantStore(db),
     async ping() {
-      try {
-        return db.$client.query('SELECT 1 AS ok').get() !== null;
-      } catch {
-        return false;
-      }
+      return pingDatabase(db);
+    },
+    async probeWrite() {
+      return probeWrite(db.$client);
     },
     async close() {
       db.$client.close();
@@ -37,12 +69,30 @@ export function sqliteStores(db: Db): Stores {
 export function postgresStores(sql: Pg): Stores {
   return {
     engine: 'postgres',
+    accounts: createPostgresAccountStore(sql),
+    keys: createPostgresKeyStore(sql),
+    sessions: createPostgresSessionStore(sql),
+    projects: createPostgresProjectStore(sql),
+    links: createPostgresLinkStore(sql),
+    linkWrites: createPostgresLinkWrites(sql),
+    variants: createPostgresVariantStore(sql),
     async ping() {
       try {
         await sql`SELECT 1`;
         return true;
       } catch {
         return false;
+      }
+    },
+    async probeWrite() {
+      // A standby (after a failover pointed at the wrong server) or a read-only default refuses writes.
+      try {
+        const [row] = await sql<{ standby: boolean; readOnly: string }[]>`
+          SELECT pg_is_in_recovery() AS standby, current_setting('default_transaction_read_only') AS "readOnly"`;
+        if (row!.standby) return 'database is a read-only standby';
+        return row!.readOnly === 'on' ? 'database read-only' : null;
+      } catch (err) {
+        return storageFailure(err) ?? 'database unavailable';
       }
     },
     async close() {

@@ -52,7 +52,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     if (command === 'user') await userCommand(deps, rest, io);
     else if (command === 'migrate') migrateCommand(deps, rest, io);
     else if (command === 'backup') backupCommand(deps, rest, io);
-    else keyCommand(deps, rest, io);
+    else await keyCommand(deps, rest, io);
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

@@ -10,7 +10,7 @@ import { iso, printTable } from './table';
 const CREATE_USAGE =
   'usage: slink key create --user <email> --scope read|write [--name <n>] [--expires-in <dur>] [--json]';
 
-function createKey(deps: BaseDeps, argv: string[], io: CliIo): void {
+async function createKey(deps: BaseDeps, argv: string[], io: CliIo): Promise<void> {
   const { values, positionals } = parseCommand(argv, {
     user: { type: 'string' },
     scope: { type: 'string' },
@@ -28,8 +28,8 @@ function createKey(deps: BaseDeps, argv: string[], io: CliIo): void {
     if (ms === null) throw new UsageError(`--expires-in must look like 90s, 15m, 12h or 30d, got "${expiresIn}"`);
     expiresAt = deps.clock.now() + ms;
   }
-  const account = getAccountByEmailOrThrow(deps, email);
-  const { row, key } = createApiKey(deps, {
+  const account = await getAccountByEmailOrThrow(deps, email);
+  const { row, key } = await createApiKey(deps, {
     accountId: account.id,
     scope,
     name: values.name ?? null,
@@ -44,11 +44,11 @@ function keyStatus(key: ApiKeyListing, now: number): string {
   return 'active';
 }
 
-function listKeys(deps: BaseDeps, argv: string[], io: CliIo): void {
+async function listKeys(deps: BaseDeps, argv: string[], io: CliIo): Promise<void> {
   const { values, positionals } = parseCommand(argv, { user: { type: 'string' }, json: { type: 'boolean' } });
   if (positionals.length) throw new UsageError('usage: slink key list [--user <email>] [--json]');
   const email = values.user;
-  const keys = listApiKeys(deps, email ? getAccountByEmailOrThrow(deps, email).id : undefined);
+  const keys = await listApiKeys(deps, email ? (await getAccountByEmailOrThrow(deps, email)).id : undefined);
   const now = deps.clock.now();
   if (values.json) {
     io.out(
@@ -86,20 +86,14 @@ function listKeys(deps: BaseDeps, argv: string[], io: CliIo): void {
   printTable(io, rows);
 }
 
-export function keyCommand(deps: BaseDeps, argv: string[], io: CliIo): void {
+export async function keyCommand(deps: BaseDeps, argv: string[], io: CliIo): Promise<void> {
   const [verb, ...rest] = argv;
-  if (verb === 'create') {
-    createKey(deps, rest, io);
-    return;
-  }
-  if (verb === 'list') {
-    listKeys(deps, rest, io);
-    return;
-  }
+  if (verb === 'create') return createKey(deps, rest, io);
+  if (verb === 'list') return listKeys(deps, rest, io);
   if (verb === 'revoke') {
     const { positionals } = parseCommand(rest, {});
     if (positionals.length !== 1) throw new UsageError('usage: slink key revoke <keyId>');
-    revokeApiKey(deps, positionals[0]!);
+    await revokeApiKey(deps, positionals[0]!);
     return;
   }
   throw new UsageError(`unknown key command "${verb ?? ''}" (try: key create, key revoke, key list)`);

@@ -22,11 +22,11 @@ async function addUser(deps: BaseDeps, argv: string[], io: CliIo): Promise<void>
   io.out(account.id);
 }
 
-function listUsers(deps: BaseDeps, argv: string[], io: CliIo): void {
+async function listUsers(deps: BaseDeps, argv: string[], io: CliIo): Promise<void> {
   const { values, positionals } = parseCommand(argv, { json: { type: 'boolean' } });
   if (positionals.length) throw new UsageError('usage: slink user list [--json]');
   // Never the password hash: only what an operator needs to tell accounts apart.
-  const accounts = listAccounts(deps).map((a) => ({
+  const accounts = (await listAccounts(deps)).map((a) => ({
     id: a.id,
     email: a.email,
     superuser: a.isSuperuser,

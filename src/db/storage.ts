@@ -120,3 +120,18 @@ export function probeWrite(sqlite: Database): string | null {
     sqlite.exec(`PRAGMA busy_timeout = ${timeout}`);
   }
 }
+
+/**
+ * Whether `err` is a unique-constraint violation, on either engine (SQLite's message, PostgreSQL's
+ * SQLSTATE 23505): another request took the slug, name or email between the check and the write.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  return (err as { errno?: unknown }).errno === '23505' || /UNIQUE constraint failed/.test(err.message);
+}
+
+/** Whether `err` is a foreign-key violation (SQLite's message, PostgreSQL's 23503): the row referred to is gone. */
+export function isForeignKeyViolation(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  return (err as { errno?: unknown }).errno === '23503' || /FOREIGN KEY constraint failed/.test(err.message);
+}

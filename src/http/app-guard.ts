@@ -52,14 +52,20 @@ function throttled(deps: Deps, request: Request, server: ServerLike | null, rout
 
 export function createAppGuard(deps: Deps) {
   const { appHost } = deps.config;
-  return ({ request, server }: { request: Request; server: ServerLike | null }): Response | undefined => {
+  return async ({
+    request,
+    server,
+  }: {
+    request: Request;
+    server: ServerLike | null;
+  }): Promise<Response | undefined> => {
     const path = pathOf(request.url);
     if (path !== APP_API_PREFIX && !path.startsWith(`${APP_API_PREFIX}/`)) return undefined;
     if (request.headers.has('authorization')) {
       return errorResponse(sessionRequired('API keys cannot use the dashboard endpoints: sign in to the dashboard'));
     }
     const token = readSessionToken(request, appHost);
-    const session = token ? verifySession(deps, token) : null;
+    const session = token ? await verifySession(deps, token) : null;
     const write = isWrite(request.method);
     const route = `${request.method} ${path}`;
     if (DOORS.has(route)) {

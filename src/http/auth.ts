@@ -42,22 +42,22 @@ interface Caller {
 }
 
 /** No Authorization header: the dashboard's session cookie, if it carries one. */
-function authenticateSession(deps: Deps, request: Request): Caller | AppError {
+async function authenticateSession(deps: Deps, request: Request): Promise<Caller | AppError> {
   const token = readSessionToken(request, deps.config.appHost);
   if (!token) return new AppError('key_missing', 'Missing Authorization: Bearer <API key> header');
-  const signedIn = verifySession(deps, token);
+  const signedIn = await verifySession(deps, token);
   // The dashboard treats session_required as "signed out" and shows the sign-in page.
   if (!signedIn) return new AppError('session_required', 'The session has ended: sign in again');
   return { principal: sessionPrincipal(signedIn), viaSession: true };
 }
 
-function authenticate(deps: Deps, request: Request): Caller | AppError {
+async function authenticate(deps: Deps, request: Request): Promise<Caller | AppError> {
   const header = request.headers.get('authorization');
   if (!header) return authenticateSession(deps, request);
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) return new AppError('key_unknown', 'Authorization must be "Bearer <API key>"');
   try {
-    return { principal: verifyApiKey(deps, match[1]!), viaSession: false };
+    return { principal: await verifyApiKey(deps, match[1]!), viaSession: false };
   } catch (err) {
     if (err instanceof AppError) return err;
     throw err;
@@ -93,10 +93,10 @@ export function csrfRejected(): AppError {
 }
 
 export function createApiGuard(deps: Deps, limiter: RateLimiter) {
-  return ({ request, set, server }: GuardContext): Response | undefined => {
+  return async ({ request, set, server }: GuardContext): Promise<Response | undefined> => {
     const path = pathOf(request.url);
     if (!path.startsWith(API_PREFIX)) return undefined;
-    const auth = authenticate(deps, request);
+    const auth = await authenticate(deps, request);
     const identity =
       auth instanceof AppError
         ? `ip:${clientAddress(request, server, deps.config.trustProxy) ?? 'unknown'}`

@@ -1,14 +1,26 @@
 /**
- * The slug index hook cannot be skipped: every write of links, link_tags, variants or
- * link_counters rows under src/modules runs with a LinkWrite, which only writeLinks hands out
- * (and after whose COMMIT it refreshes the index). The click writer's counters are the one
- * exception: they change no redirect fact (the index counts clicks in memory), and they only
- * update counts: rows of link_counters come and go with their link.
+ * The slug index cannot be left stale: every write of links, link_tags, variants or
+ * link_counters rows under src/ is in the links store's engine files (the LinkWrites methods,
+ * and what a project's deletion does to its links), and only the LinkWriter (links/writer.ts,
+ * which refreshes the index after each) reaches those methods. The click writer's counters are
+ * the one exception: they change no redirect fact (the index counts clicks in memory), and they
+ * only update counts: rows of link_counters come and go with their link.
  */
 import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, slugIndexTableObjects, sourceFiles, writesOutsideContext } from './scan';
+import { ROOT, slugIndexTableObjects, slugIndexWrites, sourceFiles } from './scan';
+
+/**
+ * Where redirect facts are written, one file per engine: the links store, and the variants
+ * store's writes, which only the links store's LinkWrites calls.
+ */
+const STORE_FILES = [
+  'src/modules/links/store-sqlite.ts',
+  'src/modules/links/store-postgres.ts',
+  'src/modules/variants/store-sqlite.ts',
+  'src/modules/variants/store-postgres.ts',
+];
 
 /** The exempt files, each with the one table it updates and the counter columns it may set. */
 const COUNTERS: Record<string, { table: string; columns: string[] }> = {
@@ -25,10 +37,23 @@ describe('slug index writes', () => {
     expect([...objects].sort()).toEqual(['linkCounters', 'linkTags', 'links', 'variants']);
   });
 
-  test('every write of them takes a LinkWrite', () => {
-    const files = sourceFiles(['src/modules', 'src/cli']).filter((f) => !(f in COUNTERS));
-    const found = files.flatMap((f) => writesOutsideContext(f, readFileSync(join(ROOT, f), 'utf8'), objects));
+  test('every write of them is in the links store', () => {
+    const files = sourceFiles(['src']).filter((f) => !(f in COUNTERS) && !STORE_FILES.includes(f));
+    const found = files.flatMap((f) => slugIndexWrites(f, readFileSync(join(ROOT, f), 'utf8'), objects));
     expect(found).toEqual([]);
+    for (const f of STORE_FILES) {
+      expect(slugIndexWrites(f, readFileSync(join(ROOT, f), 'utf8'), objects).length).toBeGreaterThan(0);
+    }
+  });
+
+  test('only the LinkWriter reaches the store writes (stores.ts only builds them)', () => {
+    const reaching = (word: RegExp) =>
+      sourceFiles(['src'])
+        .filter((f) => word.test(readFileSync(join(ROOT, f), 'utf8')))
+        .sort();
+    expect(reaching(/\blinkWrites\b/)).toEqual(['src/modules/links/writer.ts', 'src/stores.ts']);
+    // The variants store's writes are the links store's to call.
+    expect(reaching(/\b(insert|update|delete)Variant(Sqlite|Postgres)\b/)).toEqual([...STORE_FILES].sort());
   });
 
   test('the exempt files set click counters only, of their own table', () => {
@@ -45,24 +70,20 @@ describe('slug index writes', () => {
     }
   });
 
-  test('the scanner reports writes outside a context, and not those inside one', () => {
+  test('the scanner reports writes in code, in SQL strings and in tagged templates', () => {
     const text = [
       'export function bad(db: Db, id: string) {',
       '  db.update(links).set({ slug: "x" }).where(eq(links.id, id)).run();',
       "  db.$client.query('DELETE FROM link_tags WHERE link_id = ?').run(id);",
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture is source text holding a template.
-      "  db.$client.exec(`UPDATE variants SET code = '${code}'`);",
+      '  await sql`UPDATE variants SET code = ${code} WHERE id = ${id}`;',
       '}',
-      'export function good(w: LinkWrite, id: string) {',
-      '  w.db.delete(variants).where(eq(variants.id, id)).run();',
-      '}',
-      'writeLinks(deps, (w) => w.db.insert(links).values(row).run());',
       "db.select().from(links).all(); db.update(projects).set({ name: 'a' }).run();",
     ].join('\n');
-    expect(writesOutsideContext('src/modules/x/repo.ts', text, objects)).toEqual([
-      'src/modules/x/repo.ts:2 writes links (update) without a LinkWrite (take one from writeLinks)',
-      'src/modules/x/repo.ts:3 writes link_tags in SQL without a LinkWrite (take one from writeLinks)',
-      'src/modules/x/repo.ts:4 writes variants in SQL without a LinkWrite (take one from writeLinks)',
+    expect(slugIndexWrites('src/modules/x/repo.ts', text, objects)).toEqual([
+      'src/modules/x/repo.ts:2 writes links (update)',
+      'src/modules/x/repo.ts:3 writes link_tags in SQL',
+      'src/modules/x/repo.ts:4 writes variants in SQL',
     ]);
   });
 });

@@ -104,9 +104,9 @@ export function scanSource(file: string, text: string, owners: Map<string, strin
 }
 
 /**
- * Tables whose rows the slug index is built from: every write of them goes through writeLinks.
- * link_counters too: the index starts each link's live count from its stored clicks, and a
- * link's row there is created with the link.
+ * Tables whose rows the slug index is built from: every write of them is a LinkWrites method
+ * (links/store.ts), which only the LinkWriter calls. link_counters too: the index starts each
+ * link's live count from its stored clicks, and a link's row there is created with the link.
  */
 export const SLUG_INDEX_TABLES = ['links', 'link_tags', 'variants', 'link_counters'];
 
@@ -127,38 +127,27 @@ export function slugIndexTableObjects(root = ROOT): Set<string> {
   return names;
 }
 
-/** Inside a function that takes a LinkWrite, or inside the callback given to writeLinks. */
-function withinWriteContext(node: ts.Node, sf: ts.SourceFile): boolean {
-  for (let n: ts.Node | undefined = node; n; n = n.parent) {
-    if (!ts.isFunctionLike(n)) continue;
-    if (n.parameters.some((p) => p.type?.getText(sf) === 'LinkWrite')) return true;
-    const call = n.parent;
-    if (call && ts.isCallExpression(call) && call.expression.getText(sf) === 'writeLinks') return true;
-  }
-  return false;
-}
-
 /**
- * Writes of links, link_tags or variants rows (drizzle insert/update/delete of their objects, or
- * SQL) outside a write context: those would leave the slug index stale.
+ * Every write of links, link_tags, variants or link_counters rows in a source file: drizzle
+ * insert/update/delete of their objects, or SQL in a string or a template (bun:sqlite's
+ * statements, Bun.SQL's tagged templates), each as `file:line writes <what>`.
  */
-export function writesOutsideContext(file: string, text: string, tableObjects: Set<string>): string[] {
+export function slugIndexWrites(file: string, text: string, tableObjects: Set<string>): string[] {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
-  const check = (node: ts.Node, what: string) => {
-    if (withinWriteContext(node, sf)) return;
+  const report = (node: ts.Node, what: string) => {
     const line = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
-    found.push(`${file}:${line} writes ${what} without a LinkWrite (take one from writeLinks)`);
+    found.push(`${file}:${line} writes ${what}`);
   };
   const visit = (node: ts.Node) => {
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
       const arg = node.arguments[0];
       const verb = node.expression.name.text;
       if (['insert', 'update', 'delete'].includes(verb) && arg && ts.isIdentifier(arg) && tableObjects.has(arg.text))
-        check(node, `${arg.text} (${verb})`);
+        report(node, `${arg.text} (${verb})`);
     } else if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) {
       for (const m of node.text.matchAll(SQL_WRITE))
-        if (SLUG_INDEX_TABLES.includes(m[1]!.toLowerCase())) check(node, `${m[1]} in SQL`);
+        if (SLUG_INDEX_TABLES.includes(m[1]!.toLowerCase())) report(node, `${m[1]} in SQL`);
     }
     ts.forEachChild(node, visit);
   };

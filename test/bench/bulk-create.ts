@@ -32,7 +32,7 @@ async function measure(root: string): Promise<void> {
   };
   const t = await makeTestApp({ SLINK_RATE_LIMIT: '100000' });
   const { key } = await makeKey(t, 'write');
-  seedLinks(t.deps, LINKS, (i: number) => ({ destination: `https://www.example.org/articles/${i}` }));
+  await seedLinks(t.deps, LINKS, (i: number) => ({ destination: `https://www.example.org/articles/${i}` }));
   const text = (round: number) =>
     Array.from(
       { length: 200 },

@@ -55,10 +55,12 @@ say(
 say();
 
 // ---- 2. The links page
-function seed(dbPath: string, count: number): void {
+async function seed(dbPath: string, count: number): Promise<void> {
   const deps = benchDeps(dbPath);
-  const projects = ['Spring', 'Summer', 'Docs', 'Blog', 'Ads'].map((name) => createProject(deps, { name }).id);
-  seedLinks(deps, count, (i) => ({
+  const projects: string[] = [];
+  for (const name of ['Spring', 'Summer', 'Docs', 'Blog', 'Ads'])
+    projects.push((await createProject(deps, { name })).id);
+  await seedLinks(deps, count, (i) => ({
     destination: `https://www.example.org/articles/${i}?ref=list`,
     title: i % 3 === 0 ? `Article ${i}` : null,
     params: i % 3 === 0 ? { utm_source: 'newsletter', utm_campaign: `c${i % 40}` } : NO_PARAMS,
@@ -97,7 +99,7 @@ async function serve(label: string, count: number): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'slink-bench-dash-'));
   const dbPath = join(dir, 'slink.db');
   const t = performance.now();
-  seed(dbPath, count);
+  await seed(dbPath, count);
   const deps = benchDeps(dbPath);
   await createAccount(deps, { email: EMAIL, password: PASSWORD, superuser: true });
   deps.db.$client.close();

@@ -61,7 +61,9 @@ const LANGS = ['en-US,en;q=0.9', 'de-DE,de;q=0.8', 'fr-FR', null, 'ja'];
 
 type Mode = 'none' | 'inline' | 'worker';
 
-function setup(mode: Mode): { deps: Deps; handle: (r: Request) => Promise<Response>; slugs: string[]; dir: string } {
+async function setup(
+  mode: Mode,
+): Promise<{ deps: Deps; handle: (r: Request) => Promise<Response>; slugs: string[]; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'slink-bench-'));
   const config = loadConfig({
     SLINK_DB: join(dir, 'bench.db'),
@@ -77,7 +79,7 @@ function setup(mode: Mode): { deps: Deps; handle: (r: Request) => Promise<Respon
   );
   const slugs: string[] = [];
   for (let i = 0; i < LINKS; i++) {
-    const link = createLink(
+    const link = await createLink(
       deps,
       { superuser: true },
       {
@@ -86,7 +88,7 @@ function setup(mode: Mode): { deps: Deps; handle: (r: Request) => Promise<Respon
         params: { campaign_id: String(i % 17) },
       },
     );
-    if (i % 4 === 0) createVariant(deps, link.id, { code: 'tw', params: { utm_source: 'twitter' } });
+    if (i % 4 === 0) await createVariant(deps, link.id, { code: 'tw', params: { utm_source: 'twitter' } });
     slugs.push(link.slug);
   }
   const app = createApp(deps);
@@ -121,7 +123,7 @@ interface Result {
 
 /** Drives RATE clicks/s for SECONDS with a flush every second; probes event-loop lag. */
 async function drive(label: string, mode: Mode): Promise<Result> {
-  const { deps, handle, slugs, dir } = setup(mode);
+  const { deps, handle, slugs, dir } = await setup(mode);
   await deps.clicks.geoSource;
   const lags: number[] = [];
   let expected = performance.now() + 1;

@@ -82,10 +82,10 @@ interface Seeded {
   targets: [string, string][];
 }
 
-function seed(dbPath: string): Seeded {
+async function seed(dbPath: string): Promise<Seeded> {
   const deps = benchDeps(dbPath);
   const db = deps.db;
-  const slugs = seedLinks(deps, LINKS, (i) => ({
+  const slugs = await seedLinks(deps, LINKS, (i) => ({
     destination:
       i % 5 === 0
         ? `https://shop.example.com/products/${i}?color=blue&size=m`
@@ -93,15 +93,16 @@ function seed(dbPath: string): Seeded {
     params:
       i % 3 === 0 ? { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: `spring-${i % 40}` } : NO_PARAMS,
   }));
-  deps.linkIndex.loadAll();
-  slugs.forEach((slug, i) => {
+  await deps.linkIndex.loadAll();
+  for (const [i, slug] of slugs.entries()) {
     if (i % 4 === 0)
-      createVariant(deps, deps.linkIndex.get(slug)!.id, {
+      await createVariant(deps, (await deps.linkIndex.get(slug))!.id, {
         code: 'tw',
         params: { utm_source: 'twitter', utm_medium: 'social' },
       });
-  });
-  const targets = slugs.map((slug) => [slug, deps.linkIndex.get(slug)!.base.location] as [string, string]);
+  }
+  const targets: [string, string][] = [];
+  for (const slug of slugs) targets.push([slug, (await deps.linkIndex.get(slug))!.base.location]);
   db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   db.$client.close();
   return { slugs, targets };
@@ -232,7 +233,7 @@ try {
     sh(['bun', 'run', 'build.ts']);
   }
   const t = performance.now();
-  const { slugs, targets } = seed(dbPath);
+  const { slugs, targets } = await seed(dbPath);
   console.log(`seeded ${int(slugs.length)} links in ${ms(performance.now() - t)}`);
   const slugsFile = join(dir, 'slugs.txt');
   const targetsFile = join(dir, 'targets.json');

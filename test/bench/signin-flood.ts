@@ -70,9 +70,9 @@ interface Flood {
 
 const ms = (us: number) => `${(us / 1000).toFixed(us < 10_000 ? 2 : 1)} ms`;
 
-function seed(dbPath: string, slugsFile: string): Promise<void> {
+async function seed(dbPath: string, slugsFile: string): Promise<void> {
   const deps = benchDeps(dbPath);
-  const slugs = seedLinks(deps, LINKS, (i) => ({ destination: `https://www.example.org/articles/${i}` }));
+  const slugs = await seedLinks(deps, LINKS, (i) => ({ destination: `https://www.example.org/articles/${i}` }));
   writeFileSync(slugsFile, `${slugs.join('\n')}\n`);
   return createAccount(deps, { email: 'ada@example.com', password: 'the right password' }).then(() => {
     deps.linkIndex.stopLoading();

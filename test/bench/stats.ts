@@ -229,15 +229,15 @@ async function seed(): Promise<SeedMark> {
       params.utm_campaign = `campaign-${i % 60}`;
     }
     if (i % 5 === 0) params.ref = `partner-${i % 40}`;
-    const link = createLink(
+    const link = await createLink(
       deps,
       { superuser: true },
       { destination: `https://example.com/p/${i}`, slug: `s${i}`, params },
     );
     if (i === 0) busyId = link.id;
     if (i % 10 === 0) {
-      createVariant(deps, link.id, { code: 'a', params: { utm_content: 'a' } });
-      createVariant(deps, link.id, { code: 'b', params: { utm_content: 'b' } });
+      await createVariant(deps, link.id, { code: 'a', params: { utm_content: 'a' } });
+      await createVariant(deps, link.id, { code: 'b', params: { utm_content: 'b' } });
       variantLinks.add(i);
     }
     slugs.push(link.slug);
@@ -340,7 +340,7 @@ async function measure(mark: SeedMark) {
     password: 'benchmark password',
     superuser: false,
   });
-  const { key } = createApiKey(deps, { accountId: account.id, scope: 'read', expiresAt: null, name: 'bench' });
+  const { key } = await createApiKey(deps, { accountId: account.id, scope: 'read', expiresAt: null, name: 'bench' });
   const server = createApp(deps).listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
   const base = `http://127.0.0.1:${server.server!.port}/api/v1`;
   const sqlite = db.$client;

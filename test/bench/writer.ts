@@ -133,7 +133,7 @@ try {
   const dbPath = join(dir, 'slink.db');
   const deps = benchDeps(dbPath);
   const db = deps.db;
-  const slugs = seedLinks(deps, LINKS, (i) => ({
+  const slugs = await seedLinks(deps, LINKS, (i) => ({
     destination: `https://www.example.org/articles/${i}`,
     params: i % 3 === 0 ? { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: `s${i % 40}` } : NO_PARAMS,
   }));

@@ -129,7 +129,7 @@ describe('sign-in', () => {
     // refusal comes from the click below and not from a load still in flight.
     await p.page.getByRole('cell', { name: 'write key', exact: true }).waitFor();
     // Ended elsewhere (sign out everywhere on another device): the page's next call is refused.
-    endAllSessions(d.t.deps, p.account.id);
+    await endAllSessions(d.t.deps, p.account.id);
     await p.page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Sessions' }).click();
     await p.page.getByText('Your session ended. Sign in again to continue.').waitFor();
     expect(p.page.url()).toBe(`${d.origin}/app/sign-in?next=%2Fapp%2Fsettings%2Fsessions&notice=session-ended`);

@@ -107,7 +107,12 @@ export function createSeed(d: Dashboard, session: { key: string; email: string; 
     text,
     link: () => (link ??= seedLink(d, session.key, text)),
     async apiKey() {
-      createApiKey(d.t.deps, { accountId: session.accountId, scope: 'read', expiresAt: null, name: text.keyName });
+      await createApiKey(d.t.deps, {
+        accountId: session.accountId,
+        scope: 'read',
+        expiresAt: null,
+        name: text.keyName,
+      });
     },
     async otherSession() {
       const res = await dash(d.t, 'POST', '/session', {

@@ -79,12 +79,12 @@ test('sessions: browser and system by name; end another one, said when done; sig
   expect(await p.page.getByRole('status').filter({ hasText: 'Ended' }).textContent()).toBe(
     'Ended the session of Mobile Safari on iOS.',
   );
-  expect(listSessions(d.t.deps, p.account.id, '').map((s) => s.id)).not.toContain(other.body.session.id);
-  expect(listSessions(d.t.deps, p.account.id, '')).toHaveLength(1);
+  expect((await listSessions(d.t.deps, p.account.id, '')).map((s) => s.id)).not.toContain(other.body.session.id);
+  expect(await listSessions(d.t.deps, p.account.id, '')).toHaveLength(1);
   await p.page.getByRole('button', { name: 'Sign out everywhere' }).click();
   await p.page.getByRole('dialog').getByRole('button', { name: 'Sign out everywhere' }).click();
   await p.page.getByText('You were signed out on every device.').waitFor();
-  expect(listSessions(d.t.deps, p.account.id, '')).toEqual([]);
+  expect(await listSessions(d.t.deps, p.account.id, '')).toEqual([]);
   await expectCleanPage(p);
   await p.page.close();
 }, 90_000);
@@ -111,7 +111,7 @@ test('password: a wrong current password shows under its field; a change leads t
 test('workspace and accounts; disabling asks first and says the keys will be revoked', async () => {
   const p = await signedInPage(d);
   const bo = await createAccount(d.t.deps, { email: 'bo@example.com', password: PASSWORD });
-  const boKey = createApiKey(d.t.deps, { accountId: bo.id, scope: 'read' }).key;
+  const boKey = (await createApiKey(d.t.deps, { accountId: bo.id, scope: 'read' })).key;
   await p.page.goto(`${d.origin}/app/settings/workspace`);
   await p.page.getByText('https://app.sl.test').waitFor();
   expect(await p.page.getByText('https://sl.test', { exact: true }).isVisible()).toBe(true);
@@ -127,15 +127,15 @@ test('workspace and accounts; disabling asks first and says the keys will be rev
       'gets 401 key_revoked, and enabling the account again does not bring them back.',
   );
   // Nothing changes until it is confirmed.
-  expect(findAccountByEmail(d.t.deps, 'bo@example.com')?.disabledAt).toBeNull();
+  expect((await findAccountByEmail(d.t.deps, 'bo@example.com'))?.disabledAt).toBeNull();
   expect(await seriousA11yViolations(p.page)).toEqual([]);
   await dialog.getByRole('button', { name: 'Disable account' }).click();
   await p.page.getByRole('button', { name: 'Enable bo@example.com' }).waitFor();
-  expect(findAccountByEmail(d.t.deps, 'bo@example.com')?.disabledAt).not.toBeNull();
+  expect((await findAccountByEmail(d.t.deps, 'bo@example.com'))?.disabledAt).not.toBeNull();
   // Enabling asks nothing; the key stays revoked.
   await p.page.getByRole('button', { name: 'Enable bo@example.com' }).click();
   await p.page.getByRole('button', { name: 'Disable bo@example.com' }).waitFor();
-  expect(findAccountByEmail(d.t.deps, 'bo@example.com')?.disabledAt).toBeNull();
+  expect((await findAccountByEmail(d.t.deps, 'bo@example.com'))?.disabledAt).toBeNull();
   expect((await api(d.t, 'GET', '/me', { key: boKey })).body.error.code).toBe('key_revoked');
   await expectCleanPage(p);
   await p.page.close();

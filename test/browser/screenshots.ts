@@ -59,8 +59,13 @@ const LINKS = [
 /** An account with links, clicks, keys and two sessions; returns the ids of the first and last links. */
 async function seed(d: Dashboard, page: Page): Promise<{ first: string; last: string }> {
   const account = await createAccount(d.t.deps, { email: 'ada@example.com', password: PASSWORD, superuser: true });
-  const { key } = createApiKey(d.t.deps, { accountId: account.id, scope: 'write', expiresAt: null, name: 'CI deploy' });
-  createApiKey(d.t.deps, { accountId: account.id, scope: 'read', expiresAt: null, name: 'Reporting' });
+  const { key } = await createApiKey(d.t.deps, {
+    accountId: account.id,
+    scope: 'write',
+    expiresAt: null,
+    name: 'CI deploy',
+  });
+  await createApiKey(d.t.deps, { accountId: account.id, scope: 'read', expiresAt: null, name: 'Reporting' });
   const params = { utm_source: 'newsletter', utm_medium: 'email' };
   let first = '';
   let last = '';

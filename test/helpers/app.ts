@@ -61,6 +61,7 @@ export async function makeTestApp(env: Record<string, string> = {}, options: Tes
   const errors: string[] = [];
   const log: Logger = { info: () => {}, error: (m, e) => errors.push(e === undefined ? m : `${m} ${String(e)}`) };
   const deps: Deps = createDeps({ db, stores, config, clock, log });
+  await deps.linksLoaded;
   const app = createApp(deps);
   return {
     app,
@@ -87,7 +88,7 @@ export async function makeKey(t: TestApp, scope: Scope, opts: { superuser?: bool
     password: 'correct horse battery',
     superuser: opts.superuser ?? false,
   });
-  const created = createApiKey(t.deps, {
+  const created = await createApiKey(t.deps, {
     accountId: account.id,
     scope,
     expiresAt: opts.expiresAt ?? null,

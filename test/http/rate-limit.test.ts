@@ -262,7 +262,7 @@ describe('429 rate_limited', () => {
   test('two keys of the same account have separate budgets', async () => {
     t = await makeTestApp({ SLINK_RATE_LIMIT: '3' });
     const a = await makeKey(t, 'write');
-    const b = createApiKey(t.deps, { accountId: a.account.id, scope: 'write' });
+    const b = await createApiKey(t.deps, { accountId: a.account.id, scope: 'write' });
     for (let i = 0; i < 3; i++) expect((await api(t, 'GET', '/me', { key: a.key })).status).toBe(200);
     expect429(await api(t, 'GET', '/me', { key: a.key }), 3);
     for (let i = 2; i >= 0; i--) {

@@ -178,7 +178,9 @@ describe('/api/app/accounts (superusers)', () => {
       disabledAt: null,
     });
     const list = await dash(t, 'GET', '/accounts', { cookie: admin.cookie });
-    expect(list.body.items.map((a: { email: string }) => a.email)).toEqual(listAccounts(t.deps).map((a) => a.email));
+    expect(list.body.items.map((a: { email: string }) => a.email)).toEqual(
+      (await listAccounts(t.deps)).map((a) => a.email),
+    );
     expect(list.body.items.find((a: { id: string }) => a.id === admin.accountId).lastSignInAt).toBe(T0);
     expectError(
       await dash(t, 'POST', '/accounts', {
@@ -209,7 +211,7 @@ describe('/api/app/accounts (superusers)', () => {
     const person = await signIn(t);
     const key = (await dash(t, 'POST', '/keys', { cookie: person.cookie, body: { scope: 'read' } })).body.key;
     // A key as `slink key create` makes it.
-    const operatorKey = createApiKey(t.deps, { accountId: person.accountId, scope: 'write' }).key;
+    const operatorKey = (await createApiKey(t.deps, { accountId: person.accountId, scope: 'write' })).key;
     const off = await dash(t, 'PATCH', `/accounts/${person.accountId}`, {
       cookie: admin.cookie,
       body: { disabled: true },

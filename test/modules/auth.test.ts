@@ -90,7 +90,7 @@ describe('401: missing, unknown, revoked and expired keys', () => {
     t = await makeTestApp();
     const { key, keyId } = await makeKey(t, 'write');
     expect((await api(t, 'GET', '/me', { key })).status).toBe(200);
-    const revoked = revokeApiKey(t.deps, keyId);
+    const revoked = await revokeApiKey(t.deps, keyId);
     expect(revoked.revokedAt).toBe(T0);
     expectError(await api(t, 'GET', '/me', { key }), 401, 'key_revoked');
     expectError(
@@ -99,15 +99,15 @@ describe('401: missing, unknown, revoked and expired keys', () => {
       'key_revoked',
     );
     // Revoking again changes nothing.
-    expect(revokeApiKey(t.deps, keyId).revokedAt).toBe(T0);
+    expect((await revokeApiKey(t.deps, keyId)).revokedAt).toBe(T0);
     expectError(await api(t, 'GET', '/links', { key }), 401, 'key_revoked');
   });
 
   test("revoking one key leaves the account's other keys working", async () => {
     t = await makeTestApp();
     const first = await makeKey(t, 'write');
-    const second = createApiKey(t.deps, { accountId: first.account.id, scope: 'read' });
-    revokeApiKey(t.deps, first.keyId);
+    const second = await createApiKey(t.deps, { accountId: first.account.id, scope: 'read' });
+    await revokeApiKey(t.deps, first.keyId);
     expectError(await api(t, 'GET', '/me', { key: first.key }), 401, 'key_revoked');
     const res = await api(t, 'GET', '/me', { key: second.key });
     expect(res.status).toBe(200);
@@ -116,7 +116,7 @@ describe('401: missing, unknown, revoked and expired keys', () => {
 
   test('revoking an unknown key id is not_found', async () => {
     t = await makeTestApp();
-    expect(() => revokeApiKey(t.deps, 'key_nope')).toThrow(expect.objectContaining({ code: 'not_found' }));
+    await expect(revokeApiKey(t.deps, 'key_nope')).rejects.toThrow(expect.objectContaining({ code: 'not_found' }));
   });
 
   test('a key whose expiry is already past is key_expired', async () => {
@@ -143,7 +143,7 @@ describe('401: missing, unknown, revoked and expired keys', () => {
   test('a revoked key that has also expired reports key_revoked', async () => {
     t = await makeTestApp();
     const { key, keyId } = await makeKey(t, 'read', { expiresAt: T0 + 1000 });
-    revokeApiKey(t.deps, keyId);
+    await revokeApiKey(t.deps, keyId);
     t.clock.advance(5000);
     expectError(await api(t, 'GET', '/me', { key }), 401, 'key_revoked');
   });
@@ -151,12 +151,12 @@ describe('401: missing, unknown, revoked and expired keys', () => {
   test('verifyApiKey throws the same codes as the HTTP layer', async () => {
     t = await makeTestApp();
     const { key, keyId } = await makeKey(t, 'read', { expiresAt: T0 + 1000 });
-    expect(verifyApiKey(t.deps, key).key.id).toBe(keyId);
-    expect(() => verifyApiKey(t.deps, 'nope')).toThrow(expect.objectContaining({ code: 'key_unknown' }));
+    expect((await verifyApiKey(t.deps, key)).key.id).toBe(keyId);
+    await expect(verifyApiKey(t.deps, 'nope')).rejects.toThrow(expect.objectContaining({ code: 'key_unknown' }));
     t.clock.advance(1000);
-    expect(() => verifyApiKey(t.deps, key)).toThrow(expect.objectContaining({ code: 'key_expired' }));
-    revokeApiKey(t.deps, keyId);
-    expect(() => verifyApiKey(t.deps, key)).toThrow(expect.objectContaining({ code: 'key_revoked' }));
+    await expect(verifyApiKey(t.deps, key)).rejects.toThrow(expect.objectContaining({ code: 'key_expired' }));
+    await revokeApiKey(t.deps, keyId);
+    await expect(verifyApiKey(t.deps, key)).rejects.toThrow(expect.objectContaining({ code: 'key_revoked' }));
   });
 });
 
@@ -320,7 +320,7 @@ describe('GET /me', () => {
   test('two keys of one account are told apart', async () => {
     t = await makeTestApp();
     const first = await makeKey(t, 'read');
-    const second = createApiKey(t.deps, { accountId: first.account.id, scope: 'write', name: null });
+    const second = await createApiKey(t.deps, { accountId: first.account.id, scope: 'write', name: null });
     const a = await api(t, 'GET', '/me', { key: first.key });
     const b = await api(t, 'GET', '/me', { key: second.key });
     expect(a.body.key.id).toBe(first.keyId);
@@ -416,7 +416,9 @@ describe('key storage', () => {
   test('createApiKey returns a well-formed key once; each key is different', async () => {
     t = await makeTestApp();
     const { account } = await makeKey(t, 'read');
-    const made = Array.from({ length: 20 }, () => createApiKey(t.deps, { accountId: account.id, scope: 'read' }));
+    const made = await Promise.all(
+      Array.from({ length: 20 }, () => createApiKey(t.deps, { accountId: account.id, scope: 'read' })),
+    );
     for (const m of made) expect(m.key).toMatch(/^slk_[A-Za-z0-9]{40}$/);
     expect(new Set(made.map((m) => m.key)).size).toBe(20);
     expect(new Set(made.map((m) => m.row.prefix)).size).toBe(20);
@@ -426,10 +428,10 @@ describe('key storage', () => {
   test('createApiKey rejects a bad scope or an over-long name', async () => {
     t = await makeTestApp();
     const { account } = await makeKey(t, 'read');
-    expect(() => createApiKey(t.deps, { accountId: account.id, scope: 'admin' as never })).toThrow(
+    await expect(createApiKey(t.deps, { accountId: account.id, scope: 'admin' as never })).rejects.toThrow(
       expect.objectContaining({ code: 'invalid_request', field: 'scope' }),
     );
-    expect(() => createApiKey(t.deps, { accountId: account.id, scope: 'read', name: 'n'.repeat(101) })).toThrow(
+    await expect(createApiKey(t.deps, { accountId: account.id, scope: 'read', name: 'n'.repeat(101) })).rejects.toThrow(
       expect.objectContaining({ code: 'invalid_request', field: 'name' }),
     );
   });
@@ -450,7 +452,7 @@ describe('key storage', () => {
     const again = await api(t, 'GET', '/me', { key });
     expect(again.body.key.lastUsedAt).toBe(T0 + 1000 + 5 * 60_000);
     // A revoked key's failed attempts do not count as use.
-    revokeApiKey(t.deps, keyId);
+    await revokeApiKey(t.deps, keyId);
     t.clock.advance(10 * 60_000);
     expectError(await api(t, 'GET', '/me', { key }), 401, 'key_revoked');
     expect(apiKeyRow(t, keyId).last_used_at).toBe(T0 + 1000 + 5 * 60_000);

@@ -73,3 +73,6 @@ export function num(value: string | number | bigint): number {
 export function numOrNull(value: string | number | bigint | null): number | null {
   return value === null ? null : num(value);
 }
+
+/** A piece of SQL made with the tagged template, to be placed inside another (conditions, orders). */
+export type PgFragment = SQL.Query<unknown>;

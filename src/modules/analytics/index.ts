@@ -44,8 +44,8 @@ export function analyticsRoutes(deps: Deps) {
     })
     .get(
       '/links/:id/export.csv',
-      ({ params, query }) => {
-        const { filename, body, retainedFrom } = linkExport(deps, params.id, query);
+      async ({ params, query }) => {
+        const { filename, body, retainedFrom } = await linkExport(deps, params.id, query);
         const headers: Record<string, string> = {
           'content-type': 'text/csv; charset=utf-8',
           'content-disposition': `attachment; filename="${filename}"`,

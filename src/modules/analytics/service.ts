@@ -53,8 +53,8 @@ function variantLabels(deps: Deps, ids: string[]): Map<string, VariantLabel> {
   return labels;
 }
 
-export function linkStats(deps: Deps, id: string, query: WindowQuery): Stats {
-  getLinkRowOrThrow(deps, id);
+export async function linkStats(deps: Deps, id: string, query: WindowQuery): Promise<Stats> {
+  await getLinkRowOrThrow(deps, id);
   return statsOf(deps, linkValueId(deps.db.$client, id), linkVariantRows, query).stats;
 }
 
@@ -71,8 +71,8 @@ export function workspaceStats(deps: Deps, query: WindowQuery): WorkspaceStats {
   return { ...stats, topLinks };
 }
 
-function clickSource(deps: Deps, id: string): ClickSource {
-  const link = getLinkRowOrThrow(deps, id);
+async function clickSource(deps: Deps, id: string): Promise<ClickSource> {
+  const link = await getLinkRowOrThrow(deps, id);
   return {
     sqlite: deps.db.$client,
     linkId: id,
@@ -91,18 +91,18 @@ function retained(deps: Deps): number | null {
   return retainedFrom(deps.clock.now(), deps.config.retentionDays);
 }
 
-export function linkClicks(deps: Deps, id: string, query: ClicksInput) {
-  const src = clickSource(deps, id);
+export async function linkClicks(deps: Deps, id: string, query: ClicksInput) {
+  const src = await clickSource(deps, id);
   const w = rawWindow(deps, id, query);
   return listClicks(src, w, query.limit ?? DEFAULT_CLICK_PAGE, query.cursor, retained(deps));
 }
 
-export function linkExport(
+export async function linkExport(
   deps: Deps,
   id: string,
   query: WindowQuery,
-): { filename: string; body: ReadableStream<Uint8Array>; retainedFrom: number | null } {
-  const src = clickSource(deps, id);
+): Promise<{ filename: string; body: ReadableStream<Uint8Array>; retainedFrom: number | null }> {
+  const src = await clickSource(deps, id);
   const w = rawWindow(deps, id, query);
   const kept = retained(deps);
   const chunks = deps.exports.start({

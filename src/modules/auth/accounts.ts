@@ -1,10 +1,11 @@
 /** Account verbs: create and look up the people who sign in and own API keys. */
-import { count, eq, sql } from 'drizzle-orm';
+
+import { isUniqueViolation } from '../../db/storage';
 import type { BaseDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords';
-import { type AccountRow, accounts } from './table';
+import type { AccountRow } from './store';
 
 /** An account as other modules see it (the table itself stays private to this module). */
 export type { AccountRow };
@@ -28,15 +29,15 @@ function emailTaken(email: string): AppError {
 }
 
 /**
- * Checks the input and hashes the password (the slow, awaited part) without writing anything;
- * insertAccount then writes it synchronously, so a caller can re-check a condition between the
- * two with no await in between (first-run setup: "still no account").
+ * Checks the input and hashes the password (the slow part) without writing anything; a store
+ * write follows (insertAccount, or first-run setup's insertFirst, which writes only while no
+ * account exists).
  */
 export async function prepareAccount(deps: BaseDeps, input: CreateAccountInput): Promise<AccountRow> {
   const email = input.email.trim();
   if (!EMAIL.test(email) || email.length > 254) throw invalid('email', `Not a valid email address: ${email}`);
   checkPassword(input.password);
-  if (findAccountByEmail(deps, email)) throw emailTaken(email);
+  if (await findAccountByEmail(deps, email)) throw emailTaken(email);
   return {
     id: newId('acc'),
     email,
@@ -48,10 +49,14 @@ export async function prepareAccount(deps: BaseDeps, input: CreateAccountInput):
   };
 }
 
-/** Writes a prepared account; the email is checked again, as another request may have taken it meanwhile. */
-export function insertAccount(deps: BaseDeps, row: AccountRow): AccountRow {
-  if (findAccountByEmail(deps, row.email)) throw emailTaken(row.email);
-  deps.db.insert(accounts).values(row).run();
+/** Writes a prepared account; the email is checked again by the unique index, as another request may have taken it meanwhile. */
+export async function insertAccount(deps: BaseDeps, row: AccountRow): Promise<AccountRow> {
+  try {
+    await deps.stores.accounts.insert(row);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw emailTaken(row.email);
+    throw err;
+  }
   return row;
 }
 
@@ -60,30 +65,26 @@ export async function createAccount(deps: BaseDeps, input: CreateAccountInput): 
   return insertAccount(deps, await prepareAccount(deps, input));
 }
 
-export function hasAccounts(deps: BaseDeps): boolean {
-  return (deps.db.select({ n: count() }).from(accounts).get()?.n ?? 0) > 0;
+export function hasAccounts(deps: BaseDeps): Promise<boolean> {
+  return deps.stores.accounts.any();
 }
 
-export function findAccountByEmail(deps: BaseDeps, email: string): AccountRow | undefined {
-  return deps.db.select().from(accounts).where(sql`lower(${accounts.email}) = lower(${email.trim()})`).get();
+export function findAccountByEmail(deps: BaseDeps, email: string): Promise<AccountRow | null> {
+  return deps.stores.accounts.findByEmail(email.trim());
 }
 
-export function getAccountByEmailOrThrow(deps: BaseDeps, email: string): AccountRow {
-  const account = findAccountByEmail(deps, email);
+export async function getAccountByEmailOrThrow(deps: BaseDeps, email: string): Promise<AccountRow> {
+  const account = await findAccountByEmail(deps, email);
   if (!account) throw new AppError('not_found', `No account for ${email}`, 'user');
   return account;
 }
 
-export function findAccountById(deps: BaseDeps, id: string): AccountRow | undefined {
-  return deps.db.select().from(accounts).where(eq(accounts.id, id)).get();
+export function findAccountById(deps: BaseDeps, id: string): Promise<AccountRow | null> {
+  return deps.stores.accounts.findById(id);
 }
 
-export function getAccountOrThrow(deps: BaseDeps, id: string): AccountRow {
-  const account = findAccountById(deps, id);
+export async function getAccountOrThrow(deps: BaseDeps, id: string): Promise<AccountRow> {
+  const account = await findAccountById(deps, id);
   if (!account) throw notFound('account');
   return account;
-}
-
-export function updateAccount(deps: BaseDeps, id: string, changes: Partial<AccountRow>): void {
-  deps.db.update(accounts).set(changes).where(eq(accounts.id, id)).run();
 }

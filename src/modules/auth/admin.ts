@@ -3,27 +3,24 @@
  * Each change that takes access away ends the account's dashboard sessions at once; disabling
  * also revokes its API keys.
  */
-import { asc } from 'drizzle-orm';
 import type { BaseDeps } from '../../deps';
 import { AppError, invalid } from '../../lib/errors';
-import { deleteSessionsOfAccount } from '../sessions/repo';
-import { checkPassword, getAccountByEmailOrThrow, getAccountOrThrow, updateAccount } from './accounts';
-import { revokeKeysOfAccount } from './keys';
+import { checkPassword, getAccountByEmailOrThrow, getAccountOrThrow } from './accounts';
 import { hashPassword } from './passwords';
-import { type AccountRow, accounts } from './table';
+import type { AccountRow } from './store';
 
 /** Every account, oldest first (for `slink user list` and the dashboard's accounts page). */
-export function listAccounts(deps: BaseDeps): AccountRow[] {
-  return deps.db.select().from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.id)).all();
+export function listAccounts(deps: BaseDeps): Promise<AccountRow[]> {
+  return deps.stores.accounts.list();
 }
 
 /** Sets a new password and ends every session of the account: whoever knew the old one must sign in again. */
 export async function setPassword(deps: BaseDeps, email: string, password: string): Promise<AccountRow> {
-  const account = getAccountByEmailOrThrow(deps, email);
+  const account = await getAccountByEmailOrThrow(deps, email);
   checkPassword(password);
   const passwordHash = await hashPassword(password);
-  updateAccount(deps, account.id, { passwordHash });
-  deleteSessionsOfAccount(deps.db, account.id);
+  // The sessions end in the same transaction.
+  await deps.stores.accounts.setPassword(account.id, passwordHash);
   return { ...account, passwordHash };
 }
 
@@ -38,17 +35,17 @@ export function requireSuperuser(account: AccountRow): void {
  * cannot disable their own account: the last superuser could otherwise lock everyone out of the
  * dashboard.
  */
-export function setAccountDisabled(deps: BaseDeps, actor: AccountRow, id: string, disabled: boolean): AccountRow {
+export async function setAccountDisabled(
+  deps: BaseDeps,
+  actor: AccountRow,
+  id: string,
+  disabled: boolean,
+): Promise<AccountRow> {
   requireSuperuser(actor);
-  const account = getAccountOrThrow(deps, id);
+  const account = await getAccountOrThrow(deps, id);
   if (disabled && account.id === actor.id) throw invalid('disabled', 'You cannot disable your own account');
   if (disabled === (account.disabledAt !== null)) return account;
   const disabledAt = disabled ? deps.clock.now() : null;
-  deps.db.transaction(() => {
-    updateAccount(deps, id, { disabledAt });
-    if (disabledAt === null) return;
-    deleteSessionsOfAccount(deps.db, id);
-    revokeKeysOfAccount(deps, id, disabledAt);
-  });
+  await deps.stores.accounts.setDisabled(id, disabledAt);
   return { ...account, disabledAt };
 }

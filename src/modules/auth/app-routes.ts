@@ -19,7 +19,7 @@ const SUPERUSERS = 'Superusers only (else 403 superuser_required).';
 
 export function appKeysRoutes(deps: BaseDeps) {
   return new Elysia({ name: 'slink.app.keys', prefix: '/keys' })
-    .get('', ({ request }) => ({ items: listOwnKeys(deps, signedIn(request).account) }), {
+    .get('', async ({ request }) => ({ items: await listOwnKeys(deps, signedIn(request).account) }), {
       response: { 200: KeyListModel, ...errors(403) },
       detail: appDetail('Your API keys', 'Newest first, never the secret.'),
     })
@@ -38,8 +38,8 @@ export function appKeysRoutes(deps: BaseDeps) {
     )
     .delete(
       '/:id',
-      ({ params, request, set }) => {
-        revokeKeyAs(deps, signedIn(request).account, params.id);
+      async ({ params, request, set }) => {
+        await revokeKeyAs(deps, signedIn(request).account, params.id);
         set.status = 204;
       },
       {
@@ -54,7 +54,7 @@ export function appKeysRoutes(deps: BaseDeps) {
 
 export function appAccountsRoutes(deps: BaseDeps) {
   return new Elysia({ name: 'slink.app.accounts', prefix: '/accounts' })
-    .get('', ({ request }) => ({ items: listAccountsAs(deps, signedIn(request).account) }), {
+    .get('', async ({ request }) => ({ items: await listAccountsAs(deps, signedIn(request).account) }), {
       response: { 200: AccountListModel, ...errors(403) },
       detail: appDetail('Accounts', `Oldest first. ${SUPERUSERS}`),
     })
@@ -73,8 +73,8 @@ export function appAccountsRoutes(deps: BaseDeps) {
     )
     .patch(
       '/:id',
-      ({ params, body, request }) => ({
-        item: toAccountItem(setAccountDisabled(deps, signedIn(request).account, params.id, body.disabled)),
+      async ({ params, body, request }) => ({
+        item: toAccountItem(await setAccountDisabled(deps, signedIn(request).account, params.id, body.disabled)),
       }),
       {
         parse: 'json',

@@ -8,7 +8,7 @@ import { createAccount } from './accounts';
 import { listAccounts, requireSuperuser } from './admin';
 import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from './keys';
 import type { AccountItem, KeyItem, Scope } from './model';
-import type { AccountRow, ApiKeyRow } from './table';
+import type { AccountRow, ApiKeyRow } from './store';
 
 function toKeyItem(row: ApiKeyRow, now: number): KeyItem {
   const status =
@@ -38,9 +38,9 @@ export function toAccountItem(row: AccountRow): AccountItem {
 }
 
 /** The actor's own keys, newest first; never the secret (only its hash is stored). */
-export function listOwnKeys(deps: BaseDeps, actor: AccountRow): KeyItem[] {
+export async function listOwnKeys(deps: BaseDeps, actor: AccountRow): Promise<KeyItem[]> {
   const now = deps.clock.now();
-  return listApiKeys(deps, actor.id).map((row) => toKeyItem(row, now));
+  return (await listApiKeys(deps, actor.id)).map((row) => toKeyItem(row, now));
 }
 
 interface CreateOwnKeyInput {
@@ -50,24 +50,29 @@ interface CreateOwnKeyInput {
 }
 
 /** Creates a key of the actor's account; the secret is in the result this once. */
-export function createOwnKey(deps: BaseDeps, actor: AccountRow, input: CreateOwnKeyInput) {
+export async function createOwnKey(deps: BaseDeps, actor: AccountRow, input: CreateOwnKeyInput) {
   const expiresAt = input.expiresAt ?? null;
   if (expiresAt !== null && expiresAt <= deps.clock.now())
     throw invalid('expiresAt', 'expiresAt must be in the future');
-  const created = createApiKey(deps, { accountId: actor.id, scope: input.scope, name: input.name ?? null, expiresAt });
+  const created = await createApiKey(deps, {
+    accountId: actor.id,
+    scope: input.scope,
+    name: input.name ?? null,
+    expiresAt,
+  });
   return { key: created.key, item: toKeyItem(created.row, deps.clock.now()) };
 }
 
 /** Revokes one of the actor's keys, or any key for a superuser; a key one may not see is not_found. */
-export function revokeKeyAs(deps: BaseDeps, actor: AccountRow, keyId: string): void {
-  const row = findApiKey(deps, keyId);
+export async function revokeKeyAs(deps: BaseDeps, actor: AccountRow, keyId: string): Promise<void> {
+  const row = await findApiKey(deps, keyId);
   if (!row || (row.accountId !== actor.id && !actor.isSuperuser)) throw notFound('key');
-  revokeApiKey(deps, keyId);
+  await revokeApiKey(deps, keyId);
 }
 
-export function listAccountsAs(deps: BaseDeps, actor: AccountRow): AccountItem[] {
+export async function listAccountsAs(deps: BaseDeps, actor: AccountRow): Promise<AccountItem[]> {
   requireSuperuser(actor);
-  return listAccounts(deps).map(toAccountItem);
+  return (await listAccounts(deps)).map(toAccountItem);
 }
 
 export async function createAccountAs(

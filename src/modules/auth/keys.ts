@@ -3,14 +3,13 @@
  * Only the first 12 characters (the prefix, safe to show) and sha256 of the whole key are
  * stored; the key itself is returned once, by createApiKey, and never again.
  */
-import { and, desc, eq, isNull } from 'drizzle-orm';
 import { storageFailure } from '../../db/storage';
 import type { BaseDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../lib/errors';
 import { digestsEqual, sha256Hex } from '../../lib/hash';
 import { newId, randomString } from '../../lib/ids';
 import type { Scope } from './model';
-import { type AccountRow, type ApiKeyRow, accounts, apiKeys } from './table';
+import type { AccountRow, ApiKeyRow } from './store';
 
 const KEY_PATTERN = /^slk_[A-Za-z0-9]{40}$/;
 const PREFIX_LENGTH = 12;
@@ -32,13 +31,13 @@ interface CreatedApiKey {
   key: string;
 }
 
-export function createApiKey(deps: BaseDeps, input: CreateApiKeyInput): CreatedApiKey {
+export async function createApiKey(deps: BaseDeps, input: CreateApiKeyInput): Promise<CreatedApiKey> {
   if (input.scope !== 'read' && input.scope !== 'write') throw invalid('scope', 'Scope must be read or write');
   if (input.name && input.name.length > 100) throw invalid('name', 'Key name is at most 100 characters');
   for (;;) {
     const key = `slk_${randomString(40)}`;
     const prefix = key.slice(0, PREFIX_LENGTH);
-    if (deps.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.prefix, prefix)).get()) continue;
+    if (await deps.stores.keys.prefixTaken(prefix)) continue;
     const row: ApiKeyRow = {
       id: newId('key'),
       accountId: input.accountId,
@@ -51,47 +50,30 @@ export function createApiKey(deps: BaseDeps, input: CreateApiKeyInput): CreatedA
       lastUsedAt: null,
       createdAt: deps.clock.now(),
     };
-    deps.db.insert(apiKeys).values(row).run();
+    await deps.stores.keys.insert(row);
     return { row, key };
   }
 }
 
-export function findApiKey(deps: BaseDeps, keyId: string): ApiKeyRow | undefined {
-  return deps.db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get();
+export function findApiKey(deps: BaseDeps, keyId: string): Promise<ApiKeyRow | null> {
+  return deps.stores.keys.find(keyId);
 }
 
-export function revokeApiKey(deps: BaseDeps, keyId: string): ApiKeyRow {
-  const row = findApiKey(deps, keyId);
+export async function revokeApiKey(deps: BaseDeps, keyId: string): Promise<ApiKeyRow> {
+  const row = await findApiKey(deps, keyId);
   if (!row) throw notFound('key');
   if (row.revokedAt !== null) return row;
   const revokedAt = deps.clock.now();
-  deps.db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, keyId)).run();
+  await deps.stores.keys.revoke(keyId, revokedAt);
   return { ...row, revokedAt };
-}
-
-/** Revokes every live key of an account at `now`; returns how many. */
-export function revokeKeysOfAccount(deps: BaseDeps, accountId: string, now: number): number {
-  return deps.db
-    .update(apiKeys)
-    .set({ revokedAt: now })
-    .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id })
-    .all().length;
 }
 
 export interface ApiKeyListing extends ApiKeyRow {
   email: string;
 }
 
-export function listApiKeys(deps: BaseDeps, accountId?: string): ApiKeyListing[] {
-  return deps.db
-    .select({ key: apiKeys, email: accounts.email })
-    .from(apiKeys)
-    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .where(accountId ? eq(apiKeys.accountId, accountId) : undefined)
-    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-    .all()
-    .map(({ key, email }) => ({ ...key, email }));
+export function listApiKeys(deps: BaseDeps, accountId?: string): Promise<ApiKeyListing[]> {
+  return deps.stores.keys.list(accountId);
 }
 
 export interface Principal {
@@ -103,16 +85,9 @@ export interface Principal {
  * Resolves a presented key to its key and account, or throws key_unknown, key_revoked (the key,
  * or its account while disabled) or key_expired. The hash comparison is constant-time and runs even when no row matches.
  */
-export function verifyApiKey(deps: BaseDeps, presented: string): Principal {
+export async function verifyApiKey(deps: BaseDeps, presented: string): Promise<Principal> {
   const wellFormed = KEY_PATTERN.test(presented);
-  const found = wellFormed
-    ? deps.db
-        .select({ key: apiKeys, account: accounts })
-        .from(apiKeys)
-        .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-        .where(eq(apiKeys.prefix, presented.slice(0, PREFIX_LENGTH)))
-        .get()
-    : undefined;
+  const found = wellFormed ? await deps.stores.keys.findByPrefix(presented.slice(0, PREFIX_LENGTH)) : null;
   const matches = digestsEqual(sha256Hex(presented), found?.key.hash ?? DUMMY_HASH);
   if (!found || !matches) throw new AppError('key_unknown', 'The API key is not valid');
   const now = deps.clock.now();
@@ -125,11 +100,7 @@ export function verifyApiKey(deps: BaseDeps, presented: string): Principal {
   }
   if (found.key.lastUsedAt === null || now - found.key.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
     try {
-      deps.db
-        .update(apiKeys)
-        .set({ lastUsedAt: now })
-        .where(and(eq(apiKeys.id, found.key.id), isNull(apiKeys.revokedAt)))
-        .run();
+      await deps.stores.keys.touch(found.key.id, now);
     } catch (err) {
       // Advisory: a database that cannot be written (full, read-only) still answers reads.
       if (storageFailure(err) === null) throw err;

@@ -7,15 +7,15 @@ import type { Deps } from '../../deps';
 import { invalid } from '../../lib/errors';
 import { checkParams, PARAM_LIMITS } from '../../lib/params';
 import { LINK_LIMITS } from '../links/model';
-import { findLinkRows, findTagsByLinkIds, type LinkRow } from '../links/repo';
 import { checkProjectId, humanClicksNow, normalizeTags } from '../links/service';
-import { deleteLinkRow, setLinkParams, setLinkProjects, updateLinkRow, writeLinks } from '../links/writes';
+import type { LinkRow } from '../links/store';
+import { deleteLinks, updateLinks } from '../links/writer';
 import type { BulkDeleteResult, BulkParamsInput, BulkProjectInput, BulkStatusInput, BulkTagsInput } from './model';
 
 /** The links of these ids that exist, and the ids that name none (request order, once each). */
-function resolveIds(deps: Deps, ids: string[]): { rows: LinkRow[]; notFound: string[] } {
+async function resolveIds(deps: Deps, ids: string[]): Promise<{ rows: LinkRow[]; notFound: string[] }> {
   const unique = [...new Set(ids)];
-  const byId = new Map(findLinkRows(deps.db, unique).map((r) => [r.id, r]));
+  const byId = new Map((await deps.stores.links.findMany(unique)).map((r) => [r.id, r]));
   const rows = unique.flatMap((id) => byId.get(id) ?? []);
   return { rows, notFound: unique.filter((id) => !byId.has(id)) };
 }
@@ -25,30 +25,32 @@ function touchedAt(deps: Deps, row: LinkRow): number {
   return Math.max(deps.clock.now(), row.updatedAt);
 }
 
-export function bulkParams(deps: Deps, input: BulkParamsInput): { updated: number; notFound: string[] } {
+export async function bulkParams(deps: Deps, input: BulkParamsInput): Promise<{ updated: number; notFound: string[] }> {
   const params = checkParams(input.params);
   const replace = input.mode === 'replace';
-  const { rows, notFound } = resolveIds(deps, input.ids);
+  const { rows, notFound } = await resolveIds(deps, input.ids);
   // Every link is checked before any is written: one over the limit stops the whole request.
   const updates = rows.map((row) => {
     const next = replace ? params : { ...row.params, ...params };
     if (Object.keys(next).length > PARAM_LIMITS.maxKeys) {
       throw invalid('params', `Link ${row.id} would have more than ${PARAM_LIMITS.maxKeys} params`);
     }
-    return { id: row.id, params: next, updatedAt: touchedAt(deps, row) };
+    return { id: row.id, changes: { params: next, updatedAt: touchedAt(deps, row) } };
   });
-  writeLinks(deps, (w) => setLinkParams(w, updates));
+  await updateLinks(deps, updates);
   return { updated: updates.length, notFound };
 }
 
-export function bulkProject(
+export async function bulkProject(
   deps: Deps,
   input: BulkProjectInput,
-): { moved: number; unchanged: number; notFound: string[] } {
-  const projectId = checkProjectId(deps, input.projectId);
-  const { rows, notFound } = resolveIds(deps, input.ids);
-  const moves = rows.filter((r) => r.projectId !== projectId).map((r) => ({ id: r.id, updatedAt: touchedAt(deps, r) }));
-  writeLinks(deps, (w) => setLinkProjects(w, moves, projectId));
+): Promise<{ moved: number; unchanged: number; notFound: string[] }> {
+  const projectId = await checkProjectId(deps, input.projectId);
+  const { rows, notFound } = await resolveIds(deps, input.ids);
+  const moves = rows
+    .filter((r) => r.projectId !== projectId)
+    .map((r) => ({ id: r.id, changes: { projectId, updatedAt: touchedAt(deps, r) } }));
+  await updateLinks(deps, moves);
   return { moved: moves.length, unchanged: rows.length - moves.length, notFound };
 }
 
@@ -59,17 +61,14 @@ interface Changed {
 }
 
 /** Adds and removes tags on every link; a link's other tags stay. */
-export function bulkTags(deps: Deps, input: BulkTagsInput): Changed {
+export async function bulkTags(deps: Deps, input: BulkTagsInput): Promise<Changed> {
   const add = normalizeTags(input.add, 'add');
   const remove = normalizeTags(input.remove, 'remove');
   if (add.length === 0 && remove.length === 0) throw invalid('add', 'Send at least one tag to add or to remove');
   const both = add.find((tag) => remove.includes(tag));
   if (both !== undefined) throw invalid('remove', `The tag "${both}" cannot be both added and removed`);
-  const { rows, notFound } = resolveIds(deps, input.ids);
-  const current = findTagsByLinkIds(
-    deps.db,
-    rows.map((r) => r.id),
-  );
+  const { rows, notFound } = await resolveIds(deps, input.ids);
+  const current = await deps.stores.links.tagsOf(rows.map((r) => r.id));
   // Every link is checked before any is written: one over the limit stops the whole request.
   const updates: { row: LinkRow; tags: string[] }[] = [];
   for (const row of rows) {
@@ -80,20 +79,22 @@ export function bulkTags(deps: Deps, input: BulkTagsInput): Changed {
     }
     if (next.length !== had.length || next.some((tag) => !had.includes(tag))) updates.push({ row, tags: next });
   }
-  writeLinks(deps, (w) => {
-    for (const { row, tags } of updates) updateLinkRow(w, row.id, { updatedAt: touchedAt(deps, row) }, tags);
-  });
+  await updateLinks(
+    deps,
+    updates.map(({ row, tags }) => ({ id: row.id, changes: { updatedAt: touchedAt(deps, row) }, tags })),
+  );
   return { updated: updates.length, unchanged: rows.length - updates.length, notFound };
 }
 
 /** Sets one status on every link: pause, resume (active), archive, restore (active). */
-export function bulkStatus(deps: Deps, input: BulkStatusInput): Changed {
+export async function bulkStatus(deps: Deps, input: BulkStatusInput): Promise<Changed> {
   const { status } = input;
-  const { rows, notFound } = resolveIds(deps, input.ids);
+  const { rows, notFound } = await resolveIds(deps, input.ids);
   const changing = rows.filter((r) => r.status !== status);
-  writeLinks(deps, (w) => {
-    for (const row of changing) updateLinkRow(w, row.id, { status, updatedAt: touchedAt(deps, row) });
-  });
+  await updateLinks(
+    deps,
+    changing.map((row) => ({ id: row.id, changes: { status, updatedAt: touchedAt(deps, row) } })),
+  );
   return { updated: changing.length, unchanged: rows.length - changing.length, notFound };
 }
 
@@ -102,8 +103,8 @@ export function bulkStatus(deps: Deps, input: BulkStatusInput): Changed {
  * (buffered clicks count); the others are kept and listed in `refused` with their clicks, so
  * the caller can say which and why. The deletable ones go in one transaction.
  */
-export function bulkDelete(deps: Deps, input: { ids: string[] }): BulkDeleteResult {
-  const { rows, notFound } = resolveIds(deps, input.ids);
+export async function bulkDelete(deps: Deps, input: { ids: string[] }): Promise<BulkDeleteResult> {
+  const { rows, notFound } = await resolveIds(deps, input.ids);
   const deleting: string[] = [];
   const refused: BulkDeleteResult['refused'] = [];
   for (const row of rows) {
@@ -111,8 +112,6 @@ export function bulkDelete(deps: Deps, input: { ids: string[] }): BulkDeleteResu
     if (clickCount > 0) refused.push({ id: row.id, slug: row.slug, clickCount });
     else deleting.push(row.id);
   }
-  writeLinks(deps, (w) => {
-    for (const id of deleting) deleteLinkRow(w, id);
-  });
+  await deleteLinks(deps, deleting);
   return { deleted: deleting, refused, notFound };
 }

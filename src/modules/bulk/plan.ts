@@ -9,7 +9,6 @@ import { AppError, invalid } from '../../lib/errors';
 import { nextTurn } from '../../lib/event-loop';
 import { checkParams } from '../../lib/params';
 import { normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from '../links/own-host';
-import { linkIdsByDestination } from '../links/repo';
 import { checkProjectId, normalizeTags, normalizeTitle } from '../links/service';
 import type { BulkLine, BulkStatus, BulkTextInput } from './model';
 import { splitBulkText } from './parse';
@@ -78,25 +77,17 @@ function readLine(
 }
 
 /**
- * Marks as duplicates the `create` lines whose destination already has a link, or is the
- * destination of an earlier line (one query). Run again inside the write transaction, for links
- * created while the plan was being made.
+ * Marks as duplicates the `create` lines whose destination has a link in `existing`
+ * (destination -> link id), or is the destination of an earlier line.
  */
-export function markDuplicates(deps: Deps, lines: BulkLine[]): void {
-  const candidates = lines.filter((l) => l.status === 'create').map((l) => l.destination!);
-  const existing = linkIdsByDestination(deps.db, [...new Set(candidates)]);
+export function markDuplicates(lines: BulkLine[], existing: Map<string, string>): void {
   const claimed = new Map<string, number>();
   for (const l of lines) {
     if (l.status !== 'create') continue;
     const dest = l.destination!;
     const linkId = existing.get(dest);
     const earlier = claimed.get(dest);
-    if (linkId !== undefined)
-      Object.assign(l, {
-        status: 'duplicate',
-        message: `A link to this destination exists: ${linkId}`,
-        duplicateOfLink: linkId,
-      });
+    if (linkId !== undefined) markExisting(l, linkId);
     else if (earlier !== undefined)
       Object.assign(l, {
         status: 'duplicate',
@@ -107,10 +98,19 @@ export function markDuplicates(deps: Deps, lines: BulkLine[]): void {
   }
 }
 
+/** A line whose destination has a link already. */
+export function markExisting(l: BulkLine, linkId: string): void {
+  Object.assign(l, {
+    status: 'duplicate',
+    message: `A link to this destination exists: ${linkId}`,
+    duplicateOfLink: linkId,
+  });
+}
+
 export async function planBulk(deps: Deps, input: BulkTextInput): Promise<Plan> {
   const requestParams = checkParams(input.params ?? {});
   const tags = normalizeTags(input.tags);
-  const projectId = checkProjectId(deps, input.projectId);
+  const projectId = await checkProjectId(deps, input.projectId);
   const skipDuplicates = input.skipDuplicates ?? true;
   const text = splitBulkText(input.text);
   const slinkHosts = slinkHostsOf(deps.config);
@@ -120,7 +120,10 @@ export async function planBulk(deps: Deps, input: BulkTextInput): Promise<Plan> 
     if (i > 0 && i % BULK_CHUNK === 0) await nextTurn();
     lines.push(readLine(text[i]!, requestParams, firstSeen, slinkHosts));
   }
-  if (skipDuplicates) markDuplicates(deps, lines);
+  if (skipDuplicates) {
+    const candidates = lines.filter((l) => l.status === 'create').map((l) => l.destination!);
+    markDuplicates(lines, await deps.stores.links.idsByDestination([...new Set(candidates)]));
+  }
   return { lines, tags, projectId, skipDuplicates };
 }
 

@@ -1,12 +1,16 @@
 /** Bulk create: many links from text (preview and create). No HTTP here; verbs on a selection are in actions.ts. */
+
+import { isForeignKeyViolation } from '../../db/storage';
 import type { Deps } from '../../deps';
 import { nextTurn } from '../../lib/event-loop';
+import { toLinks } from '../links/links';
 import type { Link } from '../links/model';
-import { type LinkRow, slugTaken, toLinks } from '../links/repo';
-import { checkProjectId, freshSlug, newLinkRow } from '../links/service';
-import { insertLinks, writeLinks } from '../links/writes';
+import { newLinkRow, unknownProject } from '../links/service';
+import { generateSlug } from '../links/slug';
+import type { LinkRow } from '../links/store';
+import { insertBulkLinks } from '../links/writer';
 import type { BulkLine, BulkTextInput } from './model';
-import { BULK_CHUNK, countStatuses, markDuplicates, planBulk } from './plan';
+import { BULK_CHUNK, countStatuses, markExisting, planBulk } from './plan';
 
 export async function previewBulk(deps: Deps, input: BulkTextInput) {
   const { lines } = await planBulk(deps, input);
@@ -16,22 +20,29 @@ export async function previewBulk(deps: Deps, input: BulkTextInput) {
 /**
  * Creates every `create` line in one transaction: all of them, or (on any failure) none. The
  * reading, checking and slug drawing happen before, and reading the answer back after, in
- * chunks with turns of the event loop between them; the transaction itself is synchronous and
- * short (10-25 ms for 200 lines): held open across an await, it would take in the writes of
- * whatever request ran meanwhile on the same connection. What may have changed during those
- * turns is checked again inside it.
+ * chunks with turns of the event loop between them; the write itself is one short transaction
+ * that checks again what may have changed during those turns (store.ts LinkWrites.insertBulk):
+ * a link made meanwhile to a line's destination, a slug taken meanwhile (astronomically rare
+ * for 7 random characters: it is drawn again), a project deleted meanwhile (400 projectId).
  */
 export async function createBulk(deps: Deps, input: BulkTextInput) {
   const plan = await planBulk(deps, input);
   const slugs = new Set<string>();
+  const drawSlug = (): string => {
+    for (;;) {
+      const slug = generateSlug();
+      if (!slugs.has(slug)) {
+        slugs.add(slug);
+        return slug;
+      }
+    }
+  };
   const items: { line: BulkLine; row: LinkRow; tags: string[] }[] = [];
   for (const l of plan.lines) {
     if (l.status !== 'create') continue;
     if (items.length > 0 && items.length % BULK_CHUNK === 0) await nextTurn();
-    const slug = freshSlug(deps, slugs);
-    slugs.add(slug);
     const row = newLinkRow(deps, {
-      slug,
+      slug: drawSlug(),
       destination: l.destination!,
       title: l.title,
       params: l.params!,
@@ -41,25 +52,24 @@ export async function createBulk(deps: Deps, input: BulkTextInput) {
     });
     items.push({ line: l, row, tags: plan.tags });
   }
-  const created = writeLinks(deps, (w) => {
-    // The project may have been deleted, a link made to a destination, or (very unlikely) a
-    // drawn slug taken while other requests ran.
-    checkProjectId(deps, plan.projectId);
-    if (plan.skipDuplicates) markDuplicates(deps, plan.lines);
-    const writing = items.filter((item) => item.line.status === 'create');
-    for (const item of writing) {
-      if (slugTaken(deps.db, item.row.slug)) item.row.slug = freshSlug(deps, slugs);
-      slugs.add(item.row.slug);
-    }
-    insertLinks(w, writing);
-    return writing;
-  });
+  let written: Awaited<ReturnType<typeof insertBulkLinks>>;
+  try {
+    written = await insertBulkLinks(deps, items, { skipExisting: plan.skipDuplicates, freshSlug: drawSlug });
+  } catch (err) {
+    if (isForeignKeyViolation(err)) throw unknownProject(plan.projectId);
+    throw err;
+  }
+  for (const item of items) {
+    const linkId = written.existing.get(item.row.destination);
+    if (linkId !== undefined) markExisting(item.line, linkId);
+  }
+  const created = items.filter((item) => item.line.status === 'create');
   // The answer is read back (tags, variants, project names) a chunk at a time too.
   const links: Link[] = [];
   for (let i = 0; i < created.length; i += BULK_CHUNK * 2) {
     await nextTurn();
     const rows = created.slice(i, i + BULK_CHUNK * 2).map((item) => item.row);
-    links.push(...toLinks(deps.db, deps.config.shortHost, rows, deps.clock.now()));
+    links.push(...(await toLinks(deps, rows)));
   }
   const { create, ...skips } = countStatuses(plan.lines);
   return {

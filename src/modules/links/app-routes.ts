@@ -16,8 +16,8 @@ const DeleteWithClicksBody = t.Object({
 export function appLinksRoutes(deps: Deps) {
   return new Elysia({ name: 'slink.app.links', prefix: '/links' }).delete(
     '/:id',
-    ({ params, body, set }) => {
-      deleteLinkWithClicks(deps, params.id, body.slug);
+    async ({ params, body, set }) => {
+      await deleteLinkWithClicks(deps, params.id, body.slug);
       set.status = 204;
     },
     {

@@ -1,8 +1,9 @@
 /**
  * A link's availability: what a visitor of its short link gets now (docs/behaviour.md,
- * "Availability"). The rule is written twice over, once for a row in memory (the Link's
- * `availability` field, repo.ts toLinks) and once as SQL (the list's and the count's
- * `availability` filter, listing.ts), side by side here so that they cannot drift apart.
+ * "Availability"). The rule is written three times over, once for a row in memory (the Link's
+ * `availability` field, links.ts toLinks) and once as SQL per engine (the list's and the
+ * count's `availability` filter, store-sqlite.ts and store-postgres.ts), side by side here so
+ * that they cannot drift apart.
  *
  * The order is the redirect's own (redirect/redirect.ts): paused (404) before expired (410)
  * before the click limit (410). Archived links redirect, so archived is no reason of its own.
@@ -10,6 +11,7 @@
  * through counts once it is written (within SLINK_FLUSH_MS plus a second), like clickCount.
  */
 import { and, eq, isNotNull, isNull, lte, ne, or, type SQL, sql } from 'drizzle-orm';
+import type { Pg } from '../../db/postgres/client';
 import { linkCounters, links } from './table';
 
 export const AVAILABILITIES = ['live', 'paused', 'expired', 'limit'] as const;
@@ -50,5 +52,21 @@ export function availabilityCondition(availability: Availability, now: number): 
         notExpired,
         or(isNull(links.clickLimit), sql`${linkCounters.clicks} < ${links.clickLimit}`)!,
       )!;
+  }
+}
+
+/** The same rule in PostgreSQL, over `l` (links) joined to `c` (link_counters). */
+export function availabilityConditionPg(sql: Pg, availability: Availability, now: number) {
+  switch (availability) {
+    case 'paused':
+      return sql`l.status = 'paused'`;
+    case 'expired':
+      return sql`(l.status <> 'paused' AND l.expires_at IS NOT NULL AND l.expires_at <= ${now})`;
+    case 'limit':
+      return sql`(l.status <> 'paused' AND (l.expires_at IS NULL OR l.expires_at > ${now})
+        AND l.click_limit IS NOT NULL AND c.clicks >= l.click_limit)`;
+    case 'live':
+      return sql`(l.status <> 'paused' AND (l.expires_at IS NULL OR l.expires_at > ${now})
+        AND (l.click_limit IS NULL OR c.clicks < l.click_limit))`;
   }
 }

@@ -3,8 +3,8 @@
  * cursor from one sort cannot be replayed under another.
  */
 import { invalid } from '../../lib/errors';
-import type { PageKey } from './listing';
 import type { LinkSort } from './model';
+import type { PageKey } from './store';
 
 export function encodeCursor(sort: LinkSort, key: PageKey): string {
   return Buffer.from(JSON.stringify([sort, key.value, key.id])).toString('base64url');

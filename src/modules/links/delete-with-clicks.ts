@@ -8,11 +8,11 @@ import { deleteLink, getLinkRowOrThrow } from './service';
 
 /**
  * Deletes the link, its raw clicks and its statistics; the workspace's
- * rollups lose its counts in the same transaction (deleteLinkRow), and its buffered clicks are
+ * rollups lose its counts in the same transaction (the store's delete), and its buffered clicks are
  * dropped (the slug index's remove). `slug` must equal the link's current slug exactly.
  */
-export function deleteLinkWithClicks(deps: Deps, id: string, slug: string): void {
-  const row = getLinkRowOrThrow(deps, id);
+export async function deleteLinkWithClicks(deps: Deps, id: string, slug: string): Promise<void> {
+  const row = await getLinkRowOrThrow(deps, id);
   if (slug !== row.slug) throw invalid('slug', 'Type the slug of the link exactly to confirm the delete');
-  deleteLink(deps, id, true); // withClicks
+  await deleteLink(deps, id, true); // withClicks
 }

@@ -1,12 +1,13 @@
 /** Link verbs. Plain functions of (deps, actor, input); they throw AppError, never HTTP. */
+
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/storage';
 import type { Deps } from '../../deps';
 import { AppError, conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
 import { hasControlChars } from '../../lib/text';
-import { findProject } from '../projects/repo';
 import { decodeCursor, encodeCursor } from './cursor';
-import { countLinkRows, listLinkPage } from './listing';
+import { toLinks } from './links';
 import {
   type CreateLinkInput,
   LINK_LIMITS,
@@ -16,11 +17,9 @@ import {
   type UpdateLinkInput,
 } from './model';
 import { normalizeLinkDestination, slinkHostsOf } from './own-host';
-import type { LinkRow } from './repo';
-import * as repo from './repo';
 import { checkCustomSlug, generateSlug } from './slug';
-import type { LinkFields } from './table';
-import { deleteLinkRow, insertLinks, updateLinkRow, writeLinks } from './writes';
+import type { LinkFields, LinkRow } from './store';
+import { deleteLinks, insertLinks, updateLinks } from './writer';
 
 /** Who is acting: only superusers may choose or change slugs. */
 interface Actor {
@@ -57,23 +56,28 @@ export function normalizeTags(tags: string[] | undefined, field = 'tags'): strin
   return out;
 }
 
-export function checkProjectId(deps: Deps, projectId: string | null | undefined): string | null {
+export async function checkProjectId(deps: Deps, projectId: string | null | undefined): Promise<string | null> {
   if (projectId === undefined || projectId === null) return null;
-  if (!findProject(deps.db, projectId)) throw invalid('projectId', `No project with id ${projectId}`);
+  if (!(await deps.stores.projects.find(projectId))) throw unknownProject(projectId);
   return projectId;
 }
 
+/** The answer to a projectId that names no project (also when it was deleted during a write). */
+export function unknownProject(projectId: string | null): AppError {
+  return invalid('projectId', `No project with id ${projectId}`);
+}
+
 /** A generated slug that is free in the database and not in `reserved` (slugs about to be taken). */
-export function freshSlug(deps: Deps, reserved?: ReadonlySet<string>): string {
+export async function freshSlug(deps: Deps, reserved?: ReadonlySet<string>): Promise<string> {
   for (;;) {
     const slug = generateSlug();
-    if (!reserved?.has(slug) && !repo.slugTaken(deps.db, slug)) return slug;
+    if (!reserved?.has(slug) && !(await deps.stores.links.slugTaken(slug))) return slug;
   }
 }
 
 /** The row of a new link from checked fields: active, no clicks yet. */
 export function newLinkRow(
-  deps: Deps,
+  deps: Pick<Deps, 'clock'>,
   fields: Pick<LinkRow, 'slug' | 'destination' | 'title' | 'params' | 'projectId' | 'expiresAt' | 'clickLimit'>,
 ): LinkRow {
   const now = deps.clock.now();
@@ -90,36 +94,46 @@ export function newLinkRow(
   };
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Error && /UNIQUE constraint failed/.test(err.message);
+export async function getLinkOrThrow(deps: Deps, id: string): Promise<Link> {
+  return (await toLinks(deps, [await getLinkRowOrThrow(deps, id)]))[0]!;
 }
 
-export function getLinkOrThrow(deps: Deps, id: string): Link {
-  const row = repo.findLinkRow(deps.db, id);
-  if (!row) throw notFound('link');
-  return repo.toLinks(deps.db, deps.config.shortHost, [row], deps.clock.now())[0]!;
-}
-
-export function getLinkRowOrThrow(deps: Deps, id: string): LinkRow {
-  const row = repo.findLinkRow(deps.db, id);
+export async function getLinkRowOrThrow(deps: Deps, id: string): Promise<LinkRow> {
+  const row = await deps.stores.links.find(id);
   if (!row) throw notFound('link');
   return row;
 }
 
+const slugTaken = (slug: string | undefined) => conflict('slug', `The slug "${slug}" is already taken`);
+
+/**
+ * A write's own failure said as the API says it: a slug taken between the check and the write
+ * (unique violation), a project deleted meanwhile (foreign key). Anything else is thrown as it is.
+ */
+async function written(write: Promise<void>, slug: string | undefined, projectId: string | null | undefined) {
+  try {
+    await write;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw slugTaken(slug);
+    if (isForeignKeyViolation(err)) throw unknownProject(projectId ?? null);
+    throw err;
+  }
+}
+
 /** Creates a link. Destination utm_ values win over the same keys in `params`. */
-export function createLink(deps: Deps, actor: Actor, input: CreateLinkInput): Link {
+export async function createLink(deps: Deps, actor: Actor, input: CreateLinkInput): Promise<Link> {
   if (input.slug !== undefined) requireSuperuser(actor, 'choose a custom slug');
   const { destination, utm } = normalizeLinkDestination(input.destination, slinkHostsOf(deps.config));
   const params = checkParams({ ...input.params, ...utm });
   const tags = normalizeTags(input.tags);
   const title = normalizeTitle(input.title);
-  const projectId = checkProjectId(deps, input.projectId);
+  const projectId = await checkProjectId(deps, input.projectId);
   let slug: string;
   if (input.slug !== undefined) {
     slug = checkCustomSlug(input.slug);
-    if (repo.slugTaken(deps.db, slug)) throw conflict('slug', `The slug "${slug}" is already taken`);
+    if (await deps.stores.links.slugTaken(slug)) throw slugTaken(slug);
   } else {
-    slug = freshSlug(deps);
+    slug = await freshSlug(deps);
   }
   const row = newLinkRow(deps, {
     slug,
@@ -130,12 +144,7 @@ export function createLink(deps: Deps, actor: Actor, input: CreateLinkInput): Li
     expiresAt: input.expiresAt ?? null,
     clickLimit: input.clickLimit ?? null,
   });
-  try {
-    writeLinks(deps, (w) => insertLinks(w, [{ row, tags }]));
-  } catch (err) {
-    if (isUniqueViolation(err)) throw conflict('slug', `The slug "${slug}" is already taken`);
-    throw err;
-  }
+  await written(insertLinks(deps, [{ row, tags }]), slug, projectId);
   return getLinkOrThrow(deps, row.id);
 }
 
@@ -143,13 +152,13 @@ export function createLink(deps: Deps, actor: Actor, input: CreateLinkInput): Li
  * Changes only the fields sent. A new destination's utm_ values are lifted into params (over
  * the params sent, or the current ones). Renaming the slug needs a superuser.
  */
-export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLinkInput): Link {
-  const current = getLinkRowOrThrow(deps, id);
+export async function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLinkInput): Promise<Link> {
+  const current = await getLinkRowOrThrow(deps, id);
   const changes: Partial<LinkFields> = {};
   if (input.slug !== undefined && input.slug !== current.slug) {
     requireSuperuser(actor, 'rename a slug');
     changes.slug = checkCustomSlug(input.slug);
-    if (repo.slugTaken(deps.db, changes.slug)) throw conflict('slug', `The slug "${changes.slug}" is already taken`);
+    if (await deps.stores.links.slugTaken(changes.slug)) throw slugTaken(changes.slug);
   }
   let params = input.params;
   if (input.destination !== undefined) {
@@ -160,18 +169,13 @@ export function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLi
   if (params !== undefined) changes.params = checkParams(params);
   if (input.title !== undefined) changes.title = normalizeTitle(input.title);
   const tags = input.tags !== undefined ? normalizeTags(input.tags) : undefined;
-  if (input.projectId !== undefined) changes.projectId = checkProjectId(deps, input.projectId);
+  if (input.projectId !== undefined) changes.projectId = await checkProjectId(deps, input.projectId);
   if (input.expiresAt !== undefined) changes.expiresAt = input.expiresAt;
   if (input.clickLimit !== undefined) changes.clickLimit = input.clickLimit;
   if (input.status !== undefined) changes.status = input.status;
   if (Object.keys(changes).length > 0 || tags !== undefined)
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
-  try {
-    writeLinks(deps, (w) => updateLinkRow(w, id, changes, tags));
-  } catch (err) {
-    if (isUniqueViolation(err)) throw conflict('slug', `The slug "${changes.slug}" is already taken`);
-    throw err;
-  }
+  await written(updateLinks(deps, [{ id, changes, tags }]), changes.slug, changes.projectId);
   return getLinkOrThrow(deps, id);
 }
 
@@ -190,8 +194,8 @@ export function humanClicksNow(deps: Deps, row: LinkRow): number {
  * redirected a moment ago blocks the delete exactly like a stored one. `withClicks` (the
  * dashboard's deleteLinkWithClicks) deletes it anyway, its clicks and statistics with it.
  */
-export function deleteLink(deps: Deps, id: string, withClicks = false): { id: string; deleted: true } {
-  const row = getLinkRowOrThrow(deps, id);
+export async function deleteLink(deps: Deps, id: string, withClicks = false): Promise<{ id: string; deleted: true }> {
+  const row = await getLinkRowOrThrow(deps, id);
   const humans = humanClicksNow(deps, row);
   if (humans > 0 && !withClicks) {
     throw new AppError(
@@ -199,28 +203,28 @@ export function deleteLink(deps: Deps, id: string, withClicks = false): { id: st
       `This link has ${humans} recorded clicks: archive it (PATCH status=archived) or delete it in the dashboard`,
     );
   }
-  writeLinks(deps, (w) => deleteLinkRow(w, id));
+  await deleteLinks(deps, [id]);
   return { id, deleted: true };
 }
 
-export function listLinks(deps: Deps, input: ListLinksInput): { items: Link[]; cursor: string | null } {
+export async function listLinks(deps: Deps, input: ListLinksInput): Promise<{ items: Link[]; cursor: string | null }> {
   const sort = input.sort ?? 'created';
   const limit = input.limit ?? DEFAULT_PAGE_SIZE;
   const after = input.cursor ? decodeCursor(sort, input.cursor) : null;
   // One instant for the filter and the fields: a page never shows a link its filter left out.
   const now = deps.clock.now();
-  const page = listLinkPage(deps.db, { ...input, now }, sort, limit, after);
+  const page = await deps.stores.links.page({ ...input, now }, sort, limit, after);
   return {
-    items: repo.toLinks(deps.db, deps.config.shortHost, page.rows, now),
+    items: await toLinks({ ...deps, clock: { now: () => now } }, page.rows),
     cursor: page.more && page.last ? encodeCursor(sort, page.last) : null,
   };
 }
 
 /** How many links GET /links would list with these filters, over all its pages. */
-export function countLinks(deps: Deps, input: LinkFilterInput): { count: number } {
-  return { count: countLinkRows(deps.db, { ...input, now: deps.clock.now() }) };
+export async function countLinks(deps: Deps, input: LinkFilterInput): Promise<{ count: number }> {
+  return { count: await deps.stores.links.count({ ...input, now: deps.clock.now() }) };
 }
 
-export function listTagCounts(deps: Deps): { tags: { tag: string; count: number }[] } {
-  return { tags: repo.countTags(deps.db) };
+export async function listTagCounts(deps: Deps): Promise<{ tags: { tag: string; count: number }[] }> {
+  return { tags: await deps.stores.links.tagCounts() };
 }

@@ -1,13 +1,13 @@
 /** Project verbs: folders for links. Deleting one unfiles its links, never deletes them. */
+
+import { isUniqueViolation } from '../../db/storage';
 import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { hasControlChars } from '../../lib/text';
-import { countLinksByProject, countLinksInProject } from '../links/repo';
-import { unfileProjectLinks, writeLinks } from '../links/writes';
+import { linksUnfiled } from '../links/writer';
 import { PROJECT_NAME_LENGTH, type Project } from './model';
-import * as repo from './repo';
-import type { ProjectRow } from './table';
+import type { ProjectRow } from './store';
 
 function checkName(raw: string): string {
   const name = raw.trim();
@@ -18,57 +18,71 @@ function checkName(raw: string): string {
   return name;
 }
 
-function ensureNameFree(deps: Deps, name: string, exceptId?: string): void {
-  const existing = repo.findProjectByName(deps.db, name);
-  if (existing && existing.id !== exceptId) throw conflict('name', `A project named "${existing.name}" already exists`);
+const nameTaken = (name: string) => conflict('name', `A project named "${name}" already exists`);
+
+async function ensureNameFree(deps: Deps, name: string, exceptId?: string): Promise<void> {
+  const existing = await deps.stores.projects.findByName(name);
+  if (existing && existing.id !== exceptId) throw nameTaken(existing.name);
 }
 
-function getProjectRowOrThrow(deps: Deps, id: string): ProjectRow {
-  const row = repo.findProject(deps.db, id);
+/** A write that met the unique index: the name was taken between the check and the write. */
+async function written(write: Promise<void>, name: string): Promise<void> {
+  try {
+    await write;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw nameTaken(name);
+    throw err;
+  }
+}
+
+async function getProjectRowOrThrow(deps: Deps, id: string): Promise<ProjectRow> {
+  const row = await deps.stores.projects.find(id);
   if (!row) throw notFound('project');
   return row;
 }
 
-export function listProjects(deps: Deps): { projects: Project[]; unfiledCount: number; totalCount: number } {
-  const counts = countLinksByProject(deps.db);
+export async function listProjects(
+  deps: Deps,
+): Promise<{ projects: Project[]; unfiledCount: number; totalCount: number }> {
+  const [counts, rows] = await Promise.all([deps.stores.links.countByProject(), deps.stores.projects.list()]);
   let total = 0;
   for (const n of counts.values()) total += n;
   return {
-    projects: repo.listProjectRows(deps.db).map((row) => ({ ...row, linkCount: counts.get(row.id) ?? 0 })),
+    projects: rows.map((row) => ({ ...row, linkCount: counts.get(row.id) ?? 0 })),
     unfiledCount: counts.get(null) ?? 0,
     totalCount: total,
   };
 }
 
-export function createProject(deps: Deps, input: { name: string }): Project {
+export async function createProject(deps: Deps, input: { name: string }): Promise<Project> {
   const name = checkName(input.name);
-  ensureNameFree(deps, name);
+  await ensureNameFree(deps, name);
   const now = deps.clock.now();
   const row: ProjectRow = { id: newId('prj'), name, createdAt: now, updatedAt: now };
-  repo.insertProject(deps.db, row);
+  await written(deps.stores.projects.insert(row), name);
   return { ...row, linkCount: 0 };
 }
 
 /** Renames a project; links show the new name at once (projectName is looked up, not copied). */
-export function renameProject(deps: Deps, id: string, input: { name: string }): Project {
-  const current = getProjectRowOrThrow(deps, id);
+export async function renameProject(deps: Deps, id: string, input: { name: string }): Promise<Project> {
+  const current = await getProjectRowOrThrow(deps, id);
   const name = checkName(input.name);
-  ensureNameFree(deps, name, id);
+  await ensureNameFree(deps, name, id);
   let renamed = current;
   if (name !== current.name) {
     renamed = { ...current, name, updatedAt: Math.max(deps.clock.now(), current.updatedAt) };
-    repo.renameProjectRow(deps.db, id, name, renamed.updatedAt);
+    await written(deps.stores.projects.rename(id, name, renamed.updatedAt), name);
   }
-  return { ...renamed, linkCount: countLinksInProject(deps.db, id) };
+  return { ...renamed, linkCount: await deps.stores.links.countInProject(id) };
 }
 
-export function deleteProject(deps: Deps, id: string): { id: string; deleted: true; unfiledLinks: number } {
-  getProjectRowOrThrow(deps, id);
-  // The links' write transaction (their rows change) deletes the project too: both happen, or neither.
-  const unfiledLinks = writeLinks(deps, (w) => {
-    const moved = unfileProjectLinks(w, id, deps.clock.now());
-    repo.deleteProjectRow(deps.db, id);
-    return moved;
-  });
-  return { id, deleted: true, unfiledLinks };
+export async function deleteProject(
+  deps: Deps,
+  id: string,
+): Promise<{ id: string; deleted: true; unfiledLinks: number }> {
+  await getProjectRowOrThrow(deps, id);
+  // The links are unfiled in the transaction that deletes the project: both happen, or neither.
+  const unfiled = await deps.stores.projects.deleteUnfiling(id, deps.clock.now());
+  await linksUnfiled(deps, unfiled);
+  return { id, deleted: true, unfiledLinks: unfiled.length };
 }

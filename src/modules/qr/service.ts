@@ -4,7 +4,6 @@ import { notFound } from '../../lib/errors';
 import { sha256Hex } from '../../lib/hash';
 import { shortUrlOf } from '../../lib/short-url';
 import { getLinkRowOrThrow } from '../links/service';
-import { findVariantByCode } from '../variants/repo';
 import type { QrInput } from './model';
 import { DEFAULT_QR_SIZE, qrSvg, qrSymbol } from './render';
 
@@ -20,11 +19,11 @@ interface LinkQr {
   svg(): string;
 }
 
-export function linkQr(deps: Deps, id: string, input: QrInput): LinkQr {
-  const link = getLinkRowOrThrow(deps, id);
+export async function linkQr(deps: Deps, id: string, input: QrInput): Promise<LinkQr> {
+  const link = await getLinkRowOrThrow(deps, id);
   let code: string | undefined;
   if (input.variant !== undefined) {
-    const variant = findVariantByCode(deps.db, id, input.variant);
+    const variant = await deps.stores.variants.findByCode(id, input.variant);
     if (!variant) throw notFound('variant');
     code = variant.code;
   }

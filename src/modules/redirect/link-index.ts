@@ -1,17 +1,20 @@
 /**
- * Every link's redirect facts in memory, by slug: the hot path answers without touching
- * SQLite. Every link, tag or variant write goes through writeLinks (links/writes.ts), which
- * calls `refreshMany` with the links it touched after COMMIT: the index is coherent with every
- * write. The facts live in a LinkTable (link-table.ts: typed arrays and an arena of blocks, a
+ * Every link's redirect facts in memory, by slug: the hot path answers without touching the
+ * database. Every link, tag or variant write goes through the LinkWriter (links/writer.ts), which
+ * awaits `refreshMany` with the links it touched once the write has committed, before it
+ * answers: the index is coherent with every write. The facts live in a LinkTable (link-table.ts: typed arrays and an arena of blocks, a
  * slot per link); a link keeps its slot, and so its live counters, across refreshes: buffered
  * clicks count against it, and the click limit reads it.
  *
  * At start the server loads the links in the background (`loadInBackground`), a page per
  * event-loop turn, so it answers its first redirect in milliseconds rather than after reading
- * every link (~1 s at 100,000); until the load ends, a slug not in memory yet is read from
- * SQLite on the spot and kept.
+ * every link (~1 s at 100,000); until the load ends, a slug not in memory yet is read from the
+ * database on the spot and kept (`lookup`).
+ *
+ * Reads are asynchronous on PostgreSQL, so every read-then-apply (a page of the load, a refresh,
+ * a miss) runs as one unit, in order, on a queue: a page read before a link was deleted can
+ * never put it back after the delete's refresh removed it.
  */
-import type { Db } from '../../db/client';
 import { nextTurn } from '../../lib/event-loop';
 import {
   blockId,
@@ -22,8 +25,8 @@ import {
   type ClickBuffer,
   NO_PARAMS_JSON,
 } from '../clicks/public';
-import { findRedirectRowBySlug, findRedirectRows, listRedirectRows, type RedirectRow } from '../links/repo';
-import { findVariantsByLinkIds, type VariantRow } from '../variants/repo';
+import type { LinkStore, RedirectRow } from '../links/store';
+import type { VariantRow, VariantStore } from '../variants/store';
 import { LinkTable, STATUS_NAMES, type VariantFacts } from './link-table';
 import { applyParams } from './location';
 
@@ -73,11 +76,20 @@ export class LinkIndex {
   /** False while a background load runs: a miss may then be a link not read yet. */
   private complete = true;
   private loadRun = 0;
+  /** The unit running or last queued: each next one starts when it ends. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly db: Db,
+    private readonly stores: { links: LinkStore; variants: VariantStore },
     private readonly buffer: ClickBuffer,
   ) {}
+
+  /** Runs `unit` after every unit queued before it (see the file's comment). */
+  private serially<T>(unit: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(unit, unit);
+    this.queue = run.catch(() => {});
+    return run;
+  }
 
   get size(): number {
     return this.table.size;
@@ -88,18 +100,31 @@ export class LinkIndex {
     return this.complete;
   }
 
-  /** The slot of a slug (table.ts), or -1. The redirect's only lookup. */
+  /**
+   * The slot of a slug (link-table.ts), or -1: the redirect's lookup, in memory. -1 while the
+   * load is incomplete may be a link not read yet: the redirect then asks `lookup`.
+   */
   find(slug: string): number {
-    const slot = this.table.find(slug);
-    if (slot >= 0 || this.complete) return slot;
-    const row = findRedirectRowBySlug(this.db, slug);
-    if (row === undefined) return -1;
-    return this.put(row, findVariantsByLinkIds(this.db, [row.id]).get(row.id) ?? []);
+    return this.table.find(slug);
+  }
+
+  /** The slot of a slug, reading the database when it is not in memory while the load runs. */
+  lookup(slug: string): Promise<number> {
+    return this.serially(async () => {
+      const slot = this.table.find(slug);
+      if (slot >= 0 || this.complete) return slot;
+      const row = await this.stores.links.redirectRowBySlug(slug);
+      if (row === null) return -1;
+      // Read meanwhile by the load or a write: that entry is as fresh.
+      const known = this.table.findId(row.id);
+      if (known >= 0) return known;
+      return this.put(row, (await this.stores.variants.ofLinks([row.id])).get(row.id) ?? []);
+    });
   }
 
   /** A copy of a link's entry by slug, or undefined. */
-  get(slug: string): LinkView | undefined {
-    const slot = this.find(slug);
+  async get(slug: string): Promise<LinkView | undefined> {
+    const slot = await this.lookup(slug);
     return slot < 0 ? undefined : this.view(slot);
   }
 
@@ -170,31 +195,32 @@ export class LinkIndex {
   }
 
   /** Reads one page of links after `after` into memory; returns the last id, or null at the end. */
-  private loadPage(after: string, pageSize: number): string | null {
-    const rows = listRedirectRows(this.db, after, pageSize);
-    if (rows.length === 0) return null;
-    const byLink = findVariantsByLinkIds(
-      this.db,
-      rows.map((r) => r.id),
-    );
-    for (const row of rows) {
-      // Already read on a miss or by a write during a background load: that entry is as
-      // fresh and its counters may be referenced by buffered clicks.
-      if (this.table.findId(row.id) >= 0) continue;
-      this.put(row, byLink.get(row.id) ?? []);
-    }
-    return rows.at(-1)!.id;
+  private loadPage(after: string, pageSize: number): Promise<string | null> {
+    return this.serially(async () => {
+      const rows = await this.stores.links.redirectPage(after, pageSize);
+      if (rows.length === 0) return null;
+      const byLink = await this.stores.variants.ofLinks(rows.map((r) => r.id));
+      for (const row of rows) {
+        // Already read on a miss or by a write during a background load: that entry is as
+        // fresh and its counters may be referenced by buffered clicks.
+        if (this.table.findId(row.id) >= 0) continue;
+        this.put(row, byLink.get(row.id) ?? []);
+      }
+      return rows.at(-1)!.id;
+    });
   }
 
   /** Loads every link now, in pages so a large table never sits in memory twice. */
-  loadAll(pageSize = 5000): void {
-    for (let after: string | null = ''; after !== null; ) after = this.loadPage(after, pageSize);
+  async loadAll(pageSize = 5000): Promise<number> {
+    this.complete = false;
+    for (let after: string | null = ''; after !== null; ) after = await this.loadPage(after, pageSize);
     this.complete = true;
+    return this.size;
   }
 
   /**
-   * Loads every link a page per event-loop turn (~5 ms each), answering misses from SQLite
-   * meanwhile. Resolves with the number of links once all are in memory.
+   * Loads every link a page per event-loop turn (~5 ms each), answering misses from the
+   * database meanwhile. Resolves with the number of links once all are in memory.
    */
   async loadInBackground(pageSize = 1000): Promise<number> {
     this.complete = false;
@@ -205,9 +231,9 @@ export class LinkIndex {
     for (let after: string | null = ''; after !== null; size = Math.min(pageSize, size * 2)) {
       // Yield first: the caller (the server, just listening) answers before the first page.
       await nextTurn();
-      // Stopped (the database is about to close): misses keep reading SQLite until then.
+      // Stopped (the database is about to close): misses keep reading it until then.
       if (run !== this.loadRun) return this.size;
-      after = this.loadPage(after, size);
+      after = await this.loadPage(after, size);
     }
     this.complete = true;
     return this.size;
@@ -218,28 +244,31 @@ export class LinkIndex {
     this.loadRun++;
   }
 
-  /** refreshMany for one link (a row written outside writeLinks: tests only). */
-  refresh(id: string): void {
-    this.refreshMany([id]);
+  /** refreshMany for one link (a row written outside the LinkWriter: tests only). */
+  refresh(id: string): Promise<void> {
+    return this.refreshMany([id]);
   }
 
   /** Re-reads links and their variants after a write (forgetting those gone), a query or two per page of ids. */
-  refreshMany(ids: Iterable<string>, pageSize = 1000): void {
+  async refreshMany(ids: Iterable<string>, pageSize = 1000): Promise<void> {
     const all = [...new Set(ids)];
     for (let i = 0; i < all.length; i += pageSize) {
-      const page = all.slice(i, i + pageSize);
-      const rows = new Map(findRedirectRows(this.db, page).map((r) => [r.id, r]));
-      const byLink = findVariantsByLinkIds(this.db, [...rows.keys()]);
-      for (const id of page) {
-        const row = rows.get(id);
-        if (!row) {
-          this.remove(id);
-          continue;
-        }
-        const slot = this.put(row, byLink.get(id) ?? []);
-        // A click limit counts humans exactly: classify this link's buffered clicks now.
-        if (row.clickLimit !== null) this.buffer.settleLink(slot);
+      await this.serially(() => this.refreshPage(all.slice(i, i + pageSize)));
+    }
+  }
+
+  private async refreshPage(page: string[]): Promise<void> {
+    const rows = new Map((await this.stores.links.redirectRows(page)).map((r) => [r.id, r]));
+    const byLink = await this.stores.variants.ofLinks([...rows.keys()]);
+    for (const id of page) {
+      const row = rows.get(id);
+      if (!row) {
+        this.remove(id);
+        continue;
       }
+      const slot = this.put(row, byLink.get(id) ?? []);
+      // A click limit counts humans exactly: classify this link's buffered clicks now.
+      if (row.clickLimit !== null) this.buffer.settleLink(slot);
     }
   }
 

@@ -24,7 +24,7 @@ import {
   targetSerial,
   writeBlock,
 } from '../clicks/public';
-import type { RedirectRow } from '../links/repo';
+import type { RedirectRow } from '../links/store';
 
 type LinkStatus = RedirectRow['status'];
 /** A slot's status code: FREE (no link), then the link's status. */

@@ -22,13 +22,12 @@ function capped(value: string | null, max: number): string | null {
 export function createRedirect(deps: Deps) {
   const { linkIndex, clicks, clock, config } = deps;
   const buffer = clicks.buffer;
-  return (
+  const answer = (
     request: Request,
     server: ServerLike | null,
-    slug: string,
+    slot: number,
     code: string | null,
   ): Response | Promise<Response> => {
-    const slot = linkIndex.find(slug);
     const links = linkIndex.table;
     if (slot < 0 || links.status[slot] === PAUSED) return pageResponse('notFound');
     const now = clock.now();
@@ -72,5 +71,17 @@ export function createRedirect(deps: Deps) {
     });
     // The click is recorded either way; at saturation the answer waits for the writer (buffer.ts).
     return buffer.saturated ? buffer.drained().then(() => response) : response;
+  };
+  return (
+    request: Request,
+    server: ServerLike | null,
+    slug: string,
+    code: string | null,
+  ): Response | Promise<Response> => {
+    const slot = linkIndex.find(slug);
+    // Not in memory while the index still loads (a start): read it, then answer the same way.
+    if (slot < 0 && !linkIndex.loaded)
+      return linkIndex.lookup(slug).then((found) => answer(request, server, found, code));
+    return answer(request, server, slot, code);
   };
 }

@@ -40,7 +40,7 @@ export function sessionRoutes(deps: Deps) {
   const userAgent = (request: Request) => request.headers.get('user-agent');
 
   return new Elysia({ name: 'slink.app.sessions' })
-    .get('/setup', () => ({ needed: setupNeeded(deps) }), {
+    .get('/setup', async () => ({ needed: await setupNeeded(deps) }), {
       response: { 200: SetupStatusModel },
       detail: appDetail('Whether first-run setup is needed', 'True while no account exists.', { door: true }),
     })
@@ -72,7 +72,7 @@ export function sessionRoutes(deps: Deps) {
         });
         // A browser that was signed in gets a fresh session; the old one ends.
         const previous = findSignedIn(request);
-        if (previous) signOut(deps, previous.session.id);
+        if (previous) await signOut(deps, previous.session.id);
         return opened(set.headers, created);
       },
       {
@@ -92,17 +92,17 @@ export function sessionRoutes(deps: Deps) {
     })
     .delete(
       '/session',
-      ({ request, set }) => {
-        signOut(deps, signedIn(request).session.id);
+      async ({ request, set }) => {
+        await signOut(deps, signedIn(request).session.id);
         ended(set);
       },
       { detail: { ...appDetail('Sign out'), responses: noContentResponses('Signed out; cookie cleared', 403) } },
     )
     .get(
       '/sessions',
-      ({ request }) => {
+      async ({ request }) => {
         const { account, session } = signedIn(request);
-        return { items: listSessions(deps, account.id, session.id) };
+        return { items: await listSessions(deps, account.id, session.id) };
       },
       {
         response: { 200: SessionListModel, ...errors(403) },
@@ -111,8 +111,8 @@ export function sessionRoutes(deps: Deps) {
     )
     .delete(
       '/sessions',
-      ({ request, set }) => {
-        endAllSessions(deps, signedIn(request).account.id);
+      async ({ request, set }) => {
+        await endAllSessions(deps, signedIn(request).account.id);
         ended(set);
       },
       {
@@ -124,9 +124,9 @@ export function sessionRoutes(deps: Deps) {
     )
     .delete(
       '/sessions/:id',
-      ({ params, request, set }) => {
+      async ({ params, request, set }) => {
         const { account, session } = signedIn(request);
-        endSession(deps, account.id, params.id);
+        await endSession(deps, account.id, params.id);
         if (params.id === session.id) set.headers['set-cookie'] = clearedSessionCookie(appHost);
         set.status = 204;
       },

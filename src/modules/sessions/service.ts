@@ -8,12 +8,11 @@ import { AppError, notFound } from '../../lib/errors';
 import { sha256Hex } from '../../lib/hash';
 import { newId, randomToken } from '../../lib/ids';
 import type { AccountRow } from '../auth/accounts';
-import { findAccountByEmail, findAccountById, updateAccount } from '../auth/accounts';
+import { findAccountByEmail, findAccountById } from '../auth/accounts';
 import type { Principal } from '../auth/keys';
 import { hashPassword } from '../auth/passwords';
 import { parseAgent } from '../clicks/public';
-import * as repo from './repo';
-import type { SessionRow } from './table';
+import type { SessionRow } from './store';
 
 const DAY_MS = 86_400_000;
 const IDLE_MS = 7 * DAY_MS;
@@ -52,10 +51,10 @@ function dummyHash(): Promise<string> {
 }
 
 /** Creates a session for an account that has just proven who it is. */
-export function startSession(deps: BaseDeps, account: AccountRow, userAgent: string | null): NewSession {
+export async function startSession(deps: BaseDeps, account: AccountRow, userAgent: string | null): Promise<NewSession> {
   const now = deps.clock.now();
   // Ended sessions are deleted when met; the ones never met again go here.
-  repo.deleteEndedSessions(deps.db, now, now - IDLE_MS);
+  await deps.stores.sessions.deleteEnded(now, now - IDLE_MS);
   const token = randomToken();
   const session: SessionRow = {
     id: newId('ses'),
@@ -66,8 +65,8 @@ export function startSession(deps: BaseDeps, account: AccountRow, userAgent: str
     expiresAt: now + deps.config.sessionDays * DAY_MS,
     userAgent: userAgent ? userAgent.slice(0, USER_AGENT_LENGTH) : null,
   };
-  repo.insertSession(deps.db, session);
-  updateAccount(deps, account.id, { lastSignInAt: now });
+  await deps.stores.sessions.insert(session);
+  await deps.stores.accounts.setLastSignIn(account.id, now);
   return { token, session, account: { ...account, lastSignInAt: now } };
 }
 
@@ -77,7 +76,7 @@ export function startSession(deps: BaseDeps, account: AccountRow, userAgent: str
  */
 export async function checkCredentials(deps: Deps, input: Omit<SignInInput, 'userAgent'>): Promise<AccountRow | null> {
   const attempt = deps.signInThrottle.begin(input.email, input.address);
-  const found = findAccountByEmail(deps, input.email);
+  const found = await findAccountByEmail(deps, input.email);
   let matches: boolean;
   try {
     matches = await deps.signInThrottle.run(async () =>
@@ -88,7 +87,7 @@ export async function checkCredentials(deps: Deps, input: Omit<SignInInput, 'use
     throw err;
   }
   // Read again: the account may have changed while its password was being verified.
-  const account = found && findAccountById(deps, found.id);
+  const account = found && (await findAccountById(deps, found.id));
   if (!matches || !account || account.passwordHash !== found.passwordHash) return null;
   attempt.succeeded();
   return account;
@@ -104,34 +103,34 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<NewSession
 }
 
 /** The live session a token belongs to, or null; an ended session met here is deleted. */
-export function verifySession(deps: BaseDeps, token: string): SignedIn | null {
+export async function verifySession(deps: BaseDeps, token: string): Promise<SignedIn | null> {
   if (!TOKEN.test(token)) return null;
-  const session = repo.findSessionByTokenHash(deps.db, sha256Hex(token));
+  const session = await deps.stores.sessions.findByTokenHash(sha256Hex(token));
   if (!session) return null;
   // The accounts table is the auth module's: read through its verb (a second indexed lookup).
-  const account = findAccountById(deps, session.accountId);
+  const account = await findAccountById(deps, session.accountId);
   const now = deps.clock.now();
   if (!account || session.expiresAt <= now || now - session.lastSeenAt >= IDLE_MS || account.disabledAt !== null) {
-    repo.deleteSession(deps.db, session.id);
+    await deps.stores.sessions.delete(session.id);
     return null;
   }
   if (now - session.lastSeenAt < SEEN_RESOLUTION_MS) return { session, account };
-  repo.touchSession(deps.db, session.id, now);
+  await deps.stores.sessions.touch(session.id, now);
   return { session: { ...session, lastSeenAt: now }, account };
 }
 
-export function signOut(deps: BaseDeps, sessionId: string): void {
-  repo.deleteSession(deps.db, sessionId);
+export async function signOut(deps: BaseDeps, sessionId: string): Promise<void> {
+  await deps.stores.sessions.delete(sessionId);
 }
 
 /** Ends every session of an account ("sign out everywhere"); returns how many ended. */
-export function endAllSessions(deps: BaseDeps, accountId: string): number {
-  return repo.deleteSessionsOfAccount(deps.db, accountId);
+export function endAllSessions(deps: BaseDeps, accountId: string): Promise<number> {
+  return deps.stores.sessions.deleteAllOfAccount(accountId);
 }
 
 /** Ends one of the account's own sessions; another account's session is not_found. */
-export function endSession(deps: BaseDeps, accountId: string, sessionId: string): void {
-  if (!repo.deleteSessionOfAccount(deps.db, accountId, sessionId)) throw notFound('session');
+export async function endSession(deps: BaseDeps, accountId: string, sessionId: string): Promise<void> {
+  if (!(await deps.stores.sessions.deleteOfAccount(accountId, sessionId))) throw notFound('session');
 }
 
 export interface SessionItem {
@@ -153,10 +152,9 @@ function agentNames(userAgent: string | null): { browser: string | null; os: str
 }
 
 /** The account's live sessions, newest first, the caller's own marked `current`. */
-export function listSessions(deps: BaseDeps, accountId: string, currentId: string): SessionItem[] {
+export async function listSessions(deps: BaseDeps, accountId: string, currentId: string): Promise<SessionItem[]> {
   const now = deps.clock.now();
-  return repo
-    .listSessionsOfAccount(deps.db, accountId)
+  return (await deps.stores.sessions.listOfAccount(accountId))
     .filter((s) => s.expiresAt > now && now - s.lastSeenAt < IDLE_MS)
     .map((s) => ({
       id: s.id,

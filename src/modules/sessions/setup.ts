@@ -6,7 +6,7 @@
 import type { BaseDeps, Deps } from '../../deps';
 import { AppError } from '../../lib/errors';
 import { digestsEqual, sha256Hex } from '../../lib/hash';
-import { hasAccounts, insertAccount, prepareAccount } from '../auth/accounts';
+import { hasAccounts, prepareAccount } from '../auth/accounts';
 import { type NewSession, startSession } from './service';
 
 interface SetupInput {
@@ -18,24 +18,25 @@ interface SetupInput {
 
 const setupDone = () => new AppError('setup_done', 'Setup is done: an account exists already; sign in');
 
-export function setupNeeded(deps: BaseDeps): boolean {
-  return !hasAccounts(deps);
+export async function setupNeeded(deps: BaseDeps): Promise<boolean> {
+  return !(await hasAccounts(deps));
 }
 
 /** The address the server logs at start while setup is needed, else null. */
-export function setupAddress(deps: Deps): string | null {
-  return setupNeeded(deps) ? `${deps.config.appHost}/app/setup?token=${deps.setupToken}` : null;
+export async function setupAddress(deps: Deps): Promise<string | null> {
+  return (await setupNeeded(deps)) ? `${deps.config.appHost}/app/setup?token=${deps.setupToken}` : null;
 }
 
 /** Creates the first superuser and signs them in. */
 export async function completeSetup(deps: Deps, input: SetupInput): Promise<NewSession> {
-  if (!setupNeeded(deps)) throw setupDone();
+  if (!(await setupNeeded(deps))) throw setupDone();
   // Digests of equal length, compared in constant time: the token is a secret.
   if (!digestsEqual(sha256Hex(input.token), sha256Hex(deps.setupToken))) {
     throw new AppError('setup_token_invalid', 'The setup token is not valid: use the address in the server log');
   }
   const row = await prepareAccount(deps, { email: input.email, password: input.password, superuser: true });
-  // Checked again after the hash (the only await): two setups at once make one superuser, not two.
-  if (!setupNeeded(deps)) throw setupDone();
-  return startSession(deps, insertAccount(deps, row), input.userAgent);
+  // Written only while still no account exists, in one transaction: two setups at once make one
+  // superuser, not two.
+  if (!(await deps.stores.accounts.insertFirst(row))) throw setupDone();
+  return startSession(deps, row, input.userAgent);
 }

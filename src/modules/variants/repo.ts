@@ -1,80 +1,8 @@
-/** Variant queries and the row -> API mapping. Writes take a LinkWrite: they change redirect facts. */
-import { and, asc, eq, inArray } from 'drizzle-orm';
+/**
+ * Variant reads on a SQLite connection for the statistics, which still read SQLite directly
+ * (analytics/service.ts); everything else reads variants through the store (store.ts).
+ */
 import type { Db } from '../../db/client';
-import { shortUrlOf } from '../../lib/short-url';
-import type { LinkWrite } from '../links/writes';
-import type { Variant } from './model';
-import { type VariantRow, variants } from './table';
-
-export type { VariantRow };
-
-export function toVariant(row: VariantRow, shortHost: string, slug: string): Variant {
-  return {
-    id: row.id,
-    code: row.code,
-    url: shortUrlOf(shortHost, slug, row.code),
-    params: row.params,
-    clickCount: row.clickCount,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
-
-/** Variants of many links at once, oldest first, grouped by link id (one query per page). */
-export function findVariantsByLinkIds(db: Db, linkIds: string[]): Map<string, VariantRow[]> {
-  const byLink = new Map<string, VariantRow[]>();
-  if (linkIds.length === 0) return byLink;
-  const rows = db
-    .select()
-    .from(variants)
-    .where(inArray(variants.linkId, linkIds))
-    .orderBy(asc(variants.createdAt), asc(variants.id))
-    .all();
-  for (const row of rows) {
-    const list = byLink.get(row.linkId);
-    if (list) list.push(row);
-    else byLink.set(row.linkId, [row]);
-  }
-  return byLink;
-}
-
-export function findVariant(db: Db, linkId: string, variantId: string): VariantRow | undefined {
-  return db
-    .select()
-    .from(variants)
-    .where(and(eq(variants.linkId, linkId), eq(variants.id, variantId)))
-    .get();
-}
-
-export function findVariantByCode(db: Db, linkId: string, code: string): VariantRow | undefined {
-  return db
-    .select()
-    .from(variants)
-    .where(and(eq(variants.linkId, linkId), eq(variants.code, code)))
-    .get();
-}
-
-export function insertVariant(w: LinkWrite, row: VariantRow): void {
-  w.touch(row.linkId);
-  w.db.insert(variants).values(row).run();
-}
-
-export function updateVariantRow(w: LinkWrite, linkId: string, id: string, changes: Partial<VariantRow>): void {
-  w.touch(linkId);
-  w.db
-    .update(variants)
-    .set(changes)
-    .where(and(eq(variants.linkId, linkId), eq(variants.id, id)))
-    .run();
-}
-
-export function deleteVariantRow(w: LinkWrite, linkId: string, id: string): void {
-  w.touch(linkId);
-  w.db
-    .delete(variants)
-    .where(and(eq(variants.linkId, linkId), eq(variants.id, id)))
-    .run();
-}
 
 /**
  * Current code of every variant id (of one link, or of all links), for the statistics. Plain

@@ -1,30 +1,54 @@
 /** Variant verbs: second addresses of a link whose params layer over the link's. */
+
+import { isUniqueViolation } from '../../db/storage';
 import type { Deps } from '../../deps';
 import { conflict, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
+import { shortUrlOf } from '../../lib/short-url';
 import { getLinkRowOrThrow } from '../links/service';
-import { writeLinks } from '../links/writes';
+import { deleteVariant as deleteVariantRow, insertVariant, updateVariant as updateVariantRow } from '../links/writer';
 import type { CreateVariantInput, UpdateVariantInput, Variant } from './model';
-import type { VariantRow } from './repo';
-import * as repo from './repo';
+import type { VariantRow } from './store';
 
-function codeTaken(deps: Deps, linkId: string, code: string): never | void {
-  if (repo.findVariantByCode(deps.db, linkId, code)) {
-    throw conflict('code', `The code "${code}" is already used on this link`);
+export function toVariant(row: VariantRow, shortHost: string, slug: string): Variant {
+  return {
+    id: row.id,
+    code: row.code,
+    url: shortUrlOf(shortHost, slug, row.code),
+    params: row.params,
+    clickCount: row.clickCount,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+const codeUsed = (code: string) => conflict('code', `The code "${code}" is already used on this link`);
+
+async function checkCodeFree(deps: Deps, linkId: string, code: string): Promise<void> {
+  if (await deps.stores.variants.findByCode(linkId, code)) throw codeUsed(code);
+}
+
+/** A write that met the unique index: the code was taken between the check and the write. */
+async function written(write: Promise<void>, code: string | undefined): Promise<void> {
+  try {
+    await write;
+  } catch (err) {
+    if (code !== undefined && isUniqueViolation(err)) throw codeUsed(code);
+    throw err;
   }
 }
 
-export function listVariants(deps: Deps, linkId: string): Variant[] {
-  const link = getLinkRowOrThrow(deps, linkId);
-  const rows = repo.findVariantsByLinkIds(deps.db, [linkId]).get(linkId) ?? [];
-  return rows.map((row) => repo.toVariant(row, deps.config.shortHost, link.slug));
+export async function listVariants(deps: Deps, linkId: string): Promise<Variant[]> {
+  const link = await getLinkRowOrThrow(deps, linkId);
+  const rows = (await deps.stores.variants.ofLinks([linkId])).get(linkId) ?? [];
+  return rows.map((row) => toVariant(row, deps.config.shortHost, link.slug));
 }
 
-export function createVariant(deps: Deps, linkId: string, input: CreateVariantInput): Variant {
-  const link = getLinkRowOrThrow(deps, linkId);
+export async function createVariant(deps: Deps, linkId: string, input: CreateVariantInput): Promise<Variant> {
+  const link = await getLinkRowOrThrow(deps, linkId);
   const params = checkParams(input.params ?? {});
-  codeTaken(deps, linkId, input.code);
+  await checkCodeFree(deps, linkId, input.code);
   const now = deps.clock.now();
   const row: VariantRow = {
     id: newId('var'),
@@ -35,31 +59,40 @@ export function createVariant(deps: Deps, linkId: string, input: CreateVariantIn
     createdAt: now,
     updatedAt: now,
   };
-  writeLinks(deps, (w) => repo.insertVariant(w, row));
-  return repo.toVariant(row, deps.config.shortHost, link.slug);
+  await written(insertVariant(deps, row), row.code);
+  return toVariant(row, deps.config.shortHost, link.slug);
 }
 
-export function updateVariant(deps: Deps, linkId: string, variantId: string, input: UpdateVariantInput): Variant {
-  const link = getLinkRowOrThrow(deps, linkId);
-  const current = repo.findVariant(deps.db, linkId, variantId);
+export async function updateVariant(
+  deps: Deps,
+  linkId: string,
+  variantId: string,
+  input: UpdateVariantInput,
+): Promise<Variant> {
+  const link = await getLinkRowOrThrow(deps, linkId);
+  const current = await deps.stores.variants.find(linkId, variantId);
   if (!current) throw notFound('variant');
   const changes: Partial<VariantRow> = {};
   if (input.code !== undefined && input.code !== current.code) {
-    codeTaken(deps, linkId, input.code);
+    await checkCodeFree(deps, linkId, input.code);
     changes.code = input.code;
   }
   if (input.params !== undefined) changes.params = checkParams(input.params);
   if (Object.keys(changes).length > 0) {
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
-    writeLinks(deps, (w) => repo.updateVariantRow(w, linkId, variantId, changes));
+    await written(updateVariantRow(deps, linkId, variantId, changes), changes.code);
   }
-  return repo.toVariant({ ...current, ...changes }, deps.config.shortHost, link.slug);
+  return toVariant({ ...current, ...changes }, deps.config.shortHost, link.slug);
 }
 
 /** Deletes a variant; its past clicks stay and report as an unrecognised code. */
-export function deleteVariant(deps: Deps, linkId: string, variantId: string): { id: string; deleted: true } {
-  getLinkRowOrThrow(deps, linkId);
-  if (!repo.findVariant(deps.db, linkId, variantId)) throw notFound('variant');
-  writeLinks(deps, (w) => repo.deleteVariantRow(w, linkId, variantId));
+export async function deleteVariant(
+  deps: Deps,
+  linkId: string,
+  variantId: string,
+): Promise<{ id: string; deleted: true }> {
+  await getLinkRowOrThrow(deps, linkId);
+  if (!(await deps.stores.variants.find(linkId, variantId))) throw notFound('variant');
+  await deleteVariantRow(deps, linkId, variantId);
   return { id: variantId, deleted: true };
 }

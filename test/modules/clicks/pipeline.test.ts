@@ -765,7 +765,7 @@ describe('deleted links and variants', () => {
     for (let i = 0; i < 3; i++) expect(await click(t, '/gone', { ip: `192.0.2.${i}`, ua: UA.googlebot })).toBe(302);
     for (let i = 0; i < 2; i++) expect(await click(t, '/stay', { ip: `192.0.2.${i}`, ua: UA.chromeWin })).toBe(302);
     await flushOk(t); // the writer now holds this hour's and day's workspace buckets decoded
-    expect(deleteLink(t.deps, gone.id)).toEqual({ id: gone.id, deleted: true }); // bot hits only: allowed
+    expect(await deleteLink(t.deps, gone.id)).toEqual({ id: gone.id, deleted: true }); // bot hits only: allowed
     for (let i = 0; i < 2; i++)
       expect(await click(t, '/stay', { ip: `198.51.100.${i}`, ua: UA.safariIphone })).toBe(302);
     // A bot hit lands in the workspace's bot buckets, the ones the delete changed.

@@ -12,7 +12,7 @@ let key: string;
 let indexes: LinkIndex[] = [];
 
 function newIndex(): LinkIndex {
-  const index = new LinkIndex(t.deps.db, t.deps.clicks.buffer);
+  const index = new LinkIndex(t.deps.stores, t.deps.clicks.buffer);
   indexes.push(index);
   return index;
 }
@@ -59,12 +59,12 @@ test('while loading, a slug not read yet is found in SQLite; an unknown one is n
   await nextTurn();
   expect(index.size).toBe(10);
   expect(index.getById(lastId.id)).toBeUndefined();
-  const last = index.get(lastId.slug);
+  const last = await index.get(lastId.slug);
   expect(last?.id).toBe(lastId.id);
   expect(last?.base.location).toBe(`https://example.com/${n}`);
   expect(last?.variants.get('tw')?.location).toBe(`https://example.com/${n}?utm_source=twitter`);
   const slot = index.find(lastId.slug);
-  expect(index.get('nope')).toBeUndefined();
+  expect(await index.get('nope')).toBeUndefined();
   expect(index.size).toBe(11);
 
   expect(await loading).toBe(25);
@@ -72,9 +72,9 @@ test('while loading, a slug not read yet is found in SQLite; an unknown one is n
   // The entry read on the miss was kept in its slot, with its counters (buffered clicks count
   // against them): not read again (the same serials).
   expect(index.find(lastId.slug)).toBe(slot);
-  expect(index.get(lastId.slug)).toEqual(last!);
-  for (const { id, slug } of made) expect(index.get(slug)?.id).toBe(id);
-  expect(index.get('nope')).toBeUndefined();
+  expect(await index.get(lastId.slug)).toEqual(last!);
+  for (const { id, slug } of made) expect((await index.get(slug))?.id).toBe(id);
+  expect(await index.get('nope')).toBeUndefined();
 });
 
 test('a link renamed or deleted during the load is seen as it is now', async () => {
@@ -84,15 +84,15 @@ test('a link renamed or deleted during the load is seen as it is now', async () 
   // s025 is not loaded yet: rename it through the service (which refreshes this index too).
   const renamed = await api(t, 'PATCH', `/links/${made[25]!.id}`, { key, body: { slug: 'renamed' } });
   expect(renamed.status).toBe(200);
-  index.refresh(made[25]!.id);
+  await index.refresh(made[25]!.id);
   const deleted = await api(t, 'DELETE', `/links/${made[28]!.id}`, { key });
   expect(deleted.status).toBe(200);
   index.remove(made[28]!.id);
   await loading;
   expect(index.size).toBe(29);
-  expect(index.get('renamed')?.id).toBe(made[25]!.id);
-  expect(index.get('s025')).toBeUndefined();
-  expect(index.get('s028')).toBeUndefined();
+  expect((await index.get('renamed'))?.id).toBe(made[25]!.id);
+  expect(await index.get('s025')).toBeUndefined();
+  expect(await index.get('s028')).toBeUndefined();
 });
 
 test('the server answers a redirect for a link that the background load has not reached', async () => {
@@ -102,12 +102,12 @@ test('the server answers a redirect for a link that the background load has not 
   await nextTurn();
   expect(index.size).toBe(1);
   const notYet = made.findIndex((m) => index.getById(m.id) === undefined);
-  expect(index.get(made[notYet]!.slug)?.base.location).toBe(`https://example.com/${notYet}`);
+  expect((await index.get(made[notYet]!.slug))?.base.location).toBe(`https://example.com/${notYet}`);
   expect(index.size).toBe(2);
 });
 
 test('the background load starts with small pages, doubling up to its page size', async () => {
-  seedLinks(t.deps, 400, (i) => ({ destination: `https://example.com/${i}` }));
+  await seedLinks(t.deps, 400, (i) => ({ destination: `https://example.com/${i}` }));
   const index = newIndex();
   const loading = index.loadInBackground(120);
   const sizes: number[] = [];

@@ -1,10 +1,19 @@
 -- Accounts, keys, sessions, projects, links and their tags, counters and variants.
 -- Times are epoch milliseconds in int8 (as in the SQLite engine), so that every layer above the
 -- stores sees the same numbers whichever engine is below. Text ids are the application's own
--- (`lnk_...`), never sequences: several nodes create rows without asking each other.
+-- (`lnk_...`), never sequences: several nodes create rows without asking each other. Ids,
+-- slugs, codes and tags compare bytewise (COLLATE "C"), as SQLite's BINARY does, whatever the
+-- database's default collation. Params are JSON text, not jsonb: jsonb would reorder the keys,
+-- and a redirect applies them in the order they were given.
+
+-- Case-insensitive where SQLite's lower() and LIKE are: ASCII letters only, so that both engines
+-- agree on which names collide and which links a search finds.
+CREATE FUNCTION slink_ascii_lower(t text) RETURNS text
+  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+  RETURN translate(t, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
 
 CREATE TABLE accounts (
-  id text PRIMARY KEY,
+  id text COLLATE "C" PRIMARY KEY,
   email text NOT NULL,
   password_hash text NOT NULL,
   is_superuser boolean NOT NULL DEFAULT false,
@@ -13,11 +22,11 @@ CREATE TABLE accounts (
   disabled_at int8
 );
 -- Emails are unique without regard to case.
-CREATE UNIQUE INDEX accounts_email_unique ON accounts (lower(email));
+CREATE UNIQUE INDEX accounts_email_unique ON accounts (slink_ascii_lower(email));
 
 CREATE TABLE api_keys (
-  id text PRIMARY KEY,
-  account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  id text COLLATE "C" PRIMARY KEY,
+  account_id text COLLATE "C" NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
   name text,
   prefix text NOT NULL,
   hash text NOT NULL,
@@ -31,8 +40,8 @@ CREATE UNIQUE INDEX api_keys_prefix_unique ON api_keys (prefix);
 CREATE INDEX api_keys_account_idx ON api_keys (account_id);
 
 CREATE TABLE sessions (
-  id text PRIMARY KEY,
-  account_id text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  id text COLLATE "C" PRIMARY KEY,
+  account_id text COLLATE "C" NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
   token_hash text NOT NULL,
   created_at int8 NOT NULL,
   last_seen_at int8 NOT NULL,
@@ -43,23 +52,23 @@ CREATE UNIQUE INDEX sessions_token_hash_unique ON sessions (token_hash);
 CREATE INDEX sessions_account_idx ON sessions (account_id);
 
 CREATE TABLE projects (
-  id text PRIMARY KEY,
+  id text COLLATE "C" PRIMARY KEY,
   name text NOT NULL,
   created_at int8 NOT NULL,
   updated_at int8 NOT NULL
 );
 -- Names are unique without regard to case ("Ads" and "ads" would confuse people).
-CREATE UNIQUE INDEX projects_name_unique ON projects (lower(name));
+CREATE UNIQUE INDEX projects_name_unique ON projects (slink_ascii_lower(name));
 
 CREATE TABLE links (
-  id text PRIMARY KEY,
+  id text COLLATE "C" PRIMARY KEY,
   -- Slugs are case-sensitive: the C collation compares bytes, as SQLite's BINARY does.
   slug text COLLATE "C" NOT NULL,
   destination text NOT NULL,
   title text,
   status text NOT NULL DEFAULT 'active',
-  params jsonb NOT NULL,
-  project_id text REFERENCES projects (id) ON DELETE SET NULL,
+  params text NOT NULL,
+  project_id text COLLATE "C" REFERENCES projects (id) ON DELETE SET NULL,
   expires_at int8,
   click_limit int8,
   created_at int8 NOT NULL,
@@ -73,7 +82,7 @@ CREATE INDEX links_project_idx ON links (project_id);
 CREATE INDEX links_destination_idx ON links (destination);
 
 CREATE TABLE link_tags (
-  link_id text NOT NULL REFERENCES links (id) ON DELETE CASCADE,
+  link_id text COLLATE "C" NOT NULL REFERENCES links (id) ON DELETE CASCADE,
   tag text COLLATE "C" NOT NULL,
   PRIMARY KEY (link_id, tag)
 );
@@ -81,7 +90,7 @@ CREATE INDEX link_tags_tag_idx ON link_tags (tag);
 
 -- A link's click counters: one narrow row per link, written with it, gone with it.
 CREATE TABLE link_counters (
-  link_id text PRIMARY KEY REFERENCES links (id) ON DELETE CASCADE,
+  link_id text COLLATE "C" PRIMARY KEY REFERENCES links (id) ON DELETE CASCADE,
   clicks int8 NOT NULL DEFAULT 0,
   uniques int8 NOT NULL DEFAULT 0,
   bots int8 NOT NULL DEFAULT 0,
@@ -90,10 +99,10 @@ CREATE TABLE link_counters (
 CREATE INDEX link_counters_clicks_idx ON link_counters (clicks, link_id);
 
 CREATE TABLE variants (
-  id text PRIMARY KEY,
-  link_id text NOT NULL REFERENCES links (id) ON DELETE CASCADE,
+  id text COLLATE "C" PRIMARY KEY,
+  link_id text COLLATE "C" NOT NULL REFERENCES links (id) ON DELETE CASCADE,
   code text COLLATE "C" NOT NULL,
-  params jsonb NOT NULL,
+  params text NOT NULL,
   click_count int8 NOT NULL DEFAULT 0,
   created_at int8 NOT NULL,
   updated_at int8 NOT NULL

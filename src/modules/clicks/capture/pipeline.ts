@@ -42,6 +42,22 @@ export function createClickPipeline(base: BaseDeps, options: PipelineOptions = {
   const { config } = base;
   const ownHosts = ownHostsOf(config);
   const buffer = new ClickBuffer();
+  if (base.stores.engine === 'postgres') {
+    // The click storage on PostgreSQL is not there yet: clicks stay in the buffer.
+    const sink: ClickSink = {
+      add() {},
+      commit: () => Promise.reject(new Error('clicks cannot be written on PostgreSQL yet')),
+      discard() {},
+      fold: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+    };
+    return {
+      buffer,
+      flusher: new ClickFlusher(buffer, sink, base.log),
+      geoSource: Promise.resolve('none'),
+      openWriter: () => false,
+    };
+  }
   if (!options.worker) {
     const geo = options.geo ?? openGeo(config.geoDb);
     const store = new ClickStore(base.db.$client, geo, ownHosts, base.clock, { retentionDays: config.retentionDays });

@@ -1,0 +1,45 @@
+/** A LinkRow becomes a Link here, and only here: tags, variants and project names read once per page. */
+import type { Deps } from '../../deps';
+import { shortUrlOf } from '../../lib/short-url';
+import { toVariant } from '../variants/service';
+import { availabilityOf } from './availability';
+import type { Link } from './model';
+import type { LinkRow } from './store';
+
+/**
+ * Full Link objects for rows, order kept; `availability` is judged at the injected clock's now,
+ * when the request is answered.
+ */
+export async function toLinks(deps: Pick<Deps, 'stores' | 'config' | 'clock'>, rows: LinkRow[]): Promise<Link[]> {
+  const ids = rows.map((r) => r.id);
+  const { stores } = deps;
+  const [tagsByLink, variantsByLink, projects] = await Promise.all([
+    stores.links.tagsOf(ids),
+    stores.variants.ofLinks(ids),
+    stores.projects.names(rows.map((r) => r.projectId)),
+  ]);
+  const { shortHost } = deps.config;
+  const now = deps.clock.now();
+  return rows.map((row) => ({
+    id: row.id,
+    slug: row.slug,
+    shortUrl: shortUrlOf(shortHost, row.slug),
+    destination: row.destination,
+    title: row.title,
+    tags: tagsByLink.get(row.id) ?? [],
+    status: row.status,
+    availability: availabilityOf(row, now),
+    params: row.params,
+    variants: (variantsByLink.get(row.id) ?? []).map((v) => toVariant(v, shortHost, row.slug)),
+    projectId: row.projectId,
+    projectName: row.projectId === null ? null : (projects.get(row.projectId) ?? null),
+    clickCount: row.clickCount,
+    uniqueCount: row.uniqueCount,
+    botCount: row.botCount,
+    expiresAt: row.expiresAt,
+    clickLimit: row.clickLimit,
+    lastClickedAt: row.lastClickedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  }));
+}

@@ -1,0 +1,386 @@
+/**
+ * The links store on PostgreSQL. Rows come back snake_case with int8 as strings: `toLinkRow`
+ * and `toRedirectRow` are the one place they become the shapes the other layers know. Params
+ * are JSON text (not jsonb, which would reorder their keys).
+ */
+import { num, numOrNull, type Pg, type PgFragment } from '../../db/postgres/client';
+import { deleteLinkClicksPg } from '../clicks/public';
+import { forgetLinkRollupsPg } from '../rollups/public';
+import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../variants/store-postgres';
+import { availabilityConditionPg } from './availability';
+import type { LinkSort } from './model';
+import type { LinkFilter, LinkRow, LinkStore, LinkWrites, NewLink, RedirectRow } from './store';
+import { pageOf } from './store-sqlite';
+import type { LinkFields } from './table';
+
+type Int8 = string | number;
+
+interface PgLinkRow {
+  id: string;
+  slug: string;
+  destination: string;
+  title: string | null;
+  status: LinkRow['status'];
+  params: string;
+  project_id: string | null;
+  expires_at: Int8 | null;
+  click_limit: Int8 | null;
+  created_at: Int8;
+  updated_at: Int8;
+  clicks: Int8;
+  uniques: Int8;
+  bots: Int8;
+  last_clicked_at: Int8 | null;
+}
+
+function toLinkRow(r: PgLinkRow): LinkRow {
+  return {
+    id: r.id,
+    slug: r.slug,
+    destination: r.destination,
+    title: r.title,
+    status: r.status,
+    params: JSON.parse(r.params),
+    projectId: r.project_id,
+    expiresAt: numOrNull(r.expires_at),
+    clickLimit: numOrNull(r.click_limit),
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+    clickCount: num(r.clicks),
+    uniqueCount: num(r.uniques),
+    botCount: num(r.bots),
+    lastClickedAt: numOrNull(r.last_clicked_at),
+  };
+}
+
+function toRedirectRow(r: PgLinkRow): RedirectRow {
+  return {
+    id: r.id,
+    slug: r.slug,
+    status: r.status,
+    destination: r.destination,
+    params: JSON.parse(r.params),
+    expiresAt: numOrNull(r.expires_at),
+    clickLimit: numOrNull(r.click_limit),
+    clickCount: num(r.clicks),
+  };
+}
+
+/** `%`, `_` and `\` taken literally in a LIKE pattern. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The sort's column (with the id after it) in a row value, for keyset comparison and order. */
+function sortColumn(sql: Pg, sort: LinkSort) {
+  if (sort === 'clicks') return sql`c.clicks`;
+  if (sort === 'updated') return sql`l.updated_at`;
+  return sql`l.created_at`;
+}
+
+function filterSql(sql: Pg, filter: LinkFilter) {
+  let where = filter.status ? sql`l.status = ${filter.status}` : sql`l.status IN ('active', 'paused')`;
+  if (filter.q) {
+    // As SQLite's LIKE: ASCII letters without regard to case, nothing else folded.
+    const pattern = `%${escapeLike(filter.q)}%`;
+    where = sql`${where} AND (slink_ascii_lower(l.slug) LIKE slink_ascii_lower(${pattern})
+      OR slink_ascii_lower(l.title) LIKE slink_ascii_lower(${pattern})
+      OR slink_ascii_lower(l.destination) LIKE slink_ascii_lower(${pattern}))`;
+  }
+  if (filter.tag !== undefined) {
+    where = sql`${where} AND EXISTS (SELECT 1 FROM link_tags t WHERE t.link_id = l.id AND t.tag = ${filter.tag})`;
+  }
+  if (filter.project === 'none') where = sql`${where} AND l.project_id IS NULL`;
+  else if (filter.project !== undefined) where = sql`${where} AND l.project_id = ${filter.project}`;
+  if (filter.availability !== undefined) {
+    where = sql`${where} AND ${availabilityConditionPg(sql, filter.availability, filter.now)}`;
+  }
+  return where;
+}
+
+const LINK_ROW = 'l.*, c.clicks, c.uniques, c.bots, c.last_clicked_at';
+
+export function createPostgresLinkStore(sql: Pg): LinkStore {
+  const linkRows = async (where: PgFragment) =>
+    (
+      await sql<PgLinkRow[]>`SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
+      WHERE ${where}`
+    ).map(toLinkRow);
+  const redirectRows = async (where: PgFragment, tail = sql``) =>
+    (
+      await sql<PgLinkRow[]>`SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
+      WHERE ${where} ${tail}`
+    ).map(toRedirectRow);
+  return {
+    async find(id) {
+      return (await linkRows(sql`l.id = ${id}`))[0] ?? null;
+    },
+    async findMany(ids) {
+      if (ids.length === 0) return [];
+      return linkRows(sql`l.id = ANY(${sql.array(ids, 'text')}::text[])`);
+    },
+    async slugTaken(slug) {
+      return (await sql`SELECT 1 FROM links WHERE slug = ${slug}`).length > 0;
+    },
+    async idsByDestination(destinations) {
+      if (destinations.length === 0) return new Map();
+      return idsByDestination(sql, destinations);
+    },
+    async page(filter, sort, limit, after) {
+      const column = sortColumn(sql, sort);
+      const id = sort === 'clicks' ? sql`c.link_id` : sql`l.id`;
+      const ascending = sort === 'oldest';
+      let where = filterSql(sql, filter);
+      if (after) {
+        where = ascending
+          ? sql`${where} AND (${column}, ${id}) > (${after.value}::int8, ${after.id}::text)`
+          : sql`${where} AND (${column}, ${id}) < (${after.value}::int8, ${after.id}::text)`;
+      }
+      const order = ascending ? sql`ORDER BY ${column} ASC, ${id} ASC` : sql`ORDER BY ${column} DESC, ${id} DESC`;
+      const found = await sql<PgLinkRow[]>`
+        SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
+        WHERE ${where} ${order} LIMIT ${limit + 1}`;
+      return pageOf(found.map(toLinkRow), sort, limit);
+    },
+    async count(filter) {
+      const [row] = await sql<{ n: Int8 }[]>`
+        SELECT count(*) AS n FROM links l JOIN link_counters c ON c.link_id = l.id WHERE ${filterSql(sql, filter)}`;
+      return num(row!.n);
+    },
+    async tagsOf(ids) {
+      const tagsByLink = new Map<string, string[]>();
+      if (ids.length === 0) return tagsByLink;
+      const rows = await sql<{ link_id: string; tag: string }[]>`
+        SELECT link_id, tag FROM link_tags WHERE link_id = ANY(${sql.array(ids, 'text')}::text[]) ORDER BY tag`;
+      for (const { link_id, tag } of rows) {
+        const list = tagsByLink.get(link_id);
+        if (list) list.push(tag);
+        else tagsByLink.set(link_id, [tag]);
+      }
+      return tagsByLink;
+    },
+    async tagCounts() {
+      const rows = await sql<{ tag: string; n: Int8 }[]>`
+        SELECT tag, count(*) AS n FROM link_tags GROUP BY tag ORDER BY count(*) DESC, tag`;
+      return rows.map((r) => ({ tag: r.tag, count: num(r.n) }));
+    },
+    async countByProject() {
+      const rows = await sql<{ project_id: string | null; n: Int8 }[]>`
+        SELECT project_id, count(*) AS n FROM links GROUP BY project_id`;
+      return new Map(rows.map((r) => [r.project_id, num(r.n)]));
+    },
+    async countInProject(projectId) {
+      const [row] = await sql<{ n: Int8 }[]>`SELECT count(*) AS n FROM links WHERE project_id = ${projectId}`;
+      return num(row!.n);
+    },
+    async names(ids) {
+      if (ids.length === 0) return new Map();
+      const rows = await sql<{ id: string; slug: string; title: string | null }[]>`
+        SELECT id, slug, title FROM links WHERE id = ANY(${sql.array(ids, 'text')}::text[])`;
+      return new Map(rows.map(({ id, ...names }) => [id, names]));
+    },
+    async redirectRows(ids) {
+      if (ids.length === 0) return [];
+      return redirectRows(sql`l.id = ANY(${sql.array(ids, 'text')}::text[])`);
+    },
+    async redirectRowBySlug(slug) {
+      return (await redirectRows(sql`l.slug = ${slug}`))[0] ?? null;
+    },
+    async redirectPage(afterId, limit) {
+      return redirectRows(sql`l.id > ${afterId}`, sql`ORDER BY l.id LIMIT ${limit}`);
+    },
+  };
+}
+
+/** The oldest link of each of these destinations. */
+async function idsByDestination(sql: Pg, destinations: string[]): Promise<Map<string, string>> {
+  const rows = await sql<{ id: string; destination: string }[]>`
+    SELECT id, destination FROM links WHERE destination = ANY(${sql.array(destinations, 'text')}::text[])
+    ORDER BY created_at, id`;
+  const out = new Map<string, string>();
+  for (const r of rows) if (!out.has(r.destination)) out.set(r.destination, r.id);
+  return out;
+}
+
+/** Each link with its counters row (every link has exactly one) and its tags: three statements in all. */
+async function insertLinks(tx: Pg, items: NewLink[]): Promise<void> {
+  if (items.length === 0) return;
+  const rows = items.map((i) => i.row);
+  const col = <T>(pick: (r: LinkRow) => T) => rows.map(pick);
+  await tx`INSERT INTO links (id, slug, destination, title, status, params, project_id, expires_at, click_limit,
+      created_at, updated_at)
+    SELECT * FROM unnest(${sql_text(
+      tx,
+      col((r) => r.id),
+    )}, ${sql_text(
+      tx,
+      col((r) => r.slug),
+    )},
+      ${sql_text(
+        tx,
+        col((r) => r.destination),
+      )}, ${sql_text(
+        tx,
+        col((r) => r.title),
+      )},
+      ${sql_text(
+        tx,
+        col((r) => r.status),
+      )}, ${sql_text(
+        tx,
+        col((r) => JSON.stringify(r.params)),
+      )},
+      ${sql_text(
+        tx,
+        col((r) => r.projectId),
+      )}, ${sql_int8(
+        tx,
+        col((r) => r.expiresAt),
+      )},
+      ${sql_int8(
+        tx,
+        col((r) => r.clickLimit),
+      )}, ${sql_int8(
+        tx,
+        col((r) => r.createdAt),
+      )},
+      ${sql_int8(
+        tx,
+        col((r) => r.updatedAt),
+      )})`;
+  await tx`INSERT INTO link_counters (link_id, clicks, uniques, bots, last_clicked_at)
+    SELECT * FROM unnest(${sql_text(
+      tx,
+      col((r) => r.id),
+    )}, ${sql_int8(
+      tx,
+      col((r) => r.clickCount),
+    )},
+      ${sql_int8(
+        tx,
+        col((r) => r.uniqueCount),
+      )}, ${sql_int8(
+        tx,
+        col((r) => r.botCount),
+      )},
+      ${sql_int8(
+        tx,
+        col((r) => r.lastClickedAt),
+      )})`;
+  const tagLinks: string[] = [];
+  const tags: string[] = [];
+  for (const item of items) {
+    for (const tag of item.tags) {
+      tagLinks.push(item.row.id);
+      tags.push(tag);
+    }
+  }
+  if (tags.length) {
+    await tx`INSERT INTO link_tags (link_id, tag) SELECT * FROM unnest(${sql_text(tx, tagLinks)}, ${sql_text(tx, tags)})`;
+  }
+}
+
+/** A text[] parameter (nulls kept). */
+function sql_text(tx: Pg, values: (string | null)[]) {
+  return tx`${tx.array(values, 'text')}::text[]`;
+}
+
+/** An int8[] parameter (nulls kept). */
+function sql_int8(tx: Pg, values: (number | null)[]) {
+  return tx`${tx.array(values, 'int8')}::int8[]`;
+}
+
+/** The SET list of a link update: only the fields given. */
+function linkChanges(changes: Partial<LinkFields>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (changes.slug !== undefined) out.slug = changes.slug;
+  if (changes.destination !== undefined) out.destination = changes.destination;
+  if (changes.title !== undefined) out.title = changes.title;
+  if (changes.status !== undefined) out.status = changes.status;
+  if (changes.params !== undefined) out.params = JSON.stringify(changes.params);
+  if (changes.projectId !== undefined) out.project_id = changes.projectId;
+  if (changes.expiresAt !== undefined) out.expires_at = changes.expiresAt;
+  if (changes.clickLimit !== undefined) out.click_limit = changes.clickLimit;
+  if (changes.updatedAt !== undefined) out.updated_at = changes.updatedAt;
+  return out;
+}
+
+export function createPostgresLinkWrites(sql: Pg): LinkWrites {
+  return {
+    async insert(items) {
+      await sql.begin((tx) => insertLinks(tx, items));
+    },
+    async insertBulk(items, { skipExisting, freshSlug }) {
+      return sql.begin(async (tx) => {
+        const existing = skipExisting
+          ? await idsByDestination(
+              tx,
+              items.map((i) => i.row.destination),
+            )
+          : new Map<string, string>();
+        const writing = items.filter((i) => !existing.has(i.row.destination));
+        const taken = new Set(
+          (
+            await tx<{ slug: string }[]>`SELECT slug FROM links
+              WHERE slug = ANY(${tx.array(
+                writing.map((i) => i.row.slug),
+                'text',
+              )}::text[])`
+          ).map((r) => r.slug),
+        );
+        for (const item of writing) {
+          while (taken.has(item.row.slug) || (await tx`SELECT 1 FROM links WHERE slug = ${item.row.slug}`).length) {
+            item.row.slug = freshSlug();
+            taken.delete(item.row.slug);
+          }
+        }
+        await insertLinks(tx, writing);
+        return { inserted: writing, existing };
+      });
+    },
+    async update(updates) {
+      await sql.begin(async (tx) => {
+        for (const { id, changes, tags } of updates) {
+          const set = linkChanges(changes);
+          if (Object.keys(set).length) await tx`UPDATE links SET ${tx(set)} WHERE id = ${id}`;
+          if (tags) {
+            await tx`DELETE FROM link_tags WHERE link_id = ${id}`;
+            if (tags.length) {
+              await tx`INSERT INTO link_tags (link_id, tag)
+                SELECT ${id}, unnest(${tx.array(tags, 'text')}::text[])`;
+            }
+          }
+        }
+      });
+    },
+    async delete(ids) {
+      await sql.begin(async (tx) => {
+        // Sorted: the click writers lock counters rows in id order, and so must a delete.
+        for (const id of [...ids].sort()) {
+          await forgetLinkRollupsPg(tx, id);
+          await deleteLinkClicksPg(tx, id);
+        }
+        await tx`DELETE FROM links WHERE id = ANY(${tx.array(ids, 'text')}::text[])`;
+      });
+    },
+    async insertVariant(row) {
+      await insertVariantPostgres(sql, row);
+    },
+    async updateVariant(linkId, id, changes) {
+      await updateVariantPostgres(sql, linkId, id, changes);
+    },
+    async deleteVariant(linkId, id) {
+      await deleteVariantPostgres(sql, linkId, id);
+    },
+  };
+}
+
+/**
+ * Moves every link of a project to unfiled (updatedAt `now`), inside the caller's transaction
+ * (projects/store-postgres.ts deletes the project in the same one). Returns the links moved.
+ */
+export async function unfileProjectLinksPostgres(tx: Pg, projectId: string, now: number): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`
+    UPDATE links SET project_id = NULL, updated_at = ${now} WHERE project_id = ${projectId} RETURNING id`;
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,108 @@
+/**
+ * What the links module keeps, in its own words: links with their tags and counters, read by
+ * the API, the list, the slug index and other modules; and the writes of redirect facts (links,
+ * tags, variants), which only the LinkWriter (writer.ts) calls, so that the slug index is
+ * refreshed after every one of them. One implementation per engine beside this file.
+ */
+import type { VariantRow } from '../variants/store';
+import type { LinkFilterInput, LinkSort } from './model';
+import type { LinkFields, LinkRow } from './table';
+
+export type { LinkFields, LinkRow };
+
+/** What a redirect needs of a link (the in-memory slug index is built from these). */
+export type RedirectRow = Pick<
+  LinkRow,
+  'id' | 'slug' | 'status' | 'destination' | 'params' | 'expiresAt' | 'clickLimit' | 'clickCount'
+>;
+
+/** Where a page ends: the sort column's value and the id of the last link shown. */
+export interface PageKey {
+  value: number;
+  id: string;
+}
+
+/** The list's filters, and the instant availability is judged at (the injected clock's now). */
+export interface LinkFilter extends LinkFilterInput {
+  now: number;
+}
+
+export interface LinkPage {
+  rows: LinkRow[];
+  last: PageKey | null;
+  more: boolean;
+}
+
+/** A link to insert: its row (counters zero) and its tags. */
+export interface NewLink {
+  row: LinkRow;
+  tags: string[];
+}
+
+export interface LinkStore {
+  find(id: string): Promise<LinkRow | null>;
+  /** The rows of these ids that exist, in no particular order. */
+  findMany(ids: string[]): Promise<LinkRow[]>;
+  slugTaken(slug: string): Promise<boolean>;
+  /** The oldest link of each of these destinations. */
+  idsByDestination(destinations: string[]): Promise<Map<string, string>>;
+  /**
+   * One page in the sort's total order (sort column, then id), strictly after `after`: a link
+   * created meanwhile can never shift the pages, so nothing repeats and nothing is skipped.
+   */
+  page(filter: LinkFilter, sort: LinkSort, limit: number, after: PageKey | null): Promise<LinkPage>;
+  /** How many links the filters match: every page of the list together. */
+  count(filter: LinkFilter): Promise<number>;
+  /** The tags of each of these links, in tag order (a link without tags has no entry). */
+  tagsOf(ids: string[]): Promise<Map<string, string[]>>;
+  /** Tags in use with how many links carry each, most used first, then by tag. */
+  tagCounts(): Promise<{ tag: string; count: number }[]>;
+  /** Number of links per project id (null: unfiled), archived links included. */
+  countByProject(): Promise<Map<string | null, number>>;
+  countInProject(projectId: string): Promise<number>;
+  /** Current slug and title of the links of these ids that exist. */
+  names(ids: string[]): Promise<Map<string, { slug: string; title: string | null }>>;
+  /** The redirect rows of these ids that exist. */
+  redirectRows(ids: string[]): Promise<RedirectRow[]>;
+  redirectRowBySlug(slug: string): Promise<RedirectRow | null>;
+  /** A page of redirect rows in id order, strictly after `afterId` ('' for the first page). */
+  redirectPage(afterId: string, limit: number): Promise<RedirectRow[]>;
+}
+
+/** A bulk insert's answer: the links written, and the destinations found taken inside its transaction. */
+export interface BulkInserted {
+  inserted: NewLink[];
+  /** Destination -> the existing link, for the items skipped because it exists (skipExisting). */
+  existing: Map<string, string>;
+}
+
+/**
+ * The writes of redirect facts. Each is one transaction. Only links/writer.ts calls these (the
+ * architecture test link-writes.test.ts holds it), so the slug index learns of every one.
+ */
+export interface LinkWrites {
+  /** Throws a unique violation when a slug is taken, a foreign-key violation when the project is gone. */
+  insert(items: NewLink[]): Promise<void>;
+  /**
+   * Inserts in one transaction that re-checks what may have changed since the items were
+   * planned: with `skipExisting`, an item whose destination has a link now is skipped and
+   * reported; an item whose slug was taken meanwhile gets `freshSlug()`; a project deleted
+   * meanwhile is a foreign-key violation.
+   */
+  insertBulk(items: NewLink[], options: { skipExisting: boolean; freshSlug: () => string }): Promise<BulkInserted>;
+  /** Changes the fields given of each link; `tags`, when given, replace the link's tags. */
+  update(updates: { id: string; changes: Partial<LinkFields>; tags?: string[] }[]): Promise<void>;
+  /**
+   * Deletes links with their raw clicks and rollups (the workspace's lose their counts) in one
+   * transaction; variants, tags and counters go by the foreign keys' cascade.
+   */
+  delete(ids: string[]): Promise<void>;
+  insertVariant(row: VariantRow): Promise<void>;
+  updateVariant(linkId: string, id: string, changes: Partial<VariantRow>): Promise<void>;
+  deleteVariant(linkId: string, id: string): Promise<void>;
+}
+
+/** Ids each once, in order. */
+export function uniqueIds(ids: Iterable<string>): string[] {
+  return [...new Set(ids)];
+}

@@ -1,0 +1,71 @@
+/**
+ * The one way to write redirect facts (links, their tags and variants): every function here
+ * writes through the store's LinkWrites, then refreshes the slug index for the links it
+ * touched before it resolves, so the index cannot be left stale and a client that sees its
+ * write answered sees its redirect changed. A write that failed refreshes nothing.
+ * test/architecture/link-writes.test.ts holds that nothing else reaches `stores.linkWrites`.
+ * The click writer's additions to the counters are not redirect facts and do not come here.
+ */
+import type { Deps } from '../../deps';
+import type { VariantRow } from '../variants/store';
+import type { LinkFields, NewLink } from './store';
+
+type WriterDeps = Pick<Deps, 'stores' | 'linkIndex'>;
+
+export async function insertLinks(deps: WriterDeps, items: NewLink[]): Promise<void> {
+  await deps.stores.linkWrites.insert(items);
+  await deps.linkIndex.refreshMany(items.map((i) => i.row.id));
+}
+
+/** Inserts with the re-checks of a bulk create (store.ts LinkWrites.insertBulk); refreshes the links written. */
+export async function insertBulkLinks(
+  deps: WriterDeps,
+  items: NewLink[],
+  options: { skipExisting: boolean; freshSlug: () => string },
+) {
+  const written = await deps.stores.linkWrites.insertBulk(items, options);
+  await deps.linkIndex.refreshMany(written.inserted.map((i) => i.row.id));
+  return written;
+}
+
+/** Changes the fields given of each link; `tags`, when given, replace its tags. */
+export async function updateLinks(
+  deps: WriterDeps,
+  updates: { id: string; changes: Partial<LinkFields>; tags?: string[] }[],
+): Promise<void> {
+  if (updates.length === 0) return;
+  await deps.stores.linkWrites.update(updates);
+  await deps.linkIndex.refreshMany(updates.map((u) => u.id));
+}
+
+/** Deletes links with their clicks and statistics (store.ts says how); they stop redirecting at once. */
+export async function deleteLinks(deps: WriterDeps, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await deps.stores.linkWrites.delete(ids);
+  await deps.linkIndex.refreshMany(ids);
+}
+
+export async function insertVariant(deps: WriterDeps, row: VariantRow): Promise<void> {
+  await deps.stores.linkWrites.insertVariant(row);
+  await deps.linkIndex.refreshMany([row.linkId]);
+}
+
+export async function updateVariant(
+  deps: WriterDeps,
+  linkId: string,
+  id: string,
+  changes: Partial<VariantRow>,
+): Promise<void> {
+  await deps.stores.linkWrites.updateVariant(linkId, id, changes);
+  await deps.linkIndex.refreshMany([linkId]);
+}
+
+export async function deleteVariant(deps: WriterDeps, linkId: string, id: string): Promise<void> {
+  await deps.stores.linkWrites.deleteVariant(linkId, id);
+  await deps.linkIndex.refreshMany([linkId]);
+}
+
+/** After a project's deletion unfiled these links (projects/store.ts deleteUnfiling). */
+export async function linksUnfiled(deps: WriterDeps, ids: string[]): Promise<void> {
+  await deps.linkIndex.refreshMany(ids);
+}
