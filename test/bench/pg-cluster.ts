@@ -35,7 +35,9 @@ export async function benchPostgres(): Promise<{ url: string; stop(): void }> {
   const run = (args: string[]) => {
     const command = [join(bin(), args[0]!), ...args.slice(1)];
     const r = asPostgres
-      ? spawnSync('su', ['postgres', '-s', '/bin/sh', '-c', command.map((a) => `'${a}'`).join(' ')], { encoding: 'utf8' })
+      ? spawnSync('su', ['postgres', '-s', '/bin/sh', '-c', command.map((a) => `'${a}'`).join(' ')], {
+          encoding: 'utf8',
+        })
       : spawnSync(command[0]!, command.slice(1), { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`${args[0]} failed: ${r.stderr || r.stdout}`);
   };

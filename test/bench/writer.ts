@@ -33,17 +33,17 @@ import { CHECKPOINT_BYTES, WalCheckpointer } from '../../src/db/checkpoint';
 import { applyPragmas } from '../../src/db/client';
 import { num, openPostgres } from '../../src/db/postgres/client';
 import { systemClock } from '../../src/lib/clock';
-import { PgClickStore } from '../../src/modules/clicks/postgres/store';
 import { MAX_BATCH, toWire } from '../../src/modules/clicks/capture/flusher';
 import type { ClickRecord, WireClick } from '../../src/modules/clicks/capture/record';
 import { enrichClick } from '../../src/modules/clicks/enrich/enrich';
 import { openGeo } from '../../src/modules/clicks/enrich/geo';
 import { VisitorHasher } from '../../src/modules/clicks/enrich/visitor';
+import { PgClickStore } from '../../src/modules/clicks/postgres/store';
 import { sqliteSalts } from '../../src/modules/clicks/sqlite/salts';
 import { ClickStore, FOLD_MAX_CLICKS, FOLD_MAX_MS } from '../../src/modules/clicks/sqlite/store';
 import { TailAppender } from '../../src/modules/clicks/sqlite/tail-append';
 import { RollupValues } from '../../src/modules/rollups/rollup-values';
-import { PG_CLICK_TABLES, benchPostgres } from './pg-cluster';
+import { benchPostgres, PG_CLICK_TABLES } from './pg-cluster';
 import { benchDeps, NO_PARAMS, seedLinks } from './seed-links';
 
 const { values } = parseArgs({
