@@ -21,7 +21,7 @@ const result = await Bun.build({
   // The click writer, the export and the password checks run in Workers: their entries are bundled in too.
   entrypoints: [
     join(root, 'src', 'index.ts'),
-    join(root, 'src', 'modules', 'clicks', 'sqlite', 'writer-worker.ts'),
+    join(root, 'src', 'modules', 'clicks', 'capture', 'writer-worker.ts'),
     join(root, 'src', 'modules', 'analytics', 'export-worker.ts'),
     join(root, 'src', 'modules', 'sessions', 'verify-worker.ts'),
   ],

@@ -11,6 +11,7 @@ import { probeWrite, storageFailure } from './db/storage';
 import type { AccountStore, KeyStore } from './modules/auth/store';
 import { createPostgresAccountStore, createPostgresKeyStore } from './modules/auth/store-postgres';
 import { createSqliteAccountStore, createSqliteKeyStore } from './modules/auth/store-sqlite';
+import { type ClickWriter, openClickWriter, type WriterOptions } from './modules/clicks/public';
 import type { LinkStore, LinkWrites } from './modules/links/store';
 import { createPostgresLinkStore, createPostgresLinkWrites } from './modules/links/store-postgres';
 import { createSqliteLinkStore, createSqliteLinkWrites } from './modules/links/store-sqlite';
@@ -26,8 +27,14 @@ import { createSqliteVariantStore } from './modules/variants/store-sqlite';
 
 export type Engine = 'sqlite' | 'postgres';
 
+/** Where a thread opens a connection of its own to the same database (the click writer Worker). */
+export type DatabaseAddress = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
+
 export interface Stores {
   readonly engine: Engine;
+  readonly address: DatabaseAddress;
+  /** The engine's click writer on this connection (the inline sink: tests, replays). */
+  openClickWriter(options: WriterOptions): ClickWriter;
   readonly accounts: AccountStore;
   readonly keys: KeyStore;
   readonly sessions: SessionStore;
@@ -47,6 +54,8 @@ export interface Stores {
 export function sqliteStores(db: Db): Stores {
   return {
     engine: 'sqlite',
+    address: { engine: 'sqlite', path: db.$client.filename },
+    openClickWriter: (options) => openClickWriter({ engine: 'sqlite', sqlite: db.$client }, options),
     accounts: createSqliteAccountStore(db),
     keys: createSqliteKeyStore(db),
     sessions: createSqliteSessionStore(db),
@@ -66,9 +75,11 @@ export function sqliteStores(db: Db): Stores {
   };
 }
 
-export function postgresStores(sql: Pg): Stores {
+export function postgresStores(sql: Pg, url: string): Stores {
   return {
     engine: 'postgres',
+    address: { engine: 'postgres', url },
+    openClickWriter: (options) => openClickWriter({ engine: 'postgres', sql }, options),
     accounts: createPostgresAccountStore(sql),
     keys: createPostgresKeyStore(sql),
     sessions: createPostgresSessionStore(sql),

@@ -51,7 +51,7 @@ export async function makeTestApp(env: Record<string, string> = {}, options: Tes
   let stores: Stores;
   if (pgUrl) {
     db = unportedDb();
-    stores = postgresStores(openPostgres(pgUrl));
+    stores = postgresStores(openPostgres(pgUrl), pgUrl);
   } else {
     db = openDatabase(config.dbPath);
     migrateDatabase(db);

@@ -13,6 +13,7 @@ export type { ClickBuffer } from './capture/buffer';
 export { countCaptured } from './capture/live-counts';
 export { type ClickPipeline, createClickPipeline, type PipelineOptions } from './capture/pipeline';
 export { type ClickLinks, type ClickRecord, targetSerial } from './capture/record';
+export type { ClickWriter } from './capture/sink';
 export { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS } from './capture/spill';
 export * from './capture/target-block';
 // Enrichment other modules reuse (the sessions list names a session's browser).
@@ -35,3 +36,4 @@ export {
 export { upgradeClickStorage } from './sqlite/upgrade';
 // The server's start and stop, and the CLI's `slink migrate`.
 export { type ClickStart, type StopResult, startClickStorage } from './start';
+export { openClickWriter, type WriterOptions } from './writer';

@@ -36,7 +36,7 @@ async function withWorkerSink(
   const c = await setup();
   const { t } = c;
   const link = await createLink(c, { slug });
-  const sink = new WorkerSink({ dbPath: t.deps.config.dbPath, geoDb: null, ownHosts: ['localhost'] });
+  const sink = new WorkerSink({ database: t.deps.stores.address, geoDb: null, ownHosts: ['localhost'] });
   try {
     await body(sink, link.id, t);
   } finally {
@@ -82,7 +82,7 @@ describe('WorkerSink', () => {
     old.fold();
     expect(countClicks(t.deps.db.$client)).toBe(50);
     const sink = new WorkerSink({
-      dbPath: t.deps.config.dbPath,
+      database: t.deps.stores.address,
       geoDb: null,
       ownHosts: ['localhost'],
       retentionDays: 30,

@@ -5,7 +5,6 @@
 import type { Config } from '../../../config';
 import type { BaseDeps } from '../../../deps';
 import { type GeoLookup, openGeo } from '../enrich/geo';
-import { ClickStore } from '../sqlite/store';
 import { ClickBuffer } from './buffer';
 import { ClickFlusher } from './flusher';
 import { type ClickSink, HeldSink, type HoldReason, InlineSink, WorkerSink } from './sink';
@@ -42,25 +41,14 @@ export function createClickPipeline(base: BaseDeps, options: PipelineOptions = {
   const { config } = base;
   const ownHosts = ownHostsOf(config);
   const buffer = new ClickBuffer();
-  if (base.stores.engine === 'postgres') {
-    // The click storage on PostgreSQL is not there yet: clicks stay in the buffer.
-    const sink: ClickSink = {
-      add() {},
-      commit: () => Promise.reject(new Error('clicks cannot be written on PostgreSQL yet')),
-      discard() {},
-      fold: () => Promise.resolve(),
-      close: () => Promise.resolve(),
-    };
-    return {
-      buffer,
-      flusher: new ClickFlusher(buffer, sink, base.log),
-      geoSource: Promise.resolve('none'),
-      openWriter: () => false,
-    };
-  }
   if (!options.worker) {
     const geo = options.geo ?? openGeo(config.geoDb);
-    const store = new ClickStore(base.db.$client, geo, ownHosts, base.clock, { retentionDays: config.retentionDays });
+    const store = base.stores.openClickWriter({
+      geo,
+      ownHosts,
+      clock: base.clock,
+      retentionDays: config.retentionDays,
+    });
     const flusher = new ClickFlusher(buffer, new InlineSink(store), base.log);
     return { buffer, flusher, geoSource: Promise.resolve(geo.source), openWriter: () => false };
   }
@@ -68,7 +56,7 @@ export function createClickPipeline(base: BaseDeps, options: PipelineOptions = {
   const { promise: geoSource, resolve } = Promise.withResolvers<string>();
   const openWorker = (): ClickSink => {
     const worker = new WorkerSink({
-      dbPath: config.dbPath,
+      database: base.stores.address,
       geoDb: config.geoDb,
       ownHosts,
       retentionDays: config.retentionDays,

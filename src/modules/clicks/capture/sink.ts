@@ -6,8 +6,8 @@
  */
 import { workerEntry } from '../../../lib/worker-entry';
 import { WorkerClient } from '../../../lib/worker-rpc';
-import type { WriterHandlers } from '../sqlite/writer-worker';
 import type { WireClick } from './record';
+import type { WriterHandlers, WriterOpenOptions } from './writer-worker';
 
 export interface WriteOutcome {
   written: number;
@@ -132,8 +132,8 @@ export class WorkerSink implements ClickSink {
   /** Resolves with the geo source once the Worker has opened the database. */
   readonly ready: Promise<string>;
 
-  constructor(options: { dbPath: string; geoDb: string | null; ownHosts: string[]; retentionDays?: number }) {
-    const worker = new Worker(workerEntry('modules/clicks/sqlite/writer-worker.ts'), { smol: true });
+  constructor(options: WriterOpenOptions) {
+    const worker = new Worker(workerEntry('modules/clicks/capture/writer-worker.ts'), { smol: true });
     this.writer = new WorkerClient<WriterHandlers>(worker, 'click writer');
     this.ready = this.writer.call('open', options);
   }

@@ -1,0 +1,39 @@
+/**
+ * The click writer of an engine, opened on a connection of its own kind: the store of
+ * sqlite/store.ts on a SQLite connection, or of postgres/store.ts on a PostgreSQL pool. The
+ * inline sink (tests) opens one on the stores' own connection; the writer Worker opens its own
+ * connection from the database's address (stores.ts) and then one of these.
+ */
+import type { Database } from 'bun:sqlite';
+import type { WalCheckpointer } from '../../db/checkpoint';
+import type { Pg } from '../../db/postgres/client';
+import type { Clock } from '../../lib/clock';
+import type { ClickWriter } from './capture/sink';
+import type { GeoLookup } from './enrich/geo';
+import { PgClickStore } from './postgres/store';
+import { ClickStore } from './sqlite/store';
+
+/** A connection the click writer can write on. */
+export type WriterConnection = { engine: 'sqlite'; sqlite: Database } | { engine: 'postgres'; sql: Pg };
+
+export interface WriterOptions {
+  geo: GeoLookup;
+  ownHosts: readonly string[];
+  clock: Clock;
+  retentionDays: number;
+  /** SQLite only: the WAL policy of the writer's connection (the Worker's). */
+  checkpoints?: WalCheckpointer;
+}
+
+/** Also a ClickStore when on SQLite (the Worker reads its fold count). */
+export function openClickWriter(connection: WriterConnection, options: WriterOptions): ClickWriter {
+  if (connection.engine === 'postgres') {
+    return new PgClickStore(connection.sql, options.geo, options.ownHosts, options.clock, {
+      retentionDays: options.retentionDays,
+    });
+  }
+  return new ClickStore(connection.sqlite, options.geo, options.ownHosts, options.clock, {
+    retentionDays: options.retentionDays,
+    checkpoints: options.checkpoints,
+  });
+}
