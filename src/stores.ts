@@ -46,8 +46,11 @@ export interface Stores {
   /** The writes of redirect facts: only links/writer.ts uses them (the slug index follows every one). */
   readonly linkWrites: LinkWrites;
   readonly variants: VariantStore;
-  /** Whether the database answers a trivial query (/healthz). */
-  ping(): Promise<boolean>;
+  /**
+   * Whether the database answers a trivial query (/healthz): `gone` (the SQLite connection cannot
+   * answer at all) or a short reason why the server cannot be reached right now (PostgreSQL).
+   */
+  ping(): Promise<'ok' | 'gone' | { unreachable: string }>;
   /** Null when the database takes writes, else a short reason (/healthz: degraded). */
   probeWrite(): Promise<string | null>;
   /**
@@ -77,7 +80,7 @@ export function sqliteStores(db: Db): Stores {
     linkWrites: createSqliteLinkWrites(db),
     variants: createSqliteVariantStore(db),
     async ping() {
-      return pingDatabase(db);
+      return pingDatabase(db) ? 'ok' : 'gone';
     },
     async probeWrite() {
       return probeWrite(db.$client);
@@ -110,9 +113,9 @@ export function postgresStores(sql: Pg, url: string): Stores {
     async ping() {
       try {
         await sql`SELECT 1`;
-        return true;
-      } catch {
-        return false;
+        return 'ok';
+      } catch (err) {
+        return { unreachable: storageFailure(err) ?? 'database unreachable' };
       }
     },
     async probeWrite() {
