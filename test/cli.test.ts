@@ -8,6 +8,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_VARS } from '../src/config';
 import { ACC_LINE, fails, inspect, KEY_LINE, ok, PASSWORD, slink, tempDir } from './helpers/cli';
+import { type CliDatabase, cliDatabase } from './helpers/cli-engine';
+import { forEachEngine } from './helpers/engines';
 import { BUN, cleanEnv, freePort, lines, type RunningProcess, run, start, waitHealthy } from './helpers/proc';
 
 describe('slink --help', () => {
@@ -73,289 +75,287 @@ describe('slink --help', () => {
   });
 });
 
-describe('slink user add', () => {
-  let db: string;
-  beforeAll(() => {
-    db = join(tempDir(), 'nested', 'slink.db');
-  });
+forEachEngine((engine) => {
+  describe('slink user add', () => {
+    let cli: CliDatabase;
+    beforeAll(async () => {
+      cli = await cliDatabase(engine, join(tempDir(), 'nested', 'slink.db'));
+    });
 
-  test('--superuser --password prints the account id alone; the DB folder is created', async () => {
-    const out = await ok(slink(db, ['user', 'add', 'Admin@Example.com', '--superuser', '--password', PASSWORD]));
-    expect(out).toMatch(ACC_LINE);
-    expect(existsSync(db)).toBe(true);
-    const row = inspect(db, (s) =>
-      s
-        .query<{ email: string; is_superuser: number; password_hash: string }, [string]>(
-          'SELECT * FROM accounts WHERE id = ?',
-        )
-        .get(out.trim()),
-    );
-    expect(row?.email).toBe('Admin@Example.com');
-    expect(row?.is_superuser).toBe(1);
-    expect(row?.password_hash).not.toContain(PASSWORD);
-  });
+    test('--superuser --password prints the account id alone; the DB folder is created', async () => {
+      const out = await ok(cli.run(['user', 'add', 'Admin@Example.com', '--superuser', '--password', PASSWORD]));
+      expect(out).toMatch(ACC_LINE);
+      // SQLite makes the file (and its folder); PostgreSQL leaves SLINK_DB alone.
+      expect(existsSync(cli.path)).toBe(engine === 'sqlite');
+      const [row] = await cli.rows<{ email: string; is_superuser: number; password_hash: string }>(
+        'SELECT * FROM accounts WHERE id = $1',
+        out.trim(),
+      );
+      expect(row?.email).toBe('Admin@Example.com');
+      expect(row?.is_superuser).toBe(1);
+      expect(row?.password_hash).not.toContain(PASSWORD);
+    });
 
-  test('reads the password from stdin when --password is not given', async () => {
-    const out = await ok(slink(db, ['user', 'add', 'reader@example.com'], { stdin: `${PASSWORD}\n` }));
-    expect(out).toMatch(ACC_LINE);
-    const row = inspect(db, (s) =>
-      s
-        .query<{ password_hash: string; is_superuser: number }, [string]>('SELECT * FROM accounts WHERE id = ?')
-        .get(out.trim()),
-    );
-    expect(row?.is_superuser).toBe(0);
-    // Only the first line is the password: the newline is not part of it.
-    expect(await Bun.password.verify(PASSWORD, row!.password_hash)).toBe(true);
-  });
+    test('reads the password from stdin when --password is not given', async () => {
+      const out = await ok(cli.run(['user', 'add', 'reader@example.com'], { stdin: `${PASSWORD}\n` }));
+      expect(out).toMatch(ACC_LINE);
+      const [row] = await cli.rows<{ password_hash: string; is_superuser: number }>(
+        'SELECT * FROM accounts WHERE id = $1',
+        out.trim(),
+      );
+      expect(row?.is_superuser).toBe(0);
+      // Only the first line is the password: the newline is not part of it.
+      expect(await Bun.password.verify(PASSWORD, row!.password_hash)).toBe(true);
+    });
 
-  test('a short password on stdin is refused', async () => {
-    const msg = await fails(slink(db, ['user', 'add', 'short-stdin@example.com'], { stdin: 'abc\n' }));
-    expect(msg).toContain('Password');
-  });
+    test('a short password on stdin is refused', async () => {
+      const msg = await fails(cli.run(['user', 'add', 'short-stdin@example.com'], { stdin: 'abc\n' }));
+      expect(msg).toContain('Password');
+    });
 
-  test('a duplicate email, in any case, fails with one line', async () => {
-    const msg = await fails(slink(db, ['user', 'add', 'aDMIN@example.COM', '--password', PASSWORD]));
-    expect(msg).toContain('already exists');
-    await fails(slink(db, ['user', 'add', 'admin@example.com', '--password', PASSWORD]));
-  });
+    test('a duplicate email, in any case, fails with one line', async () => {
+      const msg = await fails(cli.run(['user', 'add', 'aDMIN@example.COM', '--password', PASSWORD]));
+      expect(msg).toContain('already exists');
+      await fails(cli.run(['user', 'add', 'admin@example.com', '--password', PASSWORD]));
+    });
 
-  test('a bad email fails with one line', async () => {
-    for (const email of ['not-an-email', 'a@b', 'a b@example.com']) {
-      const msg = await fails(slink(db, ['user', 'add', email, '--password', PASSWORD]));
-      expect(msg.toLowerCase()).toContain('email');
-    }
-  });
+    test('a bad email fails with one line', async () => {
+      for (const email of ['not-an-email', 'a@b', 'a b@example.com']) {
+        const msg = await fails(cli.run(['user', 'add', email, '--password', PASSWORD]));
+        expect(msg.toLowerCase()).toContain('email');
+      }
+    });
 
-  test('a password shorter than 8 characters fails with one line', async () => {
-    const msg = await fails(slink(db, ['user', 'add', 'short@example.com', '--password', 'seven77']));
-    expect(msg).toContain('at least 8');
-  });
+    test('a password shorter than 8 characters fails with one line', async () => {
+      const msg = await fails(cli.run(['user', 'add', 'short@example.com', '--password', 'seven77']));
+      expect(msg).toContain('at least 8');
+    });
 
-  test('missing email, extra arguments, unknown options and unknown verbs fail with one line', async () => {
-    await fails(slink(db, ['user', 'add', '--password', PASSWORD]));
-    await fails(slink(db, ['user', 'add', 'x@example.com', 'y@example.com', '--password', PASSWORD]));
-    await fails(slink(db, ['user', 'add', 'x@example.com', '--password']));
-    await fails(slink(db, ['user', 'add', 'x@example.com', '--password', PASSWORD, '--admin']));
-    await fails(slink(db, ['user', 'remove', 'x@example.com']));
-    await fails(slink(db, ['user']));
-  });
+    test('missing email, extra arguments, unknown options and unknown verbs fail with one line', async () => {
+      await fails(cli.run(['user', 'add', '--password', PASSWORD]));
+      await fails(cli.run(['user', 'add', 'x@example.com', 'y@example.com', '--password', PASSWORD]));
+      await fails(cli.run(['user', 'add', 'x@example.com', '--password']));
+      await fails(cli.run(['user', 'add', 'x@example.com', '--password', PASSWORD, '--admin']));
+      await fails(cli.run(['user', 'remove', 'x@example.com']));
+      await fails(cli.run(['user']));
+    });
 
-  test('nothing was created by the failures', async () => {
-    const emails = inspect(db, (s) =>
-      s.query<{ email: string }, []>('SELECT email FROM accounts ORDER BY email').all(),
-    );
-    expect(emails.map((r) => r.email)).toEqual(['Admin@Example.com', 'reader@example.com']);
-  });
-});
-
-describe('slink key create / list / revoke', () => {
-  let db: string;
-  beforeAll(async () => {
-    db = join(tempDir(), 'slink.db');
-    await ok(slink(db, ['user', 'add', 'owner@example.com', '--superuser', '--password', PASSWORD]));
-    await ok(slink(db, ['user', 'add', 'other@example.com', '--password', PASSWORD]));
-  });
-
-  test('prints the key alone on one line', async () => {
-    const out = await ok(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'write']));
-    expect(out).toMatch(KEY_LINE);
-  });
-
-  test('--user matches the email in any case; --name and --scope read are stored', async () => {
-    const out = await ok(
-      slink(db, ['key', 'create', '--user', 'OTHER@example.com', '--scope', 'read', '--name', 'reporting']),
-    );
-    expect(out).toMatch(KEY_LINE);
-    const list = JSON.parse(await ok(slink(db, ['key', 'list', '--user', 'other@example.com', '--json']))) as Record<
-      string,
-      unknown
-    >[];
-    expect(list).toHaveLength(1);
-    expect(list[0]).toMatchObject({
-      name: 'reporting',
-      scope: 'read',
-      user: 'other@example.com',
-      status: 'active',
-      prefix: out.slice(0, 12),
+    test('nothing was created by the failures', async () => {
+      const emails = await cli.rows<{ email: string }>('SELECT email FROM accounts ORDER BY id');
+      emails.sort((a, b) => (a.email < b.email ? -1 : 1));
+      expect(emails.map((r) => r.email)).toEqual(['Admin@Example.com', 'reader@example.com']);
     });
   });
 
-  test('--json prints exactly {id, key, scope, expiresAt} on one line', async () => {
-    const out = await ok(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--json']));
-    expect(lines(out)).toHaveLength(1);
-    const body = JSON.parse(out) as Record<string, unknown>;
-    expect(Object.keys(body)).toEqual(['id', 'key', 'scope', 'expiresAt']);
-    expect(body.id).toMatch(/^key_[A-Za-z0-9]+$/);
-    expect(`${String(body.key)}\n`).toMatch(KEY_LINE);
-    expect(body.scope).toBe('read');
-    expect(body.expiresAt).toBeNull();
-  });
+  describe('slink key create / list / revoke', () => {
+    let cli: CliDatabase;
+    beforeAll(async () => {
+      cli = await cliDatabase(engine);
+      await ok(cli.run(['user', 'add', 'owner@example.com', '--superuser', '--password', PASSWORD]));
+      await ok(cli.run(['user', 'add', 'other@example.com', '--password', PASSWORD]));
+    });
 
-  for (const [dur, ms] of [
-    ['90s', 90_000],
-    ['15m', 900_000],
-    ['12h', 43_200_000],
-    ['30d', 2_592_000_000],
-  ] as const) {
-    test(`--expires-in ${dur} sets expiresAt to now + ${dur}`, async () => {
-      const before = Date.now();
+    test('prints the key alone on one line', async () => {
+      const out = await ok(cli.run(['key', 'create', '--user', 'owner@example.com', '--scope', 'write']));
+      expect(out).toMatch(KEY_LINE);
+    });
+
+    test('--user matches the email in any case; --name and --scope read are stored', async () => {
       const out = await ok(
-        slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'write', '--expires-in', dur, '--json']),
+        cli.run(['key', 'create', '--user', 'OTHER@example.com', '--scope', 'read', '--name', 'reporting']),
       );
-      const after = Date.now();
-      const body = JSON.parse(out) as { expiresAt: number; scope: string };
-      expect(body.scope).toBe('write');
-      expect(body.expiresAt).toBeGreaterThanOrEqual(before + ms);
-      expect(body.expiresAt).toBeLessThanOrEqual(after + ms);
+      expect(out).toMatch(KEY_LINE);
+      const list = JSON.parse(await ok(cli.run(['key', 'list', '--user', 'other@example.com', '--json']))) as Record<
+        string,
+        unknown
+      >[];
+      expect(list).toHaveLength(1);
+      expect(list[0]).toMatchObject({
+        name: 'reporting',
+        scope: 'read',
+        user: 'other@example.com',
+        status: 'active',
+        prefix: out.slice(0, 12),
+      });
     });
-  }
 
-  test('--option=value works like --option value', async () => {
-    const out = await ok(
-      slink(db, ['key', 'create', '--user=owner@example.com', '--scope=read', '--expires-in=1d', '--json']),
-    );
-    expect((JSON.parse(out) as { scope: string }).scope).toBe('read');
-  });
+    test('--json prints exactly {id, key, scope, expiresAt} on one line', async () => {
+      const out = await ok(cli.run(['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--json']));
+      expect(lines(out)).toHaveLength(1);
+      const body = JSON.parse(out) as Record<string, unknown>;
+      expect(Object.keys(body)).toEqual(['id', 'key', 'scope', 'expiresAt']);
+      expect(body.id).toMatch(/^key_[A-Za-z0-9]+$/);
+      expect(`${String(body.key)}\n`).toMatch(KEY_LINE);
+      expect(body.scope).toBe('read');
+      expect(body.expiresAt).toBeNull();
+    });
 
-  test('a bad scope fails with one line', async () => {
-    for (const scope of ['admin', 'READ', '']) {
-      const msg = await fails(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', scope]));
-      expect(msg).toContain('scope');
+    for (const [dur, ms] of [
+      ['90s', 90_000],
+      ['15m', 900_000],
+      ['12h', 43_200_000],
+      ['30d', 2_592_000_000],
+    ] as const) {
+      test(`--expires-in ${dur} sets expiresAt to now + ${dur}`, async () => {
+        const before = Date.now();
+        const out = await ok(
+          cli.run(['key', 'create', '--user', 'owner@example.com', '--scope', 'write', '--expires-in', dur, '--json']),
+        );
+        const after = Date.now();
+        const body = JSON.parse(out) as { expiresAt: number; scope: string };
+        expect(body.scope).toBe('write');
+        expect(body.expiresAt).toBeGreaterThanOrEqual(before + ms);
+        expect(body.expiresAt).toBeLessThanOrEqual(after + ms);
+      });
     }
-  });
 
-  test('a bad duration fails with one line', async () => {
-    for (const dur of ['10', '10w', '1.5h', '-5m', '0s', 'm', 'soon']) {
-      const msg = await fails(
-        slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', `--expires-in=${dur}`]),
+    test('--option=value works like --option value', async () => {
+      const out = await ok(
+        cli.run(['key', 'create', '--user=owner@example.com', '--scope=read', '--expires-in=1d', '--json']),
       );
-      expect(msg).toContain('expires-in');
-    }
-  });
+      expect((JSON.parse(out) as { scope: string }).scope).toBe('read');
+    });
 
-  test('an unknown user fails with one line', async () => {
-    const msg = await fails(slink(db, ['key', 'create', '--user', 'nobody@example.com', '--scope', 'read']));
-    expect(msg).toContain('nobody@example.com');
-    await fails(slink(db, ['key', 'list', '--user', 'nobody@example.com']));
-  });
+    test('a bad scope fails with one line', async () => {
+      for (const scope of ['admin', 'READ', '']) {
+        const msg = await fails(cli.run(['key', 'create', '--user', 'owner@example.com', '--scope', scope]));
+        expect(msg).toContain('scope');
+      }
+    });
 
-  test('missing options fail with one line', async () => {
-    await fails(slink(db, ['key', 'create', '--scope', 'read']));
-    await fails(slink(db, ['key', 'create', '--user', 'owner@example.com']));
-    await fails(slink(db, ['key', 'create']));
-    await fails(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope']));
-    await fails(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', 'extra']));
-    await fails(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--bogus']));
-    await fails(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--json=yes']));
-  });
+    test('a bad duration fails with one line', async () => {
+      for (const dur of ['10', '10w', '1.5h', '-5m', '0s', 'm', 'soon']) {
+        const msg = await fails(
+          cli.run(['key', 'create', '--user', 'owner@example.com', '--scope', 'read', `--expires-in=${dur}`]),
+        );
+        expect(msg).toContain('expires-in');
+      }
+    });
 
-  test('revoke: unknown id, missing id and unknown verbs fail with one line', async () => {
-    await fails(slink(db, ['key', 'revoke', 'key_doesnotexist00']));
-    await fails(slink(db, ['key', 'revoke']));
-    await fails(slink(db, ['key', 'revoke', 'a', 'b']));
-    await fails(slink(db, ['key', 'rotate']));
-    await fails(slink(db, ['key']));
-  });
+    test('an unknown user fails with one line', async () => {
+      const msg = await fails(cli.run(['key', 'create', '--user', 'nobody@example.com', '--scope', 'read']));
+      expect(msg).toContain('nobody@example.com');
+      await fails(cli.run(['key', 'list', '--user', 'nobody@example.com']));
+    });
 
-  test('list (table and --json) never shows the secret and shows revoked keys as revoked', async () => {
-    const created = JSON.parse(
-      await ok(
-        slink(db, [
-          'key',
-          'create',
-          '--user',
-          'other@example.com',
-          '--scope',
-          'write',
-          '--name',
-          'to revoke',
-          '--json',
-        ]),
-      ),
-    ) as {
-      id: string;
-      key: string;
-    };
-    expect(await ok(slink(db, ['key', 'revoke', created.id]))).toBe('');
-    // Revoking twice is still a success with no output.
-    expect(await ok(slink(db, ['key', 'revoke', created.id]))).toBe('');
+    test('missing options fail with one line', async () => {
+      await fails(cli.run(['key', 'create', '--scope', 'read']));
+      await fails(cli.run(['key', 'create', '--user', 'owner@example.com']));
+      await fails(cli.run(['key', 'create']));
+      await fails(cli.run(['key', 'create', '--user', 'owner@example.com', '--scope']));
+      await fails(cli.run(['key', 'create', '--user', 'owner@example.com', '--scope', 'read', 'extra']));
+      await fails(cli.run(['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--bogus']));
+      await fails(cli.run(['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--json=yes']));
+    });
 
-    const table = await ok(slink(db, ['key', 'list']));
-    const rows = lines(table);
-    expect(rows[0]!.split(/\s{2,}/)).toEqual([
-      'ID',
-      'PREFIX',
-      'SCOPE',
-      'STATUS',
-      'USER',
-      'NAME',
-      'CREATED',
-      'EXPIRES',
-      'LAST USED',
-    ]);
-    const row = rows.find((r) => r.startsWith(`${created.id} `));
-    expect(row).toBeDefined();
-    expect(row!).toContain(created.key.slice(0, 12));
-    expect(row!).toMatch(/\brevoked\b/);
-    expect(row!).toContain('other@example.com');
-    expect(row!).toContain('to revoke');
-    expect(table).not.toContain(created.key);
-    expect(table).not.toContain(created.key.slice(12));
+    test('revoke: unknown id, missing id and unknown verbs fail with one line', async () => {
+      await fails(cli.run(['key', 'revoke', 'key_doesnotexist00']));
+      await fails(cli.run(['key', 'revoke']));
+      await fails(cli.run(['key', 'revoke', 'a', 'b']));
+      await fails(cli.run(['key', 'rotate']));
+      await fails(cli.run(['key']));
+    });
 
-    const json = await ok(slink(db, ['key', 'list', '--json']));
-    expect(lines(json)).toHaveLength(1);
-    expect(json).not.toContain(created.key.slice(12));
-    const list = JSON.parse(json) as Record<string, unknown>[];
-    // One entry per key in the table; fields never include the key or its hash.
-    expect(list).toHaveLength(rows.length - 1);
-    for (const entry of list) {
-      expect(Object.keys(entry).sort()).toEqual([
-        'createdAt',
-        'expiresAt',
-        'id',
-        'lastUsedAt',
-        'name',
-        'prefix',
-        'revokedAt',
-        'scope',
-        'status',
-        'user',
+    test('list (table and --json) never shows the secret and shows revoked keys as revoked', async () => {
+      const created = JSON.parse(
+        await ok(
+          cli.run([
+            'key',
+            'create',
+            '--user',
+            'other@example.com',
+            '--scope',
+            'write',
+            '--name',
+            'to revoke',
+            '--json',
+          ]),
+        ),
+      ) as {
+        id: string;
+        key: string;
+      };
+      expect(await ok(cli.run(['key', 'revoke', created.id]))).toBe('');
+      // Revoking twice is still a success with no output.
+      expect(await ok(cli.run(['key', 'revoke', created.id]))).toBe('');
+
+      const table = await ok(cli.run(['key', 'list']));
+      const rows = lines(table);
+      expect(rows[0]!.split(/\s{2,}/)).toEqual([
+        'ID',
+        'PREFIX',
+        'SCOPE',
+        'STATUS',
+        'USER',
+        'NAME',
+        'CREATED',
+        'EXPIRES',
+        'LAST USED',
       ]);
-    }
-    const entry = list.find((k) => k.id === created.id)!;
-    expect(entry).toMatchObject({
-      status: 'revoked',
-      scope: 'write',
-      user: 'other@example.com',
-      name: 'to revoke',
-      prefix: created.key.slice(0, 12),
+      const row = rows.find((r) => r.startsWith(`${created.id} `));
+      expect(row).toBeDefined();
+      expect(row!).toContain(created.key.slice(0, 12));
+      expect(row!).toMatch(/\brevoked\b/);
+      expect(row!).toContain('other@example.com');
+      expect(row!).toContain('to revoke');
+      expect(table).not.toContain(created.key);
+      expect(table).not.toContain(created.key.slice(12));
+
+      const json = await ok(cli.run(['key', 'list', '--json']));
+      expect(lines(json)).toHaveLength(1);
+      expect(json).not.toContain(created.key.slice(12));
+      const list = JSON.parse(json) as Record<string, unknown>[];
+      // One entry per key in the table; fields never include the key or its hash.
+      expect(list).toHaveLength(rows.length - 1);
+      for (const entry of list) {
+        expect(Object.keys(entry).sort()).toEqual([
+          'createdAt',
+          'expiresAt',
+          'id',
+          'lastUsedAt',
+          'name',
+          'prefix',
+          'revokedAt',
+          'scope',
+          'status',
+          'user',
+        ]);
+      }
+      const entry = list.find((k) => k.id === created.id)!;
+      expect(entry).toMatchObject({
+        status: 'revoked',
+        scope: 'write',
+        user: 'other@example.com',
+        name: 'to revoke',
+        prefix: created.key.slice(0, 12),
+      });
+      expect(typeof entry.revokedAt).toBe('number');
+
+      // --user narrows the list.
+      const mine = JSON.parse(await ok(cli.run(['key', 'list', '--user', 'OWNER@example.com', '--json']))) as {
+        user: string;
+      }[];
+      expect(mine.length).toBeGreaterThan(0);
+      expect(mine.every((k) => k.user === 'owner@example.com')).toBe(true);
+      expect(mine.length).toBeLessThan(list.length);
     });
-    expect(typeof entry.revokedAt).toBe('number');
 
-    // --user narrows the list.
-    const mine = JSON.parse(await ok(slink(db, ['key', 'list', '--user', 'OWNER@example.com', '--json']))) as {
-      user: string;
-    }[];
-    expect(mine.length).toBeGreaterThan(0);
-    expect(mine.every((k) => k.user === 'owner@example.com')).toBe(true);
-    expect(mine.length).toBeLessThan(list.length);
-  });
+    test('the database stores only a hash of each key', async () => {
+      const created = JSON.parse(
+        await ok(cli.run(['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--json'])),
+      ) as { id: string; key: string };
+      const dump = JSON.stringify(await cli.rows('SELECT * FROM api_keys'));
+      expect(dump).toContain(created.id);
+      expect(dump).not.toContain(created.key.slice(12));
+    });
 
-  test('the database stores only a hash of each key', async () => {
-    const created = JSON.parse(
-      await ok(slink(db, ['key', 'create', '--user', 'owner@example.com', '--scope', 'read', '--json'])),
-    ) as { id: string; key: string };
-    const dump = JSON.stringify(inspect(db, (s) => s.query('SELECT * FROM api_keys').all()));
-    expect(dump).toContain(created.id);
-    expect(dump).not.toContain(created.key.slice(12));
-  });
-
-  test('an empty list prints only the header, or [] with --json', async () => {
-    const empty = join(tempDir(), 'slink.db');
-    expect(lines(await ok(slink(empty, ['key', 'list'])))).toEqual([
-      'ID  PREFIX  SCOPE  STATUS  USER  NAME  CREATED  EXPIRES  LAST USED',
-    ]);
-    expect(await ok(slink(empty, ['key', 'list', '--json']))).toBe('[]\n');
+    test('an empty list prints only the header, or [] with --json', async () => {
+      const empty = await cliDatabase(engine);
+      expect(lines(await ok(empty.run(['key', 'list'])))).toEqual([
+        'ID  PREFIX  SCOPE  STATUS  USER  NAME  CREATED  EXPIRES  LAST USED',
+      ]);
+      expect(await ok(empty.run(['key', 'list', '--json']))).toBe('[]\n');
+    });
   });
 });
 
