@@ -1,139 +1,141 @@
 /**
  * `slink user list` and `slink user password` as an operator meets them: the real entry point
- * spawned as a process; the password change is checked against a running server (sign-in with
+ * spawned as a process, on both engines; the password change is checked against a running server (sign-in with
  * the old and the new password, and a session cookie from before the change).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { join } from 'node:path';
-import { fails, inspect, ok, PASSWORD, slink, tempDir } from './helpers/cli';
+import { fails, ok, PASSWORD } from './helpers/cli';
+import { type CliDatabase, cliDatabase } from './helpers/cli-engine';
+import { forEachEngine } from './helpers/engines';
 import { cleanEnv, freePort, lines, type RunningProcess, start, waitHealthy } from './helpers/proc';
 
 const NEW_PASSWORD = 'a brand new passphrase';
 
-describe('slink user list', () => {
-  let db: string;
-  beforeAll(async () => {
-    db = join(tempDir(), 'slink.db');
-    await ok(slink(db, ['user', 'add', 'boss@example.com', '--superuser', '--password', PASSWORD]));
-    await ok(slink(db, ['user', 'add', 'member@example.com', '--password', PASSWORD]));
-  });
+forEachEngine((engine) => {
+  describe('slink user list', () => {
+    let cli: CliDatabase;
+    beforeAll(async () => {
+      cli = await cliDatabase(engine);
+      await ok(cli.run(['user', 'add', 'boss@example.com', '--superuser', '--password', PASSWORD]));
+      await ok(cli.run(['user', 'add', 'member@example.com', '--password', PASSWORD]));
+    });
 
-  test('a table: one row an account, oldest first, never a password hash', async () => {
-    const rows = lines(await ok(slink(db, ['user', 'list'])));
-    expect(rows[0]!.split(/\s{2,}/)).toEqual(['ID', 'EMAIL', 'SUPERUSER', 'CREATED', 'LAST SIGN-IN', 'DISABLED']);
-    expect(rows).toHaveLength(3);
-    const [boss, member] = rows.slice(1).map((r) => r.split(/\s{2,}/));
-    expect(boss!.slice(1)).toEqual([
-      'boss@example.com',
-      'yes',
-      expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
-      '-',
-      '-',
-    ]);
-    expect(member!.slice(1, 3)).toEqual(['member@example.com', 'no']);
-    expect(rows.join('\n')).not.toContain('argon2');
-  });
-
-  test('--json: an array with email, superuser, created and last sign-in', async () => {
-    const out = await ok(slink(db, ['user', 'list', '--json']));
-    expect(lines(out)).toHaveLength(1);
-    const list = JSON.parse(out) as Record<string, unknown>[];
-    expect(list.map((a) => [a.email, a.superuser, a.lastSignInAt, a.disabledAt])).toEqual([
-      ['boss@example.com', true, null, null],
-      ['member@example.com', false, null, null],
-    ]);
-    for (const entry of list) {
-      expect(Object.keys(entry).sort()).toEqual([
-        'createdAt',
-        'disabledAt',
-        'email',
-        'id',
-        'lastSignInAt',
-        'superuser',
+    test('a table: one row an account, oldest first, never a password hash', async () => {
+      const rows = lines(await ok(cli.run(['user', 'list'])));
+      expect(rows[0]!.split(/\s{2,}/)).toEqual(['ID', 'EMAIL', 'SUPERUSER', 'CREATED', 'LAST SIGN-IN', 'DISABLED']);
+      expect(rows).toHaveLength(3);
+      const [boss, member] = rows.slice(1).map((r) => r.split(/\s{2,}/));
+      expect(boss!.slice(1)).toEqual([
+        'boss@example.com',
+        'yes',
+        expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+        '-',
+        '-',
       ]);
-      expect(typeof entry.createdAt).toBe('number');
-      expect(entry.id).toMatch(/^acc_/);
-    }
-  });
-
-  test('no accounts: only the header, or [] with --json', async () => {
-    const empty = join(tempDir(), 'slink.db');
-    expect(lines(await ok(slink(empty, ['user', 'list'])))).toEqual([
-      'ID  EMAIL  SUPERUSER  CREATED  LAST SIGN-IN  DISABLED',
-    ]);
-    expect(await ok(slink(empty, ['user', 'list', '--json']))).toBe('[]\n');
-  });
-
-  test('extra arguments and unknown options fail with one line', async () => {
-    await fails(slink(db, ['user', 'list', 'boss@example.com']));
-    await fails(slink(db, ['user', 'list', '--all']));
-    await fails(slink(db, ['user', 'list', '--json=yes']));
-  });
-});
-
-describe('slink user password', () => {
-  let db: string;
-  let server: RunningProcess | undefined;
-  afterAll(() => server?.kill());
-
-  beforeAll(async () => {
-    db = join(tempDir(), 'slink.db');
-    await ok(slink(db, ['user', 'add', 'forgetful@example.com', '--password', PASSWORD]));
-  });
-
-  const signIn = (password: string) =>
-    fetch(`${server!.base}/api/app/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
-      body: JSON.stringify({ email: 'forgetful@example.com', password }),
+      expect(member!.slice(1, 3)).toEqual(['member@example.com', 'no']);
+      expect(rows.join('\n')).not.toContain('argon2');
     });
 
-  test('sets the password from stdin, prints nothing, and ends the sessions of the account', async () => {
-    const port = freePort();
-    const env = cleanEnv({ SLINK_DB: db, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1' });
-    server = start([process.execPath, 'run', 'src/index.ts', 'serve'], port, { env });
-    await waitHealthy(server);
-
-    const before = await signIn(PASSWORD);
-    expect(before.status).toBe(200);
-    const cookie = before.headers.get('set-cookie')!.split(';')[0]!;
-    const session = () => fetch(`${server!.base}/api/app/session`, { headers: { cookie } });
-    expect((await session()).status).toBe(200);
-
-    // Only the first line is the password, as with `user add`; the email matches in any case.
-    const changed = await slink(db, ['user', 'password', 'Forgetful@Example.com'], {
-      stdin: `${NEW_PASSWORD}\nignored second line\n`,
+    test('--json: an array with email, superuser, created and last sign-in', async () => {
+      const out = await ok(cli.run(['user', 'list', '--json']));
+      expect(lines(out)).toHaveLength(1);
+      const list = JSON.parse(out) as Record<string, unknown>[];
+      expect(list.map((a) => [a.email, a.superuser, a.lastSignInAt, a.disabledAt])).toEqual([
+        ['boss@example.com', true, null, null],
+        ['member@example.com', false, null, null],
+      ]);
+      for (const entry of list) {
+        expect(Object.keys(entry).sort()).toEqual([
+          'createdAt',
+          'disabledAt',
+          'email',
+          'id',
+          'lastSignInAt',
+          'superuser',
+        ]);
+        expect(typeof entry.createdAt).toBe('number');
+        expect(entry.id).toMatch(/^acc_/);
+      }
     });
-    expect(changed).toEqual({ code: 0, stdout: '', stderr: '' });
 
-    const refused = await session();
-    expect(refused.status).toBe(403);
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('session_required');
-    expect((await signIn(PASSWORD)).status).toBe(401);
-    expect((await signIn(NEW_PASSWORD)).status).toBe(200);
-    expect(await server.stop()).toBe(0);
-  }, 60_000);
+    test('no accounts: only the header, or [] with --json', async () => {
+      const empty = await cliDatabase(engine);
+      expect(lines(await ok(empty.run(['user', 'list'])))).toEqual([
+        'ID  EMAIL  SUPERUSER  CREATED  LAST SIGN-IN  DISABLED',
+      ]);
+      expect(await ok(empty.run(['user', 'list', '--json']))).toBe('[]\n');
+    });
 
-  test('a password under 8 characters, or none, fails with one line and changes nothing', async () => {
-    const hash = () =>
-      inspect(db, (s) => s.query<{ password_hash: string }, []>('SELECT password_hash FROM accounts').get()!);
-    const before = hash();
-    for (const stdin of ['seven77\n', '', '\n']) {
-      const msg = await fails(slink(db, ['user', 'password', 'forgetful@example.com'], { stdin }));
-      expect(msg).toContain('at least 8');
-    }
-    expect(hash()).toEqual(before);
+    test('extra arguments and unknown options fail with one line', async () => {
+      await fails(cli.run(['user', 'list', 'boss@example.com']));
+      await fails(cli.run(['user', 'list', '--all']));
+      await fails(cli.run(['user', 'list', '--json=yes']));
+    });
   });
 
-  test('an unknown account fails with one line naming it', async () => {
-    const msg = await fails(slink(db, ['user', 'password', 'nobody@example.com'], { stdin: `${NEW_PASSWORD}\n` }));
-    expect(msg).toContain('nobody@example.com');
-  });
+  describe('slink user password', () => {
+    let cli: CliDatabase;
+    let server: RunningProcess | undefined;
+    afterAll(() => server?.kill());
 
-  test('a missing email, extra arguments or a --password option fail with one line', async () => {
-    await fails(slink(db, ['user', 'password'], { stdin: `${NEW_PASSWORD}\n` }));
-    await fails(slink(db, ['user', 'password', 'a@example.com', 'b@example.com'], { stdin: `${NEW_PASSWORD}\n` }));
-    // Never on the command line (shell history, ps): the option does not exist.
-    await fails(slink(db, ['user', 'password', 'forgetful@example.com', '--password', NEW_PASSWORD]));
+    beforeAll(async () => {
+      cli = await cliDatabase(engine);
+      await ok(cli.run(['user', 'add', 'forgetful@example.com', '--password', PASSWORD]));
+    });
+
+    const signIn = (password: string) =>
+      fetch(`${server!.base}/api/app/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
+        body: JSON.stringify({ email: 'forgetful@example.com', password }),
+      });
+
+    test('sets the password from stdin, prints nothing, and ends the sessions of the account', async () => {
+      const port = freePort();
+      const env = cleanEnv({ SLINK_DB: cli.path, ...cli.env, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1' });
+      server = start([process.execPath, 'run', 'src/index.ts', 'serve'], port, { env });
+      await waitHealthy(server);
+
+      const before = await signIn(PASSWORD);
+      expect(before.status).toBe(200);
+      const cookie = before.headers.get('set-cookie')!.split(';')[0]!;
+      const session = () => fetch(`${server!.base}/api/app/session`, { headers: { cookie } });
+      expect((await session()).status).toBe(200);
+
+      // Only the first line is the password, as with `user add`; the email matches in any case.
+      const changed = await cli.run(['user', 'password', 'Forgetful@Example.com'], {
+        stdin: `${NEW_PASSWORD}\nignored second line\n`,
+      });
+      expect(changed).toEqual({ code: 0, stdout: '', stderr: '' });
+
+      const refused = await session();
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('session_required');
+      expect((await signIn(PASSWORD)).status).toBe(401);
+      expect((await signIn(NEW_PASSWORD)).status).toBe(200);
+      expect(await server.stop()).toBe(0);
+    }, 60_000);
+
+    test('a password under 8 characters, or none, fails with one line and changes nothing', async () => {
+      const hash = async () => (await cli.rows<{ password_hash: string }>('SELECT password_hash FROM accounts'))[0];
+      const before = await hash();
+      for (const stdin of ['seven77\n', '', '\n']) {
+        const msg = await fails(cli.run(['user', 'password', 'forgetful@example.com'], { stdin }));
+        expect(msg).toContain('at least 8');
+      }
+      expect(await hash()).toEqual(before);
+    });
+
+    test('an unknown account fails with one line naming it', async () => {
+      const msg = await fails(cli.run(['user', 'password', 'nobody@example.com'], { stdin: `${NEW_PASSWORD}\n` }));
+      expect(msg).toContain('nobody@example.com');
+    });
+
+    test('a missing email, extra arguments or a --password option fail with one line', async () => {
+      await fails(cli.run(['user', 'password'], { stdin: `${NEW_PASSWORD}\n` }));
+      await fails(cli.run(['user', 'password', 'a@example.com', 'b@example.com'], { stdin: `${NEW_PASSWORD}\n` }));
+      // Never on the command line (shell history, ps): the option does not exist.
+      await fails(cli.run(['user', 'password', 'forgetful@example.com', '--password', NEW_PASSWORD]));
+    });
   });
 });

@@ -16,6 +16,8 @@ export interface CliDatabase {
   engine: Engine;
   /** SLINK_DB (the database on SQLite; the spill file's folder on PostgreSQL). */
   path: string;
+  /** What a spawned server needs besides SLINK_DB to use this database. */
+  env: Record<string, string>;
   run(args: string[], opts?: { stdin?: string; env?: Record<string, string> }): Promise<RunResult>;
   rows<T extends Record<string, unknown>>(text: string, ...params: (string | number)[]): Promise<T[]>;
 }
@@ -25,6 +27,7 @@ export async function cliDatabase(engine: Engine, path = join(tempDir(), 'slink.
     return {
       engine,
       path,
+      env: {},
       run: (args, opts) => slink(path, args, opts),
       rows: async <T>(text: string, ...params: (string | number)[]) =>
         inspect(path, (s) => s.query(text.replace(/\$(\d+)/g, '?$1')).all(...params) as T[]),
@@ -34,6 +37,7 @@ export async function cliDatabase(engine: Engine, path = join(tempDir(), 'slink.
   return {
     engine,
     path,
+    env: { SLINK_DATABASE_URL: url },
     run: (args, opts) => slink(path, args, { ...opts, env: { SLINK_DATABASE_URL: url, ...opts?.env } }),
     async rows<T>(text: string, ...params: (string | number)[]) {
       const sql = openPostgres(url, 1);
