@@ -7,6 +7,7 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { openPostgres } from '../src/db/postgres/client';
 import { fails, ok, slink, tempDir } from './helpers/cli';
 import { freshPostgresUrl } from './helpers/postgres';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from './helpers/proc';
@@ -27,14 +28,14 @@ afterAll(() => {
   for (const s of servers) s.kill();
 });
 
-function serve(url: string, db: string): RunningProcess {
+function serve(url: string, db: string, flushMs = 50): RunningProcess {
   const port = freePort();
   const env = cleanEnv({
     SLINK_DATABASE_URL: url,
     SLINK_DB: db,
     SLINK_PORT: String(port),
     SLINK_HOSTNAME: '127.0.0.1',
-    SLINK_FLUSH_MS: '50',
+    SLINK_FLUSH_MS: String(flushMs),
     SLINK_NODE_ID: 'node-a',
   });
   const server = start([BUN, 'run', 'src/index.ts', 'serve'], port, { env });
@@ -122,4 +123,53 @@ describe('slink on PostgreSQL', () => {
     ]);
     expect(out + err).not.toContain('pw-s3cret');
   }, 60_000);
+
+  test('SIGTERM with a minute of clicks still buffered loses none', async () => {
+    const url = await freshPostgresUrl();
+    const db = join(tempDir(), 'slink.db');
+    const env = { SLINK_DATABASE_URL: url };
+    await ok(slink(db, ['user', 'add', 'stop@example.com', '--superuser', '--password', PASSWORD], { env }));
+    const key = (
+      await ok(slink(db, ['key', 'create', '--user', 'stop@example.com', '--scope', 'write'], { env }))
+    ).trim();
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    let server = serve(url, db, 60_000);
+    await waitHealthy(server);
+    const post = await fetch(`${server.base}/api/v1/links`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ destination: 'https://example.com/stop' }),
+    });
+    const link = (await post.json()) as { id: string; slug: string };
+    let humans = 0;
+    let bots = 0;
+    for (let i = 0; i < 300; i += 50) {
+      const batch = Array.from({ length: 50 }, (_, j) => {
+        const bot = (i + j) % 3 === 0;
+        if (bot) bots++;
+        else humans++;
+        return fetch(`${server.base}/${link.slug}`, {
+          redirect: 'manual',
+          headers: { 'user-agent': bot ? 'curl/8.4.0' : CHROME, 'x-forwarded-for': `198.51.100.${i + j}` },
+        });
+      });
+      for (const res of await Promise.all(batch)) expect(res.status).toBe(302);
+    }
+    // Nothing was flushed yet (a minute apart): every click is in the buffer when the stop comes.
+    const sql = openPostgres(url, 1);
+    expect((await sql`SELECT count(*)::int AS n FROM click_tail`)[0].n).toBe(0);
+    expect(await server.stop()).toBe(0);
+    expect(await server.stdout).toContain('300 clicks written this run');
+    expect((await sql`SELECT count(*)::int AS n FROM click_tail`)[0].n).toBe(300);
+    await sql.close();
+
+    server = serve(url, db);
+    await waitHealthy(server);
+    const after = (await (await fetch(`${server.base}/api/v1/links/${link.id}`, { headers })).json()) as {
+      clickCount: number;
+      botCount: number;
+    };
+    expect({ clickCount: after.clickCount, botCount: after.botCount }).toEqual({ clickCount: humans, botCount: bots });
+    expect(await server.stop()).toBe(0);
+  }, 120_000);
 });
