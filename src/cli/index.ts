@@ -2,6 +2,7 @@
  * Operator subcommands (docs/behaviour.md, "Operator CLI"). They call module services, never
  * SQL. Exit 0 on success; otherwise a one-line message on stderr and exit 1 (2 for usage).
  */
+import { existsSync } from 'node:fs';
 import { ConfigError, configHelp, loadConfig } from '../config';
 import { DatabaseFileError, explainDatabaseError, openSlinkDatabase } from '../db/open';
 import { type BaseDeps, consoleLogger, withStores } from '../deps';
@@ -9,6 +10,7 @@ import { systemClock } from '../lib/clock';
 import { AppError } from '../lib/errors';
 import { UsageError } from './args';
 import { backupCommand } from './backup';
+import { CopyFailed, copyToCommand } from './copy-to';
 import { type CliIo, processIo } from './io';
 import { keyCommand } from './key';
 import { migrateCommand } from './migrate';
@@ -29,10 +31,14 @@ Usage:
   slink migrate                                   upgrade the database (schema, and clicks stored by an older
                                                   release), printing progress; serve does it at start too
   slink backup <file>                             a consistent copy of the live database (never overwrites)
+  slink copy-to <postgres-url> [--batch <rows>]   copy the database (the service stopped) into an empty
+                                                  PostgreSQL database, with progress, then verify it
   slink --help                                    this help
 
 Environment:
 ${configHelp()}`;
+
+const COMMANDS = new Set(['user', 'key', 'migrate', 'backup', 'copy-to']);
 
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -43,15 +49,19 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   let deps: BaseDeps | null = null;
   let dbPath: string | null = null;
   try {
-    if (command !== 'user' && command !== 'key' && command !== 'migrate' && command !== 'backup')
-      throw new UsageError(`unknown command "${command}" (see slink --help)`);
+    if (!COMMANDS.has(command ?? '')) throw new UsageError(`unknown command "${command}" (see slink --help)`);
     const config = loadConfig();
     dbPath = config.dbPath;
+    // Copying a file that is not there would create an empty database and copy nothing.
+    if (command === 'copy-to' && dbPath !== ':memory:' && !existsSync(dbPath)) {
+      throw new CopyFailed(`${dbPath} does not exist: set SLINK_DB to the database to copy`);
+    }
     const db = openSlinkDatabase(dbPath);
     deps = withStores({ db, config, clock: systemClock, log: consoleLogger });
     if (command === 'user') await userCommand(deps, rest, io);
     else if (command === 'migrate') migrateCommand(deps, rest, io);
     else if (command === 'backup') backupCommand(deps, rest, io);
+    else if (command === 'copy-to') await copyToCommand(deps, rest, io);
     else await keyCommand(deps, rest, io);
     return 0;
   } catch (err) {
@@ -63,7 +73,10 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     const explained =
       dbPath === null ? err : explainDatabaseError(err, dbPath, 'the command cannot write the database');
     const known =
-      explained instanceof AppError || explained instanceof ConfigError || explained instanceof DatabaseFileError;
+      explained instanceof AppError ||
+      explained instanceof ConfigError ||
+      explained instanceof DatabaseFileError ||
+      explained instanceof CopyFailed;
     const message = known
       ? (explained as Error).message
       : `unexpected error: ${explained instanceof Error ? explained.message : String(explained)}`;

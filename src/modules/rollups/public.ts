@@ -5,6 +5,15 @@
  * codec, pending sums, the value dictionary); sqlite/ holds the buckets on SQLite (the fold,
  * link days, the rebuild, the statistics' reads).
  */
+
+export {
+  copyRollupsAfter,
+  firstDifferentScope,
+  pgHourTotals,
+  pgIncompleteDays,
+  type RollupChunk,
+  sqliteHourTotals,
+} from './copy-to-postgres';
 export * from './dimensions';
 export { type PendingHour, PendingSums } from './pending';
 export { PgRollupWriter } from './postgres/buckets';
