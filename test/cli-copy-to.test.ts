@@ -5,6 +5,7 @@
  * into blocks) copied into a real PostgreSQL database, which the real app then serves.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQL } from 'bun';
 import { DAY_MS, utcDay } from '../src/lib/time';
@@ -128,6 +129,48 @@ function expectVerification(stdout: string): void {
   expect(stdout).toContain(`click_tail: ${rawClicks} rows on both sides`);
 }
 
+/**
+ * Starts a copy of `db` into `url` and kills it with -9 in the middle of the raw clicks: the
+ * chunks of recent clicks write click_uniques, which the test holds locked, so the copy stops at
+ * the first of them after the chunks of older clicks have committed.
+ */
+async function killMidCopy(url: string, db: string): Promise<void> {
+  const sql = new SQL(url, { max: 2 });
+  const holder = await sql.reserve();
+  await holder`BEGIN`;
+  await holder`LOCK TABLE click_uniques IN EXCLUSIVE MODE`;
+  const proc = Bun.spawn([BUN, 'run', 'src/index.ts', 'copy-to', url, '--batch', '20'], {
+    cwd: ROOT,
+    env: cleanEnv({ SLINK_DB: db }),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const stderr = new Response(proc.stderr).text();
+  // Whatever waits for a lock is the copy (nothing else uses this database).
+  let waiting: string[] = [];
+  while (waiting.length === 0 && proc.exitCode === null) {
+    await Bun.sleep(20);
+    waiting = (await sql`SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock'`).map(
+      (r: { query: string }) => r.query.split('(')[0]!.trim(),
+    );
+  }
+  proc.kill(9);
+  await proc.exited;
+  await holder`ROLLBACK`;
+  holder.release();
+  const firstErr = await stderr;
+  outputs.push(firstErr);
+  expect(waiting).toEqual(['INSERT INTO click_uniques']);
+  expect(firstErr).toMatch(/^copy-to: accounts 0\/1 rows \(0%\)\n/);
+  const [state] = await sql`SELECT step, position FROM slink_copy_to`;
+  const [copied] = await sql`SELECT count(*) AS n FROM click_tail`;
+  await sql.close();
+  expect(state.step).toBe('click_tail');
+  expect(Number(state.position)).toBeGreaterThan(0);
+  expect(Number(copied.n)).toBeGreaterThan(0);
+  expect(Number(copied.n)).toBeLessThan(rawClicks);
+}
+
 describe('slink copy-to', () => {
   test('copies everything; the real app on PostgreSQL then answers what the SQLite one did, and goes on counting', async () => {
     const url = withPassword(await freshPostgresUrl());
@@ -187,48 +230,29 @@ describe('slink copy-to', () => {
 
   test('killed with -9 in the middle of the raw clicks, a second run resumes there and verifies', async () => {
     const url = withPassword(await freshPostgresUrl());
-    const sql = new SQL(url, { max: 2 });
-    // The copy's chunks of recent clicks write click_uniques: held here, the copy stops at the
-    // first of them, after the chunks of older clicks have committed.
-    const holder = await sql.reserve();
-    await holder`BEGIN`;
-    await holder`LOCK TABLE click_uniques IN EXCLUSIVE MODE`;
-    const proc = Bun.spawn([BUN, 'run', 'src/index.ts', 'copy-to', url, '--batch', '20'], {
-      cwd: ROOT,
-      env: cleanEnv({ SLINK_DB: source }),
-      stdout: 'pipe',
-      stderr: 'pipe',
-    });
-    const stderr = new Response(proc.stderr).text();
-    // Whatever waits for a lock is the copy (nothing else uses this database).
-    let waiting: string[] = [];
-    while (waiting.length === 0 && proc.exitCode === null) {
-      await Bun.sleep(20);
-      waiting = (await sql`SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock'`).map(
-        (r: { query: string }) => r.query.split('(')[0]!.trim(),
-      );
-    }
-    proc.kill(9);
-    await proc.exited;
-    await holder`ROLLBACK`;
-    holder.release();
-    const firstErr = await stderr;
-    outputs.push(firstErr);
-    expect(waiting).toEqual(['INSERT INTO click_uniques']);
-    expect(firstErr).toMatch(/^copy-to: accounts 0\/1 rows \(0%\)\n/);
-    const [state] = await sql`SELECT step, position FROM slink_copy_to`;
-    const [copied] = await sql`SELECT count(*) AS n FROM click_tail`;
-    await sql.close();
-    expect(state.step).toBe('click_tail');
-    expect(Number(state.position)).toBeGreaterThan(0);
-    expect(Number(copied.n)).toBeGreaterThan(0);
-    expect(Number(copied.n)).toBeLessThan(rawClicks);
-
+    await killMidCopy(url, source);
     const r = await copyTo(url, ['--batch', '20']);
     expect({ code: r.code, first: r.stderr.split('\n')[0] }).toEqual({
       code: 0,
       first: `copy-to: resuming the interrupted copy of ${source} at click_tail`,
     });
     expectVerification(r.stdout);
+  }, 120_000);
+
+  test('a re-run after the file changed starts over, and copies the file as it is now', async () => {
+    const url = withPassword(await freshPostgresUrl());
+    const changed = join(tempDir(), 'slink.db');
+    copyFileSync(source, changed);
+    await killMidCopy(url, changed);
+    const added = await slink(changed, ['user', 'add', 'later@example.com', '--password', 'correct horse battery']);
+    expect(added.code).toBe(0);
+    const r = await slink(changed, ['copy-to', url]);
+    outputs.push(r.stdout, r.stderr);
+    expect({ code: r.code, first: r.stderr.split('\n')[0] }).toEqual({
+      code: 0,
+      first: `copy-to: ${changed} changed since the interrupted copy: starting over`,
+    });
+    expect(r.stdout.split('\n')[0]).toBe('accounts: 2 rows on both sides');
+    expect(r.stdout).toContain(`click_tail: ${rawClicks} rows on both sides`);
   }, 120_000);
 });
