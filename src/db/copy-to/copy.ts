@@ -12,8 +12,15 @@
  * over when the source changed meanwhile. A target holding anything else is refused.
  */
 import type { Database } from 'bun:sqlite';
-import { copyClicksAfter, countRawClicks, lastAssignedClickId } from '../../modules/clicks/public';
-import { copyRollupsAfter } from '../../modules/rollups/public';
+import {
+  countRawClicks,
+  dropClickTailKey,
+  lastAssignedClickId,
+  nextClickChunk,
+  restoreClickTailKey,
+  writeClickChunk,
+} from '../../modules/clicks/public';
+import { nextRollupChunk, writeRollupChunk } from '../../modules/rollups/public';
 import type { Pg } from '../postgres/client';
 import { CopyProgress } from './progress';
 import {
@@ -102,26 +109,23 @@ async function runStep(sqlite: Database, sql: Pg, o: CopyOptions, state: CopySta
       return finishStep(tx, step);
     });
   }
-  if (step === 'rollups' || step === 'click_tail') {
-    const rollups = step === 'rollups';
-    const total = rollups
-      ? sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM rollups').get()!.n
-      : countRawClicks(sqlite);
-    bar.begin(step, total, rollups ? rollupsBefore(sqlite, state.position) : clicksBefore(sqlite, state.position));
-    let position = state.position;
-    for (;;) {
-      const done = await sql.begin(async (tx) => {
-        const chunk = rollups
-          ? await copyRollupsAfter(sqlite, tx, position, o.batch)
-          : await copyClicksAfter(sqlite, tx, position, o.batch, uniquesFrom(o.now));
-        if (chunk === null) return finishStep(tx, step);
-        position = 'lastScope' in chunk ? chunk.lastScope + 1 : chunk.lastId;
-        await savePosition(tx, position);
-        bar.advance('read' in chunk ? chunk.read : chunk.rows);
-        return null;
-      });
-      if (done !== null) return done;
-    }
+  if (step === 'rollups') {
+    bar.begin(step, countAll(sqlite, 'rollups'), rollupsBefore(sqlite, state.position));
+    return copyChunks(sql, step, state.position, bar, {
+      read: (from) => nextRollupChunk(sqlite, from, o.batch),
+      write: writeRollupChunk,
+      next: (chunk) => chunk.lastScope + 1,
+    });
+  }
+  if (step === 'click_tail') {
+    bar.begin(step, countRawClicks(sqlite), clicksBefore(sqlite, state.position));
+    if (state.position === 0) await sql.begin((tx) => dropClickTailKey(tx));
+    return copyChunks(sql, step, state.position, bar, {
+      read: (after) => nextClickChunk(sqlite, after, o.batch, uniquesFrom(o.now)),
+      write: writeClickChunk,
+      next: (chunk) => chunk.lastId,
+      finish: restoreClickTailKey,
+    });
   }
   if (step === 'sequences') {
     return sql.begin(async (tx) => {
@@ -130,6 +134,55 @@ async function runStep(sqlite: Database, sql: Pg, o: CopyOptions, state: CopySta
     });
   }
   throw new Error(`copy step ${step} is unknown`);
+}
+
+interface Chunks<C> {
+  /** The chunk starting at a position (synchronous: SQLite), or null when none is left. */
+  read(position: number): C | null;
+  write(tx: Pg, chunk: C): Promise<void>;
+  /** The position after a chunk. */
+  next(chunk: C): number;
+  /** Run in the step's last transaction. */
+  finish?(tx: Pg): Promise<void>;
+}
+
+/**
+ * A chunked step: each chunk one transaction with its new position. The next chunk is read from
+ * SQLite while PostgreSQL inserts the current one (the statement is sent first, then the event
+ * loop is given up once so it leaves), so the two processes work at the same time.
+ */
+async function copyChunks<C extends { read?: number; rows?: number }>(
+  sql: Pg,
+  step: Step,
+  position: number,
+  bar: CopyProgress,
+  chunks: Chunks<C>,
+): Promise<Step> {
+  let next = chunks.read(position);
+  for (;;) {
+    const chunk = next;
+    if (chunk === null) {
+      return sql.begin(async (tx) => {
+        await chunks.finish?.(tx);
+        return finishStep(tx, step);
+      });
+    }
+    const after = chunks.next(chunk);
+    await sql.begin(async (tx) => {
+      const writing = chunks.write(tx, chunk);
+      // Its failure is thrown by the await below; until then it must not count as unhandled.
+      writing.catch(() => {});
+      await new Promise((resolve) => setImmediate(resolve));
+      next = chunks.read(after);
+      await writing;
+      await savePosition(tx, after);
+    });
+    bar.advance(chunk.read ?? chunk.rows ?? 0);
+  }
+}
+
+function countAll(sqlite: Database, table: 'rollups'): number {
+  return sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
 }
 
 /** Buckets of the scopes before `scope` (a resumed copy's progress). */

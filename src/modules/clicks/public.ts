@@ -19,11 +19,14 @@ export * from './capture/target-block';
 // `slink copy-to`: the raw clicks of a SQLite database into a PostgreSQL one.
 export {
   type ClickChunk,
-  copyClicksAfter,
   countFirstVisitsSince,
   countRawClicks,
+  dropClickTailKey,
   lastAssignedClickId,
+  nextClickChunk,
   rawClicksOf,
+  restoreClickTailKey,
+  writeClickChunk,
 } from './copy-to-postgres';
 // Enrichment other modules reuse (the sessions list names a session's browser).
 export { parseAgent } from './enrich/user-agent';

@@ -13,7 +13,7 @@
 import type { Database } from 'bun:sqlite';
 import type { Pg } from '../../db/postgres/client';
 import { utcDay } from '../../lib/time';
-import { decodeCounts, encodeCounts } from './rollup-codec';
+import { decodeCounts, encodeCounts, forEachCount } from './rollup-codec';
 import { GRAIN_CODE, WORKSPACE } from './rollups';
 import { daysFromHours, linkDaysBefore } from './sqlite/link-days';
 
@@ -27,11 +27,22 @@ interface Row {
   data: Uint8Array;
 }
 
-/** What one call copied: the buckets read and written, and the last scope done. */
+/**
+ * A run of whole scopes ready to insert: the buckets read from SQLite, and the columns of the
+ * buckets to write as the texts of PostgreSQL arrays (faster to send and parse than the
+ * driver's typed array parameters).
+ */
 export interface RollupChunk {
   read: number;
-  rows: number;
   lastScope: number;
+  columns: string[];
+}
+
+const arrayText = (values: readonly (number | string)[]): string => `{${values.join(',')}}`;
+
+/** A packed breakdown as an element of a bytea[] literal: "\\x<hex>" (the array literal unescapes one backslash). */
+function byteaElement(data: Uint8Array): string {
+  return `"\\\\x${Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('hex')}"`;
 }
 
 /** The buckets of one scope as PostgreSQL keeps them: a link's later days summed from its hours. */
@@ -63,15 +74,10 @@ function completeDays(sqlite: Database, scope: number, rows: Row[]): Row[] {
 }
 
 /**
- * Copies the buckets of the scopes from `fromScope` on (0, the workspace, first), whole scopes
- * of about `limit` buckets, into `tx`; null when no scope is left.
+ * The buckets of the scopes from `fromScope` on (0, the workspace, first), whole scopes of about
+ * `limit` buckets; null when no scope is left. Read while the previous chunk is being written.
  */
-export async function copyRollupsAfter(
-  sqlite: Database,
-  tx: Pg,
-  fromScope: number,
-  limit: number,
-): Promise<RollupChunk | null> {
+export function nextRollupChunk(sqlite: Database, fromScope: number, limit: number): RollupChunk | null {
   const select = 'SELECT scope, grain, start, bot, clicks, uniques, data FROM rollups';
   let rows = sqlite
     .query<Row, [number, number]>(`${select} WHERE scope >= ? ORDER BY scope, grain, start, bot LIMIT ?`)
@@ -91,30 +97,29 @@ export async function copyRollupsAfter(
     out.push(...completeDays(sqlite, rows[from]!.scope, rows.slice(from, i)));
     from = i;
   }
-  await tx`INSERT INTO rollups (scope, grain, start, bot, clicks, uniques, data)
-    SELECT * FROM unnest(${tx.array(
-      out.map((r) => r.scope),
-      'int4',
-    )}::int4[], ${tx.array(
-      out.map((r) => r.grain),
-      'int2',
-    )}::int2[], ${tx.array(
-      out.map((r) => r.start),
-      'int8',
-    )}::int8[], ${tx.array(
-      out.map((r) => r.bot === 1),
-      'bool',
-    )}::bool[], ${tx.array(
-      out.map((r) => r.clicks),
-      'int8',
-    )}::int8[], ${tx.array(
-      out.map((r) => r.uniques),
-      'int8',
-    )}::int8[], ${tx.array(
-      out.map((r) => r.data),
-      'bytea',
-    )}::bytea[])`;
-  return { read: rows.length, rows: out.length, lastScope };
+  return {
+    read: rows.length,
+    lastScope,
+    columns: [
+      arrayText(out.map((r) => r.scope)),
+      arrayText(out.map((r) => r.grain)),
+      arrayText(out.map((r) => r.start)),
+      arrayText(out.map((r) => (r.bot === 1 ? 't' : 'f'))),
+      arrayText(out.map((r) => r.clicks)),
+      arrayText(out.map((r) => r.uniques)),
+      `{${out.map((r) => byteaElement(r.data)).join(',')}}`,
+    ],
+  };
+}
+
+/** Inserts a chunk in the caller's transaction (in key order: the index grows at its end). */
+export async function writeRollupChunk(tx: Pg, chunk: RollupChunk): Promise<void> {
+  await tx.unsafe(
+    `INSERT INTO rollups (scope, grain, start, bot, clicks, uniques, data)
+     SELECT * FROM unnest($1::text::int4[], $2::text::int2[], $3::text::int8[], $4::text::bool[], $5::text::int8[],
+       $6::text::int8[], $7::text::bytea[])`,
+    chunk.columns,
+  );
 }
 
 /** Clicks and uniques per (day, bot), and the breakdown summed over every day: what the statistics add up. */
@@ -127,7 +132,8 @@ function addRow(s: ScopeStats, start: number, bot: boolean, clicks: number, uniq
   const key = `${utcDay(start)}|${bot ? 1 : 0}`;
   const [c, u] = (s.days.get(key) ?? '0|0').split('|').map(Number);
   s.days.set(key, `${c! + clicks}|${u! + uniques}`);
-  for (const [id, n] of decodeCounts(data)) s.counts.set(id, (s.counts.get(id) ?? 0) + n);
+  const counts = s.counts;
+  forEachCount(data, (id, n) => counts.set(id, (counts.get(id) ?? 0) + n));
 }
 
 function sameStats(a: ScopeStats, b: ScopeStats): boolean {

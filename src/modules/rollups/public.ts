@@ -7,12 +7,13 @@
  */
 
 export {
-  copyRollupsAfter,
   firstDifferentScope,
+  nextRollupChunk,
   pgHourTotals,
   pgIncompleteDays,
   type RollupChunk,
   sqliteHourTotals,
+  writeRollupChunk,
 } from './copy-to-postgres';
 export * from './dimensions';
 export { type PendingHour, PendingSums } from './pending';
