@@ -22,17 +22,9 @@ import {
 } from '../../modules/clicks/public';
 import { nextRollupChunk, writeRollupChunk } from '../../modules/rollups/public';
 import type { Pg } from '../postgres/client';
+import { copyChunks } from './chunks';
 import { CopyProgress } from './progress';
-import {
-  beginCopy,
-  type CopyState,
-  finishStep,
-  firstTableWithData,
-  readCopyState,
-  STEPS,
-  type Step,
-  savePosition,
-} from './state';
+import { beginCopy, type CopyState, finishStep, firstTableWithData, readCopyState, type Step } from './state';
 import { copyPlainTable, countRows, PLAIN_TABLES, uniquesFrom } from './tables';
 import { verifyCopy } from './verify';
 
@@ -136,51 +128,6 @@ async function runStep(sqlite: Database, sql: Pg, o: CopyOptions, state: CopySta
   throw new Error(`copy step ${step} is unknown`);
 }
 
-interface Chunks<C> {
-  /** The chunk starting at a position (synchronous: SQLite), or null when none is left. */
-  read(position: number): C | null;
-  write(tx: Pg, chunk: C): Promise<void>;
-  /** The position after a chunk. */
-  next(chunk: C): number;
-  /** Run in the step's last transaction. */
-  finish?(tx: Pg): Promise<void>;
-}
-
-/**
- * A chunked step: each chunk one transaction with its new position. The next chunk is read from
- * SQLite while PostgreSQL inserts the current one (the statement is sent first, then the event
- * loop is given up once so it leaves), so the two processes work at the same time.
- */
-async function copyChunks<C extends { read?: number; rows?: number }>(
-  sql: Pg,
-  step: Step,
-  position: number,
-  bar: CopyProgress,
-  chunks: Chunks<C>,
-): Promise<Step> {
-  let next = chunks.read(position);
-  for (;;) {
-    const chunk = next;
-    if (chunk === null) {
-      return sql.begin(async (tx) => {
-        await chunks.finish?.(tx);
-        return finishStep(tx, step);
-      });
-    }
-    const after = chunks.next(chunk);
-    await sql.begin(async (tx) => {
-      const writing = chunks.write(tx, chunk);
-      // Its failure is thrown by the await below; until then it must not count as unhandled.
-      writing.catch(() => {});
-      await new Promise((resolve) => setImmediate(resolve));
-      next = chunks.read(after);
-      await writing;
-      await savePosition(tx, after);
-    });
-    bar.advance(chunk.read ?? chunk.rows ?? 0);
-  }
-}
-
 function countAll(sqlite: Database, table: 'rollups'): number {
   return sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
 }
@@ -229,5 +176,3 @@ export async function copyToPostgres(sqlite: Database, sql: Pg, o: CopyOptions):
   await sql.begin((tx) => finishStep(tx, 'verify'));
   return lines;
 }
-
-export { STEPS };
