@@ -48,8 +48,10 @@ export async function copyToCommand(deps: BaseDeps, argv: string[], io: CliIo): 
   try {
     sql = await connectPostgres(url, { info: (m) => io.err(`copy-to: ${m}`) }, { max: 1 });
     await migratePostgres(sql);
+    const source = realpathSync(deps.config.dbPath);
     const lines = await copyToPostgres(deps.db.$client, sql, {
-      source: realpathSync(deps.config.dbPath),
+      source,
+      target: safeUrl,
       batch,
       now: deps.clock.now(),
       progress: (line) => io.err(line),

@@ -34,6 +34,8 @@ export class CopyRefused extends Error {}
 export interface CopyOptions {
   /** The SQLite file's absolute path (names the source in the target's state). */
   source: string;
+  /** The target as printed: its URL without the password. */
+  target: string;
   /** Rows per transaction of the raw clicks and the buckets. */
   batch: number;
   now: number;
@@ -64,8 +66,15 @@ export function sourceFingerprint(sqlite: Database): string {
   return new Bun.CryptoHasher('sha256').update(text).digest('hex');
 }
 
-/** Decides from the target's state whether to begin, resume or refuse; returns where to start. */
-async function startingPoint(sql: Pg, o: CopyOptions, fingerprint: string): Promise<CopyState> {
+/**
+ * Decides from the target's state whether to begin, resume or refuse; returns where to start,
+ * and what to tell the operator about it.
+ */
+async function startingPoint(
+  sql: Pg,
+  o: CopyOptions,
+  fingerprint: string,
+): Promise<{ state: CopyState; note: string | null }> {
   const state = await readCopyState(sql);
   if (state !== null && state.step === 'done') {
     throw new CopyRefused(`the target already holds a finished copy of ${state.source}: copy into an empty database`);
@@ -80,14 +89,15 @@ async function startingPoint(sql: Pg, o: CopyOptions, fingerprint: string): Prom
     if (table !== null) {
       throw new CopyRefused(`the target database is not empty (table ${table} has rows): copy into an empty database`);
     }
-    return beginCopy(sql, o.source, fingerprint, false);
+    return { state: await beginCopy(sql, o.source, fingerprint, false), note: null };
   }
   if (state.fingerprint !== fingerprint) {
-    o.progress(`copy-to: ${o.source} changed since the interrupted copy: starting over`);
-    return beginCopy(sql, o.source, fingerprint, true);
+    return {
+      state: await beginCopy(sql, o.source, fingerprint, true),
+      note: `${o.source} changed since the interrupted copy: starting over`,
+    };
   }
-  o.progress(`copy-to: resuming the interrupted copy of ${o.source} at ${state.step}`);
-  return state;
+  return { state, note: `resuming the interrupted copy of ${o.source} at ${state.step}` };
 }
 
 /** Runs one step; returns the next. */
@@ -167,7 +177,10 @@ async function moveSequences(sqlite: Database, tx: Pg): Promise<void> {
 /** Copies and verifies; returns the verification's lines. Throws CopyRefused, or what failed. */
 export async function copyToPostgres(sqlite: Database, sql: Pg, o: CopyOptions): Promise<string[]> {
   const fingerprint = sourceFingerprint(sqlite);
-  let state = await startingPoint(sql, o, fingerprint);
+  const start = await startingPoint(sql, o, fingerprint);
+  let state = start.state;
+  o.progress(`copy-to: copying ${o.source} into ${o.target}`);
+  if (start.note !== null) o.progress(`copy-to: ${start.note}`);
   const bar = new CopyProgress(o.progress);
   while (state.step !== 'verify' && state.step !== 'done') {
     state = { ...state, step: await runStep(sqlite, sql, o, state, bar), position: 0 };
