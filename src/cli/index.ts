@@ -5,9 +5,11 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, configHelp, loadConfig } from '../config';
 import { DatabaseFileError, explainDatabaseError, openSlinkDatabase } from '../db/open';
-import { type BaseDeps, consoleLogger, withStores } from '../deps';
+import { type BaseDeps, consoleLogger } from '../deps';
 import { systemClock } from '../lib/clock';
 import { AppError } from '../lib/errors';
+import { type OpenedStorage, openStorage } from '../storage';
+import { sqliteStores } from '../stores';
 import { UsageError } from './args';
 import { backupCommand } from './backup';
 import { CopyFailed, copyToCommand } from './copy-to';
@@ -46,21 +48,30 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     io.out(HELP);
     return 0;
   }
-  let deps: BaseDeps | null = null;
+  let storage: OpenedStorage | null = null;
   let dbPath: string | null = null;
   try {
     if (!COMMANDS.has(command ?? '')) throw new UsageError(`unknown command "${command}" (see slink --help)`);
     const config = loadConfig();
-    dbPath = config.dbPath;
-    // Copying a file that is not there would create an empty database and copy nothing.
-    if (command === 'copy-to' && dbPath !== ':memory:' && !existsSync(dbPath)) {
-      throw new CopyFailed(`${dbPath} does not exist: set SLINK_DB to the database to copy`);
+    if (command === 'copy-to') {
+      // The source is the SQLite file at SLINK_DB, whichever engine the configuration names.
+      dbPath = config.dbPath;
+      // Copying a file that is not there would create an empty database and copy nothing.
+      if (dbPath !== ':memory:' && !existsSync(dbPath)) {
+        throw new CopyFailed(`${dbPath} does not exist: set SLINK_DB to the database to copy`);
+      }
+      const db = openSlinkDatabase(dbPath);
+      const stores = sqliteStores(db);
+      storage = { db, stores, where: `db: ${dbPath}`, close: () => stores.close() };
+    } else {
+      if (!config.databaseUrl) dbPath = config.dbPath;
+      // Connection attempts are logged on stderr: stdout carries only the command's answer.
+      storage = await openStorage(config, { info: (line) => io.err(line), error: (line) => io.err(line) });
     }
-    const db = openSlinkDatabase(dbPath);
-    deps = withStores({ db, config, clock: systemClock, log: consoleLogger });
+    const deps: BaseDeps = { db: storage.db, stores: storage.stores, config, clock: systemClock, log: consoleLogger };
     if (command === 'user') await userCommand(deps, rest, io);
-    else if (command === 'migrate') migrateCommand(deps, rest, io);
-    else if (command === 'backup') backupCommand(deps, rest, io);
+    else if (command === 'migrate') await migrateCommand(deps, rest, io);
+    else if (command === 'backup') await backupCommand(deps, rest, io);
     else if (command === 'copy-to') await copyToCommand(deps, rest, io);
     else await keyCommand(deps, rest, io);
     return 0;
@@ -84,6 +95,6 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     io.err(`slink: ${message.split('\n')[0]}`);
     return 1;
   } finally {
-    deps?.db.$client.close();
+    await storage?.close();
   }
 }

@@ -14,19 +14,26 @@
  *    request of wrk and of each server's threads, with what the 0.7 ratio would leave Slink on
  *    this box. Writes the same to test/bench/results.md (results-zipf.md for --distribution zipf).
  *
- *   bun run bench [-- --seconds 10 --links 100000 --distribution uniform|zipf --skip-build --out FILE]
+ * With `--engine postgres`, a third server joins the rotation: dist/slink on PostgreSQL (a
+ * throwaway cluster on this box with durable defaults), seeded with the same links; its rate,
+ * latency and recorded clicks are reported beside the SQLite node's and the bare server's.
+ *
+ *   bun run bench [-- --seconds 10 --links 100000 --distribution uniform|zipf --skip-build --out FILE --engine postgres]
  */
 import { Database } from 'bun:sqlite';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { num, openPostgres, type Pg } from '../../src/db/postgres/client';
+import type { Deps } from '../../src/deps';
 import { HIGH_WATER } from '../../src/modules/clicks/capture/buffer';
 import { MAX_BATCH } from '../../src/modules/clicks/capture/flusher';
 import { countClicks } from '../../src/modules/clicks/sqlite/raw-read';
 import { createVariant } from '../../src/modules/variants/service';
 import { type CpuUse, cpuUse } from './cpu-use';
-import { benchDeps, NO_PARAMS, seedLinks } from './seed-links';
+import { benchPostgres } from './pg-cluster';
+import { benchDeps, benchDepsPostgres, NO_PARAMS, seedLinks } from './seed-links';
 
 const { values } = parseArgs({
   options: {
@@ -37,12 +44,17 @@ const { values } = parseArgs({
     /** uniform: every link once per wrk thread; zipf: the k-th link of each thread's order gets clicks in proportion to 1/k. */
     distribution: { type: 'string', default: 'uniform' },
     out: { type: 'string' },
+    /** postgres: also a dist/slink node on PostgreSQL (a throwaway cluster, pg-cluster.ts), seeded with the same links. */
+    engine: { type: 'string', default: 'sqlite' },
   },
 });
+if (values.engine !== 'sqlite' && values.engine !== 'postgres') throw new Error('--engine must be sqlite or postgres');
+const POSTGRES = values.engine === 'postgres';
 if (values.distribution !== 'uniform' && values.distribution !== 'zipf')
   throw new Error('--distribution must be uniform or zipf');
 const ZIPF = values.distribution === 'zipf';
-const OUT = values.out ?? join(import.meta.dir, ZIPF ? 'results-zipf.md' : 'results.md');
+const OUT =
+  values.out ?? join(import.meta.dir, ZIPF ? 'results-zipf.md' : POSTGRES ? 'results-postgres.md' : 'results.md');
 const SECONDS = Number(values.seconds);
 const WARMUP = Number(values.warmup);
 const LINKS = Number(values.links);
@@ -54,6 +66,7 @@ const BINARY = join(ROOT, 'dist', 'slink');
 const SLINK_PORT = 18_301;
 const BARE_PORT = 18_302;
 const PROBE_PORT = 18_303;
+const PG_PORT = 18_304;
 
 function sh(cmd: string[], env?: Record<string, string>): string {
   const r = Bun.spawnSync(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' });
@@ -82,17 +95,20 @@ interface Seeded {
   targets: [string, string][];
 }
 
-async function seed(dbPath: string): Promise<Seeded> {
-  const deps = benchDeps(dbPath);
-  const db = deps.db;
-  const slugs = await seedLinks(deps, LINKS, (i) => ({
-    destination:
-      i % 5 === 0
-        ? `https://shop.example.com/products/${i}?color=blue&size=m`
-        : `https://www.example.org/articles/${i}`,
-    params:
-      i % 3 === 0 ? { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: `spring-${i % 40}` } : NO_PARAMS,
-  }));
+async function seed(deps: Deps, sameSlugs?: readonly string[]): Promise<Seeded> {
+  const slugs = await seedLinks(
+    deps,
+    LINKS,
+    (i) => ({
+      destination:
+        i % 5 === 0
+          ? `https://shop.example.com/products/${i}?color=blue&size=m`
+          : `https://www.example.org/articles/${i}`,
+      params:
+        i % 3 === 0 ? { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: `spring-${i % 40}` } : NO_PARAMS,
+    }),
+    sameSlugs,
+  );
   await deps.linkIndex.loadAll();
   for (const [i, slug] of slugs.entries()) {
     if (i % 4 === 0)
@@ -103,8 +119,7 @@ async function seed(dbPath: string): Promise<Seeded> {
   }
   const targets: [string, string][] = [];
   for (const slug of slugs) targets.push([slug, (await deps.linkIndex.get(slug))!.base.location]);
-  db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-  db.$client.close();
+  await deps.stores.close();
   return { slugs, targets };
 }
 
@@ -129,9 +144,10 @@ async function waitFor(url: string, status: number, timeoutMs = 30_000): Promise
   }
 }
 
-function slinkEnv(dbPath: string, port: number): Record<string, string> {
+function slinkEnv(dbPath: string, port: number, databaseUrl?: string): Record<string, string> {
   return {
     ...(process.env as Record<string, string>),
+    ...(databaseUrl ? { SLINK_DATABASE_URL: databaseUrl } : {}),
     SLINK_DB: dbPath,
     SLINK_PORT: String(port),
     SLINK_HOSTNAME: '127.0.0.1',
@@ -233,7 +249,7 @@ try {
     sh(['bun', 'run', 'build.ts']);
   }
   const t = performance.now();
-  const { slugs, targets } = await seed(dbPath);
+  const { slugs, targets } = await seed(benchDeps(dbPath));
   console.log(`seeded ${int(slugs.length)} links in ${ms(performance.now() - t)}`);
   const slugsFile = join(dir, 'slugs.txt');
   const targetsFile = join(dir, 'targets.json');
@@ -246,8 +262,26 @@ try {
   console.log(`exec to first 302: ${firsts.map(ms).join(', ')}`);
 
   const reader = new Database(dbPath, { readonly: true });
-  const clickCount = () => countClicks(reader);
-  const before = clickCount();
+  const sqliteCount = () => countClicks(reader);
+  const before = sqliteCount();
+  // The node on PostgreSQL, seeded with the same links, started now and driven in the rotation.
+  let pg: { url: string; stop(): void; sql: Pg; proc: Bun.Subprocess; before: number } | null = null;
+  if (POSTGRES) {
+    const cluster = await benchPostgres();
+    const seeded = await seed(benchDepsPostgres(cluster.url, join(dir, 'pg.db')), slugs);
+    if (seeded.slugs.join() !== slugs.join()) throw new Error('the PostgreSQL node was seeded with other slugs');
+    const sql = openPostgres(cluster.url, 1);
+    const proc = Bun.spawn([BINARY], {
+      env: slinkEnv(join(dir, 'pg.db'), PG_PORT, cluster.url),
+      stdout: Bun.file(join(dir, 'slink-pg.log')),
+      stderr: Bun.file(join(dir, 'slink-pg.err')),
+    });
+    pg = { ...cluster, sql, proc, before: 0 };
+    await waitFor(`http://127.0.0.1:${PG_PORT}/healthz`, 200);
+    console.log(`PostgreSQL node seeded with the same ${int(slugs.length)} links`);
+  }
+  const pgCount = async () => num((await pg!.sql`SELECT count(*) AS n FROM click_tail`)[0].n);
+  if (pg) pg.before = await pgCount();
 
   const bare = Bun.spawn(['bun', join(import.meta.dir, 'bare-server.ts'), targetsFile, String(BARE_PORT)], {
     stdout: 'ignore',
@@ -268,7 +302,7 @@ try {
 
   interface Row {
     connections: number;
-    server: 'bare' | 'slink';
+    server: 'bare' | 'slink' | 'slink-pg';
     run: number;
     result: WrkResult;
     rps: number;
@@ -284,10 +318,13 @@ try {
   let answered = 0; // 302s wrk counted from Slink, warm-ups included
   let slinkRuns = 0; // for the in-flight bound: each run can leave `connections` answers uncounted
   let inFlightBound = 0;
+  // The same for the node on PostgreSQL.
+  let pgAnswered = 0;
+  let pgInFlightBound = 0;
 
-  const drive = async (server: 'bare' | 'slink', connections: number, seconds: number, run: number): Promise<void> => {
-    const port = server === 'bare' ? BARE_PORT : SLINK_PORT;
-    const pid = server === 'bare' ? bare.pid : slink.pid;
+  const drive = async (server: Row['server'], connections: number, seconds: number, run: number): Promise<void> => {
+    const port = server === 'bare' ? BARE_PORT : server === 'slink' ? SLINK_PORT : PG_PORT;
+    const pid = server === 'bare' ? bare.pid : server === 'slink' ? slink.pid : pg!.proc.pid;
     let peak = rssKb(pid);
     const sampler = setInterval(() => (peak = Math.max(peak, rssKb(pid))), 100);
     const cpuBefore = cpuUse(pid);
@@ -312,13 +349,21 @@ try {
       wrkCpuUs: cpuUs,
       serverCpu: { main: 0, worker: 0, other: 0 },
     };
-    if (server === 'slink') {
-      answered += result.requests - result.status_errors;
-      inFlightBound += connections;
-      slinkRuns++;
+    if (server !== 'bare') {
+      const onPg = server === 'slink-pg';
+      if (onPg) {
+        pgAnswered += result.requests - result.status_errors;
+        pgInFlightBound += connections;
+      } else {
+        answered += result.requests - result.status_errors;
+        inFlightBound += connections;
+        slinkRuns++;
+      }
+      const want = onPg ? pgAnswered : answered;
+      const recorded = async () => (onPg ? (await pgCount()) - pg!.before : sqliteCount() - before);
       const stoppedAt = performance.now();
-      const backlog = Math.max(0, answered - (clickCount() - before));
-      while (clickCount() - before < answered && performance.now() - stoppedAt < 20_000) await Bun.sleep(20);
+      const backlog = Math.max(0, want - (await recorded()));
+      while ((await recorded()) < want && performance.now() - stoppedAt < 60_000) await Bun.sleep(20);
       row.backlog = backlog;
       row.drainMs = performance.now() - stoppedAt;
     }
@@ -344,16 +389,45 @@ try {
     console.log(`\n${connections} connections (${SECONDS} s per run, after a ${WARMUP} s warm-up of each):`);
     await drive('bare', connections, WARMUP, 0);
     await drive('slink', connections, WARMUP, 0);
+    if (pg) await drive('slink-pg', connections, WARMUP, 0);
     for (const run of [1, 2]) {
       await drive('bare', connections, SECONDS, run);
       await drive('slink', connections, SECONDS, run);
+      if (pg) await drive('slink-pg', connections, SECONDS, run);
     }
   }
 
   const exit = await stopProcess(slink);
   await stopProcess(bare);
-  const recorded = clickCount() - before;
+  const recorded = sqliteCount() - before;
   reader.close();
+  let pgSummary: string[] = [];
+  if (pg) {
+    const pgExit = await stopProcess(pg.proc);
+    const pgRecorded = (await pgCount()) - pg.before;
+    await pg.sql.close();
+    pg.stop();
+    const pgComplete = pgExit === 0 && pgRecorded >= pgAnswered && pgRecorded <= pgAnswered + pgInFlightBound;
+    const mean = (c: number, s: Row['server']) => {
+      const rs = rows.filter((r) => r.connections === c && r.server === s);
+      return rs.reduce((a, r) => a + r.rps, 0) / rs.length;
+    };
+    pgSummary = [
+      '',
+      '## The node on PostgreSQL',
+      '',
+      'dist/slink with SLINK_DATABASE_URL, on a PostgreSQL 15 cluster on the same box (durable defaults, shared_buffers 512 MB), seeded with the same links, driven in the same rotation.',
+      '',
+      '| connections | bare requests/s | SQLite node | PostgreSQL node | PostgreSQL / SQLite | PostgreSQL p99 (worst run) | clicks written within |',
+      '|---|---|---|---|---|---|---|',
+      ...CONNECTIONS.map((c) => {
+        const pgRows = rows.filter((r) => r.connections === c && r.server === 'slink-pg');
+        return `| ${c} | ${int(mean(c, 'bare'))} | ${int(mean(c, 'slink'))} | ${int(mean(c, 'slink-pg'))} | **${(mean(c, 'slink-pg') / mean(c, 'slink')).toFixed(2)}** | ${ms(Math.max(...pgRows.map((r) => r.result.p99_us / 1000)))} | ${ms(Math.max(...pgRows.map((r) => r.drainMs!)))} |`;
+      }),
+      '',
+      `- **Every redirect recorded (PostgreSQL)**: wrk counted ${int(pgAnswered)} redirects from the PostgreSQL node; its database gained ${int(pgRecorded)} raw clicks after the final flush (exit ${pgExit}); ${int(pgAnswered)} ≤ recorded ≤ ${int(pgAnswered + pgInFlightBound)}: ${pgComplete ? 'met' : 'NOT met'}.`,
+    ];
+  }
   const log = readFileSync(slinkLog, 'utf8') + readFileSync(join(dir, 'slink.err'), 'utf8');
   const dropped = /(\d+) clicks dropped/.exec(log);
   const complete = exit === 0 && recorded >= answered && recorded <= answered + inFlightBound && !dropped;
@@ -378,7 +452,7 @@ try {
   lines.push('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     lines.push(
-      `| ${r.connections} | ${r.server === 'bare' ? 'bare Bun.serve + Map' : 'dist/slink'} | ${r.run} | ${int(r.rps)} | ${ms(r.result.p50_us / 1000)} | ${ms(r.result.p99_us / 1000)} | ${ms(r.result.max_us / 1000)} | ${mb(r.peakRssKb)} | ${r.backlog === undefined ? '' : int(r.backlog)} | ${r.drainMs === undefined ? '' : ms(r.drainMs)} |`,
+      `| ${r.connections} | ${r.server === 'bare' ? 'bare Bun.serve + Map' : r.server === 'slink' ? 'dist/slink' : 'dist/slink on PostgreSQL'} | ${r.run} | ${int(r.rps)} | ${ms(r.result.p50_us / 1000)} | ${ms(r.result.p99_us / 1000)} | ${ms(r.result.max_us / 1000)} | ${mb(r.peakRssKb)} | ${r.backlog === undefined ? '' : int(r.backlog)} | ${r.drainMs === undefined ? '' : ms(r.drainMs)} |`,
     );
   }
   lines.push(
@@ -471,6 +545,7 @@ try {
   lines.push(
     `- **Every redirect recorded**: wrk counted ${int(answered)} redirects from Slink over ${slinkRuns} runs (warm-ups included); the database gained ${int(recorded)} clicks after the final flush (exit ${exit}${dropped ? `, log: "${dropped[0]}"` : ', no drops logged'}). wrk does not count answers still in flight when a run ends, at most one per connection (${int(inFlightBound)} in all), so ${int(answered)} ≤ recorded ≤ ${int(answered + inFlightBound)} is the check: ${complete ? 'met' : 'NOT met'}.`,
   );
+  lines.push(...pgSummary);
   const text = `${lines.join('\n')}\n`;
   console.log(`\n${text}`);
   writeFileSync(OUT, text);

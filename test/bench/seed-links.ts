@@ -5,12 +5,14 @@
 import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
-import { createDeps, type Deps } from '../../src/deps';
+import { openPostgres } from '../../src/db/postgres/client';
+import { createDeps, type Deps, unportedDb } from '../../src/deps';
 import { systemClock } from '../../src/lib/clock';
 import { newLinkRow } from '../../src/modules/links/service';
 import { generateSlug } from '../../src/modules/links/slug';
 import type { NewLink } from '../../src/modules/links/store';
 import { insertLinks } from '../../src/modules/links/writer';
+import { postgresStores } from '../../src/stores';
 
 /** No params (typed, so `cond ? {...} : NO_PARAMS` is a Record). */
 export const NO_PARAMS: Record<string, string> = {};
@@ -35,13 +37,32 @@ export function benchDeps(dbPath: string): Deps {
   });
 }
 
-/** Writes `count` links shaped by `shape(i)`; returns their slugs in order. */
-export async function seedLinks(deps: Deps, count: number, shape: (i: number) => LinkShape): Promise<string[]> {
+/** The same on a (migrated) PostgreSQL database. */
+export function benchDepsPostgres(url: string, dbPath: string): Deps {
+  return createDeps({
+    db: unportedDb(),
+    stores: postgresStores(openPostgres(url), url),
+    config: loadConfig({ SLINK_DB: dbPath, SLINK_DATABASE_URL: url }),
+    clock: systemClock,
+    log: { info() {}, error: console.error },
+  });
+}
+
+/**
+ * Writes `count` links shaped by `shape(i)`; returns their slugs in order. With `slugs`, the
+ * i-th link takes the i-th of them (a second engine seeded with the same links).
+ */
+export async function seedLinks(
+  deps: Deps,
+  count: number,
+  shape: (i: number) => LinkShape,
+  slugs?: readonly string[],
+): Promise<string[]> {
   const taken = new Set<string>();
   const items: NewLink[] = [];
   const write = () => insertLinks(deps, items.splice(0));
   for (let i = 0; i < count; i++) {
-    let slug = generateSlug();
+    let slug = slugs?.[i] ?? generateSlug();
     // Drawn at random (7 characters): a repeat in one seed is the only clash to rule out.
     while (taken.has(slug)) slug = generateSlug();
     taken.add(slug);

@@ -137,7 +137,7 @@ try {
     destination: `https://www.example.org/articles/${i}`,
     params: i % 3 === 0 ? { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: `s${i % 40}` } : NO_PARAMS,
   }));
-  deps.linkIndex.loadAll();
+  await deps.linkIndex.loadAll();
   applyPragmas(db.$client, 'writer');
   // The writer Worker's checkpoints: after each of its commits once the WAL is due (its timer,
   // for other connections' commits, has nothing to add here).

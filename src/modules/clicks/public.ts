@@ -31,6 +31,8 @@ export {
 // Enrichment other modules reuse (the sessions list names a session's browser).
 export { parseAgent } from './enrich/user-agent';
 export { deleteLinkClicksPg } from './postgres/delete';
+// The server's start and stop, and the CLI's `slink migrate`.
+export { startClickStoragePg } from './postgres/start';
 // Reading and deleting raw clicks (analytics, links).
 export { retainedFrom } from './retention';
 export { deleteLinkClicks } from './sqlite/raw-read';
@@ -46,6 +48,5 @@ export {
   readClickPage,
 } from './sqlite/read-clicks';
 export { upgradeClickStorage } from './sqlite/upgrade';
-// The server's start and stop, and the CLI's `slink migrate`.
 export { type ClickStart, type StopResult, startClickStorage } from './start';
 export { openClickWriter, type WriterOptions } from './writer';

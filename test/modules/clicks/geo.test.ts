@@ -191,7 +191,7 @@ describe('openGeo(path): one configured file (SLINK_GEO_DB)', () => {
         { country: null, city: null },
       ]);
     } finally {
-      t.close();
+      await t.close();
     }
   });
 });

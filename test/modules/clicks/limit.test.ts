@@ -120,7 +120,7 @@ describe('click limit under concurrency, over a real socket', () => {
     expect(storedCounts(t, link.id)).toEqual({ clicks: 60, bots: 10 });
 
     // A restart: the slug index and its counters load from the database.
-    const t2 = reopen(t);
+    const t2 = await reopen(t);
     expect(t2.deps.linkIndex.getById(link.id)!.counters).toEqual({ humanClicks: 60, unsorted: 0 });
     const base = listen(t2);
     const statuses = await fire(
@@ -135,7 +135,7 @@ describe('click limit under concurrency, over a real socket', () => {
 
     await t2.app.stop(true);
     expect(t2.errors).toEqual([]);
-    t2.close();
+    await t2.close();
     await disposeTestApp(t);
   });
 

@@ -416,15 +416,22 @@ describe('API writes served while a flush yields between slices', () => {
    * app's buffer runs `during` right after handing over its first slice, which is where the
    * real flusher yields to the event loop (and so to API requests).
    */
-  async function duringFlush(during: (t: TestApp, linkId: string) => void) {
+  async function duringFlush(during: (t: TestApp, linkId: string) => unknown) {
     const c = await setup();
     const { t } = c;
     const link = await createLink(c, { slug: 'inflight' });
     await clicks(t, 'inflight', 1000, T0, 500);
     expect(t.deps.linkIndex.getById(link.id)!.counters).toEqual({ humanClicks: 0, unsorted: 1000 });
-    const sink = hookedSink(inlineSink(t), { afterAdd: (k) => k === 1 && during(t, link.id) });
+    // The API write starts there; services are asynchronous, so it is awaited after the flush.
+    const started: Promise<unknown>[] = [];
+    const sink = hookedSink(inlineSink(t), {
+      afterAdd: (k) => {
+        if (k === 1) started.push(Promise.resolve(during(t, link.id)));
+      },
+    });
     const flusher = new ClickFlusher(t.deps.clicks.buffer, sink, t.deps.log);
     expect(await flusher.flush()).toBe(true);
+    await Promise.all(started);
     return { c, t, link, flusher };
   }
 
@@ -432,12 +439,14 @@ describe('API writes served while a flush yields between slices', () => {
     let outcome = '';
     const { t, link, flusher } = await duringFlush((t, id) => {
       expect(t.deps.clicks.buffer.length).toBe(0); // the whole batch is out of the buffer
-      try {
-        deleteLink(t.deps, id);
-        outcome = 'deleted';
-      } catch (err) {
-        outcome = (err as { code: string }).code;
-      }
+      return deleteLink(t.deps, id).then(
+        () => {
+          outcome = 'deleted';
+        },
+        (err) => {
+          outcome = (err as { code: string }).code;
+        },
+      );
     });
     expect(outcome).toBe('delete_requires_dashboard');
     expect(flusher.stats).toMatchObject({ written: 1000, skipped: 0 });
@@ -447,7 +456,7 @@ describe('API writes served while a flush yields between slices', () => {
 
   test('a click limit set then counts the human clicks being written', async () => {
     const { c, t, link } = await duringFlush((t, id) => {
-      updateLink(t.deps, { superuser: true }, id, { clickLimit: 502 });
+      return updateLink(t.deps, { superuser: true }, id, { clickLimit: 502 });
     });
     expect(t.deps.linkIndex.getById(link.id)!.counters).toEqual({ humanClicks: 500, unsorted: 0 });
     const statuses: number[] = [];

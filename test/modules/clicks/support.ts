@@ -122,12 +122,13 @@ export function one<T = any>(t: TestApp, sql: string, ...params: (string | numbe
  * database) and app on the same file with the same clock. Its close() only closes its
  * connection; the original TestApp owns the folder.
  */
-export function reopen(t: TestApp): TestApp {
+export async function reopen(t: TestApp): Promise<TestApp> {
   const db = openDatabase(t.deps.config.dbPath);
   migrateDatabase(db);
   const errors: string[] = [];
   const log: Logger = { info: () => {}, error: (m, e) => errors.push(`${m} ${String(e)}`) };
   const deps = createDeps({ db, config: t.deps.config, clock: t.clock, log });
+  await deps.linksLoaded;
   return { app: createApp(deps), deps, clock: t.clock, dir: t.dir, errors, close: async () => db.$client.close() };
 }
 

@@ -113,10 +113,10 @@ const rawClicks = () =>
     'SELECT link_id, variant_id, variant_code, destination, bot FROM raw_clicks ORDER BY id',
   ).all() as any[];
 /** A link row (and its counters row) written straight into SQLite (bypassing validation), then indexed. */
-function insertRaw(id: string, slug: string, destination: string) {
+async function insertRaw(id: string, slug: string, destination: string) {
   t.deps.db.insert(links).values({ id, slug, destination, params: {}, createdAt: T0, updatedAt: T0 }).run();
   t.deps.db.insert(linkCounters).values({ linkId: id }).run();
-  t.deps.linkIndex.refresh(id);
+  await t.deps.linkIndex.refresh(id);
 }
 
 describe('302 redirect', () => {
@@ -196,8 +196,8 @@ describe('302 redirect', () => {
   });
 
   test('control and non-ASCII characters stored in a destination are percent-encoded, never a 500', async () => {
-    insertRaw('lnk_raw1', 'tab', 'https://example.com/a\tb?x=1');
-    insertRaw('lnk_raw2', 'emoji', 'https://example.com/😀');
+    await insertRaw('lnk_raw1', 'tab', 'https://example.com/a\tb?x=1');
+    await insertRaw('lnk_raw2', 'emoji', 'https://example.com/😀');
     await go('/tab', 'https://example.com/a%09b?x=1');
     await go('/emoji', 'https://example.com/%F0%9F%98%80');
   });
@@ -260,8 +260,8 @@ describe('variants', () => {
     await newLink({ slug: 'a'.repeat(64) });
     await go(`/${'a'.repeat(64)}/${'b'.repeat(64)}`, 'https://example.com/l');
     // Even rows that bypassed slug validation are not served at such paths.
-    insertRaw('lnk_long', 'a'.repeat(65), 'https://example.com/long');
-    insertRaw('lnk_dot', 'abc.html', 'https://example.com/dot');
+    await insertRaw('lnk_long', 'a'.repeat(65), 'https://example.com/long');
+    await insertRaw('lnk_dot', 'abc.html', 'https://example.com/dot');
     for (const path of [
       '/abc/fb/x',
       '/abc.html',
@@ -423,9 +423,9 @@ describe('single host', () => {
   });
 
   test('reserved words are never slugs, in any case, even when such a row exists', async () => {
-    insertRaw('lnk_api', 'api', 'https://example.com/api');
-    insertRaw('lnk_app', 'App', 'https://example.com/app');
-    insertRaw('lnk_hz', 'healthz', 'https://example.com/healthz');
+    await insertRaw('lnk_api', 'api', 'https://example.com/api');
+    await insertRaw('lnk_app', 'App', 'https://example.com/app');
+    await insertRaw('lnk_hz', 'healthz', 'https://example.com/healthz');
     for (const path of ['/api', '/API/x', '/App']) expectError(await call(`${SHORT}${path}`), 404, 'not_found', null);
     // /app is the dashboard: its page, never the link with that slug.
     for (const path of ['/app', '/app/']) {
@@ -515,6 +515,7 @@ describe('the slug index follows every API write', () => {
     migrateDatabase(db);
     const errors: string[] = [];
     const deps = createDeps({ db, config, clock: t.clock, log: { info: () => {}, error: (m) => errors.push(m) } });
+    await deps.linksLoaded;
     const first = t;
     t = { ...first, app: createApp(deps), deps, errors };
     try {

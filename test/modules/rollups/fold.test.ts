@@ -190,7 +190,7 @@ describe('a link deleted while its clicks wait for the fold', () => {
     store.writeBatch(wires(targets, 20, T0 + 2 * HOUR, 20));
     expect(store.unfolded).toBe(20);
 
-    deleteLinkWithClicks(t.deps, gone.id, 'gone');
+    await deleteLinkWithClicks(t.deps, gone.id, 'gone');
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks WHERE link_id = ?', gone.id).n).toBe(0);
     expect(store.fold()).toBe(20);
 

@@ -592,7 +592,7 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
     await flushOk(t);
     expect(uniquesOf(t, link.id)).toBe(1);
 
-    const t2 = reopen(t);
+    const t2 = await reopen(t);
     t.clock.set(t.clock.now() + 3 * HOUR); // later the same day
     expect(await click(t2, '/uniq', A)).toBe(302);
     expect(await click(t2, '/uniq', { ...A, ip: '5.39.0.1' })).toBe(302);
@@ -617,7 +617,7 @@ describe('unique visitors: one (IP, user agent) per UTC day, humans only', () =>
     expect(one(t2, 'SELECT uniques FROM link_counters WHERE link_id = ?', link.id).uniques).toBe(3);
 
     expect(t2.errors).toEqual([]);
-    t2.close();
+    await t2.close();
     await disposeTestApp(t);
   });
 });
@@ -829,7 +829,7 @@ describe('rebuildRollupsIfMissing', () => {
     const values = stored(t).values;
     t.deps.db.$client.run('DELETE FROM rollups');
 
-    const t2 = reopen(t);
+    const t2 = await reopen(t);
     expect(rebuildRollupsIfMissing(t2.deps.db.$client, clickSource(t2.deps.db.$client))).toBe(data.recorded);
     expect(readBuckets(t2)).toEqual(expected);
     expect(stored(t2).values).toEqual(values);
@@ -844,7 +844,7 @@ describe('rebuildRollupsIfMissing', () => {
     await flushOk(t2);
     expectBucketsMatchRawClicks(t2);
     expect(t2.errors).toEqual([]);
-    t2.close();
+    await t2.close();
     await disposeTestApp(t);
   });
 
