@@ -251,7 +251,9 @@ describe('slink copy-to', () => {
     await killMidCopy(url, changed);
     const added = await slink(changed, ['user', 'add', 'later@example.com', '--password', 'correct horse battery']);
     expect(added.code).toBe(0);
-    const r = await slink(changed, ['copy-to', url]);
+    // With SLINK_DATABASE_URL already set to the target, as an operator moving over might have it:
+    // the source is still the SQLite file at SLINK_DB.
+    const r = await slink(changed, ['copy-to', url], { env: { SLINK_DATABASE_URL: url } });
     outputs.push(r.stdout, r.stderr);
     expect({ code: r.code, first: r.stderr.split('\n')[1] }).toEqual({
       code: 0,
