@@ -25,6 +25,8 @@ describe('slink --help', () => {
       'key list',
       'migrate',
       'backup <file>',
+      'copy-to <postgres-url>',
+      '--batch',
       '--superuser',
       '--password',
       '--scope',

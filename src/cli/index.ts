@@ -2,14 +2,17 @@
  * Operator subcommands (docs/behaviour.md, "Operator CLI"). They call module services, never
  * SQL. Exit 0 on success; otherwise a one-line message on stderr and exit 1 (2 for usage).
  */
+import { existsSync } from 'node:fs';
 import { ConfigError, configHelp, loadConfig } from '../config';
-import { DatabaseFileError, explainDatabaseError } from '../db/open';
+import { DatabaseFileError, explainDatabaseError, openSlinkDatabase } from '../db/open';
 import { type BaseDeps, consoleLogger } from '../deps';
 import { systemClock } from '../lib/clock';
 import { AppError } from '../lib/errors';
 import { type OpenedStorage, openStorage } from '../storage';
+import { sqliteStores } from '../stores';
 import { UsageError } from './args';
 import { backupCommand } from './backup';
+import { CopyFailed, copyToCommand } from './copy-to';
 import { type CliIo, processIo } from './io';
 import { keyCommand } from './key';
 import { migrateCommand } from './migrate';
@@ -30,10 +33,14 @@ Usage:
   slink migrate                                   upgrade the database (schema, and clicks stored by an older
                                                   release), printing progress; serve does it at start too
   slink backup <file>                             a consistent copy of the live database (never overwrites)
+  slink copy-to <postgres-url> [--batch <rows>]   copy the database (the service stopped) into an empty
+                                                  PostgreSQL database, with progress, then verify it
   slink --help                                    this help
 
 Environment:
 ${configHelp()}`;
+
+const COMMANDS = new Set(['user', 'key', 'migrate', 'backup', 'copy-to']);
 
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -44,16 +51,28 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   let storage: OpenedStorage | null = null;
   let dbPath: string | null = null;
   try {
-    if (command !== 'user' && command !== 'key' && command !== 'migrate' && command !== 'backup')
-      throw new UsageError(`unknown command "${command}" (see slink --help)`);
+    if (!COMMANDS.has(command ?? '')) throw new UsageError(`unknown command "${command}" (see slink --help)`);
     const config = loadConfig();
-    if (!config.databaseUrl) dbPath = config.dbPath;
-    // Connection attempts are logged on stderr: stdout carries only the command's answer.
-    storage = await openStorage(config, { info: (line) => io.err(line), error: (line) => io.err(line) });
+    if (command === 'copy-to') {
+      // The source is the SQLite file at SLINK_DB, whichever engine the configuration names.
+      dbPath = config.dbPath;
+      // Copying a file that is not there would create an empty database and copy nothing.
+      if (dbPath !== ':memory:' && !existsSync(dbPath)) {
+        throw new CopyFailed(`${dbPath} does not exist: set SLINK_DB to the database to copy`);
+      }
+      const db = openSlinkDatabase(dbPath);
+      const stores = sqliteStores(db);
+      storage = { db, stores, where: `db: ${dbPath}`, close: () => stores.close() };
+    } else {
+      if (!config.databaseUrl) dbPath = config.dbPath;
+      // Connection attempts are logged on stderr: stdout carries only the command's answer.
+      storage = await openStorage(config, { info: (line) => io.err(line), error: (line) => io.err(line) });
+    }
     const deps: BaseDeps = { db: storage.db, stores: storage.stores, config, clock: systemClock, log: consoleLogger };
     if (command === 'user') await userCommand(deps, rest, io);
     else if (command === 'migrate') await migrateCommand(deps, rest, io);
     else if (command === 'backup') await backupCommand(deps, rest, io);
+    else if (command === 'copy-to') await copyToCommand(deps, rest, io);
     else await keyCommand(deps, rest, io);
     return 0;
   } catch (err) {
@@ -65,7 +84,10 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     const explained =
       dbPath === null ? err : explainDatabaseError(err, dbPath, 'the command cannot write the database');
     const known =
-      explained instanceof AppError || explained instanceof ConfigError || explained instanceof DatabaseFileError;
+      explained instanceof AppError ||
+      explained instanceof ConfigError ||
+      explained instanceof DatabaseFileError ||
+      explained instanceof CopyFailed;
     const message = known
       ? (explained as Error).message
       : `unexpected error: ${explained instanceof Error ? explained.message : String(explained)}`;

@@ -34,12 +34,14 @@ export interface TestApp {
 export interface TestAppOptions {
   /** The storage engine (test/helpers/engines.ts): SQLite in a temporary folder, or a fresh PostgreSQL database. */
   engine?: Engine;
+  /** On PostgreSQL: this database as it is (one a test filled, e.g. by `slink copy-to`), not a fresh one. */
+  postgresUrl?: string;
 }
 
 export async function makeTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'slink-test-'));
   const engine = options.engine ?? 'sqlite';
-  const pgUrl = engine === 'postgres' ? await freshPostgresUrl() : null;
+  const pgUrl = engine === 'postgres' ? (options.postgresUrl ?? (await freshPostgresUrl())) : null;
   const config: Config = loadConfig({
     SLINK_DB: join(dir, 'slink.db'),
     SLINK_SHORT_HOST: 'https://sl.test',

@@ -16,6 +16,18 @@ export { type ClickLinks, type ClickRecord, targetSerial } from './capture/recor
 export type { ClickWriter } from './capture/sink';
 export { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS } from './capture/spill';
 export * from './capture/target-block';
+// `slink copy-to`: the raw clicks of a SQLite database into a PostgreSQL one.
+export {
+  type ClickChunk,
+  countFirstVisitsSince,
+  countRawClicks,
+  dropClickTailKey,
+  lastAssignedClickId,
+  nextClickChunk,
+  rawClicksOf,
+  restoreClickTailKey,
+  writeClickChunk,
+} from './copy-to-postgres';
 // Enrichment other modules reuse (the sessions list names a session's browser).
 export { parseAgent } from './enrich/user-agent';
 export { deleteLinkClicksPg } from './postgres/delete';

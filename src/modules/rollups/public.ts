@@ -5,6 +5,16 @@
  * codec, pending sums, the value dictionary); sqlite/ holds the buckets on SQLite (the fold,
  * link days, the rebuild, the statistics' reads).
  */
+
+export {
+  firstDifferentScope,
+  nextRollupChunk,
+  pgHourTotals,
+  pgIncompleteDays,
+  type RollupChunk,
+  sqliteHourTotals,
+  writeRollupChunk,
+} from './copy-to-postgres';
 export * from './dimensions';
 export { type PendingHour, PendingSums } from './pending';
 export { PgRollupWriter } from './postgres/buckets';

@@ -1,0 +1,191 @@
+/**
+ * `slink copy-to <postgres-url>` (docs/operations.md, "Moving to PostgreSQL"): the SQLite
+ * database into an empty PostgreSQL one, migrated first, then verified.
+ *
+ * Fast on ten million clicks: every id is kept (accounts to click ids), so the packed rollup
+ * buckets go over as bytes and nothing is looked up; the raw clicks are unpacked from SQLite's
+ * blocks straight into click_tail, tens of thousands per statement (arrays unnested); the
+ * sequences are moved past the copied ids at the end.
+ *
+ * Safe to re-run after a crash: the target records the copy's state (state.ts), each step
+ * commits its rows with it, and a re-run of the same source resumes where it stopped, or starts
+ * over when the source changed meanwhile. A target holding anything else is refused.
+ */
+import type { Database } from 'bun:sqlite';
+import {
+  countRawClicks,
+  dropClickTailKey,
+  lastAssignedClickId,
+  nextClickChunk,
+  restoreClickTailKey,
+  writeClickChunk,
+} from '../../modules/clicks/public';
+import { nextRollupChunk, writeRollupChunk } from '../../modules/rollups/public';
+import type { Pg } from '../postgres/client';
+import { copyChunks } from './chunks';
+import { CopyProgress } from './progress';
+import { beginCopy, type CopyState, finishStep, firstTableWithData, readCopyState, type Step } from './state';
+import { copyPlainTable, countRows, PLAIN_TABLES, uniquesFrom } from './tables';
+import { verifyCopy } from './verify';
+
+/** A copy that cannot be made: the one line the CLI prints. */
+export class CopyRefused extends Error {}
+
+export interface CopyOptions {
+  /** The SQLite file's absolute path (names the source in the target's state). */
+  source: string;
+  /** The target as printed: its URL without the password. */
+  target: string;
+  /** Rows per transaction of the raw clicks and the buckets. */
+  batch: number;
+  now: number;
+  /** A progress line (stderr). */
+  progress(line: string): void;
+}
+
+/**
+ * What the service changes in the file moves at least one of these: a copy resumed against a
+ * file whose fingerprint differs starts over instead of mixing two states.
+ */
+export function sourceFingerprint(sqlite: Database): string {
+  const parts = sqlite
+    .query<Record<string, number | string | null>, []>(
+      `SELECT
+        (SELECT count(*) || ':' || coalesce(max(updated_at), 0) FROM links) AS links,
+        (SELECT count(*) || ':' || coalesce(max(updated_at), 0) FROM projects) AS projects,
+        (SELECT count(*) || ':' || coalesce(max(updated_at), 0) FROM variants) AS variants,
+        (SELECT count(*) FROM link_tags) AS tags,
+        (SELECT total(clicks) || ':' || total(bots) || ':' || total(uniques) FROM link_counters) AS counters,
+        (SELECT count(*) || ':' || coalesce(max(last_seen_at), 0) FROM sessions) AS sessions,
+        (SELECT group_concat(id || email || password_hash || coalesce(disabled_at, '') || is_superuser) FROM accounts) AS accounts,
+        (SELECT count(*) || ':' || coalesce(max(last_used_at), 0) || ':' || coalesce(max(revoked_at), 0) FROM api_keys) AS keys,
+        (SELECT count(*) FROM rollups) AS rollups`,
+    )
+    .get()!;
+  const text = `${JSON.stringify(parts)}:${lastAssignedClickId(sqlite)}`;
+  return new Bun.CryptoHasher('sha256').update(text).digest('hex');
+}
+
+/**
+ * Decides from the target's state whether to begin, resume or refuse; returns where to start,
+ * and what to tell the operator about it.
+ */
+async function startingPoint(
+  sql: Pg,
+  o: CopyOptions,
+  fingerprint: string,
+): Promise<{ state: CopyState; note: string | null }> {
+  const state = await readCopyState(sql);
+  if (state !== null && state.step === 'done') {
+    throw new CopyRefused(`the target already holds a finished copy of ${state.source}: copy into an empty database`);
+  }
+  if (state !== null && state.source !== o.source) {
+    throw new CopyRefused(
+      `the target holds an unfinished copy of another database (${state.source}): copy into an empty database`,
+    );
+  }
+  if (state === null) {
+    const table = await firstTableWithData(sql);
+    if (table !== null) {
+      throw new CopyRefused(`the target database is not empty (table ${table} has rows): copy into an empty database`);
+    }
+    return { state: await beginCopy(sql, o.source, fingerprint, false), note: null };
+  }
+  if (state.fingerprint !== fingerprint) {
+    return {
+      state: await beginCopy(sql, o.source, fingerprint, true),
+      note: `${o.source} changed since the interrupted copy: starting over`,
+    };
+  }
+  return { state, note: `resuming the interrupted copy of ${o.source} at ${state.step}` };
+}
+
+/** Runs one step; returns the next. */
+async function runStep(sqlite: Database, sql: Pg, o: CopyOptions, state: CopyState, bar: CopyProgress): Promise<Step> {
+  const { step } = state;
+  const plain = PLAIN_TABLES.find((t) => t.name === step);
+  if (plain !== undefined) {
+    bar.begin(step, countRows(sqlite, plain, o.now));
+    return sql.begin(async (tx) => {
+      await copyPlainTable(sqlite, tx, plain, o.now, (n) => bar.advance(n));
+      return finishStep(tx, step);
+    });
+  }
+  if (step === 'rollups') {
+    bar.begin(step, countAll(sqlite, 'rollups'), rollupsBefore(sqlite, state.position));
+    return copyChunks(sql, step, state.position, bar, {
+      read: (from) => nextRollupChunk(sqlite, from, o.batch),
+      write: writeRollupChunk,
+      next: (chunk) => chunk.lastScope + 1,
+    });
+  }
+  if (step === 'click_tail') {
+    bar.begin(step, countRawClicks(sqlite), clicksBefore(sqlite, state.position));
+    if (state.position === 0) await sql.begin((tx) => dropClickTailKey(tx));
+    return copyChunks(sql, step, state.position, bar, {
+      read: (after) => nextClickChunk(sqlite, after, o.batch, uniquesFrom(o.now)),
+      write: writeClickChunk,
+      next: (chunk) => chunk.lastId,
+      finish: restoreClickTailKey,
+    });
+  }
+  if (step === 'sequences') {
+    return sql.begin(async (tx) => {
+      await moveSequences(sqlite, tx);
+      return finishStep(tx, step);
+    });
+  }
+  throw new Error(`copy step ${step} is unknown`);
+}
+
+function countAll(sqlite: Database, table: 'rollups'): number {
+  return sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
+}
+
+/** Buckets of the scopes before `scope` (a resumed copy's progress). */
+function rollupsBefore(sqlite: Database, scope: number): number {
+  return sqlite.query<{ n: number }, [number]>('SELECT count(*) AS n FROM rollups WHERE scope < ?').get(scope)!.n;
+}
+
+/** Raw clicks with id <= `id` (a resumed copy's progress). */
+function clicksBefore(sqlite: Database, id: number): number {
+  if (id === 0) return 0;
+  return sqlite
+    .query<{ n: number }, [number, number]>(
+      `SELECT (SELECT coalesce(sum(count), 0) FROM click_segments WHERE last_id <= ?)
+        + (SELECT count(*) FROM click_tail WHERE id <= ?) AS n`,
+    )
+    .get(id, id)!.n;
+}
+
+/**
+ * The ids the PostgreSQL engine hands out next come after every copied one, and after every one
+ * SQLite ever gave (a click id or a target id is never given twice, even after its row went).
+ */
+async function moveSequences(sqlite: Database, tx: Pg): Promise<void> {
+  const lastClick = lastAssignedClickId(sqlite);
+  if (lastClick > 0) await tx`SELECT setval('click_ids', ${lastClick})`;
+  const [values] = await tx`SELECT max(id) AS m FROM rollup_values`;
+  if (values.m !== null) await tx`SELECT setval(pg_get_serial_sequence('rollup_values', 'id'), ${values.m})`;
+  const targetSeq =
+    sqlite.query<{ seq: number }, []>("SELECT seq FROM sqlite_sequence WHERE name = 'click_targets'").get()?.seq ?? 0;
+  const [targets] = await tx`SELECT max(id) AS m FROM click_targets`;
+  const lastTarget = Math.max(targetSeq, Number(targets.m ?? 0));
+  if (lastTarget > 0) await tx`SELECT setval(pg_get_serial_sequence('click_targets', 'id'), ${lastTarget})`;
+}
+
+/** Copies and verifies; returns the verification's lines. Throws CopyRefused, or what failed. */
+export async function copyToPostgres(sqlite: Database, sql: Pg, o: CopyOptions): Promise<string[]> {
+  const fingerprint = sourceFingerprint(sqlite);
+  const start = await startingPoint(sql, o, fingerprint);
+  let state = start.state;
+  o.progress(`copy-to: copying ${o.source} into ${o.target}`);
+  if (start.note !== null) o.progress(`copy-to: ${start.note}`);
+  const bar = new CopyProgress(o.progress);
+  while (state.step !== 'verify' && state.step !== 'done') {
+    state = { ...state, step: await runStep(sqlite, sql, o, state, bar), position: 0 };
+  }
+  const lines = await verifyCopy(sqlite, sql, o.now);
+  await sql.begin((tx) => finishStep(tx, 'verify'));
+  return lines;
+}

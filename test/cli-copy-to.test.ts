@@ -1,0 +1,287 @@
+/**
+ * `slink copy-to <postgres-url>` (docs/operations.md, "Moving to PostgreSQL"), spawned as the
+ * real CLI: a SQLite database written through the real app (accounts, keys, a session, a
+ * project, links with tags and variants, a fortnight of clicks with bots, the older ones sealed
+ * into blocks) copied into a real PostgreSQL database, which the real app then serves.
+ */
+import { beforeAll, describe, expect, test } from 'bun:test';
+import { copyFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { SQL } from 'bun';
+import { DAY_MS, utcDay } from '../src/lib/time';
+import { sealThrough } from '../src/modules/clicks/sqlite/seal';
+import { startSession } from '../src/modules/sessions/service';
+import { api, makeKey, makeTestApp, type TestApp } from './helpers/app';
+import { inspect, slink, tempDir } from './helpers/cli';
+import { freshPostgresUrl } from './helpers/postgres';
+import { BUN, cleanEnv, ROOT } from './helpers/proc';
+import { PLACES, seedBusyWorkspace, visit } from './helpers/stats-seed';
+import { UA } from './modules/clicks/support';
+
+const PASSWORD = 'pw-never-printed-7f3a';
+
+/** The URL as copy-to names it: the password replaced. */
+function redacted(url: string): string {
+  const u = new URL(url);
+  u.password = '***';
+  return u.toString();
+}
+
+/** The test cluster trusts every local connection: a password in the URL is accepted, and ignored. */
+function withPassword(url: string): string {
+  const u = new URL(url);
+  u.password = PASSWORD;
+  return u.toString();
+}
+
+let source: string;
+let key: string;
+let linkIds: string[];
+/** What the source's API answered before the copy. */
+let answers: Awaited<ReturnType<typeof apiAnswers>>;
+let rawClicks: number;
+const outputs: string[] = [];
+
+async function apiAnswers(t: TestApp) {
+  const get = async (path: string) => {
+    const r = await api(t, 'GET', path, { key });
+    expect(r.status).toBe(200);
+    return r.body;
+  };
+  // GET /links also reads what is not on PostgreSQL yet (it answers 500 there): the list is
+  // compared as the links store pages it, with its tags.
+  const page = await t.deps.stores.links.page({ now: t.clock.now() }, 'created', 100, null);
+  return {
+    list: { page, tags: await t.deps.stores.links.tagsOf(page.rows.map((r) => r.id)) },
+    links: await Promise.all(linkIds.map((id) => get(`/links/${id}`))),
+    variants: await Promise.all(linkIds.map((id) => get(`/links/${id}/variants`))),
+    projects: await get('/projects'),
+  };
+}
+
+function copyTo(url: string, args: string[] = []) {
+  return slink(source, ['copy-to', url, ...args]).then((r) => {
+    outputs.push(r.stdout, r.stderr);
+    return r;
+  });
+}
+
+beforeAll(async () => {
+  const t = await makeTestApp({ SLINK_TRUST_PROXY: '1' });
+  // Today's clocks: today's and yesterday's first visits become PostgreSQL's uniques.
+  t.clock.set(Date.now());
+  const made = await makeKey(t, 'write', { superuser: true });
+  key = made.key;
+  await startSession(t.deps, made.account, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0');
+  const project = await api(t, 'POST', '/projects', { key, body: { name: 'Campaigns' } });
+  expect(project.status).toBe(201);
+  linkIds = await seedBusyWorkspace(t, key);
+  const tagged = await api(t, 'PATCH', `/links/${linkIds[0]}`, {
+    key,
+    body: { tags: ['spring', 'promo'], projectId: project.body.id },
+  });
+  expect(tagged.status).toBe(200);
+  await visit(t, [{ path: '/docs', ip: PLACES.london, ua: UA.chromeWin }]);
+  const sqlite = t.deps.db.$client;
+  // The clicks before yesterday go into a sealed segment, as on a database that ran a while.
+  const yesterday = (utcDay(Date.now()) - 1) * DAY_MS;
+  const through = sqlite
+    .query<{ id: number }, [number]>('SELECT max(id) AS id FROM click_tail WHERE time < ?')
+    .get(yesterday)!.id;
+  expect(sealThrough(sqlite, through)).toBeGreaterThan(100);
+  answers = await apiAnswers(t);
+  source = join(tempDir(), 'slink.db');
+  sqlite.query('VACUUM INTO ?').run(source);
+  await t.close();
+  rawClicks = inspect(
+    source,
+    (db) =>
+      db
+        .query<{ n: number }, []>(
+          'SELECT (SELECT count(*) FROM click_tail) + (SELECT sum(count) FROM click_blocks) AS n',
+        )
+        .get()!.n,
+  );
+  expect(rawClicks).toBeGreaterThan(200);
+});
+
+const TABLE_LINES = [
+  /^accounts: 1 rows on both sides$/,
+  /^api_keys: 1 rows on both sides$/,
+  /^sessions: 1 rows on both sides$/,
+  /^projects: 1 rows on both sides$/,
+  /^links: 3 rows on both sides$/,
+  /^link_tags: 2 rows on both sides$/,
+  /^link_counters: 3 rows on both sides, every link's counters equal$/,
+  /^variants: 2 rows on both sides, every click count equal$/,
+  /^rollup_values: \d+ rows on both sides$/,
+  /^click_targets: \d+ rows on both sides$/,
+  /^rollup_marks: \d+ rows on both sides$/,
+  /^visitor_salts: [12] rows on both sides$/,
+  /^rollups: \d+ hour buckets on both sides, \d+ buckets in all, every day complete$/,
+  /^click_tail: \d+ rows on both sides \(raw clicks\)$/,
+  /^click_uniques: \d+ rows on both sides \(today's and yesterday's first visits\)$/,
+  /^statistics: 3 links and the workspace: daily clicks, uniques, breakdowns and raw clicks equal$/,
+];
+
+function expectVerification(stdout: string): void {
+  const lines = stdout.trimEnd().split('\n');
+  expect(lines.length).toBe(TABLE_LINES.length);
+  for (const [i, line] of lines.entries()) expect(line).toMatch(TABLE_LINES[i]!);
+  expect(stdout).toContain(`click_tail: ${rawClicks} rows on both sides`);
+}
+
+/**
+ * Starts a copy of `db` into `url` and kills it with -9 in the middle of the raw clicks: the
+ * chunks of recent clicks write click_uniques, which the test holds locked, so the copy stops at
+ * the first of them after the chunks of older clicks have committed.
+ */
+async function killMidCopy(url: string, db: string): Promise<void> {
+  const sql = new SQL(url, { max: 2 });
+  const holder = await sql.reserve();
+  await holder`BEGIN`;
+  await holder`LOCK TABLE click_uniques IN EXCLUSIVE MODE`;
+  const proc = Bun.spawn([BUN, 'run', 'src/index.ts', 'copy-to', url, '--batch', '20'], {
+    cwd: ROOT,
+    env: cleanEnv({ SLINK_DB: db }),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const stderr = new Response(proc.stderr).text();
+  // Whatever waits for a lock is the copy (nothing else uses this database).
+  let waiting: string[] = [];
+  while (waiting.length === 0 && proc.exitCode === null) {
+    await Bun.sleep(20);
+    waiting = (await sql`SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock'`).map(
+      (r: { query: string }) => r.query.split('(')[0]!.trim(),
+    );
+  }
+  proc.kill(9);
+  await proc.exited;
+  await holder`ROLLBACK`;
+  holder.release();
+  const firstErr = await stderr;
+  outputs.push(firstErr);
+  expect(waiting).toEqual(['INSERT INTO click_uniques']);
+  expect(firstErr.split('\n').slice(0, 2)).toEqual([
+    `copy-to: copying ${db} into ${redacted(url)}`,
+    'copy-to: accounts 0/1 rows (0%)',
+  ]);
+  const [state] = await sql`SELECT step, position FROM slink_copy_to`;
+  const [copied] = await sql`SELECT count(*) AS n FROM click_tail`;
+  await sql.close();
+  expect(state.step).toBe('click_tail');
+  expect(Number(state.position)).toBeGreaterThan(0);
+  expect(Number(copied.n)).toBeGreaterThan(0);
+  expect(Number(copied.n)).toBeLessThan(rawClicks);
+}
+
+describe('slink copy-to', () => {
+  test('copies everything; the real app on PostgreSQL then answers what the SQLite one did, and goes on counting', async () => {
+    const url = withPassword(await freshPostgresUrl());
+    const r = await copyTo(url);
+    expect({ code: r.code, stderrStart: r.stderr.split('\n').slice(0, 2) }).toEqual({
+      code: 0,
+      stderrStart: [`copy-to: copying ${source} into ${redacted(url)}`, 'copy-to: accounts 0/1 rows (0%)'],
+    });
+    expectVerification(r.stdout);
+
+    const t = await makeTestApp({ SLINK_TRUST_PROXY: '1' }, { engine: 'postgres', postgresUrl: url });
+    t.clock.set(Date.now());
+    try {
+      expect(await apiAnswers(t)).toEqual(answers);
+      // Today's visitor of /docs again: a click, not a new unique (salts and uniques came along).
+      const before = (await api(t, 'GET', `/links/${linkIds[1]}`, { key })).body;
+      await visit(t, [{ path: '/docs', ip: PLACES.london, ua: UA.chromeWin }]);
+      const after = (await api(t, 'GET', `/links/${linkIds[1]}`, { key })).body;
+      expect({ clicks: after.clickCount - before.clickCount, uniques: after.uniqueCount - before.uniqueCount }).toEqual(
+        {
+          clicks: 1,
+          uniques: 0,
+        },
+      );
+      // Its id follows every copied one.
+      const sql = new SQL(url, { max: 1 });
+      const [ids] = await sql`SELECT count(*) AS n, count(DISTINCT id) AS d FROM click_tail`;
+      await sql.close();
+      expect({ n: Number(ids.n), d: Number(ids.d) }).toEqual({ n: rawClicks + 1, d: rawClicks + 1 });
+    } finally {
+      await t.close();
+    }
+
+    // Copied once: a second run is refused.
+    const again = await copyTo(url);
+    expect({ code: again.code, stdout: again.stdout, stderr: again.stderr }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `slink: the target already holds a finished copy of ${source}: copy into an empty database\n`,
+    });
+  }, 120_000);
+
+  test('refuses a database that already holds data, and changes nothing in it', async () => {
+    const url = withPassword(await freshPostgresUrl());
+    const sql = new SQL(url, { max: 1 });
+    await sql`INSERT INTO projects (id, name, created_at, updated_at) VALUES ('prj_x', 'Theirs', 1, 1)`;
+    const r = await copyTo(url);
+    const [n] = await sql`SELECT (SELECT count(*) FROM projects) AS p, (SELECT count(*) FROM links) AS l`;
+    await sql.close();
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'slink: the target database is not empty (table projects has rows): copy into an empty database\n',
+    });
+    expect({ p: Number(n.p), l: Number(n.l) }).toEqual({ p: 1, l: 0 });
+  }, 60_000);
+
+  test('killed with -9 in the middle of the raw clicks, a second run resumes there and verifies', async () => {
+    const url = withPassword(await freshPostgresUrl());
+    await killMidCopy(url, source);
+    const r = await copyTo(url, ['--batch', '20']);
+    expect({ code: r.code, first: r.stderr.split('\n')[1] }).toEqual({
+      code: 0,
+      first: `copy-to: resuming the interrupted copy of ${source} at click_tail`,
+    });
+    expectVerification(r.stdout);
+  }, 120_000);
+
+  test('a re-run after the file changed starts over, and copies the file as it is now', async () => {
+    const url = withPassword(await freshPostgresUrl());
+    const changed = join(tempDir(), 'slink.db');
+    copyFileSync(source, changed);
+    await killMidCopy(url, changed);
+    const added = await slink(changed, ['user', 'add', 'later@example.com', '--password', 'correct horse battery']);
+    expect(added.code).toBe(0);
+    // With SLINK_DATABASE_URL already set to the target, as an operator moving over might have it:
+    // the source is still the SQLite file at SLINK_DB.
+    const r = await slink(changed, ['copy-to', url], { env: { SLINK_DATABASE_URL: url } });
+    outputs.push(r.stdout, r.stderr);
+    expect({ code: r.code, first: r.stderr.split('\n')[1] }).toEqual({
+      code: 0,
+      first: `copy-to: ${changed} changed since the interrupted copy: starting over`,
+    });
+    expect(r.stdout.split('\n')[0]).toBe('accounts: 2 rows on both sides');
+    expect(r.stdout).toContain(`click_tail: ${rawClicks} rows on both sides`);
+  }, 120_000);
+
+  test('a missing file, a bad URL and a bad --batch are refused before anything is written', async () => {
+    const url = withPassword(await freshPostgresUrl());
+    const missing = join(tempDir(), 'none.db');
+    const r1 = await slink(missing, ['copy-to', url]);
+    const r2 = await copyTo('mysql://u:pw@localhost/db');
+    const r3 = await copyTo(url, ['--batch', '0']);
+    outputs.push(r1.stdout, r1.stderr);
+    expect([r1, r2, r3].map((r) => ({ code: r.code, stdout: r.stdout, stderr: r.stderr }))).toEqual([
+      { code: 1, stdout: '', stderr: `slink: ${missing} does not exist: set SLINK_DB to the database to copy\n` },
+      { code: 2, stdout: '', stderr: 'slink: copy-to needs a postgres:// URL\n' },
+      { code: 2, stdout: '', stderr: 'slink: --batch must be a whole number from 1 to 1000000\n' },
+    ]);
+    expect(existsSync(missing)).toBe(false);
+  }, 60_000);
+
+  test('the password in the URL was never printed, on any run above', () => {
+    expect(outputs.length).toBeGreaterThan(10);
+    expect(outputs.filter((text) => text.includes(PASSWORD))).toEqual([]);
+    // Not for want of naming the URL: every copy names it, without its password.
+    expect(outputs.some((text) => text.includes(':***@127.0.0.1'))).toBe(true);
+  });
+});
