@@ -19,6 +19,7 @@ export * from './capture/target-block';
 // Enrichment other modules reuse (the sessions list names a session's browser).
 export { parseAgent } from './enrich/user-agent';
 export { deleteLinkClicksPg } from './postgres/delete';
+export { lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
 // Reading and deleting raw clicks (analytics, links).
 export { retainedFrom } from './retention';
 export { deleteLinkClicks } from './sqlite/raw-read';
