@@ -6,6 +6,7 @@
 import { openPostgres } from '../../src/db/postgres/client';
 import { readClicksAfter } from '../../src/modules/clicks/sqlite/raw-read';
 import type { TestApp } from './app';
+import { insertTailClicks } from './raw-clicks';
 
 export interface StoredClick {
   id: number;
@@ -62,4 +63,38 @@ export async function deleteStoredClicks(t: TestApp, ids: number[]): Promise<voi
     });
   }
   if (deleted !== ids.length) throw new Error(`deleted ${deleted} of ${ids.length} clicks: not all in the tail`);
+}
+
+/**
+ * Stores `count` human clicks of a link straight into the tail (a fixture far larger than a test
+ * could send), one per millisecond back from `newest`, every fact unknown, landing on
+ * https://example.com/landing; counters and rollups are not touched. Ids continue after the
+ * last one given.
+ */
+export async function insertStoredClicks(t: TestApp, linkId: string, count: number, newest: number): Promise<void> {
+  if (t.deps.stores.engine === 'sqlite') {
+    insertTailClicks(t.deps.db.$client, linkId, count, newest);
+    return;
+  }
+  await withPostgres(t, (sql) =>
+    sql.begin(async (tx) => {
+      const dims = ['country', 'city', 'device', 'os', 'browser', 'referrer', 'trafficType', 'language'];
+      const wanted = [['link', linkId], ...dims.map((d) => [d, ''])] as [string, string][];
+      for (const [dim, value] of wanted)
+        await tx`INSERT INTO rollup_values (dim, key, value) VALUES (${dim}, '', ${value}) ON CONFLICT DO NOTHING`;
+      const ids = new Map<string, number>();
+      for (const [dim, value] of wanted) {
+        const [r] = await tx`SELECT id FROM rollup_values WHERE dim = ${dim} AND key = '' AND value = ${value}`;
+        ids.set(dim, r.id);
+      }
+      const [target] = await tx`INSERT INTO click_targets (link_id, destination, params)
+        VALUES (${linkId}, 'https://example.com/landing', '{}') RETURNING id`;
+      const d = dims.map((dim) => ids.get(dim)!);
+      await tx`INSERT INTO click_tail (link, id, time, target, country, city, device, os, browser, referrer, traffic,
+          language, visitor, flags)
+        SELECT ${ids.get('link')!}, nextval('click_ids'), ${newest}::int8 - i, ${target.id}, ${d[0]!}, ${d[1]!}, ${d[2]!},
+          ${d[3]!}, ${d[4]!}, ${d[5]!}, ${d[6]!}, ${d[7]!}, i, 0
+        FROM generate_series(1, ${count}) AS i`;
+    }),
+  );
 }

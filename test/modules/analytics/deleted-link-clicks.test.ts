@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parse } from 'csv-parse/sync';
 import { api, disposeTestApp } from '../../helpers/app';
 import { freshDb, superuserWriteKey } from '../../helpers/cli';
+import { forEachEngine } from '../../helpers/engines';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from '../../helpers/proc';
 import { type Ctx, clickRequest, createLink, createVariant, flushOk, setup, UA } from '../clicks/support';
 
@@ -36,70 +37,73 @@ const SECRET_LINK = { destination: 'https://secret.example/a', params: { token: 
 const SECRET_LOCATION = 'https://secret.example/a?token=A-secret&src=v';
 const PLAIN_LOCATION = 'https://plain.example/b';
 
-describe('a deleted link leaves nothing to another link (inline writer, export Worker)', () => {
-  let c: Ctx;
-  beforeAll(async () => {
-    c = await setup();
-  });
-  afterAll(() => disposeTestApp(c.t));
-
-  const list = (id: string) => api(c.t, 'GET', `/links/${id}/clicks?bots=1`, { key: c.key });
-  const exportCsv = (id: string) => api(c.t, 'GET', `/links/${id}/export.csv?bots=1`, { key: c.key });
-
-  test('a new link clicked after a deleted one: its clicks list and export show its own target', async () => {
-    // A link with a secret param and a variant; one bot hit through the variant (a bot-only link
-    // may be deleted through the API), listed and exported: the readers now know its target.
-    const secret = await createLink(c, SECRET_LINK);
-    await createVariant(c, secret.id, { code: 'v', params: { src: 'v' } });
-    const hit = await c.t.app.handle(clickRequest(`/${secret.slug}/v`, { ua: UA.curl }));
-    expect([hit.status, hit.headers.get('location')]).toEqual([302, SECRET_LOCATION]);
-    await flushOk(c.t);
-    const before = await list(secret.id);
-    expect(before.status).toBe(200);
-    expect(before.body.items.map((i: any) => [i.destination, i.params, i.variantCode])).toEqual([
-      [SECRET_LOCATION, { token: 'A-secret', src: 'v' }, 'v'],
-    ]);
-    const beforeCsv = await exportCsv(secret.id);
-    expect(beforeCsv.status).toBe(200);
-    expect(csvRecords(beforeCsv.text).map(whereOf)).toEqual([
-      {
-        variantCode: 'v',
-        variantKnown: true,
-        destination: SECRET_LOCATION,
-        params: { token: 'A-secret', src: 'v' },
-        bot: true,
-      },
-    ]);
-
-    const deleted = await api(c.t, 'DELETE', `/links/${secret.id}`, { key: c.key });
-    expect([deleted.status, deleted.body]).toEqual([200, { id: secret.id, deleted: true }]);
-
-    // Another link, clicked: its one click is listed with its own destination, no params, no variant.
-    const plain = await createLink(c, { destination: PLAIN_LOCATION });
-    const res = await c.t.app.handle(clickRequest(`/${plain.slug}`, { ua: UA.chromeWin }));
-    expect([res.status, res.headers.get('location')]).toEqual([302, PLAIN_LOCATION]);
-    await flushOk(c.t);
-    const after = await list(plain.id);
-    expect(after.status).toBe(200);
-    expect(after.body.items).toHaveLength(1);
-    expect(after.body.items[0]).toMatchObject({
-      linkId: plain.id,
-      slug: plain.slug,
-      variantCode: null,
-      variantKnown: false,
-      destination: PLAIN_LOCATION,
-      params: {},
-      bot: false,
+forEachEngine((engine) => {
+  describe('a deleted link leaves nothing to another link (inline writer, the engine’s export runner)', () => {
+    let c: Ctx;
+    beforeAll(async () => {
+      c = await setup({}, engine);
     });
-    const csv = await exportCsv(plain.id);
-    expect(csv.status).toBe(200);
-    expect(csv.text).not.toContain('A-secret');
-    expect(csvRecords(csv.text).map(whereOf)).toEqual([
-      { variantCode: null, variantKnown: false, destination: PLAIN_LOCATION, params: {}, bot: false },
-    ]);
+    afterAll(() => disposeTestApp(c.t));
+
+    const list = (id: string) => api(c.t, 'GET', `/links/${id}/clicks?bots=1`, { key: c.key });
+    const exportCsv = (id: string) => api(c.t, 'GET', `/links/${id}/export.csv?bots=1`, { key: c.key });
+
+    test('a new link clicked after a deleted one: its clicks list and export show its own target', async () => {
+      // A link with a secret param and a variant; one bot hit through the variant (a bot-only link
+      // may be deleted through the API), listed and exported: the readers now know its target.
+      const secret = await createLink(c, SECRET_LINK);
+      await createVariant(c, secret.id, { code: 'v', params: { src: 'v' } });
+      const hit = await c.t.app.handle(clickRequest(`/${secret.slug}/v`, { ua: UA.curl }));
+      expect([hit.status, hit.headers.get('location')]).toEqual([302, SECRET_LOCATION]);
+      await flushOk(c.t);
+      const before = await list(secret.id);
+      expect(before.status).toBe(200);
+      expect(before.body.items.map((i: any) => [i.destination, i.params, i.variantCode])).toEqual([
+        [SECRET_LOCATION, { token: 'A-secret', src: 'v' }, 'v'],
+      ]);
+      const beforeCsv = await exportCsv(secret.id);
+      expect(beforeCsv.status).toBe(200);
+      expect(csvRecords(beforeCsv.text).map(whereOf)).toEqual([
+        {
+          variantCode: 'v',
+          variantKnown: true,
+          destination: SECRET_LOCATION,
+          params: { token: 'A-secret', src: 'v' },
+          bot: true,
+        },
+      ]);
+
+      const deleted = await api(c.t, 'DELETE', `/links/${secret.id}`, { key: c.key });
+      expect([deleted.status, deleted.body]).toEqual([200, { id: secret.id, deleted: true }]);
+
+      // Another link, clicked: its one click is listed with its own destination, no params, no variant.
+      const plain = await createLink(c, { destination: PLAIN_LOCATION });
+      const res = await c.t.app.handle(clickRequest(`/${plain.slug}`, { ua: UA.chromeWin }));
+      expect([res.status, res.headers.get('location')]).toEqual([302, PLAIN_LOCATION]);
+      await flushOk(c.t);
+      const after = await list(plain.id);
+      expect(after.status).toBe(200);
+      expect(after.body.items).toHaveLength(1);
+      expect(after.body.items[0]).toMatchObject({
+        linkId: plain.id,
+        slug: plain.slug,
+        variantCode: null,
+        variantKnown: false,
+        destination: PLAIN_LOCATION,
+        params: {},
+        bot: false,
+      });
+      const csv = await exportCsv(plain.id);
+      expect(csv.status).toBe(200);
+      expect(csv.text).not.toContain('A-secret');
+      expect(csvRecords(csv.text).map(whereOf)).toEqual([
+        { variantCode: null, variantKnown: false, destination: PLAIN_LOCATION, params: {}, bot: false },
+      ]);
+    });
   });
 });
 
+// The spawned server runs on SQLite only until the server starts on PostgreSQL.
 describe('a deleted link leaves nothing to another link (spawned server: writer and export Workers)', () => {
   let server: RunningProcess;
   let key: string;
