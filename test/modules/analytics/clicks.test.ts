@@ -9,6 +9,7 @@ import { parse } from 'csv-parse/sync';
 import { csvCell, csvLine } from '../../../src/modules/analytics/csv';
 import { EXPORT_PAGE } from '../../../src/modules/analytics/export-cursor';
 import { type ApiResult, api, disposeTestApp, makeKey, T0 } from '../../helpers/app';
+import { forEachEngine } from '../../helpers/engines';
 import { deleteStoredClicks, storedClicks } from '../../helpers/stored-clicks';
 import {
   type ClickOptions,
@@ -23,7 +24,6 @@ import {
   setup,
   UA,
 } from '../clicks/support';
-import { forEachEngine } from '../../helpers/engines';
 
 forEachEngine((engine) => {
   /** The click record of docs/behaviour.md ("Raw clicks"), in its order. */

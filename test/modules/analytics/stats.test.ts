@@ -16,6 +16,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { api, disposeTestApp, makeKey } from '../../helpers/app';
+import { forEachEngine } from '../../helpers/engines';
 import {
   type ClickOptions,
   type Ctx,
@@ -28,7 +29,6 @@ import {
   setup,
   UA,
 } from '../clicks/support';
-import { forEachEngine } from '../../helpers/engines';
 
 forEachEngine((engine) => {
   // ---------------------------------------------------------------------------------------

@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { StatsModel, WorkspaceStatsModel } from '../../../src/modules/analytics/model';
 import { api, disposeTestApp } from '../../helpers/app';
+import { forEachEngine } from '../../helpers/engines';
 import { expectSchema } from '../../helpers/schema';
 import { type Ctx, click, createLink, createVariant, flushOk, setup, UA } from '../clicks/support';
-import { forEachEngine } from '../../helpers/engines';
 
 forEachEngine((engine) => {
   let c: Ctx;
