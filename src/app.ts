@@ -136,9 +136,15 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       .get(
         '/healthz',
         async ({ set }) => {
-          if (!(await deps.stores.ping())) {
+          const ping = await deps.stores.ping();
+          if (ping === 'gone') {
             set.status = 503;
             return { status: 'unavailable' };
+          }
+          if (ping !== 'ok') {
+            // A database server out of reach: redirects answer, clicks wait in the buffer.
+            set.status = 503;
+            return { status: 'degraded', reason: ping.unreachable };
           }
           // Redirects still answer (their clicks wait in the buffer); writes do not get through.
           const failure = deps.clicks.flusher.writeFailure;

@@ -16,7 +16,7 @@ if (args.length === 0 || args[0] === 'serve') {
     process.exit(2);
   }
   try {
-    serveForever(loadConfig());
+    await serveForever(loadConfig());
   } catch (err) {
     // One line, like every other subcommand's failure (e.g. "Failed to start server. Is port 3000 in use?").
     console.error(`slink: ${err instanceof Error ? err.message : String(err)}`.split('\n')[0]);

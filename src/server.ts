@@ -13,23 +13,16 @@
 import { existsSync } from 'node:fs';
 import { type App, createApp } from './app';
 import { type Config, ConfigError } from './config';
-import { applyPragmas } from './db/client';
-import { explainDatabaseError, openSlinkDatabase } from './db/open';
 import { consoleLogger, createDeps } from './deps';
 import { routable } from './http/client';
 import { errorResponse } from './http/errors';
 import { MAX_BODY_BYTES } from './http/json-body';
 import { type Clock, systemClock } from './lib/clock';
 import { AppError, describeError } from './lib/errors';
-import {
-  type ClickStart,
-  STOP_FLUSH_DEADLINE_MS,
-  STOP_FLUSH_RETRY_MS,
-  type StopResult,
-  startClickStorage,
-} from './modules/clicks/public';
+import { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS, type StopResult } from './modules/clicks/public';
 import { createShortSite } from './modules/redirect';
 import { setupAddress } from './modules/sessions/setup';
+import { openServerStorage } from './storage';
 
 export type { StopResult };
 
@@ -47,25 +40,21 @@ export interface ServerOptions {
   clock?: Clock;
 }
 
-export function startServer(config: Config, log = consoleLogger, options: ServerOptions = {}): RunningServer {
+export async function startServer(
+  config: Config,
+  log = consoleLogger,
+  options: ServerOptions = {},
+): Promise<RunningServer> {
   // The writer thread opens the geo database; a configured path that is not there must stop
   // the start here, loudly, not leave clicks unwritten.
   if (config.geoDb && !existsSync(config.geoDb)) throw new ConfigError(`SLINK_GEO_DB: no file at ${config.geoDb}`);
   const clock = options.clock ?? systemClock;
-  const db = openSlinkDatabase(config.dbPath);
-  let clickStart: ClickStart;
-  try {
-    clickStart = startClickStorage(db, config, log, clock);
-  } catch (err) {
-    db.$client.close();
-    throw explainDatabaseError(err, config.dbPath, `the clicks stored by an older release cannot be converted`);
-  }
-  // From here on the writer Worker writes the clicks and checkpoints; this connection serves the API.
-  applyPragmas(db.$client, 'server');
+  const storage = await openServerStorage(config, log, clock);
+  const { db, stores, clicks: clickStart } = storage;
   // Clicks are enriched and written by a Worker on its own connection: the event loop that
   // serves redirects never runs a click transaction.
   const deps = createDeps(
-    { db, config, clock, log },
+    { db, stores, config, clock, log },
     { worker: true, linksInBackground: true, writerHeld: clickStart.writerHeld },
   );
   clickStart.running({
@@ -110,15 +99,16 @@ export function startServer(config: Config, log = consoleLogger, options: Server
   setTimeout(ensureApp, 0);
   const port = server.port ?? config.port;
   log.info(
-    `slink listening on http://${config.hostname}:${port} (short links: ${config.shortHost}, app: ${config.appHost}, db: ${config.dbPath})`,
+    `slink listening on http://${config.hostname}:${port} (short links: ${config.shortHost}, app: ${config.appHost}, ${storage.where}, node: ${config.nodeId})`,
   );
   // The one place a secret is logged: whoever reads the log may create the first superuser.
-  setupAddress(deps).then(
-    (setup) => {
-      if (setup) log.info(`no account exists yet: create the first superuser at ${setup}`);
-    },
-    (err) => log.error('could not tell whether an account exists', err),
-  );
+  // Awaited (one read; the server already listens) so the line is in the log when the start returns.
+  try {
+    const setup = await setupAddress(deps);
+    if (setup) log.info(`no account exists yet: create the first superuser at ${setup}`);
+  } catch (err) {
+    log.error('could not tell whether an account exists', err);
+  }
   deps.clicks.geoSource.then(
     (geo) => log.info(`click writer ready; geo: ${geo}; clicks flushed every ${config.flushMs} ms`),
     (err) => log.error('the click writer could not start: clicks stay buffered', err),
@@ -149,8 +139,8 @@ export function startServer(config: Config, log = consoleLogger, options: Server
         options.stopFlushRetryMs ?? STOP_FLUSH_RETRY_MS,
       );
       // ...and what the database still would not take goes to the spill file.
-      const result = clickStart.stop(flusher.takeAll(), flushed);
-      db.$client.close();
+      const result = await clickStart.stop(flusher.takeAll(), flushed);
+      await storage.close();
       log.info(`slink stopped (${flusher.stats.written} clicks written this run)`);
       return result;
     })());
@@ -161,8 +151,8 @@ export function startServer(config: Config, log = consoleLogger, options: Server
  * Runs until SIGTERM or SIGINT, then stops and exits: 0 when every click is in the database or
  * the spill file, 1 when some could be saved in neither (or the stop failed).
  */
-export function serveForever(config: Config, options: ServerOptions = {}): void {
-  const server = startServer(config, consoleLogger, options);
+export async function serveForever(config: Config, options: ServerOptions = {}): Promise<void> {
+  const server = await startServer(config, consoleLogger, options);
   const shutdown = (signal: string) => {
     consoleLogger.info(`${signal} received, shutting down`);
     server.stop().then(

@@ -5,10 +5,13 @@
  * chose (SLINK_DATABASE_URL set: PostgreSQL; unset: the SQLite file); nothing above it knows
  * which engine is below (docs/architecture.md, "Storage").
  */
+
+import { backupDatabase } from './db/backup';
 import { type Db, pingDatabase } from './db/client';
 import type { Pg } from './db/postgres/client';
 import { probeWrite, storageFailure } from './db/storage';
 import type { Logger } from './deps';
+import { AppError } from './lib/errors';
 import type { Exports } from './modules/analytics/export-chunks';
 import { ExportHost } from './modules/analytics/export-host';
 import { PgExports } from './modules/analytics/export-postgres';
@@ -18,7 +21,7 @@ import { createSqliteAnalyticsStore, sqliteStorageBytes } from './modules/analyt
 import type { AccountStore, KeyStore } from './modules/auth/store';
 import { createPostgresAccountStore, createPostgresKeyStore } from './modules/auth/store-postgres';
 import { createSqliteAccountStore, createSqliteKeyStore } from './modules/auth/store-sqlite';
-import { type ClickWriter, openClickWriter, type WriterOptions } from './modules/clicks/public';
+import { type ClickWriter, openClickWriter, upgradeClickStorage, type WriterOptions } from './modules/clicks/public';
 import type { LinkStore, LinkWrites } from './modules/links/store';
 import { createPostgresLinkStore, createPostgresLinkWrites } from './modules/links/store-postgres';
 import { createSqliteLinkStore, createSqliteLinkWrites } from './modules/links/store-sqlite';
@@ -56,10 +59,23 @@ export interface Stores {
   openExports(log: Logger): Exports;
   /** The database's size on disk (the metrics). */
   storageBytes(): Promise<StorageBytes>;
-  /** Whether the database answers a trivial query (/healthz). */
-  ping(): Promise<boolean>;
+  /**
+   * Whether the database answers a trivial query (/healthz): `gone` (the SQLite connection cannot
+   * answer at all) or a short reason why the server cannot be reached right now (PostgreSQL).
+   */
+  ping(): Promise<'ok' | 'gone' | { unreachable: string }>;
   /** Null when the database takes writes, else a short reason (/healthz: degraded). */
   probeWrite(): Promise<string | null>;
+  /**
+   * `slink backup`: a consistent copy of the live database into `target` (SQLite); on
+   * PostgreSQL an AppError saying pg_dump is the tool (a copy of a server database is its own).
+   */
+  backup(target: string): Promise<{ path: string; bytes: number }>;
+  /**
+   * `slink migrate`'s work past the schema (applied at open): converts clicks an older release
+   * stored (SQLite), logging progress; false when there was nothing to convert.
+   */
+  upgrade(log: (line: string) => void): Promise<boolean>;
   /** Closes the connection (SQLite) or the pool (PostgreSQL). */
   close(): Promise<void>;
 }
@@ -82,10 +98,17 @@ export function sqliteStores(db: Db): Stores {
       return sqliteStorageBytes(db.$client.filename);
     },
     async ping() {
-      return pingDatabase(db);
+      return pingDatabase(db) ? 'ok' : 'gone';
     },
     async probeWrite() {
       return probeWrite(db.$client);
+    },
+    async backup(target) {
+      return backupDatabase(db.$client, target);
+    },
+    async upgrade(log) {
+      const result = upgradeClickStorage(db.$client, { log });
+      return result !== null && result.converted > 0;
     },
     async close() {
       db.$client.close();
@@ -111,9 +134,9 @@ export function postgresStores(sql: Pg, url: string): Stores {
     async ping() {
       try {
         await sql`SELECT 1`;
-        return true;
-      } catch {
-        return false;
+        return 'ok';
+      } catch (err) {
+        return { unreachable: storageFailure(err) ?? 'database unreachable' };
       }
     },
     async probeWrite() {
@@ -126,6 +149,16 @@ export function postgresStores(sql: Pg, url: string): Stores {
       } catch (err) {
         return storageFailure(err) ?? 'database unavailable';
       }
+    },
+    async backup() {
+      throw new AppError(
+        'invalid_request',
+        'on PostgreSQL, back up with pg_dump (pg_dump --format=custom --file=<file> <database>; docs/operations.md, "Running on PostgreSQL")',
+      );
+    },
+    async upgrade() {
+      // Nothing older than the PostgreSQL engine exists to convert: the migrations did it all.
+      return false;
     },
     async close() {
       await sql.close();

@@ -48,6 +48,8 @@ describe('slink --help', () => {
       'SLINK_RETENTION_DAYS',
       'SLINK_METRICS_TOKEN',
       'SLINK_SESSION_DAYS',
+      'SLINK_DATABASE_URL',
+      'SLINK_NODE_ID',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(documentedVars);
     for (const v of CONFIG_VARS) {

@@ -66,7 +66,7 @@ function spillLines(db: string): { linkId: string; bot: boolean }[] {
     .filter((line): line is { linkId: string; bot: boolean } => line.linkId !== undefined);
 }
 
-function inProcess(db: string, deadlineMs: number) {
+async function inProcess(db: string, deadlineMs: number) {
   const lines: string[] = [];
   const config = loadConfig({
     SLINK_DB: db,
@@ -75,7 +75,7 @@ function inProcess(db: string, deadlineMs: number) {
     SLINK_FLUSH_MS: '60000',
     SLINK_GEO_DB: '',
   });
-  const server = startServer(
+  const server = await startServer(
     config,
     { info: (m) => lines.push(m), error: (m) => lines.push(`ERROR ${m}`) },
     { stopFlushDeadlineMs: deadlineMs, stopFlushRetryMs: 100 },
@@ -87,7 +87,7 @@ describe('a stop while clicks cannot be written', () => {
   test('at the deadline the buffered clicks go to the spill file; the next start replays them and deletes it', async () => {
     const db = freshDb();
     const key = await superuserWriteKey(db);
-    const first = inProcess(db, 1000);
+    const first = await inProcess(db, 1000);
     const linkId = await createLinkAt(first.base, key, 'spilled');
     await click(first.base, 'spilled', 40);
     failWrites(db);
@@ -105,7 +105,7 @@ describe('a stop while clicks cannot be written', () => {
     expect(rawClicks(db, linkId)).toBe(0);
 
     healWrites(db);
-    const second = inProcess(db, 1000);
+    const second = await inProcess(db, 1000);
     try {
       expect(second.lines).toContain('replayed 40 clicks saved at the last stop');
       expect(existsSync(`${db}.spill`)).toBe(false);
@@ -120,14 +120,14 @@ describe('a stop while clicks cannot be written', () => {
   test('a replay that fails keeps the file and the server still starts', async () => {
     const db = freshDb();
     const key = await superuserWriteKey(db);
-    const first = inProcess(db, 300);
+    const first = await inProcess(db, 300);
     const linkId = await createLinkAt(first.base, key, 'kept');
     await click(first.base, 'kept', 10);
     failWrites(db);
     expect(await first.server.stop()).toEqual({ spilled: 10, lost: 0 });
 
     // Still failing at the next start: the replay fails, the file stays, the server serves.
-    const second = inProcess(db, 300);
+    const second = await inProcess(db, 300);
     expect(second.lines.some((l) => l.startsWith('ERROR replaying the clicks saved at the last stop failed'))).toBe(
       true,
     );
@@ -137,7 +137,7 @@ describe('a stop while clicks cannot be written', () => {
     expect(spillLines(db)).toHaveLength(11);
 
     healWrites(db);
-    const third = inProcess(db, 300);
+    const third = await inProcess(db, 300);
     expect(third.lines).toContain('replayed 11 clicks saved at the last stop');
     expect(await clickCount(third.base, key, linkId)).toBe(10);
     await third.server.stop();
@@ -147,7 +147,7 @@ describe('a stop while clicks cannot be written', () => {
   test('writes that recover before the deadline put every click in the database and no spill file', async () => {
     const db = freshDb();
     const key = await superuserWriteKey(db);
-    const server = inProcess(db, 10_000);
+    const server = await inProcess(db, 10_000);
     const linkId = await createLinkAt(server.base, key, 'recovered');
     await click(server.base, 'recovered', 30);
     failWrites(db);

@@ -3,10 +3,11 @@
  * SQL. Exit 0 on success; otherwise a one-line message on stderr and exit 1 (2 for usage).
  */
 import { ConfigError, configHelp, loadConfig } from '../config';
-import { DatabaseFileError, explainDatabaseError, openSlinkDatabase } from '../db/open';
-import { type BaseDeps, consoleLogger, withStores } from '../deps';
+import { DatabaseFileError, explainDatabaseError } from '../db/open';
+import { type BaseDeps, consoleLogger } from '../deps';
 import { systemClock } from '../lib/clock';
 import { AppError } from '../lib/errors';
+import { type OpenedStorage, openStorage } from '../storage';
 import { UsageError } from './args';
 import { backupCommand } from './backup';
 import { type CliIo, processIo } from './io';
@@ -40,18 +41,19 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     io.out(HELP);
     return 0;
   }
-  let deps: BaseDeps | null = null;
+  let storage: OpenedStorage | null = null;
   let dbPath: string | null = null;
   try {
     if (command !== 'user' && command !== 'key' && command !== 'migrate' && command !== 'backup')
       throw new UsageError(`unknown command "${command}" (see slink --help)`);
     const config = loadConfig();
-    dbPath = config.dbPath;
-    const db = openSlinkDatabase(dbPath);
-    deps = withStores({ db, config, clock: systemClock, log: consoleLogger });
+    if (!config.databaseUrl) dbPath = config.dbPath;
+    // Connection attempts are logged on stderr: stdout carries only the command's answer.
+    storage = await openStorage(config, { info: (line) => io.err(line), error: (line) => io.err(line) });
+    const deps: BaseDeps = { db: storage.db, stores: storage.stores, config, clock: systemClock, log: consoleLogger };
     if (command === 'user') await userCommand(deps, rest, io);
-    else if (command === 'migrate') migrateCommand(deps, rest, io);
-    else if (command === 'backup') backupCommand(deps, rest, io);
+    else if (command === 'migrate') await migrateCommand(deps, rest, io);
+    else if (command === 'backup') await backupCommand(deps, rest, io);
     else await keyCommand(deps, rest, io);
     return 0;
   } catch (err) {
@@ -71,6 +73,6 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     io.err(`slink: ${message.split('\n')[0]}`);
     return 1;
   } finally {
-    deps?.db.$client.close();
+    await storage?.close();
   }
 }

@@ -5,13 +5,12 @@
  * start. Safe to run again, and to interrupt: a second run carries on where the first stopped.
  */
 import type { BaseDeps } from '../deps';
-import { upgradeClickStorage } from '../modules/clicks/public';
 import { UsageError } from './args';
 import type { CliIo } from './io';
 
-export function migrateCommand(deps: BaseDeps, args: string[], io: CliIo): void {
+export async function migrateCommand(deps: BaseDeps, args: string[], io: CliIo): Promise<void> {
   if (args.length > 0) throw new UsageError('migrate takes no arguments');
   // The migrations already ran when the database was opened (runCli).
-  const result = upgradeClickStorage(deps.db.$client, { log: (line) => io.out(line) });
-  io.out(result === null || result.converted === 0 ? 'database is up to date' : 'database upgraded');
+  const upgraded = await deps.stores.upgrade((line) => io.out(line));
+  io.out(upgraded ? 'database upgraded' : 'database is up to date');
 }

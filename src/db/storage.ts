@@ -1,5 +1,5 @@
 /**
- * Storage failures: the SQLite errors that mean the database cannot be written right now (a
+ * Storage failures: the SQLite (and PostgreSQL) errors that mean the database cannot be written right now (a
  * full disk, a read-only file or file system, an I/O error, a file that cannot be opened, a
  * corrupt file), as opposed to a bug. The API answers them 503 `storage_unavailable`
  * (src/app.ts) and /healthz reports them as `degraded` with one of the short reasons below
@@ -34,9 +34,30 @@ export function sqliteCode(error: unknown): string | null {
   return null;
 }
 
+/**
+ * PostgreSQL's (Bun.SQL's PostgresError): a connection that cannot be made or was lost (Bun's
+ * ERR_POSTGRES_CONNECTION_* codes; SQLSTATE class 08, and 57P01-57P03 of a server shutting down
+ * or starting), a read-only server (25006), a full disk (53100) or other exhausted resources
+ * (class 53), by SQLSTATE (`errno`).
+ */
+function postgresFailure(e: Error): string | null {
+  const { code, errno } = e as { code?: unknown; errno?: unknown };
+  if (typeof code === 'string' && /^ERR_POSTGRES_(CONNECTION|IDLE_TIMEOUT|LIFETIME_TIMEOUT)/.test(code)) {
+    return 'database unreachable';
+  }
+  if (typeof errno !== 'string' || e.name !== 'PostgresError') return null;
+  if (errno.startsWith('08') || /^57P0[123]$/.test(errno)) return 'database unreachable';
+  if (errno === '25006') return 'database read-only';
+  if (errno === '53100') return 'database or disk full';
+  if (errno.startsWith('53')) return 'database out of resources';
+  return null;
+}
+
 /** The short reason when `error` (or an error it wraps, as drizzle does) is a storage failure, else null. */
 export function storageFailure(error: unknown): string | null {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const pg = postgresFailure(e);
+    if (pg !== null) return pg;
     const code = (e as { code?: unknown }).code;
     for (const r of REASONS) {
       if (typeof code === 'string' ? r.code.test(code) : e.message.includes(r.message)) return r.reason;

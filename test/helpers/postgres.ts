@@ -19,6 +19,8 @@ interface Cluster {
   port: number;
   bin: string;
   asPostgres: boolean;
+  /** The server's command-line settings (port, socket folder, durability off). */
+  options?: string;
 }
 
 let cluster: Cluster | null = null;
@@ -67,6 +69,7 @@ function startCluster(): Cluster {
   runPg(c, ['initdb', '-D', join(dir, 'data'), '--auth=trust', '-U', 'slink', '--no-sync', '-E', 'UTF8']);
   // fsync off: a test cluster dies with its tests, and durability costs seconds per suite here.
   const options = `-c listen_addresses=127.0.0.1 -p ${c.port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
+  c.options = options;
   runPg(c, ['pg_ctl', '-D', join(dir, 'data'), '-w', '-o', options, '-l', join(dir, 'log'), 'start']);
   process.on('exit', () => {
     try {
@@ -109,4 +112,17 @@ export async function freshPostgresUrl(): Promise<string> {
 export function clusterAdminUrl(): string {
   cluster ??= startCluster();
   return urlOf(cluster, 'postgres');
+}
+
+/** Stops the test cluster (fast shutdown: every connection cut), as an outage would; startPostgres brings it back. */
+export function stopPostgres(): void {
+  if (!cluster) throw new Error('no test cluster is running');
+  runPg(cluster, ['pg_ctl', '-D', join(cluster.dir, 'data'), '-w', '-m', 'fast', 'stop']);
+}
+
+/** Starts the test cluster again after stopPostgres, on the same port. */
+export function startPostgres(): void {
+  if (!cluster) throw new Error('no test cluster');
+  const c = cluster;
+  runPg(c, ['pg_ctl', '-D', join(c.dir, 'data'), '-w', '-o', c.options!, '-l', join(c.dir, 'log'), 'start']);
 }

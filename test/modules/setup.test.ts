@@ -112,7 +112,7 @@ describe('the setup address in the start-up log', () => {
     });
     const startLogged = async () => {
       const lines: string[] = [];
-      const server = startServer(config, { info: (m) => lines.push(m), error: (m) => lines.push(`ERROR ${m}`) });
+      const server = await startServer(config, { info: (m) => lines.push(m), error: (m) => lines.push(`ERROR ${m}`) });
       return { server, lines };
     };
     try {

@@ -20,6 +20,8 @@ export * from './capture/target-block';
 export { parseAgent } from './enrich/user-agent';
 export { deleteLinkClicksPg } from './postgres/delete';
 export { lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
+// The server's start and stop, and the CLI's `slink migrate`.
+export { startClickStoragePg } from './postgres/start';
 // Reading and deleting raw clicks (analytics, links).
 export { retainedFrom } from './retention';
 export { deleteLinkClicks } from './sqlite/raw-read';
@@ -35,6 +37,5 @@ export {
   readClickPage,
 } from './sqlite/read-clicks';
 export { upgradeClickStorage } from './sqlite/upgrade';
-// The server's start and stop, and the CLI's `slink migrate`.
 export { type ClickStart, type StopResult, startClickStorage } from './start';
 export { openClickWriter, type WriterOptions } from './writer';

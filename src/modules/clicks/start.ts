@@ -43,7 +43,7 @@ export interface ClickStart {
    * After the final flush: stops the retries and saves `left` (what the database would not take)
    * to the spill file, logging what was spilled or lost.
    */
-  stop(left: readonly WireClick[], flushed: boolean): StopResult;
+  stop(left: readonly WireClick[], flushed: boolean): Promise<StopResult>;
 }
 
 /**
@@ -84,7 +84,7 @@ export function startClickStorage(db: Db, config: Config, log: Logger, clock: Cl
       running = clicks;
       if (!ready) startWrites.retry(config.flushMs, () => clicks.openWriter());
     },
-    stop(left, flushed) {
+    async stop(left, flushed) {
       startWrites.stop();
       const result: StopResult = { spilled: 0, lost: 0 };
       if (left.length > 0) {

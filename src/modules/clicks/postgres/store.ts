@@ -76,6 +76,11 @@ export class PgClickStore implements ClickWriter {
     return enrichClick(click, this.ctx);
   }
 
+  /** Makes the salts of these days known (stored first when new), before `enrich` hashes their clicks. */
+  loadSalts(days: Iterable<number>): Promise<void> {
+    return this.salts.load(days);
+  }
+
   /** Stores a salt a spill file carries for its day, unless the day has one. */
   adoptSalt(day: number, salt: string): void {
     this.salts.adopt(day, salt);
