@@ -10,7 +10,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXPORT_PAGE } from '../../../src/modules/analytics/export-cursor';
 import type { Engine } from '../../../src/stores';
-import { api, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
+import { api, disposeTestApp, makeKey, makeTestApp, T0 } from '../../helpers/app';
 import { freshDb, tempDir } from '../../helpers/cli';
 import { forEachEngine } from '../../helpers/engines';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from '../../helpers/proc';
