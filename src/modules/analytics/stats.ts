@@ -118,6 +118,7 @@ export async function computeStats<V>(
     totals.clicks += r.clicks;
     summer.add(r.data);
   }
+  await src.store.knowValues(summer.touched);
   const interval = w.to + 1 - w.from <= HOURLY_UP_TO_MS ? 'hour' : 'day';
   const series = interval === 'hour' ? await hourlySeries(src, w) : dailySeries(w, rows);
   const grouped = await group(src, names, summer, totals.clicks);

@@ -51,6 +51,10 @@ export function createPostgresAnalyticsStore(sql: Pg): AnalyticsStore {
       await values.refresh();
       return values;
     },
+    async knowValues(ids) {
+      const unknown = ids.filter((id) => values.nameOf(id) === undefined);
+      if (unknown.length > 0) await values.know(unknown);
+    },
     clickPage: (linkId, from, before, bots, limit) => readClickPagePg(sql, values, linkId, from, before, bots, limit),
     lastClickId: () => lastClickIdPg(sql),
   };

@@ -47,6 +47,7 @@ export function createSqliteAnalyticsStore(sqlite: Database): AnalyticsStore {
       values.refresh();
       return values;
     },
+    async knowValues() {},
     async clickPage(linkId, from, before, bots, limit) {
       return readClickPage(sqlite, linkId, from, before, bots, limit);
     },

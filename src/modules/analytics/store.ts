@@ -43,8 +43,14 @@ export interface AnalyticsStore {
   buckets(scope: number, ranges: BucketRange[], bots: boolean): Promise<{ rows: BucketData[]; botHits: number }>;
   /** Totals of the scope's hour buckets with start in [from, toExclusive), both bot flags. */
   hourTotals(scope: number, from: number, toExclusive: number): Promise<BucketRow[]>;
-  /** The dictionary's names, knowing every id of the buckets read before this call. */
+  /** The dictionary's names, knowing every id of the buckets read before this call but those knowValues names. */
   valueNames(): Promise<ValueNames>;
+  /**
+   * Makes the names of these ids (of buckets read before valueNames) known too: on PostgreSQL an
+   * id another node was given before a newer one but committed after it may not be read by
+   * valueNames. Nothing to do on SQLite (one writer gives ids in commit order).
+   */
+  knowValues(ids: readonly number[]): Promise<void>;
   /** Up to `limit` clicks of a link below `before` (newest first) and not before `from`. */
   clickPage(linkId: string, from: number, before: ClickKey, bots: boolean, limit: number): Promise<ListedClick[]>;
   /** The newest click id given out: an export's snapshot (clicks written later have higher ids). */

@@ -73,10 +73,11 @@ function valueText(values: PgValues, id: number): string | null {
   return v === '' ? null : v;
 }
 
-/** Names every id the rows use, reading the dictionary's newer entries when one is not known. */
+/** Names every id the rows use, reading the dictionary's entries not known yet. */
 async function named(values: PgValues, rows: TailRow[]): Promise<void> {
-  const size = values.size;
-  if (rows.some((r) => r.dims.some((id) => id >= size))) await values.refresh();
+  const ids: number[] = [];
+  for (const r of rows) for (const id of r.dims) if (values.nameOf(id) === undefined) ids.push(id);
+  if (ids.length > 0) await values.know(ids);
 }
 
 function dimTexts(values: PgValues, r: TailRow): ClickDimTuple {
