@@ -3,11 +3,10 @@ import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Clock } from './lib/clock';
 import { randomToken } from './lib/ids';
-import { ExportHost } from './modules/analytics/export-host';
+import type { Exports } from './modules/analytics/export-chunks';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from './modules/clicks/public';
 import { Metrics } from './modules/metrics/registry';
 import { LinkIndex } from './modules/redirect/link-index';
-import { RollupValues } from './modules/rollups/public';
 import { SignInThrottle } from './modules/sessions/throttle';
 import { PasswordVerifier } from './modules/sessions/verifier';
 import { type Stores, sqliteStores } from './stores';
@@ -42,10 +41,8 @@ export interface Deps extends BaseDeps {
   linksLoaded: Promise<number>;
   /** Click buffer and flusher (the server starts the flush timer). */
   clicks: ClickPipeline;
-  /** Names of rollup breakdown values by id, for the statistics (refreshed as the writer adds). */
-  rollupValues: RollupValues;
-  /** Runs CSV exports off the event loop (a Worker started at the first export); close() ends it. */
-  exports: ExportHost;
+  /** Runs CSV exports (the engine's way: stores.openExports); close() ends them. */
+  exports: Exports;
   /** Prometheus metrics, or null when SLINK_METRICS_TOKEN is unset (then nothing is counted). */
   metrics: Metrics | null;
   /** First-run setup secret, new at every start and never stored (logged while no account exists). */
@@ -81,20 +78,19 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const ready = options.linksInBackground ? Promise.resolve(0) : linkIndex.loadAll();
   const signInThrottle = new SignInThrottle(base.clock);
   const passwordVerifier = new PasswordVerifier(signInThrottle.limits.verifying, base.log);
-  let rollupValues: RollupValues | null = null;
   return {
     ...base,
     linkIndex,
     linksLoaded: ready,
     clicks,
-    // Made when statistics first need it (its statements are prepared on the connection then).
-    get rollupValues() {
-      rollupValues ??= new RollupValues(base.db.$client);
-      return rollupValues;
-    },
-    exports: new ExportHost(base.db.$client, base.log),
+    exports: base.stores.openExports(base.log),
     metrics: base.config.metricsToken
-      ? new Metrics({ clicks, signIn: signInThrottle, dbPath: base.config.dbPath, now: () => base.clock.now() })
+      ? new Metrics({
+          clicks,
+          signIn: signInThrottle,
+          storageBytes: () => base.stores.storageBytes(),
+          now: () => base.clock.now(),
+        })
       : null,
     setupToken: randomToken(),
     signInThrottle,

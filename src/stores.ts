@@ -10,7 +10,14 @@ import { backupDatabase } from './db/backup';
 import { type Db, pingDatabase } from './db/client';
 import type { Pg } from './db/postgres/client';
 import { probeWrite, storageFailure } from './db/storage';
+import type { Logger } from './deps';
 import { AppError } from './lib/errors';
+import type { Exports } from './modules/analytics/export-chunks';
+import { ExportHost } from './modules/analytics/export-host';
+import { PgExports } from './modules/analytics/export-postgres';
+import type { AnalyticsStore, StorageBytes } from './modules/analytics/store';
+import { createPostgresAnalyticsStore, postgresStorageBytes } from './modules/analytics/store-postgres';
+import { createSqliteAnalyticsStore, sqliteStorageBytes } from './modules/analytics/store-sqlite';
 import type { AccountStore, KeyStore } from './modules/auth/store';
 import { createPostgresAccountStore, createPostgresKeyStore } from './modules/auth/store-postgres';
 import { createSqliteAccountStore, createSqliteKeyStore } from './modules/auth/store-sqlite';
@@ -46,6 +53,12 @@ export interface Stores {
   /** The writes of redirect facts: only links/writer.ts uses them (the slug index follows every one). */
   readonly linkWrites: LinkWrites;
   readonly variants: VariantStore;
+  /** The statistics' buckets and names, the raw clicks' pages (the clicks list, the export's snapshot). */
+  readonly analytics: AnalyticsStore;
+  /** The engine's runner of CSV exports (SQLite: a Worker of its own; PostgreSQL: async pages). */
+  openExports(log: Logger): Exports;
+  /** The database's size on disk (the metrics). */
+  storageBytes(): Promise<StorageBytes>;
   /**
    * Whether the database answers a trivial query (/healthz): `gone` (the SQLite connection cannot
    * answer at all) or a short reason why the server cannot be reached right now (PostgreSQL).
@@ -79,6 +92,11 @@ export function sqliteStores(db: Db): Stores {
     links: createSqliteLinkStore(db),
     linkWrites: createSqliteLinkWrites(db),
     variants: createSqliteVariantStore(db),
+    analytics: createSqliteAnalyticsStore(db.$client),
+    openExports: (log) => new ExportHost(db.$client, log),
+    async storageBytes() {
+      return sqliteStorageBytes(db.$client.filename);
+    },
     async ping() {
       return pingDatabase(db) ? 'ok' : 'gone';
     },
@@ -110,6 +128,9 @@ export function postgresStores(sql: Pg, url: string): Stores {
     links: createPostgresLinkStore(sql),
     linkWrites: createPostgresLinkWrites(sql),
     variants: createPostgresVariantStore(sql),
+    analytics: createPostgresAnalyticsStore(sql),
+    openExports: (log) => new PgExports(sql, log),
+    storageBytes: () => postgresStorageBytes(sql),
     async ping() {
       try {
         await sql`SELECT 1`;

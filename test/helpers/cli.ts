@@ -66,10 +66,13 @@ export function freshDb(): string {
   return join(tempDir(), 'slink.db');
 }
 
-/** A superuser (ops@example.com) and a write key for it, made with the operator CLI on `db`; returns the key. */
-export async function superuserWriteKey(db: string): Promise<string> {
-  await ok(slink(db, ['user', 'add', 'ops@example.com', '--superuser', '--password', PASSWORD]));
-  return (await ok(slink(db, ['key', 'create', '--user', 'ops@example.com', '--scope', 'write']))).trim();
+/**
+ * A superuser (ops@example.com) and a write key for it, made with the operator CLI on `db` (or on
+ * the database `env` names: SLINK_DATABASE_URL); returns the key.
+ */
+export async function superuserWriteKey(db: string, env: Record<string, string> = {}): Promise<string> {
+  await ok(slink(db, ['user', 'add', 'ops@example.com', '--superuser', '--password', PASSWORD], { env }));
+  return (await ok(slink(db, ['key', 'create', '--user', 'ops@example.com', '--scope', 'write'], { env }))).trim();
 }
 
 /** Creates a link (to https://example.com/landing) through a running server's API; returns its id. */

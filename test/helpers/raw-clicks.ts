@@ -61,12 +61,6 @@ export function queryRaw(sqlite: Database, sql: string) {
   return sqlite.query(sql);
 }
 
-/** Deletes raw clicks by id from the tail (where a test's recent clicks are); throws when one is not there. */
-export function deleteTailClicks(sqlite: Database, ids: number[]): void {
-  const deleted = sqlite.query(`DELETE FROM click_tail WHERE id IN (${ids.map(Number).join(',')})`).run().changes;
-  if (deleted !== ids.length) throw new Error(`deleted ${deleted} of ${ids.length} clicks: not all in the tail`);
-}
-
 /**
  * Stores `count` human clicks of a link straight into the tail (a fixture far larger than a
  * test could send), one per millisecond back from `newest`, every fact unknown, landing on

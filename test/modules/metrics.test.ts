@@ -1,21 +1,24 @@
 /**
  * GET /metrics (docs/operations.md, "Metrics"): 404 without SLINK_METRICS_TOKEN, 401 without the
- * right bearer token, Prometheus text with it; the counts follow what the service did.
+ * right bearer token, Prometheus text with it; the counts follow what the service did. On both
+ * engines: the database's size is the SQLite file's or the PostgreSQL database's.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { api, makeKey, makeTestApp, type TestApp } from '../helpers/app';
+import { forEachEngine } from '../helpers/engines';
 
 const TOKEN = 'a-long-scrape-token';
 let t: TestApp | null = null;
 
-afterEach(() => {
-  t?.close();
+afterEach(async () => {
+  await t?.close();
   t = null;
 });
 
 async function scrape(app: TestApp, authorization?: string) {
-  // Requests are counted after their response is sent (onAfterResponse): let those run first.
-  await Bun.sleep(0);
+  // Requests are counted after their response is sent (onAfterResponse), a few turns of the event
+  // loop later when the handler awaited the database: let those run first.
+  for (let turn = 0; turn < 10; turn++) await Bun.sleep(0);
   const res = await app.app.handle(
     new Request('http://localhost/metrics', { headers: authorization ? { authorization } : {} }),
   );
@@ -28,70 +31,74 @@ function sample(text: string, series: string): number | null {
   return line === undefined ? null : Number(line.slice(series.length + 1));
 }
 
-describe('without SLINK_METRICS_TOKEN', () => {
-  test('/metrics is 404 not_found, even with a bearer token', async () => {
-    t = await makeTestApp();
-    const res = await scrape(t, `Bearer ${TOKEN}`);
-    expect(res.status).toBe(404);
-    expect(JSON.parse(res.text).error.code).toBe('not_found');
-    expect(t.deps.metrics).toBeNull();
-  });
-});
-
-describe('with SLINK_METRICS_TOKEN', () => {
-  test('no token is 401 key_missing, a wrong one 401 key_unknown, both with the error body', async () => {
-    t = await makeTestApp({ SLINK_METRICS_TOKEN: TOKEN });
-    const missing = await scrape(t);
-    expect(missing.status).toBe(401);
-    expect(JSON.parse(missing.text).error.code).toBe('key_missing');
-    for (const wrong of [`Bearer ${TOKEN}x`, 'Bearer a', `Basic ${TOKEN}`, TOKEN]) {
-      const res = await scrape(t, wrong);
-      expect(res.status).toBe(401);
-      expect(JSON.parse(res.text).error.code).toBe(wrong.startsWith('Bearer ') ? 'key_unknown' : 'key_missing');
-    }
+forEachEngine((engine) => {
+  describe('without SLINK_METRICS_TOKEN', () => {
+    test('/metrics is 404 not_found, even with a bearer token', async () => {
+      t = await makeTestApp({}, { engine });
+      const res = await scrape(t, `Bearer ${TOKEN}`);
+      expect(res.status).toBe(404);
+      expect(JSON.parse(res.text).error.code).toBe('not_found');
+      expect(t.deps.metrics).toBeNull();
+    });
   });
 
-  test('the right token gets Prometheus text that counts requests, redirects and clicks', async () => {
-    t = await makeTestApp({ SLINK_METRICS_TOKEN: TOKEN });
-    const { key } = await makeKey(t, 'write');
-    const link = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/m' } });
-    expect(link.status).toBe(201);
-    await api(t, 'GET', '/links', { key });
-    await api(t, 'GET', '/links', { key: 'slk_wrong' });
-    for (const path of [`/${link.body.slug}`, `/${link.body.slug}`, '/nosuchslug']) {
-      await t.app.handle(new Request(`https://sl.test${path}`));
-    }
-    const before = await scrape(t, `Bearer ${TOKEN}`);
-    expect(before.status).toBe(200);
-    expect(before.type).toBe('text/plain; version=0.0.4; charset=utf-8');
-    expect(sample(before.text, 'slink_redirects_total{status="302"}')).toBe(2);
-    expect(sample(before.text, 'slink_redirects_total{status="404"}')).toBe(1);
-    expect(sample(before.text, 'slink_http_requests_total{route="/api/v1/links",method="POST",status="201"}')).toBe(1);
-    expect(sample(before.text, 'slink_http_requests_total{route="/api/v1/links",method="GET",status="200"}')).toBe(1);
-    expect(sample(before.text, 'slink_http_requests_total{route="/api/v1/*",method="GET",status="401"}')).toBe(1);
-    expect(sample(before.text, 'slink_clicks_buffered')).toBe(2);
-    expect(sample(before.text, 'slink_clicks_written_total')).toBe(0);
-    expect(sample(before.text, 'slink_database_bytes')).toBeGreaterThan(0);
-    expect(before.text).toContain('slink_process_resident_memory_bytes');
+  describe('with SLINK_METRICS_TOKEN', () => {
+    test('no token is 401 key_missing, a wrong one 401 key_unknown, both with the error body', async () => {
+      t = await makeTestApp({ SLINK_METRICS_TOKEN: TOKEN }, { engine });
+      const missing = await scrape(t);
+      expect(missing.status).toBe(401);
+      expect(JSON.parse(missing.text).error.code).toBe('key_missing');
+      for (const wrong of [`Bearer ${TOKEN}x`, 'Bearer a', `Basic ${TOKEN}`, TOKEN]) {
+        const res = await scrape(t, wrong);
+        expect(res.status).toBe(401);
+        expect(JSON.parse(res.text).error.code).toBe(wrong.startsWith('Bearer ') ? 'key_unknown' : 'key_missing');
+      }
+    });
 
-    expect(await t.deps.clicks.flusher.flush()).toBe(true);
-    const after = await scrape(t, `Bearer ${TOKEN}`);
-    expect(sample(after.text, 'slink_clicks_buffered')).toBe(0);
-    expect(sample(after.text, 'slink_clicks_written_total')).toBe(2);
-    expect(sample(after.text, 'slink_clicks_dropped_total')).toBe(0);
-    expect(sample(after.text, 'slink_writer_lag_seconds')).toBe(0);
-    expect(sample(after.text, 'slink_write_batch_seconds_count')).toBe(1);
-    expect(sample(after.text, 'slink_flush_batch_seconds_count')).toBe(1);
-    // The scrape before this one is counted too, under its own route.
-    expect(sample(after.text, 'slink_http_requests_total{route="/metrics",method="GET",status="200"}')).toBe(1);
-  });
+    test('the right token gets Prometheus text that counts requests, redirects and clicks', async () => {
+      t = await makeTestApp({ SLINK_METRICS_TOKEN: TOKEN }, { engine });
+      const { key } = await makeKey(t, 'write');
+      const link = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/m' } });
+      expect(link.status).toBe(201);
+      await api(t, 'GET', '/links', { key });
+      await api(t, 'GET', '/links', { key: 'slk_wrong' });
+      for (const path of [`/${link.body.slug}`, `/${link.body.slug}`, '/nosuchslug']) {
+        await t.app.handle(new Request(`https://sl.test${path}`));
+      }
+      const before = await scrape(t, `Bearer ${TOKEN}`);
+      expect(before.status).toBe(200);
+      expect(before.type).toBe('text/plain; version=0.0.4; charset=utf-8');
+      expect(sample(before.text, 'slink_redirects_total{status="302"}')).toBe(2);
+      expect(sample(before.text, 'slink_redirects_total{status="404"}')).toBe(1);
+      expect(sample(before.text, 'slink_http_requests_total{route="/api/v1/links",method="POST",status="201"}')).toBe(
+        1,
+      );
+      expect(sample(before.text, 'slink_http_requests_total{route="/api/v1/links",method="GET",status="200"}')).toBe(1);
+      expect(sample(before.text, 'slink_http_requests_total{route="/api/v1/*",method="GET",status="401"}')).toBe(1);
+      expect(sample(before.text, 'slink_clicks_buffered')).toBe(2);
+      expect(sample(before.text, 'slink_clicks_written_total')).toBe(0);
+      expect(sample(before.text, 'slink_database_bytes')).toBeGreaterThan(0);
+      expect(before.text).toContain('slink_process_resident_memory_bytes');
 
-  test('on split hosts the short host does not answer /metrics', async () => {
-    t = await makeTestApp({ SLINK_METRICS_TOKEN: TOKEN });
-    const res = await t.app.handle(
-      new Request('https://sl.test/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }),
-    );
-    expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toContain('text/html');
+      expect(await t.deps.clicks.flusher.flush()).toBe(true);
+      const after = await scrape(t, `Bearer ${TOKEN}`);
+      expect(sample(after.text, 'slink_clicks_buffered')).toBe(0);
+      expect(sample(after.text, 'slink_clicks_written_total')).toBe(2);
+      expect(sample(after.text, 'slink_clicks_dropped_total')).toBe(0);
+      expect(sample(after.text, 'slink_writer_lag_seconds')).toBe(0);
+      expect(sample(after.text, 'slink_write_batch_seconds_count')).toBe(1);
+      expect(sample(after.text, 'slink_flush_batch_seconds_count')).toBe(1);
+      // The scrape before this one is counted too, under its own route.
+      expect(sample(after.text, 'slink_http_requests_total{route="/metrics",method="GET",status="200"}')).toBe(1);
+    });
+
+    test('on split hosts the short host does not answer /metrics', async () => {
+      t = await makeTestApp({ SLINK_METRICS_TOKEN: TOKEN }, { engine });
+      const res = await t.app.handle(
+        new Request('https://sl.test/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }),
+      );
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toContain('text/html');
+    });
   });
 });

@@ -3,16 +3,16 @@
  * fields (docs/behaviour.md, "Raw clicks"), and the CSV export's response body (the CSV itself
  * is built by ExportCursor, in the export Worker).
  */
-import type { Database } from 'bun:sqlite';
 import { invalid } from '../../lib/errors';
-import { type ClickKey, keyAbove, type ListedClick, readClickPage } from '../clicks/public';
-import type { ExportChunks } from './export-host';
+import { type ClickKey, keyAbove, type ListedClick } from '../clicks/public';
+import type { ExportChunks } from './export-chunks';
 import type { Click } from './model';
+import type { AnalyticsStore } from './store';
 import type { Window } from './window';
 
 /** The link a list or export is about: its slug and its variants' ids as they are now. */
 export interface ClickSource {
-  sqlite: Database;
+  store: AnalyticsStore;
   linkId: string;
   slug: string;
   variantIds: ReadonlySet<string>;
@@ -57,13 +57,13 @@ function decodeClickCursor(cursor: string): ClickKey {
  * A page of the window's clicks, newest first. `retainedFrom` (retention.ts, null when off):
  * clicks before it are not listed, whether or not the writer has deleted them yet.
  */
-export function listClicks(
+export async function listClicks(
   src: ClickSource,
   w: Window,
   limit: number,
   cursor: string | undefined,
   retainedFrom: number | null = null,
-): { items: Click[]; cursor: string | null; retainedFrom: number | null } {
+): Promise<{ items: Click[]; cursor: string | null; retainedFrom: number | null }> {
   let before = keyAbove(w.to);
   if (cursor !== undefined) {
     const key = decodeClickCursor(cursor);
@@ -72,7 +72,7 @@ export function listClicks(
   }
   // One extra row tells whether another page exists, so the last page has no dangling cursor.
   const from = retainedFrom === null ? w.from : Math.max(w.from, retainedFrom);
-  const rows = readClickPage(src.sqlite, src.linkId, from, before, w.bots, limit + 1);
+  const rows = await src.store.clickPage(src.linkId, from, before, w.bots, limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {

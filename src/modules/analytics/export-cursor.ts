@@ -2,7 +2,8 @@
  * The CSV export of one link's clicks as a sequence of chunks: the header row, then pages of
  * EXPORT_PAGE records, newest first. Each page is its own short read (keyset paging), so a
  * million-row export never holds a read transaction that would block WAL checkpoints. Runs
- * in the export Worker (export-host.ts); nothing here knows of HTTP or threads.
+ * in the export Worker (export-host.ts) on SQLite; PostgreSQL reads its pages asynchronously
+ * (export-postgres.ts) and writes them with CsvRecords. Nothing here knows of HTTP or threads.
  */
 import type { Database } from 'bun:sqlite';
 import { type ClickKey, EXPORT_BOT_AT, EXPORT_DIMS_AT, ExportPages, type ExportRow, keyAbove } from '../clicks/public';
@@ -40,12 +41,41 @@ export class LinkDeletedDuringExport extends Error {
   }
 }
 
-export class ExportCursor {
-  private before: ClickKey;
-  private state: 'header' | 'rows' | 'done' = 'header';
+/** The export's CSV text, whichever engine read its rows. */
+export class CsvRecords {
   private readonly variants: ReadonlySet<string>;
   /** The link id and slug cells, the same on every record. */
   private readonly linkCells: string;
+
+  constructor(spec: ExportSpec) {
+    this.variants = new Set(spec.variantIds);
+    this.linkCells = `${csvCell(spec.linkId)},${csvCell(spec.slug)}`;
+  }
+
+  header(): string {
+    return csvLine(CLICK_FIELDS);
+  }
+
+  /** The records of a page of rows. */
+  page(rows: ExportRow[]): string {
+    let text = '';
+    for (const row of rows) text += this.record(row);
+    return text;
+  }
+
+  /** One record straight from the stored row: params are already JSON text, not parsed and re-serialised. */
+  private record(r: ExportRow): string {
+    const known = r[3] !== null && this.variants.has(r[3]);
+    let line = `${r[0]},${this.linkCells},${r[1]},${csvCell(r[2])},${known},${csvCell(r[4])},${csvCell(r[5])}`;
+    for (let d = EXPORT_DIMS_AT; d < EXPORT_BOT_AT; d++) line += `,${csvCell(r[d] as string | null)}`;
+    return `${line},${r[EXPORT_BOT_AT] === 1}\r\n`;
+  }
+}
+
+export class ExportCursor {
+  private before: ClickKey;
+  private state: 'header' | 'rows' | 'done' = 'header';
+  private readonly csv: CsvRecords;
   private readonly pages: ExportPages;
 
   constructor(
@@ -54,8 +84,7 @@ export class ExportCursor {
   ) {
     this.pages = new ExportPages(sqlite, spec.linkId, spec.from, spec.maxId, spec.bots);
     this.before = keyAbove(spec.to);
-    this.variants = new Set(spec.variantIds);
-    this.linkCells = `${csvCell(spec.linkId)},${csvCell(spec.slug)}`;
+    this.csv = new CsvRecords(spec);
   }
 
   /**
@@ -65,7 +94,7 @@ export class ExportCursor {
   next(): string | null {
     if (this.state === 'header') {
       this.state = 'rows';
-      return csvLine(CLICK_FIELDS);
+      return this.csv.header();
     }
     if (this.state === 'done') return null;
     // One read transaction: the page is read from the snapshot in which the link was looked up,
@@ -78,16 +107,6 @@ export class ExportCursor {
     const last = rows[rows.length - 1];
     if (last === undefined) return null;
     this.before = { timestamp: last[1], id: last[0] };
-    let text = '';
-    for (const row of rows) text += this.record(row);
-    return text;
-  }
-
-  /** One record straight from the stored row: params are already JSON text, not parsed and re-serialised. */
-  private record(r: ExportRow): string {
-    const known = r[3] !== null && this.variants.has(r[3]);
-    let line = `${r[0]},${this.linkCells},${r[1]},${csvCell(r[2])},${known},${csvCell(r[4])},${csvCell(r[5])}`;
-    for (let d = EXPORT_DIMS_AT; d < EXPORT_BOT_AT; d++) line += `,${csvCell(r[d] as string | null)}`;
-    return `${line},${r[EXPORT_BOT_AT] === 1}\r\n`;
+    return this.csv.page(rows);
   }
 }

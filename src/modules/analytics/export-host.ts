@@ -8,29 +8,13 @@ import type { Database } from 'bun:sqlite';
 import type { Logger } from '../../deps';
 import { workerEntry } from '../../lib/worker-entry';
 import { WorkerClient } from '../../lib/worker-rpc';
+import { type ExportChunks, ExportCutShort, type Exports } from './export-chunks';
 import type { ExportSpec } from './export-cursor';
 import type { ExportHandlers } from './export-worker';
 
-/**
- * The export's link was deleted before its last page was read: the export ends here, cut short
- * (the response is aborted, so a client cannot take it for a complete file).
- */
-export class ExportCutShort extends Error {
-  constructor() {
-    super('export cut short: its link was deleted');
-  }
-}
-
-/** One running export: chunks in order, then null; rejects with ExportCutShort when its link went meanwhile. */
-export interface ExportChunks {
-  next(): Promise<Uint8Array | null>;
-  /** The client went away: stop reading. */
-  cancel(): void;
-}
-
 type ExportWorker = WorkerClient<ExportHandlers>;
 
-export class ExportHost {
+export class ExportHost implements Exports {
   private worker: ExportWorker | null = null;
   private nextId = 1;
   /** Exports started and not yet finished, failed or cancelled. */

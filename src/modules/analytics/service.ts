@@ -1,51 +1,49 @@
 /** Analytics verbs: resolve the window, pick the scope, answer. No HTTP here. */
 import type { Deps } from '../../deps';
-import { lastClickId, retainedFrom } from '../clicks/public';
-import { linkNamesOf } from '../links/repo';
+import { retainedFrom } from '../clicks/public';
 import { getLinkRowOrThrow } from '../links/service';
-import { firstBucketStart, linkDaysBefore, linkValueId, WORKSPACE } from '../rollups/public';
-import { variantCodes, variantsByIds } from '../variants/repo';
+import { WORKSPACE } from '../rollups/public';
 import { type ClickSource, exportStream, listClicks } from './clicks';
 import type { ClicksInput, Stats, WindowQuery, WorkspaceStats } from './model';
 import { computeStats } from './stats';
 import { type KnownVariant, linkVariantRows, type VariantLabel, workspaceVariantRows } from './variants';
-import { hourAligned, resolveWindow } from './window';
+import { hourAligned, resolveWindow, type Window } from './window';
 
 const DEFAULT_CLICK_PAGE = 50;
 
 /** A link's rollup scope is its value id: null when it was never clicked (nothing stored). */
-function firstDayOf(deps: Deps, scope: number | null): number | null {
-  return scope === null ? null : firstBucketStart(deps.db.$client, scope);
+async function firstDayOf(deps: Deps, scope: number | null): Promise<number | null> {
+  return scope === null ? null : deps.stores.analytics.firstDay(scope);
 }
 
-function statsOf<V>(
+/** The window of the query; `range=all` starts at the scope's first day (read only then). */
+async function windowOf(deps: Deps, scope: number | null, query: WindowQuery): Promise<Window> {
+  const first = query.range === 'all' && query.from === undefined ? await firstDayOf(deps, scope) : null;
+  return resolveWindow(query, deps.clock.now(), () => first);
+}
+
+async function statsOf<V>(
   deps: Deps,
   scope: number | null,
   variantRows: (known: KnownVariant[], counted: number) => V[],
   query: WindowQuery,
 ) {
-  const sqlite = deps.db.$client;
-  const window = resolveWindow(query, deps.clock.now(), () => firstDayOf(deps, scope));
+  const store = deps.stores.analytics;
+  const window = await windowOf(deps, scope, query);
   const daysBefore =
-    scope === WORKSPACE ? Number.POSITIVE_INFINITY : scope === null ? 0 : linkDaysBefore(sqlite, scope);
+    scope === WORKSPACE ? Number.POSITIVE_INFINITY : scope === null ? 0 : await store.daysBefore(scope);
   return computeStats(
-    {
-      sqlite,
-      values: deps.rollupValues,
-      scope,
-      daysBefore,
-      variantLabels: (ids) => variantLabels(deps, ids),
-      variantRows,
-    },
+    { store, scope, daysBefore, variantLabels: (ids) => variantLabels(deps, ids), variantRows },
     hourAligned(window),
   );
 }
 
 /** The variants of these ids that exist, with their code and their link's current slug. */
-function variantLabels(deps: Deps, ids: string[]): Map<string, VariantLabel> {
-  const variants = variantsByIds(deps.db, ids);
-  const links = linkNamesOf(deps.db, [...new Set([...variants.values()].map((v) => v.linkId))]);
+async function variantLabels(deps: Deps, ids: string[]): Promise<Map<string, VariantLabel>> {
   const labels = new Map<string, VariantLabel>();
+  if (ids.length === 0) return labels;
+  const variants = await deps.stores.variants.byIds(ids);
+  const links = await deps.stores.links.names([...new Set([...variants.values()].map((v) => v.linkId))]);
   for (const [id, v] of variants) {
     const link = links.get(v.linkId);
     if (link !== undefined) labels.set(id, { ...v, slug: link.slug });
@@ -55,15 +53,13 @@ function variantLabels(deps: Deps, ids: string[]): Map<string, VariantLabel> {
 
 export async function linkStats(deps: Deps, id: string, query: WindowQuery): Promise<Stats> {
   await getLinkRowOrThrow(deps, id);
-  return statsOf(deps, linkValueId(deps.db.$client, id), linkVariantRows, query).stats;
+  const scope = await deps.stores.analytics.linkScope(id);
+  return (await statsOf(deps, scope, linkVariantRows, query)).stats;
 }
 
-export function workspaceStats(deps: Deps, query: WindowQuery): WorkspaceStats {
-  const { stats, links } = statsOf(deps, WORKSPACE, workspaceVariantRows, query);
-  const names = linkNamesOf(
-    deps.db,
-    links.map((l) => l.value!),
-  );
+export async function workspaceStats(deps: Deps, query: WindowQuery): Promise<WorkspaceStats> {
+  const { stats, links } = await statsOf(deps, WORKSPACE, workspaceVariantRows, query);
+  const names = links.length === 0 ? new Map() : await deps.stores.links.names(links.map((l) => l.value!));
   const topLinks = links.flatMap((l) => {
     const link = names.get(l.value!);
     return link === undefined ? [] : [{ id: l.value!, slug: link.slug, title: link.title, clicks: l.clicks }];
@@ -74,16 +70,17 @@ export function workspaceStats(deps: Deps, query: WindowQuery): WorkspaceStats {
 async function clickSource(deps: Deps, id: string): Promise<ClickSource> {
   const link = await getLinkRowOrThrow(deps, id);
   return {
-    sqlite: deps.db.$client,
+    store: deps.stores.analytics,
     linkId: id,
     slug: link.slug,
-    variantIds: new Set(variantCodes(deps.db, id).keys()),
+    variantIds: new Set((await deps.stores.variants.codes(id)).keys()),
   };
 }
 
 /** Raw clicks use the exact window (no widening to hours): they are not read from rollups. */
-function rawWindow(deps: Deps, id: string, query: WindowQuery) {
-  return resolveWindow(query, deps.clock.now(), () => firstDayOf(deps, linkValueId(deps.db.$client, id)));
+async function rawWindow(deps: Deps, id: string, query: WindowQuery): Promise<Window> {
+  const needsFirst = query.range === 'all' && query.from === undefined;
+  return windowOf(deps, needsFirst ? await deps.stores.analytics.linkScope(id) : null, query);
 }
 
 /** The oldest instant raw clicks are kept from, or null when SLINK_RETENTION_DAYS is 0. */
@@ -93,7 +90,7 @@ function retained(deps: Deps): number | null {
 
 export async function linkClicks(deps: Deps, id: string, query: ClicksInput) {
   const src = await clickSource(deps, id);
-  const w = rawWindow(deps, id, query);
+  const w = await rawWindow(deps, id, query);
   return listClicks(src, w, query.limit ?? DEFAULT_CLICK_PAGE, query.cursor, retained(deps));
 }
 
@@ -103,7 +100,7 @@ export async function linkExport(
   query: WindowQuery,
 ): Promise<{ filename: string; body: ReadableStream<Uint8Array>; retainedFrom: number | null }> {
   const src = await clickSource(deps, id);
-  const w = rawWindow(deps, id, query);
+  const w = await rawWindow(deps, id, query);
   const kept = retained(deps);
   const chunks = deps.exports.start({
     linkId: id,
@@ -114,7 +111,7 @@ export async function linkExport(
     to: w.to,
     bots: w.bots,
     // The snapshot: what is stored now, so the export is what existed when it was asked for.
-    maxId: lastClickId(deps.db.$client),
+    maxId: await deps.stores.analytics.lastClickId(),
   });
   return { filename: `${src.slug}-clicks.csv`, body: exportStream(chunks), retainedFrom: kept };
 }

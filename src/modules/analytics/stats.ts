@@ -4,22 +4,17 @@
  * every bucket read are summed into one typed array indexed by value id, then grouped by
  * dimension; no raw click is read.
  */
-import type { Database } from 'bun:sqlite';
 import { DAY_MS, HOUR_MS, utcDay } from '../../lib/time';
 import {
   type BucketData,
   type BucketRow,
   CLICK_DIMS,
-  countBotHits,
   forEachCount,
-  type Grain,
   ROLLUP_DIMS,
   type RollupDim,
-  type RollupValues,
-  readBucketData,
-  readBucketTotals,
 } from '../rollups/public';
 import type { Breakdowns, Stats } from './model';
+import type { AnalyticsStore, BucketRange, ValueNames } from './store';
 import { compareText, top } from './top';
 import { groupVariants, type KnownVariant, type VariantLabel, type VariantValue } from './variants';
 import { HOURLY_UP_TO_MS, type Window } from './window';
@@ -34,17 +29,16 @@ export type StatsWith<V> = Omit<Stats, 'breakdowns'> & {
 };
 
 interface StatsSource<V> {
-  sqlite: Database;
-  values: RollupValues;
+  store: AnalyticsStore;
   /** A link's value id (null: never clicked, nothing stored), or WORKSPACE. */
   scope: number | null;
   /**
    * Days before this are read from day buckets, from it on from hour buckets: a link's day mark
-   * (rollups/link-days.ts); the workspace's day buckets are always whole (Infinity).
+   * (AnalyticsStore.daysBefore); the workspace's day buckets are always whole (Infinity).
    */
   daysBefore: number;
   /** The variants of these ids that exist now (a click on any other code is unrecognised). */
-  variantLabels: (ids: string[]) => Map<string, VariantLabel>;
+  variantLabels: (ids: string[]) => Promise<Map<string, VariantLabel>>;
   /** The variant breakdown from the known variants and every click counted in the window (variants.ts). */
   variantRows: (known: KnownVariant[], counted: number) => V[];
 }
@@ -55,11 +49,7 @@ const NULLABLE: ReadonlySet<RollupDim> = new Set(CLICK_DIMS);
 const KEYED: ReadonlySet<RollupDim> = new Set(['city', 'variant', 'param', 'link']);
 const PLAIN_DIMS = ROLLUP_DIMS.filter((d) => !KEYED.has(d));
 
-interface Piece {
-  grain: Grain;
-  from: number;
-  toExclusive: number;
-}
+type Piece = BucketRange;
 
 /** Whole days in the middle, hours at the ends: the fewest buckets that cover the window exactly. */
 function pieces(w: Window): Piece[] {
@@ -107,31 +97,31 @@ class Summer {
 }
 
 /** `w` must be hour-aligned (window.hourAligned). */
-export function computeStats<V>(
+export async function computeStats<V>(
   src: StatsSource<V>,
   w: Window,
-): { stats: StatsWith<V>; links: { value: string | null; clicks: number }[] } {
+): Promise<{ stats: StatsWith<V>; links: { value: string | null; clicks: number }[] }> {
   const totals = { clicks: 0, uniques: 0, bots: 0 };
-  const rows: BucketData[] = [];
+  let rows: BucketData[] = [];
   const scope = src.scope;
-  if (scope !== null)
-    for (const p of piecesBefore(w, src.daysBefore)) {
-      rows.push(...readBucketData(src.sqlite, scope, p.grain, p.from, p.toExclusive, w.bots));
-      // totals.bots counts bot hits whatever `bots` says; only bots=1 adds them to clicks and breakdowns.
-      if (!w.bots) totals.bots += countBotHits(src.sqlite, scope, p.grain, p.from, p.toExclusive);
-    }
+  if (scope !== null) {
+    // totals.bots counts bot hits whatever `bots` says; only bots=1 adds them to clicks and breakdowns.
+    const read = await src.store.buckets(scope, piecesBefore(w, src.daysBefore), w.bots);
+    rows = read.rows;
+    totals.bots = read.botHits;
+  }
   // Learn value ids after reading the buckets, so every id they hold has a name.
-  src.values.refresh();
-  const summer = new Summer(src.values.size);
+  const names = await src.store.valueNames();
+  const summer = new Summer(names.size);
   for (const r of rows) {
-    if (r.bot === 1) totals.bots += r.clicks;
-    else totals.uniques += r.uniques;
+    if (r.bot !== 1) totals.uniques += r.uniques;
     totals.clicks += r.clicks;
     summer.add(r.data);
   }
+  await src.store.knowValues(summer.touched);
   const interval = w.to + 1 - w.from <= HOURLY_UP_TO_MS ? 'hour' : 'day';
-  const series = interval === 'hour' ? hourlySeries(src, w) : dailySeries(w, rows);
-  const grouped = group(src, summer, totals.clicks);
+  const series = interval === 'hour' ? await hourlySeries(src, w) : dailySeries(w, rows);
+  const grouped = await group(src, names, summer, totals.clicks);
   return {
     stats: {
       range: { from: w.from, to: w.to, bots: w.bots },
@@ -164,11 +154,10 @@ function emptySeries(from: number, to: number, step: number) {
   return points;
 }
 
-function hourlySeries(src: Pick<StatsSource<unknown>, 'sqlite' | 'scope'>, w: Window) {
+async function hourlySeries(src: Pick<StatsSource<unknown>, 'store' | 'scope'>, w: Window) {
   const points = emptySeries(w.from, w.to, HOUR_MS);
   if (src.scope === null) return [...points.values()];
-  for (const r of readBucketTotals(src.sqlite, src.scope, 'hour', w.from, w.to + 1))
-    seriesPoint(points, r.start, r, w.bots);
+  for (const r of await src.store.hourTotals(src.scope, w.from, w.to + 1)) seriesPoint(points, r.start, r, w.bots);
   return [...points.values()];
 }
 
@@ -180,7 +169,7 @@ function dailySeries(w: Window, rows: BucketRow[]) {
 }
 
 /** `counted`: every click counted in the window (totals.clicks). */
-function group<V>(src: StatsSource<V>, summer: Summer, counted: number) {
+async function group<V>(src: StatsSource<V>, names: ValueNames, summer: Summer, counted: number) {
   const plain = new Map<RollupDim, Entry[]>(PLAIN_DIMS.map((d) => [d, []]));
   const city: CityEntry[] = [];
   const params: ParamEntry[] = [];
@@ -188,7 +177,7 @@ function group<V>(src: StatsSource<V>, summer: Summer, counted: number) {
   const links: Entry[] = [];
   for (const id of summer.touched) {
     const clicks = summer.sums[id]!;
-    const name = src.values.nameOf(id);
+    const name = names.nameOf(id);
     if (!name || clicks <= 0) continue;
     const value = NULLABLE.has(name.dim) && name.value === '' ? null : name.value;
     switch (name.dim) {
@@ -208,7 +197,7 @@ function group<V>(src: StatsSource<V>, summer: Summer, counted: number) {
         plain.get(name.dim)!.push({ value, clicks });
     }
   }
-  const { known, unknown } = groupVariants(variants, src.variantLabels);
+  const { known, unknown } = await groupVariants(variants, src.variantLabels);
   const byValue = (a: Entry, b: Entry) => compareText(a.value, b.value);
   const list = (dim: RollupDim) => top(plain.get(dim)!, byValue);
   return {

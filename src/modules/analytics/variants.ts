@@ -34,11 +34,11 @@ export interface VariantValue {
  * under its current code; a code that matched nothing, or whose variant is gone, is
  * unrecognised. `labels` names the variants of the ids asked for that exist now.
  */
-export function groupVariants(
+export async function groupVariants(
   values: VariantValue[],
-  labels: (ids: string[]) => Map<string, VariantLabel>,
-): { known: KnownVariant[]; unknown: Map<string, number> } {
-  const named = labels([...new Set(values.flatMap((v) => (v.key === '' ? [] : [v.key])))]);
+  labels: (ids: string[]) => Promise<Map<string, VariantLabel>>,
+): Promise<{ known: KnownVariant[]; unknown: Map<string, number> }> {
+  const named = await labels([...new Set(values.flatMap((v) => (v.key === '' ? [] : [v.key])))]);
   const known = new Map<string, KnownVariant>();
   const unknown = new Map<string, number>();
   for (const { key, code, clicks } of values) {

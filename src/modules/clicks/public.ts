@@ -31,6 +31,7 @@ export {
 // Enrichment other modules reuse (the sessions list names a session's browser).
 export { parseAgent } from './enrich/user-agent';
 export { deleteLinkClicksPg } from './postgres/delete';
+export { lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
 // The server's start and stop, and the CLI's `slink migrate`.
 export { startClickStoragePg } from './postgres/start';
 // Reading and deleting raw clicks (analytics, links).

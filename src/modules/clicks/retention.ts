@@ -1,9 +1,12 @@
 /**
  * SLINK_RETENTION_DAYS (docs/behaviour.md, "Retention"): which raw clicks are kept, whatever
  * the engine. Each engine's writer deletes the older ones a small step at a time
- * (sqlite/retention.ts); readers never return them, deleted yet or not.
+ * (sqlite/retention.ts, postgres/retention.ts); readers never return them, deleted yet or not.
  */
 import { DAY_MS, utcDay } from '../../lib/time';
+
+/** After a retention step found nothing to delete, the next one waits this long (a step scans the tail). */
+export const RETENTION_IDLE_MS = 60_000;
 
 /**
  * The oldest instant raw clicks are kept from (epoch ms), or null when retention is off

@@ -6,28 +6,21 @@
  * Cheap at the source: a redirect adds 1 to a plain number; everything read from elsewhere (the
  * click buffer, the flusher's totals, file sizes) is read when Prometheus scrapes, in `collect`.
  */
-import { statSync } from 'node:fs';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { StorageBytes } from '../analytics/store';
 import type { ClickPipeline } from '../clicks/public';
 import type { SignInThrottle } from '../sessions/throttle';
 
 export interface MetricsSources {
   clicks: ClickPipeline;
   signIn: SignInThrottle;
-  dbPath: string;
+  /** The database's size on disk, read at each scrape (stores.ts storageBytes). */
+  storageBytes: () => Promise<StorageBytes>;
   now: () => number;
 }
 
 /** Batch durations, 1 ms to 10 s: a healthy batch of 2,000 takes tens of ms, a stalled disk seconds. */
 const BATCH_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0; // no WAL file between checkpoints that truncate it
-  }
-}
 
 /** A counter that follows a running total kept elsewhere (it only ever adds the difference). */
 function followTotal(counter: Counter, total: () => number): () => void {
@@ -152,18 +145,18 @@ export class Metrics {
     });
     new Gauge({
       name: 'slink_database_bytes',
-      help: 'Size of the database file.',
+      help: 'Size of the database: the SQLite file, or the PostgreSQL database (pg_database_size).',
       registers,
-      collect() {
-        this.set(fileSize(src.dbPath));
+      async collect() {
+        this.set((await src.storageBytes()).database);
       },
     });
     new Gauge({
       name: 'slink_wal_bytes',
-      help: 'Size of the write-ahead log beside it.',
+      help: "Size of SQLite's write-ahead log beside the file (0 on PostgreSQL, whose WAL is the server's).",
       registers,
-      collect() {
-        this.set(fileSize(`${src.dbPath}-wal`));
+      async collect() {
+        this.set((await src.storageBytes()).wal);
       },
     });
   }

@@ -19,6 +19,12 @@ export * from './dimensions';
 export { type PendingHour, PendingSums } from './pending';
 export { PgRollupWriter } from './postgres/buckets';
 export { forgetLinkRollupsPg } from './postgres/forget';
+export {
+  countBotHitsPg,
+  firstBucketStartPg,
+  readBucketDataPg,
+  readBucketTotalsPg,
+} from './postgres/read-rollups';
 export { linkValueIdPg, PgValues } from './postgres/values';
 export { type Counts, forEachCount } from './rollup-codec';
 export { linkValueId, RollupValues } from './rollup-values';

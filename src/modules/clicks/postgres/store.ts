@@ -22,12 +22,15 @@ import type { ClickWriter, WriteOutcome } from '../capture/sink';
 import { type EnrichContext, type EnrichedClick, enrichClick } from '../enrich/enrich';
 import type { GeoLookup } from '../enrich/geo';
 import { VisitorHasher } from '../enrich/visitor';
+import { RETENTION_IDLE_MS, retainedFrom } from '../retention';
+import type { PruneStep } from '../sqlite/retention';
 import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from '../sqlite/tail-append';
+import { pruneStepPg } from './retention';
 import { PgSalts } from './salts';
 import { PgTargets } from './targets';
 
 export interface PgStoreOptions {
-  /** SLINK_RETENTION_DAYS (pruning on PostgreSQL is not built yet: raw clicks are kept). */
+  /** SLINK_RETENTION_DAYS: raw clicks older than this many days are pruned (retention.ts); 0 keeps all. */
   retentionDays?: number;
 }
 
@@ -39,14 +42,20 @@ export class PgClickStore implements ClickWriter {
   private readonly ctx: EnrichContext;
   /** Uniques of days before this one were deleted (once a day). */
   private prunedBefore = -1;
+  private readonly retentionDays: number;
+  /** When the next retention step may run (clock ms): later after a step that found nothing. */
+  private nextRetentionAt = 0;
+  /** Raw clicks deleted by retention so far. */
+  readonly retention = { steps: 0, clicks: 0 };
 
   constructor(
     private readonly sql: Pg,
     geo: GeoLookup,
     ownHosts: readonly string[],
     private readonly clock: Clock,
-    _options: PgStoreOptions = {},
+    options: PgStoreOptions = {},
   ) {
+    this.retentionDays = options.retentionDays ?? 0;
     this.values = new PgValues(sql);
     this.targets = new PgTargets(sql);
     this.salts = new PgSalts(sql);
@@ -99,6 +108,7 @@ export class PgClickStore implements ClickWriter {
       throw err;
     }
     await this.pruneUniques();
+    await this.retain();
     return { written, skipped: clicks.length - written, ms: performance.now() - started };
   }
 
@@ -204,6 +214,29 @@ export class PgClickStore implements ClickWriter {
       this.prunedBefore = keepFrom;
     } catch {
       // Tried again after the next batch.
+    }
+  }
+
+  /**
+   * One retention step when SLINK_RETENTION_DAYS is set and one is due (postgres/retention.ts);
+   * returns what it deleted. Never throws: the batch before it is committed, and a failed step is
+   * tried again after the next batch.
+   */
+  async retain(): Promise<PruneStep> {
+    const now = this.clock.now();
+    const from = retainedFrom(now, this.retentionDays);
+    if (from === null || now < this.nextRetentionAt) return { kind: 'none' };
+    try {
+      const step = await pruneStepPg(this.sql, from);
+      if (step.kind === 'none') this.nextRetentionAt = now + RETENTION_IDLE_MS;
+      else {
+        this.retention.steps++;
+        this.retention.clicks += step.clicks;
+      }
+      return step;
+    } catch (err) {
+      console.error(`pruning old clicks failed (tried again after the next batch): ${String(err)}`);
+      return { kind: 'none' };
     }
   }
 

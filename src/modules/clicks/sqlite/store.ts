@@ -19,7 +19,7 @@ import type { ClickWriter, WriteOutcome } from '../capture/sink';
 import { type EnrichContext, type EnrichedClick, enrichClick } from '../enrich/enrich';
 import type { GeoLookup } from '../enrich/geo';
 import { VisitorHasher } from '../enrich/visitor';
-import { retainedFrom } from '../retention';
+import { RETENTION_IDLE_MS, retainedFrom } from '../retention';
 import { type ClickAppender, createClickAppender } from './append';
 import { clickSource, firstVisitsSince, foldedThrough } from './raw-read';
 import { type PruneStep, pruneStep } from './retention';
@@ -31,10 +31,9 @@ import { SeenVisitors } from './seen-visitors';
 export const FOLD_MAX_CLICKS = 20_000;
 /** Age of the oldest pending sum before a fold during a long drain: counts lag by at most this under saturation. */
 export const FOLD_MAX_MS = 1000;
-/** After a retention step found nothing to delete, the next one waits this long (a step scans the tail). */
-export const RETENTION_IDLE_MS = 60_000;
 
 export type { WriteOutcome } from '../capture/sink';
+export { RETENTION_IDLE_MS } from '../retention';
 
 export interface StoreOptions {
   foldMaxClicks?: number;

@@ -88,6 +88,25 @@ export class PgValues implements ValueIds {
     for (const r of rows) this.remember(num(r.id), { dim: r.dim, key: r.key, value: r.value });
   }
 
+  /**
+   * Makes every one of these ids known: the newer ones by refresh(), and any still unknown by id.
+   * Those are ids given to one writer before another's higher one but committed after it (several
+   * nodes): a refresh that already read the higher id never reads them.
+   */
+  async know(ids: Iterable<number>): Promise<void> {
+    let unknown: number[] = [];
+    for (const id of ids) if (this.names[id] === undefined) unknown.push(id);
+    if (unknown.length === 0) return;
+    if (unknown.some((id) => id > this.maxId)) {
+      await this.refresh();
+      unknown = unknown.filter((id) => this.names[id] === undefined);
+      if (unknown.length === 0) return;
+    }
+    const rows = await this.sql`SELECT id, dim, key, value FROM rollup_values
+      WHERE id = ANY(${this.sql.array([...new Set(unknown)], 'int4')}::int4[])`;
+    for (const r of rows) this.remember(num(r.id), { dim: r.dim, key: r.key, value: r.value });
+  }
+
   /** The name of an id known here (refresh() first for ids newer than what was read). */
   nameOf(id: number): ValueName | undefined {
     return this.names[id];

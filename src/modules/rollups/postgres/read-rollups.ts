@@ -1,0 +1,65 @@
+/**
+ * Read side of the rollup buckets on PostgreSQL, for the statistics: the same rows as the
+ * SQLite engine's reads (sqlite/read-rollups.ts). A link's hour AND day buckets are complete
+ * after every batch here (postgres/buckets.ts writes both), so no day mark is needed: any
+ * whole day is read from its day bucket.
+ */
+import { num, type Pg } from '../../../db/postgres/client';
+import { DAY_MS, utcDay } from '../../../lib/time';
+import { GRAIN_CODE, type Grain } from '../rollups';
+import type { BucketData, BucketRow } from '../sqlite/read-rollups';
+
+type StoredRow = { start: string; bot: boolean; clicks: string; uniques: string; data?: Uint8Array };
+
+function row(r: StoredRow): BucketRow {
+  return { start: num(r.start), bot: r.bot ? 1 : 0, clicks: num(r.clicks), uniques: num(r.uniques) };
+}
+
+/** Buckets of one scope and grain with start in [from, toExclusive), both bot flags. */
+export async function readBucketTotalsPg(
+  sql: Pg,
+  scope: number,
+  grain: Grain,
+  from: number,
+  toExclusive: number,
+): Promise<BucketRow[]> {
+  const rows: StoredRow[] = await sql`SELECT start, bot, clicks, uniques FROM rollups
+    WHERE scope = ${scope} AND grain = ${GRAIN_CODE[grain]} AND start >= ${from}::int8 AND start < ${toExclusive}::int8`;
+  return rows.map(row);
+}
+
+/** The same with the packed breakdowns; `bots` false leaves bot buckets out. */
+export async function readBucketDataPg(
+  sql: Pg,
+  scope: number,
+  grain: Grain,
+  from: number,
+  toExclusive: number,
+  bots: boolean,
+): Promise<BucketData[]> {
+  const rows: StoredRow[] = await sql`SELECT start, bot, clicks, uniques, data FROM rollups
+    WHERE scope = ${scope} AND grain = ${GRAIN_CODE[grain]} AND start >= ${from}::int8 AND start < ${toExclusive}::int8
+      AND (${bots}::bool OR NOT bot)`;
+  return rows.map((r) => ({ ...row(r), data: r.data! }));
+}
+
+/** Bot hits of one scope and grain with start in [from, toExclusive). */
+export async function countBotHitsPg(
+  sql: Pg,
+  scope: number,
+  grain: Grain,
+  from: number,
+  toExclusive: number,
+): Promise<number> {
+  const [r] = await sql`SELECT coalesce(sum(clicks), 0) AS n FROM rollups
+    WHERE scope = ${scope} AND grain = ${GRAIN_CODE[grain]} AND start >= ${from}::int8 AND start < ${toExclusive}::int8
+      AND bot`;
+  return num(r.n);
+}
+
+/** Start of the first day the scope has any click in, or null. */
+export async function firstBucketStartPg(sql: Pg, scope: number): Promise<number | null> {
+  // Day buckets are complete on PostgreSQL: the first one is the first day.
+  const [r] = await sql`SELECT min(start) AS first FROM rollups WHERE scope = ${scope} AND grain = ${GRAIN_CODE.day}`;
+  return r.first === null ? null : utcDay(num(r.first)) * DAY_MS;
+}

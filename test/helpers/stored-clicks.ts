@@ -1,0 +1,100 @@
+/**
+ * The raw clicks as stored, on either engine, for tests that check the API against what was
+ * recorded: read back through each engine's own tables (SQLite: the click store's reader,
+ * readClicksAfter; PostgreSQL: the tail, where every raw click is while nothing seals blocks there).
+ */
+import { openPostgres } from '../../src/db/postgres/client';
+import { readClicksAfter } from '../../src/modules/clicks/sqlite/raw-read';
+import type { TestApp } from './app';
+import { insertTailClicks } from './raw-clicks';
+
+export interface StoredClick {
+  id: number;
+  linkId: string;
+  timestamp: number;
+  /** 1 for a bot hit, else 0. */
+  bot: number;
+}
+
+/** A short-lived pool on the test's PostgreSQL database (the app's own pool is not exposed). */
+async function withPostgres<T>(t: TestApp, use: (sql: ReturnType<typeof openPostgres>) => Promise<T>): Promise<T> {
+  const address = t.deps.stores.address;
+  if (address.engine !== 'postgres') throw new Error('not a PostgreSQL test app');
+  const sql = openPostgres(address.url, 1);
+  try {
+    return await use(sql);
+  } finally {
+    await sql.close();
+  }
+}
+
+/** Every stored raw click (of one link, when given), in id order. */
+export async function storedClicks(t: TestApp, linkId?: string): Promise<StoredClick[]> {
+  if (t.deps.stores.engine === 'sqlite') {
+    return readClicksAfter(t.deps.db.$client, 0, Number.MAX_SAFE_INTEGER)
+      .filter((c) => linkId === undefined || c.linkId === linkId)
+      .map((c) => ({ id: c.id, linkId: c.linkId, timestamp: c.time, bot: c.bot ? 1 : 0 }));
+  }
+  return withPostgres(t, async (sql) => {
+    const rows = await sql`SELECT t.id, v.value AS "linkId", t.time, t.flags FROM click_tail t
+      JOIN rollup_values v ON v.id = t.link ORDER BY t.id`;
+    return rows
+      .map((r: { id: string; linkId: string; time: string; flags: number }) => ({
+        id: Number(r.id),
+        linkId: r.linkId,
+        timestamp: Number(r.time),
+        bot: r.flags & 1,
+      }))
+      .filter((c: StoredClick) => linkId === undefined || c.linkId === linkId);
+  });
+}
+
+/** Deletes raw clicks by id (recent ones: the tail); throws when one is not there. */
+export async function deleteStoredClicks(t: TestApp, ids: number[]): Promise<void> {
+  let deleted: number;
+  if (t.deps.stores.engine === 'sqlite') {
+    deleted = t.deps.db.$client
+      .query(`DELETE FROM click_tail WHERE id IN (${ids.map(Number).join(',')})`)
+      .run().changes;
+  } else {
+    deleted = await withPostgres(t, async (sql) => {
+      const rows = await sql`DELETE FROM click_tail WHERE id = ANY(${sql.array(ids, 'int8')}::int8[]) RETURNING id`;
+      return rows.length;
+    });
+  }
+  if (deleted !== ids.length) throw new Error(`deleted ${deleted} of ${ids.length} clicks: not all in the tail`);
+}
+
+/**
+ * Stores `count` human clicks of a link straight into the tail (a fixture far larger than a test
+ * could send), one per millisecond back from `newest`, every fact unknown, landing on
+ * https://example.com/landing; counters and rollups are not touched. Ids continue after the
+ * last one given.
+ */
+export async function insertStoredClicks(t: TestApp, linkId: string, count: number, newest: number): Promise<void> {
+  if (t.deps.stores.engine === 'sqlite') {
+    insertTailClicks(t.deps.db.$client, linkId, count, newest);
+    return;
+  }
+  await withPostgres(t, (sql) =>
+    sql.begin(async (tx) => {
+      const dims = ['country', 'city', 'device', 'os', 'browser', 'referrer', 'trafficType', 'language'];
+      const wanted = [['link', linkId], ...dims.map((d) => [d, ''])] as [string, string][];
+      for (const [dim, value] of wanted)
+        await tx`INSERT INTO rollup_values (dim, key, value) VALUES (${dim}, '', ${value}) ON CONFLICT DO NOTHING`;
+      const ids = new Map<string, number>();
+      for (const [dim, value] of wanted) {
+        const [r] = await tx`SELECT id FROM rollup_values WHERE dim = ${dim} AND key = '' AND value = ${value}`;
+        ids.set(dim, r.id);
+      }
+      const [target] = await tx`INSERT INTO click_targets (link_id, destination, params)
+        VALUES (${linkId}, 'https://example.com/landing', '{}') RETURNING id`;
+      const d = dims.map((dim) => ids.get(dim)!);
+      await tx`INSERT INTO click_tail (link, id, time, target, country, city, device, os, browser, referrer, traffic,
+          language, visitor, flags)
+        SELECT ${ids.get('link')!}, nextval('click_ids'), ${newest}::int8 - i, ${target.id}, ${d[0]!}, ${d[1]!}, ${d[2]!},
+          ${d[3]!}, ${d[4]!}, ${d[5]!}, ${d[6]!}, ${d[7]!}, i, 0
+        FROM generate_series(1, ${count}) AS i`;
+    }),
+  );
+}
