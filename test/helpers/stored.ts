@@ -1,0 +1,61 @@
+/**
+ * What only the database shows, on either engine: fixtures that no API writes (a link's
+ * counters, which only the click pipeline moves) and reads that no API answers (whether a row
+ * is gone with its link). One SQL text runs on both engines (`?` placeholders, numbered for
+ * PostgreSQL); int8 columns, which PostgreSQL returns as strings, come back as numbers.
+ */
+import { openPostgres } from '../../src/db/postgres/client';
+import type { TestApp } from './app';
+
+type Param = string | number | null;
+type Row = Record<string, unknown>;
+
+/** Runs `text` on the test app's database; PostgreSQL gets a connection of its own, closed after. */
+async function query(t: TestApp, text: string, params: Param[] = []): Promise<Row[]> {
+  const address = t.deps.stores.address;
+  if (address.engine === 'sqlite') return t.deps.db.$client.query(text).all(...(params as never[])) as Row[];
+  let n = 0;
+  const numbered = text.replace(/\?/g, () => `$${++n}`);
+  const sql = openPostgres(address.url, 1);
+  try {
+    const rows = (await sql.unsafe(numbered, params)) as Row[];
+    return rows.map((row) =>
+      Object.fromEntries(
+        Object.entries(row).map(([k, v]) => [k, typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v]),
+      ),
+    );
+  } finally {
+    await sql.close();
+  }
+}
+
+export interface CounterValues {
+  clicks?: number;
+  uniques?: number;
+  bots?: number;
+  lastClickedAt?: number | null;
+}
+
+/** Sets a link's stored counters as if clicks had been recorded (the slug index keeps its own). */
+export async function setLinkCounters(t: TestApp, linkId: string, values: CounterValues): Promise<void> {
+  const columns: [string, Param][] = [];
+  if (values.clicks !== undefined) columns.push(['clicks', values.clicks]);
+  if (values.uniques !== undefined) columns.push(['uniques', values.uniques]);
+  if (values.bots !== undefined) columns.push(['bots', values.bots]);
+  if (values.lastClickedAt !== undefined) columns.push(['last_clicked_at', values.lastClickedAt]);
+  const set = columns.map(([c]) => `${c} = ?`).join(', ');
+  await query(t, `UPDATE link_counters SET ${set} WHERE link_id = ?`, [...columns.map(([, v]) => v), linkId]);
+}
+
+/** A link's link_counters rows as stored: one for a link that exists, none once it is gone. */
+export function linkCounterRows(t: TestApp, linkId: string): Promise<Row[]> {
+  return query(t, 'SELECT link_id, clicks, uniques, bots, last_clicked_at FROM link_counters WHERE link_id = ?', [
+    linkId,
+  ]);
+}
+
+/** How many rows a table holds. */
+export async function countRows(t: TestApp, table: 'links' | 'link_tags' | 'variants' | 'projects'): Promise<number> {
+  const [row] = await query(t, `SELECT count(*) AS n FROM ${table}`);
+  return Number(row!.n);
+}
