@@ -11,6 +11,7 @@ import { migrateDatabase } from '../../../src/db/migrate';
 import { createDeps, type Logger } from '../../../src/deps';
 import { decodeCounts, encodeCounts, forEachCount } from '../../../src/modules/rollups/rollup-codec';
 import type { Grain } from '../../../src/modules/rollups/rollups';
+import type { Engine } from '../../../src/stores';
 import { api, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { queryRaw } from '../../helpers/raw-clicks';
 
@@ -41,8 +42,8 @@ export interface Ctx {
   key: string;
 }
 
-export async function setup(env: Record<string, string> = {}): Promise<Ctx> {
-  const t = await makeTestApp({ SLINK_TRUST_PROXY: '1', ...env });
+export async function setup(env: Record<string, string> = {}, engine: Engine = 'sqlite'): Promise<Ctx> {
+  const t = await makeTestApp({ SLINK_TRUST_PROXY: '1', ...env }, { engine });
   const { key } = await makeKey(t, 'write', { superuser: true });
   return { t, key };
 }
