@@ -59,3 +59,46 @@ export async function countRows(t: TestApp, table: 'links' | 'link_tags' | 'vari
   const [row] = await query(t, `SELECT count(*) AS n FROM ${table}`);
   return Number(row!.n);
 }
+
+/** Every link (archived ones too) with the fields the list sorts by, as stored. */
+export async function storedLinks(
+  t: TestApp,
+): Promise<{ id: string; createdAt: number; updatedAt: number; clickCount: number; status: string }[]> {
+  const rows = await query(
+    t,
+    `SELECT l.id AS id, l.created_at AS created, l.updated_at AS updated, c.clicks AS clicks, l.status AS status
+     FROM links l JOIN link_counters c ON c.link_id = l.id`,
+  );
+  return rows.map((r) => ({
+    id: r.id as string,
+    createdAt: Number(r.created),
+    updatedAt: Number(r.updated),
+    clickCount: Number(r.clicks),
+    status: r.status as string,
+  }));
+}
+
+/**
+ * Makes the database refuse to insert a link with this destination (a failure part-way through
+ * a write of several links); the answer removes the refusal.
+ */
+export async function refuseLinkInserts(t: TestApp, destination: string): Promise<() => Promise<void>> {
+  const literal = `'${destination.replaceAll("'", "''")}'`;
+  if (t.deps.stores.engine === 'sqlite') {
+    await query(
+      t,
+      `CREATE TRIGGER refuse_link BEFORE INSERT ON links WHEN NEW.destination = ${literal} BEGIN SELECT RAISE(ABORT, 'refused'); END`,
+    );
+    return async () => void (await query(t, 'DROP TRIGGER refuse_link'));
+  }
+  await query(
+    t,
+    `CREATE FUNCTION refuse_link() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN IF NEW.destination = ${literal} THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$`,
+  );
+  await query(t, 'CREATE TRIGGER refuse_link BEFORE INSERT ON links FOR EACH ROW EXECUTE FUNCTION refuse_link()');
+  return async () => {
+    await query(t, 'DROP TRIGGER refuse_link ON links');
+    await query(t, 'DROP FUNCTION refuse_link()');
+  };
+}
