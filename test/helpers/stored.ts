@@ -10,7 +10,15 @@ import type { TestApp } from './app';
 type Param = string | number | null;
 type Row = Record<string, unknown>;
 
-/** Runs `text` on the test app's database; PostgreSQL gets a connection of its own, closed after. */
+/**
+ * Runs `text` on the test app's database and answers its rows; PostgreSQL gets a connection of
+ * its own, closed after. For what no store or API answers: the columns a row holds, what a
+ * write left behind.
+ */
+export async function storedRows(t: TestApp, text: string, ...params: Param[]): Promise<Row[]> {
+  return query(t, text, params);
+}
+
 async function query(t: TestApp, text: string, params: Param[] = []): Promise<Row[]> {
   const address = t.deps.stores.address;
   if (address.engine === 'sqlite') return t.deps.db.$client.query(text).all(...(params as never[])) as Row[];
@@ -101,4 +109,19 @@ export async function refuseLinkInserts(t: TestApp, destination: string): Promis
     await query(t, 'DROP TRIGGER refuse_link ON links');
     await query(t, 'DROP FUNCTION refuse_link()');
   };
+}
+
+/** Every row of every table of the application, with its table's name. */
+export async function allStoredRows(t: TestApp): Promise<{ table: string; row: Row }[]> {
+  const tables = await query(
+    t,
+    t.deps.stores.engine === 'sqlite'
+      ? "SELECT name FROM sqlite_master WHERE type = 'table'"
+      : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'",
+  );
+  const all: { table: string; row: Row }[] = [];
+  for (const { name } of tables) {
+    for (const row of await query(t, `SELECT * FROM "${name}"`)) all.push({ table: name as string, row });
+  }
+  return all;
 }
