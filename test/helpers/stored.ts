@@ -2,10 +2,11 @@
  * What only the database shows, on either engine: fixtures that no API writes (a link's
  * counters, which only the click pipeline moves) and reads that no API answers (whether a row
  * is gone with its link). One SQL text runs on both engines (`?` placeholders, numbered for
- * PostgreSQL); int8 columns, which PostgreSQL returns as strings, come back as numbers.
+ * PostgreSQL); int8 columns come back as numbers on both.
  */
-import { openPostgres } from '../../src/db/postgres/client';
+import { SQL } from 'bun';
 import type { TestApp } from './app';
+import { queryRaw } from './raw-clicks';
 
 type Param = string | number | null;
 type Row = Record<string, unknown>;
@@ -24,13 +25,12 @@ async function query(t: TestApp, text: string, params: Param[] = []): Promise<Ro
   if (address.engine === 'sqlite') return t.deps.db.$client.query(text).all(...(params as never[])) as Row[];
   let n = 0;
   const numbered = text.replace(/\?/g, () => `$${++n}`);
-  const sql = openPostgres(address.url, 1);
+  // int8 as BigInt, so that only int8 columns become numbers (text of digits stays text).
+  const sql = new SQL(address.url, { max: 1, bigint: true });
   try {
     const rows = (await sql.unsafe(numbered, params)) as Row[];
     return rows.map((row) =>
-      Object.fromEntries(
-        Object.entries(row).map(([k, v]) => [k, typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v]),
-      ),
+      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])),
     );
   } finally {
     await sql.close();
@@ -124,4 +124,39 @@ export async function allStoredRows(t: TestApp): Promise<{ table: string; row: R
     for (const row of await query(t, `SELECT * FROM "${name}"`)) all.push({ table: name as string, row });
   }
   return all;
+}
+
+/** A dimension of a PostgreSQL tail row as text, null for '' (unknown), as raw_clicks has it. */
+const pgDim = (column: string) =>
+  `(SELECT NULLIF(v.value, '') FROM rollup_values v WHERE v.id = c.${column}) AS ${column === 'traffic' ? 'traffic_type' : column}`;
+
+/**
+ * The stored raw clicks in id order, with the columns of test/helpers/raw-clicks.ts (raw_clicks)
+ * but the id: on SQLite read through its click store's reader, on PostgreSQL from click_tail
+ * with its dictionary values and targets named.
+ */
+export async function storedClicks(t: TestApp): Promise<Row[]> {
+  if (t.deps.stores.engine === 'sqlite') {
+    const rows = queryRaw(t.deps.db.$client, 'SELECT * FROM raw_clicks ORDER BY id').all() as Row[];
+    return rows.map(({ id: _id, ...row }) => row);
+  }
+  return query(
+    t,
+    `SELECT (SELECT v.value FROM rollup_values v WHERE v.id = c.link) AS link_id, c.time AS timestamp,
+       NULLIF(ct.variant_id, '') AS variant_id, ct.code AS variant_code, ct.destination AS destination,
+       ct.params AS params, ${['country', 'city', 'device', 'os', 'browser', 'referrer', 'traffic', 'language'].map(pgDim).join(', ')},
+       (c.flags & 1)::int4 AS bot, lpad(to_hex(c.visitor), 16, '0') AS visitor_hash,
+       ((c.flags & 2) >> 1)::int4 AS first_of_day
+     FROM click_tail c JOIN click_targets ct ON ct.id = c.target ORDER BY c.id`,
+  );
+}
+
+/** A link row (and its counters row) written straight into the database, bypassing the API's checks. */
+export async function insertLinkRow(t: TestApp, row: { id: string; slug: string; destination: string; at: number }) {
+  await query(
+    t,
+    "INSERT INTO links (id, slug, destination, params, status, created_at, updated_at) VALUES (?, ?, ?, '{}', 'active', ?, ?)",
+    [row.id, row.slug, row.destination, row.at, row.at],
+  );
+  await query(t, 'INSERT INTO link_counters (link_id) VALUES (?)', [row.id]);
 }
