@@ -291,6 +291,29 @@ forEachEngine((engine) => {
       });
     });
 
+    test('a cursor whose id holds NUL pages by byte order, as if its id ended before the NUL', async () => {
+      const rows = await rowsOf(t);
+      const middle = expectedOrder(rows, 'created')[60]!;
+      const at = rows.find((r) => r.id === middle)!.createdAt;
+      const cursor = (sort: Sort) =>
+        encodeURIComponent(Buffer.from(JSON.stringify([sort, at, `${middle}\u0000z`])).toString('base64url'));
+      // Byte order: the id itself is below `${id}\0z`; every id above it is above that too.
+      const newest = await page(t, key, `sort=created&limit=100&cursor=${cursor('created')}`);
+      expect(newest.items.map((l) => l.id)).toEqual(
+        expectedOrder(rows, 'created').filter((id) => {
+          const r = rows.find((x) => x.id === id)!;
+          return r.createdAt < at || (r.createdAt === at && cmpId(id, middle) <= 0);
+        }),
+      );
+      const oldest = await page(t, key, `sort=oldest&limit=100&cursor=${cursor('oldest')}`);
+      expect(oldest.items.map((l) => l.id)).toEqual(
+        expectedOrder(rows, 'oldest').filter((id) => {
+          const r = rows.find((x) => x.id === id)!;
+          return r.createdAt > at || (r.createdAt === at && cmpId(id, middle) > 0);
+        }),
+      );
+    });
+
     test('an exact multiple of the page size ends with cursor null, not an empty page', async () => {
       const { pages } = await walk(t, key, 'sort=clicks', 40);
       expect(pages).toEqual([40, 40, 40]);
