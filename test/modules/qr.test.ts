@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../helpers/app';
+import { forEachEngine } from '../helpers/engines';
 import { expectError } from '../helpers/schema';
 
 const SHORT_HOST = 'https://sl.test';
@@ -280,449 +281,451 @@ function expectQuietZone(svg: string, size: number): void {
 
 // ---------------------------------------------------------------------------------------------
 
-beforeEach(async () => {
-  t = await makeTestApp();
-  su = (await makeKey(t, 'write', { superuser: true })).key;
-  link = await newLink('promo');
-  variant = await newVariant(link.id, 'fb', 'promo');
-});
-afterEach(async () => {
-  await disposeTestApp(t);
-});
-
-describe('GET /links/{id}/qr.svg: a scanner reads the exact URL', () => {
-  for (const size of SIZES) {
-    test(
-      `base link at ${size} px decodes to the shortUrl`,
-      async () => {
-        expect(link.shortUrl).toBe(`${SHORT_HOST}/promo`);
-        expect(await decodeQr(link.id, size)).toBe(link.shortUrl);
-      },
-      SCAN_TIMEOUT,
-    );
-
-    test(
-      `variant at ${size} px decodes to the variant url`,
-      async () => {
-        expect(variant.url).toBe(`${SHORT_HOST}/promo/fb`);
-        expect(await decodeQr(link.id, size, 'fb')).toBe(variant.url);
-      },
-      SCAN_TIMEOUT,
-    );
-  }
-
-  for (const size of [256, 2048]) {
-    test(
-      `40-character slug at ${size} px decodes exactly`,
-      async () => {
-        expect(LONG_SLUG.length).toBe(40);
-        const long = await newLink(LONG_SLUG);
-        expect(await decodeQr(long.id, size)).toBe(long.shortUrl);
-        expect(long.shortUrl).toBe(`${SHORT_HOST}/${LONG_SLUG}`);
-      },
-      SCAN_TIMEOUT,
-    );
-
-    test(
-      `40-character slug with a 32-character variant code at ${size} px decodes exactly`,
-      async () => {
-        const long = await newLink(LONG_SLUG);
-        const code = 'Code_32-chars-long-abcdefghijKLM';
-        expect(code.length).toBe(32);
-        const v = await newVariant(long.id, code, LONG_SLUG);
-        expect(await decodeQr(long.id, size, code)).toBe(v.url);
-      },
-      SCAN_TIMEOUT,
-    );
-  }
-
-  test(
-    'a second variant of the same link decodes to its own url, not the first one',
-    async () => {
-      const ig = await newVariant(link.id, 'ig', 'promo');
-      expect(await decodeQr(link.id, 256, 'ig')).toBe(`${SHORT_HOST}/promo/ig`);
-      expect(ig.url).toBe(`${SHORT_HOST}/promo/ig`);
-    },
-    SCAN_TIMEOUT,
-  );
-
-  test(
-    'a generated slug decodes to the link shortUrl',
-    async () => {
-      const res = await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/generated' } });
-      expect(res.status).toBe(201);
-      expect(res.body.shortUrl).toMatch(/^https:\/\/sl\.test\/[A-Za-z0-9]{7}$/);
-      expect(await decodeQr(res.body.id, 256)).toBe(res.body.shortUrl);
-    },
-    SCAN_TIMEOUT,
-  );
-});
-
-describe('GET /links/{id}/qr.svg: the SVG document', () => {
-  test('200 image/svg+xml, default size 256', async () => {
-    const res = await getQr(link.id);
-    expectSvg(res, 256);
+forEachEngine((engine) => {
+  beforeEach(async () => {
+    t = await makeTestApp({}, { engine });
+    su = (await makeKey(t, 'write', { superuser: true })).key;
+    link = await newLink('promo');
+    variant = await newVariant(link.id, 'fb', 'promo');
+  });
+  afterEach(async () => {
+    await disposeTestApp(t);
   });
 
-  for (const size of SIZES) {
-    test(`size=${size}: <svg> root with width and height ${size} and a viewBox`, async () => {
-      const res = await getQr(link.id, { size: String(size) });
-      expectSvg(res, size);
-    });
-  }
-
-  for (const size of [97, 500, 1000, 2047]) {
-    test(`size=${size} (inside 96..2048) is accepted`, async () => {
-      expectSvg(await getQr(link.id, { size: String(size) }), size);
-    });
-  }
-
-  test(
-    'size and variant together: the variant at that size',
-    async () => {
-      const res = await getQr(link.id, { size: '300', variant: 'fb' });
-      expectSvg(res, 300);
-      expect(scan(rasterise(res.text, 300))).toBe(variant.url);
-    },
-    SCAN_TIMEOUT,
-  );
-
-  test(
-    'the default-size body is a 256 px image that scans to the shortUrl',
-    async () => {
-      const res = await getQr(link.id);
-      expectSvg(res, 256);
-      expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
-    },
-    SCAN_TIMEOUT,
-  );
-
-  for (const [name, slug, code] of [
-    ['base link', 'promo', undefined],
-    ['variant', 'promo', 'fb'],
-    ['40-character slug', LONG_SLUG, undefined],
-  ] as const) {
-    for (const size of [256, 2048]) {
+  describe('GET /links/{id}/qr.svg: a scanner reads the exact URL', () => {
+    for (const size of SIZES) {
       test(
-        `quiet zone of at least 4 modules on every side (${name}, ${size} px)`,
+        `base link at ${size} px decodes to the shortUrl`,
         async () => {
-          const target = slug === 'promo' ? link : await newLink(slug);
-          const query: Record<string, string> = { size: String(size) };
-          if (code) query.variant = code;
-          const res = await getQr(target.id, query);
-          expectSvg(res, size);
-          expectQuietZone(res.text, size);
+          expect(link.shortUrl).toBe(`${SHORT_HOST}/promo`);
+          expect(await decodeQr(link.id, size)).toBe(link.shortUrl);
+        },
+        SCAN_TIMEOUT,
+      );
+
+      test(
+        `variant at ${size} px decodes to the variant url`,
+        async () => {
+          expect(variant.url).toBe(`${SHORT_HOST}/promo/fb`);
+          expect(await decodeQr(link.id, size, 'fb')).toBe(variant.url);
         },
         SCAN_TIMEOUT,
       );
     }
-  }
-});
 
-describe('GET /links/{id}/qr.svg: errors', () => {
-  for (const size of ['95', '2049', '0', '-1', 'abc', '1.5', '']) {
-    test(`size=${JSON.stringify(size)} -> 400 invalid_request, field size`, async () => {
-      const res = await getQr(link.id, { size });
-      expectError(res, 400, 'invalid_request', 'size');
+    for (const size of [256, 2048]) {
+      test(
+        `40-character slug at ${size} px decodes exactly`,
+        async () => {
+          expect(LONG_SLUG.length).toBe(40);
+          const long = await newLink(LONG_SLUG);
+          expect(await decodeQr(long.id, size)).toBe(long.shortUrl);
+          expect(long.shortUrl).toBe(`${SHORT_HOST}/${LONG_SLUG}`);
+        },
+        SCAN_TIMEOUT,
+      );
+
+      test(
+        `40-character slug with a 32-character variant code at ${size} px decodes exactly`,
+        async () => {
+          const long = await newLink(LONG_SLUG);
+          const code = 'Code_32-chars-long-abcdefghijKLM';
+          expect(code.length).toBe(32);
+          const v = await newVariant(long.id, code, LONG_SLUG);
+          expect(await decodeQr(long.id, size, code)).toBe(v.url);
+        },
+        SCAN_TIMEOUT,
+      );
+    }
+
+    test(
+      'a second variant of the same link decodes to its own url, not the first one',
+      async () => {
+        const ig = await newVariant(link.id, 'ig', 'promo');
+        expect(await decodeQr(link.id, 256, 'ig')).toBe(`${SHORT_HOST}/promo/ig`);
+        expect(ig.url).toBe(`${SHORT_HOST}/promo/ig`);
+      },
+      SCAN_TIMEOUT,
+    );
+
+    test(
+      'a generated slug decodes to the link shortUrl',
+      async () => {
+        const res = await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/generated' } });
+        expect(res.status).toBe(201);
+        expect(res.body.shortUrl).toMatch(/^https:\/\/sl\.test\/[A-Za-z0-9]{7}$/);
+        expect(await decodeQr(res.body.id, 256)).toBe(res.body.shortUrl);
+      },
+      SCAN_TIMEOUT,
+    );
+  });
+
+  describe('GET /links/{id}/qr.svg: the SVG document', () => {
+    test('200 image/svg+xml, default size 256', async () => {
+      const res = await getQr(link.id);
+      expectSvg(res, 256);
     });
-  }
 
-  test('size=95 with a variant is still 400 field size', async () => {
-    expectError(await getQr(link.id, { size: '95', variant: 'fb' }), 400, 'invalid_request', 'size');
-  });
-
-  test('unknown variant code -> 404 not_found', async () => {
-    expectError(await getQr(link.id, { variant: 'nope' }), 404, 'not_found');
-  });
-
-  test('variant codes are case-sensitive: FB is not fb -> 404 not_found', async () => {
-    expectError(await getQr(link.id, { variant: 'FB' }), 404, 'not_found');
-  });
-
-  test("another link's variant code -> 404 not_found", async () => {
-    const other = await newLink('other');
-    await newVariant(other.id, 'tw', 'other');
-    expectError(await getQr(link.id, { variant: 'tw' }), 404, 'not_found');
-    expectSvg(await getQr(other.id, { variant: 'tw' }), 256);
-  });
-
-  test('unknown link -> 404 not_found', async () => {
-    expectError(await getQr('lnk_doesnotexist00'), 404, 'not_found');
-  });
-
-  test('unknown link with a variant -> 404 not_found', async () => {
-    expectError(await getQr('lnk_doesnotexist00', { variant: 'fb' }), 404, 'not_found');
-  });
-
-  test('a deleted link -> 404 not_found', async () => {
-    const gone = await newLink('gone');
-    expectSvg(await getQr(gone.id), 256);
-    const del = await api(t, 'DELETE', `/links/${gone.id}`, { key: su });
-    expect(del.status).toBe(200);
-    expectError(await getQr(gone.id), 404, 'not_found');
-  });
-
-  test('the slug is not an id: /links/<slug>/qr.svg -> 404 not_found', async () => {
-    expectError(await getQr('promo'), 404, 'not_found');
-  });
-});
-
-describe('GET /links/{id}/qr.svg: caching', () => {
-  const STRONG_ETAG = /^"[\x21\x23-\x7e]+"$/;
-
-  test('ETag is present, strong and quoted; Cache-Control: private, no-cache', async () => {
-    const res = await getQr(link.id);
-    expectSvg(res, 256);
-    const etag = res.headers.get('etag');
-    expect(etag).not.toBeNull();
-    expect(etag!.startsWith('W/')).toBe(false);
-    expect(etag).toMatch(STRONG_ETAG);
-    const cc = (res.headers.get('cache-control') ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .sort();
-    expect(cc).toEqual(['no-cache', 'private']);
-  });
-
-  test('the variant answer has a strong ETag and the same Cache-Control', async () => {
-    const res = await getQr(link.id, { variant: 'fb', size: '512' });
-    expectSvg(res, 512);
-    expect(res.headers.get('etag')).toMatch(STRONG_ETAG);
-    const cc = (res.headers.get('cache-control') ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .sort();
-    expect(cc).toEqual(['no-cache', 'private']);
-  });
-
-  test('the same request twice gives the same ETag and the same body', async () => {
-    const a = await getQr(link.id, { size: '300', variant: 'fb' });
-    const b = await getQr(link.id, { size: '300', variant: 'fb' });
-    expectSvg(a, 300);
-    expectSvg(b, 300);
-    expect(a.headers.get('etag')).toMatch(STRONG_ETAG);
-    expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
-    // a strong ETag promises byte-identical representations
-    expect(b.text).toBe(a.text);
-  });
-
-  test('the ETag does not depend on the key: a read key sees the same one', async () => {
-    const read = (await makeKey(t, 'read')).key;
-    const a = await getQr(link.id);
-    const b = await getQr(link.id, {}, { key: read });
-    expectSvg(a, 256);
-    expectSvg(b, 256);
-    expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
-  });
-
-  test('If-None-Match with that ETag -> 304 with an empty body', async () => {
-    const first = await getQr(link.id);
-    expectSvg(first, 256);
-    const etag = first.headers.get('etag')!;
-    expect(etag).toMatch(STRONG_ETAG);
-    const res = await getQr(link.id, {}, { headers: { 'if-none-match': etag } });
-    expect(res.status).toBe(304);
-    expect(res.text).toBe('');
-  });
-
-  test('the 304 repeats the ETag and Cache-Control (RFC 9110 15.4.5)', async () => {
-    const first = await getQr(link.id, { size: '512' });
-    expectSvg(first, 512);
-    const etag = first.headers.get('etag')!;
-    const res = await getQr(link.id, { size: '512' }, { headers: { 'if-none-match': etag } });
-    expect(res.status).toBe(304);
-    expect(res.text).toBe('');
-    expect(res.headers.get('etag')).toBe(etag);
-    const cc = (res.headers.get('cache-control') ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .sort();
-    expect(cc).toEqual(['no-cache', 'private']);
-  });
-
-  test('If-None-Match with that ETag on a variant -> 304', async () => {
-    const first = await getQr(link.id, { variant: 'fb' });
-    expectSvg(first, 256);
-    const res = await getQr(link.id, { variant: 'fb' }, { headers: { 'if-none-match': first.headers.get('etag')! } });
-    expect(res.status).toBe(304);
-    expect(res.text).toBe('');
-  });
-
-  test('If-None-Match with a read key -> 304 as well', async () => {
-    const read = (await makeKey(t, 'read')).key;
-    const first = await getQr(link.id, {}, { key: read });
-    expectSvg(first, 256);
-    const res = await getQr(link.id, {}, { key: read, headers: { 'if-none-match': first.headers.get('etag')! } });
-    expect(res.status).toBe(304);
-    expect(res.text).toBe('');
-  });
-
-  test(
-    'If-None-Match with another ETag -> 200 with the full SVG',
-    async () => {
-      const res = await getQr(link.id, {}, { headers: { 'if-none-match': '"not-the-etag"' } });
-      expectSvg(res, 256);
-      expect(res.headers.get('etag')).not.toBe('"not-the-etag"');
-      expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
-    },
-    SCAN_TIMEOUT,
-  );
-
-  test("another size's ETag does not give a 304", async () => {
-    const small = await getQr(link.id, { size: '128' });
-    expectSvg(small, 128);
-    const res = await getQr(link.id, { size: '512' }, { headers: { 'if-none-match': small.headers.get('etag')! } });
-    expectSvg(res, 512);
-  });
-
-  test("the base link's ETag does not give a 304 for a variant", async () => {
-    const base = await getQr(link.id);
-    expectSvg(base, 256);
-    const res = await getQr(link.id, { variant: 'fb' }, { headers: { 'if-none-match': base.headers.get('etag')! } });
-    expectSvg(res, 256);
-  });
-
-  test("another link's ETag does not give a 304", async () => {
-    const other = await newLink('other');
-    const a = await getQr(other.id);
-    expectSvg(a, 256);
-    const res = await getQr(link.id, {}, { headers: { 'if-none-match': a.headers.get('etag')! } });
-    expectSvg(res, 256);
-    expect(res.headers.get('etag')).not.toBe(a.headers.get('etag'));
-  });
-
-  test('a different size gives a different ETag', async () => {
-    const etags = new Set<string>();
-    for (const size of ['96', '256', '257', '2048']) {
-      const res = await getQr(link.id, { size });
-      expectSvg(res, Number(size));
-      expect(res.headers.get('etag')).toMatch(STRONG_ETAG);
-      etags.add(res.headers.get('etag')!);
-    }
-    expect(etags.size).toBe(4);
-  });
-
-  test('a different variant (or none) gives a different ETag', async () => {
-    await newVariant(link.id, 'ig', 'promo');
-    const etags = new Set<string>();
-    for (const v of [undefined, 'fb', 'ig']) {
-      const res = await getQr(link.id, v ? { variant: v } : {});
-      expectSvg(res, 256);
-      expect(res.headers.get('etag')).toMatch(STRONG_ETAG);
-      etags.add(res.headers.get('etag')!);
-    }
-    expect(etags.size).toBe(3);
-  });
-
-  test(
-    'renaming the slug changes the ETag; the old one no longer gives 304; the new code decodes to the new URL',
-    async () => {
-      const before = await getQr(link.id, { size: '256' });
-      expectSvg(before, 256);
-      const oldEtag = before.headers.get('etag')!;
-      expect(oldEtag).toMatch(STRONG_ETAG);
-      expect(scan(rasterise(before.text, 256))).toBe(`${SHORT_HOST}/promo`);
-
-      const patch = await api(t, 'PATCH', `/links/${link.id}`, { key: su, body: { slug: 'renamed' } });
-      expect(patch.status).toBe(200);
-      expect(patch.body.slug).toBe('renamed');
-      expect(patch.body.shortUrl).toBe(`${SHORT_HOST}/renamed`);
-
-      const after = await getQr(link.id, { size: '256' });
-      expectSvg(after, 256);
-      const newEtag = after.headers.get('etag')!;
-      expect(newEtag).toMatch(STRONG_ETAG);
-      expect(newEtag).not.toBe(oldEtag);
-      expect(scan(rasterise(after.text, 256))).toBe(patch.body.shortUrl);
-
-      const revalidate = await getQr(link.id, { size: '256' }, { headers: { 'if-none-match': oldEtag } });
-      expectSvg(revalidate, 256);
-      expect(revalidate.headers.get('etag')).toBe(newEtag);
-      expect(scan(rasterise(revalidate.text, 256))).toBe(`${SHORT_HOST}/renamed`);
-
-      const again = await getQr(link.id, { size: '256' }, { headers: { 'if-none-match': newEtag } });
-      expect(again.status).toBe(304);
-      expect(again.text).toBe('');
-    },
-    SCAN_TIMEOUT,
-  );
-
-  test(
-    'renaming the slug changes the variant ETag and its code decodes to the new variant URL',
-    async () => {
-      const before = await getQr(link.id, { variant: 'fb' });
-      expectSvg(before, 256);
-      const oldEtag = before.headers.get('etag')!;
-
-      const patch = await api(t, 'PATCH', `/links/${link.id}`, { key: su, body: { slug: 'renamed' } });
-      expect(patch.status).toBe(200);
-      const vs = await api(t, 'GET', `/links/${link.id}/variants`, { key: su });
-      expect(vs.status).toBe(200);
-      const fb = vs.body.find((v: any) => v.code === 'fb');
-      expect(fb.url).toBe(`${SHORT_HOST}/renamed/fb`);
-
-      const after = await getQr(link.id, { variant: 'fb' }, { headers: { 'if-none-match': oldEtag } });
-      expectSvg(after, 256);
-      expect(after.headers.get('etag')).toMatch(STRONG_ETAG);
-      expect(after.headers.get('etag')).not.toBe(oldEtag);
-      expect(scan(rasterise(after.text, 256))).toBe(fb.url);
-    },
-    SCAN_TIMEOUT,
-  );
-
-  test(
-    'renaming a variant code: the old code is 404, the new one decodes',
-    async () => {
-      const patch = await api(t, 'PATCH', `/links/${link.id}/variants/${variant.id}`, {
-        key: su,
-        body: { code: 'fb2' },
+    for (const size of SIZES) {
+      test(`size=${size}: <svg> root with width and height ${size} and a viewBox`, async () => {
+        const res = await getQr(link.id, { size: String(size) });
+        expectSvg(res, size);
       });
-      expect(patch.status).toBe(200);
-      expect(patch.body.url).toBe(`${SHORT_HOST}/promo/fb2`);
-      expectError(await getQr(link.id, { variant: 'fb' }), 404, 'not_found');
-      const res = await getQr(link.id, { variant: 'fb2' });
-      expectSvg(res, 256);
-      expect(scan(rasterise(res.text, 256))).toBe(patch.body.url);
-    },
-    SCAN_TIMEOUT,
-  );
-});
+    }
 
-describe('GET /links/{id}/qr.svg: auth', () => {
-  test(
-    'a read key may fetch it (200, scans to the shortUrl)',
-    async () => {
+    for (const size of [97, 500, 1000, 2047]) {
+      test(`size=${size} (inside 96..2048) is accepted`, async () => {
+        expectSvg(await getQr(link.id, { size: String(size) }), size);
+      });
+    }
+
+    test(
+      'size and variant together: the variant at that size',
+      async () => {
+        const res = await getQr(link.id, { size: '300', variant: 'fb' });
+        expectSvg(res, 300);
+        expect(scan(rasterise(res.text, 300))).toBe(variant.url);
+      },
+      SCAN_TIMEOUT,
+    );
+
+    test(
+      'the default-size body is a 256 px image that scans to the shortUrl',
+      async () => {
+        const res = await getQr(link.id);
+        expectSvg(res, 256);
+        expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
+      },
+      SCAN_TIMEOUT,
+    );
+
+    for (const [name, slug, code] of [
+      ['base link', 'promo', undefined],
+      ['variant', 'promo', 'fb'],
+      ['40-character slug', LONG_SLUG, undefined],
+    ] as const) {
+      for (const size of [256, 2048]) {
+        test(
+          `quiet zone of at least 4 modules on every side (${name}, ${size} px)`,
+          async () => {
+            const target = slug === 'promo' ? link : await newLink(slug);
+            const query: Record<string, string> = { size: String(size) };
+            if (code) query.variant = code;
+            const res = await getQr(target.id, query);
+            expectSvg(res, size);
+            expectQuietZone(res.text, size);
+          },
+          SCAN_TIMEOUT,
+        );
+      }
+    }
+  });
+
+  describe('GET /links/{id}/qr.svg: errors', () => {
+    for (const size of ['95', '2049', '0', '-1', 'abc', '1.5', '']) {
+      test(`size=${JSON.stringify(size)} -> 400 invalid_request, field size`, async () => {
+        const res = await getQr(link.id, { size });
+        expectError(res, 400, 'invalid_request', 'size');
+      });
+    }
+
+    test('size=95 with a variant is still 400 field size', async () => {
+      expectError(await getQr(link.id, { size: '95', variant: 'fb' }), 400, 'invalid_request', 'size');
+    });
+
+    test('unknown variant code -> 404 not_found', async () => {
+      expectError(await getQr(link.id, { variant: 'nope' }), 404, 'not_found');
+    });
+
+    test('variant codes are case-sensitive: FB is not fb -> 404 not_found', async () => {
+      expectError(await getQr(link.id, { variant: 'FB' }), 404, 'not_found');
+    });
+
+    test("another link's variant code -> 404 not_found", async () => {
+      const other = await newLink('other');
+      await newVariant(other.id, 'tw', 'other');
+      expectError(await getQr(link.id, { variant: 'tw' }), 404, 'not_found');
+      expectSvg(await getQr(other.id, { variant: 'tw' }), 256);
+    });
+
+    test('unknown link -> 404 not_found', async () => {
+      expectError(await getQr('lnk_doesnotexist00'), 404, 'not_found');
+    });
+
+    test('unknown link with a variant -> 404 not_found', async () => {
+      expectError(await getQr('lnk_doesnotexist00', { variant: 'fb' }), 404, 'not_found');
+    });
+
+    test('a deleted link -> 404 not_found', async () => {
+      const gone = await newLink('gone');
+      expectSvg(await getQr(gone.id), 256);
+      const del = await api(t, 'DELETE', `/links/${gone.id}`, { key: su });
+      expect(del.status).toBe(200);
+      expectError(await getQr(gone.id), 404, 'not_found');
+    });
+
+    test('the slug is not an id: /links/<slug>/qr.svg -> 404 not_found', async () => {
+      expectError(await getQr('promo'), 404, 'not_found');
+    });
+  });
+
+  describe('GET /links/{id}/qr.svg: caching', () => {
+    const STRONG_ETAG = /^"[\x21\x23-\x7e]+"$/;
+
+    test('ETag is present, strong and quoted; Cache-Control: private, no-cache', async () => {
+      const res = await getQr(link.id);
+      expectSvg(res, 256);
+      const etag = res.headers.get('etag');
+      expect(etag).not.toBeNull();
+      expect(etag!.startsWith('W/')).toBe(false);
+      expect(etag).toMatch(STRONG_ETAG);
+      const cc = (res.headers.get('cache-control') ?? '')
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .sort();
+      expect(cc).toEqual(['no-cache', 'private']);
+    });
+
+    test('the variant answer has a strong ETag and the same Cache-Control', async () => {
+      const res = await getQr(link.id, { variant: 'fb', size: '512' });
+      expectSvg(res, 512);
+      expect(res.headers.get('etag')).toMatch(STRONG_ETAG);
+      const cc = (res.headers.get('cache-control') ?? '')
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .sort();
+      expect(cc).toEqual(['no-cache', 'private']);
+    });
+
+    test('the same request twice gives the same ETag and the same body', async () => {
+      const a = await getQr(link.id, { size: '300', variant: 'fb' });
+      const b = await getQr(link.id, { size: '300', variant: 'fb' });
+      expectSvg(a, 300);
+      expectSvg(b, 300);
+      expect(a.headers.get('etag')).toMatch(STRONG_ETAG);
+      expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
+      // a strong ETag promises byte-identical representations
+      expect(b.text).toBe(a.text);
+    });
+
+    test('the ETag does not depend on the key: a read key sees the same one', async () => {
       const read = (await makeKey(t, 'read')).key;
-      const res = await getQr(link.id, { size: '256' }, { key: read });
+      const a = await getQr(link.id);
+      const b = await getQr(link.id, {}, { key: read });
+      expectSvg(a, 256);
+      expectSvg(b, 256);
+      expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
+    });
+
+    test('If-None-Match with that ETag -> 304 with an empty body', async () => {
+      const first = await getQr(link.id);
+      expectSvg(first, 256);
+      const etag = first.headers.get('etag')!;
+      expect(etag).toMatch(STRONG_ETAG);
+      const res = await getQr(link.id, {}, { headers: { 'if-none-match': etag } });
+      expect(res.status).toBe(304);
+      expect(res.text).toBe('');
+    });
+
+    test('the 304 repeats the ETag and Cache-Control (RFC 9110 15.4.5)', async () => {
+      const first = await getQr(link.id, { size: '512' });
+      expectSvg(first, 512);
+      const etag = first.headers.get('etag')!;
+      const res = await getQr(link.id, { size: '512' }, { headers: { 'if-none-match': etag } });
+      expect(res.status).toBe(304);
+      expect(res.text).toBe('');
+      expect(res.headers.get('etag')).toBe(etag);
+      const cc = (res.headers.get('cache-control') ?? '')
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .sort();
+      expect(cc).toEqual(['no-cache', 'private']);
+    });
+
+    test('If-None-Match with that ETag on a variant -> 304', async () => {
+      const first = await getQr(link.id, { variant: 'fb' });
+      expectSvg(first, 256);
+      const res = await getQr(link.id, { variant: 'fb' }, { headers: { 'if-none-match': first.headers.get('etag')! } });
+      expect(res.status).toBe(304);
+      expect(res.text).toBe('');
+    });
+
+    test('If-None-Match with a read key -> 304 as well', async () => {
+      const read = (await makeKey(t, 'read')).key;
+      const first = await getQr(link.id, {}, { key: read });
+      expectSvg(first, 256);
+      const res = await getQr(link.id, {}, { key: read, headers: { 'if-none-match': first.headers.get('etag')! } });
+      expect(res.status).toBe(304);
+      expect(res.text).toBe('');
+    });
+
+    test(
+      'If-None-Match with another ETag -> 200 with the full SVG',
+      async () => {
+        const res = await getQr(link.id, {}, { headers: { 'if-none-match': '"not-the-etag"' } });
+        expectSvg(res, 256);
+        expect(res.headers.get('etag')).not.toBe('"not-the-etag"');
+        expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
+      },
+      SCAN_TIMEOUT,
+    );
+
+    test("another size's ETag does not give a 304", async () => {
+      const small = await getQr(link.id, { size: '128' });
+      expectSvg(small, 128);
+      const res = await getQr(link.id, { size: '512' }, { headers: { 'if-none-match': small.headers.get('etag')! } });
+      expectSvg(res, 512);
+    });
+
+    test("the base link's ETag does not give a 304 for a variant", async () => {
+      const base = await getQr(link.id);
+      expectSvg(base, 256);
+      const res = await getQr(link.id, { variant: 'fb' }, { headers: { 'if-none-match': base.headers.get('etag')! } });
       expectSvg(res, 256);
-      expect(res.headers.get('etag')).toMatch(/^"[\x21\x23-\x7e]+"$/);
-      expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
-    },
-    SCAN_TIMEOUT,
-  );
+    });
 
-  test('a read key may fetch a variant', async () => {
-    const read = (await makeKey(t, 'read')).key;
-    const res = await getQr(link.id, { variant: 'fb' }, { key: read });
-    expectSvg(res, 256);
+    test("another link's ETag does not give a 304", async () => {
+      const other = await newLink('other');
+      const a = await getQr(other.id);
+      expectSvg(a, 256);
+      const res = await getQr(link.id, {}, { headers: { 'if-none-match': a.headers.get('etag')! } });
+      expectSvg(res, 256);
+      expect(res.headers.get('etag')).not.toBe(a.headers.get('etag'));
+    });
+
+    test('a different size gives a different ETag', async () => {
+      const etags = new Set<string>();
+      for (const size of ['96', '256', '257', '2048']) {
+        const res = await getQr(link.id, { size });
+        expectSvg(res, Number(size));
+        expect(res.headers.get('etag')).toMatch(STRONG_ETAG);
+        etags.add(res.headers.get('etag')!);
+      }
+      expect(etags.size).toBe(4);
+    });
+
+    test('a different variant (or none) gives a different ETag', async () => {
+      await newVariant(link.id, 'ig', 'promo');
+      const etags = new Set<string>();
+      for (const v of [undefined, 'fb', 'ig']) {
+        const res = await getQr(link.id, v ? { variant: v } : {});
+        expectSvg(res, 256);
+        expect(res.headers.get('etag')).toMatch(STRONG_ETAG);
+        etags.add(res.headers.get('etag')!);
+      }
+      expect(etags.size).toBe(3);
+    });
+
+    test(
+      'renaming the slug changes the ETag; the old one no longer gives 304; the new code decodes to the new URL',
+      async () => {
+        const before = await getQr(link.id, { size: '256' });
+        expectSvg(before, 256);
+        const oldEtag = before.headers.get('etag')!;
+        expect(oldEtag).toMatch(STRONG_ETAG);
+        expect(scan(rasterise(before.text, 256))).toBe(`${SHORT_HOST}/promo`);
+
+        const patch = await api(t, 'PATCH', `/links/${link.id}`, { key: su, body: { slug: 'renamed' } });
+        expect(patch.status).toBe(200);
+        expect(patch.body.slug).toBe('renamed');
+        expect(patch.body.shortUrl).toBe(`${SHORT_HOST}/renamed`);
+
+        const after = await getQr(link.id, { size: '256' });
+        expectSvg(after, 256);
+        const newEtag = after.headers.get('etag')!;
+        expect(newEtag).toMatch(STRONG_ETAG);
+        expect(newEtag).not.toBe(oldEtag);
+        expect(scan(rasterise(after.text, 256))).toBe(patch.body.shortUrl);
+
+        const revalidate = await getQr(link.id, { size: '256' }, { headers: { 'if-none-match': oldEtag } });
+        expectSvg(revalidate, 256);
+        expect(revalidate.headers.get('etag')).toBe(newEtag);
+        expect(scan(rasterise(revalidate.text, 256))).toBe(`${SHORT_HOST}/renamed`);
+
+        const again = await getQr(link.id, { size: '256' }, { headers: { 'if-none-match': newEtag } });
+        expect(again.status).toBe(304);
+        expect(again.text).toBe('');
+      },
+      SCAN_TIMEOUT,
+    );
+
+    test(
+      'renaming the slug changes the variant ETag and its code decodes to the new variant URL',
+      async () => {
+        const before = await getQr(link.id, { variant: 'fb' });
+        expectSvg(before, 256);
+        const oldEtag = before.headers.get('etag')!;
+
+        const patch = await api(t, 'PATCH', `/links/${link.id}`, { key: su, body: { slug: 'renamed' } });
+        expect(patch.status).toBe(200);
+        const vs = await api(t, 'GET', `/links/${link.id}/variants`, { key: su });
+        expect(vs.status).toBe(200);
+        const fb = vs.body.find((v: any) => v.code === 'fb');
+        expect(fb.url).toBe(`${SHORT_HOST}/renamed/fb`);
+
+        const after = await getQr(link.id, { variant: 'fb' }, { headers: { 'if-none-match': oldEtag } });
+        expectSvg(after, 256);
+        expect(after.headers.get('etag')).toMatch(STRONG_ETAG);
+        expect(after.headers.get('etag')).not.toBe(oldEtag);
+        expect(scan(rasterise(after.text, 256))).toBe(fb.url);
+      },
+      SCAN_TIMEOUT,
+    );
+
+    test(
+      'renaming a variant code: the old code is 404, the new one decodes',
+      async () => {
+        const patch = await api(t, 'PATCH', `/links/${link.id}/variants/${variant.id}`, {
+          key: su,
+          body: { code: 'fb2' },
+        });
+        expect(patch.status).toBe(200);
+        expect(patch.body.url).toBe(`${SHORT_HOST}/promo/fb2`);
+        expectError(await getQr(link.id, { variant: 'fb' }), 404, 'not_found');
+        const res = await getQr(link.id, { variant: 'fb2' });
+        expectSvg(res, 256);
+        expect(scan(rasterise(res.text, 256))).toBe(patch.body.url);
+      },
+      SCAN_TIMEOUT,
+    );
   });
 
-  test('a non-superuser write key may fetch it', async () => {
-    const write = (await makeKey(t, 'write')).key;
-    expectSvg(await getQr(link.id, {}, { key: write }), 256);
-  });
+  describe('GET /links/{id}/qr.svg: auth', () => {
+    test(
+      'a read key may fetch it (200, scans to the shortUrl)',
+      async () => {
+        const read = (await makeKey(t, 'read')).key;
+        const res = await getQr(link.id, { size: '256' }, { key: read });
+        expectSvg(res, 256);
+        expect(res.headers.get('etag')).toMatch(/^"[\x21\x23-\x7e]+"$/);
+        expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
+      },
+      SCAN_TIMEOUT,
+    );
 
-  test('no key -> 401 key_missing', async () => {
-    const res = await getQr(link.id, {}, { key: null });
-    expectError(res, 401, 'key_missing');
-    expect(res.headers.get('etag')).toBeNull();
-  });
+    test('a read key may fetch a variant', async () => {
+      const read = (await makeKey(t, 'read')).key;
+      const res = await getQr(link.id, { variant: 'fb' }, { key: read });
+      expectSvg(res, 256);
+    });
 
-  test('no key for an unknown link is still 401, not 404', async () => {
-    expectError(await getQr('lnk_doesnotexist00', {}, { key: null }), 401, 'key_missing');
-  });
+    test('a non-superuser write key may fetch it', async () => {
+      const write = (await makeKey(t, 'write')).key;
+      expectSvg(await getQr(link.id, {}, { key: write }), 256);
+    });
 
-  test('an unknown key -> 401 key_unknown', async () => {
-    expectError(await getQr(link.id, {}, { key: `slk_${'A'.repeat(40)}` }), 401, 'key_unknown');
+    test('no key -> 401 key_missing', async () => {
+      const res = await getQr(link.id, {}, { key: null });
+      expectError(res, 401, 'key_missing');
+      expect(res.headers.get('etag')).toBeNull();
+    });
+
+    test('no key for an unknown link is still 401, not 404', async () => {
+      expectError(await getQr('lnk_doesnotexist00', {}, { key: null }), 401, 'key_missing');
+    });
+
+    test('an unknown key -> 401 key_unknown', async () => {
+      expectError(await getQr(link.id, {}, { key: `slk_${'A'.repeat(40)}` }), 401, 'key_unknown');
+    });
   });
 });

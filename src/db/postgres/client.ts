@@ -76,3 +76,18 @@ export function numOrNull(value: string | number | bigint | null): number | null
 
 /** A piece of SQL made with the tagged template, to be placed inside another (conditions, orders). */
 export type PgFragment = SQL.Query<unknown>;
+
+/**
+ * Whether a key can name a row. PostgreSQL text cannot hold NUL, and the server refuses a whole
+ * statement that carries one; SQLite's text can, and simply finds no row. Validation keeps NUL
+ * out of every value written, so a lookup key holding one (an id in a path, a filter) names
+ * nothing: the stores answer so without asking, as SQLite would.
+ */
+export function storable(key: string): boolean {
+  return !key.includes('\0');
+}
+
+/** The keys that can name a row (storable). */
+export function storableKeys(keys: readonly string[]): string[] {
+  return keys.every(storable) ? [...keys] : keys.filter(storable);
+}

@@ -1,5 +1,5 @@
 /** The auth stores on PostgreSQL. */
-import { num, numOrNull, type Pg } from '../../db/postgres/client';
+import { num, numOrNull, type Pg, storable } from '../../db/postgres/client';
 import { deleteSessionsOfAccountPostgres } from '../sessions/store-postgres';
 import type { AccountRow, AccountStore, ApiKeyRow, KeyStore } from './store';
 
@@ -81,11 +81,13 @@ export function createPostgresAccountStore(sql: Pg): AccountStore {
       return (await sql`SELECT 1 FROM accounts LIMIT 1`).length > 0;
     },
     async findByEmail(email) {
+      if (!storable(email)) return null;
       const [row] = await sql<PgAccountRow[]>`
         SELECT * FROM accounts WHERE slink_ascii_lower(email) = slink_ascii_lower(${email})`;
       return row ? toAccount(row) : null;
     },
     async findById(id) {
+      if (!storable(id)) return null;
       const [row] = await sql<PgAccountRow[]>`SELECT * FROM accounts WHERE id = ${id}`;
       return row ? toAccount(row) : null;
     },
@@ -115,6 +117,7 @@ export function createPostgresAccountStore(sql: Pg): AccountStore {
 export function createPostgresKeyStore(sql: Pg): KeyStore {
   return {
     async prefixTaken(prefix) {
+      if (!storable(prefix)) return false;
       return (await sql`SELECT 1 FROM api_keys WHERE prefix = ${prefix}`).length > 0;
     },
     async insert(row) {
@@ -124,6 +127,7 @@ export function createPostgresKeyStore(sql: Pg): KeyStore {
           ${row.expiresAt}, ${row.revokedAt}, ${row.lastUsedAt}, ${row.createdAt})`;
     },
     async find(id) {
+      if (!storable(id)) return null;
       const [row] = await sql<PgKeyRow[]>`SELECT * FROM api_keys WHERE id = ${id}`;
       return row ? toKey(row) : null;
     },
@@ -131,6 +135,7 @@ export function createPostgresKeyStore(sql: Pg): KeyStore {
       await sql`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id}`;
     },
     async list(accountId) {
+      if (accountId && !storable(accountId)) return [];
       const rows = accountId
         ? await sql<(PgKeyRow & { email: string })[]>`
             SELECT k.*, a.email FROM api_keys k JOIN accounts a ON a.id = k.account_id
@@ -141,6 +146,7 @@ export function createPostgresKeyStore(sql: Pg): KeyStore {
       return rows.map((r) => ({ ...toKey(r), email: r.email }));
     },
     async findByPrefix(prefix) {
+      if (!storable(prefix)) return null;
       const [row] = await sql<(PgKeyRow & { a_id: string } & Record<string, unknown>)[]>`
         SELECT k.*, a.id AS a_id, a.email AS a_email, a.password_hash AS a_password_hash,
           a.is_superuser AS a_is_superuser, a.created_at AS a_created_at,

@@ -215,7 +215,8 @@ export async function listLinks(deps: Deps, input: ListLinksInput): Promise<{ it
   const now = deps.clock.now();
   const page = await deps.stores.links.page({ ...input, now }, sort, limit, after);
   return {
-    items: await toLinks({ ...deps, clock: { now: () => now } }, page.rows),
+    // Only what toLinks reads: spreading deps would open its lazy members (the rollup dictionary).
+    items: await toLinks({ stores: deps.stores, config: deps.config, clock: { now: () => now } }, page.rows),
     cursor: page.more && page.last ? encodeCursor(sort, page.last) : null,
   };
 }

@@ -3,7 +3,7 @@
  * and `toRedirectRow` are the one place they become the shapes the other layers know. Params
  * are JSON text (not jsonb, which would reorder their keys).
  */
-import { num, numOrNull, type Pg, type PgFragment } from '../../db/postgres/client';
+import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../db/postgres/client';
 import { deleteLinkClicksPg } from '../clicks/public';
 import { forgetLinkRollupsPg } from '../rollups/public';
 import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../variants/store-postgres';
@@ -79,6 +79,8 @@ function sortColumn(sql: Pg, sort: LinkSort) {
 }
 
 function filterSql(sql: Pg, filter: LinkFilter) {
+  // A filter text holding NUL matches no link (client.ts, storable).
+  if ([filter.q, filter.tag, filter.project].some((text) => text !== undefined && !storable(text))) return sql`FALSE`;
   let where = filter.status ? sql`l.status = ${filter.status}` : sql`l.status IN ('active', 'paused')`;
   if (filter.q) {
     // As SQLite's LIKE: ASCII letters without regard to case, nothing else folded.
@@ -113,25 +115,35 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
     ).map(toRedirectRow);
   return {
     async find(id) {
+      if (!storable(id)) return null;
       return (await linkRows(sql`l.id = ${id}`))[0] ?? null;
     },
-    async findMany(ids) {
+    async findMany(given) {
+      const ids = storableKeys(given);
       if (ids.length === 0) return [];
       return linkRows(sql`l.id = ANY(${sql.array(ids, 'text')}::text[])`);
     },
     async slugTaken(slug) {
+      if (!storable(slug)) return false;
       return (await sql`SELECT 1 FROM links WHERE slug = ${slug}`).length > 0;
     },
     async idsByDestination(destinations) {
       if (destinations.length === 0) return new Map();
-      return idsByDestination(sql, destinations);
+      return idsByDestination(sql, storableKeys(destinations));
     },
     async page(filter, sort, limit, after) {
       const column = sortColumn(sql, sort);
       const id = sort === 'clicks' ? sql`c.link_id` : sql`l.id`;
       const ascending = sort === 'oldest';
       let where = filterSql(sql, filter);
-      if (after) {
+      if (after && !storable(after.id)) {
+        // A cursor's id holding NUL (client.ts, storable), compared bytewise as SQLite does: a
+        // stored id (never with NUL) is below it exactly when it is at most the part before the NUL.
+        const before = after.id.slice(0, after.id.indexOf('\0'));
+        where = ascending
+          ? sql`${where} AND (${column} > ${after.value}::int8 OR (${column} = ${after.value}::int8 AND ${id} > ${before}::text))`
+          : sql`${where} AND (${column} < ${after.value}::int8 OR (${column} = ${after.value}::int8 AND ${id} <= ${before}::text))`;
+      } else if (after) {
         where = ascending
           ? sql`${where} AND (${column}, ${id}) > (${after.value}::int8, ${after.id}::text)`
           : sql`${where} AND (${column}, ${id}) < (${after.value}::int8, ${after.id}::text)`;
@@ -147,7 +159,8 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
         SELECT count(*) AS n FROM links l JOIN link_counters c ON c.link_id = l.id WHERE ${filterSql(sql, filter)}`;
       return num(row!.n);
     },
-    async tagsOf(ids) {
+    async tagsOf(given) {
+      const ids = storableKeys(given);
       const tagsByLink = new Map<string, string[]>();
       if (ids.length === 0) return tagsByLink;
       const rows = await sql<{ link_id: string; tag: string }[]>`
@@ -170,20 +183,24 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
       return new Map(rows.map((r) => [r.project_id, num(r.n)]));
     },
     async countInProject(projectId) {
+      if (!storable(projectId)) return 0;
       const [row] = await sql<{ n: Int8 }[]>`SELECT count(*) AS n FROM links WHERE project_id = ${projectId}`;
       return num(row!.n);
     },
-    async names(ids) {
+    async names(given) {
+      const ids = storableKeys(given);
       if (ids.length === 0) return new Map();
       const rows = await sql<{ id: string; slug: string; title: string | null }[]>`
         SELECT id, slug, title FROM links WHERE id = ANY(${sql.array(ids, 'text')}::text[])`;
       return new Map(rows.map(({ id, ...names }) => [id, names]));
     },
-    async redirectRows(ids) {
+    async redirectRows(given) {
+      const ids = storableKeys(given);
       if (ids.length === 0) return [];
       return redirectRows(sql`l.id = ANY(${sql.array(ids, 'text')}::text[])`);
     },
     async redirectRowBySlug(slug) {
+      if (!storable(slug)) return null;
       return (await redirectRows(sql`l.slug = ${slug}`))[0] ?? null;
     },
     async redirectPage(afterId, limit) {

@@ -1,6 +1,6 @@
 /** The projects store on PostgreSQL. */
 import type { Pg } from '../../db/postgres/client';
-import { num } from '../../db/postgres/client';
+import { num, storable, storableKeys } from '../../db/postgres/client';
 import { unfileProjectLinksPostgres } from '../links/store-postgres';
 import { type ProjectRow, type ProjectStore, projectIdsOf } from './store';
 
@@ -18,17 +18,19 @@ function toRow(r: PgProjectRow): ProjectRow {
 export function createPostgresProjectStore(sql: Pg): ProjectStore {
   return {
     async find(id) {
+      if (!storable(id)) return null;
       const [row] = await sql<PgProjectRow[]>`SELECT * FROM projects WHERE id = ${id}`;
       return row ? toRow(row) : null;
     },
     async findByName(name) {
+      if (!storable(name)) return null;
       const [row] = await sql<
         PgProjectRow[]
       >`SELECT * FROM projects WHERE slink_ascii_lower(name) = slink_ascii_lower(${name})`;
       return row ? toRow(row) : null;
     },
     async names(ids) {
-      const unique = projectIdsOf(ids);
+      const unique = storableKeys(projectIdsOf(ids));
       if (unique.length === 0) return new Map();
       const rows = await sql<{ id: string; name: string }[]>`
         SELECT id, name FROM projects WHERE id = ANY(${sql.array(unique, 'text')}::text[])`;

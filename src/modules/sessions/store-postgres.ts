@@ -1,5 +1,5 @@
 /** The sessions store on PostgreSQL. */
-import { num, type Pg } from '../../db/postgres/client';
+import { num, type Pg, storable } from '../../db/postgres/client';
 import type { SessionRow, SessionStore } from './store';
 
 interface PgSessionRow {
@@ -49,9 +49,11 @@ export function createPostgresSessionStore(sql: Pg): SessionStore {
       return rows.map(toRow);
     },
     async deleteOfAccount(accountId, id) {
+      if (!storable(id)) return false;
       return (await sql`DELETE FROM sessions WHERE id = ${id} AND account_id = ${accountId}`).count > 0;
     },
     async delete(id) {
+      if (!storable(id)) return;
       await sql`DELETE FROM sessions WHERE id = ${id}`;
     },
     async deleteAllOfAccount(accountId) {

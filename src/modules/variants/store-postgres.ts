@@ -1,5 +1,5 @@
 /** The variants store on PostgreSQL. */
-import { num, type Pg } from '../../db/postgres/client';
+import { num, type Pg, storable, storableKeys } from '../../db/postgres/client';
 import { groupByLink, type VariantRow, type VariantStore } from './store';
 
 interface PgVariantRow {
@@ -26,28 +26,33 @@ function toRow(r: PgVariantRow): VariantRow {
 
 export function createPostgresVariantStore(sql: Pg): VariantStore {
   return {
-    async ofLinks(linkIds) {
+    async ofLinks(given) {
+      const linkIds = storableKeys(given);
       if (linkIds.length === 0) return new Map();
       const rows = await sql<PgVariantRow[]>`SELECT * FROM variants
         WHERE link_id = ANY(${sql.array(linkIds, 'text')}::text[]) ORDER BY created_at, id`;
       return groupByLink(rows.map(toRow));
     },
     async find(linkId, variantId) {
+      if (!storable(linkId) || !storable(variantId)) return null;
       const [row] = await sql<PgVariantRow[]>`SELECT * FROM variants WHERE link_id = ${linkId} AND id = ${variantId}`;
       return row ? toRow(row) : null;
     },
     async findByCode(linkId, code) {
+      if (!storable(linkId) || !storable(code)) return null;
       const [row] = await sql<PgVariantRow[]>`SELECT * FROM variants WHERE link_id = ${linkId} AND code = ${code}`;
       return row ? toRow(row) : null;
     },
     async codes(linkId) {
+      if (linkId !== null && !storable(linkId)) return new Map();
       const rows =
         linkId === null
           ? await sql<{ id: string; code: string }[]>`SELECT id, code FROM variants`
           : await sql<{ id: string; code: string }[]>`SELECT id, code FROM variants WHERE link_id = ${linkId}`;
       return new Map(rows.map((r) => [r.id, r.code]));
     },
-    async byIds(ids) {
+    async byIds(given) {
+      const ids = storableKeys(given);
       if (ids.length === 0) return new Map();
       const rows = await sql<{ id: string; code: string; link_id: string }[]>`
         SELECT id, code, link_id FROM variants WHERE id = ANY(${sql.array(ids, 'text')}::text[])`;

@@ -1,0 +1,162 @@
+/**
+ * What only the database shows, on either engine: fixtures that no API writes (a link's
+ * counters, which only the click pipeline moves) and reads that no API answers (whether a row
+ * is gone with its link). One SQL text runs on both engines (`?` placeholders, numbered for
+ * PostgreSQL); int8 columns come back as numbers on both.
+ */
+import { SQL } from 'bun';
+import type { TestApp } from './app';
+import { queryRaw } from './raw-clicks';
+
+type Param = string | number | null;
+type Row = Record<string, unknown>;
+
+/**
+ * Runs `text` on the test app's database and answers its rows; PostgreSQL gets a connection of
+ * its own, closed after. For what no store or API answers: the columns a row holds, what a
+ * write left behind.
+ */
+export async function storedRows(t: TestApp, text: string, ...params: Param[]): Promise<Row[]> {
+  return query(t, text, params);
+}
+
+async function query(t: TestApp, text: string, params: Param[] = []): Promise<Row[]> {
+  const address = t.deps.stores.address;
+  if (address.engine === 'sqlite') return t.deps.db.$client.query(text).all(...(params as never[])) as Row[];
+  let n = 0;
+  const numbered = text.replace(/\?/g, () => `$${++n}`);
+  // int8 as BigInt, so that only int8 columns become numbers (text of digits stays text).
+  const sql = new SQL(address.url, { max: 1, bigint: true });
+  try {
+    const rows = (await sql.unsafe(numbered, params)) as Row[];
+    return rows.map((row) =>
+      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])),
+    );
+  } finally {
+    await sql.close();
+  }
+}
+
+export interface CounterValues {
+  clicks?: number;
+  uniques?: number;
+  bots?: number;
+  lastClickedAt?: number | null;
+}
+
+/** Sets a link's stored counters as if clicks had been recorded (the slug index keeps its own). */
+export async function setLinkCounters(t: TestApp, linkId: string, values: CounterValues): Promise<void> {
+  const columns: [string, Param][] = [];
+  if (values.clicks !== undefined) columns.push(['clicks', values.clicks]);
+  if (values.uniques !== undefined) columns.push(['uniques', values.uniques]);
+  if (values.bots !== undefined) columns.push(['bots', values.bots]);
+  if (values.lastClickedAt !== undefined) columns.push(['last_clicked_at', values.lastClickedAt]);
+  const set = columns.map(([c]) => `${c} = ?`).join(', ');
+  await query(t, `UPDATE link_counters SET ${set} WHERE link_id = ?`, [...columns.map(([, v]) => v), linkId]);
+}
+
+/** A link's link_counters rows as stored: one for a link that exists, none once it is gone. */
+export function linkCounterRows(t: TestApp, linkId: string): Promise<Row[]> {
+  return query(t, 'SELECT link_id, clicks, uniques, bots, last_clicked_at FROM link_counters WHERE link_id = ?', [
+    linkId,
+  ]);
+}
+
+/** How many rows a table holds. */
+export async function countRows(t: TestApp, table: 'links' | 'link_tags' | 'variants' | 'projects'): Promise<number> {
+  const [row] = await query(t, `SELECT count(*) AS n FROM ${table}`);
+  return Number(row!.n);
+}
+
+/** Every link (archived ones too) with the fields the list sorts by, as stored. */
+export async function storedLinks(
+  t: TestApp,
+): Promise<{ id: string; createdAt: number; updatedAt: number; clickCount: number; status: string }[]> {
+  const rows = await query(
+    t,
+    `SELECT l.id AS id, l.created_at AS created, l.updated_at AS updated, c.clicks AS clicks, l.status AS status
+     FROM links l JOIN link_counters c ON c.link_id = l.id`,
+  );
+  return rows.map((r) => ({
+    id: r.id as string,
+    createdAt: Number(r.created),
+    updatedAt: Number(r.updated),
+    clickCount: Number(r.clicks),
+    status: r.status as string,
+  }));
+}
+
+/**
+ * Makes the database refuse to insert a link with this destination (a failure part-way through
+ * a write of several links); the answer removes the refusal.
+ */
+export async function refuseLinkInserts(t: TestApp, destination: string): Promise<() => Promise<void>> {
+  const literal = `'${destination.replaceAll("'", "''")}'`;
+  if (t.deps.stores.engine === 'sqlite') {
+    await query(
+      t,
+      `CREATE TRIGGER refuse_link BEFORE INSERT ON links WHEN NEW.destination = ${literal} BEGIN SELECT RAISE(ABORT, 'refused'); END`,
+    );
+    return async () => void (await query(t, 'DROP TRIGGER refuse_link'));
+  }
+  await query(
+    t,
+    `CREATE FUNCTION refuse_link() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN IF NEW.destination = ${literal} THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$`,
+  );
+  await query(t, 'CREATE TRIGGER refuse_link BEFORE INSERT ON links FOR EACH ROW EXECUTE FUNCTION refuse_link()');
+  return async () => {
+    await query(t, 'DROP TRIGGER refuse_link ON links');
+    await query(t, 'DROP FUNCTION refuse_link()');
+  };
+}
+
+/** Every row of every table of the application, with its table's name. */
+export async function allStoredRows(t: TestApp): Promise<{ table: string; row: Row }[]> {
+  const tables = await query(
+    t,
+    t.deps.stores.engine === 'sqlite'
+      ? "SELECT name FROM sqlite_master WHERE type = 'table'"
+      : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'",
+  );
+  const all: { table: string; row: Row }[] = [];
+  for (const { name } of tables) {
+    for (const row of await query(t, `SELECT * FROM "${name}"`)) all.push({ table: name as string, row });
+  }
+  return all;
+}
+
+/** A dimension of a PostgreSQL tail row as text, null for '' (unknown), as raw_clicks has it. */
+const pgDim = (column: string) =>
+  `(SELECT NULLIF(v.value, '') FROM rollup_values v WHERE v.id = c.${column}) AS ${column === 'traffic' ? 'traffic_type' : column}`;
+
+/**
+ * The stored raw clicks in id order, with the columns of test/helpers/raw-clicks.ts (raw_clicks)
+ * but the id: on SQLite read through its click store's reader, on PostgreSQL from click_tail
+ * with its dictionary values and targets named.
+ */
+export async function storedClicks(t: TestApp): Promise<Row[]> {
+  if (t.deps.stores.engine === 'sqlite') {
+    const rows = queryRaw(t.deps.db.$client, 'SELECT * FROM raw_clicks ORDER BY id').all() as Row[];
+    return rows.map(({ id: _id, ...row }) => row);
+  }
+  return query(
+    t,
+    `SELECT (SELECT v.value FROM rollup_values v WHERE v.id = c.link) AS link_id, c.time AS timestamp,
+       NULLIF(ct.variant_id, '') AS variant_id, ct.code AS variant_code, ct.destination AS destination,
+       ct.params AS params, ${['country', 'city', 'device', 'os', 'browser', 'referrer', 'traffic', 'language'].map(pgDim).join(', ')},
+       (c.flags & 1)::int4 AS bot, lpad(to_hex(c.visitor), 16, '0') AS visitor_hash,
+       ((c.flags & 2) >> 1)::int4 AS first_of_day
+     FROM click_tail c JOIN click_targets ct ON ct.id = c.target ORDER BY c.id`,
+  );
+}
+
+/** A link row (and its counters row) written straight into the database, bypassing the API's checks. */
+export async function insertLinkRow(t: TestApp, row: { id: string; slug: string; destination: string; at: number }) {
+  await query(
+    t,
+    "INSERT INTO links (id, slug, destination, params, status, created_at, updated_at) VALUES (?, ?, ?, '{}', 'active', ?, ?)",
+    [row.id, row.slug, row.destination, row.at, row.at],
+  );
+  await query(t, 'INSERT INTO link_counters (link_id) VALUES (?)', [row.id]);
+}
