@@ -12,7 +12,7 @@ import type { Clock } from '../../lib/clock';
 import { ownHostsOf } from './capture/pipeline';
 import type { WireClick } from './capture/record';
 import type { HoldReason } from './capture/sink';
-import { spillClicks, spillPath } from './capture/spill';
+import { spillAtStop, spillPath } from './capture/spill';
 import { catchUpClicks } from './sqlite/catch-up';
 import { readOnlySalts } from './sqlite/salts';
 import { StartWrites } from './sqlite/start-writes';
@@ -86,25 +86,8 @@ export function startClickStorage(db: Db, config: Config, log: Logger, clock: Cl
     },
     async stop(left, flushed) {
       startWrites.stop();
-      const result: StopResult = { spilled: 0, lost: 0 };
-      if (left.length > 0) {
-        const { saved, error } = spillClicks(readOnlySalts(db.$client), spill, left, {
-          geoDb: config.geoDb,
-          ownHosts,
-          clock,
-        });
-        result.spilled = saved;
-        result.lost = left.length - saved;
-        if (saved > 0) {
-          log.error(
-            `final click flush failed: ${saved} clicks saved to ${spill}, written to the database at the next start`,
-          );
-        }
-        if (result.lost > 0) {
-          // Only what the next start cannot replay counts as lost: the file keeps whole lines only.
-          log.error(`final click flush failed and ${spill} could not be written: ${result.lost} clicks lost`, error);
-        }
-      } else if (!flushed) {
+      const result = spillAtStop(readOnlySalts(db.$client), spill, left, { geoDb: config.geoDb, ownHosts, clock }, log);
+      if (left.length === 0 && !flushed) {
         // Every click is written; only the fold failed, which the next start redoes.
         log.error('final click fold failed: the written clicks are counted at the next start');
       }

@@ -14,9 +14,11 @@ import {
   openSync,
   readFileSync,
   readSync,
+  rmSync,
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Logger } from '../../../deps';
 import type { Clock } from '../../../lib/clock';
 import { enrichClick } from '../enrich/enrich';
 import { type GeoLookup, noGeo, openGeo } from '../enrich/geo';
@@ -163,4 +165,36 @@ export function spillClicks(
   } catch (error) {
     return { saved: 0, error };
   }
+}
+
+/**
+ * A stop's leftovers (what the final flush could not write) saved to the spill file, logged
+ * as every engine's stop logs them. Only what the next start cannot replay counts as lost: the
+ * file keeps whole lines only.
+ */
+export function spillAtStop(
+  stored: SaltReader,
+  path: string,
+  left: readonly WireClick[],
+  options: SpillOptions,
+  log: Pick<Logger, 'error'>,
+): { spilled: number; lost: number } {
+  if (left.length === 0) return { spilled: 0, lost: 0 };
+  const { saved, error } = spillClicks(stored, path, left, options);
+  const lost = left.length - saved;
+  if (saved > 0) {
+    log.error(`final click flush failed: ${saved} clicks saved to ${path}, written to the database at the next start`);
+  }
+  if (lost > 0) log.error(`final click flush failed and ${path} could not be written: ${lost} clicks lost`, error);
+  return { spilled: saved, lost };
+}
+
+/** After a replay's clicks are committed: the file goes (logged when it cannot), and the count is logged. */
+export function spillReplayed(path: string, replayed: number, log: Pick<Logger, 'info' | 'error'>): void {
+  try {
+    rmSync(path);
+  } catch (err) {
+    log.error(`the replayed clicks are written but ${path} could not be deleted: delete it before the next start`, err);
+  }
+  log.info(`replayed ${replayed} clicks saved at the last stop`);
 }

@@ -6,7 +6,7 @@
  * file, as on SQLite; the day's salts are read from the database when it answers, else the file
  * carries salts of its own (capture/spill.ts).
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { Config } from '../../../config';
 import { num, type Pg } from '../../../db/postgres/client';
 import type { Logger } from '../../../deps';
@@ -14,10 +14,10 @@ import type { Clock } from '../../../lib/clock';
 import { utcDay } from '../../../lib/time';
 import { ownHostsOf } from '../capture/pipeline';
 import type { WireClick } from '../capture/record';
-import { openGeoOrNone, readSpill, spillClicks, spillPath } from '../capture/spill';
+import { openGeoOrNone, readSpill, spillAtStop, spillPath, spillReplayed } from '../capture/spill';
 import type { EnrichedClick } from '../enrich/enrich';
 import { noGeo } from '../enrich/geo';
-import type { ClickStart, StopResult } from '../start';
+import type { ClickStart } from '../start';
 import { PgClickStore } from './store';
 
 /** How long a stop waits for the database to say the day's salts before the spill makes its own. */
@@ -31,24 +31,14 @@ export async function startClickStoragePg(sql: Pg, config: Config, log: Logger, 
     writerHeld: undefined,
     running() {},
     async stop(left) {
-      const result: StopResult = { spilled: 0, lost: 0 };
-      if (left.length === 0) return result;
-      const salts = await readSalts(sql, left);
-      const { saved, error } = spillClicks({ read: (day) => salts.get(day) ?? null }, spill, left, {
-        geoDb: config.geoDb,
-        ownHosts,
-        clock,
-      });
-      result.spilled = saved;
-      result.lost = left.length - saved;
-      if (saved > 0) {
-        log.error(
-          `final click flush failed: ${saved} clicks saved to ${spill}, written to the database at the next start`,
-        );
-      }
-      if (result.lost > 0)
-        log.error(`final click flush failed and ${spill} could not be written: ${result.lost} clicks lost`, error);
-      return result;
+      const salts = left.length > 0 ? await readSalts(sql, left) : new Map<number, string>();
+      return spillAtStop(
+        { read: (day) => salts.get(day) ?? null },
+        spill,
+        left,
+        { geoDb: config.geoDb, ownHosts, clock },
+        log,
+      );
     },
   };
 }
@@ -108,11 +98,6 @@ export async function replaySpillPg(sql: Pg, path: string, options: ReplayOption
     log.error(`replaying the clicks saved at the last stop failed; ${path} is kept for the next start`, err);
     return 0;
   }
-  try {
-    rmSync(path);
-  } catch (err) {
-    log.error(`the replayed clicks are written but ${path} could not be deleted: delete it before the next start`, err);
-  }
-  log.info(`replayed ${replayed} clicks saved at the last stop`);
+  spillReplayed(path, replayed, log);
   return replayed;
 }

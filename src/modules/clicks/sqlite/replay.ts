@@ -3,12 +3,12 @@
  * writes (catch-up.ts), before the click writer takes new clicks.
  */
 import type { Database } from 'bun:sqlite';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { storageFailure } from '../../../db/storage';
 import type { Logger } from '../../../deps';
 import { DAY_MS } from '../../../lib/time';
 import type { CountedHumans } from '../../rollups/public';
-import { openGeoOrNone, readSpill, type SpillOptions } from '../capture/spill';
+import { openGeoOrNone, readSpill, type SpillOptions, spillReplayed } from '../capture/spill';
 import type { EnrichedClick } from '../enrich/enrich';
 import { noGeo } from '../enrich/geo';
 import { ClickStore } from './store';
@@ -56,12 +56,7 @@ export function replaySpill(sqlite: Database, path: string, options: ReplayOptio
     log.error(`replaying the clicks saved at the last stop failed; ${path} is kept for the next start`, err);
     return 0;
   }
-  try {
-    rmSync(path);
-  } catch (err) {
-    log.error(`the replayed clicks are written but ${path} could not be deleted: delete it before the next start`, err);
-  }
-  log.info(`replayed ${replayed} clicks saved at the last stop`);
+  spillReplayed(path, replayed, log);
   try {
     store?.fold();
   } catch (err) {
