@@ -8,6 +8,7 @@
 import type { Pg } from './client';
 import m0001 from './migrations/0001_init.sql' with { type: 'text' };
 import m0002 from './migrations/0002_clicks.sql' with { type: 'text' };
+import m0003 from './migrations/0003_click_tail_order.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -19,6 +20,7 @@ export interface PgMigration {
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: '0001_init', sql: m0001 },
   { version: 2, name: '0002_clicks', sql: m0002 },
+  { version: 3, name: '0003_click_tail_order', sql: m0003 },
 ];
 
 /** The advisory lock key of migrations (any fixed int8: "slink-migrate" as ASCII). */

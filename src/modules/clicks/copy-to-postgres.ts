@@ -163,7 +163,7 @@ export async function dropClickTailKey(tx: Pg): Promise<void> {
 }
 
 export async function restoreClickTailKey(tx: Pg): Promise<void> {
-  await tx`ALTER TABLE click_tail ADD CONSTRAINT click_tail_pkey PRIMARY KEY (link, id)`;
+  await tx`ALTER TABLE click_tail ADD CONSTRAINT click_tail_pkey PRIMARY KEY (link, time, id)`;
 }
 
 /** The distinct (day, link, visitor) first visits at or after `from`: the click_uniques rows a copy makes. */

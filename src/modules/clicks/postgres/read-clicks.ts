@@ -1,7 +1,7 @@
 /**
  * The raw clicks read back on PostgreSQL, for the clicks list and the CSV export: the same
  * keys, order and fields as the SQLite engine's reads (sqlite/read-clicks.ts). Each page is
- * one statement over the link's tail rows (primary key (link, id)), joined to the click's
+ * one statement over the link's tail rows (primary key (link, time, id): a page is a range), joined to the click's
  * target; dictionary ids are named by a reader's copy of the dictionary (rollups PgValues).
  *
  * Only the tail is read: nothing seals clicks into click_blocks on PostgreSQL yet, so the tail

@@ -1,0 +1,80 @@
+/**
+ * The PostgreSQL migrator (src/db/postgres/migrate.ts) on a real server: every file of
+ * migrations/ is registered in order, a fresh database gets all of them once, nodes starting
+ * together apply them once (the advisory lock), and a recorded migration whose text changed is
+ * refused rather than skipped.
+ */
+import { describe, expect, test } from 'bun:test';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openPostgres } from '../../src/db/postgres/client';
+import { migratePostgres, PG_MIGRATIONS } from '../../src/db/postgres/migrate';
+import { clusterAdminUrl } from '../helpers/postgres';
+
+let counter = 0;
+/** An empty database (no migration applied), unlike freshPostgresUrl's migrated copies. */
+async function emptyDatabase(): Promise<string> {
+  const admin = openPostgres(clusterAdminUrl(), 1);
+  const name = `m${process.pid}_${++counter}`;
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.close();
+  }
+  const url = new URL(clusterAdminUrl());
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+describe('PostgreSQL migrations', () => {
+  test('every file of migrations/ is registered, in order, numbered from 1', () => {
+    const files = readdirSync(join(import.meta.dir, '../../src/db/postgres/migrations'))
+      .filter((f) => f.endsWith('.sql'))
+      .sort();
+    expect(PG_MIGRATIONS.map((m) => `${m.name}.sql`)).toEqual(files);
+    expect(PG_MIGRATIONS.map((m) => m.version)).toEqual(files.map((_, i) => i + 1));
+  });
+
+  test('a fresh database gets every migration once; a second run applies none', async () => {
+    const sql = openPostgres(await emptyDatabase(), 2);
+    try {
+      expect(await migratePostgres(sql)).toBe(PG_MIGRATIONS.length);
+      expect(await migratePostgres(sql)).toBe(0);
+      const rows = await sql`SELECT version, name FROM slink_migrations ORDER BY version`;
+      expect(rows.map((r: { version: number; name: string }) => [r.version, r.name])).toEqual(
+        PG_MIGRATIONS.map((m) => [m.version, m.name]),
+      );
+      const [tables] = await sql`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'
+        AND tablename IN ('accounts', 'links', 'click_tail', 'rollups')`;
+      expect(tables.n).toBe(4);
+    } finally {
+      await sql.close();
+    }
+  });
+
+  test('three nodes starting together apply the migrations once between them', async () => {
+    const url = await emptyDatabase();
+    const pools = [openPostgres(url, 1), openPostgres(url, 1), openPostgres(url, 1)];
+    try {
+      const applied = await Promise.all(pools.map((p) => migratePostgres(p)));
+      expect(applied.sort()).toEqual([0, 0, PG_MIGRATIONS.length]);
+    } finally {
+      await Promise.all(pools.map((p) => p.close()));
+    }
+  });
+
+  test('a recorded migration whose text changed is refused, and nothing is applied', async () => {
+    const sql = openPostgres(await emptyDatabase(), 1);
+    try {
+      await migratePostgres(sql, PG_MIGRATIONS.slice(0, 1));
+      const changed = [{ ...PG_MIGRATIONS[0]!, sql: `${PG_MIGRATIONS[0]!.sql}\n-- edited` }, ...PG_MIGRATIONS.slice(1)];
+      await expect(migratePostgres(sql, changed)).rejects.toThrow(
+        'migration 0001_init was applied with a different text: this database is not this release',
+      );
+      const [row] = await sql`SELECT count(*)::int AS n FROM slink_migrations`;
+      expect(row.n).toBe(1);
+    } finally {
+      await sql.close();
+    }
+  });
+});
