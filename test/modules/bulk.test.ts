@@ -497,6 +497,29 @@ forEachEngine((engine) => {
   // ---------------------------------------------------------------------------------------
 
   describe('skipDuplicates', () => {
+    test('bulk creates of the same destinations at once make each link once', async () => {
+      const text = Array.from({ length: 30 }, (_, i) => `https://example.com/race/${i}`).join('\n');
+      // Five at once, with single creates of the same destinations among them.
+      const results = await Promise.all([
+        ...Array.from({ length: 5 }, () => create({ text, skipDuplicates: true })),
+        ...Array.from({ length: 10 }, (_, i) =>
+          api(t, 'POST', '/links', { key: su, body: { destination: `https://example.com/race/${i}` } }),
+        ),
+      ]);
+      for (const res of results) expect(res.status).toBe(201);
+      const bulkCreated = results.slice(0, 5).reduce((n, r) => n + r.body.counts.created, 0);
+      // No destination made twice by the bulk creates between them.
+      expect(bulkCreated).toBeLessThanOrEqual(30);
+      const listed = await api(t, 'GET', '/links?q=example.com/race&limit=100', { key: su });
+      expect(listed.status).toBe(200);
+      const destinations = listed.body.items.map((l: { destination: string }) => l.destination);
+      // Single creates never skip: the 10 of them are links whatever the bulk creates did; every
+      // other destination has exactly one link, made by one of the bulk creates.
+      expect(destinations.length).toBe(bulkCreated + 10);
+      expect(new Set(destinations).size).toBe(30);
+      expect(bulkCreated).toBeGreaterThanOrEqual(20);
+    });
+
     /** Existing links (one archived: any status counts) and a text that hits them and itself. */
     async function seed() {
       const existing = await createLink({ destination: 'https://example.com/exists' });

@@ -322,13 +322,29 @@ function linkChanges(changes: Partial<LinkFields>): Record<string, unknown> {
   return out;
 }
 
+/**
+ * Link creation is serialised across connections (and nodes) by this transaction-level advisory
+ * lock ("slinklnk" as ASCII), as SQLite's single writer serialises it: a bulk create's check of
+ * existing destinations and taken slugs then sees every create committed before it, and no create
+ * commits between its check and its insert (a duplicate slipping through, or a slug taken under it).
+ */
+const LINK_CREATE_LOCK = 0x736c696e6b6c6e6bn;
+
+async function lockLinkCreation(tx: Pg): Promise<void> {
+  await tx`SELECT pg_advisory_xact_lock(${LINK_CREATE_LOCK})`;
+}
+
 export function createPostgresLinkWrites(sql: Pg): LinkWrites {
   return {
     async insert(items) {
-      await sql.begin((tx) => insertLinks(tx, items));
+      await sql.begin(async (tx) => {
+        await lockLinkCreation(tx);
+        await insertLinks(tx, items);
+      });
     },
     async insertBulk(items, { skipExisting, freshSlug }) {
       return sql.begin(async (tx) => {
+        await lockLinkCreation(tx);
         const existing = skipExisting
           ? await idsByDestination(
               tx,
