@@ -7,7 +7,16 @@
  * (`CREATE DATABASE ... TEMPLATE`, ~20 ms), so tests never see each other's rows.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPostgres } from '../../src/db/postgres/client';
@@ -55,10 +64,49 @@ function runPg(c: Pick<Cluster, 'bin' | 'asPostgres'>, args: string[]): void {
   if (r.status !== 0) throw new Error(`${args[0]} failed: ${r.stderr || r.stdout}`);
 }
 
+/** The folder of each test cluster: `slink-pg-*` in the temporary folder, with an `owner` file naming the test process's pid. */
+const CLUSTER_PREFIX = 'slink-pg-';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === 'EPERM';
+  }
+}
+
+/**
+ * Stops and removes the clusters of test processes that are gone without stopping theirs (a
+ * killed run, a timeout): a test run never leaves servers behind for long, whatever happened to
+ * the one before it.
+ */
+function sweepStaleClusters(bin: string, asPostgres: boolean): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(CLUSTER_PREFIX)) continue;
+    const dir = join(tmpdir(), name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(dir, 'owner'), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
+    try {
+      runPg({ bin, asPostgres }, ['pg_ctl', '-D', join(dir, 'data'), '-m', 'immediate', 'stop']);
+    } catch {
+      // Not running (it was stopped, or never started).
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function startCluster(): Cluster {
   const bin = postgresBin();
   const asPostgres = process.getuid?.() === 0;
-  const dir = mkdtempSync(join(tmpdir(), 'slink-pg-'));
+  sweepStaleClusters(bin, asPostgres);
+  const dir = mkdtempSync(join(tmpdir(), CLUSTER_PREFIX));
+  writeFileSync(join(dir, 'owner'), String(process.pid));
   if (asPostgres) {
     const id = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
     const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
@@ -71,13 +119,22 @@ function startCluster(): Cluster {
   const options = `-c listen_addresses=127.0.0.1 -p ${c.port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
   c.options = options;
   runPg(c, ['pg_ctl', '-D', join(dir, 'data'), '-w', '-o', options, '-l', join(dir, 'log'), 'start']);
-  process.on('exit', () => {
-    try {
-      runPg(c, ['pg_ctl', '-D', join(dir, 'data'), '-m', 'immediate', 'stop']);
-    } catch {}
-    rmSync(dir, { recursive: true, force: true });
-  });
+  // `bun test` runs no 'exit' listeners: test/helpers/stop-postgres.ts (a preload) stops it after
+  // the last test; this covers other runners.
+  process.on('exit', stopTestCluster);
   return c;
+}
+
+/** Stops and removes this process's test cluster, if it started one. */
+export function stopTestCluster(): void {
+  const c = cluster;
+  if (!c) return;
+  cluster = null;
+  template = null;
+  try {
+    runPg(c, ['pg_ctl', '-D', join(c.dir, 'data'), '-m', 'immediate', 'stop']);
+  } catch {}
+  rmSync(c.dir, { recursive: true, force: true });
 }
 
 function urlOf(c: Cluster, database: string): string {
