@@ -32,9 +32,14 @@ export interface ServerStorage extends OpenedStorage {
 /** The CLI's storage: opened and migrated, nothing of the click side started. */
 export async function openStorage(config: Config, log: Logger): Promise<OpenedStorage> {
   if (config.databaseUrl) return (await openPostgresStorage(config.databaseUrl, log)).opened;
-  const db = openSlinkDatabase(config.dbPath);
+  return openSqliteStorage(config.dbPath);
+}
+
+/** The SQLite file at `path`, opened, checked and migrated (`copy-to` reads it whatever the engine). */
+export function openSqliteStorage(path: string): OpenedStorage {
+  const db = openSlinkDatabase(path);
   const stores = sqliteStores(db);
-  return { db, stores, where: `db: ${config.dbPath}`, close: () => stores.close() };
+  return { db, stores, where: `db: ${path}`, close: () => stores.close() };
 }
 
 /** The server's storage, with the click side's start done (an older release's clicks converted, the spill replayed). */
@@ -48,18 +53,17 @@ export async function openServerStorage(config: Config, log: Logger, clock: Cloc
       throw err;
     }
   }
-  const db = openSlinkDatabase(config.dbPath);
+  const opened = openSqliteStorage(config.dbPath);
   let clicks: ClickStart;
   try {
-    clicks = startClickStorage(db, config, log, clock);
+    clicks = startClickStorage(opened.db, config, log, clock);
   } catch (err) {
-    db.$client.close();
+    await opened.close();
     throw explainDatabaseError(err, config.dbPath, `the clicks stored by an older release cannot be converted`);
   }
   // From here on the writer Worker writes the clicks and checkpoints; this connection serves the API.
-  applyPragmas(db.$client, 'server');
-  const stores = sqliteStores(db);
-  return { db, stores, clicks, where: `db: ${config.dbPath}`, close: () => stores.close() };
+  applyPragmas(opened.db.$client, 'server');
+  return { ...opened, clicks };
 }
 
 /** Connects (retrying for up to 30 s at start) and applies the migrations; a failure closes the pool. */

@@ -4,12 +4,11 @@
  */
 import { existsSync } from 'node:fs';
 import { ConfigError, configHelp, loadConfig } from '../config';
-import { DatabaseFileError, explainDatabaseError, openSlinkDatabase } from '../db/open';
+import { DatabaseFileError, explainDatabaseError } from '../db/open';
 import { type BaseDeps, consoleLogger } from '../deps';
 import { systemClock } from '../lib/clock';
 import { AppError } from '../lib/errors';
-import { type OpenedStorage, openStorage } from '../storage';
-import { sqliteStores } from '../stores';
+import { type OpenedStorage, openSqliteStorage, openStorage } from '../storage';
 import { UsageError } from './args';
 import { backupCommand } from './backup';
 import { CopyFailed, copyToCommand } from './copy-to';
@@ -60,9 +59,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       if (dbPath !== ':memory:' && !existsSync(dbPath)) {
         throw new CopyFailed(`${dbPath} does not exist: set SLINK_DB to the database to copy`);
       }
-      const db = openSlinkDatabase(dbPath);
-      const stores = sqliteStores(db);
-      storage = { db, stores, where: `db: ${dbPath}`, close: () => stores.close() };
+      storage = openSqliteStorage(dbPath);
     } else {
       if (!config.databaseUrl) dbPath = config.dbPath;
       // Connection attempts are logged on stderr: stdout carries only the command's answer.
