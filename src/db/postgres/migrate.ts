@@ -6,6 +6,7 @@
  * version with its checksum; a recorded migration whose text changed is refused.
  */
 import type { Pg } from './client';
+import { MIGRATE_LOCK } from './locks';
 import m0001 from './migrations/0001_init.sql' with { type: 'text' };
 import m0002 from './migrations/0002_clicks.sql' with { type: 'text' };
 import m0003 from './migrations/0003_click_tail_order.sql' with { type: 'text' };
@@ -22,9 +23,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 2, name: '0002_clicks', sql: m0002 },
   { version: 3, name: '0003_click_tail_order', sql: m0003 },
 ];
-
-/** The advisory lock key of migrations (any fixed int8: "slink-migrate" as ASCII). */
-const MIGRATE_LOCK = 0x736c696e6b6d6967n;
 
 function checksum(sql: string): string {
   return new Bun.CryptoHasher('sha256').update(sql).digest('hex');

@@ -1,5 +1,6 @@
 /** The auth stores on PostgreSQL. */
 import { num, numOrNull, type Pg, storable } from '../../db/postgres/client';
+import { FIRST_ACCOUNT_LOCK } from '../../db/postgres/locks';
 import { deleteSessionsOfAccountPostgres } from '../sessions/store-postgres';
 import type { AccountRow, AccountStore, ApiKeyRow, KeyStore } from './store';
 
@@ -54,9 +55,6 @@ function toKey(r: PgKeyRow): ApiKeyRow {
     createdAt: num(r.created_at),
   };
 }
-
-/** The advisory lock first-run setup takes, so that two setups at once make one superuser (any fixed int8). */
-const FIRST_ACCOUNT_LOCK = 0x736c696e6b616363n;
 
 async function insertAccount(sql: Pg, row: AccountRow): Promise<void> {
   await sql`INSERT INTO accounts (id, email, password_hash, is_superuser, created_at, last_sign_in_at, disabled_at)

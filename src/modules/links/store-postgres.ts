@@ -4,6 +4,7 @@
  * are JSON text (not jsonb, which would reorder their keys).
  */
 import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../db/postgres/client';
+import { LINK_CREATE_LOCK } from '../../db/postgres/locks';
 import { deleteLinkClicksPg } from '../clicks/public';
 import { forgetLinkRollupsPg } from '../rollups/public';
 import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../variants/store-postgres';
@@ -322,14 +323,7 @@ function linkChanges(changes: Partial<LinkFields>): Record<string, unknown> {
   return out;
 }
 
-/**
- * Link creation is serialised across connections (and nodes) by this transaction-level advisory
- * lock ("slinklnk" as ASCII), as SQLite's single writer serialises it: a bulk create's check of
- * existing destinations and taken slugs then sees every create committed before it, and no create
- * commits between its check and its insert (a duplicate slipping through, or a slug taken under it).
- */
-const LINK_CREATE_LOCK = 0x736c696e6b6c6e6bn;
-
+/** Link creation is serialised across connections and nodes (db/postgres/locks.ts says why). */
 async function lockLinkCreation(tx: Pg): Promise<void> {
   await tx`SELECT pg_advisory_xact_lock(${LINK_CREATE_LOCK})`;
 }

@@ -1,0 +1,27 @@
+/**
+ * Every advisory lock key Slink takes on PostgreSQL, in one place so that no two uses share a
+ * key by accident. Each is a fixed int8 spelling eight ASCII letters ("slink" and a tag), far
+ * from anything another application on the same database would pick.
+ */
+
+/** Migrations: nodes starting together wait for each other ("slinkmig"). */
+export const MIGRATE_LOCK = 0x736c696e6b6d6967n;
+
+/** First-run setup: two setups at once make one superuser ("slinkacc"). */
+export const FIRST_ACCOUNT_LOCK = 0x736c696e6b616363n;
+
+/**
+ * Link creation, serialised across connections and nodes as SQLite's single writer serialises
+ * it: a bulk create's check of existing destinations and taken slugs then sees every create
+ * committed before it, and no create commits between its check and its insert ("slinklnk").
+ */
+export const LINK_CREATE_LOCK = 0x736c696e6b6c6e6bn;
+
+/**
+ * The click barrier ("slinkclb"): every click batch's transaction holds it shared, so whoever
+ * takes it exclusively waits until no batch is in flight. A link's deletion takes it so that no
+ * batch adds clicks to the link between its check and its commit; whoever needs a horizon (every
+ * click id at or below the sequence's value then is committed or will never be) takes it for
+ * that instant.
+ */
+export const CLICK_BARRIER_LOCK = 0x736c696e6b636c62n;
