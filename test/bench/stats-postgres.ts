@@ -167,12 +167,12 @@ async function compareExport(url: string, s: SqliteFigures): Promise<void> {
   const lite = s.exports;
   console.log(
     `\nThe export on PostgreSQL (${int(s.busyClicks)} rows, ${mb(runs[0]!.bytes).toFixed(0)} MB), each run in a fresh server process, SQLite's runs of this run beside:\n\n` +
-      '| run | PG rows/s | SQLite rows/s | PG / SQLite | PG server RSS growth (idle -> peak) | the same on SQLite | PG /healthz p50 / p99 idle | the same during the export |\n|---|---|---|---|---|---|---|---|',
+      '| run | PG rows/s | SQLite rows/s | PG / SQLite | PG server RSS growth (idle -> peak) | the same on SQLite | PG /healthz p50 / p99 idle | the same during the export | SQLite during its export |\n|---|---|---|---|---|---|---|---|---|',
   );
   runs.forEach((r, i) => {
     const l = lite?.[i];
     console.log(
-      `| ${i + 1} | ${int(r.rate)} | ${l ? int(l.rate) : 'n/a'} | ${l ? ratio(r.rate, l.rate) : 'n/a'} | ${rss(r)} | ${l ? rss(l) : 'n/a'} | ${ms(r.idle)} | ${ms(r.busy)} |`,
+      `| ${i + 1} | ${int(r.rate)} | ${l ? int(l.rate) : 'n/a'} | ${l ? ratio(r.rate, l.rate) : 'n/a'} | ${rss(r)} | ${l ? rss(l) : 'n/a'} | ${ms(r.idle)} | ${ms(r.busy)} | ${l ? ms(l.busy) : 'n/a'} |`,
     );
   });
   const slowest = Math.min(...runs.map((r) => r.rate));
