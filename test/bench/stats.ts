@@ -1,7 +1,7 @@
 /**
  * Analytics benchmark (docs/performance.md): statistics, the clicks list and the CSV export at ten million
  * clicks. Run: bun run bench:stats [--clicks 10000000] [--links 10000] [--days 90] [--runs 30]
- *   [--dir <folder>] [--reseed] [--only stats|export]
+ *   [--dir <folder>] [--reseed] [--only stats|export] [--engine sqlite|postgres]
  *
  * Seeding: every click goes through the real app (app.handle: the redirect hook, the click
  * buffer) and the real flush (ClickFlusher -> ClickStore: enrichment with the bundled DB-IP
@@ -12,11 +12,17 @@
  * the next run with the same parameters (seeding 10M clicks takes several minutes).
  *
  * Measuring: a real HTTP server on the seeded file, a read key, warm-up calls, then --runs
- * timed calls per endpoint (p50/p95), each next to a baseline from the same run: the same
- * question answered the naive way, by scanning raw clicks in SQL. The export streams the busy
- * link's clicks (over a million) from a fresh `bun src/index.ts serve` process, three times,
- * while that process's RSS is sampled every 20 ms and GET /healthz round trips show whether
- * the event loop is held up.
+ * timed calls per endpoint (p50/p95). The export streams the busy link's clicks (over a
+ * million) from a fresh `bun src/index.ts serve` process, three times, while that process's
+ * RSS is sampled every 20 ms and GET /healthz round trips show whether the event loop is held
+ * up (stats-export.ts); its baseline, from the same run, is the same pages read straight from
+ * the click store, with no CSV and no HTTP.
+ *
+ * `--engine postgres` (stats-postgres.ts) measures SQLite as above first, then moves the seeded
+ * file with the real `slink copy-to` into a throwaway PostgreSQL cluster (pg-cluster.ts; timed,
+ * its verification must pass), and measures the same calls, the same export and the disk there,
+ * each beside SQLite's figures from this run. Copy-to brings the file it reads up to date, as a
+ * start of `serve` on it does; the seeded file stays usable for the next run.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +32,7 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
-import { createDeps, type Deps } from '../../src/deps';
+import { createDeps } from '../../src/deps';
 import { fixedClock } from '../../src/lib/clock';
 import { DAY_MS } from '../../src/lib/time';
 import { encodeClickCursor } from '../../src/modules/analytics/clicks';
@@ -38,6 +44,9 @@ import { createLink } from '../../src/modules/links/service';
 import { linkValueId } from '../../src/modules/rollups/rollup-values';
 import { createVariant } from '../../src/modules/variants/service';
 import { prng } from '../helpers/random';
+import { statCalls, timeGet } from './stats-calls';
+import { int, mb, measureExport, ms } from './stats-export';
+import { postgresPart, type SqliteFigures } from './stats-postgres';
 
 const { values: args } = parseArgs({
   options: {
@@ -48,8 +57,12 @@ const { values: args } = parseArgs({
     dir: { type: 'string', default: join(tmpdir(), 'slink-bench-stats') },
     reseed: { type: 'boolean', default: false },
     only: { type: 'string' },
+    engine: { type: 'string', default: 'sqlite' },
   },
 });
+if (args.engine !== 'sqlite' && args.engine !== 'postgres') throw new Error('--engine must be sqlite or postgres');
+/** postgres: the same measures on PostgreSQL after SQLite's, the database filled by `slink copy-to`. */
+const POSTGRES = args.engine === 'postgres';
 const CLICKS = Number(args.clicks);
 const LINKS = Number(args.links);
 const DAYS = Number(args.days);
@@ -60,14 +73,13 @@ const MARK = join(DIR, 'seed.json');
 /** Share of all clicks on the busy link: enough for a million-row export. */
 const BUSY_SHARE = 0.11;
 
-const env = (dbPath: string) =>
-  loadConfig({
-    SLINK_DB: dbPath,
-    SLINK_TRUST_PROXY: '1',
-    SLINK_SHORT_HOST: 'https://sl.bench',
-    SLINK_APP_HOST: 'https://app.sl.bench',
-    SLINK_RATE_LIMIT: '1000000',
-  });
+const ENV = {
+  SLINK_TRUST_PROXY: '1',
+  SLINK_SHORT_HOST: 'https://sl.bench',
+  SLINK_APP_HOST: 'https://app.sl.bench',
+  SLINK_RATE_LIMIT: '1000000',
+};
+const env = (dbPath: string) => loadConfig({ ...ENV, SLINK_DB: dbPath });
 const quiet = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
 
 // ---- the traffic: deterministic pseudo-random, realistic mixes -------------------------
@@ -293,45 +305,7 @@ function existingSeed(): SeedMark | null {
 
 // ---- measuring ------------------------------------------------------------------------
 
-function pct(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
-
-async function timeGet(
-  base: string,
-  key: string,
-  path: string,
-  runs: number,
-): Promise<{ p50: number; p95: number; bytes: number }> {
-  const times: number[] = [];
-  let bytes = 0;
-  for (let i = 0; i < runs + 3; i++) {
-    const t0 = performance.now();
-    const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
-    const body = await res.text();
-    const ms = performance.now() - t0;
-    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 200)}`);
-    bytes = body.length;
-    if (i >= 3) times.push(ms); // the first three warm caches
-  }
-  return { p50: pct(times, 50), p95: pct(times, 95), bytes };
-}
-
-function timeSql(deps: Deps, sql: string, params: (string | number)[], runs: number): number {
-  const times: number[] = [];
-  const stmt = deps.db.$client.query(sql);
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    stmt.all(...(params as never[]));
-    times.push(performance.now() - t0);
-  }
-  return pct(times, 50);
-}
-
-const mb = (bytes: number) => bytes / 1024 / 1024;
-
-async function measure(mark: SeedMark) {
+async function measure(mark: SeedMark): Promise<SqliteFigures> {
   const db = openDatabase(DB);
   migrateDatabase(db);
   const deps = createDeps({ db, config: env(DB), clock: fixedClock(mark.end - 1), log: quiet });
@@ -361,160 +335,57 @@ async function measure(mark: SeedMark) {
   );
   const buckets = count('SELECT count(*) AS n FROM rollups');
   const values = count('SELECT count(*) AS n FROM rollup_values');
-  const from90 = (Math.floor((mark.end - 1) / DAY_MS) - 89) * DAY_MS;
-  const from24 = Math.floor((mark.end - 1) / 3_600_000) * 3_600_000 - 23 * 3_600_000;
   // A deep page: the cursor after the 500,000th newest click of the busy link (or its middle).
+  // Copy-to keeps click ids and times, so the same cursor means the same page on PostgreSQL.
   const deepAt = Math.min(500_000, Math.floor(busyClicks / 2));
   const deep = readClickPage(sqlite, busy, 0, keyAbove(Number.MAX_SAFE_INTEGER), true, deepAt).at(-1);
   const deepCursor = deep ? encodeClickCursor(deep) : '';
+  const calls = statCalls(busy, deepAt, deepCursor);
   console.log(
     `\n${total.toLocaleString('en')} clicks (${busyClicks.toLocaleString('en')} on the busy link), ${buckets.toLocaleString('en')} rollup buckets, ${values.toLocaleString('en')} breakdown values\n` +
       `database ${(fileBytes / 1e6).toFixed(0)} MB: ${(fileBytes / total).toFixed(1)} bytes per click (raw clicks, rollups, links, indexes)\n`,
   );
 
-  const naiveRuns = 3;
-  const rows: string[] = [];
-  const stat = async (label: string, path: string, naiveSql: string | null, naiveParams: (string | number)[]) => {
-    const r = await timeGet(base, key, path, RUNS);
-    const naive = naiveSql ? timeSql(deps, naiveSql, naiveParams, naiveRuns) : null;
-    const ratio = naive ? ` | ${naive.toFixed(0)} ms | ${(r.p50 / naive).toFixed(4)}x` : ' | n/a | n/a';
-    rows.push(
-      `| ${label} | ${r.p50.toFixed(1)} ms | ${r.p95.toFixed(1)} ms | ${(r.bytes / 1024).toFixed(0)} KB${ratio} |`,
-    );
-    console.log(rows[rows.length - 1]);
+  const figures: SqliteFigures = {
+    db: DB,
+    clicks: total,
+    busy,
+    busyClicks,
+    fileBytes,
+    calls,
+    stats: null,
+    exports: null,
   };
-  if (args.only !== 'export') await measureStats();
-  async function measureStats() {
-    console.log(
-      '| call | p50 | p95 | body | baseline: one breakdown (country) by scanning raw clicks | p50 / baseline |\n|---|---|---|---|---|---|',
-    );
-    // Raw clicks are packed blocks now, not rows SQL can group: the SQL baseline is no longer measured.
-    const byCountry = null;
-    const linkByCountry = null;
-    await stat('GET /workspace/stats?range=90d', '/workspace/stats?range=90d', byCountry, [from90]);
-    await stat('GET /workspace/stats?range=30d', '/workspace/stats?range=30d', null, []);
-    await stat('GET /workspace/stats?range=24h', '/workspace/stats?range=24h', byCountry, [from24]);
-    await stat('GET /links/{busy}/stats?range=90d', `/links/${busy}/stats?range=90d`, linkByCountry, [busy, from90]);
-    await stat('GET /links/{busy}/stats?range=24h', `/links/${busy}/stats?range=24h`, linkByCountry, [busy, from24]);
-    await stat('GET /links/{busy}/stats?range=90d&bots=1', `/links/${busy}/stats?range=90d&bots=1`, null, []);
-    await stat('GET /links/{busy}/clicks (first page, 50)', `/links/${busy}/clicks?range=90d`, null, []);
-    await stat(
-      `GET /links/{busy}/clicks (limit 200, after ${deepAt.toLocaleString('en')} rows)`,
-      `/links/${busy}/clicks?range=90d&limit=200&cursor=${deepCursor}`,
-      null,
-      [],
-    );
+  if (args.only !== 'export') {
+    figures.stats = new Map();
+    console.log('| call | p50 | p95 | body |\n|---|---|---|---|');
+    for (const call of calls) {
+      const r = await timeGet(base, key, call.path, RUNS);
+      figures.stats.set(call.label, r);
+      console.log(
+        `| ${call.label} | ${r.p50.toFixed(1)} ms | ${r.p95.toFixed(1)} ms | ${(r.bytes / 1024).toFixed(0)} KB |`,
+      );
+    }
   }
   await server.stop(true);
   db.$client.close();
-  if (args.only === 'stats') return;
+  if (args.only === 'stats') return figures;
 
-  // The export, from a separate server process (`bun src/index.ts serve` on the same file), so
-  // its RSS is the server's alone and the client's reading does not share its thread.
-  const exportRows = await measureExport(busy, busyClicks);
+  figures.exports = await measureExport({ SLINK_DB: DB }, busy, busyClicks);
+  const rawRate = baselineExportRate(busy);
   console.log(
     `\nGET /links/{busy}/export.csv?range=all&bots=1, each run in a fresh server process:\n\n| run | rows | MB | rows/s | baseline: rows/s of the same paged SQLite reads, no CSV, no HTTP | rate / baseline | server RSS growth | GET /healthz p50 / p99, idle | the same during the export |\n|---|---|---|---|---|---|---|---|---|`,
   );
-  for (const row of exportRows) console.log(row);
+  figures.exports.forEach((r, i) => {
+    console.log(
+      `| ${i + 1} | ${int(busyClicks)} | ${mb(r.bytes).toFixed(0)} | ${int(r.rate)} | ${int(rawRate)} | ${(r.rate / rawRate).toFixed(2)}x | ${mb(r.growth).toFixed(1)} MB (${mb(r.before).toFixed(0)} -> ${mb(r.peak).toFixed(0)} MB) | ${ms(r.idle)} | ${ms(r.busy)} |`,
+    );
+  });
+  return figures;
 }
 
-function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
-}
-
-/** Fresh server processes, one export each: RSS growth is measured from an idle, warmed-up server. */
-const EXPORT_RUNS = 3;
-
-async function measureExport(busy: string, busyClicks: number): Promise<string[]> {
-  const root = join(import.meta.dir, '../..');
-  const entry = join(root, 'src/index.ts');
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const serverEnv = {
-    ...process.env,
-    SLINK_DB: DB,
-    SLINK_PORT: String(port),
-    SLINK_HOSTNAME: '127.0.0.1',
-    SLINK_RATE_LIMIT: '1000000',
-  };
-  const cli = (...argv: string[]) => {
-    const r = Bun.spawnSync([process.execPath, entry, ...argv], { env: serverEnv, stdout: 'pipe', stderr: 'pipe' });
-    if (r.exitCode !== 0) throw new Error(`slink ${argv.join(' ')}: ${r.stderr.toString()}`);
-    return r.stdout.toString().trim();
-  };
-  const email = `export${Date.now()}@example.com`;
-  cli('user', 'add', email, '--password', 'benchmark password');
-  const key = cli('key', 'create', '--user', email, '--scope', 'read');
-  const origin = `http://127.0.0.1:${port}`;
-  const get = (path: string) => fetch(`${origin}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
-
-  /**
-   * GET /healthz every 5 ms (light traffic, not a flood that would compete with the export)
-   * until `until` resolves, or `count` of them: how long the event loop makes a request wait.
-   */
-  const probe = async (until: Promise<unknown> | null, count = 200) => {
-    const times: number[] = [];
-    let over = false;
-    until?.then(() => (over = true));
-    while (until ? !over : times.length < count) {
-      const t = performance.now();
-      await (await fetch(`${origin}/healthz`)).arrayBuffer();
-      times.push(performance.now() - t);
-      await Bun.sleep(5);
-    }
-    return { p50: pct(times, 50), p99: pct(times, 99) };
-  };
-
-  const runs: {
-    rate: number;
-    bytes: number;
-    growth: number;
-    before: number;
-    peak: number;
-    idle: { p50: number; p99: number };
-    busy: { p50: number; p99: number };
-  }[] = [];
-  for (let run = 0; run < EXPORT_RUNS; run++) {
-    const proc = Bun.spawn([process.execPath, entry, 'serve'], { env: serverEnv, stdout: 'pipe', stderr: 'inherit' });
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${origin}/healthz`)).ok) break;
-      } catch {}
-      if (i > 200) throw new Error('the server did not start');
-      await Bun.sleep(50);
-    }
-    // Warm-up: a small export (the code paths compiled, the export Worker started), then the baseline RSS.
-    await (await get(`/links/${busy}/export.csv?range=all&bots=1&from=${Date.now() - DAY_MS}`)).text();
-    const idle = await probe(null);
-    await Bun.sleep(500);
-    const before = rssOf(proc.pid);
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, rssOf(proc.pid));
-    }, 20);
-    const t0 = performance.now();
-    const res = await get(`/links/${busy}/export.csv?range=all&bots=1`);
-    let lines = 0;
-    let bytes = 0;
-    const reading = (async () => {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        bytes += chunk.byteLength;
-        const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-        for (let at = buf.indexOf(10); at !== -1; at = buf.indexOf(10, at + 1)) lines++;
-      }
-    })();
-    // Meanwhile, health checks: the export must not hold up the event loop that serves redirects.
-    const busyLoop = await probe(reading);
-    await reading;
-    const seconds = (performance.now() - t0) / 1000;
-    clearInterval(sampler);
-    proc.kill('SIGTERM');
-    await proc.exited;
-    if (lines - 1 !== busyClicks) throw new Error(`export returned ${lines - 1} rows, the link has ${busyClicks}`);
-    runs.push({ rate: busyClicks / seconds, bytes, growth: peak - before, before, peak, idle, busy: busyLoop });
-  }
-
-  // Baseline: the same keyset pages read straight from the click store (no CSV, no HTTP), same run.
+/** The export's baseline: the same keyset pages read straight from the click store (no CSV, no HTTP), same run. */
+function baselineExportRate(busy: string): number {
   const sqlite = openDatabase(DB).$client;
   const pages = new ExportPages(sqlite, busy, 0, Number.MAX_SAFE_INTEGER, true);
   const t1 = performance.now();
@@ -526,13 +397,9 @@ async function measureExport(busy: string, busyClicks: number): Promise<string[]
     const last = rows[rows.length - 1]!;
     key = { timestamp: last[1], id: last[0] };
   }
-  const rawRate = raw / ((performance.now() - t1) / 1000);
+  const rate = raw / ((performance.now() - t1) / 1000);
   sqlite.close();
-  const ms = (l: { p50: number; p99: number }) => `${l.p50.toFixed(2)} / ${l.p99.toFixed(2)} ms`;
-  return runs.map(
-    (r, i) =>
-      `| ${i + 1} | ${busyClicks.toLocaleString('en')} | ${mb(r.bytes).toFixed(0)} | ${Math.round(r.rate).toLocaleString('en')} | ${Math.round(rawRate).toLocaleString('en')} | ${(r.rate / rawRate).toFixed(2)}x | ${mb(r.growth).toFixed(1)} MB (${mb(r.before).toFixed(0)} -> ${mb(r.peak).toFixed(0)} MB) | ${ms(r.idle)} | ${ms(r.busy)} |`,
-  );
+  return rate;
 }
 
 async function seedOnce(): Promise<SeedMark> {
@@ -545,4 +412,13 @@ const mark = existingSeed() ?? (await seedOnce());
 console.log(
   `seed: ${mark.clicks.toLocaleString('en')} clicks, ${mark.links.toLocaleString('en')} links, ${mark.days} days (seeded in ${mark.seconds} s)`,
 );
-await measure(mark);
+const sqliteFigures = await measure(mark);
+if (POSTGRES) {
+  await postgresPart(sqliteFigures, {
+    runs: RUNS,
+    // SLINK_DB would only place a spill file, which this in-process server never writes.
+    config: (url) => loadConfig({ ...ENV, SLINK_DB: join(DIR, 'postgres-node.db'), SLINK_DATABASE_URL: url }),
+    clock: fixedClock(mark.end - 1),
+    log: quiet,
+  });
+}
