@@ -72,6 +72,7 @@ export const PG_CLICK_TABLES = [
   'click_segments',
   'click_targets',
   'click_uniques',
+  'click_deltas',
   'rollups',
   'rollup_values',
   'rollup_marks',

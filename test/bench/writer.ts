@@ -17,7 +17,8 @@
  * fast a single writer thread could go at best.
  *
  * With `--engine postgres`, the same batches are then written through the PostgreSQL store
- * (clicks/postgres/store.ts: one transaction per batch with everything it adds) into a
+ * (clicks/postgres/store.ts: one transaction per batch with its raw clicks and delta, folded as
+ * SQLite's writer folds: clicks/postgres/fold.ts) into a
  * throwaway cluster on this box holding the same links, and its figures are printed beside
  * SQLite's: us per click, clicks/s, the longest batch, and the bytes its click tables and
  * indexes take per click.
@@ -108,6 +109,10 @@ async function writeOnPostgres(
       await store.writeBatch(received);
       ms.push(performance.now() - started);
     }
+    // What is still to fold is counted too, as for SQLite.
+    const lastFoldStarted = performance.now();
+    await store.fold();
+    ms[ms.length - 1] = ms.at(-1)! + performance.now() - lastFoldStarted;
     const total = ms.reduce((a, b) => a + b, 0);
     const clicks = ms.length * MAX_BATCH;
     const third = Math.floor(ms.length / 3);
@@ -118,6 +123,10 @@ async function writeOnPostgres(
     console.log('PostgreSQL (the same batches; one transaction per batch, server on this box, durable defaults):');
     console.log(
       `  writer: first third ${us(ms.slice(0, third))} us/click, last third ${us(ms.slice(-third))} us/click, longest batch ${Math.max(...ms).toFixed(0)} ms`,
+    );
+    const { folds } = store;
+    console.log(
+      `  folds: ${folds.count} (as SQLite's, and at the end), ${((folds.ms * 1000) / clicks).toFixed(1)} us/click, ${((100 * folds.ms) / total).toFixed(0)}% of the writer's time, longest ${folds.longestMs.toFixed(0)} ms`,
     );
     console.log(
       `  ${rate(clicks, total)} clicks/s as written (SQLite in this run: ${rate(clicks, sqliteMs)}); click tables and indexes ${(num(size.bytes) / clicks).toFixed(0)} bytes per click`,

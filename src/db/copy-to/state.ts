@@ -55,6 +55,7 @@ export const SLINK_TABLES = [
   'click_blocks',
   'click_segments',
   'click_uniques',
+  'click_deltas',
   'visitor_salts',
   'click_state',
 ] as const;

@@ -34,6 +34,11 @@ export function openPostgres(url: string, max = POOL_SIZE): Pg {
     max,
     // Statements are prepared by their text; the stores' texts are fixed, so the cache stays small.
     prepare: true,
+    // A prepared statement's generic plan knows nothing of its arrays: it takes `unnest($1)` for
+    // ten rows and joins a 2,000-click batch by a nested loop of sequential scans (a counters
+    // update of 18,000 links took 17 s instead of 0.5). Planning each execution with its values
+    // costs a fraction of a millisecond.
+    connection: { plan_cache_mode: 'force_custom_plan' },
     // A connection that never answers must not hold a request forever.
     connectionTimeout: 10,
     idleTimeout: 60,

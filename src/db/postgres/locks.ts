@@ -25,3 +25,9 @@ export const LINK_CREATE_LOCK = 0x736c696e6b6c6e6bn;
  * that instant.
  */
 export const CLICK_BARRIER_LOCK = 0x736c696e6b636c62n;
+
+/**
+ * The fold ("slinkfld"): one connection at a time counts the click deltas into the counters and
+ * rollup buckets (clicks/postgres/fold.ts), so it reads and rewrites buckets without row locks.
+ */
+export const ROLLUP_FOLD_LOCK = 0x736c696e6b666c64n;

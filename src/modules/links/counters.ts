@@ -52,18 +52,15 @@ export interface CounterBump {
 }
 
 /**
- * PostgreSQL, inside a batch's transaction: locks the counters rows of these links in id order
- * (several writers then never wait on each other in a cycle, and a link's removal waits for
- * the batch), and returns the ids that still have one (their link exists).
+ * PostgreSQL: the ids among these that still name a link. Inside a transaction holding the
+ * click barrier (db/postgres/locks.ts), no link's deletion commits before that transaction ends.
  */
-export async function lockLinkCounters(tx: Pg, ids: Iterable<string>): Promise<Set<string>> {
-  const sorted = [...new Set(ids)].sort();
-  const rows = await tx`SELECT link_id FROM link_counters WHERE link_id = ANY(${tx.array(sorted, 'text')}::text[])
-    ORDER BY link_id FOR UPDATE`;
-  return new Set(rows.map((r: { link_id: string }) => r.link_id));
+export async function existingLinks(tx: Pg, ids: Iterable<string>): Promise<Set<string>> {
+  const rows = await tx`SELECT id FROM links WHERE id = ANY(${tx.array([...new Set(ids)], 'text')}::text[])`;
+  return new Set(rows.map((r: { id: string }) => r.id));
 }
 
-/** PostgreSQL: adds a batch's clicks to its links' counters, in one statement; `last` never moves back. */
+/** PostgreSQL: adds a fold's clicks to its links' counters, in one statement; `last` never moves back. */
 export async function bumpLinkCounters(tx: Pg, bumps: readonly CounterBump[]): Promise<void> {
   if (bumps.length === 0) return;
   await tx`UPDATE link_counters c SET clicks = c.clicks + u.humans, uniques = c.uniques + u.uniques,

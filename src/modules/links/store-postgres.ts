@@ -4,7 +4,7 @@
  * are JSON text (not jsonb, which would reorder their keys).
  */
 import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../db/postgres/client';
-import { LINK_CREATE_LOCK } from '../../db/postgres/locks';
+import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../db/postgres/locks';
 import { deleteLinkClicksPg } from '../clicks/public';
 import { forgetLinkRollupsPg } from '../rollups/public';
 import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../variants/store-postgres';
@@ -382,7 +382,8 @@ export function createPostgresLinkWrites(sql: Pg): LinkWrites {
     },
     async delete(ids) {
       await sql.begin(async (tx) => {
-        // Sorted: the click writers lock counters rows in id order, and so must a delete.
+        // No click batch or fold is in flight while the links and their clicks go (locks.ts).
+        await tx`SELECT pg_advisory_xact_lock(${CLICK_BARRIER_LOCK})`;
         for (const id of [...ids].sort()) {
           await forgetLinkRollupsPg(tx, id);
           await deleteLinkClicksPg(tx, id);

@@ -20,6 +20,9 @@ import type { RollupClick } from './rollups';
 
 const NONE = -1;
 
+/** What of a click the sums count (its breakdown comes as value ids). */
+export type PendingClick = Pick<RollupClick, 'linkId' | 'time' | 'bot' | 'variantId'>;
+
 /** One hour bucket of a link, as the fold reads it. */
 export interface PendingHour {
   start: number;
@@ -75,13 +78,14 @@ export class PendingSums {
   private scratchCounts = new Int32Array(64);
 
   /** Adds one written click; `ids` are its breakdown value ids (rollups.ts valueIdsOf). */
-  add(c: RollupClick, unique: boolean, ids: readonly number[], linkValue: number): void {
+  add(c: PendingClick, unique: boolean, ids: ArrayLike<number>, linkValue: number): void {
     if (this.clicks++ === 0) this.since = performance.now();
     const link = this.linkSlot(linkValue, c.linkId);
     const hour = this.hourSlot(link, hourStart(c.time), c.bot);
     this.hourClicks[hour]!++;
     if (unique) this.hourUniques[hour]!++;
-    for (const id of ids) {
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k]!;
       // Not `this.entryClicks[this.entry(...)]++`: the array is read before entry() may grow it.
       const e = this.entry(hour, id);
       this.entryClicks[e]!++;

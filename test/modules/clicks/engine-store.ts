@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
 import { num, openPostgres, type Pg } from '../../../src/db/postgres/client';
+import { CLICK_BARRIER_LOCK } from '../../../src/db/postgres/locks';
 import { fixedClock } from '../../../src/lib/clock';
 import type { WireClick } from '../../../src/modules/clicks/capture/record';
 import type { ClickWriter } from '../../../src/modules/clicks/capture/sink';
@@ -37,9 +38,17 @@ export interface NamedBucket {
   counts: Record<string, number>;
 }
 
+/** When the writer folds on its own during a drain (both engines' store options). */
+export interface FoldOptions {
+  foldMaxClicks?: number;
+  foldMaxMs?: number;
+}
+
 export interface EngineStore {
   engine: Engine;
   writer: ClickWriter;
+  /** PostgreSQL: the database's URL, for a second writer on it (another node, or after a restart). */
+  url?: string;
   /** Seeds a link row (and its counters row), and optionally a variant. */
   link(id: string, slug: string, variant?: { id: string; code: string }): Promise<void>;
   deleteLink(id: string): Promise<void>;
@@ -61,12 +70,12 @@ function named(names: Map<number, string>, data: Uint8Array): Record<string, num
   return out;
 }
 
-async function sqliteStore(now: number): Promise<EngineStore> {
+async function sqliteStore(now: number, options: FoldOptions): Promise<EngineStore> {
   const dir = mkdtempSync(join(tmpdir(), 'slink-contract-'));
   const db = openDatabase(join(dir, 'slink.db'));
   migrateDatabase(db);
   const sqlite: Database = db.$client;
-  const writer = new ClickStore(sqlite, noGeo, ['sl.test'], fixedClock(now));
+  const writer = new ClickStore(sqlite, noGeo, ['sl.test'], fixedClock(now), options);
   const names = () =>
     new Map(
       sqlite
@@ -144,9 +153,10 @@ async function sqliteStore(now: number): Promise<EngineStore> {
   };
 }
 
-async function postgresStore(now: number): Promise<EngineStore> {
-  const sql: Pg = openPostgres(await freshPostgresUrl(), 4);
-  const writer = new PgClickStore(sql, noGeo, ['sl.test'], fixedClock(now));
+async function postgresStore(now: number, options: FoldOptions): Promise<EngineStore> {
+  const url = await freshPostgresUrl();
+  const sql: Pg = openPostgres(url, 4);
+  const writer = new PgClickStore(sql, noGeo, ['sl.test'], fixedClock(now), options);
   const names = async () =>
     new Map<number, string>(
       (await sql`SELECT id, dim, key, value FROM rollup_values`).map(
@@ -161,6 +171,7 @@ async function postgresStore(now: number): Promise<EngineStore> {
   return {
     engine: 'postgres',
     writer,
+    url,
     async link(id, slug, variant) {
       await sql`INSERT INTO links (id, slug, destination, status, params, created_at, updated_at)
         VALUES (${id}, ${slug}, 'https://example.com/', 'active', '{}'::jsonb, 0, 0)`;
@@ -174,6 +185,7 @@ async function postgresStore(now: number): Promise<EngineStore> {
     },
     async deleteLinkWithClicks(id) {
       await sql.begin(async (tx) => {
+        await tx`SELECT pg_advisory_xact_lock(${CLICK_BARRIER_LOCK})`;
         await deleteLinkClicksPg(tx, id);
         await forgetLinkRollupsPg(tx, id);
         await tx`DELETE FROM links WHERE id = ${id}`;
@@ -209,8 +221,8 @@ async function postgresStore(now: number): Promise<EngineStore> {
   };
 }
 
-export function engineStore(engine: Engine, now: number): Promise<EngineStore> {
-  return engine === 'sqlite' ? sqliteStore(now) : postgresStore(now);
+export function engineStore(engine: Engine, now: number, options: FoldOptions = {}): Promise<EngineStore> {
+  return engine === 'sqlite' ? sqliteStore(now, options) : postgresStore(now, options);
 }
 
 /** A captured click as the flusher hands it to the writer. */

@@ -1,14 +1,12 @@
 /**
  * A link's raw clicks on PostgreSQL go with it (inside the delete's transaction, as on SQLite:
  * sqlite/raw-read.ts deleteLinkClicks): its tail rows, its blocks, its uniques, its targets.
- * The counters row is locked first, the writers' order (postgres/store.ts).
+ * The delete's transaction holds the click barrier exclusively (links/store-postgres.ts).
  */
 import type { Pg } from '../../../db/postgres/client';
-import { lockLinkCounters } from '../../links/counters';
 import { linkValueIdPg } from '../../rollups/public';
 
 export async function deleteLinkClicksPg(tx: Pg, linkId: string): Promise<void> {
-  await lockLinkCounters(tx, [linkId]);
   const link = await linkValueIdPg(tx, linkId);
   if (link !== null) {
     await tx`DELETE FROM click_tail WHERE link = ${link}`;

@@ -1,8 +1,9 @@
 /**
  * The click side's start and stop on PostgreSQL (server.ts calls it through storage-start.ts):
- * nothing to convert or fold (each batch counted itself in its own transaction), only the spill
- * file of a stop that could not reach the database, replayed in one transaction before the
- * writer takes new clicks. At a stop, what the final flush could not write goes to the spill
+ * nothing to convert; the spill file of a stop that could not reach the database is replayed in
+ * one transaction before the writer takes new clicks, then every batch not counted yet (a writer
+ * killed before its fold, the replay) is folded (postgres/fold.ts), so counts are whole from the
+ * first request. At a stop, what the final flush could not write goes to the spill
  * file, as on SQLite; the day's salts are read from the database when it answers, else the file
  * carries salts of its own (capture/spill.ts).
  */
@@ -18,6 +19,7 @@ import { openGeoOrNone, readSpill, spillAtStop, spillPath, spillReplayed } from 
 import type { EnrichedClick } from '../enrich/enrich';
 import { noGeo } from '../enrich/geo';
 import type { ClickStart } from '../start';
+import { PgFolder } from './fold';
 import { PgClickStore } from './store';
 
 /** How long a stop waits for the database to say the day's salts before the spill makes its own. */
@@ -27,6 +29,11 @@ export async function startClickStoragePg(sql: Pg, config: Config, log: Logger, 
   const spill = spillPath(config.dbPath);
   const ownHosts = ownHostsOf(config);
   await replaySpillPg(sql, spill, { geoDb: config.geoDb, ownHosts, clock, log });
+  try {
+    await new PgFolder(sql).fold();
+  } catch (err) {
+    log.error('counting the clicks written before the start failed; the first flush counts them', err);
+  }
   return {
     writerHeld: undefined,
     running() {},

@@ -1,22 +1,24 @@
 /**
  * The click store on PostgreSQL: each batch is enriched, then written in ONE transaction with
  * everything it adds (docs/architecture.md, "Storage"): the raw clicks appended to the tail,
- * uniques decided by the database, the link and variant counters, the rollup buckets. A crash
- * loses at most the batch in flight, and nothing is left to fold at the next start; several
- * writers (several nodes) can write at once. What a batch needs named first (dictionary values,
- * click targets, the day's salt) is inserted before its transaction, committed on its own.
+ * uniques decided by the database, and one delta row (postgres/deltas.ts) saying what the batch
+ * adds to the counters and rollups, which the fold (postgres/fold.ts) counts in later, as
+ * SQLite's writer folds its sums: after each drain of the buffer, and during a long one every
+ * FOLD_MAX_CLICKS clicks or FOLD_MAX_MS. A crash loses at most the batch in flight (a delta
+ * not yet folded is folded by the next fold, of this node or another), and several writers
+ * (several nodes) can write at once. What a batch needs named first (dictionary values, click
+ * targets, the day's salt) is inserted before its transaction, committed on its own.
  *
- * A transaction's round trips: lock the batch's links' counters (which also says which links
- * still exist), take the ids, decide the uniques, append the tail, bump the counters, then the
- * rollups (rollups/postgres/buckets.ts); each a statement over arrays, never one per click.
+ * A batch's round trips: the click barrier shared (locks.ts), which of its links still exist,
+ * the uniques, the ids, the tail, the delta; each a statement over arrays, never one per click.
  */
 import type { Pg } from '../../../db/postgres/client';
 import { num } from '../../../db/postgres/client';
+import { CLICK_BARRIER_LOCK } from '../../../db/postgres/locks';
 import type { Clock } from '../../../lib/clock';
 import { utcDay } from '../../../lib/time';
-import { bumpLinkCounters, lockLinkCounters } from '../../links/counters';
-import { DIM_COUNT, PendingSums, PgRollupWriter, PgValues, valueIdsOf } from '../../rollups/public';
-import { bumpVariantCounters } from '../../variants/counters';
+import { existingLinks } from '../../links/counters';
+import { DIM_COUNT, PgValues, valueIdsOf } from '../../rollups/public';
 import type { WireClick } from '../capture/record';
 import type { ClickWriter, WriteOutcome } from '../capture/sink';
 import { type EnrichContext, type EnrichedClick, enrichClick } from '../enrich/enrich';
@@ -24,7 +26,10 @@ import type { GeoLookup } from '../enrich/geo';
 import { VisitorHasher } from '../enrich/visitor';
 import { RETENTION_IDLE_MS, retainedFrom } from '../retention';
 import type { PruneStep } from '../sqlite/retention';
+import { FOLD_MAX_CLICKS, FOLD_MAX_MS } from '../sqlite/store';
 import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from '../sqlite/tail-append';
+import { encodeDelta } from './deltas';
+import { PgFolder } from './fold';
 import { pruneStepPg } from './retention';
 import { PgSalts } from './salts';
 import { PgTargets } from './targets';
@@ -32,19 +37,30 @@ import { PgTargets } from './targets';
 export interface PgStoreOptions {
   /** SLINK_RETENTION_DAYS: raw clicks older than this many days are pruned (retention.ts); 0 keeps all. */
   retentionDays?: number;
+  /** Clicks written since the last fold before a batch folds (SQLite's FOLD_MAX_CLICKS). */
+  foldMaxClicks?: number;
+  /** Age of the oldest clicks not folded before a batch folds, ms (SQLite's FOLD_MAX_MS). */
+  foldMaxMs?: number;
 }
 
 export class PgClickStore implements ClickWriter {
   private readonly values: PgValues;
   private readonly targets: PgTargets;
   private readonly salts: PgSalts;
-  private readonly rollups = new PgRollupWriter();
+  private readonly folder: PgFolder;
+  private readonly foldMaxClicks: number;
+  private readonly foldMaxMs: number;
+  /** Clicks this store wrote since its last fold, and performance.now() at the first of them. */
+  private unfolded = 0;
+  private unfoldedSince = 0;
   private readonly ctx: EnrichContext;
   /** Uniques of days before this one were deleted (once a day). */
   private prunedBefore = -1;
   private readonly retentionDays: number;
   /** When the next retention step may run (clock ms): later after a step that found nothing. */
   private nextRetentionAt = 0;
+  /** Folds made (on its own or asked), their total and longest time, ms: the benchmark reports them. */
+  readonly folds = { count: 0, ms: 0, longestMs: 0 };
   /** Raw clicks deleted by retention so far. */
   readonly retention = { steps: 0, clicks: 0 };
 
@@ -56,6 +72,9 @@ export class PgClickStore implements ClickWriter {
     options: PgStoreOptions = {},
   ) {
     this.retentionDays = options.retentionDays ?? 0;
+    this.foldMaxClicks = options.foldMaxClicks ?? FOLD_MAX_CLICKS;
+    this.foldMaxMs = options.foldMaxMs ?? FOLD_MAX_MS;
+    this.folder = new PgFolder(sql);
     this.values = new PgValues(sql);
     this.targets = new PgTargets(sql);
     this.salts = new PgSalts(sql);
@@ -65,10 +84,8 @@ export class PgClickStore implements ClickWriter {
   async writeBatch(batch: WireClick[]): Promise<WriteOutcome> {
     const started = performance.now();
     await this.salts.load(batch.map((c) => utcDay(c.time)));
-    return this.writeEnriched(
-      batch.map((c) => enrichClick(c, this.ctx)),
-      started,
-    );
+    const e = batch.map((c) => enrichClick(c, this.ctx));
+    return this.writeEnriched(e, started);
   }
 
   /** The facts stored of a captured click (the spill replay of an older release's file). */
@@ -100,13 +117,13 @@ export class PgClickStore implements ClickWriter {
     const ids = clicks.map((c) => valueIdsOf(values, c));
     const linkValues = clicks.map((c) => values.idOf('link', '', c.linkId));
     const targets = await this.targets.idsOf(clicks);
-    let written = 0;
-    try {
-      written = await this.sql.begin((tx) => this.append(tx, clicks, ids, linkValues, targets));
-    } catch (err) {
-      this.rollups.dropCache();
-      throw err;
+    const written = await this.sql.begin((tx) => this.append(tx, clicks, ids, linkValues, targets));
+    if (written > 0) {
+      if (this.unfolded === 0) this.unfoldedSince = performance.now();
+      this.unfolded += written;
     }
+    const due = this.unfolded >= this.foldMaxClicks || performance.now() - this.unfoldedSince >= this.foldMaxMs;
+    if (this.unfolded > 0 && due) await this.foldAfterBatch();
     await this.pruneUniques();
     await this.retain();
     return { written, skipped: clicks.length - written, ms: performance.now() - started };
@@ -119,8 +136,10 @@ export class PgClickStore implements ClickWriter {
     linkValues: number[],
     targets: number[],
   ): Promise<number> {
+    // A link's deletion waits for this transaction, and a batch for a deletion (locks.ts).
+    await tx`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`;
     // The link was deleted after the click: nothing to attach it to.
-    const kept = await lockLinkCounters(
+    const kept = await existingLinks(
       tx,
       clicks.map((c) => c.linkId),
     );
@@ -156,14 +175,7 @@ export class PgClickStore implements ClickWriter {
           column((i) => (clicks[i]!.bot ? FLAG_BOT : 0) | (first.has(i) ? FLAG_FIRST_OF_DAY : 0)),
           'int2',
         )}::int2[])`;
-    const pending = new PendingSums();
-    for (const i of rows) pending.add(clicks[i]!, first.has(i), ids[i]!, linkValues[i]!);
-    await bumpLinkCounters(
-      tx,
-      [...pending.linksInOrder()].map((slot) => ({ id: pending.linkId(slot), ...pending.counters(slot) })),
-    );
-    await bumpVariantCounters(tx, pending.variants);
-    await this.rollups.add(tx, pending, kept);
+    await tx`INSERT INTO click_deltas (data) VALUES (${encodeDelta(clicks, rows, first, ids, linkValues)})`;
     return rows.length;
   }
 
@@ -240,8 +252,24 @@ export class PgClickStore implements ClickWriter {
     }
   }
 
-  /** Nothing waits to be folded: every batch counted itself. */
-  fold(): number {
-    return 0;
+  /** Counts every written batch in (postgres/fold.ts); returns the clicks counted. */
+  async fold(): Promise<number> {
+    const started = performance.now();
+    this.unfolded = 0;
+    const counted = await this.folder.fold();
+    const ms = performance.now() - started;
+    this.folds.count++;
+    this.folds.ms += ms;
+    this.folds.longestMs = Math.max(this.folds.longestMs, ms);
+    return counted;
+  }
+
+  /** A fold a long drain makes; never throws: the batch before it is committed, and its delta waits for the next fold. */
+  private async foldAfterBatch(): Promise<void> {
+    try {
+      await this.fold();
+    } catch (err) {
+      console.error(`counting written clicks failed (tried again after the next batch): ${String(err)}`);
+    }
   }
 }

@@ -1,19 +1,15 @@
 /**
- * A batch's rollups on PostgreSQL, inside the batch's transaction: what it adds to each link's
- * hour and day buckets and to the workspace's (derived from the links', which also count clicks
- * per link) is merged into the stored packed rows (rollup-codec.ts) and written back.
- *
- * Several writers may add to the same buckets (several nodes on one database): every bucket a
- * batch touches is first made to exist (an empty row, inserted in key order, ON CONFLICT DO
- * NOTHING, which waits for another writer's uncommitted insert of the same key), then read FOR
- * UPDATE in key order, merged in memory and written back, so two writers never merge from the
- * same old value and always lock in the same order (no deadlock between them). Measured: one
- * row per (bucket, value) with additive upserts cost 53 us and 831 bytes per click; packed rows
- * merged here ~12 us (docs/decisions/2026-11-26-postgres-click-writes.md).
+ * A fold's rollups on PostgreSQL, inside the fold's transaction (clicks/postgres/fold.ts): what
+ * it adds to each link's hour and day buckets and to the workspace's (derived from the links',
+ * which also count clicks per link) is merged into the stored packed rows (rollup-codec.ts) and
+ * written back by one upsert. The fold lock keeps every other fold out, and a link's deletion
+ * waits for the fold (the click barrier), so the rows are read and rewritten without row locks.
+ * Measured: one row per (bucket, value) with additive upserts cost 53 us and 831 bytes per click;
+ * packed rows merged here ~12 us.
  *
  * The workspace's buckets hold every link's count (100,000 values and more): the writer keeps
  * the ones it wrote decoded, and reads a row's bytes again only when its clicks or uniques are
- * not what it wrote (another writer, or a link's deletion, changed it).
+ * not what it wrote (another node's fold, or a link's deletion, changed it).
  */
 import type { Pg } from '../../../db/postgres/client';
 import { num } from '../../../db/postgres/client';
@@ -126,24 +122,17 @@ export class PgRollupWriter {
         'bool',
       ),
     };
-    // Every bucket exists (an empty one where none did), then is locked, in key order.
-    await tx`INSERT INTO rollups (scope, grain, start, bot, clicks, uniques, data)
-      SELECT u.scope, u.grain, u.start, u.bot, 0, 0, ''::bytea
-      FROM unnest(${keys.scope}::int4[], ${keys.grain}::int2[], ${keys.start}::int8[], ${keys.bot}::bool[])
-        AS u(scope, grain, start, bot)
-      ORDER BY 1, 2, 3, 4
-      ON CONFLICT (scope, grain, start, bot) DO NOTHING`;
-    const locked = await tx`SELECT r.scope, r.grain, r.start, r.bot, r.clicks, r.uniques,
+    // The fold lock (clicks/postgres/fold.ts) keeps every other writer of buckets out: a plain
+    // read, the merge here, and one upsert of every bucket (new ones and changed ones alike).
+    const found = await tx`SELECT r.scope, r.grain, r.start, r.bot, r.clicks, r.uniques,
         CASE WHEN r.scope = 0 THEN NULL ELSE r.data END AS data
       FROM rollups r
       JOIN unnest(${keys.scope}::int4[], ${keys.grain}::int2[], ${keys.start}::int8[], ${keys.bot}::bool[])
         AS u(scope, grain, start, bot)
-        ON r.scope = u.scope AND r.grain = u.grain AND r.start = u.start AND r.bot = u.bot
-      ORDER BY r.scope, r.grain, r.start, r.bot
-      FOR UPDATE OF r`;
+        ON r.scope = u.scope AND r.grain = u.grain AND r.start = u.start AND r.bot = u.bot`;
     const out = { clicks: [] as number[], uniques: [] as number[], data: [] as Uint8Array[] };
     const stored = new Map<string, { clicks: number; uniques: number; data: Uint8Array | null }>();
-    for (const r of locked)
+    for (const r of found)
       stored.set(`${r.scope}|${r.grain}|${num(r.start)}|${r.bot ? 1 : 0}`, {
         clicks: num(r.clicks),
         uniques: num(r.uniques),
@@ -151,8 +140,7 @@ export class PgRollupWriter {
       });
     for (const a of all) {
       const key = `${a.scope}|${a.grain}|${a.start}|${a.bot ? 1 : 0}`;
-      const s = stored.get(key);
-      if (s === undefined) throw new Error(`rollup bucket ${key} is missing after its insert`);
+      const s = stored.get(key) ?? { clicks: 0, uniques: 0, data: null };
       if (a.scope === WORKSPACE) {
         const w = workspace.get(`${a.grain}|${a.start}|${a.bot ? 1 : 0}`)!;
         const sums = await this.workspaceSums(tx, a, s);
@@ -176,11 +164,11 @@ export class PgRollupWriter {
       out.uniques.push(uniques);
       out.data.push(data ?? new Uint8Array(0));
     }
-    await tx`UPDATE rollups r SET clicks = u.clicks, uniques = u.uniques, data = u.data
-      FROM unnest(${keys.scope}::int4[], ${keys.grain}::int2[], ${keys.start}::int8[], ${keys.bot}::bool[],
+    await tx`INSERT INTO rollups (scope, grain, start, bot, clicks, uniques, data)
+      SELECT * FROM unnest(${keys.scope}::int4[], ${keys.grain}::int2[], ${keys.start}::int8[], ${keys.bot}::bool[],
         ${tx.array(out.clicks, 'int8')}::int8[], ${tx.array(out.uniques, 'int8')}::int8[], ${tx.array(out.data, 'bytea')}::bytea[])
-        AS u(scope, grain, start, bot, clicks, uniques, data)
-      WHERE r.scope = u.scope AND r.grain = u.grain AND r.start = u.start AND r.bot = u.bot`;
+      ON CONFLICT (scope, grain, start, bot) DO UPDATE
+        SET clicks = excluded.clicks, uniques = excluded.uniques, data = excluded.data`;
   }
 
   /** A workspace bucket decoded: the cached one when the row still has what this writer wrote. */

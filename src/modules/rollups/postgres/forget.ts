@@ -1,19 +1,17 @@
 /**
  * Before a link is deleted (PostgreSQL, inside the delete's transaction): its buckets leave the
  * workspace's, then go (with its day mark), as on SQLite (sqlite/bucket-store.ts). A link's hour
- * and day buckets are both complete on PostgreSQL (each batch writes both: postgres/buckets.ts),
+ * and day buckets are both complete on PostgreSQL (each fold writes both: postgres/buckets.ts),
  * so each leaves the workspace bucket of its own grain, start and bot flag.
  *
- * Lock order, the writers': the link's counters row first (a batch writing its clicks holds it
- * and is waited for), then the workspace buckets in key order.
+ * The delete's transaction holds the click barrier exclusively (db/postgres/locks.ts): no batch
+ * and no fold is in flight meanwhile, so no click of the link is counted after this.
  */
 import { num, type Pg } from '../../../db/postgres/client';
-import { lockLinkCounters } from '../../links/counters';
 import { DenseCounts, decodeCounts } from '../rollup-codec';
 import { linkValueIdPg } from './values';
 
 export async function forgetLinkRollupsPg(tx: Pg, linkId: string): Promise<void> {
-  await lockLinkCounters(tx, [linkId]);
   const scope = await linkValueIdPg(tx, linkId);
   // Never clicked: no value id, no buckets.
   if (scope === null) return;
