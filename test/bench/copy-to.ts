@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { openPostgres } from '../../src/db/postgres/client';
 import { BUN, cleanEnv, ROOT } from '../helpers/proc';
 import { benchPostgres, PG_CLICK_TABLES } from './pg-cluster';
+import { eachLine } from './stderr-lines';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,16 +46,9 @@ const proc = Bun.spawn([BUN, 'run', 'src/index.ts', 'copy-to', pg.url, '--batch'
 });
 // Progress lines with the time they arrived: where the time goes.
 const steps: string[] = [];
-const reader = (async () => {
-  const decoder = new TextDecoder();
-  let rest = '';
-  for await (const chunk of proc.stderr) {
-    rest += decoder.decode(chunk);
-    const lines = rest.split('\n');
-    rest = lines.pop()!;
-    for (const line of lines) steps.push(`${((performance.now() - started) / 1000).toFixed(1)} s  ${line}`);
-  }
-})();
+const reader = eachLine(proc.stderr, (line) =>
+  steps.push(`${((performance.now() - started) / 1000).toFixed(1)} s  ${line}`),
+);
 const stdout = await new Response(proc.stdout).text();
 const code = await proc.exited;
 await reader;

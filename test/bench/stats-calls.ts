@@ -2,6 +2,10 @@
  * bench:stats's timed calls, the same list and the same discipline on either engine: three
  * warm-up calls, then `runs` timed ones, p50 and p95 of the whole HTTP round trip.
  */
+import { createApp } from '../../src/app';
+import type { Deps } from '../../src/deps';
+import { createAccount } from '../../src/modules/auth/accounts';
+import { createApiKey } from '../../src/modules/auth/keys';
 
 export interface Timing {
   p50: number;
@@ -55,4 +59,22 @@ export async function timeGet(base: string, key: string, path: string, runs: num
     if (i >= 3) times.push(ms); // the first three warm caches
   }
   return { p50: pct(times, 50), p95: pct(times, 95), bytes: last.length, body: last };
+}
+
+/** A real HTTP server of the app on `deps`, with a read key of a fresh account: what the timed calls go to. */
+export async function servedWithReadKey(deps: Deps): Promise<{ base: string; key: string; stop(): Promise<void> }> {
+  const account = await createAccount(deps, {
+    email: `bench${Date.now()}@example.com`,
+    password: 'benchmark password',
+    superuser: false,
+  });
+  const { key } = await createApiKey(deps, { accountId: account.id, scope: 'read', expiresAt: null, name: 'bench' });
+  const server = createApp(deps).listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
+  return {
+    base: `http://127.0.0.1:${server.server!.port}/api/v1`,
+    key,
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
 }

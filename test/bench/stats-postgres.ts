@@ -9,18 +9,16 @@ import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp } from '../../src/app';
 import type { Config } from '../../src/config';
 import { openPostgres, type Pg } from '../../src/db/postgres/client';
 import { createDeps, type Logger, unportedDb } from '../../src/deps';
 import type { Clock } from '../../src/lib/clock';
-import { createAccount } from '../../src/modules/auth/accounts';
-import { createApiKey } from '../../src/modules/auth/keys';
 import { postgresStores } from '../../src/stores';
 import { BUN, cleanEnv, ROOT } from '../helpers/proc';
 import { benchPostgres, PG_CLICK_TABLES } from './pg-cluster';
-import { type StatCall, TARGET_CALLS, type Timing, timeGet } from './stats-calls';
+import { type StatCall, servedWithReadKey, TARGET_CALLS, type Timing, timeGet } from './stats-calls';
 import { type ExportRun, int, mb, measureExport, ms } from './stats-export';
+import { eachLine } from './stderr-lines';
 
 /** What the SQLite part measured in this run, for the figures beside PostgreSQL's. */
 export interface SqliteFigures {
@@ -60,21 +58,12 @@ async function copyTo(db: string, url: string, clicks: number): Promise<void> {
   // When each table's first progress line arrived: where the time goes.
   const began: [string, number][] = [];
   const tail: string[] = [];
-  const reading = (async () => {
-    const decoder = new TextDecoder();
-    let rest = '';
-    for await (const chunk of proc.stderr) {
-      rest += decoder.decode(chunk);
-      const lines = rest.split('\n');
-      rest = lines.pop()!;
-      for (const line of lines) {
-        tail.push(line);
-        if (tail.length > 20) tail.shift();
-        const table = /^copy-to: (\w+) \d+\/\d+ rows/.exec(line)?.[1];
-        if (table && began.at(-1)?.[0] !== table) began.push([table, performance.now() - started]);
-      }
-    }
-  })();
+  const reading = eachLine(proc.stderr, (line) => {
+    tail.push(line);
+    if (tail.length > 20) tail.shift();
+    const table = /^copy-to: (\w+) \d+\/\d+ rows/.exec(line)?.[1];
+    if (table && began.at(-1)?.[0] !== table) began.push([table, performance.now() - started]);
+  });
   const stdout = await new Response(proc.stdout).text();
   const code = await proc.exited;
   await reading;
@@ -117,14 +106,8 @@ async function compareStats(
     log: o.log,
   });
   await deps.linksLoaded;
-  const account = await createAccount(deps, {
-    email: `bench${Date.now()}@example.com`,
-    password: 'benchmark password',
-    superuser: false,
-  });
-  const { key } = await createApiKey(deps, { accountId: account.id, scope: 'read', expiresAt: null, name: 'bench' });
-  const server = createApp(deps).listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
-  const base = `http://127.0.0.1:${server.server!.port}/api/v1`;
+  const server = await servedWithReadKey(deps);
+  const { base, key } = server;
   console.log(
     `\nThe same calls on PostgreSQL (${o.runs} timed runs after 3 warm-ups each), SQLite's from this run beside:\n\n` +
       '| call | SQLite p50 | SQLite p95 | PostgreSQL p50 | PostgreSQL p95 | p50 PG / SQLite | p95 PG / SQLite | body |\n|---|---|---|---|---|---|---|---|',
@@ -143,7 +126,7 @@ async function compareStats(
         );
     }
   } finally {
-    await server.stop(true);
+    await server.stop();
     deps.linkIndex.stopLoading();
     deps.exports.close();
     deps.passwordVerifier.close();

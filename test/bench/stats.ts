@@ -36,15 +36,13 @@ import { createDeps } from '../../src/deps';
 import { fixedClock } from '../../src/lib/clock';
 import { DAY_MS } from '../../src/lib/time';
 import { encodeClickCursor } from '../../src/modules/analytics/clicks';
-import { createAccount } from '../../src/modules/auth/accounts';
-import { createApiKey } from '../../src/modules/auth/keys';
 import { MAX_BATCH } from '../../src/modules/clicks/capture/flusher';
 import { ExportPages, keyAbove, readClickPage } from '../../src/modules/clicks/sqlite/read-clicks';
 import { createLink } from '../../src/modules/links/service';
 import { linkValueId } from '../../src/modules/rollups/rollup-values';
 import { createVariant } from '../../src/modules/variants/service';
 import { prng } from '../helpers/random';
-import { statCalls, timeGet } from './stats-calls';
+import { servedWithReadKey, statCalls, timeGet } from './stats-calls';
 import { int, mb, measureExport, ms } from './stats-export';
 import { postgresPart, type SqliteFigures } from './stats-postgres';
 
@@ -309,14 +307,8 @@ async function measure(mark: SeedMark): Promise<SqliteFigures> {
   const db = openDatabase(DB);
   migrateDatabase(db);
   const deps = createDeps({ db, config: env(DB), clock: fixedClock(mark.end - 1), log: quiet });
-  const account = await createAccount(deps, {
-    email: `bench${Date.now()}@example.com`,
-    password: 'benchmark password',
-    superuser: false,
-  });
-  const { key } = await createApiKey(deps, { accountId: account.id, scope: 'read', expiresAt: null, name: 'bench' });
-  const server = createApp(deps).listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
-  const base = `http://127.0.0.1:${server.server!.port}/api/v1`;
+  const server = await servedWithReadKey(deps);
+  const { base, key } = server;
   const sqlite = db.$client;
   const count = (sql: string, ...p: (string | number)[]) =>
     (sqlite.query(sql).get(...(p as never[])) as { n: number }).n;
@@ -367,7 +359,7 @@ async function measure(mark: SeedMark): Promise<SqliteFigures> {
       );
     }
   }
-  await server.stop(true);
+  await server.stop();
   db.$client.close();
   if (args.only === 'stats') return figures;
 
