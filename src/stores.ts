@@ -14,7 +14,6 @@ import type { Logger } from './deps';
 import { AppError } from './lib/errors';
 import type { Exports } from './modules/analytics/export-chunks';
 import { ExportHost } from './modules/analytics/export-host';
-import { PgExports } from './modules/analytics/export-postgres';
 import type { AnalyticsStore, StorageBytes } from './modules/analytics/store';
 import { createPostgresAnalyticsStore, postgresStorageBytes } from './modules/analytics/store-postgres';
 import { createSqliteAnalyticsStore, sqliteStorageBytes } from './modules/analytics/store-sqlite';
@@ -93,7 +92,7 @@ export function sqliteStores(db: Db): Stores {
     linkWrites: createSqliteLinkWrites(db),
     variants: createSqliteVariantStore(db),
     analytics: createSqliteAnalyticsStore(db.$client),
-    openExports: (log) => new ExportHost(db.$client, log),
+    openExports: (log) => new ExportHost({ engine: 'sqlite', path: db.$client.filename }, log),
     async storageBytes() {
       return sqliteStorageBytes(db.$client.filename);
     },
@@ -129,7 +128,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     linkWrites: createPostgresLinkWrites(sql),
     variants: createPostgresVariantStore(sql),
     analytics: createPostgresAnalyticsStore(sql),
-    openExports: (log) => new PgExports(sql, log),
+    openExports: (log) => new ExportHost({ engine: 'postgres', url }, log),
     storageBytes: () => postgresStorageBytes(sql),
     async ping() {
       try {

@@ -1,13 +1,14 @@
 /**
- * Runs exports in one Worker thread (export-worker.ts), started at the first export and shared
- * by all: each export is a cursor there, asked for one chunk at a time, one chunk ahead of what
- * the client has taken. The event loop only passes chunks on. (Like the click writer, it needs
- * the database to be a file: a second connection cannot see an in-memory one.)
+ * Runs exports in one Worker thread (export-worker.ts), on either engine, started at the first
+ * export and shared by all: each export is a cursor there, asked for one chunk at a time, one
+ * chunk ahead of what the client has taken. The event loop only passes chunks on. (Like the
+ * click writer, on SQLite it needs the database to be a file: a second connection cannot see an
+ * in-memory one.)
  */
-import type { Database } from 'bun:sqlite';
 import type { Logger } from '../../deps';
 import { workerEntry } from '../../lib/worker-entry';
 import { WorkerClient } from '../../lib/worker-rpc';
+import type { DatabaseAddress } from '../../stores';
 import { type ExportChunks, ExportCutShort, type Exports } from './export-chunks';
 import type { ExportSpec } from './export-cursor';
 import type { ExportHandlers } from './export-worker';
@@ -21,7 +22,7 @@ export class ExportHost implements Exports {
   private readonly open = new Set<number>();
 
   constructor(
-    private readonly sqlite: Database,
+    private readonly database: DatabaseAddress,
     private readonly log: Logger,
   ) {}
 
@@ -105,7 +106,7 @@ export class ExportHost implements Exports {
       this.log.error(error.message);
       if (this.worker === worker) this.stop(error);
     });
-    worker.post('open', this.sqlite.filename);
+    worker.post('open', this.database);
     this.worker = worker;
     return worker;
   }
