@@ -12,6 +12,7 @@
  */
 import type { Pg } from '../../../db/postgres/client';
 import { num } from '../../../db/postgres/client';
+import { CLICK_BARRIER_LOCK } from '../../../db/postgres/locks';
 import type { Clock } from '../../../lib/clock';
 import { utcDay } from '../../../lib/time';
 import { bumpLinkCounters, lockLinkCounters } from '../../links/counters';
@@ -27,11 +28,14 @@ import type { PruneStep } from '../sqlite/retention';
 import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from '../sqlite/tail-append';
 import { pruneStepPg } from './retention';
 import { PgSalts } from './salts';
+import { PgSealer } from './seal';
 import { PgTargets } from './targets';
 
 export interface PgStoreOptions {
   /** SLINK_RETENTION_DAYS: raw clicks older than this many days are pruned (retention.ts); 0 keeps all. */
   retentionDays?: number;
+  /** Clicks per sealed segment, at least (postgres/seal.ts; SEAL_ROWS): tests seal sooner. */
+  sealRows?: number;
 }
 
 export class PgClickStore implements ClickWriter {
@@ -39,6 +43,7 @@ export class PgClickStore implements ClickWriter {
   private readonly targets: PgTargets;
   private readonly salts: PgSalts;
   private readonly rollups = new PgRollupWriter();
+  private readonly sealer: PgSealer;
   private readonly ctx: EnrichContext;
   /** Uniques of days before this one were deleted (once a day). */
   private prunedBefore = -1;
@@ -59,6 +64,7 @@ export class PgClickStore implements ClickWriter {
     this.values = new PgValues(sql);
     this.targets = new PgTargets(sql);
     this.salts = new PgSalts(sql);
+    this.sealer = new PgSealer(sql, { rows: options.sealRows });
     this.ctx = { geo, hasher: new VisitorHasher(this.salts), ownHosts };
   }
 
@@ -109,6 +115,7 @@ export class PgClickStore implements ClickWriter {
     }
     await this.pruneUniques();
     await this.retain();
+    await this.sealer.sealIfDue();
     return { written, skipped: clicks.length - written, ms: performance.now() - started };
   }
 
@@ -119,6 +126,8 @@ export class PgClickStore implements ClickWriter {
     linkValues: number[],
     targets: number[],
   ): Promise<number> {
+    // First: a sealer's horizon waits for this batch (postgres/seal.ts).
+    await tx`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`;
     // The link was deleted after the click: nothing to attach it to.
     const kept = await lockLinkCounters(
       tx,
