@@ -24,12 +24,12 @@ export async function pruneStepPg(sql: Pg, cutoff: number): Promise<PruneStep> {
     if (seg === undefined) return null;
     // Blocks are keyed (link, seg): the segment's blocks are found link by link, each link's
     // first found by skipping through the key (a loose index scan), not by reading every block.
-    await tx`WITH RECURSIVE links AS (
+    await tx`WITH RECURSIVE held AS (
         SELECT min(link) AS link FROM click_blocks
         UNION ALL
-        SELECT (SELECT min(b.link) FROM click_blocks b WHERE b.link > l.link) FROM links l WHERE l.link IS NOT NULL
+        SELECT (SELECT min(b.link) FROM click_blocks b WHERE b.link > h.link) FROM held h WHERE h.link IS NOT NULL
       )
-      DELETE FROM click_blocks WHERE (link, seg) IN (SELECT link, ${seg.seg}::int8 FROM links WHERE link IS NOT NULL)`;
+      DELETE FROM click_blocks WHERE (link, seg) IN (SELECT link, ${seg.seg}::int8 FROM held WHERE link IS NOT NULL)`;
     await tx`DELETE FROM click_segments WHERE seg = ${seg.seg}`;
     return Number(seg.count);
   });
