@@ -336,6 +336,7 @@ describe('the horizon: a batch still open is never sealed over', () => {
     await open`BEGIN`;
     await open`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`;
     await open`SELECT nextval('click_ids')`;
+    expect(await takeHorizon(sql, 50)).toBeNull();
     expect(await new PgSealer(sql, { rows: 5, waitMs: 50 }).sealIfDue()).toBe(0);
     expect(await count(sql, 'click_segments')).toBe(0);
     await open`ROLLBACK`;
