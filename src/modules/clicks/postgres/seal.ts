@@ -162,6 +162,17 @@ async function writeSegment(tx: Pg, seg: number, rows: number[][]): Promise<void
     VALUES (${seg}, ${c.id[0]!}, ${c.id[n - 1]!}, ${minTime}, ${maxTime}, ${n})`;
 }
 
+/**
+ * A seal deletes a segment's worth of tail rows at once, every few seconds under load, while
+ * autovacuum looks at most once a minute: vacuumed right away, the next batches reuse their
+ * space instead of growing the table and its index by a segment each time (measured: the tail
+ * at 70 MB for 14,000 live rows after a million clicks without it). Skipped when another
+ * vacuum of it runs.
+ */
+async function vacuumTail(sql: Pg): Promise<void> {
+  await sql`VACUUM (SKIP_LOCKED) click_tail`;
+}
+
 export interface SealerOptions {
   /** Clicks per segment, at least (SEAL_ROWS; tests seal sooner). */
   rows?: number;
@@ -198,10 +209,12 @@ export class PgSealer {
       if (num(due.last) - num(due.through) < this.rows) return 0;
       const horizon = await takeHorizon(this.sql, this.waitMs);
       if (horizon === null) return 0;
-      return await sealSegmentPg(this.sql, horizon, {
+      const sealed = await sealSegmentPg(this.sql, horizon, {
         minRows: this.rows,
         maxRows: this.rows * MAX_SEGMENT_FACTOR,
       });
+      if (sealed > 0) await vacuumTail(this.sql);
+      return sealed;
     } catch (err) {
       console.error(`sealing clicks failed (tried again after the next batch): ${String(err)}`);
       return 0;
