@@ -2,14 +2,19 @@
  * `slink copy-to <postgres-url>` (docs/operations.md, "Moving to PostgreSQL"), spawned as the
  * real CLI: a SQLite database written through the real app (accounts, keys, a session, a
  * project, links with tags and variants, a fortnight of clicks with bots, the older ones sealed
- * into blocks) copied into a real PostgreSQL database, which the real app then serves.
+ * into blocks of several segments, one of them reaching into yesterday) copied into a real
+ * PostgreSQL database, which the real app then serves: the blocks go over as bytes, and the
+ * PostgreSQL engine reads them and seals after them.
  */
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQL } from 'bun';
 import { DAY_MS, utcDay } from '../src/lib/time';
-import { sealThrough } from '../src/modules/clicks/sqlite/seal';
+import { lastClickIdPg } from '../src/modules/clicks/postgres/read-clicks';
+import { sealSegmentPg, takeHorizon } from '../src/modules/clicks/postgres/seal';
+import { upgradeClickStorage } from '../src/modules/clicks/public';
+import { sealBacklog, sealThrough } from '../src/modules/clicks/sqlite/seal';
 import { startSession } from '../src/modules/sessions/service';
 import { api, makeKey, makeTestApp, type TestApp } from './helpers/app';
 import { inspect, slink, tempDir } from './helpers/cli';
@@ -39,7 +44,8 @@ let key: string;
 let linkIds: string[];
 /** What the source's API answered before the copy. */
 let answers: Awaited<ReturnType<typeof apiAnswers>>;
-let rawClicks: number;
+/** The source's raw clicks table by table. */
+let sealed: { segments: number; blocks: number; clicks: number; tail: number };
 const outputs: string[] = [];
 
 async function apiAnswers(t: TestApp) {
@@ -56,6 +62,26 @@ async function apiAnswers(t: TestApp) {
     links: await Promise.all(linkIds.map((id) => get(`/links/${id}`))),
     variants: await Promise.all(linkIds.map((id) => get(`/links/${id}/variants`))),
     projects: await get('/projects'),
+    // The raw clicks, read from blocks and tail: every one, newest first, and the export.
+    clicks: await Promise.all(
+      linkIds.map(async (id) => {
+        const items: { timestamp: number }[] = [];
+        let cursor: string | null = null;
+        do {
+          const page = await get(`/links/${id}/clicks?range=all&bots=1&limit=37${cursor ? `&cursor=${cursor}` : ''}`);
+          items.push(...page.items);
+          cursor = page.cursor;
+        } while (cursor);
+        return items;
+      }),
+    ),
+    exports: await Promise.all(
+      linkIds.map(async (id) => {
+        const r = await api(t, 'GET', `/links/${id}/export.csv?range=all&bots=1`, { key });
+        expect(r.status).toBe(200);
+        return r.text;
+      }),
+    ),
   };
 }
 
@@ -68,6 +94,9 @@ function copyTo(url: string, args: string[] = []) {
 
 beforeAll(async () => {
   const t = await makeTestApp({ SLINK_TRUST_PROXY: '1' });
+  // Upgraded first, as a file the service has run on is (the first open of a fresh file by the
+  // CLI would otherwise seal its whole tail).
+  upgradeClickStorage(t.deps.db.$client, { log: () => {}, clock: t.clock });
   // Today's clocks: today's and yesterday's first visits become PostgreSQL's uniques.
   t.clock.set(Date.now());
   const made = await makeKey(t, 'write', { superuser: true });
@@ -83,26 +112,36 @@ beforeAll(async () => {
   expect(tagged.status).toBe(200);
   await visit(t, [{ path: '/docs', ip: PLACES.london, ua: UA.chromeWin }]);
   const sqlite = t.deps.db.$client;
-  // The clicks before yesterday go into a sealed segment, as on a database that ran a while.
+  // The clicks before yesterday go into sealed segments of 60 ids, as on a database that ran a
+  // while, and the first half of yesterday's into one more (its first visits are uniques to copy).
   const yesterday = (utcDay(Date.now()) - 1) * DAY_MS;
-  const through = sqlite
+  const old = sqlite
     .query<{ id: number }, [number]>('SELECT max(id) AS id FROM click_tail WHERE time < ?')
     .get(yesterday)!.id;
-  expect(sealThrough(sqlite, through)).toBeGreaterThan(100);
+  const recent = sqlite
+    .query<{ lo: number; hi: number }, [number, number]>(
+      'SELECT min(id) AS lo, max(id) AS hi FROM click_tail WHERE time >= ? AND time < ?',
+    )
+    .get(yesterday, yesterday + DAY_MS)!;
+  expect(sealBacklog(sqlite, old, 60)).toBeGreaterThan(100);
+  expect(sealThrough(sqlite, Math.floor((recent.lo + recent.hi) / 2))).toBeGreaterThan(5);
   answers = await apiAnswers(t);
   source = join(tempDir(), 'slink.db');
   sqlite.query('VACUUM INTO ?').run(source);
   await t.close();
-  rawClicks = inspect(
+  sealed = inspect(
     source,
     (db) =>
       db
-        .query<{ n: number }, []>(
-          'SELECT (SELECT count(*) FROM click_tail) + (SELECT sum(count) FROM click_blocks) AS n',
+        .query<{ segments: number; blocks: number; clicks: number; tail: number }, []>(
+          `SELECT (SELECT count(*) FROM click_segments) AS segments, (SELECT count(*) FROM click_blocks) AS blocks,
+             (SELECT sum(count) FROM click_blocks) AS clicks, (SELECT count(*) FROM click_tail) AS tail`,
         )
-        .get()!.n,
+        .get()!,
   );
-  expect(rawClicks).toBeGreaterThan(200);
+  expect(sealed.segments).toBeGreaterThan(2);
+  expect(sealed.tail).toBeGreaterThan(20);
+  expect(sealed.clicks + sealed.tail).toBeGreaterThan(200);
 });
 
 const TABLE_LINES = [
@@ -119,7 +158,9 @@ const TABLE_LINES = [
   /^rollup_marks: \d+ rows on both sides$/,
   /^visitor_salts: [12] rows on both sides$/,
   /^rollups: \d+ hour buckets on both sides, \d+ buckets in all, every day complete$/,
-  /^click_tail: \d+ rows on both sides \(raw clicks\)$/,
+  /^click_segments: \d+ rows on both sides$/,
+  /^click_blocks: \d+ rows on both sides \(\d+ sealed raw clicks\)$/,
+  /^click_tail: \d+ rows on both sides \(raw clicks not sealed yet\)$/,
   /^click_uniques: \d+ rows on both sides \(today's and yesterday's first visits\)$/,
   /^statistics: 3 links and the workspace: daily clicks, uniques, breakdowns and raw clicks equal$/,
 ];
@@ -128,13 +169,15 @@ function expectVerification(stdout: string): void {
   const lines = stdout.trimEnd().split('\n');
   expect(lines.length).toBe(TABLE_LINES.length);
   for (const [i, line] of lines.entries()) expect(line).toMatch(TABLE_LINES[i]!);
-  expect(stdout).toContain(`click_tail: ${rawClicks} rows on both sides`);
+  expect(stdout).toContain(`click_segments: ${sealed.segments} rows on both sides\n`);
+  expect(stdout).toContain(`click_blocks: ${sealed.blocks} rows on both sides (${sealed.clicks} sealed raw clicks)\n`);
+  expect(stdout).toContain(`click_tail: ${sealed.tail} rows on both sides`);
 }
 
 /**
  * Starts a copy of `db` into `url` and kills it with -9 in the middle of the raw clicks: the
- * chunks of recent clicks write click_uniques, which the test holds locked, so the copy stops at
- * the first of them after the chunks of older clicks have committed.
+ * chunk of the segment reaching into yesterday writes click_uniques, which the test holds
+ * locked, so the copy stops there after the chunks of older segments have committed.
  */
 async function killMidCopy(url: string, db: string): Promise<void> {
   const sql = new SQL(url, { max: 2 });
@@ -168,12 +211,12 @@ async function killMidCopy(url: string, db: string): Promise<void> {
     'copy-to: accounts 0/1 rows (0%)',
   ]);
   const [state] = await sql`SELECT step, position FROM slink_copy_to`;
-  const [copied] = await sql`SELECT count(*) AS n FROM click_tail`;
+  const [copied] = await sql`SELECT count(*) AS n FROM click_blocks`;
   await sql.close();
-  expect(state.step).toBe('click_tail');
+  expect(state.step).toBe('click_blocks');
   expect(Number(state.position)).toBeGreaterThan(0);
   expect(Number(copied.n)).toBeGreaterThan(0);
-  expect(Number(copied.n)).toBeLessThan(rawClicks);
+  expect(Number(copied.n)).toBeLessThan(sealed.blocks);
 }
 
 describe('slink copy-to', () => {
@@ -202,9 +245,27 @@ describe('slink copy-to', () => {
       );
       // Its id follows every copied one.
       const sql = new SQL(url, { max: 1 });
-      const [ids] = await sql`SELECT count(*) AS n, count(DISTINCT id) AS d FROM click_tail`;
+      const [ids] = await sql`SELECT count(*) AS n, count(DISTINCT id) AS d, min(id) AS lo,
+        (SELECT sum(count) FROM click_blocks) AS sealed, (SELECT max(last_id) FROM click_blocks) AS last FROM click_tail`;
+      expect({ n: Number(ids.n), d: Number(ids.d), sealed: Number(ids.sealed) }).toEqual({
+        n: sealed.tail + 1,
+        d: sealed.tail + 1,
+        sealed: sealed.clicks,
+      });
+      expect(Number(ids.lo)).toBeGreaterThan(Number(ids.last));
+      // The PostgreSQL sealer goes on after SQLite's blocks: its segment is numbered after theirs,
+      // and every raw click still reads the same.
+      const horizon = (await takeHorizon(sql))!;
+      expect(horizon).toBe(await lastClickIdPg(sql));
+      expect(await sealSegmentPg(sql, horizon, { minRows: 1, maxRows: 1_000_000 })).toBe(sealed.tail + 1);
+      const [resealed] =
+        await sql`SELECT (SELECT count(*) FROM click_tail) AS tail, max(seg) AS seg FROM click_segments`;
       await sql.close();
-      expect({ n: Number(ids.n), d: Number(ids.d) }).toEqual({ n: rawClicks + 1, d: rawClicks + 1 });
+      expect({ tail: Number(resealed.tail), seg: Number(resealed.seg) }).toEqual({ tail: 0, seg: sealed.segments + 1 });
+      const now = await apiAnswers(t);
+      // The click made on PostgreSQL comes first in its link's list; the rest are the source's.
+      expect(now.clicks[1]!.shift()!.timestamp).toBe(t.clock.now());
+      expect(now.clicks).toEqual(answers.clicks);
     } finally {
       await t.close();
     }
@@ -239,7 +300,7 @@ describe('slink copy-to', () => {
     const r = await copyTo(url, ['--batch', '20']);
     expect({ code: r.code, first: r.stderr.split('\n')[1] }).toEqual({
       code: 0,
-      first: `copy-to: resuming the interrupted copy of ${source} at click_tail`,
+      first: `copy-to: resuming the interrupted copy of ${source} at click_blocks`,
     });
     expectVerification(r.stdout);
   }, 120_000);
@@ -260,7 +321,9 @@ describe('slink copy-to', () => {
       first: `copy-to: ${changed} changed since the interrupted copy: starting over`,
     });
     expect(r.stdout.split('\n')[0]).toBe('accounts: 2 rows on both sides');
-    expect(r.stdout).toContain(`click_tail: ${rawClicks} rows on both sides`);
+    expect(r.stdout).toContain(
+      `click_blocks: ${sealed.blocks} rows on both sides (${sealed.clicks} sealed raw clicks)`,
+    );
   }, 120_000);
 
   test('a missing file, a bad URL and a bad --batch are refused before anything is written', async () => {

@@ -280,7 +280,13 @@ try {
     await waitFor(`http://127.0.0.1:${PG_PORT}/healthz`, 200);
     console.log(`PostgreSQL node seeded with the same ${int(slugs.length)} links`);
   }
-  const pgCount = async () => num((await pg!.sql`SELECT count(*) AS n FROM click_tail`)[0].n);
+  const pgCount = async () =>
+    num(
+      (
+        await pg!
+          .sql`SELECT (SELECT count(*) FROM click_tail) + (SELECT coalesce(sum(count), 0) FROM click_blocks) AS n`
+      )[0].n,
+    );
   if (pg) pg.before = await pgCount();
 
   const bare = Bun.spawn(['bun', join(import.meta.dir, 'bare-server.ts'), targetsFile, String(BARE_PORT)], {

@@ -1,10 +1,13 @@
 /**
  * The raw clicks as stored, on either engine, for tests that check the API against what was
  * recorded: read back through each engine's own tables (SQLite: the click store's reader,
- * readClicksAfter; PostgreSQL: the tail, where every raw click is while nothing seals blocks there).
+ * readClicksAfter; PostgreSQL: the tail and the sealed blocks, decoded).
  */
-import { openPostgres } from '../../src/db/postgres/client';
+import { openPostgres, type Pg } from '../../src/db/postgres/client';
+import { decodeBlock } from '../../src/modules/clicks/block-codec';
 import { readClicksAfter } from '../../src/modules/clicks/sqlite/raw-read';
+import { visitorHex } from '../../src/modules/clicks/sqlite/tail-append';
+import { DIM_COLUMNS } from '../../src/modules/rollups/public';
 import type { TestApp } from './app';
 import { insertTailClicks } from './raw-clicks';
 
@@ -36,17 +39,51 @@ export async function storedClicks(t: TestApp, linkId?: string): Promise<StoredC
       .map((c) => ({ id: c.id, linkId: c.linkId, timestamp: c.time, bot: c.bot ? 1 : 0 }));
   }
   return withPostgres(t, async (sql) => {
-    const rows = await sql`SELECT t.id, v.value AS "linkId", t.time, t.flags FROM click_tail t
-      JOIN rollup_values v ON v.id = t.link ORDER BY t.id`;
-    return rows
-      .map((r: { id: string; linkId: string; time: string; flags: number }) => ({
-        id: Number(r.id),
-        linkId: r.linkId,
-        timestamp: Number(r.time),
-        bot: r.flags & 1,
-      }))
-      .filter((c: StoredClick) => linkId === undefined || c.linkId === linkId);
+    const names = new Map<number, string>(
+      (await sql`SELECT id, value FROM rollup_values WHERE dim = 'link'`).map((r: { id: number; value: string }) => [
+        r.id,
+        r.value,
+      ]),
+    );
+    return (await pgRawClicks(sql))
+      .map((c) => ({ id: c.id, linkId: names.get(c.link)!, timestamp: c.time, bot: c.flags & 1 }))
+      .filter((c) => linkId === undefined || c.linkId === linkId);
   });
+}
+
+/** A raw click as PostgreSQL stores it: ids of the dictionary and the target, the visitor as 16 hex. */
+export interface PgRawClick {
+  id: number;
+  link: number;
+  time: number;
+  target: number;
+  /** In DIM_COLUMNS order. */
+  dims: number[];
+  visitor: string;
+  flags: number;
+}
+
+/** Every raw click of a PostgreSQL database, in id order: the sealed ones decoded from their blocks, and the tail's. */
+export async function pgRawClicks(sql: Pg): Promise<PgRawClick[]> {
+  const out: PgRawClick[] = [];
+  for (const b of await sql`SELECT link, data FROM click_blocks`) {
+    const c = decodeBlock(b.data);
+    for (let i = 0; i < c.count; i++) {
+      out.push({
+        id: c.id[i]!,
+        link: b.link,
+        time: c.time[i]!,
+        target: c.target[i]!,
+        dims: c.dims.map((column) => column[i]!),
+        visitor: visitorHex(c.visitorHi[i]!, c.visitorLo[i]!),
+        flags: c.flags[i]!,
+      });
+    }
+  }
+  const tail = await sql.unsafe(`SELECT link, id::float8 AS id, time::float8 AS time, target,
+      ARRAY[${DIM_COLUMNS.join(', ')}] AS dims, lpad(to_hex(visitor), 16, '0') AS visitor, flags FROM click_tail`);
+  for (const r of tail) out.push({ ...r, dims: [...r.dims] });
+  return out.sort((a, b) => a.id - b.id);
 }
 
 /** Deletes raw clicks by id (recent ones: the tail); throws when one is not there. */

@@ -5,8 +5,10 @@
  * PostgreSQL); int8 columns come back as numbers on both.
  */
 import { SQL } from 'bun';
+import { DIM_COLUMNS } from '../../src/modules/rollups/public';
 import type { TestApp } from './app';
 import { queryRaw } from './raw-clicks';
+import { pgRawClicks } from './stored-clicks';
 
 type Param = string | number | null;
 type Row = Record<string, unknown>;
@@ -126,29 +128,50 @@ export async function allStoredRows(t: TestApp): Promise<{ table: string; row: R
   return all;
 }
 
-/** A dimension of a PostgreSQL tail row as text, null for '' (unknown), as raw_clicks has it. */
-const pgDim = (column: string) =>
-  `(SELECT NULLIF(v.value, '') FROM rollup_values v WHERE v.id = c.${column}) AS ${column === 'traffic' ? 'traffic_type' : column}`;
-
 /**
  * The stored raw clicks in id order, with the columns of test/helpers/raw-clicks.ts (raw_clicks)
- * but the id: on SQLite read through its click store's reader, on PostgreSQL from click_tail
- * with its dictionary values and targets named.
+ * but the id: on SQLite read through its click store's reader, on PostgreSQL from the tail and
+ * the sealed blocks (stored-clicks.ts) with their dictionary values and targets named.
  */
 export async function storedClicks(t: TestApp): Promise<Row[]> {
-  if (t.deps.stores.engine === 'sqlite') {
+  const address = t.deps.stores.address;
+  if (address.engine === 'sqlite') {
     const rows = queryRaw(t.deps.db.$client, 'SELECT * FROM raw_clicks ORDER BY id').all() as Row[];
     return rows.map(({ id: _id, ...row }) => row);
   }
-  return query(
-    t,
-    `SELECT (SELECT v.value FROM rollup_values v WHERE v.id = c.link) AS link_id, c.time AS timestamp,
-       NULLIF(ct.variant_id, '') AS variant_id, ct.code AS variant_code, ct.destination AS destination,
-       ct.params AS params, ${['country', 'city', 'device', 'os', 'browser', 'referrer', 'traffic', 'language'].map(pgDim).join(', ')},
-       (c.flags & 1)::int4 AS bot, lpad(to_hex(c.visitor), 16, '0') AS visitor_hash,
-       ((c.flags & 2) >> 1)::int4 AS first_of_day
-     FROM click_tail c JOIN click_targets ct ON ct.id = c.target ORDER BY c.id`,
-  );
+  const sql = new SQL(address.url, { max: 1 });
+  try {
+    const values = new Map<number, string>(
+      (await sql`SELECT id, value FROM rollup_values`).map((r: { id: number; value: string }) => [r.id, r.value]),
+    );
+    const targets = new Map<number, Row>(
+      (await sql`SELECT id, variant_id, code, destination, params FROM click_targets`).map((r: Row) => [
+        r.id as number,
+        r,
+      ]),
+    );
+    const text = (id: number) => (values.get(id) === '' ? null : values.get(id)!);
+    return (await pgRawClicks(sql)).map((c) => {
+      const target = targets.get(c.target)!;
+      const dims = Object.fromEntries(
+        DIM_COLUMNS.map((column, d) => [column === 'traffic' ? 'traffic_type' : column, text(c.dims[d]!)]),
+      );
+      return {
+        link_id: values.get(c.link),
+        timestamp: c.time,
+        variant_id: target.variant_id === '' ? null : target.variant_id,
+        variant_code: target.code,
+        destination: target.destination,
+        params: target.params,
+        ...dims,
+        bot: c.flags & 1,
+        visitor_hash: c.visitor,
+        first_of_day: (c.flags & 2) >> 1,
+      };
+    });
+  } finally {
+    await sql.close();
+  }
 }
 
 /** A link row (and its counters row) written straight into the database, bypassing the API's checks. */

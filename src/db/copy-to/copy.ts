@@ -3,9 +3,9 @@
  * database into an empty PostgreSQL one, migrated first, then verified.
  *
  * Fast on ten million clicks: every id is kept (accounts to click ids), so the packed rollup
- * buckets go over as bytes and nothing is looked up; the raw clicks are unpacked from SQLite's
- * blocks straight into click_tail, tens of thousands per statement (arrays unnested); the
- * sequences are moved past the copied ids at the end.
+ * buckets and the sealed blocks of raw clicks go over as bytes and nothing is looked up; the
+ * tail's raw clicks go into click_tail, tens of thousands per statement (arrays unnested); the
+ * sequences and the sealer's watermark are moved past the copied ids at the end.
  *
  * Safe to re-run after a crash: the target records the copy's state (state.ts), each step
  * commits its rows with it, and a re-run of the same source resumes where it stopped, or starts
@@ -13,12 +13,15 @@
  */
 import type { Database } from 'bun:sqlite';
 import {
-  countRawClicks,
+  copySealState,
   dropClickTailKey,
   lastAssignedClickId,
-  nextClickChunk,
+  nextBlockChunk,
+  nextTailChunk,
   restoreClickTailKey,
-  writeClickChunk,
+  sqliteClickCounts,
+  writeBlockChunk,
+  writeTailChunk,
 } from '../../modules/clicks/public';
 import { nextRollupChunk, writeRollupChunk } from '../../modules/rollups/public';
 import type { Pg } from '../postgres/client';
@@ -119,12 +122,20 @@ async function runStep(sqlite: Database, sql: Pg, o: CopyOptions, state: CopySta
       next: (chunk) => chunk.lastScope + 1,
     });
   }
+  if (step === 'click_blocks') {
+    bar.begin(step, sqliteClickCounts(sqlite).sealed, sealedBefore(sqlite, state.position));
+    return copyChunks(sql, step, state.position, bar, {
+      read: (after) => nextBlockChunk(sqlite, after, o.batch, uniquesFrom(o.now)),
+      write: writeBlockChunk,
+      next: (chunk) => chunk.lastSeg,
+    });
+  }
   if (step === 'click_tail') {
-    bar.begin(step, countRawClicks(sqlite), clicksBefore(sqlite, state.position));
+    bar.begin(step, sqliteClickCounts(sqlite).tail, tailBefore(sqlite, state.position));
     if (state.position === 0) await sql.begin((tx) => dropClickTailKey(tx));
     return copyChunks(sql, step, state.position, bar, {
-      read: (after) => nextClickChunk(sqlite, after, o.batch, uniquesFrom(o.now)),
-      write: writeClickChunk,
+      read: (after) => nextTailChunk(sqlite, after, o.batch, uniquesFrom(o.now)),
+      write: writeTailChunk,
       next: (chunk) => chunk.lastId,
       finish: restoreClickTailKey,
     });
@@ -147,20 +158,22 @@ function rollupsBefore(sqlite: Database, scope: number): number {
   return sqlite.query<{ n: number }, [number]>('SELECT count(*) AS n FROM rollups WHERE scope < ?').get(scope)!.n;
 }
 
-/** Raw clicks with id <= `id` (a resumed copy's progress). */
-function clicksBefore(sqlite: Database, id: number): number {
-  if (id === 0) return 0;
+/** Sealed clicks of the segments up to `seg` (a resumed copy's progress). */
+function sealedBefore(sqlite: Database, seg: number): number {
   return sqlite
-    .query<{ n: number }, [number, number]>(
-      `SELECT (SELECT coalesce(sum(count), 0) FROM click_segments WHERE last_id <= ?)
-        + (SELECT count(*) FROM click_tail WHERE id <= ?) AS n`,
-    )
-    .get(id, id)!.n;
+    .query<{ n: number }, [number]>('SELECT coalesce(sum(count), 0) AS n FROM click_segments WHERE seg <= ?')
+    .get(seg)!.n;
+}
+
+/** Tail clicks with id <= `id` (a resumed copy's progress). */
+function tailBefore(sqlite: Database, id: number): number {
+  return sqlite.query<{ n: number }, [number]>('SELECT count(*) AS n FROM click_tail WHERE id <= ?').get(id)!.n;
 }
 
 /**
  * The ids the PostgreSQL engine hands out next come after every copied one, and after every one
- * SQLite ever gave (a click id or a target id is never given twice, even after its row went).
+ * SQLite ever gave (a click id or a target id is never given twice, even after its row went);
+ * its sealer goes on after SQLite's last segment.
  */
 async function moveSequences(sqlite: Database, tx: Pg): Promise<void> {
   const lastClick = lastAssignedClickId(sqlite);
@@ -172,6 +185,7 @@ async function moveSequences(sqlite: Database, tx: Pg): Promise<void> {
   const [targets] = await tx`SELECT max(id) AS m FROM click_targets`;
   const lastTarget = Math.max(targetSeq, Number(targets.m ?? 0));
   if (lastTarget > 0) await tx`SELECT setval(pg_get_serial_sequence('click_targets', 'id'), ${lastTarget})`;
+  await copySealState(sqlite, tx);
 }
 
 /** Copies and verifies; returns the verification's lines. Throws CopyRefused, or what failed. */

@@ -22,6 +22,7 @@ export const STEPS = [
   'rollup_marks',
   'visitor_salts',
   'rollups',
+  'click_blocks',
   'click_tail',
   'sequences',
   'verify',
@@ -33,7 +34,10 @@ export interface CopyState {
   source: string;
   fingerprint: string;
   step: Step;
-  /** Within a chunked step: the next scope (rollups) or the last click id (click_tail) copied. */
+  /**
+   * Within a chunked step: the next scope (rollups), the last segment (click_blocks) or the last
+   * click id (click_tail) copied.
+   */
   position: number;
 }
 

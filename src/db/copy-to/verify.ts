@@ -2,12 +2,20 @@
  * The end of `slink copy-to`: both sides compared, one line per table for stdout; the first
  * difference throws (the copy is then not marked done, and a re-run verifies again). Counts per
  * table; every link's counters and every variant's click count; the rollups' hour buckets, and
- * PostgreSQL's day buckets adding up to them; the raw clicks; and for a sample of links (the
- * busiest, and some spread over the rest) and the workspace, their daily clicks and uniques,
- * their breakdowns and their raw clicks.
+ * PostgreSQL's day buckets adding up to them; the raw clicks (segments, blocks and the clicks
+ * sealed in them, the tail); and for a sample of links (the busiest, and some spread over the
+ * rest) and the workspace, their daily clicks and uniques, their breakdowns and their raw clicks
+ * (their blocks byte for byte).
  */
 import type { Database } from 'bun:sqlite';
-import { countFirstVisitsSince, countRawClicks, rawClicksOf } from '../../modules/clicks/public';
+import {
+  countFirstVisitsSince,
+  pgClickCounts,
+  pgRawClicksOf,
+  rawClicksOf,
+  sameBlocks,
+  sqliteClickCounts,
+} from '../../modules/clicks/public';
 import {
   firstDifferentScope,
   pgHourTotals,
@@ -115,9 +123,18 @@ export async function verifyCopy(sqlite: Database, sql: Pg, now: number): Promis
     `rollups: ${hours.split(':')[0]} hour buckets on both sides, ${await pgCount(sql, 'rollups')} buckets in all, every day complete`,
   );
 
-  const clicks = countRawClicks(sqlite);
-  equalCounts('click_tail', clicks, await pgCount(sql, 'click_tail'));
-  lines.push(line('click_tail', clicks, ' (raw clicks)'));
+  const here = sqliteClickCounts(sqlite);
+  const there = await pgClickCounts(sql);
+  equalCounts('click_segments', here.segments, there.segments);
+  lines.push(line('click_segments', here.segments));
+  equalCounts('click_blocks', here.blocks, there.blocks);
+  if (here.sealed !== there.sealed)
+    throw new CopyMismatch(
+      `verification failed: click_blocks hold ${here.sealed} clicks in SQLite, ${there.sealed} in PostgreSQL`,
+    );
+  lines.push(line('click_blocks', here.blocks, ` (${here.sealed} sealed raw clicks)`));
+  equalCounts('click_tail', here.tail, there.tail);
+  lines.push(line('click_tail', here.tail, ' (raw clicks not sealed yet)'));
   const uniques = countFirstVisitsSince(sqlite, uniquesFrom(now));
   equalCounts('click_uniques', uniques, await pgCount(sql, 'click_uniques'));
   lines.push(line('click_uniques', uniques, " (today's and yesterday's first visits)"));
@@ -127,8 +144,8 @@ export async function verifyCopy(sqlite: Database, sql: Pg, now: number): Promis
   if (different !== null) throw new CopyMismatch(`verification failed: the statistics of scope ${different} differ`);
   const raw = rawClicksOf(sqlite, sample);
   for (const [link, n] of raw) {
-    const [r] = await sql`SELECT count(*) AS n FROM click_tail WHERE link = ${link}`;
-    if (Number(r.n) !== n) throw new CopyMismatch(`verification failed: the raw clicks of scope ${link} differ`);
+    if ((await pgRawClicksOf(sql, link)) !== n || !(await sameBlocks(sqlite, sql, link)))
+      throw new CopyMismatch(`verification failed: the raw clicks of scope ${link} differ`);
   }
   lines.push(
     `statistics: ${sample.length} links and the workspace: daily clicks, uniques, breakdowns and raw clicks equal`,

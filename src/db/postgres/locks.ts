@@ -31,3 +31,10 @@ export const CLICK_BARRIER_LOCK = 0x736c696e6b636c62n;
  * rollup buckets (clicks/postgres/fold.ts), so it reads and rewrites buckets without row locks.
  */
 export const ROLLUP_FOLD_LOCK = 0x736c696e6b666c64n;
+
+/**
+ * Sealing raw clicks into blocks ("slinksea", clicks/postgres/seal.ts): one sealer at a time
+ * across every connection and node, taken with a try inside the seal's transaction, so a second
+ * sealer skips its turn instead of queueing behind the first.
+ */
+export const CLICK_SEAL_LOCK = 0x736c696e6b736561n;

@@ -18,16 +18,26 @@ export { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS } from './capture/spill';
 export * from './capture/target-block';
 // `slink copy-to`: the raw clicks of a SQLite database into a PostgreSQL one.
 export {
-  type ClickChunk,
-  countFirstVisitsSince,
+  type BlockChunk,
+  copySealState,
   countRawClicks,
   dropClickTailKey,
   lastAssignedClickId,
-  nextClickChunk,
-  rawClicksOf,
+  nextBlockChunk,
+  nextTailChunk,
   restoreClickTailKey,
-  writeClickChunk,
+  type TailChunk,
+  writeBlockChunk,
+  writeTailChunk,
 } from './copy-to-postgres';
+export {
+  countFirstVisitsSince,
+  pgClickCounts,
+  pgRawClicksOf,
+  rawClicksOf,
+  sameBlocks,
+  sqliteClickCounts,
+} from './copy-to-verify';
 // Enrichment other modules reuse (the sessions list names a session's browser).
 export { parseAgent } from './enrich/user-agent';
 export { deleteLinkClicksPg } from './postgres/delete';

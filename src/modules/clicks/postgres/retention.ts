@@ -2,20 +2,38 @@
  * SLINK_RETENTION_DAYS on PostgreSQL: raw clicks older than the retained window (retention.ts)
  * are deleted by the click writer a small step at a time, after a batch, as on SQLite
  * (sqlite/retention.ts); rollups and counters are never pruned. Every batch counts itself in its
- * own transaction here, so there is no fold watermark to respect: any old tail row may go.
+ * own transaction here, so there is no fold watermark to respect: any old click may go.
  *
- * Only the tail is pruned: nothing seals clicks into click_blocks on PostgreSQL yet. A sealer
- * will add "delete a whole old segment" here, as sqlite/retention.ts does. Targets stay, as on
- * SQLite.
+ * A step deletes one whole segment whose newest click is older than the cutoff (its blocks and
+ * its row), else up to TAIL_PRUNE_ROWS tail rows older than the cutoff. The seal watermark lives
+ * in click_state (postgres/seal.ts), so every such segment's row goes, the newest too. Targets
+ * stay, as on SQLite.
  */
 import type { Pg } from '../../../db/postgres/client';
 import { type PruneStep, TAIL_PRUNE_ROWS } from '../sqlite/retention';
 
 /**
- * Deletes up to TAIL_PRUNE_ROWS tail rows older than `cutoff`, in one short statement. Rows
- * another writer (another node) is deleting are skipped, not waited for.
+ * Deletes one step of raw clicks older than `cutoff`: a segment in one transaction, or tail
+ * rows in one statement. A segment or rows another writer (another node) is deleting are
+ * skipped, not waited for.
  */
 export async function pruneStepPg(sql: Pg, cutoff: number): Promise<PruneStep> {
+  const segment = await sql.begin(async (tx) => {
+    const [seg] = await tx`SELECT seg, count FROM click_segments WHERE max_time < ${cutoff}::int8
+      ORDER BY seg LIMIT 1 FOR UPDATE SKIP LOCKED`;
+    if (seg === undefined) return null;
+    // Blocks are keyed (link, seg): the segment's blocks are found link by link, each link's
+    // first found by skipping through the key (a loose index scan), not by reading every block.
+    await tx`WITH RECURSIVE held AS (
+        SELECT min(link) AS link FROM click_blocks
+        UNION ALL
+        SELECT (SELECT min(b.link) FROM click_blocks b WHERE b.link > h.link) FROM held h WHERE h.link IS NOT NULL
+      )
+      DELETE FROM click_blocks WHERE (link, seg) IN (SELECT link, ${seg.seg}::int8 FROM held WHERE link IS NOT NULL)`;
+    await tx`DELETE FROM click_segments WHERE seg = ${seg.seg}`;
+    return Number(seg.count);
+  });
+  if (segment !== null) return { kind: 'segment', clicks: segment };
   const deleted = await sql`DELETE FROM click_tail WHERE ctid = ANY (ARRAY(
       SELECT ctid FROM click_tail WHERE time < ${cutoff}::int8 LIMIT ${TAIL_PRUNE_ROWS} FOR UPDATE SKIP LOCKED))
     RETURNING 1`;

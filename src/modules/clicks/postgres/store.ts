@@ -32,6 +32,7 @@ import { encodeDelta } from './deltas';
 import { PgFolder } from './fold';
 import { pruneStepPg } from './retention';
 import { PgSalts } from './salts';
+import { PgSealer } from './seal';
 import { PgTargets } from './targets';
 
 export interface PgStoreOptions {
@@ -41,6 +42,8 @@ export interface PgStoreOptions {
   foldMaxClicks?: number;
   /** Age of the oldest clicks not folded before a batch folds, ms (SQLite's FOLD_MAX_MS). */
   foldMaxMs?: number;
+  /** Clicks per sealed segment, at least (postgres/seal.ts; SEAL_ROWS): tests seal sooner. */
+  sealRows?: number;
 }
 
 export class PgClickStore implements ClickWriter {
@@ -53,6 +56,7 @@ export class PgClickStore implements ClickWriter {
   /** Clicks this store wrote since its last fold, and performance.now() at the first of them. */
   private unfolded = 0;
   private unfoldedSince = 0;
+  private readonly sealer: PgSealer;
   private readonly ctx: EnrichContext;
   /** Uniques of days before this one were deleted (once a day). */
   private prunedBefore = -1;
@@ -78,6 +82,7 @@ export class PgClickStore implements ClickWriter {
     this.values = new PgValues(sql);
     this.targets = new PgTargets(sql);
     this.salts = new PgSalts(sql);
+    this.sealer = new PgSealer(sql, { rows: options.sealRows });
     this.ctx = { geo, hasher: new VisitorHasher(this.salts), ownHosts };
   }
 
@@ -126,6 +131,7 @@ export class PgClickStore implements ClickWriter {
     if (this.unfolded > 0 && due) await this.foldAfterBatch();
     await this.pruneUniques();
     await this.retain();
+    await this.sealer.sealIfDue();
     return { written, skipped: clicks.length - written, ms: performance.now() - started };
   }
 
@@ -136,7 +142,7 @@ export class PgClickStore implements ClickWriter {
     linkValues: number[],
     targets: number[],
   ): Promise<number> {
-    // A link's deletion waits for this transaction, and a batch for a deletion (locks.ts).
+    // First: a link's deletion, and a sealer's horizon, wait for this batch (locks.ts, postgres/seal.ts).
     await tx`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`;
     // The link was deleted after the click: nothing to attach it to.
     const kept = await existingLinks(

@@ -19,30 +19,22 @@ import {
   RollupValues,
 } from '../../rollups/public';
 import { type ClickColumns, decodeBlock } from '../block-codec';
+import {
+  belowFullPage,
+  type ClickFilter,
+  type ClickKey,
+  type ClickRef,
+  mergeInto,
+  newer,
+  type SortedBlock,
+  sortNewestFirst,
+  takeBelow,
+} from '../block-page';
 import { type ClickTarget, TargetNames } from './click-targets';
 import { TAIL_SELECT, tailColumns } from './seal';
 import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorHex } from './tail-append';
 
-/** Where a page of clicks ends: newest first, so the next page holds keys below (timestamp, id). */
-export interface ClickKey {
-  timestamp: number;
-  id: number;
-}
-
-/** Which of a link's clicks a page may hold. */
-export interface ClickFilter {
-  /** The oldest timestamp (epoch ms) inclusive. */
-  from: number;
-  /** Only clicks up to this id (an export's snapshot); Infinity for all. */
-  maxId: number;
-  bots: boolean;
-}
-
-/** One click of a page: row `i` of columns `c`. */
-export interface ClickRef {
-  c: ClickColumns;
-  i: number;
-}
+export type { ClickFilter, ClickKey, ClickRef } from '../block-page';
 
 /**
  * Names of dictionary and target ids, one set per connection, cached for good: no id ever names
@@ -80,30 +72,6 @@ export function dimensionTexts(names: ClickNames, c: ClickColumns, i: number): C
 
 export function targetOf(names: ClickNames, id: number): ClickTarget {
   return names.targets.get(id);
-}
-
-/** (a.time, a.id) > (b.time, b.id): a comes first, newest first. */
-function newer(c1: ClickColumns, i1: number, c2: ClickColumns, i2: number): boolean {
-  const t1 = c1.time[i1]!;
-  const t2 = c2.time[i2]!;
-  return t1 > t2 || (t1 === t2 && c1.id[i1]! > c2.id[i2]!);
-}
-
-/** A decoded block with its rows sorted newest first. */
-interface SortedBlock {
-  c: ClickColumns;
-  order: Uint32Array;
-}
-
-function sortNewestFirst(c: ClickColumns): SortedBlock {
-  const n = c.count;
-  const order = new Uint32Array(n);
-  let rising = true;
-  for (let i = 1; i < n && rising; i++) if (c.time[i]! < c.time[i - 1]!) rising = false;
-  // Rows are in id order and times nearly always rise with ids: then newest first is just backwards.
-  for (let i = 0; i < n; i++) order[i] = n - 1 - i;
-  if (!rising) order.sort((a, b) => c.time[b]! - c.time[a]! || c.id[b]! - c.id[a]!);
-  return { c, order };
 }
 
 interface BlockMeta {
@@ -161,19 +129,11 @@ export class LinkClickReader {
       .all(link, filter.from, before.timestamp, maxId);
     for (const m of metas) {
       if (m.max_time < filter.from || m.min_time > before.timestamp || m.first_id > maxId) continue;
-      if (page.length >= limit) {
-        // Its newest possible key is below the page's last: nothing of it can be on the page.
-        const last = page[limit - 1]!;
-        const t = last.c.time[last.i]!;
-        if (m.max_time < t || (m.max_time === t && m.last_id < last.c.id[last.i]!)) continue;
-      }
+      // Its newest possible key is below the page's last: nothing of it can be on the page.
+      if (belowFullPage(page, limit, m.max_time, m.last_id)) continue;
       const block = this.block(m.seg);
       if (!block) continue;
-      const got = this.take(block, before, maxId, limit);
-      if (got.length === 0) continue;
-      page = page.concat(got);
-      page.sort((a, b) => (newer(a.c, a.i, b.c, b.i) ? -1 : 1));
-      if (page.length > limit) page.length = limit;
+      page = mergeInto(page, takeBelow(block, before, filter, maxId, limit), limit);
     }
     if (tail && tail.count < limit) {
       // Every tail row below `before` was read; done when the page returns all of them.
@@ -198,30 +158,6 @@ export class LinkClickReader {
       this.blocks.set(seg, block);
     }
     return block;
-  }
-
-  /** Up to `limit` rows of a block below `before` that pass the filter, newest first. */
-  private take(block: SortedBlock, before: ClickKey, maxId: number, limit: number): ClickRef[] {
-    const { c, order } = block;
-    // Binary search: the first position whose key is below `before`.
-    let lo = 0;
-    let hi = order.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const r = order[mid]!;
-      const t = c.time[r]!;
-      if (t > before.timestamp || (t === before.timestamp && c.id[r]! >= before.id)) lo = mid + 1;
-      else hi = mid;
-    }
-    const out: ClickRef[] = [];
-    const { from, bots } = this.filter;
-    for (let p = lo; p < order.length && out.length < limit; p++) {
-      const i = order[p]!;
-      if (c.time[i]! < from) break;
-      if (c.id[i]! > maxId || (!bots && (c.flags[i]! & FLAG_BOT) !== 0)) continue;
-      out.push({ c, i });
-    }
-    return out;
   }
 }
 
