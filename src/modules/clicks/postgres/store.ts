@@ -34,7 +34,7 @@ import { PgTargets } from './targets';
 export interface PgStoreOptions {
   /** SLINK_RETENTION_DAYS: raw clicks older than this many days are pruned (retention.ts); 0 keeps all. */
   retentionDays?: number;
-  /** Clicks per sealed segment, at least (postgres/seal.ts; SEAL_ROWS): tests seal sooner. */
+  /** Clicks per sealed segment, at least (postgres/seal.ts PG_SEAL_ROWS): tests seal sooner. */
   sealRows?: number;
 }
 
