@@ -316,7 +316,7 @@ describe('the horizon: a batch still open is never sealed over', () => {
     expect((await store.writeBatch(batch(10, 3, T0 + 100, 10))).written).toBe(10);
 
     let finished = false;
-    const sealing = new PgSealer(sql, { rows: 10, waitMs: 120_000 }).sealIfDue().finally(() => {
+    const sealing = new PgSealer(sql, { rows: 11, waitMs: 120_000 }).sealIfDue().finally(() => {
       finished = true;
     });
     expect(await someoneWaitsForAdvisoryLock(sql, () => finished)).toBe(true);
@@ -337,12 +337,12 @@ describe('the horizon: a batch still open is never sealed over', () => {
     await open`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`;
     await open`SELECT nextval('click_ids')`;
     expect(await takeHorizon(sql, 50)).toBeNull();
-    expect(await new PgSealer(sql, { rows: 5, waitMs: 50 }).sealIfDue()).toBe(0);
+    expect(await new PgSealer(sql, { rows: 6, waitMs: 50 }).sealIfDue()).toBe(0);
     expect(await count(sql, 'click_segments')).toBe(0);
     await open`ROLLBACK`;
     open.release();
     // The id the rolled-back batch took is a gap: sealed over once the barrier is free.
-    expect(await new PgSealer(sql, { rows: 5, waitMs: 50 }).sealIfDue()).toBe(10);
+    expect(await new PgSealer(sql, { rows: 6, waitMs: 50 }).sealIfDue()).toBe(10);
     const [state] = await sql`SELECT value FROM click_state WHERE name = 'sealed_through'`;
     expect(Number(state.value)).toBe(11);
   });
@@ -407,18 +407,18 @@ describe('one sealer at a time', () => {
     expect((await store.writeBatch(batch(1, 5, T0 + 100, 49))).written).toBe(1);
     expect(await count(sql, 'click_segments')).toBe(1);
     expect(await count(sql, 'click_tail')).toBe(0);
-    // A backlog (a long outage's batch): four segments' worth at most per batch.
+    // A backlog (a long outage's batch): two segments' worth at most per batch.
     expect((await store.writeBatch(batch(450, 5, T0 + 200, 50))).written).toBe(450);
     expect((await sql`SELECT count FROM click_segments ORDER BY seg`).map((r: { count: number }) => r.count)).toEqual([
-      50, 200,
+      50, 100,
     ]);
     expect((await store.writeBatch(batch(1, 5, T0 + 1000, 500))).written).toBe(1);
     expect((await sql`SELECT count FROM click_segments ORDER BY seg`).map((r: { count: number }) => r.count)).toEqual([
-      50, 200, 200,
+      50, 100, 100,
     ]);
     expect(await storedIds(sql)).toEqual({
-      sealed: Array.from({ length: 450 }, (_, i) => i + 1),
-      tail: Array.from({ length: 51 }, (_, i) => i + 451),
+      sealed: Array.from({ length: 250 }, (_, i) => i + 1),
+      tail: Array.from({ length: 251 }, (_, i) => i + 251),
     });
   });
 });

@@ -25,7 +25,21 @@ import { num, type Pg } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, CLICK_SEAL_LOCK } from '../../../db/postgres/locks';
 import { DIM_COLUMNS, DIM_COUNT } from '../../rollups/public';
 import { emptyColumns, encodeBlock } from '../block-codec';
-import { MAX_SEGMENT_FACTOR, SEAL_ROWS } from '../sqlite/seal';
+import { SEAL_ROWS } from '../sqlite/seal';
+
+/**
+ * Clicks per segment on PostgreSQL, at least: four times SQLite's. SQLite's threshold is set by
+ * its tail, which every list page scans; PostgreSQL's tail is indexed by (link, time, id), so a
+ * longer one costs a page nothing, and larger segments pack each link's clicks into fewer,
+ * larger blocks. Measured with a million clicks over 10,000 links (one with 11% of them, the
+ * rest Zipf): blocks 52.3 bytes per click at 32,768, 46.1 at 65,536, 37.9 at 131,072; the
+ * tail 6 MB against 25 MB; a seal ~9 us per click either way, ~1.5 s at a time on a loaded
+ * 2-core box (SQLite's writer pauses as long for a fold).
+ */
+export const PG_SEAL_ROWS = 4 * SEAL_ROWS;
+
+/** A backlog (a long outage, a spill replay) is sealed at most this many segments' worth at a time. */
+const MAX_SEGMENT_FACTOR = 2;
 
 /**
  * How long taking a horizon waits for the batches in flight. New batches queue behind a waiting
@@ -174,7 +188,7 @@ async function vacuumTail(sql: Pg): Promise<void> {
 }
 
 export interface SealerOptions {
-  /** Clicks per segment, at least (SEAL_ROWS; tests seal sooner). */
+  /** Clicks per segment, at least (PG_SEAL_ROWS; tests seal sooner). */
   rows?: number;
   /** How long a horizon waits for the batches in flight (HORIZON_WAIT_MS). */
   waitMs?: number;
@@ -189,7 +203,7 @@ export class PgSealer {
     private readonly sql: Pg,
     options: SealerOptions = {},
   ) {
-    this.rows = options.rows ?? SEAL_ROWS;
+    this.rows = options.rows ?? PG_SEAL_ROWS;
     this.waitMs = options.waitMs ?? HORIZON_WAIT_MS;
   }
 

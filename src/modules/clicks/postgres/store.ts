@@ -42,7 +42,7 @@ export interface PgStoreOptions {
   foldMaxClicks?: number;
   /** Age of the oldest clicks not folded before a batch folds, ms (SQLite's FOLD_MAX_MS). */
   foldMaxMs?: number;
-  /** Clicks per sealed segment, at least (postgres/seal.ts; SEAL_ROWS): tests seal sooner. */
+  /** Clicks per sealed segment, at least (postgres/seal.ts PG_SEAL_ROWS): tests seal sooner. */
   sealRows?: number;
 }
 

@@ -104,7 +104,7 @@ export function sealThrough(sqlite: Database, through: number): number {
 }
 
 /** How much larger than SEAL_ROWS one segment may grow when there is a backlog to seal. */
-export const MAX_SEGMENT_FACTOR = 4;
+const MAX_SEGMENT_FACTOR = 4;
 
 /**
  * Seals every tail click with id <= `through`, SEAL_ROWS at a time (one transaction each, so
