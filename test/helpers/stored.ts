@@ -226,3 +226,18 @@ export async function storedClickTotals(source: StoredSource, linkId: string): P
     hours: { link: Number(row!.link_hours), workspace: Number(row!.workspace_hours) },
   };
 }
+
+/** How many rollup buckets (every grain, humans and bots) a link's own scope holds: none once it is deleted. */
+export async function storedLinkBuckets(source: StoredSource, linkId: string): Promise<number> {
+  if (addressOf(source).engine === 'sqlite')
+    return withSqlite(source, (s) =>
+      Number((queryRaw(s, 'SELECT count(*) AS n FROM named_buckets WHERE scope = ?').get(linkId) as { n: number }).n),
+    );
+  const [row] = await query(
+    source,
+    `SELECT count(*) AS n FROM rollups r JOIN rollup_values v ON v.id = r.scope
+     WHERE r.scope <> 0 AND v.dim = 'link' AND v.key = '' AND v.value = ?`,
+    [linkId],
+  );
+  return Number(row!.n);
+}
