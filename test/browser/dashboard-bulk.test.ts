@@ -147,16 +147,19 @@ forEachEngine((engine) => {
     await p.page.close();
   }, 60_000);
 
-  test('offline, axe in light and dark and 375 px, with a preview showing', async () => {
-    const p = await signedInPage(d);
-    await expectUsableEverywhere(p.page, async () => {
-      await openBulk(p, `https://example.com/long/${'path/'.repeat(40)}?utm_source=${'x'.repeat(80)}\tA title\nnope`);
-      await p.page.getByRole('button', { name: 'Preview' }).click();
-      await p.page.getByText('1 to create, 1 invalid').waitFor();
-    });
-    await expectCleanPage(p);
-    await p.page.close();
-  }, 90_000);
+  // What the page is (focus, keyboard, axe, layout) does not depend on the storage: once, on SQLite.
+  if (engine === 'sqlite') {
+    test('offline, axe in light and dark and 375 px, with a preview showing', async () => {
+      const p = await signedInPage(d);
+      await expectUsableEverywhere(p.page, async () => {
+        await openBulk(p, `https://example.com/long/${'path/'.repeat(40)}?utm_source=${'x'.repeat(80)}\tA title\nnope`);
+        await p.page.getByRole('button', { name: 'Preview' }).click();
+        await p.page.getByText('1 to create, 1 invalid').waitFor();
+      });
+      await expectCleanPage(p);
+      await p.page.close();
+    }, 90_000);
+  }
 
   test('a URL without a scheme is taken as https://, shown so in the text and in the preview', async () => {
     const p = await signedInPage(d);
