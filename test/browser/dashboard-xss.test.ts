@@ -3,6 +3,8 @@
  * params, destinations, API key names, a session's and a click's user agent, a click's referrer,
  * the workspace's name) never runs on any dashboard page of the registry: no payload fires, no
  * href is anything but http(s) or a same-origin path, and the payloads show as plain text.
+ * On SQLite only: the escaping is the pages' own; that either engine gives back the stored text
+ * unchanged is held by the API tests, which run on both.
  */
 import { expect, test } from 'bun:test';
 import { dashboardPerFile, expectCleanPage } from '../helpers/dashboard-browser';

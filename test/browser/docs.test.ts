@@ -1,6 +1,7 @@
 /**
  * /api/docs renders the whole API reference in a real browser with no internet access, under
- * its Content-Security-Policy (which allows its one inline script and style by hash).
+ * its Content-Security-Policy (which allows its one inline script and style by hash). It reads
+ * nothing stored: checked on SQLite only.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Browser } from 'playwright-core';

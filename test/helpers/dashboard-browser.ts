@@ -1,10 +1,12 @@
 /**
- * Browser tests of the dashboard: the real app listening on loopback, Chromium offline, axe-core
- * for accessibility, and real sessions (the app's own sign-in) for the signed-in pages.
+ * Browser tests of the dashboard: the real app listening on loopback (on SQLite, or on a fresh
+ * database of the tests' PostgreSQL server), Chromium offline, axe-core for accessibility, and
+ * real sessions (the app's own sign-in) for the signed-in pages.
  */
 import { afterAll, beforeAll, expect } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
+import type { Engine } from '../../src/stores';
 import { disposeTestApp, makeKey, makeTestApp, type TestApp } from './app';
 import { cspViolations, launchBrowser, type OfflinePage, offlinePage } from './browser';
 import { PASSWORD } from './dashboard';
@@ -17,9 +19,12 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-/** `env` adds SLINK_* settings to the test app's (SLINK_WORKSPACE_NAME, SLINK_TRUST_PROXY, ...). */
-export async function startDashboard(env: Record<string, string> = {}): Promise<Dashboard> {
-  const t = await makeTestApp(env);
+/**
+ * `env` adds SLINK_* settings to the test app's (SLINK_WORKSPACE_NAME, SLINK_TRUST_PROXY, ...);
+ * `engine` is the storage below it (test/helpers/engines.ts).
+ */
+export async function startDashboard(env: Record<string, string> = {}, engine: Engine = 'sqlite'): Promise<Dashboard> {
+  const t = await makeTestApp(env, { engine });
   t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
   const browser = await launchBrowser();
   return {
@@ -33,11 +38,14 @@ export async function startDashboard(env: Record<string, string> = {}): Promise<
   };
 }
 
-/** The app and Chromium for one test file: started before its tests, stopped after them. */
-export function dashboardPerFile(env: Record<string, string> = {}): Dashboard {
+/**
+ * The app and Chromium for the tests of the block this is called in (a file, or an engine's
+ * block of forEachEngine): started before its tests, stopped after them.
+ */
+export function dashboardPerFile(env: Record<string, string> = {}, engine: Engine = 'sqlite'): Dashboard {
   const d = {} as Dashboard;
   beforeAll(async () => {
-    Object.assign(d, await startDashboard(env));
+    Object.assign(d, await startDashboard(env, engine));
   });
   afterAll(() => d.close?.());
   return d;

@@ -5,10 +5,20 @@
  */
 import { describe } from 'bun:test';
 import type { Engine } from '../../src/stores';
+import { freshPostgresUrl } from './postgres';
 
 export const ENGINES: readonly Engine[] = ['sqlite', 'postgres'];
 
 /** Declares `tests` once per engine, in a describe block named after it. */
 export function forEachEngine(tests: (engine: Engine) => void): void {
   for (const engine of ENGINES) describe(engine, () => tests(engine));
+}
+
+/**
+ * What a spawned `slink` (the CLI, `serve`, dist/slink) needs in its environment to use a fresh
+ * database of `engine`: nothing for SQLite (SLINK_DB or its default), SLINK_DATABASE_URL naming a
+ * new database of the tests' PostgreSQL server for PostgreSQL.
+ */
+export async function databaseEnv(engine: Engine): Promise<Record<string, string>> {
+  return engine === 'postgres' ? { SLINK_DATABASE_URL: await freshPostgresUrl() } : {};
 }

@@ -3,13 +3,20 @@
  * recorded: read back through each engine's own tables (SQLite: the click store's reader,
  * readClicksAfter; PostgreSQL: the tail and the sealed blocks, decoded).
  */
+import { Database } from 'bun:sqlite';
 import { openPostgres, type Pg } from '../../src/db/postgres/client';
 import { decodeBlock } from '../../src/modules/clicks/block-codec';
 import { readClicksAfter } from '../../src/modules/clicks/sqlite/raw-read';
 import { visitorHex } from '../../src/modules/clicks/sqlite/tail-append';
 import { DIM_COLUMNS } from '../../src/modules/rollups/public';
+import type { DatabaseAddress } from '../../src/stores';
 import type { TestApp } from './app';
 import { insertTailClicks } from './raw-clicks';
+
+/** A test app, or the address of the database a spawned server uses. */
+export type ClickSource = TestApp | DatabaseAddress;
+
+const addressOf = (source: ClickSource): DatabaseAddress => ('deps' in source ? source.deps.stores.address : source);
 
 export interface StoredClick {
   id: number;
@@ -20,8 +27,11 @@ export interface StoredClick {
 }
 
 /** A short-lived pool on the test's PostgreSQL database (the app's own pool is not exposed). */
-async function withPostgres<T>(t: TestApp, use: (sql: ReturnType<typeof openPostgres>) => Promise<T>): Promise<T> {
-  const address = t.deps.stores.address;
+async function withPostgres<T>(
+  source: ClickSource,
+  use: (sql: ReturnType<typeof openPostgres>) => Promise<T>,
+): Promise<T> {
+  const address = addressOf(source);
   if (address.engine !== 'postgres') throw new Error('not a PostgreSQL test app');
   const sql = openPostgres(address.url, 1);
   try {
@@ -106,14 +116,31 @@ export async function deleteStoredClicks(t: TestApp, ids: number[]): Promise<voi
  * Stores `count` human clicks of a link straight into the tail (a fixture far larger than a test
  * could send), one per millisecond back from `newest`, every fact unknown, landing on
  * https://example.com/landing; counters and rollups are not touched. Ids continue after the
- * last one given.
+ * last one given. A database a running server uses is written on a connection of its own.
  */
-export async function insertStoredClicks(t: TestApp, linkId: string, count: number, newest: number): Promise<void> {
-  if (t.deps.stores.engine === 'sqlite') {
-    insertTailClicks(t.deps.db.$client, linkId, count, newest);
+export async function insertStoredClicks(
+  source: ClickSource,
+  linkId: string,
+  count: number,
+  newest: number,
+): Promise<void> {
+  const address = addressOf(source);
+  if (address.engine === 'sqlite') {
+    if ('deps' in source) {
+      insertTailClicks(source.deps.db.$client, linkId, count, newest);
+      return;
+    }
+    const sqlite = new Database(address.path);
+    try {
+      // The server's writer may hold the write lock for a moment.
+      sqlite.exec('PRAGMA busy_timeout = 5000');
+      insertTailClicks(sqlite, linkId, count, newest);
+    } finally {
+      sqlite.close();
+    }
     return;
   }
-  await withPostgres(t, (sql) =>
+  await withPostgres(source, (sql) =>
     sql.begin(async (tx) => {
       const dims = ['country', 'city', 'device', 'os', 'browser', 'referrer', 'trafficType', 'language'];
       const wanted = [['link', linkId], ...dims.map((d) => [d, ''])] as [string, string][];

@@ -2,13 +2,34 @@
  * What only the database shows, on either engine: fixtures that no API writes (a link's
  * counters, which only the click pipeline moves) and reads that no API answers (whether a row
  * is gone with its link). One SQL text runs on both engines (`?` placeholders, numbered for
- * PostgreSQL); int8 columns come back as numbers on both.
+ * PostgreSQL); int8 columns come back as numbers on both. The database is a test app's, or
+ * the one a spawned `slink` used (its address), read once that process has stopped.
  */
+import { Database } from 'bun:sqlite';
 import { SQL } from 'bun';
 import { DIM_COLUMNS } from '../../src/modules/rollups/public';
+import type { DatabaseAddress } from '../../src/stores';
 import type { TestApp } from './app';
 import { queryRaw } from './raw-clicks';
 import { pgRawClicks } from './stored-clicks';
+
+/** A test app, or the address of a database a spawned process used. */
+export type StoredSource = TestApp | DatabaseAddress;
+
+const addressOf = (source: StoredSource): DatabaseAddress => ('deps' in source ? source.deps.stores.address : source);
+
+/** Runs `use` on the SQLite connection of the source: the test app's own, or one opened (and closed) for it. */
+function withSqlite<T>(source: StoredSource, use: (sqlite: Database) => T): T {
+  if ('deps' in source) return use(source.deps.db.$client);
+  const address = addressOf(source);
+  if (address.engine !== 'sqlite') throw new Error('not a SQLite database');
+  const sqlite = new Database(address.path, { readonly: true });
+  try {
+    return use(sqlite);
+  } finally {
+    sqlite.close();
+  }
+}
 
 type Param = string | number | null;
 type Row = Record<string, unknown>;
@@ -18,13 +39,13 @@ type Row = Record<string, unknown>;
  * its own, closed after. For what no store or API answers: the columns a row holds, what a
  * write left behind.
  */
-export async function storedRows(t: TestApp, text: string, ...params: Param[]): Promise<Row[]> {
-  return query(t, text, params);
+export async function storedRows(source: StoredSource, text: string, ...params: Param[]): Promise<Row[]> {
+  return query(source, text, params);
 }
 
-async function query(t: TestApp, text: string, params: Param[] = []): Promise<Row[]> {
-  const address = t.deps.stores.address;
-  if (address.engine === 'sqlite') return t.deps.db.$client.query(text).all(...(params as never[])) as Row[];
+async function query(source: StoredSource, text: string, params: Param[] = []): Promise<Row[]> {
+  const address = addressOf(source);
+  if (address.engine === 'sqlite') return withSqlite(source, (s) => s.query(text).all(...(params as never[])) as Row[]);
   let n = 0;
   const numbered = text.replace(/\?/g, () => `$${++n}`);
   // int8 as BigInt, so that only int8 columns become numbers (text of digits stays text).
@@ -133,10 +154,10 @@ export async function allStoredRows(t: TestApp): Promise<{ table: string; row: R
  * but the id: on SQLite read through its click store's reader, on PostgreSQL from the tail and
  * the sealed blocks (stored-clicks.ts) with their dictionary values and targets named.
  */
-export async function storedClicks(t: TestApp): Promise<Row[]> {
-  const address = t.deps.stores.address;
+export async function storedClicks(source: StoredSource): Promise<Row[]> {
+  const address = addressOf(source);
   if (address.engine === 'sqlite') {
-    const rows = queryRaw(t.deps.db.$client, 'SELECT * FROM raw_clicks ORDER BY id').all() as Row[];
+    const rows = withSqlite(source, (s) => queryRaw(s, 'SELECT * FROM raw_clicks ORDER BY id').all() as Row[]);
     return rows.map(({ id: _id, ...row }) => row);
   }
   const sql = new SQL(address.url, { max: 1 });
@@ -182,4 +203,64 @@ export async function insertLinkRow(t: TestApp, row: { id: string; slug: string;
     [row.id, row.slug, row.destination, row.at, row.at],
   );
   await query(t, 'INSERT INTO link_counters (link_id) VALUES (?)', [row.id]);
+}
+
+export interface ClickTotals {
+  /** The link's raw clicks (humans and bots). */
+  raw: number;
+  /** Its counters. */
+  link: { clicks: number; bots: number };
+  /** Clicks (humans and bots) in the hour buckets of the link and of the workspace. */
+  hours: { link: number; workspace: number };
+}
+
+/**
+ * A link's clicks as each place keeps them: the raw clicks (tail and sealed blocks), the link's
+ * counters, and the hour buckets the statistics read (a link's hours are always whole; its days
+ * are rolled up later). After a stop or a crash they show what reached the database.
+ */
+export async function storedClickTotals(source: StoredSource, linkId: string): Promise<ClickTotals> {
+  const [counters] = await query(source, 'SELECT clicks, bots FROM link_counters WHERE link_id = ?', [linkId]);
+  const link = { clicks: Number(counters!.clicks), bots: Number(counters!.bots) };
+  if (addressOf(source).engine === 'sqlite') {
+    return withSqlite(source, (s) => {
+      const n = (text: string, ...params: string[]) => Number((queryRaw(s, text).get(...params) as { n: number }).n);
+      const hours = (scope: string) =>
+        n("SELECT coalesce(sum(clicks), 0) AS n FROM named_buckets WHERE scope = ? AND grain = 'hour'", scope);
+      return {
+        raw: n('SELECT count(*) AS n FROM raw_clicks WHERE link_id = ?', linkId),
+        link,
+        hours: { link: hours(linkId), workspace: hours('') },
+      };
+    });
+  }
+  const [row] = await query(
+    source,
+    `WITH l AS (SELECT id FROM rollup_values WHERE dim = 'link' AND key = '' AND value = ?)
+     SELECT (SELECT count(*) FROM click_tail WHERE link = (SELECT id FROM l))
+         + (SELECT coalesce(sum(count), 0) FROM click_blocks WHERE link = (SELECT id FROM l)) AS raw,
+       (SELECT coalesce(sum(clicks), 0) FROM rollups WHERE scope = (SELECT id FROM l) AND grain = 0) AS link_hours,
+       (SELECT coalesce(sum(clicks), 0) FROM rollups WHERE scope = 0 AND grain = 0) AS workspace_hours`,
+    [linkId],
+  );
+  return {
+    raw: Number(row!.raw),
+    link,
+    hours: { link: Number(row!.link_hours), workspace: Number(row!.workspace_hours) },
+  };
+}
+
+/** How many rollup buckets (every grain, humans and bots) a link's own scope holds: none once it is deleted. */
+export async function storedLinkBuckets(source: StoredSource, linkId: string): Promise<number> {
+  if (addressOf(source).engine === 'sqlite')
+    return withSqlite(source, (s) =>
+      Number((queryRaw(s, 'SELECT count(*) AS n FROM named_buckets WHERE scope = ?').get(linkId) as { n: number }).n),
+    );
+  const [row] = await query(
+    source,
+    `SELECT count(*) AS n FROM rollups r JOIN rollup_values v ON v.id = r.scope
+     WHERE r.scope <> 0 AND v.dim = 'link' AND v.key = '' AND v.value = ?`,
+    [linkId],
+  );
+  return Number(row!.n);
 }

@@ -187,8 +187,6 @@ forEachEngine((engine) => {
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         if (SKIP.has(`${method.toUpperCase()} ${path}`)) continue;
-        // SQLite only for now: the statistics, the clicks list and the export do not read PostgreSQL yet.
-        if (engine !== 'sqlite' && /\/(stats|clicks|export\.csv)$/.test(path)) continue;
         const schema = op.requestBody?.content?.['application/json']?.schema;
         operations.push({
           method: method.toUpperCase(),

@@ -10,8 +10,9 @@ import { AccountItemModel, CreatedKeyModel, KeyListModel } from '../../src/modul
 import { api, T0, type TestApp } from '../helpers/app';
 import { dash, PASSWORD, signIn } from '../helpers/dashboard';
 import { forEachEngine } from '../helpers/engines';
-import { queryRaw } from '../helpers/raw-clicks';
 import { expectError, expectSchema } from '../helpers/schema';
+import { storedLinkBuckets } from '../helpers/stored';
+import { storedClicks } from '../helpers/stored-clicks';
 import { click, flushOk, setup, UA } from './clicks/support';
 
 let t: TestApp;
@@ -104,51 +105,55 @@ forEachEngine((engine) => {
   });
 });
 
-// SQLite only for now: it reads the statistics and the stored clicks, not yet ported to PostgreSQL.
-describe('DELETE /api/app/links/:id (with its clicks)', () => {
-  test('the slug must match; then the link, its clicks and its statistics are gone, workspace numbers too', async () => {
-    const c = await setup();
-    t = c.t;
-    const { cookie } = await signIn(t);
-    // A chosen slug (superuser key) whose upper-case spelling surely differs from it.
-    const body = { destination: 'https://a.example', slug: 'Doomed-1' };
-    const doomed = (await api(t, 'POST', '/links', { key: c.key, body })).body;
-    const kept = (await dash(t, 'POST', '/api/v1/links', { cookie, body: { destination: 'https://b.example' } })).body;
-    for (const ip of ['192.0.2.1', '192.0.2.2', '192.0.2.3'])
-      expect(await click(t, `/${doomed.slug}`, { ip })).toBe(302);
-    expect(await click(t, `/${doomed.slug}`, { ua: UA.googlebot })).toBe(302);
-    expect(await click(t, `/${kept.slug}`, { ip: '192.0.2.9' })).toBe(302);
-    await flushOk(t);
-    const before = await api(t, 'GET', '/workspace/stats?from=2026-11-21&to=2026-11-21', { key: c.key });
-    expect(before.body.totals).toMatchObject({ clicks: 4, bots: 1 });
-    expectError(await api(t, 'DELETE', `/links/${doomed.id}`, { key: c.key }), 409, 'delete_requires_dashboard');
+forEachEngine((engine) => {
+  describe('DELETE /api/app/links/:id (with its clicks)', () => {
+    test('the slug must match; then the link, its clicks and its statistics are gone, workspace numbers too', async () => {
+      const c = await setup({}, engine);
+      t = c.t;
+      const { cookie } = await signIn(t);
+      // A chosen slug (superuser key) whose upper-case spelling surely differs from it.
+      const body = { destination: 'https://a.example', slug: 'Doomed-1' };
+      const doomed = (await api(t, 'POST', '/links', { key: c.key, body })).body;
+      const kept = (await dash(t, 'POST', '/api/v1/links', { cookie, body: { destination: 'https://b.example' } }))
+        .body;
+      for (const ip of ['192.0.2.1', '192.0.2.2', '192.0.2.3'])
+        expect(await click(t, `/${doomed.slug}`, { ip })).toBe(302);
+      expect(await click(t, `/${doomed.slug}`, { ua: UA.googlebot })).toBe(302);
+      expect(await click(t, `/${kept.slug}`, { ip: '192.0.2.9' })).toBe(302);
+      await flushOk(t);
+      const before = await api(t, 'GET', '/workspace/stats?from=2026-11-21&to=2026-11-21', { key: c.key });
+      expect(before.body.totals).toMatchObject({ clicks: 4, bots: 1 });
+      expectError(await api(t, 'DELETE', `/links/${doomed.id}`, { key: c.key }), 409, 'delete_requires_dashboard');
 
-    for (const slug of ['wrong', doomed.slug.toUpperCase(), ` ${doomed.slug}`, '']) {
-      const res = await dash(t, 'DELETE', `/links/${doomed.id}`, { cookie, body: { slug } });
-      expectError(res, 400, 'invalid_request', 'slug');
-    }
-    expectError(await dash(t, 'DELETE', `/links/${doomed.id}`, { cookie, body: {} }), 400, 'invalid_request', 'slug');
-    expect((await api(t, 'GET', `/links/${doomed.id}`, { key: c.key })).status).toBe(200);
+      for (const slug of ['wrong', doomed.slug.toUpperCase(), ` ${doomed.slug}`, '']) {
+        const res = await dash(t, 'DELETE', `/links/${doomed.id}`, { cookie, body: { slug } });
+        expectError(res, 400, 'invalid_request', 'slug');
+      }
+      expectError(await dash(t, 'DELETE', `/links/${doomed.id}`, { cookie, body: {} }), 400, 'invalid_request', 'slug');
+      expect((await api(t, 'GET', `/links/${doomed.id}`, { key: c.key })).status).toBe(200);
 
-    // A human click still in the buffer goes with the link.
-    expect(await click(t, `/${doomed.slug}`, { ip: '192.0.2.4' })).toBe(302);
-    const res = await dash(t, 'DELETE', `/links/${doomed.id}`, { cookie, body: { slug: doomed.slug } });
-    expect(res.status).toBe(204);
-    expect(res.text).toBe('');
-    await flushOk(t);
-    expectError(await api(t, 'GET', `/links/${doomed.id}`, { key: c.key }), 404, 'not_found');
-    expect(await click(t, `/${doomed.slug}`)).toBe(404);
-    const count = (sql: string) => (queryRaw(t.deps.db.$client, sql).get(doomed.id) as { n: number }).n;
-    expect(count('SELECT count(*) AS n FROM raw_clicks WHERE link_id = ?')).toBe(0);
-    expect(count('SELECT count(*) AS n FROM named_buckets WHERE scope = ?')).toBe(0);
-    const after = await api(t, 'GET', '/workspace/stats?from=2026-11-21&to=2026-11-21', { key: c.key });
-    expect(after.body.totals).toMatchObject({ clicks: 1, uniques: 1, bots: 0 });
-    expect(after.body.topLinks).toEqual([{ id: kept.id, slug: kept.slug, title: null, clicks: 1 }]);
-    expectError(
-      await dash(t, 'DELETE', `/links/${doomed.id}`, { cookie, body: { slug: doomed.slug } }),
-      404,
-      'not_found',
-    );
+      // A human click still in the buffer goes with the link.
+      expect(await click(t, `/${doomed.slug}`, { ip: '192.0.2.4' })).toBe(302);
+      const res = await dash(t, 'DELETE', `/links/${doomed.id}`, { cookie, body: { slug: doomed.slug } });
+      expect(res.status).toBe(204);
+      expect(res.text).toBe('');
+      await flushOk(t);
+      expectError(await api(t, 'GET', `/links/${doomed.id}`, { key: c.key }), 404, 'not_found');
+      expect(await click(t, `/${doomed.slug}`)).toBe(404);
+      expect(await storedClicks(t, doomed.id)).toEqual([]);
+      expect(await storedLinkBuckets(t, doomed.id)).toBe(0);
+      // The kept link keeps its click and its buckets.
+      expect(await storedClicks(t, kept.id)).toHaveLength(1);
+      expect(await storedLinkBuckets(t, kept.id)).toBeGreaterThan(0);
+      const after = await api(t, 'GET', '/workspace/stats?from=2026-11-21&to=2026-11-21', { key: c.key });
+      expect(after.body.totals).toMatchObject({ clicks: 1, uniques: 1, bots: 0 });
+      expect(after.body.topLinks).toEqual([{ id: kept.id, slug: kept.slug, title: null, clicks: 1 }]);
+      expectError(
+        await dash(t, 'DELETE', `/links/${doomed.id}`, { cookie, body: { slug: doomed.slug } }),
+        404,
+        'not_found',
+      );
+    });
   });
 });
 

@@ -13,7 +13,7 @@ import { SignedInModel } from '../../src/modules/sessions/model';
 import { startServer } from '../../src/server';
 import { makeTestApp, type TestApp } from '../helpers/app';
 import { dash, PASSWORD, setCookieOf } from '../helpers/dashboard';
-import { forEachEngine } from '../helpers/engines';
+import { databaseEnv, forEachEngine } from '../helpers/engines';
 import { expectError, expectSchema } from '../helpers/schema';
 
 let t: TestApp | null = null;
@@ -109,54 +109,59 @@ forEachEngine((engine) => {
   });
 });
 
-// SQLite only for now: the server's start (src/server.ts) does not run on PostgreSQL yet.
-describe('the setup address in the start-up log', () => {
-  test('logged at every start with a new token while no account exists; it works; then no more', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'slink-setup-'));
-    const config = loadConfig({
-      SLINK_DB: join(dir, 'slink.db'),
-      SLINK_PORT: '0',
-      SLINK_HOSTNAME: '127.0.0.1',
-      SLINK_APP_HOST: 'https://dash.example',
-      SLINK_GEO_DB: '',
-    });
-    const startLogged = async () => {
-      const lines: string[] = [];
-      const server = await startServer(config, { info: (m) => lines.push(m), error: (m) => lines.push(`ERROR ${m}`) });
-      return { server, lines };
-    };
-    try {
-      const first = await startLogged();
-      const setupLines = first.lines.filter((l) => l.includes('/app/setup'));
-      expect(setupLines).toEqual([
-        expect.stringMatching(
-          /^no account exists yet: create the first superuser at https:\/\/dash\.example\/app\/setup\?token=[A-Za-z0-9_-]{43}$/,
-        ),
-      ]);
-      const token = setupLines[0]!.split('token=')[1]!;
-      await first.server.stop();
-
-      const second = await startLogged();
-      const again = second.lines.find((l) => l.includes('/app/setup'))!;
-      const token2 = again.split('token=')[1]!;
-      expect(token2).not.toBe(token);
-      // The first start's token no longer works; this start's does.
-      const post = (body: unknown) =>
-        fetch(`http://127.0.0.1:${second.server.port}/api/app/setup`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
+forEachEngine((engine) => {
+  describe('the setup address in the start-up log', () => {
+    test('logged at every start with a new token while no account exists; it works; then no more', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'slink-setup-'));
+      const config = loadConfig({
+        ...(await databaseEnv(engine)),
+        SLINK_DB: join(dir, 'slink.db'),
+        SLINK_PORT: '0',
+        SLINK_HOSTNAME: '127.0.0.1',
+        SLINK_APP_HOST: 'https://dash.example',
+        SLINK_GEO_DB: '',
+      });
+      const startLogged = async () => {
+        const lines: string[] = [];
+        const server = await startServer(config, {
+          info: (m) => lines.push(m),
+          error: (m) => lines.push(`ERROR ${m}`),
         });
-      expect((await post({ token, email: 'first@example.com', password: PASSWORD })).status).toBe(403);
-      const made = await post({ token: token2, email: 'first@example.com', password: PASSWORD });
-      expect(made.status).toBe(201);
-      await second.server.stop();
+        return { server, lines };
+      };
+      try {
+        const first = await startLogged();
+        const setupLines = first.lines.filter((l) => l.includes('/app/setup'));
+        expect(setupLines).toEqual([
+          expect.stringMatching(
+            /^no account exists yet: create the first superuser at https:\/\/dash\.example\/app\/setup\?token=[A-Za-z0-9_-]{43}$/,
+          ),
+        ]);
+        const token = setupLines[0]!.split('token=')[1]!;
+        await first.server.stop();
 
-      const third = await startLogged();
-      expect(third.lines.filter((l) => l.includes('/app/setup'))).toEqual([]);
-      await third.server.stop();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 30_000);
+        const second = await startLogged();
+        const again = second.lines.find((l) => l.includes('/app/setup'))!;
+        const token2 = again.split('token=')[1]!;
+        expect(token2).not.toBe(token);
+        // The first start's token no longer works; this start's does.
+        const post = (body: unknown) =>
+          fetch(`http://127.0.0.1:${second.server.port}/api/app/setup`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+        expect((await post({ token, email: 'first@example.com', password: PASSWORD })).status).toBe(403);
+        const made = await post({ token: token2, email: 'first@example.com', password: PASSWORD });
+        expect(made.status).toBe(201);
+        await second.server.stop();
+
+        const third = await startLogged();
+        expect(third.lines.filter((l) => l.includes('/app/setup'))).toEqual([]);
+        await third.server.stop();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 30_000);
+  });
 });

@@ -1,7 +1,8 @@
 /**
- * The writer Worker's protocol, with the real Worker on the test app's SQLite file: a commit
- * takes exactly the slices added before it (the flusher hands the next batch over while one is
- * being written), and `discard` forgets what was added after the last commit.
+ * The writer Worker's protocol, with the real Worker on the test app's database (SQLite, and
+ * PostgreSQL, where opening awaits the server): a commit takes exactly the slices added before it
+ * (the flusher hands the next batch over while one is being written), even when they come before
+ * the Worker has opened, and `discard` forgets what was added after the last commit.
  */
 import { describe, expect, test } from 'bun:test';
 import type { WireClick } from '../../../src/modules/clicks/capture/record';
@@ -9,8 +10,11 @@ import { WorkerSink } from '../../../src/modules/clicks/capture/sink';
 import { noGeo } from '../../../src/modules/clicks/enrich/geo';
 import { countClicks } from '../../../src/modules/clicks/sqlite/raw-read';
 import { ClickStore } from '../../../src/modules/clicks/sqlite/store';
+import type { Engine } from '../../../src/stores';
 import { disposeTestApp, T0, type TestApp } from '../../helpers/app';
-import { createLink, DAY, setup, UA, writtenTimes } from './support';
+import { forEachEngine } from '../../helpers/engines';
+import { storedClicks } from '../../helpers/stored-clicks';
+import { createLink, DAY, setup, UA } from './support';
 
 function wire(linkId: string, time: number): WireClick {
   return {
@@ -28,12 +32,16 @@ function wire(linkId: string, time: number): WireClick {
   };
 }
 
-/** A test app with one link and a real writer Worker on its file; the Worker is closed whatever the body does. */
+/** The times of the stored raw clicks, in the order they were written. */
+const writtenTimes = async (t: TestApp) => (await storedClicks(t)).map((c) => c.timestamp);
+
+/** A test app with one link and a real writer Worker on its database; the Worker is closed whatever the body does. */
 async function withWorkerSink(
+  engine: Engine,
   slug: string,
   body: (sink: WorkerSink, linkId: string, t: TestApp) => Promise<void>,
 ): Promise<void> {
-  const c = await setup();
+  const c = await setup({}, engine);
   const { t } = c;
   const link = await createLink(c, { slug });
   const sink = new WorkerSink({ database: t.deps.stores.address, geoDb: null, ownHosts: ['localhost'] });
@@ -45,32 +53,47 @@ async function withWorkerSink(
   await disposeTestApp(t);
 }
 
+forEachEngine((engine) => {
+  describe('WorkerSink', () => {
+    test('slices added after a commit belong to the next commit, even when added before the first answer', () =>
+      withWorkerSink(engine, 'worker', async (sink, linkId, t) => {
+        // All posted before the Worker has even opened the database.
+        sink.add([wire(linkId, T0), wire(linkId, T0 + 1)]);
+        const first = sink.commit();
+        sink.add([wire(linkId, T0 + 2)]);
+        const second = sink.commit();
+        expect(await first).toMatchObject({ written: 2, skipped: 0 });
+        expect(await second).toMatchObject({ written: 1, skipped: 0 });
+        expect(await writtenTimes(t)).toEqual([T0, T0 + 1, T0 + 2]);
+      }));
+
+    test('discard forgets the slices added since the last commit', () =>
+      withWorkerSink(engine, 'dropped', async (sink, linkId, t) => {
+        sink.add([wire(linkId, T0)]);
+        const first = sink.commit();
+        sink.add([wire(linkId, T0 + 1), wire(linkId, T0 + 2)]);
+        sink.discard();
+        sink.add([wire(linkId, T0 + 3)]);
+        expect(await first).toMatchObject({ written: 1 });
+        expect(await sink.commit()).toMatchObject({ written: 1 });
+        expect(await sink.commit()).toMatchObject({ written: 0 });
+        expect(await writtenTimes(t)).toEqual([T0, T0 + 3]);
+      }));
+
+    test('a fold sent before the Worker has opened waits for it, as the commit before it does', () =>
+      withWorkerSink(engine, 'early', async (sink, linkId, t) => {
+        sink.add([wire(linkId, T0)]);
+        const committed = sink.commit();
+        const folded = sink.fold();
+        expect(await committed).toMatchObject({ written: 1, skipped: 0 });
+        expect(await folded).toBeUndefined();
+        expect(await writtenTimes(t)).toEqual([T0]);
+      }));
+  });
+});
+
+// Its old clicks are written by SQLite's store (retention on both engines: test/modules/analytics/retention.test.ts).
 describe('WorkerSink', () => {
-  test('slices added after a commit belong to the next commit, even when added before the first answer', () =>
-    withWorkerSink('worker', async (sink, linkId, t) => {
-      // All posted before the Worker has even opened the database.
-      sink.add([wire(linkId, T0), wire(linkId, T0 + 1)]);
-      const first = sink.commit();
-      sink.add([wire(linkId, T0 + 2)]);
-      const second = sink.commit();
-      expect(await first).toMatchObject({ written: 2, skipped: 0 });
-      expect(await second).toMatchObject({ written: 1, skipped: 0 });
-      expect(writtenTimes(t)).toEqual([T0, T0 + 1, T0 + 2]);
-    }));
-
-  test('discard forgets the slices added since the last commit', () =>
-    withWorkerSink('dropped', async (sink, linkId, t) => {
-      sink.add([wire(linkId, T0)]);
-      const first = sink.commit();
-      sink.add([wire(linkId, T0 + 1), wire(linkId, T0 + 2)]);
-      sink.discard();
-      sink.add([wire(linkId, T0 + 3)]);
-      expect(await first).toMatchObject({ written: 1 });
-      expect(await sink.commit()).toMatchObject({ written: 1 });
-      expect(await sink.commit()).toMatchObject({ written: 0 });
-      expect(writtenTimes(t)).toEqual([T0, T0 + 3]);
-    }));
-
   test('SLINK_RETENTION_DAYS reaches the Worker: its batch is followed by a pruning step', async () => {
     const c = await setup();
     const { t } = c;

@@ -28,6 +28,12 @@ let store: ClickWriter | null = null;
 let release: (() => Promise<void>) | null = null;
 let received: WireClick[] = [];
 let heap = new HeapGuard();
+/**
+ * Settles once `open` has. Messages are taken in order, but an async handler lets the next one
+ * run while it awaits: PostgreSQL's open awaits the server, and a commit or fold sent right after
+ * it (a flush at the start, or the stop's) would otherwise find no store and fail.
+ */
+let opening: Promise<unknown> = Promise.resolve();
 
 export interface WriterOpenOptions {
   database: DatabaseAddress;
@@ -36,37 +42,44 @@ export interface WriterOpenOptions {
   retentionDays?: number;
 }
 
+/** Opens the store on the worker's own connection (or pool); answers with the geo source. */
+async function openStore(options: WriterOpenOptions): Promise<string> {
+  const geo = openGeo(options.geoDb);
+  heap = new HeapGuard({ fixedBytes: geo.mappedBytes });
+  const common = { geo, ownHosts: options.ownHosts, clock: systemClock, retentionDays: options.retentionDays ?? 0 };
+  if (options.database.engine === 'postgres') {
+    const sql: Pg = openPostgres(options.database.url, PG_WRITER_POOL);
+    await sql`SELECT 1`;
+    store = openClickWriter({ engine: 'postgres', sql }, common);
+    release = () => sql.close();
+    return geo.source;
+  }
+  const db = openDatabase(options.database.path, 'writer');
+  // Every checkpoint of the running server runs here, off the event loop (db/checkpoint.ts).
+  const checkpoints = new WalCheckpointer(db.$client, options.database.path);
+  store = openClickWriter({ engine: 'sqlite', sqlite: db.$client }, { ...common, checkpoints });
+  // The other connections' commits (the API's above all) are seen on this timer.
+  checkpoints.start();
+  release = async () => {
+    checkpoints.stop();
+    console.log(`${new Date().toISOString()} ${checkpoints.describe()}`);
+    try {
+      // Fold the WAL back into the database file before leaving.
+      db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    } catch {
+      // Another connection still reading: the next start checkpoints instead.
+    }
+    db.$client.close();
+  };
+  return geo.source;
+}
+
 const handlers = {
   /** Answers with the geo source; throws when the database or the geo file cannot be opened. */
-  async open(options: WriterOpenOptions): Promise<string> {
-    const geo = openGeo(options.geoDb);
-    heap = new HeapGuard({ fixedBytes: geo.mappedBytes });
-    const common = { geo, ownHosts: options.ownHosts, clock: systemClock, retentionDays: options.retentionDays ?? 0 };
-    if (options.database.engine === 'postgres') {
-      const sql: Pg = openPostgres(options.database.url, PG_WRITER_POOL);
-      await sql`SELECT 1`;
-      store = openClickWriter({ engine: 'postgres', sql }, common);
-      release = () => sql.close();
-      return geo.source;
-    }
-    const db = openDatabase(options.database.path, 'writer');
-    // Every checkpoint of the running server runs here, off the event loop (db/checkpoint.ts).
-    const checkpoints = new WalCheckpointer(db.$client, options.database.path);
-    store = openClickWriter({ engine: 'sqlite', sqlite: db.$client }, { ...common, checkpoints });
-    // The other connections' commits (the API's above all) are seen on this timer.
-    checkpoints.start();
-    release = async () => {
-      checkpoints.stop();
-      console.log(`${new Date().toISOString()} ${checkpoints.describe()}`);
-      try {
-        // Fold the WAL back into the database file before leaving.
-        db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-      } catch {
-        // Another connection still reading: the next start checkpoints instead.
-      }
-      db.$client.close();
-    };
-    return geo.source;
+  open(options: WriterOpenOptions): Promise<string> {
+    const opened = openStore(options);
+    opening = opened.catch(() => {});
+    return opened;
   },
   /** A slice as JSON text: cheaper for the event loop to copy than structured objects. */
   add(json: string): void {
@@ -76,8 +89,10 @@ const handlers = {
     received = [];
   },
   async commit(): Promise<WriteOutcome> {
+    // Taken at once: slices added after this message belong to the next commit.
     const batch = received;
     received = [];
+    await opening;
     if (!store) throw new Error('click writer is not open');
     const folds = store instanceof ClickStore ? store.folds.count : 0;
     const outcome = await store.writeBatch(batch);
@@ -93,12 +108,15 @@ const handlers = {
   },
   /** Answers with how many clicks were folded. */
   async fold(): Promise<number> {
+    await opening;
     if (!store) throw new Error('click writer is not open');
     const folded = await store.fold();
     if (folded > 0) heap.check();
     return folded;
   },
   async close(): Promise<void> {
+    // A close sent while opening closes what the open makes.
+    await opening;
     try {
       // Counted before leaving; a fold that fails here is done by the next start instead.
       await store?.fold();
