@@ -36,21 +36,67 @@ interface BlockMeta {
 
 const TAIL_DIMS = `ARRAY[${DIM_COLUMNS.map((c) => `t.${c}`).join(', ')}]`;
 
+/** Decoded rows the blocks a pool's readers keep hold at most (~60 bytes each). */
+const CACHED_BLOCK_ROWS = 400_000;
+
+/**
+ * Decoded blocks shared by a pool's readers, the least recently used dropped first: the next
+ * page of a list or an export is usually in the block the last one read (a busy link's block
+ * holds tens of thousands of clicks, ~15 ms to fetch and decode). A block never changes once
+ * written and its (link, seg) is never given again, so a kept one stays right.
+ */
+class BlockCache {
+  private readonly blocks = new Map<string, SortedBlock>();
+  private rows = 0;
+
+  get(key: string): SortedBlock | undefined {
+    const block = this.blocks.get(key);
+    if (block !== undefined) {
+      this.blocks.delete(key);
+      this.blocks.set(key, block);
+    }
+    return block;
+  }
+
+  set(key: string, block: SortedBlock): void {
+    if (block.c.count > CACHED_BLOCK_ROWS) return;
+    for (const [k, b] of this.blocks) {
+      if (this.rows + block.c.count <= CACHED_BLOCK_ROWS) break;
+      this.blocks.delete(k);
+      this.rows -= b.c.count;
+    }
+    this.blocks.set(key, block);
+    this.rows += block.c.count;
+  }
+}
+
+const blockCaches = new WeakMap<Pg, BlockCache>();
+
+function blockCache(sql: Pg): BlockCache {
+  let cache = blockCaches.get(sql);
+  if (cache === undefined) {
+    cache = new BlockCache();
+    blockCaches.set(sql, cache);
+  }
+  return cache;
+}
+
 /**
  * Pages of one link's clicks. `checkAlive` (the export): each page also asks whether the link
- * still exists, in its snapshot; a page of a deleted link is null. A reader used for many pages
- * keeps up to `keepBlocks` decoded blocks (the export: the one its position is in and the next).
+ * still exists, in its snapshot; a page of a deleted link is null.
  */
 export class PgLinkClickReader {
-  private readonly blocks = new Map<number, SortedBlock>();
+  private readonly blocks: BlockCache;
 
   constructor(
     private readonly sql: Pg,
     private readonly linkId: string,
     private readonly link: number,
     private readonly filter: ClickFilter,
-    private readonly options: { checkAlive: boolean; keepBlocks: number },
-  ) {}
+    private readonly options: { checkAlive: boolean },
+  ) {
+    this.blocks = blockCache(sql);
+  }
 
   /** Up to `limit` clicks below `before`, newest first; null when the link is gone. */
   async page(before: ClickKey, limit: number): Promise<ClickRef[] | null> {
@@ -121,12 +167,12 @@ export class PgLinkClickReader {
     return page;
   }
 
-  /** The link's blocks of these segments, decoded and sorted (kept or read in one statement). */
+  /** The link's blocks of these segments, decoded and sorted (kept, or read in one statement). */
   private async blocksOf(segs: number[]): Promise<Map<number, SortedBlock>> {
     const out = new Map<number, SortedBlock>();
     const missing: number[] = [];
     for (const seg of segs) {
-      const kept = this.blocks.get(seg);
+      const kept = this.blocks.get(`${this.link}:${seg}`);
       if (kept) out.set(seg, kept);
       else missing.push(seg);
     }
@@ -136,10 +182,7 @@ export class PgLinkClickReader {
     for (const r of rows as { seg: number; data: Uint8Array }[]) {
       const block = sortNewestFirst(decodeBlock(r.data));
       out.set(r.seg, block);
-      if (this.options.keepBlocks > 0) {
-        if (this.blocks.size >= this.options.keepBlocks) this.blocks.delete(this.blocks.keys().next().value!);
-        this.blocks.set(r.seg, block);
-      }
+      this.blocks.set(`${this.link}:${r.seg}`, block);
     }
     return out;
   }

@@ -14,9 +14,6 @@ import type { ExportRow, ListedClick } from '../sqlite/read-clicks';
 import { FLAG_BOT } from '../sqlite/tail-append';
 import { PgLinkClickReader, PgTargetNames } from './raw-read';
 
-/** Blocks an export keeps decoded: the one the cursor is in and the next one or two it overlaps. */
-const EXPORT_BLOCKS = 3;
-
 /** One target cache per pool, shared by its readers. */
 const targetCaches = new WeakMap<Pg, PgTargetNames>();
 
@@ -67,7 +64,7 @@ export async function readClickPagePg(
   const link = await linkValueIdPg(sql, linkId);
   if (link === null) return [];
   const filter = { from, maxId: Number.POSITIVE_INFINITY, bots };
-  const reader = new PgLinkClickReader(sql, linkId, link, filter, { checkAlive: false, keepBlocks: 0 });
+  const reader = new PgLinkClickReader(sql, linkId, link, filter, { checkAlive: false });
   const refs = await reader.page(before, limit);
   // Gone since the list asked for it: its link was deleted meanwhile.
   const names = refs === null ? null : await named(sql, values, refs);
@@ -96,7 +93,6 @@ export async function lastClickIdPg(sql: Pg): Promise<number> {
 /**
  * The export's pages (readClickPagePg's keys and order, clicks up to `maxId` only), each
  * asking in its own snapshot whether the link still exists: 'link deleted' when it does not.
- * One per export: it keeps the blocks it is reading decoded between pages.
  */
 export class PgExportPages {
   private reader: PgLinkClickReader | null | undefined;
@@ -112,12 +108,7 @@ export class PgExportPages {
     if (this.reader === undefined) {
       const link = await linkValueIdPg(this.sql, this.linkId);
       this.reader =
-        link === null
-          ? null
-          : new PgLinkClickReader(this.sql, this.linkId, link, this.filter, {
-              checkAlive: true,
-              keepBlocks: EXPORT_BLOCKS,
-            });
+        link === null ? null : new PgLinkClickReader(this.sql, this.linkId, link, this.filter, { checkAlive: true });
     }
     const refs = this.reader === null ? await this.linkOnly() : await this.reader.page(before, limit);
     if (refs === null) return 'link deleted';
