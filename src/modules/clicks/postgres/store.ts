@@ -43,7 +43,8 @@ export class PgClickStore implements ClickWriter {
   private readonly targets: PgTargets;
   private readonly salts: PgSalts;
   private readonly rollups = new PgRollupWriter();
-  private readonly sealer: PgSealer;
+  /** Seals the tail in the background (postgres/seal.ts); `sealer.idle()` waits for it. */
+  readonly sealer: PgSealer;
   private readonly ctx: EnrichContext;
   /** Uniques of days before this one were deleted (once a day). */
   private prunedBefore = -1;
@@ -115,7 +116,7 @@ export class PgClickStore implements ClickWriter {
     }
     await this.pruneUniques();
     await this.retain();
-    await this.sealer.sealIfDue();
+    this.sealer.sealSoon();
     return { written, skipped: clicks.length - written, ms: performance.now() - started };
   }
 
