@@ -403,16 +403,21 @@ describe('one sealer at a time', () => {
   test('the store seals after a batch once a segment is due, a bounded step at a time', async () => {
     const { sql, store } = await storeWith(5, { sealRows: 50 });
     expect((await store.writeBatch(batch(49, 5, T0))).written).toBe(49);
+    expect(await store.sealer.idle()).toBe(0);
     expect(await count(sql, 'click_segments')).toBe(0);
+    // Started after the batch, not waited for by it.
     expect((await store.writeBatch(batch(1, 5, T0 + 100, 49))).written).toBe(1);
+    expect(await store.sealer.idle()).toBe(50);
     expect(await count(sql, 'click_segments')).toBe(1);
     expect(await count(sql, 'click_tail')).toBe(0);
     // A backlog (a long outage's batch): two segments' worth at most per batch.
     expect((await store.writeBatch(batch(450, 5, T0 + 200, 50))).written).toBe(450);
+    expect(await store.sealer.idle()).toBe(100);
     expect((await sql`SELECT count FROM click_segments ORDER BY seg`).map((r: { count: number }) => r.count)).toEqual([
       50, 100,
     ]);
     expect((await store.writeBatch(batch(1, 5, T0 + 1000, 500))).written).toBe(1);
+    expect(await store.sealer.idle()).toBe(100);
     expect((await sql`SELECT count FROM click_segments ORDER BY seg`).map((r: { count: number }) => r.count)).toEqual([
       50, 100, 100,
     ]);

@@ -56,7 +56,8 @@ export class PgClickStore implements ClickWriter {
   /** Clicks this store wrote since its last fold, and performance.now() at the first of them. */
   private unfolded = 0;
   private unfoldedSince = 0;
-  private readonly sealer: PgSealer;
+  /** Seals the tail in the background (postgres/seal.ts); `sealer.idle()` waits for it. */
+  readonly sealer: PgSealer;
   private readonly ctx: EnrichContext;
   /** Uniques of days before this one were deleted (once a day). */
   private prunedBefore = -1;
@@ -131,7 +132,7 @@ export class PgClickStore implements ClickWriter {
     if (this.unfolded > 0 && due) await this.foldAfterBatch();
     await this.pruneUniques();
     await this.retain();
-    await this.sealer.sealIfDue();
+    this.sealer.sealSoon();
     return { written, skipped: clicks.length - written, ms: performance.now() - started };
   }
 
