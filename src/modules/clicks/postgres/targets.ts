@@ -23,10 +23,17 @@ function bySerial(c: EnrichedClick): boolean {
 }
 
 export class PgTargets {
-  private readonly byKey = new BoundedCache<string, number>(CACHED_TARGETS);
-  private readonly bySerial = new BoundedCache<number, number>(CACHED_SERIALS);
+  private readonly byKey: BoundedCache<string, number>;
+  private readonly bySerial: BoundedCache<number, number>;
 
-  constructor(private readonly sql: Pg) {}
+  /** `cached`: targets kept by key (tests make it small), and four times as many by serial. */
+  constructor(
+    private readonly sql: Pg,
+    cached = CACHED_TARGETS,
+  ) {
+    this.byKey = new BoundedCache(cached);
+    this.bySerial = new BoundedCache(cached === CACHED_TARGETS ? CACHED_SERIALS : cached * 4);
+  }
 
   private cached(c: EnrichedClick): number | undefined {
     return bySerial(c) ? this.bySerial.get(c.serial) : this.byKey.get(keyOf(c));
@@ -34,8 +41,15 @@ export class PgTargets {
 
   /** The target id of each click, inserting the unknown targets first. */
   async idsOf(clicks: readonly EnrichedClick[]): Promise<number[]> {
+    // Known ids are taken now and the batch's new ones kept apart from the cache: the cache may
+    // start over while the new ones are remembered (more than it holds), and every click of the
+    // batch must still find its id below.
+    const known = clicks.map((c) => this.cached(c));
+    const found = new Map<string, number>();
     const unknown = new Map<string, EnrichedClick>();
-    for (const c of clicks) if (this.cached(c) === undefined) unknown.set(keyOf(c), c);
+    clicks.forEach((c, i) => {
+      if (known[i] === undefined) unknown.set(keyOf(c), c);
+    });
     if (unknown.size > 0) {
       const list = [...unknown.values()];
       const cols = [
@@ -72,13 +86,14 @@ export class PgTargets {
       for (const r of rows) {
         const c = list[num(r.ord) - 1]!;
         const id = num(r.id);
+        found.set(keyOf(c), id);
         this.byKey.set(keyOf(c), id);
       }
     }
-    return clicks.map((c) => {
-      let id = this.cached(c);
+    return clicks.map((c, i) => {
+      let id = known[i];
       if (id === undefined) {
-        id = this.byKey.get(keyOf(c));
+        id = found.get(keyOf(c));
         if (id === undefined) throw new Error(`click target of ${c.linkId} is missing after its insert`);
         if (bySerial(c)) this.bySerial.set(c.serial, id);
       }

@@ -1,0 +1,46 @@
+/**
+ * click_targets on PostgreSQL (clicks/postgres/targets.ts): a batch naming more new targets
+ * than the writer's cache holds still gets every id (the cache starts over while they are
+ * remembered). Engine-internal: SQLite's targets are tested with its store.
+ */
+import { afterEach, expect, test } from 'bun:test';
+import { openPostgres, type Pg } from '../../../src/db/postgres/client';
+import { enrichClick } from '../../../src/modules/clicks/enrich/enrich';
+import { noGeo } from '../../../src/modules/clicks/enrich/geo';
+import { VisitorHasher } from '../../../src/modules/clicks/enrich/visitor';
+import { PgSalts } from '../../../src/modules/clicks/postgres/salts';
+import { PgTargets } from '../../../src/modules/clicks/postgres/targets';
+import { freshPostgresUrl } from '../../helpers/postgres';
+import { wire } from './engine-store';
+
+const T = Date.UTC(2026, 10, 21, 12, 30);
+let sql: Pg | null = null;
+afterEach(async () => {
+  await sql?.close();
+  sql = null;
+});
+
+test('a batch with more new targets than the cache holds gets each its own id, the same the next time', async () => {
+  sql = openPostgres(await freshPostgresUrl(), 2);
+  const salts = new PgSalts(sql);
+  await salts.load([Math.floor(T / 86_400_000)]);
+  const ctx = { geo: noGeo, hasher: new VisitorHasher(salts), ownHosts: ['sl.test'] };
+  const clicks = Array.from({ length: 25 }, (_, i) =>
+    enrichClick(wire({ linkId: `lnk_${i}`, time: T, location: `https://example.com/${i}` }), ctx),
+  );
+  // A cache of 10 starts over twice while the 25 new targets are remembered.
+  const targets = new PgTargets(sql, 10);
+  const ids = await targets.idsOf(clicks);
+  expect(new Set(ids).size).toBe(25);
+  const stored = new Map<string, number>(
+    (await sql`SELECT id, link_id FROM click_targets`).map((r: { id: number; link_id: string }) => [
+      r.link_id,
+      Number(r.id),
+    ]),
+  );
+  expect(ids).toEqual(clicks.map((c) => stored.get(c.linkId)!));
+  // Half of them cached, half not: each still finds its id, and nothing is inserted twice.
+  expect(await targets.idsOf(clicks)).toEqual(ids);
+  expect(await new PgTargets(sql, 10).idsOf(clicks)).toEqual(ids);
+  expect((await sql`SELECT count(*)::int4 AS n FROM click_targets`)[0].n).toBe(25);
+});
