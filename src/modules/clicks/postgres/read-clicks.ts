@@ -6,11 +6,11 @@
  */
 import { num, type Pg } from '../../../db/postgres/client';
 import { linkExistsCondition } from '../../links/link-exists';
-import { type ClickDimTuple, dimValues, linkValueIdPg, type PgValues } from '../../rollups/public';
+import { type ClickDimTuple, linkValueIdPg, type PgValues } from '../../rollups/public';
 import type { ClickColumns } from '../block-codec';
 import type { ClickFilter, ClickKey, ClickRef } from '../block-page';
 import type { ClickTarget } from '../sqlite/click-targets';
-import type { ExportRow, ListedClick } from '../sqlite/read-clicks';
+import { type ExportRow, type ListedClick, listedClick } from '../sqlite/read-clicks';
 import { FLAG_BOT } from '../sqlite/tail-append';
 import { PgLinkClickReader, PgTargetNames } from './raw-read';
 
@@ -69,19 +69,7 @@ export async function readClickPagePg(
   // Gone since the list asked for it: its link was deleted meanwhile.
   const names = refs === null ? null : await named(sql, values, refs);
   if (refs === null || names === null) return [];
-  return refs.map(({ c, i }): ListedClick => {
-    const target = names.targets.get(c.target[i]!)!;
-    return {
-      id: c.id[i]!,
-      timestamp: c.time[i]!,
-      code: target.code,
-      variantId: target.variantId,
-      destination: target.destination,
-      paramsJson: target.params,
-      bot: (c.flags[i]! & FLAG_BOT) !== 0,
-      ...dimValues(dimTexts(values, c, i)),
-    };
-  });
+  return refs.map(({ c, i }) => listedClick(c, i, names.targets.get(c.target[i]!)!, dimTexts(values, c, i)));
 }
 
 /** The newest click id given out (ids come from one sequence and are never reused). */

@@ -4,6 +4,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import { type ClickDimTuple, type ClickDimValues, DIM_COUNT, dimValues, linkValueId } from '../../rollups/public';
+import type { ClickTarget } from './click-targets';
 import { type ClickKey, type ClickNames, clickNames, dimensionTexts, LinkClickReader, targetOf } from './raw-read';
 import { FLAG_BOT } from './tail-append';
 
@@ -21,6 +22,25 @@ export interface ListedClick extends ClickDimValues {
   destination: string;
   paramsJson: string;
   bot: boolean;
+}
+
+/** The listed click at `i` of a page's columns: its target's facts, its flags and its dimensions' texts (either engine). */
+export function listedClick(
+  c: { id: ArrayLike<number>; time: ArrayLike<number>; flags: ArrayLike<number> },
+  i: number,
+  target: ClickTarget,
+  dims: ClickDimTuple,
+): ListedClick {
+  return {
+    id: c.id[i]!,
+    timestamp: c.time[i]!,
+    code: target.code,
+    variantId: target.variantId,
+    destination: target.destination,
+    paramsJson: target.params,
+    bot: (c.flags[i]! & FLAG_BOT) !== 0,
+    ...dimValues(dims),
+  };
 }
 
 /** The first key past `to`: every click at or before `to` sorts below it (where paging starts). */
@@ -41,19 +61,7 @@ export function readClickPage(
   if (link === null) return [];
   const names = clickNames(sqlite);
   const refs = new LinkClickReader(sqlite, link, { from, maxId: Number.POSITIVE_INFINITY, bots }).page(before, limit);
-  return refs.map(({ c, i }): ListedClick => {
-    const target = targetOf(names, c.target[i]!);
-    return {
-      id: c.id[i]!,
-      timestamp: c.time[i]!,
-      code: target.code,
-      variantId: target.variantId,
-      destination: target.destination,
-      paramsJson: target.params,
-      bot: (c.flags[i]! & FLAG_BOT) !== 0,
-      ...dimValues(dimensionTexts(names, c, i)),
-    };
-  });
+  return refs.map(({ c, i }) => listedClick(c, i, targetOf(names, c.target[i]!), dimensionTexts(names, c, i)));
 }
 
 export { lastClickId } from './raw-read';
