@@ -6,14 +6,9 @@
 import { Database } from 'bun:sqlite';
 import { openPostgres } from '../../src/db/postgres/client';
 import { readClicksAfter } from '../../src/modules/clicks/sqlite/raw-read';
-import type { DatabaseAddress } from '../../src/stores';
 import type { TestApp } from './app';
 import { insertTailClicks } from './raw-clicks';
-
-/** A test app, or the address of the database a spawned server uses. */
-export type ClickSource = TestApp | DatabaseAddress;
-
-const addressOf = (source: ClickSource): DatabaseAddress => ('deps' in source ? source.deps.stores.address : source);
+import { addressOf, type StoredSource } from './stored';
 
 export interface StoredClick {
   id: number;
@@ -25,7 +20,7 @@ export interface StoredClick {
 
 /** A short-lived pool on the test's PostgreSQL database (the app's own pool is not exposed). */
 async function withPostgres<T>(
-  source: ClickSource,
+  source: StoredSource,
   use: (sql: ReturnType<typeof openPostgres>) => Promise<T>,
 ): Promise<T> {
   const address = addressOf(source);
@@ -82,7 +77,7 @@ export async function deleteStoredClicks(t: TestApp, ids: number[]): Promise<voi
  * last one given. A database a running server uses is written on a connection of its own.
  */
 export async function insertStoredClicks(
-  source: ClickSource,
+  source: StoredSource,
   linkId: string,
   count: number,
   newest: number,
