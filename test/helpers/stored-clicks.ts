@@ -9,14 +9,9 @@ import { decodeBlock } from '../../src/modules/clicks/block-codec';
 import { readClicksAfter } from '../../src/modules/clicks/sqlite/raw-read';
 import { visitorHex } from '../../src/modules/clicks/sqlite/tail-append';
 import { DIM_COLUMNS } from '../../src/modules/rollups/public';
-import type { DatabaseAddress } from '../../src/stores';
 import type { TestApp } from './app';
 import { insertTailClicks } from './raw-clicks';
-
-/** A test app, or the address of the database a spawned server uses. */
-export type ClickSource = TestApp | DatabaseAddress;
-
-const addressOf = (source: ClickSource): DatabaseAddress => ('deps' in source ? source.deps.stores.address : source);
+import { addressOf, type StoredSource } from './stored';
 
 export interface StoredClick {
   id: number;
@@ -28,7 +23,7 @@ export interface StoredClick {
 
 /** A short-lived pool on the test's PostgreSQL database (the app's own pool is not exposed). */
 async function withPostgres<T>(
-  source: ClickSource,
+  source: StoredSource,
   use: (sql: ReturnType<typeof openPostgres>) => Promise<T>,
 ): Promise<T> {
   const address = addressOf(source);
@@ -119,7 +114,7 @@ export async function deleteStoredClicks(t: TestApp, ids: number[]): Promise<voi
  * last one given. A database a running server uses is written on a connection of its own.
  */
 export async function insertStoredClicks(
-  source: ClickSource,
+  source: StoredSource,
   linkId: string,
   count: number,
   newest: number,

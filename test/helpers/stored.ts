@@ -16,7 +16,9 @@ import { pgRawClicks } from './stored-clicks';
 /** A test app, or the address of a database a spawned process used. */
 export type StoredSource = TestApp | DatabaseAddress;
 
-const addressOf = (source: StoredSource): DatabaseAddress => ('deps' in source ? source.deps.stores.address : source);
+/** Where the source's database is. */
+export const addressOf = (source: StoredSource): DatabaseAddress =>
+  'deps' in source ? source.deps.stores.address : source;
 
 /** Runs `use` on the SQLite connection of the source: the test app's own, or one opened (and closed) for it. */
 function withSqlite<T>(source: StoredSource, use: (sqlite: Database) => T): T {
