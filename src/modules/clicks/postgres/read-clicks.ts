@@ -10,8 +10,7 @@ import { type ClickDimTuple, linkValueIdPg, type PgValues } from '../../rollups/
 import type { ClickColumns } from '../block-codec';
 import type { ClickFilter, ClickKey, ClickRef } from '../block-page';
 import type { ClickTarget } from '../sqlite/click-targets';
-import { type ExportRow, type ListedClick, listedClick } from '../sqlite/read-clicks';
-import { FLAG_BOT } from '../sqlite/tail-append';
+import { type ExportRow, exportRow, type ListedClick, listedClick } from '../sqlite/read-clicks';
 import { PgLinkClickReader, PgTargetNames } from './raw-read';
 
 /** One target cache per pool, shared by its readers. */
@@ -102,19 +101,7 @@ export class PgExportPages {
     if (refs === null) return 'link deleted';
     const names = await named(this.sql, this.values, refs);
     if (names === null) return 'link deleted';
-    return refs.map(({ c, i }): ExportRow => {
-      const target = names.targets.get(c.target[i]!)!;
-      return [
-        c.id[i]!,
-        c.time[i]!,
-        target.code,
-        target.variantId,
-        target.destination,
-        target.params,
-        ...dimTexts(this.values, c, i),
-        c.flags[i]! & FLAG_BOT,
-      ];
-    });
+    return refs.map(({ c, i }) => exportRow(c, i, names.targets.get(c.target[i]!)!, dimTexts(this.values, c, i)));
   }
 
   /** A link never clicked: no rows, but it may still have been deleted. */

@@ -24,6 +24,25 @@ export interface ListedClick extends ClickDimValues {
   bot: boolean;
 }
 
+/** The export row at `i` of a page's columns, in ExportRow's order (either engine). */
+export function exportRow(
+  c: { id: ArrayLike<number>; time: ArrayLike<number>; flags: ArrayLike<number> },
+  i: number,
+  target: ClickTarget,
+  dims: ClickDimTuple,
+): ExportRow {
+  return [
+    c.id[i]!,
+    c.time[i]!,
+    target.code,
+    target.variantId,
+    target.destination,
+    target.params,
+    ...dims,
+    c.flags[i]! & FLAG_BOT,
+  ];
+}
+
 /** The listed click at `i` of a page's columns: its target's facts, its flags and its dimensions' texts (either engine). */
 export function listedClick(
   c: { id: ArrayLike<number>; time: ArrayLike<number>; flags: ArrayLike<number> },
@@ -106,18 +125,8 @@ export class ExportPages {
   next(before: ClickKey, limit: number): ExportRow[] {
     if (this.reader === null) return [];
     const names = this.names;
-    return this.reader.page(before, limit).map(({ c, i }): ExportRow => {
-      const target = targetOf(names, c.target[i]!);
-      return [
-        c.id[i]!,
-        c.time[i]!,
-        target.code,
-        target.variantId,
-        target.destination,
-        target.params,
-        ...dimensionTexts(names, c, i),
-        c.flags[i]! & FLAG_BOT,
-      ];
-    });
+    return this.reader
+      .page(before, limit)
+      .map(({ c, i }) => exportRow(c, i, targetOf(names, c.target[i]!), dimensionTexts(names, c, i)));
   }
 }
