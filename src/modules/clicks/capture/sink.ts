@@ -9,6 +9,14 @@ import { WorkerClient } from '../../../lib/worker-rpc';
 import type { WireClick } from './record';
 import type { WriterHandlers, WriterOpenOptions } from './writer-worker';
 
+/**
+ * When either engine's writer folds during a long drain (it also folds after each drain): once
+ * this many clicks are written but not counted (measured: docs/performance.md) ...
+ */
+export const FOLD_MAX_CLICKS = 20_000;
+/** ... or once the oldest of them is this old, ms: counts lag by at most this under saturation. */
+export const FOLD_MAX_MS = 1000;
+
 export interface WriteOutcome {
   written: number;
   skipped: number;

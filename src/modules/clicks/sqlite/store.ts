@@ -15,7 +15,7 @@ import type { Clock } from '../../../lib/clock';
 import { DAY_MS, utcDay } from '../../../lib/time';
 import { type CountedHumans, createFolder, type Folder, PendingSums, RollupValues } from '../../rollups/public';
 import type { WireClick } from '../capture/record';
-import type { ClickWriter, WriteOutcome } from '../capture/sink';
+import { type ClickWriter, FOLD_MAX_CLICKS, FOLD_MAX_MS, type WriteOutcome } from '../capture/sink';
 import { type EnrichContext, type EnrichedClick, enrichClick } from '../enrich/enrich';
 import type { GeoLookup } from '../enrich/geo';
 import { VisitorHasher } from '../enrich/visitor';
@@ -27,12 +27,7 @@ import { sqliteSalts } from './salts';
 import { Sealer } from './seal';
 import { SeenVisitors } from './seen-visitors';
 
-/** Sums held before a fold during a long drain (measured: docs/performance.md). */
-export const FOLD_MAX_CLICKS = 20_000;
-/** Age of the oldest pending sum before a fold during a long drain: counts lag by at most this under saturation. */
-export const FOLD_MAX_MS = 1000;
-
-export type { WriteOutcome } from '../capture/sink';
+export { FOLD_MAX_CLICKS, FOLD_MAX_MS, type WriteOutcome } from '../capture/sink';
 export { RETENTION_IDLE_MS } from '../retention';
 
 export interface StoreOptions {
