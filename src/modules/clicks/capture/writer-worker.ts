@@ -33,7 +33,20 @@ let heap = new HeapGuard();
  * run while it awaits: PostgreSQL's open awaits the server, and a commit or fold sent right after
  * it (a flush at the start, or the stop's) would otherwise find no store and fail.
  */
-let opening: Promise<unknown> = Promise.resolve();
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs the store's operations one at a time, in the order their messages came, the open first.
+ * Messages are taken in order, but an async handler lets the next one run while it awaits: on
+ * PostgreSQL the open awaits the server and writing is asynchronous, so a commit sent during the
+ * open would find no store, and two commits (or a commit and a fold) side by side would commit
+ * out of order on the writer's two connections.
+ */
+function inOrder<T>(operation: () => Promise<T>): Promise<T> {
+  const run = queue.then(operation);
+  queue = run.catch(() => {});
+  return run;
+}
 
 export interface WriterOpenOptions {
   database: DatabaseAddress;
@@ -77,9 +90,7 @@ async function openStore(options: WriterOpenOptions): Promise<string> {
 const handlers = {
   /** Answers with the geo source; throws when the database or the geo file cannot be opened. */
   open(options: WriterOpenOptions): Promise<string> {
-    const opened = openStore(options);
-    opening = opened.catch(() => {});
-    return opened;
+    return inOrder(() => openStore(options));
   },
   /** A slice as JSON text: cheaper for the event loop to copy than structured objects. */
   add(json: string): void {
@@ -88,45 +99,54 @@ const handlers = {
   discard(): void {
     received = [];
   },
-  async commit(): Promise<WriteOutcome> {
+  commit(): Promise<WriteOutcome> {
     // Taken at once: slices added after this message belong to the next commit.
     const batch = received;
     received = [];
-    await opening;
-    if (!store) throw new Error('click writer is not open');
-    const folds = store instanceof ClickStore ? store.folds.count : 0;
-    const outcome = await store.writeBatch(batch);
-    // A batch that folded left the fold's garbage behind (see HeapGuard); on PostgreSQL every
-    // batch merges buckets.
-    if (!(store instanceof ClickStore) || store.folds.count !== folds) heap.check();
-    // Ask for a collection after each batch, once the answer is sent (asynchronous, it does not
-    // block): at saturation this thread is never idle, and JavaScriptCore, which otherwise
-    // collects in idle time, let its heap grow ~200 MB further (measured with wrk; no cost in
-    // throughput).
-    queueMicrotask(() => Bun.gc(false));
-    return outcome;
+    return inOrder(() => writeBatch(batch));
   },
   /** Answers with how many clicks were folded. */
-  async fold(): Promise<number> {
-    await opening;
-    if (!store) throw new Error('click writer is not open');
-    const folded = await store.fold();
-    if (folded > 0) heap.check();
-    return folded;
+  fold(): Promise<number> {
+    return inOrder(fold);
   },
-  async close(): Promise<void> {
+  close(): Promise<void> {
     // A close sent while opening closes what the open makes.
-    await opening;
-    try {
-      // Counted before leaving; a fold that fails here is done by the next start instead.
-      await store?.fold();
-    } catch {}
-    await store?.close?.();
-    await release?.();
-    store = null;
-    release = null;
+    return inOrder(close);
   },
 };
+
+async function writeBatch(batch: WireClick[]): Promise<WriteOutcome> {
+  if (!store) throw new Error('click writer is not open');
+  const folds = store instanceof ClickStore ? store.folds.count : 0;
+  const outcome = await store.writeBatch(batch);
+  // A batch that folded left the fold's garbage behind (see HeapGuard); on PostgreSQL every
+  // batch merges buckets.
+  if (!(store instanceof ClickStore) || store.folds.count !== folds) heap.check();
+  // Ask for a collection after each batch, once the answer is sent (asynchronous, it does not
+  // block): at saturation this thread is never idle, and JavaScriptCore, which otherwise
+  // collects in idle time, let its heap grow ~200 MB further (measured with wrk; no cost in
+  // throughput).
+  queueMicrotask(() => Bun.gc(false));
+  return outcome;
+}
+
+async function fold(): Promise<number> {
+  if (!store) throw new Error('click writer is not open');
+  const folded = await store.fold();
+  if (folded > 0) heap.check();
+  return folded;
+}
+
+async function close(): Promise<void> {
+  try {
+    // Counted before leaving; a fold that fails here is done by the next start instead.
+    await store?.fold();
+  } catch {}
+  await store?.close?.();
+  await release?.();
+  store = null;
+  release = null;
+}
 export type WriterHandlers = typeof handlers;
 
 serve(handlers);
