@@ -6,6 +6,7 @@ import { randomToken } from './lib/ids';
 import type { Exports } from './modules/analytics/export-chunks';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from './modules/clicks/public';
 import { Metrics } from './modules/metrics/registry';
+import { LinkFollower } from './modules/redirect/link-follower';
 import { LinkIndex } from './modules/redirect/link-index';
 import { SignInThrottle } from './modules/sessions/throttle';
 import { PasswordVerifier } from './modules/sessions/verifier';
@@ -37,6 +38,8 @@ export interface BaseDeps {
 export interface Deps extends BaseDeps {
   /** Slug -> redirect facts in memory; the LinkWriter (links/writer.ts) refreshes it after every link write. */
   linkIndex: LinkIndex;
+  /** Follows the link writes of other nodes into `linkIndex` (PostgreSQL); null on SQLite. */
+  follower: LinkFollower | null;
   /** Resolves once every link is in memory (createDeps loads them; the server loads them in the background). */
   linksLoaded: Promise<number>;
   /** Click buffer and flusher (the server starts the flush timer). */
@@ -73,14 +76,25 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const base = withStores(input);
   const clicks = createClickPipeline(base, options);
   const linkIndex = new LinkIndex(base.stores, clicks.buffer);
+  const feed = base.stores.changes;
+  const follower = feed ? new LinkFollower(feed, linkIndex, base.log) : null;
   // Loaded here unless the server loads it in the background once listening; the redirect reads
   // the database for a link not in memory while a load runs (await linkIndex.ready for all of them).
-  const ready = options.linksInBackground ? Promise.resolve(0) : linkIndex.loadAll();
+  // Following other nodes' changes starts where the database stands before the load.
+  const ready = options.linksInBackground
+    ? Promise.resolve(0)
+    : (async () => {
+        await follower?.begin();
+        const loaded = await linkIndex.loadAll();
+        follower?.start();
+        return loaded;
+      })();
   const signInThrottle = new SignInThrottle(base.clock);
   const passwordVerifier = new PasswordVerifier(signInThrottle.limits.verifying, base.log);
   return {
     ...base,
     linkIndex,
+    follower,
     linksLoaded: ready,
     clicks,
     exports: base.stores.openExports(base.log),

@@ -113,6 +113,9 @@ export async function startServer(
     (geo) => log.info(`click writer ready; geo: ${geo}; clicks flushed every ${config.flushMs} ms`),
     (err) => log.error('the click writer could not start: clicks stay buffered', err),
   );
+  // Other nodes' link writes are followed from where the database stands before the load.
+  await deps.follower?.begin();
+  deps.follower?.start();
   deps.linkIndex.loadInBackground().then(
     (links) => log.info(`${links} links in memory`),
     // Redirects still work: a slug not in memory is read from SQLite while the load is incomplete.
@@ -140,6 +143,7 @@ export async function startServer(
       );
       // ...and what the database still would not take goes to the spill file.
       const result = await clickStart.stop(flusher.takeAll(), flushed);
+      await deps.follower?.stop();
       await storage.close();
       log.info(`slink stopped (${flusher.stats.written} clicks written this run)`);
       return result;

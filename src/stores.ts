@@ -12,6 +12,7 @@ import type { Pg } from './db/postgres/client';
 import { probeWrite, storageFailure } from './db/storage';
 import type { Logger } from './deps';
 import { AppError } from './lib/errors';
+import { randomToken } from './lib/ids';
 import type { Exports } from './modules/analytics/export-chunks';
 import { ExportHost } from './modules/analytics/export-host';
 import type { AnalyticsStore, StorageBytes } from './modules/analytics/store';
@@ -21,6 +22,8 @@ import type { AccountStore, KeyStore } from './modules/auth/store';
 import { createPostgresAccountStore, createPostgresKeyStore } from './modules/auth/store-postgres';
 import { createSqliteAccountStore, createSqliteKeyStore } from './modules/auth/store-sqlite';
 import { type ClickWriter, openClickWriter, upgradeClickStorage, type WriterOptions } from './modules/clicks/public';
+import type { LinkChangeFeed } from './modules/links/changes';
+import { createPostgresLinkChangeFeed } from './modules/links/changes-postgres';
 import type { LinkStore, LinkWrites } from './modules/links/store';
 import { createPostgresLinkStore, createPostgresLinkWrites } from './modules/links/store-postgres';
 import { createSqliteLinkStore, createSqliteLinkWrites } from './modules/links/store-sqlite';
@@ -51,6 +54,8 @@ export interface Stores {
   readonly links: LinkStore;
   /** The writes of redirect facts: only links/writer.ts uses them (the slug index follows every one). */
   readonly linkWrites: LinkWrites;
+  /** What other nodes wrote to links (links/changes.ts); null on SQLite, which has one process. */
+  readonly changes: LinkChangeFeed | null;
   readonly variants: VariantStore;
   /** The statistics' buckets and names, the raw clicks' pages (the clicks list, the export's snapshot). */
   readonly analytics: AnalyticsStore;
@@ -90,6 +95,7 @@ export function sqliteStores(db: Db): Stores {
     projects: createSqliteProjectStore(db),
     links: createSqliteLinkStore(db),
     linkWrites: createSqliteLinkWrites(db),
+    changes: null,
     variants: createSqliteVariantStore(db),
     analytics: createSqliteAnalyticsStore(db.$client),
     openExports: (log) => new ExportHost({ engine: 'sqlite', path: db.$client.filename }, log),
@@ -116,6 +122,8 @@ export function sqliteStores(db: Db): Stores {
 }
 
 export function postgresStores(sql: Pg, url: string): Stores {
+  // This process among the nodes: its own link writes need not come back to it through the feed.
+  const instance = randomToken();
   return {
     engine: 'postgres',
     address: { engine: 'postgres', url },
@@ -125,7 +133,8 @@ export function postgresStores(sql: Pg, url: string): Stores {
     sessions: createPostgresSessionStore(sql),
     projects: createPostgresProjectStore(sql),
     links: createPostgresLinkStore(sql),
-    linkWrites: createPostgresLinkWrites(sql),
+    linkWrites: createPostgresLinkWrites(sql, instance),
+    changes: createPostgresLinkChangeFeed(sql, instance),
     variants: createPostgresVariantStore(sql),
     analytics: createPostgresAnalyticsStore(sql),
     openExports: (log) => new ExportHost({ engine: 'postgres', url }, log),

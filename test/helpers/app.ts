@@ -73,6 +73,7 @@ export async function makeTestApp(env: Record<string, string> = {}, options: Tes
     errors,
     async close() {
       deps.linkIndex.stopLoading();
+      await deps.follower?.stop();
       deps.exports.close();
       deps.passwordVerifier.close();
       rmSync(dir, { recursive: true, force: true });

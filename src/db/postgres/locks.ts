@@ -38,3 +38,9 @@ export const ROLLUP_FOLD_LOCK = 0x736c696e6b666c64n;
  * sealer skips its turn instead of queueing behind the first.
  */
 export const CLICK_SEAL_LOCK = 0x736c696e6b736561n;
+
+/**
+ * The change feed ("slinkchg", links/changes-postgres.ts): a link write takes it just before it
+ * numbers its change and holds it to its commit, so changes commit in the order of their numbers.
+ */
+export const CHANGE_FEED_LOCK = 0x736c696e6b636867n;

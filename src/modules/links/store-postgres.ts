@@ -3,12 +3,14 @@
  * and `toRedirectRow` are the one place they become the shapes the other layers know. Params
  * are JSON text (not jsonb, which would reorder their keys).
  */
+
 import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../db/postgres/locks';
 import { deleteLinkClicksPg } from '../clicks/public';
 import { forgetLinkRollupsPg } from '../rollups/public';
 import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../variants/store-postgres';
 import { availabilityConditionPg } from './availability';
+import { announceLinkChanges } from './changes-postgres';
 import type { LinkSort } from './model';
 import type { LinkFilter, LinkRow, LinkStore, LinkWrites, NewLink, RedirectRow } from './store';
 import { pageOf } from './store-sqlite';
@@ -328,12 +330,22 @@ async function lockLinkCreation(tx: Pg): Promise<void> {
   await tx`SELECT pg_advisory_xact_lock(${LINK_CREATE_LOCK})`;
 }
 
-export function createPostgresLinkWrites(sql: Pg): LinkWrites {
+/**
+ * The writes of redirect facts; each announces the links it touched to the other nodes in its own
+ * transaction (links/changes-postgres.ts), as `instance`: this process, whose index follows its
+ * writes itself.
+ */
+export function createPostgresLinkWrites(sql: Pg, instance: string): LinkWrites {
+  const announce = (tx: Pg, ids: readonly string[]) => announceLinkChanges(tx, instance, ids);
   return {
     async insert(items) {
       await sql.begin(async (tx) => {
         await lockLinkCreation(tx);
         await insertLinks(tx, items);
+        await announce(
+          tx,
+          items.map((i) => i.row.id),
+        );
       });
     },
     async insertBulk(items, { skipExisting, freshSlug }) {
@@ -362,6 +374,10 @@ export function createPostgresLinkWrites(sql: Pg): LinkWrites {
           }
         }
         await insertLinks(tx, writing);
+        await announce(
+          tx,
+          writing.map((i) => i.row.id),
+        );
         return { inserted: writing, existing };
       });
     },
@@ -378,6 +394,10 @@ export function createPostgresLinkWrites(sql: Pg): LinkWrites {
             }
           }
         }
+        await announce(
+          tx,
+          updates.map((u) => u.id),
+        );
       });
     },
     async delete(ids) {
@@ -389,16 +409,26 @@ export function createPostgresLinkWrites(sql: Pg): LinkWrites {
           await deleteLinkClicksPg(tx, id);
         }
         await tx`DELETE FROM links WHERE id = ANY(${tx.array(ids, 'text')}::text[])`;
+        await announce(tx, ids);
       });
     },
     async insertVariant(row) {
-      await insertVariantPostgres(sql, row);
+      await sql.begin(async (tx) => {
+        await insertVariantPostgres(tx, row);
+        await announce(tx, [row.linkId]);
+      });
     },
     async updateVariant(linkId, id, changes) {
-      await updateVariantPostgres(sql, linkId, id, changes);
+      await sql.begin(async (tx) => {
+        await updateVariantPostgres(tx, linkId, id, changes);
+        await announce(tx, [linkId]);
+      });
     },
     async deleteVariant(linkId, id) {
-      await deleteVariantPostgres(sql, linkId, id);
+      await sql.begin(async (tx) => {
+        await deleteVariantPostgres(tx, linkId, id);
+        await announce(tx, [linkId]);
+      });
     },
   };
 }

@@ -73,6 +73,8 @@ const FIRST_PAGE = 50;
 
 export class LinkIndex {
   readonly table = new LinkTable();
+  /** The ids put while a resync runs (`resync`), else null. */
+  private resyncSeen: Set<string> | null = null;
   /** False while a background load runs: a miss may then be a link not read yet. */
   private complete = true;
   private loadRun = 0;
@@ -179,6 +181,7 @@ export class LinkIndex {
    * one starts at its stored count.
    */
   private put(row: RedirectRow, variantRows: VariantRow[]): number {
+    this.resyncSeen?.add(row.id);
     return this.table.put(
       {
         id: row.id,
@@ -244,6 +247,35 @@ export class LinkIndex {
     this.loadRun++;
   }
 
+  /**
+   * Reads every link again, forgetting those gone: for a node that missed changes it can no
+   * longer read one by one (redirect/link-follower.ts). Redirects keep answering from memory
+   * meanwhile; writes and refreshes interleave page by page, and a link any of them put during
+   * the resync counts as seen.
+   */
+  async resync(pageSize = 1000): Promise<number> {
+    const seen = new Set<string>();
+    this.resyncSeen = seen;
+    try {
+      for (let after: string | null = ''; after !== null; ) {
+        const from: string = after;
+        after = await this.serially(async () => {
+          const rows = await this.stores.links.redirectPage(from, pageSize);
+          if (rows.length === 0) return null;
+          const byLink = await this.stores.variants.ofLinks(rows.map((r) => r.id));
+          for (const row of rows) this.apply(row, byLink.get(row.id) ?? []);
+          return rows.at(-1)!.id;
+        });
+      }
+      await this.serially(async () => {
+        for (const id of this.table.liveIds()) if (!seen.has(id)) this.remove(id);
+      });
+    } finally {
+      this.resyncSeen = null;
+    }
+    return this.size;
+  }
+
   /** refreshMany for one link (a row written outside the LinkWriter: tests only). */
   refresh(id: string): Promise<void> {
     return this.refreshMany([id]);
@@ -266,10 +298,15 @@ export class LinkIndex {
         this.remove(id);
         continue;
       }
-      const slot = this.put(row, byLink.get(id) ?? []);
-      // A click limit counts humans exactly: classify this link's buffered clicks now.
-      if (row.clickLimit !== null) this.buffer.settleLink(slot);
+      this.apply(row, byLink.get(id) ?? []);
     }
+  }
+
+  /** Puts a link read again (a refresh, a resync). */
+  private apply(row: RedirectRow, variantRows: VariantRow[]): void {
+    const slot = this.put(row, variantRows);
+    // A click limit counts humans exactly: classify this link's buffered clicks now.
+    if (row.clickLimit !== null) this.buffer.settleLink(slot);
   }
 
   remove(id: string): void {

@@ -263,6 +263,13 @@ export class LinkTable implements ClickLinks {
     return slot;
   }
 
+  /** The ids of every link in the table. */
+  liveIds(): string[] {
+    const ids: string[] = [];
+    for (let slot = 0; slot < this.highWater; slot++) if (this.status[slot] !== FREE) ids.push(this.linkId(slot));
+    return ids;
+  }
+
   /** Forgets a link; its slot may be reused (its buffered clicks must be gone: ClickBuffer.dropLink). */
   remove(slot: number): void {
     const at = this.blockAt[slot]!;

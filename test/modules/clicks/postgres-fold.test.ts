@@ -96,6 +96,29 @@ describe('PostgreSQL fold', () => {
     expect(w!.counts['link  lnk_b']).toBe(1);
   });
 
+  test("a writer's cached workspace bucket is read again after another node's deletion and fold, even at the same totals", async () => {
+    const s = await opened('postgres', T, NO_AUTO_FOLD);
+    for (const id of ['lnk_x', 'lnk_y', 'lnk_z']) await s.link(id, id.slice(4));
+    // This writer folds X: it keeps the workspace bucket {X: 1} decoded.
+    await s.writer.writeBatch([wire({ linkId: 'lnk_x', time: T })]);
+    expect(await s.writer.fold()).toBe(1);
+    // Another node deletes X and folds one click of Y by the same visitor: the bucket is back at
+    // 1 click and 1 unique, holding Y instead of X.
+    await s.deleteLinkWithClicks('lnk_x');
+    const other = secondWriter(s);
+    await other.writeBatch([wire({ linkId: 'lnk_y', time: T })]);
+    expect(await other.fold()).toBe(1);
+    expect(await s.bucket(null, 'hour', HOUR_START)).toMatchObject({ clicks: 1, uniques: 1 });
+    // This writer's next fold must add Z to what is stored, not to what it cached.
+    await s.writer.writeBatch([wire({ linkId: 'lnk_z', time: T, address: '8.8.8.8' })]);
+    expect(await s.writer.fold()).toBe(1);
+    const w = await s.bucket(null, 'hour', HOUR_START);
+    expect(w).toMatchObject({ clicks: 2, uniques: 2 });
+    expect(w!.counts['link  lnk_x']).toBeUndefined();
+    expect(w!.counts['link  lnk_y']).toBe(1);
+    expect(w!.counts['link  lnk_z']).toBe(1);
+  });
+
   test('a long drain folds on its own once FOLD_MAX_CLICKS clicks wait', async () => {
     const s = await opened('postgres', T, { foldMaxClicks: 3, foldMaxMs: Number.POSITIVE_INFINITY });
     await s.link('lnk_a', 'a');

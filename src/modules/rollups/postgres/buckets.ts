@@ -9,7 +9,11 @@
  *
  * The workspace's buckets hold every link's count (100,000 values and more): the writer keeps
  * the ones it wrote decoded, and reads a row's bytes again only when its clicks or uniques are
- * not what it wrote (another node's fold, or a link's deletion, changed it).
+ * not what it wrote, or when anything else wrote rollups since its last fold (another node's
+ * fold, a link's deletion): every writer of rollups counts itself in `rollup_writes`, and the
+ * cache is kept only when the count moved by this fold alone. Equal totals alone would not do: a
+ * deletion then another node's fold can bring a bucket back to the same clicks and uniques with
+ * other values in it.
  */
 import type { Pg } from '../../../db/postgres/client';
 import { num } from '../../../db/postgres/client';
@@ -53,13 +57,20 @@ export class PgRollupWriter {
   /** Workspace buckets as this writer last wrote them, by `grain|start|bot`. */
   private readonly cache = new Map<string, { clicks: number; uniques: number; counts: DenseCounts }>();
 
+  /** `rollup_writes` after this writer's last fold: the cache holds what was written up to there. */
+  private lastWrite = -1;
+
   /** The transaction that used the cache rolled back: what it holds may never have been written. */
   dropCache(): void {
     this.cache.clear();
+    this.lastWrite = -1;
   }
 
   /** Adds the batch's sums of the links in `kept` (link ids still existing) to their buckets and the workspace's. */
   async add(tx: Pg, pending: PendingSums, kept: ReadonlySet<string>): Promise<void> {
+    const write = await countRollupWrite(tx);
+    if (write !== this.lastWrite + 1) this.cache.clear();
+    this.lastWrite = write;
     const links = new Map<string, Addition>();
     const workspace = new Map<string, WorkspaceAddition>();
     for (const slot of pending.linksInOrder()) {
@@ -192,4 +203,14 @@ export class PgRollupWriter {
     if (this.cache.size > CACHED_BUCKETS) this.cache.delete(this.cache.keys().next().value!);
     return fresh;
   }
+}
+
+/**
+ * Counts one write of rollup buckets (a fold, a link's deletion) in `rollup_writes`, inside its
+ * transaction (see the file's comment); returns the new count. Every writer holds the fold lock
+ * or the click barrier exclusively, so the count is taken by one writer at a time.
+ */
+export async function countRollupWrite(tx: Pg): Promise<number> {
+  const [row] = await tx`UPDATE rollup_writes SET count = count + 1 RETURNING count`;
+  return num(row!.count);
 }

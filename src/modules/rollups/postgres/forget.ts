@@ -9,6 +9,7 @@
  */
 import { num, type Pg } from '../../../db/postgres/client';
 import { DenseCounts, decodeCounts } from '../rollup-codec';
+import { countRollupWrite } from './buckets';
 import { linkValueIdPg } from './values';
 
 export async function forgetLinkRollupsPg(tx: Pg, linkId: string): Promise<void> {
@@ -18,6 +19,8 @@ export async function forgetLinkRollupsPg(tx: Pg, linkId: string): Promise<void>
   const own = await tx`SELECT grain, start, bot, clicks, uniques, data FROM rollups WHERE scope = ${scope}
     ORDER BY grain, start, bot`;
   if (own.length > 0) {
+    // Folds that cached these workspace buckets must read them again (postgres/buckets.ts).
+    await countRollupWrite(tx);
     const workspace = await tx`SELECT r.grain, r.start, r.bot, r.clicks, r.uniques, r.data FROM rollups r
       JOIN unnest(${tx.array(
         own.map((r: { grain: number }) => r.grain),
