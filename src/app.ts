@@ -31,6 +31,24 @@ import { sessionRoutes } from './modules/sessions';
 import { variantsRoutes } from './modules/variants';
 import { workspaceRoutes } from './modules/workspace';
 
+/** /healthz: whether the database answers and clicks are being written (contract, "Paths"). */
+async function healthOf(deps: Deps): Promise<{ status: 'ok' | 'degraded' | 'unavailable'; reason?: string }> {
+  const ping = await deps.stores.ping();
+  if (ping === 'gone') return { status: 'unavailable' };
+  // A database server out of reach: redirects answer, clicks wait in the buffer.
+  if (ping !== 'ok') return { status: 'degraded', reason: ping.unreachable };
+  // Redirects still answer (their clicks wait in the buffer); writes do not get through.
+  const failure = deps.clicks.flusher.writeFailure;
+  if (failure !== null) {
+    return {
+      status: 'degraded',
+      reason: `click writes failing: ${storageFailure(failure) ?? 'database locked or unavailable'}`,
+    };
+  }
+  const refused = await deps.stores.probeWrite();
+  return refused === null ? { status: 'ok' } : { status: 'degraded', reason: `database refuses writes: ${refused}` };
+}
+
 function toAppError(code: string | number, error: unknown, request: Request, deps: Deps): AppError {
   if (error instanceof AppError) return error;
   switch (code) {
@@ -136,25 +154,10 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       .get(
         '/healthz',
         async ({ set }) => {
-          const ping = await deps.stores.ping();
-          if (ping === 'gone') {
-            set.status = 503;
-            return { status: 'unavailable' };
-          }
-          if (ping !== 'ok') {
-            // A database server out of reach: redirects answer, clicks wait in the buffer.
-            set.status = 503;
-            return { status: 'degraded', reason: ping.unreachable };
-          }
-          // Redirects still answer (their clicks wait in the buffer); writes do not get through.
-          const failure = deps.clicks.flusher.writeFailure;
-          const reason =
-            failure !== null
-              ? `click writes failing: ${storageFailure(failure) ?? 'database locked or unavailable'}`
-              : await deps.stores.probeWrite();
-          if (reason === null) return { status: 'ok' };
-          set.status = 503;
-          return { status: 'degraded', reason: failure !== null ? reason : `database refuses writes: ${reason}` };
+          const health = await healthOf(deps);
+          if (health.status !== 'ok') set.status = 503;
+          // Which node answered: behind a balancer, the one whose state this is.
+          return { ...health, node: deps.config.nodeId };
         },
         { detail: { hide: true } },
       )

@@ -17,10 +17,17 @@ export interface Logger {
   error(message: string, error?: unknown): void;
 }
 
-export const consoleLogger: Logger = {
-  info: (message) => console.log(`${new Date().toISOString()} ${message}`),
-  error: (message, error) => console.error(`${new Date().toISOString()} ${message}`, error ?? ''),
-};
+/** Lines on stdout and stderr, each starting with its time and, for a node of the service, the node's name. */
+export function consoleLoggerOf(node: string | null): Logger {
+  const head = () => (node === null ? new Date().toISOString() : `${new Date().toISOString()} ${node}`);
+  return {
+    info: (message) => console.log(`${head()} ${message}`),
+    error: (message, error) => console.error(`${head()} ${message}`, error ?? ''),
+  };
+}
+
+/** The operator commands' logger (no node: they are not one). */
+export const consoleLogger: Logger = consoleLoggerOf(null);
 
 export interface BaseDeps {
   /** Every module's store, on the engine the configuration chose (stores.ts). */
@@ -104,6 +111,8 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
           signIn: signInThrottle,
           storageBytes: () => base.stores.storageBytes(),
           now: () => base.clock.now(),
+          node: base.config.nodeId,
+          follower,
         })
       : null,
     setupToken: randomToken(),

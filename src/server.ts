@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { type App, createApp } from './app';
 import { type Config, ConfigError } from './config';
-import { consoleLogger, createDeps } from './deps';
+import { consoleLoggerOf, createDeps, type Logger } from './deps';
 import { routable } from './http/client';
 import { errorResponse } from './http/errors';
 import { MAX_BODY_BYTES } from './http/json-body';
@@ -42,7 +42,7 @@ export interface ServerOptions {
 
 export async function startServer(
   config: Config,
-  log = consoleLogger,
+  log: Logger = consoleLoggerOf(config.nodeId),
   options: ServerOptions = {},
 ): Promise<RunningServer> {
   // The writer thread opens the geo database; a configured path that is not there must stop
@@ -156,16 +156,17 @@ export async function startServer(
  * the spill file, 1 when some could be saved in neither (or the stop failed).
  */
 export async function serveForever(config: Config, options: ServerOptions = {}): Promise<void> {
-  const server = await startServer(config, consoleLogger, options);
+  const log = consoleLoggerOf(config.nodeId);
+  const server = await startServer(config, log, options);
   const shutdown = (signal: string) => {
-    consoleLogger.info(`${signal} received, shutting down`);
+    log.info(`${signal} received, shutting down`);
     server.stop().then(
       ({ lost }) => {
-        if (lost > 0) consoleLogger.error(`exiting with status 1: ${lost} clicks lost`);
+        if (lost > 0) log.error(`exiting with status 1: ${lost} clicks lost`);
         process.exit(lost > 0 ? 1 : 0);
       },
       (err) => {
-        consoleLogger.error('shutdown failed', err);
+        log.error('shutdown failed', err);
         process.exit(1);
       },
     );

@@ -155,7 +155,7 @@ forEachEngine((engine) => {
       server = start(['./slink', 'serve'], port, { cwd: dir, env: minimalEnv({ ...dbEnv, SLINK_PORT: String(port) }) });
       const health = await waitHealthy(server, 30_000);
       expect(health.headers.get('content-type')).toContain('application/json');
-      expect(await health.json()).toEqual({ status: 'ok' });
+      expect(await health.json()).toEqual({ status: 'ok', node: expect.any(String) });
 
       const auth = { authorization: `Bearer ${key}` };
       const me = await fetch(`${server.base}/api/v1/me`, { headers: auth });

@@ -424,7 +424,7 @@ describe('slink serve', () => {
     const env = cleanEnv({ SLINK_DB: db, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_FLUSH_MS: '50' });
     server = start([BUN, 'run', 'src/index.ts', 'serve'], port, { env });
     const health = await waitHealthy(server);
-    expect(await health.json()).toEqual({ status: 'ok' });
+    expect(await health.json()).toEqual({ status: 'ok', node: expect.any(String) });
 
     // Operator commands against the same file while the server holds it open.
     const accountId = (
@@ -503,7 +503,7 @@ describe('slink serve', () => {
       SLINK_HOSTNAME: '127.0.0.1',
     });
     server = start([BUN, 'run', 'src/index.ts'], port, { env });
-    expect(await (await waitHealthy(server)).json()).toEqual({ status: 'ok' });
+    expect(await (await waitHealthy(server)).json()).toEqual({ status: 'ok', node: expect.any(String) });
     expect(await server.stop()).toBe(0);
   });
 
@@ -526,7 +526,7 @@ describe('slink serve', () => {
     const startDb = join(tempDir(), 'data', 'slink.db');
     const env = cleanEnv({ SLINK_DB: startDb, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1' });
     server = start([BUN, 'run', 'start'], port, { env });
-    expect(await (await waitHealthy(server)).json()).toEqual({ status: 'ok' });
+    expect(await (await waitHealthy(server)).json()).toEqual({ status: 'ok', node: expect.any(String) });
     expect(existsSync(startDb)).toBe(true);
 
     await ok(slink(startDb, ['user', 'add', 'start@example.com', '--password', PASSWORD]));

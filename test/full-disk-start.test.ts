@@ -26,7 +26,11 @@ afterEach(() => {
 });
 
 const HUMAN = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
-const DEGRADED = { status: 'degraded', reason: 'click writes failing: database or disk full' };
+const DEGRADED = {
+  status: 'degraded',
+  reason: 'click writes failing: database or disk full',
+  node: expect.any(String),
+};
 
 function serve(db: string, script = 'src/index.ts', args: string[] = ['serve']): RunningProcess {
   const port = freePort();
@@ -108,7 +112,7 @@ describe('a start on a full disk, database in place', () => {
       () => health(server!.base),
       (h) => h.status === 200,
     );
-    expect(await health(server.base)).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(await health(server.base)).toEqual({ status: 200, body: { status: 'ok', node: expect.any(String) } });
     const after = await poll(
       'the held clicks, once written',
       () => link(server!.base, key, id!),

@@ -58,7 +58,11 @@ test('the real server on a full disk: redirects answered and held, writes 503, h
     },
     (h) => h.status === 503,
   );
-  expect(degraded.body).toEqual({ status: 'degraded', reason: expect.stringContaining('full') });
+  expect(degraded.body).toEqual({
+    status: 'degraded',
+    reason: expect.stringContaining('full'),
+    node: expect.any(String),
+  });
   const refused = await newLink({
     destination: 'https://example.com/refused',
     params: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, 'v'.repeat(1000)])),

@@ -60,7 +60,7 @@ describe('slink on PostgreSQL', () => {
     expect(listed.map((a) => a.email)).toEqual(['pg@example.com']);
 
     let server = serve(url, db);
-    expect(await (await waitHealthy(server)).json()).toEqual({ status: 'ok' });
+    expect(await (await waitHealthy(server)).json()).toEqual({ status: 'ok', node: 'node-a' });
     const auth = { authorization: `Bearer ${created.key}`, 'content-type': 'application/json' };
     const post = await fetch(`${server.base}/api/v1/links`, {
       method: 'POST',

@@ -91,7 +91,10 @@ describe('no usable Host', () => {
       body: { error: { code: 'not_found', message: 'No route for GET /api/v1/no/such/route', field: null } },
     });
     const health = await send(single, '/healthz', NO_HOST);
-    expect({ status: health.status, body: health.body }).toEqual({ status: 200, body: { status: 'ok' } });
+    expect({ status: health.status, body: health.body }).toEqual({
+      status: 200,
+      body: { status: 'ok', node: expect.any(String) },
+    });
   });
 
   test('split hosts: the request is the short host’s (404 page for the API, / to the app, health answers)', async () => {
@@ -105,7 +108,10 @@ describe('no usable Host', () => {
       location: 'http://links.internal/',
     });
     const health = await send(split, '/healthz', NO_HOST);
-    expect({ status: health.status, body: health.body }).toEqual({ status: 200, body: { status: 'ok' } });
+    expect({ status: health.status, body: health.body }).toEqual({
+      status: 200,
+      body: { status: 'ok', node: expect.any(String) },
+    });
   });
 });
 

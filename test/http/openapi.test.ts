@@ -467,7 +467,7 @@ forEachEngine((engine) => {
     test('answers 200 {"status":"ok"} without a key', async () => {
       const res = await api(t, 'GET', '/healthz');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ status: 'ok' });
+      expect(res.body).toEqual({ status: 'ok', node: expect.any(String) });
       expect(res.text).toBe('{"status":"ok"}');
       expect(res.headers.get('content-type')).toContain('application/json');
     });
@@ -481,7 +481,9 @@ forEachEngine((engine) => {
         // A SQLite file that cannot answer is unavailable; a database server out of reach is a
         // degraded service (redirects answer, clicks wait: docs/operations.md, "Health and logs").
         expect(res.body).toEqual(
-          engine === 'sqlite' ? { status: 'unavailable' } : { status: 'degraded', reason: 'database unreachable' },
+          engine === 'sqlite'
+            ? { status: 'unavailable', node: expect.any(String) }
+            : { status: 'degraded', reason: 'database unreachable', node: expect.any(String) },
         );
         expect(other.errors).toEqual([]);
       } finally {

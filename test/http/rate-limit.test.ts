@@ -209,7 +209,7 @@ forEachEngine((engine) => {
       for (let i = 0; i < 5; i++) {
         const health = await api(t, 'GET', '/healthz');
         expect(health.status).toBe(200);
-        expect(health.body).toEqual({ status: 'ok' });
+        expect(health.body).toEqual({ status: 'ok', node: expect.any(String) });
         expect(health.headers.get('x-ratelimit-remaining')).toBeNull();
         const spec = await api(t, 'GET', '/api/openapi.json');
         expect(spec.status).toBe(200);

@@ -25,10 +25,16 @@ async function scrape(app: TestApp, authorization?: string) {
   return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
 }
 
-/** The value of one sample line, e.g. `slink_clicks_written_total` or `name{label="x"}`. */
+const NODE = 'node-7';
+
+/**
+ * The value of one sample line, e.g. `slink_clicks_written_total` or `name{label="x"}`, written
+ * here without the `node` label every series carries (checked in the test below).
+ */
 function sample(text: string, series: string): number | null {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? null : Number(line.slice(series.length + 1));
+  const labelled = series.endsWith('}') ? `${series.slice(0, -1)},node="${NODE}"}` : `${series}{node="${NODE}"}`;
+  const line = text.split('\n').find((l) => l.startsWith(`${labelled} `));
+  return line === undefined ? null : Number(line.slice(labelled.length + 1));
 }
 
 forEachEngine((engine) => {
@@ -56,7 +62,7 @@ forEachEngine((engine) => {
     });
 
     test('the right token gets Prometheus text that counts requests, redirects and clicks', async () => {
-      t = await makeTestApp({ SLINK_METRICS_TOKEN: TOKEN }, { engine });
+      t = await makeTestApp({ SLINK_METRICS_TOKEN: TOKEN, SLINK_NODE_ID: NODE }, { engine });
       const { key } = await makeKey(t, 'write');
       const link = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/m' } });
       expect(link.status).toBe(201);
@@ -90,6 +96,17 @@ forEachEngine((engine) => {
       expect(sample(after.text, 'slink_flush_batch_seconds_count')).toBe(1);
       // The scrape before this one is counted too, under its own route.
       expect(sample(after.text, 'slink_http_requests_total{route="/metrics",method="GET",status="200"}')).toBe(1);
+      // Every series names the node (SLINK_NODE_ID): scraped from several nodes, they stay apart.
+      const samples = after.text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+      expect(samples.length).toBeGreaterThan(40);
+      expect(samples.filter((l) => !l.includes(`node="${NODE}"`))).toEqual([]);
+      // How current the links are with other nodes' writes: a series of PostgreSQL's only.
+      const lag = sample(after.text, 'slink_link_changes_lag_seconds');
+      if (engine === 'postgres') {
+        expect(lag).toBeGreaterThanOrEqual(0);
+        expect(lag).toBeLessThan(60);
+        expect(sample(after.text, 'slink_link_changes_total{kind="resync"}')).toBe(0);
+      } else expect(lag).toBeNull();
     });
 
     test('on split hosts the short host does not answer /metrics', async () => {

@@ -3,6 +3,13 @@
  * key by accident. Each is a fixed int8 spelling eight ASCII letters ("slink" and a tag), far
  * from anything another application on the same database would pick.
  */
+import type { Pg } from './client';
+
+/** Takes `key` for the transaction `tx` unless another connection holds it; whether it was taken. */
+export async function tryTransactionLock(tx: Pg, key: bigint): Promise<boolean> {
+  const [row] = await tx`SELECT pg_try_advisory_xact_lock(${key}) AS taken`;
+  return row!.taken as boolean;
+}
 
 /** Migrations: nodes starting together wait for each other ("slinkmig"). */
 export const MIGRATE_LOCK = 0x736c696e6b6d6967n;
@@ -44,3 +51,11 @@ export const CLICK_SEAL_LOCK = 0x736c696e6b736561n;
  * numbers its change and holds it to its commit, so changes commit in the order of their numbers.
  */
 export const CHANGE_FEED_LOCK = 0x736c696e6b636867n;
+
+/**
+ * Housekeeping that one node does for all ("slinkhkp"): a retention step, the daily pruning of
+ * uniques and salts, the pruning of old link changes. Taken with a try inside the work's own
+ * transaction: a node that finds it held skips its turn (another node is at it), and a node that
+ * dies mid-step releases it with its connection, so the next node's turn takes over.
+ */
+export const HOUSEKEEPING_LOCK = 0x736c696e6b686b70n;

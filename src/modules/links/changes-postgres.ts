@@ -7,7 +7,7 @@
  */
 import type { Pg } from '../../db/postgres/client';
 import { num } from '../../db/postgres/client';
-import { CHANGE_FEED_LOCK } from '../../db/postgres/locks';
+import { CHANGE_FEED_LOCK, HOUSEKEEPING_LOCK, tryTransactionLock } from '../../db/postgres/locks';
 import type { ChangesSince, LinkChangeFeed } from './changes';
 
 const CHANNEL = 'slink_link_changes';
@@ -58,12 +58,16 @@ export function createPostgresLinkChangeFeed(sql: Pg, instance: string): LinkCha
         await subscription.unlisten();
       };
     },
-    async prune(before) {
+    async prune(keptMs) {
       // The newest change stays, so `head` never goes back; the pruned mark says up to where
       // changes are gone, in the same transaction as their deletion.
       return sql.begin(async (tx) => {
+        // One node prunes for all; the others skip their turn meanwhile.
+        if (!(await tryTransactionLock(tx, HOUSEKEEPING_LOCK))) return 0;
         const gone = await tx<{ seq: string }[]>`DELETE FROM link_changes
-          WHERE at < ${before}::int8 AND seq < (SELECT max(seq) FROM link_changes) RETURNING seq`;
+          WHERE at < (extract(epoch FROM clock_timestamp()) * 1000)::int8 - ${keptMs}::int8
+            AND seq < (SELECT max(seq) FROM link_changes)
+          RETURNING seq`;
         if (gone.length === 0) return 0;
         const top = Math.max(...gone.map((r) => num(r.seq)));
         await tx`UPDATE link_changes_pruned SET seq = greatest(seq, ${top}::int8)`;

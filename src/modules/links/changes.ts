@@ -26,6 +26,6 @@ export interface LinkChangeFeed {
   since(seq: number, limit: number): Promise<ChangesSince>;
   /** Calls `wake` whenever a change is committed; resolves once listening, with what stops it. */
   listen(wake: () => void): Promise<() => Promise<void>>;
-  /** Deletes the changes made before `before` (clock ms), except the newest; returns how many went. */
-  prune(before: number): Promise<number>;
+  /** Deletes the changes older than `keptMs` by the database's clock, except the newest; returns how many went. */
+  prune(keptMs: number): Promise<number>;
 }

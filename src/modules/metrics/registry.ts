@@ -17,6 +17,10 @@ export interface MetricsSources {
   /** The database's size on disk, read at each scrape (stores.ts storageBytes). */
   storageBytes: () => Promise<StorageBytes>;
   now: () => number;
+  /** This node's name (SLINK_NODE_ID): the `node` label of every metric. */
+  node: string;
+  /** How current the slug index is with other nodes' link writes (PostgreSQL); null on SQLite. */
+  follower: { readonly lagSeconds: number; readonly stats: { changes: number; resyncs: number } } | null;
 }
 
 /** Batch durations, 1 ms to 10 s: a healthy batch of 2,000 takes tens of ms, a stalled disk seconds. */
@@ -40,6 +44,8 @@ export class Metrics {
 
   constructor(src: MetricsSources) {
     const registers = [this.registry];
+    // Several nodes are scraped apart; the label tells their series apart wherever they meet.
+    this.registry.setDefaultLabels({ node: src.node });
     collectDefaultMetrics({ register: this.registry, prefix: 'slink_' });
     this.requests = new Counter({
       name: 'slink_http_requests_total',
@@ -159,6 +165,28 @@ export class Metrics {
         this.set((await src.storageBytes()).wal);
       },
     });
+    const { follower } = src;
+    if (follower !== null) {
+      new Gauge({
+        name: 'slink_link_changes_lag_seconds',
+        help: "Seconds since this node last knew its links current with every node's writes (several nodes on PostgreSQL; under 1 while the database answers).",
+        registers,
+        collect() {
+          this.set(follower.lagSeconds);
+        },
+      });
+      new Counter({
+        name: 'slink_link_changes_total',
+        help: 'Link writes of other nodes applied to this one, and times it read every link again (`resync`) after falling behind.',
+        labelNames: ['kind'],
+        registers,
+        collect() {
+          this.reset();
+          this.inc({ kind: 'change' }, follower.stats.changes);
+          this.inc({ kind: 'resync' }, follower.stats.resyncs);
+        },
+      });
+    }
   }
 
   redirect(status: number): void {

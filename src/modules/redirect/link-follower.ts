@@ -17,6 +17,12 @@ import type { LinkIndex } from './link-index';
 export const FOLLOW_POLL_MS = 500;
 /** Changes read per query while catching up. */
 const PAGE = 500;
+/**
+ * How long changes are kept: a node cut off for longer reads every link again when it is back.
+ * Every node prunes at most once per PRUNE_EVERY_MS, one at a time (HOUSEKEEPING_LOCK).
+ */
+export const CHANGES_KEPT_MS = 15 * 60_000;
+const PRUNE_EVERY_MS = 60_000;
 
 export class LinkFollower {
   /** The number of the last change applied; null while unknown (then every link is read again). */
@@ -27,6 +33,7 @@ export class LinkFollower {
   private failing = false;
   private timer: ReturnType<typeof setInterval> | null = null;
   private unlisten: (() => Promise<void>) | null = null;
+  private prunedAt = performance.now();
   /** When (performance.now()) a pass last started that then found every change: the index is current up to there. */
   private confirmed = performance.now();
   readonly stats = { changes: 0, links: 0, resyncs: 0 };
@@ -118,6 +125,10 @@ export class LinkFollower {
         if (changes.length < PAGE) break;
       }
       this.confirmed = started;
+      if (started - this.prunedAt >= PRUNE_EVERY_MS) {
+        this.prunedAt = started;
+        await this.feed.prune(CHANGES_KEPT_MS);
+      }
       if (this.failing) this.log.info('following link changes again');
       this.failing = false;
     } catch (err) {

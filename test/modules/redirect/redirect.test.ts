@@ -381,7 +381,7 @@ forEachEngine((current) => {
       const root = await hit('/');
       expect([root.status, root.headers.get('location'), await root.text()]).toEqual([302, 'https://app.sl.test/', '']);
       const health = await call(`${SHORT}/healthz`);
-      expect([health.status, health.body]).toEqual([200, { status: 'ok' }]);
+      expect([health.status, health.body]).toEqual([200, { status: 'ok', node: expect.any(String) }]);
       expect(health.headers.get('content-type')).toStartWith('application/json');
       const robots = await hit('/robots.txt');
       expect([robots.status, robots.headers.get('content-type'), await robots.text()]).toEqual([
@@ -435,7 +435,7 @@ forEachEngine((current) => {
       const root = await hit('/');
       expect([root.status, root.headers.get('location')]).toEqual([302, '/app']);
       const health = await call(`${SHORT}/healthz`);
-      expect([health.status, health.body]).toEqual([200, { status: 'ok' }]);
+      expect([health.status, health.body]).toEqual([200, { status: 'ok', node: expect.any(String) }]);
       const robots = await hit('/robots.txt');
       expect([robots.status, await robots.text()]).toEqual([200, 'User-agent: *\nDisallow: /\n']);
     });
@@ -451,7 +451,7 @@ forEachEngine((current) => {
         expect([path, res.status, res.headers.get('location')]).toEqual([path, 200, null]);
         expect(await res.text()).toContain('<div id="app"></div>');
       }
-      expect((await call(`${SHORT}/healthz`)).body).toEqual({ status: 'ok' });
+      expect((await call(`${SHORT}/healthz`)).body).toEqual({ status: 'ok', node: expect.any(String) });
       expectError(await call(`${SHORT}/Healthz`), 404, 'not_found', null);
       expect(t.deps.clicks.buffer.length).toBe(0);
     });

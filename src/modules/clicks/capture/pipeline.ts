@@ -60,6 +60,7 @@ export function createClickPipeline(base: BaseDeps, options: PipelineOptions = {
       geoDb: config.geoDb,
       ownHosts,
       retentionDays: config.retentionDays,
+      node: config.nodeId,
     });
     resolve(worker.ready);
     return worker;

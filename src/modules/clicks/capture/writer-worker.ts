@@ -53,10 +53,21 @@ export interface WriterOpenOptions {
   geoDb: string | null;
   ownHosts: string[];
   retentionDays?: number;
+  /** The node's name (SLINK_NODE_ID), at the head of every line this thread logs, as the main thread's. */
+  node?: string;
+}
+
+/** Starts every line this thread prints with its time and the node's name, as the main thread's logger does. */
+function headLines(node: string): void {
+  for (const method of ['log', 'error'] as const) {
+    const print = console[method].bind(console);
+    console[method] = (...args: unknown[]) => print(`${new Date().toISOString()} ${node}`, ...args);
+  }
 }
 
 /** Opens the store on the worker's own connection (or pool); answers with the geo source. */
 async function openStore(options: WriterOpenOptions): Promise<string> {
+  if (options.node !== undefined) headLines(options.node);
   const geo = openGeo(options.geoDb);
   heap = new HeapGuard({ fixedBytes: geo.mappedBytes });
   const common = { geo, ownHosts: options.ownHosts, clock: systemClock, retentionDays: options.retentionDays ?? 0 };
@@ -75,7 +86,7 @@ async function openStore(options: WriterOpenOptions): Promise<string> {
   checkpoints.start();
   release = async () => {
     checkpoints.stop();
-    console.log(`${new Date().toISOString()} ${checkpoints.describe()}`);
+    console.log(checkpoints.describe());
     try {
       // Fold the WAL back into the database file before leaving.
       db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');

@@ -45,9 +45,11 @@ export class PgSalts implements SaltStore {
     for (const r of rows) this.salts.set(num(r.day), r.salt as string);
   }
 
-  /** Deletes the stored salts of days before `day` (after which their hashes link to nobody). */
-  async deleteBefore(day: number): Promise<void> {
-    await this.sql`DELETE FROM visitor_salts WHERE day < ${day}`;
-    this.pruneBefore(day);
+  /**
+   * Deletes the stored salts of days before `day` (after which their hashes link to nobody), in
+   * the caller's transaction; `pruneBefore` forgets them here once it committed.
+   */
+  async deleteBefore(tx: Pg, day: number): Promise<void> {
+    await tx`DELETE FROM visitor_salts WHERE day < ${day}`;
   }
 }

@@ -14,7 +14,7 @@
  */
 import type { Pg } from '../../../db/postgres/client';
 import { num } from '../../../db/postgres/client';
-import { CLICK_BARRIER_LOCK } from '../../../db/postgres/locks';
+import { CLICK_BARRIER_LOCK, HOUSEKEEPING_LOCK, tryTransactionLock } from '../../../db/postgres/locks';
 import type { Clock } from '../../../lib/clock';
 import { utcDay } from '../../../lib/time';
 import { existingLinks } from '../../links/counters';
@@ -227,8 +227,15 @@ export class PgClickStore implements ClickWriter {
     const keepFrom = utcDay(this.clock.now()) - 1;
     if (this.prunedBefore >= keepFrom) return;
     try {
-      await this.sql`DELETE FROM click_uniques WHERE day < ${keepFrom}`;
-      await this.salts.deleteBefore(keepFrom);
+      // One node prunes for all (locks.ts); the others try again after their next batch.
+      const done = await this.sql.begin(async (tx) => {
+        if (!(await tryTransactionLock(tx, HOUSEKEEPING_LOCK))) return false;
+        await tx`DELETE FROM click_uniques WHERE day < ${keepFrom}`;
+        await this.salts.deleteBefore(tx, keepFrom);
+        return true;
+      });
+      if (!done) return;
+      this.salts.pruneBefore(keepFrom);
       this.prunedBefore = keepFrom;
     } catch {
       // Tried again after the next batch.
