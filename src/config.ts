@@ -28,7 +28,7 @@ export interface Config {
   readonly sessionDays: number;
   /** PostgreSQL URL (SLINK_DATABASE_URL): store everything there instead of the SQLite file; null: SQLite. */
   readonly databaseUrl: string | null;
-  /** This node's name, in the start-up log line (SLINK_NODE_ID; default the host name). */
+  /** This node's name in logs, /healthz and metrics (SLINK_NODE_ID; default the host name). */
   readonly nodeId: string;
 }
 
@@ -85,7 +85,11 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
     meaning:
       'postgres://user:password@host:5432/dbname (or postgresql://): store everything in that PostgreSQL database (15 or newer) instead of the SQLite file at SLINK_DB',
   },
-  { name: 'SLINK_NODE_ID', default: 'the host name', meaning: "this node's name, in its start-up log line" },
+  {
+    name: 'SLINK_NODE_ID',
+    default: 'the host name',
+    meaning: "this node's name in logs, /healthz and metrics (several nodes on one PostgreSQL)",
+  },
 ];
 
 export class ConfigError extends Error {}
