@@ -1,0 +1,150 @@
+/**
+ * Three nodes on one PostgreSQL behind HAProxy answer as one service (the contract's "Several
+ * nodes"): a link created, changed, paused, archived or deleted through the balancer is answered
+ * accordingly by every node's own port within a second; a revoked key is refused by every node at
+ * once; one visitor seen by three nodes is one unique; a click limit of 100 hit by 500 concurrent
+ * requests spread over the nodes redirects exactly 100 times, and the link's clickCount is 100.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { freshDb, ok, slink } from '../helpers/cli';
+import { type Cluster, startCluster } from '../helpers/cluster';
+import { BROWSER, burst, tally } from '../helpers/load';
+
+let cluster: Cluster;
+afterAll(() => cluster?.close());
+
+/** The contract's bound: a change committed through one node is answered by every node within it. */
+const WITHIN_MS = 1000;
+
+/** A visit, by a browser (a human click) or by HEAD (a bot hit: the link stays deletable through the API). */
+async function answerOf(
+  base: string,
+  path: string,
+  method = 'GET',
+): Promise<{ status: number; location: string | null }> {
+  const res = await fetch(`${base}${path}`, { method, redirect: 'manual', headers: { 'user-agent': BROWSER } });
+  await res.arrayBuffer();
+  return { status: res.status, location: res.headers.get('location') };
+}
+
+/**
+ * How long after `since` every node's own port answered `path` as `want` (polled every 10 ms);
+ * what each answered last when the bound passed.
+ */
+async function everyNode(path: string, want: { status: number; location?: string }, since: number) {
+  const last: Record<string, unknown> = {};
+  await Promise.all(
+    cluster.nodes.map(async (node) => {
+      for (;;) {
+        const got = await answerOf(node.base, path, 'HEAD');
+        const ok = got.status === want.status && (want.location === undefined || got.location === want.location);
+        if (ok) return;
+        last[node.id] = got;
+        if (performance.now() - since > WITHIN_MS) return;
+        await Bun.sleep(10);
+      }
+    }),
+  );
+  for (const node of cluster.nodes) {
+    const got = await answerOf(node.base, path, 'HEAD');
+    if (got.status !== want.status || (want.location !== undefined && got.location !== want.location)) return last;
+  }
+  return {};
+}
+
+describe('three nodes behind HAProxy answer as one', () => {
+  test('every change through the balancer is answered by every node within a second', async () => {
+    cluster = await startCluster({ nodes: 3 });
+    let since = performance.now();
+    const link = await cluster.createLink({ destination: 'https://example.com/one' });
+    expect(await everyNode(`/${link.slug}`, { status: 302, location: 'https://example.com/one' }, since)).toEqual({});
+
+    const patch = async (body: Record<string, unknown>) => {
+      since = performance.now();
+      const res = await cluster.api(`/links/${link.id}`, { method: 'PATCH', body: JSON.stringify(body) });
+      expect(res.status).toBe(200);
+    };
+    await patch({ destination: 'https://example.com/two' });
+    expect(await everyNode(`/${link.slug}`, { status: 302, location: 'https://example.com/two' }, since)).toEqual({});
+    await patch({ status: 'paused' });
+    expect(await everyNode(`/${link.slug}`, { status: 404 }, since)).toEqual({});
+    await patch({ status: 'archived' });
+    expect(await everyNode(`/${link.slug}`, { status: 302, location: 'https://example.com/two' }, since)).toEqual({});
+    await patch({ expiresAt: Date.now() - 1000 });
+    expect(await everyNode(`/${link.slug}`, { status: 410 }, since)).toEqual({});
+    await patch({ expiresAt: null });
+
+    since = performance.now();
+    const variant = await cluster.api(`/links/${link.id}/variants`, {
+      method: 'POST',
+      body: JSON.stringify({ code: 'mail', params: { utm_source: 'mail' } }),
+    });
+    expect(variant.status).toBe(201);
+    expect(
+      await everyNode(
+        `/${link.slug}/mail`,
+        { status: 302, location: 'https://example.com/two?utm_source=mail' },
+        since,
+      ),
+    ).toEqual({});
+
+    since = performance.now();
+    const deleted = await cluster.api(`/links/${link.id}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    expect(await everyNode(`/${link.slug}`, { status: 404 }, since)).toEqual({});
+  }, 120_000);
+
+  test('a key revoked (slink key revoke) is refused by every node on its next request', async () => {
+    const env = { env: { SLINK_DATABASE_URL: cluster.url } };
+    const made = JSON.parse(
+      await ok(slink(freshDb(), ['key', 'create', '--user', 'ops@example.com', '--scope', 'read', '--json'], env)),
+    ) as { id: string; key: string };
+    const asKey = (base: string) => fetch(`${base}/api/v1/links`, { headers: { authorization: `Bearer ${made.key}` } });
+    for (const node of cluster.nodes) expect((await asKey(node.base)).status).toBe(200);
+    await ok(slink(freshDb(), ['key', 'revoke', made.id], env));
+    for (const node of cluster.nodes) {
+      const res = await asKey(node.base);
+      expect({ node: node.id, status: res.status, code: ((await res.json()) as any).error.code }).toEqual({
+        node: node.id,
+        status: 401,
+        code: 'key_revoked',
+      });
+    }
+  }, 60_000);
+
+  test('one visitor seen by three nodes is one unique; their clicks all count', async () => {
+    const link = await cluster.createLink({ destination: 'https://example.com/uniq' });
+    await cluster.waitKnown(link.slug);
+    for (const node of cluster.nodes) expect((await answerOf(node.base, `/${link.slug}`)).status).toBe(302);
+    const totals = await cluster.waitClicks(link.id, 3 + 3);
+    const res = await cluster.api(`/links/${link.id}`);
+    const body = (await res.json()) as any;
+    // waitKnown's three HEAD probes are bot hits; the three visits one human visitor.
+    expect({ clicks: totals.clickCount, bots: totals.botCount, uniques: body.uniqueCount }).toEqual({
+      clicks: 3,
+      bots: 3,
+      uniques: 1,
+    });
+  }, 60_000);
+
+  test('a click limit of 100 under 500 concurrent requests over three nodes: exactly 100 redirects', async () => {
+    const link = await cluster.createLink({ destination: 'https://example.com/limit', clickLimit: 100 });
+    await cluster.waitKnown(link.slug);
+    const answers = await burst(`${cluster.balancer.base}/${link.slug}`, 500, 500);
+    // A quarter are bot hits (burst sends curl's agent on every fourth): let through, not counted.
+    const humans = tally(answers.filter((a) => !a.bot));
+    const bots = tally(answers.filter((a) => a.bot));
+    expect({ humans: humans.statuses, bots: bots.statuses }).toEqual({
+      humans: { 302: 100, 410: 275 },
+      bots: { 302: 125 },
+    });
+    // The balancer spread them: every node let some through.
+    expect(Object.keys(tally(answers.filter((a) => a.status === 302)).byNode).sort()).toEqual(['n1', 'n2', 'n3']);
+    const totals = await cluster.waitClicks(link.id, 100 + 125 + 3);
+    expect({ clickCount: totals.clickCount, exported: totals.exported.clicks, bots: totals.botCount }).toEqual({
+      clickCount: 100,
+      exported: 100,
+      bots: 128,
+    });
+  }, 120_000);
+});
