@@ -9,8 +9,13 @@
 import { backupDatabase } from './db/backup';
 import { type Db, pingDatabase } from './db/client';
 import type { Pg } from './db/postgres/client';
+import { WindowKeys } from './db/postgres/window-keys';
 import { probeWrite, storageFailure } from './db/storage';
 import type { Logger } from './deps';
+import { type RateLimit, RateLimiter } from './http/rate-limit';
+import { createPostgresRateWindows } from './http/rate-limit-postgres';
+import { SharedRateLimiter } from './http/rate-limit-shared';
+import type { Clock } from './lib/clock';
 import { AppError } from './lib/errors';
 import type { Exports } from './modules/analytics/export-chunks';
 import { ExportHost } from './modules/analytics/export-host';
@@ -54,6 +59,12 @@ export interface Stores {
   readonly variants: VariantStore;
   /** The statistics' buckets and names, the raw clicks' pages (the clicks list, the export's snapshot). */
   readonly analytics: AnalyticsStore;
+  /**
+   * The API rate limiter (SLINK_RATE_LIMIT per identity per minute): in memory with one process
+   * (SQLite), exact there; counted in the database every node shares (PostgreSQL), with the
+   * node's memory while the database cannot be reached.
+   */
+  openRateLimiter(limit: number, clock: Clock, log: Logger): RateLimit;
   /** The engine's runner of CSV exports (SQLite: a Worker of its own; PostgreSQL: async pages). */
   openExports(log: Logger): Exports;
   /** The database's size on disk (the metrics). */
@@ -92,6 +103,7 @@ export function sqliteStores(db: Db): Stores {
     linkWrites: createSqliteLinkWrites(db),
     variants: createSqliteVariantStore(db),
     analytics: createSqliteAnalyticsStore(db.$client),
+    openRateLimiter: (limit, clock) => new RateLimiter(limit, clock),
     openExports: (log) => new ExportHost({ engine: 'sqlite', path: db.$client.filename }, log),
     async storageBytes() {
       return sqliteStorageBytes(db.$client.filename);
@@ -116,6 +128,7 @@ export function sqliteStores(db: Db): Stores {
 }
 
 export function postgresStores(sql: Pg, url: string): Stores {
+  const windowKeys = new WindowKeys(sql);
   return {
     engine: 'postgres',
     address: { engine: 'postgres', url },
@@ -128,6 +141,8 @@ export function postgresStores(sql: Pg, url: string): Stores {
     linkWrites: createPostgresLinkWrites(sql),
     variants: createPostgresVariantStore(sql),
     analytics: createPostgresAnalyticsStore(sql),
+    openRateLimiter: (limit, clock, log) =>
+      new SharedRateLimiter(createPostgresRateWindows(sql, windowKeys), limit, clock, log),
     openExports: (log) => new ExportHost({ engine: 'postgres', url }, log),
     storageBytes: () => postgresStorageBytes(sql),
     async ping() {
