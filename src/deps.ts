@@ -7,7 +7,7 @@ import type { Exports } from './modules/analytics/export-chunks';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from './modules/clicks/public';
 import { Metrics } from './modules/metrics/registry';
 import { LinkIndex } from './modules/redirect/link-index';
-import { SignInThrottle } from './modules/sessions/throttle';
+import type { SignInThrottle } from './modules/sessions/throttle';
 import { PasswordVerifier } from './modules/sessions/verifier';
 import { type Stores, sqliteStores } from './stores';
 
@@ -47,7 +47,7 @@ export interface Deps extends BaseDeps {
   metrics: Metrics | null;
   /** First-run setup secret, new at every start and never stored (logged while no account exists). */
   setupToken: string;
-  /** Failure limits and the verification slots of sign-in (in memory). */
+  /** Failure limits (in memory, or in the database every node shares) and the verification slots of sign-in. */
   signInThrottle: SignInThrottle;
   /** The Workers that check passwords at the lowest CPU priority; close() ends them. */
   passwordVerifier: PasswordVerifier;
@@ -76,7 +76,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   // Loaded here unless the server loads it in the background once listening; the redirect reads
   // the database for a link not in memory while a load runs (await linkIndex.ready for all of them).
   const ready = options.linksInBackground ? Promise.resolve(0) : linkIndex.loadAll();
-  const signInThrottle = new SignInThrottle(base.clock);
+  const signInThrottle = base.stores.openSignInThrottle(base.clock);
   const passwordVerifier = new PasswordVerifier(signInThrottle.limits.verifying, base.log);
   return {
     ...base,

@@ -33,8 +33,9 @@ import type { ProjectStore } from './modules/projects/store';
 import { createPostgresProjectStore } from './modules/projects/store-postgres';
 import { createSqliteProjectStore } from './modules/projects/store-sqlite';
 import type { SessionStore } from './modules/sessions/store';
-import { createPostgresSessionStore } from './modules/sessions/store-postgres';
+import { createPostgresSessionStore, createPostgresSignInFailures } from './modules/sessions/store-postgres';
 import { createSqliteSessionStore } from './modules/sessions/store-sqlite';
+import { SIGN_IN_LIMITS, SignInThrottle } from './modules/sessions/throttle';
 import type { VariantStore } from './modules/variants/store';
 import { createPostgresVariantStore } from './modules/variants/store-postgres';
 import { createSqliteVariantStore } from './modules/variants/store-sqlite';
@@ -65,6 +66,8 @@ export interface Stores {
    * node's memory while the database cannot be reached.
    */
   openRateLimiter(limit: number, clock: Clock, log: Logger): RateLimit;
+  /** Sign-in's failure limits and verification slots: failures counted in memory (SQLite) or in the shared database (PostgreSQL). */
+  openSignInThrottle(clock: Clock): SignInThrottle;
   /** The engine's runner of CSV exports (SQLite: a Worker of its own; PostgreSQL: async pages). */
   openExports(log: Logger): Exports;
   /** The database's size on disk (the metrics). */
@@ -104,6 +107,7 @@ export function sqliteStores(db: Db): Stores {
     variants: createSqliteVariantStore(db),
     analytics: createSqliteAnalyticsStore(db.$client),
     openRateLimiter: (limit, clock) => new RateLimiter(limit, clock),
+    openSignInThrottle: (clock) => new SignInThrottle(clock),
     openExports: (log) => new ExportHost({ engine: 'sqlite', path: db.$client.filename }, log),
     async storageBytes() {
       return sqliteStorageBytes(db.$client.filename);
@@ -143,6 +147,8 @@ export function postgresStores(sql: Pg, url: string): Stores {
     analytics: createPostgresAnalyticsStore(sql),
     openRateLimiter: (limit, clock, log) =>
       new SharedRateLimiter(createPostgresRateWindows(sql, windowKeys), limit, clock, log),
+    openSignInThrottle: (clock) =>
+      new SignInThrottle(clock, SIGN_IN_LIMITS, createPostgresSignInFailures(sql, windowKeys)),
     openExports: (log) => new ExportHost({ engine: 'postgres', url }, log),
     storageBytes: () => postgresStorageBytes(sql),
     async ping() {
