@@ -45,7 +45,10 @@ export interface Deps extends BaseDeps {
   exports: Exports;
   /** Prometheus metrics, or null when SLINK_METRICS_TOKEN is unset (then nothing is counted). */
   metrics: Metrics | null;
-  /** First-run setup secret, new at every start and never stored (logged while no account exists). */
+  /**
+   * First-run setup secret, new at every start, logged while no account exists; never stored
+   * (on PostgreSQL its SHA-256 is, so that every node accepts it: sessions/setup.ts).
+   */
   setupToken: string;
   /** Failure limits (in memory, or in the database every node shares) and the verification slots of sign-in. */
   signInThrottle: SignInThrottle;

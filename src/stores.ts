@@ -32,9 +32,13 @@ import { createSqliteLinkStore, createSqliteLinkWrites } from './modules/links/s
 import type { ProjectStore } from './modules/projects/store';
 import { createPostgresProjectStore } from './modules/projects/store-postgres';
 import { createSqliteProjectStore } from './modules/projects/store-sqlite';
-import type { SessionStore } from './modules/sessions/store';
-import { createPostgresSessionStore, createPostgresSignInFailures } from './modules/sessions/store-postgres';
-import { createSqliteSessionStore } from './modules/sessions/store-sqlite';
+import type { SessionStore, SetupTokenStore } from './modules/sessions/store';
+import {
+  createPostgresSessionStore,
+  createPostgresSetupTokens,
+  createPostgresSignInFailures,
+} from './modules/sessions/store-postgres';
+import { createSqliteSessionStore, createSqliteSetupTokens } from './modules/sessions/store-sqlite';
 import { SIGN_IN_LIMITS, SignInThrottle } from './modules/sessions/throttle';
 import type { VariantStore } from './modules/variants/store';
 import { createPostgresVariantStore } from './modules/variants/store-postgres';
@@ -53,6 +57,8 @@ export interface Stores {
   readonly accounts: AccountStore;
   readonly keys: KeyStore;
   readonly sessions: SessionStore;
+  /** The first-run setup tokens every node accepts (PostgreSQL); nothing stored with one process. */
+  readonly setupTokens: SetupTokenStore;
   readonly projects: ProjectStore;
   readonly links: LinkStore;
   /** The writes of redirect facts: only links/writer.ts uses them (the slug index follows every one). */
@@ -101,6 +107,7 @@ export function sqliteStores(db: Db): Stores {
     accounts: createSqliteAccountStore(db),
     keys: createSqliteKeyStore(db),
     sessions: createSqliteSessionStore(db),
+    setupTokens: createSqliteSetupTokens(),
     projects: createSqliteProjectStore(db),
     links: createSqliteLinkStore(db),
     linkWrites: createSqliteLinkWrites(db),
@@ -140,6 +147,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     accounts: createPostgresAccountStore(sql),
     keys: createPostgresKeyStore(sql),
     sessions: createPostgresSessionStore(sql),
+    setupTokens: createPostgresSetupTokens(sql),
     projects: createPostgresProjectStore(sql),
     links: createPostgresLinkStore(sql),
     linkWrites: createPostgresLinkWrites(sql),

@@ -1,7 +1,7 @@
-/** The sessions store on PostgreSQL, and the sign-in failures every node shares. */
+/** The sessions store on PostgreSQL, and the sign-in failures and setup tokens every node shares. */
 import { num, type Pg, storable } from '../../db/postgres/client';
 import type { WindowKeys } from '../../db/postgres/window-keys';
-import type { SessionRow, SessionStore, SignInFailureStore } from './store';
+import type { SessionRow, SessionStore, SetupTokenStore, SignInFailureStore } from './store';
 
 interface PgSessionRow {
   id: string;
@@ -100,6 +100,25 @@ export function createPostgresSignInFailures(sql: Pg, keys: WindowKeys): SignInF
     },
     async prune(now, windowMs) {
       await sql`DELETE FROM sign_in_failures WHERE window_start <= ${now - windowMs}::int8`;
+    },
+  };
+}
+
+/** `setup_tokens`: the SHA-256 of each running node's setup token, found by hash as sessions are. */
+export function createPostgresSetupTokens(sql: Pg): SetupTokenStore {
+  return {
+    async add(tokenHash, createdAt) {
+      await sql`INSERT INTO setup_tokens (token_hash, created_at) VALUES (${tokenHash}, ${createdAt}::int8)
+        ON CONFLICT (token_hash) DO NOTHING`;
+    },
+    async has(tokenHash) {
+      return (await sql`SELECT 1 FROM setup_tokens WHERE token_hash = ${tokenHash}`).length > 0;
+    },
+    async delete(tokenHash) {
+      await sql`DELETE FROM setup_tokens WHERE token_hash = ${tokenHash}`;
+    },
+    async deleteAll() {
+      await sql`DELETE FROM setup_tokens`;
     },
   };
 }

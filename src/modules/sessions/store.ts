@@ -18,6 +18,18 @@ export interface SessionStore {
   deleteEnded(now: number, idleBefore: number): Promise<void>;
 }
 
+/**
+ * The SHA-256 of the first-run setup tokens the nodes logged (setup.ts): any node accepts any of
+ * them (PostgreSQL). With one process (SQLite) its token in memory is the only one: nothing is stored.
+ */
+export interface SetupTokenStore {
+  add(tokenHash: string, createdAt: number): Promise<void>;
+  has(tokenHash: string): Promise<boolean>;
+  delete(tokenHash: string): Promise<void>;
+  /** Setup is done: no token works any more. */
+  deleteAll(): Promise<void>;
+}
+
 /** What sign-in failures are counted by (`email:...`, `address:...`) and how many its window allows. */
 export interface FailureKey {
   key: string;
