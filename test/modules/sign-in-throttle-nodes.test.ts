@@ -3,7 +3,7 @@
  * 20 per client address in 15 minutes, whichever nodes the attempts reached; attempts in flight
  * on several nodes cannot overshoot a limit; a node that knows an address is throttled refuses it
  * before reading the body; a success forgets the email's failures on every node. What is stored
- * names no email and no address.
+ * names no email and no address, and finished windows are pruned.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { openPostgres } from '../../src/db/postgres/client';
@@ -144,7 +144,7 @@ describe('sign-in throttling across nodes (PostgreSQL)', () => {
     expect(checked).toBe(SIGN_IN_LIMITS.perEmail);
   });
 
-  test('what is stored names no email and no address', async () => {
+  test('what is stored names no email and no address; finished windows are pruned', async () => {
     const { a, b } = await twoNodes();
     expect((await attempt(a, 'ada@example.com', 'wrong', '203.0.113.77')).status).toBe(401);
     expect((await attempt(b, 'nobody@example.com', 'wrong', '203.0.113.78')).status).toBe(401);
@@ -155,6 +155,15 @@ describe('sign-in throttling across nodes (PostgreSQL)', () => {
       for (const row of rows) {
         expect(row).toEqual({ key: expect.stringMatching(/^[0-9a-f]{64}$/), failures: 1 });
       }
+      // A window later, the next attempt of a node prunes the finished windows (in the background).
+      cluster!.advance(SIGN_IN_LIMITS.windowMs);
+      expect((await attempt(b, 'ada@example.com', 'wrong', '203.0.113.79')).status).toBe(401);
+      let left = rows.length + 2;
+      for (let spins = 0; left > 2 && spins < 400; spins++) {
+        await Bun.sleep(5);
+        left = (await sql`SELECT key FROM sign_in_failures`).length;
+      }
+      expect(left).toBe(2);
     } finally {
       await sql.close();
     }
