@@ -182,13 +182,16 @@ describe('the database out of reach', () => {
       t.errors.length = 0;
     }
     // Back: the database's window (one request before the outage) counts again, on both nodes.
-    let back: ApiResult | null = null;
-    for (let spins = 0; spins < 200 && back?.status !== 200; spins++) {
-      back = await api(b, 'GET', '/me', { key });
-      if (back.status !== 200) await Bun.sleep(25);
+    for (const t of [a, b]) {
+      let back: ApiResult | null = null;
+      for (let spins = 0; spins < 200 && back?.status !== 200; spins++) {
+        back = await api(t, 'GET', '/me', { key });
+        if (back.status !== 200) await Bun.sleep(25);
+      }
+      expect(back!.status).toBe(200);
+      // The restart's own refusals (503 while the server came up) are not under test.
+      t.errors.length = 0;
     }
-    expect(back!.status).toBe(200);
-    b.errors.length = 0;
     expect(remaining(await api(b, 'GET', '/me', { headers: from }))).toBe('1');
     expect(remaining(await api(a, 'GET', '/me', { headers: from }))).toBe('0');
     expect429(await api(b, 'GET', '/me', { headers: from }), 3, 60);
