@@ -14,7 +14,6 @@ import { docsPlugin } from './http/docs';
 import { errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
 import { hasBody, JSON_TYPE, readJsonBody } from './http/json-body';
 import { strictQueryIntegers } from './http/models';
-import { RateLimiter } from './http/rate-limit';
 import { AppError, describeError, RateLimitedError } from './lib/errors';
 import { analyticsRoutes } from './modules/analytics';
 import { meRoutes } from './modules/auth';
@@ -88,7 +87,8 @@ interface AppOptions {
 }
 
 export function createApp(deps: Deps, options: AppOptions = {}) {
-  const limiter = new RateLimiter(deps.config.rateLimit, deps.clock);
+  // In memory (one process), or counted in the database every node shares: the stores' choice.
+  const limiter = deps.stores.openRateLimiter(deps.config.rateLimit, deps.clock, deps.log);
   const shortSite = options.shortSiteAnswered ? null : createShortSite(deps);
   const apiGuard = createApiGuard(deps, limiter);
   const appGuard = createAppGuard(deps);

@@ -8,7 +8,7 @@ import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '.
 import { Metrics } from './modules/metrics/registry';
 import { LinkFollower } from './modules/redirect/link-follower';
 import { LinkIndex } from './modules/redirect/link-index';
-import { SignInThrottle } from './modules/sessions/throttle';
+import type { SignInThrottle } from './modules/sessions/throttle';
 import { PasswordVerifier } from './modules/sessions/verifier';
 import { type Stores, sqliteStores } from './stores';
 
@@ -55,9 +55,12 @@ export interface Deps extends BaseDeps {
   exports: Exports;
   /** Prometheus metrics, or null when SLINK_METRICS_TOKEN is unset (then nothing is counted). */
   metrics: Metrics | null;
-  /** First-run setup secret, new at every start and never stored (logged while no account exists). */
+  /**
+   * First-run setup secret, new at every start, logged while no account exists; never stored
+   * (on PostgreSQL its SHA-256 is, so that every node accepts it: sessions/setup.ts).
+   */
   setupToken: string;
-  /** Failure limits and the verification slots of sign-in (in memory). */
+  /** Failure limits (in memory, or in the database every node shares) and the verification slots of sign-in. */
   signInThrottle: SignInThrottle;
   /** The Workers that check passwords at the lowest CPU priority; close() ends them. */
   passwordVerifier: PasswordVerifier;
@@ -96,7 +99,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
         follower?.start();
         return loaded;
       })();
-  const signInThrottle = new SignInThrottle(base.clock);
+  const signInThrottle = base.stores.openSignInThrottle(base.clock);
   const passwordVerifier = new PasswordVerifier(signInThrottle.limits.verifying, base.log);
   return {
     ...base,

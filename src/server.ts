@@ -21,7 +21,7 @@ import { type Clock, systemClock } from './lib/clock';
 import { AppError, describeError } from './lib/errors';
 import { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS, type StopResult } from './modules/clicks/public';
 import { createShortSite } from './modules/redirect';
-import { setupAddress } from './modules/sessions/setup';
+import { setupAddress, withdrawSetupToken } from './modules/sessions/setup';
 import { openServerStorage } from './storage';
 
 export type { StopResult };
@@ -133,6 +133,8 @@ export async function startServer(
       deps.exports.close();
       deps.passwordVerifier.close();
       await stopped;
+      // The setup address this node logged stops working on every node with it.
+      await withdrawSetupToken(deps).catch((err) => log.error('could not delete the setup token of this node', err));
       // ...then write all of it before the database closes, retrying while writes fail (a full
       // disk may be freed meanwhile) until the deadline...
       // (A start still waiting for space keeps trying meanwhile: its writer may open in time.)

@@ -9,8 +9,13 @@
 import { backupDatabase } from './db/backup';
 import { type Db, pingDatabase } from './db/client';
 import type { Pg } from './db/postgres/client';
+import { WindowKeys } from './db/postgres/window-keys';
 import { probeWrite, storageFailure } from './db/storage';
 import type { Logger } from './deps';
+import { type RateLimit, RateLimiter } from './http/rate-limit';
+import { createPostgresRateWindows } from './http/rate-limit-postgres';
+import { SharedRateLimiter } from './http/rate-limit-shared';
+import type { Clock } from './lib/clock';
 import { AppError } from './lib/errors';
 import { randomToken } from './lib/ids';
 import type { Exports } from './modules/analytics/export-chunks';
@@ -30,9 +35,14 @@ import { createSqliteLinkStore, createSqliteLinkWrites } from './modules/links/s
 import type { ProjectStore } from './modules/projects/store';
 import { createPostgresProjectStore } from './modules/projects/store-postgres';
 import { createSqliteProjectStore } from './modules/projects/store-sqlite';
-import type { SessionStore } from './modules/sessions/store';
-import { createPostgresSessionStore } from './modules/sessions/store-postgres';
-import { createSqliteSessionStore } from './modules/sessions/store-sqlite';
+import type { SessionStore, SetupTokenStore } from './modules/sessions/store';
+import {
+  createPostgresSessionStore,
+  createPostgresSetupTokens,
+  createPostgresSignInFailures,
+} from './modules/sessions/store-postgres';
+import { createSqliteSessionStore, createSqliteSetupTokens } from './modules/sessions/store-sqlite';
+import { SIGN_IN_LIMITS, SignInThrottle } from './modules/sessions/throttle';
 import type { VariantStore } from './modules/variants/store';
 import { createPostgresVariantStore } from './modules/variants/store-postgres';
 import { createSqliteVariantStore } from './modules/variants/store-sqlite';
@@ -50,6 +60,8 @@ export interface Stores {
   readonly accounts: AccountStore;
   readonly keys: KeyStore;
   readonly sessions: SessionStore;
+  /** The first-run setup tokens every node accepts (PostgreSQL); nothing stored with one process. */
+  readonly setupTokens: SetupTokenStore;
   readonly projects: ProjectStore;
   readonly links: LinkStore;
   /** The writes of redirect facts: only links/writer.ts uses them (the slug index follows every one). */
@@ -59,6 +71,14 @@ export interface Stores {
   readonly variants: VariantStore;
   /** The statistics' buckets and names, the raw clicks' pages (the clicks list, the export's snapshot). */
   readonly analytics: AnalyticsStore;
+  /**
+   * The API rate limiter (SLINK_RATE_LIMIT per identity per minute): in memory with one process
+   * (SQLite), exact there; counted in the database every node shares (PostgreSQL), with the
+   * node's memory while the database cannot be reached.
+   */
+  openRateLimiter(limit: number, clock: Clock, log: Logger): RateLimit;
+  /** Sign-in's failure limits and verification slots: failures counted in memory (SQLite) or in the shared database (PostgreSQL). */
+  openSignInThrottle(clock: Clock): SignInThrottle;
   /** The engine's runner of CSV exports (SQLite: a Worker of its own; PostgreSQL: async pages). */
   openExports(log: Logger): Exports;
   /** The database's size on disk (the metrics). */
@@ -92,12 +112,15 @@ export function sqliteStores(db: Db): Stores {
     accounts: createSqliteAccountStore(db),
     keys: createSqliteKeyStore(db),
     sessions: createSqliteSessionStore(db),
+    setupTokens: createSqliteSetupTokens(),
     projects: createSqliteProjectStore(db),
     links: createSqliteLinkStore(db),
     linkWrites: createSqliteLinkWrites(db),
     changes: null,
     variants: createSqliteVariantStore(db),
     analytics: createSqliteAnalyticsStore(db.$client),
+    openRateLimiter: (limit, clock) => new RateLimiter(limit, clock),
+    openSignInThrottle: (clock) => new SignInThrottle(clock),
     openExports: (log) => new ExportHost({ engine: 'sqlite', path: db.$client.filename }, log),
     async storageBytes() {
       return sqliteStorageBytes(db.$client.filename);
@@ -124,6 +147,7 @@ export function sqliteStores(db: Db): Stores {
 export function postgresStores(sql: Pg, url: string): Stores {
   // This process among the nodes: its own link writes need not come back to it through the feed.
   const instance = randomToken();
+  const windowKeys = new WindowKeys(sql);
   return {
     engine: 'postgres',
     address: { engine: 'postgres', url },
@@ -131,12 +155,17 @@ export function postgresStores(sql: Pg, url: string): Stores {
     accounts: createPostgresAccountStore(sql),
     keys: createPostgresKeyStore(sql),
     sessions: createPostgresSessionStore(sql),
+    setupTokens: createPostgresSetupTokens(sql),
     projects: createPostgresProjectStore(sql),
     links: createPostgresLinkStore(sql),
     linkWrites: createPostgresLinkWrites(sql, instance),
     changes: createPostgresLinkChangeFeed(sql, instance),
     variants: createPostgresVariantStore(sql),
     analytics: createPostgresAnalyticsStore(sql),
+    openRateLimiter: (limit, clock, log) =>
+      new SharedRateLimiter(createPostgresRateWindows(sql, windowKeys), limit, clock, log),
+    openSignInThrottle: (clock) =>
+      new SignInThrottle(clock, SIGN_IN_LIMITS, createPostgresSignInFailures(sql, windowKeys)),
     openExports: (log) => new ExportHost({ engine: 'postgres', url }, log),
     storageBytes: () => postgresStorageBytes(sql),
     async ping() {

@@ -2,6 +2,7 @@
 import type { BaseDeps } from '../deps';
 import { createAccount } from '../modules/auth/accounts';
 import { listAccounts, setPassword } from '../modules/auth/admin';
+import { endSetup } from '../modules/sessions/setup';
 import { parseCommand, UsageError } from './args';
 import type { CliIo } from './io';
 import { iso, printTable } from './table';
@@ -19,6 +20,8 @@ async function addUser(deps: BaseDeps, argv: string[], io: CliIo): Promise<void>
   if (!email || extra !== undefined) throw new UsageError(ADD_USAGE);
   const password = values.password ?? (await passwordFromStdin(io));
   const account = await createAccount(deps, { email, password, superuser: values.superuser === true });
+  // The setup addresses running nodes logged stop working (they answer setup_done already).
+  await endSetup(deps);
   io.out(account.id);
 }
 

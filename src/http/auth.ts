@@ -16,7 +16,7 @@ import { sessionPrincipal, verifySession } from '../modules/sessions/service';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
 import { hasBody, JSON_TYPE, MAX_BODY_BYTES, tooLarge } from './json-body';
-import type { RateLimiter } from './rate-limit';
+import type { RateLimit } from './rate-limit';
 import { isSameOrigin, isWrite, readSessionToken } from './session';
 
 export const API_PREFIX = '/api/v1';
@@ -92,7 +92,7 @@ export function csrfRejected(): AppError {
   );
 }
 
-export function createApiGuard(deps: Deps, limiter: RateLimiter) {
+export function createApiGuard(deps: Deps, limiter: RateLimit) {
   return async ({ request, set, server }: GuardContext): Promise<Response | undefined> => {
     const path = pathOf(request.url);
     if (!path.startsWith(API_PREFIX)) return undefined;
@@ -103,7 +103,7 @@ export function createApiGuard(deps: Deps, limiter: RateLimiter) {
         : auth.viaSession
           ? `account:${auth.principal.account.id}`
           : `key:${auth.principal.key.id}`;
-    const decision = limiter.hit(identity);
+    const decision = await limiter.hit(identity);
     const headers: Record<string, string> = {
       'x-ratelimit-limit': String(decision.limit),
       'x-ratelimit-remaining': String(decision.remaining),

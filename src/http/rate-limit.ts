@@ -1,11 +1,13 @@
 /**
  * Fixed-window rate limiter, one window of 60 s per identity (an API key, or a client address
  * for requests without a valid key). JavaScript runs one request at a time between awaits and
- * `hit` never awaits, so the count is exact under any concurrency.
+ * `hit` never awaits, so the count is exact under any concurrency in one process (SQLite).
+ * Several nodes on one PostgreSQL database count in the database instead (rate-limit-shared.ts);
+ * the stores choose which (stores.ts `openRateLimiter`).
  */
 import type { Clock } from '../lib/clock';
 
-interface RateDecision {
+export interface RateDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
@@ -13,15 +15,25 @@ interface RateDecision {
   retryAfter: number;
 }
 
+/** What the API guard asks of every /api/v1 request: one hit of the caller's identity. */
+export interface RateLimit {
+  hit(identity: string): RateDecision | Promise<RateDecision>;
+}
+
 interface Window {
   start: number;
   count: number;
 }
 
-const WINDOW_MS = 60_000;
+export const WINDOW_MS = 60_000;
 const SWEEP_EVERY = 1024;
 
-export class RateLimiter {
+/** Seconds until a window that started at `start` ends, rounded up, at least one (Retry-After). */
+export function secondsLeft(start: number, now: number): number {
+  return Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000));
+}
+
+export class RateLimiter implements RateLimit {
   private readonly windows = new Map<string, Window>();
   private hits = 0;
 
@@ -38,7 +50,7 @@ export class RateLimiter {
       window = { start: now, count: 0 };
       this.windows.set(identity, window);
     }
-    const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
+    const retryAfter = secondsLeft(window.start, now);
     if (window.count >= this.limit) return { allowed: false, limit: this.limit, remaining: 0, retryAfter };
     window.count++;
     return { allowed: true, limit: this.limit, remaining: this.limit - window.count, retryAfter };

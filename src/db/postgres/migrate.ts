@@ -12,6 +12,7 @@ import m0002 from './migrations/0002_clicks.sql' with { type: 'text' };
 import m0003 from './migrations/0003_click_tail_order.sql' with { type: 'text' };
 import m0004 from './migrations/0004_click_deltas.sql' with { type: 'text' };
 import m0005 from './migrations/0005_change_feed.sql' with { type: 'text' };
+import m0006 from './migrations/0006_shared_windows.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -26,6 +27,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 3, name: '0003_click_tail_order', sql: m0003 },
   { version: 4, name: '0004_click_deltas', sql: m0004 },
   { version: 5, name: '0005_change_feed', sql: m0005 },
+  { version: 6, name: '0006_shared_windows', sql: m0006 },
 ];
 
 function checksum(sql: string): string {

@@ -75,7 +75,7 @@ export async function startSession(deps: BaseDeps, account: AccountRow, userAgen
  * (failure limits, verification slots). Resolves to the account when the password is right.
  */
 export async function checkCredentials(deps: Deps, input: Omit<SignInInput, 'userAgent'>): Promise<AccountRow | null> {
-  const attempt = deps.signInThrottle.begin(input.email, input.address);
+  const attempt = await deps.signInThrottle.start(input.email, input.address);
   const found = await findAccountByEmail(deps, input.email);
   let matches: boolean;
   try {
@@ -83,13 +83,13 @@ export async function checkCredentials(deps: Deps, input: Omit<SignInInput, 'use
       deps.verifyPassword(input.password, found?.passwordHash ?? (await dummyHash())),
     );
   } catch (err) {
-    attempt.cancelled();
+    await attempt.cancelled();
     throw err;
   }
   // Read again: the account may have changed while its password was being verified.
   const account = found && (await findAccountById(deps, found.id));
   if (!matches || !account || account.passwordHash !== found.passwordHash) return null;
-  attempt.succeeded();
+  await attempt.succeeded();
   return account;
 }
 

@@ -1,7 +1,7 @@
 /** The sessions store on SQLite. */
 import { and, desc, eq, lte, or } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import type { SessionStore } from './store';
+import type { SessionStore, SetupTokenStore } from './store';
 import { sessions } from './table';
 
 /** Deletes every session of an account, inside the caller's transaction if any (auth's password change, disabling). */
@@ -47,5 +47,17 @@ export function createSqliteSessionStore(db: Db): SessionStore {
         .where(or(lte(sessions.expiresAt, now), lte(sessions.lastSeenAt, idleBefore)))
         .run();
     },
+  };
+}
+
+/** One process: its setup token, kept in memory (setup.ts), is the only one; nothing is stored. */
+export function createSqliteSetupTokens(): SetupTokenStore {
+  return {
+    async add() {},
+    async has() {
+      return false;
+    },
+    async delete() {},
+    async deleteAll() {},
   };
 }

@@ -10,6 +10,9 @@
  * moment it starts (a success takes it back), so concurrent attempts cannot overshoot a limit.
  * The address is known before the body is read: the HTTP edge asks `refusal` first, so a flood
  * from a throttled address costs no body parsing, no validation and no database read.
+ * One process (SQLite) counts in its own memory, exactly. Several nodes on one PostgreSQL
+ * database count failures in the database (throttle-shared.ts; the stores choose, stores.ts
+ * `openSignInThrottle`); the verification slots below stay each node's own, as its cores are.
  *
  * argon2id verification costs ~120 ms of a core and runs on a Worker at the lowest CPU priority
  * (verifier.ts): at most `verificationSlots(cores)` run at once (half the cores, at least one: one
@@ -19,6 +22,8 @@
  */
 import type { Clock } from '../../lib/clock';
 import { RateLimitedError } from '../../lib/errors';
+import type { SignInFailureStore } from './store';
+import { SharedFailureCounts } from './throttle-shared';
 
 /** Password verifications at once on a machine of `cores` cores: half of them, at least one. */
 export function verificationSlots(cores: number): number {
@@ -87,11 +92,11 @@ export interface SignInStats {
   busy: number;
 }
 
-interface SignInAttempt {
+export interface SignInAttempt {
   /** The password was right: the email's failures are forgotten, this attempt no longer counts. */
-  succeeded(): void;
+  succeeded(): Promise<void>;
   /** Nothing was verified (refused for load): the attempt does not count. */
-  cancelled(): void;
+  cancelled(): Promise<void>;
 }
 
 const SWEEP_EVERY = 256;
@@ -105,30 +110,53 @@ export class SignInThrottle {
   private attempts = 0;
   private verifying = 0;
   private readonly queue: (() => void)[] = [];
+  /** Failures counted in the database every node shares, or null: counted here, in memory. */
+  private readonly shared: SharedFailureCounts | null;
   readonly stats: SignInStats = { verified: 0, throttled: 0, busy: 0 };
 
   constructor(
     private readonly clock: Clock,
     readonly limits: SignInLimits = SIGN_IN_LIMITS,
+    shared: SignInFailureStore | null = null,
   ) {
     this.emails = new FailureWindows(limits.perEmail, limits.windowMs);
     this.addresses = new FailureWindows(limits.perAddress, limits.windowMs);
+    this.shared = shared && new SharedFailureCounts(shared, limits);
   }
 
   /**
    * Why an attempt of this email (null: not known yet, the body unread) from this address would
-   * be refused now, or null. Counted as a refusal when it is one.
+   * be refused now, or null. Counted as a refusal when it is one. Never reads the database.
    */
   refusal(email: string | null, address: string | null): RateLimitedError | null {
     const now = this.clock.now();
-    const emailWait = email === null ? 0 : this.emails.wait(emailKeyOf(email), now);
-    const wait = Math.max(emailWait, this.addresses.wait(addressKeyOf(address), now));
-    if (wait === 0) return null;
+    const emailKey = email === null ? null : emailKeyOf(email);
+    const addressKey = addressKeyOf(address);
+    const wait = this.shared
+      ? this.shared.wait(emailKey, addressKey, now)
+      : Math.max(emailKey === null ? 0 : this.emails.wait(emailKey, now), this.addresses.wait(addressKey, now));
+    return wait === 0 ? null : this.refused(wait);
+  }
+
+  private refused(wait: number): RateLimitedError {
     this.stats.throttled++;
     return new RateLimitedError(`Too many failed sign-ins: retry in ${wait} s`, wait);
   }
 
-  /** Starts an attempt, counted as a failure until it succeeds; throws RateLimitedError over a limit. */
+  /**
+   * Starts an attempt, counted as a failure until it succeeds; throws RateLimitedError over a
+   * limit. Where the counts are, in memory or in the database every node shares.
+   */
+  async start(email: string, address: string | null): Promise<SignInAttempt> {
+    if (this.shared === null) return this.begin(email, address);
+    const refused = this.refusal(email, address);
+    if (refused !== null) throw refused;
+    const started = await this.shared.start(emailKeyOf(email), addressKeyOf(address), this.clock.now());
+    if (typeof started === 'number') throw this.refused(Math.max(1, started));
+    return started;
+  }
+
+  /** `start` in memory: synchronous, so the check and the count are one step of the event loop. */
   begin(email: string, address: string | null): SignInAttempt {
     const now = this.clock.now();
     if (++this.attempts % SWEEP_EVERY === 0) {
@@ -141,12 +169,13 @@ export class SignInThrottle {
     const addressKey = addressKeyOf(address);
     this.emails.add(emailKey, now);
     this.addresses.add(addressKey, now);
+    // async only for the shape they share with the database's attempts: the work is done at the call.
     return {
-      succeeded: () => {
+      succeeded: async () => {
         this.emails.clear(emailKey);
         this.addresses.remove(addressKey);
       },
-      cancelled: () => {
+      cancelled: async () => {
         this.emails.remove(emailKey);
         this.addresses.remove(addressKey);
       },
