@@ -21,7 +21,8 @@ import type { AccountStore, KeyStore } from './modules/auth/store';
 import { createPostgresAccountStore, createPostgresKeyStore } from './modules/auth/store-postgres';
 import { createSqliteAccountStore, createSqliteKeyStore } from './modules/auth/store-sqlite';
 import { type ClickWriter, openClickWriter, upgradeClickStorage, type WriterOptions } from './modules/clicks/public';
-import type { LinkStore, LinkWrites } from './modules/links/store';
+import { createPostgresClickLimitStore } from './modules/links/click-limits-postgres';
+import type { ClickLimitStore, LinkStore, LinkWrites } from './modules/links/store';
 import { createPostgresLinkStore, createPostgresLinkWrites } from './modules/links/store-postgres';
 import { createSqliteLinkStore, createSqliteLinkWrites } from './modules/links/store-sqlite';
 import type { ProjectStore } from './modules/projects/store';
@@ -52,6 +53,11 @@ export interface Stores {
   /** The writes of redirect facts: only links/writer.ts uses them (the slug index follows every one). */
   readonly linkWrites: LinkWrites;
   readonly variants: VariantStore;
+  /**
+   * The click limit's count that several processes share (PostgreSQL); null where one process
+   * holds every click (SQLite), whose own count in memory is exact (redirect/click-limit-gate.ts).
+   */
+  readonly clickLimits: ClickLimitStore | null;
   /** The statistics' buckets and names, the raw clicks' pages (the clicks list, the export's snapshot). */
   readonly analytics: AnalyticsStore;
   /** The engine's runner of CSV exports (SQLite: a Worker of its own; PostgreSQL: async pages). */
@@ -91,6 +97,7 @@ export function sqliteStores(db: Db): Stores {
     links: createSqliteLinkStore(db),
     linkWrites: createSqliteLinkWrites(db),
     variants: createSqliteVariantStore(db),
+    clickLimits: null,
     analytics: createSqliteAnalyticsStore(db.$client),
     openExports: (log) => new ExportHost({ engine: 'sqlite', path: db.$client.filename }, log),
     async storageBytes() {
@@ -127,6 +134,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     links: createPostgresLinkStore(sql),
     linkWrites: createPostgresLinkWrites(sql),
     variants: createPostgresVariantStore(sql),
+    clickLimits: createPostgresClickLimitStore(sql),
     analytics: createPostgresAnalyticsStore(sql),
     openExports: (log) => new ExportHost({ engine: 'postgres', url }, log),
     storageBytes: () => postgresStorageBytes(sql),

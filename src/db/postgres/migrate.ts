@@ -11,6 +11,7 @@ import m0001 from './migrations/0001_init.sql' with { type: 'text' };
 import m0002 from './migrations/0002_clicks.sql' with { type: 'text' };
 import m0003 from './migrations/0003_click_tail_order.sql' with { type: 'text' };
 import m0004 from './migrations/0004_click_deltas.sql' with { type: 'text' };
+import m0007 from './migrations/0007_click_limits.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -24,6 +25,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 2, name: '0002_clicks', sql: m0002 },
   { version: 3, name: '0003_click_tail_order', sql: m0003 },
   { version: 4, name: '0004_click_deltas', sql: m0004 },
+  { version: 7, name: '0007_click_limits', sql: m0007 },
 ];
 
 function checksum(sql: string): string {

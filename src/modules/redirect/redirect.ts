@@ -2,12 +2,13 @@
  * The hot path: resolve a slug from memory, capture the click as a compact record, answer 302.
  * No parsing, hashing, geo lookup or I/O happens here (docs/architecture.md, "A short link"); the flush does it.
  * The only classification on this path is for links with a click limit, which must count
- * humans exactly at the moment they are let through.
+ * humans exactly at the moment they are let through; the only wait is theirs too, when several
+ * processes share the count (click-limit-gate.ts). Every other answer is synchronous.
  */
 import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
 import { blockLocation, isBotAgent } from '../clicks/public';
-import { PAUSED } from './link-table';
+import { type LinkTable, PAUSED } from './link-table';
 import { pageResponse } from './pages';
 
 // Header values kept per click are capped: memory per buffered click stays bounded.
@@ -20,40 +21,30 @@ function capped(value: string | null, max: number): string | null {
 }
 
 export function createRedirect(deps: Deps) {
-  const { linkIndex, clicks, clock, config } = deps;
+  const { linkIndex, clicks, clock, config, clickLimitGate } = deps;
   const buffer = clicks.buffer;
-  const answer = (
+  /** Buffers the click (`at`, `variantAt` and `location` are offsets in and text of `arena`) and answers 302. */
+  const pass = (
     request: Request,
     server: ServerLike | null,
+    links: LinkTable,
     slot: number,
+    time: number,
+    arena: Buffer,
+    at: number,
+    variantAt: number,
+    location: string,
     code: string | null,
+    userAgent: string | null,
+    head: boolean,
+    bot: boolean | null,
   ): Response | Promise<Response> => {
-    const links = linkIndex.table;
-    if (slot < 0 || links.status[slot] === PAUSED) return pageResponse('notFound');
-    const now = clock.now();
-    // NaN (no expiry) compares false.
-    if (now >= links.expiresAt[slot]!) return pageResponse('gone');
-    const at = links.blockAt[slot]!;
-    const variantAt = code === null ? -1 : links.variantAt(slot, code);
-    const location = blockLocation(links.arena, variantAt < 0 ? at : variantAt);
     const headers = request.headers;
-    const userAgent = capped(headers.get('user-agent'), MAX_AGENT);
-    const head = request.method === 'HEAD';
-    let bot: boolean | null = head || !userAgent ? true : null;
-    const clickLimit = links.clickLimit[slot]!;
-    if (!Number.isNaN(clickLimit)) {
-      // Single-threaded: check and increment cannot interleave, so the limit is exact.
-      if (links.humanClicks[slot]! >= clickLimit) return pageResponse('gone');
-      bot ??= isBotAgent(userAgent);
-      if (!bot) links.humanClicks[slot]!++;
-    } else if (bot === null) {
-      links.unsorted[slot]!++;
-    }
     buffer.push({
-      time: now,
+      time,
       links,
       slot,
-      arena: links.arena,
+      arena,
       at,
       variantAt,
       location,
@@ -71,6 +62,44 @@ export function createRedirect(deps: Deps) {
     });
     // The click is recorded either way; at saturation the answer waits for the writer (buffer.ts).
     return buffer.saturated ? buffer.drained().then(() => response) : response;
+  };
+  const answer = (
+    request: Request,
+    server: ServerLike | null,
+    slot: number,
+    code: string | null,
+  ): Response | Promise<Response> => {
+    const links = linkIndex.table;
+    if (slot < 0 || links.status[slot] === PAUSED) return pageResponse('notFound');
+    const now = clock.now();
+    // NaN (no expiry) compares false.
+    if (now >= links.expiresAt[slot]!) return pageResponse('gone');
+    const arena = links.arena;
+    const at = links.blockAt[slot]!;
+    const variantAt = code === null ? -1 : links.variantAt(slot, code);
+    const location = blockLocation(arena, variantAt < 0 ? at : variantAt);
+    const userAgent = capped(request.headers.get('user-agent'), MAX_AGENT);
+    const head = request.method === 'HEAD';
+    let bot: boolean | null = head || !userAgent ? true : null;
+    const clickLimit = links.clickLimit[slot]!;
+    if (!Number.isNaN(clickLimit)) {
+      // The node's own count never passes the true one: at the limit, nobody needs asking.
+      if (links.humanClicks[slot]! >= clickLimit) return pageResponse('gone');
+      bot ??= isBotAgent(userAgent);
+      if (!bot) {
+        const admission = clickLimitGate.admit(links, slot, clickLimit);
+        if (typeof admission !== 'string')
+          return admission.then((decided) =>
+            decided === 'admitted'
+              ? pass(request, server, links, slot, now, arena, at, variantAt, location, code, userAgent, head, false)
+              : pageResponse(decided === 'refused' ? 'gone' : 'notFound'),
+          );
+        if (admission !== 'admitted') return pageResponse(admission === 'refused' ? 'gone' : 'notFound');
+      }
+    } else if (bot === null) {
+      links.unsorted[slot]!++;
+    }
+    return pass(request, server, links, slot, now, arena, at, variantAt, location, code, userAgent, head, bot);
   };
   return (
     request: Request,
