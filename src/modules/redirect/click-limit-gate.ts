@@ -16,6 +16,7 @@
  *
  * Links without a limit never get here: their redirect asks no one.
  */
+import { storageFailure } from '../../db/storage';
 import type { Logger } from '../../deps';
 import type { ClickLimitStore } from '../links/store';
 import type { LinkTable } from './link-table';
@@ -75,7 +76,10 @@ export class SharedClickLimitGate implements ClickLimitGate {
           links.humanClicks[slot] = Math.max(links.humanClicks[slot]!, limit);
           return 'refused';
         }
-        links.humanClicks[slot] = Math.max(links.humanClicks[slot]! + 1, used);
+        // `used` counts this click (it is above what this node counted when asking). Not `+ 1`
+        // on the node's count: answers arrive in any order, and one read earlier may have
+        // raised it past this click already.
+        links.humanClicks[slot] = Math.max(links.humanClicks[slot]!, used);
         return 'admitted';
       },
       (err) => {
@@ -89,8 +93,11 @@ export class SharedClickLimitGate implements ClickLimitGate {
   private reserve(id: string, limit: number, counted: number): Promise<number | null> {
     const { promise, resolve, reject } = Promise.withResolvers<number | null>();
     const timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-    this.store
-      .reserve(id, limit, counted)
+    const ask = () => this.store.reserve(id, limit, counted);
+    // A pooled connection the server closed (a restart) fails at its next use only, at once: one
+    // more try takes another, so the first click after an outage is not decided alone for that.
+    ask()
+      .catch((err) => (storageFailure(err) === null ? Promise.reject(err) : ask()))
       .then(resolve, reject)
       .finally(() => clearTimeout(timer));
     return promise;
