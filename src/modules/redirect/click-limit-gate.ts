@@ -11,8 +11,9 @@
  *   The answer raises the node's own count to what it learned, so once the limit is reached
  *   each node answers 410 from memory again. While the database cannot be reached (an error,
  *   or no answer within REACH_TIMEOUT_MS), the node decides from its own count, as one process
- *   would: the limit then holds per node only, and what nodes let through meanwhile counts once
- *   the database is back (the store raises the shared count to the node's and the stored counts).
+ *   would, and one click at a time asks again while the others wait for its answer: the limit
+ *   then holds per node only, and what nodes let through meanwhile counts once the database is
+ *   back (the store raises the shared count to the node's and the stored counts).
  *
  * Links without a limit never get here: their redirect asks no one.
  */
@@ -51,8 +52,8 @@ export const REACH_TIMEOUT_MS = 1000;
 export class SharedClickLimitGate implements ClickLimitGate {
   /** False since the shared count could not be reached, until it answers again. */
   private reachable = true;
-  /** While unreachable: one click asks again at a time (a probe), the others decide at once. */
-  private probing = false;
+  /** While unreachable: the one click asking again, resolving to whether it was answered. */
+  private probe: Promise<boolean> | null = null;
 
   constructor(
     private readonly store: ClickLimitStore,
@@ -60,33 +61,52 @@ export class SharedClickLimitGate implements ClickLimitGate {
     private readonly timeoutMs = REACH_TIMEOUT_MS,
   ) {}
 
-  admit(links: LinkTable, slot: number, limit: number): Admission | Promise<Admission> {
-    if (!this.reachable) {
-      if (this.probing) return decideLocally(links, slot);
-      this.probing = true;
+  admit(links: LinkTable, slot: number, limit: number): Promise<Admission> {
+    return this.decide(links, slot, links.linkId(slot), limit);
+  }
+
+  private async decide(links: LinkTable, slot: number, id: string, limit: number): Promise<Admission> {
+    if (!this.reachable && this.probe !== null) {
+      // One click at a time asks a count that did not answer; the others wait for its answer
+      // (not deciding alone meanwhile: the count may be back, and the limit exact again).
+      const answered = await this.probe;
+      // The slot may have been freed (the link deleted) and given to another link meanwhile.
+      if (links.findId(id) !== slot) return 'gone';
+      if (!answered) return decideLocally(links, slot);
     }
-    const id = links.linkId(slot);
-    return this.reserve(id, limit, links.humanClicks[slot]!).then(
-      (used) => {
-        this.answered();
-        // The slot may have been freed (the link deleted) and given to another link meanwhile.
-        if (links.findId(id) !== slot) return 'gone';
-        if (used === null) {
-          // The shared count is at the limit: so is the true one, and the node knows it now.
-          links.humanClicks[slot] = Math.max(links.humanClicks[slot]!, limit);
-          return 'refused';
-        }
-        // `used` counts this click (it is above what this node counted when asking). Not `+ 1`
-        // on the node's count: answers arrive in any order, and one read earlier may have
-        // raised it past this click already.
-        links.humanClicks[slot] = Math.max(links.humanClicks[slot]!, used);
-        return 'admitted';
-      },
-      (err) => {
-        this.failed(err);
-        return links.findId(id) !== slot ? 'gone' : decideLocally(links, slot);
-      },
+    const asking = this.reserve(id, limit, links.humanClicks[slot]!);
+    if (!this.reachable) this.probeWith(asking);
+    let used: number | null;
+    try {
+      used = await asking;
+    } catch (err) {
+      this.failed(err);
+      return links.findId(id) !== slot ? 'gone' : decideLocally(links, slot);
+    }
+    this.answered();
+    if (links.findId(id) !== slot) return 'gone';
+    if (used === null) {
+      // The shared count is at the limit: so is the true one, and the node knows it now.
+      links.humanClicks[slot] = Math.max(links.humanClicks[slot]!, limit);
+      return 'refused';
+    }
+    // `used` counts this click (it is above what this node counted when asking). Not `+ 1` on
+    // the node's count: answers arrive in any order, and one read earlier may have raised it
+    // past this click already.
+    links.humanClicks[slot] = Math.max(links.humanClicks[slot]!, used);
+    return 'admitted';
+  }
+
+  /** Makes `asking` the probe until it settles. */
+  private probeWith(asking: Promise<unknown>): void {
+    const probe = asking.then(
+      () => true,
+      () => false,
     );
+    this.probe = probe;
+    void probe.then(() => {
+      if (this.probe === probe) this.probe = null;
+    });
   }
 
   /** The store's answer, or a rejection when none comes within the timeout. */
@@ -104,14 +124,12 @@ export class SharedClickLimitGate implements ClickLimitGate {
   }
 
   private answered(): void {
-    this.probing = false;
     if (this.reachable) return;
     this.reachable = true;
     this.log.info('click limits: the shared count answers again; limits are exact across nodes');
   }
 
   private failed(err: unknown): void {
-    this.probing = false;
     if (!this.reachable) return;
     this.reachable = false;
     this.log.error('click limits: the shared count cannot be reached; each node decides from its own count', err);

@@ -8,7 +8,8 @@
 import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
 import { blockLocation, isBotAgent } from '../clicks/public';
-import { type LinkTable, PAUSED } from './link-table';
+import type { Admission } from './click-limit-gate';
+import { PAUSED } from './link-table';
 import { pageResponse } from './pages';
 
 // Header values kept per click are capped: memory per buffered click stays bounded.
@@ -20,31 +21,62 @@ function capped(value: string | null, max: number): string | null {
   return value !== null && value.length > max ? value.slice(0, max) : value;
 }
 
+/** The page for a human click the click-limit gate did not let through. */
+function refusal(admission: Exclude<Admission, 'admitted'>): Response {
+  // Refused: the limit is reached. Gone: the link was deleted while its count was asked.
+  return pageResponse(admission === 'refused' ? 'gone' : 'notFound');
+}
+
 export function createRedirect(deps: Deps) {
   const { linkIndex, clicks, clock, config, clickLimitGate } = deps;
   const buffer = clicks.buffer;
-  /** Buffers the click (`at`, `variantAt` and `location` are offsets in and text of `arena`) and answers 302. */
-  const pass = (
+  /**
+   * `admitted`: a human click the click-limit gate let through after asking another process; the
+   * link is read again as it is now (still in `slot`: the gate made sure).
+   */
+  const answer = (
     request: Request,
     server: ServerLike | null,
-    links: LinkTable,
     slot: number,
-    time: number,
-    arena: Buffer,
-    at: number,
-    variantAt: number,
-    location: string,
     code: string | null,
-    userAgent: string | null,
-    head: boolean,
-    bot: boolean | null,
+    admitted: boolean,
   ): Response | Promise<Response> => {
+    const links = linkIndex.table;
+    if (slot < 0 || links.status[slot] === PAUSED) return pageResponse('notFound');
+    const now = clock.now();
+    // NaN (no expiry) compares false.
+    if (now >= links.expiresAt[slot]!) return pageResponse('gone');
+    const at = links.blockAt[slot]!;
+    const variantAt = code === null ? -1 : links.variantAt(slot, code);
+    const location = blockLocation(links.arena, variantAt < 0 ? at : variantAt);
     const headers = request.headers;
+    const userAgent = capped(headers.get('user-agent'), MAX_AGENT);
+    const head = request.method === 'HEAD';
+    let bot: boolean | null = head || !userAgent ? true : null;
+    const clickLimit = links.clickLimit[slot]!;
+    if (admitted) {
+      bot = false;
+    } else if (!Number.isNaN(clickLimit)) {
+      // The node's own count never passes the true one: at the limit, nobody needs asking.
+      if (links.humanClicks[slot]! >= clickLimit) return pageResponse('gone');
+      bot ??= isBotAgent(userAgent);
+      if (!bot) {
+        // Counted when let through; a promise only when another process must be asked.
+        const admission = clickLimitGate.admit(links, slot, clickLimit);
+        if (typeof admission !== 'string')
+          return admission.then((decided) =>
+            decided === 'admitted' ? answer(request, server, slot, code, true) : refusal(decided),
+          );
+        if (admission !== 'admitted') return refusal(admission);
+      }
+    } else if (bot === null) {
+      links.unsorted[slot]!++;
+    }
     buffer.push({
-      time,
+      time: now,
       links,
       slot,
-      arena,
+      arena: links.arena,
       at,
       variantAt,
       location,
@@ -63,44 +95,6 @@ export function createRedirect(deps: Deps) {
     // The click is recorded either way; at saturation the answer waits for the writer (buffer.ts).
     return buffer.saturated ? buffer.drained().then(() => response) : response;
   };
-  const answer = (
-    request: Request,
-    server: ServerLike | null,
-    slot: number,
-    code: string | null,
-  ): Response | Promise<Response> => {
-    const links = linkIndex.table;
-    if (slot < 0 || links.status[slot] === PAUSED) return pageResponse('notFound');
-    const now = clock.now();
-    // NaN (no expiry) compares false.
-    if (now >= links.expiresAt[slot]!) return pageResponse('gone');
-    const arena = links.arena;
-    const at = links.blockAt[slot]!;
-    const variantAt = code === null ? -1 : links.variantAt(slot, code);
-    const location = blockLocation(arena, variantAt < 0 ? at : variantAt);
-    const userAgent = capped(request.headers.get('user-agent'), MAX_AGENT);
-    const head = request.method === 'HEAD';
-    let bot: boolean | null = head || !userAgent ? true : null;
-    const clickLimit = links.clickLimit[slot]!;
-    if (!Number.isNaN(clickLimit)) {
-      // The node's own count never passes the true one: at the limit, nobody needs asking.
-      if (links.humanClicks[slot]! >= clickLimit) return pageResponse('gone');
-      bot ??= isBotAgent(userAgent);
-      if (!bot) {
-        const admission = clickLimitGate.admit(links, slot, clickLimit);
-        if (typeof admission !== 'string')
-          return admission.then((decided) =>
-            decided === 'admitted'
-              ? pass(request, server, links, slot, now, arena, at, variantAt, location, code, userAgent, head, false)
-              : pageResponse(decided === 'refused' ? 'gone' : 'notFound'),
-          );
-        if (admission !== 'admitted') return pageResponse(admission === 'refused' ? 'gone' : 'notFound');
-      }
-    } else if (bot === null) {
-      links.unsorted[slot]!++;
-    }
-    return pass(request, server, links, slot, now, arena, at, variantAt, location, code, userAgent, head, bot);
-  };
   return (
     request: Request,
     server: ServerLike | null,
@@ -110,7 +104,7 @@ export function createRedirect(deps: Deps) {
     const slot = linkIndex.find(slug);
     // Not in memory while the index still loads (a start): read it, then answer the same way.
     if (slot < 0 && !linkIndex.loaded)
-      return linkIndex.lookup(slug).then((found) => answer(request, server, found, code));
-    return answer(request, server, slot, code);
+      return linkIndex.lookup(slug).then((found) => answer(request, server, found, code, false));
+    return answer(request, server, slot, code, false);
   };
 }

@@ -9,7 +9,7 @@
  * the cross-node change feed would.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import type { Pg } from '../../../src/db/postgres/client';
+import { openPostgres, type Pg } from '../../../src/db/postgres/client';
 import { createRedirect } from '../../../src/modules/redirect/redirect';
 import { api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { startPostgres, stopPostgres } from '../../helpers/postgres';
@@ -343,5 +343,30 @@ describe('while the database cannot be reached', () => {
     expectOutageLogged(a);
     expectOutageLogged(b);
     expectOutageLogged(c, false);
+  });
+
+  test('a shared count that does not answer in time: the node decides alone; the late answer counts that same click', async () => {
+    const { nodes: all, key } = await nodes(1);
+    const t = all[0]!;
+    const link = await createLink(all, key, { slug: 'slow', clickLimit: 3 });
+    expect(tally(await fire([t], '/slow', humans(1)))).toEqual({ redirected: 1, gone: 0 });
+    const address = t.deps.stores.address;
+    if (address.engine !== 'postgres') throw new Error('not on PostgreSQL');
+    // Another session holds the link's row, as a stalled server would: the raise waits past REACH_TIMEOUT_MS.
+    const holder = openPostgres(address.url, 1);
+    try {
+      await holder.begin(async (tx) => {
+        await tx`SELECT used FROM click_limits WHERE link_id = ${link.id} FOR UPDATE`;
+        expect(tally(await fire([t], '/slow', humans(1)))).toEqual({ redirected: 1, gone: 0 });
+      });
+    } finally {
+      await holder.close();
+    }
+    // The raise went through once the row was free: the shared count and the node's agree on 2.
+    expect(await sharedCount(t, link.id)).toBe(2);
+    expect(tally(await fire([t], '/slow', humans(5)))).toEqual({ redirected: 1, gone: 4 });
+    await flushOk(t);
+    expect(await stored(t, link.id)).toEqual({ clicks: 3, bots: 0, rawHumans: 3, rawBots: 0 });
+    expectOutageLogged(t);
   });
 });
