@@ -73,6 +73,8 @@ export class SharedClickLimitGate implements ClickLimitGate {
       // The slot may have been freed (the link deleted) and given to another link meanwhile.
       if (links.findId(id) !== slot) return 'gone';
       if (!answered) return decideLocally(links, slot);
+      // What the probe learned may be the limit.
+      if (links.humanClicks[slot]! >= limit) return 'refused';
     }
     const asking = this.reserve(id, limit, links.humanClicks[slot]!);
     if (!this.reachable) this.probeWith(asking);
