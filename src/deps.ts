@@ -6,6 +6,7 @@ import { randomToken } from './lib/ids';
 import type { Exports } from './modules/analytics/export-chunks';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from './modules/clicks/public';
 import { Metrics } from './modules/metrics/registry';
+import { type ClickLimitGate, createClickLimitGate } from './modules/redirect/click-limit-gate';
 import { LinkFollower } from './modules/redirect/link-follower';
 import { LinkIndex } from './modules/redirect/link-index';
 import type { SignInThrottle } from './modules/sessions/throttle';
@@ -49,6 +50,11 @@ export interface Deps extends BaseDeps {
   follower: LinkFollower | null;
   /** Resolves once every link is in memory (createDeps loads them; the server loads them in the background). */
   linksLoaded: Promise<number>;
+  /**
+   * Lets human clicks through on links with a click limit: this process's own count (SQLite),
+   * or the count several processes share (PostgreSQL).
+   */
+  clickLimitGate: ClickLimitGate;
   /** Click buffer and flusher (the server starts the flush timer). */
   clicks: ClickPipeline;
   /** Runs CSV exports (the engine's way: stores.openExports); close() ends them. */
@@ -106,6 +112,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     linkIndex,
     follower,
     linksLoaded: ready,
+    clickLimitGate: createClickLimitGate(base.stores.clickLimits, base.log),
     clicks,
     exports: base.stores.openExports(base.log),
     metrics: base.config.metricsToken

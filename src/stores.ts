@@ -29,7 +29,8 @@ import { createSqliteAccountStore, createSqliteKeyStore } from './modules/auth/s
 import { type ClickWriter, openClickWriter, upgradeClickStorage, type WriterOptions } from './modules/clicks/public';
 import type { LinkChangeFeed } from './modules/links/changes';
 import { createPostgresLinkChangeFeed } from './modules/links/changes-postgres';
-import type { LinkStore, LinkWrites } from './modules/links/store';
+import { createPostgresClickLimitStore } from './modules/links/click-limits-postgres';
+import type { ClickLimitStore, LinkStore, LinkWrites } from './modules/links/store';
 import { createPostgresLinkStore, createPostgresLinkWrites } from './modules/links/store-postgres';
 import { createSqliteLinkStore, createSqliteLinkWrites } from './modules/links/store-sqlite';
 import type { ProjectStore } from './modules/projects/store';
@@ -69,6 +70,11 @@ export interface Stores {
   /** What other nodes wrote to links (links/changes.ts); null on SQLite, which has one process. */
   readonly changes: LinkChangeFeed | null;
   readonly variants: VariantStore;
+  /**
+   * The click limit's count that several processes share (PostgreSQL); null where one process
+   * holds every click (SQLite), whose own count in memory is exact (redirect/click-limit-gate.ts).
+   */
+  readonly clickLimits: ClickLimitStore | null;
   /** The statistics' buckets and names, the raw clicks' pages (the clicks list, the export's snapshot). */
   readonly analytics: AnalyticsStore;
   /**
@@ -118,6 +124,7 @@ export function sqliteStores(db: Db): Stores {
     linkWrites: createSqliteLinkWrites(db),
     changes: null,
     variants: createSqliteVariantStore(db),
+    clickLimits: null,
     analytics: createSqliteAnalyticsStore(db.$client),
     openRateLimiter: (limit, clock) => new RateLimiter(limit, clock),
     openSignInThrottle: (clock) => new SignInThrottle(clock),
@@ -161,6 +168,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     linkWrites: createPostgresLinkWrites(sql, instance),
     changes: createPostgresLinkChangeFeed(sql, instance),
     variants: createPostgresVariantStore(sql),
+    clickLimits: createPostgresClickLimitStore(sql),
     analytics: createPostgresAnalyticsStore(sql),
     openRateLimiter: (limit, clock, log) =>
       new SharedRateLimiter(createPostgresRateWindows(sql, windowKeys), limit, clock, log),

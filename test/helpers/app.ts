@@ -10,7 +10,7 @@ import { type App, createApp } from '../../src/app';
 import { type Config, loadConfig } from '../../src/config';
 import { type Db, openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
-import { openPostgres } from '../../src/db/postgres/client';
+import { openPostgres, type Pg } from '../../src/db/postgres/client';
 import { createDeps, type Deps, type Logger, unportedDb } from '../../src/deps';
 import { fixedClock } from '../../src/lib/clock';
 import { createAccount } from '../../src/modules/auth/accounts';
@@ -36,6 +36,8 @@ export interface TestAppOptions {
   engine?: Engine;
   /** On PostgreSQL: this database as it is (one a test filled, e.g. by `slink copy-to`), not a fresh one. */
   postgresUrl?: string;
+  /** On PostgreSQL: what the stores get instead of the pool itself (a wrapper that counts statements). */
+  wrapPostgres?: (sql: Pg) => Pg;
 }
 
 export async function makeTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -53,7 +55,8 @@ export async function makeTestApp(env: Record<string, string> = {}, options: Tes
   let stores: Stores;
   if (pgUrl) {
     db = unportedDb();
-    stores = postgresStores(openPostgres(pgUrl), pgUrl);
+    const pool = openPostgres(pgUrl);
+    stores = postgresStores(options.wrapPostgres?.(pool) ?? pool, pgUrl);
   } else {
     db = openDatabase(config.dbPath);
     migrateDatabase(db);

@@ -50,6 +50,7 @@ export const SLINK_TABLES = [
   'links',
   'link_tags',
   'link_counters',
+  'click_limits',
   'variants',
   'rollup_values',
   'rollups',

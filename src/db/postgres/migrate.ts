@@ -13,6 +13,7 @@ import m0003 from './migrations/0003_click_tail_order.sql' with { type: 'text' }
 import m0004 from './migrations/0004_click_deltas.sql' with { type: 'text' };
 import m0005 from './migrations/0005_change_feed.sql' with { type: 'text' };
 import m0006 from './migrations/0006_shared_windows.sql' with { type: 'text' };
+import m0007 from './migrations/0007_click_limits.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -28,6 +29,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 4, name: '0004_click_deltas', sql: m0004 },
   { version: 5, name: '0005_change_feed', sql: m0005 },
   { version: 6, name: '0006_shared_windows', sql: m0006 },
+  { version: 7, name: '0007_click_limits', sql: m0007 },
 ];
 
 function checksum(sql: string): string {

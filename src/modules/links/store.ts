@@ -102,6 +102,21 @@ export interface LinkWrites {
   deleteVariant(linkId: string, id: string): Promise<void>;
 }
 
+/**
+ * The click limit's count that several processes share (PostgreSQL): a human click on a link
+ * with a limit is let through only by raising it below the limit. One process alone (SQLite)
+ * has none: its own count in memory is exact (redirect/click-limit-gate.ts).
+ */
+export interface ClickLimitStore {
+  /**
+   * Counts one more human click of the link against `limit`, after raising the shared count to
+   * `counted` (what the asking process counted itself) and to the link's stored human clicks,
+   * each a number of clicks that happened. Resolves with the count after this click, or null
+   * when it had reached the limit (nothing counted) or the link is gone.
+   */
+  reserve(linkId: string, limit: number, counted: number): Promise<number | null>;
+}
+
 /** Ids each once, in order. */
 export function uniqueIds(ids: Iterable<string>): string[] {
   return [...new Set(ids)];

@@ -177,8 +177,9 @@ export class LinkIndex {
   }
 
   /**
-   * Stores a link read from SQLite; a link already in memory keeps its slot and counters, a new
-   * one starts at its stored count.
+   * Stores a link read from the database; a link already in memory keeps its slot and counters
+   * (its human count rises to the stored one when that is more: other nodes' clicks), a new one
+   * starts at its stored count.
    */
   private put(row: RedirectRow, variantRows: VariantRow[]): number {
     this.resyncSeen?.add(row.id);

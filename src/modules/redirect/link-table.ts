@@ -149,7 +149,11 @@ export class LinkTable implements ClickLinks {
   expiresAt = new Float64Array(0);
   /** NaN for none. */
   clickLimit = new Float64Array(0);
-  /** The link's stored human clicks plus its buffered clicks known to be human (record.ts). */
+  /**
+   * The link's stored human clicks plus its buffered clicks known to be human (record.ts), or
+   * more when it learns of clicks stored or let through elsewhere (a refresh, the shared click
+   * limit count of several nodes: click-limit-gate.ts); never more than happened.
+   */
   humanClicks = new Float64Array(0);
   /** Buffered clicks not yet classified as human or bot. */
   unsorted = new Int32Array(0);
@@ -225,7 +229,8 @@ export class LinkTable implements ClickLinks {
 
   /**
    * Stores a link and its variants: the same slot (and counters) when its id is known, else a
-   * new slot whose human count starts at `storedHumanClicks`. Returns the slot.
+   * new slot whose human count starts at `storedHumanClicks`. A known link's count rises to
+   * `storedHumanClicks` when that is more (other processes stored clicks of it). Returns the slot.
    */
   put(facts: LinkFacts, variants: readonly VariantFacts[], storedHumanClicks: number): number {
     // Sized (and checked) before anything changes: a refused link leaves the table as it was.
@@ -246,6 +251,8 @@ export class LinkTable implements ClickLinks {
       const oldSlug = this.slug(slot);
       if (oldSlug !== facts.slug) this.bySlug.delete(oldSlug, this.slugHash[slot]!, slot);
       this.liveBytes -= this.entryLength(this.arena, slot);
+      // One process stores only what it counted (never more); several nodes store each other's.
+      if (storedHumanClicks > this.humanClicks[slot]!) this.humanClicks[slot] = storedHumanClicks;
     } else {
       slot = this.newSlot();
       this.humanClicks[slot] = storedHumanClicks;

@@ -2,11 +2,13 @@
  * The hot path: resolve a slug from memory, capture the click as a compact record, answer 302.
  * No parsing, hashing, geo lookup or I/O happens here (docs/architecture.md, "A short link"); the flush does it.
  * The only classification on this path is for links with a click limit, which must count
- * humans exactly at the moment they are let through.
+ * humans exactly at the moment they are let through; the only wait is theirs too, when several
+ * processes share the count (click-limit-gate.ts). Every other answer is synchronous.
  */
 import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
 import { blockLocation, isBotAgent } from '../clicks/public';
+import type { Admission } from './click-limit-gate';
 import { PAUSED } from './link-table';
 import { pageResponse } from './pages';
 
@@ -19,14 +21,25 @@ function capped(value: string | null, max: number): string | null {
   return value !== null && value.length > max ? value.slice(0, max) : value;
 }
 
+/** The page for a human click the click-limit gate did not let through. */
+function refusal(admission: Exclude<Admission, 'admitted'>): Response {
+  // Refused: the limit is reached. Gone: the link was deleted while its count was asked.
+  return pageResponse(admission === 'refused' ? 'gone' : 'notFound');
+}
+
 export function createRedirect(deps: Deps) {
-  const { linkIndex, clicks, clock, config } = deps;
+  const { linkIndex, clicks, clock, config, clickLimitGate } = deps;
   const buffer = clicks.buffer;
+  /**
+   * `admitted`: a human click the click-limit gate let through after asking another process; the
+   * link is read again as it is now (still in `slot`: the gate made sure).
+   */
   const answer = (
     request: Request,
     server: ServerLike | null,
     slot: number,
     code: string | null,
+    admitted: boolean,
   ): Response | Promise<Response> => {
     const links = linkIndex.table;
     if (slot < 0 || links.status[slot] === PAUSED) return pageResponse('notFound');
@@ -41,11 +54,21 @@ export function createRedirect(deps: Deps) {
     const head = request.method === 'HEAD';
     let bot: boolean | null = head || !userAgent ? true : null;
     const clickLimit = links.clickLimit[slot]!;
-    if (!Number.isNaN(clickLimit)) {
-      // Single-threaded: check and increment cannot interleave, so the limit is exact.
+    if (admitted) {
+      bot = false;
+    } else if (!Number.isNaN(clickLimit)) {
+      // The node's own count never passes the true one: at the limit, nobody needs asking.
       if (links.humanClicks[slot]! >= clickLimit) return pageResponse('gone');
       bot ??= isBotAgent(userAgent);
-      if (!bot) links.humanClicks[slot]!++;
+      if (!bot) {
+        // Counted when let through; a promise only when another process must be asked.
+        const admission = clickLimitGate.admit(links, slot, clickLimit);
+        if (typeof admission !== 'string')
+          return admission.then((decided) =>
+            decided === 'admitted' ? answer(request, server, slot, code, true) : refusal(decided),
+          );
+        if (admission !== 'admitted') return refusal(admission);
+      }
     } else if (bot === null) {
       links.unsorted[slot]!++;
     }
@@ -81,7 +104,7 @@ export function createRedirect(deps: Deps) {
     const slot = linkIndex.find(slug);
     // Not in memory while the index still loads (a start): read it, then answer the same way.
     if (slot < 0 && !linkIndex.loaded)
-      return linkIndex.lookup(slug).then((found) => answer(request, server, found, code));
-    return answer(request, server, slot, code);
+      return linkIndex.lookup(slug).then((found) => answer(request, server, found, code, false));
+    return answer(request, server, slot, code, false);
   };
 }

@@ -91,6 +91,17 @@ describe('LinkTable', () => {
     expect(table.location(slot)).toBe('https://example.com/new');
   });
 
+  test('a known link read again with more stored human clicks counts them (other nodes stored them); fewer change nothing', () => {
+    const table = new LinkTable();
+    const slot = table.put(facts(1, { clickLimit: 100 }), NO_VARIANTS, 10);
+    table.humanClicks[slot]! += 5;
+    expect(table.put(facts(1, { clickLimit: 100 }), NO_VARIANTS, 12)).toBe(slot);
+    expect(table.humanClicks[slot]).toBe(15);
+    expect(table.put(facts(1, { clickLimit: 150 }), NO_VARIANTS, 40)).toBe(slot);
+    expect(table.humanClicks[slot]).toBe(40);
+    expect(read(table, slot).clickLimit).toBe(150);
+  });
+
   test('two links swapping slugs in one write, refreshed in either order', () => {
     for (const order of [
       [0, 1],
