@@ -88,7 +88,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   {
     name: 'SLINK_NODE_ID',
     default: 'the host name',
-    meaning: "this node's name in logs, /healthz and metrics (several nodes on one PostgreSQL)",
+    meaning: "this node's name in logs, /healthz and metrics",
   },
 ];
 
