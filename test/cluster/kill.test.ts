@@ -6,6 +6,7 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { type Cluster, startCluster } from '../helpers/cluster';
+import { clickTotals } from '../helpers/cluster-clicks';
 import { burst, startLoad, tally } from '../helpers/load';
 
 let cluster: Cluster | undefined;
@@ -55,7 +56,7 @@ describe('kill -9 of a node under load', () => {
     await cluster.startNode('n2');
     expect(await cluster.stopNode('n1')).toBe(0);
     expect(await cluster.stopNode('n3')).toBe(0);
-    const totals = await cluster.clickTotals(link.id);
+    const totals = await clickTotals(cluster, link.id);
     expect({ clickCount: totals.clickCount, botCount: totals.botCount }).toEqual({
       clickCount: totals.exported.clicks,
       botCount: totals.exported.bots,

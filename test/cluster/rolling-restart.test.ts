@@ -6,6 +6,7 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { type Cluster, startCluster } from '../helpers/cluster';
+import { waitClicks } from '../helpers/cluster-clicks';
 import { type Answer, burst, startLoad, tally } from '../helpers/load';
 
 let cluster: Cluster | undefined;
@@ -44,7 +45,7 @@ describe('rolling restart under load', () => {
     expect(answers.every((a) => a.location === DESTINATION)).toBe(true);
 
     // Each restarted node loaded the link at its start: the restarts' own HEADs are not needed.
-    const totals = await cluster.waitClicks(link.id, answers.length + probes);
+    const totals = await waitClicks(cluster, link.id, answers.length + probes);
     expect(totals).toEqual({
       clickCount: answers.length - bots,
       botCount: bots + probes,
