@@ -22,9 +22,10 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { num, openPostgres } from '../../src/db/postgres/client';
+import { HIGH_WATER } from '../../src/modules/clicks/capture/buffer';
 import { countClicks } from '../../src/modules/clicks/sqlite/raw-read';
 import { type Balancer, startBalancer } from '../helpers/haproxy';
-import { treeCpuUs } from './cpu-use';
+import { cpuUse, treeCpuUs } from './cpu-use';
 import { benchPostgres } from './pg-cluster';
 import { benchDeps, benchDepsPostgres, seedLinks } from './seed-links';
 import { ensureWrk, runWrk, type WrkResult } from './wrk';
@@ -144,6 +145,10 @@ try {
     stored: number | null;
     complete: boolean | null;
     slinkUs: number;
+    /** Of slinkUs: the click writer Worker threads'. */
+    writerUs: number;
+    /** Clicks answered but not yet stored when wrk stopped (the writers' backlog). */
+    backlog: number | null;
     pgUs: number;
     haproxyUs: number;
     wrkUs: number;
@@ -163,6 +168,7 @@ try {
   ): Promise<void> => {
     const sample = () => ({
       slink: pids.slink.reduce((a, pid) => a + treeCpuUs(pid), 0),
+      writer: pids.slink.reduce((a, pid) => a + cpuUse(pid).worker, 0),
       pg: treeCpuUs(pg.pid),
       haproxy: pids.haproxy ? treeCpuUs(pids.haproxy) : 0,
     });
@@ -186,6 +192,7 @@ try {
       outFile: out,
     });
     const answered = result.requests - result.status_errors;
+    const backlog = count ? Math.max(0, answered - ((await count()) - before)) : null;
     if (count) await settle(before + answered);
     const cpuAfter = sample();
     const stored = count ? (await count()) - before : null;
@@ -198,6 +205,8 @@ try {
       // wrk does not count answers in flight when it stops: at most one per connection.
       complete: stored === null ? null : stored >= answered && stored <= answered + CONNECTIONS,
       slinkUs: (cpuAfter.slink - cpuBefore.slink) / per,
+      writerUs: (cpuAfter.writer - cpuBefore.writer) / per,
+      backlog,
       pgUs: (cpuAfter.pg - cpuBefore.pg) / per,
       haproxyUs: (cpuAfter.haproxy - cpuBefore.haproxy) / result.requests,
       wrkUs: cpuUs / result.requests,
@@ -258,14 +267,14 @@ try {
     '',
     `\`bun run bench:cluster\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Bun ${Bun.version}, load average ${loadavg()[0]!.toFixed(1)} at the end; wrk (2 threads, ${CONNECTIONS} connections), HAProxy, PostgreSQL 15 and every node on the same cores. ${int(LINKS)} links; ${SECONDS} s runs after a ${WARMUP} s warm-up; \`slink serve\` from the source tree with its defaults (SLINK_FLUSH_MS 1000, the bundled geo database).`,
     '',
-    '| setup | requests/s | clicks stored /s | / bare | p99 | server CPU per click | PostgreSQL CPU per click | HAProxy CPU per request | wrk CPU per request | every redirect stored |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| setup | requests/s | clicks stored /s | / bare | p99 | server CPU per click | of which writer Workers | PostgreSQL CPU per click | HAProxy CPU per request | wrk CPU per request | unwritten when wrk stopped | every redirect stored |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) => {
       const seconds = r.result.duration_us / 1e6;
-      return `| ${r.setup} | ${int(r.rps)} | ${r.stored === null ? '' : int(r.stored / seconds)} | ${(r.rps / baseline).toFixed(2)} | ${ms(r.result.p99_us)} | ${usText(r.slinkUs)} | ${r.setup.includes('PostgreSQL') ? usText(r.pgUs) : ''} | ${r.setup.includes('HAProxy') ? usText(r.haproxyUs) : ''} | ${usText(r.wrkUs)} | ${r.complete === null ? '' : r.complete ? 'yes' : 'NO'} |`;
+      return `| ${r.setup} | ${int(r.rps)} | ${r.stored === null ? '' : int(r.stored / seconds)} | ${(r.rps / baseline).toFixed(2)} | ${ms(r.result.p99_us)} | ${usText(r.slinkUs)} | ${r.stored === null ? '' : usText(r.writerUs)} | ${r.setup.includes('PostgreSQL') ? usText(r.pgUs) : ''} | ${r.setup.includes('HAProxy') ? usText(r.haproxyUs) : ''} | ${usText(r.wrkUs)} | ${r.backlog === null ? '' : int(r.backlog)} | ${r.complete === null ? '' : r.complete ? 'yes' : 'NO'} |`;
     }),
     '',
-    `CPU per click: utime + stime from /proc of the slink processes (every thread) and of PostgreSQL's postmaster with every backend and worker (exited ones through its cutime/cstime), sampled before the run and once its clicks were stored and folded, divided by the clicks stored in the run; server CPU is the slink nodes' together (on the bare rows, the bare server's per request). Exit codes at the end: SQLite node ${sqliteExit}, PostgreSQL nodes ${pgExits.join(', ')}.`,
+    `CPU per click: utime + stime from /proc of the slink processes (every thread) and of PostgreSQL's postmaster with every backend and worker (exited ones through its cutime/cstime), sampled before the run and once its clicks were stored and folded, divided by the clicks stored in the run; server CPU is the slink nodes' together (on the bare rows, the bare server's per request), the writer Workers' share from their threads (/proc/PID/task). A backlog near the click buffer's backpressure mark (${int(HIGH_WATER)} a node) means redirects were held for the writer: the rate is then the writers', not the event loops'. Exit codes at the end: SQLite node ${sqliteExit}, PostgreSQL nodes ${pgExits.join(', ')}.`,
   ];
   const text = `${lines.join('\n')}\n`;
   console.log(`\n${text}`);
