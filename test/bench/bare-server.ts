@@ -23,7 +23,12 @@ const server = Bun.serve({
     let end = url.indexOf('/', start);
     if (end < 0) end = url.length;
     const location = targets.get(url.slice(start, end));
-    if (location === undefined) return new Response('not found', { status: 404 });
+    if (location === undefined) {
+      // A balancer's health check (bench:cluster puts HAProxy in front).
+      // (HTTP/1.0 without a Host header: the URL may be the path alone.)
+      if (url.endsWith('/healthz')) return new Response('{"status":"ok"}');
+      return new Response('not found', { status: 404 });
+    }
     return new Response(null, { status: 302, headers: { location, 'cache-control': 'private, max-age=0' } });
   },
 });

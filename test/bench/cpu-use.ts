@@ -30,3 +30,44 @@ export function cpuUse(pid: number): CpuUse {
   }
   return use;
 }
+
+/** utime + stime of one process (all its threads), and cutime + cstime (its children it waited for), in microseconds. */
+function processCpu(pid: number): { own: number; reaped: number; ppid: number } | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null; // gone
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    ppid: Number(fields[1]),
+    own: (Number(fields[11]) + Number(fields[12])) * TICK_US,
+    reaped: (Number(fields[13]) + Number(fields[14])) * TICK_US,
+  };
+}
+
+/**
+ * CPU time of a process and all its descendants, in microseconds: PostgreSQL's postmaster and its
+ * backends and workers. Children that exited count through the parent's cutime/cstime (the
+ * postmaster waits for every child it starts), those alive through their own utime/stime.
+ */
+export function treeCpuUs(root: number): number {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    const cpu = processCpu(pid);
+    if (!cpu) continue;
+    children.set(cpu.ppid, [...(children.get(cpu.ppid) ?? []), pid]);
+  }
+  let total = 0;
+  const visit = (pid: number) => {
+    const cpu = processCpu(pid);
+    if (!cpu) return;
+    total += cpu.own + cpu.reaped;
+    for (const child of children.get(pid) ?? []) visit(child);
+  };
+  visit(root);
+  return total;
+}

@@ -7,7 +7,7 @@
  * box (shared_buffers 512 MB). Returns the URL of a migrated, empty database.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPostgres } from '../../src/db/postgres/client';
@@ -23,7 +23,14 @@ function bin(): string {
   return join(debian, versions.sort((a, b) => Number(b) - Number(a))[0]!, 'bin');
 }
 
-export async function benchPostgres(): Promise<{ url: string; stop(): void }> {
+export interface BenchPostgres {
+  url: string;
+  /** The server's main process (the postmaster), parent of every backend: its CPU time is PostgreSQL's. */
+  pid: number;
+  stop(): void;
+}
+
+export async function benchPostgres(): Promise<BenchPostgres> {
   const asPostgres = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'slink-bench-pg-'));
   if (asPostgres) {
@@ -62,7 +69,9 @@ export async function benchPostgres(): Promise<{ url: string; stop(): void }> {
   const sql = openPostgres(url, 1);
   await migratePostgres(sql);
   await sql.close();
-  return { url, stop };
+  // postmaster.pid's first line; readable by root, and by the user who ran initdb otherwise.
+  const pid = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  return { url, pid, stop };
 }
 
 /** Bytes of the click side's tables and indexes on PostgreSQL (pg_total_relation_size). */

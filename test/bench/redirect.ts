@@ -34,6 +34,7 @@ import { createVariant } from '../../src/modules/variants/service';
 import { type CpuUse, cpuUse } from './cpu-use';
 import { benchPostgres } from './pg-cluster';
 import { benchDeps, benchDepsPostgres, NO_PARAMS, seedLinks } from './seed-links';
+import { ensureWrk, runWrk, type WrkResult } from './wrk';
 
 const { values } = parseArgs({
   options: {
@@ -72,15 +73,6 @@ function sh(cmd: string[], env?: Record<string, string>): string {
   const r = Bun.spawnSync(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' });
   if (r.exitCode !== 0) throw new Error(`${cmd.join(' ')} exited ${r.exitCode}: ${r.stderr.toString()}`);
   return r.stdout.toString();
-}
-
-function ensureWrk(): void {
-  if (Bun.which('wrk')) return;
-  console.log('installing wrk (Debian package)...');
-  const root = process.getuid?.() === 0;
-  if (!root && !Bun.which('sudo')) throw new Error('wrk is missing and apt-get needs root: apt-get install -y wrk');
-  const prefix = root ? [] : ['sudo'];
-  sh([...prefix, 'apt-get', 'install', '-y', 'wrk'], { DEBIAN_FRONTEND: 'noninteractive' });
 }
 
 const ms = (t: number) => `${t.toFixed(t < 10 ? 2 : 1)} ms`;
@@ -194,20 +186,6 @@ async function timeToFirstRedirect(dbPath: string, slug: string): Promise<number
 
 // ---------------------------------------------------------------- wrk
 
-interface WrkResult {
-  requests: number;
-  duration_us: number;
-  connect_errors: number;
-  read_errors: number;
-  write_errors: number;
-  status_errors: number;
-  timeouts: number;
-  p50_us: number;
-  p90_us: number;
-  p99_us: number;
-  max_us: number;
-}
-
 async function wrk(
   port: number,
   connections: number,
@@ -215,27 +193,7 @@ async function wrk(
   slugsFile: string,
   outFile: string,
 ): Promise<{ result: WrkResult; cpuUs: number }> {
-  const proc = Bun.spawn(
-    [
-      'wrk',
-      '-t2',
-      `-c${connections}`,
-      `-d${seconds}s`,
-      '--timeout',
-      '5s',
-      '-s',
-      join(import.meta.dir, 'redirect.lua'),
-      `http://127.0.0.1:${port}`,
-      '--',
-      slugsFile,
-      ...(ZIPF ? ['zipf'] : []),
-    ],
-    { env: { ...process.env, WRK_OUT: outFile }, stdout: 'pipe', stderr: 'pipe' },
-  );
-  const code = await proc.exited;
-  if (code !== 0) throw new Error(`wrk exited ${code}: ${await new Response(proc.stderr).text()}`);
-  const cpuUs = Number(proc.resourceUsage()?.cpuTime.total ?? Number.NaN);
-  return { result: JSON.parse(readFileSync(outFile, 'utf8')) as WrkResult, cpuUs };
+  return runWrk({ port, connections, seconds, slugsFile, outFile, scriptArgs: ZIPF ? ['zipf'] : [] });
 }
 
 // ---------------------------------------------------------------- run

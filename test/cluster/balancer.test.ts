@@ -5,6 +5,7 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { type Cluster, startCluster } from '../helpers/cluster';
+import { waitClicks } from '../helpers/cluster-clicks';
 import { hit } from '../helpers/load';
 
 let cluster: Cluster | undefined;
@@ -39,7 +40,7 @@ describe('three nodes behind HAProxy', () => {
     expect(through.map((a) => a.servedBy).sort()).toEqual(['n1', 'n1', 'n2', 'n2', 'n3', 'n3']);
 
     // 3 + 6 clicks, and the HEAD each node answered while it was awaited (a bot hit each).
-    const totals = await cluster.waitClicks(link.id, 9 + probes);
+    const totals = await waitClicks(cluster, link.id, 9 + probes);
     expect(totals).toEqual({ clickCount: 9, botCount: probes, exported: { clicks: 9, bots: probes } });
   }, 120_000);
 });

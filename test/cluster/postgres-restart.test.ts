@@ -6,6 +6,7 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { type Cluster, startCluster } from '../helpers/cluster';
+import { waitClicks } from '../helpers/cluster-clicks';
 import { startLoad, tally } from '../helpers/load';
 import { startPostgres, stopPostgres } from '../helpers/postgres';
 import { waitHealthy } from '../helpers/proc';
@@ -86,7 +87,7 @@ describe('PostgreSQL restarted under load', () => {
     const during = answers.filter((a) => a.sentAt > outageFrom && a.at < outageTo);
     expect(new Set(during.map((a) => a.servedBy))).toEqual(new Set(['n1', 'n2', 'n3']));
 
-    const totals = await cluster.waitClicks(link.id, answers.length + probes);
+    const totals = await waitClicks(cluster, link.id, answers.length + probes);
     expect(totals).toEqual({
       clickCount: answers.length - bots,
       botCount: bots + probes,

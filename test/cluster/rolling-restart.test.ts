@@ -6,7 +6,8 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { type Cluster, startCluster } from '../helpers/cluster';
-import { startLoad, tally } from '../helpers/load';
+import { waitClicks } from '../helpers/cluster-clicks';
+import { type Answer, burst, startLoad, tally } from '../helpers/load';
 
 let cluster: Cluster | undefined;
 afterAll(() => cluster?.close());
@@ -20,16 +21,20 @@ describe('rolling restart under load', () => {
     await cluster.startAll();
     const probes = await cluster.waitKnown(link.slug);
 
-    const load = startLoad(`${cluster.balancer.base}/${link.slug}`, { concurrency: 12, pauseMs: 10 });
+    const url = `${cluster.balancer.base}/${link.slug}`;
+    const load = startLoad(url, { concurrency: 12, pauseMs: 10 });
     await load.more(300);
     const exits: Record<string, number> = {};
+    const bursts: Promise<Answer[]>[] = [];
     for (const node of cluster.nodes) {
+      // A burst as the signal lands, so that requests are on their way to the node or in it.
+      bursts.push(burst(url, 60, 60));
       exits[node.id] = await cluster.stopNode(node.id);
       await load.more(200);
       await cluster.startNode(node.id);
       await load.more(200);
     }
-    const answers = await load.stop();
+    const answers = [...(await load.stop()), ...(await Promise.all(bursts)).flat()];
 
     expect(exits).toEqual({ n1: 0, n2: 0, n3: 0 });
     const { statuses, byNode, bots } = tally(answers);
@@ -40,7 +45,7 @@ describe('rolling restart under load', () => {
     expect(answers.every((a) => a.location === DESTINATION)).toBe(true);
 
     // Each restarted node loaded the link at its start: the restarts' own HEADs are not needed.
-    const totals = await cluster.waitClicks(link.id, answers.length + probes);
+    const totals = await waitClicks(cluster, link.id, answers.length + probes);
     expect(totals).toEqual({
       clickCount: answers.length - bots,
       botCount: bots + probes,

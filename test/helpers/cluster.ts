@@ -9,7 +9,13 @@
  *   await cluster.waitKnown(link.slug);           // every node's own port answers it
  *   const load = startLoad(`${cluster.balancer.base}/${link.slug}`, { concurrency: 8 }); // load.ts
  *   await cluster.killNode('n2'); ...
+ *   await waitClicks(cluster, link.id, n);        // cluster-clicks.ts: counters and export rows
  *   await cluster.close();                        // in afterAll
+ *
+ * For what every node must see: `apiAt(id, ...)` and `node(id).base` reach one node past the
+ * balancer, `waitEveryNode(probe)` polls each until it holds (and says how long each took),
+ * `cli([...])` runs the operator CLI on the cluster's database (`key revoke`), and load.ts's
+ * `burst(url | (i) => url, n, concurrency)` fires exactly n requests, spread as it is told.
  *
  * A node learns of links at its start (and of links written through other nodes by the change
  * feed, where there is one): `startCluster({ started: 1 })` starts only n1, so that links made
@@ -18,11 +24,10 @@
 import { expect } from 'bun:test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
-import { superuserWriteKey, tempDir } from './cli';
+import { slink, superuserWriteKey, tempDir } from './cli';
 import { type Balancer, startBalancer } from './haproxy';
 import { freshPostgresUrl } from './postgres';
-import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from './proc';
+import { BUN, cleanEnv, freePort, type RunningProcess, type RunResult, start, waitHealthy } from './proc';
 
 export interface ClusterOptions {
   /** How many nodes (default 3), named n1, n2, ... */
@@ -44,14 +49,6 @@ export interface ClusterNode {
   readonly db: string;
   /** The running process, or null while it is stopped. */
   server: RunningProcess | null;
-}
-
-/** A link's clicks as the API shows them: its counters, and its raw clicks (export rows, bots included). */
-export interface ClickTotals {
-  clickCount: number;
-  botCount: number;
-  /** Its CSV export, range=all&bots=1: every raw click, humans and bot hits. */
-  exported: { clicks: number; bots: number };
 }
 
 export interface Link {
@@ -90,6 +87,8 @@ export class Cluster {
     readonly balancer: Balancer,
     nodes: ClusterNode[],
     private readonly env: Record<string, string>,
+    /** The CLI's SLINK_DB (on PostgreSQL only its spill-file folder matters). */
+    private readonly cliDb: string,
   ) {
     this.nodes = nodes;
   }
@@ -161,12 +160,26 @@ export class Cluster {
       .join('\n');
   }
 
-  /** A request to the API through the balancer, with the superuser's write key. */
+  /** A request to the API through the balancer, with the superuser's write key (unless `init` sets one). */
   api(path: string, init: RequestInit = {}): Promise<Response> {
-    return fetch(`${this.balancer.base}/api/v1${path}`, {
+    return this.request(this.balancer.base, path, init);
+  }
+
+  /** The same, to one node's own port, past the balancer. */
+  apiAt(id: string, path: string, init: RequestInit = {}): Promise<Response> {
+    return this.request(this.node(id).base, path, init);
+  }
+
+  private request(base: string, path: string, init: RequestInit): Promise<Response> {
+    return fetch(`${base}/api/v1${path}`, {
       ...init,
       headers: { authorization: `Bearer ${this.key}`, 'content-type': 'application/json', ...init.headers },
     });
+  }
+
+  /** The operator CLI (`bun src/index.ts <args>`) on the cluster's database: `key revoke`, `user add`, ... */
+  cli(args: string[], opts: { stdin?: string } = {}): Promise<RunResult> {
+    return slink(this.cliDb, args, { ...opts, env: { SLINK_DATABASE_URL: this.url } });
   }
 
   /** POST /links through the balancer; expects 201. */
@@ -180,39 +193,28 @@ export class Cluster {
     return link as Link;
   }
 
-  /** The link's counters and its raw clicks, read through the balancer. */
-  async clickTotals(linkId: string): Promise<ClickTotals> {
-    const res = await this.api(`/links/${linkId}`);
-    const link = (await res.json()) as any;
-    expect(res.status).toBe(200);
-    const csv = await this.api(`/links/${linkId}/export.csv?range=all&bots=1`);
-    const text = await csv.text();
-    expect({ status: csv.status, type: csv.headers.get('content-type') }).toEqual({
-      status: 200,
-      type: 'text/csv; charset=utf-8',
-    });
-    const [header, ...rows] = parse(text) as string[][];
-    const bot = header!.indexOf('bot');
-    expect({ first: header![0], bot: bot > 0 }).toEqual({ first: 'id', bot: true });
-    const bots = rows.filter((r) => r[bot] === 'true').length;
-    return {
-      clickCount: link.clickCount,
-      botCount: link.botCount,
-      exported: { clicks: rows.length - bots, bots },
-    };
-  }
-
   /**
-   * Polls until the link's clickCount + botCount reaches `total` (clicks are written within a
-   * flush), then answers its totals; they are asserted by the caller, not here.
+   * Polls `probe` on each running node (or those named) until it holds on every one; answers the
+   * ms each took from the call, for tests of what every node sees (a change, a revoked key).
    */
-  async waitClicks(linkId: string, total: number, timeoutMs = 30_000): Promise<ClickTotals> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const totals = await this.clickTotals(linkId);
-      if (totals.clickCount + totals.botCount >= total || Date.now() > deadline) return totals;
-      await Bun.sleep(100);
-    }
+  async waitEveryNode(
+    probe: (node: ClusterNode) => Promise<boolean>,
+    ids = this.running(),
+    timeoutMs = 10_000,
+  ): Promise<Record<string, number>> {
+    const from = Date.now();
+    const took: Record<string, number> = {};
+    await Promise.all(
+      ids.map(async (id) => {
+        const node = this.node(id);
+        while (!(await probe(node))) {
+          if (Date.now() - from > timeoutMs) throw new Error(`${id}: not within ${timeoutMs} ms\n${this.output()}`);
+          await Bun.sleep(20);
+        }
+        took[id] = Date.now() - from;
+      }),
+    );
+    return took;
   }
 
   /**
@@ -220,16 +222,9 @@ export class Cluster {
    * through another node. Each node's 302 records one bot hit: answers how many (one per node).
    */
   async waitKnown(slug: string, ids = this.running(), timeoutMs = 10_000): Promise<number> {
-    for (const id of ids) {
-      const deadline = Date.now() + timeoutMs;
-      let status = 0;
-      while (status !== 302) {
-        status = (await fetch(`${this.node(id).base}/${slug}`, { method: 'HEAD', redirect: 'manual' })).status;
-        if (status === 302) break;
-        if (Date.now() > deadline) throw new Error(`${id} answers /${slug} with ${status} after ${timeoutMs} ms`);
-        await Bun.sleep(20);
-      }
-    }
+    const answers = async (node: ClusterNode) =>
+      (await fetch(`${node.base}/${slug}`, { method: 'HEAD', redirect: 'manual' })).status === 302;
+    await this.waitEveryNode(answers, ids, timeoutMs);
     return ids.length;
   }
 
@@ -269,7 +264,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     SLINK_TRUST_PROXY: '1',
     ...options.env,
   };
-  const cluster = new Cluster(url, key, balancer, nodes, env);
+  const cluster = new Cluster(url, key, balancer, nodes, env, join(dir, 'cli.db'));
   try {
     await Promise.all(nodes.slice(0, options.started ?? count).map((n) => cluster.startNode(n.id)));
   } catch (err) {

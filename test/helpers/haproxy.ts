@@ -60,6 +60,9 @@ export function haproxyConfig(options: BalancerOptions): string {
     'backend nodes',
     '  balance roundrobin',
     '  option forwardfor',
+    // A request that may have reached a node is sent again only if it changes nothing: an API
+    // write is never made twice (a refused connection is still tried elsewhere).
+    '  http-request disable-l7-retry unless METH_GET',
     '  option httpchk GET /healthz',
     // 503 is a node whose database is out of reach: alive, redirecting from memory.
     '  http-check expect rstatus ^(200|503)$',
@@ -84,9 +87,14 @@ export function haproxyBin(): string {
 /** A server's state on the stats page: UP, DOWN, or a transition such as "UP 1/2", "DOWN 1/2". */
 export type ServerState = string;
 
+/** A server's line of the stats page, by column name (status, wretr, wredis, hrsp_5xx, ...). */
+export type ServerStats = Record<string, string>;
+
 export interface Balancer {
   base: string;
   proc: Subprocess<'ignore', 'pipe', 'pipe'>;
+  /** Each server's line of the stats page, by name. */
+  stats(): Promise<Map<string, ServerStats>>;
   /** Each server's state, by name. */
   states(): Promise<Map<string, ServerState>>;
   /** Waits until each named server is in the given state (UP or DOWN, fully). */
@@ -108,21 +116,23 @@ export async function startBalancer(options: BalancerOptions): Promise<Balancer>
   void collect(proc.stdout);
   void collect(proc.stderr);
   const stats = `http://127.0.0.1:${options.statsPort}/;csv`;
-  const states = async (): Promise<Map<string, ServerState>> => {
+  const serverStats = async (): Promise<Map<string, ServerStats>> => {
     const csv = await (await fetch(stats, { signal: AbortSignal.timeout(2_000) })).text();
     const [header, ...rows] = csv.replace(/^# /, '').trim().split('\n');
     const columns = header!.split(',');
-    const [px, sv, st] = ['pxname', 'svname', 'status'].map((c) => columns.indexOf(c));
-    const out = new Map<string, ServerState>();
+    const out = new Map<string, ServerStats>();
     for (const row of rows) {
-      const cells = row.split(',');
-      if (cells[px!] === 'nodes' && cells[sv!] !== 'BACKEND') out.set(cells[sv!]!, cells[st!]!);
+      const line = Object.fromEntries(row.split(',').map((cell, i) => [columns[i]!, cell]));
+      if (line.pxname === 'nodes' && line.svname !== 'BACKEND') out.set(line.svname!, line);
     }
     return out;
   };
+  const states = async (): Promise<Map<string, ServerState>> =>
+    new Map([...(await serverStats())].map(([name, line]) => [name, line.status!]));
   const balancer: Balancer = {
     base: `http://127.0.0.1:${options.port}`,
     proc,
+    stats: serverStats,
     states,
     async waitStates(want, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;

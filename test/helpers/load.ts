@@ -89,15 +89,19 @@ export function startLoad(url: string, { concurrency, pauseMs = 0 }: LoadOptions
   };
 }
 
-/** Exactly `n` requests, at most `concurrency` at a time; answers them in the order they came. */
-export async function burst(url: string, n: number, concurrency: number): Promise<Answer[]> {
+/**
+ * Exactly `n` requests, at most `concurrency` at a time; answers them in the order they came.
+ * `url` may depend on the request's index (spread over nodes' own ports: `(i) => bases[i % 3] + path`).
+ */
+export async function burst(url: string | ((i: number) => string), n: number, concurrency: number): Promise<Answer[]> {
+  const urlOf = typeof url === 'string' ? () => url : url;
   const answers: Answer[] = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(concurrency, n) }, async () => {
       while (next < n) {
         const i = next++;
-        answers.push(await hit(url, i % 4 === 3));
+        answers.push(await hit(urlOf(i), i % 4 === 3));
       }
     }),
   );
