@@ -2,16 +2,24 @@
  * Three nodes on one PostgreSQL behind HAProxy answer as one service (the contract's "Several
  * nodes"): a link created, changed, paused, archived or deleted through the balancer is answered
  * accordingly by every node's own port within a second; a revoked key is refused by every node at
- * once; one visitor seen by three nodes is one unique; a click limit of 100 hit by 500 concurrent
- * requests spread over the nodes redirects exactly 100 times, and the link's clickCount is 100.
+ * once; the rate limit and the sign-in throttle count across nodes; one visitor seen by three
+ * nodes is one unique; a click limit of 100 hit by 500 concurrent requests spread over the nodes
+ * redirects exactly 100 times, and the link's clickCount is 100.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
-import { freshDb, ok, slink } from '../helpers/cli';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { freshDb, ok, PASSWORD, slink } from '../helpers/cli';
 import { type Cluster, startCluster } from '../helpers/cluster';
+import { waitClicks } from '../helpers/cluster-clicks';
 import { BROWSER, burst, tally } from '../helpers/load';
 
 let cluster: Cluster;
+beforeAll(async () => {
+  cluster = await startCluster({ nodes: 3, env: { SLINK_RATE_LIMIT: String(RATE_LIMIT) } });
+}, 60_000);
 afterAll(() => cluster?.close());
+
+/** Requests per key per minute: above what the other tests here send with the cluster's key. */
+const RATE_LIMIT = 200;
 
 /** The contract's bound: a change committed through one node is answered by every node within it. */
 const WITHIN_MS = 1000;
@@ -54,7 +62,6 @@ async function everyNode(path: string, want: { status: number; location?: string
 
 describe('three nodes behind HAProxy answer as one', () => {
   test('every change through the balancer is answered by every node within a second', async () => {
-    cluster = await startCluster({ nodes: 3 });
     let since = performance.now();
     const link = await cluster.createLink({ destination: 'https://example.com/one' });
     expect(await everyNode(`/${link.slug}`, { status: 302, location: 'https://example.com/one' }, since)).toEqual({});
@@ -112,11 +119,48 @@ describe('three nodes behind HAProxy answer as one', () => {
     }
   }, 60_000);
 
+  test('the rate limit holds across nodes: a key gets exactly SLINK_RATE_LIMIT answers, then 429 on every node', async () => {
+    const env = { env: { SLINK_DATABASE_URL: cluster.url } };
+    const key = (
+      await ok(slink(freshDb(), ['key', 'create', '--user', 'ops@example.com', '--scope', 'read'], env))
+    ).trim();
+    const remaining: number[] = [];
+    const refused: string[] = [];
+    for (let i = 0; i < RATE_LIMIT + 6; i++) {
+      const node = cluster.nodes[i % 3]!;
+      const res = await fetch(`${node.base}/api/v1/links?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+      const body = (await res.json()) as any;
+      if (res.status === 200) remaining.push(Number(res.headers.get('x-ratelimit-remaining')));
+      else refused.push(`${node.id} ${res.status} ${body.error.code} ${res.headers.get('retry-after') !== null}`);
+    }
+    // Every answer counted once, whichever node took it: 199, 198, ... 0, then refusals everywhere.
+    expect(remaining).toEqual(Array.from({ length: RATE_LIMIT }, (_, i) => RATE_LIMIT - 1 - i));
+    const after = Array.from({ length: 6 }, (_, i) => cluster.nodes[(RATE_LIMIT + i) % 3]!.id);
+    expect(refused).toEqual(after.map((n) => `${n} 429 rate_limited true`));
+  }, 60_000);
+
+  test('the sign-in throttle holds across nodes: five failures spread over them refuse the right password', async () => {
+    const signIn = (node: number, password: string) =>
+      fetch(`${cluster.nodes[node % 3]!.base}/api/app/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
+        body: JSON.stringify({ email: 'ops@example.com', password }),
+      });
+    for (let i = 0; i < 5; i++) expect((await signIn(i, 'not the password')).status).toBe(401);
+    for (let node = 0; node < 3; node++) {
+      const res = await signIn(node, PASSWORD);
+      expect({ status: res.status, code: ((await res.json()) as any).error.code }).toEqual({
+        status: 429,
+        code: 'rate_limited',
+      });
+    }
+  }, 60_000);
+
   test('one visitor seen by three nodes is one unique; their clicks all count', async () => {
     const link = await cluster.createLink({ destination: 'https://example.com/uniq' });
     await cluster.waitKnown(link.slug);
     for (const node of cluster.nodes) expect((await answerOf(node.base, `/${link.slug}`)).status).toBe(302);
-    const totals = await cluster.waitClicks(link.id, 3 + 3);
+    const totals = await waitClicks(cluster, link.id, 3 + 3);
     const res = await cluster.api(`/links/${link.id}`);
     const body = (await res.json()) as any;
     // waitKnown's three HEAD probes are bot hits; the three visits one human visitor.
@@ -140,7 +184,7 @@ describe('three nodes behind HAProxy answer as one', () => {
     // The balancer spread them: every node let some through.
     expect(Object.keys(tally(answers.filter((a) => a.status === 302)).byNode).sort()).toEqual(['n1', 'n2', 'n3']);
     const botHits = (bots[302] ?? 0) + 3;
-    const totals = await cluster.waitClicks(link.id, 100 + botHits);
+    const totals = await waitClicks(cluster, link.id, 100 + botHits);
     expect({ clickCount: totals.clickCount, exported: totals.exported, bots: totals.botCount }).toEqual({
       clickCount: 100,
       exported: { clicks: 100, bots: botHits },
