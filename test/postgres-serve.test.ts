@@ -81,6 +81,10 @@ describe('slink on PostgreSQL', () => {
     const firstLog = (await server.stdout) + (await server.stderr);
     expect(firstLog).toContain('node: node-a');
     expect(firstLog).not.toContain('pw-s3cret');
+    // Every line names the node after its time.
+    const lines = firstLog.split('\n').filter((l) => l !== '');
+    expect(lines.length).toBeGreaterThan(3);
+    expect(lines.filter((l) => !/^\d{4}-\d\d-\d\dT[\d:.]+Z node-a /.test(l))).toEqual([]);
 
     server = serve(url, db);
     await waitHealthy(server);
