@@ -9,23 +9,19 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import type { LinkChangeFeed } from '../../../src/modules/links/changes';
 import { LinkFollower } from '../../../src/modules/redirect/link-follower';
-import { api, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
+import { api, makeKey, type TestApp } from '../../helpers/app';
 import { dash, signIn } from '../../helpers/dashboard';
-import { freshPostgresUrl } from '../../helpers/postgres';
+import { type Nodes, startNodes } from '../../helpers/nodes';
 
-let nodes: TestApp[] = [];
+let running: Nodes | null = null;
 afterEach(async () => {
-  for (const n of nodes) expect(n.errors).toEqual([]);
-  await Promise.all(nodes.map((n) => n.close()));
-  nodes = [];
+  await running?.close();
+  running = null;
 });
 
 async function twoNodes(): Promise<[TestApp, TestApp]> {
-  const url = await freshPostgresUrl();
-  const a = await makeTestApp({}, { engine: 'postgres', postgresUrl: url });
-  const b = await makeTestApp({}, { engine: 'postgres', postgresUrl: url });
-  nodes = [a, b];
-  return [a, b];
+  running = await startNodes(2);
+  return [running.nodes[0]!, running.nodes[1]!];
 }
 
 async function visit(t: TestApp, path: string): Promise<{ status: number; location: string | null }> {
