@@ -15,8 +15,8 @@ import type { LinkIndex } from './link-index';
 
 /** How often a node asks for changes without being woken. */
 export const FOLLOW_POLL_MS = 500;
-/** Changes read per query while catching up. */
-const PAGE = 500;
+/** Changes read per query while catching up (a bulk write names up to thousands of links in one). */
+const PAGE = 100;
 /**
  * How long changes are kept: a node cut off for longer reads every link again when it is back.
  * Every node prunes at most once per PRUNE_EVERY_MS, one at a time (HOUSEKEEPING_LOCK).
