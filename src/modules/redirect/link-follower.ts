@@ -33,6 +33,8 @@ export class LinkFollower {
   private failing = false;
   private timer: ReturnType<typeof setInterval> | null = null;
   private unlisten: (() => Promise<void>) | null = null;
+  /** A subscription is made or being made (`listen`). */
+  private listening = false;
   private prunedAt = performance.now();
   /** When (performance.now()) a pass last started that then found every change: the index is current up to there. */
   private confirmed = performance.now();
@@ -63,6 +65,17 @@ export class LinkFollower {
     if (this.stopped || this.timer !== null) return;
     this.timer = setInterval(() => this.wake(), this.pollMs);
     this.timer.unref?.();
+    this.listen();
+    this.wake();
+  }
+
+  /**
+   * Subscribes to the notifications. A subscription that could not be made (the database out of
+   * reach just then) is tried again after the next pass that reaches the database; the poll
+   * covers the meantime, so it is no error.
+   */
+  private listen(): void {
+    this.listening = true;
     this.feed
       .listen(() => this.wake())
       .then(
@@ -70,12 +83,13 @@ export class LinkFollower {
           if (this.stopped) void unlisten();
           else this.unlisten = unlisten;
         },
-        (err) =>
-          this.log.error(
-            `listening for link changes failed (${describeError(err)}); they are read every ${this.pollMs} ms`,
-          ),
+        (err) => {
+          this.listening = false;
+          this.log.info(
+            `listening for link changes failed (${describeError(err)}); they are read every ${this.pollMs} ms until it works`,
+          );
+        },
       );
-    this.wake();
   }
 
   /** Seconds since the index was last known current (the metrics). */
@@ -125,6 +139,7 @@ export class LinkFollower {
         if (changes.length < PAGE) break;
       }
       this.confirmed = started;
+      if (!this.listening && !this.stopped) this.listen();
       if (started - this.prunedAt >= PRUNE_EVERY_MS) {
         this.prunedAt = started;
         await this.feed.prune(CHANGES_KEPT_MS);

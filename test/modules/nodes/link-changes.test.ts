@@ -61,6 +61,36 @@ describe('link changes reach every node', () => {
     }
   });
 
+  test('a subscription that failed at first is made again after the next pass that reaches the database', async () => {
+    const [a, b] = await twoNodes();
+    await b.deps.follower!.stop();
+    const real = b.deps.stores.changes!;
+    let listens = 0;
+    const feed: LinkChangeFeed = {
+      head: () => real.head(),
+      since: (seq, limit) => real.since(seq, limit),
+      prune: (keptMs) => real.prune(keptMs),
+      listen: (wake) => (++listens === 1 ? Promise.reject(new Error('connection lost')) : real.listen(wake)),
+    };
+    // No poll in this test: only the notification can bring the change.
+    const follower = new LinkFollower(feed, b.deps.linkIndex, b.deps.log, 3_600_000);
+    await follower.begin();
+    follower.start();
+    try {
+      await follower.caughtUp();
+      expect(listens).toBe(2);
+      const { key } = await makeKey(a, 'write', { superuser: true });
+      const created = await api(a, 'POST', '/links', {
+        key,
+        body: { destination: 'https://example.com/l', slug: 'l1' },
+      });
+      expect(created.status).toBe(201);
+      await eventually(async () => (await visit(b, '/l1')).status === 302);
+    } finally {
+      await follower.stop();
+    }
+  });
+
   test('created, changed, paused, archived, a variant, deleted: the other node answers each', async () => {
     const [a, b] = await twoNodes();
     const { key } = await makeKey(a, 'write', { superuser: true });
