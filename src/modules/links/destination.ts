@@ -10,7 +10,7 @@ import { invalid } from '../../lib/errors';
 import { decodeQueryPart } from '../../lib/query';
 import { hasControlChars } from '../../lib/text';
 
-const MAX_DESTINATION_LENGTH = 2048;
+export const MAX_DESTINATION_LENGTH = 2048;
 
 interface NormalizedDestination {
   destination: string;

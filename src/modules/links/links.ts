@@ -3,7 +3,7 @@ import type { Deps } from '../../deps';
 import { shortUrlOf } from '../../lib/short-url';
 import { toVariant } from '../variants/service';
 import { availabilityOf } from './availability';
-import type { Link } from './model';
+import type { Link, RedirectStatus } from './model';
 import type { LinkRow } from './store';
 
 /**
@@ -38,6 +38,9 @@ export async function toLinks(deps: Pick<Deps, 'stores' | 'config' | 'clock'>, r
     botCount: row.botCount,
     expiresAt: row.expiresAt,
     clickLimit: row.clickLimit,
+    fallbackUrl: row.fallbackUrl,
+    redirectStatus: row.redirectStatus as RedirectStatus,
+    forwardQuery: row.forwardQuery,
     lastClickedAt: row.lastClickedAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

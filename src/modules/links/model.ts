@@ -1,5 +1,5 @@
 /** Link schemas: the single source for validation, TypeScript types and OpenAPI. */
-import { Type } from '@sinclair/typebox';
+import { type SchemaOptions, Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { NextCursor, nullable, oneOf, ParamsModel, pageQuery, StringMapModel } from '../../http/models';
@@ -10,6 +10,20 @@ import { AVAILABILITIES } from './availability';
 import { LINK_STATUSES } from './table';
 
 export const LINK_LIMITS = { titleLength: 500, tags: 50, tagLength: 64 } as const;
+
+/** The statuses a link's redirects may answer with; 302 unless the link says otherwise. */
+export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
+export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
+export const DEFAULT_REDIRECT_STATUS: RedirectStatus = 302;
+const redirectStatusOf = (options: SchemaOptions) =>
+  t.Union([t.Literal(301), t.Literal(302), t.Literal(307), t.Literal(308)], options);
+
+const FALLBACK_MEANING =
+  'Absolute http(s) URL, same rules as destination (utm_ keys stay in it), or null. Where an expired link (expiresAt passed) or one whose clickCount reached clickLimit sends visitors instead of the 410 page: a 302 with Cache-Control no-store, no click recorded. A paused link still answers 404.';
+const REDIRECT_STATUS_MEANING =
+  "The status of this link's redirects, its variants' too: 301, 302 (default), 307 or 308. Browsers cache a 301 or 308: later clicks from that browser may go straight to the destination without reaching Slink, and are then not counted.";
+const FORWARD_QUERY_MEANING =
+  "Default false. True: the visitor's query parameters (of /<slug>?… or /<slug>/<code>?…) are added to the Location; a key the destination or the effective params already set keeps their value. False: the visitor's query is ignored.";
 
 /** A link's status, as a field of a body or query (bulk status uses it too). */
 export const StatusModel = oneOf(LINK_STATUSES, {
@@ -40,6 +54,9 @@ export const LinkModel = t.Object(
     botCount: Type.Integer(),
     expiresAt: nullable(Type.Integer()),
     clickLimit: nullable(Type.Integer()),
+    fallbackUrl: nullable(t.String(), { description: FALLBACK_MEANING }),
+    redirectStatus: redirectStatusOf({ description: REDIRECT_STATUS_MEANING }),
+    forwardQuery: t.Boolean({ description: FORWARD_QUERY_MEANING }),
     lastClickedAt: nullable(Type.Integer()),
     createdAt: Type.Integer(),
     updatedAt: Type.Integer(),
@@ -78,6 +95,18 @@ const Destination = t.String({
   description: 'Absolute http(s) URL, at most 2048 characters. utm_ query keys are moved into params.',
   error: fieldError('destination', 'destination must be a string'),
 });
+const FallbackUrl = nullable(t.String(), {
+  description: FALLBACK_MEANING,
+  error: fieldError('fallbackUrl', 'fallbackUrl must be an absolute http(s) URL or null'),
+});
+const RedirectStatusField = redirectStatusOf({
+  description: REDIRECT_STATUS_MEANING,
+  error: fieldError('redirectStatus', `redirectStatus must be one of ${REDIRECT_STATUSES.join(', ')}`),
+});
+const ForwardQuery = t.Boolean({
+  description: FORWARD_QUERY_MEANING,
+  error: fieldError('forwardQuery', 'forwardQuery must be true or false'),
+});
 const Slug = t.String({
   description: '1 to 64 letters, digits, "-" or "_"; case-sensitive. Requires a superuser key.',
   error: fieldError('slug', 'slug must be a string'),
@@ -96,6 +125,9 @@ const optionalLinkFields = {
   projectId: t.Optional(projectIdField()),
   expiresAt: t.Optional(ExpiresAt),
   clickLimit: t.Optional(ClickLimit),
+  fallbackUrl: t.Optional(FallbackUrl),
+  redirectStatus: t.Optional(RedirectStatusField),
+  forwardQuery: t.Optional(ForwardQuery),
 };
 
 export const CreateLinkBody = t.Object({ destination: Destination, ...optionalLinkFields });

@@ -10,7 +10,7 @@
  */
 import type { Config } from '../../config';
 import { invalid } from '../../lib/errors';
-import { normalizeDestination } from './destination';
+import { MAX_DESTINATION_LENGTH, normalizeDestination } from './destination';
 
 /** `name|port` of each own origin (hostKey). */
 export type SlinkHosts = readonly string[];
@@ -43,4 +43,17 @@ export function normalizeLinkDestination(raw: string, slinkHosts: SlinkHosts, fi
     );
   }
   return normalized;
+}
+
+/**
+ * A fallback URL: the same rules as a destination, but kept whole (its utm_ keys are not lifted
+ * into params: no params apply to it).
+ */
+export function normalizeFallbackUrl(raw: string | null, slinkHosts: SlinkHosts): string | null {
+  if (raw === null) return null;
+  normalizeLinkDestination(raw, slinkHosts, 'fallbackUrl');
+  const href = new URL(raw.trim()).href;
+  if (href.length > MAX_DESTINATION_LENGTH)
+    throw invalid('fallbackUrl', `Destination is longer than ${MAX_DESTINATION_LENGTH} characters once encoded`);
+  return href;
 }

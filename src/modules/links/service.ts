@@ -10,13 +10,14 @@ import { decodeCursor, encodeCursor } from './cursor';
 import { toLinks } from './links';
 import {
   type CreateLinkInput,
+  DEFAULT_REDIRECT_STATUS,
   LINK_LIMITS,
   type Link,
   type LinkFilterInput,
   type ListLinksInput,
   type UpdateLinkInput,
 } from './model';
-import { normalizeLinkDestination, slinkHostsOf } from './own-host';
+import { normalizeFallbackUrl, normalizeLinkDestination, slinkHostsOf } from './own-host';
 import { checkCustomSlug, generateSlug } from './slug';
 import type { LinkFields, LinkRow } from './store';
 import { deleteLinks, insertLinks, updateLinks } from './writer';
@@ -78,11 +79,15 @@ export async function freshSlug(deps: Deps, reserved?: ReadonlySet<string>): Pro
 /** The row of a new link from checked fields: active, no clicks yet. */
 export function newLinkRow(
   deps: Pick<Deps, 'clock'>,
-  fields: Pick<LinkRow, 'slug' | 'destination' | 'title' | 'params' | 'projectId' | 'expiresAt' | 'clickLimit'>,
+  fields: Pick<LinkRow, 'slug' | 'destination' | 'title' | 'params' | 'projectId' | 'expiresAt' | 'clickLimit'> &
+    Partial<Pick<LinkRow, 'fallbackUrl' | 'redirectStatus' | 'forwardQuery'>>,
 ): LinkRow {
   const now = deps.clock.now();
   return {
     id: newId('lnk'),
+    fallbackUrl: null,
+    redirectStatus: DEFAULT_REDIRECT_STATUS,
+    forwardQuery: false,
     ...fields,
     status: 'active',
     clickCount: 0,
@@ -143,6 +148,9 @@ export async function createLink(deps: Deps, actor: Actor, input: CreateLinkInpu
     projectId,
     expiresAt: input.expiresAt ?? null,
     clickLimit: input.clickLimit ?? null,
+    fallbackUrl: normalizeFallbackUrl(input.fallbackUrl ?? null, slinkHostsOf(deps.config)),
+    redirectStatus: input.redirectStatus ?? DEFAULT_REDIRECT_STATUS,
+    forwardQuery: input.forwardQuery ?? false,
   });
   await written(insertLinks(deps, [{ row, tags }]), slug, projectId);
   return getLinkOrThrow(deps, row.id);
@@ -172,6 +180,10 @@ export async function updateLink(deps: Deps, actor: Actor, id: string, input: Up
   if (input.projectId !== undefined) changes.projectId = await checkProjectId(deps, input.projectId);
   if (input.expiresAt !== undefined) changes.expiresAt = input.expiresAt;
   if (input.clickLimit !== undefined) changes.clickLimit = input.clickLimit;
+  if (input.fallbackUrl !== undefined)
+    changes.fallbackUrl = normalizeFallbackUrl(input.fallbackUrl, slinkHostsOf(deps.config));
+  if (input.redirectStatus !== undefined) changes.redirectStatus = input.redirectStatus;
+  if (input.forwardQuery !== undefined) changes.forwardQuery = input.forwardQuery;
   if (input.status !== undefined) changes.status = input.status;
   if (Object.keys(changes).length > 0 || tags !== undefined)
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);

@@ -28,6 +28,9 @@ interface PgLinkRow {
   project_id: string | null;
   expires_at: Int8 | null;
   click_limit: Int8 | null;
+  fallback_url: string | null;
+  redirect_status: number;
+  forward_query: boolean;
   created_at: Int8;
   updated_at: Int8;
   clicks: Int8;
@@ -47,6 +50,9 @@ function toLinkRow(r: PgLinkRow): LinkRow {
     projectId: r.project_id,
     expiresAt: numOrNull(r.expires_at),
     clickLimit: numOrNull(r.click_limit),
+    fallbackUrl: r.fallback_url,
+    redirectStatus: r.redirect_status,
+    forwardQuery: r.forward_query,
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
     clickCount: num(r.clicks),
@@ -66,6 +72,9 @@ function toRedirectRow(r: PgLinkRow): RedirectRow {
     expiresAt: numOrNull(r.expires_at),
     clickLimit: numOrNull(r.click_limit),
     clickCount: num(r.clicks),
+    fallbackUrl: r.fallback_url,
+    redirectStatus: r.redirect_status,
+    forwardQuery: r.forward_query,
   };
 }
 
@@ -228,7 +237,7 @@ async function insertLinks(tx: Pg, items: NewLink[]): Promise<void> {
   const rows = items.map((i) => i.row);
   const col = <T>(pick: (r: LinkRow) => T) => rows.map(pick);
   await tx`INSERT INTO links (id, slug, destination, title, status, params, project_id, expires_at, click_limit,
-      created_at, updated_at)
+      fallback_url, redirect_status, forward_query, created_at, updated_at)
     SELECT * FROM unnest(${sql_text(
       tx,
       col((r) => r.id),
@@ -260,7 +269,17 @@ async function insertLinks(tx: Pg, items: NewLink[]): Promise<void> {
       ${sql_int8(
         tx,
         col((r) => r.clickLimit),
-      )}, ${sql_int8(
+      )}, ${sql_text(
+        tx,
+        col((r) => r.fallbackUrl),
+      )},
+      ${tx`${tx.array(
+        col((r) => r.redirectStatus),
+        'int4',
+      )}::int4[]`}, ${tx`${tx.array(
+        col((r) => r.forwardQuery),
+        'bool',
+      )}::bool[]`}, ${sql_int8(
         tx,
         col((r) => r.createdAt),
       )},
@@ -321,6 +340,9 @@ function linkChanges(changes: Partial<LinkFields>): Record<string, unknown> {
   if (changes.projectId !== undefined) out.project_id = changes.projectId;
   if (changes.expiresAt !== undefined) out.expires_at = changes.expiresAt;
   if (changes.clickLimit !== undefined) out.click_limit = changes.clickLimit;
+  if (changes.fallbackUrl !== undefined) out.fallback_url = changes.fallbackUrl;
+  if (changes.redirectStatus !== undefined) out.redirect_status = changes.redirectStatus;
+  if (changes.forwardQuery !== undefined) out.forward_query = changes.forwardQuery;
   if (changes.updatedAt !== undefined) out.updated_at = changes.updatedAt;
   return out;
 }

@@ -29,6 +29,9 @@ const redirectColumns = {
   expiresAt: links.expiresAt,
   clickLimit: links.clickLimit,
   clickCount: linkCounters.clicks,
+  fallbackUrl: links.fallbackUrl,
+  redirectStatus: links.redirectStatus,
+  forwardQuery: links.forwardQuery,
 };
 
 /**
@@ -200,7 +203,7 @@ function insertLinks(db: Db, items: NewLink[]): void {
   const sqlite = db.$client;
   const insertLink = sqlite.query<unknown, Value[]>(
     `INSERT INTO links (id, slug, destination, title, status, params, project_id, expires_at, click_limit,
-      created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      fallback_url, redirect_status, forward_query, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertCounters = sqlite.query<unknown, Value[]>(
     'INSERT INTO link_counters (link_id, clicks, uniques, bots, last_clicked_at) VALUES (?, ?, ?, ?, ?)',
@@ -216,6 +219,9 @@ function insertLinks(db: Db, items: NewLink[]): void {
       row.projectId,
       row.expiresAt,
       row.clickLimit,
+      row.fallbackUrl,
+      row.redirectStatus,
+      row.forwardQuery ? 1 : 0,
       row.createdAt,
       row.updatedAt,
     );

@@ -13,7 +13,17 @@ export type { LinkFields, LinkRow };
 /** What a redirect needs of a link (the in-memory slug index is built from these). */
 export type RedirectRow = Pick<
   LinkRow,
-  'id' | 'slug' | 'status' | 'destination' | 'params' | 'expiresAt' | 'clickLimit' | 'clickCount'
+  | 'id'
+  | 'slug'
+  | 'status'
+  | 'destination'
+  | 'params'
+  | 'expiresAt'
+  | 'clickLimit'
+  | 'clickCount'
+  | 'fallbackUrl'
+  | 'redirectStatus'
+  | 'forwardQuery'
 >;
 
 /** Where a page ends: the sort column's value and the id of the last link shown. */

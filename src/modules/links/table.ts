@@ -17,6 +17,12 @@ export const links = sqliteTable(
     projectId: text('project_id').references(() => projects.id, { onDelete: 'set null' }),
     expiresAt: integer('expires_at'),
     clickLimit: integer('click_limit'),
+    /** Where an expired link or one past its click limit sends visitors instead of the 410 page. */
+    fallbackUrl: text('fallback_url'),
+    /** The status of the link's redirects: 301, 302, 307 or 308. */
+    redirectStatus: integer('redirect_status').notNull().default(302),
+    /** Whether the visitor's query parameters are added to the Location. */
+    forwardQuery: integer('forward_query', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

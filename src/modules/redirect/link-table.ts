@@ -50,6 +50,10 @@ export interface LinkFacts {
   location: string;
   /** Effective params as JSON, `{}` when none. */
   paramsJson: string;
+  /** Where an expired link or one past its click limit sends visitors, or null: the 410 page. */
+  fallbackUrl: string | null;
+  redirectStatus: number;
+  forwardQuery: boolean;
 }
 
 const EMPTY = -1;
@@ -157,6 +161,15 @@ export class LinkTable implements ClickLinks {
   humanClicks = new Float64Array(0);
   /** Buffered clicks not yet classified as human or bot. */
   unsorted = new Int32Array(0);
+  /** The status of the link's redirects (301, 302, 307, 308). */
+  redirectStatus = new Uint16Array(0);
+  /** 1: the visitor's query is added to the Location (location.ts, withVisitorQuery). */
+  forwardQuery = new Uint8Array(0);
+  /**
+   * Fallback URLs by slot, only for the links that have one: few do, and the others pay
+   * nothing; read only when a link is expired or past its limit.
+   */
+  readonly fallbackUrl = new Map<number, string>();
   /** Where the slot's entry (its link's block, then its variants') starts in `arena`. */
   blockAt = new Uint32Array(0);
   /** How many variant blocks follow the link's block. */
@@ -265,6 +278,10 @@ export class LinkTable implements ClickLinks {
     this.status[slot] = STATUS_NAMES.indexOf(facts.status);
     this.expiresAt[slot] = facts.expiresAt ?? Number.NaN;
     this.clickLimit[slot] = facts.clickLimit ?? Number.NaN;
+    this.redirectStatus[slot] = facts.redirectStatus;
+    this.forwardQuery[slot] = facts.forwardQuery ? 1 : 0;
+    if (facts.fallbackUrl === null) this.fallbackUrl.delete(slot);
+    else this.fallbackUrl.set(slot, facts.fallbackUrl);
     this.byId.set(facts.id, this.idHash[slot]!, slot, this.count);
     this.bySlug.set(facts.slug, this.slugHash[slot]!, slot, this.count);
     return slot;
@@ -284,6 +301,7 @@ export class LinkTable implements ClickLinks {
     this.byId.delete(blockId(this.arena, at), this.idHash[slot]!, slot);
     this.liveBytes -= this.entryLength(this.arena, slot);
     this.status[slot] = FREE;
+    this.fallbackUrl.delete(slot);
     this.freeSlots.push(slot);
     this.count--;
   }
@@ -299,6 +317,8 @@ export class LinkTable implements ClickLinks {
       this.clickLimit,
       this.humanClicks,
       this.unsorted,
+      this.redirectStatus,
+      this.forwardQuery,
       this.blockAt,
       this.variantCount,
       this.slugHash,
@@ -329,6 +349,8 @@ export class LinkTable implements ClickLinks {
     this.clickLimit = grown(this.clickLimit, capacity);
     this.humanClicks = grown(this.humanClicks, capacity);
     this.unsorted = grown(this.unsorted, capacity);
+    this.redirectStatus = grown(this.redirectStatus, capacity);
+    this.forwardQuery = grown(this.forwardQuery, capacity);
     this.blockAt = grown(this.blockAt, capacity);
     this.variantCount = grown(this.variantCount, capacity);
     this.slugHash = grown(this.slugHash, capacity);

@@ -37,3 +37,35 @@ export function applyParams(destination: string, params: Readonly<Record<string,
   const url = `${base}${parts.length ? `?${parts.join('&')}` : ''}${fragment}`;
   return url.replace(UNSAFE, (c) => encodeURIComponent(c));
 }
+
+/**
+ * A link's Location with the visitor's query added (forwardQuery): each visitor part whose key
+ * the Location's query does not hold yet is appended, as sent (only characters outside printable
+ * ASCII encoded), so the destination's keys and the effective params (tracking) are never
+ * overridden. `rawQuery` is the request URL's query without its `?`. Per request, but only for
+ * links that ask for it and visitors that send a query.
+ */
+export function withVisitorQuery(location: string, rawQuery: string): string {
+  const hashAt = location.indexOf('#');
+  const fragment = hashAt < 0 ? '' : location.slice(hashAt);
+  const beforeHash = hashAt < 0 ? location : location.slice(0, hashAt);
+  const queryAt = beforeHash.indexOf('?');
+  const taken = new Set<string>();
+  if (queryAt >= 0) for (const part of beforeHash.slice(queryAt + 1).split('&')) taken.add(keyOf(part));
+  const added: string[] = [];
+  for (const part of rawQuery.split('&')) {
+    if (part === '') continue;
+    const key = keyOf(part);
+    if (taken.has(key)) continue;
+    // A key the visitor repeats is forwarded with all its values; the link's own keys never are.
+    added.push(part.replace(UNSAFE, (c) => encodeURIComponent(c)));
+  }
+  if (added.length === 0) return location;
+  const joiner = queryAt < 0 ? '?' : beforeHash.endsWith('?') || beforeHash.endsWith('&') ? '' : '&';
+  return `${beforeHash}${joiner}${added.join('&')}${fragment}`;
+}
+
+function keyOf(part: string): string {
+  const eq = part.indexOf('=');
+  return decodeQueryPart(eq < 0 ? part : part.slice(0, eq));
+}

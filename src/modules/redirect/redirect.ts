@@ -9,7 +9,8 @@ import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
 import { blockLocation, isBotAgent } from '../clicks/public';
 import type { Admission } from './click-limit-gate';
-import { PAUSED } from './link-table';
+import { type LinkTable, PAUSED } from './link-table';
+import { withVisitorQuery } from './location';
 import { pageResponse } from './pages';
 
 // Header values kept per click are capped: memory per buffered click stays bounded.
@@ -21,10 +22,26 @@ function capped(value: string | null, max: number): string | null {
   return value !== null && value.length > max ? value.slice(0, max) : value;
 }
 
-/** The page for a human click the click-limit gate did not let through. */
-function refusal(admission: Exclude<Admission, 'admitted'>): Response {
+/**
+ * An expired link or one past its click limit: its fallback URL if it has one (a 302 never
+ * cached, since the link may be given more time or clicks), else the 410 page. No click recorded.
+ */
+function ended(links: LinkTable, slot: number): Response {
+  const fallback = links.fallbackUrl.size === 0 ? undefined : links.fallbackUrl.get(slot);
+  if (fallback === undefined) return pageResponse('gone');
+  return new Response(null, { status: 302, headers: { location: fallback, 'cache-control': 'no-store' } });
+}
+
+/** The answer to a human click the click-limit gate did not let through. */
+function refusal(links: LinkTable, slot: number, admission: Exclude<Admission, 'admitted'>): Response {
   // Refused: the limit is reached. Gone: the link was deleted while its count was asked.
-  return pageResponse(admission === 'refused' ? 'gone' : 'notFound');
+  return admission === 'refused' ? ended(links, slot) : pageResponse('notFound');
+}
+
+/** The request URL's query without its `?`, or '' (the fragment never reaches the server). */
+function queryOf(url: string): string {
+  const at = url.indexOf('?');
+  return at < 0 ? '' : url.slice(at + 1);
 }
 
 export function createRedirect(deps: Deps) {
@@ -45,7 +62,7 @@ export function createRedirect(deps: Deps) {
     if (slot < 0 || links.status[slot] === PAUSED) return pageResponse('notFound');
     const now = clock.now();
     // NaN (no expiry) compares false.
-    if (now >= links.expiresAt[slot]!) return pageResponse('gone');
+    if (now >= links.expiresAt[slot]!) return ended(links, slot);
     const at = links.blockAt[slot]!;
     const variantAt = code === null ? -1 : links.variantAt(slot, code);
     const location = blockLocation(links.arena, variantAt < 0 ? at : variantAt);
@@ -58,16 +75,16 @@ export function createRedirect(deps: Deps) {
       bot = false;
     } else if (!Number.isNaN(clickLimit)) {
       // The node's own count never passes the true one: at the limit, nobody needs asking.
-      if (links.humanClicks[slot]! >= clickLimit) return pageResponse('gone');
+      if (links.humanClicks[slot]! >= clickLimit) return ended(links, slot);
       bot ??= isBotAgent(userAgent);
       if (!bot) {
         // Counted when let through; a promise only when another process must be asked.
         const admission = clickLimitGate.admit(links, slot, clickLimit);
         if (typeof admission !== 'string')
           return admission.then((decided) =>
-            decided === 'admitted' ? answer(request, server, slot, code, true) : refusal(decided),
+            decided === 'admitted' ? answer(request, server, slot, code, true) : refusal(links, slot, decided),
           );
-        if (admission !== 'admitted') return refusal(admission);
+        if (admission !== 'admitted') return refusal(links, slot, admission);
       }
     } else if (bot === null) {
       links.unsorted[slot]!++;
@@ -88,9 +105,13 @@ export function createRedirect(deps: Deps) {
       head,
       bot,
     });
+    const query = links.forwardQuery[slot] === 1 ? queryOf(request.url) : '';
     const response = new Response(null, {
-      status: 302,
-      headers: { location, 'cache-control': 'private, max-age=0' },
+      status: links.redirectStatus[slot]!,
+      headers: {
+        location: query === '' ? location : withVisitorQuery(location, query),
+        'cache-control': 'private, max-age=0',
+      },
     });
     // The click is recorded either way; at saturation the answer waits for the writer (buffer.ts).
     return buffer.saturated ? buffer.drained().then(() => response) : response;
