@@ -107,9 +107,21 @@ beforeAll(async () => {
   linkIds = await seedBusyWorkspace(t, key);
   const tagged = await api(t, 'PATCH', `/links/${linkIds[0]}`, {
     key,
-    body: { tags: ['spring', 'promo'], projectId: project.body.id },
+    body: {
+      tags: ['spring', 'promo'],
+      projectId: project.body.id,
+      // The redirect options, none at its default: the answers compared below carry them.
+      fallbackUrl: 'https://example.com/over',
+      redirectStatus: 308,
+      forwardQuery: true,
+    },
   });
   expect(tagged.status).toBe(200);
+  expect(tagged.body).toMatchObject({
+    fallbackUrl: 'https://example.com/over',
+    redirectStatus: 308,
+    forwardQuery: true,
+  });
   await visit(t, [{ path: '/docs', ip: PLACES.london, ua: UA.chromeWin }]);
   const sqlite = t.deps.db.$client;
   // The clicks before yesterday go into sealed segments of 60 ids, as on a database that ran a

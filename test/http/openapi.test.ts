@@ -224,6 +224,9 @@ forEachEngine((engine) => {
           'botCount',
           'expiresAt',
           'clickLimit',
+          'fallbackUrl',
+          'redirectStatus',
+          'forwardQuery',
           'lastClickedAt',
           'createdAt',
           'updatedAt',
@@ -232,6 +235,9 @@ forEachEngine((engine) => {
       expect(enumOf(link.properties.status)).toEqual(['active', 'paused', 'archived']);
       expect(enumOf(link.properties.availability)).toEqual(['live', 'paused', 'expired', 'limit']);
       expect(link.properties.availability.description).toContain('first of paused, expired, limit');
+      expect(link.properties.redirectStatus.description).toContain('Browsers cache a 301 or 308');
+      expect(link.properties.fallbackUrl.description).toContain('instead of the 410 page');
+      expect(link.properties.forwardQuery.description).toContain('keeps their value');
       const list = deref(jsonSchema(op('get', '/api/v1/links').responses['200'].content));
       expect([...list.required].sort()).toEqual(['cursor', 'items']);
       const variant = deref(jsonSchema(op('post', '/api/v1/links/{id}/variants').responses['201'].content));

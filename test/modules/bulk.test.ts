@@ -33,6 +33,9 @@ const LINK_KEYS = [
   'botCount',
   'expiresAt',
   'clickLimit',
+  'fallbackUrl',
+  'redirectStatus',
+  'forwardQuery',
   'lastClickedAt',
   'createdAt',
   'updatedAt',
@@ -251,6 +254,30 @@ forEachEngine((engine) => {
         [4, 'https://example.com/d', 'Padded title'],
         [5, 'https://example.com/e', null],
       ]);
+    });
+
+    test('no line and no request field sets the redirect options: every created link has their defaults', async () => {
+      const body = await createOk({
+        text: 'https://example.com/a?redirectStatus=301&forwardQuery=true\tredirectStatus: 301\nhttps://example.com/b',
+        redirectStatus: 301,
+        forwardQuery: true,
+        fallbackUrl: 'https://example.com/over',
+      });
+      expect(body.created).toHaveLength(2);
+      for (const { link } of body.created)
+        expect({
+          fallbackUrl: link.fallbackUrl,
+          redirectStatus: link.redirectStatus,
+          forwardQuery: link.forwardQuery,
+        }).toEqual({ fallbackUrl: null, redirectStatus: 302, forwardQuery: false });
+      const slug = body.created[0].link.slug;
+      const res = await t.app.handle(
+        new Request(`${SHORT_HOST}/${slug}?x=1`, { headers: { 'user-agent': 'Mozilla/5.0' } }),
+      );
+      expect({ status: res.status, location: res.headers.get('location') }).toEqual({
+        status: 302,
+        location: 'https://example.com/a?redirectStatus=301&forwardQuery=true',
+      });
     });
 
     test('blank and whitespace-only lines are skipped but still count for the line numbers', async () => {

@@ -14,21 +14,27 @@ const TextField = t.String({
   error: fieldError('text', 'text must be a string'),
 });
 
-export const BulkTextBody = t.Object({
-  text: TextField,
-  tags: t.Optional(tagsField('Tags for every created link.')),
-  projectId: t.Optional(
-    projectIdField({ description: 'The project of every created link; null or omitted: unfiled.' }),
-  ),
-  params: t.Optional(ParamsModel),
-  skipDuplicates: t.Optional(
-    t.Boolean({
-      description:
-        'Default true: also skip a line whose destination already exists as a link (any status), or is the destination of an earlier line of this text. Destinations are compared after utm_ keys are lifted, so lines differing only in utm_ values count as duplicates; send false to create them all.',
-      error: fieldError('skipDuplicates', 'skipDuplicates must be true or false'),
-    }),
-  ),
-});
+export const BulkTextBody = t.Object(
+  {
+    text: TextField,
+    tags: t.Optional(tagsField('Tags for every created link.')),
+    projectId: t.Optional(
+      projectIdField({ description: 'The project of every created link; null or omitted: unfiled.' }),
+    ),
+    params: t.Optional(ParamsModel),
+    skipDuplicates: t.Optional(
+      t.Boolean({
+        description:
+          'Default true: also skip a line whose destination already exists as a link (any status), or is the destination of an earlier line of this text. Destinations are compared after utm_ keys are lifted, so lines differing only in utm_ values count as duplicates; send false to create them all.',
+        error: fieldError('skipDuplicates', 'skipDuplicates must be true or false'),
+      }),
+    ),
+  },
+  {
+    description:
+      'Every created link has the defaults of the redirect options (fallbackUrl null, redirectStatus 302, forwardQuery false) and no expiresAt or clickLimit: bulk create sets none of them; PATCH /links/{id} does.',
+  },
+);
 export type BulkTextInput = typeof BulkTextBody.static;
 
 const BULK_STATUSES = ['create', 'repeat', 'duplicate', 'invalid'] as const;

@@ -42,6 +42,9 @@ function read(table: LinkTable, slot: number) {
     clickLimit: Number.isNaN(table.clickLimit[slot]!) ? null : table.clickLimit[slot],
     location: blockLocation(table.arena, at),
     paramsJson: blockParamsJson(table.arena, at),
+    fallbackUrl: table.fallbackUrl.get(slot) ?? null,
+    redirectStatus: table.redirectStatus[slot],
+    forwardQuery: table.forwardQuery[slot] === 1,
   };
 }
 
@@ -52,6 +55,17 @@ describe('LinkTable', () => {
     const a = table.put(facts(1, { paramsJson: params, expiresAt: 1_800_000_000_000, clickLimit: 5 }), NO_VARIANTS, 3);
     const b = table.put(facts(2, { status: 'paused' }), NO_VARIANTS, 0);
     const c = table.put(facts(3, { status: 'archived' }), NO_VARIANTS, 0);
+    const d = table.put(
+      facts(4, { fallbackUrl: 'https://example.com/over', redirectStatus: 308, forwardQuery: true }),
+      NO_VARIANTS,
+      0,
+    );
+    expect(read(table, d)).toEqual({
+      ...facts(4),
+      fallbackUrl: 'https://example.com/over',
+      redirectStatus: 308,
+      forwardQuery: true,
+    });
     expect(read(table, a)).toEqual({ ...facts(1), paramsJson: params, expiresAt: 1_800_000_000_000, clickLimit: 5 });
     expect(read(table, b)).toEqual(facts(2, { status: 'paused' }));
     expect(read(table, c)).toEqual(facts(3, { status: 'archived' }));
@@ -60,7 +74,7 @@ describe('LinkTable', () => {
     expect(table.find('S1')).toBe(-1);
     expect(table.find('s')).toBe(-1);
     expect(table.findId(facts(2).id)).toBe(b);
-    expect(table.size).toBe(3);
+    expect(table.size).toBe(4);
   });
 
   test('a location or slug that is not ASCII is refused, not garbled', () => {
@@ -176,7 +190,14 @@ describe('LinkTable', () => {
       } else {
         // A fresh slug each time (slugs are unique in the database), sometimes a long location.
         const slug = `x${step}`;
-        const f = facts(n, { slug, location: `https://example.com/${n}/${'p'.repeat(Math.floor(random() * 300))}` });
+        const f = facts(n, {
+          slug,
+          location: `https://example.com/${n}/${'p'.repeat(Math.floor(random() * 300))}`,
+          // The redirect options vary too: a reused slot must never keep another link's.
+          fallbackUrl: random() < 0.3 ? `https://example.com/over/${step}` : null,
+          redirectStatus: [301, 302, 307, 308][Math.floor(random() * 4)]!,
+          forwardQuery: random() < 0.5,
+        });
         const before = model.get(n);
         if (before) slugOwner.delete(before.slug);
         const variants = Array.from({ length: Math.floor(random() * 3) }, (_, k) => ({

@@ -113,7 +113,10 @@ forEachEngine((current) => {
     ];
     const link = await newLink({ slug: 'ok' });
     for (const [body, field] of bad) {
-      const created = await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/', ...body } });
+      const created = await api(t, 'POST', '/links', {
+        key: su,
+        body: { destination: 'https://example.com/', ...body },
+      });
       expectError(created, 400, 'invalid_request', field);
       expectError(await api(t, 'PATCH', `/links/${link.id}`, { key: su, body }), 400, 'invalid_request', field);
     }
