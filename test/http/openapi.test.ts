@@ -236,6 +236,7 @@ forEachEngine((engine) => {
       expect(enumOf(link.properties.availability)).toEqual(['live', 'paused', 'expired', 'limit']);
       expect(link.properties.availability.description).toContain('first of paused, expired, limit');
       expect(link.properties.redirectStatus.description).toContain('Browsers cache a 301 or 308');
+      expect(enumOf(link.properties.redirectStatus)).toEqual([301, 302, 307, 308]);
       expect(link.properties.fallbackUrl.description).toContain('instead of the 410 page');
       expect(link.properties.forwardQuery.description).toContain('keeps their value');
       const list = deref(jsonSchema(op('get', '/api/v1/links').responses['200'].content));

@@ -1,5 +1,5 @@
 /** Link schemas: the single source for validation, TypeScript types and OpenAPI. */
-import { type SchemaOptions, Type } from '@sinclair/typebox';
+import { type SchemaOptions, type TLiteral, type TUnion, Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { NextCursor, nullable, oneOf, ParamsModel, pageQuery, StringMapModel } from '../../http/models';
@@ -15,8 +15,14 @@ export const LINK_LIMITS = { titleLength: 500, tags: 50, tagLength: 64 } as cons
 export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
 export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
 export const DEFAULT_REDIRECT_STATUS: RedirectStatus = 302;
-const redirectStatusOf = (options: SchemaOptions) =>
-  t.Union([t.Literal(301), t.Literal(302), t.Literal(307), t.Literal(308)], options);
+/**
+ * A UnionEnum without the default it carries (its first value, which validation would fill into
+ * an omitted field: see oneOf), so that its description reaches the OpenAPI document.
+ */
+const redirectStatusOf = (options: SchemaOptions) => {
+  const { default: _first, ...schema } = t.UnionEnum([...REDIRECT_STATUSES], options);
+  return schema as unknown as TUnion<[TLiteral<301>, TLiteral<302>, TLiteral<307>, TLiteral<308>]>;
+};
 
 const FALLBACK_MEANING =
   'Absolute http(s) URL, same rules as destination (utm_ keys stay in it), or null. Where an expired link (expiresAt passed) or one whose clickCount reached clickLimit sends visitors instead of the 410 page: a 302 with Cache-Control no-store, no click recorded. A paused link still answers 404.';
