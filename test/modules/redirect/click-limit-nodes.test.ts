@@ -146,6 +146,39 @@ describe('clickLimit across three nodes on one PostgreSQL database', () => {
     expect(tally(await fire(all, '/limited', humans(6)))).toEqual({ redirected: 0, gone: 6 });
   });
 
+  test('with a fallbackUrl, every click past the limit on any node goes there (no-store), none recorded', async () => {
+    const { nodes: all, key } = await nodes(3);
+    const link = await createLink(all, key, { slug: 'fb', clickLimit: 20, fallbackUrl: 'https://example.com/full' });
+    const responses = await Promise.all(
+      humans(90).map((s, i) =>
+        all[i % all.length]!.app.handle(clickRequest('/fb', { ua: s.ua, ip: `198.51.100.${i}` })),
+      ),
+    );
+    const answers = await Promise.all(
+      responses.map(async (r) => ({
+        status: r.status,
+        location: r.headers.get('location'),
+        cacheControl: r.headers.get('cache-control'),
+        body: await r.text(),
+      })),
+    );
+    const redirect = {
+      status: 302,
+      location: 'https://example.com/landing',
+      cacheControl: 'private, max-age=0',
+      body: '',
+    };
+    const fallback = { status: 302, location: 'https://example.com/full', cacheControl: 'no-store', body: '' };
+    expect({
+      redirected: answers.filter((a) => Bun.deepEquals(a, redirect)).length,
+      fallback: answers.filter((a) => Bun.deepEquals(a, fallback)).length,
+    }).toEqual({ redirected: 20, fallback: 70 });
+
+    await flushAll(all);
+    expect(await stored(all[0]!, link.id)).toEqual({ clicks: 20, bots: 0, rawHumans: 20, rawBots: 0 });
+    expect(await sharedCount(all[0]!, link.id)).toBe(20);
+  });
+
   test('bots do not use the limit up: 120 bot hits, then humans mixed with bots, still exactly the limit', async () => {
     const { nodes: all, key } = await nodes(3);
     const link = await createLink(all, key, { slug: 'mixed', clickLimit: 40 });
