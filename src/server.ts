@@ -113,10 +113,10 @@ export async function startServer(
     (geo) => log.info(`click writer ready; geo: ${geo}; clicks flushed every ${config.flushMs} ms`),
     (err) => log.error('the click writer could not start: clicks stay buffered', err),
   );
-  // Other nodes' link writes are followed from where the database stands before the load.
-  await deps.follower?.begin();
-  deps.follower?.start();
-  deps.linkIndex.loadInBackground().then(
+  // Other nodes' link writes are followed from where the database stands before the load
+  // (begin never throws); until the load ends, a slug not in memory is read from the database.
+  const following = deps.follower?.begin().then(() => deps.follower?.start());
+  deps.linkIndex.loadInBackground(undefined, following).then(
     (links) => log.info(`${links} links in memory`),
     // Redirects still work: a slug not in memory is read from SQLite while the load is incomplete.
     (err) => log.error('loading the links into memory failed; redirects read them from the database', err),

@@ -227,11 +227,15 @@ export class LinkIndex {
 
   /**
    * Loads every link a page per event-loop turn (~5 ms each), answering misses from the
-   * database meanwhile. Resolves with the number of links once all are in memory.
+   * database meanwhile (from the call on, even while `first` is pending). Resolves with the
+   * number of links once all are in memory.
    */
-  async loadInBackground(pageSize = 1000): Promise<number> {
+  async loadInBackground(pageSize = 1000, first?: Promise<unknown>): Promise<number> {
+    // Incomplete from now on, so a miss reads the database; the pages start once `first`
+    // settles (the follower's place in the change feed, read before any page).
     this.complete = false;
     const run = ++this.loadRun;
+    if (first !== undefined) await first;
     // Small pages first: the code that builds entries is not compiled yet, and a request that
     // comes in during a page waits for it (measured: exec to first 302).
     let size = Math.min(FIRST_PAGE, pageSize);

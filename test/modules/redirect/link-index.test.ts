@@ -95,6 +95,21 @@ test('a link renamed or deleted during the load is seen as it is now', async () 
   expect(await index.get('s028')).toBeUndefined();
 });
 
+test('while the load waits for `first` (where the change feed stands), a miss reads the database', async () => {
+  const made = await makeLinks(3);
+  const index = newIndex();
+  let release!: () => void;
+  const loading = index.loadInBackground(10, new Promise<void>((resolve) => (release = resolve)));
+  // Incomplete from the call on: an unknown slug is not taken for a missing link.
+  expect(index.loaded).toBe(false);
+  await nextTurn();
+  expect(index.size).toBe(0);
+  expect((await index.get(made[1]!.slug))?.id).toBe(made[1]!.id);
+  release();
+  expect(await loading).toBe(3);
+  expect(index.loaded).toBe(true);
+});
+
 test('the server answers a redirect for a link that the background load has not reached', async () => {
   const made = await makeLinks(3);
   const index = newIndex();
