@@ -139,6 +139,27 @@ export async function api<T = any>(
   return { status: res.status, body: parsed as T, headers: res.headers, text };
 }
 
+/**
+ * An API call that must answer `status` (201 for POST, else 200); fails naming the path and
+ * showing the body otherwise. Answers the body.
+ */
+export async function apiExpecting(
+  t: TestApp,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  status = method === 'POST' ? 201 : 200,
+): Promise<any> {
+  const res = await api(t, method, path, { key, body });
+  expect({ path, status: res.status, body: res.status === status ? null : res.body }).toEqual({
+    path,
+    status,
+    body: null,
+  });
+  return res.body;
+}
+
 /** Stops a listening server if the test started one, checks nothing reached the 500 branch, closes. */
 export async function disposeTestApp(t: TestApp): Promise<void> {
   if (t.app.server) await t.app.stop(true);

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test';
 import type { Engine } from '../../../src/stores';
-import { api, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
+import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { expectError } from '../../helpers/schema';
 import { insertLinkRow } from '../../helpers/stored';
@@ -37,15 +37,8 @@ forEachEngine((current) => {
       body: await res.text(),
     };
   }
-  async function write(method: string, path: string, body?: unknown, status = method === 'POST' ? 201 : 200) {
-    const res = await api(t, method, path, { key: su, body });
-    expect({ path, status: res.status, body: res.status === status ? null : res.body }).toEqual({
-      path,
-      status,
-      body: null,
-    });
-    return res.body;
-  }
+  const write = (method: string, path: string, body?: unknown, status?: number) =>
+    apiExpecting(t, su, method, path, body, status);
   const newLink = (body: Record<string, unknown>) =>
     write('POST', '/links', { destination: 'https://example.com/l', ...body });
   async function counts(id: string) {

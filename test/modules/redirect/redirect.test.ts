@@ -10,7 +10,16 @@ import { migrateDatabase } from '../../../src/db/migrate';
 import { openPostgres } from '../../../src/db/postgres/client';
 import { createDeps, unportedDb } from '../../../src/deps';
 import { type Engine, postgresStores, sqliteStores } from '../../../src/stores';
-import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
+import {
+  type ApiResult,
+  api,
+  apiExpecting,
+  disposeTestApp,
+  makeKey,
+  makeTestApp,
+  T0,
+  type TestApp,
+} from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { expectError } from '../../helpers/schema';
 import { countRows, insertLinkRow, storedClicks } from '../../helpers/stored';
@@ -87,20 +96,8 @@ forEachEngine((current) => {
     return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : null };
   }
 
-  async function write(
-    method: string,
-    path: string,
-    body?: unknown,
-    status = method === 'POST' ? 201 : 200,
-  ): Promise<any> {
-    const res = await api(t, method, path, { key: su, body });
-    expect({ path, status: res.status, body: res.status === status ? null : res.body }).toEqual({
-      path,
-      status,
-      body: null,
-    });
-    return res.body;
-  }
+  const write = (method: string, path: string, body?: unknown, status?: number) =>
+    apiExpecting(t, su, method, path, body, status);
   const newLink = (body: Record<string, unknown>) =>
     write('POST', '/links', { destination: 'https://example.com/l', ...body });
   const patchLink = (id: string, body: Record<string, unknown>) => write('PATCH', `/links/${id}`, body);
