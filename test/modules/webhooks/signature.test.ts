@@ -1,0 +1,57 @@
+/**
+ * The Standard Webhooks signature, checked against the algorithm written again here with Web
+ * Crypto (not the code under test): a receiver that follows the specification accepts it.
+ */
+import { describe, expect, test } from 'bun:test';
+import { deliveryHeaders, newWebhookSecret, webhookSignature } from '../../../src/modules/webhooks/signature';
+
+/** What a receiver does: decode the key after `whsec_`, HMAC-SHA256 `id.timestamp.body`, compare. */
+async function receiverAccepts(secret: string, headers: Record<string, string>, body: string): Promise<boolean> {
+  const key = await crypto.subtle.importKey(
+    'raw',
+    Uint8Array.from(atob(secret.split('_')[1]!), (c) => c.charCodeAt(0)),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['verify'],
+  );
+  const signed = new TextEncoder().encode(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`);
+  for (const entry of headers['webhook-signature']!.split(' ')) {
+    const [version, mac] = entry.split(',');
+    if (version !== 'v1' || mac === undefined) continue;
+    const bytes = Uint8Array.from(atob(mac), (c) => c.charCodeAt(0));
+    if (await crypto.subtle.verify('HMAC', key, bytes, signed)) return true;
+  }
+  return false;
+}
+
+describe('webhook signature', () => {
+  test('a new secret is whsec_ and 24 random bytes in base64, never the same twice', () => {
+    const a = newWebhookSecret();
+    const b = newWebhookSecret();
+    expect(a).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(Buffer.from(a.slice(6), 'base64')).toHaveLength(24);
+    expect(a).not.toBe(b);
+  });
+
+  test('the specification example signs to its published signature', () => {
+    // The example of the Standard Webhooks specification (its README's "Verifying webhooks").
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const body = '{"test": 2432232314}';
+    expect(webhookSignature(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, body)).toBe(
+      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    );
+  });
+
+  test('a receiver verifying independently accepts a delivery, and refuses it changed in body, id, time or key', async () => {
+    const secret = newWebhookSecret();
+    const body = JSON.stringify({ id: 'evt_1', type: 'link.created', timestamp: 1, data: { slug: 'é"<' } });
+    const headers = deliveryHeaders(secret, 'evt_1', 1_800_000_000, body);
+    expect(headers['content-type']).toBe('application/json');
+    expect(headers['webhook-timestamp']).toBe('1800000000');
+    expect(await receiverAccepts(secret, headers, body)).toBe(true);
+    expect(await receiverAccepts(secret, headers, `${body} `)).toBe(false);
+    expect(await receiverAccepts(secret, { ...headers, 'webhook-id': 'evt_2' }, body)).toBe(false);
+    expect(await receiverAccepts(secret, { ...headers, 'webhook-timestamp': '1800000001' }, body)).toBe(false);
+    expect(await receiverAccepts(newWebhookSecret(), headers, body)).toBe(false);
+  });
+});
