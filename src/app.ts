@@ -28,6 +28,7 @@ import { qrRoutes } from './modules/qr';
 import { createShortSite } from './modules/redirect';
 import { sessionRoutes } from './modules/sessions';
 import { variantsRoutes } from './modules/variants';
+import { webhooksRoutes } from './modules/webhooks';
 import { workspaceRoutes } from './modules/workspace';
 
 /** /healthz: whether the database answers and clicks are being written (contract, "Paths"). */
@@ -169,6 +170,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(linksRoutes(deps))
           .use(variantsRoutes(deps))
           .use(projectsRoutes(deps))
+          .use(webhooksRoutes(deps))
           .use(analyticsRoutes(deps))
           .use(qrRoutes(deps)),
       )

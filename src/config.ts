@@ -30,6 +30,8 @@ export interface Config {
   readonly databaseUrl: string | null;
   /** This node's name in logs, /healthz and metrics (SLINK_NODE_ID; default the host name). */
   readonly nodeId: string;
+  /** SLINK_WEBHOOKS_ALLOW_PRIVATE: webhooks may be delivered to loopback and private addresses. */
+  readonly webhooksAllowPrivate: boolean;
 }
 
 interface ConfigVar {
@@ -89,6 +91,12 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
     name: 'SLINK_NODE_ID',
     default: 'the host name',
     meaning: "this node's name in logs, /healthz and metrics",
+  },
+  {
+    name: 'SLINK_WEBHOOKS_ALLOW_PRIVATE',
+    default: '0',
+    meaning:
+      '1: webhooks may be delivered to loopback and private addresses (tests, internal receivers); 0 refuses them at create and at delivery',
   },
 ];
 
@@ -176,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionDays: intVar(env, 'SLINK_SESSION_DAYS', 30, 1, 3650),
     databaseUrl: databaseUrlVar(env),
     nodeId: nodeIdVar(env),
+    webhooksAllowPrivate: intVar(env, 'SLINK_WEBHOOKS_ALLOW_PRIVATE', 0, 0, 1) === 1,
   });
 }
 

@@ -47,6 +47,9 @@ import { SIGN_IN_LIMITS, SignInThrottle } from './modules/sessions/throttle';
 import type { VariantStore } from './modules/variants/store';
 import { createPostgresVariantStore } from './modules/variants/store-postgres';
 import { createSqliteVariantStore } from './modules/variants/store-sqlite';
+import type { WebhookStore } from './modules/webhooks/store';
+import { createPostgresWebhookStore } from './modules/webhooks/store-postgres';
+import { createSqliteWebhookStore } from './modules/webhooks/store-sqlite';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -64,6 +67,7 @@ export interface Stores {
   /** The first-run setup tokens every node accepts (PostgreSQL); nothing stored with one process. */
   readonly setupTokens: SetupTokenStore;
   readonly projects: ProjectStore;
+  readonly webhooks: WebhookStore;
   readonly links: LinkStore;
   /** The writes of redirect facts: only links/writer.ts uses them (the slug index follows every one). */
   readonly linkWrites: LinkWrites;
@@ -120,6 +124,7 @@ export function sqliteStores(db: Db): Stores {
     sessions: createSqliteSessionStore(db),
     setupTokens: createSqliteSetupTokens(),
     projects: createSqliteProjectStore(db),
+    webhooks: createSqliteWebhookStore(db),
     links: createSqliteLinkStore(db),
     linkWrites: createSqliteLinkWrites(db),
     changes: null,
@@ -164,6 +169,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     sessions: createPostgresSessionStore(sql),
     setupTokens: createPostgresSetupTokens(sql),
     projects: createPostgresProjectStore(sql),
+    webhooks: createPostgresWebhookStore(sql),
     links: createPostgresLinkStore(sql),
     linkWrites: createPostgresLinkWrites(sql, instance),
     changes: createPostgresLinkChangeFeed(sql, instance),

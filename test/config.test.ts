@@ -31,6 +31,7 @@ describe('defaults (README, Configuration)', () => {
       sessionDays: 30,
       databaseUrl: null,
       nodeId: hostname(),
+      webhooksAllowPrivate: false,
     });
   });
 
@@ -69,6 +70,7 @@ describe('defaults (README, Configuration)', () => {
         SLINK_SESSION_DAYS: '7',
         SLINK_DATABASE_URL: 'postgresql://slink:secret@db.internal:5433/slink',
         SLINK_NODE_ID: 'node-2.eu',
+        SLINK_WEBHOOKS_ALLOW_PRIVATE: '1',
       }),
     ).toEqual({
       port: 4000,
@@ -86,6 +88,7 @@ describe('defaults (README, Configuration)', () => {
       sessionDays: 7,
       databaseUrl: 'postgresql://slink:secret@db.internal:5433/slink',
       nodeId: 'node-2.eu',
+      webhooksAllowPrivate: true,
     });
     expect(loadConfig({ SLINK_TRUST_PROXY: '0' }).trustProxy).toBe(0);
     expect(loadConfig({ SLINK_TRUST_PROXY: '2' }).trustProxy).toBe(2);

@@ -6,3 +6,4 @@ export * from '../modules/projects/table';
 export * from '../modules/rollups/table';
 export * from '../modules/sessions/table';
 export * from '../modules/variants/table';
+export * from '../modules/webhooks/table';

@@ -1,0 +1,101 @@
+/** Webhook schemas: the single source for validation, TypeScript types and OpenAPI. */
+import { Type } from '@sinclair/typebox';
+import { t } from 'elysia';
+import { fieldError } from '../../http/errors';
+import { DeletedModel, nullable } from '../../http/models';
+
+export const WEBHOOK_EVENTS = ['link.created', 'link.updated', 'link.deleted', 'clicks'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export const WEBHOOK_LIMITS = {
+  /** Webhooks in a workspace: each costs a delivery per event. */
+  webhooks: 50,
+  descriptionLength: 500,
+  urlLength: 2048,
+  /** Consecutive failed deliveries after which a webhook is disabled. */
+  disableAfter: 20,
+} as const;
+
+const EVENTS_MEANING = `The event types delivered, at least one of: ${WEBHOOK_EVENTS.join(', ')}.`;
+
+export const WebhookModel = t.Object(
+  {
+    id: t.String(),
+    url: t.String({ description: 'Where deliveries are POSTed: an absolute http(s) URL.' }),
+    description: nullable(t.String()),
+    events: t.Array(t.UnionEnum([...WEBHOOK_EVENTS]), { description: EVENTS_MEANING }),
+    bots: t.Boolean({ description: 'true: `clicks` events carry bot hits too; false (default): human clicks only.' }),
+    active: t.Boolean({
+      description: `false: nothing is delivered (events are not kept for it). Set false after ${WEBHOOK_LIMITS.disableAfter} consecutive failed deliveries, with disabledReason.`,
+    }),
+    consecutiveFailures: Type.Integer({ description: 'Deliveries failed in a row since the last success.' }),
+    disabledReason: nullable(t.String(), {
+      description: 'Why the webhook was disabled automatically; null otherwise. PATCH active: true clears it.',
+    }),
+    createdAt: Type.Integer(),
+    updatedAt: Type.Integer(),
+  },
+  { title: 'Webhook' },
+);
+export type Webhook = typeof WebhookModel.static;
+
+export const CreatedWebhookModel = t.Object(
+  {
+    ...WebhookModel.properties,
+    secret: t.String({
+      description:
+        "whsec_ and base64: the key of the deliveries' webhook-signature (Standard Webhooks). Shown only in this answer.",
+    }),
+  },
+  { title: 'CreatedWebhook' },
+);
+
+export const WebhookListModel = t.Object({ items: t.Array(WebhookModel) });
+
+const Url = t.String({
+  maxLength: WEBHOOK_LIMITS.urlLength,
+  description: `Absolute http(s) URL, at most ${WEBHOOK_LIMITS.urlLength} characters, no user:password; loopback and private addresses are refused unless SLINK_WEBHOOKS_ALLOW_PRIVATE=1 (checked at create and again at each delivery, after DNS resolution).`,
+  error: fieldError('url', 'url must be an absolute http(s) URL'),
+});
+const Events = t.Array(
+  t.UnionEnum([...WEBHOOK_EVENTS], {
+    error: fieldError('events', `events must hold only ${WEBHOOK_EVENTS.join(', ')}`),
+  }),
+  {
+    minItems: 1,
+    maxItems: WEBHOOK_EVENTS.length * 2,
+    description: EVENTS_MEANING,
+    error: fieldError('events', `events must be a non-empty array of ${WEBHOOK_EVENTS.join(', ')}`),
+  },
+);
+const Description = nullable(t.String({ maxLength: WEBHOOK_LIMITS.descriptionLength }), {
+  error: fieldError(
+    'description',
+    `description must be a string of at most ${WEBHOOK_LIMITS.descriptionLength} characters, or null`,
+  ),
+});
+const Bots = t.Boolean({ error: fieldError('bots', 'bots must be true or false') });
+
+export const CreateWebhookBody = t.Object({
+  url: Url,
+  events: Events,
+  description: t.Optional(Description),
+  bots: t.Optional(Bots),
+});
+export type CreateWebhookInput = typeof CreateWebhookBody.static;
+
+export const UpdateWebhookBody = t.Object({
+  url: t.Optional(Url),
+  events: t.Optional(Events),
+  description: t.Optional(Description),
+  bots: t.Optional(Bots),
+  active: t.Optional(
+    t.Boolean({
+      description: 'false pauses deliveries; true resumes them and clears the failure count and reason.',
+      error: fieldError('active', 'active must be true or false'),
+    }),
+  ),
+});
+export type UpdateWebhookInput = typeof UpdateWebhookBody.static;
+
+export const WebhookDeletedModel = DeletedModel;

@@ -1,0 +1,104 @@
+/** Webhook verbs: where events go. Plain functions of (deps, input); they throw AppError, never HTTP. */
+import type { Deps } from '../../deps';
+import { conflict, invalid, notFound } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { hasControlChars } from '../../lib/text';
+import {
+  type CreateWebhookInput,
+  type UpdateWebhookInput,
+  WEBHOOK_EVENTS,
+  WEBHOOK_LIMITS,
+  type Webhook,
+  type WebhookEvent,
+} from './model';
+import { newWebhookSecret } from './signature';
+import type { WebhookChanges, WebhookRow } from './store';
+import { checkWebhookTarget, normalizeWebhookUrl } from './url';
+
+type WebhookDeps = Pick<Deps, 'stores' | 'config' | 'clock'>;
+
+/** What the API answers of a webhook: everything but its secret. */
+export function toWebhook(row: WebhookRow): Webhook {
+  const { secret: _secret, ...shown } = row;
+  return { ...shown, events: eventsOf(row.events) };
+}
+
+/** The events as stored: each once, in the documented order. */
+function eventsOf(events: readonly string[]): WebhookEvent[] {
+  return WEBHOOK_EVENTS.filter((e) => events.includes(e));
+}
+
+function description(raw: string | null | undefined): string | null {
+  if (raw === undefined || raw === null) return null;
+  const text = raw.trim();
+  if (hasControlChars(text)) throw invalid('description', 'description must not contain control characters');
+  return text === '' ? null : text;
+}
+
+async function checkedUrl(deps: WebhookDeps, raw: string): Promise<string> {
+  const url = normalizeWebhookUrl(raw);
+  await checkWebhookTarget(url, deps.config.webhooksAllowPrivate);
+  return url;
+}
+
+async function rowOrThrow(deps: WebhookDeps, id: string): Promise<WebhookRow> {
+  const row = await deps.stores.webhooks.find(id);
+  if (row === null) throw notFound('webhook');
+  return row;
+}
+
+export async function listWebhooks(deps: WebhookDeps): Promise<{ items: Webhook[] }> {
+  return { items: (await deps.stores.webhooks.list()).map(toWebhook) };
+}
+
+export async function getWebhook(deps: WebhookDeps, id: string): Promise<Webhook> {
+  return toWebhook(await rowOrThrow(deps, id));
+}
+
+/** Creates a webhook; the answer carries its secret, the only time it is shown. */
+export async function createWebhook(
+  deps: WebhookDeps,
+  input: CreateWebhookInput,
+): Promise<Webhook & { secret: string }> {
+  if ((await deps.stores.webhooks.count()) >= WEBHOOK_LIMITS.webhooks)
+    throw conflict('url', `A workspace has at most ${WEBHOOK_LIMITS.webhooks} webhooks`);
+  const now = deps.clock.now();
+  const row: WebhookRow = {
+    id: newId('whk'),
+    url: await checkedUrl(deps, input.url),
+    description: description(input.description),
+    events: eventsOf(input.events),
+    bots: input.bots ?? false,
+    secret: newWebhookSecret(),
+    active: true,
+    consecutiveFailures: 0,
+    disabledReason: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.stores.webhooks.insert(row);
+  return { ...toWebhook(row), secret: row.secret };
+}
+
+/** Changes the fields sent; `active: true` also clears the failure count and the reason it was disabled. */
+export async function updateWebhook(deps: WebhookDeps, id: string, input: UpdateWebhookInput): Promise<Webhook> {
+  const current = await rowOrThrow(deps, id);
+  const changes: WebhookChanges = {};
+  if (input.url !== undefined) changes.url = await checkedUrl(deps, input.url);
+  if (input.events !== undefined) changes.events = eventsOf(input.events);
+  if (input.description !== undefined) changes.description = description(input.description);
+  if (input.bots !== undefined) changes.bots = input.bots;
+  if (input.active !== undefined) {
+    changes.active = input.active;
+    changes.disabledReason = null;
+    if (input.active) changes.consecutiveFailures = 0;
+  }
+  if (Object.keys(changes).length > 0) changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
+  await deps.stores.webhooks.update(id, changes);
+  return toWebhook({ ...current, ...changes });
+}
+
+export async function deleteWebhook(deps: WebhookDeps, id: string): Promise<{ id: string; deleted: true }> {
+  if (!(await deps.stores.webhooks.delete(id))) throw notFound('webhook');
+  return { id, deleted: true };
+}

@@ -1,0 +1,17 @@
+/** What the webhooks module keeps, in its own words; one implementation per engine beside it. */
+import type { WebhookRow } from './table';
+
+export type { WebhookRow };
+
+export type WebhookChanges = Partial<Omit<WebhookRow, 'id' | 'secret' | 'createdAt'>>;
+
+export interface WebhookStore {
+  /** Every webhook, oldest first. */
+  list(): Promise<WebhookRow[]>;
+  find(id: string): Promise<WebhookRow | null>;
+  count(): Promise<number>;
+  insert(row: WebhookRow): Promise<void>;
+  update(id: string, changes: WebhookChanges): Promise<void>;
+  /** Whether it existed. Its pending deliveries go with it. */
+  delete(id: string): Promise<boolean>;
+}
