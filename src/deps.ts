@@ -11,6 +11,7 @@ import { LinkFollower } from './modules/redirect/link-follower';
 import { LinkIndex } from './modules/redirect/link-index';
 import type { SignInThrottle } from './modules/sessions/throttle';
 import { PasswordVerifier } from './modules/sessions/verifier';
+import { WebhookSender } from './modules/webhooks/sender';
 import { type Stores, sqliteStores } from './stores';
 
 export interface Logger {
@@ -72,6 +73,8 @@ export interface Deps extends BaseDeps {
   passwordVerifier: PasswordVerifier;
   /** argon2id verification (by passwordVerifier); a field so tests can count verifications running at once. */
   verifyPassword: (password: string, hash: string) => Promise<boolean>;
+  /** Delivers the outbox's events to webhooks; the server starts it, tests run its passes. */
+  webhooks: WebhookSender;
 }
 
 interface DepsOptions extends PipelineOptions {
@@ -129,6 +132,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     signInThrottle,
     passwordVerifier,
     verifyPassword: (password, hash) => passwordVerifier.verify(password, hash),
+    webhooks: new WebhookSender({ ...base, linkIndex }),
   };
 }
 

@@ -122,6 +122,9 @@ export async function startServer(
     (err) => log.error('loading the links into memory failed; redirects read them from the database', err),
   );
 
+  // Deliveries due from before this start (a restart, a crash) go out at once.
+  deps.webhooks.start();
+
   let stopping: Promise<StopResult> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
@@ -133,6 +136,9 @@ export async function startServer(
       deps.exports.close();
       deps.passwordVerifier.close();
       await stopped;
+      // Attempts in flight end (each within the delivery timeout) and record their outcome; what
+      // is still due is delivered by the next start or by another node.
+      await deps.webhooks.stop();
       // The setup address this node logged stops working on every node with it.
       await withdrawSetupToken(deps).catch((err) => log.error('could not delete the setup token of this node', err));
       // ...then write all of it before the database closes, retrying while writes fail (a full

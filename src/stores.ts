@@ -47,6 +47,9 @@ import { SIGN_IN_LIMITS, SignInThrottle } from './modules/sessions/throttle';
 import type { VariantStore } from './modules/variants/store';
 import { createPostgresVariantStore } from './modules/variants/store-postgres';
 import { createSqliteVariantStore } from './modules/variants/store-sqlite';
+import type { OutboxStore } from './modules/webhooks/outbox/store';
+import { createPostgresOutboxStore } from './modules/webhooks/outbox/store-postgres';
+import { createSqliteOutboxStore } from './modules/webhooks/outbox/store-sqlite';
 import type { WebhookStore } from './modules/webhooks/store';
 import { createPostgresWebhookStore } from './modules/webhooks/store-postgres';
 import { createSqliteWebhookStore } from './modules/webhooks/store-sqlite';
@@ -68,6 +71,8 @@ export interface Stores {
   readonly setupTokens: SetupTokenStore;
   readonly projects: ProjectStore;
   readonly webhooks: WebhookStore;
+  /** The events and their deliveries (webhooks/outbox): what the sender delivers. */
+  readonly outbox: OutboxStore;
   readonly links: LinkStore;
   /** The writes of redirect facts: only links/writer.ts uses them (the slug index follows every one). */
   readonly linkWrites: LinkWrites;
@@ -125,6 +130,7 @@ export function sqliteStores(db: Db): Stores {
     setupTokens: createSqliteSetupTokens(),
     projects: createSqliteProjectStore(db),
     webhooks: createSqliteWebhookStore(db),
+    outbox: createSqliteOutboxStore(db.$client),
     links: createSqliteLinkStore(db),
     linkWrites: createSqliteLinkWrites(db),
     changes: null,
@@ -170,6 +176,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     setupTokens: createPostgresSetupTokens(sql),
     projects: createPostgresProjectStore(sql),
     webhooks: createPostgresWebhookStore(sql),
+    outbox: createPostgresOutboxStore(sql),
     links: createPostgresLinkStore(sql),
     linkWrites: createPostgresLinkWrites(sql, instance),
     changes: createPostgresLinkChangeFeed(sql, instance),

@@ -1051,9 +1051,9 @@ forEachEngine((engine) => {
       // server its round trips take longer than the turns the create yields.
       let pending: Promise<ApiResult> | null = null;
       const insertBulk = t.deps.stores.linkWrites.insertBulk.bind(t.deps.stores.linkWrites);
-      spyOn(t.deps.stores.linkWrites, 'insertBulk').mockImplementation(async (items, options) => {
+      spyOn(t.deps.stores.linkWrites, 'insertBulk').mockImplementation(async (items, options, at) => {
         if (pending) expectStatus(await pending, 201);
-        return insertBulk(items, options);
+        return insertBulk(items, options, at);
       });
       let meanwhile: Promise<ApiResult> | null = null;
       const { value: res } = await turnsDuring(create({ text: lines(100, 'gone'), projectId: project.body.id }), () => {

@@ -59,3 +59,10 @@ export const CHANGE_FEED_LOCK = 0x736c696e6b636867n;
  * dies mid-step releases it with its connection, so the next node's turn takes over.
  */
 export const HOUSEKEEPING_LOCK = 0x736c696e6b686b70n;
+
+/**
+ * The event outbox ("slinkevt", webhooks/outbox/record-postgres.ts): a transaction that records
+ * events takes it just before it numbers them and holds it to its commit, so events commit in
+ * the order of their numbers and a live stream resuming after a number misses none.
+ */
+export const EVENT_FEED_LOCK = 0x736c696e6b657674n;

@@ -9,6 +9,8 @@ import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../db/postgres/locks';
 import { deleteLinkClicksPg } from '../clicks/public';
 import { forgetLinkRollupsPg } from '../rollups/public';
 import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../variants/store-postgres';
+import { linkEvents, type NewEvent } from '../webhooks/outbox/events';
+import { recordEventsPostgres } from '../webhooks/outbox/record-postgres';
 import { availabilityConditionPg } from './availability';
 import { announceLinkChanges } from './changes-postgres';
 import type { LinkSort } from './model';
@@ -383,19 +385,21 @@ async function lockLinkCreation(tx: Pg): Promise<void> {
  * writes itself.
  */
 export function createPostgresLinkWrites(sql: Pg, instance: string): LinkWrites {
-  const announce = (tx: Pg, ids: readonly string[]) => announceLinkChanges(tx, instance, ids);
+  /** The last steps of a link write: announce the links to the nodes, record the events. */
+  const announce = async (tx: Pg, ids: readonly string[], events: NewEvent[], at: number) => {
+    await announceLinkChanges(tx, instance, ids);
+    await recordEventsPostgres(tx, events, at);
+  };
+  const idsOf = (items: NewLink[]) => items.map((i) => i.row.id);
   return {
-    async insert(items) {
+    async insert(items, at) {
       await sql.begin(async (tx) => {
         await lockLinkCreation(tx);
         await insertLinks(tx, items);
-        await announce(
-          tx,
-          items.map((i) => i.row.id),
-        );
+        await announce(tx, idsOf(items), linkEvents('link.created', idsOf(items)), at);
       });
     },
-    async insertBulk(items, { skipExisting, freshSlug }) {
+    async insertBulk(items, { skipExisting, freshSlug }, at) {
       return sql.begin(async (tx) => {
         await lockLinkCreation(tx);
         const existing = skipExisting
@@ -421,14 +425,11 @@ export function createPostgresLinkWrites(sql: Pg, instance: string): LinkWrites 
           }
         }
         await insertLinks(tx, writing);
-        await announce(
-          tx,
-          writing.map((i) => i.row.id),
-        );
+        await announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at);
         return { inserted: writing, existing };
       });
     },
-    async update(updates) {
+    async update(updates, at) {
       await sql.begin(async (tx) => {
         for (const { id, changes, tags } of updates) {
           const set = linkChanges(changes);
@@ -441,13 +442,11 @@ export function createPostgresLinkWrites(sql: Pg, instance: string): LinkWrites 
             }
           }
         }
-        await announce(
-          tx,
-          updates.map((u) => u.id),
-        );
+        const ids = updates.map((u) => u.id);
+        await announce(tx, ids, linkEvents('link.updated', ids), at);
       });
     },
-    async delete(ids) {
+    async delete(ids, at) {
       await sql.begin(async (tx) => {
         // No click batch or fold is in flight while the links and their clicks go (locks.ts).
         await tx`SELECT pg_advisory_xact_lock(${CLICK_BARRIER_LOCK})`;
@@ -456,25 +455,25 @@ export function createPostgresLinkWrites(sql: Pg, instance: string): LinkWrites 
           await deleteLinkClicksPg(tx, id);
         }
         await tx`DELETE FROM links WHERE id = ANY(${tx.array(ids, 'text')}::text[])`;
-        await announce(tx, ids);
+        await announce(tx, ids, linkEvents('link.deleted', ids), at);
       });
     },
-    async insertVariant(row) {
+    async insertVariant(row, at) {
       await sql.begin(async (tx) => {
         await insertVariantPostgres(tx, row);
-        await announce(tx, [row.linkId]);
+        await announce(tx, [row.linkId], linkEvents('link.updated', [row.linkId]), at);
       });
     },
-    async updateVariant(linkId, id, changes) {
+    async updateVariant(linkId, id, changes, at) {
       await sql.begin(async (tx) => {
         await updateVariantPostgres(tx, linkId, id, changes);
-        await announce(tx, [linkId]);
+        await announce(tx, [linkId], linkEvents('link.updated', [linkId]), at);
       });
     },
-    async deleteVariant(linkId, id) {
+    async deleteVariant(linkId, id, at) {
       await sql.begin(async (tx) => {
         await deleteVariantPostgres(tx, linkId, id);
-        await announce(tx, [linkId]);
+        await announce(tx, [linkId], linkEvents('link.updated', [linkId]), at);
       });
     },
   };
@@ -487,5 +486,7 @@ export function createPostgresLinkWrites(sql: Pg, instance: string): LinkWrites 
 export async function unfileProjectLinksPostgres(tx: Pg, projectId: string, now: number): Promise<string[]> {
   const rows = await tx<{ id: string }[]>`
     UPDATE links SET project_id = NULL, updated_at = ${now} WHERE project_id = ${projectId} RETURNING id`;
-  return rows.map((r) => r.id);
+  const ids = rows.map((r) => r.id);
+  await recordEventsPostgres(tx, linkEvents('link.updated', ids), now);
+  return ids;
 }

@@ -6,6 +6,8 @@ import { deleteLinkClicks } from '../clicks/public';
 import { forgetLinkRollups } from '../rollups/public';
 import type { VariantRow } from '../variants/store';
 import { deleteVariantSqlite, insertVariantSqlite, updateVariantSqlite } from '../variants/store-sqlite';
+import { linkEvents, type NewEvent } from '../webhooks/outbox/events';
+import { recordEventsSqlite } from '../webhooks/outbox/record-sqlite';
 import { availabilityCondition } from './availability';
 import type { LinkSort } from './model';
 import type { LinkFilter, LinkRow, LinkStore, LinkWrites, NewLink, PageKey, RedirectRow } from './store';
@@ -252,11 +254,16 @@ function immediate<T>(db: Db, write: () => T): T {
 }
 
 export function createSqliteLinkWrites(db: Db): LinkWrites {
+  const record = (events: NewEvent[], at: number) => recordEventsSqlite(db.$client, events, at);
+  const ids = (items: NewLink[]) => items.map((i) => i.row.id);
   return {
-    async insert(items) {
-      immediate(db, () => insertLinks(db, items));
+    async insert(items, at) {
+      immediate(db, () => {
+        insertLinks(db, items);
+        record(linkEvents('link.created', ids(items)), at);
+      });
     },
-    async insertBulk(items, { skipExisting, freshSlug }) {
+    async insertBulk(items, { skipExisting, freshSlug }, at) {
       return immediate(db, () => {
         const existing = new Map<string, string>();
         let writing = items;
@@ -275,11 +282,19 @@ export function createSqliteLinkWrites(db: Db): LinkWrites {
         const taken = db.$client.query<{ one: number }, [string]>('SELECT 1 AS one FROM links WHERE slug = ?');
         for (const item of writing) while (taken.get(item.row.slug) !== null) item.row.slug = freshSlug();
         insertLinks(db, writing);
+        record(linkEvents('link.created', ids(writing)), at);
         return { inserted: writing, existing };
       });
     },
-    async update(updates) {
+    async update(updates, at) {
       immediate(db, () => {
+        record(
+          linkEvents(
+            'link.updated',
+            updates.map((u) => u.id),
+          ),
+          at,
+        );
         for (const { id, changes, tags } of updates) {
           if (Object.keys(changes).length) db.update(links).set(changes).where(eq(links.id, id)).run();
           if (tags) {
@@ -289,8 +304,9 @@ export function createSqliteLinkWrites(db: Db): LinkWrites {
         }
       });
     },
-    async delete(ids) {
+    async delete(ids, at) {
       immediate(db, () => {
+        record(linkEvents('link.deleted', ids), at);
         for (const id of ids) {
           // Its rollups leave the workspace's and its raw clicks go in the same transaction, so
           // workspace statistics never count a link that no longer exists.
@@ -300,14 +316,23 @@ export function createSqliteLinkWrites(db: Db): LinkWrites {
         }
       });
     },
-    async insertVariant(row) {
-      immediate(db, () => insertVariantSqlite(db, row));
+    async insertVariant(row, at) {
+      immediate(db, () => {
+        insertVariantSqlite(db, row);
+        record(linkEvents('link.updated', [row.linkId]), at);
+      });
     },
-    async updateVariant(linkId, id, changes) {
-      immediate(db, () => updateVariantSqlite(db, linkId, id, changes));
+    async updateVariant(linkId, id, changes, at) {
+      immediate(db, () => {
+        updateVariantSqlite(db, linkId, id, changes);
+        record(linkEvents('link.updated', [linkId]), at);
+      });
     },
-    async deleteVariant(linkId, id) {
-      immediate(db, () => deleteVariantSqlite(db, linkId, id));
+    async deleteVariant(linkId, id, at) {
+      immediate(db, () => {
+        deleteVariantSqlite(db, linkId, id);
+        record(linkEvents('link.updated', [linkId]), at);
+      });
     },
   };
 }
@@ -319,7 +344,9 @@ export function createSqliteLinkWrites(db: Db): LinkWrites {
 export function unfileProjectLinksSqlite(db: Db, projectId: string, now: number): string[] {
   const moving = db.select({ id: links.id }).from(links).where(eq(links.projectId, projectId)).all();
   db.update(links).set({ projectId: null, updatedAt: now }).where(eq(links.projectId, projectId)).run();
-  return moving.map((r) => r.id);
+  const ids = moving.map((r) => r.id);
+  recordEventsSqlite(db.$client, linkEvents('link.updated', ids), now);
+  return ids;
 }
 
 export type { RedirectRow, VariantRow };

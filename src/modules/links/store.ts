@@ -93,26 +93,34 @@ export interface BulkInserted {
  * The writes of redirect facts. Each is one transaction. Only links/writer.ts calls these (the
  * architecture test link-writes.test.ts holds it), so the slug index learns of every one.
  */
+/**
+ * Every write also records its events (link.created, link.updated, link.deleted) in its own
+ * transaction (webhooks/outbox), at `at`: the time of the write, by the injected clock.
+ */
 export interface LinkWrites {
   /** Throws a unique violation when a slug is taken, a foreign-key violation when the project is gone. */
-  insert(items: NewLink[]): Promise<void>;
+  insert(items: NewLink[], at: number): Promise<void>;
   /**
    * Inserts in one transaction that re-checks what may have changed since the items were
    * planned: with `skipExisting`, an item whose destination has a link now is skipped and
    * reported; an item whose slug was taken meanwhile gets `freshSlug()`; a project deleted
    * meanwhile is a foreign-key violation.
    */
-  insertBulk(items: NewLink[], options: { skipExisting: boolean; freshSlug: () => string }): Promise<BulkInserted>;
+  insertBulk(
+    items: NewLink[],
+    options: { skipExisting: boolean; freshSlug: () => string },
+    at: number,
+  ): Promise<BulkInserted>;
   /** Changes the fields given of each link; `tags`, when given, replace the link's tags. */
-  update(updates: { id: string; changes: Partial<LinkFields>; tags?: string[] }[]): Promise<void>;
+  update(updates: { id: string; changes: Partial<LinkFields>; tags?: string[] }[], at: number): Promise<void>;
   /**
    * Deletes links with their raw clicks and rollups (the workspace's lose their counts) in one
    * transaction; variants, tags and counters go by the foreign keys' cascade.
    */
-  delete(ids: string[]): Promise<void>;
-  insertVariant(row: VariantRow): Promise<void>;
-  updateVariant(linkId: string, id: string, changes: Partial<VariantRow>): Promise<void>;
-  deleteVariant(linkId: string, id: string): Promise<void>;
+  delete(ids: string[], at: number): Promise<void>;
+  insertVariant(row: VariantRow, at: number): Promise<void>;
+  updateVariant(linkId: string, id: string, changes: Partial<VariantRow>, at: number): Promise<void>;
+  deleteVariant(linkId: string, id: string, at: number): Promise<void>;
 }
 
 /**

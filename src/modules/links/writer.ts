@@ -8,13 +8,27 @@
  */
 import type { Deps } from '../../deps';
 import type { VariantRow } from '../variants/store';
+import { fillLinkEvents } from '../webhooks/outbox/data';
 import type { LinkFields, NewLink } from './store';
 
-type WriterDeps = Pick<Deps, 'stores' | 'linkIndex'>;
+type WriterDeps = Pick<Deps, 'stores' | 'linkIndex' | 'clock' | 'config' | 'webhooks'>;
+
+/**
+ * After a write committed: the slug index refreshed, the events it recorded given their Links
+ * (not a deletion's: its data is its id) and the webhook sender woken to deliver them.
+ */
+async function written(deps: WriterDeps, ids: readonly string[], fill = true): Promise<void> {
+  await deps.linkIndex.refreshMany([...ids]);
+  if (fill) await fillLinkEvents(deps, ids);
+  deps.webhooks.wake();
+}
 
 export async function insertLinks(deps: WriterDeps, items: NewLink[]): Promise<void> {
-  await deps.stores.linkWrites.insert(items);
-  await deps.linkIndex.refreshMany(items.map((i) => i.row.id));
+  await deps.stores.linkWrites.insert(items, deps.clock.now());
+  await written(
+    deps,
+    items.map((i) => i.row.id),
+  );
 }
 
 /** Inserts with the re-checks of a bulk create (store.ts LinkWrites.insertBulk); refreshes the links written. */
@@ -23,9 +37,12 @@ export async function insertBulkLinks(
   items: NewLink[],
   options: { skipExisting: boolean; freshSlug: () => string },
 ) {
-  const written = await deps.stores.linkWrites.insertBulk(items, options);
-  await deps.linkIndex.refreshMany(written.inserted.map((i) => i.row.id));
-  return written;
+  const inserted = await deps.stores.linkWrites.insertBulk(items, options, deps.clock.now());
+  await written(
+    deps,
+    inserted.inserted.map((i) => i.row.id),
+  );
+  return inserted;
 }
 
 /** Changes the fields given of each link; `tags`, when given, replace its tags. */
@@ -34,20 +51,23 @@ export async function updateLinks(
   updates: { id: string; changes: Partial<LinkFields>; tags?: string[] }[],
 ): Promise<void> {
   if (updates.length === 0) return;
-  await deps.stores.linkWrites.update(updates);
-  await deps.linkIndex.refreshMany(updates.map((u) => u.id));
+  await deps.stores.linkWrites.update(updates, deps.clock.now());
+  await written(
+    deps,
+    updates.map((u) => u.id),
+  );
 }
 
 /** Deletes links with their clicks and statistics (store.ts says how); they stop redirecting at once. */
 export async function deleteLinks(deps: WriterDeps, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await deps.stores.linkWrites.delete(ids);
-  await deps.linkIndex.refreshMany(ids);
+  await deps.stores.linkWrites.delete(ids, deps.clock.now());
+  await written(deps, ids, false);
 }
 
 export async function insertVariant(deps: WriterDeps, row: VariantRow): Promise<void> {
-  await deps.stores.linkWrites.insertVariant(row);
-  await deps.linkIndex.refreshMany([row.linkId]);
+  await deps.stores.linkWrites.insertVariant(row, deps.clock.now());
+  await written(deps, [row.linkId]);
 }
 
 export async function updateVariant(
@@ -56,16 +76,16 @@ export async function updateVariant(
   id: string,
   changes: Partial<VariantRow>,
 ): Promise<void> {
-  await deps.stores.linkWrites.updateVariant(linkId, id, changes);
-  await deps.linkIndex.refreshMany([linkId]);
+  await deps.stores.linkWrites.updateVariant(linkId, id, changes, deps.clock.now());
+  await written(deps, [linkId]);
 }
 
 export async function deleteVariant(deps: WriterDeps, linkId: string, id: string): Promise<void> {
-  await deps.stores.linkWrites.deleteVariant(linkId, id);
-  await deps.linkIndex.refreshMany([linkId]);
+  await deps.stores.linkWrites.deleteVariant(linkId, id, deps.clock.now());
+  await written(deps, [linkId]);
 }
 
-/** After a project's deletion unfiled these links (projects/store.ts deleteUnfiling). */
+/** After a project's deletion unfiled these links (projects/store.ts deleteUnfiling, which recorded their events). */
 export async function linksUnfiled(deps: WriterDeps, ids: string[]): Promise<void> {
-  await deps.linkIndex.refreshMany(ids);
+  await written(deps, ids);
 }

@@ -28,3 +28,73 @@ export const webhooks = sqliteTable(
 );
 
 export type WebhookRow = typeof webhooks.$inferSelect;
+
+/**
+ * The outbox: every event, written in the transaction of what caused it (a link write, a click
+ * batch), so an event exists exactly when its cause does. `seq` orders them as they committed
+ * (the live stream resumes by it); `data` is the event's JSON, filled right after a link write
+ * commits (the Link as it is then) and built at delivery if a crash came in between.
+ */
+export const webhookEvents = sqliteTable(
+  'webhook_events',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    /** `evt_...`: the deliveries' webhook-id, the same on every attempt. */
+    id: text('id').notNull(),
+    type: text('type').notNull(),
+    /** The link it is about (none for a click batch of several links). */
+    linkId: text('link_id'),
+    data: text('data'),
+    at: integer('at').notNull(),
+  },
+  (t) => [index('webhook_events_at_idx').on(t.at)],
+);
+
+/**
+ * One event to deliver to one webhook: made with the event for every active webhook that
+ * subscribes to its type. Due when `next_at` has come and nobody holds it (`claimed_until`
+ * passed: a process that died holding it lets it go); done once delivered or given up.
+ */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    webhookId: text('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    eventSeq: integer('event_seq').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    firstAttemptAt: integer('first_attempt_at'),
+    nextAt: integer('next_at').notNull(),
+    claimedUntil: integer('claimed_until'),
+    /** The holder's token: only the process holding it may record the attempt's outcome. */
+    claim: text('claim'),
+    /** When it was delivered or given up; null while pending. */
+    doneAt: integer('done_at'),
+    delivered: integer('delivered', { mode: 'boolean' }).notNull().default(false),
+  },
+  (t) => [
+    index('webhook_deliveries_due_idx').on(t.doneAt, t.nextAt),
+    index('webhook_deliveries_event_idx').on(t.eventSeq),
+  ],
+);
+
+/** The delivery log: each attempt, what was sent and what came back (the start of both), kept for a bounded time. */
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    deliveryId: integer('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    webhookId: text('webhook_id').notNull(),
+    attempt: integer('attempt').notNull(),
+    at: integer('at').notNull(),
+    status: integer('status'),
+    error: text('error'),
+    durationMs: integer('duration_ms').notNull(),
+    request: text('request').notNull(),
+    response: text('response').notNull(),
+  },
+  (t) => [index('webhook_attempts_webhook_idx').on(t.webhookId, t.id), index('webhook_attempts_at_idx').on(t.at)],
+);

@@ -1,0 +1,33 @@
+/**
+ * An event's data when it has none yet: a link event whose fill did not happen (a crash between
+ * the link write's commit and the fill) gets the link as it is now, or `{id}` when it is gone.
+ * Also the fill itself, right after a link write (links/writer.ts).
+ */
+import type { Deps } from '../../../deps';
+import { toLinks } from '../../links/links';
+import type { DueDelivery } from './store';
+
+type DataDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'linkIndex'>;
+
+/** The Links of these ids that still exist, as JSON by id. */
+async function linkJsonById(deps: DataDeps, ids: readonly string[]): Promise<Map<string, string>> {
+  const rows = await deps.stores.links.findMany([...new Set(ids)]);
+  const links = await toLinks(deps, rows);
+  return new Map(links.map((link) => [link.id, JSON.stringify(link)]));
+}
+
+export async function eventData(deps: DataDeps, delivery: DueDelivery): Promise<string> {
+  const id = delivery.linkId;
+  if (id === null) return '{}';
+  return (await linkJsonById(deps, [id])).get(id) ?? JSON.stringify({ id });
+}
+
+/**
+ * After a link write committed: its created and updated events get the Links as they are now,
+ * when a webhook wants them (otherwise a delivery made later builds them: eventData).
+ */
+export async function fillLinkEvents(deps: DataDeps, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0 || !(await deps.stores.outbox.wantsLinkData())) return;
+  const json = await linkJsonById(deps, ids);
+  await deps.stores.outbox.fillLinkData([...json].map(([linkId, data]) => ({ linkId, data })));
+}

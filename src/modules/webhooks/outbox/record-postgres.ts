@@ -1,0 +1,44 @@
+/**
+ * Records events on PostgreSQL inside the caller's transaction: webhook_events rows numbered
+ * under EVENT_FEED_LOCK (held to the commit: numbers commit in order, as the live stream needs),
+ * and a webhook_deliveries row for every active webhook subscribed to each event's type, in
+ * two statements whatever the number of events. Last in the transaction, like the change feed's
+ * announcement, so writers wait for each other only for that instant.
+ */
+import type { Pg } from '../../../db/postgres/client';
+import { EVENT_FEED_LOCK } from '../../../db/postgres/locks';
+import { newId } from '../../../lib/ids';
+import type { NewEvent } from './events';
+
+export async function recordEventsPostgres(tx: Pg, events: readonly NewEvent[], at: number): Promise<void> {
+  if (events.length === 0) return;
+  const col = <T>(pick: (e: NewEvent) => T) => events.map(pick);
+  await tx`WITH locked AS (SELECT pg_advisory_xact_lock(${EVENT_FEED_LOCK})),
+    inserted AS (
+      INSERT INTO webhook_events (seq, id, type, link_id, data, at)
+      SELECT nextval('webhook_event_seq'), e.id, e.type, e.link_id, e.data, ${at}::int8
+      FROM locked, unnest(
+        ${tx.array(
+          events.map(() => newId('evt')),
+          'text',
+        )}::text[],
+        ${tx.array(
+          col((e) => e.type),
+          'text',
+        )}::text[],
+        ${tx.array(
+          col((e) => e.linkId),
+          'text',
+        )}::text[],
+        ${tx.array(
+          col((e) => e.data),
+          'text',
+        )}::text[]
+      ) WITH ORDINALITY AS e(id, type, link_id, data, n)
+      ORDER BY e.n
+      RETURNING seq, type
+    )
+    INSERT INTO webhook_deliveries (webhook_id, event_seq, next_at)
+    SELECT w.id, i.seq, ${at}::int8
+    FROM inserted i JOIN webhooks w ON w.active AND w.events::jsonb ? i.type`;
+}

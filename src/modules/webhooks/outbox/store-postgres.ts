@@ -1,0 +1,151 @@
+/**
+ * The outbox on PostgreSQL, shared by every node: a due delivery is claimed with
+ * `FOR UPDATE SKIP LOCKED` (two nodes never claim the same one, and neither waits for the
+ * other), for a lease; a node that dies holding claims lets them go when the lease ends.
+ */
+import type { Pg } from '../../../db/postgres/client';
+import { num, numOrNull } from '../../../db/postgres/client';
+import { randomToken } from '../../../lib/ids';
+import { WEBHOOK_LIMITS, type WebhookEvent } from '../model';
+import type { AttemptRow, DueDelivery, OutboxStore } from './store';
+
+interface PgDue {
+  id: string;
+  webhook_id: string;
+  url: string;
+  secret: string;
+  bots: boolean;
+  event_seq: string;
+  event_id: string;
+  type: WebhookEvent;
+  link_id: string | null;
+  data: string | null;
+  event_at: string;
+  attempts: number;
+  first_attempt_at: string | null;
+  claim: string;
+}
+
+export function createPostgresOutboxStore(sql: Pg): OutboxStore {
+  return {
+    async fillLinkData(entries) {
+      if (entries.length === 0) return;
+      await sql`UPDATE webhook_events e SET data = f.data
+        FROM unnest(${sql.array(
+          entries.map((x) => x.linkId),
+          'text',
+        )}::text[], ${sql.array(
+          entries.map((x) => x.data),
+          'text',
+        )}::text[]) AS f(link_id, data)
+        WHERE e.link_id = f.link_id AND e.data IS NULL AND e.type IN ('link.created', 'link.updated')`;
+    },
+    async wantsLinkData() {
+      const rows = await sql`SELECT 1 FROM webhooks
+        WHERE active AND events::jsonb ?| array['link.created', 'link.updated'] LIMIT 1`;
+      return rows.length > 0;
+    },
+    async claimDue(now, limit, leaseMs) {
+      const claim = randomToken();
+      const rows = await sql<PgDue[]>`
+        WITH due AS (
+          SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.active
+          WHERE d.done_at IS NULL AND d.next_at <= ${now}::int8
+            AND (d.claimed_until IS NULL OR d.claimed_until <= ${now}::int8)
+          ORDER BY d.next_at, d.id LIMIT ${limit}
+          FOR UPDATE OF d SKIP LOCKED
+        ), claimed AS (
+          UPDATE webhook_deliveries d SET claimed_until = ${now + leaseMs}::int8, claim = ${claim}
+          FROM due WHERE d.id = due.id
+          RETURNING d.*
+        )
+        SELECT c.id, c.webhook_id, w.url, w.secret, w.bots, c.event_seq, e.id AS event_id, e.type, e.link_id, e.data,
+          e.at AS event_at, c.attempts, c.first_attempt_at, c.claim
+        FROM claimed c JOIN webhooks w ON w.id = c.webhook_id JOIN webhook_events e ON e.seq = c.event_seq
+        ORDER BY c.next_at, c.id`;
+      return rows.map(
+        (r): DueDelivery => ({
+          id: num(r.id),
+          webhookId: r.webhook_id,
+          url: r.url,
+          secret: r.secret,
+          bots: r.bots,
+          eventSeq: num(r.event_seq),
+          eventId: r.event_id,
+          type: r.type,
+          linkId: r.link_id,
+          data: r.data,
+          eventAt: num(r.event_at),
+          attempts: r.attempts,
+          firstAttemptAt: numOrNull(r.first_attempt_at),
+          claim: r.claim,
+        }),
+      );
+    },
+    async settle(delivery, outcome) {
+      return sql.begin(async (tx) => {
+        const [held] = await tx<{ attempts: number }[]>`
+          SELECT attempts FROM webhook_deliveries
+          WHERE id = ${delivery.id} AND claim = ${delivery.claim} AND done_at IS NULL FOR UPDATE`;
+        if (held === undefined) return false;
+        const attempt = held.attempts + 1;
+        await tx`INSERT INTO webhook_attempts (delivery_id, webhook_id, attempt, at, status, error, duration_ms, request, response)
+          VALUES (${delivery.id}, ${delivery.webhookId}, ${attempt}, ${outcome.at}, ${outcome.status}, ${outcome.error},
+            ${outcome.durationMs}, ${outcome.request}, ${outcome.response})`;
+        const done = outcome.delivered || outcome.nextAt === null;
+        await tx`UPDATE webhook_deliveries SET attempts = ${attempt},
+            first_attempt_at = coalesce(first_attempt_at, ${outcome.at}::int8),
+            next_at = ${outcome.nextAt ?? outcome.at}::int8, done_at = ${done ? outcome.at : null}::int8,
+            delivered = ${outcome.delivered}, claimed_until = NULL, claim = NULL
+          WHERE id = ${delivery.id}`;
+        if (outcome.delivered) await tx`UPDATE webhooks SET consecutive_failures = 0 WHERE id = ${delivery.webhookId}`;
+        else
+          await tx`UPDATE webhooks SET consecutive_failures = consecutive_failures + 1,
+              active = CASE WHEN consecutive_failures + 1 >= ${WEBHOOK_LIMITS.disableAfter} THEN false ELSE active END,
+              disabled_reason = CASE WHEN consecutive_failures + 1 >= ${WEBHOOK_LIMITS.disableAfter} AND active
+                THEN ${outcome.disableReason} ELSE disabled_reason END
+            WHERE id = ${delivery.webhookId}`;
+        return true;
+      });
+    },
+    async attempts(webhookId, limit, before) {
+      const rows = await sql<Record<string, unknown>[]>`
+        SELECT a.id, a.delivery_id, e.id AS event_id, e.type, a.attempt, a.at, a.status, a.error, a.duration_ms,
+          a.request, a.response
+        FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+        JOIN webhook_events e ON e.seq = d.event_seq
+        WHERE a.webhook_id = ${webhookId} AND a.id < ${before ?? Number.MAX_SAFE_INTEGER}::int8
+        ORDER BY a.id DESC LIMIT ${limit}`;
+      return rows.map(
+        (r): AttemptRow => ({
+          id: num(r.id as string),
+          deliveryId: num(r.delivery_id as string),
+          eventId: r.event_id as string,
+          type: r.type as string,
+          attempt: r.attempt as number,
+          at: num(r.at as string),
+          status: r.status as number | null,
+          error: r.error as string | null,
+          durationMs: r.duration_ms as number,
+          request: r.request as string,
+          response: r.response as string,
+        }),
+      );
+    },
+    async retryNow(webhookId, deliveryId, now) {
+      const rows = await sql`UPDATE webhook_deliveries
+        SET next_at = ${now}::int8, done_at = NULL, delivered = false, claimed_until = NULL, claim = NULL
+        WHERE id = ${deliveryId}::int8 AND webhook_id = ${webhookId} RETURNING id`;
+      return rows.length > 0;
+    },
+    async prune(before) {
+      return sql.begin(async (tx) => {
+        await tx`DELETE FROM webhook_attempts WHERE at < ${before}::int8`;
+        await tx`DELETE FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ${before}::int8`;
+        const gone = await tx`DELETE FROM webhook_events e WHERE e.at < ${before}::int8
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq) RETURNING seq`;
+        return gone.length;
+      });
+    },
+  };
+}

@@ -1,0 +1,139 @@
+/** The outbox on SQLite: one process, so a claim is only a guard against its own overlapping passes. */
+import type { Database } from 'bun:sqlite';
+import { randomToken } from '../../../lib/ids';
+import { WEBHOOK_LIMITS } from '../model';
+import type { AttemptRow, DueDelivery, OutboxStore } from './store';
+
+const DUE_COLUMNS = `d.id, d.webhook_id AS webhookId, w.url, w.secret, w.bots, d.event_seq AS eventSeq, e.id AS eventId,
+  e.type, e.link_id AS linkId, e.data, e.at AS eventAt, d.attempts, d.first_attempt_at AS firstAttemptAt`;
+
+export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
+  const immediate = <T>(work: () => T): T => sqlite.transaction(work).immediate();
+  return {
+    async fillLinkData(entries) {
+      const fill = sqlite.query<unknown, [string, string]>(
+        "UPDATE webhook_events SET data = ? WHERE link_id = ? AND data IS NULL AND type IN ('link.created', 'link.updated')",
+      );
+      immediate(() => {
+        for (const { linkId, data } of entries) fill.run(data, linkId);
+      });
+    },
+    async wantsLinkData() {
+      return (
+        sqlite
+          .query(
+            `SELECT 1 FROM webhooks, json_each(webhooks.events) AS t
+             WHERE webhooks.active = 1 AND t.value IN ('link.created', 'link.updated') LIMIT 1`,
+          )
+          .get() !== null
+      );
+    },
+    async claimDue(now, limit, leaseMs) {
+      return immediate(() => {
+        const due = sqlite
+          .query<Omit<DueDelivery, 'claim' | 'bots'> & { bots: number }, [number, number, number]>(
+            `SELECT ${DUE_COLUMNS} FROM webhook_deliveries d
+             JOIN webhooks w ON w.id = d.webhook_id AND w.active = 1
+             JOIN webhook_events e ON e.seq = d.event_seq
+             WHERE d.done_at IS NULL AND d.next_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
+             ORDER BY d.next_at, d.id LIMIT ?`,
+          )
+          .all(now, now, limit);
+        const claim = sqlite.query<unknown, [number, string, number]>(
+          'UPDATE webhook_deliveries SET claimed_until = ?, claim = ? WHERE id = ?',
+        );
+        return due.map((d) => {
+          const token = randomToken();
+          claim.run(now + leaseMs, token, d.id);
+          return { ...d, bots: d.bots === 1, claim: token } as DueDelivery;
+        });
+      });
+    },
+    async settle(delivery, outcome) {
+      return immediate(() => {
+        const held = sqlite
+          .query<{ attempts: number }, [number, string]>(
+            'SELECT attempts FROM webhook_deliveries WHERE id = ? AND claim = ? AND done_at IS NULL',
+          )
+          .get(delivery.id, delivery.claim);
+        if (held === null) return false;
+        const attempt = held.attempts + 1;
+        sqlite
+          .query(
+            `INSERT INTO webhook_attempts (delivery_id, webhook_id, attempt, at, status, error, duration_ms, request, response)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            delivery.id,
+            delivery.webhookId,
+            attempt,
+            outcome.at,
+            outcome.status,
+            outcome.error,
+            outcome.durationMs,
+            outcome.request,
+            outcome.response,
+          );
+        const done = outcome.delivered || outcome.nextAt === null;
+        sqlite
+          .query(
+            `UPDATE webhook_deliveries SET attempts = ?, first_attempt_at = coalesce(first_attempt_at, ?),
+               next_at = ?, done_at = ?, delivered = ?, claimed_until = NULL, claim = NULL WHERE id = ?`,
+          )
+          .run(
+            attempt,
+            outcome.at,
+            outcome.nextAt ?? outcome.at,
+            done ? outcome.at : null,
+            outcome.delivered ? 1 : 0,
+            delivery.id,
+          );
+        if (outcome.delivered)
+          sqlite.query('UPDATE webhooks SET consecutive_failures = 0 WHERE id = ?').run(delivery.webhookId);
+        else
+          sqlite
+            .query(
+              `UPDATE webhooks SET consecutive_failures = consecutive_failures + 1,
+                 active = CASE WHEN consecutive_failures + 1 >= ? THEN 0 ELSE active END,
+                 disabled_reason = CASE WHEN consecutive_failures + 1 >= ? AND active = 1 THEN ? ELSE disabled_reason END
+               WHERE id = ?`,
+            )
+            .run(WEBHOOK_LIMITS.disableAfter, WEBHOOK_LIMITS.disableAfter, outcome.disableReason, delivery.webhookId);
+        return true;
+      });
+    },
+    async attempts(webhookId, limit, before) {
+      return sqlite
+        .query<AttemptRow, [string, number, number]>(
+          `SELECT a.id, a.delivery_id AS deliveryId, e.id AS eventId, e.type, a.attempt, a.at, a.status, a.error,
+             a.duration_ms AS durationMs, a.request, a.response
+           FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+           JOIN webhook_events e ON e.seq = d.event_seq
+           WHERE a.webhook_id = ? AND a.id < ? ORDER BY a.id DESC LIMIT ?`,
+        )
+        .all(webhookId, before ?? Number.MAX_SAFE_INTEGER, limit);
+    },
+    async retryNow(webhookId, deliveryId, now) {
+      const changed = sqlite
+        .query<{ id: number }, [number, number, string]>(
+          `UPDATE webhook_deliveries SET next_at = ?, done_at = NULL, delivered = 0, claimed_until = NULL, claim = NULL
+           WHERE id = ? AND webhook_id = ? RETURNING id`,
+        )
+        .all(now, deliveryId, webhookId);
+      return changed.length > 0;
+    },
+    async prune(before) {
+      return immediate(() => {
+        sqlite.query('DELETE FROM webhook_attempts WHERE at < ?').run(before);
+        sqlite.query('DELETE FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ?').run(before);
+        // An event goes once it is old and no delivery still needs it.
+        return sqlite
+          .query(
+            `DELETE FROM webhook_events WHERE at < ?
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = webhook_events.seq)`,
+          )
+          .run(before).changes;
+      });
+    },
+  };
+}

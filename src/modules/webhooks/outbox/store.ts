@@ -1,0 +1,80 @@
+/**
+ * What the sender keeps of deliveries, in its own words; one implementation per engine beside it.
+ * A delivery is claimed for a while (a lease) before it is attempted, and its outcome is recorded
+ * only under that claim: a process that stalled past its lease finds its outcome refused, and
+ * one that died holding deliveries lets them go when the lease ends.
+ */
+import type { WebhookEvent } from '../model';
+
+export interface DueDelivery {
+  id: number;
+  webhookId: string;
+  url: string;
+  secret: string;
+  bots: boolean;
+  eventSeq: number;
+  eventId: string;
+  type: WebhookEvent;
+  linkId: string | null;
+  /** The event's data as JSON, or null when a crash came between its link write and the fill. */
+  data: string | null;
+  eventAt: number;
+  /** Attempts made before this one. */
+  attempts: number;
+  firstAttemptAt: number | null;
+  /** This claim's token. */
+  claim: string;
+}
+
+/** An attempt and what follows from it. */
+export interface Settlement {
+  at: number;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  request: string;
+  response: string;
+  delivered: boolean;
+  /** When to try again; null with `delivered` false: given up. */
+  nextAt: number | null;
+  /**
+   * A failure raises the webhook's consecutive failures; when they reach
+   * WEBHOOK_LIMITS.disableAfter it is disabled with this reason. A success resets them.
+   */
+  disableReason: string;
+}
+
+export interface AttemptRow {
+  id: number;
+  deliveryId: number;
+  eventId: string;
+  type: string;
+  attempt: number;
+  at: number;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  request: string;
+  response: string;
+}
+
+export interface OutboxStore {
+  /** Gives link events still without data their Link, as JSON. */
+  fillLinkData(entries: readonly { linkId: string; data: string }[]): Promise<void>;
+  /** Whether an active webhook subscribes to link.created or link.updated (whose data is worth filling). */
+  wantsLinkData(): Promise<boolean>;
+  /** Claims up to `limit` due deliveries of active webhooks, oldest first, until `now + leaseMs`. */
+  claimDue(now: number, limit: number, leaseMs: number): Promise<DueDelivery[]>;
+  /**
+   * Records the attempt in the log and its consequence (done, or when to try again; the
+   * webhook's failure count, reset or raised, and its disabling), if `delivery.claim` still holds
+   * it; false when it does not (nothing recorded).
+   */
+  settle(delivery: DueDelivery, outcome: Settlement): Promise<boolean>;
+  /** The newest attempts of a webhook, newest first, before the attempt id `before` when given. */
+  attempts(webhookId: string, limit: number, before: number | null): Promise<AttemptRow[]>;
+  /** Makes a delivery of this webhook due now again (done or not); false when there is no such delivery. */
+  retryNow(webhookId: string, deliveryId: number, now: number): Promise<boolean>;
+  /** Deletes events, done deliveries and attempts older than `before`; returns the events deleted. */
+  prune(before: number): Promise<number>;
+}

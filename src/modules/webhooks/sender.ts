@@ -1,0 +1,139 @@
+/**
+ * The sender: delivers the outbox's due deliveries (docs/behaviour.md, "Webhooks"). Every
+ * process runs one; with several nodes each delivery is claimed by one node at a time
+ * (outbox/store-postgres.ts). A pass claims what is due, up to the deliveries allowed in flight,
+ * attempts each (deliver.ts) and records its outcome: delivered, tried again later by the
+ * schedule (retry.ts), or given up after 24 hours; WEBHOOK_LIMITS.disableAfter failures in a row
+ * disable the webhook. A slow or failing receiver holds one of the slots for at most the
+ * delivery timeout, and nothing of the redirect path waits for any of it.
+ */
+import type { Deps } from '../../deps';
+import { DELIVERY_TIMEOUT_MS, deliver } from './deliver';
+import { WEBHOOK_LIMITS } from './model';
+import { eventData } from './outbox/data';
+import type { DueDelivery } from './outbox/store';
+import { nextAttemptAt } from './retry';
+
+/** Deliveries in flight at once, per process. */
+const IN_FLIGHT = 16;
+/** A claim outlives the longest attempt, with room for recording its outcome. */
+const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
+/** How often the outbox is looked at when nothing woke the sender. */
+const POLL_MS = 1000;
+/** The part of a request the delivery log keeps. */
+const KEPT_REQUEST_BYTES = 4096;
+
+type SenderDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'log' | 'linkIndex'>;
+
+export class WebhookSender {
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private passing: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+
+  constructor(
+    private readonly deps: SenderDeps,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.wake();
+  }
+
+  /** Looks at the outbox soon (after a write that recorded events); a pass under way runs again after. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.passing !== null) {
+      this.again = true;
+      return;
+    }
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.pass(), 0);
+  }
+
+  /** One pass: claims what is due (room allowing) and starts each attempt; resolves once they are started. */
+  pass(): Promise<void> {
+    if (this.passing !== null) return this.passing;
+    this.passing = (async () => {
+      try {
+        const room = IN_FLIGHT - this.inFlight.size;
+        if (room > 0) {
+          const due = await this.deps.stores.outbox.claimDue(this.deps.clock.now(), room, LEASE_MS);
+          for (const delivery of due) this.track(this.attempt(delivery));
+        }
+      } catch (err) {
+        this.deps.log.error('webhooks: the outbox could not be read', err);
+      } finally {
+        this.passing = null;
+        this.schedule();
+      }
+    })();
+    return this.passing;
+  }
+
+  /** Every attempt started so far has been recorded (tests; the stop). */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
+
+  /** Stops passing and waits for the attempts in flight (each ends within the delivery timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    await this.passing;
+    await this.settled();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const delay = this.again ? 0 : POLL_MS;
+    this.again = false;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.pass(), delay);
+  }
+
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => {
+      this.inFlight.delete(work);
+      // A slot is free: what waited for one need not wait for the next poll.
+      this.wake();
+    });
+  }
+
+  private async attempt(delivery: DueDelivery): Promise<void> {
+    const { clock, config, stores, log } = this.deps;
+    try {
+      const data = delivery.data ?? (await eventData(this.deps, delivery));
+      const body = `{"id":${JSON.stringify(delivery.eventId)},"type":${JSON.stringify(delivery.type)},"timestamp":${JSON.stringify(new Date(delivery.eventAt).toISOString())},"data":${data}}`;
+      const startedAt = clock.now();
+      const outcome = await deliver({
+        url: delivery.url,
+        secret: delivery.secret,
+        eventId: delivery.eventId,
+        body,
+        timestamp: Math.floor(startedAt / 1000),
+        allowPrivate: config.webhooksAllowPrivate,
+      });
+      const attempts = delivery.attempts + 1;
+      const firstAt = delivery.firstAttemptAt ?? startedAt;
+      const recorded = await stores.outbox.settle(delivery, {
+        at: startedAt,
+        status: outcome.status,
+        error: outcome.error,
+        durationMs: outcome.durationMs,
+        request: body.slice(0, KEPT_REQUEST_BYTES),
+        response: outcome.response,
+        delivered: outcome.ok,
+        nextAt: outcome.ok ? null : nextAttemptAt(attempts, firstAt, clock.now(), this.random),
+        disableReason: `${WEBHOOK_LIMITS.disableAfter} consecutive failed deliveries; the last: ${outcome.error ?? 'failed'}`,
+      });
+      if (!recorded) log.info(`webhooks: delivery ${delivery.id} was claimed again before its outcome was recorded`);
+    } catch (err) {
+      log.error(`webhooks: delivery ${delivery.id} of ${delivery.webhookId} failed unexpectedly`, err);
+    }
+  }
+}

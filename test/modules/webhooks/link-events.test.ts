@@ -1,0 +1,176 @@
+/**
+ * Link events delivered end to end on each engine, to a real receiver on loopback (private
+ * addresses allowed for it): link.created, link.updated and link.deleted with the Link (or its
+ * id) as data, signed so that an independent check accepts them; a receiver that fails twice
+ * then succeeds; one that never succeeds, disabled after 20 failures in a row; the delivery
+ * log; a delivery retried by hand.
+ */
+import { afterAll, afterEach, beforeEach, expect, test } from 'bun:test';
+import { createHmac } from 'node:crypto';
+import { apiExpecting, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
+import { forEachEngine } from '../../helpers/engines';
+
+interface Received {
+  headers: Record<string, string>;
+  body: any;
+  raw: string;
+}
+const received: Received[] = [];
+let answer: () => number = () => 200;
+const receiver = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  async fetch(req) {
+    const raw = await req.text();
+    received.push({ headers: Object.fromEntries(req.headers), body: JSON.parse(raw), raw });
+    return new Response('noted', { status: answer() });
+  },
+});
+afterAll(() => receiver.stop(true));
+
+/** The Standard Webhooks check, written here again. */
+function signedBy(secret: string, r: Received): boolean {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const mac = createHmac('sha256', key)
+    .update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.raw}`)
+    .digest('base64');
+  return r.headers['webhook-signature'] === `v1,${mac}`;
+}
+
+let t: TestApp;
+let key: string;
+
+forEachEngine((engine) => {
+  beforeEach(async () => {
+    t = await makeTestApp({ SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' }, { engine });
+    key = (await makeKey(t, 'write', { superuser: true })).key;
+    received.length = 0;
+    answer = () => 200;
+  });
+  afterEach(() => disposeTestApp(t));
+
+  const call = (method: string, path: string, body?: unknown, status?: number) =>
+    apiExpecting(t, key, method, path, body, status);
+  const hook = (events: string[]) =>
+    call('POST', '/webhooks', { url: `http://127.0.0.1:${receiver.port}/hook`, events });
+  /** One pass of the sender, and every attempt it started recorded. */
+  async function send() {
+    await t.deps.webhooks.pass();
+    await t.deps.webhooks.settled();
+  }
+
+  test('created, updated and deleted links are delivered with their Link, signed, each event once', async () => {
+    const webhook = await hook(['link.created', 'link.updated', 'link.deleted']);
+    const link = await call('POST', '/links', { destination: 'https://example.com/a', slug: 'evt' });
+    t.clock.advance(1000);
+    const updated = await call('PATCH', `/links/${link.id}`, { title: 'Renamed' });
+    t.clock.advance(1000);
+    await call('DELETE', `/links/${link.id}`);
+    await send();
+    expect(received.map((r) => r.body.type)).toEqual(['link.created', 'link.updated', 'link.deleted']);
+    const [created, changed, deleted] = received as [Received, Received, Received];
+    expect(created.body).toEqual({
+      id: created.headers['webhook-id'],
+      type: 'link.created',
+      timestamp: new Date(T0).toISOString(),
+      data: link,
+    });
+    expect(changed.body.data).toEqual(updated);
+    expect(changed.body.timestamp).toBe(new Date(T0 + 1000).toISOString());
+    expect(deleted.body.data).toEqual({ id: link.id });
+    for (const r of received) {
+      expect(r.headers['webhook-id']).toMatch(/^evt_/);
+      expect(r.headers['webhook-timestamp']).toBe(String(Math.floor((T0 + 2000) / 1000)));
+      expect(signedBy(webhook.secret, r)).toBe(true);
+    }
+    expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(3);
+    // Delivered: another pass sends nothing.
+    await send();
+    expect(received).toHaveLength(3);
+  });
+
+  test('only subscribed types, only active webhooks; events before a webhook existed are not its own', async () => {
+    await call('POST', '/links', { destination: 'https://example.com/before' });
+    const webhook = await hook(['link.deleted']);
+    const link = await call('POST', '/links', { destination: 'https://example.com/a' });
+    await call('DELETE', `/links/${link.id}`);
+    await send();
+    expect(received.map((r) => r.body)).toEqual([
+      expect.objectContaining({ type: 'link.deleted', data: { id: link.id } }),
+    ]);
+    await call('PATCH', `/webhooks/${webhook.id}`, { active: false });
+    const other = await call('POST', '/links', { destination: 'https://example.com/b' });
+    await call('DELETE', `/links/${other.id}`);
+    await send();
+    expect(received).toHaveLength(1);
+  });
+
+  test('a receiver failing twice is tried again on the schedule, then delivered; the log holds each attempt', async () => {
+    const webhook = await hook(['link.created']);
+    let calls = 0;
+    answer = () => (++calls <= 2 ? 503 : 204);
+    await call('POST', '/links', { destination: 'https://example.com/a' });
+    await send();
+    expect(calls).toBe(1);
+    // Not due yet: nothing is sent before the delay (5 s, ±10%).
+    t.clock.advance(4000);
+    await send();
+    expect(calls).toBe(1);
+    t.clock.advance(2000);
+    await send();
+    expect(calls).toBe(2);
+    t.clock.advance(40_000);
+    await send();
+    expect(calls).toBe(3);
+    t.clock.advance(3_600_000);
+    await send();
+    expect(calls).toBe(3);
+    const attempts = await t.deps.stores.outbox.attempts(webhook.id, 10, null);
+    expect(attempts.map((a) => [a.attempt, a.status, a.error, a.type])).toEqual([
+      [3, 204, null, 'link.created'],
+      [2, 503, 'answered 503', 'link.created'],
+      [1, 503, 'answered 503', 'link.created'],
+    ]);
+    // What was sent, and the start of what came back (a 204 has no body).
+    expect(attempts.map((a) => a.response)).toEqual(['', 'noted', 'noted']);
+    expect(attempts.every((a) => a.request === received[0]!.raw)).toBe(true);
+    expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    expect(await call('GET', `/webhooks/${webhook.id}`)).toMatchObject({ active: true, consecutiveFailures: 0 });
+  });
+
+  test('20 failed deliveries in a row disable the webhook with the reason; re-activating resumes it', async () => {
+    const webhook = await hook(['link.created']);
+    answer = () => 500;
+    for (let i = 0; i < 20; i++) await call('POST', '/links', { destination: `https://example.com/${i}` });
+    await send();
+    await send();
+    expect(received).toHaveLength(20);
+    expect(await call('GET', `/webhooks/${webhook.id}`)).toMatchObject({
+      active: false,
+      consecutiveFailures: 20,
+      disabledReason: '20 consecutive failed deliveries; the last: answered 500',
+    });
+    t.clock.advance(60_000);
+    await send();
+    expect(received).toHaveLength(20);
+    answer = () => 200;
+    await call('PATCH', `/webhooks/${webhook.id}`, { active: true });
+    await send();
+    await send();
+    expect(received).toHaveLength(40);
+    expect(await call('GET', `/webhooks/${webhook.id}`)).toMatchObject({ active: true, consecutiveFailures: 0 });
+  });
+
+  test('a delivery made again by hand is sent again with the same webhook-id', async () => {
+    const webhook = await hook(['link.created']);
+    await call('POST', '/links', { destination: 'https://example.com/a' });
+    await send();
+    const [attempt] = await t.deps.stores.outbox.attempts(webhook.id, 1, null);
+    expect(await t.deps.stores.outbox.retryNow(webhook.id, attempt!.deliveryId, t.clock.now())).toBe(true);
+    expect(await t.deps.stores.outbox.retryNow('whk_other', attempt!.deliveryId, t.clock.now())).toBe(false);
+    await send();
+    expect(received).toHaveLength(2);
+    expect(received[1]!.headers['webhook-id']).toBe(received[0]!.headers['webhook-id']);
+    expect(received[1]!.raw).toBe(received[0]!.raw);
+  });
+});
