@@ -6,12 +6,24 @@ import { errors, IdParams } from '../../http/models';
 import {
   CreatedWebhookModel,
   CreateWebhookBody,
+  DeliveriesQuery,
+  DeliveryListModel,
+  DeliveryParams,
+  RetriedModel,
   UpdateWebhookBody,
   WebhookDeletedModel,
   WebhookListModel,
   WebhookModel,
 } from './model';
-import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from './service';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  retryDelivery,
+  updateWebhook,
+} from './service';
 
 const tags = ['Webhooks'];
 
@@ -54,6 +66,27 @@ export function webhooksRoutes(deps: Deps) {
         tags,
         summary: 'Change a webhook',
         description: 'Only the fields sent change. active: true re-activates it and clears its failure count.',
+      },
+    })
+    .get('/:id/deliveries', ({ params, query }) => listDeliveries(deps, params.id, query), {
+      params: IdParams,
+      query: DeliveriesQuery,
+      response: { 200: DeliveryListModel, ...errors(400, 401, 404, 429) },
+      detail: {
+        tags,
+        summary: "A webhook's delivery log",
+        description:
+          'Each attempt, newest first: the event, the attempt number, the status code or the error, the duration, the time, and the start of the request and of the answer. Kept for 7 days.',
+      },
+    })
+    .post('/:id/deliveries/:deliveryId/retry', ({ params }) => retryDelivery(deps, params.id, params.deliveryId), {
+      params: DeliveryParams,
+      response: { 200: RetriedModel, ...errors(401, 403, 404, 429) },
+      detail: {
+        tags,
+        summary: 'Deliver an event again now',
+        description:
+          'Delivered already or not, the event is sent again within a second, with the same webhook-id (a receiver that keeps ids drops the repeat).',
       },
     })
     .delete('/:id', ({ params }) => deleteWebhook(deps, params.id), {

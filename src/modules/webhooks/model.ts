@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
-import { DeletedModel, nullable } from '../../http/models';
+import { DeletedModel, NextCursor, nullable, pageQuery } from '../../http/models';
 
 export const WEBHOOK_EVENTS = ['link.created', 'link.updated', 'link.deleted', 'clicks'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -99,3 +99,38 @@ export const UpdateWebhookBody = t.Object({
 export type UpdateWebhookInput = typeof UpdateWebhookBody.static;
 
 export const WebhookDeletedModel = DeletedModel;
+
+export const DeliveryAttemptModel = t.Object(
+  {
+    id: Type.Integer({ description: 'The attempt.' }),
+    deliveryId: Type.Integer({ description: 'The delivery (one event to this webhook): what POST .../retry takes.' }),
+    eventId: t.String({ description: 'The event, the webhook-id header of every attempt of it.' }),
+    type: t.UnionEnum([...WEBHOOK_EVENTS]),
+    attempt: Type.Integer({ description: '1 for the first attempt of the delivery.' }),
+    statusCode: nullable(Type.Integer(), { description: "The receiver's status; null when none came." }),
+    error: nullable(t.String(), { description: 'Why it failed; null for a success.' }),
+    durationMs: Type.Integer(),
+    at: Type.Integer({ description: 'When the attempt started, epoch ms.' }),
+    request: t.String({ description: 'The body sent (its first 4 KB).' }),
+    response: t.String({ description: "The receiver's answer (its first 2 KB)." }),
+  },
+  { title: 'DeliveryAttempt' },
+);
+export type DeliveryAttempt = typeof DeliveryAttemptModel.static;
+
+export const DeliveryListModel = t.Object({
+  items: t.Array(DeliveryAttemptModel, { description: 'Newest first.' }),
+  cursor: NextCursor,
+});
+
+export const DeliveryParams = t.Object({
+  id: t.String(),
+  deliveryId: t.String({ error: fieldError('deliveryId', 'deliveryId must be a delivery id') }),
+});
+
+export const DeliveriesQuery = t.Object(pageQuery(100, { default: 50 }));
+
+export const RetriedModel = t.Object({
+  deliveryId: Type.Integer(),
+  retried: t.Literal(true, { description: 'The delivery is due now: the sender attempts it within a second.' }),
+});

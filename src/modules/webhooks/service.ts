@@ -5,6 +5,7 @@ import { newId } from '../../lib/ids';
 import { hasControlChars } from '../../lib/text';
 import {
   type CreateWebhookInput,
+  type DeliveryAttempt,
   type UpdateWebhookInput,
   WEBHOOK_EVENTS,
   WEBHOOK_LIMITS,
@@ -96,6 +97,40 @@ export async function updateWebhook(deps: WebhookDeps, id: string, input: Update
   if (Object.keys(changes).length > 0) changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
   await deps.stores.webhooks.update(id, changes);
   return toWebhook({ ...current, ...changes });
+}
+
+/** A page of a webhook's delivery log, newest first; the cursor is the last attempt's id. */
+export async function listDeliveries(
+  deps: WebhookDeps,
+  id: string,
+  query: { limit?: number; cursor?: string },
+): Promise<{ items: DeliveryAttempt[]; cursor: string | null }> {
+  await rowOrThrow(deps, id);
+  const limit = query.limit ?? 50;
+  let before: number | null = null;
+  if (query.cursor !== undefined) {
+    if (!/^\d{1,15}$/.test(query.cursor)) throw invalid('cursor', 'cursor is not one this list gave');
+    before = Number(query.cursor);
+  }
+  const rows = await deps.stores.outbox.attempts(id, limit + 1, before);
+  const page = rows.slice(0, limit);
+  return {
+    items: page.map(({ status, type, ...rest }) => ({ ...rest, type: type as WebhookEvent, statusCode: status })),
+    cursor: rows.length > limit ? String(page.at(-1)!.id) : null,
+  };
+}
+
+/** Makes a delivery due now, delivered already or not: the event is sent again, with the same webhook-id. */
+export async function retryDelivery(
+  deps: WebhookDeps & Pick<Deps, 'webhooks'>,
+  id: string,
+  deliveryId: string,
+): Promise<{ deliveryId: number; retried: true }> {
+  await rowOrThrow(deps, id);
+  const n = /^\d{1,15}$/.test(deliveryId) ? Number(deliveryId) : -1;
+  if (n < 0 || !(await deps.stores.outbox.retryNow(id, n, deps.clock.now()))) throw notFound('delivery');
+  deps.webhooks.wake();
+  return { deliveryId: n, retried: true };
 }
 
 export async function deleteWebhook(deps: WebhookDeps, id: string): Promise<{ id: string; deleted: true }> {

@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeEach, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
-import { apiExpecting, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
+import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 
 interface Received {
@@ -161,16 +161,60 @@ forEachEngine((engine) => {
     expect(await call('GET', `/webhooks/${webhook.id}`)).toMatchObject({ active: true, consecutiveFailures: 0 });
   });
 
-  test('a delivery made again by hand is sent again with the same webhook-id', async () => {
+  test('the delivery log through the API, in pages; a delivery made again by hand goes out with the same webhook-id', async () => {
     const webhook = await hook(['link.created']);
+    const other = await hook(['link.created']);
+    answer = () => 200;
     await call('POST', '/links', { destination: 'https://example.com/a' });
+    t.clock.advance(10);
+    await call('POST', '/links', { destination: 'https://example.com/b' });
     await send();
-    const [attempt] = await t.deps.stores.outbox.attempts(webhook.id, 1, null);
-    expect(await t.deps.stores.outbox.retryNow(webhook.id, attempt!.deliveryId, t.clock.now())).toBe(true);
-    expect(await t.deps.stores.outbox.retryNow('whk_other', attempt!.deliveryId, t.clock.now())).toBe(false);
+    expect(received).toHaveLength(4);
+    const first = await call('GET', `/webhooks/${webhook.id}/deliveries?limit=1`);
+    expect(first.items).toHaveLength(1);
+    expect(first.cursor).not.toBeNull();
+    const second = await call('GET', `/webhooks/${webhook.id}/deliveries?limit=1&cursor=${first.cursor}`);
+    expect(second.cursor).toBeNull();
+    const [newest, oldest] = [first.items[0], second.items[0]];
+    expect(Object.keys(newest).sort()).toEqual(
+      [
+        'id',
+        'deliveryId',
+        'eventId',
+        'type',
+        'attempt',
+        'statusCode',
+        'error',
+        'durationMs',
+        'at',
+        'request',
+        'response',
+      ].sort(),
+    );
+    expect(oldest).toMatchObject({ type: 'link.created', attempt: 1, statusCode: 200, error: null, response: 'noted' });
+    // Attempts run at once: either event may have been recorded first.
+    expect([newest, oldest].map((a) => JSON.parse(a.request).data.destination).sort()).toEqual([
+      'https://example.com/a',
+      'https://example.com/b',
+    ]);
+    expect(newest.id).toBeGreaterThan(oldest.id);
+
+    const retried = await call('POST', `/webhooks/${webhook.id}/deliveries/${oldest.deliveryId}/retry`, undefined, 200);
+    expect(retried).toEqual({ deliveryId: oldest.deliveryId, retried: true });
+    // Another webhook's delivery, or none: 404.
+    for (const path of [
+      `/webhooks/${other.id}/deliveries/${oldest.deliveryId}/retry`,
+      `/webhooks/${webhook.id}/deliveries/x/retry`,
+    ])
+      expect((await api(t, 'POST', path, { key })).status).toBe(404);
     await send();
-    expect(received).toHaveLength(2);
-    expect(received[1]!.headers['webhook-id']).toBe(received[0]!.headers['webhook-id']);
-    expect(received[1]!.raw).toBe(received[0]!.raw);
+    expect(received).toHaveLength(5);
+    expect(received[4]!.headers['webhook-id']).toBe(oldest.eventId);
+    expect(received[4]!.raw).toBe(oldest.request);
+    expect((await call('GET', `/webhooks/${webhook.id}/deliveries`)).items[0]).toMatchObject({
+      deliveryId: oldest.deliveryId,
+      attempt: 2,
+    });
+    expect((await api(t, 'GET', `/webhooks/${webhook.id}/deliveries?cursor=abc`, { key })).status).toBe(400);
   });
 });
