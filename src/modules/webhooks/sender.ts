@@ -22,6 +22,10 @@ const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 const POLL_MS = 1000;
 /** The part of a request the delivery log keeps. */
 const KEPT_REQUEST_BYTES = 4096;
+/** How long delivered events, done deliveries and the delivery log are kept. */
+export const KEPT_FOR_MS = 7 * 24 * 3_600_000;
+/** How often a process prunes them (any process may: a pruning is idempotent). */
+const PRUNE_EVERY_MS = 3_600_000;
 
 type SenderDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'log' | 'linkIndex'>;
 
@@ -31,6 +35,7 @@ export class WebhookSender {
   private passing: Promise<void> | null = null;
   private again = false;
   private stopped = true;
+  private prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly deps: SenderDeps,
@@ -58,6 +63,7 @@ export class WebhookSender {
     if (this.passing !== null) return this.passing;
     this.passing = (async () => {
       try {
+        await this.pruneIfDue();
         const room = IN_FLIGHT - this.inFlight.size;
         if (room > 0) {
           const due = await this.deps.stores.outbox.claimDue(this.deps.clock.now(), room, LEASE_MS);
@@ -85,6 +91,14 @@ export class WebhookSender {
     this.timer = null;
     await this.passing;
     await this.settled();
+  }
+
+  /** Deletes what is older than KEPT_FOR_MS, once an hour. */
+  private async pruneIfDue(): Promise<void> {
+    const now = this.deps.clock.now();
+    if (now - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now;
+    await this.deps.stores.outbox.prune(now - KEPT_FOR_MS);
   }
 
   private schedule(): void {

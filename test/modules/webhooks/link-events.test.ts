@@ -161,6 +161,21 @@ forEachEngine((engine) => {
     expect(await call('GET', `/webhooks/${webhook.id}`)).toMatchObject({ active: true, consecutiveFailures: 0 });
   });
 
+  test('events, done deliveries and the log are pruned after 7 days; a pending delivery keeps its event', async () => {
+    const webhook = await hook(['link.created']);
+    await call('POST', '/links', { destination: 'https://example.com/a' });
+    await send();
+    answer = () => 500;
+    await call('POST', '/links', { destination: 'https://example.com/b' });
+    await send();
+    expect((await call('GET', `/webhooks/${webhook.id}/deliveries`)).items).toHaveLength(2);
+    // Eight days on: the failed one was given up after 24 hours, so everything goes.
+    t.clock.advance(8 * 24 * 3_600_000);
+    await send();
+    expect((await call('GET', `/webhooks/${webhook.id}/deliveries`)).items.map((a: any) => a.attempt)).toEqual([2]);
+    expect(await t.deps.stores.outbox.prune(t.clock.now())).toBe(0);
+  });
+
   test('the delivery log through the API, in pages; a delivery made again by hand goes out with the same webhook-id', async () => {
     const webhook = await hook(['link.created']);
     const other = await hook(['link.created']);
