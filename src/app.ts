@@ -29,6 +29,7 @@ import { createShortSite } from './modules/redirect';
 import { sessionRoutes } from './modules/sessions';
 import { variantsRoutes } from './modules/variants';
 import { webhooksRoutes } from './modules/webhooks';
+import { liveRoutes } from './modules/webhooks/live-routes';
 import { workspaceRoutes } from './modules/workspace';
 
 /** /healthz: whether the database answers and clicks are being written (contract, "Paths"). */
@@ -171,6 +172,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(variantsRoutes(deps))
           .use(projectsRoutes(deps))
           .use(webhooksRoutes(deps))
+          .use(liveRoutes(deps))
           .use(analyticsRoutes(deps))
           .use(qrRoutes(deps)),
       )

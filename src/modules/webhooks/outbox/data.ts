@@ -16,18 +16,18 @@ async function linkJsonById(deps: DataDeps, ids: readonly string[]): Promise<Map
   return new Map(links.map((link) => [link.id, JSON.stringify(link)]));
 }
 
-export async function eventData(deps: DataDeps, delivery: DueDelivery): Promise<string> {
-  const id = delivery.linkId;
+export async function eventData(deps: DataDeps, event: Pick<DueDelivery, 'linkId'>): Promise<string> {
+  const id = event.linkId;
   if (id === null) return '{}';
   return (await linkJsonById(deps, [id])).get(id) ?? JSON.stringify({ id });
 }
 
 /**
  * After a link write committed: its created and updated events get the Links as they are now,
- * when a webhook wants them (otherwise a delivery made later builds them: eventData).
+ * whoever reads them later (a webhook's delivery, a live stream resumed hours after).
  */
 export async function fillLinkEvents(deps: DataDeps, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0 || !(await deps.stores.outbox.wantsLinkData())) return;
+  if (ids.length === 0) return;
   const json = await linkJsonById(deps, ids);
   await deps.stores.outbox.fillLinkData([...json].map(([linkId, data]) => ({ linkId, data })));
 }

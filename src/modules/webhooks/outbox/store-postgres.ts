@@ -28,6 +28,28 @@ interface PgDue {
 
 export function createPostgresOutboxStore(sql: Pg): OutboxStore {
   return {
+    async since(afterSeq, limit, linkId) {
+      const rows = await sql<
+        { seq: string; id: string; type: WebhookEvent; link_id: string | null; data: string | null; at: string }[]
+      >`
+        SELECT seq, id, type, link_id, data, at FROM webhook_events
+        WHERE seq > ${afterSeq}::int8 AND (${linkId}::text IS NULL OR link_id = ${linkId}::text)
+        ORDER BY seq LIMIT ${limit}`;
+      return rows.map((r) => ({
+        seq: num(r.seq),
+        id: r.id,
+        type: r.type,
+        linkId: r.link_id,
+        data: r.data,
+        at: num(r.at),
+      }));
+    },
+    async bounds() {
+      // Committed events only: a number taken by a transaction not committed yet is not the newest.
+      const [row] = await sql<{ newest: string | null; oldest: string | null }[]>`
+        SELECT max(seq) AS newest, min(seq) AS oldest FROM webhook_events`;
+      return { newest: num(row!.newest ?? 0), oldest: row!.oldest === null ? null : num(row!.oldest) };
+    },
     async fillLinkData(entries) {
       if (entries.length === 0) return;
       await sql`UPDATE webhook_events e SET data = f.data
@@ -39,11 +61,6 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
           'text',
         )}::text[]) AS f(link_id, data)
         WHERE e.link_id = f.link_id AND e.data IS NULL AND e.type IN ('link.created', 'link.updated')`;
-    },
-    async wantsLinkData() {
-      const rows = await sql`SELECT 1 FROM webhooks
-        WHERE active AND events::jsonb ?| array['link.created', 'link.updated'] LIMIT 1`;
-      return rows.length > 0;
     },
     async claimDue(now, limit, leaseMs) {
       const claim = randomToken();

@@ -2,7 +2,7 @@
 import type { Database } from 'bun:sqlite';
 import { randomToken } from '../../../lib/ids';
 import { WEBHOOK_LIMITS } from '../model';
-import type { AttemptRow, DueDelivery, OutboxStore } from './store';
+import type { AttemptRow, DueDelivery, OutboxStore, StoredEvent } from './store';
 
 const DUE_COLUMNS = `d.id, d.webhook_id AS webhookId, w.url, w.secret, w.bots, d.event_seq AS eventSeq, e.id AS eventId,
   e.type, e.link_id AS linkId, e.data, e.at AS eventAt, d.attempts, d.first_attempt_at AS firstAttemptAt`;
@@ -10,6 +10,22 @@ const DUE_COLUMNS = `d.id, d.webhook_id AS webhookId, w.url, w.secret, w.bots, d
 export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
   const immediate = <T>(work: () => T): T => sqlite.transaction(work).immediate();
   return {
+    async since(afterSeq, limit, linkId) {
+      return sqlite
+        .query<StoredEvent, [number, string | null, string | null, number]>(
+          `SELECT seq, id, type, link_id AS linkId, data, at FROM webhook_events
+           WHERE seq > ? AND (? IS NULL OR link_id = ?) ORDER BY seq LIMIT ?`,
+        )
+        .all(afterSeq, linkId, linkId, limit);
+    },
+    async bounds() {
+      const row = sqlite
+        .query<{ newest: number | null; oldest: number | null }, []>(
+          'SELECT max(seq) AS newest, min(seq) AS oldest FROM webhook_events',
+        )
+        .get()!;
+      return { newest: row.newest ?? 0, oldest: row.oldest };
+    },
     async fillLinkData(entries) {
       const fill = sqlite.query<unknown, [string, string]>(
         "UPDATE webhook_events SET data = ? WHERE link_id = ? AND data IS NULL AND type IN ('link.created', 'link.updated')",
@@ -17,16 +33,6 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
       immediate(() => {
         for (const { linkId, data } of entries) fill.run(data, linkId);
       });
-    },
-    async wantsLinkData() {
-      return (
-        sqlite
-          .query(
-            `SELECT 1 FROM webhooks, json_each(webhooks.events) AS t
-             WHERE webhooks.active = 1 AND t.value IN ('link.created', 'link.updated') LIMIT 1`,
-          )
-          .get() !== null
-      );
     },
     async claimDue(now, limit, leaseMs) {
       return immediate(() => {

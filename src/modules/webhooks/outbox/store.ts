@@ -58,11 +58,23 @@ export interface AttemptRow {
   response: string;
 }
 
+/** An event as the live stream reads it. */
+export interface StoredEvent {
+  seq: number;
+  id: string;
+  type: WebhookEvent;
+  linkId: string | null;
+  data: string | null;
+  at: number;
+}
+
 export interface OutboxStore {
+  /** Events after `afterSeq`, oldest first, at most `limit`; only those of `linkId` when given. */
+  since(afterSeq: number, limit: number, linkId: string | null): Promise<StoredEvent[]>;
+  /** The number of the newest committed event (0 when none) and of the oldest still kept (null when none). */
+  bounds(): Promise<{ newest: number; oldest: number | null }>;
   /** Gives link events still without data their Link, as JSON. */
   fillLinkData(entries: readonly { linkId: string; data: string }[]): Promise<void>;
-  /** Whether an active webhook subscribes to link.created or link.updated (whose data is worth filling). */
-  wantsLinkData(): Promise<boolean>;
   /** Claims up to `limit` due deliveries of active webhooks, oldest first, until `now + leaseMs`. */
   claimDue(now: number, limit: number, leaseMs: number): Promise<DueDelivery[]>;
   /**

@@ -1,0 +1,171 @@
+/**
+ * GET /api/v1/events on each engine, read as a browser's EventSource reads it: events as they
+ * are recorded, resumed after Last-Event-ID with nothing missed, one link's only, a gap said
+ * when the events asked for were pruned, bounded streams per key, and the errors.
+ */
+import { afterEach, beforeEach, expect, test } from 'bun:test';
+import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
+import { forEachEngine } from '../../helpers/engines';
+import { expectError } from '../../helpers/schema';
+
+interface Frame {
+  id?: string;
+  event?: string;
+  data?: string;
+  comment?: string;
+  retry?: string;
+}
+
+/** Reads Server-Sent Event frames off a response body. */
+class FrameReader {
+  private readonly reader: ReturnType<ReadableStream<Uint8Array>['getReader']>;
+  private readonly decoder = new TextDecoder();
+  private buffer = '';
+
+  constructor(res: Response) {
+    this.reader = res.body!.getReader();
+  }
+
+  async next(): Promise<Frame> {
+    for (;;) {
+      const end = this.buffer.indexOf('\n\n');
+      if (end >= 0) {
+        const text = this.buffer.slice(0, end);
+        this.buffer = this.buffer.slice(end + 2);
+        const frame: Frame = {};
+        for (const line of text.split('\n')) {
+          if (line.startsWith(':')) frame.comment = line.slice(1).trim();
+          else {
+            const colon = line.indexOf(':');
+            (frame as Record<string, string>)[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
+          }
+        }
+        return frame;
+      }
+      const { value, done } = await this.reader.read();
+      if (done) throw new Error('the stream ended');
+      this.buffer += this.decoder.decode(value, { stream: true });
+    }
+  }
+
+  /** The next frame that is an event (comments skipped). */
+  async event(): Promise<Frame> {
+    for (;;) {
+      const frame = await this.next();
+      if (frame.event !== undefined) return frame;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.reader.cancel();
+  }
+}
+
+let t: TestApp;
+let writeKey: string;
+let readKey: string;
+
+forEachEngine((engine) => {
+  beforeEach(async () => {
+    t = await makeTestApp({}, { engine });
+    writeKey = (await makeKey(t, 'write', { superuser: true })).key;
+    readKey = (await makeKey(t, 'read')).key;
+  });
+  afterEach(() => disposeTestApp(t));
+
+  const call = (method: string, path: string, body?: unknown, status?: number) =>
+    apiExpecting(t, writeKey, method, path, body, status);
+  async function stream(query = '', lastEventId?: string): Promise<FrameReader> {
+    const headers: Record<string, string> = { authorization: `Bearer ${readKey}` };
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+    const res = await t.app.handle(new Request(`http://localhost/api/v1/events${query}`, { headers }));
+    expect({
+      status: res.status,
+      type: res.headers.get('content-type'),
+      cache: res.headers.get('cache-control'),
+    }).toEqual({
+      status: 200,
+      type: 'text/event-stream; charset=utf-8',
+      cache: 'no-store',
+    });
+    const reader = new FrameReader(res);
+    expect(await reader.next()).toEqual({ retry: '2000' });
+    return reader;
+  }
+
+  test('events arrive as they are recorded, with the body a webhook gets; a reconnection resumes after Last-Event-ID', async () => {
+    const live = await stream();
+    const link = await call('POST', '/links', { destination: 'https://example.com/a', slug: 'live' });
+    const created = await live.event();
+    expect(created.event).toBe('link.created');
+    expect(JSON.parse(created.data!)).toMatchObject({ type: 'link.created', data: link });
+    expect(JSON.parse(created.data!).id).toMatch(/^evt_/);
+    await live.close();
+
+    // While nobody listens: an update and a deletion.
+    const updated = await call('PATCH', `/links/${link.id}`, { title: 'While away' });
+    await call('DELETE', `/links/${link.id}`);
+    const again = await stream('', created.id);
+    const [first, second] = [await again.event(), await again.event()];
+    expect([first.event, second.event]).toEqual(['link.updated', 'link.deleted']);
+    expect(Number(first.id)).toBeGreaterThan(Number(created.id));
+    expect(Number(second.id)).toBeGreaterThan(Number(first.id));
+    // The Link as it was after the update (its data was filled then), and the deletion's id.
+    expect(JSON.parse(first.data!).data.title).toBe(updated.title);
+    expect(JSON.parse(second.data!).data).toEqual({ id: link.id });
+    await again.close();
+  });
+
+  test("?link= gives one link's events only; an unknown link is 404", async () => {
+    const a = await call('POST', '/links', { destination: 'https://example.com/a' });
+    const live = await stream(`?link=${a.id}`);
+    await call('POST', '/links', { destination: 'https://example.com/b' });
+    await call('PATCH', `/links/${a.id}`, { title: 'Mine' });
+    const event = await live.event();
+    expect({ event: event.event, link: JSON.parse(event.data!).data.id }).toEqual({
+      event: 'link.updated',
+      link: a.id,
+    });
+    await live.close();
+    const res = await api(t, 'GET', '/events?link=lnk_nope', { key: readKey });
+    expectError(res, 404, 'not_found');
+  });
+
+  test('resuming after events that were pruned says so with a gap event first', async () => {
+    await call('POST', '/links', { destination: 'https://example.com/a' });
+    await call('POST', '/links', { destination: 'https://example.com/b' });
+    await call('POST', '/links', { destination: 'https://example.com/c' });
+    // The two oldest go, as after 7 days.
+    const kept = await t.deps.stores.outbox.since(0, 10, null);
+    expect(kept).toHaveLength(3);
+    await t.deps.stores.outbox.prune(Number.MAX_SAFE_INTEGER);
+    expect(await t.deps.stores.outbox.since(0, 10, null)).toEqual([]);
+    await call('POST', '/links', { destination: 'https://example.com/d' });
+    const live = await stream('', '0');
+    const gap = await live.event();
+    expect(gap.event).toBe('gap');
+    expect(JSON.parse(gap.data!)).toEqual({ after: 0, oldestKept: kept[2]!.seq + 1 });
+    const next = await live.event();
+    expect(next.event).toBe('link.created');
+    expect(JSON.parse(next.data!).data.destination).toBe('https://example.com/d');
+    await live.close();
+  });
+
+  test('at most 5 streams per key: 429 beyond, a closed one frees its place; bad Last-Event-ID 400; no key 401', async () => {
+    const streams = [];
+    for (let i = 0; i < 5; i++) streams.push(await stream());
+    const refused = await api(t, 'GET', '/events', { key: readKey });
+    expectError(refused, 429, 'rate_limited');
+    await streams.pop()!.close();
+    streams.push(await stream());
+    for (const s of streams) await s.close();
+    const bad = await t.app.handle(
+      new Request('http://localhost/api/v1/events', {
+        headers: { authorization: `Bearer ${readKey}`, 'last-event-id': 'x1' },
+      }),
+    );
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { field: string } }).error.field).toBe('Last-Event-ID');
+    expectError(await api(t, 'GET', '/events'), 401, 'key_missing');
+  });
+});
