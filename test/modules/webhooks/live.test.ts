@@ -18,7 +18,7 @@ interface Frame {
 
 /** Reads Server-Sent Event frames off a response body. */
 class FrameReader {
-  private readonly reader: ReturnType<ReadableStream<Uint8Array>['getReader']>;
+  private readonly reader: { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel(): Promise<void> };
   private readonly decoder = new TextDecoder();
   private buffer = '';
 
