@@ -18,7 +18,7 @@ interface Frame {
 
 /** Reads Server-Sent Event frames off a response body. */
 class FrameReader {
-  private readonly reader: { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel(): Promise<void> };
+  private readonly reader: { read(): Promise<{ value?: Uint8Array; done: boolean }>; cancel(): Promise<void> };
   private readonly decoder = new TextDecoder();
   private buffer = '';
 
