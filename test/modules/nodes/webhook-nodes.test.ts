@@ -1,0 +1,84 @@
+/**
+ * Webhooks across three nodes on one PostgreSQL: every event is delivered once although every
+ * node's sender passes at the same moment (each delivery claimed by one node, SKIP LOCKED); a
+ * node that claimed deliveries and died lets them go when its lease ends, and another delivers
+ * them; a live stream on one node sees the events written through the others.
+ */
+import { afterAll, afterEach, beforeEach, expect, test } from 'bun:test';
+import { apiExpecting, makeKey } from '../../helpers/app';
+import { type Nodes, startNodes } from '../../helpers/nodes';
+
+let cluster: Nodes;
+const received: string[] = [];
+const receiver = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  async fetch(req) {
+    received.push(req.headers.get('webhook-id')!);
+    await req.text();
+    return new Response('ok');
+  },
+});
+
+afterAll(() => receiver.stop(true));
+
+beforeEach(async () => {
+  cluster = await startNodes(3, { SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' });
+  received.length = 0;
+});
+afterEach(() => cluster.close());
+
+async function keyOf(i: number) {
+  return (await makeKey(cluster.nodes[i]!, 'write', { superuser: true })).key;
+}
+
+test('three senders passing at once deliver each event exactly once', async () => {
+  const [a, b, c] = cluster.nodes as [any, any, any];
+  const key = await keyOf(0);
+  await apiExpecting(a, key, 'POST', '/webhooks', {
+    url: `http://127.0.0.1:${receiver.port}/`,
+    events: ['link.created'],
+  });
+  for (let i = 0; i < 30; i++)
+    await apiExpecting(cluster.nodes[i % 3]!, key, 'POST', '/links', { destination: `https://example.com/${i}` });
+  for (let round = 0; round < 3; round++) {
+    await Promise.all([a, b, c].map((n) => n.deps.webhooks.pass()));
+    await Promise.all([a, b, c].map((n) => n.deps.webhooks.settled()));
+  }
+  expect(received).toHaveLength(30);
+  expect(new Set(received).size).toBe(30);
+});
+
+test("a node's claims outlive it only for the lease: another node then delivers them", async () => {
+  const [a, b] = cluster.nodes as [any, any];
+  const key = await keyOf(0);
+  await apiExpecting(a, key, 'POST', '/webhooks', {
+    url: `http://127.0.0.1:${receiver.port}/`,
+    events: ['link.created'],
+  });
+  await apiExpecting(a, key, 'POST', '/links', { destination: 'https://example.com/a' });
+  // Node a claims the delivery and dies before attempting it.
+  const claimed = await a.deps.stores.outbox.claimDue(a.clock.now(), 10, 30_000);
+  expect(claimed).toHaveLength(1);
+  await b.deps.webhooks.pass();
+  await b.deps.webhooks.settled();
+  expect(received).toEqual([]);
+  cluster.advance(30_000);
+  await b.deps.webhooks.pass();
+  await b.deps.webhooks.settled();
+  expect(received).toEqual([claimed[0].eventId]);
+  // Node a comes back to it late: its outcome is refused, nothing recorded twice.
+  expect(
+    await a.deps.stores.outbox.settle(claimed[0], {
+      at: a.clock.now(),
+      status: 200,
+      error: null,
+      durationMs: 1,
+      request: '',
+      response: '',
+      delivered: true,
+      nextAt: null,
+      disableReason: '',
+    }),
+  ).toBe(false);
+});
