@@ -3,6 +3,9 @@
  * Crypto (not the code under test): a receiver that follows the specification accepts it.
  */
 import { describe, expect, test } from 'bun:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { deliveryHeaders, newWebhookSecret, webhookSignature } from '../../../src/modules/webhooks/signature';
 
 /** What a receiver does: decode the key after `whsec_`, HMAC-SHA256 `id.timestamp.body`, compare. */
@@ -53,5 +56,24 @@ describe('webhook signature', () => {
     expect(await receiverAccepts(secret, { ...headers, 'webhook-id': 'evt_2' }, body)).toBe(false);
     expect(await receiverAccepts(secret, { ...headers, 'webhook-timestamp': '1800000001' }, body)).toBe(false);
     expect(await receiverAccepts(newWebhookSecret(), headers, body)).toBe(false);
+  });
+});
+
+describe("the receiver's check in docs/behaviour.md", () => {
+  test('accepts a delivery Slink signs now, refuses it tampered with or an hour old', async () => {
+    const docs = await Bun.file(`${import.meta.dir}/../../../docs/behaviour.md`).text();
+    const block = /```ts\n(import \{ createHmac[\s\S]*?)```/.exec(docs)?.[1];
+    expect(block).toBeDefined();
+    const dir = mkdtempSync(join(tmpdir(), 'slink-verify-'));
+    const file = `${dir}/verify.ts`;
+    await Bun.write(file, `${block}\nexport { verify };\n`);
+    const { verify } = (await import(file)) as { verify: (s: string, h: Headers, b: string) => boolean };
+    const secret = newWebhookSecret();
+    const body = JSON.stringify({ id: 'evt_9', type: 'link.deleted', timestamp: 'x', data: { id: 'lnk_1' } });
+    const now = Math.floor(Date.now() / 1000);
+    expect(verify(secret, new Headers(deliveryHeaders(secret, 'evt_9', now, body)), body)).toBe(true);
+    expect(verify(secret, new Headers(deliveryHeaders(secret, 'evt_9', now, body)), `${body} `)).toBe(false);
+    expect(verify(newWebhookSecret(), new Headers(deliveryHeaders(secret, 'evt_9', now, body)), body)).toBe(false);
+    expect(verify(secret, new Headers(deliveryHeaders(secret, 'evt_9', now - 3600, body)), body)).toBe(false);
   });
 });
