@@ -198,6 +198,7 @@ describe('help text', () => {
       'SLINK_SESSION_DAYS',
       'SLINK_DATABASE_URL',
       'SLINK_NODE_ID',
+      'SLINK_WEBHOOKS_ALLOW_PRIVATE',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(names);
     const lines = help.split('\n');
