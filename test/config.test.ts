@@ -206,7 +206,7 @@ describe('help text', () => {
     for (const [i, name] of names.entries()) expect(lines[i]!.trim().startsWith(name)).toBe(true);
     for (const def of ['3000', '0.0.0.0', './data/slink.db', 'http://localhost:$SLINK_PORT', '1000', '600', 'Slink'])
       expect(help).toContain(def);
-    expect(lines.at(-1)).toMatch(/^\s*SLINK_NODE_ID\s+the host name\s+this node's name/);
+    expect(lines.at(-1)).toMatch(/^\s*SLINK_WEBHOOKS_ALLOW_PRIVATE\s+0\s+1: webhooks may be delivered to loopback/);
   });
 });
 
