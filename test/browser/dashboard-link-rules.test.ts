@@ -8,7 +8,14 @@
 import { expect, test } from 'bun:test';
 import type { Request } from 'playwright-core';
 import { api } from '../helpers/app';
-import { dashboardPerFile, expectCleanPage, signedInPage, waitUntil } from '../helpers/dashboard-browser';
+import {
+  dashboardPerFile,
+  expectCleanPage,
+  expectUsableEverywhere,
+  seriousA11yViolations,
+  signedInPage,
+  waitUntil,
+} from '../helpers/dashboard-browser';
 import { forEachEngine } from '../helpers/engines';
 
 const IPHONE =
@@ -253,4 +260,35 @@ forEachEngine((engine) => {
     await expectCleanPage(p);
     await p.page.close();
   }, 120_000);
+
+  // The page alone (no stored data in question): once, on SQLite.
+  if (engine === 'sqlite')
+    test('a link page with rules, a password and a preview: no axe finding light or dark, fits 375 px', async () => {
+      const p = await linkPage('usable', {
+        password: 'correct horse',
+        preview: { title: 'Card', description: 'Text', image: 'https://example.com/card.png' },
+        redirectStatus: 301,
+        rules: [
+          { when: { device: ['mobile'], query: { ref: 'x', promo: null } }, destination: 'https://example.com/m' },
+          { when: { country: ['FR'], after: Date.UTC(2030, 0, 1) }, destination: 'https://example.com/fr' },
+        ],
+      });
+      await p.page.setViewportSize({ width: 1280, height: 800 });
+      await expectUsableEverywhere(p.page, async () => {
+        await p.page.goto(`${d.origin}/app/links/${p.id}`);
+        await p.page.getByRole('region', { name: 'Test the rules' }).waitFor();
+        await p.page.getByRole('group', { name: 'Rule 2', exact: true }).waitFor();
+      });
+      await p.page.goto(`${d.origin}/app`);
+      await p.page.locator('.link-item .badge').first().waitFor();
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await p.page.emulateMedia({ colorScheme });
+        expect({ colorScheme, violations: await seriousA11yViolations(p.page) }).toEqual({
+          colorScheme,
+          violations: [],
+        });
+      }
+      await expectCleanPage(p);
+      await p.page.close();
+    }, 120_000);
 });

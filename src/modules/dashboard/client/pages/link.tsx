@@ -81,16 +81,16 @@ export function LinkPage({ params, query }: PageProps) {
       )}
       {link.error && <LoadFailed error={link.error} retry={link.reload} />}
       <Summary link={current} />
-      {/* Side by side the columns are as tall as each other, so the rules test at the foot of
-          the right one sits beside the rules, at the foot of Details. */}
+      {/* Side by side the columns are as tall as each other, and the rules test, last on the
+          right, stays in view while the person scrolls through the rules on the left. */}
       <div class="columns link-columns">
         <LinkDetailsForm key={current.id} link={current} onSaved={link.set} />
         <div class="stack">
           <StatusActions link={current} onChanged={link.set} />
           <Variants link={current} onChanged={link.reload} />
           <QrCode link={current} />
-          {current.rules.length > 0 && <RulesTest link={current} />}
           <DeleteLink link={current} />
+          {current.rules.length > 0 && <RulesTest link={current} />}
         </div>
       </div>
     </>

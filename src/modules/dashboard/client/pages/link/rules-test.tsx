@@ -49,40 +49,44 @@ export function RulesTest({ link }: { link: Link }) {
           onValue={setUserAgent}
           error={errorFor(error, 'userAgent')}
         />
-        <Field
-          label="IP address"
-          spellcheck={false}
-          placeholder="203.0.113.7"
-          hint="For the country."
-          value={ip}
-          onValue={setIp}
-          error={errorFor(error, 'ip')}
-        />
-        <Field
-          label="Accept-Language"
-          spellcheck={false}
-          placeholder="fr-FR,fr;q=0.9"
-          value={language}
-          onValue={setLanguage}
-          error={errorFor(error, 'language')}
-        />
-        <Field
-          label="Referrer"
-          inputMode="url"
-          spellcheck={false}
-          placeholder="https://news.example.com/item"
-          value={referrer}
-          onValue={setReferrer}
-          error={errorFor(error, 'referrer')}
-        />
-        <Field
-          label="Query"
-          spellcheck={false}
-          placeholder="ref=partner&lang=fr"
-          value={query}
-          onValue={setQuery}
-          error={errorFor(error, 'query')}
-        />
+        <div class="row">
+          <Field
+            label="IP address"
+            spellcheck={false}
+            placeholder="203.0.113.7"
+            hint="For the country."
+            value={ip}
+            onValue={setIp}
+            error={errorFor(error, 'ip')}
+          />
+          <Field
+            label="Accept-Language"
+            spellcheck={false}
+            placeholder="fr-FR,fr;q=0.9"
+            value={language}
+            onValue={setLanguage}
+            error={errorFor(error, 'language')}
+          />
+        </div>
+        <div class="row">
+          <Field
+            label="Referrer"
+            inputMode="url"
+            spellcheck={false}
+            placeholder="https://news.example.com/item"
+            value={referrer}
+            onValue={setReferrer}
+            error={errorFor(error, 'referrer')}
+          />
+          <Field
+            label="Query"
+            spellcheck={false}
+            placeholder="ref=partner&lang=fr"
+            value={query}
+            onValue={setQuery}
+            error={errorFor(error, 'query')}
+          />
+        </div>
         <Field
           label="Time (UTC)"
           type="datetime-local"
