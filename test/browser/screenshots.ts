@@ -2,7 +2,7 @@
  * Writes the dashboard's screenshots: `bun run test/browser/screenshots.ts [out-dir]` (default
  * docs/screenshots), rendered by the real app in Chromium with no internet. The sign-in page at
  * 1280x800 and 375x800; the links list with data (an expired link and one at its click limit
- * among them, one protected by a password and one with rules), a link's page, an expired
+ * among them, one with a password and one with rules), a link's page, an expired
  * link's page, its slug change asking first, a link's rules with the rules test beside them (also
  * at 375x800), the API keys page with a new key shown once, and the sessions page at 1280x800;
  * each light and dark.
@@ -55,7 +55,6 @@ const LINKS = [
     destination: 'https://docs.example.com/start',
     tags: ['docs'],
     clicks: 17,
-    password: 'correct horse battery',
   },
   {
     slug: 'launch',
@@ -63,6 +62,7 @@ const LINKS = [
     destination: 'https://blog.example.com/2026/launch',
     tags: ['blog', 'campaign'],
     clicks: 128,
+    rules: RULES.slice(0, 2),
   },
   // Three clicks of three: visitors get the "no longer available" page.
   { slug: 'careers', title: null, destination: 'https://example.com/careers', tags: [], clicks: 3, clickLimit: 3 },
@@ -72,6 +72,8 @@ const LINKS = [
     destination: 'https://events.example.com/webinar?id=11',
     tags: ['events'],
     clicks: 0,
+    // Without clicks: a protected link's seeded visits would get the password form.
+    password: 'correct horse battery',
     // Expired an hour after it was made (the list is seen days later).
     expiresIn: 3_600_000,
   },
