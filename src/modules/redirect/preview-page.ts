@@ -9,13 +9,7 @@
  */
 import { htmlSecurityHeaders } from '../../http/html-headers';
 import { escapeHtml } from '../../lib/text';
-
-/** A link's preview (links/model.ts `Preview`): title required, description and image optional. */
-export interface PreviewFields {
-  readonly title: string;
-  readonly description?: string;
-  readonly image?: string;
-}
+import type { Preview } from '../links/rules';
 
 const HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -33,7 +27,7 @@ function meta(attribute: 'name' | 'property', key: string, value: string | undef
  * The page for `preview` shared as `shortUrl` (the address the crawler fetched, without its
  * query), linking to `location` (where the redirect would send a visitor).
  */
-export function previewHtml(preview: PreviewFields, shortUrl: string, location: string): string {
+export function previewHtml(preview: Preview, shortUrl: string, location: string): string {
   const { title, description, image } = preview;
   const text = escapeHtml(title);
   return `<!doctype html>
@@ -49,7 +43,7 @@ ${description === undefined ? '' : `<p>${escapeHtml(description)}</p>\n`}<p><a h
 }
 
 /** The 200 answer: the page, or for HEAD the same headers and no body. */
-export function previewResponse(preview: PreviewFields, shortUrl: string, location: string, head: boolean): Response {
+export function previewResponse(preview: Preview, shortUrl: string, location: string, head: boolean): Response {
   const html = previewHtml(preview, shortUrl, location);
   if (!head) return new Response(html, { headers: HEADERS });
   return new Response(null, { headers: { ...HEADERS, 'content-length': String(Buffer.byteLength(html)) } });
