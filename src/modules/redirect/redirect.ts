@@ -1,5 +1,6 @@
 /**
- * The hot path: resolve a slug from memory, capture the click as a compact record, answer 302.
+ * The hot path: resolve a slug from memory, capture the click as a compact record, answer 302 (or,
+ * to a social-preview crawler on a link with a preview, the preview page: preview-page.ts).
  * No parsing, hashing, geo lookup or I/O happens here (docs/architecture.md, "A short link"); the flush does it.
  * The only classification on this path is for links with a click limit, which must count
  * humans exactly at the moment they are let through; the only wait is theirs too, when several
