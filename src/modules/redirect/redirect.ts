@@ -3,7 +3,8 @@
  * to a social-preview crawler on a link with a preview, the preview page: preview-page.ts).
  * No parsing, hashing, geo lookup or I/O happens here (docs/architecture.md, "A short link"); the flush does it.
  * The only classification on this path is for links with a click limit, which must count
- * humans exactly at the moment they are let through; the only wait is theirs too, when several
+ * humans exactly at the moment they are let through, and for links with a preview (is the agent
+ * a social-preview crawler: cached by agent like the bot verdict); the only wait is theirs too, when several
  * processes share the count (click-limit-gate.ts). Every other answer is synchronous.
  */
 import type { Deps } from '../../deps';
