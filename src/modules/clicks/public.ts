@@ -8,10 +8,11 @@
  */
 
 // The redirect's side: what it records and where (capture/).
-export { isBotAgent } from './capture/bot';
+export { isBotAgent, isPreviewCrawler } from './capture/bot';
 export type { ClickBuffer } from './capture/buffer';
 export { countCaptured } from './capture/live-counts';
 export { type ClickPipeline, createClickPipeline, type PipelineOptions } from './capture/pipeline';
+export { PREVIEW_CRAWLERS } from './capture/preview-crawlers';
 export { type ClickLinks, type ClickRecord, targetSerial } from './capture/record';
 export type { ClickWriter } from './capture/sink';
 export { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS } from './capture/spill';

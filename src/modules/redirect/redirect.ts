@@ -1,17 +1,24 @@
 /**
- * The hot path: resolve a slug from memory, capture the click as a compact record, answer 302.
+ * The hot path: resolve a slug from memory, capture the click as a compact record, answer 302 (or,
+ * to a social-preview crawler on a link with a preview, the preview page: preview-page.ts).
  * No parsing, hashing, geo lookup or I/O happens here (docs/architecture.md, "A short link"); the flush does it.
  * The only classification on this path is for links with a click limit, which must count
- * humans exactly at the moment they are let through; the only wait is theirs too, when several
+ * humans exactly at the moment they are let through, and for links with a preview (is the agent
+ * a social-preview crawler: cached by agent like the bot verdict); the only wait is theirs too, when several
  * processes share the count (click-limit-gate.ts). Every other answer is synchronous.
  */
 import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
-import { blockLocation, isBotAgent } from '../clicks/public';
+import { shortUrlOf } from '../../lib/short-url';
+import { blockLocation, isBotAgent, isPreviewCrawler } from '../clicks/public';
 import type { Admission } from './click-limit-gate';
-import { type LinkTable, PAUSED } from './link-table';
+import { HAS_PASSWORD, HAS_PREVIEW, type LinkTable, PAUSED } from './link-table';
 import { withVisitorQuery } from './location';
 import { pageResponse } from './pages';
+import { previewResponse } from './preview-page';
+
+/** The extras bits that decide a preview: set, and no password (a protected link shows none). */
+const PREVIEW_ONLY = HAS_PREVIEW | HAS_PASSWORD;
 
 // Header values kept per click are capped: memory per buffered click stays bounded.
 const MAX_AGENT = 512;
@@ -70,6 +77,10 @@ export function createRedirect(deps: Deps) {
     const userAgent = capped(headers.get('user-agent'), MAX_AGENT);
     const head = request.method === 'HEAD';
     let bot: boolean | null = head || !userAgent ? true : null;
+    // Social previews (preview-page.ts): a listed crawler gets the link's preview page, recorded
+    // as the bot hit it is. Links without a preview pay this one byte read.
+    const preview = (links.extras[slot]! & PREVIEW_ONLY) === HAS_PREVIEW && isPreviewCrawler(userAgent);
+    if (preview) bot = true;
     const clickLimit = links.clickLimit[slot]!;
     if (admitted) {
       bot = false;
@@ -106,13 +117,18 @@ export function createRedirect(deps: Deps) {
       bot,
     });
     const query = links.forwardQuery[slot] === 1 ? queryOf(request.url) : '';
-    const response = new Response(null, {
-      status: links.redirectStatus[slot]!,
-      headers: {
-        location: query === '' ? location : withVisitorQuery(location, query),
-        'cache-control': 'private, max-age=0',
-      },
-    });
+    const target = query === '' ? location : withVisitorQuery(location, query);
+    const response = preview
+      ? previewResponse(
+          links.preview.get(slot)!,
+          shortUrlOf(config.shortHost, links.slug(slot), code ?? undefined),
+          target,
+          head,
+        )
+      : new Response(null, {
+          status: links.redirectStatus[slot]!,
+          headers: { location: target, 'cache-control': 'private, max-age=0' },
+        });
     // The click is recorded either way; at saturation the answer waits for the writer (buffer.ts).
     return buffer.saturated ? buffer.drained().then(() => response) : response;
   };
