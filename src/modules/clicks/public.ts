@@ -55,6 +55,7 @@ export {
   type ClickKey,
   EXPORT_BOT_AT,
   EXPORT_DIMS_AT,
+  EXPORT_RULE_AT,
   ExportPages,
   type ExportRow,
   keyAbove,

@@ -1,17 +1,20 @@
 /**
  * The hot path: resolve a slug from memory, capture the click as a compact record, answer 302.
  * No parsing, hashing, geo lookup or I/O happens here (docs/architecture.md, "A short link"); the flush does it.
+ * The exception is a link with rules: their conditions read the request (rules/, in memory).
  * The only classification on this path is for links with a click limit, which must count
  * humans exactly at the moment they are let through; the only wait is theirs too, when several
  * processes share the count (click-limit-gate.ts). Every other answer is synchronous.
  */
 import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
-import { blockLocation, isBotAgent } from '../clicks/public';
+import { blockLocation, blockParamsJson, isBotAgent } from '../clicks/public';
 import type { Admission } from './click-limit-gate';
-import { type LinkTable, PAUSED } from './link-table';
+import { HAS_RULES, type LinkTable, PAUSED } from './link-table';
 import { withVisitorQuery } from './location';
 import { pageResponse } from './pages';
+import { chooseRule, queryOf } from './rules/choose';
+import { ruleGeo } from './rules/geo';
 
 // Header values kept per click are capped: memory per buffered click stays bounded.
 const MAX_AGENT = 512;
@@ -38,15 +41,10 @@ function refusal(links: LinkTable, slot: number, admission: Exclude<Admission, '
   return admission === 'refused' ? ended(links, slot) : pageResponse('notFound');
 }
 
-/** The request URL's query without its `?`, or '' (the fragment never reaches the server). */
-function queryOf(url: string): string {
-  const at = url.indexOf('?');
-  return at < 0 ? '' : url.slice(at + 1);
-}
-
 export function createRedirect(deps: Deps) {
   const { linkIndex, clicks, clock, config, clickLimitGate } = deps;
   const buffer = clicks.buffer;
+  const geo = ruleGeo(config.geoDb, (err) => deps.log.error('link rules: the geo database cannot be opened', err));
   /**
    * `admitted`: a human click the click-limit gate let through after asking another process; the
    * link is read again as it is now (still in `slot`: the gate made sure).
@@ -65,7 +63,6 @@ export function createRedirect(deps: Deps) {
     if (now >= links.expiresAt[slot]!) return ended(links, slot);
     const at = links.blockAt[slot]!;
     const variantAt = code === null ? -1 : links.variantAt(slot, code);
-    const location = blockLocation(links.arena, variantAt < 0 ? at : variantAt);
     const headers = request.headers;
     const userAgent = capped(headers.get('user-agent'), MAX_AGENT);
     const head = request.method === 'HEAD';
@@ -89,6 +86,26 @@ export function createRedirect(deps: Deps) {
     } else if (bot === null) {
       links.unsorted[slot]!++;
     }
+    const address = clientAddress(request, server, config.trustProxy);
+    const referrer = capped(headers.get('referer'), MAX_REFERRER);
+    const acceptLanguage = capped(headers.get('accept-language'), MAX_LANGUAGE);
+    // Link rules (rules/): a link without any pays this one byte.
+    const rule =
+      (links.extras[slot]! & HAS_RULES) === 0
+        ? null
+        : chooseRule(
+            links.rules.get(slot)!,
+            request.url,
+            userAgent,
+            address,
+            acceptLanguage,
+            referrer,
+            now,
+            geo,
+            variantAt < 0 ? null : code,
+            variantAt < 0 ? null : blockParamsJson(links.arena, variantAt),
+          );
+    const location = rule === null ? blockLocation(links.arena, variantAt < 0 ? at : variantAt) : rule.location;
     buffer.push({
       time: now,
       links,
@@ -98,12 +115,13 @@ export function createRedirect(deps: Deps) {
       variantAt,
       location,
       code,
-      address: clientAddress(request, server, config.trustProxy),
+      address,
       userAgent,
-      referrer: capped(headers.get('referer'), MAX_REFERRER),
-      acceptLanguage: capped(headers.get('accept-language'), MAX_LANGUAGE),
+      referrer,
+      acceptLanguage,
       head,
       bot,
+      rule,
     });
     const query = links.forwardQuery[slot] === 1 ? queryOf(request.url) : '';
     const response = new Response(null, {

@@ -71,6 +71,8 @@ export interface CompiledRule {
 }
 
 export interface CompiledRules {
+  /** The rules as given (a link's view: tests, the index's copies). */
+  readonly source: readonly RuleSource[];
   readonly list: readonly CompiledRule[];
   /** NEEDS_* bits of any rule. */
   readonly needs: number;
@@ -149,5 +151,5 @@ export function compileRules(
       byCode: new Map(),
     };
   });
-  return { list, needs };
+  return { source: rules, list, needs };
 }
