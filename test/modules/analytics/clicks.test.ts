@@ -74,6 +74,7 @@ forEachEngine((engine) => {
     trafficType: string | null;
     language: string | null;
     bot: boolean;
+    rule: number | null;
   }
 
   interface Page {
