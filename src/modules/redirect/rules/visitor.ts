@@ -35,6 +35,8 @@ export function agentNames(userAgent: string | null): AgentNames {
   return names;
 }
 
+const NO_QUERY: ReadonlyMap<string, readonly string[]> = new Map();
+
 /** The request as rules see it: raw values, read lazily. */
 export interface RuleRequest {
   userAgent: string | null;
@@ -78,6 +80,8 @@ export class RuleVisitor {
 
   /** The query's values by decoded key, lower case (a repeated key has several). */
   get query(): ReadonlyMap<string, readonly string[]> {
+    // Most visits have no query: nothing to allocate.
+    if (this.request.rawQuery === '') return NO_QUERY;
     if (this.queryValues === undefined) {
       this.queryValues = new Map();
       for (const part of this.request.rawQuery.split('&')) {
