@@ -87,7 +87,7 @@ forEachEngine((engine) => {
     expect(link.rules).toEqual(expected);
     expect((await write('GET', `/links/${link.id}`)).rules).toEqual(expected);
     expect(extrasOf('ruled')).toBe(HAS_RULES);
-    expect(t.deps.linkIndex.table.rules.get(t.deps.linkIndex.find('ruled'))).toEqual(expected);
+    expect(t.deps.linkIndex.table.rules.get(t.deps.linkIndex.find('ruled'))?.source).toEqual(expected);
 
     const replaced = await write('PATCH', `/links/${link.id}`, { rules: [expected[2]] });
     expect(replaced.rules).toEqual([expected[2]]);

@@ -39,7 +39,11 @@ export {
   sameBlocks,
   sqliteClickCounts,
 } from './copy-to-verify';
-// Enrichment other modules reuse (the sessions list names a session's browser).
+// Enrichment other modules reuse (the sessions list names a session's browser; link rules
+// read the agent, country, languages and referrer host as the statistics name them).
+export { type GeoLookup, noGeo, openGeo } from './enrich/geo';
+export { acceptedLanguages } from './enrich/language';
+export { referrerHost } from './enrich/traffic';
 export { parseAgent } from './enrich/user-agent';
 export { deleteLinkClicksPg } from './postgres/delete';
 export { lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
@@ -52,6 +56,7 @@ export {
   type ClickKey,
   EXPORT_BOT_AT,
   EXPORT_DIMS_AT,
+  EXPORT_RULE_AT,
   ExportPages,
   type ExportRow,
   keyAbove,

@@ -2,6 +2,7 @@
  * The hot path: resolve a slug from memory, capture the click as a compact record, answer 302 (or,
  * to a social-preview crawler on a link with a preview, the preview page: preview-page.ts).
  * No parsing, hashing, geo lookup or I/O happens here (docs/architecture.md, "A short link"); the flush does it.
+ * The exception is a link with rules: their conditions read the request (rules/, in memory).
  * The only classification on this path is for links with a click limit, which must count
  * humans exactly at the moment they are let through, and for links with a preview (is the agent
  * a social-preview crawler: cached by agent like the bot verdict); the only wait is theirs too, when several
@@ -10,12 +11,14 @@
 import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
 import { shortUrlOf } from '../../lib/short-url';
-import { blockLocation, isBotAgent, isPreviewCrawler } from '../clicks/public';
+import { blockLocation, blockParamsJson, isBotAgent, isPreviewCrawler } from '../clicks/public';
 import type { Admission } from './click-limit-gate';
-import { HAS_PASSWORD, HAS_PREVIEW, type LinkTable, PAUSED } from './link-table';
+import { HAS_PASSWORD, HAS_PREVIEW, HAS_RULES, type LinkTable, PAUSED } from './link-table';
 import { withVisitorQuery } from './location';
 import { pageResponse } from './pages';
 import { previewResponse } from './preview-page';
+import { chooseRule, queryOf } from './rules/choose';
+import { ruleGeo } from './rules/geo';
 
 /** The extras bits that decide a preview: set, and no password (a protected link shows none). */
 const PREVIEW_ONLY = HAS_PREVIEW | HAS_PASSWORD;
@@ -45,15 +48,10 @@ function refusal(links: LinkTable, slot: number, admission: Exclude<Admission, '
   return admission === 'refused' ? ended(links, slot) : pageResponse('notFound');
 }
 
-/** The request URL's query without its `?`, or '' (the fragment never reaches the server). */
-function queryOf(url: string): string {
-  const at = url.indexOf('?');
-  return at < 0 ? '' : url.slice(at + 1);
-}
-
 export function createRedirect(deps: Deps) {
   const { linkIndex, clicks, clock, config, clickLimitGate } = deps;
   const buffer = clicks.buffer;
+  const geo = ruleGeo(config.geoDb, (err) => deps.log.error('link rules: the geo database cannot be opened', err));
   /**
    * `admitted`: a human click the click-limit gate let through after asking another process; the
    * link is read again as it is now (still in `slot`: the gate made sure).
@@ -72,7 +70,6 @@ export function createRedirect(deps: Deps) {
     if (now >= links.expiresAt[slot]!) return ended(links, slot);
     const at = links.blockAt[slot]!;
     const variantAt = code === null ? -1 : links.variantAt(slot, code);
-    const location = blockLocation(links.arena, variantAt < 0 ? at : variantAt);
     const headers = request.headers;
     const userAgent = capped(headers.get('user-agent'), MAX_AGENT);
     const head = request.method === 'HEAD';
@@ -100,6 +97,27 @@ export function createRedirect(deps: Deps) {
     } else if (bot === null) {
       links.unsorted[slot]!++;
     }
+    const address = clientAddress(request, server, config.trustProxy);
+    const referrer = capped(headers.get('referer'), MAX_REFERRER);
+    const acceptLanguage = capped(headers.get('accept-language'), MAX_LANGUAGE);
+    // Link rules (rules/): a link without any pays this one byte. A preview comes before them
+    // (a crawler's card links to the link's own destination).
+    const rule =
+      preview || (links.extras[slot]! & HAS_RULES) === 0
+        ? null
+        : chooseRule(
+            links.rules.get(slot)!,
+            request.url,
+            userAgent,
+            address,
+            acceptLanguage,
+            referrer,
+            now,
+            geo,
+            variantAt < 0 ? null : code,
+            variantAt < 0 ? null : blockParamsJson(links.arena, variantAt),
+          );
+    const location = rule === null ? blockLocation(links.arena, variantAt < 0 ? at : variantAt) : rule.location;
     buffer.push({
       time: now,
       links,
@@ -109,12 +127,13 @@ export function createRedirect(deps: Deps) {
       variantAt,
       location,
       code,
-      address: clientAddress(request, server, config.trustProxy),
+      address,
       userAgent,
-      referrer: capped(headers.get('referer'), MAX_REFERRER),
-      acceptLanguage: capped(headers.get('accept-language'), MAX_LANGUAGE),
+      referrer,
+      acceptLanguage,
       head,
       bot,
+      rule,
     });
     const query = links.forwardQuery[slot] === 1 ? queryOf(request.url) : '';
     const target = query === '' ? location : withVisitorQuery(location, query);

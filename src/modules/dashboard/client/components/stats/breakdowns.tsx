@@ -10,7 +10,7 @@ import { variantRows } from '../../lib/variant-rows';
 import { BreakdownTable } from './breakdown-table';
 import { GeoBreakdowns } from './geo-breakdowns';
 
-type ValueList = Exclude<keyof BreakdownLists, 'city' | 'params' | 'variant'>;
+type ValueList = Exclude<keyof BreakdownLists, 'city' | 'params' | 'variant' | 'rule'>;
 
 interface Section {
   list: Exclude<ValueList, 'country'>;
