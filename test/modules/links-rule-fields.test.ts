@@ -149,6 +149,8 @@ forEachEngine((engine) => {
       [{ rules: [{ when: {}, destination: 'https://example.com/', params: { '': 'x' } }] }, 'rules[0].params'],
       [{ rules: [{ when: { weekday: ['mon'] }, destination: 'https://example.com/' }] }, 'rules[0].when.weekday'],
       [{ rules: [{ when: { device: 'mobile' }, destination: 'https://example.com/' }] }, 'when.device'],
+      [{ rules: [{ when: { language: ['x'.repeat(257)] }, destination: 'https://example.com/' }] }, 'when.language'],
+      [{ rules: [{ when: { os: Array(51).fill('iOS') }, destination: 'https://example.com/' }] }, 'when.os'],
       [{ rules: [{ when: { after: -1 }, destination: 'https://example.com/' }] }, 'when.after'],
       [{ rules: [{ when: { query: { a: 1 } }, destination: 'https://example.com/' }] }, 'when.query'],
       [{ rules: [{ destination: 'https://example.com/' }] }, 'when'],

@@ -21,14 +21,23 @@ export const PASSWORD_LIMITS = { min: 8, max: 128 } as const;
 
 const list = (name: string, description: string) =>
   t.Optional(
-    t.Array(t.String({ maxLength: RULE_LIMITS.valueLength }), {
-      maxItems: RULE_LIMITS.values,
-      description,
-      error: fieldError(
-        `when.${name}`,
-        `when.${name} must be an array of at most ${RULE_LIMITS.values} strings of up to ${RULE_LIMITS.valueLength} characters`,
-      ),
-    }),
+    t.Array(
+      t.String({
+        maxLength: RULE_LIMITS.valueLength,
+        error: fieldError(
+          `when.${name}`,
+          `when.${name} values are strings of up to ${RULE_LIMITS.valueLength} characters`,
+        ),
+      }),
+      {
+        maxItems: RULE_LIMITS.values,
+        description,
+        error: fieldError(
+          `when.${name}`,
+          `when.${name} must be an array of at most ${RULE_LIMITS.values} strings of up to ${RULE_LIMITS.valueLength} characters`,
+        ),
+      },
+    ),
   );
 
 const Instant = (name: string, description: string) =>
