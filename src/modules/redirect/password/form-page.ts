@@ -37,16 +37,24 @@ const HEADERS = {
 export type FormProblem =
   | { kind: 'wrong' }
   | { kind: 'unreadable' }
+  | { kind: 'tooLarge' }
   | { kind: 'throttled'; retryAfter: number }
   | { kind: 'busy'; retryAfter: number };
 
-const STATUS: Record<FormProblem['kind'], number> = { wrong: 401, unreadable: 400, throttled: 429, busy: 429 };
+const STATUS: Record<FormProblem['kind'], number> = {
+  wrong: 401,
+  unreadable: 400,
+  tooLarge: 413,
+  throttled: 429,
+  busy: 429,
+};
 
 function messageOf(problem: FormProblem): string {
   switch (problem.kind) {
     case 'wrong':
       return 'That password is not right. Try again.';
     case 'unreadable':
+    case 'tooLarge':
       return 'The form could not be read. Enter the password again.';
     case 'throttled':
       return `Too many wrong passwords. Try again in ${Math.ceil(problem.retryAfter / 60)} min.`;
