@@ -114,6 +114,10 @@ beforeAll(async () => {
       fallbackUrl: 'https://example.com/over',
       redirectStatus: 308,
       forwardQuery: true,
+      // And the link rules: the password's hash, the rules and the preview are copied as stored.
+      password: 'copied-password',
+      rules: [{ when: { device: ['mobile'] }, destination: 'https://example.com/phone', params: { via: 'rule' } }],
+      preview: { title: 'Copied', image: 'https://example.com/card.png' },
     },
   });
   expect(tagged.status).toBe(200);
@@ -121,6 +125,9 @@ beforeAll(async () => {
     fallbackUrl: 'https://example.com/over',
     redirectStatus: 308,
     forwardQuery: true,
+    passwordProtected: true,
+    rules: [{ when: { device: ['mobile'] }, destination: 'https://example.com/phone', params: { via: 'rule' } }],
+    preview: { title: 'Copied', image: 'https://example.com/card.png' },
   });
   await visit(t, [{ path: '/docs', ip: PLACES.london, ua: UA.chromeWin }]);
   const sqlite = t.deps.db.$client;

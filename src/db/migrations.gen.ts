@@ -11,6 +11,7 @@ import m7 from '../../drizzle/0007_link_day_marks.sql' with { type: 'text' };
 import m8 from '../../drizzle/0008_link_counters.sql' with { type: 'text' };
 import m9 from '../../drizzle/0009_click_targets_never_reused.sql' with { type: 'text' };
 import m10 from '../../drizzle/0010_link_redirect_options.sql' with { type: 'text' };
+import m11 from '../../drizzle/0011_link_rules.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -25,4 +26,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0008_link_counters', sql: m8 },
   { tag: '0009_click_targets_never_reused', sql: m9 },
   { tag: '0010_link_redirect_options', sql: m10 },
+  { tag: '0011_link_rules', sql: m11 },
 ];

@@ -227,6 +227,9 @@ forEachEngine((engine) => {
           'fallbackUrl',
           'redirectStatus',
           'forwardQuery',
+          'passwordProtected',
+          'rules',
+          'preview',
           'lastClickedAt',
           'createdAt',
           'updatedAt',
@@ -239,6 +242,12 @@ forEachEngine((engine) => {
       expect(enumOf(link.properties.redirectStatus)).toEqual([301, 302, 307, 308]);
       expect(link.properties.fallbackUrl.description).toContain('instead of the 410 page');
       expect(link.properties.forwardQuery.description).toContain('keeps their value');
+      expect(link.properties.passwordProtected.description).toContain('Read-only');
+      expect(link.properties.rules.description).toContain('first whose conditions all hold');
+      expect(link.properties.rules.maxItems).toBe(20);
+      const create = deref(jsonSchema(op('post', '/api/v1/links').requestBody.content));
+      expect(create.properties.password.description).toContain('never returned');
+      expect(link.properties.password).toBeUndefined();
       const list = deref(jsonSchema(op('get', '/api/v1/links').responses['200'].content));
       expect([...list.required].sort()).toEqual(['cursor', 'items']);
       const variant = deref(jsonSchema(op('post', '/api/v1/links/{id}/variants').responses['201'].content));

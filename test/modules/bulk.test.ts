@@ -36,6 +36,9 @@ const LINK_KEYS = [
   'fallbackUrl',
   'redirectStatus',
   'forwardQuery',
+  'passwordProtected',
+  'rules',
+  'preview',
   'lastClickedAt',
   'createdAt',
   'updatedAt',
@@ -256,12 +259,15 @@ forEachEngine((engine) => {
       ]);
     });
 
-    test('no line and no request field sets the redirect options: every created link has their defaults', async () => {
+    test('no line and no request field sets the redirect options or link rules: every created link has their defaults', async () => {
       const body = await createOk({
         text: 'https://example.com/a?redirectStatus=301&forwardQuery=true\tredirectStatus: 301\nhttps://example.com/b',
         redirectStatus: 301,
         forwardQuery: true,
         fallbackUrl: 'https://example.com/over',
+        password: 'secret-password',
+        rules: [{ when: {}, destination: 'https://example.com/rule' }],
+        preview: { title: 'Over' },
       });
       expect(body.created).toHaveLength(2);
       for (const { link } of body.created)
@@ -269,7 +275,17 @@ forEachEngine((engine) => {
           fallbackUrl: link.fallbackUrl,
           redirectStatus: link.redirectStatus,
           forwardQuery: link.forwardQuery,
-        }).toEqual({ fallbackUrl: null, redirectStatus: 302, forwardQuery: false });
+          passwordProtected: link.passwordProtected,
+          rules: link.rules,
+          preview: link.preview,
+        }).toEqual({
+          fallbackUrl: null,
+          redirectStatus: 302,
+          forwardQuery: false,
+          passwordProtected: false,
+          rules: [],
+          preview: null,
+        });
       const slug = body.created[0].link.slug;
       const res = await t.app.handle(
         new Request(`${SHORT_HOST}/${slug}?x=1`, { headers: { 'user-agent': 'Mozilla/5.0' } }),

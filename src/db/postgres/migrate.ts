@@ -15,6 +15,7 @@ import m0005 from './migrations/0005_change_feed.sql' with { type: 'text' };
 import m0006 from './migrations/0006_shared_windows.sql' with { type: 'text' };
 import m0007 from './migrations/0007_click_limits.sql' with { type: 'text' };
 import m0008 from './migrations/0008_link_redirect_options.sql' with { type: 'text' };
+import m0009 from './migrations/0009_link_rules.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -32,6 +33,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 6, name: '0006_shared_windows', sql: m0006 },
   { version: 7, name: '0007_click_limits', sql: m0007 },
   { version: 8, name: '0008_link_redirect_options', sql: m0008 },
+  { version: 9, name: '0009_link_rules', sql: m0009 },
 ];
 
 function checksum(sql: string): string {

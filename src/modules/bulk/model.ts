@@ -32,7 +32,7 @@ export const BulkTextBody = t.Object(
   },
   {
     description:
-      'Every created link has the defaults of the redirect options (fallbackUrl null, redirectStatus 302, forwardQuery false) and no expiresAt or clickLimit: bulk create sets none of them; PATCH /links/{id} does.',
+      'Every created link has the defaults of the redirect options and link rules (fallbackUrl null, redirectStatus 302, forwardQuery false, no password, rules [], preview null) and no expiresAt or clickLimit: bulk create sets none of them; PATCH /links/{id} does.',
   },
 );
 export type BulkTextInput = typeof BulkTextBody.static;

@@ -7,6 +7,7 @@ import { MAX_INSTANT } from '../../lib/time';
 import { projectIdField } from '../projects/model';
 import { VariantModel } from '../variants/model';
 import { AVAILABILITIES } from './availability';
+import { PasswordField, PreviewModel, RulesField } from './rules';
 import { LINK_STATUSES } from './table';
 
 export const LINK_LIMITS = { titleLength: 500, tags: 50, tagLength: 64 } as const;
@@ -63,6 +64,14 @@ export const LinkModel = t.Object(
     fallbackUrl: nullable(t.String(), { description: FALLBACK_MEANING }),
     redirectStatus: redirectStatusOf({ description: REDIRECT_STATUS_MEANING }),
     forwardQuery: t.Boolean({ description: FORWARD_QUERY_MEANING }),
+    passwordProtected: t.Boolean({
+      description: 'Read-only: whether the short link asks for a password (set with the write-only password field).',
+    }),
+    rules: RulesField,
+    preview: nullable(PreviewModel, {
+      description:
+        'What social-preview crawlers (Slackbot, Twitterbot, facebookexternalhit, ...) get instead of the redirect: a page with Open Graph and Twitter card tags, counted as a bot hit. null: they get the redirect.',
+    }),
     lastClickedAt: nullable(Type.Integer()),
     createdAt: Type.Integer(),
     updatedAt: Type.Integer(),
@@ -134,6 +143,14 @@ const optionalLinkFields = {
   fallbackUrl: t.Optional(FallbackUrl),
   redirectStatus: t.Optional(RedirectStatusField),
   forwardQuery: t.Optional(ForwardQuery),
+  password: t.Optional(PasswordField),
+  rules: t.Optional(RulesField),
+  preview: t.Optional(
+    nullable(PreviewModel, {
+      description: 'What social-preview crawlers get instead of the redirect, or null.',
+      error: fieldError('preview', 'preview must be {title, description?, image?} or null'),
+    }),
+  ),
 };
 
 export const CreateLinkBody = t.Object({ destination: Destination, ...optionalLinkFields });

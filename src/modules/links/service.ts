@@ -6,6 +6,7 @@ import { AppError, conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
 import { hasControlChars } from '../../lib/text';
+import { hashPassword } from '../auth/passwords';
 import { decodeCursor, encodeCursor } from './cursor';
 import { toLinks } from './links';
 import {
@@ -17,7 +18,8 @@ import {
   type ListLinksInput,
   type UpdateLinkInput,
 } from './model';
-import { normalizeFallbackUrl, normalizeLinkDestination, slinkHostsOf } from './own-host';
+import { normalizeFallbackUrl, normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
+import { normalizePreview, normalizeRules, type Rule } from './rules';
 import { checkCustomSlug, generateSlug } from './slug';
 import type { LinkFields, LinkRow } from './store';
 import { deleteLinks, insertLinks, updateLinks } from './writer';
@@ -80,7 +82,7 @@ export async function freshSlug(deps: Deps, reserved?: ReadonlySet<string>): Pro
 export function newLinkRow(
   deps: Pick<Deps, 'clock'>,
   fields: Pick<LinkRow, 'slug' | 'destination' | 'title' | 'params' | 'projectId' | 'expiresAt' | 'clickLimit'> &
-    Partial<Pick<LinkRow, 'fallbackUrl' | 'redirectStatus' | 'forwardQuery'>>,
+    Partial<Pick<LinkRow, 'fallbackUrl' | 'redirectStatus' | 'forwardQuery' | 'passwordHash' | 'rules' | 'preview'>>,
 ): LinkRow {
   const now = deps.clock.now();
   return {
@@ -88,6 +90,9 @@ export function newLinkRow(
     fallbackUrl: null,
     redirectStatus: DEFAULT_REDIRECT_STATUS,
     forwardQuery: false,
+    passwordHash: null,
+    rules: null,
+    preview: null,
     ...fields,
     status: 'active',
     clickCount: 0,
@@ -125,6 +130,19 @@ async function written(write: Promise<void>, slug: string | undefined, projectId
   }
 }
 
+/** A link password's stored form: argon2id like account passwords, or null for none. */
+async function linkPasswordHash(password: string | null): Promise<string | null> {
+  if (password === null) return null;
+  if (hasControlChars(password)) throw invalid('password', 'password contains control characters');
+  return hashPassword(password);
+}
+
+/** Rules as stored: null when there are none (older links have none either). */
+function storedRules(rules: readonly Rule[], hosts: SlinkHosts) {
+  const normalized = normalizeRules(rules, hosts);
+  return normalized.length === 0 ? null : normalized;
+}
+
 /** Creates a link. Destination utm_ values win over the same keys in `params`. */
 export async function createLink(deps: Deps, actor: Actor, input: CreateLinkInput): Promise<Link> {
   if (input.slug !== undefined) requireSuperuser(actor, 'choose a custom slug');
@@ -151,6 +169,9 @@ export async function createLink(deps: Deps, actor: Actor, input: CreateLinkInpu
     fallbackUrl: normalizeFallbackUrl(input.fallbackUrl ?? null, slinkHostsOf(deps.config)),
     redirectStatus: input.redirectStatus ?? DEFAULT_REDIRECT_STATUS,
     forwardQuery: input.forwardQuery ?? false,
+    passwordHash: await linkPasswordHash(input.password ?? null),
+    rules: storedRules(input.rules ?? [], slinkHostsOf(deps.config)),
+    preview: normalizePreview(input.preview ?? null),
   });
   await written(insertLinks(deps, [{ row, tags }]), slug, projectId);
   return getLinkOrThrow(deps, row.id);
@@ -184,6 +205,9 @@ export async function updateLink(deps: Deps, actor: Actor, id: string, input: Up
     changes.fallbackUrl = normalizeFallbackUrl(input.fallbackUrl, slinkHostsOf(deps.config));
   if (input.redirectStatus !== undefined) changes.redirectStatus = input.redirectStatus;
   if (input.forwardQuery !== undefined) changes.forwardQuery = input.forwardQuery;
+  if (input.rules !== undefined) changes.rules = storedRules(input.rules, slinkHostsOf(deps.config));
+  if (input.preview !== undefined) changes.preview = normalizePreview(input.preview);
+  if (input.password !== undefined) changes.passwordHash = await linkPasswordHash(input.password);
   if (input.status !== undefined) changes.status = input.status;
   if (Object.keys(changes).length > 0 || tags !== undefined)
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);

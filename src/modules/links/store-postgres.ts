@@ -31,6 +31,9 @@ interface PgLinkRow {
   fallback_url: string | null;
   redirect_status: number;
   forward_query: boolean;
+  password_hash: string | null;
+  rules: string | null;
+  preview: string | null;
   created_at: Int8;
   updated_at: Int8;
   clicks: Int8;
@@ -53,6 +56,9 @@ function toLinkRow(r: PgLinkRow): LinkRow {
     fallbackUrl: r.fallback_url,
     redirectStatus: r.redirect_status,
     forwardQuery: r.forward_query,
+    passwordHash: r.password_hash,
+    rules: jsonOrNull(r.rules),
+    preview: jsonOrNull(r.preview),
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
     clickCount: num(r.clicks),
@@ -75,7 +81,14 @@ function toRedirectRow(r: PgLinkRow): RedirectRow {
     fallbackUrl: r.fallback_url,
     redirectStatus: r.redirect_status,
     forwardQuery: r.forward_query,
+    passwordHash: r.password_hash,
+    rules: jsonOrNull(r.rules),
+    preview: jsonOrNull(r.preview),
   };
+}
+
+function jsonOrNull<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
 }
 
 /** `%`, `_` and `\` taken literally in a LIKE pattern. */
@@ -237,7 +250,7 @@ async function insertLinks(tx: Pg, items: NewLink[]): Promise<void> {
   const rows = items.map((i) => i.row);
   const col = <T>(pick: (r: LinkRow) => T) => rows.map(pick);
   await tx`INSERT INTO links (id, slug, destination, title, status, params, project_id, expires_at, click_limit,
-      fallback_url, redirect_status, forward_query, created_at, updated_at)
+      fallback_url, redirect_status, forward_query, password_hash, rules, preview, created_at, updated_at)
     SELECT * FROM unnest(${sql_text(
       tx,
       col((r) => r.id),
@@ -279,7 +292,16 @@ async function insertLinks(tx: Pg, items: NewLink[]): Promise<void> {
       )}::int4[]`}, ${tx`${tx.array(
         col((r) => r.forwardQuery),
         'bool',
-      )}::bool[]`}, ${sql_int8(
+      )}::bool[]`}, ${sql_text(
+        tx,
+        col((r) => r.passwordHash),
+      )}, ${sql_text(
+        tx,
+        col((r) => (r.rules === null ? null : JSON.stringify(r.rules))),
+      )}, ${sql_text(
+        tx,
+        col((r) => (r.preview === null ? null : JSON.stringify(r.preview))),
+      )}, ${sql_int8(
         tx,
         col((r) => r.createdAt),
       )},
@@ -343,6 +365,9 @@ function linkChanges(changes: Partial<LinkFields>): Record<string, unknown> {
   if (changes.fallbackUrl !== undefined) out.fallback_url = changes.fallbackUrl;
   if (changes.redirectStatus !== undefined) out.redirect_status = changes.redirectStatus;
   if (changes.forwardQuery !== undefined) out.forward_query = changes.forwardQuery;
+  if (changes.passwordHash !== undefined) out.password_hash = changes.passwordHash;
+  if (changes.rules !== undefined) out.rules = changes.rules === null ? null : JSON.stringify(changes.rules);
+  if (changes.preview !== undefined) out.preview = changes.preview === null ? null : JSON.stringify(changes.preview);
   if (changes.updatedAt !== undefined) out.updated_at = changes.updatedAt;
   return out;
 }

@@ -32,6 +32,9 @@ const redirectColumns = {
   fallbackUrl: links.fallbackUrl,
   redirectStatus: links.redirectStatus,
   forwardQuery: links.forwardQuery,
+  passwordHash: links.passwordHash,
+  rules: links.rules,
+  preview: links.preview,
 };
 
 /**
@@ -203,7 +206,8 @@ function insertLinks(db: Db, items: NewLink[]): void {
   const sqlite = db.$client;
   const insertLink = sqlite.query<unknown, Value[]>(
     `INSERT INTO links (id, slug, destination, title, status, params, project_id, expires_at, click_limit,
-      fallback_url, redirect_status, forward_query, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      fallback_url, redirect_status, forward_query, password_hash, rules, preview, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertCounters = sqlite.query<unknown, Value[]>(
     'INSERT INTO link_counters (link_id, clicks, uniques, bots, last_clicked_at) VALUES (?, ?, ?, ?, ?)',
@@ -222,12 +226,19 @@ function insertLinks(db: Db, items: NewLink[]): void {
       row.fallbackUrl,
       row.redirectStatus,
       row.forwardQuery ? 1 : 0,
+      row.passwordHash,
+      jsonOrNull(row.rules),
+      jsonOrNull(row.preview),
       row.createdAt,
       row.updatedAt,
     );
     insertCounters.run(row.id, row.clickCount, row.uniqueCount, row.botCount, row.lastClickedAt);
     insertTags(db, row.id, tags);
   }
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === null ? null : JSON.stringify(value);
 }
 
 function insertTags(db: Db, linkId: string, tags: string[]): void {

@@ -24,6 +24,9 @@ export type RedirectRow = Pick<
   | 'fallbackUrl'
   | 'redirectStatus'
   | 'forwardQuery'
+  | 'passwordHash'
+  | 'rules'
+  | 'preview'
 >;
 
 /** Where a page ends: the sort column's value and the id of the last link shown. */

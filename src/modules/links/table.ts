@@ -1,5 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { projects } from '../projects/table';
+import type { Preview, Rule } from './rules';
 
 export const LINK_STATUSES = ['active', 'paused', 'archived'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
@@ -23,6 +24,12 @@ export const links = sqliteTable(
     redirectStatus: integer('redirect_status').notNull().default(302),
     /** Whether the visitor's query parameters are added to the Location. */
     forwardQuery: integer('forward_query', { mode: 'boolean' }).notNull().default(false),
+    /** argon2id of the link's password, or null: no password asked. */
+    passwordHash: text('password_hash'),
+    /** The link's rules (rules.ts), or null: none. */
+    rules: text('rules', { mode: 'json' }).$type<Rule[]>(),
+    /** What social-preview crawlers are shown, or null: they get the redirect. */
+    preview: text('preview', { mode: 'json' }).$type<Preview>(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

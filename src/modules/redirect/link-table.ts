@@ -24,6 +24,7 @@ import {
   targetSerial,
   writeBlock,
 } from '../clicks/public';
+import type { Preview, Rule } from '../links/rules';
 import type { RedirectRow } from '../links/store';
 
 type LinkStatus = RedirectRow['status'];
@@ -54,7 +55,18 @@ export interface LinkFacts {
   fallbackUrl: string | null;
   redirectStatus: number;
   forwardQuery: boolean;
+  /** argon2id of the link's password, or null: none asked. */
+  passwordHash: string | null;
+  /** The link's rules in order; empty: none. */
+  rules: readonly Rule[];
+  /** What social-preview crawlers are shown, or null. */
+  preview: Preview | null;
 }
+
+/** Bits of LinkTable.extras: which of the rarely set facts a link has. */
+export const HAS_PASSWORD = 1;
+export const HAS_PREVIEW = 2;
+export const HAS_RULES = 4;
 
 const EMPTY = -1;
 const GONE = -2;
@@ -170,6 +182,14 @@ export class LinkTable implements ClickLinks {
    * nothing; read only when a link is expired or past its limit.
    */
   readonly fallbackUrl = new Map<number, string>();
+  /**
+   * Which of a password, a preview and rules the link has (HAS_* bits): the redirect reads this
+   * byte and looks in the maps below only for the few links that have one.
+   */
+  extras = new Uint8Array(0);
+  readonly passwordHash = new Map<number, string>();
+  readonly rules = new Map<number, readonly Rule[]>();
+  readonly preview = new Map<number, Preview>();
   /** Where the slot's entry (its link's block, then its variants') starts in `arena`. */
   blockAt = new Uint32Array(0);
   /** How many variant blocks follow the link's block. */
@@ -282,6 +302,10 @@ export class LinkTable implements ClickLinks {
     this.forwardQuery[slot] = facts.forwardQuery ? 1 : 0;
     if (facts.fallbackUrl === null) this.fallbackUrl.delete(slot);
     else this.fallbackUrl.set(slot, facts.fallbackUrl);
+    this.extras[slot] =
+      keptIn(this.passwordHash, slot, facts.passwordHash, HAS_PASSWORD) |
+      keptIn(this.rules, slot, facts.rules.length === 0 ? null : facts.rules, HAS_RULES) |
+      keptIn(this.preview, slot, facts.preview, HAS_PREVIEW);
     this.byId.set(facts.id, this.idHash[slot]!, slot, this.count);
     this.bySlug.set(facts.slug, this.slugHash[slot]!, slot, this.count);
     return slot;
@@ -302,6 +326,10 @@ export class LinkTable implements ClickLinks {
     this.liveBytes -= this.entryLength(this.arena, slot);
     this.status[slot] = FREE;
     this.fallbackUrl.delete(slot);
+    this.extras[slot] = 0;
+    this.passwordHash.delete(slot);
+    this.rules.delete(slot);
+    this.preview.delete(slot);
     this.freeSlots.push(slot);
     this.count--;
   }
@@ -319,6 +347,7 @@ export class LinkTable implements ClickLinks {
       this.unsorted,
       this.redirectStatus,
       this.forwardQuery,
+      this.extras,
       this.blockAt,
       this.variantCount,
       this.slugHash,
@@ -351,6 +380,7 @@ export class LinkTable implements ClickLinks {
     this.unsorted = grown(this.unsorted, capacity);
     this.redirectStatus = grown(this.redirectStatus, capacity);
     this.forwardQuery = grown(this.forwardQuery, capacity);
+    this.extras = grown(this.extras, capacity);
     this.blockAt = grown(this.blockAt, capacity);
     this.variantCount = grown(this.variantCount, capacity);
     this.slugHash = grown(this.slugHash, capacity);
@@ -396,6 +426,16 @@ export class LinkTable implements ClickLinks {
     this.used = used;
     this.liveBytes = used;
   }
+}
+
+/** Puts `value` in `map` at `slot` (or removes it for null); answers `bit` when kept, else 0. */
+function keptIn<T>(map: Map<number, T>, slot: number, value: T | null, bit: number): number {
+  if (value === null) {
+    map.delete(slot);
+    return 0;
+  }
+  map.set(slot, value);
+  return bit;
 }
 
 /**

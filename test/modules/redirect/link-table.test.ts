@@ -11,7 +11,15 @@ import {
   blockParamsJson,
   blockSerial,
 } from '../../../src/modules/clicks/capture/target-block';
-import { type LinkFacts, LinkTable, STATUS_NAMES, type VariantFacts } from '../../../src/modules/redirect/link-table';
+import {
+  HAS_PASSWORD,
+  HAS_PREVIEW,
+  HAS_RULES,
+  type LinkFacts,
+  LinkTable,
+  STATUS_NAMES,
+  type VariantFacts,
+} from '../../../src/modules/redirect/link-table';
 import { prng } from '../../helpers/random';
 
 const NO_VARIANTS: VariantFacts[] = [];
@@ -26,6 +34,9 @@ function facts(n: number, over: Partial<LinkFacts> = {}): LinkFacts {
     fallbackUrl: null,
     redirectStatus: 302,
     forwardQuery: false,
+    passwordHash: null,
+    rules: [],
+    preview: null,
     location: `https://example.com/${n}`,
     paramsJson: '{}',
     ...over,
@@ -45,6 +56,24 @@ function read(table: LinkTable, slot: number) {
     fallbackUrl: table.fallbackUrl.get(slot) ?? null,
     redirectStatus: table.redirectStatus[slot],
     forwardQuery: table.forwardQuery[slot] === 1,
+    ...extrasOf(table, slot),
+  };
+}
+
+/** The rarely set facts, read through the extras byte as the redirect reads them. */
+function extrasOf(table: LinkTable, slot: number) {
+  const extras = table.extras[slot]!;
+  const has = (bit: number) => (extras & bit) !== 0;
+  // A bit must say exactly whether its map holds the slot.
+  expect([has(HAS_PASSWORD), has(HAS_RULES), has(HAS_PREVIEW)]).toEqual([
+    table.passwordHash.has(slot),
+    table.rules.has(slot),
+    table.preview.has(slot),
+  ]);
+  return {
+    passwordHash: has(HAS_PASSWORD) ? table.passwordHash.get(slot)! : null,
+    rules: has(HAS_RULES) ? table.rules.get(slot)! : [],
+    preview: has(HAS_PREVIEW) ? table.preview.get(slot)! : null,
   };
 }
 
@@ -66,6 +95,19 @@ describe('LinkTable', () => {
       redirectStatus: 308,
       forwardQuery: true,
     });
+    const extras = {
+      passwordHash: '$argon2id$v=19$m=65536,t=2,p=1$salt$hash',
+      rules: [{ when: { country: ['DE'] }, destination: 'https://example.de/' }],
+      preview: { title: 'Card', description: 'Text', image: 'https://example.com/i.png' },
+    };
+    const e = table.put(facts(5, extras), NO_VARIANTS, 0);
+    expect(read(table, e)).toEqual({ ...facts(5), ...extras });
+    expect(table.extras[e]).toBe(HAS_PASSWORD | HAS_RULES | HAS_PREVIEW);
+    // Changed to none: the bits and the maps forget them.
+    table.put(facts(5), NO_VARIANTS, 0);
+    expect(read(table, e)).toEqual(facts(5));
+    expect(table.extras[e]).toBe(0);
+    table.remove(e);
     expect(read(table, a)).toEqual({ ...facts(1), paramsJson: params, expiresAt: 1_800_000_000_000, clickLimit: 5 });
     expect(read(table, b)).toEqual(facts(2, { status: 'paused' }));
     expect(read(table, c)).toEqual(facts(3, { status: 'archived' }));
@@ -197,6 +239,10 @@ describe('LinkTable', () => {
           fallbackUrl: random() < 0.3 ? `https://example.com/over/${step}` : null,
           redirectStatus: [301, 302, 307, 308][Math.floor(random() * 4)]!,
           forwardQuery: random() < 0.5,
+          // And the link rules' facts: a reused slot must never keep another link's password.
+          passwordHash: random() < 0.3 ? `$argon2id$hash-${step}` : null,
+          rules: random() < 0.3 ? [{ when: { device: ['mobile'] }, destination: `https://example.com/r/${step}` }] : [],
+          preview: random() < 0.3 ? { title: `Preview ${step}` } : null,
         });
         const before = model.get(n);
         if (before) slugOwner.delete(before.slug);
