@@ -10,7 +10,7 @@ import { htmlSecurityHeaders } from '../../../http/html-headers';
 const STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 body{margin:0;min-height:100vh;display:grid;place-items:center;background:#f6f7f9;color:#1f2328}
-main{width:min(22rem,100% - 2rem);padding:2rem 1.75rem;background:#fff;border:1px solid #d0d7de;border-radius:12px}
+main{box-sizing:border-box;width:min(24rem,100% - 2rem);padding:2rem 1.75rem;background:#fff;border:1px solid #d0d7de;border-radius:12px}
 h1{font-size:1.3rem;margin:0 0 .5rem}p{line-height:1.5;color:#57606a;margin:0 0 1.25rem}
 code{font-size:.95em;overflow-wrap:anywhere}
 label{display:block;font-weight:600;margin-bottom:.4rem}
@@ -30,7 +30,9 @@ const HEADERS = {
   // The form and its answers differ per visitor and per attempt: nothing may keep them.
   'cache-control': 'no-store',
   'x-robots-tag': 'noindex',
-  ...htmlSecurityHeaders({ styles: [STYLE] }),
+  // The right password is answered by the link's redirect, to any http(s) destination: the
+  // form's CSP must let the submission follow it (the page has no script and nothing injected).
+  ...htmlSecurityHeaders({ styles: [STYLE], formTargets: ['http:', 'https:'] }),
 };
 
 /** Why the form is shown again, or nothing: the first time. */
@@ -84,13 +86,9 @@ export function formHtml(slug: string, problem: FormProblem | null): string {
 `;
 }
 
-/** The form as an answer: 200 the first time, else the problem's status (429s with Retry-After). */
-export function formResponse(
-  slug: string,
-  problem: FormProblem | null = null,
-  extra: Record<string, string> = {},
-): Response {
-  const headers: Record<string, string> = { ...HEADERS, ...extra };
+/** The form as an answer: 200 the first time, else the problem's status (429s with Retry-After); `head`: no body. */
+export function formResponse(slug: string, problem: FormProblem | null = null, head = false): Response {
+  const headers: Record<string, string> = { ...HEADERS };
   if (problem?.kind === 'throttled' || problem?.kind === 'busy') headers['retry-after'] = String(problem.retryAfter);
-  return new Response(formHtml(slug, problem), { status: problem ? STATUS[problem.kind] : 200, headers });
+  return new Response(head ? null : formHtml(slug, problem), { status: problem ? STATUS[problem.kind] : 200, headers });
 }
