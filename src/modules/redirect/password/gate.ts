@@ -15,6 +15,7 @@ import { clientAddress, pathOf, type ServerLike } from '../../../http/client';
 import { errorResponse } from '../../../http/errors';
 import { BoundedCache } from '../../../lib/bounded-cache';
 import { AppError, RateLimitedError } from '../../../lib/errors';
+import { PASSWORD_LIMITS } from '../../links/rules';
 import { readPasswordForm } from './form-body';
 import { type FormProblem, formResponse } from './form-page';
 import { carriesUnlock, isSecureHost, UNLOCK_COOKIE, unlockCookie } from './unlock-cookie';
@@ -28,9 +29,8 @@ export type Proceed = (
 ) => Response | Promise<Response>;
 
 const HEADER = 'x-slink-password';
-// A link's password is 8-128 characters (links/model.ts): anything else is wrong without a check.
-const MIN_PASSWORD = 8;
-const MAX_PASSWORD = 128;
+// A link's password is 8-128 characters: anything else is wrong without a check.
+const { min: MIN_PASSWORD, max: MAX_PASSWORD } = PASSWORD_LIMITS;
 const COOKIE_PREFIX = `${UNLOCK_COOKIE}=`;
 
 /** How the password came: the form (a browser: it gets the cookie) or the header (an API client). */
