@@ -68,7 +68,11 @@ export function createRedirect(deps: Deps) {
     if (now >= links.expiresAt[slot]!) return ended(links, slot);
     if (!admitted && !unlocked) {
       // One byte read for links without a password; a POST means something only for those with one.
-      if ((links.extras[slot]! & HAS_PASSWORD) !== 0) return passwordGate(request, server, slot, code);
+      if ((links.extras[slot]! & HAS_PASSWORD) !== 0)
+        // Past its click limit (as far as this node knows) it ends before any password is asked.
+        return links.humanClicks[slot]! >= links.clickLimit[slot]!
+          ? ended(links, slot)
+          : passwordGate(request, server, slot, code);
       if (request.method === 'POST') return pageResponse('methodNotAllowed');
     }
     const at = links.blockAt[slot]!;

@@ -261,4 +261,17 @@ forEachEngine((current) => {
     await write('PATCH', `/links/${link.id}`, { status: 'paused' });
     expect((await post('/old', SECRET)).status).toBe(404);
   });
+
+  test('a protected link at its click limit goes to its fallback without asking; below it, the right password counts', async () => {
+    const link = await newLink({ slug: 'once', clickLimit: 1, fallbackUrl: 'https://example.com/sorry' });
+    expectForm(await hit('/once'), 200, null);
+    expect((await post('/once', SECRET)).location).toBe('https://example.com/landing');
+    const res = await hit('/once');
+    expect({ status: res.status, location: res.location }).toEqual({
+      status: 302,
+      location: 'https://example.com/sorry',
+    });
+    expect((await post('/once', SECRET)).location).toBe('https://example.com/sorry');
+    expect(await counts(link.id)).toEqual({ clickCount: 1, botCount: 0 });
+  });
 });
