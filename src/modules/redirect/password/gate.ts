@@ -145,7 +145,7 @@ export function createPasswordGate(deps: Deps, proceed: Proceed) {
     return unlocked(await proceed(request, server, now, code), cookie, via === 'form');
   };
 
-  /** The answer for a protected link's request past the paused and expiry checks. */
+  /** The answer for a protected link's request past the paused, expiry and click-limit checks. */
   return (
     request: Request,
     server: ServerLike | null,

@@ -11,7 +11,7 @@
  * limit, so a flood of refused guesses costs the database nothing.
  */
 import type { Clock } from '../../../lib/clock';
-import type { SignInFailureStore } from '../../sessions/store';
+import type { FailureWindow, SignInFailureStore } from '../../sessions/store';
 import { FailureWindows } from '../../sessions/throttle';
 
 export const LINK_PASSWORD_LIMIT = 10;
@@ -55,20 +55,17 @@ export class LinkPasswordThrottle {
     const key = keyOf(linkId, address);
     const now = this.clock.now();
     const shared = this.shared;
-    if (shared === null) {
-      if (++this.attempts % SWEEP_EVERY === 0) this.memory.sweep(now);
-      this.memory.add(key, now);
-      return {
-        succeeded: async () => this.memory.clear(key),
-        cancelled: async () => this.memory.remove(key),
-      };
-    }
+    if (shared === null) return this.inMemory(key, now);
     if (now >= this.nextPrune) this.prune(shared, now);
-    const { counted, windows } = await shared.count(
-      [{ key, limit: LINK_PASSWORD_LIMIT }],
-      now,
-      LINK_PASSWORD_WINDOW_MS,
-    );
+    let counted: boolean;
+    let windows: FailureWindow[];
+    try {
+      ({ counted, windows } = await shared.count([{ key, limit: LINK_PASSWORD_LIMIT }], now, LINK_PASSWORD_WINDOW_MS));
+    } catch {
+      // The database out of reach: this node counts alone meanwhile (the limit then holds per
+      // node), so a visitor with the right password is still let through rather than failed.
+      return this.inMemory(key, now);
+    }
     const window = windows[0]!;
     if (window.failures >= LINK_PASSWORD_LIMIT) this.refusedUntil.set(key, window.start + LINK_PASSWORD_WINDOW_MS);
     if (!counted) return Math.max(1, this.wait(linkId, address));
@@ -82,6 +79,17 @@ export class LinkPasswordThrottle {
         this.refusedUntil.delete(key);
         await shared.takeBack(key, window.start).catch(() => {});
       },
+    };
+  }
+
+  private inMemory(key: string, now: number): PasswordAttempt | number {
+    const wait = this.memory.wait(key, now);
+    if (wait > 0) return wait;
+    if (++this.attempts % SWEEP_EVERY === 0) this.memory.sweep(now);
+    this.memory.add(key, now);
+    return {
+      succeeded: async () => this.memory.clear(key),
+      cancelled: async () => this.memory.remove(key),
     };
   }
 
