@@ -19,6 +19,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   session_required: 403,
   csrf_rejected: 403,
   sign_in_failed: 401,
+  password_wrong: 401,
   setup_token_invalid: 403,
   setup_done: 409,
   rate_limited: 429,

@@ -65,7 +65,8 @@ export const LinkModel = t.Object(
     redirectStatus: redirectStatusOf({ description: REDIRECT_STATUS_MEANING }),
     forwardQuery: t.Boolean({ description: FORWARD_QUERY_MEANING }),
     passwordProtected: t.Boolean({
-      description: 'Read-only: whether the short link asks for a password (set with the write-only password field).',
+      description:
+        'Read-only: whether the short link asks for a password (set with the write-only password field): its GET answers a password form (200 HTML) instead of the redirect, unless the visitor has the unlock cookie or sends the X-Slink-Password header.',
     }),
     rules: RulesField,
     preview: nullable(PreviewModel, {

@@ -16,6 +16,7 @@ import type { Admission } from './click-limit-gate';
 import { HAS_PASSWORD, HAS_PREVIEW, HAS_RULES, type LinkTable, PAUSED } from './link-table';
 import { withVisitorQuery } from './location';
 import { pageResponse } from './pages';
+import { createPasswordGate } from './password/gate';
 import { previewResponse } from './preview-page';
 import { chooseRule, queryOf } from './rules/choose';
 import { ruleGeo } from './rules/geo';
@@ -54,7 +55,8 @@ export function createRedirect(deps: Deps) {
   const geo = ruleGeo(config.geoDb, (err) => deps.log.error('link rules: the geo database cannot be opened', err));
   /**
    * `admitted`: a human click the click-limit gate let through after asking another process; the
-   * link is read again as it is now (still in `slot`: the gate made sure).
+   * link is read again as it is now (still in `slot`: the gate made sure). `unlocked`: past the
+   * password step (password/gate.ts), which found the link again as it is now.
    */
   const answer = (
     request: Request,
@@ -62,12 +64,22 @@ export function createRedirect(deps: Deps) {
     slot: number,
     code: string | null,
     admitted: boolean,
+    unlocked = false,
   ): Response | Promise<Response> => {
     const links = linkIndex.table;
     if (slot < 0 || links.status[slot] === PAUSED) return pageResponse('notFound');
     const now = clock.now();
     // NaN (no expiry) compares false.
     if (now >= links.expiresAt[slot]!) return ended(links, slot);
+    if (!admitted && !unlocked) {
+      // One byte read for links without a password; a POST means something only for those with one.
+      if ((links.extras[slot]! & HAS_PASSWORD) !== 0)
+        // Past its click limit (as far as this node knows) it ends before any password is asked.
+        return links.humanClicks[slot]! >= links.clickLimit[slot]!
+          ? ended(links, slot)
+          : passwordGate(request, server, slot, code);
+      if (request.method === 'POST') return pageResponse('methodNotAllowed');
+    }
     const at = links.blockAt[slot]!;
     const variantAt = code === null ? -1 : links.variantAt(slot, code);
     const headers = request.headers;
@@ -151,7 +163,10 @@ export function createRedirect(deps: Deps) {
     // The click is recorded either way; at saturation the answer waits for the writer (buffer.ts).
     return buffer.saturated ? buffer.drained().then(() => response) : response;
   };
-  return (
+  const passwordGate = createPasswordGate(deps, (request, server, slot, code) =>
+    answer(request, server, slot, code, false, true),
+  );
+  const redirect = (
     request: Request,
     server: ServerLike | null,
     slug: string,
@@ -163,4 +178,13 @@ export function createRedirect(deps: Deps) {
       return linkIndex.lookup(slug).then((found) => answer(request, server, found, code, false));
     return answer(request, server, slot, code, false);
   };
+  /**
+   * Whether a POST to this slug may mean something: the link has a password (its form posts
+   * here), or it is not known yet while the index loads (the redirect then decides).
+   */
+  const takesPost = (slug: string): boolean => {
+    const slot = linkIndex.find(slug);
+    return slot < 0 ? !linkIndex.loaded : (linkIndex.table.extras[slot]! & HAS_PASSWORD) !== 0;
+  };
+  return Object.assign(redirect, { takesPost });
 }
