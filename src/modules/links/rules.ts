@@ -53,7 +53,10 @@ const Instant = (name: string, description: string) =>
 export const RuleWhenModel = t.Object(
   {
     device: list('device', 'Any of: desktop, mobile, tablet (the device breakdown names).'),
-    os: list('os', 'Operating system names as the os breakdown shows them (iOS, Android, Windows, macOS, Linux, ...).'),
+    os: list(
+      'os',
+      'Operating system names as the os breakdown shows them (iOS, Android, Windows, Mac OS, Linux, ...), compared without case, spaces or dashes (macOS is Mac OS).',
+    ),
     browser: list('browser', 'Browser names as the browser breakdown shows them (Chrome, Safari, Firefox, Edge, ...).'),
     country: list('country', 'ISO 3166-1 alpha-2 country codes, from the visitor address (the geo database).'),
     language: list(

@@ -51,6 +51,9 @@ forEachEngine((engine: Engine) => {
       ['dev', { device: ['MOBILE'] }, { 'user-agent': SAFARI_IPHONE }, {}],
       ['os', { os: ['ios', 'android'] }, { 'user-agent': SAFARI_IPHONE }, { 'user-agent': FIREFOX_MAC }],
       ['br', { browser: ['firefox'] }, { 'user-agent': FIREFOX_MAC }, {}],
+      // As people write it: the statistics' `Mac OS` compares without its space.
+      ['mac', { os: ['macOS'] }, { 'user-agent': FIREFOX_MAC }, { 'user-agent': SAFARI_IPHONE }],
+      ['msaf', { browser: ['mobile-safari'] }, { 'user-agent': SAFARI_IPHONE }, { 'user-agent': FIREFOX_MAC }],
       ['ctry', { country: ['gb', 'FR'] }, { 'x-forwarded-for': GB_ADDRESS }, { 'x-forwarded-for': DE_ADDRESS }],
       [
         'lang',

@@ -6,6 +6,7 @@
  */
 import { NO_PARAMS_JSON, targetSerial } from '../../clicks/public';
 import { applyParams } from '../location';
+import { agentNameKey } from './visitor';
 
 /** A rule as the API gives it (links/model.ts `Rule`). */
 export interface RuleSource {
@@ -135,9 +136,9 @@ export function compileRules(
     const params = rule.params ?? {};
     return {
       index,
-      device: setOf(w.device, lower),
-      os: setOf(w.os, lower),
-      browser: setOf(w.browser, lower),
+      device: setOf(w.device, agentNameKey),
+      os: setOf(w.os, agentNameKey),
+      browser: setOf(w.browser, agentNameKey),
       country: setOf(w.country, upper),
       language: setOf(w.language, primarySubtag),
       referrer: w.referrer === undefined ? null : w.referrer.map(ruleHost),

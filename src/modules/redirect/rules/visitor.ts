@@ -15,8 +15,16 @@ export interface AgentNames {
   browser: string | null;
 }
 
+/**
+ * How an agent name compares: case, spaces, dashes and underscores aside, so that `macOS` (as
+ * people write it) is the statistics' `Mac OS`, and `mobile safari` is `Mobile Safari`.
+ */
+export function agentNameKey(name: string): string {
+  return name.toLowerCase().replace(/[\s_-]+/g, '');
+}
+
 const NO_AGENT: AgentNames = Object.freeze({ device: null, os: null, browser: null });
-// Lower-cased once per agent string: a repeated agent costs one Map lookup.
+// Folded once per agent string: a repeated agent costs one Map lookup.
 const agents = new BoundedCache<string, AgentNames>(20_000);
 
 /** The agent's device, OS and browser names (as the statistics name them), lower case. */
@@ -26,9 +34,9 @@ export function agentNames(userAgent: string | null): AgentNames {
   if (names === undefined) {
     const a = parseAgent(userAgent);
     names = Object.freeze({
-      device: a.device?.toLowerCase() ?? null,
-      os: a.os?.toLowerCase() ?? null,
-      browser: a.browser?.toLowerCase() ?? null,
+      device: a.device === null ? null : agentNameKey(a.device),
+      os: a.os === null ? null : agentNameKey(a.os),
+      browser: a.browser === null ? null : agentNameKey(a.browser),
     });
     agents.set(userAgent, names);
   }
