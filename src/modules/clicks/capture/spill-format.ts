@@ -30,7 +30,8 @@ export function clickLine(c: EnrichedClick): string {
     linkId: c.linkId,
     variantId: c.variantId,
     code: c.code,
-    rule: c.rule,
+    // Only when a rule chose the destination: a line without it reads as none, as older ones do.
+    ...(c.rule === null ? {} : { rule: c.rule }),
     destination: c.destination,
     paramsJson: c.paramsJson,
     ...dimsOf(c),
