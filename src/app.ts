@@ -26,6 +26,7 @@ import { metricsRoutes } from './modules/metrics';
 import { projectsRoutes } from './modules/projects';
 import { qrRoutes } from './modules/qr';
 import { createShortSite } from './modules/redirect';
+import { rulesRoutes } from './modules/redirect/rules/routes';
 import { sessionRoutes } from './modules/sessions';
 import { variantsRoutes } from './modules/variants';
 import { webhooksRoutes } from './modules/webhooks';
@@ -170,6 +171,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(bulkRoutes(deps))
           .use(linksRoutes(deps))
           .use(variantsRoutes(deps))
+          .use(rulesRoutes(deps))
           .use(projectsRoutes(deps))
           .use(webhooksRoutes(deps))
           .use(liveRoutes(deps))

@@ -9,7 +9,9 @@ import { Metrics } from './modules/metrics/registry';
 import { type ClickLimitGate, createClickLimitGate } from './modules/redirect/click-limit-gate';
 import { LinkFollower } from './modules/redirect/link-follower';
 import { LinkIndex } from './modules/redirect/link-index';
-import type { SignInThrottle } from './modules/sessions/throttle';
+import { LinkPasswordThrottle } from './modules/redirect/password/throttle';
+import { SIGN_IN_LIMITS, type SignInThrottle } from './modules/sessions/throttle';
+import { VerificationSlots } from './modules/sessions/verification-slots';
 import { PasswordVerifier } from './modules/sessions/verifier';
 import { WebhookSender } from './modules/webhooks/sender';
 import { type Stores, sqliteStores } from './stores';
@@ -69,6 +71,10 @@ export interface Deps extends BaseDeps {
   setupToken: string;
   /** Failure limits (in memory, or in the database every node shares) and the verification slots of sign-in. */
   signInThrottle: SignInThrottle;
+  /** Every password check of the process runs in these slots: sign-in's and protected links'. */
+  verificationSlots: VerificationSlots;
+  /** Wrong passwords of protected links, per link and address (in memory, or in the database every node shares). */
+  linkPasswordThrottle: LinkPasswordThrottle;
   /** The Workers that check passwords at the lowest CPU priority; close() ends them. */
   passwordVerifier: PasswordVerifier;
   /** argon2id verification (by passwordVerifier); a field so tests can count verifications running at once. */
@@ -108,8 +114,10 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
         follower?.start();
         return loaded;
       })();
-  const signInThrottle = base.stores.openSignInThrottle(base.clock);
-  const passwordVerifier = new PasswordVerifier(signInThrottle.limits.verifying, base.log);
+  // One set of verification slots for every password check of the process: sign-in and protected links.
+  const verificationSlots = new VerificationSlots(SIGN_IN_LIMITS);
+  const signInThrottle = base.stores.openSignInThrottle(base.clock, verificationSlots);
+  const passwordVerifier = new PasswordVerifier(verificationSlots.limits.verifying, base.log);
   return {
     ...base,
     linkIndex,
@@ -130,6 +138,8 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
       : null,
     setupToken: randomToken(),
     signInThrottle,
+    verificationSlots,
+    linkPasswordThrottle: new LinkPasswordThrottle(base.clock, base.stores.linkPasswordFailures),
     passwordVerifier,
     verifyPassword: (password, hash) => passwordVerifier.verify(password, hash),
     webhooks: new WebhookSender({ ...base, linkIndex }),

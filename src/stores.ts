@@ -17,6 +17,7 @@ import { createPostgresRateWindows } from './http/rate-limit-postgres';
 import { SharedRateLimiter } from './http/rate-limit-shared';
 import type { Clock } from './lib/clock';
 import { AppError } from './lib/errors';
+import { hmacHex } from './lib/hash';
 import { randomToken } from './lib/ids';
 import type { Exports } from './modules/analytics/export-chunks';
 import { ExportHost } from './modules/analytics/export-host';
@@ -36,7 +37,7 @@ import { createSqliteLinkStore, createSqliteLinkWrites } from './modules/links/s
 import type { ProjectStore } from './modules/projects/store';
 import { createPostgresProjectStore } from './modules/projects/store-postgres';
 import { createSqliteProjectStore } from './modules/projects/store-sqlite';
-import type { SessionStore, SetupTokenStore } from './modules/sessions/store';
+import type { SessionStore, SetupTokenStore, SignInFailureStore } from './modules/sessions/store';
 import {
   createPostgresSessionStore,
   createPostgresSetupTokens,
@@ -44,6 +45,7 @@ import {
 } from './modules/sessions/store-postgres';
 import { createSqliteSessionStore, createSqliteSetupTokens } from './modules/sessions/store-sqlite';
 import { SIGN_IN_LIMITS, SignInThrottle } from './modules/sessions/throttle';
+import type { VerificationSlots } from './modules/sessions/verification-slots';
 import type { VariantStore } from './modules/variants/store';
 import { createPostgresVariantStore } from './modules/variants/store-postgres';
 import { createSqliteVariantStore } from './modules/variants/store-sqlite';
@@ -55,6 +57,9 @@ import { createPostgresWebhookStore } from './modules/webhooks/store-postgres';
 import { createSqliteWebhookStore } from './modules/webhooks/store-sqlite';
 
 export type Engine = 'sqlite' | 'postgres';
+
+/** What an unlock cookie key is derived for: no other key of the database can equal it. */
+const UNLOCK_KEY_LABEL = 'slink-unlock-cookie';
 
 /** Where a thread opens a connection of its own to the same database (the click writer Worker). */
 export type DatabaseAddress = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
@@ -92,8 +97,19 @@ export interface Stores {
    * node's memory while the database cannot be reached.
    */
   openRateLimiter(limit: number, clock: Clock, log: Logger): RateLimit;
+  /**
+   * Where wrong passwords of protected links are counted: null in memory (SQLite, one process);
+   * the windows sign-in failures use, which every node shares (PostgreSQL).
+   */
+  readonly linkPasswordFailures: SignInFailureStore | null;
+  /**
+   * The key of a protected link's unlock cookies (redirect/password/unlock-cookie.ts), derived
+   * from its password hash: with the database's window secret as well on PostgreSQL, so every
+   * node derives the same key; from the hash alone on SQLite, whose database holds no other secret.
+   */
+  unlockKey(passwordHash: string): Promise<string>;
   /** Sign-in's failure limits and verification slots: failures counted in memory (SQLite) or in the shared database (PostgreSQL). */
-  openSignInThrottle(clock: Clock): SignInThrottle;
+  openSignInThrottle(clock: Clock, slots: VerificationSlots): SignInThrottle;
   /** The engine's runner of CSV exports (SQLite: a Worker of its own; PostgreSQL: async pages). */
   openExports(log: Logger): Exports;
   /** The database's size on disk (the metrics). */
@@ -138,7 +154,9 @@ export function sqliteStores(db: Db): Stores {
     clickLimits: null,
     analytics: createSqliteAnalyticsStore(db.$client),
     openRateLimiter: (limit, clock) => new RateLimiter(limit, clock),
-    openSignInThrottle: (clock) => new SignInThrottle(clock),
+    linkPasswordFailures: null,
+    unlockKey: async (passwordHash) => hmacHex(UNLOCK_KEY_LABEL, passwordHash),
+    openSignInThrottle: (clock, slots) => new SignInThrottle(clock, SIGN_IN_LIMITS, null, slots),
     openExports: (log) => new ExportHost({ engine: 'sqlite', path: db.$client.filename }, log),
     async storageBytes() {
       return sqliteStorageBytes(db.$client.filename);
@@ -185,8 +203,10 @@ export function postgresStores(sql: Pg, url: string): Stores {
     analytics: createPostgresAnalyticsStore(sql),
     openRateLimiter: (limit, clock, log) =>
       new SharedRateLimiter(createPostgresRateWindows(sql, windowKeys), limit, clock, log),
-    openSignInThrottle: (clock) =>
-      new SignInThrottle(clock, SIGN_IN_LIMITS, createPostgresSignInFailures(sql, windowKeys)),
+    linkPasswordFailures: createPostgresSignInFailures(sql, windowKeys),
+    unlockKey: (passwordHash) => windowKeys.of(`${UNLOCK_KEY_LABEL}:${passwordHash}`),
+    openSignInThrottle: (clock, slots) =>
+      new SignInThrottle(clock, SIGN_IN_LIMITS, createPostgresSignInFailures(sql, windowKeys), slots),
     openExports: (log) => new ExportHost({ engine: 'postgres', url }, log),
     storageBytes: () => postgresStorageBytes(sql),
     async ping() {

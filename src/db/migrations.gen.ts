@@ -12,7 +12,8 @@ import m8 from '../../drizzle/0008_link_counters.sql' with { type: 'text' };
 import m9 from '../../drizzle/0009_click_targets_never_reused.sql' with { type: 'text' };
 import m10 from '../../drizzle/0010_link_redirect_options.sql' with { type: 'text' };
 import m11 from '../../drizzle/0011_link_rules.sql' with { type: 'text' };
-import m12 from '../../drizzle/0012_thin_the_anarchist.sql' with { type: 'text' };
+import m12 from '../../drizzle/0012_click_target_rule.sql' with { type: 'text' };
+import m13 from '../../drizzle/0013_webhooks.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -28,5 +29,6 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0009_click_targets_never_reused', sql: m9 },
   { tag: '0010_link_redirect_options', sql: m10 },
   { tag: '0011_link_rules', sql: m11 },
-  { tag: '0012_thin_the_anarchist', sql: m12 },
+  { tag: '0012_click_target_rule', sql: m12 },
+  { tag: '0013_webhooks', sql: m13 },
 ];

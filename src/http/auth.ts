@@ -2,7 +2,7 @@
  * The API edge, run on every request under /api/v1 before routing (so unknown paths, bad
  * bodies and auth failures all carry rate-limit headers): body size and type checks, key
  * verification, the per-key (or per-address) rate limit, and the scope rule — GET needs a
- * read or write key, every other method a write key.
+ * read or write key, every other method a write key (but for the few POSTs that only read).
  *
  * A request with no Authorization header but a live dashboard session cookie is the signed-in
  * account acting as a write key, rate-limited per account; its writes must be same-origin
@@ -85,6 +85,16 @@ export function pathProblem(path: string): AppError | null {
   return new AppError('not_found', `No route for ${path}: API paths have no trailing slash or dot segments`);
 }
 
+/**
+ * POSTs that change nothing, only for the body they need: a read key may call them, like a GET.
+ * POST /links/{id}/rules/test evaluates a link's rules for a described visit and records nothing.
+ */
+const READ_ONLY_POST = /^\/api\/v1\/links\/[^/]+\/rules\/test$/;
+
+function readsOnly(path: string): boolean {
+  return READ_ONLY_POST.test(path);
+}
+
 export function csrfRejected(): AppError {
   return new AppError(
     'csrf_rejected',
@@ -121,7 +131,7 @@ export function createApiGuard(deps: Deps, limiter: RateLimit) {
     const problem = pathProblem(path) ?? bodyProblem(request);
     if (problem) return errorResponse(problem, headers);
     const { principal } = auth;
-    if (request.method !== 'GET' && request.method !== 'HEAD' && principal.key.scope !== 'write') {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && principal.key.scope !== 'write' && !readsOnly(path)) {
       return errorResponse(
         new AppError('insufficient_scope', 'This key is read-only: a write key is required'),
         headers,

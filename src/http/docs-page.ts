@@ -3,6 +3,7 @@
  * Rendered here rather than by the OpenAPI plugin so that its one inline script and one inline
  * style are known when the app starts: the page's CSP allows exactly those two by hash.
  */
+import { escapeHtml } from '../lib/text';
 import { htmlSecurityHeaders } from './html-headers';
 
 interface DocsPageOptions {
@@ -21,8 +22,6 @@ const DARK_MODE_STYLE = `
   .swagger-ui .microlight { filter: invert(100%) hue-rotate(180deg); }
 }
 `;
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The page and its headers, built once. */
 export function renderDocsPage(options: DocsPageOptions): { html: string; headers: Record<string, string> } {

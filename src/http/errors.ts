@@ -19,6 +19,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   session_required: 403,
   csrf_rejected: 403,
   sign_in_failed: 401,
+  password_wrong: 401,
   setup_token_invalid: 403,
   setup_done: 409,
   rate_limited: 429,
@@ -54,12 +55,34 @@ interface ValueErrorLike {
   message?: string;
   summary?: string;
   schema?: { error?: unknown };
+  /** A union's: the errors of each of its members (TypeBox ValueErrorIterator). */
+  errors?: Iterable<ValueErrorLike>[];
+}
+
+type CustomError = { field?: string; message?: string } | undefined;
+
+/**
+ * Inside a union that failed (a nullable object such as `preview`), the first error of a member
+ * that lies deeper than the union and names its own field (`preview.title`): a client is told
+ * which property is wrong, not only that the whole value is. Null when there is none.
+ */
+function namedInnerError(union: ValueErrorLike): { error: ValueErrorLike; custom: CustomError } | null {
+  const depth = union.path?.length ?? 0;
+  for (const member of union.errors ?? [])
+    for (const inner of member) {
+      const own = inner.schema?.error;
+      const custom = (typeof own === 'function' ? own() : own) as CustomError;
+      if ((inner.path?.length ?? 0) > depth && custom?.field !== undefined) return { error: inner, custom };
+    }
+  return null;
 }
 
 /** Elysia's VALIDATION error -> invalid_request naming the top-level input field. */
 export function validationToAppError(error: ValidationLike): AppError {
-  const first = error.valueError ?? error.all?.[0];
-  const custom = (error.customError ?? first?.schema?.error) as { field?: string; message?: string } | undefined;
+  const failed = error.valueError ?? error.all?.[0];
+  const inner = failed === undefined ? null : namedInnerError(failed);
+  const first = inner?.error ?? failed;
+  const custom = inner?.custom ?? ((error.customError ?? first?.schema?.error) as CustomError);
   const path = (first?.path ?? '').replace(/^\//, '');
   const field = custom?.field ?? (path.split('/')[0] || (error.type === 'body' ? 'body' : null));
   const detail = path.includes('/') ? ` (at ${path.replace(/\//g, '.')})` : '';

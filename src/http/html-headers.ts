@@ -28,6 +28,11 @@ interface InlineCode {
   scripts?: string[];
   /** Texts of inline <style> elements the page carries. */
   styles?: string[];
+  /**
+   * Where the page's forms may lead besides 'self'. Browsers apply form-action to the redirects
+   * that follow a submission too: a form answered by a redirect elsewhere names that elsewhere.
+   */
+  formTargets?: string[];
 }
 
 /** CSP, nosniff and Referrer-Policy for an HTML page; pass the page's inline code, if any. */
@@ -35,6 +40,7 @@ export function htmlSecurityHeaders(inline: InlineCode = {}): Record<string, str
   const extra: Record<string, string[]> = {
     'script-src': (inline.scripts ?? []).map(cspHash),
     'style-src': (inline.styles ?? []).map(cspHash),
+    'form-action': inline.formTargets ?? [],
   };
   const policy = BASE_POLICY.map(([directive, sources]) =>
     [directive, ...sources, ...(extra[directive] ?? [])].join(' '),

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'session_required'
   | 'csrf_rejected'
   | 'sign_in_failed'
+  | 'password_wrong'
   | 'setup_token_invalid'
   | 'setup_done'
   | 'rate_limited'

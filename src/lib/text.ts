@@ -7,3 +7,12 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 export function hasControlChars(text: string): boolean {
   return CONTROL.test(text);
 }
+
+/**
+ * Text made safe inside HTML: both as element text and inside a quoted attribute value (`&`,
+ * `<`, `>`, `"` and `'` become character references). It does not make a URL safe to follow:
+ * only ever put http(s) URLs in an href.
+ */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -13,6 +13,8 @@
  *    every redirect wrk counted is in the database after the final flush, and the CPU time per
  *    request of wrk and of each server's threads, with what the 0.7 ratio would leave Slink on
  *    this box. Writes the same to test/bench/results.md (results-zipf.md for --distribution zipf).
+ * 5. Times link rules on the main thread (rules.ts): five rules that do not match, a country
+ *    rule's geo lookup, and 100,000 links a quarter of which have rules, each against no rules.
  *
  * With `--engine postgres`, a third server joins the rotation: dist/slink on PostgreSQL (a
  * throwaway cluster on this box with durable defaults), seeded with the same links; its rate,
@@ -33,6 +35,7 @@ import { countClicks } from '../../src/modules/clicks/sqlite/raw-read';
 import { createVariant } from '../../src/modules/variants/service';
 import { type CpuUse, cpuUse } from './cpu-use';
 import { benchPostgres } from './pg-cluster';
+import { benchRules } from './rules';
 import { benchDeps, benchDepsPostgres, NO_PARAMS, seedLinks } from './seed-links';
 import { ensureWrk, runWrk, type WrkResult } from './wrk';
 
@@ -510,6 +513,8 @@ try {
     `- **Every redirect recorded**: wrk counted ${int(answered)} redirects from Slink over ${slinkRuns} runs (warm-ups included); the database gained ${int(recorded)} clicks after the final flush (exit ${exit}${dropped ? `, log: "${dropped[0]}"` : ', no drops logged'}). wrk does not count answers still in flight when a run ends, at most one per connection (${int(inFlightBound)} in all), so ${int(answered)} ≤ recorded ≤ ${int(answered + inFlightBound)} is the check: ${complete ? 'met' : 'NOT met'}.`,
   );
   lines.push(...pgSummary);
+  // Link rules' cost on the main thread, beside the same run's figures (rules.ts).
+  lines.push('', '### Link rules (main thread, the redirect function alone)', '', ...(await benchRules(LINKS)).lines);
   const text = `${lines.join('\n')}\n`;
   console.log(`\n${text}`);
   writeFileSync(OUT, text);

@@ -8,6 +8,7 @@ import { migrateDatabase } from '../../src/db/migrate';
 import { openPostgres } from '../../src/db/postgres/client';
 import { createDeps, type Deps, unportedDb } from '../../src/deps';
 import { systemClock } from '../../src/lib/clock';
+import type { Rule } from '../../src/modules/links/rules';
 import { newLinkRow } from '../../src/modules/links/service';
 import { generateSlug } from '../../src/modules/links/slug';
 import type { NewLink } from '../../src/modules/links/store';
@@ -23,6 +24,7 @@ export interface LinkShape {
   params?: Record<string, string>;
   tags?: string[];
   projectId?: string | null;
+  rules?: Rule[];
 }
 
 /** Opens (and migrates) the database at `dbPath` with deps for services, as the CLI does. */
@@ -69,7 +71,13 @@ export async function seedLinks(
     const s = shape(i);
     const fields = { slug, destination: s.destination, title: s.title ?? null, params: s.params ?? {} };
     items.push({
-      row: newLinkRow(deps, { ...fields, projectId: s.projectId ?? null, expiresAt: null, clickLimit: null }),
+      row: newLinkRow(deps, {
+        ...fields,
+        projectId: s.projectId ?? null,
+        expiresAt: null,
+        clickLimit: null,
+        rules: s.rules?.length ? s.rules : null,
+      }),
       tags: s.tags ?? [],
     });
     if (items.length === 10_000) await write();

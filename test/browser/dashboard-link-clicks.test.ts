@@ -18,7 +18,11 @@ forEachEngine((engine) => {
   beforeAll(async () => {
     const { key } = await signedInPage(d);
     ids.busy = await createLink(d.t, key, { slug: 'busy' });
-    ids.mixed = await createLink(d.t, key, { slug: 'mixed' });
+    // Phones are sent by the link's first rule.
+    ids.mixed = await createLink(d.t, key, {
+      slug: 'mixed',
+      rules: [{ when: { device: ['mobile'] }, destination: 'https://m.example.com/' }],
+    });
     await createVariant(d.t, key, ids.mixed, { code: 'fb', params: {} });
     await visit(
       d.t,
@@ -53,13 +57,14 @@ forEachEngine((engine) => {
     await p.page.close();
   }, 90_000);
 
-  test('each click: variant, place, device, referrer, traffic, language; bot hits only with bots', async () => {
+  test('each click: variant, rule, place, device, referrer, traffic, language; bot hits only with bots', async () => {
     const p = await clicksOf(ids.mixed);
     const shown = (await p.rows()).map((r) => r.slice(1));
     expect(shown).toEqual([
-      ['zz (unrecognised)', 'Unknown', 'Desktop · Linux · Firefox', 't.co', 'Social', 'Not given', 'No'],
+      ['zz (unrecognised)', '—', 'Unknown', 'Desktop · Linux · Firefox', 't.co', 'Social', 'Not given', 'No'],
       [
         'fb',
+        'Rule 1',
         'Mountain View, United States',
         'Mobile · iOS · Mobile Safari',
         'Direct (no referrer)',
@@ -68,6 +73,7 @@ forEachEngine((engine) => {
         'No',
       ],
       [
+        '—',
         '—',
         'London, United Kingdom',
         'Desktop · Windows · Chrome',
@@ -79,7 +85,7 @@ forEachEngine((engine) => {
     ]);
     await p.page.getByLabel('Include bots').check();
     await waitUntil(async () => (await p.rows()).length === 4);
-    expect((await p.rows())[0]!.slice(2)).toEqual([
+    expect((await p.rows())[0]!.slice(3)).toEqual([
       'Sydney, Australia',
       // A bot hit's browser is the bot's name.
       'Googlebot',
@@ -109,6 +115,7 @@ forEachEngine((engine) => {
     expect(col('country')).toEqual(['', 'US', 'GB']);
     expect(col('referrer')).toEqual(['t.co', '', 'news.example.com']);
     expect(col('variantCode')).toEqual(['zz', 'fb', '']);
+    expect(col('rule')).toEqual(['', '0', '']);
     expect(col('bot')).toEqual(['false', 'false', 'false']);
     // With bots in the window, the download follows.
     await p.page.getByLabel('Include bots').check();

@@ -71,14 +71,23 @@ forEachEngine((engine) => {
     await dialog.getByLabel('Parameter 1 name').fill('utm_source');
     await dialog.getByLabel('Parameter 1 value').fill('facebook');
     await dialog.getByRole('button', { name: 'Add variant' }).click();
-    await p.page.getByText('https://sl.test/launch/fb').waitFor();
+    // The dialog's hint names the address as it is typed: wait for the dialog to close first.
+    await dialog.waitFor({ state: 'hidden' });
+    await p.page
+      .getByRole('region', { name: 'Variants' })
+      .getByText('https://sl.test/launch/fb', { exact: true })
+      .waitFor();
     expect((await p.read()).variants.map((v: any) => [v.code, v.params])).toEqual([['fb', { utm_source: 'facebook' }]]);
 
     await p.page.getByRole('button', { name: 'Edit variant fb' }).click();
     const edit = p.page.getByRole('dialog', { name: 'Edit variant fb' });
     await edit.getByLabel('Code').fill('facebook');
     await edit.getByRole('button', { name: 'Save variant' }).click();
-    await p.page.getByText('https://sl.test/launch/facebook').waitFor();
+    await edit.waitFor({ state: 'hidden' });
+    await p.page
+      .getByRole('region', { name: 'Variants' })
+      .getByText('https://sl.test/launch/facebook', { exact: true })
+      .waitFor();
 
     await p.page.getByRole('button', { name: 'Remove variant facebook' }).click();
     await p.page.getByRole('dialog').getByRole('button', { name: 'Remove variant' }).click();

@@ -32,7 +32,15 @@ forEachEngine((engine) => {
 
   beforeAll(async () => {
     key = (await signedInPage(d)).key;
-    linkId = await createLink(d.t, key, { slug: 'promo', params: { note: '<b>bold</b>' } });
+    linkId = await createLink(d.t, key, {
+      slug: 'promo',
+      params: { note: '<b>bold</b>' },
+      // Phones go to the app's page: the second rule, after one nobody matches.
+      rules: [
+        { when: { language: ['ja'] }, destination: 'https://example.jp/' },
+        { when: { device: ['mobile'] }, destination: 'https://m.example.com/' },
+      ],
+    });
     await createVariant(d.t, key, linkId, { code: 'fb', params: { utm_source: 'facebook', utm_medium: 'social' } });
     await visit(d.t, [
       { path: '/promo', ip: PLACES.london, ua: UA.chromeWin, referer: 'https://news.example.com/a', lang: 'en-GB' },
@@ -74,6 +82,8 @@ forEachEngine((engine) => {
       ['fb', '1'],
     ]);
     expect((await breakdownRows(p.page, 'Unrecognised variant codes'))[0]!.slice(0, 2)).toEqual(['zz', '1']);
+    // The three phones' clicks, by the rule that sent them (numbered from 1 as on the link page).
+    expect((await breakdownRows(p.page, 'Link rules')).map((r) => r.slice(0, 2))).toEqual([['Rule 2', '3']]);
     // A user-supplied value is text, never markup.
     expect((await breakdownRows(p.page, 'Parameters'))[0]!.slice(0, 2)).toEqual(['note = <b>bold</b>', '6']);
     expect(await p.page.locator('.breakdowns b').count()).toBe(0);

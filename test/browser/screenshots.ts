@@ -2,8 +2,10 @@
  * Writes the dashboard's screenshots: `bun run test/browser/screenshots.ts [out-dir]` (default
  * docs/screenshots), rendered by the real app in Chromium with no internet. The sign-in page at
  * 1280x800 and 375x800; the links list with data (an expired link and one at its click limit
- * among them), a link's page, an expired link's page, its slug change asking first, the API
- * keys page with a new key shown once, and the sessions page at 1280x800; each light and dark.
+ * among them, one with a password and one with rules), a link's page, an expired
+ * link's page, its slug change asking first, a link's rules with the rules test beside them (also
+ * at 375x800), the API keys page with a new key shown once, and the sessions page at 1280x800;
+ * each light and dark.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +23,22 @@ const SCHEMES = ['light', 'dark'] as const;
 const IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
 
+const RULES = [
+  {
+    when: { device: ['mobile'], os: ['iOS'] },
+    destination: 'https://apps.apple.com/app/example-shop',
+    params: { utm_source: 'ios' },
+  },
+  {
+    when: { country: ['FR', 'BE'], language: ['fr'], query: { ref: 'partner', promo: null } },
+    destination: 'https://shop.example.com/fr/soldes',
+  },
+  {
+    when: { after: Date.UTC(2026, 11, 1), before: Date.UTC(2026, 11, 25) },
+    destination: 'https://shop.example.com/advent',
+  },
+];
+
 const LINKS = [
   {
     slug: 'spring',
@@ -28,6 +46,8 @@ const LINKS = [
     destination: 'https://shop.example.com/sale?season=spring',
     tags: ['campaign'],
     clicks: 42,
+    rules: RULES,
+    preview: { title: 'Spring sale: 30% off', description: 'Everything in the spring collection, this week only.' },
   },
   {
     slug: 'docs',
@@ -42,6 +62,7 @@ const LINKS = [
     destination: 'https://blog.example.com/2026/launch',
     tags: ['blog', 'campaign'],
     clicks: 128,
+    rules: RULES.slice(0, 2),
   },
   // Three clicks of three: visitors get the "no longer available" page.
   { slug: 'careers', title: null, destination: 'https://example.com/careers', tags: [], clicks: 3, clickLimit: 3 },
@@ -51,6 +72,8 @@ const LINKS = [
     destination: 'https://events.example.com/webinar?id=11',
     tags: ['events'],
     clicks: 0,
+    // Without clicks: a protected link's seeded visits would get the password form.
+    password: 'correct horse battery',
     // Expired an hour after it was made (the list is seen days later).
     expiresIn: 3_600_000,
   },
@@ -132,6 +155,20 @@ try {
   await page.getByRole('img', { name: /QR code/ }).waitFor();
   await page.waitForSelector('img.qr-image[src]');
   await shoot(page, 'link', 1280);
+
+  // The rules, with a visit filled into the rules test beside them.
+  const rulesTest = page.getByRole('region', { name: 'Test the rules' });
+  await rulesTest.getByLabel('User agent').fill(IPHONE);
+  await rulesTest.getByLabel('Query').fill('ref=partner');
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.getByRole('group', { name: 'Rules', exact: true }).evaluate((rules) => rules.scrollIntoView());
+    await page.evaluate('window.scrollBy(0, -16)');
+    await page.evaluate('document.activeElement.blur()');
+    await shoot(page, 'link-rules', width);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.evaluate('window.scrollTo(0, 0)');
 
   // A new slug asks first: the old address, the new one, and what stops working.
   await page.getByRole('region', { name: 'Details' }).getByLabel('Slug').fill('spring-2027');

@@ -18,19 +18,21 @@ export function inlineCode(html: string): { scripts: string[]; styles: string[] 
   return { scripts, styles };
 }
 
-/** The CSP a page must carry: the dashboard's, with the hashes of its own inline code added. */
-export function expectedCsp(html: string): string {
+/**
+ * The CSP a page must carry: the dashboard's, with the hashes of its own inline code added, and
+ * `formTargets` where its forms may lead besides 'self' (a form answered by a redirect elsewhere).
+ */
+export function expectedCsp(html: string, formTargets: string[] = []): string {
   const { scripts, styles } = inlineCode(html);
-  return DASHBOARD_CSP.replace("script-src 'self'", ["script-src 'self'", ...scripts.map(sha256)].join(' ')).replace(
-    "style-src 'self'",
-    ["style-src 'self'", ...styles.map(sha256)].join(' '),
-  );
+  return DASHBOARD_CSP.replace("script-src 'self'", ["script-src 'self'", ...scripts.map(sha256)].join(' '))
+    .replace("style-src 'self'", ["style-src 'self'", ...styles.map(sha256)].join(' '))
+    .replace("form-action 'self'", ["form-action 'self'", ...formTargets].join(' '));
 }
 
-export function expectHtmlSecurityHeaders(headers: Headers, html: string): void {
+export function expectHtmlSecurityHeaders(headers: Headers, html: string, formTargets: string[] = []): void {
   expect(headers.get('content-type')).toBe('text/html; charset=utf-8');
   const csp = headers.get('content-security-policy');
-  expect(csp).toBe(expectedCsp(html));
+  expect(csp).toBe(expectedCsp(html, formTargets));
   expect(csp).not.toContain('unsafe-');
   expect(headers.get('x-content-type-options')).toBe('nosniff');
   expect(headers.get('referrer-policy')).toBe('same-origin');

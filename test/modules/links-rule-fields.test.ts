@@ -87,7 +87,7 @@ forEachEngine((engine) => {
     expect(link.rules).toEqual(expected);
     expect((await write('GET', `/links/${link.id}`)).rules).toEqual(expected);
     expect(extrasOf('ruled')).toBe(HAS_RULES);
-    expect(t.deps.linkIndex.table.rules.get(t.deps.linkIndex.find('ruled'))).toEqual(expected);
+    expect(t.deps.linkIndex.table.rules.get(t.deps.linkIndex.find('ruled'))?.source).toEqual(expected);
 
     const replaced = await write('PATCH', `/links/${link.id}`, { rules: [expected[2]] });
     expect(replaced.rules).toEqual([expected[2]]);
@@ -149,6 +149,8 @@ forEachEngine((engine) => {
       [{ rules: [{ when: {}, destination: 'https://example.com/', params: { '': 'x' } }] }, 'rules[0].params'],
       [{ rules: [{ when: { weekday: ['mon'] }, destination: 'https://example.com/' }] }, 'rules[0].when.weekday'],
       [{ rules: [{ when: { device: 'mobile' }, destination: 'https://example.com/' }] }, 'when.device'],
+      [{ rules: [{ when: { language: ['x'.repeat(257)] }, destination: 'https://example.com/' }] }, 'when.language'],
+      [{ rules: [{ when: { os: Array(51).fill('iOS') }, destination: 'https://example.com/' }] }, 'when.os'],
       [{ rules: [{ when: { after: -1 }, destination: 'https://example.com/' }] }, 'when.after'],
       [{ rules: [{ when: { query: { a: 1 } }, destination: 'https://example.com/' }] }, 'when.query'],
       [{ rules: [{ destination: 'https://example.com/' }] }, 'when'],

@@ -16,6 +16,7 @@ import m0006 from './migrations/0006_shared_windows.sql' with { type: 'text' };
 import m0007 from './migrations/0007_click_limits.sql' with { type: 'text' };
 import m0008 from './migrations/0008_link_redirect_options.sql' with { type: 'text' };
 import m0009 from './migrations/0009_link_rules.sql' with { type: 'text' };
+import m0010 from './migrations/0010_click_target_rule.sql' with { type: 'text' };
 import m0011 from './migrations/0011_webhooks.sql' with { type: 'text' };
 
 export interface PgMigration {
@@ -35,6 +36,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 7, name: '0007_click_limits', sql: m0007 },
   { version: 8, name: '0008_link_redirect_options', sql: m0008 },
   { version: 9, name: '0009_link_rules', sql: m0009 },
+  { version: 10, name: '0010_click_target_rule', sql: m0010 },
   { version: 11, name: '0011_webhooks', sql: m0011 },
 ];
 

@@ -15,4 +15,6 @@ export const CLICK_FIELDS = [
   'params',
   ...CLICK_DIMS,
   'bot',
+  // Last: added with link rules, after the columns CSV readers already count on.
+  'rule',
 ] as const;

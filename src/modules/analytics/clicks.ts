@@ -25,7 +25,7 @@ function variantKnown(src: ClickSource, r: ListedClick): boolean {
 
 /** The API's click record, its fields in their documented order (docs/behaviour.md, "Raw clicks"). */
 function toClick(src: ClickSource, r: ListedClick): Click {
-  const { id, timestamp, code, variantId: _variantId, destination, paramsJson, bot, ...dims } = r;
+  const { id, timestamp, code, variantId: _variantId, destination, paramsJson, bot, rule, ...dims } = r;
   return {
     id,
     linkId: src.linkId,
@@ -37,6 +37,7 @@ function toClick(src: ClickSource, r: ListedClick): Click {
     params: JSON.parse(paramsJson) as Record<string, string>,
     ...dims,
     bot,
+    rule,
   };
 }
 

@@ -6,7 +6,15 @@
  * (export-postgres.ts) and writes them with CsvRecords. Nothing here knows of HTTP or threads.
  */
 import type { Database } from 'bun:sqlite';
-import { type ClickKey, EXPORT_BOT_AT, EXPORT_DIMS_AT, ExportPages, type ExportRow, keyAbove } from '../clicks/public';
+import {
+  type ClickKey,
+  EXPORT_BOT_AT,
+  EXPORT_DIMS_AT,
+  EXPORT_RULE_AT,
+  ExportPages,
+  type ExportRow,
+  keyAbove,
+} from '../clicks/public';
 import { linkExists } from '../links/link-exists';
 import { CLICK_FIELDS } from './click-fields';
 import { csvCell, csvLine } from './csv';
@@ -68,7 +76,8 @@ export class CsvRecords {
     const known = r[3] !== null && this.variants.has(r[3]);
     let line = `${r[0]},${this.linkCells},${r[1]},${csvCell(r[2])},${known},${csvCell(r[4])},${csvCell(r[5])}`;
     for (let d = EXPORT_DIMS_AT; d < EXPORT_BOT_AT; d++) line += `,${csvCell(r[d] as string | null)}`;
-    return `${line},${r[EXPORT_BOT_AT] === 1}\r\n`;
+    const rule = r[EXPORT_RULE_AT] as number | null;
+    return `${line},${r[EXPORT_BOT_AT] === 1},${rule ?? ''}\r\n`;
   }
 }
 

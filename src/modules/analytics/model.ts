@@ -110,6 +110,10 @@ const statsFields = {
       'By variant, under its current code; `""` counts the clicks on the link itself: on the bare link, and on codes that match no variant now (never did, or their variant was deleted since; unknownVariants lists those by code). So the list adds up to totals.clicks (when it holds every value: at most 100 are listed).',
     ),
     language: list(Entry, 'Preferred languages (Accept-Language).'),
+    rule: list(
+      t.Object({ value: Type.Integer({ minimum: 0 }), clicks: Count }),
+      "By the link rule that chose the destination: its index (from 0) in the link's rules when clicked. Clicks no rule matched are not listed. For the workspace, every link's rule of one index counts together.",
+    ),
     params: list(
       t.Object({ key: t.String(), value: t.String(), clicks: Count }),
       'Custom params (utm_source/medium/campaign have their own lists).',
@@ -182,6 +186,10 @@ const ClickModel = t.Object(
     trafficType: Nullable,
     language: Nullable,
     bot: t.Boolean(),
+    rule: nullable(Type.Integer({ minimum: 0 }), {
+      description:
+        "The index (from 0) of the link's rule that chose the destination, as the link's rules were when clicked; null when no rule matched.",
+    }),
   },
   { title: 'Click', description: `Fields in this order: ${CLICK_FIELDS.join(', ')}.` },
 );

@@ -46,7 +46,7 @@ interface StatsSource<V> {
 /** A click's own dimensions: their '' means "not known", shown as null. */
 const NULLABLE: ReadonlySet<RollupDim> = new Set(CLICK_DIMS);
 /** Dimensions listed as plain (value, clicks) entries: every one but those with a second coordinate. */
-const KEYED: ReadonlySet<RollupDim> = new Set(['city', 'variant', 'param', 'link']);
+const KEYED: ReadonlySet<RollupDim> = new Set(['city', 'variant', 'rule', 'param', 'link']);
 const PLAIN_DIMS = ROLLUP_DIMS.filter((d) => !KEYED.has(d));
 
 type Piece = BucketRange;
@@ -175,6 +175,7 @@ async function group<V>(src: StatsSource<V>, names: ValueNames, summer: Summer, 
   const params: ParamEntry[] = [];
   const variants: VariantValue[] = [];
   const links: Entry[] = [];
+  const rules: { value: number; clicks: number }[] = [];
   for (const id of summer.touched) {
     const clicks = summer.sums[id]!;
     const name = names.nameOf(id);
@@ -192,6 +193,9 @@ async function group<V>(src: StatsSource<V>, names: ValueNames, summer: Summer, 
         break;
       case 'link':
         links.push({ value: name.value, clicks });
+        break;
+      case 'rule':
+        rules.push({ value: Number(name.value), clicks });
         break;
       default:
         plain.get(name.dim)!.push({ value, clicks });
@@ -214,6 +218,7 @@ async function group<V>(src: StatsSource<V>, names: ValueNames, summer: Summer, 
       utmCampaign: list('utmCampaign'),
       variant: src.variantRows(known, counted),
       language: list('language'),
+      rule: top(rules, (a, b) => a.value - b.value),
       params: top(params, (a, b) => compareText(a.key, b.key) || compareText(a.value, b.value)),
     },
     unknownVariants: top(

@@ -8,10 +8,11 @@
  */
 
 // The redirect's side: what it records and where (capture/).
-export { isBotAgent } from './capture/bot';
+export { isBotAgent, isPreviewCrawler } from './capture/bot';
 export type { ClickBuffer } from './capture/buffer';
 export { countCaptured } from './capture/live-counts';
 export { type ClickPipeline, createClickPipeline, type PipelineOptions } from './capture/pipeline';
+export { PREVIEW_CRAWLERS } from './capture/preview-crawlers';
 export { type ClickLinks, type ClickRecord, targetSerial } from './capture/record';
 export type { ClickWriter } from './capture/sink';
 export { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS } from './capture/spill';
@@ -38,7 +39,11 @@ export {
   sameBlocks,
   sqliteClickCounts,
 } from './copy-to-verify';
-// Enrichment other modules reuse (the sessions list names a session's browser).
+// Enrichment other modules reuse (the sessions list names a session's browser; link rules
+// read the agent, country, languages and referrer host as the statistics name them).
+export { type GeoLookup, noGeo, openGeo } from './enrich/geo';
+export { acceptedLanguages } from './enrich/language';
+export { referrerHost } from './enrich/traffic';
 export { parseAgent } from './enrich/user-agent';
 export { deleteLinkClicksPg } from './postgres/delete';
 export { lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
@@ -51,6 +56,7 @@ export {
   type ClickKey,
   EXPORT_BOT_AT,
   EXPORT_DIMS_AT,
+  EXPORT_RULE_AT,
   ExportPages,
   type ExportRow,
   keyAbove,

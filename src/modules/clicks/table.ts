@@ -51,11 +51,11 @@ export const visitorSalts = sqliteTable('visitor_salts', {
 
 /**
  * Where clicks went, deduplicated: the variant id at click time ('' when the code matched no
- * variant), the code in the address (null without one), the Location's destination and the
- * effective params JSON. A link's clicks share a handful of these, so a raw click stores one
- * integer instead of the strings. `code` stays nullable (null and a code are different facts);
+ * variant), the code in the address (null without one), the Location's destination, the
+ * effective params JSON and the index of the link rule that chose the destination (null: none). A link's clicks share a handful of these, so a raw click stores one
+ * integer instead of the strings. `code` and `rule` stay nullable (null and a value are different facts);
  * SQLite treats nulls as distinct in a unique index, so the writer looks a target up with
- * `code IS ?` before inserting it, and is the only writer. A link's rows go with it
+ * `code IS ? AND rule IS ?` before inserting it, and is the only writer. A link's rows go with it
  * (deleteLinkClicks), so the id is AUTOINCREMENT: an id is never given to another row, even
  * after the row with the highest id was deleted, and readers may cache rows by id for good.
  */
@@ -68,8 +68,9 @@ export const clickTargets = sqliteTable(
     code: text('code'),
     destination: text('destination').notNull(),
     params: text('params').notNull(),
+    rule: integer('rule'),
   },
-  (t) => [uniqueIndex('click_targets_key').on(t.linkId, t.variantId, t.code, t.destination, t.params)],
+  (t) => [uniqueIndex('click_targets_key').on(t.linkId, t.variantId, t.code, t.destination, t.params, t.rule)],
 );
 
 /**

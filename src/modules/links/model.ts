@@ -65,12 +65,13 @@ export const LinkModel = t.Object(
     redirectStatus: redirectStatusOf({ description: REDIRECT_STATUS_MEANING }),
     forwardQuery: t.Boolean({ description: FORWARD_QUERY_MEANING }),
     passwordProtected: t.Boolean({
-      description: 'Read-only: whether the short link asks for a password (set with the write-only password field).',
+      description:
+        'Read-only: whether the short link asks for a password (set with the write-only password field): its GET answers a password form (200 HTML) instead of the redirect, unless the visitor has the unlock cookie or sends the X-Slink-Password header.',
     }),
     rules: RulesField,
     preview: nullable(PreviewModel, {
       description:
-        'What social-preview crawlers (Slackbot, Twitterbot, facebookexternalhit, ...) get instead of the redirect: a page with Open Graph and Twitter card tags, counted as a bot hit. null: they get the redirect.',
+        'What social-preview crawlers (Slackbot, Twitterbot, facebookexternalhit, LinkedInBot, Discordbot, WhatsApp, TelegramBot, Mastodon and the like) get instead of the redirect: a 200 page with Open Graph and Twitter card tags (og:url the short link fetched, twitter:card summary_large_image with an image, summary without) and a plain link to the destination, counted as a bot hit. Never shown for a password-protected link. null: they get the redirect.',
     }),
     lastClickedAt: nullable(Type.Integer()),
     createdAt: Type.Integer(),
@@ -147,7 +148,7 @@ const optionalLinkFields = {
   rules: t.Optional(RulesField),
   preview: t.Optional(
     nullable(PreviewModel, {
-      description: 'What social-preview crawlers get instead of the redirect, or null.',
+      description: 'What social-preview crawlers get instead of the redirect (see Link.preview); null removes it.',
       error: fieldError('preview', 'preview must be {title, description?, image?} or null'),
     }),
   ),

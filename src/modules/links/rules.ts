@@ -21,14 +21,23 @@ export const PASSWORD_LIMITS = { min: 8, max: 128 } as const;
 
 const list = (name: string, description: string) =>
   t.Optional(
-    t.Array(t.String({ maxLength: RULE_LIMITS.valueLength }), {
-      maxItems: RULE_LIMITS.values,
-      description,
-      error: fieldError(
-        `when.${name}`,
-        `when.${name} must be an array of at most ${RULE_LIMITS.values} strings of up to ${RULE_LIMITS.valueLength} characters`,
-      ),
-    }),
+    t.Array(
+      t.String({
+        maxLength: RULE_LIMITS.valueLength,
+        error: fieldError(
+          `when.${name}`,
+          `when.${name} values are strings of up to ${RULE_LIMITS.valueLength} characters`,
+        ),
+      }),
+      {
+        maxItems: RULE_LIMITS.values,
+        description,
+        error: fieldError(
+          `when.${name}`,
+          `when.${name} must be an array of at most ${RULE_LIMITS.values} strings of up to ${RULE_LIMITS.valueLength} characters`,
+        ),
+      },
+    ),
   );
 
 const Instant = (name: string, description: string) =>
@@ -44,7 +53,10 @@ const Instant = (name: string, description: string) =>
 export const RuleWhenModel = t.Object(
   {
     device: list('device', 'Any of: desktop, mobile, tablet (the device breakdown names).'),
-    os: list('os', 'Operating system names as the os breakdown shows them (iOS, Android, Windows, macOS, Linux, ...).'),
+    os: list(
+      'os',
+      'Operating system names as the os breakdown shows them (iOS, Android, Windows, Mac OS, Linux, ...), compared without case, spaces or dashes (macOS is Mac OS).',
+    ),
     browser: list('browser', 'Browser names as the browser breakdown shows them (Chrome, Safari, Firefox, Edge, ...).'),
     country: list('country', 'ISO 3166-1 alpha-2 country codes, from the visitor address (the geo database).'),
     language: list(
@@ -139,7 +151,7 @@ export const PreviewModel = t.Object(
 export type Preview = typeof PreviewModel.static;
 
 export const PasswordField = nullable(t.String({ minLength: PASSWORD_LIMITS.min, maxLength: PASSWORD_LIMITS.max }), {
-  description: `Write-only. ${PASSWORD_LIMITS.min} to ${PASSWORD_LIMITS.max} characters: the short link asks for it before redirecting (a form, or the X-Slink-Password header). Stored only as an argon2id hash, never returned (see passwordProtected). null removes it.`,
+  description: `Write-only. ${PASSWORD_LIMITS.min} to ${PASSWORD_LIMITS.max} characters: the short link asks for it before redirecting. A browser gets a form (posting the field \`password\`) and, once right, an unlock cookie that spares the form for an hour; an API client may send it in the \`X-Slink-Password\` header of the GET (wrong: 401 \`password_wrong\`). The right password answers the link's redirect and records the click; more than 10 wrong answers for the link from one client address in 15 minutes answer 429. Stored only as an argon2id hash, never returned (see passwordProtected). Changing it or setting null (no password) ends every unlock cookie of the link.`,
   error: fieldError(
     'password',
     `password must be a string of ${PASSWORD_LIMITS.min} to ${PASSWORD_LIMITS.max} characters, or null`,

@@ -40,7 +40,10 @@ export function createShortSite(deps: Deps) {
     const path = pathOf(url);
     const match = REDIRECT_PATH.exec(path);
     if (match !== null && !RESERVED_SLUGS.has(match[1]!.toLowerCase())) {
-      if (request.method !== 'GET' && request.method !== 'HEAD') return pageResponse('methodNotAllowed');
+      const method = request.method;
+      // POST only where it means something: a protected link's password form (password/gate.ts).
+      if (method !== 'GET' && method !== 'HEAD' && !(method === 'POST' && redirect.takesPost(match[1]!)))
+        return pageResponse('methodNotAllowed');
       const answer = redirect(request, server, match[1]!, match[2] ?? null);
       if (metrics !== null) {
         if (answer instanceof Response) metrics.redirect(answer.status);

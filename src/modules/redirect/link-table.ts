@@ -26,6 +26,7 @@ import {
 } from '../clicks/public';
 import type { Preview, Rule } from '../links/rules';
 import type { RedirectRow } from '../links/store';
+import { type CompiledRules, compileRules } from './rules/compile';
 
 type LinkStatus = RedirectRow['status'];
 /** A slot's status code: FREE (no link), then the link's status. */
@@ -188,7 +189,8 @@ export class LinkTable implements ClickLinks {
    */
   extras = new Uint8Array(0);
   readonly passwordHash = new Map<number, string>();
-  readonly rules = new Map<number, readonly Rule[]>();
+  /** The link's rules compiled when it is put (rules/compile.ts): matched per request with no parsing. */
+  readonly rules = new Map<number, CompiledRules>();
   readonly preview = new Map<number, Preview>();
   /** Where the slot's entry (its link's block, then its variants') starts in `arena`. */
   blockAt = new Uint32Array(0);
@@ -304,7 +306,12 @@ export class LinkTable implements ClickLinks {
     else this.fallbackUrl.set(slot, facts.fallbackUrl);
     this.extras[slot] =
       keptIn(this.passwordHash, slot, facts.passwordHash, HAS_PASSWORD) |
-      keptIn(this.rules, slot, facts.rules.length === 0 ? null : facts.rules, HAS_RULES) |
+      keptIn(
+        this.rules,
+        slot,
+        facts.rules.length === 0 ? null : compileRules(facts.rules, JSON.parse(facts.paramsJson)),
+        HAS_RULES,
+      ) |
       keptIn(this.preview, slot, facts.preview, HAS_PREVIEW);
     this.byId.set(facts.id, this.idHash[slot]!, slot, this.count);
     this.bySlug.set(facts.slug, this.slugHash[slot]!, slot, this.count);

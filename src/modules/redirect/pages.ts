@@ -3,6 +3,7 @@
  * links that cannot redirect. Built once; nothing user-supplied is ever written into them.
  */
 import { htmlSecurityHeaders } from '../../http/html-headers';
+import { PREVIEW_CRAWLERS } from '../clicks/public';
 
 // The pages' one inline stylesheet, allowed by its hash (the short host serves no other files).
 const STYLE = `
@@ -46,5 +47,9 @@ export function pageResponse(name: PageName): Response {
   return new Response(html, { status, headers });
 }
 
-/** Short links are for people: ask crawlers not to index them (link previews still work). */
-export const ROBOTS_TXT = 'User-agent: *\nDisallow: /\n';
+/**
+ * Short links are for people: ask crawlers not to index them. The social-preview crawlers are
+ * let in (X's Twitterbot, for one, draws no card for an address robots.txt disallows), so a
+ * shared short link gets a card: its preview page, or the destination's own through the redirect.
+ */
+export const ROBOTS_TXT = `${PREVIEW_CRAWLERS.map(({ name }) => `User-agent: ${name}\n`).join('')}Allow: /\n\nUser-agent: *\nDisallow: /\n`;

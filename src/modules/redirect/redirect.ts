@@ -1,17 +1,28 @@
 /**
- * The hot path: resolve a slug from memory, capture the click as a compact record, answer 302.
+ * The hot path: resolve a slug from memory, capture the click as a compact record, answer 302 (or,
+ * to a social-preview crawler on a link with a preview, the preview page: preview-page.ts).
  * No parsing, hashing, geo lookup or I/O happens here (docs/architecture.md, "A short link"); the flush does it.
+ * The exception is a link with rules: their conditions read the request (rules/, in memory).
  * The only classification on this path is for links with a click limit, which must count
- * humans exactly at the moment they are let through; the only wait is theirs too, when several
+ * humans exactly at the moment they are let through, and for links with a preview (is the agent
+ * a social-preview crawler: cached by agent like the bot verdict); the only wait is theirs too, when several
  * processes share the count (click-limit-gate.ts). Every other answer is synchronous.
  */
 import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
-import { blockLocation, isBotAgent } from '../clicks/public';
+import { shortUrlOf } from '../../lib/short-url';
+import { blockLocation, blockParamsJson, isBotAgent, isPreviewCrawler } from '../clicks/public';
 import type { Admission } from './click-limit-gate';
-import { type LinkTable, PAUSED } from './link-table';
+import { HAS_PASSWORD, HAS_PREVIEW, HAS_RULES, type LinkTable, PAUSED } from './link-table';
 import { withVisitorQuery } from './location';
 import { pageResponse } from './pages';
+import { createPasswordGate } from './password/gate';
+import { previewResponse } from './preview-page';
+import { chooseRule, queryOf } from './rules/choose';
+import { ruleGeo } from './rules/geo';
+
+/** The extras bits that decide a preview: set, and no password (a protected link shows none). */
+const PREVIEW_ONLY = HAS_PREVIEW | HAS_PASSWORD;
 
 // Header values kept per click are capped: memory per buffered click stays bounded.
 const MAX_AGENT = 512;
@@ -38,18 +49,14 @@ function refusal(links: LinkTable, slot: number, admission: Exclude<Admission, '
   return admission === 'refused' ? ended(links, slot) : pageResponse('notFound');
 }
 
-/** The request URL's query without its `?`, or '' (the fragment never reaches the server). */
-function queryOf(url: string): string {
-  const at = url.indexOf('?');
-  return at < 0 ? '' : url.slice(at + 1);
-}
-
 export function createRedirect(deps: Deps) {
   const { linkIndex, clicks, clock, config, clickLimitGate } = deps;
   const buffer = clicks.buffer;
+  const geo = ruleGeo(config.geoDb, (err) => deps.log.error('link rules: the geo database cannot be opened', err));
   /**
    * `admitted`: a human click the click-limit gate let through after asking another process; the
-   * link is read again as it is now (still in `slot`: the gate made sure).
+   * link is read again as it is now (still in `slot`: the gate made sure). `unlocked`: past the
+   * password step (password/gate.ts), which found the link again as it is now.
    */
   const answer = (
     request: Request,
@@ -57,19 +64,32 @@ export function createRedirect(deps: Deps) {
     slot: number,
     code: string | null,
     admitted: boolean,
+    unlocked = false,
   ): Response | Promise<Response> => {
     const links = linkIndex.table;
     if (slot < 0 || links.status[slot] === PAUSED) return pageResponse('notFound');
     const now = clock.now();
     // NaN (no expiry) compares false.
     if (now >= links.expiresAt[slot]!) return ended(links, slot);
+    if (!admitted && !unlocked) {
+      // One byte read for links without a password; a POST means something only for those with one.
+      if ((links.extras[slot]! & HAS_PASSWORD) !== 0)
+        // Past its click limit (as far as this node knows) it ends before any password is asked.
+        return links.humanClicks[slot]! >= links.clickLimit[slot]!
+          ? ended(links, slot)
+          : passwordGate(request, server, slot, code);
+      if (request.method === 'POST') return pageResponse('methodNotAllowed');
+    }
     const at = links.blockAt[slot]!;
     const variantAt = code === null ? -1 : links.variantAt(slot, code);
-    const location = blockLocation(links.arena, variantAt < 0 ? at : variantAt);
     const headers = request.headers;
     const userAgent = capped(headers.get('user-agent'), MAX_AGENT);
     const head = request.method === 'HEAD';
     let bot: boolean | null = head || !userAgent ? true : null;
+    // Social previews (preview-page.ts): a listed crawler gets the link's preview page, recorded
+    // as the bot hit it is. Links without a preview pay this one byte read.
+    const preview = (links.extras[slot]! & PREVIEW_ONLY) === HAS_PREVIEW && isPreviewCrawler(userAgent);
+    if (preview) bot = true;
     const clickLimit = links.clickLimit[slot]!;
     if (admitted) {
       bot = false;
@@ -89,6 +109,27 @@ export function createRedirect(deps: Deps) {
     } else if (bot === null) {
       links.unsorted[slot]!++;
     }
+    const address = clientAddress(request, server, config.trustProxy);
+    const referrer = capped(headers.get('referer'), MAX_REFERRER);
+    const acceptLanguage = capped(headers.get('accept-language'), MAX_LANGUAGE);
+    // Link rules (rules/): a link without any pays this one byte. A preview comes before them
+    // (a crawler's card links to the link's own destination).
+    const rule =
+      preview || (links.extras[slot]! & HAS_RULES) === 0
+        ? null
+        : chooseRule(
+            links.rules.get(slot)!,
+            request.url,
+            userAgent,
+            address,
+            acceptLanguage,
+            referrer,
+            now,
+            geo,
+            variantAt < 0 ? null : code,
+            variantAt < 0 ? null : blockParamsJson(links.arena, variantAt),
+          );
+    const location = rule === null ? blockLocation(links.arena, variantAt < 0 ? at : variantAt) : rule.location;
     buffer.push({
       time: now,
       links,
@@ -98,25 +139,34 @@ export function createRedirect(deps: Deps) {
       variantAt,
       location,
       code,
-      address: clientAddress(request, server, config.trustProxy),
+      address,
       userAgent,
-      referrer: capped(headers.get('referer'), MAX_REFERRER),
-      acceptLanguage: capped(headers.get('accept-language'), MAX_LANGUAGE),
+      referrer,
+      acceptLanguage,
       head,
       bot,
+      rule,
     });
     const query = links.forwardQuery[slot] === 1 ? queryOf(request.url) : '';
-    const response = new Response(null, {
-      status: links.redirectStatus[slot]!,
-      headers: {
-        location: query === '' ? location : withVisitorQuery(location, query),
-        'cache-control': 'private, max-age=0',
-      },
-    });
+    const target = query === '' ? location : withVisitorQuery(location, query);
+    const response = preview
+      ? previewResponse(
+          links.preview.get(slot)!,
+          shortUrlOf(config.shortHost, links.slug(slot), code ?? undefined),
+          target,
+          head,
+        )
+      : new Response(null, {
+          status: links.redirectStatus[slot]!,
+          headers: { location: target, 'cache-control': 'private, max-age=0' },
+        });
     // The click is recorded either way; at saturation the answer waits for the writer (buffer.ts).
     return buffer.saturated ? buffer.drained().then(() => response) : response;
   };
-  return (
+  const passwordGate = createPasswordGate(deps, (request, server, slot, code) =>
+    answer(request, server, slot, code, false, true),
+  );
+  const redirect = (
     request: Request,
     server: ServerLike | null,
     slug: string,
@@ -128,4 +178,13 @@ export function createRedirect(deps: Deps) {
       return linkIndex.lookup(slug).then((found) => answer(request, server, found, code, false));
     return answer(request, server, slot, code, false);
   };
+  /**
+   * Whether a POST to this slug may mean something: the link has a password (its form posts
+   * here), or it is not known yet while the index loads (the redirect then decides).
+   */
+  const takesPost = (slug: string): boolean => {
+    const slot = linkIndex.find(slug);
+    return slot < 0 ? !linkIndex.loaded : (linkIndex.table.extras[slot]! & HAS_PASSWORD) !== 0;
+  };
+  return Object.assign(redirect, { takesPost });
 }

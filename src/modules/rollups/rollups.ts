@@ -8,7 +8,8 @@
  *
  * Breakdown values: a null value is stored as '' (unknown). `key` is a second coordinate where
  * a value alone is ambiguous: the country of a city, the parameter name of a param, the
- * variant id of a variant code ('' when the code matched no variant when clicked).
+ * variant id of a variant code ('' when the code matched no variant when clicked). A rule's
+ * value is its index in the link's rules when clicked.
  */
 import { DAY_MS, hourStart, utcDay } from '../../lib/time';
 import { CLICK_DIMS, type ClickDimValues, dimKey, type RollupDim, UTM_DIMS } from './dimensions';
@@ -38,6 +39,8 @@ export interface RollupClick extends ClickDimValues {
   code: string | null;
   /** The variant the code matched at click time, or null. */
   variantId: string | null;
+  /** The index of the link rule that chose the Location, or null (no rule matched). */
+  rule: number | null;
   params: Readonly<Record<string, string>>;
 }
 
@@ -90,6 +93,8 @@ export function valueIdsOf(v: ValueIds, c: RollupClick): number[] {
   const ids: number[] = [];
   for (const dim of CLICK_DIMS) ids.push(v.idOf(dim, dimKey(dim, c), c[dim] ?? ''));
   if (c.code !== null) ids.push(v.idOf('variant', c.variantId ?? '', c.code));
+  // Only matched rules are counted: a link without rules adds nothing to its buckets.
+  if (c.rule !== null) ids.push(v.idOf('rule', '', String(c.rule)));
   for (const key in c.params) {
     if (!Object.hasOwn(c.params, key)) continue;
     const dim = UTM_DIM_OF[key];

@@ -17,6 +17,7 @@
  * argon2id verification costs ~120 ms of a core and runs on a Worker at the lowest CPU priority
  * (verifier.ts): at most `verificationSlots(cores)` run at once (half the cores, at least one: one
  * on a 2-core box), at most 8 more wait for a slot, and anything beyond is answered 429 at once.
+ * The slots are the process's, shared with the passwords of protected links (verification-slots.ts).
  * Two verifications at once on two cores, at normal priority, left the event loop and so the
  * redirects waiting for a core (docs/performance.md, "Sign-in flood").
  */
@@ -24,6 +25,7 @@ import type { Clock } from '../../lib/clock';
 import { RateLimitedError } from '../../lib/errors';
 import type { SignInFailureStore } from './store';
 import { SharedFailureCounts } from './throttle-shared';
+import { VerificationSlots } from './verification-slots';
 
 /** Password verifications at once on a machine of `cores` cores: half of them, at least one. */
 export function verificationSlots(cores: number): number {
@@ -46,7 +48,7 @@ export const SIGN_IN_LIMITS = signInLimits();
 type SignInLimits = typeof SIGN_IN_LIMITS;
 
 /** Failure counts per key in fixed windows (kept in memory only, like the API rate limiter's). */
-class FailureWindows {
+export class FailureWindows {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
   constructor(
@@ -108,8 +110,8 @@ export class SignInThrottle {
   private readonly emails: FailureWindows;
   private readonly addresses: FailureWindows;
   private attempts = 0;
-  private verifying = 0;
-  private readonly queue: (() => void)[] = [];
+  /** The process's verification slots (shared with link passwords: verification-slots.ts). */
+  readonly slots: VerificationSlots;
   /** Failures counted in the database every node shares, or null: counted here, in memory. */
   private readonly shared: SharedFailureCounts | null;
   readonly stats: SignInStats = { verified: 0, throttled: 0, busy: 0 };
@@ -118,7 +120,9 @@ export class SignInThrottle {
     private readonly clock: Clock,
     readonly limits: SignInLimits = SIGN_IN_LIMITS,
     shared: SignInFailureStore | null = null,
+    slots: VerificationSlots = new VerificationSlots(limits),
   ) {
+    this.slots = slots;
     this.emails = new FailureWindows(limits.perEmail, limits.windowMs);
     this.addresses = new FailureWindows(limits.perAddress, limits.windowMs);
     this.shared = shared && new SharedFailureCounts(shared, limits);
@@ -183,21 +187,16 @@ export class SignInThrottle {
   }
 
   /** Runs `verify` in one of the slots, waiting in the short queue; beyond it throws RateLimitedError. */
-  async run<T>(verify: () => Promise<T>): Promise<T> {
-    if (this.verifying < this.limits.verifying) this.verifying++;
-    else if (this.queue.length < this.limits.waiting) await new Promise<void>((resolve) => this.queue.push(resolve));
-    else {
-      this.stats.busy++;
-      throw new RateLimitedError('Too many sign-ins at once: retry in a second', 1);
-    }
-    this.stats.verified++;
-    try {
-      return await verify();
-    } finally {
-      // The slot passes straight to the next waiter, so the count of running verifications never exceeds the limit.
-      const next = this.queue.shift();
-      if (next) next();
-      else this.verifying--;
-    }
+  run<T>(verify: () => Promise<T>): Promise<T> {
+    return this.slots.run(
+      () => {
+        this.stats.verified++;
+        return verify();
+      },
+      () => {
+        this.stats.busy++;
+        return new RateLimitedError('Too many sign-ins at once: retry in a second', 1);
+      },
+    );
   }
 }

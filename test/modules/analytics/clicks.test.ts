@@ -45,6 +45,7 @@ forEachEngine((engine) => {
     'trafficType',
     'language',
     'bot',
+    'rule',
   ];
   const HEADER_LINE = `${FIELDS.join(',')}\r\n`;
 
@@ -73,6 +74,7 @@ forEachEngine((engine) => {
     trafficType: string | null;
     language: string | null;
     bot: boolean;
+    rule: number | null;
   }
 
   interface Page {
@@ -200,6 +202,7 @@ forEachEngine((engine) => {
       text(c.trafficType),
       text(c.language),
       String(c.bot),
+      c.rule === null ? '' : String(c.rule),
     ];
   }
 
@@ -233,6 +236,7 @@ forEachEngine((engine) => {
       trafficType: text(14),
       language: text(15),
       bot: bool(16),
+      rule: cells[17] === '' ? null : int(17),
     };
   }
 
@@ -333,6 +337,7 @@ forEachEngine((engine) => {
         trafficType: 'search',
         language: 'fr-FR',
         bot: false,
+        rule: null,
       });
       expect(Number.isSafeInteger(byTime.get(T0 - 5000)!.id)).toBe(true);
     });
@@ -357,6 +362,7 @@ forEachEngine((engine) => {
         trafficType: 'direct',
         language: null,
         bot: true,
+        rule: null,
       });
       expect(loc.bot).toBe('https://example.com/landing?utm_source=news&ref=a%20b');
       expect(ids((await page(c, link.id)).items)).not.toContain(bot!.id);
@@ -377,6 +383,7 @@ forEachEngine((engine) => {
         trafficType: 'social',
         language: 'de',
         bot: false,
+        rule: null,
       });
       expect(loc.unknown).toBe(loc.bot!);
     });
@@ -970,7 +977,7 @@ forEachEngine((engine) => {
           : item.destination;
       // The whole record, byte for byte.
       expect(res.text).toContain(
-        `\r\n${item.id},${link.id},csv,${item.timestamp},,false,${dest},"${JSON.stringify(NASTY).replaceAll('"', '""')}",GB,London,desktop,Windows,Chrome,"a""b,c",referral,ja-JP,false\r\n`,
+        `\r\n${item.id},${link.id},csv,${item.timestamp},,false,${dest},"${JSON.stringify(NASTY).replaceAll('"', '""')}",GB,London,desktop,Windows,Chrome,"a""b,c",referral,ja-JP,false,\r\n`,
       );
     });
 

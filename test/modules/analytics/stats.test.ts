@@ -83,6 +83,7 @@ forEachEngine((engine) => {
     utmCampaign: [],
     variant: [],
     language: [],
+    rule: [],
     params: [],
   };
 
@@ -278,6 +279,7 @@ forEachEngine((engine) => {
         // '': the bare link (C1, C2) and the unrecognised codes (old x3, zzz), 12 in all.
         variant: L(['', 6], ['mail', 3], ['tw', 2], ['nl', 1]),
         language: L(['en-GB', 4], ['en-US', 4], ['fr-FR', 2], ['pt-BR', 1], [null, 1]),
+        rule: [],
         params: PARAMS(
           ['utm_content', 'hero', 12],
           ['ref', 'site', 6],
@@ -318,6 +320,7 @@ forEachEngine((engine) => {
         utmCampaign: L(['fall', 14]),
         variant: L(['', 7], ['mail', 3], ['tw', 3], ['nl', 1]),
         language: L(['en-GB', 5], ['en-US', 4], ['fr-FR', 2], [null, 2], ['pt-BR', 1]),
+        rule: [],
         params: PARAMS(
           ['utm_content', 'hero', 14],
           ['ref', 'site', 8],
@@ -357,6 +360,7 @@ forEachEngine((engine) => {
             trafficType: L(['direct', 1], ['referral', 1], ['search', 1]),
             variant: L(['', 3]),
             language: L(['en-GB', 2], ['de-DE', 1]),
+            rule: [],
           },
           unknownVariants: [],
         };
@@ -377,6 +381,7 @@ forEachEngine((engine) => {
             trafficType: L(['direct', 2], ['referral', 1], ['search', 1]),
             variant: L(['', 4]),
             language: L(['en-GB', 2], ['de-DE', 1], [null, 1]),
+            rule: [],
           },
           unknownVariants: [],
         });
@@ -407,6 +412,7 @@ forEachEngine((engine) => {
             trafficType: L(['direct', 2]),
             variant: L(['', 2]),
             language: L([null, 2]),
+            rule: [],
           },
           unknownVariants: [],
         });
@@ -656,6 +662,7 @@ forEachEngine((engine) => {
             // Each link's variants apart, by their current names; clicks on the links themselves not listed.
             variant: WV(['promo', 'mail', promo.id, 3], ['promo', 'tw', promo.id, 2], ['promo', 'nl', promo.id, 1]),
             language: L(['en-GB', 6], ['en-US', 4], ['fr-FR', 2], ['de-DE', 1], ['pt-BR', 1], [null, 1]),
+            rule: [],
             params: PARAMS(
               ['utm_content', 'hero', 12],
               ['ref', 'site', 6],
@@ -715,6 +722,7 @@ forEachEngine((engine) => {
             utmCampaign: L(['fall', 14]),
             variant: WV(['promo', 'mail', promo.id, 3], ['promo', 'tw', promo.id, 3], ['promo', 'nl', promo.id, 1]),
             language: L(['en-GB', 7], ['en-US', 4], [null, 3], ['fr-FR', 2], ['de-DE', 1], ['pt-BR', 1]),
+            rule: [],
             params: PARAMS(
               ['utm_content', 'hero', 14],
               ['ref', 'site', 8],
@@ -1068,6 +1076,7 @@ forEachEngine((engine) => {
           trafficType: L(['direct', 3]),
           variant: WV(['kept', 'r2', keep.id, 1]),
           language: L([null, 3]),
+          rule: [],
         },
         unknownVariants: UNKNOWN(['v', 1]),
         topLinks: [{ id: keep.id, slug: 'kept', title: null, clicks: 3 }],

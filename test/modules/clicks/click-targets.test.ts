@@ -22,20 +22,45 @@ describe('TargetIds', () => {
     const sqlite = c.t.deps.db.$client;
     const ids = new TargetIds(sqlite);
     const dest = 'https://example.com/';
-    const first = ids.idOf(5, { linkId: link.id, variantId: null, code: null, destination: dest, params: '{}' });
+    const first = ids.idOf(5, {
+      linkId: link.id,
+      variantId: null,
+      code: null,
+      destination: dest,
+      params: '{}',
+      rule: null,
+    });
     // Same serial: the same row, even from a fresh writer (found by its strings, then cached).
-    expect(ids.idOf(5, { linkId: link.id, variantId: null, code: null, destination: dest, params: '{}' })).toBe(first);
     expect(
-      new TargetIds(sqlite).idOf(9, { linkId: link.id, variantId: null, code: null, destination: dest, params: '{}' }),
+      ids.idOf(5, { linkId: link.id, variantId: null, code: null, destination: dest, params: '{}', rule: null }),
+    ).toBe(first);
+    expect(
+      new TargetIds(sqlite).idOf(9, {
+        linkId: link.id,
+        variantId: null,
+        code: null,
+        destination: dest,
+        params: '{}',
+        rule: null,
+      }),
     ).toBe(first);
     // The same serial with a code that matched no variant is another target: the code is kept.
-    const unknownCode = ids.idOf(5, { linkId: link.id, variantId: null, code: 'zz', destination: dest, params: '{}' });
+    const unknownCode = ids.idOf(5, {
+      linkId: link.id,
+      variantId: null,
+      code: 'zz',
+      destination: dest,
+      params: '{}',
+      rule: null,
+    });
     expect(unknownCode).not.toBe(first);
     // No serial (a replayed spill): by the strings.
-    expect(ids.idOf(0, { linkId: link.id, variantId: null, code: null, destination: dest, params: '{}' })).toBe(first);
-    expect(ids.idOf(0, { linkId: link.id, variantId: null, code: 'zz', destination: dest, params: '{}' })).toBe(
-      unknownCode,
-    );
+    expect(
+      ids.idOf(0, { linkId: link.id, variantId: null, code: null, destination: dest, params: '{}', rule: null }),
+    ).toBe(first);
+    expect(
+      ids.idOf(0, { linkId: link.id, variantId: null, code: 'zz', destination: dest, params: '{}', rule: null }),
+    ).toBe(unknownCode);
     expect(rows(sqlite)).toEqual([
       { id: first, variant_id: '', code: null, destination: dest },
       { id: unknownCode, variant_id: '', code: 'zz', destination: dest },
@@ -57,6 +82,7 @@ describe('TargetIds', () => {
           code: null,
           destination: 'https://a.example/',
           params: '{}',
+          rule: null,
         });
         throw new Error('rolled back');
       })(),
@@ -69,6 +95,7 @@ describe('TargetIds', () => {
       code: null,
       destination: 'https://a.example/',
       params: '{}',
+      rule: null,
     });
     ids.commit();
     expect(rows(sqlite)).toEqual([{ id: after, variant_id: '', code: null, destination: 'https://a.example/' }]);

@@ -304,6 +304,7 @@ const RAW_DIMS: { dim: string; key: string; value: string; from?: string; where?
   { dim: 'utmMedium', key: "''", value: 'j.value', from: ', json_each(c.params) j', where: "j.key = 'utm_medium'" },
   { dim: 'utmCampaign', key: "''", value: 'j.value', from: ', json_each(c.params) j', where: "j.key = 'utm_campaign'" },
   { dim: 'variant', key: "coalesce(c.variant_id, '')", value: 'c.variant_code', where: 'c.variant_code IS NOT NULL' },
+  { dim: 'rule', key: "''", value: 'CAST(c.rule AS TEXT)', where: 'c.rule IS NOT NULL' },
   {
     dim: 'param',
     key: 'j.key',

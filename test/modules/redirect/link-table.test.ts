@@ -72,7 +72,7 @@ function extrasOf(table: LinkTable, slot: number) {
   ]);
   return {
     passwordHash: has(HAS_PASSWORD) ? table.passwordHash.get(slot)! : null,
-    rules: has(HAS_RULES) ? table.rules.get(slot)! : [],
+    rules: has(HAS_RULES) ? table.rules.get(slot)!.source : [],
     preview: has(HAS_PREVIEW) ? table.preview.get(slot)! : null,
   };
 }

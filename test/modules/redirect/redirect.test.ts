@@ -21,6 +21,7 @@ import {
   type TestApp,
 } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
+import { PREVIEW_AGENTS } from '../../helpers/preview-agents';
 import { expectError } from '../../helpers/schema';
 import { countRows, insertLinkRow, storedClicks } from '../../helpers/stored';
 
@@ -31,6 +32,9 @@ const CHROME =
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 const FACEBOOK = 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)';
 const CURL = 'curl/8.4.0';
+const PREVIEW_AGENT_NAMES = Object.keys(PREVIEW_AGENTS);
+/** robots.txt: the social-preview crawlers let in, everyone else kept out. */
+const ROBOTS = `${PREVIEW_AGENT_NAMES.map((name) => `User-agent: ${name}\n`).join('')}Allow: /\n\nUser-agent: *\nDisallow: /\n`;
 
 let t: TestApp;
 let su: string;
@@ -384,7 +388,7 @@ forEachEngine((current) => {
       expect([robots.status, robots.headers.get('content-type'), await robots.text()]).toEqual([
         200,
         'text/plain; charset=utf-8',
-        'User-agent: *\nDisallow: /\n',
+        ROBOTS,
       ]);
       await page('/api/v1/me', 404, { headers: { authorization: `Bearer ${su}` } });
       for (const path of ['/api', '/app', '/favicon.ico', '/api/docs']) await page(path, 404);
@@ -434,7 +438,7 @@ forEachEngine((current) => {
       const health = await call(`${SHORT}/healthz`);
       expect([health.status, health.body]).toEqual([200, { status: 'ok', node: expect.any(String) }]);
       const robots = await hit('/robots.txt');
-      expect([robots.status, await robots.text()]).toEqual([200, 'User-agent: *\nDisallow: /\n']);
+      expect([robots.status, await robots.text()]).toEqual([200, ROBOTS]);
     });
 
     test('reserved words are never slugs, in any case, even when such a row exists', async () => {

@@ -18,6 +18,7 @@ function click(linkId: string, time: number, bot: boolean, variantId: string | n
     bot,
     code: variantId ? 'v' : null,
     variantId,
+    rule: null,
     params: {},
     country: null,
     city: null,

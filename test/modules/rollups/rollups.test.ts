@@ -141,7 +141,12 @@ async function generate(c: Ctx, seed = 20261121): Promise<Dataset> {
   const beta = await createLink(c, { slug: 'beta' });
   const ba = await createVariant(c, beta.id, { code: 'a', params: { utm_source: 'ads' } });
   const bb = await createVariant(c, beta.id, { code: 'b' });
-  const gamma = await createLink(c, { slug: 'gamma', params: { k1: 'v1', k2: 'v2' } });
+  // A rule too: clicks it chose are counted under `rule` (its index).
+  const gamma = await createLink(c, {
+    slug: 'gamma',
+    params: { k1: 'v1', k2: 'v2' },
+    rules: [{ when: { language: ['fr'] }, destination: 'https://example.fr/', params: { k2: 'fr' } }],
+  });
   const delta = await createLink(c, {
     slug: 'delta',
     destination: 'https://shop.example/p?color=green',
@@ -893,6 +898,7 @@ describe('rebuildRollupsIfMissing', () => {
               serial: 0,
               linkId: i % 2 ? one_.id : two.id,
               variantId: null,
+              rule: null,
               code: i % 5 === 0 ? `c${i % 3}` : null,
               time: T0 + (i % 30) * (HOUR / 2) + (i % 1000), // noon to 02:30 the next day, every bucket fed by every chunk
               day: 0,

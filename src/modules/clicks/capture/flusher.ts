@@ -32,19 +32,21 @@ interface FlushStats {
 export function toWire(record: ClickRecord): WireClick {
   const { arena, at, variantAt } = record;
   const target = variantAt < 0 ? at : variantAt;
+  const rule = record.rule ?? null;
   return {
     time: record.time,
-    serial: blockSerial(arena, target),
+    serial: rule === null ? blockSerial(arena, target) : rule.serial,
     linkId: blockId(arena, at),
     variantId: variantAt < 0 ? null : blockId(arena, variantAt),
     code: record.code,
     location: record.location,
-    paramsJson: blockParamsJson(arena, target),
+    paramsJson: rule === null ? blockParamsJson(arena, target) : rule.paramsJson,
     address: record.address,
     userAgent: record.userAgent,
     referrer: record.referrer,
     acceptLanguage: record.acceptLanguage,
     bot: classifyClick(record),
+    rule: rule === null ? null : rule.index,
   };
 }
 

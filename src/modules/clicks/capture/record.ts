@@ -39,6 +39,18 @@ export interface ClickRecord {
   head: boolean;
   /** null until classified (on the hot path only for links with a click limit, else in the flush). */
   bot: boolean | null;
+  /**
+   * The link rule that chose the Location (redirect/rules), as the click's target; null (or
+   * absent) when none did: the target is then the link's or the variant's block.
+   */
+  rule?: RuleChoice | null;
+}
+
+/** A matched rule as a click target: its index in the link's rules, its own serial, its effective params. */
+export interface RuleChoice {
+  readonly index: number;
+  readonly serial: number;
+  readonly paramsJson: string;
 }
 
 /**
@@ -59,6 +71,8 @@ export interface WireClick {
   referrer: string | null;
   acceptLanguage: string | null;
   bot: boolean;
+  /** The index of the link rule that chose the Location; null or absent: none did. */
+  rule?: number | null;
 }
 
 let lastSerial = 0;

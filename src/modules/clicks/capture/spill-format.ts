@@ -6,7 +6,8 @@
  * a line with that salt, which the replay stores, so the day's later visitors hash the same way.
  *
  * The release before saved the captured click (a WireClick, address and user agent included,
- * no `v`): such lines are still read and enriched at the replay, and go with the file.
+ * no `v`): such lines are still read and enriched at the replay, and go with the file. A line
+ * without `rule` (written before link rules) is a click no rule chose.
  */
 import { utcDay } from '../../../lib/time';
 import { CLICK_DIMS, type ClickDimTuple, dimsOf, dimValues } from '../../rollups/public';
@@ -29,6 +30,8 @@ export function clickLine(c: EnrichedClick): string {
     linkId: c.linkId,
     variantId: c.variantId,
     code: c.code,
+    // Only when a rule chose the destination: a line without it reads as none, as older ones do.
+    ...(c.rule === null ? {} : { rule: c.rule }),
     destination: c.destination,
     paramsJson: c.paramsJson,
     ...dimsOf(c),
@@ -45,6 +48,9 @@ export function saltLine(day: number, salt: string): string {
 const TRAFFIC_TYPES: ReadonlySet<string> = new Set<TrafficType>(['direct', 'search', 'social', 'email', 'referral']);
 const isText = (v: unknown): v is string => typeof v === 'string';
 const isTextOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
+/** A rule index, or null/absent for none (lines written before link rules have none). */
+const isRuleOrNone = (v: unknown): v is number | null | undefined =>
+  v === undefined || v === null || (Number.isInteger(v) && (v as number) >= 0);
 
 function paramsOf(json: string): Readonly<Record<string, string>> | null {
   try {
@@ -60,8 +66,9 @@ function enrichedClick(c: Record<string, unknown>): EnrichedClick | null {
   if (typeof c.time !== 'number' || !isText(c.linkId) || !isText(c.destination) || !isText(c.paramsJson)) return null;
   if (typeof c.bot !== 'boolean' || !isText(c.visitorHash) || !/^[0-9a-f]{16}$/.test(c.visitorHash)) return null;
   if (!isText(c.trafficType) || !TRAFFIC_TYPES.has(c.trafficType)) return null;
-  const { variantId, code } = c;
+  const { variantId, code, rule } = c;
   for (const v of [variantId, code, ...CLICK_DIMS.map((d) => c[d])]) if (!isTextOrNull(v)) return null;
+  if (!isRuleOrNone(rule)) return null;
   const params = paramsOf(c.paramsJson);
   if (params === null) return null;
   return {
@@ -69,6 +76,7 @@ function enrichedClick(c: Record<string, unknown>): EnrichedClick | null {
     linkId: c.linkId,
     variantId: variantId as string | null,
     code: code as string | null,
+    rule: rule ?? null,
     time: c.time,
     day: utcDay(c.time),
     bot: c.bot,
@@ -88,7 +96,8 @@ function capturedClick(c: Record<string, unknown>): WireClick | null {
     isText(c.location) &&
     isText(c.paramsJson) &&
     typeof c.bot === 'boolean' &&
-    [c.variantId, c.code, c.address, c.userAgent, c.referrer, c.acceptLanguage].every(isTextOrNull);
+    [c.variantId, c.code, c.address, c.userAgent, c.referrer, c.acceptLanguage].every(isTextOrNull) &&
+    isRuleOrNone(c.rule);
   return ok ? (c as unknown as WireClick) : null;
 }
 

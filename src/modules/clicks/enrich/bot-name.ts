@@ -4,7 +4,9 @@
  * `curl`, `python-requests`, `facebookexternalhit`, ...), else `Bot`. ua-parser-js names
  * browsers, not crawlers and tools: without this every bot was an unknown browser.
  *
- * Names are taken from the user agent as written, never made up, in this order:
+ * Names are taken from the user agent, never made up, in this order:
+ * 0. a social-preview crawler's listed name (capture/preview-crawlers.ts), so each is shown under
+ *    one name whatever its agent's shape (`http.rb/5.1 (Mastodon/4.2 ...)` is `Mastodon`);
  * 1. its leading product token (`curl/8.5.0`, `facebookexternalhit/1.1`), unless that is the
  *    `Mozilla/` or `Opera/` every browser-like agent starts with;
  * 2. the name after `compatible;` (`(compatible; Googlebot/2.1; +http://...)`);
@@ -16,6 +18,7 @@
  */
 import { isbot } from 'isbot';
 import { BoundedCache } from '../../../lib/bounded-cache';
+import { previewCrawlerName } from '../capture/preview-crawlers';
 
 /** What a bot hit whose agent names nothing (none, blank, or a browser's sent with HEAD) is shown as. */
 export const UNNAMED_BOT = 'Bot';
@@ -39,6 +42,7 @@ function ownName(name: string | undefined): string | null {
 
 function findName(userAgent: string): string {
   const named =
+    previewCrawlerName(userAgent) ??
     ownName(LEADING.exec(userAgent)?.[1]) ??
     ownName(COMPATIBLE.exec(userAgent)?.[1]) ??
     ownName(BOT_WORD.exec(userAgent)?.[1]);

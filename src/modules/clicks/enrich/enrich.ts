@@ -59,6 +59,7 @@ export function enrichClick(record: WireClick, ctx: EnrichContext): EnrichedClic
     linkId: record.linkId,
     variantId: record.variantId,
     code: record.code,
+    rule: record.rule ?? null,
     time: record.time,
     day,
     bot: record.bot,

@@ -1,4 +1,7 @@
-/** The visitor's preferred language from Accept-Language (RFC 9110 weights). */
+/**
+ * Accept-Language (RFC 9110 weights), read once for both of its uses: the visitor's preferred
+ * language (the statistics) and the languages a link rule matches (redirect/rules).
+ */
 import { BoundedCache } from '../../../lib/bounded-cache';
 
 const TAG = /^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/i;
@@ -20,9 +23,9 @@ export function preferredLanguage(header: string | null): string | null {
 // Browsers send a handful of distinct headers: parsing one costs ~1 us (measured), a hit a Map lookup.
 const languages = new BoundedCache<string, string | null>(5_000);
 
-function parse(header: string): string | null {
-  let best: string | null = null;
-  let bestWeight = 0;
+/** A header's well-formed entries with their weights, in the order sent (at most 20). */
+function entries(header: string): { tag: string; weight: number }[] {
+  const found: { tag: string; weight: number }[] = [];
   for (const part of header.split(',', 20)) {
     const [rawTag, ...attrs] = part.trim().split(';');
     const tag = rawTag!.trim();
@@ -33,6 +36,37 @@ function parse(header: string): string | null {
       const m = /^\s*q\s*=\s*(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)\s*$/i.exec(attr);
       if (m) weight = Number(m[1]);
     }
+    found.push({ tag, weight });
+  }
+  return found;
+}
+
+/** Entries weighted at least this much count as languages the visitor reads (link rules). */
+export const ACCEPTED_WEIGHT = 0.5;
+const NONE: readonly string[] = Object.freeze([]);
+const accepted = new BoundedCache<string, readonly string[]>(5_000);
+
+/**
+ * The primary subtags (lower case, each once) of the entries weighted ACCEPTED_WEIGHT or more,
+ * in the order sent: `fr-CH, fr;q=0.9, en;q=0.4` is `["fr"]`. Empty when absent or malformed.
+ */
+export function acceptedLanguages(header: string | null): readonly string[] {
+  if (!header) return NONE;
+  let list = accepted.get(header);
+  if (list === undefined) {
+    const subtags = new Set<string>();
+    for (const { tag, weight } of entries(header))
+      if (weight >= ACCEPTED_WEIGHT) subtags.add(tag.split('-')[0]!.toLowerCase());
+    list = subtags.size === 0 ? NONE : Object.freeze([...subtags]);
+    accepted.set(header, list);
+  }
+  return list;
+}
+
+function parse(header: string): string | null {
+  let best: string | null = null;
+  let bestWeight = 0;
+  for (const { tag, weight } of entries(header)) {
     if (weight > bestWeight) {
       best = tag;
       bestWeight = weight;

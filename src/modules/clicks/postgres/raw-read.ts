@@ -215,7 +215,7 @@ export class PgTargetNames {
       else out.set(id, t);
     }
     if (unknown.length === 0) return out;
-    const rows = await this.sql`SELECT id, link_id, variant_id, code, destination, params FROM click_targets
+    const rows = await this.sql`SELECT id, link_id, variant_id, code, destination, params, rule FROM click_targets
       WHERE id = ANY(${this.sql.array([...new Set(unknown)], 'int4')}::int4[])`;
     for (const r of rows) {
       const t: ClickTarget = {
@@ -224,6 +224,7 @@ export class PgTargetNames {
         code: r.code,
         destination: r.destination,
         params: r.params,
+        rule: r.rule === null ? null : num(r.rule),
       };
       this.cache.set(num(r.id), t);
       out.set(num(r.id), t);

@@ -1,5 +1,5 @@
 /**
- * click_targets on PostgreSQL: a click's "where it went" (variant id, code, destination, params)
+ * click_targets on PostgreSQL: a click's "where it went" (variant id, code, destination, params, rule)
  * as one id, as on SQLite (sqlite/click-targets.ts). A batch's unknown targets are inserted
  * before its transaction, in one statement, committed on their own (several writers insert the
  * same target at most once: the unique index decides, and each reads the id back).
@@ -14,7 +14,7 @@ const CACHED_SERIALS = 400_000;
 
 function keyOf(c: EnrichedClick): string {
   // \u0001 marks a null code, so a code can never collide with "no code".
-  return `${c.linkId}\u0000${c.variantId ?? ''}\u0000${c.code ?? '\u0001'}\u0000${c.destination}\u0000${c.paramsJson}`;
+  return `${c.linkId}\u0000${c.variantId ?? ''}\u0000${c.code ?? '\u0001'}\u0000${c.destination}\u0000${c.paramsJson}\u0000${c.rule ?? ''}`;
 }
 
 /** A serial names the target unless the address carried a code that matched no variant. */
@@ -74,15 +74,22 @@ export class PgTargets {
           'text',
         ),
       ];
-      await this.sql`INSERT INTO click_targets (link_id, variant_id, code, destination, params)
-        SELECT * FROM unnest(${cols[0]}::text[], ${cols[1]}::text[], ${cols[2]}::text[], ${cols[3]}::text[], ${cols[4]}::text[])
-        ORDER BY 1, 2, 3, 4, 5
+      const rules = this.sql.array(
+        list.map((c) => c.rule),
+        'int4',
+      );
+      await this.sql`INSERT INTO click_targets (link_id, variant_id, code, destination, params, rule)
+        SELECT * FROM unnest(${cols[0]}::text[], ${cols[1]}::text[], ${cols[2]}::text[], ${cols[3]}::text[], ${cols[4]}::text[],
+          ${rules}::int4[])
+        ORDER BY 1, 2, 3, 4, 5, 6
         ON CONFLICT DO NOTHING`;
       const rows = await this
         .sql`SELECT t.id, u.ord FROM unnest(${cols[0]}::text[], ${cols[1]}::text[], ${cols[2]}::text[],
-          ${cols[3]}::text[], ${cols[4]}::text[]) WITH ORDINALITY AS u(link_id, variant_id, code, destination, params, ord)
+          ${cols[3]}::text[], ${cols[4]}::text[], ${rules}::int4[])
+          WITH ORDINALITY AS u(link_id, variant_id, code, destination, params, rule, ord)
         JOIN click_targets t ON t.link_id = u.link_id AND t.variant_id = u.variant_id
-          AND t.code IS NOT DISTINCT FROM u.code AND t.destination = u.destination AND t.params = u.params`;
+          AND t.code IS NOT DISTINCT FROM u.code AND t.destination = u.destination AND t.params = u.params
+          AND t.rule IS NOT DISTINCT FROM u.rule`;
       for (const r of rows) {
         const c = list[num(r.ord) - 1]!;
         const id = num(r.id);

@@ -1,6 +1,6 @@
 /**
  * click_targets: the deduplicated "where it went" of a click (variant id, code, destination,
- * params JSON). The writer turns each click's four strings into one id (TargetIds); readers
+ * params JSON, the link rule that chose the destination). The writer turns each click's four strings into one id (TargetIds); readers
  * turn ids back into the strings (TargetNames). Both cache, bounded: a link has a handful of
  * targets, but 100,000 links have hundreds of thousands.
  */
@@ -15,9 +15,12 @@ export interface ClickTarget {
   destination: string;
   /** The params as JSON text, exactly as the click stored them. */
   params: string;
+  /** The index of the link rule that chose the destination, or null (none did). */
+  rule: number | null;
 }
 
 const CACHED_TARGETS = 50_000;
+type TargetRow = [string, string, string | null, string, string, number | null];
 /** Serials (target-block.ts) kept: numbers only, so every target of 100,000 links and more fits. */
 const CACHED_SERIALS = 400_000;
 
@@ -31,16 +34,16 @@ export class TargetIds {
    */
   private readonly bySerial = new BoundedCache<number, number>(CACHED_SERIALS);
   private pending = 0;
-  private readonly select: Statement<{ id: number }, [string, string, string | null, string, string]>;
-  private readonly insert: Statement<{ id: number }, [string, string, string | null, string, string]>;
+  private readonly select: Statement<{ id: number }, TargetRow>;
+  private readonly insert: Statement<{ id: number }, TargetRow>;
 
   constructor(sqlite: Database) {
-    // `code IS ?`: a null code must match a null code, which `=` never does.
+    // `IS ?`: a null code (or rule) must match a null one, which `=` never does.
     this.select = sqlite.prepare(
-      'SELECT id FROM click_targets WHERE link_id = ? AND variant_id = ? AND code IS ? AND destination = ? AND params = ?',
+      'SELECT id FROM click_targets WHERE link_id = ? AND variant_id = ? AND code IS ? AND destination = ? AND params = ? AND rule IS ?',
     );
     this.insert = sqlite.prepare(
-      'INSERT INTO click_targets (link_id, variant_id, code, destination, params) VALUES (?, ?, ?, ?, ?) RETURNING id',
+      'INSERT INTO click_targets (link_id, variant_id, code, destination, params, rule) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
     );
   }
 
@@ -57,9 +60,9 @@ export class TargetIds {
       }
       return id;
     }
-    const { linkId, variantId, code, destination, params } = target;
+    const { linkId, variantId, code, destination, params, rule } = target;
     // \u0001 marks a null code, so a code can never collide with "no code".
-    const key = `${linkId}\u0000${variantId ?? ''}\u0000${code ?? '\u0001'}\u0000${destination}\u0000${params}`;
+    const key = `${linkId}\u0000${variantId ?? ''}\u0000${code ?? '\u0001'}\u0000${destination}\u0000${params}\u0000${rule ?? ''}`;
     let id = this.cache.get(key);
     if (id === undefined) {
       id = this.stored(target);
@@ -69,11 +72,11 @@ export class TargetIds {
   }
 
   /** The target's row id, inserted (inside the caller's transaction) when it has none yet. */
-  private stored({ linkId, variantId, code, destination, params }: ClickTarget): number {
-    const found = this.select.get(linkId, variantId ?? '', code, destination, params);
+  private stored({ linkId, variantId, code, destination, params, rule }: ClickTarget): number {
+    const found = this.select.get(linkId, variantId ?? '', code, destination, params, rule);
     if (found) return found.id;
     this.pending++;
-    return this.insert.get(linkId, variantId ?? '', code, destination, params)!.id;
+    return this.insert.get(linkId, variantId ?? '', code, destination, params, rule)!.id;
   }
 
   commit(): void {
@@ -100,13 +103,20 @@ export class TargetIds {
 export class TargetNames {
   private readonly cache = new BoundedCache<number, ClickTarget>(CACHED_TARGETS);
   private readonly select: Statement<
-    { link_id: string; variant_id: string; code: string | null; destination: string; params: string },
+    {
+      link_id: string;
+      variant_id: string;
+      code: string | null;
+      destination: string;
+      params: string;
+      rule: number | null;
+    },
     [number]
   >;
 
   constructor(sqlite: Database) {
     this.select = sqlite.prepare(
-      'SELECT link_id, variant_id, code, destination, params FROM click_targets WHERE id = ?',
+      'SELECT link_id, variant_id, code, destination, params, rule FROM click_targets WHERE id = ?',
     );
   }
 
@@ -121,6 +131,7 @@ export class TargetNames {
         code: r.code,
         destination: r.destination,
         params: r.params,
+        rule: r.rule,
       };
       this.cache.set(id, t);
     }

@@ -304,6 +304,7 @@ function foldClick(names: ClickNames, link: number, c: ClickColumns, i: number):
     bot: (flags & FLAG_BOT) !== 0,
     code: target.code,
     variantId: target.variantId,
+    rule: target.rule,
     params: paramsOf(target.params),
     ...dimValues(dimensionTexts(names, c, i)),
     firstOfDay: (flags & FLAG_FIRST_OF_DAY) !== 0,

@@ -22,6 +22,8 @@ export interface ListedClick extends ClickDimValues {
   destination: string;
   paramsJson: string;
   bot: boolean;
+  /** The index of the link rule that chose the destination, or null. */
+  rule: number | null;
 }
 
 /** The export row at `i` of a page's columns, in ExportRow's order (either engine). */
@@ -40,6 +42,7 @@ export function exportRow(
     target.params,
     ...dims,
     c.flags[i]! & FLAG_BOT,
+    target.rule,
   ];
 }
 
@@ -58,6 +61,7 @@ export function listedClick(
     destination: target.destination,
     paramsJson: target.params,
     bot: (c.flags[i]! & FLAG_BOT) !== 0,
+    rule: target.rule,
     ...dimValues(dims),
   };
 }
@@ -99,11 +103,13 @@ export type ExportRow = [
   params: string,
   ...dims: ClickDimTuple,
   bot: number,
+  rule: number | null,
 ];
 
 /** Where an ExportRow's dimensions start, and its bot flag. */
 export const EXPORT_DIMS_AT = 6;
 export const EXPORT_BOT_AT = EXPORT_DIMS_AT + DIM_COUNT;
+export const EXPORT_RULE_AT = EXPORT_BOT_AT + 1;
 
 /** Blocks an export keeps decoded: the one the cursor is in and the next one or two it overlaps. */
 const EXPORT_BLOCKS = 3;

@@ -86,6 +86,7 @@ export class TailAppender {
         code: c.code,
         destination: c.destination,
         params: c.paramsJson,
+        rule: c.rule,
       }),
       ...d.slice(0, DIM_COUNT),
       visitorBits(c.visitorHash),

@@ -174,6 +174,7 @@ function prepareChunk(sqlite: Database): (limit: number) => number {
         code: r.variant_code,
         variantId: r.variant_id,
         params: JSON.parse(r.params) as Record<string, string>,
+        rule: null,
         ...oldDimensions(r),
       };
       // The same dictionary ids the writer stores (its eight dimensions first).
@@ -188,6 +189,7 @@ function prepareChunk(sqlite: Database): (limit: number) => number {
           code: r.variant_code,
           destination: r.destination,
           params: r.params,
+          rule: null,
         }),
         ...ids.slice(0, DIM_COUNT),
         // A row without a hash (never written by a release, but the column allowed it) is visitor 0.

@@ -1,6 +1,16 @@
 /** The links, variants and tags calls of /api/v1 the dashboard makes. */
 import { api, withQuery } from './client';
-import type { Link, LinkAvailability, LinkSort, LinkStatus, Page, Variant } from './types';
+import type {
+  Link,
+  LinkAvailability,
+  LinkSort,
+  LinkStatus,
+  Page,
+  Preview,
+  RedirectStatus,
+  Rule,
+  Variant,
+} from './types';
 
 const V1 = '/api/v1';
 const enc = encodeURIComponent;
@@ -23,7 +33,30 @@ export interface LinkFields {
   projectId?: string | null;
   expiresAt?: number | null;
   clickLimit?: number | null;
+  fallbackUrl?: string | null;
+  redirectStatus?: RedirectStatus;
+  forwardQuery?: boolean;
+  /** Write-only: a new password, or null to remove it. */
+  password?: string | null;
+  preview?: Preview | null;
+  rules?: Rule[];
   status?: LinkStatus;
+}
+
+/** A visit to try the saved rules on (POST /links/{id}/rules/test); every part optional. */
+export interface RuleVisit {
+  userAgent?: string;
+  ip?: string;
+  language?: string;
+  referrer?: string;
+  query?: Record<string, string>;
+  at?: number;
+}
+
+/** The rule a visit matches (its index, or null: the link's own destination) and where it goes. */
+export interface RuleTestResult {
+  rule: number | null;
+  location: string;
 }
 
 export const PAGE_SIZE = 50;
@@ -40,6 +73,10 @@ export const updateLink = (id: string, fields: LinkFields) => api.patch<Link>(`$
 export const deleteUnclickedLink = (id: string) => api.del<unknown>(`${V1}/links/${enc(id)}`);
 /** A link with human clicks, its clicks and statistics: the person confirms with the slug. */
 export const deleteClickedLink = (id: string, slug: string) => api.del(`/api/app/links/${enc(id)}`, { slug });
+
+/** Nothing is recorded: the server answers what the redirect would do with the saved rules. */
+export const testRules = (id: string, visit: RuleVisit) =>
+  api.post<RuleTestResult>(`${V1}/links/${enc(id)}/rules/test`, visit);
 
 export const listTags = () => api.get<{ tags: { tag: string; count: number }[] }>(`${V1}/links/tags`);
 

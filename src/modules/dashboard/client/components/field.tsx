@@ -96,9 +96,14 @@ export interface TextAreaFieldProps extends Common {
   rows?: number;
   required?: boolean;
   placeholder?: string;
+  /** Prose (a description): wrapped and spell-checked. */
+  wrap?: boolean;
 }
 
-/** Many lines of text (a bulk paste): not wrapped, so each line on screen is one line sent. */
+/**
+ * Many lines of text. A bulk paste is not wrapped, so each line on screen is one line sent;
+ * prose (`wrap`) is.
+ */
 export function TextAreaField({
   label,
   value,
@@ -108,6 +113,7 @@ export function TextAreaField({
   placeholder,
   error,
   hint,
+  wrap = false,
 }: TextAreaFieldProps) {
   const id = useId();
   return (
@@ -116,8 +122,8 @@ export function TextAreaField({
       <textarea
         id={id}
         rows={rows}
-        wrap="off"
-        spellcheck={false}
+        wrap={wrap ? 'soft' : 'off'}
+        spellcheck={wrap}
         required={required}
         placeholder={placeholder}
         value={value}

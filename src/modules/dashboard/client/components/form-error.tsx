@@ -8,8 +8,16 @@ import type { ApiError } from '../api/client';
 export const errorFor = (error: ApiError | null, field: string): string | null =>
   error && error.field === field ? error.message : null;
 
-export function FormError({ error, fields }: { error: ApiError | null; fields: string[] }) {
-  if (!error || (error.field !== null && fields.includes(error.field))) return null;
+/** `fields`: the fields the form shows errors under (a list, or a test for forms with many). */
+export function FormError({
+  error,
+  fields,
+}: {
+  error: ApiError | null;
+  fields: string[] | ((field: string) => boolean);
+}) {
+  const shown = typeof fields === 'function' ? fields : (field: string) => fields.includes(field);
+  if (!error || (error.field !== null && shown(error.field))) return null;
   return (
     <p class="alert error" role="alert">
       {error.message}

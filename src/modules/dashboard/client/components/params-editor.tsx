@@ -8,9 +8,18 @@ export interface ParamsEditorProps {
   error?: string | null;
   /** Set when rows were added for the person (utm_ keys lifted from a pasted URL). */
   notice?: string | null;
+  /** What no rows mean here. */
+  emptyHint?: string;
 }
 
-export function ParamsEditor({ legend, rows, onRows, error, notice }: ParamsEditorProps) {
+export function ParamsEditor({
+  legend,
+  rows,
+  onRows,
+  error,
+  notice,
+  emptyHint = 'None. They are added to the destination on every click.',
+}: ParamsEditorProps) {
   const update = (id: number, change: Partial<ParamRow>) =>
     onRows(rows.map((row) => (row.id === id ? { ...row, ...change } : row)));
   return (
@@ -21,7 +30,7 @@ export function ParamsEditor({ legend, rows, onRows, error, notice }: ParamsEdit
           {notice}
         </p>
       )}
-      {rows.length === 0 && <p class="hint">None. They are added to the destination on every click.</p>}
+      {rows.length === 0 && <p class="hint">{emptyHint}</p>}
       {rows.map((row, i) => (
         <div class="param-row" key={row.id}>
           <input

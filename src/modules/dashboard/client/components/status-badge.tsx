@@ -1,11 +1,12 @@
 /**
  * A link's state as badges: what a visitor of its short link gets when that is not a redirect
- * (paused, expired, click limit reached), and archived; nothing for an ordinary live link.
+ * (paused, expired, click limit reached), archived, then what it does on a click (a password
+ * asked, rules followed); nothing for an ordinary live link. Words, not colours alone.
  */
-import { type LinkState, stateBadges } from '../lib/link-state';
+import { featureBadges, type LinkFeatures, type LinkState, stateBadges } from '../lib/link-state';
 
-export function StatusBadge({ link }: { link: LinkState }) {
-  const badges = stateBadges(link);
+export function StatusBadge({ link }: { link: LinkState & LinkFeatures }) {
+  const badges = [...stateBadges(link), ...featureBadges(link)];
   if (badges.length === 0) return null;
   return (
     <span class="badges">

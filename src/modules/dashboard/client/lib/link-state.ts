@@ -13,8 +13,22 @@ export type LinkState = Pick<Link, 'status' | 'availability' | 'expiresAt' | 'cl
 
 export interface StateBadge {
   label: string;
-  /** paused: the 404 page; gone: the 410 page; archived: hidden from the default list. */
-  tone: 'paused' | 'gone' | 'archived';
+  /**
+   * paused: the 404 page; gone: the 410 page; archived: hidden from the default list; feature:
+   * what the link does on a click (asks for a password, follows rules).
+   */
+  tone: 'paused' | 'gone' | 'archived' | 'feature';
+}
+
+export type LinkFeatures = Pick<Link, 'passwordProtected' | 'rules'>;
+
+/** What the link does before or instead of the plain redirect: a password asked, rules followed. */
+export function featureBadges(link: LinkFeatures): StateBadge[] {
+  const badges: StateBadge[] = [];
+  if (link.passwordProtected) badges.push({ label: 'Protected', tone: 'feature' });
+  const rules = link.rules.length;
+  if (rules > 0) badges.push({ label: rules === 1 ? '1 rule' : `${formatNumber(rules)} rules`, tone: 'feature' });
+  return badges;
 }
 
 // The titles of the pages a visitor gets (redirect/pages.ts), so the words match what they see.

@@ -1,6 +1,7 @@
 /**
  * /app/links/:id: one link — its short link and variant addresses to copy, its numbers, its
- * fields, status, variants and QR code, and deleting it.
+ * fields (rules, password and preview among them), status, variants and QR code, a test of its
+ * rules, and deleting it.
  */
 import { getLink } from '../api/links';
 import type { Link } from '../api/types';
@@ -14,6 +15,7 @@ import { usePageTitle, useResource } from '../lib/hooks';
 import { DeleteLink } from './link/delete-link';
 import { LinkDetailsForm } from './link/details-form';
 import { QrCode } from './link/qr-code';
+import { RulesTest } from './link/rules-test';
 import { StatusActions } from './link/status-actions';
 import { Variants } from './link/variants';
 import type { PageProps } from './page';
@@ -79,13 +81,16 @@ export function LinkPage({ params, query }: PageProps) {
       )}
       {link.error && <LoadFailed error={link.error} retry={link.reload} />}
       <Summary link={current} />
-      <div class="columns">
+      {/* Side by side the columns are as tall as each other, and the rules test, last on the
+          right, stays in view while the person scrolls through the rules on the left. */}
+      <div class="columns link-columns">
         <LinkDetailsForm key={current.id} link={current} onSaved={link.set} />
         <div class="stack">
           <StatusActions link={current} onChanged={link.set} />
           <Variants link={current} onChanged={link.reload} />
           <QrCode link={current} />
           <DeleteLink link={current} />
+          {current.rules.length > 0 && <RulesTest link={current} />}
         </div>
       </div>
     </>

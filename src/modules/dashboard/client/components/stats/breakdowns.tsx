@@ -1,6 +1,6 @@
 /**
  * Every breakdown of the statistics payload as a table, grouped: where clicks came from (places,
- * sources, campaigns) and what they came with (devices, languages, variants, parameters).
+ * sources, campaigns) and what they came with (devices, languages, variants, link rules, parameters).
  * Empty breakdowns say what would fill them. Variants read differently for a link (its own
  * clicks as a row) and for the workspace (per link, linked): lib/variant-rows.ts.
  */
@@ -10,7 +10,7 @@ import { variantRows } from '../../lib/variant-rows';
 import { BreakdownTable } from './breakdown-table';
 import { GeoBreakdowns } from './geo-breakdowns';
 
-type ValueList = Exclude<keyof BreakdownLists, 'city' | 'params' | 'variant'>;
+type ValueList = Exclude<keyof BreakdownLists, 'city' | 'params' | 'variant' | 'rule'>;
 
 interface Section {
   list: Exclude<ValueList, 'country'>;
@@ -64,6 +64,32 @@ function VariantsNote({ stats }: { stats: Stats | WorkspaceStats }) {
   );
 }
 
+/**
+ * Clicks a link rule sent, by rule (numbered from 1 as the link page numbers them); shown only
+ * when some were, since most links have no rules.
+ */
+function RuleBreakdown({ stats, total }: { stats: Stats | WorkspaceStats; total: number }) {
+  const { rule } = stats.breakdowns;
+  if (rule.length === 0) return null;
+  return (
+    <BreakdownTable
+      id="bd-rule"
+      title="Link rules"
+      column="Rule"
+      total={total}
+      empty=""
+      rows={rule.map((e) => ({ key: String(e.value), label: `Rule ${e.value + 1}`, clicks: e.clicks }))}
+    >
+      <p class="hint">
+        {'topLinks' in stats
+          ? "Every link's rule of one number counts together. "
+          : 'Numbered as the rules were when clicked. '}
+        Clicks no rule matched went to the link's own destination and are not listed.
+      </p>
+    </BreakdownTable>
+  );
+}
+
 export function Breakdowns({ stats, search }: BreakdownsProps) {
   const total = stats.totals.clicks;
   const { params, variant } = stats.breakdowns;
@@ -95,6 +121,7 @@ export function Breakdowns({ stats, search }: BreakdownsProps) {
       >
         {variant.length > 0 && <VariantsNote stats={stats} />}
       </BreakdownTable>
+      <RuleBreakdown stats={stats} total={total} />
       <BreakdownTable
         id="bd-params"
         title="Parameters"

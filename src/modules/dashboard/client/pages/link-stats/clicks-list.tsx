@@ -12,7 +12,7 @@ import { usePagedList } from '../../lib/paged';
 import { breakdownLabel, countryName } from '../../lib/stats-labels';
 import { type StatsWindow, windowSearch } from '../../lib/stats-window';
 
-const COLUMNS = ['Time (UTC)', 'Variant', 'Place', 'Device', 'Referrer', 'Traffic', 'Language', 'Bot'];
+const COLUMNS = ['Time (UTC)', 'Variant', 'Rule', 'Place', 'Device', 'Referrer', 'Traffic', 'Language', 'Bot'];
 
 const joined = (...parts: (string | null)[]) => parts.filter((p) => p !== null && p !== '').join(' · ') || 'Unknown';
 
@@ -26,6 +26,7 @@ function ClickRow({ click: c }: { click: Click }) {
     <tr>
       <td>{formatUtc(c.timestamp, 'second', false)}</td>
       <td>{c.variantCode === null ? '—' : c.variantKnown ? c.variantCode : `${c.variantCode} (unrecognised)`}</td>
+      <td>{c.rule === null ? '—' : `Rule ${c.rule + 1}`}</td>
       <td>{place(c)}</td>
       <td>{joined(c.device && breakdownLabel('device', c.device), c.os, c.browser)}</td>
       <td>{breakdownLabel('referrer', c.referrer)}</td>

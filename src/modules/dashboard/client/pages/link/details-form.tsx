@@ -1,7 +1,9 @@
 /**
- * A link's editable fields. Only what changed is sent (PATCH changes exactly the fields it is
- * given); the API's error appears under the field it names. A new slug waits for the person to
- * confirm it (SlugChangeDialog: the old address stops working).
+ * A link's editable fields, all saved by one button: its address and filing, how it redirects,
+ * its password, its social preview and its rules. Only what changed is sent (PATCH changes
+ * exactly the fields it is given); the API's error appears under the field it names, down to a
+ * rule's condition. A new slug waits for the person to confirm it (SlugChangeDialog: the old
+ * address stops working).
  */
 import { useState } from 'preact/hooks';
 import { toApiError } from '../../api/client';
@@ -14,25 +16,39 @@ import { FilingFields, useFiling } from '../../components/filing-fields';
 import { errorFor, FormError } from '../../components/form-error';
 import { fromUtcInput, toUtcInput } from '../../lib/format';
 import { useResource, useSubmit } from '../../lib/hooks';
+import { linkChanges } from '../../lib/link-changes';
 import { paramsFromRows, rowsFromParams } from '../../lib/params';
+import { ruleErrorPlace } from '../../lib/rule-drafts';
 import { useSession } from '../../session';
+import { PasswordFields, usePassword } from './password-fields';
+import { PreviewFields, usePreview } from './preview-fields';
+import { RedirectFields, useRedirectOptions } from './redirect-fields';
+import { RulesEditor, useRules } from './rules-editor';
 import { SlugChangeDialog } from './slug-change-dialog';
 
-const FIELDS = ['destination', 'title', 'slug', 'tags', 'projectId', 'expiresAt', 'clickLimit', 'params'];
+const FIELDS = new Set([
+  'destination',
+  'title',
+  'slug',
+  'tags',
+  'projectId',
+  'expiresAt',
+  'clickLimit',
+  'params',
+  'fallbackUrl',
+  'redirectStatus',
+  'password',
+  'preview',
+  'preview.title',
+  'preview.description',
+  'preview.image',
+]);
 
-/** The fields whose value differs from the link's, as PATCH wants them. */
-function changes(link: Link, next: Required<Omit<LinkFields, 'status'>>): LinkFields {
-  const out: LinkFields = {};
-  if (next.destination !== link.destination) out.destination = next.destination;
-  if (next.slug !== link.slug) out.slug = next.slug;
-  if (next.title !== link.title) out.title = next.title;
-  if (next.tags.join('\n') !== link.tags.join('\n')) out.tags = next.tags;
-  if (next.projectId !== link.projectId) out.projectId = next.projectId;
-  if (next.expiresAt !== link.expiresAt) out.expiresAt = next.expiresAt;
-  if (next.clickLimit !== link.clickLimit) out.clickLimit = next.clickLimit;
-  if (JSON.stringify(next.params) !== JSON.stringify(link.params)) out.params = next.params;
-  return out;
-}
+/** Whether the form shows an error about `field` under a field of its own (else it is an alert on top). */
+const placed = (field: string, rules: number) => {
+  const rule = ruleErrorPlace(field);
+  return rule ? rule.rule === null || rule.rule < rules : FIELDS.has(field);
+};
 
 export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: Link): void }) {
   const { account } = useSession();
@@ -43,15 +59,27 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
   const filing = useFiling(link.tags, link.projectId);
   const [expires, setExpires] = useState(toUtcInput(link.expiresAt));
   const [limit, setLimit] = useState(link.clickLimit === null ? '' : String(link.clickLimit));
+  const options = useRedirectOptions(link);
+  const password = usePassword();
+  const preview = usePreview(link.preview);
+  const rules = useRules(link.rules);
   const [saved, setSaved] = useState(false);
   const [waiting, setWaiting] = useState<LinkFields | null>(null);
   const save = async (fields: LinkFields) => {
-    if (Object.keys(fields).length > 0) onSaved(await updateLink(link.id, fields));
+    if (Object.keys(fields).length > 0) {
+      const next = await updateLink(link.id, fields);
+      onSaved(next);
+      // The fields the API rewrites (utm_ keys lifted out of a rule's destination, a preview
+      // trimmed) show as stored; a password is never shown again.
+      if (fields.rules) rules.reset(next.rules);
+      if (fields.preview !== undefined) preview.reset(next.preview);
+      if (fields.password !== undefined) password.clear();
+    }
     setSaved(true);
   };
   const { busy, error, setError, submit } = useSubmit(async () => {
     const ready = target.lift();
-    const fields = changes(link, {
+    const fields = linkChanges(link, {
       destination: ready.destination,
       slug: slug.trim(),
       title: title.trim() || null,
@@ -59,6 +87,10 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
       expiresAt: fromUtcInput(expires),
       clickLimit: limit.trim() === '' ? null : Number(limit),
       params: paramsFromRows(ready.rows),
+      ...options.sent,
+      password: password.sent,
+      preview: preview.sent,
+      rules: rules.sent,
     });
     if (fields.slug === undefined) await save(fields);
     else setWaiting(fields);
@@ -77,7 +109,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
       <h2 id="details-title">Details</h2>
       {/* noValidate: the API judges every field, and its message shows under the field, never a browser bubble. */}
       <form class="stack" noValidate onSubmit={submit} onInput={() => setSaved(false)}>
-        <FormError error={error} fields={FIELDS} />
+        <FormError error={error} fields={(field) => placed(field, rules.drafts.length)} />
         <DestinationField state={target} error={errorFor(error, 'destination')} />
         <Field label="Title" value={title} onValue={setTitle} error={errorFor(error, 'title')} />
         {account?.superuser && (
@@ -104,6 +136,10 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
           />
         </div>
         <DestinationParams state={target} error={errorFor(error, 'params')} />
+        <RedirectFields state={options} error={error} />
+        <PasswordFields link={link} state={password} error={error} />
+        <PreviewFields state={preview} error={error} />
+        <RulesEditor state={rules} error={error} />
         <div class="actions">
           <span class="hint" role="status">
             {saved ? 'Saved.' : ''}

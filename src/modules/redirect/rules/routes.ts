@@ -1,0 +1,26 @@
+/** /links/{id}/rules routes. */
+import { Elysia } from 'elysia';
+import type { Deps } from '../../../deps';
+import { principalPlugin } from '../../../http/auth';
+import { errors, IdParams } from '../../../http/models';
+import { ruleGeo } from './geo';
+import { RulesTestBody, RulesTestModel } from './model';
+import { testLinkRules } from './test-rules';
+
+export function rulesRoutes(deps: Deps) {
+  const geo = ruleGeo(deps.config.geoDb, (err) => deps.log.error('link rules: the geo database cannot be opened', err));
+  return new Elysia({ name: 'slink.rules', prefix: '/links/:id/rules' })
+    .use(principalPlugin)
+    .post('/test', ({ params, body }) => testLinkRules(deps, geo, params.id, body), {
+      parse: 'json',
+      params: IdParams,
+      body: RulesTestBody,
+      response: { 200: RulesTestModel, ...errors(400, 401, 404, 415, 429) },
+      detail: {
+        tags: ['Links'],
+        summary: "Test a link's rules",
+        description:
+          "Evaluates the link's rules for the visit described, as a redirect of the bare short link at `at` would (docs: Link rules), and records nothing. Every field is optional: one left out is a visit without it (no User-Agent, no address, and so on). A read key may call it.",
+      },
+    });
+}
