@@ -5,7 +5,8 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { acceptedLanguages, type GeoLookup } from '../../../src/modules/clicks/public';
-import { compileRules, type RuleSource, ruleHost } from '../../../src/modules/redirect/rules/compile';
+import type { Rule } from '../../../src/modules/links/rules';
+import { compileRules, ruleHost } from '../../../src/modules/redirect/rules/compile';
 import { matchRule, ruleTargetFor } from '../../../src/modules/redirect/rules/match';
 import { type RuleRequest, RuleVisitor } from '../../../src/modules/redirect/rules/visitor';
 
@@ -30,12 +31,12 @@ function countingGeo(country: string | null) {
   return { calls, geo: () => geo };
 }
 
-function first(rules: RuleSource[], over: Partial<RuleRequest>, country: string | null = null): number | null {
+function first(rules: Rule[], over: Partial<RuleRequest>, country: string | null = null): number | null {
   const compiled = compileRules(rules, {});
   return matchRule(compiled, new RuleVisitor(request(over), countingGeo(country).geo))?.index ?? null;
 }
 
-const rule = (when: RuleSource['when']): RuleSource => ({ when, destination: 'https://example.com/r' });
+const rule = (when: Rule['when']): Rule => ({ when, destination: 'https://example.com/r' });
 
 describe('conditions', () => {
   test('language: primary subtags of entries weighted 0.5 or more', () => {

@@ -3,7 +3,7 @@
  * that holds for this request, or null. Reads the request's query only when a rule asks for it.
  */
 import type { GeoLookup } from '../../clicks/public';
-import { type CompiledRules, NEEDS_QUERY, type RuleTarget } from './compile';
+import type { CompiledRules, RuleTarget } from './compile';
 import { matchRule, ruleTargetFor } from './match';
 import { RuleVisitor } from './visitor';
 
@@ -25,7 +25,7 @@ export function chooseRule(
   code: string | null,
   variantParamsJson: string | null,
 ): RuleTarget | null {
-  const rawQuery = (rules.needs & NEEDS_QUERY) === 0 ? '' : queryOf(url);
+  const rawQuery = rules.readsQuery ? queryOf(url) : '';
   const matched = matchRule(
     rules,
     new RuleVisitor({ userAgent, address, acceptLanguage, referrer, rawQuery, now }, geo),

@@ -5,25 +5,9 @@
  * semantics are docs/behaviour.md's "Link rules".
  */
 import { NO_PARAMS_JSON, targetSerial } from '../../clicks/public';
+import type { Rule } from '../../links/rules';
 import { applyParams } from '../location';
 import { agentNameKey } from './visitor';
-
-/** A rule as the API gives it (links/model.ts `Rule`). */
-export interface RuleSource {
-  when: {
-    device?: readonly string[];
-    os?: readonly string[];
-    browser?: readonly string[];
-    country?: readonly string[];
-    language?: readonly string[];
-    referrer?: readonly string[];
-    query?: Readonly<Record<string, string | null>>;
-    after?: number;
-    before?: number;
-  };
-  destination: string;
-  params?: Readonly<Record<string, string>>;
-}
 
 /**
  * Where a matched rule sends a click, and the click's target as recorded: the rule's index, a
@@ -36,13 +20,6 @@ export interface RuleTarget {
   readonly location: string;
   readonly paramsJson: string;
 }
-
-/** What a rule's conditions need of the request: only these are looked up (match.ts). */
-export const NEEDS_AGENT = 1;
-export const NEEDS_COUNTRY = 2;
-export const NEEDS_LANGUAGE = 4;
-export const NEEDS_REFERRER = 8;
-export const NEEDS_QUERY = 16;
 
 export interface CompiledRule {
   readonly index: number;
@@ -61,8 +38,6 @@ export interface CompiledRule {
   /** Epoch ms, NaN for none. */
   readonly after: number;
   readonly before: number;
-  /** NEEDS_* bits of this rule. */
-  readonly needs: number;
   readonly destination: string;
   readonly params: Readonly<Record<string, string>>;
   /** The target of a click on the bare link (or a code that names no variant). */
@@ -73,10 +48,10 @@ export interface CompiledRule {
 
 export interface CompiledRules {
   /** The rules as given (a link's view: tests, the index's copies). */
-  readonly source: readonly RuleSource[];
+  readonly source: readonly Rule[];
   readonly list: readonly CompiledRule[];
-  /** NEEDS_* bits of any rule. */
-  readonly needs: number;
+  /** Whether any rule has a query condition: only then is the request's query read (choose.ts). */
+  readonly readsQuery: boolean;
 }
 
 function paramsJsonOf(params: Readonly<Record<string, string>>): string {
@@ -115,24 +90,13 @@ export function ruleTargetOf(rule: Pick<CompiledRule, 'index' | 'destination' | 
 }
 
 /** `linkParams`: the link's effective params (its `params`). */
-export function compileRules(
-  rules: readonly RuleSource[],
-  linkParams: Readonly<Record<string, string>>,
-): CompiledRules {
-  let needs = 0;
+export function compileRules(rules: readonly Rule[], linkParams: Readonly<Record<string, string>>): CompiledRules {
   const list = rules.map((rule, index): CompiledRule => {
     const w = rule.when;
     const query =
       w.query === undefined
         ? null
         : Object.entries(w.query).map(([k, v]) => [k, v === null ? null : lower(v)] as const);
-    const ruleNeeds =
-      (w.device || w.os || w.browser ? NEEDS_AGENT : 0) |
-      (w.country ? NEEDS_COUNTRY : 0) |
-      (w.language ? NEEDS_LANGUAGE : 0) |
-      (w.referrer ? NEEDS_REFERRER : 0) |
-      (query ? NEEDS_QUERY : 0);
-    needs |= ruleNeeds;
     const params = rule.params ?? {};
     return {
       index,
@@ -145,12 +109,11 @@ export function compileRules(
       query,
       after: w.after ?? Number.NaN,
       before: w.before ?? Number.NaN,
-      needs: ruleNeeds,
       destination: rule.destination,
       params,
       target: ruleTargetOf({ index, destination: rule.destination, params }, linkParams),
       byCode: new Map(),
     };
   });
-  return { source: rules, list, needs };
+  return { source: rules, list, readsQuery: list.some((rule) => rule.query !== null) };
 }
