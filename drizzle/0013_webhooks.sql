@@ -41,6 +41,7 @@ CREATE TABLE `webhook_events` (
 	`type` text NOT NULL,
 	`link_id` text,
 	`data` text,
+	`bot_data` text,
 	`at` integer NOT NULL
 );
 --> statement-breakpoint

@@ -126,7 +126,8 @@ export class WebhookSender {
       // Bot hits only for a webhook that takes them (an event of bot hits only made it no delivery).
       const data =
         delivery.type === 'clicks'
-          ? (clicksFor(stored, { bots: delivery.bots, linkId: null }) ?? '{"clicks":[]}')
+          ? (clicksFor({ data: stored, botData: delivery.botData }, { bots: delivery.bots, linkId: null }) ??
+            '{"clicks":[]}')
           : stored;
       const body = `{"id":${JSON.stringify(delivery.eventId)},"type":${JSON.stringify(delivery.type)},"timestamp":${JSON.stringify(new Date(delivery.eventAt).toISOString())},"data":${data}}`;
       const startedAt = clock.now();

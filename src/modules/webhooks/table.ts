@@ -45,6 +45,8 @@ export const webhookEvents = sqliteTable(
     /** The link it is about (none for a click batch of several links). */
     linkId: text('link_id'),
     data: text('data'),
+    /** A `clicks` event's bot hits apart (a JSON array), so delivering human clicks only parses nothing. */
+    botData: text('bot_data'),
     at: integer('at').notNull(),
   },
   (t) => [index('webhook_events_at_idx').on(t.at)],

@@ -24,6 +24,7 @@ CREATE TABLE webhook_events (
   type text NOT NULL,
   link_id text,
   data text,
+  bot_data text,
   at int8 NOT NULL
 );
 CREATE INDEX webhook_events_at_idx ON webhook_events (at);

@@ -20,6 +20,7 @@ interface PgDue {
   type: WebhookEvent;
   link_id: string | null;
   data: string | null;
+  bot_data: string | null;
   event_at: string;
   attempts: number;
   first_attempt_at: string | null;
@@ -30,9 +31,17 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
   return {
     async since(afterSeq, limit, linkId) {
       const rows = await sql<
-        { seq: string; id: string; type: WebhookEvent; link_id: string | null; data: string | null; at: string }[]
+        {
+          seq: string;
+          id: string;
+          type: WebhookEvent;
+          link_id: string | null;
+          data: string | null;
+          bot_data: string | null;
+          at: string;
+        }[]
       >`
-        SELECT seq, id, type, link_id, data, at FROM webhook_events
+        SELECT seq, id, type, link_id, data, bot_data, at FROM webhook_events
         WHERE seq > ${afterSeq}::int8
           AND (${linkId}::text IS NULL OR link_id = ${linkId}::text OR (type = 'clicks' AND link_id IS NULL))
         ORDER BY seq LIMIT ${limit}`;
@@ -42,6 +51,7 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
         type: r.type,
         linkId: r.link_id,
         data: r.data,
+        botData: r.bot_data,
         at: num(r.at),
       }));
     },
@@ -77,7 +87,7 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
           FROM due WHERE d.id = due.id
           RETURNING d.*
         )
-        SELECT c.id, c.webhook_id, w.url, w.secret, w.bots, c.event_seq, e.id AS event_id, e.type, e.link_id, e.data,
+        SELECT c.id, c.webhook_id, w.url, w.secret, w.bots, c.event_seq, e.id AS event_id, e.type, e.link_id, e.data, e.bot_data,
           e.at AS event_at, c.attempts, c.first_attempt_at, c.claim
         FROM claimed c JOIN webhooks w ON w.id = c.webhook_id JOIN webhook_events e ON e.seq = c.event_seq
         ORDER BY c.next_at, c.id`;
@@ -93,6 +103,7 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
           type: r.type,
           linkId: r.link_id,
           data: r.data,
+          botData: r.bot_data,
           eventAt: num(r.event_at),
           attempts: r.attempts,
           firstAttemptAt: numOrNull(r.first_attempt_at),

@@ -1,19 +1,23 @@
-/** The outbox on SQLite: one process, so a claim is only a guard against its own overlapping passes. */
+/**
+ * The outbox on SQLite: one process, so a claim is only a guard against its own overlapping
+ * passes. Its writes never wait for the click writer's lock on the event loop (writeWhenFree).
+ */
 import type { Database } from 'bun:sqlite';
+import { writeWhenFree } from '../../../db/write-when-free';
 import { randomToken } from '../../../lib/ids';
 import { WEBHOOK_LIMITS } from '../model';
 import type { AttemptRow, DueDelivery, OutboxStore, StoredEvent } from './store';
 
 const DUE_COLUMNS = `d.id, d.webhook_id AS webhookId, w.url, w.secret, w.bots, d.event_seq AS eventSeq, e.id AS eventId,
-  e.type, e.link_id AS linkId, e.data, e.at AS eventAt, d.attempts, d.first_attempt_at AS firstAttemptAt`;
+  e.type, e.link_id AS linkId, e.data, e.bot_data AS botData, e.at AS eventAt, d.attempts, d.first_attempt_at AS firstAttemptAt`;
 
 export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
-  const immediate = <T>(work: () => T): T => sqlite.transaction(work).immediate();
+  const immediate = <T>(work: () => T): Promise<T> => writeWhenFree(sqlite, work);
   return {
     async since(afterSeq, limit, linkId) {
       return sqlite
         .query<StoredEvent, [number, string | null, number]>(
-          `SELECT seq, id, type, link_id AS linkId, data, at FROM webhook_events
+          `SELECT seq, id, type, link_id AS linkId, data, bot_data AS botData, at FROM webhook_events
            WHERE seq > ?1 AND (?2 IS NULL OR link_id = ?2 OR (type = 'clicks' AND link_id IS NULL)) ORDER BY seq LIMIT ?3`,
         )
         .all(afterSeq, linkId, limit);
@@ -30,7 +34,7 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
       const fill = sqlite.query<unknown, [string, string]>(
         "UPDATE webhook_events SET data = ? WHERE link_id = ? AND data IS NULL AND type IN ('link.created', 'link.updated')",
       );
-      immediate(() => {
+      await immediate(() => {
         for (const { linkId, data } of entries) fill.run(data, linkId);
       });
     },
@@ -120,18 +124,24 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
         .all(webhookId, before ?? Number.MAX_SAFE_INTEGER, limit);
     },
     async retryNow(webhookId, deliveryId, now) {
-      const changed = sqlite
-        .query<{ id: number }, [number, number, string]>(
-          `UPDATE webhook_deliveries SET next_at = ?, done_at = NULL, delivered = 0, claimed_until = NULL, claim = NULL
-           WHERE id = ? AND webhook_id = ? RETURNING id`,
-        )
-        .all(now, deliveryId, webhookId);
+      const changed = await immediate(() =>
+        sqlite
+          .query<{ id: number }, [number, number, string]>(
+            `UPDATE webhook_deliveries SET next_at = ?, done_at = NULL, delivered = 0, claimed_until = NULL, claim = NULL
+             WHERE id = ? AND webhook_id = ? RETURNING id`,
+          )
+          .all(now, deliveryId, webhookId),
+      );
       return changed.length > 0;
     },
     async listening(node, until) {
-      sqlite
-        .query('INSERT INTO event_listeners (node, until) VALUES (?1, ?2) ON CONFLICT (node) DO UPDATE SET until = ?2')
-        .run(node, until);
+      await immediate(() =>
+        sqlite
+          .query(
+            'INSERT INTO event_listeners (node, until) VALUES (?1, ?2) ON CONFLICT (node) DO UPDATE SET until = ?2',
+          )
+          .run(node, until),
+      );
     },
     async prune(before) {
       return immediate(() => {

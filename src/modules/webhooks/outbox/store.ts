@@ -18,6 +18,8 @@ export interface DueDelivery {
   linkId: string | null;
   /** The event's data as JSON, or null when a crash came between its link write and the fill. */
   data: string | null;
+  /** A `clicks` event's bot hits, a JSON array of click records (null: none); not in `data`. */
+  botData: string | null;
   eventAt: number;
   /** Attempts made before this one. */
   attempts: number;
@@ -65,6 +67,7 @@ export interface StoredEvent {
   type: WebhookEvent;
   linkId: string | null;
   data: string | null;
+  botData: string | null;
   at: number;
 }
 
