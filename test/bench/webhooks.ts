@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createWebhook } from '../../src/modules/webhooks/service';
+import { type CpuUse, cpuUse } from './cpu-use';
 import { benchDeps, seedLinks } from './seed-links';
 import { ensureWrk, runWrk } from './wrk';
 
@@ -131,9 +132,16 @@ try {
 
   // 1. Throughput.
   const rates: Record<keyof typeof PORTS, number[]> = { plain: [], hooked: [] };
+  const pids = { plain: procs[0]!.pid, hooked: procs[1]!.pid };
+  // CPU per request of each server's threads (main, Worker, other), summed over the measured runs.
+  const cpu: Record<keyof typeof PORTS, CpuUse & { requests: number }> = {
+    plain: { main: 0, worker: 0, other: 0, requests: 0 },
+    hooked: { main: 0, worker: 0, other: 0, requests: 0 },
+  };
   const p99: Record<keyof typeof PORTS, number[]> = { plain: [], hooked: [] };
   for (let round = -1; round < ROUNDS; round++)
     for (const side of ['plain', 'hooked'] as const) {
+      const before = cpuUse(pids[side]);
       const { result } = await runWrk({
         port: PORTS[side],
         connections: CONNECTIONS,
@@ -144,6 +152,13 @@ try {
       if (result.status_errors > 0 || result.timeouts > 0)
         console.log(`  ! ${side}: ${result.status_errors} non-3xx answers, ${result.timeouts} timeouts`);
       if (round < 0) continue;
+      // A run's flushes end after it: its clicks' writes and deliveries are counted with them.
+      await Bun.sleep(FLUSH_MS + 500);
+      const after = cpuUse(pids[side]);
+      cpu[side].main += after.main - before.main;
+      cpu[side].worker += after.worker - before.worker;
+      cpu[side].other += after.other - before.other;
+      cpu[side].requests += result.requests;
       const rps = result.requests / (result.duration_us / 1e6);
       rates[side].push(rps);
       p99[side].push(result.p99_us / 1000);
@@ -180,11 +195,16 @@ try {
 
   const plain = median(rates.plain);
   const hooked = median(rates.hooked);
+  const perK = (side: keyof typeof PORTS, part: keyof CpuUse) => ((cpu[side][part] / cpu[side].requests) * 1000) / 1000;
+  const cpuLine = (side: keyof typeof PORTS) =>
+    `main ${perK(side, 'main').toFixed(1)} ms, Worker ${perK(side, 'worker').toFixed(1)} ms, other ${perK(side, 'other').toFixed(1)} ms`;
   const lines = [
     `| ${int(LINKS)} links, wrk ${CONNECTIONS} connections, ${SECONDS} s x ${ROUNDS} | req/s (median) | / without | p99 (median) |`,
     '|---|---|---|---|',
     `| Slink, no webhook | ${int(plain)} | 1.00 | ${median(p99.plain).toFixed(1)} ms |`,
     `| Slink, a webhook subscribed to clicks | ${int(hooked)} | ${(hooked / plain).toFixed(3)} | ${median(p99.hooked).toFixed(1)} ms |`,
+    '',
+    `CPU per 1,000 redirects: without ${cpuLine('plain')}; with ${cpuLine('hooked')}`,
     '',
     `| click to delivery, ${int(offered)} clicks/s offered for ${SECONDS} s, SLINK_FLUSH_MS ${FLUSH_MS} | p50 | p99 | max | bound (flush + 2 s) |`,
     '|---|---|---|---|---|',

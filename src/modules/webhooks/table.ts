@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
@@ -49,7 +50,11 @@ export const webhookEvents = sqliteTable(
     botData: text('bot_data'),
     at: integer('at').notNull(),
   },
-  (t) => [index('webhook_events_at_idx').on(t.at)],
+  (t) => [
+    index('webhook_events_at_idx').on(t.at),
+    // The clicks events still holding their clicks, which pruning drops after delivery.
+    index('webhook_events_clicks_kept_idx').on(t.at).where(sql`type = 'clicks' AND data IS NOT NULL`),
+  ],
 );
 
 /**

@@ -162,24 +162,31 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
       );
     },
     async retryNow(webhookId, deliveryId, now) {
-      const rows = await sql`UPDATE webhook_deliveries
+      const [found] = await sql<{ gone: boolean }[]>`
+        SELECT e.type = 'clicks' AND e.data IS NULL AS gone FROM webhook_deliveries d
+        JOIN webhook_events e ON e.seq = d.event_seq WHERE d.id = ${deliveryId}::int8 AND d.webhook_id = ${webhookId}`;
+      if (found === undefined) return 'missing';
+      if (found.gone) return 'gone';
+      await sql`UPDATE webhook_deliveries
         SET next_at = ${now}::int8, done_at = NULL, delivered = false, claimed_until = NULL, claim = NULL
-        WHERE id = ${deliveryId}::int8 AND webhook_id = ${webhookId} RETURNING id`;
-      return rows.length > 0;
+        WHERE id = ${deliveryId}::int8`;
+      return 'retried';
     },
     async listening(node, until) {
       await sql`INSERT INTO event_listeners (node, until) VALUES (${node}, ${until}::int8)
         ON CONFLICT (node) DO UPDATE SET until = excluded.until`;
     },
-    async prune(before) {
-      return sql.begin(async (tx) => {
-        await tx`DELETE FROM event_listeners WHERE until < ${before}::int8`;
-        await tx`DELETE FROM webhook_attempts WHERE at < ${before}::int8`;
-        await tx`DELETE FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ${before}::int8`;
-        const gone = await tx`DELETE FROM webhook_events e WHERE e.at < ${before}::int8
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq) RETURNING seq`;
-        return gone.length;
-      });
+    async prune(before, clicksBefore) {
+      await sql`DELETE FROM event_listeners WHERE until < ${before}::int8`;
+      await sql`DELETE FROM webhook_attempts WHERE at < ${before}::int8`;
+      await sql`DELETE FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ${before}::int8`;
+      // A clicks event's clicks go once nothing pending needs them; the event stays for the log.
+      await sql`UPDATE webhook_events e SET data = NULL, bot_data = NULL
+        WHERE e.type = 'clicks' AND e.data IS NOT NULL AND e.at < ${clicksBefore}::int8
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq AND d.done_at IS NULL)`;
+      const gone = await sql`DELETE FROM webhook_events e WHERE e.at < ${before}::int8
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq) RETURNING seq`;
+      return gone.length;
     },
   };
 }

@@ -11,6 +11,9 @@ import type { AttemptRow, DueDelivery, OutboxStore, StoredEvent } from './store'
 const DUE_COLUMNS = `d.id, d.webhook_id AS webhookId, w.url, w.secret, w.bots, d.event_seq AS eventSeq, e.id AS eventId,
   e.type, e.link_id AS linkId, e.data, e.bot_data AS botData, e.at AS eventAt, d.attempts, d.first_attempt_at AS firstAttemptAt`;
 
+/** Rows a pruning step deletes at most. */
+const PRUNE_STEP = 1000;
+
 export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
   const immediate = <T>(work: () => T): Promise<T> => writeWhenFree(sqlite, work);
   return {
@@ -124,15 +127,23 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
         .all(webhookId, before ?? Number.MAX_SAFE_INTEGER, limit);
     },
     async retryNow(webhookId, deliveryId, now) {
-      const changed = await immediate(() =>
-        sqlite
-          .query<{ id: number }, [number, number, string]>(
-            `UPDATE webhook_deliveries SET next_at = ?, done_at = NULL, delivered = 0, claimed_until = NULL, claim = NULL
-             WHERE id = ? AND webhook_id = ? RETURNING id`,
+      return immediate(() => {
+        const found = sqlite
+          .query<{ gone: number }, [number, string]>(
+            `SELECT e.type = 'clicks' AND e.data IS NULL AS gone FROM webhook_deliveries d
+             JOIN webhook_events e ON e.seq = d.event_seq WHERE d.id = ? AND d.webhook_id = ?`,
           )
-          .all(now, deliveryId, webhookId),
-      );
-      return changed.length > 0;
+          .get(deliveryId, webhookId);
+        if (found === null) return 'missing';
+        if (found.gone === 1) return 'gone';
+        sqlite
+          .query(
+            `UPDATE webhook_deliveries SET next_at = ?, done_at = NULL, delivered = 0, claimed_until = NULL, claim = NULL
+             WHERE id = ?`,
+          )
+          .run(now, deliveryId);
+        return 'retried';
+      });
     },
     async listening(node, until) {
       await immediate(() =>
@@ -143,19 +154,41 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
           .run(node, until),
       );
     },
-    async prune(before) {
-      return immediate(() => {
-        sqlite.query('DELETE FROM event_listeners WHERE until < ?').run(before);
-        sqlite.query('DELETE FROM webhook_attempts WHERE at < ?').run(before);
-        sqlite.query('DELETE FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ?').run(before);
-        // An event goes once it is old and no delivery still needs it.
-        return sqlite
-          .query(
-            `DELETE FROM webhook_events WHERE at < ?
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = webhook_events.seq)`,
-          )
-          .run(before).changes;
-      });
+    async prune(before, clicksBefore) {
+      // Steps of PRUNE_STEP rows, each its own short transaction: the event loop never holds
+      // one long deletion (an hour of clicks events can be hundreds of MB).
+      const steps = async (statement: string, until: number, rows = PRUNE_STEP) => {
+        let total = 0;
+        for (;;) {
+          const n = await immediate(() => sqlite.query(statement).run(until, rows).changes);
+          total += n;
+          if (n < rows) return total;
+        }
+      };
+      await immediate(() => sqlite.query('DELETE FROM event_listeners WHERE until < ?').run(before));
+      await steps(
+        'DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts WHERE at < ? LIMIT ?)',
+        before,
+      );
+      await steps(
+        `DELETE FROM webhook_deliveries WHERE id IN
+           (SELECT id FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ? LIMIT ?)`,
+        before,
+      );
+      // A clicks event's clicks go once nothing pending needs them (up to ~450 KB an event: few per step).
+      await steps(
+        `UPDATE webhook_events SET data = NULL, bot_data = NULL WHERE seq IN
+           (SELECT seq FROM webhook_events e WHERE type = 'clicks' AND data IS NOT NULL AND at < ?
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq AND d.done_at IS NULL) LIMIT ?)`,
+        clicksBefore,
+        20,
+      );
+      // An event goes once it is old and no delivery still needs it.
+      return steps(
+        `DELETE FROM webhook_events WHERE seq IN (SELECT seq FROM webhook_events e WHERE at < ?
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq) LIMIT ?)`,
+        before,
+      );
     },
   };
 }
