@@ -43,7 +43,7 @@ export function clickEvents(written: readonly WrittenClick[], links: ClickEventL
     const bots: Click[] = [];
     for (const { id, click: c } of chunk) {
       const record = clickRecord(
-        { ...c, id, timestamp: c.time },
+        { id, timestamp: c.time, facts: c, params: c.params },
         { id: c.linkId, slug: links.slugs.get(c.linkId) ?? '' },
         c.variantId !== null && links.variants.has(c.variantId),
       );
