@@ -5,11 +5,11 @@
  * subscribed, no live stream open); a batch beyond the cap split; the live stream's link filter.
  */
 import { afterAll, afterEach, beforeEach, expect, test } from 'bun:test';
-import { createHmac } from 'node:crypto';
 import { CLICKS_PER_EVENT } from '../../../src/modules/webhooks/outbox/click-events';
 import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { expectError } from '../../helpers/schema';
+import { signedBy } from '../../helpers/webhook-check';
 import { click, flushOk, UA } from '../clicks/support';
 
 interface Received {
@@ -34,15 +34,6 @@ const receiver = Bun.serve({
   },
 });
 afterAll(() => receiver.stop(true));
-
-/** The Standard Webhooks check, written here again. */
-function signedBy(secret: string, r: Received): boolean {
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const mac = createHmac('sha256', key)
-    .update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.raw}`)
-    .digest('base64');
-  return r.headers['webhook-signature'] === `v1,${mac}`;
-}
 
 let t: TestApp;
 let key: string;

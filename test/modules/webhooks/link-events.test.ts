@@ -6,9 +6,9 @@
  * log; a delivery retried by hand.
  */
 import { afterAll, afterEach, beforeEach, expect, test } from 'bun:test';
-import { createHmac } from 'node:crypto';
 import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
+import { signedBy } from '../../helpers/webhook-check';
 
 interface Received {
   headers: Record<string, string>;
@@ -27,15 +27,6 @@ const receiver = Bun.serve({
   },
 });
 afterAll(() => receiver.stop(true));
-
-/** The Standard Webhooks check, written here again. */
-function signedBy(secret: string, r: Received): boolean {
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const mac = createHmac('sha256', key)
-    .update(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.raw}`)
-    .digest('base64');
-  return r.headers['webhook-signature'] === `v1,${mac}`;
-}
 
 let t: TestApp;
 let key: string;
