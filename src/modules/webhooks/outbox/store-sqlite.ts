@@ -145,6 +145,11 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
         return 'retried';
       });
     },
+    async pending() {
+      return sqlite
+        .query<{ n: number }, []>('SELECT count(*) AS n FROM webhook_deliveries WHERE done_at IS NULL')
+        .get()!.n;
+    },
     async listening(node, until) {
       await immediate(() =>
         sqlite

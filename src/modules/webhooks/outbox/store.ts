@@ -94,6 +94,8 @@ export interface OutboxStore {
    * delivery, `gone` when it is of a `clicks` event whose clicks are no longer kept.
    */
   retryNow(webhookId: string, deliveryId: number, now: number): Promise<'retried' | 'missing' | 'gone'>;
+  /** Deliveries not yet delivered nor given up, of active webhooks and paused ones alike (/metrics). */
+  pending(): Promise<number>;
   /** This process has a live stream open: `clicks` events are recorded until `until` (ms) at least. */
   listening(node: string, until: number): Promise<void>;
   /**
