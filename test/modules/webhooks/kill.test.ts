@@ -3,11 +3,11 @@
  * database: events recorded while the receiver fails (503, tried again later) or holds every
  * request open (the sender's slots all claimed mid-attempt, the rest waiting unclaimed), then
  * SIGKILL; clicks flushed before it are recorded events too, the last ones maybe only buffered
- * (those are not expected to survive). Restarted on the same database with the receiver answering 200, every event recorded
- * before the kill is delivered at least once: the claims the dead process held are taken over
- * once their lease ends, each attempt signed so that an independent check accepts it, a repeat
- * carrying the same webhook-id and body, the delivery log showing each one delivered, and every
- * click that was flushed in a delivered clicks event.
+ * (those are not expected to survive). Restarted on the same database with the receiver answering
+ * 200, every event recorded before the kill is delivered at least once: the claims the dead process
+ * held are taken over once their lease ends, each attempt signed so that an independent check
+ * accepts it, a repeat carrying the same webhook-id and body, the delivery log showing each one
+ * delivered, and every click that was flushed in a delivered clicks event.
  */
 import { afterAll, afterEach, expect, test } from 'bun:test';
 import type { DatabaseAddress } from '../../../src/stores';
