@@ -41,6 +41,19 @@ export interface DeliveryOutcome {
   response: string;
 }
 
+/**
+ * Certificate verification failures (OpenSSL's X509 codes, and a name the certificate does not
+ * cover): worded as such, since their codes alone do not tell a receiver's owner what to fix.
+ */
+const CERTIFICATE_CODE = /CERT|_SIGNATURE$|^INVALID_CA$|^HOSTNAME_MISMATCH$/;
+
+function failureReason(err: NodeJS.ErrnoException): string {
+  if (err.code === 'EPRIVATE') return err.message;
+  if (err.code !== undefined && CERTIFICATE_CODE.test(err.code))
+    return `the receiver's TLS certificate is not trusted: ${err.message} (${err.code})`;
+  return `${err.code ?? 'error'}: ${err.message}`;
+}
+
 export function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
   const started = performance.now();
   const url = new URL(req.url);
@@ -102,12 +115,7 @@ export function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
       outgoing.destroy();
     }, timeoutMs);
     outgoing.on('error', (err: NodeJS.ErrnoException) =>
-      done({
-        ok: false,
-        status: null,
-        error: err.code === 'EPRIVATE' ? err.message : `${err.code ?? 'error'}: ${err.message}`,
-        response: '',
-      }),
+      done({ ok: false, status: null, error: failureReason(err), response: '' }),
     );
     outgoing.end(body);
   });

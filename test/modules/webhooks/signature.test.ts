@@ -7,25 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deliveryHeaders, newWebhookSecret, webhookSignature } from '../../../src/modules/webhooks/signature';
-
-/** What a receiver does: decode the key after `whsec_`, HMAC-SHA256 `id.timestamp.body`, compare. */
-async function receiverAccepts(secret: string, headers: Record<string, string>, body: string): Promise<boolean> {
-  const key = await crypto.subtle.importKey(
-    'raw',
-    Uint8Array.from(atob(secret.split('_')[1]!), (c) => c.charCodeAt(0)),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['verify'],
-  );
-  const signed = new TextEncoder().encode(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`);
-  for (const entry of headers['webhook-signature']!.split(' ')) {
-    const [version, mac] = entry.split(',');
-    if (version !== 'v1' || mac === undefined) continue;
-    const bytes = Uint8Array.from(atob(mac), (c) => c.charCodeAt(0));
-    if (await crypto.subtle.verify('HMAC', key, bytes, signed)) return true;
-  }
-  return false;
-}
+import { receiverAccepts } from '../../helpers/webhook-receiver';
 
 describe('webhook signature', () => {
   test('a new secret is whsec_ and 24 random bytes in base64, never the same twice', () => {
