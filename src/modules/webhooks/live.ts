@@ -12,6 +12,7 @@ import type { Deps } from '../../deps';
 import { invalid, notFound, RateLimitedError } from '../../lib/errors';
 import { clicksFor } from './outbox/click-events';
 import { eventData } from './outbox/data';
+import { eventBody } from './outbox/events';
 import type { StoredEvent } from './outbox/store';
 
 /** Streams one key (or one signed-in account) may hold open on one process. */
@@ -76,8 +77,7 @@ async function frame(deps: LiveDeps, event: StoredEvent, reader: Reader): Promis
   const stored = await eventData(deps, event);
   const data = event.type === 'clicks' ? clicksFor({ data: stored, botData: event.botData }, reader) : stored;
   if (data === null) return null;
-  const body = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(new Date(event.at).toISOString())},"data":${data}}`;
-  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${body}\n\n`;
+  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${eventBody(event, data)}\n\n`;
 }
 
 export async function openLiveStream(

@@ -12,6 +12,7 @@ import { DELIVERY_TIMEOUT_MS, deliver } from './deliver';
 import { CLICKS_KEPT_FOR_MS, WEBHOOK_LIMITS } from './model';
 import { clicksFor } from './outbox/click-events';
 import { eventData } from './outbox/data';
+import { eventBody } from './outbox/events';
 import type { DueDelivery } from './outbox/store';
 import { nextAttemptAt } from './retry';
 
@@ -131,7 +132,7 @@ export class WebhookSender {
           ? (clicksFor({ data: stored, botData: delivery.botData }, { bots: delivery.bots, linkId: null }) ??
             '{"clicks":[]}')
           : stored;
-      const body = `{"id":${JSON.stringify(delivery.eventId)},"type":${JSON.stringify(delivery.type)},"timestamp":${JSON.stringify(new Date(delivery.eventAt).toISOString())},"data":${data}}`;
+      const body = eventBody({ id: delivery.eventId, type: delivery.type, at: delivery.eventAt }, data);
       const startedAt = clock.now();
       const outcome = await deliver({
         url: delivery.url,
