@@ -3,11 +3,12 @@
  * and their CSV export for the same window.
  */
 import { getLink } from '../api/links';
-import { getLinkStats } from '../api/stats';
+import { getLinkStats, listClicks } from '../api/stats';
 import { LoadFailed, Loading } from '../components/feedback';
 import { LinkNotFound } from '../components/link-not-found';
 import { StatsView } from '../components/stats/stats-view';
-import { usePageTitle, useResource } from '../lib/hooks';
+import { usePageTitle, useQuietRefresh, useResource } from '../lib/hooks';
+import { useLiveClicks } from '../lib/live-clicks';
 import { type StatsWindow, windowOf, windowSearch } from '../lib/stats-window';
 import { navigate } from '../router';
 import { ClicksList } from './link-stats/clicks-list';
@@ -19,6 +20,13 @@ export function LinkStatsPage({ params, query }: PageProps) {
   const search = windowSearch(w);
   const link = useResource(() => getLink(id), [id]);
   const stats = useResource(() => getLinkStats(id, w), [id, search]);
+  // Without the stream, the numbers are read again at each poll (so they need no adding up).
+  const refresh = useQuietRefresh(stats, () => getLinkStats(id, w), `${id}${search}`);
+  const live = useLiveClicks({
+    linkId: id,
+    poll: async () => (await listClicks(id, { range: '24h' }, null)).items,
+    onPoll: refresh,
+  });
   const name = link.data ? (link.data.title ?? link.data.slug) : 'Link';
   usePageTitle(`Statistics of ${name}`);
   const page = `/app/links/${encodeURIComponent(id)}`;
@@ -43,6 +51,7 @@ export function LinkStatsPage({ params, query }: PageProps) {
         stats={stats}
         window={w}
         onWindow={onWindow}
+        live={live}
         empty={
           <p>
             Share the short link <code>{link.data.shortUrl}</code>: its clicks show here within seconds. Or pick a

@@ -6,7 +6,8 @@ import { getWorkspaceStats } from '../api/stats';
 import type { WorkspaceStats } from '../api/types';
 import { BreakdownTable } from '../components/stats/breakdown-table';
 import { StatsView } from '../components/stats/stats-view';
-import { usePageTitle, useResource } from '../lib/hooks';
+import { usePageTitle, useQuietRefresh, useResource } from '../lib/hooks';
+import { useLiveClicks } from '../lib/live-clicks';
 import { type StatsWindow, windowOf, windowSearch } from '../lib/stats-window';
 import { topLinkRows } from '../lib/top-links';
 import { navigate } from '../router';
@@ -30,6 +31,10 @@ export function StatsPage({ query }: PageProps) {
   const w = windowOf(query);
   const search = windowSearch(w);
   const stats = useResource(() => getWorkspaceStats(w), [search]);
+  // Without the stream the numbers are read again at each poll; there is no workspace-wide
+  // clicks list to poll, so the feed waits for the stream to come back.
+  const refresh = useQuietRefresh(stats, () => getWorkspaceStats(w), search);
+  const live = useLiveClicks({ linkId: null, poll: async () => [], onPoll: refresh });
   const onWindow = (next: StatsWindow) => navigate(`/app/stats${windowSearch(next)}`, { replace: true });
   return (
     <>
@@ -40,6 +45,8 @@ export function StatsPage({ query }: PageProps) {
         stats={stats}
         window={w}
         onWindow={onWindow}
+        live={live}
+        liveShowsLink
         empty={<p>Share a short link: its clicks show here within seconds. Or pick a longer range.</p>}
       >
         {stats.data && <TopLinks stats={stats.data} search={search} />}

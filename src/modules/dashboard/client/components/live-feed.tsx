@@ -1,0 +1,70 @@
+/**
+ * The latest clicks as they arrive, and how they arrive: "Live" while the stream is open,
+ * "Updating every 5 s" while the page polls instead. Every value is the visitor's (referrer,
+ * place, destination): shown as text, which Preact escapes.
+ */
+import type { Click } from '../api/types';
+import { formatUtc } from '../lib/format';
+import { type LiveClicks, POLL_MS } from '../lib/live-clicks';
+import { breakdownLabel, countryName } from '../lib/stats-labels';
+
+/** Lines shown: a glance at what is happening, not a log (the clicks list is that). */
+const SHOWN = 10;
+
+const STATUS_TEXT = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  polling: `Updating every ${POLL_MS / 1000} s`,
+} as const;
+
+const STATUS_HINT = {
+  connecting: '',
+  live: 'new clicks show as they are recorded',
+  polling: 'the live stream is unavailable; it is tried again now and then',
+} as const;
+
+function place(c: Click): string {
+  if (c.country === null) return 'Unknown place';
+  return c.city ? `${c.city}, ${countryName(c.country)}` : countryName(c.country);
+}
+
+function device(c: Click): string {
+  const parts = [c.device && breakdownLabel('device', c.device), c.browser].filter(Boolean);
+  return parts.length > 0 ? parts.join(' · ') : 'Unknown device';
+}
+
+export function LiveStatusLine({ status }: { status: LiveClicks['status'] }) {
+  return (
+    <p class={`live-status ${status}`} role="status">
+      <span class="live-dot" aria-hidden="true" />
+      <strong>{STATUS_TEXT[status]}</strong>
+      {STATUS_HINT[status] && <span>: {STATUS_HINT[status]}</span>}
+    </p>
+  );
+}
+
+export function LiveFeed({ live, showLink = false }: { live: LiveClicks; showLink?: boolean }) {
+  const shown = live.received.slice(0, SHOWN);
+  return (
+    <section class="panel live-feed" aria-labelledby="live-feed-title">
+      <h2 id="live-feed-title">Latest clicks</h2>
+      <LiveStatusLine status={live.status} />
+      {shown.length === 0 ? (
+        <p class="hint">No clicks since this page opened. New ones show here, newest first.</p>
+      ) : (
+        <ol aria-label="Latest clicks, newest first">
+          {shown.map(({ click: c }) => (
+            <li key={c.id}>
+              <time dateTime={new Date(c.timestamp).toISOString()}>{formatUtc(c.timestamp, 'second')}</time>
+              {showLink && <span>/{c.slug}</span>}
+              <span>{place(c)}</span>
+              <span>{device(c)}</span>
+              <span>{breakdownLabel('referrer', c.referrer)}</span>
+              <span class="destination">→ {c.destination}</span>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
