@@ -18,6 +18,16 @@ import type { PageProps } from '../page';
 const REFRESH_MS = 1000;
 const REFRESH_TRIES = 20;
 
+/** A JSON body indented for reading; anything else (a cut-off body, plain text) as it is. */
+function readable(text: string): string {
+  if (text === '') return '(empty)';
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
 function outcome(a: DeliveryAttempt): string {
   if (a.error === null) return a.statusCode === null ? 'Delivered' : `Delivered: ${a.statusCode}`;
   return a.statusCode === null ? `Failed: ${a.error}` : `Failed: ${a.statusCode} (${a.error})`;
@@ -50,9 +60,9 @@ function Attempt({ a, newest, onRedeliver }: { a: DeliveryAttempt; newest: boole
       <details>
         <summary>Request and response</summary>
         <h3>Request body</h3>
-        <pre class="payload">{a.request || '(empty)'}</pre>
+        <pre class="payload">{readable(a.request)}</pre>
         <h3>Response body{a.statusCode === null ? '' : ` (${a.statusCode})`}</h3>
-        <pre class="payload">{a.response || '(empty)'}</pre>
+        <pre class="payload">{readable(a.response)}</pre>
       </details>
     </li>
   );

@@ -35,9 +35,9 @@ function State({ webhook: w }: { webhook: Webhook }) {
   return (
     <div class="alert error webhook-disabled">
       <p>
-        <strong>Disabled automatically</strong> after {formatNumber(w.consecutiveFailures)} failed deliveries in a row.
+        <strong>Disabled automatically</strong> ({formatNumber(w.consecutiveFailures)} failed deliveries in a row)
       </p>
-      <p>{w.disabledReason}</p>
+      <p>Reason: {w.disabledReason}</p>
       <p>Enable it once the receiver answers again: what is still pending is then delivered.</p>
     </div>
   );
