@@ -1,3 +1,8 @@
+CREATE TABLE `event_listeners` (
+	`node` text PRIMARY KEY NOT NULL,
+	`until` integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `webhook_attempts` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`delivery_id` integer NOT NULL,

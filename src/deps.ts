@@ -118,6 +118,9 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const verificationSlots = new VerificationSlots(SIGN_IN_LIMITS);
   const signInThrottle = base.stores.openSignInThrottle(base.clock, verificationSlots);
   const passwordVerifier = new PasswordVerifier(verificationSlots.limits.verifying, base.log);
+  const webhooks = new WebhookSender({ ...base, linkIndex });
+  // A batch that recorded `clicks` events is delivered now, not at the sender's next poll.
+  clicks.flusher.onEvents = () => webhooks.wake();
   return {
     ...base,
     linkIndex,
@@ -142,7 +145,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     linkPasswordThrottle: new LinkPasswordThrottle(base.clock, base.stores.linkPasswordFailures),
     passwordVerifier,
     verifyPassword: (password, hash) => passwordVerifier.verify(password, hash),
-    webhooks: new WebhookSender({ ...base, linkIndex }),
+    webhooks,
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { invalid } from '../../lib/errors';
 import { type ClickKey, keyAbove, type ListedClick } from '../clicks/public';
+import { clickRecord } from './click-fields';
 import type { ExportChunks } from './export-chunks';
 import type { Click } from './model';
 import type { AnalyticsStore } from './store';
@@ -21,24 +22,6 @@ export interface ClickSource {
 /** Known: the code named a variant when clicked, and that variant still exists. */
 function variantKnown(src: ClickSource, r: ListedClick): boolean {
   return r.variantId !== null && src.variantIds.has(r.variantId);
-}
-
-/** The API's click record, its fields in their documented order (docs/behaviour.md, "Raw clicks"). */
-function toClick(src: ClickSource, r: ListedClick): Click {
-  const { id, timestamp, code, variantId: _variantId, destination, paramsJson, bot, rule, ...dims } = r;
-  return {
-    id,
-    linkId: src.linkId,
-    slug: src.slug,
-    timestamp,
-    variantCode: code,
-    variantKnown: variantKnown(src, r),
-    destination,
-    params: JSON.parse(paramsJson) as Record<string, string>,
-    ...dims,
-    bot,
-    rule,
-  };
 }
 
 export function encodeClickCursor(key: ClickKey): string {
@@ -77,7 +60,7 @@ export async function listClicks(
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    items: page.map((r) => toClick(src, r)),
+    items: page.map((r) => clickRecord(r, { id: src.linkId, slug: src.slug }, variantKnown(src, r))),
     cursor: rows.length > limit && last ? encodeClickCursor({ timestamp: last.timestamp, id: last.id }) : null,
     retainedFrom,
   };

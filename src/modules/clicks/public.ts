@@ -41,6 +41,7 @@ export {
 } from './copy-to-verify';
 // Enrichment other modules reuse (the sessions list names a session's browser; link rules
 // read the agent, country, languages and referrer host as the statistics name them).
+export type { EnrichedClick } from './enrich/enrich';
 export { type GeoLookup, noGeo, openGeo } from './enrich/geo';
 export { acceptedLanguages } from './enrich/language';
 export { referrerHost } from './enrich/traffic';

@@ -42,6 +42,23 @@ export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
   };
 }
 
+/** The slugs of these links, by id (a click batch's `clicks` events), on the caller's connection. */
+export function linkSlugsSqlite(sqlite: Database, ids: readonly string[]): Map<string, string> {
+  const rows = sqlite
+    .query<{ id: string; slug: string }, [string]>(
+      'SELECT id, slug FROM links WHERE id IN (SELECT value FROM json_each(?))',
+    )
+    .all(JSON.stringify(ids));
+  return new Map(rows.map((r) => [r.id, r.slug]));
+}
+
+/** PostgreSQL: the slugs of these links, by id, inside the caller's transaction. */
+export async function linkSlugsPostgres(tx: Pg, ids: readonly string[]): Promise<Map<string, string>> {
+  const rows = await tx<{ id: string; slug: string }[]>`
+    SELECT id, slug FROM links WHERE id = ANY(${tx.array([...ids], 'text')}::text[])`;
+  return new Map(rows.map((r) => [r.id, r.slug]));
+}
+
 /** A link's additions from one batch (PostgreSQL). */
 export interface CounterBump {
   id: string;

@@ -8,7 +8,7 @@
  */
 import type { Deps } from '../../deps';
 import type { VariantRow } from '../variants/store';
-import { fillLinkEvents } from '../webhooks/outbox/data';
+import { fillLinkEvents } from '../webhooks/public';
 import type { LinkFields, NewLink } from './store';
 
 type WriterDeps = Pick<Deps, 'stores' | 'linkIndex' | 'clock' | 'config' | 'webhooks'>;

@@ -3,10 +3,14 @@
  * read from the outbox, so a stream on any node sees every node's events in their commit order.
  * Each event's `id:` is its number: a client that reconnects with Last-Event-ID gets everything
  * after it that is still kept (7 days; older than that, a `gap` event says so first). A comment
- * every 15 s keeps proxies from closing an idle stream. Streams are bounded per key.
+ * every 15 s keeps proxies from closing an idle stream. Streams are bounded per key. While one
+ * is open the process says so in the outbox (event_listeners), so click batches record their
+ * `clicks` events even when no webhook takes them; for a minute after the last one closes too,
+ * so a stream that reconnects misses none.
  */
 import type { Deps } from '../../deps';
 import { invalid, notFound, RateLimitedError } from '../../lib/errors';
+import { clicksFor } from './outbox/click-events';
 import { eventData } from './outbox/data';
 import type { StoredEvent } from './outbox/store';
 
@@ -15,10 +19,40 @@ export const STREAMS_PER_KEY = 5;
 const POLL_MS = 500;
 const HEARTBEAT_MS = 15_000;
 const PAGE = 100;
+/** How long a process's word that it listens holds, and how often it is renewed while it does. */
+const LISTEN_MS = 60_000;
+const LISTEN_RENEW_MS = 15_000;
 
 type LiveDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'linkIndex' | 'log'>;
 
 const open = new Map<string, number>();
+
+/** The open streams of one app (by its stores), and the timer renewing its word that it listens. */
+const listening = new WeakMap<object, { streams: number; timer: ReturnType<typeof setInterval> }>();
+
+async function sayListening(deps: LiveDeps): Promise<void> {
+  try {
+    await deps.stores.outbox.listening(deps.config.nodeId, deps.clock.now() + LISTEN_MS);
+  } catch (err) {
+    deps.log.error('live events: could not record that this process listens', err);
+  }
+}
+
+async function startListening(deps: LiveDeps): Promise<() => void> {
+  const held = listening.get(deps.stores);
+  if (held !== undefined) held.streams++;
+  else listening.set(deps.stores, { streams: 1, timer: setInterval(() => void sayListening(deps), LISTEN_RENEW_MS) });
+  // Before the first read: the next click batch records its events for this stream.
+  await sayListening(deps);
+  return () => {
+    const state = listening.get(deps.stores);
+    if (state === undefined) return;
+    state.streams--;
+    if (state.streams > 0) return;
+    clearInterval(state.timer);
+    listening.delete(deps.stores);
+  };
+}
 
 /** The event number a Last-Event-ID header (or `lastEventId` query) names; null for none. */
 export function resumeFrom(raw: string | null | undefined): number | null {
@@ -28,22 +62,34 @@ export function resumeFrom(raw: string | null | undefined): number | null {
   return Number(raw);
 }
 
-/** One event as a Server-Sent Event: its number, its type, and the same JSON body a webhook gets. */
-async function frame(deps: LiveDeps, event: StoredEvent): Promise<string> {
-  const data = event.data ?? (await eventData(deps, event));
+/** What one stream sends: one link's events or all, bot hits or not. */
+interface Reader {
+  linkId: string | null;
+  bots: boolean;
+}
+
+/**
+ * One event as a Server-Sent Event: its number, its type, and the same JSON body a webhook gets
+ * (a `clicks` event's clicks those the reader takes); null when it takes none of them.
+ */
+async function frame(deps: LiveDeps, event: StoredEvent, reader: Reader): Promise<string | null> {
+  const stored = event.data ?? (await eventData(deps, event));
+  const data = event.type === 'clicks' ? clicksFor(stored, reader) : stored;
+  if (data === null) return null;
   const body = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(new Date(event.at).toISOString())},"data":${data}}`;
   return `id: ${event.seq}\nevent: ${event.type}\ndata: ${body}\n\n`;
 }
 
 export async function openLiveStream(
   deps: LiveDeps,
-  input: { holder: string; linkId: string | null; after: number | null },
+  input: { holder: string; linkId: string | null; bots: boolean; after: number | null },
 ): Promise<Response> {
   if (input.linkId !== null && (await deps.stores.links.find(input.linkId)) === null) throw notFound('link');
   const held = open.get(input.holder) ?? 0;
   if (held >= STREAMS_PER_KEY)
     throw new RateLimitedError(`At most ${STREAMS_PER_KEY} live streams per key at once: close one first`, 5);
   open.set(input.holder, held + 1);
+  const stopListening = await startListening(deps);
   const { newest, oldest } = await deps.stores.outbox.bounds();
   let after = input.after ?? newest;
   const gap = input.after !== null && oldest !== null && input.after + 1 < oldest;
@@ -55,6 +101,7 @@ export async function openLiveStream(
     if (closed) return;
     closed = true;
     if (timer !== null) clearTimeout(timer);
+    stopListening();
     const left = (open.get(input.holder) ?? 1) - 1;
     if (left > 0) open.set(input.holder, left);
     else open.delete(input.holder);
@@ -75,7 +122,8 @@ export async function openLiveStream(
             const events = await deps.stores.outbox.since(after, PAGE, input.linkId);
             for (const event of events) {
               if (closed) return;
-              send(await frame(deps, event));
+              const text = await frame(deps, event, input);
+              if (text !== null) send(text);
               after = event.seq;
             }
             if (events.length < PAGE) break;

@@ -10,6 +10,7 @@
 import type { Deps } from '../../deps';
 import { DELIVERY_TIMEOUT_MS, deliver } from './deliver';
 import { WEBHOOK_LIMITS } from './model';
+import { clicksFor } from './outbox/click-events';
 import { eventData } from './outbox/data';
 import type { DueDelivery } from './outbox/store';
 import { nextAttemptAt } from './retry';
@@ -121,7 +122,12 @@ export class WebhookSender {
   private async attempt(delivery: DueDelivery): Promise<void> {
     const { clock, config, stores, log } = this.deps;
     try {
-      const data = delivery.data ?? (await eventData(this.deps, delivery));
+      const stored = delivery.data ?? (await eventData(this.deps, delivery));
+      // Bot hits only for a webhook that takes them (an event of bot hits only made it no delivery).
+      const data =
+        delivery.type === 'clicks'
+          ? (clicksFor(stored, { bots: delivery.bots, linkId: null }) ?? '{"clicks":[]}')
+          : stored;
       const body = `{"id":${JSON.stringify(delivery.eventId)},"type":${JSON.stringify(delivery.type)},"timestamp":${JSON.stringify(new Date(delivery.eventAt).toISOString())},"data":${data}}`;
       const startedAt = clock.now();
       const outcome = await deliver({

@@ -98,3 +98,13 @@ export const webhookAttempts = sqliteTable(
   },
   (t) => [index('webhook_attempts_webhook_idx').on(t.webhookId, t.id), index('webhook_attempts_at_idx').on(t.at)],
 );
+
+/**
+ * Processes with a live stream open (live.ts), each until a time it keeps pushing forward while
+ * one is: `clicks` events are recorded only while a webhook subscribes to them or a row here is
+ * current, so a workspace nobody listens to pays nothing for them.
+ */
+export const eventListeners = sqliteTable('event_listeners', {
+  node: text('node').primaryKey(),
+  until: integer('until').notNull(),
+});

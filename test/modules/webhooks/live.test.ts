@@ -7,6 +7,7 @@ import { afterEach, beforeEach, expect, test } from 'bun:test';
 import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { expectError } from '../../helpers/schema';
+import { click, flushOk, UA } from '../clicks/support';
 
 interface Frame {
   id?: string;
@@ -129,6 +130,46 @@ forEachEngine((engine) => {
     await live.close();
     const res = await api(t, 'GET', '/events?link=lnk_nope', { key: readKey });
     expectError(res, 404, 'not_found');
+  });
+
+  test("clicks arrive on the stream: one link's only with ?link=, bot hits only with bots=1", async () => {
+    const a = await call('POST', '/links', { destination: 'https://example.com/a', slug: 'la' });
+    await call('POST', '/links', { destination: 'https://example.com/b', slug: 'lb' });
+    const all = await stream();
+    const one = await stream(`?link=${a.id}`);
+    const bots = await stream(`?link=${a.id}&bots=1`);
+    // One batch of both links, with a bot hit.
+    for (const [path, ua] of [
+      ['/la', UA.chromeWin],
+      ['/lb', UA.firefoxLinux],
+      ['/la', UA.googlebot],
+    ] as const) {
+      expect(await click(t, path, { ua })).toBe(302);
+    }
+    await flushOk(t);
+    const clicksOf = async (reader: FrameReader) => {
+      for (;;) {
+        const frame = await reader.event();
+        if (frame.event === 'clicks') return JSON.parse(frame.data!).data.clicks.map((c: any) => [c.slug, c.bot]);
+      }
+    };
+    expect(await clicksOf(all)).toEqual([
+      ['la', false],
+      ['lb', false],
+    ]);
+    expect(await clicksOf(one)).toEqual([['la', false]]);
+    expect(await clicksOf(bots)).toEqual([
+      ['la', false],
+      ['la', true],
+    ]);
+    // A batch of the other link only is not sent to a stream of this one: its next clicks event is this link's.
+    expect(await click(t, '/lb')).toBe(302);
+    await flushOk(t);
+    expect(await click(t, '/la')).toBe(302);
+    await flushOk(t);
+    expect(await clicksOf(one)).toEqual([['la', false]]);
+    for (const reader of [all, one, bots]) await reader.close();
+    expectError(await api(t, 'GET', '/events?bots=yes', { key: readKey }), 400, 'invalid_request', 'bots');
   });
 
   test('resuming after events that were pruned says so with a gap event first', async () => {

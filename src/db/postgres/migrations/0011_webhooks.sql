@@ -59,3 +59,10 @@ CREATE TABLE webhook_attempts (
 );
 CREATE INDEX webhook_attempts_webhook_idx ON webhook_attempts (webhook_id, id);
 CREATE INDEX webhook_attempts_at_idx ON webhook_attempts (at);
+
+-- Processes with a live stream open, each until a time it keeps pushing forward: clicks events
+-- are recorded only while a webhook subscribes to them or a row here is current.
+CREATE TABLE event_listeners (
+  node text PRIMARY KEY,
+  until int8 NOT NULL
+);

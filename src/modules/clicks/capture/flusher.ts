@@ -59,6 +59,8 @@ export class ClickFlusher {
   readonly stats: FlushStats = { written: 0, skipped: 0, batches: 0, longestBatchMs: 0, longestStepMs: 0 };
   /** Told of every committed batch: the writer's outcome and the ms from commit to its answer (/metrics). */
   onBatch: ((outcome: WriteOutcome, waitedMs: number) => void) | null = null;
+  /** Told when a committed batch recorded `clicks` events (the webhook sender delivers them now, not at its next poll). */
+  onEvents: (() => void) | null = null;
 
   constructor(
     private readonly buffer: ClickBuffer,
@@ -148,6 +150,7 @@ export class ClickFlusher {
         }
         const outcome = await committing;
         this.onBatch?.(outcome, performance.now() - committedAt);
+        if ((outcome.events ?? 0) > 0) this.onEvents?.();
         current = null;
         this.stats.written += outcome.written;
         this.stats.skipped += outcome.skipped;

@@ -20,6 +20,8 @@ export const FOLD_MAX_MS = 1000;
 export interface WriteOutcome {
   written: number;
   skipped: number;
+  /** `clicks` events recorded with the batch (webhooks/public.ts); absent: none. */
+  events?: number;
   /** Time spent enriching and writing the batch (and folding, when it did), in ms. */
   ms: number;
 }

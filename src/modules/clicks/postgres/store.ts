@@ -19,6 +19,7 @@ import type { Clock } from '../../../lib/clock';
 import { utcDay } from '../../../lib/time';
 import { existingLinks } from '../../links/counters';
 import { DIM_COUNT, PgValues, valueIdsOf } from '../../rollups/public';
+import { recordClickEventsPostgres } from '../../webhooks/public';
 import type { WireClick } from '../capture/record';
 import { type ClickWriter, FOLD_MAX_CLICKS, FOLD_MAX_MS, type WriteOutcome } from '../capture/sink';
 import { type EnrichContext, type EnrichedClick, enrichClick } from '../enrich/enrich';
@@ -110,7 +111,7 @@ export class PgClickStore implements ClickWriter {
 
   /** Clicks enriched already; one transaction. */
   async writeEnriched(clicks: EnrichedClick[], started = performance.now()): Promise<WriteOutcome> {
-    if (clicks.length === 0) return { written: 0, skipped: 0, ms: performance.now() - started };
+    if (clicks.length === 0) return { written: 0, skipped: 0, events: 0, ms: performance.now() - started };
     await this.salts.load([]);
     const values = this.values;
     await values.ensure(() => {
@@ -122,7 +123,8 @@ export class PgClickStore implements ClickWriter {
     const ids = clicks.map((c) => valueIdsOf(values, c));
     const linkValues = clicks.map((c) => values.idOf('link', '', c.linkId));
     const targets = await this.targets.idsOf(clicks);
-    const written = await this.sql.begin((tx) => this.append(tx, clicks, ids, linkValues, targets));
+    const at = this.clock.now();
+    const { written, events } = await this.sql.begin((tx) => this.append(tx, clicks, ids, linkValues, targets, at));
     if (written > 0) {
       if (this.unfolded === 0) this.unfoldedSince = performance.now();
       this.unfolded += written;
@@ -132,7 +134,7 @@ export class PgClickStore implements ClickWriter {
     await this.pruneUniques();
     await this.retain();
     this.sealer.sealSoon();
-    return { written, skipped: clicks.length - written, ms: performance.now() - started };
+    return { written, skipped: clicks.length - written, events, ms: performance.now() - started };
   }
 
   private async append(
@@ -141,7 +143,8 @@ export class PgClickStore implements ClickWriter {
     ids: number[][],
     linkValues: number[],
     targets: number[],
-  ): Promise<number> {
+    at: number,
+  ): Promise<{ written: number; events: number }> {
     // First: a link's deletion, and a sealer's horizon, wait for this batch (locks.ts, postgres/seal.ts).
     await tx`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`;
     // The link was deleted after the click: nothing to attach it to.
@@ -150,7 +153,7 @@ export class PgClickStore implements ClickWriter {
       clicks.map((c) => c.linkId),
     );
     const rows = clicks.flatMap((c, i) => (kept.has(c.linkId) ? [i] : []));
-    if (rows.length === 0) return 0;
+    if (rows.length === 0) return { written: 0, events: 0 };
     const first = await this.firstVisits(tx, clicks, linkValues, rows);
     // Not a range set aside with setval: another writer may take ids in between (ids stay unique).
     const idRows = await tx`SELECT nextval('click_ids') AS id FROM generate_series(1, ${rows.length})`;
@@ -182,7 +185,12 @@ export class PgClickStore implements ClickWriter {
           'int2',
         )}::int2[])`;
     await tx`INSERT INTO click_deltas (data) VALUES (${encodeDelta(clicks, rows, first, ids, linkValues)})`;
-    return rows.length;
+    const events = await recordClickEventsPostgres(
+      tx,
+      rows.map((i, k) => ({ id: num(clickIds[k]), click: clicks[i]! })),
+      at,
+    );
+    return { written: rows.length, events };
   }
 
   /**

@@ -1,19 +1,22 @@
 /**
  * The write side of clicks: prepared bun:sqlite statements (measured ~10x faster than
  * row-by-row drizzle on this path). One call of the ClickAppender is one transaction that
- * appends a batch's raw clicks, each flagged first-of-day or not, and nothing else: what the
- * rollups and counters need is returned, for the caller to sum until the next fold (rollups/fold.ts).
- * Its only other write is a new breakdown value's id, so the sums can refer to it.
+ * appends a batch's raw clicks, each flagged first-of-day or not, and the batch's `clicks`
+ * events when anybody takes them (webhooks/public.ts): what the rollups and counters need is
+ * returned, for the caller to sum until the next fold (rollups/fold.ts). Its only other write is
+ * a new breakdown value's id, so the sums can refer to it.
  */
 import type { Database } from 'bun:sqlite';
 import { prepareLinkCounters } from '../../links/counters';
 import { type RollupValues, valueIdsOf } from '../../rollups/public';
+import { recordClickEventsSqlite } from '../../webhooks/public';
 import type { EnrichedClick } from '../enrich/enrich';
 import type { SeenVisitors } from './seen-visitors';
 import { TailAppender } from './tail-append';
 
 /** A written click and what the fold counts of it. */
 export interface AppendedClick {
+  id: number;
   click: EnrichedClick;
   firstOfDay: boolean;
   /** Its breakdown value ids and its link's. */
@@ -27,9 +30,12 @@ export interface AppendOutcome {
   /** The id of the last click written (0 when none was). */
   lastId: number;
   appended: AppendedClick[];
+  /** `clicks` events recorded with the batch (0 when nobody takes them). */
+  events: number;
 }
 
-export type ClickAppender = (clicks: EnrichedClick[]) => AppendOutcome;
+/** `at`: the time the batch is written (its events'). */
+export type ClickAppender = (clicks: EnrichedClick[], at: number) => AppendOutcome;
 
 /**
  * `seen` decides first visits; it is told whether the transaction committed. `values` learns
@@ -39,7 +45,7 @@ export function createClickAppender(sqlite: Database, values: RollupValues, seen
   const linkCounters = prepareLinkCounters(sqlite);
   const tail = new TailAppender(sqlite, values);
 
-  const append = sqlite.transaction((clicks: EnrichedClick[]): AppendOutcome => {
+  const append = sqlite.transaction((clicks: EnrichedClick[], at: number): AppendOutcome => {
     const exists = linkCounters.existing(clicks.map((c) => c.linkId));
     const appended: AppendedClick[] = [];
     let lastId = 0;
@@ -53,15 +59,16 @@ export function createClickAppender(sqlite: Database, values: RollupValues, seen
       const ids = valueIdsOf(values, c);
       const linkValue = values.idOf('link', '', c.linkId);
       lastId = tail.append(c, firstOfDay, linkValue, ids);
-      appended.push({ click: c, firstOfDay, ids, linkValue });
+      appended.push({ id: lastId, click: c, firstOfDay, ids, linkValue });
     }
     tail.finish();
-    return { written: appended.length, skipped: clicks.length - appended.length, lastId, appended };
+    const events = recordClickEventsSqlite(sqlite, appended, at);
+    return { written: appended.length, skipped: clicks.length - appended.length, lastId, appended, events };
   });
-  return (clicks) => {
+  return (clicks, at) => {
     try {
       // IMMEDIATE: take the write lock first, so a read-then-write never fails on a stale snapshot.
-      const outcome = append.immediate(clicks);
+      const outcome = append.immediate(clicks, at);
       values.commit();
       seen.commit();
       tail.commit();

@@ -129,7 +129,7 @@ export class ClickStore implements ClickWriter {
 
   /** Clicks enriched already (a spill file's); the same transaction and sums as writeBatch. */
   writeEnriched(clicks: EnrichedClick[], started = performance.now()): WriteOutcome {
-    const result = this.append(clicks);
+    const result = this.append(clicks, this.clock.now());
     for (const a of result.appended) this.pending.add(a.click, a.firstOfDay, a.ids, a.linkValue);
     if (result.lastId > 0) this.lastId = result.lastId;
     this.prune();
@@ -147,7 +147,7 @@ export class ClickStore implements ClickWriter {
       this.retain();
     }
     if (result.written > 0) this.wrote();
-    return { written: result.written, skipped: result.skipped, ms: performance.now() - started };
+    return { written: result.written, skipped: result.skipped, events: result.events, ms: performance.now() - started };
   }
 
   /** Clicks written and not folded yet. */

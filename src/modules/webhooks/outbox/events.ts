@@ -10,6 +10,8 @@ export interface NewEvent {
   linkId: string | null;
   /** The event's data as JSON; null: filled after the commit (a link's, see fill). */
   data: string | null;
+  /** A `clicks` event of bot hits only: delivered only to webhooks that take bot hits. */
+  botsOnly?: boolean;
 }
 
 /** The events of a link write: one per link, data to come (a deletion's is known: its id). */

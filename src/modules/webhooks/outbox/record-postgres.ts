@@ -8,20 +8,22 @@
 import type { Pg } from '../../../db/postgres/client';
 import { EVENT_FEED_LOCK } from '../../../db/postgres/locks';
 import { newId } from '../../../lib/ids';
+import { linkSlugsPostgres } from '../../links/counters';
+import { knownVariantsPostgres } from '../../variants/known';
+import { clickEvents, distinct, type WrittenClick } from './click-events';
 import type { NewEvent } from './events';
 
 export async function recordEventsPostgres(tx: Pg, events: readonly NewEvent[], at: number): Promise<void> {
   if (events.length === 0) return;
   const col = <T>(pick: (e: NewEvent) => T) => events.map(pick);
+  const eventIds = events.map(() => newId('evt'));
+  const botsOnly = eventIds.filter((_, i) => events[i]!.botsOnly === true);
   await tx`WITH locked AS (SELECT pg_advisory_xact_lock(${EVENT_FEED_LOCK})),
     inserted AS (
       INSERT INTO webhook_events (seq, id, type, link_id, data, at)
       SELECT nextval('webhook_event_seq'), e.id, e.type, e.link_id, e.data, ${at}::int8
       FROM locked, unnest(
-        ${tx.array(
-          events.map(() => newId('evt')),
-          'text',
-        )}::text[],
+        ${tx.array(eventIds, 'text')}::text[],
         ${tx.array(
           col((e) => e.type),
           'text',
@@ -36,9 +38,34 @@ export async function recordEventsPostgres(tx: Pg, events: readonly NewEvent[], 
         )}::text[]
       ) WITH ORDINALITY AS e(id, type, link_id, data, n)
       ORDER BY e.n
-      RETURNING seq, type
+      RETURNING seq, id, type
     )
     INSERT INTO webhook_deliveries (webhook_id, event_seq, next_at)
     SELECT w.id, i.seq, ${at}::int8
-    FROM inserted i JOIN webhooks w ON w.active AND w.events::jsonb ? i.type`;
+    FROM inserted i JOIN webhooks w ON w.active AND w.events::jsonb ? i.type
+    WHERE w.bots OR NOT (i.id = ANY(${tx.array(botsOnly, 'text')}::text[]))`;
+}
+
+/**
+ * A click batch's `clicks` events, inside its transaction, when anybody takes them: an active
+ * webhook subscribed to clicks, or a live stream open on some node. Returns how many.
+ */
+export async function recordClickEventsPostgres(tx: Pg, written: readonly WrittenClick[], at: number): Promise<number> {
+  if (written.length === 0) return 0;
+  const [wanted] = await tx<{ yes: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM webhooks WHERE active AND events::jsonb ? 'clicks')
+      OR EXISTS (SELECT 1 FROM event_listeners WHERE until > ${at}::int8) AS yes`;
+  if (!wanted?.yes) return 0;
+  const events = clickEvents(written, {
+    slugs: await linkSlugsPostgres(
+      tx,
+      distinct(written, (c) => c.linkId),
+    ),
+    variants: await knownVariantsPostgres(
+      tx,
+      distinct(written, (c) => c.variantId),
+    ),
+  });
+  await recordEventsPostgres(tx, events, at);
+  return events.length;
 }

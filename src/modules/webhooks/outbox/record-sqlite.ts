@@ -5,6 +5,9 @@
  */
 import type { Database } from 'bun:sqlite';
 import { newId } from '../../../lib/ids';
+import { linkSlugsSqlite } from '../../links/counters';
+import { knownVariantsSqlite } from '../../variants/known';
+import { clickEvents, distinct, type WrittenClick } from './click-events';
 import type { NewEvent } from './events';
 
 export function recordEventsSqlite(sqlite: Database, events: readonly NewEvent[], at: number): void {
@@ -14,14 +17,43 @@ export function recordEventsSqlite(sqlite: Database, events: readonly NewEvent[]
   );
   // Asked once per write: a workspace without webhooks pays one read, not one per event.
   const subscribed = sqlite
-    .query<{ id: string; events: string }, []>('SELECT id, events FROM webhooks WHERE active = 1')
+    .query<{ id: string; events: string; bots: number }, []>('SELECT id, events, bots FROM webhooks WHERE active = 1')
     .all()
-    .map((w) => ({ id: w.id, types: JSON.parse(w.events) as string[] }));
+    .map((w) => ({ id: w.id, types: JSON.parse(w.events) as string[], bots: w.bots === 1 }));
   const insertDelivery = sqlite.query<unknown, [string, number, number]>(
     'INSERT INTO webhook_deliveries (webhook_id, event_seq, next_at) VALUES (?, ?, ?)',
   );
   for (const event of events) {
     const { seq } = insertEvent.get(newId('evt'), event.type, event.linkId, event.data, at)!;
-    for (const w of subscribed) if (w.types.includes(event.type)) insertDelivery.run(w.id, seq, at);
+    for (const w of subscribed) {
+      if (w.types.includes(event.type) && (w.bots || !event.botsOnly)) insertDelivery.run(w.id, seq, at);
+    }
   }
+}
+
+/**
+ * A click batch's `clicks` events, inside its transaction, when anybody takes them: an active
+ * webhook subscribed to clicks, or a live stream open on some process. Returns how many.
+ */
+export function recordClickEventsSqlite(sqlite: Database, written: readonly WrittenClick[], at: number): number {
+  if (written.length === 0) return 0;
+  const wanted = sqlite
+    .query<{ yes: number }, [number]>(
+      `SELECT EXISTS (SELECT 1 FROM webhooks WHERE active = 1 AND events LIKE '%"clicks"%')
+         OR EXISTS (SELECT 1 FROM event_listeners WHERE until > ?) AS yes`,
+    )
+    .get(at)!.yes;
+  if (wanted !== 1) return 0;
+  const events = clickEvents(written, {
+    slugs: linkSlugsSqlite(
+      sqlite,
+      distinct(written, (c) => c.linkId),
+    ),
+    variants: knownVariantsSqlite(
+      sqlite,
+      distinct(written, (c) => c.variantId),
+    ),
+  });
+  recordEventsSqlite(sqlite, events, at);
+  return events.length;
 }

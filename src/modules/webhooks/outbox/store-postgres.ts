@@ -33,7 +33,8 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
         { seq: string; id: string; type: WebhookEvent; link_id: string | null; data: string | null; at: string }[]
       >`
         SELECT seq, id, type, link_id, data, at FROM webhook_events
-        WHERE seq > ${afterSeq}::int8 AND (${linkId}::text IS NULL OR link_id = ${linkId}::text)
+        WHERE seq > ${afterSeq}::int8
+          AND (${linkId}::text IS NULL OR link_id = ${linkId}::text OR (type = 'clicks' AND link_id IS NULL))
         ORDER BY seq LIMIT ${limit}`;
       return rows.map((r) => ({
         seq: num(r.seq),
@@ -155,8 +156,13 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
         WHERE id = ${deliveryId}::int8 AND webhook_id = ${webhookId} RETURNING id`;
       return rows.length > 0;
     },
+    async listening(node, until) {
+      await sql`INSERT INTO event_listeners (node, until) VALUES (${node}, ${until}::int8)
+        ON CONFLICT (node) DO UPDATE SET until = excluded.until`;
+    },
     async prune(before) {
       return sql.begin(async (tx) => {
+        await tx`DELETE FROM event_listeners WHERE until < ${before}::int8`;
         await tx`DELETE FROM webhook_attempts WHERE at < ${before}::int8`;
         await tx`DELETE FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ${before}::int8`;
         const gone = await tx`DELETE FROM webhook_events e WHERE e.at < ${before}::int8

@@ -12,11 +12,11 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
   return {
     async since(afterSeq, limit, linkId) {
       return sqlite
-        .query<StoredEvent, [number, string | null, string | null, number]>(
+        .query<StoredEvent, [number, string | null, number]>(
           `SELECT seq, id, type, link_id AS linkId, data, at FROM webhook_events
-           WHERE seq > ? AND (? IS NULL OR link_id = ?) ORDER BY seq LIMIT ?`,
+           WHERE seq > ?1 AND (?2 IS NULL OR link_id = ?2 OR (type = 'clicks' AND link_id IS NULL)) ORDER BY seq LIMIT ?3`,
         )
-        .all(afterSeq, linkId, linkId, limit);
+        .all(afterSeq, linkId, limit);
     },
     async bounds() {
       const row = sqlite
@@ -128,8 +128,14 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
         .all(now, deliveryId, webhookId);
       return changed.length > 0;
     },
+    async listening(node, until) {
+      sqlite
+        .query('INSERT INTO event_listeners (node, until) VALUES (?1, ?2) ON CONFLICT (node) DO UPDATE SET until = ?2')
+        .run(node, until);
+    },
     async prune(before) {
       return immediate(() => {
+        sqlite.query('DELETE FROM event_listeners WHERE until < ?').run(before);
         sqlite.query('DELETE FROM webhook_attempts WHERE at < ?').run(before);
         sqlite.query('DELETE FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ?').run(before);
         // An event goes once it is old and no delivery still needs it.

@@ -69,7 +69,10 @@ export interface StoredEvent {
 }
 
 export interface OutboxStore {
-  /** Events after `afterSeq`, oldest first, at most `limit`; only those of `linkId` when given. */
+  /**
+   * Events after `afterSeq`, oldest first, at most `limit`; when `linkId` is given, only those
+   * of that link and the `clicks` events of several links (the reader picks its link's clicks).
+   */
   since(afterSeq: number, limit: number, linkId: string | null): Promise<StoredEvent[]>;
   /** The number of the newest committed event (0 when none) and of the oldest still kept (null when none). */
   bounds(): Promise<{ newest: number; oldest: number | null }>;
@@ -87,6 +90,8 @@ export interface OutboxStore {
   attempts(webhookId: string, limit: number, before: number | null): Promise<AttemptRow[]>;
   /** Makes a delivery of this webhook due now again (done or not); false when there is no such delivery. */
   retryNow(webhookId: string, deliveryId: number, now: number): Promise<boolean>;
+  /** This process has a live stream open: `clicks` events are recorded until `until` (ms) at least. */
+  listening(node: string, until: number): Promise<void>;
   /** Deletes events, done deliveries and attempts older than `before`; returns the events deleted. */
   prune(before: number): Promise<number>;
 }

@@ -1,0 +1,22 @@
+/**
+ * Which of these variant ids still name a variant, read inside another module's transaction (a
+ * click batch's, for its `clicks` events' `variantKnown`), on the caller's connection.
+ */
+import type { Database } from 'bun:sqlite';
+import type { Pg } from '../../db/postgres/client';
+
+export function knownVariantsSqlite(sqlite: Database, ids: readonly string[]): Set<string> {
+  if (ids.length === 0) return new Set();
+  const rows = sqlite
+    .query<{ id: string }, [string]>('SELECT id FROM variants WHERE id IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(ids));
+  return new Set(rows.map((r) => r.id));
+}
+
+export async function knownVariantsPostgres(tx: Pg, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await tx<
+    { id: string }[]
+  >`SELECT id FROM variants WHERE id = ANY(${tx.array([...ids], 'text')}::text[])`;
+  return new Set(rows.map((r) => r.id));
+}

@@ -1,0 +1,9 @@
+/**
+ * What other modules use of webhooks: the events a write records inside its own transaction
+ * (links, clicks), and the fill of a link event's data after the commit.
+ */
+export { clickEvents, type WrittenClick } from './outbox/click-events';
+export { fillLinkEvents } from './outbox/data';
+export { linkEvents, type NewEvent } from './outbox/events';
+export { recordClickEventsPostgres, recordEventsPostgres } from './outbox/record-postgres';
+export { recordClickEventsSqlite, recordEventsSqlite } from './outbox/record-sqlite';
