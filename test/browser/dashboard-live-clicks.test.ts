@@ -88,7 +88,7 @@ test('statistics page: the totals move with a click, and a new window read after
   const totals = p.page.getByRole('region', { name: 'Totals' });
   expect(await number(p.page, 'Clicks').textContent()).toBe('1');
 
-  // A second later, another click: recorded after the totals were read.
+  // A second later, another click: recorded after the totals arrived.
   d.t.clock.advance(1000);
   await clickShortUrl('livestats');
   await number(p.page, 'Clicks').getByText('2', { exact: true }).waitFor();

@@ -4,11 +4,12 @@
  * that buffers, the server restarting), the page's own `poll` runs every POLL_MS instead and
  * the stream is tried again every RETRY_MS; reconnecting resumes after the last event seen.
  *
- * Each click is kept once (by id), with when its event was recorded (null for a polled one):
- * the pages use that to add only what their loaded numbers do not already count. Human clicks
- * only: the stream carries no bot hits unless asked, and polled bot hits are left out to match.
+ * Each click is kept once (by id), with whether the stream brought it and the order it arrived
+ * in: the pages use that to add only what their loaded numbers do not already count. Human
+ * clicks only: the stream carries no bot hits unless asked, and polled bot hits are left out to
+ * match.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Click } from '../api/types';
 
 export const POLL_MS = 5000;
@@ -20,18 +21,21 @@ export type LiveStatus = 'connecting' | 'live' | 'polling';
 
 export interface ReceivedClick {
   click: Click;
-  /** When the server recorded the click's event (epoch ms, server clock); null when polled. */
-  recordedAt: number | null;
+  /** Brought by the stream (a polled click is for the feed only: the page polls its numbers too). */
+  streamed: boolean;
+  /** When it arrived, in the order of arrivals (see `mark`). */
+  arrival: number;
 }
 
 export interface LiveClicks {
   status: LiveStatus;
   /** Newest first. */
   received: ReceivedClick[];
+  /** The arrivals so far: numbers loaded now count every streamed click with `arrival <= mark()`. */
+  mark(): number;
 }
 
 interface ClicksEvent {
-  timestamp: string;
   data: { clicks: Click[] };
 }
 
@@ -58,6 +62,8 @@ export function useLiveClicks({ linkId, poll, onPoll }: LiveOptions): LiveClicks
   const [received, setReceived] = useState<ReceivedClick[]>([]);
   const calls = useRef({ poll, onPoll });
   calls.current = { poll, onPoll };
+  const arrivals = useRef(0);
+  const mark = useCallback(() => arrivals.current, []);
 
   useEffect(() => {
     setReceived([]);
@@ -67,14 +73,21 @@ export function useLiveClicks({ linkId, poll, onPoll }: LiveOptions): LiveClicks
     let pollTimer: ReturnType<typeof setInterval> | null = null;
     let retryTimer: ReturnType<typeof setTimeout> | null = null;
     let ended = false;
-    const add = (incoming: ReceivedClick[]) => {
-      const mine = linkId === null ? incoming : incoming.filter((r) => r.click.linkId === linkId);
-      if (mine.length > 0) setReceived((current) => merged(current, mine));
+    const add = (clicks: Click[], streamed: boolean) => {
+      const arrival = ++arrivals.current;
+      const mine = linkId === null ? clicks : clicks.filter((c) => c.linkId === linkId);
+      if (mine.length > 0)
+        setReceived((current) =>
+          merged(
+            current,
+            mine.map((click) => ({ click, streamed, arrival })),
+          ),
+        );
     };
     const pollOnce = () => {
       calls.current.onPoll?.();
       calls.current.poll().then(
-        (clicks) => !ended && add(clicks.map((click) => ({ click, recordedAt: null }))),
+        (clicks) => !ended && add(clicks, false),
         // A failed poll is tried again at the next tick; an ended session signs out on its own.
         () => {},
       );
@@ -112,9 +125,7 @@ export function useLiveClicks({ linkId, poll, onPoll }: LiveOptions): LiveClicks
         const e = event as MessageEvent<string>;
         if (e.lastEventId) lastEventId = e.lastEventId;
         try {
-          const body = JSON.parse(e.data) as ClicksEvent;
-          const recordedAt = Date.parse(body.timestamp);
-          add(body.data.clicks.map((click) => ({ click, recordedAt })));
+          add((JSON.parse(e.data) as ClicksEvent).data.clicks, true);
         } catch {
           // Not the documented shape: nothing to show.
         }
@@ -135,15 +146,17 @@ export function useLiveClicks({ linkId, poll, onPoll }: LiveOptions): LiveClicks
     };
   }, [linkId]);
 
-  return { status, received };
+  return { status, received, mark };
 }
 
 /**
- * Of the received clicks, those a page's numbers loaded at `loadedAt` (server clock: the
- * statistics' `range.to`) do not count yet: their events were recorded after it.
+ * Of the received clicks, those the stream brought after numbers were loaded at `mark` (the
+ * statistics, which say nothing of when they were read): a click arrives a moment after the
+ * flush that counted it, so this errs only for one recorded in the instant before the numbers
+ * were read and brought after they arrived.
  */
-export const recordedAfter = (received: ReceivedClick[], loadedAt: number) =>
-  received.filter((r) => r.recordedAt !== null && r.recordedAt > loadedAt);
+export const arrivedAfter = (received: ReceivedClick[], mark: number) =>
+  received.filter((r) => r.streamed && r.arrival > mark);
 
 /**
  * Of the received clicks, those newer than a link's `lastClickedAt`: its counters, read with

@@ -6,8 +6,8 @@ import { getWorkspaceStats } from '../api/stats';
 import type { WorkspaceStats } from '../api/types';
 import { BreakdownTable } from '../components/stats/breakdown-table';
 import { StatsView } from '../components/stats/stats-view';
-import { usePageTitle, useQuietRefresh, useResource } from '../lib/hooks';
-import { useLiveClicks } from '../lib/live-clicks';
+import { usePageTitle } from '../lib/hooks';
+import { useLiveStats } from '../lib/live-stats';
 import { type StatsWindow, windowOf, windowSearch } from '../lib/stats-window';
 import { topLinkRows } from '../lib/top-links';
 import { navigate } from '../router';
@@ -30,11 +30,14 @@ export function StatsPage({ query }: PageProps) {
   usePageTitle('Statistics');
   const w = windowOf(query);
   const search = windowSearch(w);
-  const stats = useResource(() => getWorkspaceStats(w), [search]);
-  // Without the stream the numbers are read again at each poll; there is no workspace-wide
-  // clicks list to poll, so the feed waits for the stream to come back.
-  const refresh = useQuietRefresh(stats, () => getWorkspaceStats(w), search);
-  const live = useLiveClicks({ linkId: null, poll: async () => [], onPoll: refresh });
+  // Without the stream there is no workspace-wide clicks list to poll: the numbers are read
+  // again, and the feed waits for the stream to come back.
+  const { stats, live, liveMark } = useLiveStats(
+    () => getWorkspaceStats(w),
+    search,
+    null,
+    async () => [],
+  );
   const onWindow = (next: StatsWindow) => navigate(`/app/stats${windowSearch(next)}`, { replace: true });
   return (
     <>
@@ -46,6 +49,7 @@ export function StatsPage({ query }: PageProps) {
         window={w}
         onWindow={onWindow}
         live={live}
+        liveMark={liveMark}
         liveShowsLink
         empty={<p>Share a short link: its clicks show here within seconds. Or pick a longer range.</p>}
       >

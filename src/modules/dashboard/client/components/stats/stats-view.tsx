@@ -7,7 +7,7 @@
 import type { ComponentChildren } from 'preact';
 import type { Stats, WorkspaceStats } from '../../api/types';
 import type { Resource } from '../../lib/hooks';
-import { type LiveClicks, recordedAfter } from '../../lib/live-clicks';
+import { arrivedAfter, type LiveClicks } from '../../lib/live-clicks';
 import { type StatsWindow, WINDOW_FIELDS, windowSearch } from '../../lib/stats-window';
 import { EmptyState, LoadFailed, Loading } from '../feedback';
 import { LiveFeed } from '../live-feed';
@@ -28,24 +28,27 @@ export interface StatsViewProps {
   after?: ComponentChildren;
   /** Clicks as they are recorded: a feed under the totals, and the totals move with them. */
   live?: LiveClicks;
+  /** `live.mark()` when the shown statistics arrived (what they already count). */
+  liveMark?: number;
   /** The feed's lines name their link (the workspace's page). */
   liveShowsLink?: boolean;
 }
 
 /**
  * The live clicks the loaded totals do not count yet, when the window runs up to now (no `to`
- * given: the API then counts up to the moment it answered, `range.to`).
+ * given: the API then counts up to the moment it answered).
  */
-function liveCount(live: LiveClicks | undefined, w: StatsWindow, data: Stats | undefined): number {
-  if (!live || !data || w.to) return 0;
-  return recordedAfter(live.received, data.range.to).filter((r) => r.click.timestamp >= data.range.from).length;
+function liveCount(live: LiveClicks | undefined, mark: number | undefined, w: StatsWindow, data: Stats | undefined) {
+  if (!live || mark === undefined || !data || w.to) return 0;
+  return arrivedAfter(live.received, mark).filter((r) => r.click.timestamp >= data.range.from).length;
 }
 
-export function StatsView({ stats, window: w, onWindow, empty, children, after, live, liveShowsLink }: StatsViewProps) {
+export function StatsView(props: StatsViewProps) {
+  const { stats, window: w, onWindow, empty, children, after, live, liveMark, liveShowsLink } = props;
   const error = stats.error;
   const aboutWindow = error !== null && (WINDOW_FIELDS as readonly string[]).includes(error.field ?? '');
   const data = aboutWindow ? undefined : stats.data;
-  const since = liveCount(live, w, data);
+  const since = liveCount(live, liveMark, w, data);
   return (
     <>
       <WindowPicker window={w} counted={stats.data?.range} error={error} onChange={onWindow} />

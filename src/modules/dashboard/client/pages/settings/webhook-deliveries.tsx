@@ -28,6 +28,16 @@ function readable(text: string): string {
   }
 }
 
+/** A body in a box that scrolls when long, so it takes the keyboard focus too (WCAG 2.1.1). */
+function Payload({ text }: { text: string }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling box must be reachable by keyboard.
+    <pre class="payload" tabIndex={0}>
+      {readable(text)}
+    </pre>
+  );
+}
+
 function outcome(a: DeliveryAttempt): string {
   if (a.error === null) return a.statusCode === null ? 'Delivered' : `Delivered: ${a.statusCode}`;
   return a.statusCode === null ? `Failed: ${a.error}` : `Failed: ${a.statusCode} (${a.error})`;
@@ -60,9 +70,9 @@ function Attempt({ a, newest, onRedeliver }: { a: DeliveryAttempt; newest: boole
       <details>
         <summary>Request and response</summary>
         <h3>Request body</h3>
-        <pre class="payload">{readable(a.request)}</pre>
+        <Payload text={a.request} />
         <h3>Response body{a.statusCode === null ? '' : ` (${a.statusCode})`}</h3>
-        <pre class="payload">{readable(a.response)}</pre>
+        <Payload text={a.response} />
       </details>
     </li>
   );
