@@ -37,8 +37,10 @@ export function LiveStatusLine({ status }: { status: LiveClicks['status'] }) {
   return (
     <p class={`live-status ${status}`} role="status">
       <span class="live-dot" aria-hidden="true" />
-      <strong>{STATUS_TEXT[status]}</strong>
-      {STATUS_HINT[status] && <span>: {STATUS_HINT[status]}</span>}
+      <span>
+        <strong>{STATUS_TEXT[status]}</strong>
+        {STATUS_HINT[status] && `: ${STATUS_HINT[status]}`}
+      </span>
     </p>
   );
 }
@@ -56,11 +58,12 @@ export function LiveFeed({ live, showLink = false }: { live: LiveClicks; showLin
           {shown.map(({ click: c }) => (
             <li key={c.id}>
               <time dateTime={new Date(c.timestamp).toISOString()}>{formatUtc(c.timestamp, 'second')}</time>
-              {showLink && <span>/{c.slug}</span>}
-              <span>{place(c)}</span>
-              <span>{device(c)}</span>
-              <span>{breakdownLabel('referrer', c.referrer)}</span>
-              <span class="destination">→ {c.destination}</span>
+              {showLink && <span class="slug">/{c.slug}</span>}
+              <span>{[place(c), device(c), breakdownLabel('referrer', c.referrer)].join(' · ')}</span>
+              <span class="destination">
+                {'→\u00a0'}
+                {c.destination}
+              </span>
             </li>
           ))}
         </ol>
