@@ -49,10 +49,12 @@ export function LiveFeed({ live, showLink = false }: { live: LiveClicks; showLin
   const shown = live.received.slice(0, SHOWN);
   return (
     <section class="panel live-feed" aria-labelledby="live-feed-title">
-      <h2 id="live-feed-title">Latest clicks</h2>
-      <LiveStatusLine status={live.status} />
+      <div class="panel-head">
+        <h2 id="live-feed-title">Latest clicks</h2>
+        <LiveStatusLine status={live.status} />
+      </div>
       {shown.length === 0 ? (
-        <p class="hint">No clicks since this page opened. New ones show here, newest first.</p>
+        <p class="hint live-empty">No clicks since this page opened. New ones show here, newest first.</p>
       ) : (
         <ol aria-label="Latest clicks, newest first">
           {shown.map(({ click: c }) => (
