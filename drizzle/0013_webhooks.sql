@@ -41,10 +41,12 @@ CREATE TABLE `webhook_events` (
 	`type` text NOT NULL,
 	`link_id` text,
 	`data` text,
+	`bot_data` text,
 	`at` integer NOT NULL
 );
 --> statement-breakpoint
 CREATE INDEX `webhook_events_at_idx` ON `webhook_events` (`at`);--> statement-breakpoint
+CREATE INDEX `webhook_events_clicks_kept_idx` ON `webhook_events` (`at`) WHERE type = 'clicks' AND data IS NOT NULL;--> statement-breakpoint
 CREATE TABLE `webhooks` (
 	`id` text PRIMARY KEY NOT NULL,
 	`url` text NOT NULL,

@@ -21,10 +21,8 @@ export const CLICK_FIELDS = [
   'rule',
 ] as const;
 
-/** What a click record is made of, as either engine stores a click. */
+/** What a click record is made of, as either engine stores a click (its id and time apart). */
 export interface ClickFacts extends ClickDimValues {
-  id: number;
-  timestamp: number;
   code: string | null;
   destination: string;
   paramsJson: string;
@@ -33,22 +31,28 @@ export interface ClickFacts extends ClickDimValues {
 }
 
 /**
- * The API's click record. `slug` is the link's as it is now; `variantKnown`: the code named a
- * variant when clicked and that variant still exists.
+ * The API's click record, its fields in CLICK_FIELDS order. `slug` is the link's as it is now;
+ * `variantKnown`: the code named a variant when clicked and that variant still exists; `params`
+ * parsed already when the caller has them (a click batch's events: thousands of records).
  */
-export function clickRecord(f: ClickFacts, link: { id: string; slug: string }, variantKnown: boolean): Click {
-  const dims = Object.fromEntries(CLICK_DIMS.map((d) => [d, f[d]])) as ClickDimValues;
-  return {
-    id: f.id,
+export function clickRecord(
+  click: { id: number; timestamp: number; facts: ClickFacts; params?: Readonly<Record<string, string>> },
+  link: { id: string; slug: string },
+  variantKnown: boolean,
+): Click {
+  const f = click.facts;
+  const record = {
+    id: click.id,
     linkId: link.id,
     slug: link.slug,
-    timestamp: f.timestamp,
+    timestamp: click.timestamp,
     variantCode: f.code,
     variantKnown,
     destination: f.destination,
-    params: JSON.parse(f.paramsJson) as Record<string, string>,
-    ...dims,
-    bot: f.bot,
-    rule: f.rule,
-  };
+    params: click.params ?? (JSON.parse(f.paramsJson) as Record<string, string>),
+  } as Click;
+  for (const d of CLICK_DIMS) record[d] = f[d];
+  record.bot = f.bot;
+  record.rule = f.rule;
+  return record;
 }

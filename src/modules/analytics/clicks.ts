@@ -60,7 +60,13 @@ export async function listClicks(
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    items: page.map((r) => clickRecord(r, { id: src.linkId, slug: src.slug }, variantKnown(src, r))),
+    items: page.map((r) =>
+      clickRecord(
+        { id: r.id, timestamp: r.timestamp, facts: r },
+        { id: src.linkId, slug: src.slug },
+        variantKnown(src, r),
+      ),
+    ),
     cursor: rows.length > limit && last ? encodeClickCursor({ timestamp: last.timestamp, id: last.id }) : null,
     retainedFrom,
   };

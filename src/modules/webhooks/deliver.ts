@@ -64,9 +64,11 @@ export function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
       clearTimeout(timer);
       resolve({ ...outcome, durationMs: Math.round(performance.now() - started) });
     };
+    // Encoded once, for the signature and the request alike.
+    const body = Buffer.from(req.body);
     const headers = {
-      ...deliveryHeaders(req.secret, req.eventId, req.timestamp, req.body),
-      'content-length': String(Buffer.byteLength(req.body)),
+      ...deliveryHeaders(req.secret, req.eventId, req.timestamp, body),
+      'content-length': String(body.length),
       'user-agent': 'Slink-Webhooks/1',
     };
     const outgoing = send(
@@ -107,6 +109,6 @@ export function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
         response: '',
       }),
     );
-    outgoing.end(req.body);
+    outgoing.end(body);
   });
 }

@@ -73,8 +73,8 @@ interface Reader {
  * (a `clicks` event's clicks those the reader takes); null when it takes none of them.
  */
 async function frame(deps: LiveDeps, event: StoredEvent, reader: Reader): Promise<string | null> {
-  const stored = event.data ?? (await eventData(deps, event));
-  const data = event.type === 'clicks' ? clicksFor(stored, reader) : stored;
+  const stored = await eventData(deps, event);
+  const data = event.type === 'clicks' ? clicksFor({ data: stored, botData: event.botData }, reader) : stored;
   if (data === null) return null;
   const body = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(new Date(event.at).toISOString())},"data":${data}}`;
   return `id: ${event.seq}\nevent: ${event.type}\ndata: ${body}\n\n`;

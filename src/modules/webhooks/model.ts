@@ -16,6 +16,12 @@ export const WEBHOOK_LIMITS = {
   disableAfter: 20,
 } as const;
 
+/**
+ * How long a delivered `clicks` event keeps its clicks (for a live stream resuming, a redelivery):
+ * they are the bulk of the outbox, ~400 bytes a click, where the click itself is stored in ~70.
+ */
+export const CLICKS_KEPT_FOR_MS = 3_600_000;
+
 const EVENTS_MEANING = `The event types delivered, at least one of: ${WEBHOOK_EVENTS.join(', ')}.`;
 
 export const WebhookModel = t.Object(

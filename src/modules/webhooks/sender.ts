@@ -9,7 +9,7 @@
  */
 import type { Deps } from '../../deps';
 import { DELIVERY_TIMEOUT_MS, deliver } from './deliver';
-import { WEBHOOK_LIMITS } from './model';
+import { CLICKS_KEPT_FOR_MS, WEBHOOK_LIMITS } from './model';
 import { clicksFor } from './outbox/click-events';
 import { eventData } from './outbox/data';
 import type { DueDelivery } from './outbox/store';
@@ -26,7 +26,7 @@ const KEPT_REQUEST_BYTES = 4096;
 /** How long delivered events, done deliveries and the delivery log are kept. */
 export const KEPT_FOR_MS = 7 * 24 * 3_600_000;
 /** How often a process prunes them (any process may: a pruning is idempotent). */
-const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_EVERY_MS = 5 * 60_000;
 
 type SenderDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'log' | 'linkIndex'>;
 
@@ -99,7 +99,7 @@ export class WebhookSender {
     const now = this.deps.clock.now();
     if (now - this.prunedAt < PRUNE_EVERY_MS) return;
     this.prunedAt = now;
-    await this.deps.stores.outbox.prune(now - KEPT_FOR_MS);
+    await this.deps.stores.outbox.prune(now - KEPT_FOR_MS, now - CLICKS_KEPT_FOR_MS);
   }
 
   private schedule(): void {
@@ -122,11 +122,12 @@ export class WebhookSender {
   private async attempt(delivery: DueDelivery): Promise<void> {
     const { clock, config, stores, log } = this.deps;
     try {
-      const stored = delivery.data ?? (await eventData(this.deps, delivery));
+      const stored = await eventData(this.deps, delivery);
       // Bot hits only for a webhook that takes them (an event of bot hits only made it no delivery).
       const data =
         delivery.type === 'clicks'
-          ? (clicksFor(stored, { bots: delivery.bots, linkId: null }) ?? '{"clicks":[]}')
+          ? (clicksFor({ data: stored, botData: delivery.botData }, { bots: delivery.bots, linkId: null }) ??
+            '{"clicks":[]}')
           : stored;
       const body = `{"id":${JSON.stringify(delivery.eventId)},"type":${JSON.stringify(delivery.type)},"timestamp":${JSON.stringify(new Date(delivery.eventAt).toISOString())},"data":${data}}`;
       const startedAt = clock.now();

@@ -4,6 +4,7 @@ import { conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { hasControlChars } from '../../lib/text';
 import {
+  CLICKS_KEPT_FOR_MS,
   type CreateWebhookInput,
   type DeliveryAttempt,
   type UpdateWebhookInput,
@@ -128,7 +129,13 @@ export async function retryDelivery(
 ): Promise<{ deliveryId: number; retried: true }> {
   await rowOrThrow(deps, id);
   const n = /^\d{1,15}$/.test(deliveryId) ? Number(deliveryId) : -1;
-  if (n < 0 || !(await deps.stores.outbox.retryNow(id, n, deps.clock.now()))) throw notFound('delivery');
+  const outcome = n < 0 ? 'missing' : await deps.stores.outbox.retryNow(id, n, deps.clock.now());
+  if (outcome === 'missing') throw notFound('delivery');
+  if (outcome === 'gone')
+    throw conflict(
+      'deliveryId',
+      `A clicks event's clicks are kept ${CLICKS_KEPT_FOR_MS / 3_600_000} hour after delivery: this one's are gone`,
+    );
   deps.webhooks.wake();
   return { deliveryId: n, retried: true };
 }

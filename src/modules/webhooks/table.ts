@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
@@ -45,9 +46,15 @@ export const webhookEvents = sqliteTable(
     /** The link it is about (none for a click batch of several links). */
     linkId: text('link_id'),
     data: text('data'),
+    /** A `clicks` event's bot hits apart (a JSON array), so delivering human clicks only parses nothing. */
+    botData: text('bot_data'),
     at: integer('at').notNull(),
   },
-  (t) => [index('webhook_events_at_idx').on(t.at)],
+  (t) => [
+    index('webhook_events_at_idx').on(t.at),
+    // The clicks events still holding their clicks, which pruning drops after delivery.
+    index('webhook_events_clicks_kept_idx').on(t.at).where(sql`type = 'clicks' AND data IS NOT NULL`),
+  ],
 );
 
 /**

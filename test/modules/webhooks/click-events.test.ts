@@ -7,8 +7,9 @@
 import { afterAll, afterEach, beforeEach, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
 import { CLICKS_PER_EVENT } from '../../../src/modules/webhooks/outbox/click-events';
-import { apiExpecting, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
+import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
+import { expectError } from '../../helpers/schema';
 import { click, flushOk, UA } from '../clicks/support';
 
 interface Received {
@@ -113,9 +114,13 @@ forEachEngine((engine) => {
     const [toAll] = at('/all');
     expect(at('/all').length).toBe(1);
     expect(signedBy(everyone.secret, toAll!)).toBe(true);
-    const withBots = [...(await listed(link.id, true)), ...others].sort((a, b) => a.id - b.id);
+    const byId = (a: any, b: any) => a.id - b.id;
+    const withBots = [...(await listed(link.id, true)), ...others].sort(byId);
     expect(withBots.filter((c) => c.bot).map((c) => c.browser)).toEqual(['Googlebot']);
-    expect(toAll!.body.data).toEqual({ clicks: withBots });
+    // The human clicks, then the bot hits.
+    expect(toAll!.body.data).toEqual({
+      clicks: [...withBots.filter((c) => !c.bot), ...withBots.filter((c) => c.bot)],
+    });
     // Both carry the one event: the same id.
     expect(toAll!.body.id).toBe(toHumans!.body.id);
     expect(at('/links').map((r) => r.body.type)).toEqual(['link.created', 'link.created']);
@@ -176,6 +181,39 @@ forEachEngine((engine) => {
     expect(sizes.sort((a, b) => b - a)).toEqual([CLICKS_PER_EVENT, 5]);
     const ids = at('/humans').flatMap((r) => r.body.data.clicks.map((c: any) => c.id));
     expect(new Set(ids).size).toBe(CLICKS_PER_EVENT + 5);
+  });
+
+  test('delivered clicks are dropped after an hour (the event stays in the log; redelivery says 409); pending ones are kept', async () => {
+    const ok = await hook('/humans', ['clicks']);
+    const failing = await call('POST', '/webhooks', {
+      url: `http://127.0.0.1:${receiver.port}/fail`,
+      events: ['clicks'],
+    });
+    await call('POST', '/links', { destination: 'https://example.com/', slug: 'p' });
+    expect(await click(t, '/p')).toBe(302);
+    await flushOk(t);
+    // The failing one never got it: its receiver is a closed port now.
+    await call('PATCH', `/webhooks/${failing.id}`, { url: 'http://127.0.0.1:9/closed' });
+    await send();
+    t.clock.advance(3_600_001);
+    const prune = () => t.deps.stores.outbox.prune(t.clock.now() - 7 * 86_400_000, t.clock.now() - 3_600_000);
+    await prune();
+    // Still pending for the failing webhook: kept whole.
+    const [kept] = (await t.deps.stores.outbox.since(0, 10, null)).filter((e) => e.type === 'clicks');
+    expect(JSON.parse(kept!.data!).clicks.length).toBe(1);
+    // Given up on (deleted webhook): nothing pending any more, the clicks go.
+    await call('DELETE', `/webhooks/${failing.id}`);
+    await prune();
+    const [dropped] = (await t.deps.stores.outbox.since(0, 10, null)).filter((e) => e.type === 'clicks');
+    expect({ data: dropped!.data, botData: dropped!.botData, id: dropped!.id }).toEqual({
+      data: null,
+      botData: null,
+      id: kept!.id,
+    });
+    const log = await call('GET', `/webhooks/${ok.id}/deliveries`);
+    expect(log.items.map((a: any) => [a.eventId, a.type, a.statusCode])).toEqual([[kept!.id, 'clicks', 200]]);
+    const res = await api(t, 'POST', `/webhooks/${ok.id}/deliveries/${log.items[0].deliveryId}/retry`, { key });
+    expectError(res, 409, 'conflict', 'deliveryId');
   });
 
   test('the sender is woken by the flush that recorded clicks events, not left to its poll', async () => {

@@ -173,7 +173,7 @@ forEachEngine((engine) => {
     t.clock.advance(8 * 24 * 3_600_000);
     await send();
     expect((await call('GET', `/webhooks/${webhook.id}/deliveries`)).items.map((a: any) => a.attempt)).toEqual([2]);
-    expect(await t.deps.stores.outbox.prune(t.clock.now())).toBe(0);
+    expect(await t.deps.stores.outbox.prune(t.clock.now(), t.clock.now())).toBe(0);
   });
 
   test('the delivery log through the API, in pages; a delivery made again by hand goes out with the same webhook-id', async () => {

@@ -179,7 +179,7 @@ forEachEngine((engine) => {
     // The two oldest go, as after 7 days.
     const kept = await t.deps.stores.outbox.since(0, 10, null);
     expect(kept).toHaveLength(3);
-    await t.deps.stores.outbox.prune(Number.MAX_SAFE_INTEGER);
+    await t.deps.stores.outbox.prune(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
     expect(await t.deps.stores.outbox.since(0, 10, null)).toEqual([]);
     await call('POST', '/links', { destination: 'https://example.com/d' });
     const live = await stream('', '0');

@@ -24,9 +24,12 @@ CREATE TABLE webhook_events (
   type text NOT NULL,
   link_id text,
   data text,
+  bot_data text,
   at int8 NOT NULL
 );
 CREATE INDEX webhook_events_at_idx ON webhook_events (at);
+-- The clicks events still holding their clicks, which pruning drops after delivery.
+CREATE INDEX webhook_events_clicks_kept_idx ON webhook_events (at) WHERE type = 'clicks' AND data IS NOT NULL;
 
 -- One event to deliver to one webhook; due when next_at has come and no live claim holds it.
 CREATE TABLE webhook_deliveries (

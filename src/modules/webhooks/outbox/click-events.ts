@@ -1,9 +1,9 @@
 /**
  * The `clicks` events of a written click batch (docs/behaviour.md, "Webhooks and live events"):
  * the batch's click records, as the clicks list gives them, CLICKS_PER_EVENT at most per event,
- * so a flush makes one delivery per webhook (two for the rare batch beyond that). Bot hits are in
- * the event with `bot: true`; a webhook without `bots` gets them filtered out at delivery, and
- * none at all for an event of bot hits only (`botsOnly`).
+ * so a flush makes one delivery per webhook (two for the rare batch beyond that). The human
+ * clicks are the event's data; its bot hits are kept beside them, for webhooks and streams that
+ * take them (after the human clicks); an event of bot hits only makes no other delivery.
  */
 import { clickRecord } from '../../analytics/click-fields';
 import type { Click } from '../../analytics/model';
@@ -39,32 +39,49 @@ export function clickEvents(written: readonly WrittenClick[], links: ClickEventL
   const events: NewEvent[] = [];
   for (let from = 0; from < written.length; from += CLICKS_PER_EVENT) {
     const chunk = written.slice(from, from + CLICKS_PER_EVENT);
-    const records = chunk.map(({ id, click: c }) =>
-      clickRecord(
-        { ...c, id, timestamp: c.time },
+    const humans: Click[] = [];
+    const bots: Click[] = [];
+    for (const { id, click: c } of chunk) {
+      const record = clickRecord(
+        { id, timestamp: c.time, facts: c, params: c.params },
         { id: c.linkId, slug: links.slugs.get(c.linkId) ?? '' },
         c.variantId !== null && links.variants.has(c.variantId),
-      ),
-    );
+      );
+      (c.bot ? bots : humans).push(record);
+    }
     const linkIds = new Set(chunk.map((w) => w.click.linkId));
     events.push({
       type: 'clicks',
       // One link's batch names it, so a stream of that link finds it by its column.
       linkId: linkIds.size === 1 ? chunk[0]!.click.linkId : null,
-      data: JSON.stringify({ clicks: records }),
-      botsOnly: chunk.every((w) => w.click.bot),
+      data: JSON.stringify({ clicks: humans }),
+      botData: bots.length === 0 ? null : JSON.stringify(bots),
+      botsOnly: humans.length === 0,
     });
   }
   return events;
 }
 
+const OPEN = '{"clicks":[';
+
 /**
- * The `clicks` data as one reader gets it: bot hits only when it takes them, one link's clicks
- * only for a stream of that link. null when nothing is left (nothing to send).
+ * The `clicks` data as one reader gets it: the human clicks (`data`, as stored), then the bot
+ * hits when it takes them (spliced in as text: a webhook's delivery parses nothing); one link's
+ * clicks only for a stream of that link. null when nothing is left (nothing to send).
  */
-export function clicksFor(data: string, reader: { bots: boolean; linkId: string | null }): string | null {
-  const { clicks } = JSON.parse(data) as { clicks: Click[] };
-  const kept = clicks.filter((c) => (reader.bots || !c.bot) && (reader.linkId === null || c.linkId === reader.linkId));
-  if (kept.length === clicks.length) return data;
-  return kept.length === 0 ? null : JSON.stringify({ clicks: kept });
+export function clicksFor(
+  event: { data: string; botData: string | null },
+  reader: { bots: boolean; linkId: string | null },
+): string | null {
+  const bots = reader.bots ? event.botData : null;
+  let data = event.data;
+  if (bots !== null && bots !== '[]') {
+    const humans = data.slice(OPEN.length, -2);
+    data = `${OPEN}${humans}${humans === '' ? '' : ','}${bots.slice(1, -1)}]}`;
+  }
+  if (reader.linkId !== null) {
+    const { clicks } = JSON.parse(data) as { clicks: Click[] };
+    data = JSON.stringify({ clicks: clicks.filter((c) => c.linkId === reader.linkId) });
+  }
+  return data === `${OPEN}]}` ? null : data;
 }

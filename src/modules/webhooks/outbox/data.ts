@@ -1,6 +1,7 @@
 /**
- * An event's data when it has none yet: a link event whose fill did not happen (a crash between
- * the link write's commit and the fill) gets the link as it is now, or `{id}` when it is gone.
+ * An event's data: as stored, or when it has none yet, a link event whose fill did not happen (a
+ * crash between the link write's commit and the fill) gets the link as it is now, or `{id}` when
+ * it is gone.
  * Also the fill itself, right after a link write (links/writer.ts).
  */
 import type { Deps } from '../../../deps';
@@ -16,7 +17,10 @@ async function linkJsonById(deps: DataDeps, ids: readonly string[]): Promise<Map
   return new Map(links.map((link) => [link.id, JSON.stringify(link)]));
 }
 
-export async function eventData(deps: DataDeps, event: Pick<DueDelivery, 'linkId'>): Promise<string> {
+export async function eventData(deps: DataDeps, event: Pick<DueDelivery, 'type' | 'linkId' | 'data'>): Promise<string> {
+  if (event.data !== null) return event.data;
+  // A clicks event whose clicks were dropped after delivery (CLICKS_KEPT_FOR_MS): none to give.
+  if (event.type === 'clicks') return '{"clicks":[]}';
   const id = event.linkId;
   if (id === null) return '{}';
   return (await linkJsonById(deps, [id])).get(id) ?? JSON.stringify({ id });

@@ -12,6 +12,8 @@ export interface NewEvent {
   data: string | null;
   /** A `clicks` event of bot hits only: delivered only to webhooks that take bot hits. */
   botsOnly?: boolean;
+  /** A `clicks` event's bot hits, a JSON array of click records kept apart from `data` (null: none). */
+  botData?: string | null;
 }
 
 /** The events of a link write: one per link, data to come (a deletion's is known: its id). */

@@ -20,8 +20,8 @@ export async function recordEventsPostgres(tx: Pg, events: readonly NewEvent[], 
   const botsOnly = eventIds.filter((_, i) => events[i]!.botsOnly === true);
   await tx`WITH locked AS (SELECT pg_advisory_xact_lock(${EVENT_FEED_LOCK})),
     inserted AS (
-      INSERT INTO webhook_events (seq, id, type, link_id, data, at)
-      SELECT nextval('webhook_event_seq'), e.id, e.type, e.link_id, e.data, ${at}::int8
+      INSERT INTO webhook_events (seq, id, type, link_id, data, bot_data, at)
+      SELECT nextval('webhook_event_seq'), e.id, e.type, e.link_id, e.data, e.bot_data, ${at}::int8
       FROM locked, unnest(
         ${tx.array(eventIds, 'text')}::text[],
         ${tx.array(
@@ -35,8 +35,12 @@ export async function recordEventsPostgres(tx: Pg, events: readonly NewEvent[], 
         ${tx.array(
           col((e) => e.data),
           'text',
+        )}::text[],
+        ${tx.array(
+          col((e) => e.botData ?? null),
+          'text',
         )}::text[]
-      ) WITH ORDINALITY AS e(id, type, link_id, data, n)
+      ) WITH ORDINALITY AS e(id, type, link_id, data, bot_data, n)
       ORDER BY e.n
       RETURNING seq, id, type
     )

@@ -12,9 +12,10 @@ import type { NewEvent } from './events';
 
 export function recordEventsSqlite(sqlite: Database, events: readonly NewEvent[], at: number): void {
   if (events.length === 0) return;
-  const insertEvent = sqlite.query<{ seq: number }, [string, string, string | null, string | null, number]>(
-    'INSERT INTO webhook_events (id, type, link_id, data, at) VALUES (?, ?, ?, ?, ?) RETURNING seq',
-  );
+  const insertEvent = sqlite.query<
+    { seq: number },
+    [string, string, string | null, string | null, string | null, number]
+  >('INSERT INTO webhook_events (id, type, link_id, data, bot_data, at) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq');
   // Asked once per write: a workspace without webhooks pays one read, not one per event.
   const subscribed = sqlite
     .query<{ id: string; events: string; bots: number }, []>('SELECT id, events, bots FROM webhooks WHERE active = 1')
@@ -24,7 +25,7 @@ export function recordEventsSqlite(sqlite: Database, events: readonly NewEvent[]
     'INSERT INTO webhook_deliveries (webhook_id, event_seq, next_at) VALUES (?, ?, ?)',
   );
   for (const event of events) {
-    const { seq } = insertEvent.get(newId('evt'), event.type, event.linkId, event.data, at)!;
+    const { seq } = insertEvent.get(newId('evt'), event.type, event.linkId, event.data, event.botData ?? null, at)!;
     for (const w of subscribed) {
       if (w.types.includes(event.type) && (w.bots || !event.botsOnly)) insertDelivery.run(w.id, seq, at);
     }

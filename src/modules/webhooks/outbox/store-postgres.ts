@@ -20,6 +20,7 @@ interface PgDue {
   type: WebhookEvent;
   link_id: string | null;
   data: string | null;
+  bot_data: string | null;
   event_at: string;
   attempts: number;
   first_attempt_at: string | null;
@@ -30,9 +31,17 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
   return {
     async since(afterSeq, limit, linkId) {
       const rows = await sql<
-        { seq: string; id: string; type: WebhookEvent; link_id: string | null; data: string | null; at: string }[]
+        {
+          seq: string;
+          id: string;
+          type: WebhookEvent;
+          link_id: string | null;
+          data: string | null;
+          bot_data: string | null;
+          at: string;
+        }[]
       >`
-        SELECT seq, id, type, link_id, data, at FROM webhook_events
+        SELECT seq, id, type, link_id, data, bot_data, at FROM webhook_events
         WHERE seq > ${afterSeq}::int8
           AND (${linkId}::text IS NULL OR link_id = ${linkId}::text OR (type = 'clicks' AND link_id IS NULL))
         ORDER BY seq LIMIT ${limit}`;
@@ -42,6 +51,7 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
         type: r.type,
         linkId: r.link_id,
         data: r.data,
+        botData: r.bot_data,
         at: num(r.at),
       }));
     },
@@ -77,7 +87,7 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
           FROM due WHERE d.id = due.id
           RETURNING d.*
         )
-        SELECT c.id, c.webhook_id, w.url, w.secret, w.bots, c.event_seq, e.id AS event_id, e.type, e.link_id, e.data,
+        SELECT c.id, c.webhook_id, w.url, w.secret, w.bots, c.event_seq, e.id AS event_id, e.type, e.link_id, e.data, e.bot_data,
           e.at AS event_at, c.attempts, c.first_attempt_at, c.claim
         FROM claimed c JOIN webhooks w ON w.id = c.webhook_id JOIN webhook_events e ON e.seq = c.event_seq
         ORDER BY c.next_at, c.id`;
@@ -93,6 +103,7 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
           type: r.type,
           linkId: r.link_id,
           data: r.data,
+          botData: r.bot_data,
           eventAt: num(r.event_at),
           attempts: r.attempts,
           firstAttemptAt: numOrNull(r.first_attempt_at),
@@ -151,24 +162,31 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
       );
     },
     async retryNow(webhookId, deliveryId, now) {
-      const rows = await sql`UPDATE webhook_deliveries
+      const [found] = await sql<{ gone: boolean }[]>`
+        SELECT e.type = 'clicks' AND e.data IS NULL AS gone FROM webhook_deliveries d
+        JOIN webhook_events e ON e.seq = d.event_seq WHERE d.id = ${deliveryId}::int8 AND d.webhook_id = ${webhookId}`;
+      if (found === undefined) return 'missing';
+      if (found.gone) return 'gone';
+      await sql`UPDATE webhook_deliveries
         SET next_at = ${now}::int8, done_at = NULL, delivered = false, claimed_until = NULL, claim = NULL
-        WHERE id = ${deliveryId}::int8 AND webhook_id = ${webhookId} RETURNING id`;
-      return rows.length > 0;
+        WHERE id = ${deliveryId}::int8`;
+      return 'retried';
     },
     async listening(node, until) {
       await sql`INSERT INTO event_listeners (node, until) VALUES (${node}, ${until}::int8)
         ON CONFLICT (node) DO UPDATE SET until = excluded.until`;
     },
-    async prune(before) {
-      return sql.begin(async (tx) => {
-        await tx`DELETE FROM event_listeners WHERE until < ${before}::int8`;
-        await tx`DELETE FROM webhook_attempts WHERE at < ${before}::int8`;
-        await tx`DELETE FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ${before}::int8`;
-        const gone = await tx`DELETE FROM webhook_events e WHERE e.at < ${before}::int8
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq) RETURNING seq`;
-        return gone.length;
-      });
+    async prune(before, clicksBefore) {
+      await sql`DELETE FROM event_listeners WHERE until < ${before}::int8`;
+      await sql`DELETE FROM webhook_attempts WHERE at < ${before}::int8`;
+      await sql`DELETE FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ${before}::int8`;
+      // A clicks event's clicks go once nothing pending needs them; the event stays for the log.
+      await sql`UPDATE webhook_events e SET data = NULL, bot_data = NULL
+        WHERE e.type = 'clicks' AND e.data IS NOT NULL AND e.at < ${clicksBefore}::int8
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq AND d.done_at IS NULL)`;
+      const gone = await sql`DELETE FROM webhook_events e WHERE e.at < ${before}::int8
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq) RETURNING seq`;
+      return gone.length;
     },
   };
 }

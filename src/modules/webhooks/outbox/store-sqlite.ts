@@ -1,19 +1,26 @@
-/** The outbox on SQLite: one process, so a claim is only a guard against its own overlapping passes. */
+/**
+ * The outbox on SQLite: one process, so a claim is only a guard against its own overlapping
+ * passes. Its writes never wait for the click writer's lock on the event loop (writeWhenFree).
+ */
 import type { Database } from 'bun:sqlite';
+import { writeWhenFree } from '../../../db/write-when-free';
 import { randomToken } from '../../../lib/ids';
 import { WEBHOOK_LIMITS } from '../model';
 import type { AttemptRow, DueDelivery, OutboxStore, StoredEvent } from './store';
 
 const DUE_COLUMNS = `d.id, d.webhook_id AS webhookId, w.url, w.secret, w.bots, d.event_seq AS eventSeq, e.id AS eventId,
-  e.type, e.link_id AS linkId, e.data, e.at AS eventAt, d.attempts, d.first_attempt_at AS firstAttemptAt`;
+  e.type, e.link_id AS linkId, e.data, e.bot_data AS botData, e.at AS eventAt, d.attempts, d.first_attempt_at AS firstAttemptAt`;
+
+/** Rows a pruning step deletes at most. */
+const PRUNE_STEP = 1000;
 
 export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
-  const immediate = <T>(work: () => T): T => sqlite.transaction(work).immediate();
+  const immediate = <T>(work: () => T): Promise<T> => writeWhenFree(sqlite, work);
   return {
     async since(afterSeq, limit, linkId) {
       return sqlite
         .query<StoredEvent, [number, string | null, number]>(
-          `SELECT seq, id, type, link_id AS linkId, data, at FROM webhook_events
+          `SELECT seq, id, type, link_id AS linkId, data, bot_data AS botData, at FROM webhook_events
            WHERE seq > ?1 AND (?2 IS NULL OR link_id = ?2 OR (type = 'clicks' AND link_id IS NULL)) ORDER BY seq LIMIT ?3`,
         )
         .all(afterSeq, linkId, limit);
@@ -30,7 +37,7 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
       const fill = sqlite.query<unknown, [string, string]>(
         "UPDATE webhook_events SET data = ? WHERE link_id = ? AND data IS NULL AND type IN ('link.created', 'link.updated')",
       );
-      immediate(() => {
+      await immediate(() => {
         for (const { linkId, data } of entries) fill.run(data, linkId);
       });
     },
@@ -120,32 +127,68 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
         .all(webhookId, before ?? Number.MAX_SAFE_INTEGER, limit);
     },
     async retryNow(webhookId, deliveryId, now) {
-      const changed = sqlite
-        .query<{ id: number }, [number, number, string]>(
-          `UPDATE webhook_deliveries SET next_at = ?, done_at = NULL, delivered = 0, claimed_until = NULL, claim = NULL
-           WHERE id = ? AND webhook_id = ? RETURNING id`,
-        )
-        .all(now, deliveryId, webhookId);
-      return changed.length > 0;
+      return immediate(() => {
+        const found = sqlite
+          .query<{ gone: number }, [number, string]>(
+            `SELECT e.type = 'clicks' AND e.data IS NULL AS gone FROM webhook_deliveries d
+             JOIN webhook_events e ON e.seq = d.event_seq WHERE d.id = ? AND d.webhook_id = ?`,
+          )
+          .get(deliveryId, webhookId);
+        if (found === null) return 'missing';
+        if (found.gone === 1) return 'gone';
+        sqlite
+          .query(
+            `UPDATE webhook_deliveries SET next_at = ?, done_at = NULL, delivered = 0, claimed_until = NULL, claim = NULL
+             WHERE id = ?`,
+          )
+          .run(now, deliveryId);
+        return 'retried';
+      });
     },
     async listening(node, until) {
-      sqlite
-        .query('INSERT INTO event_listeners (node, until) VALUES (?1, ?2) ON CONFLICT (node) DO UPDATE SET until = ?2')
-        .run(node, until);
-    },
-    async prune(before) {
-      return immediate(() => {
-        sqlite.query('DELETE FROM event_listeners WHERE until < ?').run(before);
-        sqlite.query('DELETE FROM webhook_attempts WHERE at < ?').run(before);
-        sqlite.query('DELETE FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ?').run(before);
-        // An event goes once it is old and no delivery still needs it.
-        return sqlite
+      await immediate(() =>
+        sqlite
           .query(
-            `DELETE FROM webhook_events WHERE at < ?
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = webhook_events.seq)`,
+            'INSERT INTO event_listeners (node, until) VALUES (?1, ?2) ON CONFLICT (node) DO UPDATE SET until = ?2',
           )
-          .run(before).changes;
-      });
+          .run(node, until),
+      );
+    },
+    async prune(before, clicksBefore) {
+      // Steps of PRUNE_STEP rows, each its own short transaction: the event loop never holds
+      // one long deletion (an hour of clicks events can be hundreds of MB).
+      const steps = async (statement: string, until: number, rows = PRUNE_STEP) => {
+        let total = 0;
+        for (;;) {
+          const n = await immediate(() => sqlite.query(statement).run(until, rows).changes);
+          total += n;
+          if (n < rows) return total;
+        }
+      };
+      await immediate(() => sqlite.query('DELETE FROM event_listeners WHERE until < ?').run(before));
+      await steps(
+        'DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts WHERE at < ? LIMIT ?)',
+        before,
+      );
+      await steps(
+        `DELETE FROM webhook_deliveries WHERE id IN
+           (SELECT id FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ? LIMIT ?)`,
+        before,
+      );
+      // A clicks event's clicks go once nothing pending needs them (up to ~450 KB an event: few per step).
+      await steps(
+        `UPDATE webhook_events SET data = NULL, bot_data = NULL WHERE seq IN
+           (SELECT seq FROM webhook_events e WHERE type = 'clicks' AND data IS NOT NULL AND at < ?
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq AND d.done_at IS NULL) LIMIT ?)`,
+        clicksBefore,
+        20,
+      );
+      // An event goes once it is old and no delivery still needs it.
+      return steps(
+        `DELETE FROM webhook_events WHERE seq IN (SELECT seq FROM webhook_events e WHERE at < ?
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq) LIMIT ?)`,
+        before,
+      );
     },
   };
 }

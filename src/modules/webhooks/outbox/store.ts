@@ -18,6 +18,8 @@ export interface DueDelivery {
   linkId: string | null;
   /** The event's data as JSON, or null when a crash came between its link write and the fill. */
   data: string | null;
+  /** A `clicks` event's bot hits, a JSON array of click records (null: none); not in `data`. */
+  botData: string | null;
   eventAt: number;
   /** Attempts made before this one. */
   attempts: number;
@@ -65,6 +67,7 @@ export interface StoredEvent {
   type: WebhookEvent;
   linkId: string | null;
   data: string | null;
+  botData: string | null;
   at: number;
 }
 
@@ -88,10 +91,17 @@ export interface OutboxStore {
   settle(delivery: DueDelivery, outcome: Settlement): Promise<boolean>;
   /** The newest attempts of a webhook, newest first, before the attempt id `before` when given. */
   attempts(webhookId: string, limit: number, before: number | null): Promise<AttemptRow[]>;
-  /** Makes a delivery of this webhook due now again (done or not); false when there is no such delivery. */
-  retryNow(webhookId: string, deliveryId: number, now: number): Promise<boolean>;
+  /**
+   * Makes a delivery of this webhook due now again (done or not): `missing` when there is no such
+   * delivery, `gone` when it is of a `clicks` event whose clicks are no longer kept.
+   */
+  retryNow(webhookId: string, deliveryId: number, now: number): Promise<'retried' | 'missing' | 'gone'>;
   /** This process has a live stream open: `clicks` events are recorded until `until` (ms) at least. */
   listening(node: string, until: number): Promise<void>;
-  /** Deletes events, done deliveries and attempts older than `before`; returns the events deleted. */
-  prune(before: number): Promise<number>;
+  /**
+   * Deletes events, done deliveries and attempts older than `before`, and drops the clicks of
+   * `clicks` events older than `clicksBefore` that no pending delivery needs (the event stays,
+   * for the delivery log), in small steps; returns the events deleted.
+   */
+  prune(before: number, clicksBefore: number): Promise<number>;
 }
