@@ -46,6 +46,7 @@ CREATE TABLE `webhook_events` (
 );
 --> statement-breakpoint
 CREATE INDEX `webhook_events_at_idx` ON `webhook_events` (`at`);--> statement-breakpoint
+CREATE INDEX `webhook_events_unfilled_idx` ON `webhook_events` (`link_id`) WHERE data IS NULL;--> statement-breakpoint
 CREATE INDEX `webhook_events_clicks_kept_idx` ON `webhook_events` (`at`) WHERE type = 'clicks' AND data IS NOT NULL;--> statement-breakpoint
 CREATE TABLE `webhooks` (
 	`id` text PRIMARY KEY NOT NULL,

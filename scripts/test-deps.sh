@@ -3,8 +3,8 @@
 # through playwright-core; never a downloaded browser), librsvg2-bin and zbar-tools (QR codes are
 # rasterised by rsvg-convert and decoded by zbarimg), postgresql (the tests start throwaway
 # clusters of their own with its initdb and pg_ctl), haproxy (the multi-node tests put it in
-# front of several nodes). Used by the README's test command and by .ci/run. Needs root or sudo
-# only when something is missing.
+# front of several nodes), openssl (the webhook tests make a self-signed certificate). Used by
+# the README's test command and by .ci/run. Needs root or sudo only when something is missing.
 set -euo pipefail
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
@@ -13,6 +13,7 @@ command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 # /usr/sbin is not on every user's PATH.
 command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ ${#missing[@]} -eq 0 ] && exit 0
 as_root=()
 [ "$(id -u)" -eq 0 ] || as_root=(sudo)

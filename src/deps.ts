@@ -137,6 +137,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
           now: () => base.clock.now(),
           node: base.config.nodeId,
           follower,
+          webhooks: { stats: webhooks.stats, pending: () => base.stores.outbox.pending() },
         })
       : null,
     setupToken: randomToken(),

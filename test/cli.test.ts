@@ -54,6 +54,7 @@ describe('slink --help', () => {
       'SLINK_SESSION_DAYS',
       'SLINK_DATABASE_URL',
       'SLINK_NODE_ID',
+      'SLINK_WEBHOOKS_ALLOW_PRIVATE',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(documentedVars);
     for (const v of CONFIG_VARS) {

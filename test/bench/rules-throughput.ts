@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Rule } from '../../src/modules/links/rules';
 import { benchDeps, seedLinks } from './seed-links';
-import { ensureWrk, runWrk } from './wrk';
+import { buildBinary, ensureWrk, int, median, runWrk, waitForStatus } from './wrk';
 
 const { values } = parseArgs({
   options: {
@@ -46,31 +46,11 @@ const shape = (withRules: boolean) => (i: number) => ({
   rules: withRules && i % 4 === 0 ? QUARTER_RULES : undefined,
 });
 
-async function waitFor(url: string, status: number): Promise<void> {
-  const until = performance.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(url, { redirect: 'manual' })).status === status) return;
-    } catch {
-      // not listening yet
-    }
-    if (performance.now() > until) throw new Error(`${url} did not answer ${status}`);
-    await Bun.sleep(10);
-  }
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-
 ensureWrk();
 const dir = mkdtempSync(join(tmpdir(), 'slink-bench-rules-'));
 const procs: Bun.Subprocess[] = [];
 try {
-  if (!values['skip-build']) {
-    console.log('building dist/slink...');
-    const built = Bun.spawnSync(['bun', 'run', 'build.ts'], { cwd: ROOT, stdout: 'ignore', stderr: 'inherit' });
-    if (built.exitCode !== 0) throw new Error('the build failed');
-  }
+  if (!values['skip-build']) buildBinary(ROOT);
   const plainDb = join(dir, 'plain.db');
   const rulesDb = join(dir, 'rules.db');
   const plainDeps = benchDeps(plainDb);
@@ -100,9 +80,9 @@ try {
     Bun.spawn([BINARY], { env: env(plainDb, PORTS.plain), stdout: 'ignore', stderr: 'inherit' }),
     Bun.spawn([BINARY], { env: env(rulesDb, PORTS.rules), stdout: 'ignore', stderr: 'inherit' }),
   );
-  await waitFor(`http://127.0.0.1:${PORTS.bare}/${slugs[0]}`, 302);
-  await waitFor(`http://127.0.0.1:${PORTS.plain}/healthz`, 200);
-  await waitFor(`http://127.0.0.1:${PORTS.rules}/healthz`, 200);
+  await waitForStatus(`http://127.0.0.1:${PORTS.bare}/${slugs[0]}`, 302);
+  await waitForStatus(`http://127.0.0.1:${PORTS.plain}/healthz`, 200);
+  await waitForStatus(`http://127.0.0.1:${PORTS.rules}/healthz`, 200);
   // Both nodes load their links in the background: a warm-up run each, not counted.
   await Bun.sleep(3000);
   const rates: Record<keyof typeof PORTS, number[]> = { bare: [], plain: [], rules: [] };

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { createWebhook } from '../../src/modules/webhooks/service';
 import { type CpuUse, cpuUse } from './cpu-use';
 import { benchDeps, seedLinks } from './seed-links';
-import { ensureWrk, runWrk } from './wrk';
+import { buildBinary, ensureWrk, int, median, runWrk, waitForStatus } from './wrk';
 
 const { values } = parseArgs({
   options: {
@@ -64,38 +64,19 @@ const receiver = Bun.serve({
   },
 });
 
-async function waitFor(url: string, status: number): Promise<void> {
-  const until = performance.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(url, { redirect: 'manual' })).status === status) return;
-    } catch {
-      // not listening yet
-    }
-    if (performance.now() > until) throw new Error(`${url} did not answer ${status}`);
-    await Bun.sleep(10);
-  }
-}
-
 /** Until no delivery came for `quietMs`. */
 async function drained(quietMs: number): Promise<void> {
   while (Date.now() - Math.max(lastDeliveryAt, 0) < quietMs) await Bun.sleep(100);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const quantile = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]!;
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
 
 ensureWrk();
 const dir = mkdtempSync(join(tmpdir(), 'slink-bench-hooks-'));
 const procs: Bun.Subprocess[] = [];
 try {
-  if (!values['skip-build']) {
-    console.log('building dist/slink...');
-    const built = Bun.spawnSync(['bun', 'run', 'build.ts'], { cwd: ROOT, stdout: 'ignore', stderr: 'inherit' });
-    if (built.exitCode !== 0) throw new Error('the build failed');
-  }
+  if (!values['skip-build']) buildBinary(ROOT);
   const plainDb = join(dir, 'plain.db');
   const hookedDb = join(dir, 'hooked.db');
   const shape = (i: number) => ({ destination: `https://www.example.org/articles/${i}` });
@@ -126,8 +107,8 @@ try {
     Bun.spawn([BINARY], { env: env(plainDb, PORTS.plain), stdout: 'ignore', stderr: 'inherit' }),
     Bun.spawn([BINARY], { env: env(hookedDb, PORTS.hooked), stdout: 'ignore', stderr: 'inherit' }),
   );
-  await waitFor(`http://127.0.0.1:${PORTS.plain}/healthz`, 200);
-  await waitFor(`http://127.0.0.1:${PORTS.hooked}/healthz`, 200);
+  await waitForStatus(`http://127.0.0.1:${PORTS.plain}/healthz`, 200);
+  await waitForStatus(`http://127.0.0.1:${PORTS.hooked}/healthz`, 200);
   await Bun.sleep(2000);
 
   // 1. Throughput.

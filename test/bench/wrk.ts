@@ -70,3 +70,27 @@ export async function runWrk(run: WrkRun): Promise<{ result: WrkResult; cpuUs: n
   const cpuUs = Number(proc.resourceUsage()?.cpuTime.total ?? Number.NaN);
   return { result: JSON.parse(readFileSync(run.outFile, 'utf8')) as WrkResult, cpuUs };
 }
+
+/** Until `url` answers `status` (a server started by a benchmark), at most 30 s. */
+export async function waitForStatus(url: string, status: number): Promise<void> {
+  const until = performance.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(url, { redirect: 'manual' })).status === status) return;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() > until) throw new Error(`${url} did not answer ${status}`);
+    await Bun.sleep(10);
+  }
+}
+
+/** Builds dist/slink (`bun run build.ts` in `root`); throws when the build fails. */
+export function buildBinary(root: string): void {
+  console.log('building dist/slink...');
+  const built = Bun.spawnSync(['bun', 'run', 'build.ts'], { cwd: root, stdout: 'ignore', stderr: 'inherit' });
+  if (built.exitCode !== 0) throw new Error('the build failed');
+}
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const int = (n: number) => Math.round(n).toLocaleString('en-US');

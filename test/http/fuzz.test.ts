@@ -230,7 +230,10 @@ forEachEngine((engine) => {
         await Promise.all(
           calls.slice(i, i + 4).map(async ({ op, url, init }) => {
             const res = await fetch(url, init);
-            const text = await res.text();
+            // The live events stream never ends by itself: its answer is its status and type.
+            const stream = res.headers.get('content-type')?.startsWith('text/event-stream') === true;
+            if (stream) await res.body?.cancel();
+            const text = stream ? '' : await res.text();
             const name = `${op.method} ${op.path}`;
             if (!seen.has(name)) seen.set(name, new Set());
             seen.get(name)!.add(res.status);

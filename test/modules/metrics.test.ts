@@ -109,6 +109,41 @@ forEachEngine((engine) => {
       } else expect(lag).toBeNull();
     });
 
+    test('webhook attempts by outcome, and the deliveries pending', async () => {
+      t = await makeTestApp(
+        { SLINK_METRICS_TOKEN: TOKEN, SLINK_NODE_ID: NODE, SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' },
+        { engine },
+      );
+      const { key } = await makeKey(t, 'write', { superuser: true });
+      let status = 500;
+      const receiver = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('', { status }) });
+      try {
+        const hook = await api(t, 'POST', '/webhooks', {
+          key,
+          body: { url: `http://127.0.0.1:${receiver.port}/`, events: ['link.created'] },
+        });
+        expect(hook.status).toBe(201);
+        for (const n of [1, 2])
+          await api(t, 'POST', '/links', { key, body: { destination: `https://example.com/${n}` } });
+        const pending = await scrape(t, `Bearer ${TOKEN}`);
+        expect(sample(pending.text, 'slink_webhook_deliveries_pending')).toBe(2);
+        await t.deps.webhooks.pass();
+        await t.deps.webhooks.settled();
+        status = 200;
+        t.clock.advance(60_000);
+        await t.deps.webhooks.pass();
+        await t.deps.webhooks.settled();
+        const after = await scrape(t, `Bearer ${TOKEN}`);
+        expect({
+          failed: sample(after.text, 'slink_webhook_attempts_total{outcome="failed"}'),
+          delivered: sample(after.text, 'slink_webhook_attempts_total{outcome="delivered"}'),
+          pending: sample(after.text, 'slink_webhook_deliveries_pending'),
+        }).toEqual({ failed: 2, delivered: 2, pending: 0 });
+      } finally {
+        receiver.stop(true);
+      }
+    });
+
     test('on split hosts the short host does not answer /metrics', async () => {
       t = await makeTestApp({ SLINK_METRICS_TOKEN: TOKEN }, { engine });
       const res = await t.app.handle(

@@ -11,6 +11,8 @@ import type { Pg } from '../../db/postgres/client';
 interface LinkCounterStatements {
   /** The ids among these that name a link. */
   existing(ids: Iterable<string>): Set<string>;
+  /** The same with their slugs, by id (a batch whose `clicks` events are recorded: their records name them). */
+  existingWithSlugs(ids: Iterable<string>): Map<string, string>;
   /** Adds clicks to a link's counters; `last` (the newest human click) never moves back. */
   bump(id: string, humans: number, uniques: number, bots: number, last: number | null): void;
   /** Every link's counters back to zero, before they are summed again from the raw clicks (the upgrade). */
@@ -21,6 +23,10 @@ export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
   // One statement per batch instead of one per link: a batch holds up to one click per link.
   const existing = sqlite.prepare<{ id: string }, [string]>(
     'SELECT id FROM links WHERE id IN (SELECT value FROM json_each(?))',
+  );
+  // Apart from the above: reading the slug costs each row a lookup the id alone does not.
+  const withSlugs = sqlite.prepare<{ id: string; slug: string }, [string]>(
+    'SELECT id, slug FROM links WHERE id IN (SELECT value FROM json_each(?))',
   );
   const bump = sqlite.prepare<unknown, [number, number, number, number | null, string]>(
     `UPDATE link_counters SET clicks = clicks + ?1, uniques = uniques + ?2, bots = bots + ?3,
@@ -33,6 +39,9 @@ export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
       for (const row of existing.all(JSON.stringify([...new Set(ids)]))) found.add(row.id);
       return found;
     },
+    existingWithSlugs(ids) {
+      return new Map(withSlugs.all(JSON.stringify([...new Set(ids)])).map((r) => [r.id, r.slug]));
+    },
     bump(id, humans, uniques, bots, last) {
       bump.run(humans, uniques, bots, last, id);
     },
@@ -42,20 +51,10 @@ export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
   };
 }
 
-/** The slugs of these links, by id (a click batch's `clicks` events), on the caller's connection. */
-export function linkSlugsSqlite(sqlite: Database, ids: readonly string[]): Map<string, string> {
-  const rows = sqlite
-    .query<{ id: string; slug: string }, [string]>(
-      'SELECT id, slug FROM links WHERE id IN (SELECT value FROM json_each(?))',
-    )
-    .all(JSON.stringify(ids));
-  return new Map(rows.map((r) => [r.id, r.slug]));
-}
-
-/** PostgreSQL: the slugs of these links, by id, inside the caller's transaction. */
-export async function linkSlugsPostgres(tx: Pg, ids: readonly string[]): Promise<Map<string, string>> {
+/** PostgreSQL: existingLinks with their slugs, by id (a batch whose `clicks` events are recorded). */
+export async function existingLinksWithSlugs(tx: Pg, ids: Iterable<string>): Promise<Map<string, string>> {
   const rows = await tx<{ id: string; slug: string }[]>`
-    SELECT id, slug FROM links WHERE id = ANY(${tx.array([...ids], 'text')}::text[])`;
+    SELECT id, slug FROM links WHERE id = ANY(${tx.array([...new Set(ids)], 'text')}::text[])`;
   return new Map(rows.map((r) => [r.id, r.slug]));
 }
 

@@ -19,6 +19,8 @@ export interface MetricsSources {
   now: () => number;
   /** This node's name (SLINK_NODE_ID): the `node` label of every metric. */
   node: string;
+  /** This process's webhook attempts, and the deliveries pending in the database (any node's). */
+  webhooks: { readonly stats: { delivered: number; failed: number }; pending: () => Promise<number> };
   /** How current the slug index is with other nodes' link writes (PostgreSQL); null on SQLite. */
   follower: { readonly lagSeconds: number; readonly stats: { changes: number; resyncs: number } } | null;
 }
@@ -163,6 +165,26 @@ export class Metrics {
       registers,
       async collect() {
         this.set((await src.storageBytes()).wal);
+      },
+    });
+    const { webhooks } = src;
+    new Counter({
+      name: 'slink_webhook_attempts_total',
+      help: 'Webhook delivery attempts this node made, by outcome: delivered (a 2xx within 10 s) or failed.',
+      labelNames: ['outcome'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ outcome: 'delivered' }, webhooks.stats.delivered);
+        this.inc({ outcome: 'failed' }, webhooks.stats.failed);
+      },
+    });
+    new Gauge({
+      name: 'slink_webhook_deliveries_pending',
+      help: 'Webhook deliveries not yet delivered nor given up, in the database (every node).',
+      registers,
+      async collect() {
+        this.set(await webhooks.pending());
       },
     });
     const { follower } = src;

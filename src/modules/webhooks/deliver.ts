@@ -11,7 +11,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { isPrivateAddress } from '../../lib/private-address';
-import { deliveryHeaders } from './signature';
+import { signDelivery } from './signature';
 import { pinnedLookup } from './url';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -41,21 +41,45 @@ export interface DeliveryOutcome {
   response: string;
 }
 
-export function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
+/**
+ * Certificate verification failures (OpenSSL's X509 codes, and a name the certificate does not
+ * cover): worded as such, since their codes alone do not tell a receiver's owner what to fix.
+ */
+const CERTIFICATE_CODE = /CERT|_SIGNATURE$|^INVALID_CA$|^HOSTNAME_MISMATCH$/;
+
+function failureReason(err: NodeJS.ErrnoException): string {
+  if (err.code === 'EPRIVATE') return err.message;
+  if (err.code !== undefined && CERTIFICATE_CODE.test(err.code))
+    return `the receiver's TLS certificate is not trusted: ${err.message} (${err.code})`;
+  return `${err.code ?? 'error'}: ${err.message}`;
+}
+
+export async function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
   const started = performance.now();
   const url = new URL(req.url);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  const timeoutMs = req.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   // An address written in the URL is connected to without any lookup: checked here instead.
   const literal = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (!req.allowPrivate && isIP(literal) !== 0 && isPrivateAddress(literal))
-    return Promise.resolve({
+    return {
       ok: false,
       status: null,
       error: `${literal} is an internal address, refused`,
       durationMs: 0,
       response: '',
-    });
+    };
+  const signed = await signDelivery(req.secret, req.eventId, req.timestamp, req.body);
+  return post(url, signed, req, started);
+}
+
+/** The POST itself, under one deadline for the whole attempt. */
+function post(
+  url: URL,
+  signed: { headers: Record<string, string>; body: Uint8Array },
+  req: DeliveryRequest,
+  started: number,
+): Promise<DeliveryOutcome> {
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const timeoutMs = req.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   return new Promise((resolve) => {
     let settled = false;
     const done = (outcome: Omit<DeliveryOutcome, 'durationMs'>) => {
@@ -64,11 +88,9 @@ export function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
       clearTimeout(timer);
       resolve({ ...outcome, durationMs: Math.round(performance.now() - started) });
     };
-    // Encoded once, for the signature and the request alike.
-    const body = Buffer.from(req.body);
     const headers = {
-      ...deliveryHeaders(req.secret, req.eventId, req.timestamp, body),
-      'content-length': String(body.length),
+      ...signed.headers,
+      'content-length': String(signed.body.length),
       'user-agent': 'Slink-Webhooks/1',
     };
     const outgoing = send(
@@ -102,13 +124,8 @@ export function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
       outgoing.destroy();
     }, timeoutMs);
     outgoing.on('error', (err: NodeJS.ErrnoException) =>
-      done({
-        ok: false,
-        status: null,
-        error: err.code === 'EPRIVATE' ? err.message : `${err.code ?? 'error'}: ${err.message}`,
-        response: '',
-      }),
+      done({ ok: false, status: null, error: failureReason(err), response: '' }),
     );
-    outgoing.end(body);
+    outgoing.end(signed.body);
   });
 }

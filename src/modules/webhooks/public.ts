@@ -5,5 +5,5 @@
 export { clickEvents, type WrittenClick } from './outbox/click-events';
 export { fillLinkEvents } from './outbox/data';
 export { linkEvents, type NewEvent } from './outbox/events';
-export { recordClickEventsPostgres, recordEventsPostgres } from './outbox/record-postgres';
-export { recordClickEventsSqlite, recordEventsSqlite } from './outbox/record-sqlite';
+export { clickEventsWantedPostgres, recordClickEventsPostgres, recordEventsPostgres } from './outbox/record-postgres';
+export { clickEventsWantedSqlite, recordClickEventsSqlite, recordEventsSqlite } from './outbox/record-sqlite';

@@ -31,6 +31,8 @@ const PRUNE_EVERY_MS = 5 * 60_000;
 type SenderDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'log' | 'linkIndex'>;
 
 export class WebhookSender {
+  /** Attempts this process made, by outcome (/metrics). */
+  readonly stats = { delivered: 0, failed: 0 };
   private readonly inFlight = new Set<Promise<void>>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private passing: Promise<void> | null = null;
@@ -152,6 +154,8 @@ export class WebhookSender {
         nextAt: outcome.ok ? null : nextAttemptAt(attempts, firstAt, clock.now(), this.random),
         disableReason: `${WEBHOOK_LIMITS.disableAfter} consecutive failed deliveries; the last: ${outcome.error ?? 'failed'}`,
       });
+      if (outcome.ok) this.stats.delivered++;
+      else this.stats.failed++;
       if (!recorded) log.info(`webhooks: delivery ${delivery.id} was claimed again before its outcome was recorded`);
     } catch (err) {
       log.error(`webhooks: delivery ${delivery.id} of ${delivery.webhookId} failed unexpectedly`, err);

@@ -52,6 +52,8 @@ export const webhookEvents = sqliteTable(
   },
   (t) => [
     index('webhook_events_at_idx').on(t.at),
+    // The link events waiting for their data (the fill after a link write finds its own by link).
+    index('webhook_events_unfilled_idx').on(t.linkId).where(sql`data IS NULL`),
     // The clicks events still holding their clicks, which pruning drops after delivery.
     index('webhook_events_clicks_kept_idx').on(t.at).where(sql`type = 'clicks' AND data IS NOT NULL`),
   ],

@@ -2,20 +2,22 @@
  * Webhooks across three nodes on one PostgreSQL: every event is delivered once although every
  * node's sender passes at the same moment (each delivery claimed by one node, SKIP LOCKED); a
  * node that claimed deliveries and died lets them go when its lease ends, and another delivers
- * them; a live stream on one node sees the events written through the others.
+ * them; clicks written on every node are one `clicks` event per node's batch, each delivered once.
  */
 import { afterAll, afterEach, beforeEach, expect, test } from 'bun:test';
 import { apiExpecting, makeKey } from '../../helpers/app';
 import { type Nodes, startNodes } from '../../helpers/nodes';
+import { click, flushOk } from '../clicks/support';
 
 let cluster: Nodes;
 const received: string[] = [];
+const bodies: any[] = [];
 const receiver = Bun.serve({
   port: 0,
   hostname: '127.0.0.1',
   async fetch(req) {
     received.push(req.headers.get('webhook-id')!);
-    await req.text();
+    bodies.push(await req.json());
     return new Response('ok');
   },
 });
@@ -25,6 +27,7 @@ afterAll(() => receiver.stop(true));
 beforeEach(async () => {
   cluster = await startNodes(3, { SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' });
   received.length = 0;
+  bodies.length = 0;
 });
 afterEach(() => cluster.close());
 
@@ -81,4 +84,26 @@ test("a node's claims outlive it only for the lease: another node then delivers 
       disableReason: '',
     }),
   ).toBe(false);
+});
+
+test("clicks written on each node: one clicks event per node's batch, each delivered once, every click in one", async () => {
+  const [a, b, c] = cluster.nodes as [any, any, any];
+  const key = await keyOf(0);
+  await apiExpecting(a, key, 'POST', '/webhooks', { url: `http://127.0.0.1:${receiver.port}/`, events: ['clicks'] });
+  await apiExpecting(a, key, 'POST', '/links', { destination: 'https://example.com/n', slug: 'nodes' });
+  for (const node of [a, b, c]) await node.deps.linkIndex.loadAll();
+  for (const [i, node] of [a, b, c].entries()) {
+    for (let k = 0; k <= i; k++) expect(await click(node, '/nodes')).toBe(302);
+    await flushOk(node);
+  }
+  for (let round = 0; round < 3; round++) {
+    await Promise.all([a, b, c].map((n) => n.deps.webhooks.pass()));
+    await Promise.all([a, b, c].map((n) => n.deps.webhooks.settled()));
+  }
+  expect(new Set(received).size).toBe(3);
+  expect(received).toHaveLength(3);
+  expect(bodies.map((x) => x.data.clicks.length).sort()).toEqual([1, 2, 3]);
+  const ids = bodies.flatMap((x) => x.data.clicks.map((k: any) => k.id));
+  expect(new Set(ids).size).toBe(6);
+  expect(bodies.every((x) => x.data.clicks.every((k: any) => k.slug === 'nodes'))).toBe(true);
 });

@@ -28,6 +28,8 @@ CREATE TABLE webhook_events (
   at int8 NOT NULL
 );
 CREATE INDEX webhook_events_at_idx ON webhook_events (at);
+-- The link events waiting for their data (the fill after a link write finds its own by link).
+CREATE INDEX webhook_events_unfilled_idx ON webhook_events (link_id) WHERE data IS NULL;
 -- The clicks events still holding their clicks, which pruning drops after delivery.
 CREATE INDEX webhook_events_clicks_kept_idx ON webhook_events (at) WHERE type = 'clicks' AND data IS NOT NULL;
 

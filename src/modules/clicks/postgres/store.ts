@@ -17,9 +17,9 @@ import { num } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, HOUSEKEEPING_LOCK, tryTransactionLock } from '../../../db/postgres/locks';
 import type { Clock } from '../../../lib/clock';
 import { utcDay } from '../../../lib/time';
-import { existingLinks } from '../../links/counters';
+import { existingLinks, existingLinksWithSlugs } from '../../links/counters';
 import { DIM_COUNT, PgValues, valueIdsOf } from '../../rollups/public';
-import { recordClickEventsPostgres } from '../../webhooks/public';
+import { clickEventsWantedPostgres, recordClickEventsPostgres } from '../../webhooks/public';
 import type { WireClick } from '../capture/record';
 import { type ClickWriter, FOLD_MAX_CLICKS, FOLD_MAX_MS, type WriteOutcome } from '../capture/sink';
 import { type EnrichContext, type EnrichedClick, enrichClick } from '../enrich/enrich';
@@ -148,10 +148,9 @@ export class PgClickStore implements ClickWriter {
     // First: a link's deletion, and a sealer's horizon, wait for this batch (locks.ts, postgres/seal.ts).
     await tx`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`;
     // The link was deleted after the click: nothing to attach it to.
-    const kept = await existingLinks(
-      tx,
-      clicks.map((c) => c.linkId),
-    );
+    const linkIds = clicks.map((c) => c.linkId);
+    const slugs = (await clickEventsWantedPostgres(tx, at)) ? await existingLinksWithSlugs(tx, linkIds) : null;
+    const kept = slugs ?? (await existingLinks(tx, linkIds));
     const rows = clicks.flatMap((c, i) => (kept.has(c.linkId) ? [i] : []));
     if (rows.length === 0) return { written: 0, events: 0 };
     const first = await this.firstVisits(tx, clicks, linkValues, rows);
@@ -185,11 +184,15 @@ export class PgClickStore implements ClickWriter {
           'int2',
         )}::int2[])`;
     await tx`INSERT INTO click_deltas (data) VALUES (${encodeDelta(clicks, rows, first, ids, linkValues)})`;
-    const events = await recordClickEventsPostgres(
-      tx,
-      rows.map((i, k) => ({ id: num(clickIds[k]), click: clicks[i]! })),
-      at,
-    );
+    const events =
+      slugs === null
+        ? 0
+        : await recordClickEventsPostgres(
+            tx,
+            rows.map((i, k) => ({ id: num(clickIds[k]), click: clicks[i]! })),
+            at,
+            slugs,
+          );
     return { written: rows.length, events };
   }
 

@@ -9,7 +9,7 @@
 import type { Database } from 'bun:sqlite';
 import { prepareLinkCounters } from '../../links/counters';
 import { type RollupValues, valueIdsOf } from '../../rollups/public';
-import { recordClickEventsSqlite } from '../../webhooks/public';
+import { clickEventsWantedSqlite, recordClickEventsSqlite } from '../../webhooks/public';
 import type { EnrichedClick } from '../enrich/enrich';
 import type { SeenVisitors } from './seen-visitors';
 import { TailAppender } from './tail-append';
@@ -46,7 +46,9 @@ export function createClickAppender(sqlite: Database, values: RollupValues, seen
   const tail = new TailAppender(sqlite, values);
 
   const append = sqlite.transaction((clicks: EnrichedClick[], at: number): AppendOutcome => {
-    const exists = linkCounters.existing(clicks.map((c) => c.linkId));
+    const linkIds = clicks.map((c) => c.linkId);
+    const slugs = clickEventsWantedSqlite(sqlite, at) ? linkCounters.existingWithSlugs(linkIds) : null;
+    const exists = slugs ?? linkCounters.existing(linkIds);
     const appended: AppendedClick[] = [];
     let lastId = 0;
     for (const c of clicks) {
@@ -62,7 +64,7 @@ export function createClickAppender(sqlite: Database, values: RollupValues, seen
       appended.push({ id: lastId, click: c, firstOfDay, ids, linkValue });
     }
     tail.finish();
-    const events = recordClickEventsSqlite(sqlite, appended, at);
+    const events = slugs === null ? 0 : recordClickEventsSqlite(sqlite, appended, at, slugs);
     return { written: appended.length, skipped: clicks.length - appended.length, lastId, appended, events };
   });
   return (clicks, at) => {

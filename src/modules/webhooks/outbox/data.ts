@@ -5,10 +5,13 @@
  * Also the fill itself, right after a link write (links/writer.ts).
  */
 import type { Deps } from '../../../deps';
+import { nextTurn } from '../../../lib/event-loop';
 import { toLinks } from '../../links/links';
 import type { DueDelivery } from './store';
 
 type DataDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'linkIndex'>;
+
+const FILL_CHUNK = 50;
 
 /** The Links of these ids that still exist, as JSON by id. */
 async function linkJsonById(deps: DataDeps, ids: readonly string[]): Promise<Map<string, string>> {
@@ -31,7 +34,11 @@ export async function eventData(deps: DataDeps, event: Pick<DueDelivery, 'type' 
  * whoever reads them later (a webhook's delivery, a live stream resumed hours after).
  */
 export async function fillLinkEvents(deps: DataDeps, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  const json = await linkJsonById(deps, ids);
-  await deps.stores.outbox.fillLinkData([...json].map(([linkId, data]) => ({ linkId, data })));
+  // A bulk write's hundreds of Links are read and written FILL_CHUNK at a time, a turn of the
+  // event loop between, so a redirect arriving meanwhile is not kept waiting for all of them.
+  for (let from = 0; from < ids.length; from += FILL_CHUNK) {
+    if (from > 0) await nextTurn();
+    const json = await linkJsonById(deps, ids.slice(from, from + FILL_CHUNK));
+    await deps.stores.outbox.fillLinkData([...json].map(([linkId, data]) => ({ linkId, data })));
+  }
 }

@@ -8,7 +8,6 @@
 import type { Pg } from '../../../db/postgres/client';
 import { EVENT_FEED_LOCK } from '../../../db/postgres/locks';
 import { newId } from '../../../lib/ids';
-import { linkSlugsPostgres } from '../../links/counters';
 import { knownVariantsPostgres } from '../../variants/known';
 import { clickEvents, distinct, type WrittenClick } from './click-events';
 import type { NewEvent } from './events';
@@ -51,20 +50,27 @@ export async function recordEventsPostgres(tx: Pg, events: readonly NewEvent[], 
 }
 
 /**
- * A click batch's `clicks` events, inside its transaction, when anybody takes them: an active
- * webhook subscribed to clicks, or a live stream open on some node. Returns how many.
+ * Whether a click batch records `clicks` events: anybody takes them, an active webhook
+ * subscribed to clicks or a live stream open on some node. Asked first in the batch's
+ * transaction, so the links it reads anyway come with their slugs only then.
  */
-export async function recordClickEventsPostgres(tx: Pg, written: readonly WrittenClick[], at: number): Promise<number> {
-  if (written.length === 0) return 0;
+export async function clickEventsWantedPostgres(tx: Pg, at: number): Promise<boolean> {
   const [wanted] = await tx<{ yes: boolean }[]>`
     SELECT EXISTS (SELECT 1 FROM webhooks WHERE active AND events::jsonb ? 'clicks')
       OR EXISTS (SELECT 1 FROM event_listeners WHERE until > ${at}::int8) AS yes`;
-  if (!wanted?.yes) return 0;
+  return wanted?.yes === true;
+}
+
+/** A click batch's `clicks` events, inside its transaction (`slugs`: its links'); returns how many. */
+export async function recordClickEventsPostgres(
+  tx: Pg,
+  written: readonly WrittenClick[],
+  at: number,
+  slugs: ReadonlyMap<string, string>,
+): Promise<number> {
+  if (written.length === 0) return 0;
   const events = clickEvents(written, {
-    slugs: await linkSlugsPostgres(
-      tx,
-      distinct(written, (c) => c.linkId),
-    ),
+    slugs,
     variants: await knownVariantsPostgres(
       tx,
       distinct(written, (c) => c.variantId),

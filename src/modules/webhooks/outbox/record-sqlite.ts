@@ -5,7 +5,6 @@
  */
 import type { Database } from 'bun:sqlite';
 import { newId } from '../../../lib/ids';
-import { linkSlugsSqlite } from '../../links/counters';
 import { knownVariantsSqlite } from '../../variants/known';
 import { clickEvents, distinct, type WrittenClick } from './click-events';
 import type { NewEvent } from './events';
@@ -33,23 +32,30 @@ export function recordEventsSqlite(sqlite: Database, events: readonly NewEvent[]
 }
 
 /**
- * A click batch's `clicks` events, inside its transaction, when anybody takes them: an active
- * webhook subscribed to clicks, or a live stream open on some process. Returns how many.
+ * Whether a click batch records `clicks` events: anybody takes them, an active webhook
+ * subscribed to clicks or a live stream open on some process. Asked first in the batch's
+ * transaction, so the links it reads anyway come with their slugs only then.
  */
-export function recordClickEventsSqlite(sqlite: Database, written: readonly WrittenClick[], at: number): number {
-  if (written.length === 0) return 0;
+export function clickEventsWantedSqlite(sqlite: Database, at: number): boolean {
   const wanted = sqlite
     .query<{ yes: number }, [number]>(
       `SELECT EXISTS (SELECT 1 FROM webhooks WHERE active = 1 AND events LIKE '%"clicks"%')
          OR EXISTS (SELECT 1 FROM event_listeners WHERE until > ?) AS yes`,
     )
     .get(at)!.yes;
-  if (wanted !== 1) return 0;
+  return wanted === 1;
+}
+
+/** A click batch's `clicks` events, inside its transaction (`slugs`: its links'); returns how many. */
+export function recordClickEventsSqlite(
+  sqlite: Database,
+  written: readonly WrittenClick[],
+  at: number,
+  slugs: ReadonlyMap<string, string>,
+): number {
+  if (written.length === 0) return 0;
   const events = clickEvents(written, {
-    slugs: linkSlugsSqlite(
-      sqlite,
-      distinct(written, (c) => c.linkId),
-    ),
+    slugs,
     variants: knownVariantsSqlite(
       sqlite,
       distinct(written, (c) => c.variantId),

@@ -172,6 +172,10 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
         WHERE id = ${deliveryId}::int8`;
       return 'retried';
     },
+    async pending() {
+      const [row] = await sql<{ n: string }[]>`SELECT count(*) AS n FROM webhook_deliveries WHERE done_at IS NULL`;
+      return num(row!.n);
+    },
     async listening(node, until) {
       await sql`INSERT INTO event_listeners (node, until) VALUES (${node}, ${until}::int8)
         ON CONFLICT (node) DO UPDATE SET until = excluded.until`;

@@ -28,14 +28,18 @@ export interface DueDelivery {
   claim: string;
 }
 
-/** An attempt and what follows from it. */
-export interface Settlement {
+/** What the delivery log keeps of an attempt. */
+interface AttemptFacts {
   at: number;
   status: number | null;
   error: string | null;
   durationMs: number;
   request: string;
   response: string;
+}
+
+/** An attempt and what follows from it. */
+export interface Settlement extends AttemptFacts {
   delivered: boolean;
   /** When to try again; null with `delivered` false: given up. */
   nextAt: number | null;
@@ -46,18 +50,12 @@ export interface Settlement {
   disableReason: string;
 }
 
-export interface AttemptRow {
+export interface AttemptRow extends AttemptFacts {
   id: number;
   deliveryId: number;
   eventId: string;
   type: string;
   attempt: number;
-  at: number;
-  status: number | null;
-  error: string | null;
-  durationMs: number;
-  request: string;
-  response: string;
 }
 
 /** An event as the live stream reads it. */
@@ -96,6 +94,8 @@ export interface OutboxStore {
    * delivery, `gone` when it is of a `clicks` event whose clicks are no longer kept.
    */
   retryNow(webhookId: string, deliveryId: number, now: number): Promise<'retried' | 'missing' | 'gone'>;
+  /** Deliveries not yet delivered nor given up, of active webhooks and paused ones alike (/metrics). */
+  pending(): Promise<number>;
   /** This process has a live stream open: `clicks` events are recorded until `until` (ms) at least. */
   listening(node: string, until: number): Promise<void>;
   /**
