@@ -152,6 +152,31 @@ export const DASHBOARD_PAGES: DashboardPage[] = [
     shows: true,
   },
   {
+    name: 'settings: webhooks',
+    route: '/app/settings/webhooks',
+    access: 'signed-in',
+    reach: async (s) => {
+      await s.webhook();
+      return '/app/settings/webhooks';
+    },
+    ready: async (page) => {
+      await page.locator('.webhook-item').first().waitFor();
+    },
+    // Its description.
+    shows: true,
+  },
+  {
+    name: "settings: a webhook's deliveries",
+    route: '/app/settings/webhooks/:id',
+    access: 'signed-in',
+    reach: async (s) => `/app/settings/webhooks/${await s.webhook()}`,
+    ready: async (page) => {
+      await page.getByRole('heading', { name: 'No deliveries yet' }).waitFor();
+    },
+    // Its description, in the heading.
+    shows: true,
+  },
+  {
     name: 'settings: sessions',
     route: '/app/settings/sessions',
     access: 'signed-in',

@@ -58,6 +58,8 @@ export interface Seed {
   apiKey(): Promise<void>;
   /** Another session of the account, signed in with `text.userAgent`. */
   otherSession(): Promise<void>;
+  /** A webhook described as `text.keyName` (to a name that never resolves); its id. */
+  webhook(): Promise<string>;
 }
 
 let projects = 0;
@@ -120,6 +122,14 @@ export function createSeed(d: Dashboard, session: { key: string; email: string; 
         headers: { 'user-agent': text.userAgent },
       });
       expect(res.status).toBe(200);
+    },
+    async webhook() {
+      const res = await api(d.t, 'POST', '/webhooks', {
+        key: session.key,
+        body: { url: 'https://receiver.example/hook', events: ['link.created', 'clicks'], description: text.keyName },
+      });
+      expect(res.status).toBe(201);
+      return res.body.id;
     },
   };
   return seed;

@@ -25,6 +25,7 @@ export interface SettingsItem {
 
 export const SETTINGS_ITEMS: SettingsItem[] = [
   { href: '/app/settings/keys', label: 'API keys' },
+  { href: '/app/settings/webhooks', label: 'Webhooks' },
   { href: '/app/settings/sessions', label: 'Sessions' },
   { href: '/app/settings/account', label: 'Password' },
   { href: '/app/settings/workspace', label: 'Workspace' },

@@ -14,6 +14,8 @@ import { AccountPage } from './pages/settings/account';
 import { AccountsPage } from './pages/settings/accounts';
 import { KeysPage } from './pages/settings/keys';
 import { SessionsPage } from './pages/settings/sessions';
+import { WebhookDeliveriesPage } from './pages/settings/webhook-deliveries';
+import { WebhooksPage } from './pages/settings/webhooks';
 import { WorkspacePage } from './pages/settings/workspace';
 import { SetupPage } from './pages/setup';
 import { SignInPage } from './pages/sign-in';
@@ -41,6 +43,8 @@ export const ROUTES: Route[] = [
   { path: '/app/settings/keys', page: KeysPage, access: 'signed-in' },
   { path: '/app/settings/sessions', page: SessionsPage, access: 'signed-in' },
   { path: '/app/settings/account', page: AccountPage, access: 'signed-in' },
+  { path: '/app/settings/webhooks', page: WebhooksPage, access: 'signed-in' },
+  { path: '/app/settings/webhooks/:id', page: WebhookDeliveriesPage, access: 'signed-in' },
   { path: '/app/settings/workspace', page: WorkspacePage, access: 'signed-in' },
   { path: '/app/settings/accounts', page: AccountsPage, access: 'superuser' },
 ];

@@ -12,6 +12,7 @@ export type { Link, LinkSort, RedirectStatus } from '../../../links/model';
 export type { Preview, Rule, RuleWhen } from '../../../links/rules';
 export type { Project } from '../../../projects/model';
 export type { Variant } from '../../../variants/model';
+export type { DeliveryAttempt, Webhook, WebhookEvent } from '../../../webhooks/model';
 export type { Workspace } from '../../../workspace/model';
 
 export type LinkStatus = 'active' | 'paused' | 'archived';

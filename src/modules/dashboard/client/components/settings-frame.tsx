@@ -16,7 +16,10 @@ export function SettingsFrame({ title, children }: { title: string; children: Co
         <ul>
           {items.map((item) => (
             <li key={item.href}>
-              <a href={item.href} aria-current={item.href === path ? 'page' : undefined}>
+              <a
+                href={item.href}
+                aria-current={item.href === path || path.startsWith(`${item.href}/`) ? 'page' : undefined}
+              >
                 {item.label}
               </a>
             </li>

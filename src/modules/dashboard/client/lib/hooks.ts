@@ -110,3 +110,23 @@ export function useFocusOn<T extends HTMLElement>(key: unknown) {
   }, [key]);
   return ref;
 }
+
+/**
+ * Reads a resource again without marking it loading (a poll): the page keeps showing what it
+ * has, and the answer replaces it only if nothing else was asked for meanwhile (`key`: the
+ * query it was asked with, e.g. the statistics' window).
+ */
+export function useQuietRefresh<T>(resource: Resource<T>, load: () => Promise<T>, key: string): () => void {
+  const current = useRef({ key, resource, load });
+  current.current = { key, resource, load };
+  return useCallback(() => {
+    const { key: asked, resource: r, load: read } = current.current;
+    if (r.loading) return;
+    read().then(
+      (data) =>
+        current.current.key === asked && !current.current.resource.loading && current.current.resource.set(data),
+      // The next poll tries again; a normal load shows its own errors.
+      () => {},
+    );
+  }, []);
+}

@@ -3,11 +3,12 @@
  * and their CSV export for the same window.
  */
 import { getLink } from '../api/links';
-import { getLinkStats } from '../api/stats';
+import { getLinkStats, listClicks } from '../api/stats';
 import { LoadFailed, Loading } from '../components/feedback';
 import { LinkNotFound } from '../components/link-not-found';
 import { StatsView } from '../components/stats/stats-view';
 import { usePageTitle, useResource } from '../lib/hooks';
+import { useLiveStats } from '../lib/live-stats';
 import { type StatsWindow, windowOf, windowSearch } from '../lib/stats-window';
 import { navigate } from '../router';
 import { ClicksList } from './link-stats/clicks-list';
@@ -18,7 +19,12 @@ export function LinkStatsPage({ params, query }: PageProps) {
   const w = windowOf(query);
   const search = windowSearch(w);
   const link = useResource(() => getLink(id), [id]);
-  const stats = useResource(() => getLinkStats(id, w), [id, search]);
+  const { stats, live, liveMark } = useLiveStats(
+    () => getLinkStats(id, w),
+    `${id}${search}`,
+    id,
+    async () => (await listClicks(id, { range: '24h' }, null)).items,
+  );
   const name = link.data ? (link.data.title ?? link.data.slug) : 'Link';
   usePageTitle(`Statistics of ${name}`);
   const page = `/app/links/${encodeURIComponent(id)}`;
@@ -43,6 +49,8 @@ export function LinkStatsPage({ params, query }: PageProps) {
         stats={stats}
         window={w}
         onWindow={onWindow}
+        live={live}
+        liveMark={liveMark}
         empty={
           <p>
             Share the short link <code>{link.data.shortUrl}</code>: its clicks show here within seconds. Or pick a

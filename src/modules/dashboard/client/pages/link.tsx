@@ -4,14 +4,17 @@
  * rules, and deleting it.
  */
 import { getLink } from '../api/links';
+import { listClicks } from '../api/stats';
 import type { Link } from '../api/types';
 import { CopyButton } from '../components/copy-button';
 import { ExternalLink } from '../components/external-link';
 import { LoadFailed, Loading } from '../components/feedback';
 import { LinkNotFound } from '../components/link-not-found';
+import { LiveFeed } from '../components/live-feed';
 import { StatusBadge } from '../components/status-badge';
 import { formatNumber, formatUtc } from '../lib/format';
 import { usePageTitle, useResource } from '../lib/hooks';
+import { newerThan, type ReceivedClick, useLiveClicks } from '../lib/live-clicks';
 import { DeleteLink } from './link/delete-link';
 import { LinkDetailsForm } from './link/details-form';
 import { QrCode } from './link/qr-code';
@@ -20,12 +23,14 @@ import { StatusActions } from './link/status-actions';
 import { Variants } from './link/variants';
 import type { PageProps } from './page';
 
-function Summary({ link }: { link: Link }) {
+/** `since`: the live clicks its counters do not include yet (newest first). */
+function Summary({ link, since }: { link: Link; since: ReceivedClick[] }) {
+  const lastClickedAt = since[0]?.click.timestamp ?? link.lastClickedAt;
   const numbers: [string, string][] = [
-    ['Clicks', formatNumber(link.clickCount)],
+    ['Clicks', formatNumber(link.clickCount + since.length)],
     ['Unique visitors', formatNumber(link.uniqueCount)],
     ['Bot hits', formatNumber(link.botCount)],
-    ['Last click', link.lastClickedAt === null ? 'never' : formatUtc(link.lastClickedAt)],
+    ['Last click', lastClickedAt === null ? 'never' : formatUtc(lastClickedAt)],
   ];
   return (
     <section class="panel" aria-label="Short link">
@@ -56,6 +61,7 @@ function Summary({ link }: { link: Link }) {
 export function LinkPage({ params, query }: PageProps) {
   const id = params.id ?? '';
   const link = useResource(() => getLink(id), [id]);
+  const live = useLiveClicks({ linkId: id, poll: async () => (await listClicks(id, { range: '24h' }, null)).items });
   usePageTitle(link.data ? (link.data.title ?? link.data.slug) : 'Link');
 
   if (link.error?.code === 'not_found') return <LinkNotFound />;
@@ -80,12 +86,13 @@ export function LinkPage({ params, query }: PageProps) {
         </p>
       )}
       {link.error && <LoadFailed error={link.error} retry={link.reload} />}
-      <Summary link={current} />
+      <Summary link={current} since={newerThan(live.received, current.lastClickedAt)} />
       {/* Side by side the columns are as tall as each other, and the rules test, last on the
           right, stays in view while the person scrolls through the rules on the left. */}
       <div class="columns link-columns">
         <LinkDetailsForm key={current.id} link={current} onSaved={link.set} />
         <div class="stack">
+          <LiveFeed live={live} />
           <StatusActions link={current} onChanged={link.set} />
           <Variants link={current} onChanged={link.reload} />
           <QrCode link={current} />

@@ -6,7 +6,8 @@ import { getWorkspaceStats } from '../api/stats';
 import type { WorkspaceStats } from '../api/types';
 import { BreakdownTable } from '../components/stats/breakdown-table';
 import { StatsView } from '../components/stats/stats-view';
-import { usePageTitle, useResource } from '../lib/hooks';
+import { usePageTitle } from '../lib/hooks';
+import { useLiveStats } from '../lib/live-stats';
 import { type StatsWindow, windowOf, windowSearch } from '../lib/stats-window';
 import { topLinkRows } from '../lib/top-links';
 import { navigate } from '../router';
@@ -29,7 +30,14 @@ export function StatsPage({ query }: PageProps) {
   usePageTitle('Statistics');
   const w = windowOf(query);
   const search = windowSearch(w);
-  const stats = useResource(() => getWorkspaceStats(w), [search]);
+  // Without the stream there is no workspace-wide clicks list to poll: the numbers are read
+  // again, and the feed waits for the stream to come back.
+  const { stats, live, liveMark } = useLiveStats(
+    () => getWorkspaceStats(w),
+    search,
+    null,
+    async () => [],
+  );
   const onWindow = (next: StatsWindow) => navigate(`/app/stats${windowSearch(next)}`, { replace: true });
   return (
     <>
@@ -40,6 +48,9 @@ export function StatsPage({ query }: PageProps) {
         stats={stats}
         window={w}
         onWindow={onWindow}
+        live={live}
+        liveMark={liveMark}
+        liveShowsLink
         empty={<p>Share a short link: its clicks show here within seconds. Or pick a longer range.</p>}
       >
         {stats.data && <TopLinks stats={stats.data} search={search} />}

@@ -7,8 +7,10 @@
 import type { ComponentChildren } from 'preact';
 import type { Stats, WorkspaceStats } from '../../api/types';
 import type { Resource } from '../../lib/hooks';
+import { arrivedAfter, type LiveClicks } from '../../lib/live-clicks';
 import { type StatsWindow, WINDOW_FIELDS, windowSearch } from '../../lib/stats-window';
 import { EmptyState, LoadFailed, Loading } from '../feedback';
+import { LiveFeed } from '../live-feed';
 import { Breakdowns } from './breakdowns';
 import { SeriesChart } from './series-chart';
 import { Totals } from './totals';
@@ -24,12 +26,29 @@ export interface StatsViewProps {
   children?: ComponentChildren;
   /** Panels after the breakdowns (the raw clicks). */
   after?: ComponentChildren;
+  /** Clicks as they are recorded: a feed under the totals, and the totals move with them. */
+  live?: LiveClicks;
+  /** `live.mark()` when the shown statistics arrived (what they already count). */
+  liveMark?: number;
+  /** The feed's lines name their link (the workspace's page). */
+  liveShowsLink?: boolean;
 }
 
-export function StatsView({ stats, window: w, onWindow, empty, children, after }: StatsViewProps) {
+/**
+ * The live clicks the loaded totals do not count yet, when the window runs up to now (no `to`
+ * given: the API then counts up to the moment it answered).
+ */
+function liveCount(live: LiveClicks | undefined, mark: number | undefined, w: StatsWindow, data: Stats | undefined) {
+  if (!live || mark === undefined || !data || w.to) return 0;
+  return arrivedAfter(live.received, mark).filter((r) => r.click.timestamp >= data.range.from).length;
+}
+
+export function StatsView(props: StatsViewProps) {
+  const { stats, window: w, onWindow, empty, children, after, live, liveMark, liveShowsLink } = props;
   const error = stats.error;
   const aboutWindow = error !== null && (WINDOW_FIELDS as readonly string[]).includes(error.field ?? '');
   const data = aboutWindow ? undefined : stats.data;
+  const since = liveCount(live, liveMark, w, data);
   return (
     <>
       <WindowPicker window={w} counted={stats.data?.range} error={error} onChange={onWindow} />
@@ -37,17 +56,20 @@ export function StatsView({ stats, window: w, onWindow, empty, children, after }
       <Loading active={stats.loading} />
       {data && (
         <div class="stats" aria-busy={stats.loading}>
-          <Totals stats={data} />
+          <Totals stats={data} live={since} />
+          {live && <LiveFeed live={live} showLink={liveShowsLink} />}
           {data.totals.clicks === 0 ? (
-            <EmptyState title="No clicks in this range yet">
-              {empty}
-              {data.totals.bots > 0 && !data.range.bots && (
-                <p>
-                  {data.totals.bots === 1 ? 'One bot hit was' : `${data.totals.bots} bot hits were`} left out: tick
-                  Include bots to count them.
-                </p>
-              )}
-            </EmptyState>
+            since > 0 ? null : (
+              <EmptyState title="No clicks in this range yet">
+                {empty}
+                {data.totals.bots > 0 && !data.range.bots && (
+                  <p>
+                    {data.totals.bots === 1 ? 'One bot hit was' : `${data.totals.bots} bot hits were`} left out: tick
+                    Include bots to count them.
+                  </p>
+                )}
+              </EmptyState>
+            )
           ) : (
             <>
               <SeriesChart stats={data} />

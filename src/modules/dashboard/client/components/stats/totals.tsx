@@ -2,11 +2,12 @@
 import type { Stats } from '../../api/types';
 import { formatNumber, formatUtc } from '../../lib/format';
 
-export function Totals({ stats }: { stats: Stats }) {
+/** `live`: human clicks recorded since these numbers were read (the live feed's). */
+export function Totals({ stats, live = 0 }: { stats: Stats; live?: number }) {
   const { totals, range } = stats;
   const unit = stats.interval === 'day' ? 'day' : 'minute';
   const numbers: [string, number][] = [
-    ['Clicks', totals.clicks],
+    ['Clicks', totals.clicks + live],
     ['Unique visitors', totals.uniques],
     ['Bot hits', totals.bots],
   ];
@@ -21,7 +22,8 @@ export function Totals({ stats }: { stats: Stats }) {
         ))}
       </dl>
       <p class="hint">
-        {formatUtc(range.from, unit, false)} to {formatUtc(range.to, unit)}.{' '}
+        {formatUtc(range.from, unit, false)} to {formatUtc(range.to, unit)}
+        {live > 0 && `, and ${live === 1 ? 'one click' : `${formatNumber(live)} clicks`} since`}.{' '}
         {range.bots ? 'Bot hits are counted in the clicks.' : 'Bot hits are left out of every other number.'}
       </p>
     </section>

@@ -1,0 +1,163 @@
+/**
+ * /app/settings/webhooks: where the workspace's events are POSTed. Each webhook with its URL,
+ * description, events and state; one disabled after failing deliveries says why and how many
+ * failed, in words. Create (the secret shown once), edit, disable or enable, delete (asked
+ * first), and each one's delivery log.
+ */
+import { useState } from 'preact/hooks';
+import type { Webhook } from '../../api/types';
+import { deleteWebhook, listWebhooks, updateWebhook } from '../../api/webhooks';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { EmptyState, ResourceStatus, StatusLine } from '../../components/feedback';
+import { SettingsFrame } from '../../components/settings-frame';
+import { formatNumber } from '../../lib/format';
+import { useAction, useResource } from '../../lib/hooks';
+import { WebhookDialog } from './webhook-dialog';
+
+const nameOf = (w: Webhook) => w.description ?? w.url;
+
+function State({ webhook: w }: { webhook: Webhook }) {
+  if (w.active) {
+    return (
+      <p class="hint">
+        <span class="badge ok">Active</span>
+        {w.consecutiveFailures > 0 && ` ${formatNumber(w.consecutiveFailures)} failed deliveries in a row`}
+      </p>
+    );
+  }
+  if (w.disabledReason === null) {
+    return (
+      <p class="hint">
+        <span class="badge paused">Disabled</span> Nothing is delivered until it is enabled.
+      </p>
+    );
+  }
+  return (
+    <div class="alert error webhook-disabled">
+      <p>
+        <strong>Disabled automatically</strong> ({formatNumber(w.consecutiveFailures)} failed deliveries in a row)
+      </p>
+      <p>Reason: {w.disabledReason}</p>
+      <p>Enable it once the receiver answers again: what is still pending is then delivered.</p>
+    </div>
+  );
+}
+
+function WebhookItem(props: { webhook: Webhook; onEdit(): void; onToggle(): void; onDelete(): void }) {
+  const w = props.webhook;
+  const name = nameOf(w);
+  return (
+    <li class="webhook-item">
+      <div class="webhook-main">
+        {w.description && (
+          <p>
+            <strong>{w.description}</strong>
+          </p>
+        )}
+        <p class="webhook-url">
+          <code>{w.url}</code>
+        </p>
+        <p class="hint">
+          Events: {w.events.join(', ')}
+          {w.events.includes('clicks') && (w.bots ? ' (with bot hits)' : ' (human clicks only)')}
+        </p>
+        <State webhook={w} />
+      </div>
+      <div class="actions webhook-actions">
+        <a
+          class="button small secondary"
+          href={`/app/settings/webhooks/${encodeURIComponent(w.id)}`}
+          aria-label={`Delivery log of ${name}`}
+        >
+          Delivery log
+        </a>
+        <button type="button" class="button small secondary" aria-label={`Edit ${name}`} onClick={props.onEdit}>
+          Edit
+        </button>
+        <button
+          type="button"
+          class="button small secondary"
+          aria-label={`${w.active ? 'Disable' : 'Enable'} ${name}`}
+          onClick={props.onToggle}
+        >
+          {w.active ? 'Disable' : 'Enable'}
+        </button>
+        <button type="button" class="button small danger" aria-label={`Delete ${name}`} onClick={props.onDelete}>
+          Delete
+        </button>
+      </div>
+    </li>
+  );
+}
+
+export function WebhooksPage() {
+  const webhooks = useResource(listWebhooks, []);
+  const [editing, setEditing] = useState<Webhook | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<Webhook | null>(null);
+  const action = useAction();
+  const [done, setDone] = useState('');
+  const items = webhooks.data?.items ?? [];
+
+  const toggle = async (w: Webhook) => {
+    setDone('');
+    if (!(await action.run(() => updateWebhook(w.id, { active: !w.active })))) return;
+    setDone(w.active ? `Disabled ${nameOf(w)}: nothing is delivered to it.` : `Enabled ${nameOf(w)}.`);
+    webhooks.reload();
+  };
+  const remove = async (w: Webhook) => {
+    setDone('');
+    const deleted = await action.run(() => deleteWebhook(w.id));
+    setDeleting(null);
+    if (deleted) setDone(`Deleted ${nameOf(w)}.`);
+    webhooks.reload();
+  };
+
+  return (
+    <SettingsFrame title="Webhooks">
+      <p>
+        A webhook POSTs each event to a URL as it happens: links created, changed or deleted, and clicks. Every delivery
+        is signed with the webhook's secret, and failed ones are tried again for 24 hours.
+      </p>
+      <p>
+        <button type="button" class="button primary" onClick={() => setEditing('new')}>
+          Create webhook
+        </button>
+      </p>
+      <StatusLine text={done} />
+      <ResourceStatus resource={webhooks} action={action} />
+      {webhooks.data && items.length === 0 && (
+        <EmptyState title="No webhooks">
+          <p>Create one to have links and clicks sent to another service as they happen.</p>
+        </EmptyState>
+      )}
+      {items.length > 0 && (
+        <ul class="webhook-list">
+          {items.map((w) => (
+            <WebhookItem
+              key={w.id}
+              webhook={w}
+              onEdit={() => setEditing(w)}
+              onToggle={() => toggle(w)}
+              onDelete={() => setDeleting(w)}
+            />
+          ))}
+        </ul>
+      )}
+      <WebhookDialog
+        open={editing !== null}
+        webhook={editing === 'new' ? null : editing}
+        onSaved={() => webhooks.reload()}
+        onClose={() => setEditing(null)}
+      />
+      <ConfirmDialog
+        open={deleting !== null}
+        title={deleting ? `Delete ${nameOf(deleting)}?` : 'Delete webhook?'}
+        confirm="Delete webhook"
+        onConfirm={() => (deleting ? remove(deleting) : undefined)}
+        onCancel={() => setDeleting(null)}
+      >
+        <p>Nothing more is delivered to it, and what is still pending is dropped. This cannot be undone.</p>
+      </ConfirmDialog>
+    </SettingsFrame>
+  );
+}

@@ -1,0 +1,228 @@
+/**
+ * The Webhooks settings page in Chromium against the real app and a real receiver (a Bun server
+ * on loopback, which SLINK_WEBHOOKS_ALLOW_PRIVATE=1 lets the app deliver to): creating one with
+ * its secret shown once, the API's 400 under the field it names, the delivery log of a failed
+ * attempt with the receiver's answer, Redeliver, disabling and enabling, and a webhook the sender
+ * disabled after failures saying why. Deliveries are made by the app's own sender.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { api, apiExpecting } from '../helpers/app';
+import {
+  dashboardPerFile,
+  expectCleanPage,
+  seriousA11yViolations,
+  signedInPage,
+  waitUntil,
+} from '../helpers/dashboard-browser';
+
+const d = dashboardPerFile({ SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' });
+
+/** What each path of the receiver answers, in turn (the last answer repeats). */
+const script = new Map<string, [number, string][]>();
+const received: string[] = [];
+const receiver = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  async fetch(req) {
+    const path = new URL(req.url).pathname;
+    received.push(`${path} ${await req.text()}`);
+    const answers = script.get(path) ?? [[200, 'ok']];
+    const [status, body] = answers.length > 1 ? answers.shift()! : answers[0]!;
+    return new Response(body, { status });
+  },
+});
+const at = (path: string) => `http://127.0.0.1:${receiver.port}${path}`;
+
+beforeAll(() => d.t.deps.webhooks.start());
+afterAll(async () => {
+  await d.t.deps.webhooks.stop();
+  receiver.stop(true);
+});
+
+async function webhooksOf(key: string): Promise<any[]> {
+  return (await apiExpecting(d.t, key, 'GET', '/webhooks')).items;
+}
+
+test('create: a 400 under the field it names, then one click; the secret is shown once, then gone', async () => {
+  const p = await signedInPage(d);
+  await p.page.goto(`${d.origin}/app/settings/webhooks`);
+  await p.page.getByRole('heading', { name: 'No webhooks' }).waitFor();
+  expect(
+    await p.page
+      .getByRole('navigation', { name: 'Settings' })
+      .getByRole('link', { name: 'Webhooks' })
+      .getAttribute('aria-current'),
+  ).toBe('page');
+
+  await p.page.getByRole('button', { name: 'Create webhook' }).click();
+  const dialog = p.page.getByRole('dialog', { name: 'New webhook' });
+  await dialog.getByLabel('URL').fill('ftp://receiver.example/hook');
+  await dialog.getByRole('button', { name: 'Create webhook' }).click();
+  const urlError = dialog.locator('.field-error');
+  await urlError.waitFor();
+  expect(await urlError.textContent()).toBe('url must be an absolute http or https URL with a host');
+  expect(await dialog.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');
+  expect(await webhooksOf(p.key)).toEqual([]);
+
+  await dialog.getByLabel('URL').fill(at('/hook'));
+  await dialog.getByLabel('Description').fill('CRM sync');
+  await dialog.getByLabel(/^link\.deleted/).uncheck();
+  await dialog.getByLabel(/^clicks/).check();
+  await dialog.getByLabel('Include bot hits').check();
+  await dialog.getByRole('button', { name: 'Create webhook' }).click();
+  const secretField = dialog.getByRole('textbox', { name: 'Signing secret' });
+  await secretField.waitFor();
+  const secret = await secretField.inputValue();
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{20,}$/);
+  expect(await dialog.getByText('it will not be shown again').isVisible()).toBe(true);
+  expect(await dialog.getByRole('button', { name: 'Copy signing secret' }).isVisible()).toBe(true);
+  expect(await seriousA11yViolations(p.page)).toEqual([]);
+
+  const [stored] = await webhooksOf(p.key);
+  expect({ ...stored, id: '', createdAt: 0, updatedAt: 0 }).toEqual({
+    id: '',
+    url: at('/hook'),
+    description: 'CRM sync',
+    events: ['link.created', 'link.updated', 'clicks'],
+    bots: true,
+    active: true,
+    consecutiveFailures: 0,
+    disabledReason: null,
+    createdAt: 0,
+    updatedAt: 0,
+  });
+
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  const item = p.page.locator('.webhook-item').filter({ hasText: 'CRM sync' });
+  await item.waitFor();
+  expect(await item.textContent()).toContain('Events: link.created, link.updated, clicks (with bot hits)');
+  expect(await item.textContent()).toContain('Active');
+  expect(await p.page.content()).not.toContain(secret.slice(6));
+
+  // Edit: only what changed is sent.
+  await p.page.getByRole('button', { name: 'Edit CRM sync' }).click();
+  const edit = p.page.getByRole('dialog', { name: 'Edit webhook' });
+  expect(await edit.getByLabel('URL').inputValue()).toBe(at('/hook'));
+  await edit.getByLabel(/^clicks/).uncheck();
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await edit.waitFor({ state: 'detached' });
+  await item.getByText('Events: link.created, link.updated', { exact: true }).waitFor();
+  expect((await webhooksOf(p.key))[0].events).toEqual(['link.created', 'link.updated']);
+
+  // Delete asks first.
+  await p.page.getByRole('button', { name: 'Delete CRM sync' }).click();
+  await p.page
+    .getByRole('dialog', { name: 'Delete CRM sync?' })
+    .getByRole('button', { name: 'Delete webhook' })
+    .click();
+  await p.page.getByRole('heading', { name: 'No webhooks' }).waitFor();
+  expect(await p.page.getByRole('status').filter({ hasText: 'Deleted' }).textContent()).toBe('Deleted CRM sync.');
+  expect(await webhooksOf(p.key)).toEqual([]);
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
+
+test('delivery log: a failed attempt with its status and answer; Redeliver shows the new attempt', async () => {
+  const p = await signedInPage(d);
+  script.set('/flaky', [
+    [500, 'receiver <b>down</b> for maintenance'],
+    [200, 'thanks'],
+  ]);
+  const hook = await apiExpecting(d.t, p.key, 'POST', '/webhooks', {
+    url: at('/flaky'),
+    events: ['link.created'],
+    description: 'Flaky receiver',
+  });
+  const link = await apiExpecting(d.t, p.key, 'POST', '/links', {
+    destination: 'https://example.com/a',
+    slug: 'hooked',
+  });
+  const attempts = async () => (await apiExpecting(d.t, p.key, 'GET', `/webhooks/${hook.id}/deliveries`)).items;
+  await waitUntil(async () => (await attempts()).length === 1);
+
+  await p.page.goto(`${d.origin}/app/settings/webhooks`);
+  await p.page.getByRole('link', { name: 'Delivery log of Flaky receiver' }).click();
+  await p.page.getByRole('heading', { name: 'Deliveries to Flaky receiver', level: 1 }).waitFor();
+  const log = p.page.getByRole('list', { name: 'Delivery attempts' });
+  const failed = log.getByRole('listitem').first();
+  await failed.getByText('Failed: 500 (answered 500)').waitFor();
+  const [first] = await attempts();
+  expect(await failed.textContent()).toContain(first.eventId);
+  expect(await failed.textContent()).toContain('link.created');
+  expect(await failed.textContent()).toContain('attempt 1');
+  await failed.getByText('Request and response').click();
+  const payloads = failed.locator('pre');
+  expect(JSON.parse((await payloads.nth(0).textContent())!).data.id).toBe(link.id);
+  // The receiver's answer as text, its markup shown, not rendered.
+  expect(await payloads.nth(1).textContent()).toBe('receiver <b>down</b> for maintenance');
+  expect(await failed.locator('b').count()).toBe(0);
+  expect(await seriousA11yViolations(p.page)).toEqual([]);
+
+  await failed.getByRole('button', { name: `Redeliver ${first.eventId}` }).click();
+  const newest = log.getByRole('listitem').first();
+  await newest.getByText('Delivered: 200').waitFor();
+  expect(await newest.textContent()).toContain('attempt 2');
+  expect(await log.getByRole('listitem').count()).toBe(2);
+  expect(await log.getByRole('listitem').nth(1).textContent()).toContain('Failed: 500');
+  const now = await attempts();
+  expect(now.map((a: any) => [a.attempt, a.statusCode, a.error, a.response])).toEqual([
+    [2, 200, null, 'thanks'],
+    [1, 500, 'answered 500', 'receiver <b>down</b> for maintenance'],
+  ]);
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
+
+test('disable and enable by hand; one disabled after failing deliveries says why, plainly', async () => {
+  const p = await signedInPage(d);
+  for (const w of await webhooksOf(p.key)) await apiExpecting(d.t, p.key, 'DELETE', `/webhooks/${w.id}`);
+  script.set('/down', [[503, 'maintenance']]);
+  const manual = await apiExpecting(d.t, p.key, 'POST', '/webhooks', {
+    url: at('/ok'),
+    events: ['link.deleted'],
+    description: 'Audit log',
+  });
+  const broken = await apiExpecting(d.t, p.key, 'POST', '/webhooks', { url: at('/down'), events: ['link.created'] });
+  // Twenty failed deliveries in a row disable it: twenty events, each failing once.
+  for (let i = 0; i < 20; i++)
+    await apiExpecting(d.t, p.key, 'POST', '/links', { destination: `https://example.com/${i}` });
+  await waitUntil(
+    async () => (await apiExpecting(d.t, p.key, 'GET', `/webhooks/${broken.id}`)).active === false,
+    30_000,
+  );
+  const disabled = await apiExpecting(d.t, p.key, 'GET', `/webhooks/${broken.id}`);
+  expect(disabled.disabledReason).toContain('503');
+
+  await p.page.goto(`${d.origin}/app/settings/webhooks`);
+  const item = p.page.locator('.webhook-item').filter({ hasText: at('/down') });
+  await item.getByText('Disabled automatically').waitFor();
+  expect(await item.locator('.webhook-disabled p').first().textContent()).toBe(
+    `Disabled automatically (${disabled.consecutiveFailures} failed deliveries in a row)`,
+  );
+  expect(await item.getByText(`Reason: ${disabled.disabledReason}`, { exact: true }).isVisible()).toBe(true);
+  expect(disabled.consecutiveFailures).toBeGreaterThanOrEqual(20);
+
+  await p.page.getByRole('button', { name: 'Disable Audit log' }).click();
+  await p.page.getByRole('button', { name: 'Enable Audit log' }).waitFor();
+  expect(
+    await p.page
+      .locator('.webhook-item')
+      .filter({ hasText: 'Audit log' })
+      .getByText('Disabled', { exact: true })
+      .isVisible(),
+  ).toBe(true);
+  expect((await apiExpecting(d.t, p.key, 'GET', `/webhooks/${manual.id}`)).active).toBe(false);
+  await p.page.getByRole('button', { name: 'Enable Audit log' }).click();
+  await p.page.getByRole('button', { name: 'Disable Audit log' }).waitFor();
+  expect((await apiExpecting(d.t, p.key, 'GET', `/webhooks/${manual.id}`)).active).toBe(true);
+
+  // Enabling the broken one clears its reason and count.
+  script.set('/down', [[200, 'back']]);
+  await p.page.getByRole('button', { name: `Enable ${at('/down')}` }).click();
+  await item.getByText('Active').waitFor();
+  expect(await item.getByText('Disabled automatically').count()).toBe(0);
+  const enabled = (await api(d.t, 'GET', `/webhooks/${broken.id}`, { key: p.key })).body;
+  expect({ active: enabled.active, reason: enabled.disabledReason }).toEqual({ active: true, reason: null });
+  await expectCleanPage(p);
+  await p.page.close();
+}, 120_000);
