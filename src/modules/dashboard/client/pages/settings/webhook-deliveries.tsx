@@ -40,7 +40,9 @@ function Payload({ text }: { text: string }) {
 
 function outcome(a: DeliveryAttempt): string {
   if (a.error === null) return a.statusCode === null ? 'Delivered' : `Delivered: ${a.statusCode}`;
-  return a.statusCode === null ? `Failed: ${a.error}` : `Failed: ${a.statusCode} (${a.error})`;
+  if (a.statusCode === null) return `Failed: ${a.error}`;
+  // The server words a plain refusal as "answered <status>": the status alone says it.
+  return a.error === `answered ${a.statusCode}` ? `Failed: ${a.statusCode}` : `Failed: ${a.statusCode} (${a.error})`;
 }
 
 function Attempt({ a, newest, onRedeliver }: { a: DeliveryAttempt; newest: boolean; onRedeliver(): void }) {
