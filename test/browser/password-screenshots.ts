@@ -1,21 +1,9 @@
-/**
- * Writes screenshots of a protected link's password form, as first shown and after a wrong
- * password: `bun run test/browser/password-screenshots.ts [out-dir]` (default docs/screenshots).
- * The real app in Chromium with no internet; 1280x800 light and dark, and 375x800 light.
- */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { offlinePage } from '../helpers/browser';
 import { LINK_SLUG, startPasswordSite } from '../helpers/password-site';
-import { ROOT } from '../helpers/proc';
+import { SIZES, screenshotDir } from './screenshot-sizes';
 
-const outDir = process.argv[2] ?? join(ROOT, 'docs', 'screenshots');
-mkdirSync(outDir, { recursive: true });
-const SIZES = [
-  { width: 1280, colorScheme: 'light' },
-  { width: 1280, colorScheme: 'dark' },
-  { width: 375, colorScheme: 'light' },
-] as const;
+const outDir = screenshotDir();
 
 const site = await startPasswordSite();
 try {

@@ -1,25 +1,11 @@
-/**
- * Writes screenshots of the projects, tags, bulk create and selected-links pages, and of the
- * links list after a bulk delete that kept the links with clicks:
- * `bun run test/browser/screenshots-pages.ts [out-dir]` (default docs/screenshots). The real app
- * in Chromium with no internet, a real session, example data seeded through the API and clicks
- * through the real redirect; 1280x800 light and dark, and 375x800 light.
- */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { api } from '../helpers/app';
 import { signedInPage, startDashboard } from '../helpers/dashboard-browser';
 import { DESKTOP_CHROME } from '../helpers/dashboard-process';
-import { ROOT } from '../helpers/proc';
+import { SIZES, screenshotDir } from './screenshot-sizes';
 
-const outDir = process.argv[2] ?? join(ROOT, 'docs', 'screenshots');
-mkdirSync(outDir, { recursive: true });
-const SIZES = [
-  { width: 1280, colorScheme: 'light' },
-  { width: 1280, colorScheme: 'dark' },
-  { width: 375, colorScheme: 'light' },
-] as const;
+const outDir = screenshotDir();
 
 const BULK_TEXT = [
   'https://shop.example.com/spring?utm_source=newsletter&utm_campaign=spring\tSpring sale',

@@ -1,25 +1,11 @@
-/**
- * Writes screenshots of the Webhooks settings (the list with a webhook disabled after failures,
- * the new webhook's secret shown once, a delivery log with an attempt opened) and of a link's
- * page with its live clicks: `bun run test/browser/screenshots-webhooks.ts [out-dir]` (default
- * docs/screenshots). The real app and its webhook sender in Chromium with no internet, a real
- * session, a receiver on loopback; 1280x800 light and dark, and 375x800 light.
- */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { api } from '../helpers/app';
 import { signedInPage, startDashboard, waitUntil } from '../helpers/dashboard-browser';
-import { ROOT } from '../helpers/proc';
 import { UA } from '../modules/clicks/support';
+import { SIZES, screenshotDir } from './screenshot-sizes';
 
-const outDir = process.argv[2] ?? join(ROOT, 'docs', 'screenshots');
-mkdirSync(outDir, { recursive: true });
-const SIZES = [
-  { width: 1280, colorScheme: 'light' },
-  { width: 1280, colorScheme: 'dark' },
-  { width: 375, colorScheme: 'light' },
-] as const;
+const outDir = screenshotDir();
 
 /** The warehouse's receiver fails its first delivery only. */
 let failing = true;
