@@ -2,7 +2,8 @@
  * Webhooks across three nodes on one PostgreSQL: every event is delivered once although every
  * node's sender passes at the same moment (each delivery claimed by one node, SKIP LOCKED); a
  * node that claimed deliveries and died lets them go when its lease ends, and another delivers
- * them; clicks written on every node are one `clicks` event per node's batch, each delivered once.
+ * them; clicks written on every node are one `clicks` event per node's batch, each delivered once;
+ * a live stream open on one node makes the others record their clicks for it.
  */
 import { afterAll, afterEach, beforeEach, expect, test } from 'bun:test';
 import { apiExpecting, makeKey } from '../../helpers/app';
@@ -106,4 +107,30 @@ test("clicks written on each node: one clicks event per node's batch, each deliv
   const ids = bodies.flatMap((x) => x.data.clicks.map((k: any) => k.id));
   expect(new Set(ids).size).toBe(6);
   expect(bodies.every((x) => x.data.clicks.every((k: any) => k.slug === 'nodes'))).toBe(true);
+});
+
+test("a live stream on one node gets the clicks written on another, with no webhook: the stream's node is what makes them recorded", async () => {
+  const [a, b] = cluster.nodes as [any, any];
+  const key = await keyOf(0);
+  await apiExpecting(a, key, 'POST', '/links', { destination: 'https://example.com/s', slug: 'across' });
+  await b.deps.linkIndex.loadAll();
+  const res = await a.app.handle(
+    new Request('http://localhost/api/v1/events', { headers: { authorization: `Bearer ${key}` } }),
+  );
+  expect(res.status).toBe(200);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  // The stream says it listens before its first read: node b's next batch records its clicks.
+  expect(await click(b, '/across')).toBe(302);
+  await flushOk(b);
+  while (!text.includes('event: clicks\n')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error('the stream ended');
+    text += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel();
+  const frame = text.slice(text.indexOf('event: clicks\n'));
+  const data = JSON.parse(frame.slice(frame.indexOf('data: ') + 6, frame.indexOf('\n\n')));
+  expect(data.data.clicks.map((c: any) => [c.slug, c.bot])).toEqual([['across', false]]);
 });
