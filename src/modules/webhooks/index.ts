@@ -65,7 +65,8 @@ export function webhooksRoutes(deps: Deps) {
       detail: {
         tags,
         summary: 'Change a webhook',
-        description: 'Only the fields sent change. active: true re-activates it and clears its failure count.',
+        description:
+          'Only the fields sent change. active: true re-activates it, clears its failures and delivers the events recorded while it was not active.',
       },
     })
     .get('/:id/deliveries', ({ params, query }) => listDeliveries(deps, params.id, query), {
@@ -81,12 +82,12 @@ export function webhooksRoutes(deps: Deps) {
     })
     .post('/:id/deliveries/:deliveryId/retry', ({ params }) => retryDelivery(deps, params.id, params.deliveryId), {
       params: DeliveryParams,
-      response: { 200: RetriedModel, ...errors(401, 403, 404, 429) },
+      response: { 200: RetriedModel, ...errors(401, 403, 404, 409, 429) },
       detail: {
         tags,
         summary: 'Deliver an event again now',
         description:
-          'Delivered already or not, the event is sent again within a second, with the same webhook-id (a receiver that keeps ids drops the repeat).',
+          'Delivered already or not, the event is sent again within a second, with the same webhook-id (a receiver that keeps ids drops the repeat). 409 conflict (field active) while the webhook is disabled: nothing is sent until it is enabled; 409 (field deliveryId) for a clicks event whose clicks are gone.',
       },
     })
     .delete('/:id', ({ params }) => deleteWebhook(deps, params.id), {

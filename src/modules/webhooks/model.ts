@@ -12,8 +12,11 @@ export const WEBHOOK_LIMITS = {
   webhooks: 50,
   descriptionLength: 500,
   urlLength: 2048,
-  /** Consecutive failed deliveries after which a webhook is disabled. */
-  disableAfter: 20,
+  /**
+   * How long a webhook fails without a single success before it is disabled: as long as one
+   * delivery is retried (retry.ts), so an outage shorter than that loses nothing.
+   */
+  disableAfterMs: 24 * 3_600_000,
 } as const;
 
 /**
@@ -32,9 +35,14 @@ export const WebhookModel = t.Object(
     events: t.Array(t.UnionEnum([...WEBHOOK_EVENTS]), { description: EVENTS_MEANING }),
     bots: t.Boolean({ description: 'true: `clicks` events carry bot hits too; false (default): human clicks only.' }),
     active: t.Boolean({
-      description: `false: nothing is delivered (events are not kept for it). Set false after ${WEBHOOK_LIMITS.disableAfter} consecutive failed deliveries, with disabledReason.`,
+      description:
+        'false: nothing is sent; its events are still recorded (kept 7 days) and delivered once it is active again. Set false, with disabledReason, once it has failed for 24 hours without a single success.',
     }),
-    consecutiveFailures: Type.Integer({ description: 'Deliveries failed in a row since the last success.' }),
+    consecutiveFailures: Type.Integer({ description: 'Attempts failed in a row since the last success.' }),
+    failingSince: nullable(Type.Integer(), {
+      description:
+        'When it started failing (the first failed attempt since the last success or since it was enabled), epoch ms; null while it succeeds. 24 hours later without a success it is disabled.',
+    }),
     disabledReason: nullable(t.String(), {
       description: 'Why the webhook was disabled automatically; null otherwise. PATCH active: true clears it.',
     }),
@@ -97,7 +105,8 @@ export const UpdateWebhookBody = t.Object({
   bots: t.Optional(Bots),
   active: t.Optional(
     t.Boolean({
-      description: 'false pauses deliveries; true resumes them and clears the failure count and reason.',
+      description:
+        'false pauses deliveries (events are still recorded); true resumes them, delivers what was recorded meanwhile and clears the failures and the reason.',
       error: fieldError('active', 'active must be true or false'),
     }),
   ),

@@ -3,8 +3,8 @@
  * process runs one; with several nodes each delivery is claimed by one node at a time
  * (outbox/store-postgres.ts). A pass claims what is due, up to the deliveries allowed in flight,
  * attempts each (deliver.ts) and records its outcome: delivered, tried again later by the
- * schedule (retry.ts), or given up after 24 hours; WEBHOOK_LIMITS.disableAfter failures in a row
- * disable the webhook. A slow or failing receiver holds one of the slots for at most the
+ * schedule (retry.ts), or given up after 24 hours; a webhook failing for 24 hours without a
+ * single success is disabled (its events still recorded, for when it is enabled again). A slow or failing receiver holds one of the slots for at most the
  * delivery timeout, and nothing of the redirect path waits for any of it.
  */
 import type { Deps } from '../../deps';
@@ -153,7 +153,7 @@ export class WebhookSender {
         response: outcome.response,
         delivered: outcome.ok,
         nextAt: outcome.ok ? null : nextAttemptAt(attempts, firstAt, clock.now(), this.random),
-        disableReason: `${WEBHOOK_LIMITS.disableAfter} consecutive failed deliveries; the last: ${outcome.error ?? 'failed'}`,
+        disableReason: `failed for ${WEBHOOK_LIMITS.disableAfterMs / 3_600_000} hours without a success; the last: ${outcome.error ?? 'failed'}`,
       });
       if (outcome.ok) this.stats.delivered++;
       else this.stats.failed++;

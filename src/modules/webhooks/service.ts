@@ -74,6 +74,7 @@ export async function createWebhook(
     secret: newWebhookSecret(),
     active: true,
     consecutiveFailures: 0,
+    failingSince: null,
     disabledReason: null,
     createdAt: now,
     updatedAt: now,
@@ -82,7 +83,10 @@ export async function createWebhook(
   return { ...toWebhook(row), secret: row.secret };
 }
 
-/** Changes the fields sent; `active: true` also clears the failure count and the reason it was disabled. */
+/**
+ * Changes the fields sent; `active: true` also clears the failures and the reason it was
+ * disabled, and the events recorded while it was not active become due (they were kept for it).
+ */
 export async function updateWebhook(deps: WebhookDeps, id: string, input: UpdateWebhookInput): Promise<Webhook> {
   const current = await rowOrThrow(deps, id);
   const changes: WebhookChanges = {};
@@ -93,10 +97,15 @@ export async function updateWebhook(deps: WebhookDeps, id: string, input: Update
   if (input.active !== undefined) {
     changes.active = input.active;
     changes.disabledReason = null;
-    if (input.active) changes.consecutiveFailures = 0;
+    if (input.active) {
+      changes.consecutiveFailures = 0;
+      changes.failingSince = null;
+    }
   }
   if (Object.keys(changes).length > 0) changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
   await deps.stores.webhooks.update(id, changes);
+  // What waited while it was not active (or for a retry) goes out now, not at its old schedule.
+  if (input.active === true && !current.active) await deps.stores.outbox.resume(id, deps.clock.now());
   return toWebhook({ ...current, ...changes });
 }
 
@@ -127,7 +136,13 @@ export async function retryDelivery(
   id: string,
   deliveryId: string,
 ): Promise<{ deliveryId: number; retried: true }> {
-  await rowOrThrow(deps, id);
+  const webhook = await rowOrThrow(deps, id);
+  // Nothing is sent to a disabled webhook: saying "retried" would promise what does not happen.
+  if (!webhook.active)
+    throw conflict(
+      'active',
+      'This webhook is disabled: nothing is sent to it until it is enabled again (PATCH {"active": true}), which delivers its pending events',
+    );
   const n = /^\d{1,15}$/.test(deliveryId) ? Number(deliveryId) : -1;
   const outcome = n < 0 ? 'missing' : await deps.stores.outbox.retryNow(id, n, deps.clock.now());
   if (outcome === 'missing') throw notFound('delivery');

@@ -1,6 +1,6 @@
 /** The webhooks store on PostgreSQL. */
 import type { Pg } from '../../db/postgres/client';
-import { num, storable } from '../../db/postgres/client';
+import { num, numOrNull, storable } from '../../db/postgres/client';
 import type { WebhookChanges, WebhookRow, WebhookStore } from './store';
 
 interface PgWebhookRow {
@@ -12,6 +12,7 @@ interface PgWebhookRow {
   secret: string;
   active: boolean;
   consecutive_failures: number;
+  failing_since: string | null;
   disabled_reason: string | null;
   created_at: string;
   updated_at: string;
@@ -27,6 +28,7 @@ function toRow(r: PgWebhookRow): WebhookRow {
     secret: r.secret,
     active: r.active,
     consecutiveFailures: r.consecutive_failures,
+    failingSince: numOrNull(r.failing_since),
     disabledReason: r.disabled_reason,
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
@@ -42,6 +44,7 @@ function columnsOf(changes: WebhookChanges): Record<string, unknown> {
   if (changes.bots !== undefined) out.bots = changes.bots;
   if (changes.active !== undefined) out.active = changes.active;
   if (changes.consecutiveFailures !== undefined) out.consecutive_failures = changes.consecutiveFailures;
+  if (changes.failingSince !== undefined) out.failing_since = changes.failingSince;
   if (changes.disabledReason !== undefined) out.disabled_reason = changes.disabledReason;
   if (changes.updatedAt !== undefined) out.updated_at = changes.updatedAt;
   return out;
@@ -63,9 +66,9 @@ export function createPostgresWebhookStore(sql: Pg): WebhookStore {
     },
     async insert(r) {
       await sql`INSERT INTO webhooks (id, url, description, events, bots, secret, active, consecutive_failures,
-          disabled_reason, created_at, updated_at)
+          failing_since, disabled_reason, created_at, updated_at)
         VALUES (${r.id}, ${r.url}, ${r.description}, ${JSON.stringify(r.events)}, ${r.bots}, ${r.secret}, ${r.active},
-          ${r.consecutiveFailures}, ${r.disabledReason}, ${r.createdAt}, ${r.updatedAt})`;
+          ${r.consecutiveFailures}, ${r.failingSince}, ${r.disabledReason}, ${r.createdAt}, ${r.updatedAt})`;
     },
     async update(id, changes) {
       const columns = columnsOf(changes);

@@ -18,8 +18,13 @@ export const webhooks = sqliteTable(
     bots: integer('bots', { mode: 'boolean' }).notNull().default(false),
     secret: text('secret').notNull(),
     active: integer('active', { mode: 'boolean' }).notNull().default(true),
-    /** Deliveries failed in a row; at WEBHOOK_LIMITS.disableAfter the webhook is disabled. */
+    /** Deliveries failed in a row since the last success (shown; disabling goes by failingSince). */
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    /**
+     * The first failure since the last success (or since it was enabled); null while it
+     * succeeds. WEBHOOK_LIMITS.disableAfterMs after it, a failure disables the webhook.
+     */
+    failingSince: integer('failing_since'),
     /** Why it was disabled automatically (null while active, or when a person paused it). */
     disabledReason: text('disabled_reason'),
     createdAt: integer('created_at').notNull(),

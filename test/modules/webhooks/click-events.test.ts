@@ -2,7 +2,8 @@
  * `clicks` events on each engine: a flushed batch is one event, recorded in the batch's
  * transaction, delivered to a real receiver as the clicks list gives the clicks (human ones only
  * unless the webhook takes bot hits), signed; none recorded while nobody takes them (no webhook
- * subscribed, no live stream open); a batch beyond the cap split; the live stream's link filter.
+ * subscribed, no live stream open; a paused webhook's kept for it); a batch beyond the cap
+ * split; the live stream's link filter.
  */
 import { afterAll, afterEach, beforeEach, expect, test } from 'bun:test';
 import { CLICKS_PER_EVENT } from '../../../src/modules/webhooks/outbox/click-events';
@@ -147,19 +148,24 @@ forEachEngine((engine) => {
     expect(await clickEventsRecorded()).toBe(1);
     await stream.body!.cancel();
 
-    // A paused webhook takes nothing; an active one does.
-    const paused = await hook('/paused', ['clicks']);
-    await call('PATCH', `/webhooks/${paused.id}`, { active: false });
+    // A paused webhook takes them too (kept for when it is enabled again), and gets them then.
     t.clock.advance(61_000); // the stream's word that it listens has run out
     expect(await click(t, '/n')).toBe(302);
     await flushOk(t);
     expect(await clickEventsRecorded()).toBe(1);
-    await call('PATCH', `/webhooks/${paused.id}`, { active: true });
+    const paused = await hook('/paused', ['clicks']);
+    await call('PATCH', `/webhooks/${paused.id}`, { active: false });
     expect(await click(t, '/n')).toBe(302);
     await flushOk(t);
     expect(await clickEventsRecorded()).toBe(2);
     await send();
-    expect(at('/paused').map((r) => r.body.data.clicks.length)).toEqual([1]);
+    expect(at('/paused')).toEqual([]);
+    await call('PATCH', `/webhooks/${paused.id}`, { active: true });
+    expect(await click(t, '/n')).toBe(302);
+    await flushOk(t);
+    expect(await clickEventsRecorded()).toBe(3);
+    await send();
+    expect(at('/paused').map((r) => r.body.data.clicks.length)).toEqual([1, 1]);
   });
 
   test(`a batch beyond ${CLICKS_PER_EVENT} clicks is split into events of at most ${CLICKS_PER_EVENT}`, async () => {

@@ -16,6 +16,7 @@ const WEBHOOK_KEYS = [
   'bots',
   'active',
   'consecutiveFailures',
+  'failingSince',
   'disabledReason',
   'createdAt',
   'updatedAt',
@@ -51,6 +52,7 @@ forEachEngine((engine) => {
       bots: false,
       active: true,
       consecutiveFailures: 0,
+      failingSince: null,
       disabledReason: null,
       createdAt: T0,
       updatedAt: T0,
@@ -85,20 +87,24 @@ forEachEngine((engine) => {
       active: true,
       updatedAt: T0 + 1000,
     });
-    // As the sender leaves a webhook it disabled after its failures.
+    // As the sender leaves a webhook it disabled after a day of failures.
+    const reason = 'failed for 24 hours without a success; the last: answered 500';
     await t.deps.stores.webhooks.update(created.id, {
       active: false,
       consecutiveFailures: 20,
-      disabledReason: '20 consecutive failed deliveries; the last: 500',
+      failingSince: T0 - 86_400_000,
+      disabledReason: reason,
     });
     expect(await write('GET', `/webhooks/${created.id}`)).toMatchObject({
       active: false,
       consecutiveFailures: 20,
-      disabledReason: '20 consecutive failed deliveries; the last: 500',
+      failingSince: T0 - 86_400_000,
+      disabledReason: reason,
     });
     expect(await write('PATCH', `/webhooks/${created.id}`, { active: true })).toMatchObject({
       active: true,
       consecutiveFailures: 0,
+      failingSince: null,
       disabledReason: null,
     });
     expect(await write('DELETE', `/webhooks/${created.id}`)).toEqual({ id: created.id, deleted: true });
@@ -185,6 +191,7 @@ forEachEngine((engine) => {
         secret: 'whsec_AAAA',
         active: true,
         consecutiveFailures: 0,
+        failingSince: null,
         disabledReason: null,
         createdAt: T0,
         updatedAt: T0,

@@ -1,7 +1,8 @@
 /**
  * Records events on PostgreSQL inside the caller's transaction: webhook_events rows numbered
  * under EVENT_FEED_LOCK (held to the commit: numbers commit in order, as the live stream needs),
- * and a webhook_deliveries row for every active webhook subscribed to each event's type, in
+ * and a webhook_deliveries row for every webhook subscribed to each event's type (disabled ones
+ * too: enabling one delivers what it missed), in
  * two statements whatever the number of events. Last in the transaction, like the change feed's
  * announcement, so writers wait for each other only for that instant.
  */
@@ -45,18 +46,18 @@ export async function recordEventsPostgres(tx: Pg, events: readonly NewEvent[], 
     )
     INSERT INTO webhook_deliveries (webhook_id, event_seq, next_at)
     SELECT w.id, i.seq, ${at}::int8
-    FROM inserted i JOIN webhooks w ON w.active AND w.events::jsonb ? i.type
+    FROM inserted i JOIN webhooks w ON w.events::jsonb ? i.type
     WHERE w.bots OR NOT (i.id = ANY(${tx.array(botsOnly, 'text')}::text[]))`;
 }
 
 /**
- * Whether a click batch records `clicks` events: anybody takes them, an active webhook
- * subscribed to clicks or a live stream open on some node. Asked first in the batch's
+ * Whether a click batch records `clicks` events: anybody takes them, a webhook subscribed to
+ * clicks (a disabled one too: its events are kept for when it is enabled) or a live stream open on some node. Asked first in the batch's
  * transaction, so the links it reads anyway come with their slugs only then.
  */
 export async function clickEventsWantedPostgres(tx: Pg, at: number): Promise<boolean> {
   const [wanted] = await tx<{ yes: boolean }[]>`
-    SELECT EXISTS (SELECT 1 FROM webhooks WHERE active AND events::jsonb ? 'clicks')
+    SELECT EXISTS (SELECT 1 FROM webhooks WHERE events::jsonb ? 'clicks')
       OR EXISTS (SELECT 1 FROM event_listeners WHERE until > ${at}::int8) AS yes`;
   return wanted?.yes === true;
 }

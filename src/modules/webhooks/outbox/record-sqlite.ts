@@ -1,7 +1,8 @@
 /**
  * Records events on SQLite inside the caller's (synchronous, IMMEDIATE) transaction: one
- * webhook_events row each, and a webhook_deliveries row for every active webhook subscribed to
- * its type. One writer at a time, so `seq` is the commit order.
+ * webhook_events row each, and a webhook_deliveries row for every webhook subscribed to its type,
+ * disabled ones too (enabling one delivers what it missed). One writer at a time, so `seq` is
+ * the commit order.
  */
 import type { Database } from 'bun:sqlite';
 import { newId } from '../../../lib/ids';
@@ -17,7 +18,7 @@ export function recordEventsSqlite(sqlite: Database, events: readonly NewEvent[]
   >('INSERT INTO webhook_events (id, type, link_id, data, bot_data, at) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq');
   // Asked once per write: a workspace without webhooks pays one read, not one per event.
   const subscribed = sqlite
-    .query<{ id: string; events: string; bots: number }, []>('SELECT id, events, bots FROM webhooks WHERE active = 1')
+    .query<{ id: string; events: string; bots: number }, []>('SELECT id, events, bots FROM webhooks')
     .all()
     .map((w) => ({ id: w.id, types: JSON.parse(w.events) as string[], bots: w.bots === 1 }));
   const insertDelivery = sqlite.query<unknown, [string, number, number]>(
@@ -32,14 +33,14 @@ export function recordEventsSqlite(sqlite: Database, events: readonly NewEvent[]
 }
 
 /**
- * Whether a click batch records `clicks` events: anybody takes them, an active webhook
- * subscribed to clicks or a live stream open on some process. Asked first in the batch's
+ * Whether a click batch records `clicks` events: anybody takes them, a webhook subscribed to
+ * clicks (a disabled one too: its events are kept for when it is enabled) or a live stream open on some process. Asked first in the batch's
  * transaction, so the links it reads anyway come with their slugs only then.
  */
 export function clickEventsWantedSqlite(sqlite: Database, at: number): boolean {
   const wanted = sqlite
     .query<{ yes: number }, [number]>(
-      `SELECT EXISTS (SELECT 1 FROM webhooks WHERE active = 1 AND events LIKE '%"clicks"%')
+      `SELECT EXISTS (SELECT 1 FROM webhooks WHERE events LIKE '%"clicks"%')
          OR EXISTS (SELECT 1 FROM event_listeners WHERE until > ?) AS yes`,
     )
     .get(at)!.yes;

@@ -121,19 +121,34 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
         await tx`INSERT INTO webhook_attempts (delivery_id, webhook_id, attempt, at, status, error, duration_ms, request, response)
           VALUES (${delivery.id}, ${delivery.webhookId}, ${attempt}, ${outcome.at}, ${outcome.status}, ${outcome.error},
             ${outcome.durationMs}, ${outcome.request}, ${outcome.response})`;
-        const done = outcome.delivered || outcome.nextAt === null;
+        let active = true;
+        if (outcome.delivered)
+          await tx`UPDATE webhooks SET consecutive_failures = 0, failing_since = NULL WHERE id = ${delivery.webhookId}`;
+        else {
+          // A failure counts one more and, once the first of them is disableAfterMs old, disables
+          // the webhook; every expression reads the row as it was before this update.
+          const at = outcome.at;
+          const limit = WEBHOOK_LIMITS.disableAfterMs;
+          const [row] = await tx<
+            { active: boolean }[]
+          >`UPDATE webhooks SET consecutive_failures = consecutive_failures + 1,
+              failing_since = coalesce(failing_since, ${at}::int8),
+              disabled_reason = CASE WHEN active AND ${at}::int8 - coalesce(failing_since, ${at}::int8) >= ${limit}::int8
+                THEN ${outcome.disableReason} ELSE disabled_reason END,
+              updated_at = CASE WHEN active AND ${at}::int8 - coalesce(failing_since, ${at}::int8) >= ${limit}::int8
+                THEN greatest(updated_at, ${at}::int8) ELSE updated_at END,
+              active = CASE WHEN ${at}::int8 - coalesce(failing_since, ${at}::int8) >= ${limit}::int8 THEN false ELSE active END
+            WHERE id = ${delivery.webhookId} RETURNING active`;
+          active = row?.active === true;
+        }
+        // A delivery at the end of its retries is not given up while its webhook is disabled:
+        // enabling it again delivers it (docs/behaviour.md, "Webhooks").
+        const done = outcome.delivered || (outcome.nextAt === null && active);
         await tx`UPDATE webhook_deliveries SET attempts = ${attempt},
             first_attempt_at = coalesce(first_attempt_at, ${outcome.at}::int8),
             next_at = ${outcome.nextAt ?? outcome.at}::int8, done_at = ${done ? outcome.at : null}::int8,
             delivered = ${outcome.delivered}, claimed_until = NULL, claim = NULL
           WHERE id = ${delivery.id}`;
-        if (outcome.delivered) await tx`UPDATE webhooks SET consecutive_failures = 0 WHERE id = ${delivery.webhookId}`;
-        else
-          await tx`UPDATE webhooks SET consecutive_failures = consecutive_failures + 1,
-              active = CASE WHEN consecutive_failures + 1 >= ${WEBHOOK_LIMITS.disableAfter} THEN false ELSE active END,
-              disabled_reason = CASE WHEN consecutive_failures + 1 >= ${WEBHOOK_LIMITS.disableAfter} AND active
-                THEN ${outcome.disableReason} ELSE disabled_reason END
-            WHERE id = ${delivery.webhookId}`;
         return true;
       });
     },
@@ -172,6 +187,10 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
         WHERE id = ${deliveryId}::int8`;
       return 'retried';
     },
+    async resume(webhookId, now) {
+      await sql`UPDATE webhook_deliveries SET next_at = least(next_at, ${now}::int8), first_attempt_at = NULL
+        WHERE webhook_id = ${webhookId} AND done_at IS NULL`;
+    },
     async pending() {
       const [row] = await sql<{ n: string }[]>`SELECT count(*) AS n FROM webhook_deliveries WHERE done_at IS NULL`;
       return num(row!.n);
@@ -184,6 +203,10 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
       await sql`DELETE FROM event_listeners WHERE until < ${before}::int8`;
       await sql`DELETE FROM webhook_attempts WHERE at < ${before}::int8`;
       await sql`DELETE FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ${before}::int8`;
+      // A disabled webhook's events wait for it as long as other events are kept, no longer.
+      await sql`DELETE FROM webhook_deliveries d USING webhooks w, webhook_events e
+        WHERE w.id = d.webhook_id AND NOT w.active AND e.seq = d.event_seq AND d.done_at IS NULL
+          AND e.at < ${before}::int8`;
       // A clicks event's clicks go once nothing pending needs them; the event stays for the log.
       await sql`UPDATE webhook_events e SET data = NULL, bot_data = NULL
         WHERE e.type = 'clicks' AND e.data IS NOT NULL AND e.at < ${clicksBefore}::int8

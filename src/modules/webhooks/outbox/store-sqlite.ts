@@ -6,13 +6,37 @@ import type { Database } from 'bun:sqlite';
 import { writeWhenFree } from '../../../db/write-when-free';
 import { randomToken } from '../../../lib/ids';
 import { WEBHOOK_LIMITS } from '../model';
-import type { AttemptRow, DueDelivery, OutboxStore, StoredEvent } from './store';
+import type { AttemptRow, DueDelivery, OutboxStore, Settlement, StoredEvent } from './store';
 
 const DUE_COLUMNS = `d.id, d.webhook_id AS webhookId, w.url, w.secret, w.bots, d.event_seq AS eventSeq, e.id AS eventId,
   e.type, e.link_id AS linkId, e.data, e.bot_data AS botData, e.at AS eventAt, d.attempts, d.first_attempt_at AS firstAttemptAt`;
 
 /** Rows a pruning step deletes at most. */
 const PRUNE_STEP = 1000;
+
+/**
+ * The webhook's side of an attempt: a success clears its failures; a failure counts one more
+ * and, once the first of them is WEBHOOK_LIMITS.disableAfterMs old, disables it. Whether it is
+ * still active after.
+ */
+function settleWebhook(sqlite: Database, webhookId: string, outcome: Settlement): boolean {
+  if (outcome.delivered) {
+    sqlite.query('UPDATE webhooks SET consecutive_failures = 0, failing_since = NULL WHERE id = ?').run(webhookId);
+    return true;
+  }
+  // Every expression reads the row as it was before this update.
+  const row = sqlite
+    .query<{ active: number }, [number, number, string, string]>(
+      `UPDATE webhooks SET consecutive_failures = consecutive_failures + 1,
+         failing_since = coalesce(failing_since, ?1),
+         disabled_reason = CASE WHEN active = 1 AND ?1 - coalesce(failing_since, ?1) >= ?2 THEN ?3 ELSE disabled_reason END,
+         updated_at = CASE WHEN active = 1 AND ?1 - coalesce(failing_since, ?1) >= ?2 THEN max(updated_at, ?1) ELSE updated_at END,
+         active = CASE WHEN ?1 - coalesce(failing_since, ?1) >= ?2 THEN 0 ELSE active END
+       WHERE id = ?4 RETURNING active`,
+    )
+    .get(outcome.at, WEBHOOK_LIMITS.disableAfterMs, outcome.disableReason, webhookId);
+  return row?.active === 1;
+}
 
 export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
   const immediate = <T>(work: () => T): Promise<T> => writeWhenFree(sqlite, work);
@@ -99,7 +123,10 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
             outcome.request,
             outcome.response,
           );
-        const done = outcome.delivered || outcome.nextAt === null;
+        const active = settleWebhook(sqlite, delivery.webhookId, outcome);
+        // A delivery at the end of its retries is not given up while its webhook is disabled:
+        // enabling it again delivers it (docs/behaviour.md, "Webhooks").
+        const done = outcome.delivered || (outcome.nextAt === null && active);
         sqlite
           .query(
             `UPDATE webhook_deliveries SET attempts = ?, first_attempt_at = coalesce(first_attempt_at, ?),
@@ -113,17 +140,6 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
             outcome.delivered ? 1 : 0,
             delivery.id,
           );
-        if (outcome.delivered)
-          sqlite.query('UPDATE webhooks SET consecutive_failures = 0 WHERE id = ?').run(delivery.webhookId);
-        else
-          sqlite
-            .query(
-              `UPDATE webhooks SET consecutive_failures = consecutive_failures + 1,
-                 active = CASE WHEN consecutive_failures + 1 >= ? THEN 0 ELSE active END,
-                 disabled_reason = CASE WHEN consecutive_failures + 1 >= ? AND active = 1 THEN ? ELSE disabled_reason END
-               WHERE id = ?`,
-            )
-            .run(WEBHOOK_LIMITS.disableAfter, WEBHOOK_LIMITS.disableAfter, outcome.disableReason, delivery.webhookId);
         return true;
       });
     },
@@ -156,6 +172,16 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
           .run(now, deliveryId);
         return 'retried';
       });
+    },
+    async resume(webhookId, now) {
+      await immediate(() =>
+        sqlite
+          .query(
+            `UPDATE webhook_deliveries SET next_at = min(next_at, ?1), first_attempt_at = NULL
+             WHERE webhook_id = ?2 AND done_at IS NULL`,
+          )
+          .run(now, webhookId),
+      );
     },
     async pending() {
       return sqlite
@@ -190,6 +216,13 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
       await steps(
         `DELETE FROM webhook_deliveries WHERE id IN
            (SELECT id FROM webhook_deliveries WHERE done_at IS NOT NULL AND done_at < ? LIMIT ?)`,
+        before,
+      );
+      // A disabled webhook's events wait for it as long as other events are kept, no longer.
+      await steps(
+        `DELETE FROM webhook_deliveries WHERE id IN
+           (SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.active = 0
+            JOIN webhook_events e ON e.seq = d.event_seq WHERE d.done_at IS NULL AND e.at < ? LIMIT ?)`,
         before,
       );
       // A clicks event's clicks go once nothing pending needs them (up to ~450 KB an event: few per step).

@@ -44,8 +44,9 @@ export interface Settlement extends AttemptFacts {
   /** When to try again; null with `delivered` false: given up. */
   nextAt: number | null;
   /**
-   * A failure raises the webhook's consecutive failures; when they reach
-   * WEBHOOK_LIMITS.disableAfter it is disabled with this reason. A success resets them.
+   * A failure raises the webhook's consecutive failures and marks when it started failing; a
+   * failure WEBHOOK_LIMITS.disableAfterMs or more after that disables it with this reason (and
+   * a delivery to be given up then stays pending, for when it is enabled). A success resets them.
    */
   disableReason: string;
 }
@@ -94,12 +95,18 @@ export interface OutboxStore {
    * delivery, `gone` when it is of a `clicks` event whose clicks are no longer kept.
    */
   retryNow(webhookId: string, deliveryId: number, now: number): Promise<'retried' | 'missing' | 'gone'>;
+  /**
+   * A webhook enabled again: its pending deliveries (those recorded while it was not active, and
+   * those waiting for a retry) are due now, each with a new 24 hours of retries.
+   */
+  resume(webhookId: string, now: number): Promise<void>;
   /** Deliveries not yet delivered nor given up, of active webhooks and paused ones alike (/metrics). */
   pending(): Promise<number>;
   /** This process has a live stream open: `clicks` events are recorded until `until` (ms) at least. */
   listening(node: string, until: number): Promise<void>;
   /**
-   * Deletes events, done deliveries and attempts older than `before`, and drops the clicks of
+   * Deletes events, done deliveries, disabled webhooks' pending deliveries and attempts older
+   * than `before`, and drops the clicks of
    * `clicks` events older than `clicksBefore` that no pending delivery needs (the event stays,
    * for the delivery log), in small steps; returns the events deleted.
    */

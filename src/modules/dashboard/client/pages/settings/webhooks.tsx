@@ -1,7 +1,7 @@
 /**
  * /app/settings/webhooks: where the workspace's events are POSTed. Each webhook with its URL,
- * description, events and state; one disabled after failing deliveries says why and how many
- * failed, in words. Create (the secret shown once), edit, disable or enable, delete (asked
+ * description, events and state; one failing says since when, and one disabled after a day
+ * of failures says why, in words. Create (the secret shown once), edit, disable or enable, delete (asked
  * first), and each one's delivery log.
  */
 import { useState } from 'preact/hooks';
@@ -10,35 +10,45 @@ import { deleteWebhook, listWebhooks, updateWebhook } from '../../api/webhooks';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { EmptyState, ResourceStatus, StatusLine } from '../../components/feedback';
 import { SettingsFrame } from '../../components/settings-frame';
-import { formatNumber } from '../../lib/format';
+import { formatNumber, formatUtc } from '../../lib/format';
 import { useAction, useResource } from '../../lib/hooks';
 import { WebhookDialog } from './webhook-dialog';
 
 const nameOf = (w: Webhook) => w.description ?? w.url;
+
+/** "12 failed attempts in a row since 2026-11-29 07:02 UTC": how long a failing one has failed. */
+function failing(w: Webhook): string {
+  const since = w.failingSince === null ? '' : ` since ${formatUtc(w.failingSince)}`;
+  return `${formatNumber(w.consecutiveFailures)} failed ${w.consecutiveFailures === 1 ? 'attempt' : 'attempts'} in a row${since}`;
+}
 
 function State({ webhook: w }: { webhook: Webhook }) {
   if (w.active) {
     return (
       <p class="hint">
         <span class="badge ok">Active</span>
-        {w.consecutiveFailures > 0 && ` ${formatNumber(w.consecutiveFailures)} failed deliveries in a row`}
+        {w.consecutiveFailures > 0 &&
+          ` ${failing(w)}; it is disabled if nothing succeeds for 24 hours (its events are kept for it).`}
       </p>
     );
   }
   if (w.disabledReason === null) {
     return (
       <p class="hint">
-        <span class="badge paused">Disabled</span> Nothing is delivered until it is enabled.
+        <span class="badge paused">Disabled</span> Nothing is sent until it is enabled; its events are kept for it (7
+        days) and delivered then.
       </p>
     );
   }
   return (
     <div class="alert error webhook-disabled">
       <p>
-        <strong>Disabled automatically</strong> ({formatNumber(w.consecutiveFailures)} failed deliveries in a row)
+        <strong>Disabled automatically</strong> after 24 hours without a success ({failing(w)})
       </p>
       <p>Reason: {w.disabledReason}</p>
-      <p>Enable it once the receiver answers again: what is still pending is then delivered.</p>
+      <p>
+        Its events are still recorded (kept 7 days). Enable it once the receiver answers again: they are then delivered.
+      </p>
     </div>
   );
 }
