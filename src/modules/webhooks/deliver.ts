@@ -4,7 +4,8 @@
  * address that was checked (url.ts pinnedLookup), never to a second resolution's answer.
  * Any 2xx within the timeout is success; the rest (another status, a refused or timed-out
  * connection, an internal address) is a failure with its reason. What the receiver answered is
- * kept only in part: the delivery log holds the start of the body, not all of it.
+ * read only in part: the start of the body (KEPT_RESPONSE_BYTES) for the delivery log, then the
+ * connection is closed.
  */
 import type { IncomingMessage } from 'node:http';
 import { request as httpRequest } from 'node:http';
@@ -99,13 +100,7 @@ function post(
       (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         let kept = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (kept < KEPT_RESPONSE_BYTES) {
-            chunks.push(chunk.subarray(0, KEPT_RESPONSE_BYTES - kept));
-            kept += Math.min(chunk.length, KEPT_RESPONSE_BYTES - kept);
-          }
-        });
-        res.on('end', () => {
+        const answered = () => {
           const status = res.statusCode ?? 0;
           const ok = status >= 200 && status < 300;
           done({
@@ -114,7 +109,19 @@ function post(
             error: ok ? null : `answered ${status}`,
             response: Buffer.concat(chunks).toString('utf8'),
           });
+        };
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk.subarray(0, KEPT_RESPONSE_BYTES - kept));
+          kept += Math.min(chunk.length, KEPT_RESPONSE_BYTES - kept);
+          // What is kept is all that is read: the rest of a long (or endless) answer is not
+          // waited for, the connection is closed instead, so it holds no slot nor bandwidth.
+          if (kept >= KEPT_RESPONSE_BYTES) {
+            answered();
+            res.destroy();
+            outgoing.destroy();
+          }
         });
+        res.on('end', answered);
         res.on('error', (err) => done({ ok: false, status: res.statusCode ?? null, error: err.message, response: '' }));
       },
     );

@@ -70,6 +70,32 @@ describe('deliver', () => {
     });
   });
 
+  test('an endless answer: its first 2 KB are kept, then the connection is closed, not read to the deadline', async () => {
+    let cancelled: () => void = () => {};
+    const closed = new Promise<void>((resolve) => {
+      cancelled = resolve;
+    });
+    const chunk = new Uint8Array(64 * 1024).fill(0x79);
+    answer = () =>
+      new Response(
+        new ReadableStream({
+          pull: (controller) => controller.enqueue(chunk),
+          cancel: () => cancelled(),
+        }),
+        { status: 200 },
+      );
+    // Read to its end, the answer would have run into the deadline: a failure.
+    const outcome = await at('/hook');
+    expect({ ok: outcome.ok, status: outcome.status, error: outcome.error, response: outcome.response }).toEqual({
+      ok: true,
+      status: 200,
+      error: null,
+      response: 'y'.repeat(2048),
+    });
+    // The receiver sees its stream stop: the connection was closed.
+    await closed;
+  });
+
   test('a receiver that hangs is a failure at the deadline', async () => {
     answer = () => new Promise(() => {});
     const outcome = await at('/hook', { timeoutMs: 300 });
