@@ -1,8 +1,12 @@
 /**
  * Whether an IP address is one a webhook must not reach unless the operator allows it
  * (SLINK_WEBHOOKS_ALLOW_PRIVATE): loopback, private, link-local, shared (CGNAT), unspecified,
- * multicast, reserved and documentation ranges, in IPv4 and IPv6, including IPv4 written inside
- * IPv6 (mapped, NAT64, 6to4), so that `::ffff:127.0.0.1` is as refused as `127.0.0.1`.
+ * multicast, reserved and documentation ranges, in IPv4 and IPv6: every range of IANA's IPv4
+ * and IPv6 special-purpose address registries that is not globally reachable, and multicast.
+ * IPv4 written inside IPv6 (mapped, NAT64, 6to4) is judged as the IPv4 address it carries, so
+ * that `::ffff:127.0.0.1` is as refused as `127.0.0.1`; the translation prefixes meant for one
+ * network only (IPv4-translated `::ffff:0:0:0/96`, local-use NAT64 `64:ff9b:1::/48`) are
+ * refused whole.
  */
 import { isIP } from 'node:net';
 
@@ -75,12 +79,17 @@ function privateV6(address: string): boolean {
   if (zeros(0, 7) && g[7] === 1) return true; // ::1
   if (zeros(0, 5) && g[5] === 0xffff) return embeddedV4(6, 7); // ::ffff:a.b.c.d
   if (zeros(0, 6)) return true; // deprecated IPv4-compatible ::a.b.c.d
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return true; // IPv4-translated ::ffff:0:a.b.c.d (SIIT)
   if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return embeddedV4(6, 7); // NAT64
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return true; // local-use NAT64 64:ff9b:1::/48
   if (g[0] === 0x2002) return embeddedV4(1, 2); // 6to4
-  if (g[0] === 0x2001 && g[1] === 0) return true; // Teredo
+  // IETF protocol assignments 2001::/23: Teredo, benchmarking, ORCHID, anycast services; none a receiver.
+  if (g[0] === 0x2001 && g[1]! < 0x200) return true;
   if (g[0] === 0x2001 && g[1] === 0xdb8) return true; // documentation
-  if (g[0] === 0x100 && zeros(1, 4)) return true; // discard
+  if (g[0] === 0x100 && zeros(1, 3) && g[3]! <= 1) return true; // discard 100::/64, dummy 100:0:0:1::/64
   const first = g[0]!;
+  if (first === 0x3fff && g[1]! < 0x1000) return true; // documentation 3fff::/20
+  if (first === 0x5f00) return true; // SRv6 SIDs 5f00::/16
   if ((first & 0xfe00) === 0xfc00) return true; // unique local fc00::/7
   if ((first & 0xffc0) === 0xfe80) return true; // link-local fe80::/10
   if ((first & 0xffc0) === 0xfec0) return true; // site-local (deprecated) fec0::/10

@@ -73,6 +73,37 @@ describe('isPrivateAddress', () => {
     expect(['::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'].filter((a) => isPrivateAddress(a))).toEqual([]);
   });
 
+  test("the rest of IANA's IPv6 special-purpose registry that is not globally reachable is refused", () => {
+    const refused = [
+      // IPv4-translated ::ffff:0:0:0/96 (SIIT), whatever IPv4 address it carries.
+      '::ffff:0:7f00:1',
+      '::ffff:0:808:808',
+      '::ffff:0:0:0',
+      // Local-use IPv4/IPv6 translation 64:ff9b:1::/48, whatever it carries.
+      '64:ff9b:1::1',
+      '64:ff9b:1::808:808',
+      '64:ff9b:1:ffff:ffff:ffff:ffff:ffff',
+      // Dummy IPv6 prefix 100:0:0:1::/64.
+      '100:0:0:1::1',
+      // IETF protocol assignments 2001::/23: benchmarking, ORCHID, the anycast services.
+      '2001:2::1',
+      '2001:10::1',
+      '2001:1ff:ffff::1',
+      // Documentation 3fff::/20, SRv6 SIDs 5f00::/16.
+      '3fff::1',
+      '3fff:fff::1',
+      '5f00::1',
+      '5f00:ffff::1',
+    ];
+    expect(refused.filter((a) => !isPrivateAddress(a))).toEqual([]);
+    // Right next to them: public.
+    expect(
+      ['64:ff9b:2::1', '100:0:0:2::1', '2001:200::1', '3fff:1000::1', '3ffe:ffff::1', '5f01::1', '5eff:ffff::1'].filter(
+        (a) => isPrivateAddress(a),
+      ),
+    ).toEqual([]);
+  });
+
   test('public IPv6 passes; anything that is not an IP address is refused', () => {
     expect(
       ['2606:4700:4700::1111', '2a00:1450:4001:82a::200e', '2001:4860::8888'].filter((a) => isPrivateAddress(a)),

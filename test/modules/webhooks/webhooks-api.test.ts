@@ -139,6 +139,9 @@ forEachEngine((engine) => {
       [{ url: 'http://10.0.0.8/hook' }, 'url'],
       [{ url: 'http://169.254.169.254/latest/meta-data' }, 'url'],
       [{ url: 'http://[::ffff:127.0.0.1]/hook' }, 'url'],
+      // IPv4-translated and local-use NAT64: reserved, whatever they carry.
+      [{ url: 'http://[::ffff:0:808:808]/hook' }, 'url'],
+      [{ url: 'http://[64:ff9b:1::808:808]/hook' }, 'url'],
       // A name resolving to 127.0.0.1 (/etc/hosts).
       [{ url: 'http://localhost:9000/hook' }, 'url'],
       [{ events: [] }, 'events'],
