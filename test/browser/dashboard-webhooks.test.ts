@@ -63,6 +63,10 @@ test('create: a 400 under the field it names, then one click; the secret is show
   expect(await urlError.textContent()).toBe('url must be an absolute http or https URL with a host');
   expect(await dialog.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');
   expect(await webhooksOf(p.key)).toEqual([]);
+  // Written without a scheme, as a destination may be: https:// is added on leaving the field.
+  await dialog.getByLabel('URL').fill('receiver.example/hook');
+  await dialog.getByLabel('Description').focus();
+  expect(await dialog.getByLabel('URL').inputValue()).toBe('https://receiver.example/hook');
 
   await dialog.getByLabel('URL').fill(at('/hook'));
   await dialog.getByLabel('Description').fill('CRM sync');

@@ -12,6 +12,7 @@ import { Dialog } from '../../components/dialog';
 import { CheckboxField, Field } from '../../components/field';
 import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
+import { withScheme } from '../../lib/destination';
 import { useSubmit } from '../../lib/hooks';
 
 export const EVENT_CHOICES: { value: WebhookEvent; label: string }[] = [
@@ -89,7 +90,7 @@ function WebhookForm({ webhook, onSaved, onClose }: FormProps) {
   const [bots, setBots] = useState(webhook?.bots ?? false);
   const [secret, setSecret] = useState<string | null>(null);
   const { busy, error, submit } = useSubmit(async () => {
-    const fields = { url: url.trim(), description: description.trim() || null, events, bots };
+    const fields = { url: withScheme(url).trim(), description: description.trim() || null, events, bots };
     if (webhook === null) {
       const { secret: shown, ...created } = await createWebhook(fields);
       onSaved(created);
@@ -113,8 +114,11 @@ function WebhookForm({ webhook, onSaved, onClose }: FormProps) {
         hint="Where each event is POSTed, signed (Standard Webhooks)."
         type="text"
         inputMode="url"
+        placeholder="https://example.com/webhooks"
         value={url}
         onValue={setUrl}
+        // Written without a scheme, as destinations may be: https:// is added (shown in the field).
+        onBlur={() => setUrl(withScheme(url))}
         spellcheck={false}
         error={errorFor(error, 'url')}
       />
