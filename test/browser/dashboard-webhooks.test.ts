@@ -155,6 +155,9 @@ test('delivery log: a failed attempt with its status and answer; Redeliver shows
   expect(await failed.textContent()).toContain(first.eventId);
   expect(await failed.textContent()).toContain('link.created');
   expect(await failed.textContent()).toContain('attempt 1');
+  // When it is tried again, from the API's nextAttemptAt (the app's clock stands still: not yet).
+  const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  expect(await failed.locator('.delivery-next').textContent()).toBe(`Next attempt at ${utc(first.nextAttemptAt)}`);
   await failed.getByText('Request and response').click();
   const payloads = failed.locator('pre');
   expect(JSON.parse((await payloads.nth(0).textContent())!).data.id).toBe(link.id);

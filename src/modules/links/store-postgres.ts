@@ -9,7 +9,7 @@ import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../db/postgres/locks';
 import { deleteLinkClicksPg } from '../clicks/public';
 import { forgetLinkRollupsPg } from '../rollups/public';
 import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../variants/store-postgres';
-import { linkEvents, type NewEvent, recordEventsPostgres } from '../webhooks/public';
+import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsPostgres } from '../webhooks/public';
 import { availabilityConditionPg } from './availability';
 import { announceLinkChanges } from './changes-postgres';
 import type { LinkSort } from './model';
@@ -445,7 +445,8 @@ export function createPostgresLinkWrites(sql: Pg, instance: string): LinkWrites 
         await announce(tx, ids, linkEvents('link.updated', ids), at);
       });
     },
-    async delete(ids, at) {
+    async delete(deleted, at) {
+      const ids = deleted.map((d) => d.id);
       await sql.begin(async (tx) => {
         // No click batch or fold is in flight while the links and their clicks go (locks.ts).
         await tx`SELECT pg_advisory_xact_lock(${CLICK_BARRIER_LOCK})`;
@@ -454,7 +455,7 @@ export function createPostgresLinkWrites(sql: Pg, instance: string): LinkWrites 
           await deleteLinkClicksPg(tx, id);
         }
         await tx`DELETE FROM links WHERE id = ANY(${tx.array(ids, 'text')}::text[])`;
-        await announce(tx, ids, linkEvents('link.deleted', ids), at);
+        await announce(tx, ids, linkDeletedEvents(deleted), at);
       });
     },
     async insertVariant(row, at) {

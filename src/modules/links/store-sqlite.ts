@@ -6,7 +6,7 @@ import { deleteLinkClicks } from '../clicks/public';
 import { forgetLinkRollups } from '../rollups/public';
 import type { VariantRow } from '../variants/store';
 import { deleteVariantSqlite, insertVariantSqlite, updateVariantSqlite } from '../variants/store-sqlite';
-import { linkEvents, type NewEvent, recordEventsSqlite } from '../webhooks/public';
+import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsSqlite } from '../webhooks/public';
 import { availabilityCondition } from './availability';
 import type { LinkSort } from './model';
 import type { LinkFilter, LinkRow, LinkStore, LinkWrites, NewLink, PageKey, RedirectRow } from './store';
@@ -303,10 +303,10 @@ export function createSqliteLinkWrites(db: Db): LinkWrites {
         }
       });
     },
-    async delete(ids, at) {
+    async delete(deleted, at) {
       immediate(db, () => {
-        record(linkEvents('link.deleted', ids), at);
-        for (const id of ids) {
+        record(linkDeletedEvents(deleted), at);
+        for (const { id } of deleted) {
           // Its rollups leave the workspace's and its raw clicks go in the same transaction, so
           // workspace statistics never count a link that no longer exists.
           forgetLinkRollups(db.$client, id);

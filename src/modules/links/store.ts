@@ -5,6 +5,7 @@
  * refreshed after every one of them. One implementation per engine beside this file.
  */
 import type { VariantRow } from '../variants/store';
+import type { DeletedLink } from '../webhooks/public';
 import type { LinkFilterInput, LinkSort } from './model';
 import type { LinkFields, LinkRow } from './table';
 
@@ -117,7 +118,7 @@ export interface LinkWrites {
    * Deletes links with their raw clicks and rollups (the workspace's lose their counts) in one
    * transaction; variants, tags and counters go by the foreign keys' cascade.
    */
-  delete(ids: string[], at: number): Promise<void>;
+  delete(deleted: readonly DeletedLink[], at: number): Promise<void>;
   insertVariant(row: VariantRow, at: number): Promise<void>;
   updateVariant(linkId: string, id: string, changes: Partial<VariantRow>, at: number): Promise<void>;
   deleteVariant(linkId: string, id: string, at: number): Promise<void>;

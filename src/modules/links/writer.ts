@@ -7,6 +7,7 @@
  * The click writer's additions to the counters are not redirect facts and do not come here.
  */
 import type { Deps } from '../../deps';
+import { shortUrlOf } from '../../lib/short-url';
 import type { VariantRow } from '../variants/store';
 import { fillLinkEvents } from '../webhooks/public';
 import type { LinkFields, NewLink } from './store';
@@ -15,7 +16,7 @@ type WriterDeps = Pick<Deps, 'stores' | 'linkIndex' | 'clock' | 'config' | 'webh
 
 /**
  * After a write committed: the slug index refreshed, the events it recorded given their Links
- * (not a deletion's: its data is its id) and the webhook sender woken to deliver them.
+ * (not a deletion's: its data is known at the write) and the webhook sender woken to deliver them.
  */
 async function written(deps: WriterDeps, ids: readonly string[], fill = true): Promise<void> {
   await deps.linkIndex.refreshMany([...ids]);
@@ -58,10 +59,15 @@ export async function updateLinks(
   );
 }
 
-/** Deletes links with their clicks and statistics (store.ts says how); they stop redirecting at once. */
+/**
+ * Deletes links with their clicks and statistics (store.ts says how); they stop redirecting at
+ * once. Their events carry the slug and short URL, read first: nothing of them is left after.
+ */
 export async function deleteLinks(deps: WriterDeps, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await deps.stores.linkWrites.delete(ids, deps.clock.now());
+  const rows = await deps.stores.links.findMany(ids);
+  const deleted = rows.map((r) => ({ id: r.id, slug: r.slug, shortUrl: shortUrlOf(deps.config.shortHost, r.slug) }));
+  await deps.stores.linkWrites.delete(deleted, deps.clock.now());
   await written(deps, ids, false);
 }
 

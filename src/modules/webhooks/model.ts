@@ -128,6 +128,13 @@ export const DeliveryAttemptModel = t.Object(
     at: Type.Integer({ description: 'When the attempt started, epoch ms.' }),
     request: t.String({ description: 'The body sent (its first 4 KB).' }),
     response: t.String({ description: "The receiver's answer (its first 2 KB)." }),
+    nextAttemptAt: nullable(Type.Integer(), {
+      description:
+        "On the newest attempt of a delivery still waiting (a retry, a redelivery, or a disabled webhook's enabling): when it is due, epoch ms; null otherwise.",
+    }),
+    gaveUp: t.Boolean({
+      description: 'true on the last attempt of a delivery given up: it failed for 24 hours, nothing more is tried.',
+    }),
   },
   { title: 'DeliveryAttempt' },
 );

@@ -4,6 +4,6 @@
  */
 export { clickEvents, type WrittenClick } from './outbox/click-events';
 export { fillLinkEvents } from './outbox/data';
-export { linkEvents, type NewEvent } from './outbox/events';
+export { type DeletedLink, linkDeletedEvents, linkEvents, type NewEvent } from './outbox/events';
 export { clickEventsWantedPostgres, recordClickEventsPostgres, recordEventsPostgres } from './outbox/record-postgres';
 export { clickEventsWantedSqlite, recordClickEventsSqlite, recordEventsSqlite } from './outbox/record-sqlite';

@@ -1,7 +1,7 @@
 /**
  * Link events delivered end to end on each engine, to a real receiver on loopback (private
  * addresses allowed for it): link.created, link.updated and link.deleted with the Link (or its
- * id) as data, signed so that an independent check accepts them; a receiver that fails twice
+ * id, slug and short URL) as data, signed so that an independent check accepts them; a receiver that fails twice
  * then succeeds (a receiver's outage and disabling: outage.test.ts); the delivery log; a
  * delivery retried by hand.
  */
@@ -70,7 +70,8 @@ forEachEngine((engine) => {
     });
     expect(changed.body.data).toEqual(updated);
     expect(changed.body.timestamp).toBe(new Date(T0 + 1000).toISOString());
-    expect(deleted.body.data).toEqual({ id: link.id });
+    // A deletion carries what identified the link: its id, slug and short URL.
+    expect(deleted.body.data).toEqual({ id: link.id, slug: 'evt', shortUrl: 'https://sl.test/evt' });
     for (const r of received) {
       expect(r.headers['webhook-id']).toMatch(/^evt_/);
       expect(r.headers['webhook-timestamp']).toBe(String(Math.floor((T0 + 2000) / 1000)));
@@ -89,7 +90,10 @@ forEachEngine((engine) => {
     await call('DELETE', `/links/${link.id}`);
     await send();
     expect(received.map((r) => r.body)).toEqual([
-      expect.objectContaining({ type: 'link.deleted', data: { id: link.id } }),
+      expect.objectContaining({
+        type: 'link.deleted',
+        data: { id: link.id, slug: link.slug, shortUrl: link.shortUrl },
+      }),
     ]);
     await call('PATCH', `/webhooks/${webhook.id}`, { active: false });
     const other = await call('POST', '/links', { destination: 'https://example.com/b' });
@@ -105,6 +109,12 @@ forEachEngine((engine) => {
     await call('POST', '/links', { destination: 'https://example.com/a' });
     await send();
     expect(calls).toBe(1);
+    // The log says when it is tried again: after about 5 s (±10%).
+    const [waiting] = (await call('GET', `/webhooks/${webhook.id}/deliveries`)).items;
+    expect({ gaveUp: waiting.gaveUp, inRange: Math.abs(waiting.nextAttemptAt - (waiting.at + 5000)) <= 500 }).toEqual({
+      gaveUp: false,
+      inRange: true,
+    });
     // Not due yet: nothing is sent before the delay (5 s, ±10%).
     t.clock.advance(4000);
     await send();
@@ -126,6 +136,12 @@ forEachEngine((engine) => {
     ]);
     // What was sent, and the start of what came back (a 204 has no body).
     expect(attempts.map((a) => a.response)).toEqual(['', 'noted', 'noted']);
+    // Delivered: no next attempt on any of them, none given up.
+    expect(attempts.map((a) => [a.nextAttemptAt, a.gaveUp])).toEqual([
+      [null, false],
+      [null, false],
+      [null, false],
+    ]);
     expect(attempts.every((a) => a.request === received[0]!.raw)).toBe(true);
     expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(1);
     expect(await call('GET', `/webhooks/${webhook.id}`)).toMatchObject({ active: true, consecutiveFailures: 0 });
@@ -145,7 +161,8 @@ forEachEngine((engine) => {
     answer = () => 500;
     t.clock.advance(8 * 24 * 3_600_000);
     await send();
-    expect((await call('GET', `/webhooks/${webhook.id}/deliveries`)).items.map((a: any) => a.attempt)).toEqual([2]);
+    const log = (await call('GET', `/webhooks/${webhook.id}/deliveries`)).items;
+    expect(log.map((a: any) => [a.attempt, a.gaveUp, a.nextAttemptAt])).toEqual([[2, true, null]]);
     expect(await call('GET', `/webhooks/${webhook.id}`)).toMatchObject({ active: true, consecutiveFailures: 1 });
     expect(await t.deps.stores.outbox.prune(t.clock.now(), t.clock.now())).toBe(0);
   });
@@ -178,6 +195,8 @@ forEachEngine((engine) => {
         'at',
         'request',
         'response',
+        'nextAttemptAt',
+        'gaveUp',
       ].sort(),
     );
     expect(oldest).toMatchObject({ type: 'link.created', attempt: 1, statusCode: 200, error: null, response: 'noted' });

@@ -111,9 +111,9 @@ forEachEngine((engine) => {
     expect([first.event, second.event]).toEqual(['link.updated', 'link.deleted']);
     expect(Number(first.id)).toBeGreaterThan(Number(created.id));
     expect(Number(second.id)).toBeGreaterThan(Number(first.id));
-    // The Link as it was after the update (its data was filled then), and the deletion's id.
+    // The Link as it was after the update (its data was filled then), and the deletion's id, slug and short URL.
     expect(JSON.parse(first.data!).data.title).toBe(updated.title);
-    expect(JSON.parse(second.data!).data).toEqual({ id: link.id });
+    expect(JSON.parse(second.data!).data).toEqual({ id: link.id, slug: link.slug, shortUrl: link.shortUrl });
     await again.close();
   });
 

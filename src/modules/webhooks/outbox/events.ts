@@ -24,11 +24,23 @@ export function eventBody(event: { id: string; type: string; at: number }, data:
   return `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(new Date(event.at).toISOString())},"data":${data}}`;
 }
 
-/** The events of a link write: one per link, data to come (a deletion's is known: its id). */
-export function linkEvents(type: 'link.created' | 'link.updated' | 'link.deleted', ids: Iterable<string>): NewEvent[] {
-  return [...new Set(ids)].map((id) => ({
-    type,
+/** The events of a link write: one per link, data to come (the Link as it is after the commit). */
+export function linkEvents(type: 'link.created' | 'link.updated', ids: Iterable<string>): NewEvent[] {
+  return [...new Set(ids)].map((id) => ({ type, linkId: id, data: null }));
+}
+
+/** A deleted link as its event tells it: nothing can be read of it after the commit. */
+export interface DeletedLink {
+  id: string;
+  slug: string;
+  shortUrl: string;
+}
+
+/** The events of a deletion, one per link: `{id, slug, shortUrl}`, as the link was. */
+export function linkDeletedEvents(deleted: readonly DeletedLink[]): NewEvent[] {
+  return deleted.map(({ id, slug, shortUrl }) => ({
+    type: 'link.deleted',
     linkId: id,
-    data: type === 'link.deleted' ? JSON.stringify({ id }) : null,
+    data: JSON.stringify({ id, slug, shortUrl }),
   }));
 }

@@ -155,7 +155,9 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
     async attempts(webhookId, limit, before) {
       const rows = await sql<Record<string, unknown>[]>`
         SELECT a.id, a.delivery_id, e.id AS event_id, e.type, a.attempt, a.at, a.status, a.error, a.duration_ms,
-          a.request, a.response
+          a.request, a.response,
+          CASE WHEN a.attempt = d.attempts AND d.done_at IS NULL THEN d.next_at END AS next_attempt_at,
+          (a.attempt = d.attempts AND d.done_at IS NOT NULL AND NOT d.delivered) AS gave_up
         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
         JOIN webhook_events e ON e.seq = d.event_seq
         WHERE a.webhook_id = ${webhookId} AND a.id < ${before ?? Number.MAX_SAFE_INTEGER}::int8
@@ -173,6 +175,8 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
           durationMs: r.duration_ms as number,
           request: r.request as string,
           response: r.response as string,
+          nextAttemptAt: numOrNull(r.next_attempt_at as string | null),
+          gaveUp: r.gave_up === true,
         }),
       );
     },

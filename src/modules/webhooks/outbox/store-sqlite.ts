@@ -145,14 +145,17 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
     },
     async attempts(webhookId, limit, before) {
       return sqlite
-        .query<AttemptRow, [string, number, number]>(
+        .query<Omit<AttemptRow, 'gaveUp'> & { gaveUp: number }, [string, number, number]>(
           `SELECT a.id, a.delivery_id AS deliveryId, e.id AS eventId, e.type, a.attempt, a.at, a.status, a.error,
-             a.duration_ms AS durationMs, a.request, a.response
+             a.duration_ms AS durationMs, a.request, a.response,
+             CASE WHEN a.attempt = d.attempts AND d.done_at IS NULL THEN d.next_at END AS nextAttemptAt,
+             (a.attempt = d.attempts AND d.done_at IS NOT NULL AND d.delivered = 0) AS gaveUp
            FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
            JOIN webhook_events e ON e.seq = d.event_seq
            WHERE a.webhook_id = ? AND a.id < ? ORDER BY a.id DESC LIMIT ?`,
         )
-        .all(webhookId, before ?? Number.MAX_SAFE_INTEGER, limit);
+        .all(webhookId, before ?? Number.MAX_SAFE_INTEGER, limit)
+        .map((r) => ({ ...r, gaveUp: r.gaveUp === 1 }));
     },
     async retryNow(webhookId, deliveryId, now) {
       return immediate(() => {

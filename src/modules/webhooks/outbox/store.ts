@@ -57,6 +57,10 @@ export interface AttemptRow extends AttemptFacts {
   eventId: string;
   type: string;
   attempt: number;
+  /** On its delivery's newest attempt while the delivery waits: when it is attempted next; else null. */
+  nextAttemptAt: number | null;
+  /** Its delivery's last attempt, after which the delivery was given up. */
+  gaveUp: boolean;
 }
 
 /** An event as the live stream reads it. */

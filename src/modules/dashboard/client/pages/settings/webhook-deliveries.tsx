@@ -1,8 +1,9 @@
 /**
  * /app/settings/webhooks/:id: one webhook's delivery log, newest attempt first, a page at a time.
  * Each attempt opens to the request body sent and the answer kept (both are the receiver's or
- * our own JSON: shown as text, never as markup). Redeliver asks for the event to be sent again
- * now; the log is then read again until the new attempt shows.
+ * our own JSON: shown as text, never as markup). A delivery's newest attempt says when it is
+ * tried next, or that it was given up. Redeliver asks for the event to be sent again now; the
+ * log is then read again until the new attempt shows.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { DeliveryAttempt } from '../../api/types';
@@ -57,6 +58,12 @@ function Attempt({ a, newest, onRedeliver }: { a: DeliveryAttempt; newest: boole
             <code>{a.type}</code> · <code>{a.eventId}</code> · {formatNumber(a.durationMs)} ms ·{' '}
             {formatUtc(a.at, 'second')}
           </p>
+          {a.nextAttemptAt !== null && (
+            <p class="hint delivery-next">
+              {a.error === null ? 'Sent again' : 'Next attempt'} at {formatUtc(a.nextAttemptAt, 'second')}
+            </p>
+          )}
+          {a.gaveUp && <p class="delivery-gave-up">Gave up: it failed for 24 hours, nothing more is tried.</p>}
         </div>
         {newest && (
           <button
