@@ -93,6 +93,7 @@ test('create: a 400 under the field it names, then one click; the secret is show
     consecutiveFailures: 0,
     failingSince: null,
     disabledReason: null,
+    previousSecretUntil: null,
     createdAt: 0,
     updatedAt: 0,
   });

@@ -22,6 +22,8 @@ export const KEPT_RESPONSE_BYTES = 2048;
 export interface DeliveryRequest {
   url: string;
   secret: string;
+  /** A rotation's replaced secret while it still signs too (a second signature); null when none. */
+  previousSecret?: string | null;
   /** The event's id: webhook-id, the same on every attempt, so a receiver can drop a repeat. */
   eventId: string;
   body: string;
@@ -68,7 +70,8 @@ export async function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
       durationMs: 0,
       response: '',
     };
-  const signed = await signDelivery(req.secret, req.eventId, req.timestamp, req.body);
+  const secrets = req.previousSecret ? [req.secret, req.previousSecret] : [req.secret];
+  const signed = await signDelivery(secrets, req.eventId, req.timestamp, req.body);
   return post(url, signed, req, started);
 }
 

@@ -10,6 +10,7 @@ import {
   DeliveryListModel,
   DeliveryParams,
   RetriedModel,
+  RotatedWebhookModel,
   UpdateWebhookBody,
   WebhookDeletedModel,
   WebhookListModel,
@@ -22,6 +23,7 @@ import {
   listDeliveries,
   listWebhooks,
   retryDelivery,
+  rotateWebhookSecret,
   updateWebhook,
 } from './service';
 
@@ -88,6 +90,16 @@ export function webhooksRoutes(deps: Deps) {
         summary: 'Deliver an event again now',
         description:
           'Delivered already or not, the event is sent again within a second, with the same webhook-id (a receiver that keeps ids drops the repeat). 409 conflict (field active) while the webhook is disabled: nothing is sent until it is enabled; 409 (field deliveryId) for a clicks event whose clicks are gone.',
+      },
+    })
+    .post('/:id/rotate-secret', ({ params }) => rotateWebhookSecret(deps, params.id), {
+      params: IdParams,
+      response: { 200: RotatedWebhookModel, ...errors(401, 403, 404, 429) },
+      detail: {
+        tags,
+        summary: "Rotate a webhook's secret",
+        description:
+          'Answers a new secret, the only time it is shown. For 24 hours deliveries carry two signatures in webhook-signature (space-separated, Standard Webhooks), one with the new secret and one with the replaced one, so a receiver can switch over without refusing any; then only the new one.',
       },
     })
     .delete('/:id', ({ params }) => deleteWebhook(deps, params.id), {

@@ -17,6 +17,8 @@ export const WEBHOOK_LIMITS = {
    * delivery is retried (retry.ts), so an outage shorter than that loses nothing.
    */
   disableAfterMs: 24 * 3_600_000,
+  /** How long a rotated secret keeps signing deliveries beside the new one. */
+  previousSecretForMs: 24 * 3_600_000,
 } as const;
 
 /**
@@ -37,6 +39,10 @@ export const WebhookModel = t.Object(
     active: t.Boolean({
       description:
         'false: nothing is sent; its events are still recorded (kept 7 days) and delivered once it is active again. Set false, with disabledReason, once it has failed for 24 hours without a single success.',
+    }),
+    previousSecretUntil: nullable(Type.Integer(), {
+      description:
+        'After a rotation: until when (epoch ms) deliveries are also signed with the replaced secret, a second v1 signature in webhook-signature; null before any rotation.',
     }),
     consecutiveFailures: Type.Integer({ description: 'Attempts failed in a row since the last success.' }),
     failingSince: nullable(Type.Integer(), {
@@ -62,6 +68,17 @@ export const CreatedWebhookModel = t.Object(
     }),
   },
   { title: 'CreatedWebhook' },
+);
+
+export const RotatedWebhookModel = t.Object(
+  {
+    ...WebhookModel.properties,
+    secret: t.String({
+      description:
+        'The new secret (whsec_ and base64), shown only in this answer. The replaced one signs too until previousSecretUntil.',
+    }),
+  },
+  { title: 'RotatedWebhook' },
 );
 
 export const WebhookListModel = t.Object({ items: t.Array(WebhookModel) });

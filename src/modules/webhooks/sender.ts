@@ -137,6 +137,7 @@ export class WebhookSender {
       const outcome = await deliver({
         url: delivery.url,
         secret: delivery.secret,
+        previousSecret: delivery.previousSecret,
         eventId: delivery.eventId,
         body,
         timestamp: Math.floor(startedAt / 1000),

@@ -19,9 +19,9 @@ import { checkWebhookTarget, normalizeWebhookUrl } from './url';
 
 type WebhookDeps = Pick<Deps, 'stores' | 'config' | 'clock'>;
 
-/** What the API answers of a webhook: everything but its secret. */
+/** What the API answers of a webhook: everything but its secrets. */
 export function toWebhook(row: WebhookRow): Webhook {
-  const { secret: _secret, ...shown } = row;
+  const { secret: _secret, previousSecret: _previous, ...shown } = row;
   return { ...shown, events: eventsOf(row.events) };
 }
 
@@ -72,6 +72,8 @@ export async function createWebhook(
     events: eventsOf(input.events),
     bots: input.bots ?? false,
     secret: newWebhookSecret(),
+    previousSecret: null,
+    previousSecretUntil: null,
     active: true,
     consecutiveFailures: 0,
     failingSince: null,
@@ -153,6 +155,22 @@ export async function retryDelivery(
     );
   deps.webhooks.wake();
   return { deliveryId: n, retried: true };
+}
+
+/**
+ * Gives the webhook a new secret, answered this once; the replaced one signs its deliveries too
+ * (a second signature) for WEBHOOK_LIMITS.previousSecretForMs, while receivers switch over.
+ */
+export async function rotateWebhookSecret(deps: WebhookDeps, id: string): Promise<Webhook & { secret: string }> {
+  const now = deps.clock.now();
+  const row = await deps.stores.webhooks.rotateSecret(
+    id,
+    newWebhookSecret(),
+    now + WEBHOOK_LIMITS.previousSecretForMs,
+    now,
+  );
+  if (row === null) throw notFound('webhook');
+  return { ...toWebhook(row), secret: row.secret };
 }
 
 export async function deleteWebhook(deps: WebhookDeps, id: string): Promise<{ id: string; deleted: true }> {

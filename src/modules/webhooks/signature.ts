@@ -41,23 +41,28 @@ function hmacKey(secret: string): Promise<CryptoKey> {
  * A delivery's headers and the bytes of its body. What is signed, `id.timestamp.body`, is
  * encoded once and the body sent is the end of it. Web Crypto rather than node:crypto: the
  * HMAC of a click batch's body (hundreds of KB, ~1 ms of SHA-256 each) runs off the event loop.
- * `timestamp` in seconds.
+ * `timestamp` in seconds. Several secrets (a rotation's new and old) give one signature each,
+ * space-separated, as the specification allows: a receiver accepts any one it can check.
  */
 export async function signDelivery(
-  secret: string,
+  secrets: string | readonly string[],
   id: string,
   timestamp: number,
   body: string,
 ): Promise<{ headers: Record<string, string>; body: Uint8Array }> {
   const prefix = `${id}.${timestamp}.`;
   const content = Buffer.from(prefix + body);
-  const mac = await crypto.subtle.sign('HMAC', await hmacKey(secret), content as Uint8Array<ArrayBuffer>);
+  const macs = await Promise.all(
+    (typeof secrets === 'string' ? [secrets] : secrets).map(async (secret) =>
+      crypto.subtle.sign('HMAC', await hmacKey(secret), content as Uint8Array<ArrayBuffer>),
+    ),
+  );
   return {
     headers: {
       'content-type': 'application/json',
       'webhook-id': id,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': `v1,${Buffer.from(mac).toString('base64')}`,
+      'webhook-signature': macs.map((mac) => `v1,${Buffer.from(mac).toString('base64')}`).join(' '),
     },
     body: content.subarray(Buffer.byteLength(prefix)),
   };

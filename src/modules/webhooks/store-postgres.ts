@@ -10,6 +10,8 @@ interface PgWebhookRow {
   events: string;
   bots: boolean;
   secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
   active: boolean;
   consecutive_failures: number;
   failing_since: string | null;
@@ -26,6 +28,8 @@ function toRow(r: PgWebhookRow): WebhookRow {
     events: JSON.parse(r.events),
     bots: r.bots,
     secret: r.secret,
+    previousSecret: r.previous_secret,
+    previousSecretUntil: numOrNull(r.previous_secret_until),
     active: r.active,
     consecutiveFailures: r.consecutive_failures,
     failingSince: numOrNull(r.failing_since),
@@ -43,6 +47,8 @@ function columnsOf(changes: WebhookChanges): Record<string, unknown> {
   if (changes.events !== undefined) out.events = JSON.stringify(changes.events);
   if (changes.bots !== undefined) out.bots = changes.bots;
   if (changes.active !== undefined) out.active = changes.active;
+  if (changes.previousSecret !== undefined) out.previous_secret = changes.previousSecret;
+  if (changes.previousSecretUntil !== undefined) out.previous_secret_until = changes.previousSecretUntil;
   if (changes.consecutiveFailures !== undefined) out.consecutive_failures = changes.consecutiveFailures;
   if (changes.failingSince !== undefined) out.failing_since = changes.failingSince;
   if (changes.disabledReason !== undefined) out.disabled_reason = changes.disabledReason;
@@ -65,14 +71,23 @@ export function createPostgresWebhookStore(sql: Pg): WebhookStore {
       return num(row!.n);
     },
     async insert(r) {
-      await sql`INSERT INTO webhooks (id, url, description, events, bots, secret, active, consecutive_failures,
-          failing_since, disabled_reason, created_at, updated_at)
-        VALUES (${r.id}, ${r.url}, ${r.description}, ${JSON.stringify(r.events)}, ${r.bots}, ${r.secret}, ${r.active},
+      await sql`INSERT INTO webhooks (id, url, description, events, bots, secret, previous_secret, previous_secret_until,
+          active, consecutive_failures, failing_since, disabled_reason, created_at, updated_at)
+        VALUES (${r.id}, ${r.url}, ${r.description}, ${JSON.stringify(r.events)}, ${r.bots}, ${r.secret},
+          ${r.previousSecret}, ${r.previousSecretUntil}, ${r.active},
           ${r.consecutiveFailures}, ${r.failingSince}, ${r.disabledReason}, ${r.createdAt}, ${r.updatedAt})`;
     },
     async update(id, changes) {
       const columns = columnsOf(changes);
       if (Object.keys(columns).length > 0) await sql`UPDATE webhooks SET ${sql(columns)} WHERE id = ${id}`;
+    },
+    async rotateSecret(id, secret, previousUntil, at) {
+      if (!storable(id)) return null;
+      // The SET expressions read the row as it was: previous_secret takes the replaced secret.
+      const [row] = await sql<PgWebhookRow[]>`UPDATE webhooks SET previous_secret = secret, secret = ${secret},
+          previous_secret_until = ${previousUntil}::int8, updated_at = greatest(updated_at, ${at}::int8)
+        WHERE id = ${id} RETURNING *`;
+      return row ? toRow(row) : null;
     },
     async delete(id) {
       if (!storable(id)) return false;

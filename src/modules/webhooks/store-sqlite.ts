@@ -1,5 +1,5 @@
 /** The webhooks store on SQLite. */
-import { asc, count, eq } from 'drizzle-orm';
+import { asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import type { WebhookStore } from './store';
 import { webhooks } from './table';
@@ -20,6 +20,21 @@ export function createSqliteWebhookStore(db: Db): WebhookStore {
     },
     async update(id, changes) {
       if (Object.keys(changes).length > 0) db.update(webhooks).set(changes).where(eq(webhooks.id, id)).run();
+    },
+    async rotateSecret(id, secret, previousUntil, at) {
+      return (
+        db
+          .update(webhooks)
+          .set({
+            previousSecret: sql`${webhooks.secret}`,
+            secret,
+            previousSecretUntil: previousUntil,
+            updatedAt: sql`max(${webhooks.updatedAt}, ${at})`,
+          })
+          .where(eq(webhooks.id, id))
+          .returning()
+          .get() ?? null
+      );
     },
     async delete(id) {
       return db.delete(webhooks).where(eq(webhooks.id, id)).returning({ id: webhooks.id }).all().length > 0;

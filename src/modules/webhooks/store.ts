@@ -12,6 +12,11 @@ export interface WebhookStore {
   count(): Promise<number>;
   insert(row: WebhookRow): Promise<void>;
   update(id: string, changes: WebhookChanges): Promise<void>;
+  /**
+   * Replaces the secret with `secret`, the replaced one kept as the previous secret (signing
+   * too) until `previousUntil`; the row after, or null when there is no such webhook.
+   */
+  rotateSecret(id: string, secret: string, previousUntil: number, at: number): Promise<WebhookRow | null>;
   /** Whether it existed. Its pending deliveries go with it. */
   delete(id: string): Promise<boolean>;
 }

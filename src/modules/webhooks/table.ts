@@ -4,7 +4,7 @@ import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 /**
  * Webhooks: where events are delivered. The secret is kept as issued (`whsec_...`): each
  * delivery is signed with it, so it cannot be stored as a one-way hash the way API keys are;
- * it is shown once, at creation, and never answered again.
+ * it is shown once, at creation or rotation, and never answered again.
  */
 export const webhooks = sqliteTable(
   'webhooks',
@@ -17,6 +17,12 @@ export const webhooks = sqliteTable(
     /** Whether bot hits are delivered with `clicks` events (human clicks always are). */
     bots: integer('bots', { mode: 'boolean' }).notNull().default(false),
     secret: text('secret').notNull(),
+    /**
+     * The secret a rotation replaced: deliveries are signed with it too (a second signature)
+     * until `previousSecretUntil`, so receivers can switch to the new one meanwhile.
+     */
+    previousSecret: text('previous_secret'),
+    previousSecretUntil: integer('previous_secret_until'),
     active: integer('active', { mode: 'boolean' }).notNull().default(true),
     /** Deliveries failed in a row since the last success (shown; disabling goes by failingSince). */
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),

@@ -83,6 +83,39 @@ forEachEngine((engine) => {
     expect(received).toHaveLength(3);
   });
 
+  test('a rotated secret is answered once; for 24 hours deliveries carry both signatures, then the new one only', async () => {
+    const webhook = await hook(['link.created']);
+    t.clock.advance(1000);
+    const rotated = await call('POST', `/webhooks/${webhook.id}/rotate-secret`, undefined, 200);
+    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(rotated.secret).not.toBe(webhook.secret);
+    const { secret: _secret, ...shown } = rotated;
+    expect(shown).toEqual({
+      ...webhook,
+      secret: undefined,
+      previousSecretUntil: T0 + 1000 + 86_400_000,
+      updatedAt: T0 + 1000,
+    });
+    const got = JSON.stringify(await call('GET', `/webhooks/${webhook.id}`));
+    expect([got.includes(rotated.secret), got.includes(webhook.secret)]).toEqual([false, false]);
+    expect((await api(t, 'POST', '/webhooks/whk_none/rotate-secret', { key })).status).toBe(404);
+
+    await call('POST', '/links', { destination: 'https://example.com/a' });
+    await send();
+    const [both] = received;
+    expect(both!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(await receiverAccepts(rotated.secret, both!.headers, both!.raw)).toBe(true);
+    expect(await receiverAccepts(webhook.secret, both!.headers, both!.raw)).toBe(true);
+
+    t.clock.advance(86_400_000);
+    await call('POST', '/links', { destination: 'https://example.com/b' });
+    await send();
+    const newOnly = received[1]!;
+    expect(newOnly.headers['webhook-signature']!.split(' ')).toHaveLength(1);
+    expect(await receiverAccepts(rotated.secret, newOnly.headers, newOnly.raw)).toBe(true);
+    expect(await receiverAccepts(webhook.secret, newOnly.headers, newOnly.raw)).toBe(false);
+  });
+
   test('only subscribed types; nothing sent while paused; events before a webhook existed are not its own', async () => {
     await call('POST', '/links', { destination: 'https://example.com/before' });
     const webhook = await hook(['link.deleted']);

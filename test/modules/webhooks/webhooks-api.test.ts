@@ -18,6 +18,7 @@ const WEBHOOK_KEYS = [
   'consecutiveFailures',
   'failingSince',
   'disabledReason',
+  'previousSecretUntil',
   'createdAt',
   'updatedAt',
 ].sort();
@@ -54,6 +55,7 @@ forEachEngine((engine) => {
       consecutiveFailures: 0,
       failingSince: null,
       disabledReason: null,
+      previousSecretUntil: null,
       createdAt: T0,
       updatedAt: T0,
     });
@@ -192,6 +194,8 @@ forEachEngine((engine) => {
         events: ['clicks'],
         bots: false,
         secret: 'whsec_AAAA',
+        previousSecret: null,
+        previousSecretUntil: null,
         active: true,
         consecutiveFailures: 0,
         failingSince: null,

@@ -14,6 +14,7 @@ interface PgDue {
   webhook_id: string;
   url: string;
   secret: string;
+  previous_secret: string | null;
   bots: boolean;
   event_seq: string;
   event_id: string;
@@ -87,7 +88,8 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
           FROM due WHERE d.id = due.id
           RETURNING d.*
         )
-        SELECT c.id, c.webhook_id, w.url, w.secret, w.bots, c.event_seq, e.id AS event_id, e.type, e.link_id, e.data, e.bot_data,
+        SELECT c.id, c.webhook_id, w.url, w.secret,
+          CASE WHEN w.previous_secret_until > ${now}::int8 THEN w.previous_secret END AS previous_secret, w.bots, c.event_seq, e.id AS event_id, e.type, e.link_id, e.data, e.bot_data,
           e.at AS event_at, c.attempts, c.first_attempt_at, c.claim
         FROM claimed c JOIN webhooks w ON w.id = c.webhook_id JOIN webhook_events e ON e.seq = c.event_seq
         ORDER BY c.next_at, c.id`;
@@ -97,6 +99,7 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
           webhookId: r.webhook_id,
           url: r.url,
           secret: r.secret,
+          previousSecret: r.previous_secret,
           bots: r.bots,
           eventSeq: num(r.event_seq),
           eventId: r.event_id,

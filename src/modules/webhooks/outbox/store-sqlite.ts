@@ -8,7 +8,8 @@ import { randomToken } from '../../../lib/ids';
 import { WEBHOOK_LIMITS } from '../model';
 import type { AttemptRow, DueDelivery, OutboxStore, Settlement, StoredEvent } from './store';
 
-const DUE_COLUMNS = `d.id, d.webhook_id AS webhookId, w.url, w.secret, w.bots, d.event_seq AS eventSeq, e.id AS eventId,
+const DUE_COLUMNS = `d.id, d.webhook_id AS webhookId, w.url, w.secret,
+  CASE WHEN w.previous_secret_until > ?2 THEN w.previous_secret END AS previousSecret, w.bots, d.event_seq AS eventSeq, e.id AS eventId,
   e.type, e.link_id AS linkId, e.data, e.bot_data AS botData, e.at AS eventAt, d.attempts, d.first_attempt_at AS firstAttemptAt`;
 
 /** Rows a pruning step deletes at most. */
@@ -89,13 +90,13 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
       });
       if (claimed.size === 0) return [];
       const rows = sqlite
-        .query<Omit<DueDelivery, 'claim' | 'bots'> & { bots: number }, [string]>(
+        .query<Omit<DueDelivery, 'claim' | 'bots'> & { bots: number }, [string, number]>(
           `SELECT ${DUE_COLUMNS} FROM webhook_deliveries d
            JOIN webhooks w ON w.id = d.webhook_id
            JOIN webhook_events e ON e.seq = d.event_seq
-           WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.next_at, d.id`,
+           WHERE d.id IN (SELECT value FROM json_each(?1)) ORDER BY d.next_at, d.id`,
         )
-        .all(JSON.stringify([...claimed.keys()]));
+        .all(JSON.stringify([...claimed.keys()]), now);
       return rows.map((d) => ({ ...d, bots: d.bots === 1, claim: claimed.get(d.id)! }) as DueDelivery);
     },
     async settle(delivery, outcome) {

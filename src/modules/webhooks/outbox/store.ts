@@ -11,6 +11,8 @@ export interface DueDelivery {
   webhookId: string;
   url: string;
   secret: string;
+  /** The secret a rotation replaced, while it still signs (null otherwise). */
+  previousSecret: string | null;
   bots: boolean;
   eventSeq: number;
   eventId: string;

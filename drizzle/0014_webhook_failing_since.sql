@@ -1,1 +1,0 @@
-ALTER TABLE `webhooks` ADD `failing_since` integer;
