@@ -11,6 +11,7 @@ import {
   DeliveryParams,
   RetriedModel,
   RotatedWebhookModel,
+  TestSentModel,
   UpdateWebhookBody,
   WebhookDeletedModel,
   WebhookListModel,
@@ -24,6 +25,7 @@ import {
   listWebhooks,
   retryDelivery,
   rotateWebhookSecret,
+  sendTestEvent,
   updateWebhook,
 } from './service';
 
@@ -92,6 +94,23 @@ export function webhooksRoutes(deps: Deps) {
           'Delivered already or not, the event is sent again within a second, with the same webhook-id (a receiver that keeps ids drops the repeat). 409 conflict (field active) while the webhook is disabled: nothing is sent until it is enabled; 409 (field deliveryId) for a clicks event whose clicks are gone.',
       },
     })
+    .post(
+      '/:id/test',
+      ({ params, set }) => {
+        set.status = 202;
+        return sendTestEvent(deps, params.id);
+      },
+      {
+        params: IdParams,
+        response: { 202: TestSentModel, ...errors(401, 403, 404, 409, 429) },
+        detail: {
+          tags,
+          summary: 'Send a test event',
+          description:
+            'Sends this webhook alone a webhook.test event ({webhookId, message}) within a second, signed like any delivery and retried like any; its outcome shows in the delivery log. Never in the live stream. 409 conflict (field active) while the webhook is disabled.',
+        },
+      },
+    )
     .post('/:id/rotate-secret', ({ params }) => rotateWebhookSecret(deps, params.id), {
       params: IdParams,
       response: { 200: RotatedWebhookModel, ...errors(401, 403, 404, 429) },

@@ -6,6 +6,14 @@ import { DeletedModel, NextCursor, nullable, pageQuery } from '../../http/models
 
 export const WEBHOOK_EVENTS = ['link.created', 'link.updated', 'link.deleted', 'clicks'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+/**
+ * A test event (POST /webhooks/{id}/test): delivered to that webhook alone, asked by a person,
+ * never subscribed to and never in the live stream.
+ */
+export const TEST_EVENT = 'webhook.test';
+/** What a delivery carries: a subscribed event, or a test. */
+export const DELIVERED_TYPES = [...WEBHOOK_EVENTS, TEST_EVENT] as const;
+export type DeliveredType = (typeof DELIVERED_TYPES)[number];
 
 export const WEBHOOK_LIMITS = {
   /** Webhooks in a workspace: each costs a delivery per event. */
@@ -137,7 +145,7 @@ export const DeliveryAttemptModel = t.Object(
     id: Type.Integer({ description: 'The attempt.' }),
     deliveryId: Type.Integer({ description: 'The delivery (one event to this webhook): what POST .../retry takes.' }),
     eventId: t.String({ description: 'The event, the webhook-id header of every attempt of it.' }),
-    type: t.UnionEnum([...WEBHOOK_EVENTS]),
+    type: t.UnionEnum([...DELIVERED_TYPES]),
     attempt: Type.Integer({ description: '1 for the first attempt of the delivery.' }),
     statusCode: nullable(Type.Integer(), { description: "The receiver's status; null when none came." }),
     error: nullable(t.String(), { description: 'Why it failed; null for a success.' }),
@@ -168,6 +176,11 @@ export const DeliveryParams = t.Object({
 });
 
 export const DeliveriesQuery = t.Object(pageQuery(100, { default: 50 }));
+
+export const TestSentModel = t.Object({
+  deliveryId: Type.Integer({ description: 'The test delivery, in the delivery log once attempted.' }),
+  eventId: t.String({ description: 'The test event, the webhook-id of its delivery.' }),
+});
 
 export const RetriedModel = t.Object({
   deliveryId: Type.Integer(),

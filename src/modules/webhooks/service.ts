@@ -6,6 +6,7 @@ import { hasControlChars } from '../../lib/text';
 import {
   CLICKS_KEPT_FOR_MS,
   type CreateWebhookInput,
+  type DeliveredType,
   type DeliveryAttempt,
   type UpdateWebhookInput,
   WEBHOOK_EVENTS,
@@ -127,7 +128,7 @@ export async function listDeliveries(
   const rows = await deps.stores.outbox.attempts(id, limit + 1, before);
   const page = rows.slice(0, limit);
   return {
-    items: page.map(({ status, type, ...rest }) => ({ ...rest, type: type as WebhookEvent, statusCode: status })),
+    items: page.map(({ status, type, ...rest }) => ({ ...rest, type: type as DeliveredType, statusCode: status })),
     cursor: rows.length > limit ? String(page.at(-1)!.id) : null,
   };
 }
@@ -138,13 +139,8 @@ export async function retryDelivery(
   id: string,
   deliveryId: string,
 ): Promise<{ deliveryId: number; retried: true }> {
-  const webhook = await rowOrThrow(deps, id);
   // Nothing is sent to a disabled webhook: saying "retried" would promise what does not happen.
-  if (!webhook.active)
-    throw conflict(
-      'active',
-      'This webhook is disabled: nothing is sent to it until it is enabled again (PATCH {"active": true}), which delivers its pending events',
-    );
+  sendableOrThrow(await rowOrThrow(deps, id));
   const n = /^\d{1,15}$/.test(deliveryId) ? Number(deliveryId) : -1;
   const outcome = n < 0 ? 'missing' : await deps.stores.outbox.retryNow(id, n, deps.clock.now());
   if (outcome === 'missing') throw notFound('delivery');
@@ -171,6 +167,34 @@ export async function rotateWebhookSecret(deps: WebhookDeps, id: string): Promis
   );
   if (row === null) throw notFound('webhook');
   return { ...toWebhook(row), secret: row.secret };
+}
+
+/** Nothing is sent to a webhook that is not active: a verb that would send says so rather than queue in silence. */
+function sendableOrThrow(webhook: WebhookRow): void {
+  if (!webhook.active)
+    throw conflict(
+      'active',
+      'This webhook is disabled: nothing is sent to it until it is enabled again (PATCH {"active": true}), which delivers its pending events',
+    );
+}
+
+/**
+ * Sends the webhook a test event (TEST_EVENT) now, to it alone: signed and retried like any,
+ * its outcome in the delivery log. 409 while it is not active.
+ */
+export async function sendTestEvent(
+  deps: WebhookDeps & Pick<Deps, 'webhooks'>,
+  id: string,
+): Promise<{ deliveryId: number; eventId: string }> {
+  const webhook = await rowOrThrow(deps, id);
+  sendableOrThrow(webhook);
+  const data = JSON.stringify({
+    webhookId: webhook.id,
+    message: 'A test event sent from Slink by hand: nothing happened to any link.',
+  });
+  const sent = await deps.stores.outbox.recordTest(webhook.id, data, deps.clock.now());
+  deps.webhooks.wake();
+  return sent;
 }
 
 export async function deleteWebhook(deps: WebhookDeps, id: string): Promise<{ id: string; deleted: true }> {

@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeEach, expect, test } from 'bun:test';
 import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
+import { expectError } from '../../helpers/schema';
 import { receiverAccepts } from '../../helpers/webhook-receiver';
 
 interface Received {
@@ -114,6 +115,33 @@ forEachEngine((engine) => {
     expect(newOnly.headers['webhook-signature']!.split(' ')).toHaveLength(1);
     expect(await receiverAccepts(rotated.secret, newOnly.headers, newOnly.raw)).toBe(true);
     expect(await receiverAccepts(webhook.secret, newOnly.headers, newOnly.raw)).toBe(false);
+  });
+
+  test('a test event: 202, delivered signed to that webhook alone, in its log, never in the live stream; 409 while disabled', async () => {
+    const webhook = await hook(['link.deleted']);
+    const other = await hook(['link.created']);
+    const res = await api(t, 'POST', `/webhooks/${webhook.id}/test`, { key });
+    expect(res.status).toBe(202);
+    expect(Object.keys(res.body).sort()).toEqual(['deliveryId', 'eventId']);
+    await send();
+    expect(received).toHaveLength(1);
+    const [test] = received;
+    expect(test!.body).toEqual({
+      id: res.body.eventId,
+      type: 'webhook.test',
+      timestamp: new Date(T0).toISOString(),
+      data: { webhookId: webhook.id, message: expect.stringContaining('test event') },
+    });
+    expect(await receiverAccepts(webhook.secret, test!.headers, test!.raw)).toBe(true);
+    expect((await call('GET', `/webhooks/${webhook.id}/deliveries`)).items).toEqual([
+      expect.objectContaining({ deliveryId: res.body.deliveryId, type: 'webhook.test', statusCode: 200, attempt: 1 }),
+    ]);
+    expect((await call('GET', `/webhooks/${other.id}/deliveries`)).items).toEqual([]);
+    expect(await t.deps.stores.outbox.since(0, 100, null)).toEqual([]);
+
+    await call('PATCH', `/webhooks/${webhook.id}`, { active: false });
+    expectError(await api(t, 'POST', `/webhooks/${webhook.id}/test`, { key }), 409, 'conflict', 'active');
+    expect((await api(t, 'POST', '/webhooks/whk_none/test', { key })).status).toBe(404);
   });
 
   test('only subscribed types; nothing sent while paused; events before a webhook existed are not its own', async () => {

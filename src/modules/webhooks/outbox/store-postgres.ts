@@ -5,8 +5,9 @@
  */
 import type { Pg } from '../../../db/postgres/client';
 import { num, numOrNull } from '../../../db/postgres/client';
-import { randomToken } from '../../../lib/ids';
-import { WEBHOOK_LIMITS, type WebhookEvent } from '../model';
+import { EVENT_FEED_LOCK } from '../../../db/postgres/locks';
+import { newId, randomToken } from '../../../lib/ids';
+import { type DeliveredType, WEBHOOK_LIMITS, type WebhookEvent } from '../model';
 import type { AttemptRow, DueDelivery, OutboxStore } from './store';
 
 interface PgDue {
@@ -18,7 +19,7 @@ interface PgDue {
   bots: boolean;
   event_seq: string;
   event_id: string;
-  type: WebhookEvent;
+  type: DeliveredType;
   link_id: string | null;
   data: string | null;
   bot_data: string | null;
@@ -43,7 +44,7 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
         }[]
       >`
         SELECT seq, id, type, link_id, data, bot_data, at FROM webhook_events
-        WHERE seq > ${afterSeq}::int8
+        WHERE seq > ${afterSeq}::int8 AND type <> 'webhook.test'
           AND (${linkId}::text IS NULL OR link_id = ${linkId}::text OR (type = 'clicks' AND link_id IS NULL))
         ORDER BY seq LIMIT ${limit}`;
       return rows.map((r) => ({
@@ -73,6 +74,21 @@ export function createPostgresOutboxStore(sql: Pg): OutboxStore {
           'text',
         )}::text[]) AS f(link_id, data)
         WHERE e.link_id = f.link_id AND e.data IS NULL AND e.type IN ('link.created', 'link.updated')`;
+    },
+    async recordTest(webhookId, data, at) {
+      const eventId = newId('evt');
+      return sql.begin(async (tx) => {
+        // Numbered under the event lock like every event, so numbers still commit in order.
+        await tx`SELECT pg_advisory_xact_lock(${EVENT_FEED_LOCK})`;
+        const [delivery] = await tx<{ id: string }[]>`
+          WITH e AS (
+            INSERT INTO webhook_events (seq, id, type, data, at)
+            VALUES (nextval('webhook_event_seq'), ${eventId}, 'webhook.test', ${data}, ${at}::int8) RETURNING seq
+          )
+          INSERT INTO webhook_deliveries (webhook_id, event_seq, next_at)
+          SELECT ${webhookId}, e.seq, ${at}::int8 FROM e RETURNING id`;
+        return { deliveryId: num(delivery!.id), eventId };
+      });
     },
     async claimDue(now, limit, leaseMs) {
       const claim = randomToken();

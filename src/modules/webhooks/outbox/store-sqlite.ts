@@ -4,7 +4,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import { writeWhenFree } from '../../../db/write-when-free';
-import { randomToken } from '../../../lib/ids';
+import { newId, randomToken } from '../../../lib/ids';
 import { WEBHOOK_LIMITS } from '../model';
 import type { AttemptRow, DueDelivery, OutboxStore, Settlement, StoredEvent } from './store';
 
@@ -46,7 +46,7 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
       return sqlite
         .query<StoredEvent, [number, string | null, number]>(
           `SELECT seq, id, type, link_id AS linkId, data, bot_data AS botData, at FROM webhook_events
-           WHERE seq > ?1 AND (?2 IS NULL OR link_id = ?2 OR (type = 'clicks' AND link_id IS NULL)) ORDER BY seq LIMIT ?3`,
+           WHERE seq > ?1 AND type <> 'webhook.test' AND (?2 IS NULL OR link_id = ?2 OR (type = 'clicks' AND link_id IS NULL)) ORDER BY seq LIMIT ?3`,
         )
         .all(afterSeq, linkId, limit);
     },
@@ -64,6 +64,22 @@ export function createSqliteOutboxStore(sqlite: Database): OutboxStore {
       );
       await immediate(() => {
         for (const { linkId, data } of entries) fill.run(data, linkId);
+      });
+    },
+    async recordTest(webhookId, data, at) {
+      const eventId = newId('evt');
+      return immediate(() => {
+        const { seq } = sqlite
+          .query<{ seq: number }, [string, string, number]>(
+            "INSERT INTO webhook_events (id, type, data, at) VALUES (?, 'webhook.test', ?, ?) RETURNING seq",
+          )
+          .get(eventId, data, at)!;
+        const { id } = sqlite
+          .query<{ id: number }, [string, number, number]>(
+            'INSERT INTO webhook_deliveries (webhook_id, event_seq, next_at) VALUES (?, ?, ?) RETURNING id',
+          )
+          .get(webhookId, seq, at)!;
+        return { deliveryId: id, eventId };
       });
     },
     async claimDue(now, limit, leaseMs) {

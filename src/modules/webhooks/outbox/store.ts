@@ -4,7 +4,7 @@
  * only under that claim: a process that stalled past its lease finds its outcome refused, and
  * one that died holding deliveries lets them go when the lease ends.
  */
-import type { WebhookEvent } from '../model';
+import type { DeliveredType, WebhookEvent } from '../model';
 
 export interface DueDelivery {
   id: number;
@@ -16,7 +16,7 @@ export interface DueDelivery {
   bots: boolean;
   eventSeq: number;
   eventId: string;
-  type: WebhookEvent;
+  type: DeliveredType;
   linkId: string | null;
   /** The event's data as JSON, or null when a crash came between its link write and the fill. */
   data: string | null;
@@ -86,6 +86,11 @@ export interface OutboxStore {
   bounds(): Promise<{ newest: number; oldest: number | null }>;
   /** Gives link events still without data their Link, as JSON. */
   fillLinkData(entries: readonly { linkId: string; data: string }[]): Promise<void>;
+  /**
+   * Records a test event (TEST_EVENT, `data` as JSON) with a delivery to this webhook alone, due
+   * at `at`; live streams never see it (`since` leaves test events out).
+   */
+  recordTest(webhookId: string, data: string, at: number): Promise<{ deliveryId: number; eventId: string }>;
   /** Claims up to `limit` due deliveries of active webhooks, oldest first, until `now + leaseMs`. */
   claimDue(now: number, limit: number, leaseMs: number): Promise<DueDelivery[]>;
   /**
