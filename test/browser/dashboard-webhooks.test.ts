@@ -182,6 +182,43 @@ test('delivery log: a failed attempt with its status and answer; Redeliver shows
   await p.page.close();
 }, 90_000);
 
+test('send a test event (its outcome in the log); rotate the secret: asked first, the new one shown once', async () => {
+  const p = await signedInPage(d);
+  for (const w of await webhooksOf(p.key)) await apiExpecting(d.t, p.key, 'DELETE', `/webhooks/${w.id}`);
+  const created = await apiExpecting(d.t, p.key, 'POST', '/webhooks', {
+    url: at('/pinged'),
+    events: ['link.deleted'],
+    description: 'Pinged',
+  });
+  await p.page.goto(`${d.origin}/app/settings/webhooks`);
+  await p.page.getByRole('button', { name: 'Send a test event to Pinged' }).click();
+  await p.page.getByRole('status').filter({ hasText: 'Sent a test event to Pinged' }).waitFor();
+  const log = async () => (await apiExpecting(d.t, p.key, 'GET', `/webhooks/${created.id}/deliveries`)).items;
+  await waitUntil(async () => (await log()).length === 1);
+  expect((await log()).map((a: any) => [a.type, a.statusCode])).toEqual([['webhook.test', 200]]);
+  expect(received.filter((r) => r.startsWith('/pinged ')).map((r) => JSON.parse(r.slice(8)).type)).toEqual([
+    'webhook.test',
+  ]);
+
+  await p.page.getByRole('button', { name: 'Rotate the secret of Pinged' }).click();
+  const confirm = p.page.getByRole('dialog', { name: 'Rotate the secret of Pinged?' });
+  expect(await confirm.textContent()).toContain('For 24 hours every delivery is signed with both');
+  await confirm.getByRole('button', { name: 'Rotate secret' }).click();
+  const shown = p.page.getByRole('dialog', { name: 'New signing secret' });
+  const secret = await shown.getByRole('textbox', { name: 'Signing secret' }).inputValue();
+  expect(secret).toMatch(/^whsec_/);
+  expect(await seriousA11yViolations(p.page)).toEqual([]);
+  await shown.getByRole('button', { name: 'Done' }).click();
+  await shown.waitFor({ state: 'detached' });
+  const until = (await apiExpecting(d.t, p.key, 'GET', `/webhooks/${created.id}`)).previousSecretUntil;
+  expect(until).toBe(d.t.clock.now() + 86_400_000);
+  const item = p.page.locator('.webhook-item').filter({ hasText: 'Pinged' });
+  await item.getByText('The previous secret signs deliveries too until').waitFor();
+  expect(await p.page.content()).not.toContain(secret.slice(6));
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
+
 test('disable and enable by hand; one failing for 24 hours is disabled and says why, plainly', async () => {
   // A day of failures passes on the app's clock first: the session signing in comes after it.
   const { key } = await makeKey(d.t, 'write', { superuser: true });

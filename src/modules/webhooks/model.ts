@@ -50,7 +50,7 @@ export const WebhookModel = t.Object(
     }),
     previousSecretUntil: nullable(Type.Integer(), {
       description:
-        'After a rotation: until when (epoch ms) deliveries are also signed with the replaced secret, a second v1 signature in webhook-signature; null before any rotation.',
+        'After a rotation, while the replaced secret still signs: until when (epoch ms) deliveries carry its v1 signature too in webhook-signature; null otherwise.',
     }),
     consecutiveFailures: Type.Integer({ description: 'Attempts failed in a row since the last success.' }),
     failingSince: nullable(Type.Integer(), {

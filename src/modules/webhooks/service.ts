@@ -20,10 +20,14 @@ import { checkWebhookTarget, normalizeWebhookUrl } from './url';
 
 type WebhookDeps = Pick<Deps, 'stores' | 'config' | 'clock'>;
 
-/** What the API answers of a webhook: everything but its secrets. */
-export function toWebhook(row: WebhookRow): Webhook {
+/**
+ * What the API answers of a webhook: everything but its secrets; `previousSecretUntil` only
+ * while the replaced secret still signs (`now`, the service's clock, judges).
+ */
+export function toWebhook(row: WebhookRow, now: number): Webhook {
   const { secret: _secret, previousSecret: _previous, ...shown } = row;
-  return { ...shown, events: eventsOf(row.events) };
+  const until = row.previousSecretUntil;
+  return { ...shown, previousSecretUntil: until !== null && until > now ? until : null, events: eventsOf(row.events) };
 }
 
 /** The events as stored: each once, in the documented order. */
@@ -51,11 +55,12 @@ async function rowOrThrow(deps: WebhookDeps, id: string): Promise<WebhookRow> {
 }
 
 export async function listWebhooks(deps: WebhookDeps): Promise<{ items: Webhook[] }> {
-  return { items: (await deps.stores.webhooks.list()).map(toWebhook) };
+  const now = deps.clock.now();
+  return { items: (await deps.stores.webhooks.list()).map((row) => toWebhook(row, now)) };
 }
 
 export async function getWebhook(deps: WebhookDeps, id: string): Promise<Webhook> {
-  return toWebhook(await rowOrThrow(deps, id));
+  return toWebhook(await rowOrThrow(deps, id), deps.clock.now());
 }
 
 /** Creates a webhook; the answer carries its secret, the only time it is shown. */
@@ -83,7 +88,7 @@ export async function createWebhook(
     updatedAt: now,
   };
   await deps.stores.webhooks.insert(row);
-  return { ...toWebhook(row), secret: row.secret };
+  return { ...toWebhook(row, now), secret: row.secret };
 }
 
 /**
@@ -109,7 +114,7 @@ export async function updateWebhook(deps: WebhookDeps, id: string, input: Update
   await deps.stores.webhooks.update(id, changes);
   // What waited while it was not active (or for a retry) goes out now, not at its old schedule.
   if (input.active === true && !current.active) await deps.stores.outbox.resume(id, deps.clock.now());
-  return toWebhook({ ...current, ...changes });
+  return toWebhook({ ...current, ...changes }, deps.clock.now());
 }
 
 /** A page of a webhook's delivery log, newest first; the cursor is the last attempt's id. */
@@ -166,7 +171,7 @@ export async function rotateWebhookSecret(deps: WebhookDeps, id: string): Promis
     now,
   );
   if (row === null) throw notFound('webhook');
-  return { ...toWebhook(row), secret: row.secret };
+  return { ...toWebhook(row, now), secret: row.secret };
 }
 
 /** Nothing is sent to a webhook that is not active: a verb that would send says so rather than queue in silence. */

@@ -109,6 +109,7 @@ forEachEngine((engine) => {
     expect(await receiverAccepts(webhook.secret, both!.headers, both!.raw)).toBe(true);
 
     t.clock.advance(86_400_000);
+    expect((await call('GET', `/webhooks/${webhook.id}`)).previousSecretUntil).toBeNull();
     await call('POST', '/links', { destination: 'https://example.com/b' });
     await send();
     const newOnly = received[1]!;

@@ -1,4 +1,4 @@
-/** The webhooks calls of /api/v1 the dashboard makes: the list, changes and the delivery log. */
+/** The webhooks calls of /api/v1 the dashboard makes: the list, changes, a secret's rotation, a test event and the delivery log. */
 import { api, withQuery } from './client';
 import type { DeliveryAttempt, Page, Webhook, WebhookEvent } from './types';
 
@@ -23,4 +23,7 @@ export const listDeliveries = (id: string, cursor: string | null) =>
   api.get<Page<DeliveryAttempt>>(withQuery(`${V1}/${enc(id)}/deliveries`, { limit: DELIVERIES_PAGE_SIZE, cursor }));
 export const retryDelivery = (id: string, deliveryId: number) =>
   api.post<{ deliveryId: number; retried: true }>(`${V1}/${enc(id)}/deliveries/${deliveryId}/retry`);
+export const rotateWebhookSecret = (id: string) =>
+  api.post<Webhook & { secret: string }>(`${V1}/${enc(id)}/rotate-secret`);
+export const sendTestEvent = (id: string) => api.post<{ deliveryId: number; eventId: string }>(`${V1}/${enc(id)}/test`);
 export const getWebhook = (id: string) => api.get<Webhook>(`${V1}/${enc(id)}`);

@@ -57,7 +57,8 @@ function changes(webhook: Webhook | null, fields: Required<Omit<WebhookFields, '
   return out;
 }
 
-function SecretShown({ secret, onClose }: { secret: string; onClose(): void }) {
+/** A signing secret, shown the only time it is (a new webhook's, a rotation's), with a copy button. */
+export function SecretShown({ secret, onClose }: { secret: string; onClose(): void }) {
   return (
     <div class="stack">
       <p class="alert notice">

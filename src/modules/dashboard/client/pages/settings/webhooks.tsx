@@ -1,18 +1,20 @@
 /**
  * /app/settings/webhooks: where the workspace's events are POSTed. Each webhook with its URL,
  * description, events and state; one failing says since when, and one disabled after a day
- * of failures says why, in words. Create (the secret shown once), edit, disable or enable, delete (asked
+ * of failures says why, in words. Create (the secret shown once), edit, send a test event,
+ * rotate the secret (asked first, the new one shown once), disable or enable, delete (asked
  * first), and each one's delivery log.
  */
 import { useState } from 'preact/hooks';
 import type { Webhook } from '../../api/types';
-import { deleteWebhook, listWebhooks, updateWebhook } from '../../api/webhooks';
+import { deleteWebhook, listWebhooks, rotateWebhookSecret, sendTestEvent, updateWebhook } from '../../api/webhooks';
 import { ConfirmDialog } from '../../components/confirm-dialog';
+import { Dialog } from '../../components/dialog';
 import { EmptyState, ResourceStatus, StatusLine } from '../../components/feedback';
 import { SettingsFrame } from '../../components/settings-frame';
 import { formatNumber, formatUtc } from '../../lib/format';
 import { useAction, useResource } from '../../lib/hooks';
-import { WebhookDialog } from './webhook-dialog';
+import { SecretShown, WebhookDialog } from './webhook-dialog';
 
 const nameOf = (w: Webhook) => w.description ?? w.url;
 
@@ -53,7 +55,16 @@ function State({ webhook: w }: { webhook: Webhook }) {
   );
 }
 
-function WebhookItem(props: { webhook: Webhook; onEdit(): void; onToggle(): void; onDelete(): void }) {
+interface ItemProps {
+  webhook: Webhook;
+  onEdit(): void;
+  onToggle(): void;
+  onTest(): void;
+  onRotate(): void;
+  onDelete(): void;
+}
+
+function WebhookItem(props: ItemProps) {
   const w = props.webhook;
   const name = nameOf(w);
   return (
@@ -71,6 +82,9 @@ function WebhookItem(props: { webhook: Webhook; onEdit(): void; onToggle(): void
           Events: {w.events.join(', ')}
           {w.events.includes('clicks') && (w.bots ? ' (with bot hits)' : ' (human clicks only)')}
         </p>
+        {w.previousSecretUntil !== null && (
+          <p class="hint">The previous secret signs deliveries too until {formatUtc(w.previousSecretUntil)}.</p>
+        )}
         <State webhook={w} />
       </div>
       <div class="actions webhook-actions">
@@ -83,6 +97,22 @@ function WebhookItem(props: { webhook: Webhook; onEdit(): void; onToggle(): void
         </a>
         <button type="button" class="button small secondary" aria-label={`Edit ${name}`} onClick={props.onEdit}>
           Edit
+        </button>
+        <button
+          type="button"
+          class="button small secondary"
+          aria-label={`Send a test event to ${name}`}
+          onClick={props.onTest}
+        >
+          Send test
+        </button>
+        <button
+          type="button"
+          class="button small secondary"
+          aria-label={`Rotate the secret of ${name}`}
+          onClick={props.onRotate}
+        >
+          Rotate secret
         </button>
         <button
           type="button"
@@ -104,6 +134,8 @@ export function WebhooksPage() {
   const webhooks = useResource(listWebhooks, []);
   const [editing, setEditing] = useState<Webhook | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
+  const [rotating, setRotating] = useState<Webhook | null>(null);
+  const [rotated, setRotated] = useState<string | null>(null);
   const action = useAction();
   const [done, setDone] = useState('');
   const items = webhooks.data?.items ?? [];
@@ -112,6 +144,22 @@ export function WebhooksPage() {
     setDone('');
     if (!(await action.run(() => updateWebhook(w.id, { active: !w.active })))) return;
     setDone(w.active ? `Disabled ${nameOf(w)}: nothing is delivered to it.` : `Enabled ${nameOf(w)}.`);
+    webhooks.reload();
+  };
+  const test = async (w: Webhook) => {
+    setDone('');
+    if (!(await action.run(() => sendTestEvent(w.id)))) return;
+    setDone(`Sent a test event to ${nameOf(w)}: its delivery log shows how the receiver answered.`);
+  };
+  const rotate = async (w: Webhook) => {
+    setDone('');
+    const got: { secret?: string } = {};
+    const ok = await action.run(async () => {
+      got.secret = (await rotateWebhookSecret(w.id)).secret;
+    });
+    setRotating(null);
+    if (!ok || got.secret === undefined) return;
+    setRotated(got.secret);
     webhooks.reload();
   };
   const remove = async (w: Webhook) => {
@@ -148,6 +196,8 @@ export function WebhooksPage() {
               webhook={w}
               onEdit={() => setEditing(w)}
               onToggle={() => toggle(w)}
+              onTest={() => test(w)}
+              onRotate={() => setRotating(w)}
               onDelete={() => setDeleting(w)}
             />
           ))}
@@ -159,6 +209,21 @@ export function WebhooksPage() {
         onSaved={() => webhooks.reload()}
         onClose={() => setEditing(null)}
       />
+      <ConfirmDialog
+        open={rotating !== null}
+        title={rotating ? `Rotate the secret of ${nameOf(rotating)}?` : 'Rotate the secret?'}
+        confirm="Rotate secret"
+        onConfirm={() => (rotating ? rotate(rotating) : undefined)}
+        onCancel={() => setRotating(null)}
+      >
+        <p>
+          A new signing secret is made and shown once. For 24 hours every delivery is signed with both the new and the
+          current secret, so the receiver can switch over without refusing any; then only the new one signs.
+        </p>
+      </ConfirmDialog>
+      <Dialog open={rotated !== null} title="New signing secret" onClose={() => setRotated(null)}>
+        {rotated !== null && <SecretShown secret={rotated} onClose={() => setRotated(null)} />}
+      </Dialog>
       <ConfirmDialog
         open={deleting !== null}
         title={deleting ? `Delete ${nameOf(deleting)}?` : 'Delete webhook?'}
