@@ -47,7 +47,6 @@ try {
     description: 'Audit log',
   });
   await api(d.t, 'PATCH', `/webhooks/${audit.id}`, { key, body: { active: false } });
-  // Twenty failed deliveries in a row disable the CRM's webhook.
   const links: { id: string; slug: string }[] = [];
   for (let i = 0; i < 20; i++)
     links.push(
@@ -55,6 +54,9 @@ try {
     );
   // Read through the store, not the API: polling the API this often would meet its rate limit.
   const outbox = d.t.deps.stores.outbox;
+  await waitUntil(async () => (await outbox.attempts(crm.id, 50, null)).length >= 20, 60_000);
+  // A day on the app's clock without a success disables the CRM's webhook.
+  d.t.clock.advance(24 * 3_600_000);
   await waitUntil(async () => (await d.t.deps.stores.webhooks.find(crm.id))?.active === false, 60_000);
   // The warehouse failed its first delivery, then took the next ones and a redelivery.
   for (const link of links.slice(0, 3))
@@ -63,6 +65,10 @@ try {
   const first = (await outbox.attempts(flaky.id, 50, null)).at(-1)!;
   await api(d.t, 'POST', `/webhooks/${flaky.id}/deliveries/${first.deliveryId}/retry`, { key });
   await waitUntil(async () => (await outbox.attempts(flaky.id, 50, null)).length >= 4, 60_000);
+  // The warehouse's secret rotated (the old one still signing), and a test event sent to it.
+  await api(d.t, 'POST', `/webhooks/${flaky.id}/rotate-secret`, { key });
+  await api(d.t, 'POST', `/webhooks/${flaky.id}/test`, { key });
+  await waitUntil(async () => (await outbox.attempts(flaky.id, 50, null)).length >= 5, 60_000);
 
   const shots: [string, string, (page: Page) => Promise<void>][] = [
     ['webhooks', '/app/settings/webhooks', (page) => page.getByText('Disabled automatically').waitFor()],

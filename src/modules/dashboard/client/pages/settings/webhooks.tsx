@@ -19,9 +19,21 @@ import { SecretShown, WebhookDialog } from './webhook-dialog';
 const nameOf = (w: Webhook) => w.description ?? w.url;
 
 /** "12 failed attempts in a row since 2026-11-29 07:02 UTC": how long a failing one has failed. */
-function failing(w: Webhook): string {
-  const since = w.failingSince === null ? '' : ` since ${formatUtc(w.failingSince)}`;
-  return `${formatNumber(w.consecutiveFailures)} failed ${w.consecutiveFailures === 1 ? 'attempt' : 'attempts'} in a row${since}`;
+function Failing({ webhook: w }: { webhook: Webhook }) {
+  const attempts = `${formatNumber(w.consecutiveFailures)} failed ${w.consecutiveFailures === 1 ? 'attempt' : 'attempts'}`;
+  return (
+    <>
+      {attempts} in a row
+      {w.failingSince !== null && (
+        <>
+          {' since '}
+          <time class="webhook-time" dateTime={new Date(w.failingSince).toISOString()}>
+            {formatUtc(w.failingSince)}
+          </time>
+        </>
+      )}
+    </>
+  );
 }
 
 function State({ webhook: w }: { webhook: Webhook }) {
@@ -29,8 +41,12 @@ function State({ webhook: w }: { webhook: Webhook }) {
     return (
       <p class="hint">
         <span class="badge ok">Active</span>
-        {w.consecutiveFailures > 0 &&
-          ` ${failing(w)}; it is disabled if nothing succeeds for 24 hours (its events are kept for it).`}
+        {w.consecutiveFailures > 0 && (
+          <>
+            {' '}
+            <Failing webhook={w} />; it is disabled if nothing succeeds for 24 hours (its events are kept for it).
+          </>
+        )}
       </p>
     );
   }
@@ -45,7 +61,7 @@ function State({ webhook: w }: { webhook: Webhook }) {
   return (
     <div class="alert error webhook-disabled">
       <p>
-        <strong>Disabled automatically</strong> after 24 hours without a success ({failing(w)})
+        <strong>Disabled automatically</strong> after 24 hours without a success (<Failing webhook={w} />)
       </p>
       <p>Reason: {w.disabledReason}</p>
       <p>
