@@ -159,7 +159,11 @@ export function WebhooksPage() {
   const toggle = async (w: Webhook) => {
     setDone('');
     if (!(await action.run(() => updateWebhook(w.id, { active: !w.active })))) return;
-    setDone(w.active ? `Disabled ${nameOf(w)}: nothing is delivered to it.` : `Enabled ${nameOf(w)}.`);
+    setDone(
+      w.active
+        ? `Disabled ${nameOf(w)}: nothing is sent to it until it is enabled; its events are kept for it.`
+        : `Enabled ${nameOf(w)}: what was kept for it is delivered now.`,
+    );
     webhooks.reload();
   };
   const test = async (w: Webhook) => {
