@@ -2,8 +2,9 @@
  * One reader of the outbox per app for every live stream it holds (live.ts): every POLL_MS it
  * reads the events recorded since the last read, frames each once per kind of reader
  * (live-frames.ts) and hands the same bytes to every stream that takes them, so a hundred streams
- * cost one read and one framing, not a hundred. Before it hands out a batch (and at least every
- * CHECK_MS) it asks each holder of streams, once, whether its key or session still holds, and
+ * cost one read and one framing, not a hundred. Before it hands out each page of events it has
+ * read (and every CHECK_MS while there are none) it asks each holder of streams, once, whether
+ * its key or session still holds, and
  * ends the streams of those that do not; it ends streams that reached their lifetime, and says
  * every 15 s on the idle ones that they are alive.
  * While it runs, the app says so in the outbox (event_listeners), so click batches record their
@@ -18,8 +19,9 @@ export type HubDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'linkIndex' | '
 
 const POLL_MS = 500;
 const PAGE = 50;
-/** How long a holder's word that its credential holds is taken for, at most, while nothing is sent. */
-export const CHECK_MS = 1000;
+export const NO_LONGER_HOLDS = 'the key or session of this stream no longer holds';
+/** How often a holder's credential is read again while no event goes out. */
+const CHECK_MS = 1000;
 const HEARTBEAT_MS = 15_000;
 /** A stream ends after this long, whatever its traffic; its client reconnects with Last-Event-ID. */
 export const STREAM_LIFETIME_MS = 3_600_000;
@@ -144,22 +146,22 @@ export class LiveHub {
       if (now - member.openedAt >= STREAM_LIFETIME_MS)
         member.end('this stream reached its lifetime: reconnect with Last-Event-ID');
     let checked = false;
-    if (Date.now() - this.lastCheck >= CHECK_MS) {
-      await this.check();
-      checked = true;
-    }
     for (;;) {
       const events = await this.deps.stores.outbox.since(this.cursor, PAGE, null);
       if (events.length === 0) break;
-      // Nothing goes out to a holder whose key was revoked (or session ended) before this read.
-      if (!checked) {
-        await this.check();
-        checked = true;
+      // Read after the page: nothing recorded after a key was revoked (or a session ended) goes
+      // out to its holder.
+      await this.check();
+      checked = true;
+      // A turn of the event loop after each event: its bytes (up to ~450 KB times the streams)
+      // go out to the sockets while redirects are answered in between, not all in one burst.
+      for (const event of events) {
+        await this.handOut(new FramedEvent(this.deps, event));
+        await nextTurn();
       }
-      for (const event of events) await this.handOut(new FramedEvent(this.deps, event));
       if (events.length < PAGE) break;
-      await nextTurn();
     }
+    if (!checked && Date.now() - this.lastCheck >= CHECK_MS) await this.check();
     const quiet = Date.now() - HEARTBEAT_MS;
     for (const member of this.following) if (member.lastWrite <= quiet) member.give(KEEP_ALIVE);
   }
@@ -188,7 +190,7 @@ export class LiveHub {
     await Promise.all(
       [...byHolder.values()].map(async (members) => {
         if (await members[0]!.stillAllowed()) return;
-        for (const member of members) member.end('the key or session of this stream no longer holds');
+        for (const member of members) member.end(NO_LONGER_HOLDS);
       }),
     );
     this.lastCheck = Date.now();

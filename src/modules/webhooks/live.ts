@@ -14,7 +14,7 @@ import type { Deps } from '../../deps';
 import { invalid, notFound, RateLimitedError } from '../../lib/errors';
 import { nextTurn } from '../../lib/event-loop';
 import { encode, FramedEvent, type Reader } from './live-frames';
-import { CHECK_MS, type HubDeps, LiveHub, type Member, sayListening } from './live-hub';
+import { type HubDeps, LiveHub, type Member, NO_LONGER_HOLDS, sayListening } from './live-hub';
 
 /** Streams one key (or one signed-in session) may hold open on one process. */
 export const STREAMS_PER_KEY = 5;
@@ -162,13 +162,8 @@ class LiveStream implements Member {
 
   /** Sends what it missed, a page at a time while its reader keeps up, then follows the hub. */
   async catchUp(): Promise<void> {
-    let checkedAt = Date.now();
     for (;;) {
       if (this.closed || this.hub.follow(this)) return;
-      if (Date.now() - checkedAt >= CHECK_MS) {
-        if (!(await this.stillAllowed())) return this.end('the key or session of this stream no longer holds');
-        checkedAt = Date.now();
-      }
       await this.room();
       if (this.closed) return;
       // Read before the page: everything up to it that this stream takes is in the page.
@@ -179,6 +174,7 @@ class LiveStream implements Member {
         await this.hub.idle();
         continue;
       }
+      if (!(await this.stillAllowed())) return this.end(NO_LONGER_HOLDS);
       for (const event of events) {
         const bytes = await new FramedEvent(this.deps, event).bytesFor(this.reader);
         if (bytes !== null) {
