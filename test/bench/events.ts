@@ -8,6 +8,7 @@
  * server dropped (their last event a `gap`).
  *
  *   bun run bench:events [-- --seconds 10 --links 10000 --rounds 3 --streams 200 --mix 0,5,1 --skip-build]
+ *                        [--binary path/to/another/slink]
  *
  * `--mix a,l,s`: the parts of the streams that follow every event (`a`), one link (`l`), none (`s`).
  */
@@ -31,6 +32,8 @@ const { values } = parseArgs({
     /** How the streams divide (parts of the whole): all events, `?link=`, never reading. */
     mix: { type: 'string', default: '0,5,1' },
     'skip-build': { type: 'boolean', default: false },
+    /** Another build to measure (an earlier release), instead of dist/slink; implies --skip-build. */
+    binary: { type: 'string' },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -42,7 +45,7 @@ const CONNECTIONS = 64;
 const ACCOUNTS = 20;
 const KEYS_PER_ACCOUNT = 2;
 const ROOT = join(import.meta.dir, '..', '..');
-const BINARY = join(ROOT, 'dist', 'slink');
+const BINARY = values.binary ?? join(ROOT, 'dist', 'slink');
 const PORT = 18_341;
 
 type Kind = 'all' | 'link' | 'stalled';
@@ -118,7 +121,7 @@ ensureWrk();
 const dir = mkdtempSync(join(tmpdir(), 'slink-bench-events-'));
 let server: Bun.Subprocess | null = null;
 try {
-  if (!values['skip-build']) buildBinary(ROOT);
+  if (!values['skip-build'] && values.binary === undefined) buildBinary(ROOT);
   const db = join(dir, 'events.db');
   const deps = benchDeps(db);
   const slugs = await seedLinks(deps, LINKS, (i) => ({ destination: `https://www.example.org/articles/${i}` }));

@@ -140,7 +140,7 @@ test('stream refused: the page says it polls every 5 s, and the click still show
 test('too many streams: a page of a session holding its 5 streams says the stream was refused for that, and polls', async () => {
   const p = await signedInPage(d);
   const cookie = (await p.page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-  const held: ReadableStreamDefaultReader<Uint8Array>[] = [];
+  const held: { cancel(): Promise<void> }[] = [];
   for (let i = 0; i < 5; i++) {
     const res = await fetch(`${d.origin}/api/v1/events`, { headers: { cookie } });
     expect(res.status).toBe(200);
