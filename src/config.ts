@@ -32,6 +32,8 @@ export interface Config {
   readonly nodeId: string;
   /** SLINK_WEBHOOKS_ALLOW_PRIVATE: webhooks may be delivered to loopback and private addresses. */
   readonly webhooksAllowPrivate: boolean;
+  /** SLINK_LIVE_STREAMS: live event streams (GET /api/v1/events) one process holds open at most. */
+  readonly liveStreams: number;
 }
 
 interface ConfigVar {
@@ -97,6 +99,11 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
     default: '0',
     meaning:
       '1: webhooks may be delivered to loopback and private addresses (tests, internal receivers); 0 refuses them at create and at delivery',
+  },
+  {
+    name: 'SLINK_LIVE_STREAMS',
+    default: '500',
+    meaning: 'live event streams (GET /api/v1/events) one process holds open at most; 429 beyond',
   },
 ];
 
@@ -185,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: databaseUrlVar(env),
     nodeId: nodeIdVar(env),
     webhooksAllowPrivate: intVar(env, 'SLINK_WEBHOOKS_ALLOW_PRIVATE', 0, 0, 1) === 1,
+    liveStreams: intVar(env, 'SLINK_LIVE_STREAMS', 500, 1, 100_000),
   });
 }
 

@@ -55,6 +55,7 @@ describe('slink --help', () => {
       'SLINK_DATABASE_URL',
       'SLINK_NODE_ID',
       'SLINK_WEBHOOKS_ALLOW_PRIVATE',
+      'SLINK_LIVE_STREAMS',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(documentedVars);
     for (const v of CONFIG_VARS) {

@@ -32,6 +32,7 @@ describe('defaults (README, Configuration)', () => {
       databaseUrl: null,
       nodeId: hostname(),
       webhooksAllowPrivate: false,
+      liveStreams: 500,
     });
   });
 
@@ -71,6 +72,7 @@ describe('defaults (README, Configuration)', () => {
         SLINK_DATABASE_URL: 'postgresql://slink:secret@db.internal:5433/slink',
         SLINK_NODE_ID: 'node-2.eu',
         SLINK_WEBHOOKS_ALLOW_PRIVATE: '1',
+        SLINK_LIVE_STREAMS: '20',
       }),
     ).toEqual({
       port: 4000,
@@ -89,6 +91,7 @@ describe('defaults (README, Configuration)', () => {
       databaseUrl: 'postgresql://slink:secret@db.internal:5433/slink',
       nodeId: 'node-2.eu',
       webhooksAllowPrivate: true,
+      liveStreams: 20,
     });
     expect(loadConfig({ SLINK_TRUST_PROXY: '0' }).trustProxy).toBe(0);
     expect(loadConfig({ SLINK_TRUST_PROXY: '2' }).trustProxy).toBe(2);
@@ -199,6 +202,7 @@ describe('help text', () => {
       'SLINK_DATABASE_URL',
       'SLINK_NODE_ID',
       'SLINK_WEBHOOKS_ALLOW_PRIVATE',
+      'SLINK_LIVE_STREAMS',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(names);
     const lines = help.split('\n');
@@ -206,7 +210,7 @@ describe('help text', () => {
     for (const [i, name] of names.entries()) expect(lines[i]!.trim().startsWith(name)).toBe(true);
     for (const def of ['3000', '0.0.0.0', './data/slink.db', 'http://localhost:$SLINK_PORT', '1000', '600', 'Slink'])
       expect(help).toContain(def);
-    expect(lines.at(-1)).toMatch(/^\s*SLINK_WEBHOOKS_ALLOW_PRIVATE\s+0\s+1: webhooks may be delivered to loopback/);
+    expect(lines.at(-1)).toMatch(/^\s*SLINK_LIVE_STREAMS\s+500\s+live event streams/);
   });
 });
 

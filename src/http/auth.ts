@@ -64,6 +64,16 @@ async function authenticate(deps: Deps, request: Request): Promise<Caller | AppE
   }
 }
 
+/**
+ * Whether the credential a request came with still holds, read as the guard reads it (the
+ * database, so a key revoked or a session ended through any node counts at once): for the
+ * requests that outlive their first check, the live stream.
+ */
+export async function stillAuthenticated(deps: Deps, request: Request, principal: Principal): Promise<boolean> {
+  const auth = await authenticate(deps, request);
+  return !(auth instanceof AppError) && auth.principal.key.id === principal.key.id;
+}
+
 export function bodyProblem(request: Request): AppError | null {
   if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE') return null;
   if (Number(request.headers.get('content-length') ?? '0') > MAX_BODY_BYTES) return tooLarge();

@@ -2,8 +2,9 @@
  * Live clicks in Chromium against the real app: a click on the short link (a real request to
  * the short host, then the flush that records it) shows in the link page's feed and moves its
  * counter without a reload, and moves a statistics page's totals; numbers the page reads again
- * afterwards do not count it twice; with the stream refused, the page says it polls and still
- * shows the click.
+ * afterwards do not count it twice; the numbers that move are marked while the stream is open;
+ * with the stream refused, the page says it polls (and why, when too many streams are open) and
+ * still shows the click.
  */
 import { beforeAll, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
@@ -41,6 +42,12 @@ const number = (page: Page, label: string) =>
     .locator('dl.numbers > div')
     .filter({ has: page.locator('dt', { hasText: label }) })
     .locator('dd');
+/** The labels of the numbers marked as moving with the live clicks. */
+const liveMarked = (page: Page) =>
+  page
+    .locator('dl.numbers dt')
+    .filter({ has: page.locator('.live-mark') })
+    .allTextContents();
 const feed = (page: Page) => page.getByRole('list', { name: 'Latest clicks, newest first' }).getByRole('listitem');
 
 test("link page: a click shows in the live feed and moves the counter; a reload of the link's data does not count it twice", async () => {
@@ -53,6 +60,11 @@ test("link page: a click shows in the live feed and moves the counter; a reload 
   await p.page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
   expect(await number(p.page, 'Clicks').textContent()).toBe('0');
   expect(await p.page.getByText('No clicks since this page opened.').isVisible()).toBe(true);
+  // The numbers that move with the stream are marked, and the others said to stand still.
+  expect(await liveMarked(p.page)).toEqual(['Clicks (live)', 'Last click (live)']);
+  expect(await p.page.locator('.live-mark-hint').textContent()).toBe(
+    ' Clicks and Last click move as clicks arrive; the other numbers are as of when the page read them.',
+  );
 
   await clickShortUrl('live', 'https://news.example.org/<b>story</b>');
   const line = feed(p.page).first();
@@ -87,6 +99,7 @@ test('statistics page: the totals move with a click, and a new window read after
   await p.page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
   const totals = p.page.getByRole('region', { name: 'Totals' });
   expect(await number(p.page, 'Clicks').textContent()).toBe('1');
+  expect(await liveMarked(p.page)).toEqual(['Clicks (live)']);
 
   // A second later, another click: recorded after the totals arrived.
   d.t.clock.advance(1000);
@@ -119,5 +132,31 @@ test('stream refused: the page says it polls every 5 s, and the click still show
   await number(p.page, 'Clicks').getByText('1', { exact: true }).waitFor();
   expect(await feed(p.page).first().textContent()).toContain('Direct (no referrer)');
   expect(await status.textContent()).toContain('Updating every 5 s');
+  // Polling: no number is marked as live.
+  expect(await liveMarked(p.page)).toEqual([]);
+  await p.page.close();
+}, 90_000);
+
+test('too many streams: a page of a session holding its 5 streams says the stream was refused for that, and polls', async () => {
+  const p = await signedInPage(d);
+  const cookie = (await p.page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  const held: { cancel(): Promise<void> }[] = [];
+  for (let i = 0; i < 5; i++) {
+    const res = await fetch(`${d.origin}/api/v1/events`, { headers: { cookie } });
+    expect(res.status).toBe(200);
+    held.push(res.body!.getReader());
+  }
+  const link = await apiExpecting(d.t, key, 'POST', '/links', {
+    destination: 'https://example.com/r',
+    slug: 'refused',
+  });
+  await p.page.goto(`${d.origin}/app/links/${link.id}`);
+  const status = p.page.locator('.live-status');
+  await status.getByText('too many are open').waitFor();
+  expect(await status.textContent()).toBe(
+    'Updating every 5 s: the live stream was refused: too many are open (other tabs or pages of this account hold them); it is tried again now and then',
+  );
+  expect(await liveMarked(p.page)).toEqual([]);
+  for (const reader of held) await reader.cancel();
   await p.page.close();
 }, 90_000);

@@ -1,10 +1,11 @@
 /** /events: the live stream of events (live.ts). */
 import { Elysia, t } from 'elysia';
 import type { Deps } from '../../deps';
-import { principalPlugin } from '../../http/auth';
+import { principalPlugin, stillAuthenticated } from '../../http/auth';
 import { fieldError } from '../../http/errors';
 import { errors, oneOf } from '../../http/models';
-import { openLiveStream, resumeFrom, STREAMS_PER_KEY } from './live';
+import { openLiveStream, resumeFrom, STREAMS_PER_ACCOUNT, STREAMS_PER_KEY } from './live';
+import { STREAM_LIFETIME_MS } from './live-hub';
 
 export function liveRoutes(deps: Deps) {
   return new Elysia({ name: 'slink.live', prefix: '/events' }).use(principalPlugin).get(
@@ -12,6 +13,8 @@ export function liveRoutes(deps: Deps) {
     ({ query, request, principal }) =>
       openLiveStream(deps, {
         holder: principal.key.id,
+        account: principal.account.id,
+        stillAllowed: () => stillAuthenticated(deps, request, principal),
         linkId: query.link ?? null,
         bots: query.bots === '1',
         after: resumeFrom(request.headers.get('last-event-id') ?? query.lastEventId),
@@ -41,7 +44,7 @@ export function liveRoutes(deps: Deps) {
       detail: {
         tags: ['Webhooks'],
         summary: 'Live events (Server-Sent Events)',
-        description: `text/event-stream of every event as it is recorded, the same types and bodies as webhook deliveries: link.created, link.updated, link.deleted, clicks (human clicks unless bots=1). Each event's id is its number: reconnecting with Last-Event-ID resumes after it, within the 7 days events are kept (older: a gap event first). A comment every 15 s keeps proxies from closing it. At most ${STREAMS_PER_KEY} streams per key at once (429 beyond).`,
+        description: `text/event-stream of every event as it is recorded, the same types and bodies as webhook deliveries: link.created, link.updated, link.deleted, clicks (human clicks unless bots=1). Each event's id is its number: reconnecting with Last-Event-ID resumes after it, within the 7 days events are kept (older: a gap event first). A comment every 15 s keeps proxies from closing it. A stream ends when its key is revoked or expires, its account is disabled or its session ends, and after ${STREAM_LIFETIME_MS / 60_000} minutes in any case (reconnect with Last-Event-ID). A reader that falls more than 1 MB behind is dropped with a gap event naming the id to resume after. At most ${STREAMS_PER_KEY} streams per key, ${STREAMS_PER_ACCOUNT} per account and SLINK_LIVE_STREAMS per process at once (429 beyond).`,
       },
     },
   );

@@ -2,57 +2,57 @@
  * The live stream, `GET /api/v1/events` (docs/behaviour.md, "Live events"): Server-Sent Events
  * read from the outbox, so a stream on any node sees every node's events in their commit order.
  * Each event's `id:` is its number: a client that reconnects with Last-Event-ID gets everything
- * after it that is still kept (7 days; older than that, a `gap` event says so first). A comment
- * every 15 s keeps proxies from closing an idle stream. Streams are bounded per key. While one
- * is open the process says so in the outbox (event_listeners), so click batches record their
- * `clicks` events even when no webhook takes them; for a minute after the last one closes too,
- * so a stream that reconnects misses none.
+ * after it that is still kept (7 days; older than that, a `gap` event says so first).
+ *
+ * A stream first sends what it missed by itself, a page at a time and only while its reader
+ * keeps up (it waits for room, it is never dropped for it); once it has caught up it follows the
+ * app's one reader of the outbox (live-hub.ts). A follower that holds STREAM_BUFFER_BYTES unread
+ * is dropped with a `gap` naming the event to resume after: a stalled reader costs a bounded
+ * amount of memory, never the whole feed. Streams are bounded per key, per account and per app.
  */
 import type { Deps } from '../../deps';
 import { invalid, notFound, RateLimitedError } from '../../lib/errors';
-import { clicksFor } from './outbox/click-events';
-import { eventData } from './outbox/data';
-import { eventBody } from './outbox/events';
-import type { StoredEvent } from './outbox/store';
+import { nextTurn } from '../../lib/event-loop';
+import { encode, FramedEvent, type Reader } from './live-frames';
+import { type HubDeps, LiveHub, type Member, NO_LONGER_HOLDS, sayListening } from './live-hub';
 
-/** Streams one key (or one signed-in account) may hold open on one process. */
+/** Streams one key (or one signed-in session) may hold open on one process. */
 export const STREAMS_PER_KEY = 5;
-const POLL_MS = 500;
-const HEARTBEAT_MS = 15_000;
-const PAGE = 100;
-/** How long a process's word that it listens holds, and how often it is renewed while it does. */
-const LISTEN_MS = 60_000;
-const LISTEN_RENEW_MS = 15_000;
+/** Streams the keys and sessions of one account may hold open on one process, together. */
+export const STREAMS_PER_ACCOUNT = 10;
+/** Bytes a stream may hold unread before it is dropped (a `clicks` event is ~450 KB at most). */
+export const STREAM_BUFFER_BYTES = 1 << 20;
+/** Events read at a time while a stream catches up by itself. */
+const REPLAY_PAGE = 10;
+const RETRY_AFTER_S = 5;
 
 type LiveDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'linkIndex' | 'log'>;
 
-const open = new Map<string, number>();
+/** The hub of each app (by its stores), made with its first stream and gone with its last. */
+const hubs = new WeakMap<object, Promise<LiveHub>>();
 
-/** The open streams of one app (by its stores), and the timer renewing its word that it listens. */
-const listening = new WeakMap<object, { streams: number; timer: ReturnType<typeof setInterval> }>();
-
-async function sayListening(deps: LiveDeps): Promise<void> {
-  try {
-    await deps.stores.outbox.listening(deps.config.nodeId, deps.clock.now() + LISTEN_MS);
-  } catch (err) {
-    deps.log.error('live events: could not record that this process listens', err);
+async function hubOf(deps: HubDeps): Promise<LiveHub> {
+  for (;;) {
+    let made = hubs.get(deps.stores);
+    if (made === undefined) {
+      const creating = (async () => {
+        // Before the first read: the next click batch records its events for this stream.
+        await sayListening(deps);
+        const { newest } = await deps.stores.outbox.bounds();
+        return new LiveHub(deps, newest, () => {
+          if (hubs.get(deps.stores) === creating) hubs.delete(deps.stores);
+        });
+      })();
+      made = creating;
+      hubs.set(deps.stores, creating);
+      creating.catch(() => {
+        if (hubs.get(deps.stores) === creating) hubs.delete(deps.stores);
+      });
+    }
+    const hub = await made;
+    // Its last stream may have closed while this one waited for it.
+    if (!hub.stopped) return hub;
   }
-}
-
-async function startListening(deps: LiveDeps): Promise<() => void> {
-  const held = listening.get(deps.stores);
-  if (held !== undefined) held.streams++;
-  else listening.set(deps.stores, { streams: 1, timer: setInterval(() => void sayListening(deps), LISTEN_RENEW_MS) });
-  // Before the first read: the next click batch records its events for this stream.
-  await sayListening(deps);
-  return () => {
-    const state = listening.get(deps.stores);
-    if (state === undefined) return;
-    state.streams--;
-    if (state.streams > 0) return;
-    clearInterval(state.timer);
-    listening.delete(deps.stores);
-  };
 }
 
 /** The event number a Last-Event-ID header (or `lastEventId` query) names; null for none. */
@@ -63,85 +63,178 @@ export function resumeFrom(raw: string | null | undefined): number | null {
   return Number(raw);
 }
 
-/** What one stream sends: one link's events or all, bot hits or not. */
-interface Reader {
-  linkId: string | null;
-  bots: boolean;
+export interface LiveStreamInput extends Reader {
+  /** The key (or session) opening it, and its account. */
+  holder: string;
+  account: string;
+  /** Last-Event-ID: the stream sends what came after it; null: from now on. */
+  after: number | null;
+  /** Whether the credential the stream was opened with still holds. */
+  stillAllowed(): Promise<boolean>;
 }
 
-/**
- * One event as a Server-Sent Event: its number, its type, and the same JSON body a webhook gets
- * (a `clicks` event's clicks those the reader takes); null when it takes none of them.
- */
-async function frame(deps: LiveDeps, event: StoredEvent, reader: Reader): Promise<string | null> {
-  const stored = await eventData(deps, event);
-  const data = event.type === 'clicks' ? clicksFor({ data: stored, botData: event.botData }, reader) : stored;
-  if (data === null) return null;
-  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${eventBody(event, data)}\n\n`;
-}
+class LiveStream implements Member {
+  after = 0;
+  lastWrite = Date.now();
+  readonly body: ReadableStream<Uint8Array>;
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  private closed = false;
+  private wake: (() => void) | null = null;
 
-export async function openLiveStream(
-  deps: LiveDeps,
-  input: { holder: string; linkId: string | null; bots: boolean; after: number | null },
-): Promise<Response> {
-  if (input.linkId !== null && (await deps.stores.links.find(input.linkId)) === null) throw notFound('link');
-  const held = open.get(input.holder) ?? 0;
-  if (held >= STREAMS_PER_KEY)
-    throw new RateLimitedError(`At most ${STREAMS_PER_KEY} live streams per key at once: close one first`, 5);
-  open.set(input.holder, held + 1);
-  const stopListening = await startListening(deps);
-  const { newest, oldest } = await deps.stores.outbox.bounds();
-  let after = input.after ?? newest;
-  const gap = input.after !== null && oldest !== null && input.after + 1 < oldest;
-  const encoder = new TextEncoder();
-  let closed = false;
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let lastWrite = Date.now();
-  const release = () => {
-    if (closed) return;
-    closed = true;
-    if (timer !== null) clearTimeout(timer);
-    stopListening();
-    const left = (open.get(input.holder) ?? 1) - 1;
-    if (left > 0) open.set(input.holder, left);
-    else open.delete(input.holder);
-  };
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (text: string) => {
-        controller.enqueue(encoder.encode(text));
-        lastWrite = Date.now();
-      };
-      // How long a browser waits before reconnecting, then what was missed, if anything.
-      send('retry: 2000\n\n');
-      if (gap) send(`event: gap\ndata: {"after":${after},"oldestKept":${oldest}}\n\n`);
-      const tick = async () => {
-        if (closed) return;
-        try {
-          for (;;) {
-            const events = await deps.stores.outbox.since(after, PAGE, input.linkId);
-            for (const event of events) {
-              if (closed) return;
-              const text = await frame(deps, event, input);
-              if (text !== null) send(text);
-              after = event.seq;
-            }
-            if (events.length < PAGE) break;
-          }
-          if (Date.now() - lastWrite >= HEARTBEAT_MS) send(': keep-alive\n\n');
-        } catch (err) {
-          // The database is away for a moment: the stream stays open and reads again.
-          deps.log.error('live events: the outbox could not be read', err);
+  constructor(
+    private readonly deps: LiveDeps,
+    private readonly hub: LiveHub,
+    readonly reader: Reader,
+    readonly holder: string,
+    readonly account: string,
+    readonly openedAt: number,
+    readonly stillAllowed: () => Promise<boolean>,
+  ) {
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.controller = controller;
+        },
+        pull: () => this.woken(),
+        cancel: () => this.release(),
+      },
+      // The queue counts bytes: desiredSize goes below zero once more than the buffer is unread.
+      { highWaterMark: STREAM_BUFFER_BYTES, size: (chunk) => chunk?.byteLength ?? 0 },
+    );
+  }
+
+  private woken(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  private enqueue(bytes: Uint8Array): void {
+    this.controller.enqueue(bytes);
+    this.lastWrite = Date.now();
+  }
+
+  send(text: string): void {
+    this.enqueue(encode(text));
+  }
+
+  give(bytes: Uint8Array): void {
+    if (this.closed) return;
+    if ((this.controller.desiredSize ?? 0) >= 0) {
+      this.enqueue(bytes);
+      return;
+    }
+    // Its reader fell behind by more than the buffer: it resumes after what it was given.
+    this.send(`id: ${this.after}\nevent: gap\ndata: {"after":${this.after},"reason":"slow_reader"}\n\n`);
+    this.finish();
+  }
+
+  end(why: string): void {
+    if (this.closed) return;
+    this.send(`: ${why}\n\n`);
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    try {
+      this.controller.close();
+    } catch {
+      // Cancelled by its reader meanwhile: nothing to close.
+    }
+    this.release();
+  }
+
+  private release(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.woken();
+    this.hub.leave(this);
+  }
+
+  /** Resolves once the reader has room for more (or the stream closed). */
+  private room(): Promise<void> {
+    if (this.closed || (this.controller.desiredSize ?? 0) > 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.wake = resolve;
+    });
+  }
+
+  /** Sends what it missed, a page at a time while its reader keeps up, then follows the hub. */
+  async catchUp(): Promise<void> {
+    for (;;) {
+      if (this.closed || this.hub.follow(this)) return;
+      await this.room();
+      if (this.closed) return;
+      // Read before the page: everything up to it that this stream takes is in the page.
+      const cursor = this.hub.cursor;
+      const events = await this.deps.stores.outbox.since(this.after, REPLAY_PAGE, this.reader.linkId);
+      if (events.length === 0) {
+        if (this.after < cursor) this.after = cursor;
+        await this.hub.idle();
+        continue;
+      }
+      if (!(await this.stillAllowed())) return this.end(NO_LONGER_HOLDS);
+      for (const event of events) {
+        const bytes = await new FramedEvent(this.deps, event).bytesFor(this.reader);
+        if (bytes !== null) {
+          await this.room();
+          if (this.closed) return;
+          this.enqueue(bytes);
         }
-        if (!closed) timer = setTimeout(tick, POLL_MS);
-      };
-      void tick();
-    },
-    cancel() {
-      release();
-    },
+        this.after = event.seq;
+      }
+      await nextTurn();
+    }
+  }
+}
+
+export async function openLiveStream(deps: LiveDeps, input: LiveStreamInput): Promise<Response> {
+  if (input.linkId !== null && (await deps.stores.links.find(input.linkId)) === null) throw notFound('link');
+  const hub = await hubOf(deps);
+  const most = deps.config.liveStreams;
+  if (hub.members.size >= most)
+    throw new RateLimitedError(`This server holds ${most} live streams, its most: try again later`, RETRY_AFTER_S);
+  if (hub.count((m) => m.account === input.account) >= STREAMS_PER_ACCOUNT)
+    throw new RateLimitedError(
+      `At most ${STREAMS_PER_ACCOUNT} live streams per account at once: close one first`,
+      RETRY_AFTER_S,
+    );
+  if (hub.count((m) => m.holder === input.holder) >= STREAMS_PER_KEY)
+    throw new RateLimitedError(
+      `At most ${STREAMS_PER_KEY} live streams per key at once: close one first`,
+      RETRY_AFTER_S,
+    );
+  const reader = { linkId: input.linkId, bots: input.bots };
+  const stream = new LiveStream(deps, hub, reader, input.holder, input.account, deps.clock.now(), input.stillAllowed);
+  // Counted from now on, before anything else is awaited.
+  hub.members.add(stream);
+  try {
+    const { newest, oldest } = await deps.stores.outbox.bounds();
+    // How long a browser waits before reconnecting, then what was missed, if anything.
+    stream.send('retry: 2000\n\n');
+    if (input.after === null) stream.after = newest;
+    else if (input.after > newest) {
+      // An id this database never gave (restored from a backup, another installation's): the
+      // client resumes from the newest event, and its EventSource keeps that id from here on.
+      stream.after = newest;
+      stream.send(
+        `id: ${newest}\nevent: gap\ndata: {"after":${input.after},"newest":${newest},"reason":"unknown_id"}\n\n`,
+      );
+    } else {
+      stream.after = input.after;
+      if (oldest !== null && input.after + 1 < oldest)
+        stream.send(`event: gap\ndata: {"after":${input.after},"oldestKept":${oldest}}\n\n`);
+    }
+  } catch (err) {
+    hub.leave(stream);
+    throw err;
+  }
+  void stream.catchUp().catch((err) => {
+    deps.log.error('live events: the outbox could not be read', err);
+    stream.end('the outbox could not be read: reconnect with Last-Event-ID');
   });
-  return new Response(stream, {
+  return new Response(stream.body, {
     headers: {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',

@@ -6,61 +6,9 @@
 import { afterEach, beforeEach, expect, test } from 'bun:test';
 import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
+import { FrameReader } from '../../helpers/event-stream';
 import { expectError } from '../../helpers/schema';
 import { click, flushOk, UA } from '../clicks/support';
-
-interface Frame {
-  id?: string;
-  event?: string;
-  data?: string;
-  comment?: string;
-  retry?: string;
-}
-
-/** Reads Server-Sent Event frames off a response body. */
-class FrameReader {
-  private readonly reader: { read(): Promise<{ value?: Uint8Array; done: boolean }>; cancel(): Promise<void> };
-  private readonly decoder = new TextDecoder();
-  private buffer = '';
-
-  constructor(res: Response) {
-    this.reader = res.body!.getReader();
-  }
-
-  async next(): Promise<Frame> {
-    for (;;) {
-      const end = this.buffer.indexOf('\n\n');
-      if (end >= 0) {
-        const text = this.buffer.slice(0, end);
-        this.buffer = this.buffer.slice(end + 2);
-        const frame: Frame = {};
-        for (const line of text.split('\n')) {
-          if (line.startsWith(':')) frame.comment = line.slice(1).trim();
-          else {
-            const colon = line.indexOf(':');
-            (frame as Record<string, string>)[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
-          }
-        }
-        return frame;
-      }
-      const { value, done } = await this.reader.read();
-      if (done) throw new Error('the stream ended');
-      this.buffer += this.decoder.decode(value, { stream: true });
-    }
-  }
-
-  /** The next frame that is an event (comments skipped). */
-  async event(): Promise<Frame> {
-    for (;;) {
-      const frame = await this.next();
-      if (frame.event !== undefined) return frame;
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.reader.cancel();
-  }
-}
 
 let t: TestApp;
 let writeKey: string;

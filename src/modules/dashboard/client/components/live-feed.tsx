@@ -1,6 +1,6 @@
 /**
  * The latest clicks as they arrive, and how they arrive: "Live" while the stream is open,
- * "Updating every 5 s" while the page polls instead. Every value is the visitor's (referrer,
+ * "Updating every 5 s" while the page polls instead, and why when the stream was refused. Every value is the visitor's (referrer,
  * place, destination): shown as text, which Preact escapes.
  */
 import type { Click } from '../api/types';
@@ -15,12 +15,15 @@ const STATUS_TEXT = {
   connecting: 'Connecting…',
   live: 'Live',
   polling: `Updating every ${POLL_MS / 1000} s`,
+  refused: `Updating every ${POLL_MS / 1000} s`,
 } as const;
 
 const STATUS_HINT = {
   connecting: '',
   live: 'new clicks show as they are recorded',
   polling: 'the live stream is unavailable; it is tried again now and then',
+  refused:
+    'the live stream was refused: too many are open (other tabs or pages of this account hold them); it is tried again now and then',
 } as const;
 
 function place(c: Click): string {
@@ -41,6 +44,25 @@ export function LiveStatusLine({ status }: { status: LiveClicks['status'] }) {
         <strong>{STATUS_TEXT[status]}</strong>
         {STATUS_HINT[status] && `: ${STATUS_HINT[status]}`}
       </span>
+    </p>
+  );
+}
+
+/** Beside a number that moves with the live clicks while the stream is open. */
+export function LiveMark() {
+  return (
+    <span class="live-mark" title="Moves as clicks arrive">
+      <span class="sr-only"> (live)</span>
+    </span>
+  );
+}
+
+/** Under numbers some of which move: says which. */
+export function LiveMarkHint({ which }: { which: string }) {
+  return (
+    <p class="hint live-mark-hint">
+      <span class="live-mark" aria-hidden="true" /> {which} as clicks arrive; the other numbers are as of when the page
+      read them.
     </p>
   );
 }

@@ -3,6 +3,7 @@
  * `?link=`), read with the session cookie. When the stream fails or closes (refused, a proxy
  * that buffers, the server restarting), the page's own `poll` runs every POLL_MS instead and
  * the stream is tried again every RETRY_MS; reconnecting resumes after the last event seen.
+ * A stream refused for too many open streams (other tabs hold them) shows as `refused`.
  *
  * Each click is kept once (by id), with whether the stream brought it and the order it arrived
  * in: the pages use that to add only what their loaded numbers do not already count. Human
@@ -17,7 +18,8 @@ const RETRY_MS = 30_000;
 /** What the pages keep of the clicks they were given (more than they show, for counting). */
 const KEPT = 500;
 
-export type LiveStatus = 'connecting' | 'live' | 'polling';
+/** `refused`: polling because the server turned the stream down for too many open streams (429). */
+export type LiveStatus = 'connecting' | 'live' | 'polling' | 'refused';
 
 export interface ReceivedClick {
   click: Click;
@@ -92,11 +94,25 @@ export function useLiveClicks({ linkId, poll, onPoll }: LiveOptions): LiveClicks
         () => {},
       );
     };
-    const fallBack = () => {
+    /**
+     * An EventSource tells nothing of why it failed: asked once more with fetch, a stream that
+     * never opened says whether it was refused for too many open streams (then let go at once).
+     */
+    const whyRefused = (url: string) => {
+      fetch(url, { credentials: 'same-origin', headers: { accept: 'text/event-stream' } }).then(
+        (res) => {
+          void res.body?.cancel();
+          if (!ended && res.status === 429) setStatus((now) => (now === 'polling' ? 'refused' : now));
+        },
+        () => {},
+      );
+    };
+    const fallBack = (neverOpened: boolean, url: string) => {
       stream?.close();
       stream = null;
       if (ended) return;
       setStatus('polling');
+      if (neverOpened) whyRefused(url);
       if (pollTimer === null) {
         pollOnce();
         pollTimer = setInterval(pollOnce, POLL_MS);
@@ -110,16 +126,19 @@ export function useLiveClicks({ linkId, poll, onPoll }: LiveOptions): LiveClicks
       if (linkId !== null) query.set('link', linkId);
       if (lastEventId) query.set('lastEventId', lastEventId);
       const search = query.size > 0 ? `?${query}` : '';
-      const source = new EventSource(`/api/v1/events${search}`, { withCredentials: true });
+      const url = `/api/v1/events${search}`;
+      const source = new EventSource(url, { withCredentials: true });
       stream = source;
+      let opened = false;
       source.onopen = () => {
+        opened = true;
         if (ended || stream !== source) return;
         setStatus('live');
         if (pollTimer !== null) clearInterval(pollTimer);
         pollTimer = null;
       };
       source.onerror = () => {
-        if (stream === source) fallBack();
+        if (stream === source) fallBack(!opened, url);
       };
       source.addEventListener('clicks', (event) => {
         const e = event as MessageEvent<string>;

@@ -10,7 +10,7 @@ import { CopyButton } from '../components/copy-button';
 import { ExternalLink } from '../components/external-link';
 import { LoadFailed, Loading } from '../components/feedback';
 import { LinkNotFound } from '../components/link-not-found';
-import { LiveFeed } from '../components/live-feed';
+import { LiveFeed, LiveMark, LiveMarkHint } from '../components/live-feed';
 import { StatusBadge } from '../components/status-badge';
 import { formatNumber, formatUtc } from '../lib/format';
 import { usePageTitle, useResource } from '../lib/hooks';
@@ -24,13 +24,14 @@ import { Variants } from './link/variants';
 import type { PageProps } from './page';
 
 /** `since`: the live clicks its counters do not include yet (newest first). */
-function Summary({ link, since }: { link: Link; since: ReceivedClick[] }) {
+function Summary({ link, since, live }: { link: Link; since: ReceivedClick[]; live: boolean }) {
   const lastClickedAt = since[0]?.click.timestamp ?? link.lastClickedAt;
-  const numbers: [string, string][] = [
-    ['Clicks', formatNumber(link.clickCount + since.length)],
-    ['Unique visitors', formatNumber(link.uniqueCount)],
-    ['Bot hits', formatNumber(link.botCount)],
-    ['Last click', lastClickedAt === null ? 'never' : formatUtc(lastClickedAt)],
+  // [label, value, moves with the live clicks]
+  const numbers: [string, string, boolean][] = [
+    ['Clicks', formatNumber(link.clickCount + since.length), true],
+    ['Unique visitors', formatNumber(link.uniqueCount), false],
+    ['Bot hits', formatNumber(link.botCount), false],
+    ['Last click', lastClickedAt === null ? 'never' : formatUtc(lastClickedAt), true],
   ];
   return (
     <section class="panel" aria-label="Short link">
@@ -41,13 +42,17 @@ function Summary({ link, since }: { link: Link; since: ReceivedClick[] }) {
         Leads to <ExternalLink url={link.destination} />
       </p>
       <dl class="numbers">
-        {numbers.map(([label, value]) => (
+        {numbers.map(([label, value, moves]) => (
           <div key={label}>
-            <dt>{label}</dt>
+            <dt>
+              {label}
+              {live && moves && <LiveMark />}
+            </dt>
             <dd>{value}</dd>
           </div>
         ))}
       </dl>
+      {live && <LiveMarkHint which="Clicks and Last click move" />}
       <p class="hint">Created {formatUtc(link.createdAt)}</p>
       <p>
         <a class="button secondary" href={`/app/links/${encodeURIComponent(link.id)}/stats`}>
@@ -86,7 +91,7 @@ export function LinkPage({ params, query }: PageProps) {
         </p>
       )}
       {link.error && <LoadFailed error={link.error} retry={link.reload} />}
-      <Summary link={current} since={newerThan(live.received, current.lastClickedAt)} />
+      <Summary link={current} since={newerThan(live.received, current.lastClickedAt)} live={live.status === 'live'} />
       {/* Side by side the columns are as tall as each other, and the rules test, last on the
           right, stays in view while the person scrolls through the rules on the left. */}
       <div class="columns link-columns">

@@ -56,7 +56,7 @@ export function StatsView(props: StatsViewProps) {
       <Loading active={stats.loading} />
       {data && (
         <div class="stats" aria-busy={stats.loading}>
-          <Totals stats={data} live={since} />
+          <Totals stats={data} live={since} moving={live?.status === 'live' && !w.to} />
           {live && <LiveFeed live={live} showLink={liveShowsLink} />}
           {data.totals.clicks === 0 ? (
             since > 0 ? null : (

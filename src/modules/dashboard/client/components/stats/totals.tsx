@@ -1,26 +1,35 @@
 /** The window's totals, and which window that is (UTC, widened to whole hours by the API). */
 import type { Stats } from '../../api/types';
 import { formatNumber, formatUtc } from '../../lib/format';
+import { LiveMark, LiveMarkHint } from '../live-feed';
 
-/** `live`: human clicks recorded since these numbers were read (the live feed's). */
-export function Totals({ stats, live = 0 }: { stats: Stats; live?: number }) {
+/**
+ * `live`: human clicks recorded since these numbers were read (the live feed's); `moving`: the
+ * live stream is open and adds them (the window runs up to now), so `Clicks` is marked.
+ */
+export function Totals({ stats, live = 0, moving = false }: { stats: Stats; live?: number; moving?: boolean }) {
   const { totals, range } = stats;
   const unit = stats.interval === 'day' ? 'day' : 'minute';
-  const numbers: [string, number][] = [
-    ['Clicks', totals.clicks + live],
-    ['Unique visitors', totals.uniques],
-    ['Bot hits', totals.bots],
+  // [label, value, moves with the live clicks]
+  const numbers: [string, number, boolean][] = [
+    ['Clicks', totals.clicks + live, true],
+    ['Unique visitors', totals.uniques, false],
+    ['Bot hits', totals.bots, false],
   ];
   return (
     <section class="panel" aria-label="Totals">
       <dl class="numbers totals">
-        {numbers.map(([label, value]) => (
+        {numbers.map(([label, value, moves]) => (
           <div key={label}>
-            <dt>{label}</dt>
+            <dt>
+              {label}
+              {moving && moves && <LiveMark />}
+            </dt>
             <dd>{formatNumber(value)}</dd>
           </div>
         ))}
       </dl>
+      {moving && <LiveMarkHint which="Clicks moves" />}
       <p class="hint">
         {formatUtc(range.from, unit, false)} to {formatUtc(range.to, unit)}
         {live > 0 && `, and ${live === 1 ? 'one click' : `${formatNumber(live)} clicks`} since`}.{' '}

@@ -1,0 +1,96 @@
+/**
+ * Events as the live stream sends them (live.ts): each framed once per kind of reader (all
+ * events or one link's, bot hits or not), the bytes shared by every stream that takes them. A
+ * `clicks` batch of several links is parsed once and split by link once, whatever the number of
+ * streams of one link.
+ */
+import type { Deps } from '../../deps';
+import type { Click } from '../analytics/model';
+import { clicksFor } from './outbox/click-events';
+import { eventData } from './outbox/data';
+import { eventBody } from './outbox/events';
+import type { StoredEvent } from './outbox/store';
+
+type FrameDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'linkIndex'>;
+
+/** What one stream sends: one link's events or all, bot hits or not. */
+export interface Reader {
+  linkId: string | null;
+  bots: boolean;
+}
+
+const encoder = new TextEncoder();
+
+export function encode(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+function sse(event: StoredEvent, data: string): Uint8Array {
+  return encode(`id: ${event.seq}\nevent: ${event.type}\ndata: ${eventBody(event, data)}\n\n`);
+}
+
+/** Whether a reader may take anything of this event (a several-links batch: maybe some clicks). */
+export function concerns(event: StoredEvent, linkId: string | null): boolean {
+  return linkId === null || event.linkId === linkId || (event.type === 'clicks' && event.linkId === null);
+}
+
+interface LinkClicks {
+  humans: Click[];
+  bots: Click[];
+}
+
+export class FramedEvent {
+  private data: Promise<string> | null = null;
+  private byLink: Map<string, LinkClicks> | null = null;
+  private readonly frames = new Map<string, Promise<Uint8Array | null>>();
+
+  constructor(
+    private readonly deps: FrameDeps,
+    readonly event: StoredEvent,
+  ) {}
+
+  /** The event as this reader gets it; null when it takes nothing of it. */
+  bytesFor(reader: Reader): Promise<Uint8Array | null> {
+    const key = `${reader.bots ? 'b' : 'h'}:${reader.linkId ?? ''}`;
+    let framed = this.frames.get(key);
+    if (framed === undefined) {
+      framed = this.frame(reader);
+      this.frames.set(key, framed);
+    }
+    return framed;
+  }
+
+  private async frame(reader: Reader): Promise<Uint8Array | null> {
+    this.data ??= eventData(this.deps, this.event);
+    const stored = await this.data;
+    if (this.event.type !== 'clicks') return sse(this.event, stored);
+    // The whole batch, or a batch of this reader's link only: as stored, bot hits spliced in as text.
+    if (reader.linkId === null || this.event.linkId !== null) {
+      const data = clicksFor({ data: stored, botData: this.event.botData }, { bots: reader.bots, linkId: null });
+      return data === null ? null : sse(this.event, data);
+    }
+    const mine = this.split(stored).get(reader.linkId);
+    const clicks = mine === undefined ? [] : reader.bots ? [...mine.humans, ...mine.bots] : mine.humans;
+    return clicks.length === 0 ? null : sse(this.event, JSON.stringify({ clicks }));
+  }
+
+  /** The batch's clicks by link: parsed once for all the streams of one link. */
+  private split(stored: string): Map<string, LinkClicks> {
+    if (this.byLink !== null) return this.byLink;
+    const byLink = new Map<string, LinkClicks>();
+    const add = (clicks: Click[], side: keyof LinkClicks) => {
+      for (const click of clicks) {
+        let entry = byLink.get(click.linkId);
+        if (entry === undefined) {
+          entry = { humans: [], bots: [] };
+          byLink.set(click.linkId, entry);
+        }
+        entry[side].push(click);
+      }
+    };
+    add((JSON.parse(stored) as { clicks: Click[] }).clicks, 'humans');
+    if (this.event.botData !== null) add(JSON.parse(this.event.botData) as Click[], 'bots');
+    this.byLink = byLink;
+    return byLink;
+  }
+}
