@@ -61,7 +61,7 @@ export const RuleWhenModel = t.Object(
     country: list('country', 'ISO 3166-1 alpha-2 country codes, from the visitor address (the geo database).'),
     language: list(
       'language',
-      'Primary language subtags (en, fr, ...), matched against Accept-Language entries with q >= 0.5.',
+      'Languages (en, fr, ...) or language-region tags (en-GB, de-AT, es-419), matched against the Accept-Language entries weighted q >= 0.5: a language matches every entry of it (en: en, en-US, en-GB), a language-region only that region (en-GB: en-GB, not en-US nor en).',
     ),
     referrer: list('referrer', "Referrer host names (the Referer header's host)."),
     query: t.Optional(
@@ -179,7 +179,8 @@ function checkedList(values: readonly string[], field: string, shape?: RegExp): 
 
 const SHAPES: Partial<Record<(typeof LIST_CONDITIONS)[number], RegExp>> = {
   country: /^[A-Za-z]{2}$/,
-  language: /^[A-Za-z]{1,8}$/,
+  // A language, and a region (two letters, or three digits as in es-419) if any.
+  language: /^[A-Za-z]{1,8}(?:-(?:[A-Za-z]{2}|[0-9]{3}))?$/,
   // A host name, no scheme, path or port.
   referrer: /^[A-Za-z0-9.-]+$/,
 };

@@ -29,7 +29,7 @@ export interface CompiledRule {
   readonly browser: ReadonlySet<string> | null;
   /** Upper case, as the geo lookup answers. */
   readonly country: ReadonlySet<string> | null;
-  /** Primary subtags, lower case. */
+  /** Languages (`en`) and language-regions (`en-gb`), lower case, as acceptedLanguages lists them. */
   readonly language: ReadonlySet<string> | null;
   /** Hosts, lower case, without `www.`; each matches itself and its subdomains. */
   readonly referrer: readonly string[] | null;
@@ -64,8 +64,6 @@ function setOf(values: readonly string[] | undefined, fold: (value: string) => s
 
 const lower = (value: string) => value.trim().toLowerCase();
 const upper = (value: string) => value.trim().toUpperCase();
-/** `en-US` names the language `en`: rules match primary subtags. */
-const primarySubtag = (value: string) => lower(value).split('-')[0]!;
 
 /** A referrer condition's host: a URL's host, lower case, without a leading `www.` or a trailing dot. */
 export function ruleHost(value: string): string {
@@ -104,7 +102,7 @@ export function compileRules(rules: readonly Rule[], linkParams: Readonly<Record
       os: setOf(w.os, agentNameKey),
       browser: setOf(w.browser, agentNameKey),
       country: setOf(w.country, upper),
-      language: setOf(w.language, primarySubtag),
+      language: setOf(w.language, lower),
       referrer: w.referrer === undefined ? null : w.referrer.map(ruleHost),
       query,
       after: w.after ?? Number.NaN,

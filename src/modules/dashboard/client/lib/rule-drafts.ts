@@ -15,7 +15,7 @@ export const LIST_CONDITIONS = [
   { name: 'os', label: 'Operating systems', placeholder: 'iOS, Android' },
   { name: 'browser', label: 'Browsers', placeholder: 'Chrome, Safari' },
   { name: 'country', label: 'Countries', placeholder: 'FR, BE' },
-  { name: 'language', label: 'Languages', placeholder: 'fr, nl' },
+  { name: 'language', label: 'Languages', placeholder: 'fr, en-GB' },
   { name: 'referrer', label: 'Referrer hosts', placeholder: 'news.example.com' },
 ] as const;
 export type ListCondition = (typeof LIST_CONDITIONS)[number]['name'];
