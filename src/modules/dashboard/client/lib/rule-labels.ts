@@ -3,6 +3,7 @@
  * counts from 0 (`rule: 0`, `rules[0].when.country`). DOM-free (unit-tested on its own).
  */
 import type { RuleTestResult } from '../api/links';
+import type { Rule } from '../api/types';
 
 /** The name of the rule at `index` (the API's, from 0). */
 export const ruleName = (index: number) => `Rule ${index + 1}`;
@@ -45,4 +46,23 @@ export function ruleTestVerdict(result: RuleTestResult): { says: string; locatio
     default:
       return { says: matched, location: result.location };
   }
+}
+
+/**
+ * The rule breakdown's rows: each rule by its name, and where that rule sends visitors now (the
+ * clicks keep the index the rule had when clicked; a rule since removed says so).
+ */
+export function ruleBreakdownRows(
+  entries: readonly { value: number; clicks: number }[],
+  rules: readonly Rule[],
+): { key: string; label: string; note: string; clicks: number }[] {
+  return entries.map((e) => {
+    const rule = rules[e.value];
+    return {
+      key: String(e.value),
+      label: ruleName(e.value),
+      note: rule === undefined ? "No longer among the link's rules" : `→ ${rule.destination}`,
+      clicks: e.clicks,
+    };
+  });
 }
