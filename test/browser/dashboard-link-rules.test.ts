@@ -281,6 +281,44 @@ forEachEngine((engine) => {
     await p.page.close();
   }, 120_000);
 
+  // The editor's suggestions and the API's check of a device: the same on both engines, once.
+  if (engine === 'sqlite')
+    test('devices, systems and browsers are offered by the names the statistics use; an unknown device is refused', async () => {
+      const p = await linkPage('names', { rules: [{ when: {}, destination: 'https://example.com/all' }] });
+      const rule1 = p.details.getByRole('group', { name: 'Rule 1', exact: true });
+      const offered = async (label: string) => {
+        const list = (await rule1.getByLabel(label).getAttribute('list'))!;
+        return p.page
+          .locator(`datalist[id="${list}"] option`)
+          .evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+      };
+      expect(await offered('Devices')).toEqual([
+        'desktop',
+        'mobile',
+        'tablet',
+        'smarttv',
+        'console',
+        'wearable',
+        'embedded',
+      ]);
+      expect(await offered('Browsers')).toContain('Mobile Safari');
+      expect(await offered('Operating systems')).toContain('Mac OS');
+      await rule1.getByText('Safari also matches the Mobile Safari of iPhones and iPads.').waitFor();
+      await rule1.getByText("X's links arrive from t.co: twitter.com and x.com match it too.").waitFor();
+
+      await rule1.getByLabel('Devices').fill('mobile, phone');
+      await p.details.getByRole('button', { name: 'Save changes' }).click();
+      await p.page.waitForSelector('input[aria-invalid="true"]');
+      const devices = rule1.getByLabel('Devices');
+      const described = (await devices.getAttribute('aria-describedby'))!.split(' ');
+      expect(await p.page.locator(`[id="${described.at(-1)}"]`).textContent()).toBe(
+        'Rule 1 when.device: "phone" is not a device (desktop, mobile, tablet, smarttv, console, wearable, embedded)',
+      );
+      expect((await p.read()).rules[0].when).toEqual({});
+      await expectCleanPage(p);
+      await p.page.close();
+    }, 120_000);
+
   // The page alone (no stored data in question): once, on SQLite.
   if (engine === 'sqlite')
     test('a link page with rules, a password and a preview: no axe finding light or dark, fits 375 px', async () => {

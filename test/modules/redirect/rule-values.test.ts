@@ -62,3 +62,60 @@ test('languages with a region: en-GB only for en-GB, en for every en; refused sh
       'rules[0].when.language',
     );
 });
+
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
+const SAFARI_MAC =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15';
+const CHROME_WINDOWS =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+
+test('device is one of the names the statistics use: any other value is refused, naming the field', async () => {
+  for (const value of ['phone', 'Mobiles', 'iphone'])
+    expectError(
+      await api(t, 'POST', '/links', {
+        key: su,
+        body: {
+          destination: 'https://example.com/',
+          rules: [
+            { when: { device: ['desktop'] }, destination: 'https://example.com/d' },
+            { when: { device: ['MOBILE', value] }, destination: 'https://example.com/x' },
+          ],
+        },
+      }),
+      400,
+      'invalid_request',
+      'rules[1].when.device',
+    );
+  await newLink('dev', [
+    {
+      when: { device: ['SmartTV', 'console', 'wearable', 'embedded', 'tablet'] },
+      destination: 'https://example.com/o',
+    },
+    { when: { device: ['Mobile'] }, destination: 'https://example.com/m' },
+  ]);
+  expect(await visit('/dev', { 'user-agent': IPHONE })).toBe('https://example.com/m');
+});
+
+test('browser Safari also matches Mobile Safari (iPhones); Mobile Safari alone does not match a Mac', async () => {
+  await newLink('saf', [{ when: { browser: ['Safari'] }, destination: 'https://example.com/safari' }]);
+  await newLink('msaf', [{ when: { browser: ['mobile safari'] }, destination: 'https://example.com/msafari' }]);
+  expect(await visit('/saf', { 'user-agent': IPHONE })).toBe('https://example.com/safari');
+  expect(await visit('/saf', { 'user-agent': SAFARI_MAC })).toBe('https://example.com/safari');
+  expect(await visit('/saf', { 'user-agent': CHROME_WINDOWS })).toBe('https://example.com/l');
+  expect(await visit('/msaf', { 'user-agent': IPHONE })).toBe('https://example.com/msafari');
+  expect(await visit('/msaf', { 'user-agent': SAFARI_MAC })).toBe('https://example.com/l');
+});
+
+test("referrer twitter.com or x.com also matches t.co, where X's links arrive from", async () => {
+  await newLink('tw', [{ when: { referrer: ['twitter.com'] }, destination: 'https://example.com/tw' }]);
+  await newLink('xc', [{ when: { referrer: ['x.com'] }, destination: 'https://example.com/x' }]);
+  for (const slug of ['tw', 'xc']) {
+    const to = slug === 'tw' ? 'https://example.com/tw' : 'https://example.com/x';
+    expect(await visit(`/${slug}`, { referer: 'https://t.co/AbCdEf' })).toBe(to);
+    expect(await visit(`/${slug}`, { referer: `https://${slug === 'tw' ? 'twitter.com' : 'x.com'}/u/status/1` })).toBe(
+      to,
+    );
+    expect(await visit(`/${slug}`, { referer: 'https://at.co/' })).toBe('https://example.com/l');
+  }
+});

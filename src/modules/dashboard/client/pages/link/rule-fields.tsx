@@ -8,7 +8,7 @@
 import type { ApiError } from '../../api/client';
 import { Field } from '../../components/field';
 import { ParamsEditor } from '../../components/params-editor';
-import { LIST_CONDITIONS, type RuleDraft, ruleErrorPlace } from '../../lib/rule-drafts';
+import { LIST_CONDITIONS, type RuleDraft, ruleErrorPlace, suggestionsId } from '../../lib/rule-drafts';
 import { ruleMessage, ruleName } from '../../lib/rule-labels';
 import { QueryConditions } from './query-conditions';
 
@@ -87,6 +87,8 @@ export function RuleFields({ draft, index, count, error, onChange, onMove, onRem
               spellcheck={false}
               value={draft.lists[c.name]}
               onValue={(value) => set({ lists: { ...draft.lists, [c.name]: value } })}
+              list={c.suggestions ? suggestionsId(c.name) : undefined}
+              hint={c.hint}
               error={errorOf(`when.${c.name}`)}
             />
           ))}
