@@ -86,7 +86,7 @@ forEachEngine((engine) => {
     // with where that rule sends visitors.
     const ruleRow = p.page.getByRole('region', { name: 'Link rules', exact: true }).locator('tbody tr');
     expect(await ruleRow.locator('.bar-label').allTextContents()).toEqual(['Rule 2']);
-    expect(await ruleRow.locator('.bar-note').allTextContents()).toEqual(['→ https://m.example.com/']);
+    expect(await ruleRow.locator('.bar-note').allTextContents()).toEqual(['→\u00a0https://m.example.com/']);
     expect((await breakdownRows(p.page, 'Link rules')).map((r) => r[1])).toEqual(['3']);
     // A user-supplied value is text, never markup.
     expect((await breakdownRows(p.page, 'Parameters'))[0]!.slice(0, 2)).toEqual(['note = <b>bold</b>', '6']);

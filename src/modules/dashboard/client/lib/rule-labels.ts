@@ -61,7 +61,7 @@ export function ruleBreakdownRows(
     return {
       key: String(e.value),
       label: ruleName(e.value),
-      note: rule === undefined ? "No longer among the link's rules" : `→ ${rule.destination}`,
+      note: rule === undefined ? "No longer among the link's rules" : `→\u00a0${rule.destination}`,
       clicks: e.clicks,
     };
   });
