@@ -4,8 +4,8 @@
  * check) and nests at most MAX_JSON_DEPTH arrays and objects. Without the depth limit, a 120 KB
  * body nested 20,000 deep cost seconds of event loop and gigabytes of memory in validation (the
  * error rendered the whole value), and deeper ones overflowed the stack (a 500); Slink's deepest
- * body (bulk links with params) nests 4. The count of values is bounded likewise, and the bytes
- * must be UTF-8.
+ * body (bulk links with params) nests 4. The count of values is bounded likewise, the bytes
+ * must be UTF-8, and its strings text (no unpaired surrogate escapes).
  */
 import { AppError } from '../lib/errors';
 
@@ -70,16 +70,49 @@ function decodeUtf8(bytes: ArrayBuffer): string {
   }
 }
 
-/** Reads and parses a JSON request body; throws the API's errors (413, 400 naming `body`). */
+// A `\uD800`-`\uDFFF` escape: the only way a surrogate reaches a string (UTF-8 bytes cannot encode one).
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * The field (`rules[0].when.country`, `title`) of the first string, or object key, holding a
+ * surrogate without its pair, or null. Such a string is no text: stored, it became U+FFFD on one
+ * engine and stayed raw on another, and no page or CSV can show it.
+ */
+function loneSurrogateAt(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.isWellFormed() ? null : path || 'body';
+  if (typeof value !== 'object' || value === null) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const at = loneSurrogateAt(value[i], `${path}[${i}]`);
+      if (at !== null) return at;
+    }
+    return null;
+  }
+  for (const [key, member] of Object.entries(value)) {
+    const field = path === '' ? key : `${path}.${key}`;
+    if (!key.isWellFormed()) return path || 'body';
+    const at = loneSurrogateAt(member, field);
+    if (at !== null) return at;
+  }
+  return null;
+}
+
+/** Reads and parses a JSON request body; throws the API's errors (413, 400 naming `body` or the field). */
 export async function readJsonBody(request: Request): Promise<unknown> {
   const bytes = await request.arrayBuffer();
   if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
   const text = decodeUtf8(bytes);
   const problem = shapeProblem(text);
   if (problem !== null) throw new AppError('invalid_request', problem, 'body');
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new AppError('invalid_request', 'Request body is not valid JSON', 'body');
   }
+  // Every string of every body, in one place; walked only when the text has such an escape.
+  const lone = SURROGATE_ESCAPE.test(text) ? loneSurrogateAt(body, '') : null;
+  if (lone !== null)
+    throw new AppError('invalid_request', `${lone} holds an unpaired surrogate (\\uD800-\\uDFFF): not text`, lone);
+  return body;
 }

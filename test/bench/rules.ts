@@ -10,9 +10,14 @@
  * (c) 100,000 links, a quarter of them with three rules, against 100,000 without: redirects
  *     per second of the redirect function over every link in a shuffled order.
  *
+ * (d) a link with a query rule and forwardQuery: a request with 15.6 KB of bad escapes in its
+ *     query against one with an ordinary query (what a hostile client can cost the event loop);
+ * (e) a link with a device rule: a new, long agent on every request against five repeated ones
+ *     (a parse each, bounded by what the parser reads).
+ *
  * Clicks are taken out of the buffer between batches (not timed): the writer's side is the same
  * with or without rules (one more click target per matched rule). `bun run bench` runs it after
- * its wrk runs; alone: `bun run test/bench/rules.ts [-- --links 100000]`.
+ * its wrk runs; alone: `bun run test/bench/rules.ts [-- --links 100000] [--hostile]` (--hostile: (d) and (e) only).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,15 +103,72 @@ function timeBatches(deps: Deps, redirect: Redirect, slugOf: (v: Visit) => strin
   return perRedirect;
 }
 
+/** 15.6 KB of escapes no decoder can read, as a hostile client sends them. */
+const BAD_ESCAPES = Array.from({ length: 3900 }, (_, i) => `%z${i % 10}`).join('&');
+
+/** (d) and (e): alternating runs of an ordinary and a hostile request to the same link. */
+function benchHostile(deps: Deps, redirect: Redirect): string[] {
+  const slugOf = (v: Visit) => {
+    const url = v.request.url;
+    const end = url.indexOf('?');
+    return url.slice('https://sl.test/'.length, end < 0 ? undefined : end);
+  };
+  const at = (path: string, agent: (i: number) => string) => (count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      request: new Request(`https://sl.test/${path}`, { headers: { 'user-agent': agent(i) } }),
+      address: '192.0.2.1',
+    }));
+  const known = (i: number) => AGENTS[i % AGENTS.length]!;
+  // Every agent different, 600 characters, most of it past what the parser reads.
+  let fresh = 0;
+  const invented = () => `${AGENTS[fresh % AGENTS.length]} ${'(x; y) '.repeat(60)}${fresh++}`;
+  const cases = [
+    ['(d) query rule + forwardQuery', at('hq?src=y&utm_term=a%20b&page=2', known), at(`hq?${BAD_ESCAPES}`, known)],
+    ['(e) device rule', at('dev', known), at('dev', invented)],
+  ] as const;
+  const lines = ['| link | ordinary request | hostile request | ratio |', '|---|---|---|---|'];
+  for (const [name, ordinary, hostile] of cases) {
+    const sides: [number[], number[]] = [[], []];
+    for (let r = 0; r < 6; r++)
+      for (const [side, make] of [ordinary, hostile].entries())
+        sides[side]!.push(...timeBatches(deps, redirect, slugOf, make(400), 20).slice(r === 0 ? 5 : 0));
+    const [a, b] = sides.map(median) as [number, number];
+    lines.push(`| ${name} | ${us(a)} | ${us(b)} | ${(b / a).toFixed(1)} |`);
+  }
+  return lines;
+}
+
+async function makeHostileLinks(deps: Deps): Promise<void> {
+  const su = { superuser: true };
+  await createLink(deps, su, {
+    destination: 'https://example.org/landing',
+    slug: 'hq',
+    forwardQuery: true,
+    rules: [{ when: { query: { src: 'x' } }, destination: 'https://example.com/x' }],
+  } as never);
+  await createLink(deps, su, {
+    destination: 'https://example.org/landing',
+    slug: 'dev',
+    rules: [{ when: { device: ['tablet'] }, destination: 'https://example.com/t' }],
+  } as never);
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const us = (ns: number) => `${(ns / 1000).toFixed(2)} us`;
+
+async function closeDeps(deps: Deps): Promise<void> {
+  deps.linkIndex.stopLoading();
+  deps.passwordVerifier.close();
+  deps.exports.close();
+  await deps.stores.close();
+}
 
 export interface RulesBenchResult {
   lines: string[];
 }
 
-/** Runs (a), (b) and (c); returns the report's lines (Markdown). */
-export async function benchRules(links = 100_000): Promise<RulesBenchResult> {
+/** Runs (a) to (e), or (d) and (e) alone; returns the report's lines (Markdown). */
+export async function benchRules(links = 100_000, hostileOnly = false): Promise<RulesBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'slink-bench-rules-'));
   try {
     const deps = benchDeps(join(dir, 'rules.db'));
@@ -116,8 +178,14 @@ export async function benchRules(links = 100_000): Promise<RulesBenchResult> {
     await make('plain', []);
     await make('five', FIVE_MISSES);
     await make('country', COUNTRY_MISS);
+    await makeHostileLinks(deps);
     const redirect = createRedirect(deps);
     const lines: string[] = [];
+    if (hostileOnly) {
+      lines.push(...benchHostile(deps, redirect));
+      await closeDeps(deps);
+      return { lines };
+    }
     const pathOf = (v: Visit) => v.request.url.slice('https://sl.test/'.length);
 
     // (a) and (b): alternating runs, so drift on a shared box hits both sides alike.
@@ -169,10 +237,8 @@ export async function benchRules(links = 100_000): Promise<RulesBenchResult> {
     lines.push(
       `| a quarter with three rules | ${Math.round(quarter).toLocaleString('en-US')} | ${(quarter / none).toFixed(3)} |`,
     );
-    deps.linkIndex.stopLoading();
-    deps.passwordVerifier.close();
-    deps.exports.close();
-    await deps.stores.close();
+    lines.push('', ...benchHostile(deps, redirect));
+    await closeDeps(deps);
     return { lines };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -180,7 +246,9 @@ export async function benchRules(links = 100_000): Promise<RulesBenchResult> {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { links: { type: 'string', default: '100000' } } });
-  const { lines } = await benchRules(Number(values.links));
+  const { values } = parseArgs({
+    options: { links: { type: 'string', default: '100000' }, hostile: { type: 'boolean', default: false } },
+  });
+  const { lines } = await benchRules(Number(values.links), values.hostile);
   console.log(lines.join('\n'));
 }

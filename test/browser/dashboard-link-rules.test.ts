@@ -3,7 +3,8 @@
  * real /api/v1 (a real session): a person fills the fields, clicks Save once, and the API then
  * holds the values; the list and the page's head show the Protected and rules badges; the rules
  * are built, reordered and removed with buttons; an API error shows under the rule's field it
- * names; the rules test says which rule a visit matches.
+ * names, numbered from 1 as the editor numbers the rules; the rules test says which rule a visit
+ * matches, or what comes before the rules (expiry and fallback, pause).
  */
 import { expect, test } from 'bun:test';
 import type { Request } from 'playwright-core';
@@ -217,7 +218,7 @@ forEachEngine((engine) => {
     expect(await countries.getAttribute('aria-invalid')).toBe('true');
     const errorId = (await countries.getAttribute('aria-describedby'))!;
     expect(await p.page.locator(`[id="${errorId}"]`).textContent()).toBe(
-      'rules[1].when.country: "Germany" is not a valid value',
+      'Rule 2 when.country: "Germany" is not a valid value',
     );
     // Only there: not on rule 1, not as an alert on top.
     expect(await details.locator('[aria-invalid="true"]').count()).toBe(1);
@@ -257,9 +258,66 @@ forEachEngine((engine) => {
     await panel.getByRole('button', { name: 'Test' }).click();
     await panel.getByText("No rule matched: the link's own destination.").waitFor();
     expect(await panel.locator('code').textContent()).toBe('https://example.com/');
+
+    // What comes before the rules is what the visitor gets: past the expiry, the fallback.
+    const patched = await api(d.t, 'PATCH', `/links/${p.id}`, {
+      key: p.key,
+      body: { expiresAt: Date.UTC(2031, 0, 1), fallbackUrl: 'https://example.com/ended' },
+    });
+    expect(patched.status).toBe(200);
+    await panel.getByLabel('Time (UTC)').fill('2031-06-01T00:00');
+    await panel.getByRole('button', { name: 'Test' }).click();
+    await panel
+      .getByText('The link has expired or reached its click limit: visitors go to its fallback address.', {
+        exact: false,
+      })
+      .waitFor();
+    expect(await panel.locator('code').textContent()).toBe('https://example.com/ended');
+    expect((await api(d.t, 'PATCH', `/links/${p.id}`, { key: p.key, body: { status: 'paused' } })).status).toBe(200);
+    await panel.getByRole('button', { name: 'Test' }).click();
+    await panel.getByText('The link is paused: visitors get the not-found page (404).', { exact: false }).waitFor();
+    expect(await panel.locator('code').count()).toBe(0);
     await expectCleanPage(p);
     await p.page.close();
   }, 120_000);
+
+  // The editor's suggestions and the API's check of a device: the same on both engines, once.
+  if (engine === 'sqlite')
+    test('devices, systems and browsers are offered by the names the statistics use; an unknown device is refused', async () => {
+      const p = await linkPage('names', { rules: [{ when: {}, destination: 'https://example.com/all' }] });
+      const rule1 = p.details.getByRole('group', { name: 'Rule 1', exact: true });
+      const offered = async (label: string) => {
+        const list = (await rule1.getByLabel(label).getAttribute('list'))!;
+        return p.page
+          .locator(`datalist[id="${list}"] option`)
+          .evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+      };
+      expect(await offered('Devices')).toEqual([
+        'desktop',
+        'mobile',
+        'tablet',
+        'smarttv',
+        'console',
+        'wearable',
+        'embedded',
+      ]);
+      expect(await offered('Browsers')).toContain('Mobile Safari');
+      expect(await offered('Operating systems')).toContain('Mac OS');
+      await rule1.getByText('Safari also matches the Mobile Safari of iPhones and iPads.').waitFor();
+      await rule1.getByText("X's links arrive from t.co: twitter.com and x.com match it too.").waitFor();
+
+      await rule1.getByLabel('Devices').fill('mobile, phone');
+      await p.details.getByRole('button', { name: 'Save changes' }).click();
+      await p.page.waitForSelector('input[aria-invalid="true"]');
+      const devices = rule1.getByLabel('Devices');
+      const described = (await devices.getAttribute('aria-describedby'))!.split(' ');
+      expect(await p.page.locator(`[id="${described.at(-1)}"]`).textContent()).toBe(
+        'Rule 1 when.device: "phone" is not a device (desktop, mobile, tablet, smarttv, console, wearable, embedded)',
+      );
+      expect((await p.read()).rules[0].when).toEqual({});
+      await expectCleanPage(p);
+      await p.page.close();
+    }, 120_000);
 
   // The page alone (no stored data in question): once, on SQLite.
   if (engine === 'sqlite')

@@ -82,8 +82,12 @@ forEachEngine((engine) => {
       ['fb', '1'],
     ]);
     expect((await breakdownRows(p.page, 'Unrecognised variant codes'))[0]!.slice(0, 2)).toEqual(['zz', '1']);
-    // The three phones' clicks, by the rule that sent them (numbered from 1 as on the link page).
-    expect((await breakdownRows(p.page, 'Link rules')).map((r) => r.slice(0, 2))).toEqual([['Rule 2', '3']]);
+    // The three phones' clicks, by the rule that sent them (numbered from 1 as on the link page),
+    // with where that rule sends visitors.
+    const ruleRow = p.page.getByRole('region', { name: 'Link rules', exact: true }).locator('tbody tr');
+    expect(await ruleRow.locator('.bar-label').allTextContents()).toEqual(['Rule 2']);
+    expect(await ruleRow.locator('.bar-note').allTextContents()).toEqual(['→\u00a0https://m.example.com/']);
+    expect((await breakdownRows(p.page, 'Link rules')).map((r) => r[1])).toEqual(['3']);
     // A user-supplied value is text, never markup.
     expect((await breakdownRows(p.page, 'Parameters'))[0]!.slice(0, 2)).toEqual(['note = <b>bold</b>', '6']);
     expect(await p.page.locator('.breakdowns b').count()).toBe(0);

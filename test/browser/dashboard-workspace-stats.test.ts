@@ -16,8 +16,10 @@ forEachEngine((engine) => {
 
   beforeAll(async () => {
     const { key } = await signedInPage(d);
-    ids.alpha = await createLink(d.t, key, { slug: 'alpha' });
-    ids.beta = await createLink(d.t, key, { slug: 'beta' });
+    // Both links send phones by their first rule: rule 1 of one link is not rule 1 of the other.
+    const phones = (to: string) => [{ when: { device: ['mobile'] }, destination: to }];
+    ids.alpha = await createLink(d.t, key, { slug: 'alpha', rules: phones('https://example.com/a') });
+    ids.beta = await createLink(d.t, key, { slug: 'beta', rules: phones('https://example.com/b') });
     await createLink(d.t, key, { slug: 'quiet' });
     await visit(d.t, [
       { path: '/alpha', ip: PLACES.paris, ua: UA.chromeWin },
@@ -49,6 +51,9 @@ forEachEngine((engine) => {
       ['Japan (JP)', '2'],
     ]);
     expect(await mapClasses(p.page, 'JP')).toContain('q5');
+    // Rules belong to their link: no workspace breakdown adds different links' rules together.
+    await p.page.getByRole('region', { name: 'Devices', exact: true }).waitFor();
+    expect(await p.page.getByRole('region', { name: 'Link rules', exact: true }).count()).toBe(0);
 
     await p.page.getByLabel('Range').selectOption('7d');
     await waitUntil(async () => p.page.url().endsWith('/app/stats?range=7d'));

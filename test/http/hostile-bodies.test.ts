@@ -192,6 +192,48 @@ forEachEngine((engine) => {
       await api(t, 'DELETE', `/links/${res.body.id}`, { key });
     });
 
+    test('an unpaired surrogate escape in any string is 400 naming its field; a pair is text', async () => {
+      const links = async () => (await api(t, 'GET', '/links', { key })).body.items;
+      const before = await links();
+      const cases: [string, string, string][] = [
+        ['POST', '{"destination":"https://example.com/s","title":"a\\ud800b"}', 'title'],
+        ['POST', '{"destination":"https://example.com/s","preview":{"title":"\\uDFFF"}}', 'preview.title'],
+        [
+          'POST',
+          '{"destination":"https://example.com/s","rules":[{"when":{"country":["FR","\\udc00E"]},"destination":"https://example.com/r"}]}',
+          'rules[0].when.country[1]',
+        ],
+        ['POST', '{"destination":"https://example.com/s","params":{"k\\ud83d":"v"}}', 'params'],
+        ['PATCH', '{"tags":["ok","x\\ud83d"]}', 'tags[1]'],
+      ];
+      for (const [method, text, field] of cases) {
+        const path = method === 'PATCH' ? `/api/v1/links/${linkId}` : '/api/v1/links';
+        const res = await send(method, path, encode(text), 'application/json');
+        expect({ field, res }).toEqual({
+          field,
+          res: {
+            status: 400,
+            body: {
+              error: {
+                code: 'invalid_request',
+                message: `${field} holds an unpaired surrogate (\\uD800-\\uDFFF): not text`,
+                field,
+              },
+            },
+          },
+        });
+      }
+      expect(await links()).toEqual(before);
+      const pair = await send(
+        'POST',
+        '/api/v1/links',
+        encode('{"destination":"https://example.com/pair","title":"\\ud83d\\ude80"}'),
+        'application/json',
+      );
+      expect({ status: pair.status, title: pair.body.title }).toEqual({ status: 201, title: '🚀' });
+      await api(t, 'DELETE', `/links/${pair.body.id}`, { key });
+    });
+
     test('a body without a Content-Type goes through the same checks (nesting too)', async () => {
       const res = await send('POST', '/api/v1/links', encode(withField('params', nest(40, true))), null);
       expect(res).toEqual({

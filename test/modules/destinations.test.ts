@@ -1,10 +1,11 @@
 /**
  * Destination rules on every path that sets one (POST /links, PATCH /links/{id}, bulk preview
- * and create), through the real app: a destination on Slink's own short or app host is refused
- * (it would redirect to itself, each hop a recorded click), and of repeated utm_ keys the last
- * one wins.
+ * and create), through the real app: a destination on Slink's own short or app host, or on the
+ * address it listens on, is refused (it would redirect to itself, each hop a recorded click),
+ * and of repeated utm_ keys the last one wins.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { networkInterfaces } from 'node:os';
 import type { Engine } from '../../src/stores';
 import { api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../helpers/app';
 import { forEachEngine } from '../helpers/engines';
@@ -77,6 +78,42 @@ forEachEngine((engine) => {
         'https://example.com/?next=https://sl.test/abc',
       ])
         await expectAccepted(c, destination);
+    });
+
+    test('the address it listens on (SLINK_PORT 3000) by any name: loopback, this machine, for links, fallbacks and rules', async () => {
+      const machine = Object.values(networkInterfaces())
+        .flat()
+        .find((i) => i !== undefined && i.family === 'IPv4' && !i.internal);
+      for (const destination of [
+        'http://127.0.0.1:3000/abc',
+        'http://127.1.2.3:3000/',
+        'http://2130706433:3000/x',
+        'http://[::1]:3000/abc',
+        'http://[::ffff:127.0.0.1]:3000/',
+        'http://localhost:3000/abc',
+        'http://0.0.0.0:3000/',
+        ...(machine ? [`http://${machine.address}:3000/abc`] : []),
+      ])
+        await expectRefused(c, destination);
+      for (const destination of ['http://127.0.0.1:3001/abc', 'http://127.0.0.1/abc', 'http://localhost:8080/'])
+        await expectAccepted(c, destination);
+      const body = (extra: Record<string, unknown>) => ({
+        key: c.key,
+        body: { destination: 'https://example.com/', ...extra },
+      });
+      const rule = { when: {}, destination: 'https://example.com/r' };
+      expectError(
+        await api(c.t, 'POST', '/links', body({ rules: [rule, { when: {}, destination: 'http://127.0.0.1:3000/s' }] })),
+        400,
+        'invalid_request',
+        'rules[1].destination',
+      );
+      expectError(
+        await api(c.t, 'POST', '/links', body({ fallbackUrl: 'http://[::1]:3000/s' })),
+        400,
+        'invalid_request',
+        'fallbackUrl',
+      );
     });
 
     test('PATCH refuses it and changes nothing', async () => {

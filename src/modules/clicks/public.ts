@@ -45,7 +45,7 @@ export type { EnrichedClick } from './enrich/enrich';
 export { type GeoLookup, noGeo, openGeo } from './enrich/geo';
 export { acceptedLanguages } from './enrich/language';
 export { referrerHost } from './enrich/traffic';
-export { parseAgent } from './enrich/user-agent';
+export { agentReadPart, parseAgent } from './enrich/user-agent';
 export { deleteLinkClicksPg } from './postgres/delete';
 export { lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
 // The server's start and stop, and the CLI's `slink migrate`.

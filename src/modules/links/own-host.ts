@@ -7,7 +7,12 @@
  * trailing dot, which names the same DNS host, is ignored) on the same port, where the default
  * ports 80 and 443 count as one: a proxy that sends http on to https makes an http destination
  * loop as well. The same name on another explicit port is another service, and allowed.
+ *
+ * The address Slink listens on is its own host too, by any name that reaches it: on SLINK_PORT,
+ * a loopback name or address (`localhost`, 127.0.0.0/8, `[::1]`, `0.0.0.0`) or an address of one
+ * of the machine's network interfaces (`http://203.0.113.5:3000/<slug>` loops just the same).
  */
+import { networkInterfaces } from 'node:os';
 import type { Config } from '../../config';
 import { invalid } from '../../lib/errors';
 import { MAX_DESTINATION_LENGTH, normalizeDestination } from './destination';
@@ -15,17 +20,48 @@ import { MAX_DESTINATION_LENGTH, normalizeDestination } from './destination';
 /** `name|port` of each own origin (hostKey). */
 export type SlinkHosts = readonly string[];
 
-/** `name|port`, both default ports written as `default`. */
+/** Every name of this machine's loopback, as URL parsing writes it (IPv4 forms as dotted quads). */
+const LOOPBACK =
+  /^(?:localhost|.+\.localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1?\]|\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\])$/;
+
+/** `name|port`, both default ports written as `default`, every loopback name as `loopback`. */
 function hostKey(url: URL): string {
-  const name = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
-  // URL leaves `port` empty for the scheme's own default; 80 and 443 are one class either way.
-  const port = url.port === '' || url.port === '80' || url.port === '443' ? 'default' : url.port;
-  return `${name}|${port}`;
+  const host = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
+  const name = LOOPBACK.test(host) ? 'loopback' : host;
+  return `${name}|${portClass(url.port)}`;
 }
 
+/** URL leaves `port` empty for the scheme's own default; 80 and 443 are one class either way. */
+const portClass = (port: string) => (port === '' || port === '80' || port === '443' ? 'default' : port);
+
+/** The machine's interface addresses as URL hosts (`[fe80::1]`), read once. */
+let interfaceHosts: string[] | undefined;
+function machineHosts(): string[] {
+  interfaceHosts ??= Object.values(networkInterfaces()).flatMap((list) =>
+    (list ?? []).map(
+      (i) => new URL(`http://${i.family === 'IPv6' ? `[${i.address.split('%')[0]}]` : i.address}/`).hostname,
+    ),
+  );
+  return interfaceHosts;
+}
+
+const hostsByConfig = new WeakMap<object, SlinkHosts>();
+
 /** The own hosts of a configuration (its origins were checked at start, config.ts). */
-export function slinkHostsOf(config: Pick<Config, 'shortHost' | 'appHost'>): SlinkHosts {
-  return [...new Set([config.shortHost, config.appHost].map((origin) => hostKey(new URL(origin))))];
+export function slinkHostsOf(config: Pick<Config, 'shortHost' | 'appHost' | 'port'>): SlinkHosts {
+  let hosts = hostsByConfig.get(config);
+  if (hosts === undefined) {
+    const keys = new Set([config.shortHost, config.appHost].map((origin) => hostKey(new URL(origin))));
+    // Port 0 is a port the system picks: nothing to compare with.
+    if (config.port !== 0) {
+      const port = portClass(String(config.port));
+      keys.add(`loopback|${port}`);
+      for (const host of machineHosts()) keys.add(`${LOOPBACK.test(host) ? 'loopback' : host}|${port}`);
+    }
+    hosts = [...keys];
+    hostsByConfig.set(config, hosts);
+  }
+  return hosts;
 }
 
 /**

@@ -14,6 +14,7 @@ import { checkParams } from '../../lib/params';
 import { hasControlChars } from '../../lib/text';
 import { MAX_INSTANT } from '../../lib/time';
 import { normalizeLinkDestination, type SlinkHosts } from './own-host';
+import { KNOWN_BROWSERS, KNOWN_OS, RULE_DEVICES } from './rule-names';
 
 export const RULE_LIMITS = { rules: 20, values: 50, valueLength: 256, queryKeys: 20 } as const;
 export const PREVIEW_LIMITS = { title: 200, description: 1000, image: 2048 } as const;
@@ -52,18 +53,27 @@ const Instant = (name: string, description: string) =>
 
 export const RuleWhenModel = t.Object(
   {
-    device: list('device', 'Any of: desktop, mobile, tablet (the device breakdown names).'),
+    device: list(
+      'device',
+      `Any of: ${RULE_DEVICES.join(', ')} (the device breakdown names, case aside); any other value is refused.`,
+    ),
     os: list(
       'os',
-      'Operating system names as the os breakdown shows them (iOS, Android, Windows, Mac OS, Linux, ...), compared without case, spaces or dashes (macOS is Mac OS).',
+      `Operating system names as the os breakdown shows them (${KNOWN_OS.join(', ')}, ...), compared without case, spaces, dashes or underscores (macOS is Mac OS).`,
     ),
-    browser: list('browser', 'Browser names as the browser breakdown shows them (Chrome, Safari, Firefox, Edge, ...).'),
+    browser: list(
+      'browser',
+      `Browser names as the browser breakdown shows them (${KNOWN_BROWSERS.join(', ')}, ...), compared without case, spaces, dashes or underscores; a name also matches its Mobile form (Safari matches the Mobile Safari of iPhones and iPads).`,
+    ),
     country: list('country', 'ISO 3166-1 alpha-2 country codes, from the visitor address (the geo database).'),
     language: list(
       'language',
-      'Primary language subtags (en, fr, ...), matched against Accept-Language entries with q >= 0.5.',
+      'Languages (en, fr, ...) or language-region tags (en-GB, de-AT, es-419), matched against the Accept-Language entries weighted q >= 0.5: a language matches every entry of it (en: en, en-US, en-GB), a language-region only that region (en-GB: en-GB, not en-US nor en).',
     ),
-    referrer: list('referrer', "Referrer host names (the Referer header's host)."),
+    referrer: list(
+      'referrer',
+      "Referrer host names (the Referer header's host), each matching its subdomains too; twitter.com and x.com also match t.co, the host X's links arrive from.",
+    ),
     query: t.Optional(
       t.Record(
         t.String(),
@@ -160,6 +170,7 @@ export const PasswordField = nullable(t.String({ minLength: PASSWORD_LIMITS.min,
 
 const LIST_CONDITIONS = ['device', 'os', 'browser', 'country', 'language', 'referrer'] as const;
 const CONDITIONS = new Set<string>([...LIST_CONDITIONS, 'query', 'after', 'before']);
+const DEVICES = new Set<string>(RULE_DEVICES);
 
 /** One list condition's values: trimmed, non-empty, repeats (case-insensitive) dropped. */
 function checkedList(values: readonly string[], field: string, shape?: RegExp): string[] {
@@ -179,7 +190,8 @@ function checkedList(values: readonly string[], field: string, shape?: RegExp): 
 
 const SHAPES: Partial<Record<(typeof LIST_CONDITIONS)[number], RegExp>> = {
   country: /^[A-Za-z]{2}$/,
-  language: /^[A-Za-z]{1,8}$/,
+  // A language, and a region (two letters, or three digits as in es-419) if any.
+  language: /^[A-Za-z]{1,8}(?:-(?:[A-Za-z]{2}|[0-9]{3}))?$/,
   // A host name, no scheme, path or port.
   referrer: /^[A-Za-z0-9.-]+$/,
 };
@@ -196,6 +208,13 @@ export function normalizeRules(rules: readonly Rule[], slinkHosts: SlinkHosts): 
       const values = rule.when[name];
       if (values !== undefined) when[name] = checkedList(values, `${at}.when.${name}`, SHAPES[name]);
     }
+    // A device is one of a few names: any other would never match (phone is mobile).
+    for (const device of when.device ?? [])
+      if (!DEVICES.has(device.toLowerCase()))
+        throw invalid(
+          `${at}.when.device`,
+          `${at}.when.device: "${device}" is not a device (${RULE_DEVICES.join(', ')})`,
+        );
     if (rule.when.query !== undefined) {
       for (const [key, value] of Object.entries(rule.when.query))
         if (key === '' || hasControlChars(key) || (value !== null && hasControlChars(value)))

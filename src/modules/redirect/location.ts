@@ -6,7 +6,7 @@
  * never per request.
  */
 
-import { decodeQueryPart } from '../../lib/query';
+import { decodeQueryPart, readQueryParts } from '../../lib/query';
 
 // Anything outside printable ASCII must never reach the Location header. Per code point (u):
 // the halves of a surrogate pair cannot be percent-encoded one at a time.
@@ -42,8 +42,9 @@ export function applyParams(destination: string, params: Readonly<Record<string,
  * A link's Location with the visitor's query added (forwardQuery): each visitor part whose key
  * the Location's query does not hold yet is appended, as sent (only characters outside printable
  * ASCII encoded), so the destination's keys and the effective params (tracking) are never
- * overridden. `rawQuery` is the request URL's query without its `?`. Per request, but only for
- * links that ask for it and visitors that send a query.
+ * overridden. `rawQuery` is the request URL's query without its `?`; only what QUERY_READ_LIMITS
+ * reads of it is forwarded. Per request, but only for links that ask for it and visitors that
+ * send a query.
  */
 export function withVisitorQuery(location: string, rawQuery: string): string {
   const hashAt = location.indexOf('#');
@@ -53,7 +54,7 @@ export function withVisitorQuery(location: string, rawQuery: string): string {
   const taken = new Set<string>();
   if (queryAt >= 0) for (const part of beforeHash.slice(queryAt + 1).split('&')) taken.add(keyOf(part));
   const added: string[] = [];
-  for (const part of rawQuery.split('&')) {
+  for (const part of readQueryParts(rawQuery)) {
     if (part === '') continue;
     const key = keyOf(part);
     if (taken.has(key)) continue;

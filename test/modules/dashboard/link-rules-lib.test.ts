@@ -16,6 +16,7 @@ import {
   ruleFromDraft,
   rulesFromDrafts,
 } from '../../../src/modules/dashboard/client/lib/rule-drafts';
+import { ruleBreakdownRows, ruleMessage, ruleTestVerdict } from '../../../src/modules/dashboard/client/lib/rule-labels';
 
 const FULL: Rule = {
   when: {
@@ -171,5 +172,42 @@ describe('feature badges', () => {
     expect(featureBadges({ passwordProtected: false, rules: [FULL, FULL, FULL] }).map((b) => b.label)).toEqual([
       '3 rules',
     ]);
+  });
+});
+
+describe('rule labels: numbered from 1 for a person', () => {
+  test('API messages about rules[i] read Rule i+1; the breakdown names each rule and where it sends now', () => {
+    expect(ruleMessage('rules[1].when.country: "Germany" is not a valid value')).toBe(
+      'Rule 2 when.country: "Germany" is not a valid value',
+    );
+    expect(ruleMessage('rules[0].when.before must be later than after')).toBe(
+      'Rule 1 when.before must be later than after',
+    );
+    expect(ruleMessage('title is too long')).toBe('title is too long');
+    const rules: Rule[] = [{ when: {}, destination: 'https://example.com/a' }];
+    expect(
+      ruleBreakdownRows(
+        [
+          { value: 0, clicks: 3 },
+          { value: 4, clicks: 1 },
+        ],
+        rules,
+      ),
+    ).toEqual([
+      { key: '0', label: 'Rule 1', note: '→\u00a0https://example.com/a', clicks: 3 },
+      { key: '4', label: 'Rule 5', note: "No longer among the link's rules", clicks: 1 },
+    ]);
+  });
+
+  test('the rules test says what comes first: a page has no Location, a fallback or a password does', () => {
+    expect(ruleTestVerdict({ outcome: 'redirect', rule: 1, location: 'https://e.com/' })).toEqual({
+      says: 'Matched rule 2.',
+      location: 'https://e.com/',
+    });
+    expect(ruleTestVerdict({ outcome: 'paused', rule: null, location: null }).location).toBeNull();
+    expect(ruleTestVerdict({ outcome: 'limit', rule: null, location: null }).says).toContain('click limit');
+    expect(ruleTestVerdict({ outcome: 'password', rule: null, location: 'https://e.com/' }).says).toBe(
+      "Visitors are asked for the password first. No rule matched: the link's own destination.",
+    );
   });
 });

@@ -39,10 +39,23 @@ function first(rules: Rule[], over: Partial<RuleRequest>, country: string | null
 const rule = (when: Rule['when']): Rule => ({ when, destination: 'https://example.com/r' });
 
 describe('conditions', () => {
-  test('language: primary subtags of entries weighted 0.5 or more', () => {
-    expect(acceptedLanguages('fr-CH, fr;q=0.9, EN;q=0.5, de;q=0.49, *;q=0.8')).toEqual(['fr', 'en']);
+  test('language: languages and language-regions of entries weighted 0.5 or more', () => {
+    expect(acceptedLanguages('fr-CH, fr;q=0.9, EN;q=0.5, de;q=0.49, *;q=0.8')).toEqual(['fr', 'fr-ch', 'en']);
+    expect(acceptedLanguages('zh-Hant-TW, es-419;q=0.6, en-GB-oxendict')).toEqual([
+      'zh',
+      'zh-tw',
+      'es',
+      'es-419',
+      'en',
+      'en-gb',
+    ]);
     expect(acceptedLanguages('x_y, ;q=1')).toEqual([]);
-    expect(first([rule({ language: ['en-GB'] })], { acceptLanguage: 'en-US;q=0.5' })).toBe(0);
+    // A language-region rule: that region only. A language rule: every region of it.
+    expect(first([rule({ language: ['en-GB'] })], { acceptLanguage: 'en-GB;q=0.5' })).toBe(0);
+    expect(first([rule({ language: ['EN-gb'] })], { acceptLanguage: 'en-gb' })).toBe(0);
+    expect(first([rule({ language: ['en-GB'] })], { acceptLanguage: 'en-US, en' })).toBeNull();
+    expect(first([rule({ language: ['en-GB'] })], { acceptLanguage: 'fr, en-GB;q=0.4' })).toBeNull();
+    expect(first([rule({ language: ['en'] })], { acceptLanguage: 'en-US;q=0.5' })).toBe(0);
     expect(first([rule({ language: ['en'] })], { acceptLanguage: 'en;q=0.4, fr' })).toBeNull();
   });
 

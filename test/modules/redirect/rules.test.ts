@@ -202,24 +202,33 @@ forEachEngine((engine: Engine) => {
     );
     const read = (await makeKey(t, 'read')).key;
     const check = (body: unknown) => apiExpecting(t, read, 'POST', `/links/${link.id}/rules/test`, body, 200);
-    expect(await check({})).toEqual({ rule: null, location: 'https://example.com/l?utm_source=s' });
+    expect(await check({})).toEqual({
+      outcome: 'redirect',
+      rule: null,
+      location: 'https://example.com/l?utm_source=s',
+    });
     expect(await check({ ip: DE_ADDRESS, language: 'de-DE,en;q=0.8' })).toEqual({
+      outcome: 'redirect',
       rule: 0,
       location: 'https://example.com/de?utm_source=s',
     });
     expect(await check({ ip: `::ffff:${GB_ADDRESS}`, language: 'de' })).toEqual({
+      outcome: 'redirect',
       rule: null,
       location: 'https://example.com/l?utm_source=s',
     });
     expect(await check({ userAgent: SAFARI_IPHONE, referrer: 'https://a.example.net/x' })).toEqual({
+      outcome: 'redirect',
       rule: 1,
       location: 'https://example.com/m?utm_source=s&m=1',
     });
     expect(await check({ query: { q: 'X' } })).toEqual({
+      outcome: 'redirect',
       rule: null,
       location: 'https://example.com/l?utm_source=s&q=X',
     });
     expect(await check({ query: { q: 'X' }, at: T0 + 5000 })).toEqual({
+      outcome: 'redirect',
       rule: 2,
       location: 'https://example.com/q?utm_source=s&q=X',
     });

@@ -47,20 +47,36 @@ const NONE: readonly string[] = Object.freeze([]);
 const accepted = new BoundedCache<string, readonly string[]>(5_000);
 
 /**
- * The primary subtags (lower case, each once) of the entries weighted ACCEPTED_WEIGHT or more,
- * in the order sent: `fr-CH, fr;q=0.9, en;q=0.4` is `["fr"]`. Empty when absent or malformed.
+ * The languages a link rule can name that the visitor reads: of each entry weighted
+ * ACCEPTED_WEIGHT or more, its primary subtag and, when it has a region, the language-region
+ * pair (lower case, each once, in the order sent): `fr-CH, fr;q=0.9, en;q=0.4` is
+ * `["fr", "fr-ch"]`. Empty when absent or malformed.
  */
 export function acceptedLanguages(header: string | null): readonly string[] {
   if (!header) return NONE;
   let list = accepted.get(header);
   if (list === undefined) {
-    const subtags = new Set<string>();
-    for (const { tag, weight } of entries(header))
-      if (weight >= ACCEPTED_WEIGHT) subtags.add(tag.split('-')[0]!.toLowerCase());
-    list = subtags.size === 0 ? NONE : Object.freeze([...subtags]);
+    const found = new Set<string>();
+    for (const { tag, weight } of entries(header)) {
+      if (weight < ACCEPTED_WEIGHT) continue;
+      const subtags = tag.toLowerCase().split('-');
+      found.add(subtags[0]!);
+      const region = regionOf(subtags);
+      if (region !== null) found.add(`${subtags[0]}-${region}`);
+    }
+    list = found.size === 0 ? NONE : Object.freeze([...found]);
     accepted.set(header, list);
   }
   return list;
+}
+
+/**
+ * The region subtag of a tag's subtags (two letters or three digits), or null. A script comes
+ * before the region (zh-Hant-TW is zh-TW); variants and extensions are dropped.
+ */
+function regionOf(subtags: readonly string[]): string | null {
+  const region = /^[a-z]{4}$/i.test(subtags[1] ?? '') ? subtags[2] : subtags[1];
+  return region !== undefined && /^(?:[a-z]{2}|\d{3})$/i.test(region) ? region : null;
 }
 
 function parse(header: string): string | null {

@@ -5,6 +5,7 @@
  * semantics are docs/behaviour.md's "Link rules".
  */
 import { NO_PARAMS_JSON, targetSerial } from '../../clicks/public';
+import { REFERRER_ALIASES } from '../../links/rule-names';
 import type { Rule } from '../../links/rules';
 import { applyParams } from '../location';
 import { agentNameKey } from './visitor';
@@ -29,7 +30,7 @@ export interface CompiledRule {
   readonly browser: ReadonlySet<string> | null;
   /** Upper case, as the geo lookup answers. */
   readonly country: ReadonlySet<string> | null;
-  /** Primary subtags, lower case. */
+  /** Languages (`en`) and language-regions (`en-gb`), lower case, as acceptedLanguages lists them. */
   readonly language: ReadonlySet<string> | null;
   /** Hosts, lower case, without `www.`; each matches itself and its subdomains. */
   readonly referrer: readonly string[] | null;
@@ -64,8 +65,29 @@ function setOf(values: readonly string[] | undefined, fold: (value: string) => s
 
 const lower = (value: string) => value.trim().toLowerCase();
 const upper = (value: string) => value.trim().toUpperCase();
-/** `en-US` names the language `en`: rules match primary subtags. */
-const primarySubtag = (value: string) => lower(value).split('-')[0]!;
+
+/** A browser condition's names: each also as its Mobile form (Safari is Mobile Safari too). */
+function browserSet(values: readonly string[] | undefined): ReadonlySet<string> | null {
+  if (values === undefined) return null;
+  const keys = new Set<string>();
+  for (const value of values) {
+    const key = agentNameKey(value);
+    keys.add(key);
+    if (!key.startsWith('mobile')) keys.add(`mobile${key}`);
+  }
+  return keys;
+}
+
+/** A referrer condition's hosts, with the hosts that stand for them (t.co for x.com). */
+function referrerHosts(values: readonly string[]): string[] {
+  const hosts = new Set<string>();
+  for (const value of values) {
+    const host = ruleHost(value);
+    hosts.add(host);
+    for (const alias of REFERRER_ALIASES[host] ?? []) hosts.add(alias);
+  }
+  return [...hosts];
+}
 
 /** A referrer condition's host: a URL's host, lower case, without a leading `www.` or a trailing dot. */
 export function ruleHost(value: string): string {
@@ -102,10 +124,10 @@ export function compileRules(rules: readonly Rule[], linkParams: Readonly<Record
       index,
       device: setOf(w.device, agentNameKey),
       os: setOf(w.os, agentNameKey),
-      browser: setOf(w.browser, agentNameKey),
+      browser: browserSet(w.browser),
       country: setOf(w.country, upper),
-      language: setOf(w.language, primarySubtag),
-      referrer: w.referrer === undefined ? null : w.referrer.map(ruleHost),
+      language: setOf(w.language, lower),
+      referrer: w.referrer === undefined ? null : referrerHosts(w.referrer),
       query,
       after: w.after ?? Number.NaN,
       before: w.before ?? Number.NaN,

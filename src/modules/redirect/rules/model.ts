@@ -55,14 +55,31 @@ export const RulesTestBody = t.Object(
 );
 export type RulesTestInput = typeof RulesTestBody.static;
 
+/** What the visit described would get, in the redirect's own order of checks. */
+export const RULE_TEST_OUTCOMES = [
+  'redirect',
+  'preview',
+  'password',
+  'fallback',
+  'paused',
+  'expired',
+  'limit',
+] as const;
+export type RuleTestOutcome = (typeof RULE_TEST_OUTCOMES)[number];
+
 export const RulesTestModel = t.Object(
   {
-    rule: nullable(t.Integer({ minimum: 0 }), {
-      description: 'The index of the first rule whose conditions all hold, or null when none does.',
-    }),
-    location: t.String({
+    outcome: t.UnionEnum(RULE_TEST_OUTCOMES, {
       description:
-        "Where the visitor would be sent (the bare short link): the rule's destination with its params over the link's, or the link's own; the query added when the link forwards it.",
+        "What the visitor gets, checked in the redirect's order: `paused` (the 404 page), `expired` or `limit` (the 410 page: expiresAt passed, or clickLimit reached), `fallback` (either of those, sent to the fallbackUrl), `password` (the password form first; rule and location say where the right password leads), `preview` (a social-preview crawler of a link with a preview gets its card, which links to location), `redirect` (sent to location).",
+    }),
+    rule: nullable(t.Integer({ minimum: 0 }), {
+      description:
+        'The index (from 0) of the first rule whose conditions all hold, or null when none does or the rules are not reached (paused, expired, limit, fallback, preview).',
+    }),
+    location: nullable(t.String(), {
+      description:
+        "Where the visitor would be sent (the bare short link): the rule's destination with its params over the link's, or the link's own, the query added when the link forwards it; the fallbackUrl for `fallback`; null when a page is answered instead (paused, expired, limit).",
     }),
   },
   { title: 'RulesTest' },

@@ -20,7 +20,7 @@ export function rulesRoutes(deps: Deps) {
         tags: ['Links'],
         summary: "Test a link's rules",
         description:
-          "Evaluates the link's rules for the visit described, as a redirect of the bare short link at `at` would (docs: Link rules), and records nothing. Every field is optional: one left out is a visit without it (no User-Agent, no address, and so on). A read key may call it.",
+          "What the visit described would get from the bare short link at `at`, by the redirect's own checks in its order (paused, expired, click limit, fallback, password, preview, then the rules: docs, Link rules), and records nothing. Every field is optional: one left out is a visit without it (no User-Agent, no address, and so on). A read key may call it.",
       },
     });
 }

@@ -6,8 +6,8 @@
  */
 
 import { BoundedCache } from '../../../lib/bounded-cache';
-import { decodeQueryPart } from '../../../lib/query';
-import { acceptedLanguages, type GeoLookup, parseAgent, referrerHost } from '../../clicks/public';
+import { decodeQueryPart, readQueryParts } from '../../../lib/query';
+import { acceptedLanguages, agentReadPart, type GeoLookup, parseAgent, referrerHost } from '../../clicks/public';
 
 export interface AgentNames {
   device: string | null;
@@ -24,12 +24,14 @@ export function agentNameKey(name: string): string {
 }
 
 const NO_AGENT: AgentNames = Object.freeze({ device: null, os: null, browser: null });
-// Folded once per agent string: a repeated agent costs one Map lookup.
+// Folded once per agent (its parsed part): a repeated agent costs one Map lookup, and a client
+// sending a new agent on every request costs one bounded parse each and never more memory.
 const agents = new BoundedCache<string, AgentNames>(20_000);
 
 /** The agent's device, OS and browser names (as the statistics name them), lower case. */
-export function agentNames(userAgent: string | null): AgentNames {
-  if (!userAgent) return NO_AGENT;
+export function agentNames(fullAgent: string | null): AgentNames {
+  if (!fullAgent) return NO_AGENT;
+  const userAgent = agentReadPart(fullAgent);
   let names = agents.get(userAgent);
   if (names === undefined) {
     const a = parseAgent(userAgent);
@@ -86,13 +88,13 @@ export class RuleVisitor {
     return referrerHost(this.request.referrer);
   }
 
-  /** The query's values by decoded key, lower case (a repeated key has several). */
+  /** The query's values by decoded key, lower case (a repeated key has several); QUERY_READ_LIMITS. */
   get query(): ReadonlyMap<string, readonly string[]> {
     // Most visits have no query: nothing to allocate.
     if (this.request.rawQuery === '') return NO_QUERY;
     if (this.queryValues === undefined) {
       this.queryValues = new Map();
-      for (const part of this.request.rawQuery.split('&')) {
+      for (const part of readQueryParts(this.request.rawQuery)) {
         if (part === '') continue;
         const eq = part.indexOf('=');
         const key = decodeQueryPart(eq < 0 ? part : part.slice(0, eq));

@@ -9,6 +9,7 @@ import type {
   Preview,
   RedirectStatus,
   Rule,
+  RulesTest,
   Variant,
 } from './types';
 
@@ -53,11 +54,12 @@ export interface RuleVisit {
   at?: number;
 }
 
-/** The rule a visit matches (its index, or null: the link's own destination) and where it goes. */
-export interface RuleTestResult {
-  rule: number | null;
-  location: string;
-}
+/**
+ * What a visit gets (`redirect`, or the link's pause, expiry, click limit, fallback, password
+ * or preview first), the rule it matches (its index from 0, or null) and where it goes (null:
+ * a page is answered instead).
+ */
+export type RuleTestResult = RulesTest;
 
 export const PAGE_SIZE = 50;
 

@@ -11,6 +11,7 @@ export type { BulkDeleteResult, BulkLine, BulkStatus } from '../../../bulk/model
 export type { Link, LinkSort, RedirectStatus } from '../../../links/model';
 export type { Preview, Rule, RuleWhen } from '../../../links/rules';
 export type { Project } from '../../../projects/model';
+export type { RulesTest } from '../../../redirect/rules/model';
 export type { Variant } from '../../../variants/model';
 export type { DeliveryAttempt, Webhook, WebhookEvent } from '../../../webhooks/model';
 export type { Workspace } from '../../../workspace/model';

@@ -53,6 +53,8 @@ export interface FieldProps extends Common {
   spellcheck?: boolean;
   inputRef?: Ref<HTMLInputElement>;
   onBlur?(): void;
+  /** The id of a datalist of suggested values. */
+  list?: string;
 }
 
 export function Field(props: FieldProps) {
@@ -76,6 +78,7 @@ export function Field(props: FieldProps) {
         max={props.max}
         readOnly={props.readOnly}
         spellcheck={props.spellcheck}
+        list={props.list}
         aria-invalid={error ? true : undefined}
         aria-describedby={describedBy(id, hint, error)}
         onInput={(e) => {

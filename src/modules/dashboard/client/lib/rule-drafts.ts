@@ -4,21 +4,50 @@
  * stays with it when it moves, so the list can reorder without losing what is in the fields.
  * DOM-free (unit-tested on its own).
  */
+import { KNOWN_BROWSERS, KNOWN_OS, RULE_DEVICES } from '../../../links/rule-names';
 import type { Rule, RuleWhen } from '../api/types';
 import { withScheme } from './destination';
 import { fromUtcInput, splitList, toUtcInput } from './format';
 import { type ParamRow, paramsFromRows, rowsFromParams } from './params';
 
-/** The list conditions, in the order the editor shows them, with their labels. */
-export const LIST_CONDITIONS = [
-  { name: 'device', label: 'Devices', placeholder: 'mobile, tablet' },
-  { name: 'os', label: 'Operating systems', placeholder: 'iOS, Android' },
-  { name: 'browser', label: 'Browsers', placeholder: 'Chrome, Safari' },
+/**
+ * The list conditions, in the order the editor shows them, with their labels, the names the
+ * statistics use that the editor suggests (devices are only those), and a hint where one helps.
+ */
+export const LIST_CONDITIONS: readonly {
+  name: 'device' | 'os' | 'browser' | 'country' | 'language' | 'referrer';
+  label: string;
+  placeholder: string;
+  suggestions?: readonly string[];
+  hint?: string;
+}[] = [
+  {
+    name: 'device',
+    label: 'Devices',
+    placeholder: 'mobile, tablet',
+    suggestions: RULE_DEVICES,
+    hint: `One or more of: ${RULE_DEVICES.join(', ')}.`,
+  },
+  { name: 'os', label: 'Operating systems', placeholder: 'iOS, Android', suggestions: KNOWN_OS },
+  {
+    name: 'browser',
+    label: 'Browsers',
+    placeholder: 'Chrome, Safari',
+    suggestions: KNOWN_BROWSERS,
+    hint: 'Safari also matches the Mobile Safari of iPhones and iPads.',
+  },
   { name: 'country', label: 'Countries', placeholder: 'FR, BE' },
-  { name: 'language', label: 'Languages', placeholder: 'fr, nl' },
-  { name: 'referrer', label: 'Referrer hosts', placeholder: 'news.example.com' },
-] as const;
+  { name: 'language', label: 'Languages', placeholder: 'fr, en-GB' },
+  {
+    name: 'referrer',
+    label: 'Referrer hosts',
+    placeholder: 'news.example.com',
+    hint: "X's links arrive from t.co: twitter.com and x.com match it too.",
+  },
+];
 export type ListCondition = (typeof LIST_CONDITIONS)[number]['name'];
+/** The id of the datalist of a condition's suggested names (RulesEditor draws them once). */
+export const suggestionsId = (name: ListCondition) => `rule-${name}-names`;
 
 export interface QueryRow {
   id: number;

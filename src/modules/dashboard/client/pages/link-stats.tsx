@@ -51,6 +51,7 @@ export function LinkStatsPage({ params, query }: PageProps) {
         onWindow={onWindow}
         live={live}
         liveMark={liveMark}
+        rules={link.data.rules}
         empty={
           <p>
             Share the short link <code>{link.data.shortUrl}</code>: its clicks show here within seconds. Or pick a

@@ -1,10 +1,11 @@
 /**
  * Every breakdown of the statistics payload as a table, grouped: where clicks came from (places,
- * sources, campaigns) and what they came with (devices, languages, variants, link rules, parameters).
+ * sources, campaigns) and what they came with (devices, languages, variants, a link's rules, parameters).
  * Empty breakdowns say what would fill them. Variants read differently for a link (its own
  * clicks as a row) and for the workspace (per link, linked): lib/variant-rows.ts.
  */
-import type { Breakdowns as BreakdownLists, Stats, WorkspaceStats } from '../../api/types';
+import type { Breakdowns as BreakdownLists, Rule, Stats, WorkspaceStats } from '../../api/types';
+import { ruleBreakdownRows } from '../../lib/rule-labels';
 import { type BreakdownKind, breakdownLabel } from '../../lib/stats-labels';
 import { variantRows } from '../../lib/variant-rows';
 import { BreakdownTable } from './breakdown-table';
@@ -50,6 +51,8 @@ export interface BreakdownsProps {
   stats: Stats | WorkspaceStats;
   /** The window as the address has it (`?range=7d`), for links to other statistics pages. */
   search: string;
+  /** A link's rules as they are now (its rule breakdown says where each sends visitors). */
+  rules?: readonly Rule[];
 }
 
 /** A link's variants add up to its clicks; the workspace's leave out the links' own clicks. */
@@ -65,12 +68,21 @@ function VariantsNote({ stats }: { stats: Stats | WorkspaceStats }) {
 }
 
 /**
- * Clicks a link rule sent, by rule (numbered from 1 as the link page numbers them); shown only
- * when some were, since most links have no rules.
+ * Clicks a link's rules sent, by rule (numbered from 1 as the link page numbers them, with where
+ * the rule sends visitors now); shown only when some were, since most links have no rules. Not
+ * for the workspace: rules of different links have nothing in common but their number.
  */
-function RuleBreakdown({ stats, total }: { stats: Stats | WorkspaceStats; total: number }) {
+function RuleBreakdown({
+  stats,
+  rules,
+  total,
+}: {
+  stats: Stats | WorkspaceStats;
+  rules: readonly Rule[];
+  total: number;
+}) {
   const { rule } = stats.breakdowns;
-  if (rule.length === 0) return null;
+  if (rule.length === 0 || 'topLinks' in stats) return null;
   return (
     <BreakdownTable
       id="bd-rule"
@@ -78,19 +90,17 @@ function RuleBreakdown({ stats, total }: { stats: Stats | WorkspaceStats; total:
       column="Rule"
       total={total}
       empty=""
-      rows={rule.map((e) => ({ key: String(e.value), label: `Rule ${e.value + 1}`, clicks: e.clicks }))}
+      rows={ruleBreakdownRows(rule, rules)}
     >
       <p class="hint">
-        {'topLinks' in stats
-          ? "Every link's rule of one number counts together. "
-          : 'Numbered as the rules were when clicked. '}
-        Clicks no rule matched went to the link's own destination and are not listed.
+        Numbered as the rules were when clicked; where each sends visitors as the rules are now. Clicks no rule matched
+        went to the link's own destination and are not listed.
       </p>
     </BreakdownTable>
   );
 }
 
-export function Breakdowns({ stats, search }: BreakdownsProps) {
+export function Breakdowns({ stats, search, rules = [] }: BreakdownsProps) {
   const total = stats.totals.clicks;
   const { params, variant } = stats.breakdowns;
   return (
@@ -121,7 +131,7 @@ export function Breakdowns({ stats, search }: BreakdownsProps) {
       >
         {variant.length > 0 && <VariantsNote stats={stats} />}
       </BreakdownTable>
-      <RuleBreakdown stats={stats} total={total} />
+      <RuleBreakdown stats={stats} rules={rules} total={total} />
       <BreakdownTable
         id="bd-params"
         title="Parameters"

@@ -5,7 +5,7 @@
  * error about the window shows under its field instead of numbers that no longer match it.
  */
 import type { ComponentChildren } from 'preact';
-import type { Stats, WorkspaceStats } from '../../api/types';
+import type { Rule, Stats, WorkspaceStats } from '../../api/types';
 import type { Resource } from '../../lib/hooks';
 import { arrivedAfter, type LiveClicks } from '../../lib/live-clicks';
 import { type StatsWindow, WINDOW_FIELDS, windowSearch } from '../../lib/stats-window';
@@ -32,6 +32,8 @@ export interface StatsViewProps {
   liveMark?: number;
   /** The feed's lines name their link (the workspace's page). */
   liveShowsLink?: boolean;
+  /** A link's rules as they are now, for its rule breakdown. */
+  rules?: readonly Rule[];
 }
 
 /**
@@ -44,7 +46,7 @@ function liveCount(live: LiveClicks | undefined, mark: number | undefined, w: St
 }
 
 export function StatsView(props: StatsViewProps) {
-  const { stats, window: w, onWindow, empty, children, after, live, liveMark, liveShowsLink } = props;
+  const { stats, window: w, onWindow, empty, children, after, live, liveMark, liveShowsLink, rules } = props;
   const error = stats.error;
   const aboutWindow = error !== null && (WINDOW_FIELDS as readonly string[]).includes(error.field ?? '');
   const data = aboutWindow ? undefined : stats.data;
@@ -74,7 +76,7 @@ export function StatsView(props: StatsViewProps) {
             <>
               <SeriesChart stats={data} />
               {children}
-              <Breakdowns stats={data} search={windowSearch(w)} />
+              <Breakdowns stats={data} search={windowSearch(w)} rules={rules} />
               {after}
             </>
           )}

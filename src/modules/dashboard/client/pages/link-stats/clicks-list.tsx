@@ -50,7 +50,7 @@ export function ClicksList({ linkId, slug, window: w }: { linkId: string; slug: 
       </div>
       <p class="hint">
         Every click in this range, newest first, {CLICKS_PAGE_SIZE} at a time. The CSV has all of them, with every
-        field.
+        field; its <code>rule</code> column counts as the API does, from 0: rule 1 is 0.
       </p>
       {list.items.length > 0 && (
         <ScrollBox label="Clicks table">

@@ -2,12 +2,14 @@
  * One rule of the editor: its conditions (lists typed comma-separated, the query, a time
  * window in UTC like every time of the dashboard), where it sends visitors and the parameters
  * it adds; its tools to move it up or down and remove it. Each API error about this rule shows
- * under the part it names (`rules[2].when.country` under rule 3's Countries).
+ * under the part it names (`rules[2].when.country` under rule 3's Countries), numbered as the
+ * person reads it (`Rule 3 when.country: ...`).
  */
 import type { ApiError } from '../../api/client';
 import { Field } from '../../components/field';
 import { ParamsEditor } from '../../components/params-editor';
-import { LIST_CONDITIONS, type RuleDraft, ruleErrorPlace } from '../../lib/rule-drafts';
+import { LIST_CONDITIONS, type RuleDraft, ruleErrorPlace, suggestionsId } from '../../lib/rule-drafts';
+import { ruleMessage, ruleName } from '../../lib/rule-labels';
 import { QueryConditions } from './query-conditions';
 
 /** The parts an error can name that have a place of their own in the rule. */
@@ -31,11 +33,12 @@ export interface RuleFieldsProps {
 }
 
 export function RuleFields({ draft, index, count, error, onChange, onMove, onRemove }: RuleFieldsProps) {
-  const name = `Rule ${index + 1}`;
+  const name = ruleName(index);
   const place = ruleErrorPlace(error?.field ?? null);
-  const mine = place !== null && place.rule === index;
-  const errorOf = (part: string) => (mine && place.part === part ? (error?.message ?? null) : null);
-  const unplaced = mine && !PLACED.has(place.part) ? error?.message : null;
+  const mine = place !== null && place.rule === index && error !== null;
+  const message = mine ? ruleMessage(error.message) : null;
+  const errorOf = (part: string) => (mine && place.part === part ? message : null);
+  const unplaced = mine && !PLACED.has(place.part) ? message : null;
   const set = (change: Partial<RuleDraft>) => onChange({ ...draft, ...change });
   return (
     <li class="rule" data-rule={draft.id}>
@@ -84,6 +87,8 @@ export function RuleFields({ draft, index, count, error, onChange, onMove, onRem
               spellcheck={false}
               value={draft.lists[c.name]}
               onValue={(value) => set({ lists: { ...draft.lists, [c.name]: value } })}
+              list={c.suggestions ? suggestionsId(c.name) : undefined}
+              hint={c.hint}
               error={errorOf(`when.${c.name}`)}
             />
           ))}

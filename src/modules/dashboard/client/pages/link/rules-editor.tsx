@@ -6,7 +6,15 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../../api/client';
 import type { Rule } from '../../api/types';
-import { draftFromRule, draftsFromRules, moved, type RuleDraft, rulesFromDrafts } from '../../lib/rule-drafts';
+import {
+  draftFromRule,
+  draftsFromRules,
+  LIST_CONDITIONS,
+  moved,
+  type RuleDraft,
+  rulesFromDrafts,
+  suggestionsId,
+} from '../../lib/rule-drafts';
 import { RuleFields } from './rule-fields';
 
 /** The API's limit (RULE_LIMITS.rules), so the button stops before the API would refuse. */
@@ -76,6 +84,16 @@ export function RulesEditor({ state, error }: { state: RulesState; error: ApiErr
         When none holds, the link's own destination is used.
       </p>
       {whole && <p class="field-error">{whole}</p>}
+      {LIST_CONDITIONS.map(
+        (c) =>
+          c.suggestions && (
+            <datalist key={c.name} id={suggestionsId(c.name)}>
+              {c.suggestions.map((name) => (
+                <option key={name} value={name} />
+              ))}
+            </datalist>
+          ),
+      )}
       <div ref={list}>
         {drafts.length === 0 ? (
           <p class="hint">No rules.</p>

@@ -1,7 +1,8 @@
 /**
  * Tries the link's saved rules on a made-up visit (its user agent, address, languages,
- * referrer, query and time) and says which rule would send it where. The server answers with the
- * redirect's own matching, and records nothing.
+ * referrer, query and time) and says what the visitor would get: the rule that sends it where,
+ * or the pause, expiry, click limit, fallback, password or preview that comes first. The server
+ * answers with the redirect's own checks, and records nothing.
  */
 import { useState } from 'preact/hooks';
 import { type RuleTestResult, type RuleVisit, testRules } from '../../api/links';
@@ -11,6 +12,7 @@ import { errorFor, FormError } from '../../components/form-error';
 import { fromUtcInput } from '../../lib/format';
 import { useSubmit } from '../../lib/hooks';
 import { queryObject } from '../../lib/rule-drafts';
+import { ruleTestVerdict } from '../../lib/rule-labels';
 
 const FIELDS = ['userAgent', 'ip', 'language', 'referrer', 'query', 'at'];
 
@@ -35,10 +37,15 @@ export function RulesTest({ link }: { link: Link }) {
     setResult(await testRules(link.id, visit));
   });
 
+  const verdict = result && ruleTestVerdict(result);
+
   return (
     <section class="panel rules-test" aria-labelledby="rules-test-title">
       <h2 id="rules-test-title">Test the rules</h2>
-      <p class="hint">Which saved rule a visit like this one matches, and where it goes. Nothing is recorded.</p>
+      <p class="hint">
+        What a visit like this one gets: the saved rule it matches and where it goes, or what comes before the rules (a
+        pause, the expiry, the click limit, a password). Nothing is recorded.
+      </p>
       <form class="stack" noValidate onSubmit={submit}>
         <FormError error={error} fields={FIELDS} />
         <Field
@@ -102,19 +109,19 @@ export function RulesTest({ link }: { link: Link }) {
         </div>
       </form>
       <div role="status" class="rules-result">
-        {result && (
+        {verdict && (
           <>
             <p>
-              <strong>
-                {result.rule === null
-                  ? "No rule matched: the link's own destination."
-                  : `Matched rule ${result.rule + 1}.`}
-              </strong>
+              <strong>{verdict.says}</strong>
             </p>
-            <p class="hint">Location</p>
-            <p>
-              <code>{result.location}</code>
-            </p>
+            {verdict.location !== null && (
+              <>
+                <p class="hint">Location</p>
+                <p>
+                  <code>{verdict.location}</code>
+                </p>
+              </>
+            )}
           </>
         )}
       </div>
