@@ -16,16 +16,18 @@
  *
  * argon2id verification costs ~120 ms of a core and runs on a Worker at the lowest CPU priority
  * (verifier.ts): at most `verificationSlots(cores)` run at once (half the cores, at least one: one
- * on a 2-core box), at most 8 more wait for a slot, and anything beyond is answered 429 at once.
- * The slots are the process's, shared with the passwords of protected links (verification-slots.ts).
+ * on a 2-core box), at most 8 more sign-ins wait for a slot, and anything beyond is answered 429
+ * at once; a sign-in still waiting after 10 s is answered 503 (it waited, so it is not the
+ * sender's fault). The slots are the process's, shared with the passwords of protected links,
+ * which have waiting places of their own and take turns with sign-in (verification-slots.ts).
  * Two verifications at once on two cores, at normal priority, left the event loop and so the
  * redirects waiting for a core (docs/performance.md, "Sign-in flood").
  */
 import type { Clock } from '../../lib/clock';
-import { RateLimitedError } from '../../lib/errors';
+import { RateLimitedError, VerificationUnavailableError } from '../../lib/errors';
 import type { SignInFailureStore } from './store';
 import { SharedFailureCounts } from './throttle-shared';
-import { VerificationSlots } from './verification-slots';
+import { RETRY_AFTER_S, VerificationSlots } from './verification-slots';
 
 /** Password verifications at once on a machine of `cores` cores: half of them, at least one. */
 export function verificationSlots(cores: number): number {
@@ -40,6 +42,8 @@ export function signInLimits(cores = navigator.hardwareConcurrency) {
     perAddress: 20,
     verifying: verificationSlots(cores),
     waiting: 8,
+    /** How long a check may wait for a slot: an answer well within the server's idle timeout (30 s). */
+    waitMs: 10_000,
   };
 }
 
@@ -90,7 +94,10 @@ export interface SignInStats {
   verified: number;
   /** Attempts refused for too many failures of their email or address (429, nothing verified). */
   throttled: number;
-  /** Attempts refused because every slot and waiting place was taken (429, nothing verified). */
+  /**
+   * Attempts refused for load, nothing verified: every slot and waiting place taken (429), or no
+   * slot within the wait (503).
+   */
   busy: number;
 }
 
@@ -120,7 +127,7 @@ export class SignInThrottle {
     private readonly clock: Clock,
     readonly limits: SignInLimits = SIGN_IN_LIMITS,
     shared: SignInFailureStore | null = null,
-    slots: VerificationSlots = new VerificationSlots(limits),
+    slots: VerificationSlots = new VerificationSlots({ ...limits }),
   ) {
     this.slots = slots;
     this.emails = new FailureWindows(limits.perEmail, limits.windowMs);
@@ -186,16 +193,25 @@ export class SignInThrottle {
     };
   }
 
-  /** Runs `verify` in one of the slots, waiting in the short queue; beyond it throws RateLimitedError. */
+  /**
+   * Runs `verify` in one of the slots, waiting in sign-in's short queue; beyond it throws
+   * RateLimitedError, and VerificationUnavailableError when no slot frees in time.
+   */
   run<T>(verify: () => Promise<T>): Promise<T> {
     return this.slots.run(
+      'signIn',
       () => {
         this.stats.verified++;
         return verify();
       },
-      () => {
+      (why) => {
         this.stats.busy++;
-        return new RateLimitedError('Too many sign-ins at once: retry in a second', 1);
+        return why === 'full'
+          ? new RateLimitedError('Too many sign-ins at once: retry in a second', 1)
+          : new VerificationUnavailableError(
+              `The server is too busy to check the password now: retry in ${RETRY_AFTER_S} s`,
+              RETRY_AFTER_S,
+            );
       },
     );
   }
