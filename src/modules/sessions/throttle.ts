@@ -4,7 +4,7 @@
  * Failures are counted in fixed 15-minute windows that start at the first failure:
  * - 5 per email, counted whether or not an account has that email, so a refusal says nothing
  *   about which emails exist (and a person who mistyped five times waits at most 15 minutes);
- * - 20 per client address, against one address trying many emails (an office behind one NAT
+ * - 20 per client address (an IPv6 one by its /64), against one address trying many emails (an office behind one NAT
  *   address still gets four people's worth of typos).
  * Both are checked before any password is verified, and an attempt counts as a failure from the
  * moment it starts (a success takes it back), so concurrent attempts cannot overshoot a limit.
@@ -23,6 +23,7 @@
  * Two verifications at once on two cores, at normal priority, left the event loop and so the
  * redirects waiting for a core (docs/performance.md, "Sign-in flood").
  */
+import { throttleKeyOf } from '../../lib/address';
 import type { Clock } from '../../lib/clock';
 import { RateLimitedError, VerificationUnavailableError } from '../../lib/errors';
 import type { SignInFailureStore } from './store';
@@ -111,7 +112,8 @@ export interface SignInAttempt {
 const SWEEP_EVERY = 256;
 
 const emailKeyOf = (email: string) => email.trim().toLowerCase();
-const addressKeyOf = (address: string | null) => address ?? 'unknown';
+// As every throttle counts addresses (lib/address.ts): an IPv6 client per /64.
+const addressKeyOf = throttleKeyOf;
 
 export class SignInThrottle {
   private readonly emails: FailureWindows;
