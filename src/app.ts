@@ -14,7 +14,7 @@ import { docsPlugin } from './http/docs';
 import { errorBody, STATUS_BY_CODE, validationToAppError } from './http/errors';
 import { hasBody, JSON_TYPE, readJsonBody } from './http/json-body';
 import { strictQueryIntegers } from './http/models';
-import { AppError, describeError, RateLimitedError } from './lib/errors';
+import { AppError, describeError, RateLimitedError, VerificationUnavailableError } from './lib/errors';
 import { analyticsRoutes } from './modules/analytics';
 import { meRoutes } from './modules/auth';
 import { appAccountsRoutes, appKeysRoutes } from './modules/auth/app-routes';
@@ -104,7 +104,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
         const err = toAppError(code, error, request, deps);
         set.status = STATUS_BY_CODE[err.code];
         set.headers['content-type'] = 'application/json';
-        if (err instanceof RateLimitedError) set.headers['retry-after'] = String(err.retryAfter);
+        if (err instanceof RateLimitedError || err instanceof VerificationUnavailableError)
+          set.headers['retry-after'] = String(err.retryAfter);
         if (err.code === 'storage_unavailable') set.headers['retry-after'] = String(STORAGE_RETRY_AFTER_S);
         return errorBody(err.code, err.message, err.field);
       })

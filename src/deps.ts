@@ -115,7 +115,9 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
         return loaded;
       })();
   // One set of verification slots for every password check of the process: sign-in and protected links.
-  const verificationSlots = new VerificationSlots(SIGN_IN_LIMITS);
+  // A copy of the limits: each app's own (tests shorten the wait of theirs).
+  const { verifying, waiting, waitMs } = SIGN_IN_LIMITS;
+  const verificationSlots = new VerificationSlots({ verifying, waiting, waitMs });
   const signInThrottle = base.stores.openSignInThrottle(base.clock, verificationSlots);
   const passwordVerifier = new PasswordVerifier(verificationSlots.limits.verifying, base.log);
   const webhooks = new WebhookSender({ ...base, linkIndex });

@@ -1,4 +1,5 @@
 /** Facts about the caller, read once at the edge. */
+import { canonicalAddress } from '../lib/address';
 
 /** What the client address needs of the server (Bun's, or a test double). */
 export interface ServerLike {
@@ -9,12 +10,14 @@ export interface ServerLike {
 const receivedAs = new WeakMap<Request, Request>();
 
 /**
- * The client's address: the socket peer, or behind `trustedProxies` proxies (SLINK_TRUST_PROXY)
- * the N-th X-Forwarded-For entry counted from the right. Each proxy appends the address it was
- * reached from, so the right-most N entries were written by our own proxies and everything to
- * their left by whoever sent the request: a client can prepend any address it likes, so the
- * left-most entry is never believed. With fewer entries than proxies (a request that skipped
- * one), the left-most entry there is is the nearest any proxy saw.
+ * The client's address, in its canonical form (lib/address.ts: one client, one text): the socket
+ * peer, or behind `trustedProxies` proxies (SLINK_TRUST_PROXY) the N-th X-Forwarded-For entry
+ * counted from the right. Each proxy appends the address it was reached from, so the right-most
+ * N entries were written by our own proxies and everything to their left by whoever sent the
+ * request: a client can prepend any address it likes, so the left-most entry is never believed.
+ * With fewer entries than proxies (a request that skipped one), the left-most entry there is is
+ * the nearest any proxy saw. An entry that is not an address (`unknown`, a name, garbage) counts
+ * as the proxy's own address, the socket peer: it never makes a client of its own.
  */
 export function clientAddress(
   request: Request,
@@ -25,15 +28,18 @@ export function clientAddress(
     const forwarded = request.headers.get('x-forwarded-for');
     if (forwarded) {
       const entries = forwarded.split(',');
-      const entry = entries[Math.max(0, entries.length - trustedProxies)]!.trim();
-      if (entry) return entry;
+      const entry = canonicalAddress(entries[Math.max(0, entries.length - trustedProxies)]!);
+      if (entry !== null) return entry;
     }
   }
-  const peer = server?.requestIP(request);
-  if (peer) return peer.address;
-  // Bun knows the peer of the request it received, not of a copy made from it (`routable`).
+  const peer = server?.requestIP(request) ?? peerOfReceived(request, server);
+  return peer ? (canonicalAddress(peer.address) ?? peer.address) : null;
+}
+
+/** Bun knows the peer of the request it received, not of a copy made from it (`routable`). */
+function peerOfReceived(request: Request, server: ServerLike | null | undefined): { address: string } | null {
   const received = receivedAs.get(request);
-  return received ? (server?.requestIP(received)?.address ?? null) : null;
+  return received ? (server?.requestIP(received) ?? null) : null;
 }
 
 /**

@@ -26,6 +26,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   storage_unavailable: 503,
+  verification_unavailable: 503,
   internal_error: 500,
 };
 

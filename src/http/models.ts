@@ -104,7 +104,7 @@ export const NextCursor = nullable(t.String(), {
 });
 
 /** Standard error responses, for OpenAPI. */
-export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 415 | 429)[]) {
+export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503)[]) {
   return Object.fromEntries(statuses.map((s) => [s, ErrorModel]));
 }
 
@@ -112,7 +112,7 @@ export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 415 | 4
  * The same error responses written as OpenAPI objects, for routes that answer a non-JSON body
  * (CSV, SVG) and so describe their responses in `detail` instead of `response`.
  */
-export function errorResponses(...statuses: (400 | 401 | 403 | 404 | 409 | 429)[]) {
+export function errorResponses(...statuses: (400 | 401 | 403 | 404 | 409 | 429 | 503)[]) {
   return Object.fromEntries(
     statuses.map((s) => [s, { description: `Error (${s})`, content: { 'application/json': { schema: ErrorModel } } }]),
   );
@@ -131,6 +131,6 @@ export function appDetail(summary: string, description?: string, options: { door
  * because the plugin renders a `t.Void()` response as invalid OpenAPI; such routes declare no
  * `response` (the plugin would replace these with it).
  */
-export function noContentResponses(description: string, ...statuses: (400 | 403 | 404 | 409 | 429)[]) {
+export function noContentResponses(description: string, ...statuses: (400 | 403 | 404 | 409 | 429 | 503)[]) {
   return { 204: { description }, ...errorResponses(...statuses) };
 }

@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'storage_unavailable'
+  | 'verification_unavailable'
   | 'internal_error';
 
 export class AppError extends Error {
@@ -45,6 +46,19 @@ export class RateLimitedError extends AppError {
     readonly retryAfter: number,
   ) {
     super('rate_limited', message);
+  }
+}
+
+/**
+ * A password could not be checked now (no verification slot freed in time, or the checking thread
+ * stopped or was lost): nothing was decided; `retryAfter` seconds until it is worth asking again.
+ */
+export class VerificationUnavailableError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfter: number,
+  ) {
+    super('verification_unavailable', message);
   }
 }
 

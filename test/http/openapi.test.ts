@@ -247,6 +247,10 @@ forEachEngine((engine) => {
       expect(link.properties.rules.maxItems).toBe(20);
       const create = deref(jsonSchema(op('post', '/api/v1/links').requestBody.content));
       expect(create.properties.password.description).toContain('never returned');
+      // A password and a preview together: the password wins, and every description says so.
+      expect(create.properties.password.description).toContain('It wins over a `preview`');
+      expect(create.properties.preview.description).toContain('never while the link has a password');
+      expect(link.properties.preview.description).toContain('never while the link has a password');
       expect(link.properties.password).toBeUndefined();
       const list = deref(jsonSchema(op('get', '/api/v1/links').responses['200'].content));
       expect([...list.required].sort()).toEqual(['cursor', 'items']);

@@ -71,7 +71,7 @@ export const LinkModel = t.Object(
     rules: RulesField,
     preview: nullable(PreviewModel, {
       description:
-        'What social-preview crawlers (Slackbot, Twitterbot, facebookexternalhit, LinkedInBot, Discordbot, WhatsApp, TelegramBot, Mastodon and the like) get instead of the redirect: a 200 page with Open Graph and Twitter card tags (og:url the short link fetched, twitter:card summary_large_image with an image, summary without) and a plain link to the destination, counted as a bot hit. Never shown for a password-protected link. null: they get the redirect.',
+        'What social-preview crawlers (Slackbot, Twitterbot, facebookexternalhit, LinkedInBot, Discordbot, WhatsApp, TelegramBot, Mastodon and the like) get instead of the redirect: a 200 page with Open Graph and Twitter card tags (og:url the short link fetched, twitter:card summary_large_image with an image, summary without) and a plain link to the destination, counted as a bot hit. The password wins: while the link has a password, its crawlers get the password form like everyone (the card would tell what the password guards); the preview is kept and shown again once the password is removed. null: they get the redirect.',
     }),
     lastClickedAt: nullable(Type.Integer()),
     createdAt: Type.Integer(),
@@ -148,7 +148,8 @@ const optionalLinkFields = {
   rules: t.Optional(RulesField),
   preview: t.Optional(
     nullable(PreviewModel, {
-      description: 'What social-preview crawlers get instead of the redirect (see Link.preview); null removes it.',
+      description:
+        'What social-preview crawlers get instead of the redirect (see Link.preview); kept but not shown while the link has a password (the password wins); null removes it.',
       error: fieldError('preview', 'preview must be {title, description?, image?} or null'),
     }),
   ),

@@ -154,14 +154,14 @@ export const PreviewModel = t.Object(
   {
     title: 'Preview',
     description:
-      'What social-preview crawlers are shown instead of the redirect: title required, description and image optional.',
+      'What social-preview crawlers are shown instead of the redirect (never while the link has a password): title required, description and image optional.',
     error: fieldError('preview', 'preview must be {title, description?, image?} or null'),
   },
 );
 export type Preview = typeof PreviewModel.static;
 
 export const PasswordField = nullable(t.String({ minLength: PASSWORD_LIMITS.min, maxLength: PASSWORD_LIMITS.max }), {
-  description: `Write-only. ${PASSWORD_LIMITS.min} to ${PASSWORD_LIMITS.max} characters: the short link asks for it before redirecting. A browser gets a form (posting the field \`password\`) and, once right, an unlock cookie that spares the form for an hour; an API client may send it in the \`X-Slink-Password\` header of the GET (wrong: 401 \`password_wrong\`). The right password answers the link's redirect and records the click; more than 10 wrong answers for the link from one client address in 15 minutes answer 429. Stored only as an argon2id hash, never returned (see passwordProtected). Changing it or setting null (no password) ends every unlock cookie of the link.`,
+  description: `Write-only. ${PASSWORD_LIMITS.min} to ${PASSWORD_LIMITS.max} characters: the short link asks for it before redirecting. A browser gets a form (posting the field \`password\`) and, once right, an unlock cookie that spares the form for an hour; an API client may send it in the \`X-Slink-Password\` header of the GET (wrong: 401 \`password_wrong\`). The right password answers the link's redirect and records the click; more than 10 wrong answers for the link from one client address in 15 minutes answer 429. Stored only as an argon2id hash, never returned (see passwordProtected). Changing it or setting null (no password) ends every unlock cookie of the link. It wins over a \`preview\`: social-preview crawlers get the form too, and the preview is not shown while a password is set.`,
   error: fieldError(
     'password',
     `password must be a string of ${PASSWORD_LIMITS.min} to ${PASSWORD_LIMITS.max} characters, or null`,

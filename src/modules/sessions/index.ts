@@ -78,10 +78,10 @@ export function sessionRoutes(deps: Deps) {
       {
         parse: 'json',
         body: SignInBody,
-        response: { 200: SignedInModel, ...errors(400, 401, 403, 413, 415, 429) },
+        response: { 200: SignedInModel, ...errors(400, 401, 403, 413, 415, 429, 503) },
         detail: appDetail(
           'Sign in',
-          'Sets the session cookie. A wrong email, a wrong password and a disabled account all answer 401 sign_in_failed. Throttled per email and per client address (429 with Retry-After).',
+          'Sets the session cookie. A wrong email, a wrong password and a disabled account all answer 401 sign_in_failed. Throttled per email and per client address (429 with Retry-After). A password that could not be checked in time (the server busy or stopping) answers 503 verification_unavailable with Retry-After.',
           { door: true },
         ),
       },
@@ -153,7 +153,7 @@ export function sessionRoutes(deps: Deps) {
             'Change your password',
             'Ends every session of the account (sign in again). A wrong current password is 400 field currentPassword.',
           ),
-          responses: noContentResponses('Password changed; every session ended, cookie cleared', 400, 403, 429),
+          responses: noContentResponses('Password changed; every session ended, cookie cleared', 400, 403, 429, 503),
         },
       },
     );

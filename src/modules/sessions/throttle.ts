@@ -4,7 +4,7 @@
  * Failures are counted in fixed 15-minute windows that start at the first failure:
  * - 5 per email, counted whether or not an account has that email, so a refusal says nothing
  *   about which emails exist (and a person who mistyped five times waits at most 15 minutes);
- * - 20 per client address, against one address trying many emails (an office behind one NAT
+ * - 20 per client address (an IPv6 one by its /64), against one address trying many emails (an office behind one NAT
  *   address still gets four people's worth of typos).
  * Both are checked before any password is verified, and an attempt counts as a failure from the
  * moment it starts (a success takes it back), so concurrent attempts cannot overshoot a limit.
@@ -16,16 +16,19 @@
  *
  * argon2id verification costs ~120 ms of a core and runs on a Worker at the lowest CPU priority
  * (verifier.ts): at most `verificationSlots(cores)` run at once (half the cores, at least one: one
- * on a 2-core box), at most 8 more wait for a slot, and anything beyond is answered 429 at once.
- * The slots are the process's, shared with the passwords of protected links (verification-slots.ts).
+ * on a 2-core box), at most 8 more sign-ins wait for a slot, and anything beyond is answered 429
+ * at once; a sign-in still waiting after 10 s is answered 503 (it waited, so it is not the
+ * sender's fault). The slots are the process's, shared with the passwords of protected links,
+ * which have waiting places of their own and take turns with sign-in (verification-slots.ts).
  * Two verifications at once on two cores, at normal priority, left the event loop and so the
  * redirects waiting for a core (docs/performance.md, "Sign-in flood").
  */
+import { throttleKeyOf } from '../../lib/address';
 import type { Clock } from '../../lib/clock';
-import { RateLimitedError } from '../../lib/errors';
+import { RateLimitedError, VerificationUnavailableError } from '../../lib/errors';
 import type { SignInFailureStore } from './store';
 import { SharedFailureCounts } from './throttle-shared';
-import { VerificationSlots } from './verification-slots';
+import { RETRY_AFTER_S, VerificationSlots } from './verification-slots';
 
 /** Password verifications at once on a machine of `cores` cores: half of them, at least one. */
 export function verificationSlots(cores: number): number {
@@ -40,6 +43,8 @@ export function signInLimits(cores = navigator.hardwareConcurrency) {
     perAddress: 20,
     verifying: verificationSlots(cores),
     waiting: 8,
+    /** How long a check may wait for a slot: an answer well within the server's idle timeout (30 s). */
+    waitMs: 10_000,
   };
 }
 
@@ -90,7 +95,10 @@ export interface SignInStats {
   verified: number;
   /** Attempts refused for too many failures of their email or address (429, nothing verified). */
   throttled: number;
-  /** Attempts refused because every slot and waiting place was taken (429, nothing verified). */
+  /**
+   * Attempts refused for load, nothing verified: every slot and waiting place taken (429), or no
+   * slot within the wait (503).
+   */
   busy: number;
 }
 
@@ -104,7 +112,8 @@ export interface SignInAttempt {
 const SWEEP_EVERY = 256;
 
 const emailKeyOf = (email: string) => email.trim().toLowerCase();
-const addressKeyOf = (address: string | null) => address ?? 'unknown';
+// As every throttle counts addresses (lib/address.ts): an IPv6 client per /64.
+const addressKeyOf = throttleKeyOf;
 
 export class SignInThrottle {
   private readonly emails: FailureWindows;
@@ -120,7 +129,7 @@ export class SignInThrottle {
     private readonly clock: Clock,
     readonly limits: SignInLimits = SIGN_IN_LIMITS,
     shared: SignInFailureStore | null = null,
-    slots: VerificationSlots = new VerificationSlots(limits),
+    slots: VerificationSlots = new VerificationSlots({ ...limits }),
   ) {
     this.slots = slots;
     this.emails = new FailureWindows(limits.perEmail, limits.windowMs);
@@ -186,16 +195,25 @@ export class SignInThrottle {
     };
   }
 
-  /** Runs `verify` in one of the slots, waiting in the short queue; beyond it throws RateLimitedError. */
+  /**
+   * Runs `verify` in one of the slots, waiting in sign-in's short queue; beyond it throws
+   * RateLimitedError, and VerificationUnavailableError when no slot frees in time.
+   */
   run<T>(verify: () => Promise<T>): Promise<T> {
     return this.slots.run(
+      'signIn',
       () => {
         this.stats.verified++;
         return verify();
       },
-      () => {
+      (why) => {
         this.stats.busy++;
-        return new RateLimitedError('Too many sign-ins at once: retry in a second', 1);
+        return why === 'full'
+          ? new RateLimitedError('Too many sign-ins at once: retry in a second', 1)
+          : new VerificationUnavailableError(
+              `The server is too busy to check the password now: retry in ${RETRY_AFTER_S} s`,
+              RETRY_AFTER_S,
+            );
       },
     );
   }

@@ -7,8 +7,10 @@
  * The Workers start at the first check and are replaced if one dies.
  */
 import type { Logger } from '../../deps';
+import { VerificationUnavailableError } from '../../lib/errors';
 import { workerEntry } from '../../lib/worker-entry';
 import { WorkerClient } from '../../lib/worker-rpc';
+import { RETRY_AFTER_S } from './verification-slots';
 import type { VerifyHandlers } from './verify-worker';
 
 type VerifyWorker = WorkerClient<VerifyHandlers>;
@@ -25,7 +27,11 @@ export class PasswordVerifier {
     this.running = Array.from({ length: slots }, () => 0);
   }
 
-  /** Whether `password` matches the argon2id `hash`. */
+  /**
+   * Whether `password` matches the argon2id `hash`. A check its Worker could not answer (ended by
+   * close() at a stop, or lost) decided nothing: VerificationUnavailableError, which the caller
+   * answers 503 with Retry-After, never as a server fault.
+   */
   async verify(password: string, hash: string): Promise<boolean> {
     // The throttle lets no more checks run at once than there are Workers: one is idle.
     const i = this.running.indexOf(Math.min(...this.running));
@@ -33,6 +39,12 @@ export class PasswordVerifier {
     this.running[i]!++;
     try {
       return await worker.call('verify', { password, hash });
+    } catch (err) {
+      this.log.error(`a password check was not answered: ${(err as Error).message}`);
+      throw new VerificationUnavailableError(
+        `The password could not be checked now: retry in ${RETRY_AFTER_S} s`,
+        RETRY_AFTER_S,
+      );
     } finally {
       this.running[i]!--;
     }

@@ -20,6 +20,12 @@ test('each state: its status, message and Retry-After; the CSP allows exactly th
     [{ kind: 'tooLarge' }, 413, 'The form could not be read. Enter the password again.', null],
     [{ kind: 'throttled', retryAfter: 600 }, 429, 'Too many wrong passwords. Try again in 10 min.', '600'],
     [{ kind: 'busy', retryAfter: 1 }, 429, 'Too many attempts at once. Try again in a moment.', '1'],
+    [
+      { kind: 'unavailable', retryAfter: 5 },
+      503,
+      'The server is too busy to check the password right now. Try again in 5 seconds.',
+      '5',
+    ],
   ] as const;
   for (const [problem, status, message, retryAfter] of states) {
     const res = formResponse('promo', problem);

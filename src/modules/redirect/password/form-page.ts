@@ -41,7 +41,9 @@ export type FormProblem =
   | { kind: 'unreadable' }
   | { kind: 'tooLarge' }
   | { kind: 'throttled'; retryAfter: number }
-  | { kind: 'busy'; retryAfter: number };
+  | { kind: 'busy'; retryAfter: number }
+  /** The check waited and got no answer (no slot in time, the server stopping): 503. */
+  | { kind: 'unavailable'; retryAfter: number };
 
 const STATUS: Record<FormProblem['kind'], number> = {
   wrong: 401,
@@ -49,6 +51,7 @@ const STATUS: Record<FormProblem['kind'], number> = {
   tooLarge: 413,
   throttled: 429,
   busy: 429,
+  unavailable: 503,
 };
 
 function messageOf(problem: FormProblem): string {
@@ -62,6 +65,8 @@ function messageOf(problem: FormProblem): string {
       return `Too many wrong passwords. Try again in ${Math.ceil(problem.retryAfter / 60)} min.`;
     case 'busy':
       return 'Too many attempts at once. Try again in a moment.';
+    case 'unavailable':
+      return `The server is too busy to check the password right now. Try again in ${problem.retryAfter} seconds.`;
   }
 }
 
@@ -86,9 +91,9 @@ export function formHtml(slug: string, problem: FormProblem | null): string {
 `;
 }
 
-/** The form as an answer: 200 the first time, else the problem's status (429s with Retry-After); `head`: no body. */
+/** The form as an answer: 200 the first time, else the problem's status (429s and 503 with Retry-After); `head`: no body. */
 export function formResponse(slug: string, problem: FormProblem | null = null, head = false): Response {
   const headers: Record<string, string> = { ...HEADERS };
-  if (problem?.kind === 'throttled' || problem?.kind === 'busy') headers['retry-after'] = String(problem.retryAfter);
+  if (problem && 'retryAfter' in problem) headers['retry-after'] = String(problem.retryAfter);
   return new Response(head ? null : formHtml(slug, problem), { status: problem ? STATUS[problem.kind] : 200, headers });
 }

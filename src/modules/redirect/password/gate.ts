@@ -6,7 +6,10 @@
  *
  * Passwords are checked under the throttle (throttle.ts: decided before anything is verified)
  * and in the process's verification slots, shared with sign-in (sessions/verification-slots.ts):
- * argon2id on a low-priority Worker, so a flood of guesses cannot starve redirects or sign-in.
+ * argon2id on a low-priority Worker, so a flood of guesses cannot starve redirects, and with
+ * waiting places of their own, so it cannot starve sign-in either. A check beyond those places
+ * is refused at once (429); one that waited and still got no answer (no slot in time, the
+ * verifier stopped) is answered 503 with Retry-After: the visitor did nothing wrong.
  * After any wait the link is found again by its slug and must still be the one asked about (same
  * id, same hash): a link changed meanwhile is answered as it is now, never as it was.
  */
@@ -14,8 +17,9 @@ import type { Deps } from '../../../deps';
 import { clientAddress, pathOf, type ServerLike } from '../../../http/client';
 import { errorResponse } from '../../../http/errors';
 import { BoundedCache } from '../../../lib/bounded-cache';
-import { AppError, RateLimitedError } from '../../../lib/errors';
+import { AppError, RateLimitedError, VerificationUnavailableError } from '../../../lib/errors';
 import { PASSWORD_LIMITS } from '../../links/rules';
+import { RETRY_AFTER_S, type SlotRefusal } from '../../sessions/verification-slots';
 import { readPasswordForm } from './form-body';
 import { type FormProblem, formResponse } from './form-page';
 import { carriesUnlock, isSecureHost, UNLOCK_COOKIE, unlockCookie } from './unlock-cookie';
@@ -45,10 +49,23 @@ function busyError(): RateLimitedError {
   return new RateLimitedError('Too many password checks at once: retry in a second', 1);
 }
 
+function unavailableError(): VerificationUnavailableError {
+  return new VerificationUnavailableError(
+    `The server is too busy to check the password now: retry in ${RETRY_AFTER_S} s`,
+    RETRY_AFTER_S,
+  );
+}
+
+const refusedFor = (why: SlotRefusal): Error => (why === 'full' ? busyError() : unavailableError());
+
 /** The answer to a password that did not get through, in the shape its sender reads. */
 function refusal(via: Via, slug: string, problem: FormProblem): Response {
   if (via === 'form') return formResponse(slug, problem);
   const headers: Record<string, string> = { 'cache-control': 'no-store' };
+  if (problem.kind === 'unavailable') {
+    headers['retry-after'] = String(problem.retryAfter);
+    return errorResponse(unavailableError(), headers);
+  }
   if (problem.kind === 'throttled' || problem.kind === 'busy') {
     headers['retry-after'] = String(problem.retryAfter);
     const message =
@@ -127,10 +144,13 @@ export function createPasswordGate(deps: Deps, proceed: Proceed) {
       right =
         password.length >= MIN_PASSWORD &&
         password.length <= MAX_PASSWORD &&
-        (await slots.run(() => deps.verifyPassword(password, hash), busyError));
+        (await slots.run('link', () => deps.verifyPassword(password, hash), refusedFor));
     } catch (err) {
+      // Nothing was decided: the attempt does not count.
       await started.cancelled();
       if (err instanceof RateLimitedError) return refusal(via, slug, { kind: 'busy', retryAfter: err.retryAfter });
+      if (err instanceof VerificationUnavailableError)
+        return refusal(via, slug, { kind: 'unavailable', retryAfter: err.retryAfter });
       throw err;
     }
     if (!right) return refusal(via, slug, { kind: 'wrong' });

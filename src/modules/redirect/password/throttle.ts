@@ -1,6 +1,6 @@
 /**
  * Wrong passwords of protected links: more than LINK_PASSWORD_LIMIT wrong answers for one link
- * from one address within 15 minutes answer 429, the right password too while refused
+ * from one address (an IPv6 one by its /64) within 15 minutes answer 429, the right password too while refused
  * (docs/behaviour.md, "Password-protected links"). Each attempt counts as a failure from the
  * moment it starts and a right one takes it back, so attempts in flight cannot overshoot; the
  * refusal is decided before any verification is spent.
@@ -10,6 +10,7 @@
  * only as HMACs, never a raw address), and each node remembers a key it knows to be at its
  * limit, so a flood of refused guesses costs the database nothing.
  */
+import { throttleKeyOf } from '../../../lib/address';
 import type { Clock } from '../../../lib/clock';
 import type { FailureWindow, SignInFailureStore } from '../../sessions/store';
 import { FailureWindows } from '../../sessions/throttle';
@@ -25,7 +26,8 @@ export interface PasswordAttempt {
   cancelled(): Promise<void>;
 }
 
-const keyOf = (linkId: string, address: string | null) => `link-password:${linkId}:${address ?? 'unknown'}`;
+// Per address as the throttles count them (lib/address.ts): an IPv6 client per /64.
+const keyOf = (linkId: string, address: string | null) => `link-password:${linkId}:${throttleKeyOf(address)}`;
 
 export class LinkPasswordThrottle {
   private readonly memory = new FailureWindows(LINK_PASSWORD_LIMIT, LINK_PASSWORD_WINDOW_MS);

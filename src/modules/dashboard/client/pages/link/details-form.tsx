@@ -20,7 +20,7 @@ import { linkChanges } from '../../lib/link-changes';
 import { paramsFromRows, rowsFromParams } from '../../lib/params';
 import { ruleErrorPlace } from '../../lib/rule-drafts';
 import { useSession } from '../../session';
-import { PasswordFields, usePassword } from './password-fields';
+import { PasswordFields, passwordAfterSave, usePassword } from './password-fields';
 import { PreviewFields, usePreview } from './preview-fields';
 import { RedirectFields, useRedirectOptions } from './redirect-fields';
 import { RulesEditor, useRules } from './rules-editor';
@@ -138,7 +138,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
         <DestinationParams state={target} error={errorFor(error, 'params')} />
         <RedirectFields state={options} error={error} />
         <PasswordFields link={link} state={password} error={error} />
-        <PreviewFields state={preview} error={error} />
+        <PreviewFields state={preview} error={error} passwordSet={passwordAfterSave(link, password)} />
         <RulesEditor state={rules} error={error} />
         <div class="actions">
           <span class="hint" role="status">

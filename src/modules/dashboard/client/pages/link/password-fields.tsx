@@ -35,6 +35,11 @@ export function usePassword(): PasswordState {
   };
 }
 
+/** Whether the link has a password once the form is saved as it stands (the one it has, or one typed). */
+export function passwordAfterSave(link: Link, state: PasswordState): boolean {
+  return !state.removing && (link.passwordProtected || state.value !== '');
+}
+
 export function PasswordFields({ link, state, error }: { link: Link; state: PasswordState; error: ApiError | null }) {
   const protectedNow = link.passwordProtected;
   return (

@@ -1,6 +1,8 @@
 /**
  * A link's social preview: what Slack, X, Facebook, LinkedIn and the like show for the short
- * link instead of following it. All three fields empty (or Remove preview) means none.
+ * link instead of following it. All three fields empty (or Remove preview) means none. A
+ * password wins over it (the redirect never shows a protected link's card): the fields say so
+ * whenever a card is filled in and the link has, or is about to be saved with, a password.
  */
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../../api/client';
@@ -41,7 +43,14 @@ export function usePreview(initial: Preview | null): PreviewState {
   };
 }
 
-export function PreviewFields({ state, error }: { state: PreviewState; error: ApiError | null }) {
+export interface PreviewFieldsProps {
+  state: PreviewState;
+  error: ApiError | null;
+  /** The link has a password, or will have one once saved: the password wins over the card. */
+  passwordSet: boolean;
+}
+
+export function PreviewFields({ state, error, passwordSet }: PreviewFieldsProps) {
   const filled = state.sent !== null;
   return (
     <fieldset class="stack">
@@ -50,6 +59,14 @@ export function PreviewFields({ state, error }: { state: PreviewState; error: Ap
         What chat apps and social networks show for the short link (their crawlers get this card instead of the
         redirect, counted as bot hits). Empty: they follow the redirect.
       </p>
+      {passwordSet && filled && (
+        <p class="hint" role="note">
+          <span class="warning">
+            The password wins: while the link has one, crawlers get the password form like everyone, never this card (it
+            would tell what the password guards). The card is kept and shown again once the password is removed.
+          </span>
+        </p>
+      )}
       {error?.field === 'preview' && <p class="field-error">{error.message}</p>}
       <Field
         label="Preview heading"
