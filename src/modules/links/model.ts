@@ -38,7 +38,7 @@ export const StatusModel = oneOf(LINK_STATUSES, {
 });
 
 const AVAILABILITY_MEANING =
-  'live: the short link redirects now; paused: status paused, visitors get the 404 page; expired: expiresAt has passed, 410; limit: clickCount has reached clickLimit, 410. When several hold, the first of paused, expired, limit (the order the redirect checks them in); an archived link redirects, so it is live unless another holds. Clicks count once written, like clickCount (within SLINK_FLUSH_MS plus a second).';
+  'live: the short link redirects now; paused: status paused, visitors get the 404 page; expired: expiresAt has passed; limit: clickCount has reached clickLimit. An expired or limit link answers a 302 to its fallbackUrl when it has one, else the 410 page; either way it records no click and no longer reaches its destination. When several hold, the first of paused, expired, limit (the order the redirect checks them in); an archived link redirects, so it is live unless another holds. Clicks count once written, like clickCount (within SLINK_FLUSH_MS plus a second).';
 
 export const LinkModel = t.Object(
   {

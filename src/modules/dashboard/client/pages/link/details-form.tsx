@@ -17,6 +17,7 @@ import { errorFor, FormError } from '../../components/form-error';
 import { fromUtcInput, toUtcInput } from '../../lib/format';
 import { useResource, useSubmit } from '../../lib/hooks';
 import { linkChanges } from '../../lib/link-changes';
+import { endedHint } from '../../lib/link-state';
 import { paramsFromRows, rowsFromParams } from '../../lib/params';
 import { ruleErrorPlace } from '../../lib/rule-drafts';
 import { useSession } from '../../session';
@@ -120,7 +121,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
           <Field
             label="Expires (UTC)"
             type="datetime-local"
-            hint="Empty: never. After it the short link answers 410."
+            hint={`Empty: never. After it, ${endedHint(options.fallback)}.`}
             value={expires}
             onValue={setExpires}
             error={errorFor(error, 'expiresAt')}
@@ -129,7 +130,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
             label="Click limit"
             type="number"
             min={1}
-            hint="Empty: no limit."
+            hint={`Empty: no limit. Once reached, ${endedHint(options.fallback)}.`}
             value={limit}
             onValue={setLimit}
             error={errorFor(error, 'clickLimit')}
