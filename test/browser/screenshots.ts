@@ -2,7 +2,7 @@
  * Writes the dashboard's screenshots: `bun run test/browser/screenshots.ts [out-dir]` (default
  * docs/screenshots), rendered by the real app in Chromium with no internet. The sign-in page at
  * 1280x800 and 375x800; the links list with data (an expired link and one at its click limit
- * among them, one with a password and one with rules), a link's page, an expired
+ * that sends visitors to its fallback among them, one with a password and one with rules), a link's page, an expired
  * link's page, its slug change asking first, a link's rules with the rules test beside them (also
  * at 375x800), the API keys page with a new key shown once, and the sessions page at 1280x800;
  * each light and dark.
@@ -64,8 +64,16 @@ const LINKS = [
     clicks: 128,
     rules: RULES.slice(0, 2),
   },
-  // Three clicks of three: visitors get the "no longer available" page.
-  { slug: 'careers', title: null, destination: 'https://example.com/careers', tags: [], clicks: 3, clickLimit: 3 },
+  // Three clicks of three: visitors go to its fallback address.
+  {
+    slug: 'careers',
+    title: null,
+    destination: 'https://example.com/careers',
+    tags: [],
+    clicks: 3,
+    clickLimit: 3,
+    fallbackUrl: 'https://example.com/jobs-closed',
+  },
   {
     slug: 'webinar',
     title: 'Webinar sign-up',
