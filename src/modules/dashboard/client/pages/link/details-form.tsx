@@ -3,7 +3,8 @@
  * its password, its social preview and its rules. Only what changed is sent (PATCH changes
  * exactly the fields it is given); the API's error appears under the field it names, down to a
  * rule's condition. A new slug waits for the person to confirm it (SlugChangeDialog: the old
- * address stops working).
+ * address stops working). A failed Save takes the person to the first field in error and says so
+ * beside the button; leaving with unsaved edits asks first.
  */
 import { useState } from 'preact/hooks';
 import { toApiError } from '../../api/client';
@@ -15,7 +16,7 @@ import { Field } from '../../components/field';
 import { FilingFields, useFiling } from '../../components/filing-fields';
 import { errorFor, FormError } from '../../components/form-error';
 import { fromUtcInput, toUtcInput } from '../../lib/format';
-import { useResource, useSubmit } from '../../lib/hooks';
+import { useErrorFocus, useResource, useSubmit, useUnsavedGuard } from '../../lib/hooks';
 import { linkChanges } from '../../lib/link-changes';
 import { endedHint } from '../../lib/link-state';
 import { paramsFromRows, rowsFromParams } from '../../lib/params';
@@ -65,6 +66,8 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
   const preview = usePreview(link.preview);
   const rules = useRules(link.rules);
   const [saved, setSaved] = useState(false);
+  const [dirty, setDirty] = useState(false);
+  useUnsavedGuard(dirty);
   const [waiting, setWaiting] = useState<LinkFields | null>(null);
   const save = async (fields: LinkFields) => {
     if (Object.keys(fields).length > 0) {
@@ -77,6 +80,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
       if (fields.password !== undefined) password.clear();
     }
     setSaved(true);
+    setDirty(false);
   };
   const { busy, error, setError, submit } = useSubmit(async () => {
     const ready = target.lift();
@@ -96,6 +100,11 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
     if (fields.slug === undefined) await save(fields);
     else setWaiting(fields);
   });
+  const formRef = useErrorFocus<HTMLFormElement>(error);
+  const edited = () => {
+    setSaved(false);
+    setDirty(true);
+  };
   const confirmed = async () => {
     try {
       if (waiting) await save(waiting);
@@ -109,7 +118,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
     <section class="panel" aria-labelledby="details-title">
       <h2 id="details-title">Details</h2>
       {/* noValidate: the API judges every field, and its message shows under the field, never a browser bubble. */}
-      <form class="stack" noValidate onSubmit={submit} onInput={() => setSaved(false)}>
+      <form class="stack" ref={formRef} noValidate onSubmit={submit} onInput={edited} onChange={edited}>
         <FormError error={error} fields={(field) => placed(field, rules.drafts.length)} />
         <DestinationField state={target} error={errorFor(error, 'destination')} />
         <Field label="Title" value={title} onValue={setTitle} error={errorFor(error, 'title')} />
@@ -142,8 +151,8 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
         <PreviewFields state={preview} error={error} />
         <RulesEditor state={rules} error={error} />
         <div class="actions">
-          <span class="hint" role="status">
-            {saved ? 'Saved.' : ''}
+          <span class={error ? 'save-failed' : 'hint'} role="status">
+            {saved ? 'Saved.' : error ? `Not saved: ${error.message}` : ''}
           </span>
           <button type="submit" class="button primary" disabled={busy} aria-busy={busy}>
             Save changes
