@@ -99,12 +99,13 @@ export const tagsField = (
     ),
   });
 const ExpiresAt = nullable(Type.Integer({ minimum: 0, maximum: MAX_INSTANT }), {
-  description: 'Epoch ms, at most the end of the year 9999; after it the short link answers 410.',
+  description:
+    'Epoch ms, at most the end of the year 9999; after it the short link answers a 302 to fallbackUrl when set, else the 410 page.',
   error: fieldError('expiresAt', 'expiresAt must be epoch milliseconds up to the year 9999, or null'),
 });
 // Safe integers only: a larger number is stored as a float and no count ever equals it.
 const ClickLimit = nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), {
-  description: `Human clicks allowed, 1 to ${Number.MAX_SAFE_INTEGER}; once clickCount reaches it the short link answers 410.`,
+  description: `Human clicks allowed, 1 to ${Number.MAX_SAFE_INTEGER}; once clickCount reaches it the short link answers a 302 to fallbackUrl when set, else the 410 page.`,
   error: fieldError('clickLimit', `clickLimit must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}, or null`),
 });
 const Destination = t.String({
