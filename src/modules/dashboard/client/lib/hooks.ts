@@ -155,6 +155,9 @@ export function useErrorFocus<T extends HTMLElement>(error: ApiError | null) {
       ref.current.querySelector<HTMLElement>('[aria-invalid="true"]') ??
       ref.current.querySelector<HTMLElement>('.field-error, .alert.error');
     if (!target) return;
+    // A field in a folded section ("More options") is unfolded first: a hidden one takes no focus.
+    const folded = target.closest('details');
+    if (folded && !folded.open) folded.open = true;
     if (!target.matches('input, select, textarea, button')) target.tabIndex = -1;
     target.focus({ preventScroll: true });
     target.scrollIntoView({ block: 'center' });

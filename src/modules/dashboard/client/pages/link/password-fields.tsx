@@ -35,7 +35,15 @@ export function usePassword(): PasswordState {
   };
 }
 
-export function PasswordFields({ link, state, error }: { link: Link; state: PasswordState; error: ApiError | null }) {
+export function PasswordFields({
+  link,
+  state,
+  error,
+}: {
+  link: Pick<Link, 'passwordProtected'>;
+  state: PasswordState;
+  error: ApiError | null;
+}) {
   const protectedNow = link.passwordProtected;
   return (
     <fieldset class="stack">
