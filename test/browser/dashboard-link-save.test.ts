@@ -42,7 +42,7 @@ async function linkPage(slug: string, viewport = { width: 1280, height: 700 }) {
 const inView = (page: Page, selector: string) =>
   page.locator(selector).evaluate((el) => {
     const r = el.getBoundingClientRect();
-    return r.top >= 0 && r.bottom <= window.innerHeight;
+    return r.top >= 0 && r.bottom <= el.ownerDocument.documentElement.clientHeight;
   });
 
 /** Every dialog the page opens, answered by `answer` (true accepts). */
