@@ -49,6 +49,7 @@ describe('field messages', () => {
       'Redirect status must be one of 301, 302, 307, 308',
     );
     expect(fieldMessage('title', 'title contains control characters')).toBe('Title contains control characters');
+    expect(fieldMessage('from', 'from must not be after to')).toBe('Must not be after To (UTC).');
     // The destination's rules, applied to another address, name that address.
     expect(fieldMessage('fallbackUrl', 'Destination must use http or https, not ftp')).toBe(
       'Fallback address must use http or https, not ftp',

@@ -46,6 +46,7 @@ const REWRITES: [field: string, api: RegExp, human: string][] = [
   ['url', /must be an absolute http/, 'Use a full web address such as https://example.com/hooks.'],
   ['password', /must be a string of (\d+) to (\d+) characters/, 'A password is $1 to $2 characters.'],
   ['before', /must be later than after/, 'Must be later than From (UTC).'],
+  ['from', /must not be after to/, 'Must not be after To (UTC).'],
   ['after', /epoch milliseconds/, 'Pick a date and time (UTC) up to the year 9999.'],
   ['before', /epoch milliseconds/, 'Pick a date and time (UTC) up to the year 9999.'],
 ];
