@@ -50,6 +50,10 @@ describe('field messages', () => {
     );
     expect(fieldMessage('title', 'title contains control characters')).toBe('Title contains control characters');
     expect(fieldMessage('from', 'from must not be after to')).toBe('Must not be after To (UTC).');
+    expect(fieldMessage('text', 'text has no URL: put one URL per line')).toBe('No URL here: put one URL per line.');
+    expect(fieldMessage('text', 'text has more than 200 URLs (one per line); send at most 200')).toBe(
+      'More than 200 URLs: send at most 200, one per line.',
+    );
     // The destination's rules, applied to another address, name that address.
     expect(fieldMessage('fallbackUrl', 'Destination must use http or https, not ftp')).toBe(
       'Fallback address must use http or https, not ftp',

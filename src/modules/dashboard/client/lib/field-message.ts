@@ -47,6 +47,8 @@ const REWRITES: [field: string, api: RegExp, human: string][] = [
   ['password', /must be a string of (\d+) to (\d+) characters/, 'A password is $1 to $2 characters.'],
   ['before', /must be later than after/, 'Must be later than From (UTC).'],
   ['from', /must not be after to/, 'Must not be after To (UTC).'],
+  ['text', /has no URL/, 'No URL here: put one URL per line.'],
+  ['text', /has more than (\d+) URLs/, 'More than $1 URLs: send at most $1, one per line.'],
   ['after', /epoch milliseconds/, 'Pick a date and time (UTC) up to the year 9999.'],
   ['before', /epoch milliseconds/, 'Pick a date and time (UTC) up to the year 9999.'],
 ];
