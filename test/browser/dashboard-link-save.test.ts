@@ -107,6 +107,15 @@ test('leaving with unsaved edits asks: cancel keeps them, confirm leaves; Back a
   expect(dialogs.length).toBe(3);
   expect(p.page.url()).toBe(`${d.origin}/app/projects`);
   expect((await p.read()).title).toBeNull();
+
+  // A button that edits (Add rule) counts as an edit too.
+  await p.page.goBack();
+  await p.page.getByRole('heading', { name: 'leave-me', level: 1 }).waitFor();
+  accept = false;
+  await p.details.getByRole('button', { name: 'Add rule' }).click();
+  await p.page.getByRole('link', { name: 'Links', exact: true }).first().click();
+  await waitUntil(async () => dialogs.length === 4);
+  expect(p.page.url()).toBe(linkUrl);
   await expectCleanPage(p);
   await p.page.close();
 }, 60_000);

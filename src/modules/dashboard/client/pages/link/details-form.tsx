@@ -105,6 +105,10 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
     setSaved(false);
     setDirty(true);
   };
+  // A form button (add or move a rule, remove the preview or the password) edits without an input event.
+  const clicked = (event: MouseEvent) => {
+    if ((event.target as Element | null)?.closest?.('button[type="button"]')) edited();
+  };
   const confirmed = async () => {
     try {
       if (waiting) await save(waiting);
@@ -118,7 +122,16 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
     <section class="panel" aria-labelledby="details-title">
       <h2 id="details-title">Details</h2>
       {/* noValidate: the API judges every field, and its message shows under the field, never a browser bubble. */}
-      <form class="stack" ref={formRef} noValidate onSubmit={submit} onInput={edited} onChange={edited}>
+      {/* biome-ignore lint/a11y/useKeyWithClickEvents: it only notes an edit; Enter and Space on a button click it too. */}
+      <form
+        class="stack"
+        ref={formRef}
+        noValidate
+        onSubmit={submit}
+        onInput={edited}
+        onChange={edited}
+        onClick={clicked}
+      >
         <FormError error={error} fields={(field) => placed(field, rules.drafts.length)} />
         <DestinationField state={target} error={errorFor(error, 'destination')} />
         <Field label="Title" value={title} onValue={setTitle} error={errorFor(error, 'title')} />
