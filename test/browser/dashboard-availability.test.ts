@@ -19,15 +19,17 @@ import { UA } from '../modules/clicks/support';
 forEachEngine((engine) => {
   const d = dashboardPerFile({}, engine);
   const DAY = 86_400_000;
+  const FALLBACK = 'https://example.com/offer-ended';
   const ids: Record<string, string> = {};
   let key = '';
 
   /** The short link's answer to a person's browser, through the real redirect. */
   async function visitorGets(slug: string): Promise<number> {
-    const res = await d.t.app.handle(
-      new Request(`https://sl.test/${slug}`, { headers: { 'user-agent': UA.chromeWin } }),
-    );
-    return res.status;
+    return (await visitorAnswer(slug)).status;
+  }
+
+  function visitorAnswer(slug: string): Promise<Response> {
+    return d.t.app.handle(new Request(`https://sl.test/${slug}`, { headers: { 'user-agent': UA.chromeWin } }));
   }
 
   const read = async (id: string) => (await api(d.t, 'GET', `/links/${id}`, { key })).body;
@@ -41,6 +43,8 @@ forEachEngine((engine) => {
       ['at-limit', { clickLimit: 2 }],
       ['on-hold', {}],
       ['old-gone', { expiresAt: now - 2 * DAY }],
+      ['ended-fb', { expiresAt: now - DAY, fallbackUrl: FALLBACK, tags: ['fb'] }],
+      ['full-fb', { clickLimit: 1, fallbackUrl: FALLBACK, tags: ['fb'] }],
     ];
     for (const [slug, body] of seed) {
       const res = await api(d.t, 'POST', '/links', {
@@ -54,6 +58,7 @@ forEachEngine((engine) => {
     }
     expect(await visitorGets('at-limit')).toBe(302);
     expect(await visitorGets('at-limit')).toBe(302);
+    expect(await visitorGets('full-fb')).toBe(302);
     expect(await d.t.deps.clicks.flusher.flush()).toBe(true);
     for (const [slug, status] of [
       ['on-hold', 'paused'],
@@ -109,9 +114,14 @@ forEachEngine((engine) => {
     await waitUntil(async () => (await p.page.locator('.link-item').count()) === 4);
     const status = p.page.getByLabel('Status');
     for (const [choice, query, shown, availability] of [
-      ['Expired', 'tag=avail&availability=expired', ['gone-date: Expired'], 'expired'],
-      ['Click limit reached', 'tag=avail&availability=limit', ['at-limit: Click limit reached'], 'limit'],
-      ['Live (redirecting)', 'tag=avail&availability=live', ['live-one: '], 'live'],
+      ['Expired (to fallback or 410 page)', 'tag=avail&availability=expired', ['gone-date: Expired'], 'expired'],
+      [
+        'Click limit reached (to fallback or 410 page)',
+        'tag=avail&availability=limit',
+        ['at-limit: Click limit reached'],
+        'limit',
+      ],
+      ['Live (to its destination)', 'tag=avail&availability=live', ['live-one: '], 'live'],
     ] as const) {
       await status.selectOption({ label: choice });
       await waitUntil(async () => p.page.url().endsWith(`/app?${query}`));
@@ -205,6 +215,70 @@ forEachEngine((engine) => {
     await expectUsableEverywhere(p.page, async () => {
       await p.page.goto(`${d.origin}/app/links/${ids['old-gone']}`);
       await panel.getByRole('button', { name: 'Restore' }).waitFor();
+    });
+    await expectCleanPage(p);
+    await p.page.close();
+  }, 90_000);
+
+  test('a link sent to its fallback says so everywhere: badges, filter, Status panel and the form hints', async () => {
+    // What a visitor really gets: the fallback, not the 410 page.
+    for (const slug of ['ended-fb', 'full-fb']) {
+      const res = await visitorAnswer(slug);
+      expect([res.status, res.headers.get('location')]).toEqual([302, FALLBACK]);
+    }
+    const listed = await api(d.t, 'GET', '/links?tag=fb&sort=oldest', { key });
+    expect(listed.body.items.map((l: any) => [l.slug, l.availability])).toEqual([
+      ['ended-fb', 'expired'],
+      ['full-fb', 'limit'],
+    ]);
+
+    const p = await signedInPage(d);
+    await p.page.goto(`${d.origin}/app?tag=fb&sort=oldest`);
+    await waitUntil(async () => (await p.page.locator('.link-item').count()) === 2);
+    expect(await rowsOf(p.page)).toEqual([
+      'ended-fb: Expired: to fallback',
+      'full-fb: Click limit reached: to fallback',
+    ]);
+    // Not the red badge of the 410 page.
+    expect(await p.page.locator('.link-item .badge.gone').count()).toBe(0);
+    expect(await p.page.locator('.link-item .badge.fallback').count()).toBe(2);
+    // The filter's words say both outcomes; "live" is only the links that reach their destination.
+    const status = p.page.getByLabel('Status');
+    await status.selectOption({ label: 'Expired (to fallback or 410 page)' });
+    await waitUntil(async () => JSON.stringify(await rowsOf(p.page)) === '["ended-fb: Expired: to fallback"]');
+    await status.selectOption({ label: 'Live (to its destination)' });
+    await waitUntil(async () => p.page.url().includes('availability=live'));
+    await p.page.getByText('No links match').waitFor();
+
+    await p.page.goto(`${d.origin}/app/links/${ids['ended-fb']}`);
+    await p.page.getByRole('heading', { name: 'ended-fb', level: 1 }).waitFor();
+    expect(await p.page.locator('.page-head .badge').allTextContents()).toEqual(['Expired: to fallback']);
+    const panel = p.page.getByRole('region', { name: 'Status' });
+    expect(await panel.locator('p').allTextContents()).toEqual([
+      `Expired: visitors go to the fallback URL ${FALLBACK} since 2026-11-20 12:00 UTC, and no clicks are recorded.`,
+      'To send visitors to the destination again, set a later expiry or clear it under Details.',
+    ]);
+    const details = p.page.getByRole('region', { name: 'Details' });
+    const expires = details.getByLabel('Expires (UTC)');
+    const limit = details.getByLabel('Click limit');
+    const hintOf = async (field: import('playwright-core').Locator) =>
+      p.page.locator(`#${await field.getAttribute('aria-describedby')}`).textContent();
+    expect(await hintOf(expires)).toBe('Empty: never. After it, visitors go to the fallback address.');
+    expect(await hintOf(limit)).toBe('Empty: no limit. Once reached, visitors go to the fallback address.');
+    await details.getByLabel('Fallback address').fill('');
+    expect(await hintOf(expires)).toBe(
+      'Empty: never. After it, visitors get the 410 page (or the fallback address, if you set one).',
+    );
+
+    await p.page.goto(`${d.origin}/app/links/${ids['full-fb']}`);
+    await p.page.getByRole('heading', { name: 'full-fb', level: 1 }).waitFor();
+    expect(await panel.locator('p').allTextContents()).toEqual([
+      `Click limit reached (1 of 1): visitors go to the fallback URL ${FALLBACK}, and no more clicks are recorded.`,
+      'To send visitors to the destination again, raise the click limit or clear it under Details.',
+    ]);
+    await expectUsableEverywhere(p.page, async () => {
+      await p.page.goto(`${d.origin}/app/links/${ids['full-fb']}`);
+      await panel.getByRole('button', { name: 'Pause' }).waitFor();
     });
     await expectCleanPage(p);
     await p.page.close();

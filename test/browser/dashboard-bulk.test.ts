@@ -127,12 +127,12 @@ forEachEngine((engine) => {
     const p = await signedInPage(d);
     await openBulk(p, '   \n   ');
     await p.page.getByRole('button', { name: 'Preview' }).click();
-    await p.page.getByText('text has no URL: put one URL per line').waitFor();
+    await p.page.getByText('No URL here: put one URL per line.').waitFor();
     expect(await p.page.getByLabel('URLs').getAttribute('aria-invalid')).toBe('true');
 
     await p.page.getByLabel('URLs').fill(Array.from({ length: 201 }, (_, i) => `https://example.com/${i}`).join('\n'));
     await p.page.getByRole('button', { name: 'Preview' }).click();
-    await p.page.getByText('text has more than 200 URLs').waitFor();
+    await p.page.getByText('More than 200 URLs: send at most 200, one per line.').waitFor();
 
     await p.page.getByLabel('URLs').fill('https://example.com/tagged');
     await p.page.getByLabel('Tags').fill('x'.repeat(65));

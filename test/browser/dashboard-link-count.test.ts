@@ -43,7 +43,7 @@ forEachEngine((engine) => {
     expect(await apiCount(p.key, '?tag=many')).toBe(53);
 
     await p.page.getByLabel('Tag', { exact: true }).selectOption('');
-    await p.page.getByLabel('Status').selectOption({ label: 'Expired' });
+    await p.page.getByLabel('Status').selectOption({ label: 'Expired (to fallback or 410 page)' });
     await waitUntil(async () => p.page.url().endsWith('/app?availability=expired'));
     await waitUntil(async () => (await headCount(p.page)) === '1 link');
     expect(await apiCount(p.key, '?availability=expired')).toBe(1);

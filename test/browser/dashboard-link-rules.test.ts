@@ -218,7 +218,7 @@ forEachEngine((engine) => {
     expect(await countries.getAttribute('aria-invalid')).toBe('true');
     const errorId = (await countries.getAttribute('aria-describedby'))!;
     expect(await p.page.locator(`[id="${errorId}"]`).textContent()).toBe(
-      'Rule 2 when.country: "Germany" is not a valid value',
+      '"Germany" is not a country code: use two-letter codes such as DE, FR or US.',
     );
     // Only there: not on rule 1, not as an alert on top.
     expect(await details.locator('[aria-invalid="true"]').count()).toBe(1);
@@ -233,7 +233,7 @@ forEachEngine((engine) => {
     await p.page.waitForSelector('input[aria-invalid="true"]');
     expect(await image.getAttribute('aria-invalid')).toBe('true');
     expect(await details.locator('.field-error').allTextContents()).toEqual([
-      'preview.image must be an absolute http(s) URL with a host',
+      'Use a full web address of the image, such as https://example.com/card.png.',
     ]);
     expect((await p.read()).preview).toBeNull();
     await expectCleanPage(p);

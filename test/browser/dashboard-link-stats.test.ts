@@ -148,7 +148,7 @@ forEachEngine((engine) => {
     const from = p.page.getByLabel('From (UTC)');
     await waitUntil(async () => (await from.getAttribute('aria-invalid')) === 'true');
     const described = (await from.getAttribute('aria-describedby'))!;
-    expect(await p.page.locator(`[id="${described}"]`).textContent()).toBe('from must not be after to');
+    expect(await p.page.locator(`[id="${described}"]`).textContent()).toBe('Must not be after To (UTC).');
     expect(new URL(p.page.url()).search).toBe('?from=2026-11-22&to=2026-11-21');
     expect(await p.page.getByRole('region', { name: 'Totals' }).count()).toBe(0);
 

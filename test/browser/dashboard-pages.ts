@@ -139,6 +139,14 @@ export const DASHBOARD_PAGES: DashboardPage[] = [
     shows: false,
   },
   {
+    name: 'settings',
+    route: '/app/settings',
+    access: 'signed-in',
+    reach: async () => '/app/settings',
+    ready: heading('Settings'),
+    shows: false,
+  },
+  {
     name: 'settings: API keys',
     route: '/app/settings/keys',
     access: 'signed-in',

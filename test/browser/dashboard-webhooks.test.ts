@@ -60,7 +60,7 @@ test('create: a 400 under the field it names, then one click; the secret is show
   await dialog.getByRole('button', { name: 'Create webhook' }).click();
   const urlError = dialog.locator('.field-error');
   await urlError.waitFor();
-  expect(await urlError.textContent()).toBe('url must be an absolute http or https URL with a host');
+  expect(await urlError.textContent()).toBe('Use a full web address such as https://example.com/hooks.');
   expect(await dialog.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');
   expect(await webhooksOf(p.key)).toEqual([]);
   // Written without a scheme, as a destination may be: https:// is added on leaving the field.

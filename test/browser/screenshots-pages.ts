@@ -49,6 +49,20 @@ try {
   const shots: [string, string, (page: Page) => Promise<void>][] = [
     ['projects', '/app/projects', (page) => page.getByRole('link', { name: 'Spring campaign' }).waitFor()],
     ['tags', '/app/tags', (page) => page.getByRole('link', { name: 'spring' }).waitFor()],
+    ['settings', '/app/settings', (page) => page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()],
+    [
+      'new-link',
+      '/app',
+      async (page) => {
+        await page.getByRole('button', { name: 'New link' }).click();
+        const dialog = page.getByRole('dialog', { name: 'New link' });
+        await dialog.getByLabel('Destination').fill('https://shop.example.com/summer/hats');
+        await dialog.getByText('More options').click();
+        await dialog.getByLabel('Click limit').fill('500');
+        await dialog.getByLabel('Fallback address').fill('https://shop.example.com/summer');
+        await page.evaluate('document.activeElement.blur()');
+      },
+    ],
     [
       'bulk',
       '/app/bulk',

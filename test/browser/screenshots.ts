@@ -2,10 +2,11 @@
  * Writes the dashboard's screenshots: `bun run test/browser/screenshots.ts [out-dir]` (default
  * docs/screenshots), rendered by the real app in Chromium with no internet. The sign-in page at
  * 1280x800 and 375x800; the links list with data (an expired link and one at its click limit
- * among them, one with a password and one with rules), a link's page, an expired
- * link's page, its slug change asking first, a link's rules with the rules test beside them (also
- * at 375x800), the API keys page with a new key shown once, and the sessions page at 1280x800;
- * each light and dark.
+ * that sends visitors to its fallback among them, one with a password and one with rules), a
+ * link's page, an expired link's page, the page of the link at its click limit (its Status panel
+ * names the fallback), its slug change asking first, a link's rules with the rules test beside
+ * them (also at 375x800), the API keys page with a new key shown once, and the sessions page at
+ * 1280x800; each light and dark.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,8 +65,16 @@ const LINKS = [
     clicks: 128,
     rules: RULES.slice(0, 2),
   },
-  // Three clicks of three: visitors get the "no longer available" page.
-  { slug: 'careers', title: null, destination: 'https://example.com/careers', tags: [], clicks: 3, clickLimit: 3 },
+  // Three clicks of three: visitors go to its fallback address.
+  {
+    slug: 'careers',
+    title: null,
+    destination: 'https://example.com/careers',
+    tags: [],
+    clicks: 3,
+    clickLimit: 3,
+    fallbackUrl: 'https://example.com/jobs-closed',
+  },
   {
     slug: 'webinar',
     title: 'Webinar sign-up',
@@ -80,7 +89,7 @@ const LINKS = [
 ];
 
 /** An account with links, clicks, keys and two sessions; returns the ids of the first and last links. */
-async function seed(d: Dashboard, page: Page): Promise<{ first: string; last: string }> {
+async function seed(d: Dashboard, page: Page): Promise<{ first: string; last: string; ids: string[] }> {
   const account = await createAccount(d.t.deps, { email: 'ada@example.com', password: PASSWORD, superuser: true });
   const { key } = await createApiKey(d.t.deps, {
     accountId: account.id,
@@ -92,6 +101,7 @@ async function seed(d: Dashboard, page: Page): Promise<{ first: string; last: st
   const params = { utm_source: 'newsletter', utm_medium: 'email' };
   let first = '';
   let last = '';
+  const ids: string[] = [];
   for (const { clicks, expiresIn, ...link } of LINKS) {
     // A day apart, so the list's order (newest first) and dates read naturally.
     d.t.clock.advance(86_400_000);
@@ -99,6 +109,7 @@ async function seed(d: Dashboard, page: Page): Promise<{ first: string; last: st
     const created = await api(d.t, 'POST', '/links', { key, body: { ...link, expiresAt, params } });
     first ||= created.body.id;
     last = created.body.id;
+    ids.push(created.body.id);
     await api(d.t, 'POST', `/links/${created.body.id}/variants`, {
       key,
       body: { code: 'fb', params: { utm_source: 'facebook' } },
@@ -114,7 +125,7 @@ async function seed(d: Dashboard, page: Page): Promise<{ first: string; last: st
   const other = { email: account.email, password: PASSWORD };
   await dash(d.t, 'POST', '/session', { body: other, headers: { 'user-agent': IPHONE } });
   await page.request.post(`${d.origin}/api/app/session`, { data: other, headers: { 'sec-fetch-site': 'same-origin' } });
-  return { first, last };
+  return { first, last, ids };
 }
 
 async function shoot(page: Page, name: string, width: number): Promise<void> {
@@ -138,7 +149,7 @@ try {
   }
 
   const { page } = await offlinePage(d.browser, { userAgent: DESKTOP_CHROME, viewport: { width: 1280, height: 800 } });
-  const { first: linkId, last: expiredId } = await seed(d, page);
+  const { first: linkId, last: expiredId, ids } = await seed(d, page);
   await page.goto(`${d.origin}/app`);
   await page
     .locator('.link-item')
@@ -150,6 +161,12 @@ try {
   await page.getByRole('img', { name: /QR code/ }).waitFor();
   await page.waitForSelector('img.qr-image[src]');
   await shoot(page, 'link-expired', 1280);
+
+  // At its click limit with a fallback address: the Status panel says where visitors go.
+  await page.goto(`${d.origin}/app/links/${ids[LINKS.findIndex((l) => l.slug === 'careers')]}`);
+  await page.getByRole('img', { name: /QR code/ }).waitFor();
+  await page.waitForSelector('img.qr-image[src]');
+  await shoot(page, 'link-fallback', 1280);
 
   await page.goto(`${d.origin}/app/links/${linkId}`);
   await page.getByRole('img', { name: /QR code/ }).waitFor();

@@ -38,7 +38,7 @@ export const StatusModel = oneOf(LINK_STATUSES, {
 });
 
 const AVAILABILITY_MEANING =
-  'live: the short link redirects now; paused: status paused, visitors get the 404 page; expired: expiresAt has passed, 410; limit: clickCount has reached clickLimit, 410. When several hold, the first of paused, expired, limit (the order the redirect checks them in); an archived link redirects, so it is live unless another holds. Clicks count once written, like clickCount (within SLINK_FLUSH_MS plus a second).';
+  'live: the short link redirects now; paused: status paused, visitors get the 404 page; expired: expiresAt has passed; limit: clickCount has reached clickLimit. An expired or limit link answers a 302 to its fallbackUrl when it has one, else the 410 page; either way it records no click and no longer reaches its destination. When several hold, the first of paused, expired, limit (the order the redirect checks them in); an archived link redirects, so it is live unless another holds. Clicks count once written, like clickCount (within SLINK_FLUSH_MS plus a second).';
 
 export const LinkModel = t.Object(
   {
@@ -99,12 +99,13 @@ export const tagsField = (
     ),
   });
 const ExpiresAt = nullable(Type.Integer({ minimum: 0, maximum: MAX_INSTANT }), {
-  description: 'Epoch ms, at most the end of the year 9999; after it the short link answers 410.',
+  description:
+    'Epoch ms, at most the end of the year 9999; after it the short link answers a 302 to fallbackUrl when set, else the 410 page.',
   error: fieldError('expiresAt', 'expiresAt must be epoch milliseconds up to the year 9999, or null'),
 });
 // Safe integers only: a larger number is stored as a float and no count ever equals it.
 const ClickLimit = nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), {
-  description: `Human clicks allowed, 1 to ${Number.MAX_SAFE_INTEGER}; once clickCount reaches it the short link answers 410.`,
+  description: `Human clicks allowed, 1 to ${Number.MAX_SAFE_INTEGER}; once clickCount reaches it the short link answers a 302 to fallbackUrl when set, else the 410 page.`,
   error: fieldError('clickLimit', `clickLimit must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}, or null`),
 });
 const Destination = t.String({

@@ -6,7 +6,12 @@
 import { describe, expect, test } from 'bun:test';
 import { withScheme, withSchemes } from '../../../src/modules/dashboard/client/lib/destination';
 import { formatUtc, formatUtcTicks, fromUtcInput, toUtcInput } from '../../../src/modules/dashboard/client/lib/format';
-import { type LinkState, stateBadges, stateSentences } from '../../../src/modules/dashboard/client/lib/link-state';
+import {
+  endedHint,
+  type LinkState,
+  stateBadges,
+  stateSentences,
+} from '../../../src/modules/dashboard/client/lib/link-state';
 import { liftUtm, newRow, paramsFromRows, withParams } from '../../../src/modules/dashboard/client/lib/params';
 import { matchPath, safeReturnPath } from '../../../src/modules/dashboard/client/lib/paths';
 import { safeHref } from '../../../src/modules/dashboard/client/lib/safe-href';
@@ -170,8 +175,10 @@ describe("a link's state", () => {
     expiresAt: null,
     clickLimit: null,
     clickCount: 0,
+    fallbackUrl: null,
     ...state,
   });
+  const fallbackUrl = 'https://example.com/ended';
 
   test('badges: what a visitor gets when it is not a redirect, then archived', () => {
     expect(stateBadges(link({}))).toEqual([]);
@@ -185,6 +192,40 @@ describe("a link's state", () => {
       'Click limit reached',
       'Archived',
     ]);
+  });
+
+  test('badges: an ended link with a fallback says where visitors go, in the non-error tone', () => {
+    expect(stateBadges(link({ availability: 'expired', expiresAt: at, fallbackUrl }))).toEqual([
+      { label: 'Expired: to fallback', tone: 'fallback' },
+    ]);
+    expect(stateBadges(link({ status: 'archived', availability: 'limit', fallbackUrl }))).toEqual([
+      { label: 'Click limit reached: to fallback', tone: 'fallback' },
+      { label: 'Archived', tone: 'archived' },
+    ]);
+    expect(stateBadges(link({ fallbackUrl }))).toEqual([]);
+  });
+
+  test('sentences: an ended link with a fallback names it, never the 410 page', () => {
+    expect(stateSentences(link({ availability: 'expired', expiresAt: at, fallbackUrl }))).toEqual([
+      'Expired: visitors go to the fallback URL https://example.com/ended since 2026-11-20 12:00 UTC, and no clicks are recorded.',
+      'To send visitors to the destination again, set a later expiry or clear it under Details.',
+    ]);
+    expect(stateSentences(link({ availability: 'limit', clickLimit: 5, clickCount: 5, fallbackUrl }))).toEqual([
+      'Click limit reached (5 of 5): visitors go to the fallback URL https://example.com/ended, and no more clicks are recorded.',
+      'To send visitors to the destination again, raise the click limit or clear it under Details.',
+    ]);
+    expect(stateSentences(link({ clickLimit: 5, clickCount: 1, fallbackUrl }))).toEqual([
+      'Active: the short link redirects and counts clicks.',
+      'Click limit: 1 of 5 clicks used.',
+      'Then visitors go to the fallback URL https://example.com/ended.',
+    ]);
+    expect(stateSentences(link({ fallbackUrl }))).toEqual(['Active: the short link redirects and counts clicks.']);
+  });
+
+  test("the expiry and limit hints follow the form's fallback address", () => {
+    expect(endedHint('')).toBe('visitors get the 410 page (or the fallback address, if you set one)');
+    expect(endedHint('  ')).toBe('visitors get the 410 page (or the fallback address, if you set one)');
+    expect(endedHint('example.com/ended')).toBe('visitors go to the fallback address');
   });
 
   test('sentences: an active link past its expiry or limit says so, with the way out', () => {
@@ -216,10 +257,10 @@ describe('the Status filter', () => {
     expect(value).toBe('');
     expect(options).toEqual([
       { value: '', label: 'Not archived' },
-      { value: 'availability=live', label: 'Live (redirecting)' },
+      { value: 'availability=live', label: 'Live (to its destination)' },
       { value: 'status=paused', label: 'Paused' },
-      { value: 'availability=expired', label: 'Expired' },
-      { value: 'availability=limit', label: 'Click limit reached' },
+      { value: 'availability=expired', label: 'Expired (to fallback or 410 page)' },
+      { value: 'availability=limit', label: 'Click limit reached (to fallback or 410 page)' },
       { value: 'status=archived', label: 'Archived' },
     ]);
     expect(statusOptions({ availability: 'limit' }).value).toBe('availability=limit');

@@ -14,20 +14,35 @@ export const NAV_ITEMS: NavItem[] = [
   { href: '/app/projects', label: 'Projects', current: (p) => p === '/app/projects' },
   { href: '/app/tags', label: 'Tags', current: (p) => p === '/app/tags' },
   { href: '/app/bulk', label: 'Bulk create', current: (p) => p === '/app/bulk' },
-  { href: '/app/settings/keys', label: 'Settings', current: (p) => p.startsWith('/app/settings/') },
+  { href: '/app/settings', label: 'Settings', current: (p) => p === '/app/settings' || p.startsWith('/app/settings/') },
 ];
 
 export interface SettingsItem {
   href: string;
   label: string;
+  /** What the page is for, on the settings index (/app/settings). */
+  about: string;
   superuserOnly?: boolean;
 }
 
 export const SETTINGS_ITEMS: SettingsItem[] = [
-  { href: '/app/settings/keys', label: 'API keys' },
-  { href: '/app/settings/webhooks', label: 'Webhooks' },
-  { href: '/app/settings/sessions', label: 'Sessions' },
-  { href: '/app/settings/account', label: 'Password' },
-  { href: '/app/settings/workspace', label: 'Workspace' },
-  { href: '/app/settings/accounts', label: 'Accounts', superuserOnly: true },
+  { href: '/app/settings/keys', label: 'API keys', about: 'Create and revoke keys for the API.' },
+  {
+    href: '/app/settings/webhooks',
+    label: 'Webhooks',
+    about: 'Send clicks and link changes to your own services, and see each delivery.',
+  },
+  { href: '/app/settings/sessions', label: 'Sessions', about: 'Where your account is signed in; sign out anywhere.' },
+  { href: '/app/settings/account', label: 'Password', about: "Change your account's password." },
+  { href: '/app/settings/workspace', label: 'Workspace', about: "The workspace's name and hosts." },
+  {
+    href: '/app/settings/accounts',
+    label: 'Accounts',
+    about: 'Create, disable and enable the accounts of this workspace.',
+    superuserOnly: true,
+  },
 ];
+
+/** The settings pages an account may open. */
+export const settingsItemsFor = (superuser: boolean | undefined): SettingsItem[] =>
+  SETTINGS_ITEMS.filter((item) => !item.superuserOnly || superuser === true);

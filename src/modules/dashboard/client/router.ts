@@ -1,6 +1,8 @@
 /**
  * A small history-API router: paths are matched against patterns like `/app/links/:id`, and
- * clicks on same-origin /app links are turned into navigations without a page load.
+ * clicks on same-origin /app links are turned into navigations without a page load. A form with
+ * unsaved changes holds the person's own navigations (a link, Back and Forward) until they
+ * confirm leaving; the app's own navigations (after a sign-out, a delete) are not asked about.
  */
 import { useEffect, useState } from 'preact/hooks';
 
@@ -13,6 +15,29 @@ const listeners = new Set<() => void>();
 const notify = () => {
   for (const listener of listeners) listener();
 };
+
+/** Each says whether a form on the page holds changes not saved yet. */
+const unsaved = new Set<() => boolean>();
+export const LEAVE_QUESTION = 'Leave this page? Your changes are not saved.';
+
+/**
+ * Registers a form's "has unsaved changes" test while it is shown; returns its removal. A page
+ * unload (reload, closing the tab, another site) is asked by the browser's own beforeunload
+ * prompt, an in-app navigation by the question above.
+ */
+export function holdUnsaved(dirty: () => boolean): () => void {
+  unsaved.add(dirty);
+  return () => unsaved.delete(dirty);
+}
+
+export const hasUnsaved = (): boolean => [...unsaved].some((dirty) => dirty());
+
+/** True when nothing is unsaved, or the person confirmed leaving it. */
+const mayLeave = () => !hasUnsaved() || window.confirm(LEAVE_QUESTION);
+
+/** The address shown now: where Back or Forward returns when the person stays. */
+let shown = '';
+const here = () => window.location.pathname + window.location.search + window.location.hash;
 
 export function currentLocation(): Location {
   return {
@@ -27,6 +52,7 @@ export function navigate(to: string, options: { replace?: boolean } = {}): void 
     window.history.pushState(null, '', to);
     window.scrollTo(0, 0);
   }
+  shown = here();
   notify();
 }
 
@@ -36,10 +62,8 @@ export function useLocation(): Location {
   useEffect(() => {
     const listener = () => setVersion((n) => n + 1);
     listeners.add(listener);
-    window.addEventListener('popstate', listener);
     return () => {
       listeners.delete(listener);
-      window.removeEventListener('popstate', listener);
     };
   }, []);
   return currentLocation();
@@ -47,6 +71,22 @@ export function useLocation(): Location {
 
 /** Plain left clicks on <a href="/app/..."> navigate in place; anything else is the browser's. */
 export function interceptLinks(root: Document): void {
+  shown = here();
+  window.addEventListener('popstate', () => {
+    // The address has already changed: staying puts the one shown back.
+    if (here() !== shown && !mayLeave()) {
+      window.history.pushState(null, '', shown);
+      return;
+    }
+    shown = here();
+    notify();
+  });
+  window.addEventListener('beforeunload', (event) => {
+    if (!hasUnsaved()) return;
+    // Both ways of asking for the browser's prompt (its own words: a page cannot choose them).
+    event.preventDefault();
+    event.returnValue = LEAVE_QUESTION;
+  });
   root.addEventListener('click', (event) => {
     if (event.defaultPrevented || event.button !== 0) return;
     if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
@@ -58,6 +98,6 @@ export function interceptLinks(root: Document): void {
     // "#main" (the skip link) and other in-page anchors are the browser's: it moves focus.
     if (url.hash && url.pathname === window.location.pathname && url.search === window.location.search) return;
     event.preventDefault();
-    navigate(url.pathname + url.search + url.hash);
+    if (mayLeave()) navigate(url.pathname + url.search + url.hash);
   });
 }

@@ -1,8 +1,10 @@
 /**
  * Every call the dashboard makes: JSON over fetch with the session cookie (same origin only),
  * failures turned into the API's own {code, message, field}. A 403 session_required from any
- * call means the session ended: the registered handler sends the person to sign-in.
+ * call means the session ended: the registered handler sends the person to sign-in. The API's
+ * messages are put in a person's words here, once for every form (lib/field-message.ts).
  */
+import { fieldMessage } from '../lib/field-message';
 
 export interface ApiError {
   code: string;
@@ -30,10 +32,11 @@ async function failureOf(response: Response): Promise<ApiError> {
   try {
     const body = (await response.json()) as { error?: Partial<ApiError> };
     if (body.error && typeof body.error.code === 'string') {
+      const field = typeof body.error.field === 'string' ? body.error.field : null;
       return {
         code: body.error.code,
-        message: String(body.error.message ?? body.error.code),
-        field: typeof body.error.field === 'string' ? body.error.field : null,
+        message: fieldMessage(field, String(body.error.message ?? body.error.code)),
+        field,
         status: response.status,
       };
     }

@@ -1,7 +1,7 @@
 /** Settings pages share a heading and a secondary navigation between them. */
 import type { ComponentChildren } from 'preact';
 import { usePageTitle } from '../lib/hooks';
-import { SETTINGS_ITEMS } from '../nav';
+import { settingsItemsFor } from '../nav';
 import { currentLocation } from '../router';
 import { useSession } from '../session';
 
@@ -9,7 +9,7 @@ export function SettingsFrame({ title, children }: { title: string; children: Co
   usePageTitle(title);
   const { account } = useSession();
   const path = currentLocation().path;
-  const items = SETTINGS_ITEMS.filter((item) => !item.superuserOnly || account?.superuser);
+  const items = settingsItemsFor(account?.superuser);
   return (
     <div class="settings">
       <nav aria-label="Settings" class="sub-nav">

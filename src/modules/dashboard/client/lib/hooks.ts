@@ -1,6 +1,7 @@
 /** Small hooks every page uses: delayed spinners, loaded data, the document title. */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, toApiError } from '../api/client';
+import { holdUnsaved } from '../router';
 
 /** True once `active` has lasted `ms`: a fast answer never flashes a spinner. */
 export function useDelayed(active: boolean, ms = 300): boolean {
@@ -129,4 +130,37 @@ export function useQuietRefresh<T>(resource: Resource<T>, load: () => Promise<T>
       () => {},
     );
   }, []);
+}
+
+/**
+ * While `dirty` (the form was edited since it was loaded or last saved), leaving the page asks
+ * first: an in-app navigation and a page unload alike (router.ts holdUnsaved).
+ */
+export function useUnsavedGuard(dirty: boolean): void {
+  const current = useRef(dirty);
+  current.current = dirty;
+  useEffect(() => holdUnsaved(() => current.current), []);
+}
+
+/**
+ * A ref for a form that, each time a submission fails, moves focus to its first field in error
+ * (else to its error alert) and scrolls it into view: on a long form the message may sit far
+ * from the button the person just pressed. Its error text is read with it (aria-describedby).
+ */
+export function useErrorFocus<T extends HTMLElement>(error: ApiError | null) {
+  const ref = useRef<T>(null);
+  useEffect(() => {
+    if (!error || !ref.current) return;
+    const target =
+      ref.current.querySelector<HTMLElement>('[aria-invalid="true"]') ??
+      ref.current.querySelector<HTMLElement>('.field-error, .alert.error');
+    if (!target) return;
+    // A field in a folded section ("More options") is unfolded first: a hidden one takes no focus.
+    const folded = target.closest('details');
+    if (folded && !folded.open) folded.open = true;
+    if (!target.matches('input, select, textarea, button')) target.tabIndex = -1;
+    target.focus({ preventScroll: true });
+    target.scrollIntoView({ block: 'center' });
+  }, [error]);
+  return ref;
 }

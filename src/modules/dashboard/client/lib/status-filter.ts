@@ -3,7 +3,9 @@
  * paused, expired, at the click limit) or where the link is kept (archived), written into the
  * API's two filters, `status` and `availability`. An address with a pair no choice names (a
  * bookmark of ?status=active, or status and availability together) keeps it, as an extra choice
- * named after it. DOM-free (unit-tested on its own).
+ * named after it. A link past its expiry or click limit with a fallback URL still redirects, to
+ * the fallback: so "live" says where visitors go (the destination), and the ended choices say
+ * both outcomes. DOM-free (unit-tested on its own).
  */
 import type { LinkFilters } from '../api/links';
 import type { LinkAvailability, LinkStatus } from '../api/types';
@@ -13,16 +15,16 @@ export type StatusPart = Pick<LinkFilters, 'status' | 'availability'>;
 /** The choices, in the order shown; the first is the API's default (active and paused). */
 export const STATUS_CHOICES: { label: string; part: StatusPart }[] = [
   { label: 'Not archived', part: {} },
-  { label: 'Live (redirecting)', part: { availability: 'live' } },
+  { label: 'Live (to its destination)', part: { availability: 'live' } },
   { label: 'Paused', part: { status: 'paused' } },
-  { label: 'Expired', part: { availability: 'expired' } },
-  { label: 'Click limit reached', part: { availability: 'limit' } },
+  { label: 'Expired (to fallback or 410 page)', part: { availability: 'expired' } },
+  { label: 'Click limit reached (to fallback or 410 page)', part: { availability: 'limit' } },
   { label: 'Archived', part: { status: 'archived' } },
 ];
 
 const STATUS_WORDS: Record<LinkStatus, string> = { active: 'Active', paused: 'Paused', archived: 'Archived' };
 const AVAILABILITY_WORDS: Record<LinkAvailability, string> = {
-  live: 'live',
+  live: 'live (to its destination)',
   paused: 'paused',
   expired: 'expired',
   limit: 'click limit reached',

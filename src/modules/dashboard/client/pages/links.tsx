@@ -13,12 +13,12 @@ import type { Link, LinkAvailability, LinkSort, LinkStatus } from '../api/types'
 import { EmptyState, LoadFailed, Loading } from '../components/feedback';
 import { LinkFiltersBar } from '../components/link-filters';
 import { LinkList } from '../components/link-list';
-import { NewLinkDialog } from '../components/new-link-dialog';
 import { formatNumber } from '../lib/format';
 import { usePageTitle, useResource } from '../lib/hooks';
 import { takeNextPageNote } from '../lib/next-page-note';
 import { linkPagePath } from '../lib/paths';
 import { navigate } from '../router';
+import { NewLinkDialog } from './links/new-link-dialog';
 import { type Outcome, OutcomeNote } from './links/outcome';
 import { useSelection } from './links/selection';
 import { SelectionBar } from './links/selection-bar';

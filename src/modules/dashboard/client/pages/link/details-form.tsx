@@ -3,7 +3,8 @@
  * its password, its social preview and its rules. Only what changed is sent (PATCH changes
  * exactly the fields it is given); the API's error appears under the field it names, down to a
  * rule's condition. A new slug waits for the person to confirm it (SlugChangeDialog: the old
- * address stops working).
+ * address stops working). A failed Save takes the person to the first field in error and says so
+ * beside the button; leaving with unsaved edits asks first.
  */
 import { useState } from 'preact/hooks';
 import { toApiError } from '../../api/client';
@@ -15,8 +16,9 @@ import { Field } from '../../components/field';
 import { FilingFields, useFiling } from '../../components/filing-fields';
 import { errorFor, FormError } from '../../components/form-error';
 import { fromUtcInput, toUtcInput } from '../../lib/format';
-import { useResource, useSubmit } from '../../lib/hooks';
+import { useErrorFocus, useResource, useSubmit, useUnsavedGuard } from '../../lib/hooks';
 import { linkChanges } from '../../lib/link-changes';
+import { endedHint } from '../../lib/link-state';
 import { paramsFromRows, rowsFromParams } from '../../lib/params';
 import { ruleErrorPlace } from '../../lib/rule-drafts';
 import { useSession } from '../../session';
@@ -64,6 +66,8 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
   const preview = usePreview(link.preview);
   const rules = useRules(link.rules);
   const [saved, setSaved] = useState(false);
+  const [dirty, setDirty] = useState(false);
+  useUnsavedGuard(dirty);
   const [waiting, setWaiting] = useState<LinkFields | null>(null);
   const save = async (fields: LinkFields) => {
     if (Object.keys(fields).length > 0) {
@@ -76,6 +80,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
       if (fields.password !== undefined) password.clear();
     }
     setSaved(true);
+    setDirty(false);
   };
   const { busy, error, setError, submit } = useSubmit(async () => {
     const ready = target.lift();
@@ -95,6 +100,15 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
     if (fields.slug === undefined) await save(fields);
     else setWaiting(fields);
   });
+  const formRef = useErrorFocus<HTMLFormElement>(error);
+  const edited = () => {
+    setSaved(false);
+    setDirty(true);
+  };
+  // A form button (add or move a rule, remove the preview or the password) edits without an input event.
+  const clicked = (event: MouseEvent) => {
+    if ((event.target as Element | null)?.closest?.('button[type="button"]')) edited();
+  };
   const confirmed = async () => {
     try {
       if (waiting) await save(waiting);
@@ -108,7 +122,16 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
     <section class="panel" aria-labelledby="details-title">
       <h2 id="details-title">Details</h2>
       {/* noValidate: the API judges every field, and its message shows under the field, never a browser bubble. */}
-      <form class="stack" noValidate onSubmit={submit} onInput={() => setSaved(false)}>
+      {/* biome-ignore lint/a11y/useKeyWithClickEvents: it only notes an edit; Enter and Space on a button click it too. */}
+      <form
+        class="stack"
+        ref={formRef}
+        noValidate
+        onSubmit={submit}
+        onInput={edited}
+        onChange={edited}
+        onClick={clicked}
+      >
         <FormError error={error} fields={(field) => placed(field, rules.drafts.length)} />
         <DestinationField state={target} error={errorFor(error, 'destination')} />
         <Field label="Title" value={title} onValue={setTitle} error={errorFor(error, 'title')} />
@@ -120,7 +143,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
           <Field
             label="Expires (UTC)"
             type="datetime-local"
-            hint="Empty: never. After it the short link answers 410."
+            hint={`Empty: never. After it, ${endedHint(options.fallback)}.`}
             value={expires}
             onValue={setExpires}
             error={errorFor(error, 'expiresAt')}
@@ -129,7 +152,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
             label="Click limit"
             type="number"
             min={1}
-            hint="Empty: no limit."
+            hint={`Empty: no limit. Once reached, ${endedHint(options.fallback)}.`}
             value={limit}
             onValue={setLimit}
             error={errorFor(error, 'clickLimit')}
@@ -141,8 +164,8 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
         <PreviewFields state={preview} error={error} passwordSet={passwordAfterSave(link, password)} />
         <RulesEditor state={rules} error={error} />
         <div class="actions">
-          <span class="hint" role="status">
-            {saved ? 'Saved.' : ''}
+          <span class={error ? 'save-failed' : 'hint'} role="status">
+            {saved ? 'Saved.' : error ? `Not saved: ${error.message}` : ''}
           </span>
           <button type="submit" class="button primary" disabled={busy} aria-busy={busy}>
             Save changes

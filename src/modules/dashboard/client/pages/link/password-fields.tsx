@@ -36,11 +36,19 @@ export function usePassword(): PasswordState {
 }
 
 /** Whether the link has a password once the form is saved as it stands (the one it has, or one typed). */
-export function passwordAfterSave(link: Link, state: PasswordState): boolean {
+export function passwordAfterSave(link: Pick<Link, 'passwordProtected'>, state: PasswordState): boolean {
   return !state.removing && (link.passwordProtected || state.value !== '');
 }
 
-export function PasswordFields({ link, state, error }: { link: Link; state: PasswordState; error: ApiError | null }) {
+export function PasswordFields({
+  link,
+  state,
+  error,
+}: {
+  link: Pick<Link, 'passwordProtected'>;
+  state: PasswordState;
+  error: ApiError | null;
+}) {
   const protectedNow = link.passwordProtected;
   return (
     <fieldset class="stack">

@@ -17,6 +17,8 @@ const STATUSES: { value: RedirectStatus; label: string }[] = [
   { value: 308, label: '308 Permanent Redirect' },
 ];
 
+const NEW_LINK_OPTIONS = { redirectStatus: 302, forwardQuery: false, fallbackUrl: null } as const;
+
 export interface RedirectOptionsState {
   status: RedirectStatus;
   setStatus(value: RedirectStatus): void;
@@ -27,7 +29,10 @@ export interface RedirectOptionsState {
   sent: { redirectStatus: RedirectStatus; forwardQuery: boolean; fallbackUrl: string | null };
 }
 
-export function useRedirectOptions(link: Link): RedirectOptionsState {
+/** The options as `link` has them (a new link: 302, no query forwarded, no fallback). */
+export function useRedirectOptions(
+  link: Pick<Link, 'redirectStatus' | 'forwardQuery' | 'fallbackUrl'> = NEW_LINK_OPTIONS,
+): RedirectOptionsState {
   const [status, setStatus] = useState<RedirectStatus>(link.redirectStatus);
   const [forward, setForward] = useState(link.forwardQuery);
   const [fallback, setFallback] = useState(link.fallbackUrl ?? '');
