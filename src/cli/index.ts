@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, configHelp, loadConfig } from '../config';
 import { DatabaseFileError, explainDatabaseError } from '../db/open';
+import { PostgresConnectError } from '../db/postgres/client';
 import { type BaseDeps, consoleLogger } from '../deps';
 import { systemClock } from '../lib/clock';
 import { AppError } from '../lib/errors';
@@ -93,6 +94,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       explained instanceof AppError ||
       explained instanceof ConfigError ||
       explained instanceof DatabaseFileError ||
+      explained instanceof PostgresConnectError ||
       explained instanceof CopyFailed;
     const message = known
       ? (explained as Error).message
