@@ -14,6 +14,7 @@ import m10 from '../../drizzle/0010_link_redirect_options.sql' with { type: 'tex
 import m11 from '../../drizzle/0011_link_rules.sql' with { type: 'text' };
 import m12 from '../../drizzle/0012_click_target_rule.sql' with { type: 'text' };
 import m13 from '../../drizzle/0013_webhooks.sql' with { type: 'text' };
+import m14 from '../../drizzle/0014_link_fallback_visits.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -31,4 +32,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0011_link_rules', sql: m11 },
   { tag: '0012_click_target_rule', sql: m12 },
   { tag: '0013_webhooks', sql: m13 },
+  { tag: '0014_link_fallback_visits', sql: m14 },
 ];

@@ -18,6 +18,7 @@ import m0008 from './migrations/0008_link_redirect_options.sql' with { type: 'te
 import m0009 from './migrations/0009_link_rules.sql' with { type: 'text' };
 import m0010 from './migrations/0010_click_target_rule.sql' with { type: 'text' };
 import m0011 from './migrations/0011_webhooks.sql' with { type: 'text' };
+import m0012 from './migrations/0012_link_fallback_visits.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -38,6 +39,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 9, name: '0009_link_rules', sql: m0009 },
   { version: 10, name: '0010_click_target_rule', sql: m0010 },
   { version: 11, name: '0011_webhooks', sql: m0011 },
+  { version: 12, name: '0012_link_fallback_visits', sql: m0012 },
 ];
 
 function checksum(sql: string): string {
