@@ -45,8 +45,8 @@ export function createRedirect(deps: Deps) {
   const ended = (request: Request, links: LinkTable, slot: number): Response => {
     const fallback = links.fallbackUrl.size === 0 ? undefined : links.fallbackUrl.get(slot);
     if (fallback === undefined) return pageResponse('gone');
-    const userAgent = request.headers.get('user-agent');
-    if (request.method !== 'HEAD' && userAgent && !isBotAgent(capped(userAgent, MAX_AGENT)))
+    // The bot rule of clicks (clicks/capture/bot.ts: no agent, isbot, a preview crawler) and HEAD.
+    if (request.method !== 'HEAD' && !isBotAgent(capped(request.headers.get('user-agent'), MAX_AGENT)))
       buffer.fallbacks.add(blockId(links.arena, links.blockAt[slot]!));
     return new Response(null, { status: 302, headers: { location: fallback, 'cache-control': 'no-store' } });
   };

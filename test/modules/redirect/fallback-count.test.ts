@@ -16,6 +16,8 @@ const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 const SORRY = 'https://example.com/sorry';
+/** A social-preview crawler: a bot, whatever isbot says. */
+const SLACKBOT = 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)';
 
 async function visit(t: TestApp, slug: string, init: { agent?: string | null; method?: string } = {}) {
   const agent = init.agent === undefined ? CHROME : init.agent;
@@ -58,6 +60,8 @@ forEachEngine((engine: Engine) => {
       for (let i = 0; i < 3; i++) expect(await visit(t, 'old-offer')).toEqual({ status: 302, location: SORRY });
       expect(await visit(t, 'old-offer', { agent: GOOGLEBOT })).toEqual({ status: 302, location: SORRY });
       expect(await visit(t, 'old-offer', { agent: null })).toEqual({ status: 302, location: SORRY });
+      expect(await visit(t, 'old-offer', { agent: ' ' })).toEqual({ status: 302, location: SORRY });
+      expect(await visit(t, 'old-offer', { agent: SLACKBOT })).toEqual({ status: 302, location: SORRY });
       expect(await visit(t, 'old-offer', { method: 'HEAD' })).toEqual({ status: 302, location: SORRY });
       // Nothing is written on the request: the flush writes it.
       expect(await counts(link.id)).toEqual({ clickCount: 0, botCount: 0, fallbackCount: 0 });
