@@ -146,6 +146,7 @@ function originVar(env: Env, name: string, fallback: string): string {
 function databaseUrlVar(env: Env): string | null {
   const raw = env.SLINK_DATABASE_URL;
   if (raw === undefined || raw === '') return null;
+  unencodedUserinfo(raw);
   let url: URL;
   try {
     url = new URL(raw);
@@ -158,6 +159,21 @@ function databaseUrlVar(env: Env): string | null {
   if (url.hostname === '') throw new ConfigError('SLINK_DATABASE_URL must name a host');
   if (url.pathname.length < 2) throw new ConfigError('SLINK_DATABASE_URL must name a database (…:5432/dbname)');
   return raw;
+}
+
+/**
+ * A password (or user) holding `/`, `?` or `#` as they are: a URL's user and password end at the
+ * first of those, so the parser takes part of the password for the host or the port and the
+ * message would blame the URL's shape. Recognised by an `@` followed by what reads as
+ * `host/dbname`, after one of them.
+ */
+function unencodedUserinfo(raw: string): void {
+  const rest = raw.slice(raw.indexOf('://') + 3);
+  const at = rest.lastIndexOf('@');
+  if (at < 0 || !/[/?#]/.test(rest.slice(0, at)) || !/^[^/?#@]+\/[^/?#]/.test(rest.slice(at + 1))) return;
+  throw new ConfigError(
+    'SLINK_DATABASE_URL: the user or password holds "/", "?" or "#": percent-encode them (encode / as %2F and # as %23, ? as %3F, @ as %40)',
+  );
 }
 
 /** A node id: what logs and metrics label; letters, digits and . _ - only, so it is safe in both. */

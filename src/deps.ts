@@ -2,6 +2,7 @@
 import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Clock } from './lib/clock';
+import { describeError } from './lib/errors';
 import { randomToken } from './lib/ids';
 import type { Exports } from './modules/analytics/export-chunks';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from './modules/clicks/public';
@@ -21,12 +22,17 @@ export interface Logger {
   error(message: string, error?: unknown): void;
 }
 
-/** Lines on stdout and stderr, each starting with its time and, for a node of the service, the node's name. */
+/**
+ * Lines on stdout and stderr, each starting with its time and, for a node of the service, the
+ * node's name. One line each (docs/operations.md, "Health and logs"): an error is described by
+ * its name, code, message and where it was thrown, never by its stack trace.
+ */
 export function consoleLoggerOf(node: string | null): Logger {
   const head = () => (node === null ? new Date().toISOString() : `${new Date().toISOString()} ${node}`);
   return {
     info: (message) => console.log(`${head()} ${message}`),
-    error: (message, error) => console.error(`${head()} ${message}`, error ?? ''),
+    error: (message, error) =>
+      console.error(error === undefined ? `${head()} ${message}` : `${head()} ${message}: ${describeError(error)}`),
   };
 }
 

@@ -8,7 +8,7 @@
 import type { Config } from './config';
 import { applyPragmas, type Db } from './db/client';
 import { explainDatabaseError, openSlinkDatabase } from './db/open';
-import { connectPostgres, type Pg, redactUrl } from './db/postgres/client';
+import { connectPostgres, type Pg, redactUrl, withApplicationName } from './db/postgres/client';
 import { migratePostgres } from './db/postgres/migrate';
 import { type Logger, unportedDb } from './deps';
 import type { Clock } from './lib/clock';
@@ -31,7 +31,7 @@ export interface ServerStorage extends OpenedStorage {
 
 /** The CLI's storage: opened and migrated, nothing of the click side started. */
 export async function openStorage(config: Config, log: Logger): Promise<OpenedStorage> {
-  if (config.databaseUrl) return (await openPostgresStorage(config.databaseUrl, log)).opened;
+  if (config.databaseUrl) return (await openPostgresStorage(config, log)).opened;
   return openSqliteStorage(config.dbPath);
 }
 
@@ -45,7 +45,7 @@ export function openSqliteStorage(path: string): OpenedStorage {
 /** The server's storage, with the click side's start done (an older release's clicks converted, the spill replayed). */
 export async function openServerStorage(config: Config, log: Logger, clock: Clock): Promise<ServerStorage> {
   if (config.databaseUrl) {
-    const { opened, sql } = await openPostgresStorage(config.databaseUrl, log);
+    const { opened, sql } = await openPostgresStorage(config, log);
     try {
       return { ...opened, clicks: await startClickStoragePg(sql, config, log, clock) };
     } catch (err) {
@@ -66,9 +66,14 @@ export async function openServerStorage(config: Config, log: Logger, clock: Cloc
   return { ...opened, clicks };
 }
 
-/** Connects (retrying for up to 30 s at start) and applies the migrations; a failure closes the pool. */
-async function openPostgresStorage(url: string, log: Logger): Promise<{ opened: OpenedStorage; sql: Pg }> {
-  const sql = await connectPostgres(url, log);
+/**
+ * Connects (retrying for up to 30 s at start) and applies the migrations; a failure closes the
+ * pool. Every connection carries `application_name` "slink <SLINK_NODE_ID>" (pg_stat_activity).
+ */
+async function openPostgresStorage(config: Config, log: Logger): Promise<{ opened: OpenedStorage; sql: Pg }> {
+  const url = config.databaseUrl as string;
+  const applicationName = `slink ${config.nodeId}`;
+  const sql = await connectPostgres(url, log, { applicationName });
   try {
     const applied = await migratePostgres(sql);
     if (applied > 0) log.info(`${applied} PostgreSQL migrations applied`);
@@ -76,7 +81,8 @@ async function openPostgresStorage(url: string, log: Logger): Promise<{ opened: 
     await sql.close().catch(() => {});
     throw err;
   }
-  const stores = postgresStores(sql, url);
+  // The click writer's and the exports' connections are opened from this URL in their threads.
+  const stores = postgresStores(sql, withApplicationName(url, applicationName));
   return {
     opened: { db: unportedDb(), stores, where: `database: ${redactUrl(url)}`, close: () => stores.close() },
     sql,

@@ -144,7 +144,10 @@ beforeAll(async () => {
     .get(yesterday, yesterday + DAY_MS)!;
   expect(sealBacklog(sqlite, old, 60)).toBeGreaterThan(100);
   expect(sealThrough(sqlite, Math.floor((recent.lo + recent.hi) / 2))).toBeGreaterThan(5);
+  // Visits its fallback answered (counted by the click writer): carried like the other counters.
+  sqlite.query('UPDATE link_counters SET fallback_visits = 4 WHERE link_id = ?').run(linkIds[0]!);
   answers = await apiAnswers(t);
+  expect(answers.links[0].fallbackCount).toBe(4);
   source = join(tempDir(), 'slink.db');
   sqlite.query('VACUUM INTO ?').run(source);
   await t.close();

@@ -10,7 +10,7 @@ import { CONFIG_VARS } from '../src/config';
 import { ACC_LINE, fails, inspect, KEY_LINE, ok, PASSWORD, slink, tempDir } from './helpers/cli';
 import { type CliDatabase, cliDatabase } from './helpers/cli-engine';
 import { forEachEngine } from './helpers/engines';
-import { BUN, cleanEnv, freePort, lines, type RunningProcess, run, start, waitHealthy } from './helpers/proc';
+import { BUN, cleanEnv, freePort, lines, ROOT, type RunningProcess, run, start, waitHealthy } from './helpers/proc';
 
 describe('slink --help', () => {
   test('prints usage with every subcommand and every configuration variable, exit 0', async () => {
@@ -360,6 +360,33 @@ forEachEngine((engine) => {
       ]);
       expect(await ok(empty.run(['key', 'list', '--json']))).toBe('[]\n');
     });
+  });
+});
+
+describe('a command that creates the database says so', () => {
+  const NOTE = (path: string) =>
+    `slink: no database at ${path}: created a new one (set SLINK_DB, or SLINK_DATABASE_URL for PostgreSQL, to use another)\n`;
+
+  test('the first account made before the first start: the id alone on stdout, the note on stderr, exit 0', async () => {
+    // No SLINK_* at all, as when SLINK_DATABASE_URL was forgotten: the default ./data/slink.db.
+    const dir = tempDir();
+    const env = cleanEnv();
+    const add = (email: string) =>
+      run([BUN, 'run', join(ROOT, 'src/index.ts'), 'user', 'add', email, '--password', PASSWORD], { cwd: dir, env });
+    const first = await add('first@example.com');
+    expect(first).toEqual({ code: 0, stdout: expect.stringMatching(ACC_LINE), stderr: NOTE('./data/slink.db') });
+    expect(existsSync(join(dir, 'data', 'slink.db'))).toBe(true);
+    // The database is there now: nothing more is said.
+    expect(await add('second@example.com')).toEqual({ code: 0, stdout: expect.stringMatching(ACC_LINE), stderr: '' });
+  });
+
+  test('a command that fails on the database it created says both, the note first', async () => {
+    const db = join(tempDir(), 'slink.db');
+    const r = await slink(db, ['key', 'create', '--user', 'nobody@example.com', '--scope', 'read']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toStartWith(NOTE(db));
+    expect(r.stderr.slice(NOTE(db).length)).toMatch(/^slink: [^\n]*nobody@example\.com[^\n]*\n$/);
   });
 });
 

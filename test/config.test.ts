@@ -235,6 +235,28 @@ describe('SLINK_DATABASE_URL and SLINK_NODE_ID', () => {
     }
   });
 
+  test('a password holding / or # as it is: told to percent-encode it, never repeated', () => {
+    for (const bad of [
+      'postgres://slink:hunter2/x@db.internal:5432/slink',
+      'postgres://slink:hunter2#x@db.internal:5432/slink',
+      'postgres://slink:12/hunter2@db.internal/slink',
+      'postgresql://slink:a?b#c/d@db.internal:5432/slink',
+    ]) {
+      const err = configError({ SLINK_DATABASE_URL: bad });
+      expect(err.message).toStartWith('SLINK_DATABASE_URL');
+      expect(err.message).toContain('encode / as %2F and # as %23');
+      expect(err.message).not.toContain('hunter2');
+    }
+    // Encoded, the same passwords are taken; an @ further on (a parameter) is not mistaken for one.
+    for (const good of [
+      'postgres://slink:hunter2%2Fx@db.internal:5432/slink',
+      'postgres://slink:hunter2%23x@db.internal:5432/slink',
+      'postgres://slink@db.internal:5432/slink?application_name=ops@example.com',
+    ]) {
+      expect(loadConfig({ SLINK_DATABASE_URL: good }).databaseUrl).toBe(good);
+    }
+  });
+
   test('a node id is letters, digits, dot, dash and underscore', () => {
     expect(configError({ SLINK_NODE_ID: 'node 1' }).message).toStartWith('SLINK_NODE_ID');
     expect(configError({ SLINK_NODE_ID: 'x'.repeat(65) }).message).toStartWith('SLINK_NODE_ID');

@@ -1,7 +1,8 @@
 /**
  * The click pipeline across process boundaries (nothing lost), on SQLite and on PostgreSQL: a
  * spawned server given SIGTERM (directly and through `bun run start`) or SIGINT with clicks still
- * buffered writes every one of them, counted in counters and statistics, and a stop cuts a long
+ * buffered writes every one of them, counted in counters and statistics (and the visits sent to a
+ * fallback URL, counted with them), and a stop cuts a long
  * export off; after kill -9 the database (passing integrity_check, on SQLite) holds every click
  * older than the last flush interval, and the next start counts every one of them. The stop of
  * `bun src/index.ts serve` on PostgreSQL is in postgres-serve.test.ts, its faults (the server
@@ -12,7 +13,7 @@ import type { DatabaseAddress, Engine } from '../src/stores';
 import { createLinkAt, freshDb, inspect, superuserWriteKey } from './helpers/cli';
 import { databaseEnv, forEachEngine } from './helpers/engines';
 import { BUN, cleanEnv, freePort, type RunningProcess, run, start, waitHealthy } from './helpers/proc';
-import { storedClickTotals } from './helpers/stored';
+import { storedClickTotals, storedRows } from './helpers/stored';
 import { insertStoredClicks } from './helpers/stored-clicks';
 
 let server: RunningProcess | undefined;
@@ -70,6 +71,32 @@ async function click(base: string, slug: string, n: number): Promise<[number, nu
   return [humans, bots];
 }
 
+/** A link that expired a day ago, with a fallback URL; returns its id. */
+async function endedLinkAt(base: string, key: string): Promise<string> {
+  const res = await fetch(`${base}/api/v1/links`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      destination: 'https://example.com/old',
+      slug: 'ended',
+      expiresAt: Date.now() - 86_400_000,
+      fallbackUrl: 'https://example.com/sorry',
+    }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** The visits a link's fallback answered, as stored. */
+async function fallbackVisits(served: Served, linkId: string): Promise<number> {
+  const [row] = await storedRows(
+    served.address,
+    'SELECT fallback_visits AS n FROM link_counters WHERE link_id = ?',
+    linkId,
+  );
+  return Number(row?.n);
+}
+
 /** SQLite's own check of the file a server left (PostgreSQL keeps its files to itself). */
 function integrity(served: Served): string | undefined {
   if (served.address.engine !== 'sqlite') return 'ok';
@@ -96,12 +123,20 @@ forEachEngine((engine) => {
         const linkId = await createLinkAt(server.base, served.key, 'graceful');
         const [humans, bots] = await click(server.base, 'graceful', 300);
         expect((await storedClickTotals(served.address, linkId)).raw).toBe(0);
+        // And visits sent to an expired link's fallback: counted in memory too until the stop.
+        const ended = await endedLinkAt(server.base, served.key);
+        for (let i = 0; i < 4; i++) {
+          const res = await fetch(`${server.base}/ended`, { redirect: 'manual', headers: { 'user-agent': HUMAN } });
+          expect(res.headers.get('location')).toBe('https://example.com/sorry');
+        }
+        expect(await fallbackVisits(served, ended)).toBe(0);
 
         expect(await server.stop()).toBe(0);
         expect(await server.stdout).toContain('SIGTERM received');
         expect(await server.stdout).toContain('300 clicks written this run');
         expect(await server.stderr).toBe('');
         expect(integrity(served)).toBe('ok');
+        expect(await fallbackVisits(served, ended)).toBe(4);
         // Folded before the stop: the statistics count them too.
         expect(await storedClickTotals(served.address, linkId)).toEqual({
           raw: 300,

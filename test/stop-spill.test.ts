@@ -11,7 +11,17 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { loadConfig } from '../src/config';
 import { startServer } from '../src/server';
 import { createLinkAt, freshDb, superuserWriteKey } from './helpers/cli';
-import { BUN, cleanEnv, freePort, type RunningProcess, start, waitForLog, waitHealthy } from './helpers/proc';
+import {
+  BUN,
+  cleanEnv,
+  freePort,
+  lines,
+  ROOT,
+  type RunningProcess,
+  start,
+  waitForLog,
+  waitHealthy,
+} from './helpers/proc';
 import { queryRaw } from './helpers/raw-clicks';
 
 let spawned: RunningProcess | undefined;
@@ -213,7 +223,22 @@ describe('the exit status of a spawned server', () => {
     mkdirSync(`${db}.spill`);
     expect(await spawned.stop(20_000)).toBe(1);
     const stderr = await spawned.stderr;
-    expect(stderr).toContain(`final click flush failed and ${db}.spill could not be written: 25 clicks lost`);
-    expect(stderr).toContain('exiting with status 1: 25 clicks lost');
+    // One line each (docs/operations.md, "Health and logs"): the error's name, code, message and
+    // where it was thrown, in our code, not a stack trace.
+    const at = (file: string) => `\\(at \\S+ \\(${ROOT}/src/modules/clicks/${file}:\\d+:\\d+\\)\\)`;
+    const time = '\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\S+';
+    expect(lines(stderr)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${time} click flush failed; 25 clicks kept in memory and retried: SQLiteError SQLITE_CONSTRAINT_TRIGGER: disk full ${at('sqlite/[\\w-]+\\.ts')}$`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^${time} final click flush failed and ${db}\\.spill could not be written: 25 clicks lost: Error: EISDIR: illegal operation on a directory, read ${at('capture/spill\\.ts')}$`,
+        ),
+      ),
+      expect.stringMatching(new RegExp(`^${time} exiting with status 1: 25 clicks lost$`)),
+    ]);
   }, 60_000);
 });

@@ -46,7 +46,11 @@ export async function copyToCommand(deps: BaseDeps, argv: string[], io: CliIo): 
   }
   let sql: Pg | null = null;
   try {
-    sql = await connectPostgres(url, { info: (m) => io.err(`copy-to: ${m}`) }, { max: 1 });
+    sql = await connectPostgres(
+      url,
+      { info: (m) => io.err(`copy-to: ${m}`) },
+      { max: 1, variable: 'the copy-to URL', applicationName: 'slink copy-to' },
+    );
     await migratePostgres(sql);
     const source = realpathSync(deps.config.dbPath);
     const lines = await copyToPostgres(deps.db.$client, sql, {

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, configHelp, loadConfig } from '../config';
 import { DatabaseFileError, explainDatabaseError } from '../db/open';
+import { PostgresConnectError } from '../db/postgres/client';
 import { type BaseDeps, consoleLogger } from '../deps';
 import { systemClock } from '../lib/clock';
 import { AppError } from '../lib/errors';
@@ -39,6 +40,11 @@ Usage:
 Environment:
 ${configHelp()}`;
 
+/** Said on stderr when a command found no database at SLINK_DB and created one. */
+export function createdDatabaseNote(path: string): string {
+  return `slink: no database at ${path}: created a new one (set SLINK_DB, or SLINK_DATABASE_URL for PostgreSQL, to use another)`;
+}
+
 const COMMANDS = new Set(['user', 'key', 'migrate', 'backup', 'copy-to']);
 
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
@@ -62,8 +68,12 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       storage = openSqliteStorage(dbPath);
     } else {
       if (!config.databaseUrl) dbPath = config.dbPath;
+      const creating = dbPath !== null && dbPath !== ':memory:' && !existsSync(dbPath);
       // Connection attempts are logged on stderr: stdout carries only the command's answer.
       storage = await openStorage(config, { info: (line) => io.err(line), error: (line) => io.err(line) });
+      // A command run without the service's SLINK_DB or SLINK_DATABASE_URL would otherwise work
+      // on a new, empty database and say nothing; stdout stays the command's answer alone.
+      if (creating) io.err(createdDatabaseNote(dbPath as string));
     }
     const deps: BaseDeps = { db: storage.db, stores: storage.stores, config, clock: systemClock, log: consoleLogger };
     if (command === 'user') await userCommand(deps, rest, io);
@@ -84,6 +94,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       explained instanceof AppError ||
       explained instanceof ConfigError ||
       explained instanceof DatabaseFileError ||
+      explained instanceof PostgresConnectError ||
       explained instanceof CopyFailed;
     const message = known
       ? (explained as Error).message

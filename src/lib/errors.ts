@@ -69,15 +69,24 @@ export const conflict = (field: string, message: string) => new AppError('confli
 const MAX_DESCRIPTION = 300;
 
 /**
- * An unexpected error as one log line: its name and message, and where it was thrown (the top
- * frame of its stack). A request never writes a stack trace to the log: one a client can cause
- * at will would fill the disk and bury everything else.
+ * An unexpected error as one log line: its name, its codes (SQLite's or the system's `code`,
+ * PostgreSQL's SQLSTATE in `errno`), its message, and where it was thrown (the top frame of its
+ * stack). A request never writes a stack trace to the log: one a client can cause at will would
+ * fill the disk and bury everything else.
  */
 export function describeError(error: unknown): string {
   const text =
-    error instanceof Error ? `${error.name}: ${error.message}${topFrame(error)}` : `non-error thrown: ${String(error)}`;
+    error instanceof Error
+      ? `${[error.name, ...codesOf(error)].join(' ')}: ${error.message}${topFrame(error)}`
+      : `non-error thrown: ${String(error)}`;
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > MAX_DESCRIPTION ? `${line.slice(0, MAX_DESCRIPTION)}…` : line;
+}
+
+function codesOf(error: Error): string[] {
+  const { code, errno } = error as { code?: unknown; errno?: unknown };
+  // Bun's system errors already start their message with the code ("EISDIR: illegal operation ...").
+  return [code, errno].filter((c): c is string => typeof c === 'string' && c !== '' && !error.message.includes(c));
 }
 
 function topFrame(error: Error): string {
@@ -85,6 +94,9 @@ function topFrame(error: Error): string {
   // The stack starts with the message, which may hold lines of its own.
   const header = `${error.name}: ${error.message}`;
   if (stack.startsWith(header)) stack = stack.slice(header.length);
-  const frame = stack.split('\n').find((l) => l.trimStart().startsWith('at '));
+  const frames = stack.split('\n').filter((l) => l.trimStart().startsWith('at '));
+  // A native or runtime frame ("at readFileSync (unknown)", "at #run (bun:sqlite:195:25)") says
+  // little: the first one in a file of ours (an absolute path) says where.
+  const frame = frames.find((l) => /[( ]\/[^()]*:\d+:\d+\)?$/.test(l)) ?? frames[0];
   return frame ? ` (${frame.trim()})` : '';
 }

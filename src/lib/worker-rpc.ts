@@ -30,7 +30,41 @@ interface Request {
   type: string;
   payload: unknown;
 }
-type Answer = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
+type Answer = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: ErrorFacts };
+
+/**
+ * What the caller learns of an error thrown in the Worker: an Error does not cross postMessage
+ * whole, and the log line (lib/errors.ts describeError) and the storage checks (db/storage.ts)
+ * read its name, codes and stack.
+ */
+interface ErrorFacts {
+  name: string;
+  message: string;
+  stack?: string;
+  code?: string;
+  errno?: string;
+}
+
+function factsOf(err: unknown): ErrorFacts {
+  if (!(err instanceof Error)) return { name: 'Error', message: String(err) };
+  const { code, errno } = err as { code?: unknown; errno?: unknown };
+  return {
+    name: err.name,
+    message: err.message,
+    stack: err.stack,
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(typeof errno === 'string' ? { errno } : {}),
+  };
+}
+
+/** The Worker's error again, with the frames of the Worker's stack (where it was thrown). */
+function errorOf(facts: ErrorFacts): Error {
+  const { name, message, stack, code, errno } = facts;
+  const error = Object.assign(new Error(message), { ...(code ? { code } : {}), ...(errno ? { errno } : {}) });
+  error.name = name;
+  if (stack) error.stack = stack;
+  return error;
+}
 
 interface Waiter {
   resolve(value: unknown): void;
@@ -58,7 +92,7 @@ export class WorkerClient<H extends Handlers> {
       if (!waiter) return;
       this.waiting.delete(answer.id);
       if (answer.ok) waiter.resolve(answer.value);
-      else waiter.reject(new Error(answer.message));
+      else waiter.reject(errorOf(answer.error));
     };
     const died = (error: Error) => {
       if (this.stopped) return;
@@ -104,13 +138,12 @@ declare const self: Worker;
 
 /**
  * The Worker's end: runs the handler each message names and answers calls with its result, or
- * with the message of the error it threw. An error in a posted message's handler is the
+ * with the facts of the error it threw (ErrorFacts). An error in a posted message's handler is the
  * Worker's own: it crashes the Worker, like any uncaught error.
  */
 export function serve(handlers: Handlers): void {
   const run = handlers as Record<string, (payload: unknown) => unknown>;
-  const fail = (id: number, err: unknown) =>
-    self.postMessage({ id, ok: false, message: err instanceof Error ? err.message : String(err) } satisfies Answer);
+  const fail = (id: number, err: unknown) => self.postMessage({ id, ok: false, error: factsOf(err) } satisfies Answer);
   const answer = (id: number, result: unknown) => {
     if (result instanceof Transfer)
       self.postMessage({ id, ok: true, value: result.value } satisfies Answer, result.list);

@@ -26,7 +26,7 @@ const STORE_FILES = [
 const COUNTERS: Record<string, { table: string; columns: string[] }> = {
   'src/modules/links/counters.ts': {
     table: 'link_counters',
-    columns: ['clicks', 'uniques', 'bots', 'last_clicked_at'],
+    columns: ['clicks', 'uniques', 'bots', 'last_clicked_at', 'fallback_visits'],
   },
   'src/modules/variants/counters.ts': { table: 'variants', columns: ['click_count'] },
 };

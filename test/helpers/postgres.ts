@@ -187,3 +187,20 @@ export function startPostgres(): void {
   const c = cluster;
   runPg(c, ['pg_ctl', '-D', join(c.dir, 'data'), '-w', '-o', c.options!, '-l', join(c.dir, 'log'), 'start']);
 }
+
+/**
+ * A superuser role of the test cluster that must give its password (scram-sha-256 from loopback,
+ * where every other role is trusted): to test passwords that need percent-encoding, and wrong ones.
+ */
+export async function passwordRole(name: string, password: string): Promise<void> {
+  const admin = openPostgres(clusterAdminUrl(), 1);
+  try {
+    await admin.unsafe(`CREATE ROLE ${name} LOGIN SUPERUSER PASSWORD '${password.replaceAll("'", "''")}'`);
+    const [{ file }] = (await admin`SELECT current_setting('hba_file') AS file`) as [{ file: string }];
+    // The first matching line wins: this one before the cluster's "trust" lines.
+    writeFileSync(file, `host all ${name} 127.0.0.1/32 scram-sha-256\n${readFileSync(file, 'utf8')}`);
+    await admin`SELECT pg_reload_conf()`;
+  } finally {
+    await admin.close();
+  }
+}

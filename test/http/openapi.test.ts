@@ -231,10 +231,12 @@ forEachEngine((engine) => {
           'rules',
           'preview',
           'lastClickedAt',
+          'fallbackCount',
           'createdAt',
           'updatedAt',
         ].sort(),
       );
+      expect(link.properties.fallbackCount.description).toContain('fallbackUrl');
       expect(enumOf(link.properties.status)).toEqual(['active', 'paused', 'archived']);
       expect(enumOf(link.properties.availability)).toEqual(['live', 'paused', 'expired', 'limit']);
       expect(link.properties.availability.description).toContain('first of paused, expired, limit');

@@ -16,6 +16,10 @@ const handlers = {
   fail(message: string): never {
     throw new Error(message);
   },
+  /** A storage failure as bun:sqlite throws it: a name and a code of its own. */
+  failWithCode(code: string): never {
+    throw Object.assign(new Error('the write failed'), { name: 'SQLiteError', code });
+  },
   later: async (ms: number): Promise<number> => {
     await Bun.sleep(ms);
     return ms;

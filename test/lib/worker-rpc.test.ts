@@ -1,9 +1,11 @@
 /**
  * The Worker request/answer helper on a real Worker: answers and errors reach the caller,
  * messages keep their order, buffers move instead of being copied, and a Worker that dies or is
- * closed fails every call still waiting and every later one.
+ * closed fails every call still waiting and every later one. An error keeps its name, code and
+ * stack.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
+import { storageFailure } from '../../src/db/storage';
 import { WorkerClient } from '../../src/lib/worker-rpc';
 import type { TestHandlers } from './rpc-worker';
 
@@ -34,6 +36,18 @@ describe('WorkerClient and serve', () => {
     await expect(rpc.call('fail', 'no such export')).rejects.toThrow('no such export');
     await expect(rpc.call('failLater', 'disk full')).rejects.toThrow('disk full');
     expect(await rpc.call('echo', 'still here')).toBe('still here');
+  });
+
+  test('the error keeps its name, its code and where the Worker threw it (the log line and the storage checks read them)', async () => {
+    const rpc = start();
+    const err = (await rpc.call('failWithCode', 'SQLITE_FULL').catch((e: unknown) => e)) as Error & { code?: string };
+    expect({ name: err.name, code: err.code, message: err.message }).toEqual({
+      name: 'SQLiteError',
+      code: 'SQLITE_FULL',
+      message: 'the write failed',
+    });
+    expect(err.stack).toContain('rpc-worker.ts');
+    expect(storageFailure(err)).toBe('database or disk full');
   });
 
   test('posts and calls are handled in the order they were sent', async () => {

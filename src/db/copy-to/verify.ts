@@ -106,7 +106,13 @@ export async function verifyCopy(sqlite: Database, sql: Pg, now: number): Promis
     equalCounts(table.name, n, await pgCount(sql, table.name));
     let note = '';
     if (table.name === 'link_counters') {
-      await sameRows(sqlite, sql, 'link_counters', 'link_id', ['clicks', 'uniques', 'bots', 'last_clicked_at']);
+      await sameRows(sqlite, sql, 'link_counters', 'link_id', [
+        'clicks',
+        'uniques',
+        'bots',
+        'last_clicked_at',
+        'fallback_visits',
+      ]);
       note = ", every link's counters equal";
     } else if (table.name === 'variants') {
       await sameRows(sqlite, sql, 'variants', 'id', ['link_id', 'code', 'click_count']);

@@ -45,23 +45,70 @@ export function openPostgres(url: string, max = POOL_SIZE): Pg {
   });
 }
 
-/** Opens the pool and waits until the server answers, retrying for up to `deadlineMs`. */
+/** A start that cannot connect, said in one line without the password (the CLI and serve print it as it is). */
+export class PostgresConnectError extends Error {}
+
+/**
+ * The SQLSTATEs of a server that answered and refused: waiting will not change its answer. Class
+ * 28 (a wrong password, a role that does not exist or that pg_hba.conf refuses), 3D000 (no such
+ * database), 42501 (no CONNECT privilege). Everything else (refused or cut connections, 57P03
+ * "the database system is starting up", 53300 too many connections) may pass.
+ */
+function permanentRefusal(err: unknown): boolean {
+  const state = (err as { errno?: unknown } | null)?.errno;
+  return typeof state === 'string' && (state.startsWith('28') || state === '3D000' || state === '42501');
+}
+
+/** The URL's password, decoded, as the server could quote it back. */
+function passwordOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).password);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * `url` with `application_name` set to `name` (unless the URL sets one), so that every
+ * connection opened from it (the pool, the listener, the click writer's and the exports') shows
+ * in pg_stat_activity as whose it is.
+ */
+export function withApplicationName(url: string, name: string): string {
+  const u = new URL(url);
+  if (u.searchParams.has('application_name')) return url;
+  return `${url}${u.search ? '&' : '?'}application_name=${encodeURIComponent(name)}`;
+}
+
+/**
+ * Opens the pool and waits until the server answers, retrying for up to `deadlineMs` while it
+ * cannot be reached; a refusal (permanentRefusal) stops at once with the server's message.
+ * `variable` names where the URL came from, for that message; messages show `url` as given.
+ */
 export async function connectPostgres(
   url: string,
   log: { info(message: string): void },
-  options: { max?: number; deadlineMs?: number; retryMs?: number } = {},
+  options: { max?: number; deadlineMs?: number; retryMs?: number; variable?: string; applicationName?: string } = {},
 ): Promise<Pg> {
   const deadline = performance.now() + (options.deadlineMs ?? CONNECT_DEADLINE_MS);
-  const sql = openPostgres(url, options.max);
+  const named = options.applicationName ? withApplicationName(url, options.applicationName) : url;
+  const sql = openPostgres(named, options.max);
   for (let attempt = 1; ; attempt++) {
     try {
       await sql`SELECT 1`;
       return sql;
     } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
+      const password = passwordOf(url);
+      const said = err instanceof Error ? err.message : String(err);
+      const reason = password ? said.split(password).join('***') : said;
+      if (permanentRefusal(err)) {
+        await sql.close().catch(() => {});
+        throw new PostgresConnectError(
+          `${options.variable ?? 'SLINK_DATABASE_URL'}: PostgreSQL at ${redactUrl(url)} refused the connection; the server says: ${reason}`,
+        );
+      }
       if (performance.now() + (options.retryMs ?? CONNECT_RETRY_MS) > deadline) {
         await sql.close().catch(() => {});
-        throw new Error(`PostgreSQL at ${redactUrl(url)} cannot be reached: ${reason}`);
+        throw new PostgresConnectError(`PostgreSQL at ${redactUrl(url)} cannot be reached: ${reason}`);
       }
       log.info(`PostgreSQL at ${redactUrl(url)} not reachable yet (attempt ${attempt}: ${reason}); retrying`);
       await Bun.sleep(options.retryMs ?? CONNECT_RETRY_MS);

@@ -100,3 +100,34 @@ export async function bumpLinkCounters(tx: Pg, bumps: readonly CounterBump[]): P
     )}::int8[]) AS u(id, humans, uniques, bots, last)
     WHERE c.link_id = u.id`;
 }
+
+/** Visits a link's fallback URL answered since the last flush: [link id, visits]. */
+export type FallbackVisits = readonly [id: string, visits: number];
+
+/**
+ * SQLite: adds visits answered with their fallback URL to links' counters, in one transaction.
+ * A link deleted meanwhile has no row: nothing to add to.
+ */
+export function addFallbackVisits(sqlite: Database, visits: readonly FallbackVisits[]): void {
+  if (visits.length === 0) return;
+  const add = sqlite.prepare<unknown, [number, string]>(
+    'UPDATE link_counters SET fallback_visits = fallback_visits + ?1 WHERE link_id = ?2',
+  );
+  sqlite.transaction(() => {
+    for (const [id, n] of visits) add.run(n, id);
+  })();
+}
+
+/** PostgreSQL: the same in one statement; an addition, so nodes adding at once all count. */
+export async function addFallbackVisitsPg(sql: Pg, visits: readonly FallbackVisits[]): Promise<void> {
+  if (visits.length === 0) return;
+  await sql`UPDATE link_counters c SET fallback_visits = c.fallback_visits + u.n
+    FROM unnest(${sql.array(
+      visits.map(([id]) => id),
+      'text',
+    )}::text[], ${sql.array(
+      visits.map(([, n]) => n),
+      'int8',
+    )}::int8[]) AS u(id, n)
+    WHERE c.link_id = u.id`;
+}

@@ -45,6 +45,7 @@ export async function toLinks(deps: Pick<Deps, 'stores' | 'config' | 'clock'>, r
     rules: row.rules ?? [],
     preview: row.preview,
     lastClickedAt: row.lastClickedAt,
+    fallbackCount: row.fallbackCount,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   }));

@@ -74,6 +74,10 @@ export const LinkModel = t.Object(
         'What social-preview crawlers (Slackbot, Twitterbot, facebookexternalhit, LinkedInBot, Discordbot, WhatsApp, TelegramBot, Mastodon and the like) get instead of the redirect: a 200 page with Open Graph and Twitter card tags (og:url the short link fetched, twitter:card summary_large_image with an image, summary without) and a plain link to the destination, counted as a bot hit. The password wins: while the link has a password, its crawlers get the password form like everyone (the card would tell what the password guards); the preview is kept and shown again once the password is removed. null: they get the redirect.',
     }),
     lastClickedAt: nullable(Type.Integer()),
+    fallbackCount: Type.Integer({
+      description:
+        'Read-only: human visits answered with fallbackUrl (the link expired or past its clickLimit), counted apart from clickCount, which they never add to; bots, crawlers and HEAD requests are not counted. Written like clickCount (within SLINK_FLUSH_MS plus a second), exact across nodes.',
+    }),
     createdAt: Type.Integer(),
     updatedAt: Type.Integer(),
   },

@@ -99,6 +99,7 @@ export function newLinkRow(
     uniqueCount: 0,
     botCount: 0,
     lastClickedAt: null,
+    fallbackCount: 0,
     createdAt: now,
     updatedAt: now,
   };

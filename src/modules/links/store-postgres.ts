@@ -41,6 +41,7 @@ interface PgLinkRow {
   uniques: Int8;
   bots: Int8;
   last_clicked_at: Int8 | null;
+  fallback_visits: Int8;
 }
 
 function toLinkRow(r: PgLinkRow): LinkRow {
@@ -66,6 +67,7 @@ function toLinkRow(r: PgLinkRow): LinkRow {
     uniqueCount: num(r.uniques),
     botCount: num(r.bots),
     lastClickedAt: numOrNull(r.last_clicked_at),
+    fallbackCount: num(r.fallback_visits),
   };
 }
 
@@ -126,7 +128,7 @@ function filterSql(sql: Pg, filter: LinkFilter) {
   return where;
 }
 
-const LINK_ROW = 'l.*, c.clicks, c.uniques, c.bots, c.last_clicked_at';
+const LINK_ROW = 'l.*, c.clicks, c.uniques, c.bots, c.last_clicked_at, c.fallback_visits';
 
 export function createPostgresLinkStore(sql: Pg): LinkStore {
   const linkRows = async (where: PgFragment) =>
@@ -310,7 +312,7 @@ async function insertLinks(tx: Pg, items: NewLink[]): Promise<void> {
         tx,
         col((r) => r.updatedAt),
       )})`;
-  await tx`INSERT INTO link_counters (link_id, clicks, uniques, bots, last_clicked_at)
+  await tx`INSERT INTO link_counters (link_id, clicks, uniques, bots, last_clicked_at, fallback_visits)
     SELECT * FROM unnest(${sql_text(
       tx,
       col((r) => r.id),
@@ -328,6 +330,9 @@ async function insertLinks(tx: Pg, items: NewLink[]): Promise<void> {
       ${sql_int8(
         tx,
         col((r) => r.lastClickedAt),
+      )}, ${sql_int8(
+        tx,
+        col((r) => r.fallbackCount),
       )})`;
   const tagLinks: string[] = [];
   const tags: string[] = [];

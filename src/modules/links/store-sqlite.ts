@@ -19,6 +19,7 @@ const linkRowColumns = {
   uniqueCount: linkCounters.uniques,
   botCount: linkCounters.bots,
   lastClickedAt: linkCounters.lastClickedAt,
+  fallbackCount: linkCounters.fallbackVisits,
 };
 
 const redirectColumns = {
@@ -211,7 +212,7 @@ function insertLinks(db: Db, items: NewLink[]): void {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertCounters = sqlite.query<unknown, Value[]>(
-    'INSERT INTO link_counters (link_id, clicks, uniques, bots, last_clicked_at) VALUES (?, ?, ?, ?, ?)',
+    'INSERT INTO link_counters (link_id, clicks, uniques, bots, last_clicked_at, fallback_visits) VALUES (?, ?, ?, ?, ?, ?)',
   );
   for (const { row, tags } of items) {
     insertLink.run(
@@ -233,7 +234,7 @@ function insertLinks(db: Db, items: NewLink[]): void {
       row.createdAt,
       row.updatedAt,
     );
-    insertCounters.run(row.id, row.clickCount, row.uniqueCount, row.botCount, row.lastClickedAt);
+    insertCounters.run(row.id, row.clickCount, row.uniqueCount, row.botCount, row.lastClickedAt, row.fallbackCount);
     insertTags(db, row.id, tags);
   }
 }

@@ -77,6 +77,12 @@ export const linkCounters = sqliteTable(
     bots: integer('bots').notNull().default(0),
     /** The newest human click, epoch ms; null before the first. */
     lastClickedAt: integer('last_clicked_at'),
+    /**
+     * Human visits answered with the link's fallback URL (expired, or past its click limit):
+     * not clicks, counted apart so an owner sees the old link is still used. Added by the click
+     * writer (counters.ts), never summed from raw clicks: nothing resets it.
+     */
+    fallbackVisits: integer('fallback_visits').notNull().default(0),
   },
   // The "clicks" sort of the link list, ending in the id for keyset paging (listing.ts).
   (t) => [index('link_counters_clicks_idx').on(t.clicks, t.linkId)],
@@ -91,4 +97,5 @@ export interface LinkRow extends LinkFields {
   uniqueCount: number;
   botCount: number;
   lastClickedAt: number | null;
+  fallbackCount: number;
 }

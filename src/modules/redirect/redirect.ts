@@ -11,7 +11,7 @@
 import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
 import { shortUrlOf } from '../../lib/short-url';
-import { blockLocation, blockParamsJson, isBotAgent, isPreviewCrawler } from '../clicks/public';
+import { blockId, blockLocation, blockParamsJson, isBotAgent, isPreviewCrawler } from '../clicks/public';
 import type { Admission } from './click-limit-gate';
 import { HAS_PASSWORD, HAS_PREVIEW, HAS_RULES, type LinkTable, PAUSED } from './link-table';
 import { withVisitorQuery } from './location';
@@ -33,25 +33,32 @@ function capped(value: string | null, max: number): string | null {
   return value !== null && value.length > max ? value.slice(0, max) : value;
 }
 
-/**
- * An expired link or one past its click limit: its fallback URL if it has one (a 302 never
- * cached, since the link may be given more time or clicks), else the 410 page. No click recorded.
- */
-function ended(links: LinkTable, slot: number): Response {
-  const fallback = links.fallbackUrl.size === 0 ? undefined : links.fallbackUrl.get(slot);
-  if (fallback === undefined) return pageResponse('gone');
-  return new Response(null, { status: 302, headers: { location: fallback, 'cache-control': 'no-store' } });
-}
-
-/** The answer to a human click the click-limit gate did not let through. */
-function refusal(links: LinkTable, slot: number, admission: Exclude<Admission, 'admitted'>): Response {
-  // Refused: the limit is reached. Gone: the link was deleted while its count was asked.
-  return admission === 'refused' ? ended(links, slot) : pageResponse('notFound');
-}
-
 export function createRedirect(deps: Deps) {
   const { linkIndex, clicks, clock, config, clickLimitGate } = deps;
   const buffer = clicks.buffer;
+  /**
+   * An expired link or one past its click limit: its fallback URL if it has one (a 302 never
+   * cached, since the link may be given more time or clicks), else the 410 page. No click
+   * recorded; a human visit sent to the fallback is counted for the link (fallbackCount), bots
+   * and HEAD requests not (the agent's verdict is cached, as for click limits).
+   */
+  const ended = (request: Request, links: LinkTable, slot: number): Response => {
+    const fallback = links.fallbackUrl.size === 0 ? undefined : links.fallbackUrl.get(slot);
+    if (fallback === undefined) return pageResponse('gone');
+    // The bot rule of clicks (clicks/capture/bot.ts: no agent, isbot, a preview crawler) and HEAD.
+    if (request.method !== 'HEAD' && !isBotAgent(capped(request.headers.get('user-agent'), MAX_AGENT)))
+      buffer.fallbacks.add(blockId(links.arena, links.blockAt[slot]!));
+    return new Response(null, { status: 302, headers: { location: fallback, 'cache-control': 'no-store' } });
+  };
+  /** The answer to a human click the click-limit gate did not let through. */
+  const refusal = (
+    request: Request,
+    links: LinkTable,
+    slot: number,
+    admission: Exclude<Admission, 'admitted'>,
+  ): Response =>
+    // Refused: the limit is reached. Gone: the link was deleted while its count was asked.
+    admission === 'refused' ? ended(request, links, slot) : pageResponse('notFound');
   const geo = ruleGeo(config.geoDb, (err) => deps.log.error('link rules: the geo database cannot be opened', err));
   /**
    * `admitted`: a human click the click-limit gate let through after asking another process; the
@@ -70,13 +77,13 @@ export function createRedirect(deps: Deps) {
     if (slot < 0 || links.status[slot] === PAUSED) return pageResponse('notFound');
     const now = clock.now();
     // NaN (no expiry) compares false.
-    if (now >= links.expiresAt[slot]!) return ended(links, slot);
+    if (now >= links.expiresAt[slot]!) return ended(request, links, slot);
     if (!admitted && !unlocked) {
       // One byte read for links without a password; a POST means something only for those with one.
       if ((links.extras[slot]! & HAS_PASSWORD) !== 0)
         // Past its click limit (as far as this node knows) it ends before any password is asked.
         return links.humanClicks[slot]! >= links.clickLimit[slot]!
-          ? ended(links, slot)
+          ? ended(request, links, slot)
           : passwordGate(request, server, slot, code);
       if (request.method === 'POST') return pageResponse('methodNotAllowed');
     }
@@ -95,16 +102,16 @@ export function createRedirect(deps: Deps) {
       bot = false;
     } else if (!Number.isNaN(clickLimit)) {
       // The node's own count never passes the true one: at the limit, nobody needs asking.
-      if (links.humanClicks[slot]! >= clickLimit) return ended(links, slot);
+      if (links.humanClicks[slot]! >= clickLimit) return ended(request, links, slot);
       bot ??= isBotAgent(userAgent);
       if (!bot) {
         // Counted when let through; a promise only when another process must be asked.
         const admission = clickLimitGate.admit(links, slot, clickLimit);
         if (typeof admission !== 'string')
           return admission.then((decided) =>
-            decided === 'admitted' ? answer(request, server, slot, code, true) : refusal(links, slot, decided),
+            decided === 'admitted' ? answer(request, server, slot, code, true) : refusal(request, links, slot, decided),
           );
-        if (admission !== 'admitted') return refusal(links, slot, admission);
+        if (admission !== 'admitted') return refusal(request, links, slot, admission);
       }
     } else if (bot === null) {
       links.unsorted[slot]!++;

@@ -266,6 +266,7 @@ function hookedSink(
       return outcome;
     },
     discard: () => inner.discard(),
+    addFallbackVisits: (visits) => inner.addFallbackVisits(visits),
     fold: () => inner.fold(),
     close: () => inner.close(),
   };

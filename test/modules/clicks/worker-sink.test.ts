@@ -80,6 +80,18 @@ forEachEngine((engine) => {
         expect(await writtenTimes(t)).toEqual([T0, T0 + 3]);
       }));
 
+    test('visits sent to fallback URLs are added to their links in the Worker, in the order sent', () =>
+      withWorkerSink(engine, 'ended', async (sink, linkId, t) => {
+        // Sent before the Worker has opened; a link deleted meanwhile is no error.
+        const first = sink.addFallbackVisits([[linkId, 3]]);
+        const second = sink.addFallbackVisits([
+          [linkId, 2],
+          ['lnk_gone', 7],
+        ]);
+        expect(await Promise.all([first, second])).toEqual([undefined, undefined]);
+        expect((await t.deps.stores.links.find(linkId))?.fallbackCount).toBe(5);
+      }));
+
     test('a fold sent before the Worker has opened waits for it, as the commit before it does', () =>
       withWorkerSink(engine, 'early', async (sink, linkId, t) => {
         sink.add([wire(linkId, T0)]);

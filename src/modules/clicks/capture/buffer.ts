@@ -14,6 +14,7 @@
  * redirects. Past `capacity` (writes failing for long) new clicks are counted as dropped and
  * the flush logs the count (never silent).
  */
+import { FallbackTally } from './fallback-tally';
 import { classifyClick, uncount } from './live-counts';
 import type { ClickRecord } from './record';
 
@@ -34,6 +35,8 @@ interface Waiter {
 }
 
 export class ClickBuffer {
+  /** Visits answered with a fallback URL: no click, a count per link, written with each flush. */
+  readonly fallbacks = new FallbackTally();
   private queue: ClickRecord[] = [];
   private head = 0;
   /** Clicks refused because the buffer was full, since the last report. */

@@ -8,6 +8,7 @@
 import type { Logger } from '../../../deps';
 import { nextTurn } from '../../../lib/event-loop';
 import type { ClickBuffer } from './buffer';
+import type { FallbackVisits } from './fallback-tally';
 import { classifyClick } from './live-counts';
 import type { ClickRecord, WireClick } from './record';
 import type { ClickSink, WriteOutcome } from './sink';
@@ -132,6 +133,7 @@ export class ClickFlusher {
     this.reportDrops();
     let current: ClickRecord[] | null = null;
     let next: ClickRecord[] | null = null;
+    let visits: FallbackVisits[] = [];
     try {
       current = this.buffer.length > 0 ? await this.handOver() : null;
       while (current !== null) {
@@ -163,10 +165,15 @@ export class ClickFlusher {
         current = next;
         next = null;
       }
+      // The visits sent to fallback URLs until now, in a transaction of their own.
+      visits = this.buffer.fallbacks.take();
+      if (visits.length > 0) await this.sink.addFallbackVisits(visits);
+      visits = [];
     } catch (err) {
       // The slices handed over behind a failed commit must not be committed with the retry.
       this.sink.discard();
       this.buffer.requeue((current ?? []).concat(next ?? []));
+      this.buffer.fallbacks.restore(visits);
       if (!this.failing)
         this.log.error(`click flush failed; ${this.buffer.length} clicks kept in memory and retried`, err);
       this.failing = true;
@@ -215,6 +222,10 @@ export class ClickFlusher {
       await Bun.sleep(Math.min(retryMs, Math.max(0, deadline - performance.now())));
       flushed = await this.flush();
     }
+    const uncounted = this.buffer.fallbacks.size;
+    // Only a count: unlike clicks they have no place in the spill file.
+    if (uncounted > 0)
+      this.log.error(`final click flush failed: ${uncounted} visits sent to fallback URLs not counted`);
     await this.sink.close();
     return flushed;
   }

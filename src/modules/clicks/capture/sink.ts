@@ -6,6 +6,7 @@
  */
 import { workerEntry } from '../../../lib/worker-entry';
 import { WorkerClient } from '../../../lib/worker-rpc';
+import type { FallbackVisits } from './fallback-tally';
 import type { WireClick } from './record';
 import type { WriterHandlers, WriterOpenOptions } from './writer-worker';
 
@@ -36,6 +37,8 @@ export interface ClickWriter {
   writeBatch(batch: WireClick[]): WriteOutcome | Promise<WriteOutcome>;
   /** Folds what the written batches add to rollups and counters (0 when nothing waits); returns how many clicks. */
   fold(): number | Promise<number>;
+  /** Adds visits answered with their link's fallback URL to the links' counters, in one transaction. */
+  addFallbackVisits(visits: readonly FallbackVisits[]): void | Promise<void>;
   /** Releases what the store holds (its own pool); the caller folds first. */
   close?(): void | Promise<void>;
 }
@@ -47,6 +50,8 @@ export interface ClickSink {
   commit(): Promise<WriteOutcome>;
   /** Forgets what was added since the last commit (the flusher takes those clicks back). */
   discard(): void;
+  /** Writes visits answered with a fallback URL (fallback-tally.ts); rejects when nothing was written. */
+  addFallbackVisits(visits: readonly FallbackVisits[]): Promise<void>;
   /**
    * Folds what the committed batches add to rollups and counters into them (store.ts): once it
    * resolves, counts and statistics include every committed click. Rejects when the fold failed
@@ -98,6 +103,10 @@ export class HeldSink implements ClickSink {
     this.sink?.discard();
   }
 
+  addFallbackVisits(visits: readonly FallbackVisits[]): Promise<void> {
+    return this.sink === null ? Promise.reject(this.hold.failure) : this.sink.addFallbackVisits(visits);
+  }
+
   fold(): Promise<void> {
     return this.sink === null ? Promise.resolve() : this.sink.fold();
   }
@@ -124,6 +133,10 @@ export class InlineSink implements ClickSink {
 
   discard(): void {
     this.batch = [];
+  }
+
+  async addFallbackVisits(visits: readonly FallbackVisits[]): Promise<void> {
+    await this.store.addFallbackVisits(visits);
   }
 
   async fold(): Promise<void> {
@@ -154,6 +167,11 @@ export class WorkerSink implements ClickSink {
 
   discard(): void {
     this.writer.post('discard');
+  }
+
+  addFallbackVisits(visits: readonly FallbackVisits[]): Promise<void> {
+    const added = this.writer.call('addFallbackVisits', visits as FallbackVisits[]);
+    return Promise.all([this.ready, added]).then(() => {});
   }
 
   commit(): Promise<WriteOutcome> {

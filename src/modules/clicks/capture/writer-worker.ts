@@ -17,6 +17,7 @@ import type { DatabaseAddress } from '../../../stores';
 import { openGeo } from '../enrich/geo';
 import { ClickStore } from '../sqlite/store';
 import { openClickWriter } from '../writer';
+import type { FallbackVisits } from './fallback-tally';
 import type { WireClick } from './record';
 import type { ClickWriter, WriteOutcome } from './sink';
 
@@ -115,6 +116,13 @@ const handlers = {
     const batch = received;
     received = [];
     return inOrder(() => writeBatch(batch));
+  },
+  /** Visits answered with a fallback URL, added to their links' counters (fallback-tally.ts). */
+  addFallbackVisits(visits: FallbackVisits[]): Promise<void> {
+    return inOrder(async () => {
+      if (!store) throw new Error('click writer is not open');
+      await store.addFallbackVisits(visits);
+    });
   },
   /** Answers with how many clicks were folded. */
   fold(): Promise<number> {

@@ -17,7 +17,7 @@ import { num } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, HOUSEKEEPING_LOCK, tryTransactionLock } from '../../../db/postgres/locks';
 import type { Clock } from '../../../lib/clock';
 import { utcDay } from '../../../lib/time';
-import { existingLinks, existingLinksWithSlugs } from '../../links/counters';
+import { addFallbackVisitsPg, existingLinks, existingLinksWithSlugs, type FallbackVisits } from '../../links/counters';
 import { DIM_COUNT, PgValues, valueIdsOf } from '../../rollups/public';
 import { clickEventsWantedPostgres, recordClickEventsPostgres } from '../../webhooks/public';
 import type { WireClick } from '../capture/record';
@@ -274,6 +274,10 @@ export class PgClickStore implements ClickWriter {
       console.error(`pruning old clicks failed (tried again after the next batch): ${String(err)}`);
       return { kind: 'none' };
     }
+  }
+
+  addFallbackVisits(visits: readonly FallbackVisits[]): Promise<void> {
+    return addFallbackVisitsPg(this.sql, visits);
   }
 
   /** Counts every written batch in (postgres/fold.ts); returns the clicks counted. */

@@ -13,6 +13,7 @@ import type { Database } from 'bun:sqlite';
 import type { WalCheckpointer } from '../../../db/checkpoint';
 import type { Clock } from '../../../lib/clock';
 import { DAY_MS, utcDay } from '../../../lib/time';
+import { addFallbackVisits, type FallbackVisits } from '../../links/counters';
 import { type CountedHumans, createFolder, type Folder, PendingSums, RollupValues } from '../../rollups/public';
 import type { WireClick } from '../capture/record';
 import { type ClickWriter, FOLD_MAX_CLICKS, FOLD_MAX_MS, type WriteOutcome } from '../capture/sink';
@@ -197,6 +198,11 @@ export class ClickStore implements ClickWriter {
       console.error(`pruning old clicks failed (tried again after the next batch): ${String(err)}`);
       return { kind: 'none' };
     }
+  }
+
+  addFallbackVisits(visits: readonly FallbackVisits[]): void {
+    addFallbackVisits(this.sqlite, visits);
+    this.wrote();
   }
 
   /** Something was committed: a checkpoint when one is due (db/checkpoint.ts). */

@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { updateLink } from '../../api/links';
 import type { Link, LinkStatus } from '../../api/types';
 import { LoadFailed } from '../../components/feedback';
+import { formatNumber } from '../../lib/format';
 import { useAction } from '../../lib/hooks';
 import { stateSentences } from '../../lib/link-state';
 
@@ -20,6 +21,18 @@ const ACTIONS: Record<LinkStatus, { to: LinkStatus; label: string }[]> = {
   ],
   archived: [{ to: 'active', label: 'Restore' }],
 };
+
+/** Visits its fallback URL answered (the API's fallbackCount): the old link is still in use. */
+function fallbackVisits(link: Link): string {
+  const n = link.fallbackCount;
+  const since =
+    link.availability === 'expired'
+      ? ' since it expired'
+      : link.availability === 'limit'
+        ? ' since it reached its click limit'
+        : '';
+  return `${formatNumber(n)} ${n === 1 ? 'visit' : 'visits'} sent to the fallback${since}`;
+}
 
 export function StatusActions({ link, onChanged }: { link: Link; onChanged(link: Link): void }) {
   const [busy, setBusy] = useState(false);
@@ -38,6 +51,7 @@ export function StatusActions({ link, onChanged }: { link: Link; onChanged(link:
           <p key={sentence}>{sentence}</p>
         ))}
       </div>
+      {link.fallbackCount > 0 && <p class="hint">{fallbackVisits(link)}</p>}
       {action.error && <LoadFailed error={action.error} />}
       <div class="actions start">
         {ACTIONS[link.status].map((action) => (
