@@ -22,7 +22,7 @@ import { useErrorFocus, useSubmit } from '../../lib/hooks';
 import { endedHint } from '../../lib/link-state';
 import { paramsFromRows } from '../../lib/params';
 import { useSession } from '../../session';
-import { PasswordFields, usePassword } from '../link/password-fields';
+import { PasswordFields, passwordAfterSave, usePassword } from '../link/password-fields';
 import { PreviewFields, usePreview } from '../link/preview-fields';
 import { RedirectFields, useRedirectOptions } from '../link/redirect-fields';
 
@@ -125,7 +125,7 @@ function NewLinkForm({ projects, onClose, onCreated }: Omit<NewLinkDialogProps, 
           </div>
           <RedirectFields state={options} error={error} />
           <PasswordFields link={NOT_PROTECTED} state={password} error={error} />
-          <PreviewFields state={preview} error={error} />
+          <PreviewFields state={preview} error={error} passwordSet={passwordAfterSave(NOT_PROTECTED, password)} />
         </div>
       </details>
       <FormActions submit="Create" busy={busy} onCancel={onClose} />
