@@ -7,7 +7,10 @@
  *      click's latency is its arrival minus its own `timestamp`; p50 and p99 printed against
  *      SLINK_FLUSH_MS + 2 s.
  *
- *   bun run bench:webhooks [-- --seconds 10 --links 10000 --rounds 3 --rate 1000 --skip-build]
+ * With --answer-mb N the receiver answers every delivery with an N MB body, streamed (a receiver
+ * answering at length: the sender reads only the 2 KB it keeps, then closes the connection).
+ *
+ *   bun run bench:webhooks [-- --seconds 10 --links 10000 --rounds 3 --rate 1000 --answer-mb 0 --skip-build]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +28,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     rate: { type: 'string', default: '1000' },
     'flush-ms': { type: 'string', default: '1000' },
+    'answer-mb': { type: 'string', default: '0' },
     'skip-build': { type: 'boolean', default: false },
   },
 });
@@ -33,6 +37,19 @@ const LINKS = Number(values.links);
 const ROUNDS = Number(values.rounds);
 const RATE = Number(values.rate);
 const FLUSH_MS = Number(values['flush-ms']);
+const ANSWER_MB = Number(values['answer-mb']);
+const ANSWER_CHUNK = new Uint8Array(64 * 1024).fill(0x78);
+
+/** An answer of ANSWER_MB MB, made as it is read (a reader that stops early stops it). */
+function longAnswer(): ReadableStream<Uint8Array> {
+  let left = ANSWER_MB * 16;
+  return new ReadableStream({
+    pull(controller) {
+      if (left-- <= 0) controller.close();
+      else controller.enqueue(ANSWER_CHUNK);
+    },
+  });
+}
 const CONNECTIONS = 64;
 const ROOT = join(import.meta.dir, '..', '..');
 const BINARY = join(ROOT, 'dist', 'slink');
@@ -60,7 +77,7 @@ const receiver = Bun.serve({
       const body = JSON.parse(raw) as { type: string; data: { clicks: { timestamp: number }[] } };
       if (body.type === 'clicks') for (const c of body.data.clicks) latencies.push(now - c.timestamp);
     }
-    return new Response(null, { status: 200 });
+    return new Response(ANSWER_MB > 0 ? longAnswer() : null, { status: 200 });
   },
 });
 
@@ -90,7 +107,9 @@ try {
     { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['clicks'] },
   );
   await hookedDeps.stores.close();
-  console.log(`seeded ${int(LINKS)} links twice, a webhook subscribed to clicks on the second`);
+  console.log(
+    `seeded ${int(LINKS)} links twice, a webhook subscribed to clicks on the second${ANSWER_MB > 0 ? `, its receiver answering ${ANSWER_MB} MB` : ''}`,
+  );
   const slugsFile = join(dir, 'slugs.txt');
   writeFileSync(slugsFile, `${slugs.join('\n')}\n`);
 
