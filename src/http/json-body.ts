@@ -73,26 +73,31 @@ function decodeUtf8(bytes: ArrayBuffer): string {
 // A `\uD800`-`\uDFFF` escape: the only way a surrogate reaches a string (UTF-8 bytes cannot encode one).
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
+/** Objects whose keys are data (a link's `params`, a rule's or a rules test's `query`), not fields. */
+const RECORDS = new Set(['params', 'query']);
+
 /**
- * The field (`rules[0].when.country`, `title`) of the first string, or object key, holding a
- * surrogate without its pair, or null. Such a string is no text: stored, it became U+FFFD on one
- * engine and stayed raw on another, and no page or CSV can show it.
+ * The field (`title`, `preview.title`, `rules[0].when.country`, `params`) of the first string,
+ * or object key, holding a surrogate without its pair, or null. Named as validation names fields:
+ * a list of strings by the list, a record (RECORDS) by itself. Such a string is no text: stored,
+ * it became U+FFFD on one engine and stayed raw on another, and no page or CSV can show it.
  */
 function loneSurrogateAt(value: unknown, path: string): string | null {
   if (typeof value === 'string') return value.isWellFormed() ? null : path || 'body';
   if (typeof value !== 'object' || value === null) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const at = loneSurrogateAt(value[i], `${path}[${i}]`);
+      const item = value[i];
+      const at = typeof item === 'string' ? loneSurrogateAt(item, path) : loneSurrogateAt(item, `${path}[${i}]`);
       if (at !== null) return at;
     }
     return null;
   }
   for (const [key, member] of Object.entries(value)) {
-    const field = path === '' ? key : `${path}.${key}`;
     if (!key.isWellFormed()) return path || 'body';
+    const field = path === '' ? key : `${path}.${key}`;
     const at = loneSurrogateAt(member, field);
-    if (at !== null) return at;
+    if (at !== null) return RECORDS.has(key) ? field : at;
   }
   return null;
 }
