@@ -40,8 +40,22 @@ test('New link creates a link with every option of "More options"', async () => 
   expect(await dialog.getByText('Empty: never. After it, visitors go to the fallback address.').count()).toBe(1);
   await dialog.getByLabel('Set a password').fill('correct horse');
   await dialog.getByLabel('Preview heading').fill('All the options');
+  // Typed into and not created yet: a page load elsewhere asks first (the browser's prompt).
+  const asked: string[] = [];
+  p.page.on('dialog', (dialog) => {
+    asked.push(dialog.type());
+    void dialog.dismiss();
+  });
+  expect(await p.page.goto(`${d.origin}/app/projects`).catch((err: Error) => err.message)).toContain('ERR_ABORTED');
+  expect(asked).toEqual(['beforeunload']);
   await dialog.getByRole('button', { name: 'Create' }).click();
   await p.page.getByText('Link created.').waitFor();
+  await p.page.getByRole('heading', { name: 'all-options', level: 1 }).waitFor();
+  // Created: nothing is left unsaved.
+  await p.page.goto(`${d.origin}/app/projects`);
+  await p.page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+  expect(asked).toEqual(['beforeunload']);
+  await p.page.goBack();
   await p.page.getByRole('heading', { name: 'all-options', level: 1 }).waitFor();
 
   const id = new URL(p.page.url()).pathname.split('/').at(-1)!;

@@ -18,7 +18,7 @@ import { FilingFields, useFiling } from '../../components/filing-fields';
 import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
 import { fromUtcInput } from '../../lib/format';
-import { useErrorFocus, useSubmit } from '../../lib/hooks';
+import { useErrorFocus, useSubmit, useUnsavedGuard } from '../../lib/hooks';
 import { endedHint } from '../../lib/link-state';
 import { paramsFromRows } from '../../lib/params';
 import { useSession } from '../../session';
@@ -65,6 +65,9 @@ function NewLinkForm({ projects, onClose, onCreated }: Omit<NewLinkDialogProps, 
   const options = useRedirectOptions();
   const password = usePassword();
   const preview = usePreview(null);
+  // Typed into and not created yet: a page unload asks first (closing the dialog is the person's choice).
+  const [dirty, setDirty] = useState(false);
+  useUnsavedGuard(dirty);
   const { busy, error, submit } = useSubmit(async () => {
     const ready = target.lift();
     const link = await createLink({
@@ -79,12 +82,13 @@ function NewLinkForm({ projects, onClose, onCreated }: Omit<NewLinkDialogProps, 
       password: password.sent ?? undefined,
       preview: preview.sent ?? undefined,
     });
+    setDirty(false);
     onCreated(link);
   });
   const formRef = useErrorFocus<HTMLFormElement>(error);
 
   return (
-    <form class="stack" ref={formRef} noValidate onSubmit={submit}>
+    <form class="stack" ref={formRef} noValidate onSubmit={submit} onInput={() => setDirty(true)}>
       <FormError error={error} fields={FIELDS} />
       <DestinationField state={target} error={errorFor(error, 'destination')} />
       <Field label="Title" hint="Optional." value={title} onValue={setTitle} error={errorFor(error, 'title')} />
