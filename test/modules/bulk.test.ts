@@ -40,6 +40,7 @@ const LINK_KEYS = [
   'rules',
   'preview',
   'lastClickedAt',
+  'fallbackCount',
   'createdAt',
   'updatedAt',
 ] as const;
@@ -815,6 +816,7 @@ forEachEngine((engine) => {
           expiresAt: null,
           clickLimit: null,
           lastClickedAt: null,
+          fallbackCount: 0,
           createdAt: T0,
           updatedAt: T0,
         });

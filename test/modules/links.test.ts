@@ -39,6 +39,7 @@ const LINK_KEYS = [
   'rules',
   'preview',
   'lastClickedAt',
+  'fallbackCount',
   'createdAt',
   'updatedAt',
 ] as const;
@@ -47,7 +48,7 @@ const LINK_KEYS = [
 function expectLink(body: any): void {
   expectSchema(LinkModel, body);
   expectExactKeys(body, LINK_KEYS);
-  for (const k of ['clickCount', 'uniqueCount', 'botCount', 'createdAt', 'updatedAt'] as const) {
+  for (const k of ['clickCount', 'uniqueCount', 'botCount', 'fallbackCount', 'createdAt', 'updatedAt'] as const) {
     expect(Number.isSafeInteger(body[k])).toBe(true);
   }
   for (const k of ['expiresAt', 'clickLimit', 'lastClickedAt'] as const) {
@@ -134,6 +135,7 @@ forEachEngine((engine) => {
         rules: [],
         preview: null,
         lastClickedAt: null,
+        fallbackCount: 0,
         createdAt: T0,
         updatedAt: T0,
       });
