@@ -61,7 +61,7 @@ test("link page: a click shows in the live feed and moves the counter; a reload 
   expect(await number(p.page, 'Clicks').textContent()).toBe('0');
   expect(await p.page.getByText('No clicks since this page opened.').isVisible()).toBe(true);
   // The numbers that move with the stream are marked, and the others said to stand still.
-  expect(await liveMarked(p.page)).toEqual(['Clicks (live)', 'Last click (live)']);
+  expect(await liveMarked(p.page)).toEqual(['Clicks', 'Last click']);
   expect(await p.page.locator('.live-mark-hint').textContent()).toBe(
     ' Clicks and Last click move as clicks arrive; the other numbers are as of when the page read them.',
   );
@@ -99,7 +99,7 @@ test('statistics page: the totals move with a click, and a new window read after
   await p.page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
   const totals = p.page.getByRole('region', { name: 'Totals' });
   expect(await number(p.page, 'Clicks').textContent()).toBe('1');
-  expect(await liveMarked(p.page)).toEqual(['Clicks (live)']);
+  expect(await liveMarked(p.page)).toEqual(['Clicks']);
 
   // A second later, another click: recorded after the totals arrived.
   d.t.clock.advance(1000);

@@ -48,13 +48,12 @@ export function LiveStatusLine({ status }: { status: LiveClicks['status'] }) {
   );
 }
 
-/** Beside a number that moves with the live clicks while the stream is open. */
+/**
+ * Beside a number that moves with the live clicks while the stream is open. Seen only: the
+ * line under the numbers (LiveMarkHint) says in words which ones move, for everyone.
+ */
 export function LiveMark() {
-  return (
-    <span class="live-mark" title="Moves as clicks arrive">
-      <span class="sr-only"> (live)</span>
-    </span>
-  );
+  return <span class="live-mark" title="Moves as clicks arrive" aria-hidden="true" />;
 }
 
 /** Under numbers some of which move: says which. */
