@@ -47,6 +47,6 @@ test('a rule written through one node is applied by the other', async () => {
   const tested = await api(b, 'POST', `/links/${created.body.id}/rules/test`, { key, body: { userAgent: IPHONE } });
   expect({ status: tested.status, body: tested.body }).toEqual({
     status: 200,
-    body: { rule: 0, location: 'https://example.com/m' },
+    body: { outcome: 'redirect', rule: 0, location: 'https://example.com/m' },
   });
 });
