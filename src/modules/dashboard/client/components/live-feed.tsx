@@ -59,7 +59,7 @@ export function LiveMark() {
 /** Under numbers some of which move: says which. */
 export function LiveMarkHint({ which }: { which: string }) {
   return (
-    <p class="hint live-mark-hint">
+    <p class="live-mark-hint">
       <span class="live-mark" aria-hidden="true" /> {which} as clicks arrive; the other numbers are as of when the page
       read them.
     </p>
