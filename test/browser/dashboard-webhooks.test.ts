@@ -191,7 +191,7 @@ test('send a test event (its outcome in the log); rotate the secret: asked first
     description: 'Pinged',
   });
   await p.page.goto(`${d.origin}/app/settings/webhooks`);
-  await p.page.getByRole('button', { name: 'Send a test event to Pinged' }).click();
+  await p.page.getByRole('button', { name: 'Send test to Pinged' }).click();
   await p.page.getByRole('status').filter({ hasText: 'Sent a test event to Pinged' }).waitFor();
   const log = async () => (await apiExpecting(d.t, p.key, 'GET', `/webhooks/${created.id}/deliveries`)).items;
   await waitUntil(async () => (await log()).length === 1);
@@ -200,7 +200,7 @@ test('send a test event (its outcome in the log); rotate the secret: asked first
     'webhook.test',
   ]);
 
-  await p.page.getByRole('button', { name: 'Rotate the secret of Pinged' }).click();
+  await p.page.getByRole('button', { name: 'Rotate secret of Pinged' }).click();
   const confirm = p.page.getByRole('dialog', { name: 'Rotate the secret of Pinged?' });
   expect(await confirm.textContent()).toContain('For 24 hours every delivery is signed with both');
   await confirm.getByRole('button', { name: 'Rotate secret' }).click();

@@ -117,7 +117,7 @@ function WebhookItem(props: ItemProps) {
         <button
           type="button"
           class="button small secondary"
-          aria-label={`Send a test event to ${name}`}
+          aria-label={`Send test to ${name}`}
           onClick={props.onTest}
         >
           Send test
@@ -125,7 +125,7 @@ function WebhookItem(props: ItemProps) {
         <button
           type="button"
           class="button small secondary"
-          aria-label={`Rotate the secret of ${name}`}
+          aria-label={`Rotate secret of ${name}`}
           onClick={props.onRotate}
         >
           Rotate secret
