@@ -18,10 +18,10 @@ import { errorFor, FormError } from '../../components/form-error';
 import { fromUtcInput, toUtcInput } from '../../lib/format';
 import { useErrorFocus, useResource, useSubmit, useUnsavedGuard } from '../../lib/hooks';
 import { linkChanges } from '../../lib/link-changes';
-import { endedHint } from '../../lib/link-state';
 import { paramsFromRows, rowsFromParams } from '../../lib/params';
 import { ruleErrorPlace } from '../../lib/rule-drafts';
 import { useSession } from '../../session';
+import { EndFields } from './end-fields';
 import { PasswordFields, passwordAfterSave, usePassword } from './password-fields';
 import { PreviewFields, usePreview } from './preview-fields';
 import { RedirectFields, useRedirectOptions } from './redirect-fields';
@@ -139,25 +139,14 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
           <Field label="Slug" value={slug} onValue={setSlug} spellcheck={false} error={errorFor(error, 'slug')} />
         )}
         <FilingFields state={filing} projects={projects.data?.projects ?? []} error={error} />
-        <div class="row">
-          <Field
-            label="Expires (UTC)"
-            type="datetime-local"
-            hint={`Empty: never. After it, ${endedHint(options.fallback)}.`}
-            value={expires}
-            onValue={setExpires}
-            error={errorFor(error, 'expiresAt')}
-          />
-          <Field
-            label="Click limit"
-            type="number"
-            min={1}
-            hint={`Empty: no limit. Once reached, ${endedHint(options.fallback)}.`}
-            value={limit}
-            onValue={setLimit}
-            error={errorFor(error, 'clickLimit')}
-          />
-        </div>
+        <EndFields
+          expires={expires}
+          onExpires={setExpires}
+          limit={limit}
+          onLimit={setLimit}
+          fallback={options.fallback}
+          error={error}
+        />
         <DestinationParams state={target} error={errorFor(error, 'params')} />
         <RedirectFields state={options} error={error} />
         <PasswordFields link={link} state={password} error={error} />

@@ -19,9 +19,9 @@ import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
 import { fromUtcInput } from '../../lib/format';
 import { useErrorFocus, useSubmit, useUnsavedGuard } from '../../lib/hooks';
-import { endedHint } from '../../lib/link-state';
 import { paramsFromRows } from '../../lib/params';
 import { useSession } from '../../session';
+import { EndFields } from '../link/end-fields';
 import { PasswordFields, passwordAfterSave, usePassword } from '../link/password-fields';
 import { PreviewFields, usePreview } from '../link/preview-fields';
 import { RedirectFields, useRedirectOptions } from '../link/redirect-fields';
@@ -108,25 +108,14 @@ function NewLinkForm({ projects, onClose, onCreated }: Omit<NewLinkDialogProps, 
         <summary>More options</summary>
         <div class="stack">
           <p class="hint">Expiry, click limit, redirect, password and social preview. Rules: on the link's page.</p>
-          <div class="row">
-            <Field
-              label="Expires (UTC)"
-              type="datetime-local"
-              hint={`Empty: never. After it, ${endedHint(options.fallback)}.`}
-              value={expires}
-              onValue={setExpires}
-              error={errorFor(error, 'expiresAt')}
-            />
-            <Field
-              label="Click limit"
-              type="number"
-              min={1}
-              hint={`Empty: no limit. Once reached, ${endedHint(options.fallback)}.`}
-              value={limit}
-              onValue={setLimit}
-              error={errorFor(error, 'clickLimit')}
-            />
-          </div>
+          <EndFields
+            expires={expires}
+            onExpires={setExpires}
+            limit={limit}
+            onLimit={setLimit}
+            fallback={options.fallback}
+            error={error}
+          />
           <RedirectFields state={options} error={error} />
           <PasswordFields link={NOT_PROTECTED} state={password} error={error} />
           <PreviewFields state={preview} error={error} passwordSet={passwordAfterSave(NOT_PROTECTED, password)} />

@@ -114,12 +114,7 @@ function WebhookItem(props: ItemProps) {
         <button type="button" class="button small secondary" aria-label={`Edit ${name}`} onClick={props.onEdit}>
           Edit
         </button>
-        <button
-          type="button"
-          class="button small secondary"
-          aria-label={`Send test to ${name}`}
-          onClick={props.onTest}
-        >
+        <button type="button" class="button small secondary" aria-label={`Send test to ${name}`} onClick={props.onTest}>
           Send test
         </button>
         <button
