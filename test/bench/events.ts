@@ -1,7 +1,10 @@
 /**
  * Live event streams under load (docs/performance.md, "Live events"): the real dist/slink on a
  * database seeded with links, redirect throughput and p99 under wrk alternating with no stream
- * open and with STREAMS open (GET /api/v1/events over 40 read keys of 20 accounts), in one run:
+ * open, with one stream open and with STREAMS open (GET /api/v1/events over 40 read keys of 20
+ * accounts), in one run. One stream is the baseline of the streams' own cost: while any stream is
+ * open, every click batch records its `clicks` event in the outbox (the cost webhooks pay too,
+ * docs/performance.md "Webhooks"), however many streams read it;
  * by default five sixths follow one link each (`?link=`, as the dashboard's link page does) and
  * read it, the rest never read a byte (their server drops them once they fall 1 MB behind). The server's RSS is read
  * after each run; then the stalled streams read what was left for them, to count those the
@@ -156,25 +159,26 @@ try {
 
   const share = MIX[0] + MIX[1] + MIX[2];
   const kindOf = (i: number): Kind => (i % share < MIX[0] ? 'all' : i % share < MIX[0] + MIX[1] ? 'link' : 'stalled');
-  const openAll = async () => {
+  type Side = 'none' | 'one' | 'streams';
+  const openAll = async (count: number) => {
     const streams: OpenStream[] = [];
     // Five streams per key, the keys of one account used in turn.
-    for (let i = 0; i < STREAMS; i++)
+    for (let i = 0; i < count; i++)
       streams.push(await openStream(keys[Math.floor(i / 5) % keys.length]!, kindOf(i), linkIds[i % linkIds.length]!));
     return streams;
   };
 
-  const rates = { none: [] as number[], streams: [] as number[] };
-  const p99 = { none: [] as number[], streams: [] as number[] };
-  const rss = { none: [] as number[], streams: [] as number[] };
+  const rates = { none: [] as number[], one: [] as number[], streams: [] as number[] };
+  const p99 = { none: [] as number[], one: [] as number[], streams: [] as number[] };
+  const rss = { none: [] as number[], one: [] as number[], streams: [] as number[] };
   // CPU of the server's threads and of this process (the streams' readers) per 1,000 redirects.
-  const serverCpu = { none: [] as number[], streams: [] as number[] };
-  const readerCpu = { none: [] as number[], streams: [] as number[] };
+  const serverCpu = { none: [] as number[], one: [] as number[], streams: [] as number[] };
+  const readerCpu = { none: [] as number[], one: [] as number[], streams: [] as number[] };
   const dropped: number[] = [];
   const readMb: number[] = [];
   for (let round = -1; round < ROUNDS; round++)
-    for (const side of ['none', 'streams'] as const) {
-      const streams = side === 'streams' ? await openAll() : [];
+    for (const side of ['none', 'one', 'streams'] as Side[]) {
+      const streams = await openAll(side === 'streams' ? STREAMS : side === 'one' ? 1 : 0);
       if (streams.length > 0) await Bun.sleep(1000);
       const cpuBefore = cpuUse(server.pid);
       const ownBefore = process.cpuUsage();
@@ -218,13 +222,15 @@ try {
     }
 
   const none = median(rates.none);
+  const one = median(rates.one);
   const withStreams = median(rates.streams);
   const kinds = (k: Kind) => Array.from({ length: STREAMS }, (_, i) => kindOf(i)).filter((x) => x === k).length;
   const lines = [
-    `| ${int(LINKS)} links, wrk ${CONNECTIONS} connections, ${SECONDS} s x ${ROUNDS} | req/s (median) | / none | p99 (median) | server RSS (median) | CPU per 1,000 redirects: server, readers (median) |`,
-    '|---|---|---|---|---|---|',
-    `| no live stream | ${int(none)} | 1.00 | ${median(p99.none).toFixed(1)} ms | ${int(median(rss.none))} MB | ${median(serverCpu.none).toFixed(1)} ms, - |`,
-    `| ${STREAMS} live streams: ${kinds('all')} all events, ${kinds('link')} \`?link=\`, ${kinds('stalled')} never reading | ${int(withStreams)} | ${(withStreams / none).toFixed(3)} | ${median(p99.streams).toFixed(1)} ms | ${int(median(rss.streams))} MB | ${median(serverCpu.streams).toFixed(1)} ms, ${median(readerCpu.streams).toFixed(1)} ms |`,
+    `| ${int(LINKS)} links, wrk ${CONNECTIONS} connections, ${SECONDS} s x ${ROUNDS} | req/s (median) | / none | / one stream | p99 (median) | server RSS (median) | CPU per 1,000 redirects: server, readers (median) |`,
+    '|---|---|---|---|---|---|---|',
+    `| no live stream | ${int(none)} | 1.00 | - | ${median(p99.none).toFixed(1)} ms | ${int(median(rss.none))} MB | ${median(serverCpu.none).toFixed(1)} ms, - |`,
+    `| one live stream (\`?link=\`) | ${int(one)} | ${(one / none).toFixed(3)} | 1.00 | ${median(p99.one).toFixed(1)} ms | ${int(median(rss.one))} MB | ${median(serverCpu.one).toFixed(1)} ms, ${median(readerCpu.one).toFixed(1)} ms |`,
+    `| ${STREAMS} live streams: ${kinds('all')} all events, ${kinds('link')} \`?link=\`, ${kinds('stalled')} never reading | ${int(withStreams)} | ${(withStreams / none).toFixed(3)} | ${(withStreams / one).toFixed(3)} | ${median(p99.streams).toFixed(1)} ms | ${int(median(rss.streams))} MB | ${median(serverCpu.streams).toFixed(1)} ms, ${median(readerCpu.streams).toFixed(1)} ms |`,
     '',
     `Stalled streams dropped per run: ${dropped.join(', ')}; MB read by the reading streams per run: ${readMb.map((m) => m.toFixed(0)).join(', ')}`,
   ];
