@@ -125,7 +125,16 @@ forEachEngine((engine) => {
       'insufficient_scope',
     );
     expectError(await api(t, 'DELETE', `/webhooks/${created.id}`, { key: readKey }), 403, 'insufficient_scope');
+    // A read key neither learns a new secret nor makes deliveries.
+    for (const action of ['rotate-secret', 'test'])
+      expectError(
+        await api(t, 'POST', `/webhooks/${created.id}/${action}`, { key: readKey }),
+        403,
+        'insufficient_scope',
+      );
+    expect((await write('GET', `/webhooks/${created.id}`)).previousSecretUntil).toBeNull();
     expectError(await api(t, 'GET', '/webhooks'), 401, 'key_missing');
+    expectError(await api(t, 'POST', `/webhooks/${created.id}/rotate-secret`), 401, 'key_missing');
   });
 
   test('bad values: 400 naming the field; loopback, private and names leading there refused', async () => {
