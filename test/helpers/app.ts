@@ -13,9 +13,11 @@ import { migrateDatabase } from '../../src/db/migrate';
 import { openPostgres, type Pg } from '../../src/db/postgres/client';
 import { createDeps, type Deps, type Logger, unportedDb } from '../../src/deps';
 import { fixedClock } from '../../src/lib/clock';
-import { createAccount } from '../../src/modules/auth/accounts';
+import { newId } from '../../src/lib/ids';
+import { type AccountRow, insertAccount } from '../../src/modules/auth/accounts';
 import { createApiKey } from '../../src/modules/auth/keys';
 import type { Scope } from '../../src/modules/auth/model';
+import { hashPassword } from '../../src/modules/auth/passwords';
 import { type Engine, postgresStores, type Stores, sqliteStores } from '../../src/stores';
 import { freshPostgresUrl } from './postgres';
 
@@ -87,13 +89,43 @@ export async function makeTestApp(env: Record<string, string> = {}, options: Tes
 
 let accountCounter = 0;
 
+/** The password of every fixture account (makeAccount, makeKey). */
+export const FIXTURE_PASSWORD = 'correct horse battery';
+
+let fixtureHash: Promise<string> | undefined;
+
+/**
+ * The fixture password's argon2id hash, made once per process: a real hash (signing in with
+ * FIXTURE_PASSWORD checks it for real), without paying ~120 ms of a core for each of the
+ * suite's fixture accounts. A password set through the API is still hashed for itself.
+ */
+export function fixturePasswordHash(): Promise<string> {
+  fixtureHash ??= hashPassword(FIXTURE_PASSWORD);
+  return fixtureHash;
+}
+
+/**
+ * A fresh account whose password is FIXTURE_PASSWORD, written through the real account store
+ * (insertAccount: the unique email index holds) with the shared hash.
+ */
+export async function makeAccount(
+  t: Pick<TestApp, 'deps'>,
+  opts: { email?: string; superuser?: boolean } = {},
+): Promise<AccountRow> {
+  return insertAccount(t.deps, {
+    id: newId('acc'),
+    email: opts.email ?? `user${++accountCounter}@example.com`,
+    passwordHash: await fixturePasswordHash(),
+    isSuperuser: opts.superuser ?? false,
+    createdAt: t.deps.clock.now(),
+    lastSignInAt: null,
+    disabledAt: null,
+  });
+}
+
 /** A fresh account and a key of the given scope; returns the plaintext key. */
 export async function makeKey(t: TestApp, scope: Scope, opts: { superuser?: boolean; expiresAt?: number } = {}) {
-  const account = await createAccount(t.deps, {
-    email: `user${++accountCounter}@example.com`,
-    password: 'correct horse battery',
-    superuser: opts.superuser ?? false,
-  });
+  const account = await makeAccount(t, { superuser: opts.superuser ?? false });
   const created = await createApiKey(t.deps, {
     accountId: account.id,
     scope,
