@@ -2,13 +2,13 @@
  * GET /links/{id}/qr.svg: the SVG is rasterised with librsvg (rsvg-convert) at its own size and
  * read back with a real scanner (zbarimg); the quiet zone is measured on the rendered pixels.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../helpers/app';
-import { forEachEngine } from '../helpers/engines';
+import { engineBlind, forEachEngine } from '../helpers/engines';
 import { expectError } from '../helpers/schema';
 
 const SHORT_HOST = 'https://sl.test';
@@ -17,6 +17,18 @@ const SIZES = [96, 256, 2048] as const;
 const SCAN_TIMEOUT = 60_000;
 /** 40 characters of the slug alphabet, mixed case, so a scanner that mangles case or symbols fails. */
 const LONG_SLUG = 'Summer-Sale_2026-LongCampaignName_abcXYZ';
+
+let slugCounter = 0;
+
+/** A slug no other test of the file uses (the tests share one app per engine). */
+function ownSlug(prefix: string): string {
+  return `${prefix}-${++slugCounter}`;
+}
+
+/** LONG_SLUG with its last characters made unique to the test: still 40 characters, mixed case. */
+function ownLongSlug(): string {
+  return `${LONG_SLUG.slice(0, 37)}X${String(++slugCounter).padStart(2, '0')}`;
+}
 
 let workDir: string;
 let fileCounter = 0;
@@ -281,20 +293,25 @@ function expectQuietZone(svg: string, size: number): void {
 
 // ---------------------------------------------------------------------------------------------
 
+// One app per engine: the tests read the shared link 'promo' and its variant 'fb', and whatever
+// they write (renames, new variants, deletions) goes to links of their own. What the store does
+// not decide (rendering, sizes, quiet zone, ETag arithmetic, validation) runs on SQLite only
+// (`blind`); lookups, renames, deletions, case and auth run on both engines.
 forEachEngine((engine) => {
-  beforeEach(async () => {
+  const blind = engineBlind(engine);
+  beforeAll(async () => {
     t = await makeTestApp({}, { engine });
     su = (await makeKey(t, 'write', { superuser: true })).key;
     link = await newLink('promo');
     variant = await newVariant(link.id, 'fb', 'promo');
   });
-  afterEach(async () => {
+  afterAll(async () => {
     await disposeTestApp(t);
   });
 
   describe('GET /links/{id}/qr.svg: a scanner reads the exact URL', () => {
     for (const size of SIZES) {
-      test(
+      (size === 256 ? test : blind)(
         `base link at ${size} px decodes to the shortUrl`,
         async () => {
           expect(link.shortUrl).toBe(`${SHORT_HOST}/promo`);
@@ -303,7 +320,7 @@ forEachEngine((engine) => {
         SCAN_TIMEOUT,
       );
 
-      test(
+      (size === 256 ? test : blind)(
         `variant at ${size} px decodes to the variant url`,
         async () => {
           expect(variant.url).toBe(`${SHORT_HOST}/promo/fb`);
@@ -314,24 +331,26 @@ forEachEngine((engine) => {
     }
 
     for (const size of [256, 2048]) {
-      test(
+      blind(
         `40-character slug at ${size} px decodes exactly`,
         async () => {
-          expect(LONG_SLUG.length).toBe(40);
-          const long = await newLink(LONG_SLUG);
+          const slug = ownLongSlug();
+          expect(slug.length).toBe(40);
+          const long = await newLink(slug);
           expect(await decodeQr(long.id, size)).toBe(long.shortUrl);
-          expect(long.shortUrl).toBe(`${SHORT_HOST}/${LONG_SLUG}`);
+          expect(long.shortUrl).toBe(`${SHORT_HOST}/${slug}`);
         },
         SCAN_TIMEOUT,
       );
 
-      test(
+      blind(
         `40-character slug with a 32-character variant code at ${size} px decodes exactly`,
         async () => {
-          const long = await newLink(LONG_SLUG);
+          const slug = ownLongSlug();
+          const long = await newLink(slug);
           const code = 'Code_32-chars-long-abcdefghijKLM';
           expect(code.length).toBe(32);
-          const v = await newVariant(long.id, code, LONG_SLUG);
+          const v = await newVariant(long.id, code, slug);
           expect(await decodeQr(long.id, size, code)).toBe(v.url);
         },
         SCAN_TIMEOUT,
@@ -341,14 +360,18 @@ forEachEngine((engine) => {
     test(
       'a second variant of the same link decodes to its own url, not the first one',
       async () => {
-        const ig = await newVariant(link.id, 'ig', 'promo');
-        expect(await decodeQr(link.id, 256, 'ig')).toBe(`${SHORT_HOST}/promo/ig`);
-        expect(ig.url).toBe(`${SHORT_HOST}/promo/ig`);
+        const slug = ownSlug('promo');
+        const own = await newLink(slug);
+        const fb = await newVariant(own.id, 'fb', slug);
+        const ig = await newVariant(own.id, 'ig', slug);
+        expect(await decodeQr(own.id, 256, 'ig')).toBe(`${SHORT_HOST}/${slug}/ig`);
+        expect(ig.url).toBe(`${SHORT_HOST}/${slug}/ig`);
+        expect(await decodeQr(own.id, 256, 'fb')).toBe(fb.url);
       },
       SCAN_TIMEOUT,
     );
 
-    test(
+    blind(
       'a generated slug decodes to the link shortUrl',
       async () => {
         const res = await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/generated' } });
@@ -361,25 +384,25 @@ forEachEngine((engine) => {
   });
 
   describe('GET /links/{id}/qr.svg: the SVG document', () => {
-    test('200 image/svg+xml, default size 256', async () => {
+    blind('200 image/svg+xml, default size 256', async () => {
       const res = await getQr(link.id);
       expectSvg(res, 256);
     });
 
     for (const size of SIZES) {
-      test(`size=${size}: <svg> root with width and height ${size} and a viewBox`, async () => {
+      blind(`size=${size}: <svg> root with width and height ${size} and a viewBox`, async () => {
         const res = await getQr(link.id, { size: String(size) });
         expectSvg(res, size);
       });
     }
 
     for (const size of [97, 500, 1000, 2047]) {
-      test(`size=${size} (inside 96..2048) is accepted`, async () => {
+      blind(`size=${size} (inside 96..2048) is accepted`, async () => {
         expectSvg(await getQr(link.id, { size: String(size) }), size);
       });
     }
 
-    test(
+    blind(
       'size and variant together: the variant at that size',
       async () => {
         const res = await getQr(link.id, { size: '300', variant: 'fb' });
@@ -389,7 +412,7 @@ forEachEngine((engine) => {
       SCAN_TIMEOUT,
     );
 
-    test(
+    blind(
       'the default-size body is a 256 px image that scans to the shortUrl',
       async () => {
         const res = await getQr(link.id);
@@ -405,10 +428,10 @@ forEachEngine((engine) => {
       ['40-character slug', LONG_SLUG, undefined],
     ] as const) {
       for (const size of [256, 2048]) {
-        test(
+        blind(
           `quiet zone of at least 4 modules on every side (${name}, ${size} px)`,
           async () => {
-            const target = slug === 'promo' ? link : await newLink(slug);
+            const target = slug === 'promo' ? link : await newLink(ownLongSlug());
             const query: Record<string, string> = { size: String(size) };
             if (code) query.variant = code;
             const res = await getQr(target.id, query);
@@ -423,13 +446,13 @@ forEachEngine((engine) => {
 
   describe('GET /links/{id}/qr.svg: errors', () => {
     for (const size of ['95', '2049', '0', '-1', 'abc', '1.5', '']) {
-      test(`size=${JSON.stringify(size)} -> 400 invalid_request, field size`, async () => {
+      blind(`size=${JSON.stringify(size)} -> 400 invalid_request, field size`, async () => {
         const res = await getQr(link.id, { size });
         expectError(res, 400, 'invalid_request', 'size');
       });
     }
 
-    test('size=95 with a variant is still 400 field size', async () => {
+    blind('size=95 with a variant is still 400 field size', async () => {
       expectError(await getQr(link.id, { size: '95', variant: 'fb' }), 400, 'invalid_request', 'size');
     });
 
@@ -442,8 +465,9 @@ forEachEngine((engine) => {
     });
 
     test("another link's variant code -> 404 not_found", async () => {
-      const other = await newLink('other');
-      await newVariant(other.id, 'tw', 'other');
+      const slug = ownSlug('other');
+      const other = await newLink(slug);
+      await newVariant(other.id, 'tw', slug);
       expectError(await getQr(link.id, { variant: 'tw' }), 404, 'not_found');
       expectSvg(await getQr(other.id, { variant: 'tw' }), 256);
     });
@@ -457,7 +481,7 @@ forEachEngine((engine) => {
     });
 
     test('a deleted link -> 404 not_found', async () => {
-      const gone = await newLink('gone');
+      const gone = await newLink(ownSlug('gone'));
       expectSvg(await getQr(gone.id), 256);
       const del = await api(t, 'DELETE', `/links/${gone.id}`, { key: su });
       expect(del.status).toBe(200);
@@ -472,7 +496,7 @@ forEachEngine((engine) => {
   describe('GET /links/{id}/qr.svg: caching', () => {
     const STRONG_ETAG = /^"[\x21\x23-\x7e]+"$/;
 
-    test('ETag is present, strong and quoted; Cache-Control: private, no-cache', async () => {
+    blind('ETag is present, strong and quoted; Cache-Control: private, no-cache', async () => {
       const res = await getQr(link.id);
       expectSvg(res, 256);
       const etag = res.headers.get('etag');
@@ -486,7 +510,7 @@ forEachEngine((engine) => {
       expect(cc).toEqual(['no-cache', 'private']);
     });
 
-    test('the variant answer has a strong ETag and the same Cache-Control', async () => {
+    blind('the variant answer has a strong ETag and the same Cache-Control', async () => {
       const res = await getQr(link.id, { variant: 'fb', size: '512' });
       expectSvg(res, 512);
       expect(res.headers.get('etag')).toMatch(STRONG_ETAG);
@@ -497,7 +521,7 @@ forEachEngine((engine) => {
       expect(cc).toEqual(['no-cache', 'private']);
     });
 
-    test('the same request twice gives the same ETag and the same body', async () => {
+    blind('the same request twice gives the same ETag and the same body', async () => {
       const a = await getQr(link.id, { size: '300', variant: 'fb' });
       const b = await getQr(link.id, { size: '300', variant: 'fb' });
       expectSvg(a, 300);
@@ -508,7 +532,7 @@ forEachEngine((engine) => {
       expect(b.text).toBe(a.text);
     });
 
-    test('the ETag does not depend on the key: a read key sees the same one', async () => {
+    blind('the ETag does not depend on the key: a read key sees the same one', async () => {
       const read = (await makeKey(t, 'read')).key;
       const a = await getQr(link.id);
       const b = await getQr(link.id, {}, { key: read });
@@ -517,7 +541,7 @@ forEachEngine((engine) => {
       expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
     });
 
-    test('If-None-Match with that ETag -> 304 with an empty body', async () => {
+    blind('If-None-Match with that ETag -> 304 with an empty body', async () => {
       const first = await getQr(link.id);
       expectSvg(first, 256);
       const etag = first.headers.get('etag')!;
@@ -527,7 +551,7 @@ forEachEngine((engine) => {
       expect(res.text).toBe('');
     });
 
-    test('the 304 repeats the ETag and Cache-Control (RFC 9110 15.4.5)', async () => {
+    blind('the 304 repeats the ETag and Cache-Control (RFC 9110 15.4.5)', async () => {
       const first = await getQr(link.id, { size: '512' });
       expectSvg(first, 512);
       const etag = first.headers.get('etag')!;
@@ -542,7 +566,7 @@ forEachEngine((engine) => {
       expect(cc).toEqual(['no-cache', 'private']);
     });
 
-    test('If-None-Match with that ETag on a variant -> 304', async () => {
+    blind('If-None-Match with that ETag on a variant -> 304', async () => {
       const first = await getQr(link.id, { variant: 'fb' });
       expectSvg(first, 256);
       const res = await getQr(link.id, { variant: 'fb' }, { headers: { 'if-none-match': first.headers.get('etag')! } });
@@ -550,7 +574,7 @@ forEachEngine((engine) => {
       expect(res.text).toBe('');
     });
 
-    test('If-None-Match with a read key -> 304 as well', async () => {
+    blind('If-None-Match with a read key -> 304 as well', async () => {
       const read = (await makeKey(t, 'read')).key;
       const first = await getQr(link.id, {}, { key: read });
       expectSvg(first, 256);
@@ -559,7 +583,7 @@ forEachEngine((engine) => {
       expect(res.text).toBe('');
     });
 
-    test(
+    blind(
       'If-None-Match with another ETag -> 200 with the full SVG',
       async () => {
         const res = await getQr(link.id, {}, { headers: { 'if-none-match': '"not-the-etag"' } });
@@ -570,22 +594,22 @@ forEachEngine((engine) => {
       SCAN_TIMEOUT,
     );
 
-    test("another size's ETag does not give a 304", async () => {
+    blind("another size's ETag does not give a 304", async () => {
       const small = await getQr(link.id, { size: '128' });
       expectSvg(small, 128);
       const res = await getQr(link.id, { size: '512' }, { headers: { 'if-none-match': small.headers.get('etag')! } });
       expectSvg(res, 512);
     });
 
-    test("the base link's ETag does not give a 304 for a variant", async () => {
+    blind("the base link's ETag does not give a 304 for a variant", async () => {
       const base = await getQr(link.id);
       expectSvg(base, 256);
       const res = await getQr(link.id, { variant: 'fb' }, { headers: { 'if-none-match': base.headers.get('etag')! } });
       expectSvg(res, 256);
     });
 
-    test("another link's ETag does not give a 304", async () => {
-      const other = await newLink('other');
+    blind("another link's ETag does not give a 304", async () => {
+      const other = await newLink(ownSlug('other'));
       const a = await getQr(other.id);
       expectSvg(a, 256);
       const res = await getQr(link.id, {}, { headers: { 'if-none-match': a.headers.get('etag')! } });
@@ -593,7 +617,7 @@ forEachEngine((engine) => {
       expect(res.headers.get('etag')).not.toBe(a.headers.get('etag'));
     });
 
-    test('a different size gives a different ETag', async () => {
+    blind('a different size gives a different ETag', async () => {
       const etags = new Set<string>();
       for (const size of ['96', '256', '257', '2048']) {
         const res = await getQr(link.id, { size });
@@ -604,11 +628,14 @@ forEachEngine((engine) => {
       expect(etags.size).toBe(4);
     });
 
-    test('a different variant (or none) gives a different ETag', async () => {
-      await newVariant(link.id, 'ig', 'promo');
+    blind('a different variant (or none) gives a different ETag', async () => {
+      const slug = ownSlug('promo');
+      const own = await newLink(slug);
+      await newVariant(own.id, 'fb', slug);
+      await newVariant(own.id, 'ig', slug);
       const etags = new Set<string>();
       for (const v of [undefined, 'fb', 'ig']) {
-        const res = await getQr(link.id, v ? { variant: v } : {});
+        const res = await getQr(own.id, v ? { variant: v } : {});
         expectSvg(res, 256);
         expect(res.headers.get('etag')).toMatch(STRONG_ETAG);
         etags.add(res.headers.get('etag')!);
@@ -619,30 +646,33 @@ forEachEngine((engine) => {
     test(
       'renaming the slug changes the ETag; the old one no longer gives 304; the new code decodes to the new URL',
       async () => {
-        const before = await getQr(link.id, { size: '256' });
+        const slug = ownSlug('promo');
+        const renamed = ownSlug('renamed');
+        const own = await newLink(slug);
+        const before = await getQr(own.id, { size: '256' });
         expectSvg(before, 256);
         const oldEtag = before.headers.get('etag')!;
         expect(oldEtag).toMatch(STRONG_ETAG);
-        expect(scan(rasterise(before.text, 256))).toBe(`${SHORT_HOST}/promo`);
+        expect(scan(rasterise(before.text, 256))).toBe(`${SHORT_HOST}/${slug}`);
 
-        const patch = await api(t, 'PATCH', `/links/${link.id}`, { key: su, body: { slug: 'renamed' } });
+        const patch = await api(t, 'PATCH', `/links/${own.id}`, { key: su, body: { slug: renamed } });
         expect(patch.status).toBe(200);
-        expect(patch.body.slug).toBe('renamed');
-        expect(patch.body.shortUrl).toBe(`${SHORT_HOST}/renamed`);
+        expect(patch.body.slug).toBe(renamed);
+        expect(patch.body.shortUrl).toBe(`${SHORT_HOST}/${renamed}`);
 
-        const after = await getQr(link.id, { size: '256' });
+        const after = await getQr(own.id, { size: '256' });
         expectSvg(after, 256);
         const newEtag = after.headers.get('etag')!;
         expect(newEtag).toMatch(STRONG_ETAG);
         expect(newEtag).not.toBe(oldEtag);
         expect(scan(rasterise(after.text, 256))).toBe(patch.body.shortUrl);
 
-        const revalidate = await getQr(link.id, { size: '256' }, { headers: { 'if-none-match': oldEtag } });
+        const revalidate = await getQr(own.id, { size: '256' }, { headers: { 'if-none-match': oldEtag } });
         expectSvg(revalidate, 256);
         expect(revalidate.headers.get('etag')).toBe(newEtag);
-        expect(scan(rasterise(revalidate.text, 256))).toBe(`${SHORT_HOST}/renamed`);
+        expect(scan(rasterise(revalidate.text, 256))).toBe(`${SHORT_HOST}/${renamed}`);
 
-        const again = await getQr(link.id, { size: '256' }, { headers: { 'if-none-match': newEtag } });
+        const again = await getQr(own.id, { size: '256' }, { headers: { 'if-none-match': newEtag } });
         expect(again.status).toBe(304);
         expect(again.text).toBe('');
       },
@@ -652,18 +682,22 @@ forEachEngine((engine) => {
     test(
       'renaming the slug changes the variant ETag and its code decodes to the new variant URL',
       async () => {
-        const before = await getQr(link.id, { variant: 'fb' });
+        const slug = ownSlug('promo');
+        const renamed = ownSlug('renamed');
+        const own = await newLink(slug);
+        await newVariant(own.id, 'fb', slug);
+        const before = await getQr(own.id, { variant: 'fb' });
         expectSvg(before, 256);
         const oldEtag = before.headers.get('etag')!;
 
-        const patch = await api(t, 'PATCH', `/links/${link.id}`, { key: su, body: { slug: 'renamed' } });
+        const patch = await api(t, 'PATCH', `/links/${own.id}`, { key: su, body: { slug: renamed } });
         expect(patch.status).toBe(200);
-        const vs = await api(t, 'GET', `/links/${link.id}/variants`, { key: su });
+        const vs = await api(t, 'GET', `/links/${own.id}/variants`, { key: su });
         expect(vs.status).toBe(200);
         const fb = vs.body.find((v: any) => v.code === 'fb');
-        expect(fb.url).toBe(`${SHORT_HOST}/renamed/fb`);
+        expect(fb.url).toBe(`${SHORT_HOST}/${renamed}/fb`);
 
-        const after = await getQr(link.id, { variant: 'fb' }, { headers: { 'if-none-match': oldEtag } });
+        const after = await getQr(own.id, { variant: 'fb' }, { headers: { 'if-none-match': oldEtag } });
         expectSvg(after, 256);
         expect(after.headers.get('etag')).toMatch(STRONG_ETAG);
         expect(after.headers.get('etag')).not.toBe(oldEtag);
@@ -675,14 +709,17 @@ forEachEngine((engine) => {
     test(
       'renaming a variant code: the old code is 404, the new one decodes',
       async () => {
-        const patch = await api(t, 'PATCH', `/links/${link.id}/variants/${variant.id}`, {
+        const slug = ownSlug('promo');
+        const own = await newLink(slug);
+        const fb = await newVariant(own.id, 'fb', slug);
+        const patch = await api(t, 'PATCH', `/links/${own.id}/variants/${fb.id}`, {
           key: su,
           body: { code: 'fb2' },
         });
         expect(patch.status).toBe(200);
-        expect(patch.body.url).toBe(`${SHORT_HOST}/promo/fb2`);
-        expectError(await getQr(link.id, { variant: 'fb' }), 404, 'not_found');
-        const res = await getQr(link.id, { variant: 'fb2' });
+        expect(patch.body.url).toBe(`${SHORT_HOST}/${slug}/fb2`);
+        expectError(await getQr(own.id, { variant: 'fb' }), 404, 'not_found');
+        const res = await getQr(own.id, { variant: 'fb2' });
         expectSvg(res, 256);
         expect(scan(rasterise(res.text, 256))).toBe(patch.body.url);
       },
