@@ -2,6 +2,8 @@
  * What only a signed-in person may do (/api/app): API keys (secret shown once; list; revoke),
  * deleting a link that has human clicks with its clicks and statistics, and, for superusers,
  * accounts (create, disable: sessions end and keys fail; enable again; never oneself).
+ * Sessions come from the sessions service (helpers/session.ts): signing in itself is proven in
+ * sessions.test.ts, and here once more where a re-enabled account signs in again.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { listAccounts } from '../../src/modules/auth/admin';
@@ -11,6 +13,7 @@ import { api, T0, type TestApp } from '../helpers/app';
 import { dash, PASSWORD, signIn } from '../helpers/dashboard';
 import { forEachEngine } from '../helpers/engines';
 import { expectError, expectSchema } from '../helpers/schema';
+import { sessionFor } from '../helpers/session';
 import { storedLinkBuckets } from '../helpers/stored';
 import { storedClicks } from '../helpers/stored-clicks';
 import { click, flushOk, setup, UA } from './clicks/support';
@@ -25,7 +28,7 @@ forEachEngine((engine) => {
   describe('/api/app/keys', () => {
     test('create shows the secret once; the list never has it; revoke makes the key 401', async () => {
       ({ t } = await setup({}, engine));
-      const { cookie, accountId } = await signIn(t);
+      const { cookie, accountId } = await sessionFor(t);
       const created = await dash(t, 'POST', '/keys', { cookie, body: { name: 'CI', scope: 'write' } });
       expect(created.status).toBe(201);
       expectSchema(CreatedKeyModel, created.body);
@@ -63,7 +66,7 @@ forEachEngine((engine) => {
 
     test('expiry and validation: expiresAt in the future (else 400), status expired once passed; bad scope 400', async () => {
       ({ t } = await setup({}, engine));
-      const { cookie } = await signIn(t);
+      const { cookie } = await sessionFor(t);
       const soon = await dash(t, 'POST', '/keys', { cookie, body: { scope: 'read', expiresAt: T0 + 1000 } });
       expect(soon.body.item).toMatchObject({ status: 'active', expiresAt: T0 + 1000, name: null });
       t.clock.advance(1000);
@@ -90,9 +93,9 @@ forEachEngine((engine) => {
 
     test("another account's key is 404 to a person, revocable by a superuser; unknown ids 404", async () => {
       ({ t } = await setup({}, engine));
-      const mine = await signIn(t);
-      const theirs = await signIn(t);
-      const admin = await signIn(t, { superuser: true });
+      const mine = await sessionFor(t);
+      const theirs = await sessionFor(t);
+      const admin = await sessionFor(t, { superuser: true });
       const made = await dash(t, 'POST', '/keys', { cookie: theirs.cookie, body: { scope: 'read' } });
       const id = made.body.item.id;
       expect((await dash(t, 'GET', '/keys', { cookie: mine.cookie })).body.items).toEqual([]);
@@ -110,7 +113,7 @@ forEachEngine((engine) => {
     test('the slug must match; then the link, its clicks and its statistics are gone, workspace numbers too', async () => {
       const c = await setup({}, engine);
       t = c.t;
-      const { cookie } = await signIn(t);
+      const { cookie } = await sessionFor(t);
       // A chosen slug (superuser key) whose upper-case spelling surely differs from it.
       const body = { destination: 'https://a.example', slug: 'Doomed-1' };
       const doomed = (await api(t, 'POST', '/links', { key: c.key, body })).body;
@@ -161,7 +164,7 @@ forEachEngine((engine) => {
   describe('/api/app/accounts (superusers)', () => {
     test('a person who is not a superuser is 403 superuser_required', async () => {
       ({ t } = await setup({}, engine));
-      const { cookie, accountId } = await signIn(t);
+      const { cookie, accountId } = await sessionFor(t);
       expectError(await dash(t, 'GET', '/accounts', { cookie }), 403, 'superuser_required');
       expectError(
         await dash(t, 'POST', '/accounts', { cookie, body: { email: 'x@example.com', password: PASSWORD } }),
@@ -177,7 +180,7 @@ forEachEngine((engine) => {
 
     test('list and create; duplicates 409, bad input 400 naming the field', async () => {
       ({ t } = await setup({}, engine));
-      const admin = await signIn(t, { superuser: true });
+      const admin = await sessionFor(t, { superuser: true });
       const made = await dash(t, 'POST', '/accounts', {
         cookie: admin.cookie,
         body: { email: 'new@example.com', password: PASSWORD, superuser: true },
@@ -225,8 +228,8 @@ forEachEngine((engine) => {
 
     test('disable: sessions end, sign-in fails, keys are revoked; enable: sign-in works again, the keys stay revoked', async () => {
       ({ t } = await setup({}, engine));
-      const admin = await signIn(t, { superuser: true });
-      const person = await signIn(t);
+      const admin = await sessionFor(t, { superuser: true });
+      const person = await sessionFor(t);
       const key = (await dash(t, 'POST', '/keys', { cookie: person.cookie, body: { scope: 'read' } })).body.key;
       // A key as `slink key create` makes it.
       const operatorKey = (await createApiKey(t.deps, { accountId: person.accountId, scope: 'write' })).key;
@@ -267,7 +270,7 @@ forEachEngine((engine) => {
 
     test('a superuser cannot disable their own account; unknown ids are 404; disabled must be boolean', async () => {
       ({ t } = await setup({}, engine));
-      const admin = await signIn(t, { superuser: true });
+      const admin = await sessionFor(t, { superuser: true });
       expectError(
         await dash(t, 'PATCH', `/accounts/${admin.accountId}`, { cookie: admin.cookie, body: { disabled: true } }),
         400,
