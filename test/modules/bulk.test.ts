@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, spyOn, test } from 'bun:test';
 import { BULK_CHUNK } from '../../src/modules/bulk/plan';
 import { LinkModel } from '../../src/modules/links/model';
 import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../helpers/app';
-import { forEachEngine } from '../helpers/engines';
+import { engineBlind, forEachEngine } from '../helpers/engines';
 import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';
 import { countRows, linkCounterRows, refuseLinkInserts } from '../helpers/stored';
 import { clickRequest } from './clicks/support';
@@ -61,6 +61,10 @@ let t: TestApp;
 let su: string;
 
 forEachEngine((engine) => {
+  // Text parsing, request validation and scopes (`blind`) do not depend on the store: SQLite
+  // only. What reads or writes links (creates, duplicates against stored links, transactions,
+  // params and project changes, the redirect) runs on both engines.
+  const blind = engineBlind(engine);
   // A fresh app per test: several tests count every link in the workspace.
   beforeEach(async () => {
     t = await makeTestApp({}, { engine });
@@ -227,7 +231,7 @@ forEachEngine((engine) => {
   // ---------------------------------------------------------------------------------------
 
   describe('bulk text: one line per link', () => {
-    test('a tab splits URL and title; further tabs become spaces; a trailing tab leaves no title', async () => {
+    blind('a tab splits URL and title; further tabs become spaces; a trailing tab leaves no title', async () => {
       const text = [
         'https://example.com/a\tTitle A',
         'https://example.com/b\tTitle\tmore',
@@ -297,7 +301,7 @@ forEachEngine((engine) => {
       });
     });
 
-    test('blank and whitespace-only lines are skipped but still count for the line numbers', async () => {
+    blind('blank and whitespace-only lines are skipped but still count for the line numbers', async () => {
       const text = '\n  https://example.com/one  \n   \n\t\n \t \nhttps://example.com/two\n\n\n';
       const body = await previewOk({ text });
       expect(body.lines).toEqual([
@@ -307,7 +311,7 @@ forEachEngine((engine) => {
       expect(body.counts).toEqual({ create: 2, repeat: 0, duplicate: 0, invalid: 0 });
     });
 
-    test('CRLF, LF and CR all end a line; CRLF is one break, CR CR is two', async () => {
+    blind('CRLF, LF and CR all end a line; CRLF is one break, CR CR is two', async () => {
       const text =
         'https://example.com/1\r\nhttps://example.com/2\rhttps://example.com/3\nhttps://example.com/4\r\n\r\nhttps://example.com/6\r\rhttps://example.com/8\r\n';
       const body = await previewOk({ text });
@@ -323,56 +327,62 @@ forEachEngine((engine) => {
       for (const l of body.lines) expect(l.destination).toBe(l.input);
     });
 
-    test('unicode: an IDN host becomes punycode, a unicode path is percent-encoded like POST /links, the title is kept', async () => {
-      const input = 'https://bücher.example/straße/日本?q=ü\tStraße 日本 ☕ — café';
-      const created = await createOk({ text: `${input}\n` });
-      expect(created.skipped).toEqual([]);
-      expect(created.created).toHaveLength(1);
-      const { line: n, link } = created.created[0];
-      expect(n).toBe(1);
-      expect(link.destination).toBe('https://xn--bcher-kva.example/stra%C3%9Fe/%E6%97%A5%E6%9C%AC?q=%C3%BC');
-      expect(link.title).toBe('Straße 日本 ☕ — café');
-      // The same URL through POST /links normalizes to the same destination.
-      const single = await createLink({ destination: 'https://bücher.example/straße/日本?q=ü' });
-      expect(single.destination).toBe(link.destination);
-      // The preview keeps the raw line as input (now a duplicate of the two links).
-      const body = await previewOk({ text: input });
-      expect(body.lines).toEqual([
-        line(1, input, 'duplicate', link.destination, {
-          title: 'Straße 日本 ☕ — café',
-          duplicateOfLink: expect.any(String),
-        }),
-      ]);
-      expect([link.id, single.id]).toContain(body.lines[0].duplicateOfLink);
-      // And the link redirects to the ASCII form.
-      expect(await redirect(link.slug)).toEqual({ status: 302, location: link.destination });
-    });
+    blind(
+      'unicode: an IDN host becomes punycode, a unicode path is percent-encoded like POST /links, the title is kept',
+      async () => {
+        const input = 'https://bücher.example/straße/日本?q=ü\tStraße 日本 ☕ — café';
+        const created = await createOk({ text: `${input}\n` });
+        expect(created.skipped).toEqual([]);
+        expect(created.created).toHaveLength(1);
+        const { line: n, link } = created.created[0];
+        expect(n).toBe(1);
+        expect(link.destination).toBe('https://xn--bcher-kva.example/stra%C3%9Fe/%E6%97%A5%E6%9C%AC?q=%C3%BC');
+        expect(link.title).toBe('Straße 日本 ☕ — café');
+        // The same URL through POST /links normalizes to the same destination.
+        const single = await createLink({ destination: 'https://bücher.example/straße/日本?q=ü' });
+        expect(single.destination).toBe(link.destination);
+        // The preview keeps the raw line as input (now a duplicate of the two links).
+        const body = await previewOk({ text: input });
+        expect(body.lines).toEqual([
+          line(1, input, 'duplicate', link.destination, {
+            title: 'Straße 日本 ☕ — café',
+            duplicateOfLink: expect.any(String),
+          }),
+        ]);
+        expect([link.id, single.id]).toContain(body.lines[0].duplicateOfLink);
+        // And the link redirects to the ASCII form.
+        expect(await redirect(link.slug)).toEqual({ status: 302, location: link.destination });
+      },
+    );
 
-    test('an exact repeat of an earlier line (after trimming) is "repeat" pointing at it, and is not created', async () => {
-      const text = [
-        'https://example.com/r\tSame', //       1 create
-        'https://example.com/other', //         2 create
-        '   https://example.com/r\tSame  ', //  3 repeat of 1 (same input once trimmed)
-        'https://example.com/r\tDifferent', //  4 not a repeat: same destination as 1 -> duplicate of line 1
-      ].join('\n');
-      const body = await previewOk({ text });
-      expect(body.counts).toEqual({ create: 2, repeat: 1, duplicate: 1, invalid: 0 });
-      // A repeat is not invalid, so (BulkLine) its destination and params are not null; its title is the line's.
-      expect(body.lines).toEqual([
-        line(1, 'https://example.com/r\tSame', 'create', 'https://example.com/r', { title: 'Same' }),
-        line(2, 'https://example.com/other', 'create', 'https://example.com/other'),
-        line(3, 'https://example.com/r\tSame', 'repeat', 'https://example.com/r', {
-          title: 'Same',
-          duplicateOfLine: 1,
-        }),
-        line(4, 'https://example.com/r\tDifferent', 'duplicate', 'https://example.com/r', {
-          title: 'Different',
-          duplicateOfLine: 1,
-        }),
-      ]);
-    });
+    blind(
+      'an exact repeat of an earlier line (after trimming) is "repeat" pointing at it, and is not created',
+      async () => {
+        const text = [
+          'https://example.com/r\tSame', //       1 create
+          'https://example.com/other', //         2 create
+          '   https://example.com/r\tSame  ', //  3 repeat of 1 (same input once trimmed)
+          'https://example.com/r\tDifferent', //  4 not a repeat: same destination as 1 -> duplicate of line 1
+        ].join('\n');
+        const body = await previewOk({ text });
+        expect(body.counts).toEqual({ create: 2, repeat: 1, duplicate: 1, invalid: 0 });
+        // A repeat is not invalid, so (BulkLine) its destination and params are not null; its title is the line's.
+        expect(body.lines).toEqual([
+          line(1, 'https://example.com/r\tSame', 'create', 'https://example.com/r', { title: 'Same' }),
+          line(2, 'https://example.com/other', 'create', 'https://example.com/other'),
+          line(3, 'https://example.com/r\tSame', 'repeat', 'https://example.com/r', {
+            title: 'Same',
+            duplicateOfLine: 1,
+          }),
+          line(4, 'https://example.com/r\tDifferent', 'duplicate', 'https://example.com/r', {
+            title: 'Different',
+            duplicateOfLine: 1,
+          }),
+        ]);
+      },
+    );
 
-    test('repeats are never created, even with skipDuplicates false', async () => {
+    blind('repeats are never created, even with skipDuplicates false', async () => {
       const text = 'https://example.com/x\nhttps://example.com/x\nhttps://example.com/x\tT';
       const res = await createOk({ text, skipDuplicates: false });
       // Line 3 has another input (a title), so it is a second link; line 2 is a repeat.
@@ -387,7 +397,7 @@ forEachEngine((engine) => {
       ]);
     });
 
-    test("utm_ keys are lifted out of the line; the line's utm_ values win over the request params", async () => {
+    blind("utm_ keys are lifted out of the line; the line's utm_ values win over the request params", async () => {
       const params = { utm_source: 'req', ref: 'x' };
       const text = [
         'https://example.com/u?utm_source=line&keep=1', //   utm_source overridden by the line
@@ -441,19 +451,19 @@ forEachEngine((engine) => {
       expect(await linkCount()).toBe(200);
     });
 
-    test('201 non-blank lines -> 400 field text, nothing created', async () => {
+    blind('201 non-blank lines -> 400 field text, nothing created', async () => {
       const text = Array.from({ length: 201 }, (_, i) => `https://example.com/n/${i}`).join('\n');
       expectError(await preview({ text }), 400, 'invalid_request', 'text');
       expectError(await create({ text }), 400, 'invalid_request', 'text');
       expect(await linkCount()).toBe(0);
     });
 
-    test('201 lines that are all invalid still count: -> 400 field text', async () => {
+    blind('201 lines that are all invalid still count: -> 400 field text', async () => {
       const text = Array.from({ length: 201 }, (_, i) => `not a url ${i}`).join('\n');
       expectError(await create({ text }), 400, 'invalid_request', 'text');
     });
 
-    test('200 lines with blank lines between them are fine; numbers stay physical', async () => {
+    blind('200 lines with blank lines between them are fine; numbers stay physical', async () => {
       const text = Array.from({ length: 200 }, (_, i) => `https://example.com/n/${i}`).join('\n \n');
       const created = await createOk({ text });
       expect(created.counts).toEqual({ created: 200, repeat: 0, duplicate: 0, invalid: 0 });
@@ -517,7 +527,7 @@ forEachEngine((engine) => {
       expect(await linkCount()).toBe(4);
     });
 
-    test('a text with only invalid lines answers 201 with nothing created', async () => {
+    blind('a text with only invalid lines answers 201 with nothing created', async () => {
       const res = await createOk({ text: 'nope\nftp://x.example/' });
       expect(res.created).toEqual([]);
       expect(comparable(res.skipped)).toEqual([invalidLine(1, 'nope'), invalidLine(2, 'ftp://x.example/')]);
@@ -530,7 +540,7 @@ forEachEngine((engine) => {
       ['only blank lines', ' \n\t\r\n  \r'],
     ];
     for (const [what, text] of emptyTexts) {
-      test(`a text that is ${what} -> 400 field text`, async () => {
+      blind(`a text that is ${what} -> 400 field text`, async () => {
         expectError(await preview({ text }), 400, 'invalid_request', 'text');
         expectError(await create({ text }), 400, 'invalid_request', 'text');
         expect(await linkCount()).toBe(0);
@@ -762,7 +772,7 @@ forEachEngine((engine) => {
       expect(await linkCount()).toBe(countBefore + 3);
     });
 
-    test('request-level errors are the same as for create', async () => {
+    blind('request-level errors are the same as for create', async () => {
       expectError(
         await preview({ text: 'https://example.com/', projectId: 'prj_nope' }),
         400,
@@ -779,7 +789,7 @@ forEachEngine((engine) => {
       );
     });
 
-    test('a read key gets 403 (it is a POST)', async () => {
+    blind('a read key gets 403 (it is a POST)', async () => {
       const { key } = await makeKey(t, 'read');
       expectError(await preview({ text: 'https://example.com/' }, key), 403, 'insufficient_scope', null);
     });
@@ -870,7 +880,7 @@ forEachEngine((engine) => {
       expect(byTag.body.items.map((l: any) => l.id).sort()).toEqual([one.id, two.id].sort());
     });
 
-    test('without tags, project or params the links are bare', async () => {
+    blind('without tags, project or params the links are bare', async () => {
       const body = await createOk({ text: 'https://example.com/bare' });
       const link = body.created[0].link;
       expect(link).toMatchObject({
@@ -910,13 +920,13 @@ forEachEngine((engine) => {
       ['a string', 'a=b'],
     ];
     for (const [what, params] of badParams) {
-      test(`params with ${what} -> 400 field params, nothing created`, async () => {
+      blind(`params with ${what} -> 400 field params, nothing created`, async () => {
         expectError(await create({ text: 'https://example.com/a', params }), 400, 'invalid_request', 'params');
         expect(await linkCount()).toBe(0);
       });
     }
 
-    test('50 request params are accepted', async () => {
+    blind('50 request params are accepted', async () => {
       const params = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v']));
       const body = await createOk({ text: 'https://example.com/a', params });
       expect(body.created[0].link.params).toEqual(params);
@@ -934,19 +944,19 @@ forEachEngine((engine) => {
       ['projectId a number', { text: 'https://example.com/', projectId: 7 }, 'projectId'],
     ];
     for (const [what, body, field] of badRequests) {
-      test(`${what} -> 400 field ${field}, nothing created`, async () => {
+      blind(`${what} -> 400 field ${field}, nothing created`, async () => {
         expectError(await create(body), 400, 'invalid_request', field);
         expect(await linkCount()).toBe(0);
       });
     }
 
-    test('a read key gets 403 insufficient_scope and nothing is created', async () => {
+    blind('a read key gets 403 insufficient_scope and nothing is created', async () => {
       const { key } = await makeKey(t, 'read');
       expectError(await create({ text: 'https://example.com/a' }, key), 403, 'insufficient_scope', null);
       expect(await linkCount()).toBe(0);
     });
 
-    test('a non-superuser write key may bulk create (slugs are generated)', async () => {
+    blind('a non-superuser write key may bulk create (slugs are generated)', async () => {
       const { key } = await makeKey(t, 'write');
       const res = await create({ text: 'https://example.com/a' }, key);
       expectStatus(res, 201);
@@ -1106,7 +1116,7 @@ forEachEngine((engine) => {
       expect(await getLink(untouched.id)).toEqual(untouched);
     });
 
-    test('mode merge explicitly, with an empty params object, changes nothing but counts the links', async () => {
+    blind('mode merge explicitly, with an empty params object, changes nothing but counts the links', async () => {
       const a = await createLink({ params: { a: '1' } });
       const res = await bulkParams({ ids: [a.id], params: {}, mode: 'merge' });
       expectStatus(res, 200);
@@ -1141,7 +1151,7 @@ forEachEngine((engine) => {
       expect((await getLink(a.id)).params).toEqual({ p: 'v' });
     });
 
-    test('only unknown ids: 200 with updated 0', async () => {
+    blind('only unknown ids: 200 with updated 0', async () => {
       const res = await bulkParams({ ids: ['lnk_nope'], params: { p: 'v' } });
       expectStatus(res, 200);
       expect(res.body).toEqual({ updated: 0, notFound: ['lnk_nope'] });
@@ -1189,14 +1199,14 @@ forEachEngine((engine) => {
       ['mode in capitals', (id) => ({ ids: [id], params: { a: 'b' }, mode: 'MERGE' }), 'mode'],
     ];
     for (const [what, body, field] of badBodies) {
-      test(`${what} -> 400 field ${field}, nothing changes`, async () => {
+      blind(`${what} -> 400 field ${field}, nothing changes`, async () => {
         const link = await createLink({ params: { orig: '1' } });
         expectError(await bulkParams(body(link.id)), 400, 'invalid_request', field);
         expect(await getLink(link.id)).toEqual(link);
       });
     }
 
-    test('a merge that would give a link 51 params -> 400 field params and no link changes', async () => {
+    blind('a merge that would give a link 51 params -> 400 field params and no link changes', async () => {
       const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v']));
       const full = await createLink({ destination: 'https://example.com/full', params: fifty });
       const small = await createLink({ destination: 'https://example.com/small', params: { a: '1' } });
@@ -1278,7 +1288,7 @@ forEachEngine((engine) => {
       });
     });
 
-    test('a read key gets 403 and nothing changes', async () => {
+    blind('a read key gets 403 and nothing changes', async () => {
       const link = await createLink({ params: { a: '1' } });
       const { key } = await makeKey(t, 'read');
       expectError(await bulkParams({ ids: [link.id], params: { a: '2' } }, key), 403, 'insufficient_scope', null);
@@ -1339,7 +1349,7 @@ forEachEngine((engine) => {
       expect(await projectCounts()).toEqual({ byName: { P: 1 }, unfiled: 2, total: 3 });
     });
 
-    test('an omitted projectId unfiles too', async () => {
+    blind('an omitted projectId unfiles too', async () => {
       const p = await createProject('P');
       const l1 = await createLink({ projectId: p.id });
       const l2 = await createLink({ projectId: p.id });
@@ -1391,7 +1401,7 @@ forEachEngine((engine) => {
       expect(await projectCounts()).toEqual({ byName: { P: 200 }, unfiled: 0, total: 200 });
     });
 
-    test('ids missing or not strings -> 400 field ids; projectId a number -> 400 field projectId', async () => {
+    blind('ids missing or not strings -> 400 field ids; projectId a number -> 400 field projectId', async () => {
       const l1 = await createLink({});
       expectError(await bulkProject({ projectId: null }), 400, 'invalid_request', 'ids');
       expectError(await bulkProject({ ids: l1.id }), 400, 'invalid_request', 'ids');
@@ -1400,7 +1410,7 @@ forEachEngine((engine) => {
       expect(await getLink(l1.id)).toEqual(l1);
     });
 
-    test('a read key gets 403 and nothing changes', async () => {
+    blind('a read key gets 403 and nothing changes', async () => {
       const p = await createProject('P');
       const l1 = await createLink({});
       const { key } = await makeKey(t, 'read');
