@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { api, disposeTestApp, makeKey, T0, type TestApp } from '../helpers/app';
-import { forEachEngine } from '../helpers/engines';
+import { engineBlind, forEachEngine } from '../helpers/engines';
 import { expectError } from '../helpers/schema';
 import { type Ctx, click, createLink, flushOk, getLink, setup, UA } from './clicks/support';
 
@@ -14,6 +14,8 @@ let c: Ctx;
 let t: TestApp;
 
 forEachEngine((engine) => {
+  // Request validation and scopes (`blind`) are checked on SQLite only; the changes themselves on both engines.
+  const blind = engineBlind(engine);
   beforeEach(async () => {
     c = await setup({}, engine);
     t = c.t;
@@ -69,7 +71,7 @@ forEachEngine((engine) => {
       expect((await getLink(c, a.id)).tags).toEqual(['spaced']);
     });
 
-    test('bad input names its field and changes nothing', async () => {
+    blind('bad input names its field and changes nothing', async () => {
       const a = await createLink(c, { tags: ['x'] });
       expectError(await post('tags', { ids: [a.id] }), 400, 'invalid_request', 'add');
       expectError(await post('tags', { ids: [a.id], add: [], remove: [] }), 400, 'invalid_request', 'add');
@@ -91,7 +93,7 @@ forEachEngine((engine) => {
       expect((await getLink(c, full.id)).tags).toHaveLength(50);
     });
 
-    test('a read key gets 403 and nothing changes', async () => {
+    blind('a read key gets 403 and nothing changes', async () => {
       const a = await createLink(c, {});
       const { key } = await makeKey(t, 'read');
       expectError(await post('tags', { ids: [a.id], add: ['x'] }, key), 403, 'insufficient_scope', null);
@@ -137,7 +139,7 @@ forEachEngine((engine) => {
       expect(await listedIds('')).toEqual([a.id]);
     });
 
-    test('a bad status or missing ids names the field', async () => {
+    blind('a bad status or missing ids names the field', async () => {
       const a = await createLink(c, {});
       expectError(await post('status', { ids: [a.id], status: 'deleted' }), 400, 'invalid_request', 'status');
       expectError(await post('status', { ids: [a.id] }), 400, 'invalid_request', 'status');
@@ -181,7 +183,7 @@ forEachEngine((engine) => {
       expect((await getLink(c, a.id)).clickCount).toBe(1);
     });
 
-    test('201 ids or none -> 400 field ids; a read key -> 403; nothing deleted', async () => {
+    blind('201 ids or none -> 400 field ids; a read key -> 403; nothing deleted', async () => {
       const a = await createLink(c, {});
       const many = Array.from({ length: 201 }, (_, i) => `lnk_${i}`);
       expectError(await post('delete', { ids: many }), 400, 'invalid_request', 'ids');
