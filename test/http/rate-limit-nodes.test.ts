@@ -12,6 +12,7 @@ import { PASSWORD, signIn } from '../helpers/dashboard';
 import { type Nodes, startNodes } from '../helpers/nodes';
 import { startPostgres, stopPostgres } from '../helpers/postgres';
 import { expectError } from '../helpers/schema';
+import { waitUntil } from '../helpers/wait';
 
 let cluster: Nodes | null = null;
 afterEach(async () => {
@@ -140,11 +141,11 @@ describe('the API rate limit across nodes (PostgreSQL)', () => {
     cluster.advance(60_000);
     expect(remaining(await api(b, 'GET', '/me', { key }))).toBe('9');
     expect(remaining(await api(a, 'GET', '/me', { key }))).toBe('8');
-    let left = stored.length;
-    for (let spins = 0; left > 1 && spins < 400; spins++) {
-      await Bun.sleep(5);
-      left = (await rows(cluster.url, 'SELECT identity FROM rate_limit_windows')).length;
-    }
+    const url = cluster.url;
+    await waitUntil(
+      async () => (await rows(url, 'SELECT identity FROM rate_limit_windows')).length <= 1,
+      'the finished windows to be pruned',
+    );
     expect(await rows(cluster.url, 'SELECT hits FROM rate_limit_windows')).toEqual([{ hits: '2' }]);
   });
 });

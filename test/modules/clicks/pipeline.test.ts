@@ -23,6 +23,7 @@ import { api, disposeTestApp, T0, type TestApp } from '../../helpers/app';
 import { clickRecord, recordAt, testTarget } from '../../helpers/click-record';
 import { forEachEngine } from '../../helpers/engines';
 import { allStoredRows, storedClicks, storedLinkBuckets, storedRows } from '../../helpers/stored';
+import { waitUntil } from '../../helpers/wait';
 import {
   type Ctx,
   click,
@@ -645,8 +646,7 @@ forEachEngine((engine) => {
       expect(await storedCount(t)).toBe(0);
       await clicks(t, 'stop', 50);
       // Written once a tick's flush has taken them out and its (on PostgreSQL asynchronous) write is done.
-      const deadline = Date.now() + 3_000;
-      while ((await storedCount(t)) < 50 && Date.now() < deadline) await Bun.sleep(10);
+      await waitUntil(async () => (await storedCount(t)) >= 50, 'the timer to write the 50 clicks');
       expect(buffer.length).toBe(0);
       expect(await storedCount(t)).toBe(50);
 
@@ -977,14 +977,14 @@ describe('backpressure at saturation', () => {
     const order: number[] = [];
     for (let i = 1; i <= 3; i++) void c.drained().then(() => order.push(i));
     c.take(2); // 3 left: room for one under the mark
-    await Bun.sleep(10);
+    await waitUntil(() => order.length >= 1, 'the first waiting answer to go');
     expect(order).toEqual([1]);
     // Under the mark, but two are still waiting: a new answer must not overtake them.
     expect(c.length).toBe(3);
     expect(c.saturated).toBe(true);
     void c.drained().then(() => order.push(4));
     c.take(3); // empty: room for all
-    await Bun.sleep(10);
+    await waitUntil(() => order.length >= 4, 'every waiting answer to go');
     expect(order).toEqual([1, 2, 3, 4]);
     expect(c.waiting).toBe(0);
     expect(c.saturated).toBe(false);
@@ -1001,14 +1001,13 @@ describe('backpressure at saturation', () => {
     expect(c.length).toBe(10);
     let released = 0;
     for (let i = 0; i < 20; i++) void c.drained().then(() => released++);
-    await Bun.sleep(60);
-    // ~3 turns in 60 ms at that pace (more if this machine is slow to wake us, never all 20).
-    expect(released).toBeGreaterThanOrEqual(1);
+    // The pace lets them go a few at a time (~3 in 60 ms), never all 20 at once.
+    await waitUntil(() => released >= 1, 'the pace to let a first answer go');
     expect(released).toBeLessThan(20);
     // Emptied: room for 10 more at once, besides whatever the pace lets go meanwhile.
     const before = released;
     c.take(10);
-    await Bun.sleep(5);
+    await waitUntil(() => released >= Math.min(20, before + 10), 'ten answers to go at once');
     expect(released).toBeGreaterThanOrEqual(Math.min(20, before + 10));
   });
 });
