@@ -1,7 +1,9 @@
 /**
  * Browser tests of the dashboard: the real app listening on loopback (on SQLite, or on a fresh
  * database of the tests' PostgreSQL server), Chromium offline, axe-core for accessibility, and
- * real sessions (the app's own sign-in) for the signed-in pages.
+ * real sessions (the app's own sign-in) for the signed-in pages. The pages run on SQLite: what
+ * they show is what the API answers, held on both engines by the API's tests; the journey
+ * (dashboard-journey.test.ts) is the dashboard's pass on PostgreSQL.
  */
 import { afterAll, beforeAll, expect } from 'bun:test';
 import { readFileSync } from 'node:fs';
