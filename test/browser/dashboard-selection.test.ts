@@ -138,7 +138,7 @@ test('keyboard: the bar and its dialogs are reachable, Esc closes a dialog and t
     await p.page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     // The dialog's close event (which gives the focus back) comes a task after it hides.
-    await p.page.evaluate('new Promise((done) => requestAnimationFrame(() => setTimeout(done)))');
+    await waitUntil(async () => (await focused()) === button);
     expect(await focused()).toBe(button);
   }
   await p.page.keyboard.press('Tab');
