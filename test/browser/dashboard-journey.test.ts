@@ -58,10 +58,18 @@ async function expectClickInStatistics(page: Page, linkId: string): Promise<void
   expect(withClicks).toEqual([['1', '1']]);
 }
 
+// One Chromium for both engines' journeys (each page has a context of its own).
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
 forEachEngine((engine) => {
   beforeAll(async () => {
     served = await serveProcess([BUN, `${ROOT}/src/index.ts`], cleanEnv(await databaseEnv(engine)));
-    browser = await launchBrowser();
     landing = Bun.serve({
       port: 0,
       hostname: '127.0.0.1',
@@ -73,7 +81,6 @@ forEachEngine((engine) => {
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
     landing?.stop(true);
     await served?.close();
   }, 30_000);

@@ -28,16 +28,41 @@ export interface Dashboard {
 export async function startDashboard(env: Record<string, string> = {}, engine: Engine = 'sqlite'): Promise<Dashboard> {
   const t = await makeTestApp(env, { engine });
   t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
-  const browser = await launchBrowser();
+  const browser = await acquireBrowser();
   return {
     t,
     origin: `http://127.0.0.1:${t.app.server!.port}`,
     browser,
     async close() {
-      await browser.close();
+      await releaseBrowser();
       await disposeTestApp(t);
     },
   };
+}
+
+let shared: { browser: Promise<Browser>; users: number } | null = null;
+
+/**
+ * One Chromium for the dashboards a file has running at once (a second app of its own, say):
+ * launched by the first, closed when the last one closes. Each page has a context of its own,
+ * so they share nothing else.
+ */
+async function acquireBrowser(): Promise<Browser> {
+  shared ??= { browser: launchBrowser(), users: 0 };
+  shared.users++;
+  try {
+    return await shared.browser;
+  } catch (err) {
+    shared = null;
+    throw err;
+  }
+}
+
+async function releaseBrowser(): Promise<void> {
+  if (!shared || --shared.users > 0) return;
+  const { browser } = shared;
+  shared = null;
+  await (await browser).close();
 }
 
 /**
