@@ -10,6 +10,7 @@ import { afterAll, expect } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { format } from 'node:util';
 import { runCli } from '../../src/cli';
 import { BUN, cleanEnv, type RunResult, run } from './proc';
 
@@ -37,8 +38,10 @@ export function slink(
 
 /**
  * What `slink` returns, from runCli called in this process: its lines on stdout and stderr as
- * the process writes them (each ended by a newline), standard input as given (empty when not),
- * and the environment `slink` would spawn it with (no SLINK_* of the test's own).
+ * the process writes them (each ended by a newline), with whatever the console gets meanwhile
+ * (a logger's lines: console.log and info to stdout, error and warn to stderr, as a process
+ * prints them), standard input as given (empty when not), and the environment `slink` would
+ * spawn it with (no SLINK_* of the test's own).
  */
 export async function cli(
   db: string,
@@ -47,20 +50,24 @@ export async function cli(
 ): Promise<RunResult> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(
-    args,
-    {
-      out: (line) => {
-        stdout += `${line}\n`;
-      },
-      err: (line) => {
-        stderr += `${line}\n`;
-      },
-      readStdin: async () => opts.stdin ?? '',
-    },
-    cleanEnv({ SLINK_DB: db, ...opts.env }),
-  );
-  return { code, stdout, stderr };
+  const toOut = (...parts: unknown[]) => {
+    stdout += `${format(...parts)}\n`;
+  };
+  const toErr = (...parts: unknown[]) => {
+    stderr += `${format(...parts)}\n`;
+  };
+  const saved = { log: console.log, info: console.info, error: console.error, warn: console.warn };
+  Object.assign(console, { log: toOut, info: toOut, error: toErr, warn: toErr });
+  try {
+    const code = await runCli(
+      args,
+      { out: toOut, err: toErr, readStdin: async () => opts.stdin ?? '' },
+      cleanEnv({ SLINK_DB: db, ...opts.env }),
+    );
+    return { code, stdout, stderr };
+  } finally {
+    Object.assign(console, saved);
+  }
 }
 
 /** The line a command prints on stderr when it created the database (test/cli.test.ts checks its wording). */
