@@ -8,7 +8,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clickSource } from '../src/modules/clicks/sqlite/raw-read';
 import { refoldUnfolded } from '../src/modules/rollups/sqlite/fold';
-import { fails, inspect, ok, slink, superuserWriteKey, tempDir } from './helpers/cli';
+import { cli, fails, inspect, ok, slink, superuserWriteKey, tempDir } from './helpers/cli';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from './helpers/proc';
 import { refreshRawClicks } from './helpers/raw-clicks';
 
@@ -66,6 +66,7 @@ function clickUntil(stop: Promise<unknown>): Promise<number> {
 describe('slink backup', () => {
   test('copies the live database while clicks are being written: the copy is whole and self-consistent', async () => {
     const target = join(dir, 'copy.db');
+    // A process of its own, as an operator runs it: the copy is taken while the server writes.
     const backup = ok(slink(db, ['backup', target]));
     const clicked = await clickUntil(Bun.sleep(300).then(() => backup));
     const line = await backup;
@@ -92,13 +93,13 @@ describe('slink backup', () => {
       copy.close();
     }
     // The copy is a Slink database: the CLI opens it and finds the account.
-    expect(await ok(slink(target, ['user', 'list', '--json']))).toContain('ops@example.com');
+    expect(await ok(cli(target, ['user', 'list', '--json']))).toContain('ops@example.com');
   });
 
   test('never overwrites a file, not even an empty one', async () => {
     const target = join(dir, 'taken.db');
     writeFileSync(target, '');
-    expect(await fails(slink(db, ['backup', target]))).toBe(
+    expect(await fails(cli(db, ['backup', target]))).toBe(
       `slink: ${target} already exists: a backup never overwrites a file`,
     );
     expect(statSync(target).size).toBe(0);
@@ -106,7 +107,7 @@ describe('slink backup', () => {
 
   test('a missing or extra argument is a usage error (exit 2)', async () => {
     for (const args of [['backup'], ['backup', join(dir, 'a.db'), join(dir, 'b.db')]]) {
-      const r = await slink(db, args);
+      const r = await cli(db, args);
       expect(r.code).toBe(2);
       expect(r.stderr).toBe('slink: usage: slink backup <file>\n');
     }

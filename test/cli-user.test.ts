@@ -1,6 +1,7 @@
 /**
- * `slink user list` and `slink user password` as an operator meets them: the real entry point
- * spawned as a process, on both engines; the password change is checked against a running server (sign-in with
+ * `slink user list` and `slink user password` as an operator meets them, on both engines: the
+ * commands run in this process (runCli, test/helpers/cli.ts; the spawned entry point is
+ * test/cli.test.ts's); the password change is checked against a running server (sign-in with
  * the old and the new password, and a session cookie from before the change).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

@@ -1,20 +1,24 @@
 /**
- * The operator interface as an operator meets it: the real entry point spawned as a process
- * (`bun run src/index.ts ...`, `bun run slink ...`, `bun run start`), asserting exit codes,
- * stdout and stderr (docs/behaviour.md, "Operator CLI"; README, "Configuration").
+ * The operator interface as an operator meets it, asserting exit codes, stdout and stderr
+ * (docs/behaviour.md, "Operator CLI"; README, "Configuration"). The commands' arguments, output
+ * and errors run in this process (runCli with its output and environment given: `cli`); the
+ * real entry point is spawned (`bun run src/index.ts ...`, `bun run slink ...`, `bun run start`)
+ * where the process is what is checked: that it writes runCli's lines to its stdout and stderr
+ * and exits with its code (usage 2, failure 1), reads a password from its own stdin, the default
+ * ./data/slink.db of its working folder, and `serve`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_VARS } from '../src/config';
-import { ACC_LINE, fails, inspect, KEY_LINE, ok, PASSWORD, slink, tempDir } from './helpers/cli';
+import { ACC_LINE, cli, fails, inspect, KEY_LINE, ok, PASSWORD, slink, tempDir } from './helpers/cli';
 import { type CliDatabase, cliDatabase } from './helpers/cli-engine';
 import { forEachEngine } from './helpers/engines';
 import { BUN, cleanEnv, freePort, lines, ROOT, type RunningProcess, run, start, waitHealthy } from './helpers/proc';
 
 describe('slink --help', () => {
   test('prints usage with every subcommand and every configuration variable, exit 0', async () => {
-    const out = await ok(slink(join(tempDir(), 'slink.db'), ['--help']));
+    const out = await ok(cli(join(tempDir(), 'slink.db'), ['--help']));
     for (const sub of [
       'serve',
       'user add',
@@ -67,14 +71,14 @@ describe('slink --help', () => {
 
   test('-h and help print the same text', async () => {
     const db = join(tempDir(), 'slink.db');
-    const help = await ok(slink(db, ['--help']));
-    expect(await ok(slink(db, ['-h']))).toBe(help);
-    expect(await ok(slink(db, ['help']))).toBe(help);
+    const help = await ok(cli(db, ['--help']));
+    expect(await ok(cli(db, ['-h']))).toBe(help);
+    expect(await ok(cli(db, ['help']))).toBe(help);
   });
 
   test('--help touches no database', async () => {
     const db = join(tempDir(), 'sub', 'slink.db');
-    await ok(slink(db, ['--help']));
+    await ok(cli(db, ['--help']));
     expect(existsSync(db)).toBe(false);
   });
 });
@@ -382,7 +386,7 @@ describe('a command that creates the database says so', () => {
 
   test('a command that fails on the database it created says both, the note first', async () => {
     const db = join(tempDir(), 'slink.db');
-    const r = await slink(db, ['key', 'create', '--user', 'nobody@example.com', '--scope', 'read']);
+    const r = await cli(db, ['key', 'create', '--user', 'nobody@example.com', '--scope', 'read']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toStartWith(NOTE(db));
@@ -394,32 +398,62 @@ describe('unknown commands and bad configuration', () => {
   test('an unknown command fails with one line', async () => {
     const db = join(tempDir(), 'slink.db');
     for (const args of [['bogus'], ['--version'], ['users', 'add'], ['keys', 'list']]) {
-      const msg = await fails(slink(db, args));
+      const msg = await fails(cli(db, args));
       expect(msg).toContain('slink --help');
     }
   });
 
   test('an invalid SLINK_* value fails with one line naming the variable', async () => {
     const db = join(tempDir(), 'slink.db');
-    const msg = await fails(slink(db, ['key', 'list'], { env: { SLINK_RATE_LIMIT: 'lots' } }));
+    const msg = await fails(cli(db, ['key', 'list'], { env: { SLINK_RATE_LIMIT: 'lots' } }));
     expect(msg).toContain('SLINK_RATE_LIMIT');
     const serve = await fails(slink(db, ['serve'], { env: { SLINK_PORT: 'http' } }));
     expect(serve).toContain('SLINK_PORT');
   });
 });
 
+describe('the process writes what runCli says, exits with its code and reads its stdin', () => {
+  test('usage errors exit 2, other failures 1, each with the one line runCli says', async () => {
+    const db = join(tempDir(), 'slink.db');
+    const usage = await slink(db, ['bogus']);
+    expect(usage).toEqual({ code: 2, stdout: '', stderr: (await cli(db, ['bogus'])).stderr });
+    expect(usage.stderr).toMatch(/^slink: [^\n]*slink --help[^\n]*\n$/);
+    await ok(cli(db, ['key', 'list']));
+    const failed = await slink(db, ['key', 'create', '--user', 'nobody@example.com', '--scope', 'read']);
+    expect(failed).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringMatching(/^slink: [^\n]*nobody@example\.com[^\n]*\n$/),
+    });
+  });
+
+  test('a password on its standard input, the first line only', async () => {
+    const db = join(tempDir(), 'slink.db');
+    const added = await ok(slink(db, ['user', 'add', 'stdin@example.com'], { stdin: `${PASSWORD}\nignored\n` }));
+    expect(added).toMatch(ACC_LINE);
+    const [hash] = inspect(db, (s) =>
+      s
+        .query<{ password_hash: string }, []>("SELECT password_hash FROM accounts WHERE email = 'stdin@example.com'")
+        .all(),
+    );
+    expect(await Bun.password.verify(PASSWORD, hash!.password_hash)).toBe(true);
+  });
+});
+
 describe('bun run slink (package script)', () => {
   test('prints exactly what bun run src/index.ts prints, with nothing extra on stderr', async () => {
     const db = join(tempDir(), 'slink.db');
-    await ok(slink(db, ['user', 'add', 'script@example.com', '--password', PASSWORD]));
-    await ok(slink(db, ['key', 'create', '--user', 'script@example.com', '--scope', 'read', '--name', 'one']));
-    await ok(slink(db, ['key', 'create', '--user', 'script@example.com', '--scope', 'write', '--expires-in', '30d']));
+    await ok(cli(db, ['user', 'add', 'script@example.com', '--password', PASSWORD]));
+    await ok(cli(db, ['key', 'create', '--user', 'script@example.com', '--scope', 'read', '--name', 'one']));
+    await ok(cli(db, ['key', 'create', '--user', 'script@example.com', '--scope', 'write', '--expires-in', '30d']));
     const env = cleanEnv({ SLINK_DB: db });
 
     for (const args of [['key', 'list'], ['key', 'list', '--json'], ['--help']]) {
       const direct = await run([BUN, 'run', 'src/index.ts', ...args], { env });
       const script = await run([BUN, 'run', 'slink', ...args], { env });
       expect(direct.code).toBe(0);
+      // The entry point writes what runCli says, nothing more, nothing less.
+      expect(direct).toEqual(await cli(db, args));
       expect(script).toEqual(direct);
       expect(script.stderr).toBe('');
     }
@@ -457,10 +491,10 @@ describe('slink serve', () => {
 
     // Operator commands against the same file while the server holds it open.
     const accountId = (
-      await ok(slink(db, ['user', 'add', 'live@example.com', '--superuser', '--password', PASSWORD]))
+      await ok(cli(db, ['user', 'add', 'live@example.com', '--superuser', '--password', PASSWORD]))
     ).trim();
     const created = JSON.parse(
-      await ok(slink(db, ['key', 'create', '--user', 'live@example.com', '--scope', 'write', '--json'])),
+      await ok(cli(db, ['key', 'create', '--user', 'live@example.com', '--scope', 'write', '--json'])),
     ) as { id: string; key: string };
     const auth = { authorization: `Bearer ${created.key}` };
 
@@ -489,7 +523,7 @@ describe('slink serve', () => {
     expect(got.status).toBe(200);
 
     // Revoked by the CLI while the server runs: the next request is refused.
-    const revoke = await slink(db, ['key', 'revoke', created.id]);
+    const revoke = await cli(db, ['key', 'revoke', created.id]);
     expect(revoke).toEqual({ code: 0, stdout: '', stderr: '' });
     const refused = await fetch(`${server.base}/api/v1/me`, { headers: auth });
     expect(refused.status).toBe(401);
@@ -497,7 +531,7 @@ describe('slink serve', () => {
 
     // key list now shows it revoked and with a last-used time.
     const listed = (
-      JSON.parse(await ok(slink(db, ['key', 'list', '--json']))) as {
+      JSON.parse(await ok(cli(db, ['key', 'list', '--json']))) as {
         id: string;
         status: string;
         lastUsedAt: number | null;
@@ -558,8 +592,8 @@ describe('slink serve', () => {
     expect(await (await waitHealthy(server)).json()).toEqual({ status: 'ok', node: expect.any(String) });
     expect(existsSync(startDb)).toBe(true);
 
-    await ok(slink(startDb, ['user', 'add', 'start@example.com', '--password', PASSWORD]));
-    const key = (await ok(slink(startDb, ['key', 'create', '--user', 'start@example.com', '--scope', 'read']))).trim();
+    await ok(cli(startDb, ['user', 'add', 'start@example.com', '--password', PASSWORD]));
+    const key = (await ok(cli(startDb, ['key', 'create', '--user', 'start@example.com', '--scope', 'read']))).trim();
     const me = await fetch(`${server.base}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
     expect(me.status).toBe(200);
     // A read key may not write.

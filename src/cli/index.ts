@@ -47,7 +47,12 @@ export function createdDatabaseNote(path: string): string {
 
 const COMMANDS = new Set(['user', 'key', 'migrate', 'backup', 'copy-to']);
 
-export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+/** Runs one subcommand; `io` and `env` are the process's unless given (the tests give their own). */
+export async function runCli(
+  argv: string[],
+  io: CliIo = processIo,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   const [command, ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
     io.out(HELP);
@@ -57,7 +62,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   let dbPath: string | null = null;
   try {
     if (!COMMANDS.has(command ?? '')) throw new UsageError(`unknown command "${command}" (see slink --help)`);
-    const config = loadConfig();
+    const config = loadConfig(env);
     if (command === 'copy-to') {
       // The source is the SQLite file at SLINK_DB, whichever engine the configuration names.
       dbPath = config.dbPath;

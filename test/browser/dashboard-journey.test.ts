@@ -2,8 +2,10 @@
  * A person's first day with Slink, in Chromium against the service started as its own process
  * on loopback (`bun src/index.ts serve` in an empty folder, on SQLite and on PostgreSQL), nothing
  * stubbed: first-run setup from the address in the log, sign out and in, a link with utm params,
- * a real click on its short link, the click in the link's numbers, a read key shown once and
- * revoked, the link deleted with its clicks, and sign-out.
+ * a real click on its short link, the click in the link's numbers, in the links list and the
+ * workspace's statistics, a read key shown once and revoked, the link deleted with its clicks,
+ * and sign-out. Its PostgreSQL pass is the dashboard's smoke test on that engine (the other
+ * browser tests run on SQLite).
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
@@ -12,7 +14,7 @@ import { expectCleanPage, offlinePage, waitUntil } from '../helpers/dashboard-br
 import { DESKTOP_CHROME, firstSteps, type ServedProcess, serveProcess } from '../helpers/dashboard-process';
 import { databaseEnv, forEachEngine } from '../helpers/engines';
 import { BUN, cleanEnv, ROOT, run } from '../helpers/proc';
-import { totals } from '../helpers/stats-page';
+import { breakdownRows, totals } from '../helpers/stats-page';
 
 const EMAIL = 'owner@example.com';
 const PASSWORD = 'a long first password';
@@ -56,10 +58,18 @@ async function expectClickInStatistics(page: Page, linkId: string): Promise<void
   expect(withClicks).toEqual([['1', '1']]);
 }
 
+// One Chromium for both engines' journeys (each page has a context of its own).
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
 forEachEngine((engine) => {
   beforeAll(async () => {
     served = await serveProcess([BUN, `${ROOT}/src/index.ts`], cleanEnv(await databaseEnv(engine)));
-    browser = await launchBrowser();
     landing = Bun.serve({
       port: 0,
       hostname: '127.0.0.1',
@@ -71,7 +81,6 @@ forEachEngine((engine) => {
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
     landing?.stop(true);
     await served?.close();
   }, 30_000);
@@ -111,6 +120,12 @@ forEachEngine((engine) => {
     await page.getByRole('heading', { name: 'Landed' }).waitFor();
     expect(page.url()).toBe(`${destination}&utm_source=newsletter&utm_campaign=spring`);
     await expectClickInStatistics(page, linkId);
+    // The links list holds it, and the workspace's statistics count its click under Top links.
+    await page.goto(`${served.origin}/app`);
+    await page.locator('.link-item').filter({ hasText: slug }).waitFor();
+    await page.goto(`${served.origin}/app/stats?range=24h`);
+    expect(await totals(page)).toMatchObject({ Clicks: '1', 'Unique visitors': '1', 'Bot hits': '0' });
+    expect((await breakdownRows(page, 'Top links')).map((row) => row.slice(0, 2))).toEqual([[slug, '1']]);
 
     // A read key: its secret shown once, working, then nowhere after a reload; revoked, it fails.
     await page.goto(`${served.origin}/app/settings/keys`);

@@ -120,6 +120,9 @@ test('statistics page: the totals move with a click, and a new window read after
 test('stream refused: the page says it polls every 5 s, and the click still shows and counts', async () => {
   const p = await signedInPage(d);
   await p.page.route('**/api/v1/events**', (route) => route.abort());
+  // The page's clock runs as usual, and is moved on by a poll's 5 s once the click is in: the
+  // poll then comes at once instead of up to 5 s later.
+  await p.page.clock.install();
   const link = await apiExpecting(d.t, key, 'POST', '/links', { destination: 'https://example.com/p', slug: 'polled' });
   await p.page.goto(`${d.origin}/app/links/${link.id}`);
   const status = p.page.locator('.live-status');
@@ -128,6 +131,7 @@ test('stream refused: the page says it polls every 5 s, and the click still show
   expect(await number(p.page, 'Clicks').textContent()).toBe('0');
 
   await clickShortUrl('polled');
+  await p.page.clock.fastForward(5_000);
   await feed(p.page).first().waitFor();
   await number(p.page, 'Clicks').getByText('1', { exact: true }).waitFor();
   expect(await feed(p.page).first().textContent()).toContain('Direct (no referrer)');

@@ -3,8 +3,8 @@
  * Chromium with no internet: no request leaves loopback, every HTML answer carries the strict
  * CSP and nothing breaks it, no script error, no serious or critical axe finding in light and
  * dark, and no sideways scrolling of the page at 375 px. On SQLite only: all of that is the
- * client's and the HTTP layer's, whatever stores the data; what each page shows from a server on
- * PostgreSQL is checked by the other browser tests, which run on both engines.
+ * client's and the HTTP layer's, whatever stores the data; the dashboard on PostgreSQL is
+ * dashboard-journey's smoke pass.
  */
 import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';

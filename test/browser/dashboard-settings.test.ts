@@ -10,136 +10,133 @@ import { listSessions } from '../../src/modules/sessions/service';
 import { api } from '../helpers/app';
 import { dash, PASSWORD } from '../helpers/dashboard';
 import { dashboardPerFile, expectCleanPage, seriousA11yViolations, signedInPage } from '../helpers/dashboard-browser';
-import { forEachEngine } from '../helpers/engines';
 
-forEachEngine((engine) => {
-  const d = dashboardPerFile({}, engine);
-  const IPHONE =
-    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
+const d = dashboardPerFile();
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 
-  /** Records `METHOD /path body` of every /api/app call the page makes. */
-  function recordCalls(page: Page): string[] {
-    const calls: string[] = [];
-    page.on('request', (r) => {
-      const { pathname } = new URL(r.url());
-      if (pathname.startsWith('/api/app/')) calls.push(`${r.method()} ${pathname} ${r.postData() ?? ''}`.trim());
-    });
-    return calls;
-  }
+/** Records `METHOD /path body` of every /api/app call the page makes. */
+function recordCalls(page: Page): string[] {
+  const calls: string[] = [];
+  page.on('request', (r) => {
+    const { pathname } = new URL(r.url());
+    if (pathname.startsWith('/api/app/')) calls.push(`${r.method()} ${pathname} ${r.postData() ?? ''}`.trim());
+  });
+  return calls;
+}
 
-  test('API keys: create shows the secret once, with a copy button; revoke asks first', async () => {
-    const p = await signedInPage(d);
-    const calls = recordCalls(p.page);
-    await p.page.goto(`${d.origin}/app/settings/keys`);
-    // The seeding key of this account (named "write key" by the helper), by its public prefix.
-    await p.page.getByRole('cell', { name: `${p.key.slice(0, 12)}…` }).waitFor();
-    expect(await seriousA11yViolations(p.page)).toEqual([]);
+test('API keys: create shows the secret once, with a copy button; revoke asks first', async () => {
+  const p = await signedInPage(d);
+  const calls = recordCalls(p.page);
+  await p.page.goto(`${d.origin}/app/settings/keys`);
+  // The seeding key of this account (named "write key" by the helper), by its public prefix.
+  await p.page.getByRole('cell', { name: `${p.key.slice(0, 12)}…` }).waitFor();
+  expect(await seriousA11yViolations(p.page)).toEqual([]);
 
-    await p.page.getByRole('button', { name: 'Create key' }).click();
-    const dialog = p.page.getByRole('dialog', { name: 'New API key' });
-    await dialog.getByLabel('Name').fill('deploy');
-    await dialog.getByLabel('Write: also creates, changes and deletes').check();
-    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
-    const secret = dialog.getByLabel('Your new API key');
-    await secret.waitFor();
-    const created = await secret.inputValue();
-    expect(created).toMatch(/^slk_[A-Za-z0-9]{40}$/);
-    expect((await api(d.t, 'GET', '/me', { key: created })).body.scope).toBe('write');
-    expect(await dialog.getByRole('button', { name: 'Copy API key' }).isVisible()).toBe(true);
-    expect(calls).toContain('POST /api/app/keys {"name":"deploy","scope":"write","expiresAt":null}');
-    await dialog.getByRole('button', { name: 'Done' }).click();
-    await p.page.getByRole('cell', { name: `${created.slice(0, 12)}…` }).waitFor();
-    expect(await p.page.content()).not.toContain(created.slice(12));
+  await p.page.getByRole('button', { name: 'Create key' }).click();
+  const dialog = p.page.getByRole('dialog', { name: 'New API key' });
+  await dialog.getByLabel('Name').fill('deploy');
+  await dialog.getByLabel('Write: also creates, changes and deletes').check();
+  await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+  const secret = dialog.getByLabel('Your new API key');
+  await secret.waitFor();
+  const created = await secret.inputValue();
+  expect(created).toMatch(/^slk_[A-Za-z0-9]{40}$/);
+  expect((await api(d.t, 'GET', '/me', { key: created })).body.scope).toBe('write');
+  expect(await dialog.getByRole('button', { name: 'Copy API key' }).isVisible()).toBe(true);
+  expect(calls).toContain('POST /api/app/keys {"name":"deploy","scope":"write","expiresAt":null}');
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await p.page.getByRole('cell', { name: `${created.slice(0, 12)}…` }).waitFor();
+  expect(await p.page.content()).not.toContain(created.slice(12));
 
-    await p.page.getByRole('button', { name: 'Revoke key write key' }).click();
-    await p.page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
-    await p.page.getByRole('cell', { name: 'Revoked' }).waitFor();
-    expect(await p.page.getByRole('status').filter({ hasText: 'Revoked' }).textContent()).toBe(
-      'Revoked key write key: anything still using it now gets 401.',
-    );
-    expect(calls.some((c) => /^DELETE \/api\/app\/keys\/\S+$/.test(c))).toBe(true);
-    expect((await api(d.t, 'GET', '/me', { key: p.key })).body.error.code).toBe('key_revoked');
-    await expectCleanPage(p);
-    await p.page.close();
-  }, 90_000);
+  await p.page.getByRole('button', { name: 'Revoke key write key' }).click();
+  await p.page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+  await p.page.getByRole('cell', { name: 'Revoked' }).waitFor();
+  expect(await p.page.getByRole('status').filter({ hasText: 'Revoked' }).textContent()).toBe(
+    'Revoked key write key: anything still using it now gets 401.',
+  );
+  expect(calls.some((c) => /^DELETE \/api\/app\/keys\/\S+$/.test(c))).toBe(true);
+  expect((await api(d.t, 'GET', '/me', { key: p.key })).body.error.code).toBe('key_revoked');
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
 
-  test('sessions: browser and system by name; end another one, said when done; sign out everywhere', async () => {
-    const p = await signedInPage(d);
-    const other = await dash(d.t, 'POST', '/session', {
-      body: { email: p.account.email, password: PASSWORD },
-      headers: { 'user-agent': IPHONE },
-    });
-    expect(other.status).toBe(200);
-    await p.page.goto(`${d.origin}/app/settings/sessions`);
-    const iphone = p.page.locator('.session-item').filter({ hasText: 'Mobile Safari on iOS' });
-    await iphone.waitFor();
-    expect(await p.page.getByText('This browser').count()).toBe(1);
-    // The names, never the raw user agent.
-    expect(await p.page.locator('main').textContent()).not.toContain('AppleWebKit');
-    await iphone.getByRole('button', { name: /^End the session of Mobile Safari on iOS, signed in / }).click();
-    await iphone.waitFor({ state: 'detached' });
-    expect(await p.page.getByRole('status').filter({ hasText: 'Ended' }).textContent()).toBe(
-      'Ended the session of Mobile Safari on iOS.',
-    );
-    expect((await listSessions(d.t.deps, p.account.id, '')).map((s) => s.id)).not.toContain(other.body.session.id);
-    expect(await listSessions(d.t.deps, p.account.id, '')).toHaveLength(1);
-    await p.page.getByRole('button', { name: 'Sign out everywhere' }).click();
-    await p.page.getByRole('dialog').getByRole('button', { name: 'Sign out everywhere' }).click();
-    await p.page.getByText('You were signed out on every device.').waitFor();
-    expect(await listSessions(d.t.deps, p.account.id, '')).toEqual([]);
-    await expectCleanPage(p);
-    await p.page.close();
-  }, 90_000);
+test('sessions: browser and system by name; end another one, said when done; sign out everywhere', async () => {
+  const p = await signedInPage(d);
+  const other = await dash(d.t, 'POST', '/session', {
+    body: { email: p.account.email, password: PASSWORD },
+    headers: { 'user-agent': IPHONE },
+  });
+  expect(other.status).toBe(200);
+  await p.page.goto(`${d.origin}/app/settings/sessions`);
+  const iphone = p.page.locator('.session-item').filter({ hasText: 'Mobile Safari on iOS' });
+  await iphone.waitFor();
+  expect(await p.page.getByText('This browser').count()).toBe(1);
+  // The names, never the raw user agent.
+  expect(await p.page.locator('main').textContent()).not.toContain('AppleWebKit');
+  await iphone.getByRole('button', { name: /^End the session of Mobile Safari on iOS, signed in / }).click();
+  await iphone.waitFor({ state: 'detached' });
+  expect(await p.page.getByRole('status').filter({ hasText: 'Ended' }).textContent()).toBe(
+    'Ended the session of Mobile Safari on iOS.',
+  );
+  expect((await listSessions(d.t.deps, p.account.id, '')).map((s) => s.id)).not.toContain(other.body.session.id);
+  expect(await listSessions(d.t.deps, p.account.id, '')).toHaveLength(1);
+  await p.page.getByRole('button', { name: 'Sign out everywhere' }).click();
+  await p.page.getByRole('dialog').getByRole('button', { name: 'Sign out everywhere' }).click();
+  await p.page.getByText('You were signed out on every device.').waitFor();
+  expect(await listSessions(d.t.deps, p.account.id, '')).toEqual([]);
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
 
-  test('password: a wrong current password shows under its field; a change leads to sign-in', async () => {
-    const p = await signedInPage(d);
-    await p.page.goto(`${d.origin}/app/settings/account`);
-    await p.page.getByLabel('Current password').fill('not the password');
-    await p.page.getByLabel('New password', { exact: true }).fill('a much better one');
-    await p.page.getByLabel('New password again').fill('a much better one');
-    await p.page.getByRole('button', { name: 'Change password' }).click();
-    await p.page.getByText('The current password is wrong').waitFor();
-    expect(await p.page.getByLabel('Current password').getAttribute('aria-invalid')).toBe('true');
-    await p.page.getByLabel('Current password').fill(PASSWORD);
-    await p.page.getByRole('button', { name: 'Change password' }).click();
-    await p.page.getByText('Your password was changed. Sign in with the new one.').waitFor();
-    const signIn = (password: string) => dash(d.t, 'POST', '/session', { body: { email: p.account.email, password } });
-    expect((await signIn('a much better one')).status).toBe(200);
-    expect((await signIn(PASSWORD)).status).toBe(401);
-    await expectCleanPage(p);
-    await p.page.close();
-  }, 90_000);
+test('password: a wrong current password shows under its field; a change leads to sign-in', async () => {
+  const p = await signedInPage(d);
+  await p.page.goto(`${d.origin}/app/settings/account`);
+  await p.page.getByLabel('Current password').fill('not the password');
+  await p.page.getByLabel('New password', { exact: true }).fill('a much better one');
+  await p.page.getByLabel('New password again').fill('a much better one');
+  await p.page.getByRole('button', { name: 'Change password' }).click();
+  await p.page.getByText('The current password is wrong').waitFor();
+  expect(await p.page.getByLabel('Current password').getAttribute('aria-invalid')).toBe('true');
+  await p.page.getByLabel('Current password').fill(PASSWORD);
+  await p.page.getByRole('button', { name: 'Change password' }).click();
+  await p.page.getByText('Your password was changed. Sign in with the new one.').waitFor();
+  const signIn = (password: string) => dash(d.t, 'POST', '/session', { body: { email: p.account.email, password } });
+  expect((await signIn('a much better one')).status).toBe(200);
+  expect((await signIn(PASSWORD)).status).toBe(401);
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
 
-  test('workspace and accounts; disabling asks first and says the keys will be revoked', async () => {
-    const p = await signedInPage(d);
-    const bo = await createAccount(d.t.deps, { email: 'bo@example.com', password: PASSWORD });
-    const boKey = (await createApiKey(d.t.deps, { accountId: bo.id, scope: 'read' })).key;
-    await p.page.goto(`${d.origin}/app/settings/workspace`);
-    await p.page.getByText('https://app.sl.test').waitFor();
-    expect(await p.page.getByText('https://sl.test', { exact: true }).isVisible()).toBe(true);
-    await p.page.getByRole('link', { name: 'Accounts' }).click();
-    await p.page.getByRole('cell', { name: 'bo@example.com', exact: true }).waitFor();
-    // Nobody can disable their own account: only the others have the button.
-    expect(await p.page.getByRole('button', { name: `Disable ${p.account.email}` }).count()).toBe(0);
-    await p.page.getByRole('button', { name: 'Disable bo@example.com' }).click();
-    const dialog = p.page.getByRole('dialog', { name: 'Disable bo@example.com?' });
-    await dialog.waitFor();
-    expect(await dialog.getByRole('paragraph').textContent()).toBe(
-      'The account can no longer sign in and its sessions end now. Its API keys are revoked: anything using them ' +
-        'gets 401 key_revoked, and enabling the account again does not bring them back.',
-    );
-    // Nothing changes until it is confirmed.
-    expect((await findAccountByEmail(d.t.deps, 'bo@example.com'))?.disabledAt).toBeNull();
-    expect(await seriousA11yViolations(p.page)).toEqual([]);
-    await dialog.getByRole('button', { name: 'Disable account' }).click();
-    await p.page.getByRole('button', { name: 'Enable bo@example.com' }).waitFor();
-    expect((await findAccountByEmail(d.t.deps, 'bo@example.com'))?.disabledAt).not.toBeNull();
-    // Enabling asks nothing; the key stays revoked.
-    await p.page.getByRole('button', { name: 'Enable bo@example.com' }).click();
-    await p.page.getByRole('button', { name: 'Disable bo@example.com' }).waitFor();
-    expect((await findAccountByEmail(d.t.deps, 'bo@example.com'))?.disabledAt).toBeNull();
-    expect((await api(d.t, 'GET', '/me', { key: boKey })).body.error.code).toBe('key_revoked');
-    await expectCleanPage(p);
-    await p.page.close();
-  }, 90_000);
-});
+test('workspace and accounts; disabling asks first and says the keys will be revoked', async () => {
+  const p = await signedInPage(d);
+  const bo = await createAccount(d.t.deps, { email: 'bo@example.com', password: PASSWORD });
+  const boKey = (await createApiKey(d.t.deps, { accountId: bo.id, scope: 'read' })).key;
+  await p.page.goto(`${d.origin}/app/settings/workspace`);
+  await p.page.getByText('https://app.sl.test').waitFor();
+  expect(await p.page.getByText('https://sl.test', { exact: true }).isVisible()).toBe(true);
+  await p.page.getByRole('link', { name: 'Accounts' }).click();
+  await p.page.getByRole('cell', { name: 'bo@example.com', exact: true }).waitFor();
+  // Nobody can disable their own account: only the others have the button.
+  expect(await p.page.getByRole('button', { name: `Disable ${p.account.email}` }).count()).toBe(0);
+  await p.page.getByRole('button', { name: 'Disable bo@example.com' }).click();
+  const dialog = p.page.getByRole('dialog', { name: 'Disable bo@example.com?' });
+  await dialog.waitFor();
+  expect(await dialog.getByRole('paragraph').textContent()).toBe(
+    'The account can no longer sign in and its sessions end now. Its API keys are revoked: anything using them ' +
+      'gets 401 key_revoked, and enabling the account again does not bring them back.',
+  );
+  // Nothing changes until it is confirmed.
+  expect((await findAccountByEmail(d.t.deps, 'bo@example.com'))?.disabledAt).toBeNull();
+  expect(await seriousA11yViolations(p.page)).toEqual([]);
+  await dialog.getByRole('button', { name: 'Disable account' }).click();
+  await p.page.getByRole('button', { name: 'Enable bo@example.com' }).waitFor();
+  expect((await findAccountByEmail(d.t.deps, 'bo@example.com'))?.disabledAt).not.toBeNull();
+  // Enabling asks nothing; the key stays revoked.
+  await p.page.getByRole('button', { name: 'Enable bo@example.com' }).click();
+  await p.page.getByRole('button', { name: 'Disable bo@example.com' }).waitFor();
+  expect((await findAccountByEmail(d.t.deps, 'bo@example.com'))?.disabledAt).toBeNull();
+  expect((await api(d.t, 'GET', '/me', { key: boKey })).body.error.code).toBe('key_revoked');
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);

@@ -7,7 +7,7 @@
  * unchanged is held by the API tests, which run on both.
  */
 import { expect, test } from 'bun:test';
-import { dashboardPerFile, expectCleanPage } from '../helpers/dashboard-browser';
+import { dashboardPerFile, expectCleanPage, waitUntil } from '../helpers/dashboard-browser';
 import { DASHBOARD_PAGES } from './dashboard-pages';
 import { openDashboardPage, type SeedText } from './dashboard-seed';
 
@@ -43,8 +43,9 @@ const seen = new Set<string>();
 for (const entry of DASHBOARD_PAGES) {
   test(`${entry.name}: payloads stay text`, async () => {
     const p = await openDashboardPage(d, entry, XSS_TEXT);
-    // An onerror or onload would have fired by now (the image source fails at once).
-    await Bun.sleep(150);
+    // Every image on the page has loaded or failed: an image's error event runs in the same task
+    // that marks it complete, so an onerror made from a payload would have run by now.
+    await waitUntil(async () => (await p.page.evaluate('[...document.images].every((img) => img.complete)')) === true);
     expect(await p.page.evaluate('window.__xss')).toBeUndefined();
     expect(await unsafeHrefs(p.page)).toEqual([]);
     const text = (await p.page.evaluate('document.body.innerText')) as string;

@@ -1,14 +1,14 @@
 /**
- * The operator CLI against either engine: a SQLite file in a temporary folder, or a fresh
- * database of the tests' PostgreSQL cluster (SLINK_DATABASE_URL; SLINK_DB still names a local
- * path, for the spill file). `rows` reads what the CLI stored, with the same SQL on both
+ * The operator CLI (in this process: `cli` of cli.ts) against either engine: a SQLite file in a
+ * temporary folder, or a fresh database of the tests' PostgreSQL cluster (SLINK_DATABASE_URL;
+ * SLINK_DB still names a local path, for the spill file). `rows` reads what the CLI stored, with the same SQL on both
  * (`$1` parameters; booleans as 0/1 and int8 as numbers, SQLite's way), for the few checks
  * only the database shows (a hash stored instead of a secret).
  */
 import { join } from 'node:path';
 import { num, openPostgres } from '../../src/db/postgres/client';
 import type { Engine } from '../../src/stores';
-import { inspect, slink, tempDir } from './cli';
+import { cli, inspect, tempDir } from './cli';
 import { freshPostgresUrl } from './postgres';
 import type { RunResult } from './proc';
 
@@ -28,7 +28,7 @@ export async function cliDatabase(engine: Engine, path = join(tempDir(), 'slink.
       engine,
       path,
       env: {},
-      run: (args, opts) => slink(path, args, opts),
+      run: (args, opts) => cli(path, args, opts),
       rows: async <T>(text: string, ...params: (string | number)[]) =>
         inspect(path, (s) => s.query(text.replace(/\$(\d+)/g, '?$1')).all(...params) as T[]),
     };
@@ -38,7 +38,7 @@ export async function cliDatabase(engine: Engine, path = join(tempDir(), 'slink.
     engine,
     path,
     env: { SLINK_DATABASE_URL: url },
-    run: (args, opts) => slink(path, args, { ...opts, env: { SLINK_DATABASE_URL: url, ...opts?.env } }),
+    run: (args, opts) => cli(path, args, { ...opts, env: { SLINK_DATABASE_URL: url, ...opts?.env } }),
     async rows<T>(text: string, ...params: (string | number)[]) {
       const sql = openPostgres(url, 1);
       try {

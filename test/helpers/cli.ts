@@ -1,12 +1,17 @@
 /**
- * The operator CLI spawned as a process (`bun run src/index.ts ...`) against a SQLite file in a
- * temporary folder (removed after the test file), with assertions on exit code and output.
+ * The operator CLI against a SQLite file in a temporary folder (removed after the test file),
+ * with assertions on exit code and output: `cli` runs it in this process (runCli with its
+ * output, standard input and environment given), `slink` spawns the real entry point
+ * (`bun run src/index.ts ...`) for what only a process shows (its exit code, its stdout and
+ * stderr as written, `serve`).
  */
 import { Database } from 'bun:sqlite';
 import { afterAll, expect } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { format } from 'node:util';
+import { runCli } from '../../src/cli';
 import { BUN, cleanEnv, type RunResult, run } from './proc';
 
 const dirs: string[] = [];
@@ -29,6 +34,40 @@ export function slink(
     env: cleanEnv({ SLINK_DB: db, ...opts.env }),
     stdin: opts.stdin,
   });
+}
+
+/**
+ * What `slink` returns, from runCli called in this process: its lines on stdout and stderr as
+ * the process writes them (each ended by a newline), with whatever the console gets meanwhile
+ * (a logger's lines: console.log and info to stdout, error and warn to stderr, as a process
+ * prints them), standard input as given (empty when not), and the environment `slink` would
+ * spawn it with (no SLINK_* of the test's own).
+ */
+export async function cli(
+  db: string,
+  args: string[],
+  opts: { stdin?: string; env?: Record<string, string> } = {},
+): Promise<RunResult> {
+  let stdout = '';
+  let stderr = '';
+  const toOut = (...parts: unknown[]) => {
+    stdout += `${format(...parts)}\n`;
+  };
+  const toErr = (...parts: unknown[]) => {
+    stderr += `${format(...parts)}\n`;
+  };
+  const saved = { log: console.log, info: console.info, error: console.error, warn: console.warn };
+  Object.assign(console, { log: toOut, info: toOut, error: toErr, warn: toErr });
+  try {
+    const code = await runCli(
+      args,
+      { out: toOut, err: toErr, readStdin: async () => opts.stdin ?? '' },
+      cleanEnv({ SLINK_DB: db, ...opts.env }),
+    );
+    return { code, stdout, stderr };
+  } finally {
+    Object.assign(console, saved);
+  }
 }
 
 /** The line a command prints on stderr when it created the database (test/cli.test.ts checks its wording). */
@@ -74,12 +113,12 @@ export function freshDb(): string {
 }
 
 /**
- * A superuser (ops@example.com) and a write key for it, made with the operator CLI on `db` (or on
- * the database `env` names: SLINK_DATABASE_URL); returns the key.
+ * A superuser (ops@example.com) and a write key for it, made with the operator CLI (in this
+ * process) on `db` (or on the database `env` names: SLINK_DATABASE_URL); returns the key.
  */
 export async function superuserWriteKey(db: string, env: Record<string, string> = {}): Promise<string> {
-  await ok(slink(db, ['user', 'add', 'ops@example.com', '--superuser', '--password', PASSWORD], { env }));
-  return (await ok(slink(db, ['key', 'create', '--user', 'ops@example.com', '--scope', 'write'], { env }))).trim();
+  await ok(cli(db, ['user', 'add', 'ops@example.com', '--superuser', '--password', PASSWORD], { env }));
+  return (await ok(cli(db, ['key', 'create', '--user', 'ops@example.com', '--scope', 'write'], { env }))).trim();
 }
 
 /** Creates a link (to https://example.com/landing) through a running server's API; returns its id. */

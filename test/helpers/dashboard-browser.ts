@@ -1,7 +1,9 @@
 /**
  * Browser tests of the dashboard: the real app listening on loopback (on SQLite, or on a fresh
  * database of the tests' PostgreSQL server), Chromium offline, axe-core for accessibility, and
- * real sessions (the app's own sign-in) for the signed-in pages.
+ * real sessions (the app's own sign-in) for the signed-in pages. The pages run on SQLite: what
+ * they show is what the API answers, held on both engines by the API's tests; the journey
+ * (dashboard-journey.test.ts) is the dashboard's pass on PostgreSQL.
  */
 import { afterAll, beforeAll, expect } from 'bun:test';
 import { readFileSync } from 'node:fs';
@@ -26,16 +28,41 @@ export interface Dashboard {
 export async function startDashboard(env: Record<string, string> = {}, engine: Engine = 'sqlite'): Promise<Dashboard> {
   const t = await makeTestApp(env, { engine });
   t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
-  const browser = await launchBrowser();
+  const browser = await acquireBrowser();
   return {
     t,
     origin: `http://127.0.0.1:${t.app.server!.port}`,
     browser,
     async close() {
-      await browser.close();
+      await releaseBrowser();
       await disposeTestApp(t);
     },
   };
+}
+
+let shared: { browser: Promise<Browser>; users: number } | null = null;
+
+/**
+ * One Chromium for the dashboards a file has running at once (a second app of its own, say):
+ * launched by the first, closed when the last one closes. Each page has a context of its own,
+ * so they share nothing else.
+ */
+async function acquireBrowser(): Promise<Browser> {
+  shared ??= { browser: launchBrowser(), users: 0 };
+  shared.users++;
+  try {
+    return await shared.browser;
+  } catch (err) {
+    shared = null;
+    throw err;
+  }
+}
+
+async function releaseBrowser(): Promise<void> {
+  if (!shared || --shared.users > 0) return;
+  const { browser } = shared;
+  shared = null;
+  await (await browser).close();
 }
 
 /**
