@@ -11,7 +11,14 @@
 import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
 import { shortUrlOf } from '../../lib/short-url';
-import { blockId, blockLocation, blockParamsJson, isBotAgent, isPreviewCrawler } from '../clicks/public';
+import {
+  blockId,
+  blockLocation,
+  blockParamsJson,
+  countCaptured,
+  isBotAgent,
+  isPreviewCrawler,
+} from '../clicks/public';
 import type { Admission } from './click-limit-gate';
 import { HAS_PASSWORD, HAS_PREVIEW, HAS_RULES, type LinkTable, PAUSED } from './link-table';
 import { withVisitorQuery } from './location';
@@ -114,7 +121,7 @@ export function createRedirect(deps: Deps) {
         if (admission !== 'admitted') return refusal(request, links, slot, admission);
       }
     } else if (bot === null) {
-      links.unsorted[slot]!++;
+      countCaptured(links, slot, null);
     }
     const address = clientAddress(request, server, config.trustProxy);
     const referrer = capped(headers.get('referer'), MAX_REFERRER);
