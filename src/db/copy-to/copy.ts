@@ -28,7 +28,7 @@ import type { Pg } from '../postgres/client';
 import { copyChunks } from './chunks';
 import { CopyProgress } from './progress';
 import { beginCopy, type CopyState, finishStep, firstTableWithData, readCopyState, type Step } from './state';
-import { copyPlainTable, countRows, PLAIN_TABLES, uniquesFrom } from './tables';
+import { copyPlainTable, countRows, PLAIN_TABLES, pgSequenceOf, uniquesFrom } from './tables';
 import { verifyCopy } from './verify';
 
 /** A copy that cannot be made: the one line the CLI prints. */
@@ -62,7 +62,11 @@ export function sourceFingerprint(sqlite: Database): string {
         (SELECT count(*) || ':' || coalesce(max(last_seen_at), 0) FROM sessions) AS sessions,
         (SELECT group_concat(id || email || password_hash || coalesce(disabled_at, '') || is_superuser) FROM accounts) AS accounts,
         (SELECT count(*) || ':' || coalesce(max(last_used_at), 0) || ':' || coalesce(max(revoked_at), 0) FROM api_keys) AS keys,
-        (SELECT count(*) FROM rollups) AS rollups`,
+        (SELECT count(*) FROM rollups) AS rollups,
+        (SELECT count(*) || ':' || coalesce(max(updated_at), 0) FROM webhooks) AS webhooks,
+        (SELECT count(*) || ':' || coalesce(max(seq), 0) || ':' || count(data) FROM webhook_events) AS events,
+        (SELECT count(*) || ':' || total(attempts) || ':' || count(done_at) || ':' || total(next_at) FROM webhook_deliveries) AS deliveries,
+        (SELECT count(*) || ':' || coalesce(max(id), 0) FROM webhook_attempts) AS attempts`,
     )
     .get()!;
   const text = `${JSON.stringify(parts)}:${lastAssignedClickId(sqlite)}`;
@@ -172,19 +176,22 @@ function tailBefore(sqlite: Database, id: number): number {
 
 /**
  * The ids the PostgreSQL engine hands out next come after every copied one, and after every one
- * SQLite ever gave (a click id or a target id is never given twice, even after its row went);
- * its sealer goes on after SQLite's last segment.
+ * SQLite ever gave (an AUTOINCREMENT id is never given twice, even after its row went: a click,
+ * a target, an event whose number a live stream resumes after, a delivery); its sealer goes on
+ * after SQLite's last segment.
  */
 async function moveSequences(sqlite: Database, tx: Pg): Promise<void> {
   const lastClick = lastAssignedClickId(sqlite);
   if (lastClick > 0) await tx`SELECT setval('click_ids', ${lastClick})`;
-  const [values] = await tx`SELECT max(id) AS m FROM rollup_values`;
-  if (values.m !== null) await tx`SELECT setval(pg_get_serial_sequence('rollup_values', 'id'), ${values.m})`;
-  const targetSeq =
-    sqlite.query<{ seq: number }, []>("SELECT seq FROM sqlite_sequence WHERE name = 'click_targets'").get()?.seq ?? 0;
-  const [targets] = await tx`SELECT max(id) AS m FROM click_targets`;
-  const lastTarget = Math.max(targetSeq, Number(targets.m ?? 0));
-  if (lastTarget > 0) await tx`SELECT setval(pg_get_serial_sequence('click_targets', 'id'), ${lastTarget})`;
+  const given = sqlite.query<{ seq: number }, [string]>('SELECT seq FROM sqlite_sequence WHERE name = ?');
+  for (const table of PLAIN_TABLES) {
+    if (table.textKey || table.key === 'rowid') continue;
+    const sequence = await pgSequenceOf(tx, table);
+    if (sequence === null) continue;
+    const [copied] = await tx.unsafe(`SELECT max(${table.key}) AS m FROM ${table.name}`);
+    const last = Math.max(given.get(table.name)?.seq ?? 0, Number(copied.m ?? 0));
+    if (last > 0) await tx`SELECT setval(${sequence}, ${last})`;
+  }
   await copySealState(sqlite, tx);
 }
 

@@ -6,29 +6,22 @@
  * ('done'), naming where the data came from. It is not part of the schema the service uses.
  */
 import type { Pg } from '../postgres/client';
+import { DATA_TABLES, PLAIN_TABLES } from './tables';
 
-/** The steps in order; 'verify' once everything is copied, 'done' once verified. */
-export const STEPS = [
-  'accounts',
-  'api_keys',
-  'sessions',
-  'projects',
-  'links',
-  'link_tags',
-  'link_counters',
-  'variants',
-  'rollup_values',
-  'click_targets',
-  'rollup_marks',
-  'visitor_salts',
+/**
+ * The steps in order: a step per plain table (tables.ts), then the special ones; 'verify' once
+ * everything is copied, 'done' once verified.
+ */
+export const STEPS: readonly string[] = [
+  ...PLAIN_TABLES.map((t) => t.name),
   'rollups',
   'click_blocks',
   'click_tail',
   'sequences',
   'verify',
   'done',
-] as const;
-export type Step = (typeof STEPS)[number];
+];
+export type Step = string;
 
 export interface CopyState {
   source: string;
@@ -41,30 +34,6 @@ export interface CopyState {
   position: number;
 }
 
-/** Every table of the schema that holds data: a target with a row in any of them is not empty. */
-export const SLINK_TABLES = [
-  'accounts',
-  'api_keys',
-  'sessions',
-  'projects',
-  'links',
-  'link_tags',
-  'link_counters',
-  'click_limits',
-  'variants',
-  'rollup_values',
-  'rollups',
-  'rollup_marks',
-  'click_targets',
-  'click_tail',
-  'click_blocks',
-  'click_segments',
-  'click_uniques',
-  'click_deltas',
-  'visitor_salts',
-  'click_state',
-] as const;
-
 export async function readCopyState(sql: Pg): Promise<CopyState | null> {
   const [exists] = await sql`SELECT to_regclass('slink_copy_to') IS NOT NULL AS e`;
   if (!exists.e) return null;
@@ -75,7 +44,7 @@ export async function readCopyState(sql: Pg): Promise<CopyState | null> {
 
 /** The first table of the schema that holds a row, or null. */
 export async function firstTableWithData(sql: Pg): Promise<string | null> {
-  for (const table of SLINK_TABLES) {
+  for (const table of DATA_TABLES) {
     const [row] = await sql.unsafe(`SELECT EXISTS (SELECT 1 FROM ${table}) AS e`);
     if (row.e) return table;
   }
@@ -96,11 +65,11 @@ export async function beginCopy(sql: Pg, source: string, fingerprint: string, ov
       started_at timestamptz NOT NULL DEFAULT now(),
       finished_at timestamptz
     )`;
-    if (over) await tx.unsafe(`TRUNCATE ${SLINK_TABLES.join(', ')} RESTART IDENTITY`);
+    if (over) await tx.unsafe(`TRUNCATE ${DATA_TABLES.join(', ')} RESTART IDENTITY`);
     await tx`DELETE FROM slink_copy_to`;
-    await tx`INSERT INTO slink_copy_to (source, fingerprint, step, position) VALUES (${source}, ${fingerprint}, ${STEPS[0]}, 0)`;
+    await tx`INSERT INTO slink_copy_to (source, fingerprint, step, position) VALUES (${source}, ${fingerprint}, ${STEPS[0]!}, 0)`;
   });
-  return { source, fingerprint, step: STEPS[0], position: 0 };
+  return { source, fingerprint, step: STEPS[0]!, position: 0 };
 }
 
 /** Records the position within the step (inside the transaction that wrote its rows). */

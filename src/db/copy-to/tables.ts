@@ -1,39 +1,151 @@
 /**
- * The tables `slink copy-to` copies row for row: the same columns under the same names on both
- * engines (PostgreSQL's migrations mirror SQLite's tables), ids kept. Each is read from SQLite
- * in key order as JSON (SQLite's json_object builds the text, so no row becomes a JavaScript
- * object) and inserted with one json_populate_recordset statement per chunk, which converts
- * each value to its column's type. A table is copied in one transaction with the copy's state,
- * so a crash leaves it whole or absent.
+ * What `slink copy-to` copies, derived from the schema (src/db/schema.ts): every table is copied
+ * row for row (plain tables below) unless it is named in SPECIAL_TABLES, the one place that says
+ * which tables are handled otherwise and how. Plain tables have the same columns under the same
+ * names on both engines (PostgreSQL's migrations mirror SQLite's tables), ids kept. Each is read
+ * from SQLite in key order as JSON (SQLite's json_object builds the text, so no row becomes a
+ * JavaScript object) and inserted with one json_populate_recordset statement per chunk, which
+ * converts each value to its column's type. A table is copied in one transaction with the
+ * copy's state, so a crash leaves it whole or absent.
  */
 import type { Database } from 'bun:sqlite';
+import { getTableName, is } from 'drizzle-orm';
+import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { DAY_MS, utcDay } from '../../lib/time';
 import type { Pg } from '../postgres/client';
+import * as schema from '../schema';
+
+/** The schema's tables not copied row for row, and what happens to them instead. */
+export const SPECIAL_TABLES: Readonly<Record<string, string>> = {
+  rollups: 'the rollups step: the packed buckets, a chunk of scopes at a time',
+  click_blocks: 'the click_blocks step: the sealed raw clicks as bytes, with their segments',
+  click_segments: 'the click_blocks step, with its blocks',
+  click_tail: 'the click_tail step: the raw clicks not sealed yet',
+  click_state: "the sequences step: the sealer's watermark",
+  clicks: 'none: the first click table, emptied into click_tail when the file is brought up to date',
+  event_listeners: "none: the live streams open on the old database's processes, which lapse within a minute",
+};
+
+/**
+ * Tables only PostgreSQL has (what SQLite keeps in memory or derives), and whether they hold
+ * the workspace's data: a target with a row in one of those is not empty, and a copy started
+ * over empties them.
+ */
+export const POSTGRES_ONLY: Readonly<Record<string, { data: boolean; why: string }>> = {
+  click_uniques: { data: true, why: 'the first visits of today and yesterday, made from the raw clicks' },
+  click_limits: { data: true, why: "a limited link's shared count, made again from its stored clicks" },
+  click_deltas: { data: true, why: 'click batches not counted yet' },
+  link_changes: { data: false, why: 'the change feed between nodes' },
+  link_changes_pruned: { data: false, why: 'the change feed between nodes' },
+  rollup_writes: { data: false, why: 'the change feed between nodes' },
+  window_secret: { data: false, why: 'the key of the windows shared between nodes' },
+  rate_limit_windows: { data: false, why: 'rate limits shared between nodes' },
+  sign_in_failures: { data: false, why: 'rate limits shared between nodes' },
+  setup_tokens: { data: false, why: "the first account's setup, shared between nodes" },
+  slink_migrations: { data: false, why: 'the migrations applied' },
+};
+
+/** Tables only SQLite has. */
+export const SQLITE_ONLY: Readonly<Record<string, string>> = {
+  __drizzle_migrations: 'the migrations applied',
+  sqlite_sequence: "SQLite's AUTOINCREMENT counters (the sequences step moves PostgreSQL's past them)",
+  clicks: 'the first click table, which PostgreSQL never had',
+};
+
+/** The PostgreSQL sequence of a table's ids where it is not the column's own (identity or serial). */
+export const NAMED_SEQUENCES: Readonly<Record<string, string>> = { webhook_events: 'webhook_event_seq' };
+
+/** Which rows are copied, where not all (SQL over the SQLite row). */
+const ROWS: Readonly<Record<string, (now: number) => string>> = {
+  // Today's and yesterday's salts: the writer deletes older ones, whose hashes are then unlinkable.
+  visitor_salts: (now) => `day >= ${utcDay(now) - 1}`,
+};
+
+/** Columns compared row by row by the verification (the others by their row count). */
+const COMPARED: Readonly<Record<string, readonly string[] | 'all'>> = {
+  link_counters: ['clicks', 'uniques', 'bots', 'last_clicked_at', 'fallback_visits'],
+  variants: ['link_id', 'code', 'click_count'],
+  // The outbox arrives as it was: every webhook with its secrets, every event, every delivery
+  // with its attempts, next retry and claim, every logged attempt.
+  webhooks: 'all',
+  webhook_events: 'all',
+  webhook_deliveries: 'all',
+  webhook_attempts: 'all',
+};
 
 export interface PlainTable {
   name: string;
-  /** The column read in order and resumed after (a unique one, or SQLite's rowid). */
+  /** The column read in order and resumed after (the primary key, or SQLite's rowid). */
   key: string;
+  /** Whether the key is text (compared bytewise: PostgreSQL's "C" collation). */
+  textKey: boolean;
+  /** Whether the key is an integer id that a sequence hands out (AUTOINCREMENT in SQLite). */
+  autoIncrement: boolean;
   /** Which rows are copied (SQL over the SQLite row), when not all. */
   where?: (now: number) => string;
+  /** The columns besides the key compared row by row by the verification. */
+  compared: readonly string[];
 }
 
-/** In an order that satisfies the foreign keys. */
-export const PLAIN_TABLES: readonly PlainTable[] = [
-  { name: 'accounts', key: 'id' },
-  { name: 'api_keys', key: 'id' },
-  { name: 'sessions', key: 'id' },
-  { name: 'projects', key: 'id' },
-  { name: 'links', key: 'id' },
-  { name: 'link_tags', key: 'rowid' },
-  { name: 'link_counters', key: 'link_id' },
-  { name: 'variants', key: 'id' },
-  // The dictionary and the targets with their ids: the buckets and the raw clicks name them.
-  { name: 'rollup_values', key: 'id' },
-  { name: 'click_targets', key: 'id' },
-  { name: 'rollup_marks', key: 'scope' },
-  // Today's and yesterday's salts: the writer deletes older ones, whose hashes are then unlinkable.
-  { name: 'visitor_salts', key: 'day', where: (now) => `day >= ${utcDay(now) - 1}` },
+/** Every table of the schema, in the order of their names in it (a module namespace's keys are sorted). */
+export const SCHEMA_TABLES: readonly SQLiteTable[] = (Object.values(schema) as unknown[]).filter(
+  (v): v is SQLiteTable => is(v, SQLiteTable),
+);
+
+function plainTable(table: SQLiteTable): PlainTable {
+  const config = getTableConfig(table);
+  const name = config.name;
+  const primary = config.columns.filter((c) => c.primary);
+  const key = primary.length === 1 ? primary[0]! : null;
+  const compared = COMPARED[name] ?? [];
+  return {
+    name,
+    key: key?.name ?? 'rowid',
+    textKey: key?.columnType === 'SQLiteText',
+    autoIncrement: key !== null && 'autoIncrement' in key && key.autoIncrement === true,
+    where: ROWS[name],
+    compared: compared === 'all' ? config.columns.filter((c) => c !== key).map((c) => c.name) : compared,
+  };
+}
+
+/** The tables a table's foreign keys name. */
+function referenced(table: SQLiteTable): string[] {
+  return getTableConfig(table).foreignKeys.map((fk) => getTableName(fk.reference().foreignTable));
+}
+
+/** The tables with each one after those its foreign keys name, otherwise in the order given. */
+function inKeyOrder(tables: readonly SQLiteTable[]): SQLiteTable[] {
+  const byName = new Map(tables.map((t) => [getTableName(t), t]));
+  const out: SQLiteTable[] = [];
+  const seen = new Set<string>();
+  const visit = (t: SQLiteTable) => {
+    const name = getTableName(t);
+    if (seen.has(name)) return;
+    seen.add(name);
+    for (const r of referenced(t)) {
+      const target = byName.get(r);
+      if (target !== undefined) visit(target);
+    }
+    out.push(t);
+  };
+  for (const t of tables) visit(t);
+  return out;
+}
+
+/** The tables copied row for row: every table of the schema but the special ones, in foreign key order. */
+export const PLAIN_TABLES: readonly PlainTable[] = inKeyOrder(SCHEMA_TABLES)
+  .filter((t) => !(getTableName(t) in SPECIAL_TABLES))
+  .map(plainTable);
+
+/**
+ * Every table of the target that holds the workspace's data: a target with a row in any of them
+ * is not empty, and a copy started over empties them all.
+ */
+export const DATA_TABLES: readonly string[] = [
+  ...SCHEMA_TABLES.map((t) => getTableName(t)).filter((name) => !(name in SQLITE_ONLY)),
+  ...Object.entries(POSTGRES_ONLY)
+    .filter(([, t]) => t.data)
+    .map(([name]) => name),
 ];
 
 /** Rows per statement: a chunk's JSON stays a few megabytes. */
@@ -104,6 +216,14 @@ export async function copyPlainTable(
     copied(chunk.n);
     after = chunk.last!;
   }
+}
+
+/** The PostgreSQL sequence that hands out a table's ids (its identity column's, or a named one), or null. */
+export async function pgSequenceOf(sql: Pg, table: PlainTable): Promise<string | null> {
+  const named = NAMED_SEQUENCES[table.name];
+  if (named !== undefined) return named;
+  const [row] = await sql`SELECT pg_get_serial_sequence(${table.name}, ${table.key}) AS s`;
+  return row.s ?? null;
 }
 
 /** The first day whose uniques and salts are copied (today's and yesterday's). */

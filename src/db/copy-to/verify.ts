@@ -24,7 +24,7 @@ import {
   WORKSPACE,
 } from '../../modules/rollups/public';
 import type { Pg } from '../postgres/client';
-import { countRows, PLAIN_TABLES, uniquesFrom } from './tables';
+import { countRows, PLAIN_TABLES, type PlainTable, uniquesFrom } from './tables';
 
 /** The copy differs from its source: the one line the CLI prints. */
 export class CopyMismatch extends Error {}
@@ -32,6 +32,12 @@ export class CopyMismatch extends Error {}
 const SAMPLE_BUSIEST = 10;
 const SAMPLE_SPREAD = 10;
 const ROWS_PER_READ = 50_000;
+
+/** What the line of a table compared row by row says, where more than 'every row equal'. */
+const NOTES: Readonly<Record<string, string>> = {
+  link_counters: ", every link's counters equal",
+  variants: ', every click count equal',
+};
 
 function line(table: string, n: number, note = ''): string {
   return `${table}: ${n} rows on both sides${note}`;
@@ -47,32 +53,43 @@ function equalCounts(table: string, sqliteN: number, pgN: number): void {
     throw new CopyMismatch(`verification failed: ${table} has ${sqliteN} rows in SQLite, ${pgN} in PostgreSQL`);
 }
 
+/** A value as SQLite holds it: PostgreSQL's booleans as 0/1, its int8 (text) as the same digits. */
+function asStored(v: unknown): string {
+  if (v === true) return '1';
+  if (v === false) return '0';
+  return String(v ?? null);
+}
+
 /**
- * Every row of a table's `columns` equal on both sides, read in key order a chunk at a time
- * (text keys compare bytewise on both: SQLite's BINARY, PostgreSQL's "C").
+ * Every row of a table's compared columns equal on both sides, read in key order a chunk at a
+ * time (text keys compare bytewise on both: SQLite's BINARY, PostgreSQL's "C").
  */
-async function sameRows(sqlite: Database, sql: Pg, table: string, key: string, columns: string[]): Promise<void> {
-  const list = [key, ...columns].join(', ');
-  const read = sqlite.query<Record<string, unknown>, [string, number]>(
-    `SELECT ${list} FROM ${table} WHERE ${key} > ? ORDER BY ${key} LIMIT ?`,
+async function sameRows(sqlite: Database, sql: Pg, table: PlainTable): Promise<void> {
+  const { name, key } = table;
+  const columns = [key, ...table.compared];
+  const list = columns.map((c) => `"${c}"`).join(', ');
+  const read = sqlite.query<Record<string, unknown>, [string | number | null, string | number | null, number]>(
+    `SELECT ${list} FROM ${name} WHERE (? IS NULL OR ${key} > ?) ORDER BY ${key} LIMIT ?`,
   );
-  let after = '';
+  const ordered = table.textKey ? `${key} COLLATE "C"` : key;
+  const cast = table.textKey ? '::text' : '::int8';
+  let after: string | number | null = null;
   for (;;) {
-    const here = read.all(after, ROWS_PER_READ);
+    const here = read.all(after, after, ROWS_PER_READ);
     if (here.length === 0) return;
-    const last = here[here.length - 1]![key] as string;
-    const there = await sql.unsafe(`SELECT ${list} FROM ${table} WHERE ${key} > $1 AND ${key} <= $2 ORDER BY ${key}`, [
-      after,
-      last,
-    ]);
+    const last = here[here.length - 1]![key] as string | number;
+    const there = await sql.unsafe(
+      `SELECT ${list} FROM ${name} WHERE ($1${cast} IS NULL OR ${ordered} > $1${cast}) AND ${ordered} <= $2${cast} ORDER BY ${ordered}`,
+      [after, last],
+    );
     for (let i = 0; i < here.length; i++) {
       const a = here[i]!;
       const b = there[i] as Record<string, unknown> | undefined;
-      const differs = b === undefined || [key, ...columns].some((c) => String(a[c] ?? null) !== String(b[c] ?? null));
-      if (differs) throw new CopyMismatch(`verification failed: ${table} row ${String(a[key])} differs in PostgreSQL`);
+      const differs = b === undefined || columns.some((c) => asStored(a[c]) !== asStored(b[c]));
+      if (differs) throw new CopyMismatch(`verification failed: ${name} row ${String(a[key])} differs in PostgreSQL`);
     }
     if (there.length !== here.length)
-      throw new CopyMismatch(`verification failed: ${table} has extra rows in PostgreSQL`);
+      throw new CopyMismatch(`verification failed: ${name} has extra rows in PostgreSQL`);
     after = last;
   }
 }
@@ -104,21 +121,8 @@ export async function verifyCopy(sqlite: Database, sql: Pg, now: number): Promis
   for (const table of PLAIN_TABLES) {
     const n = countRows(sqlite, table, now);
     equalCounts(table.name, n, await pgCount(sql, table.name));
-    let note = '';
-    if (table.name === 'link_counters') {
-      await sameRows(sqlite, sql, 'link_counters', 'link_id', [
-        'clicks',
-        'uniques',
-        'bots',
-        'last_clicked_at',
-        'fallback_visits',
-      ]);
-      note = ", every link's counters equal";
-    } else if (table.name === 'variants') {
-      await sameRows(sqlite, sql, 'variants', 'id', ['link_id', 'code', 'click_count']);
-      note = ', every click count equal';
-    }
-    lines.push(line(table.name, n, note));
+    if (table.compared.length > 0) await sameRows(sqlite, sql, table);
+    lines.push(line(table.name, n, NOTES[table.name] ?? (table.compared.length > 0 ? ', every row equal' : '')));
   }
 
   const hours = sqliteHourTotals(sqlite);

@@ -10,7 +10,7 @@
 // The redirect's side: what it records and where (capture/).
 export { isBotAgent, isPreviewCrawler } from './capture/bot';
 export type { ClickBuffer } from './capture/buffer';
-export { countCaptured } from './capture/live-counts';
+export { addStoredHumans, countCaptured, raiseHumanClicks, startCounts } from './capture/live-counts';
 export { type ClickPipeline, createClickPipeline, type PipelineOptions } from './capture/pipeline';
 export { PREVIEW_CRAWLERS } from './capture/preview-crawlers';
 export { type ClickLinks, type ClickRecord, targetSerial } from './capture/record';

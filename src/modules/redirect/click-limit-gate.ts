@@ -19,6 +19,7 @@
  */
 import { storageFailure } from '../../db/storage';
 import type { Logger } from '../../deps';
+import { countCaptured, raiseHumanClicks } from '../clicks/public';
 import type { ClickLimitStore } from '../links/store';
 import type { LinkTable } from './link-table';
 
@@ -36,7 +37,7 @@ export interface ClickLimitGate {
 /** One process (SQLite): its own count is exact (the redirect checked it is below the limit). */
 export const localGate: ClickLimitGate = {
   admit(links, slot) {
-    links.humanClicks[slot]!++;
+    countCaptured(links, slot, false);
     return 'admitted';
   },
 };
@@ -89,13 +90,13 @@ export class SharedClickLimitGate implements ClickLimitGate {
     if (links.findId(id) !== slot) return 'gone';
     if (used === null) {
       // The shared count is at the limit: so is the true one, and the node knows it now.
-      links.humanClicks[slot] = Math.max(links.humanClicks[slot]!, limit);
+      raiseHumanClicks(links, slot, limit);
       return 'refused';
     }
     // `used` counts this click (it is above what this node counted when asking). Not `+ 1` on
     // the node's count: answers arrive in any order, and one read earlier may have raised it
     // past this click already.
-    links.humanClicks[slot] = Math.max(links.humanClicks[slot]!, used);
+    raiseHumanClicks(links, slot, used);
     return 'admitted';
   }
 
@@ -142,7 +143,7 @@ export class SharedClickLimitGate implements ClickLimitGate {
 function decideLocally(links: LinkTable, slot: number): Admission {
   // The limit as it is now: a refresh meanwhile may have changed or removed it (NaN: none).
   if (links.humanClicks[slot]! >= links.clickLimit[slot]!) return 'refused';
-  links.humanClicks[slot]!++;
+  countCaptured(links, slot, false);
   return 'admitted';
 }
 

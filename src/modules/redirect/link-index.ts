@@ -17,6 +17,7 @@
  */
 import { nextTurn } from '../../lib/event-loop';
 import {
+  addStoredHumans,
   blockId,
   blockKey,
   blockLocation,
@@ -153,7 +154,7 @@ export class LinkIndex {
    */
   countStored(id: string, humans: number): void {
     const slot = this.table.findId(id);
-    if (slot >= 0) this.table.humanClicks[slot]! += humans;
+    if (slot >= 0) addStoredHumans(this.table, slot, humans);
   }
 
   private view(slot: number): LinkView {

@@ -21,6 +21,8 @@ import {
   blockLocation,
   blockSize,
   type ClickLinks,
+  raiseHumanClicks,
+  startCounts,
   targetSerial,
   writeBlock,
 } from '../clicks/public';
@@ -287,11 +289,10 @@ export class LinkTable implements ClickLinks {
       if (oldSlug !== facts.slug) this.bySlug.delete(oldSlug, this.slugHash[slot]!, slot);
       this.liveBytes -= this.entryLength(this.arena, slot);
       // One process stores only what it counted (never more); several nodes store each other's.
-      if (storedHumanClicks > this.humanClicks[slot]!) this.humanClicks[slot] = storedHumanClicks;
+      raiseHumanClicks(this, slot, storedHumanClicks);
     } else {
       slot = this.newSlot();
-      this.humanClicks[slot] = storedHumanClicks;
-      this.unsorted[slot] = 0;
+      startCounts(this, slot, storedHumanClicks);
       this.idHash[slot] = hashOf(facts.id);
     }
     this.blockAt[slot] = this.writeEntry(blocks, length, slot);

@@ -11,7 +11,7 @@
 import type { Deps } from '../../deps';
 import { clientAddress, type ServerLike } from '../../http/client';
 import { shortUrlOf } from '../../lib/short-url';
-import { blockId, blockLocation, blockParamsJson, isBotAgent, isPreviewCrawler } from '../clicks/public';
+import { blockId, blockLocation, blockParamsJson, countCaptured, isBotAgent, isPreviewCrawler } from '../clicks/public';
 import type { Admission } from './click-limit-gate';
 import { HAS_PASSWORD, HAS_PREVIEW, HAS_RULES, type LinkTable, PAUSED } from './link-table';
 import { withVisitorQuery } from './location';
@@ -19,6 +19,7 @@ import { pageResponse } from './pages';
 import { createPasswordGate } from './password/gate';
 import { previewResponse } from './preview-page';
 import { chooseRule, queryOf } from './rules/choose';
+import type { RuleTarget } from './rules/compile';
 import { ruleGeo } from './rules/geo';
 
 /** The extras bits that decide a preview: set, and no password (a protected link shows none). */
@@ -60,10 +61,135 @@ export function createRedirect(deps: Deps) {
     // Refused: the limit is reached. Gone: the link was deleted while its count was asked.
     admission === 'refused' ? ended(request, links, slot) : pageResponse('notFound');
   const geo = ruleGeo(config.geoDb, (err) => deps.log.error('link rules: the geo database cannot be opened', err));
+
   /**
-   * `admitted`: a human click the click-limit gate let through after asking another process; the
-   * link is read again as it is now (still in `slot`: the gate made sure). `unlocked`: past the
-   * password step (password/gate.ts), which found the link again as it is now.
+   * What stops a visit before a click: the link expired, a password to ask (or, past its click
+   * limit as far as this node knows, ended before any password is asked), a POST to a link
+   * without a password. Null: go on. A visit already past the gate (`passed`: admitted by the
+   * click-limit gate, or unlocked by the password) is checked for expiry only.
+   */
+  const gate = (
+    request: Request,
+    server: ServerLike | null,
+    links: LinkTable,
+    slot: number,
+    code: string | null,
+    now: number,
+    passed: boolean,
+  ): Response | Promise<Response> | null => {
+    // NaN (no expiry) compares false.
+    if (now >= links.expiresAt[slot]!) return ended(request, links, slot);
+    if (passed) return null;
+    // One byte read for links without a password; a POST means something only for those with one.
+    if ((links.extras[slot]! & HAS_PASSWORD) !== 0)
+      return links.humanClicks[slot]! >= links.clickLimit[slot]!
+        ? ended(request, links, slot)
+        : passwordGate(request, server, slot, code);
+    return request.method === 'POST' ? pageResponse('methodNotAllowed') : null;
+  };
+
+  /**
+   * Counts the click in the link's live counters and says whether it is a bot as far as the
+   * redirect decides (null: the flush decides). On a link with a click limit a human click is
+   * let through by the click-limit gate (counted then), or ended: the answer is then returned
+   * instead, a promise when another process must be asked.
+   */
+  const countClick = (
+    request: Request,
+    server: ServerLike | null,
+    links: LinkTable,
+    slot: number,
+    code: string | null,
+    userAgent: string | null,
+    head: boolean,
+    preview: boolean,
+  ): boolean | null | Response | Promise<Response> => {
+    // A preview crawler's hit is a bot's, as are HEAD requests and those without an agent.
+    const bot = preview || head || !userAgent ? true : null;
+    const clickLimit = links.clickLimit[slot]!;
+    if (Number.isNaN(clickLimit)) {
+      countCaptured(links, slot, bot);
+      return bot;
+    }
+    // The node's own count never passes the true one: at the limit, nobody needs asking.
+    if (links.humanClicks[slot]! >= clickLimit) return ended(request, links, slot);
+    if (bot ?? isBotAgent(userAgent)) return true;
+    // Counted when let through; a promise only when another process must be asked.
+    const admission = clickLimitGate.admit(links, slot, clickLimit);
+    if (typeof admission !== 'string')
+      return admission.then((decided) =>
+        decided === 'admitted' ? answer(request, server, slot, code, true) : refusal(request, links, slot, decided),
+      );
+    return admission === 'admitted' ? false : refusal(request, links, slot, admission);
+  };
+
+  /**
+   * The link rule that chooses the destination (rules/), or null: a link without any pays this
+   * one byte. A preview comes before them (a crawler's card links to the link's own destination).
+   */
+  const chooseTarget = (
+    request: Request,
+    links: LinkTable,
+    slot: number,
+    code: string | null,
+    variantAt: number,
+    preview: boolean,
+    userAgent: string | null,
+    address: string | null,
+    acceptLanguage: string | null,
+    referrer: string | null,
+    now: number,
+  ): RuleTarget | null =>
+    preview || (links.extras[slot]! & HAS_RULES) === 0
+      ? null
+      : chooseRule(
+          links.rules.get(slot)!,
+          request.url,
+          userAgent,
+          address,
+          acceptLanguage,
+          referrer,
+          now,
+          geo,
+          variantAt < 0 ? null : code,
+          variantAt < 0 ? null : blockParamsJson(links.arena, variantAt),
+        );
+
+  /**
+   * The answer to a recorded click: the redirect to the target (the visitor's query added when
+   * the link forwards it), or a preview crawler's page. At saturation it waits for the writer
+   * (buffer.ts): the click is recorded either way.
+   */
+  const respond = (
+    request: Request,
+    links: LinkTable,
+    slot: number,
+    code: string | null,
+    location: string,
+    preview: boolean,
+    head: boolean,
+  ): Response | Promise<Response> => {
+    const query = links.forwardQuery[slot] === 1 ? queryOf(request.url) : '';
+    const target = query === '' ? location : withVisitorQuery(location, query);
+    const response = preview
+      ? previewResponse(
+          links.preview.get(slot)!,
+          shortUrlOf(config.shortHost, links.slug(slot), code ?? undefined),
+          target,
+          head,
+        )
+      : new Response(null, {
+          status: links.redirectStatus[slot]!,
+          headers: { location: target, 'cache-control': 'private, max-age=0' },
+        });
+    return buffer.saturated ? buffer.drained().then(() => response) : response;
+  };
+
+  /**
+   * A visit to the link in `slot` (-1: none): found, gated, counted, its target chosen, the click
+   * buffered, answered. `admitted`: a human click the click-limit gate let through after asking
+   * another process; the link is read again as it is now (still in `slot`: the gate made sure).
+   * `unlocked`: past the password step (password/gate.ts), which found the link again as it is now.
    */
   const answer = (
     request: Request,
@@ -76,66 +202,34 @@ export function createRedirect(deps: Deps) {
     const links = linkIndex.table;
     if (slot < 0 || links.status[slot] === PAUSED) return pageResponse('notFound');
     const now = clock.now();
-    // NaN (no expiry) compares false.
-    if (now >= links.expiresAt[slot]!) return ended(request, links, slot);
-    if (!admitted && !unlocked) {
-      // One byte read for links without a password; a POST means something only for those with one.
-      if ((links.extras[slot]! & HAS_PASSWORD) !== 0)
-        // Past its click limit (as far as this node knows) it ends before any password is asked.
-        return links.humanClicks[slot]! >= links.clickLimit[slot]!
-          ? ended(request, links, slot)
-          : passwordGate(request, server, slot, code);
-      if (request.method === 'POST') return pageResponse('methodNotAllowed');
-    }
-    const at = links.blockAt[slot]!;
-    const variantAt = code === null ? -1 : links.variantAt(slot, code);
+    const stopped = gate(request, server, links, slot, code, now, admitted || unlocked);
+    if (stopped !== null) return stopped;
     const headers = request.headers;
     const userAgent = capped(headers.get('user-agent'), MAX_AGENT);
     const head = request.method === 'HEAD';
-    let bot: boolean | null = head || !userAgent ? true : null;
     // Social previews (preview-page.ts): a listed crawler gets the link's preview page, recorded
     // as the bot hit it is. Links without a preview pay this one byte read.
     const preview = (links.extras[slot]! & PREVIEW_ONLY) === HAS_PREVIEW && isPreviewCrawler(userAgent);
-    if (preview) bot = true;
-    const clickLimit = links.clickLimit[slot]!;
-    if (admitted) {
-      bot = false;
-    } else if (!Number.isNaN(clickLimit)) {
-      // The node's own count never passes the true one: at the limit, nobody needs asking.
-      if (links.humanClicks[slot]! >= clickLimit) return ended(request, links, slot);
-      bot ??= isBotAgent(userAgent);
-      if (!bot) {
-        // Counted when let through; a promise only when another process must be asked.
-        const admission = clickLimitGate.admit(links, slot, clickLimit);
-        if (typeof admission !== 'string')
-          return admission.then((decided) =>
-            decided === 'admitted' ? answer(request, server, slot, code, true) : refusal(request, links, slot, decided),
-          );
-        if (admission !== 'admitted') return refusal(request, links, slot, admission);
-      }
-    } else if (bot === null) {
-      links.unsorted[slot]!++;
-    }
+    const bot = admitted ? false : countClick(request, server, links, slot, code, userAgent, head, preview);
+    if (bot !== null && typeof bot === 'object') return bot;
+    const at = links.blockAt[slot]!;
+    const variantAt = code === null ? -1 : links.variantAt(slot, code);
     const address = clientAddress(request, server, config.trustProxy);
     const referrer = capped(headers.get('referer'), MAX_REFERRER);
     const acceptLanguage = capped(headers.get('accept-language'), MAX_LANGUAGE);
-    // Link rules (rules/): a link without any pays this one byte. A preview comes before them
-    // (a crawler's card links to the link's own destination).
-    const rule =
-      preview || (links.extras[slot]! & HAS_RULES) === 0
-        ? null
-        : chooseRule(
-            links.rules.get(slot)!,
-            request.url,
-            userAgent,
-            address,
-            acceptLanguage,
-            referrer,
-            now,
-            geo,
-            variantAt < 0 ? null : code,
-            variantAt < 0 ? null : blockParamsJson(links.arena, variantAt),
-          );
+    const rule = chooseTarget(
+      request,
+      links,
+      slot,
+      code,
+      variantAt,
+      preview,
+      userAgent,
+      address,
+      acceptLanguage,
+      referrer,
+      now,
+    );
     const location = rule === null ? blockLocation(links.arena, variantAt < 0 ? at : variantAt) : rule.location;
     buffer.push({
       time: now,
@@ -154,21 +248,7 @@ export function createRedirect(deps: Deps) {
       bot,
       rule,
     });
-    const query = links.forwardQuery[slot] === 1 ? queryOf(request.url) : '';
-    const target = query === '' ? location : withVisitorQuery(location, query);
-    const response = preview
-      ? previewResponse(
-          links.preview.get(slot)!,
-          shortUrlOf(config.shortHost, links.slug(slot), code ?? undefined),
-          target,
-          head,
-        )
-      : new Response(null, {
-          status: links.redirectStatus[slot]!,
-          headers: { location: target, 'cache-control': 'private, max-age=0' },
-        });
-    // The click is recorded either way; at saturation the answer waits for the writer (buffer.ts).
-    return buffer.saturated ? buffer.drained().then(() => response) : response;
+    return respond(request, links, slot, code, location, preview, head);
   };
   const passwordGate = createPasswordGate(deps, (request, server, slot, code) =>
     answer(request, server, slot, code, false, true),
