@@ -2,8 +2,8 @@
 import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Clock } from './lib/clock';
-import { describeError } from './lib/errors';
 import { randomToken } from './lib/ids';
+import type { Logger } from './lib/log';
 import type { Exports } from './modules/analytics/export-chunks';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from './modules/clicks/public';
 import { Metrics } from './modules/metrics/registry';
@@ -16,28 +16,6 @@ import { VerificationSlots } from './modules/sessions/verification-slots';
 import { PasswordVerifier } from './modules/sessions/verifier';
 import { WebhookSender } from './modules/webhooks/sender';
 import { type Stores, sqliteStores } from './stores';
-
-export interface Logger {
-  info(message: string): void;
-  error(message: string, error?: unknown): void;
-}
-
-/**
- * Lines on stdout and stderr, each starting with its time and, for a node of the service, the
- * node's name. One line each (docs/operations.md, "Health and logs"): an error is described by
- * its name, code, message and where it was thrown, never by its stack trace.
- */
-export function consoleLoggerOf(node: string | null): Logger {
-  const head = () => (node === null ? new Date().toISOString() : `${new Date().toISOString()} ${node}`);
-  return {
-    info: (message) => console.log(`${head()} ${message}`),
-    error: (message, error) =>
-      console.error(error === undefined ? `${head()} ${message}` : `${head()} ${message}: ${describeError(error)}`),
-  };
-}
-
-/** The operator commands' logger (no node: they are not one). */
-export const consoleLogger: Logger = consoleLoggerOf(null);
 
 export interface BaseDeps {
   /** Every module's store, on the engine the configuration chose (stores.ts). */

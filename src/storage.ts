@@ -10,8 +10,9 @@ import { applyPragmas, type Db } from './db/client';
 import { explainDatabaseError, openSlinkDatabase } from './db/open';
 import { connectPostgres, type Pg, redactUrl, withApplicationName } from './db/postgres/client';
 import { migratePostgres } from './db/postgres/migrate';
-import { type Logger, unportedDb } from './deps';
+import { unportedDb } from './deps';
 import type { Clock } from './lib/clock';
+import type { Logger } from './lib/log';
 import { type ClickStart, startClickStorage, startClickStoragePg } from './modules/clicks/public';
 import { postgresStores, type Stores, sqliteStores } from './stores';
 

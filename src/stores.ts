@@ -6,12 +6,12 @@
  * which engine is below (docs/architecture.md, "Storage").
  */
 
+import type { DatabaseAddress, Engine } from './db/address';
 import { backupDatabase } from './db/backup';
 import { type Db, pingDatabase } from './db/client';
 import type { Pg } from './db/postgres/client';
 import { WindowKeys } from './db/postgres/window-keys';
 import { probeWrite, storageFailure } from './db/storage';
-import type { Logger } from './deps';
 import { type RateLimit, RateLimiter } from './http/rate-limit';
 import { createPostgresRateWindows } from './http/rate-limit-postgres';
 import { SharedRateLimiter } from './http/rate-limit-shared';
@@ -19,6 +19,7 @@ import type { Clock } from './lib/clock';
 import { AppError } from './lib/errors';
 import { hmacHex } from './lib/hash';
 import { randomToken } from './lib/ids';
+import type { Logger } from './lib/log';
 import type { Exports } from './modules/analytics/export-chunks';
 import { ExportHost } from './modules/analytics/export-host';
 import type { AnalyticsStore, StorageBytes } from './modules/analytics/store';
@@ -56,13 +57,8 @@ import type { WebhookStore } from './modules/webhooks/store';
 import { createPostgresWebhookStore } from './modules/webhooks/store-postgres';
 import { createSqliteWebhookStore } from './modules/webhooks/store-sqlite';
 
-export type Engine = 'sqlite' | 'postgres';
-
 /** What an unlock cookie key is derived for: no other key of the database can equal it. */
 const UNLOCK_KEY_LABEL = 'slink-unlock-cookie';
-
-/** Where a thread opens a connection of its own to the same database (the click writer Worker). */
-export type DatabaseAddress = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
 
 export interface Stores {
   readonly engine: Engine;

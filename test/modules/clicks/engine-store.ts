@@ -8,6 +8,7 @@ import type { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Engine } from '../../../src/db/address';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
 import { num, openPostgres, type Pg } from '../../../src/db/postgres/client';
@@ -21,7 +22,6 @@ import { deleteLinkClicks, deleteLinkClicksPg } from '../../../src/modules/click
 import { ClickStore } from '../../../src/modules/clicks/sqlite/store';
 import { forgetLinkRollups, forgetLinkRollupsPg } from '../../../src/modules/rollups/public';
 import { decodeCounts } from '../../../src/modules/rollups/rollup-codec';
-import type { Engine } from '../../../src/stores';
 import { freshPostgresUrl } from '../../helpers/postgres';
 
 export interface Counters {

@@ -5,8 +5,9 @@
  * drained the sink folds what they add into rollups and counters. A failed write (locked or
  * full disk) puts the batch back in front of the buffer; the next tick retries it.
  */
-import type { Logger } from '../../../deps';
+
 import { nextTurn } from '../../../lib/event-loop';
+import type { Logger } from '../../../lib/log';
 import type { ClickBuffer } from './buffer';
 import type { FallbackVisits } from './fallback-tally';
 import { classifyClick } from './live-counts';
