@@ -12,8 +12,8 @@
 
 import { existsSync } from 'node:fs';
 import { type App, createApp } from './app';
+import { createDeps } from './compose/deps';
 import { type Config, ConfigError } from './config';
-import { createDeps } from './deps';
 import { routable } from './http/client';
 import { errorResponse } from './http/errors';
 import { MAX_BODY_BYTES } from './http/json-body';

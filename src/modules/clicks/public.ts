@@ -14,7 +14,6 @@ export { countCaptured } from './capture/live-counts';
 export { type ClickPipeline, createClickPipeline, type PipelineOptions } from './capture/pipeline';
 export { PREVIEW_CRAWLERS } from './capture/preview-crawlers';
 export { type ClickLinks, type ClickRecord, targetSerial } from './capture/record';
-export type { ClickWriter } from './capture/sink';
 export { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS } from './capture/spill';
 export * from './capture/target-block';
 // `slink copy-to`: the raw clicks of a SQLite database into a PostgreSQL one.
@@ -67,4 +66,5 @@ export {
 } from './sqlite/read-clicks';
 export { upgradeClickStorage } from './sqlite/upgrade';
 export { type ClickStart, type StopResult, startClickStorage } from './start';
+export type { ClickWriter } from './store';
 export { openClickWriter, type WriterOptions } from './writer';

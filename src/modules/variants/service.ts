@@ -1,31 +1,19 @@
 /** Variant verbs: second addresses of a link whose params layer over the link's. */
 
 import { isUniqueViolation } from '../../db/storage';
-import type { Deps } from '../../deps';
 import { conflict, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
-import { shortUrlOf } from '../../lib/short-url';
 import { getLinkRowOrThrow } from '../links/service';
 import { deleteVariant as deleteVariantRow, insertVariant, updateVariant as updateVariantRow } from '../links/writer';
+import type { VariantsDeps } from './deps';
 import type { CreateVariantInput, UpdateVariantInput, Variant } from './model';
 import type { VariantRow } from './store';
-
-export function toVariant(row: VariantRow, shortHost: string, slug: string): Variant {
-  return {
-    id: row.id,
-    code: row.code,
-    url: shortUrlOf(shortHost, slug, row.code),
-    params: row.params,
-    clickCount: row.clickCount,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
+import { toVariant } from './to-variant';
 
 const codeUsed = (code: string) => conflict('code', `The code "${code}" is already used on this link`);
 
-async function checkCodeFree(deps: Deps, linkId: string, code: string): Promise<void> {
+async function checkCodeFree(deps: VariantsDeps, linkId: string, code: string): Promise<void> {
   if (await deps.stores.variants.findByCode(linkId, code)) throw codeUsed(code);
 }
 
@@ -39,13 +27,13 @@ async function written(write: Promise<void>, code: string | undefined): Promise<
   }
 }
 
-export async function listVariants(deps: Deps, linkId: string): Promise<Variant[]> {
+export async function listVariants(deps: VariantsDeps, linkId: string): Promise<Variant[]> {
   const link = await getLinkRowOrThrow(deps, linkId);
   const rows = (await deps.stores.variants.ofLinks([linkId])).get(linkId) ?? [];
   return rows.map((row) => toVariant(row, deps.config.shortHost, link.slug));
 }
 
-export async function createVariant(deps: Deps, linkId: string, input: CreateVariantInput): Promise<Variant> {
+export async function createVariant(deps: VariantsDeps, linkId: string, input: CreateVariantInput): Promise<Variant> {
   const link = await getLinkRowOrThrow(deps, linkId);
   const params = checkParams(input.params ?? {});
   await checkCodeFree(deps, linkId, input.code);
@@ -64,7 +52,7 @@ export async function createVariant(deps: Deps, linkId: string, input: CreateVar
 }
 
 export async function updateVariant(
-  deps: Deps,
+  deps: VariantsDeps,
   linkId: string,
   variantId: string,
   input: UpdateVariantInput,
@@ -87,7 +75,7 @@ export async function updateVariant(
 
 /** Deletes a variant; its past clicks stay and report as an unrecognised code. */
 export async function deleteVariant(
-  deps: Deps,
+  deps: VariantsDeps,
   linkId: string,
   variantId: string,
 ): Promise<{ id: string; deleted: true }> {

@@ -7,8 +7,9 @@
  * single success is disabled (its events still recorded, for when it is enabled again). A slow or failing receiver holds one of the slots for at most the
  * delivery timeout, and nothing of the redirect path waits for any of it.
  */
-import type { Deps } from '../../deps';
+
 import { DELIVERY_TIMEOUT_MS, deliver } from './deliver';
+import type { WebhooksDeps } from './deps';
 import { CLICKS_KEPT_FOR_MS, WEBHOOK_LIMITS } from './model';
 import { clicksFor } from './outbox/click-events';
 import { eventData } from './outbox/data';
@@ -29,7 +30,7 @@ export const KEPT_FOR_MS = 7 * 24 * 3_600_000;
 /** How often a process prunes them (any process may: a pruning is idempotent). */
 const PRUNE_EVERY_MS = 5 * 60_000;
 
-type SenderDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'log' | 'linkIndex'>;
+type SenderDeps = WebhooksDeps;
 
 export class WebhookSender {
   /** Attempts this process made, by outcome (/metrics). */

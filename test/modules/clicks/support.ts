@@ -6,10 +6,10 @@
  */
 import { expect } from 'bun:test';
 import { createApp } from '../../../src/app';
+import { createDeps } from '../../../src/compose/deps';
 import type { Engine } from '../../../src/db/address';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
-import { createDeps } from '../../../src/deps';
 import type { Logger } from '../../../src/lib/log';
 import { decodeCounts, encodeCounts, forEachCount } from '../../../src/modules/rollups/rollup-codec';
 import type { Grain } from '../../../src/modules/rollups/rollups';

@@ -17,10 +17,10 @@ import { HeapGuard } from '../../../lib/heap-guard';
 import { serve } from '../../../lib/worker-rpc';
 import { openGeo } from '../enrich/geo';
 import { ClickStore } from '../sqlite/store';
+import type { ClickWriter, WriteOutcome } from '../store';
 import { openClickWriter } from '../writer';
 import type { FallbackVisits } from './fallback-tally';
 import type { WireClick } from './record';
-import type { ClickWriter, WriteOutcome } from './sink';
 
 /** The writer's connections on PostgreSQL: one writes batches, one prunes and names values. */
 const PG_WRITER_POOL = 2;

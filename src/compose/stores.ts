@@ -6,56 +6,56 @@
  * which engine is below (docs/architecture.md, "Storage").
  */
 
-import type { DatabaseAddress, Engine } from './db/address';
-import { backupDatabase } from './db/backup';
-import { type Db, pingDatabase } from './db/client';
-import type { Pg } from './db/postgres/client';
-import { WindowKeys } from './db/postgres/window-keys';
-import { probeWrite, storageFailure } from './db/storage';
-import { type RateLimit, RateLimiter } from './http/rate-limit';
-import { createPostgresRateWindows } from './http/rate-limit-postgres';
-import { SharedRateLimiter } from './http/rate-limit-shared';
-import type { Clock } from './lib/clock';
-import { AppError } from './lib/errors';
-import { hmacHex } from './lib/hash';
-import { randomToken } from './lib/ids';
-import type { Logger } from './lib/log';
-import type { Exports } from './modules/analytics/export-chunks';
-import { ExportHost } from './modules/analytics/export-host';
-import type { AnalyticsStore, StorageBytes } from './modules/analytics/store';
-import { createPostgresAnalyticsStore, postgresStorageBytes } from './modules/analytics/store-postgres';
-import { createSqliteAnalyticsStore, sqliteStorageBytes } from './modules/analytics/store-sqlite';
-import type { AccountStore, KeyStore } from './modules/auth/store';
-import { createPostgresAccountStore, createPostgresKeyStore } from './modules/auth/store-postgres';
-import { createSqliteAccountStore, createSqliteKeyStore } from './modules/auth/store-sqlite';
-import { type ClickWriter, openClickWriter, upgradeClickStorage, type WriterOptions } from './modules/clicks/public';
-import type { LinkChangeFeed } from './modules/links/changes';
-import { createPostgresLinkChangeFeed } from './modules/links/changes-postgres';
-import { createPostgresClickLimitStore } from './modules/links/click-limits-postgres';
-import type { ClickLimitStore, LinkStore, LinkWrites } from './modules/links/store';
-import { createPostgresLinkStore, createPostgresLinkWrites } from './modules/links/store-postgres';
-import { createSqliteLinkStore, createSqliteLinkWrites } from './modules/links/store-sqlite';
-import type { ProjectStore } from './modules/projects/store';
-import { createPostgresProjectStore } from './modules/projects/store-postgres';
-import { createSqliteProjectStore } from './modules/projects/store-sqlite';
-import type { SessionStore, SetupTokenStore, SignInFailureStore } from './modules/sessions/store';
+import type { DatabaseAddress, Engine } from '../db/address';
+import { backupDatabase } from '../db/backup';
+import { type Db, pingDatabase } from '../db/client';
+import type { Pg } from '../db/postgres/client';
+import { WindowKeys } from '../db/postgres/window-keys';
+import { probeWrite, storageFailure } from '../db/storage';
+import { type RateLimit, RateLimiter } from '../http/rate-limit';
+import { createPostgresRateWindows } from '../http/rate-limit-postgres';
+import { SharedRateLimiter } from '../http/rate-limit-shared';
+import type { Clock } from '../lib/clock';
+import { AppError } from '../lib/errors';
+import { hmacHex } from '../lib/hash';
+import { randomToken } from '../lib/ids';
+import type { Logger } from '../lib/log';
+import type { Exports } from '../modules/analytics/export-chunks';
+import { ExportHost } from '../modules/analytics/export-host';
+import type { AnalyticsStore, StorageBytes } from '../modules/analytics/store';
+import { createPostgresAnalyticsStore, postgresStorageBytes } from '../modules/analytics/store-postgres';
+import { createSqliteAnalyticsStore, sqliteStorageBytes } from '../modules/analytics/store-sqlite';
+import type { AccountStore, KeyStore } from '../modules/auth/store';
+import { createPostgresAccountStore, createPostgresKeyStore } from '../modules/auth/store-postgres';
+import { createSqliteAccountStore, createSqliteKeyStore } from '../modules/auth/store-sqlite';
+import { type ClickWriter, openClickWriter, upgradeClickStorage, type WriterOptions } from '../modules/clicks/public';
+import type { LinkChangeFeed } from '../modules/links/changes';
+import { createPostgresLinkChangeFeed } from '../modules/links/changes-postgres';
+import { createPostgresClickLimitStore } from '../modules/links/click-limits-postgres';
+import type { ClickLimitStore, LinkStore, LinkWrites } from '../modules/links/store';
+import { createPostgresLinkStore, createPostgresLinkWrites } from '../modules/links/store-postgres';
+import { createSqliteLinkStore, createSqliteLinkWrites } from '../modules/links/store-sqlite';
+import type { ProjectStore } from '../modules/projects/store';
+import { createPostgresProjectStore } from '../modules/projects/store-postgres';
+import { createSqliteProjectStore } from '../modules/projects/store-sqlite';
+import type { SessionStore, SetupTokenStore, SignInFailureStore } from '../modules/sessions/store';
 import {
   createPostgresSessionStore,
   createPostgresSetupTokens,
   createPostgresSignInFailures,
-} from './modules/sessions/store-postgres';
-import { createSqliteSessionStore, createSqliteSetupTokens } from './modules/sessions/store-sqlite';
-import { SIGN_IN_LIMITS, SignInThrottle } from './modules/sessions/throttle';
-import type { VerificationSlots } from './modules/sessions/verification-slots';
-import type { VariantStore } from './modules/variants/store';
-import { createPostgresVariantStore } from './modules/variants/store-postgres';
-import { createSqliteVariantStore } from './modules/variants/store-sqlite';
-import type { OutboxStore } from './modules/webhooks/outbox/store';
-import { createPostgresOutboxStore } from './modules/webhooks/outbox/store-postgres';
-import { createSqliteOutboxStore } from './modules/webhooks/outbox/store-sqlite';
-import type { WebhookStore } from './modules/webhooks/store';
-import { createPostgresWebhookStore } from './modules/webhooks/store-postgres';
-import { createSqliteWebhookStore } from './modules/webhooks/store-sqlite';
+} from '../modules/sessions/store-postgres';
+import { createSqliteSessionStore, createSqliteSetupTokens } from '../modules/sessions/store-sqlite';
+import { SIGN_IN_LIMITS, SignInThrottle } from '../modules/sessions/throttle';
+import type { VerificationSlots } from '../modules/sessions/verification-slots';
+import type { VariantStore } from '../modules/variants/store';
+import { createPostgresVariantStore } from '../modules/variants/store-postgres';
+import { createSqliteVariantStore } from '../modules/variants/store-sqlite';
+import type { OutboxStore } from '../modules/webhooks/outbox/store';
+import { createPostgresOutboxStore } from '../modules/webhooks/outbox/store-postgres';
+import { createSqliteOutboxStore } from '../modules/webhooks/outbox/store-sqlite';
+import type { WebhookStore } from '../modules/webhooks/store';
+import { createPostgresWebhookStore } from '../modules/webhooks/store-postgres';
+import { createSqliteWebhookStore } from '../modules/webhooks/store-sqlite';
 
 /** What an unlock cookie key is derived for: no other key of the database can equal it. */
 const UNLOCK_KEY_LABEL = 'slink-unlock-cookie';

@@ -1,20 +1,25 @@
-/** What every service and route receives: storage, configuration and the clock, never globals. */
-import type { Config } from './config';
-import type { Db } from './db/client';
-import type { Clock } from './lib/clock';
-import { randomToken } from './lib/ids';
-import type { Logger } from './lib/log';
-import type { Exports } from './modules/analytics/export-chunks';
-import { type ClickPipeline, createClickPipeline, type PipelineOptions } from './modules/clicks/public';
-import { Metrics } from './modules/metrics/registry';
-import { type ClickLimitGate, createClickLimitGate } from './modules/redirect/click-limit-gate';
-import { LinkFollower } from './modules/redirect/link-follower';
-import { LinkIndex } from './modules/redirect/link-index';
-import { LinkPasswordThrottle } from './modules/redirect/password/throttle';
-import { SIGN_IN_LIMITS, type SignInThrottle } from './modules/sessions/throttle';
-import { VerificationSlots } from './modules/sessions/verification-slots';
-import { PasswordVerifier } from './modules/sessions/verifier';
-import { WebhookSender } from './modules/webhooks/sender';
+/**
+ * The composition root: builds every module's objects on the engine's stores and gives each
+ * module what it asks for. Each module states the narrow deps it needs (its deps.ts); `Deps`
+ * holds all of them, and only the root (server, app, CLI, tests) names it: no module imports it.
+ */
+import type { Config } from '../config';
+import type { Db } from '../db/client';
+import type { Clock } from '../lib/clock';
+import { randomToken } from '../lib/ids';
+import type { Logger } from '../lib/log';
+import type { Exports } from '../modules/analytics/export-chunks';
+import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
+import { linkJsonById } from '../modules/links/event-data';
+import { Metrics } from '../modules/metrics/registry';
+import { type ClickLimitGate, createClickLimitGate } from '../modules/redirect/click-limit-gate';
+import { LinkFollower } from '../modules/redirect/link-follower';
+import { LinkIndex } from '../modules/redirect/link-index';
+import { LinkPasswordThrottle } from '../modules/redirect/password/throttle';
+import { SIGN_IN_LIMITS, type SignInThrottle } from '../modules/sessions/throttle';
+import { VerificationSlots } from '../modules/sessions/verification-slots';
+import { PasswordVerifier } from '../modules/sessions/verifier';
+import { WebhookSender } from '../modules/webhooks/sender';
 import { type Stores, sqliteStores } from './stores';
 
 export interface BaseDeps {
@@ -65,6 +70,8 @@ export interface Deps extends BaseDeps {
   verifyPassword: (password: string, hash: string) => Promise<boolean>;
   /** Delivers the outbox's events to webhooks; the server starts it, tests run its passes. */
   webhooks: WebhookSender;
+  /** The Links of these ids as JSON (links/event-data.ts): a link event's data when its fill did not happen. */
+  linkJson: (ids: readonly string[]) => Promise<Map<string, string>>;
 }
 
 interface DepsOptions extends PipelineOptions {
@@ -104,7 +111,8 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const verificationSlots = new VerificationSlots({ verifying, waiting, waitMs });
   const signInThrottle = base.stores.openSignInThrottle(base.clock, verificationSlots);
   const passwordVerifier = new PasswordVerifier(verificationSlots.limits.verifying, base.log);
-  const webhooks = new WebhookSender({ ...base, linkIndex });
+  const linkJson = (ids: readonly string[]) => linkJsonById(base, ids);
+  const webhooks = new WebhookSender({ ...base, linkJson });
   // A batch that recorded `clicks` events is delivered now, not at the sender's next poll.
   clicks.flusher.onEvents = () => webhooks.wake();
   return {
@@ -133,6 +141,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     passwordVerifier,
     verifyPassword: (password, hash) => passwordVerifier.verify(password, hash),
     webhooks,
+    linkJson,
   };
 }
 
