@@ -5,7 +5,6 @@
  */
 import { CLICK_DIMS, type ClickDimValues } from '../rollups/dimensions';
 import type { Click } from './model';
-import { CLICK_FIELDS } from './names';
 
 /** What a click record is made of, as either engine stores a click (its id and time apart). */
 export interface ClickFacts extends ClickDimValues {
