@@ -1,7 +1,7 @@
 /**
  * The storage layer as services see it: one narrow store per module, written in the module's
- * words, with an implementation per engine beside it in the module (`store-sqlite.ts`,
- * `store-postgres.ts`). This file only puts them together for the engine the configuration
+ * words (its `store.ts`), with an implementation per engine in the module's `sqlite/` and
+ * `postgres/` folders. This file only puts them together for the engine the configuration
  * chose (SLINK_DATABASE_URL set: PostgreSQL; unset: the SQLite file); nothing above it knows
  * which engine is below (docs/architecture.md, "Storage").
  */
@@ -22,40 +22,40 @@ import { randomToken } from '../lib/ids';
 import type { Logger } from '../lib/log';
 import type { Exports } from '../modules/analytics/export-chunks';
 import { ExportHost } from '../modules/analytics/export-host';
+import { createPostgresAnalyticsStore, postgresStorageBytes } from '../modules/analytics/postgres/store';
+import { createSqliteAnalyticsStore, sqliteStorageBytes } from '../modules/analytics/sqlite/store';
 import type { AnalyticsStore, StorageBytes } from '../modules/analytics/store';
-import { createPostgresAnalyticsStore, postgresStorageBytes } from '../modules/analytics/store-postgres';
-import { createSqliteAnalyticsStore, sqliteStorageBytes } from '../modules/analytics/store-sqlite';
+import { createPostgresAccountStore, createPostgresKeyStore } from '../modules/auth/postgres/store';
+import { createSqliteAccountStore, createSqliteKeyStore } from '../modules/auth/sqlite/store';
 import type { AccountStore, KeyStore } from '../modules/auth/store';
-import { createPostgresAccountStore, createPostgresKeyStore } from '../modules/auth/store-postgres';
-import { createSqliteAccountStore, createSqliteKeyStore } from '../modules/auth/store-sqlite';
 import { type ClickWriter, openClickWriter, upgradeClickStorage, type WriterOptions } from '../modules/clicks/public';
 import type { LinkChangeFeed } from '../modules/links/changes';
-import { createPostgresLinkChangeFeed } from '../modules/links/changes-postgres';
-import { createPostgresClickLimitStore } from '../modules/links/click-limits-postgres';
+import { createPostgresLinkChangeFeed } from '../modules/links/postgres/changes';
+import { createPostgresClickLimitStore } from '../modules/links/postgres/click-limits';
+import { createPostgresLinkStore, createPostgresLinkWrites } from '../modules/links/postgres/store';
+import { createSqliteLinkStore, createSqliteLinkWrites } from '../modules/links/sqlite/store';
 import type { ClickLimitStore, LinkStore, LinkWrites } from '../modules/links/store';
-import { createPostgresLinkStore, createPostgresLinkWrites } from '../modules/links/store-postgres';
-import { createSqliteLinkStore, createSqliteLinkWrites } from '../modules/links/store-sqlite';
+import { createPostgresProjectStore } from '../modules/projects/postgres/store';
+import { createSqliteProjectStore } from '../modules/projects/sqlite/store';
 import type { ProjectStore } from '../modules/projects/store';
-import { createPostgresProjectStore } from '../modules/projects/store-postgres';
-import { createSqliteProjectStore } from '../modules/projects/store-sqlite';
-import type { SessionStore, SetupTokenStore, SignInFailureStore } from '../modules/sessions/store';
 import {
   createPostgresSessionStore,
   createPostgresSetupTokens,
   createPostgresSignInFailures,
-} from '../modules/sessions/store-postgres';
-import { createSqliteSessionStore, createSqliteSetupTokens } from '../modules/sessions/store-sqlite';
+} from '../modules/sessions/postgres/store';
+import { createSqliteSessionStore, createSqliteSetupTokens } from '../modules/sessions/sqlite/store';
+import type { SessionStore, SetupTokenStore, SignInFailureStore } from '../modules/sessions/store';
 import { SIGN_IN_LIMITS, SignInThrottle } from '../modules/sessions/throttle';
 import type { VerificationSlots } from '../modules/sessions/verification-slots';
+import { createPostgresVariantStore } from '../modules/variants/postgres/store';
+import { createSqliteVariantStore } from '../modules/variants/sqlite/store';
 import type { VariantStore } from '../modules/variants/store';
-import { createPostgresVariantStore } from '../modules/variants/store-postgres';
-import { createSqliteVariantStore } from '../modules/variants/store-sqlite';
+import { createPostgresOutboxStore } from '../modules/webhooks/outbox/postgres/store';
+import { createSqliteOutboxStore } from '../modules/webhooks/outbox/sqlite/store';
 import type { OutboxStore } from '../modules/webhooks/outbox/store';
-import { createPostgresOutboxStore } from '../modules/webhooks/outbox/store-postgres';
-import { createSqliteOutboxStore } from '../modules/webhooks/outbox/store-sqlite';
+import { createPostgresWebhookStore } from '../modules/webhooks/postgres/store';
+import { createSqliteWebhookStore } from '../modules/webhooks/sqlite/store';
 import type { WebhookStore } from '../modules/webhooks/store';
-import { createPostgresWebhookStore } from '../modules/webhooks/store-postgres';
-import { createSqliteWebhookStore } from '../modules/webhooks/store-sqlite';
 
 /** What an unlock cookie key is derived for: no other key of the database can equal it. */
 const UNLOCK_KEY_LABEL = 'slink-unlock-cookie';

@@ -16,10 +16,10 @@ import { ROOT, slugIndexTableObjects, slugIndexWrites, sourceFiles } from './sca
  * store's writes, which only the links store's LinkWrites calls.
  */
 const STORE_FILES = [
-  'src/modules/links/store-sqlite.ts',
-  'src/modules/links/store-postgres.ts',
-  'src/modules/variants/store-sqlite.ts',
-  'src/modules/variants/store-postgres.ts',
+  'src/modules/links/sqlite/store.ts',
+  'src/modules/links/postgres/store.ts',
+  'src/modules/variants/sqlite/store.ts',
+  'src/modules/variants/postgres/store.ts',
 ];
 
 /** The exempt files, each with the one table it updates and the counter columns it may set. */

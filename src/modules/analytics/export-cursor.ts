@@ -3,7 +3,7 @@
  * EXPORT_PAGE records, newest first. Each page is its own short read (keyset paging), so a
  * million-row export never holds a read transaction that would block WAL checkpoints. Runs
  * in the export Worker (export-host.ts) on SQLite; PostgreSQL reads its pages asynchronously
- * (export-postgres.ts) and writes them with CsvRecords. Nothing here knows of HTTP or threads.
+ * (postgres/export.ts) and writes them with CsvRecords. Nothing here knows of HTTP or threads.
  */
 import type { Database } from 'bun:sqlite';
 import {

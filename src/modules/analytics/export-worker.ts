@@ -13,7 +13,7 @@ import { openPostgres, type Pg } from '../../db/postgres/client';
 import { serve, Transfer } from '../../lib/worker-rpc';
 import { ExportCutShort } from './export-chunks';
 import { ExportCursor, type ExportSpec, LinkDeletedDuringExport } from './export-cursor';
-import { PgExportCursor } from './export-postgres';
+import { PgExportCursor } from './postgres/export';
 
 /** Connections of the export thread on PostgreSQL: a page is read while the one before is encoded. */
 const EXPORT_POOL = 2;

@@ -49,6 +49,7 @@ export { deleteLinkClicksPg } from './postgres/delete';
 export { lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
 // The server's start and stop, and the CLI's `slink migrate`.
 export { startClickStoragePg } from './postgres/start';
+export type { ExportRow, ListedClick } from './read-clicks';
 // Reading and deleting raw clicks (analytics, links).
 export { retainedFrom } from './retention';
 export { deleteLinkClicks } from './sqlite/raw-read';
@@ -58,9 +59,7 @@ export {
   EXPORT_DIMS_AT,
   EXPORT_RULE_AT,
   ExportPages,
-  type ExportRow,
   keyAbove,
-  type ListedClick,
   lastClickId,
   readClickPage,
 } from './sqlite/read-clicks';

@@ -4,5 +4,5 @@
  */
 export { clickEvents, type WrittenClick } from './outbox/click-events';
 export { type DeletedLink, linkDeletedEvents, linkEvents, type NewEvent } from './outbox/events';
-export { clickEventsWantedPostgres, recordClickEventsPostgres, recordEventsPostgres } from './outbox/record-postgres';
-export { clickEventsWantedSqlite, recordClickEventsSqlite, recordEventsSqlite } from './outbox/record-sqlite';
+export { clickEventsWantedPostgres, recordClickEventsPostgres, recordEventsPostgres } from './outbox/postgres/record';
+export { clickEventsWantedSqlite, recordClickEventsSqlite, recordEventsSqlite } from './outbox/sqlite/record';

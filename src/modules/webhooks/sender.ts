@@ -1,7 +1,7 @@
 /**
  * The sender: delivers the outbox's due deliveries (docs/behaviour.md, "Webhooks"). Every
  * process runs one; with several nodes each delivery is claimed by one node at a time
- * (outbox/store-postgres.ts). A pass claims what is due, up to the deliveries allowed in flight,
+ * (outbox/postgres/store.ts). A pass claims what is due, up to the deliveries allowed in flight,
  * attempts each (deliver.ts) and records its outcome: delivered, tried again later by the
  * schedule (retry.ts), or given up after 24 hours; a webhook failing for 24 hours without a
  * single success is disabled (its events still recorded, for when it is enabled again). A slow or failing receiver holds one of the slots for at most the

@@ -4,18 +4,18 @@
  * are JSON text (not jsonb, which would reorder their keys).
  */
 
-import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../db/postgres/client';
-import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../db/postgres/locks';
-import { deleteLinkClicksPg } from '../clicks/public';
-import { forgetLinkRollupsPg } from '../rollups/public';
-import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../variants/store-postgres';
-import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsPostgres } from '../webhooks/public';
-import { availabilityConditionPg } from './availability';
-import { announceLinkChanges } from './changes-postgres';
-import type { LinkSort } from './model';
-import type { LinkFilter, LinkRow, LinkStore, LinkWrites, NewLink, RedirectRow } from './store';
-import { pageOf } from './store-sqlite';
-import type { LinkFields } from './table';
+import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../../db/postgres/client';
+import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../../db/postgres/locks';
+import { deleteLinkClicksPg } from '../../clicks/public';
+import { forgetLinkRollupsPg } from '../../rollups/public';
+import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../../variants/postgres/store';
+import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsPostgres } from '../../webhooks/public';
+import { availabilityConditionPg } from '../availability';
+import type { LinkSort } from '../model';
+import { pageOf } from '../page';
+import type { LinkFilter, LinkRow, LinkStore, LinkWrites, NewLink, RedirectRow } from '../store';
+import type { LinkFields } from '../table';
+import { announceLinkChanges } from './changes';
 
 type Int8 = string | number;
 
@@ -385,7 +385,7 @@ async function lockLinkCreation(tx: Pg): Promise<void> {
 
 /**
  * The writes of redirect facts; each announces the links it touched to the other nodes in its own
- * transaction (links/changes-postgres.ts), as `instance`: this process, whose index follows its
+ * transaction (links/postgres/changes.ts), as `instance`: this process, whose index follows its
  * writes itself.
  */
 export function createPostgresLinkWrites(sql: Pg, instance: string): LinkWrites {
@@ -486,7 +486,7 @@ export function createPostgresLinkWrites(sql: Pg, instance: string): LinkWrites 
 
 /**
  * Moves every link of a project to unfiled (updatedAt `now`), inside the caller's transaction
- * (projects/store-postgres.ts deletes the project in the same one). Returns the links moved.
+ * (projects/postgres/store.ts deletes the project in the same one). Returns the links moved.
  */
 export async function unfileProjectLinksPostgres(tx: Pg, projectId: string, now: number): Promise<string[]> {
   const rows = await tx<{ id: string }[]>`

@@ -1,9 +1,9 @@
 /** The auth stores on SQLite. */
 import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { deleteSessionsOfAccountSqlite } from '../sessions/store-sqlite';
-import type { AccountStore, KeyStore } from './store';
-import { accounts, apiKeys } from './table';
+import type { Db } from '../../../db/client';
+import { deleteSessionsOfAccountSqlite } from '../../sessions/sqlite/store';
+import type { AccountStore, KeyStore } from '../store';
+import { accounts, apiKeys } from '../table';
 
 export function createSqliteAccountStore(db: Db): AccountStore {
   const immediate = <T>(write: () => T): T => db.transaction(write, { behavior: 'immediate' });

@@ -1,6 +1,6 @@
 /** The variants store on PostgreSQL. */
-import { num, type Pg, storable, storableKeys } from '../../db/postgres/client';
-import { groupByLink, type VariantRow, type VariantStore } from './store';
+import { num, type Pg, storable, storableKeys } from '../../../db/postgres/client';
+import { groupByLink, type VariantRow, type VariantStore } from '../store';
 
 interface PgVariantRow {
   id: string;
@@ -61,7 +61,7 @@ export function createPostgresVariantStore(sql: Pg): VariantStore {
   };
 }
 
-// The writes: redirect facts, so only the links store's LinkWrites calls these (links/store-postgres.ts).
+// The writes: redirect facts, so only the links store's LinkWrites calls these (links/postgres/store.ts).
 
 export async function insertVariantPostgres(sql: Pg, row: VariantRow): Promise<void> {
   await sql`INSERT INTO variants (id, link_id, code, params, click_count, created_at, updated_at)

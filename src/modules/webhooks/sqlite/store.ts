@@ -1,8 +1,8 @@
 /** The webhooks store on SQLite. */
 import { asc, count, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import type { WebhookStore } from './store';
-import { webhooks } from './table';
+import type { Db } from '../../../db/client';
+import type { WebhookStore } from '../store';
+import { webhooks } from '../table';
 
 export function createSqliteWebhookStore(db: Db): WebhookStore {
   return {

@@ -1,8 +1,8 @@
 /** The sessions store on SQLite. */
 import { and, desc, eq, lte, or } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import type { SessionStore, SetupTokenStore } from './store';
-import { sessions } from './table';
+import type { Db } from '../../../db/client';
+import type { SessionStore, SetupTokenStore } from '../store';
+import { sessions } from '../table';
 
 /** Deletes every session of an account, inside the caller's transaction if any (auth's password change, disabling). */
 export function deleteSessionsOfAccountSqlite(db: Db, accountId: string): number {

@@ -5,10 +5,10 @@
  * only wakes the followers: what changed is read from the table, so one lost while a node's
  * listening connection was down is found by the next poll (redirect/link-follower.ts).
  */
-import type { Pg } from '../../db/postgres/client';
-import { num } from '../../db/postgres/client';
-import { CHANGE_FEED_LOCK, HOUSEKEEPING_LOCK, tryTransactionLock } from '../../db/postgres/locks';
-import type { ChangesSince, LinkChangeFeed } from './changes';
+import type { Pg } from '../../../db/postgres/client';
+import { num } from '../../../db/postgres/client';
+import { CHANGE_FEED_LOCK, HOUSEKEEPING_LOCK, tryTransactionLock } from '../../../db/postgres/locks';
+import type { ChangesSince, LinkChangeFeed } from '../changes';
 
 const CHANNEL = 'slink_link_changes';
 

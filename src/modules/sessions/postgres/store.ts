@@ -1,7 +1,7 @@
 /** The sessions store on PostgreSQL, and the sign-in failures and setup tokens every node shares. */
-import { num, type Pg, storable } from '../../db/postgres/client';
-import type { WindowKeys } from '../../db/postgres/window-keys';
-import type { SessionRow, SessionStore, SetupTokenStore, SignInFailureStore } from './store';
+import { num, type Pg, storable } from '../../../db/postgres/client';
+import type { WindowKeys } from '../../../db/postgres/window-keys';
+import type { SessionRow, SessionStore, SetupTokenStore, SignInFailureStore } from '../store';
 
 interface PgSessionRow {
   id: string;

@@ -4,8 +4,8 @@
  * Day buckets are whole after every batch there, so no scope has a day mark (daysBefore is
  * Infinity). The dictionary's names are this node's own copy, read as new ids appear.
  */
-import { num, type Pg } from '../../db/postgres/client';
-import { lastClickIdPg, readClickPagePg } from '../clicks/public';
+import { num, type Pg } from '../../../db/postgres/client';
+import { lastClickIdPg, readClickPagePg } from '../../clicks/public';
 import {
   countBotHitsPg,
   firstBucketStartPg,
@@ -13,8 +13,8 @@ import {
   PgValues,
   readBucketDataPg,
   readBucketTotalsPg,
-} from '../rollups/public';
-import type { AnalyticsStore, StorageBytes } from './store';
+} from '../../rollups/public';
+import type { AnalyticsStore, StorageBytes } from '../store';
 
 /** The reader's dictionary of a pool (one per pool: the export reads names with it too). */
 const dictionaries = new WeakMap<Pg, PgValues>();

@@ -4,8 +4,8 @@
  * only when one statement raises the row below the limit, so nodes that ask together never let
  * more through than the limit between them: PostgreSQL locks the row for each raise in turn.
  */
-import { num, type Pg } from '../../db/postgres/client';
-import type { ClickLimitStore } from './store';
+import { num, type Pg } from '../../../db/postgres/client';
+import type { ClickLimitStore } from '../store';
 
 export function createPostgresClickLimitStore(sql: Pg): ClickLimitStore {
   return {

@@ -6,12 +6,12 @@
  * two statements whatever the number of events. Last in the transaction, like the change feed's
  * announcement, so writers wait for each other only for that instant.
  */
-import type { Pg } from '../../../db/postgres/client';
-import { EVENT_FEED_LOCK } from '../../../db/postgres/locks';
-import { newId } from '../../../lib/ids';
-import { knownVariantsPostgres } from '../../variants/known';
-import { clickEvents, distinct, type WrittenClick } from './click-events';
-import type { NewEvent } from './events';
+import type { Pg } from '../../../../db/postgres/client';
+import { EVENT_FEED_LOCK } from '../../../../db/postgres/locks';
+import { newId } from '../../../../lib/ids';
+import { knownVariantsPostgres } from '../../../variants/known';
+import { clickEvents, distinct, type WrittenClick } from '../click-events';
+import type { NewEvent } from '../events';
 
 export async function recordEventsPostgres(tx: Pg, events: readonly NewEvent[], at: number): Promise<void> {
   if (events.length === 0) return;

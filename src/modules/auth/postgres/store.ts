@@ -1,8 +1,8 @@
 /** The auth stores on PostgreSQL. */
-import { num, numOrNull, type Pg, storable } from '../../db/postgres/client';
-import { FIRST_ACCOUNT_LOCK } from '../../db/postgres/locks';
-import { deleteSessionsOfAccountPostgres } from '../sessions/store-postgres';
-import type { AccountRow, AccountStore, ApiKeyRow, KeyStore } from './store';
+import { num, numOrNull, type Pg, storable } from '../../../db/postgres/client';
+import { FIRST_ACCOUNT_LOCK } from '../../../db/postgres/locks';
+import { deleteSessionsOfAccountPostgres } from '../../sessions/postgres/store';
+import type { AccountRow, AccountStore, ApiKeyRow, KeyStore } from '../store';
 
 type Int8 = string | number;
 

@@ -4,7 +4,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import { statSync } from 'node:fs';
-import { lastClickId, readClickPage } from '../clicks/public';
+import { lastClickId, readClickPage } from '../../clicks/public';
 import {
   countBotHits,
   firstBucketStart,
@@ -13,8 +13,8 @@ import {
   RollupValues,
   readBucketData,
   readBucketTotals,
-} from '../rollups/public';
-import type { AnalyticsStore, StorageBytes } from './store';
+} from '../../rollups/public';
+import type { AnalyticsStore, StorageBytes } from '../store';
 
 export function createSqliteAnalyticsStore(sqlite: Database): AnalyticsStore {
   // Made when statistics first need it (its statements are prepared on the connection then).

@@ -3,12 +3,12 @@
  * `FOR UPDATE SKIP LOCKED` (two nodes never claim the same one, and neither waits for the
  * other), for a lease; a node that dies holding claims lets them go when the lease ends.
  */
-import type { Pg } from '../../../db/postgres/client';
-import { num, numOrNull } from '../../../db/postgres/client';
-import { EVENT_FEED_LOCK } from '../../../db/postgres/locks';
-import { newId, randomToken } from '../../../lib/ids';
-import { type DeliveredType, WEBHOOK_LIMITS, type WebhookEvent } from '../model';
-import type { AttemptRow, DueDelivery, OutboxStore } from './store';
+import type { Pg } from '../../../../db/postgres/client';
+import { num, numOrNull } from '../../../../db/postgres/client';
+import { EVENT_FEED_LOCK } from '../../../../db/postgres/locks';
+import { newId, randomToken } from '../../../../lib/ids';
+import { type DeliveredType, WEBHOOK_LIMITS, type WebhookEvent } from '../../model';
+import type { AttemptRow, DueDelivery, OutboxStore } from '../store';
 
 interface PgDue {
   id: string;

@@ -5,10 +5,10 @@
  * the commit order.
  */
 import type { Database } from 'bun:sqlite';
-import { newId } from '../../../lib/ids';
-import { knownVariantsSqlite } from '../../variants/known';
-import { clickEvents, distinct, type WrittenClick } from './click-events';
-import type { NewEvent } from './events';
+import { newId } from '../../../../lib/ids';
+import { knownVariantsSqlite } from '../../../variants/known';
+import { clickEvents, distinct, type WrittenClick } from '../click-events';
+import type { NewEvent } from '../events';
 
 export function recordEventsSqlite(sqlite: Database, events: readonly NewEvent[], at: number): void {
   if (events.length === 0) return;

@@ -6,11 +6,11 @@
  * deleted meanwhile cuts the export short (ExportCutShort), as on SQLite, instead of ending it
  * as if complete.
  */
-import type { Pg } from '../../db/postgres/client';
-import { type ClickKey, keyAbove, PgExportPages } from '../clicks/public';
-import { ExportCutShort } from './export-chunks';
-import { CsvRecords, EXPORT_PAGE, type ExportSpec } from './export-cursor';
-import { readerValues } from './store-postgres';
+import type { Pg } from '../../../db/postgres/client';
+import { type ClickKey, keyAbove, PgExportPages } from '../../clicks/public';
+import { ExportCutShort } from '../export-chunks';
+import { CsvRecords, EXPORT_PAGE, type ExportSpec } from '../export-cursor';
+import { readerValues } from './store';
 
 /** One export's chunks of CSV text: the header, then a page of records each, then null. */
 export class PgExportCursor {

@@ -1,8 +1,8 @@
 /** The variants store on SQLite. */
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { groupByLink, type VariantRow, type VariantStore } from './store';
-import { variants } from './table';
+import type { Db } from '../../../db/client';
+import { groupByLink, type VariantRow, type VariantStore } from '../store';
+import { variants } from '../table';
 
 export function createSqliteVariantStore(db: Db): VariantStore {
   return {
@@ -57,7 +57,7 @@ export function createSqliteVariantStore(db: Db): VariantStore {
   };
 }
 
-// The writes: redirect facts, so only the links store's LinkWrites calls these (links/store-sqlite.ts).
+// The writes: redirect facts, so only the links store's LinkWrites calls these (links/sqlite/store.ts).
 
 export function insertVariantSqlite(db: Db, row: VariantRow): void {
   db.insert(variants).values(row).run();

@@ -1,9 +1,9 @@
 /** The projects store on SQLite. */
 import { asc, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { unfileProjectLinksSqlite } from '../links/store-sqlite';
-import { type ProjectStore, projectIdsOf } from './store';
-import { type ProjectRow, projects } from './table';
+import type { Db } from '../../../db/client';
+import { unfileProjectLinksSqlite } from '../../links/sqlite/store';
+import { type ProjectStore, projectIdsOf } from '../store';
+import { type ProjectRow, projects } from '../table';
 
 export function createSqliteProjectStore(db: Db): ProjectStore {
   const find = (id: string): ProjectRow | null => db.select().from(projects).where(eq(projects.id, id)).get() ?? null;

@@ -1,7 +1,7 @@
 /** The webhooks store on PostgreSQL. */
-import type { Pg } from '../../db/postgres/client';
-import { num, numOrNull, storable } from '../../db/postgres/client';
-import type { WebhookChanges, WebhookRow, WebhookStore } from './store';
+import type { Pg } from '../../../db/postgres/client';
+import { num, numOrNull, storable } from '../../../db/postgres/client';
+import type { WebhookChanges, WebhookRow, WebhookStore } from '../store';
 
 interface PgWebhookRow {
   id: string;

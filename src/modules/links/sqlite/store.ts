@@ -1,16 +1,16 @@
 /** The links store on SQLite: reads (drizzle), and the writes of redirect facts in IMMEDIATE transactions. */
 import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
-import type { Db } from '../../db/client';
-import { deleteLinkClicks } from '../clicks/public';
-import { forgetLinkRollups } from '../rollups/public';
-import type { VariantRow } from '../variants/store';
-import { deleteVariantSqlite, insertVariantSqlite, updateVariantSqlite } from '../variants/store-sqlite';
-import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsSqlite } from '../webhooks/public';
-import { availabilityCondition } from './availability';
-import type { LinkSort } from './model';
-import type { LinkFilter, LinkRow, LinkStore, LinkWrites, NewLink, PageKey, RedirectRow } from './store';
-import { linkCounters, links, linkTags } from './table';
+import type { Db } from '../../../db/client';
+import { deleteLinkClicks } from '../../clicks/public';
+import { forgetLinkRollups } from '../../rollups/public';
+import { deleteVariantSqlite, insertVariantSqlite, updateVariantSqlite } from '../../variants/sqlite/store';
+import type { VariantRow } from '../../variants/store';
+import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsSqlite } from '../../webhooks/public';
+import { availabilityCondition } from '../availability';
+import { pageOf } from '../page';
+import type { LinkFilter, LinkStore, LinkWrites, NewLink, RedirectRow } from '../store';
+import { linkCounters, links, linkTags } from '../table';
 
 /** A LinkRow's columns: the link's own and its counters'. */
 const linkRowColumns = {
@@ -79,12 +79,6 @@ function filterConditions(filter: LinkFilter): SQL[] {
   else if (filter.project !== undefined) where.push(eq(links.projectId, filter.project));
   if (filter.availability !== undefined) where.push(availabilityCondition(filter.availability, filter.now));
   return where;
-}
-
-export function sortValue(row: LinkRow, sort: LinkSort): number {
-  if (sort === 'clicks') return row.clickCount;
-  if (sort === 'updated') return row.updatedAt;
-  return row.createdAt;
 }
 
 export function createSqliteLinkStore(db: Db): LinkStore {
@@ -185,15 +179,6 @@ export function createSqliteLinkStore(db: Db): LinkStore {
       return redirectRows().where(gt(links.id, afterId)).orderBy(asc(links.id)).limit(limit).all();
     },
   };
-}
-
-/** The page of `limit` rows out of `limit + 1` found, and where it ends. */
-export function pageOf(found: LinkRow[], sort: LinkSort, limit: number) {
-  const more = found.length > limit;
-  const page = more ? found.slice(0, limit) : found;
-  const tail = page.at(-1);
-  const last: PageKey | null = tail ? { value: sortValue(tail, sort), id: tail.id } : null;
-  return { rows: page, last, more };
 }
 
 type Value = string | number | null;
@@ -339,7 +324,7 @@ export function createSqliteLinkWrites(db: Db): LinkWrites {
 
 /**
  * Moves every link of a project to unfiled (updatedAt `now`), inside the caller's transaction
- * (projects/store-sqlite.ts deletes the project in the same one). Returns the links moved.
+ * (projects/sqlite/store.ts deletes the project in the same one). Returns the links moved.
  */
 export function unfileProjectLinksSqlite(db: Db, projectId: string, now: number): string[] {
   const moving = db.select({ id: links.id }).from(links).where(eq(links.projectId, projectId)).all();

@@ -1,8 +1,8 @@
 /** The projects store on PostgreSQL. */
-import type { Pg } from '../../db/postgres/client';
-import { num, storable, storableKeys } from '../../db/postgres/client';
-import { unfileProjectLinksPostgres } from '../links/store-postgres';
-import { type ProjectRow, type ProjectStore, projectIdsOf } from './store';
+import type { Pg } from '../../../db/postgres/client';
+import { num, storable, storableKeys } from '../../../db/postgres/client';
+import { unfileProjectLinksPostgres } from '../../links/postgres/store';
+import { type ProjectRow, type ProjectStore, projectIdsOf } from '../store';
 
 interface PgProjectRow {
   id: string;

@@ -3,10 +3,10 @@
  * passes. Its writes never wait for the click writer's lock on the event loop (writeWhenFree).
  */
 import type { Database } from 'bun:sqlite';
-import { writeWhenFree } from '../../../db/write-when-free';
-import { newId, randomToken } from '../../../lib/ids';
-import { WEBHOOK_LIMITS } from '../model';
-import type { AttemptRow, DueDelivery, OutboxStore, Settlement, StoredEvent } from './store';
+import { writeWhenFree } from '../../../../db/write-when-free';
+import { newId, randomToken } from '../../../../lib/ids';
+import { WEBHOOK_LIMITS } from '../../model';
+import type { AttemptRow, DueDelivery, OutboxStore, Settlement, StoredEvent } from '../store';
 
 const DUE_COLUMNS = `d.id, d.webhook_id AS webhookId, w.url, w.secret,
   CASE WHEN w.previous_secret_until > ?2 THEN w.previous_secret END AS previousSecret, w.bots, d.event_seq AS eventSeq, e.id AS eventId,
