@@ -1,12 +1,11 @@
 /**
  * What the webhooks module needs. A link event recorded without its data (a crash between the
  * link write's commit and its fill) is given the link as it is now by `linkJson`, which the
- * composition root takes from the links module: webhooks never call back into links.
+ * composition root takes from the links module: webhooks import nothing of links.
  */
 import type { Config } from '../../config';
 import type { Clock } from '../../lib/clock';
 import type { Logger } from '../../lib/log';
-import type { LinkStore } from '../links/store';
 import type { OutboxStore } from './outbox/store';
 import type { WebhookStore } from './store';
 
@@ -14,7 +13,12 @@ import type { WebhookStore } from './store';
 export type LinkJsonOf = (ids: readonly string[]) => Promise<Map<string, string>>;
 
 export interface WebhooksDeps {
-  stores: { readonly webhooks: WebhookStore; readonly outbox: OutboxStore; readonly links: LinkStore };
+  stores: {
+    readonly webhooks: WebhookStore;
+    readonly outbox: OutboxStore;
+    /** Whether a link exists (a live stream of one link): the links store is one. */
+    readonly links: { find(id: string): Promise<object | null> };
+  };
   config: Config;
   clock: Clock;
   log: Logger;
