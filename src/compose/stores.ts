@@ -28,7 +28,14 @@ import type { AnalyticsStore, StorageBytes } from '../modules/analytics/store';
 import { createPostgresAccountStore, createPostgresKeyStore } from '../modules/auth/postgres/store';
 import { createSqliteAccountStore, createSqliteKeyStore } from '../modules/auth/sqlite/store';
 import type { AccountStore, KeyStore } from '../modules/auth/store';
-import { type ClickWriter, openClickWriter, upgradeClickStorage, type WriterOptions } from '../modules/clicks/public';
+import {
+  type ClickWriter,
+  deleteLinkClicks,
+  deleteLinkClicksPg,
+  openClickWriter,
+  upgradeClickStorage,
+  type WriterOptions,
+} from '../modules/clicks/public';
 import type { LinkChangeFeed } from '../modules/links/changes';
 import { createPostgresLinkChangeFeed } from '../modules/links/postgres/changes';
 import { createPostgresClickLimitStore } from '../modules/links/postgres/click-limits';
@@ -38,6 +45,7 @@ import type { ClickLimitStore, LinkStore, LinkWrites } from '../modules/links/st
 import { createPostgresProjectStore } from '../modules/projects/postgres/store';
 import { createSqliteProjectStore } from '../modules/projects/sqlite/store';
 import type { ProjectStore } from '../modules/projects/store';
+import { forgetLinkRollups, forgetLinkRollupsPg } from '../modules/rollups/public';
 import {
   createPostgresSessionStore,
   createPostgresSetupTokens,
@@ -144,7 +152,11 @@ export function sqliteStores(db: Db): Stores {
     webhooks: createSqliteWebhookStore(db),
     outbox: createSqliteOutboxStore(db.$client),
     links: createSqliteLinkStore(db),
-    linkWrites: createSqliteLinkWrites(db),
+    // A deleted link's rollups leave the workspace's and its raw clicks go in the same transaction.
+    linkWrites: createSqliteLinkWrites(db, (sqlite, id) => {
+      forgetLinkRollups(sqlite, id);
+      deleteLinkClicks(sqlite, id);
+    }),
     changes: null,
     variants: createSqliteVariantStore(db),
     clickLimits: null,
@@ -192,7 +204,10 @@ export function postgresStores(sql: Pg, url: string): Stores {
     webhooks: createPostgresWebhookStore(sql),
     outbox: createPostgresOutboxStore(sql),
     links: createPostgresLinkStore(sql),
-    linkWrites: createPostgresLinkWrites(sql, instance),
+    linkWrites: createPostgresLinkWrites(sql, instance, async (tx, id) => {
+      await forgetLinkRollupsPg(tx, id);
+      await deleteLinkClicksPg(tx, id);
+    }),
     changes: createPostgresLinkChangeFeed(sql, instance),
     variants: createPostgresVariantStore(sql),
     clickLimits: createPostgresClickLimitStore(sql),

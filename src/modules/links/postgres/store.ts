@@ -6,8 +6,6 @@
 
 import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../../db/postgres/locks';
-import { deleteLinkClicksPg } from '../../clicks/public';
-import { forgetLinkRollupsPg } from '../../rollups/public';
 import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../../variants/postgres/store';
 import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsPostgres } from '../../webhooks/public';
 import { availabilityConditionPg } from '../availability';
@@ -388,7 +386,18 @@ async function lockLinkCreation(tx: Pg): Promise<void> {
  * transaction (links/postgres/changes.ts), as `instance`: this process, whose index follows its
  * writes itself.
  */
-export function createPostgresLinkWrites(sql: Pg, instance: string): LinkWrites {
+/**
+ * What else goes with a deleted link, inside the delete's transaction: its rollups and its raw
+ * clicks (the rollups' and the clicks modules' own statements, given by the composition root so
+ * that links import neither).
+ */
+export type DeleteLinkDataPostgres = (tx: Pg, linkId: string) => Promise<void>;
+
+export function createPostgresLinkWrites(
+  sql: Pg,
+  instance: string,
+  deleteLinkData: DeleteLinkDataPostgres,
+): LinkWrites {
   /** The last steps of a link write: announce the links to the nodes, record the events. */
   const announce = async (tx: Pg, ids: readonly string[], events: NewEvent[], at: number) => {
     await announceLinkChanges(tx, instance, ids);
@@ -456,8 +465,7 @@ export function createPostgresLinkWrites(sql: Pg, instance: string): LinkWrites 
         // No click batch or fold is in flight while the links and their clicks go (locks.ts).
         await tx`SELECT pg_advisory_xact_lock(${CLICK_BARRIER_LOCK})`;
         for (const id of [...ids].sort()) {
-          await forgetLinkRollupsPg(tx, id);
-          await deleteLinkClicksPg(tx, id);
+          await deleteLinkData(tx, id);
         }
         await tx`DELETE FROM links WHERE id = ANY(${tx.array(ids, 'text')}::text[])`;
         await announce(tx, ids, linkDeletedEvents(deleted), at);

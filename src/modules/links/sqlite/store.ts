@@ -1,9 +1,8 @@
 /** The links store on SQLite: reads (drizzle), and the writes of redirect facts in IMMEDIATE transactions. */
+import type { Database } from 'bun:sqlite';
 import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../../db/client';
-import { deleteLinkClicks } from '../../clicks/public';
-import { forgetLinkRollups } from '../../rollups/public';
 import { deleteVariantSqlite, insertVariantSqlite, updateVariantSqlite } from '../../variants/sqlite/store';
 import type { VariantRow } from '../../variants/store';
 import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsSqlite } from '../../webhooks/public';
@@ -238,7 +237,14 @@ function immediate<T>(db: Db, write: () => T): T {
   return db.transaction(write, { behavior: 'immediate' });
 }
 
-export function createSqliteLinkWrites(db: Db): LinkWrites {
+/**
+ * What else goes with a deleted link, inside the delete's transaction: its rollups and its raw
+ * clicks (the rollups' and the clicks modules' own statements, given by the composition root so
+ * that links import neither).
+ */
+export type DeleteLinkDataSqlite = (sqlite: Database, linkId: string) => void;
+
+export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSqlite): LinkWrites {
   const record = (events: NewEvent[], at: number) => recordEventsSqlite(db.$client, events, at);
   const ids = (items: NewLink[]) => items.map((i) => i.row.id);
   return {
@@ -295,8 +301,7 @@ export function createSqliteLinkWrites(db: Db): LinkWrites {
         for (const { id } of deleted) {
           // Its rollups leave the workspace's and its raw clicks go in the same transaction, so
           // workspace statistics never count a link that no longer exists.
-          forgetLinkRollups(db.$client, id);
-          deleteLinkClicks(db.$client, id);
+          deleteLinkData(db.$client, id);
           db.delete(links).where(eq(links.id, id)).run();
         }
       });
