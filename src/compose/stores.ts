@@ -50,8 +50,13 @@ import {
   createPostgresSessionStore,
   createPostgresSetupTokens,
   createPostgresSignInFailures,
+  deleteSessionsOfAccountPostgres,
 } from '../modules/sessions/postgres/store';
-import { createSqliteSessionStore, createSqliteSetupTokens } from '../modules/sessions/sqlite/store';
+import {
+  createSqliteSessionStore,
+  createSqliteSetupTokens,
+  deleteSessionsOfAccountSqlite,
+} from '../modules/sessions/sqlite/store';
 import type { SessionStore, SetupTokenStore, SignInFailureStore } from '../modules/sessions/store';
 import { SIGN_IN_LIMITS, SignInThrottle } from '../modules/sessions/throttle';
 import type { VerificationSlots } from '../modules/sessions/verification-slots';
@@ -144,7 +149,7 @@ export function sqliteStores(db: Db): Stores {
     engine: 'sqlite',
     address: { engine: 'sqlite', path: db.$client.filename },
     openClickWriter: (options) => openClickWriter({ engine: 'sqlite', sqlite: db.$client }, options),
-    accounts: createSqliteAccountStore(db),
+    accounts: createSqliteAccountStore(db, deleteSessionsOfAccountSqlite),
     keys: createSqliteKeyStore(db),
     sessions: createSqliteSessionStore(db),
     setupTokens: createSqliteSetupTokens(),
@@ -196,7 +201,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     engine: 'postgres',
     address: { engine: 'postgres', url },
     openClickWriter: (options) => openClickWriter({ engine: 'postgres', sql }, options),
-    accounts: createPostgresAccountStore(sql),
+    accounts: createPostgresAccountStore(sql, deleteSessionsOfAccountPostgres),
     keys: createPostgresKeyStore(sql),
     sessions: createPostgresSessionStore(sql),
     setupTokens: createPostgresSetupTokens(sql),

@@ -1,7 +1,6 @@
 /** The auth stores on PostgreSQL. */
 import { num, numOrNull, type Pg, storable } from '../../../db/postgres/client';
 import { FIRST_ACCOUNT_LOCK } from '../../../db/postgres/locks';
-import { deleteSessionsOfAccountPostgres } from '../../sessions/postgres/store';
 import type { AccountRow, AccountStore, ApiKeyRow, KeyStore } from '../store';
 
 type Int8 = string | number;
@@ -62,7 +61,13 @@ async function insertAccount(sql: Pg, row: AccountRow): Promise<void> {
       ${row.lastSignInAt}, ${row.disabledAt})`;
 }
 
-export function createPostgresAccountStore(sql: Pg): AccountStore {
+/**
+ * Ends an account's dashboard sessions inside the transaction that changed its password or
+ * disabled it: the sessions module's statement, given by the composition root.
+ */
+export type EndSessionsPostgres = (tx: Pg, accountId: string) => Promise<unknown>;
+
+export function createPostgresAccountStore(sql: Pg, endSessions: EndSessionsPostgres): AccountStore {
   return {
     async insert(row) {
       await insertAccount(sql, row);
@@ -98,14 +103,14 @@ export function createPostgresAccountStore(sql: Pg): AccountStore {
     async setPassword(id, passwordHash) {
       await sql.begin(async (tx) => {
         await tx`UPDATE accounts SET password_hash = ${passwordHash} WHERE id = ${id}`;
-        await deleteSessionsOfAccountPostgres(tx, id);
+        await endSessions(tx, id);
       });
     },
     async setDisabled(id, at) {
       await sql.begin(async (tx) => {
         await tx`UPDATE accounts SET disabled_at = ${at} WHERE id = ${id}`;
         if (at === null) return;
-        await deleteSessionsOfAccountPostgres(tx, id);
+        await endSessions(tx, id);
         await tx`UPDATE api_keys SET revoked_at = ${at} WHERE account_id = ${id} AND revoked_at IS NULL`;
       });
     },

@@ -1,11 +1,16 @@
 /** The auth stores on SQLite. */
 import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import { deleteSessionsOfAccountSqlite } from '../../sessions/sqlite/store';
 import type { AccountStore, KeyStore } from '../store';
 import { accounts, apiKeys } from '../table';
 
-export function createSqliteAccountStore(db: Db): AccountStore {
+/**
+ * Ends an account's dashboard sessions inside the transaction that changed its password or
+ * disabled it: the sessions module's statement, given by the composition root.
+ */
+export type EndSessionsSqlite = (db: Db, accountId: string) => unknown;
+
+export function createSqliteAccountStore(db: Db, endSessions: EndSessionsSqlite): AccountStore {
   const immediate = <T>(write: () => T): T => db.transaction(write, { behavior: 'immediate' });
   const any = () => (db.select({ n: count() }).from(accounts).get()?.n ?? 0) > 0;
   return {
@@ -38,14 +43,14 @@ export function createSqliteAccountStore(db: Db): AccountStore {
     async setPassword(id, passwordHash) {
       immediate(() => {
         db.update(accounts).set({ passwordHash }).where(eq(accounts.id, id)).run();
-        deleteSessionsOfAccountSqlite(db, id);
+        endSessions(db, id);
       });
     },
     async setDisabled(id, at) {
       immediate(() => {
         db.update(accounts).set({ disabledAt: at }).where(eq(accounts.id, id)).run();
         if (at === null) return;
-        deleteSessionsOfAccountSqlite(db, id);
+        endSessions(db, id);
         db.update(apiKeys)
           .set({ revokedAt: at })
           .where(and(eq(apiKeys.accountId, id), isNull(apiKeys.revokedAt)))
