@@ -11,6 +11,7 @@ import type { Logger } from '../lib/log';
 import type { Exports } from '../modules/analytics/export-chunks';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
 import { linkJsonById } from '../modules/links/event-data';
+import { linksUnfiled } from '../modules/links/writer';
 import { Metrics } from '../modules/metrics/registry';
 import { type ClickLimitGate, createClickLimitGate } from '../modules/redirect/click-limit-gate';
 import { LinkFollower } from '../modules/redirect/link-follower';
@@ -70,6 +71,8 @@ export interface Deps extends BaseDeps {
   verifyPassword: (password: string, hash: string) => Promise<boolean>;
   /** Delivers the outbox's events to webhooks; the server starts it, tests run its passes. */
   webhooks: WebhookSender;
+  /** After a project's deletion unfiled these links: the LinkWriter's refresh (links/writer.ts linksUnfiled). */
+  linksUnfiled(ids: string[]): Promise<void>;
   /** The Links of these ids as JSON (links/event-data.ts): a link event's data when its fill did not happen. */
   linkJson: (ids: readonly string[]) => Promise<Map<string, string>>;
 }
@@ -115,7 +118,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const webhooks = new WebhookSender({ ...base, linkJson });
   // A batch that recorded `clicks` events is delivered now, not at the sender's next poll.
   clicks.flusher.onEvents = () => webhooks.wake();
-  return {
+  const deps: Deps = {
     ...base,
     linkIndex,
     follower,
@@ -141,8 +144,10 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     passwordVerifier,
     verifyPassword: (password, hash) => passwordVerifier.verify(password, hash),
     webhooks,
+    linksUnfiled: (ids) => linksUnfiled(deps, ids),
     linkJson,
   };
+  return deps;
 }
 
 /**

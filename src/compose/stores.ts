@@ -39,8 +39,12 @@ import {
 import type { LinkChangeFeed } from '../modules/links/changes';
 import { createPostgresLinkChangeFeed } from '../modules/links/postgres/changes';
 import { createPostgresClickLimitStore } from '../modules/links/postgres/click-limits';
-import { createPostgresLinkStore, createPostgresLinkWrites } from '../modules/links/postgres/store';
-import { createSqliteLinkStore, createSqliteLinkWrites } from '../modules/links/sqlite/store';
+import {
+  createPostgresLinkStore,
+  createPostgresLinkWrites,
+  unfileProjectLinksPostgres,
+} from '../modules/links/postgres/store';
+import { createSqliteLinkStore, createSqliteLinkWrites, unfileProjectLinksSqlite } from '../modules/links/sqlite/store';
 import type { ClickLimitStore, LinkStore, LinkWrites } from '../modules/links/store';
 import { createPostgresProjectStore } from '../modules/projects/postgres/store';
 import { createSqliteProjectStore } from '../modules/projects/sqlite/store';
@@ -153,7 +157,7 @@ export function sqliteStores(db: Db): Stores {
     keys: createSqliteKeyStore(db),
     sessions: createSqliteSessionStore(db),
     setupTokens: createSqliteSetupTokens(),
-    projects: createSqliteProjectStore(db),
+    projects: createSqliteProjectStore(db, unfileProjectLinksSqlite),
     webhooks: createSqliteWebhookStore(db),
     outbox: createSqliteOutboxStore(db.$client),
     links: createSqliteLinkStore(db),
@@ -205,7 +209,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     keys: createPostgresKeyStore(sql),
     sessions: createPostgresSessionStore(sql),
     setupTokens: createPostgresSetupTokens(sql),
-    projects: createPostgresProjectStore(sql),
+    projects: createPostgresProjectStore(sql, unfileProjectLinksPostgres),
     webhooks: createPostgresWebhookStore(sql),
     outbox: createPostgresOutboxStore(sql),
     links: createPostgresLinkStore(sql),

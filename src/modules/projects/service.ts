@@ -4,7 +4,6 @@ import { isUniqueViolation } from '../../db/storage';
 import { conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { hasControlChars } from '../../lib/text';
-import { linksUnfiled } from '../links/writer';
 import type { ProjectsDeps } from './deps';
 import { PROJECT_NAME_LENGTH, type Project } from './model';
 import type { ProjectRow } from './store';
@@ -83,6 +82,6 @@ export async function deleteProject(
   await getProjectRowOrThrow(deps, id);
   // The links are unfiled in the transaction that deletes the project: both happen, or neither.
   const unfiled = await deps.stores.projects.deleteUnfiling(id, deps.clock.now());
-  await linksUnfiled(deps, unfiled);
+  await deps.linksUnfiled(unfiled);
   return { id, deleted: true, unfiledLinks: unfiled.length };
 }

@@ -1,7 +1,6 @@
 /** The projects store on PostgreSQL. */
 import type { Pg } from '../../../db/postgres/client';
 import { num, storable, storableKeys } from '../../../db/postgres/client';
-import { unfileProjectLinksPostgres } from '../../links/postgres/store';
 import { type ProjectRow, type ProjectStore, projectIdsOf } from '../store';
 
 interface PgProjectRow {
@@ -15,7 +14,13 @@ function toRow(r: PgProjectRow): ProjectRow {
   return { id: r.id, name: r.name, createdAt: num(r.created_at), updatedAt: num(r.updated_at) };
 }
 
-export function createPostgresProjectStore(sql: Pg): ProjectStore {
+/**
+ * Unfiles a project's links inside the transaction that deletes it, returning their ids: the
+ * links module's statement (it records their events too), given by the composition root.
+ */
+export type UnfileLinksPostgres = (tx: Pg, projectId: string, now: number) => Promise<string[]>;
+
+export function createPostgresProjectStore(sql: Pg, unfileLinks: UnfileLinksPostgres): ProjectStore {
   return {
     async find(id) {
       if (!storable(id)) return null;
@@ -50,7 +55,7 @@ export function createPostgresProjectStore(sql: Pg): ProjectStore {
     },
     async deleteUnfiling(id, now) {
       return sql.begin(async (tx) => {
-        const unfiled = await unfileProjectLinksPostgres(tx, id, now);
+        const unfiled = await unfileLinks(tx, id, now);
         await tx`DELETE FROM projects WHERE id = ${id}`;
         return unfiled;
       });

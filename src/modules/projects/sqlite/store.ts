@@ -1,11 +1,16 @@
 /** The projects store on SQLite. */
 import { asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import { unfileProjectLinksSqlite } from '../../links/sqlite/store';
 import { type ProjectStore, projectIdsOf } from '../store';
 import { type ProjectRow, projects } from '../table';
 
-export function createSqliteProjectStore(db: Db): ProjectStore {
+/**
+ * Unfiles a project's links inside the transaction that deletes it, returning their ids: the
+ * links module's statement (it records their events too), given by the composition root.
+ */
+export type UnfileLinksSqlite = (db: Db, projectId: string, now: number) => string[];
+
+export function createSqliteProjectStore(db: Db, unfileLinks: UnfileLinksSqlite): ProjectStore {
   const find = (id: string): ProjectRow | null => db.select().from(projects).where(eq(projects.id, id)).get() ?? null;
   return {
     async find(id) {
@@ -41,7 +46,7 @@ export function createSqliteProjectStore(db: Db): ProjectStore {
     async deleteUnfiling(id, now) {
       return db.transaction(
         () => {
-          const unfiled = unfileProjectLinksSqlite(db, id, now);
+          const unfiled = unfileLinks(db, id, now);
           db.delete(projects).where(eq(projects.id, id)).run();
           return unfiled;
         },
