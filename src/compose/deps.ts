@@ -11,7 +11,7 @@ import type { Logger } from '../lib/log';
 import type { Exports } from '../modules/analytics/export-chunks';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
 import { linkJsonById } from '../modules/links/event-data';
-import { linksUnfiled } from '../modules/links/writer';
+import { deleteVariant, insertVariant, linksUnfiled, updateVariant } from '../modules/links/writer';
 import { Metrics } from '../modules/metrics/registry';
 import { type ClickLimitGate, createClickLimitGate } from '../modules/redirect/click-limit-gate';
 import { LinkFollower } from '../modules/redirect/link-follower';
@@ -20,6 +20,7 @@ import { LinkPasswordThrottle } from '../modules/redirect/password/throttle';
 import { SIGN_IN_LIMITS, type SignInThrottle } from '../modules/sessions/throttle';
 import { VerificationSlots } from '../modules/sessions/verification-slots';
 import { PasswordVerifier } from '../modules/sessions/verifier';
+import type { VariantWrites } from '../modules/variants/deps';
 import { WebhookSender } from '../modules/webhooks/sender';
 import { type Stores, sqliteStores } from './stores';
 
@@ -71,6 +72,8 @@ export interface Deps extends BaseDeps {
   verifyPassword: (password: string, hash: string) => Promise<boolean>;
   /** Delivers the outbox's events to webhooks; the server starts it, tests run its passes. */
   webhooks: WebhookSender;
+  /** A variant's writes, through the LinkWriter (links/writer.ts): redirect facts. */
+  variantWrites: VariantWrites;
   /** After a project's deletion unfiled these links: the LinkWriter's refresh (links/writer.ts linksUnfiled). */
   linksUnfiled(ids: string[]): Promise<void>;
   /** The Links of these ids as JSON (links/event-data.ts): a link event's data when its fill did not happen. */
@@ -144,6 +147,11 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     passwordVerifier,
     verifyPassword: (password, hash) => passwordVerifier.verify(password, hash),
     webhooks,
+    variantWrites: {
+      insert: (row) => insertVariant(deps, row),
+      update: (linkId, id, changes) => updateVariant(deps, linkId, id, changes),
+      delete: (linkId, id) => deleteVariant(deps, linkId, id),
+    },
     linksUnfiled: (ids) => linksUnfiled(deps, ids),
     linkJson,
   };
