@@ -5,8 +5,8 @@
  * dashboard, /healthz and the module routes.
  */
 import { Elysia } from 'elysia';
+import type { Deps } from './compose/deps';
 import { STORAGE_RETRY_AFTER_S, storageFailure } from './db/storage';
-import type { Deps } from './deps';
 import { APP_API_PREFIX, createAppGuard } from './http/app-guard';
 import { API_PREFIX, createApiGuard } from './http/auth';
 import { pathOf } from './http/client';

@@ -12,13 +12,14 @@
 
 import { existsSync } from 'node:fs';
 import { type App, createApp } from './app';
+import { createDeps } from './compose/deps';
 import { type Config, ConfigError } from './config';
-import { consoleLoggerOf, createDeps, type Logger } from './deps';
 import { routable } from './http/client';
 import { errorResponse } from './http/errors';
 import { MAX_BODY_BYTES } from './http/json-body';
 import { type Clock, systemClock } from './lib/clock';
 import { AppError, describeError } from './lib/errors';
+import { consoleLoggerOf, type Logger } from './lib/log';
 import { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS, type StopResult } from './modules/clicks/public';
 import { createShortSite } from './modules/redirect';
 import { setupAddress, withdrawSetupToken } from './modules/sessions/setup';

@@ -5,15 +5,17 @@
  * gets the click side's start (clicks/start.ts, clicks/postgres/start.ts): the one call it makes
  * into the click store's start-up steps. Everything above sees only `Stores`.
  */
+
+import { unportedDb } from './compose/deps';
+import { postgresStores, type Stores, sqliteStores } from './compose/stores';
 import type { Config } from './config';
 import { applyPragmas, type Db } from './db/client';
 import { explainDatabaseError, openSlinkDatabase } from './db/open';
 import { connectPostgres, type Pg, redactUrl, withApplicationName } from './db/postgres/client';
 import { migratePostgres } from './db/postgres/migrate';
-import { type Logger, unportedDb } from './deps';
 import type { Clock } from './lib/clock';
+import type { Logger } from './lib/log';
 import { type ClickStart, startClickStorage, startClickStoragePg } from './modules/clicks/public';
-import { postgresStores, type Stores, sqliteStores } from './stores';
 
 export interface OpenedStorage {
   /** The SQLite database; on PostgreSQL a stand-in that throws when used (deps.ts unportedDb). */

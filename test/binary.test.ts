@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DatabaseAddress, Engine } from '../src/stores';
+import type { DatabaseAddress, Engine } from '../src/db/address';
 import { binaryAlone, buildBinary } from './helpers/binary';
 import { databaseEnv, forEachEngine } from './helpers/engines';
 import {

@@ -9,7 +9,7 @@
  * gone, SIGTERM while it is, kill -9 under load) in postgres-faults.test.ts.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import type { DatabaseAddress, Engine } from '../src/stores';
+import type { DatabaseAddress, Engine } from '../src/db/address';
 import { createLinkAt, freshDb, inspect, superuserWriteKey } from './helpers/cli';
 import { databaseEnv, forEachEngine } from './helpers/engines';
 import { BUN, cleanEnv, freePort, type RunningProcess, run, start, waitHealthy } from './helpers/proc';

@@ -1,6 +1,6 @@
 /** `slink backup <file>` */
 import { resolve } from 'node:path';
-import type { BaseDeps } from '../deps';
+import type { BaseDeps } from '../compose/deps';
 import { parseCommand, UsageError } from './args';
 import type { CliIo } from './io';
 

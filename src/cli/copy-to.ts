@@ -6,11 +6,12 @@
  * password is never printed.
  */
 import { realpathSync } from 'node:fs';
+import type { BaseDeps } from '../compose/deps';
 import { CopyRefused, copyToPostgres } from '../db/copy-to/copy';
 import { CopyMismatch } from '../db/copy-to/verify';
 import { connectPostgres, type Pg, redactUrl } from '../db/postgres/client';
 import { migratePostgres } from '../db/postgres/migrate';
-import type { BaseDeps, Logger } from '../deps';
+import type { Logger } from '../lib/log';
 import { startClickStorage } from '../modules/clicks/public';
 import { parseCommand, UsageError } from './args';
 import type { CliIo } from './io';

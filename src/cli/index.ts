@@ -3,12 +3,13 @@
  * SQL. Exit 0 on success; otherwise a one-line message on stderr and exit 1 (2 for usage).
  */
 import { existsSync } from 'node:fs';
+import type { BaseDeps } from '../compose/deps';
 import { ConfigError, configHelp, loadConfig } from '../config';
 import { DatabaseFileError, explainDatabaseError } from '../db/open';
 import { PostgresConnectError } from '../db/postgres/client';
-import { type BaseDeps, consoleLogger } from '../deps';
 import { systemClock } from '../lib/clock';
 import { AppError } from '../lib/errors';
+import { consoleLogger } from '../lib/log';
 import { type OpenedStorage, openSqliteStorage, openStorage } from '../storage';
 import { UsageError } from './args';
 import { backupCommand } from './backup';

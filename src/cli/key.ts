@@ -1,5 +1,5 @@
 /** `slink key create|revoke|list` */
-import type { BaseDeps } from '../deps';
+import type { BaseDeps } from '../compose/deps';
 import { parseDuration } from '../lib/duration';
 import { getAccountByEmailOrThrow } from '../modules/auth/accounts';
 import { type ApiKeyListing, createApiKey, listApiKeys, revokeApiKey } from '../modules/auth/keys';

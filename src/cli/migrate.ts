@@ -4,7 +4,7 @@
  * does the same at start; running it first keeps the upgrade's minutes out of the service's
  * start. Safe to run again, and to interrupt: a second run carries on where the first stopped.
  */
-import type { BaseDeps } from '../deps';
+import type { BaseDeps } from '../compose/deps';
 import { UsageError } from './args';
 import type { CliIo } from './io';
 

@@ -1,5 +1,5 @@
 /** `slink user add|list|password` */
-import type { BaseDeps } from '../deps';
+import type { BaseDeps } from '../compose/deps';
 import { createAccount } from '../modules/auth/accounts';
 import { listAccounts, setPassword } from '../modules/auth/admin';
 import { endSetup } from '../modules/sessions/setup';

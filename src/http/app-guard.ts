@@ -5,8 +5,8 @@
  * write must be same-origin (CSRF); the doors refuse what a browser marks cross-origin. A sign-in
  * from a throttled address is refused here too, before its body is read.
  */
-import type { Deps } from '../deps';
 import { AppError } from '../lib/errors';
+import type { SessionsDeps } from '../modules/sessions/deps';
 import { type SignedIn, verifySession } from '../modules/sessions/service';
 import { bodyProblem, csrfRejected, pathProblem } from './auth';
 import { clientAddress, pathOf, type ServerLike } from './client';
@@ -43,14 +43,20 @@ export function signedIn(request: Request): SignedIn {
  * address (or of an account) past its failure limit: refused here, before the body is read or
  * anything is looked up, so that a flood of them costs next to nothing (sessions/throttle.ts).
  */
-function throttled(deps: Deps, request: Request, server: ServerLike | null, route: string, session: SignedIn | null) {
+function throttled(
+  deps: SessionsDeps,
+  request: Request,
+  server: ServerLike | null,
+  route: string,
+  session: SignedIn | null,
+) {
   if (route !== SIGN_IN && !(route === PASSWORD_CHANGE && session)) return undefined;
   const address = clientAddress(request, server, deps.config.trustProxy);
   const refused = deps.signInThrottle.refusal(session?.account.email ?? null, address);
   return refused ? errorResponse(refused, { 'retry-after': String(refused.retryAfter) }) : undefined;
 }
 
-export function createAppGuard(deps: Deps) {
+export function createAppGuard(deps: SessionsDeps) {
   const { appHost } = deps.config;
   return async ({
     request,

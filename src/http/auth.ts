@@ -9,15 +9,18 @@
  * (CSRF). A request with an Authorization header is always a key request, whatever cookies it has.
  */
 import { Elysia } from 'elysia';
-import type { Deps } from '../deps';
 import { AppError } from '../lib/errors';
 import { type Principal, verifyApiKey } from '../modules/auth/keys';
+import type { SessionsBase } from '../modules/sessions/deps';
 import { sessionPrincipal, verifySession } from '../modules/sessions/service';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
 import { hasBody, JSON_TYPE, MAX_BODY_BYTES, tooLarge } from './json-body';
 import type { RateLimit } from './rate-limit';
 import { isSameOrigin, isWrite, readSessionToken } from './session';
+
+/** What the API guard reads: keys (auth) and sessions, with the configuration's hosts and proxy setting. */
+export type GuardDeps = SessionsBase;
 
 export const API_PREFIX = '/api/v1';
 
@@ -42,7 +45,7 @@ interface Caller {
 }
 
 /** No Authorization header: the dashboard's session cookie, if it carries one. */
-async function authenticateSession(deps: Deps, request: Request): Promise<Caller | AppError> {
+async function authenticateSession(deps: GuardDeps, request: Request): Promise<Caller | AppError> {
   const token = readSessionToken(request, deps.config.appHost);
   if (!token) return new AppError('key_missing', 'Missing Authorization: Bearer <API key> header');
   const signedIn = await verifySession(deps, token);
@@ -51,7 +54,7 @@ async function authenticateSession(deps: Deps, request: Request): Promise<Caller
   return { principal: sessionPrincipal(signedIn), viaSession: true };
 }
 
-async function authenticate(deps: Deps, request: Request): Promise<Caller | AppError> {
+async function authenticate(deps: GuardDeps, request: Request): Promise<Caller | AppError> {
   const header = request.headers.get('authorization');
   if (!header) return authenticateSession(deps, request);
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -69,7 +72,7 @@ async function authenticate(deps: Deps, request: Request): Promise<Caller | AppE
  * database, so a key revoked or a session ended through any node counts at once): for the
  * requests that outlive their first check, the live stream.
  */
-export async function stillAuthenticated(deps: Deps, request: Request, principal: Principal): Promise<boolean> {
+export async function stillAuthenticated(deps: GuardDeps, request: Request, principal: Principal): Promise<boolean> {
   const auth = await authenticate(deps, request);
   return !(auth instanceof AppError) && auth.principal.key.id === principal.key.id;
 }
@@ -112,7 +115,7 @@ export function csrfRejected(): AppError {
   );
 }
 
-export function createApiGuard(deps: Deps, limiter: RateLimit) {
+export function createApiGuard(deps: GuardDeps, limiter: RateLimit) {
   return async ({ request, set, server }: GuardContext): Promise<Response | undefined> => {
     const path = pathOf(request.url);
     if (!path.startsWith(API_PREFIX)) return undefined;

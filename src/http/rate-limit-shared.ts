@@ -12,9 +12,10 @@
  * - Finished windows are pruned by each node about once a window, in the background; two nodes
  *   pruning at once delete the same rows, which is harmless.
  */
-import type { Logger } from '../deps';
+
 import type { Clock } from '../lib/clock';
 import { describeError } from '../lib/errors';
+import type { Logger } from '../lib/log';
 import { type RateDecision, type RateLimit, RateLimiter, secondsLeft, WINDOW_MS } from './rate-limit';
 
 /** The windows where every node counts (the engine's side of the shared limiter). */

@@ -16,10 +16,10 @@ import { ROOT, slugIndexTableObjects, slugIndexWrites, sourceFiles } from './sca
  * store's writes, which only the links store's LinkWrites calls.
  */
 const STORE_FILES = [
-  'src/modules/links/store-sqlite.ts',
-  'src/modules/links/store-postgres.ts',
-  'src/modules/variants/store-sqlite.ts',
-  'src/modules/variants/store-postgres.ts',
+  'src/modules/links/sqlite/store.ts',
+  'src/modules/links/postgres/store.ts',
+  'src/modules/variants/sqlite/store.ts',
+  'src/modules/variants/postgres/store.ts',
 ];
 
 /** The exempt files, each with the one table it updates and the counter columns it may set. */
@@ -46,12 +46,16 @@ describe('slug index writes', () => {
     }
   });
 
-  test('only the LinkWriter reaches the store writes (stores.ts only builds them)', () => {
+  test('only the LinkWriter reaches the store writes (compose/stores.ts only builds them, links/deps.ts names their type)', () => {
     const reaching = (word: RegExp) =>
       sourceFiles(['src'])
         .filter((f) => word.test(readFileSync(join(ROOT, f), 'utf8')))
         .sort();
-    expect(reaching(/\blinkWrites\b/)).toEqual(['src/modules/links/writer.ts', 'src/stores.ts']);
+    expect(reaching(/\blinkWrites\b/)).toEqual([
+      'src/compose/stores.ts',
+      'src/modules/links/deps.ts',
+      'src/modules/links/writer.ts',
+    ]);
     // The variants store's writes are the links store's to call.
     expect(reaching(/\b(insert|update|delete)Variant(Sqlite|Postgres)\b/)).toEqual([...STORE_FILES].sort());
   });

@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Deps } from '../../src/deps';
+import type { Deps } from '../../src/compose/deps';
 import type { ServerLike } from '../../src/http/client';
 import type { Rule } from '../../src/modules/links/rules';
 import { createLink } from '../../src/modules/links/service';

@@ -2,18 +2,19 @@
  * A database of many links, made fast for a benchmark: migrated by the production migrator,
  * links written through the one write path (the LinkWriter) 10,000 per transaction.
  */
+
+import { createDeps, type Deps, unportedDb } from '../../src/compose/deps';
+import { postgresStores } from '../../src/compose/stores';
 import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
 import { openPostgres } from '../../src/db/postgres/client';
-import { createDeps, type Deps, unportedDb } from '../../src/deps';
 import { systemClock } from '../../src/lib/clock';
 import type { Rule } from '../../src/modules/links/rules';
 import { newLinkRow } from '../../src/modules/links/service';
 import { generateSlug } from '../../src/modules/links/slug';
 import type { NewLink } from '../../src/modules/links/store';
 import { insertLinks } from '../../src/modules/links/writer';
-import { postgresStores } from '../../src/stores';
 
 /** No params (typed, so `cond ? {...} : NO_PARAMS` is a Record). */
 export const NO_PARAMS: Record<string, string> = {};

@@ -3,7 +3,7 @@
  * warm-up calls, then `runs` timed ones, p50 and p95 of the whole HTTP round trip.
  */
 import { createApp } from '../../src/app';
-import type { Deps } from '../../src/deps';
+import type { Deps } from '../../src/compose/deps';
 import { createAccount } from '../../src/modules/auth/accounts';
 import { createApiKey } from '../../src/modules/auth/keys';
 

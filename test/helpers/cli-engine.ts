@@ -6,8 +6,8 @@
  * only the database shows (a hash stored instead of a secret).
  */
 import { join } from 'node:path';
+import type { Engine } from '../../src/db/address';
 import { num, openPostgres } from '../../src/db/postgres/client';
-import type { Engine } from '../../src/stores';
 import { cli, inspect, tempDir } from './cli';
 import { freshPostgresUrl } from './postgres';
 import type { RunResult } from './proc';

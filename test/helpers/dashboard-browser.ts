@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import type { Engine } from '../../src/stores';
+import type { Engine } from '../../src/db/address';
 import { disposeTestApp, makeKey, makeTestApp, type TestApp } from './app';
 import { cspViolations, launchBrowser, type OfflinePage, offlinePage } from './browser';
 import { PASSWORD } from './dashboard';

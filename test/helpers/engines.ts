@@ -4,7 +4,7 @@
  * every behaviour is held on both. Tests of one engine's internals stay out of it.
  */
 import { describe, test } from 'bun:test';
-import type { Engine } from '../../src/stores';
+import type { Engine } from '../../src/db/address';
 import { freshPostgresUrl } from './postgres';
 
 export const ENGINES: readonly Engine[] = ['sqlite', 'postgres'];

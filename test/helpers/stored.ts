@@ -7,8 +7,8 @@
  */
 import { Database } from 'bun:sqlite';
 import { SQL } from 'bun';
+import type { DatabaseAddress } from '../../src/db/address';
 import { DIM_COLUMNS } from '../../src/modules/rollups/public';
-import type { DatabaseAddress } from '../../src/stores';
 import type { TestApp } from './app';
 import { queryRaw } from './raw-clicks';
 import { pgRawClicks } from './stored-clicks';

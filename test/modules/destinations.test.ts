@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { networkInterfaces } from 'node:os';
-import type { Engine } from '../../src/stores';
+import type { Engine } from '../../src/db/address';
 import { api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../helpers/app';
 import { forEachEngine } from '../helpers/engines';
 import { expectError } from '../helpers/schema';

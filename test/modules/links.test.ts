@@ -4,8 +4,8 @@
  * database (test/helpers/stored.ts: clicks do not flow through this module).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import type { Engine } from '../../src/db/address';
 import { LinkListModel, LinkModel, TagCountsModel } from '../../src/modules/links/model';
-import type { Engine } from '../../src/stores';
 import { api, makeKey, makeTestApp, T0, type TestApp } from '../helpers/app';
 import { engineBlind, forEachEngine } from '../helpers/engines';
 import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';

@@ -47,7 +47,7 @@ export const ROLLUP_FOLD_LOCK = 0x736c696e6b666c64n;
 export const CLICK_SEAL_LOCK = 0x736c696e6b736561n;
 
 /**
- * The change feed ("slinkchg", links/changes-postgres.ts): a link write takes it just before it
+ * The change feed ("slinkchg", links/postgres/changes.ts): a link write takes it just before it
  * numbers its change and holds it to its commit, so changes commit in the order of their numbers.
  */
 export const CHANGE_FEED_LOCK = 0x736c696e6b636867n;
@@ -61,7 +61,7 @@ export const CHANGE_FEED_LOCK = 0x736c696e6b636867n;
 export const HOUSEKEEPING_LOCK = 0x736c696e6b686b70n;
 
 /**
- * The event outbox ("slinkevt", webhooks/outbox/record-postgres.ts): a transaction that records
+ * The event outbox ("slinkevt", webhooks/outbox/postgres/record.ts): a transaction that records
  * events takes it just before it numbers them and holds it to its commit, so events commit in
  * the order of their numbers and a live stream resuming after a number misses none.
  */

@@ -6,21 +6,6 @@
 import { CLICK_DIMS, type ClickDimValues } from '../rollups/dimensions';
 import type { Click } from './model';
 
-export const CLICK_FIELDS = [
-  'id',
-  'linkId',
-  'slug',
-  'timestamp',
-  'variantCode',
-  'variantKnown',
-  'destination',
-  'params',
-  ...CLICK_DIMS,
-  'bot',
-  // Last: added with link rules, after the columns CSV readers already count on.
-  'rule',
-] as const;
-
 /** What a click record is made of, as either engine stores a click (its id and time apart). */
 export interface ClickFacts extends ClickDimValues {
   code: string | null;

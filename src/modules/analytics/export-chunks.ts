@@ -1,6 +1,6 @@
 /**
  * What the route's response body reads an export through, whatever runs it: the export Worker
- * on SQLite (export-host.ts), async pages on the event loop on PostgreSQL (export-postgres.ts).
+ * on SQLite (export-host.ts), async pages on the event loop on PostgreSQL (postgres/export.ts).
  */
 import type { ExportSpec } from './export-cursor';
 

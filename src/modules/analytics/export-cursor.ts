@@ -3,7 +3,7 @@
  * EXPORT_PAGE records, newest first. Each page is its own short read (keyset paging), so a
  * million-row export never holds a read transaction that would block WAL checkpoints. Runs
  * in the export Worker (export-host.ts) on SQLite; PostgreSQL reads its pages asynchronously
- * (export-postgres.ts) and writes them with CsvRecords. Nothing here knows of HTTP or threads.
+ * (postgres/export.ts) and writes them with CsvRecords. Nothing here knows of HTTP or threads.
  */
 import type { Database } from 'bun:sqlite';
 import {
@@ -16,8 +16,8 @@ import {
   keyAbove,
 } from '../clicks/public';
 import { linkExists } from '../links/link-exists';
-import { CLICK_FIELDS } from './click-fields';
 import { csvCell, csvLine } from './csv';
+import { CLICK_FIELDS } from './names';
 
 /**
  * Records per chunk. Small enough that a page's text and garbage stay well under a megabyte,

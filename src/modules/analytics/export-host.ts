@@ -5,10 +5,11 @@
  * click writer, on SQLite it needs the database to be a file: a second connection cannot see an
  * in-memory one.)
  */
-import type { Logger } from '../../deps';
+
+import type { DatabaseAddress } from '../../db/address';
+import type { Logger } from '../../lib/log';
 import { workerEntry } from '../../lib/worker-entry';
 import { WorkerClient } from '../../lib/worker-rpc';
-import type { DatabaseAddress } from '../../stores';
 import { type ExportChunks, ExportCutShort, type Exports } from './export-chunks';
 import type { ExportSpec } from './export-cursor';
 import type { ExportHandlers } from './export-worker';

@@ -7,13 +7,13 @@
  * Answers each `next` with one chunk, its buffer transferred (not copied).
  */
 import type { Database } from 'bun:sqlite';
+import type { DatabaseAddress } from '../../db/address';
 import { openConnection } from '../../db/client';
 import { openPostgres, type Pg } from '../../db/postgres/client';
 import { serve, Transfer } from '../../lib/worker-rpc';
-import type { DatabaseAddress } from '../../stores';
 import { ExportCutShort } from './export-chunks';
 import { ExportCursor, type ExportSpec, LinkDeletedDuringExport } from './export-cursor';
-import { PgExportCursor } from './export-postgres';
+import { PgExportCursor } from './postgres/export';
 
 /** Connections of the export thread on PostgreSQL: a page is read while the one before is encoded. */
 const EXPORT_POOL = 2;

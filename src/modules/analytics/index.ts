@@ -1,8 +1,8 @@
 /** Statistics, raw clicks and the CSV export: thin routes over the analytics verbs. */
 import { Elysia } from 'elysia';
-import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
 import { errorResponses, errors, IdParams } from '../../http/models';
+import type { AnalyticsDeps } from './deps';
 import { ClickPageModel, ClicksQuery, StatsModel, StatsQuery, WorkspaceStatsModel } from './model';
 import { linkClicks, linkExport, linkStats, workspaceStats } from './service';
 
@@ -10,7 +10,7 @@ const tags = ['Analytics'];
 const WINDOW_NOTE =
   'Window: range (default 30d), or from/to (epoch ms or YYYY-MM-DD, UTC; a `to` date includes its day); bots=1 counts bot hits too.';
 
-export function analyticsRoutes(deps: Deps) {
+export function analyticsRoutes(deps: AnalyticsDeps) {
   return new Elysia({ name: 'slink.analytics' })
     .use(principalPlugin)
     .get('/links/:id/stats', ({ params, query }) => linkStats(deps, params.id, query), {

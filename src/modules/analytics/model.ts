@@ -5,9 +5,8 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { NextCursor, nullable, oneOf, pageQuery, StringMapModel } from '../../http/models';
-import { CLICK_FIELDS } from './click-fields';
+import { CLICK_FIELDS, RANGES } from './names';
 import { BREAKDOWN_LIMIT } from './top';
-import { RANGES } from './window';
 
 const windowFields = {
   range: t.Optional(

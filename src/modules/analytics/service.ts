@@ -1,9 +1,10 @@
 /** Analytics verbs: resolve the window, pick the scope, answer. No HTTP here. */
-import type { Deps } from '../../deps';
+
 import { retainedFrom } from '../clicks/public';
 import { getLinkRowOrThrow } from '../links/service';
 import { WORKSPACE } from '../rollups/public';
 import { type ClickSource, exportStream, listClicks } from './clicks';
+import type { AnalyticsDeps } from './deps';
 import type { ClicksInput, Stats, WindowQuery, WorkspaceStats } from './model';
 import { computeStats } from './stats';
 import { type KnownVariant, linkVariantRows, type VariantLabel, workspaceVariantRows } from './variants';
@@ -12,18 +13,18 @@ import { hourAligned, resolveWindow, type Window } from './window';
 const DEFAULT_CLICK_PAGE = 50;
 
 /** A link's rollup scope is its value id: null when it was never clicked (nothing stored). */
-async function firstDayOf(deps: Deps, scope: number | null): Promise<number | null> {
+async function firstDayOf(deps: AnalyticsDeps, scope: number | null): Promise<number | null> {
   return scope === null ? null : deps.stores.analytics.firstDay(scope);
 }
 
 /** The window of the query; `range=all` starts at the scope's first day (read only then). */
-async function windowOf(deps: Deps, scope: number | null, query: WindowQuery): Promise<Window> {
+async function windowOf(deps: AnalyticsDeps, scope: number | null, query: WindowQuery): Promise<Window> {
   const first = query.range === 'all' && query.from === undefined ? await firstDayOf(deps, scope) : null;
   return resolveWindow(query, deps.clock.now(), () => first);
 }
 
 async function statsOf<V>(
-  deps: Deps,
+  deps: AnalyticsDeps,
   scope: number | null,
   variantRows: (known: KnownVariant[], counted: number) => V[],
   query: WindowQuery,
@@ -39,7 +40,7 @@ async function statsOf<V>(
 }
 
 /** The variants of these ids that exist, with their code and their link's current slug. */
-async function variantLabels(deps: Deps, ids: string[]): Promise<Map<string, VariantLabel>> {
+async function variantLabels(deps: AnalyticsDeps, ids: string[]): Promise<Map<string, VariantLabel>> {
   const labels = new Map<string, VariantLabel>();
   if (ids.length === 0) return labels;
   const variants = await deps.stores.variants.byIds(ids);
@@ -51,13 +52,13 @@ async function variantLabels(deps: Deps, ids: string[]): Promise<Map<string, Var
   return labels;
 }
 
-export async function linkStats(deps: Deps, id: string, query: WindowQuery): Promise<Stats> {
+export async function linkStats(deps: AnalyticsDeps, id: string, query: WindowQuery): Promise<Stats> {
   await getLinkRowOrThrow(deps, id);
   const scope = await deps.stores.analytics.linkScope(id);
   return (await statsOf(deps, scope, linkVariantRows, query)).stats;
 }
 
-export async function workspaceStats(deps: Deps, query: WindowQuery): Promise<WorkspaceStats> {
+export async function workspaceStats(deps: AnalyticsDeps, query: WindowQuery): Promise<WorkspaceStats> {
   const { stats, links } = await statsOf(deps, WORKSPACE, workspaceVariantRows, query);
   const names = links.length === 0 ? new Map() : await deps.stores.links.names(links.map((l) => l.value!));
   const topLinks = links.flatMap((l) => {
@@ -67,7 +68,7 @@ export async function workspaceStats(deps: Deps, query: WindowQuery): Promise<Wo
   return { ...stats, topLinks };
 }
 
-async function clickSource(deps: Deps, id: string): Promise<ClickSource> {
+async function clickSource(deps: AnalyticsDeps, id: string): Promise<ClickSource> {
   const link = await getLinkRowOrThrow(deps, id);
   return {
     store: deps.stores.analytics,
@@ -78,24 +79,24 @@ async function clickSource(deps: Deps, id: string): Promise<ClickSource> {
 }
 
 /** Raw clicks use the exact window (no widening to hours): they are not read from rollups. */
-async function rawWindow(deps: Deps, id: string, query: WindowQuery): Promise<Window> {
+async function rawWindow(deps: AnalyticsDeps, id: string, query: WindowQuery): Promise<Window> {
   const needsFirst = query.range === 'all' && query.from === undefined;
   return windowOf(deps, needsFirst ? await deps.stores.analytics.linkScope(id) : null, query);
 }
 
 /** The oldest instant raw clicks are kept from, or null when SLINK_RETENTION_DAYS is 0. */
-function retained(deps: Deps): number | null {
+function retained(deps: AnalyticsDeps): number | null {
   return retainedFrom(deps.clock.now(), deps.config.retentionDays);
 }
 
-export async function linkClicks(deps: Deps, id: string, query: ClicksInput) {
+export async function linkClicks(deps: AnalyticsDeps, id: string, query: ClicksInput) {
   const src = await clickSource(deps, id);
   const w = await rawWindow(deps, id, query);
   return listClicks(src, w, query.limit ?? DEFAULT_CLICK_PAGE, query.cursor, retained(deps));
 }
 
 export async function linkExport(
-  deps: Deps,
+  deps: AnalyticsDeps,
   id: string,
   query: WindowQuery,
 ): Promise<{ filename: string; body: ReadableStream<Uint8Array>; retainedFrom: number | null }> {

@@ -7,8 +7,8 @@
 import { invalid } from '../../lib/errors';
 import { DAY_MS, HOUR_MS, hourStart, MAX_INSTANT, utcDay } from '../../lib/time';
 import type { WindowQuery } from './model';
+import type { RANGES } from './names';
 
-export const RANGES = ['today', '24h', '7d', '30d', '90d', 'all'] as const;
 type RangeName = (typeof RANGES)[number];
 
 export interface Window {

@@ -1,9 +1,9 @@
 /** Account verbs: create and look up the people who sign in and own API keys. */
 
 import { isUniqueViolation } from '../../db/storage';
-import type { BaseDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import type { AuthDeps } from './deps';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords';
 import type { AccountRow } from './store';
 
@@ -33,7 +33,7 @@ function emailTaken(email: string): AppError {
  * write follows (insertAccount, or first-run setup's insertFirst, which writes only while no
  * account exists).
  */
-export async function prepareAccount(deps: BaseDeps, input: CreateAccountInput): Promise<AccountRow> {
+export async function prepareAccount(deps: AuthDeps, input: CreateAccountInput): Promise<AccountRow> {
   const email = input.email.trim();
   if (!EMAIL.test(email) || email.length > 254) throw invalid('email', `Not a valid email address: ${email}`);
   checkPassword(input.password);
@@ -50,7 +50,7 @@ export async function prepareAccount(deps: BaseDeps, input: CreateAccountInput):
 }
 
 /** Writes a prepared account; the email is checked again by the unique index, as another request may have taken it meanwhile. */
-export async function insertAccount(deps: BaseDeps, row: AccountRow): Promise<AccountRow> {
+export async function insertAccount(deps: AuthDeps, row: AccountRow): Promise<AccountRow> {
   try {
     await deps.stores.accounts.insert(row);
   } catch (err) {
@@ -61,29 +61,29 @@ export async function insertAccount(deps: BaseDeps, row: AccountRow): Promise<Ac
 }
 
 /** Creates an account; emails are unique without regard to case. Returns the new account. */
-export async function createAccount(deps: BaseDeps, input: CreateAccountInput): Promise<AccountRow> {
+export async function createAccount(deps: AuthDeps, input: CreateAccountInput): Promise<AccountRow> {
   return insertAccount(deps, await prepareAccount(deps, input));
 }
 
-export function hasAccounts(deps: BaseDeps): Promise<boolean> {
+export function hasAccounts(deps: AuthDeps): Promise<boolean> {
   return deps.stores.accounts.any();
 }
 
-export function findAccountByEmail(deps: BaseDeps, email: string): Promise<AccountRow | null> {
+export function findAccountByEmail(deps: AuthDeps, email: string): Promise<AccountRow | null> {
   return deps.stores.accounts.findByEmail(email.trim());
 }
 
-export async function getAccountByEmailOrThrow(deps: BaseDeps, email: string): Promise<AccountRow> {
+export async function getAccountByEmailOrThrow(deps: AuthDeps, email: string): Promise<AccountRow> {
   const account = await findAccountByEmail(deps, email);
   if (!account) throw new AppError('not_found', `No account for ${email}`, 'user');
   return account;
 }
 
-export function findAccountById(deps: BaseDeps, id: string): Promise<AccountRow | null> {
+export function findAccountById(deps: AuthDeps, id: string): Promise<AccountRow | null> {
   return deps.stores.accounts.findById(id);
 }
 
-export async function getAccountOrThrow(deps: BaseDeps, id: string): Promise<AccountRow> {
+export async function getAccountOrThrow(deps: AuthDeps, id: string): Promise<AccountRow> {
   const account = await findAccountById(deps, id);
   if (!account) throw notFound('account');
   return account;

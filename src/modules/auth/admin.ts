@@ -3,19 +3,20 @@
  * Each change that takes access away ends the account's dashboard sessions at once; disabling
  * also revokes its API keys.
  */
-import type { BaseDeps } from '../../deps';
+
 import { AppError, invalid } from '../../lib/errors';
 import { checkPassword, getAccountByEmailOrThrow, getAccountOrThrow } from './accounts';
+import type { AuthDeps } from './deps';
 import { hashPassword } from './passwords';
 import type { AccountRow } from './store';
 
 /** Every account, oldest first (for `slink user list` and the dashboard's accounts page). */
-export function listAccounts(deps: BaseDeps): Promise<AccountRow[]> {
+export function listAccounts(deps: AuthDeps): Promise<AccountRow[]> {
   return deps.stores.accounts.list();
 }
 
 /** Sets a new password and ends every session of the account: whoever knew the old one must sign in again. */
-export async function setPassword(deps: BaseDeps, email: string, password: string): Promise<AccountRow> {
+export async function setPassword(deps: AuthDeps, email: string, password: string): Promise<AccountRow> {
   const account = await getAccountByEmailOrThrow(deps, email);
   checkPassword(password);
   const passwordHash = await hashPassword(password);
@@ -36,7 +37,7 @@ export function requireSuperuser(account: AccountRow): void {
  * dashboard.
  */
 export async function setAccountDisabled(
-  deps: BaseDeps,
+  deps: AuthDeps,
   actor: AccountRow,
   id: string,
   disabled: boolean,

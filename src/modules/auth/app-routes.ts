@@ -1,10 +1,10 @@
 /** /api/app/keys and /api/app/accounts: a signed-in person's API keys, and accounts for superusers. */
 import { Elysia } from 'elysia';
-import type { BaseDeps } from '../../deps';
 import { signedIn } from '../../http/app-guard';
 import { appDetail, errors, IdParams, noContentResponses } from '../../http/models';
 import { setAccountDisabled } from './admin';
 import { createAccountAs, createOwnKey, listAccountsAs, listOwnKeys, revokeKeyAs, toAccountItem } from './dashboard';
+import type { AuthDeps } from './deps';
 import {
   AccountListModel,
   AccountResultModel,
@@ -17,7 +17,7 @@ import {
 
 const SUPERUSERS = 'Superusers only (else 403 superuser_required).';
 
-export function appKeysRoutes(deps: BaseDeps) {
+export function appKeysRoutes(deps: AuthDeps) {
   return new Elysia({ name: 'slink.app.keys', prefix: '/keys' })
     .get('', async ({ request }) => ({ items: await listOwnKeys(deps, signedIn(request).account) }), {
       response: { 200: KeyListModel, ...errors(403) },
@@ -52,7 +52,7 @@ export function appKeysRoutes(deps: BaseDeps) {
     );
 }
 
-export function appAccountsRoutes(deps: BaseDeps) {
+export function appAccountsRoutes(deps: AuthDeps) {
   return new Elysia({ name: 'slink.app.accounts', prefix: '/accounts' })
     .get('', async ({ request }) => ({ items: await listAccountsAs(deps, signedIn(request).account) }), {
       response: { 200: AccountListModel, ...errors(403) },

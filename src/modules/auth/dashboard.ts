@@ -2,10 +2,11 @@
  * What a signed-in person does with keys and accounts in the dashboard (/api/app). The acting
  * account comes first; superuser checks are the first line of the verbs that need them.
  */
-import type { BaseDeps } from '../../deps';
+
 import { invalid, notFound } from '../../lib/errors';
 import { createAccount } from './accounts';
 import { listAccounts, requireSuperuser } from './admin';
+import type { AuthDeps } from './deps';
 import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from './keys';
 import type { AccountItem, KeyItem, Scope } from './model';
 import type { AccountRow, ApiKeyRow } from './store';
@@ -38,7 +39,7 @@ export function toAccountItem(row: AccountRow): AccountItem {
 }
 
 /** The actor's own keys, newest first; never the secret (only its hash is stored). */
-export async function listOwnKeys(deps: BaseDeps, actor: AccountRow): Promise<KeyItem[]> {
+export async function listOwnKeys(deps: AuthDeps, actor: AccountRow): Promise<KeyItem[]> {
   const now = deps.clock.now();
   return (await listApiKeys(deps, actor.id)).map((row) => toKeyItem(row, now));
 }
@@ -50,7 +51,7 @@ interface CreateOwnKeyInput {
 }
 
 /** Creates a key of the actor's account; the secret is in the result this once. */
-export async function createOwnKey(deps: BaseDeps, actor: AccountRow, input: CreateOwnKeyInput) {
+export async function createOwnKey(deps: AuthDeps, actor: AccountRow, input: CreateOwnKeyInput) {
   const expiresAt = input.expiresAt ?? null;
   if (expiresAt !== null && expiresAt <= deps.clock.now())
     throw invalid('expiresAt', 'expiresAt must be in the future');
@@ -64,19 +65,19 @@ export async function createOwnKey(deps: BaseDeps, actor: AccountRow, input: Cre
 }
 
 /** Revokes one of the actor's keys, or any key for a superuser; a key one may not see is not_found. */
-export async function revokeKeyAs(deps: BaseDeps, actor: AccountRow, keyId: string): Promise<void> {
+export async function revokeKeyAs(deps: AuthDeps, actor: AccountRow, keyId: string): Promise<void> {
   const row = await findApiKey(deps, keyId);
   if (!row || (row.accountId !== actor.id && !actor.isSuperuser)) throw notFound('key');
   await revokeApiKey(deps, keyId);
 }
 
-export async function listAccountsAs(deps: BaseDeps, actor: AccountRow): Promise<AccountItem[]> {
+export async function listAccountsAs(deps: AuthDeps, actor: AccountRow): Promise<AccountItem[]> {
   requireSuperuser(actor);
   return (await listAccounts(deps)).map(toAccountItem);
 }
 
 export async function createAccountAs(
-  deps: BaseDeps,
+  deps: AuthDeps,
   actor: AccountRow,
   input: { email: string; password: string; superuser?: boolean },
 ): Promise<AccountItem> {

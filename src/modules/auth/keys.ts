@@ -4,10 +4,10 @@
  * stored; the key itself is returned once, by createApiKey, and never again.
  */
 import { storageFailure } from '../../db/storage';
-import type { BaseDeps } from '../../deps';
 import { AppError, invalid, notFound } from '../../lib/errors';
 import { digestsEqual, sha256Hex } from '../../lib/hash';
 import { newId, randomString } from '../../lib/ids';
+import type { AuthDeps } from './deps';
 import type { Scope } from './model';
 import type { AccountRow, ApiKeyRow } from './store';
 
@@ -31,7 +31,7 @@ interface CreatedApiKey {
   key: string;
 }
 
-export async function createApiKey(deps: BaseDeps, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+export async function createApiKey(deps: AuthDeps, input: CreateApiKeyInput): Promise<CreatedApiKey> {
   if (input.scope !== 'read' && input.scope !== 'write') throw invalid('scope', 'Scope must be read or write');
   if (input.name && input.name.length > 100) throw invalid('name', 'Key name is at most 100 characters');
   for (;;) {
@@ -55,11 +55,11 @@ export async function createApiKey(deps: BaseDeps, input: CreateApiKeyInput): Pr
   }
 }
 
-export function findApiKey(deps: BaseDeps, keyId: string): Promise<ApiKeyRow | null> {
+export function findApiKey(deps: AuthDeps, keyId: string): Promise<ApiKeyRow | null> {
   return deps.stores.keys.find(keyId);
 }
 
-export async function revokeApiKey(deps: BaseDeps, keyId: string): Promise<ApiKeyRow> {
+export async function revokeApiKey(deps: AuthDeps, keyId: string): Promise<ApiKeyRow> {
   const row = await findApiKey(deps, keyId);
   if (!row) throw notFound('key');
   if (row.revokedAt !== null) return row;
@@ -72,7 +72,7 @@ export interface ApiKeyListing extends ApiKeyRow {
   email: string;
 }
 
-export function listApiKeys(deps: BaseDeps, accountId?: string): Promise<ApiKeyListing[]> {
+export function listApiKeys(deps: AuthDeps, accountId?: string): Promise<ApiKeyListing[]> {
   return deps.stores.keys.list(accountId);
 }
 
@@ -85,7 +85,7 @@ export interface Principal {
  * Resolves a presented key to its key and account, or throws key_unknown, key_revoked (the key,
  * or its account while disabled) or key_expired. The hash comparison is constant-time and runs even when no row matches.
  */
-export async function verifyApiKey(deps: BaseDeps, presented: string): Promise<Principal> {
+export async function verifyApiKey(deps: AuthDeps, presented: string): Promise<Principal> {
   const wellFormed = KEY_PATTERN.test(presented);
   const found = wellFormed ? await deps.stores.keys.findByPrefix(presented.slice(0, PREFIX_LENGTH)) : null;
   const matches = digestsEqual(sha256Hex(presented), found?.key.hash ?? DUMMY_HASH);

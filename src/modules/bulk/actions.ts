@@ -3,17 +3,18 @@
  * delete. Each is one request and one transaction for the whole selection, so a dashboard
  * selection never turns into one request per link. No HTTP here.
  */
-import type { Deps } from '../../deps';
+
 import { invalid } from '../../lib/errors';
 import { checkParams, PARAM_LIMITS } from '../../lib/params';
 import { LINK_LIMITS } from '../links/model';
 import { checkProjectId, humanClicksNow, normalizeTags } from '../links/service';
 import type { LinkRow } from '../links/store';
 import { deleteLinks, updateLinks } from '../links/writer';
+import type { BulkDeps } from './deps';
 import type { BulkDeleteResult, BulkParamsInput, BulkProjectInput, BulkStatusInput, BulkTagsInput } from './model';
 
 /** The links of these ids that exist, and the ids that name none (request order, once each). */
-async function resolveIds(deps: Deps, ids: string[]): Promise<{ rows: LinkRow[]; notFound: string[] }> {
+async function resolveIds(deps: BulkDeps, ids: string[]): Promise<{ rows: LinkRow[]; notFound: string[] }> {
   const unique = [...new Set(ids)];
   const byId = new Map((await deps.stores.links.findMany(unique)).map((r) => [r.id, r]));
   const rows = unique.flatMap((id) => byId.get(id) ?? []);
@@ -21,11 +22,14 @@ async function resolveIds(deps: Deps, ids: string[]): Promise<{ rows: LinkRow[];
 }
 
 /** A changed link's updatedAt: now, never earlier than what it had (the clock may step back). */
-function touchedAt(deps: Deps, row: LinkRow): number {
+function touchedAt(deps: BulkDeps, row: LinkRow): number {
   return Math.max(deps.clock.now(), row.updatedAt);
 }
 
-export async function bulkParams(deps: Deps, input: BulkParamsInput): Promise<{ updated: number; notFound: string[] }> {
+export async function bulkParams(
+  deps: BulkDeps,
+  input: BulkParamsInput,
+): Promise<{ updated: number; notFound: string[] }> {
   const params = checkParams(input.params);
   const replace = input.mode === 'replace';
   const { rows, notFound } = await resolveIds(deps, input.ids);
@@ -42,7 +46,7 @@ export async function bulkParams(deps: Deps, input: BulkParamsInput): Promise<{ 
 }
 
 export async function bulkProject(
-  deps: Deps,
+  deps: BulkDeps,
   input: BulkProjectInput,
 ): Promise<{ moved: number; unchanged: number; notFound: string[] }> {
   const projectId = await checkProjectId(deps, input.projectId);
@@ -61,7 +65,7 @@ interface Changed {
 }
 
 /** Adds and removes tags on every link; a link's other tags stay. */
-export async function bulkTags(deps: Deps, input: BulkTagsInput): Promise<Changed> {
+export async function bulkTags(deps: BulkDeps, input: BulkTagsInput): Promise<Changed> {
   const add = normalizeTags(input.add, 'add');
   const remove = normalizeTags(input.remove, 'remove');
   if (add.length === 0 && remove.length === 0) throw invalid('add', 'Send at least one tag to add or to remove');
@@ -87,7 +91,7 @@ export async function bulkTags(deps: Deps, input: BulkTagsInput): Promise<Change
 }
 
 /** Sets one status on every link: pause, resume (active), archive, restore (active). */
-export async function bulkStatus(deps: Deps, input: BulkStatusInput): Promise<Changed> {
+export async function bulkStatus(deps: BulkDeps, input: BulkStatusInput): Promise<Changed> {
   const { status } = input;
   const { rows, notFound } = await resolveIds(deps, input.ids);
   const changing = rows.filter((r) => r.status !== status);
@@ -103,7 +107,7 @@ export async function bulkStatus(deps: Deps, input: BulkStatusInput): Promise<Ch
  * (buffered clicks count); the others are kept and listed in `refused` with their clicks, so
  * the caller can say which and why. The deletable ones go in one transaction.
  */
-export async function bulkDelete(deps: Deps, input: { ids: string[] }): Promise<BulkDeleteResult> {
+export async function bulkDelete(deps: BulkDeps, input: { ids: string[] }): Promise<BulkDeleteResult> {
   const { rows, notFound } = await resolveIds(deps, input.ids);
   const deleting: string[] = [];
   const refused: BulkDeleteResult['refused'] = [];

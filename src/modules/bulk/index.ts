@@ -1,9 +1,9 @@
 /** /links/bulk routes: thin wrappers over the bulk verbs. */
 import { Elysia } from 'elysia';
-import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
 import { errors } from '../../http/models';
 import { bulkDelete, bulkParams, bulkProject, bulkStatus, bulkTags } from './actions';
+import type { BulkDeps } from './deps';
 import {
   BulkChangedResult,
   BulkCreateModel,
@@ -25,7 +25,7 @@ import { createBulk, previewBulk } from './service';
 const tags = ['Bulk'];
 const TEXT_NOTE = `Request params apply to every line; a line's own utm_ values win over them. More than ${MAX_BULK_LINES} URLs is 400 (field text); an invalid line is reported with its number and reason and never stops the others.`;
 
-export function bulkRoutes(deps: Deps) {
+export function bulkRoutes(deps: BulkDeps) {
   return new Elysia({ name: 'slink.bulk', prefix: '/links/bulk' })
     .use(principalPlugin)
     .post('/preview', ({ body }) => previewBulk(deps, body), {

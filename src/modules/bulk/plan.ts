@@ -4,12 +4,13 @@
  * so redirects and other requests are answered while a long text is worked through; nothing
  * here writes.
  */
-import type { Deps } from '../../deps';
+
 import { AppError, invalid } from '../../lib/errors';
 import { nextTurn } from '../../lib/event-loop';
 import { checkParams } from '../../lib/params';
 import { normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from '../links/own-host';
 import { checkProjectId, normalizeTags, normalizeTitle } from '../links/service';
+import type { BulkDeps } from './deps';
 import type { BulkLine, BulkStatus, BulkTextInput } from './model';
 import { splitBulkText } from './parse';
 
@@ -107,7 +108,7 @@ export function markExisting(l: BulkLine, linkId: string): void {
   });
 }
 
-export async function planBulk(deps: Deps, input: BulkTextInput): Promise<Plan> {
+export async function planBulk(deps: BulkDeps, input: BulkTextInput): Promise<Plan> {
   const requestParams = checkParams(input.params ?? {});
   const tags = normalizeTags(input.tags);
   const projectId = await checkProjectId(deps, input.projectId);

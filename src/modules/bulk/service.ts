@@ -1,7 +1,6 @@
 /** Bulk create: many links from text (preview and create). No HTTP here; verbs on a selection are in actions.ts. */
 
 import { isForeignKeyViolation } from '../../db/storage';
-import type { Deps } from '../../deps';
 import { nextTurn } from '../../lib/event-loop';
 import { toLinks } from '../links/links';
 import type { Link } from '../links/model';
@@ -9,10 +8,11 @@ import { newLinkRow, unknownProject } from '../links/service';
 import { generateSlug } from '../links/slug';
 import type { LinkRow } from '../links/store';
 import { insertBulkLinks } from '../links/writer';
+import type { BulkDeps } from './deps';
 import type { BulkLine, BulkTextInput } from './model';
 import { BULK_CHUNK, countStatuses, markExisting, planBulk } from './plan';
 
-export async function previewBulk(deps: Deps, input: BulkTextInput) {
+export async function previewBulk(deps: BulkDeps, input: BulkTextInput) {
   const { lines } = await planBulk(deps, input);
   return { lines, counts: countStatuses(lines) };
 }
@@ -25,7 +25,7 @@ export async function previewBulk(deps: Deps, input: BulkTextInput) {
  * a link made meanwhile to a line's destination, a slug taken meanwhile (astronomically rare
  * for 7 random characters: it is drawn again), a project deleted meanwhile (400 projectId).
  */
-export async function createBulk(deps: Deps, input: BulkTextInput) {
+export async function createBulk(deps: BulkDeps, input: BulkTextInput) {
   const plan = await planBulk(deps, input);
   const slugs = new Set<string>();
   const drawSlug = (): string => {

@@ -4,7 +4,7 @@
  * postgres/raw-read.ts read the rows; this merges them). Engine-free: columns in, refs out.
  */
 import type { ClickColumns } from './block-codec';
-import { FLAG_BOT } from './sqlite/tail-append';
+import { FLAG_BOT } from './stored-click';
 
 /** Where a page of clicks ends: newest first, so the next page holds keys below (timestamp, id). */
 export interface ClickKey {

@@ -19,7 +19,7 @@ import { utcDay } from '../../lib/time';
 import { DIM_COLUMNS, DIM_COUNT } from '../rollups/public';
 import { type ClickColumns, decodeBlock } from './block-codec';
 import { lastSealedId, TAIL_SELECT, tailColumns } from './sqlite/seal';
-import { FLAG_BOT, FLAG_FIRST_OF_DAY } from './sqlite/tail-append';
+import { FLAG_BOT, FLAG_FIRST_OF_DAY } from './stored-click';
 
 export { countClicks as countRawClicks } from './sqlite/raw-read';
 export { readLastId as lastAssignedClickId } from './sqlite/tail-append';

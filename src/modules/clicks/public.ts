@@ -14,7 +14,6 @@ export { addStoredHumans, countCaptured, raiseHumanClicks, startCounts } from '.
 export { type ClickPipeline, createClickPipeline, type PipelineOptions } from './capture/pipeline';
 export { PREVIEW_CRAWLERS } from './capture/preview-crawlers';
 export { type ClickLinks, type ClickRecord, targetSerial } from './capture/record';
-export type { ClickWriter } from './capture/sink';
 export { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS } from './capture/spill';
 export * from './capture/target-block';
 // `slink copy-to`: the raw clicks of a SQLite database into a PostgreSQL one.
@@ -50,6 +49,7 @@ export { deleteLinkClicksPg } from './postgres/delete';
 export { lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
 // The server's start and stop, and the CLI's `slink migrate`.
 export { startClickStoragePg } from './postgres/start';
+export type { ExportRow, ListedClick } from './read-clicks';
 // Reading and deleting raw clicks (analytics, links).
 export { retainedFrom } from './retention';
 export { deleteLinkClicks } from './sqlite/raw-read';
@@ -59,12 +59,11 @@ export {
   EXPORT_DIMS_AT,
   EXPORT_RULE_AT,
   ExportPages,
-  type ExportRow,
   keyAbove,
-  type ListedClick,
   lastClickId,
   readClickPage,
 } from './sqlite/read-clicks';
 export { upgradeClickStorage } from './sqlite/upgrade';
 export { type ClickStart, type StopResult, startClickStorage } from './start';
+export type { ClickWriter } from './store';
 export { openClickWriter, type WriterOptions } from './writer';

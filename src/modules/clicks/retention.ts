@@ -17,3 +17,9 @@ export function retainedFrom(now: number, days: number): number | null {
   if (days <= 0) return null;
   return Math.min(now - days * DAY_MS, (utcDay(now) - 1) * DAY_MS);
 }
+
+/** Tail rows deleted per step at most: a step stays a short transaction. */
+export const TAIL_PRUNE_ROWS = 5000;
+
+/** What one step deleted: a segment (with how many clicks), tail rows, or nothing. */
+export type PruneStep = { kind: 'segment'; clicks: number } | { kind: 'tail'; clicks: number } | { kind: 'none' };

@@ -7,8 +7,8 @@
  */
 import type { Config } from '../../config';
 import type { Db } from '../../db/client';
-import type { Logger } from '../../deps';
 import type { Clock } from '../../lib/clock';
+import type { Logger } from '../../lib/log';
 import { ownHostsOf } from './capture/pipeline';
 import type { WireClick } from './capture/record';
 import type { HoldReason } from './capture/sink';

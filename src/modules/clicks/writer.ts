@@ -8,10 +8,10 @@ import type { Database } from 'bun:sqlite';
 import type { WalCheckpointer } from '../../db/checkpoint';
 import type { Pg } from '../../db/postgres/client';
 import type { Clock } from '../../lib/clock';
-import type { ClickWriter } from './capture/sink';
 import type { GeoLookup } from './enrich/geo';
 import { PgClickStore } from './postgres/store';
 import { ClickStore } from './sqlite/store';
+import type { ClickWriter } from './store';
 
 /** A connection the click writer can write on. */
 export type WriterConnection = { engine: 'sqlite'; sqlite: Database } | { engine: 'postgres'; sql: Pg };

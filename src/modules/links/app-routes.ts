@@ -1,9 +1,9 @@
 /** /api/app/links: what only a signed-in person may do to a link. */
 import { Elysia, t } from 'elysia';
-import type { Deps } from '../../deps';
 import { fieldError } from '../../http/errors';
 import { appDetail, IdParams, noContentResponses } from '../../http/models';
 import { deleteLinkWithClicks } from './delete-with-clicks';
+import type { LinksDeps } from './deps';
 
 const DeleteWithClicksBody = t.Object({
   slug: t.String({
@@ -13,7 +13,7 @@ const DeleteWithClicksBody = t.Object({
   }),
 });
 
-export function appLinksRoutes(deps: Deps) {
+export function appLinksRoutes(deps: LinksDeps) {
   return new Elysia({ name: 'slink.app.links', prefix: '/links' }).delete(
     '/:id',
     async ({ params, body, set }) => {

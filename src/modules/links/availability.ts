@@ -2,7 +2,7 @@
  * A link's availability: what a visitor of its short link gets now (docs/behaviour.md,
  * "Availability"). The rule is written three times over, once for a row in memory (the Link's
  * `availability` field, links.ts toLinks) and once as SQL per engine (the list's and the
- * count's `availability` filter, store-sqlite.ts and store-postgres.ts), side by side here so
+ * count's `availability` filter, sqlite/store.ts and postgres/store.ts), side by side here so
  * that they cannot drift apart.
  *
  * The order is the redirect's own (redirect/redirect.ts): paused (404) before expired (410)

@@ -2,7 +2,7 @@
  * The change feed between nodes (several nodes on one PostgreSQL; docs/operations.md, "Several
  * nodes"): each node keeps every link's redirect facts in memory (redirect/link-index.ts), so a
  * link written through one node must reach the others' memory. Every link write announces the
- * links it touched in its own transaction (links/changes-postgres.ts); every node follows the
+ * links it touched in its own transaction (links/postgres/changes.ts); every node follows the
  * announcements (redirect/link-follower.ts). SQLite has one process and no feed.
  */
 

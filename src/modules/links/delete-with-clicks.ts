@@ -2,8 +2,9 @@
  * The dashboard's delete: a link WITH its history. Only a person may destroy recorded clicks
  * (the API answers 409 delete_requires_dashboard), and only after typing the link's slug.
  */
-import type { Deps } from '../../deps';
+
 import { invalid } from '../../lib/errors';
+import type { LinksDeps } from './deps';
 import { deleteLink, getLinkRowOrThrow } from './service';
 
 /**
@@ -11,7 +12,7 @@ import { deleteLink, getLinkRowOrThrow } from './service';
  * rollups lose its counts in the same transaction (the store's delete), and its buffered clicks are
  * dropped (the slug index's remove). `slug` must equal the link's current slug exactly.
  */
-export async function deleteLinkWithClicks(deps: Deps, id: string, slug: string): Promise<void> {
+export async function deleteLinkWithClicks(deps: LinksDeps, id: string, slug: string): Promise<void> {
   const row = await getLinkRowOrThrow(deps, id);
   if (slug !== row.slug) throw invalid('slug', 'Type the slug of the link exactly to confirm the delete');
   await deleteLink(deps, id, true); // withClicks

@@ -1,8 +1,8 @@
 /** /links routes: thin wrappers over the link verbs. */
 import { Elysia } from 'elysia';
-import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
 import { DeletedModel, errors, IdParams } from '../../http/models';
+import type { LinksDeps } from './deps';
 import {
   CreateLinkBody,
   LinkCountModel,
@@ -18,7 +18,7 @@ import { countLinks, createLink, deleteLink, getLinkOrThrow, listLinks, listTagC
 const tags = ['Links'];
 
 /** `/count` and `/tags` are paths of their own beside `/:id`: link ids start with lnk_, never one of them. */
-export function linksRoutes(deps: Deps) {
+export function linksRoutes(deps: LinksDeps) {
   return new Elysia({ name: 'slink.links', prefix: '/links' })
     .use(principalPlugin)
     .get('', ({ query }) => listLinks(deps, query), {

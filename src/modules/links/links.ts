@@ -1,8 +1,8 @@
 /** A LinkRow becomes a Link here, and only here: tags, variants and project names read once per page. */
-import type { Deps } from '../../deps';
 import { shortUrlOf } from '../../lib/short-url';
-import { toVariant } from '../variants/service';
+import { toVariant } from '../variants/to-variant';
 import { availabilityOf } from './availability';
+import type { LinkReadDeps } from './deps';
 import type { Link, RedirectStatus } from './model';
 import type { LinkRow } from './store';
 
@@ -10,7 +10,7 @@ import type { LinkRow } from './store';
  * Full Link objects for rows, order kept; `availability` is judged at the injected clock's now,
  * when the request is answered.
  */
-export async function toLinks(deps: Pick<Deps, 'stores' | 'config' | 'clock'>, rows: LinkRow[]): Promise<Link[]> {
+export async function toLinks(deps: LinkReadDeps, rows: LinkRow[]): Promise<Link[]> {
   const ids = rows.map((r) => r.id);
   const { stores } = deps;
   const [tagsByLink, variantsByLink, projects] = await Promise.all([

@@ -1,13 +1,13 @@
 /** Link verbs. Plain functions of (deps, actor, input); they throw AppError, never HTTP. */
 
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/storage';
-import type { Deps } from '../../deps';
 import { AppError, conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
 import { hasControlChars } from '../../lib/text';
 import { hashPassword } from '../auth/passwords';
 import { decodeCursor, encodeCursor } from './cursor';
+import type { LinksDeps } from './deps';
 import { toLinks } from './links';
 import {
   type CreateLinkInput,
@@ -59,7 +59,7 @@ export function normalizeTags(tags: string[] | undefined, field = 'tags'): strin
   return out;
 }
 
-export async function checkProjectId(deps: Deps, projectId: string | null | undefined): Promise<string | null> {
+export async function checkProjectId(deps: LinksDeps, projectId: string | null | undefined): Promise<string | null> {
   if (projectId === undefined || projectId === null) return null;
   if (!(await deps.stores.projects.find(projectId))) throw unknownProject(projectId);
   return projectId;
@@ -71,7 +71,7 @@ export function unknownProject(projectId: string | null): AppError {
 }
 
 /** A generated slug that is free in the database and not in `reserved` (slugs about to be taken). */
-export async function freshSlug(deps: Deps, reserved?: ReadonlySet<string>): Promise<string> {
+export async function freshSlug(deps: LinksDeps, reserved?: ReadonlySet<string>): Promise<string> {
   for (;;) {
     const slug = generateSlug();
     if (!reserved?.has(slug) && !(await deps.stores.links.slugTaken(slug))) return slug;
@@ -80,7 +80,7 @@ export async function freshSlug(deps: Deps, reserved?: ReadonlySet<string>): Pro
 
 /** The row of a new link from checked fields: active, no clicks yet. */
 export function newLinkRow(
-  deps: Pick<Deps, 'clock'>,
+  deps: Pick<LinksDeps, 'clock'>,
   fields: Pick<LinkRow, 'slug' | 'destination' | 'title' | 'params' | 'projectId' | 'expiresAt' | 'clickLimit'> &
     Partial<Pick<LinkRow, 'fallbackUrl' | 'redirectStatus' | 'forwardQuery' | 'passwordHash' | 'rules' | 'preview'>>,
 ): LinkRow {
@@ -105,11 +105,11 @@ export function newLinkRow(
   };
 }
 
-export async function getLinkOrThrow(deps: Deps, id: string): Promise<Link> {
+export async function getLinkOrThrow(deps: LinksDeps, id: string): Promise<Link> {
   return (await toLinks(deps, [await getLinkRowOrThrow(deps, id)]))[0]!;
 }
 
-export async function getLinkRowOrThrow(deps: Deps, id: string): Promise<LinkRow> {
+export async function getLinkRowOrThrow(deps: LinksDeps, id: string): Promise<LinkRow> {
   const row = await deps.stores.links.find(id);
   if (!row) throw notFound('link');
   return row;
@@ -145,7 +145,7 @@ function storedRules(rules: readonly Rule[], hosts: SlinkHosts) {
 }
 
 /** Creates a link. Destination utm_ values win over the same keys in `params`. */
-export async function createLink(deps: Deps, actor: Actor, input: CreateLinkInput): Promise<Link> {
+export async function createLink(deps: LinksDeps, actor: Actor, input: CreateLinkInput): Promise<Link> {
   if (input.slug !== undefined) requireSuperuser(actor, 'choose a custom slug');
   const { destination, utm } = normalizeLinkDestination(input.destination, slinkHostsOf(deps.config));
   const params = checkParams({ ...input.params, ...utm });
@@ -182,7 +182,7 @@ export async function createLink(deps: Deps, actor: Actor, input: CreateLinkInpu
  * Changes only the fields sent. A new destination's utm_ values are lifted into params (over
  * the params sent, or the current ones). Renaming the slug needs a superuser.
  */
-export async function updateLink(deps: Deps, actor: Actor, id: string, input: UpdateLinkInput): Promise<Link> {
+export async function updateLink(deps: LinksDeps, actor: Actor, id: string, input: UpdateLinkInput): Promise<Link> {
   const current = await getLinkRowOrThrow(deps, id);
   const changes: Partial<LinkFields> = {};
   if (input.slug !== undefined && input.slug !== current.slug) {
@@ -220,7 +220,7 @@ export async function updateLink(deps: Deps, actor: Actor, id: string, input: Up
  * A link's human clicks, stored or still buffered: the buffered ones are classified now, so a
  * human click redirected a moment ago counts exactly like a stored one.
  */
-export function humanClicksNow(deps: Deps, row: LinkRow): number {
+export function humanClicksNow(deps: LinksDeps, row: LinkRow): number {
   deps.linkIndex.settle(row.id);
   return Math.max(row.clickCount, deps.linkIndex.humanClicksOf(row.id) ?? 0);
 }
@@ -231,7 +231,11 @@ export function humanClicksNow(deps: Deps, row: LinkRow): number {
  * redirected a moment ago blocks the delete exactly like a stored one. `withClicks` (the
  * dashboard's deleteLinkWithClicks) deletes it anyway, its clicks and statistics with it.
  */
-export async function deleteLink(deps: Deps, id: string, withClicks = false): Promise<{ id: string; deleted: true }> {
+export async function deleteLink(
+  deps: LinksDeps,
+  id: string,
+  withClicks = false,
+): Promise<{ id: string; deleted: true }> {
   const row = await getLinkRowOrThrow(deps, id);
   const humans = humanClicksNow(deps, row);
   if (humans > 0 && !withClicks) {
@@ -244,7 +248,10 @@ export async function deleteLink(deps: Deps, id: string, withClicks = false): Pr
   return { id, deleted: true };
 }
 
-export async function listLinks(deps: Deps, input: ListLinksInput): Promise<{ items: Link[]; cursor: string | null }> {
+export async function listLinks(
+  deps: LinksDeps,
+  input: ListLinksInput,
+): Promise<{ items: Link[]; cursor: string | null }> {
   const sort = input.sort ?? 'created';
   const limit = input.limit ?? DEFAULT_PAGE_SIZE;
   const after = input.cursor ? decodeCursor(sort, input.cursor) : null;
@@ -259,10 +266,10 @@ export async function listLinks(deps: Deps, input: ListLinksInput): Promise<{ it
 }
 
 /** How many links GET /links would list with these filters, over all its pages. */
-export async function countLinks(deps: Deps, input: LinkFilterInput): Promise<{ count: number }> {
+export async function countLinks(deps: LinksDeps, input: LinkFilterInput): Promise<{ count: number }> {
   return { count: await deps.stores.links.count({ ...input, now: deps.clock.now() }) };
 }
 
-export async function listTagCounts(deps: Deps): Promise<{ tags: { tag: string; count: number }[] }> {
+export async function listTagCounts(deps: LinksDeps): Promise<{ tags: { tag: string; count: number }[] }> {
   return { tags: await deps.stores.links.tagCounts() };
 }

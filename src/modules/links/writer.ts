@@ -6,13 +6,13 @@
  * test/architecture/link-writes.test.ts holds that nothing else reaches `stores.linkWrites`.
  * The click writer's additions to the counters are not redirect facts and do not come here.
  */
-import type { Deps } from '../../deps';
 import { shortUrlOf } from '../../lib/short-url';
 import type { VariantRow } from '../variants/store';
-import { fillLinkEvents } from '../webhooks/public';
+import type { LinksDeps } from './deps';
+import { fillLinkEvents } from './event-data';
 import type { LinkFields, NewLink } from './store';
 
-type WriterDeps = Pick<Deps, 'stores' | 'linkIndex' | 'clock' | 'config' | 'webhooks'>;
+type WriterDeps = LinksDeps;
 
 /**
  * After a write committed: the slug index refreshed, the events it recorded given their Links

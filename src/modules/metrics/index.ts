@@ -5,12 +5,12 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Elysia } from 'elysia';
-import type { Deps } from '../../deps';
 import { AppError } from '../../lib/errors';
+import type { MetricsDeps } from './deps';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
-export function metricsRoutes(deps: Deps) {
+export function metricsRoutes(deps: MetricsDeps) {
   const { metrics } = deps;
   const token = deps.config.metricsToken;
   if (metrics === null || token === null) return new Elysia({ name: 'slink.metrics' });

@@ -1,14 +1,14 @@
 /** /projects routes. */
 import { Elysia } from 'elysia';
-import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
 import { errors, IdParams } from '../../http/models';
+import type { ProjectsDeps } from './deps';
 import { ProjectDeletedModel, ProjectListModel, ProjectModel, ProjectNameBody } from './model';
 import { createProject, deleteProject, listProjects, renameProject } from './service';
 
 const tags = ['Projects'];
 
-export function projectsRoutes(deps: Deps) {
+export function projectsRoutes(deps: ProjectsDeps) {
   return new Elysia({ name: 'slink.projects', prefix: '/projects' })
     .use(principalPlugin)
     .get('', () => listProjects(deps), {

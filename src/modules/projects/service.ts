@@ -1,11 +1,10 @@
 /** Project verbs: folders for links. Deleting one unfiles its links, never deletes them. */
 
 import { isUniqueViolation } from '../../db/storage';
-import type { Deps } from '../../deps';
 import { conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { hasControlChars } from '../../lib/text';
-import { linksUnfiled } from '../links/writer';
+import type { ProjectsDeps } from './deps';
 import { PROJECT_NAME_LENGTH, type Project } from './model';
 import type { ProjectRow } from './store';
 
@@ -20,7 +19,7 @@ function checkName(raw: string): string {
 
 const nameTaken = (name: string) => conflict('name', `A project named "${name}" already exists`);
 
-async function ensureNameFree(deps: Deps, name: string, exceptId?: string): Promise<void> {
+async function ensureNameFree(deps: ProjectsDeps, name: string, exceptId?: string): Promise<void> {
   const existing = await deps.stores.projects.findByName(name);
   if (existing && existing.id !== exceptId) throw nameTaken(existing.name);
 }
@@ -35,14 +34,14 @@ async function written(write: Promise<void>, name: string): Promise<void> {
   }
 }
 
-async function getProjectRowOrThrow(deps: Deps, id: string): Promise<ProjectRow> {
+async function getProjectRowOrThrow(deps: ProjectsDeps, id: string): Promise<ProjectRow> {
   const row = await deps.stores.projects.find(id);
   if (!row) throw notFound('project');
   return row;
 }
 
 export async function listProjects(
-  deps: Deps,
+  deps: ProjectsDeps,
 ): Promise<{ projects: Project[]; unfiledCount: number; totalCount: number }> {
   const [counts, rows] = await Promise.all([deps.stores.links.countByProject(), deps.stores.projects.list()]);
   let total = 0;
@@ -54,7 +53,7 @@ export async function listProjects(
   };
 }
 
-export async function createProject(deps: Deps, input: { name: string }): Promise<Project> {
+export async function createProject(deps: ProjectsDeps, input: { name: string }): Promise<Project> {
   const name = checkName(input.name);
   await ensureNameFree(deps, name);
   const now = deps.clock.now();
@@ -64,7 +63,7 @@ export async function createProject(deps: Deps, input: { name: string }): Promis
 }
 
 /** Renames a project; links show the new name at once (projectName is looked up, not copied). */
-export async function renameProject(deps: Deps, id: string, input: { name: string }): Promise<Project> {
+export async function renameProject(deps: ProjectsDeps, id: string, input: { name: string }): Promise<Project> {
   const current = await getProjectRowOrThrow(deps, id);
   const name = checkName(input.name);
   await ensureNameFree(deps, name, id);
@@ -77,12 +76,12 @@ export async function renameProject(deps: Deps, id: string, input: { name: strin
 }
 
 export async function deleteProject(
-  deps: Deps,
+  deps: ProjectsDeps,
   id: string,
 ): Promise<{ id: string; deleted: true; unfiledLinks: number }> {
   await getProjectRowOrThrow(deps, id);
   // The links are unfiled in the transaction that deletes the project: both happen, or neither.
   const unfiled = await deps.stores.projects.deleteUnfiling(id, deps.clock.now());
-  await linksUnfiled(deps, unfiled);
+  await deps.linksUnfiled(unfiled);
   return { id, deleted: true, unfiledLinks: unfiled.length };
 }

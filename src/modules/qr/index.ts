@@ -1,14 +1,14 @@
 /** GET /links/{id}/qr.svg: a thin route over linkQr, with conditional GET. */
 import { Elysia } from 'elysia';
-import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
 import { etagMatches } from '../../http/etag';
 import { errorResponses, IdParams } from '../../http/models';
+import type { QrDeps } from './deps';
 import { QrQuery } from './model';
 import { DEFAULT_QR_SIZE, MAX_QR_SIZE, MIN_QR_SIZE } from './render';
 import { linkQr } from './service';
 
-export function qrRoutes(deps: Deps) {
+export function qrRoutes(deps: QrDeps) {
   return new Elysia({ name: 'slink.qr' }).use(principalPlugin).get(
     '/links/:id/qr.svg',
     async ({ params, query, request }) => {

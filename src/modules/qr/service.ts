@@ -1,9 +1,10 @@
 /** QR verbs: which URL a link's code encodes, rendered. No HTTP here. */
-import type { Deps } from '../../deps';
+
 import { notFound } from '../../lib/errors';
 import { sha256Hex } from '../../lib/hash';
 import { shortUrlOf } from '../../lib/short-url';
 import { getLinkRowOrThrow } from '../links/service';
+import type { QrDeps } from './deps';
 import type { QrInput } from './model';
 import { DEFAULT_QR_SIZE, qrSvg, qrSymbol } from './render';
 
@@ -19,7 +20,7 @@ interface LinkQr {
   svg(): string;
 }
 
-export async function linkQr(deps: Deps, id: string, input: QrInput): Promise<LinkQr> {
+export async function linkQr(deps: QrDeps, id: string, input: QrInput): Promise<LinkQr> {
   const link = await getLinkRowOrThrow(deps, id);
   let code: string | undefined;
   if (input.variant !== undefined) {

@@ -18,7 +18,7 @@
  * Links without a limit never get here: their redirect asks no one.
  */
 import { storageFailure } from '../../db/storage';
-import type { Logger } from '../../deps';
+import type { Logger } from '../../lib/log';
 import { countCaptured, raiseHumanClicks } from '../clicks/public';
 import type { ClickLimitStore } from '../links/store';
 import type { LinkTable } from './link-table';

@@ -8,9 +8,10 @@
  * an app made without `shortSiteAnswered` (tests, `app.handle()`) runs it as its first onRequest
  * hook, before routing and the API guard. Either way a redirect pays for nothing but itself.
  */
-import type { Deps } from '../../deps';
+
 import { hostOf, pathOf, type ServerLike } from '../../http/client';
 import { RESERVED_SLUGS } from '../links/slug';
+import type { RedirectDeps } from './deps';
 import { pageResponse, ROBOTS_TXT } from './pages';
 import { createRedirect } from './redirect';
 
@@ -23,7 +24,7 @@ interface HookContext {
   server: ServerLike | null;
 }
 
-export function createShortSite(deps: Deps) {
+export function createShortSite(deps: RedirectDeps) {
   const { shortHost, appHost } = deps.config;
   const split = shortHost !== appHost;
   const shortHostName = new URL(shortHost).host.toLowerCase();

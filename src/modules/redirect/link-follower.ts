@@ -8,8 +8,9 @@
  *
  * Catching up runs one pass at a time; a wake during a pass runs one more after it.
  */
-import type { Logger } from '../../deps';
+
 import { describeError } from '../../lib/errors';
+import type { Logger } from '../../lib/log';
 import type { LinkChangeFeed } from '../links/changes';
 import type { LinkIndex } from './link-index';
 

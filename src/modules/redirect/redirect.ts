@@ -8,11 +8,12 @@
  * a social-preview crawler: cached by agent like the bot verdict); the only wait is theirs too, when several
  * processes share the count (click-limit-gate.ts). Every other answer is synchronous.
  */
-import type { Deps } from '../../deps';
+
 import { clientAddress, type ServerLike } from '../../http/client';
 import { shortUrlOf } from '../../lib/short-url';
 import { blockId, blockLocation, blockParamsJson, countCaptured, isBotAgent, isPreviewCrawler } from '../clicks/public';
 import type { Admission } from './click-limit-gate';
+import type { RedirectDeps } from './deps';
 import { HAS_PASSWORD, HAS_PREVIEW, HAS_RULES, type LinkTable, PAUSED } from './link-table';
 import { withVisitorQuery } from './location';
 import { pageResponse } from './pages';
@@ -34,7 +35,7 @@ function capped(value: string | null, max: number): string | null {
   return value !== null && value.length > max ? value.slice(0, max) : value;
 }
 
-export function createRedirect(deps: Deps) {
+export function createRedirect(deps: RedirectDeps) {
   const { linkIndex, clicks, clock, config, clickLimitGate } = deps;
   const buffer = clicks.buffer;
   /**

@@ -6,6 +6,7 @@
  * link days, the rebuild, the statistics' reads).
  */
 
+export type { BucketData, BucketRow } from './buckets';
 export {
   firstDifferentScope,
   nextRollupChunk,
@@ -44,8 +45,6 @@ export { clearRollups, forgetLinkRollups, RollupStore } from './sqlite/bucket-st
 export { type CountedHumans, createFolder, type Folder, refoldUnfolded } from './sqlite/fold';
 export { linkDaysBefore, markAllLinkDays } from './sqlite/link-days';
 export {
-  type BucketData,
-  type BucketRow,
   countBotHits,
   firstBucketStart,
   readBucketData,

@@ -1,10 +1,10 @@
 /** /api/app session routes: first-run setup, sign-in and sign-out, the account's sessions, its password. */
 import { Elysia } from 'elysia';
-import type { Deps } from '../../deps';
 import { findSignedIn, signedIn } from '../../http/app-guard';
 import { clientAddress } from '../../http/client';
 import { appDetail, errors, IdParams, noContentResponses } from '../../http/models';
 import { clearedSessionCookie, sessionCookie } from '../../http/session';
+import type { SessionsDeps } from './deps';
 import {
   PasswordBody,
   SessionListModel,
@@ -27,7 +27,7 @@ function toBody({ account, session }: SignedIn): SignedInBody {
 
 type Headers = Record<string, string | number>;
 
-export function sessionRoutes(deps: Deps) {
+export function sessionRoutes(deps: SessionsDeps) {
   const { appHost, trustProxy } = deps.config;
   const opened = (headers: Headers, created: NewSession) => {
     headers['set-cookie'] = sessionCookie(appHost, created.token, created.session.expiresAt, deps.clock.now());

@@ -1,9 +1,10 @@
 /** A signed-in person changes their own password: the current one is checked first, under the sign-in throttle. */
-import type { Deps } from '../../deps';
+
 import { invalid } from '../../lib/errors';
 import type { AccountRow } from '../auth/accounts';
 import { checkPassword } from '../auth/accounts';
 import { setPassword } from '../auth/admin';
+import type { SessionsDeps } from './deps';
 import { checkCredentials } from './service';
 
 interface ChangePasswordInput {
@@ -18,7 +19,11 @@ interface ChangePasswordInput {
  * current password counts as a failed sign-in of the account's email, so a stolen session
  * cannot be used to guess it faster than sign-in could.
  */
-export async function changePassword(deps: Deps, account: AccountRow, input: ChangePasswordInput): Promise<void> {
+export async function changePassword(
+  deps: SessionsDeps,
+  account: AccountRow,
+  input: ChangePasswordInput,
+): Promise<void> {
   checkPassword(input.newPassword, 'newPassword');
   const checked = await checkCredentials(deps, {
     email: account.email,

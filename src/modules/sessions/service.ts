@@ -3,7 +3,7 @@
  * held by the browser in a cookie; only its sha256 is stored. It ends at sign-out, at a password
  * change, SLINK_SESSION_DAYS after sign-in, or after 7 idle days.
  */
-import type { BaseDeps, Deps } from '../../deps';
+
 import { AppError, notFound } from '../../lib/errors';
 import { sha256Hex } from '../../lib/hash';
 import { newId, randomToken } from '../../lib/ids';
@@ -12,6 +12,7 @@ import { findAccountByEmail, findAccountById } from '../auth/accounts';
 import type { Principal } from '../auth/keys';
 import { hashPassword } from '../auth/passwords';
 import { parseAgent } from '../clicks/public';
+import type { SessionsBase, SessionsDeps } from './deps';
 import type { SessionRow } from './store';
 
 const DAY_MS = 86_400_000;
@@ -51,7 +52,11 @@ function dummyHash(): Promise<string> {
 }
 
 /** Creates a session for an account that has just proven who it is. */
-export async function startSession(deps: BaseDeps, account: AccountRow, userAgent: string | null): Promise<NewSession> {
+export async function startSession(
+  deps: SessionsBase,
+  account: AccountRow,
+  userAgent: string | null,
+): Promise<NewSession> {
   const now = deps.clock.now();
   // Ended sessions are deleted when met; the ones never met again go here.
   await deps.stores.sessions.deleteEnded(now, now - IDLE_MS);
@@ -74,7 +79,10 @@ export async function startSession(deps: BaseDeps, account: AccountRow, userAgen
  * Checks a password of the account with this email, if any, under the sign-in throttle
  * (failure limits, verification slots). Resolves to the account when the password is right.
  */
-export async function checkCredentials(deps: Deps, input: Omit<SignInInput, 'userAgent'>): Promise<AccountRow | null> {
+export async function checkCredentials(
+  deps: SessionsDeps,
+  input: Omit<SignInInput, 'userAgent'>,
+): Promise<AccountRow | null> {
   const attempt = await deps.signInThrottle.start(input.email, input.address);
   const found = await findAccountByEmail(deps, input.email);
   let matches: boolean;
@@ -94,7 +102,7 @@ export async function checkCredentials(deps: Deps, input: Omit<SignInInput, 'use
 }
 
 /** Signs in with email and password; a wrong email, a wrong password and a disabled account fail alike. */
-export async function signIn(deps: Deps, input: SignInInput): Promise<NewSession> {
+export async function signIn(deps: SessionsDeps, input: SignInInput): Promise<NewSession> {
   const account = await checkCredentials(deps, input);
   if (!account || account.disabledAt !== null) {
     throw new AppError('sign_in_failed', 'Sign-in failed: wrong email or password, or the account is disabled');
@@ -103,7 +111,7 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<NewSession
 }
 
 /** The live session a token belongs to, or null; an ended session met here is deleted. */
-export async function verifySession(deps: BaseDeps, token: string): Promise<SignedIn | null> {
+export async function verifySession(deps: SessionsBase, token: string): Promise<SignedIn | null> {
   if (!TOKEN.test(token)) return null;
   const session = await deps.stores.sessions.findByTokenHash(sha256Hex(token));
   if (!session) return null;
@@ -119,17 +127,17 @@ export async function verifySession(deps: BaseDeps, token: string): Promise<Sign
   return { session: { ...session, lastSeenAt: now }, account };
 }
 
-export async function signOut(deps: BaseDeps, sessionId: string): Promise<void> {
+export async function signOut(deps: SessionsBase, sessionId: string): Promise<void> {
   await deps.stores.sessions.delete(sessionId);
 }
 
 /** Ends every session of an account ("sign out everywhere"); returns how many ended. */
-export function endAllSessions(deps: BaseDeps, accountId: string): Promise<number> {
+export function endAllSessions(deps: SessionsBase, accountId: string): Promise<number> {
   return deps.stores.sessions.deleteAllOfAccount(accountId);
 }
 
 /** Ends one of the account's own sessions; another account's session is not_found. */
-export async function endSession(deps: BaseDeps, accountId: string, sessionId: string): Promise<void> {
+export async function endSession(deps: SessionsBase, accountId: string, sessionId: string): Promise<void> {
   if (!(await deps.stores.sessions.deleteOfAccount(accountId, sessionId))) throw notFound('session');
 }
 
@@ -152,7 +160,7 @@ function agentNames(userAgent: string | null): { browser: string | null; os: str
 }
 
 /** The account's live sessions, newest first, the caller's own marked `current`. */
-export async function listSessions(deps: BaseDeps, accountId: string, currentId: string): Promise<SessionItem[]> {
+export async function listSessions(deps: SessionsBase, accountId: string, currentId: string): Promise<SessionItem[]> {
   const now = deps.clock.now();
   return (await deps.stores.sessions.listOfAccount(accountId))
     .filter((s) => s.expiresAt > now && now - s.lastSeenAt < IDLE_MS)

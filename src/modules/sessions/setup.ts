@@ -8,10 +8,11 @@
  * when the node stops; all of them go once the first account exists. With one process (SQLite)
  * nothing is stored: its token in memory is the only one.
  */
-import type { BaseDeps, Deps } from '../../deps';
+
 import { AppError } from '../../lib/errors';
 import { digestsEqual, sha256Hex } from '../../lib/hash';
 import { hasAccounts, prepareAccount } from '../auth/accounts';
+import type { SessionsBase, SessionsDeps } from './deps';
 import { type NewSession, startSession } from './service';
 
 interface SetupInput {
@@ -24,9 +25,9 @@ interface SetupInput {
 const setupDone = () => new AppError('setup_done', 'Setup is done: an account exists already; sign in');
 
 /** The nodes whose token is stored (so that their stop deletes it). */
-const stored = new WeakSet<Deps>();
+const stored = new WeakSet<SessionsDeps>();
 
-export async function setupNeeded(deps: BaseDeps): Promise<boolean> {
+export async function setupNeeded(deps: SessionsBase): Promise<boolean> {
   return !(await hasAccounts(deps));
 }
 
@@ -34,7 +35,7 @@ export async function setupNeeded(deps: BaseDeps): Promise<boolean> {
  * The address the server logs at start while setup is needed, else null. Its token works on
  * every node from then on; once setup is done, the tokens other nodes stored are deleted.
  */
-export async function setupAddress(deps: Deps): Promise<string | null> {
+export async function setupAddress(deps: SessionsDeps): Promise<string | null> {
   if (!(await setupNeeded(deps))) {
     await endSetup(deps);
     return null;
@@ -45,18 +46,18 @@ export async function setupAddress(deps: Deps): Promise<string | null> {
 }
 
 /** This node stops: its token stops working on every node. */
-export async function withdrawSetupToken(deps: Deps): Promise<void> {
+export async function withdrawSetupToken(deps: SessionsDeps): Promise<void> {
   if (!stored.delete(deps)) return;
   await deps.stores.setupTokens.delete(sha256Hex(deps.setupToken));
 }
 
 /** An account exists: no node's setup token may be used any more (`slink user add` calls it too). */
-export async function endSetup(deps: BaseDeps): Promise<void> {
+export async function endSetup(deps: SessionsBase): Promise<void> {
   await deps.stores.setupTokens.deleteAll();
 }
 
 /** This node's own token, or one another node logged and stored. */
-async function tokenAccepted(deps: Deps, token: string): Promise<boolean> {
+async function tokenAccepted(deps: SessionsDeps, token: string): Promise<boolean> {
   const hash = sha256Hex(token);
   // Digests of equal length, compared in constant time: the token is a secret.
   if (digestsEqual(hash, sha256Hex(deps.setupToken))) return true;
@@ -65,7 +66,7 @@ async function tokenAccepted(deps: Deps, token: string): Promise<boolean> {
 }
 
 /** Creates the first superuser and signs them in. */
-export async function completeSetup(deps: Deps, input: SetupInput): Promise<NewSession> {
+export async function completeSetup(deps: SessionsDeps, input: SetupInput): Promise<NewSession> {
   if (!(await setupNeeded(deps))) throw setupDone();
   if (!(await tokenAccepted(deps, input.token))) {
     throw new AppError('setup_token_invalid', 'The setup token is not valid: use the address in the server log');

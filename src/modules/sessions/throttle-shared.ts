@@ -14,7 +14,13 @@
  * stricter, never looser, and for at most one window.
  */
 import type { FailureKey, FailureWindow, SignInFailureStore } from './store';
-import type { SignInAttempt } from './throttle';
+
+export interface SignInAttempt {
+  /** The password was right: the email's failures are forgotten, this attempt no longer counts. */
+  succeeded(): Promise<void>;
+  /** Nothing was verified (refused for load): the attempt does not count. */
+  cancelled(): Promise<void>;
+}
 
 interface Limits {
   windowMs: number;

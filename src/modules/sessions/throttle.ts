@@ -27,7 +27,10 @@ import { throttleKeyOf } from '../../lib/address';
 import type { Clock } from '../../lib/clock';
 import { RateLimitedError, VerificationUnavailableError } from '../../lib/errors';
 import type { SignInFailureStore } from './store';
-import { SharedFailureCounts } from './throttle-shared';
+import { SharedFailureCounts, type SignInAttempt } from './throttle-shared';
+
+export type { SignInAttempt };
+
 import { RETRY_AFTER_S, VerificationSlots } from './verification-slots';
 
 /** Password verifications at once on a machine of `cores` cores: half of them, at least one. */
@@ -100,13 +103,6 @@ export interface SignInStats {
    * slot within the wait (503).
    */
   busy: number;
-}
-
-export interface SignInAttempt {
-  /** The password was right: the email's failures are forgotten, this attempt no longer counts. */
-  succeeded(): Promise<void>;
-  /** Nothing was verified (refused for load): the attempt does not count. */
-  cancelled(): Promise<void>;
 }
 
 const SWEEP_EVERY = 256;

@@ -6,8 +6,9 @@
  * only what the redirects leave (p99 2 ms): docs/decisions/2026-11-26-password-checks-low-priority.md.
  * The Workers start at the first check and are replaced if one dies.
  */
-import type { Logger } from '../../deps';
+
 import { VerificationUnavailableError } from '../../lib/errors';
+import type { Logger } from '../../lib/log';
 import { workerEntry } from '../../lib/worker-entry';
 import { WorkerClient } from '../../lib/worker-rpc';
 import { RETRY_AFTER_S } from './verification-slots';

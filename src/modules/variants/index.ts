@@ -1,14 +1,14 @@
 /** /links/{id}/variants routes. */
 import { Elysia, t } from 'elysia';
-import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
 import { DeletedModel, errors, IdParams } from '../../http/models';
+import type { VariantsDeps } from './deps';
 import { CreateVariantBody, UpdateVariantBody, VariantModel, VariantParams } from './model';
 import { createVariant, deleteVariant, listVariants, updateVariant } from './service';
 
 const tags = ['Variants'];
 
-export function variantsRoutes(deps: Deps) {
+export function variantsRoutes(deps: VariantsDeps) {
   return new Elysia({ name: 'slink.variants', prefix: '/links/:id/variants' })
     .use(principalPlugin)
     .get('', ({ params }) => listVariants(deps, params.id), {

@@ -1,31 +1,24 @@
 /** Variant verbs: second addresses of a link whose params layer over the link's. */
 
 import { isUniqueViolation } from '../../db/storage';
-import type { Deps } from '../../deps';
 import { conflict, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
-import { shortUrlOf } from '../../lib/short-url';
-import { getLinkRowOrThrow } from '../links/service';
-import { deleteVariant as deleteVariantRow, insertVariant, updateVariant as updateVariantRow } from '../links/writer';
+import type { VariantsDeps } from './deps';
 import type { CreateVariantInput, UpdateVariantInput, Variant } from './model';
 import type { VariantRow } from './store';
+import { toVariant } from './to-variant';
 
-export function toVariant(row: VariantRow, shortHost: string, slug: string): Variant {
-  return {
-    id: row.id,
-    code: row.code,
-    url: shortUrlOf(shortHost, slug, row.code),
-    params: row.params,
-    clickCount: row.clickCount,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
+/** The variant's link, or 404 link. */
+async function linkOf(deps: VariantsDeps, linkId: string): Promise<{ slug: string }> {
+  const link = await deps.stores.links.find(linkId);
+  if (!link) throw notFound('link');
+  return link;
 }
 
 const codeUsed = (code: string) => conflict('code', `The code "${code}" is already used on this link`);
 
-async function checkCodeFree(deps: Deps, linkId: string, code: string): Promise<void> {
+async function checkCodeFree(deps: VariantsDeps, linkId: string, code: string): Promise<void> {
   if (await deps.stores.variants.findByCode(linkId, code)) throw codeUsed(code);
 }
 
@@ -39,14 +32,14 @@ async function written(write: Promise<void>, code: string | undefined): Promise<
   }
 }
 
-export async function listVariants(deps: Deps, linkId: string): Promise<Variant[]> {
-  const link = await getLinkRowOrThrow(deps, linkId);
+export async function listVariants(deps: VariantsDeps, linkId: string): Promise<Variant[]> {
+  const link = await linkOf(deps, linkId);
   const rows = (await deps.stores.variants.ofLinks([linkId])).get(linkId) ?? [];
   return rows.map((row) => toVariant(row, deps.config.shortHost, link.slug));
 }
 
-export async function createVariant(deps: Deps, linkId: string, input: CreateVariantInput): Promise<Variant> {
-  const link = await getLinkRowOrThrow(deps, linkId);
+export async function createVariant(deps: VariantsDeps, linkId: string, input: CreateVariantInput): Promise<Variant> {
+  const link = await linkOf(deps, linkId);
   const params = checkParams(input.params ?? {});
   await checkCodeFree(deps, linkId, input.code);
   const now = deps.clock.now();
@@ -59,17 +52,17 @@ export async function createVariant(deps: Deps, linkId: string, input: CreateVar
     createdAt: now,
     updatedAt: now,
   };
-  await written(insertVariant(deps, row), row.code);
+  await written(deps.variantWrites.insert(row), row.code);
   return toVariant(row, deps.config.shortHost, link.slug);
 }
 
 export async function updateVariant(
-  deps: Deps,
+  deps: VariantsDeps,
   linkId: string,
   variantId: string,
   input: UpdateVariantInput,
 ): Promise<Variant> {
-  const link = await getLinkRowOrThrow(deps, linkId);
+  const link = await linkOf(deps, linkId);
   const current = await deps.stores.variants.find(linkId, variantId);
   if (!current) throw notFound('variant');
   const changes: Partial<VariantRow> = {};
@@ -80,19 +73,19 @@ export async function updateVariant(
   if (input.params !== undefined) changes.params = checkParams(input.params);
   if (Object.keys(changes).length > 0) {
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
-    await written(updateVariantRow(deps, linkId, variantId, changes), changes.code);
+    await written(deps.variantWrites.update(linkId, variantId, changes), changes.code);
   }
   return toVariant({ ...current, ...changes }, deps.config.shortHost, link.slug);
 }
 
 /** Deletes a variant; its past clicks stay and report as an unrecognised code. */
 export async function deleteVariant(
-  deps: Deps,
+  deps: VariantsDeps,
   linkId: string,
   variantId: string,
 ): Promise<{ id: string; deleted: true }> {
-  await getLinkRowOrThrow(deps, linkId);
+  await linkOf(deps, linkId);
   if (!(await deps.stores.variants.find(linkId, variantId))) throw notFound('variant');
-  await deleteVariantRow(deps, linkId, variantId);
+  await deps.variantWrites.delete(linkId, variantId);
   return { id: variantId, deleted: true };
 }

@@ -1,8 +1,8 @@
 /** /webhooks routes: where events are delivered (docs/behaviour.md, "Webhooks"). */
 import { Elysia } from 'elysia';
-import type { Deps } from '../../deps';
 import { principalPlugin } from '../../http/auth';
 import { errors, IdParams } from '../../http/models';
+import type { WebhookRoutesDeps } from './deps';
 import {
   CreatedWebhookModel,
   CreateWebhookBody,
@@ -31,7 +31,7 @@ import {
 
 const tags = ['Webhooks'];
 
-export function webhooksRoutes(deps: Deps) {
+export function webhooksRoutes(deps: WebhookRoutesDeps) {
   return new Elysia({ name: 'slink.webhooks', prefix: '/webhooks' })
     .use(principalPlugin)
     .get('', () => listWebhooks(deps), {

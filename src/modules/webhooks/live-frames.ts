@@ -4,14 +4,15 @@
  * `clicks` batch of several links is parsed once and split by link once, whatever the number of
  * streams of one link.
  */
-import type { Deps } from '../../deps';
+
 import type { Click } from '../analytics/model';
+import type { WebhooksDeps } from './deps';
 import { clicksFor } from './outbox/click-events';
 import { eventData } from './outbox/data';
 import { eventBody } from './outbox/events';
 import type { StoredEvent } from './outbox/store';
 
-type FrameDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'linkIndex'>;
+type FrameDeps = WebhooksDeps;
 
 /** What one stream sends: one link's events or all, bot hits or not. */
 export interface Reader {

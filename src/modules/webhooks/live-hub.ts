@@ -11,11 +11,12 @@
  * `clicks` events even when no webhook takes them; for a minute after the last stream closes
  * too, so a stream that reconnects misses none.
  */
-import type { Deps } from '../../deps';
+
 import { nextTurn } from '../../lib/event-loop';
+import type { WebhooksDeps } from './deps';
 import { concerns, FramedEvent, type Reader } from './live-frames';
 
-export type HubDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'linkIndex' | 'log'>;
+export type HubDeps = WebhooksDeps;
 
 const POLL_MS = 500;
 const PAGE = 50;

@@ -1,13 +1,13 @@
 /** /events: the live stream of events (live.ts). */
 import { Elysia, t } from 'elysia';
-import type { Deps } from '../../deps';
-import { principalPlugin, stillAuthenticated } from '../../http/auth';
+import { type GuardDeps, principalPlugin, stillAuthenticated } from '../../http/auth';
 import { fieldError } from '../../http/errors';
 import { errors, oneOf } from '../../http/models';
+import type { WebhookRoutesDeps } from './deps';
 import { openLiveStream, resumeFrom, STREAMS_PER_ACCOUNT, STREAMS_PER_KEY } from './live';
 import { STREAM_LIFETIME_MS } from './live-hub';
 
-export function liveRoutes(deps: Deps) {
+export function liveRoutes(deps: WebhookRoutesDeps & GuardDeps) {
   return new Elysia({ name: 'slink.live', prefix: '/events' }).use(principalPlugin).get(
     '',
     ({ query, request, principal }) =>

@@ -10,9 +10,10 @@
  * is dropped with a `gap` naming the event to resume after: a stalled reader costs a bounded
  * amount of memory, never the whole feed. Streams are bounded per key, per account and per app.
  */
-import type { Deps } from '../../deps';
+
 import { invalid, notFound, RateLimitedError } from '../../lib/errors';
 import { nextTurn } from '../../lib/event-loop';
+import type { WebhooksDeps } from './deps';
 import { encode, FramedEvent, type Reader } from './live-frames';
 import { type HubDeps, LiveHub, type Member, NO_LONGER_HOLDS, sayListening } from './live-hub';
 
@@ -26,7 +27,7 @@ export const STREAM_BUFFER_BYTES = 1 << 20;
 const REPLAY_PAGE = 10;
 const RETRY_AFTER_S = 5;
 
-type LiveDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'linkIndex' | 'log'>;
+type LiveDeps = WebhooksDeps;
 
 /** The hub of each app (by its stores), made with its first stream and gone with its last. */
 const hubs = new WeakMap<object, Promise<LiveHub>>();

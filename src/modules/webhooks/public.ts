@@ -1,9 +1,8 @@
 /**
  * What other modules use of webhooks: the events a write records inside its own transaction
- * (links, clicks), and the fill of a link event's data after the commit.
+ * (links, clicks).
  */
 export { clickEvents, type WrittenClick } from './outbox/click-events';
-export { fillLinkEvents } from './outbox/data';
 export { type DeletedLink, linkDeletedEvents, linkEvents, type NewEvent } from './outbox/events';
-export { clickEventsWantedPostgres, recordClickEventsPostgres, recordEventsPostgres } from './outbox/record-postgres';
-export { clickEventsWantedSqlite, recordClickEventsSqlite, recordEventsSqlite } from './outbox/record-sqlite';
+export { clickEventsWantedPostgres, recordClickEventsPostgres, recordEventsPostgres } from './outbox/postgres/record';
+export { clickEventsWantedSqlite, recordClickEventsSqlite, recordEventsSqlite } from './outbox/sqlite/record';

@@ -1,14 +1,15 @@
 /**
  * The sender: delivers the outbox's due deliveries (docs/behaviour.md, "Webhooks"). Every
  * process runs one; with several nodes each delivery is claimed by one node at a time
- * (outbox/store-postgres.ts). A pass claims what is due, up to the deliveries allowed in flight,
+ * (outbox/postgres/store.ts). A pass claims what is due, up to the deliveries allowed in flight,
  * attempts each (deliver.ts) and records its outcome: delivered, tried again later by the
  * schedule (retry.ts), or given up after 24 hours; a webhook failing for 24 hours without a
  * single success is disabled (its events still recorded, for when it is enabled again). A slow or failing receiver holds one of the slots for at most the
  * delivery timeout, and nothing of the redirect path waits for any of it.
  */
-import type { Deps } from '../../deps';
+
 import { DELIVERY_TIMEOUT_MS, deliver } from './deliver';
+import type { WebhooksDeps } from './deps';
 import { CLICKS_KEPT_FOR_MS, WEBHOOK_LIMITS } from './model';
 import { clicksFor } from './outbox/click-events';
 import { eventData } from './outbox/data';
@@ -29,7 +30,7 @@ export const KEPT_FOR_MS = 7 * 24 * 3_600_000;
 /** How often a process prunes them (any process may: a pruning is idempotent). */
 const PRUNE_EVERY_MS = 5 * 60_000;
 
-type SenderDeps = Pick<Deps, 'stores' | 'config' | 'clock' | 'log' | 'linkIndex'>;
+type SenderDeps = WebhooksDeps;
 
 export class WebhookSender {
   /** Attempts this process made, by outcome (/metrics). */

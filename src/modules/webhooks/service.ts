@@ -1,8 +1,9 @@
 /** Webhook verbs: where events go. Plain functions of (deps, input); they throw AppError, never HTTP. */
-import type { Deps } from '../../deps';
+
 import { conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { hasControlChars } from '../../lib/text';
+import type { WebhookRoutesDeps } from './deps';
 import {
   CLICKS_KEPT_FOR_MS,
   type CreateWebhookInput,
@@ -18,7 +19,7 @@ import { newWebhookSecret } from './signature';
 import type { WebhookChanges, WebhookRow } from './store';
 import { checkWebhookTarget, normalizeWebhookUrl } from './url';
 
-type WebhookDeps = Pick<Deps, 'stores' | 'config' | 'clock'>;
+type WebhookDeps = Pick<WebhookRoutesDeps, 'stores' | 'config' | 'clock'>;
 
 /**
  * What the API answers of a webhook: everything but its secrets; `previousSecretUntil` only
@@ -140,7 +141,7 @@ export async function listDeliveries(
 
 /** Makes a delivery due now, delivered already or not: the event is sent again, with the same webhook-id. */
 export async function retryDelivery(
-  deps: WebhookDeps & Pick<Deps, 'webhooks'>,
+  deps: WebhookDeps & Pick<WebhookRoutesDeps, 'webhooks'>,
   id: string,
   deliveryId: string,
 ): Promise<{ deliveryId: number; retried: true }> {
@@ -188,7 +189,7 @@ function sendableOrThrow(webhook: WebhookRow): void {
  * its outcome in the delivery log. 409 while it is not active.
  */
 export async function sendTestEvent(
-  deps: WebhookDeps & Pick<Deps, 'webhooks'>,
+  deps: WebhookDeps & Pick<WebhookRoutesDeps, 'webhooks'>,
   id: string,
 ): Promise<{ deliveryId: number; eventId: string }> {
   const webhook = await rowOrThrow(deps, id);

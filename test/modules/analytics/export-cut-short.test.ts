@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Engine } from '../../../src/db/address';
 import { EXPORT_PAGE } from '../../../src/modules/analytics/export-cursor';
-import type { Engine } from '../../../src/stores';
 import { api, disposeTestApp, makeKey, makeTestApp, T0 } from '../../helpers/app';
 import { freshDb, tempDir } from '../../helpers/cli';
 import { forEachEngine } from '../../helpers/engines';

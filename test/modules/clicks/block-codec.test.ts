@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { type ClickColumns, decodeBlock, emptyColumns, encodeBlock } from '../../../src/modules/clicks/block-codec';
-import { visitorBits, visitorHex } from '../../../src/modules/clicks/sqlite/tail-append';
+import { visitorHex } from '../../../src/modules/clicks/sqlite/tail-append';
+import { visitorBits } from '../../../src/modules/clicks/stored-click';
 import { DIM_COLUMNS } from '../../../src/modules/rollups/dimensions';
 
 /** Columns from rows: [id, time, target, dims (8), visitor hex (16), flags]. */

@@ -8,20 +8,20 @@ import type { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Engine } from '../../../src/db/address';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
 import { num, openPostgres, type Pg } from '../../../src/db/postgres/client';
 import { CLICK_BARRIER_LOCK } from '../../../src/db/postgres/locks';
 import { fixedClock } from '../../../src/lib/clock';
 import type { WireClick } from '../../../src/modules/clicks/capture/record';
-import type { ClickWriter } from '../../../src/modules/clicks/capture/sink';
 import { noGeo } from '../../../src/modules/clicks/enrich/geo';
 import { PgClickStore } from '../../../src/modules/clicks/postgres/store';
 import { deleteLinkClicks, deleteLinkClicksPg } from '../../../src/modules/clicks/public';
 import { ClickStore } from '../../../src/modules/clicks/sqlite/store';
+import type { ClickWriter } from '../../../src/modules/clicks/store';
 import { forgetLinkRollups, forgetLinkRollupsPg } from '../../../src/modules/rollups/public';
 import { decodeCounts } from '../../../src/modules/rollups/rollup-codec';
-import type { Engine } from '../../../src/stores';
 import { freshPostgresUrl } from '../../helpers/postgres';
 
 export interface Counters {

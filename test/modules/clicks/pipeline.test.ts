@@ -11,7 +11,7 @@
 import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
-import type { Logger } from '../../../src/deps';
+import type { Logger } from '../../../src/lib/log';
 import { ClickBuffer, MAX_WAIT_MS } from '../../../src/modules/clicks/capture/buffer';
 import { ClickFlusher, MAX_BATCH } from '../../../src/modules/clicks/capture/flusher';
 import type { ClickRecord } from '../../../src/modules/clicks/capture/record';

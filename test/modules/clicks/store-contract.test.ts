@@ -5,7 +5,7 @@
  * PostgreSQL.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import type { Engine } from '../../../src/stores';
+import type { Engine } from '../../../src/db/address';
 import { forEachEngine } from '../../helpers/engines';
 import { type EngineStore, engineStore, wire } from './engine-store';
 

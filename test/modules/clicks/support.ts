@@ -6,12 +6,13 @@
  */
 import { expect } from 'bun:test';
 import { createApp } from '../../../src/app';
+import { createDeps } from '../../../src/compose/deps';
+import type { Engine } from '../../../src/db/address';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
-import { createDeps, type Logger } from '../../../src/deps';
+import type { Logger } from '../../../src/lib/log';
 import { decodeCounts, encodeCounts, forEachCount } from '../../../src/modules/rollups/rollup-codec';
 import type { Grain } from '../../../src/modules/rollups/rollups';
-import type { Engine } from '../../../src/stores';
 import { api, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { queryRaw } from '../../helpers/raw-clicks';
 

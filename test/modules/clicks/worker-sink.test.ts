@@ -5,12 +5,12 @@
  * the Worker has opened, and `discard` forgets what was added after the last commit.
  */
 import { describe, expect, test } from 'bun:test';
+import type { Engine } from '../../../src/db/address';
 import type { WireClick } from '../../../src/modules/clicks/capture/record';
 import { WorkerSink } from '../../../src/modules/clicks/capture/sink';
 import { noGeo } from '../../../src/modules/clicks/enrich/geo';
 import { countClicks } from '../../../src/modules/clicks/sqlite/raw-read';
 import { ClickStore } from '../../../src/modules/clicks/sqlite/store';
-import type { Engine } from '../../../src/stores';
 import { disposeTestApp, T0, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { storedClicks } from '../../helpers/stored-clicks';

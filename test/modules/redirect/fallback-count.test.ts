@@ -6,7 +6,7 @@
  * On PostgreSQL, nodes adding at once all count.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { Engine } from '../../../src/stores';
+import type { Engine } from '../../../src/db/address';
 import { apiExpecting, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { startNodes } from '../../helpers/nodes';

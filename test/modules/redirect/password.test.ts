@@ -7,8 +7,8 @@
  * the X-Slink-Password header, HEAD, and POST answered 405 wherever it means nothing.
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test';
+import type { Engine } from '../../../src/db/address';
 import { LINK_PASSWORD_LIMIT } from '../../../src/modules/redirect/password/throttle';
-import type { Engine } from '../../../src/stores';
 import { apiExpecting, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { expectHtmlSecurityHeaders } from '../../helpers/html';

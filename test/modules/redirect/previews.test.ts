@@ -6,7 +6,7 @@
  * errors.
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test';
-import type { Engine } from '../../../src/stores';
+import type { Engine } from '../../../src/db/address';
 import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { DASHBOARD_CSP } from '../../helpers/html';

@@ -5,7 +5,7 @@
  * the link's own keys); their API fields, defaults and errors.
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test';
-import type { Engine } from '../../../src/stores';
+import type { Engine } from '../../../src/db/address';
 import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { expectError } from '../../helpers/schema';

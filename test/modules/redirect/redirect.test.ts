@@ -5,11 +5,12 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { createApp } from '../../../src/app';
+import { createDeps, unportedDb } from '../../../src/compose/deps';
+import { postgresStores, sqliteStores } from '../../../src/compose/stores';
+import type { Engine } from '../../../src/db/address';
 import { openDatabase } from '../../../src/db/client';
 import { migrateDatabase } from '../../../src/db/migrate';
 import { openPostgres } from '../../../src/db/postgres/client';
-import { createDeps, unportedDb } from '../../../src/deps';
-import { type Engine, postgresStores, sqliteStores } from '../../../src/stores';
 import {
   type ApiResult,
   api,

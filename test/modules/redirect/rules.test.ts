@@ -5,7 +5,7 @@
  * breakdown), a change of rules, POST /links/{id}/rules/test, and bad rules refused.
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test';
-import type { Engine } from '../../../src/stores';
+import type { Engine } from '../../../src/db/address';
 import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { expectError } from '../../helpers/schema';

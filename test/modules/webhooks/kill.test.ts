@@ -10,7 +10,7 @@
  * delivered, and every click that was flushed in a delivered clicks event.
  */
 import { afterAll, afterEach, expect, test } from 'bun:test';
-import type { DatabaseAddress } from '../../../src/stores';
+import type { DatabaseAddress } from '../../../src/db/address';
 import { createLinkAt, freshDb, superuserWriteKey } from '../../helpers/cli';
 import { databaseEnv, forEachEngine } from '../../helpers/engines';
 import { poll } from '../../helpers/full-disk';

@@ -5,13 +5,15 @@
  * drained the sink folds what they add into rollups and counters. A failed write (locked or
  * full disk) puts the batch back in front of the buffer; the next tick retries it.
  */
-import type { Logger } from '../../../deps';
+
 import { nextTurn } from '../../../lib/event-loop';
+import type { Logger } from '../../../lib/log';
+import type { WriteOutcome } from '../store';
 import type { ClickBuffer } from './buffer';
 import type { FallbackVisits } from './fallback-tally';
 import { classifyClick } from './live-counts';
 import type { ClickRecord, WireClick } from './record';
-import type { ClickSink, WriteOutcome } from './sink';
+import type { ClickSink } from './sink';
 import { blockId, blockParamsJson, blockSerial } from './target-block';
 
 /** ~2,000 clicks is ~50-100 ms of writer time: long enough to amortise page writes, short enough for an API write waiting on the lock, and classified in a few ms on the event loop. */

@@ -3,7 +3,7 @@
  * drains it, and the sink that writes. The server uses the writer Worker; tests write inline.
  */
 import type { Config } from '../../../config';
-import type { BaseDeps } from '../../../deps';
+import type { ClicksDeps } from '../deps';
 import { type GeoLookup, openGeo } from '../enrich/geo';
 import { ClickBuffer } from './buffer';
 import { ClickFlusher } from './flusher';
@@ -37,7 +37,7 @@ export function ownHostsOf(config: Pick<Config, 'shortHost' | 'appHost'>): strin
   ];
 }
 
-export function createClickPipeline(base: BaseDeps, options: PipelineOptions = {}): ClickPipeline {
+export function createClickPipeline(base: ClicksDeps, options: PipelineOptions = {}): ClickPipeline {
   const { config } = base;
   const ownHosts = ownHostsOf(config);
   const buffer = new ClickBuffer();

@@ -18,8 +18,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Logger } from '../../../deps';
 import type { Clock } from '../../../lib/clock';
+import type { Logger } from '../../../lib/log';
 import { enrichClick } from '../enrich/enrich';
 import { type GeoLookup, noGeo, openGeo } from '../enrich/geo';
 import { type SaltReader, VisitorHasher } from '../enrich/visitor';

@@ -7,19 +7,20 @@
  * failure the slices are discarded here: the main thread still holds the clicks and sends them
  * again.
  */
+
+import type { DatabaseAddress } from '../../../db/address';
 import { WalCheckpointer } from '../../../db/checkpoint';
 import { openDatabase } from '../../../db/client';
 import { openPostgres, type Pg } from '../../../db/postgres/client';
 import { systemClock } from '../../../lib/clock';
 import { HeapGuard } from '../../../lib/heap-guard';
 import { serve } from '../../../lib/worker-rpc';
-import type { DatabaseAddress } from '../../../stores';
 import { openGeo } from '../enrich/geo';
 import { ClickStore } from '../sqlite/store';
+import type { ClickWriter, WriteOutcome } from '../store';
 import { openClickWriter } from '../writer';
 import type { FallbackVisits } from './fallback-tally';
 import type { WireClick } from './record';
-import type { ClickWriter, WriteOutcome } from './sink';
 
 /** The writer's connections on PostgreSQL: one writes batches, one prunes and names values. */
 const PG_WRITER_POOL = 2;

@@ -1,7 +1,7 @@
 /**
  * A link's raw clicks on PostgreSQL go with it (inside the delete's transaction, as on SQLite:
  * sqlite/raw-read.ts deleteLinkClicks): its tail rows, its blocks, its uniques, its targets.
- * The delete's transaction holds the click barrier exclusively (links/store-postgres.ts).
+ * The delete's transaction holds the click barrier exclusively (links/postgres/store.ts).
  *
  * The tail rows go before the blocks: a seal running at the same moment deletes its tail rows
  * first too (postgres/seal.ts), so a row of this link it packed is one this delete waited for,

@@ -25,7 +25,7 @@ import {
   sortNewestFirst,
   takeBelow,
 } from '../block-page';
-import type { ClickTarget } from '../sqlite/click-targets';
+import type { ClickTarget } from '../stored-click';
 
 interface BlockMeta {
   seg: number;

@@ -9,8 +9,8 @@ import { linkExistsCondition } from '../../links/link-exists';
 import { type ClickDimTuple, linkValueIdPg, type PgValues } from '../../rollups/public';
 import type { ClickColumns } from '../block-codec';
 import type { ClickFilter, ClickKey, ClickRef } from '../block-page';
-import type { ClickTarget } from '../sqlite/click-targets';
-import { type ExportRow, exportRow, type ListedClick, listedClick } from '../sqlite/read-clicks';
+import { type ExportRow, exportRow, type ListedClick, listedClick } from '../read-clicks';
+import type { ClickTarget } from '../stored-click';
 import { PgLinkClickReader, PgTargetNames } from './raw-read';
 
 /** One target cache per pool, shared by its readers. */

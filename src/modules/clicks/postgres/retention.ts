@@ -14,7 +14,7 @@
  */
 import type { Pg } from '../../../db/postgres/client';
 import { HOUSEKEEPING_LOCK, tryTransactionLock } from '../../../db/postgres/locks';
-import { type PruneStep, TAIL_PRUNE_ROWS } from '../sqlite/retention';
+import { type PruneStep, TAIL_PRUNE_ROWS } from '../retention';
 
 /**
  * Deletes one step of raw clicks older than `cutoff`: a segment in one transaction, or tail

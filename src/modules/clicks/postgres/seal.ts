@@ -25,7 +25,7 @@ import { num, type Pg } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, CLICK_SEAL_LOCK } from '../../../db/postgres/locks';
 import { DIM_COLUMNS, DIM_COUNT } from '../../rollups/public';
 import { emptyColumns, encodeBlock } from '../block-codec';
-import { SEAL_ROWS } from '../sqlite/seal';
+import { SEAL_ROWS } from '../stored-click';
 
 /**
  * Clicks per segment on PostgreSQL, at least: four times SQLite's. SQLite's threshold is set by

@@ -10,8 +10,8 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../../../config';
 import { num, type Pg } from '../../../db/postgres/client';
-import type { Logger } from '../../../deps';
 import type { Clock } from '../../../lib/clock';
+import type { Logger } from '../../../lib/log';
 import { utcDay } from '../../../lib/time';
 import { ownHostsOf } from '../capture/pipeline';
 import type { WireClick } from '../capture/record';

@@ -21,13 +21,13 @@ import { addFallbackVisitsPg, existingLinks, existingLinksWithSlugs, type Fallba
 import { DIM_COUNT, PgValues, valueIdsOf } from '../../rollups/public';
 import { clickEventsWantedPostgres, recordClickEventsPostgres } from '../../webhooks/public';
 import type { WireClick } from '../capture/record';
-import { type ClickWriter, FOLD_MAX_CLICKS, FOLD_MAX_MS, type WriteOutcome } from '../capture/sink';
 import { type EnrichContext, type EnrichedClick, enrichClick } from '../enrich/enrich';
 import type { GeoLookup } from '../enrich/geo';
 import { VisitorHasher } from '../enrich/visitor';
+import type { PruneStep } from '../retention';
 import { RETENTION_IDLE_MS, retainedFrom } from '../retention';
-import type { PruneStep } from '../sqlite/retention';
-import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from '../sqlite/tail-append';
+import { type ClickWriter, FOLD_MAX_CLICKS, FOLD_MAX_MS, type WriteOutcome } from '../store';
+import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from '../stored-click';
 import { encodeDelta } from './deltas';
 import { PgFolder } from './fold';
 import { pruneStepPg } from './retention';

@@ -6,18 +6,7 @@
  */
 import type { Database, Statement } from 'bun:sqlite';
 import { BoundedCache } from '../../../lib/bounded-cache';
-
-export interface ClickTarget {
-  linkId: string;
-  /** null when the code matched no variant (stored as ''). */
-  variantId: string | null;
-  code: string | null;
-  destination: string;
-  /** The params as JSON text, exactly as the click stored them. */
-  params: string;
-  /** The index of the link rule that chose the destination, or null (none did). */
-  rule: number | null;
-}
+import type { ClickTarget } from '../stored-click';
 
 const CACHED_TARGETS = 50_000;
 type TargetRow = [string, string, string | null, string, string, number | null];

@@ -30,9 +30,11 @@ import {
   sortNewestFirst,
   takeBelow,
 } from '../block-page';
-import { type ClickTarget, TargetNames } from './click-targets';
+import type { ClickTarget } from '../stored-click';
+import { FLAG_BOT, FLAG_FIRST_OF_DAY } from '../stored-click';
+import { TargetNames } from './click-targets';
 import { TAIL_SELECT, tailColumns } from './seal';
-import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorHex } from './tail-append';
+import { visitorHex } from './tail-append';
 
 export type { ClickFilter, ClickKey, ClickRef } from '../block-page';
 

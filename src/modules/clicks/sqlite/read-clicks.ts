@@ -3,68 +3,11 @@
  * with its ids turned back into the strings it was recorded with (raw-read.ts reads them).
  */
 import type { Database } from 'bun:sqlite';
-import { type ClickDimTuple, type ClickDimValues, DIM_COUNT, dimValues, linkValueId } from '../../rollups/public';
-import type { ClickTarget } from './click-targets';
+import { DIM_COUNT, linkValueId } from '../../rollups/public';
+import { type ExportRow, exportRow, type ListedClick, listedClick } from '../read-clicks';
 import { type ClickKey, type ClickNames, clickNames, dimensionTexts, LinkClickReader, targetOf } from './raw-read';
-import { FLAG_BOT } from './tail-append';
 
 export type { ClickKey } from './raw-read';
-
-/**
- * A raw click as the clicks list reads it: what was recorded, its ids turned back into text
- * (params as the JSON text stored; the list parses it, the export does not).
- */
-export interface ListedClick extends ClickDimValues {
-  id: number;
-  timestamp: number;
-  code: string | null;
-  variantId: string | null;
-  destination: string;
-  paramsJson: string;
-  bot: boolean;
-  /** The index of the link rule that chose the destination, or null. */
-  rule: number | null;
-}
-
-/** The export row at `i` of a page's columns, in ExportRow's order (either engine). */
-export function exportRow(
-  c: { id: ArrayLike<number>; time: ArrayLike<number>; flags: ArrayLike<number> },
-  i: number,
-  target: ClickTarget,
-  dims: ClickDimTuple,
-): ExportRow {
-  return [
-    c.id[i]!,
-    c.time[i]!,
-    target.code,
-    target.variantId,
-    target.destination,
-    target.params,
-    ...dims,
-    c.flags[i]! & FLAG_BOT,
-    target.rule,
-  ];
-}
-
-/** The listed click at `i` of a page's columns: its target's facts, its flags and its dimensions' texts (either engine). */
-export function listedClick(
-  c: { id: ArrayLike<number>; time: ArrayLike<number>; flags: ArrayLike<number> },
-  i: number,
-  target: ClickTarget,
-  dims: ClickDimTuple,
-): ListedClick {
-  return {
-    id: c.id[i]!,
-    timestamp: c.time[i]!,
-    code: target.code,
-    variantId: target.variantId,
-    destination: target.destination,
-    paramsJson: target.params,
-    bot: (c.flags[i]! & FLAG_BOT) !== 0,
-    rule: target.rule,
-    ...dimValues(dims),
-  };
-}
 
 /** The first key past `to`: every click at or before `to` sorts below it (where paging starts). */
 export function keyAbove(to: number): ClickKey {
@@ -88,23 +31,6 @@ export function readClickPage(
 }
 
 export { lastClickId } from './raw-read';
-
-/**
- * A stored click as the export reads it, in CSV order (the link id and slug are the same on
- * every row and are not read). Positional, not an object per row: a million-row export
- * allocates every value it reads.
- */
-export type ExportRow = [
-  id: number,
-  timestamp: number,
-  variantCode: string | null,
-  variantId: string | null,
-  destination: string,
-  params: string,
-  ...dims: ClickDimTuple,
-  bot: number,
-  rule: number | null,
-];
 
 /** Where an ExportRow's dimensions start, and its bot flag. */
 export const EXPORT_DIMS_AT = 6;

@@ -5,7 +5,7 @@
 import type { Database } from 'bun:sqlite';
 import { existsSync } from 'node:fs';
 import { storageFailure } from '../../../db/storage';
-import type { Logger } from '../../../deps';
+import type { Logger } from '../../../lib/log';
 import { DAY_MS } from '../../../lib/time';
 import type { CountedHumans } from '../../rollups/public';
 import { openGeoOrNone, readSpill, type SpillOptions, spillReplayed } from '../capture/spill';

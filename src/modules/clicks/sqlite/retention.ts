@@ -14,12 +14,7 @@
  * tables, so telling the unreferenced ones apart would cost a scan of every block for little.
  */
 import type { Database } from 'bun:sqlite';
-
-/** Tail rows deleted per step at most: a step stays a short transaction. */
-export const TAIL_PRUNE_ROWS = 5000;
-
-/** What one step deleted: a segment (with how many clicks), tail rows, or nothing. */
-export type PruneStep = { kind: 'segment'; clicks: number } | { kind: 'tail'; clicks: number } | { kind: 'none' };
+import { type PruneStep, TAIL_PRUNE_ROWS } from '../retention';
 
 /**
  * Deletes one step of raw clicks older than `cutoff`, never one with an id above

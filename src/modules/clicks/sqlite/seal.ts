@@ -7,12 +7,7 @@
 import type { Database } from 'bun:sqlite';
 import { DIM_COLUMNS, DIM_COUNT } from '../../rollups/public';
 import { type ClickColumns, emptyColumns, encodeBlock } from '../block-codec';
-
-/**
- * Clicks per segment, at least. A larger segment packs a link's clicks into fewer, larger
- * blocks (less overhead per click) but leaves a longer tail for every list page to scan.
- */
-export const SEAL_ROWS = 32_768;
+import { SEAL_ROWS } from '../stored-click';
 
 /** The tail's columns as SQL gives them: the visitor in two halves, each a safe JavaScript number. */
 export const TAIL_SELECT = `id, time, target, ${DIM_COLUMNS.join(', ')}, visitor >> 32, visitor & 4294967295, flags`;

@@ -9,7 +9,7 @@
  * with a full disk").
  */
 import { freeBytes, storageFailure } from '../../../db/storage';
-import type { Logger } from '../../../deps';
+import type { Logger } from '../../../lib/log';
 
 /** Tries again this often even when the free space did not grow (ms). */
 export const RETRY_ANYWAY_MS = 60_000;

@@ -16,19 +16,19 @@ import { DAY_MS, utcDay } from '../../../lib/time';
 import { addFallbackVisits, type FallbackVisits } from '../../links/counters';
 import { type CountedHumans, createFolder, type Folder, PendingSums, RollupValues } from '../../rollups/public';
 import type { WireClick } from '../capture/record';
-import { type ClickWriter, FOLD_MAX_CLICKS, FOLD_MAX_MS, type WriteOutcome } from '../capture/sink';
 import { type EnrichContext, type EnrichedClick, enrichClick } from '../enrich/enrich';
 import type { GeoLookup } from '../enrich/geo';
 import { VisitorHasher } from '../enrich/visitor';
+import type { PruneStep } from '../retention';
 import { RETENTION_IDLE_MS, retainedFrom } from '../retention';
+import { type ClickWriter, FOLD_MAX_CLICKS, FOLD_MAX_MS, type WriteOutcome } from '../store';
 import { type ClickAppender, createClickAppender } from './append';
 import { clickSource, firstVisitsSince, foldedThrough } from './raw-read';
-import { type PruneStep, pruneStep } from './retention';
+import { pruneStep } from './retention';
 import { sqliteSalts } from './salts';
 import { Sealer } from './seal';
 import { SeenVisitors } from './seen-visitors';
 
-export { FOLD_MAX_CLICKS, FOLD_MAX_MS, type WriteOutcome } from '../capture/sink';
 export { RETENTION_IDLE_MS } from '../retention';
 
 export interface StoreOptions {

@@ -8,18 +8,8 @@
 import type { Database, Statement } from 'bun:sqlite';
 import { DIM_COLUMNS, DIM_COUNT, type RollupValues, valueIdsOf } from '../../rollups/public';
 import type { EnrichedClick } from '../enrich/enrich';
+import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from '../stored-click';
 import { TargetIds } from './click-targets';
-
-export const FLAG_BOT = 1;
-export const FLAG_FIRST_OF_DAY = 2;
-
-/**
- * The stored visitor: the first 64 bits of the visitor hash (16 or more hex characters) as a
- * signed integer, which is what an SQLite INTEGER holds.
- */
-export function visitorBits(hash: string): bigint {
-  return BigInt.asIntN(64, BigInt(`0x${hash.slice(0, 16)}`));
-}
 
 /** The 16 hex characters of a stored visitor from its two halves (high signed, low unsigned). */
 export function visitorHex(hi: number, lo: number): string {

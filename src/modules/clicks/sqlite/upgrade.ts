@@ -31,9 +31,10 @@ import {
   valueIdsOf,
 } from '../../rollups/public';
 import { prepareVariantCounters } from '../../variants/counters';
+import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from '../stored-click';
 import { TargetIds } from './click-targets';
 import { sealBacklog } from './seal';
-import { FLAG_BOT, FLAG_FIRST_OF_DAY, prepareTailInsert, visitorBits } from './tail-append';
+import { prepareTailInsert } from './tail-append';
 
 /** Rows per transaction: large enough that commits cost little, small enough to resume close to a crash. */
 export const UPGRADE_CHUNK = 20_000;

@@ -13,13 +13,14 @@
  * After any wait the link is found again by its slug and must still be the one asked about (same
  * id, same hash): a link changed meanwhile is answered as it is now, never as it was.
  */
-import type { Deps } from '../../../deps';
+
 import { clientAddress, pathOf, type ServerLike } from '../../../http/client';
 import { errorResponse } from '../../../http/errors';
 import { BoundedCache } from '../../../lib/bounded-cache';
 import { AppError, RateLimitedError, VerificationUnavailableError } from '../../../lib/errors';
 import { PASSWORD_LIMITS } from '../../links/rules';
 import { RETRY_AFTER_S, type SlotRefusal } from '../../sessions/verification-slots';
+import type { RedirectDeps } from '../deps';
 import { readPasswordForm } from './form-body';
 import { type FormProblem, formResponse } from './form-page';
 import { carriesUnlock, isSecureHost, UNLOCK_COOKIE, unlockCookie } from './unlock-cookie';
@@ -85,7 +86,7 @@ function unlocked(response: Response, cookie: string | null, posted: boolean): R
   return new Response(response.body, { status, headers });
 }
 
-export function createPasswordGate(deps: Deps, proceed: Proceed) {
+export function createPasswordGate(deps: RedirectDeps, proceed: Proceed) {
   const { linkIndex, clock, config, linkPasswordThrottle: throttle, verificationSlots: slots } = deps;
   const secure = isSecureHost(config.shortHost);
   // Password hash -> its cookie key: derived once per link and password, not per request.

@@ -1,13 +1,13 @@
 /** /links/{id}/rules routes. */
 import { Elysia } from 'elysia';
-import type { Deps } from '../../../deps';
 import { principalPlugin } from '../../../http/auth';
 import { errors, IdParams } from '../../../http/models';
+import type { RedirectDeps } from '../deps';
 import { ruleGeo } from './geo';
 import { RulesTestBody, RulesTestModel } from './model';
 import { testLinkRules } from './test-rules';
 
-export function rulesRoutes(deps: Deps) {
+export function rulesRoutes(deps: RedirectDeps) {
   const geo = ruleGeo(deps.config.geoDb, (err) => deps.log.error('link rules: the geo database cannot be opened', err));
   return new Elysia({ name: 'slink.rules', prefix: '/links/:id/rules' })
     .use(principalPlugin)

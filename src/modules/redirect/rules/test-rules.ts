@@ -5,9 +5,9 @@
  * Records nothing.
  */
 import { isIP } from 'node:net';
-import type { Deps } from '../../../deps';
 import { invalid, notFound } from '../../../lib/errors';
 import { type GeoLookup, isPreviewCrawler } from '../../clicks/public';
+import type { RedirectDeps } from '../deps';
 import { HAS_PASSWORD, HAS_PREVIEW, type LinkTable, PAUSED } from '../link-table';
 import { withVisitorQuery } from '../location';
 import { matchRule } from './match';
@@ -31,7 +31,7 @@ function ended(links: LinkTable, slot: number, reason: 'expired' | 'limit'): Rul
 }
 
 export async function testLinkRules(
-  deps: Deps,
+  deps: RedirectDeps,
   geo: () => GeoLookup,
   id: string,
   input: RulesTestInput,

@@ -6,8 +6,8 @@
  */
 import { num, type Pg } from '../../../db/postgres/client';
 import { DAY_MS, utcDay } from '../../../lib/time';
+import type { BucketData, BucketRow } from '../buckets';
 import { GRAIN_CODE, type Grain } from '../rollups';
-import type { BucketData, BucketRow } from '../sqlite/read-rollups';
 
 type StoredRow = { start: string; bot: boolean; clicks: string; uniques: string; data?: Uint8Array };
 

@@ -5,18 +5,8 @@
  */
 import type { Database } from 'bun:sqlite';
 import { DAY_MS, utcDay } from '../../../lib/time';
+import type { BucketData, BucketRow } from '../buckets';
 import { GRAIN_CODE, type Grain } from '../rollups';
-
-export interface BucketRow {
-  start: number;
-  bot: number;
-  clicks: number;
-  uniques: number;
-}
-
-export interface BucketData extends BucketRow {
-  data: Uint8Array;
-}
 
 /** Buckets of one scope and grain with start in [from, toExclusive), both bot flags. */
 export function readBucketTotals(

@@ -5,18 +5,28 @@
  * clicks are the event's data; its bot hits are kept beside them, for webhooks and streams that
  * take them (after the human clicks); an event of bot hits only makes no other delivery.
  */
-import { clickRecord } from '../../analytics/click-fields';
+import { type ClickFacts, clickRecord } from '../../analytics/click-fields';
 import type { Click } from '../../analytics/model';
-import type { EnrichedClick } from '../../clicks/public';
 import type { NewEvent } from './events';
 
 /** Clicks per `clicks` event: ~450 KB of JSON at most, one delivery per flush at 1,000 clicks/s. */
 export const CLICKS_PER_EVENT = 1000;
 
+/**
+ * What a `clicks` event's record is made of: the facts of a stored click (the click writer's
+ * enriched click is one; named here so that webhooks need nothing of the clicks module).
+ */
+export interface EventClick extends ClickFacts {
+  linkId: string;
+  time: number;
+  variantId: string | null;
+  params: Readonly<Record<string, string>>;
+}
+
 /** A click as its batch's transaction wrote it: its id and what was stored. */
 export interface WrittenClick {
   id: number;
-  click: EnrichedClick;
+  click: EventClick;
 }
 
 /** What the transaction reads for the records: the slugs of the batch's links, its variants that exist. */
@@ -26,7 +36,7 @@ export interface ClickEventLinks {
 }
 
 /** The distinct values of one field of the written clicks (the ids the records look up). */
-export function distinct(written: readonly WrittenClick[], pick: (c: EnrichedClick) => string | null): string[] {
+export function distinct(written: readonly WrittenClick[], pick: (c: EventClick) => string | null): string[] {
   const values = new Set<string>();
   for (const w of written) {
     const v = pick(w.click);

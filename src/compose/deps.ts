@@ -1,0 +1,184 @@
+/**
+ * The composition root: builds every module's objects on the engine's stores and gives each
+ * module what it asks for. Each module states the narrow deps it needs (its deps.ts); `Deps`
+ * holds all of them, and only the root (server, app, CLI, tests) names it: no module imports it.
+ */
+import type { Config } from '../config';
+import type { Db } from '../db/client';
+import type { Clock } from '../lib/clock';
+import { randomToken } from '../lib/ids';
+import type { Logger } from '../lib/log';
+import type { Exports } from '../modules/analytics/export-chunks';
+import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
+import { linkJsonById } from '../modules/links/event-data';
+import { deleteVariant, insertVariant, linksUnfiled, updateVariant } from '../modules/links/writer';
+import { Metrics } from '../modules/metrics/registry';
+import { type ClickLimitGate, createClickLimitGate } from '../modules/redirect/click-limit-gate';
+import { LinkFollower } from '../modules/redirect/link-follower';
+import { LinkIndex } from '../modules/redirect/link-index';
+import { LinkPasswordThrottle } from '../modules/redirect/password/throttle';
+import { SIGN_IN_LIMITS, type SignInThrottle } from '../modules/sessions/throttle';
+import { VerificationSlots } from '../modules/sessions/verification-slots';
+import { PasswordVerifier } from '../modules/sessions/verifier';
+import type { VariantWrites } from '../modules/variants/deps';
+import { WebhookSender } from '../modules/webhooks/sender';
+import { type Stores, sqliteStores } from './stores';
+
+export interface BaseDeps {
+  /** Every module's store, on the engine the configuration chose (stores.ts). */
+  stores: Stores;
+  /**
+   * The SQLite database, for the code not yet behind a store; on PostgreSQL a stand-in that
+   * fails loudly when used (unportedDb), so nothing silently reads the wrong engine.
+   */
+  db: Db;
+  config: Config;
+  clock: Clock;
+  log: Logger;
+}
+
+export interface Deps extends BaseDeps {
+  /** Slug -> redirect facts in memory; the LinkWriter (links/writer.ts) refreshes it after every link write. */
+  linkIndex: LinkIndex;
+  /** Follows the link writes of other nodes into `linkIndex` (PostgreSQL); null on SQLite. */
+  follower: LinkFollower | null;
+  /** Resolves once every link is in memory (createDeps loads them; the server loads them in the background). */
+  linksLoaded: Promise<number>;
+  /**
+   * Lets human clicks through on links with a click limit: this process's own count (SQLite),
+   * or the count several processes share (PostgreSQL).
+   */
+  clickLimitGate: ClickLimitGate;
+  /** Click buffer and flusher (the server starts the flush timer). */
+  clicks: ClickPipeline;
+  /** Runs CSV exports (the engine's way: stores.openExports); close() ends them. */
+  exports: Exports;
+  /** Prometheus metrics, or null when SLINK_METRICS_TOKEN is unset (then nothing is counted). */
+  metrics: Metrics | null;
+  /**
+   * First-run setup secret, new at every start, logged while no account exists; never stored
+   * (on PostgreSQL its SHA-256 is, so that every node accepts it: sessions/setup.ts).
+   */
+  setupToken: string;
+  /** Failure limits (in memory, or in the database every node shares) and the verification slots of sign-in. */
+  signInThrottle: SignInThrottle;
+  /** Every password check of the process runs in these slots: sign-in's and protected links'. */
+  verificationSlots: VerificationSlots;
+  /** Wrong passwords of protected links, per link and address (in memory, or in the database every node shares). */
+  linkPasswordThrottle: LinkPasswordThrottle;
+  /** The Workers that check passwords at the lowest CPU priority; close() ends them. */
+  passwordVerifier: PasswordVerifier;
+  /** argon2id verification (by passwordVerifier); a field so tests can count verifications running at once. */
+  verifyPassword: (password: string, hash: string) => Promise<boolean>;
+  /** Delivers the outbox's events to webhooks; the server starts it, tests run its passes. */
+  webhooks: WebhookSender;
+  /** A variant's writes, through the LinkWriter (links/writer.ts): redirect facts. */
+  variantWrites: VariantWrites;
+  /** After a project's deletion unfiled these links: the LinkWriter's refresh (links/writer.ts linksUnfiled). */
+  linksUnfiled(ids: string[]): Promise<void>;
+  /** The Links of these ids as JSON (links/event-data.ts): a link event's data when its fill did not happen. */
+  linkJson: (ids: readonly string[]) => Promise<Map<string, string>>;
+}
+
+interface DepsOptions extends PipelineOptions {
+  /** Load the slug index after returning (the server: it listens first); default: before. */
+  linksInBackground?: boolean;
+}
+
+/** Builds the in-memory parts on an open, migrated database: the click pipeline and the slug index. */
+/** What createDeps and the CLI take: `stores` defaults to the SQLite stores of `db`. */
+export type BaseInput = Omit<BaseDeps, 'stores'> & { stores?: Stores };
+
+/** The base deps with their stores (the SQLite ones of `db` unless given). */
+export function withStores(input: BaseInput): BaseDeps {
+  return { ...input, stores: input.stores ?? sqliteStores(input.db) };
+}
+
+export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
+  const base = withStores(input);
+  const clicks = createClickPipeline(base, options);
+  const linkIndex = new LinkIndex(base.stores, clicks.buffer);
+  const feed = base.stores.changes;
+  const follower = feed ? new LinkFollower(feed, linkIndex, base.log) : null;
+  // Loaded here unless the server loads it in the background once listening; the redirect reads
+  // the database for a link not in memory while a load runs (await linkIndex.ready for all of them).
+  // Following other nodes' changes starts where the database stands before the load.
+  const ready = options.linksInBackground
+    ? Promise.resolve(0)
+    : (async () => {
+        await follower?.begin();
+        const loaded = await linkIndex.loadAll();
+        follower?.start();
+        return loaded;
+      })();
+  // One set of verification slots for every password check of the process: sign-in and protected links.
+  // A copy of the limits: each app's own (tests shorten the wait of theirs).
+  const { verifying, waiting, waitMs } = SIGN_IN_LIMITS;
+  const verificationSlots = new VerificationSlots({ verifying, waiting, waitMs });
+  const signInThrottle = base.stores.openSignInThrottle(base.clock, verificationSlots);
+  const passwordVerifier = new PasswordVerifier(verificationSlots.limits.verifying, base.log);
+  const linkJson = (ids: readonly string[]) => linkJsonById(base, ids);
+  const webhooks = new WebhookSender({ ...base, linkJson });
+  // A batch that recorded `clicks` events is delivered now, not at the sender's next poll.
+  clicks.flusher.onEvents = () => webhooks.wake();
+  const deps: Deps = {
+    ...base,
+    linkIndex,
+    follower,
+    linksLoaded: ready,
+    clickLimitGate: createClickLimitGate(base.stores.clickLimits, base.log),
+    clicks,
+    exports: base.stores.openExports(base.log),
+    metrics: base.config.metricsToken
+      ? new Metrics({
+          clicks,
+          signIn: signInThrottle,
+          storageBytes: () => base.stores.storageBytes(),
+          now: () => base.clock.now(),
+          node: base.config.nodeId,
+          follower,
+          webhooks: { stats: webhooks.stats, pending: () => base.stores.outbox.pending() },
+        })
+      : null,
+    setupToken: randomToken(),
+    signInThrottle,
+    verificationSlots,
+    linkPasswordThrottle: new LinkPasswordThrottle(base.clock, base.stores.linkPasswordFailures),
+    passwordVerifier,
+    verifyPassword: (password, hash) => passwordVerifier.verify(password, hash),
+    webhooks,
+    variantWrites: {
+      insert: (row) => insertVariant(deps, row),
+      update: (linkId, id, changes) => updateVariant(deps, linkId, id, changes),
+      delete: (linkId, id) => deleteVariant(deps, linkId, id),
+    },
+    linksUnfiled: (ids) => linksUnfiled(deps, ids),
+    linkJson,
+  };
+  return deps;
+}
+
+/**
+ * The `db` of a PostgreSQL node: any use throws, naming what was reached. Code reaching it has not
+ * been put behind a store yet.
+ */
+export function unportedDb(): Db {
+  const failing = (what: string) =>
+    new Proxy(
+      {},
+      {
+        get: (_target, prop) => {
+          if (prop === 'then') return undefined;
+          throw new Error(`${what}.${String(prop)} of the SQLite database was used on PostgreSQL`);
+        },
+      },
+    );
+  const client = failing('db.$client');
+  return new Proxy({} as Db, {
+    get: (_target, prop) => {
+      if (prop === 'then') return undefined;
+      if (prop === '$client') return client;
+      throw new Error(`db.${String(prop)} of the SQLite database was used on PostgreSQL`);
+    },
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * The analytics reads on PostgreSQL: the tables as the PostgreSQL click writer writes them
+ * (clicks/postgres/store.ts, rollups/postgres/buckets.ts), through the modules' public reads.
+ * Day buckets are whole after every batch there, so no scope has a day mark (daysBefore is
+ * Infinity). The dictionary's names are this node's own copy, read as new ids appear.
+ */
+import { num, type Pg } from '../../../db/postgres/client';
+import { lastClickIdPg, readClickPagePg } from '../../clicks/public';
+import {
+  countBotHitsPg,
+  firstBucketStartPg,
+  linkValueIdPg,
+  PgValues,
+  readBucketDataPg,
+  readBucketTotalsPg,
+} from '../../rollups/public';
+import type { AnalyticsStore, StorageBytes } from '../store';
+
+/** The reader's dictionary of a pool (one per pool: the export reads names with it too). */
+const dictionaries = new WeakMap<Pg, PgValues>();
+
+export function readerValues(sql: Pg): PgValues {
+  let values = dictionaries.get(sql);
+  if (values === undefined) {
+    values = new PgValues(sql);
+    dictionaries.set(sql, values);
+  }
+  return values;
+}
+
+export function createPostgresAnalyticsStore(sql: Pg): AnalyticsStore {
+  const values = readerValues(sql);
+  return {
+    linkScope: (linkId) => linkValueIdPg(sql, linkId),
+    firstDay: (scope) => firstBucketStartPg(sql, scope),
+    async daysBefore() {
+      return Number.POSITIVE_INFINITY;
+    },
+    async buckets(scope, ranges, bots) {
+      const rows = [];
+      let botHits = 0;
+      for (const r of ranges) {
+        rows.push(...(await readBucketDataPg(sql, scope, r.grain, r.from, r.toExclusive, bots)));
+        if (!bots) botHits += await countBotHitsPg(sql, scope, r.grain, r.from, r.toExclusive);
+      }
+      if (bots) for (const r of rows) if (r.bot === 1) botHits += r.clicks;
+      return { rows, botHits };
+    },
+    hourTotals: (scope, from, toExclusive) => readBucketTotalsPg(sql, scope, 'hour', from, toExclusive),
+    async valueNames() {
+      await values.refresh();
+      return values;
+    },
+    async knowValues(ids) {
+      const unknown = ids.filter((id) => values.nameOf(id) === undefined);
+      if (unknown.length > 0) await values.know(unknown);
+    },
+    clickPage: (linkId, from, before, bots, limit) => readClickPagePg(sql, values, linkId, from, before, bots, limit),
+    lastClickId: () => lastClickIdPg(sql),
+  };
+}
+
+/** The database's size (tables, indexes and TOAST of every table in it). */
+export async function postgresStorageBytes(sql: Pg): Promise<StorageBytes> {
+  const [r] = await sql`SELECT pg_database_size(current_database()) AS bytes`;
+  return { database: num(r.bytes), wal: 0 };
+}

@@ -1,0 +1,174 @@
+/** The auth stores on PostgreSQL. */
+import { num, numOrNull, type Pg, storable } from '../../../db/postgres/client';
+import { FIRST_ACCOUNT_LOCK } from '../../../db/postgres/locks';
+import type { AccountRow, AccountStore, ApiKeyRow, KeyStore } from '../store';
+
+type Int8 = string | number;
+
+interface PgAccountRow {
+  id: string;
+  email: string;
+  password_hash: string;
+  is_superuser: boolean;
+  created_at: Int8;
+  last_sign_in_at: Int8 | null;
+  disabled_at: Int8 | null;
+}
+
+interface PgKeyRow {
+  id: string;
+  account_id: string;
+  name: string | null;
+  prefix: string;
+  hash: string;
+  scope: ApiKeyRow['scope'];
+  expires_at: Int8 | null;
+  revoked_at: Int8 | null;
+  last_used_at: Int8 | null;
+  created_at: Int8;
+}
+
+function toAccount(r: PgAccountRow): AccountRow {
+  return {
+    id: r.id,
+    email: r.email,
+    passwordHash: r.password_hash,
+    isSuperuser: r.is_superuser,
+    createdAt: num(r.created_at),
+    lastSignInAt: numOrNull(r.last_sign_in_at),
+    disabledAt: numOrNull(r.disabled_at),
+  };
+}
+
+function toKey(r: PgKeyRow): ApiKeyRow {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    name: r.name,
+    prefix: r.prefix,
+    hash: r.hash,
+    scope: r.scope,
+    expiresAt: numOrNull(r.expires_at),
+    revokedAt: numOrNull(r.revoked_at),
+    lastUsedAt: numOrNull(r.last_used_at),
+    createdAt: num(r.created_at),
+  };
+}
+
+async function insertAccount(sql: Pg, row: AccountRow): Promise<void> {
+  await sql`INSERT INTO accounts (id, email, password_hash, is_superuser, created_at, last_sign_in_at, disabled_at)
+    VALUES (${row.id}, ${row.email}, ${row.passwordHash}, ${row.isSuperuser}, ${row.createdAt},
+      ${row.lastSignInAt}, ${row.disabledAt})`;
+}
+
+/**
+ * Ends an account's dashboard sessions inside the transaction that changed its password or
+ * disabled it: the sessions module's statement, given by the composition root.
+ */
+export type EndSessionsPostgres = (tx: Pg, accountId: string) => Promise<unknown>;
+
+export function createPostgresAccountStore(sql: Pg, endSessions: EndSessionsPostgres): AccountStore {
+  return {
+    async insert(row) {
+      await insertAccount(sql, row);
+    },
+    async insertFirst(row) {
+      return sql.begin(async (tx) => {
+        await tx`SELECT pg_advisory_xact_lock(${FIRST_ACCOUNT_LOCK})`;
+        if ((await tx`SELECT 1 FROM accounts LIMIT 1`).length > 0) return false;
+        await insertAccount(tx, row);
+        return true;
+      });
+    },
+    async any() {
+      return (await sql`SELECT 1 FROM accounts LIMIT 1`).length > 0;
+    },
+    async findByEmail(email) {
+      if (!storable(email)) return null;
+      const [row] = await sql<PgAccountRow[]>`
+        SELECT * FROM accounts WHERE slink_ascii_lower(email) = slink_ascii_lower(${email})`;
+      return row ? toAccount(row) : null;
+    },
+    async findById(id) {
+      if (!storable(id)) return null;
+      const [row] = await sql<PgAccountRow[]>`SELECT * FROM accounts WHERE id = ${id}`;
+      return row ? toAccount(row) : null;
+    },
+    async list() {
+      return (await sql<PgAccountRow[]>`SELECT * FROM accounts ORDER BY created_at, id`).map(toAccount);
+    },
+    async setLastSignIn(id, at) {
+      await sql`UPDATE accounts SET last_sign_in_at = ${at} WHERE id = ${id}`;
+    },
+    async setPassword(id, passwordHash) {
+      await sql.begin(async (tx) => {
+        await tx`UPDATE accounts SET password_hash = ${passwordHash} WHERE id = ${id}`;
+        await endSessions(tx, id);
+      });
+    },
+    async setDisabled(id, at) {
+      await sql.begin(async (tx) => {
+        await tx`UPDATE accounts SET disabled_at = ${at} WHERE id = ${id}`;
+        if (at === null) return;
+        await endSessions(tx, id);
+        await tx`UPDATE api_keys SET revoked_at = ${at} WHERE account_id = ${id} AND revoked_at IS NULL`;
+      });
+    },
+  };
+}
+
+export function createPostgresKeyStore(sql: Pg): KeyStore {
+  return {
+    async prefixTaken(prefix) {
+      if (!storable(prefix)) return false;
+      return (await sql`SELECT 1 FROM api_keys WHERE prefix = ${prefix}`).length > 0;
+    },
+    async insert(row) {
+      await sql`INSERT INTO api_keys (id, account_id, name, prefix, hash, scope, expires_at, revoked_at,
+          last_used_at, created_at)
+        VALUES (${row.id}, ${row.accountId}, ${row.name}, ${row.prefix}, ${row.hash}, ${row.scope},
+          ${row.expiresAt}, ${row.revokedAt}, ${row.lastUsedAt}, ${row.createdAt})`;
+    },
+    async find(id) {
+      if (!storable(id)) return null;
+      const [row] = await sql<PgKeyRow[]>`SELECT * FROM api_keys WHERE id = ${id}`;
+      return row ? toKey(row) : null;
+    },
+    async revoke(id, at) {
+      await sql`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id}`;
+    },
+    async list(accountId) {
+      if (accountId && !storable(accountId)) return [];
+      const rows = accountId
+        ? await sql<(PgKeyRow & { email: string })[]>`
+            SELECT k.*, a.email FROM api_keys k JOIN accounts a ON a.id = k.account_id
+            WHERE k.account_id = ${accountId} ORDER BY k.created_at DESC, k.id DESC`
+        : await sql<(PgKeyRow & { email: string })[]>`
+            SELECT k.*, a.email FROM api_keys k JOIN accounts a ON a.id = k.account_id
+            ORDER BY k.created_at DESC, k.id DESC`;
+      return rows.map((r) => ({ ...toKey(r), email: r.email }));
+    },
+    async findByPrefix(prefix) {
+      if (!storable(prefix)) return null;
+      const [row] = await sql<(PgKeyRow & { a_id: string } & Record<string, unknown>)[]>`
+        SELECT k.*, a.id AS a_id, a.email AS a_email, a.password_hash AS a_password_hash,
+          a.is_superuser AS a_is_superuser, a.created_at AS a_created_at,
+          a.last_sign_in_at AS a_last_sign_in_at, a.disabled_at AS a_disabled_at
+        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.prefix = ${prefix}`;
+      if (!row) return null;
+      const account = toAccount({
+        id: row.a_id,
+        email: row.a_email as string,
+        password_hash: row.a_password_hash as string,
+        is_superuser: row.a_is_superuser as boolean,
+        created_at: row.a_created_at as Int8,
+        last_sign_in_at: row.a_last_sign_in_at as Int8 | null,
+        disabled_at: row.a_disabled_at as Int8 | null,
+      });
+      return { key: toKey(row), account };
+    },
+    async touch(id, at) {
+      await sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${id} AND revoked_at IS NULL`;
+    },
+  };
+}

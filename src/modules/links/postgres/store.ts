@@ -1,0 +1,505 @@
+/**
+ * The links store on PostgreSQL. Rows come back snake_case with int8 as strings: `toLinkRow`
+ * and `toRedirectRow` are the one place they become the shapes the other layers know. Params
+ * are JSON text (not jsonb, which would reorder their keys).
+ */
+
+import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../../db/postgres/client';
+import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../../db/postgres/locks';
+import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../../variants/postgres/store';
+import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsPostgres } from '../../webhooks/public';
+import { availabilityConditionPg } from '../availability';
+import type { LinkSort } from '../model';
+import { pageOf } from '../page';
+import type { LinkFilter, LinkRow, LinkStore, LinkWrites, NewLink, RedirectRow } from '../store';
+import type { LinkFields } from '../table';
+import { announceLinkChanges } from './changes';
+
+type Int8 = string | number;
+
+interface PgLinkRow {
+  id: string;
+  slug: string;
+  destination: string;
+  title: string | null;
+  status: LinkRow['status'];
+  params: string;
+  project_id: string | null;
+  expires_at: Int8 | null;
+  click_limit: Int8 | null;
+  fallback_url: string | null;
+  redirect_status: number;
+  forward_query: boolean;
+  password_hash: string | null;
+  rules: string | null;
+  preview: string | null;
+  created_at: Int8;
+  updated_at: Int8;
+  clicks: Int8;
+  uniques: Int8;
+  bots: Int8;
+  last_clicked_at: Int8 | null;
+  fallback_visits: Int8;
+}
+
+function toLinkRow(r: PgLinkRow): LinkRow {
+  return {
+    id: r.id,
+    slug: r.slug,
+    destination: r.destination,
+    title: r.title,
+    status: r.status,
+    params: JSON.parse(r.params),
+    projectId: r.project_id,
+    expiresAt: numOrNull(r.expires_at),
+    clickLimit: numOrNull(r.click_limit),
+    fallbackUrl: r.fallback_url,
+    redirectStatus: r.redirect_status,
+    forwardQuery: r.forward_query,
+    passwordHash: r.password_hash,
+    rules: jsonOrNull(r.rules),
+    preview: jsonOrNull(r.preview),
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+    clickCount: num(r.clicks),
+    uniqueCount: num(r.uniques),
+    botCount: num(r.bots),
+    lastClickedAt: numOrNull(r.last_clicked_at),
+    fallbackCount: num(r.fallback_visits),
+  };
+}
+
+function toRedirectRow(r: PgLinkRow): RedirectRow {
+  return {
+    id: r.id,
+    slug: r.slug,
+    status: r.status,
+    destination: r.destination,
+    params: JSON.parse(r.params),
+    expiresAt: numOrNull(r.expires_at),
+    clickLimit: numOrNull(r.click_limit),
+    clickCount: num(r.clicks),
+    fallbackUrl: r.fallback_url,
+    redirectStatus: r.redirect_status,
+    forwardQuery: r.forward_query,
+    passwordHash: r.password_hash,
+    rules: jsonOrNull(r.rules),
+    preview: jsonOrNull(r.preview),
+  };
+}
+
+function jsonOrNull<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+
+/** `%`, `_` and `\` taken literally in a LIKE pattern. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The sort's column (with the id after it) in a row value, for keyset comparison and order. */
+function sortColumn(sql: Pg, sort: LinkSort) {
+  if (sort === 'clicks') return sql`c.clicks`;
+  if (sort === 'updated') return sql`l.updated_at`;
+  return sql`l.created_at`;
+}
+
+function filterSql(sql: Pg, filter: LinkFilter) {
+  // A filter text holding NUL matches no link (client.ts, storable).
+  if ([filter.q, filter.tag, filter.project].some((text) => text !== undefined && !storable(text))) return sql`FALSE`;
+  let where = filter.status ? sql`l.status = ${filter.status}` : sql`l.status IN ('active', 'paused')`;
+  if (filter.q) {
+    // As SQLite's LIKE: ASCII letters without regard to case, nothing else folded.
+    const pattern = `%${escapeLike(filter.q)}%`;
+    where = sql`${where} AND (slink_ascii_lower(l.slug) LIKE slink_ascii_lower(${pattern})
+      OR slink_ascii_lower(l.title) LIKE slink_ascii_lower(${pattern})
+      OR slink_ascii_lower(l.destination) LIKE slink_ascii_lower(${pattern}))`;
+  }
+  if (filter.tag !== undefined) {
+    where = sql`${where} AND EXISTS (SELECT 1 FROM link_tags t WHERE t.link_id = l.id AND t.tag = ${filter.tag})`;
+  }
+  if (filter.project === 'none') where = sql`${where} AND l.project_id IS NULL`;
+  else if (filter.project !== undefined) where = sql`${where} AND l.project_id = ${filter.project}`;
+  if (filter.availability !== undefined) {
+    where = sql`${where} AND ${availabilityConditionPg(sql, filter.availability, filter.now)}`;
+  }
+  return where;
+}
+
+const LINK_ROW = 'l.*, c.clicks, c.uniques, c.bots, c.last_clicked_at, c.fallback_visits';
+
+export function createPostgresLinkStore(sql: Pg): LinkStore {
+  const linkRows = async (where: PgFragment) =>
+    (
+      await sql<PgLinkRow[]>`SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
+      WHERE ${where}`
+    ).map(toLinkRow);
+  const redirectRows = async (where: PgFragment, tail = sql``) =>
+    (
+      await sql<PgLinkRow[]>`SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
+      WHERE ${where} ${tail}`
+    ).map(toRedirectRow);
+  return {
+    async find(id) {
+      if (!storable(id)) return null;
+      return (await linkRows(sql`l.id = ${id}`))[0] ?? null;
+    },
+    async findMany(given) {
+      const ids = storableKeys(given);
+      if (ids.length === 0) return [];
+      return linkRows(sql`l.id = ANY(${sql.array(ids, 'text')}::text[])`);
+    },
+    async slugTaken(slug) {
+      if (!storable(slug)) return false;
+      return (await sql`SELECT 1 FROM links WHERE slug = ${slug}`).length > 0;
+    },
+    async idsByDestination(destinations) {
+      if (destinations.length === 0) return new Map();
+      return idsByDestination(sql, storableKeys(destinations));
+    },
+    async page(filter, sort, limit, after) {
+      const column = sortColumn(sql, sort);
+      const id = sort === 'clicks' ? sql`c.link_id` : sql`l.id`;
+      const ascending = sort === 'oldest';
+      let where = filterSql(sql, filter);
+      if (after && !storable(after.id)) {
+        // A cursor's id holding NUL (client.ts, storable), compared bytewise as SQLite does: a
+        // stored id (never with NUL) is below it exactly when it is at most the part before the NUL.
+        const before = after.id.slice(0, after.id.indexOf('\0'));
+        where = ascending
+          ? sql`${where} AND (${column} > ${after.value}::int8 OR (${column} = ${after.value}::int8 AND ${id} > ${before}::text))`
+          : sql`${where} AND (${column} < ${after.value}::int8 OR (${column} = ${after.value}::int8 AND ${id} <= ${before}::text))`;
+      } else if (after) {
+        where = ascending
+          ? sql`${where} AND (${column}, ${id}) > (${after.value}::int8, ${after.id}::text)`
+          : sql`${where} AND (${column}, ${id}) < (${after.value}::int8, ${after.id}::text)`;
+      }
+      const order = ascending ? sql`ORDER BY ${column} ASC, ${id} ASC` : sql`ORDER BY ${column} DESC, ${id} DESC`;
+      const found = await sql<PgLinkRow[]>`
+        SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
+        WHERE ${where} ${order} LIMIT ${limit + 1}`;
+      return pageOf(found.map(toLinkRow), sort, limit);
+    },
+    async count(filter) {
+      const [row] = await sql<{ n: Int8 }[]>`
+        SELECT count(*) AS n FROM links l JOIN link_counters c ON c.link_id = l.id WHERE ${filterSql(sql, filter)}`;
+      return num(row!.n);
+    },
+    async tagsOf(given) {
+      const ids = storableKeys(given);
+      const tagsByLink = new Map<string, string[]>();
+      if (ids.length === 0) return tagsByLink;
+      const rows = await sql<{ link_id: string; tag: string }[]>`
+        SELECT link_id, tag FROM link_tags WHERE link_id = ANY(${sql.array(ids, 'text')}::text[]) ORDER BY tag`;
+      for (const { link_id, tag } of rows) {
+        const list = tagsByLink.get(link_id);
+        if (list) list.push(tag);
+        else tagsByLink.set(link_id, [tag]);
+      }
+      return tagsByLink;
+    },
+    async tagCounts() {
+      const rows = await sql<{ tag: string; n: Int8 }[]>`
+        SELECT tag, count(*) AS n FROM link_tags GROUP BY tag ORDER BY count(*) DESC, tag`;
+      return rows.map((r) => ({ tag: r.tag, count: num(r.n) }));
+    },
+    async countByProject() {
+      const rows = await sql<{ project_id: string | null; n: Int8 }[]>`
+        SELECT project_id, count(*) AS n FROM links GROUP BY project_id`;
+      return new Map(rows.map((r) => [r.project_id, num(r.n)]));
+    },
+    async countInProject(projectId) {
+      if (!storable(projectId)) return 0;
+      const [row] = await sql<{ n: Int8 }[]>`SELECT count(*) AS n FROM links WHERE project_id = ${projectId}`;
+      return num(row!.n);
+    },
+    async names(given) {
+      const ids = storableKeys(given);
+      if (ids.length === 0) return new Map();
+      const rows = await sql<{ id: string; slug: string; title: string | null }[]>`
+        SELECT id, slug, title FROM links WHERE id = ANY(${sql.array(ids, 'text')}::text[])`;
+      return new Map(rows.map(({ id, ...names }) => [id, names]));
+    },
+    async redirectRows(given) {
+      const ids = storableKeys(given);
+      if (ids.length === 0) return [];
+      return redirectRows(sql`l.id = ANY(${sql.array(ids, 'text')}::text[])`);
+    },
+    async redirectRowBySlug(slug) {
+      if (!storable(slug)) return null;
+      return (await redirectRows(sql`l.slug = ${slug}`))[0] ?? null;
+    },
+    async redirectPage(afterId, limit) {
+      return redirectRows(sql`l.id > ${afterId}`, sql`ORDER BY l.id LIMIT ${limit}`);
+    },
+  };
+}
+
+/** The oldest link of each of these destinations. */
+async function idsByDestination(sql: Pg, destinations: string[]): Promise<Map<string, string>> {
+  const rows = await sql<{ id: string; destination: string }[]>`
+    SELECT id, destination FROM links WHERE destination = ANY(${sql.array(destinations, 'text')}::text[])
+    ORDER BY created_at, id`;
+  const out = new Map<string, string>();
+  for (const r of rows) if (!out.has(r.destination)) out.set(r.destination, r.id);
+  return out;
+}
+
+/** Each link with its counters row (every link has exactly one) and its tags: three statements in all. */
+async function insertLinks(tx: Pg, items: NewLink[]): Promise<void> {
+  if (items.length === 0) return;
+  const rows = items.map((i) => i.row);
+  const col = <T>(pick: (r: LinkRow) => T) => rows.map(pick);
+  await tx`INSERT INTO links (id, slug, destination, title, status, params, project_id, expires_at, click_limit,
+      fallback_url, redirect_status, forward_query, password_hash, rules, preview, created_at, updated_at)
+    SELECT * FROM unnest(${sql_text(
+      tx,
+      col((r) => r.id),
+    )}, ${sql_text(
+      tx,
+      col((r) => r.slug),
+    )},
+      ${sql_text(
+        tx,
+        col((r) => r.destination),
+      )}, ${sql_text(
+        tx,
+        col((r) => r.title),
+      )},
+      ${sql_text(
+        tx,
+        col((r) => r.status),
+      )}, ${sql_text(
+        tx,
+        col((r) => JSON.stringify(r.params)),
+      )},
+      ${sql_text(
+        tx,
+        col((r) => r.projectId),
+      )}, ${sql_int8(
+        tx,
+        col((r) => r.expiresAt),
+      )},
+      ${sql_int8(
+        tx,
+        col((r) => r.clickLimit),
+      )}, ${sql_text(
+        tx,
+        col((r) => r.fallbackUrl),
+      )},
+      ${tx`${tx.array(
+        col((r) => r.redirectStatus),
+        'int4',
+      )}::int4[]`}, ${tx`${tx.array(
+        col((r) => r.forwardQuery),
+        'bool',
+      )}::bool[]`}, ${sql_text(
+        tx,
+        col((r) => r.passwordHash),
+      )}, ${sql_text(
+        tx,
+        col((r) => (r.rules === null ? null : JSON.stringify(r.rules))),
+      )}, ${sql_text(
+        tx,
+        col((r) => (r.preview === null ? null : JSON.stringify(r.preview))),
+      )}, ${sql_int8(
+        tx,
+        col((r) => r.createdAt),
+      )},
+      ${sql_int8(
+        tx,
+        col((r) => r.updatedAt),
+      )})`;
+  await tx`INSERT INTO link_counters (link_id, clicks, uniques, bots, last_clicked_at, fallback_visits)
+    SELECT * FROM unnest(${sql_text(
+      tx,
+      col((r) => r.id),
+    )}, ${sql_int8(
+      tx,
+      col((r) => r.clickCount),
+    )},
+      ${sql_int8(
+        tx,
+        col((r) => r.uniqueCount),
+      )}, ${sql_int8(
+        tx,
+        col((r) => r.botCount),
+      )},
+      ${sql_int8(
+        tx,
+        col((r) => r.lastClickedAt),
+      )}, ${sql_int8(
+        tx,
+        col((r) => r.fallbackCount),
+      )})`;
+  const tagLinks: string[] = [];
+  const tags: string[] = [];
+  for (const item of items) {
+    for (const tag of item.tags) {
+      tagLinks.push(item.row.id);
+      tags.push(tag);
+    }
+  }
+  if (tags.length) {
+    await tx`INSERT INTO link_tags (link_id, tag) SELECT * FROM unnest(${sql_text(tx, tagLinks)}, ${sql_text(tx, tags)})`;
+  }
+}
+
+/** A text[] parameter (nulls kept). */
+function sql_text(tx: Pg, values: (string | null)[]) {
+  return tx`${tx.array(values, 'text')}::text[]`;
+}
+
+/** An int8[] parameter (nulls kept). */
+function sql_int8(tx: Pg, values: (number | null)[]) {
+  return tx`${tx.array(values, 'int8')}::int8[]`;
+}
+
+/** The SET list of a link update: only the fields given. */
+function linkChanges(changes: Partial<LinkFields>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (changes.slug !== undefined) out.slug = changes.slug;
+  if (changes.destination !== undefined) out.destination = changes.destination;
+  if (changes.title !== undefined) out.title = changes.title;
+  if (changes.status !== undefined) out.status = changes.status;
+  if (changes.params !== undefined) out.params = JSON.stringify(changes.params);
+  if (changes.projectId !== undefined) out.project_id = changes.projectId;
+  if (changes.expiresAt !== undefined) out.expires_at = changes.expiresAt;
+  if (changes.clickLimit !== undefined) out.click_limit = changes.clickLimit;
+  if (changes.fallbackUrl !== undefined) out.fallback_url = changes.fallbackUrl;
+  if (changes.redirectStatus !== undefined) out.redirect_status = changes.redirectStatus;
+  if (changes.forwardQuery !== undefined) out.forward_query = changes.forwardQuery;
+  if (changes.passwordHash !== undefined) out.password_hash = changes.passwordHash;
+  if (changes.rules !== undefined) out.rules = changes.rules === null ? null : JSON.stringify(changes.rules);
+  if (changes.preview !== undefined) out.preview = changes.preview === null ? null : JSON.stringify(changes.preview);
+  if (changes.updatedAt !== undefined) out.updated_at = changes.updatedAt;
+  return out;
+}
+
+/** Link creation is serialised across connections and nodes (db/postgres/locks.ts says why). */
+async function lockLinkCreation(tx: Pg): Promise<void> {
+  await tx`SELECT pg_advisory_xact_lock(${LINK_CREATE_LOCK})`;
+}
+
+/**
+ * The writes of redirect facts; each announces the links it touched to the other nodes in its own
+ * transaction (links/postgres/changes.ts), as `instance`: this process, whose index follows its
+ * writes itself.
+ */
+/**
+ * What else goes with a deleted link, inside the delete's transaction: its rollups and its raw
+ * clicks (the rollups' and the clicks modules' own statements, given by the composition root so
+ * that links import neither).
+ */
+export type DeleteLinkDataPostgres = (tx: Pg, linkId: string) => Promise<void>;
+
+export function createPostgresLinkWrites(
+  sql: Pg,
+  instance: string,
+  deleteLinkData: DeleteLinkDataPostgres,
+): LinkWrites {
+  /** The last steps of a link write: announce the links to the nodes, record the events. */
+  const announce = async (tx: Pg, ids: readonly string[], events: NewEvent[], at: number) => {
+    await announceLinkChanges(tx, instance, ids);
+    await recordEventsPostgres(tx, events, at);
+  };
+  const idsOf = (items: NewLink[]) => items.map((i) => i.row.id);
+  return {
+    async insert(items, at) {
+      await sql.begin(async (tx) => {
+        await lockLinkCreation(tx);
+        await insertLinks(tx, items);
+        await announce(tx, idsOf(items), linkEvents('link.created', idsOf(items)), at);
+      });
+    },
+    async insertBulk(items, { skipExisting, freshSlug }, at) {
+      return sql.begin(async (tx) => {
+        await lockLinkCreation(tx);
+        const existing = skipExisting
+          ? await idsByDestination(
+              tx,
+              items.map((i) => i.row.destination),
+            )
+          : new Map<string, string>();
+        const writing = items.filter((i) => !existing.has(i.row.destination));
+        const taken = new Set(
+          (
+            await tx<{ slug: string }[]>`SELECT slug FROM links
+              WHERE slug = ANY(${tx.array(
+                writing.map((i) => i.row.slug),
+                'text',
+              )}::text[])`
+          ).map((r) => r.slug),
+        );
+        for (const item of writing) {
+          while (taken.has(item.row.slug) || (await tx`SELECT 1 FROM links WHERE slug = ${item.row.slug}`).length) {
+            item.row.slug = freshSlug();
+            taken.delete(item.row.slug);
+          }
+        }
+        await insertLinks(tx, writing);
+        await announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at);
+        return { inserted: writing, existing };
+      });
+    },
+    async update(updates, at) {
+      await sql.begin(async (tx) => {
+        for (const { id, changes, tags } of updates) {
+          const set = linkChanges(changes);
+          if (Object.keys(set).length) await tx`UPDATE links SET ${tx(set)} WHERE id = ${id}`;
+          if (tags) {
+            await tx`DELETE FROM link_tags WHERE link_id = ${id}`;
+            if (tags.length) {
+              await tx`INSERT INTO link_tags (link_id, tag)
+                SELECT ${id}, unnest(${tx.array(tags, 'text')}::text[])`;
+            }
+          }
+        }
+        const ids = updates.map((u) => u.id);
+        await announce(tx, ids, linkEvents('link.updated', ids), at);
+      });
+    },
+    async delete(deleted, at) {
+      const ids = deleted.map((d) => d.id);
+      await sql.begin(async (tx) => {
+        // No click batch or fold is in flight while the links and their clicks go (locks.ts).
+        await tx`SELECT pg_advisory_xact_lock(${CLICK_BARRIER_LOCK})`;
+        for (const id of [...ids].sort()) {
+          await deleteLinkData(tx, id);
+        }
+        await tx`DELETE FROM links WHERE id = ANY(${tx.array(ids, 'text')}::text[])`;
+        await announce(tx, ids, linkDeletedEvents(deleted), at);
+      });
+    },
+    async insertVariant(row, at) {
+      await sql.begin(async (tx) => {
+        await insertVariantPostgres(tx, row);
+        await announce(tx, [row.linkId], linkEvents('link.updated', [row.linkId]), at);
+      });
+    },
+    async updateVariant(linkId, id, changes, at) {
+      await sql.begin(async (tx) => {
+        await updateVariantPostgres(tx, linkId, id, changes);
+        await announce(tx, [linkId], linkEvents('link.updated', [linkId]), at);
+      });
+    },
+    async deleteVariant(linkId, id, at) {
+      await sql.begin(async (tx) => {
+        await deleteVariantPostgres(tx, linkId, id);
+        await announce(tx, [linkId], linkEvents('link.updated', [linkId]), at);
+      });
+    },
+  };
+}
+
+/**
+ * Moves every link of a project to unfiled (updatedAt `now`), inside the caller's transaction
+ * (projects/postgres/store.ts deletes the project in the same one). Returns the links moved.
+ */
+export async function unfileProjectLinksPostgres(tx: Pg, projectId: string, now: number): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`
+    UPDATE links SET project_id = NULL, updated_at = ${now} WHERE project_id = ${projectId} RETURNING id`;
+  const ids = rows.map((r) => r.id);
+  await recordEventsPostgres(tx, linkEvents('link.updated', ids), now);
+  return ids;
+}

@@ -1,0 +1,21 @@
+/**
+ * What the projects module needs: its store, the link counts per project (the links store is
+ * one), and the step that follows a deletion's unfiling (links/writer.ts linksUnfiled: the slug
+ * index refreshed, the events filled), given by the composition root so projects import nothing
+ * of links.
+ */
+import type { Clock } from '../../lib/clock';
+import type { ProjectStore } from './store';
+
+export interface ProjectsDeps {
+  stores: {
+    readonly projects: ProjectStore;
+    readonly links: {
+      countByProject(): Promise<Map<string | null, number>>;
+      countInProject(projectId: string): Promise<number>;
+    };
+  };
+  clock: Clock;
+  /** After a project's deletion unfiled these links (its store's deleteUnfiling). */
+  linksUnfiled(ids: string[]): Promise<void>;
+}

@@ -1,0 +1,34 @@
+/** What the short host needs: the slug index and the click pipeline above all, then the password gate's pieces. */
+import type { Config } from '../../config';
+import type { Clock } from '../../lib/clock';
+import type { Logger } from '../../lib/log';
+import type { ClickPipeline } from '../clicks/public';
+import type { LinkStore } from '../links/store';
+import type { Metrics } from '../metrics/registry';
+import type { VerificationSlots } from '../sessions/verification-slots';
+import type { ClickLimitGate } from './click-limit-gate';
+import type { LinkIndex } from './link-index';
+import type { LinkPasswordThrottle } from './password/throttle';
+
+export interface RedirectDeps {
+  stores: {
+    readonly links: LinkStore;
+    /** The key of a protected link's unlock cookies (password/unlock-cookie.ts). */
+    unlockKey(passwordHash: string): Promise<string>;
+  };
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  /** Slug -> redirect facts in memory. */
+  linkIndex: LinkIndex;
+  /** Lets human clicks through on links with a click limit. */
+  clickLimitGate: ClickLimitGate;
+  /** The click buffer the redirect records into. */
+  clicks: ClickPipeline;
+  /** Prometheus metrics, or null when unset. */
+  metrics: Metrics | null;
+  /** Every password check of the process runs in these slots. */
+  verificationSlots: VerificationSlots;
+  linkPasswordThrottle: LinkPasswordThrottle;
+  verifyPassword: (password: string, hash: string) => Promise<boolean>;
+}

@@ -1,0 +1,26 @@
+/**
+ * What the variants module needs: its store, the link a variant belongs to (the links store is
+ * one), and the writes of variants, which are redirect facts and so go through the LinkWriter
+ * (links/writer.ts, which refreshes the slug index): given by the composition root, so variants
+ * import nothing of links.
+ */
+import type { Config } from '../../config';
+import type { Clock } from '../../lib/clock';
+import type { VariantRow, VariantStore } from './store';
+
+export interface VariantWrites {
+  insert(row: VariantRow): Promise<void>;
+  update(linkId: string, id: string, changes: Partial<VariantRow>): Promise<void>;
+  delete(linkId: string, id: string): Promise<void>;
+}
+
+export interface VariantsDeps {
+  stores: {
+    readonly variants: VariantStore;
+    /** The variant's link, by id (its slug makes the variant's short URL). */
+    readonly links: { find(id: string): Promise<{ slug: string } | null> };
+  };
+  config: Config;
+  clock: Clock;
+  variantWrites: VariantWrites;
+}
