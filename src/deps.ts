@@ -92,6 +92,8 @@ export interface Deps extends BaseDeps {
 interface DepsOptions extends PipelineOptions {
   /** Load the slug index after returning (the server: it listens first); default: before. */
   linksInBackground?: boolean;
+  /** How long the webhook sender's claims last (default its LEASE_MS; tests shorten it). */
+  webhookLeaseMs?: number;
 }
 
 /** Builds the in-memory parts on an open, migrated database: the click pipeline and the slug index. */
@@ -126,7 +128,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const verificationSlots = new VerificationSlots({ verifying, waiting, waitMs });
   const signInThrottle = base.stores.openSignInThrottle(base.clock, verificationSlots);
   const passwordVerifier = new PasswordVerifier(verificationSlots.limits.verifying, base.log);
-  const webhooks = new WebhookSender({ ...base, linkIndex });
+  const webhooks = new WebhookSender({ ...base, linkIndex }, { leaseMs: options.webhookLeaseMs });
   // A batch that recorded `clicks` events is delivered now, not at the sender's next poll.
   clicks.flusher.onEvents = () => webhooks.wake();
   return {

@@ -38,6 +38,8 @@ export interface ServerOptions {
   stopFlushRetryMs?: number;
   /** The main thread's clock (tests move it days on); the click writer Worker keeps the system clock. */
   clock?: Clock;
+  /** How long a webhook delivery stays claimed (default the sender's LEASE_MS, 30 s). */
+  webhookLeaseMs?: number;
 }
 
 export async function startServer(
@@ -55,7 +57,12 @@ export async function startServer(
   // serves redirects never runs a click transaction.
   const deps = createDeps(
     { db, stores, config, clock, log },
-    { worker: true, linksInBackground: true, writerHeld: clickStart.writerHeld },
+    {
+      worker: true,
+      linksInBackground: true,
+      writerHeld: clickStart.writerHeld,
+      webhookLeaseMs: options.webhookLeaseMs,
+    },
   );
   clickStart.running({
     counted: (linkId, humans) => deps.linkIndex.countStored(linkId, humans),
