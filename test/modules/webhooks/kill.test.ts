@@ -36,7 +36,7 @@ async function click(base: string, slug: string, n: number): Promise<void> {
 
 /** Deliveries in flight at once per process (docs/behaviour.md, "Webhooks"). */
 const IN_FLIGHT = 16;
-/** How long a claim lasts in the served process (test/fixtures/serve-short-lease.ts). */
+/** How long a claim lasts in the served process (test/fixtures/serve-options.ts). */
 const LEASE_MS = 2000;
 
 interface Served {
@@ -56,7 +56,7 @@ async function database(engine: 'sqlite' | 'postgres'): Promise<Served> {
 
 function serve(served: Served): RunningProcess {
   const port = freePort();
-  return start([BUN, 'run', 'test/fixtures/serve-short-lease.ts', String(LEASE_MS)], port, {
+  return start([BUN, 'run', 'test/fixtures/serve-options.ts', JSON.stringify({ webhookLeaseMs: LEASE_MS })], port, {
     env: cleanEnv({
       ...served.env,
       SLINK_PORT: String(port),
