@@ -39,6 +39,10 @@ export interface ServerOptions {
   stopFlushRetryMs?: number;
   /** The main thread's clock (tests move it days on); the click writer Worker keeps the system clock. */
   clock?: Clock;
+  /** How long a webhook delivery stays claimed (default the sender's LEASE_MS, 30 s). */
+  webhookLeaseMs?: number;
+  /** How long the start waits for an unreachable PostgreSQL (default CONNECT_DEADLINE_MS, 30 s). */
+  connectDeadlineMs?: number;
 }
 
 export async function startServer(
@@ -50,13 +54,18 @@ export async function startServer(
   // the start here, loudly, not leave clicks unwritten.
   if (config.geoDb && !existsSync(config.geoDb)) throw new ConfigError(`SLINK_GEO_DB: no file at ${config.geoDb}`);
   const clock = options.clock ?? systemClock;
-  const storage = await openServerStorage(config, log, clock);
+  const storage = await openServerStorage(config, log, clock, options.connectDeadlineMs);
   const { db, stores, clicks: clickStart } = storage;
   // Clicks are enriched and written by a Worker on its own connection: the event loop that
   // serves redirects never runs a click transaction.
   const deps = createDeps(
     { db, stores, config, clock, log },
-    { worker: true, linksInBackground: true, writerHeld: clickStart.writerHeld },
+    {
+      worker: true,
+      linksInBackground: true,
+      writerHeld: clickStart.writerHeld,
+      webhookLeaseMs: options.webhookLeaseMs,
+    },
   );
   clickStart.running({
     counted: (linkId, humans) => deps.linkIndex.countStored(linkId, humans),

@@ -45,9 +45,15 @@ export function openSqliteStorage(path: string): OpenedStorage {
 }
 
 /** The server's storage, with the click side's start done (an older release's clicks converted, the spill replayed). */
-export async function openServerStorage(config: Config, log: Logger, clock: Clock): Promise<ServerStorage> {
+export async function openServerStorage(
+  config: Config,
+  log: Logger,
+  clock: Clock,
+  /** How long the start waits for an unreachable PostgreSQL (default CONNECT_DEADLINE_MS, 30 s). */
+  connectDeadlineMs?: number,
+): Promise<ServerStorage> {
   if (config.databaseUrl) {
-    const { opened, sql } = await openPostgresStorage(config, log);
+    const { opened, sql } = await openPostgresStorage(config, log, connectDeadlineMs);
     try {
       return { ...opened, clicks: await startClickStoragePg(sql, config, log, clock) };
     } catch (err) {
@@ -72,10 +78,14 @@ export async function openServerStorage(config: Config, log: Logger, clock: Cloc
  * Connects (retrying for up to 30 s at start) and applies the migrations; a failure closes the
  * pool. Every connection carries `application_name` "slink <SLINK_NODE_ID>" (pg_stat_activity).
  */
-async function openPostgresStorage(config: Config, log: Logger): Promise<{ opened: OpenedStorage; sql: Pg }> {
+async function openPostgresStorage(
+  config: Config,
+  log: Logger,
+  deadlineMs?: number,
+): Promise<{ opened: OpenedStorage; sql: Pg }> {
   const url = config.databaseUrl as string;
   const applicationName = `slink ${config.nodeId}`;
-  const sql = await connectPostgres(url, log, { applicationName });
+  const sql = await connectPostgres(url, log, { applicationName, deadlineMs });
   try {
     const applied = await migratePostgres(sql);
     if (applied > 0) log.info(`${applied} PostgreSQL migrations applied`);

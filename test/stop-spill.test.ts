@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { loadConfig } from '../src/config';
 import { startServer } from '../src/server';
 import { createLinkAt, freshDb, superuserWriteKey } from './helpers/cli';
+import { poll } from './helpers/full-disk';
 import {
   BUN,
   cleanEnv,
@@ -162,7 +163,12 @@ describe('a stop while clicks cannot be written', () => {
     await click(server.base, 'recovered', 30);
     failWrites(db);
     const stopping = server.server.stop();
-    await Bun.sleep(500);
+    // Healed once the stop's flush has failed (read from the log), not after a guessed pause.
+    await poll(
+      'a failed flush at the stop',
+      async () => server.lines.some((l) => l.startsWith('ERROR click flush failed')),
+      (failed) => failed,
+    );
     healWrites(db);
     expect(await stopping).toEqual({ spilled: 0, lost: 0 });
     expect(existsSync(`${db}.spill`)).toBe(false);

@@ -83,6 +83,8 @@ export interface Deps extends BaseDeps {
 interface DepsOptions extends PipelineOptions {
   /** Load the slug index after returning (the server: it listens first); default: before. */
   linksInBackground?: boolean;
+  /** How long the webhook sender's claims last (default its LEASE_MS; tests shorten it). */
+  webhookLeaseMs?: number;
 }
 
 /** Builds the in-memory parts on an open, migrated database: the click pipeline and the slug index. */
@@ -118,7 +120,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const signInThrottle = base.stores.openSignInThrottle(base.clock, verificationSlots);
   const passwordVerifier = new PasswordVerifier(verificationSlots.limits.verifying, base.log);
   const linkJson = (ids: readonly string[]) => linkJsonById(base, ids);
-  const webhooks = new WebhookSender({ ...base, linkJson });
+  const webhooks = new WebhookSender({ ...base, linkJson }, { leaseMs: options.webhookLeaseMs });
   // A batch that recorded `clicks` events is delivered now, not at the sender's next poll.
   clicks.flusher.onEvents = () => webhooks.wake();
   const deps: Deps = {

@@ -5,8 +5,16 @@
  * refuses root), stopped and removed when the process exits. Nothing assumes a server already
  * running. Each test gets its own database, copied from a template migrated once
  * (`CREATE DATABASE ... TEMPLATE`, ~20 ms), so tests never see each other's rows.
+ *
+ * Under `bun test --parallel` every worker is a process of its own with a cluster of its own (a
+ * test that stops the server, as an outage, stops only its worker's), and each file runs in a
+ * fresh module registry: the cluster is found again by its folder (`owner` names the process,
+ * `cluster.json` its port), the template by a marker file, and database names carry a random
+ * part. A watchdog process stops and removes the cluster once the test process is gone, since
+ * neither a worker's end nor `bun test`'s runs 'exit' listeners.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   chownSync,
@@ -35,6 +43,8 @@ interface Cluster {
 let cluster: Cluster | null = null;
 let template: Promise<void> | null = null;
 let counter = 0;
+/** Names this module instance's databases apart from those of the files run before it in the same process. */
+const instance = randomBytes(4).toString('hex');
 
 /** The folder of initdb and pg_ctl: the newest Debian install, or what `pg_config` says. */
 function postgresBin(): string {
@@ -101,7 +111,39 @@ function sweepStaleClusters(bin: string, asPostgres: boolean): void {
   }
 }
 
+/** This process's running cluster, started by a file run before this one in the same process. */
+function ownCluster(): Cluster | null {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(CLUSTER_PREFIX)) continue;
+    const dir = join(tmpdir(), name);
+    try {
+      if (Number(readFileSync(join(dir, 'owner'), 'utf8')) !== process.pid) continue;
+      const c = JSON.parse(readFileSync(join(dir, 'cluster.json'), 'utf8')) as Cluster;
+      // A file that stopped it (an outage) and did not start it again.
+      if (!existsSync(join(dir, 'data', 'postmaster.pid'))) startPostgresOf(c);
+      return c;
+    } catch {}
+  }
+  return null;
+}
+
+/**
+ * Stops and removes the cluster once process `pid` is gone: a shell of its own polling it (no
+ * listener of the test process runs when a `bun test` worker or run ends).
+ */
+function watch(c: Cluster, pid: number): void {
+  const quote = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
+  const stop = [join(c.bin, 'pg_ctl'), '-D', join(c.dir, 'data'), '-m', 'immediate', 'stop'].map(quote).join(' ');
+  const stopCommand = c.asPostgres ? `su postgres -s /bin/sh -c ${quote(stop)}` : stop;
+  const script = `while kill -0 ${pid} 2>/dev/null; do sleep 1; done; ${stopCommand}; rm -rf ${quote(c.dir)}`;
+  // Detached twice over (setsid, and a shell that returns at once): a child of the test process
+  // would end with the file that spawned it under --parallel.
+  spawnSync('sh', ['-c', `setsid sh -c ${quote(script)} </dev/null >/dev/null 2>&1 &`]);
+}
+
 function startCluster(): Cluster {
+  const own = ownCluster();
+  if (own) return own;
   const bin = postgresBin();
   const asPostgres = process.getuid?.() === 0;
   sweepStaleClusters(bin, asPostgres);
@@ -113,16 +155,31 @@ function startCluster(): Cluster {
     chownSync(dir, Number(id.stdout), Number(gid.stdout));
     chmodSync(dir, 0o700);
   }
-  const c: Cluster = { dir, port: freePort(), bin, asPostgres };
+  const c: Cluster = { dir, port: 0, bin, asPostgres };
   runPg(c, ['initdb', '-D', join(dir, 'data'), '--auth=trust', '-U', 'slink', '--no-sync', '-E', 'UTF8']);
-  // fsync off: a test cluster dies with its tests, and durability costs seconds per suite here.
-  const options = `-c listen_addresses=127.0.0.1 -p ${c.port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
-  c.options = options;
-  runPg(c, ['pg_ctl', '-D', join(dir, 'data'), '-w', '-o', options, '-l', join(dir, 'log'), 'start']);
+  // A port free when probed may be taken before the server binds it (another worker's server):
+  // then another one.
+  for (let attempt = 1; ; attempt++) {
+    c.port = freePort();
+    // fsync off: a test cluster dies with its tests, and durability costs seconds per suite here.
+    c.options = `-c listen_addresses=127.0.0.1 -p ${c.port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
+    try {
+      startPostgresOf(c);
+      break;
+    } catch (err) {
+      if (attempt === 3) throw err;
+    }
+  }
+  writeFileSync(join(dir, 'cluster.json'), JSON.stringify(c));
+  watch(c, process.pid);
   // `bun test` runs no 'exit' listeners: test/helpers/stop-postgres.ts (a preload) stops it after
-  // the last test; this covers other runners.
+  // the last test of a run without --parallel, the watchdog in any case; this covers other runners.
   process.on('exit', stopTestCluster);
   return c;
+}
+
+function startPostgresOf(c: Cluster): void {
+  runPg(c, ['pg_ctl', '-D', join(c.dir, 'data'), '-w', '-o', c.options!, '-l', join(c.dir, 'log'), 'start']);
 }
 
 /** Stops and removes this process's test cluster, if it started one. */
@@ -149,17 +206,24 @@ function urlOf(c: Cluster, database: string): string {
 export async function freshPostgresUrl(): Promise<string> {
   cluster ??= startCluster();
   const c = cluster;
-  template ??= (async () => {
-    const admin = openPostgres(urlOf(c, 'postgres'), 1);
-    await admin.unsafe('CREATE DATABASE slink_template');
-    await admin.close();
-    const tpl = openPostgres(urlOf(c, 'slink_template'), 1);
-    await migratePostgres(tpl);
-    // A template must have no connection open while it is copied.
-    await tpl.close();
-  })();
+  // Migrated once per cluster: a later file of the same process finds the marker.
+  const ready = join(c.dir, 'template-ready');
+  template ??= existsSync(ready)
+    ? Promise.resolve()
+    : (async () => {
+        const admin = openPostgres(urlOf(c, 'postgres'), 1);
+        // Left half-made by a file that ended while making it.
+        await admin.unsafe('DROP DATABASE IF EXISTS slink_template');
+        await admin.unsafe('CREATE DATABASE slink_template');
+        await admin.close();
+        const tpl = openPostgres(urlOf(c, 'slink_template'), 1);
+        await migratePostgres(tpl);
+        // A template must have no connection open while it is copied.
+        await tpl.close();
+        writeFileSync(ready, '');
+      })();
   await template;
-  const name = `t${process.pid}_${++counter}`;
+  const name = `t${process.pid}_${instance}_${++counter}`;
   const admin = openPostgres(urlOf(c, 'postgres'), 1);
   try {
     await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE slink_template`);
@@ -184,8 +248,7 @@ export function stopPostgres(): void {
 /** Starts the test cluster again after stopPostgres, on the same port. */
 export function startPostgres(): void {
   if (!cluster) throw new Error('no test cluster');
-  const c = cluster;
-  runPg(c, ['pg_ctl', '-D', join(c.dir, 'data'), '-w', '-o', c.options!, '-l', join(c.dir, 'log'), 'start']);
+  startPostgresOf(cluster);
 }
 
 /**

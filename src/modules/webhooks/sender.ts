@@ -20,7 +20,7 @@ import { nextAttemptAt } from './retry';
 /** Deliveries in flight at once, per process. */
 const IN_FLIGHT = 16;
 /** A claim outlives the longest attempt, with room for recording its outcome. */
-const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
+export const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 /** How often the outbox is looked at when nothing woke the sender. */
 const POLL_MS = 1000;
 /** The part of a request the delivery log keeps. */
@@ -32,6 +32,16 @@ const PRUNE_EVERY_MS = 5 * 60_000;
 
 type SenderDeps = WebhooksDeps;
 
+export interface SenderOptions {
+  /** The retry schedule's jitter (default Math.random). */
+  random?: () => number;
+  /**
+   * How long a claim lasts (default LEASE_MS): tests that kill a process mid-attempt shorten it
+   * rather than wait the production 30 s for another process to take the claims over.
+   */
+  leaseMs?: number;
+}
+
 export class WebhookSender {
   /** Attempts this process made, by outcome (/metrics). */
   readonly stats = { delivered: 0, failed: 0 };
@@ -42,10 +52,16 @@ export class WebhookSender {
   private stopped = true;
   private prunedAt = Number.NEGATIVE_INFINITY;
 
+  private readonly random: () => number;
+  private readonly leaseMs: number;
+
   constructor(
     private readonly deps: SenderDeps,
-    private readonly random: () => number = Math.random,
-  ) {}
+    options: SenderOptions = {},
+  ) {
+    this.random = options.random ?? Math.random;
+    this.leaseMs = options.leaseMs ?? LEASE_MS;
+  }
 
   start(): void {
     this.stopped = false;
@@ -71,7 +87,7 @@ export class WebhookSender {
         await this.pruneIfDue();
         const room = IN_FLIGHT - this.inFlight.size;
         if (room > 0) {
-          const due = await this.deps.stores.outbox.claimDue(this.deps.clock.now(), room, LEASE_MS);
+          const due = await this.deps.stores.outbox.claimDue(this.deps.clock.now(), room, this.leaseMs);
           for (const delivery of due) this.track(this.attempt(delivery));
         }
       } catch (err) {

@@ -5,7 +5,8 @@
  * SIGKILL; clicks flushed before it are recorded events too, the last ones maybe only buffered
  * (those are not expected to survive). Restarted on the same database with the receiver answering
  * 200, every event recorded before the kill is delivered at least once: the claims the dead process
- * held are taken over once their lease ends, each attempt signed so that an independent check
+ * held are taken over once their lease ends (shortened to LEASE_MS through the server's options:
+ * the production 30 s proves nothing more), each attempt signed so that an independent check
  * accepts it, a repeat carrying the same webhook-id and body, the delivery log showing each one
  * delivered, and every click that was flushed in a delivered clicks event.
  */
@@ -35,6 +36,8 @@ async function click(base: string, slug: string, n: number): Promise<void> {
 
 /** Deliveries in flight at once per process (docs/behaviour.md, "Webhooks"). */
 const IN_FLIGHT = 16;
+/** How long a claim lasts in the served process (test/fixtures/serve-options.ts). */
+const LEASE_MS = 2000;
 
 interface Served {
   env: Record<string, string>;
@@ -53,7 +56,7 @@ async function database(engine: 'sqlite' | 'postgres'): Promise<Served> {
 
 function serve(served: Served): RunningProcess {
   const port = freePort();
-  return start([BUN, 'run', 'src/index.ts', 'serve'], port, {
+  return start([BUN, 'run', 'test/fixtures/serve-options.ts', JSON.stringify({ webhookLeaseMs: LEASE_MS })], port, {
     env: cleanEnv({
       ...served.env,
       SLINK_PORT: String(port),
