@@ -67,6 +67,10 @@ export async function cli(
     return { code, stdout, stderr };
   } finally {
     Object.assign(console, saved);
+    // The command closed its database, but SQLite finishes a close only once every prepared
+    // statement is finalized, which happens when they are collected: until then the file keeps
+    // its WAL, unlike after a process's exit. Collect now, so the file is left as a process leaves it.
+    Bun.gc(true);
   }
 }
 
