@@ -16,8 +16,8 @@ import {
   keyAbove,
 } from '../clicks/public';
 import { linkExists } from '../links/link-exists';
+import { CLICK_FIELDS } from '../webhooks/public';
 import { csvCell, csvLine } from './csv';
-import { CLICK_FIELDS } from './names';
 
 /**
  * Records per chunk. Small enough that a page's text and garbage stay well under a megabyte,
