@@ -15,7 +15,7 @@ import {
   type ExportRow,
   keyAbove,
 } from '../clicks/public';
-import { linkExists } from '../links/link-exists';
+import { linkExists } from '../links/public';
 import { CLICK_FIELDS } from '../webhooks/public';
 import { csvCell, csvLine } from './csv';
 

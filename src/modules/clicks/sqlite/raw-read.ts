@@ -10,7 +10,7 @@
  * newest possible key sorts below the page's last key so far is not read.
  */
 import type { Database } from 'bun:sqlite';
-import { prepareLinkCounters } from '../../links/counters';
+import { prepareLinkCounters } from '../../links/public';
 import {
   type ClickDimTuple,
   type ClickSource,
@@ -19,7 +19,7 @@ import {
   linkValueId,
   RollupValues,
 } from '../../rollups/public';
-import { prepareVariantCounters } from '../../variants/counters';
+import { prepareVariantCounters } from '../../variants/public';
 import { type ClickColumns, decodeBlock } from '../block-codec';
 import {
   belowFullPage,
