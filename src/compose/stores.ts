@@ -20,20 +20,23 @@ import { AppError } from '../lib/errors';
 import { hmacHex } from '../lib/hash';
 import { randomToken } from '../lib/ids';
 import type { Logger } from '../lib/log';
-import type { AnalyticsStore, Exports, StorageBytes } from '../modules/analytics/public';
 import {
+  type AnalyticsStore,
   createPostgresAnalyticsStore,
   createSqliteAnalyticsStore,
   ExportHost,
+  type Exports,
   postgresStorageBytes,
+  type StorageBytes,
   sqliteStorageBytes,
 } from '../modules/analytics/public';
-import type { AccountStore, KeyStore } from '../modules/auth/public';
 import {
+  type AccountStore,
   createPostgresAccountStore,
   createPostgresKeyStore,
   createSqliteAccountStore,
   createSqliteKeyStore,
+  type KeyStore,
 } from '../modules/auth/public';
 import {
   type ClickWriter,
@@ -43,21 +46,22 @@ import {
   upgradeClickStorage,
   type WriterOptions,
 } from '../modules/clicks/public';
-import type { ClickLimitStore, LinkChangeFeed, LinkStore, LinkWrites } from '../modules/links/public';
 import {
+  type ClickLimitStore,
   createPostgresClickLimitStore,
   createPostgresLinkChangeFeed,
   createPostgresLinkStore,
   createPostgresLinkWrites,
   createSqliteLinkStore,
   createSqliteLinkWrites,
+  type LinkChangeFeed,
+  type LinkStore,
+  type LinkWrites,
   unfileProjectLinksPostgres,
   unfileProjectLinksSqlite,
 } from '../modules/links/public';
-import type { ProjectStore } from '../modules/projects/public';
-import { createPostgresProjectStore, createSqliteProjectStore } from '../modules/projects/public';
+import { createPostgresProjectStore, createSqliteProjectStore, type ProjectStore } from '../modules/projects/public';
 import { forgetLinkRollups, forgetLinkRollupsPg } from '../modules/rollups/public';
-import type { SessionStore, SetupTokenStore, SignInFailureStore, VerificationSlots } from '../modules/sessions/public';
 import {
   createPostgresSessionStore,
   createPostgresSetupTokens,
@@ -66,17 +70,21 @@ import {
   createSqliteSetupTokens,
   deleteSessionsOfAccountPostgres,
   deleteSessionsOfAccountSqlite,
+  type SessionStore,
+  type SetupTokenStore,
   SIGN_IN_LIMITS,
+  type SignInFailureStore,
   SignInThrottle,
+  type VerificationSlots,
 } from '../modules/sessions/public';
-import type { VariantStore } from '../modules/variants/public';
-import { createPostgresVariantStore, createSqliteVariantStore } from '../modules/variants/public';
-import type { OutboxStore, WebhookStore } from '../modules/webhooks/public';
+import { createPostgresVariantStore, createSqliteVariantStore, type VariantStore } from '../modules/variants/public';
 import {
   createPostgresOutboxStore,
   createPostgresWebhookStore,
   createSqliteOutboxStore,
   createSqliteWebhookStore,
+  type OutboxStore,
+  type WebhookStore,
 } from '../modules/webhooks/public';
 
 /** What an unlock cookie key is derived for: no other key of the database can equal it. */

@@ -6,8 +6,15 @@
 
 import { invalid } from '../../lib/errors';
 import { checkParams, PARAM_LIMITS } from '../../lib/params';
-import type { LinkRow } from '../links/public';
-import { checkProjectId, deleteLinks, humanClicksNow, LINK_LIMITS, normalizeTags, updateLinks } from '../links/public';
+import {
+  checkProjectId,
+  deleteLinks,
+  humanClicksNow,
+  LINK_LIMITS,
+  type LinkRow,
+  normalizeTags,
+  updateLinks,
+} from '../links/public';
 import type { BulkDeps } from './deps';
 import type { BulkDeleteResult, BulkParamsInput, BulkProjectInput, BulkStatusInput, BulkTagsInput } from './model';
 

@@ -2,8 +2,15 @@
 
 import { isForeignKeyViolation } from '../../db/storage';
 import { nextTurn } from '../../lib/event-loop';
-import type { Link, LinkRow } from '../links/public';
-import { generateSlug, insertBulkLinks, newLinkRow, toLinks, unknownProject } from '../links/public';
+import {
+  generateSlug,
+  insertBulkLinks,
+  type Link,
+  type LinkRow,
+  newLinkRow,
+  toLinks,
+  unknownProject,
+} from '../links/public';
 import type { BulkDeps } from './deps';
 import type { BulkLine, BulkTextInput } from './model';
 import { BULK_CHUNK, countStatuses, markExisting, planBulk } from './plan';

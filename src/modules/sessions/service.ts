@@ -7,8 +7,7 @@
 import { AppError, notFound } from '../../lib/errors';
 import { sha256Hex } from '../../lib/hash';
 import { newId, randomToken } from '../../lib/ids';
-import type { AccountRow, Principal } from '../auth/public';
-import { findAccountByEmail, findAccountById, hashPassword } from '../auth/public';
+import { type AccountRow, findAccountByEmail, findAccountById, hashPassword, type Principal } from '../auth/public';
 import { parseAgent } from '../clicks/public';
 import type { SessionsBase, SessionsDeps } from './deps';
 import type { SessionRow } from './store';
