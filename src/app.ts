@@ -16,21 +16,17 @@ import { hasBody, JSON_TYPE, readJsonBody } from './http/json-body';
 import { strictQueryIntegers } from './http/models';
 import { AppError, describeError, RateLimitedError, VerificationUnavailableError } from './lib/errors';
 import { analyticsRoutes } from './modules/analytics';
-import { meRoutes } from './modules/auth';
-import { appAccountsRoutes, appKeysRoutes } from './modules/auth/app-routes';
+import { appAccountsRoutes, appKeysRoutes, meRoutes } from './modules/auth';
 import { bulkRoutes } from './modules/bulk';
 import { dashboardRoutes } from './modules/dashboard';
-import { linksRoutes } from './modules/links';
-import { appLinksRoutes } from './modules/links/app-routes';
+import { appLinksRoutes, linksRoutes } from './modules/links';
 import { metricsRoutes } from './modules/metrics';
 import { projectsRoutes } from './modules/projects';
 import { qrRoutes } from './modules/qr';
-import { createShortSite } from './modules/redirect';
-import { rulesRoutes } from './modules/redirect/rules/routes';
+import { createShortSite, rulesRoutes } from './modules/redirect';
 import { sessionRoutes } from './modules/sessions';
 import { variantsRoutes } from './modules/variants';
-import { webhooksRoutes } from './modules/webhooks';
-import { liveRoutes } from './modules/webhooks/live-routes';
+import { liveRoutes, webhooksRoutes } from './modules/webhooks';
 import { workspaceRoutes } from './modules/workspace';
 
 /** /healthz: whether the database answers and clicks are being written (contract, "Paths"). */

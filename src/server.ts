@@ -22,7 +22,7 @@ import { AppError, describeError } from './lib/errors';
 import { consoleLoggerOf, type Logger } from './lib/log';
 import { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS, type StopResult } from './modules/clicks/public';
 import { createShortSite } from './modules/redirect';
-import { setupAddress, withdrawSetupToken } from './modules/sessions/setup';
+import { setupAddress, withdrawSetupToken } from './modules/sessions/public';
 import { openServerStorage } from './storage';
 
 export type { StopResult };

@@ -1,8 +1,13 @@
 /** `slink key create|revoke|list` */
 import type { BaseDeps } from '../compose/deps';
 import { parseDuration } from '../lib/duration';
-import { getAccountByEmailOrThrow } from '../modules/auth/accounts';
-import { type ApiKeyListing, createApiKey, listApiKeys, revokeApiKey } from '../modules/auth/keys';
+import {
+  type ApiKeyListing,
+  createApiKey,
+  getAccountByEmailOrThrow,
+  listApiKeys,
+  revokeApiKey,
+} from '../modules/auth/public';
 import { parseCommand, UsageError } from './args';
 import type { CliIo } from './io';
 import { iso, printTable } from './table';

@@ -1,8 +1,7 @@
 /** `slink user add|list|password` */
 import type { BaseDeps } from '../compose/deps';
-import { createAccount } from '../modules/auth/accounts';
-import { listAccounts, setPassword } from '../modules/auth/admin';
-import { endSetup } from '../modules/sessions/setup';
+import { createAccount, listAccounts, setPassword } from '../modules/auth/public';
+import { endSetup } from '../modules/sessions/public';
 import { parseCommand, UsageError } from './args';
 import type { CliIo } from './io';
 import { iso, printTable } from './table';

@@ -8,20 +8,20 @@ import type { Db } from '../db/client';
 import type { Clock } from '../lib/clock';
 import { randomToken } from '../lib/ids';
 import type { Logger } from '../lib/log';
-import type { Exports } from '../modules/analytics/export-chunks';
+import type { Exports } from '../modules/analytics/public';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
-import { linkJsonById } from '../modules/links/event-data';
-import { deleteVariant, insertVariant, linksUnfiled, updateVariant } from '../modules/links/writer';
-import { Metrics } from '../modules/metrics/registry';
-import { type ClickLimitGate, createClickLimitGate } from '../modules/redirect/click-limit-gate';
-import { LinkFollower } from '../modules/redirect/link-follower';
-import { LinkIndex } from '../modules/redirect/link-index';
-import { LinkPasswordThrottle } from '../modules/redirect/password/throttle';
-import { SIGN_IN_LIMITS, type SignInThrottle } from '../modules/sessions/throttle';
-import { VerificationSlots } from '../modules/sessions/verification-slots';
-import { PasswordVerifier } from '../modules/sessions/verifier';
-import type { VariantWrites } from '../modules/variants/deps';
-import { WebhookSender } from '../modules/webhooks/sender';
+import { deleteVariant, insertVariant, linkJsonById, linksUnfiled, updateVariant } from '../modules/links/public';
+import { Metrics } from '../modules/metrics/public';
+import {
+  type ClickLimitGate,
+  createClickLimitGate,
+  LinkFollower,
+  LinkIndex,
+  LinkPasswordThrottle,
+} from '../modules/redirect/public';
+import { PasswordVerifier, SIGN_IN_LIMITS, type SignInThrottle, VerificationSlots } from '../modules/sessions/public';
+import type { VariantWrites } from '../modules/variants/public';
+import { WebhookSender } from '../modules/webhooks/public';
 import { type Stores, sqliteStores } from './stores';
 
 export interface BaseDeps {

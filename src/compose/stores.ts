@@ -20,14 +20,24 @@ import { AppError } from '../lib/errors';
 import { hmacHex } from '../lib/hash';
 import { randomToken } from '../lib/ids';
 import type { Logger } from '../lib/log';
-import type { Exports } from '../modules/analytics/export-chunks';
-import { ExportHost } from '../modules/analytics/export-host';
-import { createPostgresAnalyticsStore, postgresStorageBytes } from '../modules/analytics/postgres/store';
-import { createSqliteAnalyticsStore, sqliteStorageBytes } from '../modules/analytics/sqlite/store';
-import type { AnalyticsStore, StorageBytes } from '../modules/analytics/store';
-import { createPostgresAccountStore, createPostgresKeyStore } from '../modules/auth/postgres/store';
-import { createSqliteAccountStore, createSqliteKeyStore } from '../modules/auth/sqlite/store';
-import type { AccountStore, KeyStore } from '../modules/auth/store';
+import {
+  type AnalyticsStore,
+  createPostgresAnalyticsStore,
+  createSqliteAnalyticsStore,
+  ExportHost,
+  type Exports,
+  postgresStorageBytes,
+  type StorageBytes,
+  sqliteStorageBytes,
+} from '../modules/analytics/public';
+import {
+  type AccountStore,
+  createPostgresAccountStore,
+  createPostgresKeyStore,
+  createSqliteAccountStore,
+  createSqliteKeyStore,
+  type KeyStore,
+} from '../modules/auth/public';
 import {
   type ClickWriter,
   deleteLinkClicks,
@@ -36,43 +46,46 @@ import {
   upgradeClickStorage,
   type WriterOptions,
 } from '../modules/clicks/public';
-import type { LinkChangeFeed } from '../modules/links/changes';
-import { createPostgresLinkChangeFeed } from '../modules/links/postgres/changes';
-import { createPostgresClickLimitStore } from '../modules/links/postgres/click-limits';
 import {
+  type ClickLimitStore,
+  createPostgresClickLimitStore,
+  createPostgresLinkChangeFeed,
   createPostgresLinkStore,
   createPostgresLinkWrites,
+  createSqliteLinkStore,
+  createSqliteLinkWrites,
+  type LinkChangeFeed,
+  type LinkStore,
+  type LinkWrites,
   unfileProjectLinksPostgres,
-} from '../modules/links/postgres/store';
-import { createSqliteLinkStore, createSqliteLinkWrites, unfileProjectLinksSqlite } from '../modules/links/sqlite/store';
-import type { ClickLimitStore, LinkStore, LinkWrites } from '../modules/links/store';
-import { createPostgresProjectStore } from '../modules/projects/postgres/store';
-import { createSqliteProjectStore } from '../modules/projects/sqlite/store';
-import type { ProjectStore } from '../modules/projects/store';
+  unfileProjectLinksSqlite,
+} from '../modules/links/public';
+import { createPostgresProjectStore, createSqliteProjectStore, type ProjectStore } from '../modules/projects/public';
 import { forgetLinkRollups, forgetLinkRollupsPg } from '../modules/rollups/public';
 import {
   createPostgresSessionStore,
   createPostgresSetupTokens,
   createPostgresSignInFailures,
-  deleteSessionsOfAccountPostgres,
-} from '../modules/sessions/postgres/store';
-import {
   createSqliteSessionStore,
   createSqliteSetupTokens,
+  deleteSessionsOfAccountPostgres,
   deleteSessionsOfAccountSqlite,
-} from '../modules/sessions/sqlite/store';
-import type { SessionStore, SetupTokenStore, SignInFailureStore } from '../modules/sessions/store';
-import { SIGN_IN_LIMITS, SignInThrottle } from '../modules/sessions/throttle';
-import type { VerificationSlots } from '../modules/sessions/verification-slots';
-import { createPostgresVariantStore } from '../modules/variants/postgres/store';
-import { createSqliteVariantStore } from '../modules/variants/sqlite/store';
-import type { VariantStore } from '../modules/variants/store';
-import { createPostgresOutboxStore } from '../modules/webhooks/outbox/postgres/store';
-import { createSqliteOutboxStore } from '../modules/webhooks/outbox/sqlite/store';
-import type { OutboxStore } from '../modules/webhooks/outbox/store';
-import { createPostgresWebhookStore } from '../modules/webhooks/postgres/store';
-import { createSqliteWebhookStore } from '../modules/webhooks/sqlite/store';
-import type { WebhookStore } from '../modules/webhooks/store';
+  type SessionStore,
+  type SetupTokenStore,
+  SIGN_IN_LIMITS,
+  type SignInFailureStore,
+  SignInThrottle,
+  type VerificationSlots,
+} from '../modules/sessions/public';
+import { createPostgresVariantStore, createSqliteVariantStore, type VariantStore } from '../modules/variants/public';
+import {
+  createPostgresOutboxStore,
+  createPostgresWebhookStore,
+  createSqliteOutboxStore,
+  createSqliteWebhookStore,
+  type OutboxStore,
+  type WebhookStore,
+} from '../modules/webhooks/public';
 
 /** What an unlock cookie key is derived for: no other key of the database can equal it. */
 const UNLOCK_KEY_LABEL = 'slink-unlock-cookie';

@@ -6,8 +6,7 @@
  * from a throttled address is refused here too, before its body is read.
  */
 import { AppError } from '../lib/errors';
-import type { SessionsDeps } from '../modules/sessions/deps';
-import { type SignedIn, verifySession } from '../modules/sessions/service';
+import { type SessionsDeps, type SignedIn, verifySession } from '../modules/sessions/public';
 import { bodyProblem, csrfRejected, pathProblem } from './auth';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';

@@ -10,9 +10,8 @@
  */
 import { Elysia } from 'elysia';
 import { AppError } from '../lib/errors';
-import { type Principal, verifyApiKey } from '../modules/auth/keys';
-import type { SessionsBase } from '../modules/sessions/deps';
-import { sessionPrincipal, verifySession } from '../modules/sessions/service';
+import { type Principal, verifyApiKey } from '../modules/auth/public';
+import { type SessionsBase, sessionPrincipal, verifySession } from '../modules/sessions/public';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
 import { hasBody, JSON_TYPE, MAX_BODY_BYTES, tooLarge } from './json-body';

@@ -5,7 +5,7 @@
  */
 import { beforeAll, expect, test } from 'bun:test';
 import { parse } from 'csv-parse/sync';
-import { CLICK_FIELDS } from '../../src/modules/analytics/names';
+import { CLICK_FIELDS } from '../../src/modules/webhooks/click-record';
 import { dashboardPerFile, expectCleanPage, signedInPage, waitUntil } from '../helpers/dashboard-browser';
 import { createLink, createVariant, PLACES, visit } from '../helpers/stats-seed';
 import { UA } from '../modules/clicks/support';

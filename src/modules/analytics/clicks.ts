@@ -5,7 +5,7 @@
  */
 import { invalid } from '../../lib/errors';
 import { type ClickKey, keyAbove, type ListedClick } from '../clicks/public';
-import { clickRecord } from './click-fields';
+import { clickRecord } from '../webhooks/public';
 import type { ExportChunks } from './export-chunks';
 import type { Click } from './model';
 import type { AnalyticsStore } from './store';

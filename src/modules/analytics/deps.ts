@@ -1,5 +1,5 @@
 /** What the analytics module needs: reading links (the links module's), its own store and the export runner. */
-import type { LinksDeps } from '../links/deps';
+import type { LinksDeps } from '../links/public';
 import type { Exports } from './export-chunks';
 import type { AnalyticsStore } from './store';
 

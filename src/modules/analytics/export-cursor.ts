@@ -15,9 +15,9 @@ import {
   type ExportRow,
   keyAbove,
 } from '../clicks/public';
-import { linkExists } from '../links/link-exists';
+import { linkExists } from '../links/public';
+import { CLICK_FIELDS } from '../webhooks/public';
 import { csvCell, csvLine } from './csv';
-import { CLICK_FIELDS } from './names';
 
 /**
  * Records per chunk. Small enough that a page's text and garbage stay well under a megabyte,

@@ -4,8 +4,9 @@ import type { TSchema } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
-import { NextCursor, nullable, oneOf, pageQuery, StringMapModel } from '../../http/models';
-import { CLICK_FIELDS, RANGES } from './names';
+import { NextCursor, nullable, oneOf, pageQuery } from '../../http/models';
+import { ClickModel } from '../webhooks/public';
+import { RANGES } from './names';
 import { BREAKDOWN_LIMIT } from './top';
 
 const windowFields = {
@@ -160,39 +161,7 @@ export const WorkspaceStatsModel = t.Object(
 export type WorkspaceStats = typeof WorkspaceStatsModel.static;
 export type WorkspaceVariant = typeof WorkspaceVariantEntry.static;
 
-const Nullable = nullable(t.String());
-const ClickModel = t.Object(
-  {
-    id: Type.Integer(),
-    linkId: t.String(),
-    slug: t.String({ description: 'The link slug as it is now.' }),
-    timestamp: Type.Integer({ description: 'Epoch ms.' }),
-    variantCode: nullable(t.String(), {
-      description: 'The code in the short URL, known or not; null for the bare link.',
-    }),
-    variantKnown: t.Boolean({ description: 'The code named a variant when clicked and that variant still exists.' }),
-    destination: t.String({ description: 'Where the click was sent (Location).' }),
-    params: StringMapModel,
-    country: Nullable,
-    city: Nullable,
-    device: Nullable,
-    os: Nullable,
-    browser: nullable(t.String(), {
-      description:
-        "For a bot hit, the bot's name from its user agent, or Bot (null for bot hits recorded before bots were named).",
-    }),
-    referrer: nullable(t.String(), { description: 'Referring host; null for none.' }),
-    trafficType: Nullable,
-    language: Nullable,
-    bot: t.Boolean(),
-    rule: nullable(Type.Integer({ minimum: 0 }), {
-      description:
-        "The index (from 0) of the link's rule that chose the destination, as the link's rules were when clicked; null when no rule matched.",
-    }),
-  },
-  { title: 'Click', description: `Fields in this order: ${CLICK_FIELDS.join(', ')}.` },
-);
-export type Click = typeof ClickModel.static;
+export type { Click } from '../webhooks/public';
 
 export const ClickPageModel = t.Object({
   items: t.Array(ClickModel),

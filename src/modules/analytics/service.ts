@@ -1,7 +1,7 @@
 /** Analytics verbs: resolve the window, pick the scope, answer. No HTTP here. */
 
 import { retainedFrom } from '../clicks/public';
-import { getLinkRowOrThrow } from '../links/service';
+import { getLinkRowOrThrow } from '../links/public';
 import { WORKSPACE } from '../rollups/public';
 import { type ClickSource, exportStream, listClicks } from './clicks';
 import type { AnalyticsDeps } from './deps';

@@ -29,3 +29,6 @@ export function meRoutes() {
       detail: { tags: ['Identity'], summary: 'The calling key and its account' },
     });
 }
+
+/** The dashboard's account and key routes, mounted by app.ts beside these. */
+export { appAccountsRoutes, appKeysRoutes } from './app-routes';

@@ -6,10 +6,15 @@
 
 import { invalid } from '../../lib/errors';
 import { checkParams, PARAM_LIMITS } from '../../lib/params';
-import { LINK_LIMITS } from '../links/model';
-import { checkProjectId, humanClicksNow, normalizeTags } from '../links/service';
-import type { LinkRow } from '../links/store';
-import { deleteLinks, updateLinks } from '../links/writer';
+import {
+  checkProjectId,
+  deleteLinks,
+  humanClicksNow,
+  LINK_LIMITS,
+  type LinkRow,
+  normalizeTags,
+  updateLinks,
+} from '../links/public';
 import type { BulkDeps } from './deps';
 import type { BulkDeleteResult, BulkParamsInput, BulkProjectInput, BulkStatusInput, BulkTagsInput } from './model';
 

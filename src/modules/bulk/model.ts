@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { nullable, ParamsModel, StringMapModel } from '../../http/models';
-import { LinkModel, StatusModel, tagsField } from '../links/model';
-import { projectIdField } from '../projects/model';
+import { LinkModel, StatusModel, tagsField } from '../links/public';
+import { projectIdField } from '../projects/public';
 import { MAX_BULK_LINES } from './parse';
 
 export const MAX_BULK_IDS = 200;

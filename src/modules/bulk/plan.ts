@@ -8,8 +8,14 @@
 import { AppError, invalid } from '../../lib/errors';
 import { nextTurn } from '../../lib/event-loop';
 import { checkParams } from '../../lib/params';
-import { normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from '../links/own-host';
-import { checkProjectId, normalizeTags, normalizeTitle } from '../links/service';
+import {
+  checkProjectId,
+  normalizeLinkDestination,
+  normalizeTags,
+  normalizeTitle,
+  type SlinkHosts,
+  slinkHostsOf,
+} from '../links/public';
 import type { BulkDeps } from './deps';
 import type { BulkLine, BulkStatus, BulkTextInput } from './model';
 import { splitBulkText } from './parse';

@@ -2,12 +2,15 @@
 
 import { isForeignKeyViolation } from '../../db/storage';
 import { nextTurn } from '../../lib/event-loop';
-import { toLinks } from '../links/links';
-import type { Link } from '../links/model';
-import { newLinkRow, unknownProject } from '../links/service';
-import { generateSlug } from '../links/slug';
-import type { LinkRow } from '../links/store';
-import { insertBulkLinks } from '../links/writer';
+import {
+  generateSlug,
+  insertBulkLinks,
+  type Link,
+  type LinkRow,
+  newLinkRow,
+  toLinks,
+  unknownProject,
+} from '../links/public';
 import type { BulkDeps } from './deps';
 import type { BulkLine, BulkTextInput } from './model';
 import { BULK_CHUNK, countStatuses, markExisting, planBulk } from './plan';

@@ -4,9 +4,9 @@
  */
 import type { Config } from '../../config';
 import type { Clock } from '../../lib/clock';
-import type { ProjectStore } from '../projects/store';
-import type { VariantStore } from '../variants/store';
-import type { OutboxStore } from '../webhooks/outbox/store';
+import type { ProjectStore } from '../projects/public';
+import type { VariantStore } from '../variants/public';
+import type { OutboxStore } from '../webhooks/public';
 import type { LinkStore, LinkWrites } from './store';
 
 /** The stores a Link is read from (toLinks): its row, tags, variants and project name. */

@@ -5,7 +5,7 @@
  * through the `linkJson` the composition root gives it.
  */
 import { nextTurn } from '../../lib/event-loop';
-import type { OutboxStore } from '../webhooks/outbox/store';
+import type { OutboxStore } from '../webhooks/public';
 import type { LinkReadDeps } from './deps';
 import { toLinks } from './links';
 

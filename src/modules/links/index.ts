@@ -91,3 +91,6 @@ export function linksRoutes(deps: LinksDeps) {
       },
     });
 }
+
+/** The dashboard's link routes, mounted by app.ts beside these. */
+export { appLinksRoutes } from './app-routes';

@@ -1,6 +1,6 @@
 /** A LinkRow becomes a Link here, and only here: tags, variants and project names read once per page. */
 import { shortUrlOf } from '../../lib/short-url';
-import { toVariant } from '../variants/to-variant';
+import { toVariant } from '../variants/public';
 import { availabilityOf } from './availability';
 import type { LinkReadDeps } from './deps';
 import type { Link, RedirectStatus } from './model';

@@ -5,7 +5,7 @@ import { AppError, conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
 import { hasControlChars } from '../../lib/text';
-import { hashPassword } from '../auth/passwords';
+import { hashPassword } from '../auth/public';
 import { decodeCursor, encodeCursor } from './cursor';
 import type { LinksDeps } from './deps';
 import { toLinks } from './links';

@@ -4,7 +4,7 @@
  * tags, variants), which only the LinkWriter (writer.ts) calls, so that the slug index is
  * refreshed after every one of them. One implementation per engine beside this file.
  */
-import type { VariantRow } from '../variants/store';
+import type { VariantRow } from '../variants/public';
 import type { DeletedLink } from '../webhooks/public';
 import type { LinkFilterInput, LinkSort } from './model';
 import type { LinkFields, LinkRow } from './table';

@@ -7,7 +7,7 @@
  * The click writer's additions to the counters are not redirect facts and do not come here.
  */
 import { shortUrlOf } from '../../lib/short-url';
-import type { VariantRow } from '../variants/store';
+import type { VariantRow } from '../variants/public';
 import type { LinksDeps } from './deps';
 import { fillLinkEvents } from './event-data';
 import type { LinkFields, NewLink } from './store';

@@ -7,9 +7,9 @@
  * click buffer, the flusher's totals, file sizes) is read when Prometheus scrapes, in `collect`.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { StorageBytes } from '../analytics/store';
+import type { StorageBytes } from '../analytics/public';
 import type { ClickPipeline } from '../clicks/public';
-import type { SignInThrottle } from '../sessions/throttle';
+import type { SignInThrottle } from '../sessions/public';
 
 export interface MetricsSources {
   clicks: ClickPipeline;

@@ -1,2 +1,2 @@
 /** What the QR codes need: reading a link (links module). */
-export type { LinksDeps as QrDeps } from '../links/deps';
+export type { LinksDeps as QrDeps } from '../links/public';

@@ -3,7 +3,7 @@
 import { notFound } from '../../lib/errors';
 import { sha256Hex } from '../../lib/hash';
 import { shortUrlOf } from '../../lib/short-url';
-import { getLinkRowOrThrow } from '../links/service';
+import { getLinkRowOrThrow } from '../links/public';
 import type { QrDeps } from './deps';
 import type { QrInput } from './model';
 import { DEFAULT_QR_SIZE, qrSvg, qrSymbol } from './render';

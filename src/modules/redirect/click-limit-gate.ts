@@ -20,7 +20,7 @@
 import { storageFailure } from '../../db/storage';
 import type { Logger } from '../../lib/log';
 import { countCaptured, raiseHumanClicks } from '../clicks/public';
-import type { ClickLimitStore } from '../links/store';
+import type { ClickLimitStore } from '../links/public';
 import type { LinkTable } from './link-table';
 
 /** Let through (counted), refused (the limit is reached), or the link went away meanwhile. */

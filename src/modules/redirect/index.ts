@@ -10,7 +10,7 @@
  */
 
 import { hostOf, pathOf, type ServerLike } from '../../http/client';
-import { RESERVED_SLUGS } from '../links/slug';
+import { RESERVED_SLUGS } from '../links/public';
 import type { RedirectDeps } from './deps';
 import { pageResponse, ROBOTS_TXT } from './pages';
 import { createRedirect } from './redirect';
@@ -63,3 +63,6 @@ export function createShortSite(deps: RedirectDeps) {
     return pageResponse('notFound');
   };
 }
+
+/** POST /links/{id}/rules/test, mounted by app.ts with the API's routes. */
+export { rulesRoutes } from './rules/routes';

@@ -11,7 +11,7 @@
 
 import { describeError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
-import type { LinkChangeFeed } from '../links/changes';
+import type { LinkChangeFeed } from '../links/public';
 import type { LinkIndex } from './link-index';
 
 /** How often a node asks for changes without being woken. */

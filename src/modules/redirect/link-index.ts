@@ -26,8 +26,8 @@ import {
   type ClickBuffer,
   NO_PARAMS_JSON,
 } from '../clicks/public';
-import type { LinkStore, RedirectRow } from '../links/store';
-import type { VariantRow, VariantStore } from '../variants/store';
+import type { LinkStore, RedirectRow } from '../links/public';
+import type { VariantRow, VariantStore } from '../variants/public';
 import { LinkTable, STATUS_NAMES, type VariantFacts } from './link-table';
 import { applyParams } from './location';
 

@@ -26,8 +26,7 @@ import {
   targetSerial,
   writeBlock,
 } from '../clicks/public';
-import type { Preview, Rule } from '../links/rules';
-import type { RedirectRow } from '../links/store';
+import type { Preview, RedirectRow, Rule } from '../links/public';
 import { type CompiledRules, compileRules } from './rules/compile';
 
 type LinkStatus = RedirectRow['status'];

@@ -9,7 +9,7 @@
  */
 import { htmlSecurityHeaders } from '../../http/html-headers';
 import { escapeHtml } from '../../lib/text';
-import type { Preview } from '../links/rules';
+import type { Preview } from '../links/public';
 
 const HEADERS = {
   'content-type': 'text/html; charset=utf-8',

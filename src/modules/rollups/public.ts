@@ -33,6 +33,7 @@ export {
   type Bucket,
   type ClickSource,
   type CountedClick,
+  type FoldCounters,
   GRAIN_CODE,
   type Grain,
   RollupAccumulator,

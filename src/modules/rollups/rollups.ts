@@ -66,6 +66,20 @@ export interface ClickSource {
   foldedThrough(): number;
   /** Moves the watermark to `id`; called inside the fold's transaction, so counts and watermark commit together. */
   markFolded(id: number): void;
+  /**
+   * The links' and variants' counters a fold adds its clicks to, in its transaction: their
+   * modules' statements on this connection (their tables), prepared once per folder.
+   */
+  prepareCounters(): FoldCounters;
+}
+
+/** The counters a fold bumps: which links still exist, and the link and variant counters. */
+export interface FoldCounters {
+  links: {
+    existing(ids: Iterable<string>): Set<string>;
+    bump(id: string, humans: number, uniques: number, bots: number, last: number | null): void;
+  };
+  variants: { bump(id: string, clicks: number): void };
 }
 
 /** UTM_DIMS looked up by a param name that may be anything (no prototype keys). */

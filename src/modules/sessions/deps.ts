@@ -1,6 +1,6 @@
 /** What the sessions module needs: the accounts' stores (auth) with its own, then sign-in's throttle and verifier. */
 import type { Logger } from '../../lib/log';
-import type { AuthDeps } from '../auth/deps';
+import type { AuthDeps } from '../auth/public';
 import type { SessionStore, SetupTokenStore } from './store';
 import type { SignInThrottle } from './throttle';
 

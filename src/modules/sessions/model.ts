@@ -1,7 +1,7 @@
 /** Schemas of the dashboard's session endpoints (/api/app: setup, session, sessions, password). */
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { EmailField, NEW_PASSWORD, passwordField } from '../auth/model';
+import { EmailField, NEW_PASSWORD, passwordField } from '../auth/public';
 
 const AccountModel = t.Object({ id: t.String(), email: t.String(), superuser: t.Boolean() });
 

@@ -1,9 +1,7 @@
 /** A signed-in person changes their own password: the current one is checked first, under the sign-in throttle. */
 
 import { invalid } from '../../lib/errors';
-import type { AccountRow } from '../auth/accounts';
-import { checkPassword } from '../auth/accounts';
-import { setPassword } from '../auth/admin';
+import { type AccountRow, checkPassword, setPassword } from '../auth/public';
 import type { SessionsDeps } from './deps';
 import { checkCredentials } from './service';
 

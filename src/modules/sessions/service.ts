@@ -7,10 +7,7 @@
 import { AppError, notFound } from '../../lib/errors';
 import { sha256Hex } from '../../lib/hash';
 import { newId, randomToken } from '../../lib/ids';
-import type { AccountRow } from '../auth/accounts';
-import { findAccountByEmail, findAccountById } from '../auth/accounts';
-import type { Principal } from '../auth/keys';
-import { hashPassword } from '../auth/passwords';
+import { type AccountRow, findAccountByEmail, findAccountById, hashPassword, type Principal } from '../auth/public';
 import { parseAgent } from '../clicks/public';
 import type { SessionsBase, SessionsDeps } from './deps';
 import type { SessionRow } from './store';

@@ -11,7 +11,7 @@
 
 import { AppError } from '../../lib/errors';
 import { digestsEqual, sha256Hex } from '../../lib/hash';
-import { hasAccounts, prepareAccount } from '../auth/accounts';
+import { hasAccounts, prepareAccount } from '../auth/public';
 import type { SessionsBase, SessionsDeps } from './deps';
 import { type NewSession, startSession } from './service';
 

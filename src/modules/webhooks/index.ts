@@ -127,3 +127,6 @@ export function webhooksRoutes(deps: WebhookRoutesDeps) {
       detail: { tags, summary: 'Delete a webhook', description: 'Its pending deliveries are dropped.' },
     });
 }
+
+/** The live stream's route, mounted by app.ts beside these. */
+export { liveRoutes } from './live-routes';

@@ -5,7 +5,7 @@
  * streams of one link.
  */
 
-import type { Click } from '../analytics/model';
+import type { Click } from './click-record';
 import type { WebhooksDeps } from './deps';
 import { clicksFor } from './outbox/click-events';
 import { eventData } from './outbox/data';

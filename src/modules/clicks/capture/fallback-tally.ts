@@ -4,7 +4,7 @@
  * flusher through the click writer with every flush: never a database write on the request.
  * They are not clicks: nothing else of the visit is kept.
  */
-import type { FallbackVisits } from '../../links/counters';
+import type { FallbackVisits } from '../../links/public';
 
 export type { FallbackVisits };
 

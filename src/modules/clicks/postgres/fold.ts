@@ -11,9 +11,9 @@
  */
 import type { Pg } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, ROLLUP_FOLD_LOCK } from '../../../db/postgres/locks';
-import { bumpLinkCounters, existingLinks } from '../../links/counters';
+import { bumpLinkCounters, existingLinks } from '../../links/public';
 import { PendingSums, PgRollupWriter } from '../../rollups/public';
-import { bumpVariantCounters } from '../../variants/counters';
+import { bumpVariantCounters } from '../../variants/public';
 import { addDelta } from './deltas';
 
 /** Deltas counted per transaction: up to this many batches' clicks are summed in memory at once. */

@@ -12,7 +12,7 @@
  */
 import { num, type Pg } from '../../../db/postgres/client';
 import { BoundedCache } from '../../../lib/bounded-cache';
-import { linkExistsCondition } from '../../links/link-exists';
+import { linkExistsCondition } from '../../links/public';
 import { DIM_COLUMNS, DIM_COUNT } from '../../rollups/public';
 import { decodeBlock, emptyColumns } from '../block-codec';
 import {

@@ -5,7 +5,7 @@
  * dictionary (rollups PgValues), target ids by a reader's cache of click_targets.
  */
 import { num, type Pg } from '../../../db/postgres/client';
-import { linkExistsCondition } from '../../links/link-exists';
+import { linkExistsCondition } from '../../links/public';
 import { type ClickDimTuple, linkValueIdPg, type PgValues } from '../../rollups/public';
 import type { ClickColumns } from '../block-codec';
 import type { ClickFilter, ClickKey, ClickRef } from '../block-page';

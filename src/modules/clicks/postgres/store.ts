@@ -17,7 +17,7 @@ import { num } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, HOUSEKEEPING_LOCK, tryTransactionLock } from '../../../db/postgres/locks';
 import type { Clock } from '../../../lib/clock';
 import { utcDay } from '../../../lib/time';
-import { addFallbackVisitsPg, existingLinks, existingLinksWithSlugs, type FallbackVisits } from '../../links/counters';
+import { addFallbackVisitsPg, existingLinks, existingLinksWithSlugs, type FallbackVisits } from '../../links/public';
 import { DIM_COUNT, PgValues, valueIdsOf } from '../../rollups/public';
 import { clickEventsWantedPostgres, recordClickEventsPostgres } from '../../webhooks/public';
 import type { WireClick } from '../capture/record';

@@ -7,7 +7,7 @@
  * a new breakdown value's id, so the sums can refer to it.
  */
 import type { Database } from 'bun:sqlite';
-import { prepareLinkCounters } from '../../links/counters';
+import { prepareLinkCounters } from '../../links/public';
 import { type RollupValues, valueIdsOf } from '../../rollups/public';
 import { clickEventsWantedSqlite, recordClickEventsSqlite } from '../../webhooks/public';
 import type { EnrichedClick } from '../enrich/enrich';

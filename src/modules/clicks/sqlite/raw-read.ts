@@ -10,6 +10,7 @@
  * newest possible key sorts below the page's last key so far is not read.
  */
 import type { Database } from 'bun:sqlite';
+import { prepareLinkCounters } from '../../links/public';
 import {
   type ClickDimTuple,
   type ClickSource,
@@ -18,6 +19,7 @@ import {
   linkValueId,
   RollupValues,
 } from '../../rollups/public';
+import { prepareVariantCounters } from '../../variants/public';
 import { type ClickColumns, decodeBlock } from '../block-codec';
 import {
   belowFullPage,
@@ -256,6 +258,7 @@ export function clickSource(sqlite: Database): ClickSource {
     markFolded: (id) => {
       mark.run(id);
     },
+    prepareCounters: () => ({ links: prepareLinkCounters(sqlite), variants: prepareVariantCounters(sqlite) }),
   };
 }
 

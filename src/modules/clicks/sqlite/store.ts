@@ -13,7 +13,7 @@ import type { Database } from 'bun:sqlite';
 import type { WalCheckpointer } from '../../../db/checkpoint';
 import type { Clock } from '../../../lib/clock';
 import { DAY_MS, utcDay } from '../../../lib/time';
-import { addFallbackVisits, type FallbackVisits } from '../../links/counters';
+import { addFallbackVisits, type FallbackVisits } from '../../links/public';
 import { type CountedHumans, createFolder, type Folder, PendingSums, RollupValues } from '../../rollups/public';
 import type { WireClick } from '../capture/record';
 import { type EnrichContext, type EnrichedClick, enrichClick } from '../enrich/enrich';

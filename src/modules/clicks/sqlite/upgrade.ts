@@ -16,7 +16,7 @@
 import type { Database } from 'bun:sqlite';
 import { type Clock, systemClock } from '../../../lib/clock';
 import { DAY_MS, utcDay } from '../../../lib/time';
-import { prepareLinkCounters } from '../../links/counters';
+import { prepareLinkCounters } from '../../links/public';
 import {
   type ClickDim,
   type ClickDimValues,
@@ -30,7 +30,7 @@ import {
   RollupValues,
   valueIdsOf,
 } from '../../rollups/public';
-import { prepareVariantCounters } from '../../variants/counters';
+import { prepareVariantCounters } from '../../variants/public';
 import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from '../stored-click';
 import { TargetIds } from './click-targets';
 import { sealBacklog } from './seal';

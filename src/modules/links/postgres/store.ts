@@ -6,7 +6,7 @@
 
 import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../../db/postgres/locks';
-import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../../variants/postgres/store';
+import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../../variants/public';
 import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsPostgres } from '../../webhooks/public';
 import { availabilityConditionPg } from '../availability';
 import type { LinkSort } from '../model';

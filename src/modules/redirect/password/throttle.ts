@@ -12,8 +12,7 @@
  */
 import { throttleKeyOf } from '../../../lib/address';
 import type { Clock } from '../../../lib/clock';
-import type { FailureWindow, SignInFailureStore } from '../../sessions/store';
-import { FailureWindows } from '../../sessions/throttle';
+import { type FailureWindow, FailureWindows, type SignInFailureStore } from '../../sessions/public';
 
 export const LINK_PASSWORD_LIMIT = 10;
 export const LINK_PASSWORD_WINDOW_MS = 15 * 60_000;

@@ -5,8 +5,7 @@
  * semantics are docs/behaviour.md's "Link rules".
  */
 import { NO_PARAMS_JSON, targetSerial } from '../../clicks/public';
-import { REFERRER_ALIASES } from '../../links/rule-names';
-import type { Rule } from '../../links/rules';
+import { REFERRER_ALIASES, type Rule } from '../../links/public';
 import { applyParams } from '../location';
 import { agentNameKey } from './visitor';
 

@@ -20,8 +20,6 @@
 import type { Database } from 'bun:sqlite';
 import { type Clock, systemClock } from '../../../lib/clock';
 import { DAY_MS, utcDay } from '../../../lib/time';
-import { prepareLinkCounters } from '../../links/counters';
-import { prepareVariantCounters } from '../../variants/counters';
 import { PendingSums } from '../pending';
 import { RollupValues } from '../rollup-values';
 import { type ClickSource, valueIdsOf } from '../rollups';
@@ -54,9 +52,8 @@ function report(pending: PendingSums, counted: CountedHumans | undefined): void 
 }
 
 export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock, counted?: CountedHumans): Folder {
-  const linkCounters = prepareLinkCounters(sqlite);
+  const { links: linkCounters, variants: variantCounters } = clicks.prepareCounters();
   const linkDays = new LinkDays(sqlite);
-  const variantCounters = prepareVariantCounters(sqlite);
   // The workspace buckets stay decoded between folds (see RollupStore).
   const rollupStore = new RollupStore(sqlite, { cacheWorkspace: true });
 

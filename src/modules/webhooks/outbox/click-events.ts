@@ -5,8 +5,7 @@
  * clicks are the event's data; its bot hits are kept beside them, for webhooks and streams that
  * take them (after the human clicks); an event of bot hits only makes no other delivery.
  */
-import { type ClickFacts, clickRecord } from '../../analytics/click-fields';
-import type { Click } from '../../analytics/model';
+import { type Click, type ClickFacts, clickRecord } from '../click-record';
 import type { NewEvent } from './events';
 
 /** Clicks per `clicks` event: ~450 KB of JSON at most, one delivery per flush at 1,000 clicks/s. */

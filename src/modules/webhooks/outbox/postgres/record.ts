@@ -9,7 +9,7 @@
 import type { Pg } from '../../../../db/postgres/client';
 import { EVENT_FEED_LOCK } from '../../../../db/postgres/locks';
 import { newId } from '../../../../lib/ids';
-import { knownVariantsPostgres } from '../../../variants/known';
+import { knownVariantsPostgres } from '../../../variants/public';
 import { clickEvents, distinct, type WrittenClick } from '../click-events';
 import type { NewEvent } from '../events';
 

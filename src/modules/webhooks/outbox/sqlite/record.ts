@@ -6,7 +6,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import { newId } from '../../../../lib/ids';
-import { knownVariantsSqlite } from '../../../variants/known';
+import { knownVariantsSqlite } from '../../../variants/public';
 import { clickEvents, distinct, type WrittenClick } from '../click-events';
 import type { NewEvent } from '../events';
 

@@ -1,0 +1,10 @@
+/**
+ * The analytics module's face: what other modules and the server, the CLI and the composition root
+ * use of it. test/architecture/boundaries.test.ts fails on an import of any other file of this
+ * folder from outside it (but its table.ts, and its routes in index.ts, which app.ts mounts).
+ */
+export type { Exports } from './export-chunks';
+export { ExportHost } from './export-host';
+export { createPostgresAnalyticsStore, postgresStorageBytes } from './postgres/store';
+export { createSqliteAnalyticsStore, sqliteStorageBytes } from './sqlite/store';
+export type { AnalyticsStore, StorageBytes } from './store';

@@ -1,0 +1,23 @@
+/**
+ * The auth module's face: what other modules and the server, the CLI and the composition root
+ * use of it. test/architecture/boundaries.test.ts fails on an import of any other file of this
+ * folder from outside it (but its table.ts, and its routes in index.ts, which app.ts mounts).
+ */
+export {
+  type AccountRow,
+  checkPassword,
+  createAccount,
+  findAccountByEmail,
+  findAccountById,
+  getAccountByEmailOrThrow,
+  hasAccounts,
+  prepareAccount,
+} from './accounts';
+export { listAccounts, setPassword } from './admin';
+export type { AuthDeps } from './deps';
+export { type ApiKeyListing, createApiKey, listApiKeys, type Principal, revokeApiKey, verifyApiKey } from './keys';
+export { EmailField, NEW_PASSWORD, passwordField } from './model';
+export { hashPassword } from './passwords';
+export { createPostgresAccountStore, createPostgresKeyStore } from './postgres/store';
+export { createSqliteAccountStore, createSqliteKeyStore } from './sqlite/store';
+export type { AccountStore, KeyStore } from './store';

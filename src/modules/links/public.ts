@@ -1,0 +1,47 @@
+/**
+ * The links module's face: what other modules and the server, the CLI and the composition root
+ * use of it. test/architecture/boundaries.test.ts fails on an import of any other file of this
+ * folder from outside it (but its table.ts, and its routes in index.ts, which app.ts mounts).
+ */
+export type { LinkChangeFeed } from './changes';
+export {
+  addFallbackVisits,
+  addFallbackVisitsPg,
+  bumpLinkCounters,
+  existingLinks,
+  existingLinksWithSlugs,
+  type FallbackVisits,
+  prepareLinkCounters,
+} from './counters';
+export type { LinksDeps } from './deps';
+export { linkJsonById } from './event-data';
+export { linkExists, linkExistsCondition } from './link-exists';
+export { toLinks } from './links';
+export { LINK_LIMITS, type Link, LinkModel, StatusModel, tagsField } from './model';
+export { normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
+export { createPostgresLinkChangeFeed } from './postgres/changes';
+export { createPostgresClickLimitStore } from './postgres/click-limits';
+export { createPostgresLinkStore, createPostgresLinkWrites, unfileProjectLinksPostgres } from './postgres/store';
+export { REFERRER_ALIASES } from './rule-names';
+export { PASSWORD_LIMITS, type Preview, type Rule } from './rules';
+export {
+  checkProjectId,
+  getLinkRowOrThrow,
+  humanClicksNow,
+  newLinkRow,
+  normalizeTags,
+  normalizeTitle,
+  unknownProject,
+} from './service';
+export { generateSlug, RESERVED_SLUGS } from './slug';
+export { createSqliteLinkStore, createSqliteLinkWrites, unfileProjectLinksSqlite } from './sqlite/store';
+export type { ClickLimitStore, LinkRow, LinkStore, LinkWrites, RedirectRow } from './store';
+export {
+  deleteLinks,
+  deleteVariant,
+  insertBulkLinks,
+  insertVariant,
+  linksUnfiled,
+  updateLinks,
+  updateVariant,
+} from './writer';
