@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { openConnection } from '../src/db/client';
 import { systemClock } from '../src/lib/clock';
 import { noGeo } from '../src/modules/clicks/enrich/geo';
-import { ClickStore } from '../src/modules/clicks/sqlite/store';
+import { SqliteClickWriter } from '../src/modules/clicks/sqlite/store';
 import { buildOldReleaseDb } from './fixtures/old-release-db';
 import { superuserWriteKey } from './helpers/cli';
 import { fill, poll, smallDisk, unmountSmallDisks } from './helpers/full-disk';
@@ -140,7 +140,7 @@ describe('a start on a full disk, database in place', () => {
     writes.exec("CREATE TRIGGER fail_clicks BEFORE INSERT ON click_tail BEGIN SELECT RAISE(ABORT, 'refused'); END");
     expect(await server.stop(20_000)).toBe(0);
     writes.exec('DROP TRIGGER fail_clicks');
-    const store = new ClickStore(writes, noGeo, [], systemClock, { foldMaxMs: Number.MAX_SAFE_INTEGER });
+    const store = new SqliteClickWriter(writes, noGeo, [], systemClock, { foldMaxMs: Number.MAX_SAFE_INTEGER });
     const click = {
       time: Date.now(),
       linkId: id!,

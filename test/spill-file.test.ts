@@ -13,7 +13,7 @@ import { openConnection } from '../src/db/client';
 import { fixedClock } from '../src/lib/clock';
 import { DAY_MS } from '../src/lib/time';
 import { noGeo } from '../src/modules/clicks/enrich/geo';
-import { ClickStore } from '../src/modules/clicks/sqlite/store';
+import { SqliteClickWriter } from '../src/modules/clicks/sqlite/store';
 import { freshDb, superuserWriteKey } from './helpers/cli';
 import { fill, poll, smallDisk, unmountSmallDisks } from './helpers/full-disk';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitForLog, waitHealthy } from './helpers/proc';
@@ -248,7 +248,7 @@ describe('a replay days after the stop counts each visitor once per day', () => 
       bot: false,
     });
     const conn = openConnection(db, 'standalone');
-    const store = new ClickStore(conn, noGeo, [], fixedClock(day));
+    const store = new SqliteClickWriter(conn, noGeo, [], fixedClock(day));
     store.writeBatch([captured(day, '81.2.69.142', DESKTOP)]);
     store.fold();
     conn.close();

@@ -4,7 +4,7 @@
  *   [--dir <folder>] [--reseed] [--only stats|export] [--engine sqlite|postgres]
  *
  * Seeding: every click goes through the real app (app.handle: the redirect hook, the click
- * buffer) and the real flush (ClickFlusher -> ClickStore: enrichment with the bundled DB-IP
+ * buffer) and the real flush (ClickFlusher -> SqliteClickWriter: enrichment with the bundled DB-IP
  * database, visitor hashing, one transaction per batch of 2,000). The clock is simulated so the
  * clicks spread over the last `days` days in time order. Writing is inline (not the writer
  * Worker) only because the Worker reads the system clock, under which 90-day-old clicks would

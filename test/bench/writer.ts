@@ -2,7 +2,7 @@
  * Click writer benchmark: what one click costs the writer thread, alone on the machine.
  *
  * Seeds a fresh database with `--links` links (a third with utm params), then writes `--clicks`
- * clicks through the same ClickStore the writer Worker runs, in batches of MAX_BATCH, spread
+ * clicks through the same SqliteClickWriter the writer Worker runs, in batches of MAX_BATCH, spread
  * over every link the way the redirect benchmark spreads them (so a batch holds about one
  * click per link), with mixed user agents, referrers and client addresses (a fifth new).
  * The store folds as the writer Worker's does (every FOLD_MAX_CLICKS clicks or FOLD_MAX_MS),
@@ -39,9 +39,9 @@ import type { ClickRecord, WireClick } from '../../src/modules/clicks/capture/re
 import { enrichClick } from '../../src/modules/clicks/enrich/enrich';
 import { openGeo } from '../../src/modules/clicks/enrich/geo';
 import { VisitorHasher } from '../../src/modules/clicks/enrich/visitor';
-import { PgClickStore } from '../../src/modules/clicks/postgres/store';
+import { PostgresClickWriter } from '../../src/modules/clicks/postgres/store';
 import { sqliteSalts } from '../../src/modules/clicks/sqlite/salts';
-import { ClickStore } from '../../src/modules/clicks/sqlite/store';
+import { SqliteClickWriter } from '../../src/modules/clicks/sqlite/store';
 import { TailAppender } from '../../src/modules/clicks/sqlite/tail-append';
 import { FOLD_MAX_CLICKS, FOLD_MAX_MS } from '../../src/modules/clicks/store';
 import { RollupValues } from '../../src/modules/rollups/rollup-values';
@@ -102,7 +102,7 @@ async function writeOnPostgres(
       )}::text[])`;
     }
     await sql`VACUUM ANALYZE`;
-    const store = new PgClickStore(sql, openGeo(null), ['localhost'], systemClock);
+    const store = new PostgresClickWriter(sql, openGeo(null), ['localhost'], systemClock);
     const ms: number[] = [];
     for (const batch of batches) {
       const received = JSON.parse(JSON.stringify(batch)) as WireClick[];
@@ -152,7 +152,7 @@ try {
   // The writer Worker's checkpoints: after each of its commits once the WAL is due (its timer,
   // for other connections' commits, has nothing to add here).
   const checkpoints = new WalCheckpointer(db.$client, dbPath);
-  const store = new ClickStore(db.$client, openGeo(null), ['localhost'], systemClock, {
+  const store = new SqliteClickWriter(db.$client, openGeo(null), ['localhost'], systemClock, {
     foldMaxClicks: Number(values['fold-max-clicks']),
     foldMaxMs: Number(values['fold-max-ms']),
     checkpoints,

@@ -18,7 +18,7 @@ import {
 import { applyPragmas, type Db, openDatabase, WAL_SIZE_LIMIT } from '../../src/db/client';
 import type { WireClick } from '../../src/modules/clicks/capture/record';
 import { noGeo } from '../../src/modules/clicks/enrich/geo';
-import { ClickStore } from '../../src/modules/clicks/sqlite/store';
+import { SqliteClickWriter } from '../../src/modules/clicks/sqlite/store';
 import { disposeTestApp, T0 } from '../helpers/app';
 import { type Ctx, createLink, setup, UA } from '../modules/clicks/support';
 
@@ -57,7 +57,7 @@ describe('the WAL checkpoint policy', () => {
   let c: Ctx;
   let writer: Db;
   let checkpoints: WalCheckpointer;
-  let store: ClickStore;
+  let store: SqliteClickWriter;
   let dbPath: string;
 
   beforeAll(async () => {
@@ -71,7 +71,7 @@ describe('the WAL checkpoint policy', () => {
     // as the documented 64 MB is of 128 MB (the file shrinks below the size at which one is due).
     for (const sqlite of [writer.$client, c.t.deps.db.$client]) sqlite.exec(`PRAGMA journal_size_limit = ${DUE / 2}`);
     checkpoints = new WalCheckpointer(writer.$client, dbPath, { checkpointBytes: DUE, idleMs: IDLE_MS, pollMs: 20 });
-    store = new ClickStore(writer.$client, noGeo, ['sl.test'], c.t.clock, { sealRows: 5000, checkpoints });
+    store = new SqliteClickWriter(writer.$client, noGeo, ['sl.test'], c.t.clock, { sealRows: 5000, checkpoints });
   });
   afterAll(async () => {
     checkpoints.stop();

@@ -9,8 +9,8 @@ import type { WalCheckpointer } from '../../db/checkpoint';
 import type { Pg } from '../../db/postgres/client';
 import type { Clock } from '../../lib/clock';
 import type { GeoLookup } from './enrich/geo';
-import { PgClickStore } from './postgres/store';
-import { ClickStore } from './sqlite/store';
+import { PostgresClickWriter } from './postgres/store';
+import { SqliteClickWriter } from './sqlite/store';
 import type { ClickWriter } from './store';
 
 /** A connection the click writer can write on. */
@@ -25,14 +25,14 @@ export interface WriterOptions {
   checkpoints?: WalCheckpointer;
 }
 
-/** Also a ClickStore when on SQLite (the Worker reads its fold count). */
+/** Also a SqliteClickWriter when on SQLite (the Worker reads its fold count). */
 export function openClickWriter(connection: WriterConnection, options: WriterOptions): ClickWriter {
   if (connection.engine === 'postgres') {
-    return new PgClickStore(connection.sql, options.geo, options.ownHosts, options.clock, {
+    return new PostgresClickWriter(connection.sql, options.geo, options.ownHosts, options.clock, {
       retentionDays: options.retentionDays,
     });
   }
-  return new ClickStore(connection.sqlite, options.geo, options.ownHosts, options.clock, {
+  return new SqliteClickWriter(connection.sqlite, options.geo, options.ownHosts, options.clock, {
     retentionDays: options.retentionDays,
     checkpoints: options.checkpoints,
   });

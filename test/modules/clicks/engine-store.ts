@@ -16,9 +16,9 @@ import { CLICK_BARRIER_LOCK } from '../../../src/db/postgres/locks';
 import { fixedClock } from '../../../src/lib/clock';
 import type { WireClick } from '../../../src/modules/clicks/capture/record';
 import { noGeo } from '../../../src/modules/clicks/enrich/geo';
-import { PgClickStore } from '../../../src/modules/clicks/postgres/store';
+import { PostgresClickWriter } from '../../../src/modules/clicks/postgres/store';
 import { deleteLinkClicks, deleteLinkClicksPg } from '../../../src/modules/clicks/public';
-import { ClickStore } from '../../../src/modules/clicks/sqlite/store';
+import { SqliteClickWriter } from '../../../src/modules/clicks/sqlite/store';
 import type { ClickWriter } from '../../../src/modules/clicks/store';
 import { forgetLinkRollups, forgetLinkRollupsPg } from '../../../src/modules/rollups/public';
 import { decodeCounts } from '../../../src/modules/rollups/rollup-codec';
@@ -75,7 +75,7 @@ async function sqliteStore(now: number, options: FoldOptions): Promise<EngineSto
   const db = openDatabase(join(dir, 'slink.db'));
   migrateDatabase(db);
   const sqlite: Database = db.$client;
-  const writer = new ClickStore(sqlite, noGeo, ['sl.test'], fixedClock(now), options);
+  const writer = new SqliteClickWriter(sqlite, noGeo, ['sl.test'], fixedClock(now), options);
   const names = () =>
     new Map(
       sqlite
@@ -156,7 +156,7 @@ async function sqliteStore(now: number, options: FoldOptions): Promise<EngineSto
 async function postgresStore(now: number, options: FoldOptions): Promise<EngineStore> {
   const url = await freshPostgresUrl();
   const sql: Pg = openPostgres(url, 4);
-  const writer = new PgClickStore(sql, noGeo, ['sl.test'], fixedClock(now), options);
+  const writer = new PostgresClickWriter(sql, noGeo, ['sl.test'], fixedClock(now), options);
   const names = async () =>
     new Map<number, string>(
       (await sql`SELECT id, dim, key, value FROM rollup_values`).map(

@@ -8,7 +8,7 @@ import { openPostgres } from '../../../src/db/postgres/client';
 import { fixedClock } from '../../../src/lib/clock';
 import { noGeo } from '../../../src/modules/clicks/enrich/geo';
 import { addDelta, encodeDelta } from '../../../src/modules/clicks/postgres/deltas';
-import { PgClickStore } from '../../../src/modules/clicks/postgres/store';
+import { PostgresClickWriter } from '../../../src/modules/clicks/postgres/store';
 import { PendingSums } from '../../../src/modules/rollups/public';
 import { type EngineStore, engineStore, wire } from './engine-store';
 
@@ -33,10 +33,10 @@ async function opened(...args: Parameters<typeof engineStore>): Promise<EngineSt
 }
 
 /** Another writer on the same database: another node, or the next start after a kill. */
-function secondWriter(s: EngineStore): PgClickStore {
+function secondWriter(s: EngineStore): PostgresClickWriter {
   const sql = openPostgres(s.url!, 2);
   closers.push(() => sql.close());
-  return new PgClickStore(sql, noGeo, ['sl.test'], fixedClock(T), NO_AUTO_FOLD);
+  return new PostgresClickWriter(sql, noGeo, ['sl.test'], fixedClock(T), NO_AUTO_FOLD);
 }
 
 describe('PostgreSQL fold', () => {

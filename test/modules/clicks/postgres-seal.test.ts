@@ -14,7 +14,7 @@ import { fixedClock } from '../../../src/lib/clock';
 import { decodeBlock } from '../../../src/modules/clicks/block-codec';
 import { noGeo } from '../../../src/modules/clicks/enrich/geo';
 import { PgSealer, sealSegmentPg, takeHorizon } from '../../../src/modules/clicks/postgres/seal';
-import { PgClickStore } from '../../../src/modules/clicks/postgres/store';
+import { PostgresClickWriter } from '../../../src/modules/clicks/postgres/store';
 import { deleteLink } from '../../../src/modules/links/service';
 import { api, disposeTestApp, T0 } from '../../helpers/app';
 import { freshPostgresUrl } from '../../helpers/postgres';
@@ -274,7 +274,7 @@ async function storeWith(links: number, options: { sealRows?: number; retentionD
     await sql`INSERT INTO link_counters (link_id) VALUES (${`l${i}`})`;
   }
   const clock = fixedClock(options.now ?? T0);
-  const store = new PgClickStore(sql, noGeo, ['sl.test'], clock, {
+  const store = new PostgresClickWriter(sql, noGeo, ['sl.test'], clock, {
     sealRows: options.sealRows ?? 1_000_000,
     retentionDays: options.retentionDays ?? 0,
   });
@@ -433,7 +433,7 @@ describe('retention by segment', () => {
     const DAY = 24 * HOUR;
     const now = T0 + 40 * DAY;
     const { sql, store, clock } = await storeWith(3, { now });
-    const pruner = new PgClickStore(sql, noGeo, ['sl.test'], clock, { retentionDays: 30 });
+    const pruner = new PostgresClickWriter(sql, noGeo, ['sl.test'], clock, { retentionDays: 30 });
     // Segment 1: only old clicks. Segment 2: old and recent ones. The tail: old and recent ones.
     expect((await store.writeBatch(batch(30, 3, now - 35 * DAY))).written).toBe(30);
     expect(await seal(sql)).toBe(30);

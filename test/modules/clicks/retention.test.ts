@@ -10,7 +10,7 @@ import type { WireClick } from '../../../src/modules/clicks/capture/record';
 import { noGeo } from '../../../src/modules/clicks/enrich/geo';
 import { retainedFrom } from '../../../src/modules/clicks/retention';
 import { countClicks } from '../../../src/modules/clicks/sqlite/raw-read';
-import { ClickStore } from '../../../src/modules/clicks/sqlite/store';
+import { SqliteClickWriter } from '../../../src/modules/clicks/sqlite/store';
 import { api, disposeTestApp, T0 } from '../../helpers/app';
 import { type Ctx, createLink, DAY, rows, setup, UA } from './support';
 
@@ -34,7 +34,7 @@ function wires(linkId: string, n: number, time: number): WireClick[] {
 }
 
 /** Retention steps until one finds nothing to delete; returns how many did something. */
-function retainAll(store: ClickStore): number {
+function retainAll(store: SqliteClickWriter): number {
   let steps = 0;
   for (; steps < 1000; steps++) if (store.retain().kind === 'none') return steps;
   throw new Error('retention never ended');
@@ -47,14 +47,14 @@ function tailTimes(c: Ctx): number[] {
 describe('SLINK_RETENTION_DAYS=30', () => {
   let c: Ctx;
   let link: { id: string; slug: string };
-  let store: ClickStore;
+  let store: SqliteClickWriter;
   const cutoff = T0 - DAYS * DAY;
 
   beforeAll(async () => {
     c = await setup({ SLINK_RETENTION_DAYS: String(DAYS) });
     link = await createLink(c, { slug: 'kept' });
     // A store driven by hand on the app's connection: it folds only when told, seals every 100 clicks.
-    store = new ClickStore(c.t.deps.db.$client, noGeo, ['sl.test'], c.t.clock, {
+    store = new SqliteClickWriter(c.t.deps.db.$client, noGeo, ['sl.test'], c.t.clock, {
       foldMaxClicks: 1e9,
       foldMaxMs: 1e9,
       retentionDays: DAYS,
@@ -141,7 +141,7 @@ describe('SLINK_RETENTION_DAYS=30, later', () => {
     const c = await setup({ SLINK_RETENTION_DAYS: String(DAYS) });
     try {
       const link = await createLink(c, { slug: 'aged' });
-      const store = new ClickStore(c.t.deps.db.$client, noGeo, ['sl.test'], c.t.clock, {
+      const store = new SqliteClickWriter(c.t.deps.db.$client, noGeo, ['sl.test'], c.t.clock, {
         retentionDays: DAYS,
         sealRows: 100,
       });
@@ -179,7 +179,7 @@ describe('SLINK_RETENTION_DAYS=0 (the default)', () => {
 
   test('nothing is pruned, and the list says retainedFrom: null', async () => {
     const link = await createLink(c, { slug: 'all-kept' });
-    const store = new ClickStore(c.t.deps.db.$client, noGeo, ['sl.test'], c.t.clock, { sealRows: 100 });
+    const store = new SqliteClickWriter(c.t.deps.db.$client, noGeo, ['sl.test'], c.t.clock, { sealRows: 100 });
     store.writeBatch(wires(link.id, 150, T0 - 400 * DAY));
     store.fold();
     expect(store.retain().kind).toBe('none');

@@ -10,7 +10,7 @@ import type { WireClick } from '../../../src/modules/clicks/capture/record';
 import { WorkerSink } from '../../../src/modules/clicks/capture/sink';
 import { noGeo } from '../../../src/modules/clicks/enrich/geo';
 import { countClicks } from '../../../src/modules/clicks/sqlite/raw-read';
-import { ClickStore } from '../../../src/modules/clicks/sqlite/store';
+import { SqliteClickWriter } from '../../../src/modules/clicks/sqlite/store';
 import { disposeTestApp, T0, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { storedClicks } from '../../helpers/stored-clicks';
@@ -112,7 +112,7 @@ describe('WorkerSink', () => {
     const link = await createLink(c, { slug: 'retained' });
     // 50 clicks of 100 days ago, written and folded inline (they stay in the tail).
     const now = Date.now();
-    const old = new ClickStore(t.deps.db.$client, noGeo, ['localhost'], t.clock);
+    const old = new SqliteClickWriter(t.deps.db.$client, noGeo, ['localhost'], t.clock);
     old.writeBatch(Array.from({ length: 50 }, (_, i) => wire(link.id, now - 100 * DAY + i)));
     old.fold();
     expect(countClicks(t.deps.db.$client)).toBe(50);

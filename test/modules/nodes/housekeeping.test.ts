@@ -8,7 +8,7 @@ import { openPostgres, type Pg } from '../../../src/db/postgres/client';
 import { HOUSEKEEPING_LOCK } from '../../../src/db/postgres/locks';
 import { fixedClock } from '../../../src/lib/clock';
 import { noGeo } from '../../../src/modules/clicks/enrich/geo';
-import { PgClickStore } from '../../../src/modules/clicks/postgres/store';
+import { PostgresClickWriter } from '../../../src/modules/clicks/postgres/store';
 import { type EngineStore, engineStore, wire } from '../clicks/engine-store';
 
 const NOW = Date.UTC(2026, 10, 21, 12);
@@ -23,10 +23,10 @@ afterEach(async () => {
 });
 
 /** A node's click writer on the same database, keeping 30 days of raw clicks. */
-function node(url: string): PgClickStore {
+function node(url: string): PostgresClickWriter {
   const sql = openPostgres(url, 2);
   pools.push(sql);
-  return new PgClickStore(sql, noGeo, ['sl.test'], fixedClock(NOW), { retentionDays: 30 });
+  return new PostgresClickWriter(sql, noGeo, ['sl.test'], fixedClock(NOW), { retentionDays: 30 });
 }
 
 test('a retention step runs on one node at a time; a dead node’s turn is taken by the next', async () => {

@@ -1,5 +1,5 @@
 /**
- * The fold, with a ClickStore driven directly on the test app's SQLite file: batches append
+ * The fold, with a SqliteClickWriter driven directly on the test app's SQLite file: batches append
  * raw clicks only, counters and statistics follow at the fold; a writer that dies with sums in
  * memory (dropped without a fold, as kill -9 would) loses nothing, because the next one folds
  * the clicks after the watermark when it opens; a link deleted while its clicks wait for the
@@ -8,7 +8,7 @@
 import { describe, expect, test } from 'bun:test';
 import type { WireClick } from '../../../src/modules/clicks/capture/record';
 import { noGeo } from '../../../src/modules/clicks/enrich/geo';
-import { ClickStore } from '../../../src/modules/clicks/sqlite/store';
+import { SqliteClickWriter } from '../../../src/modules/clicks/sqlite/store';
 import { deleteLinkWithClicks } from '../../../src/modules/links/delete-with-clicks';
 import { disposeTestApp, T0, type TestApp } from '../../helpers/app';
 import {
@@ -27,8 +27,8 @@ import {
 const AGENTS = [UA.chromeWin, UA.safariIphone, UA.firefoxLinux, UA.googlebot, UA.curl];
 
 /** A store that folds only when told (no fold inside a drain, whatever the machine's speed). */
-function manualStore(t: TestApp): ClickStore {
-  return new ClickStore(t.deps.db.$client, noGeo, ['sl.test'], t.clock, { foldMaxClicks: 1e9, foldMaxMs: 1e9 });
+function manualStore(t: TestApp): SqliteClickWriter {
+  return new SqliteClickWriter(t.deps.db.$client, noGeo, ['sl.test'], t.clock, { foldMaxClicks: 1e9, foldMaxMs: 1e9 });
 }
 
 interface Target {
@@ -124,7 +124,10 @@ describe('the fold', () => {
     const c = await setup();
     const { t } = c;
     const { a, targets } = await twoLinks(c);
-    const store = new ClickStore(t.deps.db.$client, noGeo, ['sl.test'], t.clock, { foldMaxClicks: 25, foldMaxMs: 1e9 });
+    const store = new SqliteClickWriter(t.deps.db.$client, noGeo, ['sl.test'], t.clock, {
+      foldMaxClicks: 25,
+      foldMaxMs: 1e9,
+    });
     store.writeBatch(wires(targets, 20, T0));
     expect(store.unfolded).toBe(20);
     store.writeBatch(wires(targets, 20, T0 + HOUR, 20));

@@ -2,7 +2,7 @@
  * The spill file: where a stop puts the clicks the database would not take before its deadline
  * (a full or failing disk), beside the database (`<SLINK_DB>.spill`), one line per click as the
  * click store keeps it, never its address or user agent (spill-format.ts). The next start
- * replays it through a ClickStore before the writer takes new clicks (when that start waits for
+ * replays it through a SqliteClickWriter before the writer takes new clicks (when that start waits for
  * space, once space returns: catch-up.ts), and deletes it once they are committed.
  */
 import {

@@ -16,7 +16,7 @@ import { systemClock } from '../../../lib/clock';
 import { HeapGuard } from '../../../lib/heap-guard';
 import { serve } from '../../../lib/worker-rpc';
 import { openGeo } from '../enrich/geo';
-import { ClickStore } from '../sqlite/store';
+import { SqliteClickWriter } from '../sqlite/store';
 import type { ClickWriter, WriteOutcome } from '../store';
 import { openClickWriter } from '../writer';
 import type { FallbackVisits } from './fallback-tally';
@@ -137,11 +137,11 @@ const handlers = {
 
 async function writeBatch(batch: WireClick[]): Promise<WriteOutcome> {
   if (!store) throw new Error('click writer is not open');
-  const folds = store instanceof ClickStore ? store.folds.count : 0;
+  const folds = store instanceof SqliteClickWriter ? store.folds.count : 0;
   const outcome = await store.writeBatch(batch);
   // A batch that folded left the fold's garbage behind (see HeapGuard); on PostgreSQL every
   // batch merges buckets.
-  if (!(store instanceof ClickStore) || store.folds.count !== folds) heap.check();
+  if (!(store instanceof SqliteClickWriter) || store.folds.count !== folds) heap.check();
   // Ask for a collection after each batch, once the answer is sent (asynchronous, it does not
   // block): at saturation this thread is never idle, and JavaScriptCore, which otherwise
   // collects in idle time, let its heap grow ~200 MB further (measured with wrk; no cost in

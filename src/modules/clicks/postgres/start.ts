@@ -20,7 +20,7 @@ import type { EnrichedClick } from '../enrich/enrich';
 import { noGeo } from '../enrich/geo';
 import type { ClickStart } from '../start';
 import { PgFolder } from './fold';
-import { PgClickStore } from './store';
+import { PostgresClickWriter } from './store';
 
 /** How long a stop waits for the database to say the day's salts before the spill makes its own. */
 const STOP_SALT_READ_MS = 2000;
@@ -92,7 +92,7 @@ export async function replaySpillPg(sql: Pg, path: string, options: ReplayOption
     if (clicks.length > 0) {
       const captured = clicks.some((c) => c.kind === 'captured');
       const geo = captured ? openGeoOrNone(options.geoDb) : noGeo;
-      const store = new PgClickStore(sql, geo, options.ownHosts, options.clock);
+      const store = new PostgresClickWriter(sql, geo, options.ownHosts, options.clock);
       for (const [day, salt] of salts) store.adoptSalt(day, salt);
       // Hashing a captured click needs its day's salt known here first.
       await store.loadSalts(clicks.map((c) => utcDay(c.click.time)));

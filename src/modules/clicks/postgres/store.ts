@@ -46,7 +46,7 @@ export interface PgStoreOptions {
   sealRows?: number;
 }
 
-export class PgClickStore implements ClickWriter {
+export class PostgresClickWriter implements ClickWriter {
   private readonly values: PgValues;
   private readonly targets: PgTargets;
   private readonly salts: PgSalts;

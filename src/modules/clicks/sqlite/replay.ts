@@ -11,7 +11,7 @@ import type { CountedHumans } from '../../rollups/public';
 import { openGeoOrNone, readSpill, type SpillOptions, spillReplayed } from '../capture/spill';
 import type { EnrichedClick } from '../enrich/enrich';
 import { noGeo } from '../enrich/geo';
-import { ClickStore } from './store';
+import { SqliteClickWriter } from './store';
 
 export interface ReplayOptions extends SpillOptions {
   log: Logger;
@@ -19,7 +19,7 @@ export interface ReplayOptions extends SpillOptions {
 }
 
 /**
- * Writes the clicks of the spill file (if there is one) in one transaction through a ClickStore
+ * Writes the clicks of the spill file (if there is one) in one transaction through a SqliteClickWriter
  * on `sqlite`, deletes the file, then folds them. Returns how many clicks were replayed. A
  * storage failure (a full disk) before the clicks are written is thrown, the file kept, for the
  * caller to try again once space returns; any other failure is logged and leaves the file for
@@ -29,7 +29,7 @@ export interface ReplayOptions extends SpillOptions {
 export function replaySpill(sqlite: Database, path: string, options: ReplayOptions): number {
   if (!existsSync(path)) return 0;
   const { log } = options;
-  let store: ClickStore | null = null;
+  let store: SqliteClickWriter | null = null;
   let replayed = 0;
   try {
     const { clicks, salts, unreadable } = readSpill(path);
@@ -40,7 +40,7 @@ export function replaySpill(sqlite: Database, path: string, options: ReplayOptio
       for (const { click } of clicks) oldest = Math.min(oldest, click.time);
       const captured = clicks.some((c) => c.kind === 'captured');
       const geo = captured ? openGeoOrNone(options.geoDb) : noGeo;
-      store = new ClickStore(sqlite, geo, options.ownHosts, options.clock, {
+      store = new SqliteClickWriter(sqlite, geo, options.ownHosts, options.clock, {
         firstVisitsFrom: Math.floor(oldest / DAY_MS) * DAY_MS,
         counted: options.counted,
       });

@@ -54,7 +54,7 @@ export interface StoreOptions {
   checkpoints?: WalCheckpointer;
 }
 
-export class ClickStore implements ClickWriter {
+export class SqliteClickWriter implements ClickWriter {
   private readonly append: ClickAppender;
   private readonly folder: Folder;
   private readonly sealer: Sealer;
