@@ -4,7 +4,7 @@
  * injected clock; sign-out, sign out everywhere, one session ended, and a password change ending
  * every session.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { sha256Hex } from '../../src/lib/hash';
 import { createAccount } from '../../src/modules/auth/accounts';
 import { setPassword } from '../../src/modules/auth/admin';
@@ -14,6 +14,11 @@ import { dash, PASSWORD, SAME_ORIGIN, setCookieOf, signIn } from '../helpers/das
 import { forEachEngine } from '../helpers/engines';
 import { expectError, expectExactKeys, expectSchema } from '../helpers/schema';
 import { storedRows } from '../helpers/stored';
+
+// Every test here hashes and verifies real passwords (argon2id, several per test), and that work runs
+// on the lowest-priority threads by design (sessions/verifier.ts): on a machine busy with other
+// work it waits its turn for long. The limit is a guard against a hang, not a measure.
+setDefaultTimeout(120_000);
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;

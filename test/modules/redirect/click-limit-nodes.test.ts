@@ -14,6 +14,7 @@ import { createRedirect } from '../../../src/modules/redirect/redirect';
 import { api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { startPostgres, stopPostgres } from '../../helpers/postgres';
 import { storedClicks, storedRows } from '../../helpers/stored';
+import { waitUntil } from '../../helpers/wait';
 import { clickRequest, flushOk, UA } from '../clicks/support';
 
 const BOTS = [UA.googlebot, UA.curl, UA.facebook, null];
@@ -397,7 +398,9 @@ describe('while the database cannot be reached', () => {
     } finally {
       await holder.close();
     }
-    // The raise went through once the row was free: the shared count and the node's agree on 2.
+    // The raise goes through once the row is free (it was waiting on the lock, and commits after
+    // the holder's end): the shared count and the node's then agree on 2.
+    await waitUntil(async () => (await sharedCount(t, link.id)) === 2, 'the late raise to be counted');
     expect(await sharedCount(t, link.id)).toBe(2);
     expect(tally(await fire([t], '/slow', humans(5)))).toEqual({ redirected: 1, gone: 4 });
     await flushOk(t);
