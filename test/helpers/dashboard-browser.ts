@@ -13,6 +13,7 @@ import { disposeTestApp, makeKey, makeTestApp, type TestApp } from './app';
 import { cspViolations, launchBrowser, type OfflinePage, offlinePage } from './browser';
 import { PASSWORD } from './dashboard';
 import { ROOT } from './proc';
+import { waitUntil as waitUntilRead } from './wait';
 
 export interface Dashboard {
   t: TestApp;
@@ -125,12 +126,9 @@ export async function realSession(d: Dashboard, page: Page, superuser = true): P
  * Waits until `check` holds. (Playwright's waitForFunction evaluates its predicate with eval,
  * which the dashboard's CSP forbids; this polls from the test instead.)
  */
-export async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms: ${check}`);
-    await Bun.sleep(50);
-  }
+export function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  // The shared bounded poll (wait.ts), asking the page every 50 ms: each ask is a round trip to it.
+  return waitUntilRead(check, `${check}`, timeoutMs, 50);
 }
 
 /** An offline page whose context is signed in for real (see realSession). */

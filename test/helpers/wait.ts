@@ -6,10 +6,11 @@ export async function waitUntil(
   read: () => boolean | Promise<boolean>,
   what: string,
   timeoutMs = 20_000,
+  everyMs = 2,
 ): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await read())) {
     if (performance.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms for ${what}`);
-    await Bun.sleep(2);
+    await Bun.sleep(everyMs);
   }
 }
