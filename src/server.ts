@@ -78,6 +78,8 @@ export async function startServer(
   // app.handle(), its first hook runs it).
   // The app itself (~20 ms of route and OpenAPI setup) is built after the server listens, so the
   // first redirect never waits for it.
+  // One short read: a redirect routes by domain from its first request on.
+  await deps.domainsReady;
   const shortSite = createShortSite(deps);
   let app: App | null = null;
   const ensureApp = (): App => {

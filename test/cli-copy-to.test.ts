@@ -171,6 +171,7 @@ const TABLE_LINES = [
   /^api_keys: 1 rows on both sides$/,
   /^click_targets: \d+ rows on both sides$/,
   /^projects: 1 rows on both sides$/,
+  /^domains: 1 rows on both sides, every row equal$/,
   /^links: 3 rows on both sides$/,
   /^link_counters: 3 rows on both sides, every link's counters equal$/,
   /^link_tags: 2 rows on both sides$/,

@@ -10,6 +10,7 @@ import { randomToken } from '../lib/ids';
 import type { Logger } from '../lib/log';
 import type { Exports } from '../modules/analytics/public';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
+import { DomainDirectory, startDomains } from '../modules/domains/public';
 import { deleteVariant, insertVariant, linkJsonById, linksUnfiled, updateVariant } from '../modules/links/public';
 import { Metrics } from '../modules/metrics/public';
 import {
@@ -38,6 +39,10 @@ export interface BaseDeps {
 }
 
 export interface Deps extends BaseDeps {
+  /** Every short domain in memory (domains/directory.ts): read at start, again after every change. */
+  domains: DomainDirectory;
+  /** Resolves once the default domain is SLINK_SHORT_HOST's and every domain is in memory (before any link). */
+  domainsReady: Promise<void>;
   /** Slug -> redirect facts in memory; the LinkWriter (links/writer.ts) refreshes it after every link write. */
   linkIndex: LinkIndex;
   /** Follows the link writes of other nodes into `linkIndex` (PostgreSQL); null on SQLite. */
@@ -100,14 +105,18 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const base = withStores(input);
   const clicks = createClickPipeline(base, options);
   const linkIndex = new LinkIndex(base.stores, clicks.buffer);
+  const domains = new DomainDirectory();
+  const domainsReady = startDomains(base.stores.domains, domains, base.config.shortHost, base.clock.now(), base.log);
+  const reloadDomains = async () => domains.replace(await base.stores.domains.list());
   const feed = base.stores.changes;
-  const follower = feed ? new LinkFollower(feed, linkIndex, base.log) : null;
+  const follower = feed ? new LinkFollower(feed, linkIndex, base.log, reloadDomains) : null;
   // Loaded here unless the server loads it in the background once listening; the redirect reads
   // the database for a link not in memory while a load runs (await linkIndex.ready for all of them).
   // Following other nodes' changes starts where the database stands before the load.
   const ready = options.linksInBackground
     ? Promise.resolve(0)
     : (async () => {
+        await domainsReady;
         await follower?.begin();
         const loaded = await linkIndex.loadAll();
         follower?.start();
@@ -119,12 +128,14 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const verificationSlots = new VerificationSlots({ verifying, waiting, waitMs });
   const signInThrottle = base.stores.openSignInThrottle(base.clock, verificationSlots);
   const passwordVerifier = new PasswordVerifier(verificationSlots.limits.verifying, base.log);
-  const linkJson = (ids: readonly string[]) => linkJsonById(base, ids);
+  const linkJson = (ids: readonly string[]) => linkJsonById({ ...base, domains }, ids);
   const webhooks = new WebhookSender({ ...base, linkJson }, { leaseMs: options.webhookLeaseMs });
   // A batch that recorded `clicks` events is delivered now, not at the sender's next poll.
   clicks.flusher.onEvents = () => webhooks.wake();
   const deps: Deps = {
     ...base,
+    domains,
+    domainsReady,
     linkIndex,
     follower,
     linksLoaded: ready,

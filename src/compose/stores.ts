@@ -46,7 +46,9 @@ import {
   upgradeClickStorage,
   type WriterOptions,
 } from '../modules/clicks/public';
+import { createPostgresDomainStore, createSqliteDomainStore, type DomainStore } from '../modules/domains/public';
 import {
+  announceLinkChanges,
   type ClickLimitStore,
   createPostgresClickLimitStore,
   createPostgresLinkChangeFeed,
@@ -54,6 +56,7 @@ import {
   createPostgresLinkWrites,
   createSqliteLinkStore,
   createSqliteLinkWrites,
+  DOMAINS_CHANGED,
   type LinkChangeFeed,
   type LinkStore,
   type LinkWrites,
@@ -101,6 +104,7 @@ export interface Stores {
   /** The first-run setup tokens every node accepts (PostgreSQL); nothing stored with one process. */
   readonly setupTokens: SetupTokenStore;
   readonly projects: ProjectStore;
+  readonly domains: DomainStore;
   readonly webhooks: WebhookStore;
   /** The events and their deliveries (webhooks/outbox): what the sender delivers. */
   readonly outbox: OutboxStore;
@@ -171,6 +175,7 @@ export function sqliteStores(db: Db): Stores {
     sessions: createSqliteSessionStore(db),
     setupTokens: createSqliteSetupTokens(),
     projects: createSqliteProjectStore(db, unfileProjectLinksSqlite),
+    domains: createSqliteDomainStore(db),
     webhooks: createSqliteWebhookStore(db),
     outbox: createSqliteOutboxStore(db.$client),
     links: createSqliteLinkStore(db),
@@ -223,6 +228,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     sessions: createPostgresSessionStore(sql),
     setupTokens: createPostgresSetupTokens(sql),
     projects: createPostgresProjectStore(sql, unfileProjectLinksPostgres),
+    domains: createPostgresDomainStore(sql, (tx) => announceLinkChanges(tx, instance, [DOMAINS_CHANGED])),
     webhooks: createPostgresWebhookStore(sql),
     outbox: createPostgresOutboxStore(sql),
     links: createPostgresLinkStore(sql),

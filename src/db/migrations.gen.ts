@@ -16,6 +16,7 @@ import m12 from '../../drizzle/0012_click_target_rule.sql' with { type: 'text' }
 import m13 from '../../drizzle/0013_webhooks.sql' with { type: 'text' };
 import m14 from '../../drizzle/0014_webhook_failures_and_rotation.sql' with { type: 'text' };
 import m15 from '../../drizzle/0015_link_fallback_visits.sql' with { type: 'text' };
+import m16 from '../../drizzle/0016_domains.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -35,4 +36,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0013_webhooks', sql: m13 },
   { tag: '0014_webhook_failures_and_rotation', sql: m14 },
   { tag: '0015_link_fallback_visits', sql: m15 },
+  { tag: '0016_domains', sql: m16 },
 ];

@@ -1,6 +1,7 @@
 /** Every table, re-exported from the module that owns it (drizzle-kit reads this file). */
 export * from '../modules/auth/table';
 export * from '../modules/clicks/table';
+export * from '../modules/domains/table';
 export * from '../modules/links/table';
 export * from '../modules/projects/table';
 export * from '../modules/rollups/table';

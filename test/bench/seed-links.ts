@@ -25,6 +25,8 @@ export interface LinkShape {
   params?: Record<string, string>;
   tags?: string[];
   projectId?: string | null;
+  /** The domain's id (default: the default domain). */
+  domainId?: number;
   rules?: Rule[];
 }
 
@@ -74,6 +76,7 @@ export async function seedLinks(
     items.push({
       row: newLinkRow(deps, {
         ...fields,
+        domainId: s.domainId ?? deps.domains.default.id,
         projectId: s.projectId ?? null,
         expiresAt: null,
         clickLimit: null,

@@ -82,8 +82,9 @@ async function writeOnPostgres(
   try {
     for (let i = 0; i < links.length; i += 10_000) {
       const chunk = links.slice(i, i + 10_000);
-      await sql`INSERT INTO links (id, slug, destination, status, params, created_at, updated_at)
-        SELECT id, slug, destination, 'active', params::jsonb, 0, 0 FROM unnest(${sql.array(
+      // Domain 1: the first domain, which the migrations make.
+      await sql`INSERT INTO links (id, slug, domain_id, destination, status, params, created_at, updated_at)
+        SELECT id, slug, 1, destination, 'active', params::jsonb, 0, 0 FROM unnest(${sql.array(
           chunk.map((l) => l.id),
           'text',
         )}::text[], ${sql.array(

@@ -197,12 +197,18 @@ export async function storedClicks(source: StoredSource): Promise<Row[]> {
   }
 }
 
-/** A link row (and its counters row) written straight into the database, bypassing the API's checks. */
-export async function insertLinkRow(t: TestApp, row: { id: string; slug: string; destination: string; at: number }) {
+/**
+ * A link row (and its counters row) written straight into the database, bypassing the API's
+ * checks; on the default domain unless `domainId` says another.
+ */
+export async function insertLinkRow(
+  t: TestApp,
+  row: { id: string; slug: string; destination: string; at: number; domainId?: number },
+) {
   await query(
     t,
-    "INSERT INTO links (id, slug, destination, params, status, created_at, updated_at) VALUES (?, ?, ?, '{}', 'active', ?, ?)",
-    [row.id, row.slug, row.destination, row.at, row.at],
+    "INSERT INTO links (id, slug, domain_id, destination, params, status, created_at, updated_at) VALUES (?, ?, ?, ?, '{}', 'active', ?, ?)",
+    [row.id, row.slug, row.domainId ?? t.deps.domains.default.id, row.destination, row.at, row.at],
   );
   await query(t, 'INSERT INTO link_counters (link_id) VALUES (?)', [row.id]);
 }

@@ -18,7 +18,13 @@ forEachEngine((engine) => {
   afterEach(() => disposeTestApp(t));
 
   function row(slug: string) {
-    const fields = { destination: `https://example.com/${slug}`, title: null, params: {}, projectId: null };
+    const fields = {
+      destination: `https://example.com/${slug}`,
+      domainId: t.deps.domains.default.id,
+      title: null,
+      params: {},
+      projectId: null,
+    };
     return newLinkRow(t.deps, { slug, ...fields, expiresAt: null, clickLimit: null });
   }
 

@@ -6,7 +6,7 @@
  * ('done'), naming where the data came from. It is not part of the schema the service uses.
  */
 import type { Pg } from '../postgres/client';
-import { DATA_TABLES, PLAIN_TABLES } from './tables';
+import { DATA_TABLES, MIGRATION_ROWS, PLAIN_TABLES } from './tables';
 
 /**
  * The steps in order: a step per plain table (tables.ts), then the special ones; 'verify' once
@@ -45,7 +45,9 @@ export async function readCopyState(sql: Pg): Promise<CopyState | null> {
 /** The first table of the schema that holds a row, or null. */
 export async function firstTableWithData(sql: Pg): Promise<string | null> {
   for (const table of DATA_TABLES) {
-    const [row] = await sql.unsafe(`SELECT EXISTS (SELECT 1 FROM ${table}) AS e`);
+    const made = MIGRATION_ROWS[table];
+    const where = made === undefined ? '' : ` WHERE NOT (${made})`;
+    const [row] = await sql.unsafe(`SELECT EXISTS (SELECT 1 FROM ${table}${where}) AS e`);
     if (row.e) return table;
   }
   return null;
@@ -66,6 +68,7 @@ export async function beginCopy(sql: Pg, source: string, fingerprint: string, ov
       finished_at timestamptz
     )`;
     if (over) await tx.unsafe(`TRUNCATE ${DATA_TABLES.join(', ')} RESTART IDENTITY`);
+    for (const [table, made] of Object.entries(MIGRATION_ROWS)) await tx.unsafe(`DELETE FROM ${table} WHERE ${made}`);
     await tx`DELETE FROM slink_copy_to`;
     await tx`INSERT INTO slink_copy_to (source, fingerprint, step, position) VALUES (${source}, ${fingerprint}, ${STEPS[0]!}, 0)`;
   });

@@ -52,6 +52,15 @@ export const SQLITE_ONLY: Readonly<Record<string, string>> = {
   clicks: 'the first click table, which PostgreSQL never had',
 };
 
+/**
+ * Rows the migrations themselves make in an empty database (SQL condition over the table): not
+ * the workspace's data. The emptiness check passes them over and a copy deletes them first.
+ */
+export const MIGRATION_ROWS: Readonly<Record<string, string>> = {
+  // The first domain, unnamed until a start names it after SLINK_SHORT_HOST (domains/table.ts).
+  domains: "host = ''",
+};
+
 /** The PostgreSQL sequence of a table's ids where it is not the column's own (identity or serial). */
 export const NAMED_SEQUENCES: Readonly<Record<string, string>> = { webhook_events: 'webhook_event_seq' };
 
@@ -71,6 +80,8 @@ const COMPARED: Readonly<Record<string, readonly string[] | 'all'>> = {
   webhook_events: 'all',
   webhook_deliveries: 'all',
   webhook_attempts: 'all',
+  // A link's short URL is its domain's origin: every domain arrives with every setting.
+  domains: 'all',
 };
 
 export interface PlainTable {
@@ -108,9 +119,19 @@ function plainTable(table: SQLiteTable): PlainTable {
   };
 }
 
+/**
+ * Foreign keys PostgreSQL has that SQLite's tables cannot declare (a column added by ALTER TABLE
+ * with a reference must default to null there): the copy orders by them too.
+ */
+const POSTGRES_REFERENCES: Readonly<Record<string, readonly string[]>> = { links: ['domains'] };
+
 /** The tables a table's foreign keys name. */
 function referenced(table: SQLiteTable): string[] {
-  return getTableConfig(table).foreignKeys.map((fk) => getTableName(fk.reference().foreignTable));
+  const name = getTableName(table);
+  return [
+    ...getTableConfig(table).foreignKeys.map((fk) => getTableName(fk.reference().foreignTable)),
+    ...(POSTGRES_REFERENCES[name] ?? []),
+  ];
 }
 
 /** The tables with each one after those its foreign keys name, otherwise in the order given. */

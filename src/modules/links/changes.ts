@@ -6,6 +6,12 @@
  * announcements (redirect/link-follower.ts). SQLite has one process and no feed.
  */
 
+/**
+ * The id a change names when the domains changed (a domain added, changed or removed): a node
+ * reads every domain again. Link ids never look like it.
+ */
+export const DOMAINS_CHANGED = '*domains';
+
 export interface LinkChange {
   /** The change's number: committed in increasing order. */
   seq: number;

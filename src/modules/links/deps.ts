@@ -4,6 +4,7 @@
  */
 import type { Config } from '../../config';
 import type { Clock } from '../../lib/clock';
+import type { DomainDirectory } from '../domains/public';
 import type { ProjectStore } from '../projects/public';
 import type { VariantStore } from '../variants/public';
 import type { OutboxStore } from '../webhooks/public';
@@ -20,6 +21,8 @@ export interface LinkReadDeps {
   stores: LinkReadStores;
   config: Config;
   clock: Clock;
+  /** The domains links live on: a link's short URL starts with its domain's origin. */
+  domains: DomainDirectory;
 }
 
 /** What the slug index (redirect/link-index.ts) is to the links module. */

@@ -3,7 +3,7 @@
  * use of it. test/architecture/boundaries.test.ts fails on an import of any other file of this
  * folder from outside it (but its table.ts, and its routes in index.ts, which app.ts mounts).
  */
-export type { LinkChangeFeed } from './changes';
+export { DOMAINS_CHANGED, type LinkChangeFeed } from './changes';
 export {
   addFallbackVisits,
   addFallbackVisitsPg,
@@ -19,7 +19,7 @@ export { linkExists, linkExistsCondition } from './link-exists';
 export { toLinks } from './links';
 export { LINK_LIMITS, type Link, LinkModel, StatusModel, tagsField } from './model';
 export { normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
-export { createPostgresLinkChangeFeed } from './postgres/changes';
+export { announceLinkChanges, createPostgresLinkChangeFeed } from './postgres/changes';
 export { createPostgresClickLimitStore } from './postgres/click-limits';
 export { createPostgresLinkStore, createPostgresLinkWrites, unfileProjectLinksPostgres } from './postgres/store';
 export { REFERRER_ALIASES } from './rule-names';

@@ -81,7 +81,10 @@ export async function freshSlug(deps: LinksDeps, reserved?: ReadonlySet<string>)
 /** The row of a new link from checked fields: active, no clicks yet. */
 export function newLinkRow(
   deps: Pick<LinksDeps, 'clock'>,
-  fields: Pick<LinkRow, 'slug' | 'destination' | 'title' | 'params' | 'projectId' | 'expiresAt' | 'clickLimit'> &
+  fields: Pick<
+    LinkRow,
+    'slug' | 'domainId' | 'destination' | 'title' | 'params' | 'projectId' | 'expiresAt' | 'clickLimit'
+  > &
     Partial<Pick<LinkRow, 'fallbackUrl' | 'redirectStatus' | 'forwardQuery' | 'passwordHash' | 'rules' | 'preview'>>,
 ): LinkRow {
   const now = deps.clock.now();
@@ -161,6 +164,7 @@ export async function createLink(deps: LinksDeps, actor: Actor, input: CreateLin
   }
   const row = newLinkRow(deps, {
     slug,
+    domainId: deps.domains.default.id,
     destination,
     title,
     params,
@@ -260,7 +264,10 @@ export async function listLinks(
   const page = await deps.stores.links.page({ ...input, now }, sort, limit, after);
   return {
     // Only what toLinks reads: spreading deps would open its lazy members (the rollup dictionary).
-    items: await toLinks({ stores: deps.stores, config: deps.config, clock: { now: () => now } }, page.rows),
+    items: await toLinks(
+      { stores: deps.stores, config: deps.config, domains: deps.domains, clock: { now: () => now } },
+      page.rows,
+    ),
     cursor: page.more && page.last ? encodeCursor(sort, page.last) : null,
   };
 }

@@ -11,6 +11,12 @@ export const links = sqliteTable(
   {
     id: text('id').primaryKey(),
     slug: text('slug').notNull(),
+    /**
+     * The domain the link lives on (domains/table.ts). No foreign key on SQLite (a column added
+     * with one must default to null): a domain is deleted only while no link is on it, checked in
+     * the deleting transaction. PostgreSQL's column has the foreign key.
+     */
+    domainId: integer('domain_id').notNull(),
     destination: text('destination').notNull(),
     title: text('title'),
     status: text('status', { enum: LINK_STATUSES }).notNull().default('active'),
@@ -34,8 +40,8 @@ export const links = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [
-    // Slugs are case-sensitive (SQLite's default BINARY collation).
-    uniqueIndex('links_slug_unique').on(t.slug),
+    // A slug is unique per domain; slugs are case-sensitive (SQLite's default BINARY collation).
+    uniqueIndex('links_domain_slug_unique').on(t.domainId, t.slug),
     // One index per sort order, each ending in id so keyset paging has a total order.
     index('links_created_idx').on(t.createdAt, t.id),
     index('links_updated_idx').on(t.updatedAt, t.id),

@@ -11,7 +11,7 @@
 
 import { describeError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
-import type { LinkChangeFeed } from '../links/public';
+import { DOMAINS_CHANGED, type LinkChangeFeed } from '../links/public';
 import type { LinkIndex } from './link-index';
 
 /** How often a node asks for changes without being woken. */
@@ -45,6 +45,8 @@ export class LinkFollower {
     private readonly feed: LinkChangeFeed,
     private readonly index: LinkIndex,
     private readonly log: Logger,
+    /** Reads every domain again (a change named DOMAINS_CHANGED, a resync). */
+    private readonly reloadDomains: () => Promise<void>,
     private readonly pollMs = FOLLOW_POLL_MS,
   ) {}
 
@@ -132,7 +134,11 @@ export class LinkFollower {
           continue;
         }
         for (const change of changes) {
-          if (change.ids.length > 0) await this.index.refreshMany(change.ids);
+          if (change.ids.includes(DOMAINS_CHANGED)) {
+            await this.reloadDomains();
+            const links = change.ids.filter((id) => id !== DOMAINS_CHANGED);
+            if (links.length > 0) await this.index.refreshMany(links);
+          } else if (change.ids.length > 0) await this.index.refreshMany(change.ids);
           this.seq = change.seq;
           this.stats.changes++;
           this.stats.links += change.ids.length;
@@ -156,6 +162,7 @@ export class LinkFollower {
 
   private async resync(): Promise<void> {
     const head = await this.feed.head();
+    await this.reloadDomains();
     const links = await this.index.resync();
     this.seq = head;
     this.stats.resyncs++;

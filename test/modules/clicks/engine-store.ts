@@ -173,8 +173,9 @@ async function postgresStore(now: number, options: FoldOptions): Promise<EngineS
     writer,
     url,
     async link(id, slug, variant) {
-      await sql`INSERT INTO links (id, slug, destination, status, params, created_at, updated_at)
-        VALUES (${id}, ${slug}, 'https://example.com/', 'active', '{}'::jsonb, 0, 0)`;
+      // Domain 1: the first domain, which the migrations make.
+      await sql`INSERT INTO links (id, slug, domain_id, destination, status, params, created_at, updated_at)
+        VALUES (${id}, ${slug}, 1, 'https://example.com/', 'active', '{}'::jsonb, 0, 0)`;
       await sql`INSERT INTO link_counters (link_id) VALUES (${id})`;
       if (variant)
         await sql`INSERT INTO variants (id, link_id, code, params, click_count, created_at, updated_at)

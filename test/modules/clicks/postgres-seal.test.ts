@@ -269,8 +269,9 @@ async function storeWith(links: number, options: { sealRows?: number; retentionD
   const sql = openPostgres(url, 4);
   pools.push(sql);
   for (let i = 0; i < links; i++) {
-    await sql`INSERT INTO links (id, slug, destination, status, params, created_at, updated_at)
-      VALUES (${`l${i}`}, ${`s${i}`}, 'https://example.com/', 'active', '{}'::jsonb, 0, 0)`;
+    // Domain 1: the first domain, which the migrations make.
+    await sql`INSERT INTO links (id, slug, domain_id, destination, status, params, created_at, updated_at)
+      VALUES (${`l${i}`}, ${`s${i}`}, 1, 'https://example.com/', 'active', '{}'::jsonb, 0, 0)`;
     await sql`INSERT INTO link_counters (link_id) VALUES (${`l${i}`})`;
   }
   const clock = fixedClock(options.now ?? T0);

@@ -44,7 +44,7 @@ describe('link changes reach every node', () => {
     const [a, b] = await twoNodes();
     // B follows with a poll that never fires in this test: only NOTIFY can wake it.
     await b.deps.follower!.stop();
-    const follower = new LinkFollower(b.deps.stores.changes!, b.deps.linkIndex, b.deps.log, 3_600_000);
+    const follower = new LinkFollower(b.deps.stores.changes!, b.deps.linkIndex, b.deps.log, async () => {}, 3_600_000);
     await follower.begin();
     follower.start();
     try {
@@ -73,7 +73,7 @@ describe('link changes reach every node', () => {
       listen: (wake) => (++listens === 1 ? Promise.reject(new Error('connection lost')) : real.listen(wake)),
     };
     // No poll in this test: only the notification can bring the change.
-    const follower = new LinkFollower(feed, b.deps.linkIndex, b.deps.log, 3_600_000);
+    const follower = new LinkFollower(feed, b.deps.linkIndex, b.deps.log, async () => {}, 3_600_000);
     await follower.begin();
     follower.start();
     try {
@@ -152,7 +152,7 @@ describe('link changes reach every node', () => {
       listen: (wake) => real.listen(() => (offline ? undefined : wake())),
       prune: (keptMs) => real.prune(keptMs),
     };
-    const follower = new LinkFollower(feed, b.deps.linkIndex, b.deps.log, 20);
+    const follower = new LinkFollower(feed, b.deps.linkIndex, b.deps.log, async () => {}, 20);
     await follower.begin();
     follower.start();
     try {

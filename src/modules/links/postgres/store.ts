@@ -23,6 +23,7 @@ interface PgLinkRow {
   destination: string;
   title: string | null;
   status: LinkRow['status'];
+  domain_id: number;
   params: string;
   project_id: string | null;
   expires_at: Int8 | null;
@@ -46,6 +47,7 @@ function toLinkRow(r: PgLinkRow): LinkRow {
   return {
     id: r.id,
     slug: r.slug,
+    domainId: r.domain_id,
     destination: r.destination,
     title: r.title,
     status: r.status,
@@ -250,7 +252,7 @@ async function insertLinks(tx: Pg, items: NewLink[]): Promise<void> {
   if (items.length === 0) return;
   const rows = items.map((i) => i.row);
   const col = <T>(pick: (r: LinkRow) => T) => rows.map(pick);
-  await tx`INSERT INTO links (id, slug, destination, title, status, params, project_id, expires_at, click_limit,
+  await tx`INSERT INTO links (id, slug, domain_id, destination, title, status, params, project_id, expires_at, click_limit,
       fallback_url, redirect_status, forward_query, password_hash, rules, preview, created_at, updated_at)
     SELECT * FROM unnest(${sql_text(
       tx,
@@ -258,7 +260,10 @@ async function insertLinks(tx: Pg, items: NewLink[]): Promise<void> {
     )}, ${sql_text(
       tx,
       col((r) => r.slug),
-    )},
+    )}, ${tx`${tx.array(
+      col((r) => r.domainId),
+      'int4',
+    )}::int4[]`},
       ${sql_text(
         tx,
         col((r) => r.destination),

@@ -190,9 +190,9 @@ type Value = string | number | null;
 function insertLinks(db: Db, items: NewLink[]): void {
   const sqlite = db.$client;
   const insertLink = sqlite.query<unknown, Value[]>(
-    `INSERT INTO links (id, slug, destination, title, status, params, project_id, expires_at, click_limit,
+    `INSERT INTO links (id, slug, domain_id, destination, title, status, params, project_id, expires_at, click_limit,
       fallback_url, redirect_status, forward_query, password_hash, rules, preview, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertCounters = sqlite.query<unknown, Value[]>(
     'INSERT INTO link_counters (link_id, clicks, uniques, bots, last_clicked_at, fallback_visits) VALUES (?, ?, ?, ?, ?, ?)',
@@ -201,6 +201,7 @@ function insertLinks(db: Db, items: NewLink[]): void {
     insertLink.run(
       row.id,
       row.slug,
+      row.domainId,
       row.destination,
       row.title,
       row.status,

@@ -1,0 +1,119 @@
+/**
+ * Every domain's facts in memory: short URLs are built from a link's domain origin, and a
+ * request's Host is turned into a domain id, without a read. The domains are few (tens), read
+ * whole at start and again after every change (this process's own writes, and other nodes'
+ * through the change feed: redirect/link-follower.ts).
+ */
+import type { DomainRow } from './table';
+
+/** What the redirect and the services need of a domain (its row but the counters of its visits). */
+export type DomainFacts = Omit<DomainRow, 'lastSeenAt' | 'createdAt'>;
+
+/** FNV-1a over UTF-16 code units, of `text` from `start` to `end`. */
+function hashRange(text: string, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+export class DomainDirectory {
+  private byIdMap = new Map<number, DomainFacts>();
+  private byHostMap = new Map<string, DomainFacts>();
+  /** Host hash -> domains of that hash (almost always one): a request's host found with no string made. */
+  private byHostHash = new Map<number, DomainFacts[]>();
+  private defaultFacts: DomainFacts | null = null;
+  private list: DomainFacts[] = [];
+
+  /** Puts these domains in place of the ones known (they are every domain). */
+  replace(rows: readonly DomainFacts[]): void {
+    const byId = new Map<number, DomainFacts>();
+    const byHost = new Map<string, DomainFacts>();
+    const byHostHash = new Map<number, DomainFacts[]>();
+    let defaultFacts: DomainFacts | null = null;
+    const list: DomainFacts[] = [];
+    for (const row of rows) {
+      const facts: DomainFacts = {
+        id: row.id,
+        host: row.host,
+        origin: row.origin,
+        isDefault: row.isDefault,
+        rootUrl: row.rootUrl,
+        notFoundUrl: row.notFoundUrl,
+        expiredUrl: row.expiredUrl,
+        upstream: row.upstream,
+        appleAppSiteAssociation: row.appleAppSiteAssociation,
+        assetLinks: row.assetLinks,
+      };
+      list.push(facts);
+      byId.set(facts.id, facts);
+      byHost.set(facts.host, facts);
+      const hash = hashRange(facts.host, 0, facts.host.length);
+      const same = byHostHash.get(hash);
+      if (same) same.push(facts);
+      else byHostHash.set(hash, [facts]);
+      if (facts.isDefault) defaultFacts = facts;
+    }
+    this.byIdMap = byId;
+    this.byHostMap = byHost;
+    this.byHostHash = byHostHash;
+    this.list = list;
+    this.defaultFacts = defaultFacts;
+  }
+
+  /** Every domain, oldest first. */
+  all(): readonly DomainFacts[] {
+    return this.list;
+  }
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  /** The default domain (SLINK_SHORT_HOST's); throws before the domains were read (a bug). */
+  get default(): DomainFacts {
+    if (this.defaultFacts === null) throw new Error('the domains were not read yet');
+    return this.defaultFacts;
+  }
+
+  byId(id: number): DomainFacts | undefined {
+    return this.byIdMap.get(id);
+  }
+
+  /** The domain of a host name (lowercase, punycode, no port). */
+  byHost(host: string): DomainFacts | undefined {
+    return this.byHostMap.get(host);
+  }
+
+  /** What short URLs of links on this domain start with; the default domain's for an id unknown here. */
+  originOf(id: number): string {
+    return (this.byIdMap.get(id) ?? this.default).origin;
+  }
+
+  /**
+   * The domain a request URL (as Bun gives it: `scheme://host[:port]/...`, host lowercase) was
+   * sent to, or undefined when its host is none of them. Allocates nothing: the redirect calls it
+   * on every request.
+   */
+  ofUrl(url: string): DomainFacts | undefined {
+    // A URL with no host (HTTP/1.0 without Host) starts with the path.
+    if (url.charCodeAt(0) === 0x2f) return undefined;
+    const start = url.indexOf('//') + 2;
+    let end = start;
+    const length = url.length;
+    // The host ends at the port, the path or the URL's end; an IPv6 literal's colons are inside [].
+    const bracketed = url.charCodeAt(start) === 0x5b;
+    for (; end < length; end++) {
+      const c = url.charCodeAt(end);
+      if (c === 0x2f || c === 0x3f || c === 0x23) break;
+      if (c === 0x3a && !bracketed) break;
+      if (c === 0x5d && bracketed) {
+        end++;
+        break;
+      }
+    }
+    const same = this.byHostHash.get(hashRange(url, start, end));
+    if (same === undefined) return undefined;
+    for (const facts of same) if (facts.host.length === end - start && url.startsWith(facts.host, start)) return facts;
+    return undefined;
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * The domains module's face: what other modules and the server, the CLI and the composition root
+ * use of it. test/architecture/boundaries.test.ts fails on an import of any other file of this
+ * folder from outside it (but its table.ts, and its routes in index.ts, which app.ts mounts).
+ */
+export { DomainDirectory, type DomainFacts } from './directory';
+export { createPostgresDomainStore } from './postgres/store';
+export { createSqliteDomainStore } from './sqlite/store';
+export { hostOfOrigin, startDomains } from './start';
+export type { DomainStore } from './store';
