@@ -14,6 +14,12 @@ export {
   prepareLinkCounters,
 } from './counters';
 export type { LinksDeps } from './deps';
+export {
+  type DomainLinksPostgres,
+  type DomainLinksSqlite,
+  domainLinksPostgres,
+  domainLinksSqlite,
+} from './domain-links';
 export { linkJsonById } from './event-data';
 export { linkExists, linkExistsCondition } from './link-exists';
 export { toLinks } from './links';
