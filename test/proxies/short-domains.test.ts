@@ -94,6 +94,8 @@ describe.skipIf(caddyBin === null)("Caddy's on-demand TLS (the doc's Caddyfile)"
 
   test('a domain of the workspace gets a certificate at its first visit, and its link redirects', async () => {
     expect(await asked(OTHER_HOST)).toBe(200);
+    // No request has reached it yet: what lastSeenAt tells an operator whose DNS or proxy is not set.
+    expect((await apiExpecting(t, key, 'GET', `/domains/${OTHER_HOST}`)).lastSeenAt).toBeNull();
     for (const [host, destination] of [
       [OTHER_HOST, 'https://example.com/other-spring'],
       [DEFAULT_HOST, 'https://example.com/default-spring'],
@@ -106,14 +108,15 @@ describe.skipIf(caddyBin === null)("Caddy's on-demand TLS (the doc's Caddyfile)"
       });
       expect(res.certificate.subjectaltname).toBe(`DNS:${host}`);
     }
+    // The request arrived with its Host: the domain was seen.
+    expect((await apiExpecting(t, key, 'GET', `/domains/${OTHER_HOST}`)).lastSeenAt).toBe(t.clock.now());
   }, 30_000);
 
   test('the app host answers the API through it', async () => {
     const res = await httpsGet(port, APP_HOST, '/api/v1/domains', caddy.rootCert, { authorization: `Bearer ${key}` });
     expect(res.status).toBe(200);
-    const hosts = JSON.parse(res.text) as { items?: { host: string }[] } | { host: string }[] as any;
-    const list: { host: string }[] = Array.isArray(hosts) ? hosts : hosts.items;
-    expect(list.map((d) => d.host)).toEqual([DEFAULT_HOST, OTHER_HOST]);
+    const { domains } = JSON.parse(res.text) as { domains: { host: string }[] };
+    expect(domains.map((d) => d.host)).toEqual([DEFAULT_HOST, OTHER_HOST]);
   }, 30_000);
 
   test('a name Slink does not know is refused a certificate (/tls/ask: 404) until it is added', async () => {
