@@ -8,6 +8,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clickSource } from '../src/modules/clicks/sqlite/raw-read';
 import { refoldUnfolded } from '../src/modules/rollups/sqlite/fold';
+import { api, makeKey, makeTestApp } from './helpers/app';
 import { cli, fails, inspect, ok, slink, superuserWriteKey, tempDir } from './helpers/cli';
 import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from './helpers/proc';
 import { refreshRawClicks } from './helpers/raw-clicks';
@@ -18,13 +19,14 @@ let dir: string;
 let db: string;
 let server: RunningProcess;
 let key: string;
+let port: number;
 const slugs: string[] = [];
 
 beforeAll(async () => {
   dir = tempDir();
   db = join(dir, 'slink.db');
   key = await superuserWriteKey(db);
-  const port = freePort();
+  port = freePort();
   server = start([BUN, 'run', 'src/index.ts', 'serve'], port, {
     env: cleanEnv({ SLINK_DB: db, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_FLUSH_MS: '20' }),
   });
@@ -94,6 +96,64 @@ describe('slink backup', () => {
     }
     // The copy is a Slink database: the CLI opens it and finds the account.
     expect(await ok(cli(target, ['user', 'list', '--json']))).toContain('ops@example.com');
+  });
+
+  test('carries the short domains: a domain with its settings and its link answer from the copy', async () => {
+    const call = async (method: string, path: string, body: unknown, status: number) => {
+      const res = await fetch(`${server.base}/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const answer = (await res.json()) as any;
+      expect({ path, status: res.status }).toEqual({ path, status });
+      return answer;
+    };
+    const settings = {
+      rootUrl: 'https://example.com/home',
+      notFoundUrl: 'https://example.com/missing',
+      expiredUrl: 'https://example.com/expired',
+      appleAppSiteAssociation: { applinks: { details: [{ appIDs: ['TEAM.com.example.app'], paths: ['*'] }] } },
+      assetLinks: [{ relation: ['delegate_permission/common.handle_all_urls'], target: { namespace: 'android_app' } }],
+    };
+    const { rootUrl, notFoundUrl, expiredUrl, ...later } = settings;
+    await call('POST', '/domains', { origin: 'https://go.example.com', rootUrl, notFoundUrl, expiredUrl }, 201);
+    await call('PATCH', '/domains/go.example.com', later, 200);
+    // A slug of the default domain again, on the other one: its own link.
+    const link = await call(
+      'POST',
+      '/links',
+      { destination: 'https://example.com/on-domain', slug: slugs[0], domain: 'go.example.com' },
+      201,
+    );
+    const live = await call('GET', '/domains/go.example.com', undefined, 200);
+    expect(live).toMatchObject({ host: 'go.example.com', linkCount: 1, ...settings });
+
+    const target = join(dir, 'with-domains.db');
+    await ok(slink(db, ['backup', target]));
+    // The copy served by the app, with the same SLINK_SHORT_HOST as the live service.
+    const origin = `http://localhost:${port}`;
+    const copy = await makeTestApp({ SLINK_DB: target, SLINK_SHORT_HOST: origin, SLINK_APP_HOST: origin });
+    try {
+      const { key: copyKey } = await makeKey(copy, 'read', { superuser: true });
+      const got = await api(copy, 'GET', '/domains/go.example.com', { key: copyKey });
+      expect({ status: got.status, body: got.body }).toEqual({ status: 200, body: live });
+      const moved = await api(copy, 'GET', `/links/${link.id}`, { key: copyKey });
+      expect({ status: moved.status, domain: moved.body.domain, shortUrl: moved.body.shortUrl }).toEqual({
+        status: 200,
+        domain: 'go.example.com',
+        shortUrl: `https://go.example.com/${slugs[0]}`,
+      });
+      const onDomain = async (path: string) => {
+        const res = await copy.app.handle(new Request(`http://go.example.com${path}`, { method: 'HEAD' }));
+        return { status: res.status, location: res.headers.get('location') };
+      };
+      expect(await onDomain(`/${slugs[0]}`)).toEqual({ status: 302, location: 'https://example.com/on-domain' });
+      expect(await onDomain('/')).toEqual({ status: 302, location: rootUrl });
+      expect(await onDomain(`/${slugs[1]}`)).toEqual({ status: 302, location: notFoundUrl });
+    } finally {
+      await copy.close();
+    }
   });
 
   test('never overwrites a file, not even an empty one', async () => {

@@ -42,6 +42,16 @@ function withPassword(url: string): string {
 let source: string;
 let key: string;
 let linkIds: string[];
+/** A short domain other than the default, with every setting, and a link on it. */
+const DOMAIN = 'go.example.com';
+const DOMAIN_SETTINGS = {
+  rootUrl: 'https://example.com/home',
+  notFoundUrl: 'https://example.com/missing',
+  expiredUrl: 'https://example.com/expired',
+  upstream: 'https://old.example.net',
+  appleAppSiteAssociation: { applinks: { details: [{ appIDs: ['TEAM.com.example.app'], paths: ['*'] }] } },
+  assetLinks: [{ relation: ['delegate_permission/common.handle_all_urls'], target: { namespace: 'android_app' } }],
+};
 /** What the source's API answered before the copy. */
 let answers: Awaited<ReturnType<typeof apiAnswers>>;
 /** The source's raw clicks table by table. */
@@ -62,6 +72,7 @@ async function apiAnswers(t: TestApp) {
     links: await Promise.all(linkIds.map((id) => get(`/links/${id}`))),
     variants: await Promise.all(linkIds.map((id) => get(`/links/${id}/variants`))),
     projects: await get('/projects'),
+    domain: await get(`/domains/${DOMAIN}`),
     // The raw clicks, read from blocks and tail: every one, newest first, and the export.
     clicks: await Promise.all(
       linkIds.map(async (id) => {
@@ -85,6 +96,12 @@ async function apiAnswers(t: TestApp) {
   };
 }
 
+/** What the app answers to HEAD `path` asked for on `host` (a bot hit, as curl -I is). */
+async function onHost(t: TestApp, host: string, path: string): Promise<{ status: number; location: string | null }> {
+  const res = await t.app.handle(new Request(`http://${host}${path}`, { method: 'HEAD', redirect: 'manual' }));
+  return { status: res.status, location: res.headers.get('location') };
+}
+
 function copyTo(url: string, args: string[] = []) {
   return slink(source, ['copy-to', url, ...args]).then((r) => {
     outputs.push(r.stdout, r.stderr);
@@ -105,6 +122,18 @@ beforeAll(async () => {
   const project = await api(t, 'POST', '/projects', { key, body: { name: 'Campaigns' } });
   expect(project.status).toBe(201);
   linkIds = await seedBusyWorkspace(t, key);
+  const { rootUrl, notFoundUrl, expiredUrl, ...later } = DOMAIN_SETTINGS;
+  expect(
+    (await api(t, 'POST', '/domains', { key, body: { origin: `https://${DOMAIN}`, rootUrl, notFoundUrl, expiredUrl } }))
+      .status,
+  ).toBe(201);
+  expect((await api(t, 'PATCH', `/domains/${DOMAIN}`, { key, body: later })).status).toBe(200);
+  // The default domain's slug on the other domain too: each its own link.
+  const onDomain = await api(t, 'POST', '/links', {
+    key,
+    body: { destination: 'https://example.com/on-domain', slug: 'docs', domain: DOMAIN },
+  });
+  expect(onDomain.status).toBe(201);
   const tagged = await api(t, 'PATCH', `/links/${linkIds[0]}`, {
     key,
     body: {
@@ -171,9 +200,9 @@ const TABLE_LINES = [
   /^api_keys: 1 rows on both sides$/,
   /^click_targets: \d+ rows on both sides$/,
   /^projects: 1 rows on both sides$/,
-  /^domains: 1 rows on both sides, every row equal$/,
-  /^links: 3 rows on both sides$/,
-  /^link_counters: 3 rows on both sides, every link's counters equal$/,
+  /^domains: 2 rows on both sides, every row equal$/,
+  /^links: 4 rows on both sides$/,
+  /^link_counters: 4 rows on both sides, every link's counters equal$/,
   /^link_tags: 2 rows on both sides$/,
   /^rollup_marks: \d+ rows on both sides$/,
   /^rollup_values: \d+ rows on both sides$/,
@@ -293,6 +322,16 @@ describe('slink copy-to', () => {
       // The click made on PostgreSQL comes first in its link's list; the rest are the source's.
       expect(now.clicks[1]!.shift()!.timestamp).toBe(t.clock.now());
       expect(now.clicks).toEqual(answers.clicks);
+      expect(answers.domain).toMatchObject({ host: DOMAIN, default: false, linkCount: 1, ...DOMAIN_SETTINGS });
+      // The copied app answers on that domain from its own links and settings.
+      expect(await onHost(t, DOMAIN, '/docs')).toEqual({ status: 302, location: 'https://example.com/on-domain' });
+      expect(await onHost(t, DOMAIN, '/')).toEqual({ status: 302, location: DOMAIN_SETTINGS.rootUrl });
+      expect(await onHost(t, DOMAIN, '/talk-2026')).toEqual({ status: 302, location: DOMAIN_SETTINGS.notFoundUrl });
+      const wellKnown = await t.app.handle(new Request(`http://${DOMAIN}/.well-known/assetlinks.json`));
+      expect({ status: wellKnown.status, body: await wellKnown.json() }).toEqual({
+        status: 200,
+        body: DOMAIN_SETTINGS.assetLinks,
+      });
     } finally {
       await t.close();
     }
