@@ -117,19 +117,6 @@ export class DomainDirectory {
     return this.list.length;
   }
 
-  /** When a request last arrived for each domain (id -> epoch ms), noted by the redirect. */
-  private seen = new Map<number, number>();
-
-  /** A request for this domain arrived at `now` (the redirect calls it per request: allocates nothing). */
-  noteSeen(id: number, now: number): void {
-    this.seen.set(id, now);
-  }
-
-  /** When a request last arrived for this domain since the process started, or undefined. */
-  lastSeen(id: number): number | undefined {
-    return this.seen.get(id);
-  }
-
   /** The default domain (SLINK_SHORT_HOST's); throws before the domains were read (a bug). */
   get default(): DomainFacts {
     if (this.defaultFacts === null) throw new Error('the domains were not read yet');

@@ -453,11 +453,34 @@ forEachEngine((engine) => {
     expect(await stored()).toBe(T0 + 20_000);
   });
 
+  test('a request whose Host is a domain’s sets its lastSeenAt (the redirect notes it, the flush writes it)', async () => {
+    expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://visited.example' } })).status).toBe(
+      201,
+    );
+    expect((await api(t, 'GET', '/domains/visited.example', { key: reader })).body.lastSeenAt).toBeNull();
+    const res = await t.app.handle(
+      new Request('https://Visited.Example:443/no-such-slug', { headers: { 'user-agent': 'Mozilla/5.0' } }),
+    );
+    expect(res.status).toBe(404);
+    await res.arrayBuffer();
+    const now = t.deps.clock.now();
+    expect((await api(t, 'GET', '/domains/visited.example', { key: reader })).body.lastSeenAt).toBe(now);
+    await t.deps.domainSeen.flush();
+    const stored = (await t.deps.stores.domains.list()).find((d) => d.host === 'visited.example');
+    expect(stored?.lastSeenAt).toBe(now);
+    // A request on another host leaves it alone.
+    expect((await api(t, 'GET', '/domains/held.example', { key: reader })).body.lastSeenAt).toBeNull();
+  });
+
   test('/tls/ask: 200 for a domain (any case, a port ignored), 404 otherwise, 400 without a host; no key', async () => {
     expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://ask.example' } })).status).toBe(201);
     for (const q of ['?domain=ask.example', '?domain=ASK.Example', '?domain=ask.example:443', '?domain=sl.test'])
       expect({ q, ...(await tlsAsk(q)) }).toMatchObject({ q, status: 200 });
     expect((await tlsAsk('?domain=ask.example')).body).toEqual({ host: 'ask.example' });
+    // As Caddy asks it: by address, a Host that is neither a domain nor the app host.
+    const direct = await t.app.handle(new Request('http://127.0.0.1:3000/tls/ask?domain=ask.example'));
+    expect(direct.status).toBe(200);
+    expect(await direct.json()).toEqual({ host: 'ask.example' });
     const unknown = await tlsAsk('?domain=other.example');
     expect(unknown).toEqual({
       status: 404,

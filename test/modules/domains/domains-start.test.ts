@@ -35,38 +35,38 @@ forEachEngine((engine) => {
       }));
     };
 
-    let t = await start('http://localhost:3001');
+    let t = await start('http://short.test:3001');
     const { key } = await makeKey(t, 'write', { superuser: true });
     const first = await domainsOf(t, key);
     expect(first).toEqual([
-      { host: 'localhost', origin: 'http://localhost:3001', default: true, createdAt: expect.any(Number) },
+      { host: 'short.test', origin: 'http://short.test:3001', default: true, createdAt: expect.any(Number) },
     ]);
     const link = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/a', slug: 'keep' } });
-    expect(link.body.shortUrl).toBe('http://localhost:3001/keep');
+    expect(link.body.shortUrl).toBe('http://short.test:3001/keep');
     await t.close();
 
-    t = await start('http://localhost:4002');
-    expect(await domainsOf(t, key)).toEqual([{ ...first[0], origin: 'http://localhost:4002' }]);
-    expect((await api(t, 'GET', `/links/${link.body.id}`, { key })).body.shortUrl).toBe('http://localhost:4002/keep');
+    t = await start('http://short.test:4002');
+    expect(await domainsOf(t, key)).toEqual([{ ...first[0], origin: 'http://short.test:4002' }]);
+    expect((await api(t, 'GET', `/links/${link.body.id}`, { key })).body.shortUrl).toBe('http://short.test:4002/keep');
     await t.close();
 
     t = await start('https://new.example');
     expect(await domainsOf(t, key)).toEqual([
-      { ...first[0], origin: 'http://localhost:4002', default: false },
+      { ...first[0], origin: 'http://short.test:4002', default: false },
       { host: 'new.example', origin: 'https://new.example', default: true, createdAt: expect.any(Number) },
     ]);
     expect(t.deps.domains.default.host).toBe('new.example');
     // The old link stays on its domain, with its short URL; a new one goes to the new default.
-    expect((await api(t, 'GET', `/links/${link.body.id}`, { key })).body.shortUrl).toBe('http://localhost:4002/keep');
+    expect((await api(t, 'GET', `/links/${link.body.id}`, { key })).body.shortUrl).toBe('http://short.test:4002/keep');
     const made = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/b', slug: 'fresh' } });
     expect(made.body.shortUrl).toBe('https://new.example/fresh');
     const counts = (await api(t, 'GET', '/domains', { key })).body.domains.map((d: any) => [d.host, d.linkCount]);
     expect(counts).toEqual([
-      ['localhost', 1],
+      ['short.test', 1],
       ['new.example', 1],
     ]);
     // The old default holds a link: it cannot be deleted; the new one is the default.
-    expect((await api(t, 'DELETE', '/domains/localhost', { key })).status).toBe(409);
+    expect((await api(t, 'DELETE', '/domains/short.test', { key })).status).toBe(409);
     expect((await api(t, 'DELETE', '/domains/new.example', { key })).status).toBe(409);
     expect(t.errors).toEqual([]);
     await t.close();
