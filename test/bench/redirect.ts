@@ -27,7 +27,7 @@
  * `--idle-only` as well, only the two nodes' idle RSS once every link is in memory (no wrk):
  * results-domains-idle.md.
  *
- *   bun run bench [-- --seconds 10 --links 100000 --distribution uniform|zipf --skip-build --out FILE --engine postgres --domains 20 --idle-only]
+ *   bun run bench [-- --seconds 10 --rounds 2 --links 100000 --distribution uniform|zipf --skip-build --out FILE --engine postgres --domains 20 --idle-only]
  */
 import { Database } from 'bun:sqlite';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,6 +60,8 @@ const { values } = parseArgs({
     engine: { type: 'string', default: 'sqlite' },
     /** N > 1: also a dist/slink node with the same links spread over N short domains (domains.ts). */
     domains: { type: 'string', default: '1' },
+    /** Measured runs of each server per connection count, after the warm-up. */
+    rounds: { type: 'string', default: '2' },
     /** With --domains: only the idle RSS of the one-domain and the N-domain nodes. */
     'idle-only': { type: 'boolean', default: false },
   },
@@ -72,6 +74,8 @@ const ZIPF = values.distribution === 'zipf';
 const DOMAINS = Number(values.domains);
 if (!Number.isInteger(DOMAINS) || DOMAINS < 1) throw new Error('--domains must be a whole number of domains');
 const SPREAD = DOMAINS > 1;
+const ROUNDS = Number(values.rounds);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('--rounds must be a whole number');
 const IDLE_ONLY = values['idle-only'];
 if (IDLE_ONLY && !SPREAD) throw new Error('--idle-only goes with --domains N (N > 1)');
 const OUT =
@@ -494,13 +498,13 @@ try {
     await drive('slink', connections, WARMUP, 0);
     if (pg) await drive('slink-pg', connections, WARMUP, 0);
     if (spread) await drive('slink-domains', connections, WARMUP, 0);
-    for (const run of [1, 2]) {
+    for (let run = 1; run <= ROUNDS; run++) {
       await drive('bare', connections, SECONDS, run);
       // One domain and several take turns going first: neither always follows the other.
-      if (spread && run === 2) await drive('slink-domains', connections, SECONDS, run);
+      if (spread && run % 2 === 0) await drive('slink-domains', connections, SECONDS, run);
       await drive('slink', connections, SECONDS, run);
       if (pg) await drive('slink-pg', connections, SECONDS, run);
-      if (spread && run === 1) await drive('slink-domains', connections, SECONDS, run);
+      if (spread && run % 2 === 1) await drive('slink-domains', connections, SECONDS, run);
     }
   }
 
