@@ -477,6 +477,21 @@ forEachEngine((engine) => {
     expect((await api(t, 'GET', '/domains/unvisited.example', { key: reader })).body.lastSeenAt).toBeNull();
   });
 
+  blind('the OpenAPI document has the paths, the Domain schema and the Domains tag; not /tls/ask', async () => {
+    const doc: any = await (await t.app.handle(new Request('http://localhost/api/openapi.json'))).json();
+    expect(Object.keys(doc.paths).filter((p) => /domain|tls/.test(p))).toEqual([
+      '/api/v1/domains',
+      '/api/v1/domains/{host}',
+    ]);
+    expect(Object.keys(doc.paths['/api/v1/domains']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api/v1/domains/{host}']).sort()).toEqual(['delete', 'get', 'patch']);
+    const domain = doc.paths['/api/v1/domains/{host}'].get.responses['200'].content['application/json'].schema;
+    expect(domain.title).toBe('Domain');
+    expect(domain.required).toEqual([...DOMAIN_KEYS]);
+    expect(doc.paths['/api/v1/domains'].post.tags).toEqual(['Domains']);
+    expect(doc.tags.map((tag: any) => tag.name)).toContain('Domains');
+  });
+
   test('/tls/ask: 200 for a domain (any case, a port ignored), 404 otherwise, 400 without a host; no key', async () => {
     expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://ask.example' } })).status).toBe(201);
     for (const q of ['?domain=ask.example', '?domain=ASK.Example', '?domain=ask.example:443', '?domain=sl.test'])
