@@ -35,7 +35,7 @@ function toDomain(deps: DomainsDeps, row: DomainRow, linkCount: number): Domain 
 
 /** Reads the domains into memory after this process changed them (the feed skips its own changes). */
 async function reload(deps: DomainsDeps): Promise<void> {
-  deps.domains.replace(await deps.stores.domains.list());
+  await deps.domains.refresh(() => deps.stores.domains.list());
 }
 
 async function findRow(deps: DomainsDeps, rawHost: string): Promise<DomainRow> {
