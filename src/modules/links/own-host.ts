@@ -52,8 +52,9 @@ const hostsByConfig = new WeakMap<object, SlinkHosts>();
 const hostsByDomains = new WeakMap<readonly DomainFacts[], { config: object; hosts: SlinkHosts }>();
 
 /**
- * Slink's own hosts now: the configuration's, and every short domain's host on its origin's
- * port and on SLINK_PORT (a request to either reaches this service when the name points here).
+ * Slink's own hosts now: the configuration's, and every short domain's host on
+ * its origin's port and on SLINK_PORT (a request to either reaches this service when the name
+ * points here). What every destination of a link is checked against.
  */
 export function slinkHostsOf(deps: {
   config: Pick<Config, 'shortHost' | 'appHost' | 'port'>;
@@ -78,7 +79,7 @@ export function slinkHostsOf(deps: {
   return hosts;
 }
 
-/** The own hosts of a configuration (its origins were checked at start, config.ts). */
+/** The own hosts of a configuration (its origins were checked at start, config.ts), without the short domains. */
 function configHostsOf(config: Pick<Config, 'shortHost' | 'appHost' | 'port'>): SlinkHosts {
   let hosts = hostsByConfig.get(config);
   if (hosts === undefined) {
