@@ -24,8 +24,8 @@
  * short domains (domains.ts) joins the rotation, each request sent with its link's Host (the
  * one-domain node's with the default domain's): its rate, main-thread CPU per redirect and idle
  * RSS against the one-domain node's of the same run (written to results-domains.md). With
- * `--idle-only` as well, only the two nodes' idle RSS once every link is in memory (no wrk):
- * results-domains-idle.md.
+ * `--idle-only` as well, only the two nodes' idle RSS once every link is in memory (no wrk, links
+ * seeded without variants): results-domains-idle.md.
  *
  *   bun run bench [-- --seconds 10 --rounds 2 --links 100000 --distribution uniform|zipf --skip-build --out FILE --engine postgres --domains 20 --idle-only]
  */
@@ -42,6 +42,7 @@ import { countClicks } from '../../src/modules/clicks/sqlite/raw-read';
 import { createVariant } from '../../src/modules/variants/service';
 import { type CpuUse, cpuUse } from './cpu-use';
 import { DEFAULT_HOST, spreadOverDomains, waitForLinksInMemory, writeHostedSlugs } from './domains';
+import { benchDomainsMainThread } from './domains-main';
 import { benchPostgres } from './pg-cluster';
 import { benchRules } from './rules';
 import { benchDeps, benchDepsPostgres, NO_PARAMS, seedLinks } from './seed-links';
@@ -138,6 +139,12 @@ async function seed(deps: Deps, sameSlugs?: readonly string[]): Promise<Seeded> 
     }),
     sameSlugs,
   );
+  // Idle memory alone compares two nodes of the same links: no variants (a million links seed in
+  // minutes, not a quarter of an hour) and no targets for the bare server.
+  if (IDLE_ONLY) {
+    await deps.stores.close();
+    return { slugs, targets: [] };
+  }
   await deps.linkIndex.loadAll();
   for (const [i, slug] of slugs.entries()) {
     if (i % 4 === 0)
@@ -237,8 +244,8 @@ async function wrk(
 
 /**
  * The idle RSS of the one-domain node and of the node with the same links over DOMAINS domains,
- * each alone on the box in turn (twice, alternating), sampled every second for 5 s once its log
- * says every link is in memory; the medians are compared.
+ * each alone on the box in turn (twice, alternating), sampled every second for 5 s from 10 s
+ * after its log says every link is in memory; the medians are compared.
  */
 async function idleOnly(onePath: string, spreadPath: string): Promise<void> {
   const idle = { one: [] as number[], spread: [] as number[] };
@@ -254,6 +261,8 @@ async function idleOnly(onePath: string, spreadPath: string): Promise<void> {
       });
       const loaded = await waitForLinksInMemory(log);
       const loadMs = performance.now() - started;
+      // The load's garbage is collected within seconds of its end (seen: 143 MB, then 114 MB).
+      await Bun.sleep(10_000);
       const samples: number[] = [];
       for (let i = 0; i < 5; i++) {
         await Bun.sleep(1000);
@@ -274,7 +283,7 @@ async function idleOnly(onePath: string, spreadPath: string): Promise<void> {
   const text = [
     '# Several short domains: idle memory',
     '',
-    `\`bun run bench -- --links ${LINKS} --domains ${DOMAINS} --idle-only\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Bun ${Bun.version}. dist/slink on the seeded database (every link on the default domain) and on a copy with the same links spread over ${DOMAINS} domains, each alone in turn, two rounds alternating; RSS sampled every second for 5 s once its log said every link was in memory (the median of each run's samples, then the mean of the rounds).`,
+    `\`bun run bench -- --links ${LINKS} --domains ${DOMAINS} --idle-only\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Bun ${Bun.version}. dist/slink on the seeded database (every link on the default domain) and on a copy with the same links spread over ${DOMAINS} domains, each alone in turn, two rounds alternating; RSS sampled every second for 5 s from 10 s after its log said every link was in memory (the median of each run's samples, then the mean of the rounds).`,
     '',
     `| links | one domain | rounds | ${DOMAINS} domains | rounds | ${DOMAINS} domains / one | target |`,
     '|---|---|---|---|---|---|---|',
@@ -690,6 +699,9 @@ try {
   );
   lines.push(...pgSummary);
   lines.push(...spreadSummary);
+  // The same comparison without sockets or other threads: the handler alone (domains-main.ts).
+  if (SPREAD)
+    lines.push('', '### The handler alone (main thread)', '', ...(await benchDomainsMainThread(LINKS, DOMAINS)));
   // Link rules' cost on the main thread, beside the same run's figures (rules.ts).
   // (Not with several domains: that run compares the two Slink nodes, and stays short.)
   if (!SPREAD)

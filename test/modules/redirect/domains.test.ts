@@ -4,8 +4,8 @@
  * (the same slug on two domains is two links), a stray host is answered as the default domain,
  * the app host serves the app; each domain's root, not-found and expired targets and its
  * .well-known files; a link moved to another domain; the preview page's short URL and the unlock
- * cookie's Secure flag from the link's domain. Domains are written straight into their table
- * (the API that adds them is not this file's) and read into memory as a write would.
+ * cookie's Secure flag from the link's domain. Domains are added through the API; links are
+ * written straight on their domain (any slug, reserved or not) and read into the slug index.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Engine } from '../../../src/db/address';
@@ -31,23 +31,22 @@ interface DomainInput {
   assetLinks?: string;
 }
 
-/** Adds a domain row and reads every domain into memory again, as a domain write does; answers its id. */
+/** Adds a domain through the API (as an admin), its .well-known files with a PATCH; answers its id. */
 async function addDomain(t: TestApp, d: DomainInput): Promise<number> {
-  const [row] = await storedRows(
-    t,
-    `INSERT INTO domains (host, origin, root_url, not_found_url, expired_url, apple_app_site_association, asset_links, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-    d.host,
-    d.origin,
-    d.rootUrl ?? null,
-    d.notFoundUrl ?? null,
-    d.expiredUrl ?? null,
-    d.aasa ?? null,
-    d.assetLinks ?? null,
-    T0,
-  );
-  t.deps.domains.replace(await t.deps.stores.domains.list());
-  return Number(row!.id);
+  const admin = (await makeKey(t, 'write', { superuser: true })).key;
+  const created = await apiExpecting(t, admin, 'POST', '/domains', {
+    origin: d.origin,
+    ...(d.rootUrl ? { rootUrl: d.rootUrl } : {}),
+    ...(d.notFoundUrl ? { notFoundUrl: d.notFoundUrl } : {}),
+    ...(d.expiredUrl ? { expiredUrl: d.expiredUrl } : {}),
+  });
+  expect(created.host).toBe(d.host);
+  if (d.aasa !== undefined || d.assetLinks !== undefined)
+    await apiExpecting(t, admin, 'PATCH', `/domains/${d.host}`, {
+      ...(d.aasa ? { appleAppSiteAssociation: JSON.parse(d.aasa) } : {}),
+      ...(d.assetLinks ? { assetLinks: JSON.parse(d.assetLinks) } : {}),
+    });
+  return t.deps.domains.byHost(d.host)!.id;
 }
 
 let slugs = 0;

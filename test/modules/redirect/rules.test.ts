@@ -172,7 +172,7 @@ forEachEngine((engine: Engine) => {
     const csv = await api(t, 'GET', `/links/${link.id}/export.csv?range=all`, { key: su });
     expect(csv.status).toBe(200);
     const lines = csv.text.split('\r\n').filter((l) => l !== '');
-    // `rule` is the last column but `domain`.
+    // The rule column comes just before the domain, the last one (the click record's order).
     expect(lines[0]!.split(',').slice(-2)).toEqual(['rule', 'domain']);
     expect(lines.slice(1).map((l) => l.split(',').at(-2))).toEqual(['0', '', '1', '1', '0']);
     const stats = await write('GET', `/links/${link.id}/stats?range=all`);
