@@ -42,6 +42,7 @@ import { countClicks } from '../../src/modules/clicks/sqlite/raw-read';
 import { createVariant } from '../../src/modules/variants/service';
 import { type CpuUse, cpuUse } from './cpu-use';
 import { DEFAULT_HOST, spreadOverDomains, waitForLinksInMemory, writeHostedSlugs } from './domains';
+import { benchDomainsMainThread } from './domains-main';
 import { benchPostgres } from './pg-cluster';
 import { benchRules } from './rules';
 import { benchDeps, benchDepsPostgres, NO_PARAMS, seedLinks } from './seed-links';
@@ -698,6 +699,9 @@ try {
   );
   lines.push(...pgSummary);
   lines.push(...spreadSummary);
+  // The same comparison without sockets or other threads: the handler alone (domains-main.ts).
+  if (SPREAD)
+    lines.push('', '### The handler alone (main thread)', '', ...(await benchDomainsMainThread(LINKS, DOMAINS)));
   // Link rules' cost on the main thread, beside the same run's figures (rules.ts).
   // (Not with several domains: that run compares the two Slink nodes, and stays short.)
   if (!SPREAD)

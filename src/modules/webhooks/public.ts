@@ -6,7 +6,7 @@
  * outside it (but its table.ts, and its routes in index.ts, which app.ts mounts).
  */
 export { CLICK_FIELDS, type Click, type ClickFacts, ClickModel, clickRecord, type LinkAddress } from './click-record';
-export { clickEvents, type WrittenClick } from './outbox/click-events';
+export { clickEvents, type DomainHostsOf, type EventLink, type WrittenClick } from './outbox/click-events';
 export { type DeletedLink, linkDeletedEvents, linkEvents, type NewEvent } from './outbox/events';
 export { clickEventsWantedPostgres, recordClickEventsPostgres, recordEventsPostgres } from './outbox/postgres/record';
 export { createPostgresOutboxStore } from './outbox/postgres/store';

@@ -21,6 +21,7 @@ import { addFallbackVisitsPg, existingLinks, existingLinksWithSlugs, type Fallba
 import { DIM_COUNT, PgValues, valueIdsOf } from '../../rollups/public';
 import { clickEventsWantedPostgres, recordClickEventsPostgres } from '../../webhooks/public';
 import type { WireClick } from '../capture/record';
+import { postgresDomainHosts } from '../domain-hosts';
 import { type EnrichContext, type EnrichedClick, enrichClick } from '../enrich/enrich';
 import type { GeoLookup } from '../enrich/geo';
 import { VisitorHasher } from '../enrich/visitor';
@@ -68,6 +69,9 @@ export class PostgresClickWriter implements ClickWriter {
   readonly folds = { count: 0, ms: 0, longestMs: 0 };
   /** Raw clicks deleted by retention so far. */
   readonly retention = { steps: 0, clicks: 0 };
+
+  /** The hosts of the domains, for the `clicks` events' records. */
+  private readonly domainHosts = postgresDomainHosts();
 
   constructor(
     private readonly sql: Pg,
@@ -192,6 +196,7 @@ export class PostgresClickWriter implements ClickWriter {
             rows.map((i, k) => ({ id: num(clickIds[k]), click: clicks[i]! })),
             at,
             slugs,
+            (domainIds) => this.domainHosts(tx, domainIds),
           );
     return { written: rows.length, events };
   }

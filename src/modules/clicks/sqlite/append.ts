@@ -10,6 +10,7 @@ import type { Database } from 'bun:sqlite';
 import { prepareLinkCounters } from '../../links/public';
 import { type RollupValues, valueIdsOf } from '../../rollups/public';
 import { clickEventsWantedSqlite, recordClickEventsSqlite } from '../../webhooks/public';
+import { sqliteDomainHosts } from '../domain-hosts';
 import type { EnrichedClick } from '../enrich/enrich';
 import type { SeenVisitors } from './seen-visitors';
 import { TailAppender } from './tail-append';
@@ -43,6 +44,7 @@ export type ClickAppender = (clicks: EnrichedClick[], at: number) => AppendOutco
  */
 export function createClickAppender(sqlite: Database, values: RollupValues, seen: SeenVisitors): ClickAppender {
   const linkCounters = prepareLinkCounters(sqlite);
+  const hostsOf = sqliteDomainHosts(sqlite);
   const tail = new TailAppender(sqlite, values);
 
   const append = sqlite.transaction((clicks: EnrichedClick[], at: number): AppendOutcome => {
@@ -64,7 +66,7 @@ export function createClickAppender(sqlite: Database, values: RollupValues, seen
       appended.push({ id: lastId, click: c, firstOfDay, ids, linkValue });
     }
     tail.finish();
-    const events = slugs === null ? 0 : recordClickEventsSqlite(sqlite, appended, at, slugs);
+    const events = slugs === null ? 0 : recordClickEventsSqlite(sqlite, appended, at, slugs, hostsOf);
     return { written: appended.length, skipped: clicks.length - appended.length, lastId, appended, events };
   });
   return (clicks, at) => {

@@ -28,6 +28,30 @@ export interface WrittenClick {
   click: EventClick;
 }
 
+/** A link of the batch as its transaction reads it: its slug and its domain's id. */
+export interface EventLink {
+  slug: string;
+  domainId: number;
+}
+
+/** Domain id -> host, of the domains these ids name (the writer's reading of the domains). */
+export type DomainHostsOf = (ids: readonly number[]) => ReadonlyMap<number, string>;
+
+/** The records' addresses of the batch's links: their slugs, and their domains' hosts. */
+export function linkAddresses(
+  links: ReadonlyMap<string, EventLink>,
+  hosts: ReadonlyMap<number, string>,
+): Map<string, LinkAddress> {
+  const out = new Map<string, LinkAddress>();
+  for (const [id, link] of links) out.set(id, { slug: link.slug, domain: hosts.get(link.domainId) ?? '' });
+  return out;
+}
+
+/** The domain ids of the batch's links. */
+export function domainIdsOf(links: ReadonlyMap<string, EventLink>): number[] {
+  return [...new Set([...links.values()].map((l) => l.domainId))];
+}
+
 /** What the transaction reads for the records: the slugs and domains of the batch's links, its variants that exist. */
 export interface ClickEventLinks {
   addresses: ReadonlyMap<string, LinkAddress>;

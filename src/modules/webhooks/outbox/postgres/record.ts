@@ -10,8 +10,7 @@ import type { Pg } from '../../../../db/postgres/client';
 import { EVENT_FEED_LOCK } from '../../../../db/postgres/locks';
 import { newId } from '../../../../lib/ids';
 import { knownVariantsPostgres } from '../../../variants/public';
-import type { LinkAddress } from '../../click-record';
-import { clickEvents, distinct, type WrittenClick } from '../click-events';
+import { clickEvents, distinct, domainIdsOf, type EventLink, linkAddresses, type WrittenClick } from '../click-events';
 import type { NewEvent } from '../events';
 
 export async function recordEventsPostgres(tx: Pg, events: readonly NewEvent[], at: number): Promise<void> {
@@ -63,16 +62,17 @@ export async function clickEventsWantedPostgres(tx: Pg, at: number): Promise<boo
   return wanted?.yes === true;
 }
 
-/** A click batch's `clicks` events, inside its transaction (`addresses`: its links' slugs and domains); returns how many. */
+/** A click batch's `clicks` events, inside its transaction (`links`: its links' slugs and domain ids, `hostsOf` their domains' hosts); returns how many. */
 export async function recordClickEventsPostgres(
   tx: Pg,
   written: readonly WrittenClick[],
   at: number,
-  addresses: ReadonlyMap<string, LinkAddress>,
+  links: ReadonlyMap<string, EventLink>,
+  hostsOf: (ids: readonly number[]) => Promise<ReadonlyMap<number, string>>,
 ): Promise<number> {
   if (written.length === 0) return 0;
   const events = clickEvents(written, {
-    addresses,
+    addresses: linkAddresses(links, await hostsOf(domainIdsOf(links))),
     variants: await knownVariantsPostgres(
       tx,
       distinct(written, (c) => c.variantId),

@@ -7,8 +7,15 @@
 import type { Database } from 'bun:sqlite';
 import { newId } from '../../../../lib/ids';
 import { knownVariantsSqlite } from '../../../variants/public';
-import type { LinkAddress } from '../../click-record';
-import { clickEvents, distinct, type WrittenClick } from '../click-events';
+import {
+  clickEvents,
+  type DomainHostsOf,
+  distinct,
+  domainIdsOf,
+  type EventLink,
+  linkAddresses,
+  type WrittenClick,
+} from '../click-events';
 import type { NewEvent } from '../events';
 
 export function recordEventsSqlite(sqlite: Database, events: readonly NewEvent[], at: number): void {
@@ -48,16 +55,17 @@ export function clickEventsWantedSqlite(sqlite: Database, at: number): boolean {
   return wanted === 1;
 }
 
-/** A click batch's `clicks` events, inside its transaction (`addresses`: its links' slugs and domains); returns how many. */
+/** A click batch's `clicks` events, inside its transaction (`links`: its links' slugs and domain ids, `hostsOf` their domains' hosts); returns how many. */
 export function recordClickEventsSqlite(
   sqlite: Database,
   written: readonly WrittenClick[],
   at: number,
-  addresses: ReadonlyMap<string, LinkAddress>,
+  links: ReadonlyMap<string, EventLink>,
+  hostsOf: DomainHostsOf,
 ): number {
   if (written.length === 0) return 0;
   const events = clickEvents(written, {
-    addresses,
+    addresses: linkAddresses(links, hostsOf(domainIdsOf(links))),
     variants: knownVariantsSqlite(
       sqlite,
       distinct(written, (c) => c.variantId),
