@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
 import { nullable, ParamsModel, StringMapModel } from '../../http/models';
-import { LinkModel, StatusModel, tagsField } from '../links/public';
+import { domainField, LinkModel, StatusModel, tagsField } from '../links/public';
 import { projectIdField } from '../projects/public';
 import { MAX_BULK_LINES } from './parse';
 
@@ -22,6 +22,7 @@ export const BulkTextBody = t.Object(
       projectIdField({ description: 'The project of every created link; null or omitted: unfiled.' }),
     ),
     params: t.Optional(ParamsModel),
+    domain: t.Optional(domainField('The domain of every created link; default: the default domain.')),
     skipDuplicates: t.Optional(
       t.Boolean({
         description:

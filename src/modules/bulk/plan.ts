@@ -10,6 +10,7 @@ import { nextTurn } from '../../lib/event-loop';
 import { checkParams } from '../../lib/params';
 import {
   checkProjectId,
+  domainOrDefault,
   normalizeLinkDestination,
   normalizeTags,
   normalizeTitle,
@@ -30,6 +31,8 @@ export interface Plan {
   lines: BulkLine[];
   tags: string[];
   projectId: string | null;
+  /** The domain every created link is on. */
+  domainId: number;
   skipDuplicates: boolean;
 }
 
@@ -118,9 +121,10 @@ export async function planBulk(deps: BulkDeps, input: BulkTextInput): Promise<Pl
   const requestParams = checkParams(input.params ?? {});
   const tags = normalizeTags(input.tags);
   const projectId = await checkProjectId(deps, input.projectId);
+  const domainId = domainOrDefault(deps.domains, input.domain).id;
   const skipDuplicates = input.skipDuplicates ?? true;
   const text = splitBulkText(input.text);
-  const slinkHosts = slinkHostsOf(deps.config);
+  const slinkHosts = slinkHostsOf(deps);
   const firstSeen = new Map<string, BulkLine>();
   const lines: BulkLine[] = [];
   for (let i = 0; i < text.length; i++) {
@@ -131,7 +135,7 @@ export async function planBulk(deps: BulkDeps, input: BulkTextInput): Promise<Pl
     const candidates = lines.filter((l) => l.status === 'create').map((l) => l.destination!);
     markDuplicates(lines, await deps.stores.links.idsByDestination([...new Set(candidates)]));
   }
-  return { lines, tags, projectId, skipDuplicates };
+  return { lines, tags, projectId, domainId, skipDuplicates };
 }
 
 export function countStatuses(lines: BulkLine[]): Record<BulkStatus, number> {

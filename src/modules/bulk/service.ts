@@ -46,7 +46,7 @@ export async function createBulk(deps: BulkDeps, input: BulkTextInput) {
     if (items.length > 0 && items.length % BULK_CHUNK === 0) await nextTurn();
     const row = newLinkRow(deps, {
       slug: drawSlug(),
-      domainId: deps.domains.default.id,
+      domainId: plan.domainId,
       destination: l.destination!,
       title: l.title,
       params: l.params!,

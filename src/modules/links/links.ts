@@ -3,6 +3,7 @@ import { shortUrlOf } from '../../lib/short-url';
 import { toVariant } from '../variants/public';
 import { availabilityOf } from './availability';
 import type { LinkReadDeps } from './deps';
+import { hostOfDomain } from './domain';
 import type { Link, RedirectStatus } from './model';
 import type { LinkRow } from './store';
 
@@ -25,6 +26,7 @@ export async function toLinks(deps: LinkReadDeps, rows: LinkRow[]): Promise<Link
       id: row.id,
       slug: row.slug,
       shortUrl: shortUrlOf(origin, row.slug),
+      domain: hostOfDomain(deps.domains, row.domainId),
       destination: row.destination,
       title: row.title,
       tags: tagsByLink.get(row.id) ?? [],

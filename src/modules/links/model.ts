@@ -44,7 +44,12 @@ export const LinkModel = t.Object(
   {
     id: t.String(),
     slug: t.String(),
-    shortUrl: t.String({ description: 'The bare short link; tracking parameters never appear in it.' }),
+    shortUrl: t.String({
+      description: "The bare short link: its domain's origin, `/`, the slug; tracking parameters never appear in it.",
+    }),
+    domain: t.String({
+      description: 'The host of the short domain the link lives on (lowercase, punycode); its slug is unique there.',
+    }),
     destination: t.String({ description: 'Destination URL, utm_ keys removed.' }),
     title: nullable(t.String()),
     tags: t.Array(t.String()),
@@ -133,6 +138,16 @@ const Slug = t.String({
   error: fieldError('slug', 'slug must be a string'),
 });
 
+const HOST_MEANING =
+  "The host of one of the workspace's short domains (GET /domains), matched without regard to case, as punycode, any port ignored; an unknown host is 400 (field domain).";
+/** A domain named by its host in a body: the link's (create, PATCH) or every created link's (bulk). */
+export const domainField = (description: string) =>
+  t.String({
+    maxLength: 300,
+    description: `${HOST_MEANING} ${description}`,
+    error: fieldError('domain', "domain must be the host of one of the workspace's short domains"),
+  });
+
 const NullableTitle = nullable(Title, {
   error: fieldError('title', `title must be a string of at most ${LINK_LIMITS.titleLength} characters or null`),
 });
@@ -140,6 +155,7 @@ const NullableTitle = nullable(Title, {
 /** Every field but the destination is optional on create; PATCH takes any subset plus status. */
 const optionalLinkFields = {
   slug: t.Optional(Slug),
+  domain: t.Optional(domainField('Default: the default domain.')),
   title: t.Optional(NullableTitle),
   tags: t.Optional(tagsField()),
   params: t.Optional(ParamsModel),
@@ -166,6 +182,11 @@ export type CreateLinkInput = typeof CreateLinkBody.static;
 export const UpdateLinkBody = t.Object({
   destination: t.Optional(Destination),
   ...optionalLinkFields,
+  domain: t.Optional(
+    domainField(
+      'Moves the link there: it keeps its id, clicks and statistics, its short URL changes, and the old address stops answering at once. Like a slug rename it changes the public address, so it requires a superuser key (403 superuser_required); 409 conflict (field slug) when its slug is taken on that domain.',
+    ),
+  ),
   status: t.Optional(StatusModel),
 });
 export type UpdateLinkInput = typeof UpdateLinkBody.static;
@@ -183,6 +204,13 @@ const linkFilterFields = {
     }),
   ),
   tag: t.Optional(t.String({ error: fieldError('tag', 'tag must be a string') })),
+  domain: t.Optional(
+    t.String({
+      maxLength: 300,
+      description: `Only the links on this short domain. ${HOST_MEANING}`,
+      error: fieldError('domain', "domain must be the host of one of the workspace's short domains"),
+    }),
+  ),
   project: t.Optional(
     t.String({
       description: 'A project id, or `none` for unfiled links.',

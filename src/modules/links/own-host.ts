@@ -1,7 +1,8 @@
 /**
  * Slink's own hosts, as destinations see them (docs/behaviour.md, "Rules worth knowing"): a
- * destination on SLINK_SHORT_HOST or SLINK_APP_HOST points back at this Slink, and a short
- * link to its own short host redirects to itself for ever (each hop a recorded click).
+ * destination on SLINK_SHORT_HOST, SLINK_APP_HOST or any of the workspace's short domains points
+ * back at this Slink, and a short link to its own short host redirects to itself for ever (each
+ * hop a recorded click).
  *
  * "The same host" is the same host name (URL parsing gives both in lower case and punycode; a
  * trailing dot, which names the same DNS host, is ignored) on the same port, where the default
@@ -15,6 +16,7 @@
 import { networkInterfaces } from 'node:os';
 import type { Config } from '../../config';
 import { invalid } from '../../lib/errors';
+import type { DomainDirectory, DomainFacts } from '../domains/public';
 import { MAX_DESTINATION_LENGTH, normalizeDestination } from './destination';
 
 /** `name|port` of each own origin (hostKey). */
@@ -46,9 +48,38 @@ function machineHosts(): string[] {
 }
 
 const hostsByConfig = new WeakMap<object, SlinkHosts>();
+/** The own hosts with the domains of one list (DomainDirectory.all(), a new array after each change). */
+const hostsByDomains = new WeakMap<readonly DomainFacts[], { config: object; hosts: SlinkHosts }>();
+
+/**
+ * Slink's own hosts now: the configuration's, and every short domain's host on its origin's
+ * port and on SLINK_PORT (a request to either reaches this service when the name points here).
+ */
+export function slinkHostsOf(deps: {
+  config: Pick<Config, 'shortHost' | 'appHost' | 'port'>;
+  domains: Pick<DomainDirectory, 'all'>;
+}): SlinkHosts {
+  const list = deps.domains.all();
+  const known = hostsByDomains.get(list);
+  if (known !== undefined && known.config === deps.config) return known.hosts;
+  const keys = new Set(configHostsOf(deps.config));
+  for (const domain of list) {
+    // The first domain has no host until the start names it (domains/start.ts).
+    if (domain.host === '') continue;
+    const url = new URL(domain.origin);
+    keys.add(hostKey(url));
+    if (deps.config.port !== 0) {
+      url.port = String(deps.config.port);
+      keys.add(hostKey(url));
+    }
+  }
+  const hosts = [...keys];
+  hostsByDomains.set(list, { config: deps.config, hosts });
+  return hosts;
+}
 
 /** The own hosts of a configuration (its origins were checked at start, config.ts). */
-export function slinkHostsOf(config: Pick<Config, 'shortHost' | 'appHost' | 'port'>): SlinkHosts {
+function configHostsOf(config: Pick<Config, 'shortHost' | 'appHost' | 'port'>): SlinkHosts {
   let hosts = hostsByConfig.get(config);
   if (hosts === undefined) {
     const keys = new Set([config.shortHost, config.appHost].map((origin) => hostKey(new URL(origin))));

@@ -14,10 +14,11 @@ export {
   prepareLinkCounters,
 } from './counters';
 export type { LinksDeps } from './deps';
+export { domainOfHost, domainOrDefault, hostOfDomain } from './domain';
 export { linkJsonById } from './event-data';
 export { linkExists, linkExistsCondition } from './link-exists';
 export { toLinks } from './links';
-export { LINK_LIMITS, type Link, LinkModel, StatusModel, tagsField } from './model';
+export { domainField, LINK_LIMITS, type Link, LinkModel, StatusModel, tagsField } from './model';
 export { normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
 export { announceLinkChanges, createPostgresLinkChangeFeed } from './postgres/changes';
 export { createPostgresClickLimitStore } from './postgres/click-limits';

@@ -8,6 +8,7 @@ import { hasControlChars } from '../../lib/text';
 import { hashPassword } from '../auth/public';
 import { decodeCursor, encodeCursor } from './cursor';
 import type { LinksDeps } from './deps';
+import { domainOfHost, domainOrDefault } from './domain';
 import { toLinks } from './links';
 import {
   type CreateLinkInput,
@@ -21,7 +22,7 @@ import {
 import { normalizeFallbackUrl, normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
 import { normalizePreview, normalizeRules, type Rule } from './rules';
 import { checkCustomSlug, generateSlug } from './slug';
-import type { LinkFields, LinkRow } from './store';
+import type { LinkFields, LinkFilter, LinkRow } from './store';
 import { deleteLinks, insertLinks, updateLinks } from './writer';
 
 /** Who is acting: only superusers may choose or change slugs. */
@@ -70,11 +71,14 @@ export function unknownProject(projectId: string | null): AppError {
   return invalid('projectId', `No project with id ${projectId}`);
 }
 
-/** A generated slug that is free in the database and not in `reserved` (slugs about to be taken). */
-export async function freshSlug(deps: LinksDeps, reserved?: ReadonlySet<string>): Promise<string> {
+/**
+ * A generated slug that is free on the domain in the database and not in `reserved` (slugs about
+ * to be taken there).
+ */
+export async function freshSlug(deps: LinksDeps, domainId: number, reserved?: ReadonlySet<string>): Promise<string> {
   for (;;) {
     const slug = generateSlug();
-    if (!reserved?.has(slug) && !(await deps.stores.links.slugTaken(slug))) return slug;
+    if (!reserved?.has(slug) && !(await deps.stores.links.slugTaken(domainId, slug))) return slug;
   }
 }
 
@@ -150,7 +154,8 @@ function storedRules(rules: readonly Rule[], hosts: SlinkHosts) {
 /** Creates a link. Destination utm_ values win over the same keys in `params`. */
 export async function createLink(deps: LinksDeps, actor: Actor, input: CreateLinkInput): Promise<Link> {
   if (input.slug !== undefined) requireSuperuser(actor, 'choose a custom slug');
-  const { destination, utm } = normalizeLinkDestination(input.destination, slinkHostsOf(deps.config));
+  const domain = domainOrDefault(deps.domains, input.domain);
+  const { destination, utm } = normalizeLinkDestination(input.destination, slinkHostsOf(deps));
   const params = checkParams({ ...input.params, ...utm });
   const tags = normalizeTags(input.tags);
   const title = normalizeTitle(input.title);
@@ -158,24 +163,24 @@ export async function createLink(deps: LinksDeps, actor: Actor, input: CreateLin
   let slug: string;
   if (input.slug !== undefined) {
     slug = checkCustomSlug(input.slug);
-    if (await deps.stores.links.slugTaken(slug)) throw slugTaken(slug);
+    if (await deps.stores.links.slugTaken(domain.id, slug)) throw slugTaken(slug);
   } else {
-    slug = await freshSlug(deps);
+    slug = await freshSlug(deps, domain.id);
   }
   const row = newLinkRow(deps, {
     slug,
-    domainId: deps.domains.default.id,
+    domainId: domain.id,
     destination,
     title,
     params,
     projectId,
     expiresAt: input.expiresAt ?? null,
     clickLimit: input.clickLimit ?? null,
-    fallbackUrl: normalizeFallbackUrl(input.fallbackUrl ?? null, slinkHostsOf(deps.config)),
+    fallbackUrl: normalizeFallbackUrl(input.fallbackUrl ?? null, slinkHostsOf(deps)),
     redirectStatus: input.redirectStatus ?? DEFAULT_REDIRECT_STATUS,
     forwardQuery: input.forwardQuery ?? false,
     passwordHash: await linkPasswordHash(input.password ?? null),
-    rules: storedRules(input.rules ?? [], slinkHostsOf(deps.config)),
+    rules: storedRules(input.rules ?? [], slinkHostsOf(deps)),
     preview: normalizePreview(input.preview ?? null),
   });
   await written(insertLinks(deps, [{ row, tags }]), slug, projectId);
@@ -184,19 +189,32 @@ export async function createLink(deps: LinksDeps, actor: Actor, input: CreateLin
 
 /**
  * Changes only the fields sent. A new destination's utm_ values are lifted into params (over
- * the params sent, or the current ones). Renaming the slug needs a superuser.
+ * the params sent, or the current ones). Renaming the slug or moving the link to another domain
+ * needs a superuser: either changes the address people were given, and the old one stops
+ * answering (a rename of what others share, not an edit of where it leads).
  */
 export async function updateLink(deps: LinksDeps, actor: Actor, id: string, input: UpdateLinkInput): Promise<Link> {
   const current = await getLinkRowOrThrow(deps, id);
   const changes: Partial<LinkFields> = {};
+  if (input.domain !== undefined) {
+    const domain = domainOfHost(deps.domains, input.domain);
+    if (domain.id !== current.domainId) {
+      requireSuperuser(actor, 'move a link to another domain');
+      changes.domainId = domain.id;
+    }
+  }
   if (input.slug !== undefined && input.slug !== current.slug) {
     requireSuperuser(actor, 'rename a slug');
     changes.slug = checkCustomSlug(input.slug);
-    if (await deps.stores.links.slugTaken(changes.slug)) throw slugTaken(changes.slug);
+  }
+  // The address it will have must be free: a new slug, a new domain, or both.
+  if (changes.slug !== undefined || changes.domainId !== undefined) {
+    const slug = changes.slug ?? current.slug;
+    if (await deps.stores.links.slugTaken(changes.domainId ?? current.domainId, slug)) throw slugTaken(slug);
   }
   let params = input.params;
   if (input.destination !== undefined) {
-    const { destination, utm } = normalizeLinkDestination(input.destination, slinkHostsOf(deps.config));
+    const { destination, utm } = normalizeLinkDestination(input.destination, slinkHostsOf(deps));
     changes.destination = destination;
     if (Object.keys(utm).length) params = { ...(params ?? current.params), ...utm };
   }
@@ -207,16 +225,16 @@ export async function updateLink(deps: LinksDeps, actor: Actor, id: string, inpu
   if (input.expiresAt !== undefined) changes.expiresAt = input.expiresAt;
   if (input.clickLimit !== undefined) changes.clickLimit = input.clickLimit;
   if (input.fallbackUrl !== undefined)
-    changes.fallbackUrl = normalizeFallbackUrl(input.fallbackUrl, slinkHostsOf(deps.config));
+    changes.fallbackUrl = normalizeFallbackUrl(input.fallbackUrl, slinkHostsOf(deps));
   if (input.redirectStatus !== undefined) changes.redirectStatus = input.redirectStatus;
   if (input.forwardQuery !== undefined) changes.forwardQuery = input.forwardQuery;
-  if (input.rules !== undefined) changes.rules = storedRules(input.rules, slinkHostsOf(deps.config));
+  if (input.rules !== undefined) changes.rules = storedRules(input.rules, slinkHostsOf(deps));
   if (input.preview !== undefined) changes.preview = normalizePreview(input.preview);
   if (input.password !== undefined) changes.passwordHash = await linkPasswordHash(input.password);
   if (input.status !== undefined) changes.status = input.status;
   if (Object.keys(changes).length > 0 || tags !== undefined)
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
-  await written(updateLinks(deps, [{ id, changes, tags }]), changes.slug, changes.projectId);
+  await written(updateLinks(deps, [{ id, changes, tags }]), changes.slug ?? current.slug, changes.projectId);
   return getLinkOrThrow(deps, id);
 }
 
@@ -261,7 +279,7 @@ export async function listLinks(
   const after = input.cursor ? decodeCursor(sort, input.cursor) : null;
   // One instant for the filter and the fields: a page never shows a link its filter left out.
   const now = deps.clock.now();
-  const page = await deps.stores.links.page({ ...input, now }, sort, limit, after);
+  const page = await deps.stores.links.page(linkFilter(deps, input, now), sort, limit, after);
   return {
     // Only what toLinks reads: spreading deps would open its lazy members (the rollup dictionary).
     items: await toLinks(
@@ -274,7 +292,18 @@ export async function listLinks(
 
 /** How many links GET /links would list with these filters, over all its pages. */
 export async function countLinks(deps: LinksDeps, input: LinkFilterInput): Promise<{ count: number }> {
-  return { count: await deps.stores.links.count({ ...input, now: deps.clock.now() }) };
+  return { count: await deps.stores.links.count(linkFilter(deps, input, deps.clock.now())) };
+}
+
+/**
+ * The store's filter of a query: its domain host made the domain's id. With a single domain,
+ * every link is on it: no condition at all, so the list reads exactly as it does unfiltered.
+ */
+function linkFilter(deps: Pick<LinksDeps, 'domains'>, input: LinkFilterInput, now: number): LinkFilter {
+  const { domain, ...rest } = input;
+  if (domain === undefined) return { ...rest, now };
+  const { id } = domainOfHost(deps.domains, domain);
+  return deps.domains.size === 1 ? { ...rest, now } : { ...rest, now, domainId: id };
 }
 
 export async function listTagCounts(deps: LinksDeps): Promise<{ tags: { tag: string; count: number }[] }> {

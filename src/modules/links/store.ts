@@ -37,8 +37,10 @@ export interface PageKey {
 }
 
 /** The list's filters, and the instant availability is judged at (the injected clock's now). */
-export interface LinkFilter extends LinkFilterInput {
+export interface LinkFilter extends Omit<LinkFilterInput, 'domain'> {
   now: number;
+  /** Only the links on this domain (the host of the query, looked up by the service). */
+  domainId?: number;
 }
 
 export interface LinkPage {
@@ -57,7 +59,8 @@ export interface LinkStore {
   find(id: string): Promise<LinkRow | null>;
   /** The rows of these ids that exist, in no particular order. */
   findMany(ids: string[]): Promise<LinkRow[]>;
-  slugTaken(slug: string): Promise<boolean>;
+  /** Whether a link on this domain has this slug (slugs are unique per domain). */
+  slugTaken(domainId: number, slug: string): Promise<boolean>;
   /** The oldest link of each of these destinations. */
   idsByDestination(destinations: string[]): Promise<Map<string, string>>;
   /**

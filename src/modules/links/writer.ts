@@ -66,7 +66,11 @@ export async function updateLinks(
 export async function deleteLinks(deps: WriterDeps, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const rows = await deps.stores.links.findMany(ids);
-  const deleted = rows.map((r) => ({ id: r.id, slug: r.slug, shortUrl: shortUrlOf(deps.config.shortHost, r.slug) }));
+  const deleted = rows.map((r) => ({
+    id: r.id,
+    slug: r.slug,
+    shortUrl: shortUrlOf(deps.domains.originOf(r.domainId), r.slug),
+  }));
   await deps.stores.linkWrites.delete(deleted, deps.clock.now());
   await written(deps, ids, false);
 }

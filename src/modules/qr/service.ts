@@ -15,7 +15,7 @@ import { DEFAULT_QR_SIZE, qrSvg, qrSymbol } from './render';
 const DRAWING = 1;
 
 interface LinkQr {
-  /** Strong ETag: it changes with the URL (slug, variant), the size and the drawing. */
+  /** Strong ETag: it changes with the URL (domain, slug, variant), the size and the drawing. */
   etag: string;
   svg(): string;
 }
@@ -28,7 +28,7 @@ export async function linkQr(deps: QrDeps, id: string, input: QrInput): Promise<
     if (!variant) throw notFound('variant');
     code = variant.code;
   }
-  const url = shortUrlOf(deps.config.shortHost, link.slug, code);
+  const url = shortUrlOf(deps.domains.originOf(link.domainId), link.slug, code);
   const size = input.size ?? DEFAULT_QR_SIZE;
   return { etag: `"${sha256Hex(`${DRAWING}\n${size}\n${url}`).slice(0, 32)}"`, svg: () => qrSvg(qrSymbol(url), size) };
 }

@@ -17,10 +17,12 @@ export interface VariantWrites {
 export interface VariantsDeps {
   stores: {
     readonly variants: VariantStore;
-    /** The variant's link, by id (its slug makes the variant's short URL). */
-    readonly links: { find(id: string): Promise<{ slug: string } | null> };
+    /** The variant's link, by id (its domain and slug make the variant's short URL). */
+    readonly links: { find(id: string): Promise<{ slug: string; domainId: number } | null> };
   };
   config: Config;
+  /** The origin of a link's domain (domains/directory.ts). */
+  domains: { originOf(id: number): string };
   clock: Clock;
   variantWrites: VariantWrites;
 }

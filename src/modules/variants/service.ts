@@ -9,11 +9,11 @@ import type { CreateVariantInput, UpdateVariantInput, Variant } from './model';
 import type { VariantRow } from './store';
 import { toVariant } from './to-variant';
 
-/** The variant's link, or 404 link. */
-async function linkOf(deps: VariantsDeps, linkId: string): Promise<{ slug: string }> {
+/** The variant's link, or 404 link: its slug, and the origin of its domain. */
+async function linkOf(deps: VariantsDeps, linkId: string): Promise<{ slug: string; origin: string }> {
   const link = await deps.stores.links.find(linkId);
   if (!link) throw notFound('link');
-  return link;
+  return { slug: link.slug, origin: deps.domains.originOf(link.domainId) };
 }
 
 const codeUsed = (code: string) => conflict('code', `The code "${code}" is already used on this link`);
@@ -35,7 +35,7 @@ async function written(write: Promise<void>, code: string | undefined): Promise<
 export async function listVariants(deps: VariantsDeps, linkId: string): Promise<Variant[]> {
   const link = await linkOf(deps, linkId);
   const rows = (await deps.stores.variants.ofLinks([linkId])).get(linkId) ?? [];
-  return rows.map((row) => toVariant(row, deps.config.shortHost, link.slug));
+  return rows.map((row) => toVariant(row, link.origin, link.slug));
 }
 
 export async function createVariant(deps: VariantsDeps, linkId: string, input: CreateVariantInput): Promise<Variant> {
@@ -53,7 +53,7 @@ export async function createVariant(deps: VariantsDeps, linkId: string, input: C
     updatedAt: now,
   };
   await written(deps.variantWrites.insert(row), row.code);
-  return toVariant(row, deps.config.shortHost, link.slug);
+  return toVariant(row, link.origin, link.slug);
 }
 
 export async function updateVariant(
@@ -75,7 +75,7 @@ export async function updateVariant(
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
     await written(deps.variantWrites.update(linkId, variantId, changes), changes.code);
   }
-  return toVariant({ ...current, ...changes }, deps.config.shortHost, link.slug);
+  return toVariant({ ...current, ...changes }, link.origin, link.slug);
 }
 
 /** Deletes a variant; its past clicks stay and report as an unrecognised code. */

@@ -3,11 +3,12 @@ import { shortUrlOf } from '../../lib/short-url';
 import type { Variant } from './model';
 import type { VariantRow } from './store';
 
-export function toVariant(row: VariantRow, shortHost: string, slug: string): Variant {
+/** `origin`: the origin of the link's domain (its short URL's start). */
+export function toVariant(row: VariantRow, origin: string, slug: string): Variant {
   return {
     id: row.id,
     code: row.code,
-    url: shortUrlOf(shortHost, slug, row.code),
+    url: shortUrlOf(origin, slug, row.code),
     params: row.params,
     clickCount: row.clickCount,
     createdAt: row.createdAt,

@@ -125,6 +125,7 @@ function filterSql(sql: Pg, filter: LinkFilter) {
   if (filter.availability !== undefined) {
     where = sql`${where} AND ${availabilityConditionPg(sql, filter.availability, filter.now)}`;
   }
+  if (filter.domainId !== undefined) where = sql`${where} AND l.domain_id = ${filter.domainId}`;
   return where;
 }
 
@@ -151,9 +152,9 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
       if (ids.length === 0) return [];
       return linkRows(sql`l.id = ANY(${sql.array(ids, 'text')}::text[])`);
     },
-    async slugTaken(slug) {
+    async slugTaken(domainId, slug) {
       if (!storable(slug)) return false;
-      return (await sql`SELECT 1 FROM links WHERE slug = ${slug}`).length > 0;
+      return (await sql`SELECT 1 FROM links WHERE domain_id = ${domainId} AND slug = ${slug}`).length > 0;
     },
     async idsByDestination(destinations) {
       if (destinations.length === 0) return new Map();
@@ -364,6 +365,7 @@ function sql_int8(tx: Pg, values: (number | null)[]) {
 function linkChanges(changes: Partial<LinkFields>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (changes.slug !== undefined) out.slug = changes.slug;
+  if (changes.domainId !== undefined) out.domain_id = changes.domainId;
   if (changes.destination !== undefined) out.destination = changes.destination;
   if (changes.title !== undefined) out.title = changes.title;
   if (changes.status !== undefined) out.status = changes.status;
@@ -427,20 +429,22 @@ export function createPostgresLinkWrites(
             )
           : new Map<string, string>();
         const writing = items.filter((i) => !existing.has(i.row.destination));
+        // `domain id slug` of the addresses taken among those drawn (one query); a slug drawn again is asked alone.
+        const address = (r: { domain_id: number; slug: string }) => `${r.domain_id} ${r.slug}`;
         const taken = new Set(
           (
-            await tx<{ slug: string }[]>`SELECT slug FROM links
+            await tx<{ domain_id: number; slug: string }[]>`SELECT domain_id, slug FROM links
               WHERE slug = ANY(${tx.array(
                 writing.map((i) => i.row.slug),
                 'text',
               )}::text[])`
-          ).map((r) => r.slug),
+          ).map(address),
         );
+        const takenNow = async (item: NewLink) =>
+          taken.has(address({ domain_id: item.row.domainId, slug: item.row.slug })) ||
+          (await tx`SELECT 1 FROM links WHERE domain_id = ${item.row.domainId} AND slug = ${item.row.slug}`).length > 0;
         for (const item of writing) {
-          while (taken.has(item.row.slug) || (await tx`SELECT 1 FROM links WHERE slug = ${item.row.slug}`).length) {
-            item.row.slug = freshSlug();
-            taken.delete(item.row.slug);
-          }
+          while (await takenNow(item)) item.row.slug = freshSlug();
         }
         await insertLinks(tx, writing);
         await announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at);

@@ -76,6 +76,7 @@ function filterConditions(filter: LinkFilter): SQL[] {
   if (filter.project === 'none') where.push(isNull(links.projectId));
   else if (filter.project !== undefined) where.push(eq(links.projectId, filter.project));
   if (filter.availability !== undefined) where.push(availabilityCondition(filter.availability, filter.now));
+  if (filter.domainId !== undefined) where.push(eq(links.domainId, filter.domainId));
   return where;
 }
 
@@ -90,8 +91,14 @@ export function createSqliteLinkStore(db: Db): LinkStore {
       if (ids.length === 0) return [];
       return rows().where(inArray(links.id, ids)).all();
     },
-    async slugTaken(slug) {
-      return db.select({ id: links.id }).from(links).where(eq(links.slug, slug)).get() !== undefined;
+    async slugTaken(domainId, slug) {
+      return (
+        db
+          .select({ id: links.id })
+          .from(links)
+          .where(and(eq(links.domainId, domainId), eq(links.slug, slug)))
+          .get() !== undefined
+      );
     },
     async idsByDestination(destinations) {
       if (destinations.length === 0) return new Map();
@@ -270,8 +277,12 @@ export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSql
           for (const r of found) if (!existing.has(r.destination)) existing.set(r.destination, r.id);
           writing = items.filter((i) => !existing.has(i.row.destination));
         }
-        const taken = db.$client.query<{ one: number }, [string]>('SELECT 1 AS one FROM links WHERE slug = ?');
-        for (const item of writing) while (taken.get(item.row.slug) !== null) item.row.slug = freshSlug();
+        const taken = db.$client.query<{ one: number }, [number, string]>(
+          'SELECT 1 AS one FROM links WHERE domain_id = ? AND slug = ?',
+        );
+        for (const item of writing) {
+          while (taken.get(item.row.domainId, item.row.slug) !== null) item.row.slug = freshSlug();
+        }
         insertLinks(db, writing);
         record(linkEvents('link.created', ids(writing)), at);
         return { inserted: writing, existing };
