@@ -2,15 +2,13 @@
  * The shapes the dashboard reads, all from the server's own schemas (type-only imports: nothing
  * of the server is bundled), so a changed answer fails the client's type check, not a page.
  */
-import type { Link as ApiLink } from '../../../links/model';
+import type { Link } from '../../../links/model';
 import type { SessionListModel, SignedInBody } from '../../../sessions/model';
 
 export type { Breakdowns, Click, Stats, WorkspaceStats } from '../../../analytics/model';
 export type { AccountItem, KeyItem, Scope as KeyScope } from '../../../auth/model';
 export type { BulkDeleteResult, BulkLine, BulkStatus } from '../../../bulk/model';
-export type { LinkSort, RedirectStatus } from '../../../links/model';
-/** A link, with the host of the domain it lives on. */
-export type Link = ApiLink & { domain: string };
+export type { Link, LinkSort, RedirectStatus } from '../../../links/model';
 export type { Preview, Rule, RuleWhen } from '../../../links/rules';
 export type { Project } from '../../../projects/model';
 export type { RulesTest } from '../../../redirect/rules/model';
