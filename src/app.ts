@@ -19,6 +19,7 @@ import { analyticsRoutes } from './modules/analytics';
 import { appAccountsRoutes, appKeysRoutes, meRoutes } from './modules/auth';
 import { bulkRoutes } from './modules/bulk';
 import { dashboardRoutes } from './modules/dashboard';
+import { domainsRoutes, tlsAskRoutes } from './modules/domains';
 import { appLinksRoutes, linksRoutes } from './modules/links';
 import { metricsRoutes } from './modules/metrics';
 import { projectsRoutes } from './modules/projects';
@@ -161,6 +162,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
         },
         { detail: { hide: true } },
       )
+      // Caddy asks before issuing a certificate: no key, no rate limit, from memory.
+      .use(tlsAskRoutes(deps))
       .group(API_PREFIX, (api) =>
         api
           .use(meRoutes())
@@ -170,6 +173,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(variantsRoutes(deps))
           .use(rulesRoutes(deps))
           .use(projectsRoutes(deps))
+          .use(domainsRoutes(deps))
           .use(webhooksRoutes(deps))
           .use(liveRoutes(deps))
           .use(analyticsRoutes(deps))

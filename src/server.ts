@@ -136,6 +136,8 @@ export async function startServer(
 
   // Deliveries due from before this start (a restart, a crash) go out at once.
   deps.webhooks.start();
+  // When each domain was last asked for: written once a minute, and at the stop.
+  deps.domainSeen.start();
 
   let stopping: Promise<StopResult> | null = null;
   const stop = () =>
@@ -151,6 +153,7 @@ export async function startServer(
       // Attempts in flight end (each within the delivery timeout) and record their outcome; what
       // is still due is delivered by the next start or by another node.
       await deps.webhooks.stop();
+      await deps.domainSeen.stop();
       // The setup address this node logged stops working on every node with it.
       await withdrawSetupToken(deps).catch((err) => log.error('could not delete the setup token of this node', err));
       // ...then write all of it before the database closes, retrying while writes fail (a full

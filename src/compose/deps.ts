@@ -10,7 +10,7 @@ import { randomToken } from '../lib/ids';
 import type { Logger } from '../lib/log';
 import type { Exports } from '../modules/analytics/public';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
-import { DomainDirectory, startDomains } from '../modules/domains/public';
+import { DomainDirectory, DomainSeenWriter, startDomains } from '../modules/domains/public';
 import { deleteVariant, insertVariant, linkJsonById, linksUnfiled, updateVariant } from '../modules/links/public';
 import { Metrics } from '../modules/metrics/public';
 import {
@@ -43,6 +43,8 @@ export interface Deps extends BaseDeps {
   domains: DomainDirectory;
   /** Resolves once the default domain is SLINK_SHORT_HOST's and every domain is in memory (before any link). */
   domainsReady: Promise<void>;
+  /** Writes when each domain was last asked for (noted in `domains`); the server starts it and stops it. */
+  domainSeen: DomainSeenWriter;
   /** Slug -> redirect facts in memory; the LinkWriter (links/writer.ts) refreshes it after every link write. */
   linkIndex: LinkIndex;
   /** Follows the link writes of other nodes into `linkIndex` (PostgreSQL); null on SQLite. */
@@ -136,6 +138,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     ...base,
     domains,
     domainsReady,
+    domainSeen: new DomainSeenWriter(base.stores.domains, domains, base.log),
     linkIndex,
     follower,
     linksLoaded: ready,

@@ -23,6 +23,12 @@ export class DomainDirectory {
   private byHostHash = new Map<number, DomainFacts[]>();
   private defaultFacts: DomainFacts | null = null;
   private list: DomainFacts[] = [];
+  /**
+   * When a request last arrived for each domain id (0: none since the start), and the value last
+   * written: by id, kept across `replace`, so noting a visit is one compare and one store.
+   */
+  private seenAt = new Float64Array(16);
+  private writtenAt = new Float64Array(16);
 
   /** Puts these domains in place of the ones known (they are every domain). */
   replace(rows: readonly DomainFacts[]): void {
@@ -53,11 +59,53 @@ export class DomainDirectory {
       else byHostHash.set(hash, [facts]);
       if (facts.isDefault) defaultFacts = facts;
     }
+    this.makeRoomFor(list);
     this.byIdMap = byId;
     this.byHostMap = byHost;
     this.byHostHash = byHostHash;
     this.list = list;
     this.defaultFacts = defaultFacts;
+  }
+
+  /** Grows the seen times (rarely: ids are small and few) so that every id has its slot. */
+  private makeRoomFor(list: readonly DomainFacts[]): void {
+    let top = this.seenAt.length;
+    for (const facts of list) while (facts.id >= top) top *= 2;
+    if (top === this.seenAt.length) return;
+    const seenAt = new Float64Array(top);
+    seenAt.set(this.seenAt);
+    const writtenAt = new Float64Array(top);
+    writtenAt.set(this.writtenAt);
+    this.seenAt = seenAt;
+    this.writtenAt = writtenAt;
+  }
+
+  /**
+   * A request arrived for the domain of `id` at `now` (the redirect, on every request whose Host
+   * is a domain's): no allocation, O(1). Written to the database at most once a minute (seen.ts).
+   */
+  noteSeen(id: number, now: number): void {
+    const seenAt = this.seenAt;
+    if (id < seenAt.length && now > seenAt[id]!) seenAt[id] = now;
+  }
+
+  /** When this process last saw a request for the domain, or null (none since the start). */
+  seenSince(id: number): number | null {
+    const at = id < this.seenAt.length ? this.seenAt[id]! : 0;
+    return at > 0 ? at : null;
+  }
+
+  /** The domains whose time moved since it was last written (seenWritten), with that time. */
+  unwrittenSeen(): { id: number; at: number }[] {
+    const out: { id: number; at: number }[] = [];
+    for (let id = 0; id < this.seenAt.length; id++)
+      if (this.seenAt[id]! > this.writtenAt[id]!) out.push({ id, at: this.seenAt[id]! });
+    return out;
+  }
+
+  /** These times are in the database now. */
+  seenWritten(seen: readonly { id: number; at: number }[]): void {
+    for (const { id, at } of seen) if (at > this.writtenAt[id]!) this.writtenAt[id] = at;
   }
 
   /** Every domain, oldest first. */

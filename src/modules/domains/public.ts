@@ -5,6 +5,7 @@
  */
 export { DomainDirectory, type DomainFacts } from './directory';
 export { createPostgresDomainStore } from './postgres/store';
+export { DomainSeenWriter } from './seen';
 export { createSqliteDomainStore } from './sqlite/store';
 export { hostOfOrigin, startDomains } from './start';
 export type { DomainStore } from './store';

@@ -3,6 +3,24 @@ import type { DomainRow } from './table';
 
 export type { DomainRow };
 
+/** The fields of a domain the API sets (null clears). */
+export type DomainSettings = Pick<
+  DomainRow,
+  'rootUrl' | 'notFoundUrl' | 'expiredUrl' | 'upstream' | 'appleAppSiteAssociation' | 'assetLinks'
+>;
+
+/** A domain to add: never the default (only the start makes one so). */
+export type NewDomain = Pick<DomainRow, 'host' | 'origin' | 'createdAt'> & Partial<DomainSettings>;
+
+/** What a deletion did: the domain is gone, or why not. */
+export type DomainDeletion = 'deleted' | 'missing' | 'default' | 'has_links';
+
+/** When a domain was last asked for (a node's own count, written at most once a minute). */
+export interface DomainSeen {
+  id: number;
+  at: number;
+}
+
 export interface DomainStore {
   /** Every domain, oldest first (then by id). */
   list(): Promise<DomainRow[]>;
@@ -14,4 +32,18 @@ export interface DomainStore {
    * Every other domain stops being the default. Returns whether anything changed.
    */
   ensureDefault(host: string, origin: string, now: number): Promise<boolean>;
+  /** Adds a domain; throws a unique violation (db/storage.ts isUniqueViolation) when its host is taken. */
+  insert(domain: NewDomain): Promise<DomainRow>;
+  /** Sets the given fields; the domain as it is then, or null when it is gone. */
+  update(id: number, changes: Partial<DomainSettings>): Promise<DomainRow | null>;
+  /**
+   * Deletes the domain in one transaction that first checks it is not the default one and holds
+   * no link (SQLite has no foreign key to refuse it).
+   */
+  delete(id: number): Promise<DomainDeletion>;
+  /** Links per domain id (domains without links absent). */
+  linkCounts(): Promise<Map<number, number>>;
+  linkCount(id: number): Promise<number>;
+  /** Moves each domain's last_seen_at to `at` unless it is already later (several nodes write it). */
+  recordSeen(seen: readonly DomainSeen[]): Promise<void>;
 }

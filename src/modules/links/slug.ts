@@ -13,6 +13,8 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
   'app',
   'healthz',
   'metrics',
+  'mcp',
+  'tls',
   'favicon.ico',
   'robots.txt',
 ]);

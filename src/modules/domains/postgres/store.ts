@@ -1,7 +1,19 @@
 /** The domains store on PostgreSQL. */
 import type { Pg } from '../../../db/postgres/client';
 import { num } from '../../../db/postgres/client';
-import type { DomainRow, DomainStore } from '../store';
+import { isForeignKeyViolation } from '../../../db/storage';
+import type { DomainLinksPostgres } from '../../links/public';
+import type { DomainRow, DomainSettings, DomainStore } from '../store';
+
+/** The columns of the settable fields. */
+const COLUMNS: Record<keyof DomainSettings, string> = {
+  rootUrl: 'root_url',
+  notFoundUrl: 'not_found_url',
+  expiredUrl: 'expired_url',
+  upstream: 'upstream',
+  appleAppSiteAssociation: 'apple_app_site_association',
+  assetLinks: 'asset_links',
+};
 
 export interface PgDomainRow {
   id: number;
@@ -41,7 +53,11 @@ export function toDomainRow(r: PgDomainRow): DomainRow {
  */
 export type AnnounceDomainChange = (tx: Pg) => Promise<void>;
 
-export function createPostgresDomainStore(sql: Pg, announce: AnnounceDomainChange): DomainStore {
+export function createPostgresDomainStore(
+  sql: Pg,
+  announce: AnnounceDomainChange,
+  links: DomainLinksPostgres,
+): DomainStore {
   return {
     async list() {
       const rows = await sql<PgDomainRow[]>`SELECT * FROM domains ORDER BY created_at, id`;
@@ -78,6 +94,60 @@ export function createPostgresDomainStore(sql: Pg, announce: AnnounceDomainChang
         if (changed) await announce(tx);
         return changed;
       });
+    },
+    async insert(domain) {
+      return sql.begin(async (tx) => {
+        const [row] = await tx<PgDomainRow[]>`
+          INSERT INTO domains (host, origin, is_default, root_url, not_found_url, expired_url, upstream,
+            apple_app_site_association, asset_links, created_at)
+          VALUES (${domain.host}, ${domain.origin}, false, ${domain.rootUrl ?? null}, ${domain.notFoundUrl ?? null},
+            ${domain.expiredUrl ?? null}, ${domain.upstream ?? null}, ${domain.appleAppSiteAssociation ?? null},
+            ${domain.assetLinks ?? null}, ${domain.createdAt})
+          RETURNING *`;
+        await announce(tx);
+        return toDomainRow(row!);
+      });
+    },
+    async update(id, changes: Partial<DomainSettings>) {
+      const set: Record<string, string | null> = {};
+      for (const [field, value] of Object.entries(changes)) set[COLUMNS[field as keyof DomainSettings]] = value ?? null;
+      return sql.begin(async (tx) => {
+        const rows =
+          Object.keys(set).length === 0
+            ? await tx<PgDomainRow[]>`SELECT * FROM domains WHERE id = ${id}`
+            : await tx<PgDomainRow[]>`UPDATE domains SET ${tx(set)} WHERE id = ${id} RETURNING *`;
+        if (rows.length === 0) return null;
+        if (Object.keys(set).length > 0) await announce(tx);
+        return toDomainRow(rows[0]!);
+      });
+    },
+    async delete(id) {
+      try {
+        return await sql.begin(async (tx) => {
+          // The row locked first: a link being added to it (its foreign key's share lock) waits, then fails.
+          const [row] = await tx<{ is_default: boolean }[]>`SELECT is_default FROM domains WHERE id = ${id} FOR UPDATE`;
+          if (row === undefined) return 'missing' as const;
+          if (row.is_default) return 'default' as const;
+          if (await links.any(tx, id)) return 'has_links' as const;
+          await tx`DELETE FROM domains WHERE id = ${id}`;
+          await announce(tx);
+          return 'deleted' as const;
+        });
+      } catch (err) {
+        if (isForeignKeyViolation(err)) return 'has_links';
+        throw err;
+      }
+    },
+    linkCounts: () => links.counts(sql),
+    linkCount: (id) => links.count(sql, id),
+    async recordSeen(seen) {
+      if (seen.length === 0) return;
+      const ids = seen.map((s) => s.id);
+      const ats = seen.map((s) => s.at);
+      await sql`
+        UPDATE domains d SET last_seen_at = s.at
+        FROM unnest(${sql.array(ids, 'int4')}::int4[], ${sql.array(ats, 'int8')}::int8[]) AS s(id, at)
+        WHERE d.id = s.id AND (d.last_seen_at IS NULL OR d.last_seen_at < s.at)`;
     },
   };
 }

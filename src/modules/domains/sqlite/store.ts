@@ -1,16 +1,17 @@
 /** The domains store on SQLite. */
-import { asc } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import type { DomainStore } from '../store';
+import type { DomainLinksSqlite } from '../../links/public';
+import type { DomainSettings, DomainStore } from '../store';
 import { domains } from '../table';
 
-export function createSqliteDomainStore(db: Db): DomainStore {
+export function createSqliteDomainStore(db: Db, links: DomainLinksSqlite): DomainStore {
+  const sqlite = db.$client;
   return {
     async list() {
       return db.select().from(domains).orderBy(asc(domains.createdAt), asc(domains.id)).all();
     },
     async ensureDefault(host, origin, now) {
-      const sqlite = db.$client;
       return sqlite
         .transaction(() => {
           const current = sqlite
@@ -44,6 +45,47 @@ export function createSqliteDomainStore(db: Db): DomainStore {
           return changed || others.changes > 0;
         })
         .immediate();
+    },
+    async insert(domain) {
+      const [row] = db
+        .insert(domains)
+        .values({ ...domain, isDefault: false })
+        .returning()
+        .all();
+      return row!;
+    },
+    async update(id, changes: Partial<DomainSettings>) {
+      if (Object.keys(changes).length > 0) db.update(domains).set(changes).where(eq(domains.id, id)).run();
+      return db.select().from(domains).where(eq(domains.id, id)).get() ?? null;
+    },
+    async delete(id) {
+      return sqlite
+        .transaction(() => {
+          const row = sqlite
+            .query<{ is_default: number }, [number]>('SELECT is_default FROM domains WHERE id = ?')
+            .get(id);
+          if (row === null) return 'missing' as const;
+          if (row.is_default === 1) return 'default' as const;
+          if (links.any(sqlite, id)) return 'has_links' as const;
+          sqlite.query('DELETE FROM domains WHERE id = ?').run(id);
+          return 'deleted' as const;
+        })
+        .immediate();
+    },
+    async linkCounts() {
+      return links.counts(sqlite);
+    },
+    async linkCount(id) {
+      return links.count(sqlite, id);
+    },
+    async recordSeen(seen) {
+      if (seen.length === 0) return;
+      const write = sqlite.query(
+        'UPDATE domains SET last_seen_at = ?1 WHERE id = ?2 AND (last_seen_at IS NULL OR last_seen_at < ?1)',
+      );
+      sqlite.transaction(() => {
+        for (const { id, at } of seen) write.run(at, id);
+      })();
     },
   };
 }

@@ -1,0 +1,182 @@
+/**
+ * Domain verbs (docs/behaviour.md, "Short domains"): list, add, change, delete. Writes are a
+ * superuser's; after each one this process reads the domains into memory again (other nodes
+ * hear of it through the change feed the store announces on).
+ */
+import { isUniqueViolation } from '../../db/storage';
+import { AppError, conflict, invalid, notFound } from '../../lib/errors';
+import { normalizeLinkDestination, slinkHostsOf } from '../links/public';
+import type { DomainsDeps } from './deps';
+import { hostKeyOf, parseOrigin } from './host';
+import { type Domain, type DomainCreate, type DomainPatch, MAX_URL_LENGTH, MAX_WELL_KNOWN_BYTES } from './model';
+import type { DomainRow, DomainSettings } from './store';
+
+function requireSuperuser(actor: { superuser: boolean }): void {
+  if (!actor.superuser) throw new AppError('superuser_required', 'Only a superuser may add, change or delete domains');
+}
+
+/** A stored domain as the API answers it: lastSeenAt the later of the stored and this process's own. */
+function toDomain(deps: DomainsDeps, row: DomainRow, linkCount: number): Domain {
+  const seen = deps.domains.seenSince(row.id);
+  return {
+    host: row.host,
+    origin: row.origin,
+    default: row.isDefault,
+    rootUrl: row.rootUrl,
+    notFoundUrl: row.notFoundUrl,
+    expiredUrl: row.expiredUrl,
+    upstream: row.upstream,
+    appleAppSiteAssociation: row.appleAppSiteAssociation === null ? null : JSON.parse(row.appleAppSiteAssociation),
+    assetLinks: row.assetLinks === null ? null : JSON.parse(row.assetLinks),
+    linkCount,
+    lastSeenAt: seen === null ? row.lastSeenAt : Math.max(seen, row.lastSeenAt ?? 0),
+    createdAt: row.createdAt,
+  };
+}
+
+/** Reads the domains into memory after this process changed them (the feed skips its own changes). */
+async function reload(deps: DomainsDeps): Promise<void> {
+  deps.domains.replace(await deps.stores.domains.list());
+}
+
+async function findRow(deps: DomainsDeps, rawHost: string): Promise<DomainRow> {
+  const host = hostKeyOf(rawHost);
+  const row = host === null ? undefined : (await deps.stores.domains.list()).find((r) => r.host === host);
+  if (row === undefined) throw notFound('domain');
+  return row;
+}
+
+/** A redirect target of the domain: the destination rules (links/destination.ts), kept whole like fallbackUrl. */
+function urlField(deps: DomainsDeps, raw: string | null, field: string): string | null {
+  if (raw === null) return null;
+  normalizeLinkDestination(raw, slinkHostsOf(deps), field);
+  const href = new URL(raw.trim()).href;
+  if (href.length > MAX_URL_LENGTH)
+    throw invalid(field, `${field} is longer than ${MAX_URL_LENGTH} characters once encoded`);
+  return href;
+}
+
+/**
+ * The origin a domain's unknown slugs are asked at: an origin, never this Slink nor one of its
+ * domains (a request would come back here and ask again).
+ */
+function upstreamField(deps: DomainsDeps, raw: string | null): string | null {
+  if (raw === null) return null;
+  const { origin, host } = parseOrigin(raw, 'upstream');
+  normalizeLinkDestination(origin, slinkHostsOf(deps), 'upstream');
+  if (deps.domains.byHost(host) !== undefined)
+    throw invalid('upstream', `upstream must be another service: ${host} is one of this Slink's domains`);
+  return origin;
+}
+
+/** A .well-known file's JSON, as stored: compact text, within the size limit. */
+function jsonField(value: unknown, field: string): string | null {
+  if (value === null) return null;
+  const text = JSON.stringify(value);
+  if (Buffer.byteLength(text) > MAX_WELL_KNOWN_BYTES)
+    throw invalid(field, `${field} is larger than ${MAX_WELL_KNOWN_BYTES / 1024} KB as JSON`);
+  return text;
+}
+
+function settingsOf(deps: DomainsDeps, input: DomainPatch): Partial<DomainSettings> {
+  const changes: Partial<DomainSettings> = {};
+  if (input.rootUrl !== undefined) changes.rootUrl = urlField(deps, input.rootUrl, 'rootUrl');
+  if (input.notFoundUrl !== undefined) changes.notFoundUrl = urlField(deps, input.notFoundUrl, 'notFoundUrl');
+  if (input.expiredUrl !== undefined) changes.expiredUrl = urlField(deps, input.expiredUrl, 'expiredUrl');
+  if (input.upstream !== undefined) changes.upstream = upstreamField(deps, input.upstream);
+  if (input.appleAppSiteAssociation !== undefined)
+    changes.appleAppSiteAssociation = jsonField(input.appleAppSiteAssociation, 'appleAppSiteAssociation');
+  if (input.assetLinks !== undefined) changes.assetLinks = jsonField(input.assetLinks, 'assetLinks');
+  return changes;
+}
+
+const hostTaken = (host: string) => conflict('origin', `A domain with the host ${host} already exists`);
+
+export async function listDomains(deps: DomainsDeps): Promise<{ domains: Domain[] }> {
+  const [rows, counts] = await Promise.all([deps.stores.domains.list(), deps.stores.domains.linkCounts()]);
+  return { domains: rows.map((row) => toDomain(deps, row, counts.get(row.id) ?? 0)) };
+}
+
+export async function getDomain(deps: DomainsDeps, host: string): Promise<Domain> {
+  const row = await findRow(deps, host);
+  return toDomain(deps, row, await deps.stores.domains.linkCount(row.id));
+}
+
+export async function addDomain(
+  deps: DomainsDeps,
+  actor: { superuser: boolean },
+  input: DomainCreate,
+): Promise<Domain> {
+  requireSuperuser(actor);
+  const { origin, host } = parseOrigin(input.origin, 'origin');
+  const { shortHost, appHost } = deps.config;
+  if (appHost !== shortHost && new URL(appHost).hostname === host)
+    throw invalid('origin', `${host} is the app's host (SLINK_APP_HOST): it cannot also serve short links`);
+  const settings = settingsOf(deps, {
+    rootUrl: input.rootUrl,
+    notFoundUrl: input.notFoundUrl,
+    expiredUrl: input.expiredUrl,
+  });
+  if ((await deps.stores.domains.list()).some((r) => r.host === host)) throw hostTaken(host);
+  let row: DomainRow;
+  try {
+    row = await deps.stores.domains.insert({ host, origin, createdAt: deps.clock.now(), ...settings });
+  } catch (err) {
+    // Added meanwhile (another request, another node): the unique index held.
+    if (isUniqueViolation(err)) throw hostTaken(host);
+    throw err;
+  }
+  await reload(deps);
+  return toDomain(deps, row, 0);
+}
+
+export async function updateDomain(
+  deps: DomainsDeps,
+  actor: { superuser: boolean },
+  host: string,
+  input: DomainPatch,
+): Promise<Domain> {
+  requireSuperuser(actor);
+  const current = await findRow(deps, host);
+  const changes = settingsOf(deps, input);
+  const row = await deps.stores.domains.update(current.id, changes);
+  if (row === null) throw notFound('domain');
+  if (Object.keys(changes).length > 0) await reload(deps);
+  return toDomain(deps, row, await deps.stores.domains.linkCount(row.id));
+}
+
+export async function deleteDomain(
+  deps: DomainsDeps,
+  actor: { superuser: boolean },
+  host: string,
+): Promise<{ host: string; deleted: true }> {
+  requireSuperuser(actor);
+  const current = await findRow(deps, host);
+  switch (await deps.stores.domains.delete(current.id)) {
+    case 'missing':
+      throw notFound('domain');
+    case 'default':
+      throw conflict('host', `${current.host} is the default domain (SLINK_SHORT_HOST): it cannot be deleted`);
+    case 'has_links':
+      throw conflict(
+        'host',
+        `${current.host} still has links: move or delete them first (GET /links?domain=${current.host})`,
+      );
+    case 'deleted':
+      await reload(deps);
+      return { host: current.host, deleted: true };
+  }
+}
+
+/**
+ * Whether a certificate may be issued for `raw` (Caddy's on-demand TLS ask): one of the domains,
+ * from memory. 400 naming `domain` when it names no host.
+ */
+export function tlsAsk(deps: Pick<DomainsDeps, 'domains'>, raw: string | undefined): { host: string } {
+  if (raw === undefined || raw === '') throw invalid('domain', 'domain is required: /tls/ask?domain=<host>');
+  const host = hostKeyOf(raw);
+  if (host === null) throw invalid('domain', 'domain must be a host name');
+  const found = deps.domains.byHost(host);
+  if (found === undefined) throw notFound('domain');
+  return { host: found.host };
+}

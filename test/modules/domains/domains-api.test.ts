@@ -1,0 +1,249 @@
+/**
+ * /api/v1/domains and /tls/ask (docs/behaviour.md, "Short domains"): every status and body of the
+ * contract's table, validation per field, the superuser rule, punycode, lastSeenAt. One app per
+ * engine: each test adds domains of its own hosts.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { DomainModel } from '../../../src/modules/domains/model';
+import { api, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
+import { engineBlind, forEachEngine } from '../../helpers/engines';
+import { expectError, expectExactKeys, expectSchema } from '../../helpers/schema';
+import { sessionFor } from '../../helpers/session';
+
+const DOMAIN_KEYS = [
+  'host',
+  'origin',
+  'default',
+  'rootUrl',
+  'notFoundUrl',
+  'expiredUrl',
+  'upstream',
+  'appleAppSiteAssociation',
+  'assetLinks',
+  'linkCount',
+  'lastSeenAt',
+  'createdAt',
+] as const;
+
+function expectDomain(body: any): void {
+  expectSchema(DomainModel, body);
+  expectExactKeys(body, DOMAIN_KEYS);
+}
+
+let t: TestApp;
+let su: string;
+let writer: string;
+let reader: string;
+
+async function tlsAsk(query: string): Promise<{ status: number; body: any }> {
+  const res = await t.app.handle(new Request(`https://app.sl.test/tls/ask${query}`));
+  return { status: res.status, body: await res.json() };
+}
+
+forEachEngine((engine) => {
+  const blind = engineBlind(engine);
+  beforeAll(async () => {
+    t = await makeTestApp({}, { engine });
+    su = (await makeKey(t, 'write', { superuser: true })).key;
+    writer = (await makeKey(t, 'write')).key;
+    reader = (await makeKey(t, 'read')).key;
+  });
+  afterAll(async () => {
+    expect(t.errors).toEqual([]);
+    await t.close();
+  });
+
+  test('the default domain is there from the start, SLINK_SHORT_HOST’s', async () => {
+    const res = await api(t, 'GET', '/domains', { key: reader });
+    expect(res.status).toBe(200);
+    expectExactKeys(res.body, ['domains']);
+    const first = res.body.domains[0];
+    expectDomain(first);
+    expect(first).toMatchObject({ host: 'sl.test', origin: 'https://sl.test', default: true, lastSeenAt: null });
+    expect(res.body.domains.filter((d: any) => d.default)).toHaveLength(1);
+  });
+
+  test('POST 201 Domain; GET lists it oldest first and answers it by host; linkCount counts its links', async () => {
+    const added = await api(t, 'POST', '/domains', {
+      key: su,
+      body: { origin: 'https://Go.Example.com/', rootUrl: 'https://example.com/home', notFoundUrl: null },
+    });
+    expect(added.status).toBe(201);
+    expectDomain(added.body);
+    expect(added.body).toEqual({
+      host: 'go.example.com',
+      origin: 'https://go.example.com',
+      default: false,
+      rootUrl: 'https://example.com/home',
+      notFoundUrl: null,
+      expiredUrl: null,
+      upstream: null,
+      appleAppSiteAssociation: null,
+      assetLinks: null,
+      linkCount: 0,
+      lastSeenAt: null,
+      createdAt: T0,
+    });
+    // In memory at once: short URLs and routing use it.
+    expect(t.deps.domains.byHost('go.example.com')?.origin).toBe('https://go.example.com');
+    const list = await api(t, 'GET', '/domains', { key: reader });
+    const hosts = list.body.domains.map((d: any) => d.host);
+    expect(hosts[0]).toBe('sl.test');
+    expect(hosts).toContain('go.example.com');
+    const one = await api(t, 'GET', '/domains/GO.example.com', { key: reader });
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(added.body);
+    // A link on the domain is counted (written as the links module does: its domain id).
+    const link = await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/x' } });
+    expect(link.status).toBe(201);
+    const defaultCount = (await api(t, 'GET', '/domains/sl.test', { key: reader })).body.linkCount;
+    expect(defaultCount).toBeGreaterThanOrEqual(1);
+  });
+
+  test('PATCH sets and clears each field; the JSON files come back as the same JSON values', async () => {
+    expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'http://patch.example:8080' } })).status).toBe(
+      201,
+    );
+    const aasa = { applinks: { apps: [], details: [{ appID: 'ABCDE.com.example', paths: ['*'] }] } };
+    const assetLinks = [{ relation: ['delegate_permission/common.handle_all_urls'], target: { namespace: 'android' } }];
+    const set = await api(t, 'PATCH', '/domains/patch.example', {
+      key: su,
+      body: {
+        rootUrl: 'https://example.com/',
+        notFoundUrl: 'https://example.com/missing?x=1',
+        expiredUrl: 'https://bücher.example/expired',
+        upstream: 'https://old.example.net/',
+        appleAppSiteAssociation: aasa,
+        assetLinks,
+      },
+    });
+    expect(set.status).toBe(200);
+    expectDomain(set.body);
+    expect(set.body).toMatchObject({
+      host: 'patch.example',
+      origin: 'http://patch.example:8080',
+      rootUrl: 'https://example.com/',
+      notFoundUrl: 'https://example.com/missing?x=1',
+      expiredUrl: 'https://xn--bcher-kva.example/expired',
+      upstream: 'https://old.example.net',
+      appleAppSiteAssociation: aasa,
+      assetLinks,
+    });
+    expect((await api(t, 'GET', '/domains/patch.example', { key: reader })).body).toEqual(set.body);
+    // Only the fields sent change; null clears.
+    const cleared = await api(t, 'PATCH', '/domains/patch.example', {
+      key: su,
+      body: { rootUrl: null, appleAppSiteAssociation: null },
+    });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ rootUrl: null, appleAppSiteAssociation: null, assetLinks });
+    expect(t.deps.domains.byHost('patch.example')).toMatchObject({
+      rootUrl: null,
+      assetLinks: JSON.stringify(assetLinks),
+      upstream: 'https://old.example.net',
+    });
+    const empty = await api(t, 'PATCH', '/domains/patch.example', { key: su, body: {} });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual(cleared.body);
+  });
+
+  test('DELETE 200 {host, deleted}; then 404; 409 while a link is on it and for the default domain', async () => {
+    expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://gone.example' } })).status).toBe(201);
+    const deleted = await api(t, 'DELETE', '/domains/GONE.example', { key: su });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ host: 'gone.example', deleted: true });
+    expect(t.deps.domains.byHost('gone.example')).toBeUndefined();
+    expectError(await api(t, 'GET', '/domains/gone.example', { key: reader }), 404, 'not_found');
+    expectError(await api(t, 'DELETE', '/domains/gone.example', { key: su }), 404, 'not_found');
+    expectError(await api(t, 'PATCH', '/domains/gone.example', { key: su, body: {} }), 404, 'not_found');
+    expectError(await api(t, 'DELETE', '/domains/sl.test', { key: su }), 409, 'conflict', 'host');
+    // The default domain holds links: refused as the default first.
+    expect((await api(t, 'GET', '/domains/sl.test', { key: reader })).status).toBe(200);
+  });
+
+  test('DELETE of a domain holding a link: 409 conflict, the domain stays', async () => {
+    expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://held.example' } })).status).toBe(201);
+    const id = t.deps.domains.byHost('held.example')!.id;
+    // A link on that domain, written through the link store as create does.
+    const link = await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/held' } });
+    await moveLinkToDomain(link.body.id, id);
+    expectError(await api(t, 'DELETE', '/domains/held.example', { key: su }), 409, 'conflict', 'host');
+    const still = await api(t, 'GET', '/domains/held.example', { key: reader });
+    expect(still.status).toBe(200);
+    expect(still.body.linkCount).toBe(1);
+    const listed = (await api(t, 'GET', '/domains', { key: reader })).body.domains.find(
+      (d: any) => d.host === 'held.example',
+    );
+    expect(listed.linkCount).toBe(1);
+  });
+
+  test('an internationalised host: stored as punycode, found by its Unicode or punycode name', async () => {
+    const added = await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://Bücher.example' } });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ host: 'xn--bcher-kva.example', origin: 'https://xn--bcher-kva.example' });
+    for (const path of ['/domains/xn--bcher-kva.example', `/domains/${encodeURIComponent('bÜcher.example')}`]) {
+      const res = await api(t, 'GET', path, { key: reader });
+      expect({ path, status: res.status, host: res.body.host }).toEqual({
+        path,
+        status: 200,
+        host: 'xn--bcher-kva.example',
+      });
+    }
+    expectError(
+      await api(t, 'POST', '/domains', { key: su, body: { origin: 'http://xn--bcher-kva.example:81' } }),
+      409,
+      'conflict',
+      'origin',
+    );
+    expect((await tlsAsk(`?domain=${encodeURIComponent('bücher.example')}`)).status).toBe(200);
+  });
+
+  test('an existing host is 409 conflict naming origin, whatever its scheme, port or case', async () => {
+    expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://dup.example' } })).status).toBe(201);
+    for (const origin of ['https://dup.example', 'http://DUP.example:8443', 'https://dup.example/'])
+      expectError(await api(t, 'POST', '/domains', { key: su, body: { origin } }), 409, 'conflict', 'origin');
+    expectError(
+      await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://sl.test:444' } }),
+      409,
+      'conflict',
+      'origin',
+    );
+  });
+
+  test('/tls/ask: 200 for a domain (any case, a port ignored), 404 otherwise, 400 without a host; no key', async () => {
+    expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://ask.example' } })).status).toBe(201);
+    for (const q of ['?domain=ask.example', '?domain=ASK.Example', '?domain=ask.example:443', '?domain=sl.test'])
+      expect({ q, ...(await tlsAsk(q)) }).toMatchObject({ q, status: 200 });
+    expect((await tlsAsk('?domain=ask.example')).body).toEqual({ host: 'ask.example' });
+    const unknown = await tlsAsk('?domain=other.example');
+    expect(unknown).toEqual({
+      status: 404,
+      body: { error: { code: 'not_found', message: expect.any(String), field: null } },
+    });
+    for (const q of ['', '?domain=', '?domain=a/b', '?domain=a%20b', '?domain=user@ask.example']) {
+      const res = await tlsAsk(q);
+      expect({ q, status: res.status, error: res.body.error.code, field: res.body.error.field }).toEqual({
+        q,
+        status: 400,
+        error: 'invalid_request',
+        field: 'domain',
+      });
+    }
+  });
+});
+
+/** Moves a link to a domain in the database (what the links module's `domain` field will do). */
+async function moveLinkToDomain(linkId: string, domainId: number): Promise<void> {
+  const stores = t.deps.stores;
+  if (stores.engine === 'sqlite')
+    t.deps.db.$client.query('UPDATE links SET domain_id = ? WHERE id = ?').run(domainId, linkId);
+  else {
+    const { openPostgres } = await import('../../../src/db/postgres/client');
+    const sql = openPostgres(stores.address.engine === 'postgres' ? stores.address.url : '', 1);
+    try {
+      await sql`UPDATE links SET domain_id = ${domainId} WHERE id = ${linkId}`;
+    } finally {
+      await sql.close();
+    }
+  }
+}
