@@ -8,6 +8,7 @@ import type { SessionListModel, SignedInBody } from '../../../sessions/model';
 export type { Breakdowns, Click, Stats, WorkspaceStats } from '../../../analytics/model';
 export type { AccountItem, KeyItem, Scope as KeyScope } from '../../../auth/model';
 export type { BulkDeleteResult, BulkLine, BulkStatus } from '../../../bulk/model';
+export type { Domain, DomainPatch } from '../../../domains/model';
 export type { Link, LinkSort, RedirectStatus } from '../../../links/model';
 export type { Preview, Rule, RuleWhen } from '../../../links/rules';
 export type { Project } from '../../../projects/model';
@@ -23,24 +24,6 @@ export type LinkAvailability = Link['availability'];
 export type SignedIn = SignedInBody;
 export type Account = SignedIn['account'];
 export type SessionItem = (typeof SessionListModel.static)['items'][number];
-
-/** A short domain (GET /api/v1/domains): where short links live, and what its host answers besides them. */
-export interface Domain {
-  host: string;
-  /** What its short URLs start with: http(s)://host[:port]. */
-  origin: string;
-  default: boolean;
-  rootUrl: string | null;
-  notFoundUrl: string | null;
-  expiredUrl: string | null;
-  upstream: string | null;
-  appleAppSiteAssociation: string | null;
-  assetLinks: string | null;
-  linkCount: number;
-  /** When a request last arrived for it; null: none yet (its DNS or proxy does not reach Slink). */
-  lastSeenAt: number | null;
-  createdAt: number;
-}
 
 export interface Page<T> {
   items: T[];
