@@ -40,16 +40,17 @@ test('add a domain: the steps to point it here, listed with no request yet; edit
   await p.page.getByRole('link', { name: 'Domains' }).first().click();
   await p.page.getByRole('heading', { name: 'Domains', level: 1 }).waitFor();
   const first = domainRow(p.page, 'sl.test');
-  await first.getByText('Default').waitFor();
+  await first.getByText('Default', { exact: true }).waitFor();
 
   await p.page.getByRole('button', { name: 'Add domain' }).click();
   const add = p.page.getByRole('dialog', { name: 'Add a domain' });
-  await add.getByLabel('Origin').fill('go.example.com');
+  await add.getByLabel('Origin').fill('go.example.com/spring');
   await add.getByRole('button', { name: 'Add domain' }).click();
-  // The API's word on an origin without a scheme, under the field.
-  await add.getByText(/^Origin must be an http\(s\) origin/).waitFor();
+  // The API's word on an origin with a path, under the field (a host alone is taken as https://).
+  await add.getByText('Origin must be only a scheme, a host and a port: no path, query or fragment').waitFor();
   expect(await add.getByLabel('Origin').getAttribute('aria-invalid')).toBe('true');
-  await add.getByLabel('Origin').fill('https://go.example.com');
+  expect(await add.getByLabel('Origin').inputValue()).toBe('https://go.example.com/spring');
+  await add.getByLabel('Origin').fill('go.example.com');
   await add.getByRole('button', { name: 'Add domain' }).click();
   await add.getByText('Added go.example.com.').waitFor();
   const steps = (await add.locator('ol.steps').textContent()) ?? '';
@@ -182,7 +183,7 @@ test('a link created on a domain, a link moved there after a confirmation, the l
   // The list: a Domain filter, kept in the address, with the count of what it holds.
   await apiExpecting(d.t, admin, 'POST', '/links', { destination: 'https://example.com/stays', slug: 'stays' });
   await p.page.goto(`${d.origin}/app`);
-  await p.page.getByRole('link', { name: 'sl.test/stays' }).waitFor();
+  await p.page.getByRole('link', { name: 'sl.test/stays', exact: true }).waitFor();
   await p.page.getByRole('search').getByLabel('Domain').selectOption('go.example.com');
   await p.page.waitForURL(/\/app\?domain=go\.example\.com$/);
   await p.page.getByText('2 links', { exact: true }).waitFor();

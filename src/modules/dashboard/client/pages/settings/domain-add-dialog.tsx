@@ -9,6 +9,7 @@ import { Dialog } from '../../components/dialog';
 import { Field } from '../../components/field';
 import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
+import { withScheme } from '../../lib/destination';
 import { useSubmit } from '../../lib/hooks';
 import { DomainSteps } from './domain-steps';
 
@@ -22,7 +23,10 @@ function AddDomainForm({ appHost, onAdded, onClose }: AddDomainProps) {
   const [origin, setOrigin] = useState('');
   const [added, setAdded] = useState<Domain | null>(null);
   const { busy, error, submit } = useSubmit(async () => {
-    const domain = await addDomain(origin.trim());
+    // A host typed alone is taken as https://, as destinations are, and the field shows it so.
+    const completed = withScheme(origin).trim();
+    setOrigin(completed);
+    const domain = await addDomain(completed);
     setAdded(domain);
     onAdded(domain);
   });
@@ -48,9 +52,10 @@ function AddDomainForm({ appHost, onAdded, onClose }: AddDomainProps) {
       <FormError error={error} fields={['origin']} />
       <Field
         label="Origin"
-        hint="What its short links start with: https:// and the domain, such as https://go.example.com."
+        hint="What its short links start with: https:// and the domain, such as https://go.example.com (a port if it needs one, no path)."
         value={origin}
         onValue={setOrigin}
+        onBlur={() => setOrigin(withScheme(origin))}
         inputMode="url"
         spellcheck={false}
         autoComplete="off"
