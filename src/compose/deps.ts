@@ -19,6 +19,7 @@ import {
   LinkFollower,
   LinkIndex,
   LinkPasswordThrottle,
+  reservedSlugsWarning,
 } from '../modules/redirect/public';
 import { PasswordVerifier, SIGN_IN_LIMITS, type SignInThrottle, VerificationSlots } from '../modules/sessions/public';
 import type { VariantWrites } from '../modules/variants/public';
@@ -106,8 +107,13 @@ export function withStores(input: BaseInput): BaseDeps {
 export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const base = withStores(input);
   const clicks = createClickPipeline(base, options);
-  const linkIndex = new LinkIndex(base.stores, clicks.buffer);
   const domains = new DomainDirectory();
+  const linkIndex = new LinkIndex(
+    base.stores,
+    clicks.buffer,
+    () => domains.default.id,
+    (reserved) => base.log.error(reservedSlugsWarning(reserved, (id) => domains.byId(id)?.host ?? String(id))),
+  );
   const domainsReady = startDomains(base.stores.domains, domains, base.config.shortHost, base.clock.now(), base.log);
   const reloadDomains = async () => domains.replace(await base.stores.domains.list());
   const feed = base.stores.changes;

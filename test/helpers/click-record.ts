@@ -39,6 +39,7 @@ export function testTarget(options: TargetOptions = {}): TestTarget {
     {
       id: options.linkId ?? 'lnk_test',
       slug: 'test',
+      domainId: 1,
       status: 'active',
       expiresAt: null,
       clickLimit: null,

@@ -16,6 +16,7 @@ export type RedirectRow = Pick<
   LinkRow,
   | 'id'
   | 'slug'
+  | 'domainId'
   | 'status'
   | 'destination'
   | 'params'
@@ -81,7 +82,8 @@ export interface LinkStore {
   names(ids: string[]): Promise<Map<string, { slug: string; title: string | null }>>;
   /** The redirect rows of these ids that exist. */
   redirectRows(ids: string[]): Promise<RedirectRow[]>;
-  redirectRowBySlug(slug: string): Promise<RedirectRow | null>;
+  /** The redirect row of a slug on a domain (slugs are unique per domain), or null. */
+  redirectRowBySlug(domainId: number, slug: string): Promise<RedirectRow | null>;
   /** A page of redirect rows in id order, strictly after `afterId` ('' for the first page). */
   redirectPage(afterId: string, limit: number): Promise<RedirectRow[]>;
 }

@@ -3,6 +3,7 @@ import type { Config } from '../../config';
 import type { Clock } from '../../lib/clock';
 import type { Logger } from '../../lib/log';
 import type { ClickPipeline } from '../clicks/public';
+import type { DomainDirectory } from '../domains/public';
 import type { LinkStore } from '../links/public';
 import type { Metrics } from '../metrics/public';
 import type { VerificationSlots } from '../sessions/public';
@@ -19,7 +20,9 @@ export interface RedirectDeps {
   config: Config;
   clock: Clock;
   log: Logger;
-  /** Slug -> redirect facts in memory. */
+  /** Every short domain in memory: a request's Host names one, a link's domain id gives its origin. */
+  domains: DomainDirectory;
+  /** (Domain id, slug) -> redirect facts in memory. */
   linkIndex: LinkIndex;
   /** Lets human clicks through on links with a click limit. */
   clickLimitGate: ClickLimitGate;

@@ -1,5 +1,5 @@
 /**
- * Every link's redirect facts in memory, by slug: the hot path answers without touching the
+ * Every link's redirect facts in memory, by (domain id, slug): the hot path answers without touching the
  * database. Every link, tag or variant write goes through the LinkWriter (links/writer.ts), which
  * awaits `refreshMany` with the links it touched once the write has committed, before it
  * answers: the index is coherent with every write. The facts live in a LinkTable (link-table.ts: typed arrays and an arena of blocks, a
@@ -30,11 +30,13 @@ import type { LinkStore, RedirectRow } from '../links/public';
 import type { VariantRow, VariantStore } from '../variants/public';
 import { LinkTable, STATUS_NAMES, type VariantFacts } from './link-table';
 import { applyParams } from './location';
+import { isLateReserved, type ReservedSlugLink } from './reserved';
 
 /** A copy of one link's entry, to inspect it (tests, benchmarks); the redirect reads the table itself. */
 export interface LinkView {
   readonly id: string;
   readonly slug: string;
+  readonly domainId: number;
   readonly status: RedirectRow['status'];
   readonly expiresAt: number | null;
   readonly clickLimit: number | null;
@@ -79,12 +81,18 @@ export class LinkIndex {
   /** False while a background load runs: a miss may then be a link not read yet. */
   private complete = true;
   private loadRun = 0;
+  /** The links read by the load running whose slug became a reserved word (reserved.ts). */
+  private reservedSeen: ReservedSlugLink[] = [];
   /** The unit running or last queued: each next one starts when it ends. */
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly stores: { links: LinkStore; variants: VariantStore },
     private readonly buffer: ClickBuffer,
+    /** The default domain's id: the domain of a slug asked without one (tests, tools). */
+    private readonly defaultDomain: () => number = () => 1,
+    /** Told once per load of the links whose slug became a reserved word (index.ts answers them). */
+    private readonly onReservedSlugs: (links: readonly ReservedSlugLink[]) => void = () => {},
   ) {}
 
   /** Runs `unit` after every unit queued before it (see the file's comment). */
@@ -104,19 +112,20 @@ export class LinkIndex {
   }
 
   /**
-   * The slot of a slug (link-table.ts), or -1: the redirect's lookup, in memory. -1 while the
-   * load is incomplete may be a link not read yet: the redirect then asks `lookup`.
+   * The slot of a slug on a domain (the default one when not given) (link-table.ts), or -1: the
+   * redirect's lookup, in memory. -1 while the load is incomplete may be a link not read yet:
+   * the redirect then asks `lookup`.
    */
-  find(slug: string): number {
-    return this.table.find(slug);
+  find(slug: string, domainId = this.defaultDomain()): number {
+    return this.table.find(domainId, slug);
   }
 
   /** The slot of a slug, reading the database when it is not in memory while the load runs. */
-  lookup(slug: string): Promise<number> {
+  lookup(slug: string, domainId = this.defaultDomain()): Promise<number> {
     return this.serially(async () => {
-      const slot = this.table.find(slug);
+      const slot = this.table.find(domainId, slug);
       if (slot >= 0 || this.complete) return slot;
-      const row = await this.stores.links.redirectRowBySlug(slug);
+      const row = await this.stores.links.redirectRowBySlug(domainId, slug);
       if (row === null) return -1;
       // Read meanwhile by the load or a write: that entry is as fresh.
       const known = this.table.findId(row.id);
@@ -126,8 +135,8 @@ export class LinkIndex {
   }
 
   /** A copy of a link's entry by slug, or undefined. */
-  async get(slug: string): Promise<LinkView | undefined> {
-    const slot = await this.lookup(slug);
+  async get(slug: string, domainId = this.defaultDomain()): Promise<LinkView | undefined> {
+    const slot = await this.lookup(slug, domainId);
     return slot < 0 ? undefined : this.view(slot);
   }
 
@@ -164,6 +173,7 @@ export class LinkIndex {
     return {
       id: t.linkId(slot),
       slug: t.slug(slot),
+      domainId: t.domainId[slot]!,
       status: STATUS_NAMES[t.status[slot]!]!,
       expiresAt: Number.isNaN(expiresAt) ? null : expiresAt,
       clickLimit: Number.isNaN(clickLimit) ? null : clickLimit,
@@ -188,6 +198,7 @@ export class LinkIndex {
       {
         id: row.id,
         slug: row.slug,
+        domainId: row.domainId,
         status: row.status,
         expiresAt: row.expiresAt,
         clickLimit: row.clickLimit,
@@ -214,6 +225,7 @@ export class LinkIndex {
       for (const row of rows) {
         // Already read on a miss or by a write during a background load: that entry is as
         // fresh and its counters may be referenced by buffered clicks.
+        if (isLateReserved(row.slug)) this.reservedSeen.push({ id: row.id, slug: row.slug, domainId: row.domainId });
         if (this.table.findId(row.id) >= 0) continue;
         this.put(row, byLink.get(row.id) ?? []);
       }
@@ -224,9 +236,18 @@ export class LinkIndex {
   /** Loads every link now, in pages so a large table never sits in memory twice. */
   async loadAll(pageSize = 5000): Promise<number> {
     this.complete = false;
+    this.reservedSeen = [];
     for (let after: string | null = ''; after !== null; ) after = await this.loadPage(after, pageSize);
-    this.complete = true;
+    this.finishLoad();
     return this.size;
+  }
+
+  /** The end of a load: every link in memory, and the links with a reserved slug told of once. */
+  private finishLoad(): void {
+    this.complete = true;
+    const reserved = this.reservedSeen;
+    this.reservedSeen = [];
+    if (reserved.length > 0) this.onReservedSlugs(reserved);
   }
 
   /**
@@ -238,6 +259,7 @@ export class LinkIndex {
     // Incomplete from now on, so a miss reads the database; the pages start once `first`
     // settles (the follower's place in the change feed, read before any page).
     this.complete = false;
+    this.reservedSeen = [];
     const run = ++this.loadRun;
     if (first !== undefined) await first;
     // Small pages first: the code that builds entries is not compiled yet, and a request that
@@ -250,7 +272,7 @@ export class LinkIndex {
       if (run !== this.loadRun) return this.size;
       after = await this.loadPage(after, size);
     }
-    this.complete = true;
+    this.finishLoad();
     return this.size;
   }
 

@@ -2,8 +2,9 @@
  * The slug index's storage (link-index.ts): every link's redirect facts in typed arrays by slot
  * and one arena of blocks (clicks/target-block.ts: the link's, then one per variant), instead
  * of objects, strings and map entries per link (docs/performance.md, "Where the idle RSS is").
- * A lookup hashes the slug, probes an open-addressing table and compares bytes in place; the
- * `Location` is decoded per redirect (~50 ns).
+ * A lookup hashes the slug with its domain's id, probes an open-addressing table and compares
+ * the domain id and the slug's bytes in place; the `Location` is decoded per redirect (~50 ns).
+ * Slugs are unique per domain: the same slug on two domains is two entries.
  *
  * An entry is written once and never rewritten: a changed link gets a new one, and a full arena
  * is replaced by a new one holding only the live entries. A buffered click keeps the arena and
@@ -46,6 +47,8 @@ export interface VariantFacts {
 export interface LinkFacts {
   id: string;
   slug: string;
+  /** The link's domain (domains/table.ts): its slug answers on that domain only. */
+  domainId: number;
   status: LinkStatus;
   expiresAt: number | null;
   clickLimit: number | null;
@@ -81,7 +84,19 @@ function hashOf(text: string): number {
   return h >>> 0;
 }
 
-/** An open-addressing table of slots by a string's hash (linear probing, tombstones on delete). */
+/** A slug's hash on a domain: FNV-1a over the slug, then over the domain id's bytes. */
+function slugHashOf(domainId: number, slug: string): number {
+  let h = hashOf(slug);
+  h = Math.imul(h ^ (domainId & 0xff), 0x01000193);
+  h = Math.imul(h ^ ((domainId >>> 8) & 0xff), 0x01000193);
+  h = Math.imul(h ^ (domainId >>> 16), 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * An open-addressing table of slots by a key's hash (linear probing, tombstones on delete). A
+ * key is a string and a number (the slug and its domain id; the id table gives 0).
+ */
 class SlotHash {
   private slots = new Int32Array(16).fill(EMPTY);
   /** Cells not EMPTY (live and GONE): what decides a rebuild. */
@@ -90,19 +105,19 @@ class SlotHash {
   constructor(
     /** The stored hash of a slot's key. */
     private readonly hashAt: () => Uint32Array,
-    /** Whether a slot's key equals `key`. */
-    private readonly keyIs: (slot: number, key: string) => boolean,
+    /** Whether a slot's key equals (`tag`, `key`). */
+    private readonly keyIs: (slot: number, key: string, tag: number) => boolean,
   ) {}
 
   /** The slot `key` points at, or -1. */
-  find(key: string, hash: number): number {
-    const cell = this.cell(key, hash);
+  find(key: string, tag: number, hash: number): number {
+    const cell = this.cell(key, tag, hash);
     return cell < 0 ? -1 : this.slots[cell]!;
   }
 
   /** Points `key` at `slot`, replacing what it pointed at (the hash is already stored for `slot`). */
-  set(key: string, hash: number, slot: number, live: number): void {
-    const existing = this.cell(key, hash);
+  set(key: string, tag: number, hash: number, slot: number, live: number): void {
+    const existing = this.cell(key, tag, hash);
     if (existing >= 0) {
       this.slots[existing] = slot;
       return;
@@ -118,20 +133,20 @@ class SlotHash {
   }
 
   /** Forgets `key` if it points at `slot`. */
-  delete(key: string, hash: number, slot: number): void {
-    const cell = this.cell(key, hash);
+  delete(key: string, tag: number, hash: number, slot: number): void {
+    const cell = this.cell(key, tag, hash);
     if (cell >= 0 && this.slots[cell] === slot) this.slots[cell] = GONE;
   }
 
   /** Where `key` is in the table, or -1. */
-  private cell(key: string, hash: number): number {
+  private cell(key: string, tag: number, hash: number): number {
     const slots = this.slots;
     const mask = slots.length - 1;
     const hashes = this.hashAt();
     for (let p = hash & mask; ; p = (p + 1) & mask) {
       const slot = slots[p]!;
       if (slot === EMPTY) return -1;
-      if (slot >= 0 && hashes[slot] === hash && this.keyIs(slot, key)) return p;
+      if (slot >= 0 && hashes[slot] === hash && this.keyIs(slot, key, tag)) return p;
     }
   }
 
@@ -197,6 +212,8 @@ export class LinkTable implements ClickLinks {
   blockAt = new Uint32Array(0);
   /** How many variant blocks follow the link's block. */
   private variantCount = new Uint16Array(0);
+  /** The link's domain id, by slot: part of its slug's key. */
+  domainId = new Uint32Array(0);
   private slugHash = new Uint32Array(0);
   private idHash = new Uint32Array(0);
   /** The current arena; buffered clicks may keep older ones alive until they are written. */
@@ -209,7 +226,7 @@ export class LinkTable implements ClickLinks {
   private count = 0;
   private readonly bySlug = new SlotHash(
     () => this.slugHash,
-    (slot, slug) => blockKeyIs(this.arena, this.blockAt[slot]!, slug),
+    (slot, slug, domainId) => this.domainId[slot] === domainId && blockKeyIs(this.arena, this.blockAt[slot]!, slug),
   );
   private readonly byId = new SlotHash(
     () => this.idHash,
@@ -220,13 +237,13 @@ export class LinkTable implements ClickLinks {
     return this.count;
   }
 
-  /** The slot of a slug (case-sensitive), or -1. */
-  find(slug: string): number {
-    return this.bySlug.find(slug, hashOf(slug));
+  /** The slot of a slug (case-sensitive) on a domain, or -1. */
+  find(domainId: number, slug: string): number {
+    return this.bySlug.find(slug, domainId, slugHashOf(domainId, slug));
   }
 
   findId(id: string): number {
-    return this.byId.find(id, hashOf(id));
+    return this.byId.find(id, 0, hashOf(id));
   }
 
   /** Where the block of the link's variant of this code is in `arena`, or -1 (the click goes to the link itself). */
@@ -284,8 +301,11 @@ export class LinkTable implements ClickLinks {
     const length = blocks.reduce((sum, block) => sum + blockSize(block), 0);
     let slot = this.findId(facts.id);
     if (slot >= 0) {
+      // Renamed or moved to another domain: its old key answers no more.
       const oldSlug = this.slug(slot);
-      if (oldSlug !== facts.slug) this.bySlug.delete(oldSlug, this.slugHash[slot]!, slot);
+      const oldDomain = this.domainId[slot]!;
+      if (oldSlug !== facts.slug || oldDomain !== facts.domainId)
+        this.bySlug.delete(oldSlug, oldDomain, this.slugHash[slot]!, slot);
       this.liveBytes -= this.entryLength(this.arena, slot);
       // One process stores only what it counted (never more); several nodes store each other's.
       raiseHumanClicks(this, slot, storedHumanClicks);
@@ -296,7 +316,8 @@ export class LinkTable implements ClickLinks {
     }
     this.blockAt[slot] = this.writeEntry(blocks, length, slot);
     this.variantCount[slot] = variants.length;
-    this.slugHash[slot] = hashOf(facts.slug);
+    this.domainId[slot] = facts.domainId;
+    this.slugHash[slot] = slugHashOf(facts.domainId, facts.slug);
     this.status[slot] = STATUS_NAMES.indexOf(facts.status);
     this.expiresAt[slot] = facts.expiresAt ?? Number.NaN;
     this.clickLimit[slot] = facts.clickLimit ?? Number.NaN;
@@ -313,8 +334,8 @@ export class LinkTable implements ClickLinks {
         HAS_RULES,
       ) |
       keptIn(this.preview, slot, facts.preview, HAS_PREVIEW);
-    this.byId.set(facts.id, this.idHash[slot]!, slot, this.count);
-    this.bySlug.set(facts.slug, this.slugHash[slot]!, slot, this.count);
+    this.byId.set(facts.id, 0, this.idHash[slot]!, slot, this.count);
+    this.bySlug.set(facts.slug, facts.domainId, this.slugHash[slot]!, slot, this.count);
     return slot;
   }
 
@@ -328,8 +349,8 @@ export class LinkTable implements ClickLinks {
   /** Forgets a link; its slot may be reused (its buffered clicks must be gone: ClickBuffer.dropLink). */
   remove(slot: number): void {
     const at = this.blockAt[slot]!;
-    this.bySlug.delete(blockKey(this.arena, at), this.slugHash[slot]!, slot);
-    this.byId.delete(blockId(this.arena, at), this.idHash[slot]!, slot);
+    this.bySlug.delete(blockKey(this.arena, at), this.domainId[slot]!, this.slugHash[slot]!, slot);
+    this.byId.delete(blockId(this.arena, at), 0, this.idHash[slot]!, slot);
     this.liveBytes -= this.entryLength(this.arena, slot);
     this.status[slot] = FREE;
     this.fallbackUrl.delete(slot);
@@ -357,6 +378,7 @@ export class LinkTable implements ClickLinks {
       this.extras,
       this.blockAt,
       this.variantCount,
+      this.domainId,
       this.slugHash,
       this.idHash,
     ];
@@ -390,6 +412,7 @@ export class LinkTable implements ClickLinks {
     this.extras = grown(this.extras, capacity);
     this.blockAt = grown(this.blockAt, capacity);
     this.variantCount = grown(this.variantCount, capacity);
+    this.domainId = grown(this.domainId, capacity);
     this.slugHash = grown(this.slugHash, capacity);
     this.idHash = grown(this.idHash, capacity);
   }

@@ -7,3 +7,4 @@ export { type ClickLimitGate, createClickLimitGate } from './click-limit-gate';
 export { LinkFollower } from './link-follower';
 export { LinkIndex } from './link-index';
 export { LinkPasswordThrottle } from './password/throttle';
+export { reservedSlugsWarning } from './reserved';

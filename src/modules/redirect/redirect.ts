@@ -12,6 +12,7 @@
 import { clientAddress, type ServerLike } from '../../http/client';
 import { shortUrlOf } from '../../lib/short-url';
 import { blockId, blockLocation, blockParamsJson, countCaptured, isBotAgent, isPreviewCrawler } from '../clicks/public';
+import type { DomainFacts } from '../domains/public';
 import type { Admission } from './click-limit-gate';
 import type { RedirectDeps } from './deps';
 import { HAS_PASSWORD, HAS_PREVIEW, HAS_RULES, type LinkTable, PAUSED } from './link-table';
@@ -35,18 +36,33 @@ function capped(value: string | null, max: number): string | null {
   return value !== null && value.length > max ? value.slice(0, max) : value;
 }
 
+/** A redirect to one of a domain's own targets (docs/behaviour.md, "Short domains"): never cached. */
+function domainTarget(location: string): Response {
+  return new Response(null, { status: 302, headers: { location, 'cache-control': 'no-store' } });
+}
+
+/** An unknown slug on `domain`: its notFoundUrl when set, else the 404 page. */
+export function notFoundOn(domain: DomainFacts | undefined): Response {
+  const to = domain?.notFoundUrl ?? null;
+  return to === null ? pageResponse('notFound') : domainTarget(to);
+}
+
 export function createRedirect(deps: RedirectDeps) {
-  const { linkIndex, clicks, clock, config, clickLimitGate } = deps;
+  const { linkIndex, clicks, clock, config, clickLimitGate, domains } = deps;
   const buffer = clicks.buffer;
   /**
    * An expired link or one past its click limit: its fallback URL if it has one (a 302 never
-   * cached, since the link may be given more time or clicks), else the 410 page. No click
-   * recorded; a human visit sent to the fallback is counted for the link (fallbackCount), bots
-   * and HEAD requests not (the agent's verdict is cached, as for click limits).
+   * cached, since the link may be given more time or clicks), else its domain's expiredUrl (the
+   * same 302, not counted anywhere), else the 410 page. No click recorded; a human visit sent to
+   * the link's own fallback is counted for the link (fallbackCount), bots and HEAD requests not
+   * (the agent's verdict is cached, as for click limits).
    */
   const ended = (request: Request, links: LinkTable, slot: number): Response => {
     const fallback = links.fallbackUrl.size === 0 ? undefined : links.fallbackUrl.get(slot);
-    if (fallback === undefined) return pageResponse('gone');
+    if (fallback === undefined) {
+      const expiredUrl = domains.byId(links.domainId[slot]!)?.expiredUrl ?? null;
+      return expiredUrl === null ? pageResponse('gone') : domainTarget(expiredUrl);
+    }
     // The bot rule of clicks (clicks/capture/bot.ts: no agent, isbot, a preview crawler) and HEAD.
     if (request.method !== 'HEAD' && !isBotAgent(capped(request.headers.get('user-agent'), MAX_AGENT)))
       buffer.fallbacks.add(blockId(links.arena, links.blockAt[slot]!));
@@ -175,7 +191,7 @@ export function createRedirect(deps: RedirectDeps) {
     const response = preview
       ? previewResponse(
           links.preview.get(slot)!,
-          shortUrlOf(config.shortHost, links.slug(slot), code ?? undefined),
+          shortUrlOf(domains.originOf(links.domainId[slot]!), links.slug(slot), code ?? undefined),
           target,
           head,
         )
@@ -201,7 +217,9 @@ export function createRedirect(deps: RedirectDeps) {
     unlocked = false,
   ): Response | Promise<Response> => {
     const links = linkIndex.table;
-    if (slot < 0 || links.status[slot] === PAUSED) return pageResponse('notFound');
+    if (slot < 0) return pageResponse('notFound');
+    // A paused link answers as an unknown slug of its domain.
+    if (links.status[slot] === PAUSED) return notFoundOn(domains.byId(links.domainId[slot]!));
     const now = clock.now();
     const stopped = gate(request, server, links, slot, code, now, admitted || unlocked);
     if (stopped !== null) return stopped;
@@ -254,24 +272,29 @@ export function createRedirect(deps: RedirectDeps) {
   const passwordGate = createPasswordGate(deps, (request, server, slot, code) =>
     answer(request, server, slot, code, false, true),
   );
+  /** A visit to `slug` on `domain` (routed by the request's Host: index.ts; the default domain when not given). */
   const redirect = (
     request: Request,
     server: ServerLike | null,
     slug: string,
     code: string | null,
+    domain: DomainFacts = domains.default,
   ): Response | Promise<Response> => {
-    const slot = linkIndex.find(slug);
+    const slot = linkIndex.find(slug, domain.id);
+    if (slot >= 0) return answer(request, server, slot, code, false);
     // Not in memory while the index still loads (a start): read it, then answer the same way.
-    if (slot < 0 && !linkIndex.loaded)
-      return linkIndex.lookup(slug).then((found) => answer(request, server, found, code, false));
-    return answer(request, server, slot, code, false);
+    if (!linkIndex.loaded)
+      return linkIndex
+        .lookup(slug, domain.id)
+        .then((found) => (found < 0 ? notFoundOn(domain) : answer(request, server, found, code, false)));
+    return notFoundOn(domain);
   };
   /**
-   * Whether a POST to this slug may mean something: the link has a password (its form posts
-   * here), or it is not known yet while the index loads (the redirect then decides).
+   * Whether a POST to this slug on this domain may mean something: the link has a password (its
+   * form posts here), or it is not known yet while the index loads (the redirect then decides).
    */
-  const takesPost = (slug: string): boolean => {
-    const slot = linkIndex.find(slug);
+  const takesPost = (domainId: number, slug: string): boolean => {
+    const slot = linkIndex.find(slug, domainId);
     return slot < 0 ? !linkIndex.loaded : (linkIndex.table.extras[slot]! & HAS_PASSWORD) !== 0;
   };
   return Object.assign(redirect, { takesPost });

@@ -210,11 +210,277 @@ forEachEngine((engine) => {
     );
   });
 
+  blind('origin validation: a clear 400 naming origin', async () => {
+    const bad: [unknown, RegExp][] = [
+      [undefined, /origin/],
+      ['', /origin/],
+      ['   ', /required/],
+      [42, /origin/],
+      ['go.example', /http/],
+      ['ftp://go.example', /http/],
+      ['https://', /valid URL|host/],
+      ['https://go.example/path', /no path/],
+      ['https://go.example/?', /no path/],
+      ['https://go.example?x=1', /no path/],
+      ['https://go.example#top', /no path/],
+      ['https://go.example\\path', /no path/],
+      ['https://user:pw@go.example', /user name/],
+      ['https://@go.example', /user name/],
+      ['https://go.example.', /trailing dot/],
+      ['https://a..example', /valid host/],
+      [`https://${'a'.repeat(64)}.example`, /valid host/],
+      ['https://go example', /valid URL/],
+      ['https://go.example:99999', /valid URL/],
+      ['https://go.example\n', /control/],
+      [`https://${'a.'.repeat(150)}example`, /origin/],
+    ];
+    for (const [origin, message] of bad) {
+      const res = await api(t, 'POST', '/domains', { key: su, body: origin === undefined ? {} : { origin } });
+      expect({ origin, status: res.status, code: res.body.error?.code, field: res.body.error?.field }).toEqual({
+        origin,
+        status: 400,
+        code: 'invalid_request',
+        field: 'origin',
+      });
+      expect(res.body.error.message).toMatch(message);
+    }
+  });
+
+  blind('the app host (SLINK_APP_HOST, apart from SLINK_SHORT_HOST) cannot be a short domain: 400 origin', async () => {
+    for (const origin of ['https://app.sl.test', 'http://APP.sl.test:8080']) {
+      const res = await api(t, 'POST', '/domains', { key: su, body: { origin } });
+      expectError(res, 400, 'invalid_request', 'origin');
+      expect(res.body.error.message).toMatch(/SLINK_APP_HOST/);
+    }
+  });
+
+  blind('IP literals and localhost-style hosts are domains like any (tests and local setups use them)', async () => {
+    for (const [origin, host] of [
+      ['http://127.0.0.2:3000', '127.0.0.2'],
+      ['http://[::2]:8080', '[::2]'],
+      ['http://short.localhost:3000', 'short.localhost'],
+    ]) {
+      const res = await api(t, 'POST', '/domains', { key: su, body: { origin } });
+      expect({ origin, status: res.status, host: res.body.host }).toEqual({ origin, status: 201, host });
+    }
+    expect((await tlsAsk('?domain=[::2]:443')).status).toBe(200);
+    expect((await api(t, 'GET', '/domains/[::2]', { key: reader })).body.origin).toBe('http://[::2]:8080');
+  });
+
+  blind('the URL fields follow the destination rules, each 400 naming its field', async () => {
+    expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://urls.example' } })).status).toBe(201);
+    const bad: unknown[] = [
+      'example.com/x',
+      'javascript:alert(1)',
+      'ftp://example.com/',
+      'https://user:pw@example.com/',
+      'https://example.com/\u0007',
+      `https://example.com/${'a'.repeat(2048)}`,
+      'https://sl.test/loop',
+      'https://app.sl.test/',
+      42,
+      {},
+    ];
+    for (const field of ['rootUrl', 'notFoundUrl', 'expiredUrl']) {
+      for (const value of bad) {
+        const res = await api(t, 'PATCH', '/domains/urls.example', { key: su, body: { [field]: value } });
+        expect({ field, value, status: res.status, code: res.body.error?.code, at: res.body.error?.field }).toEqual({
+          field,
+          value,
+          status: 400,
+          code: 'invalid_request',
+          at: field,
+        });
+      }
+      // On create too.
+      const res = await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://x.example', [field]: 'nope' } });
+      expectError(res, 400, 'invalid_request', field);
+    }
+    expect((await api(t, 'GET', '/domains/x.example', { key: reader })).status).toBe(404);
+    for (const upstream of [
+      'https://old.example/path',
+      'old.example',
+      'https://sl.test',
+      'https://app.sl.test',
+      'https://urls.example',
+      'https://URLS.example:8443',
+      'mailto:a@b.example',
+      7,
+    ]) {
+      const res = await api(t, 'PATCH', '/domains/urls.example', { key: su, body: { upstream } });
+      expect({ upstream, status: res.status, at: res.body.error?.field }).toEqual({
+        upstream,
+        status: 400,
+        at: 'upstream',
+      });
+    }
+    expect((await api(t, 'GET', '/domains/urls.example', { key: reader })).body).toMatchObject({
+      rootUrl: null,
+      notFoundUrl: null,
+      expiredUrl: null,
+      upstream: null,
+    });
+  });
+
+  blind('appleAppSiteAssociation is a JSON object and assetLinks a JSON array, each at most 64 KB', async () => {
+    expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://json.example' } })).status).toBe(201);
+    for (const value of [[], 'text', 3, true])
+      expectError(
+        await api(t, 'PATCH', '/domains/json.example', { key: su, body: { appleAppSiteAssociation: value } }),
+        400,
+        'invalid_request',
+        'appleAppSiteAssociation',
+      );
+    for (const value of [{}, 'text', 3, false])
+      expectError(
+        await api(t, 'PATCH', '/domains/json.example', { key: su, body: { assetLinks: value } }),
+        400,
+        'invalid_request',
+        'assetLinks',
+      );
+    const big = 'x'.repeat(64 * 1024);
+    const tooBig = await api(t, 'PATCH', '/domains/json.example', {
+      key: su,
+      body: { appleAppSiteAssociation: { big } },
+    });
+    expectError(tooBig, 400, 'invalid_request', 'appleAppSiteAssociation');
+    expect(tooBig.body.error.message).toMatch(/64 KB/);
+    expectError(
+      await api(t, 'PATCH', '/domains/json.example', { key: su, body: { assetLinks: [big] } }),
+      400,
+      'invalid_request',
+      'assetLinks',
+    );
+    // Nested values, unicode and numbers come back as given.
+    const aasa = { webcredentials: { apps: ['A.b'] }, ключ: [1, 2.5, null, { deep: { deeper: true } }] };
+    const ok = await api(t, 'PATCH', '/domains/json.example', {
+      key: su,
+      body: { appleAppSiteAssociation: aasa, assetLinks: [] },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ appleAppSiteAssociation: aasa, assetLinks: [] });
+  });
+
+  blind(
+    'writes need a superuser (key or session); read keys list and get; write scope as the rest of the API',
+    async () => {
+      expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://perm.example' } })).status).toBe(
+        201,
+      );
+      for (const [method, path, body] of [
+        ['POST', '/domains', { origin: 'https://perm2.example' }],
+        ['PATCH', '/domains/perm.example', { rootUrl: null }],
+        ['DELETE', '/domains/perm.example', undefined],
+      ] as const) {
+        expectError(await api(t, method, path, { key: writer, body }), 403, 'superuser_required');
+        expectError(await api(t, method, path, { key: reader, body }), 403, 'insufficient_scope');
+        expectError(await api(t, method, path, { body }), 401, 'key_missing');
+        const plain = await sessionFor(t);
+        expectError(
+          await api(t, method, path, { body, headers: { cookie: plain.cookie, origin: 'https://app.sl.test' } }),
+          403,
+          'superuser_required',
+        );
+      }
+      expect((await api(t, 'GET', '/domains', { key: reader })).status).toBe(200);
+      expect((await api(t, 'GET', '/domains/perm.example', { key: reader })).status).toBe(200);
+      expectError(await api(t, 'GET', '/domains'), 401, 'key_missing');
+      // A superuser's session writes, same-origin only.
+      const admin = await sessionFor(t, { superuser: true });
+      expectError(
+        await api(t, 'PATCH', '/domains/perm.example', { body: { rootUrl: null }, headers: { cookie: admin.cookie } }),
+        403,
+        'csrf_rejected',
+      );
+      const patched = await api(t, 'PATCH', '/domains/perm.example', {
+        body: { rootUrl: 'https://example.com/' },
+        headers: { cookie: admin.cookie, origin: 'https://app.sl.test' },
+      });
+      expect(patched.status).toBe(200);
+      expect(patched.body.rootUrl).toBe('https://example.com/');
+    },
+  );
+
+  blind('a path that names no host is 404; a bad body 400', async () => {
+    expectError(await api(t, 'GET', '/domains/a%2Fb', { key: reader }), 404, 'not_found');
+    expectError(await api(t, 'GET', '/domains/nothing.example', { key: reader }), 404, 'not_found');
+    expectError(
+      await api(t, 'PATCH', '/domains/sl.test', {
+        key: su,
+        rawBody: '[1]',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'invalid_request',
+      'body',
+    );
+    expectError(
+      await api(t, 'POST', '/domains', { key: su, rawBody: '{', headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+      'body',
+    );
+  });
+
+  test('lastSeenAt: noted in memory, answered at once, written by the flush, never moved back', async () => {
+    expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://seen.example' } })).status).toBe(201);
+    const id = t.deps.domains.byHost('seen.example')!.id;
+    const stored = async () => (await t.deps.stores.domains.list()).find((d) => d.host === 'seen.example')!.lastSeenAt;
+    t.deps.domains.noteSeen(id, T0 + 5_000);
+    t.deps.domains.noteSeen(id, T0 + 1_000);
+    expect((await api(t, 'GET', '/domains/seen.example', { key: reader })).body.lastSeenAt).toBe(T0 + 5_000);
+    expect(await stored()).toBeNull();
+    await t.deps.domainSeen.flush();
+    expect(await stored()).toBe(T0 + 5_000);
+    // Another node that saw it earlier writes an older time: the later one stays.
+    await t.deps.stores.domains.recordSeen([{ id, at: T0 + 2_000 }]);
+    expect(await stored()).toBe(T0 + 5_000);
+    // ...and a later one from another node is answered over this node's own.
+    await t.deps.stores.domains.recordSeen([{ id, at: T0 + 9_000 }]);
+    const listed = (await api(t, 'GET', '/domains', { key: reader })).body.domains.find(
+      (d: any) => d.host === 'seen.example',
+    );
+    expect(listed.lastSeenAt).toBe(T0 + 9_000);
+    // Nothing moved since: the flush writes nothing (its own value would not move the stored one anyway).
+    expect(t.deps.domains.unwrittenSeen().some((s) => s.id === id)).toBe(false);
+    // Surviving a reload of the domains (another change).
+    expect(
+      (await api(t, 'PATCH', '/domains/seen.example', { key: su, body: { rootUrl: 'https://example.com/' } })).status,
+    ).toBe(200);
+    t.deps.domains.noteSeen(id, T0 + 20_000);
+    expect(t.deps.domains.seenSince(id)).toBe(T0 + 20_000);
+    await t.deps.domainSeen.flush();
+    expect(await stored()).toBe(T0 + 20_000);
+  });
+
+  test('a request whose Host is a domain’s sets its lastSeenAt (the redirect notes it, the flush writes it)', async () => {
+    expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://visited.example' } })).status).toBe(
+      201,
+    );
+    expect((await api(t, 'GET', '/domains/visited.example', { key: reader })).body.lastSeenAt).toBeNull();
+    const res = await t.app.handle(
+      new Request('https://Visited.Example:443/no-such-slug', { headers: { 'user-agent': 'Mozilla/5.0' } }),
+    );
+    expect(res.status).toBe(404);
+    await res.arrayBuffer();
+    const now = t.deps.clock.now();
+    expect((await api(t, 'GET', '/domains/visited.example', { key: reader })).body.lastSeenAt).toBe(now);
+    await t.deps.domainSeen.flush();
+    const stored = (await t.deps.stores.domains.list()).find((d) => d.host === 'visited.example');
+    expect(stored?.lastSeenAt).toBe(now);
+    // A request on another host leaves it alone.
+    expect((await api(t, 'GET', '/domains/held.example', { key: reader })).body.lastSeenAt).toBeNull();
+  });
+
   test('/tls/ask: 200 for a domain (any case, a port ignored), 404 otherwise, 400 without a host; no key', async () => {
     expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://ask.example' } })).status).toBe(201);
     for (const q of ['?domain=ask.example', '?domain=ASK.Example', '?domain=ask.example:443', '?domain=sl.test'])
       expect({ q, ...(await tlsAsk(q)) }).toMatchObject({ q, status: 200 });
     expect((await tlsAsk('?domain=ask.example')).body).toEqual({ host: 'ask.example' });
+    // As Caddy asks it: by address, a Host that is neither a domain nor the app host.
+    const direct = await t.app.handle(new Request('http://127.0.0.1:3000/tls/ask?domain=ask.example'));
+    expect(direct.status).toBe(200);
+    expect(await direct.json()).toEqual({ host: 'ask.example' });
     const unknown = await tlsAsk('?domain=other.example');
     expect(unknown).toEqual({
       status: 404,

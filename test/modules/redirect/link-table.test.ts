@@ -28,6 +28,7 @@ function facts(n: number, over: Partial<LinkFacts> = {}): LinkFacts {
   return {
     id: `lnk_${String(n).padStart(16, '0')}`,
     slug: `s${n}`,
+    domainId: 1,
     status: 'active',
     expiresAt: null,
     clickLimit: null,
@@ -48,6 +49,7 @@ function read(table: LinkTable, slot: number) {
   return {
     id: blockId(table.arena, at),
     slug: blockKey(table.arena, at),
+    domainId: table.domainId[slot],
     status: STATUS_NAMES[table.status[slot]!],
     expiresAt: Number.isNaN(table.expiresAt[slot]!) ? null : table.expiresAt[slot],
     clickLimit: Number.isNaN(table.clickLimit[slot]!) ? null : table.clickLimit[slot],
@@ -112,9 +114,9 @@ describe('LinkTable', () => {
     expect(read(table, b)).toEqual(facts(2, { status: 'paused' }));
     expect(read(table, c)).toEqual(facts(3, { status: 'archived' }));
     expect(table.humanClicks[a]).toBe(3);
-    expect(table.find('s1')).toBe(a);
-    expect(table.find('S1')).toBe(-1);
-    expect(table.find('s')).toBe(-1);
+    expect(table.find(1, 's1')).toBe(a);
+    expect(table.find(1, 'S1')).toBe(-1);
+    expect(table.find(1, 's')).toBe(-1);
     expect(table.findId(facts(2).id)).toBe(b);
     expect(table.size).toBe(4);
   });
@@ -124,7 +126,7 @@ describe('LinkTable', () => {
     expect(() => table.put(facts(1, { location: 'https://example.com/é' }), NO_VARIANTS, 0)).toThrow(/not ASCII/);
     expect(() => table.put(facts(1, { slug: 'é' }), NO_VARIANTS, 0)).toThrow(/not ASCII/);
     expect(table.size).toBe(0);
-    expect(table.find('s1')).toBe(-1);
+    expect(table.find(1, 's1')).toBe(-1);
   });
 
   test('a changed link keeps its slot and counters; the block a click kept still reads as it was', () => {
@@ -135,8 +137,8 @@ describe('LinkTable', () => {
     const kept = { arena: table.arena, at: table.blockAt[slot]! };
     const serial = blockSerial(kept.arena, kept.at);
     expect(table.put(facts(1, { slug: 'renamed', location: 'https://example.com/new' }), NO_VARIANTS, 0)).toBe(slot);
-    expect(table.find('s1')).toBe(-1);
-    expect(table.find('renamed')).toBe(slot);
+    expect(table.find(1, 's1')).toBe(-1);
+    expect(table.find(1, 'renamed')).toBe(slot);
     expect([table.humanClicks[slot], table.unsorted[slot]]).toEqual([12, 4]);
     expect(table.location(slot)).toBe('https://example.com/new');
     expect(blockSerial(table.arena, table.blockAt[slot]!)).not.toBe(serial);
@@ -171,8 +173,49 @@ describe('LinkTable', () => {
       const two = table.put(facts(2, { slug: 'two' }), NO_VARIANTS, 0);
       const swapped = [facts(1, { slug: 'two' }), facts(2, { slug: 'one' })];
       for (const i of order) table.put(swapped[i]!, NO_VARIANTS, 0);
-      expect([table.find('two'), table.find('one')]).toEqual([one, two]);
+      expect([table.find(1, 'two'), table.find(1, 'one')]).toEqual([one, two]);
     }
+  });
+
+  test('a slug is keyed by its domain: the same slug on two domains is two entries, each found on its own', () => {
+    const table = new LinkTable();
+    const one = table.put(facts(1, { slug: 'same', domainId: 1 }), NO_VARIANTS, 0);
+    const two = table.put(facts(2, { slug: 'same', domainId: 2, location: 'https://example.com/two' }), NO_VARIANTS, 0);
+    expect(one).not.toBe(two);
+    expect([table.find(1, 'same'), table.find(2, 'same'), table.find(3, 'same')]).toEqual([one, two, -1]);
+    expect([table.location(one), table.location(two)]).toEqual(['https://example.com/1', 'https://example.com/two']);
+    // Moved to another domain: it answers there, and no more where it was.
+    expect(table.put(facts(1, { slug: 'same', domainId: 3 }), NO_VARIANTS, 0)).toBe(one);
+    expect([table.find(1, 'same'), table.find(2, 'same'), table.find(3, 'same')]).toEqual([-1, two, one]);
+    expect(table.domainId[one]).toBe(3);
+    table.remove(two);
+    expect([table.find(2, 'same'), table.find(3, 'same')]).toEqual([-1, one]);
+  });
+
+  test('20 domains of the same slugs against a Map model: moves, renames and removals', () => {
+    const table = new LinkTable();
+    const random = prng(7);
+    const model = new Map<number, LinkFacts>();
+    for (let step = 0; step < 20_000; step++) {
+      const n = Math.floor(random() * 2000);
+      const f = facts(n, { slug: `k${Math.floor(random() * 300)}`, domainId: 1 + Math.floor(random() * 20) });
+      const owner = [...model.values()].find((m) => m.slug === f.slug && m.domainId === f.domainId);
+      if (random() < 0.1 && model.has(n)) {
+        table.remove(table.findId(f.id));
+        model.delete(n);
+      } else if (owner === undefined || owner.id === f.id) {
+        table.put(f, NO_VARIANTS, 0);
+        model.set(n, f);
+      }
+    }
+    expect(table.size).toBe(model.size);
+    const keys = new Map([...model.values()].map((f) => [`${f.domainId}/${f.slug}`, f.id]));
+    for (let domainId = 0; domainId <= 21; domainId++)
+      for (let k = 0; k < 300; k++) {
+        const slot = table.find(domainId, `k${k}`);
+        const id = keys.get(`${domainId}/k${k}`);
+        expect(slot < 0 ? undefined : table.linkId(slot)).toBe(id);
+      }
   });
 
   test('variants follow their link in its entry, found by code; replaced and gone with it', () => {
@@ -260,7 +303,7 @@ describe('LinkTable', () => {
     }
     expect(table.size).toBe(model.size);
     for (const [n, f] of model) {
-      const slot = table.find(f.slug);
+      const slot = table.find(1, f.slug);
       expect(slot).toBeGreaterThanOrEqual(0);
       expect(table.findId(f.id)).toBe(slot);
       expect(read(table, slot)).toEqual(f);
@@ -278,7 +321,7 @@ describe('LinkTable', () => {
     for (let n = 0; n < 3000; n++) if (!model.has(n)) expect(table.findId(facts(n).id)).toBe(-1);
     // Old slugs of renamed or removed links are gone.
     for (let step = 0; step < 30_000; step += 97)
-      if (!slugOwner.has(`x${step}`)) expect(table.find(`x${step}`)).toBe(-1);
+      if (!slugOwner.has(`x${step}`)) expect(table.find(1, `x${step}`)).toBe(-1);
   });
 
   test('a full arena is replaced by one a quarter larger than its live entries, not doubled', () => {
@@ -298,7 +341,8 @@ describe('LinkTable', () => {
       expect(table.arena.byteLength).toBeGreaterThan(live);
       expect(table.arena.byteLength).toBeLessThanOrEqual(Math.ceil(live * 1.25) + 1024);
     }
-    for (let n = 0; n < 20_000; n += 997) expect(table.location(table.find(`s${n}`))).toBe(`https://example.com/${n}`);
+    for (let n = 0; n < 20_000; n += 997)
+      expect(table.location(table.find(1, `s${n}`))).toBe(`https://example.com/${n}`);
   });
 
   test('100,000 links: a few bytes over their strings each', () => {
@@ -309,8 +353,8 @@ describe('LinkTable', () => {
       strings += f.slug.length + f.id.length + f.location.length;
       table.put(f, NO_VARIANTS, 0);
     }
-    expect(table.find('s99999')).toBeGreaterThanOrEqual(0);
-    // Per link: a 16-byte block header, ~60 bytes of arrays and hash tables.
-    expect(table.bytes / 100_000).toBeLessThan(strings / 100_000 + 100);
+    expect(table.find(1, 's99999')).toBeGreaterThanOrEqual(0);
+    // Per link: a 16-byte block header, ~65 bytes of arrays (its domain id's 4 among them) and hash tables.
+    expect(table.bytes / 100_000).toBeLessThan(strings / 100_000 + 105);
   });
 });

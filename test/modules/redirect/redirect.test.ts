@@ -411,13 +411,23 @@ forEachEngine((current) => {
 
     blind('app host: /<slug> is not a redirect but a JSON 404; the API answers there', async () => {
       await newLink({ slug: 'abc' });
-      for (const origin of ['http://localhost', 'https://app.sl.test']) {
+      for (const origin of ['https://app.sl.test', 'https://app.sl.test:8443']) {
         expectError(await call(`${origin}/abc`), 404, 'not_found', null);
         expectError(await call(`${origin}/abc/fb`), 404, 'not_found', null);
         expect((await call(`${origin}/api/v1/me`, { key: su })).status).toBe(200);
       }
       expect(t.deps.clicks.buffer.length).toBe(0);
     });
+
+    blind(
+      'a host that is neither a domain nor the app host: its short links are the default domain’s, the rest the app’s',
+      async () => {
+        await newLink({ slug: 'abc' });
+        await go('/abc', 'https://example.com/l', { origin: 'http://localhost' });
+        expect((await call('http://localhost/api/v1/me', { key: su })).status).toBe(200);
+        expect(t.deps.clicks.buffer.length).toBe(1);
+      },
+    );
 
     blind('the Host header is compared case-insensitively', async () => {
       await newLink({ slug: 'abc' });

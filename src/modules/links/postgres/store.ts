@@ -75,6 +75,7 @@ function toRedirectRow(r: PgLinkRow): RedirectRow {
   return {
     id: r.id,
     slug: r.slug,
+    domainId: r.domain_id,
     status: r.status,
     destination: r.destination,
     params: JSON.parse(r.params),
@@ -228,9 +229,9 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
       if (ids.length === 0) return [];
       return redirectRows(sql`l.id = ANY(${sql.array(ids, 'text')}::text[])`);
     },
-    async redirectRowBySlug(slug) {
+    async redirectRowBySlug(domainId, slug) {
       if (!storable(slug)) return null;
-      return (await redirectRows(sql`l.slug = ${slug}`))[0] ?? null;
+      return (await redirectRows(sql`l.domain_id = ${domainId} AND l.slug = ${slug}`))[0] ?? null;
     },
     async redirectPage(afterId, limit) {
       return redirectRows(sql`l.id > ${afterId}`, sql`ORDER BY l.id LIMIT ${limit}`);

@@ -23,6 +23,7 @@ const linkRowColumns = {
 const redirectColumns = {
   id: links.id,
   slug: links.slug,
+  domainId: links.domainId,
   status: links.status,
   destination: links.destination,
   params: links.params,
@@ -177,8 +178,12 @@ export function createSqliteLinkStore(db: Db): LinkStore {
       if (ids.length === 0) return [];
       return redirectRows().where(inArray(links.id, ids)).all();
     },
-    async redirectRowBySlug(slug) {
-      return redirectRows().where(eq(links.slug, slug)).get() ?? null;
+    async redirectRowBySlug(domainId, slug) {
+      return (
+        redirectRows()
+          .where(and(eq(links.domainId, domainId), eq(links.slug, slug)))
+          .get() ?? null
+      );
     },
     async redirectPage(afterId, limit) {
       return redirectRows().where(gt(links.id, afterId)).orderBy(asc(links.id)).limit(limit).all();

@@ -87,8 +87,9 @@ function unlocked(response: Response, cookie: string | null, posted: boolean): R
 }
 
 export function createPasswordGate(deps: RedirectDeps, proceed: Proceed) {
-  const { linkIndex, clock, config, linkPasswordThrottle: throttle, verificationSlots: slots } = deps;
-  const secure = isSecureHost(config.shortHost);
+  const { linkIndex, clock, config, domains, linkPasswordThrottle: throttle, verificationSlots: slots } = deps;
+  /** Whether the link's cookie may carry Secure: its domain's short URLs are https. */
+  const secureFor = (slot: number): boolean => isSecureHost(domains.originOf(linkIndex.table.domainId[slot]!));
   // Password hash -> its cookie key: derived once per link and password, not per request.
   const keys = new BoundedCache<string, string>(4096);
   const keyOf = (hash: string): string | Promise<string> =>
@@ -98,9 +99,12 @@ export function createPasswordGate(deps: RedirectDeps, proceed: Proceed) {
       return key;
     });
 
-  /** The link's slot now, if the slug still names the same link with the same password; else -1. */
-  const still = (slug: string, linkId: string, hash: string): number => {
-    const slot = linkIndex.find(slug);
+  /**
+   * The link's slot now, if the slug still names the same link with the same password on the
+   * same domain; else -1.
+   */
+  const still = (domainId: number, slug: string, linkId: string, hash: string): number => {
+    const slot = linkIndex.find(slug, domainId);
     const links = linkIndex.table;
     return slot >= 0 && links.linkId(slot) === linkId && links.passwordHash.get(slot) === hash ? slot : -1;
   };
@@ -108,10 +112,11 @@ export function createPasswordGate(deps: RedirectDeps, proceed: Proceed) {
   const withCookie = async (request: Request, server: ServerLike | null, slot: number, code: string | null) => {
     const links = linkIndex.table;
     const linkId = links.linkId(slot);
+    const domainId = links.domainId[slot]!;
     const hash = links.passwordHash.get(slot)!;
     const slug = slugOf(request.url);
     const key = await keyOf(hash);
-    const now = still(slug, linkId, hash);
+    const now = still(domainId, slug, linkId, hash);
     if (now < 0 || !carriesUnlock(request.headers.get('cookie'), linkId, key, clock.now())) return formResponse(slug);
     return unlocked(await proceed(request, server, now, code), null, false);
   };
@@ -125,6 +130,7 @@ export function createPasswordGate(deps: RedirectDeps, proceed: Proceed) {
   ): Promise<Response> => {
     const links = linkIndex.table;
     const linkId = links.linkId(slot);
+    const domainId = links.domainId[slot]!;
     const hash = links.passwordHash.get(slot)!;
     const slug = slugOf(request.url);
     const address = clientAddress(request, server, config.trustProxy);
@@ -155,14 +161,14 @@ export function createPasswordGate(deps: RedirectDeps, proceed: Proceed) {
       throw err;
     }
     if (!right) return refusal(via, slug, { kind: 'wrong' });
-    const now = still(slug, linkId, hash);
+    const now = still(domainId, slug, linkId, hash);
     if (now < 0) {
       // Changed while its password was checked: the visitor is asked again, for the link as it is.
       await started.cancelled();
       return formResponse(slug);
     }
     await started.succeeded();
-    const cookie = via === 'form' ? unlockCookie(slug, linkId, await keyOf(hash), clock.now(), secure) : null;
+    const cookie = via === 'form' ? unlockCookie(slug, linkId, await keyOf(hash), clock.now(), secureFor(now)) : null;
     return unlocked(await proceed(request, server, now, code), cookie, via === 'form');
   };
 

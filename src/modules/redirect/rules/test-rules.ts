@@ -40,7 +40,7 @@ export async function testLinkRules(
   const row = await deps.stores.links.find(id);
   if (row === null) throw notFound('link');
   // The slug index holds every link (and reads one the start has not loaded yet).
-  const slot = await deps.linkIndex.lookup(row.slug);
+  const slot = await deps.linkIndex.lookup(row.slug, row.domainId);
   if (slot < 0) throw notFound('link');
   const links = deps.linkIndex.table;
   const now = input.at ?? deps.clock.now();
