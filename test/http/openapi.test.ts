@@ -213,6 +213,7 @@ forEachEngine((engine) => {
           'id',
           'slug',
           'shortUrl',
+          'domain',
           'destination',
           'title',
           'tags',
@@ -314,6 +315,7 @@ forEachEngine((engine) => {
       expect(params.map((p: any) => p.name).sort()).toEqual([
         'availability',
         'cursor',
+        'domain',
         'limit',
         'project',
         'q',
@@ -329,7 +331,14 @@ forEachEngine((engine) => {
       ]);
       // The count takes the list's filters, and no paging or sort.
       const countParams = op('get', '/api/v1/links/count').parameters.filter((p: any) => p.in === 'query');
-      expect(countParams.map((p: any) => p.name).sort()).toEqual(['availability', 'project', 'q', 'status', 'tag']);
+      expect(countParams.map((p: any) => p.name).sort()).toEqual([
+        'availability',
+        'domain',
+        'project',
+        'q',
+        'status',
+        'tag',
+      ]);
       const count = deref(jsonSchema(op('get', '/api/v1/links/count').responses['200'].content));
       expect(count.required).toEqual(['count']);
       const limit = params.find((p: any) => p.name === 'limit');

@@ -19,6 +19,7 @@ const LINK_KEYS = [
   'id',
   'slug',
   'shortUrl',
+  'domain',
   'destination',
   'title',
   'tags',

@@ -18,6 +18,7 @@ const LINK_KEYS = [
   'id',
   'slug',
   'shortUrl',
+  'domain',
   'destination',
   'title',
   'tags',
@@ -118,6 +119,7 @@ forEachEngine((engine) => {
       expect(id.length).toBeGreaterThan(0);
       expect(rest).toEqual({
         shortUrl: `${SHORT_HOST}/${slug}`,
+        domain: 'sl.test',
         destination: 'https://example.com/pricing',
         title: null,
         tags: [],

@@ -11,11 +11,12 @@ import type { Click } from './model';
 import type { AnalyticsStore } from './store';
 import type { Window } from './window';
 
-/** The link a list or export is about: its slug and its variants' ids as they are now. */
+/** The link a list or export is about: its slug, its domain's host and its variants' ids as they are now. */
 export interface ClickSource {
   store: AnalyticsStore;
   linkId: string;
   slug: string;
+  domain: string;
   variantIds: ReadonlySet<string>;
 }
 
@@ -63,7 +64,7 @@ export async function listClicks(
     items: page.map((r) =>
       clickRecord(
         { id: r.id, timestamp: r.timestamp, facts: r },
-        { id: src.linkId, slug: src.slug },
+        { id: src.linkId, slug: src.slug, domain: src.domain },
         variantKnown(src, r),
       ),
     ),

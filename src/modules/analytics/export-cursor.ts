@@ -29,6 +29,8 @@ export const EXPORT_PAGE = 1000;
 export interface ExportSpec {
   linkId: string;
   slug: string;
+  /** The host of the link's domain, as it was when the export was asked for. */
+  domain: string;
   /** Ids of the link's variants when the export was asked for (for variantKnown). */
   variantIds: string[];
   /** The window, epoch ms, both ends inclusive. */
@@ -54,10 +56,13 @@ export class CsvRecords {
   private readonly variants: ReadonlySet<string>;
   /** The link id and slug cells, the same on every record. */
   private readonly linkCells: string;
+  /** The domain cell, last on every record. */
+  private readonly domainCell: string;
 
   constructor(spec: ExportSpec) {
     this.variants = new Set(spec.variantIds);
     this.linkCells = `${csvCell(spec.linkId)},${csvCell(spec.slug)}`;
+    this.domainCell = csvCell(spec.domain);
   }
 
   header(): string {
@@ -77,7 +82,7 @@ export class CsvRecords {
     let line = `${r[0]},${this.linkCells},${r[1]},${csvCell(r[2])},${known},${csvCell(r[4])},${csvCell(r[5])}`;
     for (let d = EXPORT_DIMS_AT; d < EXPORT_BOT_AT; d++) line += `,${csvCell(r[d] as string | null)}`;
     const rule = r[EXPORT_RULE_AT] as number | null;
-    return `${line},${r[EXPORT_BOT_AT] === 1},${rule ?? ''}\r\n`;
+    return `${line},${r[EXPORT_BOT_AT] === 1},${rule ?? ''},${this.domainCell}\r\n`;
   }
 }
 

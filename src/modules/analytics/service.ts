@@ -1,7 +1,7 @@
 /** Analytics verbs: resolve the window, pick the scope, answer. No HTTP here. */
 
 import { retainedFrom } from '../clicks/public';
-import { getLinkRowOrThrow } from '../links/public';
+import { getLinkRowOrThrow, hostOfDomain } from '../links/public';
 import { WORKSPACE } from '../rollups/public';
 import { type ClickSource, exportStream, listClicks } from './clicks';
 import type { AnalyticsDeps } from './deps';
@@ -74,6 +74,7 @@ async function clickSource(deps: AnalyticsDeps, id: string): Promise<ClickSource
     store: deps.stores.analytics,
     linkId: id,
     slug: link.slug,
+    domain: hostOfDomain(deps.domains, link.domainId),
     variantIds: new Set((await deps.stores.variants.codes(id)).keys()),
   };
 }
@@ -106,6 +107,7 @@ export async function linkExport(
   const chunks = deps.exports.start({
     linkId: id,
     slug: src.slug,
+    domain: src.domain,
     variantIds: [...src.variantIds],
     // Clicks before the retained window are not exported, whether or not they are deleted yet.
     from: kept === null ? w.from : Math.max(w.from, kept),

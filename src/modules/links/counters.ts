@@ -7,12 +7,13 @@
  */
 import type { Database } from 'bun:sqlite';
 import type { Pg } from '../../db/postgres/client';
+import type { LinkAddress } from '../webhooks/public';
 
 interface LinkCounterStatements {
   /** The ids among these that name a link. */
   existing(ids: Iterable<string>): Set<string>;
-  /** The same with their slugs, by id (a batch whose `clicks` events are recorded: their records name them). */
-  existingWithSlugs(ids: Iterable<string>): Map<string, string>;
+  /** The same with their slugs and domains' hosts, by id (a batch whose `clicks` events are recorded: their records name them). */
+  existingWithSlugs(ids: Iterable<string>): Map<string, LinkAddress>;
   /** Adds clicks to a link's counters; `last` (the newest human click) never moves back. */
   bump(id: string, humans: number, uniques: number, bots: number, last: number | null): void;
   /** Every link's counters back to zero, before they are summed again from the raw clicks (the upgrade). */
@@ -25,8 +26,9 @@ export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
     'SELECT id FROM links WHERE id IN (SELECT value FROM json_each(?))',
   );
   // Apart from the above: reading the slug costs each row a lookup the id alone does not.
-  const withSlugs = sqlite.prepare<{ id: string; slug: string }, [string]>(
-    'SELECT id, slug FROM links WHERE id IN (SELECT value FROM json_each(?))',
+  const withSlugs = sqlite.prepare<{ id: string; slug: string; domain: string }, [string]>(
+    `SELECT l.id, l.slug, d.host AS domain FROM links l JOIN domains d ON d.id = l.domain_id
+     WHERE l.id IN (SELECT value FROM json_each(?))`,
   );
   const bump = sqlite.prepare<unknown, [number, number, number, number | null, string]>(
     `UPDATE link_counters SET clicks = clicks + ?1, uniques = uniques + ?2, bots = bots + ?3,
@@ -40,7 +42,9 @@ export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
       return found;
     },
     existingWithSlugs(ids) {
-      return new Map(withSlugs.all(JSON.stringify([...new Set(ids)])).map((r) => [r.id, r.slug]));
+      return new Map(
+        withSlugs.all(JSON.stringify([...new Set(ids)])).map((r) => [r.id, { slug: r.slug, domain: r.domain }]),
+      );
     },
     bump(id, humans, uniques, bots, last) {
       bump.run(humans, uniques, bots, last, id);
@@ -51,11 +55,12 @@ export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
   };
 }
 
-/** PostgreSQL: existingLinks with their slugs, by id (a batch whose `clicks` events are recorded). */
-export async function existingLinksWithSlugs(tx: Pg, ids: Iterable<string>): Promise<Map<string, string>> {
-  const rows = await tx<{ id: string; slug: string }[]>`
-    SELECT id, slug FROM links WHERE id = ANY(${tx.array([...new Set(ids)], 'text')}::text[])`;
-  return new Map(rows.map((r) => [r.id, r.slug]));
+/** PostgreSQL: existingLinks with their slugs and domains' hosts, by id (a batch whose `clicks` events are recorded). */
+export async function existingLinksWithSlugs(tx: Pg, ids: Iterable<string>): Promise<Map<string, LinkAddress>> {
+  const rows = await tx<{ id: string; slug: string; domain: string }[]>`
+    SELECT l.id, l.slug, d.host AS domain FROM links l JOIN domains d ON d.id = l.domain_id
+    WHERE l.id = ANY(${tx.array([...new Set(ids)], 'text')}::text[])`;
+  return new Map(rows.map((r) => [r.id, { slug: r.slug, domain: r.domain }]));
 }
 
 /** A link's additions from one batch (PostgreSQL). */

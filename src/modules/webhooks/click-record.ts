@@ -21,8 +21,10 @@ export const CLICK_FIELDS = [
   'params',
   ...CLICK_DIMS,
   'bot',
-  // Last: added with link rules, after the columns CSV readers already count on.
+  // Added with link rules, after the columns CSV readers already count on.
   'rule',
+  // Added with short domains, last for the same reason.
+  'domain',
 ] as const;
 
 const Nullable = nullable(t.String());
@@ -54,6 +56,7 @@ export const ClickModel = t.Object(
       description:
         "The index (from 0) of the link's rule that chose the destination, as the link's rules were when clicked; null when no rule matched.",
     }),
+    domain: t.String({ description: "The host of the link's short domain as it is now (like slug)." }),
   },
   { title: 'Click', description: `Fields in this order: ${CLICK_FIELDS.join(', ')}.` },
 );
@@ -68,14 +71,20 @@ export interface ClickFacts extends ClickDimValues {
   rule: number | null;
 }
 
+/** Where a link answers now: its slug and its domain's host (a click record names both as they are now). */
+export interface LinkAddress {
+  slug: string;
+  domain: string;
+}
+
 /**
- * The API's click record, its fields in CLICK_FIELDS order. `slug` is the link's as it is now;
+ * The API's click record, its fields in CLICK_FIELDS order. `slug` and `domain` are the link's as they are now;
  * `variantKnown`: the code named a variant when clicked and that variant still exists; `params`
  * parsed already when the caller has them (a click batch's events: thousands of records).
  */
 export function clickRecord(
   click: { id: number; timestamp: number; facts: ClickFacts; params?: Readonly<Record<string, string>> },
-  link: { id: string; slug: string },
+  link: { id: string } & LinkAddress,
   variantKnown: boolean,
 ): Click {
   const f = click.facts;
@@ -92,5 +101,6 @@ export function clickRecord(
   for (const d of CLICK_DIMS) record[d] = f[d];
   record.bot = f.bot;
   record.rule = f.rule;
+  record.domain = link.domain;
   return record;
 }

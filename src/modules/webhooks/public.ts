@@ -5,7 +5,7 @@
  * test/architecture/boundaries.test.ts fails on an import of any other file of this folder from
  * outside it (but its table.ts, and its routes in index.ts, which app.ts mounts).
  */
-export { CLICK_FIELDS, type Click, type ClickFacts, ClickModel, clickRecord } from './click-record';
+export { CLICK_FIELDS, type Click, type ClickFacts, ClickModel, clickRecord, type LinkAddress } from './click-record';
 export { clickEvents, type WrittenClick } from './outbox/click-events';
 export { type DeletedLink, linkDeletedEvents, linkEvents, type NewEvent } from './outbox/events';
 export { clickEventsWantedPostgres, recordClickEventsPostgres, recordEventsPostgres } from './outbox/postgres/record';

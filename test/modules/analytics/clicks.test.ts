@@ -46,6 +46,7 @@ forEachEngine((engine) => {
     'language',
     'bot',
     'rule',
+    'domain',
   ];
   const HEADER_LINE = `${FIELDS.join(',')}\r\n`;
 
@@ -75,6 +76,7 @@ forEachEngine((engine) => {
     language: string | null;
     bot: boolean;
     rule: number | null;
+    domain: string;
   }
 
   interface Page {
@@ -203,6 +205,7 @@ forEachEngine((engine) => {
       text(c.language),
       String(c.bot),
       c.rule === null ? '' : String(c.rule),
+      guarded(c.domain),
     ];
   }
 
@@ -237,6 +240,7 @@ forEachEngine((engine) => {
       language: text(15),
       bot: bool(16),
       rule: cells[17] === '' ? null : int(17),
+      domain: text(18)!,
     };
   }
 
@@ -338,6 +342,7 @@ forEachEngine((engine) => {
         language: 'fr-FR',
         bot: false,
         rule: null,
+        domain: 'sl.test',
       });
       expect(Number.isSafeInteger(byTime.get(T0 - 5000)!.id)).toBe(true);
     });
@@ -363,6 +368,7 @@ forEachEngine((engine) => {
         language: null,
         bot: true,
         rule: null,
+        domain: 'sl.test',
       });
       expect(loc.bot).toBe('https://example.com/landing?utm_source=news&ref=a%20b');
       expect(ids((await page(c, link.id)).items)).not.toContain(bot!.id);
@@ -977,7 +983,7 @@ forEachEngine((engine) => {
           : item.destination;
       // The whole record, byte for byte.
       expect(res.text).toContain(
-        `\r\n${item.id},${link.id},csv,${item.timestamp},,false,${dest},"${JSON.stringify(NASTY).replaceAll('"', '""')}",GB,London,desktop,Windows,Chrome,"a""b,c",referral,ja-JP,false,\r\n`,
+        `\r\n${item.id},${link.id},csv,${item.timestamp},,false,${dest},"${JSON.stringify(NASTY).replaceAll('"', '""')}",GB,London,desktop,Windows,Chrome,"a""b,c",referral,ja-JP,false,,sl.test\r\n`,
       );
     });
 

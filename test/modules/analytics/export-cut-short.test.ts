@@ -22,7 +22,7 @@ import { insertStoredClicks } from '../../helpers/stored-clicks';
  */
 const CLICKS = 100_000;
 const HEADER =
-  'id,linkId,slug,timestamp,variantCode,variantKnown,destination,params,country,city,device,os,browser,referrer,trafficType,language,bot,rule';
+  'id,linkId,slug,timestamp,variantCode,variantKnown,destination,params,country,city,device,os,browser,referrer,trafficType,language,bot,rule,domain';
 
 forEachEngine((engine: Engine) => {
   describe('an export whose link is deleted while it runs (spawned server, curl)', () => {

@@ -5,7 +5,7 @@
  * clicks are the event's data; its bot hits are kept beside them, for webhooks and streams that
  * take them (after the human clicks); an event of bot hits only makes no other delivery.
  */
-import { type Click, type ClickFacts, clickRecord } from '../click-record';
+import { type Click, type ClickFacts, clickRecord, type LinkAddress } from '../click-record';
 import type { NewEvent } from './events';
 
 /** Clicks per `clicks` event: ~450 KB of JSON at most, one delivery per flush at 1,000 clicks/s. */
@@ -28,9 +28,9 @@ export interface WrittenClick {
   click: EventClick;
 }
 
-/** What the transaction reads for the records: the slugs of the batch's links, its variants that exist. */
+/** What the transaction reads for the records: the slugs and domains of the batch's links, its variants that exist. */
 export interface ClickEventLinks {
-  slugs: ReadonlyMap<string, string>;
+  addresses: ReadonlyMap<string, LinkAddress>;
   variants: ReadonlySet<string>;
 }
 
@@ -44,6 +44,9 @@ export function distinct(written: readonly WrittenClick[], pick: (c: EventClick)
   return [...values];
 }
 
+/** A link deleted before its click was written has no record (the writer drops the click): never used in practice. */
+const NO_ADDRESS: LinkAddress = { slug: '', domain: '' };
+
 export function clickEvents(written: readonly WrittenClick[], links: ClickEventLinks): NewEvent[] {
   const events: NewEvent[] = [];
   for (let from = 0; from < written.length; from += CLICKS_PER_EVENT) {
@@ -53,7 +56,7 @@ export function clickEvents(written: readonly WrittenClick[], links: ClickEventL
     for (const { id, click: c } of chunk) {
       const record = clickRecord(
         { id, timestamp: c.time, facts: c, params: c.params },
-        { id: c.linkId, slug: links.slugs.get(c.linkId) ?? '' },
+        { id: c.linkId, ...(links.addresses.get(c.linkId) ?? NO_ADDRESS) },
         c.variantId !== null && links.variants.has(c.variantId),
       );
       (c.bot ? bots : humans).push(record);

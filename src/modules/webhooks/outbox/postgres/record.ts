@@ -10,6 +10,7 @@ import type { Pg } from '../../../../db/postgres/client';
 import { EVENT_FEED_LOCK } from '../../../../db/postgres/locks';
 import { newId } from '../../../../lib/ids';
 import { knownVariantsPostgres } from '../../../variants/public';
+import type { LinkAddress } from '../../click-record';
 import { clickEvents, distinct, type WrittenClick } from '../click-events';
 import type { NewEvent } from '../events';
 
@@ -62,16 +63,16 @@ export async function clickEventsWantedPostgres(tx: Pg, at: number): Promise<boo
   return wanted?.yes === true;
 }
 
-/** A click batch's `clicks` events, inside its transaction (`slugs`: its links'); returns how many. */
+/** A click batch's `clicks` events, inside its transaction (`addresses`: its links' slugs and domains); returns how many. */
 export async function recordClickEventsPostgres(
   tx: Pg,
   written: readonly WrittenClick[],
   at: number,
-  slugs: ReadonlyMap<string, string>,
+  addresses: ReadonlyMap<string, LinkAddress>,
 ): Promise<number> {
   if (written.length === 0) return 0;
   const events = clickEvents(written, {
-    slugs,
+    addresses,
     variants: await knownVariantsPostgres(
       tx,
       distinct(written, (c) => c.variantId),

@@ -7,6 +7,7 @@
 import type { Database } from 'bun:sqlite';
 import { newId } from '../../../../lib/ids';
 import { knownVariantsSqlite } from '../../../variants/public';
+import type { LinkAddress } from '../../click-record';
 import { clickEvents, distinct, type WrittenClick } from '../click-events';
 import type { NewEvent } from '../events';
 
@@ -47,16 +48,16 @@ export function clickEventsWantedSqlite(sqlite: Database, at: number): boolean {
   return wanted === 1;
 }
 
-/** A click batch's `clicks` events, inside its transaction (`slugs`: its links'); returns how many. */
+/** A click batch's `clicks` events, inside its transaction (`addresses`: its links' slugs and domains); returns how many. */
 export function recordClickEventsSqlite(
   sqlite: Database,
   written: readonly WrittenClick[],
   at: number,
-  slugs: ReadonlyMap<string, string>,
+  addresses: ReadonlyMap<string, LinkAddress>,
 ): number {
   if (written.length === 0) return 0;
   const events = clickEvents(written, {
-    slugs,
+    addresses,
     variants: knownVariantsSqlite(
       sqlite,
       distinct(written, (c) => c.variantId),
