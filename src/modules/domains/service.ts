@@ -49,7 +49,7 @@ async function findRow(deps: DomainsDeps, rawHost: string): Promise<DomainRow> {
 /** A redirect target of the domain: the destination rules (links/destination.ts), kept whole like fallbackUrl. */
 function urlField(deps: DomainsDeps, raw: string | null, field: string): string | null {
   if (raw === null) return null;
-  normalizeLinkDestination(raw, slinkHostsOf(deps), field);
+  normalizeLinkDestination(raw, slinkHostsOf(deps.config), field);
   const href = new URL(raw.trim()).href;
   if (href.length > MAX_URL_LENGTH)
     throw invalid(field, `${field} is longer than ${MAX_URL_LENGTH} characters once encoded`);
@@ -63,7 +63,7 @@ function urlField(deps: DomainsDeps, raw: string | null, field: string): string 
 function upstreamField(deps: DomainsDeps, raw: string | null): string | null {
   if (raw === null) return null;
   const { origin, host } = parseOrigin(raw, 'upstream');
-  normalizeLinkDestination(origin, slinkHostsOf(deps), 'upstream');
+  normalizeLinkDestination(origin, slinkHostsOf(deps.config), 'upstream');
   if (deps.domains.byHost(host) !== undefined)
     throw invalid('upstream', `upstream must be another service: ${host} is one of this Slink's domains`);
   return origin;
