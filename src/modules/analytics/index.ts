@@ -3,7 +3,7 @@ import { Elysia } from 'elysia';
 import { principalPlugin } from '../../http/auth';
 import { errorResponses, errors, IdParams } from '../../http/models';
 import type { AnalyticsDeps } from './deps';
-import { ClickPageModel, ClicksQuery, StatsModel, StatsQuery, WorkspaceStatsModel } from './model';
+import { ClickPageModel, ClicksQuery, StatsModel, StatsQuery, WorkspaceStatsModel, WorkspaceStatsQuery } from './model';
 import { linkClicks, linkExport, linkStats, workspaceStats } from './service';
 
 const tags = ['Analytics'];
@@ -24,12 +24,12 @@ export function analyticsRoutes(deps: AnalyticsDeps) {
       },
     })
     .get('/workspace/stats', ({ query }) => workspaceStats(deps, query), {
-      query: StatsQuery,
+      query: WorkspaceStatsQuery,
       response: { 200: WorkspaceStatsModel, ...errors(400, 401, 429) },
       detail: {
         tags,
         summary: 'Statistics of the whole workspace',
-        description: `As link statistics, over every link, plus topLinks; its variant list has one entry per variant of each link (\`<slug>/<code>\`). ${WINDOW_NOTE}`,
+        description: `As link statistics, over every link, plus topLinks; its variant list has one entry per variant of each link (\`<slug>/<code>\`). \`domain\` keeps only the links on that short domain. ${WINDOW_NOTE}`,
       },
     })
     .get('/links/:id/clicks', ({ params, query }) => linkClicks(deps, params.id, query), {

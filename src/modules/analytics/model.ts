@@ -40,6 +40,19 @@ const windowFields = {
 export const StatsQuery = t.Object(windowFields);
 export type WindowQuery = typeof StatsQuery.static;
 
+export const WorkspaceStatsQuery = t.Object({
+  ...windowFields,
+  domain: t.Optional(
+    t.String({
+      maxLength: 300,
+      description:
+        'Only the clicks of the links on this short domain now (a link moved there brings its clicks; one moved away takes them): its host, matched without regard to case, as punycode, any port ignored. An unknown host is 400 (field domain).',
+      error: fieldError('domain', "domain must be the host of one of the workspace's short domains"),
+    }),
+  ),
+});
+export type WorkspaceStatsInput = typeof WorkspaceStatsQuery.static;
+
 export const ClicksQuery = t.Object({
   ...windowFields,
   ...pageQuery(200),

@@ -1,12 +1,14 @@
 /** Analytics verbs: resolve the window, pick the scope, answer. No HTTP here. */
 
 import { retainedFrom } from '../clicks/public';
-import { getLinkRowOrThrow, hostOfDomain } from '../links/public';
+import { domainOfHost, getLinkRowOrThrow, hostOfDomain } from '../links/public';
 import { WORKSPACE } from '../rollups/public';
 import { type ClickSource, exportStream, listClicks } from './clicks';
 import type { AnalyticsDeps } from './deps';
-import type { ClicksInput, Stats, WindowQuery, WorkspaceStats } from './model';
+import { DOMAIN_SCOPE, domainScopes } from './domain-stats';
+import type { ClicksInput, Stats, WindowQuery, WorkspaceStats, WorkspaceStatsInput } from './model';
 import { computeStats } from './stats';
+import { compareText, top } from './top';
 import { type KnownVariant, linkVariantRows, type VariantLabel, workspaceVariantRows } from './variants';
 import { hourAligned, resolveWindow, type Window } from './window';
 
@@ -58,14 +60,55 @@ export async function linkStats(deps: AnalyticsDeps, id: string, query: WindowQu
   return (await statsOf(deps, scope, linkVariantRows, query)).stats;
 }
 
-export async function workspaceStats(deps: AnalyticsDeps, query: WindowQuery): Promise<WorkspaceStats> {
-  const { stats, links } = await statsOf(deps, WORKSPACE, workspaceVariantRows, query);
+/**
+ * The workspace's statistics, or one domain's: with a single domain every link is on it, and
+ * its statistics are the workspace's, read as they are.
+ */
+export async function workspaceStats(deps: AnalyticsDeps, query: WorkspaceStatsInput): Promise<WorkspaceStats> {
+  const { domain, ...window } = query;
+  if (domain !== undefined) {
+    const { id } = domainOfHost(deps.domains, domain);
+    if (deps.domains.size > 1) return domainStats(deps, id, window);
+  }
+  const { stats, links } = await statsOf(deps, WORKSPACE, workspaceVariantRows, window);
+  return { ...stats, topLinks: await topLinksOf(deps, links) };
+}
+
+/** topLinks from (link id, clicks) entries, most clicks first: the links that still exist, named now. */
+async function topLinksOf(deps: AnalyticsDeps, links: { value: string | null; clicks: number }[]) {
   const names = links.length === 0 ? new Map() : await deps.stores.links.names(links.map((l) => l.value!));
-  const topLinks = links.flatMap((l) => {
+  return links.flatMap((l) => {
     const link = names.get(l.value!);
     return link === undefined ? [] : [{ id: l.value!, slug: link.slug, title: link.title, clicks: l.clicks }];
   });
-  return { ...stats, topLinks };
+}
+
+/** The statistics of the links on one domain now: their scopes summed (domain-stats.ts). */
+async function domainStats(deps: AnalyticsDeps, domainId: number, query: WindowQuery): Promise<WorkspaceStats> {
+  const store = deps.stores.analytics;
+  const ids = await deps.stores.links.idsOnDomain(domainId);
+  const scopeOf = ids.length === 0 ? new Map<string, number>() : await store.linkScopes(ids);
+  const linkOf = new Map([...scopeOf].map(([link, scope]) => [scope, link]));
+  const marks = linkOf.size === 0 ? new Map<number, number>() : await store.daysBeforeOf([...linkOf.keys()]);
+  const domain = domainScopes(store, marks);
+  // No link of the domain was ever clicked: nothing stored to read (like a link's null scope).
+  const scope = marks.size === 0 ? null : DOMAIN_SCOPE;
+  const first =
+    query.range === 'all' && query.from === undefined && scope !== null ? await domain.store.firstDay(scope) : null;
+  const window = resolveWindow(query, deps.clock.now(), () => first);
+  const { stats } = await computeStats(
+    {
+      store: domain.store,
+      scope,
+      daysBefore: Number.POSITIVE_INFINITY,
+      variantLabels: (variantIds) => variantLabels(deps, variantIds),
+      variantRows: workspaceVariantRows,
+    },
+    hourAligned(window),
+  );
+  const counted = [...domain.counted].flatMap(([s, clicks]) => (clicks > 0 ? [{ value: linkOf.get(s)!, clicks }] : []));
+  const links = top(counted, (a, b) => compareText(a.value, b.value));
+  return { ...stats, topLinks: await topLinksOf(deps, links) };
 }
 
 async function clickSource(deps: AnalyticsDeps, id: string): Promise<ClickSource> {

@@ -66,7 +66,7 @@ function pieces(w: Window): Piece[] {
 }
 
 /** The pieces with every day piece from `daysBefore` on read as hours instead. */
-function piecesBefore(w: Window, daysBefore: number): Piece[] {
+export function piecesBefore(w: Window, daysBefore: number): Piece[] {
   return pieces(w).flatMap((p): Piece[] => {
     if (p.grain === 'hour' || p.toExclusive <= daysBefore) return [p];
     if (p.from >= daysBefore) return [{ ...p, grain: 'hour' }];

@@ -5,7 +5,7 @@
  * themselves stay the rollups' and the clicks' modules' (their public faces read them).
  */
 import type { ClickKey, ListedClick } from '../clicks/public';
-import type { BucketData, BucketRow, Grain, RollupDim } from '../rollups/public';
+import type { BucketData, BucketRow, Grain, RollupDim, ScopedBucketData } from '../rollups/public';
 
 /** A dictionary id's name: the dimension, its key (a city's country, a param's name) and the value. */
 export interface ValueName {
@@ -51,6 +51,16 @@ export interface AnalyticsStore {
    * valueNames. Nothing to do on SQLite (one writer gives ids in commit order).
    */
   knowValues(ids: readonly number[]): Promise<void>;
+  /** The scopes of these links that were ever clicked (link id -> scope), in one read. */
+  linkScopes(linkIds: readonly string[]): Promise<Map<string, number>>;
+  /** daysBefore of each of these link scopes, in one read (Infinity on PostgreSQL; 0 for a scope without a mark). */
+  daysBeforeOf(scopes: readonly number[]): Promise<Map<number, number>>;
+  /** The buckets of these scopes in one range, bot buckets included, each with its scope: one read for all. */
+  scopesBuckets(scopes: readonly number[], range: BucketRange): Promise<ScopedBucketData[]>;
+  /** Totals of these scopes' hour buckets with start in [from, toExclusive), summed per (hour, bot). */
+  scopesHourTotals(scopes: readonly number[], from: number, toExclusive: number): Promise<BucketRow[]>;
+  /** Start of the first UTC day any of these scopes has a click in, or null. */
+  scopesFirstDay(scopes: readonly number[]): Promise<number | null>;
   /** Up to `limit` clicks of a link below `before` (newest first) and not before `from`. */
   clickPage(linkId: string, from: number, before: ClickKey, bots: boolean, limit: number): Promise<ListedClick[]>;
   /** The newest click id given out: an export's snapshot (clicks written later have higher ids). */

@@ -78,6 +78,8 @@ export interface LinkStore {
   /** Number of links per project id (null: unfiled), archived links included. */
   countByProject(): Promise<Map<string | null, number>>;
   countInProject(projectId: string): Promise<number>;
+  /** The ids of every link on this domain, any status (a domain's statistics sum their scopes). */
+  idsOnDomain(domainId: number): Promise<string[]>;
   /** Current slug and title of the links of these ids that exist. */
   names(ids: string[]): Promise<Map<string, { slug: string; title: string | null }>>;
   /** The redirect rows of these ids that exist. */

@@ -25,10 +25,13 @@ export {
   firstBucketStartPg,
   readBucketDataPg,
   readBucketTotalsPg,
+  readScopesBucketDataPg,
+  readScopesHourTotalsPg,
+  scopesFirstBucketStartPg,
 } from './postgres/read-rollups';
-export { linkValueIdPg, PgValues } from './postgres/values';
+export { linkValueIdPg, linkValueIdsPg, PgValues } from './postgres/values';
 export { type Counts, forEachCount } from './rollup-codec';
-export { linkValueId, RollupValues } from './rollup-values';
+export { linkValueId, linkValueIds, RollupValues } from './rollup-values';
 export {
   type Bucket,
   type ClickSource,
@@ -44,11 +47,15 @@ export {
 } from './rollups';
 export { clearRollups, forgetLinkRollups, RollupStore } from './sqlite/bucket-store';
 export { type CountedHumans, createFolder, type Folder, refoldUnfolded } from './sqlite/fold';
-export { linkDaysBefore, markAllLinkDays } from './sqlite/link-days';
+export { linkDaysBefore, linkDaysBeforeMany, markAllLinkDays } from './sqlite/link-days';
 export {
   countBotHits,
   firstBucketStart,
   readBucketData,
   readBucketTotals,
+  readScopesBucketData,
+  readScopesHourTotals,
+  type ScopedBucketData,
+  scopesFirstBucketStart,
 } from './sqlite/read-rollups';
 export { rebuildRollupsIfMissing } from './sqlite/rebuild';

@@ -119,3 +119,13 @@ export function linkValueId(sqlite: Database, linkId: string): number | null {
       .get(linkId)?.id ?? null
   );
 }
+
+/** The scopes (value ids) of these links that were ever clicked, by link id, in one query. */
+export function linkValueIds(sqlite: Database, linkIds: readonly string[]): Map<string, number> {
+  const rows = sqlite
+    .query<{ id: number; value: string }, [string]>(
+      "SELECT id, value FROM rollup_values WHERE dim = 'link' AND key = '' AND value IN (SELECT value FROM json_each(?))",
+    )
+    .all(JSON.stringify(linkIds));
+  return new Map(rows.map((r) => [r.value, r.id]));
+}

@@ -10,9 +10,13 @@ import {
   countBotHitsPg,
   firstBucketStartPg,
   linkValueIdPg,
+  linkValueIdsPg,
   PgValues,
   readBucketDataPg,
   readBucketTotalsPg,
+  readScopesBucketDataPg,
+  readScopesHourTotalsPg,
+  scopesFirstBucketStartPg,
 } from '../../rollups/public';
 import type { AnalyticsStore, StorageBytes } from '../store';
 
@@ -55,6 +59,13 @@ export function createPostgresAnalyticsStore(sql: Pg): AnalyticsStore {
       const unknown = ids.filter((id) => values.nameOf(id) === undefined);
       if (unknown.length > 0) await values.know(unknown);
     },
+    linkScopes: (linkIds) => linkValueIdsPg(sql, linkIds),
+    async daysBeforeOf(scopes) {
+      return new Map(scopes.map((s) => [s, Number.POSITIVE_INFINITY]));
+    },
+    scopesBuckets: (scopes, r) => readScopesBucketDataPg(sql, scopes, r.grain, r.from, r.toExclusive),
+    scopesHourTotals: (scopes, from, toExclusive) => readScopesHourTotalsPg(sql, scopes, from, toExclusive),
+    scopesFirstDay: (scopes) => scopesFirstBucketStartPg(sql, scopes),
     clickPage: (linkId, from, before, bots, limit) => readClickPagePg(sql, values, linkId, from, before, bots, limit),
     lastClickId: () => lastClickIdPg(sql),
   };

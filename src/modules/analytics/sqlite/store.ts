@@ -9,10 +9,15 @@ import {
   countBotHits,
   firstBucketStart,
   linkDaysBefore,
+  linkDaysBeforeMany,
   linkValueId,
+  linkValueIds,
   RollupValues,
   readBucketData,
   readBucketTotals,
+  readScopesBucketData,
+  readScopesHourTotals,
+  scopesFirstBucketStart,
 } from '../../rollups/public';
 import type { AnalyticsStore, StorageBytes } from '../store';
 
@@ -48,6 +53,22 @@ export function createSqliteAnalyticsStore(sqlite: Database): AnalyticsStore {
       return values;
     },
     async knowValues() {},
+    async linkScopes(linkIds) {
+      return linkValueIds(sqlite, linkIds);
+    },
+    async daysBeforeOf(scopes) {
+      const marks = linkDaysBeforeMany(sqlite, scopes);
+      return new Map(scopes.map((s) => [s, marks.get(s) ?? 0]));
+    },
+    async scopesBuckets(scopes, r) {
+      return readScopesBucketData(sqlite, scopes, r.grain, r.from, r.toExclusive);
+    },
+    async scopesHourTotals(scopes, from, toExclusive) {
+      return readScopesHourTotals(sqlite, scopes, from, toExclusive);
+    },
+    async scopesFirstDay(scopes) {
+      return scopesFirstBucketStart(sqlite, scopes);
+    },
     async clickPage(linkId, from, before, bots, limit) {
       return readClickPage(sqlite, linkId, from, before, bots, limit);
     },

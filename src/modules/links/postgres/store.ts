@@ -217,6 +217,9 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
       const [row] = await sql<{ n: Int8 }[]>`SELECT count(*) AS n FROM links WHERE project_id = ${projectId}`;
       return num(row!.n);
     },
+    async idsOnDomain(domainId) {
+      return (await sql<{ id: string }[]>`SELECT id FROM links WHERE domain_id = ${domainId}`).map((r) => r.id);
+    },
     async names(given) {
       const ids = storableKeys(given);
       if (ids.length === 0) return new Map();

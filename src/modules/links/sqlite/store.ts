@@ -165,6 +165,12 @@ export function createSqliteLinkStore(db: Db): LinkStore {
     async countInProject(projectId) {
       return db.select({ n: count() }).from(links).where(eq(links.projectId, projectId)).get()?.n ?? 0;
     },
+    async idsOnDomain(domainId) {
+      return db.$client
+        .query<{ id: string }, [number]>('SELECT id FROM links WHERE domain_id = ?')
+        .all(domainId)
+        .map((r) => r.id);
+    },
     async names(ids) {
       if (ids.length === 0) return new Map();
       const found = db.$client

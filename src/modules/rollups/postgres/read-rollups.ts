@@ -63,3 +63,45 @@ export async function firstBucketStartPg(sql: Pg, scope: number): Promise<number
   const [r] = await sql`SELECT min(start) AS first FROM rollups WHERE scope = ${scope} AND grain = ${GRAIN_CODE.day}`;
   return r.first === null ? null : utcDay(num(r.first)) * DAY_MS;
 }
+
+/** A bucket of one of several scopes, with its scope (sqlite/read-rollups.ts readScopesBucketData). */
+export interface ScopedBucketDataPg extends BucketData {
+  scope: number;
+}
+
+/** The buckets of these scopes and one grain with start in [from, toExclusive), bot buckets too: one query. */
+export async function readScopesBucketDataPg(
+  sql: Pg,
+  scopes: readonly number[],
+  grain: Grain,
+  from: number,
+  toExclusive: number,
+): Promise<ScopedBucketDataPg[]> {
+  const rows: (StoredRow & { scope: string | number })[] = await sql`
+    SELECT scope, start, bot, clicks, uniques, data FROM rollups
+    WHERE scope = ANY(${sql.array([...scopes], 'int8')}::int8[]) AND grain = ${GRAIN_CODE[grain]}
+      AND start >= ${from}::int8 AND start < ${toExclusive}::int8`;
+  return rows.map((r) => ({ ...row(r), scope: num(r.scope), data: r.data! }));
+}
+
+/** Totals of these scopes' hour buckets with start in [from, toExclusive), both bot flags, summed per hour. */
+export async function readScopesHourTotalsPg(
+  sql: Pg,
+  scopes: readonly number[],
+  from: number,
+  toExclusive: number,
+): Promise<BucketRow[]> {
+  const rows: StoredRow[] = await sql`
+    SELECT start, bot, sum(clicks) AS clicks, sum(uniques) AS uniques FROM rollups
+    WHERE scope = ANY(${sql.array([...scopes], 'int8')}::int8[]) AND grain = ${GRAIN_CODE.hour}
+      AND start >= ${from}::int8 AND start < ${toExclusive}::int8
+    GROUP BY start, bot`;
+  return rows.map(row);
+}
+
+/** The first day any of these scopes has a click in, or null (day buckets are complete here). */
+export async function scopesFirstBucketStartPg(sql: Pg, scopes: readonly number[]): Promise<number | null> {
+  const [r] = await sql`SELECT min(start) AS first FROM rollups
+    WHERE scope = ANY(${sql.array([...scopes], 'int8')}::int8[]) AND grain = ${GRAIN_CODE.day}`;
+  return r.first === null ? null : utcDay(num(r.first)) * DAY_MS;
+}

@@ -123,3 +123,10 @@ export async function linkValueIdPg(sql: Pg, linkId: string): Promise<number | n
   const [row] = await sql`SELECT id FROM rollup_values WHERE dim = 'link' AND key = '' AND value = ${linkId}`;
   return row === undefined ? null : num(row.id);
 }
+
+/** The scopes (value ids) of these links that were ever clicked, by link id, in one query. */
+export async function linkValueIdsPg(sql: Pg, linkIds: readonly string[]): Promise<Map<string, number>> {
+  const rows = await sql<{ id: string | number; value: string }[]>`
+    SELECT id, value FROM rollup_values WHERE dim = 'link' AND key = '' AND value = ANY(${sql.array([...linkIds], 'text')}::text[])`;
+  return new Map(rows.map((r) => [r.value, num(r.id)]));
+}

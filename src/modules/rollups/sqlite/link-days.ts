@@ -124,3 +124,13 @@ export class LinkDays {
     return today;
   }
 }
+
+/** The day marks of these scopes (a scope without one is absent: every day from its hours). */
+export function linkDaysBeforeMany(sqlite: Database, scopes: readonly number[]): Map<number, number> {
+  const rows = sqlite
+    .query<{ scope: number; d: number }, [string]>(
+      'SELECT scope, days_before AS d FROM rollup_marks WHERE scope IN (SELECT value FROM json_each(?))',
+    )
+    .all(JSON.stringify(scopes));
+  return new Map(rows.map((r) => [r.scope, r.d]));
+}

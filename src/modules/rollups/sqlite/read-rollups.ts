@@ -58,3 +58,53 @@ export function firstBucketStart(sqlite: Database, scope: number): number | null
     .get(scope, scope)!.first;
   return first === null ? null : utcDay(first) * DAY_MS;
 }
+
+/** A bucket of one of several scopes, with its scope (a domain's statistics sum its links' scopes). */
+export interface ScopedBucketData extends BucketData {
+  scope: number;
+}
+
+/**
+ * The buckets of these scopes and one grain with start in [from, toExclusive), bot buckets too
+ * (their hits are counted whatever the statistics' `bots` says): one query for every scope.
+ */
+export function readScopesBucketData(
+  sqlite: Database,
+  scopes: readonly number[],
+  grain: Grain,
+  from: number,
+  toExclusive: number,
+): ScopedBucketData[] {
+  return sqlite
+    .query<ScopedBucketData, [string, number, number, number]>(
+      `SELECT scope, start, bot, clicks, uniques, data FROM rollups
+       WHERE scope IN (SELECT value FROM json_each(?)) AND grain = ? AND start >= ? AND start < ?`,
+    )
+    .all(JSON.stringify(scopes), GRAIN_CODE[grain], from, toExclusive);
+}
+
+/** Totals of these scopes' hour buckets with start in [from, toExclusive), both bot flags, summed per hour. */
+export function readScopesHourTotals(
+  sqlite: Database,
+  scopes: readonly number[],
+  from: number,
+  toExclusive: number,
+): BucketRow[] {
+  return sqlite
+    .query<BucketRow, [string, number, number, number]>(
+      `SELECT start, bot, sum(clicks) AS clicks, sum(uniques) AS uniques FROM rollups
+       WHERE scope IN (SELECT value FROM json_each(?)) AND grain = ? AND start >= ? AND start < ?
+       GROUP BY start, bot`,
+    )
+    .all(JSON.stringify(scopes), GRAIN_CODE.hour, from, toExclusive);
+}
+
+/** The first day any of these scopes has a click in, or null. */
+export function scopesFirstBucketStart(sqlite: Database, scopes: readonly number[]): number | null {
+  const first = sqlite
+    .query<{ first: number | null }, [string]>(
+      'SELECT min(start) AS first FROM rollups WHERE scope IN (SELECT value FROM json_each(?))',
+    )
+    .get(JSON.stringify(scopes))!.first;
+  return first === null ? null : utcDay(first) * DAY_MS;
+}
