@@ -11,7 +11,15 @@ import type { Logger } from '../lib/log';
 import type { Exports } from '../modules/analytics/public';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
 import { DomainDirectory, DomainSeenWriter, startDomains } from '../modules/domains/public';
-import { deleteVariant, insertVariant, linkJsonById, linksUnfiled, updateVariant } from '../modules/links/public';
+import {
+  deleteVariant,
+  insertVariant,
+  linkJsonById,
+  linksUnfiled,
+  normalizeLinkDestination,
+  ownHostsOf,
+  updateVariant,
+} from '../modules/links/public';
 import { Metrics } from '../modules/metrics/public';
 import {
   type ClickLimitGate,
@@ -44,6 +52,8 @@ export interface Deps extends BaseDeps {
   domains: DomainDirectory;
   /** Resolves once the default domain is SLINK_SHORT_HOST's and every domain is in memory (before any link). */
   domainsReady: Promise<void>;
+  /** A domain's redirect targets follow the destination rules of links, Slink's own hosts refused. */
+  checkTargetUrl(raw: string, field: string): void;
   /** Writes when each domain was last asked for (noted in `domains`); the server starts it and stops it. */
   domainSeen: DomainSeenWriter;
   /** Slug -> redirect facts in memory; the LinkWriter (links/writer.ts) refreshes it after every link write. */
@@ -145,6 +155,9 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     domains,
     domainsReady,
     domainSeen: new DomainSeenWriter(base.stores.domains, domains, base.log),
+    checkTargetUrl: (raw, field) => {
+      normalizeLinkDestination(raw, ownHostsOf({ config: base.config, domains }), field);
+    },
     linkIndex,
     follower,
     linksLoaded: ready,

@@ -177,7 +177,7 @@ export function sqliteStores(db: Db): Stores {
     sessions: createSqliteSessionStore(db),
     setupTokens: createSqliteSetupTokens(),
     projects: createSqliteProjectStore(db, unfileProjectLinksSqlite),
-    domains: createSqliteDomainStore(db, domainLinksSqlite),
+    domains: createSqliteDomainStore(db.$client, domainLinksSqlite),
     webhooks: createSqliteWebhookStore(db),
     outbox: createSqliteOutboxStore(db.$client),
     links: createSqliteLinkStore(db),

@@ -7,6 +7,8 @@
 -- With "zipf" after the slugs file, each thread draws its requests from a Zipf distribution
 -- (s = 1) over its shuffled links instead: the k-th link gets clicks in proportion to 1/k, as
 -- real short-link traffic concentrates on a few links.
+-- A line of the slugs file may name the Host its request is sent with after the slug and a space
+-- (several short domains: each link asked for on its own domain).
 --   WRK_OUT=<json out file> wrk -s redirect.lua ... -- <slugs file> [zipf]
 
 local agents = {
@@ -100,10 +102,13 @@ function init(args)
       end
       slug = slugs[lo]
     end
+    local name, host = slug:match("^(%S+) (%S+)$")
+    if name then slug = name end
     local path = "/" .. slug
     local r = math.random(20)
     if r == 1 then path = path .. "/tw" elseif r == 2 then path = path .. "/nope" end
     local headers = { ["User-Agent"] = agent(), ["X-Forwarded-For"] = address(), ["Accept"] = "text/html,*/*;q=0.8" }
+    if host then headers["Host"] = host end
     local ref = pick(referrers)
     if ref then headers["Referer"] = ref end
     local lang = pick(languages)

@@ -20,7 +20,14 @@
  * throwaway cluster on this box with durable defaults), seeded with the same links; its rate,
  * latency and recorded clicks are reported beside the SQLite node's and the bare server's.
  *
- *   bun run bench [-- --seconds 10 --links 100000 --distribution uniform|zipf --skip-build --out FILE --engine postgres]
+ * With `--domains N` (N > 1), dist/slink on a copy of the database whose links are spread over N
+ * short domains (domains.ts) joins the rotation, each request sent with its link's Host (the
+ * one-domain node's with the default domain's): its rate, main-thread CPU per redirect and idle
+ * RSS against the one-domain node's of the same run (written to results-domains.md). With
+ * `--idle-only` as well, only the two nodes' idle RSS once every link is in memory (no wrk):
+ * results-domains-idle.md.
+ *
+ *   bun run bench [-- --seconds 10 --rounds 2 --links 100000 --distribution uniform|zipf --skip-build --out FILE --engine postgres --domains 20 --idle-only]
  */
 import { Database } from 'bun:sqlite';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,6 +41,7 @@ import { MAX_BATCH } from '../../src/modules/clicks/capture/flusher';
 import { countClicks } from '../../src/modules/clicks/sqlite/raw-read';
 import { createVariant } from '../../src/modules/variants/service';
 import { type CpuUse, cpuUse } from './cpu-use';
+import { DEFAULT_HOST, spreadOverDomains, waitForLinksInMemory, writeHostedSlugs } from './domains';
 import { benchPostgres } from './pg-cluster';
 import { benchRules } from './rules';
 import { benchDeps, benchDepsPostgres, NO_PARAMS, seedLinks } from './seed-links';
@@ -50,6 +58,12 @@ const { values } = parseArgs({
     out: { type: 'string' },
     /** postgres: also a dist/slink node on PostgreSQL (a throwaway cluster, pg-cluster.ts), seeded with the same links. */
     engine: { type: 'string', default: 'sqlite' },
+    /** N > 1: also a dist/slink node with the same links spread over N short domains (domains.ts). */
+    domains: { type: 'string', default: '1' },
+    /** Measured runs of each server per connection count, after the warm-up. */
+    rounds: { type: 'string', default: '2' },
+    /** With --domains: only the idle RSS of the one-domain and the N-domain nodes. */
+    'idle-only': { type: 'boolean', default: false },
   },
 });
 if (values.engine !== 'sqlite' && values.engine !== 'postgres') throw new Error('--engine must be sqlite or postgres');
@@ -57,8 +71,27 @@ const POSTGRES = values.engine === 'postgres';
 if (values.distribution !== 'uniform' && values.distribution !== 'zipf')
   throw new Error('--distribution must be uniform or zipf');
 const ZIPF = values.distribution === 'zipf';
+const DOMAINS = Number(values.domains);
+if (!Number.isInteger(DOMAINS) || DOMAINS < 1) throw new Error('--domains must be a whole number of domains');
+const SPREAD = DOMAINS > 1;
+const ROUNDS = Number(values.rounds);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('--rounds must be a whole number');
+const IDLE_ONLY = values['idle-only'];
+if (IDLE_ONLY && !SPREAD) throw new Error('--idle-only goes with --domains N (N > 1)');
 const OUT =
-  values.out ?? join(import.meta.dir, ZIPF ? 'results-zipf.md' : POSTGRES ? 'results-postgres.md' : 'results.md');
+  values.out ??
+  join(
+    import.meta.dir,
+    SPREAD
+      ? IDLE_ONLY
+        ? 'results-domains-idle.md'
+        : 'results-domains.md'
+      : ZIPF
+        ? 'results-zipf.md'
+        : POSTGRES
+          ? 'results-postgres.md'
+          : 'results.md',
+  );
 const SECONDS = Number(values.seconds);
 const WARMUP = Number(values.warmup);
 const LINKS = Number(values.links);
@@ -71,6 +104,7 @@ const SLINK_PORT = 18_301;
 const BARE_PORT = 18_302;
 const PROBE_PORT = 18_303;
 const PG_PORT = 18_304;
+const SPREAD_PORT = 18_305;
 
 function sh(cmd: string[], env?: Record<string, string>): string {
   const r = Bun.spawnSync(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' });
@@ -199,6 +233,59 @@ async function wrk(
   return runWrk({ port, connections, seconds, slugsFile, outFile, scriptArgs: ZIPF ? ['zipf'] : [] });
 }
 
+// ---------------------------------------------------------------- several domains, idle
+
+/**
+ * The idle RSS of the one-domain node and of the node with the same links over DOMAINS domains,
+ * each alone on the box in turn (twice, alternating), sampled every second for 5 s once its log
+ * says every link is in memory; the medians are compared.
+ */
+async function idleOnly(onePath: string, spreadPath: string): Promise<void> {
+  const idle = { one: [] as number[], spread: [] as number[] };
+  for (const round of [1, 2]) {
+    for (const which of round === 1 ? (['one', 'spread'] as const) : (['spread', 'one'] as const)) {
+      const path = which === 'one' ? onePath : spreadPath;
+      const log = join(dir, `idle-${which}-${round}.log`);
+      const started = performance.now();
+      const proc = Bun.spawn([BINARY], {
+        env: slinkEnv(path, which === 'one' ? SLINK_PORT : SPREAD_PORT),
+        stdout: Bun.file(log),
+        stderr: 'inherit',
+      });
+      const loaded = await waitForLinksInMemory(log);
+      const loadMs = performance.now() - started;
+      const samples: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        await Bun.sleep(1000);
+        samples.push(rssKb(proc.pid));
+      }
+      const rss = median(samples);
+      idle[which].push(rss);
+      console.log(
+        `  ${which === 'one' ? 'one domain' : `${DOMAINS} domains`} round ${round}: ${int(loaded)} links in memory after ${ms(loadMs)}, idle RSS ${mb(rss)} (samples ${samples.map(mb).join(', ')})`,
+      );
+      await stopProcess(proc);
+    }
+  }
+  const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+  const one = mean(idle.one);
+  const spread = mean(idle.spread);
+  const ratio = spread / one;
+  const text = [
+    '# Several short domains: idle memory',
+    '',
+    `\`bun run bench -- --links ${LINKS} --domains ${DOMAINS} --idle-only\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Bun ${Bun.version}. dist/slink on the seeded database (every link on the default domain) and on a copy with the same links spread over ${DOMAINS} domains, each alone in turn, two rounds alternating; RSS sampled every second for 5 s once its log said every link was in memory (the median of each run's samples, then the mean of the rounds).`,
+    '',
+    `| links | one domain | rounds | ${DOMAINS} domains | rounds | ${DOMAINS} domains / one | target |`,
+    '|---|---|---|---|---|---|---|',
+    `| ${int(LINKS)} | ${mb(one)} | ${idle.one.map(mb).join(', ')} | ${mb(spread)} | ${idle.spread.map(mb).join(', ')} | **${ratio.toFixed(3)}** | ≤ 1.05: ${ratio <= 1.05 ? 'met' : 'NOT met'} |`,
+    '',
+  ].join('\n');
+  console.log(`\n${text}`);
+  writeFileSync(OUT, text);
+  rmSync(dir, { recursive: true, force: true });
+}
+
 // ---------------------------------------------------------------- run
 
 ensureWrk();
@@ -216,6 +303,21 @@ try {
   const targetsFile = join(dir, 'targets.json');
   writeFileSync(slugsFile, `${slugs.join('\n')}\n`);
   writeFileSync(targetsFile, JSON.stringify(targets));
+  // Several domains: the same links spread over DOMAINS domains in a copy; the one-domain node's
+  // requests carry the default domain's Host, the other's each its link's.
+  const spreadPath = join(dir, 'spread.db');
+  const oneHostFile = join(dir, 'slugs-one-domain.txt');
+  const spreadFile = join(dir, 'slugs-domains.txt');
+  if (SPREAD) {
+    const hosts = spreadOverDomains(dbPath, spreadPath, slugs, DOMAINS);
+    writeHostedSlugs(oneHostFile, slugs, () => DEFAULT_HOST);
+    writeHostedSlugs(spreadFile, slugs, (i) => hosts[i]!);
+    console.log(`the same links spread over ${DOMAINS} domains in a copy`);
+  }
+  if (IDLE_ONLY) {
+    await idleOnly(dbPath, spreadPath);
+    process.exit(0);
+  }
 
   // Exec to first 302, five cold starts on the seeded database (each writes its one click at stop).
   const firsts: number[] = [];
@@ -260,16 +362,36 @@ try {
     stdout: Bun.file(slinkLog),
     stderr: Bun.file(join(dir, 'slink.err')),
   });
+  // The node with the links over several domains, on its copy of the database.
+  const spreadLog = join(dir, 'slink-domains.log');
+  const spread = SPREAD
+    ? Bun.spawn([BINARY], {
+        env: slinkEnv(spreadPath, SPREAD_PORT),
+        stdout: Bun.file(spreadLog),
+        stderr: Bun.file(join(dir, 'slink-domains.err')),
+      })
+    : null;
+  const spreadReader = SPREAD ? new Database(spreadPath, { readonly: true }) : null;
+  const spreadCount = () => countClicks(spreadReader!);
+  const spreadBefore = SPREAD ? spreadCount() : 0;
   await waitFor(`http://127.0.0.1:${BARE_PORT}/${slugs[0]}`, 302);
   await waitFor(`http://127.0.0.1:${SLINK_PORT}/healthz`, 200);
+  if (spread) {
+    await waitFor(`http://127.0.0.1:${SPREAD_PORT}/healthz`, 200);
+    await waitForLinksInMemory(slinkLog);
+    await waitForLinksInMemory(spreadLog);
+  }
   await Bun.sleep(2000);
   const idleRss = rssKb(slink.pid);
   const bareIdleRss = rssKb(bare.pid);
-  console.log(`idle RSS: slink ${mb(idleRss)}, bare ${mb(bareIdleRss)}`);
+  const spreadIdleRss = spread ? rssKb(spread.pid) : 0;
+  console.log(
+    `idle RSS: slink ${mb(idleRss)}, bare ${mb(bareIdleRss)}${spread ? `, slink on ${DOMAINS} domains ${mb(spreadIdleRss)}` : ''}`,
+  );
 
   interface Row {
     connections: number;
-    server: 'bare' | 'slink' | 'slink-pg';
+    server: 'bare' | 'slink' | 'slink-pg' | 'slink-domains';
     run: number;
     result: WrkResult;
     rps: number;
@@ -288,10 +410,23 @@ try {
   // The same for the node on PostgreSQL.
   let pgAnswered = 0;
   let pgInFlightBound = 0;
+  // The same for the node on several domains.
+  let spreadAnswered = 0;
+  let spreadInFlightBound = 0;
 
   const drive = async (server: Row['server'], connections: number, seconds: number, run: number): Promise<void> => {
-    const port = server === 'bare' ? BARE_PORT : server === 'slink' ? SLINK_PORT : PG_PORT;
-    const pid = server === 'bare' ? bare.pid : server === 'slink' ? slink.pid : pg!.proc.pid;
+    const port =
+      server === 'bare' ? BARE_PORT : server === 'slink' ? SLINK_PORT : server === 'slink-pg' ? PG_PORT : SPREAD_PORT;
+    const pid =
+      server === 'bare'
+        ? bare.pid
+        : server === 'slink'
+          ? slink.pid
+          : server === 'slink-pg'
+            ? pg!.proc.pid
+            : spread!.pid;
+    // With several domains, each Slink node's requests name their Host (the bare server's need none).
+    const file = !SPREAD || server === 'bare' ? slugsFile : server === 'slink-domains' ? spreadFile : oneHostFile;
     let peak = rssKb(pid);
     const sampler = setInterval(() => (peak = Math.max(peak, rssKb(pid))), 100);
     const cpuBefore = cpuUse(pid);
@@ -299,7 +434,7 @@ try {
       port,
       connections,
       seconds,
-      slugsFile,
+      file,
       join(dir, `wrk-${server}-${connections}-${run}.json`),
     );
     clearInterval(sampler);
@@ -318,16 +453,21 @@ try {
     };
     if (server !== 'bare') {
       const onPg = server === 'slink-pg';
+      const onSpread = server === 'slink-domains';
       if (onPg) {
         pgAnswered += result.requests - result.status_errors;
         pgInFlightBound += connections;
+      } else if (onSpread) {
+        spreadAnswered += result.requests - result.status_errors;
+        spreadInFlightBound += connections;
       } else {
         answered += result.requests - result.status_errors;
         inFlightBound += connections;
         slinkRuns++;
       }
-      const want = onPg ? pgAnswered : answered;
-      const recorded = async () => (onPg ? (await pgCount()) - pg!.before : sqliteCount() - before);
+      const want = onPg ? pgAnswered : onSpread ? spreadAnswered : answered;
+      const recorded = async () =>
+        onPg ? (await pgCount()) - pg!.before : onSpread ? spreadCount() - spreadBefore : sqliteCount() - before;
       const stoppedAt = performance.now();
       const backlog = Math.max(0, want - (await recorded()));
       while ((await recorded()) < want && performance.now() - stoppedAt < 60_000) await Bun.sleep(20);
@@ -357,15 +497,51 @@ try {
     await drive('bare', connections, WARMUP, 0);
     await drive('slink', connections, WARMUP, 0);
     if (pg) await drive('slink-pg', connections, WARMUP, 0);
-    for (const run of [1, 2]) {
+    if (spread) await drive('slink-domains', connections, WARMUP, 0);
+    for (let run = 1; run <= ROUNDS; run++) {
       await drive('bare', connections, SECONDS, run);
+      // One domain and several take turns going first: neither always follows the other.
+      if (spread && run % 2 === 0) await drive('slink-domains', connections, SECONDS, run);
       await drive('slink', connections, SECONDS, run);
       if (pg) await drive('slink-pg', connections, SECONDS, run);
+      if (spread && run % 2 === 1) await drive('slink-domains', connections, SECONDS, run);
     }
   }
 
   const exit = await stopProcess(slink);
   await stopProcess(bare);
+  let spreadSummary: string[] = [];
+  if (spread) {
+    const spreadExit = await stopProcess(spread);
+    const spreadRecorded = spreadCount() - spreadBefore;
+    spreadReader!.close();
+    const spreadComplete =
+      spreadExit === 0 && spreadRecorded >= spreadAnswered && spreadRecorded <= spreadAnswered + spreadInFlightBound;
+    const of = (c: number, s: Row['server']) => rows.filter((r) => r.connections === c && r.server === s);
+    const mean = (rs: Row[]) => rs.reduce((a, r) => a + r.rps, 0) / rs.length;
+    const mainUs = (rs: Row[]) =>
+      rs.reduce((a, r) => a + r.serverCpu.main, 0) / rs.reduce((a, r) => a + r.result.requests, 0);
+    const idleRatio = spreadIdleRss / idleRss;
+    spreadSummary = [
+      '',
+      `## Several short domains`,
+      '',
+      `The same ${int(LINKS)} links spread over ${DOMAINS} domains (the i-th on domain i mod ${DOMAINS}) in a copy of the database, served by a second dist/slink in the same rotation; each of its requests names its link's domain in Host, each of the one-domain node's the default domain's.`,
+      '',
+      `| connections | one domain requests/s | ${DOMAINS} domains requests/s | ${DOMAINS} domains / one | main thread per redirect, one domain | ${DOMAINS} domains | difference | target |`,
+      '|---|---|---|---|---|---|---|---|',
+      ...CONNECTIONS.map((c) => {
+        const ratio = mean(of(c, 'slink-domains')) / mean(of(c, 'slink'));
+        const one = mainUs(of(c, 'slink'));
+        const many = mainUs(of(c, 'slink-domains'));
+        const met = ratio >= 0.97 && many - one <= 1;
+        return `| ${c} | ${int(mean(of(c, 'slink')))} | ${int(mean(of(c, 'slink-domains')))} | **${ratio.toFixed(3)}** | ${one.toFixed(2)} us | ${many.toFixed(2)} us | ${(many - one).toFixed(2)} us | ratio ≥ 0.97, difference ≤ 1 us: ${met ? 'met' : 'NOT met'} |`;
+      }),
+      '',
+      `- **Idle RSS**: one domain ${mb(idleRss)}, ${DOMAINS} domains ${mb(spreadIdleRss)} (ratio ${idleRatio.toFixed(3)}), both measured once every link was in memory.`,
+      `- **Every redirect recorded (${DOMAINS} domains)**: wrk counted ${int(spreadAnswered)} redirects; its database gained ${int(spreadRecorded)} clicks after the final flush (exit ${spreadExit}); ${int(spreadAnswered)} ≤ recorded ≤ ${int(spreadAnswered + spreadInFlightBound)}: ${spreadComplete ? 'met' : 'NOT met'}.`,
+    ];
+  }
   const recorded = sqliteCount() - before;
   reader.close();
   let pgSummary: string[] = [];
@@ -419,7 +595,7 @@ try {
   lines.push('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     lines.push(
-      `| ${r.connections} | ${r.server === 'bare' ? 'bare Bun.serve + Map' : r.server === 'slink' ? 'dist/slink' : 'dist/slink on PostgreSQL'} | ${r.run} | ${int(r.rps)} | ${ms(r.result.p50_us / 1000)} | ${ms(r.result.p99_us / 1000)} | ${ms(r.result.max_us / 1000)} | ${mb(r.peakRssKb)} | ${r.backlog === undefined ? '' : int(r.backlog)} | ${r.drainMs === undefined ? '' : ms(r.drainMs)} |`,
+      `| ${r.connections} | ${r.server === 'bare' ? 'bare Bun.serve + Map' : r.server === 'slink' ? 'dist/slink' : r.server === 'slink-pg' ? 'dist/slink on PostgreSQL' : `dist/slink, ${DOMAINS} domains`} | ${r.run} | ${int(r.rps)} | ${ms(r.result.p50_us / 1000)} | ${ms(r.result.p99_us / 1000)} | ${ms(r.result.max_us / 1000)} | ${mb(r.peakRssKb)} | ${r.backlog === undefined ? '' : int(r.backlog)} | ${r.drainMs === undefined ? '' : ms(r.drainMs)} |`,
     );
   }
   lines.push(
@@ -513,8 +689,11 @@ try {
     `- **Every redirect recorded**: wrk counted ${int(answered)} redirects from Slink over ${slinkRuns} runs (warm-ups included); the database gained ${int(recorded)} clicks after the final flush (exit ${exit}${dropped ? `, log: "${dropped[0]}"` : ', no drops logged'}). wrk does not count answers still in flight when a run ends, at most one per connection (${int(inFlightBound)} in all), so ${int(answered)} ≤ recorded ≤ ${int(answered + inFlightBound)} is the check: ${complete ? 'met' : 'NOT met'}.`,
   );
   lines.push(...pgSummary);
+  lines.push(...spreadSummary);
   // Link rules' cost on the main thread, beside the same run's figures (rules.ts).
-  lines.push('', '### Link rules (main thread, the redirect function alone)', '', ...(await benchRules(LINKS)).lines);
+  // (Not with several domains: that run compares the two Slink nodes, and stays short.)
+  if (!SPREAD)
+    lines.push('', '### Link rules (main thread, the redirect function alone)', '', ...(await benchRules(LINKS)).lines);
   const text = `${lines.join('\n')}\n`;
   console.log(`\n${text}`);
   writeFileSync(OUT, text);

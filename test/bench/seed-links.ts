@@ -63,6 +63,8 @@ export async function seedLinks(
   shape: (i: number) => LinkShape,
   slugs?: readonly string[],
 ): Promise<string[]> {
+  // The default domain is named at start (domains/start.ts): links need its id.
+  await deps.domainsReady;
   const taken = new Set<string>();
   const items: NewLink[] = [];
   const write = () => insertLinks(deps, items.splice(0));

@@ -1,4 +1,4 @@
-/** What the domains module needs: its store, the domains in memory, the configuration's hosts and the clock. */
+/** What the domains module needs: its store, the domains in memory, the configuration's hosts, the clock and the URL rules. */
 import type { Config } from '../../config';
 import type { Clock } from '../../lib/clock';
 import type { DomainDirectory } from './directory';
@@ -9,4 +9,10 @@ export interface DomainsDeps {
   domains: DomainDirectory;
   config: Pick<Config, 'shortHost' | 'appHost' | 'port'>;
   clock: Clock;
+  /**
+   * The destination rules of links, one of Slink's own hosts (its domains included) refused
+   * (links/own-host.ts): a domain's targets and upstream follow them as a link's fallbackUrl
+   * does. Given by the composition root, so that domains import nothing of links.
+   */
+  checkTargetUrl(raw: string, field: string): void;
 }

@@ -75,6 +75,8 @@ export function tlsAskRoutes(deps: Pick<DomainsDeps, 'domains'>) {
     query: TlsAskQuery,
     response: { 200: TlsAskModel, ...errors(400, 404) },
     detail: {
+      // Outside the API (no key, on the app host): docs/behaviour.md describes it.
+      hide: true,
       tags,
       summary: 'May a certificate be issued for this host?',
       description:

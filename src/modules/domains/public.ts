@@ -8,4 +8,4 @@ export { createPostgresDomainStore } from './postgres/store';
 export { DomainSeenWriter } from './seen';
 export { createSqliteDomainStore } from './sqlite/store';
 export { hostOfOrigin, startDomains } from './start';
-export type { DomainStore } from './store';
+export type { DomainLinksPostgres, DomainLinksSqlite, DomainStore } from './store';

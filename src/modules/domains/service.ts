@@ -5,7 +5,6 @@
  */
 import { isUniqueViolation } from '../../db/storage';
 import { AppError, conflict, invalid, notFound } from '../../lib/errors';
-import { normalizeLinkDestination, slinkHostsOf } from '../links/public';
 import type { DomainsDeps } from './deps';
 import { hostKeyOf, parseOrigin } from './host';
 import { type Domain, type DomainCreate, type DomainPatch, MAX_URL_LENGTH, MAX_WELL_KNOWN_BYTES } from './model';
@@ -49,7 +48,7 @@ async function findRow(deps: DomainsDeps, rawHost: string): Promise<DomainRow> {
 /** A redirect target of the domain: the destination rules (links/destination.ts), kept whole like fallbackUrl. */
 function urlField(deps: DomainsDeps, raw: string | null, field: string): string | null {
   if (raw === null) return null;
-  normalizeLinkDestination(raw, slinkHostsOf(deps.config), field);
+  deps.checkTargetUrl(raw, field);
   const href = new URL(raw.trim()).href;
   if (href.length > MAX_URL_LENGTH)
     throw invalid(field, `${field} is longer than ${MAX_URL_LENGTH} characters once encoded`);
@@ -63,7 +62,7 @@ function urlField(deps: DomainsDeps, raw: string | null, field: string): string 
 function upstreamField(deps: DomainsDeps, raw: string | null): string | null {
   if (raw === null) return null;
   const { origin, host } = parseOrigin(raw, 'upstream');
-  normalizeLinkDestination(origin, slinkHostsOf(deps.config), 'upstream');
+  deps.checkTargetUrl(origin, 'upstream');
   if (deps.domains.byHost(host) !== undefined)
     throw invalid('upstream', `upstream must be another service: ${host} is one of this Slink's domains`);
   return origin;

@@ -1,4 +1,6 @@
 /** What the domains module keeps, in its own words; one implementation per engine beside it. */
+import type { Database } from 'bun:sqlite';
+import type { Pg } from '../../db/postgres/client';
 import type { DomainRow } from './table';
 
 export type { DomainRow };
@@ -46,4 +48,23 @@ export interface DomainStore {
   linkCount(id: number): Promise<number>;
   /** Moves each domain's last_seen_at to `at` unless it is already later (several nodes write it). */
   recordSeen(seen: readonly DomainSeen[]): Promise<void>;
+}
+
+/**
+ * What the domain stores ask of the links table, per engine: the links module answers
+ * (links/domain-links.ts), given by the composition root, so domains name no table of links.
+ * `any` runs inside the transaction that deletes a domain: a link added meanwhile is seen.
+ */
+export interface DomainLinksSqlite {
+  /** Links per domain id (domains without links absent). */
+  counts(sqlite: Database): Map<number, number>;
+  count(sqlite: Database, domainId: number): number;
+  /** Whether any link is on the domain. */
+  any(sqlite: Database, domainId: number): boolean;
+}
+
+export interface DomainLinksPostgres {
+  counts(sql: Pg): Promise<Map<number, number>>;
+  count(sql: Pg, domainId: number): Promise<number>;
+  any(tx: Pg, domainId: number): Promise<boolean>;
 }

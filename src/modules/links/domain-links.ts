@@ -1,26 +1,10 @@
 /**
- * What the domains module asks of links, per engine: how many links each domain holds, and
- * whether one holds any (read inside the transaction that deletes a domain, so a link added
- * meanwhile is seen). Given to the domain stores by the composition root: domains name no links
- * table of their own.
+ * What the domains module asks of links, per engine (domains/store.ts DomainLinksSqlite and
+ * DomainLinksPostgres): how many links each domain holds, and whether one holds any (read inside
+ * the transaction that deletes a domain). Given to the domain stores by the composition root.
  */
-import type { Database } from 'bun:sqlite';
-import type { Pg } from '../../db/postgres/client';
 import { num } from '../../db/postgres/client';
-
-export interface DomainLinksSqlite {
-  /** Links per domain id (domains without links absent). */
-  counts(sqlite: Database): Map<number, number>;
-  count(sqlite: Database, domainId: number): number;
-  /** Whether any link is on the domain (the index on (domain_id, slug) answers at once). */
-  any(sqlite: Database, domainId: number): boolean;
-}
-
-export interface DomainLinksPostgres {
-  counts(sql: Pg): Promise<Map<number, number>>;
-  count(sql: Pg, domainId: number): Promise<number>;
-  any(tx: Pg, domainId: number): Promise<boolean>;
-}
+import type { DomainLinksPostgres, DomainLinksSqlite } from '../domains/public';
 
 export const domainLinksSqlite: DomainLinksSqlite = {
   counts(sqlite) {

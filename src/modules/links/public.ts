@@ -15,12 +15,7 @@ export {
 } from './counters';
 export type { LinksDeps } from './deps';
 export { domainOfHost, domainOrDefault, hostOfDomain } from './domain';
-export {
-  type DomainLinksPostgres,
-  type DomainLinksSqlite,
-  domainLinksPostgres,
-  domainLinksSqlite,
-} from './domain-links';
+export { domainLinksPostgres, domainLinksSqlite } from './domain-links';
 export { linkJsonById } from './event-data';
 export { linkExists, linkExistsCondition } from './link-exists';
 export { toLinks } from './links';

@@ -161,12 +161,14 @@ forEachEngine((engine) => {
     expect((await api(t, 'GET', '/domains/sl.test', { key: reader })).status).toBe(200);
   });
 
-  test('DELETE of a domain holding a link: 409 conflict, the domain stays', async () => {
+  test('DELETE of a domain holding a link: 409 conflict, the domain stays; deletable once the link moves', async () => {
     expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://held.example' } })).status).toBe(201);
-    const id = t.deps.domains.byHost('held.example')!.id;
-    // A link on that domain, written through the link store as create does.
-    const link = await api(t, 'POST', '/links', { key: su, body: { destination: 'https://example.com/held' } });
-    await moveLinkToDomain(link.body.id, id);
+    const link = await api(t, 'POST', '/links', {
+      key: su,
+      body: { destination: 'https://example.com/held', domain: 'HELD.example' },
+    });
+    expect(link.status).toBe(201);
+    expect(link.body.shortUrl).toStartWith('https://held.example/');
     expectError(await api(t, 'DELETE', '/domains/held.example', { key: su }), 409, 'conflict', 'host');
     const still = await api(t, 'GET', '/domains/held.example', { key: reader });
     expect(still.status).toBe(200);
@@ -175,6 +177,10 @@ forEachEngine((engine) => {
       (d: any) => d.host === 'held.example',
     );
     expect(listed.linkCount).toBe(1);
+    const moved = await api(t, 'PATCH', `/links/${link.body.id}`, { key: su, body: { domain: 'sl.test' } });
+    expect(moved.status).toBe(200);
+    expect((await api(t, 'GET', '/domains/held.example', { key: reader })).body.linkCount).toBe(0);
+    expect((await api(t, 'DELETE', '/domains/held.example', { key: su })).status).toBe(200);
   });
 
   test('an internationalised host: stored as punycode, found by its Unicode or punycode name', async () => {
@@ -454,9 +460,8 @@ forEachEngine((engine) => {
   });
 
   test('a request whose Host is a domain’s sets its lastSeenAt (the redirect notes it, the flush writes it)', async () => {
-    expect((await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://visited.example' } })).status).toBe(
-      201,
-    );
+    for (const origin of ['https://visited.example', 'https://unvisited.example'])
+      expect((await api(t, 'POST', '/domains', { key: su, body: { origin } })).status).toBe(201);
     expect((await api(t, 'GET', '/domains/visited.example', { key: reader })).body.lastSeenAt).toBeNull();
     const res = await t.app.handle(
       new Request('https://Visited.Example:443/no-such-slug', { headers: { 'user-agent': 'Mozilla/5.0' } }),
@@ -469,7 +474,22 @@ forEachEngine((engine) => {
     const stored = (await t.deps.stores.domains.list()).find((d) => d.host === 'visited.example');
     expect(stored?.lastSeenAt).toBe(now);
     // A request on another host leaves it alone.
-    expect((await api(t, 'GET', '/domains/held.example', { key: reader })).body.lastSeenAt).toBeNull();
+    expect((await api(t, 'GET', '/domains/unvisited.example', { key: reader })).body.lastSeenAt).toBeNull();
+  });
+
+  blind('the OpenAPI document has the paths, the Domain schema and the Domains tag; not /tls/ask', async () => {
+    const doc: any = await (await t.app.handle(new Request('http://localhost/api/openapi.json'))).json();
+    expect(Object.keys(doc.paths).filter((p) => /domain|tls/.test(p))).toEqual([
+      '/api/v1/domains',
+      '/api/v1/domains/{host}',
+    ]);
+    expect(Object.keys(doc.paths['/api/v1/domains']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api/v1/domains/{host}']).sort()).toEqual(['delete', 'get', 'patch']);
+    const domain = doc.paths['/api/v1/domains/{host}'].get.responses['200'].content['application/json'].schema;
+    expect(domain.title).toBe('Domain');
+    expect(domain.required).toEqual([...DOMAIN_KEYS]);
+    expect(doc.paths['/api/v1/domains'].post.tags).toEqual(['Domains']);
+    expect(doc.tags.map((tag: any) => tag.name)).toContain('Domains');
   });
 
   test('/tls/ask: 200 for a domain (any case, a port ignored), 404 otherwise, 400 without a host; no key', async () => {
@@ -497,19 +517,3 @@ forEachEngine((engine) => {
     }
   });
 });
-
-/** Moves a link to a domain in the database (what the links module's `domain` field will do). */
-async function moveLinkToDomain(linkId: string, domainId: number): Promise<void> {
-  const stores = t.deps.stores;
-  if (stores.engine === 'sqlite')
-    t.deps.db.$client.query('UPDATE links SET domain_id = ? WHERE id = ?').run(domainId, linkId);
-  else {
-    const { openPostgres } = await import('../../../src/db/postgres/client');
-    const sql = openPostgres(stores.address.engine === 'postgres' ? stores.address.url : '', 1);
-    try {
-      await sql`UPDATE links SET domain_id = ${domainId} WHERE id = ${linkId}`;
-    } finally {
-      await sql.close();
-    }
-  }
-}

@@ -2,8 +2,7 @@
 import type { Pg } from '../../../db/postgres/client';
 import { num } from '../../../db/postgres/client';
 import { isForeignKeyViolation } from '../../../db/storage';
-import type { DomainLinksPostgres } from '../../links/public';
-import type { DomainRow, DomainSettings, DomainStore } from '../store';
+import type { DomainLinksPostgres, DomainRow, DomainSettings, DomainStore } from '../store';
 
 /** The columns of the settable fields. */
 const COLUMNS: Record<keyof DomainSettings, string> = {

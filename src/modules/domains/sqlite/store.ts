@@ -1,15 +1,57 @@
-/** The domains store on SQLite. */
-import { asc, eq } from 'drizzle-orm';
-import type { Db } from '../../../db/client';
-import type { DomainLinksSqlite } from '../../links/public';
-import type { DomainSettings, DomainStore } from '../store';
-import { domains } from '../table';
+/**
+ * The domains store on SQLite. Plain statements on the connection (no drizzle database): the
+ * links module's own-host rules read the domains' face, which must not reach back to the schema.
+ */
+import type { Database } from 'bun:sqlite';
+import type { DomainLinksSqlite, DomainRow, DomainSettings, DomainStore } from '../store';
 
-export function createSqliteDomainStore(db: Db, links: DomainLinksSqlite): DomainStore {
-  const sqlite = db.$client;
+interface SqliteDomainRow {
+  id: number;
+  host: string;
+  origin: string;
+  is_default: number;
+  root_url: string | null;
+  not_found_url: string | null;
+  expired_url: string | null;
+  upstream: string | null;
+  apple_app_site_association: string | null;
+  asset_links: string | null;
+  last_seen_at: number | null;
+  created_at: number;
+}
+
+function toDomainRow(r: SqliteDomainRow): DomainRow {
+  return {
+    id: r.id,
+    host: r.host,
+    origin: r.origin,
+    isDefault: r.is_default === 1,
+    rootUrl: r.root_url,
+    notFoundUrl: r.not_found_url,
+    expiredUrl: r.expired_url,
+    upstream: r.upstream,
+    appleAppSiteAssociation: r.apple_app_site_association,
+    assetLinks: r.asset_links,
+    lastSeenAt: r.last_seen_at,
+    createdAt: r.created_at,
+  };
+}
+
+/** The columns of the settable fields. */
+const COLUMNS: Record<keyof DomainSettings, string> = {
+  rootUrl: 'root_url',
+  notFoundUrl: 'not_found_url',
+  expiredUrl: 'expired_url',
+  upstream: 'upstream',
+  appleAppSiteAssociation: 'apple_app_site_association',
+  assetLinks: 'asset_links',
+};
+
+export function createSqliteDomainStore(sqlite: Database, links: DomainLinksSqlite): DomainStore {
+  const byId = (id: number) => sqlite.query<SqliteDomainRow, [number]>('SELECT * FROM domains WHERE id = ?').get(id);
   return {
     async list() {
-      return db.select().from(domains).orderBy(asc(domains.createdAt), asc(domains.id)).all();
+      return sqlite.query<SqliteDomainRow, []>('SELECT * FROM domains ORDER BY created_at, id').all().map(toDomainRow);
     },
     async ensureDefault(host, origin, now) {
       return sqlite
@@ -47,16 +89,33 @@ export function createSqliteDomainStore(db: Db, links: DomainLinksSqlite): Domai
         .immediate();
     },
     async insert(domain) {
-      const [row] = db
-        .insert(domains)
-        .values({ ...domain, isDefault: false })
-        .returning()
-        .all();
-      return row!;
+      const row = sqlite
+        .query<SqliteDomainRow, (string | number | null)[]>(
+          `INSERT INTO domains (host, origin, is_default, root_url, not_found_url, expired_url, upstream,
+             apple_app_site_association, asset_links, created_at)
+           VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        )
+        .get(
+          domain.host,
+          domain.origin,
+          domain.rootUrl ?? null,
+          domain.notFoundUrl ?? null,
+          domain.expiredUrl ?? null,
+          domain.upstream ?? null,
+          domain.appleAppSiteAssociation ?? null,
+          domain.assetLinks ?? null,
+          domain.createdAt,
+        );
+      return toDomainRow(row!);
     },
     async update(id, changes: Partial<DomainSettings>) {
-      if (Object.keys(changes).length > 0) db.update(domains).set(changes).where(eq(domains.id, id)).run();
-      return db.select().from(domains).where(eq(domains.id, id)).get() ?? null;
+      const fields = Object.keys(changes) as (keyof DomainSettings)[];
+      if (fields.length > 0)
+        sqlite
+          .query(`UPDATE domains SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(', ')} WHERE id = ?`)
+          .run(...fields.map((f) => changes[f] ?? null), id);
+      const row = byId(id);
+      return row === null ? null : toDomainRow(row);
     },
     async delete(id) {
       return sqlite
