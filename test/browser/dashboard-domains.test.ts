@@ -11,6 +11,8 @@ import { beforeAll, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
 import { api, apiExpecting } from '../helpers/app';
 import { dashboardPerFile, expectCleanPage, seriousA11yViolations, signedInPage } from '../helpers/dashboard-browser';
+import { DESKTOP_CHROME } from '../helpers/dashboard-process';
+import { totals } from '../helpers/stats-page';
 
 const d = dashboardPerFile();
 let admin = '';
@@ -258,3 +260,60 @@ async function ensureDomain(origin: string): Promise<void> {
   if ((await api(d.t, 'GET', `/domains/${host}`, { key: admin })).status === 200) return;
   await apiExpecting(d.t, admin, 'POST', '/domains', { origin });
 }
+
+test('workspace statistics: a Domain choice, kept in the address, counts the links of that domain only', async () => {
+  await ensureDomain('https://go.example.com');
+  const here = await apiExpecting(d.t, admin, 'POST', '/links', {
+    destination: 'https://example.com/s1',
+    slug: 'st-here',
+  });
+  const there = await apiExpecting(d.t, admin, 'POST', '/links', {
+    destination: 'https://example.com/s2',
+    slug: 'st-there',
+    domain: 'go.example.com',
+  });
+  const hit = (url: string) => d.t.app.handle(new Request(url, { headers: { 'user-agent': DESKTOP_CHROME } }));
+  for (const url of [here.shortUrl, there.shortUrl, there.shortUrl]) expect((await hit(url)).status).toBe(302);
+  expect(await d.t.deps.clicks.flusher.flush()).toBe(true);
+  const asked = (await apiExpecting(d.t, admin, 'GET', '/workspace/stats?domain=go.example.com')).totals.clicks;
+
+  const p = await signedInPage(d);
+  await p.page.goto(`${d.origin}/app/stats`);
+  await p.page.getByRole('heading', { name: 'Statistics', level: 1 }).waitFor();
+  await p.page.getByLabel('Domain').selectOption('go.example.com');
+  await p.page.waitForURL(/\/app\/stats\?domain=go\.example\.com$/);
+  const topLinks = p.page.getByRole('region', { name: 'Top links' });
+  await topLinks.getByRole('link', { name: 'st-there', exact: true }).waitFor();
+  // The whole workspace's numbers stay until the domain's arrive.
+  await topLinks.getByRole('link', { name: 'st-here', exact: true }).waitFor({ state: 'detached' });
+  expect(await totals(p.page)).toMatchObject({ Clicks: String(asked) });
+  // The window keeps the domain, and the domain the window.
+  await p.page.getByLabel('Range').selectOption('7d');
+  await p.page.waitForURL(/\/app\/stats\?range=7d&domain=go\.example\.com$/);
+  await p.page.getByLabel('Domain').selectOption('');
+  await p.page.waitForURL(/\/app\/stats\?range=7d$/);
+  await topLinks.getByRole('link', { name: 'st-here', exact: true }).waitFor();
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
+
+test('bulk create puts every link on the domain chosen', async () => {
+  await ensureDomain('https://go.example.com');
+  const p = await signedInPage(d);
+  const writes = recordWrites(p.page);
+  await p.page.goto(`${d.origin}/app/bulk`);
+  const domain = p.page.getByLabel('Domain');
+  await domain.selectOption('go.example.com');
+  await p.page.getByLabel('URLs').fill('https://example.com/bulk-a\nhttps://example.com/bulk-b');
+  await p.page.getByRole('button', { name: 'Preview' }).click();
+  await p.page.getByRole('button', { name: 'Create 2 links' }).click();
+  const created = p.page.getByRole('list', { name: 'Created links' });
+  await created.waitFor();
+  const shown = await created.locator('.bulk-line-head a').allTextContents();
+  expect(shown).toHaveLength(2);
+  for (const text of shown) expect(text).toMatch(/^go\.example\.com\/[A-Za-z0-9_-]+$/);
+  const sent = writes.find((w) => w.startsWith('POST /api/v1/links/bulk/create'))!;
+  expect(JSON.parse(sent.slice(sent.indexOf('{'))).domain).toBe('go.example.com');
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);

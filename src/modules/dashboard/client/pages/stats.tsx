@@ -11,6 +11,7 @@ import { BreakdownTable } from '../components/stats/breakdown-table';
 import { StatsView } from '../components/stats/stats-view';
 import { domainOptions, useDomains } from '../lib/domains';
 import { usePageTitle } from '../lib/hooks';
+import type { LiveClicks } from '../lib/live-clicks';
 import { useLiveStats } from '../lib/live-stats';
 import { type StatsWindow, windowOf, windowSearch } from '../lib/stats-window';
 import { topLinkRows } from '../lib/top-links';
@@ -28,6 +29,11 @@ function TopLinks({ stats, search }: { stats: WorkspaceStats; search: string }) 
       rows={topLinkRows(stats.topLinks, search)}
     />
   );
+}
+
+/** The stream's clicks of the chosen domain only (each click record names its link's domain). */
+function onDomain(live: LiveClicks, domain: string | undefined): LiveClicks {
+  return domain ? { ...live, received: live.received.filter((r) => r.click.domain === domain) } : live;
 }
 
 /** The page's address: the window, then the domain when one is chosen. */
@@ -52,7 +58,7 @@ export function StatsPage({ query }: PageProps) {
     async () => [],
   );
   const onWindow = (next: StatsWindow) => navigate(statsPath(next, domain), { replace: true });
-  const onDomain = (next: string) => navigate(statsPath(w, next || undefined), { replace: true });
+  const pickDomain = (next: string) => navigate(statsPath(w, next || undefined), { replace: true });
   return (
     <>
       <div class="page-head">
@@ -62,7 +68,7 @@ export function StatsPage({ query }: PageProps) {
             <SelectField
               label="Domain"
               value={domain ?? ''}
-              onValue={onDomain}
+              onValue={pickDomain}
               blank="All domains"
               options={domainOptions(domains.list)}
               error={stats.error?.field === 'domain' ? stats.error.message : null}
@@ -74,8 +80,7 @@ export function StatsPage({ query }: PageProps) {
         stats={stats}
         window={w}
         onWindow={onWindow}
-        // The live feed is the whole workspace's: it adds to the totals only when they are too.
-        live={domain ? undefined : live}
+        live={onDomain(live, domain)}
         liveMark={liveMark}
         liveShowsLink
         empty={<p>Share a short link: its clicks show here within seconds. Or pick a longer range.</p>}
