@@ -166,7 +166,7 @@ test('a link created on a domain, a link moved there after a confirmation, the l
   for (const part of [
     'Old addresshttps://sl.test/spring',
     'New addresshttps://go.example.com/spring',
-    'The old address https://sl.test/spring stops working.',
+    'The old address https://sl.test/spring stops working the moment you save',
     'keeps its clicks and statistics',
   ]) {
     expect(text).toContain(part);

@@ -8,16 +8,9 @@ import type { Page } from 'playwright-core';
 import { api } from '../helpers/app';
 import { signedInPage, startDashboard } from '../helpers/dashboard-browser';
 import { DESKTOP_CHROME } from '../helpers/dashboard-process';
-import { screenshotDir } from './screenshot-sizes';
+import { SIZES, screenshotDir } from './screenshot-sizes';
 
 const outDir = screenshotDir();
-/** Each page at 1280 and 375 px, light and dark. */
-const SIZES = [
-  { width: 1280, colorScheme: 'light' },
-  { width: 1280, colorScheme: 'dark' },
-  { width: 375, colorScheme: 'light' },
-  { width: 375, colorScheme: 'dark' },
-] as const;
 
 const d = await startDashboard();
 try {
@@ -45,7 +38,11 @@ try {
   let extra = 0;
 
   const shots: [string, string, (page: Page) => Promise<void>][] = [
-    ['domains', '/app/settings/domains', (page) => page.getByRole('cell', { name: 'promo.example.com' }).waitFor()],
+    [
+      'domains',
+      '/app/settings/domains',
+      (page) => page.getByRole('cell', { name: 'promo.example.com', exact: true }).waitFor(),
+    ],
     [
       'domains-add',
       '/app/settings/domains',

@@ -51,9 +51,9 @@ export function SlugChangeDialog({ link, next, onConfirm, onCancel }: SlugChange
         </div>
       </dl>
       <p>
-        The old address <code>{link.shortUrl}</code> stops working. It has had{' '}
-        {counted(link.clickCount, 'click', 'clicks')} so far{bots}. From the moment you save, it answers 404 (not
-        found): links already shared with it, and every QR code already printed with it, stop working.
+        The old address <code>{link.shortUrl}</code> stops working the moment you save: it answers 404 (not found), and
+        links already shared with it, and every QR code already printed with it, lead nowhere. It has had{' '}
+        {counted(link.clickCount, 'click', 'clicks')} so far{bots}.
         {moves && ' The link keeps its clicks and statistics.'}
       </p>
       {variants.length > 0 && (
