@@ -14,8 +14,8 @@ import {
   normalizeLinkDestination,
   normalizeTags,
   normalizeTitle,
-  ownHostsOf,
   type SlinkHosts,
+  slinkHostsOf,
 } from '../links/public';
 import type { BulkDeps } from './deps';
 import type { BulkLine, BulkStatus, BulkTextInput } from './model';
@@ -124,7 +124,7 @@ export async function planBulk(deps: BulkDeps, input: BulkTextInput): Promise<Pl
   const domainId = domainOrDefault(deps.domains, input.domain).id;
   const skipDuplicates = input.skipDuplicates ?? true;
   const text = splitBulkText(input.text);
-  const slinkHosts = ownHostsOf(deps);
+  const slinkHosts = slinkHostsOf(deps);
   const firstSeen = new Map<string, BulkLine>();
   const lines: BulkLine[] = [];
   for (let i = 0; i < text.length; i++) {

@@ -52,18 +52,18 @@ const hostsByConfig = new WeakMap<object, SlinkHosts>();
 const hostsByDomains = new WeakMap<readonly DomainFacts[], { config: object; hosts: SlinkHosts }>();
 
 /**
- * Slink's own hosts now: the configuration's (slinkHostsOf), and every short domain's host on
+ * Slink's own hosts now: the configuration's, and every short domain's host on
  * its origin's port and on SLINK_PORT (a request to either reaches this service when the name
  * points here). What every destination of a link is checked against.
  */
-export function ownHostsOf(deps: {
+export function slinkHostsOf(deps: {
   config: Pick<Config, 'shortHost' | 'appHost' | 'port'>;
   domains: Pick<DomainDirectory, 'all'>;
 }): SlinkHosts {
   const list = deps.domains.all();
   const known = hostsByDomains.get(list);
   if (known !== undefined && known.config === deps.config) return known.hosts;
-  const keys = new Set(slinkHostsOf(deps.config));
+  const keys = new Set(configHostsOf(deps.config));
   for (const domain of list) {
     // The first domain has no host until the start names it (domains/start.ts).
     if (domain.host === '') continue;
@@ -80,7 +80,7 @@ export function ownHostsOf(deps: {
 }
 
 /** The own hosts of a configuration (its origins were checked at start, config.ts), without the short domains. */
-export function slinkHostsOf(config: Pick<Config, 'shortHost' | 'appHost' | 'port'>): SlinkHosts {
+function configHostsOf(config: Pick<Config, 'shortHost' | 'appHost' | 'port'>): SlinkHosts {
   let hosts = hostsByConfig.get(config);
   if (hosts === undefined) {
     const keys = new Set([config.shortHost, config.appHost].map((origin) => hostKey(new URL(origin))));

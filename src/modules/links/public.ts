@@ -20,7 +20,7 @@ export { linkJsonById } from './event-data';
 export { linkExists, linkExistsCondition } from './link-exists';
 export { toLinks } from './links';
 export { domainField, LINK_LIMITS, type Link, LinkModel, StatusModel, tagsField } from './model';
-export { normalizeLinkDestination, ownHostsOf, type SlinkHosts, slinkHostsOf } from './own-host';
+export { normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
 export { announceLinkChanges, createPostgresLinkChangeFeed } from './postgres/changes';
 export { createPostgresClickLimitStore } from './postgres/click-limits';
 export { createPostgresLinkStore, createPostgresLinkWrites, unfileProjectLinksPostgres } from './postgres/store';

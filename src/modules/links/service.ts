@@ -19,7 +19,7 @@ import {
   type ListLinksInput,
   type UpdateLinkInput,
 } from './model';
-import { normalizeFallbackUrl, normalizeLinkDestination, ownHostsOf, type SlinkHosts } from './own-host';
+import { normalizeFallbackUrl, normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
 import { normalizePreview, normalizeRules, type Rule } from './rules';
 import { checkCustomSlug, generateSlug } from './slug';
 import type { LinkFields, LinkFilter, LinkRow } from './store';
@@ -155,7 +155,7 @@ function storedRules(rules: readonly Rule[], hosts: SlinkHosts) {
 export async function createLink(deps: LinksDeps, actor: Actor, input: CreateLinkInput): Promise<Link> {
   if (input.slug !== undefined) requireSuperuser(actor, 'choose a custom slug');
   const domain = domainOrDefault(deps.domains, input.domain);
-  const { destination, utm } = normalizeLinkDestination(input.destination, ownHostsOf(deps));
+  const { destination, utm } = normalizeLinkDestination(input.destination, slinkHostsOf(deps));
   const params = checkParams({ ...input.params, ...utm });
   const tags = normalizeTags(input.tags);
   const title = normalizeTitle(input.title);
@@ -176,11 +176,11 @@ export async function createLink(deps: LinksDeps, actor: Actor, input: CreateLin
     projectId,
     expiresAt: input.expiresAt ?? null,
     clickLimit: input.clickLimit ?? null,
-    fallbackUrl: normalizeFallbackUrl(input.fallbackUrl ?? null, ownHostsOf(deps)),
+    fallbackUrl: normalizeFallbackUrl(input.fallbackUrl ?? null, slinkHostsOf(deps)),
     redirectStatus: input.redirectStatus ?? DEFAULT_REDIRECT_STATUS,
     forwardQuery: input.forwardQuery ?? false,
     passwordHash: await linkPasswordHash(input.password ?? null),
-    rules: storedRules(input.rules ?? [], ownHostsOf(deps)),
+    rules: storedRules(input.rules ?? [], slinkHostsOf(deps)),
     preview: normalizePreview(input.preview ?? null),
   });
   await written(insertLinks(deps, [{ row, tags }]), slug, projectId);
@@ -214,7 +214,7 @@ export async function updateLink(deps: LinksDeps, actor: Actor, id: string, inpu
   }
   let params = input.params;
   if (input.destination !== undefined) {
-    const { destination, utm } = normalizeLinkDestination(input.destination, ownHostsOf(deps));
+    const { destination, utm } = normalizeLinkDestination(input.destination, slinkHostsOf(deps));
     changes.destination = destination;
     if (Object.keys(utm).length) params = { ...(params ?? current.params), ...utm };
   }
@@ -224,10 +224,11 @@ export async function updateLink(deps: LinksDeps, actor: Actor, id: string, inpu
   if (input.projectId !== undefined) changes.projectId = await checkProjectId(deps, input.projectId);
   if (input.expiresAt !== undefined) changes.expiresAt = input.expiresAt;
   if (input.clickLimit !== undefined) changes.clickLimit = input.clickLimit;
-  if (input.fallbackUrl !== undefined) changes.fallbackUrl = normalizeFallbackUrl(input.fallbackUrl, ownHostsOf(deps));
+  if (input.fallbackUrl !== undefined)
+    changes.fallbackUrl = normalizeFallbackUrl(input.fallbackUrl, slinkHostsOf(deps));
   if (input.redirectStatus !== undefined) changes.redirectStatus = input.redirectStatus;
   if (input.forwardQuery !== undefined) changes.forwardQuery = input.forwardQuery;
-  if (input.rules !== undefined) changes.rules = storedRules(input.rules, ownHostsOf(deps));
+  if (input.rules !== undefined) changes.rules = storedRules(input.rules, slinkHostsOf(deps));
   if (input.preview !== undefined) changes.preview = normalizePreview(input.preview);
   if (input.password !== undefined) changes.passwordHash = await linkPasswordHash(input.password);
   if (input.status !== undefined) changes.status = input.status;
