@@ -125,7 +125,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     (reserved) => base.log.error(reservedSlugsWarning(reserved, (id) => domains.byId(id)?.host ?? String(id))),
   );
   const domainsReady = startDomains(base.stores.domains, domains, base.config.shortHost, base.clock.now(), base.log);
-  const reloadDomains = async () => domains.replace(await base.stores.domains.list());
+  const reloadDomains = () => domains.refresh(() => base.stores.domains.list());
   const feed = base.stores.changes;
   const follower = feed ? new LinkFollower(feed, linkIndex, base.log, reloadDomains) : null;
   // Loaded here unless the server loads it in the background once listening; the redirect reads

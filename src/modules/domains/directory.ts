@@ -29,6 +29,8 @@ export class DomainDirectory {
    */
   private seenAt = new Float64Array(16);
   private writtenAt = new Float64Array(16);
+  /** The last read of `refresh`: each starts after the one before has replaced, so none lands stale. */
+  private refreshing: Promise<void> = Promise.resolve();
 
   /** Puts these domains in place of the ones known (they are every domain). */
   replace(rows: readonly DomainFacts[]): void {
@@ -65,6 +67,17 @@ export class DomainDirectory {
     this.byHostHash = byHostHash;
     this.list = list;
     this.defaultFacts = defaultFacts;
+  }
+
+  /**
+   * Reads every domain (`read`: the store's list) and puts them in place, after any read begun
+   * before has: a slower, older read never overwrites a newer one (this process's writes and the
+   * change feed's reloads both come here).
+   */
+  refresh(read: () => Promise<readonly DomainFacts[]>): Promise<void> {
+    const next = this.refreshing.then(async () => this.replace(await read()));
+    this.refreshing = next.catch(() => {});
+    return next;
   }
 
   /** Grows the seen times (rarely: ids are small and few) so that every id has its slot. */

@@ -35,7 +35,7 @@ function toDomain(deps: DomainsDeps, row: DomainRow, linkCount: number): Domain 
 
 /** Reads the domains into memory after this process changed them (the feed skips its own changes). */
 async function reload(deps: DomainsDeps): Promise<void> {
-  deps.domains.replace(await deps.stores.domains.list());
+  await deps.domains.refresh(() => deps.stores.domains.list());
 }
 
 async function findRow(deps: DomainsDeps, rawHost: string): Promise<DomainRow> {
@@ -116,6 +116,12 @@ export async function addDomain(
     notFoundUrl: input.notFoundUrl,
     expiredUrl: input.expiredUrl,
   });
+  // The domain is not among Slink's own hosts yet: a target on it would send its visitors back to it.
+  for (const field of ['rootUrl', 'notFoundUrl', 'expiredUrl'] as const) {
+    const target = settings[field];
+    if (target != null && new URL(target).hostname === host)
+      throw invalid(field, `${field} points at the domain itself (${host}): its visitors would come back to it`);
+  }
   if ((await deps.stores.domains.list()).some((r) => r.host === host)) throw hostTaken(host);
   let row: DomainRow;
   try {

@@ -302,6 +302,19 @@ forEachEngine((engine) => {
       const res = await api(t, 'POST', '/domains', { key: su, body: { origin: 'https://x.example', [field]: 'nope' } });
       expectError(res, 400, 'invalid_request', field);
     }
+    // A target on the domain being added, or on one already there: its visitors would come back.
+    for (const field of ['rootUrl', 'notFoundUrl', 'expiredUrl'])
+      for (const [origin, target] of [
+        ['https://x.example', 'https://X.example/home'],
+        ['https://x.example', 'http://x.example:8080/'],
+        ['https://x.example', 'https://urls.example/'],
+      ])
+        expectError(
+          await api(t, 'POST', '/domains', { key: su, body: { origin, [field]: target } }),
+          400,
+          'invalid_request',
+          field,
+        );
     expect((await api(t, 'GET', '/domains/x.example', { key: reader })).status).toBe(404);
     for (const upstream of [
       'https://old.example/path',

@@ -4,6 +4,7 @@
  * transaction), so its routing, short URLs and /tls/ask follow.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { openPostgres } from '../../../src/db/postgres/client';
 import { api, makeKey, type TestApp } from '../../helpers/app';
 import { type Nodes, startNodes } from '../../helpers/nodes';
 import { waitUntil } from '../../helpers/wait';
@@ -60,4 +61,49 @@ test('lastSeenAt written by two nodes keeps the later time', async () => {
   await b.deps.domainSeen.flush();
   for (const t of [a, b])
     expect((await api(t, 'GET', '/domains/seen2.example', { key })).body.lastSeenAt).toBe(2_000_000_000_000);
+});
+
+test('a link added while a domain is being deleted: the delete waits for it and answers 409', async () => {
+  expect((await api(a, 'POST', '/domains', { key, body: { origin: 'https://race.example' } })).status).toBe(201);
+  const domainId = a.deps.domains.byHost('race.example')!.id;
+  const link = await api(a, 'POST', '/links', { key, body: { destination: 'https://example.com/race' } });
+  expect(link.status).toBe(201);
+  const sql = openPostgres(nodes.url, 2);
+  try {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inserted!: () => void;
+    const linkWritten = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    // Another writer adds a link on the domain and has not committed yet.
+    const writer = sql.begin(async (tx) => {
+      await tx`CREATE TEMP TABLE racing ON COMMIT DROP AS SELECT * FROM links WHERE id = ${link.body.id}`;
+      await tx`UPDATE racing SET id = 'lnk_racing', slug = 'racing', domain_id = ${domainId}`;
+      await tx`INSERT INTO links SELECT * FROM racing`;
+      inserted();
+      await held;
+    });
+    await linkWritten;
+    const deleting = api(a, 'DELETE', '/domains/race.example', { key });
+    // The delete reaches the lock the uncommitted link holds on the domain, and waits there.
+    const waiting = async () =>
+      Number(
+        (
+          await sql`SELECT count(*) AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`
+        )[0].n,
+      ) > 0;
+    await waitUntil(waiting, 'the delete waiting for the link being added');
+    release();
+    await writer;
+    const res = await deleting;
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'conflict', field: 'host' });
+    expect((await api(b, 'GET', '/domains/race.example', { key })).body.linkCount).toBe(1);
+  } finally {
+    await sql.close();
+  }
 });
