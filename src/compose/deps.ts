@@ -17,7 +17,7 @@ import {
   linkJsonById,
   linksUnfiled,
   normalizeLinkDestination,
-  ownHostsOf,
+  slinkHostsOf,
   updateVariant,
 } from '../modules/links/public';
 import { Metrics } from '../modules/metrics/public';
@@ -156,7 +156,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     domainsReady,
     domainSeen: new DomainSeenWriter(base.stores.domains, domains, base.log),
     checkTargetUrl: (raw, field) => {
-      normalizeLinkDestination(raw, ownHostsOf({ config: base.config, domains }), field);
+      normalizeLinkDestination(raw, slinkHostsOf({ config: base.config, domains }), field);
     },
     linkIndex,
     follower,
