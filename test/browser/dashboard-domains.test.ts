@@ -73,6 +73,10 @@ test('add a domain: the steps to point it here, listed with no request yet; edit
   expect(await row.getByRole('link', { name: '0 links on go.example.com' }).getAttribute('href')).toBe(
     '/app?domain=go.example.com',
   );
+  // The steps stay at hand, folded, until a request arrives.
+  await p.page.getByText('How to point go.example.com here').click();
+  const help = p.page.locator('details.domain-help').filter({ hasText: 'How to point go.example.com here' });
+  await help.locator('ol.steps').getByText('CNAME record for go.example.com to app.sl.test').waitFor();
   const listed = await apiExpecting(d.t, admin, 'GET', '/domains/go.example.com');
   expect(listed).toMatchObject({ origin: 'https://go.example.com', default: false, lastSeenAt: null, linkCount: 0 });
 

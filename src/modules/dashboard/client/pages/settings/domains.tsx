@@ -19,6 +19,7 @@ import { useAction, useResource } from '../../lib/hooks';
 import { useSession } from '../../session';
 import { AddDomainDialog } from './domain-add-dialog';
 import { EditDomainDialog } from './domain-edit-dialog';
+import { DomainSteps } from './domain-steps';
 
 const linksText = (n: number) => (n === 1 ? '1 link' : `${formatNumber(n)} links`);
 
@@ -128,6 +129,15 @@ export function DomainsPage() {
           </DataTable>
         </div>
       )}
+      {/* What to set up, again, for each domain no request has reached yet. */}
+      {domains.list
+        .filter((domain) => domain.lastSeenAt === null)
+        .map((domain) => (
+          <details key={domain.host} class="more-options domain-help">
+            <summary>How to point {domain.host} here</summary>
+            <DomainSteps domain={domain} appHost={workspace.data?.appHost ?? null} />
+          </details>
+        ))}
       <AddDomainDialog
         open={adding}
         appHost={workspace.data?.appHost ?? null}
