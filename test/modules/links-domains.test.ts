@@ -12,9 +12,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import { seedLinks } from '../bench/seed-links';
 import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../helpers/app';
 import { engineBlind, forEachEngine } from '../helpers/engines';
 import { expectError } from '../helpers/schema';
+import { storedRows } from '../helpers/stored';
 import { type ClickOptions, clickRequest, flushOk, UA } from './clicks/support';
 
 const DEFAULT = 'https://sl.test';
@@ -393,6 +395,55 @@ forEachEngine((engine) => {
       const scan = Bun.spawnSync(['zbarimg', '--raw', '-q', png], { stdout: 'pipe', stderr: 'pipe' });
       expect(scan.exitCode).toBe(0);
       expect(scan.stdout.toString().trimEnd()).toBe(url);
+    }
+  });
+});
+
+forEachEngine((engine) => {
+  // The SQLite list reads a domain of more than 2,000 links by walking the sort's index (sqlite/store.ts).
+  if (engine !== 'sqlite') return;
+  let big: TestApp;
+  beforeAll(async () => {
+    big = await makeTestApp({}, { engine });
+  });
+  afterAll(() => disposeTestApp(big));
+
+  test('a domain of many links lists in every order, each link once, beside a domain of a few', async () => {
+    const key = (await makeKey(big, 'write', { superuser: true })).key;
+    await apiExpecting(big, key, 'POST', '/domains', { origin: GO });
+    const go = big.deps.domains.byHost('go.example.com')!.id;
+    await seedLinks(big.deps, 2300, (i) => ({
+      destination: `https://example.com/${i}`,
+      domainId: i % 10 === 0 ? undefined : go,
+    }));
+    const onGo = (await storedRows(big, 'SELECT id FROM links WHERE domain_id = ?', go)).map((r) => r.id as string);
+    expect(onGo.length).toBeGreaterThan(2000);
+    for (const [domain, expected] of [
+      ['go.example.com', onGo.length],
+      ['sl.test', 2300 - onGo.length],
+    ] as const) {
+      for (const sort of ['created', 'clicks', 'updated', 'oldest']) {
+        const seen: any[] = [];
+        let cursor: string | null = '';
+        while (cursor !== null) {
+          const page: any = await apiExpecting(
+            big,
+            key,
+            'GET',
+            `/links?domain=${domain}&sort=${sort}&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+          );
+          seen.push(...page.items);
+          cursor = page.cursor;
+        }
+        expect(new Set(seen.map((l) => l.id)).size).toBe(expected);
+        expect(seen.every((l) => l.domain === domain)).toBe(true);
+        const keys = seen.map((l) =>
+          sort === 'clicks' ? l.clickCount : sort === 'updated' ? l.updatedAt : l.createdAt,
+        );
+        const ordered = [...keys].sort((a, b) => (sort === 'oldest' ? a - b : b - a));
+        expect(keys).toEqual(ordered);
+      }
+      expect((await apiExpecting(big, key, 'GET', `/links/count?domain=${domain}`)).count).toBe(expected);
     }
   });
 });

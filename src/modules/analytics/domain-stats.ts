@@ -3,9 +3,11 @@
  * now (a link moved to another domain takes its history with it, as its slug does). No scope of
  * a domain is kept: the click path writes exactly what it wrote before domains. The price is paid
  * here instead, on reading: each range of the window is one read for all the domain's scopes
- * (grouped by their day marks on SQLite), and their buckets are summed like the workspace's
- * (docs/performance.md, "Statistics of a domain"). computeStats reads them through a store whose
- * one scope stands for all of them.
+ * (grouped by their day marks on SQLite), and their buckets are summed like the workspace's.
+ * Measured on SQLite, a domain of 5,000 links each clicked every day: 30 days in 150-190 ms (p50),
+ * where the workspace's own scope answers in under a millisecond; a workspace with a single
+ * domain is answered from its own scope (analytics/service.ts). computeStats reads the domain
+ * through a store whose one scope stands for all of them.
  */
 import type { ScopedBucketData } from '../rollups/public';
 import { piecesBefore } from './stats';

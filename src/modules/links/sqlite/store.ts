@@ -59,8 +59,21 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** SQLite's LIKE ignores the case of ASCII letters, as the list's search promises. */
-function filterConditions(filter: LinkFilter): SQL[] {
+/**
+ * The list filtered by domain: a domain holding at most this many links is read through its own
+ * index and its links sorted (a few ms); a larger one is a filter on the walk of the sort's
+ * index, which finds a page after some thousands of rows at most. Measured on 100,000 links, the
+ * wrong way round costs a domain of 10 links 74-100 ms a page (1.1 s sorted by clicks, whose
+ * index is link_counters'), a domain of 95,000 links 0.4-0.5 s a page; this way every sort of
+ * either, and of a domain of 5,000, answers in 0.4-2.2 ms (p50), as the unfiltered list does.
+ */
+const SMALL_DOMAIN = 2000;
+
+/**
+ * SQLite's LIKE ignores the case of ASCII letters, as the list's search promises. `domainIndexed`:
+ * the domain condition may use the domain's index (a small domain, or a count: no order to keep).
+ */
+function filterConditions(filter: LinkFilter, domainIndexed = true): SQL[] {
   const where: SQL[] = [];
   where.push(filter.status ? eq(links.status, filter.status) : inArray(links.status, ['active', 'paused']));
   if (filter.q) {
@@ -77,7 +90,11 @@ function filterConditions(filter: LinkFilter): SQL[] {
   if (filter.project === 'none') where.push(isNull(links.projectId));
   else if (filter.project !== undefined) where.push(eq(links.projectId, filter.project));
   if (filter.availability !== undefined) where.push(availabilityCondition(filter.availability, filter.now));
-  if (filter.domainId !== undefined) where.push(eq(links.domainId, filter.domainId));
+  // Unary plus: a filter on the walk of the sort's index, not an index to walk. Left to itself,
+  // SQLite takes links_domain_slug_unique for the equality and sorts all the domain's links.
+  if (filter.domainId !== undefined) {
+    where.push(domainIndexed ? eq(links.domainId, filter.domainId) : sql`+${links.domainId} = ${filter.domainId}`);
+  }
   return where;
 }
 
@@ -116,7 +133,14 @@ export function createSqliteLinkStore(db: Db): LinkStore {
     async page(filter, sort, limit, after) {
       const [column, id] = SORT_KEY[sort];
       const ascending = sort === 'oldest';
-      const where = filterConditions(filter);
+      const small =
+        filter.domainId !== undefined &&
+        db.$client
+          .query<{ n: number }, [number, number]>(
+            'SELECT count(*) AS n FROM (SELECT 1 FROM links WHERE domain_id = ? LIMIT ?)',
+          )
+          .get(filter.domainId, SMALL_DOMAIN + 1)!.n <= SMALL_DOMAIN;
+      const where = filterConditions(filter, small);
       if (after) {
         where.push(
           ascending
