@@ -118,6 +118,7 @@ test('/app/settings lists the settings pages this account may open, and Settings
   const index = p.page.locator('.settings-index');
   expect(await index.locator('a').allTextContents()).toEqual([
     'API keys',
+    'Domains',
     'Webhooks',
     'Sessions',
     'Password',

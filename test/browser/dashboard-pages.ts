@@ -160,6 +160,16 @@ export const DASHBOARD_PAGES: DashboardPage[] = [
     shows: true,
   },
   {
+    name: 'settings: domains',
+    route: '/app/settings/domains',
+    access: 'signed-in',
+    reach: async () => '/app/settings/domains',
+    ready: async (page) => {
+      await page.getByRole('cell').first().waitFor();
+    },
+    shows: false,
+  },
+  {
     name: 'settings: webhooks',
     route: '/app/settings/webhooks',
     access: 'signed-in',

@@ -84,6 +84,7 @@ describe('rule drafts', () => {
 
 const LINK = {
   destination: 'https://example.com/',
+  domain: 'sl.test',
   slug: 'abc',
   title: null,
   tags: [],
@@ -101,6 +102,7 @@ const LINK = {
 
 const UNCHANGED: LinkDraft = {
   destination: 'https://example.com/',
+  domain: 'sl.test',
   slug: 'abc',
   title: null,
   tags: [],
@@ -140,6 +142,14 @@ describe('what Save sends', () => {
       password: 'correct horse',
       preview,
       rules: [FULL],
+    });
+  });
+
+  test('another domain is sent with the link moving there, alone or with a new slug', () => {
+    expect(linkChanges(LINK, { ...UNCHANGED, domain: 'go.example.com' })).toEqual({ domain: 'go.example.com' });
+    expect(linkChanges(LINK, { ...UNCHANGED, domain: 'go.example.com', slug: 'spring' })).toEqual({
+      domain: 'go.example.com',
+      slug: 'spring',
     });
   });
 

@@ -28,6 +28,11 @@ export interface SettingsItem {
 export const SETTINGS_ITEMS: SettingsItem[] = [
   { href: '/app/settings/keys', label: 'API keys', about: 'Create and revoke keys for the API.' },
   {
+    href: '/app/settings/domains',
+    label: 'Domains',
+    about: 'The domains short links live on, whether requests reach them, and what each answers besides links.',
+  },
+  {
     href: '/app/settings/webhooks',
     label: 'Webhooks',
     about: 'Send clicks and link changes to your own services, and see each delivery.',

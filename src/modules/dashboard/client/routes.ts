@@ -12,6 +12,7 @@ import type { PageProps } from './pages/page';
 import { ProjectsPage } from './pages/projects';
 import { AccountPage } from './pages/settings/account';
 import { AccountsPage } from './pages/settings/accounts';
+import { DomainsPage } from './pages/settings/domains';
 import { SettingsIndexPage } from './pages/settings/index';
 import { KeysPage } from './pages/settings/keys';
 import { SessionsPage } from './pages/settings/sessions';
@@ -43,6 +44,7 @@ export const ROUTES: Route[] = [
   { path: '/app/bulk', page: BulkPage, access: 'signed-in' },
   { path: '/app/settings', page: SettingsIndexPage, access: 'signed-in' },
   { path: '/app/settings/keys', page: KeysPage, access: 'signed-in' },
+  { path: '/app/settings/domains', page: DomainsPage, access: 'signed-in' },
   { path: '/app/settings/sessions', page: SessionsPage, access: 'signed-in' },
   { path: '/app/settings/account', page: AccountPage, access: 'signed-in' },
   { path: '/app/settings/webhooks', page: WebhooksPage, access: 'signed-in' },

@@ -17,6 +17,8 @@ export interface BulkText {
   projectId: string | null;
   params: Record<string, string>;
   skipDuplicates: boolean;
+  /** The host of the domain every link goes on (the default domain when left out). */
+  domain?: string;
 }
 
 export interface BulkPreview {

@@ -22,11 +22,15 @@ export interface LinkFilters {
   project?: string;
   status?: LinkStatus;
   availability?: LinkAvailability;
+  /** A domain's host: only its links. */
+  domain?: string;
   sort?: LinkSort;
 }
 
 export interface LinkFields {
   destination?: string;
+  /** The host of the domain it lives on (moving it there keeps its clicks). */
+  domain?: string;
   slug?: string;
   title?: string | null;
   tags?: string[];
@@ -66,8 +70,8 @@ export const PAGE_SIZE = 50;
 export const listLinks = (filters: LinkFilters, cursor: string | null) =>
   api.get<Page<Link>>(withQuery(`${V1}/links`, { ...filters, limit: PAGE_SIZE, cursor }));
 /** How many links the list holds with these filters, over all its pages (the sort does not matter). */
-export const countLinks = ({ q, tag, project, status, availability }: LinkFilters) =>
-  api.get<{ count: number }>(withQuery(`${V1}/links/count`, { q, tag, project, status, availability }));
+export const countLinks = ({ q, tag, project, status, availability, domain }: LinkFilters) =>
+  api.get<{ count: number }>(withQuery(`${V1}/links/count`, { q, tag, project, status, availability, domain }));
 export const getLink = (id: string) => api.get<Link>(`${V1}/links/${enc(id)}`);
 export const createLink = (fields: LinkFields & { destination: string }) => api.post<Link>(`${V1}/links`, fields);
 export const updateLink = (id: string, fields: LinkFields) => api.patch<Link>(`${V1}/links/${enc(id)}`, fields);

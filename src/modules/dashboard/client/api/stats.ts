@@ -10,8 +10,9 @@ export const CLICKS_PAGE_SIZE = 50;
 
 export const getLinkStats = (id: string, w: StatsWindow) =>
   api.get<Stats>(withQuery(`${V1}/links/${enc(id)}/stats`, { ...w }));
-export const getWorkspaceStats = (w: StatsWindow) =>
-  api.get<WorkspaceStats>(withQuery(`${V1}/workspace/stats`, { ...w }));
+/** `domain`: only the clicks of that domain's links. */
+export const getWorkspaceStats = (w: StatsWindow, domain?: string) =>
+  api.get<WorkspaceStats>(withQuery(`${V1}/workspace/stats`, { ...w, domain }));
 export const listClicks = (id: string, w: StatsWindow, cursor: string | null) =>
   api.get<Page<Click>>(withQuery(`${V1}/links/${enc(id)}/clicks`, { ...w, limit: CLICKS_PAGE_SIZE, cursor }));
 

@@ -1,12 +1,13 @@
 /**
  * The links list's search and filters. They live in the address
- * (?q=&tag=&project=&status=&availability=&sort=) so a filtered list can be bookmarked and Back
+ * (?q=&tag=&project=&status=&availability=&domain=&sort=) so a filtered list can be bookmarked and Back
  * restores it; the search box waits for a pause in typing before it asks the server. Status
  * offers what visitors get (lib/status-filter.ts), not only the stored status.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { LinkFilters } from '../api/links';
-import type { Project } from '../api/types';
+import type { Domain, Project } from '../api/types';
+import { domainOptions } from '../lib/domains';
 import { statusOptions, withStatusValue } from '../lib/status-filter';
 import { SelectField } from './field';
 import { projectOptions } from './project-select';
@@ -15,6 +16,8 @@ export interface LinkFiltersProps {
   filters: LinkFilters;
   tags: { tag: string; count: number }[];
   projects: Project[];
+  /** The domain filter shows when there is more than one domain (or the address names one). */
+  domains: Domain[];
   onChange(filters: LinkFilters): void;
 }
 
@@ -25,7 +28,13 @@ const SORT_OPTIONS = [
   { value: 'updated', label: 'Recently updated' },
 ];
 
-export function LinkFiltersBar({ filters, tags, projects, onChange }: LinkFiltersProps) {
+/** The domains to choose from, with the one the address names even if it is gone (so it shows as chosen). */
+function domainsWith(domains: Domain[], host: string | undefined) {
+  const options = domainOptions(domains);
+  return host && !options.some((o) => o.value === host) ? [...options, { value: host, label: host }] : options;
+}
+
+export function LinkFiltersBar({ filters, tags, projects, domains, onChange }: LinkFiltersProps) {
   const [q, setQ] = useState(filters.q ?? '');
   useEffect(() => setQ(filters.q ?? ''), [filters.q]);
   useEffect(() => {
@@ -62,6 +71,15 @@ export function LinkFiltersBar({ filters, tags, projects, onChange }: LinkFilter
         blank="Any project"
         options={[{ value: 'none', label: 'No project' }, ...projectOptions(projects)]}
       />
+      {(domains.length > 1 || filters.domain) && (
+        <SelectField
+          label="Domain"
+          value={filters.domain ?? ''}
+          onValue={set('domain')}
+          blank="Any domain"
+          options={domainsWith(domains, filters.domain)}
+        />
+      )}
       <SelectField
         label="Status"
         value={status.value}

@@ -23,6 +23,11 @@ const NAMES: Record<string, string> = {
   currentPassword: 'Current password',
   userAgent: 'User agent',
   ip: 'IP address',
+  rootUrl: 'Root URL',
+  notFoundUrl: 'Not-found URL',
+  expiredUrl: 'Expired URL',
+  appleAppSiteAssociation: 'Apple app-site-association',
+  assetLinks: 'Android asset links',
 };
 
 /** What a rule's list condition takes, said when a value is refused. */

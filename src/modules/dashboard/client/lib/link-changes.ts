@@ -14,6 +14,7 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 export function linkChanges(link: Link, next: LinkDraft): LinkFields {
   const out: LinkFields = {};
   if (next.destination !== link.destination) out.destination = next.destination;
+  if (next.domain !== link.domain) out.domain = next.domain;
   if (next.slug !== link.slug) out.slug = next.slug;
   if (next.title !== link.title) out.title = next.title;
   if (next.tags.join('\n') !== link.tags.join('\n')) out.tags = next.tags;

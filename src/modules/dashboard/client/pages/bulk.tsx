@@ -8,23 +8,28 @@
 import { useState } from 'preact/hooks';
 import { type BulkCreated, type BulkPreview, type BulkText, createBulk, previewBulk } from '../api/bulk';
 import { listProjects } from '../api/projects';
-import { CheckboxField, TextAreaField } from '../components/field';
+import { CheckboxField, SelectField, TextAreaField } from '../components/field';
 import { FilingFields, useFiling } from '../components/filing-fields';
 import { errorFor, FormError } from '../components/form-error';
 import { ParamsEditor } from '../components/params-editor';
 import { withSchemes } from '../lib/destination';
+import { defaultHost, domainOptions, useDomains } from '../lib/domains';
 import { useFocusOn, usePageTitle, useResource, useSubmit } from '../lib/hooks';
 import { type ParamRow, paramsFromRows } from '../lib/params';
 import { BulkLines, countsText } from './bulk/bulk-lines';
 import { BulkResult } from './bulk/bulk-result';
 
-const FIELDS = ['text', 'tags', 'projectId', 'params', 'skipDuplicates'];
+const FIELDS = ['text', 'domain', 'tags', 'projectId', 'params', 'skipDuplicates'];
 
 export function BulkPage() {
   usePageTitle('Bulk create');
   const projects = useResource(listProjects, []);
   const [text, setText] = useState('');
   const filing = useFiling();
+  const domains = useDomains();
+  const [picked, setDomain] = useState('');
+  const domain = picked || defaultHost(domains.list);
+  const choosesDomain = domains.list.length > 1;
   const [rows, setRows] = useState<ParamRow[]>([]);
   const [skipDuplicates, setSkipDuplicates] = useState(true);
   const [preview, setPreview] = useState<{ sent: string; answer: BulkPreview } | null>(null);
@@ -32,6 +37,7 @@ export function BulkPage() {
 
   const bodyOf = (text: string): BulkText => ({
     text,
+    ...(choosesDomain && domain ? { domain } : {}),
     ...filing.sent,
     params: paramsFromRows(rows),
     skipDuplicates,
@@ -83,6 +89,16 @@ export function BulkPage() {
           onValue={setText}
           error={errorFor(error, 'text')}
         />
+        {choosesDomain && (
+          <SelectField
+            label="Domain"
+            hint="Every link goes on this domain: what their short links start with."
+            value={domain}
+            onValue={setDomain}
+            options={domainOptions(domains.list)}
+            error={errorFor(error, 'domain')}
+          />
+        )}
         <div class="row">
           <FilingFields
             state={filing}

@@ -13,6 +13,7 @@ import type { Link, LinkAvailability, LinkSort, LinkStatus } from '../api/types'
 import { EmptyState, LoadFailed, Loading } from '../components/feedback';
 import { LinkFiltersBar } from '../components/link-filters';
 import { LinkList } from '../components/link-list';
+import { useDomains } from '../lib/domains';
 import { formatNumber } from '../lib/format';
 import { usePageTitle, useResource } from '../lib/hooks';
 import { takeNextPageNote } from '../lib/next-page-note';
@@ -32,6 +33,7 @@ function filtersOf(query: URLSearchParams): LinkFilters {
     project: get('project'),
     status: get('status') as LinkStatus | undefined,
     availability: get('availability') as LinkAvailability | undefined,
+    domain: get('domain'),
     sort: get('sort') as LinkSort | undefined,
   };
 }
@@ -51,6 +53,7 @@ export function LinksPage({ query }: PageProps) {
   const tags = useResource(listTags, []);
   const count = useResource(() => countLinks(JSON.parse(key) as LinkFilters), [key]);
   const projects = useResource(listProjects, []);
+  const domains = useDomains();
   const selection = useSelection();
   // What was just done elsewhere and led here (a deleted link), said until the filters change.
   const [outcome, setOutcome] = useState<Outcome | null>(() => {
@@ -117,6 +120,7 @@ export function LinksPage({ query }: PageProps) {
         filters={filters}
         tags={tags.data?.tags ?? []}
         projects={projects.data?.projects ?? []}
+        domains={domains.list}
         onChange={onFilters}
       />
       <OutcomeNote outcome={outcome} />
@@ -159,6 +163,7 @@ export function LinksPage({ query }: PageProps) {
       <NewLinkDialog
         open={creating}
         projects={projects.data?.projects ?? []}
+        domains={domains.list}
         onClose={() => setCreating(false)}
         onCreated={(link) => navigate(`${linkPagePath(link.id)}?created=1`)}
       />

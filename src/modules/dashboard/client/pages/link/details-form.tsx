@@ -12,9 +12,10 @@ import { type LinkFields, updateLink } from '../../api/links';
 import { listProjects } from '../../api/projects';
 import type { Link } from '../../api/types';
 import { DestinationField, DestinationParams, useDestination } from '../../components/destination-field';
-import { Field } from '../../components/field';
+import { Field, SelectField } from '../../components/field';
 import { FilingFields, useFiling } from '../../components/filing-fields';
 import { errorFor, FormError } from '../../components/form-error';
+import { domainOptions, shortUrlOn, useDomains } from '../../lib/domains';
 import { fromUtcInput, toUtcInput } from '../../lib/format';
 import { useErrorFocus, useResource, useSubmit, useUnsavedGuard } from '../../lib/hooks';
 import { linkChanges } from '../../lib/link-changes';
@@ -26,10 +27,11 @@ import { PasswordFields, passwordAfterSave, usePassword } from './password-field
 import { PreviewFields, usePreview } from './preview-fields';
 import { RedirectFields, useRedirectOptions } from './redirect-fields';
 import { RulesEditor, useRules } from './rules-editor';
-import { SlugChangeDialog } from './slug-change-dialog';
+import { SlugChangeDialog, shortUrlWith } from './slug-change-dialog';
 
 const FIELDS = new Set([
   'destination',
+  'domain',
   'title',
   'slug',
   'tags',
@@ -56,6 +58,8 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
   const { account } = useSession();
   const projects = useResource(listProjects, []);
   const target = useDestination(link.destination, rowsFromParams(link.params));
+  const domains = useDomains();
+  const [domain, setDomain] = useState(link.domain);
   const [slug, setSlug] = useState(link.slug);
   const [title, setTitle] = useState(link.title ?? '');
   const filing = useFiling(link.tags, link.projectId);
@@ -86,6 +90,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
     const ready = target.lift();
     const fields = linkChanges(link, {
       destination: ready.destination,
+      domain,
       slug: slug.trim(),
       title: title.trim() || null,
       ...filing.sent,
@@ -97,10 +102,17 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
       preview: preview.sent,
       rules: rules.sent,
     });
-    if (fields.slug === undefined) await save(fields);
+    if (fields.slug === undefined && fields.domain === undefined) await save(fields);
     else setWaiting(fields);
   });
   const formRef = useErrorFocus<HTMLFormElement>(error);
+  /** Where a change of slug or domain puts the link. */
+  const nextAddress = (fields: LinkFields) => {
+    const host = fields.domain ?? link.domain;
+    const url =
+      shortUrlOn(domains.list, host, fields.slug ?? link.slug) ?? shortUrlWith(link, fields.slug ?? link.slug);
+    return { url, domain: host };
+  };
   const edited = () => {
     setSaved(false);
     setDirty(true);
@@ -135,6 +147,16 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
         <FormError error={error} fields={(field) => placed(field, rules.drafts.length)} />
         <DestinationField state={target} error={errorFor(error, 'destination')} />
         <Field label="Title" value={title} onValue={setTitle} error={errorFor(error, 'title')} />
+        {account?.superuser && domains.list.length > 1 && (
+          <SelectField
+            label="Domain"
+            hint="Another domain gives the link a new short link: the old one stops working (you confirm first)."
+            value={domain}
+            onValue={setDomain}
+            options={domainOptions(domains.list)}
+            error={errorFor(error, 'domain')}
+          />
+        )}
         {account?.superuser && (
           <Field label="Slug" value={slug} onValue={setSlug} spellcheck={false} error={errorFor(error, 'slug')} />
         )}
@@ -163,7 +185,7 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
       </form>
       <SlugChangeDialog
         link={link}
-        slug={waiting?.slug ?? null}
+        next={waiting && nextAddress(waiting)}
         onConfirm={confirmed}
         onCancel={() => setWaiting(null)}
       />

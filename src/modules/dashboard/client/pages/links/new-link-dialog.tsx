@@ -10,13 +10,14 @@
  */
 import { useState } from 'preact/hooks';
 import { createLink } from '../../api/links';
-import type { Link, Project } from '../../api/types';
+import type { Domain, Link, Project } from '../../api/types';
 import { DestinationField, DestinationParams, useDestination } from '../../components/destination-field';
 import { Dialog } from '../../components/dialog';
-import { Field } from '../../components/field';
+import { Field, SelectField } from '../../components/field';
 import { FilingFields, useFiling } from '../../components/filing-fields';
 import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
+import { defaultHost, domainOptions } from '../../lib/domains';
 import { fromUtcInput } from '../../lib/format';
 import { useErrorFocus, useSubmit, useUnsavedGuard } from '../../lib/hooks';
 import { paramsFromRows } from '../../lib/params';
@@ -29,12 +30,15 @@ import { RedirectFields, useRedirectOptions } from '../link/redirect-fields';
 export interface NewLinkDialogProps {
   open: boolean;
   projects: Project[];
+  /** The workspace's domains: a choice among them when there is more than one. */
+  domains: Domain[];
   onClose(): void;
   onCreated(link: Link): void;
 }
 
 const FIELDS = [
   'destination',
+  'domain',
   'title',
   'slug',
   'tags',
@@ -54,9 +58,13 @@ const FIELDS = [
 
 const NOT_PROTECTED = { passwordProtected: false };
 
-function NewLinkForm({ projects, onClose, onCreated }: Omit<NewLinkDialogProps, 'open'>) {
+function NewLinkForm({ projects, domains, onClose, onCreated }: Omit<NewLinkDialogProps, 'open'>) {
   const { account } = useSession();
   const target = useDestination('', []);
+  // Until one is picked, the default domain (also when the domains arrive after the dialog opened).
+  const [picked, setDomain] = useState('');
+  const domain = picked || defaultHost(domains);
+  const choosesDomain = domains.length > 1;
   const [title, setTitle] = useState('');
   const [slug, setSlug] = useState('');
   const filing = useFiling();
@@ -72,6 +80,7 @@ function NewLinkForm({ projects, onClose, onCreated }: Omit<NewLinkDialogProps, 
     const ready = target.lift();
     const link = await createLink({
       destination: ready.destination,
+      domain: choosesDomain && domain ? domain : undefined,
       title: title.trim() || undefined,
       slug: account?.superuser && slug.trim() ? slug.trim() : undefined,
       ...filing.sent,
@@ -92,6 +101,16 @@ function NewLinkForm({ projects, onClose, onCreated }: Omit<NewLinkDialogProps, 
       <FormError error={error} fields={FIELDS} />
       <DestinationField state={target} error={errorFor(error, 'destination')} />
       <Field label="Title" hint="Optional." value={title} onValue={setTitle} error={errorFor(error, 'title')} />
+      {choosesDomain && (
+        <SelectField
+          label="Domain"
+          hint="What the short link starts with."
+          value={domain}
+          onValue={setDomain}
+          options={domainOptions(domains)}
+          error={errorFor(error, 'domain')}
+        />
+      )}
       {account?.superuser && (
         <Field
           label="Custom slug"
