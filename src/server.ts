@@ -43,6 +43,8 @@ export interface ServerOptions {
   webhookLeaseMs?: number;
   /** How long the start waits for an unreachable PostgreSQL (default CONNECT_DEADLINE_MS, 30 s). */
   connectDeadlineMs?: number;
+  /** Called once the server listens (requests may come in from then on, before the start returns). */
+  listening?: () => void;
 }
 
 export async function startServer(
@@ -108,6 +110,7 @@ export async function startServer(
       return errorResponse(new AppError('internal_error', 'Something went wrong on our side'));
     },
   });
+  options.listening?.();
   setTimeout(ensureApp, 0);
   const port = server.port ?? config.port;
   log.info(
@@ -180,20 +183,34 @@ export async function startServer(
  */
 export async function serveForever(config: Config, options: ServerOptions = {}): Promise<void> {
   const log = consoleLoggerOf(config.nodeId);
-  const server = await startServer(config, log, options);
+  // Listened for before the start: once the server listens, clicks may be buffered before the
+  // start returns (it still logs the setup address), and a signal then must flush them too.
+  let listening = false;
+  let started: Promise<RunningServer> | null = null;
   const shutdown = (signal: string) => {
     log.info(`${signal} received, shutting down`);
-    server.stop().then(
-      ({ lost }) => {
-        if (lost > 0) log.error(`exiting with status 1: ${lost} clicks lost`);
-        process.exit(lost > 0 ? 1 : 0);
-      },
-      (err) => {
-        log.error('shutdown failed', err);
-        process.exit(1);
-      },
-    );
+    // Nothing answered yet, so nothing to keep: ended as the signal's default would.
+    if (!listening || started === null) process.exit(signal === 'SIGINT' ? 130 : 143);
+    started
+      .then((server) => server.stop())
+      .then(
+        ({ lost }) => {
+          if (lost > 0) log.error(`exiting with status 1: ${lost} clicks lost`);
+          process.exit(lost > 0 ? 1 : 0);
+        },
+        (err) => {
+          log.error('shutdown failed', err);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  started = startServer(config, log, {
+    ...options,
+    listening: () => {
+      listening = true;
+    },
+  });
+  await started;
 }

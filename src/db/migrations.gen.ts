@@ -17,6 +17,7 @@ import m13 from '../../drizzle/0013_webhooks.sql' with { type: 'text' };
 import m14 from '../../drizzle/0014_webhook_failures_and_rotation.sql' with { type: 'text' };
 import m15 from '../../drizzle/0015_link_fallback_visits.sql' with { type: 'text' };
 import m16 from '../../drizzle/0016_domains.sql' with { type: 'text' };
+import m17 from '../../drizzle/0017_domain_keys.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -37,4 +38,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0014_webhook_failures_and_rotation', sql: m14 },
   { tag: '0015_link_fallback_visits', sql: m15 },
   { tag: '0016_domains', sql: m16 },
+  { tag: '0017_domain_keys', sql: m17 },
 ];

@@ -285,6 +285,25 @@ forEachEngine((engine) => {
     expect(plain.created[0].link.domain).toBe('sl.test');
   });
 
+  test('a domain deleted between the check and the write: 400 naming domain, nothing written; one with links stays', async () => {
+    await call('POST', '/domains', { origin: 'https://gone.example.com' }, 201);
+    // Deleted behind the API's back: this process still has it in memory, the write finds it gone.
+    await storedRows(t, "DELETE FROM domains WHERE host = 'gone.example.com'");
+    const before = (await call('GET', '/links/count', undefined, 200)).count;
+    const body = { destination: 'https://example.com/gone', domain: 'gone.example.com' };
+    expectError(await api(t, 'POST', '/links', { key: su, body }), 400, 'invalid_request', 'domain');
+    const bulk = { text: 'https://example.com/gone-bulk', domain: 'gone.example.com' };
+    expectError(await api(t, 'POST', '/links/bulk/create', { key: su, body: bulk }), 400, 'invalid_request', 'domain');
+    const link = await call('POST', '/links', { destination: 'https://example.com/stays' });
+    const move = await api(t, 'PATCH', `/links/${link.id}`, { key: su, body: { domain: 'gone.example.com' } });
+    expectError(move, 400, 'invalid_request', 'domain');
+    expect((await call('GET', `/links/${link.id}`, undefined, 200)).domain).toBe('sl.test');
+    expect((await call('GET', '/links/count', undefined, 200)).count).toBe(before + 1);
+    // The database itself refuses to delete a domain a link is on (a foreign key, triggers on SQLite).
+    await expect(storedRows(t, "DELETE FROM domains WHERE host = 'sl.test'")).rejects.toThrow(/domain_id/);
+    await t.deps.domains.refresh(() => t.deps.stores.domains.list());
+  });
+
   test("every domain's host is Slink's own: refused as a destination or fallback URL", async () => {
     for (const destination of [`${GO}/x`, 'http://GO.example.com/x', `${BOOKS}/x`, 'https://bücher.example:8443/']) {
       const res = await api(t, 'POST', '/links', { key: su, body: { destination } });

@@ -3,6 +3,7 @@
 import { isForeignKeyViolation } from '../../db/storage';
 import { nextTurn } from '../../lib/event-loop';
 import {
+  domainGoneError,
   generateSlug,
   insertBulkLinks,
   type Link,
@@ -60,8 +61,7 @@ export async function createBulk(deps: BulkDeps, input: BulkTextInput) {
   try {
     written = await insertBulkLinks(deps, items, { skipExisting: plan.skipDuplicates, freshSlug: drawSlug });
   } catch (err) {
-    if (isForeignKeyViolation(err)) throw unknownProject(plan.projectId);
-    throw err;
+    throw domainGoneError(err) ?? (isForeignKeyViolation(err) ? unknownProject(plan.projectId) : err);
   }
   for (const item of items) {
     const linkId = written.existing.get(item.row.destination);

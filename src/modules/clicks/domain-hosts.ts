@@ -7,8 +7,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import type { Pg } from '../../db/postgres/client';
-import { createPostgresDomainStore, createSqliteDomainStore, type DomainStore } from '../domains/public';
-import { domainLinksPostgres, domainLinksSqlite } from '../links/public';
+import { listDomainsPostgres, listDomainsSqlite } from '../domains/public';
 
 class HostCache {
   private hosts = new Map<number, string>();
@@ -26,20 +25,11 @@ class HostCache {
   }
 }
 
-/**
- * SQLite: inside the batch's (synchronous) transaction. The SQLite domain store reads with
- * bun:sqlite's synchronous statements, so its answer is settled when list() returns and is taken
- * at once (Bun.peek); a store that ever waited would be a bug here, and is thrown as one.
- */
+/** SQLite: inside the batch's (synchronous) transaction. */
 export function sqliteDomainHosts(sqlite: Database): (ids: readonly number[]) => ReadonlyMap<number, string> {
-  const store: DomainStore = createSqliteDomainStore(sqlite, domainLinksSqlite);
   const cache = new HostCache();
   return (ids) => {
-    if (cache.missing(ids)) {
-      const listed = Bun.peek(store.list());
-      if (listed instanceof Promise) throw new Error('the SQLite domain store answered asynchronously');
-      cache.replace(listed);
-    }
+    if (cache.missing(ids)) cache.replace(listDomainsSqlite(sqlite));
     return cache.map;
   };
 }
@@ -49,9 +39,7 @@ export function postgresDomainHosts(): (tx: Pg, ids: readonly number[]) => Promi
   const cache = new HostCache();
   return async (tx, ids) => {
     if (cache.missing(ids)) {
-      // Only list() is used: the store's writes, and their announcement, are not.
-      const store = createPostgresDomainStore(tx, () => Promise.resolve(), domainLinksPostgres);
-      cache.replace(await store.list());
+      cache.replace(await listDomainsPostgres(tx));
     }
     return cache.map;
   };

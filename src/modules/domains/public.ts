@@ -4,8 +4,9 @@
  * folder from outside it (but its table.ts, and its routes in index.ts, which app.ts mounts).
  */
 export { DomainDirectory, type DomainFacts } from './directory';
-export { createPostgresDomainStore } from './postgres/store';
+export { hostKeyOf } from './host';
+export { createPostgresDomainStore, listDomainsPostgres } from './postgres/store';
 export { DomainSeenWriter } from './seen';
-export { createSqliteDomainStore } from './sqlite/store';
+export { createSqliteDomainStore, listDomainsSqlite } from './sqlite/store';
 export { hostOfOrigin, startDomains } from './start';
 export type { DomainLinksPostgres, DomainLinksSqlite, DomainStore } from './store';

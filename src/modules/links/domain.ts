@@ -1,22 +1,12 @@
 /**
- * A link's domain as the API names it: by its host. A host given in a body or a query is
- * matched as the domains are keyed (domains/directory.ts): lowercase, punycode, no port, a
- * trailing dot ignored; anything that is not a bare host (a path, credentials) names no domain.
+ * A link's domain as the API names it: by its host, matched as the domains are keyed
+ * (domains/host.ts hostKeyOf): lowercase, punycode, no port, a trailing dot ignored; anything
+ * that is not a bare host (a path, credentials) names no domain.
  */
-import { invalid } from '../../lib/errors';
-import type { DomainDirectory, DomainFacts } from '../domains/public';
 
-/** `HOST`, `host:8080`, `bücher.example` and `host.` all name `host` (or `xn--bcher-kva.example`). */
-export function hostKeyOf(given: string): string | null {
-  const text = given.trim();
-  if (text === '' || /[/\\?#@\s]/.test(text)) return null;
-  try {
-    const host = new URL(`http://${text}/`).hostname;
-    return host.endsWith('.') ? host.slice(0, -1) : host;
-  } catch {
-    return null;
-  }
-}
+import { isForeignKeyViolation } from '../../db/storage';
+import { type AppError, invalid } from '../../lib/errors';
+import { type DomainDirectory, type DomainFacts, hostKeyOf } from '../domains/public';
 
 /** The domain a host names, or 400 invalid_request naming `field`. */
 export function domainOfHost(domains: DomainDirectory, given: string, field = 'domain'): DomainFacts {
@@ -34,4 +24,14 @@ export function domainOrDefault(domains: DomainDirectory, given: string | undefi
 /** The host of a link's domain id (the default domain's for an id not known here, like originOf). */
 export function hostOfDomain(domains: DomainDirectory, id: number): string {
   return (domains.byId(id) ?? domains.default).host;
+}
+
+/**
+ * A write refused because the link's domain was deleted between the check and the write (the
+ * foreign key of links.domain_id on PostgreSQL, its triggers on SQLite, both naming the column),
+ * said as the API says it; null for any other failure.
+ */
+export function domainGoneError(err: unknown): AppError | null {
+  if (!isForeignKeyViolation(err) || !(err as Error).message.includes('domain_id')) return null;
+  return invalid('domain', 'That domain was deleted meanwhile');
 }

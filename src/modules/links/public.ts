@@ -14,7 +14,7 @@ export {
   prepareLinkCounters,
 } from './counters';
 export type { LinksDeps } from './deps';
-export { domainOfHost, domainOrDefault, hostOfDomain } from './domain';
+export { domainGoneError, domainOfHost, domainOrDefault, hostOfDomain } from './domain';
 export { domainLinksPostgres, domainLinksSqlite } from './domain-links';
 export { linkJsonById } from './event-data';
 export { linkExists, linkExistsCondition } from './link-exists';

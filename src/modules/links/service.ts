@@ -8,7 +8,7 @@ import { hasControlChars } from '../../lib/text';
 import { hashPassword } from '../auth/public';
 import { decodeCursor, encodeCursor } from './cursor';
 import type { LinksDeps } from './deps';
-import { domainOfHost, domainOrDefault } from './domain';
+import { domainGoneError, domainOfHost, domainOrDefault } from './domain';
 import { toLinks } from './links';
 import {
   type CreateLinkInput,
@@ -126,15 +126,14 @@ const slugTaken = (slug: string | undefined) => conflict('slug', `The slug "${sl
 
 /**
  * A write's own failure said as the API says it: a slug taken between the check and the write
- * (unique violation), a project deleted meanwhile (foreign key). Anything else is thrown as it is.
+ * (unique violation), a domain or a project deleted meanwhile (foreign key). Anything else is thrown as it is.
  */
 async function written(write: Promise<void>, slug: string | undefined, projectId: string | null | undefined) {
   try {
     await write;
   } catch (err) {
     if (isUniqueViolation(err)) throw slugTaken(slug);
-    if (isForeignKeyViolation(err)) throw unknownProject(projectId ?? null);
-    throw err;
+    throw domainGoneError(err) ?? (isForeignKeyViolation(err) ? unknownProject(projectId ?? null) : err);
   }
 }
 

@@ -52,6 +52,12 @@ export function toDomainRow(r: PgDomainRow): DomainRow {
  */
 export type AnnounceDomainChange = (tx: Pg) => Promise<void>;
 
+/** Every domain, oldest first, read on `sql` (a connection or a caller's transaction). */
+export async function listDomainsPostgres(sql: Pg): Promise<DomainRow[]> {
+  const rows = await sql<PgDomainRow[]>`SELECT * FROM domains ORDER BY created_at, id`;
+  return rows.map(toDomainRow);
+}
+
 export function createPostgresDomainStore(
   sql: Pg,
   announce: AnnounceDomainChange,
@@ -59,8 +65,7 @@ export function createPostgresDomainStore(
 ): DomainStore {
   return {
     async list() {
-      const rows = await sql<PgDomainRow[]>`SELECT * FROM domains ORDER BY created_at, id`;
-      return rows.map(toDomainRow);
+      return listDomainsPostgres(sql);
     },
     async ensureDefault(host, origin, now) {
       return sql.begin(async (tx) => {

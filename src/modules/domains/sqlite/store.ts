@@ -47,11 +47,19 @@ const COLUMNS: Record<keyof DomainSettings, string> = {
   assetLinks: 'asset_links',
 };
 
+/**
+ * Every domain, oldest first, read at once: for a caller inside a synchronous transaction (the
+ * click writer names each clicked link's domain in its events).
+ */
+export function listDomainsSqlite(sqlite: Database): DomainRow[] {
+  return sqlite.query<SqliteDomainRow, []>('SELECT * FROM domains ORDER BY created_at, id').all().map(toDomainRow);
+}
+
 export function createSqliteDomainStore(sqlite: Database, links: DomainLinksSqlite): DomainStore {
   const byId = (id: number) => sqlite.query<SqliteDomainRow, [number]>('SELECT * FROM domains WHERE id = ?').get(id);
   return {
     async list() {
-      return sqlite.query<SqliteDomainRow, []>('SELECT * FROM domains ORDER BY created_at, id').all().map(toDomainRow);
+      return listDomainsSqlite(sqlite);
     },
     async ensureDefault(host, origin, now) {
       return sqlite

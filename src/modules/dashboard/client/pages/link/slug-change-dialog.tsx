@@ -51,9 +51,9 @@ export function SlugChangeDialog({ link, next, onConfirm, onCancel }: SlugChange
         </div>
       </dl>
       <p>
-        The old address <code>{link.shortUrl}</code> stops working the moment you save: it answers 404 (not found), and
-        links already shared with it, and every QR code already printed with it, lead nowhere. It has had{' '}
-        {counted(link.clickCount, 'click', 'clicks')} so far{bots}.
+        The old address <code>{link.shortUrl}</code> stops working the moment you save: it answers as an unknown slug
+        (404, or its domain's not-found address), and links already shared with it, and every QR code already printed
+        with it, lead nowhere. It has had {counted(link.clickCount, 'click', 'clicks')} so far{bots}.
         {moves && ' The link keeps its clicks and statistics.'}
       </p>
       {variants.length > 0 && (
