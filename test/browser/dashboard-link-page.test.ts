@@ -229,7 +229,7 @@ test('a new slug says what stops working, with the old address and its clicks, a
     'Old addresshttps://sl.test/old-name',
     'New addresshttps://sl.test/new-name',
     'has had 2 clicks so far and 1 bot hit',
-    'answers 404',
+    'answers as an unknown slug (404',
     'every QR code already printed with it',
     'https://sl.test/old-name/fb',
   ]) {
