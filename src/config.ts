@@ -46,7 +46,11 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
   { name: 'SLINK_PORT', default: '3000', meaning: 'TCP port' },
   { name: 'SLINK_HOSTNAME', default: '0.0.0.0', meaning: 'bind address' },
   { name: 'SLINK_DB', default: './data/slink.db', meaning: 'SQLite file (WAL mode); the folder is created if missing' },
-  { name: 'SLINK_SHORT_HOST', default: 'http://localhost:$SLINK_PORT', meaning: 'public origin of the default short domain' },
+  {
+    name: 'SLINK_SHORT_HOST',
+    default: 'http://localhost:$SLINK_PORT',
+    meaning: 'public origin of the default short domain',
+  },
   {
     name: 'SLINK_APP_HOST',
     default: 'same as SLINK_SHORT_HOST',

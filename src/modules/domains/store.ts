@@ -68,3 +68,13 @@ export interface DomainLinksPostgres {
   count(sql: Pg, domainId: number): Promise<number>;
   any(tx: Pg, domainId: number): Promise<boolean>;
 }
+
+/** The column of each settable field, the same on both engines. */
+export const SETTING_COLUMNS: Readonly<Record<keyof DomainSettings, string>> = {
+  rootUrl: 'root_url',
+  notFoundUrl: 'not_found_url',
+  expiredUrl: 'expired_url',
+  upstream: 'upstream',
+  appleAppSiteAssociation: 'apple_app_site_association',
+  assetLinks: 'asset_links',
+};

@@ -2,17 +2,13 @@
 import type { Pg } from '../../../db/postgres/client';
 import { num } from '../../../db/postgres/client';
 import { isForeignKeyViolation } from '../../../db/storage';
-import type { DomainLinksPostgres, DomainRow, DomainSettings, DomainStore } from '../store';
-
-/** The columns of the settable fields. */
-const COLUMNS: Record<keyof DomainSettings, string> = {
-  rootUrl: 'root_url',
-  notFoundUrl: 'not_found_url',
-  expiredUrl: 'expired_url',
-  upstream: 'upstream',
-  appleAppSiteAssociation: 'apple_app_site_association',
-  assetLinks: 'asset_links',
-};
+import {
+  type DomainLinksPostgres,
+  type DomainRow,
+  type DomainSettings,
+  type DomainStore,
+  SETTING_COLUMNS,
+} from '../store';
 
 export interface PgDomainRow {
   id: number;
@@ -114,7 +110,8 @@ export function createPostgresDomainStore(
     },
     async update(id, changes: Partial<DomainSettings>) {
       const set: Record<string, string | null> = {};
-      for (const [field, value] of Object.entries(changes)) set[COLUMNS[field as keyof DomainSettings]] = value ?? null;
+      for (const [field, value] of Object.entries(changes))
+        set[SETTING_COLUMNS[field as keyof DomainSettings]] = value ?? null;
       return sql.begin(async (tx) => {
         const rows =
           Object.keys(set).length === 0

@@ -3,7 +3,13 @@
  * links module's own-host rules read the domains' face, which must not reach back to the schema.
  */
 import type { Database } from 'bun:sqlite';
-import type { DomainLinksSqlite, DomainRow, DomainSettings, DomainStore } from '../store';
+import {
+  type DomainLinksSqlite,
+  type DomainRow,
+  type DomainSettings,
+  type DomainStore,
+  SETTING_COLUMNS,
+} from '../store';
 
 interface SqliteDomainRow {
   id: number;
@@ -36,16 +42,6 @@ function toDomainRow(r: SqliteDomainRow): DomainRow {
     createdAt: r.created_at,
   };
 }
-
-/** The columns of the settable fields. */
-const COLUMNS: Record<keyof DomainSettings, string> = {
-  rootUrl: 'root_url',
-  notFoundUrl: 'not_found_url',
-  expiredUrl: 'expired_url',
-  upstream: 'upstream',
-  appleAppSiteAssociation: 'apple_app_site_association',
-  assetLinks: 'asset_links',
-};
 
 /**
  * Every domain, oldest first, read at once: for a caller inside a synchronous transaction (the
@@ -120,7 +116,7 @@ export function createSqliteDomainStore(sqlite: Database, links: DomainLinksSqli
       const fields = Object.keys(changes) as (keyof DomainSettings)[];
       if (fields.length > 0)
         sqlite
-          .query(`UPDATE domains SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(', ')} WHERE id = ?`)
+          .query(`UPDATE domains SET ${fields.map((f) => `${SETTING_COLUMNS[f]} = ?`).join(', ')} WHERE id = ?`)
           .run(...fields.map((f) => changes[f] ?? null), id);
       const row = byId(id);
       return row === null ? null : toDomainRow(row);
