@@ -3,12 +3,14 @@
  * bots"): three in-process nodes (each its own deps, slug index and click pipeline) on the same
  * database let exactly the limit through between them, bots never use it up, a raised limit lets
  * exactly the difference through, a redirect asks the database only for a human click on a link
- * with a limit, and while the database is down each node decides from its own count.
+ * with a limit, a node admitted by the shared count raises its own count to it (so it answers
+ * 410 from memory once the limit is reached), and while the database is down each node decides
+ * from its own count.
  *
  * A link written through one node is made known to the others with `linkIndex.refresh`, as
  * the cross-node change feed would.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, spyOn, test } from 'bun:test';
 import { openPostgres, type Pg } from '../../../src/db/postgres/client';
 import { createRedirect } from '../../../src/modules/redirect/redirect';
 import { api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
@@ -406,5 +408,35 @@ describe('while the database cannot be reached', () => {
     await flushOk(t);
     expect(await stored(t, link.id)).toEqual({ clicks: 3, bots: 0, rawHumans: 3, rawBots: 0 });
     expectOutageLogged(t);
+  });
+});
+
+describe("a node's own count after clicks another node let through", () => {
+  test('a click admitted by the shared count raises the node to that count, so the node then answers 410 without asking', async () => {
+    const { nodes: all, key } = await nodes(2);
+    const [a, b] = all as [TestApp, TestApp];
+    const link = await createLink(all, key, { slug: 'raised-own', clickLimit: 4 });
+    const limits = a.deps.stores.clickLimits;
+    if (limits === null) throw new Error('no shared click-limit count on PostgreSQL');
+    const reserve = spyOn(limits, 'reserve');
+    try {
+      expect(tally(await fire([b], '/raised-own', humans(3)))).toEqual({ redirected: 3, gone: 0 });
+      // a counts none of b's clicks yet; its one click is the fourth the shared count admits.
+      expect(tally(await fire([a], '/raised-own', humans(1)))).toEqual({ redirected: 1, gone: 0 });
+      expect(reserve).toHaveBeenCalledTimes(1);
+      expect(await sharedCount(a, link.id)).toBe(4);
+      expect(
+        { ownCount: a.deps.linkIndex.getById(link.id)!.counters.humanClicks },
+        'a node admitted by the shared count raises its own count to the shared count (not its own count + 1)',
+      ).toEqual({ ownCount: 4 });
+      // The limit is reached and a knows it: it answers 410 from memory, without asking again.
+      expect(tally(await fire([a], '/raised-own', humans(3)))).toEqual({ redirected: 0, gone: 3 });
+      expect(
+        { reserveCallsAfterLimitKnown: reserve.mock.calls.length - 1 },
+        'a node that knows the limit is reached answers 410 from memory, without asking the shared count',
+      ).toEqual({ reserveCallsAfterLimitKnown: 0 });
+    } finally {
+      reserve.mockRestore();
+    }
   });
 });

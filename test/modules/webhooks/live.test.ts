@@ -1,7 +1,7 @@
 /**
  * GET /api/v1/events on each engine, read as a browser's EventSource reads it: events as they
- * are recorded, resumed after Last-Event-ID with nothing missed, one link's only, a gap said
- * when the events asked for were pruned, bounded streams per key, and the errors.
+ * are recorded, resumed after Last-Event-ID with nothing missed or repeated, one link's only, a
+ * gap said when the events asked for were pruned, bounded streams per key, and the errors.
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test';
 import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
@@ -63,6 +63,25 @@ forEachEngine((engine) => {
     expect(JSON.parse(first.data!).data.title).toBe(updated.title);
     expect(JSON.parse(second.data!).data).toEqual({ id: link.id, slug: link.slug, shortUrl: link.shortUrl });
     await again.close();
+  });
+
+  test('resuming with Last-Event-ID n gives exactly the events after n, in order: none repeated, none skipped', async () => {
+    const live = await stream();
+    for (let i = 0; i < 6; i++) await call('POST', '/links', { destination: `https://example.com/resume-${i}` });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await live.event()).id!);
+    await live.close();
+
+    // Resumed after the second: read up to the last one recorded, whatever came before it.
+    const resumed = await stream('', ids[1]);
+    const received: string[] = [];
+    while (received.length === 0 || Number(received.at(-1)) < Number(ids[5]))
+      received.push((await resumed.event()).id!);
+    await resumed.close();
+    expect(
+      { resumedAfter: ids[1], received },
+      'a stream resumed with Last-Event-ID n sends every event after n once, starting right after n',
+    ).toEqual({ resumedAfter: ids[1], received: ids.slice(2) });
   });
 
   test("?link= gives one link's events only; an unknown link is 404", async () => {
