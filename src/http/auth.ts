@@ -2,7 +2,8 @@
  * The API edge, run on every request under /api/v1 before routing (so unknown paths, bad
  * bodies and auth failures all carry rate-limit headers): body size and type checks, key
  * verification, the per-key (or per-address) rate limit, and the scope rule — GET needs a
- * read or write key, every other method a write key (but for the few POSTs that only read).
+ * read or write key, every other method a write key (but for the few POSTs that only read), and
+ * a create key may call only POST /links and GET /me.
  *
  * A request with no Authorization header but a live dashboard session cookie is the signed-in
  * account acting as a write key, rate-limited per account; its writes must be same-origin
@@ -107,6 +108,18 @@ function readsOnly(path: string): boolean {
   return READ_ONLY_POST.test(path);
 }
 
+/** What a `create` key may call: a new link, and who it is. */
+const CREATE_SCOPE_ROUTES = new Set(['POST /api/v1/links', 'GET /api/v1/me', 'HEAD /api/v1/me']);
+
+function scopeRefusal(scope: Principal['key']['scope'], method: string, path: string): AppError | null {
+  if (scope === 'create') {
+    if (CREATE_SCOPE_ROUTES.has(`${method} ${path}`)) return null;
+    return new AppError('insufficient_scope', 'This key may only create links (POST /links) and read GET /me');
+  }
+  if (method === 'GET' || method === 'HEAD' || scope === 'write' || readsOnly(path)) return null;
+  return new AppError('insufficient_scope', 'This key is read-only: a write key is required');
+}
+
 export function csrfRejected(): AppError {
   return new AppError(
     'csrf_rejected',
@@ -143,12 +156,8 @@ export function createApiGuard(deps: GuardDeps, limiter: RateLimit) {
     const problem = pathProblem(path) ?? bodyProblem(request);
     if (problem) return errorResponse(problem, headers);
     const { principal } = auth;
-    if (request.method !== 'GET' && request.method !== 'HEAD' && principal.key.scope !== 'write' && !readsOnly(path)) {
-      return errorResponse(
-        new AppError('insufficient_scope', 'This key is read-only: a write key is required'),
-        headers,
-      );
-    }
+    const refused = scopeRefusal(principal.key.scope, request.method, path);
+    if (refused) return errorResponse(refused, headers);
     principals.set(request, principal);
     Object.assign(set.headers, headers);
     return undefined;

@@ -10,6 +10,7 @@ import { newId, randomString } from '../../lib/ids';
 import type { AuthDeps } from './deps';
 import type { Scope } from './model';
 import type { AccountRow, ApiKeyRow } from './store';
+import { SCOPES } from './table';
 
 const KEY_PATTERN = /^slk_[A-Za-z0-9]{40}$/;
 const PREFIX_LENGTH = 12;
@@ -32,7 +33,8 @@ interface CreatedApiKey {
 }
 
 export async function createApiKey(deps: AuthDeps, input: CreateApiKeyInput): Promise<CreatedApiKey> {
-  if (input.scope !== 'read' && input.scope !== 'write') throw invalid('scope', 'Scope must be read or write');
+  if (!(SCOPES as readonly string[]).includes(input.scope))
+    throw invalid('scope', 'Scope must be read, write or create');
   if (input.name && input.name.length > 100) throw invalid('name', 'Key name is at most 100 characters');
   for (;;) {
     const key = `slk_${randomString(40)}`;

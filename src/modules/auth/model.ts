@@ -7,7 +7,10 @@ import { MAX_INSTANT } from '../../lib/time';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
 import { SCOPES } from './table';
 
-const ScopeModel = oneOf(SCOPES);
+const SCOPE_DESCRIPTION =
+  'read: GET requests only; write: every request; create: only POST /api/v1/links and GET /api/v1/me ' +
+  '(for keys that live in a browser extension or a form).';
+const ScopeModel = oneOf(SCOPES, { description: SCOPE_DESCRIPTION });
 export type Scope = typeof ScopeModel.static;
 
 export const MeModel = t.Object({
@@ -56,8 +59,9 @@ export const CreateKeyBody = t.Object({
   name: t.Optional(
     t.Union([t.String({ maxLength: 100 }), t.Null()], { error: fieldError('name', 'name is at most 100 characters') }),
   ),
-  scope: t.Union([t.Literal('read'), t.Literal('write')], {
-    error: fieldError('scope', 'scope must be read or write'),
+  scope: t.Union([t.Literal('read'), t.Literal('write'), t.Literal('create')], {
+    description: SCOPE_DESCRIPTION,
+    error: fieldError('scope', 'scope must be read, write or create'),
   }),
   expiresAt: t.Optional(
     t.Union([Type.Integer({ minimum: 0, maximum: MAX_INSTANT }), t.Null()], {

@@ -1,8 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
-/** What an API key may do: read (GET) or write (every method). */
-export const SCOPES = ['read', 'write'] as const;
+/**
+ * What an API key may do: read (GET), write (every method), or create (only create links and
+ * read /me: for keys that live in a browser extension or a form, where a leak must not expose
+ * the links already made).
+ */
+export const SCOPES = ['read', 'write', 'create'] as const;
 
 /** People who can sign in to the dashboard and own API keys. */
 export const accounts = sqliteTable(
