@@ -198,6 +198,20 @@ forEachEngine((engine) => {
       expect(body.expiresAt).toBeNull();
     });
 
+    test('--scope create --json makes a create key, listed with that scope; an unknown scope fails', async () => {
+      const out = await ok(cli.run(['key', 'create', '--user', 'owner@example.com', '--scope', 'create', '--json']));
+      const body = JSON.parse(out) as Record<string, unknown>;
+      expect(body.id).toMatch(/^key_[A-Za-z0-9]+$/);
+      expect(body.scope).toBe('create');
+      expect(`${String(body.key)}\n`).toMatch(KEY_LINE);
+      const list = JSON.parse(await ok(cli.run(['key', 'list', '--user', 'owner@example.com', '--json']))) as {
+        id: string;
+        scope: string;
+      }[];
+      expect(list.find((k) => k.id === body.id)?.scope).toBe('create');
+      await fails(cli.run(['key', 'create', '--user', 'owner@example.com', '--scope', 'admin']));
+    });
+
     for (const [dur, ms] of [
       ['90s', 90_000],
       ['15m', 900_000],

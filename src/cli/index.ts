@@ -27,7 +27,7 @@ Usage:
                                                   create an account (password read from stdin when not given)
   slink user list [--json]                        list accounts: email, superuser, created, last sign-in
   slink user password <email>                     set a new password, read from stdin; ends that account's sessions
-  slink key create --user <email> --scope read|write [--name <n>] [--expires-in <dur>] [--json]
+  slink key create --user <email> --scope read|write|create [--name <n>] [--expires-in <dur>] [--json]
                                                   create an API key; prints the key once (dur: 90s, 15m, 12h, 30d)
   slink key revoke <keyId>                        revoke a key
   slink key list [--user <email>] [--json]        list keys (never the secret)

@@ -13,7 +13,7 @@ import type { CliIo } from './io';
 import { iso, printTable } from './table';
 
 const CREATE_USAGE =
-  'usage: slink key create --user <email> --scope read|write [--name <n>] [--expires-in <dur>] [--json]';
+  'usage: slink key create --user <email> --scope read|write|create [--name <n>] [--expires-in <dur>] [--json]';
 
 async function createKey(deps: BaseDeps, argv: string[], io: CliIo): Promise<void> {
   const { values, positionals } = parseCommand(argv, {
@@ -25,7 +25,9 @@ async function createKey(deps: BaseDeps, argv: string[], io: CliIo): Promise<voi
   });
   const { user: email, scope } = values;
   if (!email || !scope || positionals.length) throw new UsageError(CREATE_USAGE);
-  if (scope !== 'read' && scope !== 'write') throw new UsageError('--scope must be read or write');
+  if (scope !== 'read' && scope !== 'write' && scope !== 'create') {
+    throw new UsageError('--scope must be read, write or create');
+  }
   let expiresAt: number | null = null;
   const expiresIn = values['expires-in'];
   if (expiresIn !== undefined) {

@@ -91,6 +91,20 @@ forEachEngine((engine) => {
       );
     });
 
+    test('a create key: made with scope create, it creates links and reads nothing else', async () => {
+      ({ t } = await setup({}, engine));
+      const { cookie } = await sessionFor(t);
+      const created = await dash(t, 'POST', '/keys', { cookie, body: { name: 'form', scope: 'create' } });
+      expect(created.status).toBe(201);
+      expectSchema(CreatedKeyModel, created.body);
+      expect(created.body.item).toMatchObject({ name: 'form', scope: 'create', status: 'active' });
+      expect((await dash(t, 'GET', '/keys', { cookie })).body.items[0].scope).toBe('create');
+      const { key } = created.body;
+      const link = await api(t, 'POST', '/links', { key, body: { destination: 'https://form.example/' } });
+      expect(link.status).toBe(201);
+      expectError(await api(t, 'GET', `/links/${link.body.id}`, { key }), 403, 'insufficient_scope', null);
+    });
+
     test("another account's key is 404 to a person, revocable by a superuser; unknown ids 404", async () => {
       ({ t } = await setup({}, engine));
       const mine = await sessionFor(t);
