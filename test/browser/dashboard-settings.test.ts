@@ -61,6 +61,27 @@ test('API keys: create shows the secret once, with a copy button; revoke asks fi
   await p.page.close();
 }, 90_000);
 
+test('API keys: the dialog makes a create key, the one scope that only creates links', async () => {
+  const p = await signedInPage(d);
+  const calls = recordCalls(p.page);
+  await p.page.goto(`${d.origin}/app/settings/keys`);
+  await p.page.getByRole('button', { name: 'Create key' }).click();
+  const dialog = p.page.getByRole('dialog', { name: 'New API key' });
+  await dialog.getByLabel('Name').fill('form');
+  await dialog.getByLabel('Create only: creates links, nothing else (for an extension or a form)').check();
+  await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+  const secret = dialog.getByLabel('Your new API key');
+  await secret.waitFor();
+  const created = await secret.inputValue();
+  expect(calls).toContain('POST /api/app/keys {"name":"form","scope":"create","expiresAt":null}');
+  expect((await api(d.t, 'GET', '/me', { key: created })).body.scope).toBe('create');
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  const row = p.page.getByRole('row').filter({ hasText: `${created.slice(0, 12)}…` });
+  await row.getByRole('cell', { name: 'create', exact: true }).waitFor();
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
+
 test('sessions: browser and system by name; end another one, said when done; sign out everywhere', async () => {
   const p = await signedInPage(d);
   const other = await dash(d.t, 'POST', '/session', {

@@ -17,6 +17,7 @@ const DAY = 86_400_000;
 const SCOPE_OPTIONS: { value: KeyScope; label: string }[] = [
   { value: 'read', label: 'Read: reads links and statistics' },
   { value: 'write', label: 'Write: also creates, changes and deletes' },
+  { value: 'create', label: 'Create only: creates links, nothing else (for an extension or a form)' },
 ];
 const EXPIRY_OPTIONS = [
   { value: '', label: 'Never' },
