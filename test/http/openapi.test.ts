@@ -283,6 +283,14 @@ forEachEngine((engine) => {
       );
     });
 
+    blind('the key scopes: read, write and create, each described', () => {
+      const me = deref(jsonSchema(op('get', '/api/v1/me').responses['200'].content));
+      for (const scope of [me.properties.scope, me.properties.key.properties.scope]) {
+        expect(scope.enum).toEqual(['read', 'write', 'create']);
+        expect(scope.description).toContain('create: only POST /api/v1/links and GET /api/v1/me');
+      }
+    });
+
     blind('documents the length limits', () => {
       const create = deref(jsonSchema(op('post', '/api/v1/links').requestBody.content));
       expect(create.required).toEqual(['destination']);

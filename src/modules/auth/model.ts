@@ -8,7 +8,7 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
 import { SCOPES } from './table';
 
 const SCOPE_DESCRIPTION =
-  'read: GET requests only; write: every request; create: only POST /api/v1/links and GET /api/v1/me ' +
+  'read: every GET (and the POSTs that change nothing); write: every request; create: only POST /api/v1/links and GET /api/v1/me ' +
   '(for keys that live in a browser extension or a form).';
 const ScopeModel = oneOf(SCOPES, { description: SCOPE_DESCRIPTION });
 export type Scope = typeof ScopeModel.static;
