@@ -2,7 +2,8 @@
  * The API edge, run on every request under /api/v1 before routing (so unknown paths, bad
  * bodies and auth failures all carry rate-limit headers): body size and type checks, key
  * verification, the per-key (or per-address) rate limit, and the scope rule — GET needs a
- * read or write key, every other method a write key (but for the few POSTs that only read).
+ * read or write key, every other method a write key (but for the few POSTs that only read),
+ * and a viewer account's session or key never writes.
  *
  * A request with no Authorization header but a live dashboard session cookie is the signed-in
  * account acting as a write key, rate-limited per account; its writes must be same-origin
@@ -10,7 +11,7 @@
  */
 import { Elysia } from 'elysia';
 import { AppError } from '../lib/errors';
-import { type Principal, verifyApiKey } from '../modules/auth/public';
+import { isAdmin, type Principal, verifyApiKey } from '../modules/auth/public';
 import { type SessionsBase, sessionPrincipal, verifySession } from '../modules/sessions/public';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
@@ -143,11 +144,18 @@ export function createApiGuard(deps: GuardDeps, limiter: RateLimit) {
     const problem = pathProblem(path) ?? bodyProblem(request);
     if (problem) return errorResponse(problem, headers);
     const { principal } = auth;
-    if (request.method !== 'GET' && request.method !== 'HEAD' && principal.key.scope !== 'write' && !readsOnly(path)) {
-      return errorResponse(
-        new AppError('insufficient_scope', 'This key is read-only: a write key is required'),
-        headers,
-      );
+    // A viewer's session and keys only read, whatever scope a key was given before a demotion.
+    const viewer = principal.account.role === 'viewer';
+    if (
+      request.method !== 'GET' &&
+      request.method !== 'HEAD' &&
+      (viewer || principal.key.scope !== 'write') &&
+      !readsOnly(path)
+    ) {
+      const why = viewer
+        ? 'This account is a viewer: it may only read'
+        : 'This key is read-only: a write key is required';
+      return errorResponse(new AppError('insufficient_scope', why), headers);
     }
     principals.set(request, principal);
     Object.assign(set.headers, headers);
@@ -158,5 +166,5 @@ export function createApiGuard(deps: GuardDeps, limiter: RateLimit) {
 /** Gives routes `principal` (the verified key and its account) and `actor` (what it may do). */
 export const principalPlugin = new Elysia({ name: 'slink.principal' }).derive({ as: 'scoped' }, ({ request }) => {
   const principal = principalOf(request);
-  return { principal, actor: { superuser: principal.account.isSuperuser } };
+  return { principal, actor: { superuser: isAdmin(principal.account) } };
 });

@@ -33,6 +33,10 @@ interface CreatedApiKey {
 
 export async function createApiKey(deps: AuthDeps, input: CreateApiKeyInput): Promise<CreatedApiKey> {
   if (input.scope !== 'read' && input.scope !== 'write') throw invalid('scope', 'Scope must be read or write');
+  if (input.scope === 'write' && (await deps.stores.accounts.findById(input.accountId))?.role === 'viewer') {
+    // A key never has more than its account.
+    throw new AppError('insufficient_scope', "A viewer's key can only read: ask for scope read", 'scope');
+  }
   if (input.name && input.name.length > 100) throw invalid('name', 'Key name is at most 100 characters');
   for (;;) {
     const key = `slk_${randomString(40)}`;

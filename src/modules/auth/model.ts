@@ -5,9 +5,11 @@ import { fieldError } from '../../http/errors';
 import { nullable, oneOf } from '../../http/models';
 import { MAX_INSTANT } from '../../lib/time';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
-import { SCOPES } from './table';
+import { ROLES, SCOPES } from './table';
 
 const ScopeModel = oneOf(SCOPES);
+/** admin: everything; editor: links, projects, tags; viewer: read only (its own keys read scope). */
+export const RoleModel = oneOf(ROLES);
 export type Scope = typeof ScopeModel.static;
 
 export const MeModel = t.Object({
@@ -24,7 +26,8 @@ export const MeModel = t.Object({
   account: t.Object({
     id: t.String(),
     email: t.String(),
-    superuser: t.Boolean({ description: 'Superuser keys may choose and rename slugs.' }),
+    superuser: t.Boolean({ description: 'True exactly for admins: they may choose and rename slugs.' }),
+    role: RoleModel,
   }),
 });
 export type Me = typeof MeModel.static;
@@ -77,6 +80,7 @@ export const AccountItemModel = t.Object(
     id: t.String(),
     email: t.String(),
     superuser: t.Boolean(),
+    role: RoleModel,
     createdAt: Type.Integer(),
     lastSignInAt: MaybeTime,
     disabledAt: t.Union([Type.Integer(), t.Null()], { description: 'Set while disabled: no sign-in, keys refused.' }),
