@@ -19,31 +19,37 @@ forEachEngine((engine) => {
       cli = await cliDatabase(engine);
       await ok(cli.run(['user', 'add', 'boss@example.com', '--superuser', '--password', PASSWORD]));
       await ok(cli.run(['user', 'add', 'member@example.com', '--password', PASSWORD]));
+      await ok(cli.run(['user', 'add', 'reader@example.com', '--role', 'viewer', '--password', PASSWORD]));
+      await ok(cli.run(['user', 'add', 'chief@example.com', '--role', 'admin', '--superuser', '--password', PASSWORD]));
     });
 
     test('a table: one row an account, oldest first, never a password hash', async () => {
       const rows = lines(await ok(cli.run(['user', 'list'])));
-      expect(rows[0]!.split(/\s{2,}/)).toEqual(['ID', 'EMAIL', 'SUPERUSER', 'CREATED', 'LAST SIGN-IN', 'DISABLED']);
-      expect(rows).toHaveLength(3);
-      const [boss, member] = rows.slice(1).map((r) => r.split(/\s{2,}/));
+      expect(rows[0]!.split(/\s{2,}/)).toEqual(['ID', 'EMAIL', 'ROLE', 'CREATED', 'LAST SIGN-IN', 'DISABLED']);
+      expect(rows).toHaveLength(5);
+      const [boss, member, reader, chief] = rows.slice(1).map((r) => r.split(/\s{2,}/));
       expect(boss!.slice(1)).toEqual([
         'boss@example.com',
-        'yes',
+        'admin',
         expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
         '-',
         '-',
       ]);
-      expect(member!.slice(1, 3)).toEqual(['member@example.com', 'no']);
+      expect(member!.slice(1, 3)).toEqual(['member@example.com', 'editor']);
+      expect(reader!.slice(1, 3)).toEqual(['reader@example.com', 'viewer']);
+      expect(chief!.slice(1, 3)).toEqual(['chief@example.com', 'admin']);
       expect(rows.join('\n')).not.toContain('argon2');
     });
 
-    test('--json: an array with email, superuser, created and last sign-in', async () => {
+    test('--json: an array with email, role, superuser (exactly the admins), created and last sign-in', async () => {
       const out = await ok(cli.run(['user', 'list', '--json']));
       expect(lines(out)).toHaveLength(1);
       const list = JSON.parse(out) as Record<string, unknown>[];
-      expect(list.map((a) => [a.email, a.superuser, a.lastSignInAt, a.disabledAt])).toEqual([
-        ['boss@example.com', true, null, null],
-        ['member@example.com', false, null, null],
+      expect(list.map((a) => [a.email, a.role, a.superuser, a.lastSignInAt, a.disabledAt])).toEqual([
+        ['boss@example.com', 'admin', true, null, null],
+        ['member@example.com', 'editor', false, null, null],
+        ['reader@example.com', 'viewer', false, null, null],
+        ['chief@example.com', 'admin', true, null, null],
       ]);
       for (const entry of list) {
         expect(Object.keys(entry).sort()).toEqual([
@@ -52,6 +58,7 @@ forEachEngine((engine) => {
           'email',
           'id',
           'lastSignInAt',
+          'role',
           'superuser',
         ]);
         expect(typeof entry.createdAt).toBe('number');
@@ -62,9 +69,29 @@ forEachEngine((engine) => {
     test('no accounts: only the header, or [] with --json', async () => {
       const empty = await cliDatabase(engine);
       expect(lines(await ok(empty.run(['user', 'list'])))).toEqual([
-        'ID  EMAIL  SUPERUSER  CREATED  LAST SIGN-IN  DISABLED',
+        'ID  EMAIL  ROLE  CREATED  LAST SIGN-IN  DISABLED',
       ]);
       expect(await ok(empty.run(['user', 'list', '--json']))).toBe('[]\n');
+    });
+
+    test('user add: an unknown role, or --superuser with another role, fails with one line and adds nobody', async () => {
+      const bad = await fails(cli.run(['user', 'add', 'x@example.com', '--role', 'owner', '--password', PASSWORD]));
+      expect(bad).toContain('--role must be admin, editor or viewer');
+      const both = await fails(
+        cli.run(['user', 'add', 'y@example.com', '--role', 'viewer', '--superuser', '--password', PASSWORD]),
+      );
+      expect(both).toContain('--superuser means --role admin');
+      const emails = (JSON.parse(await ok(cli.run(['user', 'list', '--json']))) as { email: string }[]).map(
+        (a) => a.email,
+      );
+      expect(emails).not.toContain('x@example.com');
+      expect(emails).not.toContain('y@example.com');
+    });
+
+    test("key create: a viewer's write key fails with one line; its read key is made", async () => {
+      const refused = await fails(cli.run(['key', 'create', '--user', 'reader@example.com', '--scope', 'write']));
+      expect(refused).toContain("A viewer's key can only read");
+      expect(await ok(cli.run(['key', 'create', '--user', 'reader@example.com', '--scope', 'read']))).toMatch(/^slk_/);
     });
 
     test('extra arguments and unknown options fail with one line', async () => {

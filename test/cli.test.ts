@@ -95,23 +95,23 @@ forEachEngine((engine) => {
       expect(out).toMatch(ACC_LINE);
       // SQLite makes the file (and its folder); PostgreSQL leaves SLINK_DB alone.
       expect(existsSync(cli.path)).toBe(engine === 'sqlite');
-      const [row] = await cli.rows<{ email: string; is_superuser: number; password_hash: string }>(
+      const [row] = await cli.rows<{ email: string; role: string; password_hash: string }>(
         'SELECT * FROM accounts WHERE id = $1',
         out.trim(),
       );
       expect(row?.email).toBe('Admin@Example.com');
-      expect(row?.is_superuser).toBe(1);
+      expect(row?.role).toBe('admin');
       expect(row?.password_hash).not.toContain(PASSWORD);
     });
 
     test('reads the password from stdin when --password is not given', async () => {
       const out = await ok(cli.run(['user', 'add', 'reader@example.com'], { stdin: `${PASSWORD}\n` }));
       expect(out).toMatch(ACC_LINE);
-      const [row] = await cli.rows<{ password_hash: string; is_superuser: number }>(
+      const [row] = await cli.rows<{ password_hash: string; role: string }>(
         'SELECT * FROM accounts WHERE id = $1',
         out.trim(),
       );
-      expect(row?.is_superuser).toBe(0);
+      expect(row?.role).toBe('editor');
       // Only the first line is the password: the newline is not part of it.
       expect(await Bun.password.verify(PASSWORD, row!.password_hash)).toBe(true);
     });
@@ -517,11 +517,11 @@ describe('slink serve', () => {
     const meBody = (await me.json()) as {
       scope: string;
       key: { id: string };
-      account: { id: string; email: string; superuser: boolean };
+      account: { id: string; email: string; superuser: boolean; role: string };
     };
     expect(meBody.scope).toBe('write');
     expect(meBody.key.id).toBe(created.id);
-    expect(meBody.account).toEqual({ id: accountId, email: 'live@example.com', superuser: true });
+    expect(meBody.account).toEqual({ id: accountId, email: 'live@example.com', superuser: true, role: 'admin' });
 
     const post = await fetch(`${server.base}/api/v1/links`, {
       method: 'POST',

@@ -1,24 +1,40 @@
 /** `slink user add|list|password` */
 import type { BaseDeps } from '../compose/deps';
-import { createAccount, listAccounts, setPassword } from '../modules/auth/public';
+import { createAccount, listAccounts, ROLES, type Role, setPassword } from '../modules/auth/public';
 import { endSetup } from '../modules/sessions/public';
 import { parseCommand, UsageError } from './args';
 import type { CliIo } from './io';
 import { iso, printTable } from './table';
 
-const ADD_USAGE = 'usage: slink user add <email> [--superuser] [--password <pw>]';
+const ADD_USAGE = 'usage: slink user add <email> [--role admin|editor|viewer] [--superuser] [--password <pw>]';
 
 /** The first line of stdin: a password piped in (or typed, then Ctrl-D) stays out of shell history. */
 async function passwordFromStdin(io: CliIo): Promise<string> {
   return (await io.readStdin()).split(/\r?\n/)[0] ?? '';
 }
 
+/** --role, default editor; --superuser is the older spelling of --role admin. */
+function roleOf(given: string | undefined, superuser: boolean): Role {
+  if (given !== undefined && !(ROLES as readonly string[]).includes(given)) {
+    throw new UsageError(`--role must be admin, editor or viewer, got "${given}"`);
+  }
+  if (superuser && given !== undefined && given !== 'admin') {
+    throw new UsageError(`--superuser means --role admin: it contradicts --role ${given}`);
+  }
+  return superuser ? 'admin' : ((given as Role | undefined) ?? 'editor');
+}
+
 async function addUser(deps: BaseDeps, argv: string[], io: CliIo): Promise<void> {
-  const { values, positionals } = parseCommand(argv, { password: { type: 'string' }, superuser: { type: 'boolean' } });
+  const { values, positionals } = parseCommand(argv, {
+    password: { type: 'string' },
+    superuser: { type: 'boolean' },
+    role: { type: 'string' },
+  });
   const [email, extra] = positionals;
   if (!email || extra !== undefined) throw new UsageError(ADD_USAGE);
+  const role = roleOf(values.role, values.superuser === true);
   const password = values.password ?? (await passwordFromStdin(io));
-  const account = await createAccount(deps, { email, password, superuser: values.superuser === true });
+  const account = await createAccount(deps, { email, password, role });
   // The setup addresses running nodes logged stop working (they answer setup_done already).
   await endSetup(deps);
   io.out(account.id);
@@ -31,7 +47,8 @@ async function listUsers(deps: BaseDeps, argv: string[], io: CliIo): Promise<voi
   const accounts = (await listAccounts(deps)).map((a) => ({
     id: a.id,
     email: a.email,
-    superuser: a.isSuperuser,
+    role: a.role,
+    superuser: a.role === 'admin',
     createdAt: a.createdAt,
     lastSignInAt: a.lastSignInAt,
     disabledAt: a.disabledAt,
@@ -41,15 +58,8 @@ async function listUsers(deps: BaseDeps, argv: string[], io: CliIo): Promise<voi
     return;
   }
   printTable(io, [
-    ['ID', 'EMAIL', 'SUPERUSER', 'CREATED', 'LAST SIGN-IN', 'DISABLED'],
-    ...accounts.map((a) => [
-      a.id,
-      a.email,
-      a.superuser ? 'yes' : 'no',
-      iso(a.createdAt),
-      iso(a.lastSignInAt),
-      iso(a.disabledAt),
-    ]),
+    ['ID', 'EMAIL', 'ROLE', 'CREATED', 'LAST SIGN-IN', 'DISABLED'],
+    ...accounts.map((a) => [a.id, a.email, a.role, iso(a.createdAt), iso(a.lastSignInAt), iso(a.disabledAt)]),
   ]);
 }
 

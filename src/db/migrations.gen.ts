@@ -18,6 +18,8 @@ import m14 from '../../drizzle/0014_webhook_failures_and_rotation.sql' with { ty
 import m15 from '../../drizzle/0015_link_fallback_visits.sql' with { type: 'text' };
 import m16 from '../../drizzle/0016_domains.sql' with { type: 'text' };
 import m17 from '../../drizzle/0017_domain_keys.sql' with { type: 'text' };
+import m18 from '../../drizzle/0018_account_roles.sql' with { type: 'text' };
+import m19 from '../../drizzle/0019_drop_is_superuser.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -39,4 +41,6 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0015_link_fallback_visits', sql: m15 },
   { tag: '0016_domains', sql: m16 },
   { tag: '0017_domain_keys', sql: m17 },
+  { tag: '0018_account_roles', sql: m18 },
+  { tag: '0019_drop_is_superuser', sql: m19 },
 ];

@@ -2,8 +2,9 @@
  * The API edge, run on every request under /api/v1 before routing (so unknown paths, bad
  * bodies and auth failures all carry rate-limit headers): body size and type checks, key
  * verification, the per-key (or per-address) rate limit, and the scope rule — GET needs a
- * read or write key, every other method a write key (but for the few POSTs that only read), and
- * a create key may call only POST /links and GET /me.
+ * read or write key, every other method a write key (but for the few POSTs that only read), a
+ * create key may call only POST /links and GET /me, and a viewer account's session or read key
+ * never writes (its create key, meant for a form, creates links as any create key does).
  *
  * A request with no Authorization header but a live dashboard session cookie is the signed-in
  * account acting as a write key, rate-limited per account; its writes must be same-origin
@@ -11,7 +12,7 @@
  */
 import { Elysia } from 'elysia';
 import { AppError } from '../lib/errors';
-import { type Principal, verifyApiKey } from '../modules/auth/public';
+import { isAdmin, type Principal, verifyApiKey } from '../modules/auth/public';
 import { type SessionsBase, sessionPrincipal, verifySession } from '../modules/sessions/public';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
@@ -111,12 +112,20 @@ function readsOnly(path: string): boolean {
 /** What a `create` key may call: a new link, and who it is. */
 const CREATE_SCOPE_ROUTES = new Set(['POST /api/v1/links', 'GET /api/v1/me', 'HEAD /api/v1/me']);
 
-function scopeRefusal(scope: Principal['key']['scope'], method: string, path: string): AppError | null {
+function scopeRefusal(
+  scope: Principal['key']['scope'],
+  viewer: boolean,
+  method: string,
+  path: string,
+): AppError | null {
   if (scope === 'create') {
     if (CREATE_SCOPE_ROUTES.has(`${method} ${path}`)) return null;
     return new AppError('insufficient_scope', 'This key may only create links (POST /links) and read GET /me');
   }
-  if (method === 'GET' || method === 'HEAD' || scope === 'write' || readsOnly(path)) return null;
+  if (method === 'GET' || method === 'HEAD' || readsOnly(path)) return null;
+  // A viewer's session and keys only read, whatever scope a key was given before a demotion.
+  if (viewer) return new AppError('insufficient_scope', 'This account is a viewer: it may only read');
+  if (scope === 'write') return null;
   return new AppError('insufficient_scope', 'This key is read-only: a write key is required');
 }
 
@@ -156,7 +165,7 @@ export function createApiGuard(deps: GuardDeps, limiter: RateLimit) {
     const problem = pathProblem(path) ?? bodyProblem(request);
     if (problem) return errorResponse(problem, headers);
     const { principal } = auth;
-    const refused = scopeRefusal(principal.key.scope, request.method, path);
+    const refused = scopeRefusal(principal.key.scope, principal.account.role === 'viewer', request.method, path);
     if (refused) return errorResponse(refused, headers);
     principals.set(request, principal);
     Object.assign(set.headers, headers);
@@ -167,5 +176,5 @@ export function createApiGuard(deps: GuardDeps, limiter: RateLimit) {
 /** Gives routes `principal` (the verified key and its account) and `actor` (what it may do). */
 export const principalPlugin = new Elysia({ name: 'slink.principal' }).derive({ as: 'scoped' }, ({ request }) => {
   const principal = principalOf(request);
-  return { principal, actor: { superuser: principal.account.isSuperuser } };
+  return { principal, actor: { superuser: isAdmin(principal.account) } };
 });

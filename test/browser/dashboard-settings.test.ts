@@ -133,11 +133,20 @@ test('workspace and accounts; disabling asks first and says the keys will be rev
   const p = await signedInPage(d);
   const bo = await createAccount(d.t.deps, { email: 'bo@example.com', password: PASSWORD });
   const boKey = (await createApiKey(d.t.deps, { accountId: bo.id, scope: 'read' })).key;
+  await createAccount(d.t.deps, { email: 'vi@example.com', password: PASSWORD, role: 'viewer' });
   await p.page.goto(`${d.origin}/app/settings/workspace`);
   await p.page.getByText('https://app.sl.test').waitFor();
   expect(await p.page.getByText('https://sl.test', { exact: true }).isVisible()).toBe(true);
   await p.page.getByRole('link', { name: 'Accounts' }).click();
   await p.page.getByRole('cell', { name: 'bo@example.com', exact: true }).waitFor();
+  // Each account's role.
+  const roleOf = async (email: string) =>
+    (await p.page.getByRole('row').filter({ hasText: email }).getByRole('cell').nth(1).textContent())?.trim();
+  expect([await roleOf(p.account.email), await roleOf('bo@example.com'), await roleOf('vi@example.com')]).toEqual([
+    'Admin',
+    'Editor',
+    'Viewer',
+  ]);
   // Nobody can disable their own account: only the others have the button.
   expect(await p.page.getByRole('button', { name: `Disable ${p.account.email}` }).count()).toBe(0);
   await p.page.getByRole('button', { name: 'Disable bo@example.com' }).click();

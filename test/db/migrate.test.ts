@@ -97,7 +97,7 @@ describe('embedded migrations', () => {
     migrateDatabase(d);
     const before = { schema: schemaSql(d), rows: migrationRows(d) };
     d.$client.run(
-      "INSERT INTO accounts (id, email, password_hash, is_superuser, created_at) VALUES ('acc_1', 'a@b.c', 'h', 0, 1)",
+      "INSERT INTO accounts (id, email, password_hash, role, created_at) VALUES ('acc_1', 'a@b.c', 'h', 'viewer', 1)",
     );
     migrateDatabase(d);
     migrateDatabase(d);

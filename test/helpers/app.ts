@@ -112,13 +112,13 @@ export function fixturePasswordHash(): Promise<string> {
  */
 export async function makeAccount(
   t: Pick<TestApp, 'deps'>,
-  opts: { email?: string; superuser?: boolean } = {},
+  opts: { email?: string; superuser?: boolean; role?: AccountRow['role'] } = {},
 ): Promise<AccountRow> {
   return insertAccount(t.deps, {
     id: newId('acc'),
     email: opts.email ?? `user${++accountCounter}@example.com`,
     passwordHash: await fixturePasswordHash(),
-    isSuperuser: opts.superuser ?? false,
+    role: opts.role ?? (opts.superuser ? 'admin' : 'editor'),
     createdAt: t.deps.clock.now(),
     lastSignInAt: null,
     disabledAt: null,

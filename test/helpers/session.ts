@@ -6,6 +6,7 @@
  * here can sign in that way too.
  */
 import { sessionCookieName } from '../../src/http/session';
+import type { AccountRow } from '../../src/modules/auth/public';
 import { startSession } from '../../src/modules/sessions/service';
 import { makeAccount, type TestApp } from './app';
 
@@ -20,11 +21,11 @@ export interface TestSession {
 /** A new account (or the one of `email`, made here before) signed in; its password is FIXTURE_PASSWORD. */
 export async function sessionFor(
   t: TestApp,
-  opts: { email?: string; superuser?: boolean; userAgent?: string } = {},
+  opts: { email?: string; superuser?: boolean; role?: AccountRow['role']; userAgent?: string } = {},
 ): Promise<TestSession> {
   const account =
     (opts.email === undefined ? null : await t.deps.stores.accounts.findByEmail(opts.email)) ??
-    (await makeAccount(t, { email: opts.email, superuser: opts.superuser ?? false }));
+    (await makeAccount(t, { email: opts.email, superuser: opts.superuser ?? false, role: opts.role }));
   const made = await startSession(t.deps, account, opts.userAgent ?? null);
   return {
     cookie: `${sessionCookieName(t.deps.config.appHost)}=${made.token}`,

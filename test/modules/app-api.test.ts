@@ -205,6 +205,7 @@ forEachEngine((engine) => {
         id: expect.stringMatching(/^acc_/),
         email: 'new@example.com',
         superuser: true,
+        role: 'admin',
         createdAt: T0,
         lastSignInAt: null,
         disabledAt: null,

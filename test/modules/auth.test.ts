@@ -300,7 +300,7 @@ forEachEngine((engine) => {
       });
       expect(res.body.key.prefix.length).toBeGreaterThanOrEqual(8);
       expect(res.body.key.prefix.length).toBeLessThan(key.length / 2);
-      expect(res.body.account).toEqual({ id: account.id, email: account.email, superuser: true });
+      expect(res.body.account).toEqual({ id: account.id, email: account.email, superuser: true, role: 'admin' });
       // Neither the key, nor its secret part, nor its hash, nor the password hash leaks.
       const secret = key.slice(res.body.key.prefix.length);
       expect(res.text).not.toContain(key);
@@ -319,7 +319,7 @@ forEachEngine((engine) => {
       expect(res.body.scope).toBe('read');
       expect(res.body.key.scope).toBe('read');
       expect(res.body.key.expiresAt).toBe(T0 + 3_600_000);
-      expect(res.body.account).toEqual({ id: account.id, email: account.email, superuser: false });
+      expect(res.body.account).toEqual({ id: account.id, email: account.email, superuser: false, role: 'editor' });
     });
 
     test('two keys of one account are told apart', async () => {

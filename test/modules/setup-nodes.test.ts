@@ -63,7 +63,12 @@ describe('first-run setup across nodes (PostgreSQL)', () => {
     const made = await dash(b, 'POST', '/setup', { body: { token, email: 'first@example.com', password: PASSWORD } });
     expect(made.status).toBe(201);
     expectSchema(SignedInModel, made.body);
-    expect(made.body.account).toEqual({ id: expect.any(String), email: 'first@example.com', superuser: true });
+    expect(made.body.account).toEqual({
+      id: expect.any(String),
+      email: 'first@example.com',
+      superuser: true,
+      role: 'admin',
+    });
     // The session works on the other node too.
     const session = await dash(a, 'GET', '/session', { cookie: setCookieOf(made)!.header });
     expect(session.body).toEqual(made.body);

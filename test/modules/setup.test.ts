@@ -60,7 +60,12 @@ forEachEngine((engine) => {
       const res = await dash(t, 'POST', '/setup', { body: setupBody(t) });
       expect(res.status).toBe(201);
       expectSchema(SignedInModel, res.body);
-      expect(res.body.account).toEqual({ id: expect.any(String), email: 'first@example.com', superuser: true });
+      expect(res.body.account).toEqual({
+        id: expect.any(String),
+        email: 'first@example.com',
+        superuser: true,
+        role: 'admin',
+      });
       const cookie = setCookieOf(res)!.header;
       const session = await dash(t, 'GET', '/session', { cookie });
       expect(session.body).toEqual(res.body);

@@ -60,7 +60,7 @@ export function sourceFingerprint(sqlite: Database): string {
         (SELECT count(*) FROM link_tags) AS tags,
         (SELECT total(clicks) || ':' || total(bots) || ':' || total(uniques) FROM link_counters) AS counters,
         (SELECT count(*) || ':' || coalesce(max(last_seen_at), 0) FROM sessions) AS sessions,
-        (SELECT group_concat(id || email || password_hash || coalesce(disabled_at, '') || is_superuser) FROM accounts) AS accounts,
+        (SELECT group_concat(id || email || password_hash || coalesce(disabled_at, '') || role) FROM accounts) AS accounts,
         (SELECT count(*) || ':' || coalesce(max(last_used_at), 0) || ':' || coalesce(max(revoked_at), 0) FROM api_keys) AS keys,
         (SELECT count(*) FROM rollups) AS rollups,
         (SELECT count(*) || ':' || coalesce(max(updated_at), 0) FROM webhooks) AS webhooks,

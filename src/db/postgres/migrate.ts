@@ -21,6 +21,7 @@ import m0011 from './migrations/0011_webhooks.sql' with { type: 'text' };
 import m0012 from './migrations/0012_webhook_failures_and_rotation.sql' with { type: 'text' };
 import m0013 from './migrations/0013_link_fallback_visits.sql' with { type: 'text' };
 import m0014 from './migrations/0014_domains.sql' with { type: 'text' };
+import m0015 from './migrations/0015_account_roles.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -44,6 +45,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 12, name: '0012_webhook_failures_and_rotation', sql: m0012 },
   { version: 13, name: '0013_link_fallback_visits', sql: m0013 },
   { version: 14, name: '0014_domains', sql: m0014 },
+  { version: 15, name: '0015_account_roles', sql: m0015 },
 ];
 
 function checksum(sql: string): string {

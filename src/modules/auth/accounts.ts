@@ -6,15 +6,24 @@ import { newId } from '../../lib/ids';
 import type { AuthDeps } from './deps';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords';
 import type { AccountRow } from './store';
+import { ROLES, type Role } from './table';
 
 /** An account as other modules see it (the table itself stays private to this module). */
-export type { AccountRow };
+export type { AccountRow, Role };
+export { ROLES };
+
+/** An admin may do everything; "superuser" in the API and the code means exactly this. */
+export function isAdmin(account: Pick<AccountRow, 'role'>): boolean {
+  return account.role === 'admin';
+}
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 interface CreateAccountInput {
   email: string;
   password: string;
+  /** Default editor; `superuser: true` (the older word) means admin. */
+  role?: Role;
   superuser?: boolean;
 }
 
@@ -42,7 +51,7 @@ export async function prepareAccount(deps: AuthDeps, input: CreateAccountInput):
     id: newId('acc'),
     email,
     passwordHash: await hashPassword(input.password),
-    isSuperuser: input.superuser ?? false,
+    role: input.role ?? (input.superuser ? 'admin' : 'editor'),
     createdAt: deps.clock.now(),
     lastSignInAt: null,
     disabledAt: null,

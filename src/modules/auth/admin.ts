@@ -5,7 +5,7 @@
  */
 
 import { AppError, invalid } from '../../lib/errors';
-import { checkPassword, getAccountByEmailOrThrow, getAccountOrThrow } from './accounts';
+import { checkPassword, getAccountByEmailOrThrow, getAccountOrThrow, isAdmin } from './accounts';
 import type { AuthDeps } from './deps';
 import { hashPassword } from './passwords';
 import type { AccountRow } from './store';
@@ -26,7 +26,7 @@ export async function setPassword(deps: AuthDeps, email: string, password: strin
 }
 
 export function requireSuperuser(account: AccountRow): void {
-  if (!account.isSuperuser) throw new AppError('superuser_required', 'Only a superuser may manage accounts');
+  if (!isAdmin(account)) throw new AppError('superuser_required', 'Only a superuser may manage accounts');
 }
 
 /**

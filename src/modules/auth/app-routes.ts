@@ -33,7 +33,10 @@ export function appKeysRoutes(deps: AuthDeps) {
         parse: 'json',
         body: CreateKeyBody,
         response: { 201: CreatedKeyModel, ...errors(400, 403, 413, 415) },
-        detail: appDetail('Create an API key', 'The answer holds the secret (`key`): shown this once, never again.'),
+        detail: appDetail(
+          'Create an API key',
+          "The answer holds the secret (`key`): shown this once, never again. A viewer's key is read only (else 403 insufficient_scope).",
+        ),
       },
     )
     .delete(

@@ -4,7 +4,7 @@
  */
 
 import { invalid, notFound } from '../../lib/errors';
-import { createAccount } from './accounts';
+import { createAccount, isAdmin } from './accounts';
 import { listAccounts, requireSuperuser } from './admin';
 import type { AuthDeps } from './deps';
 import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from './keys';
@@ -31,7 +31,8 @@ export function toAccountItem(row: AccountRow): AccountItem {
   return {
     id: row.id,
     email: row.email,
-    superuser: row.isSuperuser,
+    superuser: isAdmin(row),
+    role: row.role,
     createdAt: row.createdAt,
     lastSignInAt: row.lastSignInAt,
     disabledAt: row.disabledAt,
@@ -67,7 +68,7 @@ export async function createOwnKey(deps: AuthDeps, actor: AccountRow, input: Cre
 /** Revokes one of the actor's keys, or any key for a superuser; a key one may not see is not_found. */
 export async function revokeKeyAs(deps: AuthDeps, actor: AccountRow, keyId: string): Promise<void> {
   const row = await findApiKey(deps, keyId);
-  if (!row || (row.accountId !== actor.id && !actor.isSuperuser)) throw notFound('key');
+  if (!row || (row.accountId !== actor.id && !isAdmin(actor))) throw notFound('key');
   await revokeApiKey(deps, keyId);
 }
 

@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia';
 import { principalPlugin } from '../../http/auth';
 import { errors } from '../../http/models';
+import { isAdmin } from './accounts';
 import type { Principal } from './keys';
 import { type Me, MeModel } from './model';
 
@@ -17,7 +18,7 @@ function describePrincipal({ key, account }: Principal): Me {
       lastUsedAt: key.lastUsedAt,
       createdAt: key.createdAt,
     },
-    account: { id: account.id, email: account.email, superuser: account.isSuperuser },
+    account: { id: account.id, email: account.email, superuser: isAdmin(account), role: account.role },
   };
 }
 

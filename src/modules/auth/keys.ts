@@ -35,6 +35,14 @@ interface CreatedApiKey {
 export async function createApiKey(deps: AuthDeps, input: CreateApiKeyInput): Promise<CreatedApiKey> {
   if (!(SCOPES as readonly string[]).includes(input.scope))
     throw invalid('scope', 'Scope must be read, write or create');
+  if (input.scope === 'write' && (await deps.stores.accounts.findById(input.accountId))?.role === 'viewer') {
+    // A key never has more than its account: a viewer's is read, or create (for a form).
+    throw new AppError(
+      'insufficient_scope',
+      "A viewer's key can only read or create: ask for scope read or create",
+      'scope',
+    );
+  }
   if (input.name && input.name.length > 100) throw invalid('name', 'Key name is at most 100 characters');
   for (;;) {
     const key = `slk_${randomString(40)}`;

@@ -5,12 +5,14 @@ import { fieldError } from '../../http/errors';
 import { nullable, oneOf } from '../../http/models';
 import { MAX_INSTANT } from '../../lib/time';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
-import { SCOPES } from './table';
+import { ROLES, SCOPES } from './table';
 
 const SCOPE_DESCRIPTION =
   'read: every GET (and the POSTs that change nothing); write: every request; create: only POST /api/v1/links and GET /api/v1/me ' +
   '(for keys that live in a browser extension or a form).';
 const ScopeModel = oneOf(SCOPES, { description: SCOPE_DESCRIPTION });
+/** admin: everything; editor: links, projects, tags; viewer: read only (its own keys read or create scope). */
+export const RoleModel = oneOf(ROLES);
 export type Scope = typeof ScopeModel.static;
 
 export const MeModel = t.Object({
@@ -27,7 +29,8 @@ export const MeModel = t.Object({
   account: t.Object({
     id: t.String(),
     email: t.String(),
-    superuser: t.Boolean({ description: 'Superuser keys may choose and rename slugs.' }),
+    superuser: t.Boolean({ description: 'True exactly for admins: they may choose and rename slugs.' }),
+    role: RoleModel,
   }),
 });
 export type Me = typeof MeModel.static;
@@ -81,6 +84,7 @@ export const AccountItemModel = t.Object(
     id: t.String(),
     email: t.String(),
     superuser: t.Boolean(),
+    role: RoleModel,
     createdAt: Type.Integer(),
     lastSignInAt: MaybeTime,
     disabledAt: t.Union([Type.Integer(), t.Null()], { description: 'Set while disabled: no sign-in, keys refused.' }),

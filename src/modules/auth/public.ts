@@ -11,12 +11,15 @@ export {
   findAccountById,
   getAccountByEmailOrThrow,
   hasAccounts,
+  isAdmin,
   prepareAccount,
+  ROLES,
+  type Role,
 } from './accounts';
 export { listAccounts, setPassword } from './admin';
 export type { AuthDeps } from './deps';
 export { type ApiKeyListing, createApiKey, listApiKeys, type Principal, revokeApiKey, verifyApiKey } from './keys';
-export { EmailField, NEW_PASSWORD, passwordField } from './model';
+export { EmailField, NEW_PASSWORD, passwordField, RoleModel } from './model';
 export { hashPassword } from './passwords';
 export { createPostgresAccountStore, createPostgresKeyStore } from './postgres/store';
 export { createSqliteAccountStore, createSqliteKeyStore } from './sqlite/store';

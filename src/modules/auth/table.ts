@@ -8,6 +8,10 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
  */
 export const SCOPES = ['read', 'write', 'create'] as const;
 
+/** What an account may do: admin everything, editor change links, viewer only read (see docs/operations.md). */
+export const ROLES = ['admin', 'editor', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
 /** People who can sign in to the dashboard and own API keys. */
 export const accounts = sqliteTable(
   'accounts',
@@ -15,7 +19,8 @@ export const accounts = sqliteTable(
     id: text('id').primaryKey(),
     email: text('email').notNull(),
     passwordHash: text('password_hash').notNull(),
-    isSuperuser: integer('is_superuser', { mode: 'boolean' }).notNull().default(false),
+    /** The one source of truth for an account's powers: "superuser" is role = admin. */
+    role: text('role', { enum: ROLES }).notNull().default('editor'),
     createdAt: integer('created_at').notNull(),
     lastSignInAt: integer('last_sign_in_at'),
     /** Set while the account is disabled: no sign-in, and its API keys fail as revoked ones do. */

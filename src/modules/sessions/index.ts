@@ -4,6 +4,7 @@ import { findSignedIn, signedIn } from '../../http/app-guard';
 import { clientAddress } from '../../http/client';
 import { appDetail, errors, IdParams, noContentResponses } from '../../http/models';
 import { clearedSessionCookie, sessionCookie } from '../../http/session';
+import { isAdmin } from '../auth/public';
 import type { SessionsDeps } from './deps';
 import {
   PasswordBody,
@@ -20,7 +21,7 @@ import { completeSetup, setupNeeded } from './setup';
 
 function toBody({ account, session }: SignedIn): SignedInBody {
   return {
-    account: { id: account.id, email: account.email, superuser: account.isSuperuser },
+    account: { id: account.id, email: account.email, superuser: isAdmin(account), role: account.role },
     session: { id: session.id, expiresAt: session.expiresAt },
   };
 }

@@ -1,9 +1,9 @@
 /** Schemas of the dashboard's session endpoints (/api/app: setup, session, sessions, password). */
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { EmailField, NEW_PASSWORD, passwordField } from '../auth/public';
+import { EmailField, NEW_PASSWORD, passwordField, RoleModel } from '../auth/public';
 
-const AccountModel = t.Object({ id: t.String(), email: t.String(), superuser: t.Boolean() });
+const AccountModel = t.Object({ id: t.String(), email: t.String(), superuser: t.Boolean(), role: RoleModel });
 
 export const SignedInModel = t.Object(
   {

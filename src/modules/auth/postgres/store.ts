@@ -9,7 +9,7 @@ interface PgAccountRow {
   id: string;
   email: string;
   password_hash: string;
-  is_superuser: boolean;
+  role: AccountRow['role'];
   created_at: Int8;
   last_sign_in_at: Int8 | null;
   disabled_at: Int8 | null;
@@ -33,7 +33,7 @@ function toAccount(r: PgAccountRow): AccountRow {
     id: r.id,
     email: r.email,
     passwordHash: r.password_hash,
-    isSuperuser: r.is_superuser,
+    role: r.role,
     createdAt: num(r.created_at),
     lastSignInAt: numOrNull(r.last_sign_in_at),
     disabledAt: numOrNull(r.disabled_at),
@@ -56,8 +56,8 @@ function toKey(r: PgKeyRow): ApiKeyRow {
 }
 
 async function insertAccount(sql: Pg, row: AccountRow): Promise<void> {
-  await sql`INSERT INTO accounts (id, email, password_hash, is_superuser, created_at, last_sign_in_at, disabled_at)
-    VALUES (${row.id}, ${row.email}, ${row.passwordHash}, ${row.isSuperuser}, ${row.createdAt},
+  await sql`INSERT INTO accounts (id, email, password_hash, role, created_at, last_sign_in_at, disabled_at)
+    VALUES (${row.id}, ${row.email}, ${row.passwordHash}, ${row.role}, ${row.createdAt},
       ${row.lastSignInAt}, ${row.disabledAt})`;
 }
 
@@ -152,7 +152,7 @@ export function createPostgresKeyStore(sql: Pg): KeyStore {
       if (!storable(prefix)) return null;
       const [row] = await sql<(PgKeyRow & { a_id: string } & Record<string, unknown>)[]>`
         SELECT k.*, a.id AS a_id, a.email AS a_email, a.password_hash AS a_password_hash,
-          a.is_superuser AS a_is_superuser, a.created_at AS a_created_at,
+          a.role AS a_role, a.created_at AS a_created_at,
           a.last_sign_in_at AS a_last_sign_in_at, a.disabled_at AS a_disabled_at
         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.prefix = ${prefix}`;
       if (!row) return null;
@@ -160,7 +160,7 @@ export function createPostgresKeyStore(sql: Pg): KeyStore {
         id: row.a_id,
         email: row.a_email as string,
         password_hash: row.a_password_hash as string,
-        is_superuser: row.a_is_superuser as boolean,
+        role: row.a_role as AccountRow['role'],
         created_at: row.a_created_at as Int8,
         last_sign_in_at: row.a_last_sign_in_at as Int8 | null,
         disabled_at: row.a_disabled_at as Int8 | null,

@@ -15,6 +15,8 @@ import { useAction, useResource } from '../../lib/hooks';
 import { useSession } from '../../session';
 import { AccountDialog } from './account-dialog';
 
+const ROLE_LABELS: Record<AccountItem['role'], string> = { admin: 'Admin', editor: 'Editor', viewer: 'Viewer' };
+
 export function AccountsPage() {
   const accounts = useResource(listAccounts, []);
   const { account: me } = useSession();
@@ -40,7 +42,7 @@ export function AccountsPage() {
           {items.map((item) => (
             <tr key={item.id}>
               <td>{item.email}</td>
-              <td>{item.superuser ? 'Superuser' : 'Member'}</td>
+              <td>{ROLE_LABELS[item.role]}</td>
               <td>{formatUtc(item.createdAt)}</td>
               <td>{item.lastSignInAt === null ? 'never' : formatUtc(item.lastSignInAt)}</td>
               <td>{item.disabledAt === null ? 'Active' : 'Disabled'}</td>
