@@ -25,19 +25,29 @@ forEachEngine((engine) => {
 
     test('a table: one row an account, oldest first, never a password hash', async () => {
       const rows = lines(await ok(cli.run(['user', 'list'])));
-      expect(rows[0]!.split(/\s{2,}/)).toEqual(['ID', 'EMAIL', 'ROLE', 'CREATED', 'LAST SIGN-IN', 'DISABLED']);
+      expect(rows[0]!.split(/\s{2,}/)).toEqual([
+        'ID',
+        'EMAIL',
+        'SUPERUSER',
+        'CREATED',
+        'LAST SIGN-IN',
+        'DISABLED',
+        'ROLE',
+      ]);
       expect(rows).toHaveLength(5);
       const [boss, member, reader, chief] = rows.slice(1).map((r) => r.split(/\s{2,}/));
       expect(boss!.slice(1)).toEqual([
         'boss@example.com',
-        'admin',
+        'yes',
         expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
         '-',
         '-',
+        'admin',
       ]);
-      expect(member!.slice(1, 3)).toEqual(['member@example.com', 'editor']);
-      expect(reader!.slice(1, 3)).toEqual(['reader@example.com', 'viewer']);
-      expect(chief!.slice(1, 3)).toEqual(['chief@example.com', 'admin']);
+      const emailSuperuserRole = (row: string[] | undefined) => [row![1], row![2], row![6]];
+      expect(emailSuperuserRole(member)).toEqual(['member@example.com', 'no', 'editor']);
+      expect(emailSuperuserRole(reader)).toEqual(['reader@example.com', 'no', 'viewer']);
+      expect(emailSuperuserRole(chief)).toEqual(['chief@example.com', 'yes', 'admin']);
       expect(rows.join('\n')).not.toContain('argon2');
     });
 
@@ -69,7 +79,7 @@ forEachEngine((engine) => {
     test('no accounts: only the header, or [] with --json', async () => {
       const empty = await cliDatabase(engine);
       expect(lines(await ok(empty.run(['user', 'list'])))).toEqual([
-        'ID  EMAIL  ROLE  CREATED  LAST SIGN-IN  DISABLED',
+        'ID  EMAIL  SUPERUSER  CREATED  LAST SIGN-IN  DISABLED  ROLE',
       ]);
       expect(await ok(empty.run(['user', 'list', '--json']))).toBe('[]\n');
     });

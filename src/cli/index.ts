@@ -25,7 +25,7 @@ Usage:
   slink [serve]                                   start the service
   slink user add <email> [--role admin|editor|viewer] [--superuser] [--password <pw>]
                                                   create an account (password read from stdin when not given)
-  slink user list [--json]                        list accounts: email, role, created, last sign-in
+  slink user list [--json]                        list accounts: email, superuser, created, last sign-in, role
   slink user password <email>                     set a new password, read from stdin; ends that account's sessions
   slink key create --user <email> --scope read|write|create [--name <n>] [--expires-in <dur>] [--json]
                                                   create an API key; prints the key once (dur: 90s, 15m, 12h, 30d)

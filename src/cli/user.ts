@@ -58,8 +58,17 @@ async function listUsers(deps: BaseDeps, argv: string[], io: CliIo): Promise<voi
     return;
   }
   printTable(io, [
-    ['ID', 'EMAIL', 'ROLE', 'CREATED', 'LAST SIGN-IN', 'DISABLED'],
-    ...accounts.map((a) => [a.id, a.email, a.role, iso(a.createdAt), iso(a.lastSignInAt), iso(a.disabledAt)]),
+    // The columns scripts already read keep their places; the role comes last.
+    ['ID', 'EMAIL', 'SUPERUSER', 'CREATED', 'LAST SIGN-IN', 'DISABLED', 'ROLE'],
+    ...accounts.map((a) => [
+      a.id,
+      a.email,
+      a.superuser ? 'yes' : 'no',
+      iso(a.createdAt),
+      iso(a.lastSignInAt),
+      iso(a.disabledAt),
+      a.role,
+    ]),
   ]);
 }
 
