@@ -60,6 +60,32 @@ export function pathOf(url: string): string {
 }
 
 /**
+ * Where a request URL's host starts and ends, into `out`: [start, end of the name (before a
+ * port), end of the host and port]; all 0 when the URL names no host (HTTP/1.0 without Host).
+ * Allocates nothing: the short site reads it once per request, for the domain and the app host.
+ */
+export function hostBoundsOf(url: string, out: Int32Array): void {
+  if (url.charCodeAt(0) === 0x2f) {
+    out[0] = out[1] = out[2] = 0;
+    return;
+  }
+  const start = url.indexOf('//') + 2;
+  const length = url.length;
+  // An IPv6 literal's colons are inside its brackets: its port's colon comes after the ']'.
+  const bracketed = url.charCodeAt(start) === 0x5b;
+  let nameEnd = -1;
+  let end = start;
+  for (; end < length; end++) {
+    const c = url.charCodeAt(end);
+    if (c === 0x2f || c === 0x3f || c === 0x23) break;
+    if (c === 0x3a && nameEnd < 0 && (!bracketed || url.charCodeAt(end - 1) === 0x5d)) nameEnd = end;
+  }
+  out[0] = start;
+  out[1] = nameEnd < 0 ? end : nameEnd;
+  out[2] = end;
+}
+
+/**
  * The host (and port) a request was sent to; empty when it named none usable. Bun builds
  * `request.url` from the Host header through the URL parser, which already lower-cases the host:
  * no case folding per request.

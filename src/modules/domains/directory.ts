@@ -151,27 +151,13 @@ export class DomainDirectory {
   }
 
   /**
-   * The domain a request URL (as Bun gives it: `scheme://host[:port]/...`, host lowercase) was
-   * sent to, or undefined when its host is none of them. Allocates nothing: the redirect calls it
-   * on every request.
+   * The domain whose host is `url` from `start` to `end` (a request URL's host name, as Bun gives
+   * it: lowercase; http/client.ts hostBoundsOf), or undefined when it is none of them. Allocates
+   * nothing: the redirect calls it on every request.
    */
-  ofUrl(url: string): DomainFacts | undefined {
-    // A URL with no host (HTTP/1.0 without Host) starts with the path.
-    if (url.charCodeAt(0) === 0x2f) return undefined;
-    const start = url.indexOf('//') + 2;
-    let end = start;
-    const length = url.length;
-    // The host ends at the port, the path or the URL's end; an IPv6 literal's colons are inside [].
-    const bracketed = url.charCodeAt(start) === 0x5b;
-    for (; end < length; end++) {
-      const c = url.charCodeAt(end);
-      if (c === 0x2f || c === 0x3f || c === 0x23) break;
-      if (c === 0x3a && !bracketed) break;
-      if (c === 0x5d && bracketed) {
-        end++;
-        break;
-      }
-    }
+  ofHost(url: string, start: number, end: number): DomainFacts | undefined {
+    // No host named (HTTP/1.0 without Host): no domain, whatever a domain's row says.
+    if (end === start) return undefined;
     const same = this.byHostHash.get(hashRange(url, start, end));
     if (same === undefined) return undefined;
     for (const facts of same) if (facts.host.length === end - start && url.startsWith(facts.host, start)) return facts;

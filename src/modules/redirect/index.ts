@@ -11,10 +11,10 @@
  * The server calls it from Bun.serve's fetch, before Elysia builds a request context (server.ts);
  * an app made without `shortSiteAnswered` (tests, `app.handle()`) runs it as its first onRequest
  * hook, before routing and the API guard. Either way a redirect pays for nothing but itself: the
- * Host is matched in place (DomainDirectory.ofUrl), with no string made.
+ * Host is found once and matched in place (hostBoundsOf, DomainDirectory.ofHost), with no string made.
  */
 
-import { pathOf, type ServerLike } from '../../http/client';
+import { hostBoundsOf, pathOf, type ServerLike } from '../../http/client';
 import { RESERVED_SLUGS } from '../links/public';
 import type { RedirectDeps } from './deps';
 import { pageResponse, ROBOTS_TXT } from './pages';
@@ -33,28 +33,6 @@ interface HookContext {
   server: ServerLike | null;
 }
 
-/** Where a request URL's host (and port) starts and ends: [start, end of the name, end of the port]. */
-function authorityOf(url: string, out: Int32Array): void {
-  // A URL with no host (HTTP/1.0 without Host) starts with the path.
-  if (url.charCodeAt(0) === 0x2f) {
-    out[0] = out[1] = out[2] = 0;
-    return;
-  }
-  const start = url.indexOf('//') + 2;
-  const length = url.length;
-  const bracketed = url.charCodeAt(start) === 0x5b;
-  let nameEnd = -1;
-  let end = start;
-  for (; end < length; end++) {
-    const c = url.charCodeAt(end);
-    if (c === 0x2f || c === 0x3f || c === 0x23) break;
-    if (c === 0x3a && nameEnd < 0 && (!bracketed || url.charCodeAt(end - 1) === 0x5d)) nameEnd = end;
-  }
-  out[0] = start;
-  out[1] = nameEnd < 0 ? end : nameEnd;
-  out[2] = end;
-}
-
 export function createShortSite(deps: RedirectDeps) {
   const { shortHost, appHost } = deps.config;
   const split = shortHost !== appHost;
@@ -66,8 +44,8 @@ export function createShortSite(deps: RedirectDeps) {
   const { metrics, domains, clock } = deps;
   // One buffer for the host's bounds, reused by every request (the handler never yields before reading it).
   const bounds = new Int32Array(3);
+  /** Whether the host in `bounds` is the app host's. */
   const isApp = (url: string): boolean => {
-    authorityOf(url, bounds);
     const start = bounds[0]!;
     const nameEnd = bounds[1]!;
     const end = bounds[2]!;
@@ -79,8 +57,9 @@ export function createShortSite(deps: RedirectDeps) {
   };
   return ({ request, server }: HookContext): Response | Promise<Response> | undefined => {
     const url = request.url;
+    hostBoundsOf(url, bounds);
     if (split && isApp(url)) return undefined;
-    let domain = domains.ofUrl(url);
+    let domain = domains.ofHost(url, bounds[0]!, bounds[1]!);
     // Whether the app answers what the short site does not.
     let appToo: boolean;
     if (domain !== undefined) {
@@ -88,8 +67,7 @@ export function createShortSite(deps: RedirectDeps) {
       appToo = !split && domain.isDefault;
     } else {
       domain = domains.default;
-      // Split: no usable Host is the default domain's, a stray host's non-links are the app's
-      // (`bounds` holds the host's, read by isApp).
+      // Split: no usable Host is the default domain's, a stray host's non-links are the app's.
       appToo = !split || bounds[2]! > bounds[0]!;
     }
     const path = pathOf(url);
