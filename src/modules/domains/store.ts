@@ -78,3 +78,40 @@ export const SETTING_COLUMNS: Readonly<Record<keyof DomainSettings, string>> = {
   appleAppSiteAssociation: 'apple_app_site_association',
   assetLinks: 'asset_links',
 };
+
+/**
+ * A `domains` row as either engine answers it, under its column names: SQLite gives a boolean as
+ * 0 or 1, PostgreSQL an int8 as text.
+ */
+export interface StoredDomain {
+  id: number;
+  host: string;
+  origin: string;
+  is_default: boolean | number;
+  root_url: string | null;
+  not_found_url: string | null;
+  expired_url: string | null;
+  upstream: string | null;
+  apple_app_site_association: string | null;
+  asset_links: string | null;
+  last_seen_at: number | string | null;
+  created_at: number | string;
+}
+
+/** A stored row in the module's words. */
+export function domainRowOf(r: StoredDomain): DomainRow {
+  return {
+    id: r.id,
+    host: r.host,
+    origin: r.origin,
+    isDefault: r.is_default === true || r.is_default === 1,
+    rootUrl: r.root_url,
+    notFoundUrl: r.not_found_url,
+    expiredUrl: r.expired_url,
+    upstream: r.upstream,
+    appleAppSiteAssociation: r.apple_app_site_association,
+    assetLinks: r.asset_links,
+    lastSeenAt: r.last_seen_at === null ? null : Number(r.last_seen_at),
+    createdAt: Number(r.created_at),
+  };
+}

@@ -1,46 +1,15 @@
 /** The domains store on PostgreSQL. */
 import type { Pg } from '../../../db/postgres/client';
-import { num } from '../../../db/postgres/client';
 import { isForeignKeyViolation } from '../../../db/storage';
 import {
   type DomainLinksPostgres,
   type DomainRow,
   type DomainSettings,
   type DomainStore,
+  domainRowOf,
   SETTING_COLUMNS,
+  type StoredDomain,
 } from '../store';
-
-export interface PgDomainRow {
-  id: number;
-  host: string;
-  origin: string;
-  is_default: boolean;
-  root_url: string | null;
-  not_found_url: string | null;
-  expired_url: string | null;
-  upstream: string | null;
-  apple_app_site_association: string | null;
-  asset_links: string | null;
-  last_seen_at: string | null;
-  created_at: string;
-}
-
-export function toDomainRow(r: PgDomainRow): DomainRow {
-  return {
-    id: r.id,
-    host: r.host,
-    origin: r.origin,
-    isDefault: r.is_default,
-    rootUrl: r.root_url,
-    notFoundUrl: r.not_found_url,
-    expiredUrl: r.expired_url,
-    upstream: r.upstream,
-    appleAppSiteAssociation: r.apple_app_site_association,
-    assetLinks: r.asset_links,
-    lastSeenAt: r.last_seen_at === null ? null : num(r.last_seen_at),
-    createdAt: num(r.created_at),
-  };
-}
 
 /**
  * Announces a change of the domains to every node, inside the writing transaction (several
@@ -50,8 +19,8 @@ export type AnnounceDomainChange = (tx: Pg) => Promise<void>;
 
 /** Every domain, oldest first, read on `sql` (a connection or a caller's transaction). */
 export async function listDomainsPostgres(sql: Pg): Promise<DomainRow[]> {
-  const rows = await sql<PgDomainRow[]>`SELECT * FROM domains ORDER BY created_at, id`;
-  return rows.map(toDomainRow);
+  const rows = await sql<StoredDomain[]>`SELECT * FROM domains ORDER BY created_at, id`;
+  return rows.map(domainRowOf);
 }
 
 export function createPostgresDomainStore(
@@ -97,7 +66,7 @@ export function createPostgresDomainStore(
     },
     async insert(domain) {
       return sql.begin(async (tx) => {
-        const [row] = await tx<PgDomainRow[]>`
+        const [row] = await tx<StoredDomain[]>`
           INSERT INTO domains (host, origin, is_default, root_url, not_found_url, expired_url, upstream,
             apple_app_site_association, asset_links, created_at)
           VALUES (${domain.host}, ${domain.origin}, false, ${domain.rootUrl ?? null}, ${domain.notFoundUrl ?? null},
@@ -105,7 +74,7 @@ export function createPostgresDomainStore(
             ${domain.assetLinks ?? null}, ${domain.createdAt})
           RETURNING *`;
         await announce(tx);
-        return toDomainRow(row!);
+        return domainRowOf(row!);
       });
     },
     async update(id, changes: Partial<DomainSettings>) {
@@ -115,11 +84,11 @@ export function createPostgresDomainStore(
       return sql.begin(async (tx) => {
         const rows =
           Object.keys(set).length === 0
-            ? await tx<PgDomainRow[]>`SELECT * FROM domains WHERE id = ${id}`
-            : await tx<PgDomainRow[]>`UPDATE domains SET ${tx(set)} WHERE id = ${id} RETURNING *`;
+            ? await tx<StoredDomain[]>`SELECT * FROM domains WHERE id = ${id}`
+            : await tx<StoredDomain[]>`UPDATE domains SET ${tx(set)} WHERE id = ${id} RETURNING *`;
         if (rows.length === 0) return null;
         if (Object.keys(set).length > 0) await announce(tx);
-        return toDomainRow(rows[0]!);
+        return domainRowOf(rows[0]!);
       });
     },
     async delete(id) {

@@ -8,51 +8,21 @@ import {
   type DomainRow,
   type DomainSettings,
   type DomainStore,
+  domainRowOf,
   SETTING_COLUMNS,
+  type StoredDomain,
 } from '../store';
-
-interface SqliteDomainRow {
-  id: number;
-  host: string;
-  origin: string;
-  is_default: number;
-  root_url: string | null;
-  not_found_url: string | null;
-  expired_url: string | null;
-  upstream: string | null;
-  apple_app_site_association: string | null;
-  asset_links: string | null;
-  last_seen_at: number | null;
-  created_at: number;
-}
-
-function toDomainRow(r: SqliteDomainRow): DomainRow {
-  return {
-    id: r.id,
-    host: r.host,
-    origin: r.origin,
-    isDefault: r.is_default === 1,
-    rootUrl: r.root_url,
-    notFoundUrl: r.not_found_url,
-    expiredUrl: r.expired_url,
-    upstream: r.upstream,
-    appleAppSiteAssociation: r.apple_app_site_association,
-    assetLinks: r.asset_links,
-    lastSeenAt: r.last_seen_at,
-    createdAt: r.created_at,
-  };
-}
 
 /**
  * Every domain, oldest first, read at once: for a caller inside a synchronous transaction (the
  * click writer names each clicked link's domain in its events).
  */
 export function listDomainsSqlite(sqlite: Database): DomainRow[] {
-  return sqlite.query<SqliteDomainRow, []>('SELECT * FROM domains ORDER BY created_at, id').all().map(toDomainRow);
+  return sqlite.query<StoredDomain, []>('SELECT * FROM domains ORDER BY created_at, id').all().map(domainRowOf);
 }
 
 export function createSqliteDomainStore(sqlite: Database, links: DomainLinksSqlite): DomainStore {
-  const byId = (id: number) => sqlite.query<SqliteDomainRow, [number]>('SELECT * FROM domains WHERE id = ?').get(id);
+  const byId = (id: number) => sqlite.query<StoredDomain, [number]>('SELECT * FROM domains WHERE id = ?').get(id);
   return {
     async list() {
       return listDomainsSqlite(sqlite);
@@ -94,7 +64,7 @@ export function createSqliteDomainStore(sqlite: Database, links: DomainLinksSqli
     },
     async insert(domain) {
       const row = sqlite
-        .query<SqliteDomainRow, (string | number | null)[]>(
+        .query<StoredDomain, (string | number | null)[]>(
           `INSERT INTO domains (host, origin, is_default, root_url, not_found_url, expired_url, upstream,
              apple_app_site_association, asset_links, created_at)
            VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
@@ -110,7 +80,7 @@ export function createSqliteDomainStore(sqlite: Database, links: DomainLinksSqli
           domain.assetLinks ?? null,
           domain.createdAt,
         );
-      return toDomainRow(row!);
+      return domainRowOf(row!);
     },
     async update(id, changes: Partial<DomainSettings>) {
       const fields = Object.keys(changes) as (keyof DomainSettings)[];
@@ -119,7 +89,7 @@ export function createSqliteDomainStore(sqlite: Database, links: DomainLinksSqli
           .query(`UPDATE domains SET ${fields.map((f) => `${SETTING_COLUMNS[f]} = ?`).join(', ')} WHERE id = ?`)
           .run(...fields.map((f) => changes[f] ?? null), id);
       const row = byId(id);
-      return row === null ? null : toDomainRow(row);
+      return row === null ? null : domainRowOf(row);
     },
     async delete(id) {
       return sqlite
