@@ -20,6 +20,8 @@ import m16 from '../../drizzle/0016_domains.sql' with { type: 'text' };
 import m17 from '../../drizzle/0017_domain_keys.sql' with { type: 'text' };
 import m18 from '../../drizzle/0018_account_roles.sql' with { type: 'text' };
 import m19 from '../../drizzle/0019_drop_is_superuser.sql' with { type: 'text' };
+import m20 from '../../drizzle/0020_access_limits.sql' with { type: 'text' };
+import m21 from '../../drizzle/0021_audit_log.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -43,4 +45,6 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0017_domain_keys', sql: m17 },
   { tag: '0018_account_roles', sql: m18 },
   { tag: '0019_drop_is_superuser', sql: m19 },
+  { tag: '0020_access_limits', sql: m20 },
+  { tag: '0021_audit_log', sql: m21 },
 ];

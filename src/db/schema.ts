@@ -1,4 +1,5 @@
 /** Every table, re-exported from the module that owns it (drizzle-kit reads this file). */
+export * from '../modules/audit/table';
 export * from '../modules/auth/table';
 export * from '../modules/clicks/table';
 export * from '../modules/domains/table';

@@ -6,10 +6,12 @@
  * from a throttled address is refused here too, before its body is read.
  */
 import { AppError } from '../lib/errors';
-import { type SessionsDeps, type SignedIn, verifySession } from '../modules/sessions/public';
+import { accessOf, refusal } from '../modules/access/public';
+import { type SessionsDeps, type SignedIn, sessionPrincipal, verifySession } from '../modules/sessions/public';
 import { bodyProblem, csrfRejected, pathProblem } from './auth';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
+import { actionOf } from './route-actions';
 import { isMarkedCrossOrigin, isSameOrigin, isWrite, readSessionToken } from './session';
 
 export const APP_API_PREFIX = '/api/app';
@@ -85,6 +87,10 @@ export function createAppGuard(deps: SessionsDeps) {
     if (problem) return errorResponse(problem);
     const refused = throttled(deps, request, server, route, session);
     if (refused) return refused;
+    // The authorisation matrix's action of the route; routes without one are every signed-in person's own.
+    const action = session ? actionOf(request.method, path) : undefined;
+    const notAllowed = action && session ? refusal(accessOf(sessionPrincipal(session), 'dashboard'), action) : null;
+    if (notAllowed) return errorResponse(notAllowed);
     if (session) signedInByRequest.set(request, session);
     return undefined;
   };

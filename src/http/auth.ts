@@ -1,10 +1,9 @@
 /**
  * The API edge, run on every request under /api/v1 before routing (so unknown paths, bad
  * bodies and auth failures all carry rate-limit headers): body size and type checks, key
- * verification, the per-key (or per-address) rate limit, and the scope rule — GET needs a
- * read or write key, every other method a write key (but for the few POSTs that only read), a
- * create key may call only POST /links and GET /me, and a viewer account's session or read key
- * never writes (its create key, meant for a form, creates links as any create key does).
+ * verification, the per-key (or per-address) rate limit, and the authorisation of the route's
+ * action (http/route-actions.ts, access/authorize.ts): who may do it at all, before the body is
+ * read. What depends on the target (a link's project or domain) the services ask of the same function.
  *
  * A request with no Authorization header but a live dashboard session cookie is the signed-in
  * account acting as a write key, rate-limited per account; its writes must be same-origin
@@ -12,12 +11,14 @@
  */
 import { Elysia } from 'elysia';
 import { AppError } from '../lib/errors';
-import { isAdmin, type Principal, verifyApiKey } from '../modules/auth/public';
+import { type Access, accessOf, refusal } from '../modules/access/public';
+import { type Principal, verifyApiKey } from '../modules/auth/public';
 import { type SessionsBase, sessionPrincipal, verifySession } from '../modules/sessions/public';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
 import { hasBody, JSON_TYPE, MAX_BODY_BYTES, tooLarge } from './json-body';
 import type { RateLimit } from './rate-limit';
+import { actionOf } from './route-actions';
 import { isSameOrigin, isWrite, readSessionToken } from './session';
 
 /** What the API guard reads: keys (auth) and sessions, with the configuration's hosts and proxy setting. */
@@ -25,13 +26,18 @@ export type GuardDeps = SessionsBase;
 
 export const API_PREFIX = '/api/v1';
 
-const principals = new WeakMap<Request, Principal>();
+interface Verified {
+  principal: Principal;
+  access: Access;
+}
+
+const principals = new WeakMap<Request, Verified>();
 
 /** The verified caller of an /api/v1 request (set by the guard before any handler runs). */
-function principalOf(request: Request): Principal {
-  const principal = principals.get(request);
-  if (!principal) throw new AppError('key_missing', 'Missing Authorization: Bearer <API key> header');
-  return principal;
+function verifiedOf(request: Request): Verified {
+  const verified = principals.get(request);
+  if (!verified) throw new AppError('key_missing', 'Missing Authorization: Bearer <API key> header');
+  return verified;
 }
 
 interface GuardContext {
@@ -99,36 +105,6 @@ export function pathProblem(path: string): AppError | null {
   return new AppError('not_found', `No route for ${path}: API paths have no trailing slash or dot segments`);
 }
 
-/**
- * POSTs that change nothing, only for the body they need: a read key may call them, like a GET.
- * POST /links/{id}/rules/test evaluates a link's rules for a described visit and records nothing.
- */
-const READ_ONLY_POST = /^\/api\/v1\/links\/[^/]+\/rules\/test$/;
-
-function readsOnly(path: string): boolean {
-  return READ_ONLY_POST.test(path);
-}
-
-/** What a `create` key may call: a new link, and who it is. */
-const CREATE_SCOPE_ROUTES = new Set(['POST /api/v1/links', 'GET /api/v1/me', 'HEAD /api/v1/me']);
-
-function scopeRefusal(
-  scope: Principal['key']['scope'],
-  viewer: boolean,
-  method: string,
-  path: string,
-): AppError | null {
-  if (scope === 'create') {
-    if (CREATE_SCOPE_ROUTES.has(`${method} ${path}`)) return null;
-    return new AppError('insufficient_scope', 'This key may only create links (POST /links) and read GET /me');
-  }
-  if (method === 'GET' || method === 'HEAD' || readsOnly(path)) return null;
-  // A viewer's session and keys only read, whatever scope a key was given before a demotion.
-  if (viewer) return new AppError('insufficient_scope', 'This account is a viewer: it may only read');
-  if (scope === 'write') return null;
-  return new AppError('insufficient_scope', 'This key is read-only: a write key is required');
-}
-
 export function csrfRejected(): AppError {
   return new AppError(
     'csrf_rejected',
@@ -165,16 +141,19 @@ export function createApiGuard(deps: GuardDeps, limiter: RateLimit) {
     const problem = pathProblem(path) ?? bodyProblem(request);
     if (problem) return errorResponse(problem, headers);
     const { principal } = auth;
-    const refused = scopeRefusal(principal.key.scope, principal.account.role === 'viewer', request.method, path);
+    const access = accessOf(principal, auth.viaSession ? 'dashboard' : 'api');
+    // No action: no route has this shape, and the router answers 404.
+    const action = actionOf(request.method, path);
+    const refused = action === undefined ? null : refusal(access, action);
     if (refused) return errorResponse(refused, headers);
-    principals.set(request, principal);
+    principals.set(request, { principal, access });
     Object.assign(set.headers, headers);
     return undefined;
   };
 }
 
-/** Gives routes `principal` (the verified key and its account) and `actor` (what it may do). */
+/** Gives routes `principal` (the verified key and its account) and `access` (who is asking, for access/). */
 export const principalPlugin = new Elysia({ name: 'slink.principal' }).derive({ as: 'scoped' }, ({ request }) => {
-  const principal = principalOf(request);
-  return { principal, actor: { superuser: isAdmin(principal.account) } };
+  const { principal, access } = verifiedOf(request);
+  return { principal, access };
 });

@@ -112,7 +112,7 @@ export function fixturePasswordHash(): Promise<string> {
  */
 export async function makeAccount(
   t: Pick<TestApp, 'deps'>,
-  opts: { email?: string; superuser?: boolean; role?: AccountRow['role'] } = {},
+  opts: { email?: string; superuser?: boolean; role?: AccountRow['role']; projects?: string[] | null } = {},
 ): Promise<AccountRow> {
   return insertAccount(t.deps, {
     id: newId('acc'),
@@ -122,6 +122,7 @@ export async function makeAccount(
     createdAt: t.deps.clock.now(),
     lastSignInAt: null,
     disabledAt: null,
+    projects: opts.projects ?? null,
   });
 }
 

@@ -22,6 +22,8 @@ import m0012 from './migrations/0012_webhook_failures_and_rotation.sql' with { t
 import m0013 from './migrations/0013_link_fallback_visits.sql' with { type: 'text' };
 import m0014 from './migrations/0014_domains.sql' with { type: 'text' };
 import m0015 from './migrations/0015_account_roles.sql' with { type: 'text' };
+import m0016 from './migrations/0016_access_limits.sql' with { type: 'text' };
+import m0017 from './migrations/0017_audit_log.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -46,6 +48,8 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 13, name: '0013_link_fallback_visits', sql: m0013 },
   { version: 14, name: '0014_domains', sql: m0014 },
   { version: 15, name: '0015_account_roles', sql: m0015 },
+  { version: 16, name: '0016_access_limits', sql: m0016 },
+  { version: 17, name: '0017_audit_log', sql: m0017 },
 ];
 
 function checksum(sql: string): string {

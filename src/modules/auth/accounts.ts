@@ -25,6 +25,8 @@ interface CreateAccountInput {
   /** Default editor; `superuser: true` (the older word) means admin. */
   role?: Role;
   superuser?: boolean;
+  /** The projects it is limited to; null or absent for every link. */
+  projects?: string[] | null;
 }
 
 export function checkPassword(password: string, field = 'password'): void {
@@ -55,6 +57,7 @@ export async function prepareAccount(deps: AuthDeps, input: CreateAccountInput):
     createdAt: deps.clock.now(),
     lastSignInAt: null,
     disabledAt: null,
+    projects: input.projects ?? null,
   };
 }
 

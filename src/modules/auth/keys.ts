@@ -24,6 +24,9 @@ interface CreateApiKeyInput {
   scope: Scope;
   name?: string | null;
   expiresAt?: number | null;
+  /** Limits of the key's own, within its account's (access/): project ids, domain ids; null for none. */
+  projects?: string[] | null;
+  domains?: number[] | null;
 }
 
 interface CreatedApiKey {
@@ -59,6 +62,8 @@ export async function createApiKey(deps: AuthDeps, input: CreateApiKeyInput): Pr
       revokedAt: null,
       lastUsedAt: null,
       createdAt: deps.clock.now(),
+      projects: input.projects ?? null,
+      domains: input.domains ?? null,
     };
     await deps.stores.keys.insert(row);
     return { row, key };

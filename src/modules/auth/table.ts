@@ -25,6 +25,8 @@ export const accounts = sqliteTable(
     lastSignInAt: integer('last_sign_in_at'),
     /** Set while the account is disabled: no sign-in, and its API keys fail as revoked ones do. */
     disabledAt: integer('disabled_at'),
+    /** The project ids it is limited to (a JSON array), or null for every link (see access/). */
+    projects: text('projects', { mode: 'json' }).$type<string[]>(),
   },
   (t) => [uniqueIndex('accounts_email_unique').on(sql`lower(${t.email})`)],
 );
@@ -48,6 +50,9 @@ export const apiKeys = sqliteTable(
     revokedAt: integer('revoked_at'),
     lastUsedAt: integer('last_used_at'),
     createdAt: integer('created_at').notNull(),
+    /** Limits within its account's: project ids and domain ids (JSON arrays), null for no limit of its own. */
+    projects: text('projects', { mode: 'json' }).$type<string[]>(),
+    domains: text('domains', { mode: 'json' }).$type<number[]>(),
   },
   (t) => [uniqueIndex('api_keys_prefix_unique').on(t.prefix), index('api_keys_account_idx').on(t.accountId)],
 );

@@ -27,9 +27,9 @@ export function domainsRoutes(deps: DomainsDeps) {
     })
     .post(
       '',
-      ({ body, set, actor }) => {
+      ({ body, set, access }) => {
         set.status = 201;
-        return addDomain(deps, actor, body);
+        return addDomain(deps, access, body);
       },
       {
         parse: 'json',
@@ -47,7 +47,7 @@ export function domainsRoutes(deps: DomainsDeps) {
       response: { 200: DomainModel, ...errors(401, 404, 429) },
       detail: { tags, summary: 'Get a domain' },
     })
-    .patch('/:host', ({ params, body, actor }) => updateDomain(deps, actor, params.host, body), {
+    .patch('/:host', ({ params, body, access }) => updateDomain(deps, access, params.host, body), {
       parse: 'json',
       params: HostParams,
       body: DomainPatchBody,
@@ -58,7 +58,7 @@ export function domainsRoutes(deps: DomainsDeps) {
         description: `${SUPERUSERS} Only the fields sent change; null clears one. The origin cannot change.`,
       },
     })
-    .delete('/:host', ({ params, actor }) => deleteDomain(deps, actor, params.host), {
+    .delete('/:host', ({ params, access }) => deleteDomain(deps, access, params.host), {
       params: HostParams,
       response: { 200: DomainDeletedModel, ...errors(401, 403, 404, 409, 429) },
       detail: {

@@ -43,9 +43,9 @@ export function linksRoutes(deps: LinksDeps) {
     })
     .post(
       '',
-      ({ body, actor, set }) => {
+      ({ body, access, set }) => {
         set.status = 201;
-        return createLink(deps, actor, body);
+        return createLink(deps, access, body);
       },
       {
         parse: 'json',
@@ -68,7 +68,7 @@ export function linksRoutes(deps: LinksDeps) {
       response: { 200: LinkModel, ...errors(401, 404, 429) },
       detail: { tags, summary: 'Get a link' },
     })
-    .patch('/:id', ({ params, body, actor }) => updateLink(deps, actor, params.id, body), {
+    .patch('/:id', ({ params, body, access }) => updateLink(deps, access, params.id, body), {
       parse: 'json',
       params: IdParams,
       body: UpdateLinkBody,

@@ -190,6 +190,8 @@ export function sessionPrincipal({ session, account }: SignedIn): Principal {
       revokedAt: null,
       lastUsedAt: session.lastSeenAt,
       createdAt: session.createdAt,
+      projects: null,
+      domains: null,
     },
   };
 }

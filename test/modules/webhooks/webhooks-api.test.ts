@@ -30,8 +30,8 @@ let readKey: string;
 forEachEngine((engine) => {
   beforeEach(async () => {
     t = await makeTestApp({ SLINK_WEBHOOKS_ALLOW_PRIVATE: '0' }, { engine });
-    writeKey = (await makeKey(t, 'write')).key;
-    readKey = (await makeKey(t, 'read')).key;
+    writeKey = (await makeKey(t, 'write', { superuser: true })).key;
+    readKey = (await makeKey(t, 'read', { superuser: true })).key;
   });
   afterEach(() => disposeTestApp(t));
 
@@ -189,7 +189,7 @@ forEachEngine((engine) => {
   test('SLINK_WEBHOOKS_ALLOW_PRIVATE=1 lets loopback and private receivers in', async () => {
     disposeTestApp(t);
     t = await makeTestApp({ SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' }, { engine });
-    writeKey = (await makeKey(t, 'write')).key;
+    writeKey = (await makeKey(t, 'write', { superuser: true })).key;
     for (const url of ['http://127.0.0.1:9000/hook', 'http://localhost:9000/hook', 'http://10.0.0.8/hook'])
       expect((await write('POST', '/webhooks', { url, events: ['clicks'] })).url).toBe(url);
   });

@@ -13,6 +13,7 @@ interface PgAccountRow {
   created_at: Int8;
   last_sign_in_at: Int8 | null;
   disabled_at: Int8 | null;
+  projects: string | null;
 }
 
 interface PgKeyRow {
@@ -26,6 +27,17 @@ interface PgKeyRow {
   revoked_at: Int8 | null;
   last_used_at: Int8 | null;
   created_at: Int8;
+  projects: string | null;
+  domains: string | null;
+}
+
+/** A limit column: a JSON array as text, or NULL for none (the SQLite store reads the same text). */
+function listOf<T>(text: string | null): T[] | null {
+  return text === null ? null : (JSON.parse(text) as T[]);
+}
+
+function listText(list: readonly unknown[] | null): string | null {
+  return list === null ? null : JSON.stringify(list);
 }
 
 function toAccount(r: PgAccountRow): AccountRow {
@@ -37,6 +49,7 @@ function toAccount(r: PgAccountRow): AccountRow {
     createdAt: num(r.created_at),
     lastSignInAt: numOrNull(r.last_sign_in_at),
     disabledAt: numOrNull(r.disabled_at),
+    projects: listOf<string>(r.projects),
   };
 }
 
@@ -52,13 +65,15 @@ function toKey(r: PgKeyRow): ApiKeyRow {
     revokedAt: numOrNull(r.revoked_at),
     lastUsedAt: numOrNull(r.last_used_at),
     createdAt: num(r.created_at),
+    projects: listOf<string>(r.projects),
+    domains: listOf<number>(r.domains),
   };
 }
 
 async function insertAccount(sql: Pg, row: AccountRow): Promise<void> {
-  await sql`INSERT INTO accounts (id, email, password_hash, role, created_at, last_sign_in_at, disabled_at)
+  await sql`INSERT INTO accounts (id, email, password_hash, role, created_at, last_sign_in_at, disabled_at, projects)
     VALUES (${row.id}, ${row.email}, ${row.passwordHash}, ${row.role}, ${row.createdAt},
-      ${row.lastSignInAt}, ${row.disabledAt})`;
+      ${row.lastSignInAt}, ${row.disabledAt}, ${listText(row.projects ?? null)})`;
 }
 
 /**
@@ -125,9 +140,10 @@ export function createPostgresKeyStore(sql: Pg): KeyStore {
     },
     async insert(row) {
       await sql`INSERT INTO api_keys (id, account_id, name, prefix, hash, scope, expires_at, revoked_at,
-          last_used_at, created_at)
+          last_used_at, created_at, projects, domains)
         VALUES (${row.id}, ${row.accountId}, ${row.name}, ${row.prefix}, ${row.hash}, ${row.scope},
-          ${row.expiresAt}, ${row.revokedAt}, ${row.lastUsedAt}, ${row.createdAt})`;
+          ${row.expiresAt}, ${row.revokedAt}, ${row.lastUsedAt}, ${row.createdAt},
+          ${listText(row.projects ?? null)}, ${listText(row.domains ?? null)})`;
     },
     async find(id) {
       if (!storable(id)) return null;
@@ -153,7 +169,7 @@ export function createPostgresKeyStore(sql: Pg): KeyStore {
       const [row] = await sql<(PgKeyRow & { a_id: string } & Record<string, unknown>)[]>`
         SELECT k.*, a.id AS a_id, a.email AS a_email, a.password_hash AS a_password_hash,
           a.role AS a_role, a.created_at AS a_created_at,
-          a.last_sign_in_at AS a_last_sign_in_at, a.disabled_at AS a_disabled_at
+          a.last_sign_in_at AS a_last_sign_in_at, a.disabled_at AS a_disabled_at, a.projects AS a_projects
         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.prefix = ${prefix}`;
       if (!row) return null;
       const account = toAccount({
@@ -164,6 +180,7 @@ export function createPostgresKeyStore(sql: Pg): KeyStore {
         created_at: row.a_created_at as Int8,
         last_sign_in_at: row.a_last_sign_in_at as Int8 | null,
         disabled_at: row.a_disabled_at as Int8 | null,
+        projects: row.a_projects as string | null,
       });
       return { key: toKey(row), account };
     },

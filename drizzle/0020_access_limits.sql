@@ -1,0 +1,3 @@
+ALTER TABLE `accounts` ADD `projects` text;--> statement-breakpoint
+ALTER TABLE `api_keys` ADD `projects` text;--> statement-breakpoint
+ALTER TABLE `api_keys` ADD `domains` text;

@@ -1,0 +1,33 @@
+/**
+ * Who is asking, as every authorisation decision reads it: made once per request from the
+ * verified credential (accessOf), or built by the CLI for the operator at the box.
+ */
+import type { Role } from '../auth/table';
+
+/** Through what a change came: the audit log's `via`. */
+export type Via = 'api' | 'dashboard' | 'cli' | 'mcp';
+
+/** The scope a credential acts with, after it was narrowed to its account's role. */
+export type EffectiveScope = 'read' | 'write' | 'create';
+
+export interface Access {
+  /** The account acting; null for the operator's CLI, which acts for nobody in particular. */
+  accountId: string | null;
+  /** The key used; null for a dashboard session and the CLI. */
+  keyId: string | null;
+  role: Role;
+  scope: EffectiveScope;
+  /** The project ids it sees (the account's limit and the key's, intersected); null for all. */
+  projects: readonly string[] | null;
+  /** The domain ids it sees (the key's limit); null for all. */
+  domains: readonly number[] | null;
+  via: Via;
+  /** role === 'admin': what older code called a superuser, kept for the services that ask. */
+  superuser: boolean;
+}
+
+/** What a link-shaped target carries for visibility: its project and its domain. */
+export interface Placed {
+  projectId: string | null;
+  domainId: number;
+}

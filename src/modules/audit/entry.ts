@@ -1,0 +1,49 @@
+/**
+ * An audit entry as a change's transaction writes it: made by the service that knows who
+ * (Access), what and which fields, handed to the store with the change, and written by the
+ * store in the same transaction (write.ts).
+ */
+import type { Access } from '../access/public';
+import type { AuditRow } from './table';
+
+export type AuditTargetType =
+  | 'link'
+  | 'variant'
+  | 'project'
+  | 'tag'
+  | 'domain'
+  | 'webhook'
+  | 'key'
+  | 'session'
+  | 'account'
+  | 'invite';
+
+/** A row before the database gives it its id. */
+export type AuditEntry = Omit<AuditRow, 'id'>;
+
+export function auditEntry(
+  access: Access,
+  action: string,
+  target: { type: AuditTargetType; id: string },
+  fields: readonly string[],
+  at: number,
+): AuditEntry {
+  return {
+    at,
+    accountId: access.accountId,
+    keyId: access.keyId,
+    via: access.via,
+    action,
+    targetType: target.type,
+    targetId: target.id,
+    fields: [...fields],
+  };
+}
+
+/** The fields of an update's input that were given (a PATCH body's keys), in a stable order. */
+export function fieldsOf(input: object): string[] {
+  return Object.entries(input)
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k)
+    .sort();
+}
