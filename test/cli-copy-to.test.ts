@@ -198,6 +198,7 @@ beforeAll(async () => {
 const TABLE_LINES = [
   /^accounts: 1 rows on both sides$/,
   /^api_keys: 1 rows on both sides$/,
+  /^audit_log: 0 rows on both sides, every row equal$/,
   /^click_targets: \d+ rows on both sides$/,
   /^projects: 1 rows on both sides$/,
   /^domains: 2 rows on both sides, every row equal$/,

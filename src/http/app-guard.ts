@@ -6,7 +6,7 @@
  * from a throttled address is refused here too, before its body is read.
  */
 import { AppError } from '../lib/errors';
-import { accessOf, refusal } from '../modules/access/public';
+import { type Access, accessOf, refusal } from '../modules/access/public';
 import { type SessionsDeps, type SignedIn, sessionPrincipal, verifySession } from '../modules/sessions/public';
 import { bodyProblem, csrfRejected, pathProblem } from './auth';
 import { clientAddress, pathOf, type ServerLike } from './client';
@@ -30,6 +30,11 @@ function sessionRequired(message = 'Sign in to the dashboard first'): AppError {
 /** The live session of an /api/app request, if it has one (set by the guard). */
 export function findSignedIn(request: Request): SignedIn | null {
   return signedInByRequest.get(request) ?? null;
+}
+
+/** Who is asking, for the authorisation function and the audit log: the signed-in person through the dashboard. */
+export function appAccess(request: Request): Access {
+  return accessOf(sessionPrincipal(signedIn(request)), 'dashboard');
 }
 
 /** The live session of an /api/app request; the guard lets none through without one, except the doors. */

@@ -82,6 +82,8 @@ const COMPARED: Readonly<Record<string, readonly string[] | 'all'>> = {
   webhook_attempts: 'all',
   // A link's short URL is its domain's origin: every domain arrives with every setting.
   domains: 'all',
+  // The audit log arrives as it was: who did what, when, every entry.
+  audit_log: 'all',
 };
 
 export interface PlainTable {
