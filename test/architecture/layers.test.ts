@@ -40,6 +40,11 @@ const UPWARD: readonly { from: RegExp; to: RegExp; why: string }[] = [
     to: /^src\/modules\/(auth|sessions)\/[a-z-]+\.ts$/,
     why: 'the API and app guards check keys and sessions with those modules’ verbs',
   },
+  {
+    from: /^src\/http\/(auth|app-guard|route-actions)\.ts$/,
+    to: /^src\/modules\/access\/public\.ts$/,
+    why: 'the guards ask the one authorisation function for the action of the route before routing',
+  },
   { from: /^src\/http\/docs\.ts$/, to: /^package\.json$/, why: "the OpenAPI document's version" },
 ];
 

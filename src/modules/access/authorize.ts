@@ -6,9 +6,8 @@
  * It reads only the Access made once per request: no I/O, no allocation on the allowed path.
  */
 import { AppError, invalid, notFound } from '../../lib/errors';
-import type { AccountRow, ApiKeyRow } from '../auth/table';
 import { type Action, MATRIX, type Rule } from './matrix';
-import type { Access, EffectiveScope, Placed, Via } from './model';
+import type { Access, Credential, EffectiveScope, Placed, Via } from './model';
 
 /** Whether the caller sees only part of the links (a project or domain limit). */
 export function isLimited(access: Access): boolean {
@@ -99,10 +98,7 @@ function intersect<T>(a: readonly T[] | null, b: readonly T[] | null): readonly 
  * session and any write key it kept from before a demotion act as `read` (a create key stays
  * `create`, meant for a form), and the key's project limit is intersected with its account's.
  */
-export function accessOf(
-  credential: { account: AccountRow; key: Pick<ApiKeyRow, 'id' | 'scope' | 'projects' | 'domains'> },
-  via: Via,
-): Access {
+export function accessOf(credential: Credential, via: Via): Access {
   const { account, key } = credential;
   const scope: EffectiveScope = account.role === 'viewer' && key.scope === 'write' ? 'read' : key.scope;
   return {

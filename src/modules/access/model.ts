@@ -2,13 +2,30 @@
  * Who is asking, as every authorisation decision reads it: made once per request from the
  * verified credential (accessOf), or built by the CLI for the operator at the box.
  */
-import type { Role } from '../auth/table';
+
+/**
+ * What an API key may do: read (GET), write (every method), or create (only create links and
+ * read /me: for keys that live in a browser extension or a form, where a leak must not expose
+ * the links already made).
+ */
+export const SCOPES = ['read', 'write', 'create'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** What an account may do: admin everything, editor change links, viewer only read (matrix.ts). */
+export const ROLES = ['admin', 'editor', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
 
 /** Through what a change came: the audit log's `via`. */
 export type Via = 'api' | 'dashboard' | 'cli' | 'mcp';
 
 /** The scope a credential acts with, after it was narrowed to its account's role. */
-export type EffectiveScope = 'read' | 'write' | 'create';
+export type EffectiveScope = Scope;
+
+/** What accessOf reads of a verified credential: its account and its key (a session stands for a write key). */
+export interface Credential {
+  account: { id: string; role: Role; projects: readonly string[] | null };
+  key: { id: string; scope: Scope; projects: readonly string[] | null; domains: readonly number[] | null };
+}
 
 export interface Access {
   /** The account acting; null for the operator's CLI, which acts for nobody in particular. */

@@ -13,4 +13,14 @@ export {
   sees,
 } from './authorize';
 export { ACTIONS, type Action, MATRIX, type Rule } from './matrix';
-export type { Access, EffectiveScope, Placed, Via } from './model';
+export {
+  type Access,
+  type Credential,
+  type EffectiveScope,
+  type Placed,
+  ROLES,
+  type Role,
+  SCOPES,
+  type Scope,
+  type Via,
+} from './model';

@@ -23,4 +23,4 @@ export { EmailField, NEW_PASSWORD, passwordField, RoleModel } from './model';
 export { hashPassword } from './passwords';
 export { createPostgresAccountStore, createPostgresKeyStore } from './postgres/store';
 export { createSqliteAccountStore, createSqliteKeyStore } from './sqlite/store';
-export type { AccountStore, KeyStore } from './store';
+export type { AccountStore, ApiKeyRow, KeyStore } from './store';

@@ -1,16 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
-/**
- * What an API key may do: read (GET), write (every method), or create (only create links and
- * read /me: for keys that live in a browser extension or a form, where a leak must not expose
- * the links already made).
- */
-export const SCOPES = ['read', 'write', 'create'] as const;
+import { ROLES, SCOPES } from '../access/public';
 
-/** What an account may do: admin everything, editor change links, viewer only read (see docs/operations.md). */
-export const ROLES = ['admin', 'editor', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role, SCOPES, type Scope } from '../access/public';
 
 /** People who can sign in to the dashboard and own API keys. */
 export const accounts = sqliteTable(
