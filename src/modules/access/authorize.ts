@@ -63,7 +63,7 @@ export function requireSees(access: Access, target: Placed, what = 'link'): void
  */
 export function placeRefusal(access: Access, target: Placed): AppError | null {
   if (access.projects !== null && (target.projectId === null || !access.projects.includes(target.projectId))) {
-    return invalid('projectId', `This caller may only place links in its projects: ${access.projects.join(', ')}`);
+    return invalid('projectId', 'Choose one of your projects: this account or key sees only the links in its projects');
   }
   if (access.domains !== null && !access.domains.includes(target.domainId)) {
     return invalid('domain', 'This key may not place links on that domain');
