@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createApiKey } from '../../src/modules/auth/keys';
 import { api, disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../helpers/app';
 import { dash } from '../helpers/dashboard';
-import { databaseEnv, forEachEngine } from '../helpers/engines';
+import { forEachEngine } from '../helpers/engines';
 import { expectError } from '../helpers/schema';
 import { sessionFor, type TestSession } from '../helpers/session';
 
@@ -19,7 +19,7 @@ forEachEngine((engine) => {
     let viewerKey: string;
     let linkId: string;
     beforeAll(async () => {
-      t = await makeTestApp(await databaseEnv(engine));
+      t = await makeTestApp({}, { engine });
       const editor = await makeAccount(t, { role: 'editor' });
       const editorKey = await createApiKey(t.deps, { accountId: editor.id, scope: 'write' });
       const made = await api(t, 'POST', '/links', {
