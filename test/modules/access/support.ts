@@ -140,8 +140,12 @@ export class Fixtures {
   }
 
   async link(projectId: string | null = this.projectId): Promise<string> {
+    return (await this.linkMade(projectId)).id;
+  }
+
+  async linkMade(projectId: string | null = this.projectId): Promise<{ id: string; slug: string }> {
     const destination = `https://example.com/${this.unique('page')}`;
-    return (await this.made('POST', '/links', { destination, projectId })).id;
+    return this.made('POST', '/links', { destination, projectId });
   }
 
   async variant(linkId: string): Promise<string> {
@@ -269,7 +273,11 @@ export const SAMPLES: Record<string, SampleOf> = {
     const own = await createApiKey(fx.t.deps, { accountId: caller.accountId, scope: 'read', name: 'to revoke' });
     return { path: `/api/app/keys/${own.row.id}` };
   },
-  'DELETE /api/app/links/:id': async (fx) => ({ path: `/api/app/links/${await fx.link()}` }),
+  // The dashboard's delete of a link with clicks: the slug typed again as confirmation.
+  'DELETE /api/app/links/:id': async (fx) => {
+    const link = await fx.linkMade();
+    return { path: `/api/app/links/${link.id}`, body: { slug: link.slug } };
+  },
   'GET /api/app/accounts': () => ({ path: '/api/app/accounts' }),
   'POST /api/app/accounts': (fx) => ({
     path: '/api/app/accounts',
