@@ -21,7 +21,7 @@ const tags = ['Links'];
 export function linksRoutes(deps: LinksDeps) {
   return new Elysia({ name: 'slink.links', prefix: '/links' })
     .use(principalPlugin)
-    .get('', ({ query }) => listLinks(deps, query), {
+    .get('', ({ query, access }) => listLinks(deps, access, query), {
       query: ListLinksQuery,
       response: { 200: LinkListModel, ...errors(400, 401, 429) },
       detail: {
@@ -31,7 +31,7 @@ export function linksRoutes(deps: LinksDeps) {
           'Active and paused links unless `status` is given; newest first by default. `availability` keeps only the links whose short link is live, paused, expired or at its click limit now.',
       },
     })
-    .get('/count', ({ query }) => countLinks(deps, query), {
+    .get('/count', ({ query, access }) => countLinks(deps, access, query), {
       query: LinkFilterQuery,
       response: { 200: LinkCountModel, ...errors(400, 401, 429) },
       detail: {
@@ -59,11 +59,11 @@ export function linksRoutes(deps: LinksDeps) {
         },
       },
     )
-    .get('/tags', () => listTagCounts(deps), {
+    .get('/tags', ({ access }) => listTagCounts(deps, access), {
       response: { 200: TagCountsModel, ...errors(401, 429) },
       detail: { tags, summary: 'Tags in use, with link counts', description: 'Most used first.' },
     })
-    .get('/:id', ({ params }) => getLinkOrThrow(deps, params.id), {
+    .get('/:id', ({ params, access }) => getLinkOrThrow(deps, access, params.id), {
       params: IdParams,
       response: { 200: LinkModel, ...errors(401, 404, 429) },
       detail: { tags, summary: 'Get a link' },
@@ -80,7 +80,7 @@ export function linksRoutes(deps: LinksDeps) {
           'Only the fields sent change. Renaming the slug requires a superuser key. status=archived hides the link from the default list; it keeps redirecting.',
       },
     })
-    .delete('/:id', ({ params }) => deleteLink(deps, params.id), {
+    .delete('/:id', ({ params, access }) => deleteLink(deps, access, params.id), {
       params: IdParams,
       response: { 200: DeletedModel, ...errors(401, 403, 404, 409, 429) },
       detail: {

@@ -7,6 +7,7 @@
  * The click writer's additions to the counters are not redirect facts and do not come here.
  */
 import { shortUrlOf } from '../../lib/short-url';
+import type { LinkFilter } from '../access/public';
 import type { VariantRow } from '../variants/public';
 import type { LinksDeps } from './deps';
 import { fillLinkEvents } from './event-data';
@@ -36,7 +37,7 @@ export async function insertLinks(deps: WriterDeps, items: NewLink[]): Promise<v
 export async function insertBulkLinks(
   deps: WriterDeps,
   items: NewLink[],
-  options: { skipExisting: boolean; freshSlug: () => string },
+  options: { skipExisting: boolean; freshSlug: () => string; visible?: LinkFilter | null },
 ) {
   const inserted = await deps.stores.linkWrites.insertBulk(items, options, deps.clock.now());
   await written(
