@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { actionOf, ROUTE_ACTIONS } from '../../../src/http/route-actions';
 import { ACTIONS } from '../../../src/modules/access/public';
-import { makeTestApp, type TestApp } from '../../helpers/app';
+import { api, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 
 /** Every signed-in person's own (or no one's yet): opening and ending a session, who one is, one's password. */
 const OWN_ROUTES = new Set([
@@ -80,5 +80,27 @@ describe('route actions', () => {
     expect(actionOf('GET', '/api/v1/links/abc/nothing')).toBeUndefined();
     expect(actionOf('PUT', '/api/v1/links/abc')).toBeUndefined();
     expect(actionOf('GET', '/api/v1/links/')).toBeUndefined();
+  });
+
+  test('redirects never reach the guards: the short site answers first, even a path shaped like the API', async () => {
+    const { key } = await makeKey(t, 'write');
+    const link = await api(t, 'POST', '/links', { key, body: { destination: 'https://example.com/short' } });
+    const redirect = await t.app.handle(new Request(`https://sl.test/${link.body.slug}`));
+    expect({ status: redirect.status, location: redirect.headers.get('location') }).toEqual({
+      status: 302,
+      location: 'https://example.com/short',
+    });
+    // The API guard stamps its rate-limit headers on whatever it sees, and refuses a keyless call as JSON.
+    expect(redirect.headers.get('x-ratelimit-limit')).toBeNull();
+    for (const path of ['/api/v1/me', '/api/app/keys']) {
+      const res = await t.app.handle(new Request(`https://sl.test${path}`));
+      expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({
+        path,
+        status: 404,
+        type: 'text/html; charset=utf-8',
+      });
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+    expect((await api(t, 'GET', '/me')).headers.get('x-ratelimit-limit')).not.toBeNull();
   });
 });
