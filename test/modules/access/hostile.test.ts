@@ -117,7 +117,7 @@ forEachEngine((engine) => {
         { caller: await callerOf(t, kind('editor', 'session', 'another editor'), editor), sight: 'open' },
         {
           caller: await limitedKey(domainAdmin, 'write', "an admin's write key limited to a domain", {
-            domains: [t.deps.domains.byHost('sl.test')!.id],
+            domains: ['sl.test'],
           }),
           sight: 'domain',
         },
@@ -172,7 +172,7 @@ forEachEngine((engine) => {
       account: { id: string },
       scope: 'write' | 'create',
       label: string,
-      limits: { projects?: string[]; domains?: number[] },
+      limits: { projects?: string[]; domains?: string[] },
     ): Promise<Caller> {
       const made = await createApiKey(t.deps, { accountId: account.id, scope, name: label, ...limits });
       return { label, accountId: account.id, key: made.key, keyId: made.row.id, cookie: null, sessionId: null };
@@ -415,6 +415,25 @@ forEachEngine((engine) => {
           ];
         case 'PATCH /api/app/accounts/:id':
           return [plain("disabling another's account")];
+        case 'PATCH /api/v1/accounts/:id':
+          return [
+            plain("demoting another's account"),
+            fixed(
+              'widening its own account to every project',
+              { path: `/accounts/${h.caller.accountId}`, body: { projects: null } },
+              { reached: true },
+            ),
+          ];
+        case 'POST /api/app/keys':
+          return project
+            ? [
+                fixed(
+                  'a key of its own for a project out of sight',
+                  { path: '/api/app/keys', body: { scope: 'read', name: 'wider', projects: [project] } },
+                  { status: 400, field: 'projects' },
+                ),
+              ]
+            : [plain('a key of its own')];
         default:
           return [plain('its sample request')];
       }

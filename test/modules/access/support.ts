@@ -257,6 +257,12 @@ export const SAMPLES: Record<string, SampleOf> = {
   'POST /api/v1/webhooks/:id/rotate-secret': async (fx) => ({ path: `/webhooks/${await fx.webhook()}/rotate-secret` }),
   'DELETE /api/v1/webhooks/:id': async (fx) => ({ path: `/webhooks/${await fx.webhook()}` }),
   'GET /api/v1/events': () => ({ path: '/events' }),
+  'GET /api/v1/accounts': () => ({ path: '/accounts' }),
+  'POST /api/v1/accounts': (fx) => ({
+    path: '/accounts',
+    body: { email: `${fx.unique('api')}@example.com`, role: 'viewer' },
+  }),
+  'PATCH /api/v1/accounts/:id': async (fx) => ({ path: `/accounts/${await fx.account()}`, body: { role: 'viewer' } }),
   'GET /api/app/sessions': () => ({ path: '/api/app/sessions' }),
   'DELETE /api/app/sessions/:id': async (fx, caller) => {
     // Another session of the caller's own account: ending it leaves the caller signed in.
@@ -281,7 +287,7 @@ export const SAMPLES: Record<string, SampleOf> = {
   'GET /api/app/accounts': () => ({ path: '/api/app/accounts' }),
   'POST /api/app/accounts': (fx) => ({
     path: '/api/app/accounts',
-    body: { email: `${fx.unique('new')}@example.com`, password: 'a long enough password' },
+    body: { email: `${fx.unique('new')}@example.com` },
   }),
   'PATCH /api/app/accounts/:id': async (fx) => ({
     path: `/api/app/accounts/${await fx.account()}`,
