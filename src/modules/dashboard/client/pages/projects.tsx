@@ -111,13 +111,16 @@ export function ProjectsPage() {
               )}
             </tr>
           ))}
-          <tr class="unfiled">
-            <td>
-              <a href={linksOf('none')}>No project</a>
-            </td>
-            <td>{count(data.unfiledCount)}</td>
-            {powers.change && <td />}
-          </tr>
+          {/* A person limited to projects sees no link outside them. */}
+          {powers.projects === null && (
+            <tr class="unfiled">
+              <td>
+                <a href={linksOf('none')}>No project</a>
+              </td>
+              <td>{count(data.unfiledCount)}</td>
+              {powers.change && <td />}
+            </tr>
+          )}
         </DataTable>
       )}
       {data && (
