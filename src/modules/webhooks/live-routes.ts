@@ -15,7 +15,7 @@ export function liveRoutes(deps: WebhookRoutesDeps & GuardDeps & OpenDeps) {
         access,
         holder: principal.key.id,
         account: principal.account.id,
-        stillAllowed: () => stillAuthenticated(deps, request, principal),
+        stillAllowed: () => stillAuthenticated(deps, request, principal, access),
         linkId: query.link ?? null,
         bots: query.bots === '1',
         after: resumeFrom(request.headers.get('last-event-id') ?? query.lastEventId),

@@ -106,4 +106,17 @@ describe('project and domain limits on live events', () => {
     expect({ type: updated.type, title: updated.data.title }).toEqual({ type: 'link.updated', title: 'seen' });
     await own.close();
   });
+
+  test("a stream ends when its caller's limits change: it reconnects with the new ones", async () => {
+    const account = await makeAccount(t, { role: 'viewer', projects: [projectA] });
+    const key = (await createApiKey(t.deps, { accountId: account.id, scope: 'read' })).key;
+    const live = await openEvents(t.app, { authorization: `Bearer ${key}` });
+    // The account is narrowed elsewhere (another node, the accounts API): its stored row changes.
+    t.deps.db.$client
+      .query('UPDATE accounts SET projects = ? WHERE id = ?')
+      .run(JSON.stringify([projectB]), account.id);
+    const frames = await live.rest();
+    expect(frames.at(-1)).toEqual({ comment: 'the key or session of this stream no longer holds' });
+    expect(frames.filter((f) => f.event !== undefined)).toEqual([]);
+  });
 });
