@@ -10,6 +10,7 @@ import { shortUrlOf } from '../../lib/short-url';
 import type { LinkFilter } from '../access/public';
 import type { VariantRow } from '../variants/public';
 import type { LinksDeps } from './deps';
+import { hostOfDomain } from './domain';
 import { fillLinkEvents } from './event-data';
 import type { LinkFields, NewLink } from './store';
 
@@ -71,6 +72,8 @@ export async function deleteLinks(deps: WriterDeps, ids: string[]): Promise<void
     id: r.id,
     slug: r.slug,
     shortUrl: shortUrlOf(deps.domains.originOf(r.domainId), r.slug),
+    domain: hostOfDomain(deps.domains, r.domainId),
+    projectId: r.projectId,
   }));
   await deps.stores.linkWrites.delete(deleted, deps.clock.now());
   await written(deps, ids, false);
