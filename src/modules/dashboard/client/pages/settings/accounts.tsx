@@ -50,34 +50,35 @@ export function AccountsPage() {
       </p>
       <ResourceStatus resource={accounts} action={action} />
       {items.length > 0 && (
-        <DataTable columns={['Email', 'Role', 'Projects', 'Created', 'Last sign-in', 'Status']}>
+        <DataTable columns={['Email', 'Role', 'Projects', 'Last sign-in', 'Status']}>
           {items.map((item) => (
             <tr key={item.id}>
               <td>{item.email}</td>
               <td>{ROLE_LABELS[item.role]}</td>
               <td>{projectsText(item.projects, names)}</td>
-              <td>{formatUtc(item.createdAt)}</td>
               <td>{item.lastSignInAt === null ? 'never' : formatUtc(item.lastSignInAt)}</td>
               <td>{item.disabledAt === null ? 'Active' : 'Disabled'}</td>
-              <td class="row-actions">
-                <button
-                  type="button"
-                  class="button small secondary"
-                  aria-label={`Change role and projects of ${item.email}`}
-                  onClick={() => setEditing(item)}
-                >
-                  Change
-                </button>
-                {item.id !== me?.id && (
+              <td>
+                <div class="row-actions">
                   <button
                     type="button"
                     class="button small secondary"
-                    aria-label={`${item.disabledAt === null ? 'Disable' : 'Enable'} ${item.email}`}
-                    onClick={() => choose(item)}
+                    aria-label={`Change role and projects of ${item.email}`}
+                    onClick={() => setEditing(item)}
                   >
-                    {item.disabledAt === null ? 'Disable' : 'Enable'}
+                    Change
                   </button>
-                )}
+                  {item.id !== me?.id && (
+                    <button
+                      type="button"
+                      class="button small secondary"
+                      aria-label={`${item.disabledAt === null ? 'Disable' : 'Enable'} ${item.email}`}
+                      onClick={() => choose(item)}
+                    >
+                      {item.disabledAt === null ? 'Disable' : 'Enable'}
+                    </button>
+                  )}
+                </div>
               </td>
             </tr>
           ))}
