@@ -53,8 +53,9 @@ async function createKey(deps: BaseDeps, argv: string[], io: CliIo): Promise<voi
           key,
           scope: row.scope,
           expiresAt: row.expiresAt,
-          projects: row.projects,
-          domains: values.domains === undefined ? null : listOption(values.domains),
+          // The limits only when given: scripts reading the four fields keep working.
+          ...(row.projects === null ? {} : { projects: row.projects }),
+          ...(row.domains === null ? {} : { domains: listOption(values.domains) }),
         })
       : key,
   );
