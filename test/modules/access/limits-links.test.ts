@@ -29,8 +29,6 @@ describe('project and domain limits on links', () => {
   let a1: { id: string; slug: string };
   let a2: { id: string; slug: string };
   let b1: { id: string; slug: string; destination: string };
-  let goId: number;
-  let toId: number;
 
   const call = async (key: string, method: string, path: string, body?: unknown) => api(t, method, path, { key, body });
   const made = async (key: string, body: Record<string, unknown>) => {
@@ -46,8 +44,6 @@ describe('project and domain limits on links', () => {
     for (const origin of ['https://go.test', 'https://to.test']) {
       expect((await call(admin, 'POST', '/domains', { origin })).status).toBe(201);
     }
-    goId = t.deps.domains.byHost('go.test')!.id;
-    toId = t.deps.domains.byHost('to.test')!.id;
     projectA = (await call(admin, 'POST', '/projects', { name: 'A' })).body.id;
     projectB = (await call(admin, 'POST', '/projects', { name: 'B' })).body.id;
     a1 = await made(admin, { destination: 'https://example.com/a1', projectId: projectA });
@@ -57,13 +53,14 @@ describe('project and domain limits on links', () => {
     editorA = (await createApiKey(t.deps, { accountId: accountA.id, scope: 'write' })).key;
     cookieA = (await sessionFor(t, { email: accountA.email })).cookie;
     const editor = await makeAccount(t, { role: 'editor' });
-    goKey = (await createApiKey(t.deps, { accountId: editor.id, scope: 'write', domains: [goId] })).key;
-    twoKey = (await createApiKey(t.deps, { accountId: editor.id, scope: 'write', domains: [goId, toId] })).key;
+    goKey = (await createApiKey(t.deps, { accountId: editor.id, scope: 'write', domains: ['go.test'] })).key;
+    twoKey = (await createApiKey(t.deps, { accountId: editor.id, scope: 'write', domains: ['go.test', 'to.test'] }))
+      .key;
     adminDefault = (
       await createApiKey(t.deps, {
         accountId: adminAccount.id,
         scope: 'write',
-        domains: [t.deps.domains.default.id],
+        domains: ['sl.test'],
       })
     ).key;
     expect((await call(admin, 'POST', `/links/${b1.id}/variants`, { code: 'v' })).status).toBe(201);

@@ -47,7 +47,6 @@ forEachEngine((engine) => {
       const adminAccount = await makeAccount(t, { role: 'admin' });
       admin = (await createApiKey(t.deps, { accountId: adminAccount.id, scope: 'write' })).key;
       expect((await api(t, 'POST', '/domains', { key: admin, body: { origin: 'https://go.test' } })).status).toBe(201);
-      const goId = t.deps.domains.byHost('go.test')!.id;
       projectA = (await api(t, 'POST', '/projects', { key: admin, body: { name: 'A' } })).body.id;
       projectB = (await api(t, 'POST', '/projects', { key: admin, body: { name: 'B' } })).body.id;
       const links: [string, Record<string, unknown>][] = [
@@ -66,9 +65,9 @@ forEachEngine((engine) => {
       }
       const accountA = await makeAccount(t, { role: 'editor', projects: [projectA] });
       editorA = (await createApiKey(t.deps, { accountId: accountA.id, scope: 'read' })).key;
-      aGoKey = (await createApiKey(t.deps, { accountId: accountA.id, scope: 'read', domains: [goId] })).key;
+      aGoKey = (await createApiKey(t.deps, { accountId: accountA.id, scope: 'read', domains: ['go.test'] })).key;
       const editor = await makeAccount(t, { role: 'editor' });
-      goKey = (await createApiKey(t.deps, { accountId: editor.id, scope: 'read', domains: [goId] })).key;
+      goKey = (await createApiKey(t.deps, { accountId: editor.id, scope: 'read', domains: ['go.test'] })).key;
     });
     afterAll(() => disposeTestApp(t));
 

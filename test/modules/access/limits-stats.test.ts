@@ -45,7 +45,6 @@ forEachEngine((engine) => {
       const adminAccount = await makeAccount(t, { role: 'admin' });
       admin = (await createApiKey(t.deps, { accountId: adminAccount.id, scope: 'write' })).key;
       expect((await api(t, 'POST', '/domains', { key: admin, body: { origin: 'https://go.test' } })).status).toBe(201);
-      const goId = t.deps.domains.byHost('go.test')!.id;
       const project = async (name: string) =>
         (await api(t, 'POST', '/projects', { key: admin, body: { name } })).body.id as string;
       const [projectA, projectB, projectC] = [await project('A'), await project('B'), await project('C')];
@@ -74,9 +73,9 @@ forEachEngine((engine) => {
       await flushOk(t);
       const accountA = await makeAccount(t, { role: 'viewer', projects: [projectA] });
       readerA = (await createApiKey(t.deps, { accountId: accountA.id, scope: 'read' })).key;
-      aGoKey = (await createApiKey(t.deps, { accountId: accountA.id, scope: 'read', domains: [goId] })).key;
+      aGoKey = (await createApiKey(t.deps, { accountId: accountA.id, scope: 'read', domains: ['go.test'] })).key;
       const editor = await makeAccount(t, { role: 'editor' });
-      goKey = (await createApiKey(t.deps, { accountId: editor.id, scope: 'read', domains: [goId] })).key;
+      goKey = (await createApiKey(t.deps, { accountId: editor.id, scope: 'read', domains: ['go.test'] })).key;
       const accountC = await makeAccount(t, { role: 'editor', projects: [projectC] });
       readerC = (await createApiKey(t.deps, { accountId: accountC.id, scope: 'read' })).key;
     });
