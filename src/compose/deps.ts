@@ -183,9 +183,9 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     verifyPassword: (password, hash) => passwordVerifier.verify(password, hash),
     webhooks,
     variantWrites: {
-      insert: (row) => insertVariant(deps, row),
-      update: (linkId, id, changes) => updateVariant(deps, linkId, id, changes),
-      delete: (linkId, id) => deleteVariant(deps, linkId, id),
+      insert: (row, audit) => insertVariant(deps, row, audit),
+      update: (linkId, id, changes, audit) => updateVariant(deps, linkId, id, changes, audit),
+      delete: (linkId, id, audit) => deleteVariant(deps, linkId, id, audit),
     },
     linksUnfiled: (ids) => linksUnfiled(deps, ids),
     linkJson,

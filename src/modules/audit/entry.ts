@@ -47,3 +47,8 @@ export function fieldsOf(input: object): string[] {
     .map(([k]) => k)
     .sort();
 }
+
+/** The same entry for each of these targets (a bulk change: one entry per link it changed). */
+export function entriesFor(entry: AuditEntry, targetIds: readonly string[]): AuditEntry[] {
+  return targetIds.map((targetId) => ({ ...entry, targetId, fields: [...entry.fields] }));
+}

@@ -5,6 +5,8 @@
  */
 import { isUniqueViolation } from '../../db/storage';
 import { AppError, conflict, invalid, notFound } from '../../lib/errors';
+import type { Access } from '../access/public';
+import { auditEntry, fieldsOf } from '../audit/public';
 import type { DomainsDeps } from './deps';
 import { hostKeyOf, parseOrigin } from './host';
 import { type Domain, type DomainCreate, type DomainPatch, MAX_URL_LENGTH, MAX_WELL_KNOWN_BYTES } from './model';
@@ -101,11 +103,7 @@ export async function getDomain(deps: DomainsDeps, host: string): Promise<Domain
   return toDomain(deps, row, await deps.stores.domains.linkCount(row.id));
 }
 
-export async function addDomain(
-  deps: DomainsDeps,
-  actor: { superuser: boolean },
-  input: DomainCreate,
-): Promise<Domain> {
+export async function addDomain(deps: DomainsDeps, actor: Access, input: DomainCreate): Promise<Domain> {
   requireSuperuser(actor);
   const { origin, host } = parseOrigin(input.origin, 'origin');
   const { shortHost, appHost } = deps.config;
@@ -125,7 +123,10 @@ export async function addDomain(
   if ((await deps.stores.domains.list()).some((r) => r.host === host)) throw hostTaken(host);
   let row: DomainRow;
   try {
-    row = await deps.stores.domains.insert({ host, origin, createdAt: deps.clock.now(), ...settings });
+    const now = deps.clock.now();
+    // A domain is named by its host, as the API addresses it.
+    const audit = auditEntry(actor, 'domain.create', { type: 'domain', id: host }, fieldsOf(input), now);
+    row = await deps.stores.domains.insert({ host, origin, createdAt: now, ...settings }, audit);
   } catch (err) {
     // Added meanwhile (another request, another node): the unique index held.
     if (isUniqueViolation(err)) throw hostTaken(host);
@@ -137,14 +138,21 @@ export async function addDomain(
 
 export async function updateDomain(
   deps: DomainsDeps,
-  actor: { superuser: boolean },
+  actor: Access,
   host: string,
   input: DomainPatch,
 ): Promise<Domain> {
   requireSuperuser(actor);
   const current = await findRow(deps, host);
   const changes = settingsOf(deps, input);
-  const row = await deps.stores.domains.update(current.id, changes);
+  const audit = auditEntry(
+    actor,
+    'domain.update',
+    { type: 'domain', id: current.host },
+    fieldsOf(changes),
+    deps.clock.now(),
+  );
+  const row = await deps.stores.domains.update(current.id, changes, audit);
   if (row === null) throw notFound('domain');
   if (Object.keys(changes).length > 0) await reload(deps);
   return toDomain(deps, row, await deps.stores.domains.linkCount(row.id));
@@ -152,12 +160,13 @@ export async function updateDomain(
 
 export async function deleteDomain(
   deps: DomainsDeps,
-  actor: { superuser: boolean },
+  actor: Access,
   host: string,
 ): Promise<{ host: string; deleted: true }> {
   requireSuperuser(actor);
   const current = await findRow(deps, host);
-  switch (await deps.stores.domains.delete(current.id)) {
+  const audit = auditEntry(actor, 'domain.delete', { type: 'domain', id: current.host }, [], deps.clock.now());
+  switch (await deps.stores.domains.delete(current.id, audit)) {
     case 'missing':
       throw notFound('domain');
     case 'default':

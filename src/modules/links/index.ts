@@ -80,7 +80,7 @@ export function linksRoutes(deps: LinksDeps) {
           'Only the fields sent change. Renaming the slug requires a superuser key. status=archived hides the link from the default list; it keeps redirecting.',
       },
     })
-    .delete('/:id', ({ params }) => deleteLink(deps, params.id), {
+    .delete('/:id', ({ params, access }) => deleteLink(deps, access, params.id), {
       params: IdParams,
       response: { 200: DeletedModel, ...errors(401, 403, 404, 409, 429) },
       detail: {

@@ -1,10 +1,12 @@
-/** Link verbs. Plain functions of (deps, actor, input); they throw AppError, never HTTP. */
+/** Link verbs. Plain functions of (deps, access, input); they throw AppError, never HTTP. */
 
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/storage';
 import { AppError, conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
 import { hasControlChars } from '../../lib/text';
+import type { Access } from '../access/public';
+import { auditEntry, fieldsOf } from '../audit/public';
 import { hashPassword } from '../auth/public';
 import { decodeCursor, encodeCursor } from './cursor';
 import type { LinksDeps } from './deps';
@@ -25,9 +27,18 @@ import { checkCustomSlug, generateSlug } from './slug';
 import type { LinkFields, LinkFilter, LinkRow } from './store';
 import { deleteLinks, insertLinks, updateLinks } from './writer';
 
-/** Who is acting: only superusers may choose or change slugs. */
-interface Actor {
-  superuser: boolean;
+/** Who is acting: only superusers may choose or change slugs; the audit log names them. */
+type Actor = Access;
+
+/** A stored change's fields as the API names them (the audit log's `fields`). */
+const API_FIELD: Partial<Record<keyof LinkFields, string>> = { domainId: 'domain', passwordHash: 'password' };
+
+export function changedFields(changes: Partial<LinkFields>, tags: boolean): string[] {
+  const names = Object.keys(changes)
+    .filter((k) => k !== 'updatedAt')
+    .map((k) => API_FIELD[k as keyof LinkFields] ?? k);
+  if (tags) names.push('tags');
+  return names.sort();
 }
 
 const DEFAULT_PAGE_SIZE = 50;
@@ -182,7 +193,8 @@ export async function createLink(deps: LinksDeps, actor: Actor, input: CreateLin
     rules: storedRules(input.rules ?? [], slinkHostsOf(deps)),
     preview: normalizePreview(input.preview ?? null),
   });
-  await written(insertLinks(deps, [{ row, tags }]), slug, projectId);
+  const audit = auditEntry(actor, 'link.create', { type: 'link', id: row.id }, fieldsOf(input), row.createdAt);
+  await written(insertLinks(deps, [{ row, tags }], audit), slug, projectId);
   return getLinkOrThrow(deps, row.id);
 }
 
@@ -233,7 +245,10 @@ export async function updateLink(deps: LinksDeps, actor: Actor, id: string, inpu
   if (input.status !== undefined) changes.status = input.status;
   if (Object.keys(changes).length > 0 || tags !== undefined)
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
-  await written(updateLinks(deps, [{ id, changes, tags }]), changes.slug ?? current.slug, changes.projectId);
+  const fields = changedFields(changes, tags !== undefined);
+  const audit =
+    fields.length > 0 ? auditEntry(actor, 'link.update', { type: 'link', id }, fields, deps.clock.now()) : null;
+  await written(updateLinks(deps, [{ id, changes, tags }], audit), changes.slug ?? current.slug, changes.projectId);
   return getLinkOrThrow(deps, id);
 }
 
@@ -254,6 +269,7 @@ export function humanClicksNow(deps: LinksDeps, row: LinkRow): number {
  */
 export async function deleteLink(
   deps: LinksDeps,
+  access: Access,
   id: string,
   withClicks = false,
 ): Promise<{ id: string; deleted: true }> {
@@ -265,7 +281,7 @@ export async function deleteLink(
       `This link has ${humans} recorded clicks: archive it (PATCH status=archived) or delete it in the dashboard`,
     );
   }
-  await deleteLinks(deps, [id]);
+  await deleteLinks(deps, [id], auditEntry(access, 'link.delete', { type: 'link', id }, [], deps.clock.now()));
   return { id, deleted: true };
 }
 

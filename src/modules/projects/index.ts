@@ -21,9 +21,9 @@ export function projectsRoutes(deps: ProjectsDeps) {
     })
     .post(
       '',
-      ({ body, set }) => {
+      ({ body, set, access }) => {
         set.status = 201;
-        return createProject(deps, body);
+        return createProject(deps, access, body);
       },
       {
         parse: 'json',
@@ -36,14 +36,14 @@ export function projectsRoutes(deps: ProjectsDeps) {
         },
       },
     )
-    .patch('/:id', ({ params, body }) => renameProject(deps, params.id, body), {
+    .patch('/:id', ({ params, body, access }) => renameProject(deps, access, params.id, body), {
       parse: 'json',
       params: IdParams,
       body: ProjectNameBody,
       response: { 200: ProjectModel, ...errors(400, 401, 403, 404, 409, 429) },
       detail: { tags, summary: 'Rename a project' },
     })
-    .delete('/:id', ({ params }) => deleteProject(deps, params.id), {
+    .delete('/:id', ({ params, access }) => deleteProject(deps, access, params.id), {
       params: IdParams,
       response: { 200: ProjectDeletedModel, ...errors(401, 403, 404, 429) },
       detail: { tags, summary: 'Delete a project', description: 'Its links are unfiled, never deleted.' },

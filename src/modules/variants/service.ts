@@ -4,6 +4,8 @@ import { isUniqueViolation } from '../../db/storage';
 import { conflict, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
+import type { Access } from '../access/public';
+import { auditEntry, fieldsOf } from '../audit/public';
 import type { VariantsDeps } from './deps';
 import type { CreateVariantInput, UpdateVariantInput, Variant } from './model';
 import type { VariantRow } from './store';
@@ -38,7 +40,12 @@ export async function listVariants(deps: VariantsDeps, linkId: string): Promise<
   return rows.map((row) => toVariant(row, link.origin, link.slug));
 }
 
-export async function createVariant(deps: VariantsDeps, linkId: string, input: CreateVariantInput): Promise<Variant> {
+export async function createVariant(
+  deps: VariantsDeps,
+  access: Access,
+  linkId: string,
+  input: CreateVariantInput,
+): Promise<Variant> {
   const link = await linkOf(deps, linkId);
   const params = checkParams(input.params ?? {});
   await checkCodeFree(deps, linkId, input.code);
@@ -52,12 +59,14 @@ export async function createVariant(deps: VariantsDeps, linkId: string, input: C
     createdAt: now,
     updatedAt: now,
   };
-  await written(deps.variantWrites.insert(row), row.code);
+  const audit = auditEntry(access, 'variant.create', { type: 'variant', id: row.id }, fieldsOf(input), now);
+  await written(deps.variantWrites.insert(row, audit), row.code);
   return toVariant(row, link.origin, link.slug);
 }
 
 export async function updateVariant(
   deps: VariantsDeps,
+  access: Access,
   linkId: string,
   variantId: string,
   input: UpdateVariantInput,
@@ -73,7 +82,9 @@ export async function updateVariant(
   if (input.params !== undefined) changes.params = checkParams(input.params);
   if (Object.keys(changes).length > 0) {
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
-    await written(deps.variantWrites.update(linkId, variantId, changes), changes.code);
+    const fields = fieldsOf({ ...changes, updatedAt: undefined });
+    const audit = auditEntry(access, 'variant.update', { type: 'variant', id: variantId }, fields, deps.clock.now());
+    await written(deps.variantWrites.update(linkId, variantId, changes, audit), changes.code);
   }
   return toVariant({ ...current, ...changes }, link.origin, link.slug);
 }
@@ -81,11 +92,13 @@ export async function updateVariant(
 /** Deletes a variant; its past clicks stay and report as an unrecognised code. */
 export async function deleteVariant(
   deps: VariantsDeps,
+  access: Access,
   linkId: string,
   variantId: string,
 ): Promise<{ id: string; deleted: true }> {
   await linkOf(deps, linkId);
   if (!(await deps.stores.variants.find(linkId, variantId))) throw notFound('variant');
-  await deps.variantWrites.delete(linkId, variantId);
+  const audit = auditEntry(access, 'variant.delete', { type: 'variant', id: variantId }, [], deps.clock.now());
+  await deps.variantWrites.delete(linkId, variantId, audit);
   return { id: variantId, deleted: true };
 }
