@@ -83,6 +83,7 @@ export function docsPlugin(appHost: string) {
             { name: 'Domains', description: 'The short domains links live on (writes: superusers)' },
             { name: 'Bulk', description: 'Many links at once: from text, params, project' },
             { name: 'Analytics', description: 'Statistics, raw clicks and the CSV export' },
+            { name: 'Audit', description: 'Who changed what, through what, when (admins; kept 365 days)' },
             {
               name: 'App',
               description:
