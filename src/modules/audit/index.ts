@@ -29,7 +29,7 @@ export function auditRoutes(deps: AuditDeps) {
 export function appAuditRoutes(deps: AuditDeps) {
   return new Elysia({ name: 'slink.app.audit' }).get('/audit', ({ query }) => listAuditNamed(deps, query), {
     query: AuditQuery,
-    response: { 200: AppAuditPageModel },
+    response: { 200: AppAuditPageModel, ...errors(400, 403) },
     detail: appDetail(
       'Read the audit log, named',
       "GET /api/v1/audit's page, each entry with its actor's email and a link target's current slug.",

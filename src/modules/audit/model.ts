@@ -85,3 +85,4 @@ export const AppAuditPageModel = t.Object({
   ),
   nextCursor: NextCursor,
 });
+export type AppAuditItem = (typeof AppAuditPageModel.static)['items'][number];

@@ -7,7 +7,6 @@
  * Every form writes a whole batch (a bulk change's entries) as one multi-row insert.
  */
 import type { Database } from 'bun:sqlite';
-import type { Db } from '../../db/client';
 import type { Pg, PgFragment } from '../../db/postgres/client';
 import type { AuditEntry } from './entry';
 
@@ -25,8 +24,11 @@ const SQLITE_INSERT = `INSERT INTO audit_log (at, account_id, key_id, via, actio
     e.value ->> 7
   FROM json_each(?) e`;
 
-/** `db`: the drizzle database or its bun:sqlite connection, whichever the store holds. */
-export function insertAuditSqlite(db: Db | Database, audit: Audited): void {
+/**
+ * `db`: the drizzle database or its bun:sqlite connection, whichever the store holds (named by
+ * shape: db/client.ts reaches the tables, this module among them, through the schema).
+ */
+export function insertAuditSqlite(db: Database | { $client: Database }, audit: Audited): void {
   const entries = entriesOf(audit);
   if (entries.length === 0) return;
   const rows = entries.map((e) => [
