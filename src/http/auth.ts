@@ -76,12 +76,25 @@ async function authenticate(deps: GuardDeps, request: Request): Promise<Caller |
 
 /**
  * Whether the credential a request came with still holds, read as the guard reads it (the
- * database, so a key revoked or a session ended through any node counts at once): for the
- * requests that outlive their first check, the live stream.
+ * database, so a key revoked or a session ended through any node counts at once), with the
+ * project and domain limits it had (`access`): for the requests that outlive their first check,
+ * the live stream, which a change of its caller's limits ends (its client reconnects with them).
  */
-export async function stillAuthenticated(deps: GuardDeps, request: Request, principal: Principal): Promise<boolean> {
+export async function stillAuthenticated(
+  deps: GuardDeps,
+  request: Request,
+  principal: Principal,
+  access: Access,
+): Promise<boolean> {
   const auth = await authenticate(deps, request);
-  return !(auth instanceof AppError) && auth.principal.key.id === principal.key.id;
+  if (auth instanceof AppError || auth.principal.key.id !== principal.key.id) return false;
+  const now = accessOf(auth.principal, access.via);
+  return sameIds(now.projects, access.projects) && sameIds(now.domains, access.domains);
+}
+
+function sameIds<T>(a: readonly T[] | null, b: readonly T[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((id) => b.includes(id));
 }
 
 export function bodyProblem(request: Request): AppError | null {

@@ -25,7 +25,7 @@ const LINKS = 50;
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(q * (xs.length - 1))]!;
 
-const t = await makeTestApp({ SLINK_RATE_LIMIT: '10000000' }, { engine });
+const t = await makeTestApp({ SLINK_RATE_LIMIT: '1000000' }, { engine });
 const { key } = await makeKey(t, 'write', { superuser: true });
 const ids: string[] = [];
 for (let i = 0; i < LINKS; i++) {

@@ -6,7 +6,7 @@
 
 import { invalid } from '../../lib/errors';
 import { checkParams, PARAM_LIMITS } from '../../lib/params';
-import type { Access } from '../access/public';
+import { type Access, authorizePlace, sees } from '../access/public';
 import { type AuditEntry, auditEntry } from '../audit/public';
 import {
   checkProjectId,
@@ -20,10 +20,18 @@ import {
 import type { BulkDeps } from './deps';
 import type { BulkDeleteResult, BulkParamsInput, BulkProjectInput, BulkStatusInput, BulkTagsInput } from './model';
 
-/** The links of these ids that exist, and the ids that name none (request order, once each). */
-async function resolveIds(deps: BulkDeps, ids: string[]): Promise<{ rows: LinkRow[]; notFound: string[] }> {
+/**
+ * The links of these ids that exist and the caller sees, and the ids that name none (request
+ * order, once each): a link outside the caller's limits is not found, as in GET /links/{id}.
+ */
+async function resolveIds(
+  deps: BulkDeps,
+  access: Access,
+  ids: string[],
+): Promise<{ rows: LinkRow[]; notFound: string[] }> {
   const unique = [...new Set(ids)];
-  const byId = new Map((await deps.stores.links.findMany(unique)).map((r) => [r.id, r]));
+  const found = await deps.stores.links.findMany(unique);
+  const byId = new Map(found.flatMap((r) => (sees(access, r) ? [[r.id, r] as const] : [])));
   const rows = unique.flatMap((id) => byId.get(id) ?? []);
   return { rows, notFound: unique.filter((id) => !byId.has(id)) };
 }
@@ -52,7 +60,7 @@ export async function bulkParams(
 ): Promise<{ updated: number; notFound: string[] }> {
   const params = checkParams(input.params);
   const replace = input.mode === 'replace';
-  const { rows, notFound } = await resolveIds(deps, input.ids);
+  const { rows, notFound } = await resolveIds(deps, access, input.ids);
   // Every link is checked before any is written: one over the limit stops the whole request.
   const updates = rows.map((row) => {
     const next = replace ? params : { ...row.params, ...params };
@@ -72,7 +80,9 @@ export async function bulkProject(
   input: BulkProjectInput,
 ): Promise<{ moved: number; unchanged: number; notFound: string[] }> {
   const projectId = await checkProjectId(deps, input.projectId);
-  const { rows, notFound } = await resolveIds(deps, input.ids);
+  const { rows, notFound } = await resolveIds(deps, access, input.ids);
+  // Moved only within the caller's limits (400 projectId, as one link's PATCH); nothing is written otherwise.
+  for (const row of rows) authorizePlace(access, { projectId, domainId: row.domainId });
   const moves = rows
     .filter((r) => r.projectId !== projectId)
     .map((r) => ({ id: r.id, changes: { projectId, updatedAt: touchedAt(deps, r) } }));
@@ -94,7 +104,7 @@ export async function bulkTags(deps: BulkDeps, access: Access, input: BulkTagsIn
   if (add.length === 0 && remove.length === 0) throw invalid('add', 'Send at least one tag to add or to remove');
   const both = add.find((tag) => remove.includes(tag));
   if (both !== undefined) throw invalid('remove', `The tag "${both}" cannot be both added and removed`);
-  const { rows, notFound } = await resolveIds(deps, input.ids);
+  const { rows, notFound } = await resolveIds(deps, access, input.ids);
   const current = await deps.stores.links.tagsOf(rows.map((r) => r.id));
   // Every link is checked before any is written: one over the limit stops the whole request.
   const updates: { row: LinkRow; tags: string[] }[] = [];
@@ -123,7 +133,7 @@ export async function bulkTags(deps: BulkDeps, access: Access, input: BulkTagsIn
 /** Sets one status on every link: pause, resume (active), archive, restore (active). */
 export async function bulkStatus(deps: BulkDeps, access: Access, input: BulkStatusInput): Promise<Changed> {
   const { status } = input;
-  const { rows, notFound } = await resolveIds(deps, input.ids);
+  const { rows, notFound } = await resolveIds(deps, access, input.ids);
   const changing = rows.filter((r) => r.status !== status);
   await updateLinks(
     deps,
@@ -145,7 +155,7 @@ export async function bulkStatus(deps: BulkDeps, access: Access, input: BulkStat
  * the caller can say which and why. The deletable ones go in one transaction.
  */
 export async function bulkDelete(deps: BulkDeps, access: Access, input: { ids: string[] }): Promise<BulkDeleteResult> {
-  const { rows, notFound } = await resolveIds(deps, input.ids);
+  const { rows, notFound } = await resolveIds(deps, access, input.ids);
   const deleting: string[] = [];
   const refused: BulkDeleteResult['refused'] = [];
   for (const row of rows) {

@@ -28,7 +28,7 @@ const TEXT_NOTE = `Request params apply to every line; a line's own utm_ values 
 export function bulkRoutes(deps: BulkDeps) {
   return new Elysia({ name: 'slink.bulk', prefix: '/links/bulk' })
     .use(principalPlugin)
-    .post('/preview', ({ body }) => previewBulk(deps, body), {
+    .post('/preview', ({ body, access }) => previewBulk(deps, access, body), {
       parse: 'json',
       body: BulkTextBody,
       response: { 200: BulkPreviewModel, ...errors(400, 401, 403, 413, 415, 429) },

@@ -18,8 +18,8 @@ import type { BulkDeps } from './deps';
 import type { BulkLine, BulkTextInput } from './model';
 import { BULK_CHUNK, countStatuses, markExisting, planBulk } from './plan';
 
-export async function previewBulk(deps: BulkDeps, input: BulkTextInput) {
-  const { lines } = await planBulk(deps, input);
+export async function previewBulk(deps: BulkDeps, access: Access, input: BulkTextInput) {
+  const { lines } = await planBulk(deps, access, input);
   return { lines, counts: countStatuses(lines) };
 }
 
@@ -32,7 +32,7 @@ export async function previewBulk(deps: BulkDeps, input: BulkTextInput) {
  * for 7 random characters: it is drawn again), a project deleted meanwhile (400 projectId).
  */
 export async function createBulk(deps: BulkDeps, access: Access, input: BulkTextInput) {
-  const plan = await planBulk(deps, input);
+  const plan = await planBulk(deps, access, input);
   const slugs = new Set<string>();
   const drawSlug = (): string => {
     for (;;) {
@@ -70,7 +70,12 @@ export async function createBulk(deps: BulkDeps, access: Access, input: BulkText
       projectId: plan.projectId ?? undefined,
     });
     const audit = auditEntry(access, 'link.create', { type: 'link', id: '' }, fields, deps.clock.now());
-    written = await insertBulkLinks(deps, items, { skipExisting: plan.skipDuplicates, freshSlug: drawSlug }, audit);
+    written = await insertBulkLinks(
+      deps,
+      items,
+      { skipExisting: plan.skipDuplicates, freshSlug: drawSlug, visible: plan.visible },
+      audit,
+    );
   } catch (err) {
     throw domainGoneError(err) ?? (isForeignKeyViolation(err) ? unknownProject(plan.projectId) : err);
   }

@@ -14,7 +14,7 @@ import { deleteLink, getLinkRowOrThrow } from './service';
  * dropped (the slug index's remove). `slug` must equal the link's current slug exactly.
  */
 export async function deleteLinkWithClicks(deps: LinksDeps, access: Access, id: string, slug: string): Promise<void> {
-  const row = await getLinkRowOrThrow(deps, id);
+  const row = await getLinkRowOrThrow(deps, access, id);
   if (slug !== row.slug) throw invalid('slug', 'Type the slug of the link exactly to confirm the delete');
   await deleteLink(deps, access, id, true); // withClicks
 }

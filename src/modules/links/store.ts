@@ -9,6 +9,7 @@ import type { VariantRow } from '../variants/public';
 import type { DeletedLink } from '../webhooks/public';
 import type { LinkFilterInput, LinkSort } from './model';
 import type { LinkFields, LinkRow } from './table';
+import type { Visible } from './visible';
 
 export type { LinkFields, LinkRow };
 
@@ -43,6 +44,8 @@ export interface LinkFilter extends Omit<LinkFilterInput, 'domain'> {
   now: number;
   /** Only the links on this domain (the host of the query, looked up by the service). */
   domainId?: number;
+  /** A limited caller's projects and domains (access/ linkFilter); absent or null: every link. */
+  visible?: Visible | null;
 }
 
 export interface LinkPage {
@@ -63,8 +66,8 @@ export interface LinkStore {
   findMany(ids: string[]): Promise<LinkRow[]>;
   /** Whether a link on this domain has this slug (slugs are unique per domain). */
   slugTaken(domainId: number, slug: string): Promise<boolean>;
-  /** The oldest link of each of these destinations. */
-  idsByDestination(destinations: string[]): Promise<Map<string, string>>;
+  /** The oldest link of each of these destinations (of the links `visible` keeps, when given). */
+  idsByDestination(destinations: string[], visible?: Visible | null): Promise<Map<string, string>>;
   /**
    * One page in the sort's total order (sort column, then id), strictly after `after`: a link
    * created meanwhile can never shift the pages, so nothing repeats and nothing is skipped.
@@ -74,13 +77,16 @@ export interface LinkStore {
   count(filter: LinkFilter): Promise<number>;
   /** The tags of each of these links, in tag order (a link without tags has no entry). */
   tagsOf(ids: string[]): Promise<Map<string, string[]>>;
-  /** Tags in use with how many links carry each, most used first, then by tag. */
-  tagCounts(): Promise<{ tag: string; count: number }[]>;
-  /** Number of links per project id (null: unfiled), archived links included. */
-  countByProject(): Promise<Map<string | null, number>>;
-  countInProject(projectId: string): Promise<number>;
-  /** The ids of every link on this domain, any status (a domain's statistics sum their scopes). */
-  idsOnDomain(domainId: number): Promise<string[]>;
+  /** Tags in use with how many links carry each, most used first, then by tag (of the links `visible` keeps). */
+  tagCounts(visible: Visible | null): Promise<{ tag: string; count: number }[]>;
+  /** Number of links per project id (null: unfiled), archived links included (of the links `visible` keeps). */
+  countByProject(visible: Visible | null): Promise<Map<string | null, number>>;
+  countInProject(projectId: string, visible: Visible | null): Promise<number>;
+  /**
+   * The ids of the links `visible` keeps, on this domain when one is given, any status (statistics
+   * of a domain, or of a limited caller, sum their scopes: analytics/domain-stats.ts).
+   */
+  idsWithin(visible: Visible | null, domainId: number | null): Promise<string[]>;
   /** Current slug and title of the links of these ids that exist. */
   names(ids: string[]): Promise<Map<string, { slug: string; title: string | null }>>;
   /** The redirect rows of these ids that exist. */
@@ -112,14 +118,15 @@ export interface LinkWrites {
   insert(items: NewLink[], at: number, audit?: Audited): Promise<void>;
   /**
    * Inserts in one transaction that re-checks what may have changed since the items were
-   * planned: with `skipExisting`, an item whose destination has a link now is skipped and
+   * planned: with `skipExisting`, an item whose destination has a link now (one `visible` keeps,
+   * when given: a limited caller is never told of a link it cannot see) is skipped and
    * reported; an item whose slug was taken meanwhile gets `freshSlug()`; a project deleted
    * meanwhile is a foreign-key violation. `audit` is the entry of each link written (its
    * targetId set to the link's): only the store knows which were.
    */
   insertBulk(
     items: NewLink[],
-    options: { skipExisting: boolean; freshSlug: () => string },
+    options: { skipExisting: boolean; freshSlug: () => string; visible?: Visible | null },
     at: number,
     audit?: AuditEntry | null,
   ): Promise<BulkInserted>;

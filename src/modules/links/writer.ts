@@ -8,9 +8,11 @@
  * `audit`, when given, is written by the store in the write's own transaction (modules/audit).
  */
 import { shortUrlOf } from '../../lib/short-url';
+import type { LinkFilter } from '../access/public';
 import type { AuditEntry, Audited } from '../audit/public';
 import type { VariantRow } from '../variants/public';
 import type { LinksDeps } from './deps';
+import { hostOfDomain } from './domain';
 import { fillLinkEvents } from './event-data';
 import type { LinkFields, NewLink } from './store';
 
@@ -38,7 +40,7 @@ export async function insertLinks(deps: WriterDeps, items: NewLink[], audit?: Au
 export async function insertBulkLinks(
   deps: WriterDeps,
   items: NewLink[],
-  options: { skipExisting: boolean; freshSlug: () => string },
+  options: { skipExisting: boolean; freshSlug: () => string; visible?: LinkFilter | null },
   audit?: AuditEntry | null,
 ) {
   const inserted = await deps.stores.linkWrites.insertBulk(items, options, deps.clock.now(), audit);
@@ -74,6 +76,8 @@ export async function deleteLinks(deps: WriterDeps, ids: string[], audit?: Audit
     id: r.id,
     slug: r.slug,
     shortUrl: shortUrlOf(deps.domains.originOf(r.domainId), r.slug),
+    domain: hostOfDomain(deps.domains, r.domainId),
+    projectId: r.projectId,
   }));
   await deps.stores.linkWrites.delete(deleted, deps.clock.now(), audit);
   await written(deps, ids, false);

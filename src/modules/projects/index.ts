@@ -11,12 +11,13 @@ const tags = ['Projects'];
 export function projectsRoutes(deps: ProjectsDeps) {
   return new Elysia({ name: 'slink.projects', prefix: '/projects' })
     .use(principalPlugin)
-    .get('', () => listProjects(deps), {
+    .get('', ({ access }) => listProjects(deps, access), {
       response: { 200: ProjectListModel, ...errors(401, 429) },
       detail: {
         tags,
         summary: 'List projects',
-        description: 'Sorted by name, with link counts, the number of unfiled links and the total.',
+        description:
+          'Sorted by name, with link counts, the number of unfiled links and the total. A caller limited to projects or domains gets its projects, and counts of the links it sees.',
       },
     })
     .post(

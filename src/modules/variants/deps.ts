@@ -18,8 +18,10 @@ export interface VariantWrites {
 export interface VariantsDeps {
   stores: {
     readonly variants: VariantStore;
-    /** The variant's link, by id (its domain and slug make the variant's short URL). */
-    readonly links: { find(id: string): Promise<{ slug: string; domainId: number } | null> };
+    /** The variant's link, by id (its domain and slug make the variant's short URL; its project and domain, who sees it). */
+    readonly links: {
+      find(id: string): Promise<{ slug: string; domainId: number; projectId: string | null } | null>;
+    };
   };
   config: Config;
   /** The origin of a link's domain (domains/directory.ts). */

@@ -11,7 +11,7 @@ const tags = ['Variants'];
 export function variantsRoutes(deps: VariantsDeps) {
   return new Elysia({ name: 'slink.variants', prefix: '/links/:id/variants' })
     .use(principalPlugin)
-    .get('', ({ params }) => listVariants(deps, params.id), {
+    .get('', ({ params, access }) => listVariants(deps, access, params.id), {
       params: IdParams,
       response: { 200: t.Array(VariantModel), ...errors(401, 404, 429) },
       detail: { tags, summary: 'List the variants of a link' },

@@ -4,17 +4,18 @@ import { isUniqueViolation } from '../../db/storage';
 import { conflict, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
-import type { Access } from '../access/public';
+import { type Access, requireSees } from '../access/public';
 import { auditEntry, fieldsOf } from '../audit/public';
 import type { VariantsDeps } from './deps';
 import type { CreateVariantInput, UpdateVariantInput, Variant } from './model';
 import type { VariantRow } from './store';
 import { toVariant } from './to-variant';
 
-/** The variant's link, or 404 link: its slug, and the origin of its domain. */
-async function linkOf(deps: VariantsDeps, linkId: string): Promise<{ slug: string; origin: string }> {
+/** The variant's link, or 404 link (also one the caller may not see): its slug, and the origin of its domain. */
+async function linkOf(deps: VariantsDeps, access: Access, linkId: string): Promise<{ slug: string; origin: string }> {
   const link = await deps.stores.links.find(linkId);
   if (!link) throw notFound('link');
+  requireSees(access, link);
   return { slug: link.slug, origin: deps.domains.originOf(link.domainId) };
 }
 
@@ -34,8 +35,8 @@ async function written(write: Promise<void>, code: string | undefined): Promise<
   }
 }
 
-export async function listVariants(deps: VariantsDeps, linkId: string): Promise<Variant[]> {
-  const link = await linkOf(deps, linkId);
+export async function listVariants(deps: VariantsDeps, access: Access, linkId: string): Promise<Variant[]> {
+  const link = await linkOf(deps, access, linkId);
   const rows = (await deps.stores.variants.ofLinks([linkId])).get(linkId) ?? [];
   return rows.map((row) => toVariant(row, link.origin, link.slug));
 }
@@ -46,7 +47,7 @@ export async function createVariant(
   linkId: string,
   input: CreateVariantInput,
 ): Promise<Variant> {
-  const link = await linkOf(deps, linkId);
+  const link = await linkOf(deps, access, linkId);
   const params = checkParams(input.params ?? {});
   await checkCodeFree(deps, linkId, input.code);
   const now = deps.clock.now();
@@ -71,7 +72,7 @@ export async function updateVariant(
   variantId: string,
   input: UpdateVariantInput,
 ): Promise<Variant> {
-  const link = await linkOf(deps, linkId);
+  const link = await linkOf(deps, access, linkId);
   const current = await deps.stores.variants.find(linkId, variantId);
   if (!current) throw notFound('variant');
   const changes: Partial<VariantRow> = {};
@@ -96,7 +97,7 @@ export async function deleteVariant(
   linkId: string,
   variantId: string,
 ): Promise<{ id: string; deleted: true }> {
-  await linkOf(deps, linkId);
+  await linkOf(deps, access, linkId);
   if (!(await deps.stores.variants.find(linkId, variantId))) throw notFound('variant');
   const audit = auditEntry(access, 'variant.delete', { type: 'variant', id: variantId }, [], deps.clock.now());
   await deps.variantWrites.delete(linkId, variantId, audit);

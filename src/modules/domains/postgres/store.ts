@@ -109,8 +109,8 @@ export function createPostgresDomainStore(
         throw err;
       }
     },
-    linkCounts: () => links.counts(sql),
-    linkCount: (id) => links.count(sql, id),
+    linkCounts: (visible) => links.counts(sql, visible),
+    linkCount: (id, visible) => links.count(sql, id, visible),
     async recordSeen(seen) {
       if (seen.length === 0) return;
       const ids = seen.map((s) => s.id);

@@ -113,11 +113,11 @@ export function createSqliteDomainStore(sqlite: Database, links: DomainLinksSqli
         })
         .immediate();
     },
-    async linkCounts() {
-      return links.counts(sqlite);
+    async linkCounts(visible) {
+      return links.counts(sqlite, visible);
     },
-    async linkCount(id) {
-      return links.count(sqlite, id);
+    async linkCount(id, visible) {
+      return links.count(sqlite, id, visible);
     },
     async recordSeen(seen) {
       if (seen.length === 0) return;

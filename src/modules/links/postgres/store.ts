@@ -14,6 +14,7 @@ import type { LinkSort } from '../model';
 import { pageOf } from '../page';
 import type { LinkFilter, LinkRow, LinkStore, LinkWrites, NewLink, RedirectRow } from '../store';
 import type { LinkFields } from '../table';
+import { type Visible, visiblePg } from '../visible';
 import { announceLinkChanges } from './changes';
 
 type Int8 = string | number;
@@ -128,6 +129,7 @@ function filterSql(sql: Pg, filter: LinkFilter) {
     where = sql`${where} AND ${availabilityConditionPg(sql, filter.availability, filter.now)}`;
   }
   if (filter.domainId !== undefined) where = sql`${where} AND l.domain_id = ${filter.domainId}`;
+  if (filter.visible) where = sql`${where} AND ${visiblePg(sql, filter.visible, 'l.')}`;
   return where;
 }
 
@@ -158,9 +160,9 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
       if (!storable(slug)) return false;
       return (await sql`SELECT 1 FROM links WHERE domain_id = ${domainId} AND slug = ${slug}`).length > 0;
     },
-    async idsByDestination(destinations) {
+    async idsByDestination(destinations, visible) {
       if (destinations.length === 0) return new Map();
-      return idsByDestination(sql, storableKeys(destinations));
+      return idsByDestination(sql, storableKeys(destinations), visible);
     },
     async page(filter, sort, limit, after) {
       const column = sortColumn(sql, sort);
@@ -203,23 +205,40 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
       }
       return tagsByLink;
     },
-    async tagCounts() {
-      const rows = await sql<{ tag: string; n: Int8 }[]>`
-        SELECT tag, count(*) AS n FROM link_tags GROUP BY tag ORDER BY count(*) DESC, tag`;
+    async tagCounts(visible) {
+      const rows = visible
+        ? await sql<{ tag: string; n: Int8 }[]>`
+          SELECT t.tag, count(*) AS n FROM link_tags t JOIN links l ON l.id = t.link_id
+          WHERE ${visiblePg(sql, visible, 'l.')} GROUP BY t.tag ORDER BY count(*) DESC, t.tag`
+        : await sql<{ tag: string; n: Int8 }[]>`
+          SELECT tag, count(*) AS n FROM link_tags GROUP BY tag ORDER BY count(*) DESC, tag`;
       return rows.map((r) => ({ tag: r.tag, count: num(r.n) }));
     },
-    async countByProject() {
-      const rows = await sql<{ project_id: string | null; n: Int8 }[]>`
-        SELECT project_id, count(*) AS n FROM links GROUP BY project_id`;
+    async countByProject(visible) {
+      const rows = visible
+        ? await sql<{ project_id: string | null; n: Int8 }[]>`
+          SELECT project_id, count(*) AS n FROM links WHERE ${visiblePg(sql, visible)} GROUP BY project_id`
+        : await sql<{ project_id: string | null; n: Int8 }[]>`
+          SELECT project_id, count(*) AS n FROM links GROUP BY project_id`;
       return new Map(rows.map((r) => [r.project_id, num(r.n)]));
     },
-    async countInProject(projectId) {
+    async countInProject(projectId, visible) {
       if (!storable(projectId)) return 0;
-      const [row] = await sql<{ n: Int8 }[]>`SELECT count(*) AS n FROM links WHERE project_id = ${projectId}`;
+      const [row] = visible
+        ? await sql<{ n: Int8 }[]>`
+          SELECT count(*) AS n FROM links WHERE project_id = ${projectId} AND ${visiblePg(sql, visible)}`
+        : await sql<{ n: Int8 }[]>`SELECT count(*) AS n FROM links WHERE project_id = ${projectId}`;
       return num(row!.n);
     },
-    async idsOnDomain(domainId) {
-      return (await sql<{ id: string }[]>`SELECT id FROM links WHERE domain_id = ${domainId}`).map((r) => r.id);
+    async idsWithin(visible, domainId) {
+      const rows =
+        visible === null
+          ? await sql<{ id: string }[]>`SELECT id FROM links WHERE domain_id = ${domainId}`
+          : domainId === null
+            ? await sql<{ id: string }[]>`SELECT id FROM links WHERE ${visiblePg(sql, visible)}`
+            : await sql<{ id: string }[]>`
+              SELECT id FROM links WHERE domain_id = ${domainId} AND ${visiblePg(sql, visible)}`;
+      return rows.map((r) => r.id);
     },
     async names(given) {
       const ids = storableKeys(given);
@@ -243,10 +262,15 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
   };
 }
 
-/** The oldest link of each of these destinations. */
-async function idsByDestination(sql: Pg, destinations: string[]): Promise<Map<string, string>> {
+/** The oldest link of each of these destinations, of the links `visible` keeps (all without it). */
+async function idsByDestination(
+  sql: Pg,
+  destinations: string[],
+  visible: Visible | null | undefined,
+): Promise<Map<string, string>> {
+  const limits = visible ? sql`AND ${visiblePg(sql, visible)}` : sql``;
   const rows = await sql<{ id: string; destination: string }[]>`
-    SELECT id, destination FROM links WHERE destination = ANY(${sql.array(destinations, 'text')}::text[])
+    SELECT id, destination FROM links WHERE destination = ANY(${sql.array(destinations, 'text')}::text[]) ${limits}
     ORDER BY created_at, id`;
   const out = new Map<string, string>();
   for (const r of rows) if (!out.has(r.destination)) out.set(r.destination, r.id);
@@ -425,13 +449,14 @@ export function createPostgresLinkWrites(
         await announce(tx, idsOf(items), linkEvents('link.created', idsOf(items)), at, audit);
       });
     },
-    async insertBulk(items, { skipExisting, freshSlug }, at, audit) {
+    async insertBulk(items, { skipExisting, freshSlug, visible }, at, audit) {
       return sql.begin(async (tx) => {
         await lockLinkCreation(tx);
         const existing = skipExisting
           ? await idsByDestination(
               tx,
               items.map((i) => i.row.destination),
+              visible,
             )
           : new Map<string, string>();
         const writing = items.filter((i) => !existing.has(i.row.destination));
