@@ -16,6 +16,7 @@ import { hasBody, JSON_TYPE, readJsonBody } from './http/json-body';
 import { strictQueryIntegers } from './http/models';
 import { AppError, describeError, RateLimitedError, VerificationUnavailableError } from './lib/errors';
 import { analyticsRoutes } from './modules/analytics';
+import { appAuditRoutes, auditRoutes } from './modules/audit';
 import { accountsRoutes, appAccountsRoutes, appKeysRoutes, meRoutes } from './modules/auth';
 import { bulkRoutes } from './modules/bulk';
 import { dashboardRoutes } from './modules/dashboard';
@@ -178,11 +179,17 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(accountsRoutes(deps))
           .use(liveRoutes(deps))
           .use(analyticsRoutes(deps))
-          .use(qrRoutes(deps)),
+          .use(qrRoutes(deps))
+          .use(auditRoutes(deps)),
       )
       // The dashboard's own endpoints: session only (the app guard), never an API key.
       .group(APP_API_PREFIX, (app) =>
-        app.use(sessionRoutes(deps)).use(appKeysRoutes(deps)).use(appLinksRoutes(deps)).use(appAccountsRoutes(deps)),
+        app
+          .use(sessionRoutes(deps))
+          .use(appKeysRoutes(deps))
+          .use(appLinksRoutes(deps))
+          .use(appAccountsRoutes(deps))
+          .use(appAuditRoutes(deps)),
       )
   );
 }

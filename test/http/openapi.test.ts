@@ -396,6 +396,7 @@ forEachEngine((engine) => {
     ['get', '/api/app/accounts', '200', true, false],
     ['post', '/api/app/accounts', '201', true, true],
     ['patch', '/api/app/accounts/{id}', '200', true, true],
+    ['get', '/api/app/audit', '200', true, false],
   ] as const;
 
   /** Reachable without a session: no security requirement. */

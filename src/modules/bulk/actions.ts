@@ -7,6 +7,7 @@
 import { invalid } from '../../lib/errors';
 import { checkParams, PARAM_LIMITS } from '../../lib/params';
 import { type Access, authorizePlace, sees } from '../access/public';
+import { type AuditEntry, auditEntry } from '../audit/public';
 import {
   checkProjectId,
   deleteLinks,
@@ -35,6 +36,18 @@ async function resolveIds(
   return { rows, notFound: unique.filter((id) => !byId.has(id)) };
 }
 
+/** One audit entry per link a bulk verb changed, as PATCH /links/{id} would write it. */
+function linkEntries(
+  deps: BulkDeps,
+  access: Access,
+  action: 'link.update' | 'link.delete',
+  ids: string[],
+  fields: string[],
+): AuditEntry[] {
+  const at = deps.clock.now();
+  return ids.map((id) => auditEntry(access, action, { type: 'link', id }, fields, at));
+}
+
 /** A changed link's updatedAt: now, never earlier than what it had (the clock may step back). */
 function touchedAt(deps: BulkDeps, row: LinkRow): number {
   return Math.max(deps.clock.now(), row.updatedAt);
@@ -56,7 +69,8 @@ export async function bulkParams(
     }
     return { id: row.id, changes: { params: next, updatedAt: touchedAt(deps, row) } };
   });
-  await updateLinks(deps, updates);
+  const ids = updates.map((u) => u.id);
+  await updateLinks(deps, updates, linkEntries(deps, access, 'link.update', ids, ['params']));
   return { updated: updates.length, notFound };
 }
 
@@ -72,7 +86,8 @@ export async function bulkProject(
   const moves = rows
     .filter((r) => r.projectId !== projectId)
     .map((r) => ({ id: r.id, changes: { projectId, updatedAt: touchedAt(deps, r) } }));
-  await updateLinks(deps, moves);
+  const ids = moves.map((m) => m.id);
+  await updateLinks(deps, moves, linkEntries(deps, access, 'link.update', ids, ['projectId']));
   return { moved: moves.length, unchanged: rows.length - moves.length, notFound };
 }
 
@@ -104,6 +119,13 @@ export async function bulkTags(deps: BulkDeps, access: Access, input: BulkTagsIn
   await updateLinks(
     deps,
     updates.map(({ row, tags }) => ({ id: row.id, changes: { updatedAt: touchedAt(deps, row) }, tags })),
+    linkEntries(
+      deps,
+      access,
+      'link.update',
+      updates.map((u) => u.row.id),
+      ['tags'],
+    ),
   );
   return { updated: updates.length, unchanged: rows.length - updates.length, notFound };
 }
@@ -116,6 +138,13 @@ export async function bulkStatus(deps: BulkDeps, access: Access, input: BulkStat
   await updateLinks(
     deps,
     changing.map((row) => ({ id: row.id, changes: { status, updatedAt: touchedAt(deps, row) } })),
+    linkEntries(
+      deps,
+      access,
+      'link.update',
+      changing.map((r) => r.id),
+      ['status'],
+    ),
   );
   return { updated: changing.length, unchanged: rows.length - changing.length, notFound };
 }
@@ -134,6 +163,6 @@ export async function bulkDelete(deps: BulkDeps, access: Access, input: { ids: s
     if (clickCount > 0) refused.push({ id: row.id, slug: row.slug, clickCount });
     else deleting.push(row.id);
   }
-  await deleteLinks(deps, deleting);
+  await deleteLinks(deps, deleting, linkEntries(deps, access, 'link.delete', deleting, []));
   return { deleted: deleting, refused, notFound };
 }

@@ -3,6 +3,7 @@
 import { isForeignKeyViolation } from '../../db/storage';
 import { nextTurn } from '../../lib/event-loop';
 import type { Access } from '../access/public';
+import { auditEntry, fieldsOf } from '../audit/public';
 import {
   domainGoneError,
   generateSlug,
@@ -60,11 +61,21 @@ export async function createBulk(deps: BulkDeps, access: Access, input: BulkText
   }
   let written: Awaited<ReturnType<typeof insertBulkLinks>>;
   try {
-    written = await insertBulkLinks(deps, items, {
-      skipExisting: plan.skipDuplicates,
-      freshSlug: drawSlug,
-      visible: plan.visible,
+    // The entry of each link written (the store sets its id): what a line sets, as POST /links names it.
+    const fields = fieldsOf({
+      destination: true,
+      params: true,
+      title: true,
+      tags: plan.tags.length > 0 || undefined,
+      projectId: plan.projectId ?? undefined,
     });
+    const audit = auditEntry(access, 'link.create', { type: 'link', id: '' }, fields, deps.clock.now());
+    written = await insertBulkLinks(
+      deps,
+      items,
+      { skipExisting: plan.skipDuplicates, freshSlug: drawSlug, visible: plan.visible },
+      audit,
+    );
   } catch (err) {
     throw domainGoneError(err) ?? (isForeignKeyViolation(err) ? unknownProject(plan.projectId) : err);
   }

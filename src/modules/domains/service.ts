@@ -7,6 +7,7 @@
 import { isUniqueViolation } from '../../db/storage';
 import { conflict, invalid, notFound } from '../../lib/errors';
 import { type Access, authorize, linkFilter } from '../access/public';
+import { auditEntry, fieldsOf } from '../audit/public';
 import type { DomainsDeps } from './deps';
 import { hostKeyOf, parseOrigin } from './host';
 import { type Domain, type DomainCreate, type DomainPatch, MAX_URL_LENGTH, MAX_WELL_KNOWN_BYTES } from './model';
@@ -129,7 +130,10 @@ export async function addDomain(deps: DomainsDeps, access: Access, input: Domain
   if ((await deps.stores.domains.list()).some((r) => r.host === host)) throw hostTaken(host);
   let row: DomainRow;
   try {
-    row = await deps.stores.domains.insert({ host, origin, createdAt: deps.clock.now(), ...settings });
+    const now = deps.clock.now();
+    // A domain is named by its host, as the API addresses it.
+    const audit = auditEntry(access, 'domain.create', { type: 'domain', id: host }, fieldsOf(input), now);
+    row = await deps.stores.domains.insert({ host, origin, createdAt: now, ...settings }, audit);
   } catch (err) {
     // Added meanwhile (another request, another node): the unique index held.
     if (isUniqueViolation(err)) throw hostTaken(host);
@@ -148,7 +152,14 @@ export async function updateDomain(
   authorize(access, 'domain.write');
   const current = await findRow(deps, access, host);
   const changes = settingsOf(deps, input);
-  const row = await deps.stores.domains.update(current.id, changes);
+  const audit = auditEntry(
+    access,
+    'domain.update',
+    { type: 'domain', id: current.host },
+    fieldsOf(changes),
+    deps.clock.now(),
+  );
+  const row = await deps.stores.domains.update(current.id, changes, audit);
   if (row === null) throw notFound('domain');
   if (Object.keys(changes).length > 0) await reload(deps);
   return toDomain(deps, row, await deps.stores.domains.linkCount(row.id, linkFilter(access)));
@@ -161,7 +172,8 @@ export async function deleteDomain(
 ): Promise<{ host: string; deleted: true }> {
   authorize(access, 'domain.write');
   const current = await findRow(deps, access, host);
-  switch (await deps.stores.domains.delete(current.id)) {
+  const audit = auditEntry(access, 'domain.delete', { type: 'domain', id: current.host }, [], deps.clock.now());
+  switch (await deps.stores.domains.delete(current.id, audit)) {
     case 'missing':
       throw notFound('domain');
     case 'default':

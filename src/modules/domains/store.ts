@@ -2,6 +2,7 @@
 import type { Database } from 'bun:sqlite';
 import type { Pg } from '../../db/postgres/client';
 import type { LinkFilter } from '../access/public';
+import type { Audited } from '../audit/public';
 import type { DomainRow } from './table';
 
 export type { DomainRow };
@@ -36,14 +37,15 @@ export interface DomainStore {
    */
   ensureDefault(host: string, origin: string, now: number): Promise<boolean>;
   /** Adds a domain; throws a unique violation (db/storage.ts isUniqueViolation) when its host is taken. */
-  insert(domain: NewDomain): Promise<DomainRow>;
+  insert(domain: NewDomain, audit?: Audited): Promise<DomainRow>;
   /** Sets the given fields; the domain as it is then, or null when it is gone. */
-  update(id: number, changes: Partial<DomainSettings>): Promise<DomainRow | null>;
+  update(id: number, changes: Partial<DomainSettings>, audit?: Audited): Promise<DomainRow | null>;
   /**
    * Deletes the domain in one transaction that first checks it is not the default one and holds
    * no link (SQLite has no foreign key to refuse it).
    */
-  delete(id: number): Promise<DomainDeletion>;
+  /** `audit` is written only when the domain is deleted, in the same transaction. */
+  delete(id: number, audit?: Audited): Promise<DomainDeletion>;
   /** Links per domain id (domains without links absent), of the links `visible` keeps (null: all). */
   linkCounts(visible: LinkFilter | null): Promise<Map<number, number>>;
   linkCount(id: number, visible: LinkFilter | null): Promise<number>;

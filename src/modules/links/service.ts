@@ -10,6 +10,7 @@ import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
 import { hasControlChars } from '../../lib/text';
 import { type Access, authorize, authorizePlace, requireSees, linkFilter as visibleTo } from '../access/public';
+import { auditEntry, fieldsOf } from '../audit/public';
 import { hashPassword } from '../auth/public';
 import { decodeCursor, encodeCursor } from './cursor';
 import type { LinksDeps } from './deps';
@@ -29,6 +30,17 @@ import { normalizePreview, normalizeRules, type Rule } from './rules';
 import { checkCustomSlug, generateSlug } from './slug';
 import type { LinkFields, LinkFilter, LinkRow } from './store';
 import { deleteLinks, insertLinks, updateLinks } from './writer';
+
+/** A stored change's fields as the API names them (the audit log's `fields`). */
+const API_FIELD: Partial<Record<keyof LinkFields, string>> = { domainId: 'domain', passwordHash: 'password' };
+
+export function changedFields(changes: Partial<LinkFields>, tags: boolean): string[] {
+  const names = Object.keys(changes)
+    .filter((k) => k !== 'updatedAt')
+    .map((k) => API_FIELD[k as keyof LinkFields] ?? k);
+  if (tags) names.push('tags');
+  return names.sort();
+}
 
 const DEFAULT_PAGE_SIZE = 50;
 
@@ -202,7 +214,8 @@ export async function createLink(deps: LinksDeps, access: Access, input: CreateL
     rules: storedRules(input.rules ?? [], slinkHostsOf(deps)),
     preview: normalizePreview(input.preview ?? null),
   });
-  await written(insertLinks(deps, [{ row, tags }]), slug, projectId);
+  const audit = auditEntry(access, 'link.create', { type: 'link', id: row.id }, fieldsOf(input), row.createdAt);
+  await written(insertLinks(deps, [{ row, tags }], audit), slug, projectId);
   return getLinkOrThrow(deps, access, row.id);
 }
 
@@ -261,7 +274,10 @@ export async function updateLink(deps: LinksDeps, access: Access, id: string, in
   if (input.status !== undefined) changes.status = input.status;
   if (Object.keys(changes).length > 0 || tags !== undefined)
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
-  await written(updateLinks(deps, [{ id, changes, tags }]), changes.slug ?? current.slug, changes.projectId);
+  const fields = changedFields(changes, tags !== undefined);
+  const audit =
+    fields.length > 0 ? auditEntry(access, 'link.update', { type: 'link', id }, fields, deps.clock.now()) : null;
+  await written(updateLinks(deps, [{ id, changes, tags }], audit), changes.slug ?? current.slug, changes.projectId);
   return getLinkOrThrow(deps, access, id);
 }
 
@@ -294,7 +310,7 @@ export async function deleteLink(
       `This link has ${humans} recorded clicks: archive it (PATCH status=archived) or delete it in the dashboard`,
     );
   }
-  await deleteLinks(deps, [id]);
+  await deleteLinks(deps, [id], auditEntry(access, 'link.delete', { type: 'link', id }, [], deps.clock.now()));
   return { id, deleted: true };
 }
 

@@ -4,6 +4,7 @@
  * tags, variants), which only the LinkWriter (writer.ts) calls, so that the slug index is
  * refreshed after every one of them. One implementation per engine beside this file.
  */
+import type { AuditEntry, Audited } from '../audit/public';
 import type { VariantRow } from '../variants/public';
 import type { DeletedLink } from '../webhooks/public';
 import type { LinkFilterInput, LinkSort } from './model';
@@ -109,33 +110,40 @@ export interface BulkInserted {
  */
 /**
  * Every write also records its events (link.created, link.updated, link.deleted) in its own
- * transaction (webhooks/outbox), at `at`: the time of the write, by the injected clock.
+ * transaction (webhooks/outbox), at `at`: the time of the write, by the injected clock, and the
+ * audit entries it is given (`audit`, modules/audit) in the same transaction.
  */
 export interface LinkWrites {
   /** Throws a unique violation when a slug is taken, a foreign-key violation when the project is gone. */
-  insert(items: NewLink[], at: number): Promise<void>;
+  insert(items: NewLink[], at: number, audit?: Audited): Promise<void>;
   /**
    * Inserts in one transaction that re-checks what may have changed since the items were
    * planned: with `skipExisting`, an item whose destination has a link now (one `visible` keeps,
    * when given: a limited caller is never told of a link it cannot see) is skipped and
    * reported; an item whose slug was taken meanwhile gets `freshSlug()`; a project deleted
-   * meanwhile is a foreign-key violation.
+   * meanwhile is a foreign-key violation. `audit` is the entry of each link written (its
+   * targetId set to the link's): only the store knows which were.
    */
   insertBulk(
     items: NewLink[],
     options: { skipExisting: boolean; freshSlug: () => string; visible?: Visible | null },
     at: number,
+    audit?: AuditEntry | null,
   ): Promise<BulkInserted>;
   /** Changes the fields given of each link; `tags`, when given, replace the link's tags. */
-  update(updates: { id: string; changes: Partial<LinkFields>; tags?: string[] }[], at: number): Promise<void>;
+  update(
+    updates: { id: string; changes: Partial<LinkFields>; tags?: string[] }[],
+    at: number,
+    audit?: Audited,
+  ): Promise<void>;
   /**
    * Deletes links with their raw clicks and rollups (the workspace's lose their counts) in one
    * transaction; variants, tags and counters go by the foreign keys' cascade.
    */
-  delete(deleted: readonly DeletedLink[], at: number): Promise<void>;
-  insertVariant(row: VariantRow, at: number): Promise<void>;
-  updateVariant(linkId: string, id: string, changes: Partial<VariantRow>, at: number): Promise<void>;
-  deleteVariant(linkId: string, id: string, at: number): Promise<void>;
+  delete(deleted: readonly DeletedLink[], at: number, audit?: Audited): Promise<void>;
+  insertVariant(row: VariantRow, at: number, audit?: Audited): Promise<void>;
+  updateVariant(linkId: string, id: string, changes: Partial<VariantRow>, at: number, audit?: Audited): Promise<void>;
+  deleteVariant(linkId: string, id: string, at: number, audit?: Audited): Promise<void>;
 }
 
 /**

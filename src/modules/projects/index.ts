@@ -22,9 +22,9 @@ export function projectsRoutes(deps: ProjectsDeps) {
     })
     .post(
       '',
-      ({ body, set }) => {
+      ({ body, set, access }) => {
         set.status = 201;
-        return createProject(deps, body);
+        return createProject(deps, access, body);
       },
       {
         parse: 'json',

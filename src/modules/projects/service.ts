@@ -9,6 +9,7 @@ import { conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { hasControlChars } from '../../lib/text';
 import { type Access, linkFilter } from '../access/public';
+import { auditEntry } from '../audit/public';
 import type { ProjectsDeps } from './deps';
 import { PROJECT_NAME_LENGTH, type Project } from './model';
 import type { ProjectRow } from './store';
@@ -66,12 +67,13 @@ export async function listProjects(
   };
 }
 
-export async function createProject(deps: ProjectsDeps, input: { name: string }): Promise<Project> {
+export async function createProject(deps: ProjectsDeps, access: Access, input: { name: string }): Promise<Project> {
   const name = checkName(input.name);
   await ensureNameFree(deps, name);
   const now = deps.clock.now();
   const row: ProjectRow = { id: newId('prj'), name, createdAt: now, updatedAt: now };
-  await written(deps.stores.projects.insert(row), name);
+  const audit = auditEntry(access, 'project.create', { type: 'project', id: row.id }, ['name'], now);
+  await written(deps.stores.projects.insert(row, audit), name);
   return { ...row, linkCount: 0 };
 }
 
@@ -88,7 +90,8 @@ export async function renameProject(
   let renamed = current;
   if (name !== current.name) {
     renamed = { ...current, name, updatedAt: Math.max(deps.clock.now(), current.updatedAt) };
-    await written(deps.stores.projects.rename(id, name, renamed.updatedAt), name);
+    const audit = auditEntry(access, 'project.update', { type: 'project', id }, ['name'], deps.clock.now());
+    await written(deps.stores.projects.rename(id, name, renamed.updatedAt, audit), name);
   }
   return { ...renamed, linkCount: await deps.stores.links.countInProject(id, linkFilter(access)) };
 }
@@ -100,7 +103,9 @@ export async function deleteProject(
 ): Promise<{ id: string; deleted: true; unfiledLinks: number }> {
   await getProjectRowOrThrow(deps, access, id);
   // The links are unfiled in the transaction that deletes the project: both happen, or neither.
-  const unfiled = await deps.stores.projects.deleteUnfiling(id, deps.clock.now());
+  // One entry, the project's: its links' unfiling is what a project's deletion means.
+  const audit = auditEntry(access, 'project.delete', { type: 'project', id }, [], deps.clock.now());
+  const unfiled = await deps.stores.projects.deleteUnfiling(id, deps.clock.now(), audit);
   await deps.linksUnfiled(unfiled);
   return { id, deleted: true, unfiledLinks: unfiled.length };
 }

@@ -6,12 +6,13 @@
  */
 import type { Config } from '../../config';
 import type { Clock } from '../../lib/clock';
+import type { Audited } from '../audit/public';
 import type { VariantRow, VariantStore } from './store';
 
 export interface VariantWrites {
-  insert(row: VariantRow): Promise<void>;
-  update(linkId: string, id: string, changes: Partial<VariantRow>): Promise<void>;
-  delete(linkId: string, id: string): Promise<void>;
+  insert(row: VariantRow, audit?: Audited): Promise<void>;
+  update(linkId: string, id: string, changes: Partial<VariantRow>, audit?: Audited): Promise<void>;
+  delete(linkId: string, id: string, audit?: Audited): Promise<void>;
 }
 
 export interface VariantsDeps {

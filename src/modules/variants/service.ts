@@ -5,6 +5,7 @@ import { conflict, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
 import { type Access, requireSees } from '../access/public';
+import { auditEntry, fieldsOf } from '../audit/public';
 import type { VariantsDeps } from './deps';
 import type { CreateVariantInput, UpdateVariantInput, Variant } from './model';
 import type { VariantRow } from './store';
@@ -59,7 +60,8 @@ export async function createVariant(
     createdAt: now,
     updatedAt: now,
   };
-  await written(deps.variantWrites.insert(row), row.code);
+  const audit = auditEntry(access, 'variant.create', { type: 'variant', id: row.id }, fieldsOf(input), now);
+  await written(deps.variantWrites.insert(row, audit), row.code);
   return toVariant(row, link.origin, link.slug);
 }
 
@@ -81,7 +83,9 @@ export async function updateVariant(
   if (input.params !== undefined) changes.params = checkParams(input.params);
   if (Object.keys(changes).length > 0) {
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
-    await written(deps.variantWrites.update(linkId, variantId, changes), changes.code);
+    const fields = fieldsOf({ ...changes, updatedAt: undefined });
+    const audit = auditEntry(access, 'variant.update', { type: 'variant', id: variantId }, fields, deps.clock.now());
+    await written(deps.variantWrites.update(linkId, variantId, changes, audit), changes.code);
   }
   return toVariant({ ...current, ...changes }, link.origin, link.slug);
 }
@@ -95,6 +99,7 @@ export async function deleteVariant(
 ): Promise<{ id: string; deleted: true }> {
   await linkOf(deps, access, linkId);
   if (!(await deps.stores.variants.find(linkId, variantId))) throw notFound('variant');
-  await deps.variantWrites.delete(linkId, variantId);
+  const audit = auditEntry(access, 'variant.delete', { type: 'variant', id: variantId }, [], deps.clock.now());
+  await deps.variantWrites.delete(linkId, variantId, audit);
   return { id: variantId, deleted: true };
 }

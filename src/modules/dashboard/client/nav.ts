@@ -52,6 +52,12 @@ export const SETTINGS_ITEMS: SettingsItem[] = [
     about: 'Create, disable and enable the accounts of this workspace.',
     adminOnly: true,
   },
+  {
+    href: '/app/settings/audit',
+    label: 'Audit log',
+    about: 'Who changed what, through what and when, for the last 365 days.',
+    adminOnly: true,
+  },
 ];
 
 /** The settings pages an account may open. */

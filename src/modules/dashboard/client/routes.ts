@@ -12,6 +12,7 @@ import type { PageProps } from './pages/page';
 import { ProjectsPage } from './pages/projects';
 import { AccountPage } from './pages/settings/account';
 import { AccountsPage } from './pages/settings/accounts';
+import { AuditPage } from './pages/settings/audit';
 import { DomainsPage } from './pages/settings/domains';
 import { SettingsIndexPage } from './pages/settings/index';
 import { KeysPage } from './pages/settings/keys';
@@ -57,6 +58,7 @@ export const ROUTES: Route[] = [
   { path: '/app/settings/webhooks/:id', page: WebhookDeliveriesPage, access: 'admin', only: ADMINS_WEBHOOKS },
   { path: '/app/settings/workspace', page: WorkspacePage, access: 'signed-in' },
   { path: '/app/settings/accounts', page: AccountsPage, access: 'admin', only: 'Only admins can manage accounts' },
+  { path: '/app/settings/audit', page: AuditPage, access: 'admin', only: 'Only admins can read the audit log' },
 ];
 
 export function findRoute(path: string): { route: Route; params: Record<string, string> } | null {

@@ -6,6 +6,7 @@
 
 import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../../db/postgres/locks';
+import { type Audited, entriesFor, insertAuditPostgres } from '../../audit/public';
 import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../../variants/public';
 import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsPostgres } from '../../webhooks/public';
 import { availabilityConditionPg } from '../availability';
@@ -434,20 +435,21 @@ export function createPostgresLinkWrites(
   deleteLinkData: DeleteLinkDataPostgres,
 ): LinkWrites {
   /** The last steps of a link write: announce the links to the nodes, record the events. */
-  const announce = async (tx: Pg, ids: readonly string[], events: NewEvent[], at: number) => {
-    await announceLinkChanges(tx, instance, ids);
+  /** The audit entries go beside the announcement, pipelined: no round trip of their own. */
+  const announce = async (tx: Pg, ids: readonly string[], events: NewEvent[], at: number, audit?: Audited) => {
+    await Promise.all([announceLinkChanges(tx, instance, ids), insertAuditPostgres(tx, audit)]);
     await recordEventsPostgres(tx, events, at);
   };
   const idsOf = (items: NewLink[]) => items.map((i) => i.row.id);
   return {
-    async insert(items, at) {
+    async insert(items, at, audit) {
       await sql.begin(async (tx) => {
         await lockLinkCreation(tx);
         await insertLinks(tx, items);
-        await announce(tx, idsOf(items), linkEvents('link.created', idsOf(items)), at);
+        await announce(tx, idsOf(items), linkEvents('link.created', idsOf(items)), at, audit);
       });
     },
-    async insertBulk(items, { skipExisting, freshSlug, visible }, at) {
+    async insertBulk(items, { skipExisting, freshSlug, visible }, at, audit) {
       return sql.begin(async (tx) => {
         await lockLinkCreation(tx);
         const existing = skipExisting
@@ -476,11 +478,12 @@ export function createPostgresLinkWrites(
           while (await takenNow(item)) item.row.slug = freshSlug();
         }
         await insertLinks(tx, writing);
-        await announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at);
+        const entries = audit ? entriesFor(audit, idsOf(writing)) : null;
+        await announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at, entries);
         return { inserted: writing, existing };
       });
     },
-    async update(updates, at) {
+    async update(updates, at, audit) {
       await sql.begin(async (tx) => {
         for (const { id, changes, tags } of updates) {
           const set = linkChanges(changes);
@@ -494,10 +497,10 @@ export function createPostgresLinkWrites(
           }
         }
         const ids = updates.map((u) => u.id);
-        await announce(tx, ids, linkEvents('link.updated', ids), at);
+        await announce(tx, ids, linkEvents('link.updated', ids), at, audit);
       });
     },
-    async delete(deleted, at) {
+    async delete(deleted, at, audit) {
       const ids = deleted.map((d) => d.id);
       await sql.begin(async (tx) => {
         // No click batch or fold is in flight while the links and their clicks go (locks.ts).
@@ -506,25 +509,25 @@ export function createPostgresLinkWrites(
           await deleteLinkData(tx, id);
         }
         await tx`DELETE FROM links WHERE id = ANY(${tx.array(ids, 'text')}::text[])`;
-        await announce(tx, ids, linkDeletedEvents(deleted), at);
+        await announce(tx, ids, linkDeletedEvents(deleted), at, audit);
       });
     },
-    async insertVariant(row, at) {
+    async insertVariant(row, at, audit) {
       await sql.begin(async (tx) => {
         await insertVariantPostgres(tx, row);
-        await announce(tx, [row.linkId], linkEvents('link.updated', [row.linkId]), at);
+        await announce(tx, [row.linkId], linkEvents('link.updated', [row.linkId]), at, audit);
       });
     },
-    async updateVariant(linkId, id, changes, at) {
+    async updateVariant(linkId, id, changes, at, audit) {
       await sql.begin(async (tx) => {
         await updateVariantPostgres(tx, linkId, id, changes);
-        await announce(tx, [linkId], linkEvents('link.updated', [linkId]), at);
+        await announce(tx, [linkId], linkEvents('link.updated', [linkId]), at, audit);
       });
     },
-    async deleteVariant(linkId, id, at) {
+    async deleteVariant(linkId, id, at, audit) {
       await sql.begin(async (tx) => {
         await deleteVariantPostgres(tx, linkId, id);
-        await announce(tx, [linkId], linkEvents('link.updated', [linkId]), at);
+        await announce(tx, [linkId], linkEvents('link.updated', [linkId]), at, audit);
       });
     },
   };

@@ -3,6 +3,7 @@ import type { Database } from 'bun:sqlite';
 import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../../db/client';
+import { entriesFor, insertAuditSqlite } from '../../audit/public';
 import { deleteVariantSqlite, insertVariantSqlite, updateVariantSqlite, type VariantRow } from '../../variants/public';
 import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsSqlite } from '../../webhooks/public';
 import { availabilityCondition } from '../availability';
@@ -325,13 +326,14 @@ export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSql
   const record = (events: NewEvent[], at: number) => recordEventsSqlite(db.$client, events, at);
   const ids = (items: NewLink[]) => items.map((i) => i.row.id);
   return {
-    async insert(items, at) {
+    async insert(items, at, audit) {
       immediate(db, () => {
         insertLinks(db, items);
         record(linkEvents('link.created', ids(items)), at);
+        insertAuditSqlite(db, audit);
       });
     },
-    async insertBulk(items, { skipExisting, freshSlug, visible }, at) {
+    async insertBulk(items, { skipExisting, freshSlug, visible }, at, audit) {
       return immediate(db, () => {
         let existing = new Map<string, string>();
         let writing = items;
@@ -351,11 +353,13 @@ export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSql
         }
         insertLinks(db, writing);
         record(linkEvents('link.created', ids(writing)), at);
+        if (audit) insertAuditSqlite(db, entriesFor(audit, ids(writing)));
         return { inserted: writing, existing };
       });
     },
-    async update(updates, at) {
+    async update(updates, at, audit) {
       immediate(db, () => {
+        insertAuditSqlite(db, audit);
         record(
           linkEvents(
             'link.updated',
@@ -372,9 +376,10 @@ export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSql
         }
       });
     },
-    async delete(deleted, at) {
+    async delete(deleted, at, audit) {
       immediate(db, () => {
         record(linkDeletedEvents(deleted), at);
+        insertAuditSqlite(db, audit);
         for (const { id } of deleted) {
           // Its rollups leave the workspace's and its raw clicks go in the same transaction, so
           // workspace statistics never count a link that no longer exists.
@@ -383,20 +388,23 @@ export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSql
         }
       });
     },
-    async insertVariant(row, at) {
+    async insertVariant(row, at, audit) {
       immediate(db, () => {
+        insertAuditSqlite(db, audit);
         insertVariantSqlite(db, row);
         record(linkEvents('link.updated', [row.linkId]), at);
       });
     },
-    async updateVariant(linkId, id, changes, at) {
+    async updateVariant(linkId, id, changes, at, audit) {
       immediate(db, () => {
+        insertAuditSqlite(db, audit);
         updateVariantSqlite(db, linkId, id, changes);
         record(linkEvents('link.updated', [linkId]), at);
       });
     },
-    async deleteVariant(linkId, id, at) {
+    async deleteVariant(linkId, id, at, audit) {
       immediate(db, () => {
+        insertAuditSqlite(db, audit);
         deleteVariantSqlite(db, linkId, id);
         record(linkEvents('link.updated', [linkId]), at);
       });
