@@ -258,6 +258,8 @@ export const SAMPLES: Record<string, SampleOf> = {
   'DELETE /api/v1/webhooks/:id': async (fx) => ({ path: `/webhooks/${await fx.webhook()}` }),
   'GET /api/v1/events': () => ({ path: '/events' }),
   'GET /api/v1/accounts': () => ({ path: '/accounts' }),
+  'GET /api/v1/audit': () => ({ path: '/audit' }),
+  'GET /api/app/audit': () => ({ path: '/api/app/audit' }),
   'POST /api/v1/accounts': (fx) => ({
     path: '/accounts',
     body: { email: `${fx.unique('api')}@example.com`, role: 'viewer' },
