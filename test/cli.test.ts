@@ -594,7 +594,13 @@ describe('slink serve', () => {
     };
     expect(meBody.scope).toBe('write');
     expect(meBody.key.id).toBe(created.id);
-    expect(meBody.account).toEqual({ id: accountId, email: 'live@example.com', superuser: true, role: 'admin' });
+    expect(meBody.account).toEqual({
+      id: accountId,
+      email: 'live@example.com',
+      superuser: true,
+      role: 'admin',
+      projects: null,
+    });
 
     const post = await fetch(`${server.base}/api/v1/links`, {
       method: 'POST',

@@ -211,7 +211,7 @@ test('accounts: create with a role and projects, change them, the last admin ref
     await api(d.t, 'PATCH', `/accounts/${other.id}`, { key: p.key, body: { role: 'editor' } });
   }
   await p.page.reload();
-  await p.page.getByRole('button', { name: `Change role and projects of ${p.account.email}` }).click();
+  await p.page.getByRole('button', { name: 'Change your role and projects' }).click();
   const mine = p.page.getByRole('dialog', { name: `Change ${p.account.email}` });
   await mine.getByLabel('Role').selectOption('viewer');
   await mine.getByRole('button', { name: 'Save' }).click();
@@ -223,7 +223,7 @@ test('accounts: create with a role and projects, change them, the last admin ref
   await p.page.goto(`${d.origin}/app/settings/keys`);
   await p.page.getByRole('button', { name: 'Create key' }).click();
   const key = p.page.getByRole('dialog', { name: 'New API key' });
-  expect(await key.getByText('this key sees and changes only the links in them').count()).toBe(1);
+  await key.getByText('Limited to projects, this key sees and changes only the links in them.').waitFor();
   await key.getByLabel('Name').fill('launch only');
   await key.getByRole('group', { name: 'Projects' }).getByLabel('Only these').check();
   await key.getByLabel('Launch').check();

@@ -50,20 +50,23 @@ export function AccountsPage() {
       </p>
       <ResourceStatus resource={accounts} action={action} />
       {items.length > 0 && (
-        <DataTable columns={['Email', 'Role', 'Projects', 'Last sign-in', 'Status']}>
+        <DataTable columns={['Email', 'Role', 'Created', 'Last sign-in', 'Status', 'Projects']}>
           {items.map((item) => (
             <tr key={item.id}>
               <td>{item.email}</td>
               <td>{ROLE_LABELS[item.role]}</td>
-              <td>{projectsText(item.projects, names)}</td>
+              <td>{formatUtc(item.createdAt)}</td>
               <td>{item.lastSignInAt === null ? 'never' : formatUtc(item.lastSignInAt)}</td>
               <td>{item.disabledAt === null ? 'Active' : 'Disabled'}</td>
+              <td class="wrap">{projectsText(item.projects, names)}</td>
               <td>
                 <div class="row-actions">
                   <button
                     type="button"
                     class="button small secondary"
-                    aria-label={`Change role and projects of ${item.email}`}
+                    aria-label={
+                      item.id === me?.id ? 'Change your role and projects' : `Change role and projects of ${item.email}`
+                    }
                     onClick={() => setEditing(item)}
                   >
                     Change

@@ -56,7 +56,7 @@ export function KeysPage() {
         </EmptyState>
       )}
       {items.length > 0 && (
-        <DataTable columns={['Name', 'Key', 'Scope', 'Limits', 'Created', 'Last used', 'Expires', 'Status']}>
+        <DataTable columns={['Name', 'Key', 'Scope', 'Created', 'Last used', 'Expires', 'Status', 'Limits']}>
           {items.map((key) => (
             <tr key={key.id}>
               <td>{key.name ?? '—'}</td>
@@ -64,11 +64,11 @@ export function KeysPage() {
                 <code>{key.prefix}…</code>
               </td>
               <td>{key.scope}</td>
-              <td>{limitsText(key, names)}</td>
               <td>{formatUtc(key.createdAt)}</td>
               <td>{orNever(key.lastUsedAt)}</td>
               <td>{orNever(key.expiresAt)}</td>
               <td>{STATUS_TEXT[key.status]}</td>
+              <td class="wrap">{limitsText(key, names)}</td>
               <td>
                 {key.status === 'active' && (
                   <button
