@@ -47,11 +47,11 @@ test('the audit log: empty, then every change newest first, filtered, a page at 
   await waitUntil(async () => (await rows.count()) === 50);
   const top = rows.nth(0);
   expect(await top.locator('td').allInnerTexts()).toEqual([
-    expect.stringContaining('UTC'),
+    expect.stringMatching(/^2026-11-21 12:02:00$/),
     editor.account.email,
     'API',
     'link.update',
-    `link ${first.slug}`,
+    first.slug,
     'tags, title',
   ]);
   expect(await top.getByRole('link', { name: first.slug }).getAttribute('href')).toBe(`/app/links/${first.id}`);
@@ -63,7 +63,7 @@ test('the audit log: empty, then every change newest first, filtered, a page at 
 
   await page.getByLabel('Action').selectOption('project.create');
   await waitUntil(async () => (await rows.count()) === 1);
-  expect(await rows.nth(0).locator('td').nth(4).textContent()).toContain('project prj_');
+  expect(await rows.nth(0).locator('td').nth(4).textContent()).toMatch(/^prj_/);
   await page.getByLabel('Action').selectOption('');
   await page.getByLabel('Target').selectOption('webhook');
   await page.getByRole('heading', { name: 'No changes match' }).waitFor();

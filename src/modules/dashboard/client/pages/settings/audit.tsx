@@ -47,18 +47,11 @@ function Who({ item }: { item: AppAuditItem }) {
   return <span>{item.email ?? item.actor.accountId}</span>;
 }
 
+/** The action names the kind of target: a link by its slug (linked), anything else by its id or host. */
 function Target({ item }: { item: AppAuditItem }) {
   if (item.target.type === 'link' && item.slug !== null)
-    return (
-      <span>
-        link <a href={`/app/links/${encodeURIComponent(item.target.id)}`}>{item.slug}</a>
-      </span>
-    );
-  return (
-    <span>
-      {item.target.type} <code>{item.target.id}</code>
-    </span>
-  );
+    return <a href={`/app/links/${encodeURIComponent(item.target.id)}`}>{item.slug}</a>;
+  return <code>{item.target.id}</code>;
 }
 
 export function AuditPage() {
@@ -97,10 +90,10 @@ export function AuditPage() {
         />
       </search>
       {log.items.length > 0 && (
-        <DataTable columns={['When', 'Who', 'Via', 'Action', 'Target', 'Fields']} actions={false}>
+        <DataTable columns={['When (UTC)', 'Who', 'Via', 'Action', 'Target', 'Fields']} actions={false}>
           {log.items.map((item) => (
             <tr key={item.id}>
-              <td>{formatUtc(item.at, 'second')}</td>
+              <td>{formatUtc(item.at, 'second', false)}</td>
               <td>
                 <Who item={item} />
               </td>
