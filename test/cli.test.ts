@@ -590,7 +590,7 @@ describe('slink serve', () => {
     const meBody = (await me.json()) as {
       scope: string;
       key: { id: string };
-      account: { id: string; email: string; superuser: boolean; role: string };
+      account: { id: string; email: string; superuser: boolean; role: string; projects: string[] | null };
     };
     expect(meBody.scope).toBe('write');
     expect(meBody.key.id).toBe(created.id);
