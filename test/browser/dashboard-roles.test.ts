@@ -79,6 +79,7 @@ test('a viewer reads links, projects and a link, with no control to change them 
 
   await p.page.goto(`${d.origin}/app/projects`);
   await p.page.getByText('You can view projects; ask an admin to change them.').waitFor();
+  await p.page.getByRole('link', { name: 'Alpha', exact: true }).waitFor();
   expect(await p.page.getByRole('button', { name: /New project|Rename|Delete/ }).count()).toBe(0);
 
   await p.page.goto(`${d.origin}/app/bulk`);
@@ -114,6 +115,7 @@ test('an editor limited to a project makes a link there: only its project to pic
 
   await p.page.goto(`${d.origin}/app/projects`);
   await p.page.getByText('You work in these projects; ask an admin to create or delete one.').waitFor();
+  await p.page.getByRole('link', { name: 'Alpha', exact: true }).waitFor();
   expect(await p.page.getByRole('row', { name: /Beta|No project/ }).count()).toBe(0);
   expect(await p.page.getByRole('button', { name: 'Rename project Alpha' }).count()).toBe(1);
   expect(await p.page.getByRole('button', { name: /New project|Delete project/ }).count()).toBe(0);
