@@ -16,7 +16,8 @@ import { hasBody, JSON_TYPE, readJsonBody } from './http/json-body';
 import { strictQueryIntegers } from './http/models';
 import { AppError, describeError, RateLimitedError, VerificationUnavailableError } from './lib/errors';
 import { analyticsRoutes } from './modules/analytics';
-import { appAccountsRoutes, appKeysRoutes, meRoutes } from './modules/auth';
+import { appAuditRoutes, auditRoutes } from './modules/audit';
+import { accountsRoutes, appAccountsRoutes, appKeysRoutes, meRoutes } from './modules/auth';
 import { bulkRoutes } from './modules/bulk';
 import { dashboardRoutes } from './modules/dashboard';
 import { domainsRoutes, tlsAskRoutes } from './modules/domains';
@@ -166,7 +167,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       .use(tlsAskRoutes(deps))
       .group(API_PREFIX, (api) =>
         api
-          .use(meRoutes())
+          .use(meRoutes(deps))
           .use(workspaceRoutes(deps))
           .use(bulkRoutes(deps))
           .use(linksRoutes(deps))
@@ -175,13 +176,20 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(projectsRoutes(deps))
           .use(domainsRoutes(deps))
           .use(webhooksRoutes(deps))
+          .use(accountsRoutes(deps))
           .use(liveRoutes(deps))
           .use(analyticsRoutes(deps))
-          .use(qrRoutes(deps)),
+          .use(qrRoutes(deps))
+          .use(auditRoutes(deps)),
       )
       // The dashboard's own endpoints: session only (the app guard), never an API key.
       .group(APP_API_PREFIX, (app) =>
-        app.use(sessionRoutes(deps)).use(appKeysRoutes(deps)).use(appLinksRoutes(deps)).use(appAccountsRoutes(deps)),
+        app
+          .use(sessionRoutes(deps))
+          .use(appKeysRoutes(deps))
+          .use(appLinksRoutes(deps))
+          .use(appAccountsRoutes(deps))
+          .use(appAuditRoutes(deps)),
       )
   );
 }

@@ -141,6 +141,7 @@ export async function startServer(
   deps.webhooks.start();
   // When each domain was last asked for: written once a minute, and at the stop.
   deps.domainSeen.start();
+  deps.auditPruner.start();
 
   let stopping: Promise<StopResult> | null = null;
   const stop = () =>
@@ -157,6 +158,7 @@ export async function startServer(
       // is still due is delivered by the next start or by another node.
       await deps.webhooks.stop();
       await deps.domainSeen.stop();
+      await deps.auditPruner.stop();
       // The setup address this node logged stops working on every node with it.
       await withdrawSetupToken(deps).catch((err) => log.error('could not delete the setup token of this node', err));
       // ...then write all of it before the database closes, retrying while writes fail (a full

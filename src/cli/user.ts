@@ -2,11 +2,12 @@
 import type { BaseDeps } from '../compose/deps';
 import { createAccount, listAccounts, ROLES, type Role, setPassword } from '../modules/auth/public';
 import { endSetup } from '../modules/sessions/public';
-import { parseCommand, UsageError } from './args';
+import { listOption, parseCommand, UsageError } from './args';
 import type { CliIo } from './io';
 import { iso, printTable } from './table';
 
-const ADD_USAGE = 'usage: slink user add <email> [--role admin|editor|viewer] [--superuser] [--password <pw>]';
+const ADD_USAGE =
+  'usage: slink user add <email> [--role admin|editor|viewer] [--superuser] [--projects <id,id>] [--password <pw>]';
 
 /** The first line of stdin: a password piped in (or typed, then Ctrl-D) stays out of shell history. */
 async function passwordFromStdin(io: CliIo): Promise<string> {
@@ -29,12 +30,14 @@ async function addUser(deps: BaseDeps, argv: string[], io: CliIo): Promise<void>
     password: { type: 'string' },
     superuser: { type: 'boolean' },
     role: { type: 'string' },
+    projects: { type: 'string' },
   });
   const [email, extra] = positionals;
   if (!email || extra !== undefined) throw new UsageError(ADD_USAGE);
   const role = roleOf(values.role, values.superuser === true);
   const password = values.password ?? (await passwordFromStdin(io));
-  const account = await createAccount(deps, { email, password, role });
+  const projects = listOption(values.projects);
+  const account = await createAccount(deps, { email, password, role, projects });
   // The setup addresses running nodes logged stop working (they answer setup_done already).
   await endSetup(deps);
   io.out(account.id);
@@ -49,6 +52,7 @@ async function listUsers(deps: BaseDeps, argv: string[], io: CliIo): Promise<voi
     email: a.email,
     role: a.role,
     superuser: a.role === 'admin',
+    projects: a.projects,
     createdAt: a.createdAt,
     lastSignInAt: a.lastSignInAt,
     disabledAt: a.disabledAt,
@@ -58,8 +62,8 @@ async function listUsers(deps: BaseDeps, argv: string[], io: CliIo): Promise<voi
     return;
   }
   printTable(io, [
-    // The columns scripts already read keep their places; the role comes last.
-    ['ID', 'EMAIL', 'SUPERUSER', 'CREATED', 'LAST SIGN-IN', 'DISABLED', 'ROLE'],
+    // The columns scripts already read keep their places; the role and projects come last.
+    ['ID', 'EMAIL', 'SUPERUSER', 'CREATED', 'LAST SIGN-IN', 'DISABLED', 'ROLE', 'PROJECTS'],
     ...accounts.map((a) => [
       a.id,
       a.email,
@@ -68,6 +72,7 @@ async function listUsers(deps: BaseDeps, argv: string[], io: CliIo): Promise<voi
       iso(a.lastSignInAt),
       iso(a.disabledAt),
       a.role,
+      a.projects?.join(',') ?? 'all',
     ]),
   ]);
 }

@@ -9,6 +9,7 @@ import type { Clock } from '../lib/clock';
 import { randomToken } from '../lib/ids';
 import type { Logger } from '../lib/log';
 import type { Exports } from '../modules/analytics/public';
+import { AuditPruner } from '../modules/audit/public';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
 import { DomainDirectory, DomainSeenWriter, startDomains } from '../modules/domains/public';
 import {
@@ -56,6 +57,8 @@ export interface Deps extends BaseDeps {
   checkTargetUrl(raw: string, field: string): void;
   /** Writes when each domain was last asked for (noted in `domains`); the server starts it and stops it. */
   domainSeen: DomainSeenWriter;
+  /** Deletes audit entries past their 365 days a small step at a time; the server starts it and stops it. */
+  auditPruner: AuditPruner;
   /** Slug -> redirect facts in memory; the LinkWriter (links/writer.ts) refreshes it after every link write. */
   linkIndex: LinkIndex;
   /** Follows the link writes of other nodes into `linkIndex` (PostgreSQL); null on SQLite. */
@@ -155,6 +158,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     domains,
     domainsReady,
     domainSeen: new DomainSeenWriter(base.stores.domains, domains, base.log),
+    auditPruner: new AuditPruner(base.stores.audit, base.clock, base.log),
     checkTargetUrl: (raw, field) => {
       normalizeLinkDestination(raw, slinkHostsOf({ config: base.config, domains }), field);
     },
@@ -183,9 +187,9 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     verifyPassword: (password, hash) => passwordVerifier.verify(password, hash),
     webhooks,
     variantWrites: {
-      insert: (row) => insertVariant(deps, row),
-      update: (linkId, id, changes) => updateVariant(deps, linkId, id, changes),
-      delete: (linkId, id) => deleteVariant(deps, linkId, id),
+      insert: (row, audit) => insertVariant(deps, row, audit),
+      update: (linkId, id, changes, audit) => updateVariant(deps, linkId, id, changes, audit),
+      delete: (linkId, id, audit) => deleteVariant(deps, linkId, id, audit),
     },
     linksUnfiled: (ids) => linksUnfiled(deps, ids),
     linkJson,

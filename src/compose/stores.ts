@@ -30,6 +30,7 @@ import {
   type StorageBytes,
   sqliteStorageBytes,
 } from '../modules/analytics/public';
+import { type AuditStore, createPostgresAuditStore, createSqliteAuditStore } from '../modules/audit/public';
 import {
   type AccountStore,
   createPostgresAccountStore,
@@ -116,6 +117,8 @@ export interface Stores {
   /** What other nodes wrote to links (links/changes.ts); null on SQLite, which has one process. */
   readonly changes: LinkChangeFeed | null;
   readonly variants: VariantStore;
+  /** The audit log's reads and pruning (each change's own store writes its entry). */
+  readonly audit: AuditStore;
   /**
    * The click limit's count that several processes share (PostgreSQL); null where one process
    * holds every click (SQLite), whose own count in memory is exact (redirect/click-limit-gate.ts).
@@ -188,6 +191,7 @@ export function sqliteStores(db: Db): Stores {
     }),
     changes: null,
     variants: createSqliteVariantStore(db),
+    audit: createSqliteAuditStore(db.$client),
     clickLimits: null,
     analytics: createSqliteAnalyticsStore(db.$client),
     openRateLimiter: (limit, clock) => new RateLimiter(limit, clock),
@@ -245,6 +249,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     }),
     changes: createPostgresLinkChangeFeed(sql, instance),
     variants: createPostgresVariantStore(sql),
+    audit: createPostgresAuditStore(sql),
     clickLimits: createPostgresClickLimitStore(sql),
     analytics: createPostgresAnalyticsStore(sql),
     openRateLimiter: (limit, clock, log) =>

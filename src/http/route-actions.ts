@@ -56,6 +56,10 @@ const ROUTES: readonly (readonly [string, string, Action])[] = [
   ['POST', '/api/v1/webhooks/:id/rotate-secret', 'webhook.write'],
   ['DELETE', '/api/v1/webhooks/:id', 'webhook.write'],
   ['GET', '/api/v1/events', 'events.read'],
+  ['GET', '/api/v1/accounts', 'account.read'],
+  ['POST', '/api/v1/accounts', 'account.write'],
+  ['PATCH', '/api/v1/accounts/:id', 'account.write'],
+  ['GET', '/api/v1/audit', 'audit.read'],
   // The dashboard's endpoints (session only; /api/app's guard).
   ['GET', '/api/app/sessions', 'key.own'],
   ['DELETE', '/api/app/sessions', 'key.own'],
@@ -67,6 +71,7 @@ const ROUTES: readonly (readonly [string, string, Action])[] = [
   ['GET', '/api/app/accounts', 'account.read'],
   ['POST', '/api/app/accounts', 'account.write'],
   ['PATCH', '/api/app/accounts/:id', 'account.write'],
+  ['GET', '/api/app/audit', 'audit.read'],
 ];
 
 /** Routes every signed-in caller may reach whatever its powers: who one is, one's own session and password. */

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Cookie } from 'playwright-core';
 import { buildDashboard, JS_BUDGET_GZIP } from '../../scripts/build-dashboard';
+import { OPERATOR } from '../../src/modules/access/public';
 import { createAccount } from '../../src/modules/auth/accounts';
 import { createProject } from '../../src/modules/projects/service';
 import { launchBrowser } from '../helpers/browser';
@@ -59,7 +60,7 @@ async function seed(dbPath: string, count: number): Promise<void> {
   const deps = benchDeps(dbPath);
   const projects: string[] = [];
   for (const name of ['Spring', 'Summer', 'Docs', 'Blog', 'Ads'])
-    projects.push((await createProject(deps, { name })).id);
+    projects.push((await createProject(deps, OPERATOR, { name })).id);
   await seedLinks(deps, count, (i) => ({
     destination: `https://www.example.org/articles/${i}?ref=list`,
     title: i % 3 === 0 ? `Article ${i}` : null,

@@ -22,6 +22,7 @@ import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
 import { systemClock } from '../../src/lib/clock';
+import { OPERATOR } from '../../src/modules/access/public';
 import { countClicks } from '../../src/modules/clicks/sqlite/raw-read';
 import { createLink } from '../../src/modules/links/service';
 import { createVariant } from '../../src/modules/variants/service';
@@ -79,16 +80,12 @@ async function setup(
   );
   const slugs: string[] = [];
   for (let i = 0; i < LINKS; i++) {
-    const link = await createLink(
-      deps,
-      { superuser: true },
-      {
-        destination: `https://example.com/p/${i}?utm_source=news&utm_medium=email`,
-        slug: `b${i}`,
-        params: { campaign_id: String(i % 17) },
-      },
-    );
-    if (i % 4 === 0) await createVariant(deps, link.id, { code: 'tw', params: { utm_source: 'twitter' } });
+    const link = await createLink(deps, OPERATOR, {
+      destination: `https://example.com/p/${i}?utm_source=news&utm_medium=email`,
+      slug: `b${i}`,
+      params: { campaign_id: String(i % 17) },
+    });
+    if (i % 4 === 0) await createVariant(deps, OPERATOR, link.id, { code: 'tw', params: { utm_source: 'twitter' } });
     slugs.push(link.slug);
   }
   const app = createApp(deps);

@@ -36,6 +36,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Deps } from '../../src/compose/deps';
 import { num, openPostgres, type Pg } from '../../src/db/postgres/client';
+import { OPERATOR } from '../../src/modules/access/public';
 import { HIGH_WATER } from '../../src/modules/clicks/capture/buffer';
 import { MAX_BATCH } from '../../src/modules/clicks/capture/flusher';
 import { countClicks } from '../../src/modules/clicks/sqlite/raw-read';
@@ -148,7 +149,7 @@ async function seed(deps: Deps, sameSlugs?: readonly string[]): Promise<Seeded> 
   await deps.linkIndex.loadAll();
   for (const [i, slug] of slugs.entries()) {
     if (i % 4 === 0)
-      await createVariant(deps, (await deps.linkIndex.get(slug))!.id, {
+      await createVariant(deps, OPERATOR, (await deps.linkIndex.get(slug))!.id, {
         code: 'tw',
         params: { utm_source: 'twitter', utm_medium: 'social' },
       });

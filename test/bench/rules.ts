@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Deps } from '../../src/compose/deps';
 import type { ServerLike } from '../../src/http/client';
+import { OPERATOR } from '../../src/modules/access/public';
 import type { Rule } from '../../src/modules/links/rules';
 import { createLink } from '../../src/modules/links/service';
 import { createRedirect } from '../../src/modules/redirect/redirect';
@@ -139,7 +140,7 @@ function benchHostile(deps: Deps, redirect: Redirect): string[] {
 }
 
 async function makeHostileLinks(deps: Deps): Promise<void> {
-  const su = { superuser: true };
+  const su = OPERATOR;
   await createLink(deps, su, {
     destination: 'https://example.org/landing',
     slug: 'hq',
@@ -172,7 +173,7 @@ export async function benchRules(links = 100_000, hostileOnly = false): Promise<
   const dir = mkdtempSync(join(tmpdir(), 'slink-bench-rules-'));
   try {
     const deps = benchDeps(join(dir, 'rules.db'));
-    const su = { superuser: true };
+    const su = OPERATOR;
     const make = (slug: string, rules: unknown[]) =>
       createLink(deps, su, { destination: 'https://example.org/landing', slug, rules } as never);
     await make('plain', []);

@@ -35,6 +35,7 @@ import { openDatabase } from '../../src/db/client';
 import { migrateDatabase } from '../../src/db/migrate';
 import { fixedClock } from '../../src/lib/clock';
 import { DAY_MS } from '../../src/lib/time';
+import { OPERATOR } from '../../src/modules/access/public';
 import { encodeClickCursor } from '../../src/modules/analytics/clicks';
 import { MAX_BATCH } from '../../src/modules/clicks/capture/flusher';
 import { ExportPages, keyAbove, readClickPage } from '../../src/modules/clicks/sqlite/read-clicks';
@@ -239,15 +240,11 @@ async function seed(): Promise<SeedMark> {
       params.utm_campaign = `campaign-${i % 60}`;
     }
     if (i % 5 === 0) params.ref = `partner-${i % 40}`;
-    const link = await createLink(
-      deps,
-      { superuser: true },
-      { destination: `https://example.com/p/${i}`, slug: `s${i}`, params },
-    );
+    const link = await createLink(deps, OPERATOR, { destination: `https://example.com/p/${i}`, slug: `s${i}`, params });
     if (i === 0) busyId = link.id;
     if (i % 10 === 0) {
-      await createVariant(deps, link.id, { code: 'a', params: { utm_content: 'a' } });
-      await createVariant(deps, link.id, { code: 'b', params: { utm_content: 'b' } });
+      await createVariant(deps, OPERATOR, link.id, { code: 'a', params: { utm_content: 'a' } });
+      await createVariant(deps, OPERATOR, link.id, { code: 'b', params: { utm_content: 'b' } });
       variantLinks.add(i);
     }
     slugs.push(link.slug);

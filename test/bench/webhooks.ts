@@ -16,6 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { OPERATOR } from '../../src/modules/access/public';
 import { createWebhook } from '../../src/modules/webhooks/service';
 import { type CpuUse, cpuUse } from './cpu-use';
 import { benchDeps, seedLinks } from './seed-links';
@@ -102,10 +103,10 @@ try {
   await plainDeps.stores.close();
   const hookedDeps = benchDeps(hookedDb);
   await seedLinks(hookedDeps, LINKS, shape, slugs);
-  await createWebhook(
-    { ...hookedDeps, config: { ...hookedDeps.config, webhooksAllowPrivate: true } },
-    { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['clicks'] },
-  );
+  await createWebhook({ ...hookedDeps, config: { ...hookedDeps.config, webhooksAllowPrivate: true } }, OPERATOR, {
+    url: `http://127.0.0.1:${receiver.port}/hook`,
+    events: ['clicks'],
+  });
   await hookedDeps.stores.close();
   console.log(
     `seeded ${int(LINKS)} links twice, a webhook subscribed to clicks on the second${ANSWER_MB > 0 ? `, its receiver answering ${ANSWER_MB} MB` : ''}`,

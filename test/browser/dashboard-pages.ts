@@ -239,4 +239,18 @@ export const DASHBOARD_PAGES: DashboardPage[] = [
     },
     shows: false,
   },
+  {
+    name: 'settings: audit log',
+    route: '/app/settings/audit',
+    access: 'superuser',
+    // The seeded link's creation is an entry; the log shows names of fields, never their values.
+    reach: async (s) => {
+      await s.link();
+      return '/app/settings/audit';
+    },
+    ready: async (page) => {
+      await page.getByRole('cell').first().waitFor();
+    },
+    shows: false,
+  },
 ];

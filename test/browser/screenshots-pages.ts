@@ -50,6 +50,8 @@ try {
     ['projects', '/app/projects', (page) => page.getByRole('link', { name: 'Spring campaign' }).waitFor()],
     ['tags', '/app/tags', (page) => page.getByRole('link', { name: 'spring' }).waitFor()],
     ['settings', '/app/settings', (page) => page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor()],
+    // The seeding above is the log: three projects and six links created through the API.
+    ['audit', '/app/settings/audit', (page) => page.getByRole('cell').first().waitFor()],
     [
       'new-link',
       '/app',

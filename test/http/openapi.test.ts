@@ -396,6 +396,7 @@ forEachEngine((engine) => {
     ['get', '/api/app/accounts', '200', true, false],
     ['post', '/api/app/accounts', '201', true, true],
     ['patch', '/api/app/accounts/{id}', '200', true, true],
+    ['get', '/api/app/audit', '200', true, false],
   ] as const;
 
   /** Reachable without a session: no security requirement. */
@@ -438,16 +439,31 @@ forEachEngine((engine) => {
 
     blind('the bodies name their fields', () => {
       const required = (method: string, path: string) =>
-        [...deref(jsonSchema(op(method, path).requestBody.content)).required].sort();
+        [...(deref(jsonSchema(op(method, path).requestBody.content)).required ?? [])].sort();
       expect(required('post', '/api/app/setup')).toEqual(['email', 'password', 'token']);
       expect(required('post', '/api/app/session')).toEqual(['email', 'password']);
       expect(required('post', '/api/app/password')).toEqual(['currentPassword', 'newPassword']);
       expect(required('post', '/api/app/keys')).toEqual(['scope']);
       expect(required('delete', '/api/app/links/{id}')).toEqual(['slug']);
-      expect(required('patch', '/api/app/accounts/{id}')).toEqual(['disabled']);
+      // Role, projects and status: each optional, absent ones unchanged.
+      expect(required('patch', '/api/app/accounts/{id}')).toEqual([]);
+      expect(required('post', '/api/app/accounts')).toEqual(['email']);
+      expect(required('post', '/api/v1/accounts')).toEqual(['email']);
       const keys = deref(jsonSchema(op('get', '/api/app/keys').responses['200'].content));
       expect([...deref(keys.properties.items.items).required].sort()).toEqual(
-        ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scope', 'status'].sort(),
+        [
+          'createdAt',
+          'domains',
+          'expiresAt',
+          'id',
+          'lastUsedAt',
+          'name',
+          'prefix',
+          'projects',
+          'revokedAt',
+          'scope',
+          'status',
+        ].sort(),
       );
     });
   });

@@ -330,7 +330,13 @@ forEachEngine((engine) => {
     await t.deps.webhooks.pass();
     await t.deps.webhooks.settled();
     const deleted = received.find((r) => r.body.type === 'link.deleted' && r.body.data.id === link.id);
-    expect(deleted?.body.data).toEqual({ id: link.id, slug: link.slug, shortUrl: `${GO}/${link.slug}` });
+    expect(deleted?.body.data).toEqual({
+      id: link.id,
+      slug: link.slug,
+      shortUrl: `${GO}/${link.slug}`,
+      domain: 'go.example.com',
+      projectId: null,
+    });
   });
 
   test("a webhook's clicks events name each click's domain", async () => {

@@ -1,25 +1,27 @@
 /**
- * The workspace statistics of one short domain: the sums of the rollup scopes of the links on it
- * now (a link moved to another domain takes its history with it, as its slug does). No scope of
- * a domain is kept: the click path writes exactly what it wrote before domains. The price is paid
- * here instead, on reading: each range of the window is one read for all the domain's scopes
+ * The workspace statistics of a set of links: those on one short domain, or those a caller
+ * limited to projects or domains sees (access/ linkFilter, on a domain when one is asked for).
+ * They are the sums of the rollup scopes of the links in the set now (a link moved to another
+ * domain or project takes its history with it, as its slug does). No scope of a domain or a
+ * project is kept: the click path writes exactly what it wrote before them. The price is paid
+ * here instead, on reading: each range of the window is one read for all the set's scopes
  * (grouped by their day marks on SQLite), and their buckets are summed like the workspace's.
  * Measured on SQLite, a domain of 5,000 links each clicked every day: 30 days in 150-190 ms (p50),
- * where the workspace's own scope answers in under a millisecond; a workspace with a single
- * domain is answered from its own scope (analytics/service.ts). computeStats reads the domain
- * through a store whose one scope stands for all of them.
+ * where the workspace's own scope answers in under a millisecond; an unlimited caller's workspace
+ * with a single domain is answered from its own scope (analytics/service.ts). computeStats reads
+ * the set through a store whose one scope stands for all of them.
  */
 import type { ScopedBucketData } from '../rollups/public';
 import { piecesBefore } from './stats';
 import type { AnalyticsStore, BucketRange } from './store';
 
-/** The scope number computeStats is given for a domain's scopes together (no stored scope is negative). */
-export const DOMAIN_SCOPE = -1;
+/** The scope number computeStats is given for a set's scopes together (no stored scope is negative). */
+export const LINKS_SCOPE = -1;
 
-export interface DomainScopes {
-  /** The store computeStats reads the domain through. */
+export interface LinksScopes {
+  /** The store computeStats reads the set through. */
   store: AnalyticsStore;
-  /** Clicks counted per link scope in the buckets read (bot hits only with bots=1): the domain's topLinks. */
+  /** Clicks counted per link scope in the buckets read (bot hits only with bots=1): the set's topLinks. */
   counted: Map<number, number>;
 }
 
@@ -31,8 +33,8 @@ function split(range: BucketRange, daysBefore: number): BucketRange[] {
   );
 }
 
-/** `marks`: each scope of the domain's links with its daysBefore (AnalyticsStore.daysBeforeOf). */
-export function domainScopes(base: AnalyticsStore, marks: ReadonlyMap<number, number>): DomainScopes {
+/** `marks`: each scope of the set's links with its daysBefore (AnalyticsStore.daysBeforeOf). */
+export function linksScopes(base: AnalyticsStore, marks: ReadonlyMap<number, number>): LinksScopes {
   const scopes = [...marks.keys()];
   const counted = new Map<number, number>();
   const store: AnalyticsStore = {

@@ -13,7 +13,7 @@ const WINDOW_NOTE =
 export function analyticsRoutes(deps: AnalyticsDeps) {
   return new Elysia({ name: 'slink.analytics' })
     .use(principalPlugin)
-    .get('/links/:id/stats', ({ params, query }) => linkStats(deps, params.id, query), {
+    .get('/links/:id/stats', ({ params, query, access }) => linkStats(deps, access, params.id, query), {
       params: IdParams,
       query: StatsQuery,
       response: { 200: StatsModel, ...errors(400, 401, 404, 429) },
@@ -23,16 +23,16 @@ export function analyticsRoutes(deps: AnalyticsDeps) {
         description: `Totals, series and breakdowns from hourly and daily rollups. ${WINDOW_NOTE}`,
       },
     })
-    .get('/workspace/stats', ({ query }) => workspaceStats(deps, query), {
+    .get('/workspace/stats', ({ query, access }) => workspaceStats(deps, access, query), {
       query: WorkspaceStatsQuery,
       response: { 200: WorkspaceStatsModel, ...errors(400, 401, 429) },
       detail: {
         tags,
         summary: 'Statistics of the whole workspace',
-        description: `As link statistics, over every link, plus topLinks; its variant list has one entry per variant of each link (\`<slug>/<code>\`). \`domain\` keeps only the links on that short domain. ${WINDOW_NOTE}`,
+        description: `As link statistics, over every link, plus topLinks; its variant list has one entry per variant of each link (\`<slug>/<code>\`). \`domain\` keeps only the links on that short domain. A caller limited to projects or domains gets the statistics of the links it sees. ${WINDOW_NOTE}`,
       },
     })
-    .get('/links/:id/clicks', ({ params, query }) => linkClicks(deps, params.id, query), {
+    .get('/links/:id/clicks', ({ params, query, access }) => linkClicks(deps, access, params.id, query), {
       params: IdParams,
       query: ClicksQuery,
       response: { 200: ClickPageModel, ...errors(400, 401, 404, 429) },
@@ -44,8 +44,8 @@ export function analyticsRoutes(deps: AnalyticsDeps) {
     })
     .get(
       '/links/:id/export.csv',
-      async ({ params, query }) => {
-        const { filename, body, retainedFrom } = await linkExport(deps, params.id, query);
+      async ({ params, query, access }) => {
+        const { filename, body, retainedFrom } = await linkExport(deps, access, params.id, query);
         const headers: Record<string, string> = {
           'content-type': 'text/csv; charset=utf-8',
           'content-disposition': `attachment; filename="${filename}"`,

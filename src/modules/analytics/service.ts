@@ -1,11 +1,12 @@
 /** Analytics verbs: resolve the window, pick the scope, answer. No HTTP here. */
 
+import { type Access, linkFilter } from '../access/public';
 import { retainedFrom } from '../clicks/public';
-import { domainOfHost, getLinkRowOrThrow, hostOfDomain } from '../links/public';
+import { getLinkRowOrThrow, hostOfDomain, seenDomainOfHost } from '../links/public';
 import { WORKSPACE } from '../rollups/public';
 import { type ClickSource, exportStream, listClicks } from './clicks';
 import type { AnalyticsDeps } from './deps';
-import { DOMAIN_SCOPE, domainScopes } from './domain-stats';
+import { LINKS_SCOPE, linksScopes } from './domain-stats';
 import type { ClicksInput, Stats, WindowQuery, WorkspaceStats, WorkspaceStatsInput } from './model';
 import { computeStats } from './stats';
 import { compareText, top } from './top';
@@ -54,21 +55,31 @@ async function variantLabels(deps: AnalyticsDeps, ids: string[]): Promise<Map<st
   return labels;
 }
 
-export async function linkStats(deps: AnalyticsDeps, id: string, query: WindowQuery): Promise<Stats> {
-  await getLinkRowOrThrow(deps, id);
+export async function linkStats(deps: AnalyticsDeps, access: Access, id: string, query: WindowQuery): Promise<Stats> {
+  await getLinkRowOrThrow(deps, access, id);
   const scope = await deps.stores.analytics.linkScope(id);
   return (await statsOf(deps, scope, linkVariantRows, query)).stats;
 }
 
 /**
  * The workspace's statistics, or one domain's: with a single domain every link is on it, and
- * its statistics are the workspace's, read as they are.
+ * its statistics are the workspace's, read as they are. A caller limited to projects or domains
+ * gets the statistics of the links it sees (on the domain, when one is asked for): theirs summed.
  */
-export async function workspaceStats(deps: AnalyticsDeps, query: WorkspaceStatsInput): Promise<WorkspaceStats> {
+export async function workspaceStats(
+  deps: AnalyticsDeps,
+  access: Access,
+  query: WorkspaceStatsInput,
+): Promise<WorkspaceStats> {
   const { domain, ...window } = query;
-  if (domain !== undefined) {
-    const { id } = domainOfHost(deps.domains, domain);
-    if (deps.domains.size > 1) return domainStats(deps, id, window);
+  const domainId = domain === undefined ? null : seenDomainOfHost(deps.domains, access, domain).id;
+  const visible = linkFilter(access);
+  if (visible !== null) {
+    const onDomain = domainId !== null && deps.domains.size > 1 ? domainId : null;
+    return linksStats(deps, await deps.stores.links.idsWithin(visible, onDomain), window);
+  }
+  if (domainId !== null && deps.domains.size > 1) {
+    return linksStats(deps, await deps.stores.links.idsWithin(null, domainId), window);
   }
   const { stats, links } = await statsOf(deps, WORKSPACE, workspaceVariantRows, window);
   return { ...stats, topLinks: await topLinksOf(deps, links) };
@@ -83,16 +94,18 @@ async function topLinksOf(deps: AnalyticsDeps, links: { value: string | null; cl
   });
 }
 
-/** The statistics of the links on one domain now: their scopes summed (domain-stats.ts). */
-async function domainStats(deps: AnalyticsDeps, domainId: number, query: WindowQuery): Promise<WorkspaceStats> {
+/**
+ * The statistics of a set of links now (those on one domain, or those a limited caller sees):
+ * their scopes summed (domain-stats.ts).
+ */
+async function linksStats(deps: AnalyticsDeps, ids: string[], query: WindowQuery): Promise<WorkspaceStats> {
   const store = deps.stores.analytics;
-  const ids = await deps.stores.links.idsOnDomain(domainId);
   const scopeOf = ids.length === 0 ? new Map<string, number>() : await store.linkScopes(ids);
   const linkOf = new Map([...scopeOf].map(([link, scope]) => [scope, link]));
   const marks = linkOf.size === 0 ? new Map<number, number>() : await store.daysBeforeOf([...linkOf.keys()]);
-  const domain = domainScopes(store, marks);
-  // No link of the domain was ever clicked: nothing stored to read (like a link's null scope).
-  const scope = marks.size === 0 ? null : DOMAIN_SCOPE;
+  const domain = linksScopes(store, marks);
+  // No link of the set was ever clicked: nothing stored to read (like a link's null scope).
+  const scope = marks.size === 0 ? null : LINKS_SCOPE;
   const first =
     query.range === 'all' && query.from === undefined && scope !== null ? await domain.store.firstDay(scope) : null;
   const window = resolveWindow(query, deps.clock.now(), () => first);
@@ -111,8 +124,8 @@ async function domainStats(deps: AnalyticsDeps, domainId: number, query: WindowQ
   return { ...stats, topLinks: await topLinksOf(deps, links) };
 }
 
-async function clickSource(deps: AnalyticsDeps, id: string): Promise<ClickSource> {
-  const link = await getLinkRowOrThrow(deps, id);
+async function clickSource(deps: AnalyticsDeps, access: Access, id: string): Promise<ClickSource> {
+  const link = await getLinkRowOrThrow(deps, access, id);
   return {
     store: deps.stores.analytics,
     linkId: id,
@@ -133,18 +146,19 @@ function retained(deps: AnalyticsDeps): number | null {
   return retainedFrom(deps.clock.now(), deps.config.retentionDays);
 }
 
-export async function linkClicks(deps: AnalyticsDeps, id: string, query: ClicksInput) {
-  const src = await clickSource(deps, id);
+export async function linkClicks(deps: AnalyticsDeps, access: Access, id: string, query: ClicksInput) {
+  const src = await clickSource(deps, access, id);
   const w = await rawWindow(deps, id, query);
   return listClicks(src, w, query.limit ?? DEFAULT_CLICK_PAGE, query.cursor, retained(deps));
 }
 
 export async function linkExport(
   deps: AnalyticsDeps,
+  access: Access,
   id: string,
   query: WindowQuery,
 ): Promise<{ filename: string; body: ReadableStream<Uint8Array>; retainedFrom: number | null }> {
-  const src = await clickSource(deps, id);
+  const src = await clickSource(deps, access, id);
   const w = await rawWindow(deps, id, query);
   const kept = retained(deps);
   const chunks = deps.exports.start({

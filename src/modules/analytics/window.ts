@@ -5,7 +5,7 @@
  * `to` is in the window.
  */
 import { invalid } from '../../lib/errors';
-import { DAY_MS, HOUR_MS, hourStart, MAX_INSTANT, utcDay } from '../../lib/time';
+import { DAY_MS, HOUR_MS, hourStart, parseInstant, utcDay } from '../../lib/time';
 import type { WindowQuery } from './model';
 import type { RANGES } from './names';
 
@@ -23,28 +23,6 @@ export interface Window {
 export const HOURLY_UP_TO_MS = 7 * DAY_MS;
 /** Daily series longer than this are refused: ten years is already 3,650 points. */
 const MAX_WINDOW_MS = 3660 * DAY_MS;
-
-const EPOCH_MS = /^\d{1,15}$/;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** Parses an epoch-ms or YYYY-MM-DD value; a date means the start of that UTC day. */
-function parseInstant(field: 'from' | 'to', text: string): { time: number; isDate: boolean } {
-  if (EPOCH_MS.test(text)) {
-    const time = Number(text);
-    if (time <= MAX_INSTANT) return { time, isDate: false };
-  }
-  const m = DATE.exec(text);
-  if (m) {
-    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-    const time = Date.UTC(y, mo - 1, d);
-    const back = new Date(time);
-    // Date.UTC rolls 2026-02-30 over to March; a day that does not exist is an error, and so is
-    // one before 1970 (epoch ms are never negative; years below 100 would even be read as 19xx).
-    if (y >= 1970 && back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d)
-      return { time, isDate: true };
-  }
-  throw invalid(field, `${field} must be epoch milliseconds or a date as YYYY-MM-DD (UTC)`);
-}
 
 /**
  * Resolves the query to an exact window. `earliest` is where `range=all` starts: the first

@@ -6,17 +6,21 @@
 import type { Access } from '../access/public';
 import type { AuditRow } from './table';
 
-export type AuditTargetType =
-  | 'link'
-  | 'variant'
-  | 'project'
-  | 'tag'
-  | 'domain'
-  | 'webhook'
-  | 'key'
-  | 'session'
-  | 'account'
-  | 'invite';
+/** What an entry may be about (a tag change is a link.update with fields ["tags"]: tags are not rows). */
+export const AUDIT_TARGET_TYPES = [
+  'link',
+  'variant',
+  'project',
+  'tag',
+  'domain',
+  'webhook',
+  'key',
+  'session',
+  'account',
+  'invite',
+] as const;
+
+export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 /** A row before the database gives it its id. */
 export type AuditEntry = Omit<AuditRow, 'id'>;
@@ -46,4 +50,9 @@ export function fieldsOf(input: object): string[] {
     .filter(([, v]) => v !== undefined)
     .map(([k]) => k)
     .sort();
+}
+
+/** The same entry for each of these targets (a bulk change: one entry per link it changed). */
+export function entriesFor(entry: AuditEntry, targetIds: readonly string[]): AuditEntry[] {
+  return targetIds.map((targetId) => ({ ...entry, targetId, fields: [...entry.fields] }));
 }

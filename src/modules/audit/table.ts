@@ -26,6 +26,9 @@ export const auditLog = sqliteTable(
     index('audit_log_at_idx').on(t.at),
     index('audit_log_target_idx').on(t.targetType, t.targetId, t.id),
     index('audit_log_actor_idx').on(t.accountId, t.id),
+    // A page filtered by action, or by kind of target alone, walks these in id order (newest first).
+    index('audit_log_action_idx').on(t.action, t.id),
+    index('audit_log_type_idx').on(t.targetType, t.id),
   ],
 );
 

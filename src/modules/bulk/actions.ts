@@ -6,6 +6,8 @@
 
 import { invalid } from '../../lib/errors';
 import { checkParams, PARAM_LIMITS } from '../../lib/params';
+import { type Access, authorizePlace, sees } from '../access/public';
+import { type AuditEntry, auditEntry } from '../audit/public';
 import {
   checkProjectId,
   deleteLinks,
@@ -18,12 +20,32 @@ import {
 import type { BulkDeps } from './deps';
 import type { BulkDeleteResult, BulkParamsInput, BulkProjectInput, BulkStatusInput, BulkTagsInput } from './model';
 
-/** The links of these ids that exist, and the ids that name none (request order, once each). */
-async function resolveIds(deps: BulkDeps, ids: string[]): Promise<{ rows: LinkRow[]; notFound: string[] }> {
+/**
+ * The links of these ids that exist and the caller sees, and the ids that name none (request
+ * order, once each): a link outside the caller's limits is not found, as in GET /links/{id}.
+ */
+async function resolveIds(
+  deps: BulkDeps,
+  access: Access,
+  ids: string[],
+): Promise<{ rows: LinkRow[]; notFound: string[] }> {
   const unique = [...new Set(ids)];
-  const byId = new Map((await deps.stores.links.findMany(unique)).map((r) => [r.id, r]));
+  const found = await deps.stores.links.findMany(unique);
+  const byId = new Map(found.flatMap((r) => (sees(access, r) ? [[r.id, r] as const] : [])));
   const rows = unique.flatMap((id) => byId.get(id) ?? []);
   return { rows, notFound: unique.filter((id) => !byId.has(id)) };
+}
+
+/** One audit entry per link a bulk verb changed, as PATCH /links/{id} would write it. */
+function linkEntries(
+  deps: BulkDeps,
+  access: Access,
+  action: 'link.update' | 'link.delete',
+  ids: string[],
+  fields: string[],
+): AuditEntry[] {
+  const at = deps.clock.now();
+  return ids.map((id) => auditEntry(access, action, { type: 'link', id }, fields, at));
 }
 
 /** A changed link's updatedAt: now, never earlier than what it had (the clock may step back). */
@@ -33,11 +55,12 @@ function touchedAt(deps: BulkDeps, row: LinkRow): number {
 
 export async function bulkParams(
   deps: BulkDeps,
+  access: Access,
   input: BulkParamsInput,
 ): Promise<{ updated: number; notFound: string[] }> {
   const params = checkParams(input.params);
   const replace = input.mode === 'replace';
-  const { rows, notFound } = await resolveIds(deps, input.ids);
+  const { rows, notFound } = await resolveIds(deps, access, input.ids);
   // Every link is checked before any is written: one over the limit stops the whole request.
   const updates = rows.map((row) => {
     const next = replace ? params : { ...row.params, ...params };
@@ -46,20 +69,25 @@ export async function bulkParams(
     }
     return { id: row.id, changes: { params: next, updatedAt: touchedAt(deps, row) } };
   });
-  await updateLinks(deps, updates);
+  const ids = updates.map((u) => u.id);
+  await updateLinks(deps, updates, linkEntries(deps, access, 'link.update', ids, ['params']));
   return { updated: updates.length, notFound };
 }
 
 export async function bulkProject(
   deps: BulkDeps,
+  access: Access,
   input: BulkProjectInput,
 ): Promise<{ moved: number; unchanged: number; notFound: string[] }> {
   const projectId = await checkProjectId(deps, input.projectId);
-  const { rows, notFound } = await resolveIds(deps, input.ids);
+  const { rows, notFound } = await resolveIds(deps, access, input.ids);
+  // Moved only within the caller's limits (400 projectId, as one link's PATCH); nothing is written otherwise.
+  for (const row of rows) authorizePlace(access, { projectId, domainId: row.domainId });
   const moves = rows
     .filter((r) => r.projectId !== projectId)
     .map((r) => ({ id: r.id, changes: { projectId, updatedAt: touchedAt(deps, r) } }));
-  await updateLinks(deps, moves);
+  const ids = moves.map((m) => m.id);
+  await updateLinks(deps, moves, linkEntries(deps, access, 'link.update', ids, ['projectId']));
   return { moved: moves.length, unchanged: rows.length - moves.length, notFound };
 }
 
@@ -70,13 +98,13 @@ interface Changed {
 }
 
 /** Adds and removes tags on every link; a link's other tags stay. */
-export async function bulkTags(deps: BulkDeps, input: BulkTagsInput): Promise<Changed> {
+export async function bulkTags(deps: BulkDeps, access: Access, input: BulkTagsInput): Promise<Changed> {
   const add = normalizeTags(input.add, 'add');
   const remove = normalizeTags(input.remove, 'remove');
   if (add.length === 0 && remove.length === 0) throw invalid('add', 'Send at least one tag to add or to remove');
   const both = add.find((tag) => remove.includes(tag));
   if (both !== undefined) throw invalid('remove', `The tag "${both}" cannot be both added and removed`);
-  const { rows, notFound } = await resolveIds(deps, input.ids);
+  const { rows, notFound } = await resolveIds(deps, access, input.ids);
   const current = await deps.stores.links.tagsOf(rows.map((r) => r.id));
   // Every link is checked before any is written: one over the limit stops the whole request.
   const updates: { row: LinkRow; tags: string[] }[] = [];
@@ -91,18 +119,32 @@ export async function bulkTags(deps: BulkDeps, input: BulkTagsInput): Promise<Ch
   await updateLinks(
     deps,
     updates.map(({ row, tags }) => ({ id: row.id, changes: { updatedAt: touchedAt(deps, row) }, tags })),
+    linkEntries(
+      deps,
+      access,
+      'link.update',
+      updates.map((u) => u.row.id),
+      ['tags'],
+    ),
   );
   return { updated: updates.length, unchanged: rows.length - updates.length, notFound };
 }
 
 /** Sets one status on every link: pause, resume (active), archive, restore (active). */
-export async function bulkStatus(deps: BulkDeps, input: BulkStatusInput): Promise<Changed> {
+export async function bulkStatus(deps: BulkDeps, access: Access, input: BulkStatusInput): Promise<Changed> {
   const { status } = input;
-  const { rows, notFound } = await resolveIds(deps, input.ids);
+  const { rows, notFound } = await resolveIds(deps, access, input.ids);
   const changing = rows.filter((r) => r.status !== status);
   await updateLinks(
     deps,
     changing.map((row) => ({ id: row.id, changes: { status, updatedAt: touchedAt(deps, row) } })),
+    linkEntries(
+      deps,
+      access,
+      'link.update',
+      changing.map((r) => r.id),
+      ['status'],
+    ),
   );
   return { updated: changing.length, unchanged: rows.length - changing.length, notFound };
 }
@@ -112,8 +154,8 @@ export async function bulkStatus(deps: BulkDeps, input: BulkStatusInput): Promis
  * (buffered clicks count); the others are kept and listed in `refused` with their clicks, so
  * the caller can say which and why. The deletable ones go in one transaction.
  */
-export async function bulkDelete(deps: BulkDeps, input: { ids: string[] }): Promise<BulkDeleteResult> {
-  const { rows, notFound } = await resolveIds(deps, input.ids);
+export async function bulkDelete(deps: BulkDeps, access: Access, input: { ids: string[] }): Promise<BulkDeleteResult> {
+  const { rows, notFound } = await resolveIds(deps, access, input.ids);
   const deleting: string[] = [];
   const refused: BulkDeleteResult['refused'] = [];
   for (const row of rows) {
@@ -121,6 +163,6 @@ export async function bulkDelete(deps: BulkDeps, input: { ids: string[] }): Prom
     if (clickCount > 0) refused.push({ id: row.id, slug: row.slug, clickCount });
     else deleting.push(row.id);
   }
-  await deleteLinks(deps, deleting);
+  await deleteLinks(deps, deleting, linkEntries(deps, access, 'link.delete', deleting, []));
   return { deleted: deleting, refused, notFound };
 }

@@ -28,7 +28,7 @@ const TEXT_NOTE = `Request params apply to every line; a line's own utm_ values 
 export function bulkRoutes(deps: BulkDeps) {
   return new Elysia({ name: 'slink.bulk', prefix: '/links/bulk' })
     .use(principalPlugin)
-    .post('/preview', ({ body }) => previewBulk(deps, body), {
+    .post('/preview', ({ body, access }) => previewBulk(deps, access, body), {
       parse: 'json',
       body: BulkTextBody,
       response: { 200: BulkPreviewModel, ...errors(400, 401, 403, 413, 415, 429) },
@@ -40,9 +40,9 @@ export function bulkRoutes(deps: BulkDeps) {
     })
     .post(
       '/create',
-      ({ body, set }) => {
+      ({ body, set, access }) => {
         set.status = 201;
-        return createBulk(deps, body);
+        return createBulk(deps, access, body);
       },
       {
         parse: 'json',
@@ -55,7 +55,7 @@ export function bulkRoutes(deps: BulkDeps) {
         },
       },
     )
-    .post('/params', ({ body }) => bulkParams(deps, body), {
+    .post('/params', ({ body, access }) => bulkParams(deps, access, body), {
       parse: 'json',
       body: BulkParamsBody,
       response: { 200: BulkParamsResult, ...errors(400, 401, 403, 413, 415, 429) },
@@ -65,7 +65,7 @@ export function bulkRoutes(deps: BulkDeps) {
         description: `Up to ${MAX_BULK_IDS} ids, in one transaction. Unknown ids are listed in notFound. A merge that would give a link more than 50 params is 400 and changes nothing.`,
       },
     })
-    .post('/project', ({ body }) => bulkProject(deps, body), {
+    .post('/project', ({ body, access }) => bulkProject(deps, access, body), {
       parse: 'json',
       body: BulkProjectBody,
       response: { 200: BulkProjectResult, ...errors(400, 401, 403, 413, 415, 429) },
@@ -75,7 +75,7 @@ export function bulkRoutes(deps: BulkDeps) {
         description: `Up to ${MAX_BULK_IDS} ids; projectId null (or omitted) unfiles them. An unknown projectId is 400. Unknown ids are listed in notFound.`,
       },
     })
-    .post('/tags', ({ body }) => bulkTags(deps, body), {
+    .post('/tags', ({ body, access }) => bulkTags(deps, access, body), {
       parse: 'json',
       body: BulkTagsBody,
       response: { 200: BulkChangedResult, ...errors(400, 401, 403, 413, 415, 429) },
@@ -85,7 +85,7 @@ export function bulkRoutes(deps: BulkDeps) {
         description: `Up to ${MAX_BULK_IDS} ids, in one transaction: each link keeps its other tags. At least one tag in add or remove (else 400 field add); a tag in both is 400 field remove; a link that would carry more than 50 tags is 400 field add and nothing changes. Unknown ids are listed in notFound.`,
       },
     })
-    .post('/status', ({ body }) => bulkStatus(deps, body), {
+    .post('/status', ({ body, access }) => bulkStatus(deps, access, body), {
       parse: 'json',
       body: BulkStatusBody,
       response: { 200: BulkChangedResult, ...errors(400, 401, 403, 413, 415, 429) },
@@ -95,7 +95,7 @@ export function bulkRoutes(deps: BulkDeps) {
         description: `Up to ${MAX_BULK_IDS} ids, in one transaction: pause (paused), resume or restore (active), archive (archived). Unknown ids are listed in notFound.`,
       },
     })
-    .post('/delete', ({ body }) => bulkDelete(deps, body), {
+    .post('/delete', ({ body, access }) => bulkDelete(deps, access, body), {
       parse: 'json',
       body: BulkIdsBody,
       response: { 200: BulkDeleteModel, ...errors(400, 401, 403, 413, 415, 429) },

@@ -8,9 +8,10 @@
 import { AppError, invalid } from '../../lib/errors';
 import { nextTurn } from '../../lib/event-loop';
 import { checkParams } from '../../lib/params';
+import { type Access, authorizePlace, type LinkFilter, linkFilter } from '../access/public';
 import {
   checkProjectId,
-  domainOrDefault,
+  domainForNew,
   normalizeLinkDestination,
   normalizeTags,
   normalizeTitle,
@@ -34,6 +35,8 @@ export interface Plan {
   /** The domain every created link is on. */
   domainId: number;
   skipDuplicates: boolean;
+  /** The links a duplicate is looked for among: a limited caller's (access/ linkFilter), null for all. */
+  visible: LinkFilter | null;
 }
 
 function line(base: Pick<BulkLine, 'line' | 'input'>, status: BulkStatus, rest: Partial<BulkLine> = {}): BulkLine {
@@ -117,11 +120,14 @@ export function markExisting(l: BulkLine, linkId: string): void {
   });
 }
 
-export async function planBulk(deps: BulkDeps, input: BulkTextInput): Promise<Plan> {
+export async function planBulk(deps: BulkDeps, access: Access, input: BulkTextInput): Promise<Plan> {
   const requestParams = checkParams(input.params ?? {});
   const tags = normalizeTags(input.tags);
+  const domainId = domainForNew(deps, access, input.domain).id;
+  // Within the caller's limits, as one link's create (400 projectId or domain), before anything is read.
+  authorizePlace(access, { projectId: input.projectId ?? null, domainId });
   const projectId = await checkProjectId(deps, input.projectId);
-  const domainId = domainOrDefault(deps.domains, input.domain).id;
+  const visible = linkFilter(access);
   const skipDuplicates = input.skipDuplicates ?? true;
   const text = splitBulkText(input.text);
   const slinkHosts = slinkHostsOf(deps);
@@ -133,9 +139,10 @@ export async function planBulk(deps: BulkDeps, input: BulkTextInput): Promise<Pl
   }
   if (skipDuplicates) {
     const candidates = lines.filter((l) => l.status === 'create').map((l) => l.destination!);
-    markDuplicates(lines, await deps.stores.links.idsByDestination([...new Set(candidates)]));
+    // A limited caller's duplicates are among the links it sees: a link it cannot see is never named.
+    markDuplicates(lines, await deps.stores.links.idsByDestination([...new Set(candidates)], visible));
   }
-  return { lines, tags, projectId, domainId, skipDuplicates };
+  return { lines, tags, projectId, domainId, skipDuplicates, visible };
 }
 
 export function countStatuses(lines: BulkLine[]): Record<BulkStatus, number> {

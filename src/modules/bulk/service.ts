@@ -2,6 +2,8 @@
 
 import { isForeignKeyViolation } from '../../db/storage';
 import { nextTurn } from '../../lib/event-loop';
+import type { Access } from '../access/public';
+import { auditEntry, fieldsOf } from '../audit/public';
 import {
   domainGoneError,
   generateSlug,
@@ -16,8 +18,8 @@ import type { BulkDeps } from './deps';
 import type { BulkLine, BulkTextInput } from './model';
 import { BULK_CHUNK, countStatuses, markExisting, planBulk } from './plan';
 
-export async function previewBulk(deps: BulkDeps, input: BulkTextInput) {
-  const { lines } = await planBulk(deps, input);
+export async function previewBulk(deps: BulkDeps, access: Access, input: BulkTextInput) {
+  const { lines } = await planBulk(deps, access, input);
   return { lines, counts: countStatuses(lines) };
 }
 
@@ -29,8 +31,8 @@ export async function previewBulk(deps: BulkDeps, input: BulkTextInput) {
  * a link made meanwhile to a line's destination, a slug taken meanwhile (astronomically rare
  * for 7 random characters: it is drawn again), a project deleted meanwhile (400 projectId).
  */
-export async function createBulk(deps: BulkDeps, input: BulkTextInput) {
-  const plan = await planBulk(deps, input);
+export async function createBulk(deps: BulkDeps, access: Access, input: BulkTextInput) {
+  const plan = await planBulk(deps, access, input);
   const slugs = new Set<string>();
   const drawSlug = (): string => {
     for (;;) {
@@ -59,7 +61,21 @@ export async function createBulk(deps: BulkDeps, input: BulkTextInput) {
   }
   let written: Awaited<ReturnType<typeof insertBulkLinks>>;
   try {
-    written = await insertBulkLinks(deps, items, { skipExisting: plan.skipDuplicates, freshSlug: drawSlug });
+    // The entry of each link written (the store sets its id): what a line sets, as POST /links names it.
+    const fields = fieldsOf({
+      destination: true,
+      params: true,
+      title: true,
+      tags: plan.tags.length > 0 || undefined,
+      projectId: plan.projectId ?? undefined,
+    });
+    const audit = auditEntry(access, 'link.create', { type: 'link', id: '' }, fields, deps.clock.now());
+    written = await insertBulkLinks(
+      deps,
+      items,
+      { skipExisting: plan.skipDuplicates, freshSlug: drawSlug, visible: plan.visible },
+      audit,
+    );
   } catch (err) {
     throw domainGoneError(err) ?? (isForeignKeyViolation(err) ? unknownProject(plan.projectId) : err);
   }

@@ -21,9 +21,14 @@ const SUPERUSERS = 'A superuser key or session only (else 403 superuser_required
 export function domainsRoutes(deps: DomainsDeps) {
   return new Elysia({ name: 'slink.domains', prefix: '/domains' })
     .use(principalPlugin)
-    .get('', () => listDomains(deps), {
+    .get('', ({ access }) => listDomains(deps, access), {
       response: { 200: DomainListModel, ...errors(401, 429) },
-      detail: { tags, summary: 'List domains', description: 'Oldest first; the default domain is among them.' },
+      detail: {
+        tags,
+        summary: 'List domains',
+        description:
+          'Oldest first; the default domain is among them. A key limited to domains lists those only; a caller limited to projects or domains counts the links it sees.',
+      },
     })
     .post(
       '',
@@ -42,10 +47,14 @@ export function domainsRoutes(deps: DomainsDeps) {
         },
       },
     )
-    .get('/:host', ({ params }) => getDomain(deps, params.host), {
+    .get('/:host', ({ params, access }) => getDomain(deps, access, params.host), {
       params: HostParams,
       response: { 200: DomainModel, ...errors(401, 404, 429) },
-      detail: { tags, summary: 'Get a domain' },
+      detail: {
+        tags,
+        summary: 'Get a domain',
+        description: 'A domain outside a key’s domains is 404, as one that does not exist.',
+      },
     })
     .patch('/:host', ({ params, body, access }) => updateDomain(deps, access, params.host, body), {
       parse: 'json',

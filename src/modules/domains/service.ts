@@ -1,18 +1,17 @@
 /**
- * Domain verbs (docs/behaviour.md, "Short domains"): list, add, change, delete. Writes are a
- * superuser's; after each one this process reads the domains into memory again (other nodes
- * hear of it through the change feed the store announces on).
+ * Domain verbs (docs/behaviour.md, "Short domains"): list, add, change, delete. Writes are an
+ * admin's; after each one this process reads the domains into memory again (other nodes
+ * hear of it through the change feed the store announces on). A key limited to domains reads
+ * only those (another is not found); a limited caller's link counts count the links it sees.
  */
 import { isUniqueViolation } from '../../db/storage';
-import { AppError, conflict, invalid, notFound } from '../../lib/errors';
+import { conflict, invalid, notFound } from '../../lib/errors';
+import { type Access, authorize, linkFilter } from '../access/public';
+import { auditEntry, fieldsOf } from '../audit/public';
 import type { DomainsDeps } from './deps';
 import { hostKeyOf, parseOrigin } from './host';
 import { type Domain, type DomainCreate, type DomainPatch, MAX_URL_LENGTH, MAX_WELL_KNOWN_BYTES } from './model';
 import type { DomainRow, DomainSettings } from './store';
-
-function requireSuperuser(actor: { superuser: boolean }): void {
-  if (!actor.superuser) throw new AppError('superuser_required', 'Only a superuser may add, change or delete domains');
-}
 
 /** A stored domain as the API answers it: lastSeenAt the later of the stored and this process's own. */
 function toDomain(deps: DomainsDeps, row: DomainRow, linkCount: number): Domain {
@@ -38,11 +37,16 @@ async function reload(deps: DomainsDeps): Promise<void> {
   await deps.domains.refresh(() => deps.stores.domains.list());
 }
 
-async function findRow(deps: DomainsDeps, rawHost: string): Promise<DomainRow> {
+/** The domain of a host, or 404 when there is none or it is outside the caller's domains: the same answer. */
+async function findRow(deps: DomainsDeps, access: Access, rawHost: string): Promise<DomainRow> {
   const host = hostKeyOf(rawHost);
   const row = host === null ? undefined : (await deps.stores.domains.list()).find((r) => r.host === host);
-  if (row === undefined) throw notFound('domain');
+  if (row === undefined || !seesDomain(access, row)) throw notFound('domain');
   return row;
+}
+
+function seesDomain(access: Access, row: DomainRow): boolean {
+  return access.domains === null || access.domains.includes(row.id);
 }
 
 /** A redirect target of the domain: the destination rules (links/destination.ts), kept whole like fallbackUrl. */
@@ -91,22 +95,23 @@ function settingsOf(deps: DomainsDeps, input: DomainPatch): Partial<DomainSettin
 
 const hostTaken = (host: string) => conflict('origin', `A domain with the host ${host} already exists`);
 
-export async function listDomains(deps: DomainsDeps): Promise<{ domains: Domain[] }> {
-  const [rows, counts] = await Promise.all([deps.stores.domains.list(), deps.stores.domains.linkCounts()]);
-  return { domains: rows.map((row) => toDomain(deps, row, counts.get(row.id) ?? 0)) };
+export async function listDomains(deps: DomainsDeps, access: Access): Promise<{ domains: Domain[] }> {
+  const [rows, counts] = await Promise.all([
+    deps.stores.domains.list(),
+    deps.stores.domains.linkCounts(linkFilter(access)),
+  ]);
+  return {
+    domains: rows.filter((row) => seesDomain(access, row)).map((row) => toDomain(deps, row, counts.get(row.id) ?? 0)),
+  };
 }
 
-export async function getDomain(deps: DomainsDeps, host: string): Promise<Domain> {
-  const row = await findRow(deps, host);
-  return toDomain(deps, row, await deps.stores.domains.linkCount(row.id));
+export async function getDomain(deps: DomainsDeps, access: Access, host: string): Promise<Domain> {
+  const row = await findRow(deps, access, host);
+  return toDomain(deps, row, await deps.stores.domains.linkCount(row.id, linkFilter(access)));
 }
 
-export async function addDomain(
-  deps: DomainsDeps,
-  actor: { superuser: boolean },
-  input: DomainCreate,
-): Promise<Domain> {
-  requireSuperuser(actor);
+export async function addDomain(deps: DomainsDeps, access: Access, input: DomainCreate): Promise<Domain> {
+  authorize(access, 'domain.write');
   const { origin, host } = parseOrigin(input.origin, 'origin');
   const { shortHost, appHost } = deps.config;
   if (appHost !== shortHost && new URL(appHost).hostname === host)
@@ -125,7 +130,10 @@ export async function addDomain(
   if ((await deps.stores.domains.list()).some((r) => r.host === host)) throw hostTaken(host);
   let row: DomainRow;
   try {
-    row = await deps.stores.domains.insert({ host, origin, createdAt: deps.clock.now(), ...settings });
+    const now = deps.clock.now();
+    // A domain is named by its host, as the API addresses it.
+    const audit = auditEntry(access, 'domain.create', { type: 'domain', id: host }, fieldsOf(input), now);
+    row = await deps.stores.domains.insert({ host, origin, createdAt: now, ...settings }, audit);
   } catch (err) {
     // Added meanwhile (another request, another node): the unique index held.
     if (isUniqueViolation(err)) throw hostTaken(host);
@@ -137,27 +145,35 @@ export async function addDomain(
 
 export async function updateDomain(
   deps: DomainsDeps,
-  actor: { superuser: boolean },
+  access: Access,
   host: string,
   input: DomainPatch,
 ): Promise<Domain> {
-  requireSuperuser(actor);
-  const current = await findRow(deps, host);
+  authorize(access, 'domain.write');
+  const current = await findRow(deps, access, host);
   const changes = settingsOf(deps, input);
-  const row = await deps.stores.domains.update(current.id, changes);
+  const audit = auditEntry(
+    access,
+    'domain.update',
+    { type: 'domain', id: current.host },
+    fieldsOf(changes),
+    deps.clock.now(),
+  );
+  const row = await deps.stores.domains.update(current.id, changes, audit);
   if (row === null) throw notFound('domain');
   if (Object.keys(changes).length > 0) await reload(deps);
-  return toDomain(deps, row, await deps.stores.domains.linkCount(row.id));
+  return toDomain(deps, row, await deps.stores.domains.linkCount(row.id, linkFilter(access)));
 }
 
 export async function deleteDomain(
   deps: DomainsDeps,
-  actor: { superuser: boolean },
+  access: Access,
   host: string,
 ): Promise<{ host: string; deleted: true }> {
-  requireSuperuser(actor);
-  const current = await findRow(deps, host);
-  switch (await deps.stores.domains.delete(current.id)) {
+  authorize(access, 'domain.write');
+  const current = await findRow(deps, access, host);
+  const audit = auditEntry(access, 'domain.delete', { type: 'domain', id: current.host }, [], deps.clock.now());
+  switch (await deps.stores.domains.delete(current.id, audit)) {
     case 'missing':
       throw notFound('domain');
     case 'default':

@@ -1,6 +1,8 @@
 /** What the domains module keeps, in its own words; one implementation per engine beside it. */
 import type { Database } from 'bun:sqlite';
 import type { Pg } from '../../db/postgres/client';
+import type { LinkFilter } from '../access/public';
+import type { Audited } from '../audit/public';
 import type { DomainRow } from './table';
 
 export type { DomainRow };
@@ -35,17 +37,18 @@ export interface DomainStore {
    */
   ensureDefault(host: string, origin: string, now: number): Promise<boolean>;
   /** Adds a domain; throws a unique violation (db/storage.ts isUniqueViolation) when its host is taken. */
-  insert(domain: NewDomain): Promise<DomainRow>;
+  insert(domain: NewDomain, audit?: Audited): Promise<DomainRow>;
   /** Sets the given fields; the domain as it is then, or null when it is gone. */
-  update(id: number, changes: Partial<DomainSettings>): Promise<DomainRow | null>;
+  update(id: number, changes: Partial<DomainSettings>, audit?: Audited): Promise<DomainRow | null>;
   /**
    * Deletes the domain in one transaction that first checks it is not the default one and holds
    * no link (SQLite has no foreign key to refuse it).
    */
-  delete(id: number): Promise<DomainDeletion>;
-  /** Links per domain id (domains without links absent). */
-  linkCounts(): Promise<Map<number, number>>;
-  linkCount(id: number): Promise<number>;
+  /** `audit` is written only when the domain is deleted, in the same transaction. */
+  delete(id: number, audit?: Audited): Promise<DomainDeletion>;
+  /** Links per domain id (domains without links absent), of the links `visible` keeps (null: all). */
+  linkCounts(visible: LinkFilter | null): Promise<Map<number, number>>;
+  linkCount(id: number, visible: LinkFilter | null): Promise<number>;
   /** Moves each domain's last_seen_at to `at` unless it is already later (several nodes write it). */
   recordSeen(seen: readonly DomainSeen[]): Promise<void>;
 }
@@ -56,16 +59,16 @@ export interface DomainStore {
  * `any` runs inside the transaction that deletes a domain: a link added meanwhile is seen.
  */
 export interface DomainLinksSqlite {
-  /** Links per domain id (domains without links absent). */
-  counts(sqlite: Database): Map<number, number>;
-  count(sqlite: Database, domainId: number): number;
+  /** Links per domain id (domains without links absent), of the links `visible` keeps (null: all). */
+  counts(sqlite: Database, visible: LinkFilter | null): Map<number, number>;
+  count(sqlite: Database, domainId: number, visible: LinkFilter | null): number;
   /** Whether any link is on the domain. */
   any(sqlite: Database, domainId: number): boolean;
 }
 
 export interface DomainLinksPostgres {
-  counts(sql: Pg): Promise<Map<number, number>>;
-  count(sql: Pg, domainId: number): Promise<number>;
+  counts(sql: Pg, visible: LinkFilter | null): Promise<Map<number, number>>;
+  count(sql: Pg, domainId: number, visible: LinkFilter | null): Promise<number>;
   any(tx: Pg, domainId: number): Promise<boolean>;
 }
 

@@ -1,5 +1,6 @@
 /** /api/app/links: what only a signed-in person may do to a link. */
 import { Elysia, t } from 'elysia';
+import { appAccess } from '../../http/app-guard';
 import { fieldError } from '../../http/errors';
 import { appDetail, IdParams, noContentResponses } from '../../http/models';
 import { deleteLinkWithClicks } from './delete-with-clicks';
@@ -16,8 +17,8 @@ const DeleteWithClicksBody = t.Object({
 export function appLinksRoutes(deps: LinksDeps) {
   return new Elysia({ name: 'slink.app.links', prefix: '/links' }).delete(
     '/:id',
-    async ({ params, body, set }) => {
-      await deleteLinkWithClicks(deps, params.id, body.slug);
+    async ({ params, body, set, request }) => {
+      await deleteLinkWithClicks(deps, appAccess(request), params.id, body.slug);
       set.status = 204;
     },
     {

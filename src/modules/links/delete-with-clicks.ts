@@ -4,6 +4,7 @@
  */
 
 import { invalid } from '../../lib/errors';
+import type { Access } from '../access/public';
 import type { LinksDeps } from './deps';
 import { deleteLink, getLinkRowOrThrow } from './service';
 
@@ -12,8 +13,8 @@ import { deleteLink, getLinkRowOrThrow } from './service';
  * rollups lose its counts in the same transaction (the store's delete), and its buffered clicks are
  * dropped (the slug index's remove). `slug` must equal the link's current slug exactly.
  */
-export async function deleteLinkWithClicks(deps: LinksDeps, id: string, slug: string): Promise<void> {
-  const row = await getLinkRowOrThrow(deps, id);
+export async function deleteLinkWithClicks(deps: LinksDeps, access: Access, id: string, slug: string): Promise<void> {
+  const row = await getLinkRowOrThrow(deps, access, id);
   if (slug !== row.slug) throw invalid('slug', 'Type the slug of the link exactly to confirm the delete');
-  await deleteLink(deps, id, true); // withClicks
+  await deleteLink(deps, access, id, true); // withClicks
 }

@@ -6,6 +6,7 @@
 
 import { isForeignKeyViolation } from '../../db/storage';
 import { type AppError, invalid } from '../../lib/errors';
+import type { Access } from '../access/public';
 import { type DomainDirectory, type DomainFacts, hostKeyOf } from '../domains/public';
 
 /** The domain a host names, or 400 invalid_request naming `field`. */
@@ -13,6 +14,23 @@ export function domainOfHost(domains: DomainDirectory, given: string, field = 'd
   const key = hostKeyOf(given);
   const domain = key === null ? undefined : domains.byHost(key);
   if (domain === undefined) throw invalid(field, `No domain ${JSON.stringify(given)} in this workspace`);
+  return domain;
+}
+
+/**
+ * The domain a filter names (a list's, a count's, statistics'), among those the caller sees: a
+ * domain outside a key's domains is answered exactly as a host that names none.
+ */
+export function seenDomainOfHost(
+  domains: DomainDirectory,
+  access: Pick<Access, 'domains'>,
+  given: string,
+  field = 'domain',
+): DomainFacts {
+  const domain = domainOfHost(domains, given, field);
+  if (access.domains !== null && !access.domains.includes(domain.id)) {
+    throw invalid(field, `No domain ${JSON.stringify(given)} in this workspace`);
+  }
   return domain;
 }
 

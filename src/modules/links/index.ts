@@ -21,17 +21,17 @@ const tags = ['Links'];
 export function linksRoutes(deps: LinksDeps) {
   return new Elysia({ name: 'slink.links', prefix: '/links' })
     .use(principalPlugin)
-    .get('', ({ query }) => listLinks(deps, query), {
+    .get('', ({ query, access }) => listLinks(deps, access, query), {
       query: ListLinksQuery,
       response: { 200: LinkListModel, ...errors(400, 401, 429) },
       detail: {
         tags,
         summary: 'List links',
         description:
-          'Active and paused links unless `status` is given; newest first by default. `availability` keeps only the links whose short link is live, paused, expired or at its click limit now.',
+          'Active and paused links unless `status` is given; newest first by default. `availability` keeps only the links whose short link is live, paused, expired or at its click limit now. A caller limited to projects or domains lists the links it sees only.',
       },
     })
-    .get('/count', ({ query }) => countLinks(deps, query), {
+    .get('/count', ({ query, access }) => countLinks(deps, access, query), {
       query: LinkFilterQuery,
       response: { 200: LinkCountModel, ...errors(400, 401, 429) },
       detail: {
@@ -55,15 +55,15 @@ export function linksRoutes(deps: LinksDeps) {
           tags,
           summary: 'Create a link',
           description:
-            'utm_ query keys of the destination are moved into params. A custom slug requires a superuser key (403 superuser_required).',
+            'utm_ query keys of the destination are moved into params. A custom slug requires a superuser key (403 superuser_required). A caller limited to projects must give one of them as projectId, one limited to domains one of its domains (else 400 naming the field); without `domain` such a key gets the default domain when it may, else its only one.',
         },
       },
     )
-    .get('/tags', () => listTagCounts(deps), {
+    .get('/tags', ({ access }) => listTagCounts(deps, access), {
       response: { 200: TagCountsModel, ...errors(401, 429) },
       detail: { tags, summary: 'Tags in use, with link counts', description: 'Most used first.' },
     })
-    .get('/:id', ({ params }) => getLinkOrThrow(deps, params.id), {
+    .get('/:id', ({ params, access }) => getLinkOrThrow(deps, access, params.id), {
       params: IdParams,
       response: { 200: LinkModel, ...errors(401, 404, 429) },
       detail: { tags, summary: 'Get a link' },
@@ -77,10 +77,10 @@ export function linksRoutes(deps: LinksDeps) {
         tags,
         summary: 'Update a link',
         description:
-          'Only the fields sent change. Renaming the slug requires a superuser key. status=archived hides the link from the default list; it keeps redirecting.',
+          'Only the fields sent change. Renaming the slug requires a superuser key. status=archived hides the link from the default list; it keeps redirecting. A link outside the caller’s projects or domains is 404; moving one outside them is 400 (field projectId or domain).',
       },
     })
-    .delete('/:id', ({ params }) => deleteLink(deps, params.id), {
+    .delete('/:id', ({ params, access }) => deleteLink(deps, access, params.id), {
       params: IdParams,
       response: { 200: DeletedModel, ...errors(401, 403, 404, 409, 429) },
       detail: {

@@ -14,7 +14,7 @@ export {
   prepareLinkCounters,
 } from './counters';
 export type { LinksDeps } from './deps';
-export { domainGoneError, domainOfHost, domainOrDefault, hostOfDomain } from './domain';
+export { domainGoneError, domainOfHost, domainOrDefault, hostOfDomain, seenDomainOfHost } from './domain';
 export { domainLinksPostgres, domainLinksSqlite } from './domain-links';
 export { linkJsonById } from './event-data';
 export { linkExists, linkExistsCondition } from './link-exists';
@@ -28,6 +28,7 @@ export { REFERRER_ALIASES } from './rule-names';
 export { PASSWORD_LIMITS, type Preview, type Rule } from './rules';
 export {
   checkProjectId,
+  domainForNew,
   getLinkRowOrThrow,
   humanClicksNow,
   newLinkRow,

@@ -1,14 +1,20 @@
-/** Link verbs. Plain functions of (deps, actor, input); they throw AppError, never HTTP. */
+/**
+ * Link verbs. Plain functions of (deps, access, input); they throw AppError, never HTTP. Who is
+ * asking (access/) bounds what they read and change: a link outside the caller's projects or
+ * domains is not found, a link made or moved there is 400, lists and counts leave it out.
+ */
 
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/storage';
 import { AppError, conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { checkParams } from '../../lib/params';
 import { hasControlChars } from '../../lib/text';
+import { type Access, authorize, authorizePlace, requireSees, linkFilter as visibleTo } from '../access/public';
+import { auditEntry, fieldsOf } from '../audit/public';
 import { hashPassword } from '../auth/public';
 import { decodeCursor, encodeCursor } from './cursor';
 import type { LinksDeps } from './deps';
-import { domainGoneError, domainOfHost, domainOrDefault } from './domain';
+import { domainGoneError, domainOfHost, seenDomainOfHost } from './domain';
 import { toLinks } from './links';
 import {
   type CreateLinkInput,
@@ -25,16 +31,18 @@ import { checkCustomSlug, generateSlug } from './slug';
 import type { LinkFields, LinkFilter, LinkRow } from './store';
 import { deleteLinks, insertLinks, updateLinks } from './writer';
 
-/** Who is acting: only superusers may choose or change slugs. */
-interface Actor {
-  superuser: boolean;
+/** A stored change's fields as the API names them (the audit log's `fields`). */
+const API_FIELD: Partial<Record<keyof LinkFields, string>> = { domainId: 'domain', passwordHash: 'password' };
+
+export function changedFields(changes: Partial<LinkFields>, tags: boolean): string[] {
+  const names = Object.keys(changes)
+    .filter((k) => k !== 'updatedAt')
+    .map((k) => API_FIELD[k as keyof LinkFields] ?? k);
+  if (tags) names.push('tags');
+  return names.sort();
 }
 
 const DEFAULT_PAGE_SIZE = 50;
-
-function requireSuperuser(actor: Actor, what: string): void {
-  if (!actor.superuser) throw new AppError('superuser_required', `Only a superuser key may ${what}`, 'slug');
-}
 
 export function normalizeTitle(title: string | null | undefined): string | null {
   if (title === undefined || title === null) return null;
@@ -112,14 +120,36 @@ export function newLinkRow(
   };
 }
 
-export async function getLinkOrThrow(deps: LinksDeps, id: string): Promise<Link> {
-  return (await toLinks(deps, [await getLinkRowOrThrow(deps, id)]))[0]!;
+export async function getLinkOrThrow(deps: LinksDeps, access: Access, id: string): Promise<Link> {
+  return (await toLinks(deps, [await getLinkRowOrThrow(deps, access, id)]))[0]!;
 }
 
-export async function getLinkRowOrThrow(deps: LinksDeps, id: string): Promise<LinkRow> {
+/** The link of this id, or 404 not_found when there is none or the caller may not see it: the same answer. */
+export async function getLinkRowOrThrow(deps: Pick<LinksDeps, 'stores'>, access: Access, id: string): Promise<LinkRow> {
   const row = await deps.stores.links.find(id);
   if (!row) throw notFound('link');
+  requireSees(access, row);
   return row;
+}
+
+/**
+ * The domain of a new link: the one named, or the default one. A key limited to domains that
+ * names none gets the default domain when it may place links there, else its only domain; with
+ * several (none the default) it must name one (400 domain).
+ */
+export function domainForNew(
+  deps: Pick<LinksDeps, 'domains'>,
+  access: Access,
+  given: string | undefined,
+  field = 'domain',
+) {
+  if (given !== undefined) return domainOfHost(deps.domains, given, field);
+  const fallback = deps.domains.default;
+  const allowed = access.domains;
+  if (allowed === null || allowed.includes(fallback.id)) return fallback;
+  const only = allowed.length === 1 ? deps.domains.byId(allowed[0]!) : undefined;
+  if (only !== undefined) return only;
+  throw invalid(field, 'This key is limited to domains: name one of them as domain');
 }
 
 const slugTaken = (slug: string | undefined) => conflict('slug', `The slug "${slug}" is already taken`);
@@ -151,9 +181,11 @@ function storedRules(rules: readonly Rule[], hosts: SlinkHosts) {
 }
 
 /** Creates a link. Destination utm_ values win over the same keys in `params`. */
-export async function createLink(deps: LinksDeps, actor: Actor, input: CreateLinkInput): Promise<Link> {
-  if (input.slug !== undefined) requireSuperuser(actor, 'choose a custom slug');
-  const domain = domainOrDefault(deps.domains, input.domain);
+export async function createLink(deps: LinksDeps, access: Access, input: CreateLinkInput): Promise<Link> {
+  if (input.slug !== undefined) authorize(access, 'link.slug');
+  const domain = domainForNew(deps, access, input.domain);
+  // Where it goes is checked before anything is looked up: the same 400 whatever exists.
+  authorizePlace(access, { projectId: input.projectId ?? null, domainId: domain.id });
   const { destination, utm } = normalizeLinkDestination(input.destination, slinkHostsOf(deps));
   const params = checkParams({ ...input.params, ...utm });
   const tags = normalizeTags(input.tags);
@@ -182,8 +214,9 @@ export async function createLink(deps: LinksDeps, actor: Actor, input: CreateLin
     rules: storedRules(input.rules ?? [], slinkHostsOf(deps)),
     preview: normalizePreview(input.preview ?? null),
   });
-  await written(insertLinks(deps, [{ row, tags }]), slug, projectId);
-  return getLinkOrThrow(deps, row.id);
+  const audit = auditEntry(access, 'link.create', { type: 'link', id: row.id }, fieldsOf(input), row.createdAt);
+  await written(insertLinks(deps, [{ row, tags }], audit), slug, projectId);
+  return getLinkOrThrow(deps, access, row.id);
 }
 
 /**
@@ -192,19 +225,27 @@ export async function createLink(deps: LinksDeps, actor: Actor, input: CreateLin
  * needs a superuser: either changes the address people were given, and the old one stops
  * answering (a rename of what others share, not an edit of where it leads).
  */
-export async function updateLink(deps: LinksDeps, actor: Actor, id: string, input: UpdateLinkInput): Promise<Link> {
-  const current = await getLinkRowOrThrow(deps, id);
+export async function updateLink(deps: LinksDeps, access: Access, id: string, input: UpdateLinkInput): Promise<Link> {
+  const current = await getLinkRowOrThrow(deps, access, id);
   const changes: Partial<LinkFields> = {};
   if (input.domain !== undefined) {
     const domain = domainOfHost(deps.domains, input.domain);
     if (domain.id !== current.domainId) {
-      requireSuperuser(actor, 'move a link to another domain');
+      authorize(access, 'link.slug');
       changes.domainId = domain.id;
     }
   }
   if (input.slug !== undefined && input.slug !== current.slug) {
-    requireSuperuser(actor, 'rename a slug');
+    authorize(access, 'link.slug');
     changes.slug = checkCustomSlug(input.slug);
+  }
+  // A move to another project or domain must stay within the caller's limits (400, as a create).
+  const projectMoves = input.projectId !== undefined && input.projectId !== current.projectId;
+  if (projectMoves || changes.domainId !== undefined) {
+    authorizePlace(access, {
+      projectId: projectMoves ? (input.projectId ?? null) : current.projectId,
+      domainId: changes.domainId ?? current.domainId,
+    });
   }
   // The address it will have must be free: a new slug, a new domain, or both.
   if (changes.slug !== undefined || changes.domainId !== undefined) {
@@ -233,8 +274,11 @@ export async function updateLink(deps: LinksDeps, actor: Actor, id: string, inpu
   if (input.status !== undefined) changes.status = input.status;
   if (Object.keys(changes).length > 0 || tags !== undefined)
     changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
-  await written(updateLinks(deps, [{ id, changes, tags }]), changes.slug ?? current.slug, changes.projectId);
-  return getLinkOrThrow(deps, id);
+  const fields = changedFields(changes, tags !== undefined);
+  const audit =
+    fields.length > 0 ? auditEntry(access, 'link.update', { type: 'link', id }, fields, deps.clock.now()) : null;
+  await written(updateLinks(deps, [{ id, changes, tags }], audit), changes.slug ?? current.slug, changes.projectId);
+  return getLinkOrThrow(deps, access, id);
 }
 
 /**
@@ -254,10 +298,11 @@ export function humanClicksNow(deps: LinksDeps, row: LinkRow): number {
  */
 export async function deleteLink(
   deps: LinksDeps,
+  access: Access,
   id: string,
   withClicks = false,
 ): Promise<{ id: string; deleted: true }> {
-  const row = await getLinkRowOrThrow(deps, id);
+  const row = await getLinkRowOrThrow(deps, access, id);
   const humans = humanClicksNow(deps, row);
   if (humans > 0 && !withClicks) {
     throw new AppError(
@@ -265,12 +310,13 @@ export async function deleteLink(
       `This link has ${humans} recorded clicks: archive it (PATCH status=archived) or delete it in the dashboard`,
     );
   }
-  await deleteLinks(deps, [id]);
+  await deleteLinks(deps, [id], auditEntry(access, 'link.delete', { type: 'link', id }, [], deps.clock.now()));
   return { id, deleted: true };
 }
 
 export async function listLinks(
   deps: LinksDeps,
+  access: Access,
   input: ListLinksInput,
 ): Promise<{ items: Link[]; cursor: string | null }> {
   const sort = input.sort ?? 'created';
@@ -278,7 +324,7 @@ export async function listLinks(
   const after = input.cursor ? decodeCursor(sort, input.cursor) : null;
   // One instant for the filter and the fields: a page never shows a link its filter left out.
   const now = deps.clock.now();
-  const page = await deps.stores.links.page(linkFilter(deps, input, now), sort, limit, after);
+  const page = await deps.stores.links.page(linkFilter(deps, access, input, now), sort, limit, after);
   return {
     // Only what toLinks reads: spreading deps would open its lazy members (the rollup dictionary).
     items: await toLinks(
@@ -290,21 +336,27 @@ export async function listLinks(
 }
 
 /** How many links GET /links would list with these filters, over all its pages. */
-export async function countLinks(deps: LinksDeps, input: LinkFilterInput): Promise<{ count: number }> {
-  return { count: await deps.stores.links.count(linkFilter(deps, input, deps.clock.now())) };
+export async function countLinks(deps: LinksDeps, access: Access, input: LinkFilterInput): Promise<{ count: number }> {
+  return { count: await deps.stores.links.count(linkFilter(deps, access, input, deps.clock.now())) };
 }
 
 /**
- * The store's filter of a query: its domain host made the domain's id. With a single domain,
- * every link is on it: no condition at all, so the list reads exactly as it does unfiltered.
+ * The store's filter of a query: its domain host made the domain's id, and the caller's limits
+ * (none for an unlimited caller: its query is exactly the one it always was). With a single
+ * domain, every link is on it: no condition at all, so the list reads exactly as it does unfiltered.
  */
-function linkFilter(deps: Pick<LinksDeps, 'domains'>, input: LinkFilterInput, now: number): LinkFilter {
+function linkFilter(deps: Pick<LinksDeps, 'domains'>, access: Access, input: LinkFilterInput, now: number): LinkFilter {
   const { domain, ...rest } = input;
-  if (domain === undefined) return { ...rest, now };
-  const { id } = domainOfHost(deps.domains, domain);
-  return deps.domains.size === 1 ? { ...rest, now } : { ...rest, now, domainId: id };
+  const visible = visibleTo(access);
+  const filter: LinkFilter = visible === null ? { ...rest, now } : { ...rest, now, visible };
+  if (domain === undefined) return filter;
+  const { id } = seenDomainOfHost(deps.domains, access, domain);
+  return deps.domains.size === 1 ? filter : { ...filter, domainId: id };
 }
 
-export async function listTagCounts(deps: LinksDeps): Promise<{ tags: { tag: string; count: number }[] }> {
-  return { tags: await deps.stores.links.tagCounts() };
+export async function listTagCounts(
+  deps: LinksDeps,
+  access: Access,
+): Promise<{ tags: { tag: string; count: number }[] }> {
+  return { tags: await deps.stores.links.tagCounts(visibleTo(access)) };
 }

@@ -4,10 +4,12 @@
  * tags, variants), which only the LinkWriter (writer.ts) calls, so that the slug index is
  * refreshed after every one of them. One implementation per engine beside this file.
  */
+import type { AuditEntry, Audited } from '../audit/public';
 import type { VariantRow } from '../variants/public';
 import type { DeletedLink } from '../webhooks/public';
 import type { LinkFilterInput, LinkSort } from './model';
 import type { LinkFields, LinkRow } from './table';
+import type { Visible } from './visible';
 
 export type { LinkFields, LinkRow };
 
@@ -42,6 +44,8 @@ export interface LinkFilter extends Omit<LinkFilterInput, 'domain'> {
   now: number;
   /** Only the links on this domain (the host of the query, looked up by the service). */
   domainId?: number;
+  /** A limited caller's projects and domains (access/ linkFilter); absent or null: every link. */
+  visible?: Visible | null;
 }
 
 export interface LinkPage {
@@ -62,8 +66,8 @@ export interface LinkStore {
   findMany(ids: string[]): Promise<LinkRow[]>;
   /** Whether a link on this domain has this slug (slugs are unique per domain). */
   slugTaken(domainId: number, slug: string): Promise<boolean>;
-  /** The oldest link of each of these destinations. */
-  idsByDestination(destinations: string[]): Promise<Map<string, string>>;
+  /** The oldest link of each of these destinations (of the links `visible` keeps, when given). */
+  idsByDestination(destinations: string[], visible?: Visible | null): Promise<Map<string, string>>;
   /**
    * One page in the sort's total order (sort column, then id), strictly after `after`: a link
    * created meanwhile can never shift the pages, so nothing repeats and nothing is skipped.
@@ -73,13 +77,16 @@ export interface LinkStore {
   count(filter: LinkFilter): Promise<number>;
   /** The tags of each of these links, in tag order (a link without tags has no entry). */
   tagsOf(ids: string[]): Promise<Map<string, string[]>>;
-  /** Tags in use with how many links carry each, most used first, then by tag. */
-  tagCounts(): Promise<{ tag: string; count: number }[]>;
-  /** Number of links per project id (null: unfiled), archived links included. */
-  countByProject(): Promise<Map<string | null, number>>;
-  countInProject(projectId: string): Promise<number>;
-  /** The ids of every link on this domain, any status (a domain's statistics sum their scopes). */
-  idsOnDomain(domainId: number): Promise<string[]>;
+  /** Tags in use with how many links carry each, most used first, then by tag (of the links `visible` keeps). */
+  tagCounts(visible: Visible | null): Promise<{ tag: string; count: number }[]>;
+  /** Number of links per project id (null: unfiled), archived links included (of the links `visible` keeps). */
+  countByProject(visible: Visible | null): Promise<Map<string | null, number>>;
+  countInProject(projectId: string, visible: Visible | null): Promise<number>;
+  /**
+   * The ids of the links `visible` keeps, on this domain when one is given, any status (statistics
+   * of a domain, or of a limited caller, sum their scopes: analytics/domain-stats.ts).
+   */
+  idsWithin(visible: Visible | null, domainId: number | null): Promise<string[]>;
   /** Current slug and title of the links of these ids that exist. */
   names(ids: string[]): Promise<Map<string, { slug: string; title: string | null }>>;
   /** The redirect rows of these ids that exist. */
@@ -103,32 +110,40 @@ export interface BulkInserted {
  */
 /**
  * Every write also records its events (link.created, link.updated, link.deleted) in its own
- * transaction (webhooks/outbox), at `at`: the time of the write, by the injected clock.
+ * transaction (webhooks/outbox), at `at`: the time of the write, by the injected clock, and the
+ * audit entries it is given (`audit`, modules/audit) in the same transaction.
  */
 export interface LinkWrites {
   /** Throws a unique violation when a slug is taken, a foreign-key violation when the project is gone. */
-  insert(items: NewLink[], at: number): Promise<void>;
+  insert(items: NewLink[], at: number, audit?: Audited): Promise<void>;
   /**
    * Inserts in one transaction that re-checks what may have changed since the items were
-   * planned: with `skipExisting`, an item whose destination has a link now is skipped and
+   * planned: with `skipExisting`, an item whose destination has a link now (one `visible` keeps,
+   * when given: a limited caller is never told of a link it cannot see) is skipped and
    * reported; an item whose slug was taken meanwhile gets `freshSlug()`; a project deleted
-   * meanwhile is a foreign-key violation.
+   * meanwhile is a foreign-key violation. `audit` is the entry of each link written (its
+   * targetId set to the link's): only the store knows which were.
    */
   insertBulk(
     items: NewLink[],
-    options: { skipExisting: boolean; freshSlug: () => string },
+    options: { skipExisting: boolean; freshSlug: () => string; visible?: Visible | null },
     at: number,
+    audit?: AuditEntry | null,
   ): Promise<BulkInserted>;
   /** Changes the fields given of each link; `tags`, when given, replace the link's tags. */
-  update(updates: { id: string; changes: Partial<LinkFields>; tags?: string[] }[], at: number): Promise<void>;
+  update(
+    updates: { id: string; changes: Partial<LinkFields>; tags?: string[] }[],
+    at: number,
+    audit?: Audited,
+  ): Promise<void>;
   /**
    * Deletes links with their raw clicks and rollups (the workspace's lose their counts) in one
    * transaction; variants, tags and counters go by the foreign keys' cascade.
    */
-  delete(deleted: readonly DeletedLink[], at: number): Promise<void>;
-  insertVariant(row: VariantRow, at: number): Promise<void>;
-  updateVariant(linkId: string, id: string, changes: Partial<VariantRow>, at: number): Promise<void>;
-  deleteVariant(linkId: string, id: string, at: number): Promise<void>;
+  delete(deleted: readonly DeletedLink[], at: number, audit?: Audited): Promise<void>;
+  insertVariant(row: VariantRow, at: number, audit?: Audited): Promise<void>;
+  updateVariant(linkId: string, id: string, changes: Partial<VariantRow>, at: number, audit?: Audited): Promise<void>;
+  deleteVariant(linkId: string, id: string, at: number, audit?: Audited): Promise<void>;
 }
 
 /**

@@ -5,10 +5,14 @@
  * write answered sees its redirect changed. A write that failed refreshes nothing.
  * test/architecture/link-writes.test.ts holds that nothing else reaches `stores.linkWrites`.
  * The click writer's additions to the counters are not redirect facts and do not come here.
+ * `audit`, when given, is written by the store in the write's own transaction (modules/audit).
  */
 import { shortUrlOf } from '../../lib/short-url';
+import type { LinkFilter } from '../access/public';
+import type { AuditEntry, Audited } from '../audit/public';
 import type { VariantRow } from '../variants/public';
 import type { LinksDeps } from './deps';
+import { hostOfDomain } from './domain';
 import { fillLinkEvents } from './event-data';
 import type { LinkFields, NewLink } from './store';
 
@@ -24,8 +28,8 @@ async function written(deps: WriterDeps, ids: readonly string[], fill = true): P
   deps.webhooks.wake();
 }
 
-export async function insertLinks(deps: WriterDeps, items: NewLink[]): Promise<void> {
-  await deps.stores.linkWrites.insert(items, deps.clock.now());
+export async function insertLinks(deps: WriterDeps, items: NewLink[], audit?: Audited): Promise<void> {
+  await deps.stores.linkWrites.insert(items, deps.clock.now(), audit);
   await written(
     deps,
     items.map((i) => i.row.id),
@@ -36,9 +40,10 @@ export async function insertLinks(deps: WriterDeps, items: NewLink[]): Promise<v
 export async function insertBulkLinks(
   deps: WriterDeps,
   items: NewLink[],
-  options: { skipExisting: boolean; freshSlug: () => string },
+  options: { skipExisting: boolean; freshSlug: () => string; visible?: LinkFilter | null },
+  audit?: AuditEntry | null,
 ) {
-  const inserted = await deps.stores.linkWrites.insertBulk(items, options, deps.clock.now());
+  const inserted = await deps.stores.linkWrites.insertBulk(items, options, deps.clock.now(), audit);
   await written(
     deps,
     inserted.inserted.map((i) => i.row.id),
@@ -50,9 +55,10 @@ export async function insertBulkLinks(
 export async function updateLinks(
   deps: WriterDeps,
   updates: { id: string; changes: Partial<LinkFields>; tags?: string[] }[],
+  audit?: Audited,
 ): Promise<void> {
   if (updates.length === 0) return;
-  await deps.stores.linkWrites.update(updates, deps.clock.now());
+  await deps.stores.linkWrites.update(updates, deps.clock.now(), audit);
   await written(
     deps,
     updates.map((u) => u.id),
@@ -63,20 +69,22 @@ export async function updateLinks(
  * Deletes links with their clicks and statistics (store.ts says how); they stop redirecting at
  * once. Their events carry the slug and short URL, read first: nothing of them is left after.
  */
-export async function deleteLinks(deps: WriterDeps, ids: string[]): Promise<void> {
+export async function deleteLinks(deps: WriterDeps, ids: string[], audit?: Audited): Promise<void> {
   if (ids.length === 0) return;
   const rows = await deps.stores.links.findMany(ids);
   const deleted = rows.map((r) => ({
     id: r.id,
     slug: r.slug,
     shortUrl: shortUrlOf(deps.domains.originOf(r.domainId), r.slug),
+    domain: hostOfDomain(deps.domains, r.domainId),
+    projectId: r.projectId,
   }));
-  await deps.stores.linkWrites.delete(deleted, deps.clock.now());
+  await deps.stores.linkWrites.delete(deleted, deps.clock.now(), audit);
   await written(deps, ids, false);
 }
 
-export async function insertVariant(deps: WriterDeps, row: VariantRow): Promise<void> {
-  await deps.stores.linkWrites.insertVariant(row, deps.clock.now());
+export async function insertVariant(deps: WriterDeps, row: VariantRow, audit?: Audited): Promise<void> {
+  await deps.stores.linkWrites.insertVariant(row, deps.clock.now(), audit);
   await written(deps, [row.linkId]);
 }
 
@@ -85,13 +93,14 @@ export async function updateVariant(
   linkId: string,
   id: string,
   changes: Partial<VariantRow>,
+  audit?: Audited,
 ): Promise<void> {
-  await deps.stores.linkWrites.updateVariant(linkId, id, changes, deps.clock.now());
+  await deps.stores.linkWrites.updateVariant(linkId, id, changes, deps.clock.now(), audit);
   await written(deps, [linkId]);
 }
 
-export async function deleteVariant(deps: WriterDeps, linkId: string, id: string): Promise<void> {
-  await deps.stores.linkWrites.deleteVariant(linkId, id, deps.clock.now());
+export async function deleteVariant(deps: WriterDeps, linkId: string, id: string, audit?: Audited): Promise<void> {
+  await deps.stores.linkWrites.deleteVariant(linkId, id, deps.clock.now(), audit);
   await written(deps, [linkId]);
 }
 

@@ -5,14 +5,16 @@
  * of links.
  */
 import type { Clock } from '../../lib/clock';
+import type { LinkFilter } from '../access/public';
 import type { ProjectStore } from './store';
 
 export interface ProjectsDeps {
   stores: {
     readonly projects: ProjectStore;
     readonly links: {
-      countByProject(): Promise<Map<string | null, number>>;
-      countInProject(projectId: string): Promise<number>;
+      /** Of the links `visible` keeps (a limited caller's); null: every link. */
+      countByProject(visible: LinkFilter | null): Promise<Map<string | null, number>>;
+      countInProject(projectId: string, visible: LinkFilter | null): Promise<number>;
     };
   };
   clock: Clock;

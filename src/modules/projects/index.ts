@@ -11,19 +11,20 @@ const tags = ['Projects'];
 export function projectsRoutes(deps: ProjectsDeps) {
   return new Elysia({ name: 'slink.projects', prefix: '/projects' })
     .use(principalPlugin)
-    .get('', () => listProjects(deps), {
+    .get('', ({ access }) => listProjects(deps, access), {
       response: { 200: ProjectListModel, ...errors(401, 429) },
       detail: {
         tags,
         summary: 'List projects',
-        description: 'Sorted by name, with link counts, the number of unfiled links and the total.',
+        description:
+          'Sorted by name, with link counts, the number of unfiled links and the total. A caller limited to projects or domains gets its projects, and counts of the links it sees.',
       },
     })
     .post(
       '',
-      ({ body, set }) => {
+      ({ body, set, access }) => {
         set.status = 201;
-        return createProject(deps, body);
+        return createProject(deps, access, body);
       },
       {
         parse: 'json',
@@ -36,14 +37,14 @@ export function projectsRoutes(deps: ProjectsDeps) {
         },
       },
     )
-    .patch('/:id', ({ params, body }) => renameProject(deps, params.id, body), {
+    .patch('/:id', ({ params, body, access }) => renameProject(deps, access, params.id, body), {
       parse: 'json',
       params: IdParams,
       body: ProjectNameBody,
       response: { 200: ProjectModel, ...errors(400, 401, 403, 404, 409, 429) },
       detail: { tags, summary: 'Rename a project' },
     })
-    .delete('/:id', ({ params }) => deleteProject(deps, params.id), {
+    .delete('/:id', ({ params, access }) => deleteProject(deps, access, params.id), {
       params: IdParams,
       response: { 200: ProjectDeletedModel, ...errors(401, 403, 404, 429) },
       detail: { tags, summary: 'Delete a project', description: 'Its links are unfiled, never deleted.' },

@@ -1,9 +1,15 @@
-/** Project verbs: folders for links. Deleting one unfiles its links, never deletes them. */
+/**
+ * Project verbs: folders for links. Deleting one unfiles its links, never deletes them. A caller
+ * limited to projects lists and renames only its own (another is not found), and every count
+ * counts only the links it sees.
+ */
 
 import { isUniqueViolation } from '../../db/storage';
 import { conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { hasControlChars } from '../../lib/text';
+import { type Access, linkFilter } from '../access/public';
+import { auditEntry } from '../audit/public';
 import type { ProjectsDeps } from './deps';
 import { PROJECT_NAME_LENGTH, type Project } from './model';
 import type { ProjectRow } from './store';
@@ -34,7 +40,9 @@ async function written(write: Promise<void>, name: string): Promise<void> {
   }
 }
 
-async function getProjectRowOrThrow(deps: ProjectsDeps, id: string): Promise<ProjectRow> {
+/** The project, or 404 when there is none or it is outside the caller's projects: the same answer. */
+async function getProjectRowOrThrow(deps: ProjectsDeps, access: Access, id: string): Promise<ProjectRow> {
+  if (access.projects !== null && !access.projects.includes(id)) throw notFound('project');
   const row = await deps.stores.projects.find(id);
   if (!row) throw notFound('project');
   return row;
@@ -42,8 +50,14 @@ async function getProjectRowOrThrow(deps: ProjectsDeps, id: string): Promise<Pro
 
 export async function listProjects(
   deps: ProjectsDeps,
+  access: Access,
 ): Promise<{ projects: Project[]; unfiledCount: number; totalCount: number }> {
-  const [counts, rows] = await Promise.all([deps.stores.links.countByProject(), deps.stores.projects.list()]);
+  const [counts, all] = await Promise.all([
+    deps.stores.links.countByProject(linkFilter(access)),
+    deps.stores.projects.list(),
+  ]);
+  const mine = access.projects;
+  const rows = mine === null ? all : all.filter((row) => mine.includes(row.id));
   let total = 0;
   for (const n of counts.values()) total += n;
   return {
@@ -53,35 +67,45 @@ export async function listProjects(
   };
 }
 
-export async function createProject(deps: ProjectsDeps, input: { name: string }): Promise<Project> {
+export async function createProject(deps: ProjectsDeps, access: Access, input: { name: string }): Promise<Project> {
   const name = checkName(input.name);
   await ensureNameFree(deps, name);
   const now = deps.clock.now();
   const row: ProjectRow = { id: newId('prj'), name, createdAt: now, updatedAt: now };
-  await written(deps.stores.projects.insert(row), name);
+  const audit = auditEntry(access, 'project.create', { type: 'project', id: row.id }, ['name'], now);
+  await written(deps.stores.projects.insert(row, audit), name);
   return { ...row, linkCount: 0 };
 }
 
 /** Renames a project; links show the new name at once (projectName is looked up, not copied). */
-export async function renameProject(deps: ProjectsDeps, id: string, input: { name: string }): Promise<Project> {
-  const current = await getProjectRowOrThrow(deps, id);
+export async function renameProject(
+  deps: ProjectsDeps,
+  access: Access,
+  id: string,
+  input: { name: string },
+): Promise<Project> {
+  const current = await getProjectRowOrThrow(deps, access, id);
   const name = checkName(input.name);
   await ensureNameFree(deps, name, id);
   let renamed = current;
   if (name !== current.name) {
     renamed = { ...current, name, updatedAt: Math.max(deps.clock.now(), current.updatedAt) };
-    await written(deps.stores.projects.rename(id, name, renamed.updatedAt), name);
+    const audit = auditEntry(access, 'project.update', { type: 'project', id }, ['name'], deps.clock.now());
+    await written(deps.stores.projects.rename(id, name, renamed.updatedAt, audit), name);
   }
-  return { ...renamed, linkCount: await deps.stores.links.countInProject(id) };
+  return { ...renamed, linkCount: await deps.stores.links.countInProject(id, linkFilter(access)) };
 }
 
 export async function deleteProject(
   deps: ProjectsDeps,
+  access: Access,
   id: string,
 ): Promise<{ id: string; deleted: true; unfiledLinks: number }> {
-  await getProjectRowOrThrow(deps, id);
+  await getProjectRowOrThrow(deps, access, id);
   // The links are unfiled in the transaction that deletes the project: both happen, or neither.
-  const unfiled = await deps.stores.projects.deleteUnfiling(id, deps.clock.now());
+  // One entry, the project's: its links' unfiling is what a project's deletion means.
+  const audit = auditEntry(access, 'project.delete', { type: 'project', id }, [], deps.clock.now());
+  const unfiled = await deps.stores.projects.deleteUnfiling(id, deps.clock.now(), audit);
   await deps.linksUnfiled(unfiled);
   return { id, deleted: true, unfiledLinks: unfiled.length };
 }

@@ -11,8 +11,8 @@ import { linkQr } from './service';
 export function qrRoutes(deps: QrDeps) {
   return new Elysia({ name: 'slink.qr' }).use(principalPlugin).get(
     '/links/:id/qr.svg',
-    async ({ params, query, request }) => {
-      const { svg, etag } = await linkQr(deps, params.id, query);
+    async ({ params, query, request, access }) => {
+      const { svg, etag } = await linkQr(deps, access, params.id, query);
       // Cacheable, but revalidated every time: a renamed slug must never leave a stale code.
       const headers = { etag, 'cache-control': 'private, no-cache' };
       if (etagMatches(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });

@@ -3,6 +3,7 @@
 import { notFound } from '../../lib/errors';
 import { sha256Hex } from '../../lib/hash';
 import { shortUrlOf } from '../../lib/short-url';
+import type { Access } from '../access/public';
 import { getLinkRowOrThrow } from '../links/public';
 import type { QrDeps } from './deps';
 import type { QrInput } from './model';
@@ -20,8 +21,8 @@ interface LinkQr {
   svg(): string;
 }
 
-export async function linkQr(deps: QrDeps, id: string, input: QrInput): Promise<LinkQr> {
-  const link = await getLinkRowOrThrow(deps, id);
+export async function linkQr(deps: QrDeps, access: Access, id: string, input: QrInput): Promise<LinkQr> {
+  const link = await getLinkRowOrThrow(deps, access, id);
   let code: string | undefined;
   if (input.variant !== undefined) {
     const variant = await deps.stores.variants.findByCode(id, input.variant);

@@ -1,6 +1,6 @@
 /** /api/app session routes: first-run setup, sign-in and sign-out, the account's sessions, its password. */
 import { Elysia } from 'elysia';
-import { findSignedIn, signedIn } from '../../http/app-guard';
+import { appAccess, findSignedIn, signedIn } from '../../http/app-guard';
 import { clientAddress } from '../../http/client';
 import { appDetail, errors, IdParams, noContentResponses } from '../../http/models';
 import { clearedSessionCookie, sessionCookie } from '../../http/session';
@@ -21,7 +21,13 @@ import { completeSetup, setupNeeded } from './setup';
 
 function toBody({ account, session }: SignedIn): SignedInBody {
   return {
-    account: { id: account.id, email: account.email, superuser: isAdmin(account), role: account.role },
+    account: {
+      id: account.id,
+      email: account.email,
+      superuser: isAdmin(account),
+      role: account.role,
+      projects: account.projects,
+    },
     session: { id: session.id, expiresAt: session.expiresAt },
   };
 }
@@ -143,7 +149,12 @@ export function sessionRoutes(deps: SessionsDeps) {
       '/password',
       async ({ body, request, server, set }) => {
         const { account } = signedIn(request);
-        await changePassword(deps, account, { ...body, address: clientAddress(request, server, trustProxy) });
+        await changePassword(
+          deps,
+          account,
+          { ...body, address: clientAddress(request, server, trustProxy) },
+          appAccess(request),
+        );
         ended(set);
       },
       {

@@ -11,16 +11,16 @@ const tags = ['Variants'];
 export function variantsRoutes(deps: VariantsDeps) {
   return new Elysia({ name: 'slink.variants', prefix: '/links/:id/variants' })
     .use(principalPlugin)
-    .get('', ({ params }) => listVariants(deps, params.id), {
+    .get('', ({ params, access }) => listVariants(deps, access, params.id), {
       params: IdParams,
       response: { 200: t.Array(VariantModel), ...errors(401, 404, 429) },
       detail: { tags, summary: 'List the variants of a link' },
     })
     .post(
       '',
-      ({ params, body, set }) => {
+      ({ params, body, set, access }) => {
         set.status = 201;
-        return createVariant(deps, params.id, body);
+        return createVariant(deps, access, params.id, body);
       },
       {
         parse: 'json',
@@ -34,14 +34,18 @@ export function variantsRoutes(deps: VariantsDeps) {
         },
       },
     )
-    .patch('/:variantId', ({ params, body }) => updateVariant(deps, params.id, params.variantId, body), {
-      parse: 'json',
-      params: VariantParams,
-      body: UpdateVariantBody,
-      response: { 200: VariantModel, ...errors(400, 401, 403, 404, 409, 429) },
-      detail: { tags, summary: 'Update a variant' },
-    })
-    .delete('/:variantId', ({ params }) => deleteVariant(deps, params.id, params.variantId), {
+    .patch(
+      '/:variantId',
+      ({ params, body, access }) => updateVariant(deps, access, params.id, params.variantId, body),
+      {
+        parse: 'json',
+        params: VariantParams,
+        body: UpdateVariantBody,
+        response: { 200: VariantModel, ...errors(400, 401, 403, 404, 409, 429) },
+        detail: { tags, summary: 'Update a variant' },
+      },
+    )
+    .delete('/:variantId', ({ params, access }) => deleteVariant(deps, access, params.id, params.variantId), {
       params: VariantParams,
       response: { 200: DeletedModel, ...errors(401, 403, 404, 429) },
       detail: {

@@ -16,8 +16,14 @@ export interface WebhooksDeps {
   stores: {
     readonly webhooks: WebhookStore;
     readonly outbox: OutboxStore;
-    /** Whether a link exists (a live stream of one link): the links store is one. */
-    readonly links: { find(id: string): Promise<object | null> };
+    /**
+     * A link (a live stream of one link: whether it exists and who sees it), and the project of
+     * links (of a `clicks` batch, for a stream limited to projects): the links store is one.
+     */
+    readonly links: {
+      find(id: string): Promise<{ projectId: string | null; domainId: number } | null>;
+      findMany(ids: string[]): Promise<{ id: string; projectId: string | null }[]>;
+    };
   };
   config: Config;
   clock: Clock;

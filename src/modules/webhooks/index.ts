@@ -40,9 +40,9 @@ export function webhooksRoutes(deps: WebhookRoutesDeps) {
     })
     .post(
       '',
-      ({ body, set }) => {
+      ({ body, set, access }) => {
         set.status = 201;
-        return createWebhook(deps, body);
+        return createWebhook(deps, access, body);
       },
       {
         parse: 'json',
@@ -61,7 +61,7 @@ export function webhooksRoutes(deps: WebhookRoutesDeps) {
       response: { 200: WebhookModel, ...errors(401, 404, 429) },
       detail: { tags, summary: 'Get a webhook' },
     })
-    .patch('/:id', ({ params, body }) => updateWebhook(deps, params.id, body), {
+    .patch('/:id', ({ params, body, access }) => updateWebhook(deps, access, params.id, body), {
       parse: 'json',
       params: IdParams,
       body: UpdateWebhookBody,
@@ -111,7 +111,7 @@ export function webhooksRoutes(deps: WebhookRoutesDeps) {
         },
       },
     )
-    .post('/:id/rotate-secret', ({ params }) => rotateWebhookSecret(deps, params.id), {
+    .post('/:id/rotate-secret', ({ params, access }) => rotateWebhookSecret(deps, access, params.id), {
       params: IdParams,
       response: { 200: RotatedWebhookModel, ...errors(401, 403, 404, 429) },
       detail: {
@@ -121,7 +121,7 @@ export function webhooksRoutes(deps: WebhookRoutesDeps) {
           'Answers a new secret, the only time it is shown. For 24 hours deliveries carry two signatures in webhook-signature (space-separated, Standard Webhooks), one with the new secret and one with the replaced one, so a receiver can switch over without refusing any; then only the new one.',
       },
     })
-    .delete('/:id', ({ params }) => deleteWebhook(deps, params.id), {
+    .delete('/:id', ({ params, access }) => deleteWebhook(deps, access, params.id), {
       params: IdParams,
       response: { 200: WebhookDeletedModel, ...errors(401, 403, 404, 429) },
       detail: { tags, summary: 'Delete a webhook', description: 'Its pending deliveries are dropped.' },

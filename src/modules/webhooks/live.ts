@@ -13,8 +13,9 @@
 
 import { invalid, notFound, RateLimitedError } from '../../lib/errors';
 import { nextTurn } from '../../lib/event-loop';
+import { type Access, linkFilter, sees } from '../access/public';
 import type { WebhooksDeps } from './deps';
-import { encode, FramedEvent, type Reader } from './live-frames';
+import { encode, FramedEvent, type Reader, type ReaderLimits } from './live-frames';
 import { type HubDeps, LiveHub, type Member, NO_LONGER_HOLDS, sayListening } from './live-hub';
 
 /** Streams one key (or one signed-in session) may hold open on one process. */
@@ -28,6 +29,11 @@ const REPLAY_PAGE = 10;
 const RETRY_AFTER_S = 5;
 
 type LiveDeps = WebhooksDeps;
+
+/** What opening a stream reads besides: the hosts of the domains a key is limited to. */
+export interface OpenDeps extends LiveDeps {
+  domains: { byId(id: number): { host: string } | undefined };
+}
 
 /** The hub of each app (by its stores), made with its first stream and gone with its last. */
 const hubs = new WeakMap<object, Promise<LiveHub>>();
@@ -64,7 +70,9 @@ export function resumeFrom(raw: string | null | undefined): number | null {
   return Number(raw);
 }
 
-export interface LiveStreamInput extends Reader {
+export interface LiveStreamInput extends Omit<Reader, 'limits'> {
+  /** Who is asking: a caller limited to projects or domains follows the links it sees only. */
+  access: Access;
   /** The key (or session) opening it, and its account. */
   holder: string;
   account: string;
@@ -190,8 +198,26 @@ class LiveStream implements Member {
   }
 }
 
-export async function openLiveStream(deps: LiveDeps, input: LiveStreamInput): Promise<Response> {
-  if (input.linkId !== null && (await deps.stores.links.find(input.linkId)) === null) throw notFound('link');
+/** A limited caller's limits as a stream reads them; null for one who sees every link. */
+function limitsOf(deps: OpenDeps, access: Access): ReaderLimits | null {
+  const visible = linkFilter(access);
+  if (visible === null) return null;
+  const hosts =
+    visible.domains === null ? null : new Set(visible.domains.flatMap((id) => deps.domains.byId(id)?.host ?? []));
+  const projects = visible.projects === null ? null : new Set(visible.projects);
+  const key = JSON.stringify([
+    visible.projects ? [...visible.projects].sort() : null,
+    hosts ? [...hosts].sort() : null,
+  ]);
+  return { projects, hosts, key };
+}
+
+export async function openLiveStream(deps: OpenDeps, input: LiveStreamInput): Promise<Response> {
+  if (input.linkId !== null) {
+    // A link outside the caller's limits is not found, as one that does not exist.
+    const link = await deps.stores.links.find(input.linkId);
+    if (link === null || !sees(input.access, link)) throw notFound('link');
+  }
   const hub = await hubOf(deps);
   const most = deps.config.liveStreams;
   if (hub.members.size >= most)
@@ -206,7 +232,7 @@ export async function openLiveStream(deps: LiveDeps, input: LiveStreamInput): Pr
       `At most ${STREAMS_PER_KEY} live streams per key at once: close one first`,
       RETRY_AFTER_S,
     );
-  const reader = { linkId: input.linkId, bots: input.bots };
+  const reader = { linkId: input.linkId, bots: input.bots, limits: limitsOf(deps, input.access) };
   const stream = new LiveStream(deps, hub, reader, input.holder, input.account, deps.clock.now(), input.stillAllowed);
   // Counted from now on, before anything else is awaited.
   hub.members.add(stream);

@@ -3,6 +3,8 @@
 import { conflict, invalid, notFound } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { hasControlChars } from '../../lib/text';
+import type { Access } from '../access/public';
+import { auditEntry, fieldsOf } from '../audit/public';
 import type { WebhookRoutesDeps } from './deps';
 import {
   CLICKS_KEPT_FOR_MS,
@@ -67,6 +69,7 @@ export async function getWebhook(deps: WebhookDeps, id: string): Promise<Webhook
 /** Creates a webhook; the answer carries its secret, the only time it is shown. */
 export async function createWebhook(
   deps: WebhookDeps,
+  access: Access,
   input: CreateWebhookInput,
 ): Promise<Webhook & { secret: string }> {
   if ((await deps.stores.webhooks.count()) >= WEBHOOK_LIMITS.webhooks)
@@ -88,7 +91,9 @@ export async function createWebhook(
     createdAt: now,
     updatedAt: now,
   };
-  await deps.stores.webhooks.insert(row);
+  // Field names only: the secret made here is never in the audit log.
+  const audit = auditEntry(access, 'webhook.create', { type: 'webhook', id: row.id }, fieldsOf(input), now);
+  await deps.stores.webhooks.insert(row, audit);
   return { ...toWebhook(row, now), secret: row.secret };
 }
 
@@ -96,7 +101,12 @@ export async function createWebhook(
  * Changes the fields sent; `active: true` also clears the failures and the reason it was
  * disabled, and the events recorded while it was not active become due (they were kept for it).
  */
-export async function updateWebhook(deps: WebhookDeps, id: string, input: UpdateWebhookInput): Promise<Webhook> {
+export async function updateWebhook(
+  deps: WebhookDeps,
+  access: Access,
+  id: string,
+  input: UpdateWebhookInput,
+): Promise<Webhook> {
   const current = await rowOrThrow(deps, id);
   const changes: WebhookChanges = {};
   if (input.url !== undefined) changes.url = await checkedUrl(deps, input.url);
@@ -112,7 +122,8 @@ export async function updateWebhook(deps: WebhookDeps, id: string, input: Update
     }
   }
   if (Object.keys(changes).length > 0) changes.updatedAt = Math.max(deps.clock.now(), current.updatedAt);
-  await deps.stores.webhooks.update(id, changes);
+  const audit = auditEntry(access, 'webhook.update', { type: 'webhook', id }, fieldsOf(input), deps.clock.now());
+  await deps.stores.webhooks.update(id, changes, audit);
   // What waited while it was not active (or for a retry) goes out now, not at its old schedule.
   if (input.active === true && !current.active) await deps.stores.outbox.resume(id, deps.clock.now());
   return toWebhook({ ...current, ...changes }, deps.clock.now());
@@ -163,13 +174,20 @@ export async function retryDelivery(
  * Gives the webhook a new secret, answered this once; the replaced one signs its deliveries too
  * (a second signature) for WEBHOOK_LIMITS.previousSecretForMs, while receivers switch over.
  */
-export async function rotateWebhookSecret(deps: WebhookDeps, id: string): Promise<Webhook & { secret: string }> {
+export async function rotateWebhookSecret(
+  deps: WebhookDeps,
+  access: Access,
+  id: string,
+): Promise<Webhook & { secret: string }> {
   const now = deps.clock.now();
+  // The name of what changed, never the secret itself.
+  const audit = auditEntry(access, 'webhook.rotate', { type: 'webhook', id }, ['secret'], now);
   const row = await deps.stores.webhooks.rotateSecret(
     id,
     newWebhookSecret(),
     now + WEBHOOK_LIMITS.previousSecretForMs,
     now,
+    audit,
   );
   if (row === null) throw notFound('webhook');
   return { ...toWebhook(row, now), secret: row.secret };
@@ -203,7 +221,12 @@ export async function sendTestEvent(
   return sent;
 }
 
-export async function deleteWebhook(deps: WebhookDeps, id: string): Promise<{ id: string; deleted: true }> {
-  if (!(await deps.stores.webhooks.delete(id))) throw notFound('webhook');
+export async function deleteWebhook(
+  deps: WebhookDeps,
+  access: Access,
+  id: string,
+): Promise<{ id: string; deleted: true }> {
+  const audit = auditEntry(access, 'webhook.delete', { type: 'webhook', id }, [], deps.clock.now());
+  if (!(await deps.stores.webhooks.delete(id, audit))) throw notFound('webhook');
   return { id, deleted: true };
 }

@@ -1,4 +1,5 @@
 /** What the webhooks module keeps, in its own words; one implementation per engine beside it. */
+import type { Audited } from '../audit/public';
 import type { WebhookRow } from './table';
 
 export type { WebhookRow };
@@ -10,13 +11,20 @@ export interface WebhookStore {
   list(): Promise<WebhookRow[]>;
   find(id: string): Promise<WebhookRow | null>;
   count(): Promise<number>;
-  insert(row: WebhookRow): Promise<void>;
-  update(id: string, changes: WebhookChanges): Promise<void>;
+  /** Each change writes its `audit` entry (never a secret) in its own transaction, only when a row changed. */
+  insert(row: WebhookRow, audit?: Audited): Promise<void>;
+  update(id: string, changes: WebhookChanges, audit?: Audited): Promise<void>;
   /**
    * Replaces the secret with `secret`, the replaced one kept as the previous secret (signing
    * too) until `previousUntil`; the row after, or null when there is no such webhook.
    */
-  rotateSecret(id: string, secret: string, previousUntil: number, at: number): Promise<WebhookRow | null>;
+  rotateSecret(
+    id: string,
+    secret: string,
+    previousUntil: number,
+    at: number,
+    audit?: Audited,
+  ): Promise<WebhookRow | null>;
   /** Whether it existed. Its pending deliveries go with it. */
-  delete(id: string): Promise<boolean>;
+  delete(id: string, audit?: Audited): Promise<boolean>;
 }

@@ -12,6 +12,7 @@ import { Database } from 'bun:sqlite';
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Logger } from '../../../src/lib/log';
+import { OPERATOR } from '../../../src/modules/access/public';
 import { ClickBuffer, MAX_WAIT_MS } from '../../../src/modules/clicks/capture/buffer';
 import { ClickFlusher, MAX_BATCH } from '../../../src/modules/clicks/capture/flusher';
 import type { ClickRecord } from '../../../src/modules/clicks/capture/record';
@@ -446,7 +447,7 @@ forEachEngine((engine) => {
       let outcome = '';
       const { t, link, flusher } = await duringFlush((t, id) => {
         expect(t.deps.clicks.buffer.length).toBe(0); // the whole batch is out of the buffer
-        return deleteLink(t.deps, id).then(
+        return deleteLink(t.deps, OPERATOR, id).then(
           () => {
             outcome = 'deleted';
           },
@@ -463,7 +464,7 @@ forEachEngine((engine) => {
 
     test('a click limit set then counts the human clicks being written', async () => {
       const { c, t, link } = await duringFlush((t, id) => {
-        return updateLink(t.deps, { superuser: true }, id, { clickLimit: 502 });
+        return updateLink(t.deps, OPERATOR, id, { clickLimit: 502 });
       });
       expect(t.deps.linkIndex.getById(link.id)!.counters).toEqual({ humanClicks: 500, unsorted: 0 });
       const statuses: number[] = [];
@@ -930,7 +931,7 @@ describe('SQLite: deleted links and variants', () => {
     for (let i = 0; i < 3; i++) expect(await click(t, '/gone', { ip: `192.0.2.${i}`, ua: UA.googlebot })).toBe(302);
     for (let i = 0; i < 2; i++) expect(await click(t, '/stay', { ip: `192.0.2.${i}`, ua: UA.chromeWin })).toBe(302);
     await flushOk(t); // the writer now holds this hour's and day's workspace buckets decoded
-    expect(await deleteLink(t.deps, gone.id)).toEqual({ id: gone.id, deleted: true }); // bot hits only: allowed
+    expect(await deleteLink(t.deps, OPERATOR, gone.id)).toEqual({ id: gone.id, deleted: true }); // bot hits only: allowed
     for (let i = 0; i < 2; i++)
       expect(await click(t, '/stay', { ip: `198.51.100.${i}`, ua: UA.safariIphone })).toBe(302);
     // A bot hit lands in the workspace's bot buckets, the ones the delete changed.

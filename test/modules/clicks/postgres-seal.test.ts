@@ -11,6 +11,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { openPostgres, type Pg } from '../../../src/db/postgres/client';
 import { CLICK_BARRIER_LOCK, CLICK_SEAL_LOCK } from '../../../src/db/postgres/locks';
 import { fixedClock } from '../../../src/lib/clock';
+import { OPERATOR } from '../../../src/modules/access/public';
 import { decodeBlock } from '../../../src/modules/clicks/block-codec';
 import { noGeo } from '../../../src/modules/clicks/enrich/geo';
 import { PgSealer, sealSegmentPg, takeHorizon } from '../../../src/modules/clicks/postgres/seal';
@@ -172,7 +173,7 @@ describe('sealing on PostgreSQL', () => {
 
     // A link's deletion takes its blocks with it; the other link's clicks read the same.
     const bOnly = await everything(c, [b.id]);
-    await deleteLink(c.t.deps, a.id, true);
+    await deleteLink(c.t.deps, OPERATOR, a.id, true);
     expect(await count(sql, 'click_blocks')).toBe(2);
     const [links] = await sql`SELECT count(DISTINCT link) AS n FROM click_blocks`;
     expect(Number(links.n)).toBe(1);
@@ -250,7 +251,7 @@ describe('sealing on PostgreSQL', () => {
     const cut = await c.t.app.handle(new Request(path, { headers: auth }));
     const r2 = cut.body!.getReader();
     expect((await r2.read()).done).toBe(false);
-    await deleteLink(c.t.deps, link.id, true);
+    await deleteLink(c.t.deps, OPERATOR, link.id, true);
     let failed: unknown = null;
     try {
       for (;;) if ((await r2.read()).done) break;

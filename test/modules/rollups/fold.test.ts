@@ -6,6 +6,7 @@
  * fold never reaches the workspace's statistics.
  */
 import { describe, expect, test } from 'bun:test';
+import { OPERATOR } from '../../../src/modules/access/public';
 import type { WireClick } from '../../../src/modules/clicks/capture/record';
 import { noGeo } from '../../../src/modules/clicks/enrich/geo';
 import { SqliteClickWriter } from '../../../src/modules/clicks/sqlite/store';
@@ -193,7 +194,7 @@ describe('a link deleted while its clicks wait for the fold', () => {
     store.writeBatch(wires(targets, 20, T0 + 2 * HOUR, 20));
     expect(store.unfolded).toBe(20);
 
-    await deleteLinkWithClicks(t.deps, gone.id, 'gone');
+    await deleteLinkWithClicks(t.deps, OPERATOR, gone.id, 'gone');
     expect(one(t, 'SELECT count(*) AS n FROM raw_clicks WHERE link_id = ?', gone.id).n).toBe(0);
     expect(store.fold()).toBe(20);
 

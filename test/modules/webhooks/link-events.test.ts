@@ -71,8 +71,14 @@ forEachEngine((engine) => {
     });
     expect(changed.body.data).toEqual(updated);
     expect(changed.body.timestamp).toBe(new Date(T0 + 1000).toISOString());
-    // A deletion carries what identified the link: its id, slug and short URL.
-    expect(deleted.body.data).toEqual({ id: link.id, slug: 'evt', shortUrl: 'https://sl.test/evt' });
+    // A deletion carries what identified the link: its id, slug and short URL, its domain and project.
+    expect(deleted.body.data).toEqual({
+      id: link.id,
+      slug: 'evt',
+      shortUrl: 'https://sl.test/evt',
+      domain: 'sl.test',
+      projectId: null,
+    });
     for (const r of received) {
       expect(r.headers['webhook-id']).toMatch(/^evt_/);
       expect(r.headers['webhook-timestamp']).toBe(String(Math.floor((T0 + 2000) / 1000)));
@@ -154,7 +160,7 @@ forEachEngine((engine) => {
     expect(received.map((r) => r.body)).toEqual([
       expect.objectContaining({
         type: 'link.deleted',
-        data: { id: link.id, slug: link.slug, shortUrl: link.shortUrl },
+        data: { id: link.id, slug: link.slug, shortUrl: link.shortUrl, domain: 'sl.test', projectId: null },
       }),
     ]);
     await call('PATCH', `/webhooks/${webhook.id}`, { active: false });

@@ -61,7 +61,13 @@ forEachEngine((engine) => {
     expect(Number(second.id)).toBeGreaterThan(Number(first.id));
     // The Link as it was after the update (its data was filled then), and the deletion's id, slug and short URL.
     expect(JSON.parse(first.data!).data.title).toBe(updated.title);
-    expect(JSON.parse(second.data!).data).toEqual({ id: link.id, slug: link.slug, shortUrl: link.shortUrl });
+    expect(JSON.parse(second.data!).data).toEqual({
+      id: link.id,
+      slug: link.slug,
+      shortUrl: link.shortUrl,
+      domain: link.domain,
+      projectId: null,
+    });
     await again.close();
   });
 

@@ -7,18 +7,33 @@ import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { LoadFailed, Loading } from './components/feedback';
 import { AuthLayout, Layout } from './components/layout';
+import { usePageTitle } from './lib/hooks';
+import { type Powers, powersOf } from './lib/powers';
 import { NotFoundPage } from './pages/not-found';
 import { navigate, useLocation } from './router';
-import { findRoute } from './routes';
+import { type Access, findRoute } from './routes';
 import { SessionContext, useSessionState } from './session';
 
-function OnlySuperusers() {
+/** A page the signed-in person may not use, said plainly instead of an error. */
+function NotForYou({ only, role }: { only: string; role: string }) {
+  usePageTitle(only);
   return (
     <>
-      <h1>Superusers only</h1>
-      <p>This page is for superuser accounts. Ask a superuser if you need a change here.</p>
+      <h1>{only}</h1>
+      <p>
+        Your account is {role === 'admin' ? 'an' : 'a'} {role}. Ask an admin if you need a change here.
+      </p>
+      <p>
+        <a href="/app">Back to the links</a>
+      </p>
     </>
   );
+}
+
+function mayOpen(access: Access | undefined, powers: Powers): boolean {
+  if (access === 'admin') return powers.admin;
+  if (access === 'changes') return powers.change;
+  return true;
 }
 
 export function App() {
@@ -46,10 +61,15 @@ export function App() {
     );
   } else if (session.state.status === 'signed-in') {
     const Page = found?.route.page ?? NotFoundPage;
-    const allowed = found?.route.access !== 'superuser' || session.state.account.superuser;
+    const { account } = session.state;
+    const allowed = mayOpen(found?.route.access, powersOf(account));
     content = (
       <Layout path={location.path}>
-        {allowed ? <Page params={found?.params ?? {}} query={location.query} /> : <OnlySuperusers />}
+        {allowed ? (
+          <Page params={found?.params ?? {}} query={location.query} />
+        ) : (
+          <NotForYou only={found?.route.only ?? 'Only admins can use this page'} role={account.role} />
+        )}
       </Layout>
     );
   } else if (session.state.status === 'error') {

@@ -2,10 +2,14 @@
  * The main navigation, in order. A section gets an entry here once its page exists (see
  * routes.ts); `current` says which paths highlight it.
  */
+import type { Powers } from './lib/powers';
+
 export interface NavItem {
   href: string;
   label: string;
   current(path: string): boolean;
+  /** Only for those who may change links (not viewers). */
+  changes?: boolean;
 }
 
 export const NAV_ITEMS: NavItem[] = [
@@ -13,7 +17,7 @@ export const NAV_ITEMS: NavItem[] = [
   { href: '/app/stats', label: 'Statistics', current: (p) => p === '/app/stats' },
   { href: '/app/projects', label: 'Projects', current: (p) => p === '/app/projects' },
   { href: '/app/tags', label: 'Tags', current: (p) => p === '/app/tags' },
-  { href: '/app/bulk', label: 'Bulk create', current: (p) => p === '/app/bulk' },
+  { href: '/app/bulk', label: 'Bulk create', current: (p) => p === '/app/bulk', changes: true },
   { href: '/app/settings', label: 'Settings', current: (p) => p === '/app/settings' || p.startsWith('/app/settings/') },
 ];
 
@@ -22,7 +26,7 @@ export interface SettingsItem {
   label: string;
   /** What the page is for, on the settings index (/app/settings). */
   about: string;
-  superuserOnly?: boolean;
+  adminOnly?: boolean;
 }
 
 export const SETTINGS_ITEMS: SettingsItem[] = [
@@ -31,11 +35,13 @@ export const SETTINGS_ITEMS: SettingsItem[] = [
     href: '/app/settings/domains',
     label: 'Domains',
     about: 'The domains short links live on, whether requests reach them, and what each answers besides links.',
+    adminOnly: true,
   },
   {
     href: '/app/settings/webhooks',
     label: 'Webhooks',
     about: 'Send clicks and link changes to your own services, and see each delivery.',
+    adminOnly: true,
   },
   { href: '/app/settings/sessions', label: 'Sessions', about: 'Where your account is signed in; sign out anywhere.' },
   { href: '/app/settings/account', label: 'Password', about: "Change your account's password." },
@@ -44,10 +50,19 @@ export const SETTINGS_ITEMS: SettingsItem[] = [
     href: '/app/settings/accounts',
     label: 'Accounts',
     about: 'Create, disable and enable the accounts of this workspace.',
-    superuserOnly: true,
+    adminOnly: true,
+  },
+  {
+    href: '/app/settings/audit',
+    label: 'Audit log',
+    about: 'Who changed what, through what and when, for the last 365 days.',
+    adminOnly: true,
   },
 ];
 
 /** The settings pages an account may open. */
-export const settingsItemsFor = (superuser: boolean | undefined): SettingsItem[] =>
-  SETTINGS_ITEMS.filter((item) => !item.superuserOnly || superuser === true);
+export const settingsItemsFor = (powers: Powers): SettingsItem[] =>
+  SETTINGS_ITEMS.filter((item) => !item.adminOnly || powers.admin);
+
+/** The main navigation an account may use. */
+export const navItemsFor = (powers: Powers): NavItem[] => NAV_ITEMS.filter((item) => !item.changes || powers.change);

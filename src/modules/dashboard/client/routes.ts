@@ -12,6 +12,7 @@ import type { PageProps } from './pages/page';
 import { ProjectsPage } from './pages/projects';
 import { AccountPage } from './pages/settings/account';
 import { AccountsPage } from './pages/settings/accounts';
+import { AuditPage } from './pages/settings/audit';
 import { DomainsPage } from './pages/settings/domains';
 import { SettingsIndexPage } from './pages/settings/index';
 import { KeysPage } from './pages/settings/keys';
@@ -24,13 +25,19 @@ import { SignInPage } from './pages/sign-in';
 import { StatsPage } from './pages/stats';
 import { TagsPage } from './pages/tags';
 
-export type Access = 'public' | 'signed-in' | 'superuser';
+/** Who may open a page: anyone, anyone signed in, those who may change links, admins. */
+export type Access = 'public' | 'signed-in' | 'changes' | 'admin';
 
 export interface Route {
   path: string;
   page: FunctionComponent<PageProps>;
   access: Access;
+  /** What the page is for, said to someone it is not for ("Only admins can ..."). */
+  only?: string;
 }
+
+const ADMINS_DOMAINS = 'Only admins can manage short domains';
+const ADMINS_WEBHOOKS = 'Only admins can manage webhooks';
 
 export const ROUTES: Route[] = [
   { path: '/app/sign-in', page: SignInPage, access: 'public' },
@@ -41,16 +48,17 @@ export const ROUTES: Route[] = [
   { path: '/app/stats', page: StatsPage, access: 'signed-in' },
   { path: '/app/projects', page: ProjectsPage, access: 'signed-in' },
   { path: '/app/tags', page: TagsPage, access: 'signed-in' },
-  { path: '/app/bulk', page: BulkPage, access: 'signed-in' },
+  { path: '/app/bulk', page: BulkPage, access: 'changes', only: 'Only editors and admins can create links' },
   { path: '/app/settings', page: SettingsIndexPage, access: 'signed-in' },
   { path: '/app/settings/keys', page: KeysPage, access: 'signed-in' },
-  { path: '/app/settings/domains', page: DomainsPage, access: 'signed-in' },
+  { path: '/app/settings/domains', page: DomainsPage, access: 'admin', only: ADMINS_DOMAINS },
   { path: '/app/settings/sessions', page: SessionsPage, access: 'signed-in' },
   { path: '/app/settings/account', page: AccountPage, access: 'signed-in' },
-  { path: '/app/settings/webhooks', page: WebhooksPage, access: 'signed-in' },
-  { path: '/app/settings/webhooks/:id', page: WebhookDeliveriesPage, access: 'signed-in' },
+  { path: '/app/settings/webhooks', page: WebhooksPage, access: 'admin', only: ADMINS_WEBHOOKS },
+  { path: '/app/settings/webhooks/:id', page: WebhookDeliveriesPage, access: 'admin', only: ADMINS_WEBHOOKS },
   { path: '/app/settings/workspace', page: WorkspacePage, access: 'signed-in' },
-  { path: '/app/settings/accounts', page: AccountsPage, access: 'superuser' },
+  { path: '/app/settings/accounts', page: AccountsPage, access: 'admin', only: 'Only admins can manage accounts' },
+  { path: '/app/settings/audit', page: AuditPage, access: 'admin', only: 'Only admins can read the audit log' },
 ];
 
 export function findRoute(path: string): { route: Route; params: Record<string, string> } | null {

@@ -1,6 +1,7 @@
 /** The domains store on PostgreSQL. */
 import type { Pg } from '../../../db/postgres/client';
 import { isForeignKeyViolation } from '../../../db/storage';
+import { insertAuditPostgres } from '../../audit/public';
 import {
   type DomainLinksPostgres,
   type DomainRow,
@@ -64,7 +65,7 @@ export function createPostgresDomainStore(
         return changed;
       });
     },
-    async insert(domain) {
+    async insert(domain, audit) {
       return sql.begin(async (tx) => {
         const [row] = await tx<StoredDomain[]>`
           INSERT INTO domains (host, origin, is_default, root_url, not_found_url, expired_url, upstream,
@@ -73,11 +74,11 @@ export function createPostgresDomainStore(
             ${domain.expiredUrl ?? null}, ${domain.upstream ?? null}, ${domain.appleAppSiteAssociation ?? null},
             ${domain.assetLinks ?? null}, ${domain.createdAt})
           RETURNING *`;
-        await announce(tx);
+        await Promise.all([announce(tx), insertAuditPostgres(tx, audit)]);
         return domainRowOf(row!);
       });
     },
-    async update(id, changes: Partial<DomainSettings>) {
+    async update(id, changes: Partial<DomainSettings>, audit) {
       const set: Record<string, string | null> = {};
       for (const [field, value] of Object.entries(changes))
         set[SETTING_COLUMNS[field as keyof DomainSettings]] = value ?? null;
@@ -87,11 +88,11 @@ export function createPostgresDomainStore(
             ? await tx<StoredDomain[]>`SELECT * FROM domains WHERE id = ${id}`
             : await tx<StoredDomain[]>`UPDATE domains SET ${tx(set)} WHERE id = ${id} RETURNING *`;
         if (rows.length === 0) return null;
-        if (Object.keys(set).length > 0) await announce(tx);
+        if (Object.keys(set).length > 0) await Promise.all([announce(tx), insertAuditPostgres(tx, audit)]);
         return domainRowOf(rows[0]!);
       });
     },
-    async delete(id) {
+    async delete(id, audit) {
       try {
         return await sql.begin(async (tx) => {
           // The row locked first: a link being added to it (its foreign key's share lock) waits, then fails.
@@ -99,7 +100,7 @@ export function createPostgresDomainStore(
           if (row === undefined) return 'missing' as const;
           if (row.is_default) return 'default' as const;
           if (await links.any(tx, id)) return 'has_links' as const;
-          await tx`DELETE FROM domains WHERE id = ${id}`;
+          await Promise.all([tx`DELETE FROM domains WHERE id = ${id}`, insertAuditPostgres(tx, audit)]);
           await announce(tx);
           return 'deleted' as const;
         });
@@ -108,8 +109,8 @@ export function createPostgresDomainStore(
         throw err;
       }
     },
-    linkCounts: () => links.counts(sql),
-    linkCount: (id) => links.count(sql, id),
+    linkCounts: (visible) => links.counts(sql, visible),
+    linkCount: (id, visible) => links.count(sql, id, visible),
     async recordSeen(seen) {
       if (seen.length === 0) return;
       const ids = seen.map((s) => s.id);

@@ -3,6 +3,7 @@
  * links module's own-host rules read the domains' face, which must not reach back to the schema.
  */
 import type { Database } from 'bun:sqlite';
+import { insertAuditSqlite } from '../../audit/public';
 import {
   type DomainLinksSqlite,
   type DomainRow,
@@ -62,36 +63,42 @@ export function createSqliteDomainStore(sqlite: Database, links: DomainLinksSqli
         })
         .immediate();
     },
-    async insert(domain) {
-      const row = sqlite
-        .query<StoredDomain, (string | number | null)[]>(
-          `INSERT INTO domains (host, origin, is_default, root_url, not_found_url, expired_url, upstream,
+    async insert(domain, audit) {
+      const row = sqlite.transaction(() => {
+        insertAuditSqlite(sqlite, audit);
+        return sqlite
+          .query<StoredDomain, (string | number | null)[]>(
+            `INSERT INTO domains (host, origin, is_default, root_url, not_found_url, expired_url, upstream,
              apple_app_site_association, asset_links, created_at)
            VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-        )
-        .get(
-          domain.host,
-          domain.origin,
-          domain.rootUrl ?? null,
-          domain.notFoundUrl ?? null,
-          domain.expiredUrl ?? null,
-          domain.upstream ?? null,
-          domain.appleAppSiteAssociation ?? null,
-          domain.assetLinks ?? null,
-          domain.createdAt,
-        );
+          )
+          .get(
+            domain.host,
+            domain.origin,
+            domain.rootUrl ?? null,
+            domain.notFoundUrl ?? null,
+            domain.expiredUrl ?? null,
+            domain.upstream ?? null,
+            domain.appleAppSiteAssociation ?? null,
+            domain.assetLinks ?? null,
+            domain.createdAt,
+          );
+      })();
       return domainRowOf(row!);
     },
-    async update(id, changes: Partial<DomainSettings>) {
+    async update(id, changes: Partial<DomainSettings>, audit) {
       const fields = Object.keys(changes) as (keyof DomainSettings)[];
       if (fields.length > 0)
-        sqlite
-          .query(`UPDATE domains SET ${fields.map((f) => `${SETTING_COLUMNS[f]} = ?`).join(', ')} WHERE id = ?`)
-          .run(...fields.map((f) => changes[f] ?? null), id);
+        sqlite.transaction(() => {
+          const changed = sqlite
+            .query(`UPDATE domains SET ${fields.map((f) => `${SETTING_COLUMNS[f]} = ?`).join(', ')} WHERE id = ?`)
+            .run(...fields.map((f) => changes[f] ?? null), id);
+          if (changed.changes > 0) insertAuditSqlite(sqlite, audit);
+        })();
       const row = byId(id);
       return row === null ? null : domainRowOf(row);
     },
-    async delete(id) {
+    async delete(id, audit) {
       return sqlite
         .transaction(() => {
           const row = sqlite
@@ -101,15 +108,16 @@ export function createSqliteDomainStore(sqlite: Database, links: DomainLinksSqli
           if (row.is_default === 1) return 'default' as const;
           if (links.any(sqlite, id)) return 'has_links' as const;
           sqlite.query('DELETE FROM domains WHERE id = ?').run(id);
+          insertAuditSqlite(sqlite, audit);
           return 'deleted' as const;
         })
         .immediate();
     },
-    async linkCounts() {
-      return links.counts(sqlite);
+    async linkCounts(visible) {
+      return links.counts(sqlite, visible);
     },
-    async linkCount(id) {
-      return links.count(sqlite, id);
+    async linkCount(id, visible) {
+      return links.count(sqlite, id, visible);
     },
     async recordSeen(seen) {
       if (seen.length === 0) return;

@@ -6,6 +6,7 @@
 
 import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../../db/postgres/locks';
+import { type Audited, entriesFor, insertAuditPostgres } from '../../audit/public';
 import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../../variants/public';
 import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsPostgres } from '../../webhooks/public';
 import { availabilityConditionPg } from '../availability';
@@ -13,6 +14,7 @@ import type { LinkSort } from '../model';
 import { pageOf } from '../page';
 import type { LinkFilter, LinkRow, LinkStore, LinkWrites, NewLink, RedirectRow } from '../store';
 import type { LinkFields } from '../table';
+import { type Visible, visiblePg } from '../visible';
 import { announceLinkChanges } from './changes';
 
 type Int8 = string | number;
@@ -127,6 +129,7 @@ function filterSql(sql: Pg, filter: LinkFilter) {
     where = sql`${where} AND ${availabilityConditionPg(sql, filter.availability, filter.now)}`;
   }
   if (filter.domainId !== undefined) where = sql`${where} AND l.domain_id = ${filter.domainId}`;
+  if (filter.visible) where = sql`${where} AND ${visiblePg(sql, filter.visible, 'l.')}`;
   return where;
 }
 
@@ -157,9 +160,9 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
       if (!storable(slug)) return false;
       return (await sql`SELECT 1 FROM links WHERE domain_id = ${domainId} AND slug = ${slug}`).length > 0;
     },
-    async idsByDestination(destinations) {
+    async idsByDestination(destinations, visible) {
       if (destinations.length === 0) return new Map();
-      return idsByDestination(sql, storableKeys(destinations));
+      return idsByDestination(sql, storableKeys(destinations), visible);
     },
     async page(filter, sort, limit, after) {
       const column = sortColumn(sql, sort);
@@ -202,23 +205,40 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
       }
       return tagsByLink;
     },
-    async tagCounts() {
-      const rows = await sql<{ tag: string; n: Int8 }[]>`
-        SELECT tag, count(*) AS n FROM link_tags GROUP BY tag ORDER BY count(*) DESC, tag`;
+    async tagCounts(visible) {
+      const rows = visible
+        ? await sql<{ tag: string; n: Int8 }[]>`
+          SELECT t.tag, count(*) AS n FROM link_tags t JOIN links l ON l.id = t.link_id
+          WHERE ${visiblePg(sql, visible, 'l.')} GROUP BY t.tag ORDER BY count(*) DESC, t.tag`
+        : await sql<{ tag: string; n: Int8 }[]>`
+          SELECT tag, count(*) AS n FROM link_tags GROUP BY tag ORDER BY count(*) DESC, tag`;
       return rows.map((r) => ({ tag: r.tag, count: num(r.n) }));
     },
-    async countByProject() {
-      const rows = await sql<{ project_id: string | null; n: Int8 }[]>`
-        SELECT project_id, count(*) AS n FROM links GROUP BY project_id`;
+    async countByProject(visible) {
+      const rows = visible
+        ? await sql<{ project_id: string | null; n: Int8 }[]>`
+          SELECT project_id, count(*) AS n FROM links WHERE ${visiblePg(sql, visible)} GROUP BY project_id`
+        : await sql<{ project_id: string | null; n: Int8 }[]>`
+          SELECT project_id, count(*) AS n FROM links GROUP BY project_id`;
       return new Map(rows.map((r) => [r.project_id, num(r.n)]));
     },
-    async countInProject(projectId) {
+    async countInProject(projectId, visible) {
       if (!storable(projectId)) return 0;
-      const [row] = await sql<{ n: Int8 }[]>`SELECT count(*) AS n FROM links WHERE project_id = ${projectId}`;
+      const [row] = visible
+        ? await sql<{ n: Int8 }[]>`
+          SELECT count(*) AS n FROM links WHERE project_id = ${projectId} AND ${visiblePg(sql, visible)}`
+        : await sql<{ n: Int8 }[]>`SELECT count(*) AS n FROM links WHERE project_id = ${projectId}`;
       return num(row!.n);
     },
-    async idsOnDomain(domainId) {
-      return (await sql<{ id: string }[]>`SELECT id FROM links WHERE domain_id = ${domainId}`).map((r) => r.id);
+    async idsWithin(visible, domainId) {
+      const rows =
+        visible === null
+          ? await sql<{ id: string }[]>`SELECT id FROM links WHERE domain_id = ${domainId}`
+          : domainId === null
+            ? await sql<{ id: string }[]>`SELECT id FROM links WHERE ${visiblePg(sql, visible)}`
+            : await sql<{ id: string }[]>`
+              SELECT id FROM links WHERE domain_id = ${domainId} AND ${visiblePg(sql, visible)}`;
+      return rows.map((r) => r.id);
     },
     async names(given) {
       const ids = storableKeys(given);
@@ -242,10 +262,15 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
   };
 }
 
-/** The oldest link of each of these destinations. */
-async function idsByDestination(sql: Pg, destinations: string[]): Promise<Map<string, string>> {
+/** The oldest link of each of these destinations, of the links `visible` keeps (all without it). */
+async function idsByDestination(
+  sql: Pg,
+  destinations: string[],
+  visible: Visible | null | undefined,
+): Promise<Map<string, string>> {
+  const limits = visible ? sql`AND ${visiblePg(sql, visible)}` : sql``;
   const rows = await sql<{ id: string; destination: string }[]>`
-    SELECT id, destination FROM links WHERE destination = ANY(${sql.array(destinations, 'text')}::text[])
+    SELECT id, destination FROM links WHERE destination = ANY(${sql.array(destinations, 'text')}::text[]) ${limits}
     ORDER BY created_at, id`;
   const out = new Map<string, string>();
   for (const r of rows) if (!out.has(r.destination)) out.set(r.destination, r.id);
@@ -410,26 +435,28 @@ export function createPostgresLinkWrites(
   deleteLinkData: DeleteLinkDataPostgres,
 ): LinkWrites {
   /** The last steps of a link write: announce the links to the nodes, record the events. */
-  const announce = async (tx: Pg, ids: readonly string[], events: NewEvent[], at: number) => {
-    await announceLinkChanges(tx, instance, ids);
+  /** The audit entries go beside the announcement, pipelined: no round trip of their own. */
+  const announce = async (tx: Pg, ids: readonly string[], events: NewEvent[], at: number, audit?: Audited) => {
+    await Promise.all([announceLinkChanges(tx, instance, ids), insertAuditPostgres(tx, audit)]);
     await recordEventsPostgres(tx, events, at);
   };
   const idsOf = (items: NewLink[]) => items.map((i) => i.row.id);
   return {
-    async insert(items, at) {
+    async insert(items, at, audit) {
       await sql.begin(async (tx) => {
         await lockLinkCreation(tx);
         await insertLinks(tx, items);
-        await announce(tx, idsOf(items), linkEvents('link.created', idsOf(items)), at);
+        await announce(tx, idsOf(items), linkEvents('link.created', idsOf(items)), at, audit);
       });
     },
-    async insertBulk(items, { skipExisting, freshSlug }, at) {
+    async insertBulk(items, { skipExisting, freshSlug, visible }, at, audit) {
       return sql.begin(async (tx) => {
         await lockLinkCreation(tx);
         const existing = skipExisting
           ? await idsByDestination(
               tx,
               items.map((i) => i.row.destination),
+              visible,
             )
           : new Map<string, string>();
         const writing = items.filter((i) => !existing.has(i.row.destination));
@@ -451,11 +478,12 @@ export function createPostgresLinkWrites(
           while (await takenNow(item)) item.row.slug = freshSlug();
         }
         await insertLinks(tx, writing);
-        await announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at);
+        const entries = audit ? entriesFor(audit, idsOf(writing)) : null;
+        await announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at, entries);
         return { inserted: writing, existing };
       });
     },
-    async update(updates, at) {
+    async update(updates, at, audit) {
       await sql.begin(async (tx) => {
         for (const { id, changes, tags } of updates) {
           const set = linkChanges(changes);
@@ -469,10 +497,10 @@ export function createPostgresLinkWrites(
           }
         }
         const ids = updates.map((u) => u.id);
-        await announce(tx, ids, linkEvents('link.updated', ids), at);
+        await announce(tx, ids, linkEvents('link.updated', ids), at, audit);
       });
     },
-    async delete(deleted, at) {
+    async delete(deleted, at, audit) {
       const ids = deleted.map((d) => d.id);
       await sql.begin(async (tx) => {
         // No click batch or fold is in flight while the links and their clicks go (locks.ts).
@@ -481,25 +509,25 @@ export function createPostgresLinkWrites(
           await deleteLinkData(tx, id);
         }
         await tx`DELETE FROM links WHERE id = ANY(${tx.array(ids, 'text')}::text[])`;
-        await announce(tx, ids, linkDeletedEvents(deleted), at);
+        await announce(tx, ids, linkDeletedEvents(deleted), at, audit);
       });
     },
-    async insertVariant(row, at) {
+    async insertVariant(row, at, audit) {
       await sql.begin(async (tx) => {
         await insertVariantPostgres(tx, row);
-        await announce(tx, [row.linkId], linkEvents('link.updated', [row.linkId]), at);
+        await announce(tx, [row.linkId], linkEvents('link.updated', [row.linkId]), at, audit);
       });
     },
-    async updateVariant(linkId, id, changes, at) {
+    async updateVariant(linkId, id, changes, at, audit) {
       await sql.begin(async (tx) => {
         await updateVariantPostgres(tx, linkId, id, changes);
-        await announce(tx, [linkId], linkEvents('link.updated', [linkId]), at);
+        await announce(tx, [linkId], linkEvents('link.updated', [linkId]), at, audit);
       });
     },
-    async deleteVariant(linkId, id, at) {
+    async deleteVariant(linkId, id, at, audit) {
       await sql.begin(async (tx) => {
         await deleteVariantPostgres(tx, linkId, id);
-        await announce(tx, [linkId], linkEvents('link.updated', [linkId]), at);
+        await announce(tx, [linkId], linkEvents('link.updated', [linkId]), at, audit);
       });
     },
   };

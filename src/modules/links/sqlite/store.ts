@@ -3,12 +3,14 @@ import type { Database } from 'bun:sqlite';
 import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../../db/client';
+import { entriesFor, insertAuditSqlite } from '../../audit/public';
 import { deleteVariantSqlite, insertVariantSqlite, updateVariantSqlite, type VariantRow } from '../../variants/public';
 import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsSqlite } from '../../webhooks/public';
 import { availabilityCondition } from '../availability';
 import { pageOf } from '../page';
 import type { LinkFilter, LinkStore, LinkWrites, NewLink, RedirectRow } from '../store';
 import { linkCounters, links, linkTags } from '../table';
+import { type Visible, visibleConditions, visibleSqlite } from '../visible';
 
 /** A LinkRow's columns: the link's own and its counters'. */
 const linkRowColumns = {
@@ -95,7 +97,26 @@ function filterConditions(filter: LinkFilter, domainIndexed = true): SQL[] {
   if (filter.domainId !== undefined) {
     where.push(domainIndexed ? eq(links.domainId, filter.domainId) : sql`+${links.domainId} = ${filter.domainId}`);
   }
+  if (filter.visible) where.push(...visibleConditions(filter.visible));
   return where;
+}
+
+/** The oldest link of each of these destinations, of the links `visible` keeps (all without it). */
+function oldestByDestination(db: Db, destinations: string[], visible: Visible | null | undefined): Map<string, string> {
+  const found = db
+    .select({ id: links.id, destination: links.destination })
+    .from(links)
+    .where(
+      and(
+        sql`${links.destination} IN (SELECT value FROM json_each(${JSON.stringify(destinations)}))`,
+        ...(visible ? visibleConditions(visible) : []),
+      ),
+    )
+    .orderBy(links.createdAt, links.id)
+    .all();
+  const out = new Map<string, string>();
+  for (const r of found) if (!out.has(r.destination)) out.set(r.destination, r.id);
+  return out;
 }
 
 export function createSqliteLinkStore(db: Db): LinkStore {
@@ -118,17 +139,9 @@ export function createSqliteLinkStore(db: Db): LinkStore {
           .get() !== undefined
       );
     },
-    async idsByDestination(destinations) {
+    async idsByDestination(destinations, visible) {
       if (destinations.length === 0) return new Map();
-      const found = db
-        .select({ id: links.id, destination: links.destination })
-        .from(links)
-        .where(sql`${links.destination} IN (SELECT value FROM json_each(${JSON.stringify(destinations)}))`)
-        .orderBy(links.createdAt, links.id)
-        .all();
-      const out = new Map<string, string>();
-      for (const r of found) if (!out.has(r.destination)) out.set(r.destination, r.id);
-      return out;
+      return oldestByDestination(db, destinations, visible);
     },
     async page(filter, sort, limit, after) {
       const [column, id] = SORT_KEY[sort];
@@ -174,7 +187,17 @@ export function createSqliteLinkStore(db: Db): LinkStore {
       }
       return tagsByLink;
     },
-    async tagCounts() {
+    async tagCounts(visible) {
+      if (visible) {
+        return db
+          .select({ tag: linkTags.tag, count: count() })
+          .from(linkTags)
+          .innerJoin(links, eq(links.id, linkTags.linkId))
+          .where(and(...visibleConditions(visible)))
+          .groupBy(linkTags.tag)
+          .orderBy(desc(count()), asc(linkTags.tag))
+          .all();
+      }
       return db
         .select({ tag: linkTags.tag, count: count() })
         .from(linkTags)
@@ -182,17 +205,30 @@ export function createSqliteLinkStore(db: Db): LinkStore {
         .orderBy(desc(count()), asc(linkTags.tag))
         .all();
     },
-    async countByProject() {
-      const found = db.select({ projectId: links.projectId, n: count() }).from(links).groupBy(links.projectId).all();
+    async countByProject(visible) {
+      const found = db
+        .select({ projectId: links.projectId, n: count() })
+        .from(links)
+        .where(visible ? and(...visibleConditions(visible)) : undefined)
+        .groupBy(links.projectId)
+        .all();
       return new Map(found.map((r) => [r.projectId, r.n]));
     },
-    async countInProject(projectId) {
-      return db.select({ n: count() }).from(links).where(eq(links.projectId, projectId)).get()?.n ?? 0;
+    async countInProject(projectId, visible) {
+      return (
+        db
+          .select({ n: count() })
+          .from(links)
+          .where(and(eq(links.projectId, projectId), ...(visible ? visibleConditions(visible) : [])))
+          .get()?.n ?? 0
+      );
     },
-    async idsOnDomain(domainId) {
+    async idsWithin(visible, domainId) {
+      const { and: limits, params } = visibleSqlite(visible);
+      const where = `${domainId === null ? 'TRUE' : 'domain_id = ?'}${limits}`;
       return db.$client
-        .query<{ id: string }, [number]>('SELECT id FROM links WHERE domain_id = ?')
-        .all(domainId)
+        .query<{ id: string }, (string | number)[]>(`SELECT id FROM links WHERE ${where}`)
+        .all(...(domainId === null ? params : [domainId, ...params]))
         .map((r) => r.id);
     },
     async names(ids) {
@@ -290,26 +326,23 @@ export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSql
   const record = (events: NewEvent[], at: number) => recordEventsSqlite(db.$client, events, at);
   const ids = (items: NewLink[]) => items.map((i) => i.row.id);
   return {
-    async insert(items, at) {
+    async insert(items, at, audit) {
       immediate(db, () => {
         insertLinks(db, items);
         record(linkEvents('link.created', ids(items)), at);
+        insertAuditSqlite(db, audit);
       });
     },
-    async insertBulk(items, { skipExisting, freshSlug }, at) {
+    async insertBulk(items, { skipExisting, freshSlug, visible }, at, audit) {
       return immediate(db, () => {
-        const existing = new Map<string, string>();
+        let existing = new Map<string, string>();
         let writing = items;
         if (skipExisting) {
-          const found = db
-            .select({ id: links.id, destination: links.destination })
-            .from(links)
-            .where(
-              sql`${links.destination} IN (SELECT value FROM json_each(${JSON.stringify(items.map((i) => i.row.destination))}))`,
-            )
-            .orderBy(links.createdAt, links.id)
-            .all();
-          for (const r of found) if (!existing.has(r.destination)) existing.set(r.destination, r.id);
+          existing = oldestByDestination(
+            db,
+            items.map((i) => i.row.destination),
+            visible,
+          );
           writing = items.filter((i) => !existing.has(i.row.destination));
         }
         const taken = db.$client.query<{ one: number }, [number, string]>(
@@ -320,11 +353,13 @@ export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSql
         }
         insertLinks(db, writing);
         record(linkEvents('link.created', ids(writing)), at);
+        if (audit) insertAuditSqlite(db, entriesFor(audit, ids(writing)));
         return { inserted: writing, existing };
       });
     },
-    async update(updates, at) {
+    async update(updates, at, audit) {
       immediate(db, () => {
+        insertAuditSqlite(db, audit);
         record(
           linkEvents(
             'link.updated',
@@ -341,9 +376,10 @@ export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSql
         }
       });
     },
-    async delete(deleted, at) {
+    async delete(deleted, at, audit) {
       immediate(db, () => {
         record(linkDeletedEvents(deleted), at);
+        insertAuditSqlite(db, audit);
         for (const { id } of deleted) {
           // Its rollups leave the workspace's and its raw clicks go in the same transaction, so
           // workspace statistics never count a link that no longer exists.
@@ -352,20 +388,23 @@ export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSql
         }
       });
     },
-    async insertVariant(row, at) {
+    async insertVariant(row, at, audit) {
       immediate(db, () => {
+        insertAuditSqlite(db, audit);
         insertVariantSqlite(db, row);
         record(linkEvents('link.updated', [row.linkId]), at);
       });
     },
-    async updateVariant(linkId, id, changes, at) {
+    async updateVariant(linkId, id, changes, at, audit) {
       immediate(db, () => {
+        insertAuditSqlite(db, audit);
         updateVariantSqlite(db, linkId, id, changes);
         record(linkEvents('link.updated', [linkId]), at);
       });
     },
-    async deleteVariant(linkId, id, at) {
+    async deleteVariant(linkId, id, at, audit) {
       immediate(db, () => {
+        insertAuditSqlite(db, audit);
         deleteVariantSqlite(db, linkId, id);
         record(linkEvents('link.updated', [linkId]), at);
       });

@@ -1,6 +1,7 @@
 /** The projects store on PostgreSQL. */
 import type { Pg } from '../../../db/postgres/client';
 import { num, storable, storableKeys } from '../../../db/postgres/client';
+import { auditCtePostgres, insertAuditPostgres } from '../../audit/public';
 import { type ProjectRow, type ProjectStore, projectIdsOf } from '../store';
 
 interface PgProjectRow {
@@ -46,17 +47,21 @@ export function createPostgresProjectStore(sql: Pg, unfileLinks: UnfileLinksPost
         SELECT * FROM projects ORDER BY slink_ascii_lower(name) COLLATE "C", id`;
       return rows.map(toRow);
     },
-    async insert(row) {
-      await sql`INSERT INTO projects (id, name, created_at, updated_at)
+    // The entry in a WITH of the change's own statement: one statement, one round trip.
+    async insert(row, audit) {
+      await sql`WITH audit AS (${auditCtePostgres(sql, audit)})
+        INSERT INTO projects (id, name, created_at, updated_at)
         VALUES (${row.id}, ${row.name}, ${row.createdAt}, ${row.updatedAt})`;
     },
-    async rename(id, name, updatedAt) {
-      await sql`UPDATE projects SET name = ${name}, updated_at = ${updatedAt} WHERE id = ${id}`;
+    async rename(id, name, updatedAt, audit) {
+      await sql`WITH renamed AS (UPDATE projects SET name = ${name}, updated_at = ${updatedAt} WHERE id = ${id} RETURNING id),
+        audit AS (${auditCtePostgres(sql, audit, sql`EXISTS (SELECT 1 FROM renamed)`)})
+        SELECT 1`;
     },
-    async deleteUnfiling(id, now) {
+    async deleteUnfiling(id, now, audit) {
       return sql.begin(async (tx) => {
         const unfiled = await unfileLinks(tx, id, now);
-        await tx`DELETE FROM projects WHERE id = ${id}`;
+        await Promise.all([tx`DELETE FROM projects WHERE id = ${id}`, insertAuditPostgres(tx, audit)]);
         return unfiled;
       });
     },

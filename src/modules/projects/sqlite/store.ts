@@ -1,6 +1,7 @@
 /** The projects store on SQLite. */
 import { asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
+import { insertAuditSqlite } from '../../audit/public';
 import { type ProjectStore, projectIdsOf } from '../store';
 import { type ProjectRow, projects } from '../table';
 
@@ -37,17 +38,24 @@ export function createSqliteProjectStore(db: Db, unfileLinks: UnfileLinksSqlite)
         .orderBy(asc(sql`lower(${projects.name})`), asc(projects.id))
         .all();
     },
-    async insert(row) {
-      db.insert(projects).values(row).run();
+    async insert(row, audit) {
+      db.transaction(() => {
+        db.insert(projects).values(row).run();
+        insertAuditSqlite(db, audit);
+      });
     },
-    async rename(id, name, updatedAt) {
-      db.update(projects).set({ name, updatedAt }).where(eq(projects.id, id)).run();
+    async rename(id, name, updatedAt, audit) {
+      db.transaction(() => {
+        db.update(projects).set({ name, updatedAt }).where(eq(projects.id, id)).run();
+        insertAuditSqlite(db, audit);
+      });
     },
-    async deleteUnfiling(id, now) {
+    async deleteUnfiling(id, now, audit) {
       return db.transaction(
         () => {
           const unfiled = unfileLinks(db, id, now);
           db.delete(projects).where(eq(projects.id, id)).run();
+          insertAuditSqlite(db, audit);
           return unfiled;
         },
         { behavior: 'immediate' },

@@ -11,7 +11,7 @@ export function rulesRoutes(deps: RedirectDeps) {
   const geo = ruleGeo(deps.config.geoDb, (err) => deps.log.error('link rules: the geo database cannot be opened', err));
   return new Elysia({ name: 'slink.rules', prefix: '/links/:id/rules' })
     .use(principalPlugin)
-    .post('/test', ({ params, body }) => testLinkRules(deps, geo, params.id, body), {
+    .post('/test', ({ params, body, access }) => testLinkRules(deps, geo, access, params.id, body), {
       parse: 'json',
       params: IdParams,
       body: RulesTestBody,

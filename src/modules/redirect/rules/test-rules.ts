@@ -6,6 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { invalid, notFound } from '../../../lib/errors';
+import { type Access, requireSees } from '../../access/public';
 import { type GeoLookup, isPreviewCrawler } from '../../clicks/public';
 import type { RedirectDeps } from '../deps';
 import { HAS_PASSWORD, HAS_PREVIEW, type LinkTable, PAUSED } from '../link-table';
@@ -33,12 +34,14 @@ function ended(links: LinkTable, slot: number, reason: 'expired' | 'limit'): Rul
 export async function testLinkRules(
   deps: RedirectDeps,
   geo: () => GeoLookup,
+  access: Access,
   id: string,
   input: RulesTestInput,
 ): Promise<RulesTest> {
   if (input.ip !== undefined && isIP(input.ip) === 0) throw invalid('ip', 'ip must be an IPv4 or IPv6 address');
   const row = await deps.stores.links.find(id);
   if (row === null) throw notFound('link');
+  requireSees(access, row);
   // The slug index holds every link (and reads one the start has not loaded yet).
   const slot = await deps.linkIndex.lookup(row.slug, row.domainId);
   if (slot < 0) throw notFound('link');

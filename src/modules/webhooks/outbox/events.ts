@@ -29,18 +29,24 @@ export function linkEvents(type: 'link.created' | 'link.updated', ids: Iterable<
   return [...new Set(ids)].map((id) => ({ type, linkId: id, data: null }));
 }
 
-/** A deleted link as its event tells it: nothing can be read of it after the commit. */
+/**
+ * A deleted link as its event tells it: nothing can be read of it after the commit. Its domain
+ * and project say who may hear of it (a live stream limited to projects or domains, live.ts).
+ */
 export interface DeletedLink {
   id: string;
   slug: string;
   shortUrl: string;
+  /** The host of its domain, as Link.domain. */
+  domain: string;
+  projectId: string | null;
 }
 
-/** The events of a deletion, one per link: `{id, slug, shortUrl}`, as the link was. */
+/** The events of a deletion, one per link: `{id, slug, shortUrl, domain, projectId}`, as the link was. */
 export function linkDeletedEvents(deleted: readonly DeletedLink[]): NewEvent[] {
-  return deleted.map(({ id, slug, shortUrl }) => ({
+  return deleted.map(({ id, slug, shortUrl, domain, projectId }) => ({
     type: 'link.deleted',
     linkId: id,
-    data: JSON.stringify({ id, slug, shortUrl }),
+    data: JSON.stringify({ id, slug, shortUrl, domain, projectId }),
   }));
 }

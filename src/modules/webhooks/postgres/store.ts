@@ -1,6 +1,7 @@
 /** The webhooks store on PostgreSQL. */
 import type { Pg } from '../../../db/postgres/client';
 import { num, numOrNull, storable } from '../../../db/postgres/client';
+import { auditCtePostgres } from '../../audit/public';
 import type { WebhookChanges, WebhookRow, WebhookStore } from '../store';
 
 interface PgWebhookRow {
@@ -56,6 +57,7 @@ function columnsOf(changes: WebhookChanges): Record<string, unknown> {
   return out;
 }
 
+/** Each change is one statement: its audit entry in a WITH, written only when a row changed. */
 export function createPostgresWebhookStore(sql: Pg): WebhookStore {
   return {
     async list() {
@@ -70,28 +72,37 @@ export function createPostgresWebhookStore(sql: Pg): WebhookStore {
       const [row] = await sql<{ n: string }[]>`SELECT count(*) AS n FROM webhooks`;
       return num(row!.n);
     },
-    async insert(r) {
-      await sql`INSERT INTO webhooks (id, url, description, events, bots, secret, previous_secret, previous_secret_until,
+    async insert(r, audit) {
+      await sql`WITH audit AS (${auditCtePostgres(sql, audit)}) INSERT INTO webhooks (id, url, description, events, bots, secret, previous_secret, previous_secret_until,
           active, consecutive_failures, failing_since, disabled_reason, created_at, updated_at)
         VALUES (${r.id}, ${r.url}, ${r.description}, ${JSON.stringify(r.events)}, ${r.bots}, ${r.secret},
           ${r.previousSecret}, ${r.previousSecretUntil}, ${r.active},
           ${r.consecutiveFailures}, ${r.failingSince}, ${r.disabledReason}, ${r.createdAt}, ${r.updatedAt})`;
     },
-    async update(id, changes) {
+    async update(id, changes, audit) {
       const columns = columnsOf(changes);
-      if (Object.keys(columns).length > 0) await sql`UPDATE webhooks SET ${sql(columns)} WHERE id = ${id}`;
+      if (Object.keys(columns).length === 0) return;
+      await sql`WITH changed AS (UPDATE webhooks SET ${sql(columns)} WHERE id = ${id} RETURNING id),
+        audit AS (${auditCtePostgres(sql, audit, sql`EXISTS (SELECT 1 FROM changed)`)})
+        SELECT 1`;
     },
-    async rotateSecret(id, secret, previousUntil, at) {
+    async rotateSecret(id, secret, previousUntil, at, audit) {
       if (!storable(id)) return null;
       // The SET expressions read the row as it was: previous_secret takes the replaced secret.
-      const [row] = await sql<PgWebhookRow[]>`UPDATE webhooks SET previous_secret = secret, secret = ${secret},
-          previous_secret_until = ${previousUntil}::int8, updated_at = greatest(updated_at, ${at}::int8)
-        WHERE id = ${id} RETURNING *`;
+      const [row] = await sql<PgWebhookRow[]>`WITH rotated AS (UPDATE webhooks SET previous_secret = secret,
+          secret = ${secret}, previous_secret_until = ${previousUntil}::int8,
+          updated_at = greatest(updated_at, ${at}::int8)
+        WHERE id = ${id} RETURNING *),
+        audit AS (${auditCtePostgres(sql, audit, sql`EXISTS (SELECT 1 FROM rotated)`)})
+        SELECT * FROM rotated`;
       return row ? toRow(row) : null;
     },
-    async delete(id) {
+    async delete(id, audit) {
       if (!storable(id)) return false;
-      return (await sql`DELETE FROM webhooks WHERE id = ${id} RETURNING id`).length > 0;
+      const gone = await sql`WITH gone AS (DELETE FROM webhooks WHERE id = ${id} RETURNING id),
+        audit AS (${auditCtePostgres(sql, audit, sql`EXISTS (SELECT 1 FROM gone)`)})
+        SELECT id FROM gone`;
+      return gone.length > 0;
     },
   };
 }

@@ -5,7 +5,8 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
-import { NAV_ITEMS } from '../nav';
+import { powersOf } from '../lib/powers';
+import { navItemsFor } from '../nav';
 import { navigate } from '../router';
 import { useSession } from '../session';
 
@@ -32,7 +33,7 @@ export function Layout({ path, children }: { path: string; children: ComponentCh
         </a>
         <nav aria-label="Main" class="main-nav">
           <ul>
-            {NAV_ITEMS.map((item) => (
+            {navItemsFor(powersOf(account)).map((item) => (
               <li key={item.href}>
                 <a href={item.href} aria-current={item.current(path) ? 'page' : undefined}>
                   {item.label}

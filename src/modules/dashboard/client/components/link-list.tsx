@@ -13,21 +13,25 @@ export interface LinkListProps {
   links: Link[];
   selected(id: string): boolean;
   onToggle(id: string): void;
+  /** False for someone who may not change links: no checkboxes, since no bulk action is theirs. */
+  selectable?: boolean;
 }
 
-export function LinkList({ links, selected, onToggle }: LinkListProps) {
+export function LinkList({ links, selected, onToggle, selectable = true }: LinkListProps) {
   return (
-    <ul class="link-list">
+    <ul class={selectable ? 'link-list' : 'link-list view-only'}>
       {links.map((link) => {
         const short = withoutScheme(link.shortUrl);
         const isSelected = selected(link.id);
         return (
           <li key={link.id} class={`link-item${isSelected ? ' selected' : ''}`}>
             {/* The label is the whole left edge: an easy target on touch screens. */}
-            <label class="link-check">
-              <input type="checkbox" checked={isSelected} onChange={() => onToggle(link.id)} />
-              <span class="sr-only">Select {short}</span>
-            </label>
+            {selectable && (
+              <label class="link-check">
+                <input type="checkbox" checked={isSelected} onChange={() => onToggle(link.id)} />
+                <span class="sr-only">Select {short}</span>
+              </label>
+            )}
             <div class="link-body">
               <div class="link-main">
                 <p class="link-title">

@@ -1,6 +1,7 @@
 /** Settings pages share a heading and a secondary navigation between them. */
 import type { ComponentChildren } from 'preact';
 import { usePageTitle } from '../lib/hooks';
+import { powersOf } from '../lib/powers';
 import { settingsItemsFor } from '../nav';
 import { currentLocation } from '../router';
 import { useSession } from '../session';
@@ -9,7 +10,7 @@ export function SettingsFrame({ title, children }: { title: string; children: Co
   usePageTitle(title);
   const { account } = useSession();
   const path = currentLocation().path;
-  const items = settingsItemsFor(account?.superuser);
+  const items = settingsItemsFor(powersOf(account));
   return (
     <div class="settings">
       <nav aria-label="Settings" class="sub-nav">

@@ -15,6 +15,7 @@ import { StatusBadge } from '../components/status-badge';
 import { formatNumber, formatUtc } from '../lib/format';
 import { usePageTitle, useResource } from '../lib/hooks';
 import { newerThan, type ReceivedClick, useLiveClicks } from '../lib/live-clicks';
+import { usePowers } from '../lib/powers';
 import { DeleteLink } from './link/delete-link';
 import { LinkDetailsForm } from './link/details-form';
 import { QrCode } from './link/qr-code';
@@ -66,6 +67,7 @@ function Summary({ link, since, live }: { link: Link; since: ReceivedClick[]; li
 export function LinkPage({ params, query }: PageProps) {
   const id = params.id ?? '';
   const link = useResource(() => getLink(id), [id]);
+  const powers = usePowers();
   const live = useLiveClicks({ linkId: id, poll: async () => (await listClicks(id, { range: '24h' }, null)).items });
   usePageTitle(link.data ? (link.data.title ?? link.data.slug) : 'Link');
 
@@ -98,10 +100,10 @@ export function LinkPage({ params, query }: PageProps) {
         <LinkDetailsForm key={current.id} link={current} onSaved={link.set} />
         <div class="stack">
           <LiveFeed live={live} />
-          <StatusActions link={current} onChanged={link.set} />
+          {powers.change && <StatusActions link={current} onChanged={link.set} />}
           <Variants link={current} onChanged={link.reload} />
           <QrCode link={current} />
-          <DeleteLink link={current} />
+          {powers.change && <DeleteLink link={current} />}
           {current.rules.length > 0 && <RulesTest link={current} />}
         </div>
       </div>

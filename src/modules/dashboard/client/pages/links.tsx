@@ -18,6 +18,7 @@ import { formatNumber } from '../lib/format';
 import { usePageTitle, useResource } from '../lib/hooks';
 import { takeNextPageNote } from '../lib/next-page-note';
 import { linkPagePath } from '../lib/paths';
+import { usePowers } from '../lib/powers';
 import { navigate } from '../router';
 import { NewLinkDialog } from './links/new-link-dialog';
 import { type Outcome, OutcomeNote } from './links/outcome';
@@ -55,6 +56,7 @@ export function LinksPage({ query }: PageProps) {
   const projects = useResource(listProjects, []);
   const domains = useDomains();
   const selection = useSelection();
+  const powers = usePowers();
   // What was just done elsewhere and led here (a deleted link), said until the filters change.
   const [outcome, setOutcome] = useState<Outcome | null>(() => {
     const note = takeNextPageNote();
@@ -112,10 +114,13 @@ export function LinksPage({ query }: PageProps) {
             {count.data && !count.loading && !count.error ? countText(count.data.count) : ''}
           </p>
         </div>
-        <button type="button" class="button primary" onClick={() => setCreating(true)}>
-          New link
-        </button>
+        {powers.change && (
+          <button type="button" class="button primary" onClick={() => setCreating(true)}>
+            New link
+          </button>
+        )}
       </div>
+      {!powers.change && <p class="hint view-only-note">You can view links; ask an admin to change them.</p>}
       <LinkFiltersBar
         filters={filters}
         tags={tags.data?.tags ?? []}
@@ -126,22 +131,28 @@ export function LinksPage({ query }: PageProps) {
       <OutcomeNote outcome={outcome} />
       {items.length > 0 && (
         <>
-          <SelectionBar
-            links={items}
-            selection={selection}
-            projects={projects.data?.projects ?? []}
-            onDone={bulkDone}
-          />
-          <LinkList links={items} selected={selection.has} onToggle={selection.toggle} />
+          {powers.change && (
+            <SelectionBar
+              links={items}
+              selection={selection}
+              projects={projects.data?.projects ?? []}
+              onDone={bulkDone}
+            />
+          )}
+          <LinkList links={items} selected={selection.has} onToggle={selection.toggle} selectable={powers.change} />
         </>
       )}
       {error && <LoadFailed error={error} retry={() => load(items.length ? cursor : null)} />}
       {!loading && !error && items.length === 0 && !filtered && (
         <EmptyState title="No links yet">
-          <p>
-            Create your first short link with New link: paste the address it should lead to. To make many at once, paste
-            their addresses in <a href="/app/bulk">Bulk create</a>.
-          </p>
+          {powers.change ? (
+            <p>
+              Create your first short link with New link: paste the address it should lead to. To make many at once,
+              paste their addresses in <a href="/app/bulk">Bulk create</a>.
+            </p>
+          ) : (
+            <p>The links made in this workspace appear here.</p>
+          )}
         </EmptyState>
       )}
       {!loading && !error && items.length === 0 && filtered && (

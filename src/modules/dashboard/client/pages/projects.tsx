@@ -10,6 +10,7 @@ import { DataTable } from '../components/data-table';
 import { EmptyState, ResourceStatus, StatusLine } from '../components/feedback';
 import { formatNumber } from '../lib/format';
 import { useAction, usePageTitle, useResource } from '../lib/hooks';
+import { usePowers } from '../lib/powers';
 import { ProjectDialog } from './projects/project-dialog';
 
 const linksOf = (project: string) => `/app?project=${encodeURIComponent(project)}`;
@@ -24,6 +25,9 @@ export function ProjectsPage() {
   const heading = useRef<HTMLHeadingElement>(null);
   const action = useAction();
   const data = projects.data;
+  const powers = usePowers();
+  // Creating and deleting projects reaches beyond a person limited to some: not theirs.
+  const mayCreate = powers.change && powers.projects === null;
 
   const saved = (project: Project) => {
     setDone(editing === 'new' ? `Created project ${project.name}.` : `Renamed to ${project.name}.`);
@@ -48,58 +52,75 @@ export function ProjectsPage() {
         <h1 ref={heading} tabIndex={-1}>
           Projects
         </h1>
-        <button type="button" class="button primary" onClick={() => setEditing('new')}>
-          New project
-        </button>
+        {mayCreate && (
+          <button type="button" class="button primary" onClick={() => setEditing('new')}>
+            New project
+          </button>
+        )}
       </div>
       <p>A project is a folder for links: a link is in one project or in none.</p>
+      {!powers.change && <p class="hint view-only-note">You can view projects; ask an admin to change them.</p>}
+      {powers.change && !mayCreate && (
+        <p class="hint view-only-note">You work in these projects; ask an admin to create or delete one.</p>
+      )}
       <StatusLine text={done} />
       <ResourceStatus resource={projects} action={action} />
       {data && data.projects.length === 0 && (
         <EmptyState title="No projects yet">
-          <p>
-            Create one with New project, then choose it for a link on its page, in New link, in Bulk create, or for
-            several links at once from the links list.
-          </p>
+          {mayCreate ? (
+            <p>
+              Create one with New project, then choose it for a link on its page, in New link, in Bulk create, or for
+              several links at once from the links list.
+            </p>
+          ) : (
+            <p>The projects of this workspace appear here.</p>
+          )}
         </EmptyState>
       )}
       {data && data.projects.length > 0 && (
-        <DataTable columns={['Project', 'Links']}>
+        <DataTable columns={['Project', 'Links']} actions={powers.change}>
           {data.projects.map((project) => (
             <tr key={project.id}>
               <td class="wrap">
                 <a href={linksOf(project.id)}>{project.name}</a>
               </td>
               <td>{count(project.linkCount)}</td>
-              <td>
-                <div class="row-actions">
-                  <button
-                    type="button"
-                    class="button small secondary"
-                    aria-label={`Rename project ${project.name}`}
-                    onClick={() => setEditing(project)}
-                  >
-                    Rename
-                  </button>
-                  <button
-                    type="button"
-                    class="button small secondary"
-                    aria-label={`Delete project ${project.name}`}
-                    onClick={() => setDeleting(project)}
-                  >
-                    Delete
-                  </button>
-                </div>
-              </td>
+              {powers.change && (
+                <td>
+                  <div class="row-actions">
+                    <button
+                      type="button"
+                      class="button small secondary"
+                      aria-label={`Rename project ${project.name}`}
+                      onClick={() => setEditing(project)}
+                    >
+                      Rename
+                    </button>
+                    {mayCreate && (
+                      <button
+                        type="button"
+                        class="button small secondary"
+                        aria-label={`Delete project ${project.name}`}
+                        onClick={() => setDeleting(project)}
+                      >
+                        Delete
+                      </button>
+                    )}
+                  </div>
+                </td>
+              )}
             </tr>
           ))}
-          <tr class="unfiled">
-            <td>
-              <a href={linksOf('none')}>No project</a>
-            </td>
-            <td>{count(data.unfiledCount)}</td>
-            <td />
-          </tr>
+          {/* A person limited to projects sees no link outside them. */}
+          {powers.projects === null && (
+            <tr class="unfiled">
+              <td>
+                <a href={linksOf('none')}>No project</a>
+              </td>
+              <td>{count(data.unfiledCount)}</td>
+              {powers.change && <td />}
+            </tr>
+          )}
         </DataTable>
       )}
       {data && (

@@ -20,6 +20,7 @@ import { fromUtcInput, toUtcInput } from '../../lib/format';
 import { useErrorFocus, useResource, useSubmit, useUnsavedGuard } from '../../lib/hooks';
 import { linkChanges } from '../../lib/link-changes';
 import { paramsFromRows, rowsFromParams } from '../../lib/params';
+import { usePowers } from '../../lib/powers';
 import { ruleErrorPlace } from '../../lib/rule-drafts';
 import { useSession } from '../../session';
 import { EndFields } from './end-fields';
@@ -56,6 +57,7 @@ const placed = (field: string, rules: number) => {
 
 export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: Link): void }) {
   const { account } = useSession();
+  const powers = usePowers();
   const projects = useResource(listProjects, []);
   const target = useDestination(link.destination, rowsFromParams(link.params));
   const domains = useDomains();
@@ -144,44 +146,53 @@ export function LinkDetailsForm({ link, onSaved }: { link: Link; onSaved(link: L
         onChange={edited}
         onClick={clicked}
       >
-        <FormError error={error} fields={(field) => placed(field, rules.drafts.length)} />
-        <DestinationField state={target} error={errorFor(error, 'destination')} />
-        <Field label="Title" value={title} onValue={setTitle} error={errorFor(error, 'title')} />
-        {account?.superuser && domains.list.length > 1 && (
-          <SelectField
-            label="Domain"
-            hint="Another domain gives the link a new short link: the old one stops working (you confirm first)."
-            value={domain}
-            onValue={setDomain}
-            options={domainOptions(domains.list)}
-            error={errorFor(error, 'domain')}
+        {!powers.change && <p class="hint view-only-note">You can view this link; ask an admin to change it.</p>}
+        {/* A viewer reads every field as it is, and can change none. */}
+        <fieldset class="stack bare" disabled={!powers.change}>
+          <FormError error={error} fields={(field) => placed(field, rules.drafts.length)} />
+          <DestinationField state={target} error={errorFor(error, 'destination')} />
+          <Field label="Title" value={title} onValue={setTitle} error={errorFor(error, 'title')} />
+          {account?.superuser && domains.list.length > 1 && (
+            <SelectField
+              label="Domain"
+              hint="Another domain gives the link a new short link: the old one stops working (you confirm first)."
+              value={domain}
+              onValue={setDomain}
+              options={domainOptions(domains.list)}
+              error={errorFor(error, 'domain')}
+            />
+          )}
+          {account?.superuser && (
+            <Field label="Slug" value={slug} onValue={setSlug} spellcheck={false} error={errorFor(error, 'slug')} />
+          )}
+          {powers.change && !powers.admin && (
+            <p class="hint">Only admins can change a link's slug or domain (its short link).</p>
+          )}
+          <FilingFields state={filing} projects={projects.data?.projects ?? []} error={error} />
+          <EndFields
+            expires={expires}
+            onExpires={setExpires}
+            limit={limit}
+            onLimit={setLimit}
+            fallback={options.fallback}
+            error={error}
           />
+          <DestinationParams state={target} error={errorFor(error, 'params')} />
+          <RedirectFields state={options} error={error} />
+          <PasswordFields link={link} state={password} error={error} />
+          <PreviewFields state={preview} error={error} passwordSet={passwordAfterSave(link, password)} />
+          <RulesEditor state={rules} error={error} />
+        </fieldset>
+        {powers.change && (
+          <div class="actions">
+            <span class={error ? 'save-failed' : 'hint'} role="status">
+              {saved ? 'Saved.' : error ? `Not saved: ${error.message}` : ''}
+            </span>
+            <button type="submit" class="button primary" disabled={busy} aria-busy={busy}>
+              Save changes
+            </button>
+          </div>
         )}
-        {account?.superuser && (
-          <Field label="Slug" value={slug} onValue={setSlug} spellcheck={false} error={errorFor(error, 'slug')} />
-        )}
-        <FilingFields state={filing} projects={projects.data?.projects ?? []} error={error} />
-        <EndFields
-          expires={expires}
-          onExpires={setExpires}
-          limit={limit}
-          onLimit={setLimit}
-          fallback={options.fallback}
-          error={error}
-        />
-        <DestinationParams state={target} error={errorFor(error, 'params')} />
-        <RedirectFields state={options} error={error} />
-        <PasswordFields link={link} state={password} error={error} />
-        <PreviewFields state={preview} error={error} passwordSet={passwordAfterSave(link, password)} />
-        <RulesEditor state={rules} error={error} />
-        <div class="actions">
-          <span class={error ? 'save-failed' : 'hint'} role="status">
-            {saved ? 'Saved.' : error ? `Not saved: ${error.message}` : ''}
-          </span>
-          <button type="submit" class="button primary" disabled={busy} aria-busy={busy}>
-            Save changes
-          </button>
-        </div>
       </form>
       <SlugChangeDialog
         link={link}

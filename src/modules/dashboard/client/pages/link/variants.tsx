@@ -2,6 +2,7 @@
  * A link's variants: second addresses (<short link>/<code>) with their own parameters over the
  * link's. Removing one keeps its past clicks (they then count as an unrecognised code).
  */
+
 import { useState } from 'preact/hooks';
 import { deleteVariant } from '../../api/links';
 import type { Link, Variant } from '../../api/types';
@@ -10,6 +11,7 @@ import { CopyButton } from '../../components/copy-button';
 import { LoadFailed, StatusLine } from '../../components/feedback';
 import { formatNumber } from '../../lib/format';
 import { useAction } from '../../lib/hooks';
+import { usePowers } from '../../lib/powers';
 import { VariantDialog } from './variant-dialog';
 
 const paramsText = (params: Record<string, string>) =>
@@ -18,6 +20,7 @@ const paramsText = (params: Record<string, string>) =>
     .join(', ');
 
 export function Variants({ link, onChanged }: { link: Link; onChanged(): void }) {
+  const powers = usePowers();
   const [editing, setEditing] = useState<Variant | 'new' | null>(null);
   const [removing, setRemoving] = useState<Variant | null>(null);
   const action = useAction();
@@ -39,16 +42,19 @@ export function Variants({ link, onChanged }: { link: Link; onChanged(): void })
     <section class="panel" aria-labelledby="variants-title">
       <div class="panel-head">
         <h2 id="variants-title">Variants</h2>
-        <button type="button" class="button secondary small" onClick={() => setEditing('new')}>
-          Add variant
-        </button>
+        {powers.change && (
+          <button type="button" class="button secondary small" onClick={() => setEditing('new')}>
+            Add variant
+          </button>
+        )}
       </div>
       {action.error && <LoadFailed error={action.error} />}
       <StatusLine text={said} />
       {link.variants.length === 0 ? (
         <p class="hint">
-          No variants. Add one to share the same destination from another place (a newsletter, a poster) and tell the
-          clicks apart.
+          No variants.
+          {powers.change &&
+            ' Add one to share the same destination from another place (a newsletter, a poster) and tell the clicks apart.'}
         </p>
       ) : (
         <ul class="variant-list">
@@ -63,24 +69,26 @@ export function Variants({ link, onChanged }: { link: Link; onChanged(): void })
                   {Object.keys(variant.params).length > 0 && ` · ${paramsText(variant.params)}`}
                 </p>
               </div>
-              <div class="actions start">
-                <button
-                  type="button"
-                  class="button small secondary"
-                  onClick={() => setEditing(variant)}
-                  aria-label={`Edit variant ${variant.code}`}
-                >
-                  Edit
-                </button>
-                <button
-                  type="button"
-                  class="button small secondary"
-                  onClick={() => setRemoving(variant)}
-                  aria-label={`Remove variant ${variant.code}`}
-                >
-                  Remove
-                </button>
-              </div>
+              {powers.change && (
+                <div class="actions start">
+                  <button
+                    type="button"
+                    class="button small secondary"
+                    onClick={() => setEditing(variant)}
+                    aria-label={`Edit variant ${variant.code}`}
+                  >
+                    Edit
+                  </button>
+                  <button
+                    type="button"
+                    class="button small secondary"
+                    onClick={() => setRemoving(variant)}
+                    aria-label={`Remove variant ${variant.code}`}
+                  >
+                    Remove
+                  </button>
+                </div>
+              )}
             </li>
           ))}
         </ul>

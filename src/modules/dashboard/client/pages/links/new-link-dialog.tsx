@@ -111,6 +111,7 @@ function NewLinkForm({ projects, domains, onClose, onCreated }: Omit<NewLinkDial
           error={errorFor(error, 'domain')}
         />
       )}
+      {!account?.superuser && <p class="hint">Only admins can choose a custom slug: this link gets a random one.</p>}
       {account?.superuser && (
         <Field
           label="Custom slug"

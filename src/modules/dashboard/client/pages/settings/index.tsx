@@ -3,6 +3,7 @@
  * Settings entry of the main navigation leads here).
  */
 import { SettingsFrame } from '../../components/settings-frame';
+import { powersOf } from '../../lib/powers';
 import { settingsItemsFor } from '../../nav';
 import { useSession } from '../../session';
 
@@ -11,7 +12,7 @@ export function SettingsIndexPage() {
   return (
     <SettingsFrame title="Settings">
       <ul class="settings-index">
-        {settingsItemsFor(account?.superuser).map((item) => (
+        {settingsItemsFor(powersOf(account)).map((item) => (
           <li key={item.href}>
             <a href={item.href}>{item.label}</a>
             <p class="hint">{item.about}</p>
