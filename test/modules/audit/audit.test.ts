@@ -140,6 +140,20 @@ forEachEngine((engine) => {
     ]);
   });
 
+  test('a bulk create writes an entry for each link it made, none for a line it skipped', async () => {
+    const maker = await makeKey(t, 'write');
+    await apiExpecting(t, maker.key, 'POST', '/links', { destination: 'https://example.com/already' });
+    const made = await apiExpecting(t, maker.key, 'POST', '/links/bulk/create', {
+      text: 'https://example.com/already\nhttps://example.com/fresh-one\nhttps://example.com/fresh-one',
+    });
+    expect(made.counts).toMatchObject({ created: 1 });
+    const mine = (await apiExpecting(t, admin.key, 'GET', `/audit?actor=${maker.account.id}`)).items as Entry[];
+    expect(mine.map((e) => [e.action, e.target.id])).toEqual([
+      ['link.create', made.created[0].link.id],
+      ['link.create', expect.stringMatching(/^lnk_/)],
+    ]);
+  });
+
   test('variants and projects: create, update, delete each written once', async () => {
     const link = await newLink();
     const variant = await apiExpecting(t, editor.key, 'POST', `/links/${link.id}/variants`, { code: 'tw' });
