@@ -20,6 +20,7 @@ import { appAccountsRoutes, appKeysRoutes, meRoutes } from './modules/auth';
 import { bulkRoutes } from './modules/bulk';
 import { dashboardRoutes } from './modules/dashboard';
 import { domainsRoutes, tlsAskRoutes } from './modules/domains';
+import { appInviteRoutes, invitesRoutes } from './modules/invites';
 import { appLinksRoutes, linksRoutes } from './modules/links';
 import { metricsRoutes } from './modules/metrics';
 import { projectsRoutes } from './modules/projects';
@@ -175,13 +176,19 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(projectsRoutes(deps))
           .use(domainsRoutes(deps))
           .use(webhooksRoutes(deps))
+          .use(invitesRoutes(deps))
           .use(liveRoutes(deps))
           .use(analyticsRoutes(deps))
           .use(qrRoutes(deps)),
       )
       // The dashboard's own endpoints: session only (the app guard), never an API key.
       .group(APP_API_PREFIX, (app) =>
-        app.use(sessionRoutes(deps)).use(appKeysRoutes(deps)).use(appLinksRoutes(deps)).use(appAccountsRoutes(deps)),
+        app
+          .use(sessionRoutes(deps))
+          .use(appInviteRoutes(deps))
+          .use(appKeysRoutes(deps))
+          .use(appLinksRoutes(deps))
+          .use(appAccountsRoutes(deps)),
       )
   );
 }

@@ -22,6 +22,7 @@ import m18 from '../../drizzle/0018_account_roles.sql' with { type: 'text' };
 import m19 from '../../drizzle/0019_drop_is_superuser.sql' with { type: 'text' };
 import m20 from '../../drizzle/0020_access_limits.sql' with { type: 'text' };
 import m21 from '../../drizzle/0021_audit_log.sql' with { type: 'text' };
+import m22 from '../../drizzle/0022_invites.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -47,4 +48,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0019_drop_is_superuser', sql: m19 },
   { tag: '0020_access_limits', sql: m20 },
   { tag: '0021_audit_log', sql: m21 },
+  { tag: '0022_invites', sql: m22 },
 ];

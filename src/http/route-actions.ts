@@ -56,6 +56,9 @@ const ROUTES: readonly (readonly [string, string, Action])[] = [
   ['POST', '/api/v1/webhooks/:id/rotate-secret', 'webhook.write'],
   ['DELETE', '/api/v1/webhooks/:id', 'webhook.write'],
   ['GET', '/api/v1/events', 'events.read'],
+  ['GET', '/api/v1/invites', 'invite.read'],
+  ['POST', '/api/v1/invites', 'invite.write'],
+  ['DELETE', '/api/v1/invites/:id', 'invite.write'],
   // The dashboard's endpoints (session only; /api/app's guard).
   ['GET', '/api/app/sessions', 'key.own'],
   ['DELETE', '/api/app/sessions', 'key.own'],

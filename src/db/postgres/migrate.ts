@@ -24,6 +24,7 @@ import m0014 from './migrations/0014_domains.sql' with { type: 'text' };
 import m0015 from './migrations/0015_account_roles.sql' with { type: 'text' };
 import m0016 from './migrations/0016_access_limits.sql' with { type: 'text' };
 import m0017 from './migrations/0017_audit_log.sql' with { type: 'text' };
+import m0018 from './migrations/0018_invites.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -50,6 +51,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 15, name: '0015_account_roles', sql: m0015 },
   { version: 16, name: '0016_access_limits', sql: m0016 },
   { version: 17, name: '0017_audit_log', sql: m0017 },
+  { version: 18, name: '0018_invites', sql: m0018 },
 ];
 
 function checksum(sql: string): string {

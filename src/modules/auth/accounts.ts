@@ -35,6 +35,13 @@ export function checkPassword(password: string, field = 'password'): void {
   }
 }
 
+/** The email trimmed, or invalid_request (field email) when it is not an address. */
+export function checkEmail(raw: string): string {
+  const email = raw.trim();
+  if (!EMAIL.test(email) || email.length > 254) throw invalid('email', `Not a valid email address: ${email}`);
+  return email;
+}
+
 function emailTaken(email: string): AppError {
   return new AppError('conflict', `An account for ${email} already exists`, 'email');
 }
@@ -45,8 +52,7 @@ function emailTaken(email: string): AppError {
  * account exists).
  */
 export async function prepareAccount(deps: AuthDeps, input: CreateAccountInput): Promise<AccountRow> {
-  const email = input.email.trim();
-  if (!EMAIL.test(email) || email.length > 254) throw invalid('email', `Not a valid email address: ${email}`);
+  const email = checkEmail(input.email);
   checkPassword(input.password);
   if (await findAccountByEmail(deps, email)) throw emailTaken(email);
   return {

@@ -5,6 +5,7 @@
  */
 export {
   type AccountRow,
+  checkEmail,
   checkPassword,
   createAccount,
   findAccountByEmail,
@@ -21,6 +22,6 @@ export type { AuthDeps } from './deps';
 export { type ApiKeyListing, createApiKey, listApiKeys, type Principal, revokeApiKey, verifyApiKey } from './keys';
 export { EmailField, NEW_PASSWORD, passwordField, RoleModel } from './model';
 export { hashPassword } from './passwords';
-export { createPostgresAccountStore, createPostgresKeyStore } from './postgres/store';
-export { createSqliteAccountStore, createSqliteKeyStore } from './sqlite/store';
+export { createPostgresAccountStore, createPostgresKeyStore, insertAccountPostgres } from './postgres/store';
+export { createSqliteAccountStore, createSqliteKeyStore, insertAccountSqlite } from './sqlite/store';
 export type { AccountStore, KeyStore } from './store';

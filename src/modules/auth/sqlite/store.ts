@@ -1,7 +1,7 @@
 /** The auth stores on SQLite. */
 import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import type { AccountStore, KeyStore } from '../store';
+import type { AccountRow, AccountStore, KeyStore } from '../store';
 import { accounts, apiKeys } from '../table';
 
 /**
@@ -10,12 +10,17 @@ import { accounts, apiKeys } from '../table';
  */
 export type EndSessionsSqlite = (db: Db, accountId: string) => unknown;
 
+/** Inserts an account inside another module's transaction (an invite's acceptance): the one way in besides the store. */
+export function insertAccountSqlite(db: Db, row: AccountRow): void {
+  db.insert(accounts).values(row).run();
+}
+
 export function createSqliteAccountStore(db: Db, endSessions: EndSessionsSqlite): AccountStore {
   const immediate = <T>(write: () => T): T => db.transaction(write, { behavior: 'immediate' });
   const any = () => (db.select({ n: count() }).from(accounts).get()?.n ?? 0) > 0;
   return {
     async insert(row) {
-      db.insert(accounts).values(row).run();
+      insertAccountSqlite(db, row);
     },
     async insertFirst(row) {
       return immediate(() => {
