@@ -25,6 +25,8 @@ interface AcceptInput {
   userAgent: string | null;
   /** The client address, for the failure limit only (never stored). */
   address: string | null;
+  /** The browser's session, if it was signed in (as someone else): it ends, as at sign-in. */
+  previousSessionId: string | null;
 }
 
 const WHY_NOT: Record<'used' | 'revoked' | 'expired', string> = {
@@ -88,7 +90,9 @@ async function acceptFound(deps: InvitesDeps, invite: InviteRow, input: AcceptIn
     const again = await deps.stores.invites.find(invite.id);
     throw (again && notPending(again, now)) ?? conflict('token', WHY_NOT.used);
   }
-  return startSession(deps, account, input.userAgent);
+  const created = await startSession(deps, account, input.userAgent);
+  if (input.previousSessionId) await deps.stores.sessions.delete(input.previousSessionId);
+  return created;
 }
 
 /** Creates the invite's account with this password and signs it in. */

@@ -3,6 +3,7 @@
  * an invite address (/api/app/invite: look it up, accept it), reachable without a session.
  */
 import { Elysia } from 'elysia';
+import { findSignedIn } from '../../http/app-guard';
 import { principalPlugin } from '../../http/auth';
 import { clientAddress } from '../../http/client';
 import { appDetail, errors, IdParams, noContentResponses } from '../../http/models';
@@ -95,6 +96,7 @@ export function appInviteRoutes(deps: InvitesDeps) {
           ...body,
           userAgent: request.headers.get('user-agent'),
           address: clientAddress(request, server, trustProxy),
+          previousSessionId: findSignedIn(request)?.session.id ?? null,
         });
         set.status = 201;
         set.headers['set-cookie'] = sessionCookie(appHost, created.token, created.session.expiresAt, deps.clock.now());

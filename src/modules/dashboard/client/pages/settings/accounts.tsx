@@ -14,6 +14,7 @@ import { formatUtc } from '../../lib/format';
 import { useAction, useResource } from '../../lib/hooks';
 import { useSession } from '../../session';
 import { AccountDialog } from './account-dialog';
+import { InvitesSection } from './invites-section';
 
 const ROLE_LABELS: Record<AccountItem['role'], string> = { admin: 'Admin', editor: 'Editor', viewer: 'Viewer' };
 
@@ -85,6 +86,7 @@ export function AccountsPage() {
         }}
         onClose={() => setCreating(false)}
       />
+      <InvitesSection />
     </SettingsFrame>
   );
 }
