@@ -50,7 +50,7 @@ test('an admin invites from Accounts; the address, opened in a fresh browser, ma
   await invited.page.goto(here(url));
   await heading(invited.page, 'You are invited to Slink');
   expect(await invited.page.getByText('new.viewer@example.com').count()).toBeGreaterThan(0);
-  expect(await invited.page.getByText(/^Viewer:/).count()).toBe(1);
+  expect(await invited.page.getByText('Viewer', { exact: true }).count()).toBe(1);
   await invited.page.getByLabel('Choose a password').fill('my own good password');
   await invited.page.getByRole('button', { name: 'Create my account' }).click();
   await heading(invited.page, 'Links');

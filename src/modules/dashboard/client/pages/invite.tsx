@@ -17,10 +17,10 @@ import { navigate } from '../router';
 import { useSession } from '../session';
 import type { PageProps } from './page';
 
-const ROLE_WORDS: Record<InviteStatus['role'], string> = {
-  admin: 'Admin: everything, accounts and settings included',
-  editor: 'Editor: creates and changes links, projects and tags',
-  viewer: 'Viewer: reads links and statistics',
+const ROLES: Record<InviteStatus['role'], { name: string; may: string }> = {
+  admin: { name: 'Admin', may: 'everything, accounts and settings included' },
+  editor: { name: 'Editor', may: 'creates and changes links, projects and tags' },
+  viewer: { name: 'Viewer', may: 'reads links and statistics' },
 };
 
 const ENDED: Record<Exclude<InviteStatus['status'], 'pending'>, { title: string; text: string }> = {
@@ -108,15 +108,13 @@ export function InvitePage({ params }: PageProps) {
   return (
     <>
       <h1>You are invited to Slink</h1>
-      <dl class="facts">
-        <dt>Email</dt>
-        <dd>{found.email}</dd>
-        <dt>Role</dt>
-        <dd>{ROLE_WORDS[found.role]}</dd>
-        <dt>Valid until</dt>
-        <dd>{formatUtc(found.expiresAt)}</dd>
-      </dl>
-      <p>Choose a password to create your account; you are signed in right after.</p>
+      <p>
+        Choose a password to create the account of <strong>{found.email}</strong>, and you are signed in right after.
+      </p>
+      <p>
+        Its role: <strong>{ROLES[found.role].name}</strong> ({ROLES[found.role].may}).
+      </p>
+      <p class="hint">This invite works once, until {formatUtc(found.expiresAt)}.</p>
       <AcceptForm token={token} invite={found} onEnded={invite.reload} />
     </>
   );

@@ -4,6 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { type InviteItem, listInvites, revokeInvite } from '../../api/invites';
+import { listProjects } from '../../api/projects';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { DataTable } from '../../components/data-table';
 import { ResourceStatus } from '../../components/feedback';
@@ -19,14 +20,21 @@ export function InvitesSection() {
   const [inviting, setInviting] = useState(false);
   const [revoking, setRevoking] = useState<InviteItem | null>(null);
   const items = invites.data?.items ?? [];
+  const projects = useResource(listProjects, []);
+  const names = new Map((projects.data?.projects ?? []).map((p) => [p.id, p.name]));
+  const projectsOf = (ids: string[] | null) => (ids === null ? 'All' : ids.map((id) => names.get(id) ?? id).join(', '));
   return (
-    <section aria-labelledby="pending-invites">
+    <section class="stack invites" aria-labelledby="pending-invites">
+      <h2 id="pending-invites">Pending invites</h2>
+      <p class="hint">
+        An invite is a one-time address, valid 7 days, where the person chooses their own password and gets the role you
+        chose.
+      </p>
       <p>
         <button type="button" class="button primary" onClick={() => setInviting(true)}>
           Invite
         </button>
       </p>
-      <h2 id="pending-invites">Pending invites</h2>
       <ResourceStatus resource={invites} action={action} />
       {!invites.loading && items.length === 0 && !invites.error && <p class="hint">No pending invites.</p>}
       {items.length > 0 && (
@@ -35,7 +43,7 @@ export function InvitesSection() {
             <tr key={item.id}>
               <td>{item.email}</td>
               <td>{ROLE_LABELS[item.role]}</td>
-              <td>{item.projects === null ? 'All' : item.projects.length}</td>
+              <td>{projectsOf(item.projects)}</td>
               <td>{formatUtc(item.expiresAt)}</td>
               <td>
                 <button
