@@ -2,8 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { fieldError } from '../../http/errors';
-import { nullable } from '../../http/models';
-import { EmailField, NEW_PASSWORD, passwordField, RoleModel } from '../auth/public';
+import { nullable, oneOf } from '../../http/models';
+import { EmailField, NEW_PASSWORD, passwordField, ROLES, RoleModel } from '../auth/public';
 
 const ProjectsField = nullable(t.Array(t.String({ maxLength: 100 }), { maxItems: 100 }), {
   description: 'The project ids the account will be limited to; null or absent for every link. Never for an admin.',
@@ -12,8 +12,8 @@ const ProjectsField = nullable(t.Array(t.String({ maxLength: 100 }), { maxItems:
 
 export const CreateInviteBody = t.Object({
   email: EmailField,
-  role: t.Union([t.Literal('admin'), t.Literal('editor'), t.Literal('viewer')], {
-    description: 'The role of the account the invite makes.',
+  role: oneOf(ROLES, {
+    description: 'The role of the account the invite makes: admin, editor or viewer.',
     error: fieldError('role', 'role must be admin, editor or viewer'),
   }),
   projects: t.Optional(ProjectsField),

@@ -229,3 +229,40 @@ forEachEngine((engine) => {
     });
   });
 });
+
+describe('invite secrets are guessed no faster than passwords', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await makeTestApp();
+  });
+  afterAll(() => disposeTestApp(t));
+
+  test('20 secrets naming no invite from one address, then 429 with Retry-After on both doors, before anything is read', async () => {
+    const admin = await sessionFor(t, { role: 'admin' });
+    const made = await dash(t, 'POST', '/api/v1/invites', {
+      cookie: admin.cookie,
+      body: { email: 'real@example.com', role: 'editor' },
+    });
+    expect(made.status).toBe(201);
+    const guess = (i: number) => `guess${String(i).padStart(38, '0')}`;
+    for (let i = 0; i < 10; i++) {
+      expectError(await dash(t, 'POST', '/invite/status', { body: { token: guess(i) } }), 404, 'not_found');
+      expectError(
+        await dash(t, 'POST', '/invite', { body: { token: guess(i), password: NEW_PASSWORD } }),
+        404,
+        'not_found',
+      );
+    }
+    const secret = secretOf(made.body.url);
+    for (const [path, body] of [
+      ['/invite/status', { token: secret }],
+      ['/invite', { token: secret, password: NEW_PASSWORD }],
+    ] as const) {
+      const refused = await dash(t, 'POST', path, { body });
+      expectError(refused, 429, 'rate_limited');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // Refused before the body was read: the invite is still pending for its person.
+    expect((await storedRows(t, 'SELECT used_at FROM invites'))[0]!.used_at).toBeNull();
+  });
+});
