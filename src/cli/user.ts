@@ -1,12 +1,15 @@
-/** `slink user add|list|password` */
+/** `slink user add|list|password|invite` */
 import type { BaseDeps } from '../compose/deps';
+import { OPERATOR } from '../modules/access/public';
 import { createAccount, listAccounts, ROLES, type Role, setPassword } from '../modules/auth/public';
+import { createInvite } from '../modules/invites/public';
 import { endSetup } from '../modules/sessions/public';
 import { parseCommand, UsageError } from './args';
 import type { CliIo } from './io';
 import { iso, printTable } from './table';
 
 const ADD_USAGE = 'usage: slink user add <email> [--role admin|editor|viewer] [--superuser] [--password <pw>]';
+const INVITE_USAGE = 'usage: slink user invite <email> [--role admin|editor|viewer] [--project <id>]... [--json]';
 
 /** The first line of stdin: a password piped in (or typed, then Ctrl-D) stays out of shell history. */
 async function passwordFromStdin(io: CliIo): Promise<string> {
@@ -79,10 +82,29 @@ async function setUserPassword(deps: BaseDeps, argv: string[], io: CliIo): Promi
   await setPassword(deps, positionals[0]!, await passwordFromStdin(io));
 }
 
+/**
+ * Invites a person (docs/behaviour.md, "Invites"): prints the one-time address, valid 7 days,
+ * where they choose their own password; the operator never knows it. Written to the audit log
+ * as the CLI's.
+ */
+async function inviteUser(deps: BaseDeps, argv: string[], io: CliIo): Promise<void> {
+  const { values, positionals } = parseCommand(argv, {
+    role: { type: 'string' },
+    project: { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+  });
+  const [email, extra] = positionals;
+  if (!email || extra !== undefined) throw new UsageError(INVITE_USAGE);
+  const role = roleOf(values.role, false);
+  const created = await createInvite(deps, OPERATOR, { email, role, projects: values.project ?? null });
+  io.out(values.json ? JSON.stringify(created) : created.url);
+}
+
 export async function userCommand(deps: BaseDeps, argv: string[], io: CliIo): Promise<void> {
   const [verb, ...rest] = argv;
   if (verb === 'add') return addUser(deps, rest, io);
   if (verb === 'list') return listUsers(deps, rest, io);
   if (verb === 'password') return setUserPassword(deps, rest, io);
-  throw new UsageError(`unknown user command "${verb ?? ''}" (try: user add, user list, user password)`);
+  if (verb === 'invite') return inviteUser(deps, rest, io);
+  throw new UsageError(`unknown user command "${verb ?? ''}" (try: user add, user list, user password, user invite)`);
 }

@@ -13,7 +13,7 @@ import { type Access, authorize } from '../access/public';
 import { auditEntry, fieldsOf } from '../audit/public';
 import { checkEmail, findAccountByEmail } from '../auth/public';
 import type { SignInAttempt } from '../sessions/public';
-import type { InvitesDeps } from './deps';
+import type { InvitesBase, InvitesDeps } from './deps';
 import type { CreateInviteInput, InviteItem, InviteStatus } from './model';
 import type { InviteRow } from './table';
 
@@ -42,7 +42,7 @@ function toItem(row: InviteRow): InviteItem {
 }
 
 /** Every id named once and known; an admin sees every link, so an admin invite takes none. */
-async function checkProjects(deps: InvitesDeps, input: CreateInviteInput): Promise<string[] | null> {
+async function checkProjects(deps: InvitesBase, input: CreateInviteInput): Promise<string[] | null> {
   const projects = input.projects ?? null;
   if (projects === null) return null;
   if (input.role === 'admin') throw invalid('projects', 'An admin sees every link: an admin invite takes no projects');
@@ -55,7 +55,7 @@ async function checkProjects(deps: InvitesDeps, input: CreateInviteInput): Promi
 }
 
 /** Creates an invite; the answer's url holds the secret this once. */
-export async function createInvite(deps: InvitesDeps, access: Access, input: CreateInviteInput) {
+export async function createInvite(deps: InvitesBase, access: Access, input: CreateInviteInput) {
   authorize(access, 'invite.write');
   const email = checkEmail(input.email);
   const projects = await checkProjects(deps, input);
@@ -83,13 +83,13 @@ export async function createInvite(deps: InvitesDeps, access: Access, input: Cre
 }
 
 /** The pending invites (not used, not revoked, not expired), newest first; never a secret. */
-export async function listInvites(deps: InvitesDeps, access: Access): Promise<InviteItem[]> {
+export async function listInvites(deps: InvitesBase, access: Access): Promise<InviteItem[]> {
   authorize(access, 'invite.read');
   return (await deps.stores.invites.listPending(deps.clock.now())).map(toItem);
 }
 
 /** Revokes a pending invite: its address stops working. One that is not pending is not_found. */
-export async function revokeInvite(deps: InvitesDeps, access: Access, id: string): Promise<void> {
+export async function revokeInvite(deps: InvitesBase, access: Access, id: string): Promise<void> {
   authorize(access, 'invite.write');
   const now = deps.clock.now();
   const audit = auditEntry(access, 'invite.revoke', { type: 'invite', id }, ['revokedAt'], now);
@@ -97,7 +97,7 @@ export async function revokeInvite(deps: InvitesDeps, access: Access, id: string
 }
 
 /** The invite of an address's secret, or not_found; the stored hash is compared again in constant time. */
-export async function findInviteByToken(deps: InvitesDeps, token: string): Promise<InviteRow> {
+export async function findInviteByToken(deps: InvitesBase, token: string): Promise<InviteRow> {
   const hash = sha256Hex(token);
   const row = await deps.stores.invites.findByTokenHash(hash);
   if (!row || !digestsEqual(row.tokenHash, hash)) {
