@@ -16,7 +16,7 @@ import { hasBody, JSON_TYPE, readJsonBody } from './http/json-body';
 import { strictQueryIntegers } from './http/models';
 import { AppError, describeError, RateLimitedError, VerificationUnavailableError } from './lib/errors';
 import { analyticsRoutes } from './modules/analytics';
-import { appAccountsRoutes, appKeysRoutes, meRoutes } from './modules/auth';
+import { accountsRoutes, appAccountsRoutes, appKeysRoutes, meRoutes } from './modules/auth';
 import { bulkRoutes } from './modules/bulk';
 import { dashboardRoutes } from './modules/dashboard';
 import { domainsRoutes, tlsAskRoutes } from './modules/domains';
@@ -167,7 +167,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       .use(tlsAskRoutes(deps))
       .group(API_PREFIX, (api) =>
         api
-          .use(meRoutes())
+          .use(meRoutes(deps))
           .use(workspaceRoutes(deps))
           .use(bulkRoutes(deps))
           .use(linksRoutes(deps))
@@ -177,6 +177,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(domainsRoutes(deps))
           .use(webhooksRoutes(deps))
           .use(invitesRoutes(deps))
+          .use(accountsRoutes(deps))
           .use(liveRoutes(deps))
           .use(analyticsRoutes(deps))
           .use(qrRoutes(deps)),

@@ -33,6 +33,7 @@ forEachEngine((engine) => {
         'LAST SIGN-IN',
         'DISABLED',
         'ROLE',
+        'PROJECTS',
       ]);
       expect(rows).toHaveLength(5);
       const [boss, member, reader, chief] = rows.slice(1).map((r) => r.split(/\s{2,}/));
@@ -43,6 +44,7 @@ forEachEngine((engine) => {
         '-',
         '-',
         'admin',
+        'all',
       ]);
       const emailSuperuserRole = (row: string[] | undefined) => [row![1], row![2], row![6]];
       expect(emailSuperuserRole(member)).toEqual(['member@example.com', 'no', 'editor']);
@@ -68,6 +70,7 @@ forEachEngine((engine) => {
           'email',
           'id',
           'lastSignInAt',
+          'projects',
           'role',
           'superuser',
         ]);
@@ -79,7 +82,7 @@ forEachEngine((engine) => {
     test('no accounts: only the header, or [] with --json', async () => {
       const empty = await cliDatabase(engine);
       expect(lines(await ok(empty.run(['user', 'list'])))).toEqual([
-        'ID  EMAIL  SUPERUSER  CREATED  LAST SIGN-IN  DISABLED  ROLE',
+        'ID  EMAIL  SUPERUSER  CREATED  LAST SIGN-IN  DISABLED  ROLE  PROJECTS',
       ]);
       expect(await ok(empty.run(['user', 'list', '--json']))).toBe('[]\n');
     });
@@ -120,7 +123,7 @@ forEachEngine((engine) => {
       expect(await fails(cli.run(['user', 'invite', 'member@example.com']))).toContain('already exists');
       expect(await fails(cli.run(['user', 'invite', 'guest@example.com']))).toContain('pending invite');
       expect(await fails(cli.run(['user', 'invite', 'z@example.com', '--role', 'owner']))).toContain('--role');
-      expect(await fails(cli.run(['user', 'invite', 'z@example.com', '--project', 'prj_nope']))).toContain('prj_nope');
+      expect(await fails(cli.run(['user', 'invite', 'z@example.com', '--projects', 'prj_nope']))).toContain('prj_nope');
       await fails(cli.run(['user', 'invite']));
     });
 

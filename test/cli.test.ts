@@ -313,6 +313,8 @@ forEachEngine((engine) => {
         'CREATED',
         'EXPIRES',
         'LAST USED',
+        'PROJECTS',
+        'DOMAINS',
       ]);
       const row = rows.find((r) => r.startsWith(`${created.id} `));
       expect(row).toBeDefined();
@@ -332,11 +334,13 @@ forEachEngine((engine) => {
       for (const entry of list) {
         expect(Object.keys(entry).sort()).toEqual([
           'createdAt',
+          'domains',
           'expiresAt',
           'id',
           'lastUsedAt',
           'name',
           'prefix',
+          'projects',
           'revokedAt',
           'scope',
           'status',
@@ -374,10 +378,79 @@ forEachEngine((engine) => {
     test('an empty list prints only the header, or [] with --json', async () => {
       const empty = await cliDatabase(engine);
       expect(lines(await ok(empty.run(['key', 'list'])))).toEqual([
-        'ID  PREFIX  SCOPE  STATUS  USER  NAME  CREATED  EXPIRES  LAST USED',
+        'ID  PREFIX  SCOPE  STATUS  USER  NAME  CREATED  EXPIRES  LAST USED  PROJECTS  DOMAINS',
       ]);
       expect(await ok(empty.run(['key', 'list', '--json']))).toBe('[]\n');
     });
+  });
+});
+
+// The flags only: the limits' store code runs through HTTP on both engines (modules/accounts.test.ts).
+describe('project and domain limits from the command line', () => {
+  let cli: CliDatabase;
+  beforeAll(async () => {
+    cli = await cliDatabase('sqlite');
+    await ok(cli.run(['user', 'list']));
+    inspect(
+      cli.path,
+      (db) => {
+        db.run(
+          "INSERT INTO projects (id, name, created_at, updated_at) VALUES ('prj_one', 'One', 0, 0), ('prj_two', 'Two', 0, 0)",
+        );
+        db.run("INSERT INTO domains (host, origin, created_at) VALUES ('go.example.com', 'https://go.example.com', 0)");
+      },
+      false,
+    );
+  });
+
+  test('user add --projects limits the account; an unknown project fails naming it', async () => {
+    expect(
+      await fails(cli.run(['user', 'add', 'x@example.com', '--projects', 'prj_nope', '--password', PASSWORD])),
+    ).toContain('prj_nope');
+    await ok(cli.run(['user', 'add', 'lim@example.com', '--projects', 'prj_one, prj_two', '--password', PASSWORD]));
+    const [account] = JSON.parse(await ok(cli.run(['user', 'list', '--json']))) as { projects: string[] }[];
+    expect(account!.projects).toEqual(['prj_one', 'prj_two']);
+    expect(lines(await ok(cli.run(['user', 'list'])))[1]).toMatch(/\bprj_one,prj_two$/);
+  });
+
+  test('key create --projects --domains: within the account, listed; each change audited as the CLI', async () => {
+    const beyond = await fails(
+      cli.run(['key', 'create', '--user', 'lim@example.com', '--scope', 'read', '--projects', 'prj_nope']),
+    );
+    expect(beyond).toContain('prj_nope');
+    expect(
+      await fails(
+        cli.run(['key', 'create', '--user', 'lim@example.com', '--scope', 'read', '--domains', 'no.example.com']),
+      ),
+    ).toContain('no.example.com');
+    const made = JSON.parse(
+      await ok(
+        cli.run([
+          'key',
+          'create',
+          '--user',
+          'lim@example.com',
+          '--scope',
+          'read',
+          '--projects',
+          'prj_one',
+          '--domains',
+          'go.example.com',
+          '--json',
+        ]),
+      ),
+    ) as { id: string; projects: string[]; domains: string[] };
+    expect(made).toMatchObject({ projects: ['prj_one'], domains: ['go.example.com'] });
+    const [listed] = JSON.parse(await ok(cli.run(['key', 'list', '--json']))) as Record<string, unknown>[];
+    expect(listed).toMatchObject({ id: made.id, projects: ['prj_one'], domains: ['go.example.com'] });
+    expect(lines(await ok(cli.run(['key', 'list'])))[1]).toMatch(/\bprj_one\s+go\.example\.com$/);
+    const audit = await cli.rows<{ action: string; via: string; account_id: string | null; fields: string }>(
+      'SELECT action, via, account_id, fields FROM audit_log ORDER BY id',
+    );
+    expect(audit.map((a) => [a.action, a.via, a.account_id, JSON.parse(a.fields)])).toEqual([
+      ['account.create', 'cli', null, ['email', 'projects', 'role']],
+      ['key.create', 'cli', null, ['domains', 'projects', 'scope']],
+    ]);
   });
 });
 

@@ -20,3 +20,12 @@ export function parseCommand<const O extends ParseArgsOptionsConfig>(args: strin
     throw new UsageError(first.charAt(0).toLowerCase() + first.slice(1));
   }
 }
+
+/** A comma-separated option (`--projects a,b`): its items, trimmed, or null when not given. */
+export function listOption(value: string | undefined): string[] | null {
+  if (value === undefined) return null;
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}

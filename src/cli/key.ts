@@ -8,12 +8,12 @@ import {
   listApiKeys,
   revokeApiKey,
 } from '../modules/auth/public';
-import { parseCommand, UsageError } from './args';
+import { listOption, parseCommand, UsageError } from './args';
 import type { CliIo } from './io';
 import { iso, printTable } from './table';
 
 const CREATE_USAGE =
-  'usage: slink key create --user <email> --scope read|write|create [--name <n>] [--expires-in <dur>] [--json]';
+  'usage: slink key create --user <email> --scope read|write|create [--name <n>] [--expires-in <dur>] [--projects <id,id>] [--domains <host,host>] [--json]';
 
 async function createKey(deps: BaseDeps, argv: string[], io: CliIo): Promise<void> {
   const { values, positionals } = parseCommand(argv, {
@@ -21,6 +21,8 @@ async function createKey(deps: BaseDeps, argv: string[], io: CliIo): Promise<voi
     scope: { type: 'string' },
     name: { type: 'string' },
     'expires-in': { type: 'string' },
+    projects: { type: 'string' },
+    domains: { type: 'string' },
     json: { type: 'boolean' },
   });
   const { user: email, scope } = values;
@@ -41,8 +43,22 @@ async function createKey(deps: BaseDeps, argv: string[], io: CliIo): Promise<voi
     scope,
     name: values.name ?? null,
     expiresAt,
+    projects: listOption(values.projects),
+    domains: listOption(values.domains),
   });
-  io.out(values.json ? JSON.stringify({ id: row.id, key, scope: row.scope, expiresAt: row.expiresAt }) : key);
+  io.out(
+    values.json
+      ? JSON.stringify({
+          id: row.id,
+          key,
+          scope: row.scope,
+          expiresAt: row.expiresAt,
+          // The limits only when given: scripts reading the four fields keep working.
+          ...(row.projects === null ? {} : { projects: row.projects }),
+          ...(row.domains === null ? {} : { domains: listOption(values.domains) }),
+        })
+      : key,
+  );
 }
 
 function keyStatus(key: ApiKeyListing, now: number): string {
@@ -57,6 +73,8 @@ async function listKeys(deps: BaseDeps, argv: string[], io: CliIo): Promise<void
   const email = values.user;
   const keys = await listApiKeys(deps, email ? (await getAccountByEmailOrThrow(deps, email)).id : undefined);
   const now = deps.clock.now();
+  const hosts = new Map((await deps.stores.domains.list()).map((d) => [d.id, d.host]));
+  const domainsOf = (k: ApiKeyListing) => k.domains?.map((id) => hosts.get(id) ?? String(id)) ?? null;
   if (values.json) {
     io.out(
       JSON.stringify(
@@ -71,13 +89,16 @@ async function listKeys(deps: BaseDeps, argv: string[], io: CliIo): Promise<void
           expiresAt: k.expiresAt,
           lastUsedAt: k.lastUsedAt,
           revokedAt: k.revokedAt,
+          projects: k.projects,
+          domains: domainsOf(k),
         })),
       ),
     );
     return;
   }
   const rows = [
-    ['ID', 'PREFIX', 'SCOPE', 'STATUS', 'USER', 'NAME', 'CREATED', 'EXPIRES', 'LAST USED'],
+    // The columns scripts already read keep their places; the limits come last.
+    ['ID', 'PREFIX', 'SCOPE', 'STATUS', 'USER', 'NAME', 'CREATED', 'EXPIRES', 'LAST USED', 'PROJECTS', 'DOMAINS'],
     ...keys.map((k) => [
       k.id,
       k.prefix,
@@ -88,6 +109,8 @@ async function listKeys(deps: BaseDeps, argv: string[], io: CliIo): Promise<void
       iso(k.createdAt),
       iso(k.expiresAt),
       iso(k.lastUsedAt),
+      k.projects?.join(',') ?? 'all',
+      domainsOf(k)?.join(',') ?? 'all',
     ]),
   ];
   printTable(io, rows);

@@ -4,12 +4,13 @@ import { OPERATOR } from '../modules/access/public';
 import { createAccount, listAccounts, ROLES, type Role, setPassword } from '../modules/auth/public';
 import { createInvite } from '../modules/invites/public';
 import { endSetup } from '../modules/sessions/public';
-import { parseCommand, UsageError } from './args';
+import { listOption, parseCommand, UsageError } from './args';
 import type { CliIo } from './io';
 import { iso, printTable } from './table';
 
-const ADD_USAGE = 'usage: slink user add <email> [--role admin|editor|viewer] [--superuser] [--password <pw>]';
-const INVITE_USAGE = 'usage: slink user invite <email> [--role admin|editor|viewer] [--project <id>]... [--json]';
+const INVITE_USAGE = 'usage: slink user invite <email> [--role admin|editor|viewer] [--projects <id,id>] [--json]';
+const ADD_USAGE =
+  'usage: slink user add <email> [--role admin|editor|viewer] [--superuser] [--projects <id,id>] [--password <pw>]';
 
 /** The first line of stdin: a password piped in (or typed, then Ctrl-D) stays out of shell history. */
 async function passwordFromStdin(io: CliIo): Promise<string> {
@@ -32,12 +33,14 @@ async function addUser(deps: BaseDeps, argv: string[], io: CliIo): Promise<void>
     password: { type: 'string' },
     superuser: { type: 'boolean' },
     role: { type: 'string' },
+    projects: { type: 'string' },
   });
   const [email, extra] = positionals;
   if (!email || extra !== undefined) throw new UsageError(ADD_USAGE);
   const role = roleOf(values.role, values.superuser === true);
   const password = values.password ?? (await passwordFromStdin(io));
-  const account = await createAccount(deps, { email, password, role });
+  const projects = listOption(values.projects);
+  const account = await createAccount(deps, { email, password, role, projects });
   // The setup addresses running nodes logged stop working (they answer setup_done already).
   await endSetup(deps);
   io.out(account.id);
@@ -52,6 +55,7 @@ async function listUsers(deps: BaseDeps, argv: string[], io: CliIo): Promise<voi
     email: a.email,
     role: a.role,
     superuser: a.role === 'admin',
+    projects: a.projects,
     createdAt: a.createdAt,
     lastSignInAt: a.lastSignInAt,
     disabledAt: a.disabledAt,
@@ -61,8 +65,8 @@ async function listUsers(deps: BaseDeps, argv: string[], io: CliIo): Promise<voi
     return;
   }
   printTable(io, [
-    // The columns scripts already read keep their places; the role comes last.
-    ['ID', 'EMAIL', 'SUPERUSER', 'CREATED', 'LAST SIGN-IN', 'DISABLED', 'ROLE'],
+    // The columns scripts already read keep their places; the role and projects come last.
+    ['ID', 'EMAIL', 'SUPERUSER', 'CREATED', 'LAST SIGN-IN', 'DISABLED', 'ROLE', 'PROJECTS'],
     ...accounts.map((a) => [
       a.id,
       a.email,
@@ -71,6 +75,7 @@ async function listUsers(deps: BaseDeps, argv: string[], io: CliIo): Promise<voi
       iso(a.lastSignInAt),
       iso(a.disabledAt),
       a.role,
+      a.projects?.join(',') ?? 'all',
     ]),
   ]);
 }
@@ -90,13 +95,13 @@ async function setUserPassword(deps: BaseDeps, argv: string[], io: CliIo): Promi
 async function inviteUser(deps: BaseDeps, argv: string[], io: CliIo): Promise<void> {
   const { values, positionals } = parseCommand(argv, {
     role: { type: 'string' },
-    project: { type: 'string', multiple: true },
+    projects: { type: 'string' },
     json: { type: 'boolean' },
   });
   const [email, extra] = positionals;
   if (!email || extra !== undefined) throw new UsageError(INVITE_USAGE);
   const role = roleOf(values.role, false);
-  const created = await createInvite(deps, OPERATOR, { email, role, projects: values.project ?? null });
+  const created = await createInvite(deps, OPERATOR, { email, role, projects: listOption(values.projects) });
   io.out(values.json ? JSON.stringify(created) : created.url);
 }
 

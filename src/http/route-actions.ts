@@ -59,6 +59,9 @@ const ROUTES: readonly (readonly [string, string, Action])[] = [
   ['GET', '/api/v1/invites', 'invite.read'],
   ['POST', '/api/v1/invites', 'invite.write'],
   ['DELETE', '/api/v1/invites/:id', 'invite.write'],
+  ['GET', '/api/v1/accounts', 'account.read'],
+  ['POST', '/api/v1/accounts', 'account.write'],
+  ['PATCH', '/api/v1/accounts/:id', 'account.write'],
   // The dashboard's endpoints (session only; /api/app's guard).
   ['GET', '/api/app/sessions', 'key.own'],
   ['DELETE', '/api/app/sessions', 'key.own'],

@@ -44,6 +44,8 @@ forEachEngine((engine) => {
         lastUsedAt: null,
         expiresAt: null,
         revokedAt: null,
+        projects: null,
+        domains: null,
       });
       const me = await api(t, 'GET', '/me', { key });
       expect(me.body.account.id).toBe(accountId);
@@ -206,6 +208,8 @@ forEachEngine((engine) => {
         email: 'new@example.com',
         superuser: true,
         role: 'admin',
+        projects: null,
+        disabled: false,
         createdAt: T0,
         lastSignInAt: null,
         disabledAt: null,

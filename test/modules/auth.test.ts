@@ -297,10 +297,18 @@ forEachEngine((engine) => {
         expiresAt: null,
         lastUsedAt: T0,
         createdAt: T0,
+        projects: null,
+        domains: null,
       });
       expect(res.body.key.prefix.length).toBeGreaterThanOrEqual(8);
       expect(res.body.key.prefix.length).toBeLessThan(key.length / 2);
-      expect(res.body.account).toEqual({ id: account.id, email: account.email, superuser: true, role: 'admin' });
+      expect(res.body.account).toEqual({
+        id: account.id,
+        email: account.email,
+        superuser: true,
+        role: 'admin',
+        projects: null,
+      });
       // Neither the key, nor its secret part, nor its hash, nor the password hash leaks.
       const secret = key.slice(res.body.key.prefix.length);
       expect(res.text).not.toContain(key);
@@ -319,7 +327,13 @@ forEachEngine((engine) => {
       expect(res.body.scope).toBe('read');
       expect(res.body.key.scope).toBe('read');
       expect(res.body.key.expiresAt).toBe(T0 + 3_600_000);
-      expect(res.body.account).toEqual({ id: account.id, email: account.email, superuser: false, role: 'editor' });
+      expect(res.body.account).toEqual({
+        id: account.id,
+        email: account.email,
+        superuser: false,
+        role: 'editor',
+        projects: null,
+      });
     });
 
     test('two keys of one account are told apart', async () => {

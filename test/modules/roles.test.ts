@@ -36,7 +36,13 @@ forEachEngine((engine) => {
     test("a viewer's key and session read links and statistics, and /me says viewer", async () => {
       const me = await api(t, 'GET', '/me', { key: viewerKey });
       expect(me.status).toBe(200);
-      expect(me.body.account).toEqual({ id: viewer.accountId, email: viewer.email, superuser: false, role: 'viewer' });
+      expect(me.body.account).toEqual({
+        id: viewer.accountId,
+        email: viewer.email,
+        superuser: false,
+        role: 'viewer',
+        projects: null,
+      });
       for (const call of [{ key: viewerKey }, { headers: { cookie: viewer.cookie } }]) {
         const list = await api(t, 'GET', '/links', call);
         expect(list.status).toBe(200);

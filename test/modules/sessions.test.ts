@@ -51,7 +51,7 @@ forEachEngine((engine) => {
       expect(res.status).toBe(200);
       expectSchema(SignedInModel, res.body);
       expect(res.body).toEqual({
-        account: { id: account.id, email: 'Ada@Example.com', superuser: true, role: 'admin' },
+        account: { id: account.id, email: 'Ada@Example.com', superuser: true, role: 'admin', projects: null },
         session: { id: expect.stringMatching(/^ses_[A-Za-z0-9]{16}$/), expiresAt: T0 + 5000 + 30 * DAY },
       });
       expect(setCookieOf(res)!.value).toMatch(/^[A-Za-z0-9_-]{43}$/);

@@ -18,6 +18,13 @@ export const MIGRATE_LOCK = 0x736c696e6b6d6967n;
 export const FIRST_ACCOUNT_LOCK = 0x736c696e6b616363n;
 
 /**
+ * Account updates ("slinkadm"): one at a time across connections and nodes, as SQLite's single
+ * writer serialises them, so the check that an active admin remains sees every update committed
+ * before it (two admins demoting each other at once leave one).
+ */
+export const ACCOUNT_UPDATE_LOCK = 0x736c696e6b61646dn;
+
+/**
  * Link creation, serialised across connections and nodes as SQLite's single writer serialises
  * it: a bulk create's check of existing destinations and taken slugs then sees every create
  * committed before it, and no create commits between its check and its insert ("slinklnk").

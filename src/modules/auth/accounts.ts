@@ -2,8 +2,11 @@
 
 import { isUniqueViolation } from '../../db/storage';
 import { AppError, invalid, notFound } from '../../lib/errors';
-import { newId } from '../../lib/ids';
+import { newId, randomToken } from '../../lib/ids';
+import { type Access, authorize, OPERATOR } from '../access/public';
+import { auditEntry, fieldsOf } from '../audit/public';
 import type { AuthDeps } from './deps';
+import { knownProjects } from './limits';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords';
 import type { AccountRow } from './store';
 import { ROLES, type Role } from './table';
@@ -19,9 +22,13 @@ export function isAdmin(account: Pick<AccountRow, 'role'>): boolean {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-interface CreateAccountInput {
+export interface CreateAccountInput {
   email: string;
-  password: string;
+  /**
+   * Absent or null: the account is made with a password nobody knows, so it cannot sign in until
+   * one is set (an invite's address, or `slink user password`).
+   */
+  password?: string | null;
   /** Default editor; `superuser: true` (the older word) means admin. */
   role?: Role;
   superuser?: boolean;
@@ -46,6 +53,16 @@ function emailTaken(email: string): AppError {
   return new AppError('conflict', `An account for ${email} already exists`, 'email');
 }
 
+/** An admin sees every link: a project limit would mean nothing, so it is refused. */
+export function refuseAdminLimit(role: Role, projects: readonly string[] | null): void {
+  if (role === 'admin' && projects !== null) {
+    throw invalid(
+      'projects',
+      'An admin sees every link: it cannot be limited to projects (give null, or another role)',
+    );
+  }
+}
+
 /**
  * Checks the input and hashes the password (the slow part) without writing anything; a store
  * write follows (insertAccount, or first-run setup's insertFirst, which writes only while no
@@ -53,24 +70,33 @@ function emailTaken(email: string): AppError {
  */
 export async function prepareAccount(deps: AuthDeps, input: CreateAccountInput): Promise<AccountRow> {
   const email = checkEmail(input.email);
-  checkPassword(input.password);
+  const password = input.password ?? null;
+  if (password !== null) checkPassword(password);
+  const role = input.role ?? (input.superuser ? 'admin' : 'editor');
+  if (!(ROLES as readonly string[]).includes(role)) throw invalid('role', 'role must be admin, editor or viewer');
+  const projects = await knownProjects(deps, input.projects);
+  refuseAdminLimit(role, projects);
   if (await findAccountByEmail(deps, email)) throw emailTaken(email);
   return {
     id: newId('acc'),
     email,
-    passwordHash: await hashPassword(input.password),
-    role: input.role ?? (input.superuser ? 'admin' : 'editor'),
+    passwordHash: await hashPassword(password ?? randomToken()),
+    role,
     createdAt: deps.clock.now(),
     lastSignInAt: null,
     disabledAt: null,
-    projects: input.projects ?? null,
+    projects,
   };
 }
 
-/** Writes a prepared account; the email is checked again by the unique index, as another request may have taken it meanwhile. */
-export async function insertAccount(deps: AuthDeps, row: AccountRow): Promise<AccountRow> {
+/** Writes a prepared account with its audit entry; the email is checked again by the unique index, as another request may have taken it meanwhile. */
+export async function insertAccount(deps: AuthDeps, row: AccountRow, actor: Access = OPERATOR): Promise<AccountRow> {
+  const fields = fieldsOf({ email: row.email, role: row.role, projects: row.projects ?? undefined });
   try {
-    await deps.stores.accounts.insert(row);
+    await deps.stores.accounts.insert(
+      row,
+      auditEntry(actor, 'account.create', { type: 'account', id: row.id }, fields, row.createdAt),
+    );
   } catch (err) {
     if (isUniqueViolation(err)) throw emailTaken(row.email);
     throw err;
@@ -78,9 +104,17 @@ export async function insertAccount(deps: AuthDeps, row: AccountRow): Promise<Ac
   return row;
 }
 
-/** Creates an account; emails are unique without regard to case. Returns the new account. */
-export async function createAccount(deps: AuthDeps, input: CreateAccountInput): Promise<AccountRow> {
-  return insertAccount(deps, await prepareAccount(deps, input));
+/**
+ * Creates an account; emails are unique without regard to case. Returns the new account. The
+ * actor (an admin, or the operator's CLI by default) is checked and named in the audit log.
+ */
+export async function createAccount(
+  deps: AuthDeps,
+  input: CreateAccountInput,
+  actor: Access = OPERATOR,
+): Promise<AccountRow> {
+  authorize(actor, 'account.write');
+  return insertAccount(deps, await prepareAccount(deps, input), actor);
 }
 
 export function hasAccounts(deps: AuthDeps): Promise<boolean> {

@@ -1,9 +1,9 @@
-/** /api/app/keys and /api/app/accounts: a signed-in person's API keys, and accounts for superusers. */
+/** /api/app/keys and /api/app/accounts: a signed-in person's API keys, and accounts for admins. */
 import { Elysia } from 'elysia';
-import { signedIn } from '../../http/app-guard';
+import { appAccess } from '../../http/app-guard';
 import { appDetail, errors, IdParams, noContentResponses } from '../../http/models';
-import { setAccountDisabled } from './admin';
-import { createAccountAs, createOwnKey, listAccountsAs, listOwnKeys, revokeKeyAs, toAccountItem } from './dashboard';
+import { ACCOUNT_CREATE, ACCOUNT_UPDATE } from './api-routes';
+import { createAccountAs, createOwnKey, listAccountsAs, listOwnKeys, revokeKeyAs, updateAccountAs } from './dashboard';
 import type { AuthDeps } from './deps';
 import {
   AccountListModel,
@@ -15,11 +15,11 @@ import {
   UpdateAccountBody,
 } from './model';
 
-const SUPERUSERS = 'Superusers only (else 403 superuser_required).';
+const SUPERUSERS = 'Admins only (else 403 superuser_required).';
 
 export function appKeysRoutes(deps: AuthDeps) {
   return new Elysia({ name: 'slink.app.keys', prefix: '/keys' })
-    .get('', async ({ request }) => ({ items: await listOwnKeys(deps, signedIn(request).account) }), {
+    .get('', async ({ request }) => ({ items: await listOwnKeys(deps, appAccess(request)) }), {
       response: { 200: KeyListModel, ...errors(403) },
       detail: appDetail('Your API keys', 'Newest first, never the secret.'),
     })
@@ -27,7 +27,7 @@ export function appKeysRoutes(deps: AuthDeps) {
       '',
       ({ body, request, set }) => {
         set.status = 201;
-        return createOwnKey(deps, signedIn(request).account, body);
+        return createOwnKey(deps, appAccess(request), body);
       },
       {
         parse: 'json',
@@ -42,7 +42,7 @@ export function appKeysRoutes(deps: AuthDeps) {
     .delete(
       '/:id',
       async ({ params, request, set }) => {
-        await revokeKeyAs(deps, signedIn(request).account, params.id);
+        await revokeKeyAs(deps, appAccess(request), params.id);
         set.status = 204;
       },
       {
@@ -57,7 +57,7 @@ export function appKeysRoutes(deps: AuthDeps) {
 
 export function appAccountsRoutes(deps: AuthDeps) {
   return new Elysia({ name: 'slink.app.accounts', prefix: '/accounts' })
-    .get('', async ({ request }) => ({ items: await listAccountsAs(deps, signedIn(request).account) }), {
+    .get('', async ({ request }) => ({ items: await listAccountsAs(deps, appAccess(request)) }), {
       response: { 200: AccountListModel, ...errors(403) },
       detail: appDetail('Accounts', `Oldest first. ${SUPERUSERS}`),
     })
@@ -65,29 +65,26 @@ export function appAccountsRoutes(deps: AuthDeps) {
       '',
       async ({ body, request, set }) => {
         set.status = 201;
-        return { item: await createAccountAs(deps, signedIn(request).account, body) };
+        return { item: await createAccountAs(deps, appAccess(request), body) };
       },
       {
         parse: 'json',
         body: CreateAccountBody,
         response: { 201: AccountResultModel, ...errors(400, 403, 409, 413, 415) },
-        detail: appDetail('Create an account', `A duplicate email is 409 conflict. ${SUPERUSERS}`),
+        detail: appDetail('Create an account', `${ACCOUNT_CREATE} ${SUPERUSERS}`),
       },
     )
     .patch(
       '/:id',
       async ({ params, body, request }) => ({
-        item: toAccountItem(await setAccountDisabled(deps, signedIn(request).account, params.id, body.disabled)),
+        item: await updateAccountAs(deps, appAccess(request), params.id, body),
       }),
       {
         parse: 'json',
         params: IdParams,
         body: UpdateAccountBody,
-        response: { 200: AccountResultModel, ...errors(400, 403, 404, 413, 415) },
-        detail: appDetail(
-          'Disable or enable an account',
-          `Disabling ends its sessions and revokes its API keys (401 key_revoked), for good: enabling it again gives back sign-in, not the keys. You cannot disable your own account (400 field disabled). ${SUPERUSERS}`,
-        ),
+        response: { 200: AccountResultModel, ...errors(400, 403, 404, 409, 413, 415) },
+        detail: appDetail('Change an account', `${ACCOUNT_UPDATE} ${SUPERUSERS}`),
       },
     );
 }

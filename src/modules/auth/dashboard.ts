@@ -1,17 +1,19 @@
 /**
- * What a signed-in person does with keys and accounts in the dashboard (/api/app). The acting
- * account comes first; superuser checks are the first line of the verbs that need them.
+ * Keys and accounts as the API and the dashboard show and change them. The acting person comes
+ * first (their Access); the powers checks are the first line of the verbs that need them.
  */
 
 import { invalid, notFound } from '../../lib/errors';
-import { createAccount, isAdmin } from './accounts';
-import { listAccounts, requireSuperuser } from './admin';
+import { type Access, authorize } from '../access/public';
+import { type CreateAccountInput, createAccount, isAdmin } from './accounts';
+import { type AccountUpdateInput, listAccounts, updateAccount } from './admin';
 import type { AuthDeps } from './deps';
 import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from './keys';
+import { hostsOf } from './limits';
 import type { AccountItem, KeyItem, Scope } from './model';
 import type { AccountRow, ApiKeyRow } from './store';
 
-function toKeyItem(row: ApiKeyRow, now: number): KeyItem {
+async function toKeyItem(deps: AuthDeps, row: ApiKeyRow, now: number): Promise<KeyItem> {
   const status =
     row.revokedAt !== null ? 'revoked' : row.expiresAt !== null && row.expiresAt <= now ? 'expired' : 'active';
   return {
@@ -24,15 +26,20 @@ function toKeyItem(row: ApiKeyRow, now: number): KeyItem {
     lastUsedAt: row.lastUsedAt,
     expiresAt: row.expiresAt,
     revokedAt: row.revokedAt,
+    projects: row.projects,
+    domains: await hostsOf(deps, row.domains),
   };
 }
 
+/** One shape for an account, in the API (/api/v1/accounts) and the dashboard (/api/app/accounts). */
 export function toAccountItem(row: AccountRow): AccountItem {
   return {
     id: row.id,
     email: row.email,
     superuser: isAdmin(row),
     role: row.role,
+    projects: row.projects,
+    disabled: row.disabledAt !== null,
     createdAt: row.createdAt,
     lastSignInAt: row.lastSignInAt,
     disabledAt: row.disabledAt,
@@ -40,48 +47,63 @@ export function toAccountItem(row: AccountRow): AccountItem {
 }
 
 /** The actor's own keys, newest first; never the secret (only its hash is stored). */
-export async function listOwnKeys(deps: AuthDeps, actor: AccountRow): Promise<KeyItem[]> {
+export async function listOwnKeys(deps: AuthDeps, actor: Access): Promise<KeyItem[]> {
+  if (actor.accountId === null) return [];
   const now = deps.clock.now();
-  return (await listApiKeys(deps, actor.id)).map((row) => toKeyItem(row, now));
+  return Promise.all((await listApiKeys(deps, actor.accountId)).map((row) => toKeyItem(deps, row, now)));
 }
 
 interface CreateOwnKeyInput {
   name?: string | null;
   scope: Scope;
   expiresAt?: number | null;
+  projects?: string[] | null;
+  domains?: string[] | null;
 }
 
 /** Creates a key of the actor's account; the secret is in the result this once. */
-export async function createOwnKey(deps: AuthDeps, actor: AccountRow, input: CreateOwnKeyInput) {
+export async function createOwnKey(deps: AuthDeps, actor: Access, input: CreateOwnKeyInput) {
+  authorize(actor, 'key.own');
+  if (actor.accountId === null) throw notFound('account');
   const expiresAt = input.expiresAt ?? null;
   if (expiresAt !== null && expiresAt <= deps.clock.now())
     throw invalid('expiresAt', 'expiresAt must be in the future');
-  const created = await createApiKey(deps, {
-    accountId: actor.id,
-    scope: input.scope,
-    name: input.name ?? null,
-    expiresAt,
-  });
-  return { key: created.key, item: toKeyItem(created.row, deps.clock.now()) };
+  const created = await createApiKey(
+    deps,
+    {
+      accountId: actor.accountId,
+      scope: input.scope,
+      name: input.name ?? null,
+      expiresAt,
+      projects: input.projects ?? null,
+      domains: input.domains ?? null,
+    },
+    actor,
+  );
+  return { key: created.key, item: await toKeyItem(deps, created.row, deps.clock.now()) };
 }
 
-/** Revokes one of the actor's keys, or any key for a superuser; a key one may not see is not_found. */
-export async function revokeKeyAs(deps: AuthDeps, actor: AccountRow, keyId: string): Promise<void> {
+/** Revokes one of the actor's keys, or any key for an admin; a key one may not see is not_found. */
+export async function revokeKeyAs(deps: AuthDeps, actor: Access, keyId: string): Promise<void> {
   const row = await findApiKey(deps, keyId);
-  if (!row || (row.accountId !== actor.id && !isAdmin(actor))) throw notFound('key');
-  await revokeApiKey(deps, keyId);
+  if (!row || (row.accountId !== actor.accountId && actor.role !== 'admin')) throw notFound('key');
+  await revokeApiKey(deps, keyId, actor);
 }
 
-export async function listAccountsAs(deps: AuthDeps, actor: AccountRow): Promise<AccountItem[]> {
-  requireSuperuser(actor);
+export async function listAccountsAs(deps: AuthDeps, actor: Access): Promise<AccountItem[]> {
+  authorize(actor, 'account.read');
   return (await listAccounts(deps)).map(toAccountItem);
 }
 
-export async function createAccountAs(
+export async function createAccountAs(deps: AuthDeps, actor: Access, input: CreateAccountInput): Promise<AccountItem> {
+  return toAccountItem(await createAccount(deps, input, actor));
+}
+
+export async function updateAccountAs(
   deps: AuthDeps,
-  actor: AccountRow,
-  input: { email: string; password: string; superuser?: boolean },
+  actor: Access,
+  id: string,
+  input: AccountUpdateInput,
 ): Promise<AccountItem> {
-  requireSuperuser(actor);
-  return toAccountItem(await createAccount(deps, input));
+  return toAccountItem(await updateAccount(deps, actor, id, input));
 }

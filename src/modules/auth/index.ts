@@ -3,10 +3,12 @@ import { Elysia } from 'elysia';
 import { principalPlugin } from '../../http/auth';
 import { errors } from '../../http/models';
 import { isAdmin } from './accounts';
+import type { AuthDeps } from './deps';
 import type { Principal } from './keys';
+import { hostsOf } from './limits';
 import { type Me, MeModel } from './model';
 
-function describePrincipal({ key, account }: Principal): Me {
+async function describePrincipal(deps: AuthDeps, { key, account }: Principal): Promise<Me> {
   return {
     scope: key.scope,
     key: {
@@ -17,19 +19,28 @@ function describePrincipal({ key, account }: Principal): Me {
       expiresAt: key.expiresAt,
       lastUsedAt: key.lastUsedAt,
       createdAt: key.createdAt,
+      projects: key.projects,
+      domains: await hostsOf(deps, key.domains),
     },
-    account: { id: account.id, email: account.email, superuser: isAdmin(account), role: account.role },
+    account: {
+      id: account.id,
+      email: account.email,
+      superuser: isAdmin(account),
+      role: account.role,
+      projects: account.projects,
+    },
   };
 }
 
-export function meRoutes() {
+export function meRoutes(deps: AuthDeps) {
   return new Elysia({ name: 'slink.me' })
     .use(principalPlugin)
-    .get('/me', ({ principal }) => describePrincipal(principal), {
+    .get('/me', ({ principal }) => describePrincipal(deps, principal), {
       response: { 200: MeModel, ...errors(401, 429) },
       detail: { tags: ['Identity'], summary: 'The calling key and its account' },
     });
 }
 
-/** The dashboard's account and key routes, mounted by app.ts beside these. */
+/** The API's accounts, and the dashboard's account and key routes, mounted by app.ts beside these. */
+export { accountsRoutes } from './api-routes';
 export { appAccountsRoutes, appKeysRoutes } from './app-routes';

@@ -7,7 +7,10 @@ import { storageFailure } from '../../db/storage';
 import { AppError, invalid, notFound } from '../../lib/errors';
 import { digestsEqual, sha256Hex } from '../../lib/hash';
 import { newId, randomString } from '../../lib/ids';
+import { type Access, OPERATOR } from '../access/public';
+import { auditEntry, fieldsOf } from '../audit/public';
 import type { AuthDeps } from './deps';
+import { domainIdsOf, knownProjects } from './limits';
 import type { Scope } from './model';
 import type { AccountRow, ApiKeyRow } from './store';
 import { SCOPES } from './table';
@@ -24,9 +27,9 @@ interface CreateApiKeyInput {
   scope: Scope;
   name?: string | null;
   expiresAt?: number | null;
-  /** Limits of the key's own, within its account's (access/): project ids, domain ids; null for none. */
+  /** Limits of the key's own, within its account's (access/): project ids, domain hosts; null for none. */
   projects?: string[] | null;
-  domains?: number[] | null;
+  domains?: string[] | null;
 }
 
 interface CreatedApiKey {
@@ -35,10 +38,21 @@ interface CreatedApiKey {
   key: string;
 }
 
-export async function createApiKey(deps: AuthDeps, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+/**
+ * Creates a key of an account, with its audit entry (the actor: the person in the dashboard, or
+ * the operator's CLI by default). Its limits lie within its account's: a project its account
+ * is not limited to is 400 (field projects), as is an unknown project or domain.
+ */
+export async function createApiKey(
+  deps: AuthDeps,
+  input: CreateApiKeyInput,
+  actor: Access = OPERATOR,
+): Promise<CreatedApiKey> {
   if (!(SCOPES as readonly string[]).includes(input.scope))
     throw invalid('scope', 'Scope must be read, write or create');
-  if (input.scope === 'write' && (await deps.stores.accounts.findById(input.accountId))?.role === 'viewer') {
+  const account = await deps.stores.accounts.findById(input.accountId);
+  if (!account) throw notFound('account');
+  if (input.scope === 'write' && account.role === 'viewer') {
     // A key never has more than its account: a viewer's is read, or create (for a form).
     throw new AppError(
       'insufficient_scope',
@@ -47,6 +61,19 @@ export async function createApiKey(deps: AuthDeps, input: CreateApiKeyInput): Pr
     );
   }
   if (input.name && input.name.length > 100) throw invalid('name', 'Key name is at most 100 characters');
+  const projects = await knownProjects(deps, input.projects);
+  const beyond = account.projects === null ? [] : (projects ?? []).filter((id) => !account.projects!.includes(id));
+  if (beyond.length) {
+    throw invalid('projects', `The key's account is limited to other projects: ${beyond.join(', ')} is beyond them`);
+  }
+  const domains = await domainIdsOf(deps, input.domains);
+  const fields = fieldsOf({
+    name: input.name ?? undefined,
+    scope: input.scope,
+    expiresAt: input.expiresAt ?? undefined,
+    projects: projects ?? undefined,
+    domains: domains ?? undefined,
+  });
   for (;;) {
     const key = `slk_${randomString(40)}`;
     const prefix = key.slice(0, PREFIX_LENGTH);
@@ -62,10 +89,13 @@ export async function createApiKey(deps: AuthDeps, input: CreateApiKeyInput): Pr
       revokedAt: null,
       lastUsedAt: null,
       createdAt: deps.clock.now(),
-      projects: input.projects ?? null,
-      domains: input.domains ?? null,
+      projects,
+      domains,
     };
-    await deps.stores.keys.insert(row);
+    await deps.stores.keys.insert(
+      row,
+      auditEntry(actor, 'key.create', { type: 'key', id: row.id }, fields, row.createdAt),
+    );
     return { row, key };
   }
 }
@@ -74,12 +104,16 @@ export function findApiKey(deps: AuthDeps, keyId: string): Promise<ApiKeyRow | n
   return deps.stores.keys.find(keyId);
 }
 
-export async function revokeApiKey(deps: AuthDeps, keyId: string): Promise<ApiKeyRow> {
+export async function revokeApiKey(deps: AuthDeps, keyId: string, actor: Access = OPERATOR): Promise<ApiKeyRow> {
   const row = await findApiKey(deps, keyId);
   if (!row) throw notFound('key');
   if (row.revokedAt !== null) return row;
   const revokedAt = deps.clock.now();
-  await deps.stores.keys.revoke(keyId, revokedAt);
+  await deps.stores.keys.revoke(
+    keyId,
+    revokedAt,
+    auditEntry(actor, 'key.revoke', { type: 'key', id: keyId }, [], revokedAt),
+  );
   return { ...row, revokedAt };
 }
 

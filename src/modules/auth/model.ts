@@ -15,6 +15,21 @@ const ScopeModel = oneOf(SCOPES, { description: SCOPE_DESCRIPTION });
 export const RoleModel = oneOf(ROLES);
 export type Scope = typeof ScopeModel.static;
 
+const ProjectLimit = (description: string) =>
+  t.Union([t.Array(t.String(), { maxItems: 100 }), t.Null()], {
+    description,
+    error: fieldError('projects', 'projects must be an array of project ids, or null for all'),
+  });
+const DomainLimit = (description: string) =>
+  t.Union([t.Array(t.String(), { maxItems: 100 }), t.Null()], {
+    description,
+    error: fieldError('domains', 'domains must be an array of domain hosts, or null for all'),
+  });
+const ACCOUNT_PROJECTS = 'The project ids it is limited to: it sees and changes only their links. null: every link.';
+const KEY_PROJECTS =
+  "The key's own project limit, within its account's: it sees and changes only their links. null: its account's.";
+const KEY_DOMAINS = 'The domain hosts the key is limited to: it sees and changes only their links. null: every domain.';
+
 export const MeModel = t.Object({
   scope: ScopeModel,
   key: t.Object({
@@ -25,12 +40,15 @@ export const MeModel = t.Object({
     expiresAt: nullable(Type.Integer()),
     lastUsedAt: nullable(Type.Integer()),
     createdAt: Type.Integer(),
+    projects: ProjectLimit(KEY_PROJECTS),
+    domains: DomainLimit(KEY_DOMAINS),
   }),
   account: t.Object({
     id: t.String(),
     email: t.String(),
     superuser: t.Boolean({ description: 'True exactly for admins: they may choose and rename slugs.' }),
     role: RoleModel,
+    projects: ProjectLimit(ACCOUNT_PROJECTS),
   }),
 });
 export type Me = typeof MeModel.static;
@@ -51,6 +69,8 @@ const KeyItemModel = t.Object(
     lastUsedAt: MaybeTime,
     expiresAt: MaybeTime,
     revokedAt: MaybeTime,
+    projects: ProjectLimit(KEY_PROJECTS),
+    domains: DomainLimit(KEY_DOMAINS),
   },
   { title: 'KeyItem' },
 );
@@ -72,6 +92,8 @@ export const CreateKeyBody = t.Object({
       error: fieldError('expiresAt', 'expiresAt must be epoch milliseconds up to the year 9999, or null'),
     }),
   ),
+  projects: t.Optional(ProjectLimit(`${KEY_PROJECTS} A project beyond its account's is 400.`)),
+  domains: t.Optional(DomainLimit(KEY_DOMAINS)),
 });
 
 export const CreatedKeyModel = t.Object({
@@ -83,11 +105,13 @@ export const AccountItemModel = t.Object(
   {
     id: t.String(),
     email: t.String(),
-    superuser: t.Boolean(),
+    superuser: t.Boolean({ description: 'True exactly for admins.' }),
     role: RoleModel,
+    projects: ProjectLimit(ACCOUNT_PROJECTS),
+    disabled: t.Boolean({ description: 'No sign-in, keys refused.' }),
     createdAt: Type.Integer(),
     lastSignInAt: MaybeTime,
-    disabledAt: t.Union([Type.Integer(), t.Null()], { description: 'Set while disabled: no sign-in, keys refused.' }),
+    disabledAt: t.Union([Type.Integer(), t.Null()], { description: 'When it was disabled; null while enabled.' }),
   },
   { title: 'AccountItem' },
 );
@@ -109,12 +133,31 @@ export function passwordField(field: string, description?: string) {
 
 export const NEW_PASSWORD = `At least ${MIN_PASSWORD_LENGTH} characters.`;
 
+const RoleField = oneOf(ROLES, {
+  description: 'admin: everything; editor: links, variants, projects and tags; viewer: read only.',
+  error: fieldError('role', 'role must be admin, editor or viewer'),
+});
+
 export const CreateAccountBody = t.Object({
   email: EmailField,
-  password: passwordField('password', NEW_PASSWORD),
-  superuser: t.Optional(t.Boolean({ error: fieldError('superuser', 'superuser must be true or false') })),
+  password: t.Optional(
+    passwordField(
+      'password',
+      `${NEW_PASSWORD} Absent: the account cannot sign in until a password is set (an invite, or \`slink user password\`).`,
+    ),
+  ),
+  role: t.Optional(RoleField),
+  superuser: t.Optional(
+    t.Boolean({
+      description: 'The older word for role admin.',
+      error: fieldError('superuser', 'superuser must be true or false'),
+    }),
+  ),
+  projects: t.Optional(ProjectLimit(`${ACCOUNT_PROJECTS} Not for an admin (400).`)),
 });
 
 export const UpdateAccountBody = t.Object({
-  disabled: t.Boolean({ error: fieldError('disabled', 'disabled must be true or false') }),
+  role: t.Optional(RoleField),
+  projects: t.Optional(ProjectLimit(`${ACCOUNT_PROJECTS} Not for an admin (400).`)),
+  disabled: t.Optional(t.Boolean({ error: fieldError('disabled', 'disabled must be true or false') })),
 });

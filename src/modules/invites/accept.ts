@@ -74,7 +74,8 @@ async function acceptFound(deps: InvitesDeps, invite: InviteRow, input: AcceptIn
     projects: invite.projects ?? null,
   };
   const actor = accessOfNew(account);
-  const fields = fieldsOf({ email: true, password: true, role: true, projects: account.projects ?? undefined });
+  // The fields an admin's account.create names (auth/accounts.ts): the password is never among them.
+  const fields = fieldsOf({ email: true, role: true, projects: account.projects ?? undefined });
   const audit = [
     auditEntry(actor, 'account.create', { type: 'account', id: account.id }, fields, now),
     auditEntry(actor, 'invite.accept', { type: 'invite', id: invite.id }, ['usedAt'], now),

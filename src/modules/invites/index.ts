@@ -8,8 +8,7 @@ import { principalPlugin } from '../../http/auth';
 import { clientAddress } from '../../http/client';
 import { appDetail, errors, IdParams, noContentResponses } from '../../http/models';
 import { sessionCookie } from '../../http/session';
-import { isAdmin } from '../auth/public';
-import { SignedInModel } from '../sessions/public';
+import { SignedInModel, signedInBody } from '../sessions/public';
 import { acceptInvite } from './accept';
 import type { InvitesDeps } from './deps';
 import {
@@ -100,11 +99,7 @@ export function appInviteRoutes(deps: InvitesDeps) {
         });
         set.status = 201;
         set.headers['set-cookie'] = sessionCookie(appHost, created.token, created.session.expiresAt, deps.clock.now());
-        const { account, session } = created;
-        return {
-          account: { id: account.id, email: account.email, superuser: isAdmin(account), role: account.role },
-          session: { id: session.id, expiresAt: session.expiresAt },
-        };
+        return signedInBody(created);
       },
       {
         parse: 'json',

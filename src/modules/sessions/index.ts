@@ -1,30 +1,15 @@
 /** /api/app session routes: first-run setup, sign-in and sign-out, the account's sessions, its password. */
 import { Elysia } from 'elysia';
-import { findSignedIn, signedIn } from '../../http/app-guard';
+import { appAccess, findSignedIn, signedIn } from '../../http/app-guard';
 import { clientAddress } from '../../http/client';
 import { appDetail, errors, IdParams, noContentResponses } from '../../http/models';
 import { clearedSessionCookie, sessionCookie } from '../../http/session';
-import { isAdmin } from '../auth/public';
 import type { SessionsDeps } from './deps';
-import {
-  PasswordBody,
-  SessionListModel,
-  SetupBody,
-  SetupStatusModel,
-  type SignedInBody,
-  SignedInModel,
-  SignInBody,
-} from './model';
+import { PasswordBody, SessionListModel, SetupBody, SetupStatusModel, SignedInModel, SignInBody } from './model';
 import { changePassword } from './password';
-import { endAllSessions, endSession, listSessions, type NewSession, type SignedIn, signIn, signOut } from './service';
+import { endAllSessions, endSession, listSessions, type NewSession, signIn, signOut } from './service';
 import { completeSetup, setupNeeded } from './setup';
-
-function toBody({ account, session }: SignedIn): SignedInBody {
-  return {
-    account: { id: account.id, email: account.email, superuser: isAdmin(account), role: account.role },
-    session: { id: session.id, expiresAt: session.expiresAt },
-  };
-}
+import { signedInBody as toBody } from './signed-in-body';
 
 type Headers = Record<string, string | number>;
 
@@ -143,7 +128,12 @@ export function sessionRoutes(deps: SessionsDeps) {
       '/password',
       async ({ body, request, server, set }) => {
         const { account } = signedIn(request);
-        await changePassword(deps, account, { ...body, address: clientAddress(request, server, trustProxy) });
+        await changePassword(
+          deps,
+          account,
+          { ...body, address: clientAddress(request, server, trustProxy) },
+          appAccess(request),
+        );
         ended(set);
       },
       {

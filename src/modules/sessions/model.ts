@@ -3,7 +3,15 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { EmailField, NEW_PASSWORD, passwordField, RoleModel } from '../auth/public';
 
-const AccountModel = t.Object({ id: t.String(), email: t.String(), superuser: t.Boolean(), role: RoleModel });
+const AccountModel = t.Object({
+  id: t.String(),
+  email: t.String(),
+  superuser: t.Boolean(),
+  role: RoleModel,
+  projects: t.Union([t.Array(t.String()), t.Null()], {
+    description: 'The project ids the account is limited to (it sees and changes only their links); null: every link.',
+  }),
+});
 
 export const SignedInModel = t.Object(
   {

@@ -1,6 +1,7 @@
 /** A signed-in person changes their own password: the current one is checked first, under the sign-in throttle. */
 
 import { invalid } from '../../lib/errors';
+import type { Access } from '../access/public';
 import { type AccountRow, checkPassword, setPassword } from '../auth/public';
 import type { SessionsDeps } from './deps';
 import { checkCredentials } from './service';
@@ -21,6 +22,8 @@ export async function changePassword(
   deps: SessionsDeps,
   account: AccountRow,
   input: ChangePasswordInput,
+  /** Who changes it, for the audit log: the person, through the dashboard. */
+  actor: Access,
 ): Promise<void> {
   checkPassword(input.newPassword, 'newPassword');
   const checked = await checkCredentials(deps, {
@@ -29,5 +32,5 @@ export async function changePassword(
     address: input.address,
   });
   if (checked?.id !== account.id) throw invalid('currentPassword', 'The current password is wrong');
-  await setPassword(deps, account.email, input.newPassword);
+  await setPassword(deps, account.email, input.newPassword, actor);
 }

@@ -13,6 +13,7 @@ export {
 } from './postgres/store';
 export { type NewSession, type SignedIn, sessionPrincipal, startSession, verifySession } from './service';
 export { endSetup, setupAddress, withdrawSetupToken } from './setup';
+export { signedInBody } from './signed-in-body';
 export { createSqliteSessionStore, createSqliteSetupTokens, deleteSessionsOfAccountSqlite } from './sqlite/store';
 export type { FailureWindow, SessionStore, SetupTokenStore, SignInFailureStore } from './store';
 export { FailureWindows, SIGN_IN_LIMITS, type SignInAttempt, SignInThrottle } from './throttle';

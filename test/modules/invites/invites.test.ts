@@ -123,7 +123,7 @@ forEachEngine((engine) => {
         res.body.account.id,
       );
       expect(entries.map((e) => [e.action, e.via, e.target_type, e.target_id, JSON.parse(String(e.fields))])).toEqual([
-        ['account.create', 'dashboard', 'account', res.body.account.id, ['email', 'password', 'projects', 'role']],
+        ['account.create', 'dashboard', 'account', res.body.account.id, ['email', 'projects', 'role']],
         ['invite.accept', 'dashboard', 'invite', created.id, ['usedAt']],
       ]);
       expect(JSON.stringify(entries)).not.toContain(secret);

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sessionCookieName } from '../../../src/http/session';
-import { setAccountDisabled } from '../../../src/modules/auth/admin';
+import { OPERATOR } from '../../../src/modules/access/public';
+import { updateAccount } from '../../../src/modules/auth/admin';
 import { revokeApiKey } from '../../../src/modules/auth/keys';
 import { signOut, startSession } from '../../../src/modules/sessions/service';
 import { STREAM_LIFETIME_MS } from '../../../src/modules/webhooks/live-hub';
@@ -55,7 +56,7 @@ test('an expired key: its stream ends before the next event', async () => {
 test("a disabled account: its key's stream ends before the next event", async () => {
   const { key, account } = await makeKey(t, 'read');
   const live = await openEvents(t.app, bearer(key));
-  await setAccountDisabled(t.deps, admin.account, account.id, true);
+  await updateAccount(t.deps, OPERATOR, account.id, { disabled: true });
   await newLink();
   expectEndedQuietly(await live.rest());
 });

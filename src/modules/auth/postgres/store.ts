@@ -1,6 +1,8 @@
 /** The auth stores on PostgreSQL. */
 import { num, numOrNull, type Pg, storable } from '../../../db/postgres/client';
-import { FIRST_ACCOUNT_LOCK } from '../../../db/postgres/locks';
+import { ACCOUNT_UPDATE_LOCK, FIRST_ACCOUNT_LOCK } from '../../../db/postgres/locks';
+import { insertAuditPostgres } from '../../audit/public';
+import { applied, demotesKeys, losesAdmin, narrowedProjects } from '../narrow';
 import type { AccountRow, AccountStore, ApiKeyRow, KeyStore } from '../store';
 
 type Int8 = string | number;
@@ -77,6 +79,14 @@ export async function insertAccountPostgres(sql: Pg, row: AccountRow): Promise<v
       ${row.lastSignInAt}, ${row.disabledAt}, ${listText(row.projects ?? null)})`;
 }
 
+function insertKey(sql: Pg, row: ApiKeyRow): Promise<unknown> {
+  return sql`INSERT INTO api_keys (id, account_id, name, prefix, hash, scope, expires_at, revoked_at,
+      last_used_at, created_at, projects, domains)
+    VALUES (${row.id}, ${row.accountId}, ${row.name}, ${row.prefix}, ${row.hash}, ${row.scope},
+      ${row.expiresAt}, ${row.revokedAt}, ${row.lastUsedAt}, ${row.createdAt},
+      ${listText(row.projects ?? null)}, ${listText(row.domains ?? null)})`;
+}
+
 /**
  * Ends an account's dashboard sessions inside the transaction that changed its password or
  * disabled it: the sessions module's statement, given by the composition root.
@@ -85,8 +95,9 @@ export type EndSessionsPostgres = (tx: Pg, accountId: string) => Promise<unknown
 
 export function createPostgresAccountStore(sql: Pg, endSessions: EndSessionsPostgres): AccountStore {
   return {
-    async insert(row) {
-      await insertAccountPostgres(sql, row);
+    async insert(row, audit) {
+      if (!audit) return insertAccountPostgres(sql, row);
+      await sql.begin((tx) => Promise.all([insertAccountPostgres(tx, row), insertAuditPostgres(tx, audit)]));
     },
     async insertFirst(row) {
       return sql.begin(async (tx) => {
@@ -116,11 +127,14 @@ export function createPostgresAccountStore(sql: Pg, endSessions: EndSessionsPost
     async setLastSignIn(id, at) {
       await sql`UPDATE accounts SET last_sign_in_at = ${at} WHERE id = ${id}`;
     },
-    async setPassword(id, passwordHash) {
-      await sql.begin(async (tx) => {
-        await tx`UPDATE accounts SET password_hash = ${passwordHash} WHERE id = ${id}`;
-        await endSessions(tx, id);
-      });
+    async setPassword(id, passwordHash, audit) {
+      await sql.begin((tx) =>
+        Promise.all([
+          tx`UPDATE accounts SET password_hash = ${passwordHash} WHERE id = ${id}`,
+          endSessions(tx, id),
+          insertAuditPostgres(tx, audit),
+        ]),
+      );
     },
     async setDisabled(id, at) {
       await sql.begin(async (tx) => {
@@ -128,6 +142,45 @@ export function createPostgresAccountStore(sql: Pg, endSessions: EndSessionsPost
         if (at === null) return;
         await endSessions(tx, id);
         await tx`UPDATE api_keys SET revoked_at = ${at} WHERE account_id = ${id} AND revoked_at IS NULL`;
+      });
+    },
+    async update(id, change, audit) {
+      if (!storable(id)) return 'missing';
+      return sql.begin(async (tx) => {
+        // Taken before the admins are counted: updates wait for each other, so the count sees
+        // every demotion committed before this one.
+        await tx`SELECT pg_advisory_xact_lock(${ACCOUNT_UPDATE_LOCK})`;
+        const [found] = await tx<PgAccountRow[]>`SELECT * FROM accounts WHERE id = ${id}`;
+        if (!found) return 'missing' as const;
+        const before = toAccount(found);
+        const after = applied(before, change);
+        if (losesAdmin(before, after)) {
+          const others = await tx`SELECT 1 FROM accounts
+            WHERE role = 'admin' AND disabled_at IS NULL AND id <> ${id} LIMIT 1`;
+          if (others.length === 0) return 'last_admin' as const;
+        }
+        const keys = await tx<{ id: string; projects: string }[]>`
+          SELECT id, projects FROM api_keys WHERE account_id = ${id} AND projects IS NOT NULL`;
+        const writes: Promise<unknown>[] = [
+          tx`UPDATE accounts SET role = ${after.role}, projects = ${listText(after.projects)},
+            disabled_at = ${after.disabledAt} WHERE id = ${id}`,
+          insertAuditPostgres(tx, audit),
+        ];
+        if (after.disabledAt !== null && before.disabledAt === null) {
+          writes.push(
+            endSessions(tx, id),
+            tx`UPDATE api_keys SET revoked_at = ${after.disabledAt} WHERE account_id = ${id} AND revoked_at IS NULL`,
+          );
+        }
+        if (demotesKeys(before, after)) {
+          writes.push(tx`UPDATE api_keys SET scope = 'read' WHERE account_id = ${id} AND scope = 'write'`);
+        }
+        for (const key of keys) {
+          const projects = narrowedProjects({ projects: listOf<string>(key.projects) }, after.projects);
+          if (projects) writes.push(tx`UPDATE api_keys SET projects = ${listText(projects)} WHERE id = ${key.id}`);
+        }
+        await Promise.all(writes);
+        return { row: after };
       });
     },
   };
@@ -139,20 +192,22 @@ export function createPostgresKeyStore(sql: Pg): KeyStore {
       if (!storable(prefix)) return false;
       return (await sql`SELECT 1 FROM api_keys WHERE prefix = ${prefix}`).length > 0;
     },
-    async insert(row) {
-      await sql`INSERT INTO api_keys (id, account_id, name, prefix, hash, scope, expires_at, revoked_at,
-          last_used_at, created_at, projects, domains)
-        VALUES (${row.id}, ${row.accountId}, ${row.name}, ${row.prefix}, ${row.hash}, ${row.scope},
-          ${row.expiresAt}, ${row.revokedAt}, ${row.lastUsedAt}, ${row.createdAt},
-          ${listText(row.projects ?? null)}, ${listText(row.domains ?? null)})`;
+    async insert(row, audit) {
+      if (audit) {
+        await sql.begin((tx) => Promise.all([insertKey(tx, row), insertAuditPostgres(tx, audit)]));
+        return;
+      }
+      await insertKey(sql, row);
     },
     async find(id) {
       if (!storable(id)) return null;
       const [row] = await sql<PgKeyRow[]>`SELECT * FROM api_keys WHERE id = ${id}`;
       return row ? toKey(row) : null;
     },
-    async revoke(id, at) {
-      await sql`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id}`;
+    async revoke(id, at, audit) {
+      await sql.begin((tx) =>
+        Promise.all([tx`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id}`, insertAuditPostgres(tx, audit)]),
+      );
     },
     async list(accountId) {
       if (accountId && !storable(accountId)) return [];

@@ -1,6 +1,8 @@
 /** The auth stores on SQLite. */
-import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
+import { insertAuditSqlite } from '../../audit/public';
+import { applied, demotesKeys, losesAdmin, narrowedProjects } from '../narrow';
 import type { AccountRow, AccountStore, KeyStore } from '../store';
 import { accounts, apiKeys } from '../table';
 
@@ -19,8 +21,11 @@ export function createSqliteAccountStore(db: Db, endSessions: EndSessionsSqlite)
   const immediate = <T>(write: () => T): T => db.transaction(write, { behavior: 'immediate' });
   const any = () => (db.select({ n: count() }).from(accounts).get()?.n ?? 0) > 0;
   return {
-    async insert(row) {
-      insertAccountSqlite(db, row);
+    async insert(row, audit) {
+      immediate(() => {
+        insertAccountSqlite(db, row);
+        insertAuditSqlite(db, audit);
+      });
     },
     async insertFirst(row) {
       return immediate(() => {
@@ -45,10 +50,11 @@ export function createSqliteAccountStore(db: Db, endSessions: EndSessionsSqlite)
     async setLastSignIn(id, at) {
       db.update(accounts).set({ lastSignInAt: at }).where(eq(accounts.id, id)).run();
     },
-    async setPassword(id, passwordHash) {
+    async setPassword(id, passwordHash, audit) {
       immediate(() => {
         db.update(accounts).set({ passwordHash }).where(eq(accounts.id, id)).run();
         endSessions(db, id);
+        insertAuditSqlite(db, audit);
       });
     },
     async setDisabled(id, at) {
@@ -62,22 +68,74 @@ export function createSqliteAccountStore(db: Db, endSessions: EndSessionsSqlite)
           .run();
       });
     },
+    async update(id, change, audit) {
+      // Immediate: the writer lock is taken before the admins are counted, so two admins
+      // demoting each other at once are served one after the other and the second is refused.
+      return immediate(() => {
+        const before = db.select().from(accounts).where(eq(accounts.id, id)).get();
+        if (!before) return 'missing' as const;
+        const after = applied(before, change);
+        if (losesAdmin(before, after)) {
+          const others = db
+            .select({ n: count() })
+            .from(accounts)
+            .where(and(eq(accounts.role, 'admin'), isNull(accounts.disabledAt), ne(accounts.id, id)))
+            .get();
+          if ((others?.n ?? 0) === 0) return 'last_admin' as const;
+        }
+        db.update(accounts)
+          .set({ role: after.role, projects: after.projects, disabledAt: after.disabledAt })
+          .where(eq(accounts.id, id))
+          .run();
+        if (after.disabledAt !== null && before.disabledAt === null) {
+          endSessions(db, id);
+          db.update(apiKeys)
+            .set({ revokedAt: after.disabledAt })
+            .where(and(eq(apiKeys.accountId, id), isNull(apiKeys.revokedAt)))
+            .run();
+        }
+        if (demotesKeys(before, after)) {
+          db.update(apiKeys)
+            .set({ scope: 'read' })
+            .where(and(eq(apiKeys.accountId, id), eq(apiKeys.scope, 'write')))
+            .run();
+        }
+        const limited = db
+          .select({ id: apiKeys.id, projects: apiKeys.projects })
+          .from(apiKeys)
+          .where(and(eq(apiKeys.accountId, id), isNotNull(apiKeys.projects)))
+          .all();
+        for (const key of limited) {
+          const projects = narrowedProjects(key, after.projects);
+          if (projects) db.update(apiKeys).set({ projects }).where(eq(apiKeys.id, key.id)).run();
+        }
+        insertAuditSqlite(db, audit);
+        return { row: after };
+      });
+    },
   };
 }
 
 export function createSqliteKeyStore(db: Db): KeyStore {
+  const immediate = <T>(write: () => T): T => db.transaction(write, { behavior: 'immediate' });
   return {
     async prefixTaken(prefix) {
       return db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.prefix, prefix)).get() !== undefined;
     },
-    async insert(row) {
-      db.insert(apiKeys).values(row).run();
+    async insert(row, audit) {
+      immediate(() => {
+        db.insert(apiKeys).values(row).run();
+        insertAuditSqlite(db, audit);
+      });
     },
     async find(id) {
       return db.select().from(apiKeys).where(eq(apiKeys.id, id)).get() ?? null;
     },
-    async revoke(id, at) {
-      db.update(apiKeys).set({ revokedAt: at }).where(eq(apiKeys.id, id)).run();
+    async revoke(id, at, audit) {
+      immediate(() => {
+        db.update(apiKeys).set({ revokedAt: at }).where(eq(apiKeys.id, id)).run();
+        insertAuditSqlite(db, audit);
+      });
     },
     async list(accountId) {
       return db
