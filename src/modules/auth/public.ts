@@ -16,10 +16,12 @@ export {
   prepareAccount,
   ROLES,
   type Role,
+  refuseAdminLimit,
 } from './accounts';
 export { listAccounts, setPassword } from './admin';
 export type { AuthDeps } from './deps';
 export { type ApiKeyListing, createApiKey, listApiKeys, type Principal, revokeApiKey, verifyApiKey } from './keys';
+export { knownProjects } from './limits';
 export { EmailField, NEW_PASSWORD, passwordField, RoleModel } from './model';
 export { hashPassword } from './passwords';
 export { createPostgresAccountStore, createPostgresKeyStore, insertAccountPostgres } from './postgres/store';

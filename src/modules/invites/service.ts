@@ -5,13 +5,13 @@
  * Every change writes its audit entry in its own transaction (never the secret).
  */
 
-import { AppError, conflict, invalid, notFound } from '../../lib/errors';
+import { AppError, conflict, notFound } from '../../lib/errors';
 import { digestsEqual, sha256Hex } from '../../lib/hash';
 import { newId, randomToken } from '../../lib/ids';
 import { DAY_MS } from '../../lib/time';
 import { type Access, authorize } from '../access/public';
 import { auditEntry, fieldsOf } from '../audit/public';
-import { checkEmail, findAccountByEmail } from '../auth/public';
+import { checkEmail, findAccountByEmail, knownProjects, refuseAdminLimit } from '../auth/public';
 import type { SignInAttempt } from '../sessions/public';
 import type { InvitesBase, InvitesDeps } from './deps';
 import type { CreateInviteInput, InviteItem, InviteStatus } from './model';
@@ -41,24 +41,13 @@ function toItem(row: InviteRow): InviteItem {
   };
 }
 
-/** Every id named once and known; an admin sees every link, so an admin invite takes none. */
-async function checkProjects(deps: InvitesBase, input: CreateInviteInput): Promise<string[] | null> {
-  const projects = input.projects ?? null;
-  if (projects === null) return null;
-  if (input.role === 'admin') throw invalid('projects', 'An admin sees every link: an admin invite takes no projects');
-  if (projects.length === 0) throw invalid('projects', 'projects must name at least one project, or be null for all');
-  const unique = [...new Set(projects)];
-  for (const id of unique) {
-    if (!(await deps.stores.projects.find(id))) throw invalid('projects', `No such project: ${id}`);
-  }
-  return unique;
-}
-
 /** Creates an invite; the answer's url holds the secret this once. */
 export async function createInvite(deps: InvitesBase, access: Access, input: CreateInviteInput) {
   authorize(access, 'invite.write');
   const email = checkEmail(input.email);
-  const projects = await checkProjects(deps, input);
+  // The same rules as an account's: known project ids, at least one, never for an admin.
+  const projects = await knownProjects(deps, input.projects);
+  refuseAdminLimit(input.role, projects);
   if (await findAccountByEmail(deps, email)) throw conflict('email', `An account for ${email} already exists`);
   const now = deps.clock.now();
   const secret = randomToken();
