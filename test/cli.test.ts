@@ -590,11 +590,17 @@ describe('slink serve', () => {
     const meBody = (await me.json()) as {
       scope: string;
       key: { id: string };
-      account: { id: string; email: string; superuser: boolean; role: string };
+      account: { id: string; email: string; superuser: boolean; role: string; projects: string[] | null };
     };
     expect(meBody.scope).toBe('write');
     expect(meBody.key.id).toBe(created.id);
-    expect(meBody.account).toEqual({ id: accountId, email: 'live@example.com', superuser: true, role: 'admin' });
+    expect(meBody.account).toEqual({
+      id: accountId,
+      email: 'live@example.com',
+      superuser: true,
+      role: 'admin',
+      projects: null,
+    });
 
     const post = await fetch(`${server.base}/api/v1/links`, {
       method: 'POST',

@@ -31,7 +31,8 @@ test('an admin invites from Accounts; the address, opened in a fresh browser, ma
   await admin.page.getByRole('button', { name: 'Invite', exact: true }).click();
   const dialog = admin.page.getByRole('dialog', { name: 'Invite someone' });
   await dialog.getByLabel('Email').fill('new.viewer@example.com');
-  await dialog.getByLabel(/^Viewer/).check();
+  await dialog.getByLabel('Role').selectOption('viewer');
+  await dialog.getByLabel('Only these').check();
   await dialog.getByLabel('Spring campaign').check();
   await dialog.getByRole('button', { name: 'Create invite' }).click();
   const address = dialog.getByRole('textbox', { name: 'Invite address' });
@@ -58,6 +59,7 @@ test('an admin invites from Accounts; the address, opened in a fresh browser, ma
   expect(((await me.json()) as { account: unknown }).account).toMatchObject({
     email: 'new.viewer@example.com',
     role: 'viewer',
+    projects: [project.body.id],
   });
   await expectCleanPage(invited);
 

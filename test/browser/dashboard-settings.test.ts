@@ -44,7 +44,9 @@ test('API keys: create shows the secret once, with a copy button; revoke asks fi
   expect(created).toMatch(/^slk_[A-Za-z0-9]{40}$/);
   expect((await api(d.t, 'GET', '/me', { key: created })).body.scope).toBe('write');
   expect(await dialog.getByRole('button', { name: 'Copy API key' }).isVisible()).toBe(true);
-  expect(calls).toContain('POST /api/app/keys {"name":"deploy","scope":"write","expiresAt":null}');
+  expect(calls).toContain(
+    'POST /api/app/keys {"name":"deploy","scope":"write","expiresAt":null,"projects":null,"domains":null}',
+  );
   await dialog.getByRole('button', { name: 'Done' }).click();
   await p.page.getByRole('cell', { name: `${created.slice(0, 12)}…` }).waitFor();
   expect(await p.page.content()).not.toContain(created.slice(12));
@@ -73,7 +75,9 @@ test('API keys: the dialog makes a create key, the one scope that only creates l
   const secret = dialog.getByLabel('Your new API key');
   await secret.waitFor();
   const created = await secret.inputValue();
-  expect(calls).toContain('POST /api/app/keys {"name":"form","scope":"create","expiresAt":null}');
+  expect(calls).toContain(
+    'POST /api/app/keys {"name":"form","scope":"create","expiresAt":null,"projects":null,"domains":null}',
+  );
   expect((await api(d.t, 'GET', '/me', { key: created })).body.scope).toBe('create');
   await dialog.getByRole('button', { name: 'Done' }).click();
   const row = p.page.getByRole('row').filter({ hasText: `${created.slice(0, 12)}…` });
@@ -167,6 +171,71 @@ test('workspace and accounts; disabling asks first and says the keys will be rev
   await p.page.getByRole('button', { name: 'Disable bo@example.com' }).waitFor();
   expect((await findAccountByEmail(d.t.deps, 'bo@example.com'))?.disabledAt).toBeNull();
   expect((await api(d.t, 'GET', '/me', { key: boKey })).body.error.code).toBe('key_revoked');
+  await expectCleanPage(p);
+  await p.page.close();
+}, 90_000);
+
+test('accounts: create with a role and projects, change them, the last admin refused; a key limited to a project', async () => {
+  const p = await signedInPage(d);
+  const project = (await api(d.t, 'POST', '/projects', { key: p.key, body: { name: 'Launch' } })).body;
+  await api(d.t, 'POST', '/projects', { key: p.key, body: { name: 'Other' } });
+  await p.page.goto(`${d.origin}/app/settings/accounts`);
+  await p.page.getByRole('button', { name: 'Create account' }).click();
+  const create = p.page.getByRole('dialog', { name: 'New account' });
+  await create.getByLabel('Email').fill('lim@example.com');
+  await create.getByLabel('Password').fill(PASSWORD);
+  await create.getByLabel('Role').selectOption('viewer');
+  await create.getByLabel('Only these').check();
+  await create.getByLabel('Launch').check();
+  expect(await seriousA11yViolations(p.page)).toEqual([]);
+  await create.getByRole('button', { name: 'Create account' }).click();
+  const row = p.page.getByRole('row').filter({ hasText: 'lim@example.com' });
+  await row.getByRole('cell', { name: 'Launch', exact: true }).waitFor();
+  expect(await row.getByRole('cell', { name: 'Viewer' }).count()).toBe(1);
+  const lim = (await findAccountByEmail(d.t.deps, 'lim@example.com'))!;
+  expect({ role: lim.role, projects: lim.projects }).toEqual({ role: 'viewer', projects: [project.id] });
+
+  // Back to every project, as an editor.
+  await p.page.getByRole('button', { name: 'Change role and projects of lim@example.com' }).click();
+  const change = p.page.getByRole('dialog', { name: 'Change lim@example.com' });
+  await change.getByLabel('Role').selectOption('editor');
+  await change.getByLabel('All projects').check();
+  await change.getByRole('button', { name: 'Save' }).click();
+  await row.getByRole('cell', { name: 'All projects' }).waitFor();
+  expect(await row.getByRole('cell', { name: 'Editor' }).count()).toBe(1);
+
+  // The only active admin cannot demote itself: the refusal shows under the role.
+  for (const other of (await d.t.deps.stores.accounts.list()).filter(
+    (a) => a.role === 'admin' && a.id !== p.account.id && a.disabledAt === null,
+  )) {
+    await api(d.t, 'PATCH', `/accounts/${other.id}`, { key: p.key, body: { role: 'editor' } });
+  }
+  await p.page.reload();
+  await p.page.getByRole('button', { name: `Change role and projects of ${p.account.email}` }).click();
+  const mine = p.page.getByRole('dialog', { name: `Change ${p.account.email}` });
+  await mine.getByLabel('Role').selectOption('viewer');
+  await mine.getByRole('button', { name: 'Save' }).click();
+  await mine.getByText('This is the last active admin: make another account admin first').waitFor();
+  expect((await findAccountByEmail(d.t.deps, p.account.email))?.role).toBe('admin');
+  await mine.getByRole('button', { name: 'Cancel' }).click();
+
+  // A key limited to one project, explained; the list shows its limit.
+  await p.page.goto(`${d.origin}/app/settings/keys`);
+  await p.page.getByRole('button', { name: 'Create key' }).click();
+  const key = p.page.getByRole('dialog', { name: 'New API key' });
+  expect(await key.getByText('this key sees and changes only the links in them').count()).toBe(1);
+  await key.getByLabel('Name').fill('launch only');
+  await key.getByRole('group', { name: 'Projects' }).getByLabel('Only these').check();
+  await key.getByLabel('Launch').check();
+  await key.getByRole('button', { name: 'Create', exact: true }).click();
+  const secret = await key.getByLabel('Your new API key').inputValue();
+  expect((await api(d.t, 'GET', '/me', { key: secret })).body.key.projects).toEqual([project.id]);
+  await key.getByRole('button', { name: 'Done' }).click();
+  await p.page
+    .getByRole('row')
+    .filter({ hasText: 'launch only' })
+    .getByRole('cell', { name: 'Launch', exact: true })
+    .waitFor();
   await expectCleanPage(p);
   await p.page.close();
 }, 90_000);

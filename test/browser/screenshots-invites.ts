@@ -38,7 +38,8 @@ try {
         await page.getByRole('button', { name: 'Invite', exact: true }).click();
         const dialog = page.getByRole('dialog', { name: 'Invite someone' });
         await dialog.getByLabel('Email').fill('lee@example.com');
-        await dialog.getByLabel(/^Viewer/).check();
+        await dialog.getByLabel('Role').selectOption('viewer');
+        await dialog.getByLabel('Only these').check();
         await dialog.getByLabel('Newsletter').check();
       },
     ],

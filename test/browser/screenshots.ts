@@ -5,8 +5,9 @@
  * that sends visitors to its fallback among them, one with a password and one with rules), a
  * link's page, an expired link's page, the page of the link at its click limit (its Status panel
  * names the fallback), its slug change asking first, a link's rules with the rules test beside
- * them (also at 375x800), the API keys page with a new key shown once, and the sessions page at
- * 1280x800; each light and dark.
+ * them (also at 375x800), the API keys page with a new key shown once, the sessions page, a new
+ * key limited to a project, the accounts page and an account being changed, at 1280x800; each
+ * light and dark.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -97,7 +98,23 @@ async function seed(d: Dashboard, page: Page): Promise<{ first: string; last: st
     expiresAt: null,
     name: 'CI deploy',
   });
-  await createApiKey(d.t.deps, { accountId: account.id, scope: 'read', expiresAt: null, name: 'Reporting' });
+  // Projects, a key limited to one, and people of every role (the accounts page).
+  const spring = (await api(d.t, 'POST', '/projects', { key, body: { name: 'Spring sale' } })).body.id;
+  const news = (await api(d.t, 'POST', '/projects', { key, body: { name: 'Newsletter' } })).body.id;
+  await createApiKey(d.t.deps, {
+    accountId: account.id,
+    scope: 'read',
+    expiresAt: null,
+    name: 'Reporting',
+    projects: [spring],
+  });
+  await createAccount(d.t.deps, {
+    email: 'bo@example.com',
+    password: PASSWORD,
+    role: 'editor',
+    projects: [spring, news],
+  });
+  await createAccount(d.t.deps, { email: 'cy@example.com', password: PASSWORD, role: 'viewer' });
   const params = { utm_source: 'newsletter', utm_medium: 'email' };
   let first = '';
   let last = '';
@@ -203,6 +220,24 @@ try {
   await page.goto(`${d.origin}/app/settings/sessions`);
   await page.locator('.session-item').nth(1).waitFor();
   await shoot(page, 'sessions', 1280);
+
+  // A key limited to a project: the dialog explains what the limit means.
+  await page.goto(`${d.origin}/app/settings/keys`);
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const keyDialog = page.getByRole('dialog', { name: 'New API key' });
+  await keyDialog.getByLabel('Name').fill('Spring landing page');
+  await keyDialog.getByLabel('Create only').check();
+  await keyDialog.getByRole('group', { name: 'Projects' }).getByLabel('Only these').check();
+  await keyDialog.getByLabel('Spring sale').check();
+  await shoot(page, 'key-limits', 1280);
+
+  // Every account with its role and projects, and one being changed.
+  await page.goto(`${d.origin}/app/settings/accounts`);
+  await page.getByRole('cell', { name: 'Spring sale, Newsletter' }).waitFor();
+  await shoot(page, 'accounts', 1280);
+  await page.getByRole('button', { name: 'Change role and projects of bo@example.com' }).click();
+  await page.getByRole('dialog', { name: 'Change bo@example.com' }).waitFor();
+  await shoot(page, 'account-change', 1280);
 } finally {
   await d.close();
 }

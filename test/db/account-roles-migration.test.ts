@@ -44,8 +44,8 @@ async function rolesSeen(app: TestApp): Promise<unknown[]> {
 }
 
 const EXPECTED = [
-  { id: 'acc_boss', email: 'boss@example.com', superuser: true, role: 'admin' },
-  { id: 'acc_member', email: 'member@example.com', superuser: false, role: 'editor' },
+  { id: 'acc_boss', email: 'boss@example.com', superuser: true, role: 'admin', projects: null },
+  { id: 'acc_member', email: 'member@example.com', superuser: false, role: 'editor', projects: null },
 ];
 
 test('SQLite: superusers become admins, other accounts editors, is_superuser is dropped', async () => {

@@ -194,7 +194,7 @@ forEachEngine((engine) => {
       const me = await dash(t, 'GET', '/api/v1/me', { cookie, sameOrigin: false });
       expect(me.status).toBe(200);
       expect(me.body.scope).toBe('write');
-      expect(me.body.account).toEqual({ id: accountId, email, superuser: false, role: 'editor' });
+      expect(me.body.account).toEqual({ id: accountId, email, superuser: false, role: 'editor', projects: null });
       // Not a superuser: a custom slug is refused as it is for that account's keys.
       expectError(
         await dash(t, 'POST', '/api/v1/links', { cookie, body: { ...LINK, slug: 'mine' } }),

@@ -65,6 +65,7 @@ forEachEngine((engine) => {
         email: 'first@example.com',
         superuser: true,
         role: 'admin',
+        projects: null,
       });
       const cookie = setCookieOf(res)!.header;
       const session = await dash(t, 'GET', '/session', { cookie });

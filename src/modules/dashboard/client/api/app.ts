@@ -21,14 +21,21 @@ export const changePassword = (currentPassword: string, newPassword: string) =>
   api.post<void>(`${APP}/password`, { currentPassword, newPassword });
 
 export const listKeys = () => api.get<{ items: KeyItem[] }>(`${APP}/keys`);
-export const createKey = (input: { name?: string; scope: KeyScope; expiresAt: number | null }) =>
-  api.post<{ key: string; item: KeyItem }>(`${APP}/keys`, input);
+export const createKey = (input: {
+  name?: string;
+  scope: KeyScope;
+  expiresAt: number | null;
+  projects: string[] | null;
+  domains: string[] | null;
+}) => api.post<{ key: string; item: KeyItem }>(`${APP}/keys`, input);
 export const revokeKey = (id: string) => api.del(`${APP}/keys/${enc(id)}`);
 
 export const listAccounts = () => api.get<{ items: AccountItem[] }>(`${APP}/accounts`);
-export const createAccount = (input: { email: string; password: string; superuser: boolean }) =>
+type Role = AccountItem['role'];
+export const createAccount = (input: { email: string; password: string; role: Role; projects: string[] | null }) =>
   api.post<{ item: AccountItem }>(`${APP}/accounts`, input);
-export const setAccountDisabled = (id: string, disabled: boolean) =>
-  api.patch<{ item: AccountItem }>(`${APP}/accounts/${enc(id)}`, { disabled });
+export const updateAccount = (id: string, change: { role?: Role; projects?: string[] | null; disabled?: boolean }) =>
+  api.patch<{ item: AccountItem }>(`${APP}/accounts/${enc(id)}`, change);
+export const setAccountDisabled = (id: string, disabled: boolean) => updateAccount(id, { disabled });
 
 export const getWorkspace = () => api.get<Workspace>('/api/v1/workspace');

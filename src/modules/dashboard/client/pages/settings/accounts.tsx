@@ -1,10 +1,13 @@
 /**
- * /app/settings/accounts (superusers): every account; create one, disable or enable one. A
- * disabled account cannot sign in and its keys are revoked (for good: enabling it again does not
- * bring them back), which the confirmation says; nobody can disable themselves.
+ * /app/settings/accounts (admins): every account with its role and projects; create one, change
+ * its role and projects, disable or enable one. A disabled account cannot sign in and its keys
+ * are revoked (for good: enabling it again does not bring them back), which the confirmation
+ * says; nobody can disable themselves, and the last active admin cannot be demoted (the API's
+ * refusal shows in the dialog, under the role).
  */
 import { useState } from 'preact/hooks';
 import { listAccounts, setAccountDisabled } from '../../api/app';
+import { listProjects } from '../../api/projects';
 import type { AccountItem } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { DataTable } from '../../components/data-table';
@@ -18,11 +21,20 @@ import { InvitesSection } from './invites-section';
 
 const ROLE_LABELS: Record<AccountItem['role'], string> = { admin: 'Admin', editor: 'Editor', viewer: 'Viewer' };
 
+/** The projects an account is limited to, by name ("All projects" when it is not). */
+export function projectsText(ids: string[] | null, names: Map<string, string>): string {
+  return ids === null ? 'All projects' : ids.map((id) => names.get(id) ?? id).join(', ');
+}
+
 export function AccountsPage() {
   const accounts = useResource(listAccounts, []);
+  const projects = useResource(listProjects, []);
   const { account: me } = useSession();
   const action = useAction();
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<AccountItem | null>(null);
+  const projectList = projects.data?.projects ?? [];
+  const names = new Map(projectList.map((p) => [p.id, p.name]));
   const [disabling, setDisabling] = useState<AccountItem | null>(null);
   const toggle = async (item: AccountItem) => {
     if (await action.run(() => setAccountDisabled(item.id, item.disabledAt === null))) accounts.reload();
@@ -39,25 +51,35 @@ export function AccountsPage() {
       </p>
       <ResourceStatus resource={accounts} action={action} />
       {items.length > 0 && (
-        <DataTable columns={['Email', 'Role', 'Created', 'Last sign-in', 'Status']}>
+        <DataTable columns={['Email', 'Role', 'Projects', 'Last sign-in', 'Status']}>
           {items.map((item) => (
             <tr key={item.id}>
               <td>{item.email}</td>
               <td>{ROLE_LABELS[item.role]}</td>
-              <td>{formatUtc(item.createdAt)}</td>
+              <td>{projectsText(item.projects, names)}</td>
               <td>{item.lastSignInAt === null ? 'never' : formatUtc(item.lastSignInAt)}</td>
               <td>{item.disabledAt === null ? 'Active' : 'Disabled'}</td>
               <td>
-                {item.id !== me?.id && (
+                <div class="row-actions">
                   <button
                     type="button"
                     class="button small secondary"
-                    aria-label={`${item.disabledAt === null ? 'Disable' : 'Enable'} ${item.email}`}
-                    onClick={() => choose(item)}
+                    aria-label={`Change role and projects of ${item.email}`}
+                    onClick={() => setEditing(item)}
                   >
-                    {item.disabledAt === null ? 'Disable' : 'Enable'}
+                    Change
                   </button>
-                )}
+                  {item.id !== me?.id && (
+                    <button
+                      type="button"
+                      class="button small secondary"
+                      aria-label={`${item.disabledAt === null ? 'Disable' : 'Enable'} ${item.email}`}
+                      onClick={() => choose(item)}
+                    >
+                      {item.disabledAt === null ? 'Disable' : 'Enable'}
+                    </button>
+                  )}
+                </div>
               </td>
             </tr>
           ))}
@@ -79,12 +101,18 @@ export function AccountsPage() {
         </p>
       </ConfirmDialog>
       <AccountDialog
-        open={creating}
-        onCreated={() => {
+        open={creating || editing !== null}
+        account={editing}
+        projects={projectList}
+        onDone={() => {
           setCreating(false);
+          setEditing(null);
           accounts.reload();
         }}
-        onClose={() => setCreating(false)}
+        onClose={() => {
+          setCreating(false);
+          setEditing(null);
+        }}
       />
       <InvitesSection />
     </SettingsFrame>

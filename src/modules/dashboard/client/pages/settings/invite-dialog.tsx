@@ -8,44 +8,32 @@ import { createInvite, type InviteItem } from '../../api/invites';
 import { listProjects } from '../../api/projects';
 import { CopyButton } from '../../components/copy-button';
 import { Dialog } from '../../components/dialog';
-import { CheckboxField, Field } from '../../components/field';
+import { Field, SelectField } from '../../components/field';
 import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
-import { RadioField } from '../../components/radio-field';
+import { LimitField } from '../../components/limit-field';
 import { formatUtc } from '../../lib/format';
 import { useResource, useSubmit } from '../../lib/hooks';
+import { ROLE_OPTIONS } from './account-dialog';
 
 type Role = InviteItem['role'];
 
-export const ROLE_OPTIONS: { value: Role; label: string }[] = [
-  { value: 'viewer', label: 'Viewer: reads links and statistics' },
-  { value: 'editor', label: 'Editor: creates and changes links, projects and tags' },
-  { value: 'admin', label: 'Admin: everything, accounts and settings included' },
-];
+const ROLE_HINT =
+  'Admin: everything, accounts and domains too. Editor: creates and changes links, projects and tags. Viewer: reads links and statistics.';
 
-/** Checkboxes of the workspace's projects; none checked means every link. */
-function ProjectChoices({
-  chosen,
-  onChosen,
-  error,
-}: {
-  chosen: string[];
-  onChosen(ids: string[]): void;
-  error: string | null;
-}) {
+/** The projects an editor's or a viewer's account will be limited to, as an account's are chosen. */
+function ProjectLimit(props: { value: string[] | null; onValue(v: string[] | null): void; error: string | null }) {
   const projects = useResource(listProjects, []);
-  const items = projects.data?.projects ?? [];
-  if (items.length === 0) return null;
-  const toggle = (id: string, on: boolean) => onChosen(on ? [...chosen, id] : chosen.filter((c) => c !== id));
   return (
-    <fieldset class="choices" aria-invalid={error ? true : undefined}>
-      <legend>Limit to projects</legend>
-      <p class="hint">None checked: every link. Checked: only the links of those projects.</p>
-      {items.map((p) => (
-        <CheckboxField key={p.id} label={p.name} checked={chosen.includes(p.id)} onChecked={(on) => toggle(p.id, on)} />
-      ))}
-      {error && <p class="field-error">{error}</p>}
-    </fieldset>
+    <LimitField
+      legend="Projects"
+      all="All projects"
+      hint="Limited to projects, the account sees and changes only the links in them."
+      options={(projects.data?.projects ?? []).map((p) => ({ value: p.id, label: p.name }))}
+      value={props.value}
+      onValue={props.onValue}
+      error={props.error}
+    />
   );
 }
 
@@ -70,12 +58,11 @@ function Created({ url, expiresAt, onClose }: { url: string; expiresAt: number; 
 function InviteForm({ onCreated, onClose }: { onCreated(): void; onClose(): void }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('editor');
-  const [projects, setProjects] = useState<string[]>([]);
+  const [projects, setProjects] = useState<string[] | null>(null);
   const [created, setCreated] = useState<{ url: string; expiresAt: number } | null>(null);
   const { busy, error, submit } = useSubmit(async () => {
     // An admin sees every link: no projects are sent for one.
-    const limit = role === 'admin' || projects.length === 0 ? null : projects;
-    setCreated(await createInvite({ email: email.trim(), role, projects: limit }));
+    setCreated(await createInvite({ email: email.trim(), role, projects: role === 'admin' ? null : projects }));
     onCreated();
   });
   if (created) return <Created url={created.url} expiresAt={created.expiresAt} onClose={onClose} />;
@@ -91,17 +78,15 @@ function InviteForm({ onCreated, onClose }: { onCreated(): void; onClose(): void
         onValue={setEmail}
         error={errorFor(error, 'email')}
       />
-      <RadioField<Role>
-        legend="Role"
-        name="role"
+      <SelectField
+        label="Role"
         value={role}
-        onValue={setRole}
+        onValue={(v) => setRole(v as Role)}
         options={ROLE_OPTIONS}
+        hint={ROLE_HINT}
         error={errorFor(error, 'role')}
       />
-      {role !== 'admin' && (
-        <ProjectChoices chosen={projects} onChosen={setProjects} error={errorFor(error, 'projects')} />
-      )}
+      {role !== 'admin' && <ProjectLimit value={projects} onValue={setProjects} error={errorFor(error, 'projects')} />}
       <FormActions submit="Create invite" busy={busy} onCancel={onClose} />
     </form>
   );

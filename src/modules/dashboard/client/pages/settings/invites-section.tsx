@@ -22,7 +22,8 @@ export function InvitesSection() {
   const items = invites.data?.items ?? [];
   const projects = useResource(listProjects, []);
   const names = new Map((projects.data?.projects ?? []).map((p) => [p.id, p.name]));
-  const projectsOf = (ids: string[] | null) => (ids === null ? 'All' : ids.map((id) => names.get(id) ?? id).join(', '));
+  const projectsOf = (ids: string[] | null) =>
+    ids === null ? 'All projects' : ids.map((id) => names.get(id) ?? id).join(', ');
   return (
     <section class="stack invites" aria-labelledby="pending-invites">
       <h2 id="pending-invites">Pending invites</h2>

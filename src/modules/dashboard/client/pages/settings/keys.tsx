@@ -1,6 +1,7 @@
 /** /app/settings/keys: the account's API keys (never their secrets), creating and revoking. */
 import { useState } from 'preact/hooks';
 import { listKeys, revokeKey } from '../../api/app';
+import { listProjects } from '../../api/projects';
 import type { KeyItem } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { DataTable } from '../../components/data-table';
@@ -8,13 +9,25 @@ import { EmptyState, ResourceStatus, StatusLine } from '../../components/feedbac
 import { SettingsFrame } from '../../components/settings-frame';
 import { formatUtc } from '../../lib/format';
 import { useAction, useResource } from '../../lib/hooks';
+import { projectsText } from './accounts';
 import { KeyDialog } from './key-dialog';
 
 const STATUS_TEXT = { active: 'Active', expired: 'Expired', revoked: 'Revoked' } as const;
 const orNever = (ms: number | null) => (ms === null ? 'never' : formatUtc(ms));
 
+/** A key's limits in a few words: "All", or its projects and domains. */
+function limitsText(key: KeyItem, names: Map<string, string>): string {
+  const parts = [
+    key.projects === null ? '' : projectsText(key.projects, names),
+    key.domains === null ? '' : key.domains.join(', '),
+  ].filter(Boolean);
+  return parts.length ? parts.join('; ') : 'All';
+}
+
 export function KeysPage() {
   const keys = useResource(listKeys, []);
+  const projects = useResource(listProjects, []);
+  const names = new Map((projects.data?.projects ?? []).map((p) => [p.id, p.name]));
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<KeyItem | null>(null);
   const action = useAction();
@@ -43,7 +56,7 @@ export function KeysPage() {
         </EmptyState>
       )}
       {items.length > 0 && (
-        <DataTable columns={['Name', 'Key', 'Scope', 'Created', 'Last used', 'Expires', 'Status']}>
+        <DataTable columns={['Name', 'Key', 'Scope', 'Limits', 'Created', 'Last used', 'Expires', 'Status']}>
           {items.map((key) => (
             <tr key={key.id}>
               <td>{key.name ?? '—'}</td>
@@ -51,6 +64,7 @@ export function KeysPage() {
                 <code>{key.prefix}…</code>
               </td>
               <td>{key.scope}</td>
+              <td>{limitsText(key, names)}</td>
               <td>{formatUtc(key.createdAt)}</td>
               <td>{orNever(key.lastUsedAt)}</td>
               <td>{orNever(key.expiresAt)}</td>
