@@ -21,6 +21,7 @@ import { accountsRoutes, appAccountsRoutes, appKeysRoutes, meRoutes } from './mo
 import { bulkRoutes } from './modules/bulk';
 import { dashboardRoutes } from './modules/dashboard';
 import { domainsRoutes, tlsAskRoutes } from './modules/domains';
+import { appInviteRoutes, invitesRoutes } from './modules/invites';
 import { appLinksRoutes, linksRoutes } from './modules/links';
 import { metricsRoutes } from './modules/metrics';
 import { projectsRoutes } from './modules/projects';
@@ -176,6 +177,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(projectsRoutes(deps))
           .use(domainsRoutes(deps))
           .use(webhooksRoutes(deps))
+          .use(invitesRoutes(deps))
           .use(accountsRoutes(deps))
           .use(liveRoutes(deps))
           .use(analyticsRoutes(deps))
@@ -186,6 +188,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       .group(APP_API_PREFIX, (app) =>
         app
           .use(sessionRoutes(deps))
+          .use(appInviteRoutes(deps))
           .use(appKeysRoutes(deps))
           .use(appLinksRoutes(deps))
           .use(appAccountsRoutes(deps))

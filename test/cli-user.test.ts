@@ -101,6 +101,32 @@ forEachEngine((engine) => {
       expect(emails).not.toContain('y@example.com');
     });
 
+    test('user invite: prints the one-time address (or --json), audited as the CLI; a taken email, a bad role or an unknown project fails with one line', async () => {
+      const url = await ok(cli.run(['user', 'invite', 'guest@example.com', '--role', 'viewer']));
+      expect(url).toMatch(/^http:\/\/localhost:3000\/app\/invite\/[A-Za-z0-9_-]{43}\n$/);
+      const json = JSON.parse(await ok(cli.run(['user', 'invite', 'second.guest@example.com', '--json'])));
+      expect(Object.keys(json).sort()).toEqual(['expiresAt', 'id', 'url']);
+      const invites = await cli.rows<{ email: string; role: string; created_by: string | null }>(
+        'SELECT email, role, created_by FROM invites ORDER BY email',
+      );
+      expect(invites).toEqual([
+        { email: 'guest@example.com', role: 'viewer', created_by: null },
+        { email: 'second.guest@example.com', role: 'editor', created_by: null },
+      ]);
+      const audit = await cli.rows<{ action: string; via: string }>(
+        "SELECT action, via FROM audit_log WHERE action = 'invite.create'",
+      );
+      expect(audit).toEqual([
+        { action: 'invite.create', via: 'cli' },
+        { action: 'invite.create', via: 'cli' },
+      ]);
+      expect(await fails(cli.run(['user', 'invite', 'member@example.com']))).toContain('already exists');
+      expect(await fails(cli.run(['user', 'invite', 'guest@example.com']))).toContain('pending invite');
+      expect(await fails(cli.run(['user', 'invite', 'z@example.com', '--role', 'owner']))).toContain('--role');
+      expect(await fails(cli.run(['user', 'invite', 'z@example.com', '--projects', 'prj_nope']))).toContain('prj_nope');
+      await fails(cli.run(['user', 'invite']));
+    });
+
     test("key create: a viewer's write key fails with one line; its read key is made", async () => {
       const refused = await fails(cli.run(['key', 'create', '--user', 'reader@example.com', '--scope', 'write']));
       expect(refused).toContain("A viewer's key can only read");

@@ -27,6 +27,8 @@ Usage:
                                                   create an account (password read from stdin when not given)
   slink user list [--json]                        list accounts: email, superuser, created, last sign-in, role
   slink user password <email>                     set a new password, read from stdin; ends that account's sessions
+  slink user invite <email> [--role admin|editor|viewer] [--projects <id,id>] [--json]
+                                                  print a one-time address, valid 7 days, where they choose a password
   slink key create --user <email> --scope read|write|create [--name <n>] [--expires-in <dur>]
                   [--projects <id,id>] [--domains <host,host>] [--json]
                                                   create an API key; prints the key once (dur: 90s, 15m, 12h, 30d)

@@ -1,11 +1,14 @@
-/** `slink user add|list|password` */
+/** `slink user add|list|password|invite` */
 import type { BaseDeps } from '../compose/deps';
+import { OPERATOR } from '../modules/access/public';
 import { createAccount, listAccounts, ROLES, type Role, setPassword } from '../modules/auth/public';
+import { createInvite } from '../modules/invites/public';
 import { endSetup } from '../modules/sessions/public';
 import { listOption, parseCommand, UsageError } from './args';
 import type { CliIo } from './io';
 import { iso, printTable } from './table';
 
+const INVITE_USAGE = 'usage: slink user invite <email> [--role admin|editor|viewer] [--projects <id,id>] [--json]';
 const ADD_USAGE =
   'usage: slink user add <email> [--role admin|editor|viewer] [--superuser] [--projects <id,id>] [--password <pw>]';
 
@@ -84,10 +87,29 @@ async function setUserPassword(deps: BaseDeps, argv: string[], io: CliIo): Promi
   await setPassword(deps, positionals[0]!, await passwordFromStdin(io));
 }
 
+/**
+ * Invites a person (docs/behaviour.md, "Invites"): prints the one-time address, valid 7 days,
+ * where they choose their own password; the operator never knows it. Written to the audit log
+ * as the CLI's.
+ */
+async function inviteUser(deps: BaseDeps, argv: string[], io: CliIo): Promise<void> {
+  const { values, positionals } = parseCommand(argv, {
+    role: { type: 'string' },
+    projects: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const [email, extra] = positionals;
+  if (!email || extra !== undefined) throw new UsageError(INVITE_USAGE);
+  const role = roleOf(values.role, false);
+  const created = await createInvite(deps, OPERATOR, { email, role, projects: listOption(values.projects) });
+  io.out(values.json ? JSON.stringify(created) : created.url);
+}
+
 export async function userCommand(deps: BaseDeps, argv: string[], io: CliIo): Promise<void> {
   const [verb, ...rest] = argv;
   if (verb === 'add') return addUser(deps, rest, io);
   if (verb === 'list') return listUsers(deps, rest, io);
   if (verb === 'password') return setUserPassword(deps, rest, io);
-  throw new UsageError(`unknown user command "${verb ?? ''}" (try: user add, user list, user password)`);
+  if (verb === 'invite') return inviteUser(deps, rest, io);
+  throw new UsageError(`unknown user command "${verb ?? ''}" (try: user add, user list, user password, user invite)`);
 }

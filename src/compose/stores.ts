@@ -37,6 +37,8 @@ import {
   createPostgresKeyStore,
   createSqliteAccountStore,
   createSqliteKeyStore,
+  insertAccountPostgres,
+  insertAccountSqlite,
   type KeyStore,
 } from '../modules/auth/public';
 import {
@@ -48,6 +50,7 @@ import {
   type WriterOptions,
 } from '../modules/clicks/public';
 import { createPostgresDomainStore, createSqliteDomainStore, type DomainStore } from '../modules/domains/public';
+import { createPostgresInviteStore, createSqliteInviteStore, type InviteStore } from '../modules/invites/public';
 import {
   announceLinkChanges,
   type ClickLimitStore,
@@ -106,6 +109,8 @@ export interface Stores {
   readonly sessions: SessionStore;
   /** The first-run setup tokens every node accepts (PostgreSQL); nothing stored with one process. */
   readonly setupTokens: SetupTokenStore;
+  /** Invites; an acceptance inserts its account in the same transaction (the auth module's statement). */
+  readonly invites: InviteStore;
   readonly projects: ProjectStore;
   readonly domains: DomainStore;
   readonly webhooks: WebhookStore;
@@ -179,6 +184,7 @@ export function sqliteStores(db: Db): Stores {
     keys: createSqliteKeyStore(db),
     sessions: createSqliteSessionStore(db),
     setupTokens: createSqliteSetupTokens(),
+    invites: createSqliteInviteStore(db, insertAccountSqlite),
     projects: createSqliteProjectStore(db, unfileProjectLinksSqlite),
     domains: createSqliteDomainStore(db.$client, domainLinksSqlite),
     webhooks: createSqliteWebhookStore(db),
@@ -233,6 +239,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     keys: createPostgresKeyStore(sql),
     sessions: createPostgresSessionStore(sql),
     setupTokens: createPostgresSetupTokens(sql),
+    invites: createPostgresInviteStore(sql, insertAccountPostgres),
     projects: createPostgresProjectStore(sql, unfileProjectLinksPostgres),
     // Every domain write announces itself to the other nodes in its own transaction.
     domains: createPostgresDomainStore(

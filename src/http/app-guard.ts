@@ -1,7 +1,7 @@
 /**
  * The edge of /api/app, the dashboard's own endpoints, run before routing: session only.
  * An Authorization header (an API key) is refused, as is a missing or ended session, except on
- * the three doors that open a session (setup status, setup, sign-in). A session-authenticated
+ * the doors that open a session (setup status, setup, sign-in, an invite's lookup and acceptance). A session-authenticated
  * write must be same-origin (CSRF); the doors refuse what a browser marks cross-origin. A sign-in
  * from a throttled address is refused here too, before its body is read.
  */
@@ -18,8 +18,12 @@ export const APP_API_PREFIX = '/api/app';
 
 const SIGN_IN = 'POST /api/app/session';
 const PASSWORD_CHANGE = 'POST /api/app/password';
+/** An invite's lookup and acceptance: a secret naming no invite counts as a failed sign-in of the address. */
+const INVITE_STATUS = 'POST /api/app/invite/status';
+const INVITE_ACCEPT = 'POST /api/app/invite';
+const THROTTLED = new Set([SIGN_IN, INVITE_STATUS, INVITE_ACCEPT]);
 /** Reachable without a session. */
-const DOORS = new Set(['GET /api/app/setup', 'POST /api/app/setup', SIGN_IN]);
+const DOORS = new Set(['GET /api/app/setup', 'POST /api/app/setup', SIGN_IN, INVITE_STATUS, INVITE_ACCEPT]);
 
 const signedInByRequest = new WeakMap<Request, SignedIn>();
 
@@ -56,7 +60,7 @@ function throttled(
   route: string,
   session: SignedIn | null,
 ) {
-  if (route !== SIGN_IN && !(route === PASSWORD_CHANGE && session)) return undefined;
+  if (!THROTTLED.has(route) && !(route === PASSWORD_CHANGE && session)) return undefined;
   const address = clientAddress(request, server, deps.config.trustProxy);
   const refused = deps.signInThrottle.refusal(session?.account.email ?? null, address);
   return refused ? errorResponse(refused, { 'retry-after': String(refused.retryAfter) }) : undefined;

@@ -82,6 +82,7 @@ export function docsPlugin(appHost: string) {
             { name: 'Projects', description: 'Folders for links' },
             { name: 'Domains', description: 'The short domains links live on (writes: superusers)' },
             { name: 'Accounts', description: 'The people who sign in, their roles and project limits (admins)' },
+            { name: 'Invites', description: 'One-time addresses where an invited person chooses a password (admins)' },
             { name: 'Bulk', description: 'Many links at once: from text, params, project' },
             { name: 'Analytics', description: 'Statistics, raw clicks and the CSV export' },
             { name: 'Audit', description: 'Who changed what, through what, when (admins; kept 365 days)' },

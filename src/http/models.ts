@@ -131,6 +131,6 @@ export function appDetail(summary: string, description?: string, options: { door
  * because the plugin renders a `t.Void()` response as invalid OpenAPI; such routes declare no
  * `response` (the plugin would replace these with it).
  */
-export function noContentResponses(description: string, ...statuses: (400 | 403 | 404 | 409 | 429 | 503)[]) {
+export function noContentResponses(description: string, ...statuses: (400 | 401 | 403 | 404 | 409 | 429 | 503)[]) {
   return { 204: { description }, ...errorResponses(...statuses) };
 }

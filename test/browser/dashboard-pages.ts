@@ -19,7 +19,9 @@
  *     reach: async (s) => `/app/links/${(await s.link()).id}/stats`,
  *     ready: (page) => page.getByRole('heading', { name: 'Statistics' }).waitFor() },
  */
+import { expect } from 'bun:test';
 import type { Page } from 'playwright-core';
+import { api } from '../helpers/app';
 import type { Seed } from './dashboard-seed';
 
 export interface DashboardPage {
@@ -51,6 +53,20 @@ export const DASHBOARD_PAGES: DashboardPage[] = [
     // checked in dashboard-public.test.ts and the journey).
     reach: async (s) => `/app/setup?token=${s.d.t.deps.setupToken}`,
     ready: heading(/Set up Slink|Slink is set up/),
+    shows: false,
+  },
+  {
+    name: 'invite',
+    route: '/app/invite/:token',
+    access: 'public',
+    // An invite's address as an admin's invite gives it (on SLINK_APP_HOST), opened on loopback.
+    reach: async (s) => {
+      const email = `invited.${crypto.randomUUID()}@example.com`;
+      const made = await api(s.d.t, 'POST', '/invites', { key: s.key, body: { email, role: 'editor' } });
+      expect(made.status).toBe(201);
+      return new URL(made.body.url).pathname;
+    },
+    ready: heading('You are invited to Slink'),
     shows: false,
   },
   {

@@ -383,6 +383,8 @@ forEachEngine((engine) => {
     ['get', '/api/app/setup', '200', true, false],
     ['post', '/api/app/setup', '201', true, true],
     ['post', '/api/app/session', '200', true, true],
+    ['post', '/api/app/invite/status', '200', true, true],
+    ['post', '/api/app/invite', '201', true, true],
     ['get', '/api/app/session', '200', true, false],
     ['delete', '/api/app/session', '204', false, false],
     ['get', '/api/app/sessions', '200', true, false],
@@ -400,7 +402,13 @@ forEachEngine((engine) => {
   ] as const;
 
   /** Reachable without a session: no security requirement. */
-  const DOORS = new Set(['get /api/app/setup', 'post /api/app/setup', 'post /api/app/session']);
+  const DOORS = new Set([
+    'get /api/app/setup',
+    'post /api/app/setup',
+    'post /api/app/session',
+    'post /api/app/invite/status',
+    'post /api/app/invite',
+  ]);
 
   describe('the dashboard endpoints in /api/openapi.json', () => {
     blind('declare the session cookie scheme and the App tag', () => {
@@ -442,6 +450,9 @@ forEachEngine((engine) => {
         [...(deref(jsonSchema(op(method, path).requestBody.content)).required ?? [])].sort();
       expect(required('post', '/api/app/setup')).toEqual(['email', 'password', 'token']);
       expect(required('post', '/api/app/session')).toEqual(['email', 'password']);
+      expect(required('post', '/api/app/invite/status')).toEqual(['token']);
+      expect(required('post', '/api/app/invite')).toEqual(['password', 'token']);
+      expect(required('post', '/api/v1/invites')).toEqual(['email', 'role']);
       expect(required('post', '/api/app/password')).toEqual(['currentPassword', 'newPassword']);
       expect(required('post', '/api/app/keys')).toEqual(['scope']);
       expect(required('delete', '/api/app/links/{id}')).toEqual(['slug']);

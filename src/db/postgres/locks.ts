@@ -73,3 +73,6 @@ export const HOUSEKEEPING_LOCK = 0x736c696e6b686b70n;
  * the order of their numbers and a live stream resuming after a number misses none.
  */
 export const EVENT_FEED_LOCK = 0x736c696e6b657674n;
+
+/** Invites ("slinkinv"): the check that no invite of an email is pending and the insert are one step. */
+export const INVITE_LOCK = 0x736c696e6b696e76n;

@@ -25,6 +25,7 @@ import m0015 from './migrations/0015_account_roles.sql' with { type: 'text' };
 import m0016 from './migrations/0016_access_limits.sql' with { type: 'text' };
 import m0017 from './migrations/0017_audit_log.sql' with { type: 'text' };
 import m0018 from './migrations/0018_audit_log_filters.sql' with { type: 'text' };
+import m0019 from './migrations/0019_invites.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -52,6 +53,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 16, name: '0016_access_limits', sql: m0016 },
   { version: 17, name: '0017_audit_log', sql: m0017 },
   { version: 18, name: '0018_audit_log_filters', sql: m0018 },
+  { version: 19, name: '0019_invites', sql: m0019 },
 ];
 
 function checksum(sql: string): string {

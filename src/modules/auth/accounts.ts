@@ -42,6 +42,13 @@ export function checkPassword(password: string, field = 'password'): void {
   }
 }
 
+/** The email trimmed, or invalid_request (field email) when it is not an address. */
+export function checkEmail(raw: string): string {
+  const email = raw.trim();
+  if (!EMAIL.test(email) || email.length > 254) throw invalid('email', `Not a valid email address: ${email}`);
+  return email;
+}
+
 function emailTaken(email: string): AppError {
   return new AppError('conflict', `An account for ${email} already exists`, 'email');
 }
@@ -62,8 +69,7 @@ export function refuseAdminLimit(role: Role, projects: readonly string[] | null)
  * account exists).
  */
 export async function prepareAccount(deps: AuthDeps, input: CreateAccountInput): Promise<AccountRow> {
-  const email = input.email.trim();
-  if (!EMAIL.test(email) || email.length > 254) throw invalid('email', `Not a valid email address: ${email}`);
+  const email = checkEmail(input.email);
   const password = input.password ?? null;
   if (password !== null) checkPassword(password);
   const role = input.role ?? (input.superuser ? 'admin' : 'editor');

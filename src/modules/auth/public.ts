@@ -5,6 +5,7 @@
  */
 export {
   type AccountRow,
+  checkEmail,
   checkPassword,
   createAccount,
   findAccountByEmail,
@@ -15,12 +16,14 @@ export {
   prepareAccount,
   ROLES,
   type Role,
+  refuseAdminLimit,
 } from './accounts';
 export { listAccounts, setPassword } from './admin';
 export type { AuthDeps } from './deps';
 export { type ApiKeyListing, createApiKey, listApiKeys, type Principal, revokeApiKey, verifyApiKey } from './keys';
+export { knownProjects } from './limits';
 export { EmailField, NEW_PASSWORD, passwordField, RoleModel } from './model';
 export { hashPassword } from './passwords';
-export { createPostgresAccountStore, createPostgresKeyStore } from './postgres/store';
-export { createSqliteAccountStore, createSqliteKeyStore } from './sqlite/store';
+export { createPostgresAccountStore, createPostgresKeyStore, insertAccountPostgres } from './postgres/store';
+export { createSqliteAccountStore, createSqliteKeyStore, insertAccountSqlite } from './sqlite/store';
 export type { AccountStore, ApiKeyRow, KeyStore } from './store';

@@ -4,33 +4,12 @@ import { appAccess, findSignedIn, signedIn } from '../../http/app-guard';
 import { clientAddress } from '../../http/client';
 import { appDetail, errors, IdParams, noContentResponses } from '../../http/models';
 import { clearedSessionCookie, sessionCookie } from '../../http/session';
-import { isAdmin } from '../auth/public';
 import type { SessionsDeps } from './deps';
-import {
-  PasswordBody,
-  SessionListModel,
-  SetupBody,
-  SetupStatusModel,
-  type SignedInBody,
-  SignedInModel,
-  SignInBody,
-} from './model';
+import { PasswordBody, SessionListModel, SetupBody, SetupStatusModel, SignedInModel, SignInBody } from './model';
 import { changePassword } from './password';
-import { endAllSessions, endSession, listSessions, type NewSession, type SignedIn, signIn, signOut } from './service';
+import { endAllSessions, endSession, listSessions, type NewSession, signIn, signOut } from './service';
 import { completeSetup, setupNeeded } from './setup';
-
-function toBody({ account, session }: SignedIn): SignedInBody {
-  return {
-    account: {
-      id: account.id,
-      email: account.email,
-      superuser: isAdmin(account),
-      role: account.role,
-      projects: account.projects,
-    },
-    session: { id: session.id, expiresAt: session.expiresAt },
-  };
-}
+import { signedInBody as toBody } from './signed-in-body';
 
 type Headers = Record<string, string | number>;
 

@@ -4,16 +4,18 @@
  * folder from outside it (but its table.ts, and its routes in index.ts, which app.ts mounts).
  */
 export type { SessionsBase, SessionsDeps } from './deps';
+export { SignedInModel } from './model';
 export {
   createPostgresSessionStore,
   createPostgresSetupTokens,
   createPostgresSignInFailures,
   deleteSessionsOfAccountPostgres,
 } from './postgres/store';
-export { type SignedIn, sessionPrincipal, verifySession } from './service';
+export { type NewSession, type SignedIn, sessionPrincipal, startSession, verifySession } from './service';
 export { endSetup, setupAddress, withdrawSetupToken } from './setup';
+export { signedInBody } from './signed-in-body';
 export { createSqliteSessionStore, createSqliteSetupTokens, deleteSessionsOfAccountSqlite } from './sqlite/store';
 export type { FailureWindow, SessionStore, SetupTokenStore, SignInFailureStore } from './store';
-export { FailureWindows, SIGN_IN_LIMITS, SignInThrottle } from './throttle';
+export { FailureWindows, SIGN_IN_LIMITS, type SignInAttempt, SignInThrottle } from './throttle';
 export { RETRY_AFTER_S, type SlotRefusal, VerificationSlots } from './verification-slots';
 export { PasswordVerifier } from './verifier';

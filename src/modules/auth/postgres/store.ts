@@ -72,7 +72,8 @@ function toKey(r: PgKeyRow): ApiKeyRow {
   };
 }
 
-async function insertAccount(sql: Pg, row: AccountRow): Promise<void> {
+/** Inserts an account; also inside another module's transaction (an invite's acceptance). */
+export async function insertAccountPostgres(sql: Pg, row: AccountRow): Promise<void> {
   await sql`INSERT INTO accounts (id, email, password_hash, role, created_at, last_sign_in_at, disabled_at, projects)
     VALUES (${row.id}, ${row.email}, ${row.passwordHash}, ${row.role}, ${row.createdAt},
       ${row.lastSignInAt}, ${row.disabledAt}, ${listText(row.projects ?? null)})`;
@@ -95,14 +96,14 @@ export type EndSessionsPostgres = (tx: Pg, accountId: string) => Promise<unknown
 export function createPostgresAccountStore(sql: Pg, endSessions: EndSessionsPostgres): AccountStore {
   return {
     async insert(row, audit) {
-      if (!audit) return insertAccount(sql, row);
-      await sql.begin((tx) => Promise.all([insertAccount(tx, row), insertAuditPostgres(tx, audit)]));
+      if (!audit) return insertAccountPostgres(sql, row);
+      await sql.begin((tx) => Promise.all([insertAccountPostgres(tx, row), insertAuditPostgres(tx, audit)]));
     },
     async insertFirst(row) {
       return sql.begin(async (tx) => {
         await tx`SELECT pg_advisory_xact_lock(${FIRST_ACCOUNT_LOCK})`;
         if ((await tx`SELECT 1 FROM accounts LIMIT 1`).length > 0) return false;
-        await insertAccount(tx, row);
+        await insertAccountPostgres(tx, row);
         return true;
       });
     },

@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, isNotNull, isNull, ne, sql } from 'drizzle-o
 import type { Db } from '../../../db/client';
 import { insertAuditSqlite } from '../../audit/public';
 import { applied, demotesKeys, losesAdmin, narrowedProjects } from '../narrow';
-import type { AccountStore, KeyStore } from '../store';
+import type { AccountRow, AccountStore, KeyStore } from '../store';
 import { accounts, apiKeys } from '../table';
 
 /**
@@ -12,13 +12,18 @@ import { accounts, apiKeys } from '../table';
  */
 export type EndSessionsSqlite = (db: Db, accountId: string) => unknown;
 
+/** Inserts an account inside another module's transaction (an invite's acceptance): the one way in besides the store. */
+export function insertAccountSqlite(db: Db, row: AccountRow): void {
+  db.insert(accounts).values(row).run();
+}
+
 export function createSqliteAccountStore(db: Db, endSessions: EndSessionsSqlite): AccountStore {
   const immediate = <T>(write: () => T): T => db.transaction(write, { behavior: 'immediate' });
   const any = () => (db.select({ n: count() }).from(accounts).get()?.n ?? 0) > 0;
   return {
     async insert(row, audit) {
       immediate(() => {
-        db.insert(accounts).values(row).run();
+        insertAccountSqlite(db, row);
         insertAuditSqlite(db, audit);
       });
     },

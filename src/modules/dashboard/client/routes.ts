@@ -5,6 +5,7 @@
 import type { FunctionComponent } from 'preact';
 import { matchPath } from './lib/paths';
 import { BulkPage } from './pages/bulk';
+import { InvitePage } from './pages/invite';
 import { LinkPage } from './pages/link';
 import { LinkStatsPage } from './pages/link-stats';
 import { LinksPage } from './pages/links';
@@ -42,6 +43,7 @@ const ADMINS_WEBHOOKS = 'Only admins can manage webhooks';
 export const ROUTES: Route[] = [
   { path: '/app/sign-in', page: SignInPage, access: 'public' },
   { path: '/app/setup', page: SetupPage, access: 'public' },
+  { path: '/app/invite/:token', page: InvitePage, access: 'public' },
   { path: '/app', page: LinksPage, access: 'signed-in' },
   { path: '/app/links/:id', page: LinkPage, access: 'signed-in' },
   { path: '/app/links/:id/stats', page: LinkStatsPage, access: 'signed-in' },

@@ -17,6 +17,7 @@ import { formatUtc } from '../../lib/format';
 import { useAction, useResource } from '../../lib/hooks';
 import { useSession } from '../../session';
 import { AccountDialog } from './account-dialog';
+import { InvitesSection } from './invites-section';
 
 const ROLE_LABELS: Record<AccountItem['role'], string> = { admin: 'Admin', editor: 'Editor', viewer: 'Viewer' };
 
@@ -116,6 +117,7 @@ export function AccountsPage() {
           setEditing(null);
         }}
       />
+      <InvitesSection />
     </SettingsFrame>
   );
 }
