@@ -68,6 +68,7 @@ describe('first-run setup across nodes (PostgreSQL)', () => {
       email: 'first@example.com',
       superuser: true,
       role: 'admin',
+      projects: null,
     });
     // The session works on the other node too.
     const session = await dash(a, 'GET', '/session', { cookie: setCookieOf(made)!.header });
