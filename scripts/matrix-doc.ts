@@ -69,7 +69,11 @@ const ASKED_BY_SERVICES: Partial<Record<Action, readonly string[]>> = {
     'PATCH /api/v1/links/:id (`slug` or `domain`)',
     'POST /api/v1/links/bulk/create (with slugs)',
   ],
+  'key.any': ["DELETE /api/app/keys/:id (another account's key)"],
 };
+
+/** Actions whose refusal is answered as no such target: "not yours" never leaks (another's key). */
+const REFUSED_AS_NOT_FOUND: ReadonlySet<Action> = new Set(['key.any']);
 
 /** The routes of an action, as `METHOD /path`. */
 export function routesOf(action: Action): string[] {
@@ -94,9 +98,9 @@ export function expectedCell(caller: CallerKind, action: Action): Cell {
     return { allowed: false, status: STATUS_BY_CODE.session_required, code: 'session_required' };
   }
   const refused = refusal(accessFor(caller), action);
-  return refused === null
-    ? { allowed: true }
-    : { allowed: false, status: STATUS_BY_CODE[refused.code], code: refused.code };
+  if (refused === null) return { allowed: true };
+  const code = REFUSED_AS_NOT_FOUND.has(action) ? 'not_found' : refused.code;
+  return { allowed: false, status: STATUS_BY_CODE[code], code };
 }
 
 const cellText = (cell: Cell): string => (cell.allowed ? 'allowed' : `${cell.status} \`${cell.code}\``);

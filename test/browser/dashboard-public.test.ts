@@ -130,7 +130,7 @@ describe('sign-in', () => {
     await p.page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
     // Every call of the page answered (its key list drawn) before the session ends, so the
     // refusal comes from the click below and not from a load still in flight.
-    await p.page.getByRole('cell', { name: 'write key', exact: true }).waitFor();
+    await p.page.getByRole('cell', { name: /^write key/ }).waitFor();
     // Ended elsewhere (sign out everywhere on another device): the page's next call is refused.
     await endAllSessions(d.t.deps, p.account.id);
     await p.page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Sessions' }).click();

@@ -25,6 +25,12 @@ function recordCalls(page: Page): string[] {
   return calls;
 }
 
+/** How far the page's table scrolls sideways: 0 when every column shows. */
+const hiddenSideways = (page: Page) =>
+  page.evaluate(
+    '(() => { const t = document.querySelector(".table-wrap"); return t.scrollWidth - t.clientWidth; })()',
+  ) as Promise<number>;
+
 test('API keys: create shows the secret once, with a copy button; revoke asks first', async () => {
   const p = await signedInPage(d);
   const calls = recordCalls(p.page);
@@ -236,6 +242,12 @@ test('accounts: create with a role and projects, change them, the last admin ref
     .filter({ hasText: 'launch only' })
     .getByRole('cell', { name: 'Launch', exact: true })
     .waitFor();
+  // At 1280 px both tables show every column: times break between day and hour instead.
+  await p.page.setViewportSize({ width: 1280, height: 800 });
+  expect({ keys: await hiddenSideways(p.page) }).toEqual({ keys: 0 });
+  await p.page.goto(`${d.origin}/app/settings/accounts`);
+  await p.page.getByRole('cell', { name: 'lim@example.com', exact: true }).waitFor();
+  expect({ accounts: await hiddenSideways(p.page) }).toEqual({ accounts: 0 });
   await expectCleanPage(p);
   await p.page.close();
 }, 90_000);

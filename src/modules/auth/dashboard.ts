@@ -4,7 +4,7 @@
  */
 
 import { invalid, notFound } from '../../lib/errors';
-import { type Access, authorize } from '../access/public';
+import { type Access, authorize, refusal } from '../access/public';
 import { type CreateAccountInput, createAccount, isAdmin } from './accounts';
 import { type AccountUpdateInput, listAccounts, updateAccount } from './admin';
 import type { AuthDeps } from './deps';
@@ -83,10 +83,13 @@ export async function createOwnKey(deps: AuthDeps, actor: Access, input: CreateO
   return { key: created.key, item: await toKeyItem(deps, created.row, deps.clock.now()) };
 }
 
-/** Revokes one of the actor's keys, or any key for an admin; a key one may not see is not_found. */
+/**
+ * Revokes one of the actor's keys, or another account's key for whom the matrix allows `key.any`
+ * (an admin). A key one may not revoke is not_found, as is none: "not yours" never leaks.
+ */
 export async function revokeKeyAs(deps: AuthDeps, actor: Access, keyId: string): Promise<void> {
   const row = await findApiKey(deps, keyId);
-  if (!row || (row.accountId !== actor.accountId && actor.role !== 'admin')) throw notFound('key');
+  if (!row || (row.accountId !== actor.accountId && refusal(actor, 'key.any'))) throw notFound('key');
   await revokeApiKey(deps, keyId, actor);
 }
 

@@ -72,6 +72,8 @@ forEachEngine((engine) => {
     let linkOnD2: any;
     let projectB: string;
     let hostD2: string;
+    /** A pending invite an admin made: what a caller aims at through /api/v1/invites. */
+    let pendingInvite: string;
     const callers: Hostile[] = [];
     let total = 0;
     let inProject = 0;
@@ -142,6 +144,7 @@ forEachEngine((engine) => {
       const other = await makeAccount(t, { role: 'editor' });
       otherKeyId = (await createApiKey(t.deps, { accountId: other.id, scope: 'write', name: 'theirs' })).row.id;
       otherSession = await sessionFor(t, { email: other.email });
+      pendingInvite = await fx.invite();
     }
 
     /** What a caller does not see, now. */
@@ -213,6 +216,7 @@ forEachEngine((engine) => {
           .filter((p) => p.id === projectB)
           .map((p) => ({ id: p.id, name: p.name })),
         otherKey: (await t.deps.stores.keys.find(otherKeyId))?.revokedAt ?? null,
+        invites: await read('/invites'),
         otherSession: (await send(t, { ...fx.adminSession, cookie: otherSession.cookie }, 'GET', '/api/app/session'))
           .status,
       };
@@ -415,6 +419,16 @@ forEachEngine((engine) => {
           ];
         case 'PATCH /api/app/accounts/:id':
           return [plain("disabling another's account")];
+        case 'GET /api/v1/invites':
+          return [plain('the list of pending invites', { clean: true })];
+        case 'DELETE /api/v1/invites/:id':
+          return [
+            fixed(
+              'revoking a pending invite',
+              { path: `/invites/${pendingInvite}` },
+              { hidden: { path: `/invites/${newId('inv')}` } },
+            ),
+          ];
         case 'PATCH /api/v1/accounts/:id':
           return [
             plain("demoting another's account"),
@@ -532,6 +546,34 @@ forEachEngine((engine) => {
       await makeHidden();
       for (const h of callers.filter((c) => c.sight !== 'open' && !c.caller.label.startsWith('create'))) {
         expectError(await send(t, h.caller, 'GET', `/links/${viewOf(h).hiddenLinks[0]}`), 404, 'not_found');
+      }
+    });
+
+    test('no caller but an admin lists, makes or revokes an invite; one not pending is the 404 of none', async () => {
+      await makeHidden();
+      const before = await hiddenState();
+      for (const h of callers) {
+        for (const [method, path, body] of [
+          ['GET', '/invites', undefined],
+          ['POST', '/invites', { email: `${fx.unique('hostile')}@example.com`, role: 'admin' }],
+          ['DELETE', `/invites/${pendingInvite}`, undefined],
+        ] as const) {
+          const res = await send(t, h.caller, method, path, body);
+          expect({ who: h.caller.label, method, status: res.status }).toEqual({
+            who: h.caller.label,
+            method,
+            status: 403,
+          });
+        }
+      }
+      expect(await hiddenState()).toEqual(before);
+      // An admin: a revoked invite, and the id of something else, answer as an id no invite has.
+      const none = await send(t, fx.admin, 'DELETE', `/invites/${newId('inv')}`);
+      expectError(none, 404, 'not_found');
+      expect((await send(t, fx.admin, 'DELETE', `/invites/${pendingInvite}`)).status).toBe(204);
+      for (const id of [pendingInvite, linkB.id, otherKeyId]) {
+        const res = await send(t, fx.admin, 'DELETE', `/invites/${id}`);
+        expect({ id, status: res.status, body: res.text }).toEqual({ id, status: 404, body: none.text });
       }
     });
   });

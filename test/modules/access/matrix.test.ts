@@ -11,10 +11,21 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { CALLER_KINDS, expectedCell } from '../../../scripts/matrix-doc';
 import { ROUTE_ACTIONS } from '../../../src/http/route-actions';
 import { ACTIONS, type Action } from '../../../src/modules/access/public';
+import { createApiKey } from '../../../src/modules/auth/keys';
 import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../helpers/app';
 import { databaseEnv, forEachEngine } from '../../helpers/engines';
 import { expectError } from '../../helpers/schema';
-import { ACCESS_ENV, type Caller, callerOf, Fixtures, makeCallers, SAMPLES, send, stateOf } from './support';
+import {
+  ACCESS_ENV,
+  type Caller,
+  callerOf,
+  Fixtures,
+  makeCallers,
+  SAMPLES,
+  type Sample,
+  send,
+  stateOf,
+} from './support';
 
 /** The route each action is tried on where the first of its routes would not do. */
 const PREFERRED: Partial<Record<Action, string>> = {
@@ -29,7 +40,14 @@ const PREFERRED: Partial<Record<Action, string>> = {
 function routeOf(action: Action): string | null {
   const routes = ROUTE_ACTIONS.filter(([, , a]) => a === action).map(([method, path]) => `${method} ${path}`);
   if (action === 'link.slug') return 'POST /api/v1/links';
+  if (action === 'key.any') return 'DELETE /api/app/keys/:id';
   return PREFERRED[action] ?? routes.find((r) => r.includes(' /api/v1/')) ?? routes[0] ?? null;
+}
+
+/** A revoke of a fresh key of a fresh account: no caller's own. */
+async function othersKey(fx: Fixtures): Promise<Sample> {
+  const other = await createApiKey(fx.t.deps, { accountId: await fx.account(), scope: 'read', name: 'theirs' });
+  return { path: `/api/app/keys/${other.row.id}` };
 }
 
 const WRITES = new Set(['POST', 'PATCH', 'DELETE']);
@@ -68,7 +86,8 @@ forEachEngine((engine) => {
         const cell = expectedCell(kind, action);
         test(`${action} × ${kind.label}: ${cell.allowed ? 'allowed' : cell.code} (${route})`, async () => {
           const caller = callers.get(kind.id)!;
-          const sample = await SAMPLES[route]!(fx, caller);
+          // key.any: another account's key, where the route's sample revokes one of the caller's own.
+          const sample = action === 'key.any' ? await othersKey(fx) : await SAMPLES[route]!(fx, caller);
           const body =
             action === 'link.slug' ? { ...(sample.body as object), slug: fx.unique('chosen-slug') } : sample.body;
           const write = WRITES.has(method) && !POST_READS.has(route);

@@ -10,7 +10,10 @@ import { actionOf, ROUTE_ACTIONS } from '../../../src/http/route-actions';
 import { ACTIONS } from '../../../src/modules/access/public';
 import { api, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 
-/** Every signed-in person's own (or no one's yet): opening and ending a session, who one is, one's password. */
+/**
+ * Every signed-in person's own (or no one's yet): opening and ending a session, who one is, one's
+ * password, and an invite's page (looking an invite address up, accepting it).
+ */
 const OWN_ROUTES = new Set([
   'GET /api/app/setup',
   'POST /api/app/setup',
@@ -18,6 +21,8 @@ const OWN_ROUTES = new Set([
   'GET /api/app/session',
   'DELETE /api/app/session',
   'POST /api/app/password',
+  'POST /api/app/invite/status',
+  'POST /api/app/invite',
 ]);
 
 const GUARDED = /^\/api\/(v1|app)(\/|$)/;

@@ -160,6 +160,10 @@ export class Fixtures {
     return (await this.made('POST', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['clicks'] })).id;
   }
 
+  async invite(): Promise<string> {
+    return (await this.made('POST', '/invites', { email: `${this.unique('invited')}@example.com`, role: 'viewer' })).id;
+  }
+
   async account(): Promise<string> {
     return (await makeAccount(this.t)).id;
   }
@@ -258,6 +262,12 @@ export const SAMPLES: Record<string, SampleOf> = {
   'DELETE /api/v1/webhooks/:id': async (fx) => ({ path: `/webhooks/${await fx.webhook()}` }),
   'GET /api/v1/events': () => ({ path: '/events' }),
   'GET /api/v1/accounts': () => ({ path: '/accounts' }),
+  'GET /api/v1/invites': () => ({ path: '/invites' }),
+  'POST /api/v1/invites': (fx) => ({
+    path: '/invites',
+    body: { email: `${fx.unique('invited')}@example.com`, role: 'viewer' },
+  }),
+  'DELETE /api/v1/invites/:id': async (fx) => ({ path: `/invites/${await fx.invite()}` }),
   'GET /api/v1/audit': () => ({ path: '/audit' }),
   'GET /api/app/audit': () => ({ path: '/api/app/audit' }),
   'POST /api/v1/accounts': (fx) => ({

@@ -13,7 +13,7 @@ import { ConfirmDialog } from '../../components/confirm-dialog';
 import { DataTable } from '../../components/data-table';
 import { ResourceStatus } from '../../components/feedback';
 import { SettingsFrame } from '../../components/settings-frame';
-import { formatUtc } from '../../lib/format';
+import { UtcTime } from '../../components/utc-time';
 import { useAction, useResource } from '../../lib/hooks';
 import { useSession } from '../../session';
 import { AccountDialog } from './account-dialog';
@@ -56,8 +56,10 @@ export function AccountsPage() {
             <tr key={item.id}>
               <td>{item.email}</td>
               <td>{ROLE_LABELS[item.role]}</td>
-              <td>{formatUtc(item.createdAt)}</td>
-              <td>{item.lastSignInAt === null ? 'never' : formatUtc(item.lastSignInAt)}</td>
+              <td>
+                <UtcTime ms={item.createdAt} />
+              </td>
+              <td>{item.lastSignInAt === null ? 'never' : <UtcTime ms={item.lastSignInAt} />}</td>
               <td>{item.disabledAt === null ? 'Active' : 'Disabled'}</td>
               <td class="wrap">{projectsText(item.projects, names)}</td>
               <td>

@@ -7,13 +7,13 @@ import { ConfirmDialog } from '../../components/confirm-dialog';
 import { DataTable } from '../../components/data-table';
 import { EmptyState, ResourceStatus, StatusLine } from '../../components/feedback';
 import { SettingsFrame } from '../../components/settings-frame';
-import { formatUtc } from '../../lib/format';
+import { UtcTime } from '../../components/utc-time';
 import { useAction, useResource } from '../../lib/hooks';
 import { projectsText } from './accounts';
 import { KeyDialog } from './key-dialog';
 
 const STATUS_TEXT = { active: 'Active', expired: 'Expired', revoked: 'Revoked' } as const;
-const orNever = (ms: number | null) => (ms === null ? 'never' : formatUtc(ms));
+const orNever = (ms: number | null) => (ms === null ? 'never' : <UtcTime ms={ms} />);
 
 /** A key's limits in a few words: "All", or its projects and domains. */
 function limitsText(key: KeyItem, names: Map<string, string>): string {
@@ -56,15 +56,18 @@ export function KeysPage() {
         </EmptyState>
       )}
       {items.length > 0 && (
-        <DataTable columns={['Name', 'Key', 'Scope', 'Created', 'Last used', 'Expires', 'Status', 'Limits']}>
+        <DataTable columns={['Name', 'Scope', 'Created', 'Last used', 'Expires', 'Status', 'Limits']}>
           {items.map((key) => (
             <tr key={key.id}>
-              <td>{key.name ?? '—'}</td>
-              <td>
-                <code>{key.prefix}…</code>
+              {/* The key's public prefix under its name: what tells two keys of one name apart. */}
+              <td class="wrap">
+                {key.name ?? '—'}
+                <code class="cell-line">{key.prefix}…</code>
               </td>
               <td>{key.scope}</td>
-              <td>{formatUtc(key.createdAt)}</td>
+              <td>
+                <UtcTime ms={key.createdAt} />
+              </td>
               <td>{orNever(key.lastUsedAt)}</td>
               <td>{orNever(key.expiresAt)}</td>
               <td>{STATUS_TEXT[key.status]}</td>
