@@ -104,7 +104,7 @@ export function AuditPage() {
               <td>
                 <Target item={item} />
               </td>
-              <td>{item.fields.length === 0 ? '—' : item.fields.join(', ')}</td>
+              <td class="wrap">{item.fields.length === 0 ? '—' : item.fields.join(', ')}</td>
             </tr>
           ))}
         </DataTable>
