@@ -7,7 +7,7 @@ import { type ClickSource, exportStream, listClicks } from './clicks';
 import type { AnalyticsDeps } from './deps';
 import { DOMAIN_SCOPE, domainScopes } from './domain-stats';
 import type { ClicksInput, Stats, WindowQuery, WorkspaceStats, WorkspaceStatsInput } from './model';
-import { computeStats } from './stats';
+import { computeStats, notCollectedOf } from './stats';
 import { compareText, top } from './top';
 import { type KnownVariant, linkVariantRows, type VariantLabel, workspaceVariantRows } from './variants';
 import { hourAligned, resolveWindow, type Window } from './window';
@@ -36,7 +36,14 @@ async function statsOf<V>(
   const daysBefore =
     scope === WORKSPACE ? Number.POSITIVE_INFINITY : scope === null ? 0 : await store.daysBefore(scope);
   return computeStats(
-    { store, scope, daysBefore, variantLabels: (ids) => variantLabels(deps, ids), variantRows },
+    {
+      store,
+      scope,
+      daysBefore,
+      variantLabels: (ids) => variantLabels(deps, ids),
+      variantRows,
+      notCollected: notCollectedOf(deps.config.privacy),
+    },
     hourAligned(window),
   );
 }
@@ -103,6 +110,7 @@ async function domainStats(deps: AnalyticsDeps, domainId: number, query: WindowQ
       daysBefore: Number.POSITIVE_INFINITY,
       variantLabels: (variantIds) => variantLabels(deps, variantIds),
       variantRows: workspaceVariantRows,
+      notCollected: notCollectedOf(deps.config.privacy),
     },
     hourAligned(window),
   );

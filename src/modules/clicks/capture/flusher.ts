@@ -50,6 +50,7 @@ export function toWire(record: ClickRecord): WireClick {
     acceptLanguage: record.acceptLanguage,
     bot: classifyClick(record),
     rule: rule === null ? null : rule.index,
+    ...(record.optedOut ? { optedOut: true } : {}),
   };
 }
 
