@@ -41,6 +41,63 @@ async function saltCount(c: Ctx): Promise<number> {
   return Number((await storedRows(c.t, 'SELECT count(*) AS n FROM visitor_salts'))[0]!.n);
 }
 
+/** The stored column of each field of GET /privacy (the raw clicks as test/helpers/stored.ts reads them). */
+const COLUMN: Record<string, string> = {
+  timestamp: 'timestamp',
+  linkId: 'link_id',
+  variantCode: 'variant_code',
+  destination: 'destination',
+  params: 'params',
+  rule: 'rule',
+  bot: 'bot',
+  country: 'country',
+  city: 'city',
+  device: 'device',
+  os: 'os',
+  browser: 'browser',
+  referrer: 'referrer',
+  trafficType: 'traffic_type',
+  language: 'language',
+  visitor: 'visitor_hash',
+};
+/** Columns that are not facts of their own: the variant id (what variantCode matched) and the first-visit mark (of visitor). */
+const DERIVED = new Set(['variant_id', 'first_of_day']);
+
+/** Whether a stored column holds something: a visitor of 0 is none (an opted-out click's). */
+function holds(column: string, value: unknown): boolean {
+  if (value === null || value === undefined) return false;
+  return column === 'visitor_hash' ? BigInt(`0x${value}`) !== 0n : true;
+}
+
+/**
+ * GET /privacy against the columns written: one profiled and one opted-out click of a link with a
+ * code, every field the receipt says is kept holds a value, every one it says is not is empty, and
+ * no column is written that the receipt does not name.
+ */
+async function receiptMatchesColumns(c: Ctx, slug: string, optOut: Record<string, string>): Promise<void> {
+  const res = await api(c.t, 'GET', '/privacy', { key: c.key });
+  expect(res.status).toBe(200);
+  const receipt = res.body as { fields: { field: string; kept: boolean; keptWhenOptedOut: boolean }[] };
+  const link = await createLink(c, { slug, params: { utm_medium: 'email' } });
+  await clickWith(c, `/${slug}/spring`);
+  await clickWith(c, `/${slug}/spring`, optOut);
+  await flushOk(c.t);
+  const [profiled, optedOut] = (await storedClicks(c.t)).filter((r) => r.link_id === link.id);
+  const named = new Set(receipt.fields.map((f) => COLUMN[f.field]));
+  expect(named.has(undefined as never)).toBe(false);
+  for (const column of Object.keys(profiled!)) if (!DERIVED.has(column)) expect(named).toContain(column);
+  for (const f of receipt.fields) {
+    // No rule on this link: its rule column is empty whatever is kept.
+    if (f.field === 'rule') continue;
+    const column = COLUMN[f.field]!;
+    expect({ field: f.field, holds: holds(column, profiled![column]) }).toEqual({ field: f.field, holds: f.kept });
+    expect({ field: f.field, holds: holds(column, optedOut![column]) }).toEqual({
+      field: f.field,
+      holds: f.kept && f.keptWhenOptedOut,
+    });
+  }
+}
+
 forEachEngine((engine) => {
   describe('defaults: Sec-GPC honoured, DNT not', () => {
     let c: Ctx;
@@ -107,6 +164,10 @@ forEachEngine((engine) => {
       expect(row!.browser).toBeNull();
     });
 
+    test('GET /privacy says what the columns written hold', async () => {
+      await receiptMatchesColumns(c, 'receipt-a', { 'sec-gpc': '1' });
+    });
+
     test('/.well-known/gpc.json answers on every short domain', async () => {
       const res = await c.t.app.handle(new Request('https://sl.test/.well-known/gpc.json'));
       expect(res.status).toBe(200);
@@ -163,6 +224,18 @@ forEachEngine((engine) => {
       const stored = (await storedClicks(c.t)).filter((r) => r.link_id === link.id);
       expect(stored.map((r) => r.city)).toEqual([null, null, null, null]);
       expect(stored.map((r) => r.referrer)).toEqual([null, null, null, null]);
+    });
+
+    test('GET /privacy says what the columns written hold, with these switches', async () => {
+      const res = await api(c.t, 'GET', '/privacy', { key: c.key });
+      expect(res.body.switches).toEqual({
+        honorGpc: false,
+        honorDnt: true,
+        noTrackParam: 'notrack',
+        referrer: 'none',
+        geo: 'country',
+      });
+      await receiptMatchesColumns(c, 'receipt-b', { dnt: '1' });
     });
 
     test('/.well-known/gpc.json is 404 while Sec-GPC is not honoured', async () => {

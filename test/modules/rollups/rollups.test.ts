@@ -685,7 +685,7 @@ describe("a link's days are rolled up from its hours once the day is over", () =
     const stats = await api(t, 'GET', `/links/${link.id}/stats?from=2026-11-14&to=2026-11-23&bots=1`, { key: c.key });
     expect(stats.status).toBe(200);
     expect(stats.body.interval).toBe('day');
-    expect(stats.body.totals).toEqual({ clicks: 5, uniques: 4, bots: 1 });
+    expect(stats.body.totals).toEqual({ clicks: 5, uniques: 4, bots: 1, optedOut: 0 });
     expect(stats.body.series.map((p: { clicks: number }) => p.clicks)).toEqual([0, 0, 0, 0, 0, 0, 0, 2, 2, 1]);
     await disposeTestApp(t);
   });
