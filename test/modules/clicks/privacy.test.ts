@@ -60,8 +60,11 @@ const COLUMN: Record<string, string> = {
   language: 'language',
   visitor: 'visitor_hash',
 };
-/** Columns that are not facts of their own: the variant id (what variantCode matched) and the first-visit mark (of visitor). */
-const DERIVED = new Set(['variant_id', 'first_of_day']);
+/**
+ * Columns that are not facts of their own: the variant id (what variantCode matched), the
+ * first-visit mark (of visitor) and the opt-out mark (the receipt's keptWhenOptedOut).
+ */
+const DERIVED = new Set(['variant_id', 'first_of_day', 'opted_out']);
 
 /** Whether a stored column holds something: a visitor of 0 is none (an opted-out click's). */
 function holds(column: string, value: unknown): boolean {
@@ -83,6 +86,7 @@ async function receiptMatchesColumns(c: Ctx, slug: string, optOut: Record<string
   await clickWith(c, `/${slug}/spring`, optOut);
   await flushOk(c.t);
   const [profiled, optedOut] = (await storedClicks(c.t)).filter((r) => r.link_id === link.id);
+  expect([profiled!.opted_out, optedOut!.opted_out]).toEqual([0, 1]);
   const named = new Set(receipt.fields.map((f) => COLUMN[f.field]));
   expect(named.has(undefined as never)).toBe(false);
   for (const column of Object.keys(profiled!)) if (!DERIVED.has(column)) expect(named).toContain(column);

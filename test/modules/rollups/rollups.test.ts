@@ -204,6 +204,8 @@ async function generate(c: Ctx, seed = 20261121): Promise<Dataset> {
         ip: pick(rand, IPS),
         referer: pick(rand, REFERRERS),
         lang: pick(rand, LANGUAGES),
+        // Some visitors send Global Privacy Control: counted, not profiled.
+        gpc: rand() < 0.1,
       };
       expect(await click(c.t, target.path, opts)).toBe(302);
       bump(byLinkBot, `${target.linkId}|${agent.bot ? 1 : 0}`);
