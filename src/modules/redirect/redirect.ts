@@ -249,9 +249,11 @@ export function createRedirect(deps: RedirectDeps) {
     if (bot !== null && typeof bot === 'object') return bot;
     const at = links.blockAt[slot]!;
     const variantAt = code === null ? -1 : links.variantAt(slot, code);
-    const address = clientAddress(request, server, config.trustProxy);
-    const referrer = capped(headers.get('referer'), MAX_REFERRER);
-    const acceptLanguage = capped(headers.get('accept-language'), MAX_LANGUAGE);
+    // An opted-out click keeps none of these: they are read only when its link's rules need them.
+    const reads = !optedOut || (links.extras[slot]! & HAS_RULES) !== 0;
+    const address = reads ? clientAddress(request, server, config.trustProxy) : null;
+    const referrer = reads ? capped(headers.get('referer'), MAX_REFERRER) : null;
+    const acceptLanguage = reads ? capped(headers.get('accept-language'), MAX_LANGUAGE) : null;
     const rule = chooseTarget(
       request,
       links,
