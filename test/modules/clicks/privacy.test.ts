@@ -168,6 +168,20 @@ forEachEngine((engine) => {
       expect(row!.browser).toBeNull();
     });
 
+    test("a link's rules still read an opted-out request; the click keeps nothing of it", async () => {
+      const link = await createLink(c, {
+        slug: 'gpc-rules',
+        rules: [{ when: { country: ['GB'], language: ['fr'] }, destination: 'https://example.fr/' }],
+      });
+      const res = await clickWith(c, '/gpc-rules', { 'sec-gpc': '1' });
+      expect(res.headers.get('location')).toBe('https://example.fr/');
+      await flushOk(c.t);
+      const [row] = (await storedClicks(c.t)).filter((r) => r.link_id === link.id);
+      for (const d of DIMS) expect(row![d]).toBeNull();
+      expect(row!.opted_out).toBe(1);
+      expect((await stats(c, link.id)).breakdowns.rule).toEqual([{ value: 0, clicks: 1 }]);
+    });
+
     test('GET /privacy says what the columns written hold', async () => {
       await receiptMatchesColumns(c, 'receipt-a', { 'sec-gpc': '1' });
     });
