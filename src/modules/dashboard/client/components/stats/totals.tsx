@@ -15,6 +15,7 @@ export function Totals({ stats, live = 0, moving = false }: { stats: Stats; live
     ['Clicks', totals.clicks + live, true],
     ['Unique visitors', totals.uniques, false],
     ['Bot hits', totals.bots, false],
+    ['Opted out', totals.optedOut, false],
   ];
   return (
     <section class="panel" aria-label="Totals">
@@ -33,7 +34,9 @@ export function Totals({ stats, live = 0, moving = false }: { stats: Stats; live
       <p class="hint">
         {formatUtc(range.from, unit, false)} to {formatUtc(range.to, unit)}
         {live > 0 && `, and ${live === 1 ? 'one click' : `${formatNumber(live)} clicks`} since`}.{' '}
-        {range.bots ? 'Bot hits are counted in the clicks.' : 'Bot hits are left out of every other number.'}
+        {range.bots ? 'Bot hits are counted in the clicks.' : 'Bot hits are left out of every other number.'} Opted out:
+        clicks whose visitor asked not to be tracked (Global Privacy Control, or as this server is set up), counted in
+        the clicks but never profiled: no place, device, referrer, language or unique visitor.
       </p>
     </section>
   );
