@@ -30,7 +30,7 @@ test('opted-out clicks are a line of the totals; not collected dimensions say so
   await p.page.getByRole('heading', { name: 'Statistics of quiet', level: 1 }).waitFor();
   expect(await totals(p.page)).toEqual({ Clicks: '3', 'Unique visitors': '2', 'Bot hits': '0', 'Opted out': '1' });
   const panel = p.page.getByRole('region', { name: 'Totals' });
-  expect(await panel.textContent()).toContain('never profiled');
+  expect(await panel.textContent()).toContain('Opted out: counted in the clicks, never profiled');
   // Countries are kept: the opted-out click is the unknown one.
   expect((await breakdownRows(p.page, 'Countries')).map((r) => r.slice(0, 2))).toEqual([
     ['United Kingdom (GB)', '1'],

@@ -3,6 +3,10 @@ import type { Stats } from '../../api/types';
 import { formatNumber, formatUtc } from '../../lib/format';
 import { LiveMark, LiveMarkHint } from '../live-feed';
 
+/** What the Opted out number is, in a sentence under the numbers. */
+const OPTED_OUT =
+  'Opted out: counted in the clicks, never profiled (the visitor sent Global Privacy Control or another signal this server honours).';
+
 /**
  * `live`: human clicks recorded since these numbers were read (the live feed's); `moving`: the
  * live stream is open and adds them (the window runs up to now), so `Clicks` is marked.
@@ -34,9 +38,8 @@ export function Totals({ stats, live = 0, moving = false }: { stats: Stats; live
       <p class="hint">
         {formatUtc(range.from, unit, false)} to {formatUtc(range.to, unit)}
         {live > 0 && `, and ${live === 1 ? 'one click' : `${formatNumber(live)} clicks`} since`}.{' '}
-        {range.bots ? 'Bot hits are counted in the clicks.' : 'Bot hits are left out of every other number.'} Opted out:
-        clicks whose visitor asked not to be tracked (Global Privacy Control, or as this server is set up), counted in
-        the clicks but never profiled: no place, device, referrer, language or unique visitor.
+        {range.bots ? 'Bot hits are counted in the clicks.' : 'Bot hits are left out of every other number.'}{' '}
+        {OPTED_OUT}
       </p>
     </section>
   );
