@@ -7,6 +7,7 @@
  * counted in totals.optedOut. SLINK_GEO and SLINK_REFERRER change what every click keeps.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { parse } from 'csv-parse/sync';
 import { api, disposeTestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { storedClicks, storedRows } from '../../helpers/stored';
@@ -149,6 +150,16 @@ forEachEngine((engine) => {
       const empty = items.filter((i) => i.country === null);
       expect(empty).toHaveLength(2);
       for (const i of empty) for (const d of DIMS) expect(i[d]).toBeNull();
+
+      // The export: the same rows, the opted-out ones with every dimension empty.
+      const csv = await api(c.t, 'GET', `/links/${link.id}/export.csv`, { key: c.key });
+      expect(csv.status).toBe(200);
+      const [header, ...records] = parse(csv.text, { record_delimiter: '\r\n' }) as string[][];
+      expect(records).toHaveLength(4);
+      const at = DIMS.map((d) => header!.indexOf(d));
+      expect(at).not.toContain(-1);
+      const emptyRows = records.filter((r) => at.every((i) => r[i] === ''));
+      expect(emptyRows).toHaveLength(2);
 
       const ws = await api(c.t, 'GET', '/workspace/stats?range=24h', { key: c.key });
       expect(ws.status).toBe(200);
