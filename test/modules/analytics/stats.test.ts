@@ -1110,7 +1110,12 @@ forEachEngine((engine) => {
       };
       // range=all: the first day with data is now the 21st (early's 19th left with it).
       expect(await workspaceStats(c, 'range=all&bots=1')).toEqual(expected);
-      expect((await workspaceStats(c, 'range=30d&bots=1')).totals).toEqual({ clicks: 3, uniques: 1, bots: 0, optedOut: 0 });
+      expect((await workspaceStats(c, 'range=30d&bots=1')).totals).toEqual({
+        clicks: 3,
+        uniques: 1,
+        bots: 0,
+        optedOut: 0,
+      });
     });
   });
 
