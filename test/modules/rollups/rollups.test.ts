@@ -377,7 +377,7 @@ describe('link and variant counters equal the raw clicks', () => {
       ).toBe(0);
       const distinctVisitorDays = one(
         t,
-        'SELECT count(*) AS n FROM (SELECT DISTINCT timestamp / 86400000, visitor_hash FROM raw_clicks WHERE link_id = ? AND bot = 0)',
+        'SELECT count(*) AS n FROM (SELECT DISTINCT timestamp / 86400000, visitor_hash FROM raw_clicks WHERE link_id = ? AND bot = 0 AND opted_out = 0)',
         link.id,
       ).n;
       expect(raw.uniques).toBe(distinctVisitorDays);
