@@ -34,6 +34,24 @@ export interface Config {
   readonly webhooksAllowPrivate: boolean;
   /** SLINK_LIVE_STREAMS: live event streams (GET /api/v1/events) one process holds open at most. */
   readonly liveStreams: number;
+  /** The privacy switches (docs/operations.md, "Privacy"): which clicks are counted but not profiled, and what a click keeps. */
+  readonly privacy: PrivacyConfig;
+}
+
+/** What a click keeps of its place: city and country, the country only, or nothing. */
+export type GeoLevel = 'city' | 'country' | 'none';
+
+export interface PrivacyConfig {
+  /** SLINK_HONOR_GPC: a request carrying `Sec-GPC: 1` is counted but not profiled. */
+  readonly honorGpc: boolean;
+  /** SLINK_HONOR_DNT: the same for `DNT: 1`. */
+  readonly honorDnt: boolean;
+  /** SLINK_NO_TRACK_PARAM: a query parameter that opts a click out (and is never forwarded); null: none. */
+  readonly noTrackParam: string | null;
+  /** SLINK_REFERRER: whether a click keeps its referrer's host. */
+  readonly referrer: 'host' | 'none';
+  /** SLINK_GEO: what a click keeps of its place. */
+  readonly geo: GeoLevel;
 }
 
 interface ConfigVar {
@@ -108,6 +126,25 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
     name: 'SLINK_LIVE_STREAMS',
     default: '500',
     meaning: 'live event streams (GET /api/v1/events) one process holds open at most; 429 beyond',
+  },
+  {
+    name: 'SLINK_HONOR_GPC',
+    default: '1',
+    meaning:
+      '1: a request carrying Sec-GPC: 1 (Global Privacy Control) is counted but not profiled; 0: profiled like any',
+  },
+  { name: 'SLINK_HONOR_DNT', default: '0', meaning: '1: the same for DNT: 1' },
+  {
+    name: 'SLINK_NO_TRACK_PARAM',
+    default: '(unset)',
+    meaning:
+      'a query parameter name; present on a short-link request, that click is counted but not profiled, and the parameter is never forwarded',
+  },
+  { name: 'SLINK_REFERRER', default: 'host', meaning: 'what a click keeps of its referrer: host, or none' },
+  {
+    name: 'SLINK_GEO',
+    default: 'city',
+    meaning: 'what a click keeps of its place: city (and country), country, or none',
   },
 ];
 
@@ -189,6 +226,33 @@ function nodeIdVar(env: Env): string {
   return raw;
 }
 
+function choiceVar<T extends string>(env: Env, name: string, choices: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return choices[0]!;
+  if (!(choices as readonly string[]).includes(raw))
+    throw new ConfigError(`${name} must be one of ${choices.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+/** A query parameter name: plain characters only, so it is found in a raw query string as it is written. */
+function paramNameVar(env: Env, name: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  if (!/^[A-Za-z0-9._~-]{1,64}$/.test(raw))
+    throw new ConfigError(`${name} must be 1 to 64 letters, digits, ".", "_", "~" or "-", got "${raw}"`);
+  return raw;
+}
+
+function privacyVars(env: Env): PrivacyConfig {
+  return Object.freeze({
+    honorGpc: intVar(env, 'SLINK_HONOR_GPC', 1, 0, 1) === 1,
+    honorDnt: intVar(env, 'SLINK_HONOR_DNT', 0, 0, 1) === 1,
+    noTrackParam: paramNameVar(env, 'SLINK_NO_TRACK_PARAM'),
+    referrer: choiceVar(env, 'SLINK_REFERRER', ['host', 'none'] as const),
+    geo: choiceVar(env, 'SLINK_GEO', ['city', 'country', 'none'] as const),
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = intVar(env, 'SLINK_PORT', 3000, 0, 65535);
   const shortHost = originVar(env, 'SLINK_SHORT_HOST', `http://localhost:${port}`);
@@ -213,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
     nodeId: nodeIdVar(env),
     webhooksAllowPrivate: intVar(env, 'SLINK_WEBHOOKS_ALLOW_PRIVATE', 0, 0, 1) === 1,
     liveStreams: intVar(env, 'SLINK_LIVE_STREAMS', 500, 1, 100_000),
+    privacy: privacyVars(env),
   });
 }
 

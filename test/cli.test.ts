@@ -60,6 +60,11 @@ describe('slink --help', () => {
       'SLINK_NODE_ID',
       'SLINK_WEBHOOKS_ALLOW_PRIVATE',
       'SLINK_LIVE_STREAMS',
+      'SLINK_HONOR_GPC',
+      'SLINK_HONOR_DNT',
+      'SLINK_NO_TRACK_PARAM',
+      'SLINK_REFERRER',
+      'SLINK_GEO',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(documentedVars);
     for (const v of CONFIG_VARS) {

@@ -33,6 +33,7 @@ describe('defaults (README, Configuration)', () => {
       nodeId: hostname(),
       webhooksAllowPrivate: false,
       liveStreams: 500,
+      privacy: { honorGpc: true, honorDnt: false, noTrackParam: null, referrer: 'host', geo: 'city' },
     });
   });
 
@@ -73,6 +74,11 @@ describe('defaults (README, Configuration)', () => {
         SLINK_NODE_ID: 'node-2.eu',
         SLINK_WEBHOOKS_ALLOW_PRIVATE: '1',
         SLINK_LIVE_STREAMS: '20',
+        SLINK_HONOR_GPC: '0',
+        SLINK_HONOR_DNT: '1',
+        SLINK_NO_TRACK_PARAM: 'notrack',
+        SLINK_REFERRER: 'none',
+        SLINK_GEO: 'country',
       }),
     ).toEqual({
       port: 4000,
@@ -92,6 +98,7 @@ describe('defaults (README, Configuration)', () => {
       nodeId: 'node-2.eu',
       webhooksAllowPrivate: true,
       liveStreams: 20,
+      privacy: { honorGpc: false, honorDnt: true, noTrackParam: 'notrack', referrer: 'none', geo: 'country' },
     });
     expect(loadConfig({ SLINK_TRUST_PROXY: '0' }).trustProxy).toBe(0);
     expect(loadConfig({ SLINK_TRUST_PROXY: '2' }).trustProxy).toBe(2);
@@ -167,6 +174,11 @@ describe('bad values throw ConfigError naming the variable', () => {
     ['SLINK_SESSION_DAYS', { SLINK_SESSION_DAYS: 'month' }],
     ['SLINK_RETENTION_DAYS', { SLINK_RETENTION_DAYS: '36501' }],
     ['SLINK_RETENTION_DAYS', { SLINK_RETENTION_DAYS: '-1' }],
+    ['SLINK_HONOR_GPC', { SLINK_HONOR_GPC: 'yes' }],
+    ['SLINK_HONOR_DNT', { SLINK_HONOR_DNT: '2' }],
+    ['SLINK_NO_TRACK_PARAM', { SLINK_NO_TRACK_PARAM: 'no track' }],
+    ['SLINK_REFERRER', { SLINK_REFERRER: 'full' }],
+    ['SLINK_GEO', { SLINK_GEO: 'region' }],
   ];
   for (const [variable, env] of cases) {
     test(`${JSON.stringify(env)}`, () => {
@@ -203,6 +215,11 @@ describe('help text', () => {
       'SLINK_NODE_ID',
       'SLINK_WEBHOOKS_ALLOW_PRIVATE',
       'SLINK_LIVE_STREAMS',
+      'SLINK_HONOR_GPC',
+      'SLINK_HONOR_DNT',
+      'SLINK_NO_TRACK_PARAM',
+      'SLINK_REFERRER',
+      'SLINK_GEO',
     ];
     expect(CONFIG_VARS.map((v) => v.name)).toEqual(names);
     const lines = help.split('\n');
@@ -210,7 +227,7 @@ describe('help text', () => {
     for (const [i, name] of names.entries()) expect(lines[i]!.trim().startsWith(name)).toBe(true);
     for (const def of ['3000', '0.0.0.0', './data/slink.db', 'http://localhost:$SLINK_PORT', '1000', '600', 'Slink'])
       expect(help).toContain(def);
-    expect(lines.at(-1)).toMatch(/^\s*SLINK_LIVE_STREAMS\s+500\s+live event streams/);
+    expect(lines.at(-1)).toMatch(/^\s*SLINK_GEO\s+city\s+what a click keeps of its place/);
   });
 });
 

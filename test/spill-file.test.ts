@@ -162,6 +162,74 @@ describe('a stop on a full disk, the spill file on a file system with room', () 
     expect(await server.stop()).toBe(0);
   }, 90_000);
 
+  test('an opted-out click reaches the spill file counted, never profiled: no dimension, no visitor hash, no salt', async () => {
+    const disk = smallDisk('8m');
+    const db = join(disk, 'slink.db');
+    const spill = join(smallDisk('1m'), 'slink.db.spill');
+    symlinkSync(spill, `${db}.spill`);
+    const key = await superuserWriteKey(db);
+    server = serve(db);
+    await waitHealthy(server);
+    const id = await createLink(server.base, key, 'gpc');
+    const filler = fill(disk);
+    for (const agent of [DESKTOP, PHONE]) {
+      const headers = {
+        'user-agent': agent,
+        'x-forwarded-for': '8.8.8.8',
+        referer: 'https://www.google.com/search?q=slink',
+        'accept-language': 'fr-FR',
+        'sec-gpc': '1',
+      };
+      expect((await fetch(`${server.base}/gpc`, { redirect: 'manual', headers })).status).toBe(302);
+    }
+    expect(await server.stop(20_000)).toBe(0);
+    expect(await server.stderr).toContain(`final click flush failed: 2 clicks saved to ${db}.spill`);
+
+    const text = readFileSync(spill, 'utf8');
+    for (const secret of ['8.8.8.8', DESKTOP, PHONE, 'google.com', 'fr-FR', 'US', 'Mountain View', 'Chrome'])
+      expect(text).not.toContain(secret);
+    const saved = lines(spill);
+    // No visitor hash was computed, so no day salt was made: the file carries none.
+    const click = {
+      v: 2,
+      time: expect.any(Number),
+      linkId: id,
+      variantId: null,
+      code: null,
+      destination: 'https://example.com/landing',
+      paramsJson: '{}',
+      country: null,
+      city: null,
+      device: null,
+      os: null,
+      browser: null,
+      referrer: null,
+      trafficType: 'direct',
+      language: null,
+      visitorHash: '',
+      bot: false,
+      optedOut: true,
+    };
+    expect(saved).toEqual([click, click]);
+
+    rmSync(filler);
+    server = serve(db);
+    await waitHealthy(server);
+    await waitForLog(server, /replayed 2 clicks saved at the last stop/);
+    expect(await counts(server.base, key, id)).toEqual({ clickCount: 2, uniqueCount: 0 });
+    const stats = await fetch(`${server.base}/api/v1/links/${id}/stats?range=all`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(stats.status).toBe(200);
+    expect(((await stats.json()) as { totals: unknown }).totals).toEqual({
+      clicks: 2,
+      uniques: 0,
+      bots: 0,
+      optedOut: 2,
+    });
+    expect(await server.stop()).toBe(0);
+  }, 90_000);
+
   test('a spill file that fits in part: the clicks logged as lost are exactly those the next start cannot replay', async () => {
     const disk = smallDisk('8m');
     const db = join(disk, 'slink.db');

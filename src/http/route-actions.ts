@@ -14,6 +14,7 @@ const ROUTES: readonly (readonly [string, string, Action])[] = [
   ['GET', '/api/v1/me', 'me.read'],
   ['GET', '/api/v1/workspace', 'workspace.read'],
   ['GET', '/api/v1/workspace/stats', 'workspace.read'],
+  ['GET', '/api/v1/privacy', 'workspace.read'],
   ['POST', '/api/v1/links/bulk/preview', 'link.create'],
   ['POST', '/api/v1/links/bulk/create', 'link.create'],
   ['POST', '/api/v1/links/bulk/params', 'link.update'],

@@ -27,7 +27,10 @@
  * `--idle-only` as well, only the two nodes' idle RSS once every link is in memory (no wrk, links
  * seeded without variants): results-domains-idle.md.
  *
- *   bun run bench [-- --seconds 10 --rounds 2 --links 100000 --distribution uniform|zipf --skip-build --out FILE --engine postgres --domains 20 --idle-only]
+ * With `--gpc`, the main thread's cost of a redirect carrying Sec-GPC: 1 against the same one
+ * without (gpc-main.ts; alone: `bun run bench:gpc`).
+ *
+ *   bun run bench [-- --seconds 10 --rounds 2 --links 100000 --distribution uniform|zipf --skip-build --out FILE --engine postgres --domains 20 --idle-only --gpc]
  */
 import { Database } from 'bun:sqlite';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,6 +47,7 @@ import { createVariant } from '../../src/modules/variants/service';
 import { type CpuUse, cpuUse } from './cpu-use';
 import { DEFAULT_HOST, spreadOverDomains, waitForLinksInMemory, writeHostedSlugs } from './domains';
 import { benchDomainsMainThread } from './domains-main';
+import { benchGpcMainThread } from './gpc-main';
 import { benchPostgres } from './pg-cluster';
 import { benchRules } from './rules';
 import { benchDeps, benchDepsPostgres, NO_PARAMS, seedLinks } from './seed-links';
@@ -66,6 +70,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     /** With --domains: only the idle RSS of the one-domain and the N-domain nodes. */
     'idle-only': { type: 'boolean', default: false },
+    /** Also the main thread's cost of a redirect with Sec-GPC: 1 against one without (gpc-main.ts). */
+    gpc: { type: 'boolean', default: false },
   },
 });
 if (values.engine !== 'sqlite' && values.engine !== 'postgres') throw new Error('--engine must be sqlite or postgres');
@@ -715,6 +721,7 @@ try {
   // (Not with several domains: that run compares the two Slink nodes, and stays short.)
   if (!SPREAD)
     lines.push('', '### Link rules (main thread, the redirect function alone)', '', ...(await benchRules(LINKS)).lines);
+  if (values.gpc) lines.push('', '### Sec-GPC (main thread)', '', ...(await benchGpcMainThread(LINKS)));
   const text = `${lines.join('\n')}\n`;
   console.log(`\n${text}`);
   writeFileSync(OUT, text);

@@ -61,7 +61,7 @@ async function statsPage(query = '') {
 
 test('totals, breakdown rows, the map and the chart with its table', async () => {
   const p = await statsPage('?range=24h');
-  expect(await totals(p.page)).toEqual({ Clicks: '6', 'Unique visitors': '6', 'Bot hits': '1' });
+  expect(await totals(p.page)).toEqual({ Clicks: '6', 'Unique visitors': '6', 'Bot hits': '1', 'Opted out': '0' });
   expect((await breakdownRows(p.page, 'Countries')).map((r) => r.slice(0, 2))).toEqual([
     ['United Kingdom (GB)', '3'],
     ['Germany (DE)', '1'],

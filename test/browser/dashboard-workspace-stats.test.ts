@@ -39,7 +39,7 @@ test('from the navigation: totals, top links, and on to a link with the same win
   await nav.getByRole('link', { name: 'Statistics' }).click();
   await p.page.getByRole('heading', { name: 'Statistics', level: 1 }).waitFor();
   expect(await nav.getByRole('link', { name: 'Statistics' }).getAttribute('aria-current')).toBe('page');
-  expect(await totals(p.page)).toEqual({ Clicks: '4', 'Unique visitors': '4', 'Bot hits': '1' });
+  expect(await totals(p.page)).toEqual({ Clicks: '4', 'Unique visitors': '4', 'Bot hits': '1', 'Opted out': '0' });
   expect((await breakdownRows(p.page, 'Top links')).map((r) => r.slice(0, 3))).toEqual([
     ['alpha', '3', '75%'],
     ['beta', '1', '25%'],

@@ -12,10 +12,10 @@ export function refreshRawClicks(sqlite: Database): void {
   sqlite.run(
     `CREATE TEMP TABLE raw_clicks (id INTEGER PRIMARY KEY, link_id TEXT, timestamp INTEGER, variant_id TEXT,
        variant_code TEXT, destination TEXT, params TEXT, country TEXT, city TEXT, device TEXT, os TEXT, browser TEXT,
-       referrer TEXT, traffic_type TEXT, language TEXT, bot INTEGER, visitor_hash TEXT, first_of_day INTEGER, rule INTEGER)`,
+       referrer TEXT, traffic_type TEXT, language TEXT, bot INTEGER, visitor_hash TEXT, first_of_day INTEGER, rule INTEGER, opted_out INTEGER)`,
   );
   const insert = sqlite.prepare(
-    'INSERT INTO temp.raw_clicks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO temp.raw_clicks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   for (const c of readClicksAfter(sqlite, 0, Number.MAX_SAFE_INTEGER)) {
     insert.run(
@@ -38,6 +38,7 @@ export function refreshRawClicks(sqlite: Database): void {
       c.visitor,
       c.firstOfDay ? 1 : 0,
       c.rule,
+      c.optedOut ? 1 : 0,
     );
   }
 }

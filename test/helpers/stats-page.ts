@@ -6,7 +6,7 @@ import { expect } from 'bun:test';
 import type { Page } from 'playwright-core';
 import { seriousA11yViolations, waitUntil } from './dashboard-browser';
 
-/** The totals panel as { Clicks: '6', 'Unique visitors': '6', 'Bot hits': '1' }. */
+/** The totals panel as { Clicks: '6', 'Unique visitors': '6', 'Bot hits': '1', 'Opted out': '0' }. */
 export async function totals(page: Page): Promise<Record<string, string>> {
   const panel = page.getByRole('region', { name: 'Totals' });
   await panel.waitFor();

@@ -42,6 +42,8 @@ export interface Visit {
   ua?: string;
   referer?: string;
   lang?: string;
+  /** Sends Sec-GPC: 1. */
+  gpc?: boolean;
 }
 
 /** Each visit through the short host (302 expected), then one flush. */

@@ -190,6 +190,7 @@ export async function storedClicks(source: StoredSource): Promise<Row[]> {
         bot: c.flags & 1,
         visitor_hash: c.visitor,
         first_of_day: (c.flags & 2) >> 1,
+        opted_out: (c.flags & 4) >> 2,
       };
     });
   } finally {

@@ -214,7 +214,7 @@ forEachEngine((engine) => {
     });
     await flushOk(t);
     const stats = await call('GET', `/links/${link.id}/stats`, undefined, 200);
-    expect(stats.totals).toEqual({ clicks: 3, uniques: 3, bots: 0 });
+    expect(stats.totals).toEqual({ clicks: 3, uniques: 3, bots: 0, optedOut: 0 });
     // Every click of the link names its domain as it is now.
     const clicks = await call('GET', `/links/${link.id}/clicks`, undefined, 200);
     expect(clicks.items.map((c: any) => [c.slug, c.domain])).toEqual([
@@ -377,7 +377,7 @@ forEachEngine((engine) => {
     await visit(BOOKS, `/${b.slug}`, { ua: UA.googlebot });
     await flushOk(t);
     const books = await call('GET', '/workspace/stats?domain=B%C3%BCcher.example', undefined, 200);
-    expect(books.totals).toEqual({ clicks: before.books + 4, uniques: before.books + 4, bots: 1 });
+    expect(books.totals).toEqual({ clicks: before.books + 4, uniques: before.books + 4, bots: 1, optedOut: 0 });
     expect(books.topLinks.slice(0, 2)).toEqual([
       { id: a.id, slug: a.slug, title: null, clicks: 3 },
       { id: b.id, slug: b.slug, title: null, clicks: 1 },

@@ -90,6 +90,15 @@ const statsFields = {
       minimum: 0,
       description: 'Bot hits in the window, whatever `bots` says; clicks includes them only with bots=1.',
     }),
+    optedOut: t.Integer({
+      minimum: 0,
+      description:
+        "Of `clicks`, those counted but not profiled: the visitor's privacy signal (Sec-GPC, DNT or the no-track parameter, as SLINK_HONOR_GPC, SLINK_HONOR_DNT and SLINK_NO_TRACK_PARAM say). They count in clicks and the series, add no unique visitor, and are in the breakdowns as unknown.",
+    }),
+  }),
+  notCollected: t.Array(oneOf(['country', 'city', 'referrer']), {
+    description:
+      'Dimensions this server does not collect (SLINK_GEO, SLINK_REFERRER): their breakdowns hold only clicks stored before the switch, and a client shows "not collected" instead of an unknown bar. Empty: everything is collected.',
   }),
   series: t.Array(
     t.Object({

@@ -8,7 +8,7 @@ import { type ClickSource, exportStream, listClicks } from './clicks';
 import type { AnalyticsDeps } from './deps';
 import { LINKS_SCOPE, linksScopes } from './domain-stats';
 import type { ClicksInput, Stats, WindowQuery, WorkspaceStats, WorkspaceStatsInput } from './model';
-import { computeStats } from './stats';
+import { computeStats, notCollectedOf } from './stats';
 import { compareText, top } from './top';
 import { type KnownVariant, linkVariantRows, type VariantLabel, workspaceVariantRows } from './variants';
 import { hourAligned, resolveWindow, type Window } from './window';
@@ -37,7 +37,14 @@ async function statsOf<V>(
   const daysBefore =
     scope === WORKSPACE ? Number.POSITIVE_INFINITY : scope === null ? 0 : await store.daysBefore(scope);
   return computeStats(
-    { store, scope, daysBefore, variantLabels: (ids) => variantLabels(deps, ids), variantRows },
+    {
+      store,
+      scope,
+      daysBefore,
+      variantLabels: (ids) => variantLabels(deps, ids),
+      variantRows,
+      notCollected: notCollectedOf(deps.config.privacy),
+    },
     hourAligned(window),
   );
 }
@@ -116,6 +123,7 @@ async function linksStats(deps: AnalyticsDeps, ids: string[], query: WindowQuery
       daysBefore: Number.POSITIVE_INFINITY,
       variantLabels: (variantIds) => variantLabels(deps, variantIds),
       variantRows: workspaceVariantRows,
+      notCollected: notCollectedOf(deps.config.privacy),
     },
     hourAligned(window),
   );

@@ -4,6 +4,7 @@
  * every bucket read are summed into one typed array indexed by value id, then grouped by
  * dimension; no raw click is read.
  */
+import type { PrivacyConfig } from '../../config';
 import { DAY_MS, HOUR_MS, utcDay } from '../../lib/time';
 import {
   type BucketData,
@@ -41,12 +42,23 @@ interface StatsSource<V> {
   variantLabels: (ids: string[]) => Promise<Map<string, VariantLabel>>;
   /** The variant breakdown from the known variants and every click counted in the window (variants.ts). */
   variantRows: (known: KnownVariant[], counted: number) => V[];
+  /** The dimensions the privacy switches say are not collected (notCollectedOf). */
+  notCollected: Stats['notCollected'];
+}
+
+/** The dimensions SLINK_GEO and SLINK_REFERRER keep out of every click stored from now on. */
+export function notCollectedOf(privacy: Pick<PrivacyConfig, 'geo' | 'referrer'>): Stats['notCollected'] {
+  const dims: Stats['notCollected'] = [];
+  if (privacy.geo === 'none') dims.push('country');
+  if (privacy.geo !== 'city') dims.push('city');
+  if (privacy.referrer === 'none') dims.push('referrer');
+  return dims;
 }
 
 /** A click's own dimensions: their '' means "not known", shown as null. */
 const NULLABLE: ReadonlySet<RollupDim> = new Set(CLICK_DIMS);
 /** Dimensions listed as plain (value, clicks) entries: every one but those with a second coordinate. */
-const KEYED: ReadonlySet<RollupDim> = new Set(['city', 'variant', 'rule', 'param', 'link']);
+const KEYED: ReadonlySet<RollupDim> = new Set(['city', 'variant', 'rule', 'param', 'link', 'privacy']);
 const PLAIN_DIMS = ROLLUP_DIMS.filter((d) => !KEYED.has(d));
 
 type Piece = BucketRange;
@@ -101,7 +113,7 @@ export async function computeStats<V>(
   src: StatsSource<V>,
   w: Window,
 ): Promise<{ stats: StatsWith<V>; links: { value: string | null; clicks: number }[] }> {
-  const totals = { clicks: 0, uniques: 0, bots: 0 };
+  const totals = { clicks: 0, uniques: 0, bots: 0, optedOut: 0 };
   let rows: BucketData[] = [];
   const scope = src.scope;
   if (scope !== null) {
@@ -122,11 +134,13 @@ export async function computeStats<V>(
   const interval = w.to + 1 - w.from <= HOURLY_UP_TO_MS ? 'hour' : 'day';
   const series = interval === 'hour' ? await hourlySeries(src, w) : dailySeries(w, rows);
   const grouped = await group(src, names, summer, totals.clicks);
+  totals.optedOut = grouped.optedOut;
   return {
     stats: {
       range: { from: w.from, to: w.to, bots: w.bots },
       interval,
       totals,
+      notCollected: src.notCollected,
       series,
       breakdowns: grouped.breakdowns,
       unknownVariants: grouped.unknownVariants,
@@ -176,6 +190,7 @@ async function group<V>(src: StatsSource<V>, names: ValueNames, summer: Summer, 
   const variants: VariantValue[] = [];
   const links: Entry[] = [];
   const rules: { value: number; clicks: number }[] = [];
+  let optedOut = 0;
   for (const id of summer.touched) {
     const clicks = summer.sums[id]!;
     const name = names.nameOf(id);
@@ -196,6 +211,10 @@ async function group<V>(src: StatsSource<V>, names: ValueNames, summer: Summer, 
         break;
       case 'rule':
         rules.push({ value: Number(name.value), clicks });
+        break;
+      case 'privacy':
+        // One value: the clicks counted but not profiled (rollups.ts OPTED_OUT).
+        optedOut += clicks;
         break;
       default:
         plain.get(name.dim)!.push({ value, clicks });
@@ -226,5 +245,6 @@ async function group<V>(src: StatsSource<V>, names: ValueNames, summer: Summer, 
       (a, b) => compareText(a.code, b.code),
     ),
     links: top(links, byValue),
+    optedOut,
   };
 }

@@ -13,6 +13,7 @@ export type { ClickBuffer } from './capture/buffer';
 export { addStoredHumans, countCaptured, raiseHumanClicks, startCounts } from './capture/live-counts';
 export { type ClickPipeline, createClickPipeline, type PipelineOptions } from './capture/pipeline';
 export { PREVIEW_CRAWLERS } from './capture/preview-crawlers';
+export { type OptOutTest, optOutTest, withoutQueryParam } from './capture/privacy';
 export { type ClickLinks, type ClickRecord, targetSerial } from './capture/record';
 export { STOP_FLUSH_DEADLINE_MS, STOP_FLUSH_RETRY_MS } from './capture/spill';
 export * from './capture/target-block';

@@ -86,7 +86,13 @@ export function startClickStorage(db: Db, config: Config, log: Logger, clock: Cl
     },
     async stop(left, flushed) {
       startWrites.stop();
-      const result = spillAtStop(readOnlySalts(db.$client), spill, left, { geoDb: config.geoDb, ownHosts, clock }, log);
+      const result = spillAtStop(
+        readOnlySalts(db.$client),
+        spill,
+        left,
+        { geoDb: config.geoDb, geoLevel: config.privacy.geo, ownHosts, clock },
+        log,
+      );
       if (left.length === 0 && !flushed) {
         // Every click is written; only the fold failed, which the next start redoes.
         log.error('final click fold failed: the written clicks are counted at the next start');

@@ -6,12 +6,21 @@
 /** The flags of a stored click. */
 export const FLAG_BOT = 1;
 export const FLAG_FIRST_OF_DAY = 2;
+/** Counted but not profiled (capture/privacy.ts): no dimension, no visitor. */
+export const FLAG_OPTED_OUT = 4;
+
+/** The flags of a click as either engine stores it. */
+export function clickFlags(c: { bot: boolean; optedOut?: boolean }, firstOfDay: boolean): number {
+  return (c.bot ? FLAG_BOT : 0) | (firstOfDay ? FLAG_FIRST_OF_DAY : 0) | (c.optedOut ? FLAG_OPTED_OUT : 0);
+}
 
 /**
  * The stored visitor: the first 64 bits of the visitor hash (16 or more hex characters) as a
  * signed integer, which is what an SQLite INTEGER holds.
  */
 export function visitorBits(hash: string): bigint {
+  // An opted-out click has no visitor hash (never computed): stored as 0.
+  if (hash === '') return 0n;
   return BigInt.asIntN(64, BigInt(`0x${hash.slice(0, 16)}`));
 }
 

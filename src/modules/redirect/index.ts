@@ -27,6 +27,16 @@ const REDIRECT_PATH = /^\/([A-Za-z0-9_-]{1,64})(?:\/([A-Za-z0-9_-]{1,64}))?\/?$/
 
 const APPLE_APP_SITE_ASSOCIATION = '/.well-known/apple-app-site-association';
 const ASSET_LINKS = '/.well-known/assetlinks.json';
+const GPC_JSON = '/.well-known/gpc.json';
+
+/**
+ * The Global Privacy Control support resource (https://privacycg.github.io/gpc-spec/): served
+ * while SLINK_HONOR_GPC is 1. `lastUpdate` is the UTC day this process started honouring it: the
+ * switch is read once at start, so it has held at least since then.
+ */
+function gpcJson(since: number): string {
+  return JSON.stringify({ gpc: true, lastUpdate: new Date(since).toISOString().slice(0, 10) });
+}
 
 interface HookContext {
   request: Request;
@@ -42,6 +52,7 @@ export function createShortSite(deps: RedirectDeps) {
   const appAuthority = app.host;
   const redirect = createRedirect(deps);
   const { metrics, domains, clock } = deps;
+  const gpc = deps.config.privacy.honorGpc ? gpcJson(clock.now()) : null;
   // One buffer for the host's bounds, reused by every request (the handler never yields before reading it).
   const bounds = new Int32Array(3);
   /** Whether the host in `bounds` is the app host's. */
@@ -94,6 +105,12 @@ export function createShortSite(deps: RedirectDeps) {
       if (json === null) return pageResponse('notFound');
       return new Response(json, {
         headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=3600' },
+      });
+    }
+    if (path === GPC_JSON) {
+      if (gpc === null) return pageResponse('notFound');
+      return new Response(gpc, {
+        headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=86400' },
       });
     }
     if (path === '/' && domain.rootUrl !== null)

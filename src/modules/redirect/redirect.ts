@@ -11,7 +11,16 @@
 
 import { clientAddress, type ServerLike } from '../../http/client';
 import { shortUrlOf } from '../../lib/short-url';
-import { blockId, blockLocation, blockParamsJson, countCaptured, isBotAgent, isPreviewCrawler } from '../clicks/public';
+import {
+  blockId,
+  blockLocation,
+  blockParamsJson,
+  countCaptured,
+  isBotAgent,
+  isPreviewCrawler,
+  optOutTest,
+  withoutQueryParam,
+} from '../clicks/public';
 import type { DomainFacts } from '../domains/public';
 import type { Admission } from './click-limit-gate';
 import type { RedirectDeps } from './deps';
@@ -50,6 +59,8 @@ export function notFoundOn(domain: DomainFacts | undefined): Response {
 export function createRedirect(deps: RedirectDeps) {
   const { linkIndex, clicks, clock, config, clickLimitGate, domains } = deps;
   const buffer = clicks.buffer;
+  const { referrer: keepReferrer, noTrackParam } = config.privacy;
+  const optedOutBy = optOutTest(config.privacy);
   /**
    * An expired link or one past its click limit: its fallback URL if it has one (a 302 never
    * cached, since the link may be given more time or clicks), else its domain's expiredUrl (the
@@ -120,9 +131,11 @@ export function createRedirect(deps: RedirectDeps) {
     userAgent: string | null,
     head: boolean,
     preview: boolean,
+    optedOut: boolean,
   ): boolean | null | Response | Promise<Response> => {
-    // A preview crawler's hit is a bot's, as are HEAD requests and those without an agent.
-    const bot = preview || head || !userAgent ? true : null;
+    // A preview crawler's hit is a bot's, as are HEAD requests and those without an agent. An
+    // opted-out click is classified now, while its agent is known: its record keeps none.
+    const bot = preview || head || !userAgent ? true : optedOut ? isBotAgent(userAgent) : null;
     const clickLimit = links.clickLimit[slot]!;
     if (Number.isNaN(clickLimit)) {
       countCaptured(links, slot, bot);
@@ -186,7 +199,9 @@ export function createRedirect(deps: RedirectDeps) {
     preview: boolean,
     head: boolean,
   ): Response | Promise<Response> => {
-    const query = links.forwardQuery[slot] === 1 ? queryOf(request.url) : '';
+    const raw = links.forwardQuery[slot] === 1 ? queryOf(request.url) : '';
+    // The no-track parameter is the visitor's word to us, never the destination's business.
+    const query = noTrackParam === null || raw === '' ? raw : withoutQueryParam(raw, noTrackParam);
     const target = query === '' ? location : withVisitorQuery(location, query);
     const response = preview
       ? previewResponse(
@@ -229,13 +244,16 @@ export function createRedirect(deps: RedirectDeps) {
     // Social previews (preview-page.ts): a listed crawler gets the link's preview page, recorded
     // as the bot hit it is. Links without a preview pay this one byte read.
     const preview = (links.extras[slot]! & PREVIEW_ONLY) === HAS_PREVIEW && isPreviewCrawler(userAgent);
-    const bot = admitted ? false : countClick(request, server, links, slot, code, userAgent, head, preview);
+    const optedOut = optedOutBy(headers, request.url);
+    const bot = admitted ? false : countClick(request, server, links, slot, code, userAgent, head, preview, optedOut);
     if (bot !== null && typeof bot === 'object') return bot;
     const at = links.blockAt[slot]!;
     const variantAt = code === null ? -1 : links.variantAt(slot, code);
-    const address = clientAddress(request, server, config.trustProxy);
-    const referrer = capped(headers.get('referer'), MAX_REFERRER);
-    const acceptLanguage = capped(headers.get('accept-language'), MAX_LANGUAGE);
+    // An opted-out click keeps none of these: they are read only when its link's rules need them.
+    const reads = !optedOut || (links.extras[slot]! & HAS_RULES) !== 0;
+    const address = reads ? clientAddress(request, server, config.trustProxy) : null;
+    const referrer = reads ? capped(headers.get('referer'), MAX_REFERRER) : null;
+    const acceptLanguage = reads ? capped(headers.get('accept-language'), MAX_LANGUAGE) : null;
     const rule = chooseTarget(
       request,
       links,
@@ -259,11 +277,13 @@ export function createRedirect(deps: RedirectDeps) {
       variantAt,
       location,
       code,
-      address,
-      userAgent,
-      referrer,
-      acceptLanguage,
+      // Opted out: nothing that profiles the visitor is kept (capture/privacy.ts).
+      address: optedOut ? null : address,
+      userAgent: optedOut ? null : userAgent,
+      referrer: optedOut || keepReferrer === 'none' ? null : referrer,
+      acceptLanguage: optedOut ? null : acceptLanguage,
       head,
+      optedOut,
       bot,
       rule,
     });

@@ -59,10 +59,19 @@ export const UTM_DIMS = { utm_source: 'utmSource', utm_medium: 'utmMedium', utm_
 
 /**
  * Every dimension a rollup bucket counts: the click's own, the three UTM params, the variant
- * code (keyed by the variant id it matched), the matched link rule's index, any other param (keyed by its name), and, in the
- * workspace's buckets, the link (for topLinks).
+ * code (keyed by the variant id it matched), the matched link rule's index, any other param (keyed by its name),
+ * `privacy` (one value, `optedOut`: the clicks counted but not profiled) and, in the workspace's buckets, the link
+ * (for topLinks).
  */
-export const ROLLUP_DIMS = [...CLICK_DIMS, ...Object.values(UTM_DIMS), 'variant', 'rule', 'param', 'link'] as const;
+export const ROLLUP_DIMS = [
+  ...CLICK_DIMS,
+  ...Object.values(UTM_DIMS),
+  'variant',
+  'rule',
+  'param',
+  'link',
+  'privacy',
+] as const;
 export type RollupDim = (typeof ROLLUP_DIMS)[number];
 
 /** Only the dimensions of something that has them (and more), by name, in CLICK_DIMS order. */

@@ -42,6 +42,12 @@ export interface RollupClick extends ClickDimValues {
   /** The index of the link rule that chose the Location, or null (no rule matched). */
   rule: number | null;
   params: Readonly<Record<string, string>>;
+  /**
+   * Counted but not profiled (a visitor's privacy signal: docs/operations.md, "Privacy"): its
+   * dimensions are empty, and it is counted once more under `privacy`/`optedOut`, which the
+   * statistics read as totals.optedOut. Absent: false.
+   */
+  optedOut?: boolean;
 }
 
 /** A stored raw click as the fold and the rebuild count it: its id and whether it was a first visit of the day. */
@@ -82,6 +88,9 @@ export interface FoldCounters {
   variants: { bump(id: string, clicks: number): void };
 }
 
+/** The `privacy` value an opted-out click is counted under. */
+export const OPTED_OUT = 'optedOut';
+
 /** UTM_DIMS looked up by a param name that may be anything (no prototype keys). */
 const UTM_DIM_OF: Readonly<Record<string, RollupDim>> = Object.assign(Object.create(null), UTM_DIMS);
 
@@ -109,6 +118,7 @@ export function valueIdsOf(v: ValueIds, c: RollupClick): number[] {
   if (c.code !== null) ids.push(v.idOf('variant', c.variantId ?? '', c.code));
   // Only matched rules are counted: a link without rules adds nothing to its buckets.
   if (c.rule !== null) ids.push(v.idOf('rule', '', String(c.rule)));
+  if (c.optedOut) ids.push(v.idOf('privacy', '', OPTED_OUT));
   for (const key in c.params) {
     if (!Object.hasOwn(c.params, key)) continue;
     const dim = UTM_DIM_OF[key];

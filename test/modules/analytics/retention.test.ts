@@ -62,7 +62,7 @@ forEachEngine((engine) => {
       const got = await api(c.t, 'GET', `/links/${link.id}`, { key: c.key });
       expect([got.status, got.body.clickCount]).toEqual([200, 6]);
       const stats = await api(c.t, 'GET', `/links/${link.id}/stats?range=all`, { key: c.key });
-      expect([stats.status, stats.body.totals]).toEqual([200, { clicks: 6, uniques: 3, bots: 0 }]);
+      expect([stats.status, stats.body.totals]).toEqual([200, { clicks: 6, uniques: 3, bots: 0, optedOut: 0 }]);
       const ws = await api(c.t, 'GET', '/workspace/stats?range=all', { key: c.key });
       expect([ws.status, ws.body.totals.clicks, ws.body.topLinks]).toEqual([
         200,

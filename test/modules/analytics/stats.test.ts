@@ -255,7 +255,8 @@ forEachEngine((engine) => {
     const PROMO_HUMANS = {
       range: RANGE_30D,
       interval: 'day',
-      totals: { clicks: 12, uniques: 10, bots: 2 },
+      totals: { clicks: 12, uniques: 10, bots: 2, optedOut: 0 },
+      notCollected: [],
       series: daily('2026-10-23', 30, { '2026-11-19': [3, 2], '2026-11-20': [4, 4], '2026-11-21': [5, 4] }),
       breakdowns: {
         country: L(['GB', 6], ['US', 4], ['AU', 1], [null, 1]),
@@ -298,7 +299,8 @@ forEachEngine((engine) => {
     const PROMO_ALL = {
       range: { ...RANGE_30D, bots: true },
       interval: 'day',
-      totals: { clicks: 14, uniques: 10, bots: 2 },
+      totals: { clicks: 14, uniques: 10, bots: 2, optedOut: 0 },
+      notCollected: [],
       series: daily('2026-10-23', 30, { '2026-11-19': [4, 2], '2026-11-20': [5, 4], '2026-11-21': [5, 4] }),
       breakdowns: {
         country: L(['GB', 7], ['US', 5], ['AU', 1], [null, 1]),
@@ -347,7 +349,8 @@ forEachEngine((engine) => {
         const humans = {
           range: RANGE_30D,
           interval: 'day',
-          totals: { clicks: 3, uniques: 3, bots: 1 },
+          totals: { clicks: 3, uniques: 3, bots: 1, optedOut: 0 },
+          notCollected: [],
           series: daily('2026-10-23', 30, { '2026-11-19': [1, 1], '2026-11-20': [1, 1], '2026-11-21': [1, 1] }),
           breakdowns: {
             ...NO_BREAKDOWNS,
@@ -368,7 +371,8 @@ forEachEngine((engine) => {
         expect(await linkStats(c, docs.id, 'bots=1')).toEqual({
           range: { ...RANGE_30D, bots: true },
           interval: 'day',
-          totals: { clicks: 4, uniques: 3, bots: 1 },
+          totals: { clicks: 4, uniques: 3, bots: 1, optedOut: 0 },
+          notCollected: [],
           series: daily('2026-10-23', 30, { '2026-11-19': [1, 1], '2026-11-20': [1, 1], '2026-11-21': [2, 1] }),
           breakdowns: {
             ...NO_BREAKDOWNS,
@@ -391,7 +395,8 @@ forEachEngine((engine) => {
         expect(await linkStats(c, crawl.id)).toEqual({
           range: RANGE_30D,
           interval: 'day',
-          totals: { clicks: 0, uniques: 0, bots: 2 },
+          totals: { clicks: 0, uniques: 0, bots: 2, optedOut: 0 },
+          notCollected: [],
           series: daily('2026-10-23', 30),
           breakdowns: NO_BREAKDOWNS,
           unknownVariants: [],
@@ -399,7 +404,8 @@ forEachEngine((engine) => {
         expect(await linkStats(c, crawl.id, 'bots=1')).toEqual({
           range: { ...RANGE_30D, bots: true },
           interval: 'day',
-          totals: { clicks: 2, uniques: 0, bots: 2 },
+          totals: { clicks: 2, uniques: 0, bots: 2, optedOut: 0 },
+          notCollected: [],
           series: daily('2026-10-23', 30, { '2026-11-19': [1, 0], '2026-11-20': [1, 0] }),
           breakdowns: {
             ...NO_BREAKDOWNS,
@@ -458,7 +464,7 @@ forEachEngine((engine) => {
       test('range=today and range=24h at NOW', async () => {
         const today = await linkStats(c, promo.id, 'range=today');
         expect(today.range).toEqual({ from: ms('2026-11-21'), to: ms('2026-11-21T18:59:59.999'), bots: false });
-        expect(today.totals).toEqual({ clicks: 5, uniques: 4, bots: 0 });
+        expect(today.totals).toEqual({ clicks: 5, uniques: 4, bots: 0, optedOut: 0 });
         expect(today.series).toEqual(
           hourly('2026-11-21', 19, {
             '2026-11-21T08:00': [1, 1],
@@ -469,7 +475,7 @@ forEachEngine((engine) => {
         const day = await linkStats(c, promo.id, 'range=24h');
         expect(day.range).toEqual({ from: ms('2026-11-20T19:00'), to: ms('2026-11-21T18:59:59.999'), bots: false });
         expect(day.series).toHaveLength(24);
-        expect(day.totals).toEqual({ clicks: 5, uniques: 4, bots: 0 });
+        expect(day.totals).toEqual({ clicks: 5, uniques: 4, bots: 0, optedOut: 0 });
       });
     });
 
@@ -477,7 +483,8 @@ forEachEngine((engine) => {
       const DAY19 = {
         range: { from: ms('2026-11-19'), to: ms('2026-11-19T23:59:59.999'), bots: false },
         interval: 'hour',
-        totals: { clicks: 3, uniques: 2, bots: 1 },
+        totals: { clicks: 3, uniques: 2, bots: 1, optedOut: 0 },
+        notCollected: [],
         series: hourly('2026-11-19', 24, { '2026-11-19T09:00': [2, 1], '2026-11-19T23:00': [1, 1] }),
       };
 
@@ -494,7 +501,8 @@ forEachEngine((engine) => {
         expect(body).toMatchObject({
           range: { from: ms('2026-11-20'), to: ms('2026-11-20T23:59:59.999'), bots: false },
           interval: 'hour',
-          totals: { clicks: 4, uniques: 4, bots: 1 },
+          totals: { clicks: 4, uniques: 4, bots: 1, optedOut: 0 },
+          notCollected: [],
           series: hourly('2026-11-20', 24, {
             '2026-11-20T00:00': [2, 2],
             '2026-11-20T10:00': [1, 1],
@@ -512,7 +520,7 @@ forEachEngine((engine) => {
         const a = await linkStats(c, promo.id, `from=2026-11-19&to=${ms('2026-11-20')}`);
         expect(a.range).toEqual({ from: ms('2026-11-19'), to: ms('2026-11-20T00:59:59.999'), bots: false });
         expect(a.interval).toBe('hour');
-        expect(a.totals).toEqual({ clicks: 5, uniques: 4, bots: 1 });
+        expect(a.totals).toEqual({ clicks: 5, uniques: 4, bots: 1, optedOut: 0 });
         expect(a.series).toEqual(
           hourly('2026-11-19', 25, {
             '2026-11-19T09:00': [2, 1],
@@ -524,7 +532,7 @@ forEachEngine((engine) => {
         // from = 09:30 (after C1 at 09:15) starts at 09:00; to = 23:59:59.998 ends at 23:59:59.999.
         const b = await linkStats(c, promo.id, `from=${ms('2026-11-19T09:30')}&to=${ms('2026-11-19T23:59:59.998')}`);
         expect(b.range).toEqual({ from: ms('2026-11-19T09:00'), to: ms('2026-11-19T23:59:59.999'), bots: false });
-        expect(b.totals).toEqual({ clicks: 3, uniques: 2, bots: 0 });
+        expect(b.totals).toEqual({ clicks: 3, uniques: 2, bots: 0, optedOut: 0 });
         expect(b.series).toEqual(
           hourly('2026-11-19T09:00', 15, { '2026-11-19T09:00': [2, 1], '2026-11-19T23:00': [1, 1] }),
         );
@@ -538,13 +546,14 @@ forEachEngine((engine) => {
         expect(one).toMatchObject({
           range: { from: ms('2026-11-19T23:00'), to: ms('2026-11-19T23:59:59.999'), bots: false },
           interval: 'hour',
-          totals: { clicks: 1, uniques: 1, bots: 0 },
+          totals: { clicks: 1, uniques: 1, bots: 0, optedOut: 0 },
+          notCollected: [],
           series: [{ t: ms('2026-11-19T23:00'), clicks: 1, uniques: 1 }],
         });
         // The first ms of a day as a one-hour window.
         const first = await linkStats(c, promo.id, `from=${ms('2026-11-20')}&to=${ms('2026-11-20')}`);
         expect(first.range).toEqual({ from: ms('2026-11-20'), to: ms('2026-11-20T00:59:59.999'), bots: false });
-        expect(first.totals).toEqual({ clicks: 2, uniques: 2, bots: 0 });
+        expect(first.totals).toEqual({ clicks: 2, uniques: 2, bots: 0, optedOut: 0 });
       });
 
       test('only `to`: the named range is counted back from it', async () => {
@@ -553,12 +562,12 @@ forEachEngine((engine) => {
         // 24h ending at the last hour of the 20th: 00:00 to 23:59:59.999 of the 20th.
         const d = await linkStats(c, promo.id, 'range=24h&to=2026-11-20');
         expect(d.range).toEqual({ from: ms('2026-11-20'), to: ms('2026-11-20T23:59:59.999'), bots: false });
-        expect(d.totals).toEqual({ clicks: 4, uniques: 4, bots: 1 });
+        expect(d.totals).toEqual({ clicks: 4, uniques: 4, bots: 1, optedOut: 0 });
         expect(d.series).toHaveLength(24);
         // 24h ending at 00:00:00.000 of the 20th: that hour is the last, 01:00 of the 19th the first (C6 at 08:00 in).
         const e = await linkStats(c, promo.id, `range=24h&to=${ms('2026-11-20')}`);
         expect(e.range).toEqual({ from: ms('2026-11-19T01:00'), to: ms('2026-11-20T00:59:59.999'), bots: false });
-        expect(e.totals).toEqual({ clicks: 5, uniques: 4, bots: 1 });
+        expect(e.totals).toEqual({ clicks: 5, uniques: 4, bots: 1, optedOut: 0 });
         expect(e.series).toEqual(
           hourly('2026-11-19T01:00', 24, {
             '2026-11-19T09:00': [2, 1],
@@ -571,7 +580,8 @@ forEachEngine((engine) => {
         expect(m).toMatchObject({
           range: { from: ms('2026-10-22'), to: ms('2026-11-20T23:59:59.999'), bots: false },
           interval: 'day',
-          totals: { clicks: 7, uniques: 6, bots: 2 },
+          totals: { clicks: 7, uniques: 6, bots: 2, optedOut: 0 },
+          notCollected: [],
           series: daily('2026-10-22', 30, { '2026-11-19': [3, 2], '2026-11-20': [4, 4] }),
         });
         // No range at all: 30d is the default there too.
@@ -583,20 +593,20 @@ forEachEngine((engine) => {
         expect(body.range).toEqual({ from: ms('2026-11-20'), to: ms('2026-11-21T18:59:59.999'), bots: false });
         expect(body.interval).toBe('hour');
         expect(body.series).toHaveLength(43);
-        expect(body.totals).toEqual({ clicks: 9, uniques: 8, bots: 1 });
+        expect(body.totals).toEqual({ clicks: 9, uniques: 8, bots: 1, optedOut: 0 });
       });
     });
 
     describe('workspace statistics', () => {
       test('before the delete: every link counts; topLinks by clicks; the bot-only link only with bots=1', async () => {
         const humans = await workspaceStats(c);
-        expect(humans.totals).toEqual({ clicks: 15, uniques: 13, bots: 5 });
+        expect(humans.totals).toEqual({ clicks: 15, uniques: 13, bots: 5, optedOut: 0 });
         expect(humans.topLinks).toEqual([
           { id: promo.id, slug: 'promo', title: null, clicks: 12 },
           { id: docs.id, slug: 'docs', title: null, clicks: 3 },
         ]);
         const all = await workspaceStats(c, 'bots=1');
-        expect(all.totals).toEqual({ clicks: 20, uniques: 13, bots: 5 });
+        expect(all.totals).toEqual({ clicks: 20, uniques: 13, bots: 5, optedOut: 0 });
         expect(all.topLinks).toEqual([
           { id: promo.id, slug: 'promo', title: null, clicks: 14 },
           { id: docs.id, slug: 'docs', title: null, clicks: 4 },
@@ -607,6 +617,7 @@ forEachEngine((engine) => {
           clicks: 4,
           uniques: 3,
           bots: 2,
+          optedOut: 0,
         });
       });
 
@@ -623,6 +634,7 @@ forEachEngine((engine) => {
           clicks: 4,
           uniques: 3,
           bots: 1,
+          optedOut: 0,
         });
       });
 
@@ -630,7 +642,8 @@ forEachEngine((engine) => {
         expect(await workspaceStats(c)).toEqual({
           range: RANGE_30D,
           interval: 'day',
-          totals: { clicks: 15, uniques: 13, bots: 3 },
+          totals: { clicks: 15, uniques: 13, bots: 3, optedOut: 0 },
+          notCollected: [],
           // The 20th: C7 on promo and C12 on docs are one visitor, but uniques are per link.
           series: daily('2026-10-23', 30, { '2026-11-19': [4, 3], '2026-11-20': [5, 5], '2026-11-21': [6, 5] }),
           breakdowns: {
@@ -684,7 +697,8 @@ forEachEngine((engine) => {
         expect(await workspaceStats(c, 'bots=1')).toEqual({
           range: { ...RANGE_30D, bots: true },
           interval: 'day',
-          totals: { clicks: 18, uniques: 13, bots: 3 },
+          totals: { clicks: 18, uniques: 13, bots: 3, optedOut: 0 },
+          notCollected: [],
           series: daily('2026-10-23', 30, { '2026-11-19': [5, 3], '2026-11-20': [6, 5], '2026-11-21': [7, 5] }),
           breakdowns: {
             country: L(['GB', 9], ['US', 6], ['AU', 1], ['DE', 1], [null, 1]),
@@ -794,7 +808,8 @@ forEachEngine((engine) => {
       expect(await linkStats(c, edge.id, 'range=today')).toMatchObject({
         range: { from: ms('2026-11-21'), to: END, bots: false },
         interval: 'hour',
-        totals: { clicks: 3, uniques: 3, bots: 0 },
+        totals: { clicks: 3, uniques: 3, bots: 0, optedOut: 0 },
+        notCollected: [],
         series: hourly('2026-11-21', 13, { '2026-11-21T00:00': [1, 1], '2026-11-21T12:00': [2, 2] }),
       });
     });
@@ -803,7 +818,8 @@ forEachEngine((engine) => {
       expect(await linkStats(c, edge.id, 'range=24h')).toMatchObject({
         range: { from: ms('2026-11-20T13:00'), to: END, bots: false },
         interval: 'hour',
-        totals: { clicks: 5, uniques: 5, bots: 0 },
+        totals: { clicks: 5, uniques: 5, bots: 0, optedOut: 0 },
+        notCollected: [],
         series: hourly('2026-11-20T13:00', 24, {
           '2026-11-20T13:00': [1, 1],
           '2026-11-20T23:00': [1, 1],
@@ -818,7 +834,8 @@ forEachEngine((engine) => {
       expect(body).toMatchObject({
         range: { from: ms('2026-11-14T13:00'), to: END, bots: false },
         interval: 'hour',
-        totals: { clicks: 8, uniques: 8, bots: 0 },
+        totals: { clicks: 8, uniques: 8, bots: 0, optedOut: 0 },
+        notCollected: [],
         series: hourly('2026-11-14T13:00', 168, {
           '2026-11-14T13:00': [1, 1],
           '2026-11-20T12:00': [2, 2],
@@ -835,7 +852,8 @@ forEachEngine((engine) => {
       const expected = {
         range: { from: ms('2026-10-23'), to: END, bots: false },
         interval: 'day',
-        totals: { clicks: 10, uniques: 10, bots: 0 },
+        totals: { clicks: 10, uniques: 10, bots: 0, optedOut: 0 },
+        notCollected: [],
         series: daily('2026-10-23', 30, {
           '2026-10-23': [1, 1],
           '2026-11-14': [2, 2],
@@ -852,7 +870,8 @@ forEachEngine((engine) => {
       expect(body).toMatchObject({
         range: { from: ms('2026-08-24'), to: END, bots: false },
         interval: 'day',
-        totals: { clicks: 12, uniques: 12, bots: 0 },
+        totals: { clicks: 12, uniques: 12, bots: 0, optedOut: 0 },
+        notCollected: [],
         series: daily('2026-08-24', 90, {
           '2026-08-24': [1, 1],
           '2026-10-22': [1, 1],
@@ -869,7 +888,8 @@ forEachEngine((engine) => {
       expect(await linkStats(c, edge.id, 'range=all')).toMatchObject({
         range: { from: ms('2026-08-23'), to: END, bots: false },
         interval: 'day',
-        totals: { clicks: 13, uniques: 13, bots: 0 },
+        totals: { clicks: 13, uniques: 13, bots: 0, optedOut: 0 },
+        notCollected: [],
         series: daily('2026-08-23', 91, {
           '2026-08-23': [1, 1],
           '2026-08-24': [1, 1],
@@ -886,7 +906,8 @@ forEachEngine((engine) => {
       expect(await linkStats(c, empty.id, 'range=all')).toEqual({
         range: { from: ms('2026-11-21'), to: END, bots: false },
         interval: 'hour',
-        totals: { clicks: 0, uniques: 0, bots: 0 },
+        totals: { clicks: 0, uniques: 0, bots: 0, optedOut: 0 },
+        notCollected: [],
         series: hourly('2026-11-21', 13),
         breakdowns: NO_BREAKDOWNS,
         unknownVariants: [],
@@ -906,7 +927,8 @@ forEachEngine((engine) => {
       expect(longer).toMatchObject({
         range: { from: ms('2026-11-14T12:00'), to: END, bots: false },
         interval: 'day',
-        totals: { clicks: 9, uniques: 9, bots: 0 },
+        totals: { clicks: 9, uniques: 9, bots: 0, optedOut: 0 },
+        notCollected: [],
         series: daily('2026-11-14', 8, { '2026-11-14': [2, 2], '2026-11-20': [4, 4], '2026-11-21': [3, 3] }),
       });
       // One hour later at the end (to = 13:00:00.000 widens to 13:59:59.999): daily too.
@@ -964,7 +986,8 @@ forEachEngine((engine) => {
 
     test('per hour and in total', async () => {
       expect(await linkStats(c, u.id, 'range=7d')).toMatchObject({
-        totals: { clicks: 7, uniques: 5, bots: 3 },
+        totals: { clicks: 7, uniques: 5, bots: 3, optedOut: 0 },
+        notCollected: [],
         series: hourly('2026-11-14T13:00', 168, {
           '2026-11-20T10:00': [1, 1],
           '2026-11-20T11:00': [1, 0],
@@ -976,7 +999,8 @@ forEachEngine((engine) => {
         }),
       });
       expect(await linkStats(c, u.id, 'range=7d&bots=1')).toMatchObject({
-        totals: { clicks: 10, uniques: 5, bots: 3 },
+        totals: { clicks: 10, uniques: 5, bots: 3, optedOut: 0 },
+        notCollected: [],
         series: hourly('2026-11-14T13:00', 168, {
           '2026-11-20T10:00': [1, 1],
           '2026-11-20T11:00': [1, 0],
@@ -994,16 +1018,18 @@ forEachEngine((engine) => {
         clicks: 5,
         uniques: 4,
         bots: 3,
+        optedOut: 0,
       });
       expect((await linkStats(c, u.id, 'from=2026-11-20&to=2026-11-20')).totals).toEqual({
         clicks: 2,
         uniques: 1,
         bots: 0,
+        optedOut: 0,
       });
     });
 
     test('the workspace sums them over links: the same visitor on two links counts twice', async () => {
-      expect((await workspaceStats(c, 'range=7d')).totals).toEqual({ clicks: 8, uniques: 6, bots: 3 });
+      expect((await workspaceStats(c, 'range=7d')).totals).toEqual({ clicks: 8, uniques: 6, bots: 3, optedOut: 0 });
       expect((await workspaceStats(c, 'range=today')).topLinks).toEqual([
         { id: u.id, slug: 'u', title: null, clicks: 5 },
         { id: other.id, slug: 'other', title: null, clicks: 1 },
@@ -1053,7 +1079,7 @@ forEachEngine((engine) => {
 
     test('a variant deleted before the flush reports as unknown; one renamed before the flush under its new code', async () => {
       const body = await linkStats(c, keep.id, 'range=today');
-      expect(body.totals).toEqual({ clicks: 3, uniques: 1, bots: 0 });
+      expect(body.totals).toEqual({ clicks: 3, uniques: 1, bots: 0, optedOut: 0 });
       // '': the bare click and the one on `v`, whose variant is gone.
       expect(body.breakdowns.variant).toEqual(L(['', 2], ['r2', 1]));
       expect(body.unknownVariants).toEqual(UNKNOWN(['v', 1]));
@@ -1063,7 +1089,8 @@ forEachEngine((engine) => {
       const expected = {
         range: { from: ms('2026-11-21'), to: ms('2026-11-21T12:59:59.999'), bots: true },
         interval: 'hour',
-        totals: { clicks: 3, uniques: 1, bots: 0 },
+        totals: { clicks: 3, uniques: 1, bots: 0, optedOut: 0 },
+        notCollected: [],
         series: hourly('2026-11-21', 13, { '2026-11-21T09:00': [3, 1] }),
         breakdowns: {
           ...NO_BREAKDOWNS,
@@ -1083,7 +1110,12 @@ forEachEngine((engine) => {
       };
       // range=all: the first day with data is now the 21st (early's 19th left with it).
       expect(await workspaceStats(c, 'range=all&bots=1')).toEqual(expected);
-      expect((await workspaceStats(c, 'range=30d&bots=1')).totals).toEqual({ clicks: 3, uniques: 1, bots: 0 });
+      expect((await workspaceStats(c, 'range=30d&bots=1')).totals).toEqual({
+        clicks: 3,
+        uniques: 1,
+        bots: 0,
+        optedOut: 0,
+      });
     });
   });
 
@@ -1114,7 +1146,7 @@ forEachEngine((engine) => {
 
     test('the most clicked first, then by value; r099.example is the 102nd and is cut', async () => {
       const body = await linkStats(c, many.id, 'range=today');
-      expect(body.totals).toEqual({ clicks: 102, uniques: 1, bots: 0 });
+      expect(body.totals).toEqual({ clicks: 102, uniques: 1, bots: 0, optedOut: 0 });
       const expected = [{ value: 'r100.example', clicks: 2 }];
       for (let i = 0; i <= 98; i++) expected.push({ value: `r${String(i).padStart(3, '0')}.example`, clicks: 1 });
       expect(body.breakdowns.referrer).toEqual(expected);
@@ -1224,7 +1256,7 @@ forEachEngine((engine) => {
         expect(none.body.error.code).toBe('key_missing');
         const read = await api(c.t, 'GET', path, { key: readKey });
         expect(read.status).toBe(200);
-        expect(read.body.totals).toEqual({ clicks: 0, uniques: 0, bots: 0 });
+        expect(read.body.totals).toEqual({ clicks: 0, uniques: 0, bots: 0, optedOut: 0 });
       }
     });
   });

@@ -78,6 +78,8 @@ export interface ClickOptions {
   referer?: string | null;
   lang?: string | null;
   method?: 'GET' | 'HEAD';
+  /** Sends Sec-GPC: 1 (opted out by default: SLINK_HONOR_GPC). */
+  gpc?: boolean;
 }
 
 export function clickRequest(path: string, o: ClickOptions = {}, origin = SHORT): Request {
@@ -87,6 +89,7 @@ export function clickRequest(path: string, o: ClickOptions = {}, origin = SHORT)
   if (o.ip != null) headers['x-forwarded-for'] = o.ip;
   if (o.referer != null) headers.referer = o.referer;
   if (o.lang != null) headers['accept-language'] = o.lang;
+  if (o.gpc) headers['sec-gpc'] = '1';
   return new Request(`${origin}${path}`, { method: o.method ?? 'GET', headers });
 }
 
@@ -313,6 +316,7 @@ const RAW_DIMS: { dim: string; key: string; value: string; from?: string; where?
     from: ', json_each(c.params) j',
     where: "j.key NOT IN ('utm_source', 'utm_medium', 'utm_campaign')",
   },
+  { dim: 'privacy', key: "''", value: "'optedOut'", where: 'c.opted_out = 1' },
   { dim: 'link', key: "''", value: 'c.link_id', workspaceOnly: true },
 ];
 

@@ -204,6 +204,8 @@ async function generate(c: Ctx, seed = 20261121): Promise<Dataset> {
         ip: pick(rand, IPS),
         referer: pick(rand, REFERRERS),
         lang: pick(rand, LANGUAGES),
+        // Some visitors send Global Privacy Control: counted, not profiled.
+        gpc: rand() < 0.1,
       };
       expect(await click(c.t, target.path, opts)).toBe(302);
       bump(byLinkBot, `${target.linkId}|${agent.bot ? 1 : 0}`);
@@ -375,7 +377,7 @@ describe('link and variant counters equal the raw clicks', () => {
       ).toBe(0);
       const distinctVisitorDays = one(
         t,
-        'SELECT count(*) AS n FROM (SELECT DISTINCT timestamp / 86400000, visitor_hash FROM raw_clicks WHERE link_id = ? AND bot = 0)',
+        'SELECT count(*) AS n FROM (SELECT DISTINCT timestamp / 86400000, visitor_hash FROM raw_clicks WHERE link_id = ? AND bot = 0 AND opted_out = 0)',
         link.id,
       ).n;
       expect(raw.uniques).toBe(distinctVisitorDays);
@@ -685,7 +687,7 @@ describe("a link's days are rolled up from its hours once the day is over", () =
     const stats = await api(t, 'GET', `/links/${link.id}/stats?from=2026-11-14&to=2026-11-23&bots=1`, { key: c.key });
     expect(stats.status).toBe(200);
     expect(stats.body.interval).toBe('day');
-    expect(stats.body.totals).toEqual({ clicks: 5, uniques: 4, bots: 1 });
+    expect(stats.body.totals).toEqual({ clicks: 5, uniques: 4, bots: 1, optedOut: 0 });
     expect(stats.body.series.map((p: { clicks: number }) => p.clicks)).toEqual([0, 0, 0, 0, 0, 0, 0, 2, 2, 1]);
     await disposeTestApp(t);
   });

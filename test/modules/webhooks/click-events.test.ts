@@ -118,6 +118,37 @@ forEachEngine((engine) => {
     expect(at('/links').map((r) => r.body.type)).toEqual(['link.created', 'link.created']);
   });
 
+  test('an opted-out click (Sec-GPC) is delivered counted, never profiled: every dimension empty', async () => {
+    await hook('/humans', ['clicks']);
+    const link = await call('POST', '/links', { destination: 'https://example.com/gpc', slug: 'gpc' });
+    const headers = {
+      'user-agent': UA.chromeWin,
+      'x-forwarded-for': '81.2.69.142',
+      referer: 'https://news.ycombinator.com/item',
+      'accept-language': 'en-GB',
+      'sec-gpc': '1',
+    };
+    const res = await t.app.handle(new Request('https://sl.test/gpc', { headers }));
+    expect(res.status).toBe(302);
+    await flushOk(t);
+    await send();
+    const [delivery] = at('/humans');
+    expect(delivery!.body.data.clicks).toHaveLength(1);
+    expect(delivery!.body.data.clicks[0]).toMatchObject({
+      linkId: link.id,
+      country: null,
+      city: null,
+      device: null,
+      os: null,
+      browser: null,
+      referrer: null,
+      language: null,
+      bot: false,
+    });
+    for (const secret of ['81.2.69.142', 'news.ycombinator.com', 'en-GB', 'Chrome', 'London'])
+      expect(delivery!.raw).not.toContain(secret);
+  });
+
   test('a batch of bot hits only is delivered to the webhooks that take them, and to no other', async () => {
     const humans = await hook('/humans', ['clicks']);
     await hook('/all', ['clicks'], true);

@@ -36,7 +36,7 @@ export function toWire(record: ClickRecord): WireClick {
   const { arena, at, variantAt } = record;
   const target = variantAt < 0 ? at : variantAt;
   const rule = record.rule ?? null;
-  return {
+  const wire: WireClick = {
     time: record.time,
     serial: rule === null ? blockSerial(arena, target) : rule.serial,
     linkId: blockId(arena, at),
@@ -51,6 +51,9 @@ export function toWire(record: ClickRecord): WireClick {
     bot: classifyClick(record),
     rule: rule === null ? null : rule.index,
   };
+  // Only when set: a profiled click's wire text (sent to the writer) stays as it was.
+  if (record.optedOut) wire.optedOut = true;
+  return wire;
 }
 
 export class ClickFlusher {

@@ -4,7 +4,7 @@
  */
 import type { Config } from '../../../config';
 import type { ClicksDeps } from '../deps';
-import { type GeoLookup, openGeo } from '../enrich/geo';
+import { type GeoLookup, geoAt, openGeoAt } from '../enrich/geo';
 import { ClickBuffer } from './buffer';
 import { ClickFlusher } from './flusher';
 import { type ClickSink, HeldSink, type HoldReason, InlineSink, WorkerSink } from './sink';
@@ -42,7 +42,7 @@ export function createClickPipeline(base: ClicksDeps, options: PipelineOptions =
   const ownHosts = ownHostsOf(config);
   const buffer = new ClickBuffer();
   if (!options.worker) {
-    const geo = options.geo ?? openGeo(config.geoDb);
+    const geo = options.geo ? geoAt(options.geo, config.privacy.geo) : openGeoAt(config.geoDb, config.privacy.geo);
     const store = base.stores.openClickWriter({
       geo,
       ownHosts,
@@ -58,6 +58,7 @@ export function createClickPipeline(base: ClicksDeps, options: PipelineOptions =
     const worker = new WorkerSink({
       database: base.stores.address,
       geoDb: config.geoDb,
+      geoLevel: config.privacy.geo,
       ownHosts,
       retentionDays: config.retentionDays,
       node: config.nodeId,

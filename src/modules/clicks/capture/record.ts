@@ -37,6 +37,11 @@ export interface ClickRecord {
   referrer: string | null;
   acceptLanguage: string | null;
   head: boolean;
+  /**
+   * Counted but not profiled (privacy.ts): address, agent, referrer and languages are null, and
+   * `bot` was decided by the redirect.
+   */
+  optedOut?: boolean;
   /** null until classified (on the hot path only for links with a click limit, else in the flush). */
   bot: boolean | null;
   /**
@@ -73,6 +78,8 @@ export interface WireClick {
   bot: boolean;
   /** The index of the link rule that chose the Location; null or absent: none did. */
   rule?: number | null;
+  /** Counted but not profiled (capture/privacy.ts); absent: false. */
+  optedOut?: boolean;
 }
 
 let lastSerial = 0;

@@ -38,6 +38,8 @@ export function clickLine(c: EnrichedClick): string {
     trafficType: c.trafficType,
     visitorHash: c.visitorHash,
     bot: c.bot,
+    // Only for an opted-out click (no dimensions, no visitor hash): a line without it reads as profiled.
+    ...(c.optedOut ? { optedOut: true } : {}),
   });
 }
 
@@ -64,7 +66,10 @@ function paramsOf(json: string): Readonly<Record<string, string>> | null {
 
 function enrichedClick(c: Record<string, unknown>): EnrichedClick | null {
   if (typeof c.time !== 'number' || !isText(c.linkId) || !isText(c.destination) || !isText(c.paramsJson)) return null;
-  if (typeof c.bot !== 'boolean' || !isText(c.visitorHash) || !/^[0-9a-f]{16}$/.test(c.visitorHash)) return null;
+  const optedOut = c.optedOut === true;
+  // An opted-out click has no visitor hash; every other one has a whole one.
+  const visitorOk = optedOut ? c.visitorHash === '' : isText(c.visitorHash) && /^[0-9a-f]{16}$/.test(c.visitorHash);
+  if (typeof c.bot !== 'boolean' || !visitorOk || (c.optedOut !== undefined && c.optedOut !== true)) return null;
   if (!isText(c.trafficType) || !TRAFFIC_TYPES.has(c.trafficType)) return null;
   const { variantId, code, rule } = c;
   for (const v of [variantId, code, ...CLICK_DIMS.map((d) => c[d])]) if (!isTextOrNull(v)) return null;
@@ -85,7 +90,8 @@ function enrichedClick(c: Record<string, unknown>): EnrichedClick | null {
     paramsJson: c.paramsJson,
     ...dimValues(CLICK_DIMS.map((d) => c[d]) as ClickDimTuple),
     trafficType: c.trafficType as TrafficType,
-    visitorHash: c.visitorHash,
+    visitorHash: c.visitorHash as string,
+    ...(optedOut ? { optedOut: true } : {}),
   };
 }
 

@@ -18,10 +18,11 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import type { GeoLevel } from '../../../config';
 import type { Clock } from '../../../lib/clock';
 import type { Logger } from '../../../lib/log';
 import { enrichClick } from '../enrich/enrich';
-import { type GeoLookup, noGeo, openGeo } from '../enrich/geo';
+import { type GeoLookup, geoAt, noGeo, openGeo } from '../enrich/geo';
 import { type SaltReader, VisitorHasher } from '../enrich/visitor';
 import type { WireClick } from './record';
 import { clickLine, parseSpillLine, type SpillEntry, saltLine } from './spill-format';
@@ -37,6 +38,8 @@ export function spillPath(dbPath: string): string {
 
 export interface SpillOptions {
   geoDb: string | null;
+  /** SLINK_GEO: what a click keeps of its place; absent: city. */
+  geoLevel?: GeoLevel;
   ownHosts: readonly string[];
   clock: Clock;
 }
@@ -156,7 +159,8 @@ export function spillClicks(
   try {
     const earlier = existsSync(path) ? readSpill(path).salts : new Map<number, string>();
     const hasher = new VisitorHasher(stored, { readOnly: true, unstored: new Map(earlier) });
-    const ctx = { geo: openGeoOrNone(options.geoDb), hasher, ownHosts: options.ownHosts };
+    const geo = options.geoLevel === 'none' ? noGeo : geoAt(openGeoOrNone(options.geoDb), options.geoLevel);
+    const ctx = { geo, hasher, ownHosts: options.ownHosts };
     const clickLines = clicks.map((click) => clickLine(enrichClick(click, ctx)));
     const salts = [...hasher.unstored].filter(([day]) => !earlier.has(day)).map(([day, salt]) => saltLine(day, salt));
     lines = [...salts, ...clickLines];

@@ -8,6 +8,7 @@
  * again.
  */
 
+import type { GeoLevel } from '../../../config';
 import type { DatabaseAddress } from '../../../db/address';
 import { WalCheckpointer } from '../../../db/checkpoint';
 import { openDatabase } from '../../../db/client';
@@ -15,7 +16,7 @@ import { openPostgres, type Pg } from '../../../db/postgres/client';
 import { systemClock } from '../../../lib/clock';
 import { HeapGuard } from '../../../lib/heap-guard';
 import { serve } from '../../../lib/worker-rpc';
-import { openGeo } from '../enrich/geo';
+import { openGeoAt } from '../enrich/geo';
 import { SqliteClickWriter } from '../sqlite/store';
 import type { ClickWriter, WriteOutcome } from '../store';
 import { openClickWriter } from '../writer';
@@ -53,6 +54,8 @@ function inOrder<T>(operation: () => Promise<T>): Promise<T> {
 export interface WriterOpenOptions {
   database: DatabaseAddress;
   geoDb: string | null;
+  /** SLINK_GEO: what a click keeps of its place; absent: city. */
+  geoLevel?: GeoLevel;
   ownHosts: string[];
   retentionDays?: number;
   /** The node's name (SLINK_NODE_ID), at the head of every line this thread logs, as the main thread's. */
@@ -70,7 +73,7 @@ function headLines(node: string): void {
 /** Opens the store on the worker's own connection (or pool); answers with the geo source. */
 async function openStore(options: WriterOpenOptions): Promise<string> {
   if (options.node !== undefined) headLines(options.node);
-  const geo = openGeo(options.geoDb);
+  const geo = openGeoAt(options.geoDb, options.geoLevel);
   heap = new HeapGuard({ fixedBytes: geo.mappedBytes });
   const common = { geo, ownHosts: options.ownHosts, clock: systemClock, retentionDays: options.retentionDays ?? 0 };
   if (options.database.engine === 'postgres') {

@@ -22,6 +22,7 @@ export interface EnrichedClick extends RollupClick {
   destination: string;
   paramsJson: string;
   trafficType: TrafficType;
+  /** 16 hex characters; '' for an opted-out click, whose hash is never computed. */
   visitorHash: string;
 }
 
@@ -46,6 +47,7 @@ function paramsOf(json: string): Readonly<Record<string, string>> {
 
 export function enrichClick(record: WireClick, ctx: EnrichContext): EnrichedClick {
   const params = paramsOf(record.paramsJson);
+  if (record.optedOut) return optedOutClick(record, params, ctx);
   const agent = parseAgent(record.userAgent);
   // A bot hit is shown under the bot's name (bot-name.ts), not as the browser it may imitate.
   const browser = record.bot ? botName(record.userAgent) : agent.browser;
@@ -75,5 +77,36 @@ export function enrichClick(record: WireClick, ctx: EnrichContext): EnrichedClic
     trafficType: trafficType(refHost, params.utm_medium, ctx.ownHosts),
     language: preferredLanguage(record.acceptLanguage),
     visitorHash: ctx.hasher.hash(day, address, record.userAgent),
+  };
+}
+
+/**
+ * A click counted but not profiled (capture/privacy.ts): every dimension empty and no visitor
+ * hash, whatever the record holds (the redirect kept none of it). Its traffic type is what the
+ * link's own utm_medium says, else direct: nothing of the visitor's.
+ */
+function optedOutClick(record: WireClick, params: Readonly<Record<string, string>>, ctx: EnrichContext): EnrichedClick {
+  return {
+    serial: record.serial ?? 0,
+    linkId: record.linkId,
+    variantId: record.variantId,
+    code: record.code,
+    rule: record.rule ?? null,
+    time: record.time,
+    day: utcDay(record.time),
+    bot: record.bot,
+    destination: record.location,
+    params,
+    paramsJson: record.paramsJson,
+    country: null,
+    city: null,
+    device: null,
+    os: null,
+    browser: null,
+    referrer: null,
+    trafficType: trafficType(null, params.utm_medium, ctx.ownHosts),
+    language: null,
+    visitorHash: '',
+    optedOut: true,
   };
 }

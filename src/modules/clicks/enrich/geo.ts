@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 import { Reader } from 'maxmind';
+import type { GeoLevel } from '../../../config';
 import { BoundedCache } from '../../../lib/bounded-cache';
 
 interface GeoFacts {
@@ -109,6 +110,28 @@ class MmdbLookup implements GeoLookup {
 }
 
 export const noGeo: GeoLookup = { source: 'none', mappedBytes: 0, lookup: () => NONE };
+
+/**
+ * `geo` as SLINK_GEO lets a click keep it: `city` as it is, `country` without the city (the
+ * city is dropped before anything stores it), `none` nothing at all (the file is not even read).
+ */
+export function geoAt(geo: GeoLookup, level: GeoLevel = 'city'): GeoLookup {
+  if (level === 'city') return geo;
+  if (level === 'none') return noGeo;
+  return {
+    source: `${geo.source} (countries only)`,
+    mappedBytes: geo.mappedBytes,
+    lookup(address) {
+      const { country } = geo.lookup(address);
+      return country === null ? NONE : { country, city: null };
+    },
+  };
+}
+
+/** SLINK_GEO_DB (or the bundle) opened as SLINK_GEO lets clicks keep it: not at all for `none`. */
+export function openGeoAt(configured: string | null, level: GeoLevel = 'city'): GeoLookup {
+  return level === 'none' ? noGeo : geoAt(openGeo(configured), level);
+}
 
 /** Folders searched for the bundled files: beside the executable (dist/slink), then the package. */
 function bundledDirs(): string[] {

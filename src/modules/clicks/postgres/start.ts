@@ -43,7 +43,7 @@ export async function startClickStoragePg(sql: Pg, config: Config, log: Logger, 
         { read: (day) => salts.get(day) ?? null },
         spill,
         left,
-        { geoDb: config.geoDb, ownHosts, clock },
+        { geoDb: config.geoDb, geoLevel: config.privacy.geo, ownHosts, clock },
         log,
       );
     },

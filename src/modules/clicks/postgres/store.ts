@@ -28,7 +28,7 @@ import { VisitorHasher } from '../enrich/visitor';
 import type { PruneStep } from '../retention';
 import { RETENTION_IDLE_MS, retainedFrom } from '../retention';
 import { type ClickWriter, FOLD_MAX_CLICKS, FOLD_MAX_MS, type WriteOutcome } from '../store';
-import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from '../stored-click';
+import { clickFlags, visitorBits } from '../stored-click';
 import { encodeDelta } from './deltas';
 import { PgFolder } from './fold';
 import { pruneStepPg } from './retention';
@@ -93,7 +93,8 @@ export class PostgresClickWriter implements ClickWriter {
 
   async writeBatch(batch: WireClick[]): Promise<WriteOutcome> {
     const started = performance.now();
-    await this.salts.load(batch.map((c) => utcDay(c.time)));
+    // An opted-out click is never hashed: its day needs no salt (none is made for it).
+    await this.salts.load(batch.flatMap((c) => (c.optedOut ? [] : [utcDay(c.time)])));
     const e = batch.map((c) => enrichClick(c, this.ctx));
     return this.writeEnriched(e, started);
   }
@@ -184,7 +185,7 @@ export class PostgresClickWriter implements ClickWriter {
           column((i) => visitorBits(clicks[i]!.visitorHash).toString()),
           'int8',
         )}::int8[], ${tx.array(
-          column((i) => (clicks[i]!.bot ? FLAG_BOT : 0) | (first.has(i) ? FLAG_FIRST_OF_DAY : 0)),
+          column((i) => clickFlags(clicks[i]!, first.has(i))),
           'int2',
         )}::int2[])`;
     await tx`INSERT INTO click_deltas (data) VALUES (${encodeDelta(clicks, rows, first, ids, linkValues)})`;
@@ -214,7 +215,8 @@ export class PostgresClickWriter implements ClickWriter {
     const byTriple = new Map<string, number>();
     for (const i of rows) {
       const c = clicks[i]!;
-      if (c.bot) continue;
+      // An opted-out click adds no visitor: it has none.
+      if (c.bot || c.optedOut) continue;
       const key = `${c.day}|${linkValues[i]}|${visitorBits(c.visitorHash)}`;
       if (!byTriple.has(key)) byTriple.set(key, i);
     }

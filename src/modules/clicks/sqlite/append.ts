@@ -58,7 +58,8 @@ export function createClickAppender(sqlite: Database, values: RollupValues, seen
       // the dashboard, which deletes the history on purpose): nothing to attach it to.
       if (!exists.has(c.linkId)) continue;
       // Uniques are human visitors: a bot hit is never a first visit.
-      const firstOfDay = !c.bot && seen.firstVisit(c.day, c.linkId, c.visitorHash);
+      // An opted-out click adds no visitor: it has none.
+      const firstOfDay = !c.bot && !c.optedOut && seen.firstVisit(c.day, c.linkId, c.visitorHash);
       // The breakdown ids once per click: the raw row stores the first eight, the sums count all.
       const ids = valueIdsOf(values, c);
       const linkValue = values.idOf('link', '', c.linkId);

@@ -33,7 +33,7 @@ import {
   takeBelow,
 } from '../block-page';
 import type { ClickTarget } from '../stored-click';
-import { FLAG_BOT, FLAG_FIRST_OF_DAY } from '../stored-click';
+import { FLAG_BOT, FLAG_FIRST_OF_DAY, FLAG_OPTED_OUT } from '../stored-click';
 import { TargetNames } from './click-targets';
 import { TAIL_SELECT, tailColumns } from './seal';
 import { visitorHex } from './tail-append';
@@ -313,6 +313,7 @@ function foldClick(names: ClickNames, link: number, c: ClickColumns, i: number):
     params: paramsOf(target.params),
     ...dimValues(dimensionTexts(names, c, i)),
     firstOfDay: (flags & FLAG_FIRST_OF_DAY) !== 0,
+    optedOut: (flags & FLAG_OPTED_OUT) !== 0,
     visitor: visitorHex(c.visitorHi[i]!, c.visitorLo[i]!),
     destination: target.destination,
     paramsJson: target.params,

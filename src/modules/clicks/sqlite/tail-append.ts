@@ -8,7 +8,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import { DIM_COLUMNS, DIM_COUNT, type RollupValues, valueIdsOf } from '../../rollups/public';
 import type { EnrichedClick } from '../enrich/enrich';
-import { FLAG_BOT, FLAG_FIRST_OF_DAY, visitorBits } from '../stored-click';
+import { clickFlags, visitorBits } from '../stored-click';
 import { TargetIds } from './click-targets';
 
 /** The 16 hex characters of a stored visitor from its two halves (high signed, low unsigned). */
@@ -80,7 +80,7 @@ export class TailAppender {
       }),
       ...d.slice(0, DIM_COUNT),
       visitorBits(c.visitorHash),
-      (c.bot ? FLAG_BOT : 0) | (firstOfDay ? FLAG_FIRST_OF_DAY : 0),
+      clickFlags(c, firstOfDay),
     );
     return id;
   }

@@ -33,21 +33,35 @@ export interface BreakdownTableProps {
   lead?: ComponentChildren;
   /** Shown under the table (the geolocation credit). */
   children?: ComponentChildren;
+  /**
+   * This server does not collect the dimension (SLINK_GEO, SLINK_REFERRER: the payload's
+   * notCollected): said so, and the caller leaves the unknown row out (every click is unknown
+   * there now); values of clicks stored before still show. The word for what is not kept.
+   */
+  notCollected?: string;
 }
 
 const FIRST_ROWS = 10;
 
-export function BreakdownTable({ id, title, column, rows, total, empty, lead, children }: BreakdownTableProps) {
+export function BreakdownTable(props: BreakdownTableProps) {
+  const { id, title, column, rows, total, lead, children, notCollected } = props;
+  const empty = notCollected ? null : props.empty;
   const [all, setAll] = useState(false);
   const shown = all ? rows : rows.slice(0, FIRST_ROWS);
   const top = Math.max(1, ...rows.map((r) => r.clicks));
   return (
     <section class={lead ? 'panel breakdown wide' : 'panel breakdown'} aria-labelledby={id}>
       <h2 id={id}>{title}</h2>
+      {notCollected && (
+        <p class="hint not-collected">
+          <strong>Not collected.</strong> This server keeps no {notCollected} of a click
+          {rows.length > 0 ? '; the values below are of clicks stored before.' : '.'}
+        </p>
+      )}
       <div class="breakdown-body">
         {lead}
         {rows.length === 0 ? (
-          <p class="hint">{empty}</p>
+          empty !== null && <p class="hint">{empty}</p>
         ) : (
           <div class="table-wrap">
             <table>

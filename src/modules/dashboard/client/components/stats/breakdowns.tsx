@@ -106,21 +106,24 @@ export function Breakdowns({ stats, search, rules = [] }: BreakdownsProps) {
   return (
     <div class="breakdowns">
       <GeoBreakdowns stats={stats} />
-      {SECTIONS.map((s) => (
-        <BreakdownTable
-          key={s.list}
-          id={`bd-${s.list}`}
-          title={s.title}
-          column={s.column}
-          total={total}
-          empty={s.empty}
-          rows={stats.breakdowns[s.list].map((e) => ({
-            key: e.value ?? '',
-            label: breakdownLabel(s.kind, e.value),
-            clicks: e.clicks,
-          }))}
-        />
-      ))}
+      {SECTIONS.map((s) => {
+        // Not collected (the referrer with SLINK_REFERRER=none): no unknown bar, the panel says so.
+        const off = s.list === 'referrer' && stats.notCollected.includes('referrer');
+        return (
+          <BreakdownTable
+            key={s.list}
+            id={`bd-${s.list}`}
+            title={s.title}
+            column={s.column}
+            total={total}
+            empty={s.empty}
+            notCollected={off ? 'referrer' : undefined}
+            rows={stats.breakdowns[s.list]
+              .filter((e) => !off || e.value !== null)
+              .map((e) => ({ key: e.value ?? '', label: breakdownLabel(s.kind, e.value), clicks: e.clicks }))}
+          />
+        );
+      })}
       <BreakdownTable
         id="bd-variant"
         title="Variants"

@@ -8,8 +8,11 @@ import { WorldMap } from './world-map';
 const NO_GEO = 'No locations in this range: clicks from private or unknown addresses have none.';
 
 export function GeoBreakdowns({ stats }: { stats: Stats }) {
-  const { country, city } = stats.breakdowns;
   const total = stats.totals.clicks;
+  const notCollected = new Set(stats.notCollected);
+  // Not collected: every click lacks the value now; an unknown bar would say nothing.
+  const country = stats.breakdowns.country.filter((c) => !notCollected.has('country') || c.value !== null);
+  const city = stats.breakdowns.city.filter((c) => !notCollected.has('city') || c.value !== null);
   return (
     <>
       <BreakdownTable
@@ -18,7 +21,8 @@ export function GeoBreakdowns({ stats }: { stats: Stats }) {
         column="Country"
         total={total}
         empty={NO_GEO}
-        lead={<WorldMap countries={country} />}
+        notCollected={notCollected.has('country') ? 'country' : undefined}
+        lead={notCollected.has('country') ? undefined : <WorldMap countries={country} />}
         rows={country.map((c) => ({ key: c.value ?? '', label: breakdownLabel('country', c.value), clicks: c.clicks }))}
       >
         <GeoAttribution />
@@ -29,6 +33,7 @@ export function GeoBreakdowns({ stats }: { stats: Stats }) {
         column="City"
         total={total}
         empty={NO_GEO}
+        notCollected={notCollected.has('city') ? 'city' : undefined}
         rows={city.map((c) => ({
           key: `${c.country ?? ''}|${c.value ?? ''}`,
           label: breakdownLabel('city', c.value),

@@ -3,6 +3,10 @@ import type { Stats } from '../../api/types';
 import { formatNumber, formatUtc } from '../../lib/format';
 import { LiveMark, LiveMarkHint } from '../live-feed';
 
+/** What the Opted out number is, in a sentence under the numbers. */
+const OPTED_OUT =
+  'Opted out: counted in the clicks, never profiled (the visitor sent Global Privacy Control or another signal this server honours).';
+
 /**
  * `live`: human clicks recorded since these numbers were read (the live feed's); `moving`: the
  * live stream is open and adds them (the window runs up to now), so `Clicks` is marked.
@@ -15,6 +19,7 @@ export function Totals({ stats, live = 0, moving = false }: { stats: Stats; live
     ['Clicks', totals.clicks + live, true],
     ['Unique visitors', totals.uniques, false],
     ['Bot hits', totals.bots, false],
+    ['Opted out', totals.optedOut, false],
   ];
   return (
     <section class="panel" aria-label="Totals">
@@ -33,7 +38,8 @@ export function Totals({ stats, live = 0, moving = false }: { stats: Stats; live
       <p class="hint">
         {formatUtc(range.from, unit, false)} to {formatUtc(range.to, unit)}
         {live > 0 && `, and ${live === 1 ? 'one click' : `${formatNumber(live)} clicks`} since`}.{' '}
-        {range.bots ? 'Bot hits are counted in the clicks.' : 'Bot hits are left out of every other number.'}
+        {range.bots ? 'Bot hits are counted in the clicks.' : 'Bot hits are left out of every other number.'}{' '}
+        {OPTED_OUT}
       </p>
     </section>
   );
