@@ -58,7 +58,12 @@ export const MATRIX = {
     limited: true,
     field: 'slug',
   },
-  'workspace.read': { what: 'Read the workspace and its statistics', scopes: READ, adminOnly: false, limited: true },
+  'workspace.read': {
+    what: 'Read the workspace, its statistics and its privacy receipt',
+    scopes: READ,
+    adminOnly: false,
+    limited: true,
+  },
   'project.read': { what: 'List projects', scopes: READ, adminOnly: false, limited: true },
   'project.create': { what: 'Create projects', scopes: WRITE, adminOnly: false, limited: false },
   'project.update': { what: 'Rename a project', scopes: WRITE, adminOnly: false, limited: true },

@@ -184,6 +184,7 @@ export const SAMPLES: Record<string, SampleOf> = {
   'GET /api/v1/me': () => ({ path: '/me' }),
   'GET /api/v1/workspace': () => ({ path: '/workspace' }),
   'GET /api/v1/workspace/stats': () => ({ path: '/workspace/stats' }),
+  'GET /api/v1/privacy': () => ({ path: '/privacy' }),
   'POST /api/v1/links/bulk/preview': (fx) => ({
     path: '/links/bulk/preview',
     body: { text: 'https://example.com/bulk-preview', projectId: fx.projectId },
