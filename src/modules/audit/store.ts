@@ -28,3 +28,31 @@ export interface AuditStore {
    */
   pruneStep(cutoff: number, rows: number): Promise<number>;
 }
+
+/** An entry as either engine hands its row back (PostgreSQL's int8 columns arrive as text). */
+export interface StoredEntry {
+  id: number | string;
+  at: number | string;
+  account_id: string | null;
+  key_id: string | null;
+  via: AuditRow['via'];
+  action: string;
+  target_type: string;
+  target_id: string;
+  fields: string;
+}
+
+/** The one conversion of a stored entry, for both engines. */
+export function auditRowOf(r: StoredEntry): AuditRow {
+  return {
+    id: Number(r.id),
+    at: Number(r.at),
+    accountId: r.account_id,
+    keyId: r.key_id,
+    via: r.via,
+    action: r.action,
+    targetType: r.target_type,
+    targetId: r.target_id,
+    fields: JSON.parse(r.fields),
+  };
+}

@@ -1,33 +1,6 @@
 /** The audit log's reads and pruning on PostgreSQL. */
-import { num, type Pg, type PgFragment, storable } from '../../../db/postgres/client';
-import type { AuditFilter, AuditStore } from '../store';
-import type { AuditRow } from '../table';
-
-interface PgEntry {
-  id: string;
-  at: string;
-  account_id: string | null;
-  key_id: string | null;
-  via: AuditRow['via'];
-  action: string;
-  target_type: string;
-  target_id: string;
-  fields: string;
-}
-
-function toRow(r: PgEntry): AuditRow {
-  return {
-    id: num(r.id),
-    at: num(r.at),
-    accountId: r.account_id,
-    keyId: r.key_id,
-    via: r.via,
-    action: r.action,
-    targetType: r.target_type,
-    targetId: r.target_id,
-    fields: JSON.parse(r.fields),
-  };
-}
+import { type Pg, type PgFragment, storable } from '../../../db/postgres/client';
+import { type AuditFilter, type AuditStore, auditRowOf, type StoredEntry } from '../store';
 
 export function createPostgresAuditStore(sql: Pg): AuditStore {
   return {
@@ -43,8 +16,8 @@ export function createPostgresAuditStore(sql: Pg): AuditStore {
       if (filter.from !== undefined) where = sql`${where} AND at >= ${filter.from}::int8`;
       if (filter.to !== undefined) where = sql`${where} AND at <= ${filter.to}::int8`;
       if (beforeId !== null) where = sql`${where} AND id < ${beforeId}::int8`;
-      const rows = await sql<PgEntry[]>`SELECT * FROM audit_log WHERE ${where} ORDER BY id DESC LIMIT ${limit}`;
-      return rows.map(toRow);
+      const rows = await sql<StoredEntry[]>`SELECT * FROM audit_log WHERE ${where} ORDER BY id DESC LIMIT ${limit}`;
+      return rows.map(auditRowOf);
     },
     async pruneStep(cutoff, rows) {
       // SKIP LOCKED: a node pruning at the same time takes other rows, never waits for these.

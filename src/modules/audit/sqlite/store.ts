@@ -1,33 +1,6 @@
 /** The audit log's reads and pruning on SQLite. */
 import type { Database } from 'bun:sqlite';
-import type { AuditFilter, AuditStore } from '../store';
-import type { AuditRow } from '../table';
-
-interface StoredEntry {
-  id: number;
-  at: number;
-  account_id: string | null;
-  key_id: string | null;
-  via: AuditRow['via'];
-  action: string;
-  target_type: string;
-  target_id: string;
-  fields: string;
-}
-
-export function auditRowOf(r: StoredEntry): AuditRow {
-  return {
-    id: r.id,
-    at: r.at,
-    accountId: r.account_id,
-    keyId: r.key_id,
-    via: r.via,
-    action: r.action,
-    targetType: r.target_type,
-    targetId: r.target_id,
-    fields: JSON.parse(r.fields),
-  };
-}
+import { type AuditFilter, type AuditStore, auditRowOf, type StoredEntry } from '../store';
 
 export function createSqliteAuditStore(sqlite: Database): AuditStore {
   return {
