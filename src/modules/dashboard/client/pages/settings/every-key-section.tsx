@@ -23,7 +23,7 @@ export function EveryKeySection({ changes, names, onRevoke }: EveryKeySectionPro
   const me = useSession().account?.id;
   const items = (keys.data?.items ?? []).filter((key) => key.accountId !== me);
   return (
-    <section class="stack" aria-labelledby="every-key">
+    <section class="stack every-key" aria-labelledby="every-key">
       <h2 id="every-key">Other accounts' keys</h2>
       <p class="hint">As an admin you see every account's keys and can revoke them.</p>
       <ResourceStatus resource={keys} />
