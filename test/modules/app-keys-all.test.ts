@@ -63,7 +63,7 @@ describe('GET /api/app/keys/all', () => {
   test.each([
     ['editor', 'superuser_required'],
     ['viewer', 'insufficient_scope'],
-  ] as const)('a %s is refused: 403 %s', async (role, code) => {
+  ] as const)('%s: refused, 403 %s', async (role, code) => {
     const { cookie } = await sessionFor(t, { role });
     expectError(await dash(t, 'GET', '/keys/all', { cookie }), 403, code);
   });
