@@ -69,6 +69,7 @@ const ROUTES: readonly (readonly [string, string, Action])[] = [
   ['DELETE', '/api/app/sessions', 'key.own'],
   ['DELETE', '/api/app/sessions/:id', 'key.own'],
   ['GET', '/api/app/keys', 'key.own'],
+  ['GET', '/api/app/keys/all', 'key.any'],
   ['POST', '/api/app/keys', 'key.own'],
   ['DELETE', '/api/app/keys/:id', 'key.own'],
   ['DELETE', '/api/app/links/:id', 'link.delete'],

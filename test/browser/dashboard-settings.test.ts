@@ -251,3 +251,42 @@ test('accounts: create with a role and projects, change them, the last admin ref
   await expectCleanPage(p);
   await p.page.close();
 }, 90_000);
+
+test("API keys, admins: other accounts' keys with their owner, revoked after the confirmation; hidden from an editor", async () => {
+  const owner = await createAccount(d.t.deps, { email: 'owner@example.com', password: PASSWORD, role: 'editor' });
+  const theirs = await createApiKey(d.t.deps, { accountId: owner.id, scope: 'read', name: 'their script' });
+  const p = await signedInPage(d);
+  const calls = recordCalls(p.page);
+  await p.page.setViewportSize({ width: 1280, height: 800 });
+  await p.page.goto(`${d.origin}/app/settings/keys`);
+  const others = p.page.getByRole('region', { name: "Other accounts' keys" });
+  const row = others.getByRole('row').filter({ hasText: 'owner@example.com' });
+  await row.getByRole('cell', { name: `${theirs.key.slice(0, 12)}…` }).waitFor();
+  expect(await row.getByRole('cell', { name: 'read', exact: true }).count()).toBe(1);
+  // The admin's own key is in its own table only, not again among the others'.
+  expect(await others.getByText(p.account.email).count()).toBe(0);
+  expect(await p.page.content()).not.toContain(theirs.key.slice(12));
+  // Both tables show every column at 1280 px.
+  const sideways = await p.page.evaluate(
+    '[...document.querySelectorAll(".table-wrap")].map((t) => t.scrollWidth - t.clientWidth)',
+  );
+  expect(sideways).toEqual([0, 0]);
+  expect(await seriousA11yViolations(p.page)).toEqual([]);
+
+  await row.getByRole('button', { name: "Revoke owner@example.com's key their script" }).click();
+  await p.page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+  await row.getByRole('cell', { name: 'Revoked' }).waitFor();
+  expect(calls).toContain(`DELETE /api/app/keys/${theirs.row.id}`);
+  expect((await api(d.t, 'GET', '/me', { key: theirs.key })).body.error.code).toBe('key_revoked');
+  await expectCleanPage(p);
+  await p.page.close();
+
+  const editor = await signedInPage(d, false);
+  const editorCalls = recordCalls(editor.page);
+  await editor.page.goto(`${d.origin}/app/settings/keys`);
+  await editor.page.getByRole('cell', { name: `${editor.key.slice(0, 12)}…` }).waitFor();
+  expect(await editor.page.getByRole('heading', { name: "Other accounts' keys" }).count()).toBe(0);
+  expect(editorCalls.some((c) => c.includes('/api/app/keys/all'))).toBe(false);
+  await expectCleanPage(editor);
+  await editor.page.close();
+}, 90_000);

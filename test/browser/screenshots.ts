@@ -5,9 +5,9 @@
  * that sends visitors to its fallback among them, one with a password and one with rules), a
  * link's page, an expired link's page, the page of the link at its click limit (its Status panel
  * names the fallback), its slug change asking first, a link's rules with the rules test beside
- * them (also at 375x800), the API keys page with a new key shown once, the sessions page, a new
- * key limited to a project, the accounts page and an account being changed, at 1280x800; each
- * light and dark.
+ * them (also at 375x800), the API keys page with a new key shown once and an admin's view of
+ * the other accounts' keys, the sessions page, a new key limited to a project, the accounts page
+ * and an account being changed, at 1280x800; each light and dark.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -108,12 +108,14 @@ async function seed(d: Dashboard, page: Page): Promise<{ first: string; last: st
     name: 'Reporting',
     projects: [spring],
   });
-  await createAccount(d.t.deps, {
+  const bo = await createAccount(d.t.deps, {
     email: 'bo@example.com',
     password: PASSWORD,
     role: 'editor',
     projects: [spring, news],
   });
+  // Another account's key: what an admin sees under "Other accounts' keys".
+  await createApiKey(d.t.deps, { accountId: bo.id, scope: 'write', name: 'Newsletter sync', projects: [news] });
   await createAccount(d.t.deps, { email: 'cy@example.com', password: PASSWORD, role: 'viewer' });
   const params = { utm_source: 'newsletter', utm_medium: 'email' };
   let first = '';
@@ -216,6 +218,13 @@ try {
   await page.getByRole('button', { name: 'Create', exact: true }).click();
   await page.getByLabel('Your new API key').waitFor();
   await shoot(page, 'keys', 1280);
+
+  // An admin's view of the other accounts' keys, below their own.
+  await page.getByRole('button', { name: 'Done' }).click();
+  const others = page.getByRole('region', { name: "Other accounts' keys" });
+  await others.getByRole('cell', { name: 'bo@example.com', exact: true }).waitFor();
+  await others.scrollIntoViewIfNeeded();
+  await shoot(page, 'keys-others', 1280);
 
   await page.goto(`${d.origin}/app/settings/sessions`);
   await page.locator('.session-item').nth(1).waitFor();

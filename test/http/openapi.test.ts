@@ -392,6 +392,7 @@ forEachEngine((engine) => {
     ['delete', '/api/app/sessions/{id}', '204', false, false],
     ['post', '/api/app/password', '204', false, true],
     ['get', '/api/app/keys', '200', true, false],
+    ['get', '/api/app/keys/all', '200', true, false],
     ['post', '/api/app/keys', '201', true, true],
     ['delete', '/api/app/keys/{id}', '204', false, false],
     ['delete', '/api/app/links/{id}', '204', false, true],

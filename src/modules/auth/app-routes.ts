@@ -3,7 +3,15 @@ import { Elysia } from 'elysia';
 import { appAccess } from '../../http/app-guard';
 import { appDetail, errors, IdParams, noContentResponses } from '../../http/models';
 import { ACCOUNT_CREATE, ACCOUNT_UPDATE } from './api-routes';
-import { createAccountAs, createOwnKey, listAccountsAs, listOwnKeys, revokeKeyAs, updateAccountAs } from './dashboard';
+import {
+  createAccountAs,
+  createOwnKey,
+  listAccountsAs,
+  listEveryKeyAs,
+  listOwnKeys,
+  revokeKeyAs,
+  updateAccountAs,
+} from './dashboard';
 import type { AuthDeps } from './deps';
 import {
   AccountListModel,
@@ -12,6 +20,7 @@ import {
   CreatedKeyModel,
   CreateKeyBody,
   KeyListModel,
+  OwnedKeyListModel,
   UpdateAccountBody,
 } from './model';
 
@@ -22,6 +31,13 @@ export function appKeysRoutes(deps: AuthDeps) {
     .get('', async ({ request }) => ({ items: await listOwnKeys(deps, appAccess(request)) }), {
       response: { 200: KeyListModel, ...errors(403) },
       detail: appDetail('Your API keys', 'Newest first, never the secret.'),
+    })
+    .get('/all', async ({ request }) => ({ items: await listEveryKeyAs(deps, appAccess(request)) }), {
+      response: { 200: OwnedKeyListModel, ...errors(403) },
+      detail: appDetail(
+        "Every account's keys",
+        `With the owner's email, newest first, never the secret. ${SUPERUSERS}`,
+      ),
     })
     .post(
       '',

@@ -10,7 +10,7 @@ import { type AccountUpdateInput, listAccounts, updateAccount } from './admin';
 import type { AuthDeps } from './deps';
 import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from './keys';
 import { hostsOf } from './limits';
-import type { AccountItem, KeyItem, Scope } from './model';
+import type { AccountItem, KeyItem, OwnedKeyItem, Scope } from './model';
 import type { AccountRow, ApiKeyRow } from './store';
 
 async function toKeyItem(deps: AuthDeps, row: ApiKeyRow, now: number): Promise<KeyItem> {
@@ -51,6 +51,19 @@ export async function listOwnKeys(deps: AuthDeps, actor: Access): Promise<KeyIte
   if (actor.accountId === null) return [];
   const now = deps.clock.now();
   return Promise.all((await listApiKeys(deps, actor.accountId)).map((row) => toKeyItem(deps, row, now)));
+}
+
+/** Every account's keys with their owner's email, newest first: for whom the matrix allows `key.any` (an admin). */
+export async function listEveryKeyAs(deps: AuthDeps, actor: Access): Promise<OwnedKeyItem[]> {
+  authorize(actor, 'key.any');
+  const now = deps.clock.now();
+  return Promise.all(
+    (await listApiKeys(deps)).map(async (row) => ({
+      ...(await toKeyItem(deps, row, now)),
+      accountId: row.accountId,
+      email: row.email,
+    })),
+  );
 }
 
 interface CreateOwnKeyInput {

@@ -78,6 +78,14 @@ export type KeyItem = typeof KeyItemModel.static;
 
 export const KeyListModel = t.Object({ items: t.Array(KeyItemModel) });
 
+const OwnedKeyItemModel = t.Composite(
+  [KeyItemModel, t.Object({ accountId: t.String(), email: t.String({ description: "The owner's email." }) })],
+  { title: 'OwnedKeyItem' },
+);
+export type OwnedKeyItem = typeof OwnedKeyItemModel.static;
+
+export const OwnedKeyListModel = t.Object({ items: t.Array(OwnedKeyItemModel) });
+
 export const CreateKeyBody = t.Object({
   name: t.Optional(
     t.Union([t.String({ maxLength: 100 }), t.Null()], { error: fieldError('name', 'name is at most 100 characters') }),

@@ -287,6 +287,7 @@ export const SAMPLES: Record<string, SampleOf> = {
   // Ends every session of the caller's account, its own included: the last request a caller sends.
   'DELETE /api/app/sessions': () => ({ path: '/api/app/sessions' }),
   'GET /api/app/keys': () => ({ path: '/api/app/keys' }),
+  'GET /api/app/keys/all': () => ({ path: '/api/app/keys/all' }),
   'POST /api/app/keys': () => ({ path: '/api/app/keys', body: { scope: 'read', name: 'sample' } }),
   'DELETE /api/app/keys/:id': async (fx, caller) => {
     const own = await createApiKey(fx.t.deps, { accountId: caller.accountId, scope: 'read', name: 'to revoke' });

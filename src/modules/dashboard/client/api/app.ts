@@ -1,6 +1,6 @@
 /** The dashboard's own endpoints (/api/app): session, setup, keys, sessions, password, accounts. */
 import { api } from './client';
-import type { AccountItem, KeyItem, KeyScope, SessionItem, SignedIn, Workspace } from './types';
+import type { AccountItem, KeyItem, KeyScope, OwnedKeyItem, SessionItem, SignedIn, Workspace } from './types';
 
 const APP = '/api/app';
 const enc = encodeURIComponent;
@@ -21,6 +21,8 @@ export const changePassword = (currentPassword: string, newPassword: string) =>
   api.post<void>(`${APP}/password`, { currentPassword, newPassword });
 
 export const listKeys = () => api.get<{ items: KeyItem[] }>(`${APP}/keys`);
+/** Admins: every account's keys, each with its owner's email. */
+export const listEveryKey = () => api.get<{ items: OwnedKeyItem[] }>(`${APP}/keys/all`);
 export const createKey = (input: {
   name?: string;
   scope: KeyScope;

@@ -7,7 +7,7 @@ import type { SessionListModel, SignedInBody } from '../../../sessions/model';
 
 export type { Breakdowns, Click, Stats, WorkspaceStats } from '../../../analytics/model';
 export type { AppAuditItem } from '../../../audit/model';
-export type { AccountItem, KeyItem, Scope as KeyScope } from '../../../auth/model';
+export type { AccountItem, KeyItem, OwnedKeyItem, Scope as KeyScope } from '../../../auth/model';
 export type { BulkDeleteResult, BulkLine, BulkStatus } from '../../../bulk/model';
 export type { Domain, DomainPatch } from '../../../domains/model';
 export type { Link, LinkSort, RedirectStatus } from '../../../links/model';

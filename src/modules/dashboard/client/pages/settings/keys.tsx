@@ -1,4 +1,7 @@
-/** /app/settings/keys: the account's API keys (never their secrets), creating and revoking. */
+/**
+ * /app/settings/keys: the account's API keys (never their secrets), creating and revoking; for an
+ * admin, every account's keys below (every-key-section.tsx).
+ */
 import { useState } from 'preact/hooks';
 import { listKeys, revokeKey } from '../../api/app';
 import { listProjects } from '../../api/projects';
@@ -9,20 +12,10 @@ import { EmptyState, ResourceStatus, StatusLine } from '../../components/feedbac
 import { SettingsFrame } from '../../components/settings-frame';
 import { UtcTime } from '../../components/utc-time';
 import { useAction, useResource } from '../../lib/hooks';
-import { projectsText } from './accounts';
+import { usePowers } from '../../lib/powers';
+import { EveryKeySection } from './every-key-section';
+import { KeyNameCell, limitsText, orNever, RevokeButton, STATUS_TEXT } from './key-cells';
 import { KeyDialog } from './key-dialog';
-
-const STATUS_TEXT = { active: 'Active', expired: 'Expired', revoked: 'Revoked' } as const;
-const orNever = (ms: number | null) => (ms === null ? 'never' : <UtcTime ms={ms} />);
-
-/** A key's limits in a few words: "All", or its projects and domains. */
-function limitsText(key: KeyItem, names: Map<string, string>): string {
-  const parts = [
-    key.projects === null ? '' : projectsText(key.projects, names),
-    key.domains === null ? '' : key.domains.join(', '),
-  ].filter(Boolean);
-  return parts.length ? parts.join('; ') : 'All';
-}
 
 export function KeysPage() {
   const keys = useResource(listKeys, []);
@@ -32,13 +25,20 @@ export function KeysPage() {
   const [revoking, setRevoking] = useState<KeyItem | null>(null);
   const action = useAction();
   const [done, setDone] = useState('');
+  // Bumped on each key made or revoked: the admins' list of every key loads again with it.
+  const [changes, setChanges] = useState(0);
+  const admin = usePowers().admin;
+  const changed = () => {
+    keys.reload();
+    setChanges((n) => n + 1);
+  };
   const items = keys.data?.items ?? [];
   const revoke = async (key: KeyItem) => {
     setDone('');
     const revoked = await action.run(() => revokeKey(key.id));
     setRevoking(null);
     if (revoked) setDone(`Revoked key ${key.name ?? key.prefix}: anything still using it now gets 401.`);
-    keys.reload();
+    changed();
   };
   return (
     <SettingsFrame title="API keys">
@@ -59,11 +59,7 @@ export function KeysPage() {
         <DataTable columns={['Name', 'Scope', 'Created', 'Last used', 'Expires', 'Status', 'Limits']}>
           {items.map((key) => (
             <tr key={key.id}>
-              {/* The key's public prefix under its name: what tells two keys of one name apart. */}
-              <td class="wrap">
-                {key.name ?? '—'}
-                <code class="cell-line">{key.prefix}…</code>
-              </td>
+              <KeyNameCell keyItem={key} />
               <td>{key.scope}</td>
               <td>
                 <UtcTime ms={key.createdAt} />
@@ -73,22 +69,14 @@ export function KeysPage() {
               <td>{STATUS_TEXT[key.status]}</td>
               <td class="wrap">{limitsText(key, names)}</td>
               <td>
-                {key.status === 'active' && (
-                  <button
-                    type="button"
-                    class="button small secondary"
-                    aria-label={`Revoke key ${key.name ?? key.prefix}`}
-                    onClick={() => setRevoking(key)}
-                  >
-                    Revoke
-                  </button>
-                )}
+                <RevokeButton keyItem={key} onRevoke={setRevoking} />
               </td>
             </tr>
           ))}
         </DataTable>
       )}
-      <KeyDialog open={creating} onCreated={() => keys.reload()} onClose={() => setCreating(false)} />
+      {admin && <EveryKeySection changes={changes} names={names} onRevoke={setRevoking} />}
+      <KeyDialog open={creating} onCreated={changed} onClose={() => setCreating(false)} />
       <ConfirmDialog
         open={revoking !== null}
         title="Revoke this key?"
