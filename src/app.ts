@@ -23,6 +23,7 @@ import { dashboardRoutes } from './modules/dashboard';
 import { domainsRoutes, tlsAskRoutes } from './modules/domains';
 import { appInviteRoutes, invitesRoutes } from './modules/invites';
 import { appLinksRoutes, linksRoutes } from './modules/links';
+import { createMcpEdge, MCP_PATH } from './modules/mcp';
 import { metricsRoutes } from './modules/metrics';
 import { projectsRoutes } from './modules/projects';
 import { qrRoutes } from './modules/qr';
@@ -94,6 +95,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const shortSite = options.shortSiteAnswered ? null : createShortSite(deps);
   const apiGuard = createApiGuard(deps, limiter);
   const appGuard = createAppGuard(deps);
+  // MCP clients: bearer keys only, the API's rate limit (the same limiter).
+  const mcpEdge = createMcpEdge(deps, limiter);
   const { metrics } = deps;
   // normalize 'typebox' (Value.Clean) instead of the default exact-mirror, which rebuilds a record
   // field from whatever it is given before validating: params "a=b" became {"0":"a","1":"=","2":"b"}.
@@ -112,6 +115,13 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
       .onRequest(async (ctx) => {
         const short = shortSite?.(ctx);
         if (short !== undefined) return short;
+        const mcp = mcpEdge(ctx);
+        if (mcp !== undefined) {
+          if (metrics === null) return mcp;
+          const response = await mcp;
+          metrics.request(MCP_PATH, ctx.request.method, response.status);
+          return response;
+        }
         const refused = (await apiGuard(ctx)) ?? (await appGuard(ctx));
         // A guard's answer skips routing (and onAfterResponse): counted here, by prefix.
         if (refused !== undefined && metrics !== null) {

@@ -61,17 +61,27 @@ async function authenticateSession(deps: GuardDeps, request: Request): Promise<C
   return { principal: sessionPrincipal(signedIn), viaSession: true };
 }
 
-async function authenticate(deps: GuardDeps, request: Request): Promise<Caller | AppError> {
+/**
+ * The API key of the Authorization header, verified: the principal, or the 401 to answer. Only
+ * a key: what does not take a session (MCP) calls this one alone.
+ */
+export async function authenticateKey(deps: GuardDeps, request: Request): Promise<Principal | AppError> {
   const header = request.headers.get('authorization');
-  if (!header) return authenticateSession(deps, request);
+  if (!header) return new AppError('key_missing', 'Missing Authorization: Bearer <API key> header');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) return new AppError('key_unknown', 'Authorization must be "Bearer <API key>"');
   try {
-    return { principal: await verifyApiKey(deps, match[1]!), viaSession: false };
+    return await verifyApiKey(deps, match[1]!);
   } catch (err) {
     if (err instanceof AppError) return err;
     throw err;
   }
+}
+
+async function authenticate(deps: GuardDeps, request: Request): Promise<Caller | AppError> {
+  if (!request.headers.get('authorization')) return authenticateSession(deps, request);
+  const principal = await authenticateKey(deps, request);
+  return principal instanceof AppError ? principal : { principal, viaSession: false };
 }
 
 /**

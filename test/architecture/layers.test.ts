@@ -46,6 +46,11 @@ const UPWARD: readonly { from: RegExp; to: RegExp; why: string }[] = [
     why: 'the guards ask the one authorisation function for the action of the route before routing',
   },
   { from: /^src\/http\/docs\.ts$/, to: /^package\.json$/, why: "the OpenAPI document's version" },
+  {
+    from: /^src\/modules\/mcp\/server\.ts$/,
+    to: /^package\.json$/,
+    why: 'the version the MCP server names in its initialize answer',
+  },
 ];
 
 function upwardImports(): string[] {

@@ -19,7 +19,18 @@ export { domainLinksPostgres, domainLinksSqlite } from './domain-links';
 export { linkJsonById } from './event-data';
 export { linkExists, linkExistsCondition } from './link-exists';
 export { toLinks } from './links';
-export { domainField, LINK_LIMITS, type Link, LinkModel, StatusModel, tagsField } from './model';
+export {
+  CreateLinkBody,
+  domainField,
+  LINK_LIMITS,
+  type Link,
+  LinkListModel,
+  LinkModel,
+  ListLinksQuery,
+  StatusModel,
+  tagsField,
+  UpdateLinkBody,
+} from './model';
 export { normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
 export { announceLinkChanges, createPostgresLinkChangeFeed } from './postgres/changes';
 export { createPostgresClickLimitStore } from './postgres/click-limits';
@@ -28,13 +39,17 @@ export { REFERRER_ALIASES } from './rule-names';
 export { PASSWORD_LIMITS, type Preview, type Rule } from './rules';
 export {
   checkProjectId,
+  createLink,
   domainForNew,
+  getLinkOrThrow,
   getLinkRowOrThrow,
   humanClicksNow,
+  listLinks,
   newLinkRow,
   normalizeTags,
   normalizeTitle,
   unknownProject,
+  updateLink,
 } from './service';
 export { generateSlug, RESERVED_SLUGS } from './slug';
 export { createSqliteLinkStore, createSqliteLinkWrites, unfileProjectLinksSqlite } from './sqlite/store';
