@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createApiKey } from '../../../src/modules/auth/keys';
+import { MCP_TOOL_NAMES } from '../../../src/modules/mcp/public';
 import { api, apiExpecting, disposeTestApp, makeAccount, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { sessionFor } from '../../helpers/session';
 
@@ -195,5 +196,14 @@ describe('the MCP edge', () => {
     expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(
       Number(first.headers.get('x-ratelimit-remaining')) - 1,
     );
+  });
+});
+
+describe('the MCP documentation', () => {
+  test('docs/behaviour.md lists every tool, in order', async () => {
+    const doc = await Bun.file(new URL('../../../docs/behaviour.md', import.meta.url)).text();
+    const section = doc.slice(doc.indexOf('\n## MCP\n'), doc.indexOf('\n## Audit log\n'));
+    const listed = [...section.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]);
+    expect(listed).toEqual([...MCP_TOOL_NAMES]);
   });
 });
