@@ -199,6 +199,21 @@ forEachEngine((engine) => {
       expect(hop.status).toBe(302);
       expect(hop.headers.get('location')).toBe('https://example.com/from-binary');
 
+      // The MCP SDK travels inside the binary: /mcp answers a tool call with the API's JSON.
+      const mcp = await fetch(`${server.base}/mcp`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'get_link', arguments: { id: link.id } },
+        }),
+      });
+      expect(mcp.status).toBe(200);
+      const called = (await mcp.json()) as { result: { structuredContent: { slug: string } } };
+      expect(called.result.structuredContent.slug).toBe('bin-test');
+
       const listed = await fetch(`${server.base}/api/v1/links`, { headers: auth });
       expect(listed.status).toBe(200);
       expect(JSON.stringify(await listed.json())).toContain(link.id);
