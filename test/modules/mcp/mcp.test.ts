@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createApiKey } from '../../../src/modules/auth/keys';
+import { createApiKey, revokeApiKey } from '../../../src/modules/auth/keys';
 import { MCP_TOOL_NAMES } from '../../../src/modules/mcp/public';
 import { api, apiExpecting, disposeTestApp, makeAccount, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { sessionFor } from '../../helpers/session';
@@ -170,6 +170,15 @@ describe('the MCP edge', () => {
     await expect(connect(null)).rejects.toThrow();
   });
 
+  test('a revoked key: 401 key_revoked, as on the API', async () => {
+    const made = await makeKey(t, 'read');
+    expect((await post({ authorization: `Bearer ${made.key}` })).status).toBe(200);
+    await revokeApiKey(t.deps, made.keyId);
+    const res = await post({ authorization: `Bearer ${made.key}` });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).error.code).toBe('key_revoked');
+  });
+
   test('a foreign Origin is 403; the app host’s own Origin and none are served', async () => {
     const foreign = await post({ authorization: `Bearer ${keys.read}`, origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
@@ -206,4 +215,30 @@ describe('the MCP documentation', () => {
     const listed = [...section.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]);
     expect(listed).toEqual([...MCP_TOOL_NAMES]);
   });
+});
+
+test('the API and MCP share a key’s rate limit: past it, /mcp is 429 rate_limited', async () => {
+  const small = await makeTestApp({ SLINK_RATE_LIMIT: '2' });
+  try {
+    small.app.listen({ port: 0, hostname: '127.0.0.1' });
+    const { key } = await makeKey(small, 'read');
+    await apiExpecting(small, key, 'GET', '/links');
+    const ping = () =>
+      fetch(`http://127.0.0.1:${small.app.server!.port}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+    expect((await ping()).status).toBe(200);
+    const refused = await ping();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).not.toBeNull();
+    expect(((await refused.json()) as any).error.code).toBe('rate_limited');
+  } finally {
+    await disposeTestApp(small);
+  }
 });
