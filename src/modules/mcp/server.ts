@@ -13,6 +13,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import pkg from '../../../package.json' with { type: 'json' };
+import { storageFailure } from '../../db/storage';
 import { errorBody } from '../../http/errors';
 import { AppError, describeError } from '../../lib/errors';
 import type { Logger } from '../../lib/log';
@@ -37,7 +38,16 @@ async function call(deps: McpServerDeps, access: Access, tool: Tool, args: Recor
     return toolResult(outputOf(tool.output, result));
   } catch (err) {
     if (err instanceof AppError) return toolResult(errorBody(err.code, err.message, err.field), true);
-    // As the API's error mapper: log the cause, answer a generic error that leaks nothing.
+    // As the API's error mapper: a database that cannot be written is said so; anything else
+    // is logged and answered with a generic error that leaks nothing.
+    const storage = storageFailure(err);
+    if (storage !== null) {
+      deps.log.error(`storage unavailable in MCP tool ${tool.name}: ${storage}`);
+      return toolResult(
+        errorBody('storage_unavailable', 'The database cannot be written right now; try again later'),
+        true,
+      );
+    }
     deps.log.error(`unhandled error in MCP tool ${tool.name}: ${describeError(err)}`);
     return toolResult(errorBody('internal_error', 'Something went wrong on our side'), true);
   }
