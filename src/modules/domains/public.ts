@@ -9,4 +9,4 @@ export { createPostgresDomainStore, listDomainsPostgres } from './postgres/store
 export { DomainSeenWriter } from './seen';
 export { createSqliteDomainStore, listDomainsSqlite } from './sqlite/store';
 export { hostOfOrigin, startDomains } from './start';
-export type { DomainLinksPostgres, DomainLinksSqlite, DomainStore } from './store';
+export type { DomainLinksPostgres, DomainLinksSqlite, DomainRow, DomainStore } from './store';
