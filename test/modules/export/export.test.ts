@@ -141,6 +141,64 @@ forEachEngine((engine) => {
     }
   });
 
+  test('clicks recorded while an export runs are not in it', async () => {
+    const link = await createLink(c, { destination: 'https://example.com/during' });
+    // Through the app's handler, not a socket: a listening server pulls the body as fast as the
+    // socket takes it, so only here does the next page wait for this reader.
+    const res = await c.t.app.handle(
+      new Request('http://localhost/api/v1/export?clicks=1', { headers: { authorization: `Bearer ${c.key}` } }),
+    );
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    // The first chunk read: the export has begun, its snapshot of the clicks taken.
+    const first = await reader.read();
+    c.t.clock.set(T0 + 3_600_000);
+    const hit = await c.t.app.handle(clickRequest(`/${link.slug}`));
+    await hit.arrayBuffer();
+    await flushOk(c.t);
+    let text = new TextDecoder().decode(first.value);
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
+    expect(lines.filter((l) => l.type === 'link' && l.id === link.id)).toHaveLength(1);
+    expect(lines.filter((l) => l.type === 'click' && l.linkId === link.id)).toEqual([]);
+    expect(await storedClicks(c.t, link.id)).toHaveLength(1);
+    const after = await exported('?clicks=1');
+    expect(ofType(after.lines, 'click').filter((l) => l.linkId === link.id)).toHaveLength(1);
+  });
+
+  test('links and clicks beyond one page each: every one exactly once, links in id order', async () => {
+    const before = ofType((await exported()).lines, 'link').length;
+    // Two bulk creates of 125 (at most 200 a call): more than one page of links (200).
+    const made = [];
+    for (const half of [0, 1]) {
+      const text = Array.from({ length: 125 }, (_, i) => `https://example.com/many/${half}/${i}`).join('\n');
+      const bulk = await api(c.t, 'POST', '/links/bulk/create', { key: c.key, body: { text } });
+      expect(bulk.status).toBe(201);
+      made.push(...bulk.body.created);
+    }
+    expect(made).toHaveLength(250);
+    const busy = made[0].link;
+    for (let i = 0; i < 1005; i++) {
+      c.t.clock.set(T0 + 7_200_000 + i);
+      const res = await c.t.app.handle(clickRequest(`/${busy.slug}`));
+      await res.arrayBuffer();
+    }
+    await flushOk(c.t);
+    const { lines } = await exported('?clicks=1');
+    const links = ofType(lines, 'link').map((l) => l.id as string);
+    expect(links).toHaveLength(before + 250);
+    expect(links).toEqual([...new Set(links)].sort());
+    const clicks = ofType(lines, 'click')
+      .filter((l) => l.linkId === busy.id)
+      .map((l) => l.id as number);
+    expect(clicks).toHaveLength(1005);
+    const stored = (await storedClicks(c.t, busy.id)).map((s) => s.id).sort((a, b) => b - a);
+    expect(clicks).toEqual(stored);
+  });
+
   engineBlind(engine)('non-admins, limited callers and anonymous requests are refused by the matrix', async () => {
     for (const [who, r] of Object.entries(refused)) {
       const { res, text } = await exported('', r.key);
