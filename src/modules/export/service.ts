@@ -20,8 +20,10 @@ const CLICK_PAGE = 1000;
 
 const line = (value: object): string => `${JSON.stringify(value)}\n`;
 
-/** A domain's settings, as GET /domains answers them but for what is counted or observed elsewhere (linkCount). */
-function domainLine(row: DomainRow): string {
+/** A domain's settings, as GET /domains answers them but for its link count (the links say where they live). */
+function domainLine(deps: ExportDeps, row: DomainRow): string {
+  // When it was last asked for: the later of the stored instant and this process's own, not written yet.
+  const seen = deps.domains.seenSince(row.id);
   return line({
     type: 'domain',
     host: row.host,
@@ -33,7 +35,7 @@ function domainLine(row: DomainRow): string {
     upstream: row.upstream,
     appleAppSiteAssociation: row.appleAppSiteAssociation === null ? null : JSON.parse(row.appleAppSiteAssociation),
     assetLinks: row.assetLinks === null ? null : JSON.parse(row.assetLinks),
-    lastSeenAt: row.lastSeenAt,
+    lastSeenAt: seen === null ? row.lastSeenAt : Math.max(seen, row.lastSeenAt ?? 0),
     createdAt: row.createdAt,
   });
 }
@@ -69,7 +71,7 @@ export async function* exportLines(deps: ExportDeps, withClicks: boolean): Async
   const kept = retainedFrom(now, deps.config.retentionDays) ?? 0;
   yield line({ type: 'export', version: EXPORT_VERSION, exportedAt: now, source: 'slink', clicks: withClicks });
   const [domains, projects] = await Promise.all([deps.stores.domains.list(), deps.stores.projects.list()]);
-  yield domains.map(domainLine).join('');
+  yield domains.map((row) => domainLine(deps, row)).join('');
   if (projects.length > 0) yield projects.map((p) => line({ type: 'project', ...p })).join('');
   let after = '';
   for (;;) {

@@ -87,8 +87,20 @@ forEachEngine((engine) => {
       await createLink(c, { destination: 'https://example.org/x' }),
     ];
     await createVariant(c, made[0].id, { code: 'v1', params: { utm_source: 'mail' } });
+    const domain = await api(c.t, 'POST', '/domains', {
+      key: c.key,
+      body: {
+        origin: 'https://go.example.com',
+        rootUrl: 'https://example.com/home',
+        assetLinks: [{ relation: ['delegate_permission/common.handle_all_urls'] }],
+      },
+    });
+    expect(domain.status).toBe(201);
     const { lines, text } = await exported();
-    expect(lines.map((l) => l.type)).toEqual(['export', 'domain', 'project', 'link', 'link', 'link']);
+    expect(lines.map((l) => l.type)).toEqual(['export', 'domain', 'domain', 'project', 'link', 'link', 'link']);
+    // Each domain as GET /domains has it, but for its link count (the links say where they live).
+    const listed = (await api(c.t, 'GET', '/domains', { key: c.key })).body.domains;
+    expect(ofType(lines, 'domain').map(without)).toEqual(listed.map(({ linkCount: _, ...d }: any) => d));
     expect(lines[0]).toEqual({ type: 'export', version: 1, exportedAt: T0, source: 'slink', clicks: false });
     expect(without(ofType(lines, 'project')[0]!)).toEqual({
       id: project.body.id,
@@ -133,6 +145,10 @@ forEachEngine((engine) => {
     // The password-protected link's visits get its form, not a click: at least the others'.
     expect(listed.length).toBeGreaterThanOrEqual(6);
     expect(clicks.map(without)).toEqual(listed);
+    // The default domain was just asked for: its lastSeenAt is this process's, as GET /domains says.
+    const domains = (await api(c.t, 'GET', '/domains', { key: c.key })).body.domains;
+    expect(domains[0].lastSeenAt).not.toBeNull();
+    expect(ofType(lines, 'domain').map(without)).toEqual(domains.map(({ linkCount: _, ...d }: any) => d));
     const stored = (await storedClicks(c.t)).map((s) => s.id).sort((a, b) => a - b);
     expect(clicks.map((click) => click.id as number).sort((a, b) => a - b)).toEqual(stored);
     // Each click comes after its link's line.
