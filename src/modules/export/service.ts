@@ -81,7 +81,12 @@ export async function* exportLines(deps: ExportDeps, withClicks: boolean): Async
     // The Link JSON carries no password hash, only passwordProtected.
     const links = await toLinks(deps, rows);
     yield links.map((link) => line({ type: 'link', ...link })).join('');
-    if (withClicks) for (const link of links) yield* clickLines(deps, link, kept, maxId);
+    if (withClicks) {
+      // Only links ever clicked have raw clicks (a click is stored under its link's scope): one
+      // read for the page, rather than a query for each link that has none.
+      const clicked = await deps.stores.analytics.linkScopes(links.map((l) => l.id));
+      for (const link of links) if (clicked.has(link.id)) yield* clickLines(deps, link, kept, maxId);
+    }
     if (rows.length < LINK_PAGE) return;
     after = last.id;
   }
