@@ -21,6 +21,7 @@ import { accountsRoutes, appAccountsRoutes, appKeysRoutes, meRoutes } from './mo
 import { bulkRoutes } from './modules/bulk';
 import { dashboardRoutes } from './modules/dashboard';
 import { domainsRoutes, tlsAskRoutes } from './modules/domains';
+import { exportRoutes } from './modules/export';
 import { appInviteRoutes, invitesRoutes } from './modules/invites';
 import { appLinksRoutes, linksRoutes } from './modules/links';
 import { createMcpEdge, MCP_PATH } from './modules/mcp';
@@ -192,7 +193,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(liveRoutes(deps))
           .use(analyticsRoutes(deps))
           .use(qrRoutes(deps))
-          .use(auditRoutes(deps)),
+          .use(auditRoutes(deps))
+          .use(exportRoutes(deps)),
       )
       // The dashboard's own endpoints: session only (the app guard), never an API key.
       .group(APP_API_PREFIX, (app) =>

@@ -64,6 +64,7 @@ const ROUTES: readonly (readonly [string, string, Action])[] = [
   ['POST', '/api/v1/accounts', 'account.write'],
   ['PATCH', '/api/v1/accounts/:id', 'account.write'],
   ['GET', '/api/v1/audit', 'audit.read'],
+  ['GET', '/api/v1/export', 'export.read'],
   // The dashboard's endpoints (session only; /api/app's guard).
   ['GET', '/api/app/sessions', 'key.own'],
   ['DELETE', '/api/app/sessions', 'key.own'],

@@ -90,6 +90,12 @@ export const MATRIX = {
   'invite.read': { what: 'List pending invites', scopes: READ, adminOnly: true, limited: false },
   'invite.write': { what: 'Invite people and revoke invites', scopes: WRITE, adminOnly: true, limited: false },
   'audit.read': { what: 'Read the audit log', scopes: READ, adminOnly: true, limited: false },
+  'export.read': {
+    what: 'Export the workspace (domains, projects, links, raw clicks)',
+    scopes: READ,
+    adminOnly: true,
+    limited: false,
+  },
 } as const satisfies Record<string, Rule>;
 
 export type Action = keyof typeof MATRIX;

@@ -13,4 +13,4 @@ export { DomainSeenWriter } from './seen';
 export { listDomains } from './service';
 export { createSqliteDomainStore, listDomainsSqlite } from './sqlite/store';
 export { hostOfOrigin, startDomains } from './start';
-export type { DomainLinksPostgres, DomainLinksSqlite, DomainStore } from './store';
+export type { DomainLinksPostgres, DomainLinksSqlite, DomainRow, DomainStore } from './store';

@@ -13,7 +13,7 @@ export {
   type FallbackVisits,
   prepareLinkCounters,
 } from './counters';
-export type { LinksDeps } from './deps';
+export type { LinkReadDeps, LinksDeps } from './deps';
 export { domainGoneError, domainOfHost, domainOrDefault, hostOfDomain, seenDomainOfHost } from './domain';
 export { domainLinksPostgres, domainLinksSqlite } from './domain-links';
 export { linkJsonById } from './event-data';

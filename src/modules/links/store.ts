@@ -95,6 +95,8 @@ export interface LinkStore {
   redirectRowBySlug(domainId: number, slug: string): Promise<RedirectRow | null>;
   /** A page of redirect rows in id order, strictly after `afterId` ('' for the first page). */
   redirectPage(afterId: string, limit: number): Promise<RedirectRow[]>;
+  /** A page of whole link rows (counters included) in id order, strictly after `afterId` ('' for the first page): the export's. */
+  rowPage(afterId: string, limit: number): Promise<LinkRow[]>;
 }
 
 /** A bulk insert's answer: the links written, and the destinations found taken inside its transaction. */

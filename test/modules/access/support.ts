@@ -270,6 +270,7 @@ export const SAMPLES: Record<string, SampleOf> = {
   }),
   'DELETE /api/v1/invites/:id': async (fx) => ({ path: `/invites/${await fx.invite()}` }),
   'GET /api/v1/audit': () => ({ path: '/audit' }),
+  'GET /api/v1/export': () => ({ path: '/export' }),
   'GET /api/app/audit': () => ({ path: '/api/app/audit' }),
   'POST /api/v1/accounts': (fx) => ({
     path: '/accounts',

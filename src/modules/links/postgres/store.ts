@@ -136,10 +136,10 @@ function filterSql(sql: Pg, filter: LinkFilter) {
 const LINK_ROW = 'l.*, c.clicks, c.uniques, c.bots, c.last_clicked_at, c.fallback_visits';
 
 export function createPostgresLinkStore(sql: Pg): LinkStore {
-  const linkRows = async (where: PgFragment) =>
+  const linkRows = async (where: PgFragment, tail = sql``) =>
     (
       await sql<PgLinkRow[]>`SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
-      WHERE ${where}`
+      WHERE ${where} ${tail}`
     ).map(toLinkRow);
   const redirectRows = async (where: PgFragment, tail = sql``) =>
     (
@@ -258,6 +258,9 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
     },
     async redirectPage(afterId, limit) {
       return redirectRows(sql`l.id > ${afterId}`, sql`ORDER BY l.id LIMIT ${limit}`);
+    },
+    async rowPage(afterId, limit) {
+      return linkRows(sql`l.id > ${afterId}`, sql`ORDER BY l.id LIMIT ${limit}`);
     },
   };
 }

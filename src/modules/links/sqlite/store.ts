@@ -254,6 +254,9 @@ export function createSqliteLinkStore(db: Db): LinkStore {
     async redirectPage(afterId, limit) {
       return redirectRows().where(gt(links.id, afterId)).orderBy(asc(links.id)).limit(limit).all();
     },
+    async rowPage(afterId, limit) {
+      return rows().where(gt(links.id, afterId)).orderBy(asc(links.id)).limit(limit).all();
+    },
   };
 }
 

@@ -1,0 +1,8 @@
+/** What the export reads: links as the API shows them, the domains and projects, and raw clicks. */
+import type { AnalyticsStore } from '../analytics/public';
+import type { DomainStore } from '../domains/public';
+import type { LinkReadDeps } from '../links/public';
+
+export interface ExportDeps extends LinkReadDeps {
+  stores: LinkReadDeps['stores'] & { readonly domains: DomainStore; readonly analytics: AnalyticsStore };
+}

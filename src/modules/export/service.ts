@@ -1,0 +1,115 @@
+/**
+ * The workspace's export (docs/behaviour.md, "Export"): NDJSON, one object a line. A header
+ * line, every domain, every project, then the links in id order, each page of links followed
+ * by their raw clicks when asked for. Read in keyset pages (links by id, a link's clicks by
+ * (timestamp, id) through the clicks list's reader) and written only as fast as the client
+ * takes it, so the memory it holds is one page whatever the workspace's size.
+ */
+import { keyAbove, retainedFrom } from '../clicks/public';
+import type { DomainRow } from '../domains/public';
+import { type Link, toLinks } from '../links/public';
+import { clickRecord } from '../webhooks/public';
+import type { ExportDeps } from './deps';
+
+/** The format's version: a reader refuses a version it does not know. */
+export const EXPORT_VERSION = 1;
+/** Links per page: their tags, variants and project names are read once per page. */
+const LINK_PAGE = 200;
+/** Raw clicks per read, the CSV export's page size. */
+const CLICK_PAGE = 1000;
+
+const line = (value: object): string => `${JSON.stringify(value)}\n`;
+
+/** A domain's settings, as GET /domains answers them but for its link count (the links say where they live). */
+function domainLine(deps: ExportDeps, row: DomainRow): string {
+  // When it was last asked for: the later of the stored instant and this process's own, not written yet.
+  const seen = deps.domains.seenSince(row.id);
+  return line({
+    type: 'domain',
+    host: row.host,
+    origin: row.origin,
+    default: row.isDefault,
+    rootUrl: row.rootUrl,
+    notFoundUrl: row.notFoundUrl,
+    expiredUrl: row.expiredUrl,
+    upstream: row.upstream,
+    appleAppSiteAssociation: row.appleAppSiteAssociation === null ? null : JSON.parse(row.appleAppSiteAssociation),
+    assetLinks: row.assetLinks === null ? null : JSON.parse(row.assetLinks),
+    lastSeenAt: seen === null ? row.lastSeenAt : Math.max(seen, row.lastSeenAt ?? 0),
+    createdAt: row.createdAt,
+  });
+}
+
+/**
+ * A link's raw clicks, newest first, in pages: those the clicks list shows (the retained window,
+ * bots included) and written before the export began (`maxId`), so the file is one moment's.
+ */
+async function* clickLines(deps: ExportDeps, link: Link, from: number, maxId: number): AsyncGenerator<string> {
+  const variantIds = new Set(link.variants.map((v) => v.id));
+  const address = { id: link.id, slug: link.slug, domain: link.domain };
+  let before = keyAbove(Number.MAX_SAFE_INTEGER);
+  for (;;) {
+    const rows = await deps.stores.analytics.clickPage(link.id, from, before, true, CLICK_PAGE);
+    let text = '';
+    for (const r of rows) {
+      if (r.id > maxId) continue;
+      const known = r.variantId !== null && variantIds.has(r.variantId);
+      text += line({ type: 'click', ...clickRecord({ id: r.id, timestamp: r.timestamp, facts: r }, address, known) });
+    }
+    if (text !== '') yield text;
+    const last = rows[rows.length - 1];
+    if (rows.length < CLICK_PAGE || last === undefined) return;
+    before = { timestamp: last.timestamp, id: last.id };
+  }
+}
+
+/** The export's text, a page at a time. */
+export async function* exportLines(deps: ExportDeps, withClicks: boolean): AsyncGenerator<string> {
+  const now = deps.clock.now();
+  // The snapshot of clicks: those written later are left out (clicks have increasing ids).
+  const maxId = withClicks ? await deps.stores.analytics.lastClickId() : 0;
+  const kept = retainedFrom(now, deps.config.retentionDays) ?? 0;
+  yield line({ type: 'export', version: EXPORT_VERSION, exportedAt: now, source: 'slink', clicks: withClicks });
+  const [domains, projects] = await Promise.all([deps.stores.domains.list(), deps.stores.projects.list()]);
+  yield domains.map((row) => domainLine(deps, row)).join('');
+  if (projects.length > 0) yield projects.map((p) => line({ type: 'project', ...p })).join('');
+  let after = '';
+  for (;;) {
+    const rows = await deps.stores.links.rowPage(after, LINK_PAGE);
+    const last = rows[rows.length - 1];
+    if (last === undefined) return;
+    // The Link JSON carries no password hash, only passwordProtected.
+    const links = await toLinks(deps, rows);
+    yield links.map((link) => line({ type: 'link', ...link })).join('');
+    if (withClicks) {
+      // Only links ever clicked have raw clicks (a click is stored under its link's scope): one
+      // read for the page, rather than a query for each link that has none.
+      const clicked = await deps.stores.analytics.linkScopes(links.map((l) => l.id));
+      for (const link of links) if (clicked.has(link.id)) yield* clickLines(deps, link, kept, maxId);
+    }
+    if (rows.length < LINK_PAGE) return;
+    after = last.id;
+  }
+}
+
+/**
+ * The response body: one page per pull and no queue of its own (high-water mark 0), so a slow
+ * client is never sent more than the socket takes and the next page is read only when asked for.
+ */
+export function exportBody(deps: ExportDeps, withClicks: boolean): ReadableStream<Uint8Array> {
+  const pages = exportLines(deps, withClicks);
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = await pages.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+      async cancel() {
+        await pages.return(undefined);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
