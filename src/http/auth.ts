@@ -17,7 +17,7 @@ import { type SessionsBase, sessionPrincipal, verifySession } from '../modules/s
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
 import { hasBody, JSON_TYPE, MAX_BODY_BYTES, tooLarge } from './json-body';
-import type { RateLimit } from './rate-limit';
+import { countHit, type RateLimit } from './rate-limit';
 import { actionOf } from './route-actions';
 import { isSameOrigin, isWrite, readSessionToken } from './session';
 
@@ -152,17 +152,8 @@ export function createApiGuard(deps: GuardDeps, limiter: RateLimit) {
         : auth.viaSession
           ? `account:${auth.principal.account.id}`
           : `key:${auth.principal.key.id}`;
-    const decision = await limiter.hit(identity);
-    const headers: Record<string, string> = {
-      'x-ratelimit-limit': String(decision.limit),
-      'x-ratelimit-remaining': String(decision.remaining),
-    };
-    if (!decision.allowed) {
-      return errorResponse(new AppError('rate_limited', `Too many requests: retry in ${decision.retryAfter} s`), {
-        ...headers,
-        'retry-after': String(decision.retryAfter),
-      });
-    }
+    const { headers, refused: limited } = await countHit(limiter, identity);
+    if (limited) return limited;
     if (auth instanceof AppError) return errorResponse(auth, headers);
     if (auth.viaSession && isWrite(request.method) && !isSameOrigin(request, deps.config.appHost)) {
       return errorResponse(csrfRejected(), headers);

@@ -6,6 +6,8 @@
  * the stores choose which (stores.ts `openRateLimiter`).
  */
 import type { Clock } from '../lib/clock';
+import { AppError } from '../lib/errors';
+import { errorResponse } from './errors';
 
 export interface RateDecision {
   allowed: boolean;
@@ -18,6 +20,27 @@ export interface RateDecision {
 /** What the API guard asks of every /api/v1 request: one hit of the caller's identity. */
 export interface RateLimit {
   hit(identity: string): RateDecision | Promise<RateDecision>;
+}
+
+/** A hit counted: the headers every answer to the request carries, and the 429 answer when over the limit. */
+export interface CountedHit {
+  headers: Record<string, string>;
+  refused: Response | null;
+}
+
+/** Counts one request of `identity` (the API guard's and /mcp's one way of doing it). */
+export async function countHit(limiter: RateLimit, identity: string): Promise<CountedHit> {
+  const decision = await limiter.hit(identity);
+  const headers: Record<string, string> = {
+    'x-ratelimit-limit': String(decision.limit),
+    'x-ratelimit-remaining': String(decision.remaining),
+  };
+  if (decision.allowed) return { headers, refused: null };
+  const refused = errorResponse(new AppError('rate_limited', `Too many requests: retry in ${decision.retryAfter} s`), {
+    ...headers,
+    'retry-after': String(decision.retryAfter),
+  });
+  return { headers, refused };
 }
 
 interface Window {

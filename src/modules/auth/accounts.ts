@@ -20,6 +20,17 @@ export function isAdmin(account: Pick<AccountRow, 'role'>): boolean {
   return account.role === 'admin';
 }
 
+/** Who a person is, as /me and every door that signs one in answer it. */
+export function accountSummary(account: AccountRow) {
+  return {
+    id: account.id,
+    email: account.email,
+    superuser: isAdmin(account),
+    role: account.role,
+    projects: account.projects,
+  };
+}
+
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface CreateAccountInput {

@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia';
 import { principalPlugin } from '../../http/auth';
 import { errors } from '../../http/models';
-import { isAdmin } from './accounts';
+import { accountSummary } from './accounts';
 import type { AuthDeps } from './deps';
 import type { Principal } from './keys';
 import { hostsOf } from './limits';
@@ -22,13 +22,7 @@ async function describePrincipal(deps: AuthDeps, { key, account }: Principal): P
       projects: key.projects,
       domains: await hostsOf(deps, key.domains),
     },
-    account: {
-      id: account.id,
-      email: account.email,
-      superuser: isAdmin(account),
-      role: account.role,
-      projects: account.projects,
-    },
+    account: accountSummary(account),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 export {
   type AccountRow,
+  accountSummary,
   checkEmail,
   checkPassword,
   createAccount,

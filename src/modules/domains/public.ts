@@ -10,7 +10,7 @@ export { hostKeyOf } from './host';
 export { DomainListModel } from './model';
 export { createPostgresDomainStore, listDomainsPostgres } from './postgres/store';
 export { DomainSeenWriter } from './seen';
-export { listDomains } from './service';
+export { domainSettingsOf, listDomains } from './service';
 export { createSqliteDomainStore, listDomainsSqlite } from './sqlite/store';
 export { hostOfOrigin, startDomains } from './start';
 export type { DomainLinksPostgres, DomainLinksSqlite, DomainRow, DomainStore } from './store';

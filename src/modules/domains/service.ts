@@ -13,9 +13,12 @@ import { hostKeyOf, parseOrigin } from './host';
 import { type Domain, type DomainCreate, type DomainPatch, MAX_URL_LENGTH, MAX_WELL_KNOWN_BYTES } from './model';
 import type { DomainRow, DomainSettings } from './store';
 
-/** A stored domain as the API answers it: lastSeenAt the later of the stored and this process's own. */
-function toDomain(deps: DomainsDeps, row: DomainRow, linkCount: number): Domain {
-  const seen = deps.domains.seenSince(row.id);
+/**
+ * A stored domain's settings as the API answers them, but for its link count (the export's
+ * domain line too): lastSeenAt the later of the stored and this process's own, not written yet.
+ */
+export function domainSettingsOf(directory: Pick<DomainsDeps['domains'], 'seenSince'>, row: DomainRow) {
+  const seen = directory.seenSince(row.id);
   return {
     host: row.host,
     origin: row.origin,
@@ -26,10 +29,14 @@ function toDomain(deps: DomainsDeps, row: DomainRow, linkCount: number): Domain 
     upstream: row.upstream,
     appleAppSiteAssociation: row.appleAppSiteAssociation === null ? null : JSON.parse(row.appleAppSiteAssociation),
     assetLinks: row.assetLinks === null ? null : JSON.parse(row.assetLinks),
-    linkCount,
     lastSeenAt: seen === null ? row.lastSeenAt : Math.max(seen, row.lastSeenAt ?? 0),
     createdAt: row.createdAt,
   };
+}
+
+/** A stored domain as the API answers it. */
+function toDomain(deps: DomainsDeps, row: DomainRow, linkCount: number): Domain {
+  return { ...domainSettingsOf(deps.domains, row), linkCount };
 }
 
 /** Reads the domains into memory after this process changed them (the feed skips its own changes). */

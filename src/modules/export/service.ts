@@ -6,7 +6,7 @@
  * takes it, so the memory it holds is one page whatever the workspace's size.
  */
 import { keyAbove, retainedFrom } from '../clicks/public';
-import type { DomainRow } from '../domains/public';
+import { type DomainRow, domainSettingsOf } from '../domains/public';
 import { type Link, toLinks } from '../links/public';
 import { clickRecord } from '../webhooks/public';
 import type { ExportDeps } from './deps';
@@ -22,22 +22,7 @@ const line = (value: object): string => `${JSON.stringify(value)}\n`;
 
 /** A domain's settings, as GET /domains answers them but for its link count (the links say where they live). */
 function domainLine(deps: ExportDeps, row: DomainRow): string {
-  // When it was last asked for: the later of the stored instant and this process's own, not written yet.
-  const seen = deps.domains.seenSince(row.id);
-  return line({
-    type: 'domain',
-    host: row.host,
-    origin: row.origin,
-    default: row.isDefault,
-    rootUrl: row.rootUrl,
-    notFoundUrl: row.notFoundUrl,
-    expiredUrl: row.expiredUrl,
-    upstream: row.upstream,
-    appleAppSiteAssociation: row.appleAppSiteAssociation === null ? null : JSON.parse(row.appleAppSiteAssociation),
-    assetLinks: row.assetLinks === null ? null : JSON.parse(row.assetLinks),
-    lastSeenAt: seen === null ? row.lastSeenAt : Math.max(seen, row.lastSeenAt ?? 0),
-    createdAt: row.createdAt,
-  });
+  return line({ type: 'domain', ...domainSettingsOf(deps.domains, row) });
 }
 
 /**

@@ -10,7 +10,7 @@ import { authenticateKey, type GuardDeps } from '../../http/auth';
 import { clientAddress, pathOf, type ServerLike } from '../../http/client';
 import { errorResponse } from '../../http/errors';
 import { MAX_BODY_BYTES } from '../../http/json-body';
-import type { RateLimit } from '../../http/rate-limit';
+import { countHit, type RateLimit } from '../../http/rate-limit';
 import { AppError } from '../../lib/errors';
 import { accessOf } from '../access/public';
 import { type McpServerDeps, mcpServer } from './server';
@@ -42,17 +42,8 @@ async function answer(
     principal instanceof AppError
       ? `ip:${clientAddress(request, server, deps.config.trustProxy) ?? 'unknown'}`
       : `key:${principal.key.id}`;
-  const decision = await limiter.hit(identity);
-  const headers: Record<string, string> = {
-    'x-ratelimit-limit': String(decision.limit),
-    'x-ratelimit-remaining': String(decision.remaining),
-  };
-  if (!decision.allowed) {
-    return errorResponse(new AppError('rate_limited', `Too many requests: retry in ${decision.retryAfter} s`), {
-      ...headers,
-      'retry-after': String(decision.retryAfter),
-    });
-  }
+  const { headers, refused: limited } = await countHit(limiter, identity);
+  if (limited) return limited;
   if (principal instanceof AppError) return errorResponse(principal, headers);
   if (request.method !== 'POST') return methodNotAllowed();
   const transport = new WebStandardStreamableHTTPServerTransport({
