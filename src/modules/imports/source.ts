@@ -1,0 +1,113 @@
+/**
+ * What an import reads: one interface every source implements (shlink, bitly, kutt, yourls, dub,
+ * csv, slink), so the import engine knows nothing of any product's API and a source knows
+ * nothing of Slink's storage. A source only reads; it never writes and never decides what Slink
+ * accepts (the engine applies Slink's own rules to every link and says why it skipped one).
+ *
+ * History is what the source keeps, never invented: a field the source lacks is null (unknown),
+ * a source with daily counts gives days, one with a total gives only the total.
+ */
+
+export const SOURCE_NAMES = ['shlink', 'bitly', 'kutt', 'yourls', 'dub', 'csv', 'slink'] as const;
+export type SourceName = (typeof SOURCE_NAMES)[number];
+
+/** How much history a source can carry for a link, richest first. */
+export type HistoryKind = 'visits' | 'daily' | 'total' | 'none';
+
+/** One link as the source has it. Times are epoch milliseconds (UTC). */
+export interface SourceLink {
+  /** The source's own stable id for the link (its short code with domain, its guid...): the
+   * idempotence key, so a re-run never makes the link twice. */
+  sourceId: string;
+  /** The destination, as the source stores it. */
+  url: string;
+  /** The back-half the source answers (its short code, key, address); null when the source made
+   * it up and it need not be kept (Slink then picks one). */
+  slug: string | null;
+  /** The short host the source answers it on (lowercase); null for the source's default. */
+  domain: string | null;
+  title: string | null;
+  tags: string[];
+  createdAt: number | null;
+  /** When the link stops answering (Shlink validUntil, Kutt expire_in, Dub expiresAt). */
+  expiresAt: number | null;
+  /** The most clicks it answers (Shlink maxVisits). */
+  clickLimit: number | null;
+  /** Archived or disabled at the source (Bitly archived, Dub archived). */
+  archived: boolean;
+  /** The source's total click count, when that is all (or part of what) it keeps. */
+  totalClicks: number | null;
+  /** The richest history the source can give for this link. */
+  history: HistoryKind;
+}
+
+/** One visit as the source recorded it. Unknown fields are null, never guessed. */
+export interface SourceVisit {
+  /** The source's own id for the visit when it has one (Dub's click id), else null. */
+  sourceId: string | null;
+  at: number;
+  referrer: string | null;
+  userAgent: string | null;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country: string | null;
+  city: string | null;
+  /** The source's own bot verdict (Shlink potentialBot); null: classify from the user agent. */
+  bot: boolean | null;
+  /** Already parsed by the source (Dub) when it has no raw user agent; null otherwise. */
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+}
+
+/** One UTC day's click count. */
+export interface SourceDay {
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  clicks: number;
+}
+
+/** One page of links and where the next one starts (opaque, saved to resume a stopped run). */
+export interface SourcePage {
+  links: SourceLink[];
+  /** null: this was the last page. */
+  next: string | null;
+}
+
+/** A failure to read the source, in words a person can act on (never carrying the token). */
+export class SourceError extends Error {
+  constructor(
+    message: string,
+    /** True when retrying later may succeed (a 5xx, a timeout); false for a refused token. */
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'SourceError';
+  }
+}
+
+export interface ImportSource {
+  readonly name: SourceName;
+  /** Checks the address and token before a run starts (one cheap request); throws SourceError. */
+  check(signal: AbortSignal): Promise<void>;
+  /** The page of links that starts at `cursor` (null: the first). */
+  page(cursor: string | null, signal: AbortSignal): Promise<SourcePage>;
+  /**
+   * A link's visits recorded after `after` (epoch ms, exclusive; null: all), oldest first, in
+   * batches. Only for links whose history is 'visits'.
+   */
+  visits?(link: SourceLink, after: number | null, signal: AbortSignal): AsyncIterable<SourceVisit[]>;
+  /** A link's daily counts for days after `after` (YYYY-MM-DD, exclusive; null: all), oldest
+   * first. Only for links whose history is 'daily'. */
+  days?(link: SourceLink, after: string | null, signal: AbortSignal): Promise<SourceDay[]>;
+}
+
+/** What a source is built from: the request's address, token and file, never stored. */
+export interface SourceOptions {
+  url: string | null;
+  token: string | null;
+  /** A file's bytes (csv, slink), streamed: an export may be larger than memory. */
+  file: ReadableStream<Uint8Array> | null;
+  fetch: typeof fetch;
+  /** Waits out a source's rate limit; injected so tests never sleep on the clock. */
+  sleep: (ms: number) => Promise<void>;
+}
