@@ -3,6 +3,8 @@
  * test/architecture/boundaries.test.ts fails on an import of any other file of this folder from
  * outside it (but its routes in index.ts, which app.ts mounts).
  */
+
+export type { HistoryWriter } from './history';
 export type {
   HistoryKind,
   ImportSource,

@@ -1,0 +1,20 @@
+/**
+ * Where an import's history goes: the engine hands each imported link's history to this
+ * writer, which stores it on either engine as what it is (never invented):
+ * - visits become clicks, with the fields the source has, enriched as a redirect's click is
+ *   where the source gave the raw input (a user agent parsed, bots classified from it);
+ * - daily counts become rollup clicks of that day: counted in clickCount, the series and the
+ *   totals, but adding no uniques and no rows of the clicks list;
+ * - a total sets the link's starting clickCount.
+ * The engine keeps the position (the newest visit or day stored) so a re-run adds only newer ones.
+ */
+import type { SourceDay, SourceName, SourceVisit } from './source';
+
+export interface HistoryWriter {
+  /** Stores a batch of a link's visits, oldest first; resolves once they are durable. Returns how many were stored. */
+  visits(linkId: string, source: SourceName, visits: readonly SourceVisit[]): Promise<number>;
+  /** Stores a link's daily counts, oldest first; resolves once durable. Returns the clicks added. */
+  days(linkId: string, source: SourceName, days: readonly SourceDay[]): Promise<number>;
+  /** Sets a link's starting clickCount to the source's total (a link made by this import). */
+  total(linkId: string, source: SourceName, clicks: number): Promise<void>;
+}
