@@ -45,6 +45,7 @@ import {
   type ClickWriter,
   deleteLinkClicks,
   deleteLinkClicksPg,
+  namePlainTargetsPg,
   openClickWriter,
   upgradeClickStorage,
   type WriterOptions,
@@ -70,7 +71,8 @@ import {
   unfileProjectLinksSqlite,
 } from '../modules/links/public';
 import { createPostgresProjectStore, createSqliteProjectStore, type ProjectStore } from '../modules/projects/public';
-import { forgetLinkRollups, forgetLinkRollupsPg } from '../modules/rollups/public';
+import { plainTargetOf } from '../modules/redirect/public';
+import { forgetLinkRollups, forgetLinkRollupsPg, nameLinkValuesPg } from '../modules/rollups/public';
 import {
   createPostgresSessionStore,
   createPostgresSetupTokens,
@@ -250,10 +252,27 @@ export function postgresStores(sql: Pg, url: string): Stores {
     webhooks: createPostgresWebhookStore(sql),
     outbox: createPostgresOutboxStore(sql),
     links: createPostgresLinkStore(sql),
-    linkWrites: createPostgresLinkWrites(sql, instance, async (tx, id) => {
-      await forgetLinkRollupsPg(tx, id);
-      await deleteLinkClicksPg(tx, id);
-    }),
+    linkWrites: createPostgresLinkWrites(
+      sql,
+      instance,
+      async (tx, id) => {
+        await forgetLinkRollupsPg(tx, id);
+        await deleteLinkClicksPg(tx, id);
+      },
+      // Pipelined: one round trip for both.
+      async (tx, links) => {
+        await Promise.all([
+          nameLinkValuesPg(
+            tx,
+            links.map((l) => l.id),
+          ),
+          namePlainTargetsPg(
+            tx,
+            links.map((l) => ({ linkId: l.id, ...plainTargetOf(l) })),
+          ),
+        ]);
+      },
+    ),
     changes: createPostgresLinkChangeFeed(sql, instance),
     variants: createPostgresVariantStore(sql),
     audit: createPostgresAuditStore(sql),

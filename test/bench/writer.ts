@@ -27,7 +27,10 @@
  * until every click is written, folded and sealed; beside the CPU per click this process spent
  * on the SQLite writer of the same run.
  *
- *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000 --engine postgres]
+ * The PostgreSQL links are seeded with what their creation makes (each link's dictionary value
+ * and plain click target); `--unnamed-links` leaves them out, as for links made before.
+ *
+ *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000 --engine postgres --unnamed-links]
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -44,10 +47,13 @@ import { enrichClick } from '../../src/modules/clicks/enrich/enrich';
 import { openGeo } from '../../src/modules/clicks/enrich/geo';
 import { VisitorHasher } from '../../src/modules/clicks/enrich/visitor';
 import { PostgresClickWriter } from '../../src/modules/clicks/postgres/store';
+import { namePlainTargetsPg } from '../../src/modules/clicks/postgres/targets';
 import { sqliteSalts } from '../../src/modules/clicks/sqlite/salts';
 import { SqliteClickWriter } from '../../src/modules/clicks/sqlite/store';
 import { TailAppender } from '../../src/modules/clicks/sqlite/tail-append';
 import { FOLD_MAX_CLICKS, FOLD_MAX_MS } from '../../src/modules/clicks/store';
+import { plainTargetOf } from '../../src/modules/redirect/public';
+import { nameLinkValuesPg } from '../../src/modules/rollups/postgres/values';
 import { RollupValues } from '../../src/modules/rollups/rollup-values';
 import { cpuUse, treeCpuUs } from './cpu-use';
 import { benchPostgres, PG_CLICK_TABLES } from './pg-cluster';
@@ -61,6 +67,8 @@ const { values } = parseArgs({
     'fold-max-ms': { type: 'string', default: String(FOLD_MAX_MS) },
     /** postgres: the same clicks also through the PostgreSQL store, on a throwaway cluster (pg-cluster.ts). */
     engine: { type: 'string', default: 'sqlite' },
+    /** PostgreSQL's links without the dictionary value and plain click target their creation makes: links made before it did. */
+    'unnamed-links': { type: 'boolean', default: false },
   },
 });
 const LINKS = Number(values.links);
@@ -119,6 +127,21 @@ async function writeOnPostgres(
         chunk.map((l) => l.id),
         'text',
       )}::text[])`;
+      // What the links store's creation makes with each link (compose/stores.ts), unless the
+      // run is of links made before that (their first click names them).
+      if (!values['unnamed-links']) {
+        await nameLinkValuesPg(
+          sql,
+          chunk.map((l) => l.id),
+        );
+        await namePlainTargetsPg(
+          sql,
+          chunk.map((l) => ({
+            linkId: l.id,
+            ...plainTargetOf({ destination: l.destination, params: JSON.parse(l.params) }),
+          })),
+        );
+      }
     }
     await sql`VACUUM ANALYZE`;
     const store = new PostgresClickWriter(sql, openGeo(null), ['localhost'], systemClock);

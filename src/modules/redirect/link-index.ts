@@ -59,6 +59,18 @@ function paramsJsonOf(params: Record<string, string>): string {
   return Object.keys(params).length === 0 ? NO_PARAMS_JSON : JSON.stringify(params);
 }
 
+/**
+ * Where a link's clicks without a variant, code or rule go, as its clicks name it: the
+ * Location and the params' JSON the link index serves (the PostgreSQL click writer's plain
+ * target, made with the link).
+ */
+export function plainTargetOf(row: { destination: string; params: Record<string, string> }): {
+  location: string;
+  paramsJson: string;
+} {
+  return { location: applyParams(row.destination, row.params), paramsJson: paramsJsonOf(row.params) };
+}
+
 function variantsOf(row: RedirectRow, variantRows: VariantRow[]): VariantFacts[] {
   return variantRows.map((v) => {
     const params = { ...row.params, ...v.params };
@@ -202,8 +214,7 @@ export class LinkIndex {
         status: row.status,
         expiresAt: row.expiresAt,
         clickLimit: row.clickLimit,
-        location: applyParams(row.destination, row.params),
-        paramsJson: paramsJsonOf(row.params),
+        ...plainTargetOf(row),
         fallbackUrl: row.fallbackUrl,
         redirectStatus: row.redirectStatus,
         forwardQuery: row.forwardQuery,

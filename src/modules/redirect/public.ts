@@ -5,6 +5,6 @@
  */
 export { type ClickLimitGate, createClickLimitGate } from './click-limit-gate';
 export { LinkFollower } from './link-follower';
-export { LinkIndex } from './link-index';
+export { LinkIndex, plainTargetOf } from './link-index';
 export { LinkPasswordThrottle } from './password/throttle';
 export { reservedSlugsWarning } from './reserved';

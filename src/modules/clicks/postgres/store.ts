@@ -7,7 +7,10 @@
  * FOLD_MAX_CLICKS clicks or FOLD_MAX_MS. A crash loses at most the batch in flight (a delta
  * not yet folded is folded by the next fold, of this node or another), and several writers
  * (several nodes) can write at once. What a batch needs named first (dictionary values, click
- * targets, the day's salt) is inserted before its transaction, committed on its own.
+ * targets, the day's salt) and is not known here is read before its transaction, and inserted
+ * there, committed on its own, only when missing: a link's dictionary value and plain click
+ * target are made with the link (the links store's creation, PostgreSQL only), so a link's first
+ * click reads them.
  *
  * A batch's round trips: the click barrier shared (locks.ts), which of its links still exist,
  * the uniques, the ids, the tail, the delta; each a statement over arrays, never one per click.
@@ -119,15 +122,23 @@ export class PostgresClickWriter implements ClickWriter {
     if (clicks.length === 0) return { written: 0, skipped: 0, events: 0, ms: performance.now() - started };
     await this.salts.load([]);
     const values = this.values;
-    await values.ensure(() => {
-      for (const c of clicks) {
-        valueIdsOf(values, c);
-        values.idOf('link', '', c.linkId);
-      }
-    });
-    const ids = clicks.map((c) => valueIdsOf(values, c));
-    const linkValues = clicks.map((c) => values.idOf('link', '', c.linkId));
-    const targets = await this.targets.idsOf(clicks);
+    let ids: number[][] = [];
+    let linkValues: number[] = [];
+    // The values and the targets not known here are read (inserted only when missing) side by side.
+    const [unknown, targets] = await Promise.all([
+      values.ensure(() => {
+        ids = clicks.map((c) => valueIdsOf(values, c));
+        linkValues = clicks.map((c) => values.idOf('link', '', c.linkId));
+      }),
+      this.targets.idsOf(clicks),
+    ]);
+    // An id unknown while asked is 0: only those are asked again.
+    if (unknown > 0) {
+      clicks.forEach((c, i) => {
+        if (ids[i]!.includes(0)) ids[i] = valueIdsOf(values, c);
+        if (linkValues[i] === 0) linkValues[i] = values.idOf('link', '', c.linkId);
+      });
+    }
     const at = this.clock.now();
     const { written, events } = await this.sql.begin((tx) => this.append(tx, clicks, ids, linkValues, targets, at));
     if (written > 0) {

@@ -1,8 +1,12 @@
 /**
  * click_targets on PostgreSQL: a click's "where it went" (variant id, code, destination, params, rule)
- * as one id, as on SQLite (sqlite/click-targets.ts). A batch's unknown targets are inserted
- * before its transaction, in one statement, committed on their own (several writers insert the
- * same target at most once: the unique index decides, and each reads the id back).
+ * as one id, as on SQLite (sqlite/click-targets.ts). A link's plain target (no variant, code or
+ * rule) is made with the link (`namePlainTargetsPg`, in its creation's transaction), so a
+ * batch's targets not cached here are first read, in one statement; only those still missing
+ * (a variant's, a rule's, a link made before targets were made with it or since edited) are
+ * inserted before the batch's transaction, in one statement, committed on their own (several
+ * writers insert the same target at most once: the unique index decides, and each reads the id
+ * back).
  */
 
 import { num, type Pg } from '../../../db/postgres/client';
@@ -22,6 +26,47 @@ function bySerial(c: EnrichedClick): boolean {
   return c.serial > 0 && (c.code === null || c.variantId !== null);
 }
 
+/** The six columns of these targets, as the arrays `unnest` takes (one fragment). */
+function columns(sql: Pg, list: readonly EnrichedClick[]) {
+  const text = (pick: (c: EnrichedClick) => string | null) => sql`${sql.array(list.map(pick), 'text')}::text[]`;
+  return sql`${text((c) => c.linkId)}, ${text((c) => c.variantId ?? '')}, ${text((c) => c.code)},
+    ${text((c) => c.destination)}, ${text((c) => c.paramsJson)}, ${sql`${sql.array(
+      list.map((c) => c.rule),
+      'int4',
+    )}::int4[]`}`;
+}
+
+/** A link's plain target: where its clicks without a variant, code or rule go. */
+export interface PlainTarget {
+  linkId: string;
+  /** The destination with the link's params applied (the redirect's Location). */
+  location: string;
+  paramsJson: string;
+}
+
+/**
+ * Gives these links their plain click target, in the caller's transaction (the links'
+ * creation), so a link's first click reads its target instead of inserting it. A target already
+ * there is kept.
+ */
+export async function namePlainTargetsPg(tx: Pg, targets: readonly PlainTarget[]): Promise<void> {
+  if (targets.length === 0) return;
+  const sorted = [...targets].sort((a, b) => (a.linkId < b.linkId ? -1 : a.linkId > b.linkId ? 1 : 0));
+  await tx`INSERT INTO click_targets (link_id, variant_id, code, destination, params, rule)
+    SELECT u.link_id, '', NULL, u.destination, u.params, NULL
+    FROM unnest(${tx.array(
+      sorted.map((t) => t.linkId),
+      'text',
+    )}::text[], ${tx.array(
+      sorted.map((t) => t.location),
+      'text',
+    )}::text[], ${tx.array(
+      sorted.map((t) => t.paramsJson),
+      'text',
+    )}::text[]) AS u(link_id, destination, params)
+    ON CONFLICT DO NOTHING`;
+}
+
 export class PgTargets {
   private readonly byKey: BoundedCache<string, number>;
   private readonly bySerial: BoundedCache<number, number>;
@@ -39,7 +84,33 @@ export class PgTargets {
     return bySerial(c) ? this.bySerial.get(c.serial) : this.byKey.get(keyOf(c));
   }
 
-  /** The target id of each click, inserting the unknown targets first. */
+  /**
+   * Reads the ids of these targets into `found` (and the cache by key); returns those not
+   * stored.
+   */
+  private async read(list: readonly EnrichedClick[], found: Map<string, number>): Promise<EnrichedClick[]> {
+    // One row: the ids in the list's order (null where none), not a row per target.
+    const [row] = await this.sql`SELECT array_agg(t.id ORDER BY u.ord) AS ids FROM unnest(${columns(this.sql, list)})
+        WITH ORDINALITY AS u(link_id, variant_id, code, destination, params, rule, ord)
+      LEFT JOIN click_targets t ON t.link_id = u.link_id AND t.variant_id = u.variant_id
+        AND t.code IS NOT DISTINCT FROM u.code AND t.destination = u.destination AND t.params = u.params
+        AND t.rule IS NOT DISTINCT FROM u.rule`;
+    const ids = row.ids as ArrayLike<number | null>;
+    const absent: EnrichedClick[] = [];
+    list.forEach((c, k) => {
+      const id = ids[k];
+      if (id === null || id === undefined) {
+        absent.push(c);
+        return;
+      }
+      const key = keyOf(c);
+      found.set(key, num(id));
+      this.byKey.set(key, num(id));
+    });
+    return absent;
+  }
+
+  /** The target id of each click, reading (and if need be inserting) the ones not cached first. */
   async idsOf(clicks: readonly EnrichedClick[]): Promise<number[]> {
     // Known ids are taken now and the batch's new ones kept apart from the cache: the cache may
     // start over while the new ones are remembered (more than it holds), and every click of the
@@ -52,49 +123,12 @@ export class PgTargets {
     });
     if (unknown.size > 0) {
       const list = [...unknown.values()];
-      const cols = [
-        this.sql.array(
-          list.map((c) => c.linkId),
-          'text',
-        ),
-        this.sql.array(
-          list.map((c) => c.variantId ?? ''),
-          'text',
-        ),
-        this.sql.array(
-          list.map((c) => c.code),
-          'text',
-        ),
-        this.sql.array(
-          list.map((c) => c.destination),
-          'text',
-        ),
-        this.sql.array(
-          list.map((c) => c.paramsJson),
-          'text',
-        ),
-      ];
-      const rules = this.sql.array(
-        list.map((c) => c.rule),
-        'int4',
-      );
-      await this.sql`INSERT INTO click_targets (link_id, variant_id, code, destination, params, rule)
-        SELECT * FROM unnest(${cols[0]}::text[], ${cols[1]}::text[], ${cols[2]}::text[], ${cols[3]}::text[], ${cols[4]}::text[],
-          ${rules}::int4[])
-        ORDER BY 1, 2, 3, 4, 5, 6
-        ON CONFLICT DO NOTHING`;
-      const rows = await this
-        .sql`SELECT t.id, u.ord FROM unnest(${cols[0]}::text[], ${cols[1]}::text[], ${cols[2]}::text[],
-          ${cols[3]}::text[], ${cols[4]}::text[], ${rules}::int4[])
-          WITH ORDINALITY AS u(link_id, variant_id, code, destination, params, rule, ord)
-        JOIN click_targets t ON t.link_id = u.link_id AND t.variant_id = u.variant_id
-          AND t.code IS NOT DISTINCT FROM u.code AND t.destination = u.destination AND t.params = u.params
-          AND t.rule IS NOT DISTINCT FROM u.rule`;
-      for (const r of rows) {
-        const c = list[num(r.ord) - 1]!;
-        const id = num(r.id);
-        found.set(keyOf(c), id);
-        this.byKey.set(keyOf(c), id);
+      const absent = await this.read(list, found);
+      if (absent.length > 0) {
+        await this.sql`INSERT INTO click_targets (link_id, variant_id, code, destination, params, rule)
+          SELECT * FROM unnest(${columns(this.sql, absent)}) ORDER BY 1, 2, 3, 4, 5, 6
+          ON CONFLICT DO NOTHING`;
+        await this.read(absent, found);
       }
     }
     return clicks.map((c, i) => {

@@ -432,10 +432,18 @@ async function lockLinkCreation(tx: Pg): Promise<void> {
  */
 export type DeleteLinkDataPostgres = (tx: Pg, linkId: string) => Promise<void>;
 
+/**
+ * What the click writer will name for new links, inside their creation's transaction: each
+ * link's dictionary value and plain click target (the rollups' and the clicks modules' own
+ * statements, given by the composition root), so a link's first click names nothing.
+ */
+export type NameLinksPostgres = (tx: Pg, links: readonly LinkRow[]) => Promise<void>;
+
 export function createPostgresLinkWrites(
   sql: Pg,
   instance: string,
   deleteLinkData: DeleteLinkDataPostgres,
+  nameLinks: NameLinksPostgres,
 ): LinkWrites {
   /** The last steps of a link write: announce the links to the nodes, record the events. */
   /** The audit entries go beside the announcement, pipelined: no round trip of their own. */
@@ -449,6 +457,10 @@ export function createPostgresLinkWrites(
       await sql.begin(async (tx) => {
         await lockLinkCreation(tx);
         await insertLinks(tx, items);
+        await nameLinks(
+          tx,
+          items.map((i) => i.row),
+        );
         await announce(tx, idsOf(items), linkEvents('link.created', idsOf(items)), at, audit);
       });
     },
@@ -481,6 +493,10 @@ export function createPostgresLinkWrites(
           while (await takenNow(item)) item.row.slug = freshSlug();
         }
         await insertLinks(tx, writing);
+        await nameLinks(
+          tx,
+          writing.map((i) => i.row),
+        );
         const entries = audit ? entriesFor(audit, idsOf(writing)) : null;
         await announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at, entries);
         return { inserted: writing, existing };
