@@ -146,8 +146,11 @@ export async function insertStoredClicks(
         const [r] = await tx`SELECT id FROM rollup_values WHERE dim = ${dim} AND key = '' AND value = ${value}`;
         ids.set(dim, r.id);
       }
-      const [target] = await tx`INSERT INTO click_targets (link_id, destination, params)
-        VALUES (${linkId}, 'https://example.com/landing', '{}') RETURNING id`;
+      // A link made with that destination already has it (its plain target is made with it).
+      await tx`INSERT INTO click_targets (link_id, destination, params)
+        VALUES (${linkId}, 'https://example.com/landing', '{}') ON CONFLICT DO NOTHING`;
+      const [target] = await tx`SELECT id FROM click_targets WHERE link_id = ${linkId} AND variant_id = ''
+        AND code IS NULL AND destination = 'https://example.com/landing' AND params = '{}' AND rule IS NULL`;
       const d = dims.map((dim) => ids.get(dim)!);
       await tx`INSERT INTO click_tail (link, id, time, target, country, city, device, os, browser, referrer, traffic,
           language, visitor, flags)

@@ -16,7 +16,7 @@
  * the uniques, the ids, the tail, the delta; each a statement over arrays, never one per click.
  */
 import type { Pg } from '../../../db/postgres/client';
-import { num } from '../../../db/postgres/client';
+import { intList, num } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, HOUSEKEEPING_LOCK, tryTransactionLock } from '../../../db/postgres/locks';
 import type { Clock } from '../../../lib/clock';
 import { utcDay } from '../../../lib/time';
@@ -161,93 +161,115 @@ export class PostgresClickWriter implements ClickWriter {
     targets: number[],
     at: number,
   ): Promise<{ written: number; events: number }> {
-    // First: a link's deletion, and a sealer's horizon, wait for this batch (locks.ts, postgres/seal.ts).
-    await tx`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`;
-    // The link was deleted after the click: nothing to attach it to.
+    // Two round trips, each its statements pipelined (executed in order on this connection).
+    // First: a link's deletion, and a sealer's horizon, wait for this batch (locks.ts,
+    // postgres/seal.ts); then which links still exist and the uniques. The uniques are asked for
+    // every click, a deleted link's too (its rows are harmless: its value is never reused, and
+    // they go with the day's others).
     const linkIds = clicks.map((c) => c.linkId);
-    const slugs = (await clickEventsWantedPostgres(tx, at)) ? await existingLinksWithSlugs(tx, linkIds) : null;
-    const kept = slugs ?? (await existingLinks(tx, linkIds));
+    const visitors = clicks.map((c) => visitorBits(c.visitorHash));
+    const [, wanted, existing, first] = await Promise.all([
+      tx`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`,
+      clickEventsWantedPostgres(tx, at),
+      existingLinks(tx, linkIds),
+      this.firstVisits(tx, clicks, linkValues, visitors),
+    ]);
+    // A link deleted after the click: nothing to attach it to.
+    const slugs = wanted ? await existingLinksWithSlugs(tx, linkIds) : null;
+    const kept = slugs ?? existing;
     const rows = clicks.flatMap((c, i) => (kept.has(c.linkId) ? [i] : []));
     if (rows.length === 0) return { written: 0, events: 0 };
-    const first = await this.firstVisits(tx, clicks, linkValues, rows);
-    // Not a range set aside with setval: another writer may take ids in between (ids stay unique).
-    const idRows = await tx`SELECT nextval('click_ids') AS id FROM generate_series(1, ${rows.length})`;
-    const clickIds = idRows.map((r: { id: string }) => r.id).sort((a: string, b: string) => num(a) - num(b));
-    const column = (pick: (i: number) => number | string) => rows.map(pick);
-    const dims = Array.from({ length: DIM_COUNT }, (_, d) =>
-      tx.array(
-        column((i) => ids[i]![d]!),
-        'int4',
-      ),
-    );
-    await tx`INSERT INTO click_tail (link, id, time, target, country, city, device, os, browser, referrer, traffic,
-        language, visitor, flags)
-      SELECT * FROM unnest(${tx.array(
-        column((i) => linkValues[i]!),
-        'int4',
-      )}::int4[], ${tx.array(clickIds, 'int8')}::int8[], ${tx.array(
-        column((i) => clicks[i]!.time),
-        'int8',
-      )}::int8[], ${tx.array(
-        column((i) => targets[i]!),
-        'int4',
-      )}::int4[], ${dims[0]}::int4[], ${dims[1]}::int4[], ${dims[2]}::int4[], ${dims[3]}::int4[], ${dims[4]}::int4[],
-        ${dims[5]}::int4[], ${dims[6]}::int4[], ${dims[7]}::int4[], ${tx.array(
-          column((i) => visitorBits(clicks[i]!.visitorHash).toString()),
-          'int8',
-        )}::int8[], ${tx.array(
-          column((i) => clickFlags(clicks[i]!, first.has(i))),
-          'int2',
-        )}::int2[])`;
-    await tx`INSERT INTO click_deltas (data) VALUES (${encodeDelta(clicks, rows, first, ids, linkValues)})`;
-    const events =
+    const n = rows.length;
+    const link = new Int32Array(n);
+    const time = new Float64Array(n);
+    const target = new Int32Array(n);
+    const dims = Array.from({ length: DIM_COUNT }, () => new Int32Array(n));
+    const visitor: bigint[] = new Array(n);
+    const flags = new Int16Array(n);
+    rows.forEach((i, k) => {
+      const c = clicks[i]!;
+      link[k] = linkValues[i]!;
+      time[k] = c.time;
+      target[k] = targets[i]!;
+      const clickIds = ids[i]!;
+      for (let d = 0; d < DIM_COUNT; d++) dims[d]![k] = clickIds[d]!;
+      visitor[k] = visitors[i]!;
+      flags[k] = clickFlags(c, first.has(i));
+    });
+    // Ids in the tail's own statement, unless the events need them: not a range set aside with
+    // setval, as another writer may take ids in between (ids stay unique).
+    const clickIds =
       slugs === null
+        ? null
+        : (await tx`SELECT nextval('click_ids')::float8 AS id FROM generate_series(1, ${n})`.values())
+            .map((r: number[]) => r[0]!)
+            .sort((x: number, y: number) => x - y);
+    const i4 = (values: ArrayLike<number>) => tx`${intList(values)}::int4[]`;
+    const i8 = (values: ArrayLike<number | bigint>) => tx`${intList(values)}::int8[]`;
+    await Promise.all([
+      tx`INSERT INTO click_tail (link, id, time, target, country, city, device, os, browser, referrer, traffic,
+          language, visitor, flags)
+        SELECT u.link, ${clickIds === null ? tx`nextval('click_ids')` : tx`u.id`}, u.time, u.target, u.d0, u.d1, u.d2,
+          u.d3, u.d4, u.d5, u.d6, u.d7, u.visitor, u.flags
+        FROM unnest(${i4(link)}, ${i8(clickIds ?? [])}, ${i8(time)}, ${i4(target)}, ${i4(dims[0]!)}, ${i4(dims[1]!)},
+          ${i4(dims[2]!)}, ${i4(dims[3]!)}, ${i4(dims[4]!)}, ${i4(dims[5]!)}, ${i4(dims[6]!)}, ${i4(dims[7]!)}, ${i8(visitor)},
+          ${intList(flags)}::int2[])
+          AS u(link, id, time, target, d0, d1, d2, d3, d4, d5, d6, d7, visitor, flags)`,
+      tx`INSERT INTO click_deltas (data) VALUES (${encodeDelta(clicks, rows, first, ids, linkValues)})`,
+    ]);
+    const events =
+      slugs === null || clickIds === null
         ? 0
         : await recordClickEventsPostgres(
             tx,
-            rows.map((i, k) => ({ id: num(clickIds[k]), click: clicks[i]! })),
+            rows.map((i, k) => ({ id: clickIds[k]!, click: clicks[i]! })),
             at,
             slugs,
             (domainIds) => this.domainHosts(tx, domainIds),
           );
-    return { written: rows.length, events };
+    return { written: n, events };
   }
 
   /**
-   * The rows that are a first visit of their (UTC day, link, visitor): a human click whose
+   * The clicks that are a first visit of their (UTC day, link, visitor): a human click whose
    * triple the database did not have. The first of a batch's clicks with a triple takes it.
    */
   private async firstVisits(
     tx: Pg,
     clicks: EnrichedClick[],
     linkValues: number[],
-    rows: number[],
+    visitors: bigint[],
   ): Promise<Set<number>> {
-    const byTriple = new Map<string, number>();
-    for (const i of rows) {
-      const c = clicks[i]!;
+    const byTriple = new Set<string>();
+    /** The click of each triple asked for. */
+    const clickOf: number[] = [];
+    const day: number[] = [];
+    const link: number[] = [];
+    const visitor: bigint[] = [];
+    clicks.forEach((c, i) => {
       // An opted-out click adds no visitor: it has none.
-      if (c.bot || c.optedOut) continue;
-      const key = `${c.day}|${linkValues[i]}|${visitorBits(c.visitorHash)}`;
-      if (!byTriple.has(key)) byTriple.set(key, i);
-    }
+      if (c.bot || c.optedOut) return;
+      const key = `${c.day}|${linkValues[i]}|${visitors[i]}`;
+      if (byTriple.has(key)) return;
+      byTriple.add(key);
+      clickOf.push(i);
+      day.push(c.day);
+      link.push(linkValues[i]!);
+      visitor.push(visitors[i]!);
+    });
     const first = new Set<number>();
-    if (byTriple.size === 0) return first;
-    const keys = [...byTriple.keys()].sort();
-    const parts = keys.map((k) => k.split('|'));
-    const inserted = await tx`INSERT INTO click_uniques (day, link, visitor)
-      SELECT * FROM unnest(${tx.array(
-        parts.map((p) => Number(p[0])),
-        'int4',
-      )}::int4[], ${tx.array(
-        parts.map((p) => Number(p[1])),
-        'int4',
-      )}::int4[], ${tx.array(
-        parts.map((p) => p[2]!),
-        'int8',
-      )}::int8[])
-      ON CONFLICT DO NOTHING RETURNING day, link, visitor`;
-    for (const r of inserted) first.add(byTriple.get(`${r.day}|${r.link}|${r.visitor}`)!);
+    if (day.length === 0) return first;
+    // Inserted in one order (day, link, visitor) by every writer: two batches never wait on each
+    // other's rows in opposite orders. Back: the positions inserted (not there before), one array.
+    const [row] = await tx`WITH u AS (
+        SELECT * FROM unnest(${intList(day)}::int4[], ${intList(link)}::int4[], ${intList(visitor)}::int8[])
+          WITH ORDINALITY AS u(day, link, visitor, ord)),
+      ins AS (INSERT INTO click_uniques (day, link, visitor)
+        SELECT day, link, visitor FROM u ORDER BY day, link, visitor
+        ON CONFLICT DO NOTHING RETURNING day, link, visitor)
+      SELECT array_agg(u.ord::int4) AS firsts FROM ins JOIN u USING (day, link, visitor)`;
+    const firsts = (row?.firsts ?? []) as ArrayLike<number | string>;
+    for (let k = 0; k < firsts.length; k++) first.add(clickOf[num(firsts[k]!) - 1]!);
     return first;
   }
 
