@@ -1,7 +1,8 @@
 /**
  * click_targets on PostgreSQL (clicks/postgres/targets.ts): a batch naming more new targets
  * than the writer's cache holds still gets every id (the cache starts over while they are
- * remembered). Engine-internal: SQLite's targets are tested with its store.
+ * remembered); a link is made with its dictionary value and plain target, the very ones its
+ * clicks name. Engine-internal: SQLite's targets are tested with its store.
  */
 import { afterEach, expect, test } from 'bun:test';
 import { openPostgres, type Pg } from '../../../src/db/postgres/client';
@@ -10,8 +11,10 @@ import { noGeo } from '../../../src/modules/clicks/enrich/geo';
 import { VisitorHasher } from '../../../src/modules/clicks/enrich/visitor';
 import { PgSalts } from '../../../src/modules/clicks/postgres/salts';
 import { PgTargets } from '../../../src/modules/clicks/postgres/targets';
+import { disposeTestApp } from '../../helpers/app';
 import { freshPostgresUrl } from '../../helpers/postgres';
 import { wire } from './engine-store';
+import { click, createLink, flushOk, setup, UA } from './support';
 
 const T = Date.UTC(2026, 10, 21, 12, 30);
 let sql: Pg | null = null;
@@ -43,4 +46,40 @@ test('a batch with more new targets than the cache holds gets each its own id, t
   expect(await targets.idsOf(clicks)).toEqual(ids);
   expect(await new PgTargets(sql, 10).idsOf(clicks)).toEqual(ids);
   expect((await sql`SELECT count(*)::int4 AS n FROM click_targets`)[0].n).toBe(25);
+});
+
+test('a link is made with its dictionary value and plain target, the ones its clicks name', async () => {
+  const c = await setup({}, 'postgres');
+  try {
+    const address = c.t.deps.stores.address;
+    if (address.engine !== 'postgres') throw new Error('not a PostgreSQL test app');
+    sql = openPostgres(address.url, 1);
+    // Params applied to a destination with a query of its own, one of them to encode.
+    const link = await createLink(c, {
+      slug: 'named',
+      destination: 'https://example.com/landing?ref=x#top',
+      params: { utm_source: 'news letter', ref: 'ä' },
+    });
+    const names = async (db: Pg) => ({
+      values: (await db`SELECT id FROM rollup_values WHERE dim = 'link' AND key = '' AND value = ${link.id}`).map(
+        (r: { id: number }) => Number(r.id),
+      ),
+      targets: (await db`SELECT id FROM click_targets WHERE link_id = ${link.id}`).map((r: { id: number }) =>
+        Number(r.id),
+      ),
+    });
+    const made = await names(sql);
+    expect(made.values).toHaveLength(1);
+    expect(made.targets).toHaveLength(1);
+    expect(await click(c.t, '/named', { ip: '8.8.8.8', ua: UA.chromeWin })).toBe(302);
+    expect(await click(c.t, '/named', { ip: '8.8.4.4', ua: UA.firefoxLinux })).toBe(302);
+    await flushOk(c.t);
+    // The clicks named nothing new: they point at what the link was made with.
+    expect(await names(sql)).toEqual(made);
+    const tail = await sql`SELECT link, target FROM click_tail`;
+    expect(tail).toHaveLength(2);
+    for (const r of tail) expect([Number(r.link), Number(r.target)]).toEqual([made.values[0]!, made.targets[0]!]);
+  } finally {
+    await disposeTestApp(c.t);
+  }
 });
