@@ -20,8 +20,12 @@
  * (clicks/postgres/store.ts: one transaction per batch with its raw clicks and delta, folded as
  * SQLite's writer folds: clicks/postgres/fold.ts) into a
  * throwaway cluster on this box holding the same links, and its figures are printed beside
- * SQLite's: us per click, clicks/s, the longest batch, and the bytes its click tables and
- * indexes take per click.
+ * SQLite's: us per click, clicks/s and their ratio to SQLite's, the longest batch, the bytes its
+ * click tables and indexes take per click, and the CPU each click cost each part (utime + stime
+ * from /proc): this process (every thread: the writer and Bun.SQL's I/O) and PostgreSQL (its
+ * postmaster with every backend and worker, as bench:cluster counts it), from the first batch
+ * until every click is written, folded and sealed; beside the CPU per click this process spent
+ * on the SQLite writer of the same run.
  *
  *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000 --engine postgres]
  */
@@ -45,6 +49,7 @@ import { SqliteClickWriter } from '../../src/modules/clicks/sqlite/store';
 import { TailAppender } from '../../src/modules/clicks/sqlite/tail-append';
 import { FOLD_MAX_CLICKS, FOLD_MAX_MS } from '../../src/modules/clicks/store';
 import { RollupValues } from '../../src/modules/rollups/rollup-values';
+import { cpuUse, treeCpuUs } from './cpu-use';
 import { benchPostgres, PG_CLICK_TABLES } from './pg-cluster';
 import { benchDeps, NO_PARAMS, seedLinks } from './seed-links';
 
@@ -71,11 +76,24 @@ const AGENTS = [
 ];
 const REFERRERS = [null, 'https://www.google.com/', 'https://t.co/', 'https://news.ycombinator.com/item?id=1'];
 
-/** The same batches through the PostgreSQL store; `sqliteMs`: the SQLite writer's total, for the ratio. */
+/** CPU time of this process, every thread (utime + stime from /proc), in microseconds. */
+function nodeCpuUs(): number {
+  const use = cpuUse(process.pid);
+  return use.main + use.worker + use.other;
+}
+
+/** What the SQLite writer did in the same run, for the ratios. */
+interface SqliteFigures {
+  ms: number;
+  /** CPU of this process per click while it wrote, us. */
+  cpuUs: number;
+}
+
+/** The same batches through the PostgreSQL store; `sqlite`: the SQLite writer's figures, for the ratio. */
 async function writeOnPostgres(
   links: { id: string; slug: string; destination: string; params: string }[],
   batches: WireClick[][],
-  sqliteMs: number,
+  sqlite: SqliteFigures,
 ): Promise<void> {
   const cluster = await benchPostgres();
   const sql = openPostgres(cluster.url, 4);
@@ -105,6 +123,10 @@ async function writeOnPostgres(
     await sql`VACUUM ANALYZE`;
     const store = new PostgresClickWriter(sql, openGeo(null), ['localhost'], systemClock);
     const ms: number[] = [];
+    // CPU from here until every click is written, folded and sealed (the sealer runs beside the
+    // batches): this process's threads, and the server's postmaster with every backend and worker.
+    const nodeBefore = nodeCpuUs();
+    const pgBefore = treeCpuUs(cluster.pid);
     for (const batch of batches) {
       const received = JSON.parse(JSON.stringify(batch)) as WireClick[];
       const started = performance.now();
@@ -115,8 +137,11 @@ async function writeOnPostgres(
     const lastFoldStarted = performance.now();
     await store.fold();
     ms[ms.length - 1] = ms.at(-1)! + performance.now() - lastFoldStarted;
+    await store.sealer.idle();
     const total = ms.reduce((a, b) => a + b, 0);
     const clicks = ms.length * MAX_BATCH;
+    const nodeUs = (nodeCpuUs() - nodeBefore) / clicks;
+    const pgUs = (treeCpuUs(cluster.pid) - pgBefore) / clicks;
     const third = Math.floor(ms.length / 3);
     const us = (part: number[]) => ((part.reduce((a, b) => a + b, 0) * 1000) / (part.length * MAX_BATCH)).toFixed(1);
     const [size] = await sql`SELECT sum(pg_total_relation_size(t::regclass))::int8 AS bytes
@@ -131,7 +156,10 @@ async function writeOnPostgres(
       `  folds: ${folds.count} (as SQLite's, and at the end), ${((folds.ms * 1000) / clicks).toFixed(1)} us/click, ${((100 * folds.ms) / total).toFixed(0)}% of the writer's time, longest ${folds.longestMs.toFixed(0)} ms`,
     );
     console.log(
-      `  ${rate(clicks, total)} clicks/s as written (SQLite in this run: ${rate(clicks, sqliteMs)}); click tables and indexes ${(num(size.bytes) / clicks).toFixed(0)} bytes per click`,
+      `  ${rate(clicks, total)} clicks/s as written (SQLite in this run: ${rate(clicks, sqlite.ms)}, PostgreSQL / SQLite = ${(sqlite.ms / total).toFixed(2)}); click tables and indexes ${(num(size.bytes) / clicks).toFixed(0)} bytes per click`,
+    );
+    console.log(
+      `  CPU per click: node (this process, every thread) ${nodeUs.toFixed(1)} us, PostgreSQL (postmaster and its children) ${pgUs.toFixed(1)} us, together ${(nodeUs + pgUs).toFixed(1)} us (SQLite's writer in this run: ${sqlite.cpuUs.toFixed(1)} us)`,
     );
   } finally {
     await sql.close();
@@ -202,6 +230,7 @@ try {
   const heapBefore = process.memoryUsage().heapUsed;
   let heapPeak = heapBefore;
   let rssPeak = process.memoryUsage.rss();
+  const cpuBefore = nodeCpuUs();
   const batchMs = timed((batch) => {
     store.writeBatch(batch);
     const memory = process.memoryUsage();
@@ -212,6 +241,7 @@ try {
   const lastFoldStarted = performance.now();
   store.fold();
   batchMs[batchMs.length - 1] = batchMs.at(-1)! + performance.now() - lastFoldStarted;
+  const sqliteCpuUs = (nodeCpuUs() - cpuBefore) / CLICKS;
 
   Bun.gc(true);
   const heapAfter = process.memoryUsage().heapUsed;
@@ -240,6 +270,7 @@ try {
     `  writer: first third ${perClick(batchMs.slice(0, third))} us/click, last third ${perClick(batchMs.slice(-third))} us/click, longest batch ${Math.max(...batchMs).toFixed(0)} ms`,
   );
   const { folds } = store;
+  console.log(`  CPU per click (this process, every thread): ${sqliteCpuUs.toFixed(1)} us`);
   console.log(
     `  folds: ${folds.count} (every ${values['fold-max-clicks']} clicks or ${values['fold-max-ms']} ms, and at the end), ${((folds.ms * 1000) / CLICKS).toFixed(1)} us/click, ${((100 * folds.ms) / total(batchMs)).toFixed(0)}% of the writer's time, longest ${folds.longestMs.toFixed(0)} ms`,
   );
@@ -264,7 +295,7 @@ try {
         'SELECT id, slug, destination, params FROM links',
       )
       .all();
-    await writeOnPostgres(links, batches, total(batchMs));
+    await writeOnPostgres(links, batches, { ms: total(batchMs), cpuUs: sqliteCpuUs });
   }
   sqlite.close();
 } finally {
