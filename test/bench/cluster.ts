@@ -11,8 +11,11 @@
  *
  * For each: requests/s and p99 from wrk; the clicks stored during the run (counted after the
  * nodes' flush), as clicks/s and checked against wrk's count; the ratio to the bare server; the
- * CPU time the slink nodes, PostgreSQL (its postmaster and every backend and worker, from /proc)
- * and HAProxy spent per click stored. Writes the same to test/bench/results-cluster.md.
+ * CPU time each part spent per click stored: the nodes' event loops (every thread of the slink
+ * processes but their click writer Workers: redirects, the API, GC and I/O), the writer Workers,
+ * PostgreSQL (its postmaster and every backend and worker, from /proc) and HAProxy (per request).
+ * These are what carry to other machines: a part's cores for a rate are its CPU per click times
+ * the rate, printed for 10,000 clicks/s. Writes the same to test/bench/results-cluster.md.
  *
  *   bun run bench:cluster [-- --seconds 10 --warmup 3 --links 10000 --connections 64]
  */
@@ -267,14 +270,30 @@ try {
     '',
     `\`bun run bench:cluster\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Bun ${Bun.version}, load average ${loadavg()[0]!.toFixed(1)} at the end; wrk (2 threads, ${CONNECTIONS} connections), HAProxy, PostgreSQL 15 and every node on the same cores. ${int(LINKS)} links; ${SECONDS} s runs after a ${WARMUP} s warm-up; \`slink serve\` from the source tree with its defaults (SLINK_FLUSH_MS 1000, the bundled geo database).`,
     '',
-    '| setup | requests/s | clicks stored /s | / bare | p99 | server CPU per click | of which writer Workers | PostgreSQL CPU per click | HAProxy CPU per request | wrk CPU per request | unwritten when wrk stopped | every redirect stored |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| setup | requests/s | clicks stored /s | / bare | p99 | server CPU per click | event loops (nodes minus writers) | writer Workers | PostgreSQL CPU per click | HAProxy CPU per request | every part per click | wrk CPU per request | unwritten when wrk stopped | every redirect stored |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) => {
       const seconds = r.result.duration_us / 1e6;
-      return `| ${r.setup} | ${int(r.rps)} | ${r.stored === null ? '' : int(r.stored / seconds)} | ${(r.rps / baseline).toFixed(2)} | ${ms(r.result.p99_us)} | ${usText(r.slinkUs)} | ${r.stored === null ? '' : usText(r.writerUs)} | ${r.setup.includes('PostgreSQL') ? usText(r.pgUs) : ''} | ${r.setup.includes('HAProxy') ? usText(r.haproxyUs) : ''} | ${usText(r.wrkUs)} | ${r.backlog === null ? '' : int(r.backlog)} | ${r.complete === null ? '' : r.complete ? 'yes' : 'NO'} |`;
+      const stores = r.stored !== null;
+      const pgUs = r.setup.includes('PostgreSQL') ? r.pgUs : 0;
+      const haproxyUs = r.setup.includes('HAProxy') ? r.haproxyUs : 0;
+      return `| ${r.setup} | ${int(r.rps)} | ${stores ? int(r.stored! / seconds) : ''} | ${(r.rps / baseline).toFixed(2)} | ${ms(r.result.p99_us)} | ${usText(r.slinkUs)} | ${stores ? usText(r.slinkUs - r.writerUs) : ''} | ${stores ? usText(r.writerUs) : ''} | ${pgUs ? usText(pgUs) : ''} | ${haproxyUs ? usText(haproxyUs) : ''} | ${usText(r.slinkUs + pgUs + haproxyUs)} | ${usText(r.wrkUs)} | ${r.backlog === null ? '' : int(r.backlog)} | ${r.complete === null ? '' : r.complete ? 'yes' : 'NO'} |`;
     }),
     '',
-    `CPU per click: utime + stime from /proc of the slink processes (every thread) and of PostgreSQL's postmaster with every backend and worker (exited ones through its cutime/cstime), sampled before the run and once its clicks were stored and folded, divided by the clicks stored in the run; server CPU is the slink nodes' together (on the bare rows, the bare server's per request), the writer Workers' share from their threads (/proc/PID/task). A backlog near the click buffer's backpressure mark (${int(HIGH_WATER)} a node) means redirects were held for the writer: the rate is then the writers', not the event loops'. Exit codes at the end: SQLite node ${sqliteExit}, PostgreSQL nodes ${pgExits.join(', ')}.`,
+    'Cores each part needs for 10,000 clicks/s at these figures (CPU per click × 10,000 / 1,000,000 us):',
+    '',
+    '| setup | event loops | writer Workers | PostgreSQL | HAProxy |',
+    '|---|---|---|---|---|',
+    ...rows
+      .filter((r) => r.stored !== null)
+      .map((r) => {
+        const cores = (us: number) => (us / 100).toFixed(2);
+        const pg = r.setup.includes('PostgreSQL');
+        const haproxy = r.setup.includes('HAProxy');
+        return `| ${r.setup} | ${cores(r.slinkUs - r.writerUs)} | ${cores(r.writerUs)} | ${pg ? cores(r.pgUs) : ''} | ${haproxy ? cores(r.haproxyUs) : ''} |`;
+      }),
+    '',
+    `CPU per click: utime + stime from /proc of the slink processes (every thread) and of PostgreSQL's postmaster with every backend and worker (exited ones through its cutime/cstime), sampled before the run and once its clicks were stored and folded, divided by the clicks stored in the run; server CPU is the slink nodes' together (on the bare rows, the bare server's per request), the writer Workers' share from their threads (/proc/PID/task), the event loops' the rest of the nodes' (main threads, GC, I/O). A backlog near the click buffer's backpressure mark (${int(HIGH_WATER)} a node) means redirects were held for the writer: the rate is then the writers', not the event loops'. Exit codes at the end: SQLite node ${sqliteExit}, PostgreSQL nodes ${pgExits.join(', ')}.`,
   ];
   const text = `${lines.join('\n')}\n`;
   console.log(`\n${text}`);

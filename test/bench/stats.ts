@@ -227,6 +227,8 @@ async function seed(): Promise<SeedMark> {
   migrateDatabase(db);
   const deps = createDeps({ db, config: env(DB), clock, log: quiet });
   const app = createApp(deps);
+  // The default domain is named at start (domains/start.ts): links need its id.
+  await deps.domainsReady;
   const sources = ['newsletter', 'twitter', 'linkedin', 'partner', 'ads'];
   const mediums = ['email', 'social', 'cpc', 'referral'];
   const slugs: string[] = [];

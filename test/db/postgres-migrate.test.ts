@@ -69,6 +69,38 @@ describe('PostgreSQL migrations', () => {
     }
   });
 
+  test("an upgrade keeps every link's day buckets read as they were: each link's mark goes past its last day bucket", async () => {
+    const sql = openPostgres(await emptyDatabase(), 1);
+    try {
+      await migratePostgres(
+        sql,
+        PG_MIGRATIONS.filter((m) => m.name < '0021_link_days_rolled_up'),
+      );
+      const DAY = 86_400_000;
+      const D1 = Date.UTC(2026, 10, 20);
+      // Written by the fold before: every link's day buckets complete, both grains (scope 5 and 6,
+      // 0 the workspace); scope 6 has a mark copied from SQLite by copy-to, later than its days.
+      const row = (scope: number, grain: number, start: number) =>
+        sql`INSERT INTO rollups (scope, grain, start, bot, clicks, uniques, data)
+          VALUES (${scope}, ${grain}, ${start}, false, 1, 1, ''::bytea)`;
+      for (const scope of [0, 5, 6]) {
+        await row(scope, 0, D1 + 3_600_000);
+        await row(scope, 0, D1 + DAY + 3_600_000);
+        await row(scope, 1, D1);
+        await row(scope, 1, D1 + DAY);
+      }
+      await sql`INSERT INTO rollup_marks (scope, days_before) VALUES (6, ${D1 + 5 * DAY})`;
+      await migratePostgres(sql);
+      const marks = await sql`SELECT scope, days_before FROM rollup_marks ORDER BY scope`;
+      expect(marks.map((m: { scope: number; days_before: string }) => [m.scope, Number(m.days_before)])).toEqual([
+        [5, D1 + 2 * DAY],
+        [6, D1 + 5 * DAY],
+      ]);
+    } finally {
+      await sql.close();
+    }
+  });
+
   test('a recorded migration whose text changed is refused, and nothing is applied', async () => {
     const sql = openPostgres(await emptyDatabase(), 1);
     try {

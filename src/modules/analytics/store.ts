@@ -35,8 +35,8 @@ export interface AnalyticsStore {
   firstDay(scope: number): Promise<number | null>;
   /**
    * A link scope's days before this instant are whole in its day buckets; from it on they are
-   * read from its hour buckets (SQLite's day marks: rollups/sqlite/link-days.ts). Infinity
-   * where day buckets are always whole (the workspace; every scope on PostgreSQL).
+   * read from its hour buckets (the day marks: rollups/sqlite/link-days.ts,
+   * rollups/postgres/link-days.ts). Infinity where day buckets are always whole (the workspace).
    */
   daysBefore(scope: number): Promise<number>;
   /** The buckets of each range (bot buckets only when `bots`), and the bot hits of those ranges whatever `bots` says. */
@@ -53,7 +53,7 @@ export interface AnalyticsStore {
   knowValues(ids: readonly number[]): Promise<void>;
   /** The scopes of these links that were ever clicked (link id -> scope), in one read. */
   linkScopes(linkIds: readonly string[]): Promise<Map<string, number>>;
-  /** daysBefore of each of these link scopes, in one read (Infinity on PostgreSQL; 0 for a scope without a mark). */
+  /** daysBefore of each of these link scopes, in one read (0 for a scope without a mark). */
   daysBeforeOf(scopes: readonly number[]): Promise<Map<number, number>>;
   /** The buckets of these scopes in one range, bot buckets included, each with its scope: one read for all. */
   scopesBuckets(scopes: readonly number[], range: BucketRange): Promise<ScopedBucketData[]>;

@@ -3,12 +3,12 @@
  * PostgreSQL one, a run of scopes at a time, in the caller's transaction.
  *
  * Ids are kept (the dictionary is copied with its ids first), so the packed breakdowns are the
- * same bytes on both engines (rollup-codec.ts) and are copied as they are. One difference is
- * made up here: on SQLite a link's day buckets are complete only before its mark (days_before,
- * sqlite/link-days.ts) and its later days are read as sums of its hour buckets, while the
- * PostgreSQL writer keeps both grains complete (postgres/buckets.ts). A link's days from its mark
- * on are therefore summed from its hour buckets here, as the SQLite fold would roll them up.
- * The workspace's buckets are complete in both grains on both engines.
+ * same bytes on both engines (rollup-codec.ts) and are copied as they are. Both engines roll a
+ * link's days up from its hours (sqlite/link-days.ts, postgres/link-days.ts), and the marks are
+ * copied with the plain tables; a link's days from its mark on are also summed from its hour
+ * buckets here, so every day bucket of the copy is complete and the verification can add them up
+ * (pgIncompleteDays): the next roll-up overwrites them. The workspace's buckets are complete in
+ * both grains on both engines.
  */
 import type { Database } from 'bun:sqlite';
 import type { Pg } from '../../db/postgres/client';
@@ -183,7 +183,7 @@ export async function pgHourTotals(sql: Pg): Promise<string> {
   return `${Number(r.n)}:${Number(r.c)}:${Number(r.u)}`;
 }
 
-/** PostgreSQL scopes whose day buckets do not add up to their hour buckets (the writer keeps both complete). */
+/** PostgreSQL scopes whose day buckets do not add up to their hour buckets (right after a copy, every one does). */
 export async function pgIncompleteDays(sql: Pg): Promise<number> {
   const [r] = await sql`SELECT count(*) AS n FROM (
       SELECT scope, bot FROM rollups GROUP BY scope, bot

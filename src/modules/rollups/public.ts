@@ -20,6 +20,7 @@ export * from './dimensions';
 export { type PendingHour, PendingSums } from './pending';
 export { PgRollupWriter } from './postgres/buckets';
 export { forgetLinkRollupsPg } from './postgres/forget';
+export { linkDaysBeforeManyPg, linkDaysBeforePg } from './postgres/link-days';
 export {
   countBotHitsPg,
   firstBucketStartPg,

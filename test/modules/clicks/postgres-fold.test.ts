@@ -15,6 +15,8 @@ import { type EngineStore, engineStore, wire } from './engine-store';
 const T = Date.UTC(2026, 10, 21, 12, 30);
 const HOUR_START = Date.UTC(2026, 10, 21, 12);
 const DAY_START = Date.UTC(2026, 10, 21);
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 /** A writer that folds only when asked. */
 const NO_AUTO_FOLD = { foldMaxClicks: Number.POSITIVE_INFINITY, foldMaxMs: Number.POSITIVE_INFINITY };
 
@@ -117,6 +119,63 @@ describe('PostgreSQL fold', () => {
     expect(w!.counts['link  lnk_x']).toBeUndefined();
     expect(w!.counts['link  lnk_y']).toBe(1);
     expect(w!.counts['link  lnk_z']).toBe(1);
+  });
+
+  test("a link's days are rolled up from its hours once the day is over; a late click joins its day; a deletion takes out what was read", async () => {
+    const s = await opened('postgres', T, NO_AUTO_FOLD);
+    await s.link('lnk_a', 'a');
+    await s.link('lnk_b', 'b');
+    const sql = openPostgres(s.url!, 2);
+    closers.push(() => sql.close());
+    const clock = fixedClock(T);
+    const writer = new PostgresClickWriter(sql, noGeo, ['sl.test'], clock, NO_AUTO_FOLD);
+    const markOf = async (linkId: string) => {
+      const [r] = await sql`SELECT m.days_before AS d FROM rollup_marks m
+        JOIN rollup_values v ON v.id = m.scope AND v.dim = 'link' WHERE v.value = ${linkId}`;
+      return r === undefined ? null : Number(r.d);
+    };
+    const NEXT_DAY = DAY_START + DAY;
+    // Day one is open: the link's clicks are in its hour buckets only (the workspace has both).
+    await writer.writeBatch([
+      wire({ linkId: 'lnk_a', time: T }),
+      wire({ linkId: 'lnk_a', time: T + 1, address: '8.8.8.8' }),
+    ]);
+    expect(await writer.fold()).toBe(2);
+    expect(await s.bucket('lnk_a', 'hour', HOUR_START)).toMatchObject({ clicks: 2, uniques: 2 });
+    expect(await s.bucket('lnk_a', 'day', DAY_START)).toBeNull();
+    expect(await s.bucket(null, 'day', DAY_START)).toMatchObject({ clicks: 2, uniques: 2 });
+    // Nothing to roll up yet (every hour is today's): no mark is written.
+    expect(await markOf('lnk_a')).toBeNull();
+
+    // The first fold of day two rolls day one up whole and moves the mark.
+    clock.set(NEXT_DAY + HOUR);
+    await writer.writeBatch([
+      wire({ linkId: 'lnk_a', time: NEXT_DAY + HOUR }),
+      wire({ linkId: 'lnk_b', time: NEXT_DAY + HOUR }),
+    ]);
+    expect(await writer.fold()).toBe(2);
+    expect(await s.bucket('lnk_a', 'day', DAY_START)).toMatchObject({ clicks: 2, uniques: 2 });
+    expect(await s.bucket('lnk_a', 'day', NEXT_DAY)).toBeNull();
+    expect(await markOf('lnk_a')).toBe(NEXT_DAY);
+    expect(await markOf('lnk_b')).toBeNull();
+
+    // A late click of day one (a batch folded a day late) goes to its day bucket as well as its hour.
+    await writer.writeBatch([wire({ linkId: 'lnk_a', time: T + 2, address: '9.9.9.9' })]);
+    expect(await writer.fold()).toBe(1);
+    expect(await s.bucket('lnk_a', 'hour', HOUR_START)).toMatchObject({ clicks: 3, uniques: 3 });
+    expect(await s.bucket('lnk_a', 'day', DAY_START)).toMatchObject({ clicks: 3, uniques: 3 });
+    expect(await s.bucket(null, 'day', DAY_START)).toMatchObject({ clicks: 3, uniques: 3 });
+
+    // Deleting the link takes day one out of the workspace from its day bucket and day two from
+    // its hours: the workspace keeps exactly the other link's clicks.
+    await s.deleteLinkWithClicks('lnk_a');
+    expect(await s.bucket(null, 'day', DAY_START)).toBeNull();
+    expect(await s.bucket(null, 'hour', HOUR_START)).toBeNull();
+    const day2 = await s.bucket(null, 'day', NEXT_DAY);
+    expect(day2).toMatchObject({ clicks: 1, uniques: 1 });
+    expect(day2!.counts['link  lnk_a']).toBeUndefined();
+    expect(day2!.counts['link  lnk_b']).toBe(1);
+    expect(await markOf('lnk_a')).toBeNull();
   });
 
   test('a long drain folds on its own once FOLD_MAX_CLICKS clicks wait', async () => {

@@ -1,14 +1,16 @@
 /**
  * The analytics reads on PostgreSQL: the tables as the PostgreSQL click writer writes them
  * (clicks/postgres/store.ts, rollups/postgres/buckets.ts), through the modules' public reads.
- * Day buckets are whole after every batch there, so no scope has a day mark (daysBefore is
- * Infinity). The dictionary's names are this node's own copy, read as new ids appear.
+ * A link's days from its day mark on are read from its hour buckets, as on SQLite
+ * (rollups/postgres/link-days.ts). The dictionary's names are this node's own copy, read as new ids appear.
  */
 import { num, type Pg } from '../../../db/postgres/client';
 import { lastClickIdPg, readClickPagePg } from '../../clicks/public';
 import {
   countBotHitsPg,
   firstBucketStartPg,
+  linkDaysBeforeManyPg,
+  linkDaysBeforePg,
   linkValueIdPg,
   linkValueIdsPg,
   PgValues,
@@ -37,9 +39,7 @@ export function createPostgresAnalyticsStore(sql: Pg): AnalyticsStore {
   return {
     linkScope: (linkId) => linkValueIdPg(sql, linkId),
     firstDay: (scope) => firstBucketStartPg(sql, scope),
-    async daysBefore() {
-      return Number.POSITIVE_INFINITY;
-    },
+    daysBefore: (scope) => linkDaysBeforePg(sql, scope),
     async buckets(scope, ranges, bots) {
       const rows = [];
       let botHits = 0;
@@ -61,7 +61,8 @@ export function createPostgresAnalyticsStore(sql: Pg): AnalyticsStore {
     },
     linkScopes: (linkIds) => linkValueIdsPg(sql, linkIds),
     async daysBeforeOf(scopes) {
-      return new Map(scopes.map((s) => [s, Number.POSITIVE_INFINITY]));
+      const marks = await linkDaysBeforeManyPg(sql, scopes);
+      return new Map(scopes.map((s) => [s, marks.get(s) ?? 0]));
     },
     scopesBuckets: (scopes, r) => readScopesBucketDataPg(sql, scopes, r.grain, r.from, r.toExclusive),
     scopesHourTotals: (scopes, from, toExclusive) => readScopesHourTotalsPg(sql, scopes, from, toExclusive),

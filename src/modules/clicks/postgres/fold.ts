@@ -11,6 +11,8 @@
  */
 import type { Pg } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, ROLLUP_FOLD_LOCK } from '../../../db/postgres/locks';
+import { type Clock, systemClock } from '../../../lib/clock';
+import { DAY_MS, utcDay } from '../../../lib/time';
 import { bumpLinkCounters, existingLinks } from '../../links/public';
 import { PendingSums, PgRollupWriter } from '../../rollups/public';
 import { bumpVariantCounters } from '../../variants/public';
@@ -23,7 +25,10 @@ export class PgFolder {
   private readonly pending = new PendingSums();
   private readonly rollups = new PgRollupWriter();
 
-  constructor(private readonly sql: Pg) {}
+  constructor(
+    private readonly sql: Pg,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** Counts every delta there is; returns the clicks counted. */
   async fold(): Promise<number> {
@@ -55,7 +60,7 @@ export class PgFolder {
           links.map((slot) => ({ id: pending.linkId(slot), ...pending.counters(slot) })),
         );
         await bumpVariantCounters(tx, pending.variants);
-        await this.rollups.add(tx, pending, kept);
+        await this.rollups.add(tx, pending, kept, utcDay(this.clock.now()) * DAY_MS);
         return { deltas: rows.length, clicks };
       });
     } catch (err) {

@@ -30,7 +30,7 @@ export async function startClickStoragePg(sql: Pg, config: Config, log: Logger, 
   const ownHosts = ownHostsOf(config);
   await replaySpillPg(sql, spill, { geoDb: config.geoDb, ownHosts, clock, log });
   try {
-    await new PgFolder(sql).fold();
+    await new PgFolder(sql, clock).fold();
   } catch (err) {
     log.error('counting the clicks written before the start failed; the first flush counts them', err);
   }

@@ -86,7 +86,7 @@ export class PostgresClickWriter implements ClickWriter {
     this.retentionDays = options.retentionDays ?? 0;
     this.foldMaxClicks = options.foldMaxClicks ?? FOLD_MAX_CLICKS;
     this.foldMaxMs = options.foldMaxMs ?? FOLD_MAX_MS;
-    this.folder = new PgFolder(sql);
+    this.folder = new PgFolder(sql, clock);
     this.values = new PgValues(sql);
     this.targets = new PgTargets(sql);
     this.salts = new PgSalts(sql);

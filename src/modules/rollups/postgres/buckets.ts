@@ -1,8 +1,10 @@
 /**
  * A fold's rollups on PostgreSQL, inside the fold's transaction (clicks/postgres/fold.ts): what
- * it adds to each link's hour and day buckets and to the workspace's (derived from the links',
- * which also count clicks per link) is merged into the stored packed rows (rollup-codec.ts) and
- * written back by one upsert. The fold lock keeps every other fold out, and a link's deletion
+ * it adds to each link's hour buckets and to the workspace's hour and day buckets (derived from
+ * the links', which also count clicks per link) is merged into the stored packed rows
+ * (rollup-codec.ts) and written back by one upsert. A link's days are rolled up from its hours
+ * once they are over (link-days.ts): only a late click of a day before the link's mark goes to
+ * its day bucket too. The fold lock keeps every other fold out, and a link's deletion
  * waits for the fold (the click barrier), so the rows are read and rewritten without row locks.
  * Measured: one row per (bucket, value) with additive upserts cost 53 us and 831 bytes per click;
  * packed rows merged here ~12 us.
@@ -21,6 +23,7 @@ import { DAY_MS, utcDay } from '../../../lib/time';
 import type { PendingSums } from '../pending';
 import { DenseCounts, mergeEncoded } from '../rollup-codec';
 import { GRAIN_CODE, WORKSPACE } from '../rollups';
+import { PgLinkDays } from './link-days';
 
 interface HourSums {
   clicks: number;
@@ -60,22 +63,38 @@ export class PgRollupWriter {
   /** `rollup_writes` after this writer's last fold: the cache holds what was written up to there. */
   private lastWrite = -1;
 
+  /** The links' day marks, brought up to the fold's day (link-days.ts). */
+  private readonly linkDays = new PgLinkDays();
+
   /** The transaction that used the cache rolled back: what it holds may never have been written. */
   dropCache(): void {
     this.cache.clear();
+    this.linkDays.dropCache();
     this.lastWrite = -1;
   }
 
-  /** Adds the batch's sums of the links in `kept` (link ids still existing) to their buckets and the workspace's. */
-  async add(tx: Pg, pending: PendingSums, kept: ReadonlySet<string>): Promise<void> {
+  /**
+   * Adds the batch's sums of the links in `kept` (link ids still existing) to their buckets and
+   * the workspace's; `today`: the UTC day start the links' days are rolled up to.
+   */
+  async add(tx: Pg, pending: PendingSums, kept: ReadonlySet<string>, today: number): Promise<void> {
     const write = await countRollupWrite(tx);
-    if (write !== this.lastWrite + 1) this.cache.clear();
+    if (write !== this.lastWrite + 1) {
+      this.cache.clear();
+      this.linkDays.dropCache();
+    }
     this.lastWrite = write;
+    const slots = pending.linksInOrder().filter((slot) => kept.has(pending.linkId(slot)));
+    const marks = await this.linkDays.advance(
+      tx,
+      slots.map((slot) => pending.linkValue(slot)),
+      today,
+    );
     const links = new Map<string, Addition>();
     const workspace = new Map<string, WorkspaceAddition>();
-    for (const slot of pending.linksInOrder()) {
-      if (!kept.has(pending.linkId(slot))) continue;
+    for (const slot of slots) {
       const scope = pending.linkValue(slot);
+      const mark = marks.get(scope)!;
       pending.forEachHour(slot, (h) => {
         // The hour's arrays are scratch space: copied before the next hour overwrites them.
         const sums: HourSums = {
@@ -89,13 +108,16 @@ export class PgRollupWriter {
           [GRAIN_CODE.hour, h.start],
           [GRAIN_CODE.day, day],
         ] as const) {
-          const key = `${scope}|${grain}|${start}|${h.bot ? 1 : 0}`;
-          let a = links.get(key);
-          if (a === undefined) {
-            a = { scope, grain, start, bot: h.bot, parts: [] };
-            links.set(key, a);
+          // A link's day from its mark on is the sum of its hours: only the workspace's is written.
+          if (grain === GRAIN_CODE.hour || day < mark) {
+            const key = `${scope}|${grain}|${start}|${h.bot ? 1 : 0}`;
+            let a = links.get(key);
+            if (a === undefined) {
+              a = { scope, grain, start, bot: h.bot, parts: [] };
+              links.set(key, a);
+            }
+            a.parts.push(sums);
           }
-          a.parts.push(sums);
           const wkey = `${grain}|${start}|${h.bot ? 1 : 0}`;
           let w = workspace.get(wkey);
           if (w === undefined) {

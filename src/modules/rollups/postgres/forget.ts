@@ -1,23 +1,52 @@
 /**
  * Before a link is deleted (PostgreSQL, inside the delete's transaction): its buckets leave the
- * workspace's, then go (with its day mark), as on SQLite (sqlite/bucket-store.ts). A link's hour
- * and day buckets are both complete on PostgreSQL (each fold writes both: postgres/buckets.ts),
- * so each leaves the workspace bucket of its own grain, start and bot flag.
+ * workspace's, then go (with its day mark), as on SQLite (sqlite/bucket-store.ts). The link's
+ * buckets as the statistics read them leave the workspace bucket of the same grain, start and
+ * bot flag: its hours, its days before its mark as stored, and its days from the mark on summed
+ * from its hours (link-days.ts).
  *
  * The delete's transaction holds the click barrier exclusively (db/postgres/locks.ts): no batch
  * and no fold is in flight meanwhile, so no click of the link is counted after this.
  */
 import { num, type Pg } from '../../../db/postgres/client';
-import { DenseCounts, decodeCounts } from '../rollup-codec';
+import { DenseCounts, decodeCounts, encodeCounts } from '../rollup-codec';
+import { GRAIN_CODE } from '../rollups';
+import { daysFromHours } from '../sqlite/link-days';
 import { countRollupWrite } from './buckets';
+import { linkDaysBeforePg } from './link-days';
 import { linkValueIdPg } from './values';
 
 export async function forgetLinkRollupsPg(tx: Pg, linkId: string): Promise<void> {
   const scope = await linkValueIdPg(tx, linkId);
   // Never clicked: no value id, no buckets.
   if (scope === null) return;
-  const own = await tx`SELECT grain, start, bot, clicks, uniques, data FROM rollups WHERE scope = ${scope}
-    ORDER BY grain, start, bot`;
+  const stored: { grain: number; start: string; bot: boolean; clicks: string; uniques: string; data: Uint8Array }[] =
+    await tx`SELECT grain, start, bot, clicks, uniques, data FROM rollups WHERE scope = ${scope}`;
+  const mark = await linkDaysBeforePg(tx, scope);
+  const hours = stored.filter((r) => r.grain === GRAIN_CODE.hour);
+  const own = [
+    ...hours,
+    ...stored.filter((r) => r.grain === GRAIN_CODE.day && num(r.start) < mark),
+    ...daysFromHours(
+      scope,
+      hours
+        .filter((h) => num(h.start) >= mark)
+        .map((h) => ({
+          start: num(h.start),
+          bot: h.bot,
+          clicks: num(h.clicks),
+          uniques: num(h.uniques),
+          counts: decodeCounts(h.data),
+        })),
+    ).map((d) => ({
+      grain: GRAIN_CODE.day as number,
+      start: String(d.start),
+      bot: d.bot,
+      clicks: String(d.clicks),
+      uniques: String(d.uniques),
+      data: encodeCounts(d.counts),
+    })),
+  ].sort((a, b) => a.grain - b.grain || num(a.start) - num(b.start) || Number(a.bot) - Number(b.bot));
   if (own.length > 0) {
     // Folds that cached these workspace buckets must read them again (postgres/buckets.ts).
     await countRollupWrite(tx);

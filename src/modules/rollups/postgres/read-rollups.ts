@@ -1,8 +1,7 @@
 /**
  * Read side of the rollup buckets on PostgreSQL, for the statistics: the same rows as the
- * SQLite engine's reads (sqlite/read-rollups.ts). A link's hour AND day buckets are complete
- * after every batch here (postgres/buckets.ts writes both), so no day mark is needed: any
- * whole day is read from its day bucket.
+ * SQLite engine's reads (sqlite/read-rollups.ts). As there, a link's day buckets are complete
+ * only before its mark (link-days.ts); its later days are read as sums of its hour buckets.
  */
 import { num, type Pg } from '../../../db/postgres/client';
 import { DAY_MS, utcDay } from '../../../lib/time';
@@ -57,10 +56,11 @@ export async function countBotHitsPg(
   return num(r.n);
 }
 
-/** Start of the first day the scope has any click in, or null. */
+/** Start of the first day the scope has any click in, or null (a link's early days may be in hour buckets only). */
 export async function firstBucketStartPg(sql: Pg, scope: number): Promise<number | null> {
-  // Day buckets are complete on PostgreSQL: the first one is the first day.
-  const [r] = await sql`SELECT min(start) AS first FROM rollups WHERE scope = ${scope} AND grain = ${GRAIN_CODE.day}`;
+  const [r] = await sql`SELECT least(
+      (SELECT min(start) FROM rollups WHERE scope = ${scope} AND grain = ${GRAIN_CODE.hour}),
+      (SELECT min(start) FROM rollups WHERE scope = ${scope} AND grain = ${GRAIN_CODE.day})) AS first`;
   return r.first === null ? null : utcDay(num(r.first)) * DAY_MS;
 }
 
@@ -99,9 +99,9 @@ export async function readScopesHourTotalsPg(
   return rows.map(row);
 }
 
-/** The first day any of these scopes has a click in, or null (day buckets are complete here). */
+/** The first day any of these scopes has a click in, or null. */
 export async function scopesFirstBucketStartPg(sql: Pg, scopes: readonly number[]): Promise<number | null> {
   const [r] = await sql`SELECT min(start) AS first FROM rollups
-    WHERE scope = ANY(${sql.array([...scopes], 'int8')}::int8[]) AND grain = ${GRAIN_CODE.day}`;
+    WHERE scope = ANY(${sql.array([...scopes], 'int8')}::int8[])`;
   return r.first === null ? null : utcDay(num(r.first)) * DAY_MS;
 }
