@@ -71,7 +71,10 @@ export class PgLinkDays {
       if (!marks.has(scope)) marks.set(scope, num(r.mark));
       if (r.start === null) continue;
       let list = hours.get(scope);
-      if (list === undefined) hours.set(scope, (list = []));
+      if (list === undefined) {
+        list = [];
+        hours.set(scope, list);
+      }
       list.push({ start: num(r.start), bot: r.bot, clicks: num(r.clicks), uniques: num(r.uniques), data: r.data });
     }
     if (hours.size > 0) await this.rollUp(tx, hours, marks, today);
