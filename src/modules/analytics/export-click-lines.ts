@@ -1,0 +1,155 @@
+/**
+ * The workspace export's click lines (docs/behaviour.md, "Export"), built in the export Worker
+ * as the CSV export is (export-worker.ts): for a page of links, each link's raw clicks newest
+ * first, one NDJSON line each, in chunks of at most EXPORT_PAGE lines (several small links
+ * share a chunk). Only text crosses to the event loop, so a million-click export leaves its
+ * garbage on the Worker's small heap, collected there. Each line is the clicks list's record
+ * (webhooks' clickRecord) with `"type":"click"` first, written straight from the stored row:
+ * params are the stored JSON text, not parsed and re-serialised.
+ */
+import type { Database } from 'bun:sqlite';
+import type { Pg } from '../../db/postgres/client';
+import {
+  type ClickKey,
+  EXPORT_BOT_AT,
+  EXPORT_DIMS_AT,
+  EXPORT_RULE_AT,
+  ExportPages,
+  type ExportRow,
+  keyAbove,
+  PgExportPages,
+} from '../clicks/public';
+import { CLICK_FIELDS } from '../webhooks/public';
+import { EXPORT_PAGE } from './export-cursor';
+import { readerValues } from './postgres/store';
+
+/** One link of a page, as the click lines name it (its slug and domain as they are now). */
+export interface ClickLinesLink {
+  linkId: string;
+  slug: string;
+  domain: string;
+  variantIds: string[];
+}
+
+/** The click lines of a page of links: plain data, posted to the Worker. */
+export interface ClickLinesSpec {
+  kind: 'click lines';
+  links: ClickLinesLink[];
+  /** The retained window's start, epoch ms. */
+  from: number;
+  /** The newest click id when the export began: clicks written later never join. */
+  maxId: number;
+}
+
+/** The dimension keys, in the record's order: `,"country":` ... */
+const DIM_KEYS = CLICK_FIELDS.slice(CLICK_FIELDS.indexOf('params') + 1, CLICK_FIELDS.indexOf('bot')).map(
+  (name) => `,${JSON.stringify(name)}:`,
+);
+const text = (value: string | null) => (value === null ? 'null' : JSON.stringify(value));
+
+/** One link's click lines. */
+class ClickLines {
+  private readonly variants: ReadonlySet<string>;
+  private readonly head: string;
+  private readonly tail: string;
+
+  constructor(link: ClickLinesLink) {
+    this.variants = new Set(link.variantIds);
+    this.head = `,"linkId":${text(link.linkId)},"slug":${text(link.slug)},"timestamp":`;
+    this.tail = `,"domain":${text(link.domain)}}\n`;
+  }
+
+  page(rows: readonly ExportRow[]): string {
+    let out = '';
+    for (const r of rows) {
+      const known = r[3] !== null && this.variants.has(r[3]);
+      let line = `{"type":"click","id":${r[0]}${this.head}${r[1]},"variantCode":${text(r[2])},"variantKnown":${known},"destination":${text(r[4])},"params":${r[5]}`;
+      for (let d = EXPORT_DIMS_AT; d < EXPORT_BOT_AT; d++)
+        line += DIM_KEYS[d - EXPORT_DIMS_AT] + text(r[d] as string | null);
+      const rule = r[EXPORT_RULE_AT] as number | null;
+      out += `${line},"bot":${r[EXPORT_BOT_AT] === 1},"rule":${rule ?? 'null'}${this.tail}`;
+    }
+    return out;
+  }
+}
+
+/** What reads one link's pages on either engine: rows, or 'gone' when the link went meanwhile. */
+type LinkPages = (before: ClickKey, limit: number) => ExportRow[] | 'gone' | Promise<ExportRow[] | 'gone'>;
+
+/**
+ * The chunks of a page of links' click lines, whichever engine reads them: each chunk is up to
+ * EXPORT_PAGE lines, filled from one link after another; null at the end. A link deleted while
+ * it is read ends there (its clicks went with it).
+ */
+abstract class ClickLinesCursorBase {
+  private at = 0;
+  private pages: LinkPages | null = null;
+  private lines: ClickLines | null = null;
+  private before: ClickKey = keyAbove(Number.MAX_SAFE_INTEGER);
+
+  constructor(protected readonly spec: ClickLinesSpec) {}
+
+  protected abstract open(link: ClickLinesLink): LinkPages;
+
+  async next(): Promise<string | null> {
+    const { links } = this.spec;
+    let out = '';
+    let count = 0;
+    while (this.at < links.length && count < EXPORT_PAGE) {
+      if (this.pages === null) {
+        this.pages = this.open(links[this.at]!);
+        this.lines = new ClickLines(links[this.at]!);
+        this.before = keyAbove(Number.MAX_SAFE_INTEGER);
+      }
+      const limit = EXPORT_PAGE - count;
+      const rows = await this.pages(this.before, limit);
+      const last = rows === 'gone' ? undefined : rows[rows.length - 1];
+      if (rows !== 'gone') {
+        out += this.lines!.page(rows);
+        count += rows.length;
+      }
+      if (rows === 'gone' || rows.length < limit || last === undefined) {
+        this.at++;
+        this.pages = null;
+      } else this.before = { timestamp: last[1], id: last[0] };
+    }
+    return out === '' ? null : out;
+  }
+}
+
+/** On SQLite: each page one short read transaction of the Worker's read-only connection. */
+export class ClickLinesCursor extends ClickLinesCursorBase {
+  constructor(
+    private readonly sqlite: Database,
+    spec: ClickLinesSpec,
+  ) {
+    super(spec);
+  }
+
+  protected open(link: ClickLinesLink): LinkPages {
+    const pages = new ExportPages(this.sqlite, link.linkId, this.spec.from, this.spec.maxId, true);
+    return (before, limit) => this.sqlite.transaction(() => pages.next(before, limit))();
+  }
+}
+
+/** On PostgreSQL: the CSV export's pages, each asking whether the link still exists. */
+export class PgClickLinesCursor extends ClickLinesCursorBase {
+  constructor(
+    private readonly sql: Pg,
+    spec: ClickLinesSpec,
+  ) {
+    super(spec);
+  }
+
+  protected open(link: ClickLinesLink): LinkPages {
+    const pages = new PgExportPages(this.sql, readerValues(this.sql), link.linkId, {
+      from: this.spec.from,
+      maxId: this.spec.maxId,
+      bots: true,
+    });
+    return async (before, limit) => {
+      const rows = await pages.next(before, limit);
+      return rows === 'link deleted' ? 'gone' : rows;
+    };
+  }
+}
