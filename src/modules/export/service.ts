@@ -6,6 +6,7 @@
  * as fast as the client takes it, so the memory it holds is one page whatever the workspace's
  * size, and the clicks' garbage is the Worker's.
  */
+import { describeError } from '../../lib/errors';
 import { retainedFrom } from '../clicks/public';
 import { type DomainRow, domainSettingsOf } from '../domains/public';
 import { type Link, toLinks } from '../links/public';
@@ -84,16 +85,28 @@ export async function* exportLines(deps: ExportDeps, withClicks: boolean): Async
 /**
  * The response body: one page per pull and no queue of its own (high-water mark 0), so a slow
  * client is never sent more than the socket takes and the next page is read only when asked for.
+ * Every chunk is whole lines. A read that fails errors the stream: the server then aborts the
+ * response before the chunked body's end (or before its status, when nothing was sent yet), so
+ * the client's read fails rather than ending as if the file were complete; the reason is logged.
  */
 export function exportBody(deps: ExportDeps, withClicks: boolean): ReadableStream<Uint8Array> {
   const pages = exportLines(deps, withClicks);
   const encoder = new TextEncoder();
+  let lines = 0;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const next = await pages.next();
-        if (next.done) controller.close();
-        else controller.enqueue(typeof next.value === 'string' ? encoder.encode(next.value) : next.value);
+        let next: IteratorResult<string | Uint8Array>;
+        try {
+          next = await pages.next();
+        } catch (err) {
+          deps.log.error(`the workspace export failed after ${lines} lines: ${describeError(err)}`);
+          throw err;
+        }
+        if (next.done) return controller.close();
+        const chunk = typeof next.value === 'string' ? encoder.encode(next.value) : next.value;
+        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+        controller.enqueue(chunk);
       },
       async cancel() {
         await pages.return(undefined);
