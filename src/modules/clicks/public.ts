@@ -47,7 +47,7 @@ export { acceptedLanguages } from './enrich/language';
 export { referrerHost } from './enrich/traffic';
 export { agentReadPart, parseAgent } from './enrich/user-agent';
 export { deleteLinkClicksPg } from './postgres/delete';
-export { lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
+export { fewClicksRowsPg, lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
 // The server's start and stop, and the CLI's `slink migrate`.
 export { startClickStoragePg } from './postgres/start';
 export type { ExportRow, ListedClick } from './read-clicks';

@@ -31,14 +31,20 @@ function domainLine(deps: ExportDeps, row: DomainRow): string {
  * moment's. Chunks of bytes, passed on as they come: no click is ever a string on this thread.
  * A client that leaves ends the Worker's reading too.
  */
-async function* clickChunks(deps: ExportDeps, links: readonly Link[], from: number, maxId: number) {
+async function* clickChunks(
+  deps: ExportDeps,
+  links: readonly { link: Link; scope: number }[],
+  from: number,
+  maxId: number,
+) {
   const chunks = deps.exports.start({
     kind: 'click lines',
-    links: links.map((l) => ({
-      linkId: l.id,
-      slug: l.slug,
-      domain: l.domain,
-      variantIds: l.variants.map((v) => v.id),
+    links: links.map(({ link, scope }) => ({
+      linkId: link.id,
+      scope,
+      slug: link.slug,
+      domain: link.domain,
+      variantIds: link.variants.map((v) => v.id),
     })),
     from,
     maxId,
@@ -74,7 +80,10 @@ export async function* exportLines(deps: ExportDeps, withClicks: boolean): Async
       // Only links ever clicked have raw clicks (a click is stored under its link's scope): one
       // read for the page, rather than a query for each link that has none.
       const clicked = await deps.stores.analytics.linkScopes(links.map((l) => l.id));
-      const withAny = links.filter((l) => clicked.has(l.id));
+      const withAny = links.flatMap((link) => {
+        const scope = clicked.get(link.id);
+        return scope === undefined ? [] : [{ link, scope }];
+      });
       if (withAny.length > 0) yield* clickChunks(deps, withAny, kept, maxId);
     }
     if (rows.length < LINK_PAGE) return;
@@ -92,7 +101,7 @@ export async function* exportLines(deps: ExportDeps, withClicks: boolean): Async
 export function exportBody(deps: ExportDeps, withClicks: boolean): ReadableStream<Uint8Array> {
   const pages = exportLines(deps, withClicks);
   const encoder = new TextEncoder();
-  let lines = 0;
+  let sent = 0;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -100,12 +109,12 @@ export function exportBody(deps: ExportDeps, withClicks: boolean): ReadableStrea
         try {
           next = await pages.next();
         } catch (err) {
-          deps.log.error(`the workspace export failed after ${lines} lines: ${describeError(err)}`);
+          deps.log.error(`the workspace export failed after ${sent} bytes: ${describeError(err)}`);
           throw err;
         }
         if (next.done) return controller.close();
         const chunk = typeof next.value === 'string' ? encoder.encode(next.value) : next.value;
-        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+        sent += chunk.byteLength;
         controller.enqueue(chunk);
       },
       async cancel() {
