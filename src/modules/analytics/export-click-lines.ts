@@ -16,6 +16,7 @@ import {
   EXPORT_RULE_AT,
   ExportPages,
   type ExportRow,
+  fewClicksRows,
   fewClicksRowsPg,
   keyAbove,
   PgExportPages,
@@ -97,20 +98,57 @@ class ClickLines {
 /** What reads one link's pages on either engine: rows, or 'gone' when the link went meanwhile. */
 type LinkPages = (before: ClickKey, limit: number) => ExportRow[] | 'gone' | Promise<ExportRow[] | 'gone'>;
 
+/** Links of a page read together (few-clicks.ts on each engine), and the most clicks a link so read may have. */
+const FEW_LINKS = 50;
+const FEW_CLICKS = 400;
+
 /**
  * The chunks of a page of links' click lines, whichever engine reads them: each chunk is up to
- * EXPORT_PAGE lines, filled from one link after another; null at the end. A link deleted while
- * it is read ends there (its clicks went with it).
+ * EXPORT_PAGE lines, filled from one link after another; null at the end. Links with few
+ * clicks are read FEW_LINKS at a time (a statement or two for all of them, rather than a read
+ * of the tail and the blocks for each); a link with more, page by page as the CSV export reads
+ * it. A link deleted while it is read ends there (its clicks went with it).
  */
 abstract class ClickLinesCursorBase {
   private at = 0;
   private pages: LinkPages | null = null;
   private lines: ClickLines | null = null;
   private before: ClickKey = keyAbove(Number.MAX_SAFE_INTEGER);
+  /** The rows of the group of links being written, read together; null: read page by page. */
+  private few = new Map<string, ExportRow[] | null>();
+  private group = 0;
 
   constructor(protected readonly spec: ClickLinesSpec) {}
 
-  protected abstract open(link: ClickLinesLink): LinkPages | Promise<LinkPages>;
+  /** Every click of each of these links (by scope) with at most `limit`; null for the others. */
+  protected abstract readFew(
+    scopes: number[],
+    limit: number,
+  ): Map<number, ExportRow[] | null> | Promise<Map<number, ExportRow[] | null>>;
+
+  /** A link's pages, read one by one. */
+  protected abstract paged(link: ClickLinesLink): LinkPages;
+
+  protected get filter() {
+    return { from: this.spec.from, maxId: this.spec.maxId, bots: true };
+  }
+
+  private async open(link: ClickLinesLink): Promise<LinkPages> {
+    if (!this.few.has(link.linkId)) {
+      const links = this.spec.links.slice(this.group, this.group + FEW_LINKS);
+      this.group += FEW_LINKS;
+      const byScope = await this.readFew(
+        links.map((l) => l.scope),
+        FEW_CLICKS,
+      );
+      this.few = new Map(links.map((l) => [l.linkId, byScope.get(l.scope) ?? null]));
+    }
+    const rows = this.few.get(link.linkId);
+    this.few.delete(link.linkId);
+    // Read already: handed out a chunk's room at a time.
+    if (rows != null) return (_before, limit) => rows.splice(0, limit);
+    return this.paged(link);
+  }
 
   async next(): Promise<string | null> {
     const { links } = this.spec;
@@ -138,7 +176,7 @@ abstract class ClickLinesCursorBase {
   }
 }
 
-/** On SQLite: each page one short read transaction of the Worker's read-only connection. */
+/** On SQLite: the Worker's read-only connection, each read its own short transaction. */
 export class ClickLinesCursor extends ClickLinesCursorBase {
   constructor(
     private readonly sqlite: Database,
@@ -147,25 +185,18 @@ export class ClickLinesCursor extends ClickLinesCursorBase {
     super(spec);
   }
 
-  protected open(link: ClickLinesLink): LinkPages {
+  protected readFew(scopes: number[], limit: number) {
+    return fewClicksRows(this.sqlite, scopes, this.filter, limit);
+  }
+
+  protected paged(link: ClickLinesLink): LinkPages {
     const pages = new ExportPages(this.sqlite, link.linkId, this.spec.from, this.spec.maxId, true);
     return (before, limit) => this.sqlite.transaction(() => pages.next(before, limit))();
   }
 }
 
-/** Links of a page read together (few-clicks.ts), and the most clicks a link so read may have. */
-const FEW_LINKS = 50;
-const FEW_CLICKS = 400;
-
-/**
- * On PostgreSQL: links with few clicks read FEW_LINKS at a time in two or three statements
- * (clicks/postgres/few-clicks.ts); a link with more, page by page as the CSV export reads it.
- */
+/** On PostgreSQL: the CSV export's pages for a busy link, each asking whether the link still exists. */
 export class PgClickLinesCursor extends ClickLinesCursorBase {
-  /** The rows of the group of links being written, read together; null: read page by page. */
-  private few = new Map<string, ExportRow[] | null>();
-  private group = 0;
-
   constructor(
     private readonly sql: Pg,
     spec: ClickLinesSpec,
@@ -173,38 +204,15 @@ export class PgClickLinesCursor extends ClickLinesCursorBase {
     super(spec);
   }
 
-  protected async open(link: ClickLinesLink): Promise<LinkPages> {
-    if (!this.few.has(link.linkId)) await this.readGroup();
-    const rows = this.few.get(link.linkId);
-    this.few.delete(link.linkId);
-    if (rows != null)
-      return (_before, limit) => {
-        // Several chunks when a chunk's room is less than the link's rows.
-        const taken = rows.splice(0, limit);
-        return taken;
-      };
-    const pages = new PgExportPages(this.sql, readerValues(this.sql), link.linkId, {
-      from: this.spec.from,
-      maxId: this.spec.maxId,
-      bots: true,
-    });
+  protected readFew(scopes: number[], limit: number) {
+    return fewClicksRowsPg(this.sql, readerValues(this.sql), scopes, this.filter, limit);
+  }
+
+  protected paged(link: ClickLinesLink): LinkPages {
+    const pages = new PgExportPages(this.sql, readerValues(this.sql), link.linkId, this.filter);
     return async (before, limit) => {
       const rows = await pages.next(before, limit);
       return rows === 'link deleted' ? 'gone' : rows;
     };
-  }
-
-  /** Reads the next FEW_LINKS links' clicks together. */
-  private async readGroup(): Promise<void> {
-    const links = this.spec.links.slice(this.group, this.group + FEW_LINKS);
-    this.group += FEW_LINKS;
-    const byScope = await fewClicksRowsPg(
-      this.sql,
-      readerValues(this.sql),
-      links.map((l) => l.scope),
-      { from: this.spec.from, maxId: this.spec.maxId, bots: true },
-      FEW_CLICKS,
-    );
-    this.few = new Map(links.map((l) => [l.linkId, byScope.get(l.scope) ?? null]));
   }
 }

@@ -53,6 +53,7 @@ export { startClickStoragePg } from './postgres/start';
 export type { ExportRow, ListedClick } from './read-clicks';
 // Reading and deleting raw clicks (analytics, links).
 export { retainedFrom } from './retention';
+export { fewClicksRows } from './sqlite/few-clicks';
 export { deleteLinkClicks } from './sqlite/raw-read';
 export {
   type ClickKey,
