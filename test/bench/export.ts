@@ -141,7 +141,7 @@ for (let i = 0; ; i++) {
   try {
     if ((await fetch(`${origin}/healthz`)).ok) break;
   } catch {}
-  if (i > 200) throw new Error('the server did not start');
+  if (i > 1200) throw new Error('the server did not start');
   await Bun.sleep(50);
 }
 
