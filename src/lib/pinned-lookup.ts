@@ -17,6 +17,21 @@ export async function addressesOf(host: string): Promise<LookupAddress[]> {
 }
 
 /**
+ * The first internal address a host name (or IP literal, IPv6 without brackets) is or resolves
+ * to, or null: none, or a name that does not resolve (yet: nothing it leads to, and every
+ * request checks again through pinnedLookup).
+ */
+export async function internalAddressOf(host: string): Promise<string | null> {
+  let addresses: LookupAddress[];
+  try {
+    addresses = await addressesOf(host);
+  } catch {
+    return null;
+  }
+  return addresses.find((a) => isPrivateAddress(a.address))?.address ?? null;
+}
+
+/**
  * The internal address a URL's host is written as, or null: node:http(s) connects to an
  * address in the URL without any lookup, so `pinnedLookup` never sees it and it is checked here.
  */

@@ -10,6 +10,7 @@
  * at once makes one link, which every node answers.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { askUpstream } from '../../../src/modules/redirect/read-through/ask';
 import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../../helpers/app';
 import { engineBlind, forEachEngine } from '../../helpers/engines';
 import { type FakeUpstream, startFakeUpstream } from '../../helpers/fake-upstream';
@@ -182,16 +183,24 @@ forEachEngine((engine) => {
 });
 
 describe('private addresses', () => {
-  test('an upstream on a loopback address is not asked unless SLINK_UPSTREAM_ALLOW_PRIVATE=1', async () => {
+  test('an upstream on a loopback address is refused unless SLINK_UPSTREAM_ALLOW_PRIVATE=1: at PATCH, and at each question', async () => {
     const old = startFakeUpstream();
     const t = await makeTestApp();
     try {
       const admin = (await makeKey(t, 'write', { superuser: true })).key;
-      await domainWithUpstream(t, admin, 'old.example', old.origin);
+      await apiExpecting(t, admin, 'POST', '/domains', { origin: 'https://old.example' });
+      const res = await api(t, 'PATCH', '/domains/old.example', { key: admin, body: { upstream: old.origin } });
+      expect([res.status, res.body.error.code, res.body.error.field]).toEqual([400, 'invalid_request', 'upstream']);
+      expect(res.body.error.message).toContain('SLINK_UPSTREAM_ALLOW_PRIVATE=1');
+      // A name that led elsewhere when it was set is checked again when asked: the same refusal.
       old.replies.set('inside', { redirect: 'https://shop.example/' });
-      expect((await visit(t, 'old.example', 'inside')).status).toBe(404);
+      const asked = await askUpstream(old.origin, 'inside', { timeoutMs: 3000, allowPrivate: false });
+      expect(asked).toEqual({ kind: 'failed', reason: '127.0.0.1 is an internal address, refused' });
       expect(old.total).toBe(0);
-      expect(t.deps.readThrough.stats.failed).toBe(1);
+      expect(await askUpstream(old.origin, 'inside', { timeoutMs: 3000, allowPrivate: true })).toEqual({
+        kind: 'found',
+        location: 'https://shop.example/',
+      });
     } finally {
       await old.stop();
       await disposeTestApp(t);
