@@ -158,6 +158,14 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const webhooks = new WebhookSender({ ...base, linkJson }, { leaseMs: options.webhookLeaseMs });
   // A batch that recorded `clicks` events is delivered now, not at the sender's next poll.
   clicks.flusher.onEvents = () => webhooks.wake();
+  const readThrough = new ReadThrough({
+    clock: base.clock,
+    log: base.log,
+    allowPrivate: base.config.upstreamAllowPrivate,
+    createLink: (domain, slug, destination) =>
+      createLink(deps, READ_THROUGH_ACCESS, { slug, destination, domain: domain.host }),
+    learn: (domainId, slug) => linkIndex.learn(slug, domainId),
+  });
   const deps: Deps = {
     ...base,
     domains,
@@ -169,14 +177,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     },
     linkIndex,
     follower,
-    readThrough: new ReadThrough({
-      clock: base.clock,
-      log: base.log,
-      allowPrivate: base.config.upstreamAllowPrivate,
-      createLink: (domain, slug, destination) =>
-        createLink(deps, READ_THROUGH_ACCESS, { slug, destination, domain: domain.host }),
-      learn: (domainId, slug) => linkIndex.learn(slug, domainId),
-    }),
+    readThrough,
     linksLoaded: ready,
     clickLimitGate: createClickLimitGate(base.stores.clickLimits, base.log),
     clicks,
@@ -190,6 +191,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
           node: base.config.nodeId,
           follower,
           webhooks: { stats: webhooks.stats, pending: () => base.stores.outbox.pending() },
+          readThrough,
         })
       : null,
     setupToken: randomToken(),

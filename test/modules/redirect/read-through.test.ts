@@ -20,6 +20,7 @@ import { waitUntil } from '../../helpers/wait';
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const HOUR = 3_600_000;
+const METRICS_TOKEN = 'read-through-metrics-token';
 
 function visit(t: TestApp, host: string, slug: string): Promise<Response> {
   return t.app.handle(new Request(`https://${host}/${slug}`, { headers: { 'user-agent': CHROME } }));
@@ -51,7 +52,7 @@ forEachEngine((engine) => {
 
   beforeAll(async () => {
     old = startFakeUpstream();
-    t = await makeTestApp({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1' }, { engine });
+    t = await makeTestApp({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1', SLINK_METRICS_TOKEN: METRICS_TOKEN }, { engine });
     admin = (await makeKey(t, 'write', { superuser: true })).key;
     await domainWithUpstream(t, admin, 'old.example', old.origin);
     await domainWithUpstream(t, admin, 'lost.example', old.origin, 'https://home.example/missing');
@@ -166,6 +167,30 @@ forEachEngine((engine) => {
     expect((await Promise.all(answers)).map((r) => r.status)).toEqual(Array(slugs.length).fill(404));
     expect([scan.maxInFlight, scan.total]).toEqual([bound, bound]);
     await scan.stop();
+  });
+
+  once('/metrics counts the questions by outcome, and those in flight', async () => {
+    const res = await t.app.handle(
+      new Request('http://localhost/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }),
+    );
+    const text = await res.text();
+    const node = `node="${t.deps.config.nodeId}"`;
+    const sample = (series: string) => {
+      const named = series.endsWith('{}') ? `${series.slice(0, -1)}${node}}` : series.replace('}', `,${node}}`);
+      const line = text.split('\n').find((l) => l.startsWith(`${named} `));
+      return line === undefined ? null : Number(line.slice(named.length + 1));
+    };
+    const s = t.deps.readThrough.stats;
+    expect(s.created).toBeGreaterThan(0);
+    expect(s.missing).toBeGreaterThan(0);
+    expect({
+      created: sample('slink_read_through_total{outcome="created"}'),
+      joined: sample('slink_read_through_total{outcome="joined"}'),
+      missing: sample('slink_read_through_total{outcome="missing"}'),
+      failed: sample('slink_read_through_total{outcome="failed"}'),
+      overBound: sample('slink_read_through_total{outcome="over_bound"}'),
+      inFlight: sample('slink_read_through_in_flight{}'),
+    }).toEqual({ ...s, asked: undefined, inFlight: 0 } as never);
   });
 
   once('a Location no link may have is a miss: another scheme, this Slink itself', async () => {
