@@ -32,6 +32,8 @@ export interface Config {
   readonly nodeId: string;
   /** SLINK_WEBHOOKS_ALLOW_PRIVATE: webhooks may be delivered to loopback and private addresses. */
   readonly webhooksAllowPrivate: boolean;
+  /** SLINK_UPSTREAM_ALLOW_PRIVATE: a domain's upstream may be asked at loopback and private addresses. */
+  readonly upstreamAllowPrivate: boolean;
   /** SLINK_LIVE_STREAMS: live event streams (GET /api/v1/events) one process holds open at most. */
   readonly liveStreams: number;
   /** The privacy switches (docs/operations.md, "Privacy"): which clicks are counted but not profiled, and what a click keeps. */
@@ -121,6 +123,12 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
     default: '0',
     meaning:
       '1: webhooks may be delivered to loopback and private addresses (tests, internal receivers); 0 refuses them at create and at delivery',
+  },
+  {
+    name: 'SLINK_UPSTREAM_ALLOW_PRIVATE',
+    default: '0',
+    meaning:
+      "1: a domain's upstream (read-through) may be asked at loopback and private addresses (tests, an old service on the same network); 0 refuses them",
   },
   {
     name: 'SLINK_LIVE_STREAMS',
@@ -276,6 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: databaseUrlVar(env),
     nodeId: nodeIdVar(env),
     webhooksAllowPrivate: intVar(env, 'SLINK_WEBHOOKS_ALLOW_PRIVATE', 0, 0, 1) === 1,
+    upstreamAllowPrivate: intVar(env, 'SLINK_UPSTREAM_ALLOW_PRIVATE', 0, 0, 1) === 1,
     liveStreams: intVar(env, 'SLINK_LIVE_STREAMS', 500, 1, 100_000),
     privacy: privacyVars(env),
   });

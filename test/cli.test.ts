@@ -59,6 +59,7 @@ describe('slink --help', () => {
       'SLINK_DATABASE_URL',
       'SLINK_NODE_ID',
       'SLINK_WEBHOOKS_ALLOW_PRIVATE',
+      'SLINK_UPSTREAM_ALLOW_PRIVATE',
       'SLINK_LIVE_STREAMS',
       'SLINK_HONOR_GPC',
       'SLINK_HONOR_DNT',

@@ -32,6 +32,7 @@ describe('defaults (README, Configuration)', () => {
       databaseUrl: null,
       nodeId: hostname(),
       webhooksAllowPrivate: false,
+      upstreamAllowPrivate: false,
       liveStreams: 500,
       privacy: { honorGpc: true, honorDnt: false, noTrackParam: null, referrer: 'host', geo: 'city' },
     });
@@ -73,6 +74,7 @@ describe('defaults (README, Configuration)', () => {
         SLINK_DATABASE_URL: 'postgresql://slink:secret@db.internal:5433/slink',
         SLINK_NODE_ID: 'node-2.eu',
         SLINK_WEBHOOKS_ALLOW_PRIVATE: '1',
+        SLINK_UPSTREAM_ALLOW_PRIVATE: '1',
         SLINK_LIVE_STREAMS: '20',
         SLINK_HONOR_GPC: '0',
         SLINK_HONOR_DNT: '1',
@@ -97,6 +99,7 @@ describe('defaults (README, Configuration)', () => {
       databaseUrl: 'postgresql://slink:secret@db.internal:5433/slink',
       nodeId: 'node-2.eu',
       webhooksAllowPrivate: true,
+      upstreamAllowPrivate: true,
       liveStreams: 20,
       privacy: { honorGpc: false, honorDnt: true, noTrackParam: 'notrack', referrer: 'none', geo: 'country' },
     });
@@ -214,6 +217,7 @@ describe('help text', () => {
       'SLINK_DATABASE_URL',
       'SLINK_NODE_ID',
       'SLINK_WEBHOOKS_ALLOW_PRIVATE',
+      'SLINK_UPSTREAM_ALLOW_PRIVATE',
       'SLINK_LIVE_STREAMS',
       'SLINK_HONOR_GPC',
       'SLINK_HONOR_DNT',

@@ -13,6 +13,7 @@ import { AuditPruner } from '../modules/audit/public';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
 import { DomainDirectory, DomainSeenWriter, startDomains } from '../modules/domains/public';
 import {
+  createLink,
   deleteVariant,
   insertVariant,
   linkJsonById,
@@ -28,6 +29,8 @@ import {
   LinkFollower,
   LinkIndex,
   LinkPasswordThrottle,
+  READ_THROUGH_ACCESS,
+  ReadThrough,
   reservedSlugsWarning,
 } from '../modules/redirect/public';
 import { PasswordVerifier, SIGN_IN_LIMITS, type SignInThrottle, VerificationSlots } from '../modules/sessions/public';
@@ -63,6 +66,8 @@ export interface Deps extends BaseDeps {
   linkIndex: LinkIndex;
   /** Follows the link writes of other nodes into `linkIndex` (PostgreSQL); null on SQLite. */
   follower: LinkFollower | null;
+  /** Asks a domain's upstream for the slugs unknown on it, and makes links of its redirects. */
+  readThrough: ReadThrough;
   /** Resolves once every link is in memory (createDeps loads them; the server loads them in the background). */
   linksLoaded: Promise<number>;
   /**
@@ -153,6 +158,14 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const webhooks = new WebhookSender({ ...base, linkJson }, { leaseMs: options.webhookLeaseMs });
   // A batch that recorded `clicks` events is delivered now, not at the sender's next poll.
   clicks.flusher.onEvents = () => webhooks.wake();
+  const readThrough = new ReadThrough({
+    clock: base.clock,
+    log: base.log,
+    allowPrivate: base.config.upstreamAllowPrivate,
+    createLink: (domain, slug, destination) =>
+      createLink(deps, READ_THROUGH_ACCESS, { slug, destination, domain: domain.host }),
+    learn: (domainId, slug) => linkIndex.learn(slug, domainId),
+  });
   const deps: Deps = {
     ...base,
     domains,
@@ -164,6 +177,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     },
     linkIndex,
     follower,
+    readThrough,
     linksLoaded: ready,
     clickLimitGate: createClickLimitGate(base.stores.clickLimits, base.log),
     clicks,
@@ -177,6 +191,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
           node: base.config.nodeId,
           follower,
           webhooks: { stats: webhooks.stats, pending: () => base.stores.outbox.pending() },
+          readThrough,
         })
       : null,
     setupToken: randomToken(),

@@ -4,10 +4,12 @@
  * `--engine postgres`, moved by the real `slink copy-to` into a throwaway cluster), then a fresh
  * `serve` process streams the whole export to this process over HTTP: lines/s and the server's
  * peak RSS growth (sampled every 20 ms from /proc). The baseline, in the same run and process:
- * each link's CSV export (GET /links/{id}/export.csv) of the same clicks, rows/s.
- * Run: bun run bench:export [--clicks 1000000] [--links 4] [--days 30] [--engine sqlite|postgres]
+ * each link's CSV export (GET /links/{id}/export.csv) of the same clicks, rows/s. Then the
+ * redirects of the seeded links (wrk, 32 connections, `--wrk` seconds): alone, then while whole
+ * exports stream one after another, p50/p99 and rate of each and their ratio.
+ * Run: bun run bench:export [--clicks 1000000] [--links 4] [--days 30] [--engine sqlite|postgres] [--wrk 10]
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +25,7 @@ import { MAX_BATCH } from '../../src/modules/clicks/capture/flusher';
 import { createLink } from '../../src/modules/links/service';
 import { BUN, cleanEnv, ROOT } from '../helpers/proc';
 import { benchPostgres } from './pg-cluster';
+import { ensureWrk, runWrk, type WrkResult } from './wrk';
 
 const { values: args } = parseArgs({
   options: {
@@ -30,6 +33,7 @@ const { values: args } = parseArgs({
     links: { type: 'string', default: '4' },
     engine: { type: 'string', default: 'sqlite' },
     days: { type: 'string', default: '30' },
+    wrk: { type: 'string', default: '10' },
   },
 });
 const CLICKS = Number(args.clicks);
@@ -137,7 +141,7 @@ for (let i = 0; ; i++) {
   try {
     if ((await fetch(`${origin}/healthz`)).ok) break;
   } catch {}
-  if (i > 200) throw new Error('the server did not start');
+  if (i > 1200) throw new Error('the server did not start');
   await Bun.sleep(50);
 }
 
@@ -178,6 +182,30 @@ for (const [i, id] of ids.entries()) {
 }
 const full = await stream('/export?clicks=1', true);
 const clickLines = full.lines - 2 - LINKS; // the header, the default domain, the links
+
+// Redirects of the seeded links alone, then while whole exports stream one after another.
+const WRK_SECONDS = Number(args.wrk);
+let alone: WrkResult | null = null;
+let during: WrkResult | null = null;
+let exportsDuring = 0;
+if (WRK_SECONDS > 0) {
+  ensureWrk();
+  const slugsFile = join(dir, 'slugs.txt');
+  writeFileSync(slugsFile, `${Array.from({ length: LINKS }, (_, i) => `e${i}`).join('\n')}\n`);
+  const wrk = () => runWrk({ port, connections: 32, seconds: WRK_SECONDS, slugsFile, outFile: join(dir, 'wrk.json') });
+  await runWrk({ port, connections: 32, seconds: 2, slugsFile, outFile: join(dir, 'wrk.json') });
+  alone = (await wrk()).result;
+  let exporting = true;
+  const exportsRunning = (async () => {
+    while (exporting) {
+      await stream('/export?clicks=1');
+      exportsDuring++;
+    }
+  })();
+  during = (await wrk()).result;
+  exporting = false;
+  await exportsRunning;
+}
 proc.kill('SIGTERM');
 await proc.exited;
 if (csvRows !== CLICKS) throw new Error(`the CSV exports returned ${csvRows} rows, ${CLICKS} were seeded`);
@@ -191,3 +219,14 @@ console.log(
     `  GET /links/{id}/export.csv (baseline) ${int(csvRows)} rows in ${csvSeconds.toFixed(2)} s: ${int(csvRate)} rows/s, peak RSS growth ${mb(csvGrowth)} MB\n` +
     `  export / CSV: ${(exportRate / csvRate).toFixed(2)}x; target 100,000 lines/s: ${exportRate >= 100_000 ? 'met' : 'NOT met'}`,
 );
+if (alone !== null && during !== null) {
+  const rate = (r: WrkResult) => r.requests / (r.duration_us / 1e6);
+  const row = (name: string, r: WrkResult) =>
+    `  ${name.padEnd(34)} ${int(rate(r)).padStart(7)} req/s  p50 ${(r.p50_us / 1000).toFixed(2)} ms  p99 ${(r.p99_us / 1000).toFixed(2)} ms`;
+  console.log(
+    `redirects of the seeded links, 32 connections, ${WRK_SECONDS} s each\n` +
+      `${row('alone', alone)}\n` +
+      `${row(`during exports (${exportsDuring} whole ones)`, during)}\n` +
+      `  during / alone: rate ${(rate(during) / rate(alone)).toFixed(2)}x, p50 ${(during.p50_us / alone.p50_us).toFixed(2)}x, p99 ${(during.p99_us / alone.p99_us).toFixed(2)}x`,
+  );
+}

@@ -104,14 +104,22 @@ test('add a domain: the steps to point it here, listed with no request yet; edit
   ];
   await apple.fill(JSON.stringify(aasa));
   await edit.getByLabel('Android asset links (JSON)').fill(JSON.stringify(assetLinks));
+  // The old service of read-through: an origin, nothing after it (the API's words under the field).
+  const upstream = edit.getByLabel('Old service (read-through)');
+  await upstream.fill('https://old.example.net/some/path');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await edit.getByText(/^Old service must be/).waitFor();
+  expect(await upstream.getAttribute('aria-invalid')).toBe('true');
+  await upstream.fill('https://old.example.net');
   await edit.getByRole('button', { name: 'Save changes' }).click();
   await edit.waitFor({ state: 'hidden' });
   await p.page.getByRole('status').filter({ hasText: 'Saved go.example.com.' }).waitFor();
   const patches = writes.filter((w) => w.startsWith('PATCH'));
-  expect(patches).toHaveLength(2);
-  expect(JSON.parse(patches[1]!.slice(patches[1]!.indexOf('{')))).toEqual({
+  expect(patches).toHaveLength(3);
+  expect(JSON.parse(patches[2]!.slice(patches[2]!.indexOf('{')))).toEqual({
     rootUrl: 'https://example.com/home',
     notFoundUrl: 'https://example.com/missing',
+    upstream: 'https://old.example.net',
     appleAppSiteAssociation: aasa,
     assetLinks,
   });
@@ -119,6 +127,7 @@ test('add a domain: the steps to point it here, listed with no request yet; edit
     rootUrl: 'https://example.com/home',
     notFoundUrl: 'https://example.com/missing',
     expiredUrl: null,
+    upstream: 'https://old.example.net',
     appleAppSiteAssociation: aasa,
     assetLinks,
   });
@@ -126,6 +135,7 @@ test('add a domain: the steps to point it here, listed with no request yet; edit
   // Opened again, the form shows what is stored; clearing a field sends null for it alone.
   await row.getByRole('button', { name: 'Edit go.example.com' }).click();
   expect(JSON.parse(await apple.inputValue())).toEqual(aasa);
+  expect(await upstream.inputValue()).toBe('https://old.example.net');
   await edit.getByLabel('Not-found URL').fill('');
   await edit.getByRole('button', { name: 'Save changes' }).click();
   await edit.waitFor({ state: 'hidden' });

@@ -2,6 +2,7 @@
  * What the route's response body reads an export through, whatever runs it: the export Worker
  * on SQLite (export-host.ts), async pages on the event loop on PostgreSQL (postgres/export.ts).
  */
+import type { ClickLinesSpec } from './export-click-lines';
 import type { ExportSpec } from './export-cursor';
 
 /**
@@ -23,7 +24,8 @@ export interface ExportChunks {
 
 /** Runs exports, each one chunk ahead of what its client has taken. */
 export interface Exports {
-  start(spec: ExportSpec): ExportChunks;
+  /** A link's CSV, or the click lines of a page of links (the workspace export's). */
+  start(spec: ExportSpec | ClickLinesSpec): ExportChunks;
   /** How many exports are running (for the tests and diagnostics). */
   readonly running: number;
   /** Ends every running export (the server is stopping); they fail. */

@@ -11,6 +11,7 @@ import type { Logger } from '../../lib/log';
 import { workerEntry } from '../../lib/worker-entry';
 import { WorkerClient } from '../../lib/worker-rpc';
 import { type ExportChunks, ExportCutShort, type Exports } from './export-chunks';
+import type { ClickLinesSpec } from './export-click-lines';
 import type { ExportSpec } from './export-cursor';
 import type { ExportHandlers } from './export-worker';
 
@@ -32,7 +33,7 @@ export class ExportHost implements Exports {
     return this.open.size;
   }
 
-  start(spec: ExportSpec): ExportChunks {
+  start(spec: ExportSpec | ClickLinesSpec): ExportChunks {
     // The Worker this export runs on, for all its chunks: once it has stopped (crashed, or the
     // server is stopping), its cursor is gone, and asking a new one would wait forever.
     const worker = this.started();

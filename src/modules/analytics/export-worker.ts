@@ -1,6 +1,8 @@
 /**
  * The export thread, on either engine: its own connection (SQLite: read-only with a small page
- * cache; PostgreSQL: a pool of EXPORT_POOL), and a cursor per running export. A 1M-row export
+ * cache; PostgreSQL: a pool of EXPORT_POOL), and a cursor per running export: a link's CSV
+ * (export-cursor.ts), or the click lines of a page of links of the workspace export
+ * (export-click-lines.ts). A 1M-row export
  * is seconds of CPU and millions of short strings; here neither the CPU nor the garbage is on
  * the event loop that serves redirects (measured on PostgreSQL, where the export once ran on
  * that loop: GET /healthz took 3-13 ms at p50 during an export instead of 1).
@@ -12,6 +14,7 @@ import { openConnection } from '../../db/client';
 import { openPostgres, type Pg } from '../../db/postgres/client';
 import { serve, Transfer } from '../../lib/worker-rpc';
 import { ExportCutShort } from './export-chunks';
+import { ClickLinesCursor, type ClickLinesSpec, PgClickLinesCursor } from './export-click-lines';
 import { ExportCursor, type ExportSpec, LinkDeletedDuringExport } from './export-cursor';
 import { PgExportCursor } from './postgres/export';
 
@@ -21,7 +24,7 @@ const EXPORT_POOL = 2;
 let sqlite: Database | null = null;
 let pg: Pg | null = null;
 let openError: string | null = null;
-const cursors = new Map<number, ExportCursor | PgExportCursor>();
+const cursors = new Map<number, ExportCursor | PgExportCursor | ClickLinesCursor | PgClickLinesCursor>();
 const encoder = new TextEncoder();
 /**
  * A full collection after this many pages. JavaScriptCore collects this thread's garbage (a
@@ -49,8 +52,11 @@ const handlers = {
       openError = err instanceof Error ? err.message : String(err);
     }
   },
-  start({ id, spec }: { id: number; spec: ExportSpec }): void {
-    if (sqlite) cursors.set(id, new ExportCursor(sqlite, spec));
+  start({ id, spec }: { id: number; spec: ExportSpec | ClickLinesSpec }): void {
+    if ('kind' in spec) {
+      if (sqlite) cursors.set(id, new ClickLinesCursor(sqlite, spec));
+      else if (pg) cursors.set(id, new PgClickLinesCursor(pg, spec));
+    } else if (sqlite) cursors.set(id, new ExportCursor(sqlite, spec));
     else if (pg) cursors.set(id, new PgExportCursor(pg, spec));
   },
   /**

@@ -5,7 +5,8 @@
  */
 
 export type { AnalyticsDeps } from './deps';
-export type { Exports } from './export-chunks';
+export type { ExportChunks, Exports } from './export-chunks';
+export type { ClickLinesLink, ClickLinesSpec } from './export-click-lines';
 export { ExportHost } from './export-host';
 export { ClickPageModel, ClicksQuery, StatsModel, StatsQuery, WorkspaceStatsModel, WorkspaceStatsQuery } from './model';
 export { createPostgresAnalyticsStore, postgresStorageBytes } from './postgres/store';

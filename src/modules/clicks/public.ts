@@ -47,13 +47,14 @@ export { acceptedLanguages } from './enrich/language';
 export { referrerHost } from './enrich/traffic';
 export { agentReadPart, parseAgent } from './enrich/user-agent';
 export { deleteLinkClicksPg } from './postgres/delete';
-export { lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
+export { fewClicksRowsPg, lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
 // The server's start and stop, and the CLI's `slink migrate`.
 export { startClickStoragePg } from './postgres/start';
 export { namePlainTargetsPg, type PlainTarget } from './postgres/targets';
 export type { ExportRow, ListedClick } from './read-clicks';
 // Reading and deleting raw clicks (analytics, links).
 export { retainedFrom } from './retention';
+export { fewClicksRows } from './sqlite/few-clicks';
 export { deleteLinkClicks } from './sqlite/raw-read';
 export {
   type ClickKey,

@@ -7,7 +7,7 @@ import type { DomainStore } from './store';
 export interface DomainsDeps {
   stores: { readonly domains: DomainStore };
   domains: DomainDirectory;
-  config: Pick<Config, 'shortHost' | 'appHost' | 'port'>;
+  config: Pick<Config, 'shortHost' | 'appHost' | 'port' | 'upstreamAllowPrivate'>;
   clock: Clock;
   /**
    * The destination rules of links, one of Slink's own hosts (its domains included) refused

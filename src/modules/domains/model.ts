@@ -31,7 +31,7 @@ const ExpiredUrl = urlField(
 );
 const Upstream = nullable(t.String(), {
   description:
-    "An origin (http(s)://host[:port]) where the service this domain moved from still answers: a slug unknown here is asked there once and, when it redirects, becomes a link on this domain. Not one of this Slink's own hosts or domains; null clears it.",
+    "An origin (http(s)://host[:port]) where the service this domain moved from still answers: a slug unknown here is asked there once and, when it redirects, becomes a link on this domain. Not one of this Slink's own hosts or domains, nor an internal address unless SLINK_UPSTREAM_ALLOW_PRIVATE=1; null clears it.",
   error: fieldError('upstream', 'upstream must be an http(s) origin or null'),
 });
 const AppleAppSiteAssociation = nullable(t.Record(ANY_KEY, t.Unknown()), {

@@ -6,6 +6,7 @@
  */
 import { isUniqueViolation } from '../../db/storage';
 import { conflict, invalid, notFound } from '../../lib/errors';
+import { internalAddressOf } from '../../lib/pinned-lookup';
 import { type Access, authorize, linkFilter } from '../access/public';
 import { auditEntry, fieldsOf } from '../audit/public';
 import type { DomainsDeps } from './deps';
@@ -150,6 +151,23 @@ export async function addDomain(deps: DomainsDeps, access: Access, input: Domain
   return toDomain(deps, row, 0);
 }
 
+/**
+ * An upstream is asked from this server: one at a loopback, private or otherwise internal
+ * address is refused (as webhooks are) unless SLINK_UPSTREAM_ALLOW_PRIVATE=1. Checked again at
+ * every question (redirect/read-through/ask.ts), where a name that resolves differently later
+ * is caught.
+ */
+async function checkUpstreamAddress(deps: DomainsDeps, upstream: string | null | undefined): Promise<void> {
+  if (upstream == null || deps.config.upstreamAllowPrivate) return;
+  const name = new URL(upstream).hostname;
+  const inside = await internalAddressOf(name.startsWith('[') ? name.slice(1, -1) : name);
+  if (inside !== null)
+    throw invalid(
+      'upstream',
+      `upstream's host ${name} leads to an internal address (${inside}); set SLINK_UPSTREAM_ALLOW_PRIVATE=1 to allow it`,
+    );
+}
+
 export async function updateDomain(
   deps: DomainsDeps,
   access: Access,
@@ -159,6 +177,7 @@ export async function updateDomain(
   authorize(access, 'domain.write');
   const current = await findRow(deps, access, host);
   const changes = settingsOf(deps, input);
+  await checkUpstreamAddress(deps, changes.upstream);
   const audit = auditEntry(
     access,
     'domain.update',

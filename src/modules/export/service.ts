@@ -1,22 +1,21 @@
 /**
  * The workspace's export (docs/behaviour.md, "Export"): NDJSON, one object a line. A header
  * line, every domain, every project, then the links in id order, each page of links followed
- * by their raw clicks when asked for. Read in keyset pages (links by id, a link's clicks by
- * (timestamp, id) through the clicks list's reader) and written only as fast as the client
- * takes it, so the memory it holds is one page whatever the workspace's size.
+ * by their raw clicks when asked for. Read in keyset pages (links by id here; a page of links'
+ * clicks by (timestamp, id) in the export Worker, as the CSV export reads them) and written only
+ * as fast as the client takes it, so the memory it holds is one page whatever the workspace's
+ * size, and the clicks' garbage is the Worker's.
  */
-import { keyAbove, retainedFrom } from '../clicks/public';
+import { describeError } from '../../lib/errors';
+import { retainedFrom } from '../clicks/public';
 import { type DomainRow, domainSettingsOf } from '../domains/public';
 import { type Link, toLinks } from '../links/public';
-import { clickRecord } from '../webhooks/public';
 import type { ExportDeps } from './deps';
 
 /** The format's version: a reader refuses a version it does not know. */
 export const EXPORT_VERSION = 1;
 /** Links per page: their tags, variants and project names are read once per page. */
 const LINK_PAGE = 200;
-/** Raw clicks per read, the CSV export's page size. */
-const CLICK_PAGE = 1000;
 
 const line = (value: object): string => `${JSON.stringify(value)}\n`;
 
@@ -26,30 +25,41 @@ function domainLine(deps: ExportDeps, row: DomainRow): string {
 }
 
 /**
- * A link's raw clicks, newest first, in pages: those the clicks list shows (the retained window,
- * bots included) and written before the export began (`maxId`), so the file is one moment's.
+ * The click lines of a page of links, read and written in the export Worker (analytics'
+ * export-click-lines.ts): those the clicks list shows (the retained window, bots included),
+ * each link's newest first, written before the export began (`maxId`), so the file is one
+ * moment's. Chunks of bytes, passed on as they come: no click is ever a string on this thread.
+ * A client that leaves ends the Worker's reading too.
  */
-async function* clickLines(deps: ExportDeps, link: Link, from: number, maxId: number): AsyncGenerator<string> {
-  const variantIds = new Set(link.variants.map((v) => v.id));
-  const address = { id: link.id, slug: link.slug, domain: link.domain };
-  let before = keyAbove(Number.MAX_SAFE_INTEGER);
-  for (;;) {
-    const rows = await deps.stores.analytics.clickPage(link.id, from, before, true, CLICK_PAGE);
-    let text = '';
-    for (const r of rows) {
-      if (r.id > maxId) continue;
-      const known = r.variantId !== null && variantIds.has(r.variantId);
-      text += line({ type: 'click', ...clickRecord({ id: r.id, timestamp: r.timestamp, facts: r }, address, known) });
-    }
-    if (text !== '') yield text;
-    const last = rows[rows.length - 1];
-    if (rows.length < CLICK_PAGE || last === undefined) return;
-    before = { timestamp: last.timestamp, id: last.id };
+async function* clickChunks(
+  deps: ExportDeps,
+  links: readonly { link: Link; scope: number }[],
+  from: number,
+  maxId: number,
+) {
+  const chunks = deps.exports.start({
+    kind: 'click lines',
+    links: links.map(({ link, scope }) => ({
+      linkId: link.id,
+      scope,
+      slug: link.slug,
+      domain: link.domain,
+      variantIds: link.variants.map((v) => v.id),
+    })),
+    from,
+    maxId,
+  });
+  let done = false;
+  try {
+    for (let chunk = await chunks.next(); chunk !== null; chunk = await chunks.next()) yield chunk;
+    done = true;
+  } finally {
+    if (!done) chunks.cancel();
   }
 }
 
 /** The export's text, a page at a time. */
-export async function* exportLines(deps: ExportDeps, withClicks: boolean): AsyncGenerator<string> {
+export async function* exportLines(deps: ExportDeps, withClicks: boolean): AsyncGenerator<string | Uint8Array> {
   const now = deps.clock.now();
   // The snapshot of clicks: those written later are left out (clicks have increasing ids).
   const maxId = withClicks ? await deps.stores.analytics.lastClickId() : 0;
@@ -70,7 +80,11 @@ export async function* exportLines(deps: ExportDeps, withClicks: boolean): Async
       // Only links ever clicked have raw clicks (a click is stored under its link's scope): one
       // read for the page, rather than a query for each link that has none.
       const clicked = await deps.stores.analytics.linkScopes(links.map((l) => l.id));
-      for (const link of links) if (clicked.has(link.id)) yield* clickLines(deps, link, kept, maxId);
+      const withAny = links.flatMap((link) => {
+        const scope = clicked.get(link.id);
+        return scope === undefined ? [] : [{ link, scope }];
+      });
+      if (withAny.length > 0) yield* clickChunks(deps, withAny, kept, maxId);
     }
     if (rows.length < LINK_PAGE) return;
     after = last.id;
@@ -80,16 +94,28 @@ export async function* exportLines(deps: ExportDeps, withClicks: boolean): Async
 /**
  * The response body: one page per pull and no queue of its own (high-water mark 0), so a slow
  * client is never sent more than the socket takes and the next page is read only when asked for.
+ * Every chunk is whole lines. A read that fails errors the stream: the server then aborts the
+ * response before the chunked body's end (or before its status, when nothing was sent yet), so
+ * the client's read fails rather than ending as if the file were complete; the reason is logged.
  */
 export function exportBody(deps: ExportDeps, withClicks: boolean): ReadableStream<Uint8Array> {
   const pages = exportLines(deps, withClicks);
   const encoder = new TextEncoder();
+  let sent = 0;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const next = await pages.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
+        let next: IteratorResult<string | Uint8Array>;
+        try {
+          next = await pages.next();
+        } catch (err) {
+          deps.log.error(`the workspace export failed after ${sent} bytes: ${describeError(err)}`);
+          throw err;
+        }
+        if (next.done) return controller.close();
+        const chunk = typeof next.value === 'string' ? encoder.encode(next.value) : next.value;
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
       },
       async cancel() {
         await pages.return(undefined);

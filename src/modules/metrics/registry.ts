@@ -21,6 +21,11 @@ export interface MetricsSources {
   node: string;
   /** This process's webhook attempts, and the deliveries pending in the database (any node's). */
   webhooks: { readonly stats: { delivered: number; failed: number }; pending: () => Promise<number> };
+  /** Read-through (redirect/read-through/): this node's questions to domains' upstreams by outcome, and those in flight. */
+  readThrough: {
+    readonly stats: { created: number; joined: number; missing: number; failed: number; overBound: number };
+    readonly inFlight: number;
+  };
   /** How current the slug index is with other nodes' link writes (PostgreSQL); null on SQLite. */
   follower: { readonly lagSeconds: number; readonly stats: { changes: number; resyncs: number } } | null;
 }
@@ -185,6 +190,30 @@ export class Metrics {
       registers,
       async collect() {
         this.set(await webhooks.pending());
+      },
+    });
+    const { readThrough } = src;
+    new Counter({
+      name: 'slink_read_through_total',
+      help: 'Unknown slugs of a domain with an upstream, by outcome: created (the upstream redirected: a new link), joined (another node made it first), missing (the upstream has none), failed (no usable answer), over_bound (not asked: too many questions in flight).',
+      labelNames: ['outcome'],
+      registers,
+      collect() {
+        this.reset();
+        const s = readThrough.stats;
+        this.inc({ outcome: 'created' }, s.created);
+        this.inc({ outcome: 'joined' }, s.joined);
+        this.inc({ outcome: 'missing' }, s.missing);
+        this.inc({ outcome: 'failed' }, s.failed);
+        this.inc({ outcome: 'over_bound' }, s.overBound);
+      },
+    });
+    new Gauge({
+      name: 'slink_read_through_in_flight',
+      help: "Questions to domains' upstreams this node is waiting on (at most 16).",
+      registers,
+      collect() {
+        this.set(readThrough.inFlight);
       },
     });
     const { follower } = src;

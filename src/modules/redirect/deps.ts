@@ -10,6 +10,7 @@ import type { VerificationSlots } from '../sessions/public';
 import type { ClickLimitGate } from './click-limit-gate';
 import type { LinkIndex } from './link-index';
 import type { LinkPasswordThrottle } from './password/throttle';
+import type { ReadThrough } from './read-through/read-through';
 
 export interface RedirectDeps {
   stores: {
@@ -24,6 +25,8 @@ export interface RedirectDeps {
   domains: DomainDirectory;
   /** (Domain id, slug) -> redirect facts in memory. */
   linkIndex: LinkIndex;
+  /** Asks a domain's upstream for a slug unknown here (read-through/). */
+  readThrough: ReadThrough;
   /** Lets human clicks through on links with a click limit. */
   clickLimitGate: ClickLimitGate;
   /** The click buffer the redirect records into. */

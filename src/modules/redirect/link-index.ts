@@ -146,6 +146,21 @@ export class LinkIndex {
     });
   }
 
+  /**
+   * Reads the link of a slug from the database into memory whatever the load's state: a link
+   * another node made a moment ago, before its change reaches this node (read-through). Its
+   * slot, or -1 when there is none.
+   */
+  learn(slug: string, domainId = this.defaultDomain()): Promise<number> {
+    return this.serially(async () => {
+      const row = await this.stores.links.redirectRowBySlug(domainId, slug);
+      if (row === null) return -1;
+      const known = this.table.findId(row.id);
+      if (known >= 0) return known;
+      return this.put(row, (await this.stores.variants.ofLinks([row.id])).get(row.id) ?? []);
+    });
+  }
+
   /** A copy of a link's entry by slug, or undefined. */
   async get(slug: string, domainId = this.defaultDomain()): Promise<LinkView | undefined> {
     const slot = await this.lookup(slug, domainId);

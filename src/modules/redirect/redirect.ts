@@ -57,7 +57,7 @@ export function notFoundOn(domain: DomainFacts | undefined): Response {
 }
 
 export function createRedirect(deps: RedirectDeps) {
-  const { linkIndex, clicks, clock, config, clickLimitGate, domains } = deps;
+  const { linkIndex, clicks, clock, config, clickLimitGate, domains, readThrough } = deps;
   const buffer = clicks.buffer;
   const { referrer: keepReferrer, noTrackParam } = config.privacy;
   const optedOutBy = optOutTest(config.privacy);
@@ -306,8 +306,28 @@ export function createRedirect(deps: RedirectDeps) {
     if (!linkIndex.loaded)
       return linkIndex
         .lookup(slug, domain.id)
-        .then((found) => (found < 0 ? notFoundOn(domain) : answer(request, server, found, code, false)));
-    return notFoundOn(domain);
+        .then((found) =>
+          found < 0 ? unknown(request, server, slug, code, domain) : answer(request, server, found, code, false),
+        );
+    return unknown(request, server, slug, code, domain);
+  };
+  /**
+   * A slug this domain has no link for: asked of the domain's upstream when it has one
+   * (read-through/), then answered as the link it became, else as an unknown slug.
+   */
+  const unknown = (
+    request: Request,
+    server: ServerLike | null,
+    slug: string,
+    code: string | null,
+    domain: DomainFacts,
+  ): Response | Promise<Response> => {
+    const asked = domain.upstream === null ? null : readThrough.visit(domain, slug);
+    if (asked === null) return notFoundOn(domain);
+    return asked.then(() => {
+      const found = linkIndex.find(slug, domain.id);
+      return found < 0 ? notFoundOn(domain) : answer(request, server, found, code, false);
+    });
   };
   /**
    * Whether a POST to this slug on this domain may mean something: the link has a password (its

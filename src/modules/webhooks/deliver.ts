@@ -1,7 +1,7 @@
 /**
  * One delivery attempt: a signed POST of an event to a webhook's URL (docs/behaviour.md,
  * "Webhooks"). node:http(s) rather than fetch, for its `lookup`: the connection goes to the
- * address that was checked (url.ts pinnedLookup), never to a second resolution's answer.
+ * address that was checked (lib/pinned-lookup.ts), never to a second resolution's answer.
  * Any 2xx within the timeout is success; the rest (another status, a refused or timed-out
  * connection, an internal address) is a failure with its reason. What the receiver answered is
  * read only in part: the start of the body (KEPT_RESPONSE_BYTES) for the delivery log, then the
@@ -10,10 +10,8 @@
 import type { IncomingMessage } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
-import { isPrivateAddress } from '../../lib/private-address';
+import { internalLiteral, pinnedLookup } from '../../lib/pinned-lookup';
 import { signDelivery } from './signature';
-import { pinnedLookup } from './url';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** The part of a receiver's answer the delivery log keeps. */
@@ -61,8 +59,8 @@ export async function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
   const started = performance.now();
   const url = new URL(req.url);
   // An address written in the URL is connected to without any lookup: checked here instead.
-  const literal = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  if (!req.allowPrivate && isIP(literal) !== 0 && isPrivateAddress(literal))
+  const literal = req.allowPrivate ? null : internalLiteral(url);
+  if (literal !== null)
     return {
       ok: false,
       status: null,

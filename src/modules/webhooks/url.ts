@@ -3,14 +3,13 @@
  * host, no user:password, no control characters; and, unless SLINK_WEBHOOKS_ALLOW_PRIVATE=1,
  * no name or address that leads to loopback, private, link-local or other internal ranges
  * (lib/private-address.ts). The check runs at create and again at each delivery, where the
- * connection is made to the very address that was checked (pinnedLookup): a name pointed at
+ * connection is made to the very address that was checked (lib/pinned-lookup.ts): a name pointed at
  * the inside after its creation, or answering differently the second time, gets nowhere.
  */
 
 import type { LookupAddress } from 'node:dns';
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { invalid } from '../../lib/errors';
+import { addressesOf } from '../../lib/pinned-lookup';
 import { isPrivateAddress } from '../../lib/private-address';
 import { hasControlChars } from '../../lib/text';
 import { WEBHOOK_LIMITS } from './model';
@@ -39,13 +38,6 @@ function hostOf(url: string): string {
   return host.startsWith('[') ? host.slice(1, -1) : host;
 }
 
-/** Every address a host name resolves to (an IP literal is its own). */
-async function addressesOf(host: string): Promise<LookupAddress[]> {
-  const family = isIP(host);
-  if (family !== 0) return [{ address: host, family }];
-  return lookup(host, { all: true, verbatim: true });
-}
-
 /**
  * Refuses (400 naming `url`) a URL whose host is, or resolves to, an internal address, when
  * private addresses are not allowed. A name that does not resolve (yet) is accepted: there is
@@ -66,32 +58,4 @@ export async function checkWebhookTarget(url: string, allowPrivate: boolean): Pr
       'url',
       `url's host ${host} leads to an internal address (${inside.address}); set SLINK_WEBHOOKS_ALLOW_PRIVATE=1 to allow it`,
     );
-}
-
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-/**
- * A `lookup` for node:http(s) requests: resolves the name, refuses it when any address is
- * internal (unless allowed), and hands the connection the checked address, so nothing can
- * change between the check and the connect.
- */
-export function pinnedLookup(allowPrivate: boolean) {
-  return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
-    addressesOf(hostname).then(
-      (addresses) => {
-        const inside = addresses.find((a) => isPrivateAddress(a.address));
-        if (!allowPrivate && (inside !== undefined || addresses.length === 0)) {
-          const err: NodeJS.ErrnoException = new Error(
-            `${hostname} leads to an internal address (${inside?.address ?? 'none'}), refused`,
-          );
-          err.code = 'EPRIVATE';
-          callback(err, '');
-          return;
-        }
-        if (options.all) callback(null, addresses);
-        else callback(null, addresses[0]!.address, addresses[0]!.family);
-      },
-      (err: NodeJS.ErrnoException) => callback(err, ''),
-    );
-  };
 }

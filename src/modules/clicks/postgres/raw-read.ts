@@ -34,7 +34,7 @@ interface BlockMeta {
   count: number;
 }
 
-const TAIL_DIMS = `ARRAY[${DIM_COLUMNS.map((c) => `t.${c}`).join(', ')}]`;
+export const TAIL_DIMS = `ARRAY[${DIM_COLUMNS.map((c) => `t.${c}`).join(', ')}]`;
 
 /** Decoded rows the blocks a pool's readers keep hold at most (~60 bytes each). */
 const CACHED_BLOCK_ROWS = 400_000;

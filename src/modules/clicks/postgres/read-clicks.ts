@@ -11,6 +11,7 @@ import type { ClickColumns } from '../block-codec';
 import type { ClickFilter, ClickKey, ClickRef } from '../block-page';
 import { type ExportRow, exportRow, type ListedClick, listedClick } from '../read-clicks';
 import type { ClickTarget } from '../stored-click';
+import { fewClicksOfLinks } from './few-clicks';
 import { PgLinkClickReader, PgTargetNames } from './raw-read';
 
 /** One target cache per pool, shared by its readers. */
@@ -109,4 +110,31 @@ export class PgExportPages {
     const [r] = await this.sql`SELECT ${linkExistsCondition(this.sql, this.linkId)} AS alive`;
     return r.alive ? [] : null;
   }
+}
+
+/**
+ * The export rows of links with few clicks, by scope (few-clicks.ts): every click of each, newest
+ * first, named in one go; null for a link to read page by page (PgExportPages), and for every
+ * link when one of the page's targets went meanwhile (a link deleted during the read).
+ */
+export async function fewClicksRowsPg(
+  sql: Pg,
+  values: PgValues,
+  scopes: readonly number[],
+  filter: ClickFilter,
+  limit: number,
+): Promise<Map<number, ExportRow[] | null>> {
+  const refs = await fewClicksOfLinks(sql, scopes, filter, limit);
+  const all: ClickRef[] = [];
+  for (const page of refs.values()) if (page !== null) all.push(...page);
+  const names = await named(sql, values, all);
+  const out = new Map<number, ExportRow[] | null>();
+  for (const [scope, page] of refs)
+    out.set(
+      scope,
+      page === null || names === null
+        ? null
+        : page.map(({ c, i }) => exportRow(c, i, names.targets.get(c.target[i]!)!, dimTexts(values, c, i))),
+    );
+  return out;
 }

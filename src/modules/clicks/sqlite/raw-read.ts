@@ -125,8 +125,10 @@ export class LinkClickReader {
     }
     const metas = sqlite
       .query<BlockMeta, [number, number, number, number]>(
+        // Segments first (CROSS JOIN keeps that order), each block then found by its key: left
+        // to itself the planner scanned every link's blocks (~4 ms a read at 2,000 blocks).
         `SELECT b.seg, b.first_id, b.last_id, b.min_time, b.max_time FROM click_segments s
-         JOIN click_blocks b ON b.seg = s.seg AND b.link = ?
+         CROSS JOIN click_blocks b ON b.seg = s.seg AND b.link = ?
          WHERE s.max_time >= ? AND s.min_time <= ? AND s.first_id <= ?
          ORDER BY s.seg DESC`,
       )

@@ -26,6 +26,7 @@ const NAMES: Record<string, string> = {
   rootUrl: 'Root URL',
   notFoundUrl: 'Not-found URL',
   expiredUrl: 'Expired URL',
+  upstream: 'Old service',
   appleAppSiteAssociation: 'Apple app-site-association',
   assetLinks: 'Android asset links',
 };

@@ -1,6 +1,7 @@
 /**
  * A domain's own answers (admins): where its root, an unknown slug and an ended link send
- * visitors, and the two app-link files its host serves. Only what changed is sent (one PATCH);
+ * visitors, the old service its unknown slugs are asked of (read-through), and the two app-link
+ * files its host serves. Only what changed is sent (one PATCH);
  * an empty field clears the value. A file that is not JSON at all is said under its field before
  * anything is sent (with the parser's words); the API judges the rest (an address, a file that
  * is JSON of the wrong shape or too large), and its message shows under the field it names.
@@ -15,7 +16,7 @@ import { FormActions } from '../../components/form-actions';
 import { errorFor, FormError } from '../../components/form-error';
 import { useErrorFocus, useSubmit } from '../../lib/hooks';
 
-const URL_FIELDS = ['rootUrl', 'notFoundUrl', 'expiredUrl'] as const;
+const URL_FIELDS = ['rootUrl', 'notFoundUrl', 'expiredUrl', 'upstream'] as const;
 const JSON_FIELDS = ['appleAppSiteAssociation', 'assetLinks'] as const;
 type Key = (typeof URL_FIELDS)[number] | (typeof JSON_FIELDS)[number];
 const FIELDS: string[] = [...URL_FIELDS, ...JSON_FIELDS];
@@ -49,6 +50,7 @@ function EditDomainForm({ domain, onSaved, onClose }: EditDomainProps) {
     rootUrl: domain.rootUrl ?? '',
     notFoundUrl: domain.notFoundUrl ?? '',
     expiredUrl: domain.expiredUrl ?? '',
+    upstream: domain.upstream ?? '',
     appleAppSiteAssociation: jsonText(domain.appleAppSiteAssociation),
     assetLinks: jsonText(domain.assetLinks),
   };
@@ -98,6 +100,15 @@ function EditDomainForm({ domain, onSaved, onClose }: EditDomainProps) {
         inputMode="url"
         spellcheck={false}
         error={errorFor(error, 'expiredUrl')}
+      />
+      <Field
+        label="Old service (read-through)"
+        hint="The origin of the service this domain moved from, e.g. https://old.example.com. An address with no link here is asked there once; where it redirects becomes a link on this domain. Empty: not asked."
+        value={values.upstream}
+        onValue={set('upstream')}
+        inputMode="url"
+        spellcheck={false}
+        error={errorFor(error, 'upstream')}
       />
       <div class="json-field">
         <TextAreaField
