@@ -16,3 +16,4 @@ export type {
   SourceVisit,
 } from './source';
 export { SOURCE_NAMES, SourceError } from './source';
+export { PRODUCT_SOURCES, sourceFor } from './sources/index';
