@@ -39,8 +39,8 @@ export function startKuttFake(options: KuttFakeOptions): KuttFake {
       if (key === null) return json({ error: 'Unauthorized' }, 401);
       if (key !== apiKey) return json({ error: 'API key is not correct.' }, 401);
       if (url.pathname !== '/api/v2/links') return json({ error: 'Not found.' }, 404);
-      const limit = Math.min(Number.parseInt(url.searchParams.get('limit') ?? '') || 10, 50);
-      const skip = Number.parseInt(url.searchParams.get('skip') ?? '') || 0;
+      const limit = Math.min(Number.parseInt(url.searchParams.get('limit') ?? '', 10) || 10, 50);
+      const skip = Number.parseInt(url.searchParams.get('skip') ?? '', 10) || 0;
       const data = newestFirst.slice(skip, skip + limit).map((l) => ({
         id: l.id,
         address: l.address,

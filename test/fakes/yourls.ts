@@ -52,8 +52,8 @@ export function startYourlsFake(options: YourlsFakeOptions): YourlsFake {
         );
       if (q.get('action') !== 'stats')
         return json({ errorCode: '400', message: 'Unknown or missing "action" parameter' }, 400);
-      const limit = Number.parseInt(q.get('limit') ?? '10') || 0;
-      const start = Number.parseInt(q.get('start') ?? '0') || 0;
+      const limit = Number.parseInt(q.get('limit') ?? '10', 10) || 0;
+      const start = Number.parseInt(q.get('start') ?? '0', 10) || 0;
       const out: Record<string, unknown> = {};
       if (limit > 0) {
         const page = sorted.slice(start, start + limit);
