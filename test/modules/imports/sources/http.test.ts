@@ -59,7 +59,7 @@ describe('what every source shares', () => {
   test('no answer at all is retried, then a retryable error; a token in the query is never in it', async () => {
     const yourls = startYourlsFake({ links: [], signature: 'sig/with+odd=chars' });
     const site = yourls.site;
-    yourls.stop(true);
+    yourls.stop();
     const { options, waits } = optionsFor(site, 'sig/with+odd=chars');
     const error = await failure(sourceFor('yourls', options).check(never));
     expect(error.retryable).toBe(true);
