@@ -101,6 +101,7 @@ describe('bitly source', () => {
     const error = await failure(sourceFor('bitly', optionsFor(fake.url, wrong).options).check(never));
     expect(error.name).toBe('SourceError');
     expect(error.retryable).toBe(false);
+    expect(error.field).toBe('token');
     expect(error.message).toContain('Bitly refused the access token (403 FORBIDDEN: You are currently forbidden');
     expect(error.message).not.toContain(wrong);
   });

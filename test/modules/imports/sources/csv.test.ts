@@ -151,6 +151,7 @@ describe('csv source', () => {
   test('a missing destination column is a clear error naming it and what the header has', async () => {
     const error = await failure(csv('Short URL,Title\nhttps://s.example/a,x\n').check(never));
     expect(error.name).toBe('SourceError');
+    expect(error.field).toBe('file');
     expect(error.message).toContain('the CSV has no destination column');
     expect(error.message).toContain('"Long URL"');
     expect(error.message).toContain('"Short URL", "Title"');

@@ -17,6 +17,7 @@ describe('what every source shares', () => {
     );
     expect(error.name).toBe('SourceError');
     expect(error.retryable).toBe(false);
+    expect(error.field).toBe('url');
     expect(error.message).toContain('127.0.0.1 leads to an internal address');
     expect(error.message).toContain('SLINK_WEBHOOKS_ALLOW_PRIVATE=1');
     expect(shlink.requests).toHaveLength(0);
