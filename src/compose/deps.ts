@@ -10,8 +10,9 @@ import { randomToken } from '../lib/ids';
 import type { Logger } from '../lib/log';
 import type { Exports } from '../modules/analytics/public';
 import { AuditPruner } from '../modules/audit/public';
-import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
+import { type ClickPipeline, createClickPipeline, ownHostsOf, type PipelineOptions } from '../modules/clicks/public';
 import { DomainDirectory, DomainSeenWriter, startDomains } from '../modules/domains/public';
+import type { HistoryWriter } from '../modules/imports/public';
 import {
   deleteVariant,
   insertVariant,
@@ -99,6 +100,8 @@ export interface Deps extends BaseDeps {
   linksUnfiled(ids: string[]): Promise<void>;
   /** The Links of these ids as JSON (links/event-data.ts): a link event's data when its fill did not happen. */
   linkJson: (ids: readonly string[]) => Promise<Map<string, string>>;
+  /** Where an import's history goes (imports/history), taken by this process's click writer. */
+  history: HistoryWriter;
 }
 
 interface DepsOptions extends PipelineOptions {
@@ -115,6 +118,21 @@ export type BaseInput = Omit<BaseDeps, 'stores'> & { stores?: Stores };
 /** The base deps with their stores (the SQLite ones of `db` unless given). */
 export function withStores(input: BaseInput): BaseDeps {
   return { ...input, stores: input.stores ?? sqliteStores(input.db) };
+}
+
+/**
+ * An import's history writer (imports/history) as the privacy switches let a click keep its
+ * facts. `take`: this process's click writer takes what is queued (the server, the app); the CLI
+ * has none (SQLite: the server's writer takes it).
+ */
+export function openHistory(base: BaseDeps, take?: () => Promise<number>): HistoryWriter {
+  const { config } = base;
+  return base.stores.openHistoryWriter({
+    policy: { referrer: config.privacy.referrer, geo: config.privacy.geo, ownHosts: ownHostsOf(config) },
+    clock: base.clock,
+    retentionDays: config.retentionDays,
+    take,
+  });
 }
 
 export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
@@ -193,6 +211,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     },
     linksUnfiled: (ids) => linksUnfiled(deps, ids),
     linkJson,
+    history: openHistory(base, () => clicks.flusher.takeImports()),
   };
   return deps;
 }

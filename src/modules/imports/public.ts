@@ -5,6 +5,9 @@
  */
 
 export type { HistoryWriter } from './history';
+export type { HistoryOptions } from './history/convert';
+export { type HistoryClicks, postgresHistoryWriter } from './history/postgres';
+export { sqliteHistoryWriter } from './history/sqlite';
 export type {
   HistoryKind,
   ImportSource,

@@ -20,6 +20,10 @@ const linkRowColumns = {
   botCount: linkCounters.bots,
   lastClickedAt: linkCounters.lastClickedAt,
   fallbackCount: linkCounters.fallbackVisits,
+  importedSource: linkCounters.importedSource,
+  importedAt: linkCounters.importedAt,
+  importedHistory: linkCounters.importedHistory,
+  importedClicks: linkCounters.importedClicks,
 };
 
 const redirectColumns = {
