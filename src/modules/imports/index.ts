@@ -93,7 +93,10 @@ function routes(deps: ImportDeps, accessOf: (ctx: { request: Request; access?: A
             'CSV (RFC 4180, formula-guarded like the clicks export): a header, then one row per source link read: sourceId, outcome (created, existing, skipped, failed), shortUrl, reason.',
           ),
           responses: {
-            200: { description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } },
+            // The dashboard's operations describe a body that is not JSON by its words only.
+            200: app
+              ? { description: 'text/csv' }
+              : { description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } },
             ...errorResponses(401, 403, 404, 429),
           },
         },
