@@ -236,11 +236,13 @@ forEachEngine((engine) => {
           'preview',
           'lastClickedAt',
           'fallbackCount',
+          'imported',
           'createdAt',
           'updatedAt',
         ].sort(),
       );
       expect(link.properties.fallbackCount.description).toContain('fallbackUrl');
+      expect(link.properties.imported.description).toContain('imported');
       expect(enumOf(link.properties.status)).toEqual(['active', 'paused', 'archived']);
       expect(enumOf(link.properties.availability)).toEqual(['live', 'paused', 'expired', 'limit']);
       expect(link.properties.availability.description).toContain('first of paused, expired, limit');
