@@ -20,8 +20,9 @@ export { linkJsonById } from './event-data';
 export {
   type ImportedKind,
   type ImportedMark,
-  importTargetPg,
   importTargetSqlite,
+  importTargetsPg,
+  markImportedManyPg,
   markImportedPg,
   markImportedSqlite,
   setImportedTotalPg,
