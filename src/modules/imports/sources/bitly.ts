@@ -145,7 +145,9 @@ export function bitlySource(options: SourceOptions): ImportSource {
       if (after === null && nextUrl !== null) after = new URL(nextUrl, api).searchParams.get('search_after') || null;
       if (after !== null && arr(body?.links).length > 0)
         return { links, next: JSON.stringify({ group: at.group, after }) };
-      const following = all[all.indexOf(at.group) + 1];
+      // A group gone since the cursor was saved: nothing after it is known, the list ends there.
+      const index = all.indexOf(at.group);
+      const following = index === -1 ? undefined : all[index + 1];
       return { links, next: following === undefined ? null : JSON.stringify({ group: following, after: null }) };
     },
     async days(link, after, signal): Promise<SourceDay[]> {

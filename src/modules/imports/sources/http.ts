@@ -3,7 +3,9 @@
  * - only http(s) addresses, and none that is or resolves to a loopback, private or link-local
  *   address unless the service allows it (the same switch and the same address ranges as
  *   webhooks: SLINK_WEBHOOKS_ALLOW_PRIVATE, lib/private-address.ts), so an import cannot be
- *   pointed at the inside of the network it runs in;
+ *   pointed at the inside of the network it runs in. The host is resolved and judged before its
+ *   first request (fetch has no hook to pin the connection to the address checked, as webhook
+ *   deliveries do through node:http), and redirects are never followed;
  * - a timeout per request, retries of a 5xx or a failed connection, and the product's rate limit
  *   waited out (429 with Retry-After, or whatever the product says instead), all through the
  *   injected `sleep` so tests never wait on the clock;
