@@ -111,6 +111,8 @@ export function bitlySource(options: SourceOptions): ImportSource {
     secrets: [token],
     describe,
     isRateLimited,
+    // Bitly also limits per hour (about 1,500 on the bitlinks list): a refused minute may last an hour.
+    rateLimitWaits: 70,
   });
   const headers = { authorization: `Bearer ${token}` };
   let groups: string[] | null = null;

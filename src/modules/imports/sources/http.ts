@@ -53,6 +53,8 @@ export interface SourceHttpOptions {
   /** The message of a refused request (4xx but 404 handled by the caller): what the product said and what to do. */
   describe: (answer: HttpAnswer) => string;
   timeoutMs?: number;
+  /** Rate-limit answers waited out in a row before giving up (default 30: half an hour of minutes). */
+  rateLimitWaits?: number;
 }
 
 /** The wait a Retry-After asks for: seconds, an HTTP date, or (Dub) the epoch in milliseconds when the window resets. */
@@ -158,7 +160,7 @@ export class SourceHttp {
       const limited = this.options.isRateLimited?.(answer) ?? answer.status === 429;
       if (limited) {
         rateWaits++;
-        if (rateWaits > RATE_LIMIT_WAITS)
+        if (rateWaits > (this.options.rateLimitWaits ?? RATE_LIMIT_WAITS))
           this.fail(`${this.options.product} kept refusing for its rate limit; try again later`, true);
         await this.options.sleep(retryAfterMs(answer.headers.get('retry-after'), Date.now()));
         continue;
