@@ -50,6 +50,7 @@ export const SQLITE_ONLY: Readonly<Record<string, string>> = {
   __drizzle_migrations: 'the migrations applied',
   sqlite_sequence: "SQLite's AUTOINCREMENT counters (the sequences step moves PostgreSQL's past them)",
   clicks: 'the first click table, which PostgreSQL never had',
+  click_imports: "imported history waiting for SQLite's one click writer (a copy refuses a database where some waits)",
 };
 
 /**
