@@ -24,6 +24,7 @@ export const SPECIAL_TABLES: Readonly<Record<string, string>> = {
   click_state: "the sequences step: the sealer's watermark",
   clicks: 'none: the first click table, emptied into click_tail when the file is brought up to date',
   event_listeners: "none: the live streams open on the old database's processes, which lapse within a minute",
+  click_imports: 'none: a copy is refused while imported history waits in it for the click writer (copy.ts)',
 };
 
 /**
