@@ -12,7 +12,7 @@ import type { Exports } from '../modules/analytics/public';
 import { AuditPruner } from '../modules/audit/public';
 import { type ClickPipeline, createClickPipeline, ownHostsOf, type PipelineOptions } from '../modules/clicks/public';
 import { DomainDirectory, DomainSeenWriter, startDomains } from '../modules/domains/public';
-import type { HistoryWriter } from '../modules/imports/public';
+import { builtInSources, type HistoryWriter, type SourceFactory } from '../modules/imports/public';
 import {
   deleteVariant,
   insertVariant,
@@ -62,7 +62,7 @@ export interface Deps extends BaseDeps {
   auditPruner: AuditPruner;
   /** Slug -> redirect facts in memory; the LinkWriter (links/writer.ts) refreshes it after every link write. */
   linkIndex: LinkIndex;
-  /** Follows the link writes of other nodes into `linkIndex` (PostgreSQL); null on SQLite. */
+  /** Follows the link writes of other processes into `linkIndex`: other nodes (PostgreSQL), an operator command on the same file (SQLite). */
   follower: LinkFollower | null;
   /** Resolves once every link is in memory (createDeps loads them; the server loads them in the background). */
   linksLoaded: Promise<number>;
@@ -102,6 +102,14 @@ export interface Deps extends BaseDeps {
   linkJson: (ids: readonly string[]) => Promise<Map<string, string>>;
   /** Where an import's history goes (imports/history), taken by this process's click writer. */
   history: HistoryWriter;
+  /** Every import source by name (imports/sources). */
+  sources: SourceFactory;
+  /** This node's name, recorded with each import run. */
+  nodeId: string;
+  /** Waits out an import source's rate limit or retry (tests give one that does not wait). */
+  sleep: (ms: number) => Promise<void>;
+  /** How import sources reach the outside (tests give their own). */
+  fetch: typeof fetch;
 }
 
 interface DepsOptions extends PipelineOptions {
@@ -197,7 +205,8 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
           storageBytes: () => base.stores.storageBytes(),
           now: () => base.clock.now(),
           node: base.config.nodeId,
-          follower,
+          // Several nodes' lag: the feed between the service and an operator command on one SQLite file is not shown.
+          follower: base.stores.engine === 'postgres' ? follower : null,
           webhooks: { stats: webhooks.stats, pending: () => base.stores.outbox.pending() },
         })
       : null,
@@ -222,6 +231,10 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
         for (const [id, n] of humans) linkIndex.countStored(id, n);
       },
     }),
+    sources: builtInSources,
+    nodeId: base.config.nodeId,
+    sleep: (ms) => Bun.sleep(ms),
+    fetch,
   };
   return deps;
 }

@@ -52,8 +52,11 @@ import {
 } from '../modules/clicks/public';
 import { createPostgresDomainStore, createSqliteDomainStore, type DomainStore } from '../modules/domains/public';
 import {
+  createPostgresImportStore,
+  createSqliteImportStore,
   type HistoryOptions,
   type HistoryWriter,
+  type ImportStore,
   postgresHistoryWriter,
   sqliteHistoryWriter,
 } from '../modules/imports/public';
@@ -65,6 +68,7 @@ import {
   createPostgresLinkChangeFeed,
   createPostgresLinkStore,
   createPostgresLinkWrites,
+  createSqliteLinkChangeFeed,
   createSqliteLinkStore,
   createSqliteLinkWrites,
   DOMAINS_CHANGED,
@@ -120,6 +124,8 @@ export interface Stores {
   readonly setupTokens: SetupTokenStore;
   /** Invites; an acceptance inserts its account in the same transaction (the auth module's statement). */
   readonly invites: InviteStore;
+  /** Import runs, what each source link became, and each run's report. */
+  readonly imports: ImportStore;
   readonly projects: ProjectStore;
   readonly domains: DomainStore;
   readonly webhooks: WebhookStore;
@@ -128,7 +134,10 @@ export interface Stores {
   readonly links: LinkStore;
   /** The writes of redirect facts: only links/writer.ts uses them (the slug index follows every one). */
   readonly linkWrites: LinkWrites;
-  /** What other nodes wrote to links (links/changes.ts); null on SQLite, which has one process. */
+  /**
+   * What other processes wrote to links (links/changes.ts): the other nodes on PostgreSQL, an
+   * operator command beside the service on SQLite; null where nothing else writes.
+   */
   readonly changes: LinkChangeFeed | null;
   readonly variants: VariantStore;
   /** The audit log's reads and pruning (each change's own store writes its entry). */
@@ -185,6 +194,8 @@ export interface Stores {
 }
 
 export function sqliteStores(db: Db): Stores {
+  // This process among those writing the file: its own link writes need not come back to it.
+  const instance = randomToken();
   return {
     engine: 'sqlite',
     address: { engine: 'sqlite', path: db.$client.filename },
@@ -195,17 +206,22 @@ export function sqliteStores(db: Db): Stores {
     sessions: createSqliteSessionStore(db),
     setupTokens: createSqliteSetupTokens(),
     invites: createSqliteInviteStore(db, insertAccountSqlite),
+    imports: createSqliteImportStore(db),
     projects: createSqliteProjectStore(db, unfileProjectLinksSqlite),
     domains: createSqliteDomainStore(db.$client, domainLinksSqlite),
     webhooks: createSqliteWebhookStore(db),
     outbox: createSqliteOutboxStore(db.$client),
     links: createSqliteLinkStore(db),
     // A deleted link's rollups leave the workspace's and its raw clicks go in the same transaction.
-    linkWrites: createSqliteLinkWrites(db, (sqlite, id) => {
-      forgetLinkRollups(sqlite, id);
-      deleteLinkClicks(sqlite, id);
-    }),
-    changes: null,
+    linkWrites: createSqliteLinkWrites(
+      db,
+      (sqlite, id) => {
+        forgetLinkRollups(sqlite, id);
+        deleteLinkClicks(sqlite, id);
+      },
+      instance,
+    ),
+    changes: createSqliteLinkChangeFeed(db.$client, instance),
     variants: createSqliteVariantStore(db),
     audit: createSqliteAuditStore(db.$client),
     clickLimits: null,
@@ -260,6 +276,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     sessions: createPostgresSessionStore(sql),
     setupTokens: createPostgresSetupTokens(sql),
     invites: createPostgresInviteStore(sql, insertAccountPostgres),
+    imports: createPostgresImportStore(sql),
     projects: createPostgresProjectStore(sql, unfileProjectLinksPostgres),
     // Every domain write announces itself to the other nodes in its own transaction.
     domains: createPostgresDomainStore(
