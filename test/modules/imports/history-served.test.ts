@@ -19,7 +19,6 @@ import { BUN, cleanEnv, freePort, ROOT, type RunningProcess, start, waitHealthy 
 import { waitUntil } from '../../helpers/wait';
 import { UA } from '../clicks/support';
 
-const DAY = 86_400_000;
 const START = Date.UTC(2026, 0, 1);
 
 let dir: string;
