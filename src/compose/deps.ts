@@ -10,8 +10,9 @@ import { randomToken } from '../lib/ids';
 import type { Logger } from '../lib/log';
 import type { Exports } from '../modules/analytics/public';
 import { AuditPruner } from '../modules/audit/public';
-import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
+import { type ClickPipeline, createClickPipeline, ownHostsOf, type PipelineOptions } from '../modules/clicks/public';
 import { DomainDirectory, DomainSeenWriter, startDomains } from '../modules/domains/public';
+import { builtInSources, type HistoryWriter, type SourceFactory } from '../modules/imports/public';
 import {
   createLink,
   deleteVariant,
@@ -64,7 +65,7 @@ export interface Deps extends BaseDeps {
   auditPruner: AuditPruner;
   /** Slug -> redirect facts in memory; the LinkWriter (links/writer.ts) refreshes it after every link write. */
   linkIndex: LinkIndex;
-  /** Follows the link writes of other nodes into `linkIndex` (PostgreSQL); null on SQLite. */
+  /** Follows the link writes of other processes into `linkIndex`: other nodes (PostgreSQL), an operator command on the same file (SQLite). */
   follower: LinkFollower | null;
   /** Asks a domain's upstream for the slugs unknown on it, and makes links of its redirects. */
   readThrough: ReadThrough;
@@ -104,6 +105,16 @@ export interface Deps extends BaseDeps {
   linksUnfiled(ids: string[]): Promise<void>;
   /** The Links of these ids as JSON (links/event-data.ts): a link event's data when its fill did not happen. */
   linkJson: (ids: readonly string[]) => Promise<Map<string, string>>;
+  /** Where an import's history goes (imports/history), taken by this process's click writer. */
+  history: HistoryWriter;
+  /** Every import source by name (imports/sources). */
+  sources: SourceFactory;
+  /** This node's name, recorded with each import run. */
+  nodeId: string;
+  /** Waits out an import source's rate limit or retry (tests give one that does not wait). */
+  sleep: (ms: number) => Promise<void>;
+  /** How import sources reach the outside (tests give their own). */
+  fetch: typeof fetch;
 }
 
 interface DepsOptions extends PipelineOptions {
@@ -120,6 +131,25 @@ export type BaseInput = Omit<BaseDeps, 'stores'> & { stores?: Stores };
 /** The base deps with their stores (the SQLite ones of `db` unless given). */
 export function withStores(input: BaseInput): BaseDeps {
   return { ...input, stores: input.stores ?? sqliteStores(input.db) };
+}
+
+/**
+ * An import's history writer (imports/history) as the privacy switches let a click keep its
+ * facts. `process`: this process's click writer takes what is queued and its slug index reads
+ * the counts again (the server, the app); the CLI has neither (SQLite: the server's writer takes it).
+ */
+export function openHistory(
+  base: BaseDeps,
+  process?: { take: () => Promise<number>; counted: (humans: ReadonlyMap<string, number>) => void },
+): HistoryWriter {
+  const { config } = base;
+  return base.stores.openHistoryWriter({
+    policy: { referrer: config.privacy.referrer, geo: config.privacy.geo, ownHosts: ownHostsOf(config) },
+    clock: base.clock,
+    retentionDays: config.retentionDays,
+    take: process?.take,
+    counted: process?.counted,
+  });
 }
 
 export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
@@ -189,7 +219,8 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
           storageBytes: () => base.stores.storageBytes(),
           now: () => base.clock.now(),
           node: base.config.nodeId,
-          follower,
+          // Several nodes' lag: the feed between the service and an operator command on one SQLite file is not shown.
+          follower: base.stores.engine === 'postgres' ? follower : null,
           webhooks: { stats: webhooks.stats, pending: () => base.stores.outbox.pending() },
           readThrough,
         })
@@ -208,6 +239,17 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     },
     linksUnfiled: (ids) => linksUnfiled(deps, ids),
     linkJson,
+    history: openHistory(base, {
+      take: () => clicks.flusher.takeImports(),
+      // Added to the slug index's counts: a click limit counts imported clicks.
+      counted: (humans) => {
+        for (const [id, n] of humans) linkIndex.countStored(id, n);
+      },
+    }),
+    sources: builtInSources,
+    nodeId: base.config.nodeId,
+    sleep: (ms) => Bun.sleep(ms),
+    fetch,
   };
   return deps;
 }

@@ -47,10 +47,20 @@ import {
   deleteLinkClicksPg,
   namePlainTargetsPg,
   openClickWriter,
+  openPgImportWriter,
   upgradeClickStorage,
   type WriterOptions,
 } from '../modules/clicks/public';
 import { createPostgresDomainStore, createSqliteDomainStore, type DomainStore } from '../modules/domains/public';
+import {
+  createPostgresImportStore,
+  createSqliteImportStore,
+  type HistoryOptions,
+  type HistoryWriter,
+  type ImportStore,
+  postgresHistoryWriter,
+  sqliteHistoryWriter,
+} from '../modules/imports/public';
 import { createPostgresInviteStore, createSqliteInviteStore, type InviteStore } from '../modules/invites/public';
 import {
   announceLinkChanges,
@@ -59,6 +69,7 @@ import {
   createPostgresLinkChangeFeed,
   createPostgresLinkStore,
   createPostgresLinkWrites,
+  createSqliteLinkChangeFeed,
   createSqliteLinkStore,
   createSqliteLinkWrites,
   DOMAINS_CHANGED,
@@ -106,6 +117,8 @@ export interface Stores {
   readonly address: DatabaseAddress;
   /** The engine's click writer on this connection (the inline sink: tests, replays). */
   openClickWriter(options: WriterOptions): ClickWriter;
+  /** Where an import's history goes (imports/history): queued for the click writer (SQLite) or written (PostgreSQL). */
+  openHistoryWriter(options: HistoryOptions): HistoryWriter;
   readonly accounts: AccountStore;
   readonly keys: KeyStore;
   readonly sessions: SessionStore;
@@ -113,6 +126,8 @@ export interface Stores {
   readonly setupTokens: SetupTokenStore;
   /** Invites; an acceptance inserts its account in the same transaction (the auth module's statement). */
   readonly invites: InviteStore;
+  /** Import runs, what each source link became, and each run's report. */
+  readonly imports: ImportStore;
   readonly projects: ProjectStore;
   readonly domains: DomainStore;
   readonly webhooks: WebhookStore;
@@ -121,7 +136,10 @@ export interface Stores {
   readonly links: LinkStore;
   /** The writes of redirect facts: only links/writer.ts uses them (the slug index follows every one). */
   readonly linkWrites: LinkWrites;
-  /** What other nodes wrote to links (links/changes.ts); null on SQLite, which has one process. */
+  /**
+   * What other processes wrote to links (links/changes.ts): the other nodes on PostgreSQL, an
+   * operator command beside the service on SQLite; null where nothing else writes.
+   */
   readonly changes: LinkChangeFeed | null;
   readonly variants: VariantStore;
   /** The audit log's reads and pruning (each change's own store writes its entry). */
@@ -178,26 +196,34 @@ export interface Stores {
 }
 
 export function sqliteStores(db: Db): Stores {
+  // This process among those writing the file: its own link writes need not come back to it.
+  const instance = randomToken();
   return {
     engine: 'sqlite',
     address: { engine: 'sqlite', path: db.$client.filename },
     openClickWriter: (options) => openClickWriter({ engine: 'sqlite', sqlite: db.$client }, options),
+    openHistoryWriter: (options) => sqliteHistoryWriter(db.$client, options),
     accounts: createSqliteAccountStore(db, deleteSessionsOfAccountSqlite),
     keys: createSqliteKeyStore(db),
     sessions: createSqliteSessionStore(db),
     setupTokens: createSqliteSetupTokens(),
     invites: createSqliteInviteStore(db, insertAccountSqlite),
+    imports: createSqliteImportStore(db),
     projects: createSqliteProjectStore(db, unfileProjectLinksSqlite),
     domains: createSqliteDomainStore(db.$client, domainLinksSqlite),
     webhooks: createSqliteWebhookStore(db),
     outbox: createSqliteOutboxStore(db.$client),
     links: createSqliteLinkStore(db),
     // A deleted link's rollups leave the workspace's and its raw clicks go in the same transaction.
-    linkWrites: createSqliteLinkWrites(db, (sqlite, id) => {
-      forgetLinkRollups(sqlite, id);
-      deleteLinkClicks(sqlite, id);
-    }),
-    changes: null,
+    linkWrites: createSqliteLinkWrites(
+      db,
+      (sqlite, id) => {
+        forgetLinkRollups(sqlite, id);
+        deleteLinkClicks(sqlite, id);
+      },
+      instance,
+    ),
+    changes: createSqliteLinkChangeFeed(db.$client, instance),
     variants: createSqliteVariantStore(db),
     audit: createSqliteAuditStore(db.$client),
     clickLimits: null,
@@ -237,11 +263,22 @@ export function postgresStores(sql: Pg, url: string): Stores {
     engine: 'postgres',
     address: { engine: 'postgres', url },
     openClickWriter: (options) => openClickWriter({ engine: 'postgres', sql }, options),
+    openHistoryWriter: (options) =>
+      postgresHistoryWriter(
+        sql,
+        openPgImportWriter(sql, {
+          ownHosts: options.policy.ownHosts,
+          clock: options.clock,
+          retentionDays: options.retentionDays,
+        }),
+        options,
+      ),
     accounts: createPostgresAccountStore(sql, deleteSessionsOfAccountPostgres),
     keys: createPostgresKeyStore(sql),
     sessions: createPostgresSessionStore(sql),
     setupTokens: createPostgresSetupTokens(sql),
     invites: createPostgresInviteStore(sql, insertAccountPostgres),
+    imports: createPostgresImportStore(sql),
     projects: createPostgresProjectStore(sql, unfileProjectLinksPostgres),
     // Every domain write announces itself to the other nodes in its own transaction.
     domains: createPostgresDomainStore(

@@ -74,7 +74,7 @@ describe('PostgreSQL migrations', () => {
     try {
       await migratePostgres(
         sql,
-        PG_MIGRATIONS.filter((m) => m.name < '0021_link_days_rolled_up'),
+        PG_MIGRATIONS.filter((m) => m.name < '0020_link_days_rolled_up'),
       );
       const DAY = 86_400_000;
       const D1 = Date.UTC(2026, 10, 20);

@@ -236,11 +236,13 @@ forEachEngine((engine) => {
           'preview',
           'lastClickedAt',
           'fallbackCount',
+          'imported',
           'createdAt',
           'updatedAt',
         ].sort(),
       );
       expect(link.properties.fallbackCount.description).toContain('fallbackUrl');
+      expect(link.properties.imported.description).toContain('imported');
       expect(enumOf(link.properties.status)).toEqual(['active', 'paused', 'archived']);
       expect(enumOf(link.properties.availability)).toEqual(['live', 'paused', 'expired', 'limit']);
       expect(link.properties.availability.description).toContain('first of paused, expired, limit');
@@ -400,6 +402,11 @@ forEachEngine((engine) => {
     ['post', '/api/app/accounts', '201', true, true],
     ['patch', '/api/app/accounts/{id}', '200', true, true],
     ['get', '/api/app/audit', '200', true, false],
+    ['post', '/api/app/imports', '202', true, true],
+    ['get', '/api/app/imports', '200', true, false],
+    ['get', '/api/app/imports/{id}', '200', true, false],
+    ['delete', '/api/app/imports/{id}', '200', true, false],
+    ['get', '/api/app/imports/{id}/report.csv', '200', false, false],
   ] as const;
 
   /** Reachable without a session: no security requirement. */

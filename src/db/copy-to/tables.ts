@@ -24,6 +24,9 @@ export const SPECIAL_TABLES: Readonly<Record<string, string>> = {
   click_state: "the sequences step: the sealer's watermark",
   clicks: 'none: the first click table, emptied into click_tail when the file is brought up to date',
   event_listeners: "none: the live streams open on the old database's processes, which lapse within a minute",
+  click_imports: 'none: a copy is refused while imported history waits in it for the click writer (copy.ts)',
+  link_changes:
+    "none: the change feed between the processes on one database, each engine's own and never the workspace's data",
 };
 
 /**
@@ -35,7 +38,6 @@ export const POSTGRES_ONLY: Readonly<Record<string, { data: boolean; why: string
   click_uniques: { data: true, why: 'the first visits of today and yesterday, made from the raw clicks' },
   click_limits: { data: true, why: "a limited link's shared count, made again from its stored clicks" },
   click_deltas: { data: true, why: 'click batches not counted yet' },
-  link_changes: { data: false, why: 'the change feed between nodes' },
   link_changes_pruned: { data: false, why: 'the change feed between nodes' },
   rollup_writes: { data: false, why: 'the change feed between nodes' },
   window_secret: { data: false, why: 'the key of the windows shared between nodes' },
@@ -50,6 +52,7 @@ export const SQLITE_ONLY: Readonly<Record<string, string>> = {
   __drizzle_migrations: 'the migrations applied',
   sqlite_sequence: "SQLite's AUTOINCREMENT counters (the sequences step moves PostgreSQL's past them)",
   clicks: 'the first click table, which PostgreSQL never had',
+  click_imports: "imported history waiting for SQLite's one click writer (a copy refuses a database where some waits)",
 };
 
 /**
@@ -162,10 +165,11 @@ export const PLAIN_TABLES: readonly PlainTable[] = inKeyOrder(SCHEMA_TABLES)
 
 /**
  * Every table of the target that holds the workspace's data: a target with a row in any of them
- * is not empty, and a copy started over empties them all.
+ * is not empty, and a copy started over empties them all. The change feed is no data: a node
+ * that wrote links left rows there, and the links say so.
  */
 export const DATA_TABLES: readonly string[] = [
-  ...SCHEMA_TABLES.map((t) => getTableName(t)).filter((name) => !(name in SQLITE_ONLY)),
+  ...SCHEMA_TABLES.map((t) => getTableName(t)).filter((name) => !(name in SQLITE_ONLY) && name !== 'link_changes'),
   ...Object.entries(POSTGRES_ONLY)
     .filter(([, t]) => t.data)
     .map(([name]) => name),

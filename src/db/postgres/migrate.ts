@@ -26,7 +26,9 @@ import m0016 from './migrations/0016_access_limits.sql' with { type: 'text' };
 import m0017 from './migrations/0017_audit_log.sql' with { type: 'text' };
 import m0018 from './migrations/0018_audit_log_filters.sql' with { type: 'text' };
 import m0019 from './migrations/0019_invites.sql' with { type: 'text' };
-import m0021 from './migrations/0021_link_days_rolled_up.sql' with { type: 'text' };
+import m0020 from './migrations/0020_link_days_rolled_up.sql' with { type: 'text' };
+import m0021 from './migrations/0021_imports.sql' with { type: 'text' };
+import m0022 from './migrations/0022_import_history.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -55,7 +57,9 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 17, name: '0017_audit_log', sql: m0017 },
   { version: 18, name: '0018_audit_log_filters', sql: m0018 },
   { version: 19, name: '0019_invites', sql: m0019 },
-  { version: 21, name: '0021_link_days_rolled_up', sql: m0021 },
+  { version: 20, name: '0020_link_days_rolled_up', sql: m0020 },
+  { version: 21, name: '0021_imports', sql: m0021 },
+  { version: 22, name: '0022_import_history', sql: m0022 },
 ];
 
 function checksum(sql: string): string {

@@ -4,6 +4,7 @@
  * folder from outside it (but its table.ts, and its routes in index.ts, which app.ts mounts).
  */
 
+export { csvLine } from './csv';
 export type { AnalyticsDeps } from './deps';
 export type { ExportChunks, Exports } from './export-chunks';
 export type { ClickLinesLink, ClickLinesSpec } from './export-click-lines';

@@ -4,7 +4,15 @@
  * outside it (but its routes in index.ts, which app.ts mounts).
  */
 
+export type { ImportDeps, SourceFactory } from './deps';
 export type { HistoryWriter } from './history';
+export type { HistoryOptions } from './history/convert';
+export { type HistoryClicks, postgresHistoryWriter } from './history/postgres';
+export { sqliteHistoryWriter } from './history/sqlite';
+export { CONFLICT_MODES, HISTORY_MODES } from './model';
+export { createPostgresImportStore } from './postgres/store';
+export type { RunEnd } from './runner';
+export { cancelImport, getImport, type ImportRequest, startImport, toImportJson } from './service';
 export type {
   HistoryKind,
   ImportSource,
@@ -16,3 +24,6 @@ export type {
   SourceVisit,
 } from './source';
 export { SOURCE_NAMES, SourceError } from './source';
+export { builtInSources, PRODUCT_SOURCES, sourceFor } from './sources';
+export { createSqliteImportStore } from './sqlite/store';
+export type { ImportStore, RunProgress } from './store';

@@ -39,6 +39,23 @@ export interface SourceLink {
   totalClicks: number | null;
   /** The richest history the source can give for this link. */
   history: HistoryKind;
+  /**
+   * Why this link cannot move to Slink at all, in words the engine reports as it skips it (a
+   * bit.ly address: nobody but Bitly answers bit.ly). Absent or null: it may move.
+   */
+  cannotMove?: string | null;
+  /**
+   * Optional, for a source that keeps more of a link than the fields above (the `slink` source):
+   * absent where it does not. Its project's name (the link goes into the Slink project of that
+   * name, made if missing, unless the import names one), its params, a paused link, and its
+   * redirect options.
+   */
+  project?: string | null;
+  params?: Readonly<Record<string, string>> | null;
+  paused?: boolean;
+  fallbackUrl?: string | null;
+  redirectStatus?: number | null;
+  forwardQuery?: boolean;
 }
 
 /** One visit as the source recorded it. Unknown fields are null, never guessed. */
@@ -57,6 +74,17 @@ export interface SourceVisit {
   device: string | null;
   browser: string | null;
   os: string | null;
+  /**
+   * Optional, for a source that keeps what a Slink click record has (the `slink` source): absent
+   * or null where unknown. The variant code the click named, its language, traffic type, the
+   * params and destination it was sent to, and the link rule that sent it.
+   */
+  variantCode?: string | null;
+  language?: string | null;
+  trafficType?: string | null;
+  params?: Readonly<Record<string, string>> | null;
+  destination?: string | null;
+  rule?: number | null;
 }
 
 /** One UTC day's click count. */
@@ -79,6 +107,8 @@ export class SourceError extends Error {
     message: string,
     /** True when retrying later may succeed (a 5xx, a timeout); false for a refused token. */
     readonly retryable: boolean,
+    /** Optional: the input at fault, when the source knows (a refused token: 'token'); the API's 400 names it. */
+    readonly field?: 'url' | 'token' | 'file',
   ) {
     super(message);
     this.name = 'SourceError';
@@ -110,4 +140,10 @@ export interface SourceOptions {
   fetch: typeof fetch;
   /** Waits out a source's rate limit; injected so tests never sleep on the clock. */
   sleep: (ms: number) => Promise<void>;
+  /**
+   * Whether the source may be on a loopback, private or link-local address (the same switch as
+   * webhooks', SLINK_WEBHOOKS_ALLOW_PRIVATE); absent: refused, so an import cannot be used to
+   * reach the inside of the network this service runs in.
+   */
+  allowPrivate?: boolean;
 }

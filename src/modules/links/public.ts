@@ -17,21 +17,34 @@ export type { LinkReadDeps, LinksDeps } from './deps';
 export { domainGoneError, domainOfHost, domainOrDefault, hostOfDomain, seenDomainOfHost } from './domain';
 export { domainLinksPostgres, domainLinksSqlite } from './domain-links';
 export { linkJsonById } from './event-data';
+export {
+  type ImportedKind,
+  type ImportedMark,
+  importTargetSqlite,
+  importTargetsPg,
+  markImportedManyPg,
+  markImportedPg,
+  markImportedSqlite,
+  setImportedTotalPg,
+  setImportedTotalSqlite,
+} from './imported-counters';
 export { linkExists, linkExistsCondition } from './link-exists';
 export { toLinks } from './links';
 export {
   CreateLinkBody,
+  DEFAULT_REDIRECT_STATUS,
   domainField,
   LINK_LIMITS,
   type Link,
   LinkListModel,
   LinkModel,
   ListLinksQuery,
+  REDIRECT_STATUSES,
   StatusModel,
   tagsField,
   UpdateLinkBody,
 } from './model';
-export { normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
+export { normalizeFallbackUrl, normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
 export { announceLinkChanges, createPostgresLinkChangeFeed } from './postgres/changes';
 export { createPostgresClickLimitStore } from './postgres/click-limits';
 export { createPostgresLinkStore, createPostgresLinkWrites, unfileProjectLinksPostgres } from './postgres/store';
@@ -51,7 +64,8 @@ export {
   unknownProject,
   updateLink,
 } from './service';
-export { generateSlug, RESERVED_SLUGS } from './slug';
+export { checkCustomSlug, generateSlug, RESERVED_SLUGS } from './slug';
+export { createSqliteLinkChangeFeed } from './sqlite/changes';
 export { createSqliteLinkStore, createSqliteLinkWrites, unfileProjectLinksSqlite } from './sqlite/store';
 export type { ClickLimitStore, LinkRow, LinkStore, LinkWrites, RedirectRow } from './store';
 export {

@@ -117,8 +117,15 @@ export class PostgresClickWriter implements ClickWriter {
     this.salts.adopt(day, salt);
   }
 
-  /** Clicks enriched already; one transaction. */
-  async writeEnriched(clicks: EnrichedClick[], started = performance.now()): Promise<WriteOutcome> {
+  /**
+   * Clicks enriched already; one transaction. `events: false` records no `clicks` events (an
+   * import's history: it happened elsewhere, long ago).
+   */
+  async writeEnriched(
+    clicks: EnrichedClick[],
+    started = performance.now(),
+    options: { events?: boolean } = {},
+  ): Promise<WriteOutcome> {
     if (clicks.length === 0) return { written: 0, skipped: 0, events: 0, ms: performance.now() - started };
     await this.salts.load([]);
     const values = this.values;
@@ -140,7 +147,10 @@ export class PostgresClickWriter implements ClickWriter {
       });
     }
     const at = this.clock.now();
-    const { written, events } = await this.sql.begin((tx) => this.append(tx, clicks, ids, linkValues, targets, at));
+    const withEvents = options.events !== false;
+    const { written, events } = await this.sql.begin((tx) =>
+      this.append(tx, clicks, ids, linkValues, targets, at, withEvents),
+    );
     if (written > 0) {
       if (this.unfolded === 0) this.unfoldedSince = performance.now();
       this.unfolded += written;
@@ -160,6 +170,7 @@ export class PostgresClickWriter implements ClickWriter {
     linkValues: number[],
     targets: number[],
     at: number,
+    withEvents: boolean,
   ): Promise<{ written: number; events: number }> {
     // Two round trips, each its statements pipelined (executed in order on this connection).
     // First: a link's deletion, and a sealer's horizon, wait for this batch (locks.ts,
@@ -170,7 +181,7 @@ export class PostgresClickWriter implements ClickWriter {
     const visitors = clicks.map((c) => visitorBits(c.visitorHash));
     const [, wanted, existing, first] = await Promise.all([
       tx`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`,
-      clickEventsWantedPostgres(tx, at),
+      withEvents ? clickEventsWantedPostgres(tx, at) : false,
       existingLinks(tx, linkIds),
       this.firstVisits(tx, clicks, linkValues, visitors),
     ]);

@@ -1,0 +1,110 @@
+/**
+ * The history writer on SQLite. The raw clicks and what is summed of them have ONE writer, the
+ * server's click writer (its Worker, with its state in memory), and an import may run in the
+ * server (the API, the dashboard) or in `slink import` beside it on the same file. So history
+ * never goes around it: it is queued (clicks/sqlite/imports.ts) in one short transaction per
+ * call, with the link's imported columns, and the writer takes the queue through its own path,
+ * on a timer, or at once when this process's writer is asked (`take`). Durable when a call
+ * resolves; counted once the writer has taken it (flush() waits for that where it can).
+ */
+import type { Database } from 'bun:sqlite';
+import { type EnrichedClick, importedClick, queueImportedDays, queueImportedVisits } from '../../clicks/public';
+import { importTargetSqlite, markImportedSqlite, setImportedTotalSqlite } from '../../links/public';
+import type { HistoryWriter } from '../history';
+import type { SourceDay, SourceName, SourceVisit } from '../source';
+import {
+  AddedHumans,
+  GroupedWrites,
+  type HistoryOptions,
+  importedDay,
+  importedVisit,
+  VISITS_PER_WRITE,
+  type VisitsCall,
+} from './convert';
+
+export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): HistoryWriter {
+  const { policy, clock } = options;
+  /** Human clicks queued since the last flush: told to `counted` once the writer counted them. */
+  const humans = new AddedHumans();
+
+  /** Calls made side by side are queued in one transaction (fewer commits): GroupedWrites. */
+  const grouped = new GroupedWrites<VisitsCall, number>(
+    async (calls) => queueVisits(calls),
+    (c) => c.visits.length,
+    VISITS_PER_WRITE,
+  );
+
+  function queueVisits(calls: VisitsCall[]): number[] {
+    return sqlite
+      .transaction(() =>
+        calls.map((call) => {
+          const target = importTargetSqlite(sqlite, call.linkId);
+          if (target === null) return 0;
+          const params = JSON.parse(target.paramsJson) as Record<string, string>;
+          const clicks: EnrichedClick[] = [];
+          for (const v of call.visits) {
+            const visit = importedVisit(v);
+            if (visit !== null) clicks.push(importedClick(visit, { linkId: call.linkId, ...target }, params, policy));
+          }
+          if (clicks.length === 0) return 0;
+          for (let i = 0; i < clicks.length; i += VISITS_PER_WRITE)
+            queueImportedVisits(sqlite, call.linkId, clicks.slice(i, i + VISITS_PER_WRITE));
+          const at = clock.now();
+          markImportedSqlite(sqlite, {
+            linkId: call.linkId,
+            source: call.source,
+            history: 'visits',
+            clicks: clicks.length,
+            at,
+          });
+          humans.add(
+            call.linkId,
+            clicks.reduce((n, c) => (c.bot ? n : n + 1), 0),
+          );
+          return clicks.length;
+        }),
+      )
+      .immediate();
+  }
+
+  function visits(linkId: string, source: SourceName, list: readonly SourceVisit[]): Promise<number> {
+    return grouped.add({ linkId, source, visits: list });
+  }
+
+  async function days(linkId: string, source: SourceName, list: readonly SourceDay[]): Promise<number> {
+    const kept = list.flatMap((d) => importedDay(d) ?? []).filter((d) => d.clicks > 0);
+    const clicks = kept.reduce((n, d) => n + d.clicks, 0);
+    const written = sqlite
+      .transaction(() => {
+        if (!markImportedSqlite(sqlite, { linkId, source, history: 'daily', clicks, at: clock.now() })) return 0;
+        queueImportedDays(sqlite, linkId, kept);
+        return clicks;
+      })
+      .immediate();
+    humans.add(linkId, written);
+    return written;
+  }
+
+  async function total(linkId: string, source: SourceName, clicks: number): Promise<void> {
+    if (!Number.isSafeInteger(clicks) || clicks < 0) return;
+    const added = sqlite
+      .transaction(() => setImportedTotalSqlite(sqlite, { linkId, source, clicks, at: clock.now() }))
+      .immediate();
+    // Stored at once: no writer takes it.
+    if (added) options.counted?.(new Map([[linkId, added]]));
+  }
+
+  async function none(linkId: string, source: SourceName): Promise<void> {
+    markImportedSqlite(sqlite, { linkId, source, history: 'none', clicks: 0, at: clock.now() });
+  }
+
+  async function flush(): Promise<void> {
+    await grouped.idle();
+    if (options.take === undefined) return;
+    const added = humans.take();
+    await options.take();
+    if (added.size > 0) options.counted?.(added);
+  }
+
+  return { visits, days, total, none, flush };
+}
