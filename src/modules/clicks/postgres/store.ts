@@ -258,8 +258,8 @@ export class PostgresClickWriter implements ClickWriter {
     const link: number[] = [];
     const visitor: bigint[] = [];
     clicks.forEach((c, i) => {
-      // An opted-out click adds no visitor: it has none.
-      if (c.bot || c.optedOut) return;
+      // An opted-out click adds no visitor, nor an imported one: neither has a visitor hash.
+      if (c.bot || c.optedOut || c.visitorHash === '') return;
       const key = `${c.day}|${linkValues[i]}|${visitors[i]}`;
       if (byTriple.has(key)) return;
       byTriple.add(key);

@@ -9,6 +9,7 @@
  */
 import type { Pg } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, ROLLUP_FOLD_LOCK } from '../../../db/postgres/locks';
+import { DAY_MS, utcDay } from '../../../lib/time';
 import { type EnrichedClick, importedClick } from '../../clicks/public';
 import {
   bumpLinkCounters,
@@ -108,7 +109,7 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
           for (const d of kept) pending.addCount(linkId, linkValue, d.start, d.clicks);
           const slot = pending.linksInOrder()[0]!;
           await bumpLinkCounters(tx, [{ id: linkId, ...pending.counters(slot) }]);
-          await rollups.add(tx, pending, alive);
+          await rollups.add(tx, pending, alive, utcDay(clock.now()) * DAY_MS);
         }
         await markImportedPg(tx, { linkId, source, history: 'daily', clicks: total, at: clock.now() });
         return total;
