@@ -9,6 +9,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './helpers/cli';
 import { type CliDatabase, cliDatabase } from './helpers/cli-engine';
+import { serveProcess } from './helpers/dashboard-process';
 import { ENGINES } from './helpers/engines';
 import { BUN, cleanEnv, ROOT, run } from './helpers/proc';
 import { waitUntil } from './helpers/wait';
@@ -17,7 +18,12 @@ import { ExportServer, header, idOf, linkLine, TOKEN } from './modules/imports/s
 const source = new ExportServer();
 afterAll(() => source.stop());
 
-const SHORT = { SLINK_SHORT_HOST: 'https://sl.test', SLINK_APP_HOST: 'https://app.sl.test' };
+// The fake other Slink listens on loopback: allowed as webhooks' receivers are, by the same switch.
+const SHORT = {
+  SLINK_SHORT_HOST: 'https://sl.test',
+  SLINK_APP_HOST: 'https://app.sl.test',
+  SLINK_WEBHOOKS_ALLOW_PRIVATE: '1',
+};
 
 function importArgs(url: string, extra: string[] = []) {
   return ['import', 'slink', '--url', url, '--token', TOKEN, '--domain', 'sl.test', ...extra];
@@ -97,6 +103,31 @@ for (const engine of ENGINES) {
 }
 
 describe('sqlite', () => {
+  test('links imported beside a running service redirect at once: the service follows the file’s change feed', async () => {
+    const served = await serveProcess([BUN, `${ROOT}/src/index.ts`], cleanEnv({}));
+    try {
+      const file = join(tempDir(), 'beside.ndjson');
+      writeFileSync(
+        file,
+        [header(), linkLine({ slug: 'beside', domain: null, destination: 'https://example.com/beside' })].join(''),
+      );
+      const imported = await run([BUN, `${ROOT}/src/index.ts`, 'import', 'slink', '--file', file], {
+        cwd: served.dir,
+        env: served.env,
+      });
+      expect({ code: imported.code, stderr: imported.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+      let location = null as string | null;
+      await waitUntil(async () => {
+        const res = await fetch(`${served.origin}/beside`, { redirect: 'manual' });
+        location = res.headers.get('location');
+        return res.status === 302;
+      }, 'the imported link to redirect');
+      expect(location).toBe('https://example.com/beside');
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
+
   test('--file reads an export; --dry-run writes nothing; a bad flag is a usage error; a failed run exits 1', async () => {
     const db = await cliDatabase('sqlite');
     const file = join(tempDir(), 'export.ndjson');

@@ -46,11 +46,20 @@ import {
   deleteLinkClicks,
   deleteLinkClicksPg,
   openClickWriter,
+  openPgImportWriter,
   upgradeClickStorage,
   type WriterOptions,
 } from '../modules/clicks/public';
 import { createPostgresDomainStore, createSqliteDomainStore, type DomainStore } from '../modules/domains/public';
-import { createPostgresImportStore, createSqliteImportStore, type ImportStore } from '../modules/imports/public';
+import {
+  createPostgresImportStore,
+  createSqliteImportStore,
+  type HistoryOptions,
+  type HistoryWriter,
+  type ImportStore,
+  postgresHistoryWriter,
+  sqliteHistoryWriter,
+} from '../modules/imports/public';
 import { createPostgresInviteStore, createSqliteInviteStore, type InviteStore } from '../modules/invites/public';
 import {
   announceLinkChanges,
@@ -59,6 +68,7 @@ import {
   createPostgresLinkChangeFeed,
   createPostgresLinkStore,
   createPostgresLinkWrites,
+  createSqliteLinkChangeFeed,
   createSqliteLinkStore,
   createSqliteLinkWrites,
   DOMAINS_CHANGED,
@@ -105,6 +115,8 @@ export interface Stores {
   readonly address: DatabaseAddress;
   /** The engine's click writer on this connection (the inline sink: tests, replays). */
   openClickWriter(options: WriterOptions): ClickWriter;
+  /** Where an import's history goes (imports/history): queued for the click writer (SQLite) or written (PostgreSQL). */
+  openHistoryWriter(options: HistoryOptions): HistoryWriter;
   readonly accounts: AccountStore;
   readonly keys: KeyStore;
   readonly sessions: SessionStore;
@@ -122,7 +134,10 @@ export interface Stores {
   readonly links: LinkStore;
   /** The writes of redirect facts: only links/writer.ts uses them (the slug index follows every one). */
   readonly linkWrites: LinkWrites;
-  /** What other nodes wrote to links (links/changes.ts); null on SQLite, which has one process. */
+  /**
+   * What other processes wrote to links (links/changes.ts): the other nodes on PostgreSQL, an
+   * operator command beside the service on SQLite; null where nothing else writes.
+   */
   readonly changes: LinkChangeFeed | null;
   readonly variants: VariantStore;
   /** The audit log's reads and pruning (each change's own store writes its entry). */
@@ -179,10 +194,13 @@ export interface Stores {
 }
 
 export function sqliteStores(db: Db): Stores {
+  // This process among those writing the file: its own link writes need not come back to it.
+  const instance = randomToken();
   return {
     engine: 'sqlite',
     address: { engine: 'sqlite', path: db.$client.filename },
     openClickWriter: (options) => openClickWriter({ engine: 'sqlite', sqlite: db.$client }, options),
+    openHistoryWriter: (options) => sqliteHistoryWriter(db.$client, options),
     accounts: createSqliteAccountStore(db, deleteSessionsOfAccountSqlite),
     keys: createSqliteKeyStore(db),
     sessions: createSqliteSessionStore(db),
@@ -195,11 +213,15 @@ export function sqliteStores(db: Db): Stores {
     outbox: createSqliteOutboxStore(db.$client),
     links: createSqliteLinkStore(db),
     // A deleted link's rollups leave the workspace's and its raw clicks go in the same transaction.
-    linkWrites: createSqliteLinkWrites(db, (sqlite, id) => {
-      forgetLinkRollups(sqlite, id);
-      deleteLinkClicks(sqlite, id);
-    }),
-    changes: null,
+    linkWrites: createSqliteLinkWrites(
+      db,
+      (sqlite, id) => {
+        forgetLinkRollups(sqlite, id);
+        deleteLinkClicks(sqlite, id);
+      },
+      instance,
+    ),
+    changes: createSqliteLinkChangeFeed(db.$client, instance),
     variants: createSqliteVariantStore(db),
     audit: createSqliteAuditStore(db.$client),
     clickLimits: null,
@@ -239,6 +261,16 @@ export function postgresStores(sql: Pg, url: string): Stores {
     engine: 'postgres',
     address: { engine: 'postgres', url },
     openClickWriter: (options) => openClickWriter({ engine: 'postgres', sql }, options),
+    openHistoryWriter: (options) =>
+      postgresHistoryWriter(
+        sql,
+        openPgImportWriter(sql, {
+          ownHosts: options.policy.ownHosts,
+          clock: options.clock,
+          retentionDays: options.retentionDays,
+        }),
+        options,
+      ),
     accounts: createPostgresAccountStore(sql, deleteSessionsOfAccountPostgres),
     keys: createPostgresKeyStore(sql),
     sessions: createPostgresSessionStore(sql),

@@ -17,6 +17,16 @@ export type { LinkReadDeps, LinksDeps } from './deps';
 export { domainGoneError, domainOfHost, domainOrDefault, hostOfDomain, seenDomainOfHost } from './domain';
 export { domainLinksPostgres, domainLinksSqlite } from './domain-links';
 export { linkJsonById } from './event-data';
+export {
+  type ImportedKind,
+  type ImportedMark,
+  importTargetPg,
+  importTargetSqlite,
+  markImportedPg,
+  markImportedSqlite,
+  setImportedTotalPg,
+  setImportedTotalSqlite,
+} from './imported-counters';
 export { linkExists, linkExistsCondition } from './link-exists';
 export { toLinks } from './links';
 export {
@@ -52,6 +62,7 @@ export {
   updateLink,
 } from './service';
 export { checkCustomSlug, generateSlug, RESERVED_SLUGS } from './slug';
+export { createSqliteLinkChangeFeed } from './sqlite/changes';
 export { createSqliteLinkStore, createSqliteLinkWrites, unfileProjectLinksSqlite } from './sqlite/store';
 export type { ClickLimitStore, LinkRow, LinkStore, LinkWrites, RedirectRow } from './store';
 export {
