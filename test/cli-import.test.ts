@@ -71,7 +71,7 @@ for (const engine of ENGINES) {
       expect({ code: second.code, stdout: second.stdout }).toEqual({
         code: 0,
         stdout: expect.stringMatching(
-          /^imp_\w+ done: 6 links read: 6 created, 0 skipped, 0 failed; 0 clicks imported\n$/,
+          /^imp_\w+ done: 6 links read: 6 created, 0 skipped, 0 failed; 2 clicks imported\n$/,
         ),
       });
       expect(second.stderr).toContain('import: 6 links read');

@@ -186,7 +186,8 @@ export function slinkSource(options: SourceOptions): ImportSource {
           position++;
           if (position > from) links.push(toSourceLink(next, withClicks));
         } else if (next.type === 'click') {
-          inClicks = true;
+          // Clicks of links passed over (a resumed run) end no page: only this page's links' do.
+          if (links.length > 0) inClicks = true;
           const linkId = str(next.linkId);
           if (linkId === null || position <= from) continue;
           const list = visits.get(linkId) ?? [];
