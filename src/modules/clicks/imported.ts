@@ -9,6 +9,7 @@
  */
 import type { GeoLevel } from '../../config';
 import { utcDay } from '../../lib/time';
+import { KNOWN_BROWSERS, KNOWN_OS, RULE_DEVICES } from '../links/public';
 import { isBotAgent } from './capture/bot';
 import { botName } from './enrich/bot-name';
 import type { EnrichedClick } from './enrich/enrich';
@@ -56,6 +57,20 @@ function fact(value: string | null, max = 200): string | null {
 
 const COUNTRY = /^[A-Z]{2}$/;
 
+const nameKey = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
+
+/**
+ * A device, OS or browser the source parsed itself, in the statistics' words when it is one of
+ * theirs (Dub says `Mobile`, `Desktop`; people write `macOS` for `Mac OS`): an imported click
+ * and a redirect's then fall in one breakdown entry. A name the statistics do not know is kept.
+ */
+function named(value: string | null, max: number, known: readonly string[]): string | null {
+  const v = fact(value, max);
+  if (v === null) return null;
+  const key = nameKey(v);
+  return known.find((k) => nameKey(k) === key) ?? v;
+}
+
 function hostOf(referrer: string | null): string | null {
   const r = fact(referrer, 2000);
   if (r === null) return null;
@@ -90,9 +105,10 @@ export function importedClick(
     country: knownCountry,
     // A city without its country cannot be named (rollups key a city by its country).
     city: policy.geo === 'city' && knownCountry !== null ? fact(visit.city) : null,
-    device: parsed ? parsed.device : fact(visit.device, 50),
-    os: parsed ? parsed.os : fact(visit.os, 100),
-    browser: bot && agent !== null ? botName(agent) : parsed ? parsed.browser : fact(visit.browser, 100),
+    device: parsed ? parsed.device : named(visit.device, 50, RULE_DEVICES),
+    os: parsed ? parsed.os : named(visit.os, 100, KNOWN_OS),
+    browser:
+      bot && agent !== null ? botName(agent) : parsed ? parsed.browser : named(visit.browser, 100, KNOWN_BROWSERS),
     referrer: refHost,
     trafficType: trafficType(refHost, params.utm_medium, policy.ownHosts),
     language: null,
