@@ -392,4 +392,67 @@ forEachEngine((engine) => {
       expect((await linkBySlug('dub-events')).clickCount).toBe(3);
     });
   });
+
+  describe('csv, uploaded as a multipart form', () => {
+    async function upload(name: string, text: string, fields: Record<string, string> = {}) {
+      const form = new FormData();
+      form.set('source', 'csv');
+      for (const [k, v] of Object.entries(fields)) form.set(k, v);
+      form.set('file', new File([text], name, { type: 'text/csv' }));
+      const res = await fetch(`${base}/imports`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}` },
+        body: form,
+      });
+      expect(res.status).toBe(202);
+      const { id } = (await res.json()) as { id: string };
+      const final = await ended(async () => (await call('GET', `/imports/${id}`)).body);
+      return { id, final, report: parseCsv((await call('GET', `/imports/${id}/report.csv`)).text) };
+    }
+
+    test('a Bitly-style export: fields, tags, clicks as the starting total, a bad row skipped with its reason', async () => {
+      const text = [
+        '\uFEFFTitle,Bitlink,Long URL,Created,Clicks,Tags',
+        '"Report, Q3",https://sl.test/csv-q3,https://example.com/q3?utm_campaign=q3,2026-09-10T00:00:00Z,12,"finance|q3"',
+        'Broken,https://sl.test/csv-bad,not a url,2026-09-11T00:00:00Z,3,',
+        '',
+      ].join('\r\n');
+      const { final, report } = await upload('bitly.csv', text);
+      expect(final).toMatchObject({
+        status: 'done',
+        url: null,
+        links: { seen: 2, created: 1, skipped: 1, failed: 0 },
+        clicks: { imported: 12 },
+        errors: [{ source: 'https://sl.test/csv-bad', reason: expect.stringMatching(/^destination: /) }],
+      });
+      expect(report.slice(1)).toEqual([
+        ['https://sl.test/csv-q3', 'created', 'https://sl.test/csv-q3', ''],
+        ['https://sl.test/csv-bad', 'skipped', '', expect.stringMatching(/^destination: /)],
+      ]);
+      expect(await linkBySlug('csv-q3')).toMatchObject({
+        destination: 'https://example.com/q3',
+        params: { utm_campaign: 'q3' },
+        title: 'Report, Q3',
+        tags: ['finance', 'q3'],
+        createdAt: at('2026-09-10T00:00:00Z'),
+        clickCount: 12,
+        imported: { source: 'csv', history: 'total', clicks: 12 },
+      });
+      // The same file again: nothing made twice, the total not added again.
+      const again = await upload('bitly.csv', text);
+      expect(again.final).toMatchObject({ links: { created: 0, skipped: 2 }, clicks: { imported: 0 } });
+      expect((await linkBySlug('csv-q3')).clickCount).toBe(12);
+    });
+
+    test('another file with rows known only by their place is not taken for the first', async () => {
+      const first = await upload('first.csv', 'url\nhttps://example.com/first-a\nhttps://example.com/first-b\n', {
+        domain: 'sl.test',
+      });
+      expect(first.final).toMatchObject({ status: 'done', links: { seen: 2, created: 2 } });
+      const second = await upload('second.csv', 'url\nhttps://example.com/second-a\n', { domain: 'sl.test' });
+      expect(second.final).toMatchObject({ status: 'done', links: { seen: 1, created: 1, skipped: 0 } });
+      const made = (await get('/links?q=second-a')).items.map((l: any) => l.destination);
+      expect(made).toEqual(['https://example.com/second-a']);
+    });
+  });
 });
