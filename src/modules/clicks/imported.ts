@@ -13,7 +13,7 @@ import { KNOWN_BROWSERS, KNOWN_OS, RULE_DEVICES } from '../links/public';
 import { isBotAgent } from './capture/bot';
 import { botName } from './enrich/bot-name';
 import type { EnrichedClick } from './enrich/enrich';
-import { referrerHost, trafficType } from './enrich/traffic';
+import { referrerHost, type TrafficType, trafficType } from './enrich/traffic';
 import { parseAgent } from './enrich/user-agent';
 
 /** One visit as a source recorded it. Unknown fields are null. */
@@ -31,6 +31,15 @@ export interface ImportedVisit {
   device: string | null;
   os: string | null;
   browser: string | null;
+  /**
+   * Optional, from a source that keeps what a Slink click record has (another Slink's export):
+   * the visitor's language, the traffic type, and the destination and params the click was sent
+   * to (a variant's). Absent or null: none, the one worked out here, and the link's.
+   */
+  language?: string | null;
+  trafficType?: string | null;
+  destination?: string | null;
+  params?: Readonly<Record<string, unknown>> | null;
 }
 
 /** The link an imported click went to: its destination and params when imported. */
@@ -56,6 +65,19 @@ function fact(value: string | null, max = 200): string | null {
 }
 
 const COUNTRY = /^[A-Z]{2}$/;
+const TRAFFIC_TYPES: ReadonlySet<string> = new Set<TrafficType>(['direct', 'search', 'social', 'email', 'referral']);
+
+/** A click's own params from the source: string values only, within the limits of a link's. */
+function paramsFrom(raw: Readonly<Record<string, unknown>>): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  let n = 0;
+  for (const [key, value] of Object.entries(raw)) {
+    if (typeof value !== 'string' || key === '' || key.length > 100 || value.length > 2000) return null;
+    if (++n > 50) return null;
+    out[key] = value;
+  }
+  return out;
+}
 
 const nameKey = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
 
@@ -90,6 +112,10 @@ export function importedClick(
   const country = policy.geo === 'none' ? null : (fact(visit.country)?.toUpperCase() ?? null);
   const knownCountry = country !== null && COUNTRY.test(country) ? country : null;
   const refHost = policy.referrer === 'none' ? null : hostOf(visit.referrer);
+  // What the click itself was sent with, when the source kept it (a variant's params).
+  const own = visit.params ? paramsFrom(visit.params) : null;
+  const clickParams = own ?? params;
+  const said = fact(visit.trafficType ?? null, 20);
   return {
     serial: 0,
     linkId: target.linkId,
@@ -99,9 +125,9 @@ export function importedClick(
     time: visit.time,
     day: utcDay(visit.time),
     bot,
-    destination: target.destination,
-    params,
-    paramsJson: target.paramsJson,
+    destination: fact(visit.destination ?? null, 4096) ?? target.destination,
+    params: clickParams,
+    paramsJson: own === null ? target.paramsJson : JSON.stringify(own),
     country: knownCountry,
     // A city without its country cannot be named (rollups key a city by its country).
     city: policy.geo === 'city' && knownCountry !== null ? fact(visit.city) : null,
@@ -110,8 +136,11 @@ export function importedClick(
     browser:
       bot && agent !== null ? botName(agent) : parsed ? parsed.browser : named(visit.browser, 100, KNOWN_BROWSERS),
     referrer: refHost,
-    trafficType: trafficType(refHost, params.utm_medium, policy.ownHosts),
-    language: null,
+    trafficType:
+      said !== null && TRAFFIC_TYPES.has(said)
+        ? (said as TrafficType)
+        : trafficType(refHost, clickParams.utm_medium, policy.ownHosts),
+    language: fact(visit.language ?? null, 35),
     visitorHash: '',
   };
 }

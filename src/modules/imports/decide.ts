@@ -86,7 +86,7 @@ export async function decideLink(
   try {
     const normalized = normalizeLinkDestination(link.url, slinkHostsOf(deps));
     destination = normalized.destination;
-    params = checkParams(normalized.utm);
+    params = checkParams({ ...link.params, ...normalized.utm });
   } catch (err) {
     return { ok: false, reason: said(err) };
   }

@@ -40,6 +40,12 @@ export interface SourceLink {
   /** The richest history the source can give for this link. */
   history: HistoryKind;
   /**
+   * Optional, for a source that keeps them apart from the destination (the `slink` source): the
+   * query parameters the redirect adds, as a link's `params`. A `utm_` key in `url` wins, as in
+   * POST /links. Absent or null: none but those in `url`.
+   */
+  params?: Readonly<Record<string, string>> | null;
+  /**
    * Why this link cannot move to Slink at all, in words the engine reports as it skips it (a
    * bit.ly address: nobody but Bitly answers bit.ly). Absent or null: it may move.
    */

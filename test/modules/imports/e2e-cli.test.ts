@@ -33,7 +33,7 @@ function shlinkSeeds() {
       dateCreated: iso(Date.parse('2026-09-01T00:00:00Z') + i * MINUTE),
       visits: Array.from({ length: count }, (_, k) => ({
         date: iso(V0 + i * 1000 + k * MINUTE),
-        userAgent: k % 2 === 0 ? UA.chromeWin : UA.firefoxLinux,
+        userAgent: k % 2 === 0 ? UA.chromeWin : (UA.firefoxLinux as string),
         countryCode: k % 2 === 0 ? 'GB' : 'FR',
         cityName: k % 2 === 0 ? 'London' : 'Paris',
         potentialBot: k % 10 === 9,

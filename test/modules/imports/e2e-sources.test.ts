@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createApiKey } from '../../../src/modules/auth/keys';
-import { startBitlyFake } from '../../fakes/bitly';
+import { type BitlinkSeed, startBitlyFake } from '../../fakes/bitly';
 import { type DubClickSeed, startDubFake } from '../../fakes/dub';
 import { startKuttFake } from '../../fakes/kutt';
 import { type ShlinkVisitSeed, startShlinkFake } from '../../fakes/shlink';
@@ -50,7 +50,7 @@ function seeds() {
     { shortCode: 'sh-taken', longUrl: 'https://example.com/theirs', dateCreated: '2026-09-02T00:00:00+00:00' },
     { shortCode: 'sh-bad', longUrl: 'javascript:alert(1)', dateCreated: '2026-09-03T00:00:00+00:00' },
   ];
-  const bitlySeeds = [
+  const bitlySeeds: BitlinkSeed[] = [
     {
       id: 'bit.ly/3abcDEF',
       long_url: 'https://example.com/at-bitly',

@@ -37,6 +37,10 @@ export function importedVisit(v: SourceVisit): ImportedVisit | null {
     device: v.device,
     os: v.os,
     browser: v.browser,
+    language: v.language ?? null,
+    trafficType: v.trafficType ?? null,
+    destination: v.destination ?? null,
+    params: v.params ?? null,
   };
 }
 

@@ -80,6 +80,8 @@ function toSourceLink(line: Line, withClicks: boolean): SourceLink {
     archived: line.status === 'archived',
     totalClicks: int(line.clickCount),
     history: withClicks ? 'visits' : 'total',
+    // Every param, not only the utm_ ones folded into the destination above (ref=footer too).
+    params: Object.fromEntries(Object.entries(params).filter(([, v]) => typeof v === 'string')),
   };
 }
 
