@@ -42,6 +42,8 @@ function routes(deps: ImportDeps, accessOf: (ctx: { request: Request; access?: A
         return { id };
       },
       {
+        // One schema, sent as JSON or (with a file) as a multipart form.
+        parse: ['formdata', 'json'],
         // A form's fields are text: its dryRun is read as the boolean the schema wants.
         transform({ body }) {
           const form = body as Record<string, unknown> | undefined;

@@ -274,8 +274,9 @@ forEachEngine((engine) => {
       headers: { authorization: `Bearer ${admin}` },
       body: form('export.ndjson', lines[0]!, 'false'),
     });
-    expect(res.status).toBe(202);
-    const { id } = (await res.json()) as { id: string };
+    const started = (await res.json()) as any;
+    expect({ status: res.status, started }).toEqual({ status: 202, started: { id: expect.any(String) } });
+    const { id } = started as { id: string };
     expect(await ended(async () => (await call('GET', `/imports/${id}`)).body)).toMatchObject({
       status: 'done',
       url: null,
