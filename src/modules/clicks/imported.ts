@@ -37,6 +37,8 @@ export interface ImportedVisit {
    * to (a variant's). Absent or null: none, the one worked out here, and the link's.
    */
   language?: string | null;
+  /** The variant code the click named (its target's variants give the variant it went through). */
+  variantCode?: string | null;
   trafficType?: string | null;
   destination?: string | null;
   params?: Readonly<Record<string, unknown>> | null;
@@ -47,6 +49,8 @@ export interface ImportTarget {
   linkId: string;
   destination: string;
   paramsJson: string;
+  /** The link's variants, code to id: a click naming one of them went through it. */
+  variants?: ReadonlyMap<string, string>;
 }
 
 /** What a click may keep (the privacy switches, config.ts). */
@@ -116,11 +120,12 @@ export function importedClick(
   const own = visit.params ? paramsFrom(visit.params) : null;
   const clickParams = own ?? params;
   const said = fact(visit.trafficType ?? null, 20);
+  const code = fact(visit.variantCode ?? null, 32);
   return {
     serial: 0,
     linkId: target.linkId,
-    variantId: null,
-    code: null,
+    variantId: code === null ? null : (target.variants?.get(code) ?? null),
+    code,
     rule: null,
     time: visit.time,
     day: utcDay(visit.time),

@@ -8,6 +8,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import type { Pg } from '../../db/postgres/client';
+import { linkVariantsPostgres, linkVariantsSqlite } from '../variants/public';
 import type { ImportedHistory } from './model';
 
 export type ImportedKind = ImportedHistory['history'];
@@ -91,22 +92,23 @@ export async function setImportedTotalPg(tx: Pg, m: Omit<ImportedMark, 'history'
 export function importTargetSqlite(
   sqlite: Database,
   linkId: string,
-): { destination: string; paramsJson: string } | null {
-  return (
-    sqlite
-      .query<{ destination: string; paramsJson: string }, [string]>(
-        'SELECT destination, params AS paramsJson FROM links WHERE id = ?',
-      )
-      .get(linkId) ?? null
-  );
+): { destination: string; paramsJson: string; variants: Map<string, string> } | null {
+  const link = sqlite
+    .query<{ destination: string; paramsJson: string }, [string]>(
+      'SELECT destination, params AS paramsJson FROM links WHERE id = ?',
+    )
+    .get(linkId);
+  if (link === null) return null;
+  return { ...link, variants: linkVariantsSqlite(sqlite, linkId) };
 }
 
 /** PostgreSQL: importTargetSqlite's statement. */
 export async function importTargetPg(
   sql: Pg,
   linkId: string,
-): Promise<{ destination: string; paramsJson: string } | null> {
+): Promise<{ destination: string; paramsJson: string; variants: Map<string, string> } | null> {
   const rows = await sql`SELECT destination, params FROM links WHERE id = ${linkId}`;
   const r = rows[0] as { destination: string; params: string } | undefined;
-  return r === undefined ? null : { destination: r.destination, paramsJson: r.params };
+  if (r === undefined) return null;
+  return { destination: r.destination, paramsJson: r.params, variants: await linkVariantsPostgres(sql, linkId) };
 }

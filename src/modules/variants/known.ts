@@ -20,3 +20,16 @@ export async function knownVariantsPostgres(tx: Pg, ids: readonly string[]): Pro
   >`SELECT id FROM variants WHERE id = ANY(${tx.array([...ids], 'text')}::text[])`;
   return new Set(rows.map((r) => r.id));
 }
+
+/** A link's variants, code to id (an import's clicks name their variant by its code). */
+export function linkVariantsSqlite(sqlite: Database, linkId: string): Map<string, string> {
+  const rows = sqlite
+    .query<{ code: string; id: string }, [string]>('SELECT code, id FROM variants WHERE link_id = ?')
+    .all(linkId);
+  return new Map(rows.map((r) => [r.code, r.id]));
+}
+
+export async function linkVariantsPostgres(sql: Pg, linkId: string): Promise<Map<string, string>> {
+  const rows = await sql<{ code: string; id: string }[]>`SELECT code, id FROM variants WHERE link_id = ${linkId}`;
+  return new Map(rows.map((r) => [r.code, r.id]));
+}

@@ -19,8 +19,9 @@ export const KIND_DAYS = 1;
 
 /**
  * One visit as queued: time, bot (0/1), country, city, device, os, browser, referrer host,
- * traffic type; then, when the source kept them, language, and the destination and params JSON
- * the click itself was sent with (absent or null: the row's).
+ * traffic type; then, when the source kept them, language, the destination and params JSON the
+ * click itself was sent with (absent or null: the row's), the variant code it named and the id
+ * of the variant it went through.
  */
 type QueuedVisit = [
   number,
@@ -32,6 +33,8 @@ type QueuedVisit = [
   string | null,
   string | null,
   string,
+  (string | null)?,
+  (string | null)?,
   (string | null)?,
   (string | null)?,
   (string | null)?,
@@ -66,12 +69,19 @@ export function queueImportedVisits(sqlite: Database, linkId: string, clicks: re
         c.referrer,
         c.trafficType,
       ];
-      if (c.language === null && c.destination === first.destination && c.paramsJson === first.paramsJson) return base;
+      if (
+        c.language === null &&
+        c.code === null &&
+        c.destination === first.destination &&
+        c.paramsJson === first.paramsJson
+      )
+        return base;
       base.push(
         c.language,
         c.destination === first.destination ? null : c.destination,
         c.paramsJson === first.paramsJson ? null : c.paramsJson,
       );
+      if (c.code !== null) base.push(c.code, c.variantId);
       return base;
     }),
   };
@@ -147,28 +157,30 @@ function paramsOf(json: string): Readonly<Record<string, string>> {
 export function queuedVisits(row: QueuedRow): EnrichedClick[] {
   const data = JSON.parse(row.data) as QueuedVisits;
   const params = paramsOf(data.p);
-  return data.v.map(([time, bot, country, city, device, os, browser, referrer, traffic, language, d, p]) => ({
-    serial: 0,
-    linkId: row.linkId,
-    variantId: null,
-    code: null,
-    rule: null,
-    time,
-    day: utcDay(time),
-    bot: bot === 1,
-    destination: d ?? data.d,
-    params: p == null ? params : paramsOf(p),
-    paramsJson: p ?? data.p,
-    country,
-    city,
-    device,
-    os,
-    browser,
-    referrer,
-    trafficType: traffic as TrafficType,
-    language: language ?? null,
-    visitorHash: '',
-  }));
+  return data.v.map(
+    ([time, bot, country, city, device, os, browser, referrer, traffic, language, d, p, code, variantId]) => ({
+      serial: 0,
+      linkId: row.linkId,
+      variantId: variantId ?? null,
+      code: code ?? null,
+      rule: null,
+      time,
+      day: utcDay(time),
+      bot: bot === 1,
+      destination: d ?? data.d,
+      params: p == null ? params : paramsOf(p),
+      paramsJson: p ?? data.p,
+      country,
+      city,
+      device,
+      os,
+      browser,
+      referrer,
+      trafficType: traffic as TrafficType,
+      language: language ?? null,
+      visitorHash: '',
+    }),
+  );
 }
 
 /** A row of daily counts: each day's start and clicks. */

@@ -82,6 +82,14 @@ function toSourceLink(line: Line, withClicks: boolean): SourceLink {
     history: withClicks ? 'visits' : 'total',
     // Every param, not only the utm_ ones folded into the destination above (ref=footer too).
     params: Object.fromEntries(Object.entries(params).filter(([, v]) => typeof v === 'string')),
+    variants: Array.isArray(line.variants)
+      ? line.variants.flatMap((v: unknown) => {
+          const variant = (v ?? {}) as { code?: unknown; params?: unknown };
+          const code = str(variant.code);
+          const params = variant.params !== null && typeof variant.params === 'object' ? variant.params : {};
+          return code === null ? [] : [{ code, params: params as Record<string, string> }];
+        })
+      : [],
   };
 }
 
