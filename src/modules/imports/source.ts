@@ -40,12 +40,6 @@ export interface SourceLink {
   /** The richest history the source can give for this link. */
   history: HistoryKind;
   /**
-   * Optional, for a source that keeps them apart from the destination (the `slink` source): the
-   * query parameters the redirect adds, as a link's `params`. A `utm_` key in `url` wins, as in
-   * POST /links. Absent or null: none but those in `url`.
-   */
-  params?: Readonly<Record<string, string>> | null;
-  /**
    * Optional, for a source that has them (the `slink` source): the link's variants, each its code
    * and the params it layers over the link's. A visit names its variant by `variantCode`.
    */
@@ -55,6 +49,18 @@ export interface SourceLink {
    * bit.ly address: nobody but Bitly answers bit.ly). Absent or null: it may move.
    */
   cannotMove?: string | null;
+  /**
+   * Optional, for a source that keeps more of a link than the fields above (the `slink` source):
+   * absent where it does not. Its project's name (the link goes into the Slink project of that
+   * name, made if missing, unless the import names one), its params, a paused link, and its
+   * redirect options.
+   */
+  project?: string | null;
+  params?: Readonly<Record<string, string>> | null;
+  paused?: boolean;
+  fallbackUrl?: string | null;
+  redirectStatus?: number | null;
+  forwardQuery?: boolean;
 }
 
 /** One visit as the source recorded it. Unknown fields are null, never guessed. */

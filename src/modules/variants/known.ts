@@ -29,7 +29,19 @@ export function linkVariantsSqlite(sqlite: Database, linkId: string): Map<string
   return new Map(rows.map((r) => [r.code, r.id]));
 }
 
-export async function linkVariantsPostgres(sql: Pg, linkId: string): Promise<Map<string, string>> {
-  const rows = await sql<{ code: string; id: string }[]>`SELECT code, id FROM variants WHERE link_id = ${linkId}`;
-  return new Map(rows.map((r) => [r.code, r.id]));
+/** PostgreSQL: the variants of these links, code to id, by link (one query). */
+export async function linkVariantsPostgres(
+  sql: Pg,
+  linkIds: readonly string[],
+): Promise<Map<string, Map<string, string>>> {
+  const out = new Map<string, Map<string, string>>();
+  if (linkIds.length === 0) return out;
+  const rows = await sql<{ link_id: string; code: string; id: string }[]>`
+    SELECT link_id, code, id FROM variants WHERE link_id = ANY(${sql.array([...new Set(linkIds)], 'text')}::text[])`;
+  for (const r of rows) {
+    const codes = out.get(r.link_id) ?? new Map<string, string>();
+    codes.set(r.code, r.id);
+    out.set(r.link_id, codes);
+  }
+  return out;
 }
