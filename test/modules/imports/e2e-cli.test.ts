@@ -248,4 +248,27 @@ describe('sqlite', () => {
       await served.close();
     }
   }, 60_000);
+
+  test('a source on an inside address is refused unless the operator allows it', async () => {
+    const shlink = startShlinkFake({
+      links: [{ shortCode: 'inside', longUrl: 'https://example.com/inside', dateCreated: '2026-09-01T00:00:00+00:00' }],
+    });
+    fakes.push(shlink);
+    const db = await cliDatabase('sqlite');
+    const args = ['import', 'shlink', '--url', shlink.url, '--token', shlink.apiKey];
+    const refused = await db.run(args, { env: SHORT });
+    expect({ code: refused.code, stdout: refused.stdout, stderr: refused.stderr }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringMatching(
+        /^slink: shlink: Shlink: 127\.0\.0\.1 leads to an internal address \(127\.0\.0\.1\); set SLINK_WEBHOOKS_ALLOW_PRIVATE=1 to allow imports from the inside network\n$/m,
+      ),
+    });
+    expect(shlink.requests).toEqual([]);
+    const allowed = await db.run(args, { env: { ...SHORT, ...PRIVATE } });
+    expect({ code: allowed.code, stdout: allowed.stdout }).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/ done: 1 links read: 1 created, 0 skipped, 0 failed;/),
+    });
+  });
 });
