@@ -9,10 +9,11 @@
  */
 import type { GeoLevel } from '../../config';
 import { utcDay } from '../../lib/time';
+import { KNOWN_BROWSERS, KNOWN_OS, RULE_DEVICES } from '../links/public';
 import { isBotAgent } from './capture/bot';
 import { botName } from './enrich/bot-name';
 import type { EnrichedClick } from './enrich/enrich';
-import { referrerHost, trafficType } from './enrich/traffic';
+import { referrerHost, type TrafficType, trafficType } from './enrich/traffic';
 import { parseAgent } from './enrich/user-agent';
 
 /** One visit as a source recorded it. Unknown fields are null. */
@@ -30,6 +31,17 @@ export interface ImportedVisit {
   device: string | null;
   os: string | null;
   browser: string | null;
+  /**
+   * Optional, from a source that keeps what a Slink click record has (another Slink's export):
+   * the visitor's language, the traffic type, and the destination and params the click was sent
+   * to (a variant's). Absent or null: none, the one worked out here, and the link's.
+   */
+  language?: string | null;
+  /** The variant code the click named (its target's variants give the variant it went through). */
+  variantCode?: string | null;
+  trafficType?: string | null;
+  destination?: string | null;
+  params?: Readonly<Record<string, unknown>> | null;
 }
 
 /** The link an imported click went to: its destination and params when imported. */
@@ -37,6 +49,8 @@ export interface ImportTarget {
   linkId: string;
   destination: string;
   paramsJson: string;
+  /** The link's variants, code to id: a click naming one of them went through it. */
+  variants?: ReadonlyMap<string, string>;
 }
 
 /** What a click may keep (the privacy switches, config.ts). */
@@ -55,6 +69,33 @@ function fact(value: string | null, max = 200): string | null {
 }
 
 const COUNTRY = /^[A-Z]{2}$/;
+const TRAFFIC_TYPES: ReadonlySet<string> = new Set<TrafficType>(['direct', 'search', 'social', 'email', 'referral']);
+
+/** A click's own params from the source: string values only, within the limits of a link's. */
+function paramsFrom(raw: Readonly<Record<string, unknown>>): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  let n = 0;
+  for (const [key, value] of Object.entries(raw)) {
+    if (typeof value !== 'string' || key === '' || key.length > 100 || value.length > 2000) return null;
+    if (++n > 50) return null;
+    out[key] = value;
+  }
+  return out;
+}
+
+const nameKey = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
+
+/**
+ * A device, OS or browser the source parsed itself, in the statistics' words when it is one of
+ * theirs (Dub says `Mobile`, `Desktop`; people write `macOS` for `Mac OS`): an imported click
+ * and a redirect's then fall in one breakdown entry. A name the statistics do not know is kept.
+ */
+function named(value: string | null, max: number, known: readonly string[]): string | null {
+  const v = fact(value, max);
+  if (v === null) return null;
+  const key = nameKey(v);
+  return known.find((k) => nameKey(k) === key) ?? v;
+}
 
 function hostOf(referrer: string | null): string | null {
   const r = fact(referrer, 2000);
@@ -75,27 +116,36 @@ export function importedClick(
   const country = policy.geo === 'none' ? null : (fact(visit.country)?.toUpperCase() ?? null);
   const knownCountry = country !== null && COUNTRY.test(country) ? country : null;
   const refHost = policy.referrer === 'none' ? null : hostOf(visit.referrer);
+  // What the click itself was sent with, when the source kept it (a variant's params).
+  const own = visit.params ? paramsFrom(visit.params) : null;
+  const clickParams = own ?? params;
+  const said = fact(visit.trafficType ?? null, 20);
+  const code = fact(visit.variantCode ?? null, 32);
   return {
     serial: 0,
     linkId: target.linkId,
-    variantId: null,
-    code: null,
+    variantId: code === null ? null : (target.variants?.get(code) ?? null),
+    code,
     rule: null,
     time: visit.time,
     day: utcDay(visit.time),
     bot,
-    destination: target.destination,
-    params,
-    paramsJson: target.paramsJson,
+    destination: fact(visit.destination ?? null, 4096) ?? target.destination,
+    params: clickParams,
+    paramsJson: own === null ? target.paramsJson : JSON.stringify(own),
     country: knownCountry,
     // A city without its country cannot be named (rollups key a city by its country).
     city: policy.geo === 'city' && knownCountry !== null ? fact(visit.city) : null,
-    device: parsed ? parsed.device : fact(visit.device, 50),
-    os: parsed ? parsed.os : fact(visit.os, 100),
-    browser: bot && agent !== null ? botName(agent) : parsed ? parsed.browser : fact(visit.browser, 100),
+    device: parsed ? parsed.device : named(visit.device, 50, RULE_DEVICES),
+    os: parsed ? parsed.os : named(visit.os, 100, KNOWN_OS),
+    browser:
+      bot && agent !== null ? botName(agent) : parsed ? parsed.browser : named(visit.browser, 100, KNOWN_BROWSERS),
     referrer: refHost,
-    trafficType: trafficType(refHost, params.utm_medium, policy.ownHosts),
-    language: null,
+    trafficType:
+      said !== null && TRAFFIC_TYPES.has(said)
+        ? (said as TrafficType)
+        : trafficType(refHost, clickParams.utm_medium, policy.ownHosts),
+    language: fact(visit.language ?? null, 35),
     visitorHash: '',
   };
 }

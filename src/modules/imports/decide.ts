@@ -33,12 +33,32 @@ export interface RunTarget {
   onConflict: ConflictMode;
 }
 
+/** A variant to make with the link: its code and params, as POST /links/{id}/variants checks them. */
+export interface PlannedVariant {
+  code: string;
+  params: Record<string, string>;
+}
+
 export type Decision =
-  | { ok: true; row: LinkRow; tags: string[]; renamed: string | null }
+  | { ok: true; row: LinkRow; tags: string[]; renamed: string | null; variants: PlannedVariant[] }
   | { ok: false; reason: string };
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f]+/g;
+/** A variant's code, as the variants API takes one. */
+const VARIANT_CODE = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** The source's variants Slink would take (a code it refuses, a repeated one or bad params: left out). */
+function variantsOf(link: SourceLink): PlannedVariant[] {
+  const out: PlannedVariant[] = [];
+  for (const v of link.variants ?? []) {
+    if (!VARIANT_CODE.test(v.code) || out.some((o) => o.code === v.code)) continue;
+    try {
+      out.push({ code: v.code, params: checkParams({ ...v.params }) });
+    } catch {}
+  }
+  return out;
+}
 
 function cleanText(text: string | null, limit: number): string | null {
   if (text === null) return null;
@@ -137,5 +157,5 @@ export async function decideLink(
   // The link keeps the day it was made at the source (lists sort by it).
   if (link.createdAt !== null && Number.isFinite(link.createdAt) && link.createdAt <= now)
     row.createdAt = link.createdAt;
-  return { ok: true, row, tags: cleanTags(link.tags), renamed };
+  return { ok: true, row, tags: cleanTags(link.tags), renamed, variants: variantsOf(link) };
 }

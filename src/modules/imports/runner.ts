@@ -12,8 +12,8 @@ import { newId } from '../../lib/ids';
 import { shortUrlOf } from '../../lib/short-url';
 import type { Access } from '../access/public';
 import { auditEntry } from '../audit/public';
-import { insertBulkLinks, type LinkRow } from '../links/public';
-import { decideLink, type RunTarget } from './decide';
+import { insertBulkLinks, insertVariant, type LinkRow } from '../links/public';
+import { decideLink, type PlannedVariant, type RunTarget } from './decide';
 import type { ImportDeps } from './deps';
 import type { HistoryMode } from './model';
 import { type ImportSource, SourceError, type SourceLink, type SourceVisit } from './source';
@@ -114,6 +114,7 @@ interface Planned {
   /** The link to make (null: none, the item says why) and the id of an existing one. */
   row: LinkRow | null;
   tags: string[];
+  variants: PlannedVariant[];
   linkId: string | null;
   mapping: ImportLinkRow | null;
 }
@@ -151,6 +152,7 @@ async function importPage(
       item,
       row: null,
       tags: [],
+      variants: [],
       linkId: null,
       mapping: mappings.get(link.sourceId) ?? null,
     };
@@ -181,6 +183,7 @@ async function importPage(
       if (mapping) decision.row.id = mapping.linkId;
       entry.row = decision.row;
       entry.tags = decision.tags;
+      entry.variants = decision.variants;
       if (decision.renamed !== null) item.reason = `slug "${decision.renamed}" was taken: renamed`;
     } catch (err) {
       item.outcome = 'failed';
@@ -297,6 +300,21 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
     return;
   }
   for (const p of making) {
+    // Its variants, before its clicks: a click names the variant it went through.
+    for (const v of p.variants) {
+      const id = newId('var');
+      const variantAudit = auditEntry(plan.access, 'variant.create', { type: 'variant', id }, ['code', 'params'], now);
+      const row = {
+        id,
+        linkId: p.row!.id,
+        code: v.code,
+        params: v.params,
+        clickCount: 0,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await insertVariant(deps, row, variantAudit);
+    }
     p.mapping = mapping(p, 'created');
     await store.putMapping(p.mapping);
   }

@@ -40,6 +40,11 @@ export interface SourceLink {
   /** The richest history the source can give for this link. */
   history: HistoryKind;
   /**
+   * Optional, for a source that has them (the `slink` source): the link's variants, each its code
+   * and the params it layers over the link's. A visit names its variant by `variantCode`.
+   */
+  variants?: readonly { code: string; params: Readonly<Record<string, string>> }[] | null;
+  /**
    * Why this link cannot move to Slink at all, in words the engine reports as it skips it (a
    * bit.ly address: nobody but Bitly answers bit.ly). Absent or null: it may move.
    */

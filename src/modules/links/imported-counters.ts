@@ -8,6 +8,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import type { Pg } from '../../db/postgres/client';
+import { linkVariantsPostgres, linkVariantsSqlite } from '../variants/public';
 import type { ImportedHistory } from './model';
 
 export type ImportedKind = ImportedHistory['history'];
@@ -119,22 +120,31 @@ export async function setImportedTotalPg(tx: Pg, m: Omit<ImportedMark, 'history'
 export function importTargetSqlite(
   sqlite: Database,
   linkId: string,
-): { destination: string; paramsJson: string } | null {
-  return (
-    sqlite
-      .query<{ destination: string; paramsJson: string }, [string]>(
-        'SELECT destination, params AS paramsJson FROM links WHERE id = ?',
-      )
-      .get(linkId) ?? null
-  );
+): { destination: string; paramsJson: string; variants: Map<string, string> } | null {
+  const link = sqlite
+    .query<{ destination: string; paramsJson: string }, [string]>(
+      'SELECT destination, params AS paramsJson FROM links WHERE id = ?',
+    )
+    .get(linkId);
+  if (link === null) return null;
+  return { ...link, variants: linkVariantsSqlite(sqlite, linkId) };
 }
 
 /** PostgreSQL: importTargetSqlite's, for many links in one query (those gone are absent). */
 export async function importTargetsPg(
   sql: Pg,
   linkIds: readonly string[],
-): Promise<Map<string, { destination: string; paramsJson: string }>> {
+): Promise<Map<string, { destination: string; paramsJson: string; variants: Map<string, string> }>> {
   const rows = await sql<{ id: string; destination: string; params: string }[]>`
     SELECT id, destination, params FROM links WHERE id = ANY(${sql.array([...new Set(linkIds)], 'text')}::text[])`;
-  return new Map(rows.map((r) => [r.id, { destination: r.destination, paramsJson: r.params }]));
+  const variants = await linkVariantsPostgres(
+    sql,
+    rows.map((r) => r.id),
+  );
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      { destination: r.destination, paramsJson: r.params, variants: variants.get(r.id) ?? new Map() },
+    ]),
+  );
 }

@@ -48,7 +48,7 @@ export { normalizeFallbackUrl, normalizeLinkDestination, type SlinkHosts, slinkH
 export { announceLinkChanges, createPostgresLinkChangeFeed } from './postgres/changes';
 export { createPostgresClickLimitStore } from './postgres/click-limits';
 export { createPostgresLinkStore, createPostgresLinkWrites, unfileProjectLinksPostgres } from './postgres/store';
-export { REFERRER_ALIASES } from './rule-names';
+export { KNOWN_BROWSERS, KNOWN_OS, REFERRER_ALIASES, RULE_DEVICES } from './rule-names';
 export { PASSWORD_LIMITS, type Preview, type Rule } from './rules';
 export {
   checkProjectId,

@@ -5,7 +5,7 @@
  */
 export { bumpVariantCounters, prepareVariantCounters } from './counters';
 export type { VariantWrites } from './deps';
-export { knownVariantsPostgres, knownVariantsSqlite } from './known';
+export { knownVariantsPostgres, knownVariantsSqlite, linkVariantsPostgres, linkVariantsSqlite } from './known';
 export { VariantModel } from './model';
 export {
   createPostgresVariantStore,

@@ -4,7 +4,8 @@
  * imported into a new SQLite one. The last answers the same links (every field a Link has but
  * its id, its project's id and what the export never carries), the same counts and the same
  * statistics as the first. Not carried, by design: unique visitors (an imported click has no
- * visitor hash: nothing tells two visitors apart), the language breakdown and variants.
+ * visitor hash: nothing tells two visitors apart). Variants and a busier workspace:
+ * e2e-round-trip.test.ts.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createApiKey } from '../../../src/modules/auth/keys';
@@ -102,7 +103,19 @@ async function linksOf(s: Side): Promise<Record<string, any>[]> {
 }
 
 const RANGE = `from=${T0 - 86_400_000}&to=${T0 + 86_400_000}`;
-const CARRIED = ['country', 'city', 'device', 'os', 'browser', 'referrer', 'trafficType', 'utmSource', 'params'];
+const CARRIED = [
+  'country',
+  'city',
+  'device',
+  'os',
+  'browser',
+  'referrer',
+  'trafficType',
+  'utmSource',
+  'params',
+  'language',
+  'variant',
+];
 
 async function statsOf(s: Side) {
   const out: Record<string, unknown> = {};

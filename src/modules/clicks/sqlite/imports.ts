@@ -17,7 +17,12 @@ import type { TrafficType } from '../enrich/traffic';
 export const KIND_VISITS = 0;
 export const KIND_DAYS = 1;
 
-/** One visit as queued: time, bot (0/1), country, city, device, os, browser, referrer host, traffic type. */
+/**
+ * One visit as queued: time, bot (0/1), country, city, device, os, browser, referrer host,
+ * traffic type; then, when the source kept them, language, the destination and params JSON the
+ * click itself was sent with (absent or null: the row's), the variant code it named and the id
+ * of the variant it went through.
+ */
 type QueuedVisit = [
   number,
   number,
@@ -28,6 +33,11 @@ type QueuedVisit = [
   string | null,
   string | null,
   string,
+  (string | null)?,
+  (string | null)?,
+  (string | null)?,
+  (string | null)?,
+  (string | null)?,
 ];
 
 interface QueuedVisits {
@@ -47,17 +57,33 @@ export function queueImportedVisits(sqlite: Database, linkId: string, clicks: re
   const data: QueuedVisits = {
     d: first.destination,
     p: first.paramsJson,
-    v: clicks.map((c) => [
-      c.time,
-      c.bot ? 1 : 0,
-      c.country,
-      c.city,
-      c.device,
-      c.os,
-      c.browser,
-      c.referrer,
-      c.trafficType,
-    ]),
+    v: clicks.map((c): QueuedVisit => {
+      const base: QueuedVisit = [
+        c.time,
+        c.bot ? 1 : 0,
+        c.country,
+        c.city,
+        c.device,
+        c.os,
+        c.browser,
+        c.referrer,
+        c.trafficType,
+      ];
+      if (
+        c.language === null &&
+        c.code === null &&
+        c.destination === first.destination &&
+        c.paramsJson === first.paramsJson
+      )
+        return base;
+      base.push(
+        c.language,
+        c.destination === first.destination ? null : c.destination,
+        c.paramsJson === first.paramsJson ? null : c.paramsJson,
+      );
+      if (c.code !== null) base.push(c.code, c.variantId);
+      return base;
+    }),
   };
   sqlite
     .query('INSERT INTO click_imports (link_id, kind, count, data) VALUES (?, ?, ?, ?)')
@@ -131,28 +157,30 @@ function paramsOf(json: string): Readonly<Record<string, string>> {
 export function queuedVisits(row: QueuedRow): EnrichedClick[] {
   const data = JSON.parse(row.data) as QueuedVisits;
   const params = paramsOf(data.p);
-  return data.v.map(([time, bot, country, city, device, os, browser, referrer, traffic]) => ({
-    serial: 0,
-    linkId: row.linkId,
-    variantId: null,
-    code: null,
-    rule: null,
-    time,
-    day: utcDay(time),
-    bot: bot === 1,
-    destination: data.d,
-    params,
-    paramsJson: data.p,
-    country,
-    city,
-    device,
-    os,
-    browser,
-    referrer,
-    trafficType: traffic as TrafficType,
-    language: null,
-    visitorHash: '',
-  }));
+  return data.v.map(
+    ([time, bot, country, city, device, os, browser, referrer, traffic, language, d, p, code, variantId]) => ({
+      serial: 0,
+      linkId: row.linkId,
+      variantId: variantId ?? null,
+      code: code ?? null,
+      rule: null,
+      time,
+      day: utcDay(time),
+      bot: bot === 1,
+      destination: d ?? data.d,
+      params: p == null ? params : paramsOf(p),
+      paramsJson: p ?? data.p,
+      country,
+      city,
+      device,
+      os,
+      browser,
+      referrer,
+      trafficType: traffic as TrafficType,
+      language: language ?? null,
+      visitorHash: '',
+    }),
+  );
 }
 
 /** A row of daily counts: each day's start and clicks. */

@@ -49,6 +49,11 @@ export function importedVisit(v: SourceVisit): ImportedVisit | null {
     device: v.device,
     os: v.os,
     browser: v.browser,
+    language: v.language ?? null,
+    variantCode: v.variantCode ?? null,
+    trafficType: v.trafficType ?? null,
+    destination: v.destination ?? null,
+    params: v.params ?? null,
   };
 }
 

@@ -75,8 +75,9 @@ export function csvLink(row: string[], columns: Partial<Record<Column, number>>,
   const clicks = num(cell('clicks'));
   const id = cell('id') ?? short ?? (slug === null ? null : domain === null ? slug : `${domain}/${slug}`);
   return {
-    // The row's own id, its short address, or (neither given) its place: a re-run of the same file knows it again.
-    sourceId: id ?? `row ${rowNumber}`,
+    // The row's own id, its short address, or (neither given) its place and destination: a
+    // re-run of the same file knows it again, and another file's row at that place is not it.
+    sourceId: id ?? `row ${rowNumber} ${cell('url') ?? ''}`.trimEnd(),
     url: cell('url') ?? '',
     slug,
     domain,

@@ -76,6 +76,14 @@ function toSourceLink(line: Line, withClicks: boolean, defaultHosts: ReadonlySet
     fallbackUrl: str(line.fallbackUrl),
     redirectStatus: int(line.redirectStatus),
     forwardQuery: line.forwardQuery === true,
+    variants: Array.isArray(line.variants)
+      ? line.variants.flatMap((v: unknown) => {
+          const variant = (v ?? {}) as { code?: unknown; params?: unknown };
+          const code = str(variant.code);
+          const params = variant.params !== null && typeof variant.params === 'object' ? variant.params : {};
+          return code === null ? [] : [{ code, params: params as Record<string, string> }];
+        })
+      : [],
   };
 }
 

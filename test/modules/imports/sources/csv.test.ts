@@ -133,10 +133,10 @@ describe('csv source', () => {
     ]);
   });
 
-  test('any case and spacing of the destination; a row with no short address is known by its place', async () => {
+  test('any case and spacing of the destination; a row with no short address is known by its place and destination', async () => {
     for (const name of ['LONG_URL', ' url ', 'Destination', 'TARGET', 'long url'])
       expect((await allLinks(csv(`${name};title\nhttps://example.com/;t\n`))).links).toEqual([
-        { ...base, sourceId: 'row 1', url: 'https://example.com/', title: 't' },
+        { ...base, sourceId: 'row 1 https://example.com/', url: 'https://example.com/', title: 't' },
       ]);
   });
 
@@ -192,7 +192,7 @@ describe('csv source', () => {
     expect(page.links.map((l) => l.url)).toEqual(
       Array.from({ length: 200 }, (_, i) => `https://example.com/${1000 + i}`),
     );
-    expect(page.links[0]!.sourceId).toBe('row 1001');
+    expect(page.links[0]!.sourceId).toBe('row 1001 https://example.com/1000');
     expect(page.next).toBeNull();
   });
 });
