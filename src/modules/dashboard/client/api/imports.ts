@@ -1,0 +1,63 @@
+/**
+ * Imports as the dashboard runs them (/api/app/imports: admins, with the session): start one
+ * (JSON for a source read over the network, a multipart upload for a file), read a run while it
+ * goes, list past runs, cancel one, and its report's address.
+ */
+import { api } from './client';
+
+export type ImportSourceName = 'shlink' | 'bitly' | 'kutt' | 'yourls' | 'dub' | 'csv' | 'slink';
+export type ImportHistory = 'clicks' | 'daily' | 'none';
+export type ImportConflict = 'skip' | 'rename';
+export type ImportStatus = 'running' | 'done' | 'failed' | 'cancelled';
+
+export interface ImportRun {
+  id: string;
+  source: ImportSourceName;
+  status: ImportStatus;
+  links: { seen: number; created: number; skipped: number; failed: number };
+  clicks: { imported: number };
+  /** The first 100 source links refused, and why (the report lists them all). */
+  errors: { source: string; reason: string }[];
+  startedAt: number;
+  endedAt: number | null;
+  /** True for a run that wrote nothing (when the API says so). */
+  dryRun?: boolean;
+}
+
+/** What an import is asked for; `token` is sent once and never read back. */
+export interface ImportRequest {
+  source: ImportSourceName;
+  url?: string;
+  token?: string;
+  domain?: string;
+  projectId?: string;
+  history: ImportHistory;
+  onConflict: ImportConflict;
+  dryRun: boolean;
+}
+
+const APP = '/api/app/imports';
+const enc = encodeURIComponent;
+
+/** Starts an import: a file goes as a multipart upload with the other fields beside it. */
+export function startImport(request: ImportRequest, file: File | null): Promise<{ id: string }> {
+  if (!file) return api.post<{ id: string }>(APP, request);
+  const form = new FormData();
+  for (const [name, value] of Object.entries(request))
+    if (value !== undefined && name !== 'token' && name !== 'url') form.set(name, String(value));
+  form.set('file', file);
+  return api.post<{ id: string }>(APP, form);
+}
+
+export const getImport = (id: string) => api.get<ImportRun>(`${APP}/${enc(id)}`);
+
+/** Past runs, newest first; the list's wrapper is read whichever name it has. */
+export async function listImports(): Promise<ImportRun[]> {
+  const body = await api.get<ImportRun[] | { items?: ImportRun[]; imports?: ImportRun[] }>(APP);
+  return Array.isArray(body) ? body : (body.items ?? body.imports ?? []);
+}
+
+export const cancelImport = (id: string) => api.del<unknown>(`${APP}/${enc(id)}`);
+
+/** The report: one row per source link, its outcome, its new short URL and the reason. */
+export const reportUrl = (id: string) => `${APP}/${enc(id)}/report.csv`;
