@@ -13,15 +13,23 @@ export type ImportStatus = 'running' | 'done' | 'failed' | 'cancelled';
 export interface ImportRun {
   id: string;
   source: ImportSourceName;
+  /** The source's address (without its query or user part); null for a file. */
+  url: string | null;
   status: ImportStatus;
   links: { seen: number; created: number; skipped: number; failed: number };
   clicks: { imported: number };
   /** The first 100 source links refused, and why (the report lists them all). */
   errors: { source: string; reason: string }[];
+  options: {
+    domain: string | null;
+    projectId: string | null;
+    history: ImportHistory;
+    onConflict: ImportConflict;
+    /** A run that wrote nothing: its numbers are what an import would do. */
+    dryRun: boolean;
+  };
   startedAt: number;
   endedAt: number | null;
-  /** True for a run that wrote nothing (when the API says so). */
-  dryRun?: boolean;
 }
 
 /** What an import is asked for; `token` is sent once and never read back. */
@@ -51,11 +59,8 @@ export function startImport(request: ImportRequest, file: File | null): Promise<
 
 export const getImport = (id: string) => api.get<ImportRun>(`${APP}/${enc(id)}`);
 
-/** Past runs, newest first; the list's wrapper is read whichever name it has. */
-export async function listImports(): Promise<ImportRun[]> {
-  const body = await api.get<ImportRun[] | { items?: ImportRun[]; imports?: ImportRun[] }>(APP);
-  return Array.isArray(body) ? body : (body.items ?? body.imports ?? []);
-}
+/** Past runs, newest first. */
+export const listImports = () => api.get<{ items: ImportRun[] }>(APP);
 
 export const cancelImport = (id: string) => api.del<unknown>(`${APP}/${enc(id)}`);
 

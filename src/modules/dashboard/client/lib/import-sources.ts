@@ -8,6 +8,8 @@ import type { ImportConflict, ImportHistory, ImportSourceName } from '../api/imp
 export interface SourceInfo {
   value: ImportSourceName;
   label: string;
+  /** The source after "imported from" on a link's page. */
+  from: string;
   /** One line: what comes over, history included. */
   carries: string;
   /** Read over the network (address and token), or from an uploaded file. */
@@ -23,6 +25,7 @@ export interface SourceInfo {
 export const SOURCES: SourceInfo[] = [
   {
     value: 'shlink',
+    from: 'Shlink',
     label: 'Shlink',
     carries: 'Short URLs with every visit: time, referrer, user agent, country, city and whether a bot made it.',
     reads: 'network',
@@ -31,6 +34,7 @@ export const SOURCES: SourceInfo[] = [
   },
   {
     value: 'bitly',
+    from: 'Bitly',
     label: 'Bitly',
     carries: 'Links on your branded domains (bit.ly links cannot move) with their clicks per day.',
     reads: 'network',
@@ -43,6 +47,7 @@ export const SOURCES: SourceInfo[] = [
   },
   {
     value: 'kutt',
+    from: 'Kutt',
     label: 'Kutt',
     carries: "Links with each one's total of visits.",
     reads: 'network',
@@ -51,6 +56,7 @@ export const SOURCES: SourceInfo[] = [
   },
   {
     value: 'yourls',
+    from: 'YOURLS',
     label: 'YOURLS',
     carries: "Links with each one's total of clicks.",
     reads: 'network',
@@ -59,6 +65,7 @@ export const SOURCES: SourceInfo[] = [
   },
   {
     value: 'dub',
+    from: 'Dub',
     label: 'Dub',
     carries: 'Links with every click your plan still keeps: time, place, device, browser, system and referrer.',
     reads: 'network',
@@ -67,6 +74,7 @@ export const SOURCES: SourceInfo[] = [
   },
   {
     value: 'csv',
+    from: 'a CSV file',
     label: 'CSV file',
     carries:
       'A header row naming the destination (Long URL, url, destination or target) and maybe the slug or short URL, title, tags, created and a clicks total.',
@@ -75,6 +83,7 @@ export const SOURCES: SourceInfo[] = [
   },
   {
     value: 'slink',
+    from: 'another Slink',
     label: 'Slink export',
     carries: "Another Slink's export: domains, projects, links and their clicks, everything.",
     reads: 'file',
@@ -101,3 +110,25 @@ export const CONFLICT_CHOICES: { value: ImportConflict; label: string; hint: str
   { value: 'skip', label: 'Skip it', hint: 'The report says which and why.' },
   { value: 'rename', label: 'Give it another slug', hint: 'It is imported with a new random slug.' },
 ];
+
+/** What a link's `imported` says: where part of its history came from, when, and how much. */
+export interface ImportedHistory {
+  source: string;
+  at: number;
+  history: 'visits' | 'daily' | 'total' | 'none';
+  clicks: number;
+}
+
+/**
+ * The line on a link's page: "2 clicks before 2026-11-21 UTC imported from Shlink." and, for
+ * counts without their visits, what they lack. `day` is the import's date as the page writes it.
+ */
+export function importedLine(imported: ImportedHistory, day: string, clicks: string): string {
+  const from = sourceInfo(imported.source)?.from ?? imported.source;
+  if (imported.history === 'none') return `Imported from ${from} on ${day}, without its clicks.`;
+  if (imported.clicks === 0) return `Imported from ${from} on ${day}: it had no clicks there.`;
+  const counted = `${clicks} ${imported.clicks === 1 ? 'click' : 'clicks'} before ${day} imported from ${from}`;
+  if (imported.history === 'daily') return `${counted}, as counts per day: no visitors' details for them.`;
+  if (imported.history === 'total') return `${counted}, as a total: counted here, but in no chart or breakdown.`;
+  return `${counted}.`;
+}

@@ -15,7 +15,7 @@ import { errorFor, FormError } from '../../components/form-error';
 import { ProjectSelect } from '../../components/project-select';
 import { RadioField } from '../../components/radio-field';
 import { withScheme } from '../../lib/destination';
-import { defaultHost, domainOptions } from '../../lib/domains';
+import { domainOptions } from '../../lib/domains';
 import { useErrorFocus, useSubmit } from '../../lib/hooks';
 import { CONFLICT_CHOICES, HISTORY_CHOICES, SOURCES, sourceInfo } from '../../lib/import-sources';
 
@@ -25,8 +25,8 @@ const FIELDS = ['source', 'url', 'token', 'file', 'domain', 'projectId', 'histor
 export interface ImportFormProps {
   domains: Domain[];
   projects: Project[];
-  /** The import was accepted: its id, and whether it writes nothing. */
-  onStarted(id: string, dryRun: boolean): void;
+  /** The import was accepted. */
+  onStarted(id: string): void;
 }
 
 export function ImportForm({ domains, projects, onStarted }: ImportFormProps) {
@@ -34,12 +34,11 @@ export function ImportForm({ domains, projects, onStarted }: ImportFormProps) {
   const [url, setUrl] = useState('');
   const [token, setToken] = useState('');
   const [file, setFile] = useState<File | null>(null);
-  const [picked, setDomain] = useState('');
+  const [domain, setDomain] = useState('');
   const [projectId, setProjectId] = useState('');
   const [history, setHistory] = useState<ImportHistory>('clicks');
   const [onConflict, setOnConflict] = useState<ImportConflict>('skip');
   const info = sourceInfo(source) ?? SOURCES[0]!;
-  const domain = picked || defaultHost(domains);
   const choosesDomain = domains.length > 1;
 
   // Which button sent the form; Enter in a field is the first one, the dry run, which writes nothing.
@@ -59,7 +58,7 @@ export function ImportForm({ domains, projects, onStarted }: ImportFormProps) {
         source,
         url: address,
         token: info.reads === 'network' && token !== '' ? token : undefined,
-        domain: choosesDomain && domain ? domain : undefined,
+        domain: domain || undefined,
         projectId: projectId || undefined,
         history,
         onConflict,
@@ -68,7 +67,7 @@ export function ImportForm({ domains, projects, onStarted }: ImportFormProps) {
       info.reads === 'file' ? file : null,
     );
     setToken('');
-    onStarted(id, dryRun.current);
+    onStarted(id);
   });
   const formRef = useErrorFocus<HTMLFormElement>(error);
   const send = (event: Event) => {
@@ -133,9 +132,10 @@ export function ImportForm({ domains, projects, onStarted }: ImportFormProps) {
           {choosesDomain && (
             <SelectField
               label="Domain"
-              hint="The short domain the links are made on."
+              hint="Where the links are made. As in the source: on the domain with the host a link had there, else on the default one."
               value={domain}
               onValue={setDomain}
+              blank="As in the source"
               options={domainOptions(domains)}
               error={errorFor(error, 'domain')}
             />

@@ -74,13 +74,11 @@ function useRun(id: string) {
 
 export interface ImportRunPanelProps {
   id: string;
-  /** Known by the page for a run it started; else the API's `dryRun`. */
-  dryRun: boolean;
   /** The run ended (or was found ended): the page lists it with the past runs. */
   onEnded(run: ImportRun): void;
 }
 
-export function ImportRunPanel({ id, dryRun: started, onEnded }: ImportRunPanelProps) {
+export function ImportRunPanel({ id, onEnded }: ImportRunPanelProps) {
   const run = useRun(id);
   const action = useAction();
   const heading = useFocusOn<HTMLHeadingElement>(id);
@@ -97,7 +95,7 @@ export function ImportRunPanel({ id, dryRun: started, onEnded }: ImportRunPanelP
     );
   }
   const current = run.data;
-  const dryRun = current.dryRun ?? started;
+  const dryRun = current.options.dryRun;
   const n = current.links;
   const numbers: [string, number][] = [
     ['Links seen', n.seen],
@@ -118,6 +116,11 @@ export function ImportRunPanel({ id, dryRun: started, onEnded }: ImportRunPanelP
         <span class={`badge import-${current.status}`}>{STATUS_LABELS[current.status]}</span>
       </div>
       <p class="hint">
+        {current.url !== null && (
+          <>
+            From <code>{current.url}</code>.{' '}
+          </>
+        )}
         Started {formatUtc(current.startedAt, 'second')}
         {current.endedAt !== null && `, ended ${formatUtc(current.endedAt, 'second')}`}
       </p>

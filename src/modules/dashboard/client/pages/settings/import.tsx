@@ -4,7 +4,6 @@
  * likes), the run shows below it while it goes (its id in the address, so a reload finds it
  * again), and past runs are listed with their numbers and reports.
  */
-import { useState } from 'preact/hooks';
 import { type ImportRun, listImports, reportUrl } from '../../api/imports';
 import { listProjects } from '../../api/projects';
 import { DataTable } from '../../components/data-table';
@@ -28,7 +27,7 @@ function PastRuns({ runs, onShow }: { runs: ImportRun[]; onShow(run: ImportRun):
           <td>{formatUtc(run.startedAt, 'minute', false)}</td>
           <td>
             {sourceLabel(run.source)}
-            {run.dryRun && <span class="badge">Dry run</span>}
+            {run.options.dryRun && <span class="badge">Dry run</span>}
           </td>
           <td>
             <span class={`badge import-${run.status}`}>{STATUS_LABELS[run.status]}</span>
@@ -63,10 +62,8 @@ export function ImportPage({ query }: PageProps) {
   const projects = useResource(listProjects, []);
   const runs = useResource(listImports, []);
   const shown = query.get('run');
-  // Runs started here, known to be dry runs before the API says so.
-  const [dry, setDry] = useState<Record<string, boolean>>({});
   const show = (id: string) => navigate(`${PATH}?run=${encodeURIComponent(id)}`, { replace: true });
-  const past = runs.data ?? [];
+  const past = runs.data?.items ?? [];
   return (
     <SettingsFrame title="Import">
       <p>
@@ -76,8 +73,7 @@ export function ImportPage({ query }: PageProps) {
       <ImportForm
         domains={domains.list}
         projects={projects.data?.projects ?? []}
-        onStarted={(id, dryRun) => {
-          setDry((d) => ({ ...d, [id]: dryRun }));
+        onStarted={(id) => {
           show(id);
           runs.reload();
         }}
@@ -86,7 +82,6 @@ export function ImportPage({ query }: PageProps) {
         <ImportRunPanel
           key={shown}
           id={shown}
-          dryRun={dry[shown] ?? false}
           // Its row in the list changes with it.
           onEnded={runs.reload}
         />
