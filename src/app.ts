@@ -22,6 +22,7 @@ import { bulkRoutes } from './modules/bulk';
 import { dashboardRoutes } from './modules/dashboard';
 import { domainsRoutes, tlsAskRoutes } from './modules/domains';
 import { exportRoutes } from './modules/export';
+import { appImportsRoutes, importsRoutes } from './modules/imports';
 import { appInviteRoutes, invitesRoutes } from './modules/invites';
 import { appLinksRoutes, linksRoutes } from './modules/links';
 import { createMcpEdge, MCP_PATH } from './modules/mcp';
@@ -194,7 +195,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(analyticsRoutes(deps))
           .use(qrRoutes(deps))
           .use(auditRoutes(deps))
-          .use(exportRoutes(deps)),
+          .use(exportRoutes(deps))
+          .use(importsRoutes(deps)),
       )
       // The dashboard's own endpoints: session only (the app guard), never an API key.
       .group(APP_API_PREFIX, (app) =>
@@ -204,7 +206,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
           .use(appKeysRoutes(deps))
           .use(appLinksRoutes(deps))
           .use(appAccountsRoutes(deps))
-          .use(appAuditRoutes(deps)),
+          .use(appAuditRoutes(deps))
+          .use(appImportsRoutes(deps)),
       )
   );
 }

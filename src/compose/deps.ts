@@ -12,6 +12,7 @@ import type { Exports } from '../modules/analytics/public';
 import { AuditPruner } from '../modules/audit/public';
 import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
 import { DomainDirectory, DomainSeenWriter, startDomains } from '../modules/domains/public';
+import { builtInSources, type HistoryWriter, type SourceFactory } from '../modules/imports/public';
 import {
   deleteVariant,
   insertVariant,
@@ -99,6 +100,16 @@ export interface Deps extends BaseDeps {
   linksUnfiled(ids: string[]): Promise<void>;
   /** The Links of these ids as JSON (links/event-data.ts): a link event's data when its fill did not happen. */
   linkJson: (ids: readonly string[]) => Promise<Map<string, string>>;
+  /** Where an import's history goes; null until a writer is given (then imports store links only). */
+  history: HistoryWriter | null;
+  /** Every import source by name (imports/sources). */
+  sources: SourceFactory;
+  /** This node's name, recorded with each import run. */
+  nodeId: string;
+  /** Waits out an import source's rate limit or retry (tests give one that does not wait). */
+  sleep: (ms: number) => Promise<void>;
+  /** How import sources reach the outside (tests give their own). */
+  fetch: typeof fetch;
 }
 
 interface DepsOptions extends PipelineOptions {
@@ -193,6 +204,11 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     },
     linksUnfiled: (ids) => linksUnfiled(deps, ids),
     linkJson,
+    history: null,
+    sources: builtInSources,
+    nodeId: base.config.nodeId,
+    sleep: (ms) => Bun.sleep(ms),
+    fetch,
   };
   return deps;
 }

@@ -50,6 +50,7 @@ import {
   type WriterOptions,
 } from '../modules/clicks/public';
 import { createPostgresDomainStore, createSqliteDomainStore, type DomainStore } from '../modules/domains/public';
+import { createPostgresImportStore, createSqliteImportStore, type ImportStore } from '../modules/imports/public';
 import { createPostgresInviteStore, createSqliteInviteStore, type InviteStore } from '../modules/invites/public';
 import {
   announceLinkChanges,
@@ -111,6 +112,8 @@ export interface Stores {
   readonly setupTokens: SetupTokenStore;
   /** Invites; an acceptance inserts its account in the same transaction (the auth module's statement). */
   readonly invites: InviteStore;
+  /** Import runs, what each source link became, and each run's report. */
+  readonly imports: ImportStore;
   readonly projects: ProjectStore;
   readonly domains: DomainStore;
   readonly webhooks: WebhookStore;
@@ -185,6 +188,7 @@ export function sqliteStores(db: Db): Stores {
     sessions: createSqliteSessionStore(db),
     setupTokens: createSqliteSetupTokens(),
     invites: createSqliteInviteStore(db, insertAccountSqlite),
+    imports: createSqliteImportStore(db),
     projects: createSqliteProjectStore(db, unfileProjectLinksSqlite),
     domains: createSqliteDomainStore(db.$client, domainLinksSqlite),
     webhooks: createSqliteWebhookStore(db),
@@ -240,6 +244,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     sessions: createPostgresSessionStore(sql),
     setupTokens: createPostgresSetupTokens(sql),
     invites: createPostgresInviteStore(sql, insertAccountPostgres),
+    imports: createPostgresImportStore(sql),
     projects: createPostgresProjectStore(sql, unfileProjectLinksPostgres),
     // Every domain write announces itself to the other nodes in its own transaction.
     domains: createPostgresDomainStore(

@@ -3,6 +3,7 @@ export * from '../modules/audit/table';
 export * from '../modules/auth/table';
 export * from '../modules/clicks/table';
 export * from '../modules/domains/table';
+export * from '../modules/imports/table';
 export * from '../modules/invites/table';
 export * from '../modules/links/table';
 export * from '../modules/projects/table';

@@ -86,6 +86,7 @@ export function docsPlugin(appHost: string) {
             { name: 'Bulk', description: 'Many links at once: from text, params, project' },
             { name: 'Analytics', description: 'Statistics, raw clicks and the CSV export' },
             { name: 'Audit', description: 'Who changed what, through what, when (admins; kept 365 days)' },
+            { name: 'Imports', description: 'Links and their history from another service or a Slink export (admins)' },
             { name: 'Export', description: 'The whole workspace as NDJSON (admins)' },
             {
               name: 'App',

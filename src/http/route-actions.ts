@@ -65,6 +65,11 @@ const ROUTES: readonly (readonly [string, string, Action])[] = [
   ['PATCH', '/api/v1/accounts/:id', 'account.write'],
   ['GET', '/api/v1/audit', 'audit.read'],
   ['GET', '/api/v1/export', 'export.read'],
+  ['POST', '/api/v1/imports', 'import.write'],
+  ['GET', '/api/v1/imports', 'import.read'],
+  ['GET', '/api/v1/imports/:id', 'import.read'],
+  ['DELETE', '/api/v1/imports/:id', 'import.write'],
+  ['GET', '/api/v1/imports/:id/report.csv', 'import.read'],
   // The dashboard's endpoints (session only; /api/app's guard).
   ['GET', '/api/app/sessions', 'key.own'],
   ['DELETE', '/api/app/sessions', 'key.own'],
@@ -78,6 +83,11 @@ const ROUTES: readonly (readonly [string, string, Action])[] = [
   ['POST', '/api/app/accounts', 'account.write'],
   ['PATCH', '/api/app/accounts/:id', 'account.write'],
   ['GET', '/api/app/audit', 'audit.read'],
+  ['POST', '/api/app/imports', 'import.write'],
+  ['GET', '/api/app/imports', 'import.read'],
+  ['GET', '/api/app/imports/:id', 'import.read'],
+  ['DELETE', '/api/app/imports/:id', 'import.write'],
+  ['GET', '/api/app/imports/:id/report.csv', 'import.read'],
 ];
 
 /** Routes every signed-in caller may reach whatever its powers: who one is, one's own session and password. */

@@ -20,7 +20,7 @@ export function randomString(length: number): string {
   return out;
 }
 
-type IdKind = 'acc' | 'inv' | 'key' | 'lnk' | 'var' | 'prj' | 'ses' | 'whk' | 'evt';
+type IdKind = 'acc' | 'imp' | 'inv' | 'key' | 'lnk' | 'var' | 'prj' | 'ses' | 'whk' | 'evt';
 
 /** Resource ids: a readable kind prefix and 16 random characters (~95 bits). */
 export function newId(kind: IdKind): string {

@@ -24,6 +24,8 @@ export const SPECIAL_TABLES: Readonly<Record<string, string>> = {
   click_state: "the sequences step: the sealer's watermark",
   clicks: 'none: the first click table, emptied into click_tail when the file is brought up to date',
   event_listeners: "none: the live streams open on the old database's processes, which lapse within a minute",
+  link_changes:
+    "none: the change feed between the processes on one database, each engine's own and never the workspace's data",
 };
 
 /**
@@ -35,7 +37,6 @@ export const POSTGRES_ONLY: Readonly<Record<string, { data: boolean; why: string
   click_uniques: { data: true, why: 'the first visits of today and yesterday, made from the raw clicks' },
   click_limits: { data: true, why: "a limited link's shared count, made again from its stored clicks" },
   click_deltas: { data: true, why: 'click batches not counted yet' },
-  link_changes: { data: false, why: 'the change feed between nodes' },
   link_changes_pruned: { data: false, why: 'the change feed between nodes' },
   rollup_writes: { data: false, why: 'the change feed between nodes' },
   window_secret: { data: false, why: 'the key of the windows shared between nodes' },
@@ -165,7 +166,7 @@ export const PLAIN_TABLES: readonly PlainTable[] = inKeyOrder(SCHEMA_TABLES)
  * is not empty, and a copy started over empties them all.
  */
 export const DATA_TABLES: readonly string[] = [
-  ...SCHEMA_TABLES.map((t) => getTableName(t)).filter((name) => !(name in SQLITE_ONLY)),
+  ...SCHEMA_TABLES.map((t) => getTableName(t)).filter((name) => !(name in SQLITE_ONLY) && name !== 'link_changes'),
   ...Object.entries(POSTGRES_ONLY)
     .filter(([, t]) => t.data)
     .map(([name]) => name),

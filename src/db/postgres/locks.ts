@@ -76,3 +76,11 @@ export const EVENT_FEED_LOCK = 0x736c696e6b657674n;
 
 /** Invites ("slinkinv"): the check that no invite of an email is pending and the insert are one step. */
 export const INVITE_LOCK = 0x736c696e6b696e76n;
+
+/**
+ * Imports ("slim" as the first of two int4 keys, the source identity's hashtext the second):
+ * the node running an import of a source holds it on a connection of its own for the whole run
+ * (imports/postgres/store.ts), so one node runs it and a dead node's run is seen as interrupted.
+ * Two-key locks never meet the one-key locks above.
+ */
+export const IMPORT_LOCK_CLASS = 0x736c696d;

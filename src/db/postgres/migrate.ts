@@ -26,6 +26,7 @@ import m0016 from './migrations/0016_access_limits.sql' with { type: 'text' };
 import m0017 from './migrations/0017_audit_log.sql' with { type: 'text' };
 import m0018 from './migrations/0018_audit_log_filters.sql' with { type: 'text' };
 import m0019 from './migrations/0019_invites.sql' with { type: 'text' };
+import m0022 from './migrations/0022_imports.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -54,6 +55,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 17, name: '0017_audit_log', sql: m0017 },
   { version: 18, name: '0018_audit_log_filters', sql: m0018 },
   { version: 19, name: '0019_invites', sql: m0019 },
+  { version: 22, name: '0022_imports', sql: m0022 },
 ];
 
 function checksum(sql: string): string {

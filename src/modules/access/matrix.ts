@@ -96,6 +96,18 @@ export const MATRIX = {
     adminOnly: true,
     limited: false,
   },
+  'import.read': {
+    what: 'Read imports and their reports',
+    scopes: READ,
+    adminOnly: true,
+    limited: false,
+  },
+  'import.write': {
+    what: 'Start and cancel imports (links and their history from another service or an export)',
+    scopes: WRITE,
+    adminOnly: true,
+    limited: false,
+  },
 } as const satisfies Record<string, Rule>;
 
 export type Action = keyof typeof MATRIX;

@@ -4,6 +4,7 @@
  * folder from outside it (but its table.ts, and its routes in index.ts, which app.ts mounts).
  */
 
+export { csvLine } from './csv';
 export type { AnalyticsDeps } from './deps';
 export type { Exports } from './export-chunks';
 export { ExportHost } from './export-host';

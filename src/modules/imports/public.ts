@@ -4,7 +4,12 @@
  * outside it (but its routes in index.ts, which app.ts mounts).
  */
 
+export type { ImportDeps, SourceFactory } from './deps';
 export type { HistoryWriter } from './history';
+export { CONFLICT_MODES, HISTORY_MODES } from './model';
+export { createPostgresImportStore } from './postgres/store';
+export type { RunEnd } from './runner';
+export { getImport, type ImportRequest, startImport, toImportJson } from './service';
 export type {
   HistoryKind,
   ImportSource,
@@ -16,3 +21,6 @@ export type {
   SourceVisit,
 } from './source';
 export { SOURCE_NAMES, SourceError } from './source';
+export { builtInSources } from './sources';
+export { createSqliteImportStore } from './sqlite/store';
+export type { ImportStore, RunProgress } from './store';

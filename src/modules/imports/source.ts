@@ -57,6 +57,17 @@ export interface SourceVisit {
   device: string | null;
   browser: string | null;
   os: string | null;
+  /**
+   * Optional, for a source that keeps what a Slink click record has (the `slink` source): absent
+   * or null where unknown. The variant code the click named, its language, traffic type, the
+   * params and destination it was sent to, and the link rule that sent it.
+   */
+  variantCode?: string | null;
+  language?: string | null;
+  trafficType?: string | null;
+  params?: Readonly<Record<string, string>> | null;
+  destination?: string | null;
+  rule?: number | null;
 }
 
 /** One UTC day's click count. */

@@ -51,7 +51,7 @@ export {
   unknownProject,
   updateLink,
 } from './service';
-export { generateSlug, RESERVED_SLUGS } from './slug';
+export { checkCustomSlug, generateSlug, RESERVED_SLUGS } from './slug';
 export { createSqliteLinkStore, createSqliteLinkWrites, unfileProjectLinksSqlite } from './sqlite/store';
 export type { ClickLimitStore, LinkRow, LinkStore, LinkWrites, RedirectRow } from './store';
 export {

@@ -105,3 +105,18 @@ export interface LinkRow extends LinkFields {
   lastClickedAt: number | null;
   fallbackCount: number;
 }
+
+/**
+ * The change feed of one SQLite file (links/changes.ts): every link write of any process adds a
+ * row naming the links it touched, so a running service learns of links another process wrote
+ * (`slink import` beside `slink serve`) and refreshes them in its slug index. `instance` is the
+ * writing process: its own index follows its writes already. PostgreSQL's table of the same
+ * name serves several nodes the same way.
+ */
+export const linkChanges = sqliteTable('link_changes', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  instance: text('instance').notNull(),
+  /** The link ids, a JSON array. */
+  ids: text('ids', { mode: 'json' }).$type<string[]>().notNull(),
+  at: integer('at').notNull(),
+});

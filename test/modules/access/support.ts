@@ -167,6 +167,30 @@ export class Fixtures {
   async account(): Promise<string> {
     return (await makeAccount(this.t)).id;
   }
+
+  /** A `slink` import's body: another Slink at an address of its own (one run at a time per address). */
+  importBody(): { source: 'slink'; url: string; token: string } {
+    return { source: 'slink', url: `${emptyExportOrigin()}/${this.unique('slink')}`, token: 'sample' };
+  }
+
+  async importRun(): Promise<string> {
+    return (await this.made('POST', '/imports', this.importBody())).id;
+  }
+}
+
+let emptyExport: ReturnType<typeof Bun.serve> | null = null;
+
+/** Another Slink whose export is empty (its header line only), at a loopback origin, for the import samples. */
+function emptyExportOrigin(): string {
+  emptyExport ??= Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: () =>
+      new Response('{"type":"export","version":1,"exportedAt":0,"source":"slink","clicks":true}\n', {
+        headers: { 'content-type': 'application/x-ndjson' },
+      }),
+  });
+  return `http://127.0.0.1:${emptyExport.port}`;
 }
 
 export interface Sample {
@@ -272,6 +296,18 @@ export const SAMPLES: Record<string, SampleOf> = {
   'GET /api/v1/audit': () => ({ path: '/audit' }),
   'GET /api/v1/export': () => ({ path: '/export' }),
   'GET /api/app/audit': () => ({ path: '/api/app/audit' }),
+  'POST /api/v1/imports': (fx) => ({ path: '/imports', body: fx.importBody() }),
+  'GET /api/v1/imports': () => ({ path: '/imports' }),
+  'GET /api/v1/imports/:id': async (fx) => ({ path: `/imports/${await fx.importRun()}` }),
+  'DELETE /api/v1/imports/:id': async (fx) => ({ path: `/imports/${await fx.importRun()}` }),
+  'GET /api/v1/imports/:id/report.csv': async (fx) => ({ path: `/imports/${await fx.importRun()}/report.csv` }),
+  'POST /api/app/imports': (fx) => ({ path: '/api/app/imports', body: fx.importBody() }),
+  'GET /api/app/imports': () => ({ path: '/api/app/imports' }),
+  'GET /api/app/imports/:id': async (fx) => ({ path: `/api/app/imports/${await fx.importRun()}` }),
+  'DELETE /api/app/imports/:id': async (fx) => ({ path: `/api/app/imports/${await fx.importRun()}` }),
+  'GET /api/app/imports/:id/report.csv': async (fx) => ({
+    path: `/api/app/imports/${await fx.importRun()}/report.csv`,
+  }),
   'POST /api/v1/accounts': (fx) => ({
     path: '/accounts',
     body: { email: `${fx.unique('api')}@example.com`, role: 'viewer' },

@@ -1,0 +1,128 @@
+/**
+ * Slink's own rules applied to one source link (docs/behaviour.md, "Imports"): what the import
+ * would make of it, or why it skips it. The same checks as POST /links: an http(s) destination
+ * that is not Slink itself, a valid slug that is not reserved, the target domain one of Slink's
+ * domains. What a person wrote elsewhere without Slink's limits is cleaned rather than refused:
+ * a title's control characters become spaces and it is cut to its limit; tags likewise, and past
+ * the 50th dropped. A source link's slug taken on the target domain is skipped with the reason,
+ * or given a generated slug with onConflict=rename.
+ */
+import { AppError } from '../../lib/errors';
+import { checkParams } from '../../lib/params';
+import { type DomainFacts, hostKeyOf } from '../domains/public';
+import {
+  checkCustomSlug,
+  generateSlug,
+  LINK_LIMITS,
+  type LinkRow,
+  type LinksDeps,
+  newLinkRow,
+  normalizeLinkDestination,
+  slinkHostsOf,
+} from '../links/public';
+import type { ConflictMode } from './model';
+import type { SourceLink } from './source';
+
+export interface RunTarget {
+  /** The domain named by --domain, or null: each link's own (mapped) domain. */
+  domain: DomainFacts | null;
+  projectId: string | null;
+  onConflict: ConflictMode;
+}
+
+export type Decision =
+  | { ok: true; row: LinkRow; tags: string[]; renamed: string | null }
+  | { ok: false; reason: string };
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]+/g;
+
+function cleanText(text: string | null, limit: number): string | null {
+  if (text === null) return null;
+  const cleaned = text.replace(CONTROLS, ' ').trim().slice(0, limit).trim();
+  return cleaned === '' ? null : cleaned;
+}
+
+function cleanTags(tags: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const raw of tags) {
+    const tag = cleanText(raw, LINK_LIMITS.tagLength);
+    if (tag !== null && !out.includes(tag)) out.push(tag);
+    if (out.length === LINK_LIMITS.tags) break;
+  }
+  return out;
+}
+
+/** The Slink domain a source link goes to: --domain, else its own host's domain, else the default. */
+function targetDomain(deps: Pick<LinksDeps, 'domains'>, target: RunTarget, link: SourceLink): DomainFacts | string {
+  if (target.domain !== null) return target.domain;
+  if (link.domain === null) return deps.domains.default;
+  const key = hostKeyOf(link.domain);
+  const found = key === null ? undefined : deps.domains.byHost(key);
+  return found ?? `its domain ${link.domain} is not one of this Slink's domains: add it, or name --domain`;
+}
+
+const said = (err: unknown): string => {
+  if (err instanceof AppError) return err.field ? `${err.field}: ${err.message}` : err.message;
+  throw err;
+};
+
+/**
+ * Decides a source link. `claimed` holds the slugs this run is about to take on each domain
+ * (`<domainId>/<slug>`), so a dry run, which writes nothing, decides as a real run would.
+ */
+export async function decideLink(
+  deps: LinksDeps,
+  target: RunTarget,
+  link: SourceLink,
+  claimed: Set<string>,
+  now: number,
+): Promise<Decision> {
+  const domain = targetDomain(deps, target, link);
+  if (typeof domain === 'string') return { ok: false, reason: domain };
+  let destination: string;
+  let params: Record<string, string>;
+  try {
+    const normalized = normalizeLinkDestination(link.url, slinkHostsOf(deps));
+    destination = normalized.destination;
+    params = checkParams(normalized.utm);
+  } catch (err) {
+    return { ok: false, reason: said(err) };
+  }
+  let slug: string;
+  let renamed: string | null = null;
+  const taken = async (s: string) =>
+    claimed.has(`${domain.id}/${s}`) || (await deps.stores.links.slugTaken(domain.id, s));
+  if (link.slug === null) {
+    do slug = generateSlug();
+    while (await taken(slug));
+  } else {
+    try {
+      slug = checkCustomSlug(link.slug);
+    } catch (err) {
+      return { ok: false, reason: said(err) };
+    }
+    if (await taken(slug)) {
+      if (target.onConflict === 'skip') return { ok: false, reason: `slug "${slug}" is taken on ${domain.host}` };
+      renamed = slug;
+      do slug = generateSlug();
+      while (await taken(slug));
+    }
+  }
+  claimed.add(`${domain.id}/${slug}`);
+  const row = newLinkRow(deps, {
+    slug,
+    domainId: domain.id,
+    destination,
+    title: cleanText(link.title, LINK_LIMITS.titleLength),
+    params,
+    projectId: target.projectId,
+    expiresAt: link.expiresAt,
+    clickLimit: link.clickLimit !== null && link.clickLimit >= 1 ? Math.floor(link.clickLimit) : null,
+  });
+  if (link.archived) row.status = 'archived';
+  // The link keeps the day it was made at the source (lists sort by it).
+  if (link.createdAt !== null && Number.isFinite(link.createdAt) && link.createdAt <= now)
+    row.createdAt = link.createdAt;
+  return { ok: true, row, tags: cleanTags(link.tags), renamed };
+}

@@ -1,0 +1,113 @@
+/** /imports (admins) and the dashboard's /api/app/imports: thin wrappers over the import verbs. */
+import { Elysia } from 'elysia';
+import { appAccess } from '../../http/app-guard';
+import { principalPlugin } from '../../http/auth';
+import { appDetail, errorResponses, errors, IdParams } from '../../http/models';
+import type { Access } from '../access/public';
+import type { ImportDeps } from './deps';
+import {
+  CreatedImportModel,
+  CreateImportBody,
+  type CreateImportInput,
+  ImportListModel,
+  ImportModel,
+  type UploadImportInput,
+} from './model';
+import { reportBody } from './report';
+import { cancelImport, getImport, type ImportRequest, listImports, startImport } from './service';
+
+const tags = ['Imports'];
+
+/** A JSON body or a multipart form (csv and slink files), as the service takes it. */
+function requestOf(body: CreateImportInput | UploadImportInput): ImportRequest {
+  const file = 'file' in body && body.file instanceof Blob ? body.file.stream() : null;
+  return {
+    source: body.source,
+    url: body.url ?? null,
+    token: body.token ?? null,
+    file,
+    domain: body.domain ?? null,
+    projectId: body.projectId ?? null,
+    history: body.history ?? 'clicks',
+    onConflict: body.onConflict ?? 'skip',
+    dryRun: body.dryRun === true || body.dryRun === 'true',
+  };
+}
+
+const START_MEANING =
+  'Admins only. Checks the source (one request to it) and starts the import in the background: 202 with its id, then GET it for progress. JSON for the sources read through their API; a multipart form with `file` (and the same fields as text) for csv and slink files. One run at a time per source and address (409 conflict, field source); a run of a source whose last run did not finish resumes where it stopped. The token is kept only in memory while the run lasts.';
+
+function routes(deps: ImportDeps, accessOf: (ctx: { request: Request; access?: Access }) => Access, app: boolean) {
+  const detail = (summary: string, description?: string) =>
+    app ? appDetail(summary, description) : { tags, summary, description };
+  return new Elysia({ name: app ? 'slink.app.imports' : 'slink.imports', prefix: '/imports' })
+    .post(
+      '',
+      async (ctx) => {
+        const { id } = await startImport(deps, accessOf(ctx), requestOf(ctx.body as CreateImportInput));
+        ctx.set.status = 202;
+        return { id };
+      },
+      {
+        body: CreateImportBody,
+        response: { 202: CreatedImportModel, ...errors(400, 401, 403, 409, 413, 415, 429) },
+        detail: detail('Start an import', START_MEANING),
+      },
+    )
+    .get('', () => listImports(deps), {
+      response: { 200: ImportListModel, ...errors(401, 403, 429) },
+      detail: detail('List imports', 'The newest 100 runs, newest first.'),
+    })
+    .get('/:id', ({ params }) => getImport(deps, params.id), {
+      params: IdParams,
+      response: { 200: ImportModel, ...errors(401, 403, 404, 429) },
+      detail: detail(
+        'Get an import',
+        'Its status and counts. A run whose process stopped (killed, crashed) is failed with "interrupted: run it again to resume".',
+      ),
+    })
+    .delete('/:id', ({ params }) => cancelImport(deps, params.id), {
+      params: IdParams,
+      response: { 200: ImportModel, ...errors(401, 403, 404, 429) },
+      detail: detail(
+        'Cancel an import',
+        'A running import stops at its next page boundary (status cancelled); what it made stays, and a new run of the source resumes after it. A run that ended is answered as it is.',
+      ),
+    })
+    .get(
+      '/:id/report.csv',
+      async ({ params }) => {
+        await getImport(deps, params.id);
+        return new Response(reportBody(deps, params.id), {
+          headers: {
+            'content-type': 'text/csv; charset=utf-8',
+            'content-disposition': `attachment; filename="import-${params.id.replace(/[^\w-]/g, '')}.csv"`,
+            'cache-control': 'no-store',
+          },
+        });
+      },
+      {
+        params: IdParams,
+        detail: {
+          ...detail(
+            "An import's report",
+            'CSV (RFC 4180, formula-guarded like the clicks export): a header, then one row per source link read: sourceId, outcome (created, existing, skipped, failed), shortUrl, reason.',
+          ),
+          responses: {
+            200: { description: 'text/csv', content: { 'text/csv': { schema: { type: 'string' } } } },
+            ...errorResponses(401, 403, 404, 429),
+          },
+        },
+      },
+    );
+}
+
+export function importsRoutes(deps: ImportDeps) {
+  return new Elysia({ name: 'slink.imports.api' })
+    .use(principalPlugin)
+    .use(routes(deps, (ctx) => ctx.access as Access, false));
+}
+
+export function appImportsRoutes(deps: ImportDeps) {
+  return routes(deps, (ctx) => appAccess(ctx.request), true);
+}

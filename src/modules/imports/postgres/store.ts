@@ -1,0 +1,216 @@
+/**
+ * The imports store on PostgreSQL. The node running an import holds a session advisory lock on
+ * the source's identity (IMPORT_LOCK_CLASS, the identity's hashtext) on a connection of its own
+ * for as long as the run lasts: a second node cannot start the same identity, and a run marked
+ * running whose lock nobody holds has lost its process (the node died; PostgreSQL let the lock
+ * go with its connection).
+ */
+import { num, numOrNull, type Pg } from '../../../db/postgres/client';
+import { IMPORT_LOCK_CLASS } from '../../../db/postgres/locks';
+import type { ImportItemRow, ImportLinkRow, ImportRunRow, ImportStore, RunProgress } from '../store';
+
+type Int8 = string | number;
+
+function toRun(r: Record<string, unknown>): ImportRunRow {
+  return {
+    id: r.id as string,
+    source: r.source as string,
+    url: r.url as string | null,
+    identity: r.identity as string,
+    options: JSON.parse(r.options as string),
+    status: r.status as ImportRunRow['status'],
+    linksSeen: num(r.links_seen as Int8),
+    linksCreated: num(r.links_created as Int8),
+    linksSkipped: num(r.links_skipped as Int8),
+    linksFailed: num(r.links_failed as Int8),
+    clicksImported: num(r.clicks_imported as Int8),
+    errors: JSON.parse(r.errors as string),
+    cursor: r.cursor as string | null,
+    cancelRequested: r.cancel_requested as boolean,
+    node: r.node as string,
+    pid: num(r.pid as Int8),
+    instance: r.instance as string,
+    accountId: r.account_id as string | null,
+    via: r.via as string,
+    startedAt: num(r.started_at as Int8),
+    endedAt: numOrNull(r.ended_at as Int8 | null),
+  };
+}
+
+function toMapping(r: Record<string, unknown>): ImportLinkRow {
+  return {
+    identity: r.identity as string,
+    sourceId: r.source_id as string,
+    linkId: r.link_id as string,
+    state: r.state as ImportLinkRow['state'],
+    runId: r.run_id as string,
+    visitAt: numOrNull(r.visit_at as Int8 | null),
+    day: r.day as string | null,
+    totalSet: r.total_set as boolean,
+    at: num(r.at as Int8),
+  };
+}
+
+function toItem(r: Record<string, unknown>): ImportItemRow {
+  return {
+    runId: r.run_id as string,
+    seq: num(r.seq as Int8),
+    sourceId: r.source_id as string,
+    outcome: r.outcome as ImportItemRow['outcome'],
+    linkId: r.link_id as string | null,
+    shortUrl: r.short_url as string | null,
+    reason: r.reason as string | null,
+  };
+}
+
+async function saveProgress(tx: Pg, id: string, p: RunProgress) {
+  return tx`UPDATE import_runs SET links_seen = ${p.linksSeen}, links_created = ${p.linksCreated},
+      links_skipped = ${p.linksSkipped}, links_failed = ${p.linksFailed}, clicks_imported = ${p.clicksImported},
+      errors = ${JSON.stringify(p.errors)}, cursor = ${p.cursor}
+    WHERE id = ${id} RETURNING cancel_requested`;
+}
+
+export function createPostgresImportStore(sql: Pg): ImportStore {
+  const failRunning = (tx: Pg, identity: string, reason: string, now: number) =>
+    tx`UPDATE import_runs SET status = 'failed', ended_at = ${now},
+        errors = (errors::jsonb || jsonb_build_array(jsonb_build_object('source', '', 'reason', ${reason}::text)))::text
+      WHERE identity = ${identity} AND status = 'running'`;
+  return {
+    async begin(row, interrupted) {
+      const conn = await sql.reserve();
+      try {
+        const [lock] =
+          await conn`SELECT pg_try_advisory_lock(${IMPORT_LOCK_CLASS}, hashtext(${row.identity})) AS taken`;
+        if (!lock!.taken) {
+          conn.release();
+          const [running] =
+            await sql`SELECT id FROM import_runs WHERE identity = ${row.identity} AND status = 'running'`;
+          return { running: (running?.id as string | undefined) ?? 'another node' };
+        }
+        // Whatever is marked running for this identity lost its node: nobody held the lock.
+        await conn.begin(async (tx) => {
+          await failRunning(tx, row.identity, interrupted, row.startedAt);
+          await tx`INSERT INTO import_runs (id, source, url, identity, options, status, links_seen, links_created,
+              links_skipped, links_failed, clicks_imported, errors, cursor, cancel_requested, node, pid, instance,
+              account_id, via, started_at, ended_at)
+            VALUES (${row.id}, ${row.source}, ${row.url}, ${row.identity}, ${JSON.stringify(row.options)}, ${row.status},
+              0, 0, 0, 0, 0, ${JSON.stringify(row.errors)}, ${row.cursor}, false, ${row.node}, ${row.pid},
+              ${row.instance}, ${row.accountId}, ${row.via}, ${row.startedAt}, null)`;
+        });
+        let released = false;
+        return {
+          claim: {
+            async release() {
+              if (released) return;
+              released = true;
+              try {
+                await conn`SELECT pg_advisory_unlock(${IMPORT_LOCK_CLASS}, hashtext(${row.identity}))`;
+              } finally {
+                conn.release();
+              }
+            },
+          },
+        };
+      } catch (err) {
+        conn.release();
+        throw err;
+      }
+    },
+    async find(id) {
+      const [row] = await sql`SELECT * FROM import_runs WHERE id = ${id}`;
+      return row ? toRun(row) : null;
+    },
+    async list(limit) {
+      const rows = await sql`SELECT * FROM import_runs ORDER BY started_at DESC, id DESC LIMIT ${limit}`;
+      return rows.map(toRun);
+    },
+    async markInterrupted(run, reason, now) {
+      return sql.begin(async (tx) => {
+        // Held by the node running it (its own connection), even when that node is this one.
+        const [lock] =
+          await tx`SELECT pg_try_advisory_xact_lock(${IMPORT_LOCK_CLASS}, hashtext(${run.identity})) AS taken`;
+        if (!lock!.taken) return false;
+        const gone = await tx`UPDATE import_runs SET status = 'failed', ended_at = ${now},
+            errors = (errors::jsonb || jsonb_build_array(jsonb_build_object('source', '', 'reason', ${reason}::text)))::text
+          WHERE id = ${run.id} AND status = 'running' RETURNING id`;
+        return gone.length > 0;
+      });
+    },
+    async lastUnfinished(identity, excludeId) {
+      const [row] = await sql`SELECT * FROM import_runs WHERE identity = ${identity} AND id <> ${excludeId}
+          AND (options::jsonb ->> 'dryRun') IS DISTINCT FROM 'true'
+        ORDER BY started_at DESC, id DESC LIMIT 1`;
+      return row && row.status !== 'done' ? toRun(row) : null;
+    },
+    async savePage(id, progress, items) {
+      return sql.begin(async (tx) => {
+        if (items.length > 0) {
+          await tx`INSERT INTO import_items (run_id, seq, source_id, outcome, link_id, short_url, reason)
+            SELECT * FROM unnest(${tx.array(
+              items.map((i) => i.runId),
+              'text',
+            )}::text[], ${tx.array(
+              items.map((i) => i.seq),
+              'int8',
+            )}::int8[], ${tx.array(
+              items.map((i) => i.sourceId),
+              'text',
+            )}::text[], ${tx.array(
+              items.map((i) => i.outcome),
+              'text',
+            )}::text[], ${tx.array(
+              items.map((i) => i.linkId),
+              'text',
+            )}::text[], ${tx.array(
+              items.map((i) => i.shortUrl),
+              'text',
+            )}::text[], ${tx.array(
+              items.map((i) => i.reason),
+              'text',
+            )}::text[])`;
+        }
+        const [row] = await saveProgress(tx, id, progress);
+        return row?.cancel_requested === true;
+      });
+    },
+    async finish(id, status, progress, endedAt) {
+      await sql.begin(async (tx) => {
+        await saveProgress(tx, id, progress);
+        await tx`UPDATE import_runs SET status = ${status}, ended_at = ${endedAt} WHERE id = ${id}`;
+      });
+    },
+    async requestCancel(id) {
+      const rows =
+        await sql`UPDATE import_runs SET cancel_requested = true WHERE id = ${id} AND status = 'running' RETURNING id`;
+      return rows.length > 0;
+    },
+    async mappings(identity, sourceIds) {
+      const out = new Map<string, ImportLinkRow>();
+      if (sourceIds.length === 0) return out;
+      const rows = await sql`SELECT * FROM import_links WHERE identity = ${identity}
+        AND source_id = ANY(${sql.array([...sourceIds], 'text')}::text[])`;
+      for (const r of rows) out.set(r.source_id as string, toMapping(r));
+      return out;
+    },
+    async putMapping(r) {
+      await sql`INSERT INTO import_links (identity, source_id, link_id, state, run_id, visit_at, day, total_set, at)
+        VALUES (${r.identity}, ${r.sourceId}, ${r.linkId}, ${r.state}, ${r.runId}, ${r.visitAt}, ${r.day}, ${r.totalSet}, ${r.at})
+        ON CONFLICT (identity, source_id) DO UPDATE SET link_id = excluded.link_id, state = excluded.state,
+          run_id = excluded.run_id, visit_at = excluded.visit_at, day = excluded.day, total_set = excluded.total_set,
+          at = excluded.at`;
+    },
+    async historyStored(identity, sourceId, position) {
+      await sql`UPDATE import_links SET
+          visit_at = CASE WHEN ${position.visitAt ?? null}::int8 IS NULL THEN visit_at
+            ELSE greatest(coalesce(visit_at, 0), ${position.visitAt ?? null}::int8) END,
+          day = coalesce(${position.day ?? null}::text, day),
+          total_set = coalesce(${position.totalSet ?? null}::boolean, total_set)
+        WHERE identity = ${identity} AND source_id = ${sourceId}`;
+    },
+    async items(runId, afterSeq, limit) {
+      const rows = await sql`SELECT * FROM import_items WHERE run_id = ${runId} AND seq > ${afterSeq}
+        ORDER BY seq LIMIT ${limit}`;
+      return rows.map(toItem);
+    },
+  };
+}

@@ -1,0 +1,312 @@
+/**
+ * One import run, start to end, in the background of the process that started it: pages of
+ * links from the source, each decided by Slink's rules (decide.ts) and the page's new links
+ * written in one transaction through the LinkWriter (audited, webhooks and the slug index as
+ * any link write), then each link's history through the HistoryWriter from the position its
+ * mapping saved. After each page the run's counters, report lines and cursor are saved: a run
+ * stopped or crashed mid-way is resumed by the next run of the same source from there, and
+ * the mapping (source link -> link, written before the link) makes the repeated part create
+ * nothing twice. One bad link never stops a run; a source that cannot be read does.
+ */
+import { shortUrlOf } from '../../lib/short-url';
+import type { Access } from '../access/public';
+import { auditEntry } from '../audit/public';
+import { insertBulkLinks, type LinkRow } from '../links/public';
+import { decideLink, type RunTarget } from './decide';
+import type { ImportDeps } from './deps';
+import type { HistoryMode } from './model';
+import { type ImportSource, SourceError, type SourceLink, type SourceVisit } from './source';
+import type { ImportItemRow, ImportLinkRow, RunProgress } from './store';
+import type { ImportStatus } from './table';
+
+/** The errors a run keeps (the contract's first 100). */
+const MAX_ERRORS = 100;
+
+const dayOf = (at: number) => new Date(at).toISOString().slice(0, 10);
+/** Attempts at reading a page when the source says retrying may help, waiting longer each time. */
+const PAGE_ATTEMPTS = 5;
+const RETRY_BASE_MS = 1000;
+
+export interface RunPlan {
+  id: string;
+  identity: string;
+  access: Access;
+  source: ImportSource;
+  target: RunTarget;
+  history: HistoryMode;
+  dryRun: boolean;
+  /** Where to start: the saved cursor of the last unfinished run of the source, or null. */
+  cursor: string | null;
+  signal: AbortSignal;
+  /** Called after each page is saved (the CLI's progress). */
+  onPage?: (progress: RunProgress) => void;
+}
+
+export interface RunEnd {
+  status: ImportStatus;
+  progress: RunProgress;
+}
+
+/** Thrown inside a run when a cancel was asked for (DELETE) at a page boundary. */
+class Cancelled extends Error {}
+
+export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd> {
+  const progress: RunProgress = {
+    linksSeen: 0,
+    linksCreated: 0,
+    linksSkipped: 0,
+    linksFailed: 0,
+    clicksImported: 0,
+    errors: [],
+    cursor: plan.cursor,
+  };
+  const store = deps.stores.imports;
+  const note = (source: string, reason: string) => {
+    if (progress.errors.length < MAX_ERRORS) progress.errors.push({ source, reason });
+  };
+  const claimed = new Set<string>();
+  let status: ImportStatus = 'done';
+  try {
+    for (;;) {
+      if (plan.signal.aborted) throw new Cancelled();
+      const page = await readPage(deps, plan, progress.cursor);
+      const items = await importPage(deps, plan, page.links, progress, note, claimed);
+      progress.cursor = page.next;
+      const cancel = await store.savePage(plan.id, progress, items);
+      plan.onPage?.(progress);
+      if (cancel || plan.signal.aborted) throw new Cancelled();
+      if (page.next === null) break;
+    }
+  } catch (err) {
+    if (err instanceof Cancelled || plan.signal.aborted) status = 'cancelled';
+    else {
+      status = 'failed';
+      note('', err instanceof SourceError ? err.message : `unexpected error: ${(err as Error).message ?? err}`);
+      if (!(err instanceof SourceError)) deps.log.error(`import ${plan.id} failed`, err);
+    }
+  }
+  await store.finish(plan.id, status, progress, deps.clock.now());
+  return { status, progress };
+}
+
+/** A page of the source, retried while the source says a retry may help. */
+async function readPage(deps: ImportDeps, plan: RunPlan, cursor: string | null) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await plan.source.page(cursor, plan.signal);
+    } catch (err) {
+      if (plan.signal.aborted) throw new Cancelled();
+      if (!(err instanceof SourceError) || !err.retryable || attempt === PAGE_ATTEMPTS) throw err;
+      await deps.sleep(RETRY_BASE_MS * 2 ** (attempt - 1));
+    }
+  }
+}
+
+interface Planned {
+  link: SourceLink;
+  item: ImportItemRow;
+  /** The link to make (null: none, the item says why) and the id of an existing one. */
+  row: LinkRow | null;
+  tags: string[];
+  linkId: string | null;
+  mapping: ImportLinkRow | null;
+}
+
+async function importPage(
+  deps: ImportDeps,
+  plan: RunPlan,
+  links: readonly SourceLink[],
+  progress: RunProgress,
+  note: (source: string, reason: string) => void,
+  claimed: Set<string>,
+): Promise<ImportItemRow[]> {
+  const store = deps.stores.imports;
+  const mappings = await store.mappings(
+    plan.identity,
+    links.map((l) => l.sourceId),
+  );
+  const planned: Planned[] = [];
+  const now = deps.clock.now();
+  for (const link of links) {
+    progress.linksSeen++;
+    const item: ImportItemRow = {
+      runId: plan.id,
+      seq: progress.linksSeen,
+      sourceId: link.sourceId,
+      outcome: 'skipped',
+      linkId: null,
+      shortUrl: null,
+      reason: null,
+    };
+    const entry: Planned = {
+      link,
+      item,
+      row: null,
+      tags: [],
+      linkId: null,
+      mapping: mappings.get(link.sourceId) ?? null,
+    };
+    planned.push(entry);
+    try {
+      const mapping = entry.mapping;
+      const existing = mapping ? await deps.stores.links.find(mapping.linkId) : null;
+      if (mapping && existing) {
+        item.outcome = 'existing';
+        item.linkId = existing.id;
+        item.shortUrl = shortUrlOf(deps.domains.originOf(existing.domainId), existing.slug);
+        item.reason = 'imported before';
+        entry.linkId = existing.id;
+        if (mapping.state === 'creating' && !plan.dryRun) await store.putMapping({ ...mapping, state: 'created' });
+        continue;
+      }
+      if (mapping && mapping.state === 'created') {
+        item.reason = `imported before as ${mapping.linkId}, deleted since`;
+        continue;
+      }
+      const decision = await decideLink(deps, plan.target, link, claimed, now);
+      if (!decision.ok) {
+        item.reason = decision.reason;
+        continue;
+      }
+      // A link whose writing a stopped run began keeps the id that run chose.
+      if (mapping) decision.row.id = mapping.linkId;
+      entry.row = decision.row;
+      entry.tags = decision.tags;
+      if (decision.renamed !== null) item.reason = `slug "${decision.renamed}" was taken: renamed`;
+    } catch (err) {
+      item.outcome = 'failed';
+      item.reason = (err as Error).message ?? String(err);
+    }
+  }
+  const making = planned.filter((p) => p.row !== null);
+  if (!plan.dryRun && making.length > 0) await writeLinks(deps, plan, making, now);
+  for (const p of planned) {
+    if (p.row !== null && p.item.outcome !== 'failed') {
+      p.item.outcome = 'created';
+      p.item.linkId = p.row.id;
+      p.item.shortUrl = shortUrlOf(deps.domains.originOf(p.row.domainId), p.row.slug);
+      if (plan.dryRun) p.item.reason = p.item.reason ?? 'dry run: would be created';
+      p.linkId = p.row.id;
+    }
+    if (p.item.outcome === 'created') progress.linksCreated++;
+    else if (p.item.outcome === 'failed') progress.linksFailed++;
+    else progress.linksSkipped++;
+    if (p.item.outcome === 'skipped' || p.item.outcome === 'failed') note(p.link.sourceId, p.item.reason ?? '');
+  }
+  if (!plan.dryRun && plan.history !== 'none' && deps.history !== null) {
+    for (const p of planned) {
+      if (p.linkId === null || p.item.outcome === 'failed') continue;
+      if (plan.signal.aborted) break;
+      try {
+        const mapping = p.mapping ?? (await store.mappings(plan.identity, [p.link.sourceId])).get(p.link.sourceId);
+        if (mapping)
+          progress.clicksImported += await importHistory(deps, plan, p.link, { ...mapping, linkId: p.linkId });
+      } catch (err) {
+        if (plan.signal.aborted) break;
+        note(p.link.sourceId, `history: ${(err as Error).message ?? err}`);
+      }
+    }
+  }
+  return planned.map((p) => p.item);
+}
+
+/**
+ * Writes a page's new links: their mappings first ('creating', with the id each will have),
+ * then the links in one transaction, then the mappings 'created'. A run that dies in between
+ * leaves mappings naming ids: the next run finds the link made, or makes it with that id.
+ */
+async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], now: number) {
+  const store = deps.stores.imports;
+  const mapping = (p: Planned, state: 'creating' | 'created'): ImportLinkRow => ({
+    identity: plan.identity,
+    sourceId: p.link.sourceId,
+    linkId: p.row!.id,
+    state,
+    runId: plan.id,
+    visitAt: p.mapping?.visitAt ?? null,
+    day: p.mapping?.day ?? null,
+    totalSet: p.mapping?.totalSet ?? false,
+    at: now,
+  });
+  for (const p of making) await store.putMapping(mapping(p, 'creating'));
+  const fields = ['destination', 'domain', 'slug', ...(plan.target.projectId !== null ? ['projectId'] : [])];
+  const audit = auditEntry(plan.access, 'link.create', { type: 'link', id: '' }, fields, now);
+  try {
+    await insertBulkLinks(
+      deps,
+      making.map((p) => ({ row: p.row!, tags: p.tags })),
+      {
+        skipExisting: false,
+        // A slug taken meanwhile (by another writer, between the decision and the write).
+        freshSlug: () => {
+          throw new Error('slug taken meanwhile');
+        },
+      },
+      audit,
+    );
+  } catch (err) {
+    for (const p of making) {
+      p.item.outcome = 'failed';
+      p.item.reason = (err as Error).message ?? String(err);
+    }
+    return;
+  }
+  for (const p of making) {
+    p.mapping = mapping(p, 'created');
+    await store.putMapping(p.mapping);
+  }
+}
+
+/**
+ * A link's history, from where its mapping says the last run stopped: visits after the newest
+ * stored, days after the newest stored, the total once. Returns the clicks stored.
+ */
+async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, mapping: ImportLinkRow) {
+  const writer = deps.history!;
+  const store = deps.stores.imports;
+  const { source } = plan;
+  let stored = 0;
+  const kind = link.history;
+  if (kind === 'visits' && source.visits) {
+    if (plan.history === 'daily') {
+      // Visits counted per UTC day, from the day after the newest stored.
+      const after = mapping.day === null ? null : Date.parse(`${mapping.day}T23:59:59.999Z`);
+      const counts = new Map<string, number>();
+      for await (const batch of source.visits(link, after, plan.signal))
+        for (const v of batch) counts.set(dayOf(v.at), (counts.get(dayOf(v.at)) ?? 0) + 1);
+      const days = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, clicks]) => ({ day, clicks }));
+      if (days.length > 0) {
+        stored += await writer.days(mapping.linkId, source.name, days);
+        await store.historyStored(plan.identity, link.sourceId, { day: days[days.length - 1]!.day });
+      }
+      return stored;
+    }
+    for await (const batch of source.visits(link, mapping.visitAt, plan.signal)) {
+      const fresh: SourceVisit[] =
+        mapping.visitAt === null ? batch : batch.filter((v) => v.at > (mapping.visitAt as number));
+      if (fresh.length === 0) continue;
+      stored += await writer.visits(mapping.linkId, source.name, fresh);
+      const newest = fresh.reduce((m, v) => Math.max(m, v.at), 0);
+      mapping.visitAt = newest;
+      await store.historyStored(plan.identity, link.sourceId, { visitAt: newest });
+    }
+    return stored;
+  }
+  if (kind === 'daily' && source.days) {
+    const days = (await source.days(link, mapping.day, plan.signal)).filter(
+      (d) => mapping.day === null || d.day > (mapping.day as string),
+    );
+    if (days.length > 0) {
+      stored += await writer.days(mapping.linkId, source.name, days);
+      await store.historyStored(plan.identity, link.sourceId, { day: days[days.length - 1]!.day });
+    }
+    return stored;
+  }
+  if ((kind === 'total' || link.totalClicks !== null) && !mapping.totalSet && link.totalClicks !== null) {
+    if (kind === 'visits' || kind === 'daily') return stored;
+    await writer.total(mapping.linkId, source.name, link.totalClicks);
+    await store.historyStored(plan.identity, link.sourceId, { totalSet: true });
+    return link.totalClicks;
+  }
+  return stored;
+}

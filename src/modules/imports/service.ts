@@ -1,0 +1,225 @@
+/**
+ * Import verbs (docs/behaviour.md, "Imports"): start a run in the background, read runs, cancel
+ * one, its report. Plain functions of (deps, access, input) that throw AppError, never HTTP.
+ *
+ * A run marked running whose process is gone (killed, crashed, a node lost) is shown failed,
+ * "interrupted: run it again to resume", as soon as anyone reads it or starts the same source
+ * again; it is never taken over, because the token it needs lived only in that process. A new
+ * run of the same source resumes from the position the interrupted one saved.
+ */
+import { AppError, conflict, invalid, notFound } from '../../lib/errors';
+import { newId, randomToken } from '../../lib/ids';
+import type { Access } from '../access/public';
+import { checkProjectId, domainOfHost } from '../links/public';
+import type { ImportDeps } from './deps';
+import type { ConflictMode, HistoryMode, ImportJson } from './model';
+import { type RunEnd, runImport } from './runner';
+import { SourceError, type SourceName } from './source';
+import type { ImportRunRow, IsAlive } from './store';
+
+export const INTERRUPTED = 'interrupted: run it again to resume';
+
+/** The sources read from a file; `slink` also from another Slink's address. */
+const FILE_SOURCES: ReadonlySet<SourceName> = new Set(['csv', 'slink']);
+
+export interface ImportRequest {
+  source: SourceName;
+  url: string | null;
+  token: string | null;
+  file: ReadableStream<Uint8Array> | null;
+  domain: string | null;
+  projectId: string | null;
+  history: HistoryMode;
+  onConflict: ConflictMode;
+  dryRun: boolean;
+}
+
+/** The runs this process runs, by id: their cancel switch. One process, one map (exact liveness). */
+const runningHere = new Map<string, AbortController>();
+/** This process among those writing the database (recorded with each run it starts). */
+const INSTANCE = randomToken();
+
+/** Whether a run marked running still has a process (SQLite: the same machine's; PostgreSQL asks its lock). */
+function aliveOf(deps: Pick<ImportDeps, 'nodeId'>): IsAlive {
+  return (run) => {
+    if (run.pid === process.pid) return runningHere.has(run.id);
+    // Another machine's process cannot be asked: a file shared that way is not supported anyway.
+    if (run.node !== deps.nodeId) return true;
+    try {
+      process.kill(run.pid, 0);
+      return true;
+    } catch (err) {
+      return (err as { code?: string }).code === 'EPERM';
+    }
+  };
+}
+
+/** The address kept and compared: origin and path, never a query or user part (where tokens hide). */
+function keptUrl(raw: string | null): string | null {
+  if (raw === null) return null;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw invalid('url', 'url must be an absolute http(s) address');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('url', 'url must be an http(s) address');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+export function toImportJson(run: ImportRunRow): ImportJson {
+  const o = run.options as Record<string, unknown>;
+  return {
+    id: run.id,
+    source: run.source as SourceName,
+    url: run.url,
+    status: run.status,
+    links: { seen: run.linksSeen, created: run.linksCreated, skipped: run.linksSkipped, failed: run.linksFailed },
+    clicks: { imported: run.clicksImported },
+    errors: run.errors,
+    options: {
+      domain: (o.domain as string | null) ?? null,
+      projectId: (o.projectId as string | null) ?? null,
+      history: (o.history as HistoryMode) ?? 'clicks',
+      onConflict: (o.onConflict as ConflictMode) ?? 'skip',
+      dryRun: o.dryRun === true,
+    },
+    startedAt: run.startedAt,
+    endedAt: run.endedAt,
+  };
+}
+
+/**
+ * Checks the request and the source (one cheap request to it), records the run and starts it in
+ * the background. `done` resolves when it ends (the CLI waits for it; the API answers 202 at once).
+ */
+export async function startImport(
+  deps: ImportDeps,
+  access: Access,
+  input: ImportRequest,
+  onPage?: Parameters<typeof runImport>[1]['onPage'],
+): Promise<{ id: string; done: Promise<RunEnd> }> {
+  if (input.file !== null && !FILE_SOURCES.has(input.source))
+    throw invalid('file', `${input.source} is read through its API (url, token), not from a file`);
+  if (input.source === 'csv' && input.file === null) throw invalid('file', 'csv reads a file: send one');
+  if (input.source === 'slink' && input.file === null && input.url === null)
+    throw invalid('file', 'slink reads an export file, or another Slink at url with token');
+  const url = input.file !== null ? null : keptUrl(input.url);
+  const domain = input.domain === null ? null : domainOfHost(deps.domains, input.domain);
+  const projectId = await checkProjectId(deps, input.projectId);
+  const source = deps.sources(input.source, {
+    url: input.url,
+    token: input.token,
+    file: input.file,
+    fetch: deps.fetch,
+    sleep: deps.sleep,
+  });
+  const controller = new AbortController();
+  try {
+    await source.check(controller.signal);
+  } catch (err) {
+    if (!(err instanceof SourceError)) throw err;
+    const field = input.file !== null ? 'file' : !err.retryable && input.token !== null ? 'token' : 'url';
+    throw invalid(field, `${input.source}: ${err.message}`);
+  }
+  const identity = `${input.source} ${url ?? (input.file !== null ? 'file' : 'default')}`;
+  const now = deps.clock.now();
+  const row: ImportRunRow = {
+    id: newId('imp'),
+    source: input.source,
+    url,
+    identity,
+    options: {
+      domain: domain?.host ?? null,
+      projectId,
+      history: input.history,
+      onConflict: input.onConflict,
+      dryRun: input.dryRun,
+    },
+    status: 'running',
+    linksSeen: 0,
+    linksCreated: 0,
+    linksSkipped: 0,
+    linksFailed: 0,
+    clicksImported: 0,
+    errors: [],
+    cursor: null,
+    cancelRequested: false,
+    node: deps.nodeId,
+    pid: process.pid,
+    instance: INSTANCE,
+    accountId: access.accountId,
+    via: access.via,
+    startedAt: now,
+    endedAt: null,
+  };
+  // Known here before the row is visible: a read meanwhile must not take it for a dead run.
+  runningHere.set(row.id, controller);
+  let begun: Awaited<ReturnType<ImportDeps['stores']['imports']['begin']>>;
+  try {
+    begun = await deps.stores.imports.begin(row, INTERRUPTED, aliveOf(deps));
+  } catch (err) {
+    runningHere.delete(row.id);
+    throw err;
+  }
+  if ('running' in begun) {
+    runningHere.delete(row.id);
+    throw conflict('source', `An import of this source is already running (${begun.running})`);
+  }
+  const resumed = input.dryRun ? null : await deps.stores.imports.lastUnfinished(identity, row.id);
+  const done = runImport(deps, {
+    id: row.id,
+    identity,
+    access,
+    source,
+    target: { domain, projectId, onConflict: input.onConflict },
+    history: input.history,
+    dryRun: input.dryRun,
+    cursor: resumed?.cursor ?? null,
+    signal: controller.signal,
+    onPage,
+  }).finally(async () => {
+    runningHere.delete(row.id);
+    await begun.claim.release().catch((err) => deps.log.error(`import ${row.id}: releasing its source failed`, err));
+  });
+  // The API does not wait: a failure of the run's own bookkeeping is logged, never unhandled.
+  done.catch((err) => deps.log.error(`import ${row.id} ended in error`, err));
+  return { id: row.id, done };
+}
+
+/** A run as stored, a dead run marked interrupted first. */
+async function current(deps: ImportDeps, run: ImportRunRow): Promise<ImportRunRow> {
+  if (run.status !== 'running') return run;
+  const marked = await deps.stores.imports.markInterrupted(run, INTERRUPTED, deps.clock.now(), aliveOf(deps));
+  return marked ? ((await deps.stores.imports.find(run.id)) ?? run) : run;
+}
+
+export async function getImportRow(deps: ImportDeps, id: string): Promise<ImportRunRow> {
+  const run = await deps.stores.imports.find(id);
+  if (!run) throw notFound('import');
+  return current(deps, run);
+}
+
+export async function getImport(deps: ImportDeps, id: string): Promise<ImportJson> {
+  return toImportJson(await getImportRow(deps, id));
+}
+
+/** The newest 100 runs, newest first. */
+export async function listImports(deps: ImportDeps): Promise<{ items: ImportJson[] }> {
+  const runs = await deps.stores.imports.list(100);
+  const items: ImportJson[] = [];
+  for (const run of runs) items.push(toImportJson(await current(deps, run)));
+  return { items };
+}
+
+/**
+ * Cancels a running run: it stops at its next page boundary (at once when this process runs it
+ * and it waits on the source), status cancelled. A run that ended is answered as it is.
+ */
+export async function cancelImport(deps: ImportDeps, id: string): Promise<ImportJson> {
+  const run = await getImportRow(deps, id);
+  if (run.status !== 'running') return toImportJson(run);
+  await deps.stores.imports.requestCancel(id);
+  runningHere.get(id)?.abort(new AppError('conflict', 'cancelled'));
+  return toImportJson((await deps.stores.imports.find(id)) ?? run);
+}

@@ -1,0 +1,196 @@
+/**
+ * The `slink` source: this service's own export (GET /api/v1/export, NDJSON; export/service.ts),
+ * from a file or from another Slink (`url` its app origin, `token` an admin key, clicks asked
+ * for). Read once, front to back, never whole: a page is one group of link lines and the click
+ * lines that follow them (the export writes each page of links, then their clicks), so a page's
+ * clicks are in memory while it is imported and no longer. The cursor is the count of links
+ * read before the page: a resumed run reads the export again and passes over that many.
+ *
+ * A link's history is its raw clicks when the export carries them (every field the click record
+ * has, oldest first), else its clickCount as a total.
+ */
+import { type ImportSource, SourceError, type SourceLink, type SourceOptions, type SourceVisit } from '../source';
+
+/** The export versions this reader knows (export/service.ts EXPORT_VERSION). */
+const KNOWN_VERSIONS = new Set([1]);
+
+type Line = Record<string, unknown> & { type?: unknown };
+
+/** Lines of an NDJSON byte stream, one JSON value each; a line that is not JSON is a SourceError. */
+async function* ndjson(stream: ReadableStream<Uint8Array>): AsyncGenerator<Line> {
+  const decoder = new TextDecoder();
+  let rest = '';
+  let n = 0;
+  const parse = (text: string): Line => {
+    n++;
+    try {
+      const value = JSON.parse(text);
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
+      return value as Line;
+    } catch {
+      throw new SourceError(`line ${n} of the export is not a JSON object`, false);
+    }
+  };
+  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
+    rest += decoder.decode(chunk, { stream: true });
+    let nl = rest.indexOf('\n');
+    while (nl !== -1) {
+      const text = rest.slice(0, nl).trim();
+      rest = rest.slice(nl + 1);
+      if (text !== '') yield parse(text);
+      nl = rest.indexOf('\n');
+    }
+  }
+  rest += decoder.decode();
+  if (rest.trim() !== '') yield parse(rest.trim());
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const int = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+function toSourceLink(line: Line, withClicks: boolean): SourceLink {
+  const id = str(line.id);
+  const url = str(line.destination);
+  if (id === null || url === null) throw new SourceError('a link line of the export has no id or destination', false);
+  // The destination without its utm_ keys: they are in params (as the API answers a link).
+  const params = (line.params ?? {}) as Record<string, string>;
+  let destination = url;
+  const utm = Object.entries(params).filter(([k]) => k.startsWith('utm_'));
+  if (utm.length > 0) {
+    try {
+      const u = new URL(url);
+      for (const [k, v] of utm) u.searchParams.set(k, v);
+      destination = u.href;
+    } catch {
+      destination = url;
+    }
+  }
+  return {
+    sourceId: id,
+    url: destination,
+    slug: str(line.slug),
+    domain: str(line.domain),
+    title: str(line.title),
+    tags: Array.isArray(line.tags) ? line.tags.filter((t): t is string => typeof t === 'string') : [],
+    createdAt: int(line.createdAt),
+    expiresAt: int(line.expiresAt),
+    clickLimit: int(line.clickLimit),
+    archived: line.status === 'archived',
+    totalClicks: int(line.clickCount),
+    history: withClicks ? 'visits' : 'total',
+  };
+}
+
+function toVisit(line: Line): SourceVisit {
+  return {
+    sourceId: line.id === undefined || line.id === null ? null : String(line.id),
+    at: int(line.timestamp) ?? 0,
+    referrer: str(line.referrer),
+    userAgent: null,
+    country: str(line.country),
+    city: str(line.city),
+    bot: typeof line.bot === 'boolean' ? line.bot : null,
+    device: str(line.device),
+    browser: str(line.browser),
+    os: str(line.os),
+    variantCode: str(line.variantCode),
+    language: str(line.language),
+    trafficType: str(line.trafficType),
+    params: line.params && typeof line.params === 'object' ? (line.params as Record<string, string>) : null,
+    destination: str(line.destination),
+    rule: int(line.rule),
+  };
+}
+
+/** Where the export is read from: the file, or GET {url}/api/v1/export?clicks=1 with the token. */
+async function openExport(options: SourceOptions, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  if (options.file !== null) return options.file;
+  const base = options.url!.replace(/\/+$/, '');
+  let res: Response;
+  try {
+    res = await options.fetch(`${base}/api/v1/export?clicks=1`, {
+      headers: options.token ? { authorization: `Bearer ${options.token}` } : {},
+      signal,
+    });
+  } catch (err) {
+    if (signal.aborted) throw err;
+    throw new SourceError(`could not reach ${new URL(base).origin}`, true);
+  }
+  if (res.status === 401 || res.status === 403)
+    throw new SourceError(`the Slink at ${new URL(base).origin} refused the token (${res.status})`, false);
+  if (res.status === 429 || res.status >= 500)
+    throw new SourceError(`the Slink at ${new URL(base).origin} answered ${res.status}`, true);
+  if (res.status !== 200 || res.body === null)
+    throw new SourceError(`the Slink at ${new URL(base).origin} answered ${res.status} to its export`, false);
+  return res.body;
+}
+
+export function slinkSource(options: SourceOptions): ImportSource {
+  let lines: AsyncGenerator<Line> | null = null;
+  /** The link line read past the end of the last page (the next page's first). */
+  let pending: Line | null = null;
+  let withClicks = false;
+  /** Links read so far (the cursor of the next page). */
+  let position = 0;
+  /** The current page's visits by link id, oldest first. */
+  let visits = new Map<string, SourceVisit[]>();
+
+  async function start(signal: AbortSignal) {
+    lines = ndjson(await openExport(options, signal));
+    const header = (await lines.next()).value as Line | undefined;
+    if (header?.type !== 'export' || header.source !== 'slink')
+      throw new SourceError('this is not a Slink export (its first line is not the export header)', false);
+    if (!KNOWN_VERSIONS.has(header.version as number))
+      throw new SourceError(`export version ${String(header.version)} is not one this Slink reads`, false);
+    withClicks = header.clicks === true;
+  }
+
+  return {
+    name: 'slink',
+    async check(signal) {
+      // The first line says whether this is an export at all; the run reads on from there.
+      await start(signal);
+    },
+    async page(cursor, signal) {
+      const from = cursor === null ? 0 : Number(cursor);
+      if (!Number.isInteger(from) || from < 0) throw new SourceError(`bad position ${cursor}`, false);
+      // A position behind this reader's (a resumed run's first page): read the export again.
+      if (lines === null || from < position) {
+        await start(signal);
+        position = 0;
+        pending = null;
+      }
+      const links: SourceLink[] = [];
+      visits = new Map();
+      let inClicks = false;
+      for (;;) {
+        const next = pending ?? (await lines!.next()).value;
+        pending = null;
+        if (next === undefined) break;
+        if (next.type === 'link') {
+          if (inClicks && links.length > 0) {
+            pending = next;
+            break;
+          }
+          position++;
+          if (position > from) links.push(toSourceLink(next, withClicks));
+        } else if (next.type === 'click') {
+          inClicks = true;
+          const linkId = str(next.linkId);
+          if (linkId === null || position <= from) continue;
+          const list = visits.get(linkId) ?? [];
+          list.push(toVisit(next));
+          visits.set(linkId, list);
+        } else if (links.length > 0) inClicks = true;
+      }
+      // The export writes a link's clicks newest first; history is stored oldest first.
+      for (const list of visits.values()) list.sort((a, b) => a.at - b.at || Number(a.sourceId) - Number(b.sourceId));
+      return { links, next: pending === null ? null : String(position) };
+    },
+    async *visits(link, after) {
+      const list = visits.get(link.sourceId) ?? [];
+      const fresh = after === null ? list : list.filter((v) => v.at > after);
+      for (let i = 0; i < fresh.length; i += 1000) yield fresh.slice(i, i + 1000);
+    },
+  };
+}

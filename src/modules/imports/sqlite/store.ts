@@ -1,0 +1,140 @@
+/**
+ * The imports store on SQLite. Every process on the file is on this machine, so a run marked
+ * running is alive while its process is (IsAlive reads the process id it recorded); the
+ * partial unique index keeps two processes from starting one identity at once.
+ */
+import { and, asc, desc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import type { ImportStore, RunProgress } from '../store';
+import { importItems, importLinks, importRuns } from '../table';
+
+const progressColumns = (p: RunProgress) => ({
+  linksSeen: p.linksSeen,
+  linksCreated: p.linksCreated,
+  linksSkipped: p.linksSkipped,
+  linksFailed: p.linksFailed,
+  clicksImported: p.clicksImported,
+  errors: p.errors,
+  cursor: p.cursor,
+});
+
+export function createSqliteImportStore(db: Db): ImportStore {
+  const immediate = <T>(write: () => T): T => db.transaction(write, { behavior: 'immediate' });
+  return {
+    async begin(row, interrupted, isAlive) {
+      return immediate(() => {
+        const running = db
+          .select()
+          .from(importRuns)
+          .where(and(eq(importRuns.identity, row.identity), eq(importRuns.status, 'running')))
+          .all();
+        for (const run of running) {
+          if (isAlive(run)) return { running: run.id };
+          db.update(importRuns)
+            .set({
+              status: 'failed',
+              endedAt: row.startedAt,
+              errors: [...run.errors, { source: '', reason: interrupted }],
+            })
+            .where(eq(importRuns.id, run.id))
+            .run();
+        }
+        db.insert(importRuns).values(row).run();
+        return { claim: { release: async () => {} } };
+      });
+    },
+    async find(id) {
+      return db.select().from(importRuns).where(eq(importRuns.id, id)).get() ?? null;
+    },
+    async list(limit) {
+      return db.select().from(importRuns).orderBy(desc(importRuns.startedAt), desc(importRuns.id)).limit(limit).all();
+    },
+    async markInterrupted(run, reason, now, isAlive) {
+      return immediate(() => {
+        const current = db.select().from(importRuns).where(eq(importRuns.id, run.id)).get();
+        if (current?.status !== 'running' || isAlive(current)) return false;
+        db.update(importRuns)
+          .set({ status: 'failed', endedAt: now, errors: [...current.errors, { source: '', reason }] })
+          .where(eq(importRuns.id, run.id))
+          .run();
+        return true;
+      });
+    },
+    async lastUnfinished(identity, excludeId) {
+      const last = db
+        .select()
+        .from(importRuns)
+        .where(and(eq(importRuns.identity, identity), ne(importRuns.id, excludeId)))
+        .orderBy(desc(importRuns.startedAt), desc(importRuns.id))
+        .all()
+        .find((r) => r.options.dryRun !== true);
+      return last && last.status !== 'done' ? last : null;
+    },
+    async savePage(id, progress, items) {
+      return immediate(() => {
+        if (items.length > 0) db.insert(importItems).values(items).run();
+        const row = db
+          .update(importRuns)
+          .set(progressColumns(progress))
+          .where(eq(importRuns.id, id))
+          .returning({ cancel: importRuns.cancelRequested })
+          .get();
+        return row?.cancel === true;
+      });
+    },
+    async finish(id, status, progress, endedAt) {
+      db.update(importRuns)
+        .set({ ...progressColumns(progress), status, endedAt })
+        .where(eq(importRuns.id, id))
+        .run();
+    },
+    async requestCancel(id) {
+      const row = db
+        .update(importRuns)
+        .set({ cancelRequested: true })
+        .where(and(eq(importRuns.id, id), eq(importRuns.status, 'running')))
+        .returning({ id: importRuns.id })
+        .get();
+      return row !== undefined;
+    },
+    async mappings(identity, sourceIds) {
+      const out = new Map();
+      for (let i = 0; i < sourceIds.length; i += 500) {
+        const rows = db
+          .select()
+          .from(importLinks)
+          .where(and(eq(importLinks.identity, identity), inArray(importLinks.sourceId, sourceIds.slice(i, i + 500))))
+          .all();
+        for (const r of rows) out.set(r.sourceId, r);
+      }
+      return out;
+    },
+    async putMapping(row) {
+      db.insert(importLinks)
+        .values(row)
+        .onConflictDoUpdate({ target: [importLinks.identity, importLinks.sourceId], set: row })
+        .run();
+    },
+    async historyStored(identity, sourceId, position) {
+      const set: Partial<typeof importLinks.$inferInsert> = {};
+      if (position.visitAt !== undefined)
+        set.visitAt = sql`max(coalesce(${importLinks.visitAt}, 0), ${position.visitAt})` as never;
+      if (position.day !== undefined) set.day = position.day;
+      if (position.totalSet !== undefined) set.totalSet = position.totalSet;
+      if (Object.keys(set).length === 0) return;
+      db.update(importLinks)
+        .set(set)
+        .where(and(eq(importLinks.identity, identity), eq(importLinks.sourceId, sourceId)))
+        .run();
+    },
+    async items(runId, afterSeq, limit) {
+      return db
+        .select()
+        .from(importItems)
+        .where(and(eq(importItems.runId, runId), gt(importItems.seq, afterSeq)))
+        .orderBy(asc(importItems.seq))
+        .limit(limit)
+        .all();
+    },
+  };
+}

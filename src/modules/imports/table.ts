@@ -1,0 +1,99 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+export const IMPORT_STATUSES = ['running', 'done', 'failed', 'cancelled'] as const;
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+
+/** What a source link became in a run (its report line). */
+export const IMPORT_OUTCOMES = ['created', 'existing', 'skipped', 'failed'] as const;
+export type ImportOutcome = (typeof IMPORT_OUTCOMES)[number];
+
+/**
+ * Import runs (modules/imports): one row per `slink import` or POST /imports. The source's
+ * address is kept without its query or user part and the token never: it lives only in the
+ * memory of the process that runs the import. `identity` is the source and its address (where
+ * the links come from): one run at a time per identity (the partial unique index), and a new
+ * run resumes from `cursor`, the position saved after each page of the last unfinished run.
+ */
+export const importRuns = sqliteTable(
+  'import_runs',
+  {
+    id: text('id').primaryKey(),
+    source: text('source').notNull(),
+    url: text('url'),
+    identity: text('identity').notNull(),
+    /** {domain, projectId, history, onConflict, dryRun} as JSON. */
+    options: text('options', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    status: text('status', { enum: IMPORT_STATUSES }).notNull(),
+    linksSeen: integer('links_seen').notNull().default(0),
+    linksCreated: integer('links_created').notNull().default(0),
+    linksSkipped: integer('links_skipped').notNull().default(0),
+    linksFailed: integer('links_failed').notNull().default(0),
+    clicksImported: integer('clicks_imported').notNull().default(0),
+    /** The first 100 errors, [{source, reason}] as JSON. */
+    errors: text('errors', { mode: 'json' }).$type<{ source: string; reason: string }[]>().notNull(),
+    /** Where the next page starts (the source's opaque cursor); null: the first page. */
+    cursor: text('cursor'),
+    /** Set by DELETE: the process running it stops at its next page boundary. */
+    cancelRequested: integer('cancel_requested', { mode: 'boolean' }).notNull().default(false),
+    /** Who runs it: the node's name, its process id and a token of the process (liveness on SQLite). */
+    node: text('node').notNull(),
+    pid: integer('pid').notNull(),
+    instance: text('instance').notNull(),
+    /** The account that started it; null for the operator's CLI. */
+    accountId: text('account_id'),
+    via: text('via').notNull(),
+    startedAt: integer('started_at').notNull(),
+    endedAt: integer('ended_at'),
+  },
+  (t) => [
+    index('import_runs_started_idx').on(t.startedAt, t.id),
+    index('import_runs_identity_idx').on(t.identity, t.startedAt),
+    uniqueIndex('import_runs_running_unique').on(t.identity).where(sql`status = 'running'`),
+  ],
+);
+
+export type ImportRunRow = typeof importRuns.$inferSelect;
+
+/**
+ * What each source link became, per identity: the link made from it (never made twice), and the
+ * newest history stored for it (a re-run adds only newer visits or days). `outcome` 'creating'
+ * is written before the link itself: a run that dies in between finds the id it chose.
+ */
+export const importLinks = sqliteTable(
+  'import_links',
+  {
+    identity: text('identity').notNull(),
+    sourceId: text('source_id').notNull(),
+    linkId: text('link_id').notNull(),
+    state: text('state', { enum: ['creating', 'created'] }).notNull(),
+    runId: text('run_id').notNull(),
+    /** The newest visit stored (epoch ms), or null. */
+    visitAt: integer('visit_at'),
+    /** The newest day stored (YYYY-MM-DD), or null. */
+    day: text('day'),
+    /** Whether the source's total was set as the starting count. */
+    totalSet: integer('total_set', { mode: 'boolean' }).notNull().default(false),
+    at: integer('at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.identity, t.sourceId] }), index('import_links_link_idx').on(t.linkId)],
+);
+
+export type ImportLinkRow = typeof importLinks.$inferSelect;
+
+/** The report of a run: one line per source link it read, in the order read (report.csv). */
+export const importItems = sqliteTable(
+  'import_items',
+  {
+    runId: text('run_id').notNull(),
+    seq: integer('seq').notNull(),
+    sourceId: text('source_id').notNull(),
+    outcome: text('outcome', { enum: IMPORT_OUTCOMES }).notNull(),
+    linkId: text('link_id'),
+    shortUrl: text('short_url'),
+    reason: text('reason'),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.seq] })],
+);
+
+export type ImportItemRow = typeof importItems.$inferSelect;
