@@ -21,6 +21,6 @@ export type {
   SourceVisit,
 } from './source';
 export { SOURCE_NAMES, SourceError } from './source';
-export { builtInSources } from './sources';
+export { builtInSources, PRODUCT_SOURCES, sourceFor } from './sources';
 export { createSqliteImportStore } from './sqlite/store';
 export type { ImportStore, RunProgress } from './store';

@@ -39,6 +39,11 @@ export interface SourceLink {
   totalClicks: number | null;
   /** The richest history the source can give for this link. */
   history: HistoryKind;
+  /**
+   * Why this link cannot move to Slink at all, in words the engine reports as it skips it (a
+   * bit.ly address: nobody but Bitly answers bit.ly). Absent or null: it may move.
+   */
+  cannotMove?: string | null;
 }
 
 /** One visit as the source recorded it. Unknown fields are null, never guessed. */
@@ -121,4 +126,10 @@ export interface SourceOptions {
   fetch: typeof fetch;
   /** Waits out a source's rate limit; injected so tests never sleep on the clock. */
   sleep: (ms: number) => Promise<void>;
+  /**
+   * Whether the source may be on a loopback, private or link-local address (the same switch as
+   * webhooks', SLINK_WEBHOOKS_ALLOW_PRIVATE); absent: refused, so an import cannot be used to
+   * reach the inside of the network this service runs in.
+   */
+  allowPrivate?: boolean;
 }
