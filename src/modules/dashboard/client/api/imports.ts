@@ -5,32 +5,13 @@
  */
 import { api } from './client';
 
-export type ImportSourceName = 'shlink' | 'bitly' | 'kutt' | 'yourls' | 'dub' | 'csv' | 'slink';
-export type ImportHistory = 'clicks' | 'daily' | 'none';
-export type ImportConflict = 'skip' | 'rename';
-export type ImportStatus = 'running' | 'done' | 'failed' | 'cancelled';
+import type { ImportRun } from './types';
 
-export interface ImportRun {
-  id: string;
-  source: ImportSourceName;
-  /** The source's address (without its query or user part); null for a file. */
-  url: string | null;
-  status: ImportStatus;
-  links: { seen: number; created: number; skipped: number; failed: number };
-  clicks: { imported: number };
-  /** The first 100 source links refused, and why (the report lists them all). */
-  errors: { source: string; reason: string }[];
-  options: {
-    domain: string | null;
-    projectId: string | null;
-    history: ImportHistory;
-    onConflict: ImportConflict;
-    /** A run that wrote nothing: its numbers are what an import would do. */
-    dryRun: boolean;
-  };
-  startedAt: number;
-  endedAt: number | null;
-}
+export type { ImportRun };
+export type ImportSourceName = ImportRun['source'];
+export type ImportHistory = ImportRun['options']['history'];
+export type ImportConflict = ImportRun['options']['onConflict'];
+export type ImportStatus = ImportRun['status'];
 
 /** What an import is asked for; `token` is sent once and never read back. */
 export interface ImportRequest {
@@ -52,7 +33,7 @@ export function startImport(request: ImportRequest, file: File | null): Promise<
   if (!file) return api.post<{ id: string }>(APP, request);
   const form = new FormData();
   for (const [name, value] of Object.entries(request))
-    if (value !== undefined && name !== 'token' && name !== 'url') form.set(name, String(value));
+    if (value !== undefined && value !== false && name !== 'token' && name !== 'url') form.set(name, String(value));
   form.set('file', file);
   return api.post<{ id: string }>(APP, form);
 }

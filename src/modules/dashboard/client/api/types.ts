@@ -10,6 +10,7 @@ export type { AppAuditItem } from '../../../audit/model';
 export type { AccountItem, KeyItem, OwnedKeyItem, Scope as KeyScope } from '../../../auth/model';
 export type { BulkDeleteResult, BulkLine, BulkStatus } from '../../../bulk/model';
 export type { Domain, DomainPatch } from '../../../domains/model';
+export type { ImportJson as ImportRun } from '../../../imports/model';
 export type { Link, LinkSort, RedirectStatus } from '../../../links/model';
 export type { Preview, Rule, RuleWhen } from '../../../links/rules';
 export type { Project } from '../../../projects/model';
