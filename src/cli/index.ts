@@ -14,6 +14,7 @@ import { type OpenedStorage, openSqliteStorage, openStorage } from '../storage';
 import { UsageError } from './args';
 import { backupCommand } from './backup';
 import { CopyFailed, copyToCommand } from './copy-to';
+import { ImportNotDone, importCommand } from './import';
 import { type CliIo, processIo } from './io';
 import { keyCommand } from './key';
 import { migrateCommand } from './migrate';
@@ -39,6 +40,10 @@ Usage:
   slink backup <file>                             a consistent copy of the live database (never overwrites)
   slink copy-to <postgres-url> [--batch <rows>]   copy the database (the service stopped) into an empty
                                                   PostgreSQL database, with progress, then verify it
+  slink import <source> [--url <origin>] [--token <t>] [--file <path>] [--domain <host>] [--project <id>]
+               [--history clicks|daily|none] [--on-conflict skip|rename] [--dry-run]
+                                                  import links and their history (shlink, bitly, kutt, yourls,
+                                                  dub, csv, slink); progress on stderr, summary on stdout
   slink --help                                    this help
 
 Environment:
@@ -49,7 +54,7 @@ export function createdDatabaseNote(path: string): string {
   return `slink: no database at ${path}: created a new one (set SLINK_DB, or SLINK_DATABASE_URL for PostgreSQL, to use another)`;
 }
 
-const COMMANDS = new Set(['user', 'key', 'migrate', 'backup', 'copy-to']);
+const COMMANDS = new Set(['user', 'key', 'migrate', 'backup', 'copy-to', 'import']);
 
 /** Runs one subcommand; `io` and `env` are the process's unless given (the tests give their own). */
 export async function runCli(
@@ -89,6 +94,7 @@ export async function runCli(
     else if (command === 'migrate') await migrateCommand(deps, rest, io);
     else if (command === 'backup') await backupCommand(deps, rest, io);
     else if (command === 'copy-to') await copyToCommand(deps, rest, io);
+    else if (command === 'import') await importCommand(deps, rest, io);
     else await keyCommand(deps, rest, io);
     return 0;
   } catch (err) {
@@ -104,7 +110,8 @@ export async function runCli(
       explained instanceof ConfigError ||
       explained instanceof DatabaseFileError ||
       explained instanceof PostgresConnectError ||
-      explained instanceof CopyFailed;
+      explained instanceof CopyFailed ||
+      explained instanceof ImportNotDone;
     const message = known
       ? (explained as Error).message
       : `unexpected error: ${explained instanceof Error ? explained.message : String(explained)}`;

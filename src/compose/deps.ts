@@ -62,7 +62,7 @@ export interface Deps extends BaseDeps {
   auditPruner: AuditPruner;
   /** Slug -> redirect facts in memory; the LinkWriter (links/writer.ts) refreshes it after every link write. */
   linkIndex: LinkIndex;
-  /** Follows the link writes of other nodes into `linkIndex` (PostgreSQL); null on SQLite. */
+  /** Follows the link writes of other processes into `linkIndex`: other nodes (PostgreSQL), an operator command on the same file (SQLite). */
   follower: LinkFollower | null;
   /** Resolves once every link is in memory (createDeps loads them; the server loads them in the background). */
   linksLoaded: Promise<number>;
@@ -186,7 +186,8 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
           storageBytes: () => base.stores.storageBytes(),
           now: () => base.clock.now(),
           node: base.config.nodeId,
-          follower,
+          // Several nodes' lag: the feed between the service and an operator command on one SQLite file is not shown.
+          follower: base.stores.engine === 'postgres' ? follower : null,
           webhooks: { stats: webhooks.stats, pending: () => base.stores.outbox.pending() },
         })
       : null,

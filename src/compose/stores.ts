@@ -59,6 +59,7 @@ import {
   createPostgresLinkChangeFeed,
   createPostgresLinkStore,
   createPostgresLinkWrites,
+  createSqliteLinkChangeFeed,
   createSqliteLinkStore,
   createSqliteLinkWrites,
   DOMAINS_CHANGED,
@@ -122,7 +123,10 @@ export interface Stores {
   readonly links: LinkStore;
   /** The writes of redirect facts: only links/writer.ts uses them (the slug index follows every one). */
   readonly linkWrites: LinkWrites;
-  /** What other nodes wrote to links (links/changes.ts); null on SQLite, which has one process. */
+  /**
+   * What other processes wrote to links (links/changes.ts): the other nodes on PostgreSQL, an
+   * operator command beside the service on SQLite; null where nothing else writes.
+   */
   readonly changes: LinkChangeFeed | null;
   readonly variants: VariantStore;
   /** The audit log's reads and pruning (each change's own store writes its entry). */
@@ -179,6 +183,8 @@ export interface Stores {
 }
 
 export function sqliteStores(db: Db): Stores {
+  // This process among those writing the file: its own link writes need not come back to it.
+  const instance = randomToken();
   return {
     engine: 'sqlite',
     address: { engine: 'sqlite', path: db.$client.filename },
@@ -195,11 +201,15 @@ export function sqliteStores(db: Db): Stores {
     outbox: createSqliteOutboxStore(db.$client),
     links: createSqliteLinkStore(db),
     // A deleted link's rollups leave the workspace's and its raw clicks go in the same transaction.
-    linkWrites: createSqliteLinkWrites(db, (sqlite, id) => {
-      forgetLinkRollups(sqlite, id);
-      deleteLinkClicks(sqlite, id);
-    }),
-    changes: null,
+    linkWrites: createSqliteLinkWrites(
+      db,
+      (sqlite, id) => {
+        forgetLinkRollups(sqlite, id);
+        deleteLinkClicks(sqlite, id);
+      },
+      instance,
+    ),
+    changes: createSqliteLinkChangeFeed(db.$client, instance),
     variants: createSqliteVariantStore(db),
     audit: createSqliteAuditStore(db.$client),
     clickLimits: null,

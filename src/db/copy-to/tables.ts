@@ -163,7 +163,8 @@ export const PLAIN_TABLES: readonly PlainTable[] = inKeyOrder(SCHEMA_TABLES)
 
 /**
  * Every table of the target that holds the workspace's data: a target with a row in any of them
- * is not empty, and a copy started over empties them all.
+ * is not empty, and a copy started over empties them all. The change feed is no data: a node
+ * that wrote links left rows there, and the links say so.
  */
 export const DATA_TABLES: readonly string[] = [
   ...SCHEMA_TABLES.map((t) => getTableName(t)).filter((name) => !(name in SQLITE_ONLY) && name !== 'link_changes'),

@@ -119,7 +119,7 @@ export async function startImport(
     await source.check(controller.signal);
   } catch (err) {
     if (!(err instanceof SourceError)) throw err;
-    const field = input.file !== null ? 'file' : !err.retryable && input.token !== null ? 'token' : 'url';
+    const field = err.field ?? (input.file !== null ? 'file' : 'url');
     throw invalid(field, `${input.source}: ${err.message}`);
   }
   const identity = `${input.source} ${url ?? (input.file !== null ? 'file' : 'default')}`;

@@ -95,6 +95,8 @@ export class SourceError extends Error {
     message: string,
     /** True when retrying later may succeed (a 5xx, a timeout); false for a refused token. */
     readonly retryable: boolean,
+    /** Optional: the input at fault, when the source knows (a refused token: 'token'); the API's 400 names it. */
+    readonly field?: 'url' | 'token' | 'file',
   ) {
     super(message);
     this.name = 'SourceError';

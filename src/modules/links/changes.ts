@@ -3,7 +3,9 @@
  * nodes"): each node keeps every link's redirect facts in memory (redirect/link-index.ts), so a
  * link written through one node must reach the others' memory. Every link write announces the
  * links it touched in its own transaction (links/postgres/changes.ts); every node follows the
- * announcements (redirect/link-follower.ts). SQLite has one process and no feed.
+ * announcements (redirect/link-follower.ts). On SQLite the same feed runs between the processes
+ * on one file (links/sqlite/changes.ts): a service learns of the links an operator command
+ * (`slink import`) wrote beside it.
  */
 
 /**

@@ -52,6 +52,7 @@ export {
   updateLink,
 } from './service';
 export { checkCustomSlug, generateSlug, RESERVED_SLUGS } from './slug';
+export { createSqliteLinkChangeFeed } from './sqlite/changes';
 export { createSqliteLinkStore, createSqliteLinkWrites, unfileProjectLinksSqlite } from './sqlite/store';
 export type { ClickLimitStore, LinkRow, LinkStore, LinkWrites, RedirectRow } from './store';
 export {

@@ -1,6 +1,7 @@
 /**
- * Keeps this node's slug index current with link writes made through other nodes (several nodes
- * on one PostgreSQL; links/changes.ts). A notification wakes it at once; a poll every
+ * Keeps this process's slug index current with link writes made through other nodes (several nodes
+ * on one PostgreSQL), or by another process on the same SQLite file (links/changes.ts). A
+ * notification (PostgreSQL) wakes it at once; a poll every
  * FOLLOW_POLL_MS finds what a lost notification did not say (the listening connection was down),
  * so a change is in every node's memory within a second of its commit while the database
  * answers. A node that fell behind further than the changes kept (or could not tell where it

@@ -102,7 +102,7 @@ export function bitlySource(options: SourceOptions): ImportSource {
   const api = `${baseOf(options.url) ?? API}/v4`;
   const token = options.token;
   if (token === null || token === '')
-    throw new SourceError('bitly needs --token: an access token from Bitly (Settings > API)', false);
+    throw new SourceError('bitly needs --token: an access token from Bitly (Settings > API)', false, 'token');
   const http = new SourceHttp({
     fetch: options.fetch,
     sleep: options.sleep,
@@ -119,7 +119,8 @@ export function bitlySource(options: SourceOptions): ImportSource {
     if (groups !== null) return groups;
     const answer = await http.get(`${api}/groups`, headers, signal, []);
     const list = obj(answer.body)?.groups;
-    if (!Array.isArray(list)) throw new SourceError(`${api} did not answer as Bitly's API v4 does; check --url`, false);
+    if (!Array.isArray(list))
+      throw new SourceError(`${api} did not answer as Bitly's API v4 does; check --url`, false, 'url');
     groups = list.map((g) => str(obj(g)?.guid)).filter((g): g is string => g !== null);
     return groups;
   }

@@ -93,7 +93,7 @@ export function csvLink(row: string[], columns: Partial<Record<Column, number>>,
 
 export function csvSource(options: SourceOptions): ImportSource {
   const file = options.file;
-  if (file === null) throw new SourceError('csv needs --file: the CSV to read', false);
+  if (file === null) throw new SourceError('csv needs --file: the CSV to read', false, 'file');
   const records = csvRecords(file);
   let columns: Partial<Record<Column, number>> | null = null;
   /** Data rows read so far (the cursor counts them). */
@@ -104,12 +104,13 @@ export function csvSource(options: SourceOptions): ImportSource {
   async function header(): Promise<Partial<Record<Column, number>>> {
     if (columns !== null) return columns;
     const first = await records.next();
-    if (first.done) throw new SourceError('the CSV is empty: it needs a header row naming its columns', false);
+    if (first.done) throw new SourceError('the CSV is empty: it needs a header row naming its columns', false, 'file');
     const found = columnsOf(first.value);
     if (found.url === undefined)
       throw new SourceError(
         `the CSV has no destination column: name one "Long URL", "long_url", "url", "destination" or "target" (its header has: ${first.value.map((h) => `"${h.trim()}"`).join(', ')})`,
         false,
+        'file',
       );
     columns = found;
     return found;

@@ -1,10 +1,10 @@
 /**
  * Dub, through its API (Bearer workspace key): links 100 a page by cursor (`startingAfter`, in
- * the order they were made), and each link's click events oldest first, 1,000 a page. Dub keeps
- * events as long as the workspace's plan does (30 days on Free, a year on Pro) and answers the
- * events endpoint only on plans that have it: the reach is learnt from Dub's own answers, and
- * where there are no events a link carries its click total instead. Dub's Retry-After is the
- * epoch millisecond its window resets (http.ts reads either form).
+ * the order they were made), and each link's click events oldest first, 1,000 a page. Dub
+ * answers click events only on the plans that have them (Business and up; a 403 "Need higher
+ * plan" otherwise), and keeps them as long as the plan does: where there are none a link carries
+ * its click total instead. Dub's Retry-After is the epoch millisecond its window resets (http.ts
+ * reads either form).
  */
 
 import type { ImportSource, SourceLink, SourceOptions, SourcePage, SourceVisit } from '../source';
@@ -15,7 +15,6 @@ import { type HttpAnswer, SourceHttp } from './http';
 const API = 'https://api.dub.co';
 const PAGE_SIZE = 100;
 const EVENTS_PER_PAGE = 1000;
-const DAY_MS = 86_400_000;
 
 function dubError(answer: HttpAnswer): { code: string | null; message: string | null } {
   // Dub's errors: {error: {code, message, doc_url}}.
@@ -82,7 +81,7 @@ export function dubSource(options: SourceOptions): ImportSource {
   const api = baseOf(options.url) ?? API;
   const token = options.token;
   if (token === null || token === '')
-    throw new SourceError('dub needs --token: a workspace API key (Settings > API Keys)', false);
+    throw new SourceError('dub needs --token: a workspace API key (Settings > API Keys)', false, 'token');
   const http = new SourceHttp({
     fetch: options.fetch,
     sleep: options.sleep,
@@ -94,8 +93,6 @@ export function dubSource(options: SourceOptions): ImportSource {
   const headers = { authorization: `Bearer ${token}` };
   /** Whether the workspace's plan answers click events (learnt once). */
   let eventsAnswered: boolean | null = null;
-  /** How many days back the plan keeps events; null: all. */
-  let reachDays: number | null = null;
   /** Where every link's event walk ends, so events arriving meanwhile cannot shift the pages. */
   let until: string | null = null;
 
@@ -112,7 +109,7 @@ export function dubSource(options: SourceOptions): ImportSource {
     if (cursor !== null) query.set('startingAfter', cursor);
     const answer = await http.get(`${api}/links?${query}`, headers, signal, []);
     if (!Array.isArray(answer.body))
-      throw new SourceError(`${api} did not answer as Dub's API does; check --url`, false);
+      throw new SourceError(`${api} did not answer as Dub's API does; check --url`, false, 'url');
     return answer.body.map(obj).filter((l): l is Json => l !== null);
   }
 
@@ -140,21 +137,10 @@ export function dubSource(options: SourceOptions): ImportSource {
           page: String(page),
           end: until,
         });
-        const reach = reachDays === null ? null : Date.parse(until) - reachDays * DAY_MS;
-        const from = Math.max(after === null ? Number.NEGATIVE_INFINITY : after + 1, reach ?? Number.NEGATIVE_INFINITY);
-        if (Number.isFinite(from)) query.set('start', new Date(from).toISOString());
+        if (after !== null) query.set('start', new Date(after + 1).toISOString());
         else query.set('interval', 'all');
-        const answer = await http.get(`${api}/events?${query}`, headers, signal, [403, 404]);
+        const answer = await http.get(`${api}/events?${query}`, headers, signal);
         if (answer.status === 404) return;
-        if (answer.status === 403) {
-          // The plan keeps less than asked: learn how far back from Dub's words, and start again.
-          const { message } = dubError(answer);
-          const days = /30 days/.test(message ?? '') ? 30 : /1 year/.test(message ?? '') ? 365 : null;
-          if (days === null || reachDays !== null || page > 1) http.fail(describe(answer), false);
-          reachDays = days;
-          page = 0;
-          continue;
-        }
         const visits = arr(answer.body)
           .map((e) => (obj(e) === null ? null : dubVisit(obj(e)!)))
           .filter((v): v is SourceVisit => v !== null && (after === null || v.at > after));

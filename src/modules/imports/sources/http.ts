@@ -88,8 +88,9 @@ export class SourceHttp {
     return out;
   }
 
-  fail(message: string, retryable: boolean): never {
-    throw new SourceError(this.redact(message), retryable);
+  /** Throws a SourceError with the secrets cut out, naming the input at fault (the address unless told). */
+  fail(message: string, retryable: boolean, field: 'url' | 'token' = 'url'): never {
+    throw new SourceError(this.redact(message), retryable, field);
   }
 
   /** Refuses a URL that is not http(s), or whose host is (or resolves to) an internal address when not allowed. */
@@ -176,7 +177,12 @@ export class SourceHttp {
           `${this.options.product} answered ${url.origin} with a redirect to ${answer.headers.get('location') ?? 'nowhere'}; give the address it redirects to with --url`,
           false,
         );
-      if (answer.status >= 400 && !pass.includes(answer.status)) this.fail(this.options.describe(answer), false);
+      if (answer.status >= 400 && !pass.includes(answer.status))
+        this.fail(
+          this.options.describe(answer),
+          false,
+          answer.status === 401 || answer.status === 403 ? 'token' : 'url',
+        );
       return answer;
     }
   }

@@ -46,7 +46,7 @@ export function kuttSource(options: SourceOptions): ImportSource {
   const base = baseOf(options.url) ?? API;
   const token = options.token;
   if (token === null || token === '')
-    throw new SourceError("kutt needs --token: the API key from Kutt's Settings page", false);
+    throw new SourceError("kutt needs --token: the API key from Kutt's Settings page", false, 'token');
   const http = new SourceHttp({
     fetch: options.fetch,
     sleep: options.sleep,
@@ -62,7 +62,7 @@ export function kuttSource(options: SourceOptions): ImportSource {
     const answer = await http.get(`${base}/api/v2/links?${query}`, headers, signal, []);
     const body = obj(answer.body);
     if (body === null || !Array.isArray(body.data))
-      throw new SourceError(`${base} did not answer as Kutt's API v2 does; check --url`, false);
+      throw new SourceError(`${base} did not answer as Kutt's API v2 does; check --url`, false, 'url');
     return body;
   }
 

@@ -73,9 +73,10 @@ export function shlinkVisit(raw: Json): SourceVisit | null {
 export function shlinkSource(options: SourceOptions): ImportSource {
   const base = baseOf(options.url);
   const token = options.token;
-  if (base === null) throw new SourceError('shlink needs --url: the address your Shlink answers its API on', false);
+  if (base === null)
+    throw new SourceError('shlink needs --url: the address your Shlink answers its API on', false, 'url');
   if (token === null || token === '')
-    throw new SourceError('shlink needs --token: an API key of that Shlink (shlink api-key:generate)', false);
+    throw new SourceError('shlink needs --token: an API key of that Shlink (shlink api-key:generate)', false, 'token');
   const http = new SourceHttp({
     fetch: options.fetch,
     sleep: options.sleep,
@@ -125,14 +126,14 @@ export function shlinkSource(options: SourceOptions): ImportSource {
     async check(signal) {
       const body = await shortUrls(1, 1, signal);
       if (body === null)
-        throw new SourceError(`${base} did not answer as Shlink's REST API v3 does; check --url`, false);
+        throw new SourceError(`${base} did not answer as Shlink's REST API v3 does; check --url`, false, 'url');
     },
     async page(cursor, signal): Promise<SourcePage> {
       const page = cursor === null ? 1 : Number(cursor);
       if (!Number.isInteger(page) || page < 1) throw new SourceError(`shlink: a cursor ${cursor} is not a page`, false);
       const body = await shortUrls(page, LINKS_PER_PAGE, signal);
       if (body === null)
-        throw new SourceError(`${base} did not answer as Shlink's REST API v3 does; check --url`, false);
+        throw new SourceError(`${base} did not answer as Shlink's REST API v3 does; check --url`, false, 'url');
       const links = arr(body.data)
         .map((raw) => (obj(raw) === null ? null : shlinkLink(obj(raw)!)))
         .filter((link): link is SourceLink => link !== null);

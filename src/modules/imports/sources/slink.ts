@@ -117,7 +117,7 @@ async function openExport(options: SourceOptions, signal: AbortSignal): Promise<
     throw new SourceError(`could not reach ${new URL(base).origin}`, true);
   }
   if (res.status === 401 || res.status === 403)
-    throw new SourceError(`the Slink at ${new URL(base).origin} refused the token (${res.status})`, false);
+    throw new SourceError(`the Slink at ${new URL(base).origin} refused the token (${res.status})`, false, 'token');
   if (res.status === 429 || res.status >= 500)
     throw new SourceError(`the Slink at ${new URL(base).origin} answered ${res.status}`, true);
   if (res.status !== 200 || res.body === null)

@@ -59,9 +59,13 @@ export function yourlsLink(raw: Json, base: string): SourceLink | null {
 export function yourlsSource(options: SourceOptions): ImportSource {
   const base = baseOf(options.url);
   const token = options.token;
-  if (base === null) throw new SourceError('yourls needs --url: the address YOURLS is installed at', false);
+  if (base === null) throw new SourceError('yourls needs --url: the address YOURLS is installed at', false, 'url');
   if (token === null || token === '')
-    throw new SourceError('yourls needs --token: the signature token from its Tools page, or username:password', false);
+    throw new SourceError(
+      'yourls needs --token: the signature token from its Tools page, or username:password',
+      false,
+      'token',
+    );
   const colon = token.indexOf(':');
   const credentials: Record<string, string> =
     colon > 0 ? { username: token.slice(0, colon), password: token.slice(colon + 1) } : { signature: token };
@@ -88,7 +92,7 @@ export function yourlsSource(options: SourceOptions): ImportSource {
     const answer = await http.get(`${base}/yourls-api.php?${query}`, {}, signal, []);
     const body = obj(answer.body);
     if (body === null || obj(body.stats) === null)
-      throw new SourceError(`${base}/yourls-api.php did not answer as YOURLS does; check --url`, false);
+      throw new SourceError(`${base}/yourls-api.php did not answer as YOURLS does; check --url`, false, 'url');
     return body;
   }
 

@@ -11,6 +11,7 @@ import { pageOf } from '../page';
 import type { LinkFilter, LinkStore, LinkWrites, NewLink, RedirectRow } from '../store';
 import { linkCounters, links, linkTags } from '../table';
 import { type Visible, visibleConditions, visibleSqlite } from '../visible';
+import { announceLinkChangesSqlite } from './changes';
 
 /** A LinkRow's columns: the link's own and its counters'. */
 const linkRowColumns = {
@@ -325,8 +326,19 @@ function immediate<T>(db: Db, write: () => T): T {
  */
 export type DeleteLinkDataSqlite = (sqlite: Database, linkId: string) => void;
 
-export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSqlite): LinkWrites {
-  const record = (events: NewEvent[], at: number) => recordEventsSqlite(db.$client, events, at);
+/**
+ * `instance` names this process in the change feed (sqlite/changes.ts): every write announces
+ * the links its events name, so another process on the same file (a running service) learns of it.
+ */
+export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSqlite, instance: string): LinkWrites {
+  const record = (events: NewEvent[], at: number) => {
+    recordEventsSqlite(db.$client, events, at);
+    announceLinkChangesSqlite(
+      db.$client,
+      instance,
+      events.flatMap((e) => (e.linkId === null ? [] : [e.linkId])),
+    );
+  };
   const ids = (items: NewLink[]) => items.map((i) => i.row.id);
   return {
     async insert(items, at, audit) {

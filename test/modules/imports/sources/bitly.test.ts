@@ -62,6 +62,15 @@ describe('bitly source', () => {
     });
   });
 
+  test("the fake's titles break a strict parser, as Bitly's do", async () => {
+    const res = await fetch(`${fake.url}/v4/groups/Ba1/bitlinks?archived=both`, {
+      headers: { authorization: `Bearer ${fake.token}` },
+    });
+    const text = await res.text();
+    expect(text).toContain('Summer\u0001 sale\u000b');
+    expect(() => JSON.parse(text)).toThrow();
+  });
+
   test('a bit.ly link is listed with the reason it cannot move', async () => {
     const { links } = await allLinks(source);
     const plain = links.find((l) => l.sourceId === 'bit.ly/4abc')!;
@@ -101,6 +110,7 @@ describe('bitly source', () => {
     const error = await failure(sourceFor('bitly', optionsFor(fake.url, wrong).options).check(never));
     expect(error.name).toBe('SourceError');
     expect(error.retryable).toBe(false);
+    expect(error.field).toBe('token');
     expect(error.message).toContain('Bitly refused the access token (403 FORBIDDEN: You are currently forbidden');
     expect(error.message).not.toContain(wrong);
   });

@@ -105,6 +105,7 @@ describe('shlink source', () => {
     const error = await failure(sourceFor('shlink', optionsFor(fake.url, wrong).options).check(never));
     expect(error.name).toBe('SourceError');
     expect(error.retryable).toBe(false);
+    expect(error.field).toBe('token');
     expect(error.message).toContain(
       'Shlink refused the API key (401 Invalid API key: Provided API key does not exist or is invalid.)',
     );

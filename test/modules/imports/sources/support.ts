@@ -54,11 +54,11 @@ export async function allVisits(source: ImportSource, link: SourceLink, after: n
 /** The SourceError a promise rejects with (fails the test when it resolves). */
 export async function failure(
   promise: Promise<unknown>,
-): Promise<{ name: string; message: string; retryable: boolean }> {
+): Promise<{ name: string; message: string; retryable: boolean; field?: string }> {
   try {
     await promise;
   } catch (error) {
-    return error as { name: string; message: string; retryable: boolean };
+    return error as { name: string; message: string; retryable: boolean; field?: string };
   }
   throw new Error('expected a failure');
 }

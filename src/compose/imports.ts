@@ -1,0 +1,28 @@
+/**
+ * What `slink import` runs an import with: the links' writer on the command's own connection,
+ * without the service's in-memory parts. Its link writes reach a running service through the
+ * change feed (links/changes.ts), never through this process's memory: there is no slug index
+ * here to refresh, and the service's webhook sender finds the events in the outbox.
+ */
+import { DomainDirectory, startDomains } from '../modules/domains/public';
+import { builtInSources, type ImportDeps } from '../modules/imports/public';
+import type { BaseDeps } from './deps';
+
+export async function cliImportDeps(base: BaseDeps): Promise<ImportDeps> {
+  const domains = new DomainDirectory();
+  await startDomains(base.stores.domains, domains, base.config.shortHost, base.clock.now(), base.log);
+  return {
+    stores: base.stores,
+    config: base.config,
+    clock: base.clock,
+    log: base.log,
+    domains,
+    linkIndex: { refreshMany: async () => {}, settle: () => {}, humanClicksOf: () => undefined },
+    webhooks: { wake: () => {} },
+    history: null,
+    sources: builtInSources,
+    nodeId: base.config.nodeId,
+    sleep: (ms) => Bun.sleep(ms),
+    fetch,
+  };
+}

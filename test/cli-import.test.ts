@@ -1,0 +1,158 @@
+/**
+ * `slink import` as an operator runs it: the real entry spawned, on both engines where the
+ * engine matters (who holds a source while a run lasts, and what a killed run leaves). A run
+ * killed mid-way is shown interrupted and the next run resumes where it saved: every link once,
+ * none twice. Progress on stderr, the summary on stdout, the exit code.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from './helpers/cli';
+import { type CliDatabase, cliDatabase } from './helpers/cli-engine';
+import { serveProcess } from './helpers/dashboard-process';
+import { ENGINES } from './helpers/engines';
+import { BUN, cleanEnv, ROOT, run } from './helpers/proc';
+import { waitUntil } from './helpers/wait';
+import { ExportServer, header, idOf, linkLine, TOKEN } from './modules/imports/support';
+
+const source = new ExportServer();
+afterAll(() => source.stop());
+
+const SHORT = { SLINK_SHORT_HOST: 'https://sl.test', SLINK_APP_HOST: 'https://app.sl.test' };
+
+function importArgs(url: string, extra: string[] = []) {
+  return ['import', 'slink', '--url', url, '--token', TOKEN, '--domain', 'sl.test', ...extra];
+}
+
+function envOf(db: CliDatabase) {
+  return cleanEnv({ SLINK_DB: db.path, ...db.env, ...SHORT });
+}
+
+const clickOf = (text: string, n: number) =>
+  `${JSON.stringify({ type: 'click', id: n, linkId: idOf(text), timestamp: Date.UTC(2026, 0, 2) + n })}\n`;
+
+for (const engine of ENGINES) {
+  describe(engine, () => {
+    test('a run killed mid-way is interrupted; the next resumes: every link once, none twice', async () => {
+      const db = await cliDatabase(engine);
+      let release!: () => void;
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      const groups = [0, 1, 2].map((g) => Array.from({ length: 3 }, (_, i) => linkLine({ slug: `k${g}-${i}` })));
+      const lines = [header(true)];
+      groups.forEach((g, i) => {
+        lines.push(...g, clickOf(g[0]!, i + 1));
+      });
+      // Held inside the second page: the first is saved, the second waits on the source.
+      const { url } = source.serve(`kill-${engine}`, lines, { after: 1 + 4 + 2, release: held });
+      const first = Bun.spawn([BUN, 'run', 'src/index.ts', ...importArgs(url)], {
+        cwd: ROOT,
+        env: envOf(db),
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      await waitUntil(async () => {
+        if (engine === 'sqlite' && !existsSync(db.path)) return false;
+        // While the command creates and migrates the database, it may not answer yet.
+        const rows = await db.rows<{ seen: number }>('SELECT links_seen AS seen FROM import_runs').catch(() => []);
+        return rows.length === 1 && Number(rows[0]!.seen) === 3;
+      }, 'the first page saved');
+      first.kill('SIGKILL');
+      await first.exited;
+      release();
+
+      const second = await run([BUN, 'run', 'src/index.ts', ...importArgs(url)], { env: envOf(db) });
+      expect({ code: second.code, stdout: second.stdout }).toEqual({
+        code: 0,
+        stdout: expect.stringMatching(
+          /^imp_\w+ done: 6 links read: 6 created, 0 skipped, 0 failed; 0 clicks imported\n$/,
+        ),
+      });
+      expect(second.stderr).toContain('import: 6 links read');
+      expect(second.stderr).not.toContain(TOKEN);
+      const runs = await db.rows<{ status: string; errors: string; seen: number }>(
+        'SELECT status, errors, links_seen AS seen FROM import_runs ORDER BY started_at, id',
+      );
+      expect(runs.map((r) => [r.status, Number(r.seen), JSON.parse(r.errors)])).toEqual([
+        ['failed', 3, [{ source: '', reason: 'interrupted: run it again to resume' }]],
+        ['done', 6, []],
+      ]);
+      const links = await db.rows<{ slug: string }>('SELECT slug FROM links ORDER BY slug');
+      expect(links.map((l) => l.slug)).toEqual(
+        groups
+          .flat()
+          .map((l) => JSON.parse(l).slug)
+          .sort(),
+      );
+      // A third run makes nothing: every source link was imported once.
+      const third = await run([BUN, 'run', 'src/index.ts', ...importArgs(url)], { env: envOf(db) });
+      expect(third.stdout).toMatch(/ done: 9 links read: 0 created, 9 skipped, 0 failed;/);
+      // Each link made is audited as the operator's, through the CLI.
+      const audited = await db.rows<{ n: number }>(
+        "SELECT count(*) AS n FROM audit_log WHERE action = 'link.create' AND via = 'cli'",
+      );
+      expect(Number(audited[0]!.n)).toBe(9);
+    }, 60_000);
+  });
+}
+
+describe('sqlite', () => {
+  test('links imported beside a running service redirect at once: the service follows the file’s change feed', async () => {
+    const served = await serveProcess([BUN, `${ROOT}/src/index.ts`], cleanEnv({}));
+    try {
+      const file = join(tempDir(), 'beside.ndjson');
+      writeFileSync(
+        file,
+        [header(), linkLine({ slug: 'beside', domain: null, destination: 'https://example.com/beside' })].join(''),
+      );
+      const imported = await run([BUN, `${ROOT}/src/index.ts`, 'import', 'slink', '--file', file], {
+        cwd: served.dir,
+        env: served.env,
+      });
+      expect({ code: imported.code, stderr: imported.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+      let location = null as string | null;
+      await waitUntil(async () => {
+        const res = await fetch(`${served.origin}/beside`, { redirect: 'manual' });
+        location = res.headers.get('location');
+        return res.status === 302;
+      }, 'the imported link to redirect');
+      expect(location).toBe('https://example.com/beside');
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
+
+  test('--file reads an export; --dry-run writes nothing; a bad flag is a usage error; a failed run exits 1', async () => {
+    const db = await cliDatabase('sqlite');
+    const file = join(tempDir(), 'export.ndjson');
+    writeFileSync(file, [header(), linkLine({ slug: 'from-file' }), linkLine({ slug: 'api' })].join(''));
+    const dry = await run(
+      [BUN, 'run', 'src/index.ts', 'import', 'slink', '--file', file, '--domain', 'sl.test', '--dry-run'],
+      {
+        env: envOf(db),
+      },
+    );
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/ done \(dry run: nothing written\): 2 links read: 1 created, 1 skipped, 0 failed;/);
+    expect(dry.stderr).toContain('slug: "api" is reserved');
+    expect(await db.rows('SELECT id FROM links')).toEqual([]);
+    const real = await run([BUN, 'run', 'src/index.ts', 'import', 'slink', '--file', file, '--domain', 'sl.test'], {
+      env: envOf(db),
+    });
+    expect(real.code).toBe(0);
+    expect((await db.rows<{ slug: string }>('SELECT slug FROM links')).map((l) => l.slug)).toEqual(['from-file']);
+    const usage = await run([BUN, 'run', 'src/index.ts', 'import', 'slink', '--history', 'all'], { env: envOf(db) });
+    expect({ code: usage.code, stderr: usage.stderr }).toEqual({
+      code: 2,
+      stderr: 'slink: --history must be one of clicks, daily, none\n',
+    });
+    const notExport = join(tempDir(), 'not.ndjson');
+    writeFileSync(notExport, '{"type":"link"}\n');
+    const refused = await run([BUN, 'run', 'src/index.ts', 'import', 'slink', '--file', notExport], { env: envOf(db) });
+    expect({ code: refused.code, stderr: refused.stderr }).toEqual({
+      code: 1,
+      stderr: 'slink: slink: this is not a Slink export (its first line is not the export header)\n',
+    });
+  }, 60_000);
+});

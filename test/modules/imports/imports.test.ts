@@ -1,0 +1,290 @@
+/**
+ * POST/GET/DELETE /api/v1/imports and report.csv through real HTTP on both engines, reading
+ * another Slink's export served over HTTP: links made by Slink's rules and audited, bad links
+ * skipped with their reasons without stopping the run, slugs taken skipped or renamed, a re-run
+ * making nothing twice, a dry run writing nothing, cancel, one run at a time per source, 400s
+ * naming the field. The token is never stored nor answered.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { createApiKey } from '../../../src/modules/auth/keys';
+import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../helpers/app';
+import { engineBlind, forEachEngine } from '../../helpers/engines';
+import { ExportServer, ended, header, idOf, linkLine, TOKEN } from './support';
+
+/** RFC 4180 rows (quoted cells with doubled quotes), as a spreadsheet reads them. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i++;
+    } else cell += c;
+  }
+  return rows;
+}
+
+forEachEngine((engine) => {
+  let t: TestApp;
+  let base: string;
+  let admin: string;
+  let editor: string;
+  const source = new ExportServer();
+
+  beforeAll(async () => {
+    t = await makeTestApp({ SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' }, { engine });
+    t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
+    base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;
+    const account = await makeAccount(t, { role: 'admin' });
+    admin = (await createApiKey(t.deps, { accountId: account.id, scope: 'write' })).key;
+    const editorAccount = await makeAccount(t, { role: 'editor' });
+    editor = (await createApiKey(t.deps, { accountId: editorAccount.id, scope: 'write' })).key;
+  });
+  afterAll(async () => {
+    source.stop();
+    await disposeTestApp(t);
+  });
+
+  async function call(method: string, path: string, body?: unknown, key = admin) {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    let parsed: any = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    return { status: res.status, body: parsed, text, headers: res.headers };
+  }
+
+  async function run(body: Record<string, unknown>) {
+    const started = await call('POST', '/imports', { source: 'slink', token: TOKEN, domain: 'sl.test', ...body });
+    expect({ status: started.status, body: started.body }).toEqual({ status: 202, body: { id: expect.any(String) } });
+    const id = started.body.id as string;
+    const final = await ended(async () => (await call('GET', `/imports/${id}`)).body);
+    return { id, final };
+  }
+
+  const report = async (id: string) => {
+    const res = await call('GET', `/imports/${id}/report.csv`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    return parseCsv(res.text);
+  };
+
+  test('links become Slink links, audited via api; a re-run makes nothing twice', async () => {
+    const lines = [
+      linkLine({ slug: 'imp-a', title: 'A', tags: ['x', 'y'], destination: 'https://example.com/a?utm_source=news' }),
+      linkLine({ slug: 'imp-b', status: 'archived', expiresAt: Date.UTC(2027, 0, 1), clickLimit: 10 }),
+      linkLine({ slug: 'imp-c' }),
+    ];
+    const { url } = source.serve('plain', [header(), ...lines]);
+    const { id, final } = await run({ url });
+    expect(final).toEqual({
+      id,
+      source: 'slink',
+      url,
+      status: 'done',
+      links: { seen: 3, created: 3, skipped: 0, failed: 0 },
+      clicks: { imported: 0 },
+      errors: [],
+      options: { domain: 'sl.test', projectId: null, history: 'clicks', onConflict: 'skip', dryRun: false },
+      startedAt: expect.any(Number),
+      endedAt: expect.any(Number),
+    });
+    const a = (await call('GET', '/links?q=imp-a')).body.items[0];
+    expect(a).toMatchObject({
+      slug: 'imp-a',
+      domain: 'sl.test',
+      shortUrl: 'https://sl.test/imp-a',
+      destination: 'https://example.com/a',
+      params: { utm_source: 'news' },
+      title: 'A',
+      tags: ['x', 'y'],
+      status: 'active',
+    });
+    const b = (await call('GET', '/links?q=imp-b&status=archived')).body.items[0];
+    expect(b).toMatchObject({ slug: 'imp-b', status: 'archived', expiresAt: Date.UTC(2027, 0, 1), clickLimit: 10 });
+    expect(await report(id)).toEqual([
+      ['sourceId', 'outcome', 'shortUrl', 'reason'],
+      [idOf(lines[0]!), 'created', 'https://sl.test/imp-a', ''],
+      [idOf(lines[1]!), 'created', 'https://sl.test/imp-b', ''],
+      [idOf(lines[2]!), 'created', 'https://sl.test/imp-c', ''],
+    ]);
+    // Every link made is in the audit log, through the API.
+    const audit = (await call('GET', `/audit?action=link.create&targetId=${a.id}`)).body.items;
+    expect(audit).toEqual([
+      expect.objectContaining({ action: 'link.create', via: 'api', target: { type: 'link', id: a.id } }),
+    ]);
+
+    t.clock.set(t.clock.now() + 1000);
+    const again = await run({ url });
+    expect(again.final).toMatchObject({ status: 'done', links: { seen: 3, created: 0, skipped: 3, failed: 0 } });
+    expect((await report(again.id)).slice(1)).toEqual([
+      [idOf(lines[0]!), 'existing', 'https://sl.test/imp-a', 'imported before'],
+      [idOf(lines[1]!), 'existing', 'https://sl.test/imp-b', 'imported before'],
+      [idOf(lines[2]!), 'existing', 'https://sl.test/imp-c', 'imported before'],
+    ]);
+    expect((await call('GET', '/links/count?q=imp-')).body.count).toBe(2);
+    // The token reached the source and nothing answered it back; the list has both runs, newest first.
+    const list = (await call('GET', '/imports')).body.items.map((r: any) => r.id);
+    expect(list.indexOf(again.id)).toBeLessThan(list.indexOf(id));
+    expect(JSON.stringify((await call('GET', '/imports')).body)).not.toContain(TOKEN);
+  });
+
+  test('a link Slink would refuse is skipped with its reason; the run goes on', async () => {
+    const lines = [
+      linkLine({ slug: 'bad-js', destination: 'javascript:alert(1)' }),
+      linkLine({ slug: 'api' }),
+      linkLine({ slug: 'has space' }),
+      linkLine({ slug: 'bad-self', destination: 'https://sl.test/loop' }),
+      linkLine({ slug: 'good-one', title: '=HYPERLINK("x")\u0007 bell' }),
+    ];
+    const { url } = source.serve('bad', [header(), ...lines]);
+    const { id, final } = await run({ url });
+    expect(final).toMatchObject({ status: 'done', links: { seen: 5, created: 1, skipped: 4, failed: 0 } });
+    expect(final.errors).toEqual([
+      { source: idOf(lines[0]!), reason: expect.stringMatching(/^destination: /) },
+      { source: idOf(lines[1]!), reason: 'slug: "api" is reserved' },
+      { source: idOf(lines[2]!), reason: expect.stringMatching(/^slug: Slug must be/) },
+      { source: idOf(lines[3]!), reason: expect.stringMatching(/^destination: Destination points at this Slink/) },
+    ]);
+    const rows = await report(id);
+    expect(rows.map((r) => r[1])).toEqual(['outcome', 'skipped', 'skipped', 'skipped', 'skipped', 'created']);
+    // A title's control characters are cleaned, not refused; CSV cells never start a formula.
+    const good = (await call('GET', '/links?q=good-one')).body.items[0];
+    expect(good.title).toBe('=HYPERLINK("x")  bell');
+  });
+
+  test('a link on a domain that is not Slink’s is skipped unless --domain names one', async () => {
+    const lines = [linkLine({ slug: 'elsewhere', domain: 'other.test' })];
+    const { url } = source.serve('foreign', [header(), ...lines]);
+    const started = await call('POST', '/imports', { source: 'slink', url, token: TOKEN });
+    const final = await ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
+    expect(final.errors).toEqual([
+      {
+        source: idOf(lines[0]!),
+        reason: "its domain other.test is not one of this Slink's domains: add it, or name --domain",
+      },
+    ]);
+  });
+
+  test('a slug taken on the target domain is skipped, or renamed with onConflict=rename', async () => {
+    expect((await call('POST', '/links', { destination: 'https://example.com/mine', slug: 'taken' })).status).toBe(201);
+    const lines = [linkLine({ slug: 'taken', destination: 'https://example.com/theirs' })];
+    const { url } = source.serve('conflict', [header(), ...lines]);
+    const skipped = await run({ url });
+    expect(skipped.final.errors).toEqual([{ source: idOf(lines[0]!), reason: 'slug "taken" is taken on sl.test' }]);
+    const renamed = await run({ url, onConflict: 'rename' });
+    expect(renamed.final).toMatchObject({ links: { created: 1, skipped: 0 } });
+    const [, row] = await report(renamed.id);
+    expect(row).toEqual([
+      idOf(lines[0]!),
+      'created',
+      expect.stringMatching(/^https:\/\/sl\.test\/[A-Za-z0-9]{7}$/),
+      'slug "taken" was taken: renamed',
+    ]);
+    const mine = (await call('GET', '/links?q=taken')).body.items.map((l: any) => l.destination);
+    expect(mine).toContain('https://example.com/mine');
+  });
+
+  test('a dry run decides every link and writes none', async () => {
+    const lines = [linkLine({ slug: 'dry-a' }), linkLine({ slug: 'api' })];
+    const { url } = source.serve('dry', [header(), ...lines]);
+    const { id, final } = await run({ url, dryRun: true });
+    expect(final).toMatchObject({
+      status: 'done',
+      links: { seen: 2, created: 1, skipped: 1 },
+      options: { dryRun: true },
+    });
+    expect((await report(id)).slice(1)).toEqual([
+      [idOf(lines[0]!), 'created', 'https://sl.test/dry-a', 'dry run: would be created'],
+      [idOf(lines[1]!), 'skipped', '', 'slug: "api" is reserved'],
+    ]);
+    expect((await call('GET', '/links/count?q=dry-a')).body.count).toBe(0);
+    // Nothing was recorded as imported: the real run makes it.
+    expect((await run({ url })).final).toMatchObject({ links: { created: 1 } });
+  });
+
+  test('DELETE cancels a running import at its next page boundary; a new run resumes after it', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    // Two pages: the export's pages are groups of links followed by their clicks.
+    const first = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `cancel-a${i}` }));
+    const second = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `cancel-b${i}` }));
+    const clickOf = (text: string) =>
+      `${JSON.stringify({ type: 'click', id: 1, linkId: idOf(text), timestamp: Date.UTC(2026, 0, 2) })}\n`;
+    const lines = [header(true), ...first, clickOf(first[0]!), ...second];
+    const { url } = source.serve('cancel', lines, { after: 1 + first.length + 1 + 1, release: held });
+    const started = await call('POST', '/imports', { source: 'slink', url, token: TOKEN, domain: 'sl.test' });
+    const id = started.body.id;
+    // The first page is saved (its cursor with it) while the source holds the rest.
+    await ended(async () => {
+      const r = (await call('GET', `/imports/${id}`)).body;
+      return { status: r.links.seen >= 3 ? 'page' : 'running' };
+    }, 'the first page');
+    const again = await call('POST', '/imports', { source: 'slink', url, token: TOKEN, domain: 'sl.test' });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'conflict', field: 'source' });
+    const cancelled = await call('DELETE', `/imports/${id}`);
+    expect(cancelled.status).toBe(200);
+    const final = await ended(async () => (await call('GET', `/imports/${id}`)).body);
+    expect(final).toMatchObject({ status: 'cancelled', links: { seen: 3, created: 3 } });
+    release();
+    // The next run of the source starts where the cancelled one stopped: the second page only.
+    const resumed = await run({ url });
+    expect(resumed.final).toMatchObject({ status: 'done', links: { seen: 2, created: 2, skipped: 0 } });
+    expect((await call('GET', '/links/count?q=cancel-')).body.count).toBe(5);
+  });
+
+  engineBlind(engine)('bad requests are 400 naming the field; editors are refused', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ source: 'nope' }, 'source'],
+      [{ source: 'slink', url: 'ftp://x' }, 'url'],
+      [{ source: 'slink', url: 'http://127.0.0.1:9', history: 'all' }, 'history'],
+      [{ source: 'slink', url: 'http://127.0.0.1:9', onConflict: 'merge' }, 'onConflict'],
+      [{ source: 'slink', url: 'http://127.0.0.1:9', domain: 'nowhere.test' }, 'domain'],
+      [{ source: 'slink', url: 'http://127.0.0.1:9', projectId: 'prj_none' }, 'projectId'],
+      [{ source: 'slink' }, 'file'],
+      [{ source: 'csv' }, 'file'],
+      [{ source: 'slink', url: 'http://127.0.0.1:9', dryRun: 'yes' }, 'dryRun'],
+      [{ source: 'slink', url: `${source.origin}/none`, token: 'wrong' }, 'url'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await call('POST', '/imports', body);
+      expect({ body, status: res.status, code: res.body.error?.code, field: res.body.error?.field }).toEqual({
+        body,
+        status: 400,
+        code: 'invalid_request',
+        field,
+      });
+    }
+    const { url } = source.serve('refused', [header()]);
+    const refused = await call('POST', '/imports', { source: 'slink', url, token: 'wrong' });
+    expect(refused.body.error).toMatchObject({ code: 'invalid_request', field: 'token' });
+    expect(refused.text).not.toContain('wrong');
+    expect((await call('GET', '/imports/imp_none')).status).toBe(404);
+    const editorTry = await call('POST', '/imports', { source: 'slink', url }, editor);
+    expect(editorTry.status).toBe(403);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * The sources through the whole path: POST /api/v1/imports on the real app reading each fake
+ * over real HTTP, the links made as the engine makes them, a refused token a 400 naming `token`
+ * without the token. The engine does not matter to a source: SQLite only.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createApiKey } from '../../../../src/modules/auth/keys';
+import { sourceFor } from '../../../../src/modules/imports/public';
+import { startKuttFake } from '../../../fakes/kutt';
+import { startShlinkFake } from '../../../fakes/shlink';
+import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../../helpers/app';
+import { ended } from '../support';
+
+let t: TestApp;
+let base: string;
+let admin: string;
+const shlink = startShlinkFake({
+  links: [
+    {
+      shortCode: 'sh-one',
+      longUrl: 'https://example.com/one',
+      title: 'One',
+      tags: ['a'],
+      dateCreated: '2024-01-01T00:00:00+00:00',
+    },
+    {
+      shortCode: 'sh-two',
+      longUrl: 'https://example.com/two',
+      dateCreated: '2024-01-02T00:00:00+00:00',
+      visits: [{ date: '2024-02-01T00:00:00+00:00' }],
+    },
+  ],
+});
+const kutt = startKuttFake({
+  links: [
+    {
+      id: 'k-1',
+      address: 'ku-one',
+      target: 'https://example.com/kutt',
+      visit_count: 3,
+      created_at: '2024-01-01T00:00:00.000Z',
+    },
+  ],
+});
+
+beforeAll(async () => {
+  t = await makeTestApp({ SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' });
+  // The sources as the composition root builds them, with the service's private-address switch.
+  t.deps.sources = (name, options) => sourceFor(name, { ...options, allowPrivate: t.deps.config.webhooksAllowPrivate });
+  t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
+  base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;
+  const account = await makeAccount(t, { role: 'admin' });
+  admin = (await createApiKey(t.deps, { accountId: account.id, scope: 'write' })).key;
+});
+afterAll(async () => {
+  shlink.stop();
+  kutt.stop();
+  await disposeTestApp(t);
+});
+
+async function call(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${admin}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+async function run(body: Record<string, unknown>) {
+  const started = await call('POST', '/imports', body);
+  expect(started.status).toBe(202);
+  return ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
+}
+
+describe('sources through POST /api/v1/imports', () => {
+  test('shlink: every short URL made, with its title and tags', async () => {
+    const final = await run({ source: 'shlink', url: shlink.url, token: shlink.apiKey });
+    expect(final).toMatchObject({ status: 'done', links: { seen: 2, created: 2, skipped: 0, failed: 0 }, errors: [] });
+    const one = (await call('GET', '/links?q=sh-one')).body.items[0];
+    expect(one).toMatchObject({ slug: 'sh-one', destination: 'https://example.com/one', title: 'One', tags: ['a'] });
+  });
+
+  test('kutt: its links made', async () => {
+    const final = await run({ source: 'kutt', url: kutt.url, token: kutt.apiKey });
+    expect(final).toMatchObject({ status: 'done', links: { seen: 1, created: 1 } });
+    expect((await call('GET', '/links?q=ku-one')).body.items[0]).toMatchObject({
+      destination: 'https://example.com/kutt',
+    });
+  });
+
+  test('a refused token is a 400 naming token, without the token', async () => {
+    const res = await call('POST', '/imports', { source: 'shlink', url: shlink.url, token: 'not-the-right-key' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.field).toBe('token');
+    expect(res.body.error.message).toContain('Shlink refused the API key');
+    expect(JSON.stringify(res.body)).not.toContain('not-the-right-key');
+  });
+});

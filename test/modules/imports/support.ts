@@ -1,0 +1,110 @@
+/**
+ * What the import tests share: another Slink's export served over real HTTP (any NDJSON a test
+ * gives, at a path of its own, optionally held after some lines until the test lets it go), the
+ * export lines written as our export writes them, and a run waited for by reading it.
+ */
+import { waitUntil } from '../../helpers/wait';
+
+export interface Served {
+  lines: string[];
+  /** Lines sent before the response waits for `release` (the rest after). */
+  holdAfter?: number;
+  release?: Promise<void>;
+  /** How many times the export was asked for, and with which Authorization. */
+  asked: string[];
+}
+
+/** A fake of another Slink's GET /api/v1/export: the path before /api/v1/export names the export. */
+export class ExportServer {
+  private readonly served = new Map<string, Served>();
+  private readonly server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: (request) => this.answer(request),
+  });
+
+  get origin(): string {
+    return `http://127.0.0.1:${this.server.port}`;
+  }
+
+  /** Serves `lines` at `${origin}/${name}` and returns that address. */
+  serve(
+    name: string,
+    lines: string[],
+    hold?: { after: number; release: Promise<void> },
+  ): { url: string; served: Served } {
+    const served: Served = { lines, holdAfter: hold?.after, release: hold?.release, asked: [] };
+    this.served.set(name, served);
+    return { url: `${this.origin}/${name}`, served };
+  }
+
+  private answer(request: Request): Response {
+    const path = new URL(request.url).pathname;
+    const name = path.replace(/^\//, '').replace(/\/api\/v1\/export$/, '');
+    const served = this.served.get(name);
+    if (!served || !path.endsWith('/api/v1/export')) return new Response('not found', { status: 404 });
+    served.asked.push(request.headers.get('authorization') ?? '');
+    if (request.headers.get('authorization') !== 'Bearer other-slink-key')
+      return Response.json({ error: { code: 'key_unknown' } }, { status: 401 });
+    const encoder = new TextEncoder();
+    const { lines, holdAfter, release } = served;
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        const cut = holdAfter ?? lines.length;
+        controller.enqueue(encoder.encode(lines.slice(0, cut).join('')));
+        if (cut < lines.length) {
+          await release;
+          controller.enqueue(encoder.encode(lines.slice(cut).join('')));
+        }
+        controller.close();
+      },
+    });
+    return new Response(body, { headers: { 'content-type': 'application/x-ndjson' } });
+  }
+
+  stop(): void {
+    this.server.stop(true);
+  }
+}
+
+export const TOKEN = 'other-slink-key';
+
+const line = (value: object) => `${JSON.stringify(value)}\n`;
+
+export const header = (clicks = false) => line({ type: 'export', version: 1, exportedAt: 1, source: 'slink', clicks });
+
+let n = 0;
+/** A link line as the export writes one (the fields the import reads, the rest as a Link has them). */
+export function linkLine(fields: Record<string, unknown> = {}): string {
+  n++;
+  return line({
+    type: 'link',
+    id: `lnk_other${String(n).padStart(11, '0')}`,
+    slug: `s${n}`,
+    shortUrl: `https://other.test/s${n}`,
+    domain: 'other.test',
+    destination: `https://example.com/page/${n}`,
+    title: null,
+    tags: [],
+    status: 'active',
+    params: {},
+    clickCount: 0,
+    createdAt: Date.UTC(2026, 0, 1),
+    expiresAt: null,
+    clickLimit: null,
+    ...fields,
+  });
+}
+
+/** The id a link line carries. */
+export const idOf = (text: string): string => JSON.parse(text).id;
+
+/** Reads the run until it ended (wait on what is read, never on time). */
+export async function ended(read: () => Promise<{ status: string }>, what = 'the import to end'): Promise<any> {
+  let last: { status: string } = { status: 'running' };
+  await waitUntil(async () => {
+    last = await read();
+    return last.status !== 'running';
+  }, what);
+  return last;
+}
