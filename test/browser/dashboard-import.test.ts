@@ -1,0 +1,126 @@
+/**
+ * Settings › Import in Chromium, as a person uses it (fill a field, click once): a Shlink read
+ * through its API (its fake, on loopback) cancelled while it runs, the API's 400 under the field
+ * it names, and an editor told why the page is not theirs. Screenshots go to SLINK_IMPORT_SHOTS
+ * when it names a folder.
+ */
+import { beforeAll, expect, test } from 'bun:test';
+import type { Page } from 'playwright-core';
+import { startShlinkFake } from '../fakes/shlink';
+import type { OfflinePage } from '../helpers/browser';
+import {
+  dashboardPerFile,
+  expectCleanPage,
+  expectUsableEverywhere,
+  type RealSession,
+  signedInPage,
+  waitUntil,
+} from '../helpers/dashboard-browser';
+import { heldProxy } from './held-proxy';
+
+const d = dashboardPerFile();
+const SHOTS = process.env.SLINK_IMPORT_SHOTS;
+const IMPORT = '/app/settings/import';
+
+/** The run's sentence once it has ended (or "Running: ..."), in the run's status line. */
+const runStatus = (page: Page) => page.locator('.import-run [role="status"]');
+
+let admin: OfflinePage & RealSession;
+const adminPage = async () => {
+  admin ??= await signedInPage(d);
+  return admin;
+};
+
+const visit = (date: string) => ({ date, referer: 'https://news.example.com/', countryCode: 'DE', cityName: 'Berlin' });
+
+beforeAll(() => {
+  // The fakes answer on loopback, an address import sources refuse unless allowed.
+  const sources = d.t.deps.sources;
+  d.t.deps.sources = (name, options) => sources(name, { ...options, allowPrivate: true });
+});
+test('Cancel stops a run that is still going', async () => {
+  const p = await adminPage();
+  const { page } = p;
+  const otherFake = startShlinkFake({
+    apiKey: 'another-key',
+    links: [
+      {
+        shortCode: 'autumn',
+        longUrl: 'https://shop.example.com/imported/autumn',
+        dateCreated: '2026-03-01T10:00:00+00:00',
+        visits: [visit('2026-03-02T12:00:00+00:00')],
+      },
+    ],
+  });
+  const other = heldProxy(otherFake.url);
+  const release = other.hold('itemsPerPage=50');
+  try {
+    await page.goto(`${d.origin}${IMPORT}`);
+    await page.getByLabel('Shlink address').fill(other.url);
+    await page.getByLabel('API key').fill('another-key');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('button', { name: 'Cancel import' }).click();
+    await waitUntil(async () => (await runStatus(page).textContent())?.startsWith('Cancelled') === true);
+    expect(await page.locator('.import-run .badge').textContent()).toBe('Cancelled');
+    expect(await page.getByRole('button', { name: 'Cancel import' }).count()).toBe(0);
+  } finally {
+    release();
+    other.stop();
+    otherFake.stop();
+  }
+}, 60_000);
+
+test("the API's 400 shows under the field it names", async () => {
+  const p = await adminPage();
+  const { page } = p;
+  await page.goto(`${d.origin}${IMPORT}`);
+  await page.getByLabel('Shlink address').fill('ftp://files.example.com');
+  await page.getByLabel('API key').fill('anything');
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  const address = page.getByLabel('Shlink address');
+  await waitUntil(async () => (await address.getAttribute('aria-invalid')) === 'true');
+  const describedBy = (await address.getAttribute('aria-describedby'))!.split(' ');
+  const error = page.locator(`[id="${describedBy.at(-1)}"]`);
+  expect(await error.getAttribute('class')).toBe('field-error');
+  expect(await error.textContent()).toMatch(/address|url|URL/);
+  // The failed call's focus is on the field in error; no run started.
+  expect(await page.evaluate('document.activeElement === document.querySelector("[aria-invalid=true]")')).toBe(true);
+  expect(await page.locator('.import-run').count()).toBe(0);
+
+  // A file source without its file says so under File, before anything is sent.
+  await page.getByRole('radio', { name: 'CSV file' }).check();
+  await page.getByRole('button', { name: 'Dry run' }).click();
+  await page.locator('.field-error', { hasText: 'Choose the file to import.' }).waitFor();
+
+  const show = async () => {
+    await page.goto(`${d.origin}${IMPORT}`);
+    await page.locator('.import-runs tbody tr').first().waitFor();
+  };
+  await expectUsableEverywhere(page, show);
+  if (SHOTS) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await show();
+      await page
+        .getByRole('button', { name: /^Show the Shlink run/ })
+        .first()
+        .click();
+      await page.locator('.import-run').waitFor();
+      await page.screenshot({ path: `${SHOTS}/import-${colorScheme}.png`, fullPage: true });
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+  await expectCleanPage(p);
+}, 90_000);
+
+test('an editor sees why the page is not theirs, and no Import in Settings', async () => {
+  const p = await signedInPage(d, false);
+  await p.page.goto(`${d.origin}/app/settings`);
+  await p.page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'API keys' }).waitFor();
+  expect(await p.page.getByRole('link', { name: 'Import' }).count()).toBe(0);
+  await p.page.goto(`${d.origin}${IMPORT}`);
+  await p.page.getByRole('heading', { name: 'Only admins can import links', level: 1 }).waitFor();
+  await p.page.getByText('Your account is an editor. Ask an admin if you need a change here.').waitFor();
+  expect(await p.page.getByRole('button', { name: 'Import' }).count()).toBe(0);
+  await p.page.close();
+}, 60_000);
