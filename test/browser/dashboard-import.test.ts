@@ -63,6 +63,24 @@ test('Cancel stops a run that is still going', async () => {
     await waitUntil(async () => (await runStatus(page).textContent())?.startsWith('Cancelled') === true);
     expect(await page.locator('.import-run .badge').textContent()).toBe('Cancelled');
     expect(await page.getByRole('button', { name: 'Cancel import' }).count()).toBe(0);
+
+    // The run as its address shows it again (?run=), with the past runs: light, dark, narrow.
+    const runAddress = page.url();
+    const show = async () => {
+      await page.goto(runAddress);
+      await page.locator('.import-run .badge', { hasText: 'Cancelled' }).waitFor();
+      await page.locator('.import-runs tbody tr').first().waitFor();
+    };
+    await expectUsableEverywhere(page, show);
+    if (SHOTS) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        await show();
+        await page.screenshot({ path: `${SHOTS}/import-cancelled-${colorScheme}.png`, fullPage: true });
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
+    await expectCleanPage(p);
   } finally {
     release();
     other.stop();
@@ -92,24 +110,6 @@ test("the API's 400 shows under the field it names", async () => {
   await page.getByRole('button', { name: 'Dry run' }).click();
   await page.locator('.field-error', { hasText: 'Choose the file to import.' }).waitFor();
 
-  const show = async () => {
-    await page.goto(`${d.origin}${IMPORT}`);
-    await page.locator('.import-runs tbody tr').first().waitFor();
-  };
-  await expectUsableEverywhere(page, show);
-  if (SHOTS) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme });
-      await show();
-      await page
-        .getByRole('button', { name: /^Show the Shlink run/ })
-        .first()
-        .click();
-      await page.locator('.import-run').waitFor();
-      await page.screenshot({ path: `${SHOTS}/import-${colorScheme}.png`, fullPage: true });
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-  }
   await expectCleanPage(p);
 }, 90_000);
 
