@@ -10,7 +10,7 @@ import { randomToken } from '../lib/ids';
 import type { Logger } from '../lib/log';
 import type { Exports } from '../modules/analytics/public';
 import { AuditPruner } from '../modules/audit/public';
-import { type ClickPipeline, createClickPipeline, type PipelineOptions } from '../modules/clicks/public';
+import { type ClickPipeline, createClickPipeline, ownHostsOf, type PipelineOptions } from '../modules/clicks/public';
 import { DomainDirectory, DomainSeenWriter, startDomains } from '../modules/domains/public';
 import { builtInSources, type HistoryWriter, type SourceFactory } from '../modules/imports/public';
 import {
@@ -100,8 +100,8 @@ export interface Deps extends BaseDeps {
   linksUnfiled(ids: string[]): Promise<void>;
   /** The Links of these ids as JSON (links/event-data.ts): a link event's data when its fill did not happen. */
   linkJson: (ids: readonly string[]) => Promise<Map<string, string>>;
-  /** Where an import's history goes; null until a writer is given (then imports store links only). */
-  history: HistoryWriter | null;
+  /** Where an import's history goes (imports/history), taken by this process's click writer. */
+  history: HistoryWriter;
   /** Every import source by name (imports/sources). */
   sources: SourceFactory;
   /** This node's name, recorded with each import run. */
@@ -126,6 +126,21 @@ export type BaseInput = Omit<BaseDeps, 'stores'> & { stores?: Stores };
 /** The base deps with their stores (the SQLite ones of `db` unless given). */
 export function withStores(input: BaseInput): BaseDeps {
   return { ...input, stores: input.stores ?? sqliteStores(input.db) };
+}
+
+/**
+ * An import's history writer (imports/history) as the privacy switches let a click keep its
+ * facts. `take`: this process's click writer takes what is queued (the server, the app); the CLI
+ * has none (SQLite: the server's writer takes it).
+ */
+export function openHistory(base: BaseDeps, take?: () => Promise<number>): HistoryWriter {
+  const { config } = base;
+  return base.stores.openHistoryWriter({
+    policy: { referrer: config.privacy.referrer, geo: config.privacy.geo, ownHosts: ownHostsOf(config) },
+    clock: base.clock,
+    retentionDays: config.retentionDays,
+    take,
+  });
 }
 
 export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
@@ -205,7 +220,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     },
     linksUnfiled: (ids) => linksUnfiled(deps, ids),
     linkJson,
-    history: null,
+    history: openHistory(base, () => clicks.flusher.takeImports()),
     sources: builtInSources,
     nodeId: base.config.nodeId,
     sleep: (ms) => Bun.sleep(ms),

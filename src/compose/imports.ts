@@ -6,7 +6,7 @@
  */
 import { DomainDirectory, startDomains } from '../modules/domains/public';
 import { builtInSources, type ImportDeps } from '../modules/imports/public';
-import type { BaseDeps } from './deps';
+import { type BaseDeps, openHistory } from './deps';
 
 export async function cliImportDeps(base: BaseDeps): Promise<ImportDeps> {
   const domains = new DomainDirectory();
@@ -19,7 +19,8 @@ export async function cliImportDeps(base: BaseDeps): Promise<ImportDeps> {
     domains,
     linkIndex: { refreshMany: async () => {}, settle: () => {}, humanClicksOf: () => undefined },
     webhooks: { wake: () => {} },
-    history: null,
+    // No click writer here: on SQLite the service's takes the history queued (or the next start's).
+    history: openHistory(base),
     sources: builtInSources,
     nodeId: base.config.nodeId,
     sleep: (ms) => Bun.sleep(ms),

@@ -46,11 +46,20 @@ import {
   deleteLinkClicks,
   deleteLinkClicksPg,
   openClickWriter,
+  openPgImportWriter,
   upgradeClickStorage,
   type WriterOptions,
 } from '../modules/clicks/public';
 import { createPostgresDomainStore, createSqliteDomainStore, type DomainStore } from '../modules/domains/public';
-import { createPostgresImportStore, createSqliteImportStore, type ImportStore } from '../modules/imports/public';
+import {
+  createPostgresImportStore,
+  createSqliteImportStore,
+  type HistoryOptions,
+  type HistoryWriter,
+  type ImportStore,
+  postgresHistoryWriter,
+  sqliteHistoryWriter,
+} from '../modules/imports/public';
 import { createPostgresInviteStore, createSqliteInviteStore, type InviteStore } from '../modules/invites/public';
 import {
   announceLinkChanges,
@@ -106,6 +115,8 @@ export interface Stores {
   readonly address: DatabaseAddress;
   /** The engine's click writer on this connection (the inline sink: tests, replays). */
   openClickWriter(options: WriterOptions): ClickWriter;
+  /** Where an import's history goes (imports/history): queued for the click writer (SQLite) or written (PostgreSQL). */
+  openHistoryWriter(options: HistoryOptions): HistoryWriter;
   readonly accounts: AccountStore;
   readonly keys: KeyStore;
   readonly sessions: SessionStore;
@@ -189,6 +200,7 @@ export function sqliteStores(db: Db): Stores {
     engine: 'sqlite',
     address: { engine: 'sqlite', path: db.$client.filename },
     openClickWriter: (options) => openClickWriter({ engine: 'sqlite', sqlite: db.$client }, options),
+    openHistoryWriter: (options) => sqliteHistoryWriter(db.$client, options),
     accounts: createSqliteAccountStore(db, deleteSessionsOfAccountSqlite),
     keys: createSqliteKeyStore(db),
     sessions: createSqliteSessionStore(db),
@@ -249,6 +261,16 @@ export function postgresStores(sql: Pg, url: string): Stores {
     engine: 'postgres',
     address: { engine: 'postgres', url },
     openClickWriter: (options) => openClickWriter({ engine: 'postgres', sql }, options),
+    openHistoryWriter: (options) =>
+      postgresHistoryWriter(
+        sql,
+        openPgImportWriter(sql, {
+          ownHosts: options.policy.ownHosts,
+          clock: options.clock,
+          retentionDays: options.retentionDays,
+        }),
+        options,
+      ),
     accounts: createPostgresAccountStore(sql, deleteSessionsOfAccountPostgres),
     keys: createPostgresKeyStore(sql),
     sessions: createPostgresSessionStore(sql),

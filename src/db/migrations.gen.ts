@@ -25,6 +25,7 @@ import m21 from '../../drizzle/0021_audit_log.sql' with { type: 'text' };
 import m22 from '../../drizzle/0022_audit_log_filters.sql' with { type: 'text' };
 import m23 from '../../drizzle/0023_invites.sql' with { type: 'text' };
 import m24 from '../../drizzle/0024_imports.sql' with { type: 'text' };
+import m25 from '../../drizzle/0025_import_history.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -53,4 +54,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0022_audit_log_filters', sql: m22 },
   { tag: '0023_invites', sql: m23 },
   { tag: '0024_imports', sql: m24 },
+  { tag: '0025_import_history', sql: m25 },
 ];

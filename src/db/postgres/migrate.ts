@@ -27,6 +27,7 @@ import m0017 from './migrations/0017_audit_log.sql' with { type: 'text' };
 import m0018 from './migrations/0018_audit_log_filters.sql' with { type: 'text' };
 import m0019 from './migrations/0019_invites.sql' with { type: 'text' };
 import m0022 from './migrations/0022_imports.sql' with { type: 'text' };
+import m0023 from './migrations/0023_import_history.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -56,6 +57,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 18, name: '0018_audit_log_filters', sql: m0018 },
   { version: 19, name: '0019_invites', sql: m0019 },
   { version: 22, name: '0022_imports', sql: m0022 },
+  { version: 23, name: '0023_import_history', sql: m0023 },
 ];
 
 function checksum(sql: string): string {

@@ -11,7 +11,7 @@
 export { isBotAgent, isPreviewCrawler } from './capture/bot';
 export type { ClickBuffer } from './capture/buffer';
 export { addStoredHumans, countCaptured, raiseHumanClicks, startCounts } from './capture/live-counts';
-export { type ClickPipeline, createClickPipeline, type PipelineOptions } from './capture/pipeline';
+export { type ClickPipeline, createClickPipeline, ownHostsOf, type PipelineOptions } from './capture/pipeline';
 export { PREVIEW_CRAWLERS } from './capture/preview-crawlers';
 export { type OptOutTest, optOutTest, withoutQueryParam } from './capture/privacy';
 export { type ClickLinks, type ClickRecord, targetSerial } from './capture/record';
@@ -46,6 +46,13 @@ export { type GeoLookup, noGeo, openGeo } from './enrich/geo';
 export { acceptedLanguages } from './enrich/language';
 export { referrerHost } from './enrich/traffic';
 export { agentReadPart, parseAgent } from './enrich/user-agent';
+// An import's history (imports/history): visits made clicks, queued for SQLite's one writer.
+export {
+  type ImportedVisit,
+  type ImportPolicy,
+  type ImportTarget,
+  importedClick,
+} from './imported';
 export { deleteLinkClicksPg } from './postgres/delete';
 export { lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
 // The server's start and stop, and the CLI's `slink migrate`.
@@ -53,6 +60,7 @@ export { startClickStoragePg } from './postgres/start';
 export type { ExportRow, ListedClick } from './read-clicks';
 // Reading and deleting raw clicks (analytics, links).
 export { retainedFrom } from './retention';
+export { importsQueued, queueImportedDays, queueImportedVisits } from './sqlite/imports';
 export { deleteLinkClicks } from './sqlite/raw-read';
 export {
   type ClickKey,
@@ -67,4 +75,4 @@ export {
 export { upgradeClickStorage } from './sqlite/upgrade';
 export { type ClickStart, type StopResult, startClickStorage } from './start';
 export type { ClickWriter } from './store';
-export { openClickWriter, type WriterOptions } from './writer';
+export { openClickWriter, openPgImportWriter, type WriterOptions } from './writer';

@@ -32,6 +32,12 @@ export interface ClickWriter {
   fold(): number | Promise<number>;
   /** Adds visits answered with their link's fallback URL to the links' counters, in one transaction. */
   addFallbackVisits(visits: readonly FallbackVisits[]): void | Promise<void>;
+  /**
+   * SQLite: takes a chunk of the imported history queued (sqlite/imports.ts) into the raw clicks
+   * and the sums; returns the clicks taken (0: the queue is empty). PostgreSQL has no queue: an
+   * import writes on its own pool.
+   */
+  takeImports?(): number;
   /** Releases what the store holds (its own pool); the caller folds first. */
   close?(): void | Promise<void>;
 }

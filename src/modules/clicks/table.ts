@@ -136,3 +136,22 @@ export const clickState = sqliteTable('click_state', {
   name: text('name').primaryKey(),
   value: integer('value').notNull(),
 });
+
+/**
+ * Imported history waiting for the click writer (sqlite/imports.ts). On SQLite one writer, the
+ * server's, owns the raw clicks and what it sums of them in memory; an import, in the server
+ * or in `slink import` beside it, queues a link's visits or daily counts here in one short
+ * transaction (durable then), and the writer takes them in queue order through its own path.
+ * `kind` 0: visits, already enriched (`data` is imports.ts's JSON); 1: daily counts. A row goes
+ * in the transaction that writes what it holds (visits: their raw clicks; days: the fold that
+ * counts them), and with its link.
+ */
+export const clickImports = sqliteTable('click_imports', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  linkId: text('link_id')
+    .notNull()
+    .references(() => links.id, { onDelete: 'cascade' }),
+  kind: integer('kind').notNull(),
+  count: integer('count').notNull(),
+  data: text('data').notNull(),
+});

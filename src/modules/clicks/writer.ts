@@ -8,7 +8,7 @@ import type { Database } from 'bun:sqlite';
 import type { WalCheckpointer } from '../../db/checkpoint';
 import type { Pg } from '../../db/postgres/client';
 import type { Clock } from '../../lib/clock';
-import type { GeoLookup } from './enrich/geo';
+import { type GeoLookup, noGeo } from './enrich/geo';
 import { PostgresClickWriter } from './postgres/store';
 import { SqliteClickWriter } from './sqlite/store';
 import type { ClickWriter } from './store';
@@ -36,4 +36,13 @@ export function openClickWriter(connection: WriterConnection, options: WriterOpt
     retentionDays: options.retentionDays,
     checkpoints: options.checkpoints,
   });
+}
+
+/**
+ * PostgreSQL: the click writer an import writes its history through (imports/history), on the
+ * importing process's own pool: any node may write clicks there. No geo: an imported click's
+ * place is the source's.
+ */
+export function openPgImportWriter(sql: Pg, options: Omit<WriterOptions, 'geo'>): PostgresClickWriter {
+  return new PostgresClickWriter(sql, noGeo, options.ownHosts, options.clock, { retentionDays: options.retentionDays });
 }

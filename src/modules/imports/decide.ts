@@ -78,6 +78,7 @@ export async function decideLink(
   claimed: Set<string>,
   now: number,
 ): Promise<Decision> {
+  if (link.cannotMove) return { ok: false, reason: link.cannotMove };
   const domain = targetDomain(deps, target, link);
   if (typeof domain === 'string') return { ok: false, reason: domain };
   let destination: string;

@@ -17,4 +17,13 @@ export interface HistoryWriter {
   days(linkId: string, source: SourceName, days: readonly SourceDay[]): Promise<number>;
   /** Sets a link's starting clickCount to the source's total (a link made by this import). */
   total(linkId: string, source: SourceName, clicks: number): Promise<void>;
+  /** Notes a link this import made that carries no history (its `imported` says so). */
+  none?(linkId: string, source: SourceName): Promise<void>;
+  /**
+   * Resolves once everything handed over so far is counted in clickCount and the statistics
+   * (call it at the end of a run). What visits() and days() resolved is durable already; it is
+   * counted soon after by the click writer: on SQLite the server's (in `slink import` beside no
+   * running server: at its next start, and flush() resolves at once), on PostgreSQL the next fold.
+   */
+  flush?(): Promise<void>;
 }

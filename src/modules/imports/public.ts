@@ -6,6 +6,9 @@
 
 export type { ImportDeps, SourceFactory } from './deps';
 export type { HistoryWriter } from './history';
+export type { HistoryOptions } from './history/convert';
+export { type HistoryClicks, postgresHistoryWriter } from './history/postgres';
+export { sqliteHistoryWriter } from './history/sqlite';
 export { CONFLICT_MODES, HISTORY_MODES } from './model';
 export { createPostgresImportStore } from './postgres/store';
 export type { RunEnd } from './runner';

@@ -85,6 +85,9 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
       if (!(err instanceof SourceError)) deps.log.error(`import ${plan.id} failed`, err);
     }
   }
+  // Done once what was handed over is counted (clickCount, statistics), not only stored.
+  if (!plan.dryRun)
+    await deps.history?.flush?.().catch((err) => deps.log.error(`import ${plan.id}: counting its history`, err));
   await store.finish(plan.id, status, progress, deps.clock.now());
   return { status, progress };
 }
@@ -193,9 +196,14 @@ async function importPage(
     else progress.linksSkipped++;
     if (p.item.outcome === 'skipped' || p.item.outcome === 'failed') note(p.link.sourceId, p.item.reason ?? '');
   }
-  if (!plan.dryRun && plan.history !== 'none' && deps.history !== null) {
+  if (!plan.dryRun && deps.history !== null) {
     for (const p of planned) {
       if (p.linkId === null || p.item.outcome === 'failed') continue;
+      if (plan.history === 'none' || p.link.history === 'none') {
+        // A link made now says it was imported, with no history.
+        if (p.item.outcome === 'created') await deps.history.none?.(p.linkId, plan.source.name);
+        continue;
+      }
       if (plan.signal.aborted) break;
       try {
         const mapping = p.mapping ?? (await store.mappings(plan.identity, [p.link.sourceId])).get(p.link.sourceId);
@@ -302,8 +310,8 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
     }
     return stored;
   }
-  if ((kind === 'total' || link.totalClicks !== null) && !mapping.totalSet && link.totalClicks !== null) {
-    if (kind === 'visits' || kind === 'daily') return stored;
+  if (kind === 'total' && link.totalClicks !== null) {
+    if (mapping.totalSet) return 0;
     await writer.total(mapping.linkId, source.name, link.totalClicks);
     await store.historyStored(plan.identity, link.sourceId, { totalSet: true });
     return link.totalClicks;

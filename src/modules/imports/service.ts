@@ -113,6 +113,7 @@ export async function startImport(
     file: input.file,
     fetch: deps.fetch,
     sleep: deps.sleep,
+    allowPrivate: deps.config.webhooksAllowPrivate,
   });
   const controller = new AbortController();
   try {

@@ -4,6 +4,7 @@ import { toVariant } from '../variants/public';
 import { availabilityOf } from './availability';
 import type { LinkReadDeps } from './deps';
 import { hostOfDomain } from './domain';
+import { importedOf } from './imported';
 import type { Link, RedirectStatus } from './model';
 import type { LinkRow } from './store';
 
@@ -49,6 +50,7 @@ export async function toLinks(deps: LinkReadDeps, rows: LinkRow[]): Promise<Link
       preview: row.preview,
       lastClickedAt: row.lastClickedAt,
       fallbackCount: row.fallbackCount,
+      imported: importedOf(row),
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
     };

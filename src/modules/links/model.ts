@@ -40,6 +40,22 @@ export const StatusModel = oneOf(LINK_STATUSES, {
 const AVAILABILITY_MEANING =
   'live: the short link redirects now; paused: status paused, visitors get the 404 page; expired: expiresAt has passed; limit: clickCount has reached clickLimit. An expired or limit link answers a 302 to its fallbackUrl when it has one, else the 410 page; either way it records no click and no longer reaches its destination. When several hold, the first of paused, expired, limit (the order the redirect checks them in); an archived link redirects, so it is live unless another holds. Clicks count once written, like clickCount (within SLINK_FLUSH_MS plus a second).';
 
+/** Where part of a link's history came from (an import: imports/history). */
+export const IMPORTED_HISTORIES = ['visits', 'daily', 'total', 'none'] as const;
+export const ImportedModel = t.Object(
+  {
+    source: t.String({ description: 'The import source: shlink, bitly, kutt, yourls, dub, csv or slink.' }),
+    at: Type.Integer({ description: 'When the first import brought the link or its history, epoch ms.' }),
+    history: oneOf(IMPORTED_HISTORIES, {
+      description:
+        "What the source kept: visits (each visit, now clicks of the clicks list), daily (daily counts: counted in clickCount, the series and totals, with no uniques, breakdowns or rows of the clicks list; an hourly series shows a day's count at its first hour), total (the starting clickCount), none (no history).",
+    }),
+    clicks: Type.Integer({ description: 'The clicks the import brought (human and bot).' }),
+  },
+  { title: 'ImportedHistory' },
+);
+export type ImportedHistory = typeof ImportedModel.static;
+
 export const LinkModel = t.Object(
   {
     id: t.String(),
@@ -82,6 +98,10 @@ export const LinkModel = t.Object(
     fallbackCount: Type.Integer({
       description:
         'Read-only: human visits answered with fallbackUrl (the link expired or past its clickLimit), counted apart from clickCount, which they never add to; bots, crawlers and HEAD requests are not counted. Written like clickCount (within SLINK_FLUSH_MS plus a second), exact across nodes.',
+    }),
+    imported: nullable(ImportedModel, {
+      description:
+        "Read-only: part of the link's history was imported (slink import, POST /imports): from where, when, and how much. null: none was.",
     }),
     createdAt: Type.Integer(),
     updatedAt: Type.Integer(),

@@ -17,6 +17,16 @@ export type { LinkReadDeps, LinksDeps } from './deps';
 export { domainGoneError, domainOfHost, domainOrDefault, hostOfDomain, seenDomainOfHost } from './domain';
 export { domainLinksPostgres, domainLinksSqlite } from './domain-links';
 export { linkJsonById } from './event-data';
+export {
+  type ImportedKind,
+  type ImportedMark,
+  importTargetPg,
+  importTargetSqlite,
+  markImportedPg,
+  markImportedSqlite,
+  setImportedTotalPg,
+  setImportedTotalSqlite,
+} from './imported-counters';
 export { linkExists, linkExistsCondition } from './link-exists';
 export { toLinks } from './links';
 export {

@@ -89,6 +89,15 @@ export const linkCounters = sqliteTable(
      * writer (counters.ts), never summed from raw clicks: nothing resets it.
      */
     fallbackVisits: integer('fallback_visits').notNull().default(0),
+    /**
+     * Where part of the link's history came from (imports/history): the source, when it was
+     * first imported, how much history (`visits`, `daily`, `total`, `none`) and the clicks it
+     * brought. Null on every link no import made or fed.
+     */
+    importedSource: text('imported_source'),
+    importedAt: integer('imported_at'),
+    importedHistory: text('imported_history'),
+    importedClicks: integer('imported_clicks'),
   },
   // The "clicks" sort of the link list, ending in the id for keyset paging (listing.ts).
   (t) => [index('link_counters_clicks_idx').on(t.clicks, t.linkId)],
@@ -104,6 +113,11 @@ export interface LinkRow extends LinkFields {
   botCount: number;
   lastClickedAt: number | null;
   fallbackCount: number;
+  /** The counters' imported columns (importedOf); absent on a row made here: none. */
+  importedSource?: string | null;
+  importedAt?: number | null;
+  importedHistory?: string | null;
+  importedClicks?: number | null;
 }
 
 /**

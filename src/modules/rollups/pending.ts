@@ -101,6 +101,21 @@ export class PendingSums {
     if (c.variantId) this.variants.set(c.variantId, (this.variants.get(c.variantId) ?? 0) + 1);
   }
 
+  /**
+   * Adds `clicks` human clicks of a link with no breakdown, no unique and no newest click: an
+   * imported daily count (imports/history), put in the first hour of its day, which is all the
+   * source says of when they happened.
+   */
+  addCount(linkId: string, linkValue: number, hour: number, clicks: number): void {
+    if (clicks <= 0) return;
+    if (this.clicks === 0) this.since = performance.now();
+    this.clicks += clicks;
+    const link = this.linkSlot(linkValue, linkId);
+    const h = this.hourSlot(link, hourStart(hour), false);
+    this.hourClicks[h]! += clicks;
+    this.humans[link]! += clicks;
+  }
+
   private linkSlot(linkValue: number, linkId: string): number {
     this.slotOfValue = grown(this.slotOfValue, linkValue + 1);
     const found = this.slotOfValue[linkValue]!;

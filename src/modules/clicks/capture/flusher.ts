@@ -199,6 +199,14 @@ export class ClickFlusher {
   }
 
   /**
+   * Has the writer take the imported history queued so far (sqlite/imports.ts) and fold it;
+   * resolves with the clicks taken, once counted.
+   */
+  takeImports(): Promise<number> {
+    return this.sink.takeImports?.() ?? Promise.resolve(0);
+  }
+
+  /**
    * Writes everything buffered now. Flushes never overlap: a call made while one runs waits for
    * it, then writes what arrived since. Resolves false when a write or the fold failed (clicks kept).
    */

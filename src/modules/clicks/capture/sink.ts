@@ -26,6 +26,11 @@ export interface ClickSink {
    * (the sums are kept for the next one).
    */
   fold(): Promise<void>;
+  /**
+   * Takes the imported history queued so far (SQLite: sqlite/imports.ts) and folds it; resolves
+   * with the clicks taken once they are counted. 0 at once where there is no queue.
+   */
+  takeImports?(): Promise<number>;
   /** Folds what is pending, then closes. */
   close(): Promise<void>;
   /** Why this sink cannot take clicks yet (HeldSink), for /healthz; absent or null when it can. */
@@ -79,6 +84,11 @@ export class HeldSink implements ClickSink {
     return this.sink === null ? Promise.resolve() : this.sink.fold();
   }
 
+  /** Held: the queue waits for the writer (it takes it once it opens). */
+  takeImports(): Promise<number> {
+    return this.sink?.takeImports?.() ?? Promise.resolve(0);
+  }
+
   close(): Promise<void> {
     this.closed = true;
     return this.sink === null ? Promise.resolve() : this.sink.close();
@@ -109,6 +119,16 @@ export class InlineSink implements ClickSink {
 
   async fold(): Promise<void> {
     await this.store.fold();
+  }
+
+  async takeImports(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = this.store.takeImports?.() ?? 0;
+      if (n === 0) return total;
+      total += n;
+      await this.store.fold();
+    }
   }
 
   async close(): Promise<void> {
@@ -154,6 +174,11 @@ export class WorkerSink implements ClickSink {
   fold(): Promise<void> {
     const folded = this.writer.call('fold');
     return Promise.all([this.ready, folded]).then(() => {});
+  }
+
+  takeImports(): Promise<number> {
+    const taken = this.writer.call('takeImports');
+    return Promise.all([this.ready, taken]).then(([, n]) => n);
   }
 
   /** Lets the writer fold, checkpoint and close its connection (at most 5 s), then ends the Worker. */

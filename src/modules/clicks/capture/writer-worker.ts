@@ -89,6 +89,8 @@ async function openStore(options: WriterOpenOptions): Promise<string> {
   store = openClickWriter({ engine: 'sqlite', sqlite: db.$client }, { ...common, checkpoints });
   // The other connections' commits (the API's above all) are seen on this timer.
   checkpoints.start();
+  // History another process's import queued (sqlite/imports.ts).
+  watchImports();
   release = async () => {
     checkpoints.stop();
     console.log(checkpoints.describe());
@@ -128,6 +130,13 @@ const handlers = {
       await store.addFallbackVisits(visits);
     });
   },
+  /**
+   * Takes the imported history queued so far (sqlite/imports.ts) and folds it: answers with
+   * the clicks taken. Also run on a timer, for imports in another process (`slink import`).
+   */
+  takeImports(): Promise<number> {
+    return takeAllImports();
+  },
   /** Answers with how many clicks were folded. */
   fold(): Promise<number> {
     return inOrder(fold);
@@ -153,6 +162,56 @@ async function writeBatch(batch: WireClick[]): Promise<WriteOutcome> {
   return outcome;
 }
 
+/** How often the writer looks for history queued by another process, ms. */
+const IMPORT_POLL_MS = 250;
+let importTimer: Timer | null = null;
+let taking: Promise<number> | null = null;
+
+/**
+ * Takes the queue a chunk at a time, each its own turn of the store's order, so click batches
+ * are written between the chunks of a large import. One taker at a time; a caller that comes
+ * while one runs gets a fresh pass after it, so what it queued before asking is taken.
+ */
+function takeAllImports(): Promise<number> {
+  const before = taking ?? Promise.resolve(0);
+  const run = before
+    .catch(() => 0)
+    .then(async () => {
+      let total = 0;
+      for (;;) {
+        const n = await inOrder(takeImportsOnce);
+        total += n;
+        if (n === 0) return total;
+      }
+    });
+  taking = run;
+  run
+    .finally(() => {
+      if (taking === run) taking = null;
+    })
+    .catch(() => {});
+  return run;
+}
+
+async function takeImportsOnce(): Promise<number> {
+  if (!(store instanceof SqliteClickWriter)) return 0;
+  const taken = store.takeImports();
+  if (taken > 0) {
+    store.fold();
+    heap.check();
+  }
+  return taken;
+}
+
+function watchImports(): void {
+  importTimer = setInterval(() => {
+    if (taking !== null) return;
+    takeAllImports().catch((err) => {
+      console.error(`taking imported history failed (tried again): ${String(err)}`);
+    });
+  }, IMPORT_POLL_MS);
+}
+
 async function fold(): Promise<number> {
   if (!store) throw new Error('click writer is not open');
   const folded = await store.fold();
@@ -161,6 +220,8 @@ async function fold(): Promise<number> {
 }
 
 async function close(): Promise<void> {
+  if (importTimer !== null) clearInterval(importTimer);
+  importTimer = null;
   try {
     // Counted before leaving; a fold that fails here is done by the next start instead.
     await store?.fold();

@@ -114,8 +114,15 @@ export class PostgresClickWriter implements ClickWriter {
     this.salts.adopt(day, salt);
   }
 
-  /** Clicks enriched already; one transaction. */
-  async writeEnriched(clicks: EnrichedClick[], started = performance.now()): Promise<WriteOutcome> {
+  /**
+   * Clicks enriched already; one transaction. `events: false` records no `clicks` events (an
+   * import's history: it happened elsewhere, long ago).
+   */
+  async writeEnriched(
+    clicks: EnrichedClick[],
+    started = performance.now(),
+    options: { events?: boolean } = {},
+  ): Promise<WriteOutcome> {
     if (clicks.length === 0) return { written: 0, skipped: 0, events: 0, ms: performance.now() - started };
     await this.salts.load([]);
     const values = this.values;
@@ -129,7 +136,10 @@ export class PostgresClickWriter implements ClickWriter {
     const linkValues = clicks.map((c) => values.idOf('link', '', c.linkId));
     const targets = await this.targets.idsOf(clicks);
     const at = this.clock.now();
-    const { written, events } = await this.sql.begin((tx) => this.append(tx, clicks, ids, linkValues, targets, at));
+    const withEvents = options.events !== false;
+    const { written, events } = await this.sql.begin((tx) =>
+      this.append(tx, clicks, ids, linkValues, targets, at, withEvents),
+    );
     if (written > 0) {
       if (this.unfolded === 0) this.unfoldedSince = performance.now();
       this.unfolded += written;
@@ -149,12 +159,14 @@ export class PostgresClickWriter implements ClickWriter {
     linkValues: number[],
     targets: number[],
     at: number,
+    withEvents: boolean,
   ): Promise<{ written: number; events: number }> {
     // First: a link's deletion, and a sealer's horizon, wait for this batch (locks.ts, postgres/seal.ts).
     await tx`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`;
     // The link was deleted after the click: nothing to attach it to.
     const linkIds = clicks.map((c) => c.linkId);
-    const slugs = (await clickEventsWantedPostgres(tx, at)) ? await existingLinksWithSlugs(tx, linkIds) : null;
+    const slugs =
+      withEvents && (await clickEventsWantedPostgres(tx, at)) ? await existingLinksWithSlugs(tx, linkIds) : null;
     const kept = slugs ?? (await existingLinks(tx, linkIds));
     const rows = clicks.flatMap((c, i) => (kept.has(c.linkId) ? [i] : []));
     if (rows.length === 0) return { written: 0, events: 0 };
@@ -215,8 +227,8 @@ export class PostgresClickWriter implements ClickWriter {
     const byTriple = new Map<string, number>();
     for (const i of rows) {
       const c = clicks[i]!;
-      // An opted-out click adds no visitor: it has none.
-      if (c.bot || c.optedOut) continue;
+      // An opted-out click adds no visitor: it has none; nor does an imported one (hash '').
+      if (c.bot || c.optedOut || c.visitorHash === '') continue;
       const key = `${c.day}|${linkValues[i]}|${visitorBits(c.visitorHash)}`;
       if (!byTriple.has(key)) byTriple.set(key, i);
     }

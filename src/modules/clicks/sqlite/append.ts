@@ -35,8 +35,17 @@ export interface AppendOutcome {
   events: number;
 }
 
+/**
+ * A batch of imported history (sqlite/imports.ts): it records no `clicks` events (they happened
+ * elsewhere, long ago), and `inside` runs last in its transaction (the queue rows it came from
+ * deleted with the clicks they became).
+ */
+export interface ImportedBatch {
+  inside: () => void;
+}
+
 /** `at`: the time the batch is written (its events'). */
-export type ClickAppender = (clicks: EnrichedClick[], at: number) => AppendOutcome;
+export type ClickAppender = (clicks: EnrichedClick[], at: number, imported?: ImportedBatch) => AppendOutcome;
 
 /**
  * `seen` decides first visits; it is told whether the transaction committed. `values` learns
@@ -47,9 +56,10 @@ export function createClickAppender(sqlite: Database, values: RollupValues, seen
   const hostsOf = sqliteDomainHosts(sqlite);
   const tail = new TailAppender(sqlite, values);
 
-  const append = sqlite.transaction((clicks: EnrichedClick[], at: number): AppendOutcome => {
+  const append = sqlite.transaction((clicks: EnrichedClick[], at: number, imported?: ImportedBatch): AppendOutcome => {
     const linkIds = clicks.map((c) => c.linkId);
-    const slugs = clickEventsWantedSqlite(sqlite, at) ? linkCounters.existingWithSlugs(linkIds) : null;
+    const slugs =
+      imported === undefined && clickEventsWantedSqlite(sqlite, at) ? linkCounters.existingWithSlugs(linkIds) : null;
     const exists = slugs ?? linkCounters.existing(linkIds);
     const appended: AppendedClick[] = [];
     let lastId = 0;
@@ -58,8 +68,9 @@ export function createClickAppender(sqlite: Database, values: RollupValues, seen
       // the dashboard, which deletes the history on purpose): nothing to attach it to.
       if (!exists.has(c.linkId)) continue;
       // Uniques are human visitors: a bot hit is never a first visit.
-      // An opted-out click adds no visitor: it has none.
-      const firstOfDay = !c.bot && !c.optedOut && seen.firstVisit(c.day, c.linkId, c.visitorHash);
+      // An opted-out click adds no visitor: it has none; nor does an imported one (hash '').
+      const firstOfDay =
+        !c.bot && !c.optedOut && c.visitorHash !== '' && seen.firstVisit(c.day, c.linkId, c.visitorHash);
       // The breakdown ids once per click: the raw row stores the first eight, the sums count all.
       const ids = valueIdsOf(values, c);
       const linkValue = values.idOf('link', '', c.linkId);
@@ -68,12 +79,13 @@ export function createClickAppender(sqlite: Database, values: RollupValues, seen
     }
     tail.finish();
     const events = slugs === null ? 0 : recordClickEventsSqlite(sqlite, appended, at, slugs, hostsOf);
+    imported?.inside();
     return { written: appended.length, skipped: clicks.length - appended.length, lastId, appended, events };
   });
-  return (clicks, at) => {
+  return (clicks, at, imported) => {
     try {
       // IMMEDIATE: take the write lock first, so a read-then-write never fails on a stale snapshot.
-      const outcome = append.immediate(clicks, at);
+      const outcome = append.immediate(clicks, at, imported);
       values.commit();
       seen.commit();
       tail.commit();

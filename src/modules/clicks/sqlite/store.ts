@@ -22,7 +22,8 @@ import { VisitorHasher } from '../enrich/visitor';
 import type { PruneStep } from '../retention';
 import { RETENTION_IDLE_MS, retainedFrom } from '../retention';
 import { type ClickWriter, FOLD_MAX_CLICKS, FOLD_MAX_MS, type WriteOutcome } from '../store';
-import { type ClickAppender, createClickAppender } from './append';
+import { type ClickAppender, createClickAppender, type ImportedBatch } from './append';
+import { ImportQueue, KIND_VISITS, type QueuedRow, queuedDays, queuedVisits } from './imports';
 import { clickSource, firstVisitsSince, foldedThrough } from './raw-read';
 import { pruneStep } from './retention';
 import { sqliteSalts } from './salts';
@@ -30,6 +31,12 @@ import { Sealer } from './seal';
 import { SeenVisitors } from './seen-visitors';
 
 export { RETENTION_IDLE_MS } from '../retention';
+
+/** Imported clicks a writer takes from the queue per call (the server's writer calls again on its timer). */
+export const IMPORT_TAKE_CLICKS = 50_000;
+/** Queue rows read at a time, and imported visits appended per transaction (about). */
+const IMPORT_ROWS = 64;
+const IMPORT_BATCH_CLICKS = 5_000;
 
 export interface StoreOptions {
   foldMaxClicks?: number;
@@ -62,6 +69,12 @@ export class SqliteClickWriter implements ClickWriter {
   private readonly hasher: VisitorHasher;
   private readonly seen = new SeenVisitors();
   private readonly pending = new PendingSums();
+  private readonly values: RollupValues;
+  private readonly imports: ImportQueue;
+  /** The last queued import row taken (written, or summed and waiting for the fold). */
+  private importedThrough = 0;
+  /** Queued daily counts summed and not folded yet: the fold deletes them. */
+  private importedDays: number[] = [];
   private readonly foldMaxClicks: number;
   private readonly foldMaxMs: number;
   /** The id of the last click this writer appended: the watermark its next fold stores. */
@@ -90,6 +103,8 @@ export class SqliteClickWriter implements ClickWriter {
     const values = new RollupValues(sqlite);
     // The writer knows every value up front, so idOf() never needs a statement for one it has seen.
     values.refresh();
+    this.values = values;
+    this.imports = new ImportQueue(sqlite);
     this.append = createClickAppender(sqlite, values, this.seen);
     this.folder = createFolder(sqlite, clickSource(sqlite), clock, options.counted);
     this.sealer = new Sealer(sqlite, options.sealRows);
@@ -128,9 +143,9 @@ export class SqliteClickWriter implements ClickWriter {
     this.hasher.adopt(day, salt);
   }
 
-  /** Clicks enriched already (a spill file's); the same transaction and sums as writeBatch. */
-  writeEnriched(clicks: EnrichedClick[], started = performance.now()): WriteOutcome {
-    const result = this.append(clicks, this.clock.now());
+  /** Clicks enriched already (a spill file's, an import's); the same transaction and sums as writeBatch. */
+  writeEnriched(clicks: EnrichedClick[], started = performance.now(), imported?: ImportedBatch): WriteOutcome {
+    const result = this.append(clicks, this.clock.now(), imported);
     for (const a of result.appended) this.pending.add(a.click, a.firstOfDay, a.ids, a.linkValue);
     if (result.lastId > 0) this.lastId = result.lastId;
     this.prune();
@@ -151,6 +166,60 @@ export class SqliteClickWriter implements ClickWriter {
     return { written: result.written, skipped: result.skipped, events: result.events, ms: performance.now() - started };
   }
 
+  /**
+   * Takes imported history from the queue (imports.ts), in queue order, until about `max` clicks:
+   * visits appended as raw clicks (each transaction deleting the rows it wrote), daily counts
+   * added to the sums (deleted by the fold that counts them). Returns the clicks taken; the
+   * caller folds. Throws when a write fails (what was taken before stays taken).
+   */
+  takeImports(max = IMPORT_TAKE_CLICKS): number {
+    let taken = 0;
+    while (taken < max) {
+      const rows = this.imports.after(this.importedThrough, IMPORT_ROWS);
+      if (rows.length === 0) break;
+      let visits: QueuedRow[] = [];
+      let clicks = 0;
+      const writeVisits = () => {
+        if (visits.length === 0) return;
+        const ids = visits.map((r) => r.id);
+        const batch = visits.flatMap(queuedVisits);
+        this.writeEnriched(batch, performance.now(), { inside: () => this.imports.delete(ids) });
+        this.importedThrough = ids[ids.length - 1]!;
+        visits = [];
+        clicks = 0;
+      };
+      for (const row of rows) {
+        if (row.kind === KIND_VISITS) {
+          visits.push(row);
+          clicks += row.count;
+          if (clicks >= IMPORT_BATCH_CLICKS) writeVisits();
+        } else {
+          writeVisits();
+          this.sumDays(row);
+          this.importedThrough = row.id;
+        }
+        taken += row.count;
+      }
+      writeVisits();
+    }
+    return taken;
+  }
+
+  /** A row of daily counts into the sums: each day's clicks at its first hour, no unique, no breakdown. */
+  private sumDays(row: QueuedRow): void {
+    let linkValue = 0;
+    try {
+      // A link with no click yet has no value: named in a transaction of its own (values.ts).
+      linkValue = this.sqlite.transaction(() => this.values.idOf('link', '', row.linkId)).immediate();
+      this.values.commit();
+    } catch (err) {
+      this.values.rollback();
+      throw err;
+    }
+    for (const d of queuedDays(row)) this.pending.addCount(row.linkId, linkValue, d.start, d.clicks);
+    this.importedDays.push(row.id);
+  }
+
   /** Clicks written and not folded yet. */
   get unfolded(): number {
     return this.pending.clicks;
@@ -161,7 +230,9 @@ export class SqliteClickWriter implements ClickWriter {
     const n = this.pending.clicks;
     if (n === 0) return 0;
     const started = performance.now();
-    this.folder.fold(this.pending, this.lastId);
+    const days = this.importedDays;
+    this.folder.fold(this.pending, this.lastId, days.length === 0 ? undefined : () => this.imports.delete(days));
+    this.importedDays = [];
     this.pending.clear();
     this.foldedThrough = this.lastId;
     // Folded clicks may leave the tail; the ones after the watermark stay, for a refold.

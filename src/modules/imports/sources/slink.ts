@@ -9,7 +9,9 @@
  * A link's history is its raw clicks when the export carries them (every field the click record
  * has, oldest first), else its clickCount as a total.
  */
+
 import { type ImportSource, SourceError, type SourceLink, type SourceOptions, type SourceVisit } from '../source';
+import { SourceHttp } from './http';
 
 /** The export versions this reader knows (export/service.ts EXPORT_VERSION). */
 const KNOWN_VERSIONS = new Set([1]);
@@ -105,7 +107,16 @@ function toVisit(line: Line): SourceVisit {
 /** Where the export is read from: the file, or GET {url}/api/v1/export?clicks=1 with the token. */
 async function openExport(options: SourceOptions, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
   if (options.file !== null) return options.file;
-  const base = options.url!.replace(/\/+$/, '');
+  // The address checked as every API source's is: http(s), and no inside address unless allowed.
+  const http = new SourceHttp({
+    fetch: options.fetch,
+    sleep: options.sleep,
+    allowPrivate: options.allowPrivate === true,
+    product: 'Slink',
+    secrets: [options.token],
+    describe: (answer) => `answered ${answer.status}`,
+  });
+  const base = (await http.checkUrl(options.url!)).href.replace(/\/+$/, '');
   let res: Response;
   try {
     res = await options.fetch(`${base}/api/v1/export?clicks=1`, {
@@ -175,7 +186,8 @@ export function slinkSource(options: SourceOptions): ImportSource {
           position++;
           if (position > from) links.push(toSourceLink(next, withClicks));
         } else if (next.type === 'click') {
-          inClicks = true;
+          // Clicks of links passed over (a resumed run) end no page: only this page's links' do.
+          if (links.length > 0) inClicks = true;
           const linkId = str(next.linkId);
           if (linkId === null || position <= from) continue;
           const list = visits.get(linkId) ?? [];

@@ -43,6 +43,10 @@ interface PgLinkRow {
   bots: Int8;
   last_clicked_at: Int8 | null;
   fallback_visits: Int8;
+  imported_source: string | null;
+  imported_at: Int8 | null;
+  imported_history: string | null;
+  imported_clicks: Int8 | null;
 }
 
 function toLinkRow(r: PgLinkRow): LinkRow {
@@ -70,6 +74,10 @@ function toLinkRow(r: PgLinkRow): LinkRow {
     botCount: num(r.bots),
     lastClickedAt: numOrNull(r.last_clicked_at),
     fallbackCount: num(r.fallback_visits),
+    importedSource: r.imported_source,
+    importedAt: numOrNull(r.imported_at),
+    importedHistory: r.imported_history,
+    importedClicks: numOrNull(r.imported_clicks),
   };
 }
 
@@ -133,7 +141,8 @@ function filterSql(sql: Pg, filter: LinkFilter) {
   return where;
 }
 
-const LINK_ROW = 'l.*, c.clicks, c.uniques, c.bots, c.last_clicked_at, c.fallback_visits';
+const LINK_ROW =
+  'l.*, c.clicks, c.uniques, c.bots, c.last_clicked_at, c.fallback_visits, c.imported_source, c.imported_at, c.imported_history, c.imported_clicks';
 
 export function createPostgresLinkStore(sql: Pg): LinkStore {
   const linkRows = async (where: PgFragment, tail = sql``) =>

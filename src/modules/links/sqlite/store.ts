@@ -21,6 +21,10 @@ const linkRowColumns = {
   botCount: linkCounters.bots,
   lastClickedAt: linkCounters.lastClickedAt,
   fallbackCount: linkCounters.fallbackVisits,
+  importedSource: linkCounters.importedSource,
+  importedAt: linkCounters.importedAt,
+  importedHistory: linkCounters.importedHistory,
+  importedClicks: linkCounters.importedClicks,
 };
 
 const redirectColumns = {

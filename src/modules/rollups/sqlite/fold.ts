@@ -27,8 +27,11 @@ import { RollupStore } from './bucket-store';
 import { LinkDays } from './link-days';
 
 export interface Folder {
-  /** Folds in its own IMMEDIATE transaction; throws (and nothing is written) when it fails. */
-  fold(pending: PendingSums, through: number): void;
+  /**
+   * Folds in its own IMMEDIATE transaction; throws (and nothing is written) when it fails.
+   * `inside` runs last in it (the writer deletes the imported daily counts the sums hold).
+   */
+  fold(pending: PendingSums, through: number, inside?: () => void): void;
   /** Re-folds the clicks written after the watermark; returns how many. */
   refold(values: RollupValues): number;
 }
@@ -57,7 +60,7 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
   // The workspace buckets stay decoded between folds (see RollupStore).
   const rollupStore = new RollupStore(sqlite, { cacheWorkspace: true });
 
-  const apply = sqlite.transaction((pending: PendingSums, through: number) => {
+  const apply = sqlite.transaction((pending: PendingSums, through: number, inside?: () => void) => {
     const exists = linkCounters.existing(pending.linkIds());
     const today = utcDay(clock.now()) * DAY_MS;
     // In link id order: the links' buckets and rows are then visited in key order, a B-tree page
@@ -89,12 +92,13 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
     for (const [id, n] of pending.variants) variantCounters.bump(id, n);
     rollupStore.writeWorkspace();
     clicks.markFolded(through);
+    inside?.();
   });
 
-  const fold = (pending: PendingSums, through: number): void => {
+  const fold = (pending: PendingSums, through: number, inside?: () => void): void => {
     try {
       // IMMEDIATE: take the write lock first, so a read-then-write never fails on a stale snapshot.
-      apply.immediate(pending, through);
+      apply.immediate(pending, through, inside);
     } catch (err) {
       rollupStore.dropCache();
       linkDays.dropCache();

@@ -1,0 +1,53 @@
+/**
+ * What the history writers of both engines share: a source's visit in the clicks module's
+ * words, a source's day as the start of its UTC day, and the options they are opened with.
+ */
+import type { Clock } from '../../../lib/clock';
+import { DAY_MS } from '../../../lib/time';
+import type { ImportedVisit, ImportPolicy } from '../../clicks/public';
+import type { SourceDay, SourceVisit } from '../source';
+
+export interface HistoryOptions {
+  /** What a click may keep (SLINK_REFERRER, SLINK_GEO) and our own hosts. */
+  policy: ImportPolicy;
+  clock: Clock;
+  /** SLINK_RETENTION_DAYS (PostgreSQL's writer takes a retention step after a batch, as any writer). */
+  retentionDays: number;
+  /**
+   * SQLite: has this process's click writer take the queued history and fold it (the server's
+   * and the app's: ClickFlusher.takeImports). Absent (`slink import`): the server's writer takes
+   * it, at once if one runs on the file, else at its next start.
+   */
+  take?: () => Promise<number>;
+}
+
+/** Visits per transaction (and per queued row on SQLite). */
+export const VISITS_PER_WRITE = 5000;
+
+/** A source's visit as the clicks module takes it; null for one with no usable time. */
+export function importedVisit(v: SourceVisit): ImportedVisit | null {
+  if (!Number.isFinite(v.at) || v.at < 0) return null;
+  return {
+    time: Math.trunc(v.at),
+    referrer: v.referrer,
+    userAgent: v.userAgent,
+    country: v.country,
+    city: v.city,
+    bot: v.bot,
+    device: v.device,
+    os: v.os,
+    browser: v.browser,
+  };
+}
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A source's day as its UTC start (ms) and clicks; null for a malformed day or count (never guessed). */
+export function importedDay(d: SourceDay): { start: number; clicks: number } | null {
+  const m = DAY.exec(d.day);
+  if (m === null || !Number.isSafeInteger(d.clicks) || d.clicks < 0) return null;
+  const start = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  // Date.UTC rolls 2026-02-31 over into March: such a day is not one.
+  if (new Date(start).toISOString().slice(0, 10) !== d.day || start % DAY_MS !== 0) return null;
+  return { start, clicks: d.clicks };
+}

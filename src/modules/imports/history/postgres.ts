@@ -1,0 +1,100 @@
+/**
+ * The history writer on PostgreSQL, where any node may write clicks (docs/architecture.md,
+ * "PostgreSQL"): visits are written as a click batch is, on this process's pool, through the
+ * click writer's own path (raw clicks and their delta in one transaction, counted by the next
+ * fold of any node), recording no `clicks` events; daily counts are counted at once, in a
+ * transaction that holds the fold lock as a fold does, into the counters and buckets; a total
+ * sets the starting clickCount. The click store is used through `HistoryClicks` only, so a
+ * change of the click path stays out of this file.
+ */
+import type { Pg } from '../../../db/postgres/client';
+import { CLICK_BARRIER_LOCK, ROLLUP_FOLD_LOCK } from '../../../db/postgres/locks';
+import { type EnrichedClick, importedClick } from '../../clicks/public';
+import {
+  bumpLinkCounters,
+  existingLinks,
+  importTargetPg,
+  markImportedPg,
+  setImportedTotalPg,
+} from '../../links/public';
+import { PendingSums, PgRollupWriter, PgValues } from '../../rollups/public';
+import type { HistoryWriter } from '../history';
+import type { SourceDay, SourceName, SourceVisit } from '../source';
+import { type HistoryOptions, importedDay, importedVisit, VISITS_PER_WRITE } from './convert';
+
+/** What this writer needs of the engine's click writer (clicks/postgres/store.ts). */
+export interface HistoryClicks {
+  /** Writes enriched clicks in one transaction, with no `clicks` events. */
+  writeEnriched(clicks: EnrichedClick[], started?: number, options?: { events?: boolean }): Promise<unknown>;
+  /** Counts every written batch in; returns how many clicks. */
+  fold(): Promise<number>;
+}
+
+export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: HistoryOptions): HistoryWriter {
+  const { policy, clock } = options;
+  const rollups = new PgRollupWriter();
+  const values = new PgValues(sql);
+
+  async function visits(linkId: string, source: SourceName, list: readonly SourceVisit[]): Promise<number> {
+    const target = await importTargetPg(sql, linkId);
+    if (target === null) return 0;
+    const params = JSON.parse(target.paramsJson) as Record<string, string>;
+    const made: EnrichedClick[] = [];
+    for (const v of list) {
+      const visit = importedVisit(v);
+      if (visit !== null) made.push(importedClick(visit, { linkId, ...target }, params, policy));
+    }
+    for (let i = 0; i < made.length; i += VISITS_PER_WRITE) {
+      await clicks.writeEnriched(made.slice(i, i + VISITS_PER_WRITE), performance.now(), { events: false });
+    }
+    if (made.length > 0)
+      await markImportedPg(sql, { linkId, source, history: 'visits', clicks: made.length, at: clock.now() });
+    return made.length;
+  }
+
+  async function days(linkId: string, source: SourceName, list: readonly SourceDay[]): Promise<number> {
+    const kept = list.flatMap((d) => importedDay(d) ?? []).filter((d) => d.clicks > 0);
+    const total = kept.reduce((n, d) => n + d.clicks, 0);
+    // A link with no click yet has no value: named first, committed on its own (as a batch's are).
+    await values.ensure(() => values.idOf('link', '', linkId));
+    const linkValue = values.idOf('link', '', linkId);
+    try {
+      return await sql.begin(async (tx) => {
+        // As a fold: one at a time (the buckets are rewritten without row locks), and no link
+        // deletion between the existence check and the commit.
+        await tx`SELECT pg_advisory_xact_lock(${ROLLUP_FOLD_LOCK})`;
+        await tx`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`;
+        const alive = await existingLinks(tx, [linkId]);
+        if (!alive.has(linkId)) return 0;
+        if (total > 0) {
+          const pending = new PendingSums();
+          for (const d of kept) pending.addCount(linkId, linkValue, d.start, d.clicks);
+          const slot = pending.linksInOrder()[0]!;
+          await bumpLinkCounters(tx, [{ id: linkId, ...pending.counters(slot) }]);
+          await rollups.add(tx, pending, alive);
+        }
+        await markImportedPg(tx, { linkId, source, history: 'daily', clicks: total, at: clock.now() });
+        return total;
+      });
+    } catch (err) {
+      // What the cache holds may be what this rolled-back transaction wrote.
+      rollups.dropCache();
+      throw err;
+    }
+  }
+
+  async function total(linkId: string, source: SourceName, n: number): Promise<void> {
+    if (!Number.isSafeInteger(n) || n < 0) return;
+    await setImportedTotalPg(sql, { linkId, source, clicks: n, at: clock.now() });
+  }
+
+  async function none(linkId: string, source: SourceName): Promise<void> {
+    await markImportedPg(sql, { linkId, source, history: 'none', clicks: 0, at: clock.now() });
+  }
+
+  async function flush(): Promise<void> {
+    await clicks.fold();
+  }
+
+  return { visits, days, total, none, flush };
+}

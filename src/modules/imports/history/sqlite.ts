@@ -1,0 +1,67 @@
+/**
+ * The history writer on SQLite. The raw clicks and what is summed of them have ONE writer, the
+ * server's click writer (its Worker, with its state in memory), and an import may run in the
+ * server (the API, the dashboard) or in `slink import` beside it on the same file. So history
+ * never goes around it: it is queued (clicks/sqlite/imports.ts) in one short transaction per
+ * call, with the link's imported columns, and the writer takes the queue through its own path,
+ * on a timer, or at once when this process's writer is asked (`take`). Durable when a call
+ * resolves; counted once the writer has taken it (flush() waits for that where it can).
+ */
+import type { Database } from 'bun:sqlite';
+import { type EnrichedClick, importedClick, queueImportedDays, queueImportedVisits } from '../../clicks/public';
+import { importTargetSqlite, markImportedSqlite, setImportedTotalSqlite } from '../../links/public';
+import type { HistoryWriter } from '../history';
+import type { SourceDay, SourceName, SourceVisit } from '../source';
+import { type HistoryOptions, importedDay, importedVisit, VISITS_PER_WRITE } from './convert';
+
+export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): HistoryWriter {
+  const { policy, clock } = options;
+
+  async function visits(linkId: string, source: SourceName, list: readonly SourceVisit[]): Promise<number> {
+    const target = importTargetSqlite(sqlite, linkId);
+    if (target === null) return 0;
+    const params = JSON.parse(target.paramsJson) as Record<string, string>;
+    const clicks: EnrichedClick[] = [];
+    for (const v of list) {
+      const visit = importedVisit(v);
+      if (visit !== null) clicks.push(importedClick(visit, { linkId, ...target }, params, policy));
+    }
+    if (clicks.length === 0) return 0;
+    sqlite
+      .transaction(() => {
+        for (let i = 0; i < clicks.length; i += VISITS_PER_WRITE)
+          queueImportedVisits(sqlite, linkId, clicks.slice(i, i + VISITS_PER_WRITE));
+        markImportedSqlite(sqlite, { linkId, source, history: 'visits', clicks: clicks.length, at: clock.now() });
+      })
+      .immediate();
+    return clicks.length;
+  }
+
+  async function days(linkId: string, source: SourceName, list: readonly SourceDay[]): Promise<number> {
+    const kept = list.flatMap((d) => importedDay(d) ?? []).filter((d) => d.clicks > 0);
+    const clicks = kept.reduce((n, d) => n + d.clicks, 0);
+    const written = sqlite
+      .transaction(() => {
+        if (!markImportedSqlite(sqlite, { linkId, source, history: 'daily', clicks, at: clock.now() })) return 0;
+        queueImportedDays(sqlite, linkId, kept);
+        return clicks;
+      })
+      .immediate();
+    return written;
+  }
+
+  async function total(linkId: string, source: SourceName, clicks: number): Promise<void> {
+    if (!Number.isSafeInteger(clicks) || clicks < 0) return;
+    setImportedTotalSqlite(sqlite, { linkId, source, clicks, at: clock.now() });
+  }
+
+  async function none(linkId: string, source: SourceName): Promise<void> {
+    markImportedSqlite(sqlite, { linkId, source, history: 'none', clicks: 0, at: clock.now() });
+  }
+
+  async function flush(): Promise<void> {
+    await options.take?.();
+  }
+
+  return { visits, days, total, none, flush };
+}

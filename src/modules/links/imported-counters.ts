@@ -1,0 +1,103 @@
+/**
+ * The link counters' imported columns (table.ts link_counters), written by an import's history
+ * writer (imports/history) on either engine, inside the transaction that stores the history:
+ * where the link's history came from, when first, how much (the richest kind kept: visits over
+ * daily over total over none) and the clicks it brought. A total is the link's starting
+ * clickCount: set (not added) so a resumed import that gives it again counts it once, and only
+ * on a link no richer history was imported into.
+ */
+import type { Database } from 'bun:sqlite';
+import type { Pg } from '../../db/postgres/client';
+import type { ImportedHistory } from './model';
+
+export type ImportedKind = ImportedHistory['history'];
+
+/** Kinds in the order of richness: a later one replaces an earlier one. */
+const RANK = 'none,total,daily,visits';
+
+export interface ImportedMark {
+  linkId: string;
+  source: string;
+  history: ImportedKind;
+  /** Clicks the history just stored adds (0 for none). */
+  clicks: number;
+  at: number;
+}
+
+const MARK_SQLITE = `UPDATE link_counters SET
+    imported_source = coalesce(imported_source, ?1),
+    imported_at = coalesce(imported_at, ?2),
+    imported_history = CASE WHEN imported_history IS NULL OR instr('${RANK}', ?3) > instr('${RANK}', imported_history)
+      THEN ?3 ELSE imported_history END,
+    imported_clicks = coalesce(imported_clicks, 0) + ?4
+  WHERE link_id = ?5`;
+
+/** SQLite: notes history stored for a link (inside the caller's transaction); false when the link is gone. */
+export function markImportedSqlite(sqlite: Database, m: ImportedMark): boolean {
+  return sqlite.query(MARK_SQLITE).run(m.source, m.at, m.history, m.clicks, m.linkId).changes > 0;
+}
+
+/** SQLite: sets a link's starting clickCount to the source's total (see the header). */
+export function setImportedTotalSqlite(sqlite: Database, m: Omit<ImportedMark, 'history'>): boolean {
+  return (
+    sqlite
+      .query(
+        `UPDATE link_counters SET
+          clicks = max(0, clicks + ?1 - CASE WHEN imported_history = 'total' THEN coalesce(imported_clicks, 0) ELSE 0 END),
+          imported_source = coalesce(imported_source, ?2),
+          imported_at = coalesce(imported_at, ?3),
+          imported_history = 'total',
+          imported_clicks = ?1
+        WHERE link_id = ?4 AND (imported_history IS NULL OR imported_history IN ('none', 'total'))`,
+      )
+      .run(m.clicks, m.source, m.at, m.linkId).changes > 0
+  );
+}
+
+/** PostgreSQL: markImportedSqlite's statement. */
+export async function markImportedPg(tx: Pg, m: ImportedMark): Promise<void> {
+  await tx`UPDATE link_counters SET
+      imported_source = coalesce(imported_source, ${m.source}),
+      imported_at = coalesce(imported_at, ${m.at}::int8),
+      imported_history = CASE WHEN imported_history IS NULL
+          OR strpos(${RANK}, ${m.history}::text) > strpos(${RANK}, imported_history)
+        THEN ${m.history}::text ELSE imported_history END,
+      imported_clicks = coalesce(imported_clicks, 0) + ${m.clicks}::int8
+    WHERE link_id = ${m.linkId}`;
+}
+
+/** PostgreSQL: setImportedTotalSqlite's statement. */
+export async function setImportedTotalPg(tx: Pg, m: Omit<ImportedMark, 'history'>): Promise<void> {
+  await tx`UPDATE link_counters SET
+      clicks = greatest(0, clicks + ${m.clicks}::int8
+        - CASE WHEN imported_history = 'total' THEN coalesce(imported_clicks, 0) ELSE 0 END),
+      imported_source = coalesce(imported_source, ${m.source}),
+      imported_at = coalesce(imported_at, ${m.at}::int8),
+      imported_history = 'total',
+      imported_clicks = ${m.clicks}::int8
+    WHERE link_id = ${m.linkId} AND (imported_history IS NULL OR imported_history IN ('none', 'total'))`;
+}
+
+/** SQLite: what an imported click points to (its link's destination and params), null when the link is gone. */
+export function importTargetSqlite(
+  sqlite: Database,
+  linkId: string,
+): { destination: string; paramsJson: string } | null {
+  return (
+    sqlite
+      .query<{ destination: string; paramsJson: string }, [string]>(
+        'SELECT destination, params AS paramsJson FROM links WHERE id = ?',
+      )
+      .get(linkId) ?? null
+  );
+}
+
+/** PostgreSQL: importTargetSqlite's statement. */
+export async function importTargetPg(
+  sql: Pg,
+  linkId: string,
+): Promise<{ destination: string; paramsJson: string } | null> {
+  const rows = await sql`SELECT destination, params FROM links WHERE id = ${linkId}`;
+  const r = rows[0] as { destination: string; params: string } | undefined;
+  return r === undefined ? null : { destination: r.destination, paramsJson: r.params };
+}
