@@ -130,16 +130,20 @@ export function withStores(input: BaseInput): BaseDeps {
 
 /**
  * An import's history writer (imports/history) as the privacy switches let a click keep its
- * facts. `take`: this process's click writer takes what is queued (the server, the app); the CLI
- * has none (SQLite: the server's writer takes it).
+ * facts. `process`: this process's click writer takes what is queued and its slug index reads
+ * the counts again (the server, the app); the CLI has neither (SQLite: the server's writer takes it).
  */
-export function openHistory(base: BaseDeps, take?: () => Promise<number>): HistoryWriter {
+export function openHistory(
+  base: BaseDeps,
+  process?: { take: () => Promise<number>; counted: (humans: ReadonlyMap<string, number>) => void },
+): HistoryWriter {
   const { config } = base;
   return base.stores.openHistoryWriter({
     policy: { referrer: config.privacy.referrer, geo: config.privacy.geo, ownHosts: ownHostsOf(config) },
     clock: base.clock,
     retentionDays: config.retentionDays,
-    take,
+    take: process?.take,
+    counted: process?.counted,
   });
 }
 
@@ -220,7 +224,13 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     },
     linksUnfiled: (ids) => linksUnfiled(deps, ids),
     linkJson,
-    history: openHistory(base, () => clicks.flusher.takeImports()),
+    history: openHistory(base, {
+      take: () => clicks.flusher.takeImports(),
+      // Added to the slug index's counts: a click limit counts imported clicks.
+      counted: (humans) => {
+        for (const [id, n] of humans) linkIndex.countStored(id, n);
+      },
+    }),
     sources: builtInSources,
     nodeId: base.config.nodeId,
     sleep: (ms) => Bun.sleep(ms),

@@ -24,8 +24,7 @@ export interface ImportedMark {
   at: number;
 }
 
-const MARK_SQLITE = `UPDATE link_counters SET
-    imported_source = coalesce(imported_source, ?1),
+const MARK_SQLITE = `UPDATE link_counters SET imported_source = coalesce(imported_source, ?1),
     imported_at = coalesce(imported_at, ?2),
     imported_history = CASE WHEN imported_history IS NULL OR instr('${RANK}', ?3) > instr('${RANK}', imported_history)
       THEN ?3 ELSE imported_history END,
@@ -37,27 +36,35 @@ export function markImportedSqlite(sqlite: Database, m: ImportedMark): boolean {
   return sqlite.query(MARK_SQLITE).run(m.source, m.at, m.history, m.clicks, m.linkId).changes > 0;
 }
 
-/** SQLite: sets a link's starting clickCount to the source's total (see the header). */
-export function setImportedTotalSqlite(sqlite: Database, m: Omit<ImportedMark, 'history'>): boolean {
-  return (
-    sqlite
-      .query(
-        `UPDATE link_counters SET
-          clicks = max(0, clicks + ?1 - CASE WHEN imported_history = 'total' THEN coalesce(imported_clicks, 0) ELSE 0 END),
-          imported_source = coalesce(imported_source, ?2),
-          imported_at = coalesce(imported_at, ?3),
-          imported_history = 'total',
-          imported_clicks = ?1
-        WHERE link_id = ?4 AND (imported_history IS NULL OR imported_history IN ('none', 'total'))`,
-      )
-      .run(m.clicks, m.source, m.at, m.linkId).changes > 0
-  );
+/** Whether the link may take a total: no richer history was imported into it. */
+const TAKES_TOTAL = "(imported_history IS NULL OR imported_history IN ('none', 'total'))";
+
+/**
+ * SQLite: sets a link's starting clickCount to the source's total (see the header), inside the
+ * caller's transaction; returns what it added to clickCount (0 for the same total again), null
+ * when the link is gone or has richer history.
+ */
+export function setImportedTotalSqlite(sqlite: Database, m: Omit<ImportedMark, 'history'>): number | null {
+  const before = sqlite
+    .query<{ n: number | null }, [string]>(
+      `SELECT CASE WHEN imported_history = 'total' THEN coalesce(imported_clicks, 0) ELSE 0 END AS n
+       FROM link_counters WHERE link_id = ? AND ${TAKES_TOTAL}`,
+    )
+    .get(m.linkId);
+  if (before === null) return null;
+  sqlite
+    .query(
+      `UPDATE link_counters SET clicks = max(0, clicks + ?1 - ?5), imported_source = coalesce(imported_source, ?2),
+        imported_at = coalesce(imported_at, ?3), imported_history = 'total', imported_clicks = ?1
+      WHERE link_id = ?4`,
+    )
+    .run(m.clicks, m.source, m.at, m.linkId, before.n ?? 0);
+  return m.clicks - (before.n ?? 0);
 }
 
 /** PostgreSQL: markImportedSqlite's statement. */
 export async function markImportedPg(tx: Pg, m: ImportedMark): Promise<void> {
-  await tx`UPDATE link_counters SET
-      imported_source = coalesce(imported_source, ${m.source}),
+  await tx`UPDATE link_counters SET imported_source = coalesce(imported_source, ${m.source}),
       imported_at = coalesce(imported_at, ${m.at}::int8),
       imported_history = CASE WHEN imported_history IS NULL
           OR strpos(${RANK}, ${m.history}::text) > strpos(${RANK}, imported_history)
@@ -66,16 +73,18 @@ export async function markImportedPg(tx: Pg, m: ImportedMark): Promise<void> {
     WHERE link_id = ${m.linkId}`;
 }
 
-/** PostgreSQL: setImportedTotalSqlite's statement. */
-export async function setImportedTotalPg(tx: Pg, m: Omit<ImportedMark, 'history'>): Promise<void> {
-  await tx`UPDATE link_counters SET
-      clicks = greatest(0, clicks + ${m.clicks}::int8
-        - CASE WHEN imported_history = 'total' THEN coalesce(imported_clicks, 0) ELSE 0 END),
-      imported_source = coalesce(imported_source, ${m.source}),
-      imported_at = coalesce(imported_at, ${m.at}::int8),
-      imported_history = 'total',
-      imported_clicks = ${m.clicks}::int8
-    WHERE link_id = ${m.linkId} AND (imported_history IS NULL OR imported_history IN ('none', 'total'))`;
+/** PostgreSQL: setImportedTotalSqlite's statements, inside the caller's transaction. */
+export async function setImportedTotalPg(tx: Pg, m: Omit<ImportedMark, 'history'>): Promise<number | null> {
+  const [before] =
+    await tx`SELECT CASE WHEN imported_history = 'total' THEN coalesce(imported_clicks, 0) ELSE 0 END AS n
+    FROM link_counters WHERE link_id = ${m.linkId} AND ${tx.unsafe(TAKES_TOTAL)} FOR UPDATE`;
+  if (before === undefined) return null;
+  const old = Number(before.n);
+  await tx`UPDATE link_counters SET clicks = greatest(0, clicks + ${m.clicks}::int8 - ${old}::int8),
+      imported_source = coalesce(imported_source, ${m.source}), imported_at = coalesce(imported_at, ${m.at}::int8),
+      imported_history = 'total', imported_clicks = ${m.clicks}::int8
+    WHERE link_id = ${m.linkId}`;
+  return m.clicks - old;
 }
 
 /** SQLite: what an imported click points to (its link's destination and params), null when the link is gone. */

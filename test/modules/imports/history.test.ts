@@ -302,6 +302,25 @@ forEachEngine((engine) => {
       expect(byId.get(id)).toEqual({ source: 'csv', at: T0, history: 'none', clicks: 0 });
     });
 
+    test('a click limit counts the imported clicks', async () => {
+      const made = await apiExpecting(t, key, 'POST', '/links', {
+        destination: 'https://example.com/limited',
+        slug: 'limited',
+        clickLimit: 3,
+      });
+      const redirect = async () =>
+        (
+          await t.app.handle(
+            new Request('https://sl.test/limited', { headers: { 'user-agent': UA.chromeWin }, redirect: 'manual' }),
+          )
+        ).status;
+      expect(await redirect()).toBe(302);
+      const human = visit({ at: at('2026-10-05T10:15:00Z'), userAgent: UA.chromeWin });
+      expect(await t.deps.history.visits(made.id, 'shlink', [human, human])).toBe(2);
+      await t.deps.history.flush?.();
+      expect(await redirect()).toBe(410);
+    });
+
     test('history for a link that is gone is not stored', async () => {
       const id = await newLink('gone');
       await apiExpecting(t, key, 'DELETE', `/links/${id}`);

@@ -19,6 +19,11 @@ export interface HistoryOptions {
    * it, at once if one runs on the file, else at its next start.
    */
   take?: () => Promise<number>;
+  /**
+   * Told, once counted, of the human clicks the history added to links' stored clickCount: the
+   * process's slug index adds them to its counts, so a click limit counts imported clicks.
+   */
+  counted?: (humans: ReadonlyMap<string, number>) => void;
 }
 
 /** Visits per transaction (and per queued row on SQLite). */
@@ -50,4 +55,20 @@ export function importedDay(d: SourceDay): { start: number; clicks: number } | n
   // Date.UTC rolls 2026-02-31 over into March: such a day is not one.
   if (new Date(start).toISOString().slice(0, 10) !== d.day || start % DAY_MS !== 0) return null;
   return { start, clicks: d.clicks };
+}
+
+/** Human clicks added per link, until they are told to `counted`. */
+export class AddedHumans {
+  private added = new Map<string, number>();
+
+  add(linkId: string, humans: number): void {
+    if (humans !== 0) this.added.set(linkId, (this.added.get(linkId) ?? 0) + humans);
+  }
+
+  /** What was added since the last take. */
+  take(): Map<string, number> {
+    const out = this.added;
+    this.added = new Map();
+    return out;
+  }
 }

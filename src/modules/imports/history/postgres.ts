@@ -20,7 +20,7 @@ import {
 import { PendingSums, PgRollupWriter, PgValues } from '../../rollups/public';
 import type { HistoryWriter } from '../history';
 import type { SourceDay, SourceName, SourceVisit } from '../source';
-import { type HistoryOptions, importedDay, importedVisit, VISITS_PER_WRITE } from './convert';
+import { AddedHumans, type HistoryOptions, importedDay, importedVisit, VISITS_PER_WRITE } from './convert';
 
 /** What this writer needs of the engine's click writer (clicks/postgres/store.ts). */
 export interface HistoryClicks {
@@ -34,6 +34,8 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
   const { policy, clock } = options;
   const rollups = new PgRollupWriter();
   const values = new PgValues(sql);
+  /** Human clicks written since the last flush: told to `counted` once a fold counted them. */
+  const humans = new AddedHumans();
 
   async function visits(linkId: string, source: SourceName, list: readonly SourceVisit[]): Promise<number> {
     const target = await importTargetPg(sql, linkId);
@@ -47,8 +49,13 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
     for (let i = 0; i < made.length; i += VISITS_PER_WRITE) {
       await clicks.writeEnriched(made.slice(i, i + VISITS_PER_WRITE), performance.now(), { events: false });
     }
-    if (made.length > 0)
+    if (made.length > 0) {
       await markImportedPg(sql, { linkId, source, history: 'visits', clicks: made.length, at: clock.now() });
+      humans.add(
+        linkId,
+        made.reduce((n, c) => (c.bot ? n : n + 1), 0),
+      );
+    }
     return made.length;
   }
 
@@ -58,8 +65,9 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
     // A link with no click yet has no value: named first, committed on its own (as a batch's are).
     await values.ensure(() => values.idOf('link', '', linkId));
     const linkValue = values.idOf('link', '', linkId);
+    let written: number;
     try {
-      return await sql.begin(async (tx) => {
+      written = await sql.begin(async (tx) => {
         // As a fold: one at a time (the buckets are rewritten without row locks), and no link
         // deletion between the existence check and the commit.
         await tx`SELECT pg_advisory_xact_lock(${ROLLUP_FOLD_LOCK})`;
@@ -81,11 +89,14 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
       rollups.dropCache();
       throw err;
     }
+    if (written > 0) options.counted?.(new Map([[linkId, written]]));
+    return written;
   }
 
   async function total(linkId: string, source: SourceName, n: number): Promise<void> {
     if (!Number.isSafeInteger(n) || n < 0) return;
-    await setImportedTotalPg(sql, { linkId, source, clicks: n, at: clock.now() });
+    const added = await sql.begin((tx) => setImportedTotalPg(tx, { linkId, source, clicks: n, at: clock.now() }));
+    if (added) options.counted?.(new Map([[linkId, added]]));
   }
 
   async function none(linkId: string, source: SourceName): Promise<void> {
@@ -93,7 +104,9 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
   }
 
   async function flush(): Promise<void> {
+    const added = humans.take();
     await clicks.fold();
+    if (added.size > 0) options.counted?.(added);
   }
 
   return { visits, days, total, none, flush };

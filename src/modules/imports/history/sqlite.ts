@@ -12,10 +12,12 @@ import { type EnrichedClick, importedClick, queueImportedDays, queueImportedVisi
 import { importTargetSqlite, markImportedSqlite, setImportedTotalSqlite } from '../../links/public';
 import type { HistoryWriter } from '../history';
 import type { SourceDay, SourceName, SourceVisit } from '../source';
-import { type HistoryOptions, importedDay, importedVisit, VISITS_PER_WRITE } from './convert';
+import { AddedHumans, type HistoryOptions, importedDay, importedVisit, VISITS_PER_WRITE } from './convert';
 
 export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): HistoryWriter {
   const { policy, clock } = options;
+  /** Human clicks queued since the last flush: told to `counted` once the writer counted them. */
+  const humans = new AddedHumans();
 
   async function visits(linkId: string, source: SourceName, list: readonly SourceVisit[]): Promise<number> {
     const target = importTargetSqlite(sqlite, linkId);
@@ -34,6 +36,10 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
         markImportedSqlite(sqlite, { linkId, source, history: 'visits', clicks: clicks.length, at: clock.now() });
       })
       .immediate();
+    humans.add(
+      linkId,
+      clicks.reduce((n, c) => (c.bot ? n : n + 1), 0),
+    );
     return clicks.length;
   }
 
@@ -47,12 +53,17 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
         return clicks;
       })
       .immediate();
+    humans.add(linkId, written);
     return written;
   }
 
   async function total(linkId: string, source: SourceName, clicks: number): Promise<void> {
     if (!Number.isSafeInteger(clicks) || clicks < 0) return;
-    setImportedTotalSqlite(sqlite, { linkId, source, clicks, at: clock.now() });
+    const added = sqlite
+      .transaction(() => setImportedTotalSqlite(sqlite, { linkId, source, clicks, at: clock.now() }))
+      .immediate();
+    // Stored at once: no writer takes it.
+    if (added) options.counted?.(new Map([[linkId, added]]));
   }
 
   async function none(linkId: string, source: SourceName): Promise<void> {
@@ -60,7 +71,10 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
   }
 
   async function flush(): Promise<void> {
-    await options.take?.();
+    if (options.take === undefined) return;
+    const added = humans.take();
+    await options.take();
+    if (added.size > 0) options.counted?.(added);
   }
 
   return { visits, days, total, none, flush };
