@@ -1,12 +1,14 @@
 /**
  * Settings › Import in Chromium, as a person uses it (fill a field, click once): a Shlink read
- * through its API (its fake, on loopback) cancelled while it runs, the API's 400 under the field
- * it names, and an editor told why the page is not theirs. Screenshots go to SLINK_IMPORT_SHOTS
- * when it names a folder.
+ * through its API (its fake, test/fakes/shlink.ts, on loopback) shown running then done, with
+ * the history noted on the link's page; another cancelled while it runs; the API's 400 under
+ * the field it names; and an editor told why the page is not theirs. Screenshots go to
+ * SLINK_IMPORT_SHOTS when it names a folder.
  */
-import { beforeAll, expect, test } from 'bun:test';
+import { afterAll, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
 import { startShlinkFake } from '../fakes/shlink';
+import { api } from '../helpers/app';
 import type { OfflinePage } from '../helpers/browser';
 import {
   dashboardPerFile,
@@ -18,7 +20,8 @@ import {
 } from '../helpers/dashboard-browser';
 import { heldProxy } from './held-proxy';
 
-const d = dashboardPerFile();
+// The fakes answer on loopback, an address import sources refuse unless allowed.
+const d = dashboardPerFile({ SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' });
 const SHOTS = process.env.SLINK_IMPORT_SHOTS;
 const IMPORT = '/app/settings/import';
 
@@ -33,11 +36,55 @@ const adminPage = async () => {
 
 const visit = (date: string) => ({ date, referer: 'https://news.example.com/', countryCode: 'DE', cityName: 'Berlin' });
 
-beforeAll(() => {
-  // The fakes answer on loopback, an address import sources refuse unless allowed.
-  const sources = d.t.deps.sources;
-  d.t.deps.sources = (name, options) => sources(name, { ...options, allowPrivate: true });
+// 51 links (two pages of the 50 a run reads at a time), two visits each.
+const shlinkFake = startShlinkFake({ apiKey: 'shlink-secret-key', generated: { links: 51, visitsPerLink: 2 } });
+// In front of it, a proxy that holds a link's visits while a test looks at the run going.
+const shlink = heldProxy(shlinkFake.url);
+afterAll(() => {
+  shlink.stop();
+  shlinkFake.stop();
 });
+
+test('a Shlink read through its API: running with its progress, then done, its history noted on the link', async () => {
+  const p = await adminPage();
+  const { page } = p;
+  // The last link's visits wait: the run is seen going, its first page of links done.
+  const release = shlink.hold('/short-urls/g50/visits');
+  await page.goto(`${d.origin}${IMPORT}`);
+  await page.getByRole('radio', { name: 'Shlink' }).check();
+  await page.getByLabel('Shlink address').fill(shlink.url);
+  await page.getByLabel('API key').fill('shlink-secret-key');
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+
+  // While they are held, the run is running: the bar, the numbers of the first page, Cancel.
+  await page.getByRole('heading', { name: 'Import from Shlink' }).waitFor();
+  await waitUntil(async () => (await runStatus(page).textContent()) === 'Running: 50 links read so far.');
+  expect(await page.locator('.import-run .badge').textContent()).toBe('Running');
+  expect(await page.getByRole('progressbar', { name: 'Progress' }).count()).toBe(1);
+  expect(await page.locator('.import-run dd').allInnerTexts()).toEqual(['50', '50', '0', '0', '100']);
+  expect(await page.getByRole('button', { name: 'Cancel import' }).count()).toBe(1);
+  // The token was sent once: the field is empty again, and nothing on the page holds it.
+  expect(await page.getByLabel('API key').inputValue()).toBe('');
+  expect(await page.content()).not.toContain('shlink-secret-key');
+  if (SHOTS) await page.screenshot({ path: `${SHOTS}/import-running-light.png`, fullPage: true });
+
+  release();
+  await waitUntil(async () => (await runStatus(page).textContent()) === 'Done: 51 links created.');
+  expect(await page.locator('.import-run dd').allInnerTexts()).toEqual(['51', '51', '0', '0', '102']);
+  expect(await page.locator('.import-run progress').getAttribute('value')).toBe('1');
+  expect(await page.getByRole('button', { name: 'Cancel import' }).count()).toBe(0);
+
+  // The link's page says where its earlier clicks came from.
+  const found = await api(d.t, 'GET', '/links?q=example.com%2Fpage%2F7', { key: p.key });
+  const link = found.body.items.find((l: { destination: string }) => l.destination === 'https://example.com/page/7');
+  await page.goto(`${d.origin}/app/links/${link.id}`);
+  await page.getByText(/imported from Shlink/).waitFor();
+  expect(await page.locator('.imported-note').textContent()).toMatch(
+    /^2 clicks before 2026-11-21 UTC imported from Shlink\.$/,
+  );
+  await expectCleanPage(p);
+}, 90_000);
+
 test('Cancel stops a run that is still going', async () => {
   const p = await adminPage();
   const { page } = p;

@@ -11,7 +11,7 @@ export type { AccountItem, KeyItem, OwnedKeyItem, Scope as KeyScope } from '../.
 export type { BulkDeleteResult, BulkLine, BulkStatus } from '../../../bulk/model';
 export type { Domain, DomainPatch } from '../../../domains/model';
 export type { ImportJson as ImportRun } from '../../../imports/model';
-export type { Link, LinkSort, RedirectStatus } from '../../../links/model';
+export type { ImportedHistory, Link, LinkSort, RedirectStatus } from '../../../links/model';
 export type { Preview, Rule, RuleWhen } from '../../../links/rules';
 export type { Project } from '../../../projects/model';
 export type { RulesTest } from '../../../redirect/rules/model';

@@ -4,6 +4,7 @@
  * service read over the network, a file for the others. DOM-free.
  */
 import type { ImportConflict, ImportHistory, ImportSourceName } from '../api/imports';
+import type { ImportedHistory } from '../api/types';
 
 export interface SourceInfo {
   value: ImportSourceName;
@@ -110,14 +111,6 @@ export const CONFLICT_CHOICES: { value: ImportConflict; label: string; hint: str
   { value: 'skip', label: 'Skip it', hint: 'The report says which and why.' },
   { value: 'rename', label: 'Give it another slug', hint: 'It is imported with a new random slug.' },
 ];
-
-/** What a link's `imported` says: where part of its history came from, when, and how much. */
-export interface ImportedHistory {
-  source: string;
-  at: number;
-  history: 'visits' | 'daily' | 'total' | 'none';
-  clicks: number;
-}
 
 /**
  * The line on a link's page: "2 clicks before 2026-11-21 UTC imported from Shlink." and, for

@@ -14,7 +14,7 @@ import { LiveFeed, LiveMark, LiveMarkHint } from '../components/live-feed';
 import { StatusBadge } from '../components/status-badge';
 import { formatNumber, formatUtc } from '../lib/format';
 import { usePageTitle, useResource } from '../lib/hooks';
-import { type ImportedHistory, importedLine } from '../lib/import-sources';
+import { importedLine } from '../lib/import-sources';
 import { newerThan, type ReceivedClick, useLiveClicks } from '../lib/live-clicks';
 import { usePowers } from '../lib/powers';
 import { DeleteLink } from './link/delete-link';
@@ -27,8 +27,8 @@ import type { PageProps } from './page';
 
 /** Where the link's earlier clicks came from, when an import brought them (one line, or nothing). */
 function ImportedNote({ link }: { link: Link }) {
-  const imported = (link as Link & { imported?: ImportedHistory | null }).imported;
-  if (!imported) return null;
+  const { imported } = link;
+  if (imported === null) return null;
   return (
     <p class="hint imported-note">
       {importedLine(imported, formatUtc(imported.at, 'day'), formatNumber(imported.clicks))}

@@ -37,15 +37,15 @@ function outcome(run: ImportRun, dryRun: boolean): string {
   return `Failed: ${said} before it stopped. The errors below say why.`;
 }
 
+/**
+ * Moving while the run goes, full once it has ended. The source's size is not known ahead (and
+ * the numbers grow a page of links at a time), so a running bar says "working", not how far.
+ */
 function Progress({ run }: { run: ImportRun }) {
-  const { seen, created, skipped, failed } = run.links;
-  const handled = created + skipped + failed;
-  if (run.status !== 'running') return <progress class="import-progress" aria-label="Progress" value={1} max={1} />;
-  // The source's size is not known ahead: the bar shows how many of the links read so far are dealt with.
-  return seen === 0 ? (
+  return run.status === 'running' ? (
     <progress class="import-progress" aria-label="Progress" />
   ) : (
-    <progress class="import-progress" aria-label="Progress" value={handled} max={seen} />
+    <progress class="import-progress" aria-label="Progress" value={1} max={1} />
   );
 }
 
