@@ -62,6 +62,9 @@ test('a Shlink read through its API: running with its progress, then done, its h
   expect(await page.locator('.import-run .badge').textContent()).toBe('Running');
   expect(await page.getByRole('progressbar', { name: 'Progress' }).count()).toBe(1);
   expect(await page.locator('.import-run dd').allInnerTexts()).toEqual(['50', '50', '0', '0', '100']);
+  // Its row in the list below says the same.
+  const row = page.locator('.import-runs tbody tr').first();
+  expect((await row.locator('td').allInnerTexts()).slice(1, 7)).toEqual(['Shlink', 'Running', '50', '0', '0', '100']);
   expect(await page.getByRole('button', { name: 'Cancel import' }).count()).toBe(1);
   // The token was sent once: the field is empty again, and nothing on the page holds it.
   expect(await page.getByLabel('API key').inputValue()).toBe('');

@@ -74,18 +74,17 @@ function useRun(id: string) {
 
 export interface ImportRunPanelProps {
   id: string;
-  /** The run ended (or was found ended): the page lists it with the past runs. */
-  onEnded(run: ImportRun): void;
+  /** Every reading of the run: the page's list shows the same numbers. */
+  onRead(run: ImportRun): void;
 }
 
-export function ImportRunPanel({ id, onEnded }: ImportRunPanelProps) {
+export function ImportRunPanel({ id, onRead }: ImportRunPanelProps) {
   const run = useRun(id);
   const action = useAction();
   const heading = useFocusOn<HTMLHeadingElement>(id);
-  const status = run.data?.status;
   useEffect(() => {
-    if (run.data && run.data.status !== 'running') onEnded(run.data);
-  }, [status]);
+    if (run.data) onRead(run.data);
+  }, [run.data]);
 
   if (!run.data) {
     return (
@@ -124,7 +123,7 @@ export function ImportRunPanel({ id, onEnded }: ImportRunPanelProps) {
         Started {formatUtc(current.startedAt, 'second')}
         {current.endedAt !== null && `, ended ${formatUtc(current.endedAt, 'second')}`}
       </p>
-      <Progress run={current} />
+      {current.status !== 'failed' && current.status !== 'cancelled' && <Progress run={current} />}
       <dl class="numbers">
         {numbers.map(([label, value]) => (
           <div key={label}>

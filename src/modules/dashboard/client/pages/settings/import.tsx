@@ -4,6 +4,7 @@
  * likes), the run shows below it while it goes (its id in the address, so a reload finds it
  * again), and past runs are listed with their numbers and reports.
  */
+import { useState } from 'preact/hooks';
 import { type ImportRun, listImports, reportUrl } from '../../api/imports';
 import { listProjects } from '../../api/projects';
 import { DataTable } from '../../components/data-table';
@@ -63,30 +64,27 @@ export function ImportPage({ query }: PageProps) {
   const runs = useResource(listImports, []);
   const shown = query.get('run');
   const show = (id: string) => navigate(`${PATH}?run=${encodeURIComponent(id)}`, { replace: true });
-  const past = runs.data?.items ?? [];
+  const [latest, setLatest] = useState<ImportRun | null>(null);
+  const past = (runs.data?.items ?? []).map((r) => (r.id === latest?.id ? latest : r));
   return (
     <SettingsFrame title="Import">
       <p>
         Bring links and their clicks from another link shortener, a CSV file or another Slink's export. A link already
         imported from the same source link is never made twice: running an import again adds only what is new.
       </p>
-      <ImportForm
-        domains={domains.list}
-        projects={projects.data?.projects ?? []}
-        onStarted={(id) => {
-          show(id);
-          runs.reload();
-        }}
-      />
+      <ImportForm domains={domains.list} projects={projects.data?.projects ?? []} onStarted={show} />
       {shown && (
         <ImportRunPanel
           key={shown}
           id={shown}
-          // Its row in the list changes with it.
-          onEnded={runs.reload}
+          onRead={(read) => {
+            // Its row in the list shows the same numbers; a run the list does not hold yet is read again.
+            setLatest(read);
+            if (runs.data && !runs.data.items.some((r) => r.id === read.id)) runs.reload();
+          }}
         />
       )}
-      <h2>Past imports</h2>
+      <h2>All imports</h2>
       <ResourceStatus resource={runs} />
       {runs.data && past.length === 0 && (
         <EmptyState title="No imports yet">
