@@ -16,7 +16,7 @@ import { createDeps } from './compose/deps';
 import { type Config, ConfigError } from './config';
 import { routable } from './http/client';
 import { errorResponse } from './http/errors';
-import { MAX_BODY_BYTES } from './http/json-body';
+import { MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from './http/json-body';
 import { type Clock, systemClock } from './lib/clock';
 import { AppError, describeError } from './lib/errors';
 import { consoleLoggerOf, type Logger } from './lib/log';
@@ -100,8 +100,9 @@ export async function startServer(
     reusePort: false,
     development: false,
     idleTimeout: 30,
-    // The API guard answers 413 with the documented error body below this; Bun cuts off above it.
-    maxRequestBodySize: MAX_BODY_BYTES * 2,
+    // The API guard answers 413 with the documented error body below this; Bun cuts off above it
+    // (an import's upload has a limit of its own: json-body.ts).
+    maxRequestBodySize: Math.max(MAX_BODY_BYTES * 2, MAX_UPLOAD_BYTES + 1024 * 1024),
     fetch: (request, bunServer) => shortSite({ request, server: bunServer }) ?? ensureApp().fetch(routable(request)),
     // Reached only by an error the app's own mapper did not answer (a bug): Bun's default would
     // answer a plain-text 500 and log the stack. One line, and the API's generic 500.

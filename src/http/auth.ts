@@ -16,7 +16,7 @@ import { type Principal, verifyApiKey } from '../modules/auth/public';
 import { type SessionsBase, sessionPrincipal, verifySession } from '../modules/sessions/public';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
-import { hasBody, JSON_TYPE, MAX_BODY_BYTES, tooLarge } from './json-body';
+import { hasBody, JSON_TYPE, MAX_BODY_BYTES, MAX_UPLOAD_BYTES, tooLarge, UPLOAD_PATHS } from './json-body';
 import { countHit, type RateLimit } from './rate-limit';
 import { actionOf } from './route-actions';
 import { isSameOrigin, isWrite, readSessionToken } from './session';
@@ -109,8 +109,18 @@ function sameIds<T>(a: readonly T[] | null, b: readonly T[] | null): boolean {
 
 export function bodyProblem(request: Request): AppError | null {
   if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'DELETE') return null;
-  if (Number(request.headers.get('content-length') ?? '0') > MAX_BODY_BYTES) return tooLarge();
   const type = request.headers.get('content-type');
+  // An import's file comes as a multipart form, up to its own limit (json-body.ts).
+  if (request.method === 'POST' && type?.startsWith('multipart/form-data') && UPLOAD_PATHS.has(pathOf(request.url))) {
+    const length = Number(request.headers.get('content-length') ?? '0');
+    return length > MAX_UPLOAD_BYTES
+      ? new AppError(
+          'payload_too_large',
+          `An upload is at most ${MAX_UPLOAD_BYTES} bytes: import a larger file with slink import --file`,
+        )
+      : null;
+  }
+  if (Number(request.headers.get('content-length') ?? '0') > MAX_BODY_BYTES) return tooLarge();
   if (type && hasBody(request) && !JSON_TYPE.test(type.trim())) {
     return new AppError('unsupported_media_type', 'Request body must be JSON (Content-Type: application/json)');
   }

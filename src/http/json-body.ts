@@ -10,6 +10,13 @@
 import { AppError } from '../lib/errors';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * The largest file an import's multipart upload may carry (a CSV, a Slink export): a larger one
+ * is imported with `slink import --file`, which streams it.
+ */
+export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
+/** The paths that take a multipart upload (POST): an import's file. */
+export const UPLOAD_PATHS: ReadonlySet<string> = new Set(['/api/v1/imports', '/api/app/imports']);
 export const MAX_JSON_DEPTH = 16;
 /**
  * Values (array items and object members) a body may hold in all. Slink's largest real body, a

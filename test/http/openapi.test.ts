@@ -236,6 +236,7 @@ forEachEngine((engine) => {
           'preview',
           'lastClickedAt',
           'fallbackCount',
+          'imported',
           'createdAt',
           'updatedAt',
         ].sort(),
@@ -400,6 +401,11 @@ forEachEngine((engine) => {
     ['post', '/api/app/accounts', '201', true, true],
     ['patch', '/api/app/accounts/{id}', '200', true, true],
     ['get', '/api/app/audit', '200', true, false],
+    ['post', '/api/app/imports', '202', true, true],
+    ['get', '/api/app/imports', '200', true, false],
+    ['get', '/api/app/imports/{id}', '200', true, false],
+    ['delete', '/api/app/imports/{id}', '200', true, false],
+    ['get', '/api/app/imports/{id}/report.csv', '200', false, false],
   ] as const;
 
   /** Reachable without a session: no security requirement. */

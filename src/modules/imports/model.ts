@@ -70,29 +70,20 @@ export const CreateImportBody = t.Object({
   ...optionFields,
   dryRun: t.Optional(
     t.Boolean({
-      description: 'Read and decide every link, write nothing; the report says what would happen.',
+      description:
+        'Read and decide every link, write nothing; the report says what would happen. In a form: the text true or false.',
       error: fieldError('dryRun', 'dryRun must be true or false'),
+    }),
+  ),
+  file: t.Optional(
+    t.File({
+      description:
+        'In a multipart form (csv and slink): the file to read, a CSV or a Slink export (NDJSON), at most 64 MiB; import a larger one with slink import --file.',
+      error: fieldError('file', 'file must be a file sent in a multipart form'),
     }),
   ),
 });
 export type CreateImportInput = typeof CreateImportBody.static;
-
-/** The same fields as a multipart form (csv and slink files): `file` and text fields. */
-export const UploadImportBody = t.Object({
-  source: SourceField,
-  ...optionFields,
-  dryRun: t.Optional(
-    oneOf(['true', 'false'], {
-      description: 'true: read and decide every link, write nothing.',
-      error: fieldError('dryRun', 'dryRun must be true or false'),
-    }),
-  ),
-  file: t.File({
-    description: 'The file to read: a CSV, or a Slink export (NDJSON).',
-    error: fieldError('file', 'file must be a file'),
-  }),
-});
-export type UploadImportInput = typeof UploadImportBody.static;
 
 export const CreatedImportModel = t.Object({ id: t.String() }, { title: 'CreatedImport' });
 

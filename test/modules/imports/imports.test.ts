@@ -8,7 +8,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createApiKey } from '../../../src/modules/auth/keys';
 import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../helpers/app';
+import { SAME_ORIGIN } from '../../helpers/dashboard';
 import { engineBlind, forEachEngine } from '../../helpers/engines';
+import { sessionFor } from '../../helpers/session';
 import { ExportServer, ended, header, idOf, linkLine, TOKEN } from './support';
 
 /** RFC 4180 rows (quoted cells with doubled quotes), as a spreadsheet reads them. */
@@ -255,6 +257,63 @@ forEachEngine((engine) => {
     const resumed = await run({ url });
     expect(resumed.final).toMatchObject({ status: 'done', links: { seen: 2, created: 2, skipped: 0 } });
     expect((await call('GET', '/links/count?q=cancel-')).body.count).toBe(5);
+  });
+
+  engineBlind(engine)('a file comes as a multipart form, through the API and the dashboard’s door', async () => {
+    const lines = [linkLine({ slug: 'uploaded' }), linkLine({ slug: 'uploaded-dry' })];
+    const form = (name: string, line: string, dryRun: string) => {
+      const data = new FormData();
+      data.set('source', 'slink');
+      data.set('domain', 'sl.test');
+      data.set('dryRun', dryRun);
+      data.set('file', new File([header(), line], name, { type: 'application/x-ndjson' }));
+      return data;
+    };
+    const res = await fetch(`${base}/imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}` },
+      body: form('export.ndjson', lines[0]!, 'false'),
+    });
+    const started = (await res.json()) as any;
+    expect({ status: res.status, started }).toEqual({ status: 202, started: { id: expect.any(String) } });
+    const { id } = started as { id: string };
+    expect(await ended(async () => (await call('GET', `/imports/${id}`)).body)).toMatchObject({
+      status: 'done',
+      url: null,
+      links: { created: 1 },
+    });
+    expect((await call('GET', '/links/count?q=uploaded')).body.count).toBe(1);
+    // The dashboard's door: a session, from the dashboard itself; another site's form is refused.
+    const session = await sessionFor(t, { role: 'admin' });
+    const app = `http://127.0.0.1:${t.app.server!.port}/api/app/imports`;
+    const cross = await fetch(app, {
+      method: 'POST',
+      headers: { cookie: session.cookie, 'sec-fetch-site': 'cross-site' },
+      body: form('x.ndjson', lines[1]!, 'true'),
+    });
+    expect(cross.status).toBe(403);
+    const door = await fetch(app, {
+      method: 'POST',
+      headers: { cookie: session.cookie, ...SAME_ORIGIN },
+      body: form('x.ndjson', lines[1]!, 'true'),
+    });
+    expect(door.status).toBe(202);
+    const doorId = ((await door.json()) as { id: string }).id;
+    const read = async () =>
+      (await (await fetch(`${app}/${doorId}`, { headers: { cookie: session.cookie } })).json()) as any;
+    expect(await ended(read)).toMatchObject({ status: 'done', options: { dryRun: true }, links: { created: 1 } });
+    // A file for a source read through its API is refused naming the field.
+    const wrong = await fetch(`${base}/imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}` },
+      body: (() => {
+        const data = form('x.ndjson', lines[1]!, 'false');
+        data.set('source', 'kutt');
+        return data;
+      })(),
+    });
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as any).error).toMatchObject({ code: 'invalid_request', field: 'file' });
   });
 
   engineBlind(engine)('bad requests are 400 naming the field; editors are refused', async () => {

@@ -11,6 +11,9 @@ import type { ImportItemRow, ImportLinkRow, ImportRunRow, ImportStore, RunProgre
 
 type Int8 = string | number;
 
+/** How long a start waits for a source whose last run has just ended (PostgreSQL's lock_timeout). */
+const ENDING_WAIT = '5s';
+
 function toRun(r: Record<string, unknown>): ImportRunRow {
   return {
     id: r.id as string,
@@ -82,10 +85,23 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
         const [lock] =
           await conn`SELECT pg_try_advisory_lock(${IMPORT_LOCK_CLASS}, hashtext(${row.identity})) AS taken`;
         if (!lock!.taken) {
-          conn.release();
           const [running] =
             await sql`SELECT id FROM import_runs WHERE identity = ${row.identity} AND status = 'running'`;
-          return { running: (running?.id as string | undefined) ?? 'another node' };
+          // Held with no run marked running: its holder has just ended its run and lets the source
+          // go next (or is starting one): waited for, up to ENDING_WAIT.
+          const waited =
+            running === undefined &&
+            (await conn
+              .begin(async (tx) => {
+                await tx.unsafe(`SET LOCAL lock_timeout = '${ENDING_WAIT}'`);
+                await tx`SELECT pg_advisory_lock(${IMPORT_LOCK_CLASS}, hashtext(${row.identity}))`;
+                return true;
+              })
+              .catch(() => false));
+          if (!waited) {
+            conn.release();
+            return { running: (running?.id as string | undefined) ?? 'another node' };
+          }
         }
         // Whatever is marked running for this identity lost its node: nobody held the lock.
         await conn.begin(async (tx) => {
