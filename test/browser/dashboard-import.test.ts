@@ -1,5 +1,6 @@
 /**
- * Settings › Import in Chromium, as a person uses it (fill a field, click once): a Shlink read
+ * Settings › Import in Chromium, as a person uses it (fill a field, click once): a CSV file
+ * tried with a dry run (nothing written), then imported (its links in the list); a Shlink read
  * through its API (its fake, test/fakes/shlink.ts, on loopback) shown running then done, with
  * the history noted on the link's page; another cancelled while it runs; the API's 400 under
  * the field it names; and an editor told why the page is not theirs. Screenshots go to
@@ -28,6 +29,13 @@ const IMPORT = '/app/settings/import';
 /** The run's sentence once it has ended (or "Running: ..."), in the run's status line. */
 const runStatus = (page: Page) => page.locator('.import-run [role="status"]');
 
+/** How many links the account's key sees whose destination contains `q`. */
+async function linksMatching(p: RealSession, q: string): Promise<number> {
+  const res = await api(d.t, 'GET', `/links?q=${encodeURIComponent(q)}`, { key: p.key });
+  expect(res.status).toBe(200);
+  return res.body.items.length;
+}
+
 let admin: OfflinePage & RealSession;
 const adminPage = async () => {
   admin ??= await signedInPage(d);
@@ -44,6 +52,58 @@ afterAll(() => {
   shlink.stop();
   shlinkFake.stop();
 });
+
+async function chooseFile(page: Page, source: 'CSV file' | 'Slink export', name: string, text: string) {
+  await page.getByRole('radio', { name: source }).check();
+  await page
+    .getByLabel('File', { exact: true })
+    .setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(text) });
+}
+
+const CSV = [
+  'Long URL,Title,Tags,Clicks',
+  'https://shop.example.com/csv/boots,Boots from the CSV,csv|boots,12',
+  'https://shop.example.com/csv/hats,Hats from the CSV,csv,3',
+].join('\n');
+
+test('a dry run says what a CSV import would do and writes nothing; Import then makes the links', async () => {
+  const p = await adminPage();
+  const { page } = p;
+  await page.goto(`${d.origin}${IMPORT}`);
+  await page.getByRole('heading', { name: 'No imports yet' }).waitFor();
+  await chooseFile(page, 'CSV file', 'links.csv', CSV);
+
+  await page.getByRole('button', { name: 'Dry run' }).click();
+  await page.getByRole('heading', { name: 'Dry run from CSV file' }).waitFor();
+  await waitUntil(async () => /^Dry run: nothing was written\./.test((await runStatus(page).textContent()) ?? ''));
+  expect(await runStatus(page).textContent()).toBe('Dry run: nothing was written. 2 links would be created.');
+  // A dry run brings no clicks over: it counts none.
+  expect(await page.locator('.import-run dd').allInnerTexts()).toEqual(['2', '2', '0', '0']);
+  expect(await linksMatching(p, '/csv/')).toBe(0);
+  // Listed with the past runs, as a dry run.
+  await page.getByRole('cell', { name: /CSV file\s*Dry run/ }).waitFor();
+  if (SHOTS) await page.screenshot({ path: `${SHOTS}/import-dry-run-light.png`, fullPage: true });
+
+  // The file is still chosen: one click imports it.
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await page.getByRole('heading', { name: 'Import from CSV file' }).waitFor();
+  await waitUntil(async () => (await runStatus(page).textContent()) === 'Done: 2 links created.');
+  expect(await page.locator('.import-run progress').getAttribute('value')).toBe('1');
+  await waitUntil(async () => (await page.locator('.import-runs tbody tr').count()) === 2);
+  const report = page.locator('.import-run').getByRole('link', { name: 'Download report (CSV)' });
+  const reportRes = await p.page.request.get(`${d.origin}${await report.getAttribute('href')}`);
+  expect(reportRes.status()).toBe(200);
+  expect(await reportRes.text()).toMatch(/^row 1,created,https:\/\/sl\.test\/\w+,\r?$/m);
+  expect(await linksMatching(p, '/csv/')).toBe(2);
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Links' }).click();
+  await page.getByText('Boots from the CSV').waitFor();
+  await page.getByText('Hats from the CSV').waitFor();
+  // With the clicks column's totals.
+  expect(await page.getByText('12 clicks').count()).toBe(1);
+  expect(await page.getByText('3 clicks').count()).toBe(1);
+  await expectCleanPage(p);
+}, 90_000);
 
 test('a Shlink read through its API: running with its progress, then done, its history noted on the link', async () => {
   const p = await adminPage();
@@ -63,7 +123,7 @@ test('a Shlink read through its API: running with its progress, then done, its h
   expect(await page.getByRole('progressbar', { name: 'Progress' }).count()).toBe(1);
   expect(await page.locator('.import-run dd').allInnerTexts()).toEqual(['50', '50', '0', '0', '100']);
   // Its row in the list below says the same.
-  const row = page.locator('.import-runs tbody tr').first();
+  const row = page.locator('.import-runs tbody tr', { hasText: 'Running' });
   expect((await row.locator('td').allInnerTexts()).slice(1, 7)).toEqual(['Shlink', 'Running', '50', '0', '0', '100']);
   expect(await page.getByRole('button', { name: 'Cancel import' }).count()).toBe(1);
   // The token was sent once: the field is empty again, and nothing on the page holds it.

@@ -101,8 +101,9 @@ export function ImportRunPanel({ id, onRead }: ImportRunPanelProps) {
     [dryRun ? 'Would be created' : 'Created', n.created],
     [dryRun ? 'Would be skipped' : 'Skipped', n.skipped],
     [dryRun ? 'Would fail' : 'Failed', n.failed],
-    [dryRun ? 'Clicks to import' : 'Clicks imported', current.clicks.imported],
   ];
+  // A dry run reads no history: it has no clicks to count.
+  if (!dryRun) numbers.push(['Clicks imported', current.clicks.imported]);
   const cancel = async () => {
     if (await action.run(() => cancelImport(id))) run.reload();
   };
