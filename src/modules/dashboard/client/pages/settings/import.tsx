@@ -36,7 +36,8 @@ function PastRuns({ runs, onShow }: { runs: ImportRun[]; onShow(run: ImportRun):
           <td>{formatNumber(run.links.created)}</td>
           <td>{formatNumber(run.links.skipped)}</td>
           <td>{formatNumber(run.links.failed)}</td>
-          <td>{formatNumber(run.clicks.imported)}</td>
+          {/* A dry run reads no history. */}
+          <td>{run.options.dryRun ? '—' : formatNumber(run.clicks.imported)}</td>
           <td>
             <div class="row-actions">
               <button
