@@ -242,6 +242,7 @@ forEachEngine((engine) => {
         ].sort(),
       );
       expect(link.properties.fallbackCount.description).toContain('fallbackUrl');
+      expect(link.properties.imported.description).toContain('imported');
       expect(enumOf(link.properties.status)).toEqual(['active', 'paused', 'archived']);
       expect(enumOf(link.properties.availability)).toEqual(['live', 'paused', 'expired', 'limit']);
       expect(link.properties.availability.description).toContain('first of paused, expired, limit');

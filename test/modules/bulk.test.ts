@@ -42,6 +42,7 @@ const LINK_KEYS = [
   'preview',
   'lastClickedAt',
   'fallbackCount',
+  'imported',
   'createdAt',
   'updatedAt',
 ] as const;

@@ -41,6 +41,7 @@ const LINK_KEYS = [
   'preview',
   'lastClickedAt',
   'fallbackCount',
+  'imported',
   'createdAt',
   'updatedAt',
 ] as const;
@@ -142,6 +143,7 @@ forEachEngine((engine) => {
         preview: null,
         lastClickedAt: null,
         fallbackCount: 0,
+        imported: null,
         createdAt: T0,
         updatedAt: T0,
       });

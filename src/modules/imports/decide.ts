@@ -12,12 +12,15 @@ import { checkParams } from '../../lib/params';
 import { type DomainFacts, hostKeyOf } from '../domains/public';
 import {
   checkCustomSlug,
+  DEFAULT_REDIRECT_STATUS,
   generateSlug,
   LINK_LIMITS,
   type LinkRow,
   type LinksDeps,
   newLinkRow,
+  normalizeFallbackUrl,
   normalizeLinkDestination,
+  REDIRECT_STATUSES,
   slinkHostsOf,
 } from '../links/public';
 import type { ConflictMode } from './model';
@@ -77,16 +80,21 @@ export async function decideLink(
   link: SourceLink,
   claimed: Set<string>,
   now: number,
+  /** The project of the source link's project name (found or made by the runner), or null. */
+  projectId: string | null = null,
 ): Promise<Decision> {
   if (link.cannotMove) return { ok: false, reason: link.cannotMove };
   const domain = targetDomain(deps, target, link);
   if (typeof domain === 'string') return { ok: false, reason: domain };
   let destination: string;
   let params: Record<string, string>;
+  let fallbackUrl: string | null;
   try {
     const normalized = normalizeLinkDestination(link.url, slinkHostsOf(deps));
     destination = normalized.destination;
-    params = checkParams(normalized.utm);
+    // The destination's utm_ keys win over the same keys in the source's params, as in POST /links.
+    params = checkParams({ ...link.params, ...normalized.utm });
+    fallbackUrl = normalizeFallbackUrl(link.fallbackUrl ?? null, slinkHostsOf(deps));
   } catch (err) {
     return { ok: false, reason: said(err) };
   }
@@ -117,11 +125,15 @@ export async function decideLink(
     destination,
     title: cleanText(link.title, LINK_LIMITS.titleLength),
     params,
-    projectId: target.projectId,
+    projectId: target.projectId ?? projectId,
     expiresAt: link.expiresAt,
     clickLimit: link.clickLimit !== null && link.clickLimit >= 1 ? Math.floor(link.clickLimit) : null,
+    fallbackUrl,
+    redirectStatus: REDIRECT_STATUSES.find((s) => s === link.redirectStatus) ?? DEFAULT_REDIRECT_STATUS,
+    forwardQuery: link.forwardQuery === true,
   });
   if (link.archived) row.status = 'archived';
+  else if (link.paused) row.status = 'paused';
   // The link keeps the day it was made at the source (lists sort by it).
   if (link.createdAt !== null && Number.isFinite(link.createdAt) && link.createdAt <= now)
     row.createdAt = link.createdAt;

@@ -8,6 +8,7 @@
  * the mapping (source link -> link, written before the link) makes the repeated part create
  * nothing twice. One bad link never stops a run; a source that cannot be read does.
  */
+import { newId } from '../../lib/ids';
 import { shortUrlOf } from '../../lib/short-url';
 import type { Access } from '../access/public';
 import { auditEntry } from '../audit/public';
@@ -65,12 +66,14 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
     if (progress.errors.length < MAX_ERRORS) progress.errors.push({ source, reason });
   };
   const claimed = new Set<string>();
+  /** Project names of the source -> the Slink project's id (null: a dry run would make it). */
+  const projects = new Map<string, string | null>();
   let status: ImportStatus = 'done';
   try {
     for (;;) {
       if (plan.signal.aborted) throw new Cancelled();
       const page = await readPage(deps, plan, progress.cursor);
-      const items = await importPage(deps, plan, page.links, progress, note, claimed);
+      const items = await importPage(deps, plan, page.links, progress, note, claimed, projects);
       progress.cursor = page.next;
       const cancel = await store.savePage(plan.id, progress, items);
       plan.onPage?.(progress);
@@ -122,8 +125,10 @@ async function importPage(
   progress: RunProgress,
   note: (source: string, reason: string) => void,
   claimed: Set<string>,
+  projects: Map<string, string | null>,
 ): Promise<ImportItemRow[]> {
   const store = deps.stores.imports;
+  if (plan.target.projectId === null) await projectsOf(deps, plan, links, projects);
   const mappings = await store.mappings(
     plan.identity,
     links.map((l) => l.sourceId),
@@ -166,7 +171,8 @@ async function importPage(
         item.reason = `imported before as ${mapping.linkId}, deleted since`;
         continue;
       }
-      const decision = await decideLink(deps, plan.target, link, claimed, now);
+      const projectId = link.project ? (projects.get(link.project.trim()) ?? null) : null;
+      const decision = await decideLink(deps, plan.target, link, claimed, now, projectId);
       if (!decision.ok) {
         item.reason = decision.reason;
         continue;
@@ -216,6 +222,37 @@ async function importPage(
     }
   }
   return planned.map((p) => p.item);
+}
+
+/**
+ * The Slink projects of the source links' project names: found by name (case folded as project
+ * names are), or made (audited as project.create) unless this is a dry run.
+ */
+async function projectsOf(
+  deps: ImportDeps,
+  plan: RunPlan,
+  links: readonly SourceLink[],
+  projects: Map<string, string | null>,
+) {
+  for (const link of links) {
+    const name = link.project?.trim();
+    if (!name || projects.has(name)) continue;
+    const found = await deps.stores.projects.findByName(name);
+    if (found || plan.dryRun) {
+      projects.set(name, found?.id ?? null);
+      continue;
+    }
+    const now = deps.clock.now();
+    const row = { id: newId('prj'), name, createdAt: now, updatedAt: now };
+    const audit = auditEntry(plan.access, 'project.create', { type: 'project', id: row.id }, ['name'], now);
+    try {
+      await deps.stores.projects.insert(row, audit);
+      projects.set(name, row.id);
+    } catch {
+      // Made meanwhile by someone else (the name is unique): that one; else the links stay unfiled.
+      projects.set(name, (await deps.stores.projects.findByName(name))?.id ?? null);
+    }
+  }
 }
 
 /**

@@ -44,6 +44,18 @@ export interface SourceLink {
    * bit.ly address: nobody but Bitly answers bit.ly). Absent or null: it may move.
    */
   cannotMove?: string | null;
+  /**
+   * Optional, for a source that keeps more of a link than the fields above (the `slink` source):
+   * absent where it does not. Its project's name (the link goes into the Slink project of that
+   * name, made if missing, unless the import names one), its params, a paused link, and its
+   * redirect options.
+   */
+  project?: string | null;
+  params?: Readonly<Record<string, string>> | null;
+  paused?: boolean;
+  fallbackUrl?: string | null;
+  redirectStatus?: number | null;
+  forwardQuery?: boolean;
 }
 
 /** One visit as the source recorded it. Unknown fields are null, never guessed. */

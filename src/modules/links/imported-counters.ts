@@ -73,6 +73,34 @@ export async function markImportedPg(tx: Pg, m: ImportedMark): Promise<void> {
     WHERE link_id = ${m.linkId}`;
 }
 
+/** PostgreSQL: markImportedPg for many links in one statement. */
+export async function markImportedManyPg(tx: Pg, marks: readonly ImportedMark[]): Promise<void> {
+  if (marks.length === 0) return;
+  await tx`UPDATE link_counters c SET imported_source = coalesce(c.imported_source, u.source),
+      imported_at = coalesce(c.imported_at, u.at),
+      imported_history = CASE WHEN c.imported_history IS NULL
+          OR strpos(${RANK}, u.history) > strpos(${RANK}, c.imported_history)
+        THEN u.history ELSE c.imported_history END,
+      imported_clicks = coalesce(c.imported_clicks, 0) + u.clicks
+    FROM unnest(${tx.array(
+      marks.map((m) => m.linkId),
+      'text',
+    )}::text[], ${tx.array(
+      marks.map((m) => m.source),
+      'text',
+    )}::text[], ${tx.array(
+      marks.map((m) => m.history),
+      'text',
+    )}::text[], ${tx.array(
+      marks.map((m) => m.clicks),
+      'int8',
+    )}::int8[], ${tx.array(
+      marks.map((m) => m.at),
+      'int8',
+    )}::int8[]) AS u(id, source, history, clicks, at)
+    WHERE c.link_id = u.id`;
+}
+
 /** PostgreSQL: setImportedTotalSqlite's statements, inside the caller's transaction. */
 export async function setImportedTotalPg(tx: Pg, m: Omit<ImportedMark, 'history'>): Promise<number | null> {
   const [before] =
@@ -101,12 +129,12 @@ export function importTargetSqlite(
   );
 }
 
-/** PostgreSQL: importTargetSqlite's statement. */
-export async function importTargetPg(
+/** PostgreSQL: importTargetSqlite's, for many links in one query (those gone are absent). */
+export async function importTargetsPg(
   sql: Pg,
-  linkId: string,
-): Promise<{ destination: string; paramsJson: string } | null> {
-  const rows = await sql`SELECT destination, params FROM links WHERE id = ${linkId}`;
-  const r = rows[0] as { destination: string; params: string } | undefined;
-  return r === undefined ? null : { destination: r.destination, paramsJson: r.params };
+  linkIds: readonly string[],
+): Promise<Map<string, { destination: string; paramsJson: string }>> {
+  const rows = await sql<{ id: string; destination: string; params: string }[]>`
+    SELECT id, destination, params FROM links WHERE id = ANY(${sql.array([...new Set(linkIds)], 'text')}::text[])`;
+  return new Map(rows.map((r) => [r.id, { destination: r.destination, paramsJson: r.params }]));
 }

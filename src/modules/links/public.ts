@@ -20,8 +20,9 @@ export { linkJsonById } from './event-data';
 export {
   type ImportedKind,
   type ImportedMark,
-  importTargetPg,
   importTargetSqlite,
+  importTargetsPg,
+  markImportedManyPg,
   markImportedPg,
   markImportedSqlite,
   setImportedTotalPg,
@@ -31,17 +32,19 @@ export { linkExists, linkExistsCondition } from './link-exists';
 export { toLinks } from './links';
 export {
   CreateLinkBody,
+  DEFAULT_REDIRECT_STATUS,
   domainField,
   LINK_LIMITS,
   type Link,
   LinkListModel,
   LinkModel,
   ListLinksQuery,
+  REDIRECT_STATUSES,
   StatusModel,
   tagsField,
   UpdateLinkBody,
 } from './model';
-export { normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
+export { normalizeFallbackUrl, normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
 export { announceLinkChanges, createPostgresLinkChangeFeed } from './postgres/changes';
 export { createPostgresClickLimitStore } from './postgres/click-limits';
 export { createPostgresLinkStore, createPostgresLinkWrites, unfileProjectLinksPostgres } from './postgres/store';

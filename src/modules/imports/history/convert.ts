@@ -5,7 +5,7 @@
 import type { Clock } from '../../../lib/clock';
 import { DAY_MS } from '../../../lib/time';
 import type { ImportedVisit, ImportPolicy } from '../../clicks/public';
-import type { SourceDay, SourceVisit } from '../source';
+import type { SourceDay, SourceName, SourceVisit } from '../source';
 
 export interface HistoryOptions {
   /** What a click may keep (SLINK_REFERRER, SLINK_GEO) and our own hosts. */
@@ -24,6 +24,13 @@ export interface HistoryOptions {
    * process's slug index adds them to its counts, so a click limit counts imported clicks.
    */
   counted?: (humans: ReadonlyMap<string, number>) => void;
+}
+
+/** One call of HistoryWriter.visits. */
+export interface VisitsCall {
+  linkId: string;
+  source: SourceName;
+  visits: readonly SourceVisit[];
 }
 
 /** Visits per transaction (and per queued row on SQLite). */
@@ -70,5 +77,68 @@ export class AddedHumans {
     const out = this.added;
     this.added = new Map();
     return out;
+  }
+}
+
+/**
+ * Calls made side by side (an engine importing several links at once) written together: each
+ * call's items join the group being built, which is written in one go once it holds `max` or
+ * at the next turn of the event loop, and each call resolves with its own result once the
+ * group's write has (durable then). One group is written at a time, in order.
+ */
+export class GroupedWrites<T, R> {
+  private items: T[] = [];
+  private waiting: { resolve: (r: R) => void; reject: (e: unknown) => void }[] = [];
+  private size = 0;
+  private scheduled = false;
+  private last: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly write: (items: T[]) => Promise<R[]>,
+    private readonly sizeOf: (item: T) => number,
+    private readonly max: number,
+  ) {}
+
+  add(item: T): Promise<R> {
+    const { promise, resolve, reject } = Promise.withResolvers<R>();
+    this.items.push(item);
+    this.waiting.push({ resolve, reject });
+    this.size += this.sizeOf(item);
+    if (this.size >= this.max) this.writeGroup();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.writeGroup());
+    }
+    return promise;
+  }
+
+  /** Resolves once every group handed over so far is written (or failed). */
+  idle(): Promise<void> {
+    return this.last.then(
+      () => {},
+      () => {},
+    );
+  }
+
+  private writeGroup(): void {
+    this.scheduled = false;
+    if (this.items.length === 0) return;
+    const items = this.items;
+    const waiting = this.waiting;
+    this.items = [];
+    this.waiting = [];
+    this.size = 0;
+    const run = this.last
+      .catch(() => {})
+      .then(() => this.write(items))
+      .then(
+        (results) => {
+          for (let i = 0; i < waiting.length; i++) waiting[i]!.resolve(results[i]!);
+        },
+        (err) => {
+          for (const w of waiting) w.reject(err);
+        },
+      );
+    this.last = run;
   }
 }

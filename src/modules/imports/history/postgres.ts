@@ -13,14 +13,24 @@ import { type EnrichedClick, importedClick } from '../../clicks/public';
 import {
   bumpLinkCounters,
   existingLinks,
-  importTargetPg,
+  type ImportedMark,
+  importTargetsPg,
+  markImportedManyPg,
   markImportedPg,
   setImportedTotalPg,
 } from '../../links/public';
 import { PendingSums, PgRollupWriter, PgValues } from '../../rollups/public';
 import type { HistoryWriter } from '../history';
 import type { SourceDay, SourceName, SourceVisit } from '../source';
-import { AddedHumans, type HistoryOptions, importedDay, importedVisit, VISITS_PER_WRITE } from './convert';
+import {
+  AddedHumans,
+  GroupedWrites,
+  type HistoryOptions,
+  importedDay,
+  importedVisit,
+  VISITS_PER_WRITE,
+  type VisitsCall,
+} from './convert';
 
 /** What this writer needs of the engine's click writer (clicks/postgres/store.ts). */
 export interface HistoryClicks {
@@ -37,26 +47,45 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
   /** Human clicks written since the last flush: told to `counted` once a fold counted them. */
   const humans = new AddedHumans();
 
-  async function visits(linkId: string, source: SourceName, list: readonly SourceVisit[]): Promise<number> {
-    const target = await importTargetPg(sql, linkId);
-    if (target === null) return 0;
-    const params = JSON.parse(target.paramsJson) as Record<string, string>;
+  /** Calls made side by side are written as one batch (fewer commits): GroupedWrites. */
+  const grouped = new GroupedWrites<VisitsCall, number>(writeVisits, (c) => c.visits.length, VISITS_PER_WRITE);
+
+  async function writeVisits(calls: VisitsCall[]): Promise<number[]> {
+    const targets = await importTargetsPg(
+      sql,
+      calls.map((c) => c.linkId),
+    );
     const made: EnrichedClick[] = [];
-    for (const v of list) {
-      const visit = importedVisit(v);
-      if (visit !== null) made.push(importedClick(visit, { linkId, ...target }, params, policy));
-    }
+    const marks: ImportedMark[] = [];
+    const counts = calls.map((call) => {
+      const target = targets.get(call.linkId);
+      if (target === undefined) return 0;
+      const params = JSON.parse(target.paramsJson) as Record<string, string>;
+      let n = 0;
+      let people = 0;
+      for (const v of call.visits) {
+        const visit = importedVisit(v);
+        if (visit === null) continue;
+        const click = importedClick(visit, { linkId: call.linkId, ...target }, params, policy);
+        made.push(click);
+        n++;
+        if (!click.bot) people++;
+      }
+      if (n > 0) {
+        marks.push({ linkId: call.linkId, source: call.source, history: 'visits', clicks: n, at: clock.now() });
+        humans.add(call.linkId, people);
+      }
+      return n;
+    });
     for (let i = 0; i < made.length; i += VISITS_PER_WRITE) {
       await clicks.writeEnriched(made.slice(i, i + VISITS_PER_WRITE), performance.now(), { events: false });
     }
-    if (made.length > 0) {
-      await markImportedPg(sql, { linkId, source, history: 'visits', clicks: made.length, at: clock.now() });
-      humans.add(
-        linkId,
-        made.reduce((n, c) => (c.bot ? n : n + 1), 0),
-      );
-    }
-    return made.length;
+    await markImportedManyPg(sql, marks);
+    return counts;
+  }
+
+  function visits(linkId: string, source: SourceName, list: readonly SourceVisit[]): Promise<number> {
+    return grouped.add({ linkId, source, visits: list });
   }
 
   async function days(linkId: string, source: SourceName, list: readonly SourceDay[]): Promise<number> {
@@ -104,6 +133,7 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
   }
 
   async function flush(): Promise<void> {
+    await grouped.idle();
     const added = humans.take();
     await clicks.fold();
     if (added.size > 0) options.counted?.(added);

@@ -12,35 +12,63 @@ import { type EnrichedClick, importedClick, queueImportedDays, queueImportedVisi
 import { importTargetSqlite, markImportedSqlite, setImportedTotalSqlite } from '../../links/public';
 import type { HistoryWriter } from '../history';
 import type { SourceDay, SourceName, SourceVisit } from '../source';
-import { AddedHumans, type HistoryOptions, importedDay, importedVisit, VISITS_PER_WRITE } from './convert';
+import {
+  AddedHumans,
+  GroupedWrites,
+  type HistoryOptions,
+  importedDay,
+  importedVisit,
+  VISITS_PER_WRITE,
+  type VisitsCall,
+} from './convert';
 
 export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): HistoryWriter {
   const { policy, clock } = options;
   /** Human clicks queued since the last flush: told to `counted` once the writer counted them. */
   const humans = new AddedHumans();
 
-  async function visits(linkId: string, source: SourceName, list: readonly SourceVisit[]): Promise<number> {
-    const target = importTargetSqlite(sqlite, linkId);
-    if (target === null) return 0;
-    const params = JSON.parse(target.paramsJson) as Record<string, string>;
-    const clicks: EnrichedClick[] = [];
-    for (const v of list) {
-      const visit = importedVisit(v);
-      if (visit !== null) clicks.push(importedClick(visit, { linkId, ...target }, params, policy));
-    }
-    if (clicks.length === 0) return 0;
-    sqlite
-      .transaction(() => {
-        for (let i = 0; i < clicks.length; i += VISITS_PER_WRITE)
-          queueImportedVisits(sqlite, linkId, clicks.slice(i, i + VISITS_PER_WRITE));
-        markImportedSqlite(sqlite, { linkId, source, history: 'visits', clicks: clicks.length, at: clock.now() });
-      })
+  /** Calls made side by side are queued in one transaction (fewer commits): GroupedWrites. */
+  const grouped = new GroupedWrites<VisitsCall, number>(
+    async (calls) => queueVisits(calls),
+    (c) => c.visits.length,
+    VISITS_PER_WRITE,
+  );
+
+  function queueVisits(calls: VisitsCall[]): number[] {
+    return sqlite
+      .transaction(() =>
+        calls.map((call) => {
+          const target = importTargetSqlite(sqlite, call.linkId);
+          if (target === null) return 0;
+          const params = JSON.parse(target.paramsJson) as Record<string, string>;
+          const clicks: EnrichedClick[] = [];
+          for (const v of call.visits) {
+            const visit = importedVisit(v);
+            if (visit !== null) clicks.push(importedClick(visit, { linkId: call.linkId, ...target }, params, policy));
+          }
+          if (clicks.length === 0) return 0;
+          for (let i = 0; i < clicks.length; i += VISITS_PER_WRITE)
+            queueImportedVisits(sqlite, call.linkId, clicks.slice(i, i + VISITS_PER_WRITE));
+          const at = clock.now();
+          markImportedSqlite(sqlite, {
+            linkId: call.linkId,
+            source: call.source,
+            history: 'visits',
+            clicks: clicks.length,
+            at,
+          });
+          humans.add(
+            call.linkId,
+            clicks.reduce((n, c) => (c.bot ? n : n + 1), 0),
+          );
+          return clicks.length;
+        }),
+      )
       .immediate();
-    humans.add(
-      linkId,
-      clicks.reduce((n, c) => (c.bot ? n : n + 1), 0),
-    );
-    return clicks.length;
+  }
+
+  function visits(linkId: string, source: SourceName, list: readonly SourceVisit[]): Promise<number> {
+    return grouped.add({ linkId, source, visits: list });
   }
 
   async function days(linkId: string, source: SourceName, list: readonly SourceDay[]): Promise<number> {
@@ -71,6 +99,7 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
   }
 
   async function flush(): Promise<void> {
+    await grouped.idle();
     if (options.take === undefined) return;
     const added = humans.take();
     await options.take();

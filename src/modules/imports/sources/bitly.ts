@@ -111,6 +111,8 @@ export function bitlySource(options: SourceOptions): ImportSource {
     secrets: [token],
     describe,
     isRateLimited,
+    // Bitly also limits per hour (about 1,500 on the bitlinks list): a refused minute may last an hour.
+    rateLimitWaits: 70,
   });
   const headers = { authorization: `Bearer ${token}` };
   let groups: string[] | null = null;
@@ -145,7 +147,9 @@ export function bitlySource(options: SourceOptions): ImportSource {
       if (after === null && nextUrl !== null) after = new URL(nextUrl, api).searchParams.get('search_after') || null;
       if (after !== null && arr(body?.links).length > 0)
         return { links, next: JSON.stringify({ group: at.group, after }) };
-      const following = all[all.indexOf(at.group) + 1];
+      // A group gone since the cursor was saved: nothing after it is known, the list ends there.
+      const index = all.indexOf(at.group);
+      const following = index === -1 ? undefined : all[index + 1];
       return { links, next: following === undefined ? null : JSON.stringify({ group: following, after: null }) };
     },
     async days(link, after, signal): Promise<SourceDay[]> {

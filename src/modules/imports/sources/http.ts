@@ -3,7 +3,9 @@
  * - only http(s) addresses, and none that is or resolves to a loopback, private or link-local
  *   address unless the service allows it (the same switch and the same address ranges as
  *   webhooks: SLINK_WEBHOOKS_ALLOW_PRIVATE, lib/private-address.ts), so an import cannot be
- *   pointed at the inside of the network it runs in;
+ *   pointed at the inside of the network it runs in. The host is resolved and judged before its
+ *   first request (fetch has no hook to pin the connection to the address checked, as webhook
+ *   deliveries do through node:http), and redirects are never followed;
  * - a timeout per request, retries of a 5xx or a failed connection, and the product's rate limit
  *   waited out (429 with Retry-After, or whatever the product says instead), all through the
  *   injected `sleep` so tests never wait on the clock;
@@ -51,6 +53,8 @@ export interface SourceHttpOptions {
   /** The message of a refused request (4xx but 404 handled by the caller): what the product said and what to do. */
   describe: (answer: HttpAnswer) => string;
   timeoutMs?: number;
+  /** Rate-limit answers waited out in a row before giving up (default 30: half an hour of minutes). */
+  rateLimitWaits?: number;
 }
 
 /** The wait a Retry-After asks for: seconds, an HTTP date, or (Dub) the epoch in milliseconds when the window resets. */
@@ -156,7 +160,7 @@ export class SourceHttp {
       const limited = this.options.isRateLimited?.(answer) ?? answer.status === 429;
       if (limited) {
         rateWaits++;
-        if (rateWaits > RATE_LIMIT_WAITS)
+        if (rateWaits > (this.options.rateLimitWaits ?? RATE_LIMIT_WAITS))
           this.fail(`${this.options.product} kept refusing for its rate limit; try again later`, true);
         await this.options.sleep(retryAfterMs(answer.headers.get('retry-after'), Date.now()));
         continue;

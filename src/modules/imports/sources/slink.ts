@@ -50,28 +50,18 @@ async function* ndjson(stream: ReadableStream<Uint8Array>): AsyncGenerator<Line>
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const int = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-function toSourceLink(line: Line, withClicks: boolean): SourceLink {
+function toSourceLink(line: Line, withClicks: boolean, defaultHosts: ReadonlySet<string>): SourceLink {
   const id = str(line.id);
   const url = str(line.destination);
   if (id === null || url === null) throw new SourceError('a link line of the export has no id or destination', false);
-  // The destination without its utm_ keys: they are in params (as the API answers a link).
-  const params = (line.params ?? {}) as Record<string, string>;
-  let destination = url;
-  const utm = Object.entries(params).filter(([k]) => k.startsWith('utm_'));
-  if (utm.length > 0) {
-    try {
-      const u = new URL(url);
-      for (const [k, v] of utm) u.searchParams.set(k, v);
-      destination = u.href;
-    } catch {
-      destination = url;
-    }
-  }
+  const domain = str(line.domain);
+  const params = line.params && typeof line.params === 'object' ? (line.params as Record<string, string>) : {};
   return {
     sourceId: id,
-    url: destination,
+    url,
     slug: str(line.slug),
-    domain: str(line.domain),
+    // A link on the exporting Slink's default domain goes to this one's default domain.
+    domain: domain === null || defaultHosts.has(domain) ? null : domain,
     title: str(line.title),
     tags: Array.isArray(line.tags) ? line.tags.filter((t): t is string => typeof t === 'string') : [],
     createdAt: int(line.createdAt),
@@ -80,6 +70,12 @@ function toSourceLink(line: Line, withClicks: boolean): SourceLink {
     archived: line.status === 'archived',
     totalClicks: int(line.clickCount),
     history: withClicks ? 'visits' : 'total',
+    project: str(line.projectName),
+    params,
+    paused: line.status === 'paused',
+    fallbackUrl: str(line.fallbackUrl),
+    redirectStatus: int(line.redirectStatus),
+    forwardQuery: line.forwardQuery === true,
   };
 }
 
@@ -141,6 +137,8 @@ export function slinkSource(options: SourceOptions): ImportSource {
   /** The link line read past the end of the last page (the next page's first). */
   let pending: Line | null = null;
   let withClicks = false;
+  /** The hosts of the exporting Slink's default domain (its domain lines say which). */
+  const defaultHosts = new Set<string>();
   /** Links read so far (the cursor of the next page). */
   let position = 0;
   /** The current page's visits by link id, oldest first. */
@@ -184,7 +182,7 @@ export function slinkSource(options: SourceOptions): ImportSource {
             break;
           }
           position++;
-          if (position > from) links.push(toSourceLink(next, withClicks));
+          if (position > from) links.push(toSourceLink(next, withClicks, defaultHosts));
         } else if (next.type === 'click') {
           // Clicks of links passed over (a resumed run) end no page: only this page's links' do.
           if (links.length > 0) inClicks = true;
@@ -193,6 +191,8 @@ export function slinkSource(options: SourceOptions): ImportSource {
           const list = visits.get(linkId) ?? [];
           list.push(toVisit(next));
           visits.set(linkId, list);
+        } else if (next.type === 'domain' && next.default === true && typeof next.host === 'string') {
+          defaultHosts.add(next.host);
         } else if (links.length > 0) inClicks = true;
       }
       // The export writes a link's clicks newest first; history is stored oldest first.

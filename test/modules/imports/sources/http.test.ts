@@ -26,6 +26,32 @@ describe('what every source shares', () => {
     expect((await failure(sourceFor('shlink', unset).check(never))).message).toContain('internal address');
   });
 
+  test('a name that resolves to loopback is refused as its address would be', async () => {
+    const url = shlink.url.replace('127.0.0.1', 'localhost');
+    const error = await failure(
+      sourceFor('kutt', optionsFor(url, 'key-1234', { allowPrivate: false }).options).check(never),
+    );
+    expect(error.message).toMatch(/localhost leads to an internal address \((127\.0\.0\.1|::1)\)/);
+  });
+
+  test('a redirect is not followed: the error names where it leads', async () => {
+    const moved = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: () =>
+        new Response(null, { status: 301, headers: { location: 'https://s.example.com/rest/v3/short-urls' } }),
+    });
+    try {
+      const error = await failure(
+        sourceFor('shlink', optionsFor(`http://127.0.0.1:${moved.port}`, 'key-1234').options).check(never),
+      );
+      expect(error.message).toContain('a redirect to https://s.example.com/rest/v3/short-urls');
+      expect(error.message).toContain('--url');
+    } finally {
+      moved.stop(true);
+    }
+  });
+
   test('only http and https addresses are read', async () => {
     for (const url of ['file:///etc/passwd', 'ftp://example.com'])
       expect((await failure(sourceFor('shlink', optionsFor(url, 'key-1234').options).check(never))).message).toContain(

@@ -98,6 +98,9 @@ describe('shlink source', () => {
     const before = fake.requests.length;
     expect((await allVisits(source, read[2]!)).visits).toEqual([]);
     expect(fake.requests.length).toBe(before);
+    // Its count unknown, Shlink is asked: an empty first page with no pages is the end, not an error.
+    expect((await allVisits(source, { ...read[2]!, totalClicks: null })).visits).toEqual([]);
+    expect(fake.requests.slice(before)).toHaveLength(1);
   });
 
   test('a refused API key is a SourceError a person can act on, without the key', async () => {

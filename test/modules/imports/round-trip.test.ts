@@ -1,0 +1,161 @@
+/**
+ * The export's round trip through real HTTP: a SQLite workspace exported, imported into a
+ * PostgreSQL one by the `slink` source reading the first's GET /export, exported again and
+ * imported into a new SQLite one. The last answers the same links (every field a Link has but
+ * its id, its project's id and what the export never carries), the same counts and the same
+ * statistics as the first. Not carried, by design: unique visitors (an imported click has no
+ * visitor hash: nothing tells two visitors apart), the language breakdown and variants.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { createApiKey } from '../../../src/modules/auth/keys';
+import { api, disposeTestApp, makeAccount, makeTestApp, T0, type TestApp } from '../../helpers/app';
+import { clickRequest, flushOk, UA } from '../clicks/support';
+import { ended } from './support';
+
+const ENV = { SLINK_TRUST_PROXY: '1', SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' };
+
+interface Side {
+  t: TestApp;
+  key: string;
+  origin: string;
+}
+
+async function side(engine: 'sqlite' | 'postgres'): Promise<Side> {
+  const t = await makeTestApp(ENV, { engine });
+  t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
+  const account = await makeAccount(t, { role: 'admin' });
+  const key = (await createApiKey(t.deps, { accountId: account.id, scope: 'write' })).key;
+  return { t, key, origin: `http://127.0.0.1:${t.app.server!.port}` };
+}
+
+const sides: Side[] = [];
+afterAll(async () => {
+  for (const s of sides) await disposeTestApp(s.t);
+});
+
+let first: Side;
+beforeAll(async () => {
+  first = await side('sqlite');
+  sides.push(first);
+  const { t, key } = first;
+  const project = await api(t, 'POST', '/projects', { key, body: { name: 'Launch' } });
+  const made = [
+    { slug: 'rt-plain', destination: 'https://example.com/a?utm_source=news', tags: ['x', 'y'], title: 'Plain' },
+    { slug: 'rt-project', destination: 'https://example.com/b', projectId: project.body.id, params: { ref: 'rt' } },
+    { slug: 'rt-options', destination: 'https://example.com/c', redirectStatus: 301, forwardQuery: true },
+    {
+      slug: 'rt-limited',
+      destination: 'https://example.com/d',
+      clickLimit: 50,
+      fallbackUrl: 'https://example.com/gone',
+    },
+    { slug: 'rt-expires', destination: 'https://example.com/e', expiresAt: T0 + 86_400_000 * 30 },
+  ];
+  for (const body of made) expect((await api(t, 'POST', '/links', { key, body })).status).toBe(201);
+  const paused = await api(t, 'POST', '/links', {
+    key,
+    body: { slug: 'rt-paused', destination: 'https://example.com/p' },
+  });
+  // Clicks of every kind the statistics break down: agents, places, referrers, a bot.
+  const clicks: [string, Parameters<typeof clickRequest>[1]][] = [
+    ['/rt-plain', { ua: UA.chromeWin, ip: '81.2.69.142', referer: 'https://news.example.org/post' }],
+    ['/rt-plain', { ua: UA.chromeWin, ip: '81.2.69.142' }],
+    ['/rt-plain', { ua: UA.safariIphone, ip: '89.160.20.112', referer: 'https://www.google.com/' }],
+    ['/rt-project', { ua: UA.firefoxLinux, ip: '216.160.83.56' }],
+    ['/rt-project', { ua: UA.googlebot, ip: '216.160.83.56' }],
+    ['/rt-options', { ua: UA.chromeAndroid, ip: '2.125.160.216' }],
+    ['/rt-limited', { ua: UA.chromeWin, ip: '175.16.199.1' }],
+    ['/rt-paused', { ua: UA.chromeWin, ip: '81.2.69.142' }],
+  ];
+  for (const [path, o] of clicks) {
+    t.clock.advance(60_000);
+    const res = await t.app.handle(clickRequest(path, o));
+    await res.arrayBuffer();
+  }
+  await flushOk(t);
+  expect((await api(t, 'PATCH', `/links/${paused.body.id}`, { key, body: { status: 'paused' } })).status).toBe(200);
+});
+
+/** Imports `from`'s export into `to` through the API, and waits for the run to end. */
+async function importInto(to: Side, from: Side) {
+  const started = await api(to.t, 'POST', '/imports', {
+    key: to.key,
+    body: { source: 'slink', url: from.origin, token: from.key },
+  });
+  expect({ status: started.status, body: started.body }).toEqual({ status: 202, body: { id: expect.any(String) } });
+  return ended(async () => (await api(to.t, 'GET', `/imports/${started.body.id}`, { key: to.key })).body);
+}
+
+async function exportedLinks(s: Side): Promise<Record<string, any>[]> {
+  const res = await fetch(`${s.origin}/api/v1/export`, { headers: { authorization: `Bearer ${s.key}` } });
+  const lines = (await res.text())
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  return lines.filter((l) => l.type === 'link');
+}
+
+async function linksOf(s: Side): Promise<Record<string, any>[]> {
+  return (await exportedLinks(s))
+    .map(({ type: _, id: __, projectId: ___, updatedAt: ____, uniqueCount: _____, imported: ______, ...link }) => link)
+    .sort((a, b) => (a.slug < b.slug ? -1 : 1));
+}
+
+const RANGE = `from=${T0 - 86_400_000}&to=${T0 + 86_400_000}`;
+const CARRIED = ['country', 'city', 'device', 'os', 'browser', 'referrer', 'trafficType', 'utmSource', 'params'];
+
+async function statsOf(s: Side) {
+  const out: Record<string, unknown> = {};
+  const links = await exportedLinks(s);
+  for (const link of links) {
+    const res = await api(s.t, 'GET', `/links/${link.id}/stats?${RANGE}&bots=1`, { key: s.key });
+    expect(res.status).toBe(200);
+    const stats = res.body;
+    out[link.slug] = {
+      totals: { clicks: stats.totals.clicks, bots: stats.totals.bots },
+      series: stats.series.map((b: any) => [b.t, b.clicks]),
+      breakdowns: Object.fromEntries(CARRIED.map((d) => [d, stats.breakdowns[d]])),
+    };
+  }
+  const workspace = (await api(s.t, 'GET', `/workspace/stats?${RANGE}`, { key: s.key })).body;
+  out.workspace = { clicks: workspace.totals.clicks, bots: workspace.totals.bots };
+  return out;
+}
+
+test('SQLite -> export -> PostgreSQL -> export -> SQLite answers the same links, counts and statistics', async () => {
+  const middle = await side('postgres');
+  sides.push(middle);
+  const there = await importInto(middle, first);
+  expect(there).toMatchObject({ status: 'done', links: { seen: 6, created: 6, skipped: 0, failed: 0 } });
+  expect(there.clicks.imported).toBe(8);
+  const last = await side('sqlite');
+  sides.push(last);
+  const back = await importInto(last, middle);
+  expect(back).toMatchObject({ status: 'done', links: { seen: 6, created: 6, skipped: 0, failed: 0 } });
+
+  const original = await linksOf(first);
+  expect(original.map((l) => l.slug)).toEqual([
+    'rt-expires',
+    'rt-limited',
+    'rt-options',
+    'rt-paused',
+    'rt-plain',
+    'rt-project',
+  ]);
+  expect(await linksOf(middle)).toEqual(original);
+  expect(await linksOf(last)).toEqual(original);
+  const stats = await statsOf(first);
+  // What is compared holds something: clicks of each kind, places, agents and referrers.
+  expect(stats['rt-plain']).toMatchObject({ totals: { clicks: 3, bots: 0 } });
+  // With bots=1 the totals count the bot hit among the clicks too.
+  expect(stats['rt-project']).toMatchObject({ totals: { clicks: 2, bots: 1 } });
+  expect(stats.workspace).toEqual({ clicks: 7, bots: 1 });
+  const plain = stats['rt-plain'] as { breakdowns: Record<string, { value: string }[]> };
+  for (const d of ['country', 'device', 'browser', 'referrer', 'utmSource'])
+    expect({ d, some: plain.breakdowns[d]!.some((v) => v.value !== null) }).toEqual({ d, some: true });
+  expect(await statsOf(middle)).toEqual(stats);
+  expect(await statsOf(last)).toEqual(stats);
+  // The project came along by name.
+  const projects = (await api(last.t, 'GET', '/projects', { key: last.key })).body;
+  expect(JSON.stringify(projects)).toContain('"name":"Launch"');
+}, 60_000);
