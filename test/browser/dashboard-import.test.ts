@@ -215,6 +215,17 @@ test("the API's 400 shows under the field it names", async () => {
   expect(await page.evaluate('document.activeElement === document.querySelector("[aria-invalid=true]")')).toBe(true);
   expect(await page.locator('.import-run').count()).toBe(0);
 
+  // A key the source refuses is said under the key, in the source's words.
+  await page.getByLabel('Shlink address').fill(shlink.url);
+  await page.getByLabel('API key').fill('not-the-key');
+  await page.getByRole('button', { name: 'Dry run' }).click();
+  const key = page.getByLabel('API key');
+  await waitUntil(async () => (await key.getAttribute('aria-invalid')) === 'true');
+  const keyError = page.locator(`[id="${(await key.getAttribute('aria-describedby'))!.split(' ').at(-1)}"]`);
+  expect(await keyError.textContent()).toContain('Shlink refused the API key (401 Invalid API key');
+  expect(await address.getAttribute('aria-invalid')).toBeNull();
+  expect(await page.locator('.import-run').count()).toBe(0);
+
   // A file source without its file says so under File, before anything is sent.
   await page.getByRole('radio', { name: 'CSV file' }).check();
   await page.getByRole('button', { name: 'Dry run' }).click();
