@@ -223,6 +223,8 @@ test("the API's 400 shows under the field it names", async () => {
   await waitUntil(async () => (await key.getAttribute('aria-invalid')) === 'true');
   const keyError = page.locator(`[id="${(await key.getAttribute('aria-describedby'))!.split(' ').at(-1)}"]`);
   expect(await keyError.textContent()).toContain('Shlink refused the API key (401 Invalid API key');
+  // Refused too, the key was sent once: the field is empty.
+  expect(await key.inputValue()).toBe('');
   expect(await address.getAttribute('aria-invalid')).toBeNull();
   expect(await page.locator('.import-run').count()).toBe(0);
 

@@ -2,7 +2,7 @@
  * Settings › Import's form: the source (each with what it carries), what it needs (an address
  * and a token for a service, a file for the others), where the links go (domain, project), how
  * much history, what to do with a slug already taken, then `Dry run` or `Import`. The token is
- * a password field, sent once and emptied as soon as the import is accepted: nothing keeps it.
+ * a password field, emptied the moment it is sent (accepted or refused): nothing keeps it.
  * The API's 400 shows under the field it names.
  */
 import { useRef, useState } from 'preact/hooks';
@@ -53,11 +53,14 @@ export function ImportForm({ domains, projects, onStarted }: ImportFormProps) {
         field: 'file',
         status: 0,
       });
+    // Sent once, kept nowhere: the field is empty again whatever the answer.
+    const sent = info.reads === 'network' && token !== '' ? token : undefined;
+    setToken('');
     const { id } = await startImport(
       {
         source,
         url: address,
-        token: info.reads === 'network' && token !== '' ? token : undefined,
+        token: sent,
         domain: domain || undefined,
         projectId: projectId || undefined,
         history,
@@ -66,7 +69,6 @@ export function ImportForm({ domains, projects, onStarted }: ImportFormProps) {
       },
       info.reads === 'file' ? file : null,
     );
-    setToken('');
     onStarted(id);
   });
   const formRef = useErrorFocus<HTMLFormElement>(error);
