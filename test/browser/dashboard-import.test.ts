@@ -2,9 +2,9 @@
  * Settings › Import in Chromium, as a person uses it (fill a field, click once): a CSV file
  * tried with a dry run (nothing written), then imported (its links in the list); a Shlink read
  * through its API (its fake, test/fakes/shlink.ts, on loopback) shown running then done, with
- * the history noted on the link's page; another cancelled while it runs; the API's 400 under
- * the field it names; and an editor told why the page is not theirs. Screenshots go to
- * SLINK_IMPORT_SHOTS when it names a folder.
+ * the history noted on the link's page; another cancelled while it runs; one failed, saying why;
+ * the API's 400 under the field it names; and an editor told why the page is not theirs.
+ * Screenshots go to SLINK_IMPORT_SHOTS when it names a folder.
  */
 import { afterAll, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
@@ -195,6 +195,32 @@ test('Cancel stops a run that is still going', async () => {
     release();
     other.stop();
     otherFake.stop();
+  }
+}, 60_000);
+
+test('a run the source stops answering ends failed, and says why', async () => {
+  const p = await adminPage();
+  const { page } = p;
+  const failing = heldProxy(shlinkFake.url);
+  // The check before the start passes; the run's first page of links is refused.
+  failing.refuse('itemsPerPage=50', 401);
+  try {
+    await page.goto(`${d.origin}${IMPORT}`);
+    await page.getByLabel('Shlink address').fill(failing.url);
+    await page.getByLabel('API key').fill('shlink-secret-key');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await waitUntil(async () => (await runStatus(page).textContent())?.startsWith('Failed') === true);
+    expect(await runStatus(page).textContent()).toBe(
+      'Failed: 0 links created before it stopped. The errors below say why.',
+    );
+    expect(await page.locator('.import-run .badge').textContent()).toBe('Failed');
+    // No full bar for a run that did not finish.
+    expect(await page.locator('.import-run progress').count()).toBe(0);
+    const cells = await page.locator('.import-errors tbody tr').first().locator('td').allInnerTexts();
+    expect(cells[0]).toBe('The run');
+    expect(cells[1]).toContain('Shlink refused the API key (401');
+  } finally {
+    failing.stop();
   }
 }, 60_000);
 

@@ -147,7 +147,8 @@ export function ImportRunPanel({ id, onRead }: ImportRunPanelProps) {
             {current.errors.map((e, i) => (
               <tr key={`${i}-${e.source}`}>
                 <td class="wrap">
-                  <code>{e.source}</code>
+                  {/* No source link: about the run itself (the source refused, the run stopped). */}
+                  {e.source === '' ? <em>The run</em> : <code>{e.source}</code>}
                 </td>
                 <td class="wrap">{e.reason}</td>
               </tr>
