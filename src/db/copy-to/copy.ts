@@ -15,6 +15,7 @@ import type { Database } from 'bun:sqlite';
 import {
   copySealState,
   dropClickTailKey,
+  importsQueued,
   lastAssignedClickId,
   nextBlockChunk,
   nextTailChunk,
@@ -197,6 +198,13 @@ async function moveSequences(sqlite: Database, tx: Pg): Promise<void> {
 
 /** Copies and verifies; returns the verification's lines. Throws CopyRefused, or what failed. */
 export async function copyToPostgres(sqlite: Database, sql: Pg, o: CopyOptions): Promise<string[]> {
+  // PostgreSQL has no queue: history an import left waiting for SQLite's click writer would be lost.
+  const queued = importsQueued(sqlite);
+  if (queued > 0) {
+    throw new CopyRefused(
+      `imported history still waits for the click writer (${queued} rows in click_imports): start the server on ${o.source} once, so it counts them, then copy`,
+    );
+  }
   const fingerprint = sourceFingerprint(sqlite);
   const start = await startingPoint(sql, o, fingerprint);
   let state = start.state;

@@ -24,6 +24,7 @@ export const SPECIAL_TABLES: Readonly<Record<string, string>> = {
   click_state: "the sequences step: the sealer's watermark",
   clicks: 'none: the first click table, emptied into click_tail when the file is brought up to date',
   event_listeners: "none: the live streams open on the old database's processes, which lapse within a minute",
+  click_imports: 'none: a copy is refused while imported history waits in it for the click writer (copy.ts)',
   link_changes:
     "none: the change feed between the processes on one database, each engine's own and never the workspace's data",
 };
@@ -51,6 +52,7 @@ export const SQLITE_ONLY: Readonly<Record<string, string>> = {
   __drizzle_migrations: 'the migrations applied',
   sqlite_sequence: "SQLite's AUTOINCREMENT counters (the sequences step moves PostgreSQL's past them)",
   clicks: 'the first click table, which PostgreSQL never had',
+  click_imports: "imported history waiting for SQLite's one click writer (a copy refuses a database where some waits)",
 };
 
 /**

@@ -13,7 +13,8 @@ import { openDatabase } from '../../../src/db/client';
 import { systemClock } from '../../../src/lib/clock';
 import { importsQueued } from '../../../src/modules/clicks/public';
 import type { HistoryWriter, SourceVisit } from '../../../src/modules/imports/public';
-import { createLinkAt, inspect, superuserWriteKey, tempDir } from '../../helpers/cli';
+import { createLinkAt, inspect, slink, superuserWriteKey, tempDir } from '../../helpers/cli';
+import { freshPostgresUrl } from '../../helpers/postgres';
 import { BUN, cleanEnv, freePort, ROOT, type RunningProcess, start, waitHealthy } from '../../helpers/proc';
 import { waitUntil } from '../../helpers/wait';
 import { UA } from '../clicks/support';
@@ -156,6 +157,12 @@ test('history queued while no server runs waits, and the next start takes it', a
   await stop();
   expect(await importing((history) => history.visits(id, 'shlink', visits(500)))).toBe(500);
   expect(inspect(db, importsQueued)).toBe(1);
+  // PostgreSQL has no such queue: a copy now would leave the history behind, so it is refused.
+  const copy = await slink(db, ['copy-to', await freshPostgresUrl()]);
+  expect({ code: copy.code, stderr: copy.stderr }).toEqual({
+    code: 1,
+    stderr: `slink: imported history still waits for the click writer (1 rows in click_imports): start the server on ${db} once, so it counts them, then copy\n`,
+  });
   await serve();
   await waitUntil(async () => (await getJson(`/links/${id}`)).clickCount === 400, 'clickCount 400', 60_000, 50);
   expect(inspect(db, importsQueued)).toBe(0);
