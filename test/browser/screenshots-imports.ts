@@ -51,11 +51,9 @@ const shlink = startShlinkFake({
     { shortCode: 'old-ftp', longUrl: 'ftp://files.example.com/price-list.pdf', dateCreated: created },
   ],
 });
-const otherFake = startShlinkFake({
-  apiKey: 'other-key',
-  links: [{ shortCode: 'summer', longUrl: 'https://shop.example.com/summer', dateCreated: created, visits: visits(2) }],
-});
-// The second run's pages of links wait, so it is shown running.
+// 60 links: the second run shows its first page of 50 done while the rest waits.
+const otherFake = startShlinkFake({ apiKey: 'other-key', generated: { links: 60, visitsPerLink: 3 } });
+// The second run's last link's visits wait, so it is shown running.
 const running = heldProxy(otherFake.url);
 
 // The fakes answer on loopback, an address import sources refuse unless allowed.
@@ -80,13 +78,17 @@ try {
   };
   const done = await start(shlink.url, 'shlink-key');
   await waitUntil(async () => (await status.textContent())?.startsWith('Done') === true, 60_000);
-  const release = running.hold('itemsPerPage=50');
+  const release = running.hold('/short-urls/g59/visits');
   const going = await start(running.url, 'other-key');
   const imported = (await api(d.t, 'GET', '/links?q=spring%2Fsale', { key })).body.items[0];
 
   const shots: [string, string, (page: Page) => Promise<void>][] = [
     ['import', `/app/settings/import?run=${done}`, async () => status.getByText(/^Done/).waitFor()],
-    ['import-running', `/app/settings/import?run=${going}`, async () => status.getByText(/^Running/).waitFor()],
+    [
+      'import-running',
+      `/app/settings/import?run=${going}`,
+      async () => status.getByText('Running: 50 links read so far.').waitFor(),
+    ],
     ['link-imported', `/app/links/${imported.id}`, async () => page.locator('.imported-note').waitFor()],
   ];
   for (const [name, path, ready] of shots) {
