@@ -103,6 +103,46 @@ for (const engine of ENGINES) {
 }
 
 describe('sqlite', () => {
+  test('Ctrl-C stops the run at its page boundary, cancelled, and exits 1; the next run resumes', async () => {
+    const db = await cliDatabase('sqlite');
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const first = [linkLine({ slug: 'int-a' }), linkLine({ slug: 'int-b' })];
+    const lines = [
+      header(true),
+      ...first,
+      clickOf(first[0]!, 1),
+      linkLine({ slug: 'int-c' }),
+      linkLine({ slug: 'int-d' }),
+    ];
+    // Held inside the second page: the first is saved, the second waits on the source.
+    const { url } = source.serve('interrupt', lines, { after: 5, release: held });
+    const proc = Bun.spawn([BUN, 'run', 'src/index.ts', ...importArgs(url)], {
+      cwd: ROOT,
+      env: envOf(db),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    await waitUntil(async () => {
+      if (!existsSync(db.path)) return false;
+      const rows = await db.rows<{ seen: number }>('SELECT links_seen AS seen FROM import_runs').catch(() => []);
+      return rows.length === 1 && Number(rows[0]!.seen) === 2;
+    }, 'the first page saved');
+    proc.kill('SIGINT');
+    const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()]);
+    release();
+    expect({ code, stdout }).toEqual({
+      code: 1,
+      stdout: expect.stringMatching(
+        /^imp_\w+ cancelled: 2 links read: 2 created, 0 skipped, 0 failed; 1 clicks imported\n$/,
+      ),
+    });
+    const again = await run([BUN, 'run', 'src/index.ts', ...importArgs(url)], { env: envOf(db) });
+    expect(again.stdout).toMatch(/ done: 2 links read: 2 created, 0 skipped, 0 failed;/);
+  }, 60_000);
+
   test('links imported beside a running service redirect at once: the service follows the file’s change feed', async () => {
     const served = await serveProcess([BUN, `${ROOT}/src/index.ts`], cleanEnv({}));
     try {

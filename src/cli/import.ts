@@ -11,6 +11,7 @@ import { cliImportDeps } from '../compose/imports';
 import { OPERATOR } from '../modules/access/public';
 import {
   CONFLICT_MODES,
+  cancelImport,
   HISTORY_MODES,
   type RunProgress,
   SOURCE_NAMES,
@@ -69,7 +70,17 @@ export async function importCommand(base: BaseDeps, argv: string[], io: CliIo): 
     (progress) => io.err(`import: ${counts(progress)}`),
   );
   io.err(`import: ${id} started`);
-  const end = await done;
+  // Ctrl-C or a SIGTERM stops the run at its page boundary, cancelled: a re-run resumes there.
+  const stop = () => {
+    io.err(`import: stopping ${id} at the end of its page`);
+    void cancelImport(deps, id).catch(() => {});
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const end = await done.finally(() => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  });
   const dry = values['dry-run'] === true ? ' (dry run: nothing written)' : '';
   io.out(`${id} ${end.status}${dry}: ${counts(end.progress)}`);
   for (const e of end.progress.errors.slice(0, 20)) io.err(`import: ${e.source || source}: ${e.reason}`);

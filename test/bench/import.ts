@@ -25,12 +25,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Deps } from '../../src/compose/deps';
 import { systemClock } from '../../src/lib/clock';
+import { OPERATOR } from '../../src/modules/access/public';
 import { MAX_BATCH } from '../../src/modules/clicks/capture/flusher';
 import type { WireClick } from '../../src/modules/clicks/capture/record';
 import { openGeo } from '../../src/modules/clicks/enrich/geo';
 import type { ClickWriter } from '../../src/modules/clicks/public';
-import type { SourceVisit } from '../../src/modules/imports/public';
+import { type SourceVisit, sourceFor, startImport } from '../../src/modules/imports/public';
 import type { PageKey } from '../../src/modules/links/store';
+import { startShlinkFake } from '../fakes/shlink';
 import { benchPostgres } from './pg-cluster';
 import { benchDeps, benchDepsPostgres, NO_PARAMS, seedLinks } from './seed-links';
 
@@ -41,6 +43,8 @@ const { values } = parseArgs({
     engine: { type: 'string', default: 'sqlite' },
     /** Links whose visits are handed over at once (an engine reading several links from the source). */
     concurrency: { type: 'string', default: '32' },
+    /** Links of the whole import's run (a Shlink fake over HTTP, the engine's runner): 0 skips it. */
+    'real-links': { type: 'string', default: '5000' },
   },
 });
 const LINKS = Number(values.links);
@@ -48,6 +52,7 @@ const VISITS = Number(values.visits);
 const ENGINE = values.engine === 'postgres' ? 'postgres' : 'sqlite';
 const PER_LINK = Math.max(1, Math.round(VISITS / LINKS));
 const CONCURRENCY = Math.max(1, Number(values.concurrency));
+const REAL_LINKS = Number(values['real-links']);
 /** Links between two takes of the SQLite queue (the server's writer takes it on a timer). */
 const TAKE_EVERY = 5000;
 
@@ -182,6 +187,40 @@ async function runBaseline(
   return { ms, peak: rss.stop(), start: rss.start };
 }
 
+/**
+ * The whole import as `slink import shlink` runs it (startImport, as the CLI calls it), from a
+ * Shlink fake over HTTP holding REAL_LINKS links of PER_LINK visits each, into a fresh database:
+ * links read and made, visits read and written, and counted by the end.
+ */
+async function runRealImport(deps: Deps): Promise<{ ms: number; peak: number; start: number; visits: number }> {
+  const fake = startShlinkFake({ generated: { links: REAL_LINKS, visitsPerLink: PER_LINK } });
+  try {
+    // The fake listens on this machine: a private address the sources refuse by default.
+    deps.sources = (name, options) => sourceFor(name, { ...options, allowPrivate: true });
+    Bun.gc(true);
+    const rss = rssPeak();
+    const started = performance.now();
+    const { done } = await startImport(deps, OPERATOR, {
+      source: 'shlink',
+      url: fake.url,
+      token: fake.apiKey,
+      file: null,
+      domain: null,
+      projectId: null,
+      history: 'clicks',
+      onConflict: 'skip',
+      dryRun: false,
+    });
+    const end = await done;
+    const ms = performance.now() - started;
+    if (end.status !== 'done')
+      throw new Error(`the import ended ${end.status}: ${JSON.stringify(end.progress.errors)}`);
+    return { ms, peak: rss.stop(), start: rss.start, visits: end.progress.clicksImported };
+  } finally {
+    fake.stop();
+  }
+}
+
 function report(name: string, r: { ms: number; peak: number; start: number }, n: number): void {
   console.log(
     `  ${name}: ${rate(n, r.ms).toLocaleString('en-US')} visits/s (${(r.ms / 1000).toFixed(1)} s), RSS ${mb(r.start)} at its start, peak ${mb(r.peak)} (+${mb(r.peak - r.start)})`,
@@ -212,6 +251,12 @@ try {
     report('import (HistoryWriter: queued, taken by the click writer, counted)', r, total);
     console.log(`  import / baseline: ${(b.ms / r.ms).toFixed(2)}`);
     deps.db.$client.close();
+    if (REAL_LINKS > 0) {
+      const real = benchDeps(join(dir, 'real.db'));
+      const e = await runRealImport(real);
+      report(`the whole import (Shlink fake over HTTP, ${REAL_LINKS.toLocaleString('en-US')} links)`, e, e.visits);
+      real.db.$client.close();
+    }
   } else {
     const cluster = await benchPostgres();
     try {
@@ -242,6 +287,19 @@ try {
       report('import (HistoryWriter: written on the pool, folded)', r, total);
       console.log(`  import / baseline: ${(b.ms / r.ms).toFixed(2)}`);
       await deps.stores.close();
+      if (REAL_LINKS > 0) {
+        const admin2 = openPostgres(cluster.url, 1);
+        await admin2`CREATE DATABASE real_bench`;
+        await admin2.close();
+        const realUrl = cluster.url.replace(/\/[^/?]+(\?|$)/, '/real_bench$1');
+        const m2 = openPostgres(realUrl, 1);
+        await migratePostgres(m2);
+        await m2.close();
+        const real = benchDepsPostgres(realUrl, join(dir, 'unused.db'));
+        const e = await runRealImport(real);
+        report(`the whole import (Shlink fake over HTTP, ${REAL_LINKS.toLocaleString('en-US')} links)`, e, e.visits);
+        await real.stores.close();
+      }
     } finally {
       cluster.stop();
     }

@@ -12,7 +12,7 @@ export { sqliteHistoryWriter } from './history/sqlite';
 export { CONFLICT_MODES, HISTORY_MODES } from './model';
 export { createPostgresImportStore } from './postgres/store';
 export type { RunEnd } from './runner';
-export { getImport, type ImportRequest, startImport, toImportJson } from './service';
+export { cancelImport, getImport, type ImportRequest, startImport, toImportJson } from './service';
 export type {
   HistoryKind,
   ImportSource,

@@ -13,13 +13,13 @@ import { openDatabase } from '../../../src/db/client';
 import { systemClock } from '../../../src/lib/clock';
 import { importsQueued } from '../../../src/modules/clicks/public';
 import type { HistoryWriter, SourceVisit } from '../../../src/modules/imports/public';
+import { startShlinkFake } from '../../fakes/shlink';
 import { createLinkAt, inspect, slink, superuserWriteKey, tempDir } from '../../helpers/cli';
 import { freshPostgresUrl } from '../../helpers/postgres';
 import { BUN, cleanEnv, freePort, ROOT, type RunningProcess, start, waitHealthy } from '../../helpers/proc';
 import { waitUntil } from '../../helpers/wait';
 import { UA } from '../clicks/support';
 
-const DAY = 86_400_000;
 const START = Date.UTC(2026, 0, 1);
 
 let dir: string;
@@ -37,6 +37,8 @@ function serve(): Promise<Response> {
       SLINK_HOSTNAME: '127.0.0.1',
       SLINK_SHORT_HOST: `http://127.0.0.1:${port}`,
       SLINK_FLUSH_MS: '100',
+      // The Shlink fake listens on this machine: a private address the sources refuse by default.
+      SLINK_WEBHOOKS_ALLOW_PRIVATE: '1',
     }),
   });
   return waitHealthy(server, 30_000);
@@ -150,6 +152,43 @@ test('history queued beside a running server is taken by its writer, between its
   });
   await waitUntil(async () => (await getJson(`/links/${daily}`)).clickCount === 42, 'the daily counts', 60_000, 50);
   expect(inspect(db, importsQueued)).toBe(0);
+});
+
+test('an import the server runs (POST /imports) has its own writer count the history by the time it is done', async () => {
+  const fake = startShlinkFake({ generated: { links: 30, visitsPerLink: 40 } });
+  try {
+    const started = await fetch(`${server!.base}/api/v1/imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ source: 'shlink', url: fake.url, token: fake.apiKey }),
+    });
+    expect(started.status).toBe(202);
+    const { id } = (await started.json()) as { id: string };
+    let run: any;
+    await waitUntil(
+      async () => {
+        run = await getJson(`/imports/${id}`);
+        return run.status !== 'running';
+      },
+      'the import to end',
+      60_000,
+      50,
+    );
+    expect({ status: run.status, clicks: run.clicks }).toEqual({ status: 'done', clicks: { imported: 1200 } });
+    // Counted when the run says done: no wait on the writer's timer.
+    const links = (await getJson('/links?limit=100')).items as {
+      slug: string;
+      clickCount: number;
+      imported: unknown;
+    }[];
+    // The links this run made (those of the test before were imported into by hand).
+    const imported = links.filter((l) => l.imported !== null && !l.slug.startsWith('moved'));
+    expect(imported.length).toBe(30);
+    expect(imported.reduce((n, l) => n + l.clickCount, 0)).toBe(1200);
+    expect(inspect(db, importsQueued)).toBe(0);
+  } finally {
+    fake.stop();
+  }
 });
 
 test('history queued while no server runs waits, and the next start takes it', async () => {

@@ -203,12 +203,22 @@ async function takeImportsOnce(): Promise<number> {
   return taken;
 }
 
+/** Whether the last take failed: logged once, and its recovery once, not every tick. */
+let importsFailing = false;
+
 function watchImports(): void {
   importTimer = setInterval(() => {
     if (taking !== null) return;
-    takeAllImports().catch((err) => {
-      console.error(`taking imported history failed (tried again): ${String(err)}`);
-    });
+    takeAllImports().then(
+      () => {
+        if (importsFailing) console.log('taking imported history works again');
+        importsFailing = false;
+      },
+      (err) => {
+        if (!importsFailing) console.error(`taking imported history failed (tried again): ${String(err)}`);
+        importsFailing = true;
+      },
+    );
   }, IMPORT_POLL_MS);
 }
 
