@@ -269,4 +269,14 @@ export const DASHBOARD_PAGES: DashboardPage[] = [
     },
     shows: false,
   },
+  {
+    name: 'settings: import',
+    route: '/app/settings/import',
+    access: 'superuser',
+    reach: async () => '/app/settings/import',
+    ready: async (page) => {
+      await page.getByRole('heading', { name: 'No imports yet' }).waitFor();
+    },
+    shows: false,
+  },
 ];

@@ -1,11 +1,13 @@
 /**
  * The browser client's DOM-free rules: which URLs may become links, addresses without a scheme,
  * utm_ lifting and the params editor's rows, route matching, the return path after sign-in, how
- * times read (UTC, labelled), what a link's state says, and the Status filter's choices.
+ * times read (UTC, labelled), what a link's state says, the Status filter's choices, and the line
+ * that says where a link's imported clicks came from.
  */
 import { describe, expect, test } from 'bun:test';
 import { withScheme, withSchemes } from '../../../src/modules/dashboard/client/lib/destination';
 import { formatUtc, formatUtcTicks, fromUtcInput, toUtcInput } from '../../../src/modules/dashboard/client/lib/format';
+import { importedLine } from '../../../src/modules/dashboard/client/lib/import-sources';
 import {
   endedHint,
   type LinkState,
@@ -287,5 +289,28 @@ describe('the Status filter', () => {
     const both = statusOptions({ status: 'archived', availability: 'expired' });
     expect(both.value).toBe('status=archived&availability=expired');
     expect(both.options.at(-1)).toEqual({ value: both.value, label: 'Archived, expired' });
+  });
+});
+
+describe("a link's imported history", () => {
+  const at = Date.UTC(2026, 10, 20, 9, 30);
+  const line = (history: 'visits' | 'daily' | 'total' | 'none', clicks: number, source = 'shlink') =>
+    importedLine({ source, at, history, clicks }, '2026-11-20 UTC', clicks.toLocaleString('en'));
+
+  test('says how many clicks, before when and from where', () => {
+    expect(line('visits', 1234)).toBe('1,234 clicks before 2026-11-20 UTC imported from Shlink.');
+    expect(line('visits', 1)).toBe('1 click before 2026-11-20 UTC imported from Shlink.');
+    expect(line('daily', 40, 'bitly')).toBe(
+      "40 clicks before 2026-11-20 UTC imported from Bitly, as counts per day: no visitors' details for them.",
+    );
+    expect(line('total', 7, 'csv')).toBe(
+      '7 clicks before 2026-11-20 UTC imported from a CSV file, as a total: counted here, but in no chart or breakdown.',
+    );
+  });
+
+  test('says so when no clicks came, and names a source it does not know as it is', () => {
+    expect(line('none', 0, 'yourls')).toBe('Imported from YOURLS on 2026-11-20 UTC, without its clicks.');
+    expect(line('visits', 0, 'slink')).toBe('Imported from another Slink on 2026-11-20 UTC: it had no clicks there.');
+    expect(line('visits', 2, 'elsewhere')).toBe('2 clicks before 2026-11-20 UTC imported from elsewhere.');
   });
 });

@@ -42,6 +42,13 @@ describe('field messages', () => {
     expect(fieldMessage('url', 'url must be an absolute http or https URL with a host')).toBe(
       'Use a full web address such as https://example.com/hooks.',
     );
+    // An import source's address is not a webhook's.
+    expect(fieldMessage('url', 'url must be an absolute http(s) address')).toBe(
+      "Use the service's full address, such as https://s.example.com.",
+    );
+    expect(fieldMessage('url', 'url must be an http(s) address')).toBe(
+      "Use the service's full address, such as https://s.example.com.",
+    );
     expect(fieldMessage('preview.title', 'preview.title must be 1 to 200 characters')).toBe(
       'Preview heading must be 1 to 200 characters',
     );

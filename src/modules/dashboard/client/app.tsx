@@ -21,7 +21,7 @@ function NotForYou({ only, role }: { only: string; role: string }) {
     <>
       <h1>{only}</h1>
       <p>
-        Your account is {role === 'admin' ? 'an' : 'a'} {role}. Ask an admin if you need a change here.
+        Your account is {role === 'viewer' ? 'a' : 'an'} {role}. Ask an admin if you need a change here.
       </p>
       <p>
         <a href="/app">Back to the links</a>

@@ -53,6 +53,12 @@ export const SETTINGS_ITEMS: SettingsItem[] = [
     adminOnly: true,
   },
   {
+    href: '/app/settings/import',
+    label: 'Import',
+    about: 'Bring links and their clicks from Shlink, Bitly, Kutt, YOURLS, Dub, a CSV file or another Slink.',
+    adminOnly: true,
+  },
+  {
     href: '/app/settings/audit',
     label: 'Audit log',
     about: 'Who changed what, through what and when, for the last 365 days.',

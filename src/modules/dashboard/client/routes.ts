@@ -15,6 +15,7 @@ import { AccountPage } from './pages/settings/account';
 import { AccountsPage } from './pages/settings/accounts';
 import { AuditPage } from './pages/settings/audit';
 import { DomainsPage } from './pages/settings/domains';
+import { ImportPage } from './pages/settings/import';
 import { SettingsIndexPage } from './pages/settings/index';
 import { KeysPage } from './pages/settings/keys';
 import { SessionsPage } from './pages/settings/sessions';
@@ -60,6 +61,7 @@ export const ROUTES: Route[] = [
   { path: '/app/settings/webhooks/:id', page: WebhookDeliveriesPage, access: 'admin', only: ADMINS_WEBHOOKS },
   { path: '/app/settings/workspace', page: WorkspacePage, access: 'signed-in' },
   { path: '/app/settings/accounts', page: AccountsPage, access: 'admin', only: 'Only admins can manage accounts' },
+  { path: '/app/settings/import', page: ImportPage, access: 'admin', only: 'Only admins can import links' },
   { path: '/app/settings/audit', page: AuditPage, access: 'admin', only: 'Only admins can read the audit log' },
 ];
 

@@ -51,12 +51,14 @@ async function failureOf(response: Response): Promise<ApiError> {
 
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   let response: Response;
+  // A form (a file upload) goes as multipart: the browser writes its content type and boundary.
+  const form = body instanceof FormData;
   try {
     response = await fetch(path, {
       method,
       credentials: 'same-origin',
-      headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: body === undefined || form ? { accept: 'application/json' } : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : form ? body : JSON.stringify(body),
     });
   } catch {
     throw new ApiFailure({ code: 'network_error', message: 'Could not reach the server', field: null, status: 0 });

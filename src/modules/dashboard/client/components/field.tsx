@@ -192,3 +192,28 @@ export function CheckboxField({
     </div>
   );
 }
+
+/** A file to upload (one). The browser keeps the choice; `onFile` hears it, null when cleared. */
+export function FileField({
+  label,
+  accept,
+  onFile,
+  error,
+  hint,
+}: Common & { accept?: string; onFile(file: File | null): void }) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        type="file"
+        accept={accept}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(id, hint, error)}
+        onChange={(e) => onFile(e.currentTarget.files?.[0] ?? null)}
+      />
+      <Messages id={id} hint={hint} error={error} />
+    </div>
+  );
+}

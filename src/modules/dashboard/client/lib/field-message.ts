@@ -49,7 +49,9 @@ const REWRITES: [field: string, api: RegExp, human: string][] = [
     'Use a full web address such as https://example.com/offer-ended, or leave it empty.',
   ],
   ['image', /must be an absolute http/, 'Use a full web address of the image, such as https://example.com/card.png.'],
-  ['url', /must be an absolute http/, 'Use a full web address such as https://example.com/hooks.'],
+  // A webhook's URL ("... URL"); an import source's address ("... address") has its own words.
+  ['url', /must be an absolute http.*URL/, 'Use a full web address such as https://example.com/hooks.'],
+  ['url', /must be an (absolute )?http\(s\) address/, "Use the service's full address, such as https://s.example.com."],
   ['password', /must be a string of (\d+) to (\d+) characters/, 'A password is $1 to $2 characters.'],
   ['before', /must be later than after/, 'Must be later than From (UTC).'],
   ['from', /must not be after to/, 'Must not be after To (UTC).'],

@@ -14,6 +14,7 @@ import { LiveFeed, LiveMark, LiveMarkHint } from '../components/live-feed';
 import { StatusBadge } from '../components/status-badge';
 import { formatNumber, formatUtc } from '../lib/format';
 import { usePageTitle, useResource } from '../lib/hooks';
+import { importedLine } from '../lib/import-sources';
 import { newerThan, type ReceivedClick, useLiveClicks } from '../lib/live-clicks';
 import { usePowers } from '../lib/powers';
 import { DeleteLink } from './link/delete-link';
@@ -23,6 +24,17 @@ import { RulesTest } from './link/rules-test';
 import { StatusActions } from './link/status-actions';
 import { Variants } from './link/variants';
 import type { PageProps } from './page';
+
+/** Where the link's earlier clicks came from, when an import brought them (one line, or nothing). */
+function ImportedNote({ link }: { link: Link }) {
+  const { imported } = link;
+  if (imported === null) return null;
+  return (
+    <p class="hint imported-note">
+      {importedLine(imported, formatUtc(imported.at, 'day'), formatNumber(imported.clicks))}
+    </p>
+  );
+}
 
 /** `since`: the live clicks its counters do not include yet (newest first). */
 function Summary({ link, since, live }: { link: Link; since: ReceivedClick[]; live: boolean }) {
@@ -55,6 +67,7 @@ function Summary({ link, since, live }: { link: Link; since: ReceivedClick[]; li
       </dl>
       {live && <LiveMarkHint which="Clicks and Last click move" />}
       <p class="hint">Created {formatUtc(link.createdAt)}</p>
+      <ImportedNote link={link} />
       <p>
         <a class="button secondary" href={`/app/links/${encodeURIComponent(link.id)}/stats`}>
           Statistics
