@@ -32,7 +32,7 @@ export interface Config {
   readonly nodeId: string;
   /** SLINK_WEBHOOKS_ALLOW_PRIVATE: webhooks may be delivered to loopback and private addresses. */
   readonly webhooksAllowPrivate: boolean;
-  /** SLINK_UPSTREAM_ALLOW_PRIVATE: a domain's upstream may be asked at loopback and private addresses. */
+  /** SLINK_UPSTREAM_ALLOW_PRIVATE: import sources and a domain's upstream may be asked at loopback and private addresses. */
   readonly upstreamAllowPrivate: boolean;
   /** SLINK_LIVE_STREAMS: live event streams (GET /api/v1/events) one process holds open at most. */
   readonly liveStreams: number;
@@ -128,7 +128,7 @@ export const CONFIG_VARS: readonly ConfigVar[] = [
     name: 'SLINK_UPSTREAM_ALLOW_PRIVATE',
     default: '0',
     meaning:
-      "1: a domain's upstream (read-through) may be asked at loopback and private addresses (tests, an old service on the same network); 0 refuses them",
+      "1: the old service (import sources, a domain's read-through upstream) may be asked at loopback and private addresses (tests, an old service on the same network); 0 refuses them",
   },
   {
     name: 'SLINK_LIVE_STREAMS',

@@ -22,7 +22,7 @@ afterAll(() => source.stop());
 const SHORT = {
   SLINK_SHORT_HOST: 'https://sl.test',
   SLINK_APP_HOST: 'https://app.sl.test',
-  SLINK_WEBHOOKS_ALLOW_PRIVATE: '1',
+  SLINK_UPSTREAM_ALLOW_PRIVATE: '1',
 };
 
 function importArgs(url: string, extra: string[] = []) {

@@ -22,7 +22,7 @@ import {
 import { heldProxy } from './held-proxy';
 
 // The fakes answer on loopback, an address import sources refuse unless allowed.
-const d = dashboardPerFile({ SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' });
+const d = dashboardPerFile({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1' });
 const SHOTS = process.env.SLINK_IMPORT_SHOTS;
 const IMPORT = '/app/settings/import';
 

@@ -57,7 +57,7 @@ const otherFake = startShlinkFake({ apiKey: 'other-key', generated: { links: 60,
 const running = heldProxy(otherFake.url);
 
 // The fakes answer on loopback, an address import sources refuse unless allowed.
-const d = await startDashboard({ SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' });
+const d = await startDashboard({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1' });
 try {
   const p = await signedInPage(d);
   const key = p.key;

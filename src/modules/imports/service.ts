@@ -113,7 +113,7 @@ export async function startImport(
     file: input.file,
     fetch: deps.fetch,
     sleep: deps.sleep,
-    allowPrivate: deps.config.webhooksAllowPrivate,
+    allowPrivate: deps.config.upstreamAllowPrivate,
   });
   const controller = new AbortController();
   try {

@@ -146,8 +146,8 @@ export interface SourceOptions {
   /** Waits out a source's rate limit; injected so tests never sleep on the clock. */
   sleep: (ms: number) => Promise<void>;
   /**
-   * Whether the source may be on a loopback, private or link-local address (the same switch as
-   * webhooks', SLINK_WEBHOOKS_ALLOW_PRIVATE); absent: refused, so an import cannot be used to
+   * Whether the source may be on a loopback, private or link-local address (the old service's switch,
+   * SLINK_UPSTREAM_ALLOW_PRIVATE, as read-through's); absent: refused, so an import cannot be used to
    * reach the inside of the network this service runs in.
    */
   allowPrivate?: boolean;

@@ -74,7 +74,7 @@ function holdingProxy(target: string, holds: (url: URL) => boolean) {
 
 const SHORT = { SLINK_SHORT_HOST: 'https://sl.test', SLINK_APP_HOST: 'https://app.sl.test' };
 // The fakes listen on loopback: allowed by the switch webhooks use.
-const PRIVATE = { SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' };
+const PRIVATE = { SLINK_UPSTREAM_ALLOW_PRIVATE: '1' };
 
 const fakes: { stop(): void }[] = [];
 afterAll(() => {
@@ -261,7 +261,7 @@ describe('sqlite', () => {
       code: 1,
       stdout: '',
       stderr: expect.stringMatching(
-        /^slink: shlink: Shlink: 127\.0\.0\.1 leads to an internal address \(127\.0\.0\.1\); set SLINK_WEBHOOKS_ALLOW_PRIVATE=1 to allow imports from the inside network\n$/m,
+        /^slink: shlink: Shlink: 127\.0\.0\.1 leads to an internal address \(127\.0\.0\.1\); set SLINK_UPSTREAM_ALLOW_PRIVATE=1 to allow imports from the inside network\n$/m,
       ),
     });
     expect(shlink.requests).toEqual([]);

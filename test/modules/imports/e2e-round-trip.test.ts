@@ -20,7 +20,7 @@ interface Instance {
 const instances: Instance[] = [];
 
 async function instance(engine: 'sqlite' | 'postgres'): Promise<Instance> {
-  const t = await makeTestApp({ SLINK_TRUST_PROXY: '1', SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' }, { engine });
+  const t = await makeTestApp({ SLINK_TRUST_PROXY: '1', SLINK_UPSTREAM_ALLOW_PRIVATE: '1' }, { engine });
   t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
   const key = (await makeKey(t, 'write', { superuser: true })).key;
   const made = { t, key, origin: `http://127.0.0.1:${t.app.server!.port}` };

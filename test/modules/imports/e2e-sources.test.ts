@@ -129,7 +129,7 @@ forEachEngine((engine) => {
   });
 
   beforeAll(async () => {
-    t = await makeTestApp({ SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' }, { engine });
+    t = await makeTestApp({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1' }, { engine });
     t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
     base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;
     const account = await makeAccount(t, { role: 'admin' });

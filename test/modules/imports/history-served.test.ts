@@ -38,7 +38,7 @@ function serve(): Promise<Response> {
       SLINK_SHORT_HOST: `http://127.0.0.1:${port}`,
       SLINK_FLUSH_MS: '100',
       // The Shlink fake listens on this machine: a private address the sources refuse by default.
-      SLINK_WEBHOOKS_ALLOW_PRIVATE: '1',
+      SLINK_UPSTREAM_ALLOW_PRIVATE: '1',
     }),
   });
   return waitHealthy(server, 30_000);

@@ -13,7 +13,7 @@ import { api, disposeTestApp, makeAccount, makeTestApp, T0, type TestApp } from 
 import { clickRequest, flushOk, UA } from '../clicks/support';
 import { ended } from './support';
 
-const ENV = { SLINK_TRUST_PROXY: '1', SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' };
+const ENV = { SLINK_TRUST_PROXY: '1', SLINK_UPSTREAM_ALLOW_PRIVATE: '1' };
 
 interface Side {
   t: TestApp;

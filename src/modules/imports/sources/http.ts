@@ -1,8 +1,8 @@
 /**
  * How every API source talks to its product: one GET at a time, with
  * - only http(s) addresses, and none that is or resolves to a loopback, private or link-local
- *   address unless the service allows it (the same switch and the same address ranges as
- *   webhooks: SLINK_WEBHOOKS_ALLOW_PRIVATE, lib/private-address.ts), so an import cannot be
+ *   address unless the service allows it (the old service's switch, as
+ *   read-through's: SLINK_UPSTREAM_ALLOW_PRIVATE; the address ranges of lib/private-address.ts), so an import cannot be
  *   pointed at the inside of the network it runs in. The host is resolved and judged before its
  *   first request (fetch has no hook to pin the connection to the address checked, as webhook
  *   deliveries do through node:http), and redirects are never followed;
@@ -121,7 +121,7 @@ export class SourceHttp {
     const inside = addresses.find((a) => isPrivateAddress(a));
     if (inside !== undefined)
       this.fail(
-        `${this.options.product}: ${host} leads to an internal address (${inside}); set SLINK_WEBHOOKS_ALLOW_PRIVATE=1 to allow imports from the inside network`,
+        `${this.options.product}: ${host} leads to an internal address (${inside}); set SLINK_UPSTREAM_ALLOW_PRIVATE=1 to allow imports from the inside network`,
         false,
       );
     this.checkedHosts.add(url.hostname);

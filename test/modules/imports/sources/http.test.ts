@@ -19,7 +19,7 @@ describe('what every source shares', () => {
     expect(error.retryable).toBe(false);
     expect(error.field).toBe('url');
     expect(error.message).toContain('127.0.0.1 leads to an internal address');
-    expect(error.message).toContain('SLINK_WEBHOOKS_ALLOW_PRIVATE=1');
+    expect(error.message).toContain('SLINK_UPSTREAM_ALLOW_PRIVATE=1');
     expect(shlink.requests).toHaveLength(0);
     // Left out, the option is the same refusal.
     const { allowPrivate: _, ...unset } = optionsFor(shlink.url, shlink.apiKey).options;

@@ -44,9 +44,9 @@ const kutt = startKuttFake({
 });
 
 beforeAll(async () => {
-  t = await makeTestApp({ SLINK_WEBHOOKS_ALLOW_PRIVATE: '1' });
+  t = await makeTestApp({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1' });
   // The sources as the composition root builds them, with the service's private-address switch.
-  t.deps.sources = (name, options) => sourceFor(name, { ...options, allowPrivate: t.deps.config.webhooksAllowPrivate });
+  t.deps.sources = (name, options) => sourceFor(name, { ...options, allowPrivate: t.deps.config.upstreamAllowPrivate });
   t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
   base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;
   const account = await makeAccount(t, { role: 'admin' });
