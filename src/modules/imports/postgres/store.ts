@@ -5,7 +5,7 @@
  * running whose lock nobody holds has lost its process (the node died; PostgreSQL let the lock
  * go with its connection).
  */
-import { num, numOrNull, type Pg } from '../../../db/postgres/client';
+import { num, numOrNull, type Pg, storable } from '../../../db/postgres/client';
 import { IMPORT_LOCK_CLASS } from '../../../db/postgres/locks';
 import type { ImportItemRow, ImportLinkRow, ImportRunRow, ImportStore, RunProgress } from '../store';
 
@@ -133,6 +133,8 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
       }
     },
     async find(id) {
+      // A text holding NUL is never stored (client.ts, storable): no run has that id.
+      if (!storable(id)) return null;
       const [row] = await sql`SELECT * FROM import_runs WHERE id = ${id}`;
       return row ? toRun(row) : null;
     },
