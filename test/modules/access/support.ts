@@ -29,7 +29,11 @@ export interface Caller {
  * The environment the authorisation tests' apps run with: webhooks to a closed local port, and
  * room for the hundreds of requests a file sends within one minute of the fixed clock.
  */
-export const ACCESS_ENV = { SLINK_WEBHOOKS_ALLOW_PRIVATE: '1', SLINK_RATE_LIMIT: '1000000' };
+export const ACCESS_ENV = {
+  SLINK_WEBHOOKS_ALLOW_PRIVATE: '1',
+  SLINK_UPSTREAM_ALLOW_PRIVATE: '1',
+  SLINK_RATE_LIMIT: '1000000',
+};
 
 /** A request as `caller` sends it (no caller: none), read whole; a live stream is answered by its head. */
 export async function send(
