@@ -7,6 +7,7 @@
  */
 import { num, numOrNull, type Pg } from '../../../db/postgres/client';
 import { IMPORT_LOCK_CLASS } from '../../../db/postgres/locks';
+import type { HistoryPosition } from '../history';
 import type { ImportItemRow, ImportLinkRow, ImportRunRow, ImportStore, RunProgress } from '../store';
 
 type Int8 = string | number;
@@ -215,18 +216,20 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
           run_id = excluded.run_id, visit_at = excluded.visit_at, day = excluded.day, total_set = excluded.total_set,
           at = excluded.at`;
     },
-    async historyStored(identity, sourceId, position) {
-      await sql`UPDATE import_links SET
-          visit_at = CASE WHEN ${position.visitAt ?? null}::int8 IS NULL THEN visit_at
-            ELSE greatest(coalesce(visit_at, 0), ${position.visitAt ?? null}::int8) END,
-          day = coalesce(${position.day ?? null}::text, day),
-          total_set = coalesce(${position.totalSet ?? null}::boolean, total_set)
-        WHERE identity = ${identity} AND source_id = ${sourceId}`;
-    },
     async items(runId, afterSeq, limit) {
       const rows = await sql`SELECT * FROM import_items WHERE run_id = ${runId} AND seq > ${afterSeq}
         ORDER BY seq LIMIT ${limit}`;
       return rows.map(toItem);
     },
   };
+}
+
+/** Moves a mapping's history position on: inside the transaction that stores that history. */
+export async function savePositionPg(tx: Pg, p: HistoryPosition): Promise<void> {
+  await tx`UPDATE import_links SET
+      visit_at = CASE WHEN ${p.visitAt ?? null}::int8 IS NULL THEN visit_at
+        ELSE greatest(coalesce(visit_at, 0), ${p.visitAt ?? null}::int8) END,
+      day = coalesce(${p.day ?? null}::text, day),
+      total_set = coalesce(${p.totalSet ?? null}::boolean, total_set)
+    WHERE identity = ${p.identity} AND source_id = ${p.sourceId}`;
 }
