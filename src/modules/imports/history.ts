@@ -16,8 +16,10 @@ import type { SourceDay, SourceName, SourceVisit } from './source';
 export interface HistoryPosition {
   identity: string;
   sourceId: string;
-  /** The newest visit now stored (epoch ms): the saved one is the greater of the two. */
+  /** The newest visit now stored (epoch ms), with visitAtCount: the saved one is the later of the two. */
   visitAt?: number;
+  /** How many visits at exactly visitAt are now stored (1 when not given). */
+  visitAtCount?: number;
   /** The newest day now stored (YYYY-MM-DD). */
   day?: string;
   /** The source's total is now set. */

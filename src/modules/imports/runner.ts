@@ -273,6 +273,7 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
     state,
     runId: plan.id,
     visitAt: p.mapping?.visitAt ?? null,
+    visitAtCount: p.mapping?.visitAtCount ?? 0,
     day: p.mapping?.day ?? null,
     totalSet: p.mapping?.totalSet ?? false,
     at: now,
@@ -348,13 +349,34 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
         stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day }));
       return stored;
     }
-    for await (const batch of source.visits(link, mapping.visitAt, plan.signal)) {
-      const fresh: SourceVisit[] =
-        mapping.visitAt === null ? batch : batch.filter((v) => v.at > (mapping.visitAt as number));
-      if (fresh.length === 0) continue;
-      const newest = fresh.reduce((m, v) => Math.max(m, v.at), 0);
-      stored += await writer.visits(mapping.linkId, source.name, fresh, at({ visitAt: newest }));
-      mapping.visitAt = newest;
+    // Read again from the newest instant stored, skipping the visits stored at it: a source's
+    // times are often to the second, and more may have come in that second since. A position
+    // saved with no count (before counts were kept) skips every visit at its instant.
+    const from = mapping.visitAt;
+    let skip = mapping.visitAtCount === 0 ? Number.POSITIVE_INFINITY : mapping.visitAtCount;
+    let newest = mapping.visitAt;
+    let atNewest = mapping.visitAtCount;
+    for await (const batch of source.visits(link, from === null ? null : from - 1, plan.signal)) {
+      const fresh: SourceVisit[] = [];
+      for (const v of batch) {
+        if (from !== null && !(v.at >= from)) continue;
+        if (v.at === from && skip > 0) {
+          skip--;
+          continue;
+        }
+        fresh.push(v);
+        if (newest === null || v.at > newest) {
+          newest = v.at;
+          atNewest = 1;
+        } else if (v.at === newest) atNewest++;
+      }
+      if (fresh.length === 0 || newest === null) continue;
+      stored += await writer.visits(
+        mapping.linkId,
+        source.name,
+        fresh,
+        at({ visitAt: newest, visitAtCount: atNewest }),
+      );
     }
     return stored;
   }

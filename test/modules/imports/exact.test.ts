@@ -3,7 +3,8 @@
  * history and the source link's position (the newest visit or day stored) commit together. The
  * process's death is played by the history writer throwing right after it stored a batch (the
  * instant a separate position save would still be missing); the next run then adds nothing.
- * Both engines: each writes the position in its own transaction.
+ * Both engines: each writes the position in its own transaction. And visits sharing the newest
+ * second imported: the position counts them, so one recorded in that second later still comes.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createApiKey } from '../../../src/modules/auth/keys';
@@ -34,6 +35,22 @@ forEachEngine((engine) => {
       },
     ],
   });
+  /** Visits to the second, as Shlink keeps them: two in one second, more to come in it. */
+  const sameSecond: ShlinkVisitSeed[] = [
+    { date: '2026-10-03T09:00:00+00:00', userAgent: UA.chromeWin },
+    { date: '2026-10-03T10:00:00+00:00', userAgent: UA.chromeWin },
+    { date: '2026-10-03T10:00:00+00:00', userAgent: UA.firefoxLinux },
+  ];
+  const seconds = startShlinkFake({
+    links: [
+      {
+        shortCode: 'ex-second',
+        longUrl: 'https://example.com/second',
+        dateCreated: '2026-09-03T00:00:00+00:00',
+        visits: sameSecond,
+      },
+    ],
+  });
   const daily = startShlinkFake({
     links: [
       {
@@ -55,6 +72,7 @@ forEachEngine((engine) => {
   afterAll(async () => {
     shlink.stop();
     daily.stop();
+    seconds.stop();
     await disposeTestApp(t);
   });
 
@@ -117,5 +135,27 @@ forEachEngine((engine) => {
       expect(again).toMatchObject({ status: 'done', links: { created: 0 }, clicks: { imported: 0 } });
       expect((await link('ex-daily')).clickCount).toBe(3);
     });
+  });
+
+  test('a visit recorded in the second of the newest one imported, after that run read, comes with the next run', async () => {
+    const source = { url: seconds.url, token: seconds.apiKey };
+    expect(await run(source)).toMatchObject({ status: 'done', links: { created: 1 }, clicks: { imported: 3 } });
+    sameSecond.push(
+      { date: '2026-10-03T10:00:00+00:00', userAgent: UA.edgeMac },
+      { date: '2026-10-03T11:00:00+00:00', userAgent: UA.edgeMac },
+    );
+    expect(await run(source)).toMatchObject({ status: 'done', clicks: { imported: 2 } });
+    // Nothing new: nothing added, however many visits share the newest second.
+    expect(await run(source)).toMatchObject({ status: 'done', clicks: { imported: 0 } });
+    const made = await link('ex-second');
+    expect(made.clickCount).toBe(5);
+    const clicks = await call('GET', `/links/${made.id}/clicks?from=2026-09-01&to=2026-11-01&bots=1&limit=100`);
+    expect(clicks.body.items.map((c: any) => new Date(c.timestamp).toISOString())).toEqual([
+      '2026-10-03T11:00:00.000Z',
+      '2026-10-03T10:00:00.000Z',
+      '2026-10-03T10:00:00.000Z',
+      '2026-10-03T10:00:00.000Z',
+      '2026-10-03T09:00:00.000Z',
+    ]);
   });
 });

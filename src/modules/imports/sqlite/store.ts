@@ -129,12 +129,17 @@ export function createSqliteImportStore(db: Db): ImportStore {
   };
 }
 
+/** Whether ?1 (a visit instant) and ?6 (the visits stored at it) are later than the saved position. */
+const LATER = '?1 IS NOT NULL AND (visit_at IS NULL OR ?1 > visit_at OR (?1 = visit_at AND ?6 > visit_at_count))';
+
 /** Moves a mapping's history position on: inside the transaction that stores that history. */
 export function savePositionSqlite(sqlite: Database, p: HistoryPosition): void {
   sqlite
     .query(
+      // (visit_at, visit_at_count) only moves on: a later instant, or more visits at the same one.
       `UPDATE import_links SET
-        visit_at = CASE WHEN ?1 IS NULL THEN visit_at ELSE max(coalesce(visit_at, 0), ?1) END,
+        visit_at = CASE WHEN ${LATER} THEN ?1 ELSE visit_at END,
+        visit_at_count = CASE WHEN ${LATER} THEN ?6 ELSE visit_at_count END,
         day = coalesce(?2, day),
         total_set = coalesce(?3, total_set)
       WHERE identity = ?4 AND source_id = ?5`,
@@ -145,5 +150,6 @@ export function savePositionSqlite(sqlite: Database, p: HistoryPosition): void {
       p.totalSet === undefined ? null : p.totalSet ? 1 : 0,
       p.identity,
       p.sourceId,
+      p.visitAtCount ?? 1,
     );
 }
