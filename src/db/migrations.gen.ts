@@ -26,6 +26,7 @@ import m22 from '../../drizzle/0022_audit_log_filters.sql' with { type: 'text' }
 import m23 from '../../drizzle/0023_invites.sql' with { type: 'text' };
 import m24 from '../../drizzle/0024_imports.sql' with { type: 'text' };
 import m25 from '../../drizzle/0025_import_history.sql' with { type: 'text' };
+import m26 from '../../drizzle/0026_import_visit_count.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -55,4 +56,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0023_invites', sql: m23 },
   { tag: '0024_imports', sql: m24 },
   { tag: '0025_import_history', sql: m25 },
+  { tag: '0026_import_visit_count', sql: m26 },
 ];

@@ -6,17 +6,38 @@
  * - daily counts become rollup clicks of that day: counted in clickCount, the series and the
  *   totals, but adding no uniques and no rows of the clicks list;
  * - a total sets the link's starting clickCount.
- * The engine keeps the position (the newest visit or day stored) so a re-run adds only newer ones.
+ * The engine keeps the position (the newest visit or day stored) so a re-run adds only newer ones:
+ * given with a call, it is saved in the transaction that stores the call's history, so a process
+ * killed at any instant has stored both or neither (a re-run stores nothing twice).
  */
 import type { SourceDay, SourceName, SourceVisit } from './source';
 
+/** A source link's history position (its mapping in import_links) as a call moves it on. */
+export interface HistoryPosition {
+  identity: string;
+  sourceId: string;
+  /** The newest visit now stored (epoch ms), with visitAtCount: the saved one is the later of the two. */
+  visitAt?: number;
+  /** How many visits at exactly visitAt are now stored (1 when not given). */
+  visitAtCount?: number;
+  /** The newest day now stored (YYYY-MM-DD). */
+  day?: string;
+  /** The source's total is now set. */
+  totalSet?: boolean;
+}
+
 export interface HistoryWriter {
   /** Stores a batch of a link's visits, oldest first; resolves once they are durable. Returns how many were stored. */
-  visits(linkId: string, source: SourceName, visits: readonly SourceVisit[]): Promise<number>;
+  visits(
+    linkId: string,
+    source: SourceName,
+    visits: readonly SourceVisit[],
+    position?: HistoryPosition,
+  ): Promise<number>;
   /** Stores a link's daily counts, oldest first; resolves once durable. Returns the clicks added. */
-  days(linkId: string, source: SourceName, days: readonly SourceDay[]): Promise<number>;
+  days(linkId: string, source: SourceName, days: readonly SourceDay[], position?: HistoryPosition): Promise<number>;
   /** Sets a link's starting clickCount to the source's total (a link made by this import). */
-  total(linkId: string, source: SourceName, clicks: number): Promise<void>;
+  total(linkId: string, source: SourceName, clicks: number, position?: HistoryPosition): Promise<void>;
   /** Notes a link this import made that carries no history (its `imported` says so). */
   none?(linkId: string, source: SourceName): Promise<void>;
   /**

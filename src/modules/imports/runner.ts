@@ -3,7 +3,7 @@
  * links from the source, each decided by Slink's rules (decide.ts) and the page's new links
  * written in one transaction through the LinkWriter (audited, webhooks and the slug index as
  * any link write), then each link's history through the HistoryWriter from the position its
- * mapping saved. After each page the run's counters, report lines and cursor are saved: a run
+ * mapping saved (moved on in the transaction that stores each batch of it). After each page the run's counters, report lines and cursor are saved: a run
  * stopped or crashed mid-way is resumed by the next run of the same source from there, and
  * the mapping (source link -> link, written before the link) makes the repeated part create
  * nothing twice. One bad link never stops a run; a source that cannot be read does.
@@ -15,6 +15,7 @@ import { auditEntry } from '../audit/public';
 import { insertBulkLinks, insertVariant, type LinkRow } from '../links/public';
 import { decideLink, type PlannedVariant, type RunTarget } from './decide';
 import type { ImportDeps } from './deps';
+import type { HistoryPosition } from './history';
 import type { HistoryMode } from './model';
 import { type ImportSource, SourceError, type SourceLink, type SourceVisit } from './source';
 import type { ImportItemRow, ImportLinkRow, RunProgress } from './store';
@@ -272,6 +273,7 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
     state,
     runId: plan.id,
     visitAt: p.mapping?.visitAt ?? null,
+    visitAtCount: p.mapping?.visitAtCount ?? 0,
     day: p.mapping?.day ?? null,
     totalSet: p.mapping?.totalSet ?? false,
     at: now,
@@ -326,8 +328,13 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
  */
 async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, mapping: ImportLinkRow) {
   const writer = deps.history!;
-  const store = deps.stores.imports;
   const { source } = plan;
+  // Each position is saved by the writer in the transaction that stores what it follows.
+  const at = (moved: Omit<HistoryPosition, 'identity' | 'sourceId'>): HistoryPosition => ({
+    identity: plan.identity,
+    sourceId: link.sourceId,
+    ...moved,
+  });
   let stored = 0;
   const kind = link.history;
   if (kind === 'visits' && source.visits) {
@@ -338,20 +345,38 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
       for await (const batch of source.visits(link, after, plan.signal))
         for (const v of batch) counts.set(dayOf(v.at), (counts.get(dayOf(v.at)) ?? 0) + 1);
       const days = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, clicks]) => ({ day, clicks }));
-      if (days.length > 0) {
-        stored += await writer.days(mapping.linkId, source.name, days);
-        await store.historyStored(plan.identity, link.sourceId, { day: days[days.length - 1]!.day });
-      }
+      if (days.length > 0)
+        stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day }));
       return stored;
     }
-    for await (const batch of source.visits(link, mapping.visitAt, plan.signal)) {
-      const fresh: SourceVisit[] =
-        mapping.visitAt === null ? batch : batch.filter((v) => v.at > (mapping.visitAt as number));
-      if (fresh.length === 0) continue;
-      stored += await writer.visits(mapping.linkId, source.name, fresh);
-      const newest = fresh.reduce((m, v) => Math.max(m, v.at), 0);
-      mapping.visitAt = newest;
-      await store.historyStored(plan.identity, link.sourceId, { visitAt: newest });
+    // Read again from the newest instant stored, skipping the visits stored at it: a source's
+    // times are often to the second, and more may have come in that second since. A position
+    // saved with no count (before counts were kept) skips every visit at its instant.
+    const from = mapping.visitAt;
+    let skip = mapping.visitAtCount === 0 ? Number.POSITIVE_INFINITY : mapping.visitAtCount;
+    let newest = mapping.visitAt;
+    let atNewest = mapping.visitAtCount;
+    for await (const batch of source.visits(link, from === null ? null : from - 1, plan.signal)) {
+      const fresh: SourceVisit[] = [];
+      for (const v of batch) {
+        if (from !== null && !(v.at >= from)) continue;
+        if (v.at === from && skip > 0) {
+          skip--;
+          continue;
+        }
+        fresh.push(v);
+        if (newest === null || v.at > newest) {
+          newest = v.at;
+          atNewest = 1;
+        } else if (v.at === newest) atNewest++;
+      }
+      if (fresh.length === 0 || newest === null) continue;
+      stored += await writer.visits(
+        mapping.linkId,
+        source.name,
+        fresh,
+        at({ visitAt: newest, visitAtCount: atNewest }),
+      );
     }
     return stored;
   }
@@ -359,16 +384,12 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
     const days = (await source.days(link, mapping.day, plan.signal)).filter(
       (d) => mapping.day === null || d.day > (mapping.day as string),
     );
-    if (days.length > 0) {
-      stored += await writer.days(mapping.linkId, source.name, days);
-      await store.historyStored(plan.identity, link.sourceId, { day: days[days.length - 1]!.day });
-    }
+    if (days.length > 0) stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day }));
     return stored;
   }
   if (kind === 'total' && link.totalClicks !== null) {
     if (mapping.totalSet) return 0;
-    await writer.total(mapping.linkId, source.name, link.totalClicks);
-    await store.historyStored(plan.identity, link.sourceId, { totalSet: true });
+    await writer.total(mapping.linkId, source.name, link.totalClicks, at({ totalSet: true }));
     return link.totalClicks;
   }
   return stored;

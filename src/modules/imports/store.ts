@@ -51,12 +51,6 @@ export interface ImportStore {
   mappings(identity: string, sourceIds: readonly string[]): Promise<Map<string, ImportLinkRow>>;
   /** Inserts or replaces a mapping row. */
   putMapping(row: ImportLinkRow): Promise<void>;
-  /** Moves a mapping's history position on. */
-  historyStored(
-    identity: string,
-    sourceId: string,
-    position: { visitAt?: number; day?: string; totalSet?: boolean },
-  ): Promise<void>;
   /** A run's report lines after `afterSeq`, in order, at most `limit`. */
   items(runId: string, afterSeq: number, limit: number): Promise<ImportItemRow[]>;
 }

@@ -70,6 +70,11 @@ export const importLinks = sqliteTable(
     runId: text('run_id').notNull(),
     /** The newest visit stored (epoch ms), or null. */
     visitAt: integer('visit_at'),
+    /**
+     * How many visits at exactly visitAt are stored: a re-run reads from that instant again and
+     * skips that many (a source's times are often to the second: more may come in that second).
+     */
+    visitAtCount: integer('visit_at_count').notNull().default(0),
     /** The newest day stored (YYYY-MM-DD), or null. */
     day: text('day'),
     /** Whether the source's total was set as the starting count. */

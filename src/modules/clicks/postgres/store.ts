@@ -119,12 +119,13 @@ export class PostgresClickWriter implements ClickWriter {
 
   /**
    * Clicks enriched already; one transaction. `events: false` records no `clicks` events (an
-   * import's history: it happened elsewhere, long ago).
+   * import's history: it happened elsewhere, long ago); `also` runs last in that transaction (an
+   * import saves there how far its history got, so both commit or neither).
    */
   async writeEnriched(
     clicks: EnrichedClick[],
     started = performance.now(),
-    options: { events?: boolean } = {},
+    options: { events?: boolean; also?: (tx: Pg) => Promise<void> } = {},
   ): Promise<WriteOutcome> {
     if (clicks.length === 0) return { written: 0, skipped: 0, events: 0, ms: performance.now() - started };
     await this.salts.load([]);
@@ -148,9 +149,11 @@ export class PostgresClickWriter implements ClickWriter {
     }
     const at = this.clock.now();
     const withEvents = options.events !== false;
-    const { written, events } = await this.sql.begin((tx) =>
-      this.append(tx, clicks, ids, linkValues, targets, at, withEvents),
-    );
+    const { written, events } = await this.sql.begin(async (tx) => {
+      const out = await this.append(tx, clicks, ids, linkValues, targets, at, withEvents);
+      await options.also?.(tx);
+      return out;
+    });
     if (written > 0) {
       if (this.unfolded === 0) this.unfoldedSince = performance.now();
       this.unfolded += written;

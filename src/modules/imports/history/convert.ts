@@ -5,6 +5,7 @@
 import type { Clock } from '../../../lib/clock';
 import { DAY_MS } from '../../../lib/time';
 import type { ImportedVisit, ImportPolicy } from '../../clicks/public';
+import type { HistoryPosition } from '../history';
 import type { SourceDay, SourceName, SourceVisit } from '../source';
 
 export interface HistoryOptions {
@@ -31,6 +32,8 @@ export interface VisitsCall {
   linkId: string;
   source: SourceName;
   visits: readonly SourceVisit[];
+  /** Saved in the transaction that stores these visits. */
+  position?: HistoryPosition;
 }
 
 /** Visits per transaction (and per queued row on SQLite). */

@@ -4,7 +4,8 @@
  * click writer's own path (raw clicks and their delta in one transaction, counted by the next
  * fold of any node), recording no `clicks` events; daily counts are counted at once, in a
  * transaction that holds the fold lock as a fold does, into the counters and buckets; a total
- * sets the starting clickCount. The click store is used through `HistoryClicks` only, so a
+ * sets the starting clickCount. Each call's history position (the source link's mapping) is
+ * saved in the transaction that stores the call's history. The click store is used through `HistoryClicks` only, so a
  * change of the click path stays out of this file.
  */
 import type { Pg } from '../../../db/postgres/client';
@@ -21,7 +22,8 @@ import {
   setImportedTotalPg,
 } from '../../links/public';
 import { PendingSums, PgRollupWriter, PgValues } from '../../rollups/public';
-import type { HistoryWriter } from '../history';
+import type { HistoryPosition, HistoryWriter } from '../history';
+import { savePositionPg } from '../postgres/store';
 import type { SourceDay, SourceName, SourceVisit } from '../source';
 import {
   AddedHumans,
@@ -35,8 +37,15 @@ import {
 
 /** What this writer needs of the engine's click writer (clicks/postgres/store.ts). */
 export interface HistoryClicks {
-  /** Writes enriched clicks in one transaction, with no `clicks` events. */
-  writeEnriched(clicks: EnrichedClick[], started?: number, options?: { events?: boolean }): Promise<unknown>;
+  /**
+   * Writes enriched clicks in one transaction, with no `clicks` events; `also` runs in that
+   * transaction after them (the history position saved with the clicks it follows).
+   */
+  writeEnriched(
+    clicks: EnrichedClick[],
+    started?: number,
+    options?: { events?: boolean; also?: (tx: Pg) => Promise<void> },
+  ): Promise<unknown>;
   /** Counts every written batch in; returns how many clicks. */
   fold(): Promise<number>;
 }
@@ -56,40 +65,72 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
       sql,
       calls.map((c) => c.linkId),
     );
-    const made: EnrichedClick[] = [];
+    // Transactions of up to VISITS_PER_WRITE clicks, each holding whole calls: a call's clicks
+    // and its position commit together.
+    const chunks: { clicks: EnrichedClick[]; positions: HistoryPosition[] }[] = [];
+    /** The positions of calls with no click to store (a link gone, no usable visit). */
+    const bare: HistoryPosition[] = [];
     const marks: ImportedMark[] = [];
     const counts = calls.map((call) => {
       const target = targets.get(call.linkId);
-      if (target === undefined) return 0;
-      const params = JSON.parse(target.paramsJson) as Record<string, string>;
-      let n = 0;
+      const made: EnrichedClick[] = [];
       let people = 0;
-      for (const v of call.visits) {
-        const visit = importedVisit(v);
-        if (visit === null) continue;
-        const click = importedClick(visit, { linkId: call.linkId, ...target }, params, policy);
-        made.push(click);
-        n++;
-        if (!click.bot) people++;
+      if (target !== undefined) {
+        const params = JSON.parse(target.paramsJson) as Record<string, string>;
+        for (const v of call.visits) {
+          const visit = importedVisit(v);
+          if (visit === null) continue;
+          const click = importedClick(visit, { linkId: call.linkId, ...target }, params, policy);
+          made.push(click);
+          if (!click.bot) people++;
+        }
       }
-      if (n > 0) {
-        marks.push({ linkId: call.linkId, source: call.source, history: 'visits', clicks: n, at: clock.now() });
-        humans.add(call.linkId, people);
+      if (made.length === 0) {
+        if (call.position) bare.push(call.position);
+        return 0;
       }
-      return n;
+      let chunk = chunks[chunks.length - 1];
+      if (chunk === undefined || chunk.clicks.length + made.length > VISITS_PER_WRITE) {
+        chunk = { clicks: [], positions: [] };
+        chunks.push(chunk);
+      }
+      for (const c of made) chunk.clicks.push(c);
+      if (call.position) chunk.positions.push(call.position);
+      marks.push({ linkId: call.linkId, source: call.source, history: 'visits', clicks: made.length, at: clock.now() });
+      humans.add(call.linkId, people);
+      return made.length;
     });
-    for (let i = 0; i < made.length; i += VISITS_PER_WRITE) {
-      await clicks.writeEnriched(made.slice(i, i + VISITS_PER_WRITE), performance.now(), { events: false });
+    for (const chunk of chunks) {
+      await clicks.writeEnriched(chunk.clicks, performance.now(), {
+        events: false,
+        also: async (tx) => {
+          for (const p of chunk.positions) await savePositionPg(tx, p);
+        },
+      });
     }
+    if (bare.length > 0)
+      await sql.begin(async (tx) => {
+        for (const p of bare) await savePositionPg(tx, p);
+      });
     await markImportedManyPg(sql, marks);
     return counts;
   }
 
-  function visits(linkId: string, source: SourceName, list: readonly SourceVisit[]): Promise<number> {
-    return grouped.add({ linkId, source, visits: list });
+  function visits(
+    linkId: string,
+    source: SourceName,
+    list: readonly SourceVisit[],
+    position?: HistoryPosition,
+  ): Promise<number> {
+    return grouped.add({ linkId, source, visits: list, position });
   }
 
-  async function days(linkId: string, source: SourceName, list: readonly SourceDay[]): Promise<number> {
+  async function days(
+    linkId: string,
+    source: SourceName,
+    list: readonly SourceDay[],
+    position?: HistoryPosition,
+  ): Promise<number> {
     const kept = list.flatMap((d) => importedDay(d) ?? []).filter((d) => d.clicks > 0);
     const total = kept.reduce((n, d) => n + d.clicks, 0);
     // A link with no click yet has no value: named first, committed on its own (as a batch's are).
@@ -102,6 +143,7 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
         // deletion between the existence check and the commit.
         await tx`SELECT pg_advisory_xact_lock(${ROLLUP_FOLD_LOCK})`;
         await tx`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`;
+        if (position) await savePositionPg(tx, position);
         const alive = await existingLinks(tx, [linkId]);
         if (!alive.has(linkId)) return 0;
         if (total > 0) {
@@ -123,9 +165,12 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
     return written;
   }
 
-  async function total(linkId: string, source: SourceName, n: number): Promise<void> {
+  async function total(linkId: string, source: SourceName, n: number, position?: HistoryPosition): Promise<void> {
     if (!Number.isSafeInteger(n) || n < 0) return;
-    const added = await sql.begin((tx) => setImportedTotalPg(tx, { linkId, source, clicks: n, at: clock.now() }));
+    const added = await sql.begin(async (tx) => {
+      if (position) await savePositionPg(tx, position);
+      return setImportedTotalPg(tx, { linkId, source, clicks: n, at: clock.now() });
+    });
     if (added) options.counted?.(new Map([[linkId, added]]));
   }
 

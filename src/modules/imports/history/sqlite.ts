@@ -4,14 +4,16 @@
  * server (the API, the dashboard) or in `slink import` beside it on the same file. So history
  * never goes around it: it is queued (clicks/sqlite/imports.ts) in one short transaction per
  * call, with the link's imported columns, and the writer takes the queue through its own path,
- * on a timer, or at once when this process's writer is asked (`take`). Durable when a call
+ * on a timer, or at once when this process's writer is asked (`take`). The call's history
+ * position (the source link's mapping) is saved in that same transaction. Durable when a call
  * resolves; counted once the writer has taken it (flush() waits for that where it can).
  */
 import type { Database } from 'bun:sqlite';
 import { type EnrichedClick, importedClick, queueImportedDays, queueImportedVisits } from '../../clicks/public';
 import { importTargetSqlite, markImportedSqlite, setImportedTotalSqlite } from '../../links/public';
-import type { HistoryWriter } from '../history';
+import type { HistoryPosition, HistoryWriter } from '../history';
 import type { SourceDay, SourceName, SourceVisit } from '../source';
+import { savePositionSqlite } from '../sqlite/store';
 import {
   AddedHumans,
   GroupedWrites,
@@ -38,6 +40,8 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
     return sqlite
       .transaction(() =>
         calls.map((call) => {
+          // With what it stores, or even when it stores nothing: a re-run starts after these visits.
+          if (call.position) savePositionSqlite(sqlite, call.position);
           const target = importTargetSqlite(sqlite, call.linkId);
           if (target === null) return 0;
           const params = JSON.parse(target.paramsJson) as Record<string, string>;
@@ -67,15 +71,26 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
       .immediate();
   }
 
-  function visits(linkId: string, source: SourceName, list: readonly SourceVisit[]): Promise<number> {
-    return grouped.add({ linkId, source, visits: list });
+  function visits(
+    linkId: string,
+    source: SourceName,
+    list: readonly SourceVisit[],
+    position?: HistoryPosition,
+  ): Promise<number> {
+    return grouped.add({ linkId, source, visits: list, position });
   }
 
-  async function days(linkId: string, source: SourceName, list: readonly SourceDay[]): Promise<number> {
+  async function days(
+    linkId: string,
+    source: SourceName,
+    list: readonly SourceDay[],
+    position?: HistoryPosition,
+  ): Promise<number> {
     const kept = list.flatMap((d) => importedDay(d) ?? []).filter((d) => d.clicks > 0);
     const clicks = kept.reduce((n, d) => n + d.clicks, 0);
     const written = sqlite
       .transaction(() => {
+        if (position) savePositionSqlite(sqlite, position);
         if (!markImportedSqlite(sqlite, { linkId, source, history: 'daily', clicks, at: clock.now() })) return 0;
         queueImportedDays(sqlite, linkId, kept);
         return clicks;
@@ -85,10 +100,13 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
     return written;
   }
 
-  async function total(linkId: string, source: SourceName, clicks: number): Promise<void> {
+  async function total(linkId: string, source: SourceName, clicks: number, position?: HistoryPosition): Promise<void> {
     if (!Number.isSafeInteger(clicks) || clicks < 0) return;
     const added = sqlite
-      .transaction(() => setImportedTotalSqlite(sqlite, { linkId, source, clicks, at: clock.now() }))
+      .transaction(() => {
+        if (position) savePositionSqlite(sqlite, position);
+        return setImportedTotalSqlite(sqlite, { linkId, source, clicks, at: clock.now() });
+      })
       .immediate();
     // Stored at once: no writer takes it.
     if (added) options.counted?.(new Map([[linkId, added]]));

@@ -7,6 +7,7 @@
  */
 import { num, numOrNull, type Pg, storable } from '../../../db/postgres/client';
 import { IMPORT_LOCK_CLASS } from '../../../db/postgres/locks';
+import type { HistoryPosition } from '../history';
 import type { ImportItemRow, ImportLinkRow, ImportRunRow, ImportStore, RunProgress } from '../store';
 
 type Int8 = string | number;
@@ -48,6 +49,7 @@ function toMapping(r: Record<string, unknown>): ImportLinkRow {
     state: r.state as ImportLinkRow['state'],
     runId: r.run_id as string,
     visitAt: numOrNull(r.visit_at as Int8 | null),
+    visitAtCount: num(r.visit_at_count as Int8),
     day: r.day as string | null,
     totalSet: r.total_set as boolean,
     at: num(r.at as Int8),
@@ -211,19 +213,13 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
       return out;
     },
     async putMapping(r) {
-      await sql`INSERT INTO import_links (identity, source_id, link_id, state, run_id, visit_at, day, total_set, at)
-        VALUES (${r.identity}, ${r.sourceId}, ${r.linkId}, ${r.state}, ${r.runId}, ${r.visitAt}, ${r.day}, ${r.totalSet}, ${r.at})
+      await sql`INSERT INTO import_links (identity, source_id, link_id, state, run_id, visit_at, visit_at_count, day,
+          total_set, at)
+        VALUES (${r.identity}, ${r.sourceId}, ${r.linkId}, ${r.state}, ${r.runId}, ${r.visitAt}, ${r.visitAtCount},
+          ${r.day}, ${r.totalSet}, ${r.at})
         ON CONFLICT (identity, source_id) DO UPDATE SET link_id = excluded.link_id, state = excluded.state,
-          run_id = excluded.run_id, visit_at = excluded.visit_at, day = excluded.day, total_set = excluded.total_set,
-          at = excluded.at`;
-    },
-    async historyStored(identity, sourceId, position) {
-      await sql`UPDATE import_links SET
-          visit_at = CASE WHEN ${position.visitAt ?? null}::int8 IS NULL THEN visit_at
-            ELSE greatest(coalesce(visit_at, 0), ${position.visitAt ?? null}::int8) END,
-          day = coalesce(${position.day ?? null}::text, day),
-          total_set = coalesce(${position.totalSet ?? null}::boolean, total_set)
-        WHERE identity = ${identity} AND source_id = ${sourceId}`;
+          run_id = excluded.run_id, visit_at = excluded.visit_at, visit_at_count = excluded.visit_at_count,
+          day = excluded.day, total_set = excluded.total_set, at = excluded.at`;
     },
     async items(runId, afterSeq, limit) {
       const rows = await sql`SELECT * FROM import_items WHERE run_id = ${runId} AND seq > ${afterSeq}
@@ -231,4 +227,19 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
       return rows.map(toItem);
     },
   };
+}
+
+/** Moves a mapping's history position on: inside the transaction that stores that history. */
+export async function savePositionPg(tx: Pg, p: HistoryPosition): Promise<void> {
+  const at = p.visitAt ?? null;
+  const count = p.visitAtCount ?? 1;
+  // (visit_at, visit_at_count) only moves on: a later instant, or more visits at the same one.
+  const later = tx`${at}::int8 IS NOT NULL AND (visit_at IS NULL OR ${at}::int8 > visit_at
+    OR (${at}::int8 = visit_at AND ${count}::int8 > visit_at_count))`;
+  await tx`UPDATE import_links SET
+      visit_at = CASE WHEN ${later} THEN ${at}::int8 ELSE visit_at END,
+      visit_at_count = CASE WHEN ${later} THEN ${count}::int8 ELSE visit_at_count END,
+      day = coalesce(${p.day ?? null}::text, day),
+      total_set = coalesce(${p.totalSet ?? null}::boolean, total_set)
+    WHERE identity = ${p.identity} AND source_id = ${p.sourceId}`;
 }

@@ -3,8 +3,10 @@
  * running is alive while its process is (IsAlive reads the process id it recorded); the
  * partial unique index keeps two processes from starting one identity at once.
  */
-import { and, asc, desc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
+import type { Database } from 'bun:sqlite';
+import { and, asc, desc, eq, gt, inArray, ne } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
+import type { HistoryPosition } from '../history';
 import type { ImportStore, RunProgress } from '../store';
 import { importItems, importLinks, importRuns } from '../table';
 
@@ -115,18 +117,6 @@ export function createSqliteImportStore(db: Db): ImportStore {
         .onConflictDoUpdate({ target: [importLinks.identity, importLinks.sourceId], set: row })
         .run();
     },
-    async historyStored(identity, sourceId, position) {
-      const set: Partial<typeof importLinks.$inferInsert> = {};
-      if (position.visitAt !== undefined)
-        set.visitAt = sql`max(coalesce(${importLinks.visitAt}, 0), ${position.visitAt})` as never;
-      if (position.day !== undefined) set.day = position.day;
-      if (position.totalSet !== undefined) set.totalSet = position.totalSet;
-      if (Object.keys(set).length === 0) return;
-      db.update(importLinks)
-        .set(set)
-        .where(and(eq(importLinks.identity, identity), eq(importLinks.sourceId, sourceId)))
-        .run();
-    },
     async items(runId, afterSeq, limit) {
       return db
         .select()
@@ -137,4 +127,29 @@ export function createSqliteImportStore(db: Db): ImportStore {
         .all();
     },
   };
+}
+
+/** Whether ?1 (a visit instant) and ?6 (the visits stored at it) are later than the saved position. */
+const LATER = '?1 IS NOT NULL AND (visit_at IS NULL OR ?1 > visit_at OR (?1 = visit_at AND ?6 > visit_at_count))';
+
+/** Moves a mapping's history position on: inside the transaction that stores that history. */
+export function savePositionSqlite(sqlite: Database, p: HistoryPosition): void {
+  sqlite
+    .query(
+      // (visit_at, visit_at_count) only moves on: a later instant, or more visits at the same one.
+      `UPDATE import_links SET
+        visit_at = CASE WHEN ${LATER} THEN ?1 ELSE visit_at END,
+        visit_at_count = CASE WHEN ${LATER} THEN ?6 ELSE visit_at_count END,
+        day = coalesce(?2, day),
+        total_set = coalesce(?3, total_set)
+      WHERE identity = ?4 AND source_id = ?5`,
+    )
+    .run(
+      p.visitAt ?? null,
+      p.day ?? null,
+      p.totalSet === undefined ? null : p.totalSet ? 1 : 0,
+      p.identity,
+      p.sourceId,
+      p.visitAtCount ?? 1,
+    );
 }

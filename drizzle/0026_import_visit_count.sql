@@ -1,0 +1,1 @@
+ALTER TABLE `import_links` ADD `visit_at_count` integer DEFAULT 0 NOT NULL;
