@@ -5,7 +5,9 @@
  * share a chunk). Only text crosses to the event loop, so a million-click export leaves its
  * garbage on the Worker's small heap, collected there. Each line is the clicks list's record
  * (webhooks' clickRecord) with `"type":"click"` first, written straight from the stored row:
- * params are the stored JSON text, not parsed and re-serialised.
+ * params are the stored JSON text, not parsed and re-serialised. Last, `unique`: whether the
+ * click was its visitor's first visit of its UTC day on the link (counted in uniques), which the
+ * record has not, so an import of the export counts the same unique visitors.
  */
 import type { Database } from 'bun:sqlite';
 import type { Pg } from '../../db/postgres/client';
@@ -13,6 +15,7 @@ import {
   type ClickKey,
   EXPORT_BOT_AT,
   EXPORT_DIMS_AT,
+  EXPORT_FIRST_AT,
   EXPORT_RULE_AT,
   ExportPages,
   type ExportRow,
@@ -78,7 +81,7 @@ class ClickLines {
   constructor(link: ClickLinesLink) {
     this.variants = new Set(link.variantIds);
     this.head = `,"linkId":${text(link.linkId)},"slug":${text(link.slug)},"timestamp":`;
-    this.tail = `,"domain":${text(link.domain)}}\n`;
+    this.tail = `,"domain":${text(link.domain)},"unique":`;
   }
 
   page(rows: readonly ExportRow[]): string {
@@ -89,7 +92,7 @@ class ClickLines {
       for (let d = EXPORT_DIMS_AT; d < EXPORT_BOT_AT; d++)
         line += DIM_KEYS[d - EXPORT_DIMS_AT] + cachedText(r[d] as string | null);
       const rule = r[EXPORT_RULE_AT] as number | null;
-      out += `${line},"bot":${r[EXPORT_BOT_AT] === 1},"rule":${rule ?? 'null'}${this.tail}`;
+      out += `${line},"bot":${r[EXPORT_BOT_AT] === 1},"rule":${rule ?? 'null'}${this.tail}${r[EXPORT_FIRST_AT] === 1}}\n`;
     }
     return out;
   }

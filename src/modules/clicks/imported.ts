@@ -5,7 +5,8 @@
  * user agent is parsed with the redirect's own cached parser and a bot classified from it
  * unless the source said; the place is the source's, never looked up; the referrer is kept as
  * its host, as SLINK_REFERRER and SLINK_GEO let any click keep it. An imported click has no
- * visitor hash (''): it adds no unique visitor, since nothing tells two of them apart.
+ * visitor hash (''): it adds no unique visitor, since nothing tells two of them apart, unless
+ * the source recorded it as a first visit of its day (another Slink's export): then it is one.
  */
 import type { GeoLevel } from '../../config';
 import { utcDay } from '../../lib/time';
@@ -42,6 +43,8 @@ export interface ImportedVisit {
   trafficType?: string | null;
   destination?: string | null;
   params?: Readonly<Record<string, unknown>> | null;
+  /** Optional: the source counted it as its visitor's first visit of its UTC day on the link. */
+  firstVisit?: boolean;
 }
 
 /** The link an imported click went to: its destination and params when imported. */
@@ -147,5 +150,7 @@ export function importedClick(
         : trafficType(refHost, clickParams.utm_medium, policy.ownHosts),
     language: fact(visit.language ?? null, 35),
     visitorHash: '',
+    // A human's only, as a live first visit.
+    ...(visit.firstVisit === true && !bot ? { firstVisit: true } : {}),
   };
 }

@@ -68,6 +68,7 @@ export {
   type ClickKey,
   EXPORT_BOT_AT,
   EXPORT_DIMS_AT,
+  EXPORT_FIRST_AT,
   EXPORT_RULE_AT,
   ExportPages,
   keyAbove,

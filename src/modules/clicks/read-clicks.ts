@@ -4,7 +4,7 @@
  * export row.
  */
 import { type ClickDimTuple, type ClickDimValues, dimValues } from '../rollups/public';
-import { type ClickTarget, FLAG_BOT } from './stored-click';
+import { type ClickTarget, FLAG_BOT, FLAG_FIRST_OF_DAY } from './stored-click';
 
 /**
  * A raw click as the clicks list reads it: what was recorded, its ids turned back into text
@@ -39,6 +39,7 @@ export function exportRow(
     ...dims,
     c.flags[i]! & FLAG_BOT,
     target.rule,
+    (c.flags[i]! & FLAG_FIRST_OF_DAY) === 0 ? 0 : 1,
   ];
 }
 
@@ -77,4 +78,6 @@ export type ExportRow = [
   ...dims: ClickDimTuple,
   bot: number,
   rule: number | null,
+  /** 1: its visitor's first visit of its UTC day on the link (a unique), else 0. */
+  firstOfDay: number,
 ];

@@ -90,6 +90,12 @@ export interface SourceVisit {
   params?: Readonly<Record<string, string>> | null;
   destination?: string | null;
   rule?: number | null;
+  /**
+   * Optional: true when the source recorded the visit as its visitor's first of its UTC day on
+   * the link (another Slink's export, `unique`), so it counts as a unique visitor; absent, null or
+   * false: no unique (no other source knows).
+   */
+  firstVisit?: boolean | null;
 }
 
 /** One UTC day's click count. */

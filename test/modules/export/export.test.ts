@@ -120,7 +120,7 @@ forEachEngine((engine) => {
     expect(ofType(lines, 'click')).toEqual([]);
   });
 
-  test('clicks=1 adds every raw click stored, humans and bots, as the clicks list has them', async () => {
+  test('clicks=1 adds every raw click stored, humans and bots, as the clicks list has them, and whether each was a unique', async () => {
     const links = (await api(c.t, 'GET', '/links?limit=100', { key: c.key })).body.items as {
       id: string;
       slug: string;
@@ -144,9 +144,21 @@ forEachEngine((engine) => {
     }
     // The password-protected link's visits get its form, not a click: at least the others'.
     expect(listed.length).toBeGreaterThanOrEqual(6);
-    expect(clicks.map(without)).toEqual(listed);
+    // The clicks list's record, then `unique` (a first visit of its day), last.
+    const record = ({ unique: _, ...rest }: Line) => without(rest);
+    expect(clicks.map(record)).toEqual(listed);
     // Field for field in the clicks list's order (the lines are written in the export Worker).
-    expect(clicks.map((click) => JSON.stringify(without(click)))).toEqual(listed.map((l) => JSON.stringify(l)));
+    expect(clicks.map((click) => JSON.stringify(record(click)))).toEqual(listed.map((l) => JSON.stringify(l)));
+    expect(clicks.every((click) => Object.keys(click).at(-1) === 'unique')).toBe(true);
+    // Per link: the human's first click of the day is its unique; the bot's and the same human's second are not.
+    const byLink = Map.groupBy(clicks, (click) => click.linkId as string);
+    for (const [linkId, own] of byLink) {
+      const firsts = own.filter((click) => click.unique === true);
+      expect({ linkId, firsts: firsts.map((click) => click.id) }).toEqual({ linkId, firsts: [own.at(-1)!.id] });
+    }
+    const linkLines = ofType(lines, 'link');
+    for (const [linkId, own] of byLink)
+      expect(linkLines.find((l) => l.id === linkId)!.uniqueCount).toBe(own.filter((click) => click.unique).length);
     // The default domain was just asked for: its lastSeenAt is this process's, as GET /domains says.
     const domains = (await api(c.t, 'GET', '/domains', { key: c.key })).body.domains;
     expect(domains[0].lastSeenAt).not.toBeNull();

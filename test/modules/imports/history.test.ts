@@ -224,6 +224,42 @@ forEachEngine((engine) => {
     });
   });
 
+  describe('visits the source recorded as first visits of their day (a Slink export)', () => {
+    let id: string;
+    beforeAll(async () => {
+      id = await newLink('first-visits');
+      const visits = [
+        visit({ at: at('2026-10-05T10:00:00Z'), userAgent: UA.chromeWin, firstVisit: true }),
+        visit({ at: at('2026-10-05T11:00:00Z'), userAgent: UA.chromeWin }),
+        visit({ at: at('2026-10-06T09:00:00Z'), userAgent: UA.safariIphone, firstVisit: true }),
+        visit({ at: at('2026-10-06T10:00:00Z'), userAgent: UA.firefoxLinux, firstVisit: false }),
+        // A bot is never a unique, whatever the source says.
+        visit({ at: at('2026-10-06T11:00:00Z'), userAgent: UA.chromeWin, bot: true, firstVisit: true }),
+      ];
+      expect(await t.deps.history.visits(id, 'slink', visits)).toBe(5);
+      await t.deps.history.flush?.();
+    });
+
+    test('count in uniqueCount and the uniques of their day, as live first visits do', async () => {
+      const link = await get(`/links/${id}`);
+      expect({ clickCount: link.clickCount, uniqueCount: link.uniqueCount, botCount: link.botCount }).toEqual({
+        clickCount: 4,
+        uniqueCount: 2,
+        botCount: 1,
+      });
+      const stats = await get(`/links/${id}/stats?from=2026-10-01&to=2026-10-31&bots=1`);
+      expect(stats.totals).toMatchObject({ clicks: 5, uniques: 2, bots: 1 });
+      const days = (stats.series as { t: number; clicks: number; uniques: number }[])
+        .filter((p) => p.clicks > 0)
+        .map((p) => [p.t, p.clicks, p.uniques]);
+      expect(days).toEqual([
+        [at('2026-10-05T00:00:00Z'), 2, 1],
+        [at('2026-10-06T00:00:00Z'), 3, 1],
+      ]);
+      if (engine === 'sqlite') expectBucketsMatchRawClicks(t);
+    });
+  });
+
   describe('daily counts', () => {
     let id: string;
     beforeAll(async () => {

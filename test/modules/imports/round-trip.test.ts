@@ -2,10 +2,9 @@
  * The export's round trip through real HTTP: a SQLite workspace exported, imported into a
  * PostgreSQL one by the `slink` source reading the first's GET /export, exported again and
  * imported into a new SQLite one. The last answers the same links (every field a Link has but
- * its id, its project's id and what the export never carries), the same counts and the same
- * statistics as the first. Not carried, by design: unique visitors (an imported click has no
- * visitor hash: nothing tells two visitors apart). Variants and a busier workspace:
- * e2e-round-trip.test.ts.
+ * its id, its project's id and what the export never carries), the same counts, unique visitors
+ * included (a click line says whether it was a first visit of its day), and the same statistics
+ * as the first. Variants and a busier workspace: e2e-round-trip.test.ts.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createApiKey } from '../../../src/modules/auth/keys';
@@ -98,7 +97,7 @@ async function exportedLinks(s: Side): Promise<Record<string, any>[]> {
 
 async function linksOf(s: Side): Promise<Record<string, any>[]> {
   return (await exportedLinks(s))
-    .map(({ type: _, id: __, projectId: ___, updatedAt: ____, uniqueCount: _____, imported: ______, ...link }) => link)
+    .map(({ type: _, id: __, projectId: ___, updatedAt: ____, imported: _____, ...link }) => link)
     .sort((a, b) => (a.slug < b.slug ? -1 : 1));
 }
 
@@ -125,13 +124,17 @@ async function statsOf(s: Side) {
     expect(res.status).toBe(200);
     const stats = res.body;
     out[link.slug] = {
-      totals: { clicks: stats.totals.clicks, bots: stats.totals.bots },
-      series: stats.series.map((b: any) => [b.t, b.clicks]),
+      totals: { clicks: stats.totals.clicks, uniques: stats.totals.uniques, bots: stats.totals.bots },
+      series: stats.series.map((b: any) => [b.t, b.clicks, b.uniques]),
       breakdowns: Object.fromEntries(CARRIED.map((d) => [d, stats.breakdowns[d]])),
     };
   }
   const workspace = (await api(s.t, 'GET', `/workspace/stats?${RANGE}`, { key: s.key })).body;
-  out.workspace = { clicks: workspace.totals.clicks, bots: workspace.totals.bots };
+  out.workspace = {
+    clicks: workspace.totals.clicks,
+    uniques: workspace.totals.uniques,
+    bots: workspace.totals.bots,
+  };
   return out;
 }
 
@@ -155,14 +158,16 @@ test('SQLite -> export -> PostgreSQL -> export -> SQLite answers the same links,
     'rt-plain',
     'rt-project',
   ]);
+  expect(original.find((l) => l.slug === 'rt-plain')).toMatchObject({ clickCount: 3, uniqueCount: 2 });
   expect(await linksOf(middle)).toEqual(original);
   expect(await linksOf(last)).toEqual(original);
   const stats = await statsOf(first);
   // What is compared holds something: clicks of each kind, places, agents and referrers.
-  expect(stats['rt-plain']).toMatchObject({ totals: { clicks: 3, bots: 0 } });
+  // rt-plain: two visitors, one of them twice.
+  expect(stats['rt-plain']).toMatchObject({ totals: { clicks: 3, uniques: 2, bots: 0 } });
   // With bots=1 the totals count the bot hit among the clicks too.
-  expect(stats['rt-project']).toMatchObject({ totals: { clicks: 2, bots: 1 } });
-  expect(stats.workspace).toEqual({ clicks: 7, bots: 1 });
+  expect(stats['rt-project']).toMatchObject({ totals: { clicks: 2, uniques: 1, bots: 1 } });
+  expect(stats.workspace).toEqual({ clicks: 7, uniques: 6, bots: 1 });
   const plain = stats['rt-plain'] as { breakdowns: Record<string, { value: string }[]> };
   for (const d of ['country', 'device', 'browser', 'referrer', 'utmSource'])
     expect({ d, some: plain.breakdowns[d]!.some((v) => v.value !== null) }).toEqual({ d, some: true });

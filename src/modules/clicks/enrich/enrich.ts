@@ -24,6 +24,11 @@ export interface EnrichedClick extends RollupClick {
   trafficType: TrafficType;
   /** 16 hex characters; '' for an opted-out click, whose hash is never computed. */
   visitorHash: string;
+  /**
+   * An imported click (no visitor hash) that its source recorded as a human's first visit of its
+   * UTC day on the link (imported.ts): the writers store it as one.
+   */
+  firstVisit?: true;
 }
 
 export interface EnrichContext {

@@ -260,9 +260,15 @@ export class PostgresClickWriter implements ClickWriter {
     const day: number[] = [];
     const link: number[] = [];
     const visitor: bigint[] = [];
+    const first = new Set<number>();
     clicks.forEach((c, i) => {
-      // An opted-out click adds no visitor, nor an imported one: neither has a visitor hash.
-      if (c.bot || c.optedOut || c.visitorHash === '') return;
+      // An opted-out click adds no visitor, nor an imported one: neither has a visitor hash. An
+      // imported one its source recorded as a first visit is one (no row: nothing to match).
+      if (c.bot || c.optedOut) return;
+      if (c.visitorHash === '') {
+        if (c.firstVisit === true) first.add(i);
+        return;
+      }
       const key = `${c.day}|${linkValues[i]}|${visitors[i]}`;
       if (byTriple.has(key)) return;
       byTriple.add(key);
@@ -271,7 +277,6 @@ export class PostgresClickWriter implements ClickWriter {
       link.push(linkValues[i]!);
       visitor.push(visitors[i]!);
     });
-    const first = new Set<number>();
     if (day.length === 0) return first;
     // Inserted in one order (day, link, visitor) by every writer: two batches never wait on each
     // other's rows in opposite orders. Back: the positions inserted (not there before), one array.

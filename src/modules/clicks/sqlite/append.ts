@@ -68,9 +68,12 @@ export function createClickAppender(sqlite: Database, values: RollupValues, seen
       // the dashboard, which deletes the history on purpose): nothing to attach it to.
       if (!exists.has(c.linkId)) continue;
       // Uniques are human visitors: a bot hit is never a first visit.
-      // An opted-out click adds no visitor: it has none; nor does an imported one (hash '').
+      // An opted-out click adds no visitor: it has none; nor does an imported one (hash ''), unless
+      // its source recorded it as a first visit.
       const firstOfDay =
-        !c.bot && !c.optedOut && c.visitorHash !== '' && seen.firstVisit(c.day, c.linkId, c.visitorHash);
+        !c.bot &&
+        !c.optedOut &&
+        (c.visitorHash === '' ? c.firstVisit === true : seen.firstVisit(c.day, c.linkId, c.visitorHash));
       // The breakdown ids once per click: the raw row stores the first eight, the sums count all.
       const ids = valueIdsOf(values, c);
       const linkValue = values.idOf('link', '', c.linkId);

@@ -18,7 +18,8 @@ export const KIND_VISITS = 0;
 export const KIND_DAYS = 1;
 
 /**
- * One visit as queued: time, bot (0/1), country, city, device, os, browser, referrer host,
+ * One visit as queued: time, bot (0: a human, 1: a bot, 2: a human's first visit of its day as
+ * the source recorded it), country, city, device, os, browser, referrer host,
  * traffic type; then, when the source kept them, language, the destination and params JSON the
  * click itself was sent with (absent or null: the row's), the variant code it named and the id
  * of the variant it went through.
@@ -60,7 +61,7 @@ export function queueImportedVisits(sqlite: Database, linkId: string, clicks: re
     v: clicks.map((c): QueuedVisit => {
       const base: QueuedVisit = [
         c.time,
-        c.bot ? 1 : 0,
+        c.bot ? 1 : c.firstVisit === true ? 2 : 0,
         c.country,
         c.city,
         c.device,
@@ -179,6 +180,7 @@ export function queuedVisits(row: QueuedRow): EnrichedClick[] {
       trafficType: traffic as TrafficType,
       language: language ?? null,
       visitorHash: '',
+      ...(bot === 2 ? { firstVisit: true as const } : {}),
     }),
   );
 }

@@ -32,10 +32,11 @@ export function readClickPage(
 
 export { lastClickId } from './raw-read';
 
-/** Where an ExportRow's dimensions start, and its bot flag. */
+/** Where an ExportRow's dimensions start, its bot flag, its rule and its first-visit flag. */
 export const EXPORT_DIMS_AT = 6;
 export const EXPORT_BOT_AT = EXPORT_DIMS_AT + DIM_COUNT;
 export const EXPORT_RULE_AT = EXPORT_BOT_AT + 1;
+export const EXPORT_FIRST_AT = EXPORT_RULE_AT + 1;
 
 /** Blocks an export keeps decoded: the one the cursor is in and the next one or two it overlaps. */
 const EXPORT_BLOCKS = 3;

@@ -57,6 +57,7 @@ export function importedVisit(v: SourceVisit): ImportedVisit | null {
     trafficType: v.trafficType ?? null,
     destination: v.destination ?? null,
     params: v.params ?? null,
+    firstVisit: v.firstVisit === true,
   };
 }
 

@@ -105,6 +105,7 @@ function toVisit(line: Line): SourceVisit {
     params: line.params && typeof line.params === 'object' ? (line.params as Record<string, string>) : null,
     destination: str(line.destination),
     rule: int(line.rule),
+    firstVisit: line.unique === true,
   };
 }
 
