@@ -93,7 +93,9 @@ test('a dry run says what a CSV import would do and writes nothing; Import then 
   const report = page.locator('.import-run').getByRole('link', { name: 'Download report (CSV)' });
   const reportRes = await p.page.request.get(`${d.origin}${await report.getAttribute('href')}`);
   expect(reportRes.status()).toBe(200);
-  expect(await reportRes.text()).toMatch(/^row 1,created,https:\/\/sl\.test\/\w+,\r?$/m);
+  expect(await reportRes.text()).toMatch(
+    /^row 1 https:\/\/shop\.example\.com\/csv\/boots,created,https:\/\/sl\.test\/\w+,\r?$/m,
+  );
   expect(await linksMatching(p, '/csv/')).toBe(2);
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Links' }).click();
