@@ -11,36 +11,8 @@ import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../he
 import { SAME_ORIGIN } from '../../helpers/dashboard';
 import { engineBlind, forEachEngine } from '../../helpers/engines';
 import { sessionFor } from '../../helpers/session';
+import { parseCsv } from './e2e-support';
 import { ExportServer, ended, header, idOf, linkLine, TOKEN } from './support';
-
-/** RFC 4180 rows (quoted cells with doubled quotes), as a spreadsheet reads them. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else cell += c;
-  }
-  return rows;
-}
 
 forEachEngine((engine) => {
   let t: TestApp;
