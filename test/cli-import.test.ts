@@ -57,12 +57,18 @@ for (const engine of ENGINES) {
         stdout: 'pipe',
         stderr: 'pipe',
       });
-      await waitUntil(async () => {
-        if (engine === 'sqlite' && !existsSync(db.path)) return false;
-        // While the command creates and migrates the database, it may not answer yet.
-        const rows = await db.rows<{ seen: number }>('SELECT links_seen AS seen FROM import_runs').catch(() => []);
-        return rows.length === 1 && Number(rows[0]!.seen) === 3;
-      }, 'the first page saved');
+      // Read every 50 ms, not every 2: the command writes the same file meanwhile.
+      await waitUntil(
+        async () => {
+          if (engine === 'sqlite' && !existsSync(db.path)) return false;
+          // While the command creates and migrates the database, it may not answer yet.
+          const rows = await db.rows<{ seen: number }>('SELECT links_seen AS seen FROM import_runs').catch(() => []);
+          return rows.length === 1 && Number(rows[0]!.seen) === 3;
+        },
+        'the first page saved',
+        50_000,
+        50,
+      );
       first.kill('SIGKILL');
       await first.exited;
       release();
@@ -125,11 +131,17 @@ describe('sqlite', () => {
       stdout: 'pipe',
       stderr: 'pipe',
     });
-    await waitUntil(async () => {
-      if (!existsSync(db.path)) return false;
-      const rows = await db.rows<{ seen: number }>('SELECT links_seen AS seen FROM import_runs').catch(() => []);
-      return rows.length === 1 && Number(rows[0]!.seen) === 2;
-    }, 'the first page saved');
+    // Read every 50 ms, not every 2: the command writes the same file meanwhile.
+    await waitUntil(
+      async () => {
+        if (!existsSync(db.path)) return false;
+        const rows = await db.rows<{ seen: number }>('SELECT links_seen AS seen FROM import_runs').catch(() => []);
+        return rows.length === 1 && Number(rows[0]!.seen) === 2;
+      },
+      'the first page saved',
+      50_000,
+      50,
+    );
     proc.kill('SIGINT');
     const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()]);
     release();
