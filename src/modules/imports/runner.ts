@@ -27,6 +27,11 @@ const dayOf = (at: number) => new Date(at).toISOString().slice(0, 10);
 /** Attempts at reading a page when the source says retrying may help, waiting longer each time. */
 const PAGE_ATTEMPTS = 5;
 const RETRY_BASE_MS = 1000;
+/**
+ * Links of a page whose history is read and written at once: enough for the writer to take
+ * many links' visits together, few enough that their batches in memory stay small.
+ */
+const HISTORY_IN_FLIGHT = 32;
 
 export interface RunPlan {
   id: string;
@@ -205,26 +210,56 @@ async function importPage(
     else progress.linksSkipped++;
     if (p.item.outcome === 'skipped' || p.item.outcome === 'failed') note(p.link.sourceId, p.item.reason ?? '');
   }
-  if (!plan.dryRun && deps.history !== null) {
-    for (const p of planned) {
-      if (p.linkId === null || p.item.outcome === 'failed') continue;
+  if (!plan.dryRun && deps.history !== null) await importPageHistory(deps, plan, planned, progress, note);
+  return planned.map((p) => p.item);
+}
+
+/**
+ * The history of a page's links, several links at once (the source's requests side by side,
+ * the writes side by side so the writer takes them together): up to the source's
+ * historyInFlight (else HISTORY_IN_FLIGHT) links in flight, each link's batches in order, its
+ * position saved after each. Resolves once every started link is done, so the page's position
+ * is saved after all its history; a cancel starts no further link; a link that fails is noted
+ * and the others go on. Memory: the links in flight's batches, never the page's visits.
+ */
+async function importPageHistory(
+  deps: ImportDeps,
+  plan: RunPlan,
+  planned: readonly Planned[],
+  progress: RunProgress,
+  note: (source: string, reason: string) => void,
+) {
+  const writer = deps.history!;
+  const store = deps.stores.imports;
+  const queue = planned.filter((p) => p.linkId !== null && p.item.outcome !== 'failed');
+  let next = 0;
+  const work = async () => {
+    while (next < queue.length) {
+      const p = queue[next++]!;
+      const linkId = p.linkId!;
       if (plan.history === 'none' || p.link.history === 'none') {
         // A link made now says it was imported, with no history.
-        if (p.item.outcome === 'created') await deps.history.none?.(p.linkId, plan.source.name);
+        if (p.item.outcome === 'created') await writer.none?.(linkId, plan.source.name);
         continue;
       }
-      if (plan.signal.aborted) break;
+      if (plan.signal.aborted) return;
       try {
         const mapping = p.mapping ?? (await store.mappings(plan.identity, [p.link.sourceId])).get(p.link.sourceId);
-        if (mapping)
-          progress.clicksImported += await importHistory(deps, plan, p.link, { ...mapping, linkId: p.linkId });
+        if (!mapping) continue;
+        // Counted once stored (not `+= await`: that would read the counter before the wait).
+        const clicks = await importHistory(deps, plan, p.link, { ...mapping, linkId });
+        progress.clicksImported += clicks;
       } catch (err) {
-        if (plan.signal.aborted) break;
+        if (plan.signal.aborted) return;
         note(p.link.sourceId, `history: ${(err as Error).message ?? err}`);
       }
     }
-  }
-  return planned.map((p) => p.item);
+  };
+  const inFlight = Math.max(1, Math.min(queue.length, plan.source.historyInFlight ?? HISTORY_IN_FLIGHT));
+  // Every worker ends before the page does (a failure of none() fails the run, as it did
+  // one link at a time, but only once no write of this page is still under way).
+  const ends = await Promise.allSettled(Array.from({ length: inFlight }, work));
+  for (const end of ends) if (end.status === 'rejected') throw end.reason;
 }
 
 /**
