@@ -31,7 +31,7 @@ const RETRY_BASE_MS = 1000;
  * Links of a page whose history is read and written at once: enough for the writer to take
  * many links' visits together, few enough that their batches in memory stay small.
  */
-const HISTORY_IN_FLIGHT = 32;
+const HISTORY_IN_FLIGHT = 64;
 
 export interface RunPlan {
   id: string;
@@ -256,10 +256,16 @@ async function importPageHistory(
     }
   };
   const inFlight = Math.max(1, Math.min(queue.length, plan.source.historyInFlight ?? HISTORY_IN_FLIGHT));
-  // Every worker ends before the page does (a failure of none() fails the run, as it did
-  // one link at a time, but only once no write of this page is still under way).
-  const ends = await Promise.allSettled(Array.from({ length: inFlight }, work));
-  for (const end of ends) if (end.status === 'rejected') throw end.reason;
+  await settled(Array.from({ length: inFlight }, work));
+}
+
+/**
+ * Waits for every one of the writes started side by side, then throws the first failure: a
+ * failure fails the run as it did one write after another, but only once none of its
+ * page's writes is still under way.
+ */
+async function settled(writes: Promise<unknown>[]): Promise<void> {
+  for (const end of await Promise.allSettled(writes)) if (end.status === 'rejected') throw end.reason;
 }
 
 /**
@@ -311,7 +317,8 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
     totalSet: p.mapping?.totalSet ?? false,
     at: now,
   });
-  for (const p of making) await store.putMapping(mapping(p, 'creating'));
+  // Side by side: each is its own row (on PostgreSQL one round trip each, not one after another).
+  await settled(making.map((p) => store.putMapping(mapping(p, 'creating'))));
   const fields = ['destination', 'domain', 'slug', ...(plan.target.projectId !== null ? ['projectId'] : [])];
   const audit = auditEntry(plan.access, 'link.create', { type: 'link', id: '' }, fields, now);
   try {
@@ -334,7 +341,8 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
     }
     return;
   }
-  for (const p of making) {
+  // Each link's variants then its mapping, the links side by side.
+  const made = async (p: Planned) => {
     // Its variants, before its clicks: a click names the variant it went through.
     for (const v of p.variants) {
       const id = newId('var');
@@ -352,7 +360,8 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
     }
     p.mapping = mapping(p, 'created');
     await store.putMapping(p.mapping);
-  }
+  };
+  await settled(making.map(made));
 }
 
 /**
