@@ -305,7 +305,6 @@ async function projectsOf(
  * leaves mappings naming ids: the next run finds the link made, or makes it with that id.
  */
 async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], now: number) {
-  const store = deps.stores.imports;
   const mapping = (p: Planned, state: 'creating' | 'created'): ImportLinkRow => ({
     identity: plan.identity,
     sourceId: p.link.sourceId,
@@ -317,8 +316,10 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
     totalSet: p.mapping?.totalSet ?? false,
     at: now,
   });
-  // Side by side: each is its own row (on PostgreSQL one round trip each, not one after another).
-  await settled(making.map((p) => store.putMapping(mapping(p, 'creating'))));
+  await putMappings(
+    deps,
+    making.map((p) => mapping(p, 'creating')),
+  );
   const fields = ['destination', 'domain', 'slug', ...(plan.target.projectId !== null ? ['projectId'] : [])];
   const audit = auditEntry(plan.access, 'link.create', { type: 'link', id: '' }, fields, now);
   try {
@@ -341,7 +342,7 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
     }
     return;
   }
-  // Each link's variants then its mapping, the links side by side.
+  // Each link's variants, the links side by side; then their mappings.
   const made = async (p: Planned) => {
     // Its variants, before its clicks: a click names the variant it went through.
     for (const v of p.variants) {
@@ -359,9 +360,22 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
       await insertVariant(deps, row, variantAudit);
     }
     p.mapping = mapping(p, 'created');
-    await store.putMapping(p.mapping);
   };
   await settled(making.map(made));
+  await putMappings(
+    deps,
+    making.map((p) => p.mapping!),
+  );
+}
+
+/**
+ * A page's mappings: in one write where the store has it (SQLite: one statement, one commit),
+ * else side by side (PostgreSQL: a round trip each, not one after another).
+ */
+async function putMappings(deps: ImportDeps, rows: ImportLinkRow[]) {
+  const store = deps.stores.imports;
+  if (store.putMappings) await store.putMappings(rows);
+  else await settled(rows.map((row) => store.putMapping(row)));
 }
 
 /**
