@@ -369,8 +369,8 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
 }
 
 /**
- * A page's mappings: in one write where the store has it (SQLite: one statement, one commit),
- * else side by side (PostgreSQL: a round trip each, not one after another).
+ * A page's mappings: in one transaction where the store has it (one commit for the page),
+ * else side by side.
  */
 async function putMappings(deps: ImportDeps, rows: ImportLinkRow[]) {
   const store = deps.stores.imports;

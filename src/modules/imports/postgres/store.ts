@@ -211,25 +211,11 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
       return out;
     },
     async putMapping(r) {
-      await sql`INSERT INTO import_links (identity, source_id, link_id, state, run_id, visit_at, day, total_set, at)
-        VALUES (${r.identity}, ${r.sourceId}, ${r.linkId}, ${r.state}, ${r.runId}, ${r.visitAt}, ${r.day}, ${r.totalSet}, ${r.at})
-        ON CONFLICT (identity, source_id) DO UPDATE SET link_id = excluded.link_id, state = excluded.state,
-          run_id = excluded.run_id, visit_at = excluded.visit_at, day = excluded.day, total_set = excluded.total_set,
-          at = excluded.at`;
+      await upsertMapping(sql, r);
     },
     async putMappings(rows) {
-      if (rows.length === 0) return;
-      // A page's mappings in one statement and round trip (each its own row, replaced whole).
-      const col = <T>(pick: (r: ImportLinkRow) => T, type: string) => sql.array(rows.map(pick), type);
-      await sql`INSERT INTO import_links (identity, source_id, link_id, state, run_id, visit_at, day, total_set, at)
-        SELECT * FROM unnest(${col((r) => r.identity, 'text')}::text[], ${col((r) => r.sourceId, 'text')}::text[],
-          ${col((r) => r.linkId, 'text')}::text[], ${col((r) => r.state, 'text')}::text[],
-          ${col((r) => r.runId, 'text')}::text[], ${col((r) => r.visitAt, 'int8')}::int8[],
-          ${col((r) => r.day, 'text')}::text[], ${col((r) => r.totalSet, 'bool')}::bool[],
-          ${col((r) => r.at, 'int8')}::int8[])
-        ON CONFLICT (identity, source_id) DO UPDATE SET link_id = excluded.link_id, state = excluded.state,
-          run_id = excluded.run_id, visit_at = excluded.visit_at, day = excluded.day, total_set = excluded.total_set,
-          at = excluded.at`;
+      // A page's mappings in one transaction, their statements pipelined on its connection.
+      if (rows.length > 0) await sql.begin((tx) => Promise.all(rows.map((r) => upsertMapping(tx, r))));
     },
     async historyStored(identity, sourceId, position) {
       await sql`UPDATE import_links SET
@@ -245,4 +231,13 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
       return rows.map(toItem);
     },
   };
+}
+
+/** A mapping written whole: made, or replaced where the source link has one. */
+async function upsertMapping(sql: Pg, r: ImportLinkRow): Promise<void> {
+  await sql`INSERT INTO import_links (identity, source_id, link_id, state, run_id, visit_at, day, total_set, at)
+    VALUES (${r.identity}, ${r.sourceId}, ${r.linkId}, ${r.state}, ${r.runId}, ${r.visitAt}, ${r.day}, ${r.totalSet}, ${r.at})
+    ON CONFLICT (identity, source_id) DO UPDATE SET link_id = excluded.link_id, state = excluded.state,
+      run_id = excluded.run_id, visit_at = excluded.visit_at, day = excluded.day, total_set = excluded.total_set,
+      at = excluded.at`;
 }

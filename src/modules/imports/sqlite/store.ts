@@ -116,25 +116,14 @@ export function createSqliteImportStore(db: Db): ImportStore {
         .run();
     },
     async putMappings(rows) {
-      // A page's mappings in one statement and commit (each its own row, replaced whole),
-      // up to 500 rows a statement (well within SQLite's limit on a statement's variables).
-      const excluded = (column: string) => sql.raw(`excluded.${column}`);
-      for (let i = 0; i < rows.length; i += 500)
-        db.insert(importLinks)
-          .values(rows.slice(i, i + 500))
-          .onConflictDoUpdate({
-            target: [importLinks.identity, importLinks.sourceId],
-            set: {
-              linkId: excluded('link_id'),
-              state: excluded('state'),
-              runId: excluded('run_id'),
-              visitAt: excluded('visit_at'),
-              day: excluded('day'),
-              totalSet: excluded('total_set'),
-              at: excluded('at'),
-            },
-          })
-          .run();
+      // A page's mappings in one commit, each written as putMapping writes one.
+      immediate(() => {
+        for (const row of rows)
+          db.insert(importLinks)
+            .values(row)
+            .onConflictDoUpdate({ target: [importLinks.identity, importLinks.sourceId], set: row })
+            .run();
+      });
     },
     async historyStored(identity, sourceId, position) {
       const set: Partial<typeof importLinks.$inferInsert> = {};
