@@ -28,6 +28,11 @@ const dayOf = (at: number) => new Date(at).toISOString().slice(0, 10);
 /** Attempts at reading a page when the source says retrying may help, waiting longer each time. */
 const PAGE_ATTEMPTS = 5;
 const RETRY_BASE_MS = 1000;
+/**
+ * Links of a page whose history is read and written at once: enough for the writer to take
+ * many links' visits together, few enough that their batches in memory stay small.
+ */
+const HISTORY_IN_FLIGHT = 64;
 
 export interface RunPlan {
   id: string;
@@ -75,7 +80,9 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
       if (plan.signal.aborted) throw new Cancelled();
       const page = await readPage(deps, plan, progress.cursor);
       const items = await importPage(deps, plan, page.links, progress, note, claimed, projects);
-      progress.cursor = page.next;
+      // A stop mid-page leaves links of it without their history: the page is read again on the
+      // resume (its links are then `existing`, their history carried on from their positions).
+      if (!plan.signal.aborted) progress.cursor = page.next;
       const cancel = await store.savePage(plan.id, progress, items);
       plan.onPage?.(progress);
       if (cancel || plan.signal.aborted) throw new Cancelled();
@@ -206,26 +213,62 @@ async function importPage(
     else progress.linksSkipped++;
     if (p.item.outcome === 'skipped' || p.item.outcome === 'failed') note(p.link.sourceId, p.item.reason ?? '');
   }
-  if (!plan.dryRun && deps.history !== null) {
-    for (const p of planned) {
-      if (p.linkId === null || p.item.outcome === 'failed') continue;
+  if (!plan.dryRun && deps.history !== null) await importPageHistory(deps, plan, planned, progress, note);
+  return planned.map((p) => p.item);
+}
+
+/**
+ * The history of a page's links, several links at once (the source's requests side by side,
+ * the writes side by side so the writer takes them together): up to the source's
+ * historyInFlight (else HISTORY_IN_FLIGHT) links in flight, each link's batches in order, its
+ * position saved after each. Resolves once every started link is done, so the page's position
+ * is saved after all its history; a stop starts no further link (the page is then read again
+ * on the resume); a link that fails is noted and the others go on. Memory: the links in flight's batches, never the page's visits.
+ */
+async function importPageHistory(
+  deps: ImportDeps,
+  plan: RunPlan,
+  planned: readonly Planned[],
+  progress: RunProgress,
+  note: (source: string, reason: string) => void,
+) {
+  const writer = deps.history!;
+  const store = deps.stores.imports;
+  const queue = planned.filter((p) => p.linkId !== null && p.item.outcome !== 'failed');
+  let next = 0;
+  const work = async () => {
+    while (next < queue.length) {
+      const p = queue[next++]!;
+      const linkId = p.linkId!;
       if (plan.history === 'none' || p.link.history === 'none') {
         // A link made now says it was imported, with no history.
-        if (p.item.outcome === 'created') await deps.history.none?.(p.linkId, plan.source.name);
+        if (p.item.outcome === 'created') await writer.none?.(linkId, plan.source.name);
         continue;
       }
-      if (plan.signal.aborted) break;
+      if (plan.signal.aborted) return;
       try {
         const mapping = p.mapping ?? (await store.mappings(plan.identity, [p.link.sourceId])).get(p.link.sourceId);
-        if (mapping)
-          progress.clicksImported += await importHistory(deps, plan, p.link, { ...mapping, linkId: p.linkId });
+        if (!mapping) continue;
+        // Counted once stored (not `+= await`: that would read the counter before the wait).
+        const clicks = await importHistory(deps, plan, p.link, { ...mapping, linkId });
+        progress.clicksImported += clicks;
       } catch (err) {
-        if (plan.signal.aborted) break;
+        if (plan.signal.aborted) return;
         note(p.link.sourceId, `history: ${(err as Error).message ?? err}`);
       }
     }
-  }
-  return planned.map((p) => p.item);
+  };
+  const inFlight = Math.max(1, Math.min(queue.length, plan.source.historyInFlight ?? HISTORY_IN_FLIGHT));
+  await settled(Array.from({ length: inFlight }, work));
+}
+
+/**
+ * Waits for every one of the writes started side by side, then throws the first failure: a
+ * failure fails the run as it did one write after another, but only once none of its
+ * page's writes is still under way.
+ */
+async function settled(writes: Promise<unknown>[]): Promise<void> {
+  for (const end of await Promise.allSettled(writes)) if (end.status === 'rejected') throw end.reason;
 }
 
 /**
@@ -265,7 +308,6 @@ async function projectsOf(
  * leaves mappings naming ids: the next run finds the link made, or makes it with that id.
  */
 async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], now: number) {
-  const store = deps.stores.imports;
   const mapping = (p: Planned, state: 'creating' | 'created'): ImportLinkRow => ({
     identity: plan.identity,
     sourceId: p.link.sourceId,
@@ -278,7 +320,10 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
     totalSet: p.mapping?.totalSet ?? false,
     at: now,
   });
-  for (const p of making) await store.putMapping(mapping(p, 'creating'));
+  await putMappings(
+    deps,
+    making.map((p) => mapping(p, 'creating')),
+  );
   const fields = ['destination', 'domain', 'slug', ...(plan.target.projectId !== null ? ['projectId'] : [])];
   const audit = auditEntry(plan.access, 'link.create', { type: 'link', id: '' }, fields, now);
   try {
@@ -301,7 +346,8 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
     }
     return;
   }
-  for (const p of making) {
+  // Each link's variants, the links side by side; then their mappings.
+  const made = async (p: Planned) => {
     // Its variants, before its clicks: a click names the variant it went through.
     for (const v of p.variants) {
       const id = newId('var');
@@ -318,8 +364,22 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
       await insertVariant(deps, row, variantAudit);
     }
     p.mapping = mapping(p, 'created');
-    await store.putMapping(p.mapping);
-  }
+  };
+  await settled(making.map(made));
+  await putMappings(
+    deps,
+    making.map((p) => p.mapping!),
+  );
+}
+
+/**
+ * A page's mappings: in one transaction where the store has it (one commit for the page),
+ * else side by side.
+ */
+async function putMappings(deps: ImportDeps, rows: ImportLinkRow[]) {
+  const store = deps.stores.imports;
+  if (store.putMappings) await store.putMappings(rows);
+  else await settled(rows.map((row) => store.putMapping(row)));
 }
 
 /**

@@ -140,6 +140,11 @@ export interface ImportSource {
   /** A link's daily counts for days after `after` (YYYY-MM-DD, exclusive; null: all), oldest
    * first. Only for links whose history is 'daily'. */
   days?(link: SourceLink, after: string | null, signal: AbortSignal): Promise<SourceDay[]>;
+  /**
+   * How many links' history the runner may read at once from this source (the product's rate
+   * limits); absent: the runner's default (runner.ts HISTORY_IN_FLIGHT).
+   */
+  readonly historyInFlight?: number;
 }
 
 /** What a source is built from: the request's address, token and file, never stored. */

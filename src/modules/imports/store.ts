@@ -51,6 +51,8 @@ export interface ImportStore {
   mappings(identity: string, sourceIds: readonly string[]): Promise<Map<string, ImportLinkRow>>;
   /** Inserts or replaces a mapping row. */
   putMapping(row: ImportLinkRow): Promise<void>;
+  /** Several mappings at once, in one write where the engine gains by it; absent: putMapping each. */
+  putMappings?(rows: readonly ImportLinkRow[]): Promise<void>;
   /** A run's report lines after `afterSeq`, in order, at most `limit`. */
   items(runId: string, afterSeq: number, limit: number): Promise<ImportItemRow[]>;
 }

@@ -73,7 +73,7 @@ function holdingProxy(target: string, holds: (url: URL) => boolean) {
 }
 
 const SHORT = { SLINK_SHORT_HOST: 'https://sl.test', SLINK_APP_HOST: 'https://app.sl.test' };
-// The fakes listen on loopback: allowed by the switch webhooks use.
+// The fakes listen on loopback: allowed by the old service's switch.
 const PRIVATE = { SLINK_UPSTREAM_ALLOW_PRIVATE: '1' };
 
 const fakes: { stop(): void }[] = [];
@@ -120,11 +120,14 @@ for (const engine of ENGINES) {
       expect({ code: second.code, stdout: second.stdout }).toEqual({
         code: 0,
         // The second page again: its links made before, the visits not yet stored (the busy
-        // link's 600 newer, the four links after it), none twice.
+        // link's 600 newer, and those of the links read beside it that the kill cut short),
+        // none twice.
         stdout: expect.stringMatching(
-          /^imp_\w+ done: 10 links read: 0 created, 10 skipped, 0 failed; 608 clicks imported\n$/,
+          /^imp_\w+ done: 10 links read: 0 created, 10 skipped, 0 failed; 6\d\d clicks imported\n$/,
         ),
       });
+      const again = Number(/; (\d+) clicks imported/.exec(second.stdout)![1]);
+      expect(again >= 600 && again <= 618).toBe(true);
       expect(second.stderr).not.toContain(shlink.apiKey);
 
       // New visits at the source: a later run adds those only.
@@ -170,6 +173,9 @@ for (const engine of ENGINES) {
           cursor = page.cursor;
         } while (cursor);
         expect({ rows: times.length, distinct: new Set(times).size }).toEqual({ rows: 700, distinct: 700 });
+        // The second page's other links, whichever run stored their visits: each visit once.
+        const others = all.items.filter((l: any) => /^cl-5\d$/.test(l.slug) && l.slug !== 'cl-55');
+        expect(others.map((l: any) => l.clickCount)).toEqual(Array(9).fill(2));
         const fourth = all.items.find((l: any) => l.slug === 'cl-3');
         expect(fourth.clickCount).toBe(3);
         const workspace = await apiExpecting(t, key, 'GET', '/workspace/stats?from=2026-10-01&to=2026-10-31&bots=1');
@@ -182,6 +188,41 @@ for (const engine of ENGINES) {
 }
 
 describe('sqlite', () => {
+  test('Ctrl-C while a first-page link waits for its visits: the resume reads that page again, every visit once', async () => {
+    const seeds = shlinkSeeds();
+    const shlink = startShlinkFake({ links: seeds });
+    // cl-3's first visits request: held while the other links of the first page are in flight.
+    const proxy = holdingProxy(shlink.url, (u) => u.pathname === '/rest/v3/short-urls/cl-3/visits');
+    fakes.push(shlink, proxy);
+    const db = await cliDatabase('sqlite');
+    const env = cleanEnv({ SLINK_DB: db.path, ...db.env, ...SHORT, ...PRIVATE });
+    const args = [BUN, 'run', 'src/index.ts', 'import', 'shlink', '--url', proxy.url, '--token', shlink.apiKey];
+    const first = Bun.spawn(args, { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' });
+    await proxy.held;
+    first.kill('SIGINT');
+    const [code, stdout] = await Promise.all([first.exited, new Response(first.stdout).text()]);
+    proxy.release();
+    expect({ code, stdout }).toEqual({ code: 1, stdout: expect.stringMatching(/^imp_\w+ cancelled: 50 links read/) });
+
+    const second = await run(args, { env });
+    expect({ code: second.code, stdout: second.stdout }).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^imp_\w+ done: 60 links read: 10 created, 50 skipped, 0 failed;/),
+    });
+    const t = await makeTestApp({ SLINK_DB: db.path }, { engine: 'sqlite' });
+    try {
+      await t.deps.clicks.flusher.takeImports();
+      const key = (await makeKey(t, 'read', { superuser: true })).key;
+      const all = await apiExpecting(t, key, 'GET', '/links?limit=100');
+      const counts = Object.fromEntries(all.items.map((l: any) => [l.slug, l.clickCount + l.botCount]));
+      expect(counts['cl-3']).toBe(2);
+      expect(counts['cl-55']).toBe(700);
+      expect(Object.values(counts).reduce((a: number, b: any) => a + b, 0)).toBe(59 * 2 + 700);
+    } finally {
+      await disposeTestApp(t);
+    }
+  }, 90_000);
+
   test('beside a running slink serve: imported links redirect at once, their history in its statistics', async () => {
     const shlink = startShlinkFake({
       links: [

@@ -213,13 +213,11 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
       return out;
     },
     async putMapping(r) {
-      await sql`INSERT INTO import_links (identity, source_id, link_id, state, run_id, visit_at, visit_at_count, day,
-          total_set, at)
-        VALUES (${r.identity}, ${r.sourceId}, ${r.linkId}, ${r.state}, ${r.runId}, ${r.visitAt}, ${r.visitAtCount},
-          ${r.day}, ${r.totalSet}, ${r.at})
-        ON CONFLICT (identity, source_id) DO UPDATE SET link_id = excluded.link_id, state = excluded.state,
-          run_id = excluded.run_id, visit_at = excluded.visit_at, visit_at_count = excluded.visit_at_count,
-          day = excluded.day, total_set = excluded.total_set, at = excluded.at`;
+      await upsertMapping(sql, r);
+    },
+    async putMappings(rows) {
+      // A page's mappings in one transaction, their statements pipelined on its connection.
+      if (rows.length > 0) await sql.begin((tx) => Promise.all(rows.map((r) => upsertMapping(tx, r))));
     },
     async items(runId, afterSeq, limit) {
       const rows = await sql`SELECT * FROM import_items WHERE run_id = ${runId} AND seq > ${afterSeq}
@@ -242,4 +240,15 @@ export async function savePositionPg(tx: Pg, p: HistoryPosition): Promise<void> 
       day = coalesce(${p.day ?? null}::text, day),
       total_set = coalesce(${p.totalSet ?? null}::boolean, total_set)
     WHERE identity = ${p.identity} AND source_id = ${p.sourceId}`;
+}
+
+/** A mapping written whole: made, or replaced where the source link has one. */
+async function upsertMapping(sql: Pg, r: ImportLinkRow): Promise<void> {
+  await sql`INSERT INTO import_links (identity, source_id, link_id, state, run_id, visit_at, visit_at_count, day,
+      total_set, at)
+    VALUES (${r.identity}, ${r.sourceId}, ${r.linkId}, ${r.state}, ${r.runId}, ${r.visitAt}, ${r.visitAtCount},
+      ${r.day}, ${r.totalSet}, ${r.at})
+    ON CONFLICT (identity, source_id) DO UPDATE SET link_id = excluded.link_id, state = excluded.state,
+      run_id = excluded.run_id, visit_at = excluded.visit_at, visit_at_count = excluded.visit_at_count,
+      day = excluded.day, total_set = excluded.total_set, at = excluded.at`;
 }

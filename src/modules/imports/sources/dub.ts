@@ -115,6 +115,8 @@ export function dubSource(options: SourceOptions): ImportSource {
 
   return {
     name: 'dub',
+    // Analytics are limited per second by plan: a few links' events at once.
+    historyInFlight: 4,
     async check(signal) {
       await links(null, 1, signal);
     },

@@ -117,6 +117,16 @@ export function createSqliteImportStore(db: Db): ImportStore {
         .onConflictDoUpdate({ target: [importLinks.identity, importLinks.sourceId], set: row })
         .run();
     },
+    async putMappings(rows) {
+      // A page's mappings in one commit, each written as putMapping writes one.
+      immediate(() => {
+        for (const row of rows)
+          db.insert(importLinks)
+            .values(row)
+            .onConflictDoUpdate({ target: [importLinks.identity, importLinks.sourceId], set: row })
+            .run();
+      });
+    },
     async items(runId, afterSeq, limit) {
       return db
         .select()
