@@ -57,6 +57,8 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
     );
     const made: EnrichedClick[] = [];
     const marks: ImportedMark[] = [];
+    // Human clicks per link, told once humanCounts.
+    const humanCounts: [string, number][] = [];
     const counts = calls.map((call) => {
       const target = targets.get(call.linkId);
       if (target === undefined) return 0;
@@ -73,7 +75,7 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
       }
       if (n > 0) {
         marks.push({ linkId: call.linkId, source: call.source, history: 'visits', clicks: n, at: clock.now() });
-        humans.add(call.linkId, people);
+        humanCounts.push([call.linkId, people]);
       }
       return n;
     });
@@ -81,6 +83,7 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
       await clicks.writeEnriched(made.slice(i, i + VISITS_PER_WRITE), performance.now(), { events: false });
     }
     await markImportedManyPg(sql, marks);
+    for (const [id, n] of humanCounts) humans.add(id, n);
     return counts;
   }
 

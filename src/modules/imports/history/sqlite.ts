@@ -3,7 +3,7 @@
  * server's click writer (its Worker, with its state in memory), and an import may run in the
  * server (the API, the dashboard) or in `slink import` beside it on the same file. So history
  * never goes around it: it is queued (clicks/sqlite/imports.ts) in one short transaction per
- * call, with the link's imported columns, and the writer takes the queue through its own path,
+ * group of calls, with the link's imported columns, and the writer takes the queue through its own path,
  * on a timer, or at once when this process's writer is asked (`take`). Durable when a call
  * resolves; counted once the writer has taken it (flush() waits for that where it can).
  */
@@ -35,7 +35,9 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
   );
 
   function queueVisits(calls: VisitsCall[]): number[] {
-    return sqlite
+    // Human clicks per link, told only once the transaction has committed.
+    const people: [string, number][] = [];
+    const counts = sqlite
       .transaction(() =>
         calls.map((call) => {
           const target = importTargetSqlite(sqlite, call.linkId);
@@ -57,14 +59,13 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
             clicks: clicks.length,
             at,
           });
-          humans.add(
-            call.linkId,
-            clicks.reduce((n, c) => (c.bot ? n : n + 1), 0),
-          );
+          people.push([call.linkId, clicks.reduce((n, c) => (c.bot ? n : n + 1), 0)]);
           return clicks.length;
         }),
       )
       .immediate();
+    for (const [id, n] of people) humans.add(id, n);
+    return counts;
   }
 
   function visits(linkId: string, source: SourceName, list: readonly SourceVisit[]): Promise<number> {
@@ -100,8 +101,8 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
 
   async function flush(): Promise<void> {
     await grouped.idle();
-    if (options.take === undefined) return;
     const added = humans.take();
+    if (options.take === undefined) return;
     await options.take();
     if (added.size > 0) options.counted?.(added);
   }
