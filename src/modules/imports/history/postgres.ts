@@ -57,7 +57,7 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
     );
     const made: EnrichedClick[] = [];
     const marks: ImportedMark[] = [];
-    // Human clicks per link, told once humanCounts.
+    // Human clicks per link, told once written.
     const humanCounts: [string, number][] = [];
     const counts = calls.map((call) => {
       const target = targets.get(call.linkId);
