@@ -243,6 +243,7 @@ try {
       retentionDays: 0,
     });
     const b = await runBaseline(store, baseLinks);
+    await base.follower?.stop();
     base.db.$client.close();
     const deps = benchDeps(join(dir, 'import.db'));
     const links = await seed(deps);
@@ -250,11 +251,13 @@ try {
     report('redirect path writer (baseline)', b, total);
     report('import (HistoryWriter: queued, taken by the click writer, counted)', r, total);
     console.log(`  import / baseline: ${(b.ms / r.ms).toFixed(2)}`);
+    await deps.follower?.stop();
     deps.db.$client.close();
     if (REAL_LINKS > 0) {
       const real = benchDeps(join(dir, 'real.db'));
       const e = await runRealImport(real);
       report(`the whole import (Shlink fake over HTTP, ${REAL_LINKS.toLocaleString('en-US')} links)`, e, e.visits);
+      await real.follower?.stop();
       real.db.$client.close();
     }
   } else {

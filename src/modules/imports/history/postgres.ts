@@ -71,6 +71,8 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
     /** The positions of calls with no click to store (a link gone, no usable visit). */
     const bare: HistoryPosition[] = [];
     const marks: ImportedMark[] = [];
+    // Human clicks per link, told once written.
+    const humanCounts: [string, number][] = [];
     const counts = calls.map((call) => {
       const target = targets.get(call.linkId);
       const made: EnrichedClick[] = [];
@@ -97,7 +99,7 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
       for (const c of made) chunk.clicks.push(c);
       if (call.position) chunk.positions.push(call.position);
       marks.push({ linkId: call.linkId, source: call.source, history: 'visits', clicks: made.length, at: clock.now() });
-      humans.add(call.linkId, people);
+      humanCounts.push([call.linkId, people]);
       return made.length;
     });
     for (const chunk of chunks) {
@@ -113,6 +115,7 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
         for (const p of bare) await savePositionPg(tx, p);
       });
     await markImportedManyPg(sql, marks);
+    for (const [id, n] of humanCounts) humans.add(id, n);
     return counts;
   }
 

@@ -3,8 +3,8 @@
  * server's click writer (its Worker, with its state in memory), and an import may run in the
  * server (the API, the dashboard) or in `slink import` beside it on the same file. So history
  * never goes around it: it is queued (clicks/sqlite/imports.ts) in one short transaction per
- * call, with the link's imported columns, and the writer takes the queue through its own path,
- * on a timer, or at once when this process's writer is asked (`take`). The call's history
+ * group of calls, with the link's imported columns, and the writer takes the queue through its own
+ * path, on a timer, or at once when this process's writer is asked (`take`). Each call's history
  * position (the source link's mapping) is saved in that same transaction. Durable when a call
  * resolves; counted once the writer has taken it (flush() waits for that where it can).
  */
@@ -37,7 +37,9 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
   );
 
   function queueVisits(calls: VisitsCall[]): number[] {
-    return sqlite
+    // Human clicks per link, told only once the transaction has committed.
+    const people: [string, number][] = [];
+    const counts = sqlite
       .transaction(() =>
         calls.map((call) => {
           // With what it stores, or even when it stores nothing: a re-run starts after these visits.
@@ -61,14 +63,13 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
             clicks: clicks.length,
             at,
           });
-          humans.add(
-            call.linkId,
-            clicks.reduce((n, c) => (c.bot ? n : n + 1), 0),
-          );
+          people.push([call.linkId, clicks.reduce((n, c) => (c.bot ? n : n + 1), 0)]);
           return clicks.length;
         }),
       )
       .immediate();
+    for (const [id, n] of people) humans.add(id, n);
+    return counts;
   }
 
   function visits(
@@ -118,8 +119,8 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
 
   async function flush(): Promise<void> {
     await grouped.idle();
-    if (options.take === undefined) return;
     const added = humans.take();
+    if (options.take === undefined) return;
     await options.take();
     if (added.size > 0) options.counted?.(added);
   }
