@@ -13,7 +13,7 @@ const tags = ['Imports'];
 
 /** A JSON body or a multipart form (csv and slink files), as the service takes it. */
 function requestOf(body: CreateImportInput): ImportRequest {
-  const file = body.file instanceof Blob ? body.file.stream() : null;
+  const file = body.file instanceof Blob ? body.file : null;
   return {
     source: body.source,
     url: body.url ?? null,

@@ -26,7 +26,8 @@ export interface ImportRequest {
   source: SourceName;
   url: string | null;
   token: string | null;
-  file: ReadableStream<Uint8Array> | null;
+  /** A file's bytes (csv, slink): read twice, once for its hash (what may resume it), once by the source. */
+  file: Blob | null;
   domain: string | null;
   projectId: string | null;
   history: HistoryMode;
@@ -52,6 +53,13 @@ function aliveOf(deps: Pick<ImportDeps, 'nodeId'>): IsAlive {
       return (err as { code?: string }).code === 'EPERM';
     }
   };
+}
+
+/** A file's SHA-256 (hex), read as a stream: an export given to the CLI may be larger than memory. */
+async function contentHash(file: Blob): Promise<string> {
+  const hasher = new Bun.CryptoHasher('sha256');
+  for await (const chunk of file.stream()) hasher.update(chunk);
+  return hasher.digest('hex');
 }
 
 /** The address kept and compared: origin and path, never a query or user part (where tokens hide). */
@@ -107,10 +115,12 @@ export async function startImport(
   const url = input.file !== null ? null : keptUrl(input.url);
   const domain = input.domain === null ? null : domainOfHost(deps.domains, input.domain);
   const projectId = await checkProjectId(deps, input.projectId);
+  // Only the same file resumes a stopped run of a file: its content's hash says which it is.
+  const file = input.file === null ? null : await contentHash(input.file);
   const source = deps.sources(input.source, {
     url: input.url,
     token: input.token,
-    file: input.file,
+    file: input.file?.stream() ?? null,
     fetch: deps.fetch,
     sleep: deps.sleep,
     allowPrivate: deps.config.upstreamAllowPrivate,
@@ -123,6 +133,9 @@ export async function startImport(
     const field = err.field ?? (input.file !== null ? 'file' : 'url');
     throw invalid(field, `${input.source}: ${err.message}`);
   }
+  // Where the links come from: the mappings' key and the lock's. A file's hash is not part of it
+  // (a newer export of the same Slink maps to the links the older one made); it picks the run to
+  // resume instead (lastUnfinished), so a different file never starts at another file's position.
   const identity = `${input.source} ${url ?? (input.file !== null ? 'file' : 'default')}`;
   const now = deps.clock.now();
   const row: ImportRunRow = {
@@ -136,6 +149,7 @@ export async function startImport(
       history: input.history,
       onConflict: input.onConflict,
       dryRun: input.dryRun,
+      ...(file === null ? {} : { file }),
     },
     status: 'running',
     linksSeen: 0,
@@ -167,7 +181,7 @@ export async function startImport(
     runningHere.delete(row.id);
     throw conflict('source', `An import of this source is already running (${begun.running})`);
   }
-  const resumed = input.dryRun ? null : await deps.stores.imports.lastUnfinished(identity, row.id);
+  const resumed = input.dryRun ? null : await deps.stores.imports.lastUnfinished(identity, row.id, file);
   const done = runImport(deps, {
     id: row.id,
     identity,

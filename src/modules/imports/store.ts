@@ -40,8 +40,11 @@ export interface ImportStore {
   list(limit: number): Promise<ImportRunRow[]>;
   /** Marks a run that is marked running but not alive failed with `reason`; whether it did. */
   markInterrupted(run: ImportRunRow, reason: string, now: number, isAlive: IsAlive): Promise<boolean>;
-  /** The newest run of the identity before `beforeId` that did not finish (its cursor is where to resume), or null. */
-  lastUnfinished(identity: string, excludeId: string): Promise<ImportRunRow | null>;
+  /**
+   * The newest run of the identity but `excludeId` (and with `file`, of that file: options.file,
+   * its content's hash), when it did not finish (its cursor is where to resume); else null.
+   */
+  lastUnfinished(identity: string, excludeId: string, file: string | null): Promise<ImportRunRow | null>;
   /** Saves a page's progress and report lines together; returns whether a cancel was asked for. */
   savePage(id: string, progress: RunProgress, items: ImportItemRow[]): Promise<boolean>;
   finish(id: string, status: ImportStatus, progress: RunProgress, endedAt: number): Promise<void>;

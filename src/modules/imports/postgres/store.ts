@@ -156,9 +156,10 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
         return gone.length > 0;
       });
     },
-    async lastUnfinished(identity, excludeId) {
+    async lastUnfinished(identity, excludeId, file) {
       const [row] = await sql`SELECT * FROM import_runs WHERE identity = ${identity} AND id <> ${excludeId}
           AND (options::jsonb ->> 'dryRun') IS DISTINCT FROM 'true'
+          AND (${file}::text IS NULL OR options::jsonb ->> 'file' = ${file}::text)
         ORDER BY started_at DESC, id DESC LIMIT 1`;
       return row && row.status !== 'done' ? toRun(row) : null;
     },
