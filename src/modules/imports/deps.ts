@@ -4,6 +4,7 @@ import type { LinksDeps } from '../links/public';
 import type { HistoryWriter } from './history';
 import type { ImportSource, SourceName, SourceOptions } from './source';
 import type { ImportStore } from './store';
+import type { ImportTakeover } from './takeover';
 
 /** Builds a source from its name and options (the composition root knows every source). */
 export type SourceFactory = (name: SourceName, options: SourceOptions) => ImportSource;
@@ -14,6 +15,11 @@ export interface ImportDeps extends LinksDeps {
   /** Where a link's history goes (visits, days, totals); null: no history is stored. */
   history: HistoryWriter | null;
   sources: SourceFactory;
+  /**
+   * Where a run this process starts is sealed to the other nodes, and how it takes theirs over
+   * when they die (PostgreSQL's service); null: a run dies with its process (SQLite, the CLI).
+   */
+  takeover: ImportTakeover | null;
   /** This node's name (SLINK_NODE_ID), recorded with each run. */
   nodeId: string;
   /** Waits out a source's rate limit or a retry; injected so tests never sleep on the clock. */

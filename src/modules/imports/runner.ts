@@ -44,9 +44,13 @@ export interface RunPlan {
   dryRun: boolean;
   /** Where to start: the saved cursor of the last unfinished run of the source, or null. */
   cursor: string | null;
+  /** Where a run taken over from a dead node stands (its counts and report so far); absent: nothing yet. */
+  progress?: RunProgress;
   signal: AbortSignal;
   /** Called after each page is saved (the CLI's progress). */
   onPage?: (progress: RunProgress) => void;
+  /** Awaited after each page is saved (its secret sealed to the nodes that came since); a failure is logged. */
+  afterPage?: () => Promise<void>;
 }
 
 export interface RunEnd {
@@ -58,15 +62,17 @@ export interface RunEnd {
 class Cancelled extends Error {}
 
 export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd> {
-  const progress: RunProgress = {
-    linksSeen: 0,
-    linksCreated: 0,
-    linksSkipped: 0,
-    linksFailed: 0,
-    clicksImported: 0,
-    errors: [],
-    cursor: plan.cursor,
-  };
+  const progress: RunProgress = plan.progress
+    ? { ...plan.progress, errors: [...plan.progress.errors], cursor: plan.cursor }
+    : {
+        linksSeen: 0,
+        linksCreated: 0,
+        linksSkipped: 0,
+        linksFailed: 0,
+        clicksImported: 0,
+        errors: [],
+        cursor: plan.cursor,
+      };
   const store = deps.stores.imports;
   const note = (source: string, reason: string) => {
     if (progress.errors.length < MAX_ERRORS) progress.errors.push({ source, reason });
@@ -85,6 +91,7 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
       if (!plan.signal.aborted) progress.cursor = page.next;
       const cancel = await store.savePage(plan.id, progress, items);
       plan.onPage?.(progress);
+      await plan.afterPage?.().catch((err) => deps.log.error(`import ${plan.id}: after its page`, err));
       if (cancel || plan.signal.aborted) throw new Cancelled();
       if (page.next === null) break;
     }

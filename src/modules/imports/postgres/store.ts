@@ -8,14 +8,16 @@
 import { num, numOrNull, type Pg, storable } from '../../../db/postgres/client';
 import { IMPORT_LOCK_CLASS } from '../../../db/postgres/locks';
 import type { HistoryPosition } from '../history';
-import type { ImportItemRow, ImportLinkRow, ImportRunRow, ImportStore, RunProgress } from '../store';
+import type { ImportItemRow, ImportLinkRow, ImportRunRow, ImportStore, RunClaim, RunProgress } from '../store';
+import { createPostgresTakeoverStore, endRun, LIVE_COPY } from './takeover';
 
 type Int8 = string | number;
+export type Reserved = Awaited<ReturnType<Pg['reserve']>>;
 
 /** How long a start waits for a source whose last run has just ended (PostgreSQL's lock_timeout). */
 const ENDING_WAIT = '5s';
 
-function toRun(r: Record<string, unknown>): ImportRunRow {
+export function toRun(r: Record<string, unknown>): ImportRunRow {
   return {
     id: r.id as string,
     source: r.source as string,
@@ -76,11 +78,17 @@ async function saveProgress(tx: Pg, id: string, p: RunProgress) {
 }
 
 export function createPostgresImportStore(sql: Pg): ImportStore {
-  const failRunning = (tx: Pg, identity: string, reason: string, now: number) =>
-    tx`UPDATE import_runs SET status = 'failed', ended_at = ${now},
+  // A run a live node holds a copy of the secret of is left to it: that node takes it over.
+  const failRunning = async (tx: Pg, identity: string, reason: string, now: number) => {
+    const failed = await tx`UPDATE import_runs SET status = 'failed', ended_at = ${now},
         errors = (errors::jsonb || jsonb_build_array(jsonb_build_object('source', '', 'reason', ${reason}::text)))::text
-      WHERE identity = ${identity} AND status = 'running'`;
+      WHERE identity = ${identity} AND status = 'running' AND NOT ${LIVE_COPY(tx)} RETURNING id`;
+    for (const r of failed) await endRun(tx, r.id as string);
+    const [left] = await tx`SELECT id FROM import_runs WHERE identity = ${identity} AND status = 'running'`;
+    return left?.id as string | undefined;
+  };
   return {
+    takeover: createPostgresTakeoverStore(sql),
     async begin(row, interrupted) {
       const conn = await sql.reserve();
       try {
@@ -106,29 +114,22 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
           }
         }
         // Whatever is marked running for this identity lost its node: nobody held the lock.
-        await conn.begin(async (tx) => {
-          await failRunning(tx, row.identity, interrupted, row.startedAt);
+        const left = await conn.begin(async (tx) => {
+          const taken = await failRunning(tx, row.identity, interrupted, row.startedAt);
+          if (taken !== undefined) return taken;
           await tx`INSERT INTO import_runs (id, source, url, identity, options, status, links_seen, links_created,
               links_skipped, links_failed, clicks_imported, errors, cursor, cancel_requested, node, pid, instance,
               account_id, via, started_at, ended_at)
             VALUES (${row.id}, ${row.source}, ${row.url}, ${row.identity}, ${JSON.stringify(row.options)}, ${row.status},
               0, 0, 0, 0, 0, ${JSON.stringify(row.errors)}, ${row.cursor}, false, ${row.node}, ${row.pid},
               ${row.instance}, ${row.accountId}, ${row.via}, ${row.startedAt}, null)`;
+          return undefined;
         });
-        let released = false;
-        return {
-          claim: {
-            async release() {
-              if (released) return;
-              released = true;
-              try {
-                await conn`SELECT pg_advisory_unlock(${IMPORT_LOCK_CLASS}, hashtext(${row.identity}))`;
-              } finally {
-                conn.release();
-              }
-            },
-          },
-        };
+        const claim = claimOn(conn, row.identity);
+        if (left === undefined) return { claim };
+        // A live node is about to take that run over (it holds a copy of its secret).
+        await claim.release();
+        return { running: left };
       } catch (err) {
         conn.release();
         throw err;
@@ -152,7 +153,8 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
         if (!lock!.taken) return false;
         const gone = await tx`UPDATE import_runs SET status = 'failed', ended_at = ${now},
             errors = (errors::jsonb || jsonb_build_array(jsonb_build_object('source', '', 'reason', ${reason}::text)))::text
-          WHERE id = ${run.id} AND status = 'running' RETURNING id`;
+          WHERE id = ${run.id} AND status = 'running' AND NOT ${LIVE_COPY(tx)} RETURNING id`;
+        if (gone.length > 0) await endRun(tx, run.id);
         return gone.length > 0;
       });
     },
@@ -198,6 +200,7 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
       await sql.begin(async (tx) => {
         await saveProgress(tx, id, progress);
         await tx`UPDATE import_runs SET status = ${status}, ended_at = ${endedAt} WHERE id = ${id}`;
+        await endRun(tx, id);
       });
     },
     async requestCancel(id) {
@@ -224,6 +227,25 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
       const rows = await sql`SELECT * FROM import_items WHERE run_id = ${runId} AND seq > ${afterSeq}
         ORDER BY seq LIMIT ${limit}`;
       return rows.map(toItem);
+    },
+  };
+}
+
+/**
+ * The hold on a source identity of the session advisory lock taken on `conn` (reserved for the
+ * run): released with the lock, or by PostgreSQL when the node dies with its connection.
+ */
+export function claimOn(conn: Reserved, identity: string): RunClaim {
+  let released = false;
+  return {
+    async release() {
+      if (released) return;
+      released = true;
+      try {
+        await conn`SELECT pg_advisory_unlock(${IMPORT_LOCK_CLASS}, hashtext(${identity}))`;
+      } finally {
+        conn.release();
+      }
     },
   };
 }
