@@ -61,6 +61,12 @@ export interface RunEnd {
 /** Thrown inside a run when a cancel was asked for (DELETE) at a page boundary. */
 class Cancelled extends Error {}
 
+/**
+ * The reason a run is stopped without ending (its signal's): its node stops, and another node
+ * holding a copy of its secret takes it on from its last saved page (takeover.ts).
+ */
+export class HandingOver extends Error {}
+
 export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd> {
   const progress: RunProgress = plan.progress
     ? { ...plan.progress, errors: [...plan.progress.errors], cursor: plan.cursor }
@@ -86,6 +92,8 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
       if (plan.signal.aborted) throw new Cancelled();
       const page = await readPage(deps, plan, progress.cursor);
       const items = await importPage(deps, plan, page.links, progress, note, claimed, projects);
+      // Handed over mid-page: the page is not saved; the node taking it on reads it again.
+      if (plan.signal.reason instanceof HandingOver) throw plan.signal.reason;
       // A stop mid-page leaves links of it without their history: the page is read again on the
       // resume (its links are then `existing`, their history carried on from their positions).
       if (!plan.signal.aborted) progress.cursor = page.next;
@@ -96,6 +104,8 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
       if (page.next === null) break;
     }
   } catch (err) {
+    // Left running, its position as last saved: another node runs it on.
+    if (plan.signal.reason instanceof HandingOver) return { status: 'running', progress };
     if (err instanceof Cancelled || plan.signal.aborted) status = 'cancelled';
     else {
       status = 'failed';

@@ -198,7 +198,9 @@ export async function startImport(
     onPage,
     afterPage,
   });
-  return { id: row.id, done: settle(deps, row.id, done, begun.claim) };
+  const settled = settle(deps, row.id, done, begun.claim);
+  if (afterPage) deps.takeover?.hold(row.id, controller, settled);
+  return { id: row.id, done: settled };
 }
 
 /** A run's end: its source let go, and a failure of its own bookkeeping logged, never unhandled. */
@@ -316,7 +318,9 @@ export async function resumeTakenOver(
     signal: controller.signal,
     afterPage,
   });
-  return { done: settle(deps, run.id, done, claim) };
+  const settled = settle(deps, run.id, done, claim);
+  if (afterPage) deps.takeover?.hold(run.id, controller, settled);
+  return { done: settled };
 }
 
 /** A run as stored, a dead run marked interrupted first. */

@@ -14,6 +14,7 @@
  * holding a copy (all restarted), as soon as it is read.
  */
 import type { ImportDeps } from './deps';
+import { HandingOver } from './runner';
 import { NodeKey, seal } from './seal';
 import type { TakeoverStore } from './store';
 
@@ -37,6 +38,7 @@ export class ImportTakeover {
   private publication: { close(): Promise<void> } | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private checking: Promise<void> | null = null;
+  private readonly held = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
   private startedAt = 0;
 
   constructor(
@@ -72,11 +74,23 @@ export class ImportTakeover {
     });
   }
 
-  /** Stops looking and withdraws the key (what was sealed to it can no longer be opened). */
+  /** A run of this node that others hold copies of: handed over when this node stops. */
+  hold(runId: string, controller: AbortController, done: Promise<unknown>): void {
+    this.held.set(runId, { controller, done });
+    void done.catch(() => {}).finally(() => this.held.delete(runId));
+  }
+
+  /**
+   * Stops looking, hands this node's runs over (each stops at its page boundary without ending
+   * and lets its source go: a node holding a copy runs it on) and withdraws the key.
+   */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.checking;
+    const runs = [...this.held.values()];
+    for (const run of runs) run.controller.abort(new HandingOver('this node stops: another takes the run on'));
+    await Promise.all(runs.map((r) => r.done.catch(() => {})));
     const publication = this.publication;
     this.publication = null;
     await publication?.close().catch((err) => this.deps().log.error('import takeover: withdrawing the key', err));

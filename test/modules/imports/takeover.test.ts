@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { openPostgres, type Pg } from '../../../src/db/postgres/client';
+import { IMPORT_NODE_LOCK_CLASS } from '../../../src/db/postgres/locks';
 import { type Cluster, startCluster } from '../../helpers/cluster';
 import { waitUntil } from '../../helpers/wait';
 import { parseCsv } from './e2e-support';
@@ -40,10 +41,14 @@ const read = async (node: string, id: string) => (await json(await cluster.apiAt
 
 /** Every node's key published: a run started from now on is sealed to the others. */
 async function everyNodePublished(count: number) {
-  await waitUntil(
-    async () => Number((await sql`SELECT count(*) AS n FROM import_nodes`)[0].n) === count,
-    `${count} nodes' keys published`,
-  );
+  await waitUntil(async () => {
+    // A node's row counts while its lock is held (a killed node's stays until a node drops it).
+    const [row] = await sql`SELECT count(DISTINCT n.node) AS n FROM import_nodes n JOIN pg_locks l
+        ON l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+          AND l.classid::int8 = ${IMPORT_NODE_LOCK_CLASS}::int8
+          AND l.objid::int8 = (hashtext(n.instance)::int8 & 4294967295)`;
+    return Number(row.n) === count;
+  }, `${count} nodes' keys published`);
 }
 
 /** The raw clicks the workspace export holds, per slug. */
@@ -182,6 +187,43 @@ describe('postgres', () => {
     const listed = await json(await cluster.apiAt('n2', '/links?q=tkf-&limit=100'));
     expect(listed.body.items.map((l: any) => l.slug).sort()).toEqual(['tkf-0', 'tkf-1', 'tkf-2']);
     expect((await clicksBySlug('n2')).get('tkf-1')).toBe(1);
+    expect(await leftOf(id)).toEqual({ keys: 0, files: 0 });
+    await cluster.startNode('n1');
+  }, 120_000);
+
+  test('a node that stops while it runs an import hands it over: the other runs it on', async () => {
+    await everyNodePublished(2);
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const first = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tks-a${i}`, domain: null }));
+    const second = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tks-b${i}`, domain: null }));
+    const lines = [header(true), ...first, clickOf(first[1]!, 3), ...second];
+    const { url } = source.serve('handover', lines, { after: 1 + 2 + 1 + 1, release: held });
+    const started = await json(
+      await cluster.apiAt('n1', '/imports', {
+        method: 'POST',
+        body: JSON.stringify({ source: 'slink', url, token: TOKEN }),
+      }),
+    );
+    expect(started.status).toBe(202);
+    const id = started.body.id as string;
+    await waitUntil(async () => (await read('n1', id)).links.seen === 2, 'the first page saved');
+    // SIGTERM: n1 stops the run at its page boundary without ending it, and exits cleanly.
+    expect(await cluster.stopNode('n1')).toBe(0);
+    release();
+    const final = await ended(() => read('n2', id), 'the run handed over to end');
+    expect(final).toMatchObject({
+      id,
+      status: 'done',
+      links: { seen: 4, created: 4, skipped: 0, failed: 0 },
+      clicks: { imported: 1 },
+      errors: [],
+    });
+    const listed = await json(await cluster.apiAt('n2', '/links?q=tks-&limit=100'));
+    expect(listed.body.items.map((l: any) => l.slug).sort()).toEqual(['tks-a0', 'tks-a1', 'tks-b0', 'tks-b1']);
+    expect((await clicksBySlug('n2')).get('tks-a1')).toBe(1);
     expect(await leftOf(id)).toEqual({ keys: 0, files: 0 });
     await cluster.startNode('n1');
   }, 120_000);
