@@ -21,7 +21,8 @@ let sql: Pg;
 
 beforeAll(async () => {
   // The fake other Slink listens on loopback: allowed by the old service's switch.
-  cluster = await startCluster({ nodes: 2, env: { SLINK_UPSTREAM_ALLOW_PRIVATE: '1' } });
+  // The runs are read until they end: more than the default 600 requests a minute.
+  cluster = await startCluster({ nodes: 2, env: { SLINK_UPSTREAM_ALLOW_PRIVATE: '1', SLINK_RATE_LIMIT: '1000000' } });
   sql = openPostgres(cluster.url, 2);
 }, 120_000);
 afterAll(async () => {
@@ -225,6 +226,52 @@ describe('postgres', () => {
     expect(listed.body.items.map((l: any) => l.slug).sort()).toEqual(['tks-a0', 'tks-a1', 'tks-b0', 'tks-b1']);
     expect((await clicksBySlug('n2')).get('tks-a1')).toBe(1);
     expect(await leftOf(id)).toEqual({ keys: 0, files: 0 });
+    await cluster.startNode('n1');
+  }, 120_000);
+
+  test('no live node can open the run’s token (every node restarted): it is failed interrupted, as before', async () => {
+    await everyNodePublished(2);
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const links = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `tki-${i}`, domain: null }));
+    const lines = [header(true), links[0]!, clickOf(links[0]!, 4), links[1]!, links[2]!];
+    const { url } = source.serve('orphan', lines, { after: 1 + 1 + 1 + 1, release: held });
+    const started = await json(
+      await cluster.apiAt('n1', '/imports', {
+        method: 'POST',
+        body: JSON.stringify({ source: 'slink', url, token: TOKEN }),
+      }),
+    );
+    expect(started.status).toBe(202);
+    const id = started.body.id as string;
+    await waitUntil(async () => (await read('n1', id)).links.seen === 1, 'the first page saved');
+    // The node holding the copy dies, then the one running it; n2 comes back with a new key.
+    await cluster.killNode('n2');
+    await cluster.killNode('n1');
+    release();
+    await cluster.startNode('n2');
+    const final = await read('n2', id);
+    expect(final).toMatchObject({
+      id,
+      status: 'failed',
+      links: { seen: 1, created: 1 },
+      errors: [{ source: '', reason: 'interrupted: run it again to resume' }],
+    });
+    expect(await leftOf(id)).toEqual({ keys: 0, files: 0 });
+    // Started again, the source resumes from the position the run saved.
+    const again = await json(
+      await cluster.apiAt('n2', '/imports', {
+        method: 'POST',
+        body: JSON.stringify({ source: 'slink', url, token: TOKEN }),
+      }),
+    );
+    expect(again.status).toBe(202);
+    expect(await ended(() => read('n2', again.body.id))).toMatchObject({
+      status: 'done',
+      links: { seen: 2, created: 2, skipped: 0 },
+    });
     await cluster.startNode('n1');
   }, 120_000);
 });
