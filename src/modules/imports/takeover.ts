@@ -13,7 +13,7 @@
  * no longer opens fails the run "interrupted" as before; so does a run with no live node
  * holding a copy (all restarted), as soon as it is read.
  */
-import type { ImportDeps } from './deps';
+import type { ImportDeps, RunHandover } from './deps';
 import { HandingOver } from './runner';
 import { NodeKey, seal } from './seal';
 import type { TakeoverStore } from './store';
@@ -33,7 +33,7 @@ export type TakeOverRun = (
   secret: RunSecret | null,
 ) => Promise<void>;
 
-export class ImportTakeover {
+export class ImportTakeover implements RunHandover {
   private key: NodeKey | null = null;
   private publication: { close(): Promise<void> } | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;

@@ -9,7 +9,7 @@
 import { type Pg, storable } from '../../../db/postgres/client';
 import { IMPORT_LOCK_CLASS, IMPORT_NODE_LOCK_CLASS } from '../../../db/postgres/locks';
 import type { TakeoverStore } from '../store';
-import { claimOn, type Reserved, toRun } from './store';
+import { claimOn, type Reserved, toRun } from './runs';
 
 /** Bytes of a file per row. */
 const FILE_CHUNK = 1 << 20;
