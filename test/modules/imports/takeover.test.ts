@@ -252,7 +252,8 @@ describe('postgres', () => {
     await cluster.killNode('n1');
     release();
     await cluster.startNode('n2');
-    const final = await read('n2', id);
+    // Read until PostgreSQL has let n1's lock go (its session ends with the process).
+    const final = await ended(() => read('n2', id), 'the run seen interrupted');
     expect(final).toMatchObject({
       id,
       status: 'failed',

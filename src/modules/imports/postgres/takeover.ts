@@ -65,15 +65,16 @@ export function createPostgresTakeoverStore(sql: Pg): TakeoverStore {
       return row?.held === true;
     },
     async liveNodes() {
-      return sql.begin(async (tx) => {
-        await tx`DELETE FROM import_nodes n WHERE NOT ${held(tx, tx.unsafe('n.instance'))}`;
-        await tx`DELETE FROM import_run_keys k WHERE NOT EXISTS (SELECT 1 FROM import_nodes n WHERE n.instance = k.instance)`;
-        const rows = await tx`SELECT instance, public_key FROM import_nodes ORDER BY instance`;
-        return rows.map((r: Record<string, unknown>) => ({
-          instance: r.instance as string,
-          publicKey: r.public_key as string,
-        }));
-      });
+      // Each its own short statement: nodes dropping the same dead rows at once hold no locks across them.
+      await sql`DELETE FROM import_nodes n WHERE NOT ${held(sql, sql.unsafe('n.instance'))}`;
+      await sql`DELETE FROM import_run_keys k WHERE NOT EXISTS (SELECT 1 FROM import_nodes n WHERE n.instance = k.instance)`;
+      const rows =
+        await sql`SELECT instance, public_key FROM import_nodes n WHERE ${held(sql, sql.unsafe('n.instance'))}
+        ORDER BY instance`;
+      return rows.map((r: Record<string, unknown>) => ({
+        instance: r.instance as string,
+        publicKey: r.public_key as string,
+      }));
     },
     async sealedTo(runId) {
       const rows = await sql`SELECT instance FROM import_run_keys WHERE run_id = ${runId}`;
