@@ -366,7 +366,15 @@ export async function cancelImport(deps: ImportDeps, id: string): Promise<Import
  */
 export function openImportTakeover(deps: () => ImportDeps, store: ImportStore): ImportTakeover | null {
   if (!store.takeover) return null;
-  return new ImportTakeover(store.takeover, deps, randomToken(), async (found, secret) => {
-    await resumeTakenOver(deps(), found, secret);
-  });
+  return new ImportTakeover(
+    store.takeover,
+    deps,
+    randomToken(),
+    async (found, secret) => {
+      await resumeTakenOver(deps(), found, secret);
+    },
+    async (run) => {
+      await current(deps(), run);
+    },
+  );
 }

@@ -85,6 +85,8 @@ export interface TakeoverStore {
   /** The instances a run's secret is sealed to. */
   sealedTo(runId: string): Promise<Set<string>>;
   putSealed(runId: string, copies: readonly { instance: string; sealed: string }[]): Promise<void>;
+  /** The running runs keeping a sealed copy or a file: each either alive, about to be taken over, or lost. */
+  keeping(): Promise<ImportRunRow[]>;
   /** The running runs with a copy sealed to this instance: those it may take over. */
   sealedFor(instance: string): Promise<{ run: ImportRunRow; sealed: string }[]>;
   /**

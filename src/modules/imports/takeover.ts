@@ -11,12 +11,13 @@
  * source's lock go (its PostgreSQL session died with it): it takes the lock, opens its copy and
  * runs the run on from its saved position under the same id, counts and report. A copy that
  * no longer opens fails the run "interrupted" as before; so does a run with no live node
- * holding a copy (all restarted), as soon as it is read.
+ * holding a copy (all restarted), as soon as it is read or a node's next look finds it (its
+ * copies and file deleted with it).
  */
 import type { ImportDeps, RunHandover } from './deps';
 import { HandingOver } from './runner';
 import { NodeKey, seal } from './seal';
-import type { TakeoverStore } from './store';
+import type { ImportRunRow, TakeoverStore } from './store';
 
 /** How often a node looks for runs to take over: a crashed run goes on within a few seconds. */
 export const CHECK_MS = 2000;
@@ -26,6 +27,9 @@ export interface RunSecret {
   url: string | null;
   token: string | null;
 }
+
+/** Marks a run whose node is gone and that no live node can take over interrupted (service.ts). */
+export type MarkLost = (run: ImportRunRow) => Promise<void>;
 
 /** Runs a run taken over (service.ts): resolves once it has started. */
 export type TakeOverRun = (
@@ -47,6 +51,7 @@ export class ImportTakeover implements RunHandover {
     /** This process among the nodes (a new one at every start: its key is new too). */
     readonly instance: string,
     private readonly takeOverRun: TakeOverRun,
+    private readonly markLost: MarkLost,
     private readonly checkMs = CHECK_MS,
   ) {}
 
@@ -134,6 +139,8 @@ export class ImportTakeover implements RunHandover {
         log.info(`import ${run.id}: taken over from node ${run.node}`);
         await this.takeOverRun(found, secret);
       }
+      // A lost run's sealed copies and file go at once, not when someone next reads it.
+      for (const run of await this.store.keeping()) await this.markLost(run);
     } catch (err) {
       log.error('import takeover: looking for runs to take over', err);
     }

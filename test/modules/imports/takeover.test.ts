@@ -252,8 +252,12 @@ describe('postgres', () => {
     await cluster.killNode('n1');
     release();
     await cluster.startNode('n2');
-    // Read until PostgreSQL has let n1's lock go (its session ends with the process).
-    const final = await ended(() => read('n2', id), 'the run seen interrupted');
+    // Found by n2's own look, before anyone reads it: its sealed copies go with it.
+    await waitUntil(
+      async () => (await sql`SELECT status FROM import_runs WHERE id = ${id}`)[0].status === 'failed',
+      'the run marked interrupted by a node’s look',
+    );
+    const final = await read('n2', id);
     expect(final).toMatchObject({
       id,
       status: 'failed',

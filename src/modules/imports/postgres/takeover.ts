@@ -95,6 +95,11 @@ export function createPostgresTakeoverStore(sql: Pg): TakeoverStore {
         WHERE EXISTS (SELECT 1 FROM import_runs WHERE id = ${runId} AND status = 'running')
         ON CONFLICT (run_id, instance) DO UPDATE SET sealed = excluded.sealed`;
     },
+    async keeping() {
+      const rows = await sql`SELECT * FROM import_runs WHERE status = 'running' AND id IN
+        (SELECT run_id FROM import_run_keys UNION SELECT run_id FROM import_run_files)`;
+      return rows.map(toRun);
+    },
     async sealedFor(instance) {
       const rows = await sql`SELECT r.*, k.sealed AS sealed_copy FROM import_runs r
         JOIN import_run_keys k ON k.run_id = r.id
