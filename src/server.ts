@@ -143,6 +143,9 @@ export async function startServer(
   // When each domain was last asked for: written once a minute, and at the stop.
   deps.domainSeen.start();
   deps.auditPruner.start();
+  // Several nodes: this one's key published, so runs started anywhere are sealed to it and it
+  // takes over those of a node that dies (imports/takeover.ts).
+  await deps.takeover?.start().catch((err) => log.error('imports: this node cannot take crashed runs over', err));
 
   let stopping: Promise<StopResult> | null = null;
   const stop = () =>
@@ -158,6 +161,7 @@ export async function startServer(
       // Attempts in flight end (each within the delivery timeout) and record their outcome; what
       // is still due is delivered by the next start or by another node.
       await deps.webhooks.stop();
+      await deps.takeover?.stop();
       await deps.domainSeen.stop();
       await deps.auditPruner.stop();
       // The setup address this node logged stops working on every node with it.

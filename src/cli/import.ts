@@ -60,7 +60,7 @@ export async function importCommand(base: BaseDeps, argv: string[], io: CliIo): 
       source,
       url: values.url ?? null,
       token: values.token ?? null,
-      file: values.file === undefined ? null : Bun.file(values.file).stream(),
+      file: values.file === undefined ? null : Bun.file(values.file),
       domain: values.domain ?? null,
       projectId: values.project ?? null,
       history,

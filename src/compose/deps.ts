@@ -12,7 +12,13 @@ import type { Exports } from '../modules/analytics/public';
 import { AuditPruner } from '../modules/audit/public';
 import { type ClickPipeline, createClickPipeline, ownHostsOf, type PipelineOptions } from '../modules/clicks/public';
 import { DomainDirectory, DomainSeenWriter, startDomains } from '../modules/domains/public';
-import { builtInSources, type HistoryWriter, type SourceFactory } from '../modules/imports/public';
+import {
+  builtInSources,
+  type HistoryWriter,
+  type ImportTakeover,
+  openImportTakeover,
+  type SourceFactory,
+} from '../modules/imports/public';
 import {
   createLink,
   deleteVariant,
@@ -109,6 +115,8 @@ export interface Deps extends BaseDeps {
   history: HistoryWriter;
   /** Every import source by name (imports/sources). */
   sources: SourceFactory;
+  /** Takes other nodes' crashed imports over (PostgreSQL; the server starts and stops it); null on SQLite. */
+  takeover: ImportTakeover | null;
   /** This node's name, recorded with each import run. */
   nodeId: string;
   /** Waits out an import source's rate limit or retry (tests give one that does not wait). */
@@ -247,6 +255,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
       },
     }),
     sources: builtInSources,
+    takeover: openImportTakeover(() => deps, base.stores.imports),
     nodeId: base.config.nodeId,
     sleep: (ms) => Bun.sleep(ms),
     fetch,

@@ -22,6 +22,8 @@ export async function cliImportDeps(base: BaseDeps): Promise<ImportDeps> {
     // No click writer here: on SQLite the service's takes the history queued (or the next start's).
     history: openHistory(base),
     sources: builtInSources,
+    // A run of the CLI belongs to its terminal: killed, it is interrupted, never taken over.
+    takeover: null,
     nodeId: base.config.nodeId,
     sleep: (ms) => Bun.sleep(ms),
     fetch,

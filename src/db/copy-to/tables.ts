@@ -45,6 +45,9 @@ export const POSTGRES_ONLY: Readonly<Record<string, { data: boolean; why: string
   sign_in_failures: { data: false, why: 'rate limits shared between nodes' },
   setup_tokens: { data: false, why: "the first account's setup, shared between nodes" },
   slink_migrations: { data: false, why: 'the migrations applied' },
+  import_nodes: { data: false, why: 'the live nodes that may take a crashed import over' },
+  import_run_keys: { data: false, why: "a running import's token, sealed to the live nodes" },
+  import_run_files: { data: false, why: "a running import's file, while it runs" },
 };
 
 /** Tables only SQLite has. */

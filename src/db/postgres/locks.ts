@@ -84,3 +84,10 @@ export const INVITE_LOCK = 0x736c696e6b696e76n;
  * Two-key locks never meet the one-key locks above.
  */
 export const IMPORT_LOCK_CLASS = 0x736c696d;
+
+/**
+ * A node that may take a crashed import over ("slnd" as the first of two int4 keys, its
+ * instance's hashtext the second): held on a connection of its own while the node lives
+ * (imports/postgres/takeover.ts), so its published key is dropped once it is gone.
+ */
+export const IMPORT_NODE_LOCK_CLASS = 0x736c6e64;

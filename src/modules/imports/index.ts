@@ -13,7 +13,7 @@ const tags = ['Imports'];
 
 /** A JSON body or a multipart form (csv and slink files), as the service takes it. */
 function requestOf(body: CreateImportInput): ImportRequest {
-  const file = body.file instanceof Blob ? body.file.stream() : null;
+  const file = body.file instanceof Blob ? body.file : null;
   return {
     source: body.source,
     url: body.url ?? null,
@@ -28,7 +28,7 @@ function requestOf(body: CreateImportInput): ImportRequest {
 }
 
 const START_MEANING =
-  'Admins only. Checks the source (one request to it) and starts the import in the background: 202 with its id, then GET it for progress. JSON for the sources read through their API; a multipart form with `file` (and the same fields as text) for csv and slink files. One run at a time per source and address (409 conflict, field source); a run of a source whose last run did not finish resumes where it stopped. The token is kept only in memory while the run lasts.';
+  'Admins only. Checks the source (one request to it) and starts the import in the background: 202 with its id, then GET it for progress. JSON for the sources read through their API; a multipart form with `file` (and the same fields as text) for csv and slink files. One run at a time per source and address (409 conflict, field source); a run of a source whose last run did not finish resumes where it stopped (a file: only the same file). On PostgreSQL with several nodes, a run whose node dies is taken over by another. The token is never stored in clear.';
 
 function routes(deps: ImportDeps, accessOf: (ctx: { request: Request; access?: Access }) => Access, app: boolean) {
   const detail = (summary: string, description?: string) =>
@@ -64,7 +64,7 @@ function routes(deps: ImportDeps, accessOf: (ctx: { request: Request; access?: A
       response: { 200: ImportModel, ...errors(401, 403, 404, 429) },
       detail: detail(
         'Get an import',
-        'Its status and counts. A run whose process stopped (killed, crashed) is failed with "interrupted: run it again to resume".',
+        'Its status and counts. A run whose process stopped (killed, crashed) and that no other node took over is failed with "interrupted: run it again to resume".',
       ),
     })
     .delete('/:id', ({ params }) => cancelImport(deps, params.id), {

@@ -30,7 +30,7 @@ const optionFields = {
     t.String({
       maxLength: 4096,
       description:
-        "The source's API token: kept only in the memory of the process running the import, never stored, logged or answered.",
+        "The source's API token: kept in the memory of the process running the import (on PostgreSQL also sealed to the other live nodes' keys, so one can take a crashed run over, until the run ends), never stored in clear, logged or answered.",
       error: fieldError('token', 'token must be a string of at most 4096 characters'),
     }),
   ),
@@ -96,7 +96,7 @@ export const ImportModel = t.Object(
     url: nullable(t.String(), { description: "The source's address without its query or user part; null for a file." }),
     status: oneOf(IMPORT_STATUSES, {
       description:
-        'running; done; failed (the source refused or could not be read, or the process running it stopped: "interrupted: run it again to resume"); cancelled (DELETE).',
+        'running; done; failed (the source refused or could not be read, or the process running it stopped and no other node could take it over: "interrupted: run it again to resume"); cancelled (DELETE).',
     }),
     links: t.Object({
       seen: count('Source links read.'),

@@ -12,7 +12,14 @@ export { sqliteHistoryWriter } from './history/sqlite';
 export { CONFLICT_MODES, HISTORY_MODES } from './model';
 export { createPostgresImportStore } from './postgres/store';
 export type { RunEnd } from './runner';
-export { cancelImport, getImport, type ImportRequest, startImport, toImportJson } from './service';
+export {
+  cancelImport,
+  getImport,
+  type ImportRequest,
+  openImportTakeover,
+  startImport,
+  toImportJson,
+} from './service';
 export type {
   HistoryKind,
   ImportSource,
@@ -27,3 +34,4 @@ export { SOURCE_NAMES, SourceError } from './source';
 export { builtInSources, PRODUCT_SOURCES, sourceFor } from './sources';
 export { createSqliteImportStore } from './sqlite/store';
 export type { ImportStore, RunProgress } from './store';
+export type { ImportTakeover } from './takeover';

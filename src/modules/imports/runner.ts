@@ -44,9 +44,13 @@ export interface RunPlan {
   dryRun: boolean;
   /** Where to start: the saved cursor of the last unfinished run of the source, or null. */
   cursor: string | null;
+  /** Where a run taken over from a dead node stands (its counts and report so far); absent: nothing yet. */
+  progress?: RunProgress;
   signal: AbortSignal;
   /** Called after each page is saved (the CLI's progress). */
   onPage?: (progress: RunProgress) => void;
+  /** Awaited after each page is saved (its secret sealed to the nodes that came since); a failure is logged. */
+  afterPage?: () => Promise<void>;
 }
 
 export interface RunEnd {
@@ -57,16 +61,24 @@ export interface RunEnd {
 /** Thrown inside a run when a cancel was asked for (DELETE) at a page boundary. */
 class Cancelled extends Error {}
 
+/**
+ * The reason a run is stopped without ending (its signal's): its node stops, and another node
+ * holding a copy of its secret takes it on from its last saved page (takeover.ts).
+ */
+export class HandingOver extends Error {}
+
 export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd> {
-  const progress: RunProgress = {
-    linksSeen: 0,
-    linksCreated: 0,
-    linksSkipped: 0,
-    linksFailed: 0,
-    clicksImported: 0,
-    errors: [],
-    cursor: plan.cursor,
-  };
+  const progress: RunProgress = plan.progress
+    ? { ...plan.progress, errors: [...plan.progress.errors], cursor: plan.cursor }
+    : {
+        linksSeen: 0,
+        linksCreated: 0,
+        linksSkipped: 0,
+        linksFailed: 0,
+        clicksImported: 0,
+        errors: [],
+        cursor: plan.cursor,
+      };
   const store = deps.stores.imports;
   const note = (source: string, reason: string) => {
     if (progress.errors.length < MAX_ERRORS) progress.errors.push({ source, reason });
@@ -80,15 +92,20 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
       if (plan.signal.aborted) throw new Cancelled();
       const page = await readPage(deps, plan, progress.cursor);
       const items = await importPage(deps, plan, page.links, progress, note, claimed, projects);
+      // Handed over mid-page: the page is not saved; the node taking it on reads it again.
+      if (plan.signal.reason instanceof HandingOver) throw plan.signal.reason;
       // A stop mid-page leaves links of it without their history: the page is read again on the
       // resume (its links are then `existing`, their history carried on from their positions).
       if (!plan.signal.aborted) progress.cursor = page.next;
       const cancel = await store.savePage(plan.id, progress, items);
       plan.onPage?.(progress);
+      await plan.afterPage?.().catch((err) => deps.log.error(`import ${plan.id}: after its page`, err));
       if (cancel || plan.signal.aborted) throw new Cancelled();
       if (page.next === null) break;
     }
   } catch (err) {
+    // Left running, its position as last saved: another node runs it on.
+    if (plan.signal.reason instanceof HandingOver) return { status: 'running', progress };
     if (err instanceof Cancelled || plan.signal.aborted) status = 'cancelled';
     else {
       status = 'failed';

@@ -2,10 +2,11 @@
  * Import verbs (docs/behaviour.md, "Imports"): start a run in the background, read runs, cancel
  * one, its report. Plain functions of (deps, access, input) that throw AppError, never HTTP.
  *
- * A run marked running whose process is gone (killed, crashed, a node lost) is shown failed,
- * "interrupted: run it again to resume", as soon as anyone reads it or starts the same source
- * again; it is never taken over, because the token it needs lived only in that process. A new
- * run of the same source resumes from the position the interrupted one saved.
+ * A run marked running whose process is gone (killed, crashed, a node lost) is taken over by
+ * another live node when it has a copy of the run's secret sealed to it (PostgreSQL's service:
+ * takeover.ts, resumeTakenOver below); else it is shown failed, "interrupted: run it again to
+ * resume", as soon as anyone reads it or starts the same source again. A new run of the same
+ * source resumes from the position the interrupted one saved.
  */
 import { AppError, conflict, invalid, notFound } from '../../lib/errors';
 import { newId, randomToken } from '../../lib/ids';
@@ -14,8 +15,9 @@ import { checkProjectId, domainOfHost } from '../links/public';
 import type { ImportDeps } from './deps';
 import type { ConflictMode, HistoryMode, ImportJson } from './model';
 import { type RunEnd, runImport } from './runner';
-import { SourceError, type SourceName } from './source';
-import type { ImportRunRow, IsAlive } from './store';
+import { type ImportSource, SourceError, type SourceName } from './source';
+import type { ImportRunRow, ImportStore, IsAlive, RunClaim } from './store';
+import { ImportTakeover, type RunSecret } from './takeover';
 
 export const INTERRUPTED = 'interrupted: run it again to resume';
 
@@ -26,7 +28,8 @@ export interface ImportRequest {
   source: SourceName;
   url: string | null;
   token: string | null;
-  file: ReadableStream<Uint8Array> | null;
+  /** A file's bytes (csv, slink): read twice, once for its hash (what may resume it), once by the source. */
+  file: Blob | null;
   domain: string | null;
   projectId: string | null;
   history: HistoryMode;
@@ -52,6 +55,13 @@ function aliveOf(deps: Pick<ImportDeps, 'nodeId'>): IsAlive {
       return (err as { code?: string }).code === 'EPERM';
     }
   };
+}
+
+/** A file's SHA-256 (hex), read as a stream: an export given to the CLI may be larger than memory. */
+async function contentHash(file: Blob): Promise<string> {
+  const hasher = new Bun.CryptoHasher('sha256');
+  for await (const chunk of file.stream()) hasher.update(chunk);
+  return hasher.digest('hex');
 }
 
 /** The address kept and compared: origin and path, never a query or user part (where tokens hide). */
@@ -107,10 +117,12 @@ export async function startImport(
   const url = input.file !== null ? null : keptUrl(input.url);
   const domain = input.domain === null ? null : domainOfHost(deps.domains, input.domain);
   const projectId = await checkProjectId(deps, input.projectId);
+  // Only the same file resumes a stopped run of a file: its content's hash says which it is.
+  const file = input.file === null ? null : await contentHash(input.file);
   const source = deps.sources(input.source, {
     url: input.url,
     token: input.token,
-    file: input.file,
+    file: input.file?.stream() ?? null,
     fetch: deps.fetch,
     sleep: deps.sleep,
     allowPrivate: deps.config.upstreamAllowPrivate,
@@ -123,6 +135,9 @@ export async function startImport(
     const field = err.field ?? (input.file !== null ? 'file' : 'url');
     throw invalid(field, `${input.source}: ${err.message}`);
   }
+  // Where the links come from: the mappings' key and the lock's. A file's hash is not part of it
+  // (a newer export of the same Slink maps to the links the older one made); it picks the run to
+  // resume instead (lastUnfinished), so a different file never starts at another file's position.
   const identity = `${input.source} ${url ?? (input.file !== null ? 'file' : 'default')}`;
   const now = deps.clock.now();
   const row: ImportRunRow = {
@@ -136,6 +151,7 @@ export async function startImport(
       history: input.history,
       onConflict: input.onConflict,
       dryRun: input.dryRun,
+      ...(file === null ? {} : { file }),
     },
     status: 'running',
     linksSeen: 0,
@@ -167,7 +183,8 @@ export async function startImport(
     runningHere.delete(row.id);
     throw conflict('source', `An import of this source is already running (${begun.running})`);
   }
-  const resumed = input.dryRun ? null : await deps.stores.imports.lastUnfinished(identity, row.id);
+  const resumed = input.dryRun ? null : await deps.stores.imports.lastUnfinished(identity, row.id, file);
+  const afterPage = await handOver(deps, row.id, { url: input.url, token: input.token }, input.file);
   const done = runImport(deps, {
     id: row.id,
     identity,
@@ -179,13 +196,131 @@ export async function startImport(
     cursor: resumed?.cursor ?? null,
     signal: controller.signal,
     onPage,
-  }).finally(async () => {
-    runningHere.delete(row.id);
-    await begun.claim.release().catch((err) => deps.log.error(`import ${row.id}: releasing its source failed`, err));
+    afterPage,
   });
-  // The API does not wait: a failure of the run's own bookkeeping is logged, never unhandled.
-  done.catch((err) => deps.log.error(`import ${row.id} ended in error`, err));
-  return { id: row.id, done };
+  const settled = settle(deps, row.id, done, begun.claim);
+  if (afterPage) deps.takeover?.hold(row.id, controller, settled);
+  return { id: row.id, done: settled };
+}
+
+/** A run's end: its source let go, and a failure of its own bookkeeping logged, never unhandled. */
+function settle(deps: ImportDeps, id: string, run: Promise<RunEnd>, claim: RunClaim): Promise<RunEnd> {
+  const done = run.finally(async () => {
+    runningHere.delete(id);
+    await claim.release().catch((err) => deps.log.error(`import ${id}: releasing its source failed`, err));
+  });
+  // The API does not wait.
+  done.catch((err) => deps.log.error(`import ${id} ended in error`, err));
+  return done;
+}
+
+/**
+ * Makes a run one another node can take over, where this process takes part in that: its file
+ * kept with it, its secret sealed to the other live nodes now and after each page (to nodes
+ * that came since). Answers the step to take after each page. A failure leaves the run to
+ * this process alone (logged): it runs as it would have.
+ */
+async function handOver(
+  deps: ImportDeps,
+  id: string,
+  secret: RunSecret,
+  file: Blob | null,
+): Promise<(() => Promise<void>) | undefined> {
+  const takeover = deps.takeover;
+  const store = deps.stores.imports.takeover;
+  if (!takeover?.active || !store) return undefined;
+  try {
+    if (file !== null) await store.putFile(id, file.stream());
+    await takeover.seal(id, secret);
+  } catch (err) {
+    deps.log.error(`import ${id}: another node could not take it over`, err);
+    return undefined;
+  }
+  return () => takeover.seal(id, secret);
+}
+
+/** Who a taken-over run acts as: the account and door that started it (audited the same). */
+function accessOfRun(run: ImportRunRow): Access {
+  return {
+    accountId: run.accountId,
+    keyId: null,
+    role: 'admin',
+    scope: 'write',
+    projects: null,
+    domains: null,
+    via: run.via as Access['via'],
+    superuser: true,
+  };
+}
+
+/**
+ * Runs on a run whose node died, taken over by this one (takeover.ts holds its source's lock):
+ * from its saved position, under the same id, its counts and report going on. Without its
+ * secret (the copy did not open) it is failed "interrupted" as a run no node could take over.
+ */
+export async function resumeTakenOver(
+  deps: ImportDeps,
+  taken: { run: ImportRunRow; claim: RunClaim },
+  secret: RunSecret | null,
+): Promise<{ done: Promise<RunEnd> }> {
+  const { run, claim } = taken;
+  const o = run.options as Record<string, unknown>;
+  const progress = {
+    linksSeen: run.linksSeen,
+    linksCreated: run.linksCreated,
+    linksSkipped: run.linksSkipped,
+    linksFailed: run.linksFailed,
+    clicksImported: run.clicksImported,
+    errors: [...run.errors, ...(secret === null ? [{ source: '', reason: INTERRUPTED }] : [])],
+    cursor: run.cursor,
+  };
+  const failed = async (): Promise<RunEnd> => {
+    await deps.stores.imports.finish(run.id, 'failed', progress, deps.clock.now());
+    return { status: 'failed', progress };
+  };
+  const controller = new AbortController();
+  runningHere.set(run.id, controller);
+  if (secret === null) return { done: settle(deps, run.id, failed(), claim) };
+  let source: ImportSource;
+  let domain: ReturnType<typeof domainOfHost> | null;
+  try {
+    const store = deps.stores.imports.takeover;
+    const file = o.file !== undefined && store ? store.file(run.id) : null;
+    domain = typeof o.domain === 'string' ? domainOfHost(deps.domains, o.domain) : null;
+    source = deps.sources(run.source as SourceName, {
+      url: secret.url,
+      token: secret.token,
+      file,
+      fetch: deps.fetch,
+      sleep: deps.sleep,
+      allowPrivate: deps.config.upstreamAllowPrivate,
+    });
+    await source.check(controller.signal);
+  } catch (err) {
+    progress.errors.push({ source: '', reason: `taken over: ${(err as Error).message ?? err}` });
+    return { done: settle(deps, run.id, failed(), claim) };
+  }
+  const afterPage = await handOver(deps, run.id, secret, null);
+  const done = runImport(deps, {
+    id: run.id,
+    identity: run.identity,
+    access: accessOfRun(run),
+    source,
+    target: {
+      domain,
+      projectId: (o.projectId as string | null) ?? null,
+      onConflict: (o.onConflict as ConflictMode) ?? 'skip',
+    },
+    history: (o.history as HistoryMode) ?? 'clicks',
+    dryRun: o.dryRun === true,
+    cursor: run.cursor,
+    progress,
+    signal: controller.signal,
+    afterPage,
+  });
+  const settled = settle(deps, run.id, done, claim);
+  if (afterPage) deps.takeover?.hold(run.id, controller, settled);
+  return { done: settled };
 }
 
 /** A run as stored, a dead run marked interrupted first. */
@@ -223,4 +358,23 @@ export async function cancelImport(deps: ImportDeps, id: string): Promise<Import
   await deps.stores.imports.requestCancel(id);
   runningHere.get(id)?.abort(new AppError('conflict', 'cancelled'));
   return toImportJson((await deps.stores.imports.find(id)) ?? run);
+}
+
+/**
+ * This node's part in taking crashed runs over (PostgreSQL's service starts it), or null where
+ * a run dies with its process. `deps` is read when a run is taken over (the root builds both).
+ */
+export function openImportTakeover(deps: () => ImportDeps, store: ImportStore): ImportTakeover | null {
+  if (!store.takeover) return null;
+  return new ImportTakeover(
+    store.takeover,
+    deps,
+    randomToken(),
+    async (found, secret) => {
+      await resumeTakenOver(deps(), found, secret);
+    },
+    async (run) => {
+      await current(deps(), run);
+    },
+  );
 }

@@ -38,10 +38,16 @@ export interface ImportStore {
   find(id: string): Promise<ImportRunRow | null>;
   /** Newest first, at most `limit`. */
   list(limit: number): Promise<ImportRunRow[]>;
-  /** Marks a run that is marked running but not alive failed with `reason`; whether it did. */
+  /**
+   * Marks a run that is marked running but not alive failed with `reason` (PostgreSQL: unless a
+   * live node holds a copy of its secret and is about to take it over); whether it did.
+   */
   markInterrupted(run: ImportRunRow, reason: string, now: number, isAlive: IsAlive): Promise<boolean>;
-  /** The newest run of the identity before `beforeId` that did not finish (its cursor is where to resume), or null. */
-  lastUnfinished(identity: string, excludeId: string): Promise<ImportRunRow | null>;
+  /**
+   * The newest run of the identity but `excludeId` (and with `file`, of that file: options.file,
+   * its content's hash), when it did not finish (its cursor is where to resume); else null.
+   */
+  lastUnfinished(identity: string, excludeId: string, file: string | null): Promise<ImportRunRow | null>;
   /** Saves a page's progress and report lines together; returns whether a cancel was asked for. */
   savePage(id: string, progress: RunProgress, items: ImportItemRow[]): Promise<boolean>;
   finish(id: string, status: ImportStatus, progress: RunProgress, endedAt: number): Promise<void>;
@@ -55,4 +61,47 @@ export interface ImportStore {
   putMappings?(rows: readonly ImportLinkRow[]): Promise<void>;
   /** A run's report lines after `afterSeq`, in order, at most `limit`. */
   items(runId: string, afterSeq: number, limit: number): Promise<ImportItemRow[]>;
+  /** Where another node may take a crashed run over (PostgreSQL); absent: never. */
+  readonly takeover?: TakeoverStore;
+}
+
+/** A node that may take a crashed run over: its instance and its key's public half. */
+export interface LiveNode {
+  instance: string;
+  publicKey: string;
+}
+
+/**
+ * What another node's takeover of a crashed run needs (PostgreSQL only: on SQLite every run is
+ * one machine's process). docs/architecture.md, "An import".
+ */
+export interface TakeoverStore {
+  /** Publishes this node's key and holds its liveness (a session advisory lock) until close(). */
+  publish(node: LiveNode & { node: string; startedAt: number }): Promise<{ close(): Promise<void> }>;
+  /** Whether this node's liveness is still held (its connection may have broken). */
+  holds(instance: string): Promise<boolean>;
+  /** The live nodes; the rows and sealed copies of dead ones are dropped on the way. */
+  liveNodes(): Promise<LiveNode[]>;
+  /** The instances a run's secret is sealed to. */
+  sealedTo(runId: string): Promise<Set<string>>;
+  putSealed(runId: string, copies: readonly { instance: string; sealed: string }[]): Promise<void>;
+  /** The running runs keeping a sealed copy or a file: each either alive, about to be taken over, or lost. */
+  keeping(): Promise<ImportRunRow[]>;
+  /** The running runs with a copy sealed to this instance: those it may take over. */
+  sealedFor(instance: string): Promise<{ run: ImportRunRow; sealed: string }[]>;
+  /**
+   * Takes the run's source lock when its node is gone (nobody holds it), and the run with it
+   * when it is still running: recorded as this node's. Null when its node is alive or it ended.
+   */
+  takeOver(
+    runId: string,
+    owner: { node: string; pid: number; instance: string },
+  ): Promise<{
+    run: ImportRunRow;
+    claim: RunClaim;
+  } | null>;
+  /** Keeps a file's bytes with the run, while it lives (a taking node reads them again). */
+  putFile(runId: string, file: ReadableStream<Uint8Array>): Promise<void>;
+  /** The file kept with the run, read a chunk at a time. */
+  file(runId: string): ReadableStream<Uint8Array>;
 }

@@ -10,10 +10,12 @@ export type ImportOutcome = (typeof IMPORT_OUTCOMES)[number];
 
 /**
  * Import runs (modules/imports): one row per `slink import` or POST /imports. The source's
- * address is kept without its query or user part and the token never: it lives only in the
- * memory of the process that runs the import. `identity` is the source and its address (where
+ * address is kept without its query or user part and the token never in clear: it lives in the
+ * memory of the process that runs the import (on PostgreSQL also sealed to the other live
+ * nodes, import_run_keys, while the run lives). `identity` is the source and its address (where
  * the links come from): one run at a time per identity (the partial unique index), and a new
- * run resumes from `cursor`, the position saved after each page of the last unfinished run.
+ * run resumes from `cursor`, the position saved after each page of the last unfinished run (of
+ * a file: of the same file, options.file its SHA-256).
  */
 export const importRuns = sqliteTable(
   'import_runs',

@@ -6,7 +6,9 @@
  * naming the field. The token is never stored nor answered.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { OPERATOR } from '../../../src/modules/access/public';
 import { createApiKey } from '../../../src/modules/auth/keys';
+import { startImport } from '../../../src/modules/imports/public';
 import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../helpers/app';
 import { SAME_ORIGIN } from '../../helpers/dashboard';
 import { engineBlind, forEachEngine } from '../../helpers/engines';
@@ -229,6 +231,38 @@ forEachEngine((engine) => {
     const resumed = await run({ url });
     expect(resumed.final).toMatchObject({ status: 'done', links: { seen: 2, created: 2, skipped: 0 } });
     expect((await call('GET', '/links/count?q=cancel-')).body.count).toBe(5);
+  });
+
+  test('a stopped run of a file is resumed by the same file only: another file starts at its beginning', async () => {
+    const clickOf = (text: string) =>
+      `${JSON.stringify({ type: 'click', id: 1, linkId: idOf(text), timestamp: Date.UTC(2026, 0, 2) })}\n`;
+    const a = Array.from({ length: 4 }, (_, i) => linkLine({ slug: `file-a${i}` }));
+    // Two pages (three links and a click, then the rest), the second cut by a broken line.
+    const fileA = [header(true), a[0]!, a[1]!, a[2]!, clickOf(a[0]!), a[3]!, 'not json\n'];
+    const fileB = [header(true), ...Array.from({ length: 2 }, (_, i) => linkLine({ slug: `file-b${i}` }))];
+    const request = (lines: string[]) => ({
+      source: 'slink' as const,
+      url: null,
+      token: null,
+      file: new Blob(lines),
+      domain: 'sl.test',
+      projectId: null,
+      history: 'clicks' as const,
+      onConflict: 'skip' as const,
+      dryRun: false,
+    });
+    const runOf = async (lines: string[]) => {
+      const { id, done } = await startImport(t.deps, OPERATOR, request(lines));
+      await done;
+      return (await call('GET', `/imports/${id}`)).body;
+    };
+    // File A stops after its first page.
+    expect(await runOf(fileA)).toMatchObject({ status: 'failed', links: { seen: 3, created: 3 } });
+    // Another file of the same source: from its start, not from A's position.
+    expect(await runOf(fileB)).toMatchObject({ status: 'done', links: { seen: 2, created: 2 } });
+    // File A again: from where it stopped (its second page), not from its start.
+    expect(await runOf(fileA)).toMatchObject({ status: 'failed', links: { seen: 0, created: 0 } });
+    expect((await call('GET', '/links/count?q=file-')).body.count).toBe(5);
   });
 
   engineBlind(engine)('a file comes as a multipart form, through the API and the dashboard’s door', async () => {

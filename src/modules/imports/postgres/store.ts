@@ -8,38 +8,12 @@
 import { num, numOrNull, type Pg, storable } from '../../../db/postgres/client';
 import { IMPORT_LOCK_CLASS } from '../../../db/postgres/locks';
 import type { HistoryPosition } from '../history';
-import type { ImportItemRow, ImportLinkRow, ImportRunRow, ImportStore, RunProgress } from '../store';
-
-type Int8 = string | number;
+import type { ImportItemRow, ImportLinkRow, ImportStore, RunProgress } from '../store';
+import { claimOn, type Int8, toRun } from './runs';
+import { createPostgresTakeoverStore, endRun, LIVE_COPY } from './takeover';
 
 /** How long a start waits for a source whose last run has just ended (PostgreSQL's lock_timeout). */
 const ENDING_WAIT = '5s';
-
-function toRun(r: Record<string, unknown>): ImportRunRow {
-  return {
-    id: r.id as string,
-    source: r.source as string,
-    url: r.url as string | null,
-    identity: r.identity as string,
-    options: JSON.parse(r.options as string),
-    status: r.status as ImportRunRow['status'],
-    linksSeen: num(r.links_seen as Int8),
-    linksCreated: num(r.links_created as Int8),
-    linksSkipped: num(r.links_skipped as Int8),
-    linksFailed: num(r.links_failed as Int8),
-    clicksImported: num(r.clicks_imported as Int8),
-    errors: JSON.parse(r.errors as string),
-    cursor: r.cursor as string | null,
-    cancelRequested: r.cancel_requested as boolean,
-    node: r.node as string,
-    pid: num(r.pid as Int8),
-    instance: r.instance as string,
-    accountId: r.account_id as string | null,
-    via: r.via as string,
-    startedAt: num(r.started_at as Int8),
-    endedAt: numOrNull(r.ended_at as Int8 | null),
-  };
-}
 
 function toMapping(r: Record<string, unknown>): ImportLinkRow {
   return {
@@ -76,11 +50,17 @@ async function saveProgress(tx: Pg, id: string, p: RunProgress) {
 }
 
 export function createPostgresImportStore(sql: Pg): ImportStore {
-  const failRunning = (tx: Pg, identity: string, reason: string, now: number) =>
-    tx`UPDATE import_runs SET status = 'failed', ended_at = ${now},
+  // A run a live node holds a copy of the secret of is left to it: that node takes it over.
+  const failRunning = async (tx: Pg, identity: string, reason: string, now: number) => {
+    const failed = await tx`UPDATE import_runs SET status = 'failed', ended_at = ${now},
         errors = (errors::jsonb || jsonb_build_array(jsonb_build_object('source', '', 'reason', ${reason}::text)))::text
-      WHERE identity = ${identity} AND status = 'running'`;
+      WHERE identity = ${identity} AND status = 'running' AND NOT ${LIVE_COPY(tx)} RETURNING id`;
+    for (const r of failed) await endRun(tx, r.id as string);
+    const [left] = await tx`SELECT id FROM import_runs WHERE identity = ${identity} AND status = 'running'`;
+    return left?.id as string | undefined;
+  };
   return {
+    takeover: createPostgresTakeoverStore(sql),
     async begin(row, interrupted) {
       const conn = await sql.reserve();
       try {
@@ -106,29 +86,22 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
           }
         }
         // Whatever is marked running for this identity lost its node: nobody held the lock.
-        await conn.begin(async (tx) => {
-          await failRunning(tx, row.identity, interrupted, row.startedAt);
+        const left = await conn.begin(async (tx) => {
+          const taken = await failRunning(tx, row.identity, interrupted, row.startedAt);
+          if (taken !== undefined) return taken;
           await tx`INSERT INTO import_runs (id, source, url, identity, options, status, links_seen, links_created,
               links_skipped, links_failed, clicks_imported, errors, cursor, cancel_requested, node, pid, instance,
               account_id, via, started_at, ended_at)
             VALUES (${row.id}, ${row.source}, ${row.url}, ${row.identity}, ${JSON.stringify(row.options)}, ${row.status},
               0, 0, 0, 0, 0, ${JSON.stringify(row.errors)}, ${row.cursor}, false, ${row.node}, ${row.pid},
               ${row.instance}, ${row.accountId}, ${row.via}, ${row.startedAt}, null)`;
+          return undefined;
         });
-        let released = false;
-        return {
-          claim: {
-            async release() {
-              if (released) return;
-              released = true;
-              try {
-                await conn`SELECT pg_advisory_unlock(${IMPORT_LOCK_CLASS}, hashtext(${row.identity}))`;
-              } finally {
-                conn.release();
-              }
-            },
-          },
-        };
+        const claim = claimOn(conn, row.identity);
+        if (left === undefined) return { claim };
+        // A live node is about to take that run over (it holds a copy of its secret).
+        await claim.release();
+        return { running: left };
       } catch (err) {
         conn.release();
         throw err;
@@ -152,13 +125,15 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
         if (!lock!.taken) return false;
         const gone = await tx`UPDATE import_runs SET status = 'failed', ended_at = ${now},
             errors = (errors::jsonb || jsonb_build_array(jsonb_build_object('source', '', 'reason', ${reason}::text)))::text
-          WHERE id = ${run.id} AND status = 'running' RETURNING id`;
+          WHERE id = ${run.id} AND status = 'running' AND NOT ${LIVE_COPY(tx)} RETURNING id`;
+        if (gone.length > 0) await endRun(tx, run.id);
         return gone.length > 0;
       });
     },
-    async lastUnfinished(identity, excludeId) {
+    async lastUnfinished(identity, excludeId, file) {
       const [row] = await sql`SELECT * FROM import_runs WHERE identity = ${identity} AND id <> ${excludeId}
           AND (options::jsonb ->> 'dryRun') IS DISTINCT FROM 'true'
+          AND (${file}::text IS NULL OR options::jsonb ->> 'file' = ${file}::text)
         ORDER BY started_at DESC, id DESC LIMIT 1`;
       return row && row.status !== 'done' ? toRun(row) : null;
     },
@@ -197,6 +172,7 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
       await sql.begin(async (tx) => {
         await saveProgress(tx, id, progress);
         await tx`UPDATE import_runs SET status = ${status}, ended_at = ${endedAt} WHERE id = ${id}`;
+        await endRun(tx, id);
       });
     },
     async requestCancel(id) {

@@ -62,14 +62,14 @@ export function createSqliteImportStore(db: Db): ImportStore {
         return true;
       });
     },
-    async lastUnfinished(identity, excludeId) {
+    async lastUnfinished(identity, excludeId, file) {
       const last = db
         .select()
         .from(importRuns)
         .where(and(eq(importRuns.identity, identity), ne(importRuns.id, excludeId)))
         .orderBy(desc(importRuns.startedAt), desc(importRuns.id))
         .all()
-        .find((r) => r.options.dryRun !== true);
+        .find((r) => r.options.dryRun !== true && (file === null || r.options.file === file));
       return last && last.status !== 'done' ? last : null;
     },
     async savePage(id, progress, items) {
