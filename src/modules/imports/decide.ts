@@ -49,7 +49,7 @@ const CONTROLS = /[\u0000-\u001f\u007f-\u009f]+/g;
 const VARIANT_CODE = /^[A-Za-z0-9_-]{1,32}$/;
 
 /** The source's variants Slink would take (a code it refuses, a repeated one or bad params: left out). */
-function variantsOf(link: SourceLink): PlannedVariant[] {
+export function variantsOf(link: SourceLink): PlannedVariant[] {
   const out: PlannedVariant[] = [];
   for (const v of link.variants ?? []) {
     if (!VARIANT_CODE.test(v.code) || out.some((o) => o.code === v.code)) continue;

@@ -13,7 +13,7 @@ import { shortUrlOf } from '../../lib/short-url';
 import type { Access } from '../access/public';
 import { auditEntry } from '../audit/public';
 import { insertBulkLinks, insertVariant, type LinkRow } from '../links/public';
-import { decideLink, type PlannedVariant, type RunTarget } from './decide';
+import { decideLink, type PlannedVariant, type RunTarget, variantsOf } from './decide';
 import type { ImportDeps } from './deps';
 import type { HistoryPosition } from './history';
 import type { HistoryMode } from './model';
@@ -174,7 +174,12 @@ async function importPage(
         item.shortUrl = shortUrlOf(deps.domains.originOf(existing.domainId), existing.slug);
         item.reason = 'imported before';
         entry.linkId = existing.id;
-        if (mapping.state === 'creating' && !plan.dryRun) await store.putMapping({ ...mapping, state: 'created' });
+        // A run stopped between the link's write and its variants': they are made now, before
+        // the mapping says the link is whole (and before its clicks, which name them).
+        if (mapping.state === 'creating' && !plan.dryRun) {
+          await makeVariants(deps, plan, existing.id, variantsOf(link), now);
+          await store.putMapping({ ...mapping, state: 'created' });
+        }
         continue;
       }
       if (mapping && mapping.state === 'created') {
@@ -348,21 +353,7 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
   }
   // Each link's variants, the links side by side; then their mappings.
   const made = async (p: Planned) => {
-    // Its variants, before its clicks: a click names the variant it went through.
-    for (const v of p.variants) {
-      const id = newId('var');
-      const variantAudit = auditEntry(plan.access, 'variant.create', { type: 'variant', id }, ['code', 'params'], now);
-      const row = {
-        id,
-        linkId: p.row!.id,
-        code: v.code,
-        params: v.params,
-        clickCount: 0,
-        createdAt: now,
-        updatedAt: now,
-      };
-      await insertVariant(deps, row, variantAudit);
-    }
+    await makeVariants(deps, plan, p.row!.id, p.variants, now);
     p.mapping = mapping(p, 'created');
   };
   await settled(making.map(made));
@@ -370,6 +361,23 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
     deps,
     making.map((p) => p.mapping!),
   );
+}
+
+/**
+ * A new link's variants, before its clicks (a click names the variant it went through): those of
+ * `variants` whose code the link has not yet, so a resumed run completes a link whose variants a
+ * stopped run never made and makes none twice.
+ */
+async function makeVariants(deps: ImportDeps, plan: RunPlan, linkId: string, variants: PlannedVariant[], now: number) {
+  if (variants.length === 0) return;
+  const have = new Set(((await deps.stores.variants.ofLinks([linkId])).get(linkId) ?? []).map((v) => v.code));
+  for (const v of variants) {
+    if (have.has(v.code)) continue;
+    const id = newId('var');
+    const audit = auditEntry(plan.access, 'variant.create', { type: 'variant', id }, ['code', 'params'], now);
+    const row = { id, linkId, code: v.code, params: v.params, clickCount: 0, createdAt: now, updatedAt: now };
+    await insertVariant(deps, row, audit);
+  }
 }
 
 /**
