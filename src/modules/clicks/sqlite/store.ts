@@ -231,7 +231,7 @@ export class SqliteClickWriter implements ClickWriter {
     if (n === 0) return 0;
     const started = performance.now();
     const days = this.importedDays;
-    this.folder.fold(this.pending, this.lastId, days.length === 0 ? undefined : () => this.imports.delete(days));
+    this.folder.fold(this.pending, this.lastId, days.length === 0 ? undefined : () => this.imports.counted(days));
     this.importedDays = [];
     this.pending.clear();
     this.foldedThrough = this.lastId;

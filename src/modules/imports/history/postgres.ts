@@ -165,6 +165,16 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
           const slot = pending.linksInOrder()[0]!;
           await bumpLinkCounters(tx, [{ id: linkId, ...pending.counters(slot) }]);
           await rollups.add(tx, pending, alive, utcDay(clock.now()) * DAY_MS);
+          // Kept apart as on SQLite (clicks/table.ts imported_days): no raw click holds them.
+          // A day given twice is one row (a statement's upsert may touch a row once).
+          const byDay = new Map<number, number>();
+          for (const d of kept) byDay.set(d.start, (byDay.get(d.start) ?? 0) + d.clicks);
+          await tx`INSERT INTO imported_days (link_id, start, clicks)
+            SELECT ${linkId}, d.start, d.clicks FROM unnest(${tx.array([...byDay.keys()], 'int8')}::int8[], ${tx.array(
+              [...byDay.values()],
+              'int8',
+            )}::int8[]) AS d(start, clicks)
+            ON CONFLICT (link_id, start) DO UPDATE SET clicks = imported_days.clicks + excluded.clicks`;
         }
         await markImportedPg(tx, { linkId, source, history: 'daily', clicks: total, at: clock.now() });
         return total;
