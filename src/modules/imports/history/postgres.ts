@@ -11,7 +11,7 @@
 import type { Pg } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, ROLLUP_FOLD_LOCK } from '../../../db/postgres/locks';
 import { DAY_MS, utcDay } from '../../../lib/time';
-import { type EnrichedClick, importedClick } from '../../clicks/public';
+import { type EnrichedClick, importedClick, keepImportedDaysPg } from '../../clicks/public';
 import {
   bumpLinkCounters,
   existingLinks,
@@ -165,16 +165,8 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
           const slot = pending.linksInOrder()[0]!;
           await bumpLinkCounters(tx, [{ id: linkId, ...pending.counters(slot) }]);
           await rollups.add(tx, pending, alive, utcDay(clock.now()) * DAY_MS);
-          // Kept apart as on SQLite (clicks/table.ts imported_days): no raw click holds them.
-          // A day given twice is one row (a statement's upsert may touch a row once).
-          const byDay = new Map<number, number>();
-          for (const d of kept) byDay.set(d.start, (byDay.get(d.start) ?? 0) + d.clicks);
-          await tx`INSERT INTO imported_days (link_id, start, clicks)
-            SELECT ${linkId}, d.start, d.clicks FROM unnest(${tx.array([...byDay.keys()], 'int8')}::int8[], ${tx.array(
-              [...byDay.values()],
-              'int8',
-            )}::int8[]) AS d(start, clicks)
-            ON CONFLICT (link_id, start) DO UPDATE SET clicks = imported_days.clicks + excluded.clicks`;
+          // Kept apart as on SQLite: no raw click holds them (a rebuild adds them back).
+          await keepImportedDaysPg(tx, linkId, kept);
         }
         await markImportedPg(tx, { linkId, source, history: 'daily', clicks: total, at: clock.now() });
         return total;
