@@ -12,6 +12,7 @@ export {
   existingLinksWithSlugs,
   type FallbackVisits,
   prepareLinkCounters,
+  storedHumansSqlite,
 } from './counters';
 export type { LinkReadDeps, LinksDeps } from './deps';
 export { domainGoneError, domainOfHost, domainOrDefault, hostOfDomain, seenDomainOfHost } from './domain';
