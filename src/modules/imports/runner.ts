@@ -8,10 +8,13 @@
  * the mapping (source link -> link, written before the link) makes the repeated part create
  * nothing twice. One bad link never stops a run; a source that cannot be read does.
  */
+import { Value } from '@sinclair/typebox/value';
+import { AppError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { shortUrlOf } from '../../lib/short-url';
 import type { Access } from '../access/public';
 import { auditEntry } from '../audit/public';
+import { addDomain, DomainCreateBody, DomainPatchBody, hostKeyOf, updateDomain } from '../domains/public';
 import { insertBulkLinks, insertVariant, type LinkRow } from '../links/public';
 import { decideLink, type PlannedVariant, type RunTarget, variantsOf } from './decide';
 import type { ImportDeps } from './deps';
@@ -72,6 +75,8 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
     if (progress.errors.length < MAX_ERRORS) progress.errors.push({ source, reason });
   };
   const claimed = new Set<string>();
+  /** The source's domains looked at (made, found or refused), by origin. */
+  const domainsSeen = new Set<string>();
   /** Project names of the source -> the Slink project's id (null: a dry run would make it). */
   const projects = new Map<string, string | null>();
   let status: ImportStatus = 'done';
@@ -79,6 +84,7 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
     for (;;) {
       if (plan.signal.aborted) throw new Cancelled();
       const page = await readPage(deps, plan, progress.cursor);
+      await domainsOf(deps, plan, domainsSeen, note);
       const items = await importPage(deps, plan, page.links, progress, note, claimed, projects);
       // A stop mid-page leaves links of it without their history: the page is read again on the
       // resume (its links are then `existing`, their history carried on from their positions).
@@ -303,6 +309,48 @@ async function projectsOf(
     } catch {
       // Made meanwhile by someone else (the name is unique): that one; else the links stay unfiled.
       projects.set(name, (await deps.stores.projects.findByName(name))?.id ?? null);
+    }
+  }
+}
+
+/**
+ * The source's domains this Slink lacks, made (audited as domain.create, and domain.update for
+ * the settings a new domain takes by PATCH) before the page's links are decided, so the links on
+ * them keep their domain. Not when the import names a domain (every link goes there), nor in a
+ * dry run. One that cannot be made (its host is this Slink's app host...) is noted, and its
+ * links are then skipped with their reason.
+ */
+async function domainsOf(
+  deps: ImportDeps,
+  plan: RunPlan,
+  seen: Set<string>,
+  note: (source: string, reason: string) => void,
+) {
+  if (plan.target.domain !== null || plan.dryRun || !plan.source.domains) return;
+  for (const d of plan.source.domains()) {
+    if (seen.has(d.origin)) continue;
+    seen.add(d.origin);
+    const key = hostKeyOf(d.host);
+    if (key !== null && deps.domains.byHost(key) !== undefined) continue;
+    const create = {
+      origin: d.origin,
+      ...(d.rootUrl !== null ? { rootUrl: d.rootUrl } : {}),
+      ...(d.notFoundUrl !== null ? { notFoundUrl: d.notFoundUrl } : {}),
+      ...(d.expiredUrl !== null ? { expiredUrl: d.expiredUrl } : {}),
+    };
+    const patch = {
+      ...(d.upstream !== null ? { upstream: d.upstream } : {}),
+      ...(d.appleAppSiteAssociation !== null ? { appleAppSiteAssociation: d.appleAppSiteAssociation } : {}),
+      ...(d.assetLinks !== null ? { assetLinks: d.assetLinks } : {}),
+    };
+    try {
+      if (!Value.Check(DomainCreateBody, create) || !Value.Check(DomainPatchBody, patch))
+        throw new Error('its settings are not settings as Slink writes them');
+      const made = await addDomain(deps, plan.access, create);
+      if (Object.keys(patch).length > 0) await updateDomain(deps, plan.access, made.host, patch);
+    } catch (err) {
+      const reason = err instanceof AppError && err.field ? `${err.field}: ${err.message}` : (err as Error).message;
+      note(d.host, `domain not made: ${reason}`);
     }
   }
 }

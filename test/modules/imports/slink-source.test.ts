@@ -73,3 +73,21 @@ test('a run stopped between a link and its variants: the resume makes the varian
   expect(await run({ url })).toMatchObject({ status: 'done', links: { created: 0 } });
   expect((await call('GET', `/links/${link.id}`)).body.variants.length).toBe(2);
 });
+
+test('a link asking for a password comes only with its hash; rules Slink refuses skip the link, with the reason', async () => {
+  const { url } = source.serve('protected', [
+    header(),
+    linkLine({ slug: 'pw-nohash', passwordProtected: true }),
+    linkLine({ slug: 'pw-plain', passwordProtected: true, passwordHash: 'open sesame' }),
+    linkLine({ slug: 'bad-rules', rules: [{ when: { device: ['toaster'] }, destination: 'https://example.com/t' }] }),
+    linkLine({ slug: 'open' }),
+  ]);
+  const done = await run({ url });
+  expect(done).toMatchObject({ status: 'done', links: { created: 1, skipped: 3 } });
+  expect(done.errors.map((e: any) => e.reason)).toEqual([
+    'password: it asks for a password whose hash the source did not give: set it here by hand',
+    'password: it asks for a password whose hash the source did not give: set it here by hand',
+    expect.stringContaining('rules[0].when.device'),
+  ]);
+  expect((await call('GET', '/links?q=pw-')).body.items).toEqual([]);
+});
