@@ -210,6 +210,7 @@ const TABLE_LINES = [
   /^import_items: \d+ rows on both sides$/,
   /^import_links: \d+ rows on both sides$/,
   /^import_runs: \d+ rows on both sides$/,
+  /^imported_days: \d+ rows on both sides$/,
   /^invites: 1 rows on both sides$/,
   /^link_counters: 4 rows on both sides, every link's counters equal$/,
   /^link_tags: 2 rows on both sides$/,

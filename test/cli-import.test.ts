@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from './helpers/cli';
+import { cli, ok, PASSWORD, tempDir } from './helpers/cli';
 import { type CliDatabase, cliDatabase } from './helpers/cli-engine';
 import { serveProcess } from './helpers/dashboard-process';
 import { ENGINES } from './helpers/engines';
@@ -32,6 +32,9 @@ function importArgs(url: string, extra: string[] = []) {
 function envOf(db: CliDatabase) {
   return cleanEnv({ SLINK_DB: db.path, ...db.env, ...SHORT });
 }
+
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
 
 const clickOf = (text: string, n: number) =>
   `${JSON.stringify({ type: 'click', id: n, linkId: idOf(text), timestamp: Date.UTC(2026, 0, 2) + n })}\n`;
@@ -175,6 +178,57 @@ describe('sqlite', () => {
         return res.status === 302;
       }, 'the imported link to redirect');
       expect(location).toBe('https://example.com/beside');
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
+
+  test('history imported beside a running service counts toward its click limits at once', async () => {
+    const served = await serveProcess([BUN, `${ROOT}/src/index.ts`], cleanEnv({}));
+    try {
+      const db = join(served.dir, 'data', 'slink.db');
+      await ok(cli(db, ['user', 'add', 'ops@example.com', '--superuser', '--password', PASSWORD], { env: served.env }));
+      const key = (
+        await ok(cli(db, ['key', 'create', '--user', 'ops@example.com', '--scope', 'read'], { env: served.env }))
+      ).trim();
+      const link = linkLine({ slug: 'capped', domain: null, destination: 'https://example.com/capped', clickLimit: 3 });
+      const importFile = async (name: string, lines: string[]) => {
+        const file = join(tempDir(), name);
+        writeFileSync(file, lines.join(''));
+        const imported = await run([BUN, `${ROOT}/src/index.ts`, 'import', 'slink', '--file', file], {
+          cwd: served.dir,
+          env: served.env,
+        });
+        expect({ code: imported.code, stdout: imported.stdout }).toEqual({ code: 0, stdout: expect.any(String) });
+      };
+      const other = linkLine({ slug: 'uncapped', domain: null, destination: 'https://example.com/uncapped' });
+      const clickCount = async (slug: string) => {
+        const res = await fetch(`${served.origin}/api/v1/links?q=${slug}`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        return ((await res.json()) as any).items.find((l: any) => l.slug === slug)?.clickCount;
+      };
+      const visit = (slug = 'capped') =>
+        fetch(`${served.origin}/${slug}`, { redirect: 'manual', headers: { 'user-agent': CHROME } }).then(
+          async (res) => {
+            await res.arrayBuffer();
+            return res.status;
+          },
+        );
+      // The link first, with no history: the service follows it in and counts a live click.
+      await importFile('capped-1.ndjson', [header(true), link, other]);
+      let status = 0;
+      await waitUntil(async () => {
+        status = await visit();
+        return status === 302;
+      }, 'the imported link to redirect');
+      // Then two imported clicks: three with the live one, its limit.
+      await importFile('capped-2.ndjson', [header(true), link, clickOf(link, 1), clickOf(link, 2)]);
+      await waitUntil(async () => (await clickCount('capped')) === 3, 'the service to count the imported clicks');
+      // A click written after that count was stored: its flush has learnt of the imported clicks.
+      expect(await visit('uncapped')).toBe(302);
+      await waitUntil(async () => (await clickCount('uncapped')) === 1, 'a later click written');
+      expect(await visit()).toBe(410);
     } finally {
       await served.close();
     }

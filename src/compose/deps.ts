@@ -196,6 +196,12 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
   const webhooks = new WebhookSender({ ...base, linkJson }, { leaseMs: options.webhookLeaseMs });
   // A batch that recorded `clicks` events is delivered now, not at the sender's next poll.
   clicks.flusher.onEvents = () => webhooks.wake();
+  // SQLite: imported human clicks the writer counted (this process's import or `slink import`
+  // beside it) join the slug index's counts, so click limits count them.
+  if (base.stores.address.engine === 'sqlite')
+    clicks.flusher.onImported = (counts) => {
+      for (const [id, humans, storedAfter] of counts) linkIndex.countImported(id, humans, storedAfter);
+    };
   const readThrough = new ReadThrough({
     clock: base.clock,
     log: base.log,
@@ -248,7 +254,11 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     linksUnfiled: (ids) => linksUnfiled(deps, ids),
     linkJson,
     history: openHistory(base, {
-      take: () => clicks.flusher.takeImports(),
+      take: async () => {
+        const taken = await clicks.flusher.takeImports();
+        await clicks.flusher.learnImported();
+        return taken;
+      },
       // Added to the slug index's counts: a click limit counts imported clicks.
       counted: (humans) => {
         for (const [id, n] of humans) linkIndex.countStored(id, n);

@@ -6,6 +6,7 @@
  */
 import { DomainDirectory, startDomains } from '../modules/domains/public';
 import { builtInSources, type ImportDeps } from '../modules/imports/public';
+import { normalizeLinkDestination, slinkHostsOf } from '../modules/links/public';
 import { type BaseDeps, openHistory } from './deps';
 
 export async function cliImportDeps(base: BaseDeps): Promise<ImportDeps> {
@@ -17,6 +18,9 @@ export async function cliImportDeps(base: BaseDeps): Promise<ImportDeps> {
     clock: base.clock,
     log: base.log,
     domains,
+    checkTargetUrl: (raw, field) => {
+      normalizeLinkDestination(raw, slinkHostsOf({ config: base.config, domains }), field);
+    },
     linkIndex: { refreshMany: async () => {}, settle: () => {}, humanClicksOf: () => undefined },
     webhooks: { wake: () => {} },
     // No click writer here: on SQLite the service's takes the history queued (or the next start's).

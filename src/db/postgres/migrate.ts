@@ -31,6 +31,7 @@ import m0021 from './migrations/0021_imports.sql' with { type: 'text' };
 import m0022 from './migrations/0022_import_history.sql' with { type: 'text' };
 import m0023 from './migrations/0023_import_visit_count.sql' with { type: 'text' };
 import m0024 from './migrations/0024_import_takeover.sql' with { type: 'text' };
+import m0025 from './migrations/0025_imported_days.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -64,6 +65,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 22, name: '0022_import_history', sql: m0022 },
   { version: 23, name: '0023_import_visit_count', sql: m0023 },
   { version: 24, name: '0024_import_takeover', sql: m0024 },
+  { version: 25, name: '0025_imported_days', sql: m0025 },
 ];
 
 function checksum(sql: string): string {

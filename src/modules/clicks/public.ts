@@ -54,6 +54,7 @@ export {
   importedClick,
 } from './imported';
 export { deleteLinkClicksPg } from './postgres/delete';
+export { keepImportedDaysPg } from './postgres/imported-days';
 export { fewClicksRowsPg, lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
 // The server's start and stop, and the CLI's `slink migrate`.
 export { startClickStoragePg } from './postgres/start';

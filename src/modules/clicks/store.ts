@@ -25,6 +25,9 @@ export interface WriteOutcome {
 }
 
 /** An engine's click writer (this file's header says which). */
+/** A link's imported human clicks one fold counted, and its stored human clicks after that fold. */
+export type ImportedCount = [linkId: string, humans: number, storedAfter: number];
+
 export interface ClickWriter {
   /** Enriches and writes a batch; throws (nothing of it written) when the transaction fails. */
   writeBatch(batch: WireClick[]): WriteOutcome | Promise<WriteOutcome>;
@@ -38,6 +41,8 @@ export interface ClickWriter {
    * import writes on its own pool.
    */
   takeImports?(): number;
+  /** SQLite: the imported human clicks folds counted since the last call (then forgotten): ImportedCount. */
+  importedCounts?(): ImportedCount[];
   /** Releases what the store holds (its own pool); the caller folds first. */
   close?(): void | Promise<void>;
 }

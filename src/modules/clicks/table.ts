@@ -155,3 +155,21 @@ export const clickImports = sqliteTable('click_imports', {
   count: integer('count').notNull(),
   data: text('data').notNull(),
 });
+
+/**
+ * Imported daily counts once counted (sqlite/imports.ts, and PostgreSQL's history writer): a
+ * link's clicks of a UTC day (`start`, epoch ms) that a source gave only as a count. They have
+ * no raw click, so a rebuild of the statistics from the raw clicks (rollups/sqlite/rebuild.ts)
+ * adds them back from here. Written in the transaction that counts them; gone with the link.
+ */
+export const importedDays = sqliteTable(
+  'imported_days',
+  {
+    linkId: text('link_id')
+      .notNull()
+      .references(() => links.id, { onDelete: 'cascade' }),
+    start: integer('start').notNull(),
+    clicks: integer('clicks').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.linkId, t.start] })],
+);

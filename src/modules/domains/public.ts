@@ -7,10 +7,10 @@
 export type { DomainsDeps } from './deps';
 export { DomainDirectory, type DomainFacts } from './directory';
 export { hostKeyOf } from './host';
-export { DomainListModel } from './model';
+export { DomainCreateBody, DomainListModel, DomainPatchBody } from './model';
 export { createPostgresDomainStore, listDomainsPostgres } from './postgres/store';
 export { DomainSeenWriter } from './seen';
-export { domainSettingsOf, listDomains } from './service';
+export { addDomain, domainSettingsOf, listDomains, updateDomain } from './service';
 export { createSqliteDomainStore, listDomainsSqlite } from './sqlite/store';
 export { hostOfOrigin, startDomains } from './start';
 export type { DomainLinksPostgres, DomainLinksSqlite, DomainRow, DomainStore } from './store';

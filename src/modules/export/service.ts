@@ -73,9 +73,16 @@ export async function* exportLines(deps: ExportDeps, withClicks: boolean): Async
     const rows = await deps.stores.links.rowPage(after, LINK_PAGE);
     const last = rows[rows.length - 1];
     if (last === undefined) return;
-    // The Link JSON carries no password hash, only passwordProtected.
+    // The Link JSON carries no password hash, only passwordProtected: the export adds the hash
+    // (argon2id, never the password), so another Slink importing it asks for the same password.
     const links = await toLinks(deps, rows);
-    yield links.map((link) => line({ type: 'link', ...link })).join('');
+    const hashes = new Map(rows.map((r) => [r.id, r.passwordHash]));
+    yield links
+      .map((link) => {
+        const hash = hashes.get(link.id) ?? null;
+        return line(hash === null ? { type: 'link', ...link } : { type: 'link', ...link, passwordHash: hash });
+      })
+      .join('');
     if (withClicks) {
       // Only links ever clicked have raw clicks (a click is stored under its link's scope): one
       // read for the page, rather than a query for each link that has none.

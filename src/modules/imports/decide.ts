@@ -7,7 +7,8 @@
  * the 50th dropped. A source link's slug taken on the target domain is skipped with the reason,
  * or given a generated slug with onConflict=rename.
  */
-import { AppError } from '../../lib/errors';
+import { Value } from '@sinclair/typebox/value';
+import { AppError, invalid } from '../../lib/errors';
 import { checkParams } from '../../lib/params';
 import { type DomainFacts, hostKeyOf } from '../domains/public';
 import {
@@ -20,7 +21,13 @@ import {
   newLinkRow,
   normalizeFallbackUrl,
   normalizeLinkDestination,
+  normalizePreview,
+  normalizeRules,
+  type Preview,
+  PreviewModel,
   REDIRECT_STATUSES,
+  type Rule,
+  RulesField,
   slinkHostsOf,
 } from '../links/public';
 import type { ConflictMode } from './model';
@@ -49,7 +56,7 @@ const CONTROLS = /[\u0000-\u001f\u007f-\u009f]+/g;
 const VARIANT_CODE = /^[A-Za-z0-9_-]{1,32}$/;
 
 /** The source's variants Slink would take (a code it refuses, a repeated one or bad params: left out). */
-function variantsOf(link: SourceLink): PlannedVariant[] {
+export function variantsOf(link: SourceLink): PlannedVariant[] {
   const out: PlannedVariant[] = [];
   for (const v of link.variants ?? []) {
     if (!VARIANT_CODE.test(v.code) || out.some((o) => o.code === v.code)) continue;
@@ -58,6 +65,40 @@ function variantsOf(link: SourceLink): PlannedVariant[] {
     } catch {}
   }
   return out;
+}
+
+/** A password's stored form as Slink writes it (auth's hashPassword): argon2id in PHC form. */
+const ARGON2ID = /^\$argon2id\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+={0,2}\$[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * The rules, preview and password hash a source carries (the `slink` source), checked as
+ * POST /links checks rules and previews. A link that asks for a password comes only with its
+ * hash: one without a usable hash (an older export) is refused rather than made open.
+ */
+function protectionOf(
+  deps: Pick<LinksDeps, 'config' | 'domains'>,
+  link: SourceLink,
+): Pick<LinkRow, 'rules' | 'preview' | 'passwordHash'> {
+  let rules: Rule[] | null = null;
+  if (link.rules !== undefined && link.rules !== null) {
+    if (!Value.Check(RulesField, link.rules)) throw invalid('rules', 'rules are not rules as Slink writes them');
+    const normalized = normalizeRules(link.rules, slinkHostsOf(deps));
+    rules = normalized.length === 0 ? null : normalized;
+  }
+  let preview: Preview | null = null;
+  if (link.preview !== undefined && link.preview !== null) {
+    if (!Value.Check(PreviewModel, link.preview))
+      throw invalid('preview', 'preview is not {title, description?, image?}');
+    preview = normalizePreview(link.preview);
+  }
+  let passwordHash: string | null = null;
+  if (link.passwordProtected === true || (link.passwordHash ?? null) !== null) {
+    const hash = link.passwordHash ?? null;
+    if (hash === null || hash.length > 512 || !ARGON2ID.test(hash))
+      throw invalid('password', 'it asks for a password whose hash the source did not give: set it here by hand');
+    passwordHash = hash;
+  }
+  return { rules, preview, passwordHash };
 }
 
 function cleanText(text: string | null, limit: number): string | null {
@@ -152,6 +193,13 @@ export async function decideLink(
     redirectStatus: REDIRECT_STATUSES.find((s) => s === link.redirectStatus) ?? DEFAULT_REDIRECT_STATUS,
     forwardQuery: link.forwardQuery === true,
   });
+  let extras: Pick<LinkRow, 'rules' | 'preview' | 'passwordHash'>;
+  try {
+    extras = protectionOf(deps, link);
+  } catch (err) {
+    return { ok: false, reason: said(err) };
+  }
+  Object.assign(row, extras);
   if (link.archived) row.status = 'archived';
   else if (link.paused) row.status = 'paused';
   // The link keeps the day it was made at the source (lists sort by it).

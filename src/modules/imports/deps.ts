@@ -1,5 +1,6 @@
 /** What the imports module needs: the links' writer and stores, its own store, the history writer, the sources. */
 import type { Logger } from '../../lib/log';
+import type { DomainStore } from '../domains/public';
 import type { LinksDeps } from '../links/public';
 import type { HistoryWriter } from './history';
 import type { ImportSource, SourceName, SourceOptions } from './source';
@@ -9,7 +10,9 @@ import type { ImportStore } from './store';
 export type SourceFactory = (name: SourceName, options: SourceOptions) => ImportSource;
 
 export interface ImportDeps extends LinksDeps {
-  stores: LinksDeps['stores'] & { readonly imports: ImportStore };
+  stores: LinksDeps['stores'] & { readonly imports: ImportStore; readonly domains: DomainStore };
+  /** A domain's targets checked as a link's destination is (the domains module's DomainsDeps): a source's domains are made here. */
+  checkTargetUrl(raw: string, field: string): void;
   log: Logger;
   /** Where a link's history goes (visits, days, totals); null: no history is stored. */
   history: HistoryWriter | null;

@@ -8,12 +8,15 @@
  * the mapping (source link -> link, written before the link) makes the repeated part create
  * nothing twice. One bad link never stops a run; a source that cannot be read does.
  */
+import { Value } from '@sinclair/typebox/value';
+import { AppError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { shortUrlOf } from '../../lib/short-url';
 import type { Access } from '../access/public';
 import { auditEntry } from '../audit/public';
+import { addDomain, DomainCreateBody, DomainPatchBody, hostKeyOf, updateDomain } from '../domains/public';
 import { insertBulkLinks, insertVariant, type LinkRow } from '../links/public';
-import { decideLink, type PlannedVariant, type RunTarget } from './decide';
+import { decideLink, type PlannedVariant, type RunTarget, variantsOf } from './decide';
 import type { ImportDeps } from './deps';
 import type { HistoryPosition } from './history';
 import type { HistoryMode } from './model';
@@ -84,6 +87,8 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
     if (progress.errors.length < MAX_ERRORS) progress.errors.push({ source, reason });
   };
   const claimed = new Set<string>();
+  /** The source's domains looked at (made, found or refused), by origin. */
+  const domainsSeen = new Set<string>();
   /** Project names of the source -> the Slink project's id (null: a dry run would make it). */
   const projects = new Map<string, string | null>();
   let status: ImportStatus = 'done';
@@ -91,6 +96,7 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
     for (;;) {
       if (plan.signal.aborted) throw new Cancelled();
       const page = await readPage(deps, plan, progress.cursor);
+      await domainsOf(deps, plan, domainsSeen, note);
       const items = await importPage(deps, plan, page.links, progress, note, claimed, projects);
       // Handed over mid-page: the page is not saved; the node taking it on reads it again.
       if (plan.signal.reason instanceof HandingOver) throw plan.signal.reason;
@@ -191,7 +197,12 @@ async function importPage(
         item.shortUrl = shortUrlOf(deps.domains.originOf(existing.domainId), existing.slug);
         item.reason = 'imported before';
         entry.linkId = existing.id;
-        if (mapping.state === 'creating' && !plan.dryRun) await store.putMapping({ ...mapping, state: 'created' });
+        // A run stopped between the link's write and its variants': they are made now, before
+        // the mapping says the link is whole (and before its clicks, which name them).
+        if (mapping.state === 'creating' && !plan.dryRun) {
+          await makeVariants(deps, plan, existing.id, variantsOf(link), now);
+          await store.putMapping({ ...mapping, state: 'created' });
+        }
         continue;
       }
       if (mapping && mapping.state === 'created') {
@@ -320,6 +331,48 @@ async function projectsOf(
 }
 
 /**
+ * The source's domains this Slink lacks, made (audited as domain.create, and domain.update for
+ * the settings a new domain takes by PATCH) before the page's links are decided, so the links on
+ * them keep their domain. Not when the import names a domain (every link goes there), nor in a
+ * dry run. One that cannot be made (its host is this Slink's app host...) is noted, and its
+ * links are then skipped with their reason.
+ */
+async function domainsOf(
+  deps: ImportDeps,
+  plan: RunPlan,
+  seen: Set<string>,
+  note: (source: string, reason: string) => void,
+) {
+  if (plan.target.domain !== null || plan.dryRun || !plan.source.domains) return;
+  for (const d of plan.source.domains()) {
+    if (seen.has(d.origin)) continue;
+    seen.add(d.origin);
+    const key = hostKeyOf(d.host);
+    if (key !== null && deps.domains.byHost(key) !== undefined) continue;
+    const create = {
+      origin: d.origin,
+      ...(d.rootUrl !== null ? { rootUrl: d.rootUrl } : {}),
+      ...(d.notFoundUrl !== null ? { notFoundUrl: d.notFoundUrl } : {}),
+      ...(d.expiredUrl !== null ? { expiredUrl: d.expiredUrl } : {}),
+    };
+    const patch = {
+      ...(d.upstream !== null ? { upstream: d.upstream } : {}),
+      ...(d.appleAppSiteAssociation !== null ? { appleAppSiteAssociation: d.appleAppSiteAssociation } : {}),
+      ...(d.assetLinks !== null ? { assetLinks: d.assetLinks } : {}),
+    };
+    try {
+      if (!Value.Check(DomainCreateBody, create) || !Value.Check(DomainPatchBody, patch))
+        throw new Error('its settings are not settings as Slink writes them');
+      const made = await addDomain(deps, plan.access, create);
+      if (Object.keys(patch).length > 0) await updateDomain(deps, plan.access, made.host, patch);
+    } catch (err) {
+      const reason = err instanceof AppError && err.field ? `${err.field}: ${err.message}` : (err as Error).message;
+      note(d.host, `domain not made: ${reason}`);
+    }
+  }
+}
+
+/**
  * Writes a page's new links: their mappings first ('creating', with the id each will have),
  * then the links in one transaction, then the mappings 'created'. A run that dies in between
  * leaves mappings naming ids: the next run finds the link made, or makes it with that id.
@@ -365,21 +418,7 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
   }
   // Each link's variants, the links side by side; then their mappings.
   const made = async (p: Planned) => {
-    // Its variants, before its clicks: a click names the variant it went through.
-    for (const v of p.variants) {
-      const id = newId('var');
-      const variantAudit = auditEntry(plan.access, 'variant.create', { type: 'variant', id }, ['code', 'params'], now);
-      const row = {
-        id,
-        linkId: p.row!.id,
-        code: v.code,
-        params: v.params,
-        clickCount: 0,
-        createdAt: now,
-        updatedAt: now,
-      };
-      await insertVariant(deps, row, variantAudit);
-    }
+    await makeVariants(deps, plan, p.row!.id, p.variants, now);
     p.mapping = mapping(p, 'created');
   };
   await settled(making.map(made));
@@ -387,6 +426,23 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
     deps,
     making.map((p) => p.mapping!),
   );
+}
+
+/**
+ * A new link's variants, before its clicks (a click names the variant it went through): those of
+ * `variants` whose code the link has not yet, so a resumed run completes a link whose variants a
+ * stopped run never made and makes none twice.
+ */
+async function makeVariants(deps: ImportDeps, plan: RunPlan, linkId: string, variants: PlannedVariant[], now: number) {
+  if (variants.length === 0) return;
+  const have = new Set(((await deps.stores.variants.ofLinks([linkId])).get(linkId) ?? []).map((v) => v.code));
+  for (const v of variants) {
+    if (have.has(v.code)) continue;
+    const id = newId('var');
+    const audit = auditEntry(plan.access, 'variant.create', { type: 'variant', id }, ['code', 'params'], now);
+    const row = { id, linkId, code: v.code, params: v.params, clickCount: 0, createdAt: now, updatedAt: now };
+    await insertVariant(deps, row, audit);
+  }
 }
 
 /**

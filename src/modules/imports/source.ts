@@ -61,6 +61,28 @@ export interface SourceLink {
   fallbackUrl?: string | null;
   redirectStatus?: number | null;
   forwardQuery?: boolean;
+  /**
+   * Optional, for a source that keeps them (the `slink` source): the link's rules and preview as
+   * the export wrote them (checked by Slink's rules before they are taken), whether it asks for
+   * a password, and that password's stored hash (argon2id; never a password in clear).
+   */
+  rules?: unknown;
+  preview?: unknown;
+  passwordProtected?: boolean;
+  passwordHash?: string | null;
+}
+
+/** A short domain the source serves links on, with its settings (the `slink` source's domain lines). */
+export interface SourceDomain {
+  host: string;
+  /** http(s)://host[:port]. */
+  origin: string;
+  rootUrl: string | null;
+  notFoundUrl: string | null;
+  expiredUrl: string | null;
+  upstream: string | null;
+  appleAppSiteAssociation: unknown;
+  assetLinks: unknown;
 }
 
 /** One visit as the source recorded it. Unknown fields are null, never guessed. */
@@ -140,6 +162,11 @@ export interface ImportSource {
   /** A link's daily counts for days after `after` (YYYY-MM-DD, exclusive; null: all), oldest
    * first. Only for links whose history is 'daily'. */
   days?(link: SourceLink, after: string | null, signal: AbortSignal): Promise<SourceDay[]>;
+  /**
+   * Optional: the source's own short domains read so far but its default (made here when
+   * missing, before the page's links are decided, unless the import names a domain).
+   */
+  domains?(): readonly SourceDomain[];
   /**
    * How many links' history the runner may read at once from this source (the product's rate
    * limits); absent: the runner's default (runner.ts HISTORY_IN_FLIGHT).

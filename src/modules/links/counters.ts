@@ -20,6 +20,16 @@ interface LinkCounterStatements {
   resetAll(): void;
 }
 
+/** The stored human clicks of these links (those that exist), by id. */
+export function storedHumansSqlite(sqlite: Database, ids: Iterable<string>): Map<string, number> {
+  const rows = sqlite
+    .query<{ id: string; clicks: number }, [string]>(
+      'SELECT link_id AS id, clicks FROM link_counters WHERE link_id IN (SELECT value FROM json_each(?))',
+    )
+    .all(JSON.stringify([...new Set(ids)]));
+  return new Map(rows.map((r) => [r.id, r.clicks]));
+}
+
 export function prepareLinkCounters(sqlite: Database): LinkCounterStatements {
   // One statement per batch instead of one per link: a batch holds up to one click per link.
   const existing = sqlite.prepare<{ id: string }, [string]>(

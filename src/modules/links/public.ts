@@ -12,6 +12,7 @@ export {
   existingLinksWithSlugs,
   type FallbackVisits,
   prepareLinkCounters,
+  storedHumansSqlite,
 } from './counters';
 export type { LinkReadDeps, LinksDeps } from './deps';
 export { domainGoneError, domainOfHost, domainOrDefault, hostOfDomain, seenDomainOfHost } from './domain';
@@ -49,7 +50,15 @@ export { announceLinkChanges, createPostgresLinkChangeFeed } from './postgres/ch
 export { createPostgresClickLimitStore } from './postgres/click-limits';
 export { createPostgresLinkStore, createPostgresLinkWrites, unfileProjectLinksPostgres } from './postgres/store';
 export { KNOWN_BROWSERS, KNOWN_OS, REFERRER_ALIASES, RULE_DEVICES } from './rule-names';
-export { PASSWORD_LIMITS, type Preview, type Rule } from './rules';
+export {
+  normalizePreview,
+  normalizeRules,
+  PASSWORD_LIMITS,
+  type Preview,
+  PreviewModel,
+  type Rule,
+  RulesField,
+} from './rules';
 export {
   checkProjectId,
   createLink,

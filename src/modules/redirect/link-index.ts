@@ -193,6 +193,21 @@ export class LinkIndex {
     if (slot >= 0) addStoredHumans(this.table, slot, humans);
   }
 
+  /**
+   * `humans` imported human clicks of the link were counted by a fold after which its stored
+   * human clicks were `storedAfter` (the SQLite writer's take: ClickFlusher.onImported). Added
+   * when the link was last read before that fold (its stored count then was less), so a link
+   * read again since, which holds them already, never counts them twice.
+   */
+  countImported(id: string, humans: number, storedAfter: number): void {
+    const slot = this.table.findId(id);
+    const read = slot < 0 ? undefined : this.table.storedRead.get(slot);
+    // Not limited (nothing reads its count), or read with these clicks in already.
+    if (read === undefined || read >= storedAfter) return;
+    addStoredHumans(this.table, slot, humans);
+    this.table.storedRead.set(slot, storedAfter);
+  }
+
   private view(slot: number): LinkView {
     const t = this.table;
     const expiresAt = t.expiresAt[slot]!;

@@ -190,6 +190,13 @@ export class LinkTable implements ClickLinks {
   humanClicks = new Float64Array(0);
   /** Buffered clicks not yet classified as human or bot. */
   unsorted = new Int32Array(0);
+  /**
+   * The stored human clicks a link with a click limit was last read with, by slot: imported
+   * history counted after that read is added to humanClicks, before it is in it already
+   * (LinkIndex.countImported). Only limited links (the count matters to nothing else; a limit
+   * set later reads the link again): no bytes for the others.
+   */
+  readonly storedRead = new Map<number, number>();
   /** The status of the link's redirects (301, 302, 307, 308). */
   redirectStatus = new Uint16Array(0);
   /** 1: the visitor's query is added to the Location (location.ts, withVisitorQuery). */
@@ -314,6 +321,8 @@ export class LinkTable implements ClickLinks {
       startCounts(this, slot, storedHumanClicks);
       this.idHash[slot] = hashOf(facts.id);
     }
+    if (facts.clickLimit === null) this.storedRead.delete(slot);
+    else this.storedRead.set(slot, storedHumanClicks);
     this.blockAt[slot] = this.writeEntry(blocks, length, slot);
     this.variantCount[slot] = variants.length;
     this.domainId[slot] = facts.domainId;
@@ -358,6 +367,7 @@ export class LinkTable implements ClickLinks {
     this.passwordHash.delete(slot);
     this.rules.delete(slot);
     this.preview.delete(slot);
+    this.storedRead.delete(slot);
     this.freeSlots.push(slot);
     this.count--;
   }

@@ -40,6 +40,7 @@ export {
   type FoldCounters,
   GRAIN_CODE,
   type Grain,
+  type ImportedDay,
   RollupAccumulator,
   type RollupClick,
   type ValueIds,

@@ -63,9 +63,21 @@ export interface CountedClick extends RollupClick {
  * click id: the clicks module owns them and passes these accessors in. They use the same
  * connection as the fold or the rebuild, so they run inside its transaction.
  */
+/** A link's imported clicks of one UTC day (`start`, epoch ms), given by a source only as a count. */
+export interface ImportedDay {
+  linkId: string;
+  start: number;
+  clicks: number;
+}
+
 export interface ClickSource {
   /** Up to `limit` clicks with id > `afterId`, in id order. */
   readAfter(afterId: number, limit: number): CountedClick[];
+  /**
+   * Up to `limit` imported daily counts already counted, after `after` (null: from the first),
+   * in (link, day) order: clicks with no raw row that a rebuild adds back.
+   */
+  importedDaysAfter(after: ImportedDay | null, limit: number): ImportedDay[];
   /** Whether any raw click is stored. */
   hasClicks(): boolean;
   /** The watermark: the last click id whose counts are in the rollups and counters (0 before any fold). */
@@ -153,6 +165,22 @@ export class RollupAccumulator {
       count(b, ids, unique, -1);
     for (const b of [this.bucket(WORKSPACE, 'hour', hour, c.bot), this.bucket(WORKSPACE, 'day', day, c.bot)])
       count(b, ids, unique, linkValue);
+  }
+
+  /**
+   * Counts a link's imported daily count as the fold does (PendingSums.addCount): human clicks
+   * in the first hour of their day, no unique, no breakdown but the workspace's per link.
+   */
+  addCount(linkId: string, start: number, clicks: number): void {
+    const linkValue = this.values.idOf('link', '', linkId);
+    const day = utcDay(start) * DAY_MS;
+    const hour = hourStart(day);
+    for (const b of [this.bucket(linkValue, 'hour', hour, false), this.bucket(linkValue, 'day', day, false)])
+      b.clicks += clicks;
+    for (const b of [this.bucket(WORKSPACE, 'hour', hour, false), this.bucket(WORKSPACE, 'day', day, false)]) {
+      b.clicks += clicks;
+      b.counts.set(linkValue, (b.counts.get(linkValue) ?? 0) + clicks);
+    }
   }
 }
 

@@ -39,6 +39,11 @@ beforeAll(async () => {
   sides.push(first);
   const { t, key } = first;
   const project = await api(t, 'POST', '/projects', { key, body: { name: 'Launch' } });
+  const domain = await api(t, 'POST', '/domains', {
+    key,
+    body: { origin: 'https://go.rt.test', rootUrl: 'https://example.com/home' },
+  });
+  expect(domain.status).toBe(201);
   const made = [
     { slug: 'rt-plain', destination: 'https://example.com/a?utm_source=news', tags: ['x', 'y'], title: 'Plain' },
     { slug: 'rt-project', destination: 'https://example.com/b', projectId: project.body.id, params: { ref: 'rt' } },
@@ -50,6 +55,15 @@ beforeAll(async () => {
       fallbackUrl: 'https://example.com/gone',
     },
     { slug: 'rt-expires', destination: 'https://example.com/e', expiresAt: T0 + 86_400_000 * 30 },
+    // On a domain of its own, with rules and a preview; and one asking for a password.
+    {
+      slug: 'rt-rules',
+      domain: 'go.rt.test',
+      destination: 'https://example.com/r',
+      rules: [{ when: { country: ['FR'] }, destination: 'https://example.com/fr?utm_source=rule' }],
+      preview: { title: 'Round trip', description: 'Shown to crawlers' },
+    },
+    { slug: 'rt-secret', destination: 'https://example.com/s', password: 'open sesame 42' },
   ];
   for (const body of made) expect((await api(t, 'POST', '/links', { key, body })).status).toBe(201);
   const paused = await api(t, 'POST', '/links', {
@@ -142,12 +156,12 @@ test('SQLite -> export -> PostgreSQL -> export -> SQLite answers the same links,
   const middle = await side('postgres');
   sides.push(middle);
   const there = await importInto(middle, first);
-  expect(there).toMatchObject({ status: 'done', links: { seen: 6, created: 6, skipped: 0, failed: 0 } });
+  expect(there).toMatchObject({ status: 'done', links: { seen: 8, created: 8, skipped: 0, failed: 0 }, errors: [] });
   expect(there.clicks.imported).toBe(8);
   const last = await side('sqlite');
   sides.push(last);
   const back = await importInto(last, middle);
-  expect(back).toMatchObject({ status: 'done', links: { seen: 6, created: 6, skipped: 0, failed: 0 } });
+  expect(back).toMatchObject({ status: 'done', links: { seen: 8, created: 8, skipped: 0, failed: 0 }, errors: [] });
 
   const original = await linksOf(first);
   expect(original.map((l) => l.slug)).toEqual([
@@ -157,7 +171,20 @@ test('SQLite -> export -> PostgreSQL -> export -> SQLite answers the same links,
     'rt-paused',
     'rt-plain',
     'rt-project',
+    'rt-rules',
+    'rt-secret',
   ]);
+  // What is compared holds them: the domain, rules, preview and the password's hash.
+  expect(original.find((l) => l.slug === 'rt-rules')).toMatchObject({
+    domain: 'go.rt.test',
+    shortUrl: 'https://go.rt.test/rt-rules',
+    rules: [{ when: { country: ['FR'] }, destination: 'https://example.com/fr', params: { utm_source: 'rule' } }],
+    preview: { title: 'Round trip', description: 'Shown to crawlers' },
+  });
+  expect(original.find((l) => l.slug === 'rt-secret')).toMatchObject({
+    passwordProtected: true,
+    passwordHash: expect.stringMatching(/^\$argon2id\$/),
+  });
   expect(original.find((l) => l.slug === 'rt-plain')).toMatchObject({ clickCount: 3, uniqueCount: 2 });
   expect(await linksOf(middle)).toEqual(original);
   expect(await linksOf(last)).toEqual(original);
@@ -173,6 +200,19 @@ test('SQLite -> export -> PostgreSQL -> export -> SQLite answers the same links,
     expect({ d, some: plain.breakdowns[d]!.some((v) => v.value !== null) }).toEqual({ d, some: true });
   expect(await statsOf(middle)).toEqual(stats);
   expect(await statsOf(last)).toEqual(stats);
+  // The domain was made with its settings, and the password still opens the link.
+  const domains = (await api(last.t, 'GET', '/domains', { key: last.key })).body.domains;
+  expect(domains.find((d: any) => d.host === 'go.rt.test')).toMatchObject({
+    origin: 'https://go.rt.test',
+    rootUrl: 'https://example.com/home',
+  });
+  const opened = await last.t.app.handle(
+    new Request('https://sl.test/rt-secret', { headers: { 'x-slink-password': 'open sesame 42' } }),
+  );
+  expect({ status: opened.status, location: opened.headers.get('location') }).toEqual({
+    status: 302,
+    location: 'https://example.com/s',
+  });
   // The project came along by name.
   const projects = (await api(last.t, 'GET', '/projects', { key: last.key })).body;
   expect(JSON.stringify(projects)).toContain('"name":"Launch"');

@@ -8,7 +8,7 @@
 
 import { nextTurn } from '../../../lib/event-loop';
 import type { Logger } from '../../../lib/log';
-import type { WriteOutcome } from '../store';
+import type { ImportedCount, WriteOutcome } from '../store';
 import type { ClickBuffer } from './buffer';
 import type { FallbackVisits } from './fallback-tally';
 import { classifyClick } from './live-counts';
@@ -67,6 +67,13 @@ export class ClickFlusher {
   onBatch: ((outcome: WriteOutcome, waitedMs: number) => void) | null = null;
   /** Told when a committed batch recorded `clicks` events (the webhook sender delivers them now, not at its next poll). */
   onEvents: (() => void) | null = null;
+  /**
+   * Told, at each flush, of the imported human clicks the writer counted since the last (its own
+   * timer takes what `slink import` queues beside this process): the slug index adds them, so
+   * click limits count them.
+   */
+  onImported: ((counts: ImportedCount[]) => void) | null = null;
+  private learnFailing = false;
 
   constructor(
     private readonly buffer: ClickBuffer,
@@ -91,6 +98,20 @@ export class ClickFlusher {
     this.timer ??= setInterval(() => {
       if (!this.running) void this.flush();
     }, intervalMs);
+  }
+
+  /** Tells onImported of the imported human clicks the writer counted. */
+  async learnImported(): Promise<void> {
+    if (this.onImported === null || this.sink.importedCounts === undefined) return;
+    try {
+      const counts = await this.sink.importedCounts();
+      if (counts.length > 0) this.onImported(counts);
+      this.learnFailing = false;
+    } catch (err) {
+      // Once per failing streak: the writer's own failure is reported where it happens.
+      if (!this.learnFailing) this.log.error('reading the links of the imported history counted failed', err);
+      this.learnFailing = true;
+    }
   }
 
   private reportDrops(): void {
@@ -136,6 +157,8 @@ export class ClickFlusher {
    */
   private async writeAll(): Promise<boolean> {
     this.reportDrops();
+    // First, so a click written by this flush is stored after its link's imported clicks counted.
+    await this.learnImported();
     let current: ClickRecord[] | null = null;
     let next: ClickRecord[] | null = null;
     let visits: FallbackVisits[] = [];

@@ -6,7 +6,7 @@
  */
 import { workerEntry } from '../../../lib/worker-entry';
 import { WorkerClient } from '../../../lib/worker-rpc';
-import type { ClickWriter, WriteOutcome } from '../store';
+import type { ClickWriter, ImportedCount, WriteOutcome } from '../store';
 import type { FallbackVisits } from './fallback-tally';
 import type { WireClick } from './record';
 import type { WriterHandlers, WriterOpenOptions } from './writer-worker';
@@ -31,6 +31,12 @@ export interface ClickSink {
    * with the clicks taken once they are counted. 0 at once where there is no queue.
    */
   takeImports?(): Promise<number>;
+  /**
+   * The imported human clicks the writer counted since the last call (store.ts ImportedCount),
+   * whoever asked it to take them (its own timer takes what `slink import` queues beside it);
+   * none where there is no queue.
+   */
+  importedCounts?(): Promise<ImportedCount[]>;
   /** Folds what is pending, then closes. */
   close(): Promise<void>;
   /** Why this sink cannot take clicks yet (HeldSink), for /healthz; absent or null when it can. */
@@ -89,6 +95,10 @@ export class HeldSink implements ClickSink {
     return this.sink?.takeImports?.() ?? Promise.resolve(0);
   }
 
+  importedCounts(): Promise<ImportedCount[]> {
+    return this.sink?.importedCounts?.() ?? Promise.resolve([]);
+  }
+
   close(): Promise<void> {
     this.closed = true;
     return this.sink === null ? Promise.resolve() : this.sink.close();
@@ -129,6 +139,10 @@ export class InlineSink implements ClickSink {
       total += n;
       await this.store.fold();
     }
+  }
+
+  async importedCounts(): Promise<ImportedCount[]> {
+    return this.store.importedCounts?.() ?? [];
   }
 
   async close(): Promise<void> {
@@ -179,6 +193,11 @@ export class WorkerSink implements ClickSink {
   takeImports(): Promise<number> {
     const taken = this.writer.call('takeImports');
     return Promise.all([this.ready, taken]).then(([, n]) => n);
+  }
+
+  importedCounts(): Promise<ImportedCount[]> {
+    const counts = this.writer.call('importedCounts');
+    return Promise.all([this.ready, counts]).then(([, list]) => list);
   }
 
   /** Lets the writer fold, checkpoint and close its connection (at most 5 s), then ends the Worker. */

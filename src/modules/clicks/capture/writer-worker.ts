@@ -18,7 +18,7 @@ import { HeapGuard } from '../../../lib/heap-guard';
 import { serve } from '../../../lib/worker-rpc';
 import { openGeoAt } from '../enrich/geo';
 import { SqliteClickWriter } from '../sqlite/store';
-import type { ClickWriter, WriteOutcome } from '../store';
+import type { ClickWriter, ImportedCount, WriteOutcome } from '../store';
 import { openClickWriter } from '../writer';
 import type { FallbackVisits } from './fallback-tally';
 import type { WireClick } from './record';
@@ -136,6 +136,10 @@ const handlers = {
    */
   takeImports(): Promise<number> {
     return takeAllImports();
+  },
+  /** The imported human clicks counted since the last ask (the store's importedCounts). */
+  importedCounts(): ImportedCount[] {
+    return store instanceof SqliteClickWriter ? store.importedCounts() : [];
   },
   /** Answers with how many clicks were folded. */
   fold(): Promise<number> {

@@ -7,7 +7,8 @@
  *
  * A row of visits is deleted in the transaction that appends its raw clicks, so a crash leaves
  * it queued or written, never both; a row of daily counts goes into the writer's sums and is
- * deleted by the fold that counts them (a crash before that leaves it queued).
+ * deleted by the fold that counts them (a crash before that leaves it queued), which keeps its
+ * days in imported_days.
  */
 import type { Database, Statement } from 'bun:sqlite';
 import { utcDay } from '../../../lib/time';
@@ -123,17 +124,33 @@ export interface QueuedRow {
 export class ImportQueue {
   private readonly next: Statement<QueuedRow, [number, number]>;
   private readonly remove: Statement;
+  private readonly keep: Statement;
 
   constructor(sqlite: Database) {
     this.next = sqlite.prepare(
       'SELECT id, link_id AS linkId, kind, count, data FROM click_imports WHERE id > ? ORDER BY id LIMIT ?',
     );
     this.remove = sqlite.prepare('DELETE FROM click_imports WHERE id = ?');
+    this.keep = sqlite.prepare(
+      `INSERT INTO imported_days (link_id, start, clicks)
+       SELECT q.link_id, json_extract(d.value, '$[0]'), json_extract(d.value, '$[1]')
+       FROM click_imports q, json_each(q.data) d WHERE q.id = ?
+       ON CONFLICT (link_id, start) DO UPDATE SET clicks = clicks + excluded.clicks`,
+    );
   }
 
   /** Up to `limit` rows after `after`, oldest first. */
   after(after: number, limit: number): QueuedRow[] {
     return this.next.all(after, limit);
+  }
+
+  /**
+   * Rows of daily counts counted now: their days kept in imported_days (a rebuild from the raw
+   * clicks adds them back) and the rows deleted, inside the fold that counts them.
+   */
+  counted(ids: readonly number[]): void {
+    for (const id of ids) this.keep.run(id);
+    this.delete(ids);
   }
 
   /** Deletes rows: inside the transaction that writes what they held. */

@@ -16,6 +16,7 @@ import {
   type ClickSource,
   type CountedClick,
   dimValues,
+  type ImportedDay,
   linkValueId,
   RollupValues,
 } from '../../rollups/public';
@@ -255,6 +256,13 @@ export function clickSource(sqlite: Database): ClickSource {
   );
   return {
     readAfter: (afterId, limit) => readClicksAfter(sqlite, afterId, limit),
+    importedDaysAfter: (after, limit) =>
+      sqlite
+        .query<ImportedDay, [string, number, number]>(
+          `SELECT link_id AS linkId, start, clicks FROM imported_days
+           WHERE (link_id, start) > (?1, ?2) ORDER BY link_id, start LIMIT ?3`,
+        )
+        .all(after?.linkId ?? '', after?.start ?? Number.MIN_SAFE_INTEGER, limit),
     hasClicks: () => hasClicks(sqlite),
     foldedThrough: () => foldedThrough(sqlite),
     markFolded: (id) => {

@@ -13,7 +13,7 @@ import type { Database } from 'bun:sqlite';
 import type { WalCheckpointer } from '../../../db/checkpoint';
 import type { Clock } from '../../../lib/clock';
 import { DAY_MS, utcDay } from '../../../lib/time';
-import { addFallbackVisits, type FallbackVisits } from '../../links/public';
+import { addFallbackVisits, type FallbackVisits, storedHumansSqlite } from '../../links/public';
 import { type CountedHumans, createFolder, type Folder, PendingSums, RollupValues } from '../../rollups/public';
 import type { WireClick } from '../capture/record';
 import { type EnrichContext, type EnrichedClick, enrichClick } from '../enrich/enrich';
@@ -21,7 +21,7 @@ import type { GeoLookup } from '../enrich/geo';
 import { VisitorHasher } from '../enrich/visitor';
 import type { PruneStep } from '../retention';
 import { RETENTION_IDLE_MS, retainedFrom } from '../retention';
-import { type ClickWriter, FOLD_MAX_CLICKS, FOLD_MAX_MS, type WriteOutcome } from '../store';
+import { type ClickWriter, FOLD_MAX_CLICKS, FOLD_MAX_MS, type ImportedCount, type WriteOutcome } from '../store';
 import { type ClickAppender, createClickAppender, type ImportedBatch } from './append';
 import { ImportQueue, KIND_VISITS, type QueuedRow, queuedDays, queuedVisits } from './imports';
 import { clickSource, firstVisitsSince, foldedThrough } from './raw-read';
@@ -75,6 +75,10 @@ export class SqliteClickWriter implements ClickWriter {
   private importedThrough = 0;
   /** Queued daily counts summed and not folded yet: the fold deletes them. */
   private importedDays: number[] = [];
+  /** Imported human clicks taken per link and not folded yet. */
+  private takenHumans = new Map<string, number>();
+  /** Per fold that counted imported history: each link's imported humans and its stored humans after (importedCounts). */
+  private countedImports: ImportedCount[] = [];
   private readonly foldMaxClicks: number;
   private readonly foldMaxMs: number;
   /** The id of the last click this writer appended: the watermark its next fold stores. */
@@ -183,6 +187,7 @@ export class SqliteClickWriter implements ClickWriter {
         if (visits.length === 0) return;
         const ids = visits.map((r) => r.id);
         const batch = visits.flatMap(queuedVisits);
+        for (const c of batch) if (!c.bot) this.tookHumans(c.linkId, 1);
         this.writeEnriched(batch, performance.now(), { inside: () => this.imports.delete(ids) });
         this.importedThrough = ids[ids.length - 1]!;
         visits = [];
@@ -205,6 +210,21 @@ export class SqliteClickWriter implements ClickWriter {
     return taken;
   }
 
+  private tookHumans(linkId: string, humans: number): void {
+    if (humans > 0) this.takenHumans.set(linkId, (this.takenHumans.get(linkId) ?? 0) + humans);
+  }
+
+  /**
+   * The imported human clicks folds counted since the last call, in fold order, each with its
+   * link's stored human clicks after that fold: the process's slug index adds them to its counts
+   * (LinkIndex.countImported), so click limits count them, whichever process imported them.
+   */
+  importedCounts(): ImportedCount[] {
+    const out = this.countedImports;
+    this.countedImports = [];
+    return out;
+  }
+
   /** A row of daily counts into the sums: each day's clicks at its first hour, no unique, no breakdown. */
   private sumDays(row: QueuedRow): void {
     let linkValue = 0;
@@ -217,6 +237,7 @@ export class SqliteClickWriter implements ClickWriter {
       throw err;
     }
     for (const d of queuedDays(row)) this.pending.addCount(row.linkId, linkValue, d.start, d.clicks);
+    this.tookHumans(row.linkId, row.count);
     this.importedDays.push(row.id);
   }
 
@@ -231,8 +252,16 @@ export class SqliteClickWriter implements ClickWriter {
     if (n === 0) return 0;
     const started = performance.now();
     const days = this.importedDays;
-    this.folder.fold(this.pending, this.lastId, days.length === 0 ? undefined : () => this.imports.delete(days));
+    this.folder.fold(this.pending, this.lastId, days.length === 0 ? undefined : () => this.imports.counted(days));
     this.importedDays = [];
+    if (this.takenHumans.size > 0) {
+      const stored = storedHumansSqlite(this.sqlite, this.takenHumans.keys());
+      for (const [id, humans] of this.takenHumans) {
+        const after = stored.get(id);
+        if (after !== undefined) this.countedImports.push([id, humans, after]);
+      }
+      this.takenHumans.clear();
+    }
     this.pending.clear();
     this.foldedThrough = this.lastId;
     // Folded clicks may leave the tail; the ones after the watermark stay, for a refold.

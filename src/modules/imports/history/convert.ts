@@ -22,7 +22,9 @@ export interface HistoryOptions {
   take?: () => Promise<number>;
   /**
    * Told, once counted, of the human clicks the history added to links' stored clickCount: the
-   * process's slug index adds them to its counts, so a click limit counts imported clicks.
+   * process's slug index adds them to its counts, so a click limit counts imported clicks. On
+   * SQLite only for a total (stored at once): what the writer takes, its take tells the slug
+   * index of (ClickFlusher.onImported), whichever process queued it.
    */
   counted?: (humans: ReadonlyMap<string, number>) => void;
 }

@@ -4,14 +4,14 @@
  * click writer's own path (raw clicks and their delta in one transaction, counted by the next
  * fold of any node), recording no `clicks` events; daily counts are counted at once, in a
  * transaction that holds the fold lock as a fold does, into the counters and buckets; a total
- * sets the starting clickCount. Each call's history position (the source link's mapping) is
- * saved in the transaction that stores the call's history. The click store is used through `HistoryClicks` only, so a
+ * sets the starting clickCount. Each call's history position (the source link's mapping) and
+ * its link's `imported` note are saved in the transaction that stores the call's history. The click store is used through `HistoryClicks` only, so a
  * change of the click path stays out of this file.
  */
 import type { Pg } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, ROLLUP_FOLD_LOCK } from '../../../db/postgres/locks';
 import { DAY_MS, utcDay } from '../../../lib/time';
-import { type EnrichedClick, importedClick } from '../../clicks/public';
+import { type EnrichedClick, importedClick, keepImportedDaysPg } from '../../clicks/public';
 import {
   bumpLinkCounters,
   existingLinks,
@@ -67,10 +67,9 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
     );
     // Transactions of up to VISITS_PER_WRITE clicks, each holding whole calls: a call's clicks
     // and its position commit together.
-    const chunks: { clicks: EnrichedClick[]; positions: HistoryPosition[] }[] = [];
+    const chunks: { clicks: EnrichedClick[]; positions: HistoryPosition[]; marks: ImportedMark[] }[] = [];
     /** The positions of calls with no click to store (a link gone, no usable visit). */
     const bare: HistoryPosition[] = [];
-    const marks: ImportedMark[] = [];
     // Human clicks per link, told once written.
     const humanCounts: [string, number][] = [];
     const counts = calls.map((call) => {
@@ -93,12 +92,18 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
       }
       let chunk = chunks[chunks.length - 1];
       if (chunk === undefined || chunk.clicks.length + made.length > VISITS_PER_WRITE) {
-        chunk = { clicks: [], positions: [] };
+        chunk = { clicks: [], positions: [], marks: [] };
         chunks.push(chunk);
       }
       for (const c of made) chunk.clicks.push(c);
       if (call.position) chunk.positions.push(call.position);
-      marks.push({ linkId: call.linkId, source: call.source, history: 'visits', clicks: made.length, at: clock.now() });
+      chunk.marks.push({
+        linkId: call.linkId,
+        source: call.source,
+        history: 'visits',
+        clicks: made.length,
+        at: clock.now(),
+      });
       humanCounts.push([call.linkId, people]);
       return made.length;
     });
@@ -107,6 +112,12 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
         events: false,
         also: async (tx) => {
           for (const p of chunk.positions) await savePositionPg(tx, p);
+          // The links' `imported` note with their clicks: a crash between cannot part them. In
+          // link order, so two such transactions take their counters rows' locks in one order.
+          await markImportedManyPg(
+            tx,
+            chunk.marks.sort((a, b) => (a.linkId < b.linkId ? -1 : a.linkId > b.linkId ? 1 : 0)),
+          );
         },
       });
     }
@@ -114,7 +125,6 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
       await sql.begin(async (tx) => {
         for (const p of bare) await savePositionPg(tx, p);
       });
-    await markImportedManyPg(sql, marks);
     for (const [id, n] of humanCounts) humans.add(id, n);
     return counts;
   }
@@ -155,6 +165,8 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
           const slot = pending.linksInOrder()[0]!;
           await bumpLinkCounters(tx, [{ id: linkId, ...pending.counters(slot) }]);
           await rollups.add(tx, pending, alive, utcDay(clock.now()) * DAY_MS);
+          // Kept apart as on SQLite: no raw click holds them (a rebuild adds them back).
+          await keepImportedDaysPg(tx, linkId, kept);
         }
         await markImportedPg(tx, { linkId, source, history: 'daily', clicks: total, at: clock.now() });
         return total;

@@ -15,7 +15,6 @@ import type { HistoryPosition, HistoryWriter } from '../history';
 import type { SourceDay, SourceName, SourceVisit } from '../source';
 import { savePositionSqlite } from '../sqlite/store';
 import {
-  AddedHumans,
   GroupedWrites,
   type HistoryOptions,
   importedDay,
@@ -26,8 +25,6 @@ import {
 
 export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): HistoryWriter {
   const { policy, clock } = options;
-  /** Human clicks queued since the last flush: told to `counted` once the writer counted them. */
-  const humans = new AddedHumans();
 
   /** Calls made side by side are queued in one transaction (fewer commits): GroupedWrites. */
   const grouped = new GroupedWrites<VisitsCall, number>(
@@ -37,8 +34,6 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
   );
 
   function queueVisits(calls: VisitsCall[]): number[] {
-    // Human clicks per link, told only once the transaction has committed.
-    const people: [string, number][] = [];
     const counts = sqlite
       .transaction(() =>
         calls.map((call) => {
@@ -63,12 +58,10 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
             clicks: clicks.length,
             at,
           });
-          people.push([call.linkId, clicks.reduce((n, c) => (c.bot ? n : n + 1), 0)]);
           return clicks.length;
         }),
       )
       .immediate();
-    for (const [id, n] of people) humans.add(id, n);
     return counts;
   }
 
@@ -97,7 +90,6 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
         return clicks;
       })
       .immediate();
-    humans.add(linkId, written);
     return written;
   }
 
@@ -119,10 +111,9 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
 
   async function flush(): Promise<void> {
     await grouped.idle();
-    const added = humans.take();
-    if (options.take === undefined) return;
-    await options.take();
-    if (added.size > 0) options.counted?.(added);
+    // The writer's take tells the process's slug index of the links it counted (whoever queued
+    // their history): nothing to tell here.
+    await options.take?.();
   }
 
   return { visits, days, total, none, flush };

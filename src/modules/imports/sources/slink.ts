@@ -7,10 +7,18 @@
  * read before the page: a resumed run reads the export again and passes over that many.
  *
  * A link's history is its raw clicks when the export carries them (every field the click record
- * has, oldest first), else its clickCount as a total.
+ * has, oldest first), else its clickCount as a total. Its rules, preview and password hash come
+ * with it; the export's domains but its default are made here when missing (runner.ts).
  */
 
-import { type ImportSource, SourceError, type SourceLink, type SourceOptions, type SourceVisit } from '../source';
+import {
+  type ImportSource,
+  type SourceDomain,
+  SourceError,
+  type SourceLink,
+  type SourceOptions,
+  type SourceVisit,
+} from '../source';
 import { SourceHttp } from './http';
 
 /** The export versions this reader knows (export/service.ts EXPORT_VERSION). */
@@ -76,6 +84,10 @@ function toSourceLink(line: Line, withClicks: boolean, defaultHosts: ReadonlySet
     fallbackUrl: str(line.fallbackUrl),
     redirectStatus: int(line.redirectStatus),
     forwardQuery: line.forwardQuery === true,
+    rules: line.rules ?? null,
+    preview: line.preview ?? null,
+    passwordProtected: line.passwordProtected === true,
+    passwordHash: str(line.passwordHash),
     variants: Array.isArray(line.variants)
       ? line.variants.flatMap((v: unknown) => {
           const variant = (v ?? {}) as { code?: unknown; params?: unknown };
@@ -84,6 +96,19 @@ function toSourceLink(line: Line, withClicks: boolean, defaultHosts: ReadonlySet
           return code === null ? [] : [{ code, params: params as Record<string, string> }];
         })
       : [],
+  };
+}
+
+function toSourceDomain(line: Line): SourceDomain {
+  return {
+    host: line.host as string,
+    origin: line.origin as string,
+    rootUrl: str(line.rootUrl),
+    notFoundUrl: str(line.notFoundUrl),
+    expiredUrl: str(line.expiredUrl),
+    upstream: str(line.upstream),
+    appleAppSiteAssociation: line.appleAppSiteAssociation ?? null,
+    assetLinks: line.assetLinks ?? null,
   };
 }
 
@@ -148,6 +173,8 @@ export function slinkSource(options: SourceOptions): ImportSource {
   let withClicks = false;
   /** The hosts of the exporting Slink's default domain (its domain lines say which). */
   const defaultHosts = new Set<string>();
+  /** The exporting Slink's other domains, as its domain lines have them. */
+  const domains: SourceDomain[] = [];
   /** Links read so far (the cursor of the next page). */
   let position = 0;
   /** The current page's visits by link id, oldest first. */
@@ -200,14 +227,17 @@ export function slinkSource(options: SourceOptions): ImportSource {
           const list = visits.get(linkId) ?? [];
           list.push(toVisit(next));
           visits.set(linkId, list);
-        } else if (next.type === 'domain' && next.default === true && typeof next.host === 'string') {
-          defaultHosts.add(next.host);
+        } else if (next.type === 'domain' && typeof next.host === 'string') {
+          if (next.default === true) defaultHosts.add(next.host);
+          else if (typeof next.origin === 'string' && !domains.some((d) => d.origin === next.origin))
+            domains.push(toSourceDomain(next));
         } else if (links.length > 0) inClicks = true;
       }
       // The export writes a link's clicks newest first; history is stored oldest first.
       for (const list of visits.values()) list.sort((a, b) => a.at - b.at || Number(a.sourceId) - Number(b.sourceId));
       return { links, next: pending === null ? null : String(position) };
     },
+    domains: () => domains,
     async *visits(link, after) {
       const list = visits.get(link.sourceId) ?? [];
       const fresh = after === null ? list : list.filter((v) => v.at > after);

@@ -1,0 +1,93 @@
+/**
+ * The `slink` source through real HTTP (SQLite: what is tested here is the runner's, not an
+ * engine's): a link and its variants are one unit, so a run stopped between the link's write and
+ * its variants' leaves a resume that completes the link.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { createApiKey } from '../../../src/modules/auth/keys';
+import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../helpers/app';
+import { ExportServer, ended, header, linkLine, TOKEN } from './support';
+
+let t: TestApp;
+let base: string;
+let admin: string;
+const source = new ExportServer();
+
+beforeAll(async () => {
+  t = await makeTestApp({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1' });
+  t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
+  base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;
+  const account = await makeAccount(t, { role: 'admin' });
+  admin = (await createApiKey(t.deps, { accountId: account.id, scope: 'write' })).key;
+});
+afterAll(async () => {
+  source.stop();
+  await disposeTestApp(t);
+});
+
+async function call(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${admin}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+async function run(body: Record<string, unknown>) {
+  const started = await call('POST', '/imports', { source: 'slink', token: TOKEN, domain: 'sl.test', ...body });
+  expect(started.status).toBe(202);
+  return ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
+}
+
+test('a run stopped between a link and its variants: the resume makes the variants, none twice', async () => {
+  const variants = [
+    { code: 'va', params: { utm_content: 'a' } },
+    { code: 'vb', params: { utm_content: 'b' } },
+  ];
+  const { url } = source.serve('variants', [header(), linkLine({ slug: 'kv-one', variants })]);
+  // The process dies right after the link was written, before its first variant is.
+  const writes = t.deps.stores.linkWrites;
+  const insertVariant = writes.insertVariant;
+  writes.insertVariant = async () => {
+    writes.insertVariant = insertVariant;
+    throw new Error('killed');
+  };
+  const first = await run({ url });
+  expect(first.status).toBe('failed');
+  expect(writes.insertVariant).toBe(insertVariant);
+  // The failed run logged its error: the one expected here.
+  expect(t.errors).toEqual([expect.stringContaining('Error: killed')]);
+  t.errors.length = 0;
+
+  const again = await run({ url });
+  expect(again).toMatchObject({ status: 'done', links: { created: 0, skipped: 1, failed: 0 } });
+  const link = (await call('GET', '/links?q=kv-one')).body.items[0];
+  // Made in one instant: their order is their ids'.
+  const made = link.variants.map((v: any) => [v.code, v.params]).sort();
+  expect(made).toEqual([
+    ['va', { utm_content: 'a' }],
+    ['vb', { utm_content: 'b' }],
+  ]);
+  // Whole now: a third run makes nothing more.
+  expect(await run({ url })).toMatchObject({ status: 'done', links: { created: 0 } });
+  expect((await call('GET', `/links/${link.id}`)).body.variants.length).toBe(2);
+});
+
+test('a link asking for a password comes only with its hash; rules Slink refuses skip the link, with the reason', async () => {
+  const { url } = source.serve('protected', [
+    header(),
+    linkLine({ slug: 'pw-nohash', passwordProtected: true }),
+    linkLine({ slug: 'pw-plain', passwordProtected: true, passwordHash: 'open sesame' }),
+    linkLine({ slug: 'bad-rules', rules: [{ when: { device: ['toaster'] }, destination: 'https://example.com/t' }] }),
+    linkLine({ slug: 'open' }),
+  ]);
+  const done = await run({ url });
+  expect(done).toMatchObject({ status: 'done', links: { created: 1, skipped: 3 } });
+  expect(done.errors.map((e: any) => e.reason)).toEqual([
+    'password: it asks for a password whose hash the source did not give: set it here by hand',
+    'password: it asks for a password whose hash the source did not give: set it here by hand',
+    expect.stringContaining('rules[0].when.device'),
+  ]);
+  expect((await call('GET', '/links?q=pw-')).body.items).toEqual([]);
+});
