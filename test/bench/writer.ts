@@ -28,9 +28,11 @@
  * on the SQLite writer of the same run.
  *
  * The PostgreSQL links are seeded with what their creation makes (each link's dictionary value
- * and plain click target); `--unnamed-links` leaves them out, as for links made before.
+ * and plain click target); `--unnamed-links` leaves them out, as for links made before. Their
+ * clicks carry those ids as a PostgreSQL node's slug index gives them (read with the links
+ * through the links store); `--ids-looked-up` leaves them out, so the writer looks them up.
  *
- *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000 --engine postgres --unnamed-links]
+ *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000 --engine postgres --unnamed-links --ids-looked-up]
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -52,7 +54,8 @@ import { sqliteSalts } from '../../src/modules/clicks/sqlite/salts';
 import { SqliteClickWriter } from '../../src/modules/clicks/sqlite/store';
 import { TailAppender } from '../../src/modules/clicks/sqlite/tail-append';
 import { FOLD_MAX_CLICKS, FOLD_MAX_MS } from '../../src/modules/clicks/store';
-import { plainTargetOf } from '../../src/modules/redirect/public';
+import { createPostgresLinkStore } from '../../src/modules/links/postgres/store';
+import { clickIdsOf, plainTargetOf } from '../../src/modules/redirect/public';
 import { nameLinkValuesPg } from '../../src/modules/rollups/postgres/values';
 import { RollupValues } from '../../src/modules/rollups/rollup-values';
 import { cpuUse, treeCpuUs } from './cpu-use';
@@ -69,6 +72,8 @@ const { values } = parseArgs({
     engine: { type: 'string', default: 'sqlite' },
     /** PostgreSQL's links without the dictionary value and plain click target their creation makes: links made before it did. */
     'unnamed-links': { type: 'boolean', default: false },
+    /** PostgreSQL's clicks without the ids the slug index gives them (WireClick.linkValue, targetId): the writer looks them up. */
+    'ids-looked-up': { type: 'boolean', default: false },
   },
 });
 const LINKS = Number(values.links);
@@ -100,9 +105,10 @@ interface SqliteFigures {
 /** The same batches through the PostgreSQL store; `sqlite`: the SQLite writer's figures, for the ratio. */
 async function writeOnPostgres(
   links: { id: string; slug: string; destination: string; params: string }[],
-  batches: WireClick[][],
+  given: WireClick[][],
   sqlite: SqliteFigures,
 ): Promise<void> {
+  let batches = given;
   const cluster = await benchPostgres();
   const sql = openPostgres(cluster.url, 4);
   try {
@@ -144,11 +150,37 @@ async function writeOnPostgres(
       }
     }
     await sql`VACUUM ANALYZE`;
+    // The ids a PostgreSQL node's slug index reads with each link and its clicks carry (toWire).
+    if (!values['ids-looked-up']) {
+      const linkStore = createPostgresLinkStore(sql);
+      const idsOf = new Map<string, { valueId: number; targetId: number }>();
+      const readStarted = performance.now();
+      for (let after = ''; ; ) {
+        const rows = await linkStore.redirectPage(after, 10_000);
+        if (rows.length === 0) break;
+        for (const row of rows) idsOf.set(row.id, clickIdsOf(row, plainTargetOf(row)));
+        after = rows.at(-1)!.id;
+      }
+      console.log(
+        `PostgreSQL: ${idsOf.size.toLocaleString('en-US')} links read as a node's slug index reads them (with their click ids) in ${(performance.now() - readStarted).toFixed(0)} ms`,
+      );
+      batches = batches.map((batch) =>
+        batch.map((c) => {
+          const ids = idsOf.get(c.linkId);
+          if (ids === undefined || ids.valueId === 0) return c;
+          return { ...c, linkValue: ids.valueId, ...(ids.targetId > 0 ? { targetId: ids.targetId } : {}) };
+        }),
+      );
+    } else {
+      // Copied all the same: both kinds of run hold as many objects, so the collector's work compares.
+      batches = batches.map((batch) => batch.map((c) => ({ ...c })));
+    }
     const store = new PostgresClickWriter(sql, openGeo(null), ['localhost'], systemClock);
     const ms: number[] = [];
     // CPU from here until every click is written, folded and sealed (the sealer runs beside the
     // batches): this process's threads, and the server's postmaster with every backend and worker.
     const nodeBefore = nodeCpuUs();
+    const threadsBefore = cpuUse(process.pid);
     const pgBefore = treeCpuUs(cluster.pid);
     for (const batch of batches) {
       const received = JSON.parse(JSON.stringify(batch)) as WireClick[];
@@ -164,6 +196,8 @@ async function writeOnPostgres(
     const total = ms.reduce((a, b) => a + b, 0);
     const clicks = ms.length * MAX_BATCH;
     const nodeUs = (nodeCpuUs() - nodeBefore) / clicks;
+    const threadsAfter = cpuUse(process.pid);
+    const mainUs = (threadsAfter.main - threadsBefore.main) / clicks;
     const pgUs = (treeCpuUs(cluster.pid) - pgBefore) / clicks;
     const third = Math.floor(ms.length / 3);
     const us = (part: number[]) => ((part.reduce((a, b) => a + b, 0) * 1000) / (part.length * MAX_BATCH)).toFixed(1);
@@ -183,6 +217,9 @@ async function writeOnPostgres(
     );
     console.log(
       `  CPU per click: node (this process, every thread) ${nodeUs.toFixed(1)} us, PostgreSQL (postmaster and its children) ${pgUs.toFixed(1)} us, together ${(nodeUs + pgUs).toFixed(1)} us (SQLite's writer in this run: ${sqlite.cpuUs.toFixed(1)} us)`,
+    );
+    console.log(
+      `  the node's CPU per click by thread: main ${mainUs.toFixed(1)} us, the others (the collector's, Bun's I/O, the JIT) ${(nodeUs - mainUs).toFixed(1)} us`,
     );
   } finally {
     await sql.close();

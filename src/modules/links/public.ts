@@ -67,7 +67,7 @@ export {
 export { checkCustomSlug, generateSlug, RESERVED_SLUGS } from './slug';
 export { createSqliteLinkChangeFeed } from './sqlite/changes';
 export { createSqliteLinkStore, createSqliteLinkWrites, unfileProjectLinksSqlite } from './sqlite/store';
-export type { ClickLimitStore, LinkRow, LinkStore, LinkWrites, RedirectRow } from './store';
+export type { ClickLimitStore, ClickNames, LinkRow, LinkStore, LinkWrites, RedirectRow } from './store';
 export {
   deleteLinks,
   deleteVariant,

@@ -9,8 +9,9 @@
  * (several nodes) can write at once. What a batch needs named first (dictionary values, click
  * targets, the day's salt) and is not known here is read before its transaction, and inserted
  * there, committed on its own, only when missing: a link's dictionary value and plain click
- * target are made with the link (the links store's creation, PostgreSQL only), so a link's first
- * click reads them.
+ * target are made with the link (the links store's creation, PostgreSQL only), and a click
+ * carries both from the slug index, which read them with the link (WireClick.linkValue,
+ * targetId), so a link's clicks read neither; a click that carries none reads them.
  *
  * A batch's round trips: the click barrier shared (locks.ts), which of its links still exist,
  * the uniques, the ids, the tail, the delta; each a statement over arrays, never one per click.
@@ -136,7 +137,8 @@ export class PostgresClickWriter implements ClickWriter {
     const [unknown, targets] = await Promise.all([
       values.ensure(() => {
         ids = clicks.map((c) => valueIdsOf(values, c));
-        linkValues = clicks.map((c) => values.idOf('link', '', c.linkId));
+        // The link's value the click carried (the slug index's), else the dictionary's.
+        linkValues = clicks.map((c) => c.linkValue || values.idOf('link', '', c.linkId));
       }),
       this.targets.idsOf(clicks),
     ]);

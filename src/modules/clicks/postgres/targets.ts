@@ -81,6 +81,8 @@ export class PgTargets {
   }
 
   private cached(c: EnrichedClick): number | undefined {
+    // The id the click carried from the slug index (its link's plain target, as stored).
+    if (c.targetId) return c.targetId;
     return bySerial(c) ? this.bySerial.get(c.serial) : this.byKey.get(keyOf(c));
   }
 

@@ -49,6 +49,13 @@ interface PgLinkRow {
   imported_clicks: Int8 | null;
 }
 
+/** The redirect rows' click names (RedirectRow.clickNames). */
+interface PgClickNames {
+  value_id: Int8 | null;
+  /** JSON text: [[id, destination, params], ...], or null: none. */
+  plain_targets: string | null;
+}
+
 function toLinkRow(r: PgLinkRow): LinkRow {
   return {
     id: r.id,
@@ -81,8 +88,12 @@ function toLinkRow(r: PgLinkRow): LinkRow {
   };
 }
 
-function toRedirectRow(r: PgLinkRow): RedirectRow {
+function toRedirectRow(r: PgLinkRow & PgClickNames): RedirectRow {
   return {
+    clickNames: {
+      value: r.value_id === null ? 0 : num(r.value_id),
+      plainTargets: r.plain_targets === null ? [] : JSON.parse(r.plain_targets),
+    },
     id: r.id,
     slug: r.slug,
     domainId: r.domain_id,
@@ -150,9 +161,16 @@ export function createPostgresLinkStore(sql: Pg): LinkStore {
       await sql<PgLinkRow[]>`SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
       WHERE ${where} ${tail}`
     ).map(toLinkRow);
+  // With the link's click names (RedirectRow.clickNames): one index probe each (the link's id
+  // compared in those tables' collation, or their indexes are not used).
   const redirectRows = async (where: PgFragment, tail = sql``) =>
     (
-      await sql<PgLinkRow[]>`SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
+      await sql<(PgLinkRow & PgClickNames)[]>`SELECT ${sql.unsafe(LINK_ROW)},
+        (SELECT r.id FROM rollup_values r WHERE r.dim = 'link' AND r.key = '' AND r.value = l.id COLLATE "default")
+          AS value_id,
+        (SELECT json_agg(json_build_array(t.id, t.destination, t.params))::text FROM click_targets t
+          WHERE t.link_id = l.id COLLATE "default" AND t.variant_id = '' AND t.code IS NULL AND t.rule IS NULL) AS plain_targets
+      FROM links l JOIN link_counters c ON c.link_id = l.id
       WHERE ${where} ${tail}`
     ).map(toRedirectRow);
   return {
