@@ -39,6 +39,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { pgClickNames } from '../../src/compose/stores';
 import { CHECKPOINT_BYTES, WalCheckpointer } from '../../src/db/checkpoint';
 import { applyPragmas } from '../../src/db/client';
 import { num, openPostgres } from '../../src/db/postgres/client';
@@ -58,7 +59,7 @@ import { createPostgresLinkStore } from '../../src/modules/links/postgres/store'
 import { clickIdsOf, plainTargetOf } from '../../src/modules/redirect/public';
 import { nameLinkValuesPg } from '../../src/modules/rollups/postgres/values';
 import { RollupValues } from '../../src/modules/rollups/rollup-values';
-import { cpuUse, treeCpuUs } from './cpu-use';
+import { cpuByThread, cpuUse, treeCpuUs } from './cpu-use';
 import { benchPostgres, PG_CLICK_TABLES } from './pg-cluster';
 import { benchDeps, NO_PARAMS, seedLinks } from './seed-links';
 
@@ -152,7 +153,7 @@ async function writeOnPostgres(
     await sql`VACUUM ANALYZE`;
     // The ids a PostgreSQL node's slug index reads with each link and its clicks carry (toWire).
     if (!values['ids-looked-up']) {
-      const linkStore = createPostgresLinkStore(sql);
+      const linkStore = createPostgresLinkStore(sql, pgClickNames(sql));
       const idsOf = new Map<string, { valueId: number; targetId: number }>();
       const readStarted = performance.now();
       for (let after = ''; ; ) {
@@ -181,6 +182,7 @@ async function writeOnPostgres(
     // batches): this process's threads, and the server's postmaster with every backend and worker.
     const nodeBefore = nodeCpuUs();
     const threadsBefore = cpuUse(process.pid);
+    const byThreadBefore = cpuByThread(process.pid);
     const pgBefore = treeCpuUs(cluster.pid);
     for (const batch of batches) {
       const received = JSON.parse(JSON.stringify(batch)) as WireClick[];
@@ -221,6 +223,11 @@ async function writeOnPostgres(
     console.log(
       `  the node's CPU per click by thread: main ${mainUs.toFixed(1)} us, the others (the collector's, Bun's I/O, the JIT) ${(nodeUs - mainUs).toFixed(1)} us`,
     );
+    const byThread = [...cpuByThread(process.pid)]
+      .map(([name, us]) => [name, (us - (byThreadBefore.get(name) ?? 0)) / clicks] as const)
+      .filter(([, us]) => us >= 0.05)
+      .sort((x, y) => y[1] - x[1]);
+    console.log(`  by thread name: ${byThread.map(([name, us]) => `${name} ${us.toFixed(1)} us`).join(', ')}`);
   } finally {
     await sql.close();
     cluster.stop();

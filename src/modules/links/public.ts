@@ -47,7 +47,12 @@ export {
 export { normalizeFallbackUrl, normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
 export { announceLinkChanges, createPostgresLinkChangeFeed } from './postgres/changes';
 export { createPostgresClickLimitStore } from './postgres/click-limits';
-export { createPostgresLinkStore, createPostgresLinkWrites, unfileProjectLinksPostgres } from './postgres/store';
+export {
+  createPostgresLinkStore,
+  createPostgresLinkWrites,
+  type PgClickNamesColumns,
+  unfileProjectLinksPostgres,
+} from './postgres/store';
 export { KNOWN_BROWSERS, KNOWN_OS, REFERRER_ALIASES, RULE_DEVICES } from './rule-names';
 export { PASSWORD_LIMITS, type Preview, type Rule } from './rules';
 export {

@@ -88,12 +88,16 @@ function toLinkRow(r: PgLinkRow): LinkRow {
   };
 }
 
-function toRedirectRow(r: PgLinkRow & PgClickNames): RedirectRow {
+function toRedirectRow(r: PgLinkRow & Partial<PgClickNames>): RedirectRow {
   return {
-    clickNames: {
-      value: r.value_id === null ? 0 : num(r.value_id),
-      plainTargets: r.plain_targets === null ? [] : JSON.parse(r.plain_targets),
-    },
+    ...(r.value_id === undefined
+      ? {}
+      : {
+          clickNames: {
+            value: r.value_id === null ? 0 : num(r.value_id),
+            plainTargets: r.plain_targets ? JSON.parse(r.plain_targets) : [],
+          },
+        }),
     id: r.id,
     slug: r.slug,
     domainId: r.domain_id,
@@ -155,21 +159,24 @@ function filterSql(sql: Pg, filter: LinkFilter) {
 const LINK_ROW =
   'l.*, c.clicks, c.uniques, c.bots, c.last_clicked_at, c.fallback_visits, c.imported_source, c.imported_at, c.imported_history, c.imported_clicks';
 
-export function createPostgresLinkStore(sql: Pg): LinkStore {
+/**
+ * The columns `value_id` (the link's dictionary value id, or null) and `plain_targets` (JSON text
+ * of [id, destination, params] of each of its plain click targets, or null) of the link whose id
+ * is `linkId`: the rollups' and clicks' own queries, given by the composition root.
+ */
+export type PgClickNamesColumns = (linkId: PgFragment) => PgFragment;
+
+export function createPostgresLinkStore(sql: Pg, clickNames?: PgClickNamesColumns): LinkStore {
   const linkRows = async (where: PgFragment, tail = sql``) =>
     (
       await sql<PgLinkRow[]>`SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
       WHERE ${where} ${tail}`
     ).map(toLinkRow);
-  // With the link's click names (RedirectRow.clickNames): one index probe each (the link's id
-  // compared in those tables' collation, or their indexes are not used).
+  // With the link's click names (RedirectRow.clickNames), when the composition root gives them.
+  const names = clickNames ? sql`, ${clickNames(sql`l.id`)}` : sql``;
   const redirectRows = async (where: PgFragment, tail = sql``) =>
     (
-      await sql<(PgLinkRow & PgClickNames)[]>`SELECT ${sql.unsafe(LINK_ROW)},
-        (SELECT r.id FROM rollup_values r WHERE r.dim = 'link' AND r.key = '' AND r.value = l.id COLLATE "default")
-          AS value_id,
-        (SELECT json_agg(json_build_array(t.id, t.destination, t.params))::text FROM click_targets t
-          WHERE t.link_id = l.id COLLATE "default" AND t.variant_id = '' AND t.code IS NULL AND t.rule IS NULL) AS plain_targets
+      await sql<(PgLinkRow & Partial<PgClickNames>)[]>`SELECT ${sql.unsafe(LINK_ROW)} ${names}
       FROM links l JOIN link_counters c ON c.link_id = l.id
       WHERE ${where} ${tail}`
     ).map(toRedirectRow);
