@@ -56,6 +56,7 @@ import { SqliteClickWriter } from '../../src/modules/clicks/sqlite/store';
 import { TailAppender } from '../../src/modules/clicks/sqlite/tail-append';
 import { FOLD_MAX_CLICKS, FOLD_MAX_MS } from '../../src/modules/clicks/store';
 import { createPostgresLinkStore } from '../../src/modules/links/postgres/store';
+import type { RedirectRow } from '../../src/modules/links/public';
 import { clickIdsOf, plainTargetOf } from '../../src/modules/redirect/public';
 import { nameLinkValuesPg } from '../../src/modules/rollups/postgres/values';
 import { RollupValues } from '../../src/modules/rollups/rollup-values';
@@ -153,17 +154,24 @@ async function writeOnPostgres(
     await sql`VACUUM ANALYZE`;
     // The ids a PostgreSQL node's slug index reads with each link and its clicks carry (toWire).
     if (!values['ids-looked-up']) {
-      const linkStore = createPostgresLinkStore(sql, pgClickNames(sql));
+      /** Reads every link as a node's slug index does (a page of 10,000 at a time); ms. */
+      const readAll = async (withIds: boolean, each: (row: RedirectRow) => void): Promise<number> => {
+        const linkStore = withIds ? createPostgresLinkStore(sql, pgClickNames(sql)) : createPostgresLinkStore(sql);
+        const started = performance.now();
+        for (let after = ''; ; ) {
+          const rows = await linkStore.redirectPage(after, 10_000);
+          if (rows.length === 0) break;
+          for (const row of rows) each(row);
+          after = rows.at(-1)!.id;
+        }
+        return performance.now() - started;
+      };
+      // First without the ids, for what they add to a node's start.
+      const withoutMs = await readAll(false, () => {});
       const idsOf = new Map<string, { valueId: number; targetId: number }>();
-      const readStarted = performance.now();
-      for (let after = ''; ; ) {
-        const rows = await linkStore.redirectPage(after, 10_000);
-        if (rows.length === 0) break;
-        for (const row of rows) idsOf.set(row.id, clickIdsOf(row, plainTargetOf(row)));
-        after = rows.at(-1)!.id;
-      }
+      const withMs = await readAll(true, (row) => idsOf.set(row.id, clickIdsOf(row, plainTargetOf(row))));
       console.log(
-        `PostgreSQL: ${idsOf.size.toLocaleString('en-US')} links read as a node's slug index reads them (with their click ids) in ${(performance.now() - readStarted).toFixed(0)} ms`,
+        `PostgreSQL: ${idsOf.size.toLocaleString('en-US')} links read as a node's slug index reads them: ${withoutMs.toFixed(0)} ms, with their click ids ${withMs.toFixed(0)} ms`,
       );
       batches = batches.map((batch) =>
         batch.map((c) => {

@@ -97,8 +97,11 @@ export class PostgresClickWriter implements ClickWriter {
 
   async writeBatch(batch: WireClick[]): Promise<WriteOutcome> {
     const started = performance.now();
-    // An opted-out click is never hashed: its day needs no salt (none is made for it).
-    await this.salts.load(batch.flatMap((c) => (c.optedOut ? [] : [utcDay(c.time)])));
+    // An opted-out click is never hashed: its day needs no salt (none is made for it). A set of
+    // days, not an array a click: nothing allocated per click.
+    const days = new Set<number>();
+    for (const c of batch) if (!c.optedOut) days.add(utcDay(c.time));
+    await this.salts.load(days);
     const e = batch.map((c) => enrichClick(c, this.ctx));
     return this.writeEnriched(e, started);
   }
@@ -193,7 +196,8 @@ export class PostgresClickWriter implements ClickWriter {
     // A link deleted after the click: nothing to attach it to.
     const slugs = wanted ? await existingLinksWithSlugs(tx, linkIds) : null;
     const kept = slugs ?? existing;
-    const rows = clicks.flatMap((c, i) => (kept.has(c.linkId) ? [i] : []));
+    const rows: number[] = [];
+    for (let i = 0; i < clicks.length; i++) if (kept.has(clicks[i]!.linkId)) rows.push(i);
     if (rows.length === 0) return { written: 0, events: 0 };
     const n = rows.length;
     const link = new Int32Array(n);
@@ -271,7 +275,8 @@ export class PostgresClickWriter implements ClickWriter {
         if (c.firstVisit === true) first.add(i);
         return;
       }
-      const key = `${c.day}|${linkValues[i]}|${visitors[i]}`;
+      // The hash's text, not its bits' (the same 16 hex digits): no number turned into text.
+      const key = `${c.day}|${linkValues[i]}|${c.visitorHash}`;
       if (byTriple.has(key)) return;
       byTriple.add(key);
       clickOf.push(i);
