@@ -154,12 +154,12 @@ async function writeOnPostgres(
     await sql`VACUUM ANALYZE`;
     // The ids a PostgreSQL node's slug index reads with each link and its clicks carry (toWire).
     if (!values['ids-looked-up']) {
-      /** Reads every link as a node's slug index does (a page of 10,000 at a time); ms. */
+      /** Reads every link as a node's slug index does at its start (loadInBackground: pages of 1,000); ms. */
       const readAll = async (withIds: boolean, each: (row: RedirectRow) => void): Promise<number> => {
         const linkStore = withIds ? createPostgresLinkStore(sql, pgClickNames(sql)) : createPostgresLinkStore(sql);
         const started = performance.now();
         for (let after = ''; ; ) {
-          const rows = await linkStore.redirectPage(after, 10_000);
+          const rows = await linkStore.redirectPage(after, 1000);
           if (rows.length === 0) break;
           for (const row of rows) each(row);
           after = rows.at(-1)!.id;
