@@ -84,7 +84,7 @@ test('a link is made with its dictionary value and plain target, the ones its cl
   }
 });
 
-test("a link's clicks carry the ids the database holds: made here, made by another node, renamed, its destination edited", async () => {
+test("a link's clicks carry the ids the database holds: made here, made by another node, moved, renamed, its destination edited", async () => {
   const a = await setup({}, 'postgres');
   let b: Awaited<ReturnType<typeof setup>> | null = null;
   try {
@@ -122,6 +122,15 @@ test("a link's clicks carry the ids the database holds: made here, made by anoth
     const there = await createLink(b, { slug: 'there', destination: 'https://example.com/there' });
     expect(await a.t.deps.linkIndex.learn('there')).toBeGreaterThanOrEqual(0);
     expect(carried(a, there.id)).toEqual(await stored(there.id, 'https://example.com/there'));
+
+    // Moved to another domain: the same ids.
+    await apiExpecting(a.t, a.key, 'POST', '/domains', { origin: 'https://go.example.com' });
+    const away = await createLink(a, { slug: 'away', destination: 'https://example.com/away' });
+    const awayIds = carried(a, away.id);
+    expect(awayIds).toEqual(await stored(away.id, 'https://example.com/away'));
+    await apiExpecting(a.t, a.key, 'PATCH', `/links/${away.id}`, { domain: 'go.example.com' });
+    expect(a.t.deps.linkIndex.getById(away.id)!.domainId).not.toBe(1);
+    expect(carried(a, away.id)).toEqual(awayIds);
 
     // Renamed: the same ids. Its destination edited: its value, and no target until one is named.
     await apiExpecting(a.t, a.key, 'PATCH', `/links/${here.id}`, { slug: 'here2' });
