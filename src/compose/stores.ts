@@ -48,6 +48,7 @@ import {
   namePlainTargetsPg,
   openClickWriter,
   openPgImportWriter,
+  plainTargetsColumnPg,
   upgradeClickStorage,
   type WriterOptions,
 } from '../modules/clicks/public';
@@ -78,12 +79,13 @@ import {
   type LinkChangeFeed,
   type LinkStore,
   type LinkWrites,
+  type PgClickNamesColumns,
   unfileProjectLinksPostgres,
   unfileProjectLinksSqlite,
 } from '../modules/links/public';
 import { createPostgresProjectStore, createSqliteProjectStore, type ProjectStore } from '../modules/projects/public';
 import { plainTargetOf } from '../modules/redirect/public';
-import { forgetLinkRollups, forgetLinkRollupsPg, nameLinkValuesPg } from '../modules/rollups/public';
+import { forgetLinkRollups, forgetLinkRollupsPg, linkValueColumnPg, nameLinkValuesPg } from '../modules/rollups/public';
 import {
   createPostgresSessionStore,
   createPostgresSetupTokens,
@@ -255,6 +257,15 @@ export function sqliteStores(db: Db): Stores {
   };
 }
 
+/**
+ * What the slug index reads with each link on PostgreSQL so that its clicks carry their ids
+ * (links' RedirectRow.clickNames): its dictionary value (rollups) and plain click targets (clicks).
+ */
+export function pgClickNames(sql: Pg): PgClickNamesColumns {
+  return (linkId) =>
+    sql`${linkValueColumnPg(sql, linkId)} AS value_id, ${plainTargetsColumnPg(sql, linkId)} AS plain_targets`;
+}
+
 export function postgresStores(sql: Pg, url: string): Stores {
   // This process among the nodes: its own link writes need not come back to it through the feed.
   const instance = randomToken();
@@ -288,7 +299,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     ),
     webhooks: createPostgresWebhookStore(sql),
     outbox: createPostgresOutboxStore(sql),
-    links: createPostgresLinkStore(sql),
+    links: createPostgresLinkStore(sql, pgClickNames(sql)),
     linkWrites: createPostgresLinkWrites(
       sql,
       instance,

@@ -31,6 +31,23 @@ export function cpuUse(pid: number): CpuUse {
   return use;
 }
 
+/** CPU time of a running process's threads by thread name (comm), in microseconds: where "the rest" goes. */
+export function cpuByThread(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const comm = Number(tid) === pid ? '(main)' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    byName.set(comm, (byName.get(comm) ?? 0) + (Number(fields[11]) + Number(fields[12])) * TICK_US);
+  }
+  return byName;
+}
+
 /** utime + stime of one process (all its threads), and cutime + cstime (its children it waited for), in microseconds. */
 function processCpu(pid: number): { own: number; reaped: number; ppid: number } | null {
   let stat: string;

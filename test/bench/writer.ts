@@ -28,15 +28,18 @@
  * on the SQLite writer of the same run.
  *
  * The PostgreSQL links are seeded with what their creation makes (each link's dictionary value
- * and plain click target); `--unnamed-links` leaves them out, as for links made before.
+ * and plain click target); `--unnamed-links` leaves them out, as for links made before. Their
+ * clicks carry those ids as a PostgreSQL node's slug index gives them (read with the links
+ * through the links store); `--ids-looked-up` leaves them out, so the writer looks them up.
  *
- *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000 --engine postgres --unnamed-links]
+ *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000 --engine postgres --unnamed-links --ids-looked-up]
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { pgClickNames } from '../../src/compose/stores';
 import { CHECKPOINT_BYTES, WalCheckpointer } from '../../src/db/checkpoint';
 import { applyPragmas } from '../../src/db/client';
 import { num, openPostgres } from '../../src/db/postgres/client';
@@ -52,10 +55,12 @@ import { sqliteSalts } from '../../src/modules/clicks/sqlite/salts';
 import { SqliteClickWriter } from '../../src/modules/clicks/sqlite/store';
 import { TailAppender } from '../../src/modules/clicks/sqlite/tail-append';
 import { FOLD_MAX_CLICKS, FOLD_MAX_MS } from '../../src/modules/clicks/store';
-import { plainTargetOf } from '../../src/modules/redirect/public';
+import { createPostgresLinkStore } from '../../src/modules/links/postgres/store';
+import type { RedirectRow } from '../../src/modules/links/public';
+import { clickIdsOf, plainTargetOf } from '../../src/modules/redirect/public';
 import { nameLinkValuesPg } from '../../src/modules/rollups/postgres/values';
 import { RollupValues } from '../../src/modules/rollups/rollup-values';
-import { cpuUse, treeCpuUs } from './cpu-use';
+import { cpuByThread, cpuUse, treeCpuUs } from './cpu-use';
 import { benchPostgres, PG_CLICK_TABLES } from './pg-cluster';
 import { benchDeps, NO_PARAMS, seedLinks } from './seed-links';
 
@@ -69,6 +74,8 @@ const { values } = parseArgs({
     engine: { type: 'string', default: 'sqlite' },
     /** PostgreSQL's links without the dictionary value and plain click target their creation makes: links made before it did. */
     'unnamed-links': { type: 'boolean', default: false },
+    /** PostgreSQL's clicks without the ids the slug index gives them (WireClick.linkValue, targetId): the writer looks them up. */
+    'ids-looked-up': { type: 'boolean', default: false },
   },
 });
 const LINKS = Number(values.links);
@@ -100,9 +107,10 @@ interface SqliteFigures {
 /** The same batches through the PostgreSQL store; `sqlite`: the SQLite writer's figures, for the ratio. */
 async function writeOnPostgres(
   links: { id: string; slug: string; destination: string; params: string }[],
-  batches: WireClick[][],
+  given: WireClick[][],
   sqlite: SqliteFigures,
 ): Promise<void> {
+  let batches = given;
   const cluster = await benchPostgres();
   const sql = openPostgres(cluster.url, 4);
   try {
@@ -144,11 +152,45 @@ async function writeOnPostgres(
       }
     }
     await sql`VACUUM ANALYZE`;
+    // The ids a PostgreSQL node's slug index reads with each link and its clicks carry (toWire).
+    if (!values['ids-looked-up']) {
+      /** Reads every link as a node's slug index does at its start (loadInBackground: pages of 1,000); ms. */
+      const readAll = async (withIds: boolean, each: (row: RedirectRow) => void): Promise<number> => {
+        const linkStore = withIds ? createPostgresLinkStore(sql, pgClickNames(sql)) : createPostgresLinkStore(sql);
+        const started = performance.now();
+        for (let after = ''; ; ) {
+          const rows = await linkStore.redirectPage(after, 1000);
+          if (rows.length === 0) break;
+          for (const row of rows) each(row);
+          after = rows.at(-1)!.id;
+        }
+        return performance.now() - started;
+      };
+      // First without the ids, for what they add to a node's start.
+      const withoutMs = await readAll(false, () => {});
+      const idsOf = new Map<string, { valueId: number; targetId: number }>();
+      const withMs = await readAll(true, (row) => idsOf.set(row.id, clickIdsOf(row, plainTargetOf(row))));
+      console.log(
+        `PostgreSQL: ${idsOf.size.toLocaleString('en-US')} links read as a node's slug index reads them: ${withoutMs.toFixed(0)} ms, with their click ids ${withMs.toFixed(0)} ms`,
+      );
+      batches = batches.map((batch) =>
+        batch.map((c) => {
+          const ids = idsOf.get(c.linkId);
+          if (ids === undefined || ids.valueId === 0) return c;
+          return { ...c, linkValue: ids.valueId, ...(ids.targetId > 0 ? { targetId: ids.targetId } : {}) };
+        }),
+      );
+    } else {
+      // Copied all the same: both kinds of run hold as many objects, so the collector's work compares.
+      batches = batches.map((batch) => batch.map((c) => ({ ...c })));
+    }
     const store = new PostgresClickWriter(sql, openGeo(null), ['localhost'], systemClock);
     const ms: number[] = [];
     // CPU from here until every click is written, folded and sealed (the sealer runs beside the
     // batches): this process's threads, and the server's postmaster with every backend and worker.
     const nodeBefore = nodeCpuUs();
+    const threadsBefore = cpuUse(process.pid);
+    const byThreadBefore = cpuByThread(process.pid);
     const pgBefore = treeCpuUs(cluster.pid);
     for (const batch of batches) {
       const received = JSON.parse(JSON.stringify(batch)) as WireClick[];
@@ -164,6 +206,8 @@ async function writeOnPostgres(
     const total = ms.reduce((a, b) => a + b, 0);
     const clicks = ms.length * MAX_BATCH;
     const nodeUs = (nodeCpuUs() - nodeBefore) / clicks;
+    const threadsAfter = cpuUse(process.pid);
+    const mainUs = (threadsAfter.main - threadsBefore.main) / clicks;
     const pgUs = (treeCpuUs(cluster.pid) - pgBefore) / clicks;
     const third = Math.floor(ms.length / 3);
     const us = (part: number[]) => ((part.reduce((a, b) => a + b, 0) * 1000) / (part.length * MAX_BATCH)).toFixed(1);
@@ -184,6 +228,14 @@ async function writeOnPostgres(
     console.log(
       `  CPU per click: node (this process, every thread) ${nodeUs.toFixed(1)} us, PostgreSQL (postmaster and its children) ${pgUs.toFixed(1)} us, together ${(nodeUs + pgUs).toFixed(1)} us (SQLite's writer in this run: ${sqlite.cpuUs.toFixed(1)} us)`,
     );
+    console.log(
+      `  the node's CPU per click by thread: main ${mainUs.toFixed(1)} us, the others (the collector's, Bun's I/O, the JIT) ${(nodeUs - mainUs).toFixed(1)} us`,
+    );
+    const byThread = [...cpuByThread(process.pid)]
+      .map(([name, us]) => [name, (us - (byThreadBefore.get(name) ?? 0)) / clicks] as const)
+      .filter(([, us]) => us >= 0.05)
+      .sort((x, y) => y[1] - x[1]);
+    console.log(`  by thread name: ${byThread.map(([name, us]) => `${name} ${us.toFixed(1)} us`).join(', ')}`);
   } finally {
     await sql.close();
     cluster.stop();

@@ -58,7 +58,7 @@ export { keepImportedDaysPg } from './postgres/imported-days';
 export { fewClicksRowsPg, lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
 // The server's start and stop, and the CLI's `slink migrate`.
 export { startClickStoragePg } from './postgres/start';
-export { namePlainTargetsPg, type PlainTarget } from './postgres/targets';
+export { namePlainTargetsPg, type PlainTarget, plainTargetsColumnPg } from './postgres/targets';
 export type { ExportRow, ListedClick } from './read-clicks';
 // Reading and deleting raw clicks (analytics, links).
 export { retainedFrom } from './retention';

@@ -48,7 +48,12 @@ export {
 export { normalizeFallbackUrl, normalizeLinkDestination, type SlinkHosts, slinkHostsOf } from './own-host';
 export { announceLinkChanges, createPostgresLinkChangeFeed } from './postgres/changes';
 export { createPostgresClickLimitStore } from './postgres/click-limits';
-export { createPostgresLinkStore, createPostgresLinkWrites, unfileProjectLinksPostgres } from './postgres/store';
+export {
+  createPostgresLinkStore,
+  createPostgresLinkWrites,
+  type PgClickNamesColumns,
+  unfileProjectLinksPostgres,
+} from './postgres/store';
 export { KNOWN_BROWSERS, KNOWN_OS, REFERRER_ALIASES, RULE_DEVICES } from './rule-names';
 export {
   normalizePreview,
@@ -76,7 +81,7 @@ export {
 export { checkCustomSlug, generateSlug, RESERVED_SLUGS } from './slug';
 export { createSqliteLinkChangeFeed } from './sqlite/changes';
 export { createSqliteLinkStore, createSqliteLinkWrites, unfileProjectLinksSqlite } from './sqlite/store';
-export type { ClickLimitStore, LinkRow, LinkStore, LinkWrites, RedirectRow } from './store';
+export type { ClickLimitStore, ClickNames, LinkRow, LinkStore, LinkWrites, RedirectRow } from './store';
 export {
   deleteLinks,
   deleteVariant,

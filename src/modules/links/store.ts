@@ -31,7 +31,23 @@ export type RedirectRow = Pick<
   | 'passwordHash'
   | 'rules'
   | 'preview'
->;
+> & {
+  /**
+   * What the PostgreSQL click writer names this link's clicks with, as the database holds it
+   * (absent on SQLite, whose writer names them in its own transaction): the link's dictionary
+   * value and its plain click targets (no variant, code or rule), one per destination and params
+   * it was clicked or created with. The slug index keeps the one matching what it serves, so a
+   * click carries its ids and the writer looks up neither.
+   */
+  clickNames?: ClickNames;
+};
+
+/** A link's click names on PostgreSQL (RedirectRow.clickNames); 0: none stored. */
+export interface ClickNames {
+  value: number;
+  /** [id, destination (the Location, params applied), params JSON] of each plain target stored. */
+  plainTargets: readonly (readonly [number, string, string])[];
+}
 
 /** Where a page ends: the sort column's value and the id of the last link shown. */
 export interface PageKey {

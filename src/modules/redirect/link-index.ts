@@ -23,6 +23,8 @@ import {
   blockLocation,
   blockParamsJson,
   blockSerial,
+  blockTargetId,
+  blockValueId,
   type ClickBuffer,
   NO_PARAMS_JSON,
 } from '../clicks/public';
@@ -49,10 +51,19 @@ interface TargetView {
   serial: number;
   location: string;
   paramsJson: string;
+  /** The ids its clicks carry to the PostgreSQL writer (clickIdsOf), 0: not known. */
+  valueId: number;
+  targetId: number;
 }
 
 function targetView(arena: Buffer, at: number): TargetView {
-  return { serial: blockSerial(arena, at), location: blockLocation(arena, at), paramsJson: blockParamsJson(arena, at) };
+  return {
+    serial: blockSerial(arena, at),
+    location: blockLocation(arena, at),
+    paramsJson: blockParamsJson(arena, at),
+    valueId: blockValueId(arena, at),
+    targetId: blockTargetId(arena, at),
+  };
 }
 
 function paramsJsonOf(params: Record<string, string>): string {
@@ -69,6 +80,23 @@ export function plainTargetOf(row: { destination: string; params: Record<string,
   paramsJson: string;
 } {
   return { location: applyParams(row.destination, row.params), paramsJson: paramsJsonOf(row.params) };
+}
+
+/**
+ * The ids a click of this link is named with on PostgreSQL, as the database held them when the
+ * row was read: the link's dictionary value, and the plain target matching exactly what the
+ * index serves (none after an edit until a click or the edit names it: 0, looked up then).
+ */
+export function clickIdsOf(
+  row: RedirectRow,
+  plain: { location: string; paramsJson: string },
+): { valueId: number; targetId: number } {
+  const names = row.clickNames;
+  if (names === undefined) return { valueId: 0, targetId: 0 };
+  const target = names.plainTargets.find(
+    ([, location, params]) => location === plain.location && params === plain.paramsJson,
+  );
+  return { valueId: names.value, targetId: target?.[0] ?? 0 };
 }
 
 function variantsOf(row: RedirectRow, variantRows: VariantRow[]): VariantFacts[] {
@@ -236,6 +264,7 @@ export class LinkIndex {
    */
   private put(row: RedirectRow, variantRows: VariantRow[]): number {
     this.resyncSeen?.add(row.id);
+    const plain = plainTargetOf(row);
     return this.table.put(
       {
         id: row.id,
@@ -244,7 +273,8 @@ export class LinkIndex {
         status: row.status,
         expiresAt: row.expiresAt,
         clickLimit: row.clickLimit,
-        ...plainTargetOf(row),
+        ...plain,
+        ...clickIdsOf(row, plain),
         fallbackUrl: row.fallbackUrl,
         redirectStatus: row.redirectStatus,
         forwardQuery: row.forwardQuery,

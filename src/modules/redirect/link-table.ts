@@ -66,6 +66,9 @@ export interface LinkFacts {
   rules: readonly Rule[];
   /** What social-preview crawlers are shown, or null. */
   preview: Preview | null;
+  /** The ids its clicks are named with on PostgreSQL (target-block.ts); absent or 0: not known. */
+  valueId?: number;
+  targetId?: number;
 }
 
 /** Bits of LinkTable.extras: which of the rarely set facts a link has. */
@@ -295,8 +298,17 @@ export class LinkTable implements ClickLinks {
   put(facts: LinkFacts, variants: readonly VariantFacts[], storedHumanClicks: number): number {
     // Sized (and checked) before anything changes: a refused link leaves the table as it was.
     const blocks: BlockFields[] = [
-      { serial: targetSerial(), key: facts.slug, id: facts.id, location: facts.location, paramsJson: facts.paramsJson },
+      {
+        serial: targetSerial(),
+        key: facts.slug,
+        id: facts.id,
+        location: facts.location,
+        paramsJson: facts.paramsJson,
+        valueId: facts.valueId,
+        targetId: facts.targetId,
+      },
     ];
+    // A variant's target is not known here (its clicks' targets are looked up); its link's value is.
     for (const v of variants)
       blocks.push({
         serial: targetSerial(),
@@ -304,6 +316,7 @@ export class LinkTable implements ClickLinks {
         id: v.variantId,
         location: v.location,
         paramsJson: v.paramsJson,
+        valueId: facts.valueId,
       });
     const length = blocks.reduce((sum, block) => sum + blockSize(block), 0);
     let slot = this.findId(facts.id);

@@ -5,7 +5,7 @@
  */
 export { type ClickLimitGate, createClickLimitGate } from './click-limit-gate';
 export { LinkFollower } from './link-follower';
-export { LinkIndex, plainTargetOf } from './link-index';
+export { clickIdsOf, LinkIndex, plainTargetOf } from './link-index';
 export { LinkPasswordThrottle } from './password/throttle';
 export {
   READ_THROUGH_ACCESS,

@@ -30,7 +30,7 @@ export {
   readScopesHourTotalsPg,
   scopesFirstBucketStartPg,
 } from './postgres/read-rollups';
-export { linkValueIdPg, linkValueIdsPg, nameLinkValuesPg, PgValues } from './postgres/values';
+export { linkValueColumnPg, linkValueIdPg, linkValueIdsPg, nameLinkValuesPg, PgValues } from './postgres/values';
 export { type Counts, forEachCount } from './rollup-codec';
 export { linkValueId, linkValueIds, RollupValues } from './rollup-values';
 export {

@@ -284,6 +284,9 @@ describe('enrichClick on hand-made records', () => {
       language: 'fr-FR',
       // Hashed on the unmapped address: ::ffff:81.2.69.160 and 81.2.69.160 are one visitor.
       visitorHash: hasher.hash(DAY, '81.2.69.160', IPHONE),
+      // Its link's ids are known on PostgreSQL only (WireClick.linkValue, targetId).
+      linkValue: 0,
+      targetId: 0,
     });
     expect(enriched.params).toEqual(JSON.parse(target.paramsJson));
     expect(record.bot).toBe(false);
@@ -338,6 +341,8 @@ describe('enrichClick on hand-made records', () => {
       trafficType: 'referral',
       language: null,
       visitorHash: hasher.hash(DAY, '2a00:1450:4001:80b::200e', GOOGLEBOT),
+      linkValue: 0,
+      targetId: 0,
     });
     expect(target.counters).toEqual({ humanClicks: 5, unsorted: 2 });
   });

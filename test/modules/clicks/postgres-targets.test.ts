@@ -11,7 +11,7 @@ import { noGeo } from '../../../src/modules/clicks/enrich/geo';
 import { VisitorHasher } from '../../../src/modules/clicks/enrich/visitor';
 import { PgSalts } from '../../../src/modules/clicks/postgres/salts';
 import { PgTargets } from '../../../src/modules/clicks/postgres/targets';
-import { disposeTestApp } from '../../helpers/app';
+import { apiExpecting, disposeTestApp, makeTestApp } from '../../helpers/app';
 import { freshPostgresUrl } from '../../helpers/postgres';
 import { wire } from './engine-store';
 import { click, createLink, flushOk, setup, UA } from './support';
@@ -81,5 +81,79 @@ test('a link is made with its dictionary value and plain target, the ones its cl
     for (const r of tail) expect([Number(r.link), Number(r.target)]).toEqual([made.values[0]!, made.targets[0]!]);
   } finally {
     await disposeTestApp(c.t);
+  }
+});
+
+test("a link's clicks carry the ids the database holds: made here, made by another node, moved, renamed, its destination edited", async () => {
+  const a = await setup({}, 'postgres');
+  let b: Awaited<ReturnType<typeof setup>> | null = null;
+  try {
+    const address = a.t.deps.stores.address;
+    if (address.engine !== 'postgres') throw new Error('not a PostgreSQL test app');
+    sql = openPostgres(address.url, 1);
+    const db = sql;
+    /** The link's dictionary value and its plain target of this location, as stored (0: none). */
+    const stored = async (linkId: string, location: string) => ({
+      valueId: Number(
+        (await db`SELECT id FROM rollup_values WHERE dim = 'link' AND key = '' AND value = ${linkId}`)[0]?.id ?? 0,
+      ),
+      targetId: Number(
+        (
+          await db`SELECT id FROM click_targets WHERE link_id = ${linkId} AND variant_id = '' AND code IS NULL
+            AND rule IS NULL AND destination = ${location}`
+        )[0]?.id ?? 0,
+      ),
+    });
+    const carried = (c: typeof a, id: string) => {
+      const base = c.t.deps.linkIndex.getById(id)!.base;
+      return { valueId: base.valueId, targetId: base.targetId };
+    };
+    const here = await createLink(a, { slug: 'here', destination: 'https://example.com/here' });
+    const ids = await stored(here.id, 'https://example.com/here');
+    expect(ids.valueId).toBeGreaterThan(0);
+    expect(ids.targetId).toBeGreaterThan(0);
+    expect(carried(a, here.id)).toEqual(ids);
+
+    // Made by another node on the same database: this node reads it with its ids.
+    b = {
+      t: await makeTestApp({ SLINK_TRUST_PROXY: '1' }, { engine: 'postgres', postgresUrl: address.url }),
+      key: a.key,
+    };
+    const there = await createLink(b, { slug: 'there', destination: 'https://example.com/there' });
+    expect(await a.t.deps.linkIndex.learn('there')).toBeGreaterThanOrEqual(0);
+    expect(carried(a, there.id)).toEqual(await stored(there.id, 'https://example.com/there'));
+
+    // Moved to another domain: the same ids.
+    await apiExpecting(a.t, a.key, 'POST', '/domains', { origin: 'https://go.example.com' });
+    const away = await createLink(a, { slug: 'away', destination: 'https://example.com/away' });
+    const awayIds = carried(a, away.id);
+    expect(awayIds).toEqual(await stored(away.id, 'https://example.com/away'));
+    await apiExpecting(a.t, a.key, 'PATCH', `/links/${away.id}`, { domain: 'go.example.com' });
+    expect(a.t.deps.linkIndex.getById(away.id)!.domainId).not.toBe(1);
+    expect(carried(a, away.id)).toEqual(awayIds);
+
+    // Renamed: the same ids. Its destination edited: its value, and no target until one is named.
+    await apiExpecting(a.t, a.key, 'PATCH', `/links/${here.id}`, { slug: 'here2' });
+    expect(carried(a, here.id)).toEqual(ids);
+    await apiExpecting(a.t, a.key, 'PATCH', `/links/${here.id}`, { destination: 'https://example.com/moved' });
+    expect(carried(a, here.id)).toEqual({ valueId: ids.valueId, targetId: 0 });
+
+    expect(await click(a.t, '/here2', { ip: '8.8.8.8', ua: UA.chromeWin })).toBe(302);
+    expect(await click(a.t, '/there', { ip: '8.8.8.8', ua: UA.chromeWin })).toBe(302);
+    await flushOk(a.t);
+    const moved = await stored(here.id, 'https://example.com/moved');
+    expect(moved.targetId).toBeGreaterThan(0);
+    expect(moved.targetId).not.toBe(ids.targetId);
+    const tail = (await db`SELECT link, target FROM click_tail ORDER BY id`).map(
+      (r: { link: number; target: number }) => [Number(r.link), Number(r.target)],
+    );
+    const thereIds = await stored(there.id, 'https://example.com/there');
+    expect(tail).toEqual([
+      [ids.valueId, moved.targetId],
+      [thereIds.valueId, thereIds.targetId],
+    ]);
+  } finally {
+    if (b !== null) await disposeTestApp(b.t);
+    await disposeTestApp(a.t);
   }
 });

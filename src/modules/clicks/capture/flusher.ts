@@ -14,7 +14,7 @@ import type { FallbackVisits } from './fallback-tally';
 import { classifyClick } from './live-counts';
 import type { ClickRecord, WireClick } from './record';
 import type { ClickSink } from './sink';
-import { blockId, blockParamsJson, blockSerial } from './target-block';
+import { blockId, blockParamsJson, blockSerial, blockTargetId, blockValueId } from './target-block';
 
 /** ~2,000 clicks is ~50-100 ms of writer time: long enough to amortise page writes, short enough for an API write waiting on the lock, and classified in a few ms on the event loop. */
 export const MAX_BATCH = 2000;
@@ -53,6 +53,13 @@ export function toWire(record: ClickRecord): WireClick {
   };
   // Only when set: a profiled click's wire text (sent to the writer) stays as it was.
   if (record.optedOut) wire.optedOut = true;
+  // Known on PostgreSQL only (the slug index read them with the link): the writer looks neither up.
+  const linkValue = blockValueId(arena, at);
+  if (linkValue > 0) {
+    wire.linkValue = linkValue;
+    const targetId = variantAt < 0 && rule === null && record.code === null ? blockTargetId(arena, at) : 0;
+    if (targetId > 0) wire.targetId = targetId;
+  }
   return wire;
 }
 

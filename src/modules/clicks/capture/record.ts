@@ -80,6 +80,13 @@ export interface WireClick {
   rule?: number | null;
   /** Counted but not profiled (capture/privacy.ts); absent: false. */
   optedOut?: boolean;
+  /**
+   * The ids the PostgreSQL writer names the click with, from the slug index (target-block.ts):
+   * the link's dictionary value, and its click target when the click went to the link's plain
+   * target (no variant, code or rule). Absent: not known, looked up by the writer.
+   */
+  linkValue?: number;
+  targetId?: number;
 }
 
 let lastSerial = 0;

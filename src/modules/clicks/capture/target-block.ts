@@ -6,12 +6,16 @@
  * serial from them (flusher.ts).
  *
  * Layout: u32 serial, u16 key length, u16 id length, u32 location length, u32 params length
- * (0: `{}`), then the bytes of each in that order. The key is a link's slug or a variant's code;
+ * (0: `{}`), u32 link value, u32 click target, then the bytes of each in that order. The link
+ * value and click target are the ids the PostgreSQL click writer names the click with (the
+ * link's dictionary value; the target's row, in a link's block only, for a click with no code
+ * or rule), as the database held them when the block was written; 0 when not known (SQLite, or a
+ * target not stored yet): the writer then looks them up. The key is a link's slug or a variant's code;
  * the id is the link's or the variant's. Keys, ids and locations are ASCII (slug, code and id
  * rules; applyParams escapes everything else), one byte per character; params are UTF-8.
  */
 
-const BLOCK_HEADER = 16;
+const BLOCK_HEADER = 24;
 export const NO_PARAMS_JSON = '{}';
 
 export interface BlockFields {
@@ -21,6 +25,10 @@ export interface BlockFields {
   id: string;
   location: string;
   paramsJson: string;
+  /** The link's dictionary value id on PostgreSQL, 0 when not known. */
+  valueId?: number;
+  /** The click target id of this block's location and params on PostgreSQL, 0 when not known. */
+  targetId?: number;
 }
 
 /** The bytes `fields` take; throws when a field that must be ASCII is not (it would be garbled). */
@@ -42,6 +50,8 @@ export function writeBlock(arena: Buffer, at: number, fields: BlockFields): numb
   arena.writeUInt16LE(fields.key.length, at + 4);
   arena.writeUInt16LE(fields.id.length, at + 6);
   arena.writeUInt32LE(fields.location.length, at + 8);
+  arena.writeUInt32LE(fields.valueId ?? 0, at + 16);
+  arena.writeUInt32LE(fields.targetId ?? 0, at + 20);
   let p = at + BLOCK_HEADER;
   p += arena.write(fields.key, p, 'latin1');
   p += arena.write(fields.id, p, 'latin1');
@@ -53,6 +63,16 @@ export function writeBlock(arena: Buffer, at: number, fields: BlockFields): numb
 
 export function blockSerial(arena: Buffer, at: number): number {
   return arena.readUInt32LE(at);
+}
+
+/** The link's dictionary value id (PostgreSQL), 0 when not known. */
+export function blockValueId(arena: Buffer, at: number): number {
+  return arena.readUInt32LE(at + 16);
+}
+
+/** The click target id of the block's location and params (PostgreSQL), 0 when not known. */
+export function blockTargetId(arena: Buffer, at: number): number {
+  return arena.readUInt32LE(at + 20);
 }
 
 export function blockKey(arena: Buffer, at: number): string {

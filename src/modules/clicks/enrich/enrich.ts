@@ -29,6 +29,9 @@ export interface EnrichedClick extends RollupClick {
    * UTC day on the link (imported.ts): the writers store it as one.
    */
   firstVisit?: true;
+  /** The link's dictionary value and click target ids the click carried (WireClick), 0: not known. */
+  linkValue?: number;
+  targetId?: number;
 }
 
 export interface EnrichContext {
@@ -82,6 +85,8 @@ export function enrichClick(record: WireClick, ctx: EnrichContext): EnrichedClic
     trafficType: trafficType(refHost, params.utm_medium, ctx.ownHosts),
     language: preferredLanguage(record.acceptLanguage),
     visitorHash: ctx.hasher.hash(day, address, record.userAgent),
+    linkValue: record.linkValue ?? 0,
+    targetId: record.targetId ?? 0,
   };
 }
 
@@ -113,5 +118,7 @@ function optedOutClick(record: WireClick, params: Readonly<Record<string, string
     language: null,
     visitorHash: '',
     optedOut: true,
+    linkValue: record.linkValue ?? 0,
+    targetId: record.targetId ?? 0,
   };
 }

@@ -9,8 +9,9 @@
  * (several nodes) can write at once. What a batch needs named first (dictionary values, click
  * targets, the day's salt) and is not known here is read before its transaction, and inserted
  * there, committed on its own, only when missing: a link's dictionary value and plain click
- * target are made with the link (the links store's creation, PostgreSQL only), so a link's first
- * click reads them.
+ * target are made with the link (the links store's creation, PostgreSQL only), and a click
+ * carries both from the slug index, which read them with the link (WireClick.linkValue,
+ * targetId), so a link's clicks read neither; a click that carries none reads them.
  *
  * A batch's round trips: the click barrier shared (locks.ts), which of its links still exist,
  * the uniques, the ids, the tail, the delta; each a statement over arrays, never one per click.
@@ -96,8 +97,11 @@ export class PostgresClickWriter implements ClickWriter {
 
   async writeBatch(batch: WireClick[]): Promise<WriteOutcome> {
     const started = performance.now();
-    // An opted-out click is never hashed: its day needs no salt (none is made for it).
-    await this.salts.load(batch.flatMap((c) => (c.optedOut ? [] : [utcDay(c.time)])));
+    // An opted-out click is never hashed: its day needs no salt (none is made for it). A set of
+    // days, not an array a click: nothing allocated per click.
+    const days = new Set<number>();
+    for (const c of batch) if (!c.optedOut) days.add(utcDay(c.time));
+    await this.salts.load(days);
     const e = batch.map((c) => enrichClick(c, this.ctx));
     return this.writeEnriched(e, started);
   }
@@ -136,7 +140,8 @@ export class PostgresClickWriter implements ClickWriter {
     const [unknown, targets] = await Promise.all([
       values.ensure(() => {
         ids = clicks.map((c) => valueIdsOf(values, c));
-        linkValues = clicks.map((c) => values.idOf('link', '', c.linkId));
+        // The link's value the click carried (the slug index's), else the dictionary's.
+        linkValues = clicks.map((c) => c.linkValue || values.idOf('link', '', c.linkId));
       }),
       this.targets.idsOf(clicks),
     ]);
@@ -191,7 +196,8 @@ export class PostgresClickWriter implements ClickWriter {
     // A link deleted after the click: nothing to attach it to.
     const slugs = wanted ? await existingLinksWithSlugs(tx, linkIds) : null;
     const kept = slugs ?? existing;
-    const rows = clicks.flatMap((c, i) => (kept.has(c.linkId) ? [i] : []));
+    const rows: number[] = [];
+    for (let i = 0; i < clicks.length; i++) if (kept.has(clicks[i]!.linkId)) rows.push(i);
     if (rows.length === 0) return { written: 0, events: 0 };
     const n = rows.length;
     const link = new Int32Array(n);
@@ -269,7 +275,8 @@ export class PostgresClickWriter implements ClickWriter {
         if (c.firstVisit === true) first.add(i);
         return;
       }
-      const key = `${c.day}|${linkValues[i]}|${visitors[i]}`;
+      // The hash's text, not its bits' (the same 16 hex digits): no number turned into text.
+      const key = `${c.day}|${linkValues[i]}|${c.visitorHash}`;
       if (byTriple.has(key)) return;
       byTriple.add(key);
       clickOf.push(i);

@@ -9,7 +9,7 @@
  * back).
  */
 
-import { num, type Pg } from '../../../db/postgres/client';
+import { num, type Pg, type PgFragment } from '../../../db/postgres/client';
 import { BoundedCache } from '../../../lib/bounded-cache';
 import type { EnrichedClick } from '../enrich/enrich';
 
@@ -67,6 +67,17 @@ export async function namePlainTargetsPg(tx: Pg, targets: readonly PlainTarget[]
     ON CONFLICT DO NOTHING`;
 }
 
+/**
+ * The plain click targets (no variant, code or rule) of the link whose id is `linkId` (a column
+ * of the caller's query), as JSON text of [id, destination, params] each, or null: the slug index
+ * reads them with the link (links' redirect rows) and keeps the one it serves, so its clicks
+ * carry it. Compared in the targets' collation, or their index is not used (links' ids are "C").
+ */
+export function plainTargetsColumnPg(sql: Pg, linkId: PgFragment): PgFragment {
+  return sql`(SELECT json_agg(json_build_array(t.id, t.destination, t.params))::text FROM click_targets t
+    WHERE t.link_id = ${linkId} COLLATE "default" AND t.variant_id = '' AND t.code IS NULL AND t.rule IS NULL)`;
+}
+
 export class PgTargets {
   private readonly byKey: BoundedCache<string, number>;
   private readonly bySerial: BoundedCache<number, number>;
@@ -81,6 +92,8 @@ export class PgTargets {
   }
 
   private cached(c: EnrichedClick): number | undefined {
+    // The id the click carried from the slug index (its link's plain target, as stored).
+    if (c.targetId) return c.targetId;
     return bySerial(c) ? this.bySerial.get(c.serial) : this.byKey.get(keyOf(c));
   }
 

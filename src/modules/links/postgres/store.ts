@@ -49,6 +49,13 @@ interface PgLinkRow {
   imported_clicks: Int8 | null;
 }
 
+/** The redirect rows' click names (RedirectRow.clickNames). */
+interface PgClickNames {
+  value_id: Int8 | null;
+  /** JSON text: [[id, destination, params], ...], or null: none. */
+  plain_targets: string | null;
+}
+
 function toLinkRow(r: PgLinkRow): LinkRow {
   return {
     id: r.id,
@@ -81,8 +88,16 @@ function toLinkRow(r: PgLinkRow): LinkRow {
   };
 }
 
-function toRedirectRow(r: PgLinkRow): RedirectRow {
+function toRedirectRow(r: PgLinkRow & Partial<PgClickNames>): RedirectRow {
   return {
+    ...(r.value_id === undefined
+      ? {}
+      : {
+          clickNames: {
+            value: r.value_id === null ? 0 : num(r.value_id),
+            plainTargets: r.plain_targets ? JSON.parse(r.plain_targets) : [],
+          },
+        }),
     id: r.id,
     slug: r.slug,
     domainId: r.domain_id,
@@ -144,15 +159,25 @@ function filterSql(sql: Pg, filter: LinkFilter) {
 const LINK_ROW =
   'l.*, c.clicks, c.uniques, c.bots, c.last_clicked_at, c.fallback_visits, c.imported_source, c.imported_at, c.imported_history, c.imported_clicks';
 
-export function createPostgresLinkStore(sql: Pg): LinkStore {
+/**
+ * The columns `value_id` (the link's dictionary value id, or null) and `plain_targets` (JSON text
+ * of [id, destination, params] of each of its plain click targets, or null) of the link whose id
+ * is `linkId`: the rollups' and clicks' own queries, given by the composition root.
+ */
+export type PgClickNamesColumns = (linkId: PgFragment) => PgFragment;
+
+export function createPostgresLinkStore(sql: Pg, clickNames?: PgClickNamesColumns): LinkStore {
   const linkRows = async (where: PgFragment, tail = sql``) =>
     (
       await sql<PgLinkRow[]>`SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
       WHERE ${where} ${tail}`
     ).map(toLinkRow);
+  // With the link's click names (RedirectRow.clickNames), when the composition root gives them.
+  const names = clickNames ? sql`, ${clickNames(sql`l.id`)}` : sql``;
   const redirectRows = async (where: PgFragment, tail = sql``) =>
     (
-      await sql<PgLinkRow[]>`SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
+      await sql<(PgLinkRow & Partial<PgClickNames>)[]>`SELECT ${sql.unsafe(LINK_ROW)} ${names}
+      FROM links l JOIN link_counters c ON c.link_id = l.id
       WHERE ${where} ${tail}`
     ).map(toRedirectRow);
   return {

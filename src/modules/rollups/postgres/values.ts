@@ -7,7 +7,7 @@
  * on another writer's dictionary insert, and an id made for a batch that then fails costs one
  * unused row (ids are never reused or deleted).
  */
-import { num, type Pg } from '../../../db/postgres/client';
+import { num, type Pg, type PgFragment } from '../../../db/postgres/client';
 import type { RollupDim } from '../dimensions';
 import type { ValueIds } from '../rollups';
 
@@ -206,4 +206,13 @@ export async function linkValueIdsPg(sql: Pg, linkIds: readonly string[]): Promi
   const rows = await sql<{ id: string | number; value: string }[]>`
     SELECT id, value FROM rollup_values WHERE dim = 'link' AND key = '' AND value = ANY(${sql.array([...linkIds], 'text')}::text[])`;
   return new Map(rows.map((r) => [r.value, num(r.id)]));
+}
+
+/**
+ * The dictionary value id of the link whose id is `linkId` (a column of the caller's query), or
+ * null: the slug index reads it with the link (links' redirect rows), so its clicks carry it.
+ * Compared in the dictionary's collation, or its index is not used (links' ids are "C").
+ */
+export function linkValueColumnPg(sql: Pg, linkId: PgFragment): PgFragment {
+  return sql`(SELECT r.id FROM rollup_values r WHERE r.dim = 'link' AND r.key = '' AND r.value = ${linkId} COLLATE "default")`;
 }
