@@ -45,6 +45,7 @@ export const POSTGRES_ONLY: Readonly<Record<string, { data: boolean; why: string
   sign_in_failures: { data: false, why: 'rate limits shared between nodes' },
   setup_tokens: { data: false, why: "the first account's setup, shared between nodes" },
   slink_migrations: { data: false, why: 'the migrations applied' },
+  read_through_misses: { data: false, why: "read-through's remembered misses, shared between nodes" },
 };
 
 /** Tables only SQLite has. */

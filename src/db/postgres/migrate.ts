@@ -30,6 +30,7 @@ import m0020 from './migrations/0020_link_days_rolled_up.sql' with { type: 'text
 import m0021 from './migrations/0021_imports.sql' with { type: 'text' };
 import m0022 from './migrations/0022_import_history.sql' with { type: 'text' };
 import m0023 from './migrations/0023_import_visit_count.sql' with { type: 'text' };
+import m0026 from './migrations/0026_read_through_misses.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -62,6 +63,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 21, name: '0021_imports', sql: m0021 },
   { version: 22, name: '0022_import_history', sql: m0022 },
   { version: 23, name: '0023_import_visit_count', sql: m0023 },
+  { version: 26, name: '0026_read_through_misses', sql: m0026 },
 ];
 
 function checksum(sql: string): string {
