@@ -17,9 +17,10 @@ import { savePositionSqlite } from '../sqlite/store';
 import {
   AddedHumans,
   GroupedWrites,
+  groupedVisits,
   type HistoryOptions,
-  importedDay,
   importedVisit,
+  keptDays,
   VISITS_PER_WRITE,
   type VisitsCall,
 } from './convert';
@@ -72,14 +73,7 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
     return counts;
   }
 
-  function visits(
-    linkId: string,
-    source: SourceName,
-    list: readonly SourceVisit[],
-    position?: HistoryPosition,
-  ): Promise<number> {
-    return grouped.add({ linkId, source, visits: list, position });
-  }
+  const visits = groupedVisits(grouped);
 
   async function days(
     linkId: string,
@@ -87,8 +81,7 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
     list: readonly SourceDay[],
     position?: HistoryPosition,
   ): Promise<number> {
-    const kept = list.flatMap((d) => importedDay(d) ?? []).filter((d) => d.clicks > 0);
-    const clicks = kept.reduce((n, d) => n + d.clicks, 0);
+    const { kept, clicks } = keptDays(list);
     const written = sqlite
       .transaction(() => {
         if (position) savePositionSqlite(sqlite, position);
