@@ -24,7 +24,7 @@ import {
 import { PendingSums, PgRollupWriter, PgValues } from '../../rollups/public';
 import type { HistoryPosition, HistoryWriter } from '../history';
 import { savePositionPg } from '../postgres/store';
-import type { SourceDay, SourceName, SourceVisit } from '../source';
+import type { SourceDay, SourceName } from '../source';
 import {
   AddedHumans,
   GroupedWrites,

@@ -12,7 +12,7 @@ import type { Database } from 'bun:sqlite';
 import { type EnrichedClick, importedClick, queueImportedDays, queueImportedVisits } from '../../clicks/public';
 import { importTargetSqlite, markImportedSqlite, setImportedTotalSqlite } from '../../links/public';
 import type { HistoryPosition, HistoryWriter } from '../history';
-import type { SourceDay, SourceName, SourceVisit } from '../source';
+import type { SourceDay, SourceName } from '../source';
 import { savePositionSqlite } from '../sqlite/store';
 import {
   AddedHumans,
