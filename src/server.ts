@@ -82,6 +82,17 @@ export async function startServer(
   // first redirect never waits for it.
   // One short read: a redirect routes by domain from its first request on.
   await deps.domainsReady;
+  // Other nodes' link writes are followed from where the database stands before the load
+  // (begin never throws); until the load ends, a slug not in memory is read from the database.
+  // Begun before the server listens: from its first request on, a slug not in memory is read
+  // there, never taken for an unknown one (nor asked of a read-through upstream) while the start
+  // still awaits the database below.
+  const following = deps.follower?.begin().then(() => deps.follower?.start());
+  deps.linkIndex.loadInBackground(undefined, following).then(
+    (links) => log.info(`${links} links in memory`),
+    // Redirects still work: a slug not in memory is read from SQLite while the load is incomplete.
+    (err) => log.error('loading the links into memory failed; redirects read them from the database', err),
+  );
   const shortSite = createShortSite(deps);
   let app: App | null = null;
   const ensureApp = (): App => {
@@ -128,14 +139,6 @@ export async function startServer(
   deps.clicks.geoSource.then(
     (geo) => log.info(`click writer ready; geo: ${geo}; clicks flushed every ${config.flushMs} ms`),
     (err) => log.error('the click writer could not start: clicks stay buffered', err),
-  );
-  // Other nodes' link writes are followed from where the database stands before the load
-  // (begin never throws); until the load ends, a slug not in memory is read from the database.
-  const following = deps.follower?.begin().then(() => deps.follower?.start());
-  deps.linkIndex.loadInBackground(undefined, following).then(
-    (links) => log.info(`${links} links in memory`),
-    // Redirects still work: a slug not in memory is read from SQLite while the load is incomplete.
-    (err) => log.error('loading the links into memory failed; redirects read them from the database', err),
   );
 
   // Deliveries due from before this start (a restart, a crash) go out at once.

@@ -206,6 +206,7 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     clock: base.clock,
     log: base.log,
     allowPrivate: base.config.upstreamAllowPrivate,
+    misses: base.stores.readThroughMisses,
     createLink: (domain, slug, destination) =>
       createLink(deps, READ_THROUGH_ACCESS, { slug, destination, domain: domain.host }),
     learn: (domainId, slug) => linkIndex.learn(slug, domainId),

@@ -84,7 +84,7 @@ import {
   unfileProjectLinksSqlite,
 } from '../modules/links/public';
 import { createPostgresProjectStore, createSqliteProjectStore, type ProjectStore } from '../modules/projects/public';
-import { plainTargetOf } from '../modules/redirect/public';
+import { createPostgresSharedMisses, plainTargetOf, type SharedMisses } from '../modules/redirect/public';
 import { forgetLinkRollups, forgetLinkRollupsPg, linkValueColumnPg, nameLinkValuesPg } from '../modules/rollups/public';
 import {
   createPostgresSessionStore,
@@ -151,6 +151,11 @@ export interface Stores {
    * holds every click (SQLite), whose own count in memory is exact (redirect/click-limit-gate.ts).
    */
   readonly clickLimits: ClickLimitStore | null;
+  /**
+   * Read-through's misses every node remembers (PostgreSQL); null where one process asks every
+   * question (SQLite), whose memory is enough.
+   */
+  readonly readThroughMisses: SharedMisses | null;
   /** The statistics' buckets and names, the raw clicks' pages (the clicks list, the export's snapshot). */
   readonly analytics: AnalyticsStore;
   /**
@@ -229,6 +234,7 @@ export function sqliteStores(db: Db): Stores {
     variants: createSqliteVariantStore(db),
     audit: createSqliteAuditStore(db.$client),
     clickLimits: null,
+    readThroughMisses: null,
     analytics: createSqliteAnalyticsStore(db.$client),
     openRateLimiter: (limit, clock) => new RateLimiter(limit, clock),
     linkPasswordFailures: null,
@@ -325,6 +331,7 @@ export function postgresStores(sql: Pg, url: string): Stores {
     variants: createPostgresVariantStore(sql),
     audit: createPostgresAuditStore(sql),
     clickLimits: createPostgresClickLimitStore(sql),
+    readThroughMisses: createPostgresSharedMisses(sql),
     analytics: createPostgresAnalyticsStore(sql),
     openRateLimiter: (limit, clock, log) =>
       new SharedRateLimiter(createPostgresRateWindows(sql, windowKeys), limit, clock, log),

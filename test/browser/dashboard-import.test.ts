@@ -3,12 +3,14 @@
  * tried with a dry run (nothing written), then imported (its links in the list); a Shlink read
  * through its API (its fake, test/fakes/shlink.ts, on loopback) shown running then done, with
  * the history noted on the link's page; another cancelled while it runs; one failed, saying why;
- * the API's 400 under the field it names; and an editor told why the page is not theirs.
+ * the API's 400 under the field it names; a YOURLS read with a username and password instead of
+ * its signature; and an editor told why the page is not theirs.
  * Screenshots go to SLINK_IMPORT_SHOTS when it names a folder.
  */
 import { afterAll, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
 import { startShlinkFake } from '../fakes/shlink';
+import { startYourlsFake } from '../fakes/yourls';
 import { api } from '../helpers/app';
 import type { OfflinePage } from '../helpers/browser';
 import {
@@ -263,6 +265,71 @@ test("the API's 400 shows under the field it names", async () => {
 
   await expectCleanPage(p);
 }, 90_000);
+
+test('a YOURLS signs in with a username and password instead of its signature token', async () => {
+  const p = await adminPage();
+  const { page } = p;
+  const yourls = startYourlsFake({
+    username: 'ada',
+    password: 'pa:ss word',
+    links: [
+      { keyword: 'yold', url: 'https://shop.example.com/yourls/old', timestamp: '2026-02-01 10:00:00', clicks: 9 },
+    ],
+  });
+  try {
+    await page.goto(`${d.origin}${IMPORT}`);
+    await page.getByRole('radio', { name: 'YOURLS' }).check();
+    await page.getByLabel('YOURLS address').fill(yourls.site);
+    // The signature token is the first way; the other shows a username and a password instead.
+    expect(await page.getByRole('radio', { name: 'Signature token' }).isChecked()).toBe(true);
+    expect(await page.getByLabel('Password', { exact: true }).count()).toBe(0);
+    await page.getByRole('radio', { name: 'Username and password' }).check();
+    // The radio keeps its name; the token's own field is gone, one password field left.
+    expect(await page.getByLabel('Signature token').count()).toBe(1);
+    expect(await page.locator('input[type="password"]').count()).toBe(1);
+
+    // A wrong password: YOURLS's refusal under Password, which is emptied; the username stays.
+    await page.getByLabel('Username', { exact: true }).fill('ada');
+    await page.getByLabel('Password', { exact: true }).fill('wrong');
+    await page.getByRole('button', { name: 'Dry run' }).click();
+    const password = page.getByLabel('Password', { exact: true });
+    await waitUntil(async () => (await password.getAttribute('aria-invalid')) === 'true');
+    const said = page.locator(`[id="${(await password.getAttribute('aria-describedby'))!.split(' ').at(-1)}"]`);
+    expect(await said.textContent()).toContain('YOURLS refused the credentials (403 Invalid username or password)');
+    expect(await password.inputValue()).toBe('');
+    expect(await page.getByLabel('Username', { exact: true }).inputValue()).toBe('ada');
+
+    // A username with a colon cannot be sent as username:password: said under Username, nothing sent.
+    await page.getByLabel('Username', { exact: true }).fill('a:da');
+    await page.getByLabel('Password', { exact: true }).fill('pa:ss word');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.locator('.field-error', { hasText: 'A username cannot hold a colon.' }).waitFor();
+    expect(await page.locator('.import-run').count()).toBe(0);
+
+    // Filled then one click: the run reads YOURLS with them (a password holding a colon too).
+    await page.getByLabel('Username', { exact: true }).fill('ada');
+    await page.getByLabel('Password', { exact: true }).fill('pa:ss word');
+    if (SHOTS) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        await page.screenshot({ path: `${SHOTS}/import-yourls-password-${colorScheme}.png`, fullPage: true });
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('heading', { name: 'Import from YOURLS' }).waitFor();
+    // YOURLS answered its link: read, then skipped since its host is none of this Slink's domains
+    // (a refusal would have failed the run).
+    await waitUntil(async () => (await runStatus(page).textContent()) === 'Done: 0 links created, 1 skipped.');
+    const cells = await page.locator('.import-errors tbody tr').first().locator('td').allInnerTexts();
+    expect(cells).toEqual([`${yourls.site}/yold`, expect.stringContaining("is not one of this Slink's domains")]);
+    expect(await page.getByLabel('Password', { exact: true }).inputValue()).toBe('');
+    expect(await page.content()).not.toContain('pa:ss word');
+    await expectCleanPage(p);
+  } finally {
+    yourls.stop();
+  }
+}, 60_000);
 
 test('an editor sees why the page is not theirs, and no Import in Settings', async () => {
   const p = await signedInPage(d, false);

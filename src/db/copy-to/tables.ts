@@ -48,6 +48,7 @@ export const POSTGRES_ONLY: Readonly<Record<string, { data: boolean; why: string
   import_nodes: { data: false, why: 'the live nodes that may take a crashed import over' },
   import_run_keys: { data: false, why: "a running import's token, sealed to the live nodes" },
   import_run_files: { data: false, why: "a running import's file, while it runs" },
+  read_through_misses: { data: false, why: "read-through's remembered misses, shared between nodes" },
 };
 
 /** Tables only SQLite has. */

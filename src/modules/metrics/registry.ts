@@ -23,7 +23,14 @@ export interface MetricsSources {
   webhooks: { readonly stats: { delivered: number; failed: number }; pending: () => Promise<number> };
   /** Read-through (redirect/read-through/): this node's questions to domains' upstreams by outcome, and those in flight. */
   readThrough: {
-    readonly stats: { created: number; joined: number; missing: number; failed: number; overBound: number };
+    readonly stats: {
+      created: number;
+      joined: number;
+      missing: number;
+      failed: number;
+      overBound: number;
+      recalled: number;
+    };
     readonly inFlight: number;
   };
   /** How current the slug index is with other nodes' link writes (PostgreSQL); null on SQLite. */
@@ -195,7 +202,7 @@ export class Metrics {
     const { readThrough } = src;
     new Counter({
       name: 'slink_read_through_total',
-      help: 'Unknown slugs of a domain with an upstream, by outcome: created (the upstream redirected: a new link), joined (another node made it first), missing (the upstream has none), failed (no usable answer), over_bound (not asked: too many questions in flight).',
+      help: 'Unknown slugs of a domain with an upstream, by outcome: created (the upstream redirected: a new link), joined (another node made it first), missing (the upstream has none), failed (no usable answer), over_bound (not asked: too many questions in flight), recalled (not asked: another node had the answer).',
       labelNames: ['outcome'],
       registers,
       collect() {
@@ -206,6 +213,7 @@ export class Metrics {
         this.inc({ outcome: 'missing' }, s.missing);
         this.inc({ outcome: 'failed' }, s.failed);
         this.inc({ outcome: 'over_bound' }, s.overBound);
+        this.inc({ outcome: 'recalled' }, s.recalled);
       },
     });
     new Gauge({

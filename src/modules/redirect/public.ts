@@ -7,10 +7,12 @@ export { type ClickLimitGate, createClickLimitGate } from './click-limit-gate';
 export { LinkFollower } from './link-follower';
 export { clickIdsOf, LinkIndex, plainTargetOf } from './link-index';
 export { LinkPasswordThrottle } from './password/throttle';
+export { createPostgresSharedMisses } from './read-through/postgres';
 export {
   READ_THROUGH_ACCESS,
   READ_THROUGH_LIMITS,
   ReadThrough,
   type ReadThroughLimits,
+  type SharedMisses,
 } from './read-through/read-through';
 export { reservedSlugsWarning } from './reserved';

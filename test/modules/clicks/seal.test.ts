@@ -8,6 +8,7 @@ import { describe, expect, test } from 'bun:test';
 import { deleteLinkClicks, lastClickId, readClicksAfter } from '../../../src/modules/clicks/sqlite/raw-read';
 import { Sealer, sealBacklog, sealThrough } from '../../../src/modules/clicks/sqlite/seal';
 import { api, disposeTestApp } from '../../helpers/app';
+import { insertStoredClicks } from '../../helpers/stored-clicks';
 import { type Ctx, click, createLink, createVariant, flushOk, HOUR, one, pick, prng, setup, UA } from './support';
 
 const T0 = Date.UTC(2026, 10, 21, 12);
@@ -151,6 +152,54 @@ describe('sealing', () => {
     expect(one(c.t, 'SELECT count(*) AS n FROM click_targets WHERE link_id = ?', a.id).n).toBe(0);
     // The other link reads the same (its blocks and tail rows were not touched).
     expect((await everything(c, [b.id])).slice(0, -1)).toEqual(bOnly.slice(0, -1));
+    await disposeTestApp(c.t);
+  });
+
+  test('an export the tail is sealed under is whole, each click once: the CSV and the workspace export', async () => {
+    const c = await setup();
+    const sqlite = c.t.deps.db.$client;
+    const auth = { authorization: `Bearer ${c.key}` };
+    /** Streams `path`; once `sealAfter` chunks are read (the first page of clicks with them), seals the tail in two segments. */
+    const read = async (path: string, sealAfter?: { chunks: number; first: number }) => {
+      const res = await c.t.app.handle(new Request(`http://localhost/api/v1${path}`, { headers: auth }));
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      for (let chunk = 0; ; chunk++) {
+        if (sealAfter && chunk === sealAfter.chunks) {
+          expect(sealThrough(sqlite, sealAfter.first + 2000)).toBe(2000);
+          expect(sealThrough(sqlite, sealAfter.first + 3500)).toBe(1500);
+        }
+        const { done, value } = await reader.read();
+        if (done) return text;
+        text += decoder.decode(value, { stream: true });
+      }
+    };
+    const clicksOf = (text: string) => text.split('\n').filter((l) => l.startsWith('{"type":"click"'));
+
+    // More than three export pages of 1000, ids rising while times fall: the export's first page
+    // holds the lowest ids, the first ones sealed.
+    const a = await createLink(c, { slug: 'big' });
+    let first = lastClickId(sqlite);
+    await insertStoredClicks(c.t, a.id, 3500, T0);
+    const csv = `/links/${a.id}/export.csv?range=all&bots=1`;
+    const whole = await read(csv);
+    expect(whole.trimEnd().split('\n')).toHaveLength(3501);
+    // The header, then the first page: the tail sealed while the export reads on.
+    expect(await read(csv, { chunks: 2, first })).toBe(whole);
+    expect(one(c.t, 'SELECT count(*) AS n FROM click_tail').n).toBe(0);
+
+    // The workspace export: another link's clicks in the tail, the first sealed one gone.
+    await api(c.t, 'DELETE', `/links/${a.id}`, { key: c.key });
+    const b = await createLink(c, { slug: 'big2' });
+    first = lastClickId(sqlite);
+    await insertStoredClicks(c.t, b.id, 3500, T0);
+    const workspace = await read('/export?clicks=1');
+    expect(clicksOf(workspace)).toHaveLength(3500);
+    // The header, the domains, the links, then the first chunk of clicks.
+    const sealed = await read('/export?clicks=1', { chunks: 4, first });
+    expect(clicksOf(sealed)).toEqual(clicksOf(workspace));
     await disposeTestApp(c.t);
   });
 });

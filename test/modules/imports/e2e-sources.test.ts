@@ -7,18 +7,16 @@
  * YOURLS' totals as the starting clickCount; Dub's events as clicks), the skips with their
  * reasons, the report, and a second run that makes nothing and adds only the newer visits.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createApiKey } from '../../../src/modules/auth/keys';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { type BitlinkSeed, startBitlyFake } from '../../fakes/bitly';
 import { type DubClickSeed, startDubFake } from '../../fakes/dub';
 import { startKuttFake } from '../../fakes/kutt';
 import { type ShlinkVisitSeed, startShlinkFake } from '../../fakes/shlink';
 import { startYourlsFake } from '../../fakes/yourls';
-import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { UA } from '../clicks/support';
 import { parseCsv } from './e2e-support';
-import { ended } from './support';
+import { ended, importApp } from './support';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -84,9 +82,6 @@ function seeds() {
 
 forEachEngine((engine) => {
   const { shlinkVisits, shlinkSeeds, bitlySeeds, dubClicks } = seeds();
-  let t: TestApp;
-  let base: string;
-  let admin: string;
   const shlink = startShlinkFake({ links: shlinkSeeds });
   const bitly = startBitlyFake({ groups: [{ guid: 'Bg1', links: bitlySeeds }] });
   const kutt = startKuttFake({
@@ -128,31 +123,7 @@ forEachEngine((engine) => {
     ],
   });
 
-  beforeAll(async () => {
-    t = await makeTestApp({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1' }, { engine });
-    t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
-    base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;
-    const account = await makeAccount(t, { role: 'admin' });
-    admin = (await createApiKey(t.deps, { accountId: account.id, scope: 'write' })).key;
-  });
-  afterAll(async () => {
-    for (const fake of [shlink, bitly, kutt, yourls, dub]) fake.stop();
-    await disposeTestApp(t);
-  });
-
-  async function call(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${admin}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.text();
-    let parsed: any = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {}
-    return { status: res.status, body: parsed, text };
-  }
+  const { call, start } = importApp({ engine, fakes: [shlink, bitly, kutt, yourls, dub] });
   const get = async (path: string) => {
     const res = await call('GET', path);
     expect({ path, status: res.status }).toEqual({ path, status: 200 });
@@ -160,9 +131,7 @@ forEachEngine((engine) => {
   };
 
   async function run(body: Record<string, unknown>) {
-    const started = await call('POST', '/imports', body);
-    expect({ status: started.status, body: started.body }).toEqual({ status: 202, body: { id: expect.any(String) } });
-    const id = started.body.id as string;
+    const id = await start(body);
     const final = await ended(async () => (await call('GET', `/imports/${id}`)).body);
     const report = await call('GET', `/imports/${id}/report.csv`);
     expect(report.status).toBe(200);
@@ -399,13 +368,9 @@ forEachEngine((engine) => {
       form.set('source', 'csv');
       for (const [k, v] of Object.entries(fields)) form.set(k, v);
       form.set('file', new File([text], name, { type: 'text/csv' }));
-      const res = await fetch(`${base}/imports`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${admin}` },
-        body: form,
-      });
+      const res = await call('POST', '/imports', form);
       expect(res.status).toBe(202);
-      const { id } = (await res.json()) as { id: string };
+      const { id } = res.body as { id: string };
       const final = await ended(async () => (await call('GET', `/imports/${id}`)).body);
       return { id, final, report: parseCsv((await call('GET', `/imports/${id}/report.csv`)).text) };
     }

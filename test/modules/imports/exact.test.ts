@@ -6,14 +6,12 @@
  * Both engines: each writes the position in its own transaction. And visits sharing the newest
  * second imported: the position counts them, so one recorded in that second later still comes.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createApiKey } from '../../../src/modules/auth/keys';
+import { describe, expect, test } from 'bun:test';
 import type { HistoryWriter } from '../../../src/modules/imports/public';
 import { type ShlinkVisitSeed, startShlinkFake } from '../../fakes/shlink';
-import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { UA } from '../clicks/support';
-import { ended } from './support';
+import { importApp } from './support';
 
 const visitsOn = (day: string): ShlinkVisitSeed[] => [
   { date: `${day}T10:00:00+00:00`, userAgent: UA.chromeWin, countryCode: 'FR' },
@@ -22,9 +20,6 @@ const visitsOn = (day: string): ShlinkVisitSeed[] => [
 ];
 
 forEachEngine((engine) => {
-  let t: TestApp;
-  let base: string;
-  let admin: string;
   const shlink = startShlinkFake({
     links: [
       {
@@ -73,39 +68,11 @@ forEachEngine((engine) => {
     ],
   });
 
-  beforeAll(async () => {
-    t = await makeTestApp({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1' }, { engine });
-    t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
-    base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;
-    const account = await makeAccount(t, { role: 'admin' });
-    admin = (await createApiKey(t.deps, { accountId: account.id, scope: 'write' })).key;
-  });
-  afterAll(async () => {
-    shlink.stop();
-    daily.stop();
-    seconds.stop();
-    legacy.stop();
-    await disposeTestApp(t);
-  });
-
-  async function call(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${admin}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
+  const app = importApp({ engine, fakes: [shlink, daily, seconds, legacy] });
+  const { call } = app;
 
   async function run(body: Record<string, unknown>) {
-    const started = await call('POST', '/imports', {
-      source: 'shlink',
-      url: shlink.url,
-      token: shlink.apiKey,
-      ...body,
-    });
-    expect(started.status).toBe(202);
-    return ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
+    return app.run({ source: 'shlink', url: shlink.url, token: shlink.apiKey, ...body });
   }
 
   async function link(slug: string) {
@@ -116,7 +83,7 @@ forEachEngine((engine) => {
 
   /** The history writer dies (throws) right after its first call of `method` has stored its batch. */
   function dieOnceAfter(method: 'visits' | 'days') {
-    const history = t.deps.history as HistoryWriter;
+    const history = app.t.deps.history as HistoryWriter;
     const stored = history[method] as (...args: unknown[]) => Promise<number>;
     history[method] = (async (...args: unknown[]) => {
       history[method] = stored as never;
@@ -177,7 +144,7 @@ forEachEngine((engine) => {
     test('a position saved with no count skips every visit at its instant', async () => {
       const source = { url: legacy.url, token: legacy.apiKey };
       expect(await run(source)).toMatchObject({ status: 'done', clicks: { imported: 1 } });
-      t.deps.db.$client.run("UPDATE import_links SET visit_at_count = 0 WHERE source_id = 'ex-legacy'");
+      app.t.deps.db.$client.run("UPDATE import_links SET visit_at_count = 0 WHERE source_id = 'ex-legacy'");
       legacyVisits.push({ date: '2026-10-04T11:00:00+00:00', userAgent: UA.edgeMac });
       expect(await run(source)).toMatchObject({ status: 'done', clicks: { imported: 1 } });
       expect((await link('ex-legacy')).clickCount).toBe(2);

@@ -5,12 +5,10 @@
  * one link's visits. That link's history is noted in the errors; the others' is stored in full,
  * and the page (its position with it) is saved once all of them are done.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { createApiKey } from '../../../src/modules/auth/keys';
+import { expect, test } from 'bun:test';
 import { startShlinkFake } from '../../fakes/shlink';
-import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
-import { ended } from './support';
+import { ended, importApp } from './support';
 
 const LINKS = 4;
 const VISITS = 3;
@@ -18,9 +16,6 @@ const VISITS = 3;
 const REFUSED = 'g2';
 
 forEachEngine((engine) => {
-  let t: TestApp;
-  let base: string;
-  let admin: string;
   const shlink = startShlinkFake({ generated: { links: LINKS, visitsPerLink: VISITS } });
   // Links whose first visits request arrived, and the waits the proxy holds until all have.
   const asked = new Set<string>();
@@ -46,36 +41,10 @@ forEachEngine((engine) => {
     },
   });
 
-  beforeAll(async () => {
-    t = await makeTestApp({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1' }, { engine });
-    t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
-    base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;
-    const account = await makeAccount(t, { role: 'admin' });
-    admin = (await createApiKey(t.deps, { accountId: account.id, scope: 'write' })).key;
-  });
-  afterAll(async () => {
-    proxy.stop(true);
-    shlink.stop();
-    await disposeTestApp(t);
-  });
-
-  async function call(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${admin}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
+  const { call, start } = importApp({ engine, fakes: [{ stop: () => proxy.stop(true) }, shlink] });
 
   test('links in flight together; one link’s history refused, the others stored in full', async () => {
-    const started = await call('POST', '/imports', {
-      source: 'shlink',
-      url: `http://127.0.0.1:${proxy.port}`,
-      token: shlink.apiKey,
-    });
-    expect(started.status).toBe(202);
-    const id = started.body.id as string;
+    const id = await start({ source: 'shlink', url: `http://127.0.0.1:${proxy.port}`, token: shlink.apiKey });
     const final = await ended(async () => (await call('GET', `/imports/${id}`)).body, 'the import to end');
     expect(final).toMatchObject({
       status: 'done',

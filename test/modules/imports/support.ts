@@ -1,9 +1,91 @@
 /**
- * What the import tests share: another Slink's export served over real HTTP (any NDJSON a test
- * gives, at a path of its own, optionally held after some lines until the test lets it go), the
- * export lines written as our export writes them, and a run waited for by reading it.
+ * What the import tests share: the app on loopback with an admin's key and the API called over
+ * real HTTP (importApp), another Slink's export served over real HTTP (any NDJSON a test gives,
+ * at a path of its own, optionally held after some lines until the test lets it go), the export
+ * lines written as our export writes them, and a run waited for by reading it.
  */
+import { afterAll, beforeAll, expect } from 'bun:test';
+import type { Engine } from '../../../src/db/address';
+import { createApiKey } from '../../../src/modules/auth/keys';
+import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../helpers/app';
 import { waitUntil } from '../../helpers/wait';
+
+/** An answer of the API: its status, its body (parsed when JSON) and its text. */
+export interface Called {
+  status: number;
+  body: any;
+  text: string;
+}
+
+export interface ImportApp {
+  /** The app (made in beforeAll). */
+  readonly t: TestApp;
+  /** A call of /api/v1 over real HTTP with the admin's write key (a FormData body as multipart). */
+  call(method: string, path: string, body?: unknown): Promise<Called>;
+  /** POST /imports, answered 202 {id}: the run's id. */
+  start(body: Record<string, unknown>): Promise<string>;
+  /** Starts a run and reads it until it ended. */
+  run(body: Record<string, unknown>): Promise<any>;
+}
+
+/**
+ * A file's app for imports, made in beforeAll and disposed in afterAll (with the fakes given):
+ * listening on loopback, where the sources' fakes answer (SLINK_UPSTREAM_ALLOW_PRIVATE=1), and
+ * an admin's write key its calls carry. `prepare` runs once the app is made, before it listens.
+ */
+export function importApp(
+  options: { engine?: Engine; fakes?: readonly { stop(): unknown }[]; prepare?: (t: TestApp) => void } = {},
+): ImportApp {
+  let t: TestApp | undefined;
+  let base = '';
+  let admin = '';
+  beforeAll(async () => {
+    t = await makeTestApp({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1' }, { engine: options.engine });
+    options.prepare?.(t);
+    t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
+    base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;
+    const account = await makeAccount(t, { role: 'admin' });
+    admin = (await createApiKey(t.deps, { accountId: account.id, scope: 'write' })).key;
+  });
+  afterAll(async () => {
+    for (const fake of options.fakes ?? []) fake.stop();
+    if (t) await disposeTestApp(t);
+  });
+  const call = async (method: string, path: string, body?: unknown): Promise<Called> => {
+    const form = body instanceof FormData;
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${admin}`,
+        ...(body && !form ? { 'content-type': 'application/json' } : {}),
+      },
+      body: form ? body : body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    let parsed: any = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    return { status: res.status, body: parsed, text };
+  };
+  const start = async (body: Record<string, unknown>): Promise<string> => {
+    const started = await call('POST', '/imports', body);
+    expect({ status: started.status, body: started.body }).toEqual({ status: 202, body: { id: expect.any(String) } });
+    return started.body.id;
+  };
+  return {
+    get t() {
+      if (t === undefined) throw new Error('the app is made in beforeAll');
+      return t;
+    },
+    call,
+    start,
+    async run(body) {
+      const id = await start(body);
+      return ended(async () => (await call('GET', `/imports/${id}`)).body);
+    },
+  };
+}
 
 export interface Served {
   lines: string[];

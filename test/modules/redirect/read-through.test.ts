@@ -7,7 +7,8 @@
  * answered as an unknown slug (the deadline shortened), one question per slug, the bound on
  * questions in flight under a scan, known slugs never asked, private addresses refused unless
  * allowed, a Location no link may have. On two PostgreSQL nodes: the same slug asked on both
- * at once makes one link, which every node answers.
+ * at once makes one link, which every node answers; a miss or a failure one node had is
+ * remembered by every node (a scan of random slugs asks the old service once per slug).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { askUpstream } from '../../../src/modules/redirect/read-through/ask';
@@ -189,6 +190,7 @@ forEachEngine((engine) => {
       missing: sample('slink_read_through_total{outcome="missing"}'),
       failed: sample('slink_read_through_total{outcome="failed"}'),
       overBound: sample('slink_read_through_total{outcome="over_bound"}'),
+      recalled: sample('slink_read_through_total{outcome="recalled"}'),
       inFlight: sample('slink_read_through_in_flight{}'),
     }).toEqual({ ...s, asked: undefined, inFlight: 0 } as never);
   });
@@ -267,6 +269,39 @@ describe('several PostgreSQL nodes', () => {
       );
       for (const link of counts)
         expect((await api(a, 'GET', `/links/${link.id}`, { key: admin })).body.clickCount).toBe(3);
+    } finally {
+      await old.stop();
+      await cluster.close();
+    }
+  });
+
+  test('a miss or a failure on one node is remembered by every node: one question per slug across them', async () => {
+    const old = startFakeUpstream();
+    const cluster = await startNodes(2, { SLINK_UPSTREAM_ALLOW_PRIVATE: '1' });
+    const [a, b] = cluster.nodes as [TestApp, TestApp];
+    try {
+      const admin = (await makeKey(a, 'write', { superuser: true })).key;
+      await domainWithUpstream(a, admin, 'old.example', old.origin);
+      await b.deps.follower!.caughtUp();
+      // A scan of random slugs through both nodes in turn: each slug asked once, on either node.
+      const slugs = Array.from({ length: 6 }, (_, i) => `scan${i}`);
+      old.replies.set('scan5', { status: 503 });
+      for (const slug of slugs)
+        for (const n of [a, b, a, b]) expect((await visit(n, 'old.example', slug)).status).toBe(404);
+      expect(slugs.map((s) => old.asked.get(s))).toEqual(Array(6).fill(1));
+      expect(a.deps.readThrough.stats.asked + b.deps.readThrough.stats.asked).toBe(6);
+      // The other node read each answer once from the database, then from its own memory.
+      expect(a.deps.readThrough.stats.recalled + b.deps.readThrough.stats.recalled).toBe(6);
+      // A miss for an hour on every node, a failure for a minute: then asked again, once.
+      cluster.advance(60_000);
+      for (const n of [b, a]) expect((await visit(n, 'old.example', 'scan5')).status).toBe(404);
+      for (const n of [b, a]) expect((await visit(n, 'old.example', 'scan0')).status).toBe(404);
+      expect([old.asked.get('scan5'), old.asked.get('scan0')]).toEqual([2, 1]);
+      cluster.advance(HOUR);
+      old.replies.set('scan0', { redirect: 'https://later.example/' });
+      const later = await visit(b, 'old.example', 'scan0');
+      expect([later.status, later.headers.get('location')]).toEqual([302, 'https://later.example/']);
+      expect(old.asked.get('scan0')).toBe(2);
     } finally {
       await old.stop();
       await cluster.close();

@@ -75,6 +75,19 @@ export function importedDay(d: SourceDay): { start: number; clicks: number } | n
   return { start, clicks: d.clicks };
 }
 
+/** A source's days as stored: those with a usable day and at least one click, and their sum. */
+export function keptDays(list: readonly SourceDay[]): { kept: { start: number; clicks: number }[]; clicks: number } {
+  const kept = list.flatMap((d) => importedDay(d) ?? []).filter((d) => d.clicks > 0);
+  return { kept, clicks: kept.reduce((n, d) => n + d.clicks, 0) };
+}
+
+/** HistoryWriter.visits over the engine's GroupedWrites: each call joins the group being written. */
+export function groupedVisits(
+  grouped: GroupedWrites<VisitsCall, number>,
+): (linkId: string, source: SourceName, list: readonly SourceVisit[], position?: HistoryPosition) => Promise<number> {
+  return (linkId, source, list, position) => grouped.add({ linkId, source, visits: list, position });
+}
+
 /** Human clicks added per link, until they are told to `counted`. */
 export class AddedHumans {
   private added = new Map<string, number>();

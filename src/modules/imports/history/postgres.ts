@@ -24,13 +24,14 @@ import {
 import { PendingSums, PgRollupWriter, PgValues } from '../../rollups/public';
 import type { HistoryPosition, HistoryWriter } from '../history';
 import { savePositionPg } from '../postgres/store';
-import type { SourceDay, SourceName, SourceVisit } from '../source';
+import type { SourceDay, SourceName } from '../source';
 import {
   AddedHumans,
   GroupedWrites,
+  groupedVisits,
   type HistoryOptions,
-  importedDay,
   importedVisit,
+  keptDays,
   VISITS_PER_WRITE,
   type VisitsCall,
 } from './convert';
@@ -129,14 +130,7 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
     return counts;
   }
 
-  function visits(
-    linkId: string,
-    source: SourceName,
-    list: readonly SourceVisit[],
-    position?: HistoryPosition,
-  ): Promise<number> {
-    return grouped.add({ linkId, source, visits: list, position });
-  }
+  const visits = groupedVisits(grouped);
 
   async function days(
     linkId: string,
@@ -144,8 +138,7 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
     list: readonly SourceDay[],
     position?: HistoryPosition,
   ): Promise<number> {
-    const kept = list.flatMap((d) => importedDay(d) ?? []).filter((d) => d.clicks > 0);
-    const total = kept.reduce((n, d) => n + d.clicks, 0);
+    const { kept, clicks: total } = keptDays(list);
     // A link with no click yet has no value: named first, committed on its own (as a batch's are).
     await values.ensure(() => values.idOf('link', '', linkId));
     const linkValue = values.idOf('link', '', linkId);

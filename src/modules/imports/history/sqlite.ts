@@ -12,13 +12,14 @@ import type { Database } from 'bun:sqlite';
 import { type EnrichedClick, importedClick, queueImportedDays, queueImportedVisits } from '../../clicks/public';
 import { importTargetSqlite, markImportedSqlite, setImportedTotalSqlite } from '../../links/public';
 import type { HistoryPosition, HistoryWriter } from '../history';
-import type { SourceDay, SourceName, SourceVisit } from '../source';
+import type { SourceDay, SourceName } from '../source';
 import { savePositionSqlite } from '../sqlite/store';
 import {
   GroupedWrites,
+  groupedVisits,
   type HistoryOptions,
-  importedDay,
   importedVisit,
+  keptDays,
   VISITS_PER_WRITE,
   type VisitsCall,
 } from './convert';
@@ -65,14 +66,7 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
     return counts;
   }
 
-  function visits(
-    linkId: string,
-    source: SourceName,
-    list: readonly SourceVisit[],
-    position?: HistoryPosition,
-  ): Promise<number> {
-    return grouped.add({ linkId, source, visits: list, position });
-  }
+  const visits = groupedVisits(grouped);
 
   async function days(
     linkId: string,
@@ -80,8 +74,7 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions): 
     list: readonly SourceDay[],
     position?: HistoryPosition,
   ): Promise<number> {
-    const kept = list.flatMap((d) => importedDay(d) ?? []).filter((d) => d.clicks > 0);
-    const clicks = kept.reduce((n, d) => n + d.clicks, 0);
+    const { kept, clicks } = keptDays(list);
     const written = sqlite
       .transaction(() => {
         if (position) savePositionSqlite(sqlite, position);

@@ -9,7 +9,10 @@
  *   answered as an unknown slug at once (never queued), so a scan of random slugs can neither
  *   flood the old service nor the database.
  * - A miss is remembered `limits.missMs` (an hour), a failure `limits.failureMs`, in a map of at
- *   most `limits.missesKept` entries (cleared whole when full: a scan cannot grow it).
+ *   most `limits.missesKept` entries (cleared whole when full: a scan cannot grow it), and, with
+ *   several nodes (PostgreSQL), in the database every node reads before asking (`misses`), so a
+ *   scan through any node asks the old service once per slug. That read is part of the question:
+ *   under the same bound, after the node's own memory missed.
  * - Two nodes asked the same slug at once both try to make the link; the unique index of
  *   (domain, slug) decides, and the loser reads the winner's link and answers with it.
  */
@@ -60,6 +63,16 @@ export const READ_THROUGH_ACCESS: Access = Object.freeze({
   superuser: true,
 });
 
+/**
+ * The answers every node remembers (PostgreSQL: redirect/read-through/postgres.ts); absent with
+ * one process (SQLite), whose memory is the only one. `until` and `now` are epoch ms.
+ */
+export interface SharedMisses {
+  /** Until when an answer about this slug stands, or null when none does at `now`. */
+  recall(domainId: number, upstream: string, slug: string, now: number): Promise<number | null>;
+  remember(domainId: number, upstream: string, slug: string, until: number, now: number): Promise<void>;
+}
+
 export interface ReadThroughDeps {
   clock: Clock;
   log: Logger;
@@ -69,6 +82,8 @@ export interface ReadThroughDeps {
   createLink(domain: DomainFacts, slug: string, destination: string): Promise<unknown>;
   /** Reads the link of this slug from the database into the slug index (a link another node made). */
   learn(domainId: number, slug: string): Promise<unknown>;
+  /** The answers the other nodes had (PostgreSQL), null with one process. */
+  misses: SharedMisses | null;
   /** The question itself (ask.ts; a benchmark may count them). */
   ask?: typeof askUpstream;
 }
@@ -77,7 +92,7 @@ export class ReadThrough {
   /** A copy of the limits: each app's own (tests shorten the deadline). */
   readonly limits: ReadThroughLimits = { ...READ_THROUGH_LIMITS };
   /** What happened to the questions of this process (tests, metrics). */
-  readonly stats = { asked: 0, created: 0, joined: 0, missing: 0, failed: 0, overBound: 0 };
+  readonly stats = { asked: 0, created: 0, joined: 0, missing: 0, failed: 0, overBound: 0, recalled: 0 };
   private readonly pending = new Map<string, Promise<void>>();
   /** key -> until when the upstream is not asked again. */
   private readonly remembered: BoundedCache<string, number>;
@@ -113,11 +128,33 @@ export class ReadThrough {
     return run;
   }
 
-  private remember(key: string, forMs: number): void {
-    this.remembered.set(key, this.deps.clock.now() + forMs);
+  /** Remembered here and, with several nodes, for all of them before the visit is answered. */
+  private async remember(domain: DomainFacts, upstream: string, slug: string, key: string, forMs: number) {
+    const now = this.deps.clock.now();
+    this.remembered.set(key, now + forMs);
+    await this.deps.misses
+      ?.remember(domain.id, upstream, slug, now + forMs, now)
+      .catch((err) => this.deps.log.error('read-through: remembering a miss for every node failed', err));
+  }
+
+  /** Whether another node's answer about this slug still stands (then remembered here too). */
+  private async recalled(domainId: number, upstream: string, slug: string, key: string): Promise<boolean> {
+    if (this.deps.misses === null) return false;
+    try {
+      const until = await this.deps.misses.recall(domainId, upstream, slug, this.deps.clock.now());
+      if (until === null) return false;
+      this.remembered.set(key, until);
+      this.stats.recalled++;
+      return true;
+    } catch (err) {
+      // The database cannot say: the upstream is asked, as with one node.
+      this.deps.log.error('read-through: reading the misses of every node failed', err);
+      return false;
+    }
   }
 
   private async resolve(domain: DomainFacts, upstream: string, slug: string, key: string): Promise<void> {
+    if (await this.recalled(domain.id, upstream, slug, key)) return;
     this.stats.asked++;
     let answer: UpstreamAnswer;
     try {
@@ -130,12 +167,12 @@ export class ReadThrough {
     }
     if (answer.kind === 'missing') {
       this.stats.missing++;
-      this.remember(key, this.limits.missMs);
+      await this.remember(domain, upstream, slug, key, this.limits.missMs);
       return;
     }
     if (answer.kind === 'failed') {
       this.stats.failed++;
-      this.remember(key, this.limits.failureMs);
+      await this.remember(domain, upstream, slug, key, this.limits.failureMs);
       return;
     }
     try {
@@ -152,10 +189,10 @@ export class ReadThrough {
         // A Location no link may have (not http(s), one of our own hosts, too long), or a slug
         // no link may have: the upstream's answer stands as a miss.
         this.stats.missing++;
-        this.remember(key, this.limits.missMs);
+        await this.remember(domain, upstream, slug, key, this.limits.missMs);
       } else {
         this.stats.failed++;
-        this.remember(key, this.limits.failureMs);
+        await this.remember(domain, upstream, slug, key, this.limits.failureMs);
         this.deps.log.error(`read-through: the link ${slug} on ${domain.host} could not be made`, err);
       }
     }

@@ -3,17 +3,12 @@
  * over real HTTP, the links made as the engine makes them, a refused token a 400 naming `token`
  * without the token. The engine does not matter to a source: SQLite only.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createApiKey } from '../../../../src/modules/auth/keys';
+import { describe, expect, test } from 'bun:test';
 import { sourceFor } from '../../../../src/modules/imports/public';
 import { startKuttFake } from '../../../fakes/kutt';
 import { startShlinkFake } from '../../../fakes/shlink';
-import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../../helpers/app';
-import { ended } from '../support';
+import { importApp } from '../support';
 
-let t: TestApp;
-let base: string;
-let admin: string;
 const shlink = startShlinkFake({
   links: [
     {
@@ -43,35 +38,14 @@ const kutt = startKuttFake({
   ],
 });
 
-beforeAll(async () => {
-  t = await makeTestApp({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1' });
-  // The sources as the composition root builds them, with the service's private-address switch.
-  t.deps.sources = (name, options) => sourceFor(name, { ...options, allowPrivate: t.deps.config.upstreamAllowPrivate });
-  t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
-  base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;
-  const account = await makeAccount(t, { role: 'admin' });
-  admin = (await createApiKey(t.deps, { accountId: account.id, scope: 'write' })).key;
+// The sources as the composition root builds them, with the service's private-address switch.
+const { call, run } = importApp({
+  fakes: [shlink, kutt],
+  prepare: (t) => {
+    t.deps.sources = (name, options) =>
+      sourceFor(name, { ...options, allowPrivate: t.deps.config.upstreamAllowPrivate });
+  },
 });
-afterAll(async () => {
-  shlink.stop();
-  kutt.stop();
-  await disposeTestApp(t);
-});
-
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${admin}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-async function run(body: Record<string, unknown>) {
-  const started = await call('POST', '/imports', body);
-  expect(started.status).toBe(202);
-  return ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
-}
 
 describe('sources through POST /api/v1/imports', () => {
   test('shlink: every short URL made, with its title and tags', async () => {

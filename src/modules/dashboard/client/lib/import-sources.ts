@@ -19,6 +19,11 @@ export interface SourceInfo {
   address?: { label: string; hint: string; optional?: boolean };
   /** The token field's label and hint. */
   token?: { label: string; hint: string };
+  /**
+   * The service also signs in with a username and password instead of the token: the form offers
+   * both, and sends the pair as the token `username:password` (what the source and the CLI take).
+   */
+  password?: { hint: string };
   /** What the file is, and the types the file picker offers first. */
   file?: { hint: string; accept: string };
 }
@@ -63,6 +68,7 @@ export const SOURCES: SourceInfo[] = [
     reads: 'network',
     address: { label: 'YOURLS address', hint: 'Where yourls-api.php is, such as https://y.example.com.' },
     token: { label: 'Signature token', hint: "YOURLS's secret signature token (Tools)." },
+    password: { hint: 'An account of YOURLS (its config.php $yourls_user_passwords).' },
   },
   {
     value: 'dub',
@@ -94,6 +100,12 @@ export const SOURCES: SourceInfo[] = [
     },
   },
 ];
+
+/**
+ * The token a username and password are sent as: `username:password`, the source splitting it at
+ * the first colon (so a password may hold one, a username may not).
+ */
+export const loginToken = (username: string, password: string): string => `${username}:${password}`;
 
 export const sourceInfo = (value: string): SourceInfo | undefined => SOURCES.find((s) => s.value === value);
 

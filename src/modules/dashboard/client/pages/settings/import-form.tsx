@@ -3,6 +3,8 @@
  * and a token for a service, a file for the others), where the links go (domain, project), how
  * much history, what to do with a slug already taken, then `Dry run` or `Import`. The token is
  * a password field, emptied the moment it is sent (accepted or refused): nothing keeps it.
+ * YOURLS signs in with its signature token or a username and password (`Sign in with`): the
+ * pair goes as the token `username:password`, the password emptied the same way.
  * The API's 400 shows under the field it names.
  */
 import { useRef, useState } from 'preact/hooks';
@@ -17,10 +19,12 @@ import { RadioField } from '../../components/radio-field';
 import { withScheme } from '../../lib/destination';
 import { domainOptions } from '../../lib/domains';
 import { useErrorFocus, useSubmit } from '../../lib/hooks';
-import { CONFLICT_CHOICES, HISTORY_CHOICES, SOURCES, sourceInfo } from '../../lib/import-sources';
+import { CONFLICT_CHOICES, HISTORY_CHOICES, loginToken, SOURCES, sourceInfo } from '../../lib/import-sources';
 
 /** The fields the form shows errors under; any other error shows on top. */
-const FIELDS = ['source', 'url', 'token', 'file', 'domain', 'projectId', 'history', 'onConflict'];
+const FIELDS = ['source', 'url', 'token', 'username', 'file', 'domain', 'projectId', 'history', 'onConflict'];
+
+type SignIn = 'token' | 'password';
 
 export interface ImportFormProps {
   domains: Domain[];
@@ -33,6 +37,9 @@ export function ImportForm({ domains, projects, onStarted }: ImportFormProps) {
   const [source, setSource] = useState<ImportSourceName>('shlink');
   const [url, setUrl] = useState('');
   const [token, setToken] = useState('');
+  const [signIn, setSignIn] = useState<SignIn>('token');
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
   const [file, setFile] = useState<File | null>(null);
   const [domain, setDomain] = useState('');
   const [projectId, setProjectId] = useState('');
@@ -40,6 +47,7 @@ export function ImportForm({ domains, projects, onStarted }: ImportFormProps) {
   const [onConflict, setOnConflict] = useState<ImportConflict>('skip');
   const info = sourceInfo(source) ?? SOURCES[0]!;
   const choosesDomain = domains.length > 1;
+  const byPassword = info.password !== undefined && signIn === 'password';
 
   // Which button sent the form; Enter in a field is the first one, the dry run, which writes nothing.
   const dryRun = useRef(true);
@@ -53,9 +61,19 @@ export function ImportForm({ domains, projects, onStarted }: ImportFormProps) {
         field: 'file',
         status: 0,
       });
-    // Sent once, kept nowhere: the field is empty again whatever the answer.
-    const sent = info.reads === 'network' && token !== '' ? token : undefined;
+    if (byPassword && username.includes(':'))
+      throw new ApiFailure({
+        code: 'invalid_request',
+        message: 'A username cannot hold a colon.',
+        field: 'username',
+        status: 0,
+      });
+    // Sent once, kept nowhere: the field is empty again whatever the answer. An empty pair is
+    // sent as no token, which the API refuses under `token` (said under Password).
+    const secret = byPassword ? (username !== '' || password !== '' ? loginToken(username, password) : '') : token;
+    const sent = info.reads === 'network' && secret !== '' ? secret : undefined;
     setToken('');
+    setPassword('');
     const { id } = await startImport(
       {
         source,
@@ -89,6 +107,7 @@ export function ImportForm({ domains, projects, onStarted }: ImportFormProps) {
           onValue={(value) => {
             setSource(value);
             setToken('');
+            setPassword('');
             setError(null);
           }}
           options={SOURCES.map((s) => ({ value: s.value, label: s.label, hint: s.carries }))}
@@ -108,7 +127,46 @@ export function ImportForm({ domains, projects, onStarted }: ImportFormProps) {
               error={errorFor(error, 'url')}
             />
           )}
-          {info.token && (
+          {info.password && (
+            <RadioField<SignIn>
+              legend="Sign in with"
+              name="signIn"
+              value={signIn}
+              onValue={(value) => {
+                setSignIn(value);
+                setToken('');
+                setPassword('');
+                setError(null);
+              }}
+              options={[
+                { value: 'token', label: info.token?.label ?? 'Token' },
+                { value: 'password', label: 'Username and password', hint: info.password.hint },
+              ]}
+            />
+          )}
+          {byPassword && (
+            <>
+              <Field
+                label="Username"
+                value={username}
+                onValue={setUsername}
+                autoComplete="off"
+                spellcheck={false}
+                error={errorFor(error, 'username')}
+              />
+              <Field
+                label="Password"
+                type="password"
+                hint="Used only while the import runs, never shown again: type it for each run."
+                value={password}
+                onValue={setPassword}
+                autoComplete="off"
+                spellcheck={false}
+                error={errorFor(error, 'token')}
+              />
+            </>
+          )}
+          {info.token && !byPassword && (
             <Field
               label={info.token.label}
               type="password"
