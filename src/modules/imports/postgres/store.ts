@@ -242,6 +242,71 @@ export async function savePositionPg(tx: Pg, p: HistoryPosition): Promise<void> 
     WHERE identity = ${p.identity} AND source_id = ${p.sourceId}`;
 }
 
+/**
+ * Moves several mappings' positions on in one statement (a batch of many links' history: one
+ * round trip, not one each), each as savePositionPg moves one. Positions of the same source
+ * link are merged first (the later of each field), so each mapping is updated once.
+ */
+export async function savePositionsPg(tx: Pg, positions: readonly HistoryPosition[]): Promise<void> {
+  if (positions.length === 0) return;
+  if (positions.length === 1) return savePositionPg(tx, positions[0]!);
+  const merged = new Map<string, HistoryPosition>();
+  for (const p of positions) {
+    const key = `${p.identity}\u0000${p.sourceId}`;
+    const seen = merged.get(key);
+    merged.set(key, seen === undefined ? p : laterOf(seen, p));
+  }
+  const rows = [...merged.values()];
+  const col = <T>(f: (p: HistoryPosition) => T) => rows.map(f);
+  await tx`UPDATE import_links AS m SET
+      visit_at = CASE WHEN n.at IS NOT NULL AND (m.visit_at IS NULL OR n.at > m.visit_at
+        OR (n.at = m.visit_at AND n.count > m.visit_at_count)) THEN n.at ELSE m.visit_at END,
+      visit_at_count = CASE WHEN n.at IS NOT NULL AND (m.visit_at IS NULL OR n.at > m.visit_at
+        OR (n.at = m.visit_at AND n.count > m.visit_at_count)) THEN n.count ELSE m.visit_at_count END,
+      day = coalesce(n.day, m.day),
+      total_set = coalesce(n.total_set, m.total_set)
+    FROM unnest(${tx.array(
+      col((p) => p.identity),
+      'text',
+    )}::text[], ${tx.array(
+      col((p) => p.sourceId),
+      'text',
+    )}::text[], ${tx.array(
+      col((p) => p.visitAt ?? null),
+      'int8',
+    )}::int8[], ${tx.array(
+      col((p) => p.visitAtCount ?? 1),
+      'int8',
+    )}::int8[], ${tx.array(
+      col((p) => p.day ?? null),
+      'text',
+    )}::text[], ${tx.array(
+      col((p) => p.totalSet ?? null),
+      'bool',
+    )}::bool[]) AS n(identity, source_id, at, count, day, total_set)
+    WHERE m.identity = n.identity AND m.source_id = n.source_id`;
+}
+
+/** Two positions of one source link as one: each field the later (savePositionPg's order). */
+function laterOf(a: HistoryPosition, b: HistoryPosition): HistoryPosition {
+  const out: HistoryPosition = { identity: a.identity, sourceId: a.sourceId };
+  const visit = (p: HistoryPosition) => (p.visitAt === undefined ? null : [p.visitAt, p.visitAtCount ?? 1]);
+  const va = visit(a);
+  const vb = visit(b);
+  const v = va === null ? vb : vb === null ? va : vb[0]! > va[0]! || (vb[0] === va[0] && vb[1]! > va[1]!) ? vb : va;
+  if (v !== null) {
+    out.visitAt = v[0];
+    out.visitAtCount = v[1];
+  }
+  const day = [a.day, b.day]
+    .filter((d): d is string => d !== undefined)
+    .sort()
+    .at(-1);
+  if (day !== undefined) out.day = day;
+  if (a.totalSet !== undefined || b.totalSet !== undefined) out.totalSet = b.totalSet ?? a.totalSet;
+  return out;
+}
+
 /** A mapping written whole: made, or replaced where the source link has one. */
 async function upsertMapping(sql: Pg, r: ImportLinkRow): Promise<void> {
   await sql`INSERT INTO import_links (identity, source_id, link_id, state, run_id, visit_at, visit_at_count, day,
