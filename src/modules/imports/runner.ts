@@ -13,11 +13,11 @@ import { shortUrlOf } from '../../lib/short-url';
 import type { Access } from '../access/public';
 import { auditEntry } from '../audit/public';
 import { insertBulkLinks, insertVariant, type LinkRow } from '../links/public';
-import { decideLink, type PlannedVariant, type RunTarget } from './decide';
+import { decideLink, type PlannedVariant, type RunTarget, slugsOf } from './decide';
 import type { ImportDeps } from './deps';
 import type { HistoryPosition } from './history';
 import type { HistoryMode } from './model';
-import { type ImportSource, SourceError, type SourceLink, type SourceVisit } from './source';
+import { type ImportSource, SourceError, type SourceLink, type SourcePage, type SourceVisit } from './source';
 import type { ImportItemRow, ImportLinkRow, RunProgress } from './store';
 import type { ImportStatus } from './table';
 
@@ -75,10 +75,18 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
   /** Project names of the source -> the Slink project's id (null: a dry run would make it). */
   const projects = new Map<string, string | null>();
   let status: ImportStatus = 'done';
+  /** The next page, read from the source while this one is written: one page ahead, no more. */
+  let ahead: Promise<SourcePage> | null = null;
   try {
     for (;;) {
       if (plan.signal.aborted) throw new Cancelled();
-      const page = await readPage(deps, plan, progress.cursor);
+      const page = await (ahead ?? readPage(deps, plan, progress.cursor));
+      ahead = null;
+      if (page.next !== null) {
+        ahead = readPage(deps, plan, page.next);
+        // Its failure is met when it is awaited; a run that ends first leaves it unread.
+        ahead.catch(() => {});
+      }
       const items = await importPage(deps, plan, page.links, progress, note, claimed, projects);
       // A stop mid-page leaves links of it without their history: the page is read again on the
       // resume (its links are then `existing`, their history carried on from their positions).
@@ -138,9 +146,20 @@ async function importPage(
 ): Promise<ImportItemRow[]> {
   const store = deps.stores.imports;
   if (plan.target.projectId === null) await projectsOf(deps, plan, links, projects);
-  const mappings = await store.mappings(
-    plan.identity,
-    links.map((l) => l.sourceId),
+  // The page's existence checks at once: its mappings and the slugs its links ask for (one
+  // round trip each, side by side), then the links its mappings name (a re-run's, one more).
+  const asked = slugsOf(deps, plan.target, links);
+  const [mappings, taken] = await Promise.all([
+    store.mappings(
+      plan.identity,
+      links.map((l) => l.sourceId),
+    ),
+    deps.stores.links.takenSlugs(asked),
+  ]);
+  const known = { asked: new Set(asked.map((a) => `${a.domainId}/${a.slug}`)), taken };
+  const mapped = [...mappings.values()].map((m) => m.linkId);
+  const found = new Map(
+    mapped.length === 0 ? [] : (await deps.stores.links.findMany(mapped)).map((row) => [row.id, row] as const),
   );
   const planned: Planned[] = [];
   const now = deps.clock.now();
@@ -167,7 +186,7 @@ async function importPage(
     planned.push(entry);
     try {
       const mapping = entry.mapping;
-      const existing = mapping ? await deps.stores.links.find(mapping.linkId) : null;
+      const existing = mapping ? (found.get(mapping.linkId) ?? null) : null;
       if (mapping && existing) {
         item.outcome = 'existing';
         item.linkId = existing.id;
@@ -182,7 +201,7 @@ async function importPage(
         continue;
       }
       const projectId = link.project ? (projects.get(link.project.trim()) ?? null) : null;
-      const decision = await decideLink(deps, plan.target, link, claimed, now, projectId);
+      const decision = await decideLink(deps, plan.target, link, claimed, now, projectId, known);
       if (!decision.ok) {
         item.reason = decision.reason;
         continue;
@@ -307,7 +326,9 @@ async function projectsOf(
  * then the links in one transaction, then the mappings 'created'. A run that dies in between
  * leaves mappings naming ids: the next run finds the link made, or makes it with that id.
  */
-async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], now: number) {
+async function writeLinks(deps: ImportDeps, plan: RunPlan, planned: Planned[], now: number) {
+  /** The links to make: narrowed to those made when the page's insert fails on some row. */
+  let making = planned;
   const mapping = (p: Planned, state: 'creating' | 'created'): ImportLinkRow => ({
     identity: plan.identity,
     sourceId: p.link.sourceId,
@@ -326,10 +347,10 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
   );
   const fields = ['destination', 'domain', 'slug', ...(plan.target.projectId !== null ? ['projectId'] : [])];
   const audit = auditEntry(plan.access, 'link.create', { type: 'link', id: '' }, fields, now);
-  try {
-    await insertBulkLinks(
+  const insert = (some: Planned[]) =>
+    insertBulkLinks(
       deps,
-      making.map((p) => ({ row: p.row!, tags: p.tags })),
+      some.map((p) => ({ row: p.row!, tags: p.tags })),
       {
         skipExisting: false,
         // A slug taken meanwhile (by another writer, between the decision and the write).
@@ -339,12 +360,28 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
       },
       audit,
     );
+  const failed = (p: Planned, err: unknown) => {
+    p.item.outcome = 'failed';
+    p.item.reason = (err as Error).message ?? String(err);
+  };
+  try {
+    await insert(making);
   } catch (err) {
-    for (const p of making) {
-      p.item.outcome = 'failed';
-      p.item.reason = (err as Error).message ?? String(err);
+    if (making.length === 1) {
+      failed(making[0]!, err);
+      return;
     }
-    return;
+    // The page's insert failed on some row: each link alone, so only that one fails with its reason.
+    const made: Planned[] = [];
+    for (const p of making) {
+      try {
+        await insert([p]);
+        made.push(p);
+      } catch (one) {
+        failed(p, one);
+      }
+    }
+    making = made;
   }
   // Each link's variants, the links side by side; then their mappings.
   const made = async (p: Planned) => {
