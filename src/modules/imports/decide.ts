@@ -98,8 +98,12 @@ export function slugsOf(
   const out: { domainId: number; slug: string }[] = [];
   for (const link of links) {
     if (link.cannotMove || link.slug === null) continue;
-    const domain = targetDomain(deps, target, link);
-    if (typeof domain !== 'string') out.push({ domainId: domain.id, slug: link.slug });
+    try {
+      const domain = targetDomain(deps, target, link);
+      if (typeof domain !== 'string') out.push({ domainId: domain.id, slug: link.slug });
+    } catch {
+      // The domains not read yet (a process just started): its decision asks for its slug alone.
+    }
   }
   return out;
 }
