@@ -75,8 +75,35 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
   /** Project names of the source -> the Slink project's id (null: a dry run would make it). */
   const projects = new Map<string, string | null>();
   let status: ImportStatus = 'done';
+  const seq = { last: 0 };
+  /**
+   * Counts a page in and saves it with its report lines; `advance`: its history is all stored,
+   * so the cursor moves past it. A stop mid-page leaves links of it without their history: the
+   * page is read again on the resume (its links are then `existing`, their history carried on
+   * from their positions). Resolves whether the run is to stop (a cancel asked for, or aborted).
+   */
+  const save = async (work: PageWork, advance: boolean): Promise<boolean> => {
+    progress.linksSeen += work.tally.seen;
+    progress.linksCreated += work.tally.created;
+    progress.linksSkipped += work.tally.skipped;
+    progress.linksFailed += work.tally.failed;
+    for (const n of work.tally.notes) note(n.source, n.reason);
+    if (advance && !plan.signal.aborted) progress.cursor = work.page.next;
+    const cancel = await store.savePage(
+      plan.id,
+      progress,
+      work.planned.map((p) => p.item),
+    );
+    plan.onPage?.(progress);
+    return cancel || plan.signal.aborted;
+  };
   /** The next page, read from the source while this one is written: one page ahead, no more. */
   let ahead: Promise<SourcePage> | null = null;
+  /**
+   * The last page's history, then its save (whether to stop): while it runs, the next page is
+   * read, decided and its links made (they have no history yet, so the cursor saved is right).
+   */
+  let saving: Promise<boolean> | null = null;
   try {
     for (;;) {
       if (plan.signal.aborted) throw new Cancelled();
@@ -87,16 +114,25 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
         // Its failure is met when it is awaited; a run that ends first leaves it unread.
         ahead.catch(() => {});
       }
-      const items = await importPage(deps, plan, page.links, progress, note, claimed, projects);
-      // A stop mid-page leaves links of it without their history: the page is read again on the
-      // resume (its links are then `existing`, their history carried on from their positions).
-      if (!plan.signal.aborted) progress.cursor = page.next;
-      const cancel = await store.savePage(plan.id, progress, items);
-      plan.onPage?.(progress);
-      if (cancel || plan.signal.aborted) throw new Cancelled();
+      const work = await pageLinks(deps, plan, page, seq, claimed, projects);
+      if (saving !== null && (await saving)) {
+        // Stopping: this page's links are made, so they are reported; its cursor is not passed.
+        await save(work, false);
+        throw new Cancelled();
+      }
+      const history =
+        !plan.dryRun && deps.history !== null
+          ? importPageHistory(deps, plan, work.planned, progress, note)
+          : Promise.resolve();
+      saving = history.then(() => save(work, true));
+      // Its failure is met when it is awaited (before the next page's history, or at the end).
+      saving.catch(() => {});
       if (page.next === null) break;
     }
+    if (await saving) throw new Cancelled();
   } catch (err) {
+    // Nothing of the run is still under way once it ends (its last page's history and save).
+    await saving?.catch(() => {});
     if (err instanceof Cancelled || plan.signal.aborted) status = 'cancelled';
     else {
       status = 'failed';
@@ -135,15 +171,33 @@ interface Planned {
   mapping: ImportLinkRow | null;
 }
 
-async function importPage(
+/** What a page's links came to, counted into the run's progress when the page is saved. */
+interface Tally {
+  seen: number;
+  created: number;
+  skipped: number;
+  failed: number;
+  notes: { source: string; reason: string }[];
+}
+
+/** A page whose links are decided and made; its history is stored next. */
+interface PageWork {
+  page: SourcePage;
+  planned: Planned[];
+  tally: Tally;
+}
+
+/** Decides a page's links and makes the new ones (their history is importPageHistory's). */
+async function pageLinks(
   deps: ImportDeps,
   plan: RunPlan,
-  links: readonly SourceLink[],
-  progress: RunProgress,
-  note: (source: string, reason: string) => void,
+  page: SourcePage,
+  seq: { last: number },
   claimed: Set<string>,
   projects: Map<string, string | null>,
-): Promise<ImportItemRow[]> {
+): Promise<PageWork> {
+  const { links } = page;
+  const tally: Tally = { seen: 0, created: 0, skipped: 0, failed: 0, notes: [] };
   const store = deps.stores.imports;
   if (plan.target.projectId === null) await projectsOf(deps, plan, links, projects);
   // The page's existence checks at once: its mappings and the slugs its links ask for (one
@@ -164,10 +218,10 @@ async function importPage(
   const planned: Planned[] = [];
   const now = deps.clock.now();
   for (const link of links) {
-    progress.linksSeen++;
+    tally.seen++;
     const item: ImportItemRow = {
       runId: plan.id,
-      seq: progress.linksSeen,
+      seq: ++seq.last,
       sourceId: link.sourceId,
       outcome: 'skipped',
       linkId: null,
@@ -227,13 +281,13 @@ async function importPage(
       if (plan.dryRun) p.item.reason = p.item.reason ?? 'dry run: would be created';
       p.linkId = p.row.id;
     }
-    if (p.item.outcome === 'created') progress.linksCreated++;
-    else if (p.item.outcome === 'failed') progress.linksFailed++;
-    else progress.linksSkipped++;
-    if (p.item.outcome === 'skipped' || p.item.outcome === 'failed') note(p.link.sourceId, p.item.reason ?? '');
+    if (p.item.outcome === 'created') tally.created++;
+    else if (p.item.outcome === 'failed') tally.failed++;
+    else tally.skipped++;
+    if (p.item.outcome === 'skipped' || p.item.outcome === 'failed')
+      tally.notes.push({ source: p.link.sourceId, reason: p.item.reason ?? '' });
   }
-  if (!plan.dryRun && deps.history !== null) await importPageHistory(deps, plan, planned, progress, note);
-  return planned.map((p) => p.item);
+  return { page, planned, tally };
 }
 
 /**
