@@ -109,7 +109,7 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
       if (plan.signal.aborted) throw new Cancelled();
       const page = await (ahead ?? readPage(deps, plan, progress.cursor));
       ahead = null;
-      if (page.next !== null) {
+      if (page.next !== null && plan.source.readAhead === true) {
         ahead = readPage(deps, plan, page.next);
         // Its failure is met when it is awaited; a run that ends first leaves it unread.
         ahead.catch(() => {});
@@ -127,6 +127,8 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
       saving = history.then(() => save(work, true));
       // Its failure is met when it is awaited (before the next page's history, or at the end).
       saving.catch(() => {});
+      // A source read in order (its history after its page's links) is read no further first.
+      if (plan.source.readAhead !== true && (await saving)) throw new Cancelled();
       if (page.next === null) break;
     }
     if (await saving) throw new Cancelled();
