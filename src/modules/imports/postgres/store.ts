@@ -244,20 +244,17 @@ export async function savePositionPg(tx: Pg, p: HistoryPosition): Promise<void> 
 
 /**
  * Moves several mappings' positions on in one statement (a batch of many links' history: one
- * round trip, not one each), each as savePositionPg moves one. Positions of the same source
- * link are merged first (the later of each field), so each mapping is updated once.
+ * round trip, not one each), each as savePositionPg moves one. A batch naming a source link
+ * twice (never from the runner, which awaits each link's batches in turn) is saved one
+ * position after another, in order, so each moves on from the one before.
  */
 export async function savePositionsPg(tx: Pg, positions: readonly HistoryPosition[]): Promise<void> {
-  if (positions.length === 0) return;
-  if (positions.length === 1) return savePositionPg(tx, positions[0]!);
-  const merged = new Map<string, HistoryPosition>();
-  for (const p of positions) {
-    const key = `${p.identity}\u0000${p.sourceId}`;
-    const seen = merged.get(key);
-    merged.set(key, seen === undefined ? p : laterOf(seen, p));
+  const keys = new Set(positions.map((p) => `${p.identity}\u0000${p.sourceId}`));
+  if (positions.length < 2 || keys.size < positions.length) {
+    for (const p of positions) await savePositionPg(tx, p);
+    return;
   }
-  const rows = [...merged.values()];
-  const col = <T>(f: (p: HistoryPosition) => T) => rows.map(f);
+  const col = <T>(f: (p: HistoryPosition) => T) => positions.map(f);
   await tx`UPDATE import_links AS m SET
       visit_at = CASE WHEN n.at IS NOT NULL AND (m.visit_at IS NULL OR n.at > m.visit_at
         OR (n.at = m.visit_at AND n.count > m.visit_at_count)) THEN n.at ELSE m.visit_at END,
@@ -285,26 +282,6 @@ export async function savePositionsPg(tx: Pg, positions: readonly HistoryPositio
       'bool',
     )}::bool[]) AS n(identity, source_id, at, count, day, total_set)
     WHERE m.identity = n.identity AND m.source_id = n.source_id`;
-}
-
-/** Two positions of one source link as one: each field the later (savePositionPg's order). */
-function laterOf(a: HistoryPosition, b: HistoryPosition): HistoryPosition {
-  const out: HistoryPosition = { identity: a.identity, sourceId: a.sourceId };
-  const visit = (p: HistoryPosition) => (p.visitAt === undefined ? null : [p.visitAt, p.visitAtCount ?? 1]);
-  const va = visit(a);
-  const vb = visit(b);
-  const v = va === null ? vb : vb === null ? va : vb[0]! > va[0]! || (vb[0] === va[0] && vb[1]! > va[1]!) ? vb : va;
-  if (v !== null) {
-    out.visitAt = v[0];
-    out.visitAtCount = v[1];
-  }
-  const day = [a.day, b.day]
-    .filter((d): d is string => d !== undefined)
-    .sort()
-    .at(-1);
-  if (day !== undefined) out.day = day;
-  if (a.totalSet !== undefined || b.totalSet !== undefined) out.totalSet = b.totalSet ?? a.totalSet;
-  return out;
 }
 
 /** A mapping written whole: made, or replaced where the source link has one. */
