@@ -19,7 +19,7 @@
  *   bun run bench:import [-- --links 100000 --visits 1000000 --engine sqlite|postgres --concurrency 32]
  */
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,6 +33,7 @@ import type { ClickWriter } from '../../src/modules/clicks/public';
 import { type SourceVisit, sourceFor, startImport } from '../../src/modules/imports/public';
 import type { PageKey } from '../../src/modules/links/store';
 import { startShlinkFake } from '../fakes/shlink';
+import { cpuUse, treeCpuUs } from './cpu-use';
 import { benchPostgres } from './pg-cluster';
 import { benchDeps, benchDepsPostgres, NO_PARAMS, seedLinks } from './seed-links';
 
@@ -45,6 +46,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     /** Links of the whole import's run (a Shlink fake over HTTP, the engine's runner): 0 skips it. */
     'real-links': { type: 'string', default: '5000' },
+    /** Only the whole import (no history writer alone, no baseline): its links are --real-links, --visits / --links a link. */
+    'real-only': { type: 'boolean', default: false },
   },
 });
 const LINKS = Number(values.links);
@@ -53,6 +56,7 @@ const ENGINE = values.engine === 'postgres' ? 'postgres' : 'sqlite';
 const PER_LINK = Math.max(1, Math.round(VISITS / LINKS));
 const CONCURRENCY = Math.max(1, Number(values.concurrency));
 const REAL_LINKS = Number(values['real-links']);
+const REAL_ONLY = values['real-only'] === true;
 /** Links between two takes of the SQLite queue (the server's writer takes it on a timer). */
 const TAKE_EVERY = 5000;
 
@@ -192,13 +196,22 @@ async function runBaseline(
  * Shlink fake over HTTP holding REAL_LINKS links of PER_LINK visits each, into a fresh database:
  * links read and made, visits read and written, and counted by the end.
  */
-async function runRealImport(deps: Deps): Promise<{ ms: number; peak: number; start: number; visits: number }> {
+async function runRealImport(
+  deps: Deps,
+  pgPid: number | null = null,
+): Promise<{ ms: number; peak: number; start: number; visits: number; nodeUs: number; pgUs: number | null }> {
   const fake = startShlinkFake({ generated: { links: REAL_LINKS, visitsPerLink: PER_LINK } });
   try {
     // The fake listens on this machine: a private address the sources refuse by default.
     deps.sources = (name, options) => sourceFor(name, { ...options, allowPrivate: true });
     Bun.gc(true);
     const rss = rssPeak();
+    const cpu = () => {
+      const use = cpuUse(process.pid);
+      return use.main + use.worker + use.other;
+    };
+    const node0 = cpu();
+    const pg0 = pgPid === null ? null : treeCpuUs(pgPid);
     const started = performance.now();
     const { done } = await startImport(deps, OPERATOR, {
       source: 'shlink',
@@ -213,13 +226,25 @@ async function runRealImport(deps: Deps): Promise<{ ms: number; peak: number; st
     });
     const end = await done;
     const ms = performance.now() - started;
+    const nodeUs = cpu() - node0;
+    const pgUs = pg0 === null ? null : treeCpuUs(pgPid!) - pg0;
     if (end.status !== 'done')
       throw new Error(`the import ended ${end.status}: ${JSON.stringify(end.progress.errors)}`);
-    return { ms, peak: rss.stop(), start: rss.start, visits: end.progress.clicksImported };
+    return { ms, peak: rss.stop(), start: rss.start, visits: end.progress.clicksImported, nodeUs, pgUs };
   } finally {
     fake.stop();
   }
 }
+
+/** The whole import's CPU per visit: this process (the runner, the fake, the writer) and PostgreSQL's. */
+function reportCpu(e: { visits: number; nodeUs: number; pgUs: number | null }): void {
+  const per = (us: number) => `${(us / Math.max(1, e.visits)).toFixed(1)} us`;
+  console.log(
+    `    CPU a visit: this process (runner, Shlink fake, writer) ${per(e.nodeUs)}${e.pgUs === null ? '' : `, PostgreSQL ${per(e.pgUs)}`}; load average ${loadAverage()}`,
+  );
+}
+
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 function report(name: string, r: { ms: number; peak: number; start: number }, n: number): void {
   console.log(
@@ -233,7 +258,7 @@ console.log(
   `${ENGINE}: ${LINKS.toLocaleString('en-US')} links, ${total.toLocaleString('en-US')} visits (${PER_LINK} a link)`,
 );
 try {
-  if (ENGINE === 'sqlite') {
+  if (ENGINE === 'sqlite' && !REAL_ONLY) {
     const base = benchDeps(join(dir, 'baseline.db'));
     const baseLinks = await seed(base);
     const store = base.stores.openClickWriter({
@@ -253,43 +278,47 @@ try {
     console.log(`  import / baseline: ${(b.ms / r.ms).toFixed(2)}`);
     await deps.follower?.stop();
     deps.db.$client.close();
-    if (REAL_LINKS > 0) {
-      const real = benchDeps(join(dir, 'real.db'));
-      const e = await runRealImport(real);
-      report(`the whole import (Shlink fake over HTTP, ${REAL_LINKS.toLocaleString('en-US')} links)`, e, e.visits);
-      await real.follower?.stop();
-      real.db.$client.close();
-    }
-  } else {
+  }
+  if (ENGINE === 'sqlite' && REAL_LINKS > 0) {
+    const real = benchDeps(join(dir, 'real.db'));
+    const e = await runRealImport(real);
+    report(`the whole import (Shlink fake over HTTP, ${REAL_LINKS.toLocaleString('en-US')} links)`, e, e.visits);
+    reportCpu(e);
+    await real.follower?.stop();
+    real.db.$client.close();
+  }
+  if (ENGINE === 'postgres') {
     const cluster = await benchPostgres();
     try {
-      const base = benchDepsPostgres(cluster.url, join(dir, 'unused.db'));
-      const baseLinks = await seed(base);
-      const store = base.stores.openClickWriter({
-        geo: openGeo(null),
-        ownHosts: ['localhost'],
-        clock: systemClock,
-        retentionDays: 0,
-      });
-      const b = await runBaseline(store, baseLinks);
-      await base.stores.close();
-      // A second database of the same cluster for the import, seeded alike.
       const { openPostgres } = await import('../../src/db/postgres/client');
-      const admin = openPostgres(cluster.url, 1);
-      await admin`CREATE DATABASE import_bench`;
-      await admin.close();
-      const url = cluster.url.replace(/\/[^/?]+(\?|$)/, '/import_bench$1');
       const { migratePostgres } = await import('../../src/db/postgres/migrate');
-      const migrator = openPostgres(url, 1);
-      await migratePostgres(migrator);
-      await migrator.close();
-      const deps = benchDepsPostgres(url, join(dir, 'unused.db'));
-      const links = await seed(deps);
-      const r = await runImport(deps, links);
-      report('redirect path writer (baseline)', b, total);
-      report('import (HistoryWriter: written on the pool, folded)', r, total);
-      console.log(`  import / baseline: ${(b.ms / r.ms).toFixed(2)}`);
-      await deps.stores.close();
+      if (!REAL_ONLY) {
+        const base = benchDepsPostgres(cluster.url, join(dir, 'unused.db'));
+        const baseLinks = await seed(base);
+        const store = base.stores.openClickWriter({
+          geo: openGeo(null),
+          ownHosts: ['localhost'],
+          clock: systemClock,
+          retentionDays: 0,
+        });
+        const b = await runBaseline(store, baseLinks);
+        await base.stores.close();
+        // A second database of the same cluster for the import, seeded alike.
+        const admin = openPostgres(cluster.url, 1);
+        await admin`CREATE DATABASE import_bench`;
+        await admin.close();
+        const url = cluster.url.replace(/\/[^/?]+(\?|$)/, '/import_bench$1');
+        const migrator = openPostgres(url, 1);
+        await migratePostgres(migrator);
+        await migrator.close();
+        const deps = benchDepsPostgres(url, join(dir, 'unused.db'));
+        const links = await seed(deps);
+        const r = await runImport(deps, links);
+        report('redirect path writer (baseline)', b, total);
+        report('import (HistoryWriter: written on the pool, folded)', r, total);
+        console.log(`  import / baseline: ${(b.ms / r.ms).toFixed(2)}`);
+        await deps.stores.close();
+      }
       if (REAL_LINKS > 0) {
         const admin2 = openPostgres(cluster.url, 1);
         await admin2`CREATE DATABASE real_bench`;
@@ -299,8 +328,9 @@ try {
         await migratePostgres(m2);
         await m2.close();
         const real = benchDepsPostgres(realUrl, join(dir, 'unused.db'));
-        const e = await runRealImport(real);
+        const e = await runRealImport(real, cluster.pid);
         report(`the whole import (Shlink fake over HTTP, ${REAL_LINKS.toLocaleString('en-US')} links)`, e, e.visits);
+        reportCpu(e);
         await real.stores.close();
       }
     } finally {

@@ -126,6 +126,35 @@ function targetDomain(deps: Pick<LinksDeps, 'domains'>, target: RunTarget, link:
   return found ?? `its domain ${link.domain} is not one of this Slink's domains: add it, or name --domain`;
 }
 
+/**
+ * The addresses (`domainId`, slug) a page's links ask for, so their existence is checked in one
+ * query before the page is decided (slugsOf); a link whose slug Slink would refuse or whose
+ * domain is not Slink's asks for none (its decision needs no check).
+ */
+export function slugsOf(
+  deps: Pick<LinksDeps, 'domains'>,
+  target: RunTarget,
+  links: readonly SourceLink[],
+): { domainId: number; slug: string }[] {
+  const out: { domainId: number; slug: string }[] = [];
+  for (const link of links) {
+    if (link.cannotMove || link.slug === null) continue;
+    try {
+      const domain = targetDomain(deps, target, link);
+      if (typeof domain !== 'string') out.push({ domainId: domain.id, slug: link.slug });
+    } catch {
+      // The domains not read yet (a process just started): its decision asks for its slug alone.
+    }
+  }
+  return out;
+}
+
+/** Slugs whose existence was read before the decisions (`<domainId>/<slug>`): those asked, those taken. */
+export interface KnownSlugs {
+  asked: ReadonlySet<string>;
+  taken: ReadonlySet<string>;
+}
+
 const said = (err: unknown): string => {
   if (err instanceof AppError) return err.field ? `${err.field}: ${err.message}` : err.message;
   throw err;
@@ -143,6 +172,8 @@ export async function decideLink(
   now: number,
   /** The project of the source link's project name (found or made by the runner), or null. */
   projectId: string | null = null,
+  /** The page's slugs read at once (slugsOf): not asked again; any other slug is asked alone. */
+  known: KnownSlugs | null = null,
 ): Promise<Decision> {
   if (link.cannotMove) return { ok: false, reason: link.cannotMove };
   const domain = targetDomain(deps, target, link);
@@ -161,8 +192,12 @@ export async function decideLink(
   }
   let slug: string;
   let renamed: string | null = null;
-  const taken = async (s: string) =>
-    claimed.has(`${domain.id}/${s}`) || (await deps.stores.links.slugTaken(domain.id, s));
+  const taken = async (s: string) => {
+    const key = `${domain.id}/${s}`;
+    if (claimed.has(key)) return true;
+    if (known?.asked.has(key)) return known.taken.has(key);
+    return deps.stores.links.slugTaken(domain.id, s);
+  };
   if (link.slug === null) {
     do slug = generateSlug();
     while (await taken(slug));

@@ -16,11 +16,11 @@ import type { Access } from '../access/public';
 import { auditEntry } from '../audit/public';
 import { addDomain, DomainCreateBody, DomainPatchBody, hostKeyOf, updateDomain } from '../domains/public';
 import { insertBulkLinks, insertVariant, type LinkRow } from '../links/public';
-import { decideLink, type PlannedVariant, type RunTarget, variantsOf } from './decide';
+import { decideLink, type PlannedVariant, type RunTarget, slugsOf, variantsOf } from './decide';
 import type { ImportDeps } from './deps';
 import type { HistoryPosition } from './history';
 import type { HistoryMode } from './model';
-import { type ImportSource, SourceError, type SourceLink, type SourceVisit } from './source';
+import { type ImportSource, SourceError, type SourceLink, type SourcePage, type SourceVisit } from './source';
 import type { ImportItemRow, ImportLinkRow, RunProgress } from './store';
 import type { ImportStatus } from './table';
 
@@ -92,24 +92,71 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
   /** Project names of the source -> the Slink project's id (null: a dry run would make it). */
   const projects = new Map<string, string | null>();
   let status: ImportStatus = 'done';
+  /** The report's line numbers, after those of a run taken over. */
+  const seq = { last: progress.linksSeen };
+  /**
+   * Counts a page in and saves it with its report lines; `advance`: its history is all stored,
+   * so the cursor moves past it. A stop mid-page leaves links of it without their history: the
+   * page is read again on the resume (its links are then `existing`, their history carried on
+   * from their positions). Resolves whether the run is to stop (a cancel asked for, or aborted).
+   */
+  const save = async (work: PageWork, advance: boolean): Promise<boolean> => {
+    // Handed over: nothing of this page is saved; the node taking it on reads it again.
+    if (plan.signal.reason instanceof HandingOver) return true;
+    progress.linksSeen += work.tally.seen;
+    progress.linksCreated += work.tally.created;
+    progress.linksSkipped += work.tally.skipped;
+    progress.linksFailed += work.tally.failed;
+    for (const n of work.tally.notes) note(n.source, n.reason);
+    if (advance && !plan.signal.aborted) progress.cursor = work.page.next;
+    const cancel = await store.savePage(
+      plan.id,
+      progress,
+      work.planned.map((p) => p.item),
+    );
+    plan.onPage?.(progress);
+    await plan.afterPage?.().catch((err) => deps.log.error(`import ${plan.id}: after its page`, err));
+    return cancel || plan.signal.aborted;
+  };
+  /** The next page, read from the source while this one is written: one page ahead, no more. */
+  let ahead: Promise<SourcePage> | null = null;
+  /**
+   * The last page's history, then its save (whether to stop): while it runs, the next page is
+   * read, decided and its links made (they have no history yet, so the cursor saved is right).
+   */
+  let saving: Promise<boolean> | null = null;
   try {
     for (;;) {
       if (plan.signal.aborted) throw new Cancelled();
-      const page = await readPage(deps, plan, progress.cursor);
+      const page = await (ahead ?? readPage(deps, plan, progress.cursor));
+      ahead = null;
       await domainsOf(deps, plan, domainsSeen, note);
-      const items = await importPage(deps, plan, page.links, progress, note, claimed, projects);
-      // Handed over mid-page: the page is not saved; the node taking it on reads it again.
-      if (plan.signal.reason instanceof HandingOver) throw plan.signal.reason;
-      // A stop mid-page leaves links of it without their history: the page is read again on the
-      // resume (its links are then `existing`, their history carried on from their positions).
-      if (!plan.signal.aborted) progress.cursor = page.next;
-      const cancel = await store.savePage(plan.id, progress, items);
-      plan.onPage?.(progress);
-      await plan.afterPage?.().catch((err) => deps.log.error(`import ${plan.id}: after its page`, err));
-      if (cancel || plan.signal.aborted) throw new Cancelled();
+      if (page.next !== null && plan.source.readAhead === true) {
+        ahead = readPage(deps, plan, page.next);
+        // Its failure is met when it is awaited; a run that ends first leaves it unread.
+        ahead.catch(() => {});
+      }
+      const work = await pageLinks(deps, plan, page, seq, claimed, projects);
+      if (saving !== null && (await saving)) {
+        // Stopping: this page's links are made, so they are reported; its cursor is not passed.
+        await save(work, false);
+        throw new Cancelled();
+      }
+      const history =
+        !plan.dryRun && deps.history !== null
+          ? importPageHistory(deps, plan, work.planned, progress, note)
+          : Promise.resolve();
+      saving = history.then(() => save(work, true));
+      // Its failure is met when it is awaited (before the next page's history, or at the end).
+      saving.catch(() => {});
+      // A source read in order (its history after its page's links) is read no further first.
+      if (plan.source.readAhead !== true && (await saving)) throw new Cancelled();
       if (page.next === null) break;
     }
+    if (await saving) throw new Cancelled();
   } catch (err) {
+    // Nothing of the run is still under way once it ends (its last page's history and save).
+    await saving?.catch(() => {});
     // Left running, its position as last saved: another node runs it on.
     if (plan.signal.reason instanceof HandingOver) return { status: 'running', progress };
     if (err instanceof Cancelled || plan.signal.aborted) status = 'cancelled';
@@ -150,28 +197,57 @@ interface Planned {
   mapping: ImportLinkRow | null;
 }
 
-async function importPage(
+/** What a page's links came to, counted into the run's progress when the page is saved. */
+interface Tally {
+  seen: number;
+  created: number;
+  skipped: number;
+  failed: number;
+  notes: { source: string; reason: string }[];
+}
+
+/** A page whose links are decided and made; its history is stored next. */
+interface PageWork {
+  page: SourcePage;
+  planned: Planned[];
+  tally: Tally;
+}
+
+/** Decides a page's links and makes the new ones (their history is importPageHistory's). */
+async function pageLinks(
   deps: ImportDeps,
   plan: RunPlan,
-  links: readonly SourceLink[],
-  progress: RunProgress,
-  note: (source: string, reason: string) => void,
+  page: SourcePage,
+  seq: { last: number },
   claimed: Set<string>,
   projects: Map<string, string | null>,
-): Promise<ImportItemRow[]> {
+): Promise<PageWork> {
+  const { links } = page;
+  const tally: Tally = { seen: 0, created: 0, skipped: 0, failed: 0, notes: [] };
   const store = deps.stores.imports;
   if (plan.target.projectId === null) await projectsOf(deps, plan, links, projects);
-  const mappings = await store.mappings(
-    plan.identity,
-    links.map((l) => l.sourceId),
+  // The page's existence checks at once: its mappings and the slugs its links ask for (one
+  // round trip each, side by side), then the links its mappings name (a re-run's, one more).
+  const asked = slugsOf(deps, plan.target, links);
+  const [mappings, taken] = await Promise.all([
+    store.mappings(
+      plan.identity,
+      links.map((l) => l.sourceId),
+    ),
+    deps.stores.links.takenSlugs(asked),
+  ]);
+  const known = { asked: new Set(asked.map((a) => `${a.domainId}/${a.slug}`)), taken };
+  const mapped = [...mappings.values()].map((m) => m.linkId);
+  const found = new Map(
+    mapped.length === 0 ? [] : (await deps.stores.links.findMany(mapped)).map((row) => [row.id, row] as const),
   );
   const planned: Planned[] = [];
   const now = deps.clock.now();
   for (const link of links) {
-    progress.linksSeen++;
+    tally.seen++;
     const item: ImportItemRow = {
       runId: plan.id,
-      seq: progress.linksSeen,
+      seq: ++seq.last,
       sourceId: link.sourceId,
       outcome: 'skipped',
       linkId: null,
@@ -190,7 +266,7 @@ async function importPage(
     planned.push(entry);
     try {
       const mapping = entry.mapping;
-      const existing = mapping ? await deps.stores.links.find(mapping.linkId) : null;
+      const existing = mapping ? (found.get(mapping.linkId) ?? null) : null;
       if (mapping && existing) {
         item.outcome = 'existing';
         item.linkId = existing.id;
@@ -210,7 +286,7 @@ async function importPage(
         continue;
       }
       const projectId = link.project ? (projects.get(link.project.trim()) ?? null) : null;
-      const decision = await decideLink(deps, plan.target, link, claimed, now, projectId);
+      const decision = await decideLink(deps, plan.target, link, claimed, now, projectId, known);
       if (!decision.ok) {
         item.reason = decision.reason;
         continue;
@@ -236,13 +312,13 @@ async function importPage(
       if (plan.dryRun) p.item.reason = p.item.reason ?? 'dry run: would be created';
       p.linkId = p.row.id;
     }
-    if (p.item.outcome === 'created') progress.linksCreated++;
-    else if (p.item.outcome === 'failed') progress.linksFailed++;
-    else progress.linksSkipped++;
-    if (p.item.outcome === 'skipped' || p.item.outcome === 'failed') note(p.link.sourceId, p.item.reason ?? '');
+    if (p.item.outcome === 'created') tally.created++;
+    else if (p.item.outcome === 'failed') tally.failed++;
+    else tally.skipped++;
+    if (p.item.outcome === 'skipped' || p.item.outcome === 'failed')
+      tally.notes.push({ source: p.link.sourceId, reason: p.item.reason ?? '' });
   }
-  if (!plan.dryRun && deps.history !== null) await importPageHistory(deps, plan, planned, progress, note);
-  return planned.map((p) => p.item);
+  return { page, planned, tally };
 }
 
 /**
@@ -377,7 +453,9 @@ async function domainsOf(
  * then the links in one transaction, then the mappings 'created'. A run that dies in between
  * leaves mappings naming ids: the next run finds the link made, or makes it with that id.
  */
-async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], now: number) {
+async function writeLinks(deps: ImportDeps, plan: RunPlan, planned: Planned[], now: number) {
+  /** The links to make: narrowed to those made when the page's insert fails on some row. */
+  let making = planned;
   const mapping = (p: Planned, state: 'creating' | 'created'): ImportLinkRow => ({
     identity: plan.identity,
     sourceId: p.link.sourceId,
@@ -396,10 +474,10 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
   );
   const fields = ['destination', 'domain', 'slug', ...(plan.target.projectId !== null ? ['projectId'] : [])];
   const audit = auditEntry(plan.access, 'link.create', { type: 'link', id: '' }, fields, now);
-  try {
-    await insertBulkLinks(
+  const insert = (some: Planned[]) =>
+    insertBulkLinks(
       deps,
-      making.map((p) => ({ row: p.row!, tags: p.tags })),
+      some.map((p) => ({ row: p.row!, tags: p.tags })),
       {
         skipExisting: false,
         // A slug taken meanwhile (by another writer, between the decision and the write).
@@ -409,12 +487,28 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, making: Planned[], no
       },
       audit,
     );
+  const failed = (p: Planned, err: unknown) => {
+    p.item.outcome = 'failed';
+    p.item.reason = (err as Error).message ?? String(err);
+  };
+  try {
+    await insert(making);
   } catch (err) {
-    for (const p of making) {
-      p.item.outcome = 'failed';
-      p.item.reason = (err as Error).message ?? String(err);
+    if (making.length === 1) {
+      failed(making[0]!, err);
+      return;
     }
-    return;
+    // The page's insert failed on some row: each link alone, so only that one fails with its reason.
+    const made: Planned[] = [];
+    for (const p of making) {
+      try {
+        await insert([p]);
+        made.push(p);
+      } catch (one) {
+        failed(p, one);
+      }
+    }
+    making = made;
   }
   // Each link's variants, the links side by side; then their mappings.
   const made = async (p: Planned) => {

@@ -172,6 +172,12 @@ export interface ImportSource {
    * limits); absent: the runner's default (runner.ts HISTORY_IN_FLIGHT).
    */
   readonly historyInFlight?: number;
+  /**
+   * Whether its next page may be read before this page's history is: its pages and its links'
+   * history are separate requests (Shlink). Absent: not (a stream such as another Slink's
+   * export carries a page's history after its links and before the next page's).
+   */
+  readonly readAhead?: boolean;
 }
 
 /** What a source is built from: the request's address, token and file, never stored. */

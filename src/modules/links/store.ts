@@ -82,6 +82,8 @@ export interface LinkStore {
   findMany(ids: string[]): Promise<LinkRow[]>;
   /** Whether a link on this domain has this slug (slugs are unique per domain). */
   slugTaken(domainId: number, slug: string): Promise<boolean>;
+  /** Which of these addresses are taken, as `<domainId>/<slug>` (many slugTaken in one query). */
+  takenSlugs(addresses: readonly { domainId: number; slug: string }[]): Promise<Set<string>>;
   /** The oldest link of each of these destinations (of the links `visible` keeps, when given). */
   idsByDestination(destinations: string[], visible?: Visible | null): Promise<Map<string, string>>;
   /**

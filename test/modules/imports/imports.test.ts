@@ -150,6 +150,43 @@ forEachEngine((engine) => {
     expect(good.title).toBe('=HYPERLINK("x")  bell');
   });
 
+  test('a link the database refuses when the page is written fails alone; the page’s others are made', async () => {
+    // Refused only when written (after its decision): as a slug another writer took meanwhile.
+    const refused = 'https://refused.example/x';
+    const pg = engine === 'postgres' ? new (Bun.SQL as any)((t.deps.stores.address as { url: string }).url) : null;
+    if (pg)
+      await pg.unsafe(
+        `ALTER TABLE links ADD CONSTRAINT import_test_refuses CHECK (destination <> '${refused}') NOT VALID`,
+      );
+    else
+      t.deps.db.$client.run(
+        `CREATE TRIGGER import_test_refuses BEFORE INSERT ON links WHEN NEW.destination = '${refused}'
+         BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
+      );
+    try {
+      const lines = [
+        linkLine({ slug: 'row-ok-1' }),
+        linkLine({ slug: 'row-refused', destination: refused }),
+        linkLine({ slug: 'row-ok-2' }),
+      ];
+      const { url } = source.serve('row-refused', [header(), ...lines]);
+      const { id, final } = await run({ url });
+      expect(final).toMatchObject({ status: 'done', links: { seen: 3, created: 2, skipped: 0, failed: 1 } });
+      expect(final.errors).toEqual([{ source: idOf(lines[1]!), reason: expect.stringMatching(/refuse/) }]);
+      expect((await report(id)).slice(1).map((r) => [r[0], r[1], r[2]])).toEqual([
+        [idOf(lines[0]!), 'created', 'https://sl.test/row-ok-1'],
+        [idOf(lines[1]!), 'failed', ''],
+        [idOf(lines[2]!), 'created', 'https://sl.test/row-ok-2'],
+      ]);
+      expect((await call('GET', '/links/count?q=row-')).body.count).toBe(2);
+    } finally {
+      if (pg) {
+        await pg.unsafe('ALTER TABLE links DROP CONSTRAINT import_test_refuses');
+        await pg.close();
+      } else t.deps.db.$client.run('DROP TRIGGER import_test_refuses');
+    }
+  });
+
   test('a link on a domain that is not Slink’s is skipped unless --domain names one', async () => {
     const lines = [linkLine({ slug: 'elsewhere', domain: 'other.test' })];
     const { url } = source.serve('foreign', [header(), ...lines]);

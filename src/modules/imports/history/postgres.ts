@@ -23,7 +23,7 @@ import {
 } from '../../links/public';
 import { PendingSums, PgRollupWriter, PgValues } from '../../rollups/public';
 import type { HistoryPosition, HistoryWriter } from '../history';
-import { savePositionPg } from '../postgres/store';
+import { savePositionPg, savePositionsPg } from '../postgres/store';
 import type { SourceDay, SourceName } from '../source';
 import {
   AddedHumans,
@@ -112,7 +112,8 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
       await clicks.writeEnriched(chunk.clicks, performance.now(), {
         events: false,
         also: async (tx) => {
-          for (const p of chunk.positions) await savePositionPg(tx, p);
+          // The chunk's positions in one statement, not a round trip each.
+          await savePositionsPg(tx, chunk.positions);
           // The links' `imported` note with their clicks: a crash between cannot part them. In
           // link order, so two such transactions take their counters rows' locks in one order.
           await markImportedManyPg(
@@ -122,10 +123,7 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
         },
       });
     }
-    if (bare.length > 0)
-      await sql.begin(async (tx) => {
-        for (const p of bare) await savePositionPg(tx, p);
-      });
+    if (bare.length > 0) await sql.begin((tx) => savePositionsPg(tx, bare));
     for (const [id, n] of humanCounts) humans.add(id, n);
     return counts;
   }

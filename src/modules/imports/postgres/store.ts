@@ -218,6 +218,48 @@ export async function savePositionPg(tx: Pg, p: HistoryPosition): Promise<void> 
     WHERE identity = ${p.identity} AND source_id = ${p.sourceId}`;
 }
 
+/**
+ * Moves several mappings' positions on in one statement (a batch of many links' history: one
+ * round trip, not one each), each as savePositionPg moves one. A batch naming a source link
+ * twice (never from the runner, which awaits each link's batches in turn) is saved one
+ * position after another, in order, so each moves on from the one before.
+ */
+export async function savePositionsPg(tx: Pg, positions: readonly HistoryPosition[]): Promise<void> {
+  const keys = new Set(positions.map((p) => `${p.identity}\u0000${p.sourceId}`));
+  if (positions.length < 2 || keys.size < positions.length) {
+    for (const p of positions) await savePositionPg(tx, p);
+    return;
+  }
+  const col = <T>(f: (p: HistoryPosition) => T) => positions.map(f);
+  await tx`UPDATE import_links AS m SET
+      visit_at = CASE WHEN n.at IS NOT NULL AND (m.visit_at IS NULL OR n.at > m.visit_at
+        OR (n.at = m.visit_at AND n.count > m.visit_at_count)) THEN n.at ELSE m.visit_at END,
+      visit_at_count = CASE WHEN n.at IS NOT NULL AND (m.visit_at IS NULL OR n.at > m.visit_at
+        OR (n.at = m.visit_at AND n.count > m.visit_at_count)) THEN n.count ELSE m.visit_at_count END,
+      day = coalesce(n.day, m.day),
+      total_set = coalesce(n.total_set, m.total_set)
+    FROM unnest(${tx.array(
+      col((p) => p.identity),
+      'text',
+    )}::text[], ${tx.array(
+      col((p) => p.sourceId),
+      'text',
+    )}::text[], ${tx.array(
+      col((p) => p.visitAt ?? null),
+      'int8',
+    )}::int8[], ${tx.array(
+      col((p) => p.visitAtCount ?? 1),
+      'int8',
+    )}::int8[], ${tx.array(
+      col((p) => p.day ?? null),
+      'text',
+    )}::text[], ${tx.array(
+      col((p) => p.totalSet ?? null),
+      'bool',
+    )}::bool[]) AS n(identity, source_id, at, count, day, total_set)
+    WHERE m.identity = n.identity AND m.source_id = n.source_id`;
+}
+
 /** A mapping written whole: made, or replaced where the source link has one. */
 async function upsertMapping(sql: Pg, r: ImportLinkRow): Promise<void> {
   await sql`INSERT INTO import_links (identity, source_id, link_id, state, run_id, visit_at, visit_at_count, day,

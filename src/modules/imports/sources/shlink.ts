@@ -123,6 +123,8 @@ export function shlinkSource(options: SourceOptions): ImportSource {
 
   return {
     name: 'shlink',
+    // Pages and each link's visits are requests of their own: the next page may be read first.
+    readAhead: true,
     async check(signal) {
       const body = await shortUrls(1, 1, signal);
       if (body === null)

@@ -194,6 +194,19 @@ export function createPostgresLinkStore(sql: Pg, clickNames?: PgClickNamesColumn
       if (!storable(slug)) return false;
       return (await sql`SELECT 1 FROM links WHERE domain_id = ${domainId} AND slug = ${slug}`).length > 0;
     },
+    async takenSlugs(addresses) {
+      const asked = addresses.filter((a) => storable(a.slug));
+      if (asked.length === 0) return new Set();
+      const rows = await sql<{ domain_id: number; slug: string }[]>`SELECT l.domain_id, l.slug FROM links l
+        JOIN unnest(${sql.array(
+          asked.map((a) => a.domainId),
+          'int4',
+        )}::int4[], ${sql.array(
+          asked.map((a) => a.slug),
+          'text',
+        )}::text[]) AS a(domain_id, slug) ON l.domain_id = a.domain_id AND l.slug = a.slug`;
+      return new Set(rows.map((r) => `${num(r.domain_id)}/${r.slug}`));
+    },
     async idsByDestination(destinations, visible) {
       if (destinations.length === 0) return new Map();
       return idsByDestination(sql, storableKeys(destinations), visible);

@@ -144,6 +144,23 @@ export function createSqliteLinkStore(db: Db): LinkStore {
           .get() !== undefined
       );
     },
+    async takenSlugs(addresses) {
+      const taken = new Set<string>();
+      if (addresses.length === 0) return taken;
+      const rows = db
+        .select({ domainId: links.domainId, slug: links.slug })
+        .from(links)
+        .where(
+          inArray(
+            links.slug,
+            addresses.map((a) => a.slug),
+          ),
+        )
+        .all();
+      const asked = new Set(addresses.map((a) => `${a.domainId}/${a.slug}`));
+      for (const r of rows) if (asked.has(`${r.domainId}/${r.slug}`)) taken.add(`${r.domainId}/${r.slug}`);
+      return taken;
+    },
     async idsByDestination(destinations, visible) {
       if (destinations.length === 0) return new Map();
       return oldestByDestination(db, destinations, visible);
