@@ -102,12 +102,13 @@ export class PgTargets {
    * stored.
    */
   private async read(list: readonly EnrichedClick[], found: Map<string, number>): Promise<EnrichedClick[]> {
-    // One row: the ids in the list's order (null where none), not a row per target.
-    const [row] = await this.sql`SELECT array_agg(t.id ORDER BY u.ord) AS ids FROM unnest(${columns(this.sql, list)})
-        WITH ORDINALITY AS u(link_id, variant_id, code, destination, params, rule, ord)
-      LEFT JOIN click_targets t ON t.link_id = u.link_id AND t.variant_id = u.variant_id
-        AND t.code IS NOT DISTINCT FROM u.code AND t.destination = u.destination AND t.params = u.params
-        AND t.rule IS NOT DISTINCT FROM u.rule`;
+    // One row: the ids in the list's order (null where none), not a row per target. A subquery
+    // a target, not a join: a join is planned as a hash of every target stored, per batch.
+    const [row] = await this.sql`SELECT array_agg((SELECT t.id FROM click_targets t
+        WHERE t.link_id = u.link_id AND t.variant_id = u.variant_id
+          AND t.code IS NOT DISTINCT FROM u.code AND t.destination = u.destination AND t.params = u.params
+          AND t.rule IS NOT DISTINCT FROM u.rule) ORDER BY u.ord) AS ids
+      FROM unnest(${columns(this.sql, list)}) WITH ORDINALITY AS u(link_id, variant_id, code, destination, params, rule, ord)`;
     const ids = row.ids as ArrayLike<number | null>;
     const absent: EnrichedClick[] = [];
     list.forEach((c, k) => {

@@ -125,12 +125,15 @@ export class PgValues implements ValueIds {
 
   private async readLinks(names: readonly ValueName[]): Promise<void> {
     if (names.length === 0) return;
-    const [row] = await this.sql`SELECT array_agg(r.id ORDER BY u.ord) AS ids
+    // A subquery a name, not a join: a join of a batch's 2,000 names is planned as a hash of the
+    // whole dictionary (a scan of every link's value), growing with the links; this is an index
+    // probe a name (docs/decisions/2026-11-29-postgres-name-reads-probe-the-index.md).
+    const [row] = await this.sql`SELECT array_agg(
+        (SELECT r.id FROM rollup_values r WHERE r.dim = 'link' AND r.key = '' AND r.value = u.value) ORDER BY u.ord) AS ids
       FROM unnest(${this.sql.array(
         names.map((n) => n.value),
         'text',
-      )}::text[]) WITH ORDINALITY AS u(value, ord)
-      LEFT JOIN rollup_values r ON r.dim = 'link' AND r.key = '' AND r.value = u.value`;
+      )}::text[]) WITH ORDINALITY AS u(value, ord)`;
     const ids = row.ids as (number | null)[];
     names.forEach((n, k) => {
       const id = ids[k];
@@ -141,10 +144,11 @@ export class PgValues implements ValueIds {
   private async readOthers(names: readonly ValueName[]): Promise<void> {
     if (names.length === 0) return;
     const [dims, keys, values] = this.columns(names);
-    const rows = await this.sql`SELECT r.id, r.dim, r.key, r.value FROM rollup_values r
-      JOIN unnest(${dims}::text[], ${keys}::text[], ${values}::text[]) AS u(dim, key, value)
-        ON r.dim = u.dim AND r.key = u.key AND r.value = u.value`;
-    for (const r of rows) this.remember(num(r.id), { dim: r.dim, key: r.key, value: r.value });
+    // An index probe a name, as readLinks: a join would hash the whole dictionary.
+    const rows = await this.sql`SELECT u.dim, u.key, u.value,
+        (SELECT r.id FROM rollup_values r WHERE r.dim = u.dim AND r.key = u.key AND r.value = u.value) AS id
+      FROM unnest(${dims}::text[], ${keys}::text[], ${values}::text[]) AS u(dim, key, value)`;
+    for (const r of rows) if (r.id !== null) this.remember(num(r.id), { dim: r.dim, key: r.key, value: r.value });
   }
 
   /** Reads the values added since the last call (all at the first): readers name ids with it. */
