@@ -26,10 +26,13 @@ import {
 
 /**
  * Clicks queued after which this process's writer is asked to take them, while the import goes
- * on. Taken only at the end, a whole run's history waited in the queue and was taken in one
- * go, its memory growing with the run (1 GB at 20,000 links of 10 visits).
+ * on: one chunk of its take (IMPORT_TAKE_CLICKS). Taken only at the end, a whole run's history
+ * waited in the queue and was taken in one go, the process growing with the run (1 GB at 20,000
+ * links of 10 visits). Smaller takes cost more: each fold rewrites every past hour's workspace
+ * bucket it touches, thousands for a year of history (at 100,000 links: 0.80 of the rate before
+ * with 20,000, 1.37 with 50,000; docs/performance.md).
  */
-export const TAKE_AFTER_CLICKS = 20_000;
+export const TAKE_AFTER_CLICKS = 50_000;
 
 export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions & { takeAfter?: number }): HistoryWriter {
   const { policy, clock } = options;
