@@ -136,19 +136,54 @@ export function mergeCounts(target: Counts, source: Counts, sign: 1 | -1 = 1): C
  * workspace's buckets, which hold a value per link (100,000 and more). Merging is an indexed add
  * and encoding a pass in id order, where a Map of that size cost a sort per write and ~50 bytes
  * per entry of heap.
+ *
+ * With `sparse` it holds its counts in a Map until they are many for the highest id (a dense
+ * array then costs no more than the Map): a bucket of an hour long past that an import adds a
+ * few clicks to holds a few values of ids up to the number of links, and a fold of a year of
+ * history touches thousands of such buckets. Dense from the start, each took an array of every
+ * value id (800 KB at 100,000 links), so the fold's memory grew with the links imported.
  */
-export class DenseCounts {
-  private sums = new Float64Array(1024);
+/** Values a sparse DenseCounts holds at least before it may turn dense. */
+const SPARSE_AT_LEAST = 1024;
 
-  static fromBlob(blob: Uint8Array | null): DenseCounts {
-    const dense = new DenseCounts();
+export class DenseCounts {
+  private sums: Float64Array<ArrayBuffer>;
+  private sparse: Map<number, number> | null;
+  private highest = 0;
+
+  constructor(options: { sparse?: boolean } = {}) {
+    this.sparse = options.sparse ? new Map() : null;
+    this.sums = new Float64Array(this.sparse === null ? 1024 : 0);
+  }
+
+  static fromBlob(blob: Uint8Array | null, options: { sparse?: boolean } = {}): DenseCounts {
+    const dense = new DenseCounts(options);
     if (blob) forEachCount(blob, (id, clicks) => dense.add(id, clicks));
     return dense;
   }
 
+  /** The counts' slots in memory: the Map's entries while sparse, else the array's length. */
+  get slots(): number {
+    return this.sparse?.size ?? this.sums.length;
+  }
+
   add(id: number, n: number): void {
+    const sparse = this.sparse;
+    if (sparse !== null) {
+      sparse.set(id, (sparse.get(id) ?? 0) + n);
+      if (id > this.highest) this.highest = id;
+      // A Map entry costs about what eight array slots do.
+      if (sparse.size >= SPARSE_AT_LEAST && sparse.size * 8 >= this.highest) this.densify(sparse);
+      return;
+    }
     if (id >= this.sums.length) this.sums = grown(this.sums, id + 1);
     this.sums[id]! += n;
+  }
+
+  private densify(sparse: Map<number, number>): void {
+    this.sparse = null;
+    this.sums = grown(new Float64Array(1024), this.highest + 1);
+    for (const [id, n] of sparse) this.sums[id]! += n;
   }
 
   /** Adds `n` (id, clicks) pairs. */
@@ -161,11 +196,13 @@ export class DenseCounts {
   }
 
   clear(): void {
-    this.sums.fill(0);
+    if (this.sparse !== null) this.sparse.clear();
+    else this.sums.fill(0);
   }
 
   /** The same bytes encodeCounts gives for the positive counts. */
   encode(): Uint8Array {
+    if (this.sparse !== null) return encodeCounts(this.sparse);
     const sums = this.sums;
     let pairs = 0;
     for (let id = 0; id < sums.length; id++) if (sums[id]! > 0) pairs++;

@@ -11,11 +11,13 @@ import type { WireClick } from '../../../src/modules/clicks/capture/record';
 import { noGeo } from '../../../src/modules/clicks/enrich/geo';
 import { SqliteClickWriter } from '../../../src/modules/clicks/sqlite/store';
 import { deleteLinkWithClicks } from '../../../src/modules/links/delete-with-clicks';
+import { RollupStore } from '../../../src/modules/rollups/sqlite/bucket-store';
 import { disposeTestApp, T0, type TestApp } from '../../helpers/app';
 import {
   type Ctx,
   createLink,
   createVariant,
+  DAY,
   expectBucketsMatchRawClicks,
   HOUR,
   one,
@@ -135,6 +137,21 @@ describe('the fold', () => {
     expect(store.unfolded).toBe(0);
     expect(storedCounters(t, a.id)).toEqual(rawCounters(t, a.id));
     expectBucketsMatchRawClicks(t);
+    await disposeTestApp(t);
+  });
+});
+
+describe("the workspace's buckets in a fold", () => {
+  test('a bucket an import adds a few clicks to holds those values, not a slot for every value id', async () => {
+    const c = await setup();
+    const { t } = c;
+    // A fold of a year of imported history touches thousands of such buckets, each counting a
+    // few links' values, whose ids go up to the number of links imported.
+    const store = new RollupStore(t.deps.db.$client, { cacheWorkspace: true });
+    const w = store.workspace('hour', T0 - 300 * DAY, false);
+    w.counts.add(150_000, 1);
+    w.counts.add(3, 1);
+    expect(w.counts.slots).toBeLessThanOrEqual(2);
     await disposeTestApp(t);
   });
 });

@@ -74,6 +74,32 @@ test('DenseCounts: merging adds and takes away, grows past its size, encodes as 
   expect([...dense.encode()]).toEqual([]);
 });
 
+test('DenseCounts, sparse: the same bytes; a few values of high ids hold a few slots, many turn it dense', () => {
+  const rand = prng(13);
+  const sparse = new DenseCounts({ sparse: true });
+  const mirror: Counts = new Map();
+  for (let round = 0; round < 40; round++) {
+    const batch: Counts = new Map();
+    for (let i = 0; i < 10; i++) {
+      const id = 1 + Math.floor(rand() * 200_000);
+      batch.set(id, (batch.get(id) ?? 0) + 1);
+    }
+    const sign = round % 5 === 4 ? -1 : 1;
+    sparse.merge(batch, sign);
+    for (const [id, n] of batch) mirror.set(id, (mirror.get(id) ?? 0) + sign * n);
+    expect(Buffer.from(sparse.encode()).equals(Buffer.from(encodeCounts(mirror)))).toBe(true);
+  }
+  // 400 values of ids up to 200,000: a slot each, not an array of every id.
+  expect(sparse.slots).toBeLessThanOrEqual(400);
+  // Many values of close ids: an array is smaller than the map, and the bytes stay the same.
+  for (let id = 1; id <= 30_000; id++) {
+    sparse.add(id, 1);
+    mirror.set(id, (mirror.get(id) ?? 0) + 1);
+  }
+  expect(sparse.slots).toBeGreaterThanOrEqual(200_000);
+  expect(Buffer.from(sparse.encode()).equals(Buffer.from(encodeCounts(mirror)))).toBe(true);
+});
+
 test('mergeEncoded: packed bytes plus sorted pairs give the bytes of the summed map', () => {
   const random = prng(11);
   const pairs = (m: Counts) => {

@@ -191,21 +191,38 @@ export class SourceHttp {
     }
   }
 
+  /**
+   * One request, aborted by the run's signal or its timeout. Its own controller, let go once it
+   * is answered: AbortSignal.any tied every request's signal to the run's for the whole run
+   * (one kept per request, each with its timer: memory growing with the links imported).
+   */
   private async attempt(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<HttpAnswer> {
-    const timeout = AbortSignal.timeout(this.options.timeoutMs ?? TIMEOUT_MS);
-    const response = await this.options.fetch(url.href, {
-      method: 'GET',
-      headers: { accept: 'application/json', ...headers },
-      redirect: 'manual',
-      signal: AbortSignal.any([signal, timeout]),
-    });
-    const text = await response.text();
-    let body: unknown = null;
+    const controller = new AbortController();
+    const stop = () => controller.abort(signal.reason);
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+    const timer = setTimeout(
+      () => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')),
+      this.options.timeoutMs ?? TIMEOUT_MS,
+    );
     try {
-      body = parseJsonLenient(text);
-    } catch {
-      body = null;
+      const response = await this.options.fetch(url.href, {
+        method: 'GET',
+        headers: { accept: 'application/json', ...headers },
+        redirect: 'manual',
+        signal: controller.signal,
+      });
+      const text = await response.text();
+      let body: unknown = null;
+      try {
+        body = parseJsonLenient(text);
+      } catch {
+        body = null;
+      }
+      return { status: response.status, headers: response.headers, body, text };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stop);
     }
-    return { status: response.status, headers: response.headers, body, text };
   }
 }

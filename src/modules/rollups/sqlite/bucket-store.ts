@@ -126,7 +126,11 @@ export class RollupStore {
     let cached = this.cache.get(key);
     if (cached === undefined || cached.clicks !== stored.clicks || cached.uniques !== stored.uniques) {
       const row = stored.clicks === 0 ? null : this.select.get(b.scope, grain, b.start, bot);
-      cached = { clicks: stored.clicks, uniques: stored.uniques, counts: DenseCounts.fromBlob(row?.data ?? null) };
+      cached = {
+        clicks: stored.clicks,
+        uniques: stored.uniques,
+        counts: DenseCounts.fromBlob(row?.data ?? null, { sparse: true }),
+      };
       this.cache.set(key, cached);
       // Buckets of hours and days gone by are written no more: keep the newest few.
       if (this.cache.size > CACHED_BUCKETS) this.cache.delete(this.cache.keys().next().value!);

@@ -1,3 +1,4 @@
+import { heapStats } from 'bun:jsc';
 import { afterAll, describe, expect, test } from 'bun:test';
 import { PRODUCT_SOURCES, sourceFor } from '../../../../src/modules/imports/public';
 import { retryAfterMs } from '../../../../src/modules/imports/sources/http';
@@ -57,6 +58,19 @@ describe('what every source shares', () => {
       expect((await failure(sourceFor('shlink', optionsFor(url, 'key-1234').options).check(never))).message).toContain(
         'only http and https',
       );
+  });
+
+  test("a request's signal is let go once answered: none stays tied to the run's signal", async () => {
+    const source = sourceFor('shlink', optionsFor(shlink.url, shlink.apiKey).options);
+    const run = new AbortController();
+    const signals = () => {
+      Bun.gc(true);
+      return heapStats().objectTypeCounts.AbortSignal ?? 0;
+    };
+    const before = signals();
+    for (let i = 0; i < 300; i++) await source.page(null, run.signal);
+    // AbortSignal.any kept one per request for as long as the run's lived (300 here).
+    expect(signals() - before).toBeLessThan(50);
   });
 
   test('a 5xx is tried again after a growing wait, then a retryable error without the token', async () => {

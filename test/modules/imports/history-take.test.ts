@@ -1,0 +1,63 @@
+/**
+ * SQLite: an import's history is taken by this process's click writer while the import goes on,
+ * once enough is queued, not only at its end: the queue (and what a take holds) stays bounded
+ * by that amount, whatever the run's size.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { importsQueued } from '../../../src/modules/clicks/sqlite/imports';
+import { type SourceVisit, sqliteHistoryWriter } from '../../../src/modules/imports/public';
+import { apiExpecting, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
+
+let t: TestApp;
+let key: string;
+beforeAll(async () => {
+  t = await makeTestApp();
+  key = (await makeKey(t, 'write', { superuser: true })).key;
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const visits = (n: number): SourceVisit[] =>
+  Array.from({ length: n }, (_, i) => ({
+    sourceId: null,
+    at: T0 - (i + 1) * 3_600_000,
+    referrer: null,
+    userAgent: null,
+    country: null,
+    city: null,
+    bot: null,
+    device: null,
+    os: null,
+    browser: null,
+  }));
+
+test('the writer is asked to take the queue each time 10 clicks are queued, and counts them all by the flush', async () => {
+  const sqlite = t.deps.db.$client;
+  /** The queued clicks each time a take was asked for. */
+  const asked: number[] = [];
+  const writer = sqliteHistoryWriter(sqlite, {
+    policy: { referrer: 'host', geo: 'city', ownHosts: [] },
+    clock: t.clock,
+    retentionDays: 0,
+    takeAfter: 10,
+    take: () => {
+      asked.push(sqlite.query<{ n: number }, []>('SELECT coalesce(sum(count), 0) AS n FROM click_imports').get()!.n);
+      return t.deps.clicks.flusher.takeImports();
+    },
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < 6; i++) {
+    const link = await apiExpecting(t, key, 'POST', '/links', {
+      destination: 'https://example.com/',
+      slug: `take-${i}`,
+    });
+    ids.push(link.id as string);
+    expect(await writer.visits(link.id as string, 'shlink', visits(4))).toBe(4);
+  }
+  // Asked after the 3rd and 6th links' visits (12 queued each time), before any flush.
+  expect(asked).toEqual([12, 12]);
+  await writer.flush!();
+  expect(importsQueued(sqlite)).toBe(0);
+  for (const id of ids) expect((await apiExpecting(t, key, 'GET', `/links/${id}`)).clickCount).toBe(4);
+});
