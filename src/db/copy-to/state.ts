@@ -67,7 +67,9 @@ export async function beginCopy(sql: Pg, source: string, fingerprint: string, ov
       started_at timestamptz NOT NULL DEFAULT now(),
       finished_at timestamptz
     )`;
-    if (over) await tx.unsafe(`TRUNCATE ${DATA_TABLES.join(', ')} RESTART IDENTITY`);
+    // CASCADE: PostgreSQL's own tables that point at copied ones (read-through's misses of a
+    // domain) are emptied with them, as they would be by deleting their rows.
+    if (over) await tx.unsafe(`TRUNCATE ${DATA_TABLES.join(', ')} RESTART IDENTITY CASCADE`);
     for (const [table, made] of Object.entries(MIGRATION_ROWS)) await tx.unsafe(`DELETE FROM ${table} WHERE ${made}`);
     await tx`DELETE FROM slink_copy_to`;
     await tx`INSERT INTO slink_copy_to (source, fingerprint, step, position) VALUES (${source}, ${fingerprint}, ${STEPS[0]!}, 0)`;
