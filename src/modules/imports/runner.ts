@@ -549,6 +549,13 @@ async function putMappings(deps: ImportDeps, rows: ImportLinkRow[]) {
   else await settled(rows.map((row) => store.putMapping(row)));
 }
 
+/** The daily counts a link with visits has besides them (SourceLink.daysToo), after the newest day stored. */
+async function daysToo(source: ImportSource, link: SourceLink, mapping: ImportLinkRow, signal: AbortSignal) {
+  if (link.daysToo !== true || !source.days) return [];
+  const days = await source.days(link, mapping.day, signal);
+  return days.filter((d) => mapping.day === null || d.day > mapping.day);
+}
+
 /**
  * A link's history, from where its mapping says the last run stopped: visits after the newest
  * stored, days after the newest stored, the total once. Returns the clicks stored.
@@ -571,6 +578,8 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
       const counts = new Map<string, number>();
       for await (const batch of source.visits(link, after, plan.signal))
         for (const v of batch) counts.set(dayOf(v.at), (counts.get(dayOf(v.at)) ?? 0) + 1);
+      for (const d of await daysToo(source, link, mapping, plan.signal))
+        counts.set(d.day, (counts.get(d.day) ?? 0) + d.clicks);
       const days = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, clicks]) => ({ day, clicks }));
       if (days.length > 0)
         stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day }));
@@ -605,6 +614,9 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
         at({ visitAt: newest, visitAtCount: atNewest }),
       );
     }
+    // Its daily counts besides (another Slink's imported ones), from their own position.
+    const days = await daysToo(source, link, mapping, plan.signal);
+    if (days.length > 0) stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day }));
     return stored;
   }
   if (kind === 'daily' && source.days) {
