@@ -63,6 +63,8 @@ export interface AnalyticsStore {
   scopesFirstDay(scopes: readonly number[]): Promise<number | null>;
   /** Up to `limit` clicks of a link below `before` (newest first) and not before `from`. */
   clickPage(linkId: string, from: number, before: ClickKey, bots: boolean, limit: number): Promise<ListedClick[]>;
+  /** The imported daily counts kept of these links (day start ms, clicks), each link's oldest first; links with none absent. */
+  importedDays(linkIds: readonly string[]): Promise<Map<string, { start: number; clicks: number }[]>>;
   /** The newest click id given out: an export's snapshot (clicks written later have higher ids). */
   lastClickId(): Promise<number>;
 }

@@ -54,7 +54,7 @@ export {
   importedClick,
 } from './imported';
 export { deleteLinkClicksPg } from './postgres/delete';
-export { keepImportedDaysPg } from './postgres/imported-days';
+export { importedDaysOfPg, keepImportedDaysPg } from './postgres/imported-days';
 export { fewClicksRowsPg, lastClickIdPg, PgExportPages, readClickPagePg } from './postgres/read-clicks';
 // The server's start and stop, and the CLI's `slink migrate`.
 export { startClickStoragePg } from './postgres/start';
@@ -64,7 +64,7 @@ export type { ExportRow, ListedClick } from './read-clicks';
 export { retainedFrom } from './retention';
 export { fewClicksRows } from './sqlite/few-clicks';
 export { importsQueued, queueImportedDays, queueImportedVisits } from './sqlite/imports';
-export { deleteLinkClicks } from './sqlite/raw-read';
+export { deleteLinkClicks, importedDaysOf } from './sqlite/raw-read';
 export {
   type ClickKey,
   EXPORT_BOT_AT,

@@ -23,7 +23,7 @@ export function exportRoutes(deps: ExportDeps) {
         tags: ['Export'],
         summary: 'Export the workspace',
         description:
-          'Admins only. NDJSON, one object a line: a header `{"type":"export","version":1,"exportedAt","source":"slink","clicks"}`, then every domain (its settings), every project, every link (the Link object, in id order, with `passwordHash`, the argon2id hash of its password, when it has one) and, with clicks=1, after each page of links their raw clicks (the click record, newest first). Streamed in constant memory. Never exported: passwords (a protected link carries only its hash), account password hashes, keys, accounts, sessions, webhooks and their secrets.',
+          'Admins only. NDJSON, one object a line: a header `{"type":"export","version":1,"exportedAt","source":"slink","clicks"}`, then every domain (its settings), every project, every link (the Link object, in id order, with `passwordHash`, the argon2id hash of its password, when it has one; and with clicks=1 `importedDays`, `[{"day":"YYYY-MM-DD","clicks"}]` oldest first, the daily counts an import brought that no raw click holds, when it has some) and, with clicks=1, after each page of links their raw clicks (the click record, newest first). Streamed in constant memory. Never exported: passwords (a protected link carries only its hash), account password hashes, keys, accounts, sessions, webhooks and their secrets.',
         responses: {
           200: {
             description: 'application/x-ndjson',

@@ -1,8 +1,9 @@
 /**
  * The workspace's export (docs/behaviour.md, "Export"): NDJSON, one object a line. A header
  * line, every domain, every project, then the links in id order, each page of links followed
- * by their raw clicks when asked for. Read in keyset pages (links by id here; a page of links'
- * clicks by (timestamp, id) in the export Worker, as the CSV export reads them) and written only
+ * by their raw clicks when asked for (a link line then carries its imported daily counts too).
+ * Read in keyset pages (links by id here; a page of links' clicks by (timestamp, id) in the
+ * export Worker, as the CSV export reads them) and written only
  * as fast as the client takes it, so the memory it holds is one page whatever the workspace's
  * size, and the clicks' garbage is the Worker's.
  */
@@ -58,6 +59,12 @@ async function* clickChunks(
   }
 }
 
+/** An imported daily count as the link line carries it: its UTC day (YYYY-MM-DD) and clicks. */
+const importedDayOf = (d: { start: number; clicks: number }) => ({
+  day: new Date(d.start).toISOString().slice(0, 10),
+  clicks: d.clicks,
+});
+
 /** The export's text, a page at a time. */
 export async function* exportLines(deps: ExportDeps, withClicks: boolean): AsyncGenerator<string | Uint8Array> {
   const now = deps.clock.now();
@@ -77,10 +84,19 @@ export async function* exportLines(deps: ExportDeps, withClicks: boolean): Async
     // (argon2id, never the password), so another Slink importing it asks for the same password.
     const links = await toLinks(deps, rows);
     const hashes = new Map(rows.map((r) => [r.id, r.passwordHash]));
+    // With the clicks, a link's imported daily counts too: no raw click holds them, so without
+    // them another Slink reading the export would count fewer clicks than this one.
+    const days = withClicks ? await deps.stores.analytics.importedDays(links.map((l) => l.id)) : null;
     yield links
       .map((link) => {
         const hash = hashes.get(link.id) ?? null;
-        return line(hash === null ? { type: 'link', ...link } : { type: 'link', ...link, passwordHash: hash });
+        const kept = days?.get(link.id);
+        return line({
+          type: 'link',
+          ...link,
+          ...(hash === null ? {} : { passwordHash: hash }),
+          ...(kept === undefined || kept.length === 0 ? {} : { importedDays: kept.map(importedDayOf) }),
+        });
       })
       .join('');
     if (withClicks) {

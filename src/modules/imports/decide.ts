@@ -38,6 +38,11 @@ export interface RunTarget {
   domain: DomainFacts | null;
   projectId: string | null;
   onConflict: ConflictMode;
+  /**
+   * A dry run's: the source's domains the run would make (runner.ts domainsOf), by host key, with
+   * ids no domain has (below 0), so their links are decided as a real run would decide them.
+   */
+  planned?: ReadonlyMap<string, DomainFacts>;
 }
 
 /** A variant to make with the link: its code and params, as POST /links/{id}/variants checks them. */
@@ -122,7 +127,7 @@ function targetDomain(deps: Pick<LinksDeps, 'domains'>, target: RunTarget, link:
   if (target.domain !== null) return target.domain;
   if (link.domain === null) return deps.domains.default;
   const key = hostKeyOf(link.domain);
-  const found = key === null ? undefined : deps.domains.byHost(key);
+  const found = key === null ? undefined : (deps.domains.byHost(key) ?? target.planned?.get(key));
   return found ?? `its domain ${link.domain} is not one of this Slink's domains: add it, or name --domain`;
 }
 

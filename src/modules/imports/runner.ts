@@ -14,13 +14,27 @@ import { newId } from '../../lib/ids';
 import { shortUrlOf } from '../../lib/short-url';
 import type { Access } from '../access/public';
 import { auditEntry } from '../audit/public';
-import { addDomain, DomainCreateBody, DomainPatchBody, hostKeyOf, updateDomain } from '../domains/public';
+import {
+  addDomain,
+  DomainCreateBody,
+  type DomainFacts,
+  DomainPatchBody,
+  hostKeyOf,
+  updateDomain,
+} from '../domains/public';
 import { insertBulkLinks, insertVariant, type LinkRow } from '../links/public';
 import { decideLink, type PlannedVariant, type RunTarget, slugsOf, variantsOf } from './decide';
 import type { ImportDeps } from './deps';
 import type { HistoryPosition } from './history';
 import type { HistoryMode } from './model';
-import { type ImportSource, SourceError, type SourceLink, type SourcePage, type SourceVisit } from './source';
+import {
+  type ImportSource,
+  type SourceDomain,
+  SourceError,
+  type SourceLink,
+  type SourcePage,
+  type SourceVisit,
+} from './source';
 import type { ImportItemRow, ImportLinkRow, RunProgress } from './store';
 import type { ImportStatus } from './table';
 
@@ -70,7 +84,10 @@ class Cancelled extends Error {}
  */
 export class HandingOver extends Error {}
 
-export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd> {
+export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEnd> {
+  // A dry run makes no domain: it decides the links on those it would make as if it had.
+  const planned = new Map<string, DomainFacts>();
+  const plan: RunPlan = given.dryRun ? { ...given, target: { ...given.target, planned } } : given;
   const progress: RunProgress = plan.progress
     ? { ...plan.progress, errors: [...plan.progress.errors], cursor: plan.cursor }
     : {
@@ -130,7 +147,7 @@ export async function runImport(deps: ImportDeps, plan: RunPlan): Promise<RunEnd
       if (plan.signal.aborted) throw new Cancelled();
       const page = await (ahead ?? readPage(deps, plan, progress.cursor));
       ahead = null;
-      await domainsOf(deps, plan, domainsSeen, note);
+      await domainsOf(deps, plan, domainsSeen, note, planned);
       if (page.next !== null && plan.source.readAhead === true) {
         ahead = readPage(deps, plan, page.next);
         // Its failure is met when it is awaited; a run that ends first leaves it unread.
@@ -308,7 +325,7 @@ async function pageLinks(
     if (p.row !== null && p.item.outcome !== 'failed') {
       p.item.outcome = 'created';
       p.item.linkId = p.row.id;
-      p.item.shortUrl = shortUrlOf(deps.domains.originOf(p.row.domainId), p.row.slug);
+      p.item.shortUrl = shortUrlOf(originOf(deps, plan, p.row.domainId), p.row.slug);
       if (plan.dryRun) p.item.reason = p.item.reason ?? 'dry run: would be created';
       p.linkId = p.row.id;
     }
@@ -319,6 +336,12 @@ async function pageLinks(
       tally.notes.push({ source: p.link.sourceId, reason: p.item.reason ?? '' });
   }
   return { page, planned, tally };
+}
+
+/** What a domain's short URLs start with, a domain a dry run would make included. */
+function originOf(deps: ImportDeps, plan: RunPlan, domainId: number): string {
+  if (domainId < 0) for (const d of plan.target.planned?.values() ?? []) if (d.id === domainId) return d.origin;
+  return deps.domains.originOf(domainId);
 }
 
 /**
@@ -409,17 +432,20 @@ async function projectsOf(
 /**
  * The source's domains this Slink lacks, made (audited as domain.create, and domain.update for
  * the settings a new domain takes by PATCH) before the page's links are decided, so the links on
- * them keep their domain. Not when the import names a domain (every link goes there), nor in a
- * dry run. One that cannot be made (its host is this Slink's app host...) is noted, and its
- * links are then skipped with their reason.
+ * them keep their domain. Not when the import names a domain (every link goes there). A dry run
+ * makes none: those whose settings it would take are planned instead (RunTarget.planned), so
+ * their links count as a real run would make them. One that cannot be made (its host is this
+ * Slink's app host...) is noted, and its links are then skipped with their reason.
  */
 async function domainsOf(
   deps: ImportDeps,
   plan: RunPlan,
   seen: Set<string>,
   note: (source: string, reason: string) => void,
+  /** A dry run's domains it would make (plan.target.planned). */
+  planned: Map<string, DomainFacts>,
 ) {
-  if (plan.target.domain !== null || plan.dryRun || !plan.source.domains) return;
+  if (plan.target.domain !== null || !plan.source.domains) return;
   for (const d of plan.source.domains()) {
     if (seen.has(d.origin)) continue;
     seen.add(d.origin);
@@ -439,6 +465,10 @@ async function domainsOf(
     try {
       if (!Value.Check(DomainCreateBody, create) || !Value.Check(DomainPatchBody, patch))
         throw new Error('its settings are not settings as Slink writes them');
+      if (plan.dryRun) {
+        if (key !== null) planned.set(key, plannedDomain(d, key, -(planned.size + 1)));
+        continue;
+      }
       const made = await addDomain(deps, plan.access, create);
       if (Object.keys(patch).length > 0) await updateDomain(deps, plan.access, made.host, patch);
     } catch (err) {
@@ -446,6 +476,22 @@ async function domainsOf(
       note(d.host, `domain not made: ${reason}`);
     }
   }
+}
+
+/** A domain a dry run would make, as the directory would hold it once made (an id no domain has). */
+function plannedDomain(d: SourceDomain, host: string, id: number): DomainFacts {
+  return {
+    id,
+    host,
+    origin: d.origin,
+    isDefault: false,
+    rootUrl: d.rootUrl,
+    notFoundUrl: d.notFoundUrl,
+    expiredUrl: d.expiredUrl,
+    upstream: d.upstream,
+    appleAppSiteAssociation: d.appleAppSiteAssociation === null ? null : JSON.stringify(d.appleAppSiteAssociation),
+    assetLinks: d.assetLinks === null ? null : JSON.stringify(d.assetLinks),
+  };
 }
 
 /**
@@ -549,6 +595,13 @@ async function putMappings(deps: ImportDeps, rows: ImportLinkRow[]) {
   else await settled(rows.map((row) => store.putMapping(row)));
 }
 
+/** The daily counts a link with visits has besides them (SourceLink.daysToo), after the newest day stored. */
+async function daysToo(source: ImportSource, link: SourceLink, mapping: ImportLinkRow, signal: AbortSignal) {
+  if (link.daysToo !== true || !source.days) return [];
+  const days = await source.days(link, mapping.day, signal);
+  return days.filter((d) => mapping.day === null || d.day > mapping.day);
+}
+
 /**
  * A link's history, from where its mapping says the last run stopped: visits after the newest
  * stored, days after the newest stored, the total once. Returns the clicks stored.
@@ -571,6 +624,8 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
       const counts = new Map<string, number>();
       for await (const batch of source.visits(link, after, plan.signal))
         for (const v of batch) counts.set(dayOf(v.at), (counts.get(dayOf(v.at)) ?? 0) + 1);
+      for (const d of await daysToo(source, link, mapping, plan.signal))
+        counts.set(d.day, (counts.get(d.day) ?? 0) + d.clicks);
       const days = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, clicks]) => ({ day, clicks }));
       if (days.length > 0)
         stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day }));
@@ -605,6 +660,9 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
         at({ visitAt: newest, visitAtCount: atNewest }),
       );
     }
+    // Its daily counts besides (another Slink's imported ones), from their own position.
+    const days = await daysToo(source, link, mapping, plan.signal);
+    if (days.length > 0) stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day }));
     return stored;
   }
   if (kind === 'daily' && source.days) {

@@ -45,6 +45,11 @@ export interface SourceLink {
    */
   variants?: readonly { code: string; params: Readonly<Record<string, string>> }[] | null;
   /**
+   * Optional: the link has daily counts besides its visits (another Slink's export carries the
+   * daily counts its own import brought): read by `days` after its visits. Absent: none.
+   */
+  daysToo?: boolean;
+  /**
    * Why this link cannot move to Slink at all, in words the engine reports as it skips it (a
    * bit.ly address: nobody but Bitly answers bit.ly). Absent or null: it may move.
    */
@@ -160,7 +165,7 @@ export interface ImportSource {
    */
   visits?(link: SourceLink, after: number | null, signal: AbortSignal): AsyncIterable<SourceVisit[]>;
   /** A link's daily counts for days after `after` (YYYY-MM-DD, exclusive; null: all), oldest
-   * first. Only for links whose history is 'daily'. */
+   * first. Only for links whose history is 'daily', or 'visits' with `daysToo`. */
   days?(link: SourceLink, after: string | null, signal: AbortSignal): Promise<SourceDay[]>;
   /**
    * Optional: the source's own short domains read so far but its default (made here when

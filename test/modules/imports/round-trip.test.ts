@@ -4,10 +4,12 @@
  * imported into a new SQLite one. The last answers the same links (every field a Link has but
  * its id, its project's id and what the export never carries), the same counts, unique visitors
  * included (a click line says whether it was a first visit of its day), and the same statistics
- * as the first. Variants and a busier workspace: e2e-round-trip.test.ts.
+ * as the first, imported daily counts (a Bitly import's, which no raw click holds) included.
+ * Variants and a busier workspace: e2e-round-trip.test.ts.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createApiKey } from '../../../src/modules/auth/keys';
+import { startBitlyFake } from '../../fakes/bitly';
 import { api, disposeTestApp, makeAccount, makeTestApp, T0, type TestApp } from '../../helpers/app';
 import { clickRequest, flushOk, UA } from '../clicks/support';
 import { ended } from './support';
@@ -29,7 +31,24 @@ async function side(engine: 'sqlite' | 'postgres'): Promise<Side> {
 }
 
 const sides: Side[] = [];
+// A link whose history came from Bitly as daily counts, in the range the statistics compare.
+const bitly = startBitlyFake({
+  groups: [
+    {
+      guid: 'Bg1',
+      links: [
+        {
+          id: 'go.rt.test/rt-daily',
+          long_url: 'https://example.com/daily',
+          created_at: '2026-11-01T00:00:00+0000',
+          clicks: { '2026-11-20': 4, '2026-11-21': 3 },
+        },
+      ],
+    },
+  ],
+});
 afterAll(async () => {
+  bitly.stop();
   for (const s of sides) await disposeTestApp(s.t);
 });
 
@@ -66,6 +85,13 @@ beforeAll(async () => {
     { slug: 'rt-secret', destination: 'https://example.com/s', password: 'open sesame 42' },
   ];
   for (const body of made) expect((await api(t, 'POST', '/links', { key, body })).status).toBe(201);
+  const daily = await api(t, 'POST', '/imports', {
+    key,
+    body: { source: 'bitly', url: bitly.url, token: bitly.token },
+  });
+  expect(daily.status).toBe(202);
+  const dailyRun = await ended(async () => (await api(t, 'GET', `/imports/${daily.body.id}`, { key })).body);
+  expect(dailyRun).toMatchObject({ status: 'done', links: { created: 1 }, clicks: { imported: 7 } });
   const paused = await api(t, 'POST', '/links', {
     key,
     body: { slug: 'rt-paused', destination: 'https://example.com/p' },
@@ -80,10 +106,14 @@ beforeAll(async () => {
     ['/rt-options', { ua: UA.chromeAndroid, ip: '2.125.160.216' }],
     ['/rt-limited', { ua: UA.chromeWin, ip: '175.16.199.1' }],
     ['/rt-paused', { ua: UA.chromeWin, ip: '81.2.69.142' }],
+    // Beside its imported daily counts, a raw click.
+    ['https://go.rt.test/rt-daily', { ua: UA.firefoxLinux, ip: '89.160.20.112' }],
   ];
   for (const [path, o] of clicks) {
     t.clock.advance(60_000);
-    const res = await t.app.handle(clickRequest(path, o));
+    const res = await t.app.handle(
+      path.startsWith('https:') ? clickRequest(new URL(path).pathname, o, new URL(path).origin) : clickRequest(path, o),
+    );
     await res.arrayBuffer();
   }
   await flushOk(t);
@@ -107,6 +137,16 @@ async function exportedLinks(s: Side): Promise<Record<string, any>[]> {
     .split('\n')
     .map((l) => JSON.parse(l));
   return lines.filter((l) => l.type === 'link');
+}
+
+/** The imported daily counts the export with clicks carries, by slug. */
+async function importedDaysOf(s: Side): Promise<Record<string, unknown>> {
+  const res = await fetch(`${s.origin}/api/v1/export?clicks=1`, { headers: { authorization: `Bearer ${s.key}` } });
+  const lines = (await res.text())
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  return Object.fromEntries(lines.filter((l) => l.importedDays !== undefined).map((l) => [l.slug, l.importedDays]));
 }
 
 async function linksOf(s: Side): Promise<Record<string, any>[]> {
@@ -156,15 +196,17 @@ test('SQLite -> export -> PostgreSQL -> export -> SQLite answers the same links,
   const middle = await side('postgres');
   sides.push(middle);
   const there = await importInto(middle, first);
-  expect(there).toMatchObject({ status: 'done', links: { seen: 8, created: 8, skipped: 0, failed: 0 }, errors: [] });
-  expect(there.clicks.imported).toBe(8);
+  expect(there).toMatchObject({ status: 'done', links: { seen: 9, created: 9, skipped: 0, failed: 0 }, errors: [] });
+  // 9 raw clicks, and 7 as daily counts.
+  expect(there.clicks.imported).toBe(16);
   const last = await side('sqlite');
   sides.push(last);
   const back = await importInto(last, middle);
-  expect(back).toMatchObject({ status: 'done', links: { seen: 8, created: 8, skipped: 0, failed: 0 }, errors: [] });
+  expect(back).toMatchObject({ status: 'done', links: { seen: 9, created: 9, skipped: 0, failed: 0 }, errors: [] });
 
   const original = await linksOf(first);
   expect(original.map((l) => l.slug)).toEqual([
+    'rt-daily',
     'rt-expires',
     'rt-limited',
     'rt-options',
@@ -186,6 +228,17 @@ test('SQLite -> export -> PostgreSQL -> export -> SQLite answers the same links,
     passwordHash: expect.stringMatching(/^\$argon2id\$/),
   });
   expect(original.find((l) => l.slug === 'rt-plain')).toMatchObject({ clickCount: 3, uniqueCount: 2 });
+  // Its imported daily counts and its raw click, in its count and carried by the export.
+  expect(original.find((l) => l.slug === 'rt-daily')).toMatchObject({ clickCount: 8, uniqueCount: 1 });
+  const days = {
+    'rt-daily': [
+      { day: '2026-11-20', clicks: 4 },
+      { day: '2026-11-21', clicks: 3 },
+    ],
+  };
+  expect(await importedDaysOf(first)).toEqual(days);
+  expect(await importedDaysOf(middle)).toEqual(days);
+  expect(await importedDaysOf(last)).toEqual(days);
   expect(await linksOf(middle)).toEqual(original);
   expect(await linksOf(last)).toEqual(original);
   const stats = await statsOf(first);
@@ -194,7 +247,9 @@ test('SQLite -> export -> PostgreSQL -> export -> SQLite answers the same links,
   expect(stats['rt-plain']).toMatchObject({ totals: { clicks: 3, uniques: 2, bots: 0 } });
   // With bots=1 the totals count the bot hit among the clicks too.
   expect(stats['rt-project']).toMatchObject({ totals: { clicks: 2, uniques: 1, bots: 1 } });
-  expect(stats.workspace).toEqual({ clicks: 7, uniques: 6, bots: 1 });
+  // rt-daily: its raw click and its imported day in the range (2026-11-21's 3; the 20th is before it).
+  expect(stats['rt-daily']).toMatchObject({ totals: { clicks: 4, uniques: 1, bots: 0 } });
+  expect(stats.workspace).toEqual({ clicks: 11, uniques: 7, bots: 1 });
   const plain = stats['rt-plain'] as { breakdowns: Record<string, { value: string }[]> };
   for (const d of ['country', 'device', 'browser', 'referrer', 'utmSource'])
     expect({ d, some: plain.breakdowns[d]!.some((v) => v.value !== null) }).toEqual({ d, some: true });

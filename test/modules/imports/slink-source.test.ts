@@ -1,12 +1,13 @@
 /**
  * The `slink` source through real HTTP (SQLite: what is tested here is the runner's, not an
  * engine's): a link and its variants are one unit, so a run stopped between the link's write and
- * its variants' leaves a resume that completes the link.
+ * its variants' leaves a resume that completes the link; a dry run decides the links on the
+ * export's domains as a real run, which makes those domains, does.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createApiKey } from '../../../src/modules/auth/keys';
 import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../helpers/app';
-import { ExportServer, ended, header, linkLine, TOKEN } from './support';
+import { ExportServer, ended, header, idOf, linkLine, TOKEN } from './support';
 
 let t: TestApp;
 let base: string;
@@ -90,4 +91,58 @@ test('a link asking for a password comes only with its hash; rules Slink refuses
     expect.stringContaining('rules[0].when.device'),
   ]);
   expect((await call('GET', '/links?q=pw-')).body.items).toEqual([]);
+});
+
+test('a dry run counts the links on the domains it would make as created, as the real run then makes them', async () => {
+  const domainLine = (host: string, isDefault: boolean) =>
+    `${JSON.stringify({
+      type: 'domain',
+      host,
+      origin: `https://${host}`,
+      default: isDefault,
+      rootUrl: isDefault ? null : 'https://example.com/home',
+      notFoundUrl: null,
+      expiredUrl: null,
+      upstream: null,
+      appleAppSiteAssociation: null,
+      assetLinks: null,
+    })}\n`;
+  const links = [
+    linkLine({ slug: 'dry-home' }),
+    linkLine({ slug: 'dry-there', domain: 'go.dry.test', shortUrl: 'https://go.dry.test/dry-there' }),
+  ];
+  const { url } = source.serve('dry-domains', [
+    header(),
+    domainLine('other.test', true),
+    domainLine('go.dry.test', false),
+    ...links,
+  ]);
+  const report = async (id: string) => {
+    const res = await fetch(`${base}/imports/${id}/report.csv`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(res.status).toBe(200);
+    return (await res.text())
+      .trim()
+      .split(/\r?\n/)
+      .slice(1)
+      .map((row) => row.split(','));
+  };
+  // Every link where its own domain says, as a real run: no domain named.
+  const dry = await run({ url, domain: undefined, dryRun: true });
+  expect(dry).toMatchObject({ status: 'done', links: { seen: 2, created: 2, skipped: 0, failed: 0 }, errors: [] });
+  expect(await report(dry.id)).toEqual([
+    [idOf(links[0]!), 'created', 'https://sl.test/dry-home', 'dry run: would be created'],
+    [idOf(links[1]!), 'created', 'https://go.dry.test/dry-there', 'dry run: would be created'],
+  ]);
+  // Nothing made: neither the domain nor a link.
+  const hosts = async () => (await call('GET', '/domains')).body.domains.map((d: any) => d.host);
+  expect(await hosts()).not.toContain('go.dry.test');
+  expect((await call('GET', '/links/count?q=dry-')).body.count).toBe(0);
+
+  const real = await run({ url, domain: undefined });
+  expect(real).toMatchObject({ status: 'done', links: { seen: 2, created: 2, skipped: 0, failed: 0 }, errors: [] });
+  expect((await report(real.id)).map((row) => row.slice(0, 3))).toEqual([
+    [idOf(links[0]!), 'created', 'https://sl.test/dry-home'],
+    [idOf(links[1]!), 'created', 'https://go.dry.test/dry-there'],
+  ]);
+  expect(await hosts()).toContain('go.dry.test');
 });

@@ -5,7 +5,7 @@
  * (rollups/postgres/link-days.ts). The dictionary's names are this node's own copy, read as new ids appear.
  */
 import { num, type Pg } from '../../../db/postgres/client';
-import { lastClickIdPg, readClickPagePg } from '../../clicks/public';
+import { importedDaysOfPg, lastClickIdPg, readClickPagePg } from '../../clicks/public';
 import {
   countBotHitsPg,
   firstBucketStartPg,
@@ -68,6 +68,7 @@ export function createPostgresAnalyticsStore(sql: Pg): AnalyticsStore {
     scopesHourTotals: (scopes, from, toExclusive) => readScopesHourTotalsPg(sql, scopes, from, toExclusive),
     scopesFirstDay: (scopes) => scopesFirstBucketStartPg(sql, scopes),
     clickPage: (linkId, from, before, bots, limit) => readClickPagePg(sql, values, linkId, from, before, bots, limit),
+    importedDays: (linkIds) => importedDaysOfPg(sql, linkIds),
     lastClickId: () => lastClickIdPg(sql),
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { Database } from 'bun:sqlite';
 import { statSync } from 'node:fs';
-import { lastClickId, readClickPage } from '../../clicks/public';
+import { importedDaysOf, lastClickId, readClickPage } from '../../clicks/public';
 import {
   countBotHits,
   firstBucketStart,
@@ -71,6 +71,9 @@ export function createSqliteAnalyticsStore(sqlite: Database): AnalyticsStore {
     },
     async clickPage(linkId, from, before, bots, limit) {
       return readClickPage(sqlite, linkId, from, before, bots, limit);
+    },
+    async importedDays(linkIds) {
+      return importedDaysOf(sqlite, linkIds);
     },
     async lastClickId() {
       return lastClickId(sqlite);

@@ -20,3 +20,21 @@ export async function keepImportedDaysPg(
       AS d(start, clicks)
     ON CONFLICT (link_id, start) DO UPDATE SET clicks = imported_days.clicks + excluded.clicks`;
 }
+
+/** The imported daily counts kept of these links, each link's oldest first (the export's, as SQLite's importedDaysOf). */
+export async function importedDaysOfPg(
+  sql: Pg,
+  linkIds: readonly string[],
+): Promise<Map<string, { start: number; clicks: number }[]>> {
+  const out = new Map<string, { start: number; clicks: number }[]>();
+  if (linkIds.length === 0) return out;
+  const rows: { link_id: string; start: number; clicks: number }[] = await sql`
+    SELECT link_id, start::float8 AS start, clicks::float8 AS clicks FROM imported_days
+    WHERE link_id = ANY(${sql.array([...linkIds], 'text')}::text[]) ORDER BY link_id, start`;
+  for (const r of rows) {
+    const list = out.get(r.link_id);
+    if (list === undefined) out.set(r.link_id, [{ start: r.start, clicks: r.clicks }]);
+    else list.push({ start: r.start, clicks: r.clicks });
+  }
+  return out;
+}

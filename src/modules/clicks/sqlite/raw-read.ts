@@ -304,6 +304,30 @@ export function clickSource(sqlite: Database): ClickSource {
 }
 
 /**
+ * The imported daily counts kept of these links (imported_days), each link's oldest first: the
+ * export carries them beside the raw clicks, which do not hold them.
+ */
+export function importedDaysOf(
+  sqlite: Database,
+  linkIds: readonly string[],
+): Map<string, { start: number; clicks: number }[]> {
+  const out = new Map<string, { start: number; clicks: number }[]>();
+  if (linkIds.length === 0) return out;
+  const rows = sqlite
+    .query<ImportedDay, string[]>(
+      `SELECT link_id AS linkId, start, clicks FROM imported_days
+       WHERE link_id IN (${linkIds.map(() => '?').join(',')}) ORDER BY link_id, start`,
+    )
+    .all(...linkIds);
+  for (const r of rows) {
+    const list = out.get(r.linkId);
+    if (list === undefined) out.set(r.linkId, [{ start: r.start, clicks: r.clicks }]);
+    else list.push({ start: r.start, clicks: r.clicks });
+  }
+  return out;
+}
+
+/**
  * Calls `each` for every human click flagged first-of-day at or after `from` (the writer's seen
  * visitors of today and yesterday, at open): the tail, and the blocks of the segments that
  * reach `from`. Only those days' clicks are decoded.

@@ -7,12 +7,14 @@
  * read before the page: a resumed run reads the export again and passes over that many.
  *
  * A link's history is its raw clicks when the export carries them (every field the click record
- * has, oldest first), else its clickCount as a total. Its rules, preview and password hash come
+ * has, oldest first) and the daily counts its link line carries (`importedDays`: those an import
+ * into the exporting Slink brought, which no raw click holds), else its clickCount as a total. Its rules, preview and password hash come
  * with it; the export's domains but its default are made here when missing (runner.ts).
  */
 
 import {
   type ImportSource,
+  type SourceDay,
   type SourceDomain,
   SourceError,
   type SourceLink,
@@ -78,6 +80,7 @@ function toSourceLink(line: Line, withClicks: boolean, defaultHosts: ReadonlySet
     archived: line.status === 'archived',
     totalClicks: int(line.clickCount),
     history: withClicks ? 'visits' : 'total',
+    daysToo: withClicks && Array.isArray(line.importedDays) && line.importedDays.length > 0,
     project: str(line.projectName),
     params,
     paused: line.status === 'paused',
@@ -134,6 +137,16 @@ function toVisit(line: Line): SourceVisit {
   };
 }
 
+/** A link line's imported daily counts, as the days() of a source give them (a malformed one is left out). */
+function toDays(line: Line): SourceDay[] {
+  if (!Array.isArray(line.importedDays)) return [];
+  return line.importedDays.flatMap((d: unknown) => {
+    const { day, clicks } = (d ?? {}) as { day?: unknown; clicks?: unknown };
+    const n = int(clicks);
+    return typeof day === 'string' && n !== null ? [{ day, clicks: n }] : [];
+  });
+}
+
 /** Where the export is read from: the file, or GET {url}/api/v1/export?clicks=1 with the token. */
 async function openExport(options: SourceOptions, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
   if (options.file !== null) return options.file;
@@ -179,6 +192,8 @@ export function slinkSource(options: SourceOptions): ImportSource {
   let position = 0;
   /** The current page's visits by link id, oldest first. */
   let visits = new Map<string, SourceVisit[]>();
+  /** The current page's imported daily counts by link id, as their link lines carry them. */
+  let days = new Map<string, SourceDay[]>();
 
   async function start(signal: AbortSignal) {
     lines = ndjson(await openExport(options, signal));
@@ -207,6 +222,7 @@ export function slinkSource(options: SourceOptions): ImportSource {
       }
       const links: SourceLink[] = [];
       visits = new Map();
+      days = new Map();
       let inClicks = false;
       for (;;) {
         const next = pending ?? (await lines!.next()).value;
@@ -218,7 +234,11 @@ export function slinkSource(options: SourceOptions): ImportSource {
             break;
           }
           position++;
-          if (position > from) links.push(toSourceLink(next, withClicks, defaultHosts));
+          if (position > from) {
+            const link = toSourceLink(next, withClicks, defaultHosts);
+            links.push(link);
+            if (link.daysToo) days.set(link.sourceId, toDays(next));
+          }
         } else if (next.type === 'click') {
           // Clicks of links passed over (a resumed run) end no page: only this page's links' do.
           if (links.length > 0) inClicks = true;
@@ -242,6 +262,10 @@ export function slinkSource(options: SourceOptions): ImportSource {
       const list = visits.get(link.sourceId) ?? [];
       const fresh = after === null ? list : list.filter((v) => v.at > after);
       for (let i = 0; i < fresh.length; i += 1000) yield fresh.slice(i, i + 1000);
+    },
+    async days(link, after) {
+      const list = days.get(link.sourceId) ?? [];
+      return after === null ? list : list.filter((d) => d.day > after);
     },
   };
 }
