@@ -19,42 +19,12 @@
  */
 import type { Pg } from '../../../db/postgres/client';
 import { num } from '../../../db/postgres/client';
-import { DAY_MS, utcDay } from '../../../lib/time';
 import type { PendingSums } from '../pending';
-import { DenseCounts, mergeEncoded } from '../rollup-codec';
-import { GRAIN_CODE, WORKSPACE } from '../rollups';
+import { DenseCounts } from '../rollup-codec';
+import { FoldAdditions } from './additions';
 import { PgLinkDays } from './link-days';
 
-interface HourSums {
-  clicks: number;
-  uniques: number;
-  ids: Int32Array;
-  counts: Int32Array;
-}
-
-/** One bucket a batch adds to: its key and what it adds, as sorted (id, count) runs. */
-interface Addition {
-  scope: number;
-  grain: number;
-  start: number;
-  bot: boolean;
-  parts: HourSums[];
-}
-
-interface WorkspaceAddition {
-  grain: number;
-  start: number;
-  bot: boolean;
-  clicks: number;
-  uniques: number;
-  counts: Map<number, number>;
-}
-
 const CACHED_BUCKETS = 8;
-
-function compareKeys(a: Addition, b: Addition): number {
-  return a.scope - b.scope || a.grain - b.grain || a.start - b.start || Number(a.bot) - Number(b.bot);
-}
 
 export class PgRollupWriter {
   /** Workspace buckets as this writer last wrote them, by `grain|start|bot`. */
@@ -62,6 +32,9 @@ export class PgRollupWriter {
 
   /** `rollup_writes` after this writer's last fold: the cache holds what was written up to there. */
   private lastWrite = -1;
+
+  /** What each fold adds to each bucket, its arrays reused from fold to fold (additions.ts). */
+  private readonly additions = new FoldAdditions();
 
   /** The links' day marks, brought up to the fold's day (link-days.ts). */
   private readonly linkDays = new PgLinkDays();
@@ -90,68 +63,25 @@ export class PgRollupWriter {
       slots.map((slot) => pending.linkValue(slot)),
       today,
     );
-    const links = new Map<string, Addition>();
-    const workspace = new Map<string, WorkspaceAddition>();
-    for (const slot of slots) {
-      const scope = pending.linkValue(slot);
-      const mark = marks.get(scope)!;
-      pending.forEachHour(slot, (h) => {
-        // The hour's arrays are scratch space: copied before the next hour overwrites them.
-        const sums: HourSums = {
-          clicks: h.clicks,
-          uniques: h.uniques,
-          ids: h.ids.slice(0, h.size),
-          counts: h.counts.slice(0, h.size),
-        };
-        const day = utcDay(h.start) * DAY_MS;
-        for (const [grain, start] of [
-          [GRAIN_CODE.hour, h.start],
-          [GRAIN_CODE.day, day],
-        ] as const) {
-          // A link's day from its mark on is the sum of its hours: only the workspace's is written.
-          if (grain === GRAIN_CODE.hour || day < mark) {
-            const key = `${scope}|${grain}|${start}|${h.bot ? 1 : 0}`;
-            let a = links.get(key);
-            if (a === undefined) {
-              a = { scope, grain, start, bot: h.bot, parts: [] };
-              links.set(key, a);
-            }
-            a.parts.push(sums);
-          }
-          const wkey = `${grain}|${start}|${h.bot ? 1 : 0}`;
-          let w = workspace.get(wkey);
-          if (w === undefined) {
-            w = { grain, start, bot: h.bot, clicks: 0, uniques: 0, counts: new Map() };
-            workspace.set(wkey, w);
-          }
-          w.clicks += h.clicks;
-          w.uniques += h.uniques;
-          for (let i = 0; i < h.size; i++) w.counts.set(h.ids[i]!, (w.counts.get(h.ids[i]!) ?? 0) + h.counts[i]!);
-          w.counts.set(scope, (w.counts.get(scope) ?? 0) + h.clicks);
-        }
-      });
-    }
-    if (links.size === 0) return;
-    const additions = [...links.values()].sort(compareKeys);
-    const wadds = [...workspace.values()].map(
-      (w): Addition => ({ scope: WORKSPACE, grain: w.grain, start: w.start, bot: w.bot, parts: [] }),
-    );
-    const all = [...wadds, ...additions].sort(compareKeys);
+    const additions = this.additions;
+    additions.build(pending, slots, marks);
+    if (additions.count === 0) return;
+    const order = additions.ordered();
     const keys = {
       scope: tx.array(
-        all.map((a) => a.scope),
+        Array.from(order, (a) => additions.scope[a]!),
         'int4',
       ),
       grain: tx.array(
-        all.map((a) => a.grain),
+        Array.from(order, (a) => additions.grain[a]!),
         'int2',
       ),
       start: tx.array(
-        all.map((a) => a.start),
+        Array.from(order, (a) => additions.start[a]!),
         'int8',
       ),
       bot: tx.array(
-        all.map((a) => a.bot),
+        Array.from(order, (a) => additions.bot[a] === 1),
         'bool',
       ),
     };
@@ -171,31 +101,26 @@ export class PgRollupWriter {
         uniques: num(r.uniques),
         data: r.data as Uint8Array | null,
       });
-    for (const a of all) {
-      const key = `${a.scope}|${a.grain}|${a.start}|${a.bot ? 1 : 0}`;
+    for (const a of order) {
+      const grain = additions.grain[a]!;
+      const start = additions.start[a]!;
+      const bot = additions.bot[a]!;
+      const key = `${additions.scope[a]}|${grain}|${start}|${bot}`;
       const s = stored.get(key) ?? { clicks: 0, uniques: 0, data: null };
-      if (a.scope === WORKSPACE) {
-        const w = workspace.get(`${a.grain}|${a.start}|${a.bot ? 1 : 0}`)!;
-        const sums = await this.workspaceSums(tx, a, s);
-        sums.clicks += w.clicks;
-        sums.uniques += w.uniques;
-        sums.counts.merge(w.counts);
+      if (additions.isWorkspace(a)) {
+        const sums = await this.workspaceSums(tx, grain, start, bot === 1, s);
+        sums.clicks += additions.clicks[a]!;
+        sums.uniques += additions.uniques[a]!;
+        additions.addWorkspaceTo(a, sums.counts);
         out.clicks.push(sums.clicks);
         out.uniques.push(sums.uniques);
         out.data.push(sums.counts.encode());
         continue;
       }
-      let data: Uint8Array | null = s.data !== null && s.data.length > 0 ? s.data : null;
-      let clicks = s.clicks;
-      let uniques = s.uniques;
-      for (const p of a.parts) {
-        data = mergeEncoded(data, p.ids, p.counts, p.ids.length);
-        clicks += p.clicks;
-        uniques += p.uniques;
-      }
-      out.clicks.push(clicks);
-      out.uniques.push(uniques);
-      out.data.push(data ?? new Uint8Array(0));
+      const merged = additions.mergeLink(a, s.data !== null && s.data.length > 0 ? s.data : null);
+      out.clicks.push(s.clicks + merged.clicks);
+      out.uniques.push(s.uniques + merged.uniques);
+      out.data.push(merged.data ?? new Uint8Array(0));
     }
     await tx`INSERT INTO rollups (scope, grain, start, bot, clicks, uniques, data)
       SELECT * FROM unnest(${keys.scope}::int4[], ${keys.grain}::int2[], ${keys.start}::int8[], ${keys.bot}::bool[],
@@ -207,16 +132,18 @@ export class PgRollupWriter {
   /** A workspace bucket decoded: the cached one when the row still has what this writer wrote. */
   private async workspaceSums(
     tx: Pg,
-    a: Addition,
+    grain: number,
+    start: number,
+    bot: boolean,
     s: { clicks: number; uniques: number },
   ): Promise<{ clicks: number; uniques: number; counts: DenseCounts }> {
-    const key = `${a.grain}|${a.start}|${a.bot ? 1 : 0}`;
+    const key = `${grain}|${start}|${bot ? 1 : 0}`;
     const cached = this.cache.get(key);
     if (cached !== undefined && cached.clicks === s.clicks && cached.uniques === s.uniques) return cached;
     let blob: Uint8Array | null = null;
     if (s.clicks > 0) {
       const [row] = await tx`SELECT data FROM rollups
-        WHERE scope = 0 AND grain = ${a.grain} AND start = ${a.start} AND bot = ${a.bot}`;
+        WHERE scope = 0 AND grain = ${grain} AND start = ${start} AND bot = ${bot}`;
       blob = (row?.data as Uint8Array | undefined) ?? null;
     }
     const fresh = { clicks: s.clicks, uniques: s.uniques, counts: DenseCounts.fromBlob(blob) };
