@@ -191,6 +191,9 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
     async putMapping(r) {
       await upsertMapping(sql, r);
     },
+    async putMappingsIn(tx, rows) {
+      await Promise.all(rows.map((r) => upsertMapping(tx as unknown as Pg, r)));
+    },
     async putMappings(rows) {
       // A page's mappings in one transaction, their statements pipelined on its connection.
       if (rows.length > 0) await sql.begin((tx) => Promise.all(rows.map((r) => upsertMapping(tx, r))));
