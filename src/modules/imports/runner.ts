@@ -5,8 +5,8 @@
  * any link write), then each link's history through the HistoryWriter from the position its
  * mapping saved (moved on in the transaction that stores each batch of it). After each page the run's counters, report lines and cursor are saved: a run
  * stopped or crashed mid-way is resumed by the next run of the same source from there, and
- * the mapping (source link -> link, written before the link) makes the repeated part create
- * nothing twice. One bad link never stops a run; a source that cannot be read does.
+ * the mapping (source link -> link, written in the link's transaction) makes the repeated part
+ * create nothing twice. One bad link never stops a run; a source that cannot be read does.
  */
 import { Value } from '@sinclair/typebox/value';
 import { AppError } from '../../lib/errors';
@@ -495,13 +495,15 @@ function plannedDomain(d: SourceDomain, host: string, id: number): DomainFacts {
 }
 
 /**
- * Writes a page's new links: their mappings first ('creating', with the id each will have),
- * then the links in one transaction, then the mappings 'created'. A run that dies in between
- * leaves mappings naming ids: the next run finds the link made, or makes it with that id.
+ * Writes a page's new links and their mappings in one transaction (the links' insert runs the
+ * mappings' statement in it): a run that dies finds each link with its mapping, or neither. A
+ * link with variants is mapped `creating` there, then `created` once its variants are made: a
+ * run that dies in between finds it `creating` and makes its missing variants (pageLinks).
  */
 async function writeLinks(deps: ImportDeps, plan: RunPlan, planned: Planned[], now: number) {
   /** The links to make: narrowed to those made when the page's insert fails on some row. */
   let making = planned;
+  const store = deps.stores.imports;
   const mapping = (p: Planned, state: 'creating' | 'created'): ImportLinkRow => ({
     identity: plan.identity,
     sourceId: p.link.sourceId,
@@ -514,14 +516,11 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, planned: Planned[], n
     totalSet: p.mapping?.totalSet ?? false,
     at: now,
   });
-  await putMappings(
-    deps,
-    making.map((p) => mapping(p, 'creating')),
-  );
   const fields = ['destination', 'domain', 'slug', ...(plan.target.projectId !== null ? ['projectId'] : [])];
   const audit = auditEntry(plan.access, 'link.create', { type: 'link', id: '' }, fields, now);
-  const insert = (some: Planned[]) =>
-    insertBulkLinks(
+  const insert = (some: Planned[]) => {
+    const byId = new Map(some.map((p) => [p.row!.id, p]));
+    return insertBulkLinks(
       deps,
       some.map((p) => ({ row: p.row!, tags: p.tags })),
       {
@@ -530,9 +529,19 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, planned: Planned[], n
         freshSlug: () => {
           throw new Error('slug taken meanwhile');
         },
+        // The mappings of the links written, in their transaction.
+        also: (tx, written) =>
+          store.putMappingsIn(
+            tx,
+            written.map((w) => {
+              const p = byId.get(w.row.id)!;
+              return mapping(p, p.variants.length > 0 ? 'creating' : 'created');
+            }),
+          ),
       },
       audit,
     );
+  };
   const failed = (p: Planned, err: unknown) => {
     p.item.outcome = 'failed';
     p.item.reason = (err as Error).message ?? String(err);
@@ -556,15 +565,14 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, planned: Planned[], n
     }
     making = made;
   }
-  // Each link's variants, the links side by side; then their mappings.
-  const made = async (p: Planned) => {
-    await makeVariants(deps, plan, p.row!.id, p.variants, now);
-    p.mapping = mapping(p, 'created');
-  };
-  await settled(making.map(made));
+  for (const p of making) p.mapping = mapping(p, 'created');
+  // The variants of the links that have some, the links side by side; then their mappings.
+  const varied = making.filter((p) => p.variants.length > 0);
+  if (varied.length === 0) return;
+  await settled(varied.map((p) => makeVariants(deps, plan, p.row!.id, p.variants, now)));
   await putMappings(
     deps,
-    making.map((p) => p.mapping!),
+    varied.map((p) => p.mapping!),
   );
 }
 

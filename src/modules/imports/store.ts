@@ -3,6 +3,7 @@
  * mapping that makes a re-run create nothing twice) and each run's report. One implementation
  * per engine beside it (sqlite/, postgres/).
  */
+import type { WriteTx } from '../../lib/write-tx';
 import type { ImportItemRow, ImportLinkRow, ImportRunRow, ImportStatus } from './table';
 
 export type { ImportItemRow, ImportLinkRow, ImportRunRow, ImportStatus };
@@ -59,6 +60,12 @@ export interface ImportStore {
   putMapping(row: ImportLinkRow): Promise<void>;
   /** Several mappings at once, in one write where the engine gains by it; absent: putMapping each. */
   putMappings?(rows: readonly ImportLinkRow[]): Promise<void>;
+  /**
+   * Mappings written inside a write transaction another store opened (the links' insert: see
+   * LinkWrites.insertBulk's `also`), so they commit with what it wrote. On SQLite it writes
+   * before it returns, as that transaction needs.
+   */
+  putMappingsIn(tx: WriteTx, rows: readonly ImportLinkRow[]): void | Promise<void>;
   /** A run's report lines after `afterSeq`, in order, at most `limit`. */
   items(runId: string, afterSeq: number, limit: number): Promise<ImportItemRow[]>;
   /** Where another node may take a crashed run over (PostgreSQL); absent: never. */

@@ -59,8 +59,10 @@ export type ImportRunRow = typeof importRuns.$inferSelect;
 
 /**
  * What each source link became, per identity: the link made from it (never made twice), and the
- * newest history stored for it (a re-run adds only newer visits or days). `outcome` 'creating'
- * is written before the link itself: a run that dies in between finds the id it chose.
+ * newest history stored for it (a re-run adds only newer visits or days). Written in the link's
+ * own transaction; `state` 'creating' while the link's variants are still to make (a run that
+ * dies before them finds it so, and makes them), else 'created'. A 'creating' mapping without its
+ * link (written before it, by releases that wrote the mapping first) gives the link that id.
  */
 export const importLinks = sqliteTable(
   'import_links',

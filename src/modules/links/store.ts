@@ -4,6 +4,7 @@
  * tags, variants), which only the LinkWriter (writer.ts) calls, so that the slug index is
  * refreshed after every one of them. One implementation per engine beside this file.
  */
+import type { AlsoInTx } from '../../lib/write-tx';
 import type { AuditEntry, Audited } from '../audit/public';
 import type { VariantRow } from '../variants/public';
 import type { DeletedLink } from '../webhooks/public';
@@ -142,11 +143,12 @@ export interface LinkWrites {
    * when given: a limited caller is never told of a link it cannot see) is skipped and
    * reported; an item whose slug was taken meanwhile gets `freshSlug()`; a project deleted
    * meanwhile is a foreign-key violation. `audit` is the entry of each link written (its
-   * targetId set to the link's): only the store knows which were.
+   * targetId set to the link's): only the store knows which were. `also`, when given, runs last
+   * in the same transaction with the links written (another module's rows that commit with them).
    */
   insertBulk(
     items: NewLink[],
-    options: { skipExisting: boolean; freshSlug: () => string; visible?: Visible | null },
+    options: { skipExisting: boolean; freshSlug: () => string; visible?: Visible | null; also?: AlsoInTx<NewLink> },
     at: number,
     audit?: AuditEntry | null,
   ): Promise<BulkInserted>;

@@ -8,6 +8,7 @@
  * `audit`, when given, is written by the store in the write's own transaction (modules/audit).
  */
 import { shortUrlOf } from '../../lib/short-url';
+import type { AlsoInTx } from '../../lib/write-tx';
 import type { LinkFilter } from '../access/public';
 import type { AuditEntry, Audited } from '../audit/public';
 import type { VariantRow } from '../variants/public';
@@ -40,7 +41,7 @@ export async function insertLinks(deps: WriterDeps, items: NewLink[], audit?: Au
 export async function insertBulkLinks(
   deps: WriterDeps,
   items: NewLink[],
-  options: { skipExisting: boolean; freshSlug: () => string; visible?: LinkFilter | null },
+  options: { skipExisting: boolean; freshSlug: () => string; visible?: LinkFilter | null; also?: AlsoInTx<NewLink> },
   audit?: AuditEntry | null,
 ) {
   const inserted = await deps.stores.linkWrites.insertBulk(items, options, deps.clock.now(), audit);

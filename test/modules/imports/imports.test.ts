@@ -187,6 +187,35 @@ forEachEngine((engine) => {
     }
   });
 
+  test('a link whose mapping the database refuses is not made either (one transaction); a re-run makes it once', async () => {
+    const lines = [linkLine({ slug: 'map-ok-1' }), linkLine({ slug: 'map-refused' }), linkLine({ slug: 'map-ok-2' })];
+    const refused = idOf(lines[1]!);
+    const pg = engine === 'postgres' ? new (Bun.SQL as any)((t.deps.stores.address as { url: string }).url) : null;
+    const refuse = `CHECK (source_id <> '${refused}') NOT VALID`;
+    if (pg) await pg.unsafe(`ALTER TABLE import_links ADD CONSTRAINT import_test_refuses ${refuse}`);
+    else
+      t.deps.db.$client.run(
+        `CREATE TRIGGER import_test_refuses BEFORE INSERT ON import_links WHEN NEW.source_id = '${refused}'
+         BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
+      );
+    const { url } = source.serve('map-refused', [header(), ...lines]);
+    try {
+      const { final } = await run({ url });
+      expect(final).toMatchObject({ status: 'done', links: { seen: 3, created: 2, skipped: 0, failed: 1 } });
+      expect(final.errors).toEqual([{ source: refused, reason: expect.stringMatching(/refuse|import_test_refuses/) }]);
+      // Its link went with its mapping: none made that a re-run would not know.
+      expect((await call('GET', '/links/count?q=map-')).body.count).toBe(2);
+    } finally {
+      if (pg) {
+        await pg.unsafe('ALTER TABLE import_links DROP CONSTRAINT import_test_refuses');
+        await pg.close();
+      } else t.deps.db.$client.run('DROP TRIGGER import_test_refuses');
+    }
+    const { final } = await run({ url });
+    expect(final).toMatchObject({ status: 'done', links: { seen: 3, created: 1, skipped: 2, failed: 0 } });
+    expect((await call('GET', '/links/count?q=map-')).body.count).toBe(3);
+  });
+
   test('a link on a domain that is not Slink’s is skipped unless --domain names one', async () => {
     const lines = [linkLine({ slug: 'elsewhere', domain: 'other.test' })];
     const { url } = source.serve('foreign', [header(), ...lines]);

@@ -191,6 +191,9 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
     async putMapping(r) {
       await upsertMapping(sql, r);
     },
+    async putMappingsIn(tx, rows) {
+      await upsertMappings(tx as unknown as Pg, rows);
+    },
     async putMappings(rows) {
       // A page's mappings in one transaction, their statements pipelined on its connection.
       if (rows.length > 0) await sql.begin((tx) => Promise.all(rows.map((r) => upsertMapping(tx, r))));
@@ -258,6 +261,55 @@ export async function savePositionsPg(tx: Pg, positions: readonly HistoryPositio
       'bool',
     )}::bool[]) AS n(identity, source_id, at, count, day, total_set)
     WHERE m.identity = n.identity AND m.source_id = n.source_id`;
+}
+
+/**
+ * Mappings written whole in one statement (a page's: one round trip); rows naming a source link
+ * twice (a statement cannot change a row twice) are written one after another instead.
+ */
+async function upsertMappings(tx: Pg, rows: readonly ImportLinkRow[]): Promise<void> {
+  const keys = new Set(rows.map((r) => `${r.identity}\u0000${r.sourceId}`));
+  if (rows.length < 2 || keys.size < rows.length) {
+    for (const r of rows) await upsertMapping(tx, r);
+    return;
+  }
+  const col = <T>(f: (r: ImportLinkRow) => T) => rows.map(f);
+  await tx`INSERT INTO import_links (identity, source_id, link_id, state, run_id, visit_at, visit_at_count, day,
+      total_set, at)
+    SELECT * FROM unnest(${tx.array(
+      col((r) => r.identity),
+      'text',
+    )}::text[], ${tx.array(
+      col((r) => r.sourceId),
+      'text',
+    )}::text[], ${tx.array(
+      col((r) => r.linkId),
+      'text',
+    )}::text[], ${tx.array(
+      col((r) => r.state),
+      'text',
+    )}::text[], ${tx.array(
+      col((r) => r.runId),
+      'text',
+    )}::text[], ${tx.array(
+      col((r) => r.visitAt),
+      'int8',
+    )}::int8[], ${tx.array(
+      col((r) => r.visitAtCount),
+      'int8',
+    )}::int8[], ${tx.array(
+      col((r) => r.day),
+      'text',
+    )}::text[], ${tx.array(
+      col((r) => r.totalSet),
+      'bool',
+    )}::bool[], ${tx.array(
+      col((r) => r.at),
+      'int8',
+    )}::int8[])
+    ON CONFLICT (identity, source_id) DO UPDATE SET link_id = excluded.link_id, state = excluded.state,
+      run_id = excluded.run_id, visit_at = excluded.visit_at, visit_at_count = excluded.visit_at_count,
+      day = excluded.day, total_set = excluded.total_set, at = excluded.at`;
 }
 
 /** A mapping written whole: made, or replaced where the source link has one. */

@@ -144,6 +144,10 @@ export function createSqliteImportStore(db: Db): ImportStore {
         for (const row of rows) putMappingRow(row);
       });
     },
+    putMappingsIn(_tx, rows) {
+      // The transaction is this connection's (the links' store shares it): the rows go in it.
+      for (const row of rows) putMappingRow(row);
+    },
     async items(runId, afterSeq, limit) {
       return db
         .select()

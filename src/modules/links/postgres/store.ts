@@ -6,6 +6,7 @@
 
 import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../../db/postgres/locks';
+import type { WriteTx } from '../../../lib/write-tx';
 import { type Audited, entriesFor, insertAuditPostgres } from '../../audit/public';
 import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../../variants/public';
 import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsPostgres } from '../../webhooks/public';
@@ -511,7 +512,7 @@ export function createPostgresLinkWrites(
         await announce(tx, idsOf(items), linkEvents('link.created', idsOf(items)), at, audit);
       });
     },
-    async insertBulk(items, { skipExisting, freshSlug, visible }, at, audit) {
+    async insertBulk(items, { skipExisting, freshSlug, visible, also }, at, audit) {
       return sql.begin(async (tx) => {
         await lockLinkCreation(tx);
         const existing = skipExisting
@@ -546,6 +547,7 @@ export function createPostgresLinkWrites(
         );
         const entries = audit ? entriesFor(audit, idsOf(writing)) : null;
         await announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at, entries);
+        await also?.(tx as unknown as WriteTx, writing);
         return { inserted: writing, existing };
       });
     },

@@ -3,6 +3,7 @@ import type { Database } from 'bun:sqlite';
 import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../../db/client';
+import type { WriteTx } from '../../../lib/write-tx';
 import { entriesFor, insertAuditSqlite } from '../../audit/public';
 import { deleteVariantSqlite, insertVariantSqlite, updateVariantSqlite, type VariantRow } from '../../variants/public';
 import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsSqlite } from '../../webhooks/public';
@@ -369,7 +370,7 @@ export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSql
         insertAuditSqlite(db, audit);
       });
     },
-    async insertBulk(items, { skipExisting, freshSlug, visible }, at, audit) {
+    async insertBulk(items, { skipExisting, freshSlug, visible, also }, at, audit) {
       return immediate(db, () => {
         let existing = new Map<string, string>();
         let writing = items;
@@ -390,6 +391,8 @@ export function createSqliteLinkWrites(db: Db, deleteLinkData: DeleteLinkDataSql
         insertLinks(db, writing);
         record(linkEvents('link.created', ids(writing)), at);
         if (audit) insertAuditSqlite(db, entriesFor(audit, ids(writing)));
+        if (also && also(db as unknown as WriteTx, writing) instanceof Promise)
+          throw new Error('a SQLite transaction cannot wait: its `also` must write before it returns');
         return { inserted: writing, existing };
       });
     },
