@@ -44,9 +44,10 @@ function shlinkSeeds() {
 
 /**
  * A proxy in front of the fake that holds one request (the busy link's second page of visits
- * asked, its oldest already stored) until released, and says when it holds it.
+ * asked, its oldest already stored) until released, and says when it holds it; `keeps`: every
+ * request it names waits for the release too, unsaid (a page the runner would read ahead).
  */
-function holdingProxy(target: string, holds: (url: URL) => boolean) {
+function holdingProxy(target: string, holds: (url: URL) => boolean, keeps: (url: URL) => boolean = () => false) {
   let reached!: () => void;
   const held = new Promise<void>((r) => {
     reached = r;
@@ -65,7 +66,7 @@ function holdingProxy(target: string, holds: (url: URL) => boolean) {
         holding = false;
         reached();
         await released;
-      }
+      } else if (keeps(url)) await released;
       return fetch(`${target}${url.pathname}${url.search}`, { headers: req.headers });
     },
   });
@@ -192,7 +193,13 @@ describe('sqlite', () => {
     const seeds = shlinkSeeds();
     const shlink = startShlinkFake({ links: seeds });
     // cl-3's first visits request: held while the other links of the first page are in flight.
-    const proxy = holdingProxy(shlink.url, (u) => u.pathname === '/rest/v3/short-urls/cl-3/visits');
+    // The second page of links, which the runner reads ahead while the first page's history is
+    // written: kept until after the Ctrl-C, so the stop comes with the first page only.
+    const proxy = holdingProxy(
+      shlink.url,
+      (u) => u.pathname === '/rest/v3/short-urls/cl-3/visits',
+      (u) => u.pathname === '/rest/v3/short-urls' && u.searchParams.get('page') !== '1',
+    );
     fakes.push(shlink, proxy);
     const db = await cliDatabase('sqlite');
     const env = cleanEnv({ SLINK_DB: db.path, ...db.env, ...SHORT, ...PRIVATE });
