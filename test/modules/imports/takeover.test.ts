@@ -78,10 +78,7 @@ async function leftOf(id: string) {
 describe('postgres', () => {
   test('the node running an import dies: the other takes it over from its saved position, every link and click once', async () => {
     await everyNodePublished(2);
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
+    const { promise: held, resolve: release } = Promise.withResolvers<void>();
     // Two pages: three links and a click, then two links and a click; held after the first.
     const first = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `tk-a${i}`, domain: null }));
     const second = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tk-b${i}`, domain: null }));
@@ -143,14 +140,8 @@ describe('postgres', () => {
     const links = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `tkf-${i}`, domain: null }));
     const file = [header(true), ...links, clickOf(links[1]!, 7)];
     // The gate: the links table locked, so n1's first page waits to write its links.
-    let open!: () => void;
-    const gate = new Promise<void>((r) => {
-      open = r;
-    });
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => {
-      locked = r;
-    });
+    const { promise: gate, resolve: open } = Promise.withResolvers<void>();
+    const { promise: isLocked, resolve: locked } = Promise.withResolvers<void>();
     const holding = sql.begin(async (tx) => {
       await tx`LOCK TABLE links IN EXCLUSIVE MODE`;
       locked();
@@ -194,10 +185,7 @@ describe('postgres', () => {
 
   test('a node that stops while it runs an import hands it over: the other runs it on', async () => {
     await everyNodePublished(2);
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
+    const { promise: held, resolve: release } = Promise.withResolvers<void>();
     const first = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tks-a${i}`, domain: null }));
     const second = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tks-b${i}`, domain: null }));
     const lines = [header(true), ...first, clickOf(first[1]!, 3), ...second];
@@ -231,10 +219,7 @@ describe('postgres', () => {
 
   test('no live node can open the run’s token (every node restarted): it is failed interrupted, as before', async () => {
     await everyNodePublished(2);
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
+    const { promise: held, resolve: release } = Promise.withResolvers<void>();
     const links = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `tki-${i}`, domain: null }));
     const lines = [header(true), links[0]!, clickOf(links[0]!, 4), links[1]!, links[2]!];
     const { url } = source.serve('orphan', lines, { after: 1 + 1 + 1 + 1, release: held });
