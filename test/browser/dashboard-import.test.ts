@@ -241,8 +241,11 @@ test("the API's 400 shows under the field it names", async () => {
   const error = page.locator(`[id="${describedBy.at(-1)}"]`);
   expect(await error.getAttribute('class')).toBe('field-error');
   expect(await error.textContent()).toBe("Use the service's full address, such as https://s.example.com.");
-  // The failed call's focus is on the field in error; no run started.
-  expect(await page.evaluate('document.activeElement === document.querySelector("[aria-invalid=true]")')).toBe(true);
+  // The failed call's focus goes to the field in error (after the render that marks it); no run started.
+  await waitUntil(
+    async () =>
+      (await page.evaluate('document.activeElement === document.querySelector("[aria-invalid=true]")')) === true,
+  );
   expect(await page.locator('.import-run').count()).toBe(0);
 
   // A key the source refuses is said under the key, in the source's words.
