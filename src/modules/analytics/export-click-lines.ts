@@ -38,9 +38,14 @@ export interface ClickLinesLink {
   variantIds: string[];
 }
 
-/** The click lines of a page of links: plain data, posted to the Worker. */
+/**
+ * The click lines of a page of links: plain data, posted to the Worker. `click counts` reads
+ * the same clicks and writes only how many there are of each link (one JSON object, a link's
+ * id to `[humans, their first visits of a day, bots]`): the export's link line says what its
+ * counters hold beyond them, and it comes before them.
+ */
 export interface ClickLinesSpec {
-  kind: 'click lines';
+  kind: 'click lines' | 'click counts';
   links: ClickLinesLink[];
   /** The retained window's start, epoch ms. */
   from: number;
@@ -154,6 +159,7 @@ abstract class ClickLinesCursorBase {
   }
 
   async next(): Promise<string | null> {
+    if (this.spec.kind === 'click counts') return this.counts();
     const { links } = this.spec;
     let out = '';
     let count = 0;
@@ -176,6 +182,34 @@ abstract class ClickLinesCursorBase {
       } else this.before = { timestamp: last[1], id: last[0] };
     }
     return out === '' ? null : out;
+  }
+
+  /** `click counts`: every link's clicks read as their lines are, counted; one chunk, then null. */
+  private async counts(): Promise<string | null> {
+    if (this.at > 0) return null;
+    const out: Record<string, [number, number, number]> = {};
+    for (const link of this.spec.links) {
+      const pages = await this.open(link);
+      const n: [number, number, number] = [0, 0, 0];
+      let before = keyAbove(Number.MAX_SAFE_INTEGER);
+      for (;;) {
+        const rows = await pages(before, EXPORT_PAGE);
+        if (rows === 'gone') break;
+        for (const r of rows) {
+          if (r[EXPORT_BOT_AT] === 1) n[2]++;
+          else {
+            n[0]++;
+            if (r[EXPORT_FIRST_AT] === 1) n[1]++;
+          }
+        }
+        const last = rows[rows.length - 1];
+        if (rows.length < EXPORT_PAGE || last === undefined) break;
+        before = { timestamp: last[1], id: last[0] };
+      }
+      out[link.linkId] = n;
+    }
+    this.at = this.spec.links.length + 1;
+    return JSON.stringify(out);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * The workspace's export (docs/behaviour.md, "Export"): NDJSON, one object a line. A header
  * line, every domain, every project, then the links in id order, each page of links followed
- * by their raw clicks when asked for (a link line then carries its imported daily counts too).
+ * by their raw clicks when asked for (a link line then carries its imported daily counts too,
+ * and what its counters hold beyond its click lines and those days).
  * Read in keyset pages (links by id here; a page of links' clicks by (timestamp, id) in the
  * export Worker, as the CSV export reads them) and written only
  * as fast as the client takes it, so the memory it holds is one page whatever the workspace's
@@ -59,6 +60,59 @@ async function* clickChunks(
   }
 }
 
+/**
+ * How many of each page link's raw clicks the click lines will hold (the same read, counted in
+ * the export Worker): by link id, `[humans, their first visits of a day, bots]`.
+ */
+async function lineCounts(
+  deps: ExportDeps,
+  links: readonly { link: Link; scope: number }[],
+  from: number,
+  maxId: number,
+): Promise<Map<string, readonly [number, number, number]>> {
+  if (links.length === 0) return new Map();
+  const chunks = deps.exports.start({
+    kind: 'click counts',
+    links: links.map(({ link, scope }) => ({
+      linkId: link.id,
+      scope,
+      slug: link.slug,
+      domain: link.domain,
+      variantIds: [],
+    })),
+    from,
+    maxId,
+  });
+  const decoder = new TextDecoder();
+  let text = '';
+  for (let chunk = await chunks.next(); chunk !== null; chunk = await chunks.next())
+    text += decoder.decode(chunk, { stream: true });
+  text += decoder.decode();
+  return new Map(Object.entries(JSON.parse(text === '' ? '{}' : text) as Record<string, [number, number, number]>));
+}
+
+/**
+ * What a link's counters hold beyond its click lines and imported daily counts (a total an
+ * import set, raw clicks retention removed), as the link line carries it (`countedOnly`); null
+ * when nothing. A click counted while the export runs but not yet in its raw clicks (or the
+ * reverse) can make a difference of a few either way: below zero counts as none.
+ */
+function countedOnlyOf(
+  link: Link,
+  lines: readonly [number, number, number],
+  days: readonly { clicks: number }[] | undefined,
+): { clicks: number; uniques: number; bots: number } | null {
+  const dayClicks = (days ?? []).reduce((sum, d) => sum + d.clicks, 0);
+  const rest = {
+    clicks: Math.max(0, link.clickCount - lines[0] - dayClicks),
+    uniques: Math.max(0, link.uniqueCount - lines[1]),
+    bots: Math.max(0, link.botCount - lines[2]),
+  };
+  return rest.clicks + rest.uniques + rest.bots === 0 ? null : rest;
+}
+
+const NO_LINES = [0, 0, 0] as const;
+
 /** An imported daily count as the link line carries it: its UTC day (YYYY-MM-DD) and clicks. */
 const importedDayOf = (d: { start: number; clicks: number }) => ({
   day: new Date(d.start).toISOString().slice(0, 10),
@@ -71,6 +125,7 @@ export async function* exportLines(deps: ExportDeps, withClicks: boolean): Async
   // The snapshot of clicks: those written later are left out (clicks have increasing ids).
   const maxId = withClicks ? await deps.stores.analytics.lastClickId() : 0;
   const kept = retainedFrom(now, deps.config.retentionDays) ?? 0;
+  const retaining = kept > 0;
   yield line({ type: 'export', version: EXPORT_VERSION, exportedAt: now, source: 'slink', clicks: withClicks });
   const [domains, projects] = await Promise.all([deps.stores.domains.list(), deps.stores.projects.list()]);
   yield domains.map((row) => domainLine(deps, row)).join('');
@@ -87,28 +142,36 @@ export async function* exportLines(deps: ExportDeps, withClicks: boolean): Async
     // With the clicks, a link's imported daily counts too: no raw click holds them, so without
     // them another Slink reading the export would count fewer clicks than this one.
     const days = withClicks ? await deps.stores.analytics.importedDays(links.map((l) => l.id)) : null;
+    // Only links ever clicked have raw clicks (a click is stored under its link's scope): one
+    // read for the page, rather than a query for each link that has none.
+    const clicked = withClicks ? await deps.stores.analytics.linkScopes(links.map((l) => l.id)) : new Map();
+    const withAny = links.flatMap((link) => {
+      const scope = clicked.get(link.id);
+      return scope === undefined ? [] : [{ link, scope }];
+    });
+    // The clicks counted that no line of the file holds, so the Slink reading it counts them
+    // too. Only an import (a total) or retention leaves any: the other links' clicks are not
+    // read twice.
+    const counted = withAny.filter(({ link }) => link.imported !== null || retaining);
+    const lines = withClicks ? await lineCounts(deps, counted, kept, maxId) : new Map();
     yield links
       .map((link) => {
         const hash = hashes.get(link.id) ?? null;
         const kept = days?.get(link.id);
+        const rest =
+          withClicks && (link.imported !== null || retaining)
+            ? countedOnlyOf(link, lines.get(link.id) ?? NO_LINES, kept)
+            : null;
         return line({
           type: 'link',
           ...link,
           ...(hash === null ? {} : { passwordHash: hash }),
           ...(kept === undefined || kept.length === 0 ? {} : { importedDays: kept.map(importedDayOf) }),
+          ...(rest === null ? {} : { countedOnly: rest }),
         });
       })
       .join('');
-    if (withClicks) {
-      // Only links ever clicked have raw clicks (a click is stored under its link's scope): one
-      // read for the page, rather than a query for each link that has none.
-      const clicked = await deps.stores.analytics.linkScopes(links.map((l) => l.id));
-      const withAny = links.flatMap((link) => {
-        const scope = clicked.get(link.id);
-        return scope === undefined ? [] : [{ link, scope }];
-      });
-      if (withAny.length > 0) yield* clickChunks(deps, withAny, kept, maxId);
-    }
+    if (withAny.length > 0) yield* clickChunks(deps, withAny, kept, maxId);
     if (rows.length < LINK_PAGE) return;
     after = last.id;
   }

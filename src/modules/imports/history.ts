@@ -5,12 +5,13 @@
  *   where the source gave the raw input (a user agent parsed, bots classified from it);
  * - daily counts become rollup clicks of that day: counted in clickCount, the series and the
  *   totals, but adding no uniques and no rows of the clicks list;
- * - a total sets the link's starting clickCount.
+ * - a total sets the link's starting clickCount (and another Slink's counts beyond its visits
+ *   and days are added to its counters once).
  * The engine keeps the position (the newest visit or day stored) so a re-run adds only newer ones:
  * given with a call, it is saved in the transaction that stores the call's history, so a process
  * killed at any instant has stored both or neither (a re-run stores nothing twice).
  */
-import type { SourceDay, SourceName, SourceVisit } from './source';
+import type { CountedOnly, SourceDay, SourceName, SourceVisit } from './source';
 
 /** A source link's history position (its mapping in import_links) as a call moves it on. */
 export interface HistoryPosition {
@@ -38,6 +39,13 @@ export interface HistoryWriter {
   days(linkId: string, source: SourceName, days: readonly SourceDay[], position?: HistoryPosition): Promise<number>;
   /** Sets a link's starting clickCount to the source's total (a link made by this import). */
   total(linkId: string, source: SourceName, clicks: number, position?: HistoryPosition): Promise<void>;
+  /**
+   * Adds what a link counts beyond its visits and days (SourceLink.countedOnly) to its counters,
+   * whatever history it has (a total is refused beside visits, this is not): the caller sets it
+   * once, by the position's totalSet saved in the same transaction. Returns the clicks added
+   * (humans and bots).
+   */
+  countedOnly(linkId: string, source: SourceName, counts: CountedOnly, position?: HistoryPosition): Promise<number>;
   /** Notes a link this import made that carries no history (its `imported` says so). */
   none?(linkId: string, source: SourceName): Promise<void>;
   /**

@@ -612,7 +612,8 @@ async function daysToo(source: ImportSource, link: SourceLink, mapping: ImportLi
 
 /**
  * A link's history, from where its mapping says the last run stopped: visits after the newest
- * stored, days after the newest stored, the total once. Returns the clicks stored.
+ * stored, days after the newest stored, the total (or another Slink's counts beyond its visits
+ * and days) once. Returns the clicks stored.
  */
 async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, mapping: ImportLinkRow) {
   const writer = deps.history!;
@@ -626,6 +627,16 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
   let stored = 0;
   const kind = link.history;
   if (kind === 'visits' && source.visits) {
+    // Another Slink's counts beyond the visits and days (countedOnly): added once, before them.
+    // With none, the first position saved says so all the same, so that a later export, whose
+    // retention removed visits stored here meanwhile, never adds them as counts too.
+    let once: { totalSet?: true } = {};
+    const rest = link.countedOnly;
+    if (rest != null && !mapping.totalSet) {
+      if (rest.clicks + rest.uniques + rest.bots > 0)
+        stored += await writer.countedOnly(mapping.linkId, source.name, rest, at({ totalSet: true }));
+      else once = { totalSet: true };
+    }
     if (plan.history === 'daily') {
       // Visits counted per UTC day, from the day after the newest stored.
       const after = mapping.day === null ? null : Date.parse(`${mapping.day}T23:59:59.999Z`);
@@ -636,7 +647,7 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
         counts.set(d.day, (counts.get(d.day) ?? 0) + d.clicks);
       const days = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, clicks]) => ({ day, clicks }));
       if (days.length > 0)
-        stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day }));
+        stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day, ...once }));
       return stored;
     }
     // Read again from the newest instant stored, skipping the visits stored at it: a source's
@@ -665,12 +676,13 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
         mapping.linkId,
         source.name,
         fresh,
-        at({ visitAt: newest, visitAtCount: atNewest }),
+        at({ visitAt: newest, visitAtCount: atNewest, ...once }),
       );
     }
     // Its daily counts besides (another Slink's imported ones), from their own position.
     const days = await daysToo(source, link, mapping, plan.signal);
-    if (days.length > 0) stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day }));
+    if (days.length > 0)
+      stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day, ...once }));
     return stored;
   }
   if (kind === 'daily' && source.days) {

@@ -50,6 +50,13 @@ export interface SourceLink {
    */
   daysToo?: boolean;
   /**
+   * Optional, for a source that gives it (another Slink's export, `countedOnly`): the clicks the
+   * link counts that none of its visits or days hold (a total imported there, raw clicks its
+   * retention removed), humans, their unique visitors and bots apart: the link's starting counts
+   * beside its visits, set once. Absent: none.
+   */
+  countedOnly?: CountedOnly | null;
+  /**
    * Why this link cannot move to Slink at all, in words the engine reports as it skips it (a
    * bit.ly address: nobody but Bitly answers bit.ly). Absent or null: it may move.
    */
@@ -75,6 +82,13 @@ export interface SourceLink {
   preview?: unknown;
   passwordProtected?: boolean;
   passwordHash?: string | null;
+}
+
+/** Counts a link has beyond its visits and days (SourceLink.countedOnly). */
+export interface CountedOnly {
+  clicks: number;
+  uniques: number;
+  bots: number;
 }
 
 /** A short domain the source serves links on, with its settings (the `slink` source's domain lines). */

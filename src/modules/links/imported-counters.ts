@@ -63,6 +63,40 @@ export function setImportedTotalSqlite(sqlite: Database, m: Omit<ImportedMark, '
   return m.clicks - (before.n ?? 0);
 }
 
+/** Counts added to a link beside its other history (imports' SourceLink.countedOnly). */
+export interface ImportedCounts {
+  linkId: string;
+  source: string;
+  clicks: number;
+  uniques: number;
+  bots: number;
+  at: number;
+}
+
+const ADD_COUNTS_SQLITE = `UPDATE link_counters SET clicks = clicks + ?1, uniques = uniques + ?2, bots = bots + ?3
+  WHERE link_id = ?4`;
+
+/**
+ * SQLite: adds another Slink's counts beyond a link's visits and days to its counters and notes
+ * them as a total (a richer kind already noted stays), inside the caller's transaction, which
+ * also marks them set (the caller's history position), so they are added once. Unlike a
+ * total, taken beside any history. False when the link is gone.
+ */
+export function addImportedCountsSqlite(sqlite: Database, c: ImportedCounts): boolean {
+  if (sqlite.query(ADD_COUNTS_SQLITE).run(c.clicks, c.uniques, c.bots, c.linkId).changes === 0) return false;
+  return markImportedSqlite(sqlite, { ...c, history: 'total', clicks: c.clicks + c.bots });
+}
+
+/** PostgreSQL: addImportedCountsSqlite's statements, inside the caller's transaction. */
+export async function addImportedCountsPg(tx: Pg, c: ImportedCounts): Promise<boolean> {
+  const done = await tx`UPDATE link_counters SET clicks = clicks + ${c.clicks}::int8,
+      uniques = uniques + ${c.uniques}::int8, bots = bots + ${c.bots}::int8
+    WHERE link_id = ${c.linkId} RETURNING 1`;
+  if (done.length === 0) return false;
+  await markImportedPg(tx, { ...c, history: 'total', clicks: c.clicks + c.bots });
+  return true;
+}
+
 /** PostgreSQL: markImportedSqlite's statement. */
 export async function markImportedPg(tx: Pg, m: ImportedMark): Promise<void> {
   await tx`UPDATE link_counters SET imported_source = coalesce(imported_source, ${m.source}),

@@ -19,6 +19,9 @@ export { domainGoneError, domainOfHost, domainOrDefault, hostOfDomain, seenDomai
 export { domainLinksPostgres, domainLinksSqlite } from './domain-links';
 export { linkJsonById } from './event-data';
 export {
+  addImportedCountsPg,
+  addImportedCountsSqlite,
+  type ImportedCounts,
   type ImportedKind,
   type ImportedMark,
   importTargetSqlite,

@@ -5,11 +5,15 @@
  * its id, its project's id and what the export never carries), the same counts, unique visitors
  * included (a click line says whether it was a first visit of its day), and the same statistics
  * as the first, imported daily counts (a Bitly import's, which no raw click holds) included.
+ * So do the counts no raw click holds (a Kutt total, with and without clicks after it, raw
+ * clicks the first's retention removed): the export carries them as `countedOnly`, set once
+ * beside the visits (a second run adds nothing); like any total, they are in no statistics.
  * Variants and a busier workspace: e2e-round-trip.test.ts.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createApiKey } from '../../../src/modules/auth/keys';
 import { startBitlyFake } from '../../fakes/bitly';
+import { startKuttFake } from '../../fakes/kutt';
 import { api, disposeTestApp, makeAccount, makeTestApp, T0, type TestApp } from '../../helpers/app';
 import { clickRequest, flushOk, UA } from '../clicks/support';
 import { ended } from './support';
@@ -22,8 +26,8 @@ interface Side {
   origin: string;
 }
 
-async function side(engine: 'sqlite' | 'postgres'): Promise<Side> {
-  const t = await makeTestApp(ENV, { engine });
+async function side(engine: 'sqlite' | 'postgres', env: Record<string, string> = {}): Promise<Side> {
+  const t = await makeTestApp({ ...ENV, ...env }, { engine });
   t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
   const account = await makeAccount(t, { role: 'admin' });
   const key = (await createApiKey(t.deps, { accountId: account.id, scope: 'write' })).key;
@@ -47,14 +51,35 @@ const bitly = startBitlyFake({
     },
   ],
 });
+// Links whose history came from Kutt as a total: one clicked here afterwards.
+const kutt = startKuttFake({
+  links: [
+    {
+      id: 'k-total',
+      address: 'rt-total',
+      target: 'https://example.com/t',
+      visit_count: 5,
+      created_at: '2026-10-01T00:00:00Z',
+    },
+    {
+      id: 'k-more',
+      address: 'rt-total-more',
+      target: 'https://example.com/tm',
+      visit_count: 7,
+      created_at: '2026-10-02T00:00:00Z',
+    },
+  ],
+});
 afterAll(async () => {
   bitly.stop();
+  kutt.stop();
   for (const s of sides) await disposeTestApp(s.t);
 });
 
 let first: Side;
 beforeAll(async () => {
-  first = await side('sqlite');
+  // Raw clicks older than 30 days are not kept (nor exported): rt-old's first three.
+  first = await side('sqlite', { SLINK_RETENTION_DAYS: '30' });
   sides.push(first);
   const { t, key } = first;
   const project = await api(t, 'POST', '/projects', { key, body: { name: 'Launch' } });
@@ -92,6 +117,25 @@ beforeAll(async () => {
   expect(daily.status).toBe(202);
   const dailyRun = await ended(async () => (await api(t, 'GET', `/imports/${daily.body.id}`, { key })).body);
   expect(dailyRun).toMatchObject({ status: 'done', links: { created: 1 }, clicks: { imported: 7 } });
+  const totals = await api(t, 'POST', '/imports', { key, body: { source: 'kutt', url: kutt.url, token: kutt.apiKey } });
+  expect(totals.status).toBe(202);
+  const totalsRun = await ended(async () => (await api(t, 'GET', `/imports/${totals.body.id}`, { key })).body);
+  expect(totalsRun).toMatchObject({ status: 'done', links: { created: 2 }, clicks: { imported: 12 } });
+  // Two humans and a bot 40 days ago, past the retained window: counted, never exported.
+  expect(
+    (await api(t, 'POST', '/links', { key, body: { slug: 'rt-old', destination: 'https://example.com/o' } })).status,
+  ).toBe(201);
+  const now = t.clock.now();
+  for (const [ua, ip] of [
+    [UA.chromeWin, '81.2.69.142'],
+    [UA.safariIphone, '89.160.20.112'],
+    [UA.googlebot, '216.160.83.56'],
+  ] as const) {
+    t.clock.set(now - 40 * 86_400_000);
+    await (await t.app.handle(clickRequest('/rt-old', { ua, ip }))).arrayBuffer();
+  }
+  t.clock.set(now);
+  await flushOk(t);
   const paused = await api(t, 'POST', '/links', {
     key,
     body: { slug: 'rt-paused', destination: 'https://example.com/p' },
@@ -108,6 +152,10 @@ beforeAll(async () => {
     ['/rt-paused', { ua: UA.chromeWin, ip: '81.2.69.142' }],
     // Beside its imported daily counts, a raw click.
     ['https://go.rt.test/rt-daily', { ua: UA.firefoxLinux, ip: '89.160.20.112' }],
+    // Beside its total, a human and a bot; and a click within the retained window.
+    ['/rt-total-more', { ua: UA.chromeWin, ip: '81.2.69.142' }],
+    ['/rt-total-more', { ua: UA.googlebot, ip: '216.160.83.56' }],
+    ['/rt-old', { ua: UA.firefoxLinux, ip: '2.125.160.216' }],
   ];
   for (const [path, o] of clicks) {
     t.clock.advance(60_000);
@@ -139,14 +187,18 @@ async function exportedLinks(s: Side): Promise<Record<string, any>[]> {
   return lines.filter((l) => l.type === 'link');
 }
 
-/** The imported daily counts the export with clicks carries, by slug. */
-async function importedDaysOf(s: Side): Promise<Record<string, unknown>> {
+/** What the export with clicks carries beside the click lines (imported daily counts, counts no line holds), by slug. */
+async function carriedOf(s: Side): Promise<Record<string, unknown>> {
   const res = await fetch(`${s.origin}/api/v1/export?clicks=1`, { headers: { authorization: `Bearer ${s.key}` } });
   const lines = (await res.text())
     .trimEnd()
     .split('\n')
     .map((l) => JSON.parse(l));
-  return Object.fromEntries(lines.filter((l) => l.importedDays !== undefined).map((l) => [l.slug, l.importedDays]));
+  return Object.fromEntries(
+    lines
+      .filter((l) => l.importedDays !== undefined || l.countedOnly !== undefined)
+      .map(({ slug, importedDays, countedOnly }) => [slug, { importedDays, countedOnly }]),
+  );
 }
 
 async function linksOf(s: Side): Promise<Record<string, any>[]> {
@@ -196,25 +248,28 @@ test('SQLite -> export -> PostgreSQL -> export -> SQLite answers the same links,
   const middle = await side('postgres');
   sides.push(middle);
   const there = await importInto(middle, first);
-  expect(there).toMatchObject({ status: 'done', links: { seen: 9, created: 9, skipped: 0, failed: 0 }, errors: [] });
-  // 9 raw clicks, and 7 as daily counts.
-  expect(there.clicks.imported).toBe(16);
+  expect(there).toMatchObject({ status: 'done', links: { seen: 12, created: 12, skipped: 0, failed: 0 }, errors: [] });
+  // 12 raw clicks, 7 as daily counts, and 15 counted only (5 and 7 of Kutt's totals, rt-old's 3).
+  expect(there.clicks.imported).toBe(34);
   const last = await side('sqlite');
   sides.push(last);
   const back = await importInto(last, middle);
-  expect(back).toMatchObject({ status: 'done', links: { seen: 9, created: 9, skipped: 0, failed: 0 }, errors: [] });
+  expect(back).toMatchObject({ status: 'done', links: { seen: 12, created: 12, skipped: 0, failed: 0 }, errors: [] });
 
   const original = await linksOf(first);
   expect(original.map((l) => l.slug)).toEqual([
     'rt-daily',
     'rt-expires',
     'rt-limited',
+    'rt-old',
     'rt-options',
     'rt-paused',
     'rt-plain',
     'rt-project',
     'rt-rules',
     'rt-secret',
+    'rt-total',
+    'rt-total-more',
   ]);
   // What is compared holds them: the domain, rules, preview and the password's hash.
   expect(original.find((l) => l.slug === 'rt-rules')).toMatchObject({
@@ -230,15 +285,28 @@ test('SQLite -> export -> PostgreSQL -> export -> SQLite answers the same links,
   expect(original.find((l) => l.slug === 'rt-plain')).toMatchObject({ clickCount: 3, uniqueCount: 2 });
   // Its imported daily counts and its raw click, in its count and carried by the export.
   expect(original.find((l) => l.slug === 'rt-daily')).toMatchObject({ clickCount: 8, uniqueCount: 1 });
-  const days = {
-    'rt-daily': [
-      { day: '2026-11-20', clicks: 4 },
-      { day: '2026-11-21', clicks: 3 },
-    ],
+  // A total, a total and clicks after it, and clicks past the retained window: counted, not in the lines.
+  expect(original.find((l) => l.slug === 'rt-total')).toMatchObject({ clickCount: 5, uniqueCount: 0, botCount: 0 });
+  expect(original.find((l) => l.slug === 'rt-total-more')).toMatchObject({
+    clickCount: 8,
+    uniqueCount: 1,
+    botCount: 1,
+  });
+  expect(original.find((l) => l.slug === 'rt-old')).toMatchObject({ clickCount: 3, uniqueCount: 3, botCount: 1 });
+  const carried = {
+    'rt-daily': {
+      importedDays: [
+        { day: '2026-11-20', clicks: 4 },
+        { day: '2026-11-21', clicks: 3 },
+      ],
+    },
+    'rt-total': { countedOnly: { clicks: 5, uniques: 0, bots: 0 } },
+    'rt-total-more': { countedOnly: { clicks: 7, uniques: 0, bots: 0 } },
+    'rt-old': { countedOnly: { clicks: 2, uniques: 2, bots: 1 } },
   };
-  expect(await importedDaysOf(first)).toEqual(days);
-  expect(await importedDaysOf(middle)).toEqual(days);
-  expect(await importedDaysOf(last)).toEqual(days);
+  expect(await carriedOf(first)).toEqual(carried);
+  expect(await carriedOf(middle)).toEqual(carried);
+  expect(await carriedOf(last)).toEqual(carried);
   expect(await linksOf(middle)).toEqual(original);
   expect(await linksOf(last)).toEqual(original);
   const stats = await statsOf(first);
@@ -249,11 +317,20 @@ test('SQLite -> export -> PostgreSQL -> export -> SQLite answers the same links,
   expect(stats['rt-project']).toMatchObject({ totals: { clicks: 2, uniques: 1, bots: 1 } });
   // rt-daily: its raw click and its imported day in the range (2026-11-21's 3; the 20th is before it).
   expect(stats['rt-daily']).toMatchObject({ totals: { clicks: 4, uniques: 1, bots: 0 } });
-  expect(stats.workspace).toEqual({ clicks: 11, uniques: 7, bots: 1 });
+  expect(stats.workspace).toEqual({ clicks: 13, uniques: 9, bots: 2 });
   const plain = stats['rt-plain'] as { breakdowns: Record<string, { value: string }[]> };
   for (const d of ['country', 'device', 'browser', 'referrer', 'utmSource'])
     expect({ d, some: plain.breakdowns[d]!.some((v) => v.value !== null) }).toEqual({ d, some: true });
+  // Counted only: in no statistics, as any total.
+  expect(stats['rt-total']).toMatchObject({ totals: { clicks: 0, uniques: 0, bots: 0 } });
+  expect(stats['rt-total-more']).toMatchObject({ totals: { clicks: 2, uniques: 1, bots: 1 } });
+  expect(stats['rt-old']).toMatchObject({ totals: { clicks: 1, uniques: 1, bots: 0 } });
   expect(await statsOf(middle)).toEqual(stats);
+  expect(await statsOf(last)).toEqual(stats);
+  // Run again, the same export adds nothing: its counts are set once.
+  const again = await importInto(last, middle);
+  expect(again).toMatchObject({ status: 'done', links: { seen: 12, created: 0 }, clicks: { imported: 0 } });
+  expect(await linksOf(last)).toEqual(original);
   expect(await statsOf(last)).toEqual(stats);
   // The domain was made with its settings, and the password still opens the link.
   const domains = (await api(last.t, 'GET', '/domains', { key: last.key })).body.domains;

@@ -4,7 +4,8 @@
  * click writer's own path (raw clicks and their delta in one transaction, counted by the next
  * fold of any node), recording no `clicks` events; daily counts are counted at once, in a
  * transaction that holds the fold lock as a fold does, into the counters and buckets; a total
- * sets the starting clickCount. Each call's history position (the source link's mapping) and
+ * sets the starting clickCount (another Slink's counts beyond visits and days are added to the
+ * counters). Each call's history position (the source link's mapping) and
  * its link's `imported` note are saved in the transaction that stores the call's history. The click store is used through `HistoryClicks` only, so a
  * change of the click path stays out of this file.
  */
@@ -13,6 +14,7 @@ import { CLICK_BARRIER_LOCK, ROLLUP_FOLD_LOCK } from '../../../db/postgres/locks
 import { DAY_MS, utcDay } from '../../../lib/time';
 import { type EnrichedClick, importedClick, keepImportedDaysPg } from '../../clicks/public';
 import {
+  addImportedCountsPg,
   bumpLinkCounters,
   existingLinks,
   type ImportedMark,
@@ -24,7 +26,7 @@ import {
 import { PendingSums, PgRollupWriter, PgValues } from '../../rollups/public';
 import type { HistoryPosition, HistoryWriter } from '../history';
 import { savePositionPg, savePositionsPg } from '../postgres/store';
-import type { SourceDay, SourceName } from '../source';
+import type { CountedOnly, SourceDay, SourceName } from '../source';
 import {
   AddedHumans,
   GroupedWrites,
@@ -180,6 +182,21 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
     if (added) options.counted?.(new Map([[linkId, added]]));
   }
 
+  async function countedOnly(
+    linkId: string,
+    source: SourceName,
+    counts: CountedOnly,
+    position?: HistoryPosition,
+  ): Promise<number> {
+    const added = await sql.begin(async (tx) => {
+      if (position) await savePositionPg(tx, position);
+      return addImportedCountsPg(tx, { linkId, source, ...counts, at: clock.now() });
+    });
+    if (!added) return 0;
+    if (counts.clicks > 0) options.counted?.(new Map([[linkId, counts.clicks]]));
+    return counts.clicks + counts.bots;
+  }
+
   async function none(linkId: string, source: SourceName): Promise<void> {
     await markImportedPg(sql, { linkId, source, history: 'none', clicks: 0, at: clock.now() });
   }
@@ -191,5 +208,5 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
     if (added.size > 0) options.counted?.(added);
   }
 
-  return { visits, days, total, none, flush };
+  return { visits, days, total, countedOnly, none, flush };
 }

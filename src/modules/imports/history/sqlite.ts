@@ -10,9 +10,14 @@
  */
 import type { Database } from 'bun:sqlite';
 import { type EnrichedClick, importedClick, queueImportedDays, queueImportedVisits } from '../../clicks/public';
-import { importTargetSqlite, markImportedSqlite, setImportedTotalSqlite } from '../../links/public';
+import {
+  addImportedCountsSqlite,
+  importTargetSqlite,
+  markImportedSqlite,
+  setImportedTotalSqlite,
+} from '../../links/public';
 import type { HistoryPosition, HistoryWriter } from '../history';
-import type { SourceDay, SourceName } from '../source';
+import type { CountedOnly, SourceDay, SourceName } from '../source';
 import { savePositionSqlite } from '../sqlite/store';
 import {
   GroupedWrites,
@@ -139,6 +144,24 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions & 
     if (added) options.counted?.(new Map([[linkId, added]]));
   }
 
+  async function countedOnly(
+    linkId: string,
+    source: SourceName,
+    counts: CountedOnly,
+    position?: HistoryPosition,
+  ): Promise<number> {
+    const added = sqlite
+      .transaction(() => {
+        if (position) savePositionSqlite(sqlite, position);
+        return addImportedCountsSqlite(sqlite, { linkId, source, ...counts, at: clock.now() });
+      })
+      .immediate();
+    if (!added) return 0;
+    // Stored at once, as a total: no writer takes it.
+    if (counts.clicks > 0) options.counted?.(new Map([[linkId, counts.clicks]]));
+    return counts.clicks + counts.bots;
+  }
+
   async function none(linkId: string, source: SourceName): Promise<void> {
     markImportedSqlite(sqlite, { linkId, source, history: 'none', clicks: 0, at: clock.now() });
   }
@@ -149,5 +172,5 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions & 
     await takeQueued();
   }
 
-  return { visits, days, total, none, flush };
+  return { visits, days, total, countedOnly, none, flush };
 }

@@ -8,11 +8,14 @@
  *
  * A link's history is its raw clicks when the export carries them (every field the click record
  * has, oldest first) and the daily counts its link line carries (`importedDays`: those an import
- * into the exporting Slink brought, which no raw click holds), else its clickCount as a total. Its rules, preview and password hash come
+ * into the exporting Slink brought, which no raw click holds) and the counts beyond both it
+ * carries (`countedOnly`: a total imported there, raw clicks its retention removed), else its
+ * clickCount as a total. Its rules, preview and password hash come
  * with it; the export's domains but its default are made here when missing (runner.ts).
  */
 
 import {
+  type CountedOnly,
   type ImportSource,
   type SourceDay,
   type SourceDomain,
@@ -60,6 +63,13 @@ async function* ndjson(stream: ReadableStream<Uint8Array>): AsyncGenerator<Line>
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const int = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
+/** A link line's `countedOnly`, each count a whole number from 0 (else 0). */
+function countedOnlyOf(value: unknown): CountedOnly {
+  const v = (value ?? {}) as Record<string, unknown>;
+  const n = (x: unknown) => (Number.isSafeInteger(x) && (x as number) > 0 ? (x as number) : 0);
+  return { clicks: n(v.clicks), uniques: n(v.uniques), bots: n(v.bots) };
+}
+
 function toSourceLink(line: Line, withClicks: boolean, defaultHosts: ReadonlySet<string>): SourceLink {
   const id = str(line.id);
   const url = str(line.destination);
@@ -81,6 +91,8 @@ function toSourceLink(line: Line, withClicks: boolean, defaultHosts: ReadonlySet
     totalClicks: int(line.clickCount),
     history: withClicks ? 'visits' : 'total',
     daysToo: withClicks && Array.isArray(line.importedDays) && line.importedDays.length > 0,
+    // With the clicks, what the link counts beyond them and its days (none when absent).
+    countedOnly: withClicks ? countedOnlyOf(line.countedOnly) : null,
     project: str(line.projectName),
     params,
     paused: line.status === 'paused',
