@@ -64,7 +64,7 @@ export interface Deps extends BaseDeps {
   /** Resolves once the default domain is SLINK_SHORT_HOST's and every domain is in memory (before any link). */
   domainsReady: Promise<void>;
   /** A domain's redirect targets follow the destination rules of links, Slink's own hosts refused. */
-  checkTargetUrl(raw: string, field: string): void;
+  checkTargetUrl(raw: string, field: string, planned?: string): void;
   /** Writes when each domain was last asked for (noted in `domains`); the server starts it and stops it. */
   domainSeen: DomainSeenWriter;
   /** Deletes audit entries past their 365 days a small step at a time; the server starts it and stops it. */
@@ -217,8 +217,8 @@ export function createDeps(input: BaseInput, options: DepsOptions = {}): Deps {
     domainsReady,
     domainSeen: new DomainSeenWriter(base.stores.domains, domains, base.log),
     auditPruner: new AuditPruner(base.stores.audit, base.clock, base.log),
-    checkTargetUrl: (raw, field) => {
-      normalizeLinkDestination(raw, slinkHostsOf({ config: base.config, domains }), field);
+    checkTargetUrl: (raw, field, planned) => {
+      normalizeLinkDestination(raw, slinkHostsOf({ config: base.config, domains }, planned), field);
     },
     linkIndex,
     follower,

@@ -18,8 +18,8 @@ export async function cliImportDeps(base: BaseDeps): Promise<ImportDeps> {
     clock: base.clock,
     log: base.log,
     domains,
-    checkTargetUrl: (raw, field) => {
-      normalizeLinkDestination(raw, slinkHostsOf({ config: base.config, domains }), field);
+    checkTargetUrl: (raw, field, planned) => {
+      normalizeLinkDestination(raw, slinkHostsOf({ config: base.config, domains }, planned), field);
     },
     linkIndex: { refreshMany: async () => {}, settle: () => {}, humanClicksOf: () => undefined },
     webhooks: { wake: () => {} },

@@ -12,7 +12,8 @@ export interface DomainsDeps {
   /**
    * The destination rules of links, one of Slink's own hosts (its domains included) refused
    * (links/own-host.ts): a domain's targets and upstream follow them as a link's fallbackUrl
-   * does. Given by the composition root, so that domains import nothing of links.
+   * does. Given by the composition root, so that domains import nothing of links. `planned`:
+   * the origin of a domain not made yet, refused as one of Slink's (checkNewDomainPatch).
    */
-  checkTargetUrl(raw: string, field: string): void;
+  checkTargetUrl(raw: string, field: string, planned?: string): void;
 }

@@ -10,7 +10,14 @@ export { hostKeyOf } from './host';
 export { DomainCreateBody, DomainListModel, DomainPatchBody } from './model';
 export { createPostgresDomainStore, listDomainsPostgres } from './postgres/store';
 export { DomainSeenWriter } from './seen';
-export { addDomain, domainSettingsOf, listDomains, updateDomain } from './service';
+export {
+  addDomain,
+  checkNewDomain,
+  checkNewDomainPatch,
+  domainSettingsOf,
+  listDomains,
+  updateDomain,
+} from './service';
 export { createSqliteDomainStore, listDomainsSqlite } from './sqlite/store';
 export { hostOfOrigin, startDomains } from './start';
 export type { DomainLinksPostgres, DomainLinksSqlite, DomainRow, DomainStore } from './store';

@@ -71,11 +71,11 @@ function urlField(deps: DomainsDeps, raw: string | null, field: string): string 
  * The origin a domain's unknown slugs are asked at: an origin, never this Slink nor one of its
  * domains (a request would come back here and ask again).
  */
-function upstreamField(deps: DomainsDeps, raw: string | null): string | null {
+function upstreamField(deps: DomainsDeps, raw: string | null, planned?: DomainOrigin): string | null {
   if (raw === null) return null;
   const { origin, host } = parseOrigin(raw, 'upstream');
-  deps.checkTargetUrl(origin, 'upstream');
-  if (deps.domains.byHost(host) !== undefined)
+  deps.checkTargetUrl(origin, 'upstream', planned?.origin);
+  if (deps.domains.byHost(host) !== undefined || host === planned?.host)
     throw invalid('upstream', `upstream must be another service: ${host} is one of this Slink's domains`);
   return origin;
 }
@@ -89,12 +89,22 @@ function jsonField(value: unknown, field: string): string | null {
   return text;
 }
 
-function settingsOf(deps: DomainsDeps, input: DomainPatch): Partial<DomainSettings> {
+/** A domain's origin and host, as parseOrigin gives them. */
+interface DomainOrigin {
+  origin: string;
+  host: string;
+}
+
+/**
+ * A domain's settings as stored. `planned`: a domain not in the directory yet, checked as if it
+ * were (checkNewDomainPatch).
+ */
+function settingsOf(deps: DomainsDeps, input: DomainPatch, planned?: DomainOrigin): Partial<DomainSettings> {
   const changes: Partial<DomainSettings> = {};
   if (input.rootUrl !== undefined) changes.rootUrl = urlField(deps, input.rootUrl, 'rootUrl');
   if (input.notFoundUrl !== undefined) changes.notFoundUrl = urlField(deps, input.notFoundUrl, 'notFoundUrl');
   if (input.expiredUrl !== undefined) changes.expiredUrl = urlField(deps, input.expiredUrl, 'expiredUrl');
-  if (input.upstream !== undefined) changes.upstream = upstreamField(deps, input.upstream);
+  if (input.upstream !== undefined) changes.upstream = upstreamField(deps, input.upstream, planned);
   if (input.appleAppSiteAssociation !== undefined)
     changes.appleAppSiteAssociation = jsonField(input.appleAppSiteAssociation, 'appleAppSiteAssociation');
   if (input.assetLinks !== undefined) changes.assetLinks = jsonField(input.assetLinks, 'assetLinks');
@@ -118,7 +128,8 @@ export async function getDomain(deps: DomainsDeps, access: Access, host: string)
   return toDomain(deps, row, await deps.stores.domains.linkCount(row.id, linkFilter(access)));
 }
 
-export async function addDomain(deps: DomainsDeps, access: Access, input: DomainCreate): Promise<Domain> {
+/** What addDomain checks before it writes (throws what it answers): the new domain's host, origin and settings. */
+async function newDomainOf(deps: DomainsDeps, access: Access, input: DomainCreate) {
   authorize(access, 'domain.write');
   const { origin, host } = parseOrigin(input.origin, 'origin');
   const { shortHost, appHost } = deps.config;
@@ -136,6 +147,35 @@ export async function addDomain(deps: DomainsDeps, access: Access, input: Domain
       throw invalid(field, `${field} points at the domain itself (${host}): its visitors would come back to it`);
   }
   if ((await deps.stores.domains.list()).some((r) => r.host === host)) throw hostTaken(host);
+  return { host, origin, settings };
+}
+
+/**
+ * Every check addDomain makes, without writing anything: throws what it would answer (a dry run
+ * of an import reports what its real run would refuse). Returns the new domain's origin and host.
+ */
+export async function checkNewDomain(deps: DomainsDeps, access: Access, create: DomainCreate): Promise<DomainOrigin> {
+  const { origin, host } = await newDomainOf(deps, access, create);
+  return { origin, host };
+}
+
+/**
+ * Every check updateDomain makes of `patch` on a domain checkNewDomain passed (`planned`, not
+ * made yet: counted among Slink's own as it would be), without writing anything; its
+ * upstream's address is looked up as updateDomain does.
+ */
+export async function checkNewDomainPatch(
+  deps: DomainsDeps,
+  access: Access,
+  planned: DomainOrigin,
+  patch: DomainPatch,
+): Promise<void> {
+  authorize(access, 'domain.write');
+  await checkUpstreamAddress(deps, settingsOf(deps, patch, planned).upstream);
+}
+
+export async function addDomain(deps: DomainsDeps, access: Access, input: DomainCreate): Promise<Domain> {
+  const { host, origin, settings } = await newDomainOf(deps, access, input);
   let row: DomainRow;
   try {
     const now = deps.clock.now();

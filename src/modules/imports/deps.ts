@@ -12,7 +12,7 @@ export type SourceFactory = (name: SourceName, options: SourceOptions) => Import
 export interface ImportDeps extends LinksDeps {
   stores: LinksDeps['stores'] & { readonly imports: ImportStore; readonly domains: DomainStore };
   /** A domain's targets checked as a link's destination is (the domains module's DomainsDeps): a source's domains are made here. */
-  checkTargetUrl(raw: string, field: string): void;
+  checkTargetUrl(raw: string, field: string, planned?: string): void;
   log: Logger;
   /** Where a link's history goes (visits, days, totals); null: no history is stored. */
   history: HistoryWriter | null;

@@ -16,6 +16,8 @@ import type { Access } from '../access/public';
 import { auditEntry } from '../audit/public';
 import {
   addDomain,
+  checkNewDomain,
+  checkNewDomainPatch,
   DomainCreateBody,
   type DomainFacts,
   DomainPatchBody,
@@ -450,7 +452,7 @@ async function domainsOf(
     if (seen.has(d.origin)) continue;
     seen.add(d.origin);
     const key = hostKeyOf(d.host);
-    if (key !== null && deps.domains.byHost(key) !== undefined) continue;
+    if (key !== null && (deps.domains.byHost(key) !== undefined || planned.has(key))) continue;
     const create = {
       origin: d.origin,
       ...(d.rootUrl !== null ? { rootUrl: d.rootUrl } : {}),
@@ -466,7 +468,11 @@ async function domainsOf(
       if (!Value.Check(DomainCreateBody, create) || !Value.Check(DomainPatchBody, patch))
         throw new Error('its settings are not settings as Slink writes them');
       if (plan.dryRun) {
-        if (key !== null) planned.set(key, plannedDomain(d, key, -(planned.size + 1)));
+        // What the real run would refuse, by the very checks its writes make; a domain whose
+        // settings after its creation are refused is made all the same, as the real run makes it.
+        const made = await checkNewDomain(deps, plan.access, create);
+        planned.set(made.host, plannedDomain(d, made.host, -(planned.size + 1)));
+        if (Object.keys(patch).length > 0) await checkNewDomainPatch(deps, plan.access, made, patch);
         continue;
       }
       const made = await addDomain(deps, plan.access, create);

@@ -54,9 +54,32 @@ const hostsByDomains = new WeakMap<readonly DomainFacts[], { config: object; hos
 /**
  * Slink's own hosts now: the configuration's, and every short domain's host on
  * its origin's port and on SLINK_PORT (a request to either reaches this service when the name
- * points here). What every destination of a link is checked against.
+ * points here). What every destination of a link is checked against. `planned`: the origin of
+ * a domain not made yet, counted as one (a dry run's check of what it would make).
  */
-export function slinkHostsOf(deps: {
+export function slinkHostsOf(
+  deps: {
+    config: Pick<Config, 'shortHost' | 'appHost' | 'port'>;
+    domains: Pick<DomainDirectory, 'all'>;
+  },
+  planned?: string,
+): SlinkHosts {
+  const hosts = currentHostsOf(deps);
+  return planned === undefined ? hosts : [...hosts, ...originKeys(planned, deps.config.port)];
+}
+
+/** A short domain's host keys: on its origin's port, and on SLINK_PORT. */
+function originKeys(origin: string, port: number): string[] {
+  const url = new URL(origin);
+  const keys = [hostKey(url)];
+  if (port !== 0) {
+    url.port = String(port);
+    keys.push(hostKey(url));
+  }
+  return keys;
+}
+
+function currentHostsOf(deps: {
   config: Pick<Config, 'shortHost' | 'appHost' | 'port'>;
   domains: Pick<DomainDirectory, 'all'>;
 }): SlinkHosts {
@@ -67,12 +90,7 @@ export function slinkHostsOf(deps: {
   for (const domain of list) {
     // The first domain has no host until the start names it (domains/start.ts).
     if (domain.host === '') continue;
-    const url = new URL(domain.origin);
-    keys.add(hostKey(url));
-    if (deps.config.port !== 0) {
-      url.port = String(deps.config.port);
-      keys.add(hostKey(url));
-    }
+    for (const key of originKeys(domain.origin, deps.config.port)) keys.add(key);
   }
   const hosts = [...keys];
   hostsByDomains.set(list, { config: deps.config, hosts });

@@ -93,20 +93,32 @@ test('a link asking for a password comes only with its hash; rules Slink refuses
   expect((await call('GET', '/links?q=pw-')).body.items).toEqual([]);
 });
 
+const domainLine = (host: string, isDefault: boolean, settings: Record<string, unknown> = {}) =>
+  `${JSON.stringify({
+    type: 'domain',
+    host,
+    origin: `https://${host}`,
+    default: isDefault,
+    rootUrl: isDefault ? null : 'https://example.com/home',
+    notFoundUrl: null,
+    expiredUrl: null,
+    upstream: null,
+    appleAppSiteAssociation: null,
+    assetLinks: null,
+    ...settings,
+  })}\n`;
+
+async function report(id: string) {
+  const res = await fetch(`${base}/imports/${id}/report.csv`, { headers: { authorization: `Bearer ${admin}` } });
+  expect(res.status).toBe(200);
+  return (await res.text())
+    .trim()
+    .split(/\r?\n/)
+    .slice(1)
+    .map((row) => row.split(','));
+}
+
 test('a dry run counts the links on the domains it would make as created, as the real run then makes them', async () => {
-  const domainLine = (host: string, isDefault: boolean) =>
-    `${JSON.stringify({
-      type: 'domain',
-      host,
-      origin: `https://${host}`,
-      default: isDefault,
-      rootUrl: isDefault ? null : 'https://example.com/home',
-      notFoundUrl: null,
-      expiredUrl: null,
-      upstream: null,
-      appleAppSiteAssociation: null,
-      assetLinks: null,
-    })}\n`;
   const links = [
     linkLine({ slug: 'dry-home' }),
     linkLine({ slug: 'dry-there', domain: 'go.dry.test', shortUrl: 'https://go.dry.test/dry-there' }),
@@ -117,15 +129,6 @@ test('a dry run counts the links on the domains it would make as created, as the
     domainLine('go.dry.test', false),
     ...links,
   ]);
-  const report = async (id: string) => {
-    const res = await fetch(`${base}/imports/${id}/report.csv`, { headers: { authorization: `Bearer ${admin}` } });
-    expect(res.status).toBe(200);
-    return (await res.text())
-      .trim()
-      .split(/\r?\n/)
-      .slice(1)
-      .map((row) => row.split(','));
-  };
   // Every link where its own domain says, as a real run: no domain named.
   const dry = await run({ url, domain: undefined, dryRun: true });
   expect(dry).toMatchObject({ status: 'done', links: { seen: 2, created: 2, skipped: 0, failed: 0 }, errors: [] });
@@ -145,4 +148,44 @@ test('a dry run counts the links on the domains it would make as created, as the
     [idOf(links[1]!), 'created', 'https://go.dry.test/dry-there'],
   ]);
   expect(await hosts()).toContain('go.dry.test');
+});
+
+test('a dry run refuses the domains the real run would refuse, by the same checks, with the same reasons', async () => {
+  const links = [
+    linkLine({ slug: 'chk-self', domain: 'go.self.test', shortUrl: 'https://go.self.test/chk-self' }),
+    linkLine({ slug: 'chk-app', domain: 'app.sl.test', shortUrl: 'https://app.sl.test/chk-app' }),
+    linkLine({ slug: 'chk-loop', domain: 'go.loop.test', shortUrl: 'https://go.loop.test/chk-loop' }),
+    linkLine({ slug: 'chk-fine', domain: 'go.fine.test', shortUrl: 'https://go.fine.test/chk-fine' }),
+  ];
+  // Each valid by the schema: refused by what adding the domain (then setting it) checks.
+  const { url } = source.serve('checked-domains', [
+    header(),
+    domainLine('other.test', true),
+    // Its root sends its visitors back to it.
+    domainLine('go.self.test', false, { rootUrl: 'https://go.self.test/home' }),
+    // This Slink's app host.
+    domainLine('app.sl.test', false),
+    // Made, but its upstream is itself (one of this Slink's hosts once made): refused, the domain stays.
+    domainLine('go.loop.test', false, { upstream: 'https://go.loop.test' }),
+    domainLine('go.fine.test', false),
+    ...links,
+  ]);
+  const dry = await run({ url, domain: undefined, dryRun: true });
+  const hosts = async () => (await call('GET', '/domains')).body.domains.map((d: any) => d.host);
+  expect(await hosts()).not.toContain('go.loop.test');
+  const real = await run({ url, domain: undefined });
+  expect(real).toMatchObject({ status: 'done', links: { seen: 4, created: 2, skipped: 2, failed: 0 } });
+  expect(real.errors.map((e: any) => [e.source, e.reason])).toEqual([
+    ['go.self.test', expect.stringContaining('domain not made: rootUrl: rootUrl points at the domain itself')],
+    ['app.sl.test', expect.stringContaining("domain not made: origin: app.sl.test is the app's host")],
+    ['go.loop.test', expect.stringContaining('domain not made: upstream: Destination points at this Slink itself')],
+    [idOf(links[0]!), expect.stringContaining("its domain go.self.test is not one of this Slink's domains")],
+    [idOf(links[1]!), expect.stringContaining("its domain app.sl.test is not one of this Slink's domains")],
+  ]);
+  expect(await hosts()).toEqual(expect.arrayContaining(['go.loop.test', 'go.fine.test']));
+  // The dry run said all of it: the same counts, errors and outcomes.
+  expect({ links: dry.links, errors: dry.errors }).toEqual({ links: real.links, errors: real.errors });
+  const realRows = await report(real.id);
+  expect((await report(dry.id)).map((row) => row.slice(0, 3))).toEqual(realRows.map((row) => row.slice(0, 3)));
+  expect(realRows.map((row) => row[1])).toEqual(['skipped', 'skipped', 'created', 'created']);
 });
