@@ -27,6 +27,7 @@ import {
 import { insertBulkLinks, insertVariant, type LinkRow } from '../links/public';
 import { decideLink, type PlannedVariant, type RunTarget, slugsOf, variantsOf } from './decide';
 import type { ImportDeps } from './deps';
+import { markedCursor } from './file-mark';
 import type { HistoryPosition } from './history';
 import type { HistoryMode } from './model';
 import {
@@ -63,6 +64,11 @@ export interface RunPlan {
   dryRun: boolean;
   /** Where to start: the saved cursor of the last unfinished run of the source, or null. */
   cursor: string | null;
+  /**
+   * A file run's mark of the bytes its source has read (file-mark.ts), saved with its position
+   * after each page and at its end; absent: a run of no file.
+   */
+  fileMark?: () => string;
   /** Where a run taken over from a dead node stands (its counts and report so far); absent: nothing yet. */
   progress?: RunProgress;
   signal: AbortSignal;
@@ -102,6 +108,9 @@ export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEn
         cursor: plan.cursor,
       };
   const store = deps.stores.imports;
+  /** The progress as stored: a file run's position with the mark of the bytes read by then. */
+  const saved = (p: RunProgress): RunProgress =>
+    plan.fileMark === undefined ? p : { ...p, cursor: markedCursor(p.cursor, plan.fileMark()) };
   const note = (source: string, reason: string) => {
     if (progress.errors.length < MAX_ERRORS) progress.errors.push({ source, reason });
   };
@@ -130,7 +139,7 @@ export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEn
     if (advance && !plan.signal.aborted) progress.cursor = work.page.next;
     const cancel = await store.savePage(
       plan.id,
-      progress,
+      saved(progress),
       work.planned.map((p) => p.item),
     );
     plan.onPage?.(progress);
@@ -188,7 +197,7 @@ export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEn
   // Done once what was handed over is counted (clickCount, statistics), not only stored.
   if (!plan.dryRun)
     await deps.history?.flush?.().catch((err) => deps.log.error(`import ${plan.id}: counting its history`, err));
-  await store.finish(plan.id, status, progress, deps.clock.now());
+  await store.finish(plan.id, status, saved(progress), deps.clock.now());
   return { status, progress };
 }
 

@@ -13,6 +13,7 @@ import { newId, randomToken } from '../../lib/ids';
 import type { Access } from '../access/public';
 import { checkProjectId, domainOfHost } from '../links/public';
 import type { ImportDeps } from './deps';
+import { cursorOf, FileReading, parseMarked, startsWith } from './file-mark';
 import type { ConflictMode, HistoryMode, ImportJson } from './model';
 import { type RunEnd, runImport } from './runner';
 import { type ImportSource, SourceError, type SourceName } from './source';
@@ -28,7 +29,7 @@ export interface ImportRequest {
   source: SourceName;
   url: string | null;
   token: string | null;
-  /** A file's bytes (csv, slink): read twice, once for its hash (what may resume it), once by the source. */
+  /** A file's bytes (csv, slink): read once by the source, hashed as they are (what may resume it: file-mark.ts). */
   file: Blob | null;
   domain: string | null;
   projectId: string | null;
@@ -57,11 +58,23 @@ function aliveOf(deps: Pick<ImportDeps, 'nodeId'>): IsAlive {
   };
 }
 
-/** A file's SHA-256 (hex), read as a stream: an export given to the CLI may be larger than memory. */
-async function contentHash(file: Blob): Promise<string> {
-  const hasher = new Bun.CryptoHasher('sha256');
-  for await (const chunk of file.stream()) hasher.update(chunk);
-  return hasher.digest('hex');
+/** Runs looked at for the one a file resumes (the newest first): an older one's file starts again. */
+const RESUMABLE_RUNS = 100;
+
+/**
+ * Where a run of `file` starts: the position of the newest run of the identity that read the
+ * same first bytes (file-mark.ts), unless that run ended done; null: from the beginning.
+ */
+async function fileResume(deps: ImportDeps, identity: string, id: string, file: Blob): Promise<string | null> {
+  const runs = (await deps.stores.imports.list(RESUMABLE_RUNS)).filter(
+    (r) => r.identity === identity && r.id !== id && (r.options as { dryRun?: unknown }).dryRun !== true,
+  );
+  for (const run of runs) {
+    const marked = parseMarked(run.cursor);
+    if (marked === null || !(await startsWith(file, marked))) continue;
+    return run.status === 'done' ? null : marked.cursor;
+  }
+  return null;
 }
 
 /** The address kept and compared: origin and path, never a query or user part (where tokens hide). */
@@ -117,12 +130,12 @@ export async function startImport(
   const url = input.file !== null ? null : keptUrl(input.url);
   const domain = input.domain === null ? null : domainOfHost(deps.domains, input.domain);
   const projectId = await checkProjectId(deps, input.projectId);
-  // Only the same file resumes a stopped run of a file: its content's hash says which it is.
-  const file = input.file === null ? null : await contentHash(input.file);
+  // Hashed as the source reads it: the mark saved with each position says which bytes it had read.
+  const reading = input.file === null ? null : new FileReading(input.file.stream());
   const source = deps.sources(input.source, {
     url: input.url,
     token: input.token,
-    file: input.file?.stream() ?? null,
+    file: reading?.stream ?? null,
     fetch: deps.fetch,
     sleep: deps.sleep,
     allowPrivate: deps.config.upstreamAllowPrivate,
@@ -151,7 +164,7 @@ export async function startImport(
       history: input.history,
       onConflict: input.onConflict,
       dryRun: input.dryRun,
-      ...(file === null ? {} : { file }),
+      ...(input.file === null ? {} : { file: true }),
     },
     status: 'running',
     linksSeen: 0,
@@ -183,7 +196,12 @@ export async function startImport(
     runningHere.delete(row.id);
     throw conflict('source', `An import of this source is already running (${begun.running})`);
   }
-  const resumed = input.dryRun ? null : await deps.stores.imports.lastUnfinished(identity, row.id, file);
+  // Only a run of the same file resumes a stopped run of a file (file-mark.ts).
+  const resumed = input.dryRun
+    ? null
+    : input.file !== null
+      ? await fileResume(deps, identity, row.id, input.file)
+      : ((await deps.stores.imports.lastUnfinished(identity, row.id, null))?.cursor ?? null);
   const afterPage = await handOver(deps, row.id, { url: input.url, token: input.token }, input.file);
   const done = runImport(deps, {
     id: row.id,
@@ -193,7 +211,8 @@ export async function startImport(
     target: { domain, projectId, onConflict: input.onConflict },
     history: input.history,
     dryRun: input.dryRun,
-    cursor: resumed?.cursor ?? null,
+    cursor: resumed,
+    fileMark: reading === null ? undefined : () => reading.mark(),
     signal: controller.signal,
     onPage,
     afterPage,
@@ -272,7 +291,7 @@ export async function resumeTakenOver(
     linksFailed: run.linksFailed,
     clicksImported: run.clicksImported,
     errors: [...run.errors, ...(secret === null ? [{ source: '', reason: INTERRUPTED }] : [])],
-    cursor: run.cursor,
+    cursor: cursorOf(run.cursor),
   };
   const failed = async (): Promise<RunEnd> => {
     await deps.stores.imports.finish(run.id, 'failed', progress, deps.clock.now());
@@ -283,9 +302,11 @@ export async function resumeTakenOver(
   if (secret === null) return { done: settle(deps, run.id, failed(), claim) };
   let source: ImportSource;
   let domain: ReturnType<typeof domainOfHost> | null;
+  let reading: FileReading | null = null;
   try {
     const store = deps.stores.imports.takeover;
-    const file = o.file !== undefined && store ? store.file(run.id) : null;
+    reading = o.file !== undefined && store ? new FileReading(store.file(run.id)) : null;
+    const file = reading?.stream ?? null;
     domain = typeof o.domain === 'string' ? domainOfHost(deps.domains, o.domain) : null;
     source = deps.sources(run.source as SourceName, {
       url: secret.url,
@@ -313,7 +334,8 @@ export async function resumeTakenOver(
     },
     history: (o.history as HistoryMode) ?? 'clicks',
     dryRun: o.dryRun === true,
-    cursor: run.cursor,
+    cursor: cursorOf(run.cursor),
+    fileMark: reading === null ? undefined : () => reading.mark(),
     progress,
     signal: controller.signal,
     afterPage,

@@ -45,8 +45,9 @@ export interface ImportStore {
    */
   markInterrupted(run: ImportRunRow, reason: string, now: number, isAlive: IsAlive): Promise<boolean>;
   /**
-   * The newest run of the identity but `excludeId` (and with `file`, of that file: options.file,
-   * its content's hash), when it did not finish (its cursor is where to resume); else null.
+   * The newest run of the identity but `excludeId` (and with `file`, of that file: options.file),
+   * when it did not finish (its cursor is where to resume); else null. A run of a file is found
+   * by the mark its cursor carries instead (service.ts fileResume, file-mark.ts).
    */
   lastUnfinished(identity: string, excludeId: string, file: string | null): Promise<ImportRunRow | null>;
   /** Saves a page's progress and report lines together; returns whether a cancel was asked for. */

@@ -15,7 +15,7 @@ export type ImportOutcome = (typeof IMPORT_OUTCOMES)[number];
  * nodes, import_run_keys, while the run lives). `identity` is the source and its address (where
  * the links come from): one run at a time per identity (the partial unique index), and a new
  * run resumes from `cursor`, the position saved after each page of the last unfinished run (of
- * a file: of the same file, options.file its SHA-256).
+ * a file: of the same file, its cursor ending with the mark of the bytes read: file-mark.ts).
  */
 export const importRuns = sqliteTable(
   'import_runs',

@@ -331,6 +331,62 @@ forEachEngine((engine) => {
     expect((await call('GET', '/links/count?q=file-')).body.count).toBe(5);
   });
 
+  test('a file is read once, hashed as it is read; a stopped run resumes with the same file only', async () => {
+    const clickOf = (text: string) =>
+      `${JSON.stringify({ type: 'click', id: 1, linkId: idOf(text), timestamp: Date.UTC(2026, 0, 2) })}\n`;
+    const a = Array.from({ length: 4 }, (_, i) => linkLine({ slug: `once-a${i}` }));
+    // Two pages (three links and a click, then the rest), the second cut by a broken line.
+    const fileA = [header(true), a[0]!, a[1]!, a[2]!, clickOf(a[0]!), a[3]!, 'not json\n'];
+    // The same but for one byte of a link of its first page (its title).
+    const changed = [...fileA];
+    changed[2] = a[1]!.replace('"title":null', '"title":"x"');
+    expect(changed[2]).not.toBe(a[1]);
+    /** A file whose reads are counted: the whole of it (stream) and a part (slice). */
+    const counted = (lines: string[]) => {
+      const reads = { whole: 0, parts: 0 };
+      class CountedBlob extends Blob {
+        override stream() {
+          reads.whole++;
+          return super.stream();
+        }
+        override slice(start?: number, end?: number) {
+          reads.parts++;
+          return super.slice(start, end);
+        }
+      }
+      return { file: new CountedBlob(lines), reads };
+    };
+    const runOf = async (file: Blob) => {
+      const { id, done } = await startImport(t.deps, OPERATOR, {
+        source: 'slink',
+        url: null,
+        token: null,
+        file,
+        domain: 'sl.test',
+        projectId: null,
+        history: 'clicks',
+        onConflict: 'skip',
+        dryRun: false,
+      });
+      await done;
+      return (await call('GET', `/imports/${id}`)).body;
+    };
+    const first = counted(fileA);
+    expect(await runOf(first.file)).toMatchObject({ status: 'failed', links: { seen: 3, created: 3 } });
+    // Read once, by the source: no read of its own for the hash (the parts read are the first
+    // bytes of it compared with what earlier runs of the source had read).
+    expect(first.reads.whole).toBe(1);
+    // A file that differs in what the stopped run had read: from its beginning (its links exist).
+    const other = counted(changed);
+    expect(await runOf(other.file)).toMatchObject({ status: 'failed', links: { seen: 3, created: 0, skipped: 3 } });
+    // The same file: on from the stopped run's position (the newest run of that file), no link twice.
+    const same = counted(fileA);
+    expect(await runOf(same.file)).toMatchObject({ status: 'failed', links: { seen: 0, created: 0 } });
+    // Its first bytes read once more to know it (only as many as the stopped run had read).
+    expect({ whole: same.reads.whole, parts: same.reads.parts > 0 }).toEqual({ whole: 1, parts: true });
+    expect((await call('GET', '/links/count?q=once-')).body.count).toBe(3);
+  });
+
   engineBlind(engine)('a file comes as a multipart form, through the API and the dashboard’s door', async () => {
     const lines = [linkLine({ slug: 'uploaded' }), linkLine({ slug: 'uploaded-dry' })];
     const form = (name: string, line: string, dryRun: string) => {
