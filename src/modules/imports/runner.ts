@@ -38,7 +38,7 @@ import {
   type SourcePage,
   type SourceVisit,
 } from './source';
-import type { ImportItemRow, ImportLinkRow, RunProgress } from './store';
+import { type ImportItemRow, type ImportLinkRow, noProgress, type RunProgress } from './store';
 import type { ImportStatus } from './table';
 
 /** The errors a run keeps (the contract's first 100). */
@@ -98,15 +98,7 @@ export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEn
   const plan: RunPlan = given.dryRun ? { ...given, target: { ...given.target, planned } } : given;
   const progress: RunProgress = plan.progress
     ? { ...plan.progress, errors: [...plan.progress.errors], cursor: plan.cursor }
-    : {
-        linksSeen: 0,
-        linksCreated: 0,
-        linksSkipped: 0,
-        linksFailed: 0,
-        clicksImported: 0,
-        errors: [],
-        cursor: plan.cursor,
-      };
+    : noProgress(plan.cursor);
   const store = deps.stores.imports;
   /** The progress as stored: a file run's position with the mark of the bytes read by then. */
   const saved = (p: RunProgress): RunProgress =>

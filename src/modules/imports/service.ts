@@ -17,7 +17,7 @@ import { cursorOf, FileReading, parseMarked, startsWith } from './file-mark';
 import type { ConflictMode, HistoryMode, ImportJson } from './model';
 import { type RunEnd, runImport } from './runner';
 import { type ImportSource, SourceError, type SourceName } from './source';
-import type { ImportRunRow, ImportStore, IsAlive, RunClaim } from './store';
+import { type ImportRunRow, type ImportStore, type IsAlive, noProgress, type RunClaim } from './store';
 import { ImportTakeover, type RunSecret } from './takeover';
 
 export const INTERRUPTED = 'interrupted: run it again to resume';
@@ -167,13 +167,7 @@ export async function startImport(
       ...(input.file === null ? {} : { file: true }),
     },
     status: 'running',
-    linksSeen: 0,
-    linksCreated: 0,
-    linksSkipped: 0,
-    linksFailed: 0,
-    clicksImported: 0,
-    errors: [],
-    cursor: null,
+    ...noProgress(),
     cancelRequested: false,
     node: deps.nodeId,
     pid: process.pid,

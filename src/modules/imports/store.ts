@@ -19,6 +19,19 @@ export interface RunProgress {
   cursor: string | null;
 }
 
+/** A run's progress before its first page: nothing counted yet, to start at `cursor`. */
+export function noProgress(cursor: string | null = null): RunProgress {
+  return {
+    linksSeen: 0,
+    linksCreated: 0,
+    linksSkipped: 0,
+    linksFailed: 0,
+    clicksImported: 0,
+    errors: [],
+    cursor,
+  };
+}
+
 /** This process's hold on a source identity while it runs an import of it. */
 export interface RunClaim {
   /** Lets the identity go (the run ended, whatever its status). */
