@@ -4,21 +4,16 @@
  * their fold keeps them (imported_days) and the rebuild adds them back. Imported from the Bitly
  * fake through the API, beside a link's live clicks. PostgreSQL keeps them the same way.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import type { Pg } from '../../../src/db/postgres/client';
-import { createApiKey } from '../../../src/modules/auth/keys';
 import { clickSource } from '../../../src/modules/clicks/sqlite/raw-read';
 import { rebuildRollupsIfMissing } from '../../../src/modules/rollups/public';
 import { startBitlyFake } from '../../fakes/bitly';
-import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { clickRequest, flushOk, UA } from '../clicks/support';
-import { ended } from './support';
+import { importApp } from './support';
 
 forEachEngine((engine) => {
-  let t: TestApp;
-  let base: string;
-  let admin: string;
   let pool: Pg;
   const bitly = startBitlyFake({
     groups: [
@@ -41,36 +36,18 @@ forEachEngine((engine) => {
       },
     ],
   });
-
-  beforeAll(async () => {
-    t = await makeTestApp(
-      { SLINK_UPSTREAM_ALLOW_PRIVATE: '1', SLINK_TRUST_PROXY: '1' },
-      {
-        engine,
-        wrapPostgres: (sql) => {
-          pool = sql;
-          return sql;
-        },
+  const app = importApp({
+    engine,
+    fakes: [bitly],
+    env: { SLINK_TRUST_PROXY: '1' },
+    app: {
+      wrapPostgres: (sql) => {
+        pool = sql;
+        return sql;
       },
-    );
-    t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
-    base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;
-    const account = await makeAccount(t, { role: 'admin' });
-    admin = (await createApiKey(t.deps, { accountId: account.id, scope: 'write' })).key;
+    },
   });
-  afterAll(async () => {
-    bitly.stop();
-    await disposeTestApp(t);
-  });
-
-  async function call(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${admin}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
+  const call = app.call;
 
   async function statistics(id: string) {
     const range = 'from=2026-09-01&to=2026-12-31&bots=1';
@@ -82,12 +59,11 @@ forEachEngine((engine) => {
 
   test('imported daily counts survive a rebuild of the statistics from the raw clicks', async () => {
     expect((await call('POST', '/domains', { origin: 'https://go.brand.test' })).status).toBe(201);
-    const started = await call('POST', '/imports', { source: 'bitly', url: bitly.url, token: bitly.token });
-    expect(started.status).toBe(202);
-    const run = await ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
+    const run = await app.run({ source: 'bitly', url: bitly.url, token: bitly.token });
     expect(run).toMatchObject({ status: 'done', links: { created: 2 }, clicks: { imported: 11 } });
     const link = (await call('GET', '/links?q=daily')).body.items[0];
     // A live click beside them: the rebuild counts it from its raw row.
+    const { t } = app;
     const res = await t.app.handle(
       clickRequest('/daily', { ua: UA.chromeWin, ip: '81.2.69.142' }, 'https://go.brand.test'),
     );

@@ -4,41 +4,15 @@
  * its variants' leaves a resume that completes the link; a dry run decides the links on the
  * export's domains as a real run, which makes those domains, does.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { createApiKey } from '../../../src/modules/auth/keys';
-import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../helpers/app';
-import { ExportServer, ended, header, idOf, linkLine, TOKEN } from './support';
+import { expect, test } from 'bun:test';
+import { ExportServer, header, idOf, importApp, linkLine, TOKEN } from './support';
 
-let t: TestApp;
-let base: string;
-let admin: string;
 const source = new ExportServer();
-
-beforeAll(async () => {
-  t = await makeTestApp({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1' });
-  t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
-  base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;
-  const account = await makeAccount(t, { role: 'admin' });
-  admin = (await createApiKey(t.deps, { accountId: account.id, scope: 'write' })).key;
-});
-afterAll(async () => {
-  source.stop();
-  await disposeTestApp(t);
-});
-
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${admin}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const app = importApp({ fakes: [source] });
+const call = app.call;
 
 async function run(body: Record<string, unknown>) {
-  const started = await call('POST', '/imports', { source: 'slink', token: TOKEN, domain: 'sl.test', ...body });
-  expect(started.status).toBe(202);
-  return ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
+  return app.run({ source: 'slink', token: TOKEN, domain: 'sl.test', ...body });
 }
 
 test('a run stopped between a link and its variants: the resume makes the variants, none twice', async () => {
@@ -48,7 +22,7 @@ test('a run stopped between a link and its variants: the resume makes the varian
   ];
   const { url } = source.serve('variants', [header(), linkLine({ slug: 'kv-one', variants })]);
   // The process dies right after the link was written, before its first variant is.
-  const writes = t.deps.stores.linkWrites;
+  const writes = app.t.deps.stores.linkWrites;
   const insertVariant = writes.insertVariant;
   writes.insertVariant = async () => {
     writes.insertVariant = insertVariant;
@@ -58,8 +32,8 @@ test('a run stopped between a link and its variants: the resume makes the varian
   expect(first.status).toBe('failed');
   expect(writes.insertVariant).toBe(insertVariant);
   // The failed run logged its error: the one expected here.
-  expect(t.errors).toEqual([expect.stringContaining('Error: killed')]);
-  t.errors.length = 0;
+  expect(app.t.errors).toEqual([expect.stringContaining('Error: killed')]);
+  app.t.errors.length = 0;
 
   const again = await run({ url });
   expect(again).toMatchObject({ status: 'done', links: { created: 0, skipped: 1, failed: 0 } });
@@ -109,9 +83,9 @@ const domainLine = (host: string, isDefault: boolean, settings: Record<string, u
   })}\n`;
 
 async function report(id: string) {
-  const res = await fetch(`${base}/imports/${id}/report.csv`, { headers: { authorization: `Bearer ${admin}` } });
+  const res = await call('GET', `/imports/${id}/report.csv`);
   expect(res.status).toBe(200);
-  return (await res.text())
+  return res.text
     .trim()
     .split(/\r?\n/)
     .slice(1)

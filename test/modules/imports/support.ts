@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect } from 'bun:test';
 import type { Engine } from '../../../src/db/address';
 import { createApiKey } from '../../../src/modules/auth/keys';
-import { disposeTestApp, makeAccount, makeTestApp, type TestApp } from '../../helpers/app';
+import { disposeTestApp, makeAccount, makeTestApp, type TestApp, type TestAppOptions } from '../../helpers/app';
 import { waitUntil } from '../../helpers/wait';
 
 /** An answer of the API: its status, its body (parsed when JSON) and its text. */
@@ -31,16 +31,26 @@ export interface ImportApp {
 /**
  * A file's app for imports, made in beforeAll and disposed in afterAll (with the fakes given):
  * listening on loopback, where the sources' fakes answer (SLINK_UPSTREAM_ALLOW_PRIVATE=1), and
- * an admin's write key its calls carry. `prepare` runs once the app is made, before it listens.
+ * an admin's write key its calls carry. `prepare` runs once the app is made, before it listens;
+ * `env` and `app` add to the app's configuration and options.
  */
 export function importApp(
-  options: { engine?: Engine; fakes?: readonly { stop(): unknown }[]; prepare?: (t: TestApp) => void } = {},
+  options: {
+    engine?: Engine;
+    fakes?: readonly { stop(): unknown }[];
+    prepare?: (t: TestApp) => void;
+    env?: Record<string, string>;
+    app?: Omit<TestAppOptions, 'engine'>;
+  } = {},
 ): ImportApp {
   let t: TestApp | undefined;
   let base = '';
   let admin = '';
   beforeAll(async () => {
-    t = await makeTestApp({ SLINK_UPSTREAM_ALLOW_PRIVATE: '1' }, { engine: options.engine });
+    t = await makeTestApp(
+      { SLINK_UPSTREAM_ALLOW_PRIVATE: '1', ...options.env },
+      { ...options.app, engine: options.engine },
+    );
     options.prepare?.(t);
     t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false });
     base = `http://127.0.0.1:${t.app.server!.port}/api/v1`;
