@@ -3,36 +3,19 @@
  * once enough is queued, not only at its end: the queue (and what a take holds) stays bounded
  * by that amount, whatever the run's size.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { importsQueued } from '../../../src/modules/clicks/sqlite/imports';
 import { type SourceVisit, sqliteHistoryWriter } from '../../../src/modules/imports/public';
-import { apiExpecting, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
+import { apiExpecting, T0 } from '../../helpers/app';
+import { historyApp, sourceVisit } from './support';
 
-let t: TestApp;
-let key: string;
-beforeAll(async () => {
-  t = await makeTestApp();
-  key = (await makeKey(t, 'write', { superuser: true })).key;
-});
-afterAll(async () => {
-  await t.close();
-});
+const app = historyApp();
 
 const visits = (n: number): SourceVisit[] =>
-  Array.from({ length: n }, (_, i) => ({
-    sourceId: null,
-    at: T0 - (i + 1) * 3_600_000,
-    referrer: null,
-    userAgent: null,
-    country: null,
-    city: null,
-    bot: null,
-    device: null,
-    os: null,
-    browser: null,
-  }));
+  Array.from({ length: n }, (_, i) => sourceVisit({ at: T0 - (i + 1) * 3_600_000 }));
 
 test('the writer is asked to take the queue each time 10 clicks are queued, and counts them all by the flush', async () => {
+  const { t, key } = app;
   const sqlite = t.deps.db.$client;
   /** The queued clicks each time a take was asked for. */
   const asked: number[] = [];
@@ -48,12 +31,9 @@ test('the writer is asked to take the queue each time 10 clicks are queued, and 
   });
   const ids: string[] = [];
   for (let i = 0; i < 6; i++) {
-    const link = await apiExpecting(t, key, 'POST', '/links', {
-      destination: 'https://example.com/',
-      slug: `take-${i}`,
-    });
-    ids.push(link.id as string);
-    expect(await writer.visits(link.id as string, 'shlink', visits(4))).toBe(4);
+    const id = await app.newLink(`take-${i}`);
+    ids.push(id);
+    expect(await writer.visits(id, 'shlink', visits(4))).toBe(4);
   }
   // Asked after the 3rd and 6th links' visits (12 queued each time), before any flush.
   expect(asked).toEqual([12, 12]);

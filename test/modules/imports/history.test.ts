@@ -5,28 +5,16 @@
  * the series and totals with no rows of the clicks list and no uniques, a total sets the
  * starting clickCount once, and the link says where its history came from (`imported`).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import type { SourceVisit } from '../../../src/modules/imports/public';
-import { apiExpecting, makeKey, makeTestApp, T0, type TestApp } from '../../helpers/app';
+import { apiExpecting, T0, type TestApp } from '../../helpers/app';
 import { forEachEngine } from '../../helpers/engines';
 import { expectBucketsMatchRawClicks, UA } from '../clicks/support';
+import { historyApp, sourceVisit } from './support';
 
 const at = (iso: string) => Date.parse(iso);
 
-function visit(fields: Partial<SourceVisit> & { at: number }): SourceVisit {
-  return {
-    sourceId: null,
-    referrer: null,
-    userAgent: null,
-    country: null,
-    city: null,
-    bot: null,
-    device: null,
-    os: null,
-    browser: null,
-    ...fields,
-  };
-}
+const visit = sourceVisit;
 
 const VISITS: SourceVisit[] = [
   visit({
@@ -56,24 +44,13 @@ const VISITS: SourceVisit[] = [
 ];
 
 forEachEngine((engine) => {
+  const app = historyApp(engine);
   let t: TestApp;
   let key: string;
-
-  beforeAll(async () => {
-    t = await makeTestApp({}, { engine });
-    key = (await makeKey(t, 'write', { superuser: true })).key;
+  beforeAll(() => {
+    ({ t, key } = app);
   });
-  afterAll(async () => {
-    await t.close();
-  });
-
-  const newLink = async (slug: string) =>
-    (
-      await apiExpecting(t, key, 'POST', '/links', {
-        destination: 'https://example.com/landing?utm_medium=email',
-        slug,
-      })
-    ).id as string;
+  const newLink = (slug: string) => app.newLink(slug);
   const get = (path: string) => apiExpecting(t, key, 'GET', path);
 
   describe('visits', () => {

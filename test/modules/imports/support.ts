@@ -2,12 +2,22 @@
  * What the import tests share: the app on loopback with an admin's key and the API called over
  * real HTTP (importApp), another Slink's export served over real HTTP (any NDJSON a test gives,
  * at a path of its own, optionally held after some lines until the test lets it go), the export
- * lines written as our export writes them, and a run waited for by reading it.
+ * lines written as our export writes them, and a run waited for by reading it; the history
+ * writer's tests' app and a source's visit (historyApp, sourceVisit).
  */
 import { afterAll, beforeAll, expect } from 'bun:test';
 import type { Engine } from '../../../src/db/address';
 import { createApiKey } from '../../../src/modules/auth/keys';
-import { disposeTestApp, makeAccount, makeTestApp, type TestApp, type TestAppOptions } from '../../helpers/app';
+import type { SourceVisit } from '../../../src/modules/imports/public';
+import {
+  apiExpecting,
+  disposeTestApp,
+  makeAccount,
+  makeKey,
+  makeTestApp,
+  type TestApp,
+  type TestAppOptions,
+} from '../../helpers/app';
 import { waitUntil } from '../../helpers/wait';
 
 /** An answer of the API: its status, its body (parsed when JSON) and its text. */
@@ -93,6 +103,57 @@ export function importApp(
     async run(body) {
       const id = await start(body);
       return ended(async () => (await call('GET', `/imports/${id}`)).body);
+    },
+  };
+}
+
+/** A visit as a source gives it: every field unknown (null) but its time and those given. */
+export function sourceVisit(fields: Partial<SourceVisit> & { at: number }): SourceVisit {
+  return {
+    sourceId: null,
+    referrer: null,
+    userAgent: null,
+    country: null,
+    city: null,
+    bot: null,
+    device: null,
+    os: null,
+    browser: null,
+    ...fields,
+  };
+}
+
+export interface HistoryApp {
+  /** The app (made in beforeAll). */
+  readonly t: TestApp;
+  /** A superuser's write key. */
+  readonly key: string;
+  /** Makes a link (through the API) to store history into; its id. */
+  newLink(slug: string): Promise<string>;
+}
+
+/** A file's app for the history writer's tests, made in beforeAll and closed in afterAll. */
+export function historyApp(engine?: Engine): HistoryApp {
+  let t: TestApp | undefined;
+  let key = '';
+  beforeAll(async () => {
+    t = await makeTestApp({}, { engine });
+    key = (await makeKey(t, 'write', { superuser: true })).key;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  return {
+    get t() {
+      if (t === undefined) throw new Error('the app is made in beforeAll');
+      return t;
+    },
+    get key() {
+      return key;
+    },
+    async newLink(slug) {
+      const body = { destination: 'https://example.com/landing?utm_medium=email', slug };
+      return (await apiExpecting(this.t, key, 'POST', '/links', body)).id as string;
     },
   };
 }
