@@ -30,10 +30,11 @@ const COUNTERS: Record<string, { table: string; columns: string[] }> = {
   },
   'src/modules/variants/counters.ts': { table: 'variants', columns: ['click_count'] },
   // An import's history (imports/history): where it came from, and a total as the starting
-  // count, which the writer's caller has the slug index read again (its refresh raises the count).
+  // count (with another Slink's export, its unique visitors and bots too: countedOnly), which the
+  // writer's caller has the slug index read again (its refresh raises the count).
   'src/modules/links/imported-counters.ts': {
     table: 'link_counters',
-    columns: ['clicks', 'imported_source', 'imported_at', 'imported_history', 'imported_clicks'],
+    columns: ['clicks', 'uniques', 'bots', 'imported_source', 'imported_at', 'imported_history', 'imported_clicks'],
   },
 };
 const objects = slugIndexTableObjects();
