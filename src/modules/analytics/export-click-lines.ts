@@ -40,9 +40,9 @@ export interface ClickLinesLink {
 
 /**
  * The click lines of a page of links: plain data, posted to the Worker. `click counts` reads
- * the same clicks and writes only how many there are of each link (one JSON object, a link's
- * id to `[humans, their first visits of a day, bots]`): the export's link line says what its
- * counters hold beyond them, and it comes before them.
+ * the same clicks and writes only how many there are of each link (a line
+ * `[linkId, humans, their first visits of a day, bots]` each): the export's link line says what
+ * its counters hold beyond them, and it comes before them.
  */
 export interface ClickLinesSpec {
   kind: 'click lines' | 'click counts';
@@ -184,17 +184,30 @@ abstract class ClickLinesCursorBase {
     return out === '' ? null : out;
   }
 
-  /** `click counts`: every link's clicks read as their lines are, counted; one chunk, then null. */
+  /** `click counts`: the counts so far of the link being read. */
+  private counting: [number, number, number] = [0, 0, 0];
+
+  /**
+   * `click counts`: the links' clicks read as their lines are, and counted: a line
+   * `[linkId, humans, their first visits, bots]` for each link counted to its end, about a
+   * chunk's worth of rows read per call (so the Worker collects as it goes); null at the end.
+   */
   private async counts(): Promise<string | null> {
-    if (this.at > 0) return null;
-    const out: Record<string, [number, number, number]> = {};
-    for (const link of this.spec.links) {
-      const pages = await this.open(link);
-      const n: [number, number, number] = [0, 0, 0];
-      let before = keyAbove(Number.MAX_SAFE_INTEGER);
-      for (;;) {
-        const rows = await pages(before, EXPORT_PAGE);
-        if (rows === 'gone') break;
+    const { links } = this.spec;
+    if (this.at >= links.length) return null;
+    let out = '';
+    let read = 0;
+    while (this.at < links.length && read < EXPORT_PAGE) {
+      const link = links[this.at]!;
+      if (this.pages === null) {
+        this.pages = await this.open(link);
+        this.before = keyAbove(Number.MAX_SAFE_INTEGER);
+        this.counting = [0, 0, 0];
+      }
+      const rows = await this.pages(this.before, EXPORT_PAGE);
+      const n = this.counting;
+      if (rows !== 'gone') {
+        read += rows.length;
         for (const r of rows) {
           if (r[EXPORT_BOT_AT] === 1) n[2]++;
           else {
@@ -202,14 +215,15 @@ abstract class ClickLinesCursorBase {
             if (r[EXPORT_FIRST_AT] === 1) n[1]++;
           }
         }
-        const last = rows[rows.length - 1];
-        if (rows.length < EXPORT_PAGE || last === undefined) break;
-        before = { timestamp: last[1], id: last[0] };
       }
-      out[link.linkId] = n;
+      const last = rows === 'gone' ? undefined : rows[rows.length - 1];
+      if (rows === 'gone' || rows.length < EXPORT_PAGE || last === undefined) {
+        out += `${JSON.stringify([link.linkId, ...n])}\n`;
+        this.at++;
+        this.pages = null;
+      } else this.before = { timestamp: last[1], id: last[0] };
     }
-    this.at = this.spec.links.length + 1;
-    return JSON.stringify(out);
+    return out;
   }
 }
 

@@ -84,11 +84,21 @@ async function lineCounts(
     maxId,
   });
   const decoder = new TextDecoder();
-  let text = '';
-  for (let chunk = await chunks.next(); chunk !== null; chunk = await chunks.next())
-    text += decoder.decode(chunk, { stream: true });
-  text += decoder.decode();
-  return new Map(Object.entries(JSON.parse(text === '' ? '{}' : text) as Record<string, [number, number, number]>));
+  const counts = new Map<string, readonly [number, number, number]>();
+  let done = false;
+  try {
+    // Every chunk is whole lines, a link's each.
+    for (let chunk = await chunks.next(); chunk !== null; chunk = await chunks.next())
+      for (const text of decoder.decode(chunk).split('\n')) {
+        if (text === '') continue;
+        const [id, humans, firsts, bots] = JSON.parse(text) as [string, number, number, number];
+        counts.set(id, [humans, firsts, bots]);
+      }
+    done = true;
+  } finally {
+    if (!done) chunks.cancel();
+  }
+  return counts;
 }
 
 /**

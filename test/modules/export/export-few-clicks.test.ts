@@ -3,7 +3,9 @@
  * (clicks/sqlite/few-clicks.ts, clicks/postgres/few-clicks.ts) and a link with more page by page:
  * every click of every link exactly once, each link's newest first, the same lines whether the
  * clicks are in the tail, half sealed into blocks or all sealed. More links than one group, one
- * link past the group read's limit. On both engines (each has its own reader).
+ * link past the group read's limit. On both engines (each has its own reader). With
+ * SLINK_RETENTION_DAYS set, every link's clicks are counted before its line too: all are on
+ * lines, so no link line carries `countedOnly`.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { openPostgres, type Pg } from '../../../src/db/postgres/client';
@@ -23,7 +25,8 @@ forEachEngine((engine) => {
   const links: { id: string; slug: string }[] = [];
 
   beforeAll(async () => {
-    c = await setup({}, engine);
+    // Ten years: every click kept, every link's clicks counted before its line.
+    c = await setup({ SLINK_RETENTION_DAYS: '3650' }, engine);
     const address = c.t.deps.stores.address;
     if (address.engine === 'postgres') sql = openPostgres(address.url, 1);
     for (let i = 0; i < 60; i++) links.push(await createLink(c, { destination: `https://example.com/few/${i}` }));
@@ -51,7 +54,12 @@ forEachEngine((engine) => {
       new Request('http://localhost/api/v1/export?clicks=1', { headers: { authorization: `Bearer ${c.key}` } }),
     );
     expect(res.status).toBe(200);
-    return (await res.text()).split('\n').filter((l) => l.includes('"type":"click"'));
+    const lines = (await res.text()).split('\n');
+    // Counted as they are read: every click counted is on a line.
+    const links = lines.filter((l) => l.includes('"type":"link"')).map((l) => JSON.parse(l));
+    expect(links.length).toBe(60);
+    expect(links.filter((l) => l.countedOnly !== undefined).map((l) => [l.slug, l.countedOnly])).toEqual([]);
+    return lines.filter((l) => l.includes('"type":"click"'));
   }
 
   /** Seals the oldest `rows` clicks of the tail (all of them: a large number). */
