@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { openPostgres, type Pg } from '../../../src/db/postgres/client';
-import { IMPORT_NODE_LOCK_CLASS } from '../../../src/db/postgres/locks';
+import { IMPORT_LOCK_CLASS, IMPORT_NODE_LOCK_CLASS } from '../../../src/db/postgres/locks';
 import { type Cluster, startCluster } from '../../helpers/cluster';
 import { waitUntil } from '../../helpers/wait';
 import { parseCsv } from './e2e-support';
@@ -69,6 +69,23 @@ async function clicksBySlug(node: string): Promise<Map<string, number>> {
   return out;
 }
 
+/**
+ * `node` waits on the source lock of the run `id` (a statement of its own queued behind the
+ * running node's lock): PostgreSQL grants it the instant that node's session ends.
+ */
+async function waitingOn(node: string, id: string) {
+  await waitUntil(async () => {
+    const rows = await sql`SELECT 1 FROM pg_locks l
+      JOIN pg_stat_activity a ON a.pid = l.pid
+      JOIN import_runs r ON r.id = ${id}
+      WHERE l.locktype = 'advisory' AND NOT l.granted AND l.objsubid = 2
+        AND l.classid::int8 = ${IMPORT_LOCK_CLASS}::int8
+        AND l.objid::int8 = (hashtext(r.identity)::int8 & 4294967295)
+        AND a.application_name = ${`slink ${node}`}`;
+    return rows.length === 1;
+  }, `${node} waiting on the run's lock`);
+}
+
 async function leftOf(id: string) {
   const [keys] = await sql`SELECT count(*) AS n FROM import_run_keys WHERE run_id = ${id}`;
   const [files] = await sql`SELECT count(*) AS n FROM import_run_files WHERE run_id = ${id}`;
@@ -112,6 +129,8 @@ describe('postgres', () => {
     const stored = JSON.stringify(await sql`SELECT * FROM import_runs WHERE id = ${id}`) + JSON.stringify(copies);
     expect(stored).not.toContain(TOKEN);
     expect(stored).not.toContain(Buffer.from(TOKEN).toString('base64').slice(0, 12));
+    // n2 does not look for it now and then: it waits on the run's lock, granted when n1 dies.
+    await waitingOn('n2', id);
 
     await cluster.killNode('n1');
     release();
@@ -199,6 +218,7 @@ describe('postgres', () => {
     expect(started.status).toBe(202);
     const id = started.body.id as string;
     await waitUntil(async () => (await read('n1', id)).links.seen === 2, 'the first page saved');
+    await waitingOn('n2', id);
     // SIGTERM: n1 stops the run at its page boundary without ending it, and exits cleanly.
     expect(await cluster.stopNode('n1')).toBe(0);
     release();
