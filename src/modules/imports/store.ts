@@ -66,6 +66,8 @@ export interface ImportStore {
    * before it returns, as that transaction needs.
    */
   putMappingsIn(tx: WriteTx, rows: readonly ImportLinkRow[]): void | Promise<void>;
+  /** Which of these source ids the run's report already has a line for. */
+  reported(runId: string, sourceIds: readonly string[]): Promise<Set<string>>;
   /** A run's report lines after `afterSeq`, in order, at most `limit`. */
   items(runId: string, afterSeq: number, limit: number): Promise<ImportItemRow[]>;
   /** Where another node may take a crashed run over (PostgreSQL); absent: never. */

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { openPostgres, type Pg } from '../../../src/db/postgres/client';
-import { IMPORT_LOCK_CLASS, IMPORT_NODE_LOCK_CLASS } from '../../../src/db/postgres/locks';
+import { CLICK_BARRIER_LOCK, IMPORT_LOCK_CLASS, IMPORT_NODE_LOCK_CLASS } from '../../../src/db/postgres/locks';
 import { type Cluster, startCluster } from '../../helpers/cluster';
 import { waitUntil } from '../../helpers/wait';
 import { parseCsv } from './e2e-support';
@@ -151,6 +151,56 @@ describe('postgres', () => {
     expect(listed.body.items.map((l: any) => l.slug).sort()).toEqual(['tk-a0', 'tk-a1', 'tk-a2', 'tk-b0', 'tk-b1']);
     expect(Object.fromEntries(await clicksBySlug('n2'))).toMatchObject({ 'tk-a0': 1, 'tk-b0': 1 });
     expect(await leftOf(id)).toEqual({ keys: 0, files: 0 });
+    await cluster.startNode('n1');
+  }, 120_000);
+
+  test('a page whose links were made when its node died is counted created by the node taking it over, not skipped', async () => {
+    await everyNodePublished(2);
+    const { promise: held, resolve: release } = Promise.withResolvers<void>();
+    const first = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tkp-a${i}`, domain: null }));
+    const second = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `tkp-b${i}`, domain: null }));
+    const lines = [header(true), ...first, clickOf(first[0]!, 11), ...second, clickOf(second[1]!, 12)];
+    const { url } = source.serve('in-flight', lines, { after: 1 + 2 + 1 + 1, release: held });
+    const started = await json(
+      await cluster.apiAt('n1', '/imports', {
+        method: 'POST',
+        body: JSON.stringify({ source: 'slink', url, token: TOKEN }),
+      }),
+    );
+    expect(started.status).toBe(202);
+    const id = started.body.id as string;
+    await waitUntil(async () => (await read('n1', id)).links.seen === 2, 'the first page saved');
+    // The gate: the click barrier held, so the second page's links are made and its history waits.
+    const barrier = await sql.reserve();
+    try {
+      await barrier`SELECT pg_advisory_lock(${CLICK_BARRIER_LOCK})`;
+      release();
+      await waitUntil(async () => {
+        const [row] = await sql`SELECT count(*) AS n FROM import_links WHERE run_id = ${id}`;
+        const waiting = await sql`SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name = 'slink n1'`;
+        return Number(row.n) === 5 && waiting.length > 0;
+      }, 'the second page’s links made and its history waiting');
+      await waitingOn('n2', id);
+      await cluster.killNode('n1');
+    } finally {
+      await barrier`SELECT pg_advisory_unlock(${CLICK_BARRIER_LOCK})`;
+      barrier.release();
+    }
+    const final = await ended(() => read('n2', id), 'the run taken over to end');
+    // The second page's links were this run's: created, once each, none "imported before".
+    expect(final).toMatchObject({
+      id,
+      status: 'done',
+      links: { seen: 5, created: 5, skipped: 0, failed: 0 },
+      clicks: { imported: 2 },
+      errors: [],
+    });
+    const report = parseCsv(await (await cluster.apiAt('n2', `/imports/${id}/report.csv`)).text());
+    expect(report.slice(1).map((r) => [r[0], r[1], r[3]])).toEqual(
+      [...first, ...second].map((l) => [idOf(l), 'created', '']),
+    );
+    expect(Object.fromEntries(await clicksBySlug('n2'))).toMatchObject({ 'tkp-a0': 1, 'tkp-b1': 1 });
     await cluster.startNode('n1');
   }, 120_000);
 
