@@ -3,10 +3,12 @@
  * text fields kept, its file part written to a temporary file chunk by chunk, so a file near the
  * bound is never held in memory (a form parsed whole held it two or three times over, and the
  * run that reads it held it for its whole length). The bound is counted on the bytes read, so a
- * body sent without a length (chunked) stops at it too. The caller removes the file (`remove`).
+ * body sent without a length (chunked) stops at it too. The caller removes the file (`remove`);
+ * a process killed meanwhile leaves it, so its name carries the process id, and a start removes
+ * those of processes that are gone (removeOrphanUploads).
  */
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AppError, invalid } from '../lib/errors';
@@ -22,6 +24,30 @@ export interface StreamedUpload {
 
 const CRLF = Buffer.from('\r\n');
 const HEADERS_END = Buffer.from('\r\n\r\n');
+const PREFIX = 'slink-upload-';
+
+/** Whether the process `pid` runs on this machine (the temporary folder is this machine's). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === 'EPERM';
+  }
+}
+
+/** Removes the uploads left by processes that are gone (killed while their run read the file); how many. */
+export function removeOrphanUploads(): number {
+  let removed = 0;
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(/^slink-upload-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+    rmSync(join(tmpdir(), name), { force: true });
+    removed++;
+  }
+  return removed;
+}
+
 /** Longest part headers accepted (a name, a file name, a type). */
 const MAX_HEADERS = 16 * 1024;
 
@@ -45,7 +71,7 @@ export async function streamUpload(request: Request, limit: number, tooLarge: ()
   const boundary = boundaryOf(request.headers.get('content-type') ?? '');
   if (boundary === null || request.body === null) throw invalid('file', 'file must be a file sent in a multipart form');
   const delimiter = Buffer.from(`\r\n--${boundary}`);
-  const path = join(tmpdir(), `slink-upload-${randomBytes(12).toString('hex')}`);
+  const path = join(tmpdir(), `${PREFIX}${process.pid}-${randomBytes(12).toString('hex')}`);
   let sink: ReturnType<ReturnType<typeof Bun.file>['writer']> | null = null;
   let filePart = false;
   const remove = () => rmSync(path, { force: true });

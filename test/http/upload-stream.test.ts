@@ -4,8 +4,10 @@
  * on disk until removed; past the bound it stops with the error given.
  */
 import { expect, test } from 'bun:test';
-import { existsSync } from 'node:fs';
-import { streamUpload } from '../../src/http/upload-stream';
+import { existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { removeOrphanUploads, streamUpload } from '../../src/http/upload-stream';
 import { AppError } from '../../src/lib/errors';
 
 const tooLarge = () => new AppError('payload_too_large', 'too large');
@@ -52,4 +54,22 @@ test('past the bound: the error given', async () => {
 test('a form cut before its last boundary is 400 naming the file', async () => {
   const err = await streamUpload(requestOf(body.slice(0, body.length - 12), 50), 1 << 20, tooLarge).catch((e) => e);
   expect({ code: err.code, field: err.field }).toEqual({ code: 'invalid_request', field: 'file' });
+});
+
+test('a start removes the uploads of processes that are gone (killed mid-run), not those of live ones', async () => {
+  const gone = Bun.spawn(['true']);
+  await gone.exited;
+  const orphan = join(tmpdir(), `slink-upload-${gone.pid}-orphan`);
+  const mine = join(tmpdir(), `slink-upload-${process.pid}-mine`);
+  writeFileSync(orphan, 'x');
+  writeFileSync(mine, 'x');
+  try {
+    removeOrphanUploads();
+    expect([existsSync(orphan), existsSync(mine)]).toEqual([false, true]);
+  } finally {
+    for (const path of [orphan, mine])
+      Bun.file(path)
+        .delete()
+        .catch(() => {});
+  }
 });
