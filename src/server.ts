@@ -17,6 +17,7 @@ import { type Config, ConfigError } from './config';
 import { routable } from './http/client';
 import { errorResponse } from './http/errors';
 import { MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from './http/json-body';
+import { removeOrphanUploads } from './http/upload-stream';
 import { type Clock, systemClock } from './lib/clock';
 import { AppError, describeError } from './lib/errors';
 import { consoleLoggerOf, type Logger } from './lib/log';
@@ -146,6 +147,12 @@ export async function startServer(
   // When each domain was last asked for: written once a minute, and at the stop.
   deps.domainSeen.start();
   deps.auditPruner.start();
+  // An upload whose process was killed while its run read it is still in the temporary folder.
+  try {
+    removeOrphanUploads();
+  } catch (err) {
+    log.error('imports: removing the uploads of stopped processes', err);
+  }
   // Several nodes: this one's key published, so runs started anywhere are sealed to it and it
   // takes over those of a node that dies (imports/takeover.ts).
   await deps.takeover?.start().catch((err) => log.error('imports: this node cannot take crashed runs over', err));

@@ -2,7 +2,10 @@
 import { Elysia } from 'elysia';
 import { appAccess } from '../../http/app-guard';
 import { principalPlugin } from '../../http/auth';
+import { MAX_UPLOAD_BYTES } from '../../http/json-body';
 import { appDetail, errorResponses, errors, IdParams } from '../../http/models';
+import { type StreamedUpload, streamUpload } from '../../http/upload-stream';
+import { AppError } from '../../lib/errors';
 import type { Access } from '../access/public';
 import type { ImportDeps } from './deps';
 import { CreatedImportModel, CreateImportBody, type CreateImportInput, ImportListModel, ImportModel } from './model';
@@ -27,6 +30,28 @@ function requestOf(body: CreateImportInput): ImportRequest {
   };
 }
 
+/** Each request's upload on disk, removed once its run ends (or once answered, when no run took it). */
+const uploads = new WeakMap<Request, { upload: StreamedUpload; handed: boolean }>();
+
+/**
+ * A multipart form read as it arrives: its file part to a temporary file (http/upload-stream.ts),
+ * never held whole in memory. Anything else goes on to the JSON parser.
+ */
+async function parseUpload(ctx: { request: Request }, contentType: string) {
+  if (!contentType.startsWith('multipart/form-data')) return;
+  const upload = await streamUpload(
+    ctx.request,
+    MAX_UPLOAD_BYTES,
+    () =>
+      new AppError(
+        'payload_too_large',
+        `An upload is at most ${MAX_UPLOAD_BYTES} bytes: import a larger file with slink import --file`,
+      ),
+  );
+  uploads.set(ctx.request, { upload, handed: false });
+  return upload.file === null ? upload.fields : { ...upload.fields, file: upload.file.blob };
+}
+
 const START_MEANING =
   'Admins only. Checks the source (one request to it) and starts the import in the background: 202 with its id, then GET it for progress. JSON for the sources read through their API; a multipart form with `file` (and the same fields as text) for csv and slink files. One run at a time per source and address (409 conflict, field source); a run of a source whose last run did not finish resumes where it stopped (a file: only the same file). On PostgreSQL with several nodes, a run whose node dies is taken over by another. The token is never stored in clear.';
 
@@ -37,13 +62,24 @@ function routes(deps: ImportDeps, accessOf: (ctx: { request: Request; access?: A
     .post(
       '',
       async (ctx) => {
-        const { id } = await startImport(deps, accessOf(ctx), requestOf(ctx.body as CreateImportInput));
+        const { id, done } = await startImport(deps, accessOf(ctx), requestOf(ctx.body as CreateImportInput));
+        const held = uploads.get(ctx.request);
+        if (held) {
+          // The run reads the file until it ends (on PostgreSQL a copy is kept in the database).
+          held.handed = true;
+          void done.finally(() => held.upload.remove()).catch(() => {});
+        }
         ctx.set.status = 202;
         return { id };
       },
       {
         // One schema, sent as JSON or (with a file) as a multipart form.
-        parse: ['formdata', 'json'],
+        parse: [parseUpload, 'json'],
+        // Refused (a bad field, a source that does not answer): the upload goes at once.
+        afterResponse({ request }) {
+          const held = uploads.get(request);
+          if (held && !held.handed) held.upload.remove();
+        },
         // A form's fields are text: its dryRun is read as the boolean the schema wants.
         transform({ body }) {
           const form = body as Record<string, unknown> | undefined;

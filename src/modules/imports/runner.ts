@@ -261,6 +261,11 @@ async function pageLinks(
   const found = new Map(
     mapped.length === 0 ? [] : (await deps.stores.links.findMany(mapped)).map((row) => [row.id, row] as const),
   );
+  // Links this run made on a page it had not saved when it stopped (its node died, another took
+  // it over): read again now, they are this run's, counted created unless already reported
+  // (a source listing a link twice).
+  const ours = [...mappings.values()].filter((m) => m.runId === plan.id).map((m) => m.sourceId);
+  const reported = ours.length === 0 ? new Set<string>() : await store.reported(plan.id, ours);
   const planned: Planned[] = [];
   const now = deps.clock.now();
   for (const link of links) {
@@ -288,10 +293,11 @@ async function pageLinks(
       const mapping = entry.mapping;
       const existing = mapping ? (found.get(mapping.linkId) ?? null) : null;
       if (mapping && existing) {
-        item.outcome = 'existing';
+        const made = mapping.runId === plan.id && !reported.has(link.sourceId);
+        item.outcome = made ? 'created' : 'existing';
         item.linkId = existing.id;
         item.shortUrl = shortUrlOf(deps.domains.originOf(existing.domainId), existing.slug);
-        item.reason = 'imported before';
+        item.reason = made ? null : 'imported before';
         entry.linkId = existing.id;
         // A run stopped between the link's write and its variants': they are made now, before
         // the mapping says the link is whole (and before its clicks, which name them).

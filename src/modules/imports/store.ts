@@ -80,6 +80,8 @@ export interface ImportStore {
    * before it returns, as that transaction needs.
    */
   putMappingsIn(tx: WriteTx, rows: readonly ImportLinkRow[]): void | Promise<void>;
+  /** Which of these source ids the run's report already has a line for. */
+  reported(runId: string, sourceIds: readonly string[]): Promise<Set<string>>;
   /** A run's report lines after `afterSeq`, in order, at most `limit`. */
   items(runId: string, afterSeq: number, limit: number): Promise<ImportItemRow[]>;
   /** Where another node may take a crashed run over (PostgreSQL); absent: never. */
@@ -121,6 +123,17 @@ export interface TakeoverStore {
     run: ImportRunRow;
     claim: RunClaim;
   } | null>;
+  /**
+   * Waits until the run's source lock is let go (its node died or handed it over), then does
+   * what takeOver does. Null when the run ended, or at once when `signal` aborts the wait.
+   */
+  waitOver(
+    runId: string,
+    owner: { node: string; pid: number; instance: string },
+    signal: AbortSignal,
+  ): ReturnType<TakeoverStore['takeOver']>;
+  /** Calls `wake` whenever a run's secret was sealed to some node (and when listening resumes); answers the way to stop. */
+  listenSealed(wake: () => void): Promise<() => Promise<void>>;
   /** Keeps a file's bytes with the run, while it lives (a taking node reads them again). */
   putFile(runId: string, file: ReadableStream<Uint8Array>): Promise<void>;
   /** The file kept with the run, read a chunk at a time. */

@@ -7,10 +7,12 @@
  * live node's key, and again after each page to nodes that came since; only those sealed
  * copies are stored, and only while the run lives.
  *
- * Every CHECK_MS each node looks for running runs with a copy sealed to it whose node let the
- * source's lock go (its PostgreSQL session died with it): it takes the lock, opens its copy and
- * runs the run on from its saved position under the same id, counts and report. A copy that
- * no longer opens fails the run "interrupted" as before; so does a run with no live node
+ * A node looks for running runs with a copy sealed to it when told a copy was sealed (NOTIFY),
+ * at its start and every CHECK_MS, and waits on each one's source lock (up to WATCHES runs;
+ * beyond, each look tries the lock): PostgreSQL grants it the instant the running node's
+ * session ends (killed, crashed, or handing the run over as it stops), so it opens its copy and
+ * runs the run on at once from its saved position under the same id, counts and report. A copy
+ * that no longer opens fails the run "interrupted" as before; so does a run with no live node
  * holding a copy (all restarted), as soon as it is read or a node's next look finds it (its
  * copies and file deleted with it).
  */
@@ -19,8 +21,18 @@ import { HandingOver } from './runner';
 import { NodeKey, seal } from './seal';
 import type { ImportRunRow, TakeoverStore } from './store';
 
-/** How often a node looks for runs to take over: a crashed run goes on within a few seconds. */
-export const CHECK_MS = 2000;
+/**
+ * How often a node looks again without being told: the backstop for a notification lost while
+ * its listening connection was down, a wait that failed, and lost runs to mark. A crashed run
+ * is found by the wait on its lock, at once.
+ */
+export const CHECK_MS = 30_000;
+
+/**
+ * Runs a node waits on at most, each on a connection of the pool (POOL_SIZE) for as long as
+ * the run lives; past that, each look tries their locks instead.
+ */
+export const WATCHES = 3;
 
 /** What a run's secret is: the source's address as given (its query may hold a key) and token. */
 export interface RunSecret {
@@ -43,6 +55,11 @@ export class ImportTakeover implements RunHandover {
   private timer: ReturnType<typeof setInterval> | null = null;
   private checking: Promise<void> | null = null;
   private readonly held = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
+  /** The runs this node waits on, by id: the switch that ends the wait, and the wait. */
+  private readonly watching = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private unlisten: (() => Promise<void>) | null = null;
+  /** A look was asked for while one ran: it runs again once that one ends. */
+  private again = false;
   private startedAt = 0;
 
   constructor(
@@ -60,11 +77,16 @@ export class ImportTakeover implements RunHandover {
     return this.publication !== null;
   }
 
-  /** Publishes this node's key, then looks for runs to take over every checkMs. */
+  /** Publishes this node's key, then looks for runs to take over when told, and every checkMs. */
   async start(): Promise<void> {
     this.key ??= await NodeKey.create();
     this.startedAt = this.deps().clock.now();
     await this.publish();
+    try {
+      this.unlisten = await this.store.listenSealed(() => void this.check());
+    } catch (err) {
+      this.deps().log.error('import takeover: listening for sealed runs (looked for every 30 s instead)', err);
+    }
     this.timer = setInterval(() => void this.check(), this.checkMs);
     void this.check();
   }
@@ -92,7 +114,14 @@ export class ImportTakeover implements RunHandover {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.unlisten?.().catch(() => {});
+    this.unlisten = null;
+    this.again = false;
     await this.checking;
+    // A wait that was granted meanwhile has taken its run on: it is handed over with the others.
+    const watches = [...this.watching.values()];
+    for (const w of watches) w.controller.abort();
+    await Promise.all(watches.map((w) => w.done));
     const runs = [...this.held.values()];
     for (const run of runs) run.controller.abort(new HandingOver('this node stops: another takes the run on'));
     await Promise.all(runs.map((r) => r.done.catch(() => {})));
@@ -114,12 +143,46 @@ export class ImportTakeover implements RunHandover {
     await this.store.putSealed(runId, copies);
   }
 
-  /** One look for runs to take over (the timer's; tests may call it). */
+  /** One look for runs to take over (the timer's, a notification's; tests may call it). */
   check(): Promise<void> {
-    this.checking ??= this.lookOnce().finally(() => {
+    if (this.checking) {
+      // A copy sealed after that look read its list is found by the next.
+      this.again = true;
+      return this.checking;
+    }
+    this.checking = this.lookOnce().finally(() => {
       this.checking = null;
+      if (this.again && this.timer) {
+        this.again = false;
+        void this.check();
+      }
     });
     return this.checking;
+  }
+
+  /** Waits on the run's lock in the background, and runs it on once granted. */
+  private watch(run: ImportRunRow, sealed: string, owner: { node: string; pid: number; instance: string }): void {
+    const controller = new AbortController();
+    const done = this.store
+      .waitOver(run.id, owner, controller.signal)
+      .then(async (found) => {
+        if (found !== null) await this.runOn(found, run, sealed);
+      })
+      .catch((err) => this.deps().log.error(`import takeover: waiting on run ${run.id}`, err))
+      .finally(() => this.watching.delete(run.id));
+    this.watching.set(run.id, { controller, done });
+  }
+
+  /** A run whose lock this node took: its copy opened, and the run on from its saved position. */
+  private async runOn(
+    found: NonNullable<Awaited<ReturnType<TakeoverStore['takeOver']>>>,
+    run: ImportRunRow,
+    sealed: string,
+  ): Promise<void> {
+    const opened = await this.key!.open(sealed, run.id);
+    const secret = opened === null ? null : (JSON.parse(opened) as RunSecret);
+    this.deps().log.info(`import ${run.id}: taken over from node ${run.node}`);
+    await this.takeOverRun(found, secret);
   }
 
   private async lookOnce(): Promise<void> {
@@ -131,13 +194,16 @@ export class ImportTakeover implements RunHandover {
         await this.publication?.close().catch(() => {});
         await this.publish();
       }
+      const owner = { node: nodeId, pid: process.pid, instance: this.instance };
       for (const { run, sealed } of await this.store.sealedFor(this.instance)) {
-        const found = await this.store.takeOver(run.id, { node: nodeId, pid: process.pid, instance: this.instance });
-        if (found === null) continue;
-        const opened = await this.key!.open(sealed, run.id);
-        const secret = opened === null ? null : (JSON.parse(opened) as RunSecret);
-        log.info(`import ${run.id}: taken over from node ${run.node}`);
-        await this.takeOverRun(found, secret);
+        // Its own run (taken over before) keeps its copy; a run waited on is this node's the instant it is free.
+        if (run.instance === this.instance || this.watching.has(run.id) || !this.timer) continue;
+        if (this.watching.size < WATCHES) {
+          this.watch(run, sealed, owner);
+          continue;
+        }
+        const found = await this.store.takeOver(run.id, owner);
+        if (found !== null) await this.runOn(found, run, sealed);
       }
       // A lost run's sealed copies and file go at once, not when someone next reads it.
       for (const run of await this.store.keeping()) await this.markLost(run);

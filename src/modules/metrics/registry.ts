@@ -202,7 +202,7 @@ export class Metrics {
     const { readThrough } = src;
     new Counter({
       name: 'slink_read_through_total',
-      help: 'Unknown slugs of a domain with an upstream, by outcome: created (the upstream redirected: a new link), joined (another node made it first), missing (the upstream has none), failed (no usable answer), over_bound (not asked: too many questions in flight), recalled (not asked: another node had the answer).',
+      help: 'Unknown slugs of a domain with an upstream, by outcome: created (the upstream redirected: a new link), joined (another node made it first), missing (the upstream has none), failed (no usable answer), over_bound (not asked: too many questions in flight or begun this second), recalled (not asked: another node had the answer).',
       labelNames: ['outcome'],
       registers,
       collect() {

@@ -444,6 +444,37 @@ forEachEngine((engine) => {
     expect(((await wrong.json()) as any).error).toMatchObject({ code: 'invalid_request', field: 'file' });
   });
 
+  engineBlind(engine)('an upload past the bound sent without a length is refused 413 as it streams', async () => {
+    // Chunked: no content-length for the size check before the body; the bound is counted as it arrives.
+    const mib = new Uint8Array(1 << 20).fill(0x61);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0)
+          controller.enqueue(
+            new TextEncoder().encode(
+              '--b0\r\ncontent-disposition: form-data; name="source"\r\n\r\ncsv\r\n' +
+                '--b0\r\ncontent-disposition: form-data; name="file"; filename="big.csv"\r\n\r\nurl\r\n',
+            ),
+          );
+        if (sent === 65) {
+          controller.enqueue(new TextEncoder().encode('\r\n--b0--\r\n'));
+          controller.close();
+          return;
+        }
+        sent++;
+        controller.enqueue(mib);
+      },
+    });
+    const res = await fetch(`${base}/imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'multipart/form-data; boundary=b0' },
+      body,
+    });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error).toMatchObject({ code: 'payload_too_large' });
+  });
+
   engineBlind(engine)('bad requests are 400 naming the field; editors are refused', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ source: 'nope' }, 'source'],

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { openPostgres, type Pg } from '../../../src/db/postgres/client';
-import { IMPORT_NODE_LOCK_CLASS } from '../../../src/db/postgres/locks';
+import { CLICK_BARRIER_LOCK, IMPORT_LOCK_CLASS, IMPORT_NODE_LOCK_CLASS } from '../../../src/db/postgres/locks';
 import { type Cluster, startCluster } from '../../helpers/cluster';
 import { waitUntil } from '../../helpers/wait';
 import { parseCsv } from './e2e-support';
@@ -69,6 +69,23 @@ async function clicksBySlug(node: string): Promise<Map<string, number>> {
   return out;
 }
 
+/**
+ * `node` waits on the source lock of the run `id` (a statement of its own queued behind the
+ * running node's lock): PostgreSQL grants it the instant that node's session ends.
+ */
+async function waitingOn(node: string, id: string) {
+  await waitUntil(async () => {
+    const rows = await sql`SELECT 1 FROM pg_locks l
+      JOIN pg_stat_activity a ON a.pid = l.pid
+      JOIN import_runs r ON r.id = ${id}
+      WHERE l.locktype = 'advisory' AND NOT l.granted AND l.objsubid = 2
+        AND l.classid::int8 = ${IMPORT_LOCK_CLASS}::int8
+        AND l.objid::int8 = (hashtext(r.identity)::int8 & 4294967295)
+        AND a.application_name = ${`slink ${node}`}`;
+    return rows.length === 1;
+  }, `${node} waiting on the run's lock`);
+}
+
 async function leftOf(id: string) {
   const [keys] = await sql`SELECT count(*) AS n FROM import_run_keys WHERE run_id = ${id}`;
   const [files] = await sql`SELECT count(*) AS n FROM import_run_files WHERE run_id = ${id}`;
@@ -112,6 +129,8 @@ describe('postgres', () => {
     const stored = JSON.stringify(await sql`SELECT * FROM import_runs WHERE id = ${id}`) + JSON.stringify(copies);
     expect(stored).not.toContain(TOKEN);
     expect(stored).not.toContain(Buffer.from(TOKEN).toString('base64').slice(0, 12));
+    // n2 does not look for it now and then: it waits on the run's lock, granted when n1 dies.
+    await waitingOn('n2', id);
 
     await cluster.killNode('n1');
     release();
@@ -132,6 +151,56 @@ describe('postgres', () => {
     expect(listed.body.items.map((l: any) => l.slug).sort()).toEqual(['tk-a0', 'tk-a1', 'tk-a2', 'tk-b0', 'tk-b1']);
     expect(Object.fromEntries(await clicksBySlug('n2'))).toMatchObject({ 'tk-a0': 1, 'tk-b0': 1 });
     expect(await leftOf(id)).toEqual({ keys: 0, files: 0 });
+    await cluster.startNode('n1');
+  }, 120_000);
+
+  test('a page whose links were made when its node died is counted created by the node taking it over, not skipped', async () => {
+    await everyNodePublished(2);
+    const { promise: held, resolve: release } = Promise.withResolvers<void>();
+    const first = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tkp-a${i}`, domain: null }));
+    const second = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `tkp-b${i}`, domain: null }));
+    const lines = [header(true), ...first, clickOf(first[0]!, 11), ...second, clickOf(second[1]!, 12)];
+    const { url } = source.serve('in-flight', lines, { after: 1 + 2 + 1 + 1, release: held });
+    const started = await json(
+      await cluster.apiAt('n1', '/imports', {
+        method: 'POST',
+        body: JSON.stringify({ source: 'slink', url, token: TOKEN }),
+      }),
+    );
+    expect(started.status).toBe(202);
+    const id = started.body.id as string;
+    await waitUntil(async () => (await read('n1', id)).links.seen === 2, 'the first page saved');
+    // The gate: the click barrier held, so the second page's links are made and its history waits.
+    const barrier = await sql.reserve();
+    try {
+      await barrier`SELECT pg_advisory_lock(${CLICK_BARRIER_LOCK})`;
+      release();
+      await waitUntil(async () => {
+        const [row] = await sql`SELECT count(*) AS n FROM import_links WHERE run_id = ${id}`;
+        const waiting = await sql`SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name = 'slink n1'`;
+        return Number(row.n) === 5 && waiting.length > 0;
+      }, 'the second page’s links made and its history waiting');
+      await waitingOn('n2', id);
+      await cluster.killNode('n1');
+    } finally {
+      await barrier`SELECT pg_advisory_unlock(${CLICK_BARRIER_LOCK})`;
+      barrier.release();
+    }
+    const final = await ended(() => read('n2', id), 'the run taken over to end');
+    // The second page's links were this run's: created, once each, none "imported before".
+    expect(final).toMatchObject({
+      id,
+      status: 'done',
+      links: { seen: 5, created: 5, skipped: 0, failed: 0 },
+      clicks: { imported: 2 },
+      errors: [],
+    });
+    const report = parseCsv(await (await cluster.apiAt('n2', `/imports/${id}/report.csv`)).text());
+    expect(report.slice(1).map((r) => [r[0], r[1], r[3]])).toEqual(
+      [...first, ...second].map((l) => [idOf(l), 'created', '']),
+    );
+    expect(Object.fromEntries(await clicksBySlug('n2'))).toMatchObject({ 'tkp-a0': 1, 'tkp-b1': 1 });
     await cluster.startNode('n1');
   }, 120_000);
 
@@ -199,6 +268,7 @@ describe('postgres', () => {
     expect(started.status).toBe(202);
     const id = started.body.id as string;
     await waitUntil(async () => (await read('n1', id)).links.seen === 2, 'the first page saved');
+    await waitingOn('n2', id);
     // SIGTERM: n1 stops the run at its page boundary without ending it, and exits cleanly.
     expect(await cluster.stopNode('n1')).toBe(0);
     release();

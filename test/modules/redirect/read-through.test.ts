@@ -170,6 +170,35 @@ forEachEngine((engine) => {
     await scan.stop();
   });
 
+  once(
+    'an upstream answering at once: at most perSecond questions begun a second, the rest answered unknown',
+    async () => {
+      const fast = startFakeUpstream();
+      await apiExpecting(t, admin, 'POST', '/domains', { origin: 'https://fast.example' });
+      await apiExpecting(t, admin, 'PATCH', '/domains/fast.example', { upstream: fast.origin });
+      const limits = t.deps.readThrough.limits;
+      const perSecond = limits.perSecond;
+      limits.perSecond = 3;
+      try {
+        // One at a time: the bound in flight is never reached, each answered 404 before the next.
+        // A second of the clock refills the turns (the clock moves only by hand here).
+        t.clock.advance(1000);
+        const statuses: number[] = [];
+        for (let i = 0; i < 10; i++) statuses.push((await visit(t, 'fast.example', `fast${i}`)).status);
+        expect(statuses).toEqual(Array(10).fill(404));
+        expect(fast.total).toBe(3);
+        t.clock.advance(1000);
+        for (let i = 10; i < 15; i++) await visit(t, 'fast.example', `fast${i}`);
+        expect(fast.total).toBe(6);
+      } finally {
+        limits.perSecond = perSecond;
+        // The turns full again for the tests after this one.
+        t.clock.advance(1000);
+        await fast.stop();
+      }
+    },
+  );
+
   once('/metrics counts the questions by outcome, and those in flight', async () => {
     const res = await t.app.handle(
       new Request('http://localhost/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }),

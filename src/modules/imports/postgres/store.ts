@@ -198,6 +198,11 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
       // A page's mappings in one transaction, their statements pipelined on its connection.
       if (rows.length > 0) await sql.begin((tx) => Promise.all(rows.map((r) => upsertMapping(tx, r))));
     },
+    async reported(runId, sourceIds) {
+      const rows = await sql`SELECT DISTINCT source_id FROM import_items
+        WHERE run_id = ${runId} AND source_id = ANY(${sql.array([...sourceIds], 'text')}::text[])`;
+      return new Set(rows.map((r: Record<string, unknown>) => r.source_id as string));
+    },
     async items(runId, afterSeq, limit) {
       const rows = await sql`SELECT * FROM import_items WHERE run_id = ${runId} AND seq > ${afterSeq}
         ORDER BY seq LIMIT ${limit}`;

@@ -5,14 +5,36 @@
  * dead node's row and the copies sealed to it are dropped. The secret of a run is kept sealed
  * to the live nodes (import_run_keys), and a file's bytes (import_run_files), only while the
  * run lives: endRun drops them in the transaction that ends it.
+ *
+ * A node holding a copy waits on the run's source lock (waitOver): PostgreSQL grants it the
+ * instant the running node's session ends, killed or handing over, so the run goes on at once
+ * rather than at the next look. A sealing NOTIFYs the nodes, so they begin to wait at once too.
  */
 import { type Pg, storable } from '../../../db/postgres/client';
 import { IMPORT_LOCK_CLASS, IMPORT_NODE_LOCK_CLASS } from '../../../db/postgres/locks';
-import type { TakeoverStore } from '../store';
+import type { ImportRunRow, RunClaim, TakeoverStore } from '../store';
 import { claimOn, type Reserved, toRun } from './runs';
 
 /** Bytes of a file per row. */
 const FILE_CHUNK = 1 << 20;
+
+/** Where a sealing says that a node may have a new copy to wait on. */
+const SEALED_CHANNEL = 'slink_import_sealed';
+
+/**
+ * How long one wait on a run's lock lasts before it is asked again. A waiting statement keeps
+ * its snapshot (pg_stat_activity.backend_xmin) for as long as it waits, and that holds back
+ * what VACUUM may remove in every table: one wait of a whole run (hours of click writes)
+ * would bloat them. Asked again every 10 s, the horizon moves on; a grant is never missed (a
+ * lock let go between two asks is free, and the next ask takes it at once).
+ */
+const WAIT_SLICE_MS = 10_000;
+
+/** A lock wait that ran out its lock_timeout (SQLSTATE 55P03). */
+function timedOut(err: unknown): boolean {
+  const e = err as { errno?: string; code?: string };
+  return e.errno === '55P03' || e.code === '55P03';
+}
 
 /** Whether the node of `instance` (an SQL expression) holds its lock: read from pg_locks, never taken. */
 const held = (sql: Pg, instance: ReturnType<Pg['unsafe']>) => sql`EXISTS (SELECT 1 FROM pg_locks l
@@ -30,6 +52,70 @@ export const LIVE_COPY = (sql: Pg) => sql`EXISTS (SELECT 1 FROM import_run_keys 
 export async function endRun(tx: Pg, runId: string): Promise<void> {
   await tx`DELETE FROM import_run_keys WHERE run_id = ${runId}`;
   await tx`DELETE FROM import_run_files WHERE run_id = ${runId}`;
+}
+
+/** The identity of a run still running (its source lock's key), or null. */
+async function runningIdentity(conn: Reserved, runId: string): Promise<string | null> {
+  const [found] = await conn`SELECT identity FROM import_runs WHERE id = ${runId} AND status = 'running'`;
+  return found ? (found.identity as string) : null;
+}
+
+/**
+ * Waits on `conn` for the source lock of `identity`, a slice at a time, until it is granted
+ * (true) or `signal` aborts the wait (false; the statement waiting is cancelled at once).
+ */
+async function waitLock(conn: Reserved, identity: string, signal: AbortSignal): Promise<boolean> {
+  let asking: { cancel(): unknown } | null = null;
+  const cancel = () => asking?.cancel();
+  signal.addEventListener('abort', cancel);
+  await conn.unsafe(`SET lock_timeout = '${WAIT_SLICE_MS}ms'`);
+  try {
+    while (!signal.aborted) {
+      const ask = conn`SELECT pg_advisory_lock(${IMPORT_LOCK_CLASS}, hashtext(${identity}))`;
+      asking = ask;
+      try {
+        await ask;
+        return true;
+      } catch (err) {
+        // A slice ran out (asked again), or the abort cancelled the wait.
+        if (!timedOut(err) && !signal.aborted) throw err;
+      } finally {
+        asking = null;
+      }
+    }
+    return false;
+  } finally {
+    signal.removeEventListener('abort', cancel);
+    await conn`RESET lock_timeout`;
+  }
+}
+
+/**
+ * Under the source lock taken on `conn`, the run recorded as the owner's when it still runs
+ * (it may have ended just before its node let the lock go): its claim, or null (let go).
+ */
+async function claimRun(
+  conn: Reserved,
+  runId: string,
+  identity: string,
+  owner: { node: string; pid: number; instance: string },
+): Promise<{ run: ImportRunRow; claim: RunClaim } | null> {
+  const claim = claimOn(conn, identity);
+  const [row] = await conn`UPDATE import_runs SET node = ${owner.node}, pid = ${owner.pid},
+      instance = ${owner.instance}
+    WHERE id = ${runId} AND status = 'running' RETURNING *`;
+  if (!row) {
+    await claim.release();
+    return null;
+  }
+  return { run: toRun(row), claim };
+}
+
+/** A connection given back after a failure, without the source lock it may hold. */
+async function letGo(conn: Reserved, identity: string | null): Promise<void> {
+  if (identity !== null)
+    await conn`SELECT pg_advisory_unlock(${IMPORT_LOCK_CLASS}, hashtext(${identity}))`.catch(() => {});
+  conn.release();
 }
 
 export function createPostgresTakeoverStore(sql: Pg): TakeoverStore {
@@ -94,6 +180,8 @@ export function createPostgresTakeoverStore(sql: Pg): TakeoverStore {
         )}::text[]) AS c(instance, sealed)
         WHERE EXISTS (SELECT 1 FROM import_runs WHERE id = ${runId} AND status = 'running')
         ON CONFLICT (run_id, instance) DO UPDATE SET sealed = excluded.sealed`;
+      // The nodes given a copy begin to wait on the run now, not at their next look.
+      await sql`SELECT pg_notify(${SEALED_CHANNEL}, '')`;
     },
     async keeping() {
       const rows = await sql`SELECT * FROM import_runs WHERE status = 'running' AND id IN
@@ -109,32 +197,52 @@ export function createPostgresTakeoverStore(sql: Pg): TakeoverStore {
     async takeOver(runId, owner) {
       if (!storable(runId)) return null;
       const conn: Reserved = await sql.reserve();
+      let identity: string | null = null;
       try {
-        const [found] = await conn`SELECT identity FROM import_runs WHERE id = ${runId} AND status = 'running'`;
-        if (!found) {
-          conn.release();
-          return null;
-        }
-        const identity = found.identity as string;
-        const [lock] = await conn`SELECT pg_try_advisory_lock(${IMPORT_LOCK_CLASS}, hashtext(${identity})) AS taken`;
+        identity = await runningIdentity(conn, runId);
+        const [lock] =
+          identity === null
+            ? [{ taken: false }]
+            : await conn`SELECT pg_try_advisory_lock(${IMPORT_LOCK_CLASS}, hashtext(${identity})) AS taken`;
         if (!lock!.taken) {
           conn.release();
           return null;
         }
-        const claim = claimOn(conn, identity);
-        // Read again under the lock: it may have ended just before its node let the lock go.
-        const [row] = await conn`UPDATE import_runs SET node = ${owner.node}, pid = ${owner.pid},
-            instance = ${owner.instance}
-          WHERE id = ${runId} AND status = 'running' RETURNING *`;
-        if (!row) {
-          await claim.release();
-          return null;
-        }
-        return { run: toRun(row), claim };
+        return await claimRun(conn, runId, identity!, owner);
       } catch (err) {
-        conn.release();
+        await letGo(conn, identity);
         throw err;
       }
+    },
+    async waitOver(runId, owner, signal) {
+      if (!storable(runId)) return null;
+      const conn: Reserved = await sql.reserve();
+      let identity: string | null = null;
+      try {
+        identity = await runningIdentity(conn, runId);
+        if (identity === null || !(await waitLock(conn, identity, signal))) {
+          conn.release();
+          return null;
+        }
+        // A grant that came with the abort is let go: this node is stopping.
+        if (signal.aborted) {
+          await claimOn(conn, identity).release();
+          return null;
+        }
+        return await claimRun(conn, runId, identity, owner);
+      } catch (err) {
+        await letGo(conn, identity);
+        throw err;
+      }
+    },
+    async listenSealed(wake) {
+      // Woken again each time the listening connection is back: a sealing missed meanwhile.
+      const subscription = await sql.listen(
+        SEALED_CHANNEL,
+        () => wake(),
+        () => wake(),
+      );
+      return () => subscription.unlisten();
     },
     async putFile(runId, file) {
       let seq = 0;

@@ -148,6 +148,14 @@ export function createSqliteImportStore(db: Db): ImportStore {
       // The transaction is this connection's (the links' store shares it): the rows go in it.
       for (const row of rows) putMappingRow(row);
     },
+    async reported(runId, sourceIds) {
+      const rows = db
+        .selectDistinct({ sourceId: importItems.sourceId })
+        .from(importItems)
+        .where(and(eq(importItems.runId, runId), inArray(importItems.sourceId, [...sourceIds])))
+        .all();
+      return new Set(rows.map((r) => r.sourceId));
+    },
     async items(runId, afterSeq, limit) {
       return db
         .select()

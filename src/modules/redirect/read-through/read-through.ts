@@ -5,9 +5,11 @@
  * and counted as any redirect. Its invariants:
  * - Known slugs never come here: the redirect asks only after the slug index missed.
  * - One question per (domain, upstream, slug) at a time: concurrent visits wait for the same one.
- * - At most `limits.inFlight` questions at once in the process: a visit over the bound is
- *   answered as an unknown slug at once (never queued), so a scan of random slugs can neither
- *   flood the old service nor the database.
+ * - At most `limits.inFlight` questions at once in the process, and at most `limits.perSecond`
+ *   begun a second: a visit over either bound is answered as an unknown slug at once (never
+ *   queued), so a scan of random slugs can neither flood the old service nor the database, nor
+ *   take the process's CPU from known slugs (an upstream answering at once keeps 16 in flight
+ *   for thousands of questions a second, each a connection of its own).
  * - A miss is remembered `limits.missMs` (an hour), a failure `limits.failureMs`, in a map of at
  *   most `limits.missesKept` entries (cleared whole when full: a scan cannot grow it), and, with
  *   several nodes (PostgreSQL), in the database every node reads before asking (`misses`), so a
@@ -29,6 +31,8 @@ export interface ReadThroughLimits {
   timeoutMs: number;
   /** Questions (and the link writes they lead to) in flight at once in the process. */
   inFlight: number;
+  /** Questions begun a second at most in the process (and as many at once after a quiet second). */
+  perSecond: number;
   /** How long an upstream's "no such link" is remembered. */
   missMs: number;
   /** How long an upstream that failed is not asked again for that slug. */
@@ -40,6 +44,7 @@ export interface ReadThroughLimits {
 export const READ_THROUGH_LIMITS: Readonly<ReadThroughLimits> = Object.freeze({
   timeoutMs: 3000,
   inFlight: 16,
+  perSecond: 200,
   missMs: 3_600_000,
   failureMs: 60_000,
   missesKept: 50_000,
@@ -96,6 +101,9 @@ export class ReadThrough {
   private readonly pending = new Map<string, Promise<void>>();
   /** key -> until when the upstream is not asked again. */
   private readonly remembered: BoundedCache<string, number>;
+  /** Questions that may begin now (a bucket refilled at `limits.perSecond`), as of `refilledAt`. */
+  private tokens = 0;
+  private refilledAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: ReadThroughDeps) {
     this.remembered = new BoundedCache(this.limits.missesKept);
@@ -119,13 +127,24 @@ export class ReadThrough {
     if (asking !== undefined) return asking;
     const until = this.remembered.get(key);
     if (until !== undefined && this.deps.clock.now() < until) return null;
-    if (this.pending.size >= this.limits.inFlight) {
+    if (this.pending.size >= this.limits.inFlight || !this.mayBegin()) {
       this.stats.overBound++;
       return null;
     }
     const run = this.resolve(domain, upstream, slug, key).finally(() => this.pending.delete(key));
     this.pending.set(key, run);
     return run;
+  }
+
+  /** Whether a question may begin now (under `limits.perSecond`): takes its turn when it may. */
+  private mayBegin(): boolean {
+    const now = this.deps.clock.now();
+    const { perSecond } = this.limits;
+    this.tokens = Math.min(perSecond, this.tokens + ((now - this.refilledAt) * perSecond) / 1000);
+    this.refilledAt = now;
+    if (this.tokens < 1) return false;
+    this.tokens--;
+    return true;
   }
 
   /** Remembered here and, with several nodes, for all of them before the visit is answered. */
