@@ -4,6 +4,7 @@
  * by that amount, whatever the run's size.
  */
 import { expect, test } from 'bun:test';
+import { CHECKPOINT_PAGES } from '../../../src/db/checkpoint';
 import { importsQueued } from '../../../src/modules/clicks/sqlite/imports';
 import { type SourceVisit, sqliteHistoryWriter } from '../../../src/modules/imports/public';
 import { apiExpecting, T0 } from '../../helpers/app';
@@ -40,4 +41,41 @@ test('the writer is asked to take the queue each time 10 clicks are queued, and 
   await writer.flush!();
   expect(importsQueued(sqlite)).toBe(0);
   for (const id of ids) expect((await apiExpecting(t, key, 'GET', `/links/${id}`)).clickCount).toBe(4);
+});
+
+test('while an import writes, a connection that checkpoints itself does so at the size of the writer, set back at the flush; one that never does is left alone', async () => {
+  const { t, key } = app;
+  const sqlite = t.deps.db.$client;
+  const autocheckpoint = () =>
+    sqlite.query<{ wal_autocheckpoint: number }, []>('PRAGMA wal_autocheckpoint').get()!.wal_autocheckpoint;
+  const before = autocheckpoint();
+  const link = await apiExpecting(t, key, 'POST', '/links', {
+    destination: 'https://example.com/',
+    slug: 'wal-widened',
+  });
+  const open = () =>
+    sqliteHistoryWriter(sqlite, {
+      policy: { referrer: 'host', geo: 'city', ownHosts: [] },
+      clock: t.clock,
+      retentionDays: 0,
+      take: () => t.deps.clicks.flusher.takeImports(),
+    });
+  try {
+    sqlite.exec('PRAGMA wal_autocheckpoint = 1000');
+    const writer = open();
+    expect(await writer.visits(link.id as string, 'shlink', visits(2))).toBe(2);
+    expect(autocheckpoint()).toBe(CHECKPOINT_PAGES);
+    await writer.flush!();
+    expect(autocheckpoint()).toBe(1000);
+    // A server's connection (its writer's thread checkpoints): never made to checkpoint itself.
+    sqlite.exec('PRAGMA wal_autocheckpoint = 0');
+    const server = open();
+    expect(await server.visits(link.id as string, 'shlink', visits(3))).toBe(3);
+    expect(autocheckpoint()).toBe(0);
+    await server.flush!();
+    expect(autocheckpoint()).toBe(0);
+  } finally {
+    sqlite.exec(`PRAGMA wal_autocheckpoint = ${before}`);
+  }
+  expect((await apiExpecting(t, key, 'GET', `/links/${link.id}`)).clickCount).toBe(5);
 });

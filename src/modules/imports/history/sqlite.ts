@@ -9,6 +9,7 @@
  * resolves; counted once the writer has taken it (flush() waits for that where it can).
  */
 import type { Database } from 'bun:sqlite';
+import { CHECKPOINT_PAGES } from '../../../db/checkpoint';
 import { type EnrichedClick, importedClick, queueImportedDays, queueImportedVisits } from '../../clicks/public';
 import {
   addImportedCountsSqlite,
@@ -39,9 +40,42 @@ import {
  */
 export const TAKE_AFTER_CLICKS = 50_000;
 
+/**
+ * A connection that checkpoints at its own commits (`standalone`: `slink import`, an app without
+ * the writer Worker) does so every ~4 MB of WAL (SQLite's 1,000 pages), each a copy into the
+ * file and its syncs, paid by whichever commit crosses it. An import writes far more than a
+ * redirect's batch (links, the queue, the clicks taken from it, the fold), so while it writes the
+ * connection checkpoints at the server's writer's size instead (db/checkpoint.ts), set back at
+ * the flush; at 100,000 links a quarter of the run's time was BEGIN and COMMIT before
+ * (docs/performance.md). A connection that never checkpoints itself (`server`: the writer's
+ * thread does) is left alone.
+ */
+function widenedCheckpoints(sqlite: Database): { widen(): void; restore(): void; widened(): boolean } {
+  /** The connection's own setting while widened; null: not widened. */
+  let before: number | null = null;
+  return {
+    widen() {
+      if (before !== null) return;
+      const pages = sqlite.query<{ wal_autocheckpoint: number }, []>('PRAGMA wal_autocheckpoint').get()!;
+      if (pages.wal_autocheckpoint <= 0 || pages.wal_autocheckpoint >= CHECKPOINT_PAGES) return;
+      sqlite.exec(`PRAGMA wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
+      before = pages.wal_autocheckpoint;
+    },
+    restore() {
+      if (before === null) return;
+      // Unless set since (a server's connection, whose checkpoints its writer runs).
+      const pages = sqlite.query<{ wal_autocheckpoint: number }, []>('PRAGMA wal_autocheckpoint').get()!;
+      if (pages.wal_autocheckpoint === CHECKPOINT_PAGES) sqlite.exec(`PRAGMA wal_autocheckpoint = ${before}`);
+      before = null;
+    },
+    widened: () => before !== null,
+  };
+}
+
 export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions & { takeAfter?: number }): HistoryWriter {
   const { policy, clock } = options;
   const takeAfter = options.takeAfter ?? TAKE_AFTER_CLICKS;
+  const checkpoints = widenedCheckpoints(sqlite);
   /** Clicks queued since the last take was asked for, and the take under way. */
   let untaken = 0;
   let taking: Promise<void> | null = null;
@@ -55,6 +89,11 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions & 
     if (options.take === undefined) return;
     untaken = 0;
     await options.take();
+    // With no writer Worker (the connection checkpoints itself: an app writing inline, the
+    // benchmark; `slink import` takes nothing), the take ran on this thread and left its garbage here, which the collector left
+    // for long (a full collection now: +483 MB peak at 100,000 links against +727 MB, at the
+    // same rate). Not in a server, whose event loop answers redirects: its writer has its own.
+    if (checkpoints.widened()) Bun.gc(true);
   }
 
   /** Once enough is queued, a take in the background: flush() waits for it. */
@@ -77,6 +116,7 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions & 
   );
 
   function queueVisits(calls: VisitsCall[]): number[] {
+    checkpoints.widen();
     const counts = sqlite
       .transaction(() =>
         calls.map((call) => {
@@ -169,7 +209,11 @@ export function sqliteHistoryWriter(sqlite: Database, options: HistoryOptions & 
   async function flush(): Promise<void> {
     await grouped.idle();
     while (taking !== null) await taking;
-    await takeQueued();
+    try {
+      await takeQueued();
+    } finally {
+      checkpoints.restore();
+    }
   }
 
   return { visits, days, total, countedOnly, none, flush };

@@ -147,19 +147,21 @@ export function createSqliteLinkStore(db: Db): LinkStore {
     },
     async takenSlugs(addresses) {
       const taken = new Set<string>();
-      if (addresses.length === 0) return taken;
-      const rows = db
-        .select({ domainId: links.domainId, slug: links.slug })
-        .from(links)
-        .where(
-          inArray(
-            links.slug,
-            addresses.map((a) => a.slug),
-          ),
-        )
-        .all();
-      const asked = new Set(addresses.map((a) => `${a.domainId}/${a.slug}`));
-      for (const r of rows) if (asked.has(`${r.domainId}/${r.slug}`)) taken.add(`${r.domainId}/${r.slug}`);
+      // Per domain, so the (domain, slug) index is searched: `slug IN` alone scanned every link.
+      const byDomain = new Map<number, string[]>();
+      for (const a of addresses) {
+        const slugs = byDomain.get(a.domainId);
+        if (slugs === undefined) byDomain.set(a.domainId, [a.slug]);
+        else slugs.push(a.slug);
+      }
+      for (const [domainId, slugs] of byDomain) {
+        const rows = db
+          .select({ slug: links.slug })
+          .from(links)
+          .where(and(eq(links.domainId, domainId), inArray(links.slug, slugs)))
+          .all();
+        for (const r of rows) taken.add(`${domainId}/${r.slug}`);
+      }
       return taken;
     },
     async idsByDestination(destinations, visible) {
