@@ -27,10 +27,11 @@ import { parseArgs } from 'node:util';
 import { createDeps, unportedDb } from '../../src/compose/deps';
 import { postgresStores } from '../../src/compose/stores';
 import { loadConfig } from '../../src/config';
-import { openPostgres } from '../../src/db/postgres/client';
+import { openPostgres, type Pg } from '../../src/db/postgres/client';
 import { systemClock } from '../../src/lib/clock';
 import { bumpLinkCounters } from '../../src/modules/links/counters';
 import { encodeCursor } from '../../src/modules/links/cursor';
+import { createPostgresLinkStore } from '../../src/modules/links/postgres/store';
 import { prng } from '../helpers/random';
 import { treeCpuUs } from './cpu-use';
 import { benchPostgres } from './pg-cluster';
@@ -42,6 +43,8 @@ const { values } = parseArgs({
     folds: { type: 'string', default: '8' },
     runs: { type: 'string', default: '15' },
     shapes: { type: 'string', default: 'zero,grown,tail' },
+    /** Both designs in one cluster, taking turns (this tree's rank, and the index on clicks before it). */
+    alternate: { type: 'boolean', default: false },
   },
 });
 const LINKS = Number(values.links);
@@ -58,30 +61,44 @@ const SHAPES: Record<string, { label: string; clicks: (i: number, rand: () => nu
 const quiet = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
 const id = (i: number) => `lnk_bench${String(i).padStart(7, '0')}`;
 
+/** `LINKS` links on domain 1 (the migrations make it), one in ten tagged `tenth`, their counters at `clicks`. */
+async function seed(sql: Pg, clicks: (i: number, rand: () => number) => number, rand: () => number): Promise<void> {
+  for (let i = 0; i < LINKS; i += 10_000) {
+    const n = Math.min(10_000, LINKS - i);
+    const ids = Array.from({ length: n }, (_, k) => id(i + k));
+    await sql`INSERT INTO links (id, slug, domain_id, destination, status, params, created_at, updated_at)
+      SELECT u.id, 's' || u.id, 1, 'https://www.example.org/' || u.id, 'active', '{}', 0, 0
+      FROM unnest(${sql.array(ids, 'text')}::text[]) AS u(id)`;
+    await sql`INSERT INTO link_tags (link_id, tag) SELECT u.id, 'tenth'
+      FROM unnest(${sql.array(
+        ids.filter((_, k) => (i + k) % 10 === 0),
+        'text',
+      )}::text[]) AS u(id)`;
+    await sql`INSERT INTO link_counters (link_id, clicks) SELECT * FROM unnest(${sql.array(ids, 'text')}::text[],
+      ${sql.array(
+        ids.map((_, k) => clicks(i + k, rand)),
+        'int8',
+      )}::int8[])`;
+  }
+}
+
+/** One fold's counters: `PER_FOLD` distinct random links, two in three a human click. */
+function foldBumps(rand: () => number) {
+  const chosen = new Set<number>();
+  while (chosen.size < PER_FOLD) chosen.add(Math.floor(rand() * LINKS));
+  return [...chosen].map((i) => {
+    const human = rand() < 2 / 3;
+    return { id: id(i), humans: human ? 1 : 0, uniques: human ? 1 : 0, bots: human ? 0 : 1, last: 1_790_000_000_000 };
+  });
+}
+
 async function measure(shape: string): Promise<void> {
   const { label, clicks } = SHAPES[shape]!;
   const cluster = await benchPostgres();
   const sql = openPostgres(cluster.url, 4);
   const rand = prng(20261130);
   try {
-    for (let i = 0; i < LINKS; i += 10_000) {
-      const n = Math.min(10_000, LINKS - i);
-      const ids = Array.from({ length: n }, (_, k) => id(i + k));
-      // Domain 1: the first domain, which the migrations make. One link in ten carries the tag.
-      await sql`INSERT INTO links (id, slug, domain_id, destination, status, params, created_at, updated_at)
-        SELECT u.id, 's' || u.id, 1, 'https://www.example.org/' || u.id, 'active', '{}', 0, 0
-        FROM unnest(${sql.array(ids, 'text')}::text[]) AS u(id)`;
-      await sql`INSERT INTO link_tags (link_id, tag) SELECT u.id, 'tenth'
-        FROM unnest(${sql.array(
-          ids.filter((_, k) => (i + k) % 10 === 0),
-          'text',
-        )}::text[]) AS u(id)`;
-      await sql`INSERT INTO link_counters (link_id, clicks) SELECT * FROM unnest(${sql.array(ids, 'text')}::text[],
-        ${sql.array(
-          ids.map((_, k) => clicks(i + k, rand)),
-          'int8',
-        )}::int8[])`;
-    }
+    await seed(sql, clicks, rand);
     await sql`VACUUM ANALYZE`;
     const [schema] = await sql`SELECT string_agg(indexname, ', ' ORDER BY indexname) AS indexes,
       (SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'link_counters') AS options
@@ -90,18 +107,7 @@ async function measure(shape: string): Promise<void> {
     // The update, as a fold writes it.
     let cpuUs = 0;
     for (let f = 0; f < FOLDS; f++) {
-      const chosen = new Set<number>();
-      while (chosen.size < PER_FOLD) chosen.add(Math.floor(rand() * LINKS));
-      const bumps = [...chosen].map((i) => {
-        const human = rand() < 2 / 3;
-        return {
-          id: id(i),
-          humans: human ? 1 : 0,
-          uniques: human ? 1 : 0,
-          bots: human ? 0 : 1,
-          last: 1_790_000_000_000,
-        };
-      });
+      const bumps = foldBumps(rand);
       const before = treeCpuUs(cluster.pid);
       await sql.begin((tx) => bumpLinkCounters(tx, bumps));
       cpuUs += treeCpuUs(cluster.pid) - before;
@@ -163,6 +169,113 @@ async function measure(shape: string): Promise<void> {
   }
 }
 
+/** p50 of a list of ms. */
+const p50 = (ms: number[]) => [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)]!;
+
+/**
+ * `--alternate`: the rank (this tree's migrations) and the index on `(clicks, link_id)` it
+ * replaced, in two databases of one cluster seeded alike, taking turns fold by fold and page by
+ * page, so the box's load falls on both alike. The page is the store's (two parts) against the
+ * single statement it replaced, timed in this process (no HTTP); their ids must be equal.
+ */
+async function alternate(shape: string): Promise<void> {
+  const { label, clicks } = SHAPES[shape]!;
+  const cluster = await benchPostgres();
+  const rand = prng(20261130);
+  const beforeUrl = cluster.url.replace(/\/slink_bench$/, '/slink_before');
+  try {
+    const seeding = openPostgres(cluster.url, 2);
+    await seed(seeding, clicks, rand);
+    await seeding.close();
+    const admin = openPostgres(cluster.url.replace(/\/slink_bench$/, '/postgres'), 1);
+    await admin.unsafe('CREATE DATABASE slink_before TEMPLATE slink_bench');
+    await admin.close();
+    const rank = openPostgres(cluster.url, 2);
+    const index = openPostgres(beforeUrl, 2);
+    await index.unsafe(`ALTER TABLE link_counters DROP COLUMN click_rank;
+      ALTER TABLE link_counters RESET (fillfactor);
+      CREATE INDEX link_counters_clicks_idx ON link_counters (clicks, link_id)`);
+    for (const sql of [rank, index]) {
+      await sql`VACUUM FULL link_counters`;
+      await sql`VACUUM ANALYZE`;
+    }
+    const designs = [
+      { name: 'rank (click_rank, link_id), fillfactor 80', sql: rank, url: cluster.url, cpuUs: 0 },
+      { name: 'index on (clicks, link_id) (before)', sql: index, url: beforeUrl, cpuUs: 0 },
+    ];
+    for (let f = 0; f < FOLDS; f++) {
+      const bumps = foldBumps(rand);
+      for (const d of f % 2 === 0 ? designs : [...designs].reverse()) {
+        const before = treeCpuUs(cluster.pid);
+        await d.sql.begin((tx) => bumpLinkCounters(tx, bumps));
+        d.cpuUs += treeCpuUs(cluster.pid) - before;
+      }
+    }
+    const [middle] = await rank`SELECT clicks::int8 AS clicks, link_id FROM link_counters
+      ORDER BY clicks DESC, link_id DESC OFFSET ${Math.floor(LINKS / 2)} LIMIT 1`;
+    const after = { value: Number(middle.clicks), id: middle.link_id as string };
+    const store = createPostgresLinkStore(rank);
+    const LINK_ROW = `l.*, c.clicks, c.uniques, c.bots, c.last_clicked_at, c.fallback_visits, c.imported_source,
+      c.imported_at, c.imported_history, c.imported_clicks`;
+    /** The statement the store ran before the rank. */
+    const old = (tag: boolean, key: typeof after | null) =>
+      index<{ id: string }[]>`SELECT ${index.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
+        WHERE l.status IN ('active', 'paused')
+        ${tag ? index`AND EXISTS (SELECT 1 FROM link_tags t WHERE t.link_id = l.id AND t.tag = 'tenth')` : index``}
+        ${key ? index`AND (c.clicks, c.link_id) < (${key.value}::int8, ${key.id}::text)` : index``}
+        ORDER BY c.clicks DESC, c.link_id DESC LIMIT 51`;
+    const pages: [string, boolean, typeof after | null][] = [
+      ['first page (50)', false, null],
+      [`middle page (50, after ${after.value.toLocaleString('en-US')} clicks)`, false, after],
+      ['first page of a tag on one link in ten (50)', true, null],
+    ];
+    const lines: string[] = [];
+    for (const [name, tag, key] of pages) {
+      const times: [number[], number[]] = [[], []];
+      for (let r = 0; r < RUNS + 3; r++) {
+        const t0 = performance.now();
+        const page = await store.page({ now: 0, ...(tag ? { tag: 'tenth' } : {}) }, 'clicks', 50, key);
+        const t1 = performance.now();
+        const rows = await old(tag, key);
+        const t2 = performance.now();
+        const same =
+          page.rows.map((row) => row.id).join() ===
+          rows
+            .slice(0, 50)
+            .map((row) => row.id)
+            .join();
+        if (!same) throw new Error(`${name}: the two designs answered different pages`);
+        if (r >= 3) {
+          times[0].push(t1 - t0);
+          times[1].push(t2 - t1);
+        }
+      }
+      lines.push(
+        `  ${name}: rank p50 ${p50(times[0]).toFixed(2)} ms, before p50 ${p50(times[1]).toFixed(2)} ms, same ids`,
+      );
+    }
+    await rank.close();
+    await index.close();
+    console.log(
+      `counters ${label}, both designs in turn (${FOLDS} folds of ${PER_FOLD.toLocaleString('en-US')} links each):`,
+    );
+    for (const d of designs) {
+      // A backend's counts reach pg_stat_user_tables when it is idle or gone: read on a new connection after closing.
+      const stats = openPostgres(d.url, 1);
+      const [hot] = await stats`SELECT n_tup_upd::int8 AS upd, n_tup_hot_upd::int8 AS hot FROM pg_stat_user_tables
+        WHERE relname = 'link_counters'`;
+      await stats.close();
+      console.log(
+        `  ${d.name}: PostgreSQL CPU ${(d.cpuUs / (FOLDS * PER_FOLD)).toFixed(2)} us per link updated, HOT ${((100 * Number(hot.hot)) / Math.max(1, Number(hot.upd))).toFixed(0)}% of ${Number(hot.upd).toLocaleString('en-US')} updates`,
+      );
+    }
+    console.log('  pages, the store against the statement before it, in this process (no HTTP):');
+    for (const line of lines) console.log(line);
+  } finally {
+    cluster.stop();
+  }
+}
+
 console.log(`${LINKS.toLocaleString('en-US')} links, ${RUNS} timed runs per page after 3 warm-ups`);
-for (const shape of values.shapes.split(',')) await measure(shape);
+for (const shape of values.shapes.split(',')) await (values.alternate ? alternate(shape) : measure(shape));
 process.exit(0);
