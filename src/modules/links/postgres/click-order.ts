@@ -5,11 +5,11 @@
  * below 64 (migrations/0027_click_rank.sql). A page is read in two parts:
  *
  * - ranks from 64 up in `(click_rank, clicks, link_id)` order, the same order as `(clicks,
- *   link_id)` since the rank is monotone: the index gives the ranks in order and each rank's
- *   links (a few hundred) are sorted by the server as it reaches them;
- * - then, if the page is not full, the ranks below 64 straight from the index, where equal rank
- *   is equal clicks, so `(click_rank, link_id)` is the order itself and nothing is sorted: the
- *   many links with few clicks (every new link) never make a sort.
+ *   link_id)` since the rank is monotone: the index gives the ranks in order and the server joins
+ *   and sorts each rank's links as it reaches them (hundreds to a few thousand at 100,000 links);
+ * - then, to fill the page, the ranks below 64 straight from the index, where equal rank is equal
+ *   clicks, so `(click_rank, link_id)` is the order itself and nothing is sorted: the many links
+ *   with few clicks (every new link) never make a sort.
  *
  * A cursor (clicks, id) from either part is followed into the right one: below 64 clicks only
  * the second part can hold what follows it.
@@ -20,13 +20,13 @@ import type { PageKey } from '../store';
 import { pastKey } from './keyset';
 
 /** Ranks below this are click counts themselves (slink_click_rank). */
-export const EXACT_RANKS = 64;
+const EXACT_RANKS = 64;
 
 /**
  * Up to `want` rows matching `where` past `after`, in the click order: `columns` of `links l JOIN
- * link_counters c` (with `l.id` and `c.clicks` among them). Both
- * parts are one statement, so a page is one snapshot: a count that crosses 64 between two reads
- * (a fold, a reset) cannot show a link twice in a page or leave it out.
+ * link_counters c` (with `l.id` and `c.clicks` among them). Both parts are one statement, so a
+ * page is one snapshot: a count that crosses 64 between two reads (a fold, a reset) cannot show a
+ * link twice in a page or leave it out.
  */
 export async function clickOrderRows<Row>(
   sql: Pg,
