@@ -32,7 +32,12 @@
  * clicks carry those ids as a PostgreSQL node's slug index gives them (read with the links
  * through the links store); `--ids-looked-up` leaves them out, so the writer looks them up.
  *
- *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000 --engine postgres --unnamed-links --ids-looked-up]
+ * PostgreSQL's counters start at 0 clicks, as a new service's; `--counters-at 1000-5000` starts
+ * each link's at a random count in that range, as a service that has run a while (what the
+ * counters update costs depends on it: links/postgres/click-order.ts). The share of the counters
+ * updates that were HOT (pg_stat_user_tables) is printed with the rest.
+ *
+ *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000 --engine postgres --unnamed-links --ids-looked-up --counters-at 1000-5000]
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -60,6 +65,7 @@ import type { RedirectRow } from '../../src/modules/links/public';
 import { clickIdsOf, plainTargetOf } from '../../src/modules/redirect/public';
 import { nameLinkValuesPg } from '../../src/modules/rollups/postgres/values';
 import { RollupValues } from '../../src/modules/rollups/rollup-values';
+import { prng } from '../helpers/random';
 import { cpuByThread, cpuUse, treeCpuUs } from './cpu-use';
 import { benchPostgres, PG_CLICK_TABLES } from './pg-cluster';
 import { benchDeps, NO_PARAMS, seedLinks } from './seed-links';
@@ -76,9 +82,13 @@ const { values } = parseArgs({
     'unnamed-links': { type: 'boolean', default: false },
     /** PostgreSQL's clicks without the ids the slug index gives them (WireClick.linkValue, targetId): the writer looks them up. */
     'ids-looked-up': { type: 'boolean', default: false },
+    /** PostgreSQL's counters at the start: `low-high` clicks each, at random; 0 when not given. */
+    'counters-at': { type: 'string' },
   },
 });
 const LINKS = Number(values.links);
+const [COUNTS_LOW, COUNTS_HIGH] = (values['counters-at'] ?? '0-0').split('-').map(Number) as [number, number];
+const countsAt = prng(20261130);
 const CLICKS = Math.ceil(Number(values.clicks) / MAX_BATCH) * MAX_BATCH;
 
 const AGENTS = [
@@ -113,6 +123,7 @@ async function writeOnPostgres(
   let batches = given;
   const cluster = await benchPostgres();
   const sql = openPostgres(cluster.url, 4);
+  let closed = false;
   try {
     for (let i = 0; i < links.length; i += 10_000) {
       const chunk = links.slice(i, i + 10_000);
@@ -131,10 +142,13 @@ async function writeOnPostgres(
           chunk.map((l) => l.params),
           'text',
         )}::text[]) AS u(id, slug, destination, params)`;
-      await sql`INSERT INTO link_counters (link_id) SELECT * FROM unnest(${sql.array(
+      await sql`INSERT INTO link_counters (link_id, clicks) SELECT * FROM unnest(${sql.array(
         chunk.map((l) => l.id),
         'text',
-      )}::text[])`;
+      )}::text[], ${sql.array(
+        chunk.map(() => COUNTS_LOW + Math.floor(countsAt() * (COUNTS_HIGH - COUNTS_LOW + 1))),
+        'int8',
+      )}::int8[])`;
       // What the links store's creation makes with each link (compose/stores.ts), unless the
       // run is of links made before that (their first click names them).
       if (!values['unnamed-links']) {
@@ -236,8 +250,18 @@ async function writeOnPostgres(
       .filter(([, us]) => us >= 0.05)
       .sort((x, y) => y[1] - x[1]);
     console.log(`  by thread name: ${byThread.map(([name, us]) => `${name} ${us.toFixed(1)} us`).join(', ')}`);
-  } finally {
+    // A backend's counts reach pg_stat_user_tables once it is idle or gone: read on a new connection after closing.
     await sql.close();
+    closed = true;
+    const stats = openPostgres(cluster.url, 1);
+    const [hot] = await stats`SELECT n_tup_upd::int8 AS upd, n_tup_hot_upd::int8 AS hot FROM pg_stat_user_tables
+      WHERE relname = 'link_counters'`;
+    await stats.close();
+    console.log(
+      `  link_counters (starting at ${COUNTS_LOW}-${COUNTS_HIGH} clicks): ${num(hot.upd).toLocaleString('en-US')} row updates, ${((100 * num(hot.hot)) / Math.max(1, num(hot.upd))).toFixed(0)}% of them HOT`,
+    );
+  } finally {
+    if (!closed) await sql.close();
     cluster.stop();
   }
 }

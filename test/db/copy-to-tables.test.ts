@@ -40,8 +40,9 @@ function sqliteColumns(): Columns {
 async function postgresColumns(url: string): Promise<Columns> {
   const sql = openPostgres(url, 1);
   try {
+    // Not the generated columns (link_counters.click_rank): PostgreSQL computes them, copy-to writes none.
     const rows = await sql`SELECT table_name AS t, column_name AS c FROM information_schema.columns
-      WHERE table_schema = current_schema() ORDER BY table_name, column_name`;
+      WHERE table_schema = current_schema() AND is_generated = 'NEVER' ORDER BY table_name, column_name`;
     return group(rows);
   } finally {
     await sql.close();

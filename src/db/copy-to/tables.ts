@@ -187,9 +187,11 @@ interface Column {
   type: string;
 }
 
+/** The columns a copy writes: not the generated ones (link_counters.click_rank), which PostgreSQL computes. */
 async function pgColumns(sql: Pg, table: string): Promise<Column[]> {
   const rows = await sql`SELECT column_name AS name, data_type AS type FROM information_schema.columns
-    WHERE table_schema = current_schema() AND table_name = ${table} ORDER BY ordinal_position`;
+    WHERE table_schema = current_schema() AND table_name = ${table} AND is_generated = 'NEVER'
+    ORDER BY ordinal_position`;
   return rows.map((r: Column) => ({ name: r.name, type: r.type }));
 }
 

@@ -33,6 +33,7 @@ import m0023 from './migrations/0023_import_visit_count.sql' with { type: 'text'
 import m0024 from './migrations/0024_import_takeover.sql' with { type: 'text' };
 import m0025 from './migrations/0025_imported_days.sql' with { type: 'text' };
 import m0026 from './migrations/0026_read_through_misses.sql' with { type: 'text' };
+import m0027 from './migrations/0027_click_rank.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -68,6 +69,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 24, name: '0024_import_takeover', sql: m0024 },
   { version: 25, name: '0025_imported_days', sql: m0025 },
   { version: 26, name: '0026_read_through_misses', sql: m0026 },
+  { version: 27, name: '0027_click_rank', sql: m0027 },
 ];
 
 function checksum(sql: string): string {

@@ -11,12 +11,13 @@ import { type Audited, entriesFor, insertAuditPostgres } from '../../audit/publi
 import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../../variants/public';
 import { linkDeletedEvents, linkEvents, type NewEvent, recordEventsPostgres } from '../../webhooks/public';
 import { availabilityConditionPg } from '../availability';
-import type { LinkSort } from '../model';
 import { pageOf } from '../page';
 import type { LinkFilter, LinkRow, LinkStore, LinkWrites, NewLink, RedirectRow } from '../store';
 import type { LinkFields } from '../table';
 import { type Visible, visiblePg } from '../visible';
 import { announceLinkChanges } from './changes';
+import { clickOrderRows } from './click-order';
+import { pastKey } from './keyset';
 
 type Int8 = string | number;
 
@@ -126,13 +127,6 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** The sort's column (with the id after it) in a row value, for keyset comparison and order. */
-function sortColumn(sql: Pg, sort: LinkSort) {
-  if (sort === 'clicks') return sql`c.clicks`;
-  if (sort === 'updated') return sql`l.updated_at`;
-  return sql`l.created_at`;
-}
-
 function filterSql(sql: Pg, filter: LinkFilter) {
   // A filter text holding NUL matches no link (client.ts, storable).
   if ([filter.q, filter.tag, filter.project].some((text) => text !== undefined && !storable(text))) return sql`FALSE`;
@@ -213,27 +207,21 @@ export function createPostgresLinkStore(sql: Pg, clickNames?: PgClickNamesColumn
       return idsByDestination(sql, storableKeys(destinations), visible);
     },
     async page(filter, sort, limit, after) {
-      const column = sortColumn(sql, sort);
-      const id = sort === 'clicks' ? sql`c.link_id` : sql`l.id`;
-      const ascending = sort === 'oldest';
-      let where = filterSql(sql, filter);
-      if (after && !storable(after.id)) {
-        // A cursor's id holding NUL (client.ts, storable), compared bytewise as SQLite does: a
-        // stored id (never with NUL) is below it exactly when it is at most the part before the NUL.
-        const before = after.id.slice(0, after.id.indexOf('\0'));
-        where = ascending
-          ? sql`${where} AND (${column} > ${after.value}::int8 OR (${column} = ${after.value}::int8 AND ${id} > ${before}::text))`
-          : sql`${where} AND (${column} < ${after.value}::int8 OR (${column} = ${after.value}::int8 AND ${id} <= ${before}::text))`;
-      } else if (after) {
-        where = ascending
-          ? sql`${where} AND (${column}, ${id}) > (${after.value}::int8, ${after.id}::text)`
-          : sql`${where} AND (${column}, ${id}) < (${after.value}::int8, ${after.id}::text)`;
+      const where = filterSql(sql, filter);
+      const read = (condition: PgFragment, order: PgFragment, n: number) =>
+        sql<PgLinkRow[]>`SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
+          WHERE ${condition} ${order} LIMIT ${n}`;
+      if (sort === 'clicks') {
+        const found = await clickOrderRows<PgLinkRow>(sql, sql.unsafe(LINK_ROW), where, limit + 1, after);
+        return pageOf(found.map(toLinkRow), sort, limit);
       }
-      const order = ascending ? sql`ORDER BY ${column} ASC, ${id} ASC` : sql`ORDER BY ${column} DESC, ${id} DESC`;
-      const found = await sql<PgLinkRow[]>`
-        SELECT ${sql.unsafe(LINK_ROW)} FROM links l JOIN link_counters c ON c.link_id = l.id
-        WHERE ${where} ${order} LIMIT ${limit + 1}`;
-      return pageOf(found.map(toLinkRow), sort, limit);
+      const column = sort === 'updated' ? sql`l.updated_at` : sql`l.created_at`;
+      const ascending = sort === 'oldest';
+      const past = after
+        ? sql`${where} AND ${pastKey(sql, column, sql`l.id`, sql`${after.value}::int8`, after, ascending)}`
+        : where;
+      const order = ascending ? sql`ORDER BY ${column} ASC, l.id ASC` : sql`ORDER BY ${column} DESC, l.id DESC`;
+      return pageOf((await read(past, order, limit + 1)).map(toLinkRow), sort, limit);
     },
     async count(filter) {
       const [row] = await sql<{ n: Int8 }[]>`
