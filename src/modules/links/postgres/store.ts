@@ -523,15 +523,20 @@ export function createPostgresLinkWrites(
             )
           : new Map<string, string>();
         const writing = items.filter((i) => !existing.has(i.row.destination));
-        // `domain id slug` of the addresses taken among those drawn (one query); a slug drawn again is asked alone.
-        const address = (r: { domain_id: number; slug: string }) => `${r.domain_id} ${r.slug}`;
+        // `domain id slug` of the addresses taken among those drawn (one query, by the (domain, slug)
+        // index: a slug alone has none, and a scan of every link costs more with each link made); a
+        // slug drawn again is asked alone.
+        const address = (r: { domain_id: number; slug: string }) => `${num(r.domain_id)} ${r.slug}`;
         const taken = new Set(
           (
-            await tx<{ domain_id: number; slug: string }[]>`SELECT domain_id, slug FROM links
-              WHERE slug = ANY(${tx.array(
+            await tx<{ domain_id: number; slug: string }[]>`SELECT l.domain_id, l.slug FROM links l
+              JOIN unnest(${tx.array(
+                writing.map((i) => i.row.domainId),
+                'int4',
+              )}::int4[], ${tx.array(
                 writing.map((i) => i.row.slug),
                 'text',
-              )}::text[])`
+              )}::text[]) AS a(domain_id, slug) ON l.domain_id = a.domain_id AND l.slug = a.slug`
           ).map(address),
         );
         const takenNow = async (item: NewLink) =>
