@@ -463,6 +463,11 @@ function linkChanges(changes: Partial<LinkFields>): Record<string, unknown> {
   return out;
 }
 
+/** Waits for every one of these, then throws the first failure (a statement's, in the order sent). */
+async function allDone(steps: Promise<unknown>[]): Promise<void> {
+  for (const end of await Promise.allSettled(steps)) if (end.status === 'rejected') throw end.reason;
+}
+
 /** Link creation is serialised across connections and nodes (db/postgres/locks.ts says why). */
 async function lockLinkCreation(tx: Pg): Promise<void> {
   await tx`SELECT pg_advisory_xact_lock(${LINK_CREATE_LOCK})`;
@@ -514,7 +519,8 @@ export function createPostgresLinkWrites(
     },
     async insertBulk(items, { skipExisting, freshSlug, visible, also }, at, audit) {
       return sql.begin(async (tx) => {
-        await lockLinkCreation(tx);
+        // Pipelined with the first read (run in order on the connection): no round trip of its own.
+        const locked = lockLinkCreation(tx);
         const existing = skipExisting
           ? await idsByDestination(
               tx,
@@ -527,32 +533,37 @@ export function createPostgresLinkWrites(
         // index: a slug alone has none, and a scan of every link costs more with each link made); a
         // slug drawn again is asked alone.
         const address = (r: { domain_id: number; slug: string }) => `${num(r.domain_id)} ${r.slug}`;
-        const taken = new Set(
-          (
-            await tx<{ domain_id: number; slug: string }[]>`SELECT l.domain_id, l.slug FROM links l
+        const [, takenRows] = await Promise.all([
+          locked,
+          tx<{ domain_id: number; slug: string }[]>`SELECT l.domain_id, l.slug FROM links l
               JOIN unnest(${tx.array(
                 writing.map((i) => i.row.domainId),
                 'int4',
               )}::int4[], ${tx.array(
                 writing.map((i) => i.row.slug),
                 'text',
-              )}::text[]) AS a(domain_id, slug) ON l.domain_id = a.domain_id AND l.slug = a.slug`
-          ).map(address),
-        );
+              )}::text[]) AS a(domain_id, slug) ON l.domain_id = a.domain_id AND l.slug = a.slug`,
+        ]);
+        const taken = new Set(takenRows.map(address));
         const takenNow = async (item: NewLink) =>
           taken.has(address({ domain_id: item.row.domainId, slug: item.row.slug })) ||
           (await tx`SELECT 1 FROM links WHERE domain_id = ${item.row.domainId} AND slug = ${item.row.slug}`).length > 0;
         for (const item of writing) {
           while (await takenNow(item)) item.row.slug = freshSlug();
         }
-        await insertLinks(tx, writing);
-        await nameLinks(
-          tx,
-          writing.map((i) => i.row),
-        );
         const entries = audit ? entriesFor(audit, idsOf(writing)) : null;
-        await announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at, entries);
-        await also?.(tx as unknown as WriteTx, writing);
+        // The writes pipelined (one round trip, not one each): they run in the order started, the
+        // links' first, so every row naming a link comes after it. All settled before the first
+        // failure is thrown: none sends a statement once the transaction is over.
+        await allDone([
+          insertLinks(tx, writing),
+          nameLinks(
+            tx,
+            writing.map((i) => i.row),
+          ),
+          announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at, entries),
+          Promise.resolve(also?.(tx as unknown as WriteTx, writing)),
+        ]);
         return { inserted: writing, existing };
       });
     },
