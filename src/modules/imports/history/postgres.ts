@@ -112,14 +112,18 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
       await clicks.writeEnriched(chunk.clicks, performance.now(), {
         events: false,
         also: async (tx) => {
-          // The chunk's positions in one statement, not a round trip each.
-          await savePositionsPg(tx, chunk.positions);
-          // The links' `imported` note with their clicks: a crash between cannot part them. In
-          // link order, so two such transactions take their counters rows' locks in one order.
-          await markImportedManyPg(
-            tx,
-            chunk.marks.sort((a, b) => (a.linkId < b.linkId ? -1 : a.linkId > b.linkId ? 1 : 0)),
-          );
+          // Pipelined, one round trip: the chunk's positions in one statement, not a round trip
+          // each, and the links' `imported` note with their clicks (a crash between cannot part
+          // them), in link order, so two such transactions take their counters rows' locks in one
+          // order. Both settled before a failure is thrown: neither sends a statement after the rollback.
+          const ends = await Promise.allSettled([
+            savePositionsPg(tx, chunk.positions),
+            markImportedManyPg(
+              tx,
+              chunk.marks.sort((a, b) => (a.linkId < b.linkId ? -1 : a.linkId > b.linkId ? 1 : 0)),
+            ),
+          ]);
+          for (const end of ends) if (end.status === 'rejected') throw end.reason;
         },
       });
     }
