@@ -10,6 +10,7 @@
  */
 import type { Pg } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, ROLLUP_FOLD_LOCK } from '../../../db/postgres/locks';
+import { pipelined } from '../../../db/postgres/pipelined';
 import { DAY_MS, utcDay } from '../../../lib/time';
 import { type EnrichedClick, importedClick, keepImportedDaysPg } from '../../clicks/public';
 import {
@@ -114,16 +115,14 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
         also: async (tx) => {
           // Pipelined, one round trip: the chunk's positions in one statement, not a round trip
           // each, and the links' `imported` note with their clicks (a crash between cannot part
-          // them), in link order, so two such transactions take their counters rows' locks in one
-          // order. Both settled before a failure is thrown: neither sends a statement after the rollback.
-          const ends = await Promise.allSettled([
+          // them), in link order, so two such transactions take their counters rows' locks in one order.
+          await pipelined([
             savePositionsPg(tx, chunk.positions),
             markImportedManyPg(
               tx,
               chunk.marks.sort((a, b) => (a.linkId < b.linkId ? -1 : a.linkId > b.linkId ? 1 : 0)),
             ),
           ]);
-          for (const end of ends) if (end.status === 'rejected') throw end.reason;
         },
       });
     }

@@ -6,6 +6,7 @@
 
 import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../../db/postgres/locks';
+import { pipelined } from '../../../db/postgres/pipelined';
 import type { WriteTx } from '../../../lib/write-tx';
 import { type Audited, entriesFor, insertAuditPostgres } from '../../audit/public';
 import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../../variants/public';
@@ -463,11 +464,6 @@ function linkChanges(changes: Partial<LinkFields>): Record<string, unknown> {
   return out;
 }
 
-/** Waits for every one of these, then throws the first failure (a statement's, in the order sent). */
-async function allDone(steps: Promise<unknown>[]): Promise<void> {
-  for (const end of await Promise.allSettled(steps)) if (end.status === 'rejected') throw end.reason;
-}
-
 /** Link creation is serialised across connections and nodes (db/postgres/locks.ts says why). */
 async function lockLinkCreation(tx: Pg): Promise<void> {
   await tx`SELECT pg_advisory_xact_lock(${LINK_CREATE_LOCK})`;
@@ -553,16 +549,15 @@ export function createPostgresLinkWrites(
         }
         const entries = audit ? entriesFor(audit, idsOf(writing)) : null;
         // The writes pipelined (one round trip, not one each): they run in the order started, the
-        // links' first, so every row naming a link comes after it. All settled before the first
-        // failure is thrown: none sends a statement once the transaction is over.
-        await allDone([
+        // links' first, so every row naming a link comes after it.
+        await pipelined([
           insertLinks(tx, writing),
           nameLinks(
             tx,
             writing.map((i) => i.row),
           ),
           announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at, entries),
-          Promise.resolve(also?.(tx as unknown as WriteTx, writing)),
+          also?.(tx as unknown as WriteTx, writing),
         ]);
         return { inserted: writing, existing };
       });
