@@ -34,7 +34,7 @@ import { type SourceVisit, sourceFor, startImport } from '../../src/modules/impo
 import type { PageKey } from '../../src/modules/links/store';
 import { startShlinkFake } from '../fakes/shlink';
 import { cpuUse, treeCpuUs } from './cpu-use';
-import { benchPostgres } from './pg-cluster';
+import { benchPostgres, statementsOf } from './pg-cluster';
 import { benchDeps, benchDepsPostgres, NO_PARAMS, seedLinks } from './seed-links';
 
 const { values } = parseArgs({
@@ -48,6 +48,8 @@ const { values } = parseArgs({
     'real-links': { type: 'string', default: '5000' },
     /** Only the whole import (no history writer alone, no baseline): its links are --real-links, --visits / --links a link. */
     'real-only': { type: 'boolean', default: false },
+    /** PostgreSQL: the whole import's statements by the server's time they took (pg_stat_statements). */
+    statements: { type: 'boolean', default: false },
   },
 });
 const LINKS = Number(values.links);
@@ -57,6 +59,7 @@ const PER_LINK = Math.max(1, Math.round(VISITS / LINKS));
 const CONCURRENCY = Math.max(1, Number(values.concurrency));
 const REAL_LINKS = Number(values['real-links']);
 const REAL_ONLY = values['real-only'] === true;
+const STATEMENTS = values.statements === true;
 /** Links between two takes of the SQLite queue (the server's writer takes it on a timer). */
 const TAKE_EVERY = 5000;
 
@@ -288,7 +291,7 @@ try {
     real.db.$client.close();
   }
   if (ENGINE === 'postgres') {
-    const cluster = await benchPostgres();
+    const cluster = await benchPostgres({ statements: STATEMENTS });
     try {
       const { openPostgres } = await import('../../src/db/postgres/client');
       const { migratePostgres } = await import('../../src/db/postgres/migrate');
@@ -326,12 +329,20 @@ try {
         const realUrl = cluster.url.replace(/\/[^/?]+(\?|$)/, '/real_bench$1');
         const m2 = openPostgres(realUrl, 1);
         await migratePostgres(m2);
+        if (STATEMENTS) {
+          await m2`CREATE EXTENSION pg_stat_statements`;
+          await m2`SELECT pg_stat_statements_reset()`;
+        }
         await m2.close();
         const real = benchDepsPostgres(realUrl, join(dir, 'unused.db'));
         const e = await runRealImport(real, cluster.pid);
         report(`the whole import (Shlink fake over HTTP, ${REAL_LINKS.toLocaleString('en-US')} links)`, e, e.visits);
         reportCpu(e);
         await real.stores.close();
+        if (STATEMENTS) {
+          console.log('    the statements by the server time they took (pg_stat_statements):');
+          for (const line of await statementsOf(realUrl, 20)) console.log(`      ${line}`);
+        }
       }
     } finally {
       cluster.stop();

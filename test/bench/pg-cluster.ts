@@ -30,7 +30,12 @@ export interface BenchPostgres {
   stop(): void;
 }
 
-export async function benchPostgres(): Promise<BenchPostgres> {
+export interface BenchPostgresOptions {
+  /** Loads pg_stat_statements (CREATE EXTENSION it in the database to read): statementsOf reads it. */
+  statements?: boolean;
+}
+
+export async function benchPostgres(given: BenchPostgresOptions = {}): Promise<BenchPostgres> {
   const asPostgres = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'slink-bench-pg-'));
   if (asPostgres) {
@@ -50,7 +55,8 @@ export async function benchPostgres(): Promise<BenchPostgres> {
   };
   const port = freePort();
   run(['initdb', '-D', join(dir, 'data'), '--auth=trust', '-U', 'slink', '-E', 'UTF8']);
-  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c shared_buffers=512MB -c max_wal_size=4GB`;
+  const statements = given.statements === true ? ' -c shared_preload_libraries=pg_stat_statements' : '';
+  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c shared_buffers=512MB -c max_wal_size=4GB${statements}`;
   run(['pg_ctl', '-D', join(dir, 'data'), '-w', '-o', options, '-l', join(dir, 'log'), 'start']);
   let stopped = false;
   const stop = () => {
@@ -86,3 +92,24 @@ export const PG_CLICK_TABLES = [
   'rollup_values',
   'rollup_marks',
 ];
+
+/**
+ * The statements that took the server's time (pg_stat_statements, the cluster started with
+ * `statements`, the extension made in this database before the run): the `top` by total time,
+ * one line each with its calls, rows and mean, its text cut to `width` characters.
+ */
+export async function statementsOf(url: string, top = 15, width = 110): Promise<string[]> {
+  const sql = openPostgres(url, 1);
+  try {
+    const rows = await sql`SELECT calls, rows, total_exec_time AS total, mean_exec_time AS mean,
+        regexp_replace(query, '\\s+', ' ', 'g') AS query
+      FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+      ORDER BY total_exec_time DESC LIMIT ${top}`;
+    return rows.map(
+      (r: { calls: string; rows: string; total: number; mean: number; query: string }) =>
+        `${(Number(r.total) / 1000).toFixed(2).padStart(8)} s ${String(r.calls).padStart(8)} calls ${String(r.rows).padStart(9)} rows ${Number(r.mean).toFixed(3).padStart(8)} ms  ${r.query.slice(0, width)}`,
+    );
+  } finally {
+    await sql.close();
+  }
+}

@@ -41,8 +41,12 @@ export function openClickWriter(connection: WriterConnection, options: WriterOpt
 /**
  * PostgreSQL: the click writer an import writes its history through (imports/history), on the
  * importing process's own pool: any node may write clicks there. No geo: an imported click's
- * place is the source's.
+ * place is the source's. Its folds run beside its batches, not before the next one: an import's
+ * fold rewrites the past hours its clicks fall in, a wait the history need not take.
  */
 export function openPgImportWriter(sql: Pg, options: Omit<WriterOptions, 'geo'>): PostgresClickWriter {
-  return new PostgresClickWriter(sql, noGeo, options.ownHosts, options.clock, { retentionDays: options.retentionDays });
+  return new PostgresClickWriter(sql, noGeo, options.ownHosts, options.clock, {
+    retentionDays: options.retentionDays,
+    foldBeside: true,
+  });
 }

@@ -169,12 +169,13 @@ export async function importTargetsPg(
   sql: Pg,
   linkIds: readonly string[],
 ): Promise<Map<string, { destination: string; paramsJson: string; variants: Map<string, string> }>> {
-  const rows = await sql<{ id: string; destination: string; params: string }[]>`
-    SELECT id, destination, params FROM links WHERE id = ANY(${sql.array([...new Set(linkIds)], 'text')}::text[])`;
-  const variants = await linkVariantsPostgres(
-    sql,
-    rows.map((r) => r.id),
-  );
+  const ids = [...new Set(linkIds)];
+  // Side by side: the variants of a link gone meanwhile are never looked at.
+  const [rows, variants] = await Promise.all([
+    sql<{ id: string; destination: string; params: string }[]>`
+      SELECT id, destination, params FROM links WHERE id = ANY(${sql.array(ids, 'text')}::text[])`,
+    linkVariantsPostgres(sql, ids),
+  ]);
   return new Map(
     rows.map((r) => [
       r.id,

@@ -24,8 +24,8 @@ type WriterDeps = LinksDeps;
  * (not a deletion's: its data is known at the write) and the webhook sender woken to deliver them.
  */
 async function written(deps: WriterDeps, ids: readonly string[], fill = true): Promise<void> {
-  await deps.linkIndex.refreshMany([...ids]);
-  if (fill) await fillLinkEvents(deps, ids);
+  // Side by side: neither reads what the other writes.
+  await Promise.all([deps.linkIndex.refreshMany([...ids]), fill ? fillLinkEvents(deps, ids) : undefined]);
   deps.webhooks.wake();
 }
 

@@ -49,6 +49,11 @@ export interface PgStoreOptions {
   foldMaxMs?: number;
   /** Clicks per sealed segment, at least (postgres/seal.ts PG_SEAL_ROWS): tests seal sooner. */
   sealRows?: number;
+  /**
+   * A fold due after a batch runs beside the next batches instead of before them (an import's
+   * history: nothing waits on its statistics until its end, when `fold` waits for it).
+   */
+  foldBeside?: boolean;
 }
 
 export class PostgresClickWriter implements ClickWriter {
@@ -64,6 +69,9 @@ export class PostgresClickWriter implements ClickWriter {
   /** Seals the tail in the background (postgres/seal.ts); `sealer.idle()` waits for it. */
   readonly sealer: PgSealer;
   private readonly ctx: EnrichContext;
+  private readonly foldBeside: boolean;
+  /** The fold running beside the batches (foldBeside), until it ends. */
+  private folding: Promise<void> | null = null;
   /** Uniques of days before this one were deleted (once a day). */
   private prunedBefore = -1;
   private readonly retentionDays: number;
@@ -87,6 +95,7 @@ export class PostgresClickWriter implements ClickWriter {
     this.retentionDays = options.retentionDays ?? 0;
     this.foldMaxClicks = options.foldMaxClicks ?? FOLD_MAX_CLICKS;
     this.foldMaxMs = options.foldMaxMs ?? FOLD_MAX_MS;
+    this.foldBeside = options.foldBeside === true;
     this.folder = new PgFolder(sql, clock);
     this.values = new PgValues(sql);
     this.targets = new PgTargets(sql);
@@ -164,7 +173,14 @@ export class PostgresClickWriter implements ClickWriter {
       this.unfolded += written;
     }
     const due = this.unfolded >= this.foldMaxClicks || performance.now() - this.unfoldedSince >= this.foldMaxMs;
-    if (this.unfolded > 0 && due) await this.foldAfterBatch();
+    if (this.unfolded > 0 && due) {
+      // One fold at a time: a batch written meanwhile is counted by it or the next.
+      if (!this.foldBeside) await this.foldAfterBatch();
+      else
+        this.folding ??= this.foldAfterBatch().finally(() => {
+          this.folding = null;
+        });
+    }
     await this.pruneUniques();
     await this.retain();
     this.sealer.sealSoon();
@@ -348,6 +364,7 @@ export class PostgresClickWriter implements ClickWriter {
 
   /** Counts every written batch in (postgres/fold.ts); returns the clicks counted. */
   async fold(): Promise<number> {
+    await this.folding;
     const started = performance.now();
     this.unfolded = 0;
     const counted = await this.folder.fold();

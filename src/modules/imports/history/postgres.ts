@@ -11,6 +11,7 @@
  */
 import type { Pg } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, ROLLUP_FOLD_LOCK } from '../../../db/postgres/locks';
+import { pipelined } from '../../../db/postgres/pipelined';
 import { DAY_MS, utcDay } from '../../../lib/time';
 import { type EnrichedClick, importedClick, keepImportedDaysPg } from '../../clicks/public';
 import {
@@ -114,14 +115,16 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
       await clicks.writeEnriched(chunk.clicks, performance.now(), {
         events: false,
         also: async (tx) => {
-          // The chunk's positions in one statement, not a round trip each.
-          await savePositionsPg(tx, chunk.positions);
-          // The links' `imported` note with their clicks: a crash between cannot part them. In
-          // link order, so two such transactions take their counters rows' locks in one order.
-          await markImportedManyPg(
-            tx,
-            chunk.marks.sort((a, b) => (a.linkId < b.linkId ? -1 : a.linkId > b.linkId ? 1 : 0)),
-          );
+          // Pipelined, one round trip: the chunk's positions in one statement, not a round trip
+          // each, and the links' `imported` note with their clicks (a crash between cannot part
+          // them), in link order, so two such transactions take their counters rows' locks in one order.
+          await pipelined([
+            savePositionsPg(tx, chunk.positions),
+            markImportedManyPg(
+              tx,
+              chunk.marks.sort((a, b) => (a.linkId < b.linkId ? -1 : a.linkId > b.linkId ? 1 : 0)),
+            ),
+          ]);
         },
       });
     }

@@ -6,6 +6,7 @@
 
 import { num, numOrNull, type Pg, type PgFragment, storable, storableKeys } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, LINK_CREATE_LOCK } from '../../../db/postgres/locks';
+import { pipelined } from '../../../db/postgres/pipelined';
 import type { WriteTx } from '../../../lib/write-tx';
 import { type Audited, entriesFor, insertAuditPostgres } from '../../audit/public';
 import { deleteVariantPostgres, insertVariantPostgres, updateVariantPostgres } from '../../variants/public';
@@ -502,7 +503,8 @@ export function createPostgresLinkWrites(
     },
     async insertBulk(items, { skipExisting, freshSlug, visible, also }, at, audit) {
       return sql.begin(async (tx) => {
-        await lockLinkCreation(tx);
+        // Pipelined with the first read (run in order on the connection): no round trip of its own.
+        const locked = lockLinkCreation(tx);
         const existing = skipExisting
           ? await idsByDestination(
               tx,
@@ -511,31 +513,40 @@ export function createPostgresLinkWrites(
             )
           : new Map<string, string>();
         const writing = items.filter((i) => !existing.has(i.row.destination));
-        // `domain id slug` of the addresses taken among those drawn (one query); a slug drawn again is asked alone.
-        const address = (r: { domain_id: number; slug: string }) => `${r.domain_id} ${r.slug}`;
-        const taken = new Set(
-          (
-            await tx<{ domain_id: number; slug: string }[]>`SELECT domain_id, slug FROM links
-              WHERE slug = ANY(${tx.array(
+        // `domain id slug` of the addresses taken among those drawn (one query, by the (domain, slug)
+        // index: a slug alone has none, and a scan of every link costs more with each link made); a
+        // slug drawn again is asked alone.
+        const address = (r: { domain_id: number; slug: string }) => `${num(r.domain_id)} ${r.slug}`;
+        const [, takenRows] = await Promise.all([
+          locked,
+          tx<{ domain_id: number; slug: string }[]>`SELECT l.domain_id, l.slug FROM links l
+              JOIN unnest(${tx.array(
+                writing.map((i) => i.row.domainId),
+                'int4',
+              )}::int4[], ${tx.array(
                 writing.map((i) => i.row.slug),
                 'text',
-              )}::text[])`
-          ).map(address),
-        );
+              )}::text[]) AS a(domain_id, slug) ON l.domain_id = a.domain_id AND l.slug = a.slug`,
+        ]);
+        const taken = new Set(takenRows.map(address));
         const takenNow = async (item: NewLink) =>
           taken.has(address({ domain_id: item.row.domainId, slug: item.row.slug })) ||
           (await tx`SELECT 1 FROM links WHERE domain_id = ${item.row.domainId} AND slug = ${item.row.slug}`).length > 0;
         for (const item of writing) {
           while (await takenNow(item)) item.row.slug = freshSlug();
         }
-        await insertLinks(tx, writing);
-        await nameLinks(
-          tx,
-          writing.map((i) => i.row),
-        );
         const entries = audit ? entriesFor(audit, idsOf(writing)) : null;
-        await announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at, entries);
-        await also?.(tx as unknown as WriteTx, writing);
+        // The writes pipelined (one round trip, not one each): they run in the order started, the
+        // links' first, so every row naming a link comes after it.
+        await pipelined([
+          insertLinks(tx, writing),
+          nameLinks(
+            tx,
+            writing.map((i) => i.row),
+          ),
+          announce(tx, idsOf(writing), linkEvents('link.created', idsOf(writing)), at, entries),
+          also?.(tx as unknown as WriteTx, writing),
+        ]);
         return { inserted: writing, existing };
       });
     },
