@@ -19,6 +19,7 @@
  */
 import type { Pg } from '../../../db/postgres/client';
 import { num } from '../../../db/postgres/client';
+import { markStep } from '../../../lib/step-cpu';
 import type { PendingSums } from '../pending';
 import { DenseCounts } from '../rollup-codec';
 import { FoldAdditions } from './additions';
@@ -57,16 +58,20 @@ export class PgRollupWriter {
       this.linkDays.dropCache();
     }
     this.lastWrite = write;
+    markStep('fold: rollup writes counted');
     const slots = pending.linksInOrder().filter((slot) => kept.has(pending.linkId(slot)));
     const marks = await this.linkDays.advance(
       tx,
       slots.map((slot) => pending.linkValue(slot)),
       today,
     );
+    markStep('fold: day marks');
     const additions = this.additions;
     additions.build(pending, slots, marks);
+    markStep('fold: additions built');
     if (additions.count === 0) return;
     const order = additions.ordered();
+    markStep('fold: additions sorted');
     const keys = {
       scope: tx.array(
         Array.from(order, (a) => additions.scope[a]!),
@@ -87,12 +92,15 @@ export class PgRollupWriter {
     };
     // The fold lock (clicks/postgres/fold.ts) keeps every other writer of buckets out: a plain
     // read, the merge here, and one upsert of every bucket (new ones and changed ones alike).
-    const found = await tx`SELECT r.scope, r.grain, r.start, r.bot, r.clicks, r.uniques,
+    const reading = tx`SELECT r.scope, r.grain, r.start, r.bot, r.clicks, r.uniques,
         CASE WHEN r.scope = 0 THEN NULL ELSE r.data END AS data
       FROM rollups r
       JOIN unnest(${keys.scope}::int4[], ${keys.grain}::int2[], ${keys.start}::int8[], ${keys.bot}::bool[])
         AS u(scope, grain, start, bot)
         ON r.scope = u.scope AND r.grain = u.grain AND r.start = u.start AND r.bot = u.bot`;
+    markStep('fold: bucket keys built');
+    const found = await reading;
+    markStep('fold: buckets read, awaited');
     const out = { clicks: [] as number[], uniques: [] as number[], data: [] as Uint8Array[] };
     const stored = new Map<string, { clicks: number; uniques: number; data: Uint8Array | null }>();
     for (const r of found)
@@ -101,6 +109,7 @@ export class PgRollupWriter {
         uniques: num(r.uniques),
         data: r.data as Uint8Array | null,
       });
+    markStep('fold: buckets read, mapped');
     for (const a of order) {
       const grain = additions.grain[a]!;
       const start = additions.start[a]!;
@@ -122,11 +131,15 @@ export class PgRollupWriter {
       out.uniques.push(s.uniques + merged.uniques);
       out.data.push(merged.data ?? new Uint8Array(0));
     }
-    await tx`INSERT INTO rollups (scope, grain, start, bot, clicks, uniques, data)
+    markStep('fold: merged');
+    const upsert = tx`INSERT INTO rollups (scope, grain, start, bot, clicks, uniques, data)
       SELECT * FROM unnest(${keys.scope}::int4[], ${keys.grain}::int2[], ${keys.start}::int8[], ${keys.bot}::bool[],
         ${tx.array(out.clicks, 'int8')}::int8[], ${tx.array(out.uniques, 'int8')}::int8[], ${tx.array(out.data, 'bytea')}::bytea[])
       ON CONFLICT (scope, grain, start, bot) DO UPDATE
         SET clicks = excluded.clicks, uniques = excluded.uniques, data = excluded.data`;
+    markStep('fold: upsert built');
+    await upsert;
+    markStep('fold: upsert, awaited');
   }
 
   /** A workspace bucket decoded: the cached one when the row still has what this writer wrote. */
