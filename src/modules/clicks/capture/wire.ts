@@ -1,16 +1,18 @@
 /**
  * How a slice of clicks crosses from the event loop to the writer Worker (sink.ts): columns in
- * one transferable ArrayBuffer (moved, not copied) and the slice's distinct strings joined into
- * one text, instead of JSON text of an object a click. The event loop writes each click's
- * numbers and string indexes into typed arrays and each distinct string once; the Worker takes
- * each string out of the text once (a substring, not a parse) and builds the clicks from the
- * columns. Every field arrives as it was sent: a null as null, an optional field absent as absent
- * (test/modules/clicks/wire.test.ts). Measured: docs/decisions/2026-11-30-click-wire-typed-arrays.md.
+ * one transferable ArrayBuffer (moved, not copied) and the slice's strings joined into one text,
+ * instead of JSON text of an object a click. The event loop writes each click's numbers, flags
+ * and string indexes into typed arrays, and a string many clicks share (agents, referrers,
+ * languages, params) once a slice; a link id, location or address once per run of clicks that
+ * repeat it. The Worker takes each string out of the text once (a substring, not a parse) and
+ * builds the clicks from the columns. Every field arrives as it was sent: a null as null, an
+ * optional field absent as absent (test/modules/clicks/wire.test.ts). Measured:
+ * docs/decisions/2026-11-30-click-wire-typed-arrays.md.
  *
- * The buffer, for n clicks and s distinct strings:
+ * The buffer, for n clicks and s strings in the text:
  *   f64 numbers[n * 5] (time, serial, rule, linkValue, targetId; 0 where absent or null),
- *   i32 strings[n * 9] (an index into the distinct strings, -1 for null), u8 flags[n], padding
- *   to 4, i32 ends[s] (where each distinct string ends in the text).
+ *   i32 strings[n * 9] (an index into the text's strings, -1 for null), u8 flags[n], padding
+ *   to 4, i32 ends[s] (where each string ends in the text).
  */
 import type { WireClick } from './record';
 
@@ -56,16 +58,32 @@ export function encodeSlice(slice: readonly WireClick[]): { slice: WireSlice; tr
   const index = new Map<string, number>();
   const parts: string[] = [];
   let length = 0;
+  const add = (s: string): number => {
+    const i = parts.length;
+    parts.push(s);
+    length += s.length;
+    ends[i] = length;
+    return i;
+  };
+  // Text a few values share (agents, referrers, languages, params): each distinct one once.
   const ref = (s: string | null): number => {
     if (s === null || s === undefined) return NULL;
     let i = index.get(s);
     if (i === undefined) {
-      i = parts.length;
-      parts.push(s);
-      length += s.length;
-      ends[i] = length;
+      i = add(s);
       index.set(s, i);
     }
+    return i;
+  };
+  // Text nearly every click has its own under uniform traffic (link ids, locations, addresses):
+  // a map would cost more than the few repeats save; only a repeat of the click before is shared.
+  const last = [NULL, NULL, NULL];
+  const own = (s: string | null, field: number): number => {
+    if (s === null || s === undefined) return NULL;
+    const before = last[field]!;
+    if (before !== NULL && parts[before] === s) return before;
+    const i = add(s);
+    last[field] = i;
     return i;
   };
   for (let k = 0; k < n; k++) {
@@ -93,12 +111,12 @@ export function encodeSlice(slice: readonly WireClick[]): { slice: WireSlice; tr
     if (c.optedOut !== undefined) bits |= OPTED_OUT_SET | (c.optedOut ? OPTED_OUT : 0);
     flags[k] = bits;
     const r = k * STRINGS;
-    refs[r] = ref(c.linkId);
+    refs[r] = own(c.linkId, 0);
     refs[r + 1] = ref(c.variantId);
     refs[r + 2] = ref(c.code);
-    refs[r + 3] = ref(c.location);
+    refs[r + 3] = own(c.location, 1);
     refs[r + 4] = ref(c.paramsJson);
-    refs[r + 5] = ref(c.address);
+    refs[r + 5] = own(c.address, 2);
     refs[r + 6] = ref(c.userAgent);
     refs[r + 7] = ref(c.referrer);
     refs[r + 8] = ref(c.acceptLanguage);
