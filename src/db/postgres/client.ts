@@ -135,6 +135,16 @@ export function intList(values: ArrayLike<number | bigint>): string {
   return `{${Array.prototype.join.call(values, ',')}}`;
 }
 
+/** The same with nulls (NULL in the literal). */
+export function intOrNullList(values: readonly (number | bigint | null)[]): string {
+  let text = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    text += `${i === 0 ? '' : ','}${v === null ? 'NULL' : v}`;
+  }
+  return `${text}}`;
+}
+
 /** A piece of SQL made with the tagged template, to be placed inside another (conditions, orders). */
 export type PgFragment = SQL.Query<unknown>;
 

@@ -6,7 +6,7 @@
  * writeLinks. Plain bun:sqlite: this is the hot write path.
  */
 import type { Database } from 'bun:sqlite';
-import type { Pg } from '../../db/postgres/client';
+import { intList, intOrNullList, type Pg } from '../../db/postgres/client';
 import type { EventLink } from '../webhooks/public';
 
 interface LinkCounterStatements {
@@ -98,19 +98,9 @@ export async function bumpLinkCounters(tx: Pg, bumps: readonly CounterBump[]): P
     FROM unnest(${tx.array(
       bumps.map((b) => b.id),
       'text',
-    )}::text[], ${tx.array(
-      bumps.map((b) => b.humans),
-      'int8',
-    )}::int8[], ${tx.array(
-      bumps.map((b) => b.uniques),
-      'int8',
-    )}::int8[], ${tx.array(
-      bumps.map((b) => b.bots),
-      'int8',
-    )}::int8[], ${tx.array(
-      bumps.map((b) => b.last),
-      'int8',
-    )}::int8[]) AS u(id, humans, uniques, bots, last)
+    )}::text[], ${intList(bumps.map((b) => b.humans))}::int8[], ${intList(bumps.map((b) => b.uniques))}::int8[],
+      ${intList(bumps.map((b) => b.bots))}::int8[], ${intOrNullList(bumps.map((b) => b.last))}::int8[])
+      AS u(id, humans, uniques, bots, last)
     WHERE c.link_id = u.id`;
 }
 
