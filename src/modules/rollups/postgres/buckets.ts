@@ -22,27 +22,10 @@ import { intList, num } from '../../../db/postgres/client';
 import { markStep } from '../../../lib/step-cpu';
 import type { PendingSums } from '../pending';
 import { DenseCounts } from '../rollup-codec';
-import { FoldAdditions } from './additions';
+import { ByteRun, FoldAdditions } from './additions';
 import { PgLinkDays } from './link-days';
 
 const CACHED_BUCKETS = 8;
-
-const EMPTY = new Uint8Array(0);
-
-/** The parts one after the other, each's start (1-based, as SQL's substring counts) and length. */
-export function joinBytes(parts: readonly Uint8Array[]): { bytes: Uint8Array; at: Int32Array; lengths: Int32Array } {
-  const at = new Int32Array(parts.length);
-  const lengths = new Int32Array(parts.length);
-  let size = 0;
-  for (let k = 0; k < parts.length; k++) {
-    at[k] = size + 1;
-    lengths[k] = parts[k]!.length;
-    size += parts[k]!.length;
-  }
-  const bytes = new Uint8Array(size);
-  for (let k = 0; k < parts.length; k++) bytes.set(parts[k]!, at[k]! - 1);
-  return { bytes, at, lengths };
-}
 
 export class PgRollupWriter {
   /** Workspace buckets as this writer last wrote them, by `grain|start|bot`. */
@@ -50,6 +33,9 @@ export class PgRollupWriter {
 
   /** `rollup_writes` after this writer's last fold: the cache holds what was written up to there. */
   private lastWrite = -1;
+
+  /** The merged buckets' bytes, one after the other, reused from fold to fold. */
+  private readonly bytes = new ByteRun();
 
   /** What each fold adds to each bucket, its arrays reused from fold to fold (additions.ts). */
   private readonly additions = new FoldAdditions();
@@ -126,8 +112,15 @@ export class PgRollupWriter {
     markStep('fold: buckets read, mapped');
     const clicks = new Float64Array(n);
     const uniques = new Float64Array(n);
-    const data: Uint8Array[] = new Array(n);
+    // Every bucket's bytes one after the other, each's start (1-based, as SQL's substring counts)
+    // and length: sent as one bytea parameter, each row its substring (a bytea[] parameter costs
+    // the node about seven times as much per element, each turned into quoted text).
+    const bytes = this.bytes;
+    bytes.length = 0;
+    const at = new Int32Array(n);
+    const lengths = new Int32Array(n);
     for (let k = 0; k < n; k++) {
+      at[k] = bytes.length + 1;
       const a = order[k]!;
       const s = { clicks: storedClicks[k]!, uniques: storedUniques[k]! };
       if (additions.isWorkspace(a)) {
@@ -137,23 +130,21 @@ export class PgRollupWriter {
         additions.addWorkspaceTo(a, sums.counts);
         clicks[k] = sums.clicks;
         uniques[k] = sums.uniques;
-        data[k] = sums.counts.encode();
+        bytes.append(sums.counts.encode());
+        lengths[k] = bytes.length + 1 - at[k]!;
         continue;
       }
       const stored = storedData[k]!;
-      const merged = additions.mergeLink(a, stored !== null && stored.length > 0 ? stored : null);
-      clicks[k] = s.clicks + merged.clicks;
-      uniques[k] = s.uniques + merged.uniques;
-      data[k] = merged.data ?? EMPTY;
+      additions.mergeLinkInto(a, stored !== null && stored.length > 0 ? stored : null, bytes);
+      clicks[k] = s.clicks + additions.mergedClicks;
+      uniques[k] = s.uniques + additions.mergedUniques;
+      lengths[k] = bytes.length + 1 - at[k]!;
     }
     markStep('fold: merged');
-    // Every bucket's bytes in one bytea parameter, each row's its substring: a bytea[] parameter
-    // costs the node about seven times as much per element (each turned into quoted text).
-    const blob = joinBytes(data);
     const upsert = tx`INSERT INTO rollups (scope, grain, start, bot, clicks, uniques, data)
-      SELECT u.scope, u.grain, u.start, u.bot, u.clicks, u.uniques, substring(${blob.bytes}::bytea FROM u.at FOR u.length)
+      SELECT u.scope, u.grain, u.start, u.bot, u.clicks, u.uniques, substring(${bytes.written()}::bytea FROM u.at FOR u.length)
       FROM unnest(${keys.scope}::int4[], ${keys.grain}::int2[], ${keys.start}::int8[], ${keys.bot}::bool[],
-        ${intList(clicks)}::int8[], ${intList(uniques)}::int8[], ${intList(blob.at)}::int4[], ${intList(blob.lengths)}::int4[])
+        ${intList(clicks)}::int8[], ${intList(uniques)}::int8[], ${intList(at)}::int4[], ${intList(lengths)}::int4[])
         AS u(scope, grain, start, bot, clicks, uniques, at, length)
       ON CONFLICT (scope, grain, start, bot) DO UPDATE
         SET clicks = excluded.clicks, uniques = excluded.uniques, data = excluded.data`;
