@@ -145,6 +145,25 @@ export function intOrNullList(values: readonly (number | bigint | null)[]): stri
   return `${text}}`;
 }
 
+/** Text an array literal's element may hold unquoted (not NULL, which would be the null). */
+const BARE = /^[A-Za-z0-9_.:-]+$/;
+
+/**
+ * Strings as one PostgreSQL array literal, for a parameter cast to text[]: a bare element where
+ * it needs no quotes (link ids do not), else quoted with its quotes and backslashes escaped.
+ * `sql.array(values, 'text')` costs about 0.2 us an element; this a fraction of it, which the
+ * click batch's and the fold's link ids pay per click.
+ */
+export function textList(values: readonly string[]): string {
+  let text = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (i > 0) text += ',';
+    text += BARE.test(v) && v.toLowerCase() !== 'null' ? v : `"${v.replace(/["\\]/g, '\\$&')}"`;
+  }
+  return `${text}}`;
+}
+
 /** A piece of SQL made with the tagged template, to be placed inside another (conditions, orders). */
 export type PgFragment = SQL.Query<unknown>;
 
