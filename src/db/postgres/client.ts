@@ -145,6 +145,26 @@ export function intOrNullList(values: readonly (number | bigint | null)[]): stri
   return `${text}}`;
 }
 
+/**
+ * Byte arrays one after the other, with each's start (1-based, as SQL's substring counts) and
+ * length: sent as one bytea parameter, each row taking its `substring`, where a bytea[]
+ * parameter (`sql.array(parts, 'bytea')`) costs the node about seven times as much per element
+ * (each turned into quoted hex text).
+ */
+export function joinBytes(parts: readonly Uint8Array[]): { bytes: Uint8Array; at: Int32Array; lengths: Int32Array } {
+  const at = new Int32Array(parts.length);
+  const lengths = new Int32Array(parts.length);
+  let size = 0;
+  for (let k = 0; k < parts.length; k++) {
+    at[k] = size + 1;
+    lengths[k] = parts[k]!.length;
+    size += parts[k]!.length;
+  }
+  const bytes = new Uint8Array(size);
+  for (let k = 0; k < parts.length; k++) bytes.set(parts[k]!, at[k]! - 1);
+  return { bytes, at, lengths };
+}
+
 /** Text an array literal's element may hold unquoted (not NULL, which would be the null). */
 const BARE = /^[A-Za-z0-9_.:-]+$/;
 
