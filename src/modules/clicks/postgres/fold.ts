@@ -58,17 +58,18 @@ export class PgFolder {
         if (clicks === 0) return { deltas: rows.length, clicks };
         const kept = await existingLinks(tx, pending.linkIds());
         markStep('fold: link check');
+        // In link id order, sorted once for the counters and the buckets.
         const links = pending.linksInOrder().filter((slot) => kept.has(pending.linkId(slot)));
         const bumped = bumpLinkCounters(
           tx,
-          links.map((slot) => ({ id: pending.linkId(slot), ...pending.counters(slot) })),
+          links.map((slot) => pending.counterBump(slot)),
         );
         markStep('fold: counters, arrays built');
         await bumped;
         markStep('fold: counters, awaited');
         await bumpVariantCounters(tx, pending.variants);
         markStep('fold: variants');
-        await this.rollups.add(tx, pending, kept, utcDay(this.clock.now()) * DAY_MS);
+        await this.rollups.add(tx, pending, kept, utcDay(this.clock.now()) * DAY_MS, links);
         return { deltas: rows.length, clicks };
       });
       markStep('fold: commit');

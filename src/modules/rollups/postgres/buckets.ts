@@ -52,9 +52,16 @@ export class PgRollupWriter {
 
   /**
    * Adds the batch's sums of the links in `kept` (link ids still existing) to their buckets and
-   * the workspace's; `today`: the UTC day start the links' days are rolled up to.
+   * the workspace's; `today`: the UTC day start the links' days are rolled up to. `inOrder`: the
+   * link slots of `kept` in link id order, when the caller sorted them already.
    */
-  async add(tx: Pg, pending: PendingSums, kept: ReadonlySet<string>, today: number): Promise<void> {
+  async add(
+    tx: Pg,
+    pending: PendingSums,
+    kept: ReadonlySet<string>,
+    today: number,
+    inOrder?: readonly number[],
+  ): Promise<void> {
     const write = await countRollupWrite(tx);
     if (write !== this.lastWrite + 1) {
       this.cache.clear();
@@ -62,7 +69,7 @@ export class PgRollupWriter {
     }
     this.lastWrite = write;
     markStep('fold: rollup writes counted');
-    const slots = pending.linksInOrder().filter((slot) => kept.has(pending.linkId(slot)));
+    const slots = inOrder ?? pending.linksInOrder().filter((slot) => kept.has(pending.linkId(slot)));
     const marks = await this.linkDays.advance(
       tx,
       slots.map((slot) => pending.linkValue(slot)),
