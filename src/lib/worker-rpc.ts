@@ -18,7 +18,7 @@ type Handlers = Record<string, (payload: never) => unknown>;
 type PayloadOf<F> = F extends () => unknown ? undefined : F extends (payload: infer P) => unknown ? P : never;
 type Unwrap<T> = T extends Transfer<infer V> ? V : T;
 type AnswerOf<F> = F extends (payload: never) => infer R ? Unwrap<Awaited<R>> : never;
-type PostArgs<F> = PayloadOf<F> extends undefined ? [] : [payload: PayloadOf<F>];
+type PostArgs<F> = PayloadOf<F> extends undefined ? [] : [payload: PayloadOf<F>, transfer?: Bun.Transferable[]];
 type CallArgs<F> =
   PayloadOf<F> extends undefined
     ? [payload?: undefined, transfer?: Bun.Transferable[]]
@@ -117,11 +117,11 @@ export class WorkerClient<H extends Handlers> {
     });
   }
 
-  /** Runs the handler `type` in the Worker without waiting for it; nothing once stopped. */
+  /** Runs the handler `type` in the Worker without waiting for it; nothing once stopped. `transfer` moves those buffers there. */
   post<K extends keyof H & string>(type: K, ...args: PostArgs<H[K]>): void;
-  post(type: string, payload?: unknown): void {
+  post(type: string, payload?: unknown, transfer: Bun.Transferable[] = []): void {
     if (this.stopped) return;
-    this.worker.postMessage({ id: 0, type, payload } satisfies Request);
+    this.worker.postMessage({ id: 0, type, payload } satisfies Request, transfer);
   }
 
   /** Terminates the Worker; calls waiting, and later ones, fail with `error`. */

@@ -37,7 +37,12 @@
  * counters update costs depends on it: links/postgres/click-order.ts). The share of the counters
  * updates that were HOT (pg_stat_user_tables) is printed with the rest.
  *
- *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000 --engine postgres --unnamed-links --ids-looked-up --counters-at 1000-5000]
+ * Every batch reaches the writers as the writer Worker receives it (capture/wire.ts: encoded and
+ * decoded here, both counted), and the wire alone is timed on every batch beside the JSON text it
+ * replaced. `--steps` prints the PostgreSQL writer's main-thread CPU per click by step of a batch
+ * and a fold (lib/step-cpu.ts).
+ *
+ *   bun run bench:writer [-- --links 100000 --clicks 200000 --fold-max-clicks 20000 --fold-max-ms 1000 --engine postgres --unnamed-links --ids-looked-up --counters-at 1000-5000 --steps]
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -49,8 +54,10 @@ import { CHECKPOINT_BYTES, WalCheckpointer } from '../../src/db/checkpoint';
 import { applyPragmas } from '../../src/db/client';
 import { num, openPostgres } from '../../src/db/postgres/client';
 import { systemClock } from '../../src/lib/clock';
+import { markStep, startSteps, stopSteps } from '../../src/lib/step-cpu';
 import { MAX_BATCH, toWire } from '../../src/modules/clicks/capture/flusher';
 import type { ClickRecord, WireClick } from '../../src/modules/clicks/capture/record';
+import { decodeSlice, encodeSlice } from '../../src/modules/clicks/capture/wire';
 import { enrichClick } from '../../src/modules/clicks/enrich/enrich';
 import { openGeo } from '../../src/modules/clicks/enrich/geo';
 import { VisitorHasher } from '../../src/modules/clicks/enrich/visitor';
@@ -84,6 +91,8 @@ const { values } = parseArgs({
     'ids-looked-up': { type: 'boolean', default: false },
     /** PostgreSQL's counters at the start: `low-high` clicks each, at random; 0 when not given. */
     'counters-at': { type: 'string' },
+    /** PostgreSQL: the main thread's CPU per click by step of a batch and a fold (lib/step-cpu.ts). */
+    steps: { type: 'boolean', default: false },
   },
 });
 const LINKS = Number(values.links);
@@ -100,6 +109,54 @@ const AGENTS = [
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15',
 ];
 const REFERRERS = [null, 'https://www.google.com/', 'https://t.co/', 'https://news.ycombinator.com/item?id=1'];
+
+/** The flusher's slices (flusher.ts SLICE). */
+const SLICE = 500;
+
+/**
+ * A batch as the writer Worker receives it from WorkerSink: each slice encoded as the event loop
+ * encodes it and decoded as the Worker decodes it (capture/wire.ts); both ends are counted here.
+ */
+function throughWire(batch: readonly WireClick[]): WireClick[] {
+  const received: WireClick[] = [];
+  for (let i = 0; i < batch.length; i += SLICE) decodeSlice(encodeSlice(batch.slice(i, i + SLICE)).slice, received);
+  return received;
+}
+
+/** This thread's CPU time, us. */
+function threadUs(): number {
+  const use = process.threadCpuUsage();
+  return use.user + use.system;
+}
+
+/**
+ * The wire alone, on every batch of the run: the main thread's CPU per click to encode and to
+ * decode, the present wire and the JSON text it replaced, alternated batch by batch.
+ */
+function wireAlone(batches: readonly WireClick[][]): string {
+  const us = { encode: 0, decode: 0, stringify: 0, parse: 0 };
+  let clicks = 0;
+  for (const batch of batches) {
+    for (let i = 0; i < batch.length; i += SLICE) {
+      const slice = batch.slice(i, i + SLICE);
+      let t = threadUs();
+      const wire = encodeSlice(slice).slice;
+      us.encode += threadUs() - t;
+      t = threadUs();
+      decodeSlice(wire, []);
+      us.decode += threadUs() - t;
+      t = threadUs();
+      const json = JSON.stringify(slice);
+      us.stringify += threadUs() - t;
+      t = threadUs();
+      JSON.parse(json);
+      us.parse += threadUs() - t;
+      clicks += slice.length;
+    }
+  }
+  const f = (n: number) => (n / clicks).toFixed(2);
+  return `the wire alone, main thread CPU per click: columns ${f(us.encode + us.decode)} us (encode ${f(us.encode)}, decode ${f(us.decode)}), JSON ${f(us.stringify + us.parse)} us (stringify ${f(us.stringify)}, parse ${f(us.parse)})`;
+}
 
 /** CPU time of this process, every thread (utime + stime from /proc), in microseconds. */
 function nodeCpuUs(): number {
@@ -206,14 +263,18 @@ async function writeOnPostgres(
     const threadsBefore = cpuUse(process.pid);
     const byThreadBefore = cpuByThread(process.pid);
     const pgBefore = treeCpuUs(cluster.pid);
+    if (values.steps) startSteps();
     for (const batch of batches) {
-      const received = JSON.parse(JSON.stringify(batch)) as WireClick[];
+      markStep('the benchmark between batches');
+      const received = throughWire(batch);
+      markStep('wire: encode and decode');
       const started = performance.now();
       await store.writeBatch(received);
       ms.push(performance.now() - started);
     }
     // What is still to fold is counted too, as for SQLite.
     const lastFoldStarted = performance.now();
+    markStep('the benchmark between batches');
     await store.fold();
     ms[ms.length - 1] = ms.at(-1)! + performance.now() - lastFoldStarted;
     await store.sealer.idle();
@@ -222,6 +283,7 @@ async function writeOnPostgres(
     const nodeUs = (nodeCpuUs() - nodeBefore) / clicks;
     const threadsAfter = cpuUse(process.pid);
     const mainUs = (threadsAfter.main - threadsBefore.main) / clicks;
+    const steps = stopSteps();
     const pgUs = (treeCpuUs(cluster.pid) - pgBefore) / clicks;
     const third = Math.floor(ms.length / 3);
     const us = (part: number[]) => ((part.reduce((a, b) => a + b, 0) * 1000) / (part.length * MAX_BATCH)).toFixed(1);
@@ -250,6 +312,15 @@ async function writeOnPostgres(
       .filter(([, us]) => us >= 0.05)
       .sort((x, y) => y[1] - x[1]);
     console.log(`  by thread name: ${byThread.map(([name, us]) => `${name} ${us.toFixed(1)} us`).join(', ')}`);
+    console.log(`  ${wireAlone(batches)}`);
+    if (values.steps) {
+      const counted = [...steps.values()].reduce((a, b) => a + b, 0);
+      console.log(
+        `  the main thread's CPU per click by step (lib/step-cpu.ts; an "awaited" step holds Bun.SQL's socket work and whatever else ran meanwhile), ${(counted / clicks).toFixed(1)} us in all:`,
+      );
+      for (const [step, us] of [...steps].sort((a, b) => a[0].localeCompare(b[0])))
+        console.log(`    ${step}: ${(us / clicks).toFixed(2)} us`);
+    }
     // A backend's counts reach pg_stat_user_tables once it is idle or gone: read on a new connection after closing.
     await sql.close();
     closed = true;
@@ -316,10 +387,10 @@ try {
     }
     batches.push(batch);
   }
-  /** Runs `write` on a JSON copy of every batch (what the Worker receives from WorkerSink); ms per batch. */
+  /** Runs `write` on every batch as the Worker receives it from WorkerSink (throughWire); ms per batch. */
   const timed = (write: (batch: WireClick[]) => void): number[] =>
     batches.map((batch) => {
-      const received = JSON.parse(JSON.stringify(batch)) as WireClick[];
+      const received = throughWire(batch);
       const started = performance.now();
       write(received);
       return performance.now() - started;

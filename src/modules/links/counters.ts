@@ -6,7 +6,7 @@
  * writeLinks. Plain bun:sqlite: this is the hot write path.
  */
 import type { Database } from 'bun:sqlite';
-import type { Pg } from '../../db/postgres/client';
+import { intList, intOrNullList, type Pg, textList } from '../../db/postgres/client';
 import type { EventLink } from '../webhooks/public';
 
 interface LinkCounterStatements {
@@ -85,7 +85,7 @@ export interface CounterBump {
  * click barrier (db/postgres/locks.ts), no link's deletion commits before that transaction ends.
  */
 export async function existingLinks(tx: Pg, ids: Iterable<string>): Promise<Set<string>> {
-  const rows = await tx`SELECT id FROM links WHERE id = ANY(${tx.array([...new Set(ids)], 'text')}::text[])`;
+  const rows = await tx`SELECT id FROM links WHERE id = ANY(${textList([...new Set(ids)])}::text[])`;
   return new Set(rows.map((r: { id: string }) => r.id));
 }
 
@@ -95,22 +95,9 @@ export async function bumpLinkCounters(tx: Pg, bumps: readonly CounterBump[]): P
   await tx`UPDATE link_counters c SET clicks = c.clicks + u.humans, uniques = c.uniques + u.uniques,
       bots = c.bots + u.bots,
       last_clicked_at = CASE WHEN u.last IS NULL THEN c.last_clicked_at ELSE greatest(coalesce(c.last_clicked_at, 0), u.last) END
-    FROM unnest(${tx.array(
-      bumps.map((b) => b.id),
-      'text',
-    )}::text[], ${tx.array(
-      bumps.map((b) => b.humans),
-      'int8',
-    )}::int8[], ${tx.array(
-      bumps.map((b) => b.uniques),
-      'int8',
-    )}::int8[], ${tx.array(
-      bumps.map((b) => b.bots),
-      'int8',
-    )}::int8[], ${tx.array(
-      bumps.map((b) => b.last),
-      'int8',
-    )}::int8[]) AS u(id, humans, uniques, bots, last)
+    FROM unnest(${textList(bumps.map((b) => b.id))}::text[], ${intList(bumps.map((b) => b.humans))}::int8[], ${intList(bumps.map((b) => b.uniques))}::int8[],
+      ${intList(bumps.map((b) => b.bots))}::int8[], ${intOrNullList(bumps.map((b) => b.last))}::int8[])
+      AS u(id, humans, uniques, bots, last)
     WHERE c.link_id = u.id`;
 }
 

@@ -241,6 +241,18 @@ export class PendingSums {
     };
   }
 
+  /** The same with the link's id, in one object (the fold makes one a link). */
+  counterBump(slot: number): { id: string; humans: number; uniques: number; bots: number; last: number | null } {
+    const last = this.last[slot]!;
+    return {
+      id: this.linkIdOf[slot]!,
+      humans: this.humans[slot]!,
+      uniques: this.uniques[slot]!,
+      bots: this.bots[slot]!,
+      last: Number.isNaN(last) ? null : last,
+    };
+  }
+
   /**
    * Calls `fn` with each hour bucket of a link. The hour's `ids` and `counts` are scratch
    * arrays, overwritten by the next hour: use them before `fn` returns.

@@ -74,14 +74,37 @@ export function encodeCounts(counts: Counts): Uint8Array {
   return out.slice(0, at);
 }
 
+const EMPTY = new Uint8Array(0);
+
 /**
  * A packed breakdown plus `n` (id, clicks) pairs in ascending id order, packed again in one pass
  * over both: the fold's way of adding a link's hour to its stored bucket, with no map between.
  */
 export function mergeEncoded(blob: Uint8Array | null, ids: Int32Array, counts: Int32Array, n: number): Uint8Array {
-  const src = blob ?? new Uint8Array(0);
-  const out = new Uint8Array(src.length + n * 16);
-  let at = 0;
+  const out = new Uint8Array(mergedRoom(blob, n));
+  return out.slice(0, mergeEncodedInto(blob, ids, counts, n, out, 0));
+}
+
+/** The bytes mergeEncodedInto may write at most. */
+export function mergedRoom(blob: Uint8Array | null, n: number): number {
+  return (blob?.length ?? 0) + n * 16;
+}
+
+/**
+ * mergeEncoded written into `out` from `from` (which has mergedRoom bytes free there) rather than
+ * into an array of its own; returns where it ends. The PostgreSQL fold writes every bucket it
+ * merges one after the other in one buffer, sent as one parameter (postgres/buckets.ts).
+ */
+export function mergeEncodedInto(
+  blob: Uint8Array | null,
+  ids: Int32Array,
+  counts: Int32Array,
+  n: number,
+  out: Uint8Array,
+  from: number,
+): number {
+  const src = blob ?? EMPTY;
+  let at = from;
   let previous = 0;
   let i = 0;
   let j = 0;
@@ -122,7 +145,7 @@ export function mergeEncoded(blob: Uint8Array | null, ids: Int32Array, counts: I
     at = writeVarint(out, at, clicks);
     previous = id;
   }
-  return out.slice(0, at);
+  return at;
 }
 
 /** Adds (sign 1) or removes (sign -1) one bucket's counts into another, in place. */

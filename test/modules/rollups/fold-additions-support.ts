@@ -6,7 +6,7 @@
  */
 import { DAY_MS, utcDay } from '../../../src/lib/time';
 import type { PendingSums } from '../../../src/modules/rollups/pending';
-import type { FoldAdditions } from '../../../src/modules/rollups/postgres/additions';
+import { ByteRun, type FoldAdditions } from '../../../src/modules/rollups/postgres/additions';
 import { DenseCounts, mergeEncoded } from '../../../src/modules/rollups/rollup-codec';
 import { GRAIN_CODE, WORKSPACE } from '../../../src/modules/rollups/rollups';
 
@@ -40,6 +40,8 @@ export function typedBuckets(
 ): WrittenRow[] {
   additions.build(pending, slots, marks);
   const out: WrittenRow[] = [];
+  const bytes = new ByteRun();
+  bytes.append(new Uint8Array([7, 7, 7]));
   for (const a of additions.ordered()) {
     const key = `${additions.scope[a]}|${additions.grain[a]}|${additions.start[a]}|${additions.bot[a]}`;
     const s = stored.get(key) ?? EMPTY;
@@ -54,12 +56,14 @@ export function typedBuckets(
       });
       continue;
     }
-    const merged = additions.mergeLink(a, s.data !== null && s.data.length > 0 ? s.data : null);
+    // Written after what is there already, as the fold writes every bucket into one buffer.
+    const from = bytes.length;
+    additions.mergeLinkInto(a, s.data !== null && s.data.length > 0 ? s.data : null, bytes);
     out.push({
       key,
-      clicks: s.clicks + merged.clicks,
-      uniques: s.uniques + merged.uniques,
-      data: merged.data ?? new Uint8Array(0),
+      clicks: s.clicks + additions.mergedClicks,
+      uniques: s.uniques + additions.mergedUniques,
+      data: bytes.written().slice(from),
     });
   }
   return out;

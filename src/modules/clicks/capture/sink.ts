@@ -9,6 +9,7 @@ import { WorkerClient } from '../../../lib/worker-rpc';
 import type { ClickWriter, ImportedCount, WriteOutcome } from '../store';
 import type { FallbackVisits } from './fallback-tally';
 import type { WireClick } from './record';
+import { encodeSlice } from './wire';
 import type { WriterHandlers, WriterOpenOptions } from './writer-worker';
 
 export interface ClickSink {
@@ -164,7 +165,9 @@ export class WorkerSink implements ClickSink {
   }
 
   add(slice: WireClick[]): void {
-    this.writer.post('add', JSON.stringify(slice));
+    // Columns in a buffer moved to the Worker and the distinct strings once (wire.ts), not JSON.
+    const { slice: wire, transfer } = encodeSlice(slice);
+    this.writer.post('add', wire, transfer);
   }
 
   discard(): void {

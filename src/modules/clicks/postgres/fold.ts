@@ -12,6 +12,7 @@
 import type { Pg } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, ROLLUP_FOLD_LOCK } from '../../../db/postgres/locks';
 import { type Clock, systemClock } from '../../../lib/clock';
+import { markStep } from '../../../lib/step-cpu';
 import { DAY_MS, utcDay } from '../../../lib/time';
 import { bumpLinkCounters, existingLinks } from '../../links/public';
 import { PendingSums, PgRollupWriter } from '../../rollups/public';
@@ -44,25 +45,35 @@ export class PgFolder {
     const pending = this.pending;
     pending.clear();
     try {
-      return await this.sql.begin(async (tx) => {
+      const done = await this.sql.begin(async (tx) => {
         await tx`SELECT pg_advisory_xact_lock(${ROLLUP_FOLD_LOCK})`;
         await tx`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`;
         const rows = await tx`DELETE FROM click_deltas
           WHERE id IN (SELECT id FROM click_deltas ORDER BY id LIMIT ${FOLD_DELTAS})
           RETURNING data`;
+        markStep('fold: locks, deltas taken');
         let clicks = 0;
         for (const r of rows as { data: Uint8Array }[]) clicks += addDelta(r.data, pending);
+        markStep('fold: deltas decoded and summed');
         if (clicks === 0) return { deltas: rows.length, clicks };
         const kept = await existingLinks(tx, pending.linkIds());
+        markStep('fold: link check');
+        // In link id order, sorted once for the counters and the buckets.
         const links = pending.linksInOrder().filter((slot) => kept.has(pending.linkId(slot)));
-        await bumpLinkCounters(
+        const bumped = bumpLinkCounters(
           tx,
-          links.map((slot) => ({ id: pending.linkId(slot), ...pending.counters(slot) })),
+          links.map((slot) => pending.counterBump(slot)),
         );
+        markStep('fold: counters, arrays built');
+        await bumped;
+        markStep('fold: counters, awaited');
         await bumpVariantCounters(tx, pending.variants);
-        await this.rollups.add(tx, pending, kept, utcDay(this.clock.now()) * DAY_MS);
+        markStep('fold: variants');
+        await this.rollups.add(tx, pending, kept, utcDay(this.clock.now()) * DAY_MS, links);
         return { deltas: rows.length, clicks };
       });
+      markStep('fold: commit');
+      return done;
     } catch (err) {
       // What the cache holds may be what this rolled-back transaction wrote.
       this.rollups.dropCache();

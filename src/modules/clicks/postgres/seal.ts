@@ -21,7 +21,7 @@
  * `click_state` keeps `sealed_through` (every click with an id at or below it is sealed or gone)
  * and `last_seg` (segment numbers are never given twice, even after retention dropped the newest).
  */
-import { num, type Pg } from '../../../db/postgres/client';
+import { intList, joinBytes, num, type Pg } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, CLICK_SEAL_LOCK } from '../../../db/postgres/locks';
 import { DIM_COLUMNS, DIM_COUNT } from '../../rollups/public';
 import { emptyColumns, encodeBlock } from '../block-codec';
@@ -159,12 +159,18 @@ async function writeSegment(tx: Pg, seg: number, rows: number[][]): Promise<void
     more.count.push(list.length);
     more.data.push(encodeBlock(c, list));
   }
+  // Integer columns as array literals and every block's bytes in one bytea parameter, each row
+  // its substring: `sql.array` turns each element into quoted text, a block's bytes into hex,
+  // at several times the cost (docs/decisions/2026-11-30-fold-statements-text.md).
+  const blob = joinBytes(more.data);
   await tx`INSERT INTO click_blocks (link, seg, first_id, last_id, min_time, max_time, count, data)
-    SELECT u.link, ${seg}, u.first_id, u.last_id, u.min_time, u.max_time, u.count, u.data
-    FROM unnest(${tx.array(block.link, 'int4')}::int4[], ${tx.array(block.first, 'int8')}::int8[],
-      ${tx.array(block.last, 'int8')}::int8[], ${tx.array(block.min, 'int8')}::int8[],
-      ${tx.array(more.max, 'int8')}::int8[], ${tx.array(more.count, 'int4')}::int4[],
-      ${tx.array(more.data, 'bytea')}::bytea[]) AS u(link, first_id, last_id, min_time, max_time, count, data)
+    SELECT u.link, ${seg}, u.first_id, u.last_id, u.min_time, u.max_time, u.count,
+      substring(${blob.bytes}::bytea FROM u.at FOR u.length)
+    FROM unnest(${intList(block.link)}::int4[], ${intList(block.first)}::int8[],
+      ${intList(block.last)}::int8[], ${intList(block.min)}::int8[],
+      ${intList(more.max)}::int8[], ${intList(more.count)}::int4[],
+      ${intList(blob.at)}::int4[], ${intList(blob.lengths)}::int4[])
+      AS u(link, first_id, last_id, min_time, max_time, count, at, length)
     ORDER BY u.link`;
   let minTime = Number.POSITIVE_INFINITY;
   let maxTime = Number.NEGATIVE_INFINITY;

@@ -20,6 +20,7 @@ import type { Pg } from '../../../db/postgres/client';
 import { intList, num } from '../../../db/postgres/client';
 import { CLICK_BARRIER_LOCK, HOUSEKEEPING_LOCK, tryTransactionLock } from '../../../db/postgres/locks';
 import type { Clock } from '../../../lib/clock';
+import { markStep } from '../../../lib/step-cpu';
 import { utcDay } from '../../../lib/time';
 import { addFallbackVisitsPg, existingLinks, existingLinksWithSlugs, type FallbackVisits } from '../../links/public';
 import { DIM_COUNT, PgValues, valueIdsOf } from '../../rollups/public';
@@ -111,7 +112,9 @@ export class PostgresClickWriter implements ClickWriter {
     const days = new Set<number>();
     for (const c of batch) if (!c.optedOut) days.add(utcDay(c.time));
     await this.salts.load(days);
+    markStep('batch: salts');
     const e = batch.map((c) => enrichClick(c, this.ctx));
+    markStep('batch: enrich');
     return this.writeEnriched(e, started);
   }
 
@@ -154,6 +157,7 @@ export class PostgresClickWriter implements ClickWriter {
       }),
       this.targets.idsOf(clicks),
     ]);
+    markStep('batch: naming');
     // An id unknown while asked is 0: only those are asked again.
     if (unknown > 0) {
       clicks.forEach((c, i) => {
@@ -164,10 +168,12 @@ export class PostgresClickWriter implements ClickWriter {
     const at = this.clock.now();
     const withEvents = options.events !== false;
     const { written, events } = await this.sql.begin(async (tx) => {
+      markStep('batch: begin');
       const out = await this.append(tx, clicks, ids, linkValues, targets, at, withEvents);
       await options.also?.(tx);
       return out;
     });
+    markStep('batch: commit');
     if (written > 0) {
       if (this.unfolded === 0) this.unfoldedSince = performance.now();
       this.unfolded += written;
@@ -184,6 +190,7 @@ export class PostgresClickWriter implements ClickWriter {
     await this.pruneUniques();
     await this.retain();
     this.sealer.sealSoon();
+    markStep('batch: prune, retain, seal');
     return { written, skipped: clicks.length - written, events, ms: performance.now() - started };
   }
 
@@ -203,12 +210,15 @@ export class PostgresClickWriter implements ClickWriter {
     // they go with the day's others).
     const linkIds = clicks.map((c) => c.linkId);
     const visitors = clicks.map((c) => visitorBits(c.visitorHash));
-    const [, wanted, existing, first] = await Promise.all([
+    const asked = Promise.all([
       tx`SELECT pg_advisory_xact_lock_shared(${CLICK_BARRIER_LOCK})`,
       withEvents ? clickEventsWantedPostgres(tx, at) : false,
       existingLinks(tx, linkIds),
       this.firstVisits(tx, clicks, linkValues, visitors),
     ]);
+    markStep('batch: round one, statements built');
+    const [, wanted, existing, first] = await asked;
+    markStep('batch: round one, awaited');
     // A link deleted after the click: nothing to attach it to.
     const slugs = wanted ? await existingLinksWithSlugs(tx, linkIds) : null;
     const kept = slugs ?? existing;
@@ -240,9 +250,10 @@ export class PostgresClickWriter implements ClickWriter {
         : (await tx`SELECT nextval('click_ids')::float8 AS id FROM generate_series(1, ${n})`.values())
             .map((r: number[]) => r[0]!)
             .sort((x: number, y: number) => x - y);
+    markStep('batch: rows');
     const i4 = (values: ArrayLike<number>) => tx`${intList(values)}::int4[]`;
     const i8 = (values: ArrayLike<number | bigint>) => tx`${intList(values)}::int8[]`;
-    await Promise.all([
+    const written = Promise.all([
       tx`INSERT INTO click_tail (link, id, time, target, country, city, device, os, browser, referrer, traffic,
           language, visitor, flags)
         SELECT u.link, ${clickIds === null ? tx`nextval('click_ids')` : tx`u.id`}, u.time, u.target, u.d0, u.d1, u.d2,
@@ -253,6 +264,9 @@ export class PostgresClickWriter implements ClickWriter {
           AS u(link, id, time, target, d0, d1, d2, d3, d4, d5, d6, d7, visitor, flags)`,
       tx`INSERT INTO click_deltas (data) VALUES (${encodeDelta(clicks, rows, first, ids, linkValues)})`,
     ]);
+    markStep('batch: round two, statements built');
+    await written;
+    markStep('batch: round two, awaited');
     const events =
       slugs === null || clickIds === null
         ? 0

@@ -13,10 +13,33 @@
 import { DAY_MS, utcDay } from '../../../lib/time';
 import { grown } from '../../../lib/typed-arrays';
 import type { PendingSums } from '../pending';
-import { type DenseCounts, mergeEncoded } from '../rollup-codec';
+import { type DenseCounts, mergedRoom, mergeEncoded, mergeEncodedInto } from '../rollup-codec';
 import { GRAIN_CODE, WORKSPACE } from '../rollups';
 
 const NONE = -1;
+const EMPTY = new Uint8Array(0);
+
+/** Bytes written one after the other in one growing array, reused: the fold's merged buckets. */
+export class ByteRun {
+  bytes = new Uint8Array(1 << 16);
+  length = 0;
+
+  /** Makes room for `n` more bytes. */
+  reserve(n: number): void {
+    this.bytes = grown(this.bytes, this.length + n);
+  }
+
+  append(part: Uint8Array): void {
+    this.reserve(part.length);
+    this.bytes.set(part, this.length);
+    this.length += part.length;
+  }
+
+  /** The bytes written. */
+  written(): Uint8Array {
+    return this.bytes.subarray(0, this.length);
+  }
+}
 
 export class FoldAdditions {
   /** Addition slots: one per bucket. */
@@ -88,20 +111,36 @@ export class FoldAdditions {
     return this.scope[a] === WORKSPACE;
   }
 
-  /** A link's addition `a` merged into its stored packed breakdown, with its clicks and uniques. */
-  mergeLink(a: number, stored: Uint8Array | null): { data: Uint8Array | null; clicks: number; uniques: number } {
+  /** The clicks and uniques of the last mergeLinkInto. */
+  mergedClicks = 0;
+  mergedUniques = 0;
+
+  /**
+   * A link's addition `a` merged into its stored packed breakdown, written at the end of `out`;
+   * its clicks and uniques in mergedClicks and mergedUniques. A chain of one part (a link's hour)
+   * is merged straight into `out`; a longer one (a late day) through arrays of its own first.
+   */
+  mergeLinkInto(a: number, stored: Uint8Array | null, out: ByteRun): void {
     let data = stored;
     let clicks = 0;
     let uniques = 0;
-    for (let l = this.firstLink[a]!; l !== NONE; l = this.linkNext[l]!) {
+    let l = this.firstLink[a]!;
+    if (l === NONE) out.append(stored ?? EMPTY);
+    for (; l !== NONE; l = this.linkNext[l]!) {
       const p = this.linkPart[l]!;
       const at = this.partAt[p]!;
       const size = this.partSize[p]!;
-      data = mergeEncoded(data, this.pairIds.subarray(at, at + size), this.pairCounts.subarray(at, at + size), size);
+      const ids = this.pairIds.subarray(at, at + size);
+      const counts = this.pairCounts.subarray(at, at + size);
+      if (this.linkNext[l] === NONE) {
+        out.reserve(mergedRoom(data, size));
+        out.length = mergeEncodedInto(data, ids, counts, size, out.bytes, out.length);
+      } else data = mergeEncoded(data, ids, counts, size);
       clicks += this.partClicks[p]!;
       uniques += this.partUniques[p]!;
     }
-    return { data, clicks, uniques };
+    this.mergedClicks = clicks;
+    this.mergedUniques = uniques;
   }
 
   /** Adds a workspace addition's values (every link hour's breakdown and the link's own count) to `counts`. */

@@ -18,10 +18,11 @@
  * other values in it.
  */
 import type { Pg } from '../../../db/postgres/client';
-import { num } from '../../../db/postgres/client';
+import { intList, num } from '../../../db/postgres/client';
+import { markStep } from '../../../lib/step-cpu';
 import type { PendingSums } from '../pending';
 import { DenseCounts } from '../rollup-codec';
-import { FoldAdditions } from './additions';
+import { ByteRun, FoldAdditions } from './additions';
 import { PgLinkDays } from './link-days';
 
 const CACHED_BUCKETS = 8;
@@ -32,6 +33,9 @@ export class PgRollupWriter {
 
   /** `rollup_writes` after this writer's last fold: the cache holds what was written up to there. */
   private lastWrite = -1;
+
+  /** The merged buckets' bytes, one after the other, reused from fold to fold. */
+  private readonly bytes = new ByteRun();
 
   /** What each fold adds to each bucket, its arrays reused from fold to fold (additions.ts). */
   private readonly additions = new FoldAdditions();
@@ -48,85 +52,112 @@ export class PgRollupWriter {
 
   /**
    * Adds the batch's sums of the links in `kept` (link ids still existing) to their buckets and
-   * the workspace's; `today`: the UTC day start the links' days are rolled up to.
+   * the workspace's; `today`: the UTC day start the links' days are rolled up to. `inOrder`: the
+   * link slots of `kept` in link id order, when the caller sorted them already.
    */
-  async add(tx: Pg, pending: PendingSums, kept: ReadonlySet<string>, today: number): Promise<void> {
+  async add(
+    tx: Pg,
+    pending: PendingSums,
+    kept: ReadonlySet<string>,
+    today: number,
+    inOrder?: readonly number[],
+  ): Promise<void> {
     const write = await countRollupWrite(tx);
     if (write !== this.lastWrite + 1) {
       this.cache.clear();
       this.linkDays.dropCache();
     }
     this.lastWrite = write;
-    const slots = pending.linksInOrder().filter((slot) => kept.has(pending.linkId(slot)));
+    markStep('fold: rollup writes counted');
+    const slots = inOrder ?? pending.linksInOrder().filter((slot) => kept.has(pending.linkId(slot)));
     const marks = await this.linkDays.advance(
       tx,
       slots.map((slot) => pending.linkValue(slot)),
       today,
     );
+    markStep('fold: day marks');
     const additions = this.additions;
     additions.build(pending, slots, marks);
+    markStep('fold: additions built');
     if (additions.count === 0) return;
     const order = additions.ordered();
-    const keys = {
-      scope: tx.array(
-        Array.from(order, (a) => additions.scope[a]!),
-        'int4',
-      ),
-      grain: tx.array(
-        Array.from(order, (a) => additions.grain[a]!),
-        'int2',
-      ),
-      start: tx.array(
-        Array.from(order, (a) => additions.start[a]!),
-        'int8',
-      ),
-      bot: tx.array(
-        Array.from(order, (a) => additions.bot[a] === 1),
-        'bool',
-      ),
-    };
+    markStep('fold: additions sorted');
+    const n = order.length;
+    // Each key column as one array literal, built once for both statements (sql.array quotes
+    // every element, at several times the cost: docs/decisions/2026-11-30-fold-statements-text.md).
+    const scope = new Int32Array(n);
+    const grain = new Int32Array(n);
+    const start = new Float64Array(n);
+    const bot: string[] = new Array(n);
+    for (let k = 0; k < n; k++) {
+      const a = order[k]!;
+      scope[k] = additions.scope[a]!;
+      grain[k] = additions.grain[a]!;
+      start[k] = additions.start[a]!;
+      bot[k] = additions.bot[a] === 1 ? 't' : 'f';
+    }
+    const keys = { scope: intList(scope), grain: intList(grain), start: intList(start), bot: `{${bot.join(',')}}` };
     // The fold lock (clicks/postgres/fold.ts) keeps every other writer of buckets out: a plain
     // read, the merge here, and one upsert of every bucket (new ones and changed ones alike).
-    const found = await tx`SELECT r.scope, r.grain, r.start, r.bot, r.clicks, r.uniques,
-        CASE WHEN r.scope = 0 THEN NULL ELSE r.data END AS data
-      FROM rollups r
-      JOIN unnest(${keys.scope}::int4[], ${keys.grain}::int2[], ${keys.start}::int8[], ${keys.bot}::bool[])
-        AS u(scope, grain, start, bot)
-        ON r.scope = u.scope AND r.grain = u.grain AND r.start = u.start AND r.bot = u.bot`;
-    const out = { clicks: [] as number[], uniques: [] as number[], data: [] as Uint8Array[] };
-    const stored = new Map<string, { clicks: number; uniques: number; data: Uint8Array | null }>();
-    for (const r of found)
-      stored.set(`${r.scope}|${r.grain}|${num(r.start)}|${r.bot ? 1 : 0}`, {
-        clicks: num(r.clicks),
-        uniques: num(r.uniques),
-        data: r.data as Uint8Array | null,
-      });
-    for (const a of order) {
-      const grain = additions.grain[a]!;
-      const start = additions.start[a]!;
-      const bot = additions.bot[a]!;
-      const key = `${additions.scope[a]}|${grain}|${start}|${bot}`;
-      const s = stored.get(key) ?? { clicks: 0, uniques: 0, data: null };
+    // A stored row comes back with its key's position in `order` (ordinality), so no key is
+    // turned into text to find it.
+    const reading = tx`SELECT u.ord::int4, r.clicks, r.uniques, CASE WHEN r.scope = 0 THEN NULL ELSE r.data END AS data
+      FROM unnest(${keys.scope}::int4[], ${keys.grain}::int2[], ${keys.start}::int8[], ${keys.bot}::bool[])
+        WITH ORDINALITY AS u(scope, grain, start, bot, ord)
+      JOIN rollups r ON r.scope = u.scope AND r.grain = u.grain AND r.start = u.start AND r.bot = u.bot`.values();
+    markStep('fold: bucket keys built');
+    const found = (await reading) as [number, string | number, string | number, Uint8Array | null][];
+    markStep('fold: buckets read, awaited');
+    const storedClicks = new Float64Array(n);
+    const storedUniques = new Float64Array(n);
+    const storedData: (Uint8Array | null)[] = new Array(n).fill(null);
+    for (const [ord, clicks, uniques, data] of found) {
+      storedClicks[ord - 1] = num(clicks);
+      storedUniques[ord - 1] = num(uniques);
+      storedData[ord - 1] = data;
+    }
+    markStep('fold: buckets read, mapped');
+    const clicks = new Float64Array(n);
+    const uniques = new Float64Array(n);
+    // Every bucket's bytes one after the other, each's start (1-based, as SQL's substring counts)
+    // and length: sent as one bytea parameter, each row its substring (a bytea[] parameter costs
+    // the node about seven times as much per element, each turned into quoted text).
+    const bytes = this.bytes;
+    bytes.length = 0;
+    const at = new Int32Array(n);
+    const lengths = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      at[k] = bytes.length + 1;
+      const a = order[k]!;
+      const s = { clicks: storedClicks[k]!, uniques: storedUniques[k]! };
       if (additions.isWorkspace(a)) {
-        const sums = await this.workspaceSums(tx, grain, start, bot === 1, s);
+        const sums = await this.workspaceSums(tx, grain[k]!, start[k]!, bot[k] === 't', s);
         sums.clicks += additions.clicks[a]!;
         sums.uniques += additions.uniques[a]!;
         additions.addWorkspaceTo(a, sums.counts);
-        out.clicks.push(sums.clicks);
-        out.uniques.push(sums.uniques);
-        out.data.push(sums.counts.encode());
+        clicks[k] = sums.clicks;
+        uniques[k] = sums.uniques;
+        bytes.append(sums.counts.encode());
+        lengths[k] = bytes.length + 1 - at[k]!;
         continue;
       }
-      const merged = additions.mergeLink(a, s.data !== null && s.data.length > 0 ? s.data : null);
-      out.clicks.push(s.clicks + merged.clicks);
-      out.uniques.push(s.uniques + merged.uniques);
-      out.data.push(merged.data ?? new Uint8Array(0));
+      const stored = storedData[k]!;
+      additions.mergeLinkInto(a, stored !== null && stored.length > 0 ? stored : null, bytes);
+      clicks[k] = s.clicks + additions.mergedClicks;
+      uniques[k] = s.uniques + additions.mergedUniques;
+      lengths[k] = bytes.length + 1 - at[k]!;
     }
-    await tx`INSERT INTO rollups (scope, grain, start, bot, clicks, uniques, data)
-      SELECT * FROM unnest(${keys.scope}::int4[], ${keys.grain}::int2[], ${keys.start}::int8[], ${keys.bot}::bool[],
-        ${tx.array(out.clicks, 'int8')}::int8[], ${tx.array(out.uniques, 'int8')}::int8[], ${tx.array(out.data, 'bytea')}::bytea[])
+    markStep('fold: merged');
+    const upsert = tx`INSERT INTO rollups (scope, grain, start, bot, clicks, uniques, data)
+      SELECT u.scope, u.grain, u.start, u.bot, u.clicks, u.uniques, substring(${bytes.written()}::bytea FROM u.at FOR u.length)
+      FROM unnest(${keys.scope}::int4[], ${keys.grain}::int2[], ${keys.start}::int8[], ${keys.bot}::bool[],
+        ${intList(clicks)}::int8[], ${intList(uniques)}::int8[], ${intList(at)}::int4[], ${intList(lengths)}::int4[])
+        AS u(scope, grain, start, bot, clicks, uniques, at, length)
       ON CONFLICT (scope, grain, start, bot) DO UPDATE
         SET clicks = excluded.clicks, uniques = excluded.uniques, data = excluded.data`;
+    markStep('fold: upsert built');
+    await upsert;
+    markStep('fold: upsert, awaited');
   }
 
   /** A workspace bucket decoded: the cached one when the row still has what this writer wrote. */

@@ -14,7 +14,7 @@
  * wrote since this one's last fold (buckets.ts drops them with its workspace cache then): another
  * node's fold may have moved a mark this writer remembers as older.
  */
-import { num, type Pg } from '../../../db/postgres/client';
+import { intList, num, type Pg } from '../../../db/postgres/client';
 import { decodeCounts, encodeCounts } from '../rollup-codec';
 import { GRAIN_CODE } from '../rollups';
 import { daysFromHours } from '../sqlite/link-days';
@@ -47,13 +47,16 @@ export class PgLinkDays {
       else marks.set(s, m);
     }
     if (unknown.length === 0) return marks;
-    // The marks and the hours each would roll up, in one statement (no mark: 0, every day from hours).
+    // The marks and the hours each would roll up, in one statement (no mark: 0, every day from
+    // hours). A scope with neither comes back as no row (its mark is 0): at a day's first fold
+    // most links of a fold have no mark yet, and a row each cost more to read than to leave out.
     const rows =
       await tx`SELECT u.scope, coalesce(m.days_before, 0) AS mark, r.start, r.bot, r.clicks, r.uniques, r.data
-      FROM unnest(${tx.array(unknown, 'int4')}::int4[]) AS u(scope)
+      FROM unnest(${intList(unknown)}::int4[]) AS u(scope)
       LEFT JOIN rollup_marks m ON m.scope = u.scope
       LEFT JOIN rollups r ON r.scope = u.scope AND r.grain = ${GRAIN_CODE.hour}
-        AND r.start >= coalesce(m.days_before, 0) AND r.start < ${today}::int8`;
+        AND r.start >= coalesce(m.days_before, 0) AND r.start < ${today}::int8
+      WHERE m.scope IS NOT NULL OR r.scope IS NOT NULL`;
     const hours = new Map<
       number,
       { start: number; bot: boolean; clicks: number; uniques: number; data: Uint8Array }[]
@@ -77,6 +80,7 @@ export class PgLinkDays {
       }
       list.push({ start: num(r.start), bot: r.bot, clicks: num(r.clicks), uniques: num(r.uniques), data: r.data });
     }
+    for (const s of unknown) if (!marks.has(s)) marks.set(s, 0);
     if (hours.size > 0) await this.rollUp(tx, hours, marks, today);
     for (const s of unknown) this.known.set(s, marks.get(s)!);
     return marks;
