@@ -8,7 +8,7 @@
  * those of processes that are gone (removeOrphanUploads).
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AppError, invalid } from '../lib/errors';
@@ -137,6 +137,9 @@ export async function streamUpload(request: Request, limit: number, tooLarge: ()
           if (filename !== null && name === 'file' && !fileSeen) {
             fileSeen = true;
             filePart = true;
+            // Made here, new (never a file or link already there) and readable by this user only:
+            // an upload may be another Slink's export, with its links' password hashes.
+            closeSync(openSync(path, 'wx', 0o600));
             sink = Bun.file(path).writer({ highWaterMark: 1 << 20 });
           } else if (filename === null) fieldName = name;
           state = 'body';

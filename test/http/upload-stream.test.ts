@@ -4,7 +4,7 @@
  * on disk until removed; past the bound it stops with the error given.
  */
 import { expect, test } from 'bun:test';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { removeOrphanUploads, streamUpload } from '../../src/http/upload-stream';
@@ -40,6 +40,8 @@ test('fields and the file whole whatever the chunks; the file removed on request
     const upload = await streamUpload(requestOf(body, chunk), 1 << 20, tooLarge);
     expect({ chunk, fields: upload.fields }).toEqual({ chunk, fields: { source: 'csv', dryRun: 'true' } });
     expect(await upload.file!.blob.text()).toBe(file);
+    // Only this process's user reads it: an export carries password hashes.
+    expect(statSync(upload.file!.path).mode & 0o777).toBe(0o600);
     upload.remove();
     expect(existsSync(upload.file!.path)).toBe(false);
   }
