@@ -204,6 +204,71 @@ describe('postgres', () => {
     await cluster.startNode('n1');
   }, 120_000);
 
+  test('a page whose history was stored when its node died before saving it: its clicks counted in the run, none stored twice', async () => {
+    await everyNodePublished(2);
+    const { promise: held, resolve: release } = Promise.withResolvers<void>();
+    const first = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tkh-a${i}`, domain: null }));
+    const second = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tkh-b${i}`, domain: null }));
+    const lines = [
+      header(true),
+      ...first,
+      clickOf(first[0]!, 21),
+      ...second,
+      clickOf(second[0]!, 22),
+      clickOf(second[1]!, 23),
+      clickOf(second[1]!, 24),
+    ];
+    const { url } = source.serve('history-unsaved', lines, { after: 1 + 2 + 1 + 1, release: held });
+    const started = await json(
+      await cluster.apiAt('n1', '/imports', {
+        method: 'POST',
+        body: JSON.stringify({ source: 'slink', url, token: TOKEN }),
+      }),
+    );
+    expect(started.status).toBe(202);
+    const id = started.body.id as string;
+    await waitUntil(async () => (await read('n1', id)).links.seen === 2, 'the first page saved');
+    // The gate: the report's table locked, so the second page's history is stored and its save waits.
+    const { promise: gate, resolve: open } = Promise.withResolvers<void>();
+    const { promise: isLocked, resolve: locked } = Promise.withResolvers<void>();
+    const holding = sql.begin(async (tx) => {
+      await tx`LOCK TABLE import_items IN EXCLUSIVE MODE`;
+      locked();
+      await gate;
+    });
+    try {
+      await isLocked;
+      release();
+      await waitUntil(async () => {
+        const stored = await sql`SELECT 1 FROM import_links WHERE identity = (SELECT identity FROM import_runs
+            WHERE id = ${id}) AND source_id = ANY(${sql.array([idOf(second[0]!), idOf(second[1]!)], 'text')}::text[])
+            AND visit_at IS NOT NULL`;
+        const waiting = await sql`SELECT 1 FROM pg_locks WHERE relation = 'import_items'::regclass AND NOT granted`;
+        return stored.length === 2 && waiting.length > 0;
+      }, 'the second page’s history stored and its save waiting');
+      await waitingOn('n2', id);
+      await cluster.killNode('n1');
+    } finally {
+      open();
+      await holding;
+    }
+    const final = await ended(() => read('n2', id), 'the run taken over to end');
+    expect(final).toMatchObject({
+      id,
+      status: 'done',
+      links: { seen: 4, created: 4, skipped: 0, failed: 0 },
+      clicks: { imported: 4 },
+      errors: [],
+    });
+    const stored = await clicksBySlug('n2');
+    expect([...stored].filter(([slug]) => slug.startsWith('tkh-')).sort()).toEqual([
+      ['tkh-a0', 1],
+      ['tkh-b0', 1],
+      ['tkh-b1', 2],
+    ]);
+    await cluster.startNode('n1');
+  }, 120_000);
+
   test('a file run is taken over too: its file is kept with the run while it lives', async () => {
     await everyNodePublished(2);
     const links = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `tkf-${i}`, domain: null }));
