@@ -269,10 +269,15 @@ describe('postgres', () => {
     await cluster.startNode('n1');
   }, 120_000);
 
-  test('a file run is taken over too: its file is kept with the run while it lives', async () => {
+  /**
+   * A file run started on n1 and taken over by n2 before its first page is written: `pad` blank
+   * lines after each link line (skipped by the reader) make the file as large as a test needs;
+   * `rows`: the rows of import_run_files the copy takes.
+   */
+  async function fileTakenOver(prefix: string, pad: number, rows: number) {
     await everyNodePublished(2);
-    const links = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `tkf-${i}`, domain: null }));
-    const file = [header(true), ...links, clickOf(links[1]!, 7)];
+    const links = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `${prefix}${i}`, domain: null }));
+    const file = [header(true), ...links.flatMap((l) => [l, '\n'.repeat(pad)]), clickOf(links[1]!, 7)];
     // The gate: the links table locked, so n1's first page waits to write its links.
     const { promise: gate, resolve: open } = Promise.withResolvers<void>();
     const { promise: isLocked, resolve: locked } = Promise.withResolvers<void>();
@@ -293,7 +298,7 @@ describe('postgres', () => {
     const started = await json(res);
     expect(started).toEqual({ status: 202, body: { id: expect.any(String) } });
     const id = started.body.id as string;
-    expect(await leftOf(id)).toEqual({ keys: 1, files: 1 });
+    expect(await leftOf(id)).toEqual({ keys: 1, files: rows });
     await waitUntil(
       async () => (await sql`SELECT 1 FROM pg_locks WHERE relation = 'links'::regclass AND NOT granted`).length > 0,
       'n1 waiting to write its first page',
@@ -310,11 +315,20 @@ describe('postgres', () => {
       clicks: { imported: 1 },
       errors: [],
     });
-    const listed = await json(await cluster.apiAt('n2', '/links?q=tkf-&limit=100'));
-    expect(listed.body.items.map((l: any) => l.slug).sort()).toEqual(['tkf-0', 'tkf-1', 'tkf-2']);
-    expect((await clicksBySlug('n2')).get('tkf-1')).toBe(1);
+    const listed = await json(await cluster.apiAt('n2', `/links?q=${prefix}&limit=100`));
+    expect(listed.body.items.map((l: any) => l.slug).sort()).toEqual([0, 1, 2].map((i) => `${prefix}${i}`));
+    expect((await clicksBySlug('n2')).get(`${prefix}1`)).toBe(1);
     expect(await leftOf(id)).toEqual({ keys: 0, files: 0 });
     await cluster.startNode('n1');
+  }
+
+  test('a file run is taken over too: its file is kept with the run while it lives', async () => {
+    await fileTakenOver('tkf-', 0, 1);
+  }, 120_000);
+
+  test('a file larger than a row of its copy is kept in rows of 1 MiB and read back whole by the node taking over', async () => {
+    // Three links 0.9 MiB apart: 2.7 MiB, three rows, a link line in each.
+    await fileTakenOver('tkl-', 900 * 1024, 3);
   }, 120_000);
 
   test('a node that stops while it runs an import hands it over: the other runs it on', async () => {
