@@ -4,7 +4,9 @@
  * each, so the run itself is short) posted as a multipart form with `dryRun` (nothing written).
  * The server's RSS is read from /proc every 10 ms: before, its peak until the 202, its peak
  * while the run reads the file, and once the run ended. ROUNDS uploads one after the other.
- * Run: bun run bench:upload (ROUNDS=3, MIB=60). It runs under bun test, for the CLI helper's
+ * ENGINE=postgres: a node on a fresh PostgreSQL database instead, which also keeps a copy of the
+ * file in the database (import_run_files, for a node that takes the run over) before the 202.
+ * Run: bun run bench:upload (ROUNDS=3, MIB=60, ENGINE=sqlite). It runs under bun test, for the CLI helper's
  * clean-up (helpers/cli.ts), and is named apart from the suite's *.test.ts files.
  */
 import { test } from 'bun:test';
@@ -12,11 +14,13 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { superuserWriteKey, tempDir } from '../helpers/cli';
+import { freshPostgresUrl } from '../helpers/postgres';
 import { BUN, cleanEnv, freePort, start, waitHealthy } from '../helpers/proc';
 import { waitUntil } from '../helpers/wait';
 
 const rounds = Number(process.env.ROUNDS ?? 3);
 const mib = Number(process.env.MIB ?? 60);
+const engine = process.env.ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 
 const rssOf = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -26,10 +30,17 @@ const rssOf = (pid: number) => {
 test('upload memory', async () => {
   const dir = tempDir();
   const db = join(dir, 'slink.db');
-  const key = await superuserWriteKey(db);
+  const pg: Record<string, string> = engine === 'postgres' ? { SLINK_DATABASE_URL: await freshPostgresUrl() } : {};
+  const key = await superuserWriteKey(db, pg);
   const port = freePort();
   const server = start([BUN, 'run', 'src/index.ts', 'serve'], port, {
-    env: cleanEnv({ SLINK_DB: db, SLINK_PORT: String(port), SLINK_HOSTNAME: '127.0.0.1', SLINK_RATE_LIMIT: '1000000' }),
+    env: cleanEnv({
+      SLINK_DB: db,
+      SLINK_PORT: String(port),
+      SLINK_HOSTNAME: '127.0.0.1',
+      SLINK_RATE_LIMIT: '1000000',
+      ...pg,
+    }),
   });
   try {
     await waitHealthy(server, 30_000);
@@ -81,7 +92,7 @@ test('upload memory', async () => {
       await Bun.sleep(1000);
       const after = rssOf(pid);
       console.log(
-        `round ${round}: ${(csv.length / 1048576).toFixed(1)} MiB uploaded; server RSS before ${before.toFixed(0)} MiB, peak to the 202 ${atAnswer.toFixed(0)} (+${(atAnswer - before).toFixed(0)}), peak while it ran ${duringRun.toFixed(0)} (+${(duringRun - before).toFixed(0)}), 1 s after ${after.toFixed(0)} (+${(after - before).toFixed(0)})`,
+        `${engine} round ${round}: ${(csv.length / 1048576).toFixed(1)} MiB uploaded; server RSS before ${before.toFixed(0)} MiB, peak to the 202 ${atAnswer.toFixed(0)} (+${(atAnswer - before).toFixed(0)}), peak while it ran ${duringRun.toFixed(0)} (+${(duringRun - before).toFixed(0)}), 1 s after ${after.toFixed(0)} (+${(after - before).toFixed(0)})`,
       );
     }
     console.log(

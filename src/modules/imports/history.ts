@@ -25,6 +25,12 @@ export interface HistoryPosition {
   day?: string;
   /** The source's total is now set. */
   totalSet?: boolean;
+  /**
+   * The run storing it: on PostgreSQL the clicks the call stores are added to that run's count
+   * in the same transaction, so a node killed before its page is saved leaves them counted for
+   * the node that takes the run over (which finds them stored and stores nothing again).
+   */
+  runId?: string;
 }
 
 export interface HistoryWriter {

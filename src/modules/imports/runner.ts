@@ -635,6 +635,7 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
   const at = (moved: Omit<HistoryPosition, 'identity' | 'sourceId'>): HistoryPosition => ({
     identity: plan.identity,
     sourceId: link.sourceId,
+    runId: plan.id,
     ...moved,
   });
   let stored = 0;

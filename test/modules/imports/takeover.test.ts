@@ -204,10 +204,80 @@ describe('postgres', () => {
     await cluster.startNode('n1');
   }, 120_000);
 
-  test('a file run is taken over too: its file is kept with the run while it lives', async () => {
+  test('a page whose history was stored when its node died before saving it: its clicks counted in the run, none stored twice', async () => {
     await everyNodePublished(2);
-    const links = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `tkf-${i}`, domain: null }));
-    const file = [header(true), ...links, clickOf(links[1]!, 7)];
+    const { promise: held, resolve: release } = Promise.withResolvers<void>();
+    const first = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tkh-a${i}`, domain: null }));
+    const second = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tkh-b${i}`, domain: null }));
+    const lines = [
+      header(true),
+      ...first,
+      clickOf(first[0]!, 21),
+      ...second,
+      clickOf(second[0]!, 22),
+      clickOf(second[1]!, 23),
+      clickOf(second[1]!, 24),
+    ];
+    const { url } = source.serve('history-unsaved', lines, { after: 1 + 2 + 1 + 1, release: held });
+    const started = await json(
+      await cluster.apiAt('n1', '/imports', {
+        method: 'POST',
+        body: JSON.stringify({ source: 'slink', url, token: TOKEN }),
+      }),
+    );
+    expect(started.status).toBe(202);
+    const id = started.body.id as string;
+    await waitUntil(async () => (await read('n1', id)).links.seen === 2, 'the first page saved');
+    // The gate: the report's table locked, so the second page's history is stored and its save waits.
+    const { promise: gate, resolve: open } = Promise.withResolvers<void>();
+    const { promise: isLocked, resolve: locked } = Promise.withResolvers<void>();
+    const holding = sql.begin(async (tx) => {
+      await tx`LOCK TABLE import_items IN EXCLUSIVE MODE`;
+      locked();
+      await gate;
+    });
+    try {
+      await isLocked;
+      release();
+      await waitUntil(async () => {
+        const stored = await sql`SELECT 1 FROM import_links WHERE identity = (SELECT identity FROM import_runs
+            WHERE id = ${id}) AND source_id = ANY(${sql.array([idOf(second[0]!), idOf(second[1]!)], 'text')}::text[])
+            AND visit_at IS NOT NULL`;
+        const waiting = await sql`SELECT 1 FROM pg_locks WHERE relation = 'import_items'::regclass AND NOT granted`;
+        return stored.length === 2 && waiting.length > 0;
+      }, 'the second page’s history stored and its save waiting');
+      await waitingOn('n2', id);
+      await cluster.killNode('n1');
+    } finally {
+      open();
+      await holding;
+    }
+    const final = await ended(() => read('n2', id), 'the run taken over to end');
+    expect(final).toMatchObject({
+      id,
+      status: 'done',
+      links: { seen: 4, created: 4, skipped: 0, failed: 0 },
+      clicks: { imported: 4 },
+      errors: [],
+    });
+    const stored = await clicksBySlug('n2');
+    expect([...stored].filter(([slug]) => slug.startsWith('tkh-')).sort()).toEqual([
+      ['tkh-a0', 1],
+      ['tkh-b0', 1],
+      ['tkh-b1', 2],
+    ]);
+    await cluster.startNode('n1');
+  }, 120_000);
+
+  /**
+   * A file run started on n1 and taken over by n2 before its first page is written: `pad` blank
+   * lines after each link line (skipped by the reader) make the file as large as a test needs;
+   * `rows`: the rows of import_run_files the copy takes.
+   */
+  async function fileTakenOver(prefix: string, pad: number, rows: number) {
+    await everyNodePublished(2);
+    const links = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `${prefix}${i}`, domain: null }));
+    const file = [header(true), ...links.flatMap((l) => [l, '\n'.repeat(pad)]), clickOf(links[1]!, 7)];
     // The gate: the links table locked, so n1's first page waits to write its links.
     const { promise: gate, resolve: open } = Promise.withResolvers<void>();
     const { promise: isLocked, resolve: locked } = Promise.withResolvers<void>();
@@ -228,7 +298,7 @@ describe('postgres', () => {
     const started = await json(res);
     expect(started).toEqual({ status: 202, body: { id: expect.any(String) } });
     const id = started.body.id as string;
-    expect(await leftOf(id)).toEqual({ keys: 1, files: 1 });
+    expect(await leftOf(id)).toEqual({ keys: 1, files: rows });
     await waitUntil(
       async () => (await sql`SELECT 1 FROM pg_locks WHERE relation = 'links'::regclass AND NOT granted`).length > 0,
       'n1 waiting to write its first page',
@@ -245,11 +315,20 @@ describe('postgres', () => {
       clicks: { imported: 1 },
       errors: [],
     });
-    const listed = await json(await cluster.apiAt('n2', '/links?q=tkf-&limit=100'));
-    expect(listed.body.items.map((l: any) => l.slug).sort()).toEqual(['tkf-0', 'tkf-1', 'tkf-2']);
-    expect((await clicksBySlug('n2')).get('tkf-1')).toBe(1);
+    const listed = await json(await cluster.apiAt('n2', `/links?q=${prefix}&limit=100`));
+    expect(listed.body.items.map((l: any) => l.slug).sort()).toEqual([0, 1, 2].map((i) => `${prefix}${i}`));
+    expect((await clicksBySlug('n2')).get(`${prefix}1`)).toBe(1);
     expect(await leftOf(id)).toEqual({ keys: 0, files: 0 });
     await cluster.startNode('n1');
+  }
+
+  test('a file run is taken over too: its file is kept with the run while it lives', async () => {
+    await fileTakenOver('tkf-', 0, 1);
+  }, 120_000);
+
+  test('a file larger than a row of its copy is kept in rows of 1 MiB and read back whole by the node taking over', async () => {
+    // Three links 0.9 MiB apart: 2.7 MiB, three rows, a link line in each.
+    await fileTakenOver('tkl-', 900 * 1024, 3);
   }, 120_000);
 
   test('a node that stops while it runs an import hands it over: the other runs it on', async () => {

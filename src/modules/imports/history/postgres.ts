@@ -26,7 +26,7 @@ import {
 } from '../../links/public';
 import { PendingSums, PgRollupWriter, PgValues } from '../../rollups/public';
 import type { HistoryPosition, HistoryWriter } from '../history';
-import { savePositionPg, savePositionsPg } from '../postgres/store';
+import { countRunClicksPg, runClicks, savePositionPg, savePositionsPg } from '../postgres/store';
 import type { CountedOnly, SourceDay, SourceName } from '../source';
 import {
   AddedHumans,
@@ -71,7 +71,13 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
     );
     // Transactions of up to VISITS_PER_WRITE clicks, each holding whole calls: a call's clicks
     // and its position commit together.
-    const chunks: { clicks: EnrichedClick[]; positions: HistoryPosition[]; marks: ImportedMark[] }[] = [];
+    const chunks: {
+      clicks: EnrichedClick[];
+      positions: HistoryPosition[];
+      marks: ImportedMark[];
+      /** The clicks of each run the chunk stores (countRunClicksPg). */
+      runs: Map<string, number>;
+    }[] = [];
     /** The positions of calls with no click to store (a link gone, no usable visit). */
     const bare: HistoryPosition[] = [];
     // Human clicks per link, told once written.
@@ -96,11 +102,13 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
       }
       let chunk = chunks[chunks.length - 1];
       if (chunk === undefined || chunk.clicks.length + made.length > VISITS_PER_WRITE) {
-        chunk = { clicks: [], positions: [], marks: [] };
+        chunk = { clicks: [], positions: [], marks: [], runs: new Map() };
         chunks.push(chunk);
       }
       for (const c of made) chunk.clicks.push(c);
       if (call.position) chunk.positions.push(call.position);
+      const run = call.position?.runId;
+      if (run !== undefined) chunk.runs.set(run, (chunk.runs.get(run) ?? 0) + made.length);
       chunk.marks.push({
         linkId: call.linkId,
         source: call.source,
@@ -117,13 +125,15 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
         also: async (tx) => {
           // Pipelined, one round trip: the chunk's positions in one statement, not a round trip
           // each, and the links' `imported` note with their clicks (a crash between cannot part
-          // them), in link order, so two such transactions take their counters rows' locks in one order.
+          // them), in link order, so two such transactions take their counters rows' locks in one order;
+          // the run's count last (its row's lock held the least, taken after every other).
           await pipelined([
             savePositionsPg(tx, chunk.positions),
             markImportedManyPg(
               tx,
               chunk.marks.sort((a, b) => (a.linkId < b.linkId ? -1 : a.linkId > b.linkId ? 1 : 0)),
             ),
+            countRunClicksPg(tx, chunk.runs),
           ]);
         },
       });
@@ -165,6 +175,7 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
           await keepImportedDaysPg(tx, linkId, kept);
         }
         await markImportedPg(tx, { linkId, source, history: 'daily', clicks: total, at: clock.now() });
+        await countRunClicksPg(tx, runClicks(position, total));
         return total;
       });
     } catch (err) {
@@ -180,6 +191,8 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
     if (!Number.isSafeInteger(n) || n < 0) return;
     const added = await sql.begin(async (tx) => {
       if (position) await savePositionPg(tx, position);
+      // Counted whether set or not, as the runner counts a total.
+      await countRunClicksPg(tx, runClicks(position, n));
       return setImportedTotalPg(tx, { linkId, source, clicks: n, at: clock.now() });
     });
     if (added) options.counted?.(new Map([[linkId, added]]));
@@ -193,7 +206,9 @@ export function postgresHistoryWriter(sql: Pg, clicks: HistoryClicks, options: H
   ): Promise<number> {
     const added = await sql.begin(async (tx) => {
       if (position) await savePositionPg(tx, position);
-      return addImportedCountsPg(tx, { linkId, source, ...counts, at: clock.now() });
+      const added = await addImportedCountsPg(tx, { linkId, source, ...counts, at: clock.now() });
+      if (added) await countRunClicksPg(tx, runClicks(position, counts.clicks + counts.bots));
+      return added;
     });
     if (!added) return 0;
     if (counts.clicks > 0) options.counted?.(new Map([[linkId, counts.clicks]]));

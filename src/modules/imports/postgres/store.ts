@@ -42,9 +42,14 @@ function toItem(r: Record<string, unknown>): ImportItemRow {
   };
 }
 
+/**
+ * Saves a run's progress but its clicks: clicks_imported is added to by the history writer in
+ * each transaction that stores clicks of the run (countRunClicksPg), so clicks stored on a page
+ * its node died before saving are counted all the same.
+ */
 async function saveProgress(tx: Pg, id: string, p: RunProgress) {
   return tx`UPDATE import_runs SET links_seen = ${p.linksSeen}, links_created = ${p.linksCreated},
-      links_skipped = ${p.linksSkipped}, links_failed = ${p.linksFailed}, clicks_imported = ${p.clicksImported},
+      links_skipped = ${p.linksSkipped}, links_failed = ${p.linksFailed},
       errors = ${JSON.stringify(p.errors)}, cursor = ${p.cursor}
     WHERE id = ${id} RETURNING cancel_requested`;
 }
@@ -212,6 +217,25 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
 }
 
 /** Moves a mapping's history position on: inside the transaction that stores that history. */
+/** Adds clicks stored to their runs' counts, in the transaction that stores them (saveProgress). */
+export async function countRunClicksPg(tx: Pg, counts: ReadonlyMap<string, number>): Promise<void> {
+  const runs = [...counts].filter(([, n]) => n > 0);
+  if (runs.length === 0) return;
+  await tx`UPDATE import_runs AS r SET clicks_imported = r.clicks_imported + n.clicks
+    FROM unnest(${tx.array(
+      runs.map(([id]) => id),
+      'text',
+    )}::text[], ${tx.array(
+      runs.map(([, n]) => n),
+      'int8',
+    )}::int8[]) AS n(id, clicks)
+    WHERE r.id = n.id`;
+}
+
+/** A position's run with the clicks its call stored, for countRunClicksPg. */
+export const runClicks = (position: HistoryPosition | undefined, clicks: number): Map<string, number> =>
+  new Map(position?.runId === undefined ? [] : [[position.runId, clicks]]);
+
 export async function savePositionPg(tx: Pg, p: HistoryPosition): Promise<void> {
   const at = p.visitAt ?? null;
   const count = p.visitAtCount ?? 1;

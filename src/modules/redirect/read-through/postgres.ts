@@ -10,8 +10,22 @@ import type { SharedMisses } from './read-through';
 
 /** Expired rows are deleted once every this many rows written (a scan cannot grow the table for long). */
 const PRUNE_EVERY = 1000;
+/**
+ * Rows the table keeps at most after a node's prune (~180 bytes each: ~18 MiB), the soonest to
+ * expire dropped first. A scan through many nodes at 200 questions a second each would
+ * otherwise keep an hour of them (720,000 rows a node); between two prunes a node adds at most
+ * PRUNE_EVERY. A dropped miss is asked of the old service again, as a restart forgets it.
+ */
+export const MAX_MISSES = 100_000;
 
-export function createPostgresSharedMisses(sql: Pg): SharedMisses {
+export interface SharedMissesOptions {
+  pruneEvery?: number;
+  maxRows?: number;
+}
+
+export function createPostgresSharedMisses(sql: Pg, options: SharedMissesOptions = {}): SharedMisses {
+  const pruneEvery = options.pruneEvery ?? PRUNE_EVERY;
+  const maxRows = options.maxRows ?? MAX_MISSES;
   let written = 0;
   return {
     async recall(domainId, upstream, slug, now) {
@@ -24,7 +38,11 @@ export function createPostgresSharedMisses(sql: Pg): SharedMisses {
       await sql`INSERT INTO read_through_misses (domain_id, upstream, slug, until)
         VALUES (${domainId}, ${upstream}, ${slug}, ${until}::int8)
         ON CONFLICT (domain_id, slug, upstream) DO UPDATE SET until = greatest(read_through_misses.until, excluded.until)`;
-      if (++written % PRUNE_EVERY === 0) await sql`DELETE FROM read_through_misses WHERE until <= ${now}::int8`;
+      if (++written % pruneEvery !== 0) return;
+      // The expired rows, and those beyond the newest maxRows: the (maxRows+1)-th latest expiry
+      // is read from the `until` index (no count of the table), and every row at or before it goes.
+      await sql`DELETE FROM read_through_misses WHERE until <= ${now}::int8
+        OR until <= (SELECT until FROM read_through_misses ORDER BY until DESC OFFSET ${maxRows}::int8 LIMIT 1)`;
     },
   };
 }
