@@ -1,0 +1,97 @@
+/**
+ * What an import costs a server's memory (docs/performance.md, "Imports"): a `slink serve` on
+ * SQLite (its writer Worker takes the history's queue), the API's import route against a Shlink
+ * fake in this process holding LINKS links of PER_LINK visits each. The server's RSS is read from
+ * /proc every 50 ms: before, its peak over the run, and a sample at each tenth of the links (flat:
+ * no trend after the first tenths). Run: LINKS=20000 bun run bench:import-serve (PER_LINK=10). It
+ * runs under bun test, for the CLI helper's clean-up (helpers/cli.ts), named apart from the suite.
+ */
+import { test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { startShlinkFake } from '../fakes/shlink';
+import { superuserWriteKey, tempDir } from '../helpers/cli';
+import { BUN, cleanEnv, freePort, start, waitHealthy } from '../helpers/proc';
+
+const links = Number(process.env.LINKS ?? 20_000);
+const perLink = Number(process.env.PER_LINK ?? 10);
+
+const rssOf = (pid: number) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m![1]) / 1024;
+};
+
+test('import memory in a server', async () => {
+  const dir = tempDir();
+  const db = join(dir, 'slink.db');
+  const key = await superuserWriteKey(db);
+  const port = freePort();
+  const fake = startShlinkFake({ generated: { links, visitsPerLink: perLink } });
+  const server = start([BUN, 'run', 'src/index.ts', 'serve'], port, {
+    env: cleanEnv({
+      SLINK_DB: db,
+      SLINK_PORT: String(port),
+      SLINK_HOSTNAME: '127.0.0.1',
+      SLINK_RATE_LIMIT: '1000000',
+      // The fake listens on this machine.
+      SLINK_UPSTREAM_ALLOW_PRIVATE: '1',
+    }),
+  });
+  try {
+    await waitHealthy(server, 30_000);
+    const pid = server.proc.pid;
+    await Bun.sleep(1000);
+    const before = rssOf(pid);
+    let peak = before;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, rssOf(pid));
+        await Bun.sleep(50);
+      }
+    })();
+    const started = performance.now();
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ source: 'shlink', url: fake.url, token: fake.apiKey, history: 'clicks' }),
+    });
+    if (res.status !== 202) throw new Error(`the import answered ${res.status}: ${await res.text()}`);
+    const { id } = (await res.json()) as { id: string };
+    const tenths: string[] = [];
+    let next = 1;
+    let run: { status: string; links?: { created?: number }; clicks?: { imported?: number } };
+    for (;;) {
+      run = (await (
+        await fetch(`http://127.0.0.1:${port}/api/v1/imports/${id}`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as typeof run;
+      const made = run.links?.created ?? 0;
+      while (next <= 10 && made >= (links * next) / 10) {
+        tenths.push(`${next * 10}%: ${rssOf(pid).toFixed(0)} (peak ${peak.toFixed(0)})`);
+        next++;
+      }
+      if (run.status !== 'running') break;
+      await Bun.sleep(200);
+    }
+    const ms = performance.now() - started;
+    sampling = false;
+    await sampler;
+    await Bun.sleep(2000);
+    const after = rssOf(pid);
+    if (run.status !== 'done') throw new Error(`the import ended ${JSON.stringify(run)}`);
+    const visits = run.clicks?.imported ?? 0;
+    console.log(
+      `${links.toLocaleString('en-US')} links, ${visits.toLocaleString('en-US')} visits in ${(ms / 1000).toFixed(1)} s (${Math.round((visits * 1000) / ms).toLocaleString('en-US')} visits/s); server RSS before ${before.toFixed(0)} MiB, peak ${peak.toFixed(0)} (+${(peak - before).toFixed(0)}), 2 s after ${after.toFixed(0)} (+${(after - before).toFixed(0)})`,
+    );
+    console.log(`RSS (MiB) as the links were made: ${tenths.join(', ')}`);
+    console.log(
+      `load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
+  } finally {
+    await server.stop(10_000);
+    fake.stop();
+  }
+}, 1_800_000);
