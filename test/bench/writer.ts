@@ -25,7 +25,9 @@
  * from /proc): this process (every thread: the writer and Bun.SQL's I/O) and PostgreSQL (its
  * postmaster with every backend and worker, as bench:cluster counts it), from the first batch
  * until every click is written, folded and sealed; beside the CPU per click this process spent
- * on the SQLite writer of the same run.
+ * on the SQLite writer of the same run; and the same by part: the node's event loop (the wire's
+ * encode, which runs there in production), the node's writer (the rest of this process) and
+ * PostgreSQL.
  *
  * The PostgreSQL links are seeded with what their creation makes (each link's dictionary value
  * and plain click target); `--unnamed-links` leaves them out, as for links made before. Their
@@ -119,9 +121,20 @@ const SLICE = 500;
  */
 function throughWire(batch: readonly WireClick[]): WireClick[] {
   const received: WireClick[] = [];
-  for (let i = 0; i < batch.length; i += SLICE) decodeSlice(encodeSlice(batch.slice(i, i + SLICE)).slice, received);
+  for (let i = 0; i < batch.length; i += SLICE) {
+    const started = threadUs();
+    const wire = encodeSlice(batch.slice(i, i + SLICE)).slice;
+    encodedUs += threadUs() - started;
+    decodeSlice(wire, received);
+  }
   return received;
 }
+
+/**
+ * The main thread's CPU in throughWire's encodes, us: the part of a click a node's event loop
+ * pays in this benchmark (in production the encode runs there, the rest on the writer Worker).
+ */
+let encodedUs = 0;
 
 /** This thread's CPU time, us. */
 function threadUs(): number {
@@ -263,6 +276,7 @@ async function writeOnPostgres(
     const threadsBefore = cpuUse(process.pid);
     const byThreadBefore = cpuByThread(process.pid);
     const pgBefore = treeCpuUs(cluster.pid);
+    const encodedBefore = encodedUs;
     if (values.steps) startSteps();
     for (const batch of batches) {
       markStep('the benchmark between batches');
@@ -283,6 +297,7 @@ async function writeOnPostgres(
     const nodeUs = (nodeCpuUs() - nodeBefore) / clicks;
     const threadsAfter = cpuUse(process.pid);
     const mainUs = (threadsAfter.main - threadsBefore.main) / clicks;
+    const eventLoopUs = (encodedUs - encodedBefore) / clicks;
     const steps = stopSteps();
     const pgUs = (treeCpuUs(cluster.pid) - pgBefore) / clicks;
     const third = Math.floor(ms.length / 3);
@@ -303,6 +318,9 @@ async function writeOnPostgres(
     );
     console.log(
       `  CPU per click: node (this process, every thread) ${nodeUs.toFixed(1)} us, PostgreSQL (postmaster and its children) ${pgUs.toFixed(1)} us, together ${(nodeUs + pgUs).toFixed(1)} us (SQLite's writer in this run: ${sqlite.cpuUs.toFixed(1)} us)`,
+    );
+    console.log(
+      `  CPU per click by part: node event loop (the wire's encode; its redirects are bench:cluster's) ${eventLoopUs.toFixed(1)} us, node writer (the rest of this process: the writer and its helper threads) ${(nodeUs - eventLoopUs).toFixed(1)} us, PostgreSQL ${pgUs.toFixed(1)} us`,
     );
     console.log(
       `  the node's CPU per click by thread: main ${mainUs.toFixed(1)} us, the others (the collector's, Bun's I/O, the JIT) ${(nodeUs - mainUs).toFixed(1)} us`,
