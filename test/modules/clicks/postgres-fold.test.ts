@@ -115,7 +115,7 @@ describe('PostgreSQL fold', () => {
     await s.writer.writeBatch([wire({ linkId: 'lnk_z', time: T, address: '8.8.8.8' })]);
     expect(await s.writer.fold()).toBe(1);
     const w = await s.bucket(null, 'hour', HOUR_START);
-    expect(w).toMatchObject({ clicks: 2 });
+    expect(w).toMatchObject({ clicks: 2, uniques: 2 });
     expect(w!.counts['link  lnk_x']).toBeUndefined();
     expect(w!.counts['link  lnk_y']).toBe(1);
     expect(w!.counts['link  lnk_z']).toBe(1);
@@ -176,41 +176,6 @@ describe('PostgreSQL fold', () => {
     expect(day2!.counts['link  lnk_a']).toBeUndefined();
     expect(day2!.counts['link  lnk_b']).toBe(1);
     expect(await markOf('lnk_a')).toBeNull();
-  });
-
-  test('a fold touching more workspace buckets than the old eight keeps them decoded for the next, and counts stay the clicks', async () => {
-    const s = await opened('postgres', T, NO_AUTO_FOLD);
-    await s.link('lnk_a', 'a');
-    await s.link('lnk_b', 'b');
-    const writer = s.writer as PostgresClickWriter;
-    // Ten past hours of today and their day: eleven workspace buckets a fold, as an import's
-    // step of the Shlink fake touches.
-    const hours = (linkId: string) =>
-      Array.from({ length: 10 }, (_, h) => wire({ linkId, time: DAY_START + h * HOUR }));
-    await writer.writeBatch(hours('lnk_a'));
-    expect(await writer.fold()).toBe(10);
-    // The buckets were new: nothing stored was read.
-    expect(writer.bucketReads).toBe(0);
-    await writer.writeBatch(hours('lnk_b'));
-    expect(await writer.fold()).toBe(10);
-    // Every bucket of the second fold was found decoded, none read again.
-    expect(writer.bucketReads).toBe(0);
-    for (let h = 0; h < 10; h++) {
-      const w = await s.bucket(null, 'hour', DAY_START + h * HOUR);
-      expect(w).toMatchObject({ clicks: 2 });
-      expect(w!.counts['link  lnk_a']).toBe(1);
-      expect(w!.counts['link  lnk_b']).toBe(1);
-    }
-    expect(await s.bucket(null, 'day', DAY_START)).toMatchObject({ clicks: 20 });
-    // Another writer's fold moves the buckets on: this writer reads them again, all eleven.
-    const other = secondWriter(s);
-    await other.writeBatch(hours('lnk_a'));
-    expect(await other.fold()).toBe(10);
-    await writer.writeBatch(hours('lnk_b'));
-    expect(await writer.fold()).toBe(10);
-    expect(writer.bucketReads).toBe(11);
-    expect(await s.bucket(null, 'day', DAY_START)).toMatchObject({ clicks: 40 });
-    expect((await s.bucket(null, 'hour', DAY_START))!.counts['link  lnk_a']).toBe(2);
   });
 
   test('a long drain folds on its own once FOLD_MAX_CLICKS clicks wait', async () => {

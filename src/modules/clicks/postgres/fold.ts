@@ -31,11 +31,6 @@ export class PgFolder {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  /** Workspace buckets this folder read from their stored bytes (rollups/postgres/buckets.ts). */
-  get bucketReads(): number {
-    return this.rollups.bucketReads;
-  }
-
   /** Counts every delta there is; returns the clicks counted. */
   async fold(): Promise<number> {
     let counted = 0;

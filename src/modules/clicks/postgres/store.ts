@@ -80,10 +80,6 @@ export class PostgresClickWriter implements ClickWriter {
   private nextRetentionAt = 0;
   /** Folds made (on its own or asked), their total and longest time, ms: the benchmark reports them. */
   readonly folds = { count: 0, ms: 0, longestMs: 0 };
-  /** Workspace buckets its folds read from their stored bytes rather than found decoded. */
-  get bucketReads(): number {
-    return this.folder.bucketReads;
-  }
   /** Raw clicks deleted by retention so far. */
   readonly retention = { steps: 0, clicks: 0 };
 

@@ -25,15 +25,7 @@ import { DenseCounts } from '../rollup-codec';
 import { ByteRun, FoldAdditions } from './additions';
 import { PgLinkDays } from './link-days';
 
-/**
- * The decoded workspace buckets kept, least recently used first out: a fold touches every hour
- * its clicks fall in and their days (an import's step ten hours and their day, a redirect
- * fold's late clicks more), so the bound is above any one fold's buckets; and the slots they
- * hold (8 bytes each, one per link value) at most CACHED_SLOTS, 64 MiB, so a workspace of
- * millions of links keeps fewer of them.
- */
-const CACHED_BUCKETS = 64;
-const CACHED_SLOTS = 8 * 1024 * 1024;
+const CACHED_BUCKETS = 8;
 
 export class PgRollupWriter {
   /** Workspace buckets as this writer last wrote them, by `grain|start|bot`. */
@@ -41,9 +33,6 @@ export class PgRollupWriter {
 
   /** `rollup_writes` after this writer's last fold: the cache holds what was written up to there. */
   private lastWrite = -1;
-
-  /** Workspace buckets read from their stored bytes (not found decoded): for tests and benchmarks. */
-  bucketReads = 0;
 
   /** The merged buckets' bytes, one after the other, reused from fold to fold. */
   private readonly bytes = new ByteRun();
@@ -181,39 +170,18 @@ export class PgRollupWriter {
   ): Promise<{ clicks: number; uniques: number; counts: DenseCounts }> {
     const key = `${grain}|${start}|${bot ? 1 : 0}`;
     const cached = this.cache.get(key);
-    if (cached !== undefined) this.cache.delete(key);
-    if (cached !== undefined && cached.clicks === s.clicks && cached.uniques === s.uniques) {
-      // Now the most recently used (a Map iterates in insertion order).
-      this.cache.set(key, cached);
-      return cached;
-    }
+    if (cached !== undefined && cached.clicks === s.clicks && cached.uniques === s.uniques) return cached;
     let blob: Uint8Array | null = null;
     if (s.clicks > 0) {
-      this.bucketReads++;
       const [row] = await tx`SELECT data FROM rollups
         WHERE scope = 0 AND grain = ${grain} AND start = ${start} AND bot = ${bot}`;
       blob = (row?.data as Uint8Array | undefined) ?? null;
     }
     const fresh = { clicks: s.clicks, uniques: s.uniques, counts: DenseCounts.fromBlob(blob) };
     this.cache.set(key, fresh);
-    this.evict(fresh);
+    // Buckets of hours and days gone by are written no more: keep the newest few.
+    if (this.cache.size > CACHED_BUCKETS) this.cache.delete(this.cache.keys().next().value!);
     return fresh;
-  }
-
-  /**
-   * Drops the least recently used buckets (hours and days gone by are written no more) past
-   * either bound, never `keep`, the one just decoded. The slots are summed here, not tracked:
-   * a bucket's array grows as the fold adds links to it.
-   */
-  private evict(keep: { counts: DenseCounts }): void {
-    let slots = 0;
-    for (const entry of this.cache.values()) slots += entry.counts.slots;
-    for (const [key, entry] of this.cache) {
-      if (this.cache.size <= CACHED_BUCKETS && slots <= CACHED_SLOTS) return;
-      if (entry === keep) return;
-      this.cache.delete(key);
-      slots -= entry.counts.slots;
-    }
   }
 }
 
