@@ -12,6 +12,7 @@ import { closeSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AppError, invalid } from '../lib/errors';
+import { processAlive } from '../lib/process-alive';
 
 export interface StreamedUpload {
   /** The text fields, by name (the last of a name wins). */
@@ -26,22 +27,12 @@ const CRLF = Buffer.from('\r\n');
 const HEADERS_END = Buffer.from('\r\n\r\n');
 const PREFIX = 'slink-upload-';
 
-/** Whether the process `pid` runs on this machine (the temporary folder is this machine's). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as { code?: string }).code === 'EPERM';
-  }
-}
-
 /** Removes the uploads left by processes that are gone (killed while their run read the file); how many. */
 export function removeOrphanUploads(): number {
   let removed = 0;
   for (const name of readdirSync(tmpdir())) {
     const pid = Number(/^slink-upload-(\d+)-/.exec(name)?.[1]);
-    if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+    if (!Number.isInteger(pid) || pid === process.pid || processAlive(pid)) continue;
     rmSync(join(tmpdir(), name), { force: true });
     removed++;
   }

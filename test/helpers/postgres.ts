@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPostgres } from '../../src/db/postgres/client';
 import { migratePostgres } from '../../src/db/postgres/migrate';
+import { processAlive } from '../../src/lib/process-alive';
 import { freePort } from './proc';
 
 interface Cluster {
@@ -77,15 +78,6 @@ function runPg(c: Pick<Cluster, 'bin' | 'asPostgres'>, args: string[]): void {
 /** The folder of each test cluster: `slink-pg-*` in the temporary folder, with an `owner` file naming the test process's pid. */
 const CLUSTER_PREFIX = 'slink-pg-';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as { code?: string }).code === 'EPERM';
-  }
-}
-
 /**
  * Stops and removes the clusters of test processes that are gone without stopping theirs (a
  * killed run, a timeout): a test run never leaves servers behind for long, whatever happened to
@@ -101,7 +93,7 @@ function sweepStaleClusters(bin: string, asPostgres: boolean): void {
     } catch {
       continue;
     }
-    if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
+    if (!Number.isInteger(owner) || owner <= 0 || processAlive(owner)) continue;
     try {
       runPg({ bin, asPostgres }, ['pg_ctl', '-D', join(dir, 'data'), '-m', 'immediate', 'stop']);
     } catch {
