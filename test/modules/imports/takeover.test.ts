@@ -41,6 +41,20 @@ async function json(res: Response) {
 const read = async (node: string, id: string) => (await json(await cluster.apiAt(node, `/imports/${id}`))).body;
 
 /** Every node's key published: a run started from now on is sealed to the others. */
+/** A run of `url` started on n1 (202 with its id), once its first page of `firstPage` links is saved. */
+async function startedOnN1(url: string, firstPage: number): Promise<string> {
+  const started = await json(
+    await cluster.apiAt('n1', '/imports', {
+      method: 'POST',
+      body: JSON.stringify({ source: 'slink', url, token: TOKEN }),
+    }),
+  );
+  expect(started).toEqual({ status: 202, body: { id: expect.any(String) } });
+  const id = started.body.id as string;
+  await waitUntil(async () => (await read('n1', id)).links.seen === firstPage, 'the first page saved');
+  return id;
+}
+
 async function everyNodePublished(count: number) {
   await waitUntil(async () => {
     // A node's row counts while its lock is held (a killed node's stays until a node drops it).
@@ -101,15 +115,7 @@ describe('postgres', () => {
     const second = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tk-b${i}`, domain: null }));
     const lines = [header(true), ...first, clickOf(first[0]!, 1), ...second, clickOf(second[0]!, 2)];
     const { url, served } = source.serve('takeover', lines, { after: 1 + 3 + 1 + 1, release: held });
-    const started = await json(
-      await cluster.apiAt('n1', '/imports', {
-        method: 'POST',
-        body: JSON.stringify({ source: 'slink', url, token: TOKEN }),
-      }),
-    );
-    expect(started).toEqual({ status: 202, body: { id: expect.any(String) } });
-    const id = started.body.id as string;
-    await waitUntil(async () => (await read('n1', id)).links.seen === 3, 'the first page saved');
+    const id = await startedOnN1(url, 3);
 
     // One run of a source at a time across nodes: n2 cannot start it while n1 runs it.
     const again = await json(
@@ -161,15 +167,7 @@ describe('postgres', () => {
     const second = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `tkp-b${i}`, domain: null }));
     const lines = [header(true), ...first, clickOf(first[0]!, 11), ...second, clickOf(second[1]!, 12)];
     const { url } = source.serve('in-flight', lines, { after: 1 + 2 + 1 + 1, release: held });
-    const started = await json(
-      await cluster.apiAt('n1', '/imports', {
-        method: 'POST',
-        body: JSON.stringify({ source: 'slink', url, token: TOKEN }),
-      }),
-    );
-    expect(started.status).toBe(202);
-    const id = started.body.id as string;
-    await waitUntil(async () => (await read('n1', id)).links.seen === 2, 'the first page saved');
+    const id = await startedOnN1(url, 2);
     // The gate: the click barrier held, so the second page's links are made and its history waits.
     const barrier = await sql.reserve();
     try {
@@ -219,15 +217,7 @@ describe('postgres', () => {
       clickOf(second[1]!, 24),
     ];
     const { url } = source.serve('history-unsaved', lines, { after: 1 + 2 + 1 + 1, release: held });
-    const started = await json(
-      await cluster.apiAt('n1', '/imports', {
-        method: 'POST',
-        body: JSON.stringify({ source: 'slink', url, token: TOKEN }),
-      }),
-    );
-    expect(started.status).toBe(202);
-    const id = started.body.id as string;
-    await waitUntil(async () => (await read('n1', id)).links.seen === 2, 'the first page saved');
+    const id = await startedOnN1(url, 2);
     // The gate: the report's table locked, so the second page's history is stored and its save waits.
     const { promise: gate, resolve: open } = Promise.withResolvers<void>();
     const { promise: isLocked, resolve: locked } = Promise.withResolvers<void>();
@@ -338,15 +328,7 @@ describe('postgres', () => {
     const second = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tks-b${i}`, domain: null }));
     const lines = [header(true), ...first, clickOf(first[1]!, 3), ...second];
     const { url } = source.serve('handover', lines, { after: 1 + 2 + 1 + 1, release: held });
-    const started = await json(
-      await cluster.apiAt('n1', '/imports', {
-        method: 'POST',
-        body: JSON.stringify({ source: 'slink', url, token: TOKEN }),
-      }),
-    );
-    expect(started.status).toBe(202);
-    const id = started.body.id as string;
-    await waitUntil(async () => (await read('n1', id)).links.seen === 2, 'the first page saved');
+    const id = await startedOnN1(url, 2);
     await waitingOn('n2', id);
     // SIGTERM: n1 stops the run at its page boundary without ending it, and exits cleanly.
     expect(await cluster.stopNode('n1')).toBe(0);
@@ -372,15 +354,7 @@ describe('postgres', () => {
     const links = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `tki-${i}`, domain: null }));
     const lines = [header(true), links[0]!, clickOf(links[0]!, 4), links[1]!, links[2]!];
     const { url } = source.serve('orphan', lines, { after: 1 + 1 + 1 + 1, release: held });
-    const started = await json(
-      await cluster.apiAt('n1', '/imports', {
-        method: 'POST',
-        body: JSON.stringify({ source: 'slink', url, token: TOKEN }),
-      }),
-    );
-    expect(started.status).toBe(202);
-    const id = started.body.id as string;
-    await waitUntil(async () => (await read('n1', id)).links.seen === 1, 'the first page saved');
+    const id = await startedOnN1(url, 1);
     // The node holding the copy dies, then the one running it; n2 comes back with a new key.
     await cluster.killNode('n2');
     await cluster.killNode('n1');
