@@ -7,20 +7,18 @@
  * runs under bun test, for the CLI helper's clean-up (helpers/cli.ts), named apart from the suite.
  */
 import { test } from 'bun:test';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startShlinkFake } from '../fakes/shlink';
 import { superuserWriteKey, tempDir } from '../helpers/cli';
 import { BUN, cleanEnv, freePort, start, waitHealthy } from '../helpers/proc';
+import { mb, rssOf } from './stats-export';
 
 const links = Number(process.env.LINKS ?? 20_000);
 const perLink = Number(process.env.PER_LINK ?? 10);
 
-const rssOf = (pid: number) => {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m![1]) / 1024;
-};
+/** The server's resident memory in MiB. */
+const rssMib = (pid: number) => mb(rssOf(pid));
 
 test('import memory in a server', async () => {
   const dir = tempDir();
@@ -42,12 +40,12 @@ test('import memory in a server', async () => {
     await waitHealthy(server, 30_000);
     const pid = server.proc.pid;
     await Bun.sleep(1000);
-    const before = rssOf(pid);
+    const before = rssMib(pid);
     let peak = before;
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        peak = Math.max(peak, rssOf(pid));
+        peak = Math.max(peak, rssMib(pid));
         await Bun.sleep(50);
       }
     })();
@@ -68,7 +66,7 @@ test('import memory in a server', async () => {
       ).json()) as typeof run;
       const made = run.links?.created ?? 0;
       while (next <= 10 && made >= (links * next) / 10) {
-        tenths.push(`${next * 10}%: ${rssOf(pid).toFixed(0)} (peak ${peak.toFixed(0)})`);
+        tenths.push(`${next * 10}%: ${rssMib(pid).toFixed(0)} (peak ${peak.toFixed(0)})`);
         next++;
       }
       if (run.status !== 'running') break;
@@ -78,7 +76,7 @@ test('import memory in a server', async () => {
     sampling = false;
     await sampler;
     await Bun.sleep(2000);
-    const after = rssOf(pid);
+    const after = rssMib(pid);
     if (run.status !== 'done') throw new Error(`the import ended ${JSON.stringify(run)}`);
     const visits = run.clicks?.imported ?? 0;
     console.log(

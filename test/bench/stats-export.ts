@@ -28,7 +28,8 @@ export interface ExportRun {
 /** Fresh server processes, one export each: RSS growth is measured from an idle, warmed-up server. */
 export const EXPORT_RUNS = 3;
 
-function rssOf(pid: number): number {
+/** A process's resident memory in bytes, from /proc. */
+export function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }

@@ -10,22 +10,20 @@
  * clean-up (helpers/cli.ts), and is named apart from the suite's *.test.ts files.
  */
 import { test } from 'bun:test';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { superuserWriteKey, tempDir } from '../helpers/cli';
 import { freshPostgresUrl } from '../helpers/postgres';
 import { BUN, cleanEnv, freePort, start, waitHealthy } from '../helpers/proc';
 import { waitUntil } from '../helpers/wait';
+import { mb, rssOf } from './stats-export';
 
 const rounds = Number(process.env.ROUNDS ?? 3);
 const mib = Number(process.env.MIB ?? 60);
 const engine = process.env.ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 
-const rssOf = (pid: number) => {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m![1]) / 1024;
-};
+/** The server's resident memory in MiB. */
+const rssMib = (pid: number) => mb(rssOf(pid));
 
 test('upload memory', async () => {
   const dir = tempDir();
@@ -51,12 +49,12 @@ test('upload memory', async () => {
     for (let round = 1; round <= rounds; round++) {
       Bun.gc(true);
       await Bun.sleep(500);
-      const before = rssOf(pid);
+      const before = rssMib(pid);
       let peak = before;
       let sampling = true;
       const sampler = (async () => {
         while (sampling) {
-          peak = Math.max(peak, rssOf(pid));
+          peak = Math.max(peak, rssMib(pid));
           await Bun.sleep(10);
         }
       })();
@@ -72,7 +70,7 @@ test('upload memory', async () => {
       const { id } = (await res.json()) as { id: string };
       if (res.status !== 202) throw new Error(`upload answered ${res.status}`);
       const atAnswer = peak;
-      peak = rssOf(pid);
+      peak = rssMib(pid);
       await waitUntil(
         async () =>
           (
@@ -90,7 +88,7 @@ test('upload memory', async () => {
       sampling = false;
       await sampler;
       await Bun.sleep(1000);
-      const after = rssOf(pid);
+      const after = rssMib(pid);
       console.log(
         `${engine} round ${round}: ${(csv.length / 1048576).toFixed(1)} MiB uploaded; server RSS before ${before.toFixed(0)} MiB, peak to the 202 ${atAnswer.toFixed(0)} (+${(atAnswer - before).toFixed(0)}), peak while it ran ${duringRun.toFixed(0)} (+${(duringRun - before).toFixed(0)}), 1 s after ${after.toFixed(0)} (+${(after - before).toFixed(0)})`,
       );
