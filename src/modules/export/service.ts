@@ -41,13 +41,7 @@ async function* clickChunks(
 ) {
   const chunks = deps.exports.start({
     kind: 'click lines',
-    links: links.map(({ link, scope }) => ({
-      linkId: link.id,
-      scope,
-      slug: link.slug,
-      domain: link.domain,
-      variantIds: link.variants.map((v) => v.id),
-    })),
+    links: workerLinks(links, true),
     from,
     maxId,
   });
@@ -58,6 +52,17 @@ async function* clickChunks(
   } finally {
     if (!done) chunks.cancel();
   }
+}
+
+/** A page's links as the export Worker reads their clicks (their variants' ids only where lines name them). */
+function workerLinks(links: readonly { link: Link; scope: number }[], withVariants: boolean) {
+  return links.map(({ link, scope }) => ({
+    linkId: link.id,
+    scope,
+    slug: link.slug,
+    domain: link.domain,
+    variantIds: withVariants ? link.variants.map((v) => v.id) : [],
+  }));
 }
 
 /**
@@ -73,13 +78,7 @@ async function lineCounts(
   if (links.length === 0) return new Map();
   const chunks = deps.exports.start({
     kind: 'click counts',
-    links: links.map(({ link, scope }) => ({
-      linkId: link.id,
-      scope,
-      slug: link.slug,
-      domain: link.domain,
-      variantIds: [],
-    })),
+    links: workerLinks(links, false),
     from,
     maxId,
   });
