@@ -290,6 +290,8 @@ async function pageLinks(
     };
     planned.push(entry);
     try {
+      // A record the source wrote wrong fails that link alone (made or not), with the field it names.
+      if (link.invalid) throw new Error(link.invalid);
       const mapping = entry.mapping;
       const existing = mapping ? (found.get(mapping.linkId) ?? null) : null;
       if (mapping && existing) {

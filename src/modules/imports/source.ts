@@ -62,6 +62,11 @@ export interface SourceLink {
    */
   cannotMove?: string | null;
   /**
+   * Why the source's record of this link cannot be taken as it is (a field out of its bounds,
+   * named): the engine reports the link failed with it and reads on. Absent or null: none.
+   */
+  invalid?: string | null;
+  /**
    * Optional, for a source that keeps more of a link than the fields above (the `slink` source):
    * absent where it does not. Its project's name (the link goes into the Slink project of that
    * name, made if missing, unless the import names one), its params, a paused link, and its

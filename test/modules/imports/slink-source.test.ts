@@ -163,3 +163,28 @@ test('a dry run refuses the domains the real run would refuse, by the same check
   expect((await report(dry.id)).map((row) => row.slice(0, 3))).toEqual(realRows.map((row) => row.slice(0, 3)));
   expect(realRows.map((row) => row[1])).toEqual(['skipped', 'skipped', 'created', 'created']);
 });
+
+test('a link line whose countedOnly is out of bounds fails that link, naming the field; the run goes on', async () => {
+  const counted = (slug: string, countedOnly: unknown) => linkLine({ slug, clickCount: 9, countedOnly });
+  const links = [
+    counted('co-uniq', { clicks: 3, uniques: 4, bots: 0 }),
+    counted('co-neg', { clicks: 3, uniques: 0, bots: -1 }),
+    counted('co-frac', { clicks: 2.5, uniques: 0, bots: 0 }),
+    counted('co-text', '5'),
+    // Bots are apart from the human clicks: more of them than clicks is a count like any other.
+    counted('co-fine', { clicks: 2, uniques: 2, bots: 7 }),
+  ];
+  const { url } = source.serve('counted-bounds', [header(true), ...links]);
+  const done = await run({ url });
+  expect(done).toMatchObject({ status: 'done', links: { seen: 5, created: 1, skipped: 0, failed: 4 } });
+  expect(done.errors).toEqual([
+    { source: idOf(links[0]!), reason: expect.stringContaining('countedOnly.uniques') },
+    { source: idOf(links[1]!), reason: expect.stringContaining('countedOnly.bots') },
+    { source: idOf(links[2]!), reason: expect.stringContaining('countedOnly.clicks') },
+    { source: idOf(links[3]!), reason: expect.stringContaining('countedOnly: must be an object') },
+  ]);
+  expect((await report(done.id)).map((row) => row[1])).toEqual(['failed', 'failed', 'failed', 'failed', 'created']);
+  expect((await call('GET', '/links/count?q=co-')).body.count).toBe(1);
+  const fine = (await call('GET', '/links?q=co-fine')).body.items[0];
+  expect(fine).toMatchObject({ clickCount: 2, uniqueCount: 2, botCount: 7 });
+});

@@ -63,11 +63,32 @@ async function* ndjson(stream: ReadableStream<Uint8Array>): AsyncGenerator<Line>
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const int = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-/** A link line's `countedOnly`, each count a whole number from 0 (else 0). */
-function countedOnlyOf(value: unknown): CountedOnly {
-  const v = (value ?? {}) as Record<string, unknown>;
-  const n = (x: unknown) => (Number.isSafeInteger(x) && (x as number) > 0 ? (x as number) : 0);
-  return { clicks: n(v.clicks), uniques: n(v.uniques), bots: n(v.bots) };
+/**
+ * A link line's `countedOnly`: each count a whole number from 0 (absent: 0), and its unique
+ * visitors among its human clicks (`uniques` never above `clicks`; `bots` are apart, unbounded
+ * by either). A line out of those bounds is `problem`, naming the field: that link fails, the run
+ * goes on.
+ */
+function countedOnlyOf(value: unknown): { counts: CountedOnly; problem: string | null } {
+  const none = { clicks: 0, uniques: 0, bots: 0 };
+  if (value === undefined || value === null) return { counts: none, problem: null };
+  if (typeof value !== 'object' || Array.isArray(value))
+    return { counts: none, problem: 'countedOnly: must be an object {clicks, uniques, bots}' };
+  const v = value as Record<string, unknown>;
+  const counts = { ...none };
+  for (const field of ['clicks', 'uniques', 'bots'] as const) {
+    const n = v[field];
+    if (n === undefined) continue;
+    if (!Number.isSafeInteger(n) || (n as number) < 0)
+      return { counts: none, problem: `countedOnly.${field}: must be a whole number from 0, not ${JSON.stringify(n)}` };
+    counts[field] = n as number;
+  }
+  if (counts.uniques > counts.clicks)
+    return {
+      counts: none,
+      problem: `countedOnly.uniques: ${counts.uniques} unique visitors among ${counts.clicks} clicks (countedOnly.clicks): at most as many`,
+    };
+  return { counts, problem: null };
 }
 
 function toSourceLink(line: Line, withClicks: boolean, defaultHosts: ReadonlySet<string>): SourceLink {
@@ -76,6 +97,8 @@ function toSourceLink(line: Line, withClicks: boolean, defaultHosts: ReadonlySet
   if (id === null || url === null) throw new SourceError('a link line of the export has no id or destination', false);
   const domain = str(line.domain);
   const params = line.params && typeof line.params === 'object' ? (line.params as Record<string, string>) : {};
+  // With the clicks, what the link counts beyond them and its days (none when absent).
+  const counted = withClicks ? countedOnlyOf(line.countedOnly) : null;
   return {
     sourceId: id,
     url,
@@ -91,8 +114,8 @@ function toSourceLink(line: Line, withClicks: boolean, defaultHosts: ReadonlySet
     totalClicks: int(line.clickCount),
     history: withClicks ? 'visits' : 'total',
     daysToo: withClicks && Array.isArray(line.importedDays) && line.importedDays.length > 0,
-    // With the clicks, what the link counts beyond them and its days (none when absent).
-    countedOnly: withClicks ? countedOnlyOf(line.countedOnly) : null,
+    countedOnly: counted?.counts ?? null,
+    invalid: counted?.problem ?? null,
     project: str(line.projectName),
     params,
     paused: line.status === 'paused',
