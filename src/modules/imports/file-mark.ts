@@ -74,3 +74,28 @@ export async function startsWith(file: Blob, mark: Pick<Marked, 'bytes' | 'hash'
     hasher.update(chunk);
   return hasher.digest('hex') === mark.hash;
 }
+
+/** The most of a file fileHead reads when it has no line break sooner. */
+const HEAD_MAX = 64 * 1024;
+
+/**
+ * The SHA-256 of a file's first line, its line break included (of its first 64 KiB when it has
+ * none sooner): what every run whose mark the file starts with read first (a source reads its
+ * header before any page), so those runs are found by it (ImportStore.fileRuns).
+ */
+export async function fileHead(file: Blob): Promise<string> {
+  const hasher = new Bun.CryptoHasher('sha256');
+  const reader = file.slice(0, HEAD_MAX).stream().getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const nl = value.indexOf(10);
+      hasher.update(nl === -1 ? value : value.subarray(0, nl + 1));
+      if (nl !== -1) break;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return hasher.digest('hex');
+}

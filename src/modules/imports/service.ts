@@ -13,7 +13,7 @@ import { newId, randomToken } from '../../lib/ids';
 import type { Access } from '../access/public';
 import { checkProjectId, domainOfHost } from '../links/public';
 import type { ImportDeps } from './deps';
-import { cursorOf, FileReading, parseMarked, startsWith } from './file-mark';
+import { cursorOf, FileReading, fileHead, parseMarked, startsWith } from './file-mark';
 import type { ConflictMode, HistoryMode, ImportJson } from './model';
 import { type RunEnd, runImport } from './runner';
 import { type ImportSource, SourceError, type SourceName } from './source';
@@ -58,23 +58,33 @@ function aliveOf(deps: Pick<ImportDeps, 'nodeId'>): IsAlive {
   };
 }
 
-/** Runs looked at for the one a file resumes (the newest first): an older one's file starts again. */
-const RESUMABLE_RUNS = 100;
+/** Runs of the same first line read at once while looking for the one a file resumes. */
+const RESUMABLE_PAGE = 50;
 
 /**
  * Where a run of `file` starts: the position of the newest run of the identity that read the
- * same first bytes (file-mark.ts), unless that run ended done; null: from the beginning.
+ * same first bytes (file-mark.ts), unless that run ended done; null: from the beginning. Only
+ * runs of a file with the same first line can be that run: looked up by it, newest first.
  */
-async function fileResume(deps: ImportDeps, identity: string, id: string, file: Blob): Promise<string | null> {
-  const runs = (await deps.stores.imports.list(RESUMABLE_RUNS)).filter(
-    (r) => r.identity === identity && r.id !== id && (r.options as { dryRun?: unknown }).dryRun !== true,
-  );
-  for (const run of runs) {
-    const marked = parseMarked(run.cursor);
-    if (marked === null || !(await startsWith(file, marked))) continue;
-    return run.status === 'done' ? null : marked.cursor;
+async function fileResume(
+  deps: ImportDeps,
+  identity: string,
+  id: string,
+  file: Blob,
+  head: string,
+): Promise<string | null> {
+  let before: { startedAt: number; id: string } | null = null;
+  for (;;) {
+    const runs = await deps.stores.imports.fileRuns(identity, head, id, RESUMABLE_PAGE, before);
+    for (const run of runs) {
+      const marked = parseMarked(run.cursor);
+      if (marked === null || !(await startsWith(file, marked))) continue;
+      return run.status === 'done' ? null : marked.cursor;
+    }
+    const last = runs.at(-1);
+    if (last === undefined || runs.length < RESUMABLE_PAGE) return null;
+    before = { startedAt: last.startedAt, id: last.id };
   }
-  return null;
 }
 
 /** The address kept and compared: origin and path, never a query or user part (where tokens hide). */
@@ -152,6 +162,7 @@ export async function startImport(
   // (a newer export of the same Slink maps to the links the older one made); it picks the run to
   // resume instead (lastUnfinished), so a different file never starts at another file's position.
   const identity = `${input.source} ${url ?? (input.file !== null ? 'file' : 'default')}`;
+  const head = input.file === null ? null : await fileHead(input.file);
   const now = deps.clock.now();
   const row: ImportRunRow = {
     id: newId('imp'),
@@ -176,6 +187,7 @@ export async function startImport(
     via: access.via,
     startedAt: now,
     endedAt: null,
+    fileHead: head,
   };
   // Known here before the row is visible: a read meanwhile must not take it for a dead run.
   runningHere.set(row.id, controller);
@@ -194,7 +206,7 @@ export async function startImport(
   const resumed = input.dryRun
     ? null
     : input.file !== null
-      ? await fileResume(deps, identity, row.id, input.file)
+      ? await fileResume(deps, identity, row.id, input.file, head!)
       : ((await deps.stores.imports.lastUnfinished(identity, row.id, null))?.cursor ?? null);
   const afterPage = await handOver(deps, row.id, { url: input.url, token: input.token }, input.file);
   const done = runImport(deps, {

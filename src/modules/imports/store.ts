@@ -63,6 +63,18 @@ export interface ImportStore {
    * by the mark its cursor carries instead (service.ts fileResume, file-mark.ts).
    */
   lastUnfinished(identity: string, excludeId: string, file: string | null): Promise<ImportRunRow | null>;
+  /**
+   * The runs of the identity but `excludeId` (and but dry runs) of a file with this first line
+   * (table.ts fileHead), newest first, at most `limit`, older than `before` when given: those a
+   * file may resume (service.ts fileResume), by the index on them.
+   */
+  fileRuns(
+    identity: string,
+    fileHead: string,
+    excludeId: string,
+    limit: number,
+    before: { startedAt: number; id: string } | null,
+  ): Promise<ImportRunRow[]>;
   /** Saves a page's progress and report lines together; returns whether a cancel was asked for. */
   savePage(id: string, progress: RunProgress, items: ImportItemRow[]): Promise<boolean>;
   finish(id: string, status: ImportStatus, progress: RunProgress, endedAt: number): Promise<void>;

@@ -47,10 +47,17 @@ export const importRuns = sqliteTable(
     via: text('via').notNull(),
     startedAt: integer('started_at').notNull(),
     endedAt: integer('ended_at'),
+    /**
+     * A file run's file, by the SHA-256 of its first line (file-mark.ts fileHead): every run whose
+     * mark a later file starts with read that line, so the run a file resumes is looked up by it
+     * (import_runs_file_idx), however many runs came since. Null: a run of no file.
+     */
+    fileHead: text('file_head'),
   },
   (t) => [
     index('import_runs_started_idx').on(t.startedAt, t.id),
     index('import_runs_identity_idx').on(t.identity, t.startedAt),
+    index('import_runs_file_idx').on(t.identity, t.fileHead, t.startedAt),
     uniqueIndex('import_runs_running_unique').on(t.identity).where(sql`status = 'running'`),
   ],
 );

@@ -387,6 +387,41 @@ forEachEngine((engine) => {
     expect((await call('GET', '/links/count?q=once-')).body.count).toBe(3);
   });
 
+  test('a stopped run of a file is resumed however many runs of the source came since', async () => {
+    const clickOf = (text: string) =>
+      `${JSON.stringify({ type: 'click', id: 1, linkId: idOf(text), timestamp: Date.UTC(2026, 0, 2) })}\n`;
+    const a = Array.from({ length: 4 }, (_, i) => linkLine({ slug: `many-a${i}` }));
+    // Two pages (three links and a click, then the rest), the second cut by a broken line.
+    const fileA = [header(true), a[0]!, a[1]!, a[2]!, clickOf(a[0]!), a[3]!, 'not json\n'];
+    // Another file with the same first line (the same header), of one link.
+    const fileB = [header(true), linkLine({ slug: 'many-b' })];
+    const runOf = async (lines: string[]) => {
+      // Each run after the last: which is the newest is their start's order.
+      t.clock.advance(1);
+      const { id, done } = await startImport(t.deps, OPERATOR, {
+        source: 'slink',
+        url: null,
+        token: null,
+        file: new Blob(lines),
+        domain: 'sl.test',
+        projectId: null,
+        history: 'clicks',
+        onConflict: 'skip',
+        dryRun: false,
+      });
+      await done;
+      return (await call('GET', `/imports/${id}`)).body;
+    };
+    const stopped = await runOf(fileA);
+    expect(stopped).toMatchObject({ status: 'failed', links: { seen: 3, created: 3 } });
+    // More runs of the source since than a listing holds (100), each a file of the same first line.
+    for (let i = 0; i < 120; i++) expect((await runOf(fileB)).status).toBe('done');
+    expect((await call('GET', '/imports')).body.items.some((r: any) => r.id === stopped.id)).toBe(false);
+    // File A again: from where it stopped (its second page), not from its start.
+    expect(await runOf(fileA)).toMatchObject({ status: 'failed', links: { seen: 0, created: 0 } });
+    expect((await call('GET', '/links/count?q=many-')).body.count).toBe(4);
+  });
+
   engineBlind(engine)('a file comes as a multipart form, through the API and the dashboard’s door', async () => {
     const lines = [linkLine({ slug: 'uploaded' }), linkLine({ slug: 'uploaded-dry' })];
     const form = (name: string, line: string, dryRun: string) => {

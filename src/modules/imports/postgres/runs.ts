@@ -30,6 +30,7 @@ export function toRun(r: Record<string, unknown>): ImportRunRow {
     via: r.via as string,
     startedAt: num(r.started_at as Int8),
     endedAt: numOrNull(r.ended_at as Int8 | null),
+    fileHead: (r.file_head as string | null) ?? null,
   };
 }
 

@@ -96,10 +96,10 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
           if (taken !== undefined) return taken;
           await tx`INSERT INTO import_runs (id, source, url, identity, options, status, links_seen, links_created,
               links_skipped, links_failed, clicks_imported, errors, cursor, cancel_requested, node, pid, instance,
-              account_id, via, started_at, ended_at)
+              account_id, via, started_at, ended_at, file_head)
             VALUES (${row.id}, ${row.source}, ${row.url}, ${row.identity}, ${JSON.stringify(row.options)}, ${row.status},
               0, 0, 0, 0, 0, ${JSON.stringify(row.errors)}, ${row.cursor}, false, ${row.node}, ${row.pid},
-              ${row.instance}, ${row.accountId}, ${row.via}, ${row.startedAt}, null)`;
+              ${row.instance}, ${row.accountId}, ${row.via}, ${row.startedAt}, null, ${row.fileHead})`;
           return undefined;
         });
         const claim = claimOn(conn, row.identity);
@@ -141,6 +141,13 @@ export function createPostgresImportStore(sql: Pg): ImportStore {
           AND (${file}::text IS NULL OR options::jsonb ->> 'file' = ${file}::text)
         ORDER BY started_at DESC, id DESC LIMIT 1`;
       return row && row.status !== 'done' ? toRun(row) : null;
+    },
+    async fileRuns(identity, fileHead, excludeId, limit, before) {
+      const rows = await sql`SELECT * FROM import_runs WHERE identity = ${identity} AND file_head = ${fileHead}
+          AND id <> ${excludeId} AND (options::jsonb ->> 'dryRun') IS DISTINCT FROM 'true'
+          AND (${before === null}::bool OR (started_at, id) < (${before?.startedAt ?? 0}::int8, ${before?.id ?? ''}::text))
+        ORDER BY started_at DESC, id DESC LIMIT ${limit}`;
+      return rows.map(toRun);
     },
     async savePage(id, progress, items) {
       return sql.begin(async (tx) => {

@@ -4,7 +4,7 @@
  * partial unique index keeps two processes from starting one identity at once.
  */
 import type { Database, Statement } from 'bun:sqlite';
-import { and, asc, desc, eq, getTableColumns, gt, inArray, ne } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import type { HistoryPosition } from '../history';
 import type { ImportStore, RunProgress } from '../store';
@@ -95,6 +95,30 @@ export function createSqliteImportStore(db: Db): ImportStore {
         .all()
         .find((r) => r.options.dryRun !== true && (file === null || r.options.file === file));
       return last && last.status !== 'done' ? last : null;
+    },
+    async fileRuns(identity, fileHead, excludeId, limit, before) {
+      const older =
+        before === null
+          ? undefined
+          : or(
+              lt(importRuns.startedAt, before.startedAt),
+              and(eq(importRuns.startedAt, before.startedAt), lt(importRuns.id, before.id)),
+            );
+      return db
+        .select()
+        .from(importRuns)
+        .where(
+          and(
+            eq(importRuns.identity, identity),
+            eq(importRuns.fileHead, fileHead),
+            ne(importRuns.id, excludeId),
+            sql`coalesce(json_extract(${importRuns.options}, '$.dryRun'), 0) <> 1`,
+            older,
+          ),
+        )
+        .orderBy(desc(importRuns.startedAt), desc(importRuns.id))
+        .limit(limit)
+        .all();
     },
     async savePage(id, progress, items) {
       return immediate(() => {

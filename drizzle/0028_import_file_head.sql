@@ -1,0 +1,2 @@
+ALTER TABLE `import_runs` ADD `file_head` text;--> statement-breakpoint
+CREATE INDEX `import_runs_file_idx` ON `import_runs` (`identity`,`file_head`,`started_at`);
