@@ -348,6 +348,39 @@ describe('postgres', () => {
     await cluster.startNode('n1');
   }, 120_000);
 
+  test('a node waiting on a run’s lock stops waiting when it stops: no error, nothing of it left, the run goes on', async () => {
+    await everyNodePublished(2);
+    const { promise: held, resolve: release } = Promise.withResolvers<void>();
+    const first = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tkw-a${i}`, domain: null }));
+    const second = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tkw-b${i}`, domain: null }));
+    const lines = [header(true), ...first, clickOf(first[0]!, 31), ...second];
+    const { url } = source.serve('wait-stopped', lines, { after: 1 + 2 + 1 + 1, release: held });
+    const id = await startedOnN1(url, 2);
+    await waitingOn('n2', id);
+    // SIGTERM: n2's wait is cancelled, its connection closed, and it exits cleanly.
+    expect(await cluster.stopNode('n2')).toBe(0);
+    expect(cluster.output()).not.toContain(`waiting on run ${id}`);
+    // Nothing of n2 left: no connection (none waiting on the lock), the lock n1's alone.
+    await waitUntil(
+      async () => (await sql`SELECT 1 FROM pg_stat_activity WHERE application_name = 'slink n2'`).length === 0,
+      'n2’s connections gone',
+    );
+    const holders = await sql`SELECT a.application_name AS node, l.granted FROM pg_locks l
+      JOIN pg_stat_activity a ON a.pid = l.pid
+      JOIN import_runs r ON r.id = ${id}
+      WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.classid::int8 = ${IMPORT_LOCK_CLASS}::int8
+        AND l.objid::int8 = (hashtext(r.identity)::int8 & 4294967295)`;
+    expect(holders.map((h: any) => ({ ...h }))).toEqual([{ node: 'slink n1', granted: true }]);
+    release();
+    expect(await ended(() => read('n1', id), 'the run to end on n1')).toMatchObject({
+      id,
+      status: 'done',
+      links: { seen: 4, created: 4, skipped: 0, failed: 0 },
+      errors: [],
+    });
+    await cluster.startNode('n2');
+  }, 120_000);
+
   test('no live node can open the run’s token (every node restarted): it is failed interrupted, as before', async () => {
     await everyNodePublished(2);
     const { promise: held, resolve: release } = Promise.withResolvers<void>();

@@ -62,11 +62,15 @@ async function runningIdentity(conn: Reserved, runId: string): Promise<string | 
 
 /**
  * Waits on `conn` for the source lock of `identity`, a slice at a time, until it is granted
- * (true) or `signal` aborts the wait (false; the statement waiting is cancelled at once).
+ * (true) or `signal` aborts the wait (false; the statement waiting is cancelled at once). After
+ * an abort the connection is not to be used again (waitOver closes it): the server's answer to
+ * the cancel may come after the wait's own, and would then fail the next statement sent on it.
  */
 async function waitLock(conn: Reserved, identity: string, signal: AbortSignal): Promise<boolean> {
-  let asking: { cancel(): unknown } | null = null;
-  const cancel = () => asking?.cancel();
+  let asking: { cancel(): Promise<unknown> } | null = null;
+  // What cancel() answers rejects as the wait does: handled here (the wait's own rejection is
+  // met where it is awaited), else it is unhandled and ends the process as it stops.
+  const cancel = () => void asking?.cancel().catch(() => {});
   signal.addEventListener('abort', cancel);
   await conn.unsafe(`SET lock_timeout = '${WAIT_SLICE_MS}ms'`);
   try {
@@ -86,7 +90,7 @@ async function waitLock(conn: Reserved, identity: string, signal: AbortSignal): 
     return false;
   } finally {
     signal.removeEventListener('abort', cancel);
-    await conn`RESET lock_timeout`;
+    if (!signal.aborted) await conn`RESET lock_timeout`;
   }
 }
 
@@ -220,17 +224,22 @@ export function createPostgresTakeoverStore(sql: Pg): TakeoverStore {
       let identity: string | null = null;
       try {
         identity = await runningIdentity(conn, runId);
-        if (identity === null || !(await waitLock(conn, identity, signal))) {
+        if (identity === null) {
           conn.release();
           return null;
         }
-        // A grant that came with the abort is let go: this node is stopping.
-        if (signal.aborted) {
-          await claimOn(conn, identity).release();
+        // Aborted (this node stops): the connection closed, not given back, and with it its
+        // session ends on the server, so a grant that came with the abort is let go too.
+        if (!(await waitLock(conn, identity, signal)) || signal.aborted) {
+          await conn.close();
           return null;
         }
         return await claimRun(conn, runId, identity, owner);
       } catch (err) {
+        if (signal.aborted) {
+          await conn.close().catch(() => {});
+          return null;
+        }
         await letGo(conn, identity);
         throw err;
       }
