@@ -111,6 +111,8 @@ export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEn
   const domainsSeen = new Set<string>();
   /** Project names of the source -> the Slink project's id (null: a dry run would make it). */
   const projects = new Map<string, string | null>();
+  /** Whether the runs its links' mappings name ended done (their report whole), by id. */
+  const doneRuns = new Map<string, boolean>();
   let status: ImportStatus = 'done';
   /** The report's line numbers, after those of a run taken over. */
   const seq = { last: progress.linksSeen };
@@ -156,7 +158,7 @@ export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEn
         // Its failure is met when it is awaited; a run that ends first leaves it unread.
         ahead.catch(() => {});
       }
-      const work = await pageLinks(deps, plan, page, seq, claimed, projects);
+      const work = await pageLinks(deps, plan, page, seq, claimed, projects, doneRuns);
       if (saving !== null && (await saving)) {
         // Stopping: this page's links are made, so they are reported; its cursor is not passed.
         await save(work, false);
@@ -241,6 +243,7 @@ async function pageLinks(
   seq: { last: number },
   claimed: Set<string>,
   projects: Map<string, string | null>,
+  doneRuns: Map<string, boolean>,
 ): Promise<PageWork> {
   const { links } = page;
   const tally: Tally = { seen: 0, created: 0, skipped: 0, failed: 0, notes: [] };
@@ -261,11 +264,7 @@ async function pageLinks(
   const found = new Map(
     mapped.length === 0 ? [] : (await deps.stores.links.findMany(mapped)).map((row) => [row.id, row] as const),
   );
-  // Links this run made on a page it had not saved when it stopped (its node died, another took
-  // it over): read again now, they are this run's, counted created unless already reported
-  // (a source listing a link twice).
-  const ours = [...mappings.values()].filter((m) => m.runId === plan.id).map((m) => m.sourceId);
-  const reported = ours.length === 0 ? new Set<string>() : await store.reported(plan.id, ours);
+  const unreported = await madeUnreported(deps, plan, [...mappings.values()], doneRuns);
   const planned: Planned[] = [];
   const now = deps.clock.now();
   for (const link of links) {
@@ -295,17 +294,23 @@ async function pageLinks(
       const mapping = entry.mapping;
       const existing = mapping ? (found.get(mapping.linkId) ?? null) : null;
       if (mapping && existing) {
-        const made = mapping.runId === plan.id && !reported.has(link.sourceId);
+        const made = unreported.has(link.sourceId);
         item.outcome = made ? 'created' : 'existing';
         item.linkId = existing.id;
         item.shortUrl = shortUrlOf(deps.domains.originOf(existing.domainId), existing.slug);
-        item.reason = made ? null : 'imported before';
+        item.reason = made ? (plan.dryRun ? 'dry run: would be created' : null) : 'imported before';
         entry.linkId = existing.id;
+        // Reported by this run from now on: named by its mapping, which a later run reads.
+        if (made && mapping.runId !== plan.id && !plan.dryRun) {
+          entry.mapping = { ...mapping, runId: plan.id };
+          await store.putMapping(entry.mapping);
+        }
         // A run stopped between the link's write and its variants': they are made now, before
         // the mapping says the link is whole (and before its clicks, which name them).
         if (mapping.state === 'creating' && !plan.dryRun) {
           await makeVariants(deps, plan, existing.id, variantsOf(link), now);
-          await store.putMapping({ ...mapping, state: 'created' });
+          entry.mapping = { ...entry.mapping!, state: 'created' };
+          await store.putMapping(entry.mapping);
         }
         continue;
       }
@@ -347,6 +352,41 @@ async function pageLinks(
       tally.notes.push({ source: p.link.sourceId, reason: p.item.reason ?? '' });
   }
   return { page, planned, tally };
+}
+
+/**
+ * The source ids of `mappings` whose link an import made but never reported: made on a page
+ * its run had not saved when it stopped (its node died, another took the run over; or its
+ * process died, failed, and this run resumes the source), so that page, read again now, counts
+ * them created, not imported before. A run that ended done saved every page it made links on;
+ * of the others (this one included: a source listing a link twice), their report says.
+ */
+async function madeUnreported(
+  deps: ImportDeps,
+  plan: RunPlan,
+  mappings: readonly ImportLinkRow[],
+  doneRuns: Map<string, boolean>,
+): Promise<Set<string>> {
+  const store = deps.stores.imports;
+  const byRun = new Map<string, string[]>();
+  for (const m of mappings) {
+    if (m.runId !== plan.id) {
+      let done = doneRuns.get(m.runId);
+      if (done === undefined) {
+        const run = await store.find(m.runId);
+        done = run === null || run.status === 'done';
+        doneRuns.set(m.runId, done);
+      }
+      if (done) continue;
+    }
+    byRun.set(m.runId, [...(byRun.get(m.runId) ?? []), m.sourceId]);
+  }
+  const made = new Set<string>();
+  for (const [runId, ids] of byRun) {
+    const reported = await store.reported(runId, ids);
+    for (const id of ids) if (!reported.has(id)) made.add(id);
+  }
+  return made;
 }
 
 /** What a domain's short URLs start with, a domain a dry run would make included. */

@@ -35,8 +35,9 @@ test('a run stopped between a link and its variants: the resume makes the varian
   expect(app.t.errors).toEqual([expect.stringContaining('Error: killed')]);
   app.t.errors.length = 0;
 
+  // The link the failed run made and never reported: this run's, created.
   const again = await run({ url });
-  expect(again).toMatchObject({ status: 'done', links: { created: 0, skipped: 1, failed: 0 } });
+  expect(again).toMatchObject({ status: 'done', links: { created: 1, skipped: 0, failed: 0 } });
   const link = (await call('GET', '/links?q=kv-one')).body.items[0];
   // Made in one instant: their order is their ids'.
   const made = link.variants.map((v: any) => [v.code, v.params]).sort();
@@ -187,4 +188,43 @@ test('a link line whose countedOnly is out of bounds fails that link, naming the
   expect((await call('GET', '/links/count?q=co-')).body.count).toBe(1);
   const fine = (await call('GET', '/links?q=co-fine')).body.items[0];
   expect(fine).toMatchObject({ clickCount: 2, uniqueCount: 2, botCount: 7 });
+});
+
+test('a page whose links were made when its run stopped before saving it: the resume counts them created, once', async () => {
+  const links = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `unsaved-${i}` }));
+  const { url } = source.serve('unsaved-page', [header(), ...links]);
+  // The process dies once the page's links are written, before the page is saved: nothing of
+  // the run is saved after (it is left running, a dead process's run: read, it is interrupted).
+  const store = app.t.deps.stores.imports;
+  const { savePage, finish } = store;
+  store.savePage = async () => {
+    store.savePage = savePage;
+    throw new Error('killed');
+  };
+  store.finish = async () => {
+    store.finish = finish;
+  };
+  const first = await run({ url });
+  expect(first).toMatchObject({
+    status: 'failed',
+    links: { seen: 0, created: 0 },
+    errors: [{ source: '', reason: 'interrupted: run it again to resume' }],
+  });
+  expect(app.t.errors).toEqual([expect.stringContaining('Error: killed')]);
+  app.t.errors.length = 0;
+  expect((await call('GET', '/links/count?q=unsaved-')).body.count).toBe(3);
+
+  // The page read again: the links the stopped run made and never reported are this run's.
+  const dry = await run({ url, dryRun: true });
+  expect(dry).toMatchObject({ status: 'done', links: { seen: 3, created: 3, skipped: 0 } });
+  const again = await run({ url });
+  expect(again).toMatchObject({ status: 'done', links: { seen: 3, created: 3, skipped: 0, failed: 0 } });
+  expect((await report(again.id)).map((row) => [row[0], row[1], row[3]])).toEqual(
+    links.map((l) => [idOf(l), 'created', '']),
+  );
+  // Reported once: a later run finds them imported before.
+  const third = await run({ url });
+  expect(third).toMatchObject({ status: 'done', links: { seen: 3, created: 0, skipped: 3 } });
+  expect(new Set((await report(third.id)).map((row) => row[3]))).toEqual(new Set(['imported before']));
+  expect((await call('GET', '/links/count?q=unsaved-')).body.count).toBe(3);
 });
