@@ -28,7 +28,7 @@ import m24 from '../../drizzle/0024_imports.sql' with { type: 'text' };
 import m25 from '../../drizzle/0025_import_history.sql' with { type: 'text' };
 import m26 from '../../drizzle/0026_import_visit_count.sql' with { type: 'text' };
 import m27 from '../../drizzle/0027_imported_days.sql' with { type: 'text' };
-import m28 from '../../drizzle/0028_import_file_head.sql' with { type: 'text' };
+import m28 from '../../drizzle/0028_import_reruns.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -60,5 +60,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0025_import_history', sql: m25 },
   { tag: '0026_import_visit_count', sql: m26 },
   { tag: '0027_imported_days', sql: m27 },
-  { tag: '0028_import_file_head', sql: m28 },
+  { tag: '0028_import_reruns', sql: m28 },
 ];

@@ -34,7 +34,7 @@ import m0024 from './migrations/0024_import_takeover.sql' with { type: 'text' };
 import m0025 from './migrations/0025_imported_days.sql' with { type: 'text' };
 import m0026 from './migrations/0026_read_through_misses.sql' with { type: 'text' };
 import m0027 from './migrations/0027_click_rank.sql' with { type: 'text' };
-import m0028 from './migrations/0028_import_file_head.sql' with { type: 'text' };
+import m0028 from './migrations/0028_import_reruns.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -71,7 +71,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 25, name: '0025_imported_days', sql: m0025 },
   { version: 26, name: '0026_read_through_misses', sql: m0026 },
   { version: 27, name: '0027_click_rank', sql: m0027 },
-  { version: 28, name: '0028_import_file_head', sql: m0028 },
+  { version: 28, name: '0028_import_reruns', sql: m0028 },
 ];
 
 function checksum(sql: string): string {

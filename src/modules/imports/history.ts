@@ -25,6 +25,8 @@ export interface HistoryPosition {
   day?: string;
   /** The source's total is now set. */
   totalSet?: boolean;
+  /** Another Slink's own counts of the link now taken (ImportLinkRow.sourceCounts). */
+  sourceCounts?: CountedOnly;
   /**
    * The run storing it: on PostgreSQL the clicks the call stores are added to that run's count
    * in the same transaction, so a node killed before its page is saved leaves them counted for

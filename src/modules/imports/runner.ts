@@ -31,12 +31,14 @@ import { markedCursor } from './file-mark';
 import type { HistoryPosition } from './history';
 import type { HistoryMode } from './model';
 import {
+  type CountedOnly,
   type ImportSource,
   type SourceDomain,
   SourceError,
   type SourceLink,
   type SourcePage,
   type SourceVisit,
+  withCounts,
 } from './source';
 import { type ImportItemRow, type ImportLinkRow, noProgress, type RunProgress } from './store';
 import type { ImportStatus } from './table';
@@ -569,6 +571,7 @@ async function writeLinks(deps: ImportDeps, plan: RunPlan, planned: Planned[], n
     visitAtCount: p.mapping?.visitAtCount ?? 0,
     day: p.mapping?.day ?? null,
     totalSet: p.mapping?.totalSet ?? false,
+    sourceCounts: p.mapping?.sourceCounts ?? null,
     at: now,
   });
   const fields = ['destination', 'domain', 'slug', ...(plan.target.projectId !== null ? ['projectId'] : [])];
@@ -666,6 +669,38 @@ async function daysToo(source: ImportSource, link: SourceLink, mapping: ImportLi
 }
 
 /**
+ * Whether a visit is one a run stores, read in order from the newest instant stored: after it,
+ * or at it past the visits stored at it (a position saved with no count skips every one there).
+ */
+function freshOf(mapping: ImportLinkRow): (v: SourceVisit) => boolean {
+  const from = mapping.visitAt;
+  let skip = mapping.visitAtCount === 0 ? Number.POSITIVE_INFINITY : mapping.visitAtCount;
+  return (v) => {
+    if (from !== null && !(v.at >= from)) return false;
+    if (v.at === from && skip > 0) {
+      skip--;
+      return false;
+    }
+    return true;
+  };
+}
+
+/** The visits and days a run is to store for a link, counted by kind (a pass of its own over them). */
+async function freshCounts(source: ImportSource, link: SourceLink, mapping: ImportLinkRow, signal: AbortSignal) {
+  const isFresh = freshOf(mapping);
+  const visits: SourceVisit[] = [];
+  const from = mapping.visitAt === null ? null : mapping.visitAt - 1;
+  for await (const batch of source.visits!(link, from, signal)) for (const v of batch) if (isFresh(v)) visits.push(v);
+  return withCounts({ clicks: 0, uniques: 0, bots: 0 }, visits, await daysToo(source, link, mapping, signal));
+}
+
+/** What the source's counts grew by since `before` that `fresh` does not hold, by kind (never below 0). */
+function grownBy(now: CountedOnly, before: CountedOnly, fresh: CountedOnly): CountedOnly {
+  const grown = (k: keyof CountedOnly) => Math.max(0, now[k] - before[k] - fresh[k]);
+  return { clicks: grown('clicks'), uniques: grown('uniques'), bots: grown('bots') };
+}
+
+/**
  * A link's history, from where its mapping says the last run stopped: visits after the newest
  * stored, days after the newest stored, the total (or another Slink's counts beyond its visits
  * and days) once. Returns the clicks stored.
@@ -683,15 +718,25 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
   let stored = 0;
   const kind = link.history;
   if (kind === 'visits' && source.visits) {
-    // Another Slink's counts beyond the visits and days (countedOnly): added once, before them.
-    // With none, the first position saved says so all the same, so that a later export, whose
-    // retention removed visits stored here meanwhile, never adds them as counts too.
-    let once: { totalSet?: true } = {};
+    // Another Slink's counts beyond the visits and days (countedOnly): added before them. The
+    // first time, as the export says; after, what its own counts of the link grew by since
+    // the last taken that the visits and days stored now do not hold (clicks retention removed
+    // there meanwhile), never what this Slink holds already. With nothing to add, the first
+    // position saved says they were taken all the same.
+    let once: Pick<HistoryPosition, 'totalSet' | 'sourceCounts'> = {};
     const rest = link.countedOnly;
-    if (rest != null && !mapping.totalSet) {
-      if (rest.clicks + rest.uniques + rest.bots > 0)
-        stored += await writer.countedOnly(mapping.linkId, source.name, rest, at({ totalSet: true }));
-      else once = { totalSet: true };
+    if (rest != null) {
+      // Per visit by kind: a daily import stores them as days, so only the first counts then.
+      const counts = plan.history === 'daily' ? undefined : (link.sourceCounts ?? undefined);
+      const taken = { totalSet: true as const, ...(counts === undefined ? {} : { sourceCounts: counts }) };
+      const add = !mapping.totalSet
+        ? rest
+        : mapping.sourceCounts !== null && counts !== undefined
+          ? grownBy(counts, mapping.sourceCounts, await freshCounts(source, link, mapping, plan.signal))
+          : null;
+      if (add !== null && add.clicks + add.uniques + add.bots > 0)
+        stored += await writer.countedOnly(mapping.linkId, source.name, add, at(taken));
+      else if (!mapping.totalSet || counts !== undefined) once = taken;
     }
     if (plan.history === 'daily') {
       // Visits counted per UTC day, from the day after the newest stored.
@@ -710,17 +755,13 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
     // times are often to the second, and more may have come in that second since. A position
     // saved with no count (before counts were kept) skips every visit at its instant.
     const from = mapping.visitAt;
-    let skip = mapping.visitAtCount === 0 ? Number.POSITIVE_INFINITY : mapping.visitAtCount;
+    const isFresh = freshOf(mapping);
     let newest = mapping.visitAt;
     let atNewest = mapping.visitAtCount;
     for await (const batch of source.visits(link, from === null ? null : from - 1, plan.signal)) {
       const fresh: SourceVisit[] = [];
       for (const v of batch) {
-        if (from !== null && !(v.at >= from)) continue;
-        if (v.at === from && skip > 0) {
-          skip--;
-          continue;
-        }
+        if (!isFresh(v)) continue;
         fresh.push(v);
         if (newest === null || v.at > newest) {
           newest = v.at;

@@ -57,6 +57,12 @@ export interface SourceLink {
    */
   countedOnly?: CountedOnly | null;
   /**
+   * Optional, with countedOnly: the link's own counts at the source, its visits, days and
+   * countedOnly together (humans, their unique visitors, bots). An import of a later export
+   * over an earlier one adds what they grew by that its new visits and days do not hold.
+   */
+  sourceCounts?: CountedOnly | null;
+  /**
    * Why this link cannot move to Slink at all, in words the engine reports as it skips it (a
    * bit.ly address: nobody but Bitly answers bit.ly). Absent or null: it may move.
    */
@@ -94,6 +100,23 @@ export interface CountedOnly {
   clicks: number;
   uniques: number;
   bots: number;
+}
+
+/**
+ * `base` with visits and daily counts added as an import stores them: a visit the source marks
+ * a bot is a bot, else a human (a unique visitor when its first visit), a day's clicks humans.
+ */
+export function withCounts(base: CountedOnly, visits: readonly SourceVisit[], days: readonly SourceDay[]): CountedOnly {
+  const counts = { ...base };
+  for (const v of visits) {
+    if (v.bot === true) counts.bots++;
+    else {
+      counts.clicks++;
+      if (v.firstVisit === true) counts.uniques++;
+    }
+  }
+  for (const d of days) counts.clicks += d.clicks;
+  return counts;
 }
 
 /** A short domain the source serves links on, with its settings (the `slink` source's domain lines). */

@@ -26,6 +26,8 @@ function toMapping(r: Record<string, unknown>): ImportLinkRow {
     visitAtCount: num(r.visit_at_count as Int8),
     day: r.day as string | null,
     totalSet: r.total_set as boolean,
+    sourceCounts:
+      r.source_counts === null || r.source_counts === undefined ? null : JSON.parse(r.source_counts as string),
     at: num(r.at as Int8),
   };
 }
@@ -243,6 +245,10 @@ export async function countRunClicksPg(tx: Pg, counts: ReadonlyMap<string, numbe
 export const runClicks = (position: HistoryPosition | undefined, clicks: number): Map<string, number> =>
   new Map(position?.runId === undefined ? [] : [[position.runId, clicks]]);
 
+/** A position's source counts as stored (JSON), or null: not moved. */
+const countsOf = (p: HistoryPosition): string | null =>
+  p.sourceCounts === undefined ? null : JSON.stringify(p.sourceCounts);
+
 export async function savePositionPg(tx: Pg, p: HistoryPosition): Promise<void> {
   const at = p.visitAt ?? null;
   const count = p.visitAtCount ?? 1;
@@ -253,7 +259,8 @@ export async function savePositionPg(tx: Pg, p: HistoryPosition): Promise<void> 
       visit_at = CASE WHEN ${later} THEN ${at}::int8 ELSE visit_at END,
       visit_at_count = CASE WHEN ${later} THEN ${count}::int8 ELSE visit_at_count END,
       day = coalesce(${p.day ?? null}::text, day),
-      total_set = coalesce(${p.totalSet ?? null}::boolean, total_set)
+      total_set = coalesce(${p.totalSet ?? null}::boolean, total_set),
+      source_counts = coalesce(${countsOf(p)}::text, source_counts)
     WHERE identity = ${p.identity} AND source_id = ${p.sourceId}`;
 }
 
@@ -276,7 +283,8 @@ export async function savePositionsPg(tx: Pg, positions: readonly HistoryPositio
       visit_at_count = CASE WHEN n.at IS NOT NULL AND (m.visit_at IS NULL OR n.at > m.visit_at
         OR (n.at = m.visit_at AND n.count > m.visit_at_count)) THEN n.count ELSE m.visit_at_count END,
       day = coalesce(n.day, m.day),
-      total_set = coalesce(n.total_set, m.total_set)
+      total_set = coalesce(n.total_set, m.total_set),
+      source_counts = coalesce(n.source_counts, m.source_counts)
     FROM unnest(${tx.array(
       col((p) => p.identity),
       'text',
@@ -295,7 +303,7 @@ export async function savePositionsPg(tx: Pg, positions: readonly HistoryPositio
     )}::text[], ${tx.array(
       col((p) => p.totalSet ?? null),
       'bool',
-    )}::bool[]) AS n(identity, source_id, at, count, day, total_set)
+    )}::bool[], ${tx.array(col(countsOf), 'text')}::text[]) AS n(identity, source_id, at, count, day, total_set, source_counts)
     WHERE m.identity = n.identity AND m.source_id = n.source_id`;
 }
 

@@ -23,6 +23,7 @@ import {
   type SourceLink,
   type SourceOptions,
   type SourceVisit,
+  withCounts,
 } from '../source';
 import { SourceHttp } from './http';
 
@@ -290,6 +291,13 @@ export function slinkSource(options: SourceOptions): ImportSource {
       }
       // The export writes a link's clicks newest first; history is stored oldest first.
       for (const list of visits.values()) list.sort((a, b) => a.at - b.at || Number(a.sourceId) - Number(b.sourceId));
+      for (const link of links)
+        if (link.countedOnly)
+          link.sourceCounts = withCounts(
+            link.countedOnly,
+            visits.get(link.sourceId) ?? [],
+            days.get(link.sourceId) ?? [],
+          );
       return { links, next: pending === null ? null : String(position) };
     },
     domains: () => domains,

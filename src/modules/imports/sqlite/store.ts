@@ -37,7 +37,8 @@ function mappingWriter(sqlite: Database): (row: ImportLinkRow) => void {
     statement.run(
       ...columns.map(([key]) => {
         const v = row[key];
-        return typeof v === 'boolean' ? (v ? 1 : 0) : (v ?? null);
+        if (typeof v === 'boolean') return v ? 1 : 0;
+        return v !== null && typeof v === 'object' ? JSON.stringify(v) : (v ?? null);
       }),
     );
   };
@@ -204,7 +205,8 @@ export function savePositionSqlite(sqlite: Database, p: HistoryPosition): void {
         visit_at = CASE WHEN ${LATER} THEN ?1 ELSE visit_at END,
         visit_at_count = CASE WHEN ${LATER} THEN ?6 ELSE visit_at_count END,
         day = coalesce(?2, day),
-        total_set = coalesce(?3, total_set)
+        total_set = coalesce(?3, total_set),
+        source_counts = coalesce(?7, source_counts)
       WHERE identity = ?4 AND source_id = ?5`,
     )
     .run(
@@ -214,5 +216,6 @@ export function savePositionSqlite(sqlite: Database, p: HistoryPosition): void {
       p.identity,
       p.sourceId,
       p.visitAtCount ?? 1,
+      p.sourceCounts === undefined ? null : JSON.stringify(p.sourceCounts),
     );
 }
