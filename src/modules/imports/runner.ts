@@ -127,17 +127,28 @@ export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEn
   const save = async (work: PageWork, advance: boolean): Promise<boolean> => {
     // Handed over: nothing of this page is saved; the node taking it on reads it again.
     if (plan.signal.reason instanceof HandingOver) return true;
+    const { linksSeen, linksCreated, linksSkipped, linksFailed, cursor } = progress;
+    const noted = progress.errors.length;
     progress.linksSeen += work.tally.seen;
     progress.linksCreated += work.tally.created;
     progress.linksSkipped += work.tally.skipped;
     progress.linksFailed += work.tally.failed;
     for (const n of work.tally.notes) note(n.source, n.reason);
     if (advance && !plan.signal.aborted) progress.cursor = work.page.next;
-    const cancel = await store.savePage(
-      plan.id,
-      saved(progress),
-      work.planned.map((p) => p.item),
-    );
+    let cancel: boolean;
+    try {
+      cancel = await store.savePage(
+        plan.id,
+        saved(progress),
+        work.planned.map((p) => p.item),
+      );
+    } catch (err) {
+      // Not saved: the run's counts, as its report, leave the page out (the run reading it
+      // again counts the links it made created: pageLinks), so none is counted twice.
+      Object.assign(progress, { linksSeen, linksCreated, linksSkipped, linksFailed, cursor });
+      progress.errors.length = noted;
+      throw err;
+    }
     plan.onPage?.(progress);
     await plan.afterPage?.().catch((err) => deps.log.error(`import ${plan.id}: after its page`, err));
     return cancel || plan.signal.aborted;

@@ -228,3 +228,25 @@ test('a page whose links were made when its run stopped before saving it: the re
   expect(new Set((await report(third.id)).map((row) => row[3]))).toEqual(new Set(['imported before']));
   expect((await call('GET', '/links/count?q=unsaved-')).body.count).toBe(3);
 });
+
+test('a page whose save fails: the run counts it out, as its report does; the next run counts its links created, once', async () => {
+  const links = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `save-failed-${i}` }));
+  const { url } = source.serve('save-failed', [header(), ...links]);
+  const store = app.t.deps.stores.imports;
+  const savePage = store.savePage;
+  store.savePage = async () => {
+    store.savePage = savePage;
+    throw new Error('disk full');
+  };
+  const first = await run({ url });
+  expect(first).toMatchObject({
+    status: 'failed',
+    links: { seen: 0, created: 0, skipped: 0, failed: 0 },
+    errors: [{ source: '', reason: 'unexpected error: disk full' }],
+  });
+  expect(await report(first.id)).toEqual([]);
+  expect(app.t.errors).toEqual([expect.stringContaining('Error: disk full')]);
+  app.t.errors.length = 0;
+  const again = await run({ url });
+  expect(again).toMatchObject({ status: 'done', links: { seen: 2, created: 2, skipped: 0 } });
+});
