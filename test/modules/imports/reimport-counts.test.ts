@@ -13,6 +13,7 @@ import { clickRequest, flushOk, UA } from '../clicks/support';
 import { ended } from './support';
 
 const DAY = 86_400_000;
+const SLUGS = ['ri-one', 'ri-two'];
 
 interface Side {
   t: TestApp;
@@ -38,21 +39,28 @@ beforeAll(async () => {
   // Raw clicks older than 30 days are not kept (nor exported): counted beyond the lines.
   source = await side('sqlite', { SLINK_RETENTION_DAYS: '30' });
   sides.push(source);
-  const made = await api(source.t, 'POST', '/links', {
-    key: source.key,
-    body: { slug: 'ri-link', destination: 'https://example.com/ri' },
-  });
-  expect(made.status).toBe(201);
+  // Two links clicked alike: their history is written together (one batch, several positions).
+  for (const slug of SLUGS) {
+    const made = await api(source.t, 'POST', '/links', {
+      key: source.key,
+      body: { slug, destination: `https://example.com/${slug}` },
+    });
+    expect(made.status).toBe(201);
+  }
 });
 
 async function click(ua: string, ip: string) {
-  await (await source.t.app.handle(clickRequest('/ri-link', { ua, ip }))).arrayBuffer();
+  for (const slug of SLUGS) await (await source.t.app.handle(clickRequest(`/${slug}`, { ua, ip }))).arrayBuffer();
 }
 
+/** Each link's counts, by slug. */
 const countsAt = async (s: Side) => {
-  const link = (await api(s.t, 'GET', '/links?q=ri-link', { key: s.key })).body.items[0];
-  return { clickCount: link.clickCount, uniqueCount: link.uniqueCount, botCount: link.botCount };
+  const links = (await api(s.t, 'GET', '/links?q=ri-', { key: s.key })).body.items;
+  return Object.fromEntries(
+    links.map((l: any) => [l.slug, { clickCount: l.clickCount, uniqueCount: l.uniqueCount, botCount: l.botCount }]),
+  );
 };
+const each = (counts: Record<string, number>) => Object.fromEntries(SLUGS.map((slug) => [slug, counts]));
 
 async function importInto(to: Side) {
   const started = await api(to.t, 'POST', '/imports', {
@@ -76,7 +84,7 @@ test('a later export imported over an earlier one ends with the source’s count
   await flushOk(source.t);
   for (const to of targets) {
     await importInto(to);
-    expect(await countsAt(to)).toEqual({ clickCount: 2, uniqueCount: 2, botCount: 0 });
+    expect(await countsAt(to)).toEqual(each({ clickCount: 2, uniqueCount: 2, botCount: 0 }));
   }
   // Five days on, a human and a bot; forty days on, one more human: the later export holds only
   // that one as a line, the rest (retention removed them) as countedOnly.
@@ -87,9 +95,9 @@ test('a later export imported over an earlier one ends with the source’s count
   await click(UA.chromeAndroid, '2.125.160.216');
   await flushOk(source.t);
   const there = await countsAt(source);
-  expect(there).toEqual({ clickCount: 4, uniqueCount: 4, botCount: 1 });
+  expect(there).toEqual(each({ clickCount: 4, uniqueCount: 4, botCount: 1 }));
   for (const to of targets) {
-    expect((await importInto(to)).clicks.imported).toBe(3);
+    expect((await importInto(to)).clicks.imported).toBe(2 * 3);
     expect(await countsAt(to)).toEqual(there);
     // The same export again: nothing added.
     expect((await importInto(to)).clicks.imported).toBe(0);
