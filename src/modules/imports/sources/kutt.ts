@@ -6,7 +6,7 @@
 
 import type { ImportSource, SourceLink, SourceOptions, SourcePage } from '../source';
 import { SourceError } from '../source';
-import { arr, baseOf, type Json, num, obj, str, time } from './fields';
+import { arr, baseOf, type Json, num, obj, shownAddress, str, time } from './fields';
 import { type HttpAnswer, SourceHttp } from './http';
 
 const API = 'https://kutt.it';
@@ -62,7 +62,7 @@ export function kuttSource(options: SourceOptions): ImportSource {
     const answer = await http.get(`${base}/api/v2/links?${query}`, headers, signal, []);
     const body = obj(answer.body);
     if (body === null || !Array.isArray(body.data))
-      throw new SourceError(`${base} did not answer as Kutt's API v2 does; check --url`, false, 'url');
+      throw new SourceError(`${shownAddress(base)} did not answer as Kutt's API v2 does; check --url`, false, 'url');
     return body;
   }
 

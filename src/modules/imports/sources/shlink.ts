@@ -8,7 +8,7 @@
 
 import type { ImportSource, SourceLink, SourceOptions, SourcePage, SourceVisit } from '../source';
 import { SourceError } from '../source';
-import { arr, baseOf, type Json, num, obj, str, strings, time } from './fields';
+import { arr, baseOf, type Json, num, obj, shownAddress, str, strings, time } from './fields';
 import { type HttpAnswer, SourceHttp } from './http';
 
 const LINKS_PER_PAGE = 50;
@@ -128,14 +128,22 @@ export function shlinkSource(options: SourceOptions): ImportSource {
     async check(signal) {
       const body = await shortUrls(1, 1, signal);
       if (body === null)
-        throw new SourceError(`${base} did not answer as Shlink's REST API v3 does; check --url`, false, 'url');
+        throw new SourceError(
+          `${shownAddress(base)} did not answer as Shlink's REST API v3 does; check --url`,
+          false,
+          'url',
+        );
     },
     async page(cursor, signal): Promise<SourcePage> {
       const page = cursor === null ? 1 : Number(cursor);
       if (!Number.isInteger(page) || page < 1) throw new SourceError(`shlink: a cursor ${cursor} is not a page`, false);
       const body = await shortUrls(page, LINKS_PER_PAGE, signal);
       if (body === null)
-        throw new SourceError(`${base} did not answer as Shlink's REST API v3 does; check --url`, false, 'url');
+        throw new SourceError(
+          `${shownAddress(base)} did not answer as Shlink's REST API v3 does; check --url`,
+          false,
+          'url',
+        );
       const links = arr(body.data)
         .map((raw) => (obj(raw) === null ? null : shlinkLink(obj(raw)!)))
         .filter((link): link is SourceLink => link !== null);

@@ -8,7 +8,7 @@
 
 import type { ImportSource, SourceLink, SourceOptions, SourcePage } from '../source';
 import { SourceError } from '../source';
-import { baseOf, hostOf, type Json, num, obj, pathOf, str, time } from './fields';
+import { baseOf, hostOf, type Json, num, obj, pathOf, shownAddress, str, time } from './fields';
 import { type HttpAnswer, SourceHttp } from './http';
 
 const PAGE_SIZE = 1000;
@@ -92,7 +92,11 @@ export function yourlsSource(options: SourceOptions): ImportSource {
     const answer = await http.get(`${base}/yourls-api.php?${query}`, {}, signal, []);
     const body = obj(answer.body);
     if (body === null || obj(body.stats) === null)
-      throw new SourceError(`${base}/yourls-api.php did not answer as YOURLS does; check --url`, false, 'url');
+      throw new SourceError(
+        `${shownAddress(`${base}/yourls-api.php`)} did not answer as YOURLS does; check --url`,
+        false,
+        'url',
+      );
     return body;
   }
 

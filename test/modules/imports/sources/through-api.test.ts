@@ -26,6 +26,14 @@ const shlink = startShlinkFake({
     },
   ],
 });
+// Answers every request with JSON that is no product's: a wrong address.
+const stranger = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ hello: 'world' }) });
+// Refuses every request for its rate limit, for an hour.
+const busy = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  fetch: () => new Response('slow down', { status: 429, headers: { 'retry-after': '3600' } }),
+});
 const kutt = startKuttFake({
   links: [
     {
@@ -40,7 +48,7 @@ const kutt = startKuttFake({
 
 // The sources as the composition root builds them, with the service's private-address switch.
 const { call, run } = importApp({
-  fakes: [shlink, kutt],
+  fakes: [shlink, kutt, { stop: () => stranger.stop(true) }, { stop: () => busy.stop(true) }],
   prepare: (t) => {
     t.deps.sources = (name, options) =>
       sourceFor(name, { ...options, allowPrivate: t.deps.config.upstreamAllowPrivate });
@@ -69,5 +77,32 @@ describe('sources through POST /api/v1/imports', () => {
     expect(res.body.error.field).toBe('token');
     expect(res.body.error.message).toContain('Shlink refused the API key');
     expect(JSON.stringify(res.body)).not.toContain('not-the-right-key');
+  });
+
+  test('an address with a user, a password and a query: none of them in the answer', async () => {
+    for (const source of ['shlink', 'kutt', 'yourls']) {
+      const url = `http://someone:pass-w0rd-9@127.0.0.1:${stranger.port}/old?signature=query-s3cret`;
+      const res = await call('POST', '/imports', { source, url, token: 'a-token-1234' });
+      expect({ source, status: res.status, field: res.body.error?.field }).toEqual({
+        source,
+        status: 400,
+        field: 'url',
+      });
+      expect(res.body.error.message).toContain(`http://127.0.0.1:${stranger.port}/old`);
+      for (const secret of ['someone', 'pass-w0rd-9', 'query-s3cret', 'a-token-1234'])
+        expect({ source, secret, said: res.text.includes(secret) }).toEqual({ source, secret, said: false });
+    }
+  });
+
+  test('a source refusing for its rate limit at the first request: a 400 at once, saying when to try again', async () => {
+    const res = await call('POST', '/imports', {
+      source: 'shlink',
+      url: `http://127.0.0.1:${busy.port}`,
+      token: 'k-1234',
+    });
+    expect({ status: res.status, field: res.body.error?.field }).toEqual({ status: 400, field: 'url' });
+    expect(res.body.error.message).toBe(
+      'shlink: Shlink refuses requests for its rate limit for 3600 s: start the import again then',
+    );
   });
 });
