@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import type { BaseDeps } from '../compose/deps';
 import { cliImportDeps } from '../compose/imports';
+import { printable } from '../lib/text';
 import { OPERATOR } from '../modules/access/public';
 import {
   CONFLICT_MODES,
@@ -83,6 +84,7 @@ export async function importCommand(base: BaseDeps, argv: string[], io: CliIo): 
   });
   const dry = values['dry-run'] === true ? ' (dry run: nothing written)' : '';
   io.out(`${id} ${end.status}${dry}: ${counts(end.progress)}`);
-  for (const e of end.progress.errors.slice(0, 20)) io.err(`import: ${e.source || source}: ${e.reason}`);
+  // What the source wrote is shown, never obeyed by the terminal.
+  for (const e of end.progress.errors.slice(0, 20)) io.err(printable(`import: ${e.source || source}: ${e.reason}`));
   if (end.status !== 'done') throw new ImportNotDone(`import ${id} ${end.status}`);
 }
