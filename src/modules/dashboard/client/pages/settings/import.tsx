@@ -26,9 +26,8 @@ function PastRuns({ runs, onShow }: { runs: ImportRun[]; onShow(run: ImportRun):
       {runs.map((run) => (
         <tr key={run.id}>
           <td>{formatUtc(run.startedAt, 'minute', false)}</td>
-          <td>
-            {sourceLabel(run.source)}
-            {run.options.dryRun && <span class="badge">Dry run</span>}
+          <td class="import-source">
+            <span>{sourceLabel(run.source)}</span> {run.options.dryRun && <span class="badge">Dry run</span>}
           </td>
           <td>
             <span class={`badge import-${run.status}`}>{STATUS_LABELS[run.status]}</span>
