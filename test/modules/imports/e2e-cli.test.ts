@@ -310,7 +310,7 @@ describe('sqlite', () => {
       code: 1,
       stdout: '',
       stderr: expect.stringMatching(
-        /^slink: shlink: Shlink: 127\.0\.0\.1 leads to an internal address \(127\.0\.0\.1\); set SLINK_UPSTREAM_ALLOW_PRIVATE=1 to allow imports from the inside network\n$/m,
+        /^slink: shlink: Shlink: 127\.0\.0\.1 leads to an internal address \(127\.0\.0\.1\); set SLINK_UPSTREAM_ALLOW_PRIVATE=1 to allow imports from the inside network \(--url\)\n$/m,
       ),
     });
     expect(shlink.requests).toEqual([]);

@@ -224,7 +224,7 @@ forEachEngine((engine) => {
     expect(final.errors).toEqual([
       {
         source: idOf(lines[0]!),
-        reason: "its domain other.test is not one of this Slink's domains: add it, or name --domain",
+        reason: "its domain other.test is not one of this Slink's domains: add it, or name the domain to import into",
       },
     ]);
   });

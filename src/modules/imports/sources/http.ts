@@ -116,7 +116,7 @@ export class SourceHttp {
       try {
         addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
       } catch {
-        return this.fail(`${this.options.product}: the host ${host} could not be resolved; check --url`, true);
+        return this.fail(`${this.options.product}: the host ${host} could not be resolved; check the address`, true);
       }
     }
     const inside = addresses.find((a) => isPrivateAddress(a));
@@ -188,7 +188,7 @@ export class SourceHttp {
       if (answer.status >= 300 && answer.status < 400)
         // Not followed: a redirect could lead anywhere, the inside network included.
         this.fail(
-          `${this.options.product} answered ${url.origin} with a redirect to ${answer.headers.get('location') ?? 'nowhere'}; give the address it redirects to with --url`,
+          `${this.options.product} answered ${url.origin} with a redirect to ${answer.headers.get('location') ?? 'nowhere'}; give the address it redirects to`,
           false,
         );
       if (answer.status >= 400 && !pass.includes(answer.status))

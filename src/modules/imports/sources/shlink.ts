@@ -20,7 +20,7 @@ function describe(answer: HttpAnswer): string {
   const said = [str(problem?.title), str(problem?.detail)].filter((s) => s !== null).join(': ');
   const words = said === '' ? `${answer.status}` : `${answer.status} ${said}`;
   if (answer.status === 401 || answer.status === 403)
-    return `Shlink refused the API key (${words}); give an API key of this Shlink with --token (shlink api-key:generate makes one)`;
+    return `Shlink refused the API key (${words}); give an API key of this Shlink (shlink api-key:generate makes one)`;
   return `Shlink refused the request (${words})`;
 }
 
@@ -73,10 +73,9 @@ export function shlinkVisit(raw: Json): SourceVisit | null {
 export function shlinkSource(options: SourceOptions): ImportSource {
   const base = baseOf(options.url);
   const token = options.token;
-  if (base === null)
-    throw new SourceError('shlink needs --url: the address your Shlink answers its API on', false, 'url');
+  if (base === null) throw new SourceError('shlink needs the address your Shlink answers its API on', false, 'url');
   if (token === null || token === '')
-    throw new SourceError('shlink needs --token: an API key of that Shlink (shlink api-key:generate)', false, 'token');
+    throw new SourceError('shlink needs an API key of that Shlink (shlink api-key:generate)', false, 'token');
   const http = new SourceHttp({
     fetch: options.fetch,
     sleep: options.sleep,
@@ -129,7 +128,7 @@ export function shlinkSource(options: SourceOptions): ImportSource {
       const body = await shortUrls(1, 1, signal);
       if (body === null)
         throw new SourceError(
-          `${shownAddress(base)} did not answer as Shlink's REST API v3 does; check --url`,
+          `${shownAddress(base)} did not answer as Shlink's REST API v3 does; check the address`,
           false,
           'url',
         );
@@ -140,7 +139,7 @@ export function shlinkSource(options: SourceOptions): ImportSource {
       const body = await shortUrls(page, LINKS_PER_PAGE, signal);
       if (body === null)
         throw new SourceError(
-          `${shownAddress(base)} did not answer as Shlink's REST API v3 does; check --url`,
+          `${shownAddress(base)} did not answer as Shlink's REST API v3 does; check the address`,
           false,
           'url',
         );

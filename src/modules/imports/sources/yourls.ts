@@ -18,7 +18,7 @@ function describe(answer: HttpAnswer): string {
   const said = str(obj(answer.body)?.message);
   const words = said === null ? `${answer.status}` : `${answer.status} ${said}`;
   if (answer.status === 401 || answer.status === 403)
-    return `YOURLS refused the credentials (${words}); give the signature token from its Tools page, or username:password, with --token`;
+    return `YOURLS refused the credentials (${words}); give the signature token from its Tools page, or a username and password (username:password)`;
   return `YOURLS refused the request (${words})`;
 }
 
@@ -59,13 +59,9 @@ export function yourlsLink(raw: Json, base: string): SourceLink | null {
 export function yourlsSource(options: SourceOptions): ImportSource {
   const base = baseOf(options.url);
   const token = options.token;
-  if (base === null) throw new SourceError('yourls needs --url: the address YOURLS is installed at', false, 'url');
+  if (base === null) throw new SourceError('yourls needs the address YOURLS is installed at', false, 'url');
   if (token === null || token === '')
-    throw new SourceError(
-      'yourls needs --token: the signature token from its Tools page, or username:password',
-      false,
-      'token',
-    );
+    throw new SourceError('yourls needs the signature token from its Tools page, or username:password', false, 'token');
   const colon = token.indexOf(':');
   const credentials: Record<string, string> =
     colon > 0 ? { username: token.slice(0, colon), password: token.slice(colon + 1) } : { signature: token };
@@ -93,7 +89,7 @@ export function yourlsSource(options: SourceOptions): ImportSource {
     const body = obj(answer.body);
     if (body === null || obj(body.stats) === null)
       throw new SourceError(
-        `${shownAddress(`${base}/yourls-api.php`)} did not answer as YOURLS does; check --url`,
+        `${shownAddress(`${base}/yourls-api.php`)} did not answer as YOURLS does; check the address`,
         false,
         'url',
       );

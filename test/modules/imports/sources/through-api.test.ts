@@ -77,6 +77,8 @@ describe('sources through POST /api/v1/imports', () => {
     expect(res.body.error.field).toBe('token');
     expect(res.body.error.message).toContain('Shlink refused the API key');
     expect(JSON.stringify(res.body)).not.toContain('not-the-right-key');
+    // Worded for the API and the dashboard's form, where no command-line option exists.
+    expect(res.body.error.message).not.toMatch(/--[a-z]/);
   });
 
   test('an address with a user, a password and a query: none of them in the answer', async () => {
