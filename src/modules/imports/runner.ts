@@ -148,6 +148,10 @@ export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEn
   try {
     for (;;) {
       if (plan.signal.aborted) throw new Cancelled();
+      // A page may be all in-process work (a file read in a dry run: parsed, decided, no write
+      // waited on), which never lets the event loop reach its sockets: a turn of the loop
+      // before each page keeps redirects and the API answered while a long file is read.
+      await loopTurn();
       const page = await (ahead ?? readPage(deps, plan, progress.cursor));
       ahead = null;
       await domainsOf(deps, plan, domainsSeen, note, planned);
@@ -192,6 +196,9 @@ export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEn
   await store.finish(plan.id, status, saved(progress), deps.clock.now());
   return { status, progress };
 }
+
+/** Resolves once the event loop has run its pending I/O (a macrotask, unlike an awaited promise). */
+const loopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A page of the source, retried while the source says a retry may help. */
 async function readPage(deps: ImportDeps, plan: RunPlan, cursor: string | null) {

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'bun:test';
 import { sourceFor } from '../../../../src/modules/imports/public';
 import { startKuttFake } from '../../../fakes/kutt';
 import { startShlinkFake } from '../../../fakes/shlink';
-import { importApp } from '../support';
+import { ended, importApp } from '../support';
 
 const shlink = startShlinkFake({
   links: [
@@ -106,5 +106,24 @@ describe('sources through POST /api/v1/imports', () => {
     expect(res.body.error.message).toBe(
       'shlink: Shlink refuses requests for its rate limit for 3600 s: start the import again then',
     );
+  });
+
+  test('a file read in a dry run leaves the service answering between its pages', async () => {
+    // 120 pages of rows, nothing written for any: the run only reads and decides.
+    const rows = Array.from({ length: 60_000 }, (_, i) => `https://example.com/dry/${i},dry-${i}`);
+    const form = new FormData();
+    form.set('source', 'csv');
+    form.set('dryRun', 'true');
+    form.set('file', new Blob([`url,slug\n${rows.join('\n')}\n`]), 'many.csv');
+    const started = await call('POST', '/imports', form);
+    expect(started.status).toBe(202);
+    // Answered while the run goes on, not once it has read the whole file.
+    const read = await call('GET', `/imports/${started.body.id}`);
+    expect({ status: read.body.status, before: read.body.links.seen < rows.length }).toEqual({
+      status: 'running',
+      before: true,
+    });
+    await call('DELETE', `/imports/${started.body.id}`);
+    await ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
   });
 });
