@@ -12,7 +12,7 @@
 
 import type { ImportSource, SourceDay, SourceLink, SourceOptions, SourcePage } from '../source';
 import { SourceError } from '../source';
-import { arr, baseOf, hostOf, type Json, num, obj, pathOf, str, strings, time } from './fields';
+import { arr, baseOf, hostOf, type Json, num, obj, pathOf, shownAddress, str, strings, time } from './fields';
 import { type HttpAnswer, SourceHttp } from './http';
 
 const API = 'https://api-ssl.bitly.com';
@@ -122,7 +122,11 @@ export function bitlySource(options: SourceOptions): ImportSource {
     const answer = await http.get(`${api}/groups`, headers, signal, []);
     const list = obj(answer.body)?.groups;
     if (!Array.isArray(list))
-      throw new SourceError(`${api} did not answer as Bitly's API v4 does; check the address`, false, 'url');
+      throw new SourceError(
+        `${shownAddress(api)} did not answer as Bitly's API v4 does; check the address`,
+        false,
+        'url',
+      );
     groups = list.map((g) => str(obj(g)?.guid)).filter((g): g is string => g !== null);
     return groups;
   }

@@ -9,7 +9,7 @@
 
 import type { ImportSource, SourceLink, SourceOptions, SourcePage, SourceVisit } from '../source';
 import { SourceError } from '../source';
-import { arr, baseOf, type Json, num, obj, str, time } from './fields';
+import { arr, baseOf, type Json, num, obj, shownAddress, str, time } from './fields';
 import { type HttpAnswer, SourceHttp } from './http';
 
 const API = 'https://api.dub.co';
@@ -109,7 +109,7 @@ export function dubSource(options: SourceOptions): ImportSource {
     if (cursor !== null) query.set('startingAfter', cursor);
     const answer = await http.get(`${api}/links?${query}`, headers, signal, []);
     if (!Array.isArray(answer.body))
-      throw new SourceError(`${api} did not answer as Dub's API does; check the address`, false, 'url');
+      throw new SourceError(`${shownAddress(api)} did not answer as Dub's API does; check the address`, false, 'url');
     return answer.body.map(obj).filter((l): l is Json => l !== null);
   }
 

@@ -91,7 +91,9 @@ export function shlinkSource(options: SourceOptions): ImportSource {
   async function shortUrls(page: number, size: number, signal: AbortSignal): Promise<Json | null> {
     const query = new URLSearchParams({ page: String(page), itemsPerPage: String(size), orderBy: 'dateCreated-ASC' });
     const answer = await http.get(`${base}/rest/v3/short-urls?${query}`, headers, signal, []);
-    return obj(obj(answer.body)?.shortUrls);
+    const list = obj(obj(answer.body)?.shortUrls);
+    // Without its list it is not Shlink's answer: a run would end done, having read nothing.
+    return list !== null && Array.isArray(list.data) ? list : null;
   }
 
   async function visitsPage(link: SourceLink, page: number, after: number | null, signal: AbortSignal) {

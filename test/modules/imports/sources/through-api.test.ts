@@ -28,6 +28,12 @@ const shlink = startShlinkFake({
 });
 // Answers every request with JSON that is no product's: a wrong address.
 const stranger = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ hello: 'world' }) });
+// Answers as Shlink's list of short URLs does, but with no list in it.
+const listless = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  fetch: () => Response.json({ shortUrls: { data: 'none', pagination: { currentPage: 1, pagesCount: 1 } } }),
+});
 // Refuses every request for its rate limit, for an hour.
 const busy = Bun.serve({
   port: 0,
@@ -48,7 +54,13 @@ const kutt = startKuttFake({
 
 // The sources as the composition root builds them, with the service's private-address switch.
 const { call, run } = importApp({
-  fakes: [shlink, kutt, { stop: () => stranger.stop(true) }, { stop: () => busy.stop(true) }],
+  fakes: [
+    shlink,
+    kutt,
+    { stop: () => stranger.stop(true) },
+    { stop: () => busy.stop(true) },
+    { stop: () => listless.stop(true) },
+  ],
   prepare: (t) => {
     t.deps.sources = (name, options) =>
       sourceFor(name, { ...options, allowPrivate: t.deps.config.upstreamAllowPrivate });
@@ -82,7 +94,7 @@ describe('sources through POST /api/v1/imports', () => {
   });
 
   test('an address with a user, a password and a query: none of them in the answer', async () => {
-    for (const source of ['shlink', 'kutt', 'yourls']) {
+    for (const source of ['shlink', 'kutt', 'yourls', 'bitly', 'dub']) {
       const url = `http://someone:pass-w0rd-9@127.0.0.1:${stranger.port}/old?signature=query-s3cret`;
       const res = await call('POST', '/imports', { source, url, token: 'a-token-1234' });
       expect({ source, status: res.status, field: res.body.error?.field }).toEqual({
@@ -125,5 +137,18 @@ describe('sources through POST /api/v1/imports', () => {
     });
     await call('DELETE', `/imports/${started.body.id}`);
     await ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
+  });
+
+  test("an answer shaped as Shlink's but with no list of short URLs: 400 naming url, not a run done with nothing", async () => {
+    const res = await call('POST', '/imports', {
+      source: 'shlink',
+      url: `http://127.0.0.1:${listless.port}`,
+      token: 'k-1234',
+    });
+    expect({ status: res.status, field: res.body.error?.field, message: res.body.error?.message }).toEqual({
+      status: 400,
+      field: 'url',
+      message: `shlink: http://127.0.0.1:${listless.port} did not answer as Shlink's REST API v3 does; check the address`,
+    });
   });
 });
