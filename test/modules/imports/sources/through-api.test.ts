@@ -151,4 +151,16 @@ describe('sources through POST /api/v1/imports', () => {
       message: `shlink: http://127.0.0.1:${listless.port} did not answer as Shlink's REST API v3 does; check the address`,
     });
   });
+
+  test('a CSV whose first line runs on past 64 KiB is refused at once (400 naming file), never read on', async () => {
+    const form = new FormData();
+    form.set('source', 'csv');
+    form.set('file', new Blob([`url,${'a'.repeat(1 << 20)}\nhttps://example.com/long-header\n`]), 'long.csv');
+    const res = await call('POST', '/imports', form);
+    expect({ status: res.status, field: res.body.error?.field, message: res.body.error?.message }).toEqual({
+      status: 400,
+      field: 'file',
+      message: 'csv: the first line of the CSV runs on past 64 KiB: it must be a header row naming its columns',
+    });
+  });
 });
