@@ -25,7 +25,7 @@ function PastRuns({ runs, onShow }: { runs: ImportRun[]; onShow(run: ImportRun):
     <DataTable columns={['Started (UTC)', 'Source', 'Status', 'Created', 'Skipped', 'Failed', 'Clicks']}>
       {runs.map((run) => (
         <tr key={run.id}>
-          <td>{formatUtc(run.startedAt, 'minute', false)}</td>
+          <td class="import-started">{formatUtc(run.startedAt, 'minute', false)}</td>
           <td class="import-source">
             <span>{sourceLabel(run.source)}</span> {run.options.dryRun && <span class="badge">Dry run</span>}
           </td>
