@@ -714,7 +714,9 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
     return stored;
   }
   if (kind === 'total' && link.totalClicks !== null) {
-    if (mapping.totalSet) return 0;
+    // A count no link holds (negative, a fraction, past 2^53: a CSV may say anything) is not
+    // stored by the writer, so not counted as imported either.
+    if (mapping.totalSet || !Number.isSafeInteger(link.totalClicks) || link.totalClicks < 0) return 0;
     await writer.total(mapping.linkId, source.name, link.totalClicks, at({ totalSet: true }));
     return link.totalClicks;
   }

@@ -163,4 +163,27 @@ describe('sources through POST /api/v1/imports', () => {
       message: 'csv: the first line of the CSV runs on past 64 KiB: it must be a header row naming its columns',
     });
   });
+
+  test('a clicks column a link cannot hold (negative, a fraction, past 2^53) is neither stored nor counted by the run', async () => {
+    const form = new FormData();
+    form.set('source', 'csv');
+    const rows = ['url,slug,clicks', 'https://example.com/t,tot-neg,-5', 'https://example.com/t,tot-frac,2.5'];
+    rows.push('https://example.com/t,tot-huge,99999999999999999999999', 'https://example.com/t,tot-ok,3');
+    form.set('file', new Blob([`${rows.join('\n')}\n`]), 'totals.csv');
+    const started = await call('POST', '/imports', form);
+    expect(started.status).toBe(202);
+    const final = await ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
+    expect({ status: final.status, links: final.links, clicks: final.clicks }).toEqual({
+      status: 'done',
+      links: { seen: 4, created: 4, skipped: 0, failed: 0 },
+      clicks: { imported: 3 },
+    });
+    const counts = (await call('GET', '/links?q=tot-')).body.items.map((l: any) => [l.slug, l.clickCount]);
+    expect(counts.sort()).toEqual([
+      ['tot-frac', 0],
+      ['tot-huge', 0],
+      ['tot-neg', 0],
+      ['tot-ok', 3],
+    ]);
+  });
 });
