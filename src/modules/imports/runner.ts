@@ -451,7 +451,9 @@ async function projectsOf(
  * them keep their domain. Not when the import names a domain (every link goes there). A dry run
  * makes none: those whose settings it would take are planned instead (RunTarget.planned), so
  * their links count as a real run would make them. One that cannot be made (its host is this
- * Slink's app host...) is noted, and its links are then skipped with their reason.
+ * Slink's app host...) is noted, and its links are then skipped with their reason; one made
+ * whose settings set after it (upstream, .well-known files) are refused is noted as made
+ * without them, and its links are made on it.
  */
 async function domainsOf(
   deps: ImportDeps,
@@ -478,22 +480,26 @@ async function domainsOf(
       ...(d.appleAppSiteAssociation !== null ? { appleAppSiteAssociation: d.appleAppSiteAssociation } : {}),
       ...(d.assetLinks !== null ? { assetLinks: d.assetLinks } : {}),
     };
+    /** Made (or, in a dry run, planned): a refusal after it is of its settings only. */
+    let made = false;
     try {
       if (!Value.Check(DomainCreateBody, create) || !Value.Check(DomainPatchBody, patch))
         throw new Error('its settings are not settings as Slink writes them');
       if (plan.dryRun) {
         // What the real run would refuse, by the very checks its writes make; a domain whose
         // settings after its creation are refused is made all the same, as the real run makes it.
-        const made = await checkNewDomain(deps, plan.access, create);
-        planned.set(made.host, plannedDomain(d, made.host, -(planned.size + 1)));
-        if (Object.keys(patch).length > 0) await checkNewDomainPatch(deps, plan.access, made, patch);
+        const checked = await checkNewDomain(deps, plan.access, create);
+        planned.set(checked.host, plannedDomain(d, checked.host, -(planned.size + 1)));
+        made = true;
+        if (Object.keys(patch).length > 0) await checkNewDomainPatch(deps, plan.access, checked, patch);
         continue;
       }
-      const made = await addDomain(deps, plan.access, create);
-      if (Object.keys(patch).length > 0) await updateDomain(deps, plan.access, made.host, patch);
+      const added = await addDomain(deps, plan.access, create);
+      made = true;
+      if (Object.keys(patch).length > 0) await updateDomain(deps, plan.access, added.host, patch);
     } catch (err) {
       const reason = err instanceof AppError && err.field ? `${err.field}: ${err.message}` : (err as Error).message;
-      note(d.host, `domain not made: ${reason}`);
+      note(d.host, `${made ? 'domain made without its settings' : 'domain not made'}: ${reason}`);
     }
   }
 }
