@@ -197,6 +197,12 @@ export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEn
   return { status, progress };
 }
 
+/**
+ * A visit's time a click can have: from 1970 to a day past now (the old service's clock may run
+ * a little ahead). Any other (none given, before 1970, in years to come) is not imported.
+ */
+const clickTime = (at: number, now: number) => Number.isFinite(at) && at >= 0 && at <= now + 86_400_000;
+
 /** Resolves once the event loop has run its pending I/O (a macrotask, unlike an awaited promise). */
 const loopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -668,8 +674,9 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
       // Visits counted per UTC day, from the day after the newest stored.
       const after = mapping.day === null ? null : Date.parse(`${mapping.day}T23:59:59.999Z`);
       const counts = new Map<string, number>();
+      const now = deps.clock.now();
       for await (const batch of source.visits(link, after, plan.signal))
-        for (const v of batch) counts.set(dayOf(v.at), (counts.get(dayOf(v.at)) ?? 0) + 1);
+        for (const v of batch) if (clickTime(v.at, now)) counts.set(dayOf(v.at), (counts.get(dayOf(v.at)) ?? 0) + 1);
       for (const d of await daysToo(source, link, mapping, plan.signal))
         counts.set(d.day, (counts.get(d.day) ?? 0) + d.clicks);
       const days = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, clicks]) => ({ day, clicks }));
@@ -684,9 +691,11 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
     let skip = mapping.visitAtCount === 0 ? Number.POSITIVE_INFINITY : mapping.visitAtCount;
     let newest = mapping.visitAt;
     let atNewest = mapping.visitAtCount;
+    const now = deps.clock.now();
     for await (const batch of source.visits(link, from === null ? null : from - 1, plan.signal)) {
       const fresh: SourceVisit[] = [];
       for (const v of batch) {
+        if (!clickTime(v.at, now)) continue;
         if (from !== null && !(v.at >= from)) continue;
         if (v.at === from && skip > 0) {
           skip--;

@@ -167,3 +167,27 @@ test('a dry run refuses the domains the real run would refuse, by the same check
   expect((await report(dry.id)).map((row) => row.slice(0, 3))).toEqual(realRows.map((row) => row.slice(0, 3)));
   expect(realRows.map((row) => row[1])).toEqual(['skipped', 'skipped', 'created', 'created']);
 });
+
+test('a click line with no time, one before 1970 or one past tomorrow is not imported: no time is made up', async () => {
+  const now = app.t.clock.now();
+  const link = linkLine({ slug: 'when-1', domain: 'sl.test', shortUrl: 'https://sl.test/when-1', clickCount: 5 });
+  const click = (id: number, timestamp?: number) =>
+    `${JSON.stringify({ type: 'click', id, linkId: idOf(link), timestamp, bot: false })}\n`;
+  const day = 86_400_000;
+  const { url } = source.serve('click-times', [
+    header(true),
+    link,
+    click(1, now - day),
+    click(2),
+    click(3, -5),
+    click(4, 1e17),
+    click(5, now + 2 * day),
+  ]);
+  const done = await run({ url });
+  expect({ status: done.status, clicks: done.clicks }).toEqual({ status: 'done', clicks: { imported: 1 } });
+  const made = (await call('GET', '/links?q=when-1')).body.items[0];
+  expect({ clickCount: made.clickCount, lastClickedAt: made.lastClickedAt }).toEqual({
+    clickCount: 1,
+    lastClickedAt: now - day,
+  });
+});
