@@ -203,6 +203,9 @@ export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEn
  */
 const clickTime = (at: number, now: number) => Number.isFinite(at) && at >= 0 && at <= now + 86_400_000;
 
+/** A source's day (YYYY-MM-DD) clicks can have been counted on: none after tomorrow's (UTC). */
+const clickDay = (day: string, now: number) => day <= dayOf(now + 86_400_000);
+
 /** Resolves once the event loop has run its pending I/O (a macrotask, unlike an awaited promise). */
 const loopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -636,10 +639,16 @@ async function putMappings(deps: ImportDeps, rows: ImportLinkRow[]) {
 }
 
 /** The daily counts a link with visits has besides them (SourceLink.daysToo), after the newest day stored. */
-async function daysToo(source: ImportSource, link: SourceLink, mapping: ImportLinkRow, signal: AbortSignal) {
+async function daysToo(
+  source: ImportSource,
+  link: SourceLink,
+  mapping: ImportLinkRow,
+  signal: AbortSignal,
+  now: number,
+) {
   if (link.daysToo !== true || !source.days) return [];
   const days = await source.days(link, mapping.day, signal);
-  return days.filter((d) => mapping.day === null || d.day > mapping.day);
+  return days.filter((d) => (mapping.day === null || d.day > mapping.day) && clickDay(d.day, now));
 }
 
 /**
@@ -677,7 +686,7 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
       const now = deps.clock.now();
       for await (const batch of source.visits(link, after, plan.signal))
         for (const v of batch) if (clickTime(v.at, now)) counts.set(dayOf(v.at), (counts.get(dayOf(v.at)) ?? 0) + 1);
-      for (const d of await daysToo(source, link, mapping, plan.signal))
+      for (const d of await daysToo(source, link, mapping, plan.signal, deps.clock.now()))
         counts.set(d.day, (counts.get(d.day) ?? 0) + d.clicks);
       const days = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, clicks]) => ({ day, clicks }));
       if (days.length > 0)
@@ -716,14 +725,15 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
       );
     }
     // Its daily counts besides (another Slink's imported ones), from their own position.
-    const days = await daysToo(source, link, mapping, plan.signal);
+    const days = await daysToo(source, link, mapping, plan.signal, deps.clock.now());
     if (days.length > 0)
       stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day, ...once }));
     return stored;
   }
   if (kind === 'daily' && source.days) {
+    const now = deps.clock.now();
     const days = (await source.days(link, mapping.day, plan.signal)).filter(
-      (d) => mapping.day === null || d.day > (mapping.day as string),
+      (d) => (mapping.day === null || d.day > (mapping.day as string)) && clickDay(d.day, now),
     );
     if (days.length > 0) stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day }));
     return stored;

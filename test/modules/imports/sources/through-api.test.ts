@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { sourceFor } from '../../../../src/modules/imports/public';
+import { startBitlyFake } from '../../../fakes/bitly';
 import { startKuttFake } from '../../../fakes/kutt';
 import { startShlinkFake } from '../../../fakes/shlink';
 import { ended, importApp } from '../support';
@@ -39,6 +40,22 @@ const busy = Bun.serve({
   port: 0,
   hostname: '127.0.0.1',
   fetch: () => new Response('slow down', { status: 429, headers: { 'retry-after': '3600' } }),
+});
+// A branded link whose daily clicks run into years to come.
+const bitly = startBitlyFake({
+  groups: [
+    {
+      guid: 'Bg1',
+      links: [
+        {
+          id: 'br.test/ahead',
+          long_url: 'https://example.com/ahead',
+          created_at: '2026-01-01T00:00:00+0000',
+          clicks: { '2026-11-20': 2, '2099-01-01': 5 },
+        },
+      ],
+    },
+  ],
 });
 const kutt = startKuttFake({
   links: [
@@ -185,5 +202,16 @@ describe('sources through POST /api/v1/imports', () => {
       ['tot-neg', 0],
       ['tot-ok', 3],
     ]);
+  });
+
+  test('daily counts of days to come are not imported: no click is dated in years to come', async () => {
+    const final = await run({ source: 'bitly', url: bitly.url, token: bitly.token, domain: 'sl.test' });
+    expect({ status: final.status, links: final.links, clicks: final.clicks }).toEqual({
+      status: 'done',
+      links: { seen: 1, created: 1, skipped: 0, failed: 0 },
+      clicks: { imported: 2 },
+    });
+    const made = (await call('GET', '/links?q=ahead')).body.items[0];
+    expect({ slug: made.slug, clickCount: made.clickCount }).toEqual({ slug: 'ahead', clickCount: 2 });
   });
 });
