@@ -155,7 +155,7 @@ test('a dry run refuses the domains the real run would refuse, by the same check
     // Made (its links are), without the setting refused: said so, not "not made".
     [
       'go.loop.test',
-      expect.stringMatching(/^domain made without its settings: upstream: Destination points at this Slink itself/),
+      expect.stringMatching(/^domain made without its settings: upstream: upstream points at this Slink itself/),
     ],
     [idOf(links[0]!), expect.stringContaining("its domain go.self.test is not one of this Slink's domains")],
     [idOf(links[1]!), expect.stringContaining("its domain app.sl.test is not one of this Slink's domains")],
