@@ -263,7 +263,7 @@ describe('sqlite', () => {
     const refused = await run([BUN, 'run', 'src/index.ts', 'import', 'slink', '--file', notExport], { env: envOf(db) });
     expect({ code: refused.code, stderr: refused.stderr }).toEqual({
       code: 1,
-      stderr: 'slink: slink: this is not a Slink export (its first line is not the export header)\n',
+      stderr: 'slink: slink: this is not a Slink export (its first line is not the export header) (--file)\n',
     });
   }, 60_000);
 });

@@ -8,6 +8,8 @@
 import { existsSync } from 'node:fs';
 import type { BaseDeps } from '../compose/deps';
 import { cliImportDeps } from '../compose/imports';
+import { AppError } from '../lib/errors';
+import { printable } from '../lib/text';
 import { OPERATOR } from '../modules/access/public';
 import {
   CONFLICT_MODES,
@@ -31,6 +33,26 @@ function oneOf<T extends string>(value: string | undefined, allowed: readonly T[
   if (value === undefined) return undefined;
   if (!allowed.includes(value as T)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}`);
   return value as T;
+}
+
+/** The command's option for each field the import's checks may name. */
+const OPTIONS: Record<string, string> = {
+  url: '--url',
+  token: '--token',
+  file: '--file',
+  domain: '--domain',
+  projectId: '--project',
+  history: '--history',
+  onConflict: '--on-conflict',
+  dryRun: '--dry-run',
+};
+
+/** A refused input's message (worded for the API and the dashboard too) followed by the option that gave it. */
+function namingOption(err: unknown): never {
+  const option = err instanceof AppError && err.field !== null ? OPTIONS[err.field] : undefined;
+  throw option === undefined
+    ? err
+    : new AppError((err as AppError).code, `${(err as AppError).message} (${option})`, (err as AppError).field);
 }
 
 const counts = (p: RunProgress) =>
@@ -68,7 +90,7 @@ export async function importCommand(base: BaseDeps, argv: string[], io: CliIo): 
       dryRun: values['dry-run'] === true,
     },
     (progress) => io.err(`import: ${counts(progress)}`),
-  );
+  ).catch(namingOption);
   io.err(`import: ${id} started`);
   // Ctrl-C or a SIGTERM stops the run at its page boundary, cancelled: a re-run resumes there.
   const stop = () => {
@@ -83,6 +105,7 @@ export async function importCommand(base: BaseDeps, argv: string[], io: CliIo): 
   });
   const dry = values['dry-run'] === true ? ' (dry run: nothing written)' : '';
   io.out(`${id} ${end.status}${dry}: ${counts(end.progress)}`);
-  for (const e of end.progress.errors.slice(0, 20)) io.err(`import: ${e.source || source}: ${e.reason}`);
+  // What the source wrote is shown, never obeyed by the terminal.
+  for (const e of end.progress.errors.slice(0, 20)) io.err(printable(`import: ${e.source || source}: ${e.reason}`));
   if (end.status !== 'done') throw new ImportNotDone(`import ${id} ${end.status}`);
 }

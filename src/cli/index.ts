@@ -10,6 +10,7 @@ import { PostgresConnectError } from '../db/postgres/client';
 import { systemClock } from '../lib/clock';
 import { AppError } from '../lib/errors';
 import { consoleLogger } from '../lib/log';
+import { printable } from '../lib/text';
 import { type OpenedStorage, openSqliteStorage, openStorage } from '../storage';
 import { UsageError } from './args';
 import { backupCommand } from './backup';
@@ -116,7 +117,8 @@ export async function runCli(
       ? (explained as Error).message
       : `unexpected error: ${explained instanceof Error ? explained.message : String(explained)}`;
     // Always one line on stderr (docs/behaviour.md, "Operator CLI").
-    io.err(`slink: ${message.split('\n')[0]}`);
+    // A message may carry what a file or a source wrote (a CSV's header): shown, never obeyed.
+    io.err(`slink: ${printable(message.split('\n')[0]!)}`);
     return 1;
   } finally {
     await storage?.close();

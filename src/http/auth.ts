@@ -16,7 +16,15 @@ import { type Principal, verifyApiKey } from '../modules/auth/public';
 import { type SessionsBase, sessionPrincipal, verifySession } from '../modules/sessions/public';
 import { clientAddress, pathOf, type ServerLike } from './client';
 import { errorResponse } from './errors';
-import { hasBody, JSON_TYPE, MAX_BODY_BYTES, MAX_UPLOAD_BYTES, tooLarge, UPLOAD_PATHS } from './json-body';
+import {
+  hasBody,
+  JSON_TYPE,
+  MAX_BODY_BYTES,
+  MAX_UPLOAD_BYTES,
+  MAX_UPLOAD_FORM_BYTES,
+  tooLarge,
+  UPLOAD_PATHS,
+} from './json-body';
 import { countHit, type RateLimit } from './rate-limit';
 import { actionOf } from './route-actions';
 import { isSameOrigin, isWrite, readSessionToken } from './session';
@@ -113,10 +121,10 @@ export function bodyProblem(request: Request): AppError | null {
   // An import's file comes as a multipart form, up to its own limit (json-body.ts).
   if (request.method === 'POST' && type?.startsWith('multipart/form-data') && UPLOAD_PATHS.has(pathOf(request.url))) {
     const length = Number(request.headers.get('content-length') ?? '0');
-    return length > MAX_UPLOAD_BYTES
+    return length > MAX_UPLOAD_FORM_BYTES
       ? new AppError(
           'payload_too_large',
-          `An upload is at most ${MAX_UPLOAD_BYTES} bytes: import a larger file with slink import --file`,
+          `A file uploaded is at most ${MAX_UPLOAD_BYTES} bytes (64 MiB): import a larger one with slink import --file`,
         )
       : null;
   }

@@ -15,6 +15,11 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  * is imported with `slink import --file`, which streams it.
  */
 export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
+/**
+ * The whole form carrying such a file: the file, its part's headers, the boundaries and the
+ * import's other fields (a few short texts). The file itself is bounded by MAX_UPLOAD_BYTES.
+ */
+export const MAX_UPLOAD_FORM_BYTES = MAX_UPLOAD_BYTES + 64 * 1024;
 /** The paths that take a multipart upload (POST): an import's file. */
 export const UPLOAD_PATHS: ReadonlySet<string> = new Set(['/api/v1/imports', '/api/app/imports']);
 export const MAX_JSON_DEPTH = 16;

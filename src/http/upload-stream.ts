@@ -39,6 +39,9 @@ export function removeOrphanUploads(): number {
   return removed;
 }
 
+/** What the form may hold beside its file's bytes (json-body.ts, MAX_UPLOAD_FORM_BYTES). */
+const FORM_BYTES = 64 * 1024;
+
 /** Longest part headers accepted (a name, a file name, a type). */
 const MAX_HEADERS = 16 * 1024;
 
@@ -55,10 +58,14 @@ function dispositionOf(headers: string): { name: string | null; filename: string
 }
 
 /**
- * Reads `request`'s multipart body: fields in memory, the file part to a temporary file, at most
- * `limit` bytes in all (413 `payload_too_large` past it, the file removed).
+ * Reads `request`'s multipart body: fields in memory, the file part to a temporary file of at
+ * most `limit` bytes, with at most 64 KiB of form around it (413 `payload_too_large` past
+ * either, the file removed).
  */
 export async function streamUpload(request: Request, limit: number, tooLarge: () => AppError): Promise<StreamedUpload> {
+  // The form around the file: its part headers, the boundaries and the other fields (short texts).
+  const formLimit = limit + FORM_BYTES;
+  let fileBytes = 0;
   const boundary = boundaryOf(request.headers.get('content-type') ?? '');
   if (boundary === null || request.body === null) throw invalid('file', 'file must be a file sent in a multipart form');
   const delimiter = Buffer.from(`\r\n--${boundary}`);
@@ -78,8 +85,11 @@ export async function streamUpload(request: Request, limit: number, tooLarge: ()
   let read = 0;
   const emit = (bytes: Buffer) => {
     if (bytes.length === 0) return;
-    if (filePart) sink!.write(bytes);
-    else if (fieldName !== null) fieldBytes.push(bytes);
+    if (filePart) {
+      fileBytes += bytes.length;
+      if (fileBytes > limit) throw tooLarge();
+      sink!.write(bytes);
+    } else if (fieldName !== null) fieldBytes.push(bytes);
   };
   const endPart = async () => {
     if (filePart) {
@@ -93,7 +103,7 @@ export async function streamUpload(request: Request, limit: number, tooLarge: ()
   try {
     for await (const chunk of request.body) {
       read += chunk.length;
-      if (read > limit) throw tooLarge();
+      if (read > formLimit) throw tooLarge();
       pending = pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([pending, chunk]);
       for (;;) {
         if (state === 'preamble' || state === 'body') {

@@ -128,7 +128,9 @@ function targetDomain(deps: Pick<LinksDeps, 'domains'>, target: RunTarget, link:
   if (link.domain === null) return deps.domains.default;
   const key = hostKeyOf(link.domain);
   const found = key === null ? undefined : (deps.domains.byHost(key) ?? target.planned?.get(key));
-  return found ?? `its domain ${link.domain} is not one of this Slink's domains: add it, or name --domain`;
+  return (
+    found ?? `its domain ${link.domain} is not one of this Slink's domains: add it, or name the domain to import into`
+  );
 }
 
 /**

@@ -45,7 +45,7 @@ async function parseUpload(ctx: { request: Request }, contentType: string) {
     () =>
       new AppError(
         'payload_too_large',
-        `An upload is at most ${MAX_UPLOAD_BYTES} bytes: import a larger file with slink import --file`,
+        `A file uploaded is at most ${MAX_UPLOAD_BYTES} bytes (64 MiB): import a larger one with slink import --file`,
       ),
   );
   uploads.set(ctx.request, { upload, handed: false });

@@ -163,6 +163,10 @@ export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEn
   try {
     for (;;) {
       if (plan.signal.aborted) throw new Cancelled();
+      // A page may be all in-process work (a file read in a dry run: parsed, decided, no write
+      // waited on), which never lets the event loop reach its sockets: a turn of the loop
+      // before each page keeps redirects and the API answered while a long file is read.
+      await loopTurn();
       const page = await (ahead ?? readPage(deps, plan, progress.cursor));
       ahead = null;
       await domainsOf(deps, plan, domainsSeen, note, planned);
@@ -207,6 +211,18 @@ export async function runImport(deps: ImportDeps, given: RunPlan): Promise<RunEn
   await store.finish(plan.id, status, saved(progress), deps.clock.now());
   return { status, progress };
 }
+
+/**
+ * A visit's time a click can have: from 1970 to a day past now (the old service's clock may run
+ * a little ahead). Any other (none given, before 1970, in years to come) is not imported.
+ */
+const clickTime = (at: number, now: number) => Number.isFinite(at) && at >= 0 && at <= now + 86_400_000;
+
+/** A source's day (YYYY-MM-DD) clicks can have been counted on: none after tomorrow's (UTC). */
+const clickDay = (day: string, now: number) => day <= dayOf(now + 86_400_000);
+
+/** Resolves once the event loop has run its pending I/O (a macrotask, unlike an awaited promise). */
+const loopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A page of the source, retried while the source says a retry may help. */
 async function readPage(deps: ImportDeps, plan: RunPlan, cursor: string | null) {
@@ -499,7 +515,9 @@ async function projectsOf(
  * them keep their domain. Not when the import names a domain (every link goes there). A dry run
  * makes none: those whose settings it would take are planned instead (RunTarget.planned), so
  * their links count as a real run would make them. One that cannot be made (its host is this
- * Slink's app host...) is noted, and its links are then skipped with their reason.
+ * Slink's app host...) is noted, and its links are then skipped with their reason; one made
+ * whose settings set after it (upstream, .well-known files) are refused is noted as made
+ * without them, and its links are made on it.
  */
 async function domainsOf(
   deps: ImportDeps,
@@ -526,22 +544,26 @@ async function domainsOf(
       ...(d.appleAppSiteAssociation !== null ? { appleAppSiteAssociation: d.appleAppSiteAssociation } : {}),
       ...(d.assetLinks !== null ? { assetLinks: d.assetLinks } : {}),
     };
+    /** Made (or, in a dry run, planned): a refusal after it is of its settings only. */
+    let made = false;
     try {
       if (!Value.Check(DomainCreateBody, create) || !Value.Check(DomainPatchBody, patch))
         throw new Error('its settings are not settings as Slink writes them');
       if (plan.dryRun) {
         // What the real run would refuse, by the very checks its writes make; a domain whose
         // settings after its creation are refused is made all the same, as the real run makes it.
-        const made = await checkNewDomain(deps, plan.access, create);
-        planned.set(made.host, plannedDomain(d, made.host, -(planned.size + 1)));
-        if (Object.keys(patch).length > 0) await checkNewDomainPatch(deps, plan.access, made, patch);
+        const checked = await checkNewDomain(deps, plan.access, create);
+        planned.set(checked.host, plannedDomain(d, checked.host, -(planned.size + 1)));
+        made = true;
+        if (Object.keys(patch).length > 0) await checkNewDomainPatch(deps, plan.access, checked, patch);
         continue;
       }
-      const made = await addDomain(deps, plan.access, create);
-      if (Object.keys(patch).length > 0) await updateDomain(deps, plan.access, made.host, patch);
+      const added = await addDomain(deps, plan.access, create);
+      made = true;
+      if (Object.keys(patch).length > 0) await updateDomain(deps, plan.access, added.host, patch);
     } catch (err) {
       const reason = err instanceof AppError && err.field ? `${err.field}: ${err.message}` : (err as Error).message;
-      note(d.host, `domain not made: ${reason}`);
+      note(d.host, `${made ? 'domain made without its settings' : 'domain not made'}: ${reason}`);
     }
   }
 }
@@ -673,10 +695,16 @@ async function putMappings(deps: ImportDeps, rows: ImportLinkRow[]) {
 }
 
 /** The daily counts a link with visits has besides them (SourceLink.daysToo), after the newest day stored. */
-async function daysToo(source: ImportSource, link: SourceLink, mapping: ImportLinkRow, signal: AbortSignal) {
+async function daysToo(
+  source: ImportSource,
+  link: SourceLink,
+  mapping: ImportLinkRow,
+  signal: AbortSignal,
+  now: number,
+) {
   if (link.daysToo !== true || !source.days) return [];
   const days = await source.days(link, mapping.day, signal);
-  return days.filter((d) => mapping.day === null || d.day > mapping.day);
+  return days.filter((d) => (mapping.day === null || d.day > mapping.day) && clickDay(d.day, now));
 }
 
 /**
@@ -697,12 +725,19 @@ function freshOf(mapping: ImportLinkRow): (v: SourceVisit) => boolean {
 }
 
 /** The visits and days a run is to store for a link, counted by kind (a pass of its own over them). */
-async function freshCounts(source: ImportSource, link: SourceLink, mapping: ImportLinkRow, signal: AbortSignal) {
+async function freshCounts(
+  source: ImportSource,
+  link: SourceLink,
+  mapping: ImportLinkRow,
+  signal: AbortSignal,
+  now: number,
+) {
   const isFresh = freshOf(mapping);
   const visits: SourceVisit[] = [];
   const from = mapping.visitAt === null ? null : mapping.visitAt - 1;
-  for await (const batch of source.visits!(link, from, signal)) for (const v of batch) if (isFresh(v)) visits.push(v);
-  return withCounts({ clicks: 0, uniques: 0, bots: 0 }, visits, await daysToo(source, link, mapping, signal));
+  for await (const batch of source.visits!(link, from, signal))
+    for (const v of batch) if (clickTime(v.at, now) && isFresh(v)) visits.push(v);
+  return withCounts({ clicks: 0, uniques: 0, bots: 0 }, visits, await daysToo(source, link, mapping, signal, now));
 }
 
 /** What the source's counts grew by since `before` that `fresh` does not hold, by kind (never below 0). */
@@ -743,7 +778,11 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
       const add = !mapping.totalSet
         ? rest
         : mapping.sourceCounts !== null && counts !== undefined
-          ? grownBy(counts, mapping.sourceCounts, await freshCounts(source, link, mapping, plan.signal))
+          ? grownBy(
+              counts,
+              mapping.sourceCounts,
+              await freshCounts(source, link, mapping, plan.signal, deps.clock.now()),
+            )
           : null;
       if (add !== null && add.clicks + add.uniques + add.bots > 0)
         stored += await writer.countedOnly(mapping.linkId, source.name, add, at(taken));
@@ -753,9 +792,10 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
       // Visits counted per UTC day, from the day after the newest stored.
       const after = mapping.day === null ? null : Date.parse(`${mapping.day}T23:59:59.999Z`);
       const counts = new Map<string, number>();
+      const now = deps.clock.now();
       for await (const batch of source.visits(link, after, plan.signal))
-        for (const v of batch) counts.set(dayOf(v.at), (counts.get(dayOf(v.at)) ?? 0) + 1);
-      for (const d of await daysToo(source, link, mapping, plan.signal))
+        for (const v of batch) if (clickTime(v.at, now)) counts.set(dayOf(v.at), (counts.get(dayOf(v.at)) ?? 0) + 1);
+      for (const d of await daysToo(source, link, mapping, plan.signal, deps.clock.now()))
         counts.set(d.day, (counts.get(d.day) ?? 0) + d.clicks);
       const days = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, clicks]) => ({ day, clicks }));
       if (days.length > 0)
@@ -769,10 +809,11 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
     const isFresh = freshOf(mapping);
     let newest = mapping.visitAt;
     let atNewest = mapping.visitAtCount;
+    const now = deps.clock.now();
     for await (const batch of source.visits(link, from === null ? null : from - 1, plan.signal)) {
       const fresh: SourceVisit[] = [];
       for (const v of batch) {
-        if (!isFresh(v)) continue;
+        if (!clickTime(v.at, now) || !isFresh(v)) continue;
         fresh.push(v);
         if (newest === null || v.at > newest) {
           newest = v.at;
@@ -788,20 +829,23 @@ async function importHistory(deps: ImportDeps, plan: RunPlan, link: SourceLink, 
       );
     }
     // Its daily counts besides (another Slink's imported ones), from their own position.
-    const days = await daysToo(source, link, mapping, plan.signal);
+    const days = await daysToo(source, link, mapping, plan.signal, deps.clock.now());
     if (days.length > 0)
       stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day, ...once }));
     return stored;
   }
   if (kind === 'daily' && source.days) {
+    const now = deps.clock.now();
     const days = (await source.days(link, mapping.day, plan.signal)).filter(
-      (d) => mapping.day === null || d.day > (mapping.day as string),
+      (d) => (mapping.day === null || d.day > (mapping.day as string)) && clickDay(d.day, now),
     );
     if (days.length > 0) stored += await writer.days(mapping.linkId, source.name, days, at({ day: days.at(-1)!.day }));
     return stored;
   }
   if (kind === 'total' && link.totalClicks !== null) {
-    if (mapping.totalSet) return 0;
+    // A count no link holds (negative, a fraction, past 2^53: a CSV may say anything) is not
+    // stored by the writer, so not counted as imported either.
+    if (mapping.totalSet || !Number.isSafeInteger(link.totalClicks) || link.totalClicks < 0) return 0;
     await writer.total(mapping.linkId, source.name, link.totalClicks, at({ totalSet: true }));
     return link.totalClicks;
   }

@@ -16,7 +16,7 @@ import type { ImportDeps } from './deps';
 import { cursorOf, FileReading, fileHead, parseMarked, startsWith } from './file-mark';
 import type { ConflictMode, HistoryMode, ImportJson } from './model';
 import { type RunEnd, runImport } from './runner';
-import { type ImportSource, SourceError, type SourceName } from './source';
+import { type ImportSource, SourceError, type SourceName, WaitRefused } from './source';
 import { type ImportRunRow, type ImportStore, type IsAlive, noProgress, type RunClaim } from './store';
 import { ImportTakeover, type RunSecret } from './takeover';
 
@@ -24,6 +24,13 @@ export const INTERRUPTED = 'interrupted: run it again to resume';
 
 /** The sources read from a file; `slink` also from another Slink's address. */
 const FILE_SOURCES: ReadonlySet<SourceName> = new Set(['csv', 'slink']);
+
+/**
+ * The longest wait the request starting a run makes for its source (a 5xx tried again waits up
+ * to 4 s): a rate limit asking for longer is answered at once, saying when to start again,
+ * rather than holding the request (and the dashboard's button) for minutes.
+ */
+const START_PATIENCE_MS = 5000;
 
 export interface ImportRequest {
   source: SourceName;
@@ -142,17 +149,19 @@ export async function startImport(
   const projectId = await checkProjectId(deps, input.projectId);
   // Hashed as the source reads it: the mark saved with each position says which bytes it had read.
   const reading = input.file === null ? null : new FileReading(input.file.stream());
+  let starting = true;
   const source = deps.sources(input.source, {
     url: input.url,
     token: input.token,
     file: reading?.stream ?? null,
     fetch: deps.fetch,
-    sleep: deps.sleep,
+    sleep: (ms) => (starting && ms > START_PATIENCE_MS ? Promise.reject(new WaitRefused(ms)) : deps.sleep(ms)),
     allowPrivate: deps.config.upstreamAllowPrivate,
   });
   const controller = new AbortController();
   try {
     await source.check(controller.signal);
+    starting = false;
   } catch (err) {
     if (!(err instanceof SourceError)) throw err;
     const field = err.field ?? (input.file !== null ? 'file' : 'url');

@@ -181,6 +181,17 @@ export interface SourcePage {
   next: string | null;
 }
 
+/**
+ * What a source's `sleep` throws instead of waiting that long: the request that starts a run
+ * answers at once rather than wait out a rate limit of minutes (service.ts, startImport).
+ */
+export class WaitRefused extends Error {
+  constructor(readonly ms: number) {
+    super(`a wait of ${ms} ms refused`);
+    this.name = 'WaitRefused';
+  }
+}
+
 /** A failure to read the source, in words a person can act on (never carrying the token). */
 export class SourceError extends Error {
   constructor(

@@ -125,7 +125,9 @@ export function normalizeLinkDestination(raw: string, slinkHosts: SlinkHosts, fi
   if (slinkHosts.includes(hostKey(url))) {
     throw invalid(
       field,
-      `Destination points at this Slink itself (${url.host}): a short link to it would redirect to itself`,
+      field === 'upstream'
+        ? `upstream points at this Slink itself (${url.host}): read-through would ask itself for the slugs it does not know`
+        : `Destination points at this Slink itself (${url.host}): a short link to it would redirect to itself`,
     );
   }
   return normalized;

@@ -8,10 +8,11 @@
  * on the same file: the links redirect at once and their history shows in its statistics.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startShlinkFake } from '../../fakes/shlink';
 import { apiExpecting, disposeTestApp, makeKey, makeTestApp } from '../../helpers/app';
-import { cli, ok, PASSWORD } from '../../helpers/cli';
+import { cli, ok, PASSWORD, tempDir } from '../../helpers/cli';
 import { cliDatabase } from '../../helpers/cli-engine';
 import { serveProcess } from '../../helpers/dashboard-process';
 import { ENGINES } from '../../helpers/engines';
@@ -309,7 +310,7 @@ describe('sqlite', () => {
       code: 1,
       stdout: '',
       stderr: expect.stringMatching(
-        /^slink: shlink: Shlink: 127\.0\.0\.1 leads to an internal address \(127\.0\.0\.1\); set SLINK_UPSTREAM_ALLOW_PRIVATE=1 to allow imports from the inside network\n$/m,
+        /^slink: shlink: Shlink: 127\.0\.0\.1 leads to an internal address \(127\.0\.0\.1\); set SLINK_UPSTREAM_ALLOW_PRIVATE=1 to allow imports from the inside network \(--url\)\n$/m,
       ),
     });
     expect(shlink.requests).toEqual([]);
@@ -318,5 +319,23 @@ describe('sqlite', () => {
       code: 0,
       stdout: expect.stringMatching(/ done: 1 links read: 1 created, 0 skipped, 0 failed;/),
     });
+  });
+
+  test('text from a source reaches the terminal with its control characters escaped, never as commands to it', async () => {
+    const db = await cliDatabase('sqlite');
+    const rows = join(tempDir(), 'controls.csv');
+    // A slug that clears the screen, and a destination that rings the bell and moves the cursor.
+    writeFileSync(rows, 'url,slug\nhttps://example.com/a,\x1b[2Jclear\n"ftp://x\x07\x1b[1A",bell\n');
+    const skipped = await db.run(['import', 'csv', '--file', rows], { env: SHORT });
+    expect(skipped.code).toBe(0);
+    expect(skipped.stderr).toContain('import: \\x1b[2Jclear: slug: ');
+    const header = join(tempDir(), 'header.csv');
+    writeFileSync(header, 'slug,\x1b]0;owned\x07title\nx,y\n');
+    const refused = await db.run(['import', 'csv', '--file', header], { env: SHORT });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('"\\x1b]0;owned\\x07title"');
+    // No control character but the line ends.
+    const controls = (text: string) => [...text].filter((c) => c !== '\n' && /\p{Cc}/u.test(c));
+    expect([skipped.stderr, skipped.stdout, refused.stderr].flatMap(controls)).toEqual([]);
   });
 });

@@ -224,7 +224,7 @@ forEachEngine((engine) => {
     expect(final.errors).toEqual([
       {
         source: idOf(lines[0]!),
-        reason: "its domain other.test is not one of this Slink's domains: add it, or name --domain",
+        reason: "its domain other.test is not one of this Slink's domains: add it, or name the domain to import into",
       },
     ]);
   });
@@ -509,6 +509,38 @@ forEachEngine((engine) => {
     expect(res.status).toBe(413);
     expect(((await res.json()) as any).error).toMatchObject({ code: 'payload_too_large' });
   });
+
+  engineBlind(engine)(
+    'a file of exactly the bound is taken, with the form around it; one byte more is 413',
+    async () => {
+      // Rows of 32 bytes, the header's included: 64 MiB of them.
+      const row = new TextEncoder().encode('https://example.com/bound/00000\n');
+      const rows = (bytes: number) => {
+        const text = new Uint8Array(bytes).fill(0x61);
+        text.set(new TextEncoder().encode('url,slug,title_\n'));
+        for (let at = 16; at + row.length <= bytes; at += row.length) text.set(row, at);
+        return text;
+      };
+      const upload = (bytes: number) => {
+        const form = new FormData();
+        form.set('source', 'csv');
+        form.set('dryRun', 'true');
+        form.set('file', new Blob([rows(bytes)]), 'bound.csv');
+        return fetch(`${base}/imports`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: form });
+      };
+      const taken = await upload(64 * 1024 * 1024);
+      const answer = (await taken.json()) as any;
+      expect({ status: taken.status, body: answer }).toEqual({ status: 202, body: { id: expect.any(String) } });
+      // Stopped at once: only the size was in question.
+      expect((await call('DELETE', `/imports/${answer.id}`)).status).toBe(200);
+      await ended(async () => (await call('GET', `/imports/${answer.id}`)).body);
+      const refused = await upload(64 * 1024 * 1024 + 1);
+      expect({ status: refused.status, code: ((await refused.json()) as any).error.code }).toEqual({
+        status: 413,
+        code: 'payload_too_large',
+      });
+    },
+  );
 
   engineBlind(engine)('bad requests are 400 naming the field; editors are refused', async () => {
     const cases: [Record<string, unknown>, string][] = [

@@ -236,6 +236,34 @@ forEachEngine((engine) => {
     const relative = await visit(t, 'old.example', 'relative');
     expect([relative.status, relative.headers.get('location')]).toEqual([302, `${old.origin}/landing?x=1`]);
   });
+
+  once("an upstream on one of this Slink's own hosts is refused, in words about read-through", async () => {
+    const res = await api(t, 'PATCH', '/domains/old.example', { key: admin, body: { upstream: 'https://sl.test' } });
+    expect({ status: res.status, error: res.body.error }).toEqual({
+      status: 400,
+      error: {
+        code: 'invalid_request',
+        field: 'upstream',
+        message:
+          'upstream points at this Slink itself (sl.test): read-through would ask itself for the slugs it does not know',
+      },
+    });
+  });
+
+  once('a slug the upstream redirects to itself makes no link: a failure, asked again after a minute', async () => {
+    old.replies.set('itself', { redirect: '/itself', status: 302 });
+    old.replies.set('itself-again', { redirect: `${old.origin}/itself-again?from=old` });
+    const failedBefore = t.deps.readThrough.stats.failed;
+    for (const slug of ['itself', 'itself-again']) {
+      const res = await visit(t, 'old.example', slug);
+      expect({ slug, status: res.status, links: await linkBySlug(t, admin, 'old.example', slug) }).toEqual({
+        slug,
+        status: 404,
+        links: [],
+      });
+    }
+    expect(t.deps.readThrough.stats.failed).toBe(failedBefore + 2);
+  });
 });
 
 describe('private addresses', () => {

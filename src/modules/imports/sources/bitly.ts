@@ -12,7 +12,7 @@
 
 import type { ImportSource, SourceDay, SourceLink, SourceOptions, SourcePage } from '../source';
 import { SourceError } from '../source';
-import { arr, baseOf, hostOf, type Json, num, obj, pathOf, str, strings, time } from './fields';
+import { arr, baseOf, hostOf, type Json, num, obj, pathOf, shownAddress, str, strings, time } from './fields';
 import { type HttpAnswer, SourceHttp } from './http';
 
 const API = 'https://api-ssl.bitly.com';
@@ -26,7 +26,7 @@ function describe(answer: HttpAnswer): string {
   const said = [str(body?.message), str(body?.description)].filter((s) => s !== null).join(': ');
   const words = said === '' ? `${answer.status}` : `${answer.status} ${said}`;
   if (answer.status === 401 || answer.status === 403)
-    return `Bitly refused the access token (${words}); give a token from Bitly's Settings > Developer settings > API with --token`;
+    return `Bitly refused the access token (${words}); give an access token from Bitly's Settings > Developer settings > API`;
   return `Bitly refused the request (${words})`;
 }
 
@@ -102,7 +102,7 @@ export function bitlySource(options: SourceOptions): ImportSource {
   const api = `${baseOf(options.url) ?? API}/v4`;
   const token = options.token;
   if (token === null || token === '')
-    throw new SourceError('bitly needs --token: an access token from Bitly (Settings > API)', false, 'token');
+    throw new SourceError('bitly needs an access token from Bitly (Settings > API)', false, 'token');
   const http = new SourceHttp({
     fetch: options.fetch,
     sleep: options.sleep,
@@ -122,7 +122,11 @@ export function bitlySource(options: SourceOptions): ImportSource {
     const answer = await http.get(`${api}/groups`, headers, signal, []);
     const list = obj(answer.body)?.groups;
     if (!Array.isArray(list))
-      throw new SourceError(`${api} did not answer as Bitly's API v4 does; check --url`, false, 'url');
+      throw new SourceError(
+        `${shownAddress(api)} did not answer as Bitly's API v4 does; check the address`,
+        false,
+        'url',
+      );
     groups = list.map((g) => str(obj(g)?.guid)).filter((g): g is string => g !== null);
     return groups;
   }

@@ -2,8 +2,14 @@
  * CSV records read from a byte stream one at a time, so a file larger than memory is never held
  * whole: RFC 4180 quoting (a quoted field may hold the separator, quotes doubled, line breaks),
  * CRLF or LF line ends, a UTF-8 byte-order mark dropped. The separator is the header line's:
- * a comma, or the semicolon or tab a spreadsheet writes in some locales.
+ * a comma, or the semicolon or tab a spreadsheet writes in some locales, on a header line of at
+ * most 64 KiB.
  */
+
+import { SourceError } from '../source';
+
+/** The longest header line read (a header names a few columns). */
+const MAX_HEADER_CHARS = 64 * 1024;
 
 export async function* csvRecords(stream: ReadableStream<Uint8Array>): AsyncGenerator<string[]> {
   const decoder = new TextDecoder('utf-8', { ignoreBOM: false });
@@ -58,6 +64,14 @@ export async function* csvRecords(stream: ReadableStream<Uint8Array>): AsyncGene
       if (separator === null) {
         const line = firstLine(text);
         if (line === null && !done) {
+          // Looked for again in each chunk from its start: a line with no end would cost the
+          // square of its length (a 60 MiB one held the event loop for 30 s), so it is bounded.
+          if (text.length > MAX_HEADER_CHARS)
+            throw new SourceError(
+              'the first line of the CSV runs on past 64 KiB: it must be a header row naming its columns',
+              false,
+              'file',
+            );
           pending = text;
           continue;
         }

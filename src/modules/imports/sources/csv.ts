@@ -94,7 +94,7 @@ export function csvLink(row: string[], columns: Partial<Record<Column, number>>,
 
 export function csvSource(options: SourceOptions): ImportSource {
   const file = options.file;
-  if (file === null) throw new SourceError('csv needs --file: the CSV to read', false, 'file');
+  if (file === null) throw new SourceError('csv needs a file: the CSV to read', false, 'file');
   const records = csvRecords(file);
   let columns: Partial<Record<Column, number>> | null = null;
   /** Data rows read so far (the cursor counts them). */

@@ -9,7 +9,7 @@
 
 import type { ImportSource, SourceLink, SourceOptions, SourcePage, SourceVisit } from '../source';
 import { SourceError } from '../source';
-import { arr, baseOf, type Json, num, obj, str, time } from './fields';
+import { arr, baseOf, type Json, num, obj, shownAddress, str, time } from './fields';
 import { type HttpAnswer, SourceHttp } from './http';
 
 const API = 'https://api.dub.co';
@@ -27,7 +27,7 @@ function describe(answer: HttpAnswer): string {
   const said = [code, message].filter((s) => s !== null).join(': ');
   const words = said === '' ? `${answer.status}` : `${answer.status} ${said}`;
   if (answer.status === 401)
-    return `Dub refused the API key (${words}); give a workspace API key (Settings > API Keys) with --token`;
+    return `Dub refused the API key (${words}); give a workspace API key (Settings > API Keys)`;
   return `Dub refused the request (${words})`;
 }
 
@@ -81,7 +81,7 @@ export function dubSource(options: SourceOptions): ImportSource {
   const api = baseOf(options.url) ?? API;
   const token = options.token;
   if (token === null || token === '')
-    throw new SourceError('dub needs --token: a workspace API key (Settings > API Keys)', false, 'token');
+    throw new SourceError('dub needs a workspace API key (Settings > API Keys)', false, 'token');
   const http = new SourceHttp({
     fetch: options.fetch,
     sleep: options.sleep,
@@ -109,7 +109,7 @@ export function dubSource(options: SourceOptions): ImportSource {
     if (cursor !== null) query.set('startingAfter', cursor);
     const answer = await http.get(`${api}/links?${query}`, headers, signal, []);
     if (!Array.isArray(answer.body))
-      throw new SourceError(`${api} did not answer as Dub's API does; check --url`, false, 'url');
+      throw new SourceError(`${shownAddress(api)} did not answer as Dub's API does; check the address`, false, 'url');
     return answer.body.map(obj).filter((l): l is Json => l !== null);
   }
 

@@ -77,3 +77,16 @@ export function baseOf(url: string | null): string | null {
   const trimmed = url.trim().replace(/\/+$/, '');
   return trimmed === '' ? null : trimmed;
 }
+
+/**
+ * An address as a message shows it: without its user, password, query or fragment (a person may
+ * put a password or YOURLS's signature there, and a message reaches the run's errors and logs).
+ */
+export function shownAddress(address: string): string {
+  try {
+    const url = new URL(address);
+    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return address.replace(/\/\/[^/?#]*@/, '//').replace(/[?#].*$/, '');
+  }
+}

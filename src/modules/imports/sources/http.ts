@@ -16,7 +16,8 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { isPrivateAddress } from '../../../lib/private-address';
-import { SourceError } from '../source';
+import { SourceError, WaitRefused } from '../source';
+import { shownAddress } from './fields';
 import { parseJsonLenient } from './json';
 
 /** A request's own deadline (a product's slow page must not hold a run for ever). */
@@ -103,7 +104,7 @@ export class SourceHttp {
     try {
       url = new URL(raw);
     } catch {
-      return this.fail(`${this.options.product}: ${raw} is not an absolute URL`, false);
+      return this.fail(`${this.options.product}: ${shownAddress(raw)} is not an absolute URL`, false);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       this.fail(`${this.options.product}: only http and https addresses can be read, not ${url.protocol}`, false);
@@ -115,7 +116,7 @@ export class SourceHttp {
       try {
         addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
       } catch {
-        return this.fail(`${this.options.product}: the host ${host} could not be resolved; check --url`, true);
+        return this.fail(`${this.options.product}: the host ${host} could not be resolved; check the address`, true);
       }
     }
     const inside = addresses.find((a) => isPrivateAddress(a));
@@ -162,7 +163,16 @@ export class SourceHttp {
         rateWaits++;
         if (rateWaits > (this.options.rateLimitWaits ?? RATE_LIMIT_WAITS))
           this.fail(`${this.options.product} kept refusing for its rate limit; try again later`, true);
-        await this.options.sleep(retryAfterMs(answer.headers.get('retry-after'), Date.now()));
+        const wait = retryAfterMs(answer.headers.get('retry-after'), Date.now());
+        try {
+          await this.options.sleep(wait);
+        } catch (err) {
+          if (!(err instanceof WaitRefused)) throw err;
+          this.fail(
+            `${this.options.product} refuses requests for its rate limit for ${Math.ceil(wait / 1000)} s: start the import again then`,
+            true,
+          );
+        }
         continue;
       }
       if (answer.status >= 500) {
@@ -178,7 +188,7 @@ export class SourceHttp {
       if (answer.status >= 300 && answer.status < 400)
         // Not followed: a redirect could lead anywhere, the inside network included.
         this.fail(
-          `${this.options.product} answered ${url.origin} with a redirect to ${answer.headers.get('location') ?? 'nowhere'}; give the address it redirects to with --url`,
+          `${this.options.product} answered ${url.origin} with a redirect to ${answer.headers.get('location') ?? 'nowhere'}; give the address it redirects to`,
           false,
         );
       if (answer.status >= 400 && !pass.includes(answer.status))

@@ -6,7 +6,7 @@
 
 import type { ImportSource, SourceLink, SourceOptions, SourcePage } from '../source';
 import { SourceError } from '../source';
-import { arr, baseOf, type Json, num, obj, str, time } from './fields';
+import { arr, baseOf, type Json, num, obj, shownAddress, str, time } from './fields';
 import { type HttpAnswer, SourceHttp } from './http';
 
 const API = 'https://kutt.it';
@@ -17,7 +17,7 @@ function describe(answer: HttpAnswer): string {
   const said = str(obj(answer.body)?.error);
   const words = said === null ? `${answer.status}` : `${answer.status} ${said}`;
   if (answer.status === 401 || answer.status === 403)
-    return `Kutt refused the API key (${words}); give the API key from Kutt's Settings page with --token`;
+    return `Kutt refused the API key (${words}); give the API key from Kutt's Settings page`;
   return `Kutt refused the request (${words})`;
 }
 
@@ -46,7 +46,7 @@ export function kuttSource(options: SourceOptions): ImportSource {
   const base = baseOf(options.url) ?? API;
   const token = options.token;
   if (token === null || token === '')
-    throw new SourceError("kutt needs --token: the API key from Kutt's Settings page", false, 'token');
+    throw new SourceError("kutt needs the API key from Kutt's Settings page", false, 'token');
   const http = new SourceHttp({
     fetch: options.fetch,
     sleep: options.sleep,
@@ -62,7 +62,11 @@ export function kuttSource(options: SourceOptions): ImportSource {
     const answer = await http.get(`${base}/api/v2/links?${query}`, headers, signal, []);
     const body = obj(answer.body);
     if (body === null || !Array.isArray(body.data))
-      throw new SourceError(`${base} did not answer as Kutt's API v2 does; check --url`, false, 'url');
+      throw new SourceError(
+        `${shownAddress(base)} did not answer as Kutt's API v2 does; check the address`,
+        false,
+        'url',
+      );
     return body;
   }
 

@@ -8,7 +8,7 @@
 
 import type { ImportSource, SourceLink, SourceOptions, SourcePage, SourceVisit } from '../source';
 import { SourceError } from '../source';
-import { arr, baseOf, type Json, num, obj, str, strings, time } from './fields';
+import { arr, baseOf, type Json, num, obj, shownAddress, str, strings, time } from './fields';
 import { type HttpAnswer, SourceHttp } from './http';
 
 const LINKS_PER_PAGE = 50;
@@ -20,7 +20,7 @@ function describe(answer: HttpAnswer): string {
   const said = [str(problem?.title), str(problem?.detail)].filter((s) => s !== null).join(': ');
   const words = said === '' ? `${answer.status}` : `${answer.status} ${said}`;
   if (answer.status === 401 || answer.status === 403)
-    return `Shlink refused the API key (${words}); give an API key of this Shlink with --token (shlink api-key:generate makes one)`;
+    return `Shlink refused the API key (${words}); give an API key of this Shlink (shlink api-key:generate makes one)`;
   return `Shlink refused the request (${words})`;
 }
 
@@ -73,10 +73,9 @@ export function shlinkVisit(raw: Json): SourceVisit | null {
 export function shlinkSource(options: SourceOptions): ImportSource {
   const base = baseOf(options.url);
   const token = options.token;
-  if (base === null)
-    throw new SourceError('shlink needs --url: the address your Shlink answers its API on', false, 'url');
+  if (base === null) throw new SourceError('shlink needs the address your Shlink answers its API on', false, 'url');
   if (token === null || token === '')
-    throw new SourceError('shlink needs --token: an API key of that Shlink (shlink api-key:generate)', false, 'token');
+    throw new SourceError('shlink needs an API key of that Shlink (shlink api-key:generate)', false, 'token');
   const http = new SourceHttp({
     fetch: options.fetch,
     sleep: options.sleep,
@@ -92,7 +91,9 @@ export function shlinkSource(options: SourceOptions): ImportSource {
   async function shortUrls(page: number, size: number, signal: AbortSignal): Promise<Json | null> {
     const query = new URLSearchParams({ page: String(page), itemsPerPage: String(size), orderBy: 'dateCreated-ASC' });
     const answer = await http.get(`${base}/rest/v3/short-urls?${query}`, headers, signal, []);
-    return obj(obj(answer.body)?.shortUrls);
+    const list = obj(obj(answer.body)?.shortUrls);
+    // Without its list it is not Shlink's answer: a run would end done, having read nothing.
+    return list !== null && Array.isArray(list.data) ? list : null;
   }
 
   async function visitsPage(link: SourceLink, page: number, after: number | null, signal: AbortSignal) {
@@ -128,14 +129,22 @@ export function shlinkSource(options: SourceOptions): ImportSource {
     async check(signal) {
       const body = await shortUrls(1, 1, signal);
       if (body === null)
-        throw new SourceError(`${base} did not answer as Shlink's REST API v3 does; check --url`, false, 'url');
+        throw new SourceError(
+          `${shownAddress(base)} did not answer as Shlink's REST API v3 does; check the address`,
+          false,
+          'url',
+        );
     },
     async page(cursor, signal): Promise<SourcePage> {
       const page = cursor === null ? 1 : Number(cursor);
       if (!Number.isInteger(page) || page < 1) throw new SourceError(`shlink: a cursor ${cursor} is not a page`, false);
       const body = await shortUrls(page, LINKS_PER_PAGE, signal);
       if (body === null)
-        throw new SourceError(`${base} did not answer as Shlink's REST API v3 does; check --url`, false, 'url');
+        throw new SourceError(
+          `${shownAddress(base)} did not answer as Shlink's REST API v3 does; check the address`,
+          false,
+          'url',
+        );
       const links = arr(body.data)
         .map((raw) => (obj(raw) === null ? null : shlinkLink(obj(raw)!)))
         .filter((link): link is SourceLink => link !== null);

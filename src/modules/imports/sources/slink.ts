@@ -154,7 +154,8 @@ function toSourceDomain(line: Line): SourceDomain {
 function toVisit(line: Line): SourceVisit {
   return {
     sourceId: line.id === undefined || line.id === null ? null : String(line.id),
-    at: int(line.timestamp) ?? 0,
+    // None given: no time, so not imported (runner.ts), never the epoch.
+    at: int(line.timestamp) ?? Number.NaN,
     referrer: str(line.referrer),
     userAgent: null,
     country: str(line.country),

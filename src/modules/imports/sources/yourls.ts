@@ -8,7 +8,7 @@
 
 import type { ImportSource, SourceLink, SourceOptions, SourcePage } from '../source';
 import { SourceError } from '../source';
-import { baseOf, hostOf, type Json, num, obj, pathOf, str, time } from './fields';
+import { baseOf, hostOf, type Json, num, obj, pathOf, shownAddress, str, time } from './fields';
 import { type HttpAnswer, SourceHttp } from './http';
 
 const PAGE_SIZE = 1000;
@@ -18,7 +18,7 @@ function describe(answer: HttpAnswer): string {
   const said = str(obj(answer.body)?.message);
   const words = said === null ? `${answer.status}` : `${answer.status} ${said}`;
   if (answer.status === 401 || answer.status === 403)
-    return `YOURLS refused the credentials (${words}); give the signature token from its Tools page, or username:password, with --token`;
+    return `YOURLS refused the credentials (${words}); give the signature token from its Tools page, or a username and password (username:password)`;
   return `YOURLS refused the request (${words})`;
 }
 
@@ -59,13 +59,9 @@ export function yourlsLink(raw: Json, base: string): SourceLink | null {
 export function yourlsSource(options: SourceOptions): ImportSource {
   const base = baseOf(options.url);
   const token = options.token;
-  if (base === null) throw new SourceError('yourls needs --url: the address YOURLS is installed at', false, 'url');
+  if (base === null) throw new SourceError('yourls needs the address YOURLS is installed at', false, 'url');
   if (token === null || token === '')
-    throw new SourceError(
-      'yourls needs --token: the signature token from its Tools page, or username:password',
-      false,
-      'token',
-    );
+    throw new SourceError('yourls needs the signature token from its Tools page, or username:password', false, 'token');
   const colon = token.indexOf(':');
   const credentials: Record<string, string> =
     colon > 0 ? { username: token.slice(0, colon), password: token.slice(colon + 1) } : { signature: token };
@@ -92,7 +88,11 @@ export function yourlsSource(options: SourceOptions): ImportSource {
     const answer = await http.get(`${base}/yourls-api.php?${query}`, {}, signal, []);
     const body = obj(answer.body);
     if (body === null || obj(body.stats) === null)
-      throw new SourceError(`${base}/yourls-api.php did not answer as YOURLS does; check --url`, false, 'url');
+      throw new SourceError(
+        `${shownAddress(`${base}/yourls-api.php`)} did not answer as YOURLS does; check the address`,
+        false,
+        'url',
+      );
     return body;
   }
 

@@ -15,7 +15,8 @@ import { hasControlChars } from '../../../lib/text';
  * found: the upstream redirects this slug (Location resolved against the asked URL);
  * missing: it answers something else that is its own answer (a 404, a page): remembered;
  * failed: no usable answer (refused, timed out, an internal address, a 5xx, a 429, a bad
- * Location): answered as an unknown slug, asked again after a short while.
+ * Location, a redirect to the very address asked): answered as an unknown slug, asked again
+ * after a short while.
  */
 export type UpstreamAnswer =
   | { kind: 'found'; location: string }
@@ -34,11 +35,17 @@ function answerOf(asked: URL, status: number, location: string | undefined): Ups
   if (REDIRECTS.has(status)) {
     if (location === undefined || location === '') return { kind: 'failed', reason: `${status} without a Location` };
     if (hasControlChars(location)) return { kind: 'failed', reason: 'a Location with control characters' };
+    let target: URL;
     try {
-      return { kind: 'found', location: new URL(location, asked).href };
+      target = new URL(location, asked);
     } catch {
       return { kind: 'failed', reason: 'a Location that is no URL' };
     }
+    // The address asked again (a query added or not): a link there would send every visit back
+    // to the old service, which answers with the same redirect, for as long as it runs.
+    if (target.origin === asked.origin && target.pathname === asked.pathname)
+      return { kind: 'failed', reason: 'a redirect to the address asked' };
+    return { kind: 'found', location: target.href };
   }
   // Busy or broken: not an answer about this slug.
   if (status >= 500 || status === 429 || status === 408) return { kind: 'failed', reason: `answered ${status}` };

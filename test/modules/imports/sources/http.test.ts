@@ -47,7 +47,7 @@ describe('what every source shares', () => {
         sourceFor('shlink', optionsFor(`http://127.0.0.1:${moved.port}`, 'key-1234').options).check(never),
       );
       expect(error.message).toContain('a redirect to https://s.example.com/rest/v3/short-urls');
-      expect(error.message).toContain('--url');
+      expect(error.message).toContain('give the address it redirects to');
     } finally {
       moved.stop(true);
     }
@@ -111,10 +111,12 @@ describe('what every source shares', () => {
   });
 
   test('a missing address, token or file is named before anything is asked', () => {
-    expect(() => sourceFor('shlink', optionsFor(null, 'k').options)).toThrow('shlink needs --url');
+    expect(() => sourceFor('shlink', optionsFor(null, 'k').options)).toThrow(
+      'shlink needs the address your Shlink answers its API on',
+    );
     for (const name of ['shlink', 'bitly', 'kutt', 'dub'] as const)
-      expect(() => sourceFor(name, optionsFor('https://x.example', null).options)).toThrow(`${name} needs --token`);
-    expect(() => sourceFor('csv', optionsFor(null, null).options)).toThrow('csv needs --file');
+      expect(() => sourceFor(name, optionsFor('https://x.example', null).options)).toThrow(`${name} needs `);
+    expect(() => sourceFor('csv', optionsFor(null, null).options)).toThrow('csv needs a file');
     expect(PRODUCT_SOURCES.sort()).toEqual(['bitly', 'csv', 'dub', 'kutt', 'shlink', 'yourls']);
   });
 

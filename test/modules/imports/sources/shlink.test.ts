@@ -112,7 +112,7 @@ describe('shlink source', () => {
     expect(error.message).toContain(
       'Shlink refused the API key (401 Invalid API key: Provided API key does not exist or is invalid.)',
     );
-    expect(error.message).toContain('--token');
+    expect(error.message).toContain('give an API key of this Shlink');
     expect(error.message).not.toContain(wrong);
   });
 

@@ -5,9 +5,10 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { sourceFor } from '../../../../src/modules/imports/public';
+import { startBitlyFake } from '../../../fakes/bitly';
 import { startKuttFake } from '../../../fakes/kutt';
 import { startShlinkFake } from '../../../fakes/shlink';
-import { importApp } from '../support';
+import { ended, importApp } from '../support';
 
 const shlink = startShlinkFake({
   links: [
@@ -26,6 +27,36 @@ const shlink = startShlinkFake({
     },
   ],
 });
+// Answers every request with JSON that is no product's: a wrong address.
+const stranger = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ hello: 'world' }) });
+// Answers as Shlink's list of short URLs does, but with no list in it.
+const listless = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  fetch: () => Response.json({ shortUrls: { data: 'none', pagination: { currentPage: 1, pagesCount: 1 } } }),
+});
+// Refuses every request for its rate limit, for an hour.
+const busy = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  fetch: () => new Response('slow down', { status: 429, headers: { 'retry-after': '3600' } }),
+});
+// A branded link whose daily clicks run into years to come.
+const bitly = startBitlyFake({
+  groups: [
+    {
+      guid: 'Bg1',
+      links: [
+        {
+          id: 'br.test/ahead',
+          long_url: 'https://example.com/ahead',
+          created_at: '2026-01-01T00:00:00+0000',
+          clicks: { '2026-11-20': 2, '2099-01-01': 5 },
+        },
+      ],
+    },
+  ],
+});
 const kutt = startKuttFake({
   links: [
     {
@@ -40,7 +71,13 @@ const kutt = startKuttFake({
 
 // The sources as the composition root builds them, with the service's private-address switch.
 const { call, run } = importApp({
-  fakes: [shlink, kutt],
+  fakes: [
+    shlink,
+    kutt,
+    { stop: () => stranger.stop(true) },
+    { stop: () => busy.stop(true) },
+    { stop: () => listless.stop(true) },
+  ],
   prepare: (t) => {
     t.deps.sources = (name, options) =>
       sourceFor(name, { ...options, allowPrivate: t.deps.config.upstreamAllowPrivate });
@@ -69,5 +106,112 @@ describe('sources through POST /api/v1/imports', () => {
     expect(res.body.error.field).toBe('token');
     expect(res.body.error.message).toContain('Shlink refused the API key');
     expect(JSON.stringify(res.body)).not.toContain('not-the-right-key');
+    // Worded for the API and the dashboard's form, where no command-line option exists.
+    expect(res.body.error.message).not.toMatch(/--[a-z]/);
+  });
+
+  test('an address with a user, a password and a query: none of them in the answer', async () => {
+    for (const source of ['shlink', 'kutt', 'yourls', 'bitly', 'dub']) {
+      const url = `http://someone:pass-w0rd-9@127.0.0.1:${stranger.port}/old?signature=query-s3cret`;
+      const res = await call('POST', '/imports', { source, url, token: 'a-token-1234' });
+      expect({ source, status: res.status, field: res.body.error?.field }).toEqual({
+        source,
+        status: 400,
+        field: 'url',
+      });
+      expect(res.body.error.message).toContain(`http://127.0.0.1:${stranger.port}/old`);
+      for (const secret of ['someone', 'pass-w0rd-9', 'query-s3cret', 'a-token-1234'])
+        expect({ source, secret, said: res.text.includes(secret) }).toEqual({ source, secret, said: false });
+    }
+  });
+
+  test('a source refusing for its rate limit at the first request: a 400 at once, saying when to try again', async () => {
+    const res = await call('POST', '/imports', {
+      source: 'shlink',
+      url: `http://127.0.0.1:${busy.port}`,
+      token: 'k-1234',
+    });
+    expect({ status: res.status, field: res.body.error?.field }).toEqual({ status: 400, field: 'url' });
+    expect(res.body.error.message).toBe(
+      'shlink: Shlink refuses requests for its rate limit for 3600 s: start the import again then',
+    );
+  });
+
+  test('a file read in a dry run leaves the service answering between its pages', async () => {
+    // 120 pages of rows, nothing written for any: the run only reads and decides.
+    const rows = Array.from({ length: 60_000 }, (_, i) => `https://example.com/dry/${i},dry-${i}`);
+    const form = new FormData();
+    form.set('source', 'csv');
+    form.set('dryRun', 'true');
+    form.set('file', new Blob([`url,slug\n${rows.join('\n')}\n`]), 'many.csv');
+    const started = await call('POST', '/imports', form);
+    expect(started.status).toBe(202);
+    // Answered while the run goes on, not once it has read the whole file.
+    const read = await call('GET', `/imports/${started.body.id}`);
+    expect({ status: read.body.status, before: read.body.links.seen < rows.length }).toEqual({
+      status: 'running',
+      before: true,
+    });
+    await call('DELETE', `/imports/${started.body.id}`);
+    await ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
+  });
+
+  test("an answer shaped as Shlink's but with no list of short URLs: 400 naming url, not a run done with nothing", async () => {
+    const res = await call('POST', '/imports', {
+      source: 'shlink',
+      url: `http://127.0.0.1:${listless.port}`,
+      token: 'k-1234',
+    });
+    expect({ status: res.status, field: res.body.error?.field, message: res.body.error?.message }).toEqual({
+      status: 400,
+      field: 'url',
+      message: `shlink: http://127.0.0.1:${listless.port} did not answer as Shlink's REST API v3 does; check the address`,
+    });
+  });
+
+  test('a CSV whose first line runs on past 64 KiB is refused at once (400 naming file), never read on', async () => {
+    const form = new FormData();
+    form.set('source', 'csv');
+    form.set('file', new Blob([`url,${'a'.repeat(1 << 20)}\nhttps://example.com/long-header\n`]), 'long.csv');
+    const res = await call('POST', '/imports', form);
+    expect({ status: res.status, field: res.body.error?.field, message: res.body.error?.message }).toEqual({
+      status: 400,
+      field: 'file',
+      message: 'csv: the first line of the CSV runs on past 64 KiB: it must be a header row naming its columns',
+    });
+  });
+
+  test('a clicks column a link cannot hold (negative, a fraction, past 2^53) is neither stored nor counted by the run', async () => {
+    const form = new FormData();
+    form.set('source', 'csv');
+    const rows = ['url,slug,clicks', 'https://example.com/t,tot-neg,-5', 'https://example.com/t,tot-frac,2.5'];
+    rows.push('https://example.com/t,tot-huge,99999999999999999999999', 'https://example.com/t,tot-ok,3');
+    form.set('file', new Blob([`${rows.join('\n')}\n`]), 'totals.csv');
+    const started = await call('POST', '/imports', form);
+    expect(started.status).toBe(202);
+    const final = await ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
+    expect({ status: final.status, links: final.links, clicks: final.clicks }).toEqual({
+      status: 'done',
+      links: { seen: 4, created: 4, skipped: 0, failed: 0 },
+      clicks: { imported: 3 },
+    });
+    const counts = (await call('GET', '/links?q=tot-')).body.items.map((l: any) => [l.slug, l.clickCount]);
+    expect(counts.sort()).toEqual([
+      ['tot-frac', 0],
+      ['tot-huge', 0],
+      ['tot-neg', 0],
+      ['tot-ok', 3],
+    ]);
+  });
+
+  test('daily counts of days to come are not imported: no click is dated in years to come', async () => {
+    const final = await run({ source: 'bitly', url: bitly.url, token: bitly.token, domain: 'sl.test' });
+    expect({ status: final.status, links: final.links, clicks: final.clicks }).toEqual({
+      status: 'done',
+      links: { seen: 1, created: 1, skipped: 0, failed: 0 },
+      clicks: { imported: 2 },
+    });
+    const made = (await call('GET', '/links?q=ahead')).body.items[0];
+    expect({ slug: made.slug, clickCount: made.clickCount }).toEqual({ slug: 'ahead', clickCount: 2 });
   });
 });

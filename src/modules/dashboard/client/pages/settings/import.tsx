@@ -25,10 +25,9 @@ function PastRuns({ runs, onShow }: { runs: ImportRun[]; onShow(run: ImportRun):
     <DataTable columns={['Started (UTC)', 'Source', 'Status', 'Created', 'Skipped', 'Failed', 'Clicks']}>
       {runs.map((run) => (
         <tr key={run.id}>
-          <td>{formatUtc(run.startedAt, 'minute', false)}</td>
-          <td>
-            {sourceLabel(run.source)}
-            {run.options.dryRun && <span class="badge">Dry run</span>}
+          <td class="import-started">{formatUtc(run.startedAt, 'minute', false)}</td>
+          <td class="import-source">
+            <span>{sourceLabel(run.source)}</span> {run.options.dryRun && <span class="badge">Dry run</span>}
           </td>
           <td>
             <span class={`badge import-${run.status}`}>{STATUS_LABELS[run.status]}</span>
