@@ -73,6 +73,8 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
       // The link's days come from its hour buckets, rolled up once a day is over (link-days.ts);
       // only a click of a day already rolled up goes to its day bucket now.
       const mark = linkDays.advance(linkValue, today);
+      const span = pending.hourSpan(slot);
+      rollupStore.holdHours(linkValue, span.from, span.to);
       pending.forEachHour(slot, (h) => {
         const day = utcDay(h.start) * DAY_MS;
         rollupStore.addHour(linkValue, 'hour', h.start, h);
@@ -85,6 +87,7 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
           w.counts.add(linkValue, h.clicks);
         }
       });
+      rollupStore.release();
       const c = pending.counters(slot);
       linkCounters.bump(linkId, c.humans, c.uniques, c.bots, c.last);
     }
@@ -100,6 +103,7 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
       // IMMEDIATE: take the write lock first, so a read-then-write never fails on a stale snapshot.
       apply.immediate(pending, through, inside);
     } catch (err) {
+      rollupStore.release();
       rollupStore.dropCache();
       linkDays.dropCache();
       throw err;
@@ -126,6 +130,7 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
         values.commit();
       } catch (err) {
         values.rollback();
+        rollupStore.release();
         rollupStore.dropCache();
         linkDays.dropCache();
         throw err;
