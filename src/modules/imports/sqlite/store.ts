@@ -25,35 +25,21 @@ const progressColumns = (p: RunProgress) => ({
  * columns those of the table: built and prepared by the query builder for each row, a page's
  * mappings took a sixth of a whole SQLite import's time.
  */
-/** Mappings per multi-row upsert (a page's, 50, in one statement). */
-const MAPPINGS_PER_WRITE = 50;
-
-function mappingWriter(sqlite: Database): (rows: readonly ImportLinkRow[]) => void {
+function mappingWriter(sqlite: Database): (row: ImportLinkRow) => void {
   const columns = Object.entries(getTableColumns(importLinks)) as [keyof ImportLinkRow, { name: string }][];
   const names = columns.map(([, c]) => c.name);
-  const row = `(${names.map(() => '?').join(', ')})`;
-  const sql = (
-    n: number,
-  ) => `INSERT INTO import_links (${names.join(', ')}) VALUES ${Array.from({ length: n }, () => row).join(', ')}
+  const sql = `INSERT INTO import_links (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})
      ON CONFLICT (identity, source_id) DO UPDATE SET ${names.map((n) => `${n} = excluded.${n}`).join(', ')}`;
-  // Prepared at the first write of each size: the store is made before the file is migrated.
-  const statements = new Map<number, Statement<unknown, (string | number | null)[]>>();
-  const valuesOf = (r: ImportLinkRow) =>
-    columns.map(([key]) => {
-      const v = r[key];
-      return typeof v === 'boolean' ? (v ? 1 : 0) : (v ?? null);
-    });
-  return (rows) => {
-    // A row upserted after another of the same key in one statement wins, as it would one after the other.
-    for (let from = 0; from < rows.length; from += MAPPINGS_PER_WRITE) {
-      const chunk = rows.slice(from, from + MAPPINGS_PER_WRITE);
-      let statement = statements.get(chunk.length);
-      if (statement === undefined) {
-        statement = sqlite.prepare(sql(chunk.length));
-        statements.set(chunk.length, statement);
-      }
-      statement.run(...chunk.flatMap(valuesOf));
-    }
+  // Prepared at the first write: the store is made before the file is migrated.
+  let statement: Statement<unknown, (string | number | null)[]> | null = null;
+  return (row) => {
+    statement ??= sqlite.prepare(sql);
+    statement.run(
+      ...columns.map(([key]) => {
+        const v = row[key];
+        return typeof v === 'boolean' ? (v ? 1 : 0) : (v ?? null);
+      }),
+    );
   };
 }
 
@@ -150,15 +136,17 @@ export function createSqliteImportStore(db: Db): ImportStore {
       return out;
     },
     async putMapping(row) {
-      putMappingRow([row]);
+      putMappingRow(row);
     },
     async putMappings(rows) {
       // A page's mappings in one commit, each written as putMapping writes one.
-      immediate(() => putMappingRow(rows));
+      immediate(() => {
+        for (const row of rows) putMappingRow(row);
+      });
     },
     putMappingsIn(_tx, rows) {
       // The transaction is this connection's (the links' store shares it): the rows go in it.
-      putMappingRow(rows);
+      for (const row of rows) putMappingRow(row);
     },
     async reported(runId, sourceIds) {
       const rows = db

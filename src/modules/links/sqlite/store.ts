@@ -299,71 +299,44 @@ export function createSqliteLinkStore(db: Db): LinkStore {
 type Value = string | number | null;
 
 /**
- * Links (and their counters) per multi-row insert: an import page's 50 links (a bulk create's
- * lines 50 at a time) in a statement for the links and one for their counters, not two a link.
- */
-const LINKS_PER_INSERT = 50;
-
-/** `(?, ?), (?, ?)`: `rows` rows of `columns` parameters. */
-function valuesOf(columns: number, rows: number): string {
-  const row = `(${Array.from({ length: columns }, () => '?').join(', ')})`;
-  return Array.from({ length: rows }, () => row).join(', ');
-}
-
-/**
  * Each link with its counters row (every link has exactly one) and its tags. Through statements
  * bun:sqlite compiles once and caches (`query`): row by row through drizzle a link cost ~170 us
  * inside the write transaction, and a 200-line bulk create held the event loop and the write
  * lock ~50 ms for its inserts alone, against 12-22 ms this way (docs/performance.md, "Bulk create").
- * Up to LINKS_PER_INSERT links a statement.
  */
 function insertLinks(db: Db, items: NewLink[]): void {
   const sqlite = db.$client;
-  for (let from = 0; from < items.length; from += LINKS_PER_INSERT) {
-    const chunk = items.slice(from, from + LINKS_PER_INSERT);
-    sqlite
-      .query<unknown, Value[]>(
-        `INSERT INTO links (id, slug, domain_id, destination, title, status, params, project_id, expires_at, click_limit,
-          fallback_url, redirect_status, forward_query, password_hash, rules, preview, created_at, updated_at)
-          VALUES ${valuesOf(18, chunk.length)}`,
-      )
-      .run(
-        ...chunk.flatMap(({ row }) => [
-          row.id,
-          row.slug,
-          row.domainId,
-          row.destination,
-          row.title,
-          row.status,
-          JSON.stringify(row.params),
-          row.projectId,
-          row.expiresAt,
-          row.clickLimit,
-          row.fallbackUrl,
-          row.redirectStatus,
-          row.forwardQuery ? 1 : 0,
-          row.passwordHash,
-          jsonOrNull(row.rules),
-          jsonOrNull(row.preview),
-          row.createdAt,
-          row.updatedAt,
-        ]),
-      );
-    sqlite
-      .query<unknown, Value[]>(
-        `INSERT INTO link_counters (link_id, clicks, uniques, bots, last_clicked_at, fallback_visits) VALUES ${valuesOf(6, chunk.length)}`,
-      )
-      .run(
-        ...chunk.flatMap(({ row }) => [
-          row.id,
-          row.clickCount,
-          row.uniqueCount,
-          row.botCount,
-          row.lastClickedAt,
-          row.fallbackCount,
-        ]),
-      );
-    for (const { row, tags } of chunk) insertTags(db, row.id, tags);
+  const insertLink = sqlite.query<unknown, Value[]>(
+    `INSERT INTO links (id, slug, domain_id, destination, title, status, params, project_id, expires_at, click_limit,
+      fallback_url, redirect_status, forward_query, password_hash, rules, preview, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertCounters = sqlite.query<unknown, Value[]>(
+    'INSERT INTO link_counters (link_id, clicks, uniques, bots, last_clicked_at, fallback_visits) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  for (const { row, tags } of items) {
+    insertLink.run(
+      row.id,
+      row.slug,
+      row.domainId,
+      row.destination,
+      row.title,
+      row.status,
+      JSON.stringify(row.params),
+      row.projectId,
+      row.expiresAt,
+      row.clickLimit,
+      row.fallbackUrl,
+      row.redirectStatus,
+      row.forwardQuery ? 1 : 0,
+      row.passwordHash,
+      jsonOrNull(row.rules),
+      jsonOrNull(row.preview),
+      row.createdAt,
+      row.updatedAt,
+    );
+    insertCounters.run(row.id, row.clickCount, row.uniqueCount, row.botCount, row.lastClickedAt, row.fallbackCount);
+    insertTags(db, row.id, tags);
   }
 }
 
