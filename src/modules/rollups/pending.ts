@@ -253,6 +253,18 @@ export class PendingSums {
     };
   }
 
+  /** The first and last hour start among a link's hour buckets (the fold reads that span at once). */
+  hourSpan(slot: number): { from: number; to: number } {
+    let from = Number.POSITIVE_INFINITY;
+    let to = Number.NEGATIVE_INFINITY;
+    for (let h = this.firstHour[slot]!; h !== NONE; h = this.hourNext[h]!) {
+      const start = this.hourStartOf[h]!;
+      if (start < from) from = start;
+      if (start > to) to = start;
+    }
+    return { from, to };
+  }
+
   /**
    * Calls `fn` with each hour bucket of a link. The hour's `ids` and `counts` are scratch
    * arrays, overwritten by the next hour: use them before `fn` returns.

@@ -8,6 +8,7 @@ import { CHECKPOINT_PAGES } from '../../../src/db/checkpoint';
 import { importsQueued } from '../../../src/modules/clicks/sqlite/imports';
 import { type SourceVisit, sqliteHistoryWriter } from '../../../src/modules/imports/public';
 import { apiExpecting, T0 } from '../../helpers/app';
+import { expectBucketsMatchRawClicks, UA } from '../clicks/support';
 import { historyApp, sourceVisit } from './support';
 
 const app = historyApp();
@@ -78,4 +79,26 @@ test('while an import writes, a connection that checkpoints itself does so at th
     sqlite.exec(`PRAGMA wal_autocheckpoint = ${before}`);
   }
   expect((await apiExpecting(t, key, 'GET', `/links/${link.id}`)).clickCount).toBe(5);
+});
+
+test('a second take adds to the hour and day buckets a first one wrote for the same hours of a past day', async () => {
+  const { t, key } = app;
+  const id = await app.newLink('same-hours-twice');
+  const day = Date.parse('2026-10-12T00:00:00Z');
+  const some = (minute: number): SourceVisit[] =>
+    [9, 9, 10, 13].map((h, i) =>
+      sourceVisit({ at: day + h * 3_600_000 + minute * 60_000, userAgent: i === 3 ? UA.googlebot : UA.chromeWin }),
+    );
+  // Each call taken and folded on its own: the second fold finds the first one's buckets.
+  expect(await t.deps.history.visits(id, 'shlink', some(5))).toBe(4);
+  await t.deps.history.flush?.();
+  expect(await t.deps.history.visits(id, 'shlink', some(35))).toBe(4);
+  await t.deps.history.flush?.();
+  const stats = await apiExpecting(t, key, 'GET', `/links/${id}/stats?from=2026-10-01&to=2026-10-31&bots=1`);
+  expect(stats.totals).toMatchObject({ clicks: 8, bots: 2 });
+  const days = (stats.series as { t: number; clicks: number }[])
+    .filter((p) => p.clicks > 0)
+    .map((p) => [p.t, p.clicks]);
+  expect(days).toEqual([[day, 8]]);
+  expectBucketsMatchRawClicks(t);
 });

@@ -125,16 +125,26 @@ function oldestByDestination(db: Db, destinations: string[], visible: Visible | 
   return out;
 }
 
+/** `links.id IN` the ids given as one JSON array (the `ids` placeholder): one statement whatever their number. */
+const idsIn = sql`${links.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`;
+
 export function createSqliteLinkStore(db: Db): LinkStore {
   const rows = () => withCounters(db, linkRowColumns);
   const redirectRows = () => withCounters(db, redirectColumns);
+  // Links read by id after every write (the slug index, the events' Links): prepared once, at the
+  // first read (the store is made before the file is migrated), not built and prepared each time.
+  const byIds = () => rows().where(idsIn).prepare();
+  const redirectByIds = () => redirectRows().where(idsIn).prepare();
+  let rowsById: ReturnType<typeof byIds> | null = null;
+  let redirectRowsById: ReturnType<typeof redirectByIds> | null = null;
   return {
     async find(id) {
       return rows().where(eq(links.id, id)).get() ?? null;
     },
     async findMany(ids) {
       if (ids.length === 0) return [];
-      return rows().where(inArray(links.id, ids)).all();
+      rowsById ??= byIds();
+      return rowsById.all({ ids: JSON.stringify(ids) });
     },
     async slugTaken(domainId, slug) {
       return (
@@ -267,7 +277,8 @@ export function createSqliteLinkStore(db: Db): LinkStore {
     },
     async redirectRows(ids) {
       if (ids.length === 0) return [];
-      return redirectRows().where(inArray(links.id, ids)).all();
+      redirectRowsById ??= redirectByIds();
+      return redirectRowsById.all({ ids: JSON.stringify(ids) });
     },
     async redirectRowBySlug(domainId, slug) {
       return (

@@ -73,6 +73,13 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
       // The link's days come from its hour buckets, rolled up once a day is over (link-days.ts);
       // only a click of a day already rolled up goes to its day bucket now.
       const mark = linkDays.advance(linkValue, today);
+      const hours = pending.hourSpan(slot);
+      const firstDay = utcDay(hours.from) * DAY_MS;
+      rollupStore.hold(
+        linkValue,
+        hours,
+        firstDay < mark ? { from: firstDay, to: Math.min(utcDay(hours.to) * DAY_MS, mark - DAY_MS) } : null,
+      );
       pending.forEachHour(slot, (h) => {
         const day = utcDay(h.start) * DAY_MS;
         rollupStore.addHour(linkValue, 'hour', h.start, h);
@@ -85,6 +92,7 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
           w.counts.add(linkValue, h.clicks);
         }
       });
+      rollupStore.release();
       const c = pending.counters(slot);
       linkCounters.bump(linkId, c.humans, c.uniques, c.bots, c.last);
     }
@@ -100,6 +108,7 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
       // IMMEDIATE: take the write lock first, so a read-then-write never fails on a stale snapshot.
       apply.immediate(pending, through, inside);
     } catch (err) {
+      rollupStore.discard();
       rollupStore.dropCache();
       linkDays.dropCache();
       throw err;
@@ -126,6 +135,7 @@ export function createFolder(sqlite: Database, clicks: ClickSource, clock: Clock
         values.commit();
       } catch (err) {
         values.rollback();
+        rollupStore.discard();
         rollupStore.dropCache();
         linkDays.dropCache();
         throw err;

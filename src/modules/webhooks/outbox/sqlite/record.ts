@@ -32,11 +32,30 @@ export function recordEventsSqlite(sqlite: Database, events: readonly NewEvent[]
   const insertDelivery = sqlite.query<unknown, [string, number, number]>(
     'INSERT INTO webhook_deliveries (webhook_id, event_seq, next_at) VALUES (?, ?, ?)',
   );
+  if (subscribed.length === 0) {
+    insertUndelivered(sqlite, events, at);
+    return;
+  }
   for (const event of events) {
     const { seq } = insertEvent.get(newId('evt'), event.type, event.linkId, event.data, event.botData ?? null, at)!;
     for (const w of subscribed) {
       if (w.types.includes(event.type) && (w.bots || !event.botsOnly)) insertDelivery.run(w.id, seq, at);
     }
+  }
+}
+
+/** Events per multi-row insert when no webhook is to be told (a bulk write's, an import page's). */
+const EVENTS_PER_INSERT = 100;
+
+/** Events no webhook delivers: inserted many a statement, their seqs not needed. */
+function insertUndelivered(sqlite: Database, events: readonly NewEvent[], at: number): void {
+  for (let from = 0; from < events.length; from += EVENTS_PER_INSERT) {
+    const chunk = events.slice(from, from + EVENTS_PER_INSERT);
+    sqlite
+      .query<unknown, (string | number | null)[]>(
+        `INSERT INTO webhook_events (id, type, link_id, data, bot_data, at) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+      )
+      .run(...chunk.flatMap((e) => [newId('evt'), e.type, e.linkId, e.data, e.botData ?? null, at]));
   }
 }
 
