@@ -26,7 +26,7 @@ const perLink = Number(process.env.PER_LINK ?? 10);
 const history = process.env.HISTORY === 'none' ? 'none' : 'clicks';
 const engine = process.env.ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 /** A file the server's threads append their heap to each second (heap-monitor.ts). */
-const heapLog = process.env.HEAP_LOG;
+const heapLog = process.env.HEAP_LOG || undefined;
 
 /** The server's resident memory in MiB. */
 const rssMib = (pid: number) => mb(rssOf(pid));
