@@ -100,11 +100,15 @@ export class PgRollupWriter {
     // The fold lock (clicks/postgres/fold.ts) keeps every other writer of buckets out: a plain
     // read, the merge here, and one upsert of every bucket (new ones and changed ones alike).
     // A stored row comes back with its key's position in `order` (ordinality), so no key is
-    // turned into text to find it.
+    // turned into text to find it. Each key probes the primary key, in its order (`OFFSET 0`
+    // keeps the subquery from being made a join): as a plain join PostgreSQL read and hashed
+    // the whole table for a few thousand keys, a cost that grew with the rollups stored
+    // (docs/decisions/2026-11-30-postgres-fold-keys-by-index.md).
     const reading = tx`SELECT u.ord::int4, r.clicks, r.uniques, CASE WHEN r.scope = 0 THEN NULL ELSE r.data END AS data
       FROM unnest(${keys.scope}::int4[], ${keys.grain}::int2[], ${keys.start}::int8[], ${keys.bot}::bool[])
         WITH ORDINALITY AS u(scope, grain, start, bot, ord)
-      JOIN rollups r ON r.scope = u.scope AND r.grain = u.grain AND r.start = u.start AND r.bot = u.bot`.values();
+      CROSS JOIN LATERAL (SELECT r.scope, r.clicks, r.uniques, r.data FROM rollups r
+        WHERE r.scope = u.scope AND r.grain = u.grain AND r.start = u.start AND r.bot = u.bot OFFSET 0) r`.values();
     markStep('fold: bucket keys built');
     const found = (await reading) as [number, string | number, string | number, Uint8Array | null][];
     markStep('fold: buckets read, awaited');

@@ -50,13 +50,16 @@ export class PgLinkDays {
     // The marks and the hours each would roll up, in one statement (no mark: 0, every day from
     // hours). A scope with neither comes back as no row (its mark is 0): at a day's first fold
     // most links of a fold have no mark yet, and a row each cost more to read than to leave out.
+    // Each link's hours are a range of the primary key, read by the index (`OFFSET 0`: not
+    // made a join, which PostgreSQL ran as a scan of every rollup: buckets.ts says more).
     const rows =
       await tx`SELECT u.scope, coalesce(m.days_before, 0) AS mark, r.start, r.bot, r.clicks, r.uniques, r.data
       FROM unnest(${intList(unknown)}::int4[]) AS u(scope)
       LEFT JOIN rollup_marks m ON m.scope = u.scope
-      LEFT JOIN rollups r ON r.scope = u.scope AND r.grain = ${GRAIN_CODE.hour}
-        AND r.start >= coalesce(m.days_before, 0) AND r.start < ${today}::int8
-      WHERE m.scope IS NOT NULL OR r.scope IS NOT NULL`;
+      LEFT JOIN LATERAL (SELECT r.start, r.bot, r.clicks, r.uniques, r.data FROM rollups r
+        WHERE r.scope = u.scope AND r.grain = ${GRAIN_CODE.hour}
+          AND r.start >= coalesce(m.days_before, 0) AND r.start < ${today}::int8 OFFSET 0) r ON true
+      WHERE m.scope IS NOT NULL OR r.start IS NOT NULL`;
     const hours = new Map<
       number,
       { start: number; bot: boolean; clicks: number; uniques: number; data: Uint8Array }[]
