@@ -47,7 +47,12 @@ const adminPage = async () => {
 const visit = (date: string) => ({ date, referer: 'https://news.example.com/', countryCode: 'DE', cityName: 'Berlin' });
 
 // 51 links (two pages of the 50 a run reads at a time), two visits each.
-const shlinkFake = startShlinkFake({ apiKey: 'shlink-secret-key', generated: { links: 51, visitsPerLink: 2 } });
+// Pages of 50 (a Shlink may give fewer than asked): the run is seen with its first page done.
+const shlinkFake = startShlinkFake({
+  apiKey: 'shlink-secret-key',
+  generated: { links: 51, visitsPerLink: 2 },
+  pageCap: 50,
+});
 // In front of it, a proxy that holds a link's visits while a test looks at the run going.
 const shlink = heldProxy(shlinkFake.url);
 afterAll(() => {
@@ -167,7 +172,7 @@ test('Cancel stops a run that is still going', async () => {
     ],
   });
   const other = heldProxy(otherFake.url);
-  const release = other.hold('itemsPerPage=50');
+  const release = other.hold('itemsPerPage=200');
   try {
     await page.goto(`${d.origin}${IMPORT}`);
     await page.getByLabel('Shlink address').fill(other.url);
@@ -212,7 +217,7 @@ test('a run the source stops answering ends failed, and says why', async () => {
   const { page } = p;
   const failing = heldProxy(shlinkFake.url);
   // The check before the start passes; the run's first page of links is refused.
-  failing.refuse('itemsPerPage=50', 401);
+  failing.refuse('itemsPerPage=200', 401);
   try {
     await page.goto(`${d.origin}${IMPORT}`);
     await page.getByLabel('Shlink address').fill(failing.url);

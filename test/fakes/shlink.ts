@@ -38,6 +38,8 @@ export interface ShlinkFakeOptions {
   generated?: { links: number; visitsPerLink: number };
   rateLimit?: RateLimit;
   retryAfter?: string;
+  /** At most this many short URLs a page, whatever is asked (a Shlink may give fewer than asked). */
+  pageCap?: number;
 }
 
 export interface ShlinkFake extends FakeServer {
@@ -192,7 +194,7 @@ export function startShlinkFake(options: ShlinkFakeOptions): ShlinkFake {
       const q = url.searchParams;
       const page = Math.max(1, Number(q.get('page') ?? 1));
       if (url.pathname === '/rest/v3/short-urls') {
-        const size = Number(q.get('itemsPerPage') ?? 10);
+        const size = Math.min(Number(q.get('itemsPerPage') ?? 10), options.pageCap ?? Number.POSITIVE_INFINITY);
         // Shlink's default order is newest first; the importer asks dateCreated-ASC.
         const ascending = q.get('orderBy') === 'dateCreated-ASC';
         const from = (page - 1) * size;

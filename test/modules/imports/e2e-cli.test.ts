@@ -24,7 +24,7 @@ const MINUTE = 60_000;
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 const V0 = Date.parse('2026-10-01T00:00:00Z');
 
-/** 60 links (two pages of 50); each has two visits but `busy` (in the second page), with 700 (three pages). */
+/** 60 links (two pages of 50 with `pageCap: 50`); each has two visits but `busy` (in the second page), with 700 (three pages). */
 function shlinkSeeds() {
   return Array.from({ length: 60 }, (_, i) => {
     const count = i === 55 ? 700 : 2;
@@ -87,7 +87,7 @@ for (const engine of ENGINES) {
   describe(engine, () => {
     test('killed mid-visits and run again: every link once, every visit once; a later run adds only newer visits', async () => {
       const seeds = shlinkSeeds();
-      const shlink = startShlinkFake({ links: seeds });
+      const shlink = startShlinkFake({ links: seeds, pageCap: 50 });
       const proxy = holdingProxy(
         shlink.url,
         (u) => u.pathname === '/rest/v3/short-urls/cl-55/visits' && u.searchParams.get('page') === '2',
@@ -192,7 +192,7 @@ for (const engine of ENGINES) {
 describe('sqlite', () => {
   test('Ctrl-C while a first-page link waits for its visits: the resume reads that page again, every visit once', async () => {
     const seeds = shlinkSeeds();
-    const shlink = startShlinkFake({ links: seeds });
+    const shlink = startShlinkFake({ links: seeds, pageCap: 50 });
     // cl-3's first visits request: held while the other links of the first page are in flight.
     // The second page of links, which the runner reads ahead while the first page's history is
     // written: kept until after the Ctrl-C, so the stop comes with the first page only.

@@ -1,5 +1,5 @@
 /**
- * Shlink, through its REST API v3 (`X-Api-Key`): short URLs a page of 50 at a time, oldest
+ * Shlink, through its REST API v3 (`X-Api-Key`): short URLs a page of 200 at a time, oldest
  * first, and each one's every visit. Shlink lists visits newest first, so a link's visits are
  * read from its last page back to its first, each page reversed: they come out oldest first, as
  * the history writer takes them. The walk is pinned to an end date taken once, so visits arriving
@@ -11,7 +11,13 @@ import { SourceError } from '../source';
 import { arr, baseOf, type Json, num, obj, shownAddress, str, strings, time } from './fields';
 import { type HttpAnswer, SourceHttp } from './http';
 
-const LINKS_PER_PAGE = 50;
+/**
+ * A page of the source is one transaction of the links it makes: on SQLite its commit, which
+ * writes every index page its links touch, cost more a link with 50 (docs/performance.md).
+ */
+const LINKS_PER_PAGE = 200;
+/** The page size of a run saved when pages were of 50 and cursors named the page alone. */
+const OLD_LINKS_PER_PAGE = 50;
 const VISITS_PER_PAGE = 300;
 
 function describe(answer: HttpAnswer): string {
@@ -136,9 +142,14 @@ export function shlinkSource(options: SourceOptions): ImportSource {
         );
     },
     async page(cursor, signal): Promise<SourcePage> {
-      const page = cursor === null ? 1 : Number(cursor);
-      if (!Number.isInteger(page) || page < 1) throw new SourceError(`shlink: a cursor ${cursor} is not a page`, false);
-      const body = await shortUrls(page, LINKS_PER_PAGE, signal);
+      // A cursor is `page:size`; a page alone is one of a run saved with pages of 50, resumed
+      // with them (the same page at another size would skip or repeat links).
+      const [at, given] = cursor === null ? ['1', String(LINKS_PER_PAGE)] : cursor.split(':');
+      const page = Number(at);
+      const size = given === undefined ? OLD_LINKS_PER_PAGE : Number(given);
+      if (!Number.isInteger(page) || page < 1 || !Number.isInteger(size) || size < 1)
+        throw new SourceError(`shlink: a cursor ${cursor} is not a page`, false);
+      const body = await shortUrls(page, size, signal);
       if (body === null)
         throw new SourceError(
           `${shownAddress(base)} did not answer as Shlink's REST API v3 does; check the address`,
@@ -149,7 +160,7 @@ export function shlinkSource(options: SourceOptions): ImportSource {
         .map((raw) => (obj(raw) === null ? null : shlinkLink(obj(raw)!)))
         .filter((link): link is SourceLink => link !== null);
       const { current, pages } = pagination(body);
-      return { links, next: current < pages ? String(current + 1) : null };
+      return { links, next: current < pages ? `${current + 1}:${size}` : null };
     },
     async *visits(link, after, signal) {
       until ??= new Date().toISOString();

@@ -3,8 +3,8 @@ import { sourceFor } from '../../../../src/modules/imports/public';
 import { startShlinkFake } from '../../../fakes/shlink';
 import { allLinks, allVisits, failure, never, optionsFor } from './support';
 
-// 120 links: three pages of 50. One has 700 visits (three pages of 300, walked backwards), one none.
-const links = Array.from({ length: 120 }, (_, i) => ({
+// 450 links: three pages of 200. One has 700 visits (three pages of 300, walked backwards), one none.
+const links = Array.from({ length: 450 }, (_, i) => ({
   shortCode: `c${i}`,
   longUrl: `https://example.com/${i}`,
   dateCreated: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString().replace(/\.000Z$/, '+00:00'),
@@ -60,6 +60,18 @@ describe('shlink source', () => {
       title: null,
     });
     expect(read[2]).toMatchObject({ totalClicks: 0, expiresAt: null, clickLimit: null, tags: [] });
+  });
+
+  test('a position saved when pages were of 50 (the page alone) resumes with pages of 50: no link skipped or repeated', async () => {
+    const third = await source.page('3', never);
+    expect(third.links.map((l) => l.slug)).toEqual(links.slice(100, 150).map((l) => l.shortCode));
+    expect(third.next).toBe('4:50');
+    const fourth = await source.page(third.next, never);
+    expect(fourth.links[0]!.slug).toBe('c150');
+    // A fresh run's cursors carry their size.
+    const first = await source.page(null, never);
+    expect({ n: first.links.length, next: first.next }).toEqual({ n: 200, next: '2:200' });
+    await expect(source.page('2:0', never)).rejects.toThrow('is not a page');
   });
 
   test("walks a link's visits from the last page back, so they come oldest first, every field kept", async () => {
