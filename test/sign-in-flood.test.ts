@@ -99,9 +99,11 @@ test('20 failures verify 20 passwords; then nothing from that address is read or
   expect(ok.status).toBe(200);
   expect((await signInMetrics()).slink_password_verifications_total).toBe(21);
   // The checks ran on threads of their own at the lowest CPU priority, one per slot; every other
-  // thread of the server (the event loop first) kept the normal one.
+  // thread of the server (the event loop first) kept the normal one. A thread the runtime starts
+  // from a check's thread (a collector's helper, started lazily) takes its niceness on Linux:
+  // seen once on a loaded machine, so at least one a slot.
   const niceness = threadNiceness(server.proc.pid);
-  expect(niceness.filter((n) => n === 19)).toHaveLength(slots);
+  expect(niceness.filter((n) => n === 19).length).toBeGreaterThanOrEqual(slots);
   expect(niceness.filter((n) => n !== 19 && n !== 0)).toEqual([]);
   expect(niceness[0]).toBe(0);
 }, 60_000);
