@@ -19,7 +19,7 @@ import { startShlinkFake } from '../fakes/shlink';
 import { superuserWriteKey, tempDir } from '../helpers/cli';
 import { freshPostgresUrl } from '../helpers/postgres';
 import { BUN, cleanEnv, freePort, start, waitHealthy } from '../helpers/proc';
-import { mb, rssOf } from './stats-export';
+import { mb, peakRss, rssOf } from './stats-export';
 
 const links = Number(process.env.LINKS ?? 20_000);
 const perLink = Number(process.env.PER_LINK ?? 10);
@@ -56,14 +56,7 @@ test('import memory in a server', async () => {
     const pid = server.proc.pid;
     await Bun.sleep(1000);
     const before = rssMib(pid);
-    let peak = before;
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        peak = Math.max(peak, rssMib(pid));
-        await Bun.sleep(50);
-      }
-    })();
+    const rss = peakRss(pid, 50);
     const started = performance.now();
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/imports`, {
       method: 'POST',
@@ -81,15 +74,14 @@ test('import memory in a server', async () => {
       ).json()) as typeof run;
       const made = run.links?.created ?? 0;
       while (next <= 10 && made >= (links * next) / 10) {
-        tenths.push(`${next * 10}%: ${rssMib(pid).toFixed(0)} (peak ${peak.toFixed(0)})`);
+        tenths.push(`${next * 10}%: ${rssMib(pid).toFixed(0)} (peak ${rss.peak().toFixed(0)})`);
         next++;
       }
       if (run.status !== 'running') break;
       await Bun.sleep(200);
     }
     const ms = performance.now() - started;
-    sampling = false;
-    await sampler;
+    const peak = await rss.stop();
     await Bun.sleep(2000);
     const after = rssMib(pid);
     await Bun.sleep(8000);

@@ -35,6 +35,33 @@ export function rssOf(pid: number): number {
 }
 
 export const mb = (bytes: number) => bytes / 1024 / 1024;
+
+/**
+ * A process's peak resident memory in MiB, read from /proc every `everyMs` from now until
+ * `stop()`; `restart()` begins a new peak from the current value (one phase after another).
+ */
+export function peakRss(pid: number, everyMs: number) {
+  const read = () => mb(rssOf(pid));
+  let peak = read();
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, read());
+      await Bun.sleep(everyMs);
+    }
+  })();
+  return {
+    peak: () => peak,
+    restart: () => {
+      peak = read();
+    },
+    async stop(): Promise<number> {
+      sampling = false;
+      await sampler;
+      return peak;
+    },
+  };
+}
 export const ms = (l: Latency) => `${l.p50.toFixed(2)} / ${l.p99.toFixed(2)} ms`;
 export const int = (n: number) => Math.round(n).toLocaleString('en');
 

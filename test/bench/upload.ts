@@ -16,7 +16,7 @@ import { superuserWriteKey, tempDir } from '../helpers/cli';
 import { freshPostgresUrl } from '../helpers/postgres';
 import { BUN, cleanEnv, freePort, start, waitHealthy } from '../helpers/proc';
 import { waitUntil } from '../helpers/wait';
-import { mb, rssOf } from './stats-export';
+import { mb, peakRss, rssOf } from './stats-export';
 
 const rounds = Number(process.env.ROUNDS ?? 3);
 const mib = Number(process.env.MIB ?? 60);
@@ -50,14 +50,7 @@ test('upload memory', async () => {
       Bun.gc(true);
       await Bun.sleep(500);
       const before = rssMib(pid);
-      let peak = before;
-      let sampling = true;
-      const sampler = (async () => {
-        while (sampling) {
-          peak = Math.max(peak, rssMib(pid));
-          await Bun.sleep(10);
-        }
-      })();
+      const rss = peakRss(pid, 10);
       const form = new FormData();
       form.set('source', 'csv');
       form.set('dryRun', 'true');
@@ -69,8 +62,8 @@ test('upload memory', async () => {
       });
       const { id } = (await res.json()) as { id: string };
       if (res.status !== 202) throw new Error(`upload answered ${res.status}`);
-      const atAnswer = peak;
-      peak = rssMib(pid);
+      const atAnswer = rss.peak();
+      rss.restart();
       await waitUntil(
         async () =>
           (
@@ -84,9 +77,7 @@ test('upload memory', async () => {
         120_000,
         20,
       );
-      const duringRun = peak;
-      sampling = false;
-      await sampler;
+      const duringRun = await rss.stop();
       await Bun.sleep(1000);
       const after = rssMib(pid);
       console.log(
