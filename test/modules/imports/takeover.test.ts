@@ -40,7 +40,6 @@ async function json(res: Response) {
 
 const read = async (node: string, id: string) => (await json(await cluster.apiAt(node, `/imports/${id}`))).body;
 
-/** Every node's key published: a run started from now on is sealed to the others. */
 /** A run of `url` started on n1 (202 with its id), once its first page of `firstPage` links is saved. */
 async function startedOnN1(url: string, firstPage: number): Promise<string> {
   const started = await json(
@@ -55,6 +54,24 @@ async function startedOnN1(url: string, firstPage: number): Promise<string> {
   return id;
 }
 
+/**
+ * Two pages of two links (`<prefix>a0`, `a1`, then `b0`, `b1`), a click of the first page's link
+ * `clicked` (id `clickId`) between them: the run started on n1, held after its first page until
+ * `release()`, with n2 waiting on its lock.
+ */
+async function heldOnN1WithN2Waiting(name: string, prefix: string, clicked: number, clickId: number) {
+  await everyNodePublished(2);
+  const { promise: held, resolve: release } = Promise.withResolvers<void>();
+  const first = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `${prefix}a${i}`, domain: null }));
+  const second = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `${prefix}b${i}`, domain: null }));
+  const lines = [header(true), ...first, clickOf(first[clicked]!, clickId), ...second];
+  const { url } = source.serve(name, lines, { after: 1 + 2 + 1 + 1, release: held });
+  const id = await startedOnN1(url, 2);
+  await waitingOn('n2', id);
+  return { id, release };
+}
+
+/** Every node's key published: a run started from now on is sealed to the others. */
 async function everyNodePublished(count: number) {
   await waitUntil(async () => {
     // A node's row counts while its lock is held (a killed node's stays until a node drops it).
@@ -322,14 +339,7 @@ describe('postgres', () => {
   }, 120_000);
 
   test('a node that stops while it runs an import hands it over: the other runs it on', async () => {
-    await everyNodePublished(2);
-    const { promise: held, resolve: release } = Promise.withResolvers<void>();
-    const first = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tks-a${i}`, domain: null }));
-    const second = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tks-b${i}`, domain: null }));
-    const lines = [header(true), ...first, clickOf(first[1]!, 3), ...second];
-    const { url } = source.serve('handover', lines, { after: 1 + 2 + 1 + 1, release: held });
-    const id = await startedOnN1(url, 2);
-    await waitingOn('n2', id);
+    const { id, release } = await heldOnN1WithN2Waiting('handover', 'tks-', 1, 3);
     // SIGTERM: n1 stops the run at its page boundary without ending it, and exits cleanly.
     expect(await cluster.stopNode('n1')).toBe(0);
     release();
@@ -349,14 +359,7 @@ describe('postgres', () => {
   }, 120_000);
 
   test('a node waiting on a run’s lock stops waiting when it stops: no error, nothing of it left, the run goes on', async () => {
-    await everyNodePublished(2);
-    const { promise: held, resolve: release } = Promise.withResolvers<void>();
-    const first = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tkw-a${i}`, domain: null }));
-    const second = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `tkw-b${i}`, domain: null }));
-    const lines = [header(true), ...first, clickOf(first[0]!, 31), ...second];
-    const { url } = source.serve('wait-stopped', lines, { after: 1 + 2 + 1 + 1, release: held });
-    const id = await startedOnN1(url, 2);
-    await waitingOn('n2', id);
+    const { id, release } = await heldOnN1WithN2Waiting('wait-stopped', 'tkw-', 0, 31);
     // SIGTERM: n2's wait is cancelled, its connection closed, and it exits cleanly.
     expect(await cluster.stopNode('n2')).toBe(0);
     expect(cluster.output()).not.toContain(`waiting on run ${id}`);
