@@ -266,6 +266,35 @@ forEachEngine((engine) => {
     expect((await run({ url })).final).toMatchObject({ links: { created: 1 } });
   });
 
+  const clickLine = (text: string) =>
+    `${JSON.stringify({ type: 'click', id: 1, linkId: idOf(text), timestamp: Date.UTC(2026, 0, 2) })}\n`;
+
+  /** A run of the `slink` source from a file to its end, onto sl.test: what the API says of it. */
+  const fileRun = async (file: Blob) => {
+    const { id, done } = await startImport(t.deps, OPERATOR, {
+      source: 'slink',
+      url: null,
+      token: null,
+      file,
+      domain: 'sl.test',
+      projectId: null,
+      history: 'clicks',
+      onConflict: 'skip',
+      dryRun: false,
+    });
+    await done;
+    return (await call('GET', `/imports/${id}`)).body;
+  };
+
+  /**
+   * A file of four links (`<prefix>a0`-`a3` unless given) in two pages, three links and a click
+   * then the rest, the second cut by a broken line: a run of it stops after its first page.
+   */
+  const stoppingFile = (
+    prefix: string,
+    a = Array.from({ length: 4 }, (_, i) => linkLine({ slug: `${prefix}a${i}` })),
+  ) => [header(true), a[0]!, a[1]!, a[2]!, clickLine(a[0]!), a[3]!, 'not json\n'];
+
   test('DELETE cancels a running import at its next page boundary; a new run resumes after it', async () => {
     let release!: () => void;
     const held = new Promise<void>((r) => {
@@ -274,9 +303,7 @@ forEachEngine((engine) => {
     // Two pages: the export's pages are groups of links followed by their clicks.
     const first = Array.from({ length: 3 }, (_, i) => linkLine({ slug: `cancel-a${i}` }));
     const second = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `cancel-b${i}` }));
-    const clickOf = (text: string) =>
-      `${JSON.stringify({ type: 'click', id: 1, linkId: idOf(text), timestamp: Date.UTC(2026, 0, 2) })}\n`;
-    const lines = [header(true), ...first, clickOf(first[0]!), ...second];
+    const lines = [header(true), ...first, clickLine(first[0]!), ...second];
     const { url } = source.serve('cancel', lines, { after: 1 + first.length + 1 + 1, release: held });
     const started = await call('POST', '/imports', { source: 'slink', url, token: TOKEN, domain: 'sl.test' });
     const id = started.body.id;
@@ -300,28 +327,9 @@ forEachEngine((engine) => {
   });
 
   test('a stopped run of a file is resumed by the same file only: another file starts at its beginning', async () => {
-    const clickOf = (text: string) =>
-      `${JSON.stringify({ type: 'click', id: 1, linkId: idOf(text), timestamp: Date.UTC(2026, 0, 2) })}\n`;
-    const a = Array.from({ length: 4 }, (_, i) => linkLine({ slug: `file-a${i}` }));
-    // Two pages (three links and a click, then the rest), the second cut by a broken line.
-    const fileA = [header(true), a[0]!, a[1]!, a[2]!, clickOf(a[0]!), a[3]!, 'not json\n'];
+    const fileA = stoppingFile('file-');
     const fileB = [header(true), ...Array.from({ length: 2 }, (_, i) => linkLine({ slug: `file-b${i}` }))];
-    const request = (lines: string[]) => ({
-      source: 'slink' as const,
-      url: null,
-      token: null,
-      file: new Blob(lines),
-      domain: 'sl.test',
-      projectId: null,
-      history: 'clicks' as const,
-      onConflict: 'skip' as const,
-      dryRun: false,
-    });
-    const runOf = async (lines: string[]) => {
-      const { id, done } = await startImport(t.deps, OPERATOR, request(lines));
-      await done;
-      return (await call('GET', `/imports/${id}`)).body;
-    };
+    const runOf = (lines: string[]) => fileRun(new Blob(lines));
     // File A stops after its first page.
     expect(await runOf(fileA)).toMatchObject({ status: 'failed', links: { seen: 3, created: 3 } });
     // Another file of the same source: from its start, not from A's position.
@@ -332,11 +340,8 @@ forEachEngine((engine) => {
   });
 
   test('a file is read once, hashed as it is read; a stopped run resumes with the same file only', async () => {
-    const clickOf = (text: string) =>
-      `${JSON.stringify({ type: 'click', id: 1, linkId: idOf(text), timestamp: Date.UTC(2026, 0, 2) })}\n`;
     const a = Array.from({ length: 4 }, (_, i) => linkLine({ slug: `once-a${i}` }));
-    // Two pages (three links and a click, then the rest), the second cut by a broken line.
-    const fileA = [header(true), a[0]!, a[1]!, a[2]!, clickOf(a[0]!), a[3]!, 'not json\n'];
+    const fileA = stoppingFile('once-', a);
     // The same but for one byte of a link of its first page (its title).
     const changed = [...fileA];
     changed[2] = a[1]!.replace('"title":null', '"title":"x"');
@@ -356,21 +361,7 @@ forEachEngine((engine) => {
       }
       return { file: new CountedBlob(lines), reads };
     };
-    const runOf = async (file: Blob) => {
-      const { id, done } = await startImport(t.deps, OPERATOR, {
-        source: 'slink',
-        url: null,
-        token: null,
-        file,
-        domain: 'sl.test',
-        projectId: null,
-        history: 'clicks',
-        onConflict: 'skip',
-        dryRun: false,
-      });
-      await done;
-      return (await call('GET', `/imports/${id}`)).body;
-    };
+    const runOf = fileRun;
     const first = counted(fileA);
     expect(await runOf(first.file)).toMatchObject({ status: 'failed', links: { seen: 3, created: 3 } });
     // Read once, by the source: no read of its own for the hash (the parts read are the first
@@ -388,29 +379,13 @@ forEachEngine((engine) => {
   });
 
   test('a stopped run of a file is resumed however many runs of the source came since', async () => {
-    const clickOf = (text: string) =>
-      `${JSON.stringify({ type: 'click', id: 1, linkId: idOf(text), timestamp: Date.UTC(2026, 0, 2) })}\n`;
-    const a = Array.from({ length: 4 }, (_, i) => linkLine({ slug: `many-a${i}` }));
-    // Two pages (three links and a click, then the rest), the second cut by a broken line.
-    const fileA = [header(true), a[0]!, a[1]!, a[2]!, clickOf(a[0]!), a[3]!, 'not json\n'];
+    const fileA = stoppingFile('many-');
     // Another file with the same first line (the same header), of one link.
     const fileB = [header(true), linkLine({ slug: 'many-b' })];
     const runOf = async (lines: string[]) => {
       // Each run after the last: which is the newest is their start's order.
       t.clock.advance(1);
-      const { id, done } = await startImport(t.deps, OPERATOR, {
-        source: 'slink',
-        url: null,
-        token: null,
-        file: new Blob(lines),
-        domain: 'sl.test',
-        projectId: null,
-        history: 'clicks',
-        onConflict: 'skip',
-        dryRun: false,
-      });
-      await done;
-      return (await call('GET', `/imports/${id}`)).body;
+      return fileRun(new Blob(lines));
     };
     const stopped = await runOf(fileA);
     expect(stopped).toMatchObject({ status: 'failed', links: { seen: 3, created: 3 } });
