@@ -79,7 +79,7 @@ async function withLinks(db: string, key: string, links: object[]): Promise<stri
 
 describe('a start on a full disk, database in place', () => {
   test('starts degraded: redirects, clicks held, writes 503, reads 200; all written once space returns', async () => {
-    const disk = smallDisk('8m');
+    const disk = await smallDisk('8m');
     const db = join(disk, 'slink.db');
     const key = await superuserWriteKey(db);
     const [id] = await withLinks(db, key, [{ destination: 'https://example.com/full', slug: 'full' }]);
@@ -125,7 +125,7 @@ describe('a start on a full disk, database in place', () => {
   }, 90_000);
 
   test('the fold of unfolded clicks and the spill replay wait for space, then count, click limits included', async () => {
-    const disk = smallDisk('8m');
+    const disk = await smallDisk('8m');
     const db = join(disk, 'slink.db');
     const key = await superuserWriteKey(db);
     const [id] = await withLinks(db, key, [
@@ -187,7 +187,7 @@ describe('a start on a full disk, database in place', () => {
 
 describe('a start on a full disk that cannot wait: one `disk full` line, exit 1', () => {
   test('a new database: nothing is left behind', async () => {
-    const disk = smallDisk('1m');
+    const disk = await smallDisk('1m');
     fill(disk);
     const db = join(disk, 'slink.db');
     for (const args of [['serve'], ['user', 'list']]) {
@@ -202,7 +202,7 @@ describe('a start on a full disk that cannot wait: one `disk full` line, exit 1'
   }, 60_000);
 
   test('migrations to write', async () => {
-    const disk = smallDisk('8m');
+    const disk = await smallDisk('8m');
     const db = join(disk, 'slink.db');
     buildOldReleaseDb(db, { clicks: 200 });
     // As a stop of this release leaves it: the -shm file in place (see the next test).
@@ -219,7 +219,7 @@ describe('a start on a full disk that cannot wait: one `disk full` line, exit 1'
   }, 60_000);
 
   test('no -shm file beside the database and no room to make one', async () => {
-    const disk = smallDisk('8m');
+    const disk = await smallDisk('8m');
     const db = join(disk, 'slink.db');
     await superuserWriteKey(db);
     // What a copy of the database alone, or a stop of an older release, leaves.

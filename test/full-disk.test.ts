@@ -16,7 +16,7 @@ afterAll(() => server?.kill());
 afterAll(unmountSmallDisks);
 
 test('the real server on a full disk: redirects answered and held, writes 503, healthz degraded, all written when space returns', async () => {
-  const mountPoint = smallDisk('6m');
+  const mountPoint = await smallDisk('6m');
   const db = join(mountPoint, 'slink.db');
   const key = await superuserWriteKey(db);
   const port = freePort();

@@ -28,9 +28,9 @@ const CHROME =
 const OUTAGE_MS = 3000;
 const servers: RunningProcess[] = [];
 let stopped = false;
-afterAll(() => {
+afterAll(async () => {
   for (const s of servers) s.kill();
-  if (stopped) startPostgres();
+  if (stopped) await startPostgres();
 });
 
 function serve(url: string, db: string): RunningProcess {
@@ -113,7 +113,7 @@ describe('PostgreSQL faults', () => {
     await hits(server, link.slug, 20);
     await waitForCount(server, headers, link.id, 20);
 
-    stopPostgres();
+    await stopPostgres();
     stopped = true;
     const outageStarted = Date.now();
     await hits(server, link.slug, 100);
@@ -136,7 +136,7 @@ describe('PostgreSQL faults', () => {
       redirected += 10;
       await Bun.sleep(500);
     }
-    startPostgres();
+    await startPostgres();
     stopped = false;
     await waitHealthy(server, 30_000);
     expect(server.proc.exitCode).toBeNull();
@@ -163,7 +163,7 @@ describe('PostgreSQL faults', () => {
     const link = await createLink(at, headers);
     await hits(at, link.slug, 30);
     await waitForCount(at, headers, link.id, 30);
-    stopPostgres();
+    await stopPostgres();
     stopped = true;
     await hits(at, link.slug, 40);
     expect(await first.stop()).toEqual({ spilled: 40, lost: 0 });
@@ -172,7 +172,7 @@ describe('PostgreSQL faults', () => {
     );
     expect(existsSync(`${db}.spill`)).toBe(true);
 
-    startPostgres();
+    await startPostgres();
     stopped = false;
     const second = serve(url, db);
     await waitHealthy(second);

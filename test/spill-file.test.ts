@@ -86,10 +86,10 @@ const lines = (path: string) =>
 
 describe('a stop on a full disk, the spill file on a file system with room', () => {
   test('keeps what the click store keeps, never the address or the user agent; the next start replays it', async () => {
-    const disk = smallDisk('8m');
+    const disk = await smallDisk('8m');
     const db = join(disk, 'slink.db');
     // The spill file is the database's neighbour; here it lives on another file system, with room.
-    const spill = join(smallDisk('1m'), 'slink.db.spill');
+    const spill = join(await smallDisk('1m'), 'slink.db.spill');
     symlinkSync(spill, `${db}.spill`);
     const key = await superuserWriteKey(db);
     server = serve(db);
@@ -163,9 +163,9 @@ describe('a stop on a full disk, the spill file on a file system with room', () 
   }, 90_000);
 
   test('an opted-out click reaches the spill file counted, never profiled: no dimension, no visitor hash, no salt', async () => {
-    const disk = smallDisk('8m');
+    const disk = await smallDisk('8m');
     const db = join(disk, 'slink.db');
-    const spill = join(smallDisk('1m'), 'slink.db.spill');
+    const spill = join(await smallDisk('1m'), 'slink.db.spill');
     symlinkSync(spill, `${db}.spill`);
     const key = await superuserWriteKey(db);
     server = serve(db);
@@ -231,9 +231,9 @@ describe('a stop on a full disk, the spill file on a file system with room', () 
   }, 90_000);
 
   test('a spill file that fits in part: the clicks logged as lost are exactly those the next start cannot replay', async () => {
-    const disk = smallDisk('8m');
+    const disk = await smallDisk('8m');
     const db = join(disk, 'slink.db');
-    const spill = join(smallDisk('8k'), 'slink.db.spill');
+    const spill = join(await smallDisk('8k'), 'slink.db.spill');
     symlinkSync(spill, `${db}.spill`);
     const key = await superuserWriteKey(db);
     server = serve(db);

@@ -15,7 +15,7 @@ let cluster: Cluster | undefined;
 let stopped = false;
 afterAll(async () => {
   // The other test files of this process use the same PostgreSQL server.
-  if (stopped) startPostgres();
+  if (stopped) await startPostgres();
   await cluster?.close();
 });
 
@@ -42,7 +42,7 @@ describe('PostgreSQL restarted under load', () => {
     const load = startLoad(`${cluster.balancer.base}/${link.slug}`, { concurrency: 12, pauseMs: 10 });
     await load.more(300);
 
-    stopPostgres();
+    await stopPostgres();
     stopped = true;
     const outageFrom = Date.now();
     for (const node of cluster.nodes) {
@@ -64,7 +64,7 @@ describe('PostgreSQL restarted under load', () => {
       code: 'storage_unavailable',
     });
     const outageTo = Date.now();
-    startPostgres();
+    await startPostgres();
     stopped = false;
 
     for (const node of cluster.nodes) {

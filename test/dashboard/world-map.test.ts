@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { geoEqualEarth, geoPath } from 'd3-geo';
 import { CompactPath, formatTenths } from '../../scripts/dashboard/svg-path';
 import { buildWorldMapSvg, escapeXml, MAP_WIDTH } from '../../scripts/dashboard/world-map';
+import { tool } from '../helpers/proc';
 
 type Element = { name: string; attrs: Record<string, string>; text: string };
 
@@ -121,12 +122,12 @@ describe('world map SVG', () => {
     expect(roots[0]!.attrs.viewBox).toMatch(/^-?\d+(\.\d)? -?\d+(\.\d)? \d+(\.\d)? \d+(\.\d)?$/);
   });
 
-  test('librsvg renders it', () => {
+  test('librsvg renders it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'slink-map-'));
     try {
       writeFileSync(join(dir, 'map.svg'), svg);
-      const p = Bun.spawnSync(['rsvg-convert', '-w', '600', join(dir, 'map.svg'), '-o', join(dir, 'map.png')]);
-      expect({ exitCode: p.exitCode, stderr: p.stderr.toString() }).toEqual({ exitCode: 0, stderr: '' });
+      const p = await tool(['rsvg-convert', '-w', '600', join(dir, 'map.svg'), '-o', join(dir, 'map.png')]);
+      expect({ exitCode: p.code, stderr: p.stderr }).toEqual({ exitCode: 0, stderr: '' });
       expect(statSync(join(dir, 'map.png')).size).toBeGreaterThan(1000);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -70,7 +70,7 @@ test('SQLite: superusers become admins, other accounts editors, is_superuser is 
 });
 
 test('PostgreSQL: superusers become admins, other accounts editors, is_superuser is dropped', async () => {
-  const admin = openPostgres(clusterAdminUrl(), 1);
+  const admin = openPostgres(await clusterAdminUrl(), 1);
   const name = `roles${process.pid}`;
   try {
     await admin.unsafe(`DROP DATABASE IF EXISTS ${name}`);
@@ -78,7 +78,7 @@ test('PostgreSQL: superusers become admins, other accounts editors, is_superuser
   } finally {
     await admin.close();
   }
-  const url = new URL(clusterAdminUrl());
+  const url = new URL(await clusterAdminUrl());
   url.pathname = `/${name}`;
   const before = PG_MIGRATIONS.findIndex((m) => m.name === '0015_account_roles');
   expect(before).toBe(14);

@@ -15,6 +15,7 @@ import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { type Db, openDatabase, pingDatabase } from '../../src/db/client';
 import { embeddedMigrations, migrateDatabase } from '../../src/db/migrate';
 import * as schema from '../../src/db/schema';
+import { BUN, run, tool } from '../helpers/proc';
 
 const ROOT = join(import.meta.dir, '../..');
 const MIGRATIONS_FOLDER = join(ROOT, 'drizzle');
@@ -140,17 +141,13 @@ describe('embedded migrations', () => {
     expect(embeddedMigrations()).toEqual(fromFolder);
   });
 
-  test('scripts/embed-migrations.ts --check exits 0 for the checked-in module', () => {
-    const run = Bun.spawnSync(['bun', 'run', join(ROOT, 'scripts/embed-migrations.ts'), '--check'], {
-      cwd: ROOT,
-      stdout: 'pipe',
-      stderr: 'pipe',
-    });
-    expect({ exitCode: run.exitCode, stderr: run.stderr.toString() }).toEqual({ exitCode: 0, stderr: '' });
-    expect(run.stdout.toString()).toContain('up to date');
+  test('scripts/embed-migrations.ts --check exits 0 for the checked-in module', async () => {
+    const check = await tool([BUN, 'run', join(ROOT, 'scripts/embed-migrations.ts'), '--check']);
+    expect({ exitCode: check.code, stderr: check.stderr }).toEqual({ exitCode: 0, stderr: '' });
+    expect(check.stdout).toContain('up to date');
   });
 
-  test('--check exits non-zero when the generated module is stale', () => {
+  test('--check exits non-zero when the generated module is stale', async () => {
     // A copy of the pieces the script reads, with a migration the module does not know.
     const copy = join(dir, 'repo');
     mkdirSync(join(copy, 'src/db'), { recursive: true });
@@ -158,12 +155,11 @@ describe('embedded migrations', () => {
     cpSync(MIGRATIONS_FOLDER, join(copy, 'drizzle'), { recursive: true });
     cpSync(join(ROOT, 'src/db/migrations.gen.ts'), join(copy, 'src/db/migrations.gen.ts'));
     const check = () =>
-      Bun.spawnSync(['bun', 'run', join(copy, 'scripts/embed-migrations.ts'), '--check'], {
+      run([BUN, 'run', join(copy, 'scripts/embed-migrations.ts'), '--check'], {
         cwd: copy,
-        stdout: 'pipe',
-        stderr: 'pipe',
+        env: process.env as Record<string, string>,
       });
-    expect(check().exitCode).toBe(0);
+    expect((await check()).code).toBe(0);
     const journalPath = join(copy, 'drizzle/meta/_journal.json');
     const journal = JSON.parse(readFileSync(journalPath, 'utf8'));
     journal.entries.push({
@@ -175,9 +171,9 @@ describe('embedded migrations', () => {
     });
     writeFileSync(journalPath, JSON.stringify(journal));
     writeFileSync(join(copy, 'drizzle/9999_extra.sql'), 'SELECT 1;');
-    const stale = check();
-    expect(stale.exitCode).not.toBe(0);
-    expect(stale.stderr.toString()).toContain('out of date');
+    const stale = await check();
+    expect(stale.code).not.toBe(0);
+    expect(stale.stderr).toContain('out of date');
   });
 });
 

@@ -14,14 +14,14 @@ import { clusterAdminUrl } from '../helpers/postgres';
 let counter = 0;
 /** An empty database (no migration applied), unlike freshPostgresUrl's migrated copies. */
 async function emptyDatabase(): Promise<string> {
-  const admin = openPostgres(clusterAdminUrl(), 1);
+  const admin = openPostgres(await clusterAdminUrl(), 1);
   const name = `m${process.pid}_${++counter}`;
   try {
     await admin.unsafe(`CREATE DATABASE ${name}`);
   } finally {
     await admin.close();
   }
-  const url = new URL(clusterAdminUrl());
+  const url = new URL(await clusterAdminUrl());
   url.pathname = `/${name}`;
   return url.toString();
 }

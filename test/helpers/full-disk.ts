@@ -4,10 +4,10 @@
  * (ENOSPC).
  */
 import { expect } from 'bun:test';
-import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tool } from './proc';
 
 const mounts: string[] = [];
 
@@ -16,11 +16,11 @@ const mounts: string[] = [];
  * (`afterAll(unmountSmallDisks)`): a hook registered here, when the first file imports this
  * module, would run only at the end of that file.
  */
-export function unmountSmallDisks(): void {
+export async function unmountSmallDisks(): Promise<void> {
   // Every one unmounted first: removing a folder whose lazy unmount is not done yet can fail
   // (EBUSY), and must not leave the mounts after it in place.
   for (const dir of mounts.splice(0)) {
-    spawnSync('umount', ['-l', dir]);
+    await tool(['umount', '-l', dir]);
     try {
       rmSync(dir, { recursive: true, force: true });
     } catch {
@@ -30,10 +30,10 @@ export function unmountSmallDisks(): void {
 }
 
 /** Mounts a tmpfs of `size` (mount's syntax: `6m`, `16k`) on a new folder and returns the folder. */
-export function smallDisk(size: string): string {
+export async function smallDisk(size: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'slink-disk-'));
-  const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
-  expect({ mounted: mount.status, stderr: String(mount.stderr) }).toEqual({ mounted: 0, stderr: '' });
+  const mount = await tool(['mount', '-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
+  expect({ mounted: mount.code, stderr: mount.stderr }).toEqual({ mounted: 0, stderr: '' });
   mounts.push(dir);
   return dir;
 }

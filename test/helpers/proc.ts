@@ -48,6 +48,16 @@ export async function run(cmd: string[], opts: RunOptions): Promise<RunResult> {
   return { code, stdout, stderr };
 }
 
+/**
+ * Runs a system program (initdb, rsvg-convert, zbarimg, openssl, mount) to completion in the
+ * test process's environment. Asynchronously, never through the synchronous spawn: under a test
+ * worker's descriptor churn Bun's spawnSync can lose a child's exit and wait until the test's
+ * timeout kills the child, a failure that names no cause.
+ */
+export function tool(cmd: string[], timeoutMs = 20_000): Promise<RunResult> {
+  return run(cmd, { env: process.env as Record<string, string>, timeoutMs });
+}
+
 /** A TCP port nothing listens on right now (bound on port 0, then released). */
 export function freePort(): number {
   const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });

@@ -157,7 +157,7 @@ describe('the database out of reach', () => {
     const { key } = await makeKey(a, 'write');
     const from = { 'x-forwarded-for': '192.0.2.1' };
     expect(remaining(await api(a, 'GET', '/me', { headers: from }))).toBe('2');
-    stopPostgres();
+    await stopPostgres();
     try {
       // No key: nothing to read, so the API answers 401 as it would; counted in each node's memory.
       for (const [t, left] of [
@@ -175,7 +175,7 @@ describe('the database out of reach', () => {
       const write = await api(b, 'POST', '/links', { key, body: { destination: 'https://example.com/' } });
       expectError(write, 503, 'storage_unavailable');
     } finally {
-      startPostgres();
+      await startPostgres();
     }
     for (const t of [a, b]) {
       expect(t.errors.some((e) => e.startsWith('rate limit: the database cannot count'))).toBe(true);

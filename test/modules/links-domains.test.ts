@@ -15,6 +15,7 @@ import { parse } from 'csv-parse/sync';
 import { seedLinks } from '../bench/seed-links';
 import { api, apiExpecting, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../helpers/app';
 import { engineBlind, forEachEngine } from '../helpers/engines';
+import { tool } from '../helpers/proc';
 import { expectError } from '../helpers/schema';
 import { storedRows } from '../helpers/stored';
 import { type ClickOptions, clickRequest, flushOk, UA } from './clicks/support';
@@ -415,11 +416,11 @@ forEachEngine((engine) => {
       const svg = join(workDir, `qr-${link.id}${query.length}.svg`);
       const png = `${svg}.png`;
       writeFileSync(svg, res.text);
-      const raster = Bun.spawnSync(['rsvg-convert', '-w', '256', '-h', '256', '-b', 'white', svg, '-o', png]);
-      expect(raster.exitCode).toBe(0);
-      const scan = Bun.spawnSync(['zbarimg', '--raw', '-q', png], { stdout: 'pipe', stderr: 'pipe' });
-      expect(scan.exitCode).toBe(0);
-      expect(scan.stdout.toString().trimEnd()).toBe(url);
+      const raster = await tool(['rsvg-convert', '-w', '256', '-h', '256', '-b', 'white', svg, '-o', png]);
+      expect(raster.code).toBe(0);
+      const scan = await tool(['zbarimg', '--raw', '-q', png]);
+      expect(scan.code).toBe(0);
+      expect(scan.stdout.trimEnd()).toBe(url);
     }
   });
 });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { type ApiResult, api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../helpers/app';
 import { engineBlind, forEachEngine } from '../helpers/engines';
+import { tool } from '../helpers/proc';
 import { expectError } from '../helpers/schema';
 
 const SHORT_HOST = 'https://sl.test';
@@ -115,27 +116,22 @@ function expectSvgRoot(text: string, size: number): void {
   expect(text.trimEnd().endsWith('</svg>')).toBe(true);
 }
 
-function run(cmd: string[]): { exitCode: number; stdout: string; stderr: string } {
-  const p = Bun.spawnSync(cmd, { stdout: 'pipe', stderr: 'pipe' });
-  return { exitCode: p.exitCode ?? -1, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
-}
-
 /** Rasterises the SVG at size x size on white; returns the PNG's path. */
-function rasterise(svg: string, size: number): string {
+async function rasterise(svg: string, size: number): Promise<string> {
   const n = ++fileCounter;
   const inFile = join(workDir, `qr-${n}.svg`);
   const outFile = join(workDir, `qr-${n}-${size}.png`);
   writeFileSync(inFile, svg);
-  const r = run(['rsvg-convert', '-w', String(size), '-h', String(size), '-b', 'white', inFile, '-o', outFile]);
-  expect({ exitCode: r.exitCode, stderr: r.stderr }).toEqual({ exitCode: 0, stderr: '' });
+  const r = await tool(['rsvg-convert', '-w', String(size), '-h', String(size), '-b', 'white', inFile, '-o', outFile]);
+  expect({ exitCode: r.code, stderr: r.stderr }).toEqual({ exitCode: 0, stderr: '' });
   return outFile;
 }
 
 /** What a real scanner reads off the PNG (stdout only: stderr carries D-Bus noise on some hosts). */
-function scan(png: string): string {
-  const r = run(['zbarimg', '--raw', '-q', png]);
+async function scan(png: string): Promise<string> {
+  const r = await tool(['zbarimg', '--raw', '-q', png]);
   // exit 0 = at least one symbol, 4 = none found
-  expect(r.exitCode).toBe(0);
+  expect(r.code).toBe(0);
   return r.stdout.endsWith('\n') ? r.stdout.slice(0, -1) : r.stdout;
 }
 
@@ -145,7 +141,7 @@ async function decodeQr(linkId: string, size: number, variantCode?: string): Pro
   if (variantCode !== undefined) query.variant = variantCode;
   const res = await getQr(linkId, query);
   expectSvg(res, size);
-  return scan(rasterise(res.text, size));
+  return await scan(await rasterise(res.text, size));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -278,8 +274,8 @@ function measureQuietZone(r: Raster) {
   };
 }
 
-function expectQuietZone(svg: string, size: number): void {
-  const q = measureQuietZone(readPng(rasterise(svg, size)));
+async function expectQuietZone(svg: string, size: number): Promise<void> {
+  const q = measureQuietZone(readPng(await rasterise(svg, size)));
   // the measurement found a real QR symbol: 21 + 4k modules per side, square
   expect(Math.abs(q.spanX - q.modules)).toBeLessThan(0.35);
   expect(Math.abs(q.spanY - q.modules)).toBeLessThan(0.35);
@@ -407,7 +403,7 @@ forEachEngine((engine) => {
       async () => {
         const res = await getQr(link.id, { size: '300', variant: 'fb' });
         expectSvg(res, 300);
-        expect(scan(rasterise(res.text, 300))).toBe(variant.url);
+        expect(await scan(await rasterise(res.text, 300))).toBe(variant.url);
       },
       SCAN_TIMEOUT,
     );
@@ -417,7 +413,7 @@ forEachEngine((engine) => {
       async () => {
         const res = await getQr(link.id);
         expectSvg(res, 256);
-        expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
+        expect(await scan(await rasterise(res.text, 256))).toBe(link.shortUrl);
       },
       SCAN_TIMEOUT,
     );
@@ -436,7 +432,7 @@ forEachEngine((engine) => {
             if (code) query.variant = code;
             const res = await getQr(target.id, query);
             expectSvg(res, size);
-            expectQuietZone(res.text, size);
+            await expectQuietZone(res.text, size);
           },
           SCAN_TIMEOUT,
         );
@@ -589,7 +585,7 @@ forEachEngine((engine) => {
         const res = await getQr(link.id, {}, { headers: { 'if-none-match': '"not-the-etag"' } });
         expectSvg(res, 256);
         expect(res.headers.get('etag')).not.toBe('"not-the-etag"');
-        expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
+        expect(await scan(await rasterise(res.text, 256))).toBe(link.shortUrl);
       },
       SCAN_TIMEOUT,
     );
@@ -653,7 +649,7 @@ forEachEngine((engine) => {
         expectSvg(before, 256);
         const oldEtag = before.headers.get('etag')!;
         expect(oldEtag).toMatch(STRONG_ETAG);
-        expect(scan(rasterise(before.text, 256))).toBe(`${SHORT_HOST}/${slug}`);
+        expect(await scan(await rasterise(before.text, 256))).toBe(`${SHORT_HOST}/${slug}`);
 
         const patch = await api(t, 'PATCH', `/links/${own.id}`, { key: su, body: { slug: renamed } });
         expect(patch.status).toBe(200);
@@ -665,12 +661,12 @@ forEachEngine((engine) => {
         const newEtag = after.headers.get('etag')!;
         expect(newEtag).toMatch(STRONG_ETAG);
         expect(newEtag).not.toBe(oldEtag);
-        expect(scan(rasterise(after.text, 256))).toBe(patch.body.shortUrl);
+        expect(await scan(await rasterise(after.text, 256))).toBe(patch.body.shortUrl);
 
         const revalidate = await getQr(own.id, { size: '256' }, { headers: { 'if-none-match': oldEtag } });
         expectSvg(revalidate, 256);
         expect(revalidate.headers.get('etag')).toBe(newEtag);
-        expect(scan(rasterise(revalidate.text, 256))).toBe(`${SHORT_HOST}/${renamed}`);
+        expect(await scan(await rasterise(revalidate.text, 256))).toBe(`${SHORT_HOST}/${renamed}`);
 
         const again = await getQr(own.id, { size: '256' }, { headers: { 'if-none-match': newEtag } });
         expect(again.status).toBe(304);
@@ -701,7 +697,7 @@ forEachEngine((engine) => {
         expectSvg(after, 256);
         expect(after.headers.get('etag')).toMatch(STRONG_ETAG);
         expect(after.headers.get('etag')).not.toBe(oldEtag);
-        expect(scan(rasterise(after.text, 256))).toBe(fb.url);
+        expect(await scan(await rasterise(after.text, 256))).toBe(fb.url);
       },
       SCAN_TIMEOUT,
     );
@@ -721,7 +717,7 @@ forEachEngine((engine) => {
         expectError(await getQr(own.id, { variant: 'fb' }), 404, 'not_found');
         const res = await getQr(own.id, { variant: 'fb2' });
         expectSvg(res, 256);
-        expect(scan(rasterise(res.text, 256))).toBe(patch.body.url);
+        expect(await scan(await rasterise(res.text, 256))).toBe(patch.body.url);
       },
       SCAN_TIMEOUT,
     );
@@ -735,7 +731,7 @@ forEachEngine((engine) => {
         const res = await getQr(link.id, { size: '256' }, { key: read });
         expectSvg(res, 256);
         expect(res.headers.get('etag')).toMatch(/^"[\x21\x23-\x7e]+"$/);
-        expect(scan(rasterise(res.text, 256))).toBe(link.shortUrl);
+        expect(await scan(await rasterise(res.text, 256))).toBe(link.shortUrl);
       },
       SCAN_TIMEOUT,
     );

@@ -302,7 +302,7 @@ describe('the database round trip is for human clicks on limited links only', ()
     await createLink(all, key, { slug: 'capped', clickLimit: 5 });
     const redirect = createRedirect(t.deps);
     let limited: Response | Promise<Response>;
-    stopPostgres();
+    await stopPostgres();
     try {
       const answer = redirect(clickRequest('/free'), null, 'free', null);
       expect(answer).toBeInstanceOf(Response);
@@ -314,7 +314,7 @@ describe('the database round trip is for human clicks on limited links only', ()
       // Decided from the node's own count when the database does not answer.
       expect((await limited).status).toBe(302);
     } finally {
-      startPostgres();
+      await startPostgres();
     }
     await flushAfterOutage(t);
     expect((await stored(t, free.id)).rawHumans).toBe(1);
@@ -365,13 +365,13 @@ describe('while the database cannot be reached', () => {
     const link = await createLink(all, key, { slug: 'outage', clickLimit: 20 });
     expect(tally(await fire([a], '/outage', humans(5)))).toEqual({ redirected: 5, gone: 0 });
 
-    stopPostgres();
+    await stopPostgres();
     try {
       // a counted 5 of its own: 15 more; b counted none: 20. Exact per node, not across them.
       expect(tally(await fire([a], '/outage', humans(40)))).toEqual({ redirected: 15, gone: 25 });
       expect(tally(await fire([b], '/outage', humans(40)))).toEqual({ redirected: 20, gone: 20 });
     } finally {
-      startPostgres();
+      await startPostgres();
     }
     for (const t of all) await flushAfterOutage(t);
     // c never counted a click of it, and is refused: the 40 stored clicks are past the limit.

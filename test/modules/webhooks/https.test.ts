@@ -6,32 +6,28 @@
  * (docs/operations.md, "Webhooks to an internal CA").
  */
 import { afterAll, afterEach, expect, test } from 'bun:test';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createLinkAt, freshDb, superuserWriteKey, tempDir } from '../../helpers/cli';
 import { poll } from '../../helpers/full-disk';
-import { BUN, cleanEnv, freePort, type RunningProcess, start, waitHealthy } from '../../helpers/proc';
+import { BUN, cleanEnv, freePort, type RunningProcess, start, tool, waitHealthy } from '../../helpers/proc';
 import { receiverAccepts, startReceiver } from '../../helpers/webhook-receiver';
 
 /** A self-signed certificate for 127.0.0.1 and localhost, valid for a day. */
-function selfSigned(): { cert: string; key: string } {
+async function selfSigned(): Promise<{ cert: string; key: string }> {
   const dir = tempDir();
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  const r = spawnSync(
+  const r = await tool([
     'openssl',
-    [
-      ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'],
-      ...['-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'],
-      ...['-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
-    ],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`openssl failed: ${r.stderr}`);
+    ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'],
+    ...['-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'],
+    ...['-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+  ]);
+  if (r.code !== 0) throw new Error(`openssl failed: ${r.stderr}`);
   return { cert, key };
 }
 
-const pem = selfSigned();
+const pem = await selfSigned();
 const receiver = startReceiver({ cert: Bun.file(pem.cert), key: Bun.file(pem.key) });
 afterAll(() => receiver.stop());
 let server: RunningProcess | undefined;
