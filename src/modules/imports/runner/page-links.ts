@@ -20,9 +20,14 @@ export async function pageLinks(
   deps: ImportDeps,
   plan: RunPlan,
   page: SourcePage,
+  // What the run keeps from page to page:
+  /** The report's last line number (progress.ts). */
   seq: { last: number },
+  /** The slugs the run's links take, by domain (decide.ts). */
   claimed: Set<string>,
+  /** Project names of the source -> the Slink project's id (projects.ts). */
   projects: Map<string, string | null>,
+  /** Whether the runs the page's mappings name ended done (resume.ts). */
   doneRuns: Map<string, boolean>,
 ): Promise<PageWork> {
   const { links } = page;
