@@ -39,7 +39,7 @@ export interface RunTarget {
   projectId: string | null;
   onConflict: ConflictMode;
   /**
-   * A dry run's: the source's domains the run would make (runner.ts domainsOf), by host key, with
+   * A dry run's: the source's domains the run would make (runner/domains.ts), by host key, with
    * ids no domain has (below 0), so their links are decided as a real run would decide them.
    */
   planned?: ReadonlyMap<string, DomainFacts>;

@@ -11,7 +11,7 @@ export { type HistoryClicks, postgresHistoryWriter } from './history/postgres';
 export { sqliteHistoryWriter } from './history/sqlite';
 export { CONFLICT_MODES, HISTORY_MODES } from './model';
 export { createPostgresImportStore } from './postgres/store';
-export type { RunEnd } from './runner';
+export type { RunEnd } from './runner/plan';
 export {
   cancelImport,
   getImport,

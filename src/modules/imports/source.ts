@@ -227,7 +227,7 @@ export interface ImportSource {
   domains?(): readonly SourceDomain[];
   /**
    * How many links' history the runner may read at once from this source (the product's rate
-   * limits); absent: the runner's default (runner.ts HISTORY_IN_FLIGHT).
+   * limits); absent: the runner's default (runner/page-history.ts HISTORY_IN_FLIGHT).
    */
   readonly historyInFlight?: number;
   /**

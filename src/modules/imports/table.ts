@@ -94,7 +94,7 @@ export const importLinks = sqliteTable(
      * Another Slink's own counts of the link (its click lines, daily counts and countedOnly
      * together: humans, unique visitors, bots) as of the export whose counts beyond its lines
      * were last taken: an import of a later export adds what they grew by that its new lines
-     * and days do not hold (runner.ts). Null: none taken yet, or taken before these were kept.
+     * and days do not hold (runner/counted-only.ts). Null: none taken yet, or taken before these were kept.
      */
     sourceCounts: text('source_counts', { mode: 'json' }).$type<{ clicks: number; uniques: number; bots: number }>(),
     at: integer('at').notNull(),

@@ -17,7 +17,7 @@
  * copies and file deleted with it).
  */
 import type { ImportDeps, RunHandover } from './deps';
-import { HandingOver } from './runner';
+import { HandingOver } from './runner/plan';
 import { NodeKey, seal } from './seal';
 import type { ImportRunRow, TakeoverStore } from './store';
 

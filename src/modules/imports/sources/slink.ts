@@ -11,7 +11,7 @@
  * into the exporting Slink brought, which no raw click holds) and the counts beyond both it
  * carries (`countedOnly`: a total imported there, raw clicks its retention removed), else its
  * clickCount as a total. Its rules, preview and password hash come
- * with it; the export's domains but its default are made here when missing (runner.ts).
+ * with it; the export's domains but its default are made here when missing (runner/domains.ts).
  */
 
 import {
@@ -154,7 +154,7 @@ function toSourceDomain(line: Line): SourceDomain {
 function toVisit(line: Line): SourceVisit {
   return {
     sourceId: line.id === undefined || line.id === null ? null : String(line.id),
-    // None given: no time, so not imported (runner.ts), never the epoch.
+    // None given: no time, so not imported (runner/link-position.ts clickTime), never the epoch.
     at: int(line.timestamp) ?? Number.NaN,
     referrer: str(line.referrer),
     userAgent: null,
