@@ -41,6 +41,12 @@ const busy = Bun.serve({
   hostname: '127.0.0.1',
   fetch: () => new Response('slow down', { status: 429, headers: { 'retry-after': '3600' } }),
 });
+// Takes every connection and never answers (until the file ends).
+let hangUp: () => void = () => {};
+const hungUp = new Promise<Response>((resolve) => {
+  hangUp = () => resolve(new Response('gone', { status: 503 }));
+});
+const silent = Bun.serve({ port: 0, hostname: '127.0.0.1', idleTimeout: 0, fetch: () => hungUp });
 // A branded link whose daily clicks run into years to come.
 const bitly = startBitlyFake({
   groups: [
@@ -70,19 +76,26 @@ const kutt = startKuttFake({
 });
 
 // The sources as the composition root builds them, with the service's private-address switch.
-const { call, run } = importApp({
+const imports = importApp({
   fakes: [
     shlink,
     kutt,
     { stop: () => stranger.stop(true) },
     { stop: () => busy.stop(true) },
     { stop: () => listless.stop(true) },
+    {
+      stop: () => {
+        hangUp();
+        silent.stop(true);
+      },
+    },
   ],
   prepare: (t) => {
     t.deps.sources = (name, options) =>
       sourceFor(name, { ...options, allowPrivate: t.deps.config.upstreamAllowPrivate });
   },
 });
+const { call, run } = imports;
 
 describe('sources through POST /api/v1/imports', () => {
   test('shlink: every short URL made, with its title and tags', async () => {
@@ -135,6 +148,25 @@ describe('sources through POST /api/v1/imports', () => {
     expect(res.body.error.message).toBe(
       'shlink: Shlink refuses requests for its rate limit for 3600 s: start the import again then',
     );
+  });
+
+  test('a source that never answers: the start is a 400 naming url once its patience is out, not after the run’s retries', async () => {
+    // The start's patience shortened (START_CHECK_MS in the service): the run's own, 30 s a request tried four times, is not.
+    imports.t.deps.startCheckMs = 50;
+    try {
+      const res = await call('POST', '/imports', {
+        source: 'shlink',
+        url: `http://127.0.0.1:${silent.port}/rest?apiKey=hidden-1234`,
+        token: 'k-1234',
+      });
+      expect({ status: res.status, field: res.body.error?.field, message: res.body.error?.message }).toEqual({
+        status: 400,
+        field: 'url',
+        message: `shlink: the source did not answer within 0.05 s at http://127.0.0.1:${silent.port}/rest; check the address, or start again once it answers`,
+      });
+    } finally {
+      imports.t.deps.startCheckMs = undefined;
+    }
   });
 
   test('a file read in a dry run leaves the service answering between its pages', async () => {
