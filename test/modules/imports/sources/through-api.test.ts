@@ -8,6 +8,7 @@ import { sourceFor } from '../../../../src/modules/imports/public';
 import { startBitlyFake } from '../../../fakes/bitly';
 import { startKuttFake } from '../../../fakes/kutt';
 import { startShlinkFake } from '../../../fakes/shlink';
+import { parseCsv } from '../e2e-support';
 import { ended, importApp } from '../support';
 
 const shlink = startShlinkFake({
@@ -245,5 +246,44 @@ describe('sources through POST /api/v1/imports', () => {
     });
     const made = (await call('GET', '/links?q=ahead')).body.items[0];
     expect({ slug: made.slug, clickCount: made.clickCount }).toEqual({ slug: 'ahead', clickCount: 2 });
+  });
+
+  test('a slug the file gives again is skipped as taken, on its page or a later one; the file again: every row existing', async () => {
+    // A CSV page is 500 rows: rep-1 again on the first page (row 500), rep-0 again on the second (row 501).
+    const rows = Array.from({ length: 499 }, (_, i) => `https://example.com/rep/${i},rep-${i}`);
+    rows.push('https://example.com/rep/same-page,rep-1', 'https://example.com/rep/later-page,rep-0');
+    rows.push('https://example.com/rep/last,rep-last');
+    const runFile = async () => {
+      const form = new FormData();
+      form.set('source', 'csv');
+      form.set('file', new Blob([`url,slug\n${rows.join('\n')}\n`]), 'repeats.csv');
+      const started = await call('POST', '/imports', form);
+      expect(started.status).toBe(202);
+      const final = await ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
+      const lines = parseCsv((await call('GET', `/imports/${started.body.id}/report.csv`)).text).slice(1);
+      return { final, lines };
+    };
+    const first = await runFile();
+    const taken = (slug: string) => ({ source: slug, reason: `slug "${slug}" is taken on sl.test` });
+    expect({ status: first.final.status, links: first.final.links, errors: first.final.errors }).toEqual({
+      status: 'done',
+      links: { seen: 502, created: 500, skipped: 2, failed: 0 },
+      errors: [taken('rep-1'), taken('rep-0')],
+    });
+    expect(first.lines.slice(498)).toEqual([
+      ['rep-498', 'created', 'https://sl.test/rep-498', ''],
+      ['rep-1', 'skipped', '', 'slug "rep-1" is taken on sl.test'],
+      ['rep-0', 'skipped', '', 'slug "rep-0" is taken on sl.test'],
+      ['rep-last', 'created', 'https://sl.test/rep-last', ''],
+    ]);
+    const kept = (await call('GET', '/links?q=rep-0')).body.items.map((l: any) => [l.slug, l.destination]);
+    expect(kept).toEqual([['rep-0', 'https://example.com/rep/0']]);
+    // The same file again: nothing made, every row imported before (a repeat too), nothing noted.
+    const again = await runFile();
+    expect({ links: again.final.links, errors: again.final.errors }).toEqual({
+      links: { seen: 502, created: 0, skipped: 502, failed: 0 },
+      errors: [],
+    });
+    expect(new Set(again.lines.map((l) => `${l[1]} ${l[3]}`))).toEqual(new Set(['existing imported before']));
   });
 });
