@@ -97,6 +97,11 @@ test('a dry run says what a CSV import would do and writes nothing; Import then 
   await waitUntil(async () => (await runStatus(page).textContent()) === 'Done: 2 links created.');
   expect(await page.locator('.import-run progress').getAttribute('value')).toBe('1');
   await waitUntil(async () => (await page.locator('.import-runs tbody tr').count()) === 2);
+  // Each past run says where it read from: a file, for these two (started the same second: in either order).
+  expect((await page.locator('.import-runs td.import-source').allInnerTexts()).sort()).toEqual([
+    'CSV file\na file',
+    'CSV file Dry run\na file',
+  ]);
   const report = page.locator('.import-run').getByRole('link', { name: 'Download report (CSV)' });
   const reportRes = await p.page.request.get(`${d.origin}${await report.getAttribute('href')}`);
   expect(reportRes.status()).toBe(200);
@@ -133,7 +138,15 @@ test('a Shlink read through its API: running with its progress, then done, its h
   expect(await page.locator('.import-run dd').allInnerTexts()).toEqual(['50', '50', '0', '0', '100']);
   // Its row in the list below says the same.
   const row = page.locator('.import-runs tbody tr', { hasText: 'Running' });
-  expect((await row.locator('td').allInnerTexts()).slice(1, 7)).toEqual(['Shlink', 'Running', '50', '0', '0', '100']);
+  // Where it reads from under the source's name: the address as given (it has no user, password or query).
+  expect((await row.locator('td').allInnerTexts()).slice(1, 7)).toEqual([
+    `Shlink\n${shlink.url.replace(/\/+$/, '')}`,
+    'Running',
+    '50',
+    '0',
+    '0',
+    '100',
+  ]);
   expect(await page.getByRole('button', { name: 'Cancel import' }).count()).toBe(1);
   // The token was sent once: the field is empty again, and nothing on the page holds it.
   expect(await page.getByLabel('API key').inputValue()).toBe('');
