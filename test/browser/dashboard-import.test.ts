@@ -110,6 +110,17 @@ test('a dry run says what a CSV import would do and writes nothing; Import then 
   );
   expect(await linksMatching(p, '/csv/')).toBe(2);
 
+  // The same file again: nothing new, and the run says why it skipped every link (none is a refusal).
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await waitUntil(async () => (await page.locator('.import-runs tbody tr').count()) === 3);
+  await waitUntil(async () => /^Done/.test((await runStatus(page).textContent()) ?? ''));
+  expect(await runStatus(page).textContent()).toBe(
+    'Done: Nothing new. All 2 links were already imported by an earlier run of this source.',
+  );
+  expect(await page.locator('.import-run dd').allInnerTexts()).toEqual(['2', '0', '2', '0', '0']);
+  expect(await page.getByRole('heading', { name: 'Not imported' }).count()).toBe(0);
+  expect(await linksMatching(p, '/csv/')).toBe(2);
+
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Links' }).click();
   await page.getByText('Boots from the CSV').waitFor();
   await page.getByText('Hats from the CSV').waitFor();

@@ -122,7 +122,13 @@ export function toImportJson(run: ImportRunRow): ImportJson {
     source: run.source as SourceName,
     url: run.url,
     status: run.status,
-    links: { seen: run.linksSeen, created: run.linksCreated, skipped: run.linksSkipped, failed: run.linksFailed },
+    links: {
+      seen: run.linksSeen,
+      created: run.linksCreated,
+      skipped: run.linksSkipped,
+      existing: run.linksExisting,
+      failed: run.linksFailed,
+    },
     clicks: { imported: run.clicksImported },
     errors: run.errors,
     options: {
@@ -344,6 +350,7 @@ export async function resumeTakenOver(
     linksSeen: run.linksSeen,
     linksCreated: run.linksCreated,
     linksSkipped: run.linksSkipped,
+    linksExisting: run.linksExisting,
     linksFailed: run.linksFailed,
     clicksImported: run.clicksImported,
     errors: [...run.errors, ...(secret === null ? [{ source: '', reason: INTERRUPTED }] : [])],

@@ -225,7 +225,7 @@ describe('sources through POST /api/v1/imports', () => {
     const final = await ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
     expect({ status: final.status, links: final.links, clicks: final.clicks }).toEqual({
       status: 'done',
-      links: { seen: 4, created: 4, skipped: 0, failed: 0 },
+      links: { seen: 4, created: 4, skipped: 0, existing: 0, failed: 0 },
       clicks: { imported: 3 },
     });
     const counts = (await call('GET', '/links?q=tot-')).body.items.map((l: any) => [l.slug, l.clickCount]);
@@ -241,7 +241,7 @@ describe('sources through POST /api/v1/imports', () => {
     const final = await run({ source: 'bitly', url: bitly.url, token: bitly.token, domain: 'sl.test' });
     expect({ status: final.status, links: final.links, clicks: final.clicks }).toEqual({
       status: 'done',
-      links: { seen: 1, created: 1, skipped: 0, failed: 0 },
+      links: { seen: 1, created: 1, skipped: 0, existing: 0, failed: 0 },
       clicks: { imported: 2 },
     });
     const made = (await call('GET', '/links?q=ahead')).body.items[0];
@@ -267,7 +267,7 @@ describe('sources through POST /api/v1/imports', () => {
     const taken = (slug: string) => ({ source: slug, reason: `slug "${slug}" is taken on sl.test` });
     expect({ status: first.final.status, links: first.final.links, errors: first.final.errors }).toEqual({
       status: 'done',
-      links: { seen: 502, created: 500, skipped: 2, failed: 0 },
+      links: { seen: 502, created: 500, skipped: 2, existing: 0, failed: 0 },
       errors: [taken('rep-1'), taken('rep-0')],
     });
     expect(first.lines.slice(498)).toEqual([
@@ -281,7 +281,7 @@ describe('sources through POST /api/v1/imports', () => {
     // The same file again: nothing made, every row imported before (a repeat too), nothing noted.
     const again = await runFile();
     expect({ links: again.final.links, errors: again.final.errors }).toEqual({
-      links: { seen: 502, created: 0, skipped: 502, failed: 0 },
+      links: { seen: 502, created: 0, skipped: 502, existing: 502, failed: 0 },
       errors: [],
     });
     expect(new Set(again.lines.map((l) => `${l[1]} ${l[3]}`))).toEqual(new Set(['existing imported before']));
