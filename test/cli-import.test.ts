@@ -101,7 +101,10 @@ for (const engine of ENGINES) {
       );
       // A third run makes nothing: every source link was imported once.
       const third = await run([BUN, 'run', 'src/index.ts', ...importArgs(url)], { env: envOf(db) });
-      expect(third.stdout).toMatch(/ done: 9 links read: 0 created, 9 skipped, 0 failed;/);
+      expect(third.stdout).toMatch(/ done: 9 links read: 0 created, 9 skipped \(9 already imported\), 0 failed;/);
+      expect(third.stderr).toContain(
+        'import: nothing new: all 9 links were already imported by an earlier run of this source',
+      );
       // Each link made is audited as the operator's, through the CLI.
       const audited = await db.rows<{ n: number }>(
         "SELECT count(*) AS n FROM audit_log WHERE action = 'link.create' AND via = 'cli'",

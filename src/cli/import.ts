@@ -55,8 +55,15 @@ function namingOption(err: unknown): never {
     : new AppError((err as AppError).code, `${(err as AppError).message} (${option})`, (err as AppError).field);
 }
 
+/** The skipped that an earlier run made are said apart: a re-run's are no refusal. */
 const counts = (p: RunProgress) =>
-  `${p.linksSeen} links read: ${p.linksCreated} created, ${p.linksSkipped} skipped, ${p.linksFailed} failed; ${p.clicksImported} clicks imported`;
+  `${p.linksSeen} links read: ${p.linksCreated} created, ${p.linksSkipped} skipped${p.linksExisting > 0 ? ` (${p.linksExisting} already imported)` : ''}, ${p.linksFailed} failed; ${p.clicksImported} clicks imported`;
+
+/** A run that found every link made by an earlier run, said plainly (its skips are not refusals). */
+const nothingNew = (p: RunProgress) =>
+  p.linksSeen > 0 && p.linksExisting === p.linksSeen
+    ? `import: nothing new: all ${p.linksSeen} links were already imported by an earlier run of this source`
+    : null;
 
 export async function importCommand(base: BaseDeps, argv: string[], io: CliIo): Promise<void> {
   const { positionals, values } = parseCommand(argv, {
@@ -105,6 +112,8 @@ export async function importCommand(base: BaseDeps, argv: string[], io: CliIo): 
   });
   const dry = values['dry-run'] === true ? ' (dry run: nothing written)' : '';
   io.out(`${id} ${end.status}${dry}: ${counts(end.progress)}`);
+  const plain = end.status === 'done' ? nothingNew(end.progress) : null;
+  if (plain !== null) io.err(plain);
   // What the source wrote is shown, never obeyed by the terminal.
   for (const e of end.progress.errors.slice(0, 20)) io.err(printable(`import: ${e.source || source}: ${e.reason}`));
   if (end.status !== 'done') throw new ImportNotDone(`import ${id} ${end.status}`);

@@ -123,6 +123,8 @@ export interface Deps extends BaseDeps {
   sleep: (ms: number) => Promise<void>;
   /** How import sources reach the outside (tests give their own). */
   fetch: typeof fetch;
+  /** How long an import's start waits for its source (imports' START_CHECK_MS unless given: tests shorten it). */
+  startCheckMs?: number;
 }
 
 interface DepsOptions extends PipelineOptions {

@@ -29,6 +29,7 @@ import m25 from '../../drizzle/0025_import_history.sql' with { type: 'text' };
 import m26 from '../../drizzle/0026_import_visit_count.sql' with { type: 'text' };
 import m27 from '../../drizzle/0027_imported_days.sql' with { type: 'text' };
 import m28 from '../../drizzle/0028_import_reruns.sql' with { type: 'text' };
+import m29 from '../../drizzle/0029_import_existing.sql' with { type: 'text' };
 
 export { journal };
 export const migrationFiles: { tag: string; sql: string }[] = [
@@ -61,4 +62,5 @@ export const migrationFiles: { tag: string; sql: string }[] = [
   { tag: '0026_import_visit_count', sql: m26 },
   { tag: '0027_imported_days', sql: m27 },
   { tag: '0028_import_reruns', sql: m28 },
+  { tag: '0029_import_existing', sql: m29 },
 ];

@@ -97,12 +97,28 @@ test('a dry run says what a CSV import would do and writes nothing; Import then 
   await waitUntil(async () => (await runStatus(page).textContent()) === 'Done: 2 links created.');
   expect(await page.locator('.import-run progress').getAttribute('value')).toBe('1');
   await waitUntil(async () => (await page.locator('.import-runs tbody tr').count()) === 2);
+  // Each past run says where it read from: a file, for these two (started the same second: in either order).
+  expect((await page.locator('.import-runs td.import-source').allInnerTexts()).sort()).toEqual([
+    'CSV file\na file',
+    'CSV file Dry run\na file',
+  ]);
   const report = page.locator('.import-run').getByRole('link', { name: 'Download report (CSV)' });
   const reportRes = await p.page.request.get(`${d.origin}${await report.getAttribute('href')}`);
   expect(reportRes.status()).toBe(200);
   expect(await reportRes.text()).toMatch(
     /^row 1 https:\/\/shop\.example\.com\/csv\/boots,created,https:\/\/sl\.test\/\w+,\r?$/m,
   );
+  expect(await linksMatching(p, '/csv/')).toBe(2);
+
+  // The same file again: nothing new, and the run says why it skipped every link (none is a refusal).
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await waitUntil(async () => (await page.locator('.import-runs tbody tr').count()) === 3);
+  await waitUntil(async () => /^Done/.test((await runStatus(page).textContent()) ?? ''));
+  expect(await runStatus(page).textContent()).toBe(
+    'Done: Nothing new. All 2 links were already imported by an earlier run of this source.',
+  );
+  expect(await page.locator('.import-run dd').allInnerTexts()).toEqual(['2', '0', '2', '0', '0']);
+  expect(await page.getByRole('heading', { name: 'Not imported' }).count()).toBe(0);
   expect(await linksMatching(p, '/csv/')).toBe(2);
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Links' }).click();
@@ -133,7 +149,15 @@ test('a Shlink read through its API: running with its progress, then done, its h
   expect(await page.locator('.import-run dd').allInnerTexts()).toEqual(['50', '50', '0', '0', '100']);
   // Its row in the list below says the same.
   const row = page.locator('.import-runs tbody tr', { hasText: 'Running' });
-  expect((await row.locator('td').allInnerTexts()).slice(1, 7)).toEqual(['Shlink', 'Running', '50', '0', '0', '100']);
+  // Where it reads from under the source's name: the address as given (it has no user, password or query).
+  expect((await row.locator('td').allInnerTexts()).slice(1, 7)).toEqual([
+    `Shlink\n${shlink.url.replace(/\/+$/, '')}`,
+    'Running',
+    '50',
+    '0',
+    '0',
+    '100',
+  ]);
   expect(await page.getByRole('button', { name: 'Cancel import' }).count()).toBe(1);
   // The token was sent once: the field is empty again, and nothing on the page holds it.
   expect(await page.getByLabel('API key').inputValue()).toBe('');

@@ -52,7 +52,7 @@ const shlink = startShlinkFake({
   ],
 });
 // 60 links: the second run shows its first page of 50 done while the rest waits.
-const otherFake = startShlinkFake({ apiKey: 'other-key', generated: { links: 60, visitsPerLink: 3 } });
+const otherFake = startShlinkFake({ apiKey: 'other-key', generated: { links: 60, visitsPerLink: 3 }, pageCap: 50 });
 // The second run's last link's visits wait, so it is shown running.
 const running = heldProxy(otherFake.url);
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { networkInterfaces } from 'node:os';
 import type { Engine } from '../../src/db/address';
 import { api, disposeTestApp, makeKey, makeTestApp, type TestApp } from '../helpers/app';
-import { forEachEngine } from '../helpers/engines';
+import { engineBlind, forEachEngine } from '../helpers/engines';
 import { expectError } from '../helpers/schema';
 
 interface Ctx {
@@ -67,6 +67,37 @@ forEachEngine((engine) => {
       ])
         await expectRefused(c, destination);
     });
+
+    // The words do not depend on the engine.
+    engineBlind(engine)(
+      'each other URL field on Slink itself is refused naming the field and the loop it would make',
+      async () => {
+        const post = (extra: Record<string, unknown>) =>
+          api(c.t, 'POST', '/links', { key: c.key, body: { destination: 'https://example.com/', ...extra } });
+        const patchDomain = (body: Record<string, unknown>) =>
+          api(c.t, 'PATCH', '/domains/sl.test', { key: c.key, body });
+        const refusals: [string, Promise<any>][] = [
+          ['fallbackUrl', post({ fallbackUrl: 'https://sl.test/gone' })],
+          ['rules[0].destination', post({ rules: [{ when: {}, destination: 'https://app.sl.test/x' }] })],
+          ['rootUrl', patchDomain({ rootUrl: 'https://sl.test/home' })],
+          ['notFoundUrl', patchDomain({ notFoundUrl: 'https://sl.test/missing' })],
+          ['expiredUrl', patchDomain({ expiredUrl: 'https://sl.test/over' })],
+        ];
+        const said = [];
+        for (const [field, answer] of refusals) {
+          const res = await answer;
+          expectError(res, 400, 'invalid_request', field);
+          said.push(res.body.error.message);
+        }
+        expect(said).toEqual([
+          'fallbackUrl points at this Slink itself (sl.test): the link, once expired or used up, would send its visitors back here in a loop',
+          "rules[0].destination points at this Slink itself (app.sl.test): the rule would send the link's visitors back here in a loop",
+          "rootUrl points at this Slink itself (sl.test): the domain's root would send its visitors back here in a loop",
+          'notFoundUrl points at this Slink itself (sl.test): an unknown slug would send its visitors back here in a loop',
+          'expiredUrl points at this Slink itself (sl.test): an expired or used-up link would send its visitors back here in a loop',
+        ]);
+      },
+    );
 
     test('other hosts, other explicit ports and look-alike names stay allowed', async () => {
       for (const destination of [

@@ -35,6 +35,7 @@ import m0025 from './migrations/0025_imported_days.sql' with { type: 'text' };
 import m0026 from './migrations/0026_read_through_misses.sql' with { type: 'text' };
 import m0027 from './migrations/0027_click_rank.sql' with { type: 'text' };
 import m0028 from './migrations/0028_import_reruns.sql' with { type: 'text' };
+import m0029 from './migrations/0029_import_existing.sql' with { type: 'text' };
 
 export interface PgMigration {
   version: number;
@@ -72,6 +73,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 26, name: '0026_read_through_misses', sql: m0026 },
   { version: 27, name: '0027_click_rank', sql: m0027 },
   { version: 28, name: '0028_import_reruns', sql: m0028 },
+  { version: 29, name: '0029_import_existing', sql: m0029 },
 ];
 
 function checksum(sql: string): string {

@@ -27,6 +27,8 @@ export interface ImportDeps extends LinksDeps {
   /** Waits out a source's rate limit or a retry; injected so tests never sleep on the clock. */
   sleep: (ms: number) => Promise<void>;
   fetch: typeof fetch;
+  /** How long the start of a run waits for its source's check (service.ts START_CHECK_MS unless given; tests shorten it). */
+  startCheckMs?: number;
 }
 
 /** This node's part in another node's taking its runs over (takeover.ts, ImportTakeover). */

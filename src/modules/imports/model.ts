@@ -102,6 +102,9 @@ export const ImportModel = t.Object(
       seen: count('Source links read.'),
       created: count('Links made.'),
       skipped: count('Source links not made: refused by Slink’s rules, a slug taken, or imported before.'),
+      existing: count(
+        'Of the skipped, those an earlier run of the same source made (report outcome existing): already here, only their newer history added. A re-run that finds nothing new has every link here.',
+      ),
       failed: count('Source links whose writing failed.'),
     }),
     clicks: t.Object({ imported: count('Clicks stored: visits, daily counts and totals.') }),

@@ -33,6 +33,14 @@ const FILE_SOURCES: ReadonlySet<SourceName> = new Set(['csv', 'slink']);
  */
 const START_PATIENCE_MS = 5000;
 
+/**
+ * The longest the request starting a run waits for its source's check, every attempt and wait
+ * together: a source that takes the connection and never answers would otherwise hold it for
+ * its run's patience (30 s a request, four attempts: about two minutes, sources/http.ts), and a
+ * person pressing Start, or a script, is owed an answer soon. The run itself keeps that patience.
+ */
+export const START_CHECK_MS = 15_000;
+
 export interface ImportRequest {
   source: SourceName;
   url: string | null;
@@ -115,7 +123,13 @@ export function toImportJson(run: ImportRunRow): ImportJson {
     source: run.source as SourceName,
     url: run.url,
     status: run.status,
-    links: { seen: run.linksSeen, created: run.linksCreated, skipped: run.linksSkipped, failed: run.linksFailed },
+    links: {
+      seen: run.linksSeen,
+      created: run.linksCreated,
+      skipped: run.linksSkipped,
+      existing: run.linksExisting,
+      failed: run.linksFailed,
+    },
     clicks: { imported: run.clicksImported },
     errors: run.errors,
     options: {
@@ -161,7 +175,7 @@ export async function startImport(
   });
   const controller = new AbortController();
   try {
-    await source.check(controller.signal);
+    await checkInTime(deps, source, controller.signal, url, input.file !== null ? 'file' : 'url');
     starting = false;
   } catch (err) {
     if (!(err instanceof SourceError)) throw err;
@@ -238,6 +252,39 @@ export async function startImport(
   return { id: row.id, done: settled };
 }
 
+/**
+ * The source's check, given up (a SourceError) once it has taken the start's patience. Its
+ * signal is the run's too (a stream the check opens is read on by the run, and cancelled with it).
+ */
+async function checkInTime(
+  deps: Pick<ImportDeps, 'startCheckMs'>,
+  source: ImportSource,
+  signal: AbortSignal,
+  url: string | null,
+  field: 'url' | 'file',
+): Promise<void> {
+  const patience = deps.startCheckMs ?? START_CHECK_MS;
+  const deadline = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const where = url === null ? '' : ` at ${url}`;
+      const error = new SourceError(
+        `the source did not answer within ${patience / 1000} s${where}; check the address, or start again once it answers`,
+        true,
+        field,
+      );
+      deadline.abort(error);
+      reject(error);
+    }, patience);
+  });
+  try {
+    await Promise.race([source.check(AbortSignal.any([signal, deadline.signal])), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A run's end: its source let go, and a failure of its own bookkeeping logged, never unhandled. */
 function settle(deps: ImportDeps, id: string, run: Promise<RunEnd>, claim: RunClaim): Promise<RunEnd> {
   const done = run.finally(async () => {
@@ -304,6 +351,7 @@ export async function resumeTakenOver(
     linksSeen: run.linksSeen,
     linksCreated: run.linksCreated,
     linksSkipped: run.linksSkipped,
+    linksExisting: run.linksExisting,
     linksFailed: run.linksFailed,
     clicksImported: run.clicksImported,
     errors: [...run.errors, ...(secret === null ? [{ source: '', reason: INTERRUPTED }] : [])],

@@ -13,6 +13,8 @@ export interface RunProgress {
   linksSeen: number;
   linksCreated: number;
   linksSkipped: number;
+  /** Of linksSkipped, those an earlier run of the source made (report outcome `existing`). */
+  linksExisting: number;
   linksFailed: number;
   clicksImported: number;
   errors: { source: string; reason: string }[];
@@ -25,6 +27,7 @@ export function noProgress(cursor: string | null = null): RunProgress {
     linksSeen: 0,
     linksCreated: 0,
     linksSkipped: 0,
+    linksExisting: 0,
     linksFailed: 0,
     clicksImported: 0,
     errors: [],

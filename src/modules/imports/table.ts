@@ -30,6 +30,8 @@ export const importRuns = sqliteTable(
     linksSeen: integer('links_seen').notNull().default(0),
     linksCreated: integer('links_created').notNull().default(0),
     linksSkipped: integer('links_skipped').notNull().default(0),
+    /** Of linksSkipped, those an earlier run of the source made (outcome `existing`): a re-run's. */
+    linksExisting: integer('links_existing').notNull().default(0),
     linksFailed: integer('links_failed').notNull().default(0),
     clicksImported: integer('clicks_imported').notNull().default(0),
     /** The first 100 errors, [{source, reason}] as JSON. */

@@ -122,15 +122,30 @@ export function normalizeLinkDestination(raw: string, slinkHosts: SlinkHosts, fi
   const normalized = normalizeDestination(raw, field);
   // Parsed again from the normalised href: the same host and port the redirect would send to.
   const url = new URL(normalized.destination);
-  if (slinkHosts.includes(hostKey(url))) {
-    throw invalid(
-      field,
-      field === 'upstream'
-        ? `upstream points at this Slink itself (${url.host}): read-through would ask itself for the slugs it does not know`
-        : `Destination points at this Slink itself (${url.host}): a short link to it would redirect to itself`,
-    );
-  }
+  if (slinkHosts.includes(hostKey(url))) throw invalid(field, ownHostRefusal(field, url.host));
   return normalized;
+}
+
+/** Why a URL field may not name one of Slink's own hosts: the loop it would make, in its own field's words. */
+function ownHostRefusal(field: string, host: string): string {
+  const itself = `points at this Slink itself (${host})`;
+  switch (field) {
+    case 'upstream':
+      return `upstream ${itself}: read-through would ask itself for the slugs it does not know`;
+    case 'fallbackUrl':
+      return `fallbackUrl ${itself}: the link, once expired or used up, would send its visitors back here in a loop`;
+    case 'rootUrl':
+      return `rootUrl ${itself}: the domain's root would send its visitors back here in a loop`;
+    case 'notFoundUrl':
+      return `notFoundUrl ${itself}: an unknown slug would send its visitors back here in a loop`;
+    case 'expiredUrl':
+      return `expiredUrl ${itself}: an expired or used-up link would send its visitors back here in a loop`;
+  }
+  // A rule's destination (rules[i].destination): the link it belongs to would redirect to itself.
+  if (field.startsWith('rules['))
+    return `${field} ${itself}: the rule would send the link's visitors back here in a loop`;
+  // A link's destination (a bulk line's URL, field text, is one).
+  return `Destination ${itself}: a short link to it would redirect to itself`;
 }
 
 /**

@@ -141,7 +141,9 @@ for (const engine of ENGINES) {
         potentialBot: false,
       });
       const third = await run(args(proxy.url), { env });
-      expect(third.stdout).toMatch(/ done: 60 links read: 0 created, 60 skipped, 0 failed; 1 clicks imported\n$/);
+      expect(third.stdout).toMatch(
+        / done: 60 links read: 0 created, 60 skipped \(60 already imported\), 0 failed; 1 clicks imported\n$/,
+      );
 
       // The app on the same database: what a user then sees.
       const t = await makeTestApp(engine === 'sqlite' ? { SLINK_DB: db.path } : {}, {
@@ -215,7 +217,9 @@ describe('sqlite', () => {
     const second = await run(args, { env });
     expect({ code: second.code, stdout: second.stdout }).toEqual({
       code: 0,
-      stdout: expect.stringMatching(/^imp_\w+ done: 60 links read: 10 created, 50 skipped, 0 failed;/),
+      stdout: expect.stringMatching(
+        /^imp_\w+ done: 60 links read: 10 created, 50 skipped \(50 already imported\), 0 failed;/,
+      ),
     });
     const t = await makeTestApp({ SLINK_DB: db.path }, { engine: 'sqlite' });
     try {

@@ -224,7 +224,7 @@ forEachEngine((engine) => {
       const again = await run({ source: 'shlink', url: shlink.url, token: shlink.apiKey });
       expect(again.final).toMatchObject({
         status: 'done',
-        links: { seen: 3, created: 0, skipped: 3, failed: 0 },
+        links: { seen: 3, created: 0, skipped: 3, existing: 1, failed: 0 },
         clicks: { imported: 2 },
       });
       expect(again.report[1]).toEqual(['sh-rich', 'existing', 'https://sl.test/sh-rich', 'imported before']);

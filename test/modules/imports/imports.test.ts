@@ -79,7 +79,7 @@ forEachEngine((engine) => {
       source: 'slink',
       url,
       status: 'done',
-      links: { seen: 3, created: 3, skipped: 0, failed: 0 },
+      links: { seen: 3, created: 3, skipped: 0, existing: 0, failed: 0 },
       clicks: { imported: 0 },
       errors: [],
       options: { domain: 'sl.test', projectId: null, history: 'clicks', onConflict: 'skip', dryRun: false },
@@ -113,7 +113,10 @@ forEachEngine((engine) => {
 
     t.clock.set(t.clock.now() + 1000);
     const again = await run({ url });
-    expect(again.final).toMatchObject({ status: 'done', links: { seen: 3, created: 0, skipped: 3, failed: 0 } });
+    expect(again.final).toMatchObject({
+      status: 'done',
+      links: { seen: 3, created: 0, skipped: 3, existing: 3, failed: 0 },
+    });
     expect((await report(again.id)).slice(1)).toEqual([
       [idOf(lines[0]!), 'existing', 'https://sl.test/imp-a', 'imported before'],
       [idOf(lines[1]!), 'existing', 'https://sl.test/imp-b', 'imported before'],

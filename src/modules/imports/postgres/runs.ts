@@ -18,6 +18,7 @@ export function toRun(r: Record<string, unknown>): ImportRunRow {
     linksSeen: num(r.links_seen as Int8),
     linksCreated: num(r.links_created as Int8),
     linksSkipped: num(r.links_skipped as Int8),
+    linksExisting: num(r.links_existing as Int8),
     linksFailed: num(r.links_failed as Int8),
     clicksImported: num(r.clicks_imported as Int8),
     errors: JSON.parse(r.errors as string),

@@ -51,7 +51,7 @@ function toItem(r: Record<string, unknown>): ImportItemRow {
  */
 async function saveProgress(tx: Pg, id: string, p: RunProgress) {
   return tx`UPDATE import_runs SET links_seen = ${p.linksSeen}, links_created = ${p.linksCreated},
-      links_skipped = ${p.linksSkipped}, links_failed = ${p.linksFailed},
+      links_skipped = ${p.linksSkipped}, links_existing = ${p.linksExisting}, links_failed = ${p.linksFailed},
       errors = ${JSON.stringify(p.errors)}, cursor = ${p.cursor}
     WHERE id = ${id} RETURNING cancel_requested`;
 }

@@ -40,12 +40,13 @@ export function runLedger(deps: ImportDeps, plan: RunPlan): RunLedger {
   const save = async (work: PageWork, advance: boolean): Promise<boolean> => {
     // Handed over: nothing of this page is saved; the node taking it on reads it again.
     if (plan.signal.reason instanceof HandingOver) return true;
-    const { linksSeen, linksCreated, linksSkipped, linksFailed, cursor } = progress;
+    const { linksSeen, linksCreated, linksSkipped, linksExisting, linksFailed, cursor } = progress;
     const noted = progress.errors.length;
     progress.linksSeen += work.tally.seen;
     progress.linksCreated += work.tally.created;
     progress.linksSkipped += work.tally.skipped;
     progress.linksFailed += work.tally.failed;
+    progress.linksExisting += work.planned.filter((p) => p.item.outcome === 'existing').length;
     for (const n of work.tally.notes) note(n.source, n.reason);
     if (advance && !plan.signal.aborted) progress.cursor = work.page.next;
     let cancel: boolean;
@@ -58,7 +59,7 @@ export function runLedger(deps: ImportDeps, plan: RunPlan): RunLedger {
     } catch (err) {
       // Not saved: the run's counts, as its report, leave the page out (the run reading it
       // again counts the links it made created: pageLinks), so none is counted twice.
-      Object.assign(progress, { linksSeen, linksCreated, linksSkipped, linksFailed, cursor });
+      Object.assign(progress, { linksSeen, linksCreated, linksSkipped, linksExisting, linksFailed, cursor });
       progress.errors.length = noted;
       throw err;
     }

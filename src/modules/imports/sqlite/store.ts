@@ -14,6 +14,7 @@ const progressColumns = (p: RunProgress) => ({
   linksSeen: p.linksSeen,
   linksCreated: p.linksCreated,
   linksSkipped: p.linksSkipped,
+  linksExisting: p.linksExisting,
   linksFailed: p.linksFailed,
   clicksImported: p.clicksImported,
   errors: p.errors,

@@ -8,6 +8,7 @@ import { sourceFor } from '../../../../src/modules/imports/public';
 import { startBitlyFake } from '../../../fakes/bitly';
 import { startKuttFake } from '../../../fakes/kutt';
 import { startShlinkFake } from '../../../fakes/shlink';
+import { parseCsv } from '../e2e-support';
 import { ended, importApp } from '../support';
 
 const shlink = startShlinkFake({
@@ -41,6 +42,12 @@ const busy = Bun.serve({
   hostname: '127.0.0.1',
   fetch: () => new Response('slow down', { status: 429, headers: { 'retry-after': '3600' } }),
 });
+// Takes every connection and never answers (until the file ends).
+let hangUp: () => void = () => {};
+const hungUp = new Promise<Response>((resolve) => {
+  hangUp = () => resolve(new Response('gone', { status: 503 }));
+});
+const silent = Bun.serve({ port: 0, hostname: '127.0.0.1', idleTimeout: 0, fetch: () => hungUp });
 // A branded link whose daily clicks run into years to come.
 const bitly = startBitlyFake({
   groups: [
@@ -70,19 +77,26 @@ const kutt = startKuttFake({
 });
 
 // The sources as the composition root builds them, with the service's private-address switch.
-const { call, run } = importApp({
+const imports = importApp({
   fakes: [
     shlink,
     kutt,
     { stop: () => stranger.stop(true) },
     { stop: () => busy.stop(true) },
     { stop: () => listless.stop(true) },
+    {
+      stop: () => {
+        hangUp();
+        silent.stop(true);
+      },
+    },
   ],
   prepare: (t) => {
     t.deps.sources = (name, options) =>
       sourceFor(name, { ...options, allowPrivate: t.deps.config.upstreamAllowPrivate });
   },
 });
+const { call, run } = imports;
 
 describe('sources through POST /api/v1/imports', () => {
   test('shlink: every short URL made, with its title and tags', async () => {
@@ -135,6 +149,25 @@ describe('sources through POST /api/v1/imports', () => {
     expect(res.body.error.message).toBe(
       'shlink: Shlink refuses requests for its rate limit for 3600 s: start the import again then',
     );
+  });
+
+  test('a source that never answers: the start is a 400 naming url once its patience is out, not after the run’s retries', async () => {
+    // The start's patience shortened (START_CHECK_MS in the service): the run's own, 30 s a request tried four times, is not.
+    imports.t.deps.startCheckMs = 50;
+    try {
+      const res = await call('POST', '/imports', {
+        source: 'shlink',
+        url: `http://127.0.0.1:${silent.port}/rest?apiKey=hidden-1234`,
+        token: 'k-1234',
+      });
+      expect({ status: res.status, field: res.body.error?.field, message: res.body.error?.message }).toEqual({
+        status: 400,
+        field: 'url',
+        message: `shlink: the source did not answer within 0.05 s at http://127.0.0.1:${silent.port}/rest; check the address, or start again once it answers`,
+      });
+    } finally {
+      imports.t.deps.startCheckMs = undefined;
+    }
   });
 
   test('a file read in a dry run leaves the service answering between its pages', async () => {
@@ -192,7 +225,7 @@ describe('sources through POST /api/v1/imports', () => {
     const final = await ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
     expect({ status: final.status, links: final.links, clicks: final.clicks }).toEqual({
       status: 'done',
-      links: { seen: 4, created: 4, skipped: 0, failed: 0 },
+      links: { seen: 4, created: 4, skipped: 0, existing: 0, failed: 0 },
       clicks: { imported: 3 },
     });
     const counts = (await call('GET', '/links?q=tot-')).body.items.map((l: any) => [l.slug, l.clickCount]);
@@ -208,10 +241,49 @@ describe('sources through POST /api/v1/imports', () => {
     const final = await run({ source: 'bitly', url: bitly.url, token: bitly.token, domain: 'sl.test' });
     expect({ status: final.status, links: final.links, clicks: final.clicks }).toEqual({
       status: 'done',
-      links: { seen: 1, created: 1, skipped: 0, failed: 0 },
+      links: { seen: 1, created: 1, skipped: 0, existing: 0, failed: 0 },
       clicks: { imported: 2 },
     });
     const made = (await call('GET', '/links?q=ahead')).body.items[0];
     expect({ slug: made.slug, clickCount: made.clickCount }).toEqual({ slug: 'ahead', clickCount: 2 });
+  });
+
+  test('a slug the file gives again is skipped as taken, on its page or a later one; the file again: every row existing', async () => {
+    // A CSV page is 500 rows: rep-1 again on the first page (row 500), rep-0 again on the second (row 501).
+    const rows = Array.from({ length: 499 }, (_, i) => `https://example.com/rep/${i},rep-${i}`);
+    rows.push('https://example.com/rep/same-page,rep-1', 'https://example.com/rep/later-page,rep-0');
+    rows.push('https://example.com/rep/last,rep-last');
+    const runFile = async () => {
+      const form = new FormData();
+      form.set('source', 'csv');
+      form.set('file', new Blob([`url,slug\n${rows.join('\n')}\n`]), 'repeats.csv');
+      const started = await call('POST', '/imports', form);
+      expect(started.status).toBe(202);
+      const final = await ended(async () => (await call('GET', `/imports/${started.body.id}`)).body);
+      const lines = parseCsv((await call('GET', `/imports/${started.body.id}/report.csv`)).text).slice(1);
+      return { final, lines };
+    };
+    const first = await runFile();
+    const taken = (slug: string) => ({ source: slug, reason: `slug "${slug}" is taken on sl.test` });
+    expect({ status: first.final.status, links: first.final.links, errors: first.final.errors }).toEqual({
+      status: 'done',
+      links: { seen: 502, created: 500, skipped: 2, existing: 0, failed: 0 },
+      errors: [taken('rep-1'), taken('rep-0')],
+    });
+    expect(first.lines.slice(498)).toEqual([
+      ['rep-498', 'created', 'https://sl.test/rep-498', ''],
+      ['rep-1', 'skipped', '', 'slug "rep-1" is taken on sl.test'],
+      ['rep-0', 'skipped', '', 'slug "rep-0" is taken on sl.test'],
+      ['rep-last', 'created', 'https://sl.test/rep-last', ''],
+    ]);
+    const kept = (await call('GET', '/links?q=rep-0')).body.items.map((l: any) => [l.slug, l.destination]);
+    expect(kept).toEqual([['rep-0', 'https://example.com/rep/0']]);
+    // The same file again: nothing made, every row imported before (a repeat too), nothing noted.
+    const again = await runFile();
+    expect({ links: again.final.links, errors: again.final.errors }).toEqual({
+      links: { seen: 502, created: 0, skipped: 502, existing: 502, failed: 0 },
+      errors: [],
+    });
+    expect(new Set(again.lines.map((l) => `${l[1]} ${l[3]}`))).toEqual(new Set(['existing imported before']));
   });
 });

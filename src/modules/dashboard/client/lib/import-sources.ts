@@ -109,6 +109,17 @@ export const loginToken = (username: string, password: string): string => `${use
 
 export const sourceInfo = (value: string): SourceInfo | undefined => SOURCES.find((s) => s.value === value);
 
+/**
+ * Where a run read from, as the list of runs shows it: the address the server kept (no user,
+ * password or query), "a file" for a file's, or the service's own address when none was given.
+ */
+export function runAddress(run: { source: string; url: string | null }): string {
+  if (run.url !== null) return run.url;
+  // csv always reads a file; slink reads one unless given another Slink's address.
+  if (run.source === 'csv' || run.source === 'slink') return 'a file';
+  return `${sourceInfo(run.source)?.from ?? run.source}'s own address`;
+}
+
 export const HISTORY_CHOICES: { value: ImportHistory; label: string; hint: string }[] = [
   {
     value: 'clicks',

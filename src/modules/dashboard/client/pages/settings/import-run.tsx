@@ -23,12 +23,21 @@ export const sourceLabel = (source: string) => sourceInfo(source)?.label ?? sour
 
 const links = (n: number) => (n === 1 ? '1 link' : `${formatNumber(n)} links`);
 
-/** The run's outcome in one sentence, once it has ended. */
+/**
+ * The run's outcome in one sentence, once it has ended. The skipped that an earlier run of the
+ * source made are said apart: they are no refusal (Not imported does not list them), and a
+ * re-run that found nothing new says so rather than "0 created, 3 skipped".
+ */
 function outcome(run: ImportRun, dryRun: boolean): string {
-  const { created, skipped, failed } = run.links;
+  const { seen, created, skipped, existing, failed } = run.links;
+  if (run.status === 'done' && seen > 0 && existing === seen) {
+    const all = seen === 1 ? 'The link was' : `All ${links(seen)} were`;
+    return `${dryRun ? 'Dry run: nothing was written. ' : 'Done: '}Nothing new. ${all} already imported by an earlier run of this source.`;
+  }
+  const before = existing === 0 ? '' : ` (${existing === skipped ? 'all' : formatNumber(existing)} already imported)`;
   const parts = [
     `${links(created)} ${dryRun ? 'would be created' : 'created'}`,
-    skipped > 0 ? `${formatNumber(skipped)} ${dryRun ? 'would be skipped' : 'skipped'}` : '',
+    skipped > 0 ? `${formatNumber(skipped)} ${dryRun ? 'would be skipped' : 'skipped'}${before}` : '',
     failed > 0 ? `${formatNumber(failed)} ${dryRun ? 'would fail' : 'failed'}` : '',
   ].filter(Boolean);
   const said = parts.join(', ');

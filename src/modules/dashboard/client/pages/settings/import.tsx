@@ -2,8 +2,9 @@
  * /app/settings/import (admins): bring links, and their click history, from another shortener,
  * a CSV file or another Slink's export. The form starts a run (a dry run first, if the person
  * likes), the run shows below it while it goes (its id in the address, so a reload finds it
- * again), and past runs are listed with their numbers and reports.
+ * again), and past runs are listed with where they read from, their numbers and reports.
  */
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { type ImportRun, listImports, reportUrl } from '../../api/imports';
 import { listProjects } from '../../api/projects';
@@ -13,12 +14,23 @@ import { SettingsFrame } from '../../components/settings-frame';
 import { useDomains } from '../../lib/domains';
 import { formatNumber, formatUtc } from '../../lib/format';
 import { useResource } from '../../lib/hooks';
+import { runAddress } from '../../lib/import-sources';
 import { navigate } from '../../router';
 import type { PageProps } from '../page';
 import { ImportForm } from './import-form';
 import { ImportRunPanel, STATUS_LABELS, sourceLabel } from './import-run';
 
 const PATH = '/app/settings/import';
+
+/** An address with places to break: after its scheme, before its port, after each "/" of its path. */
+function breakable(address: string) {
+  return address.split(/(?<=\/\/)|(?=:\d)|(?<=[^/]\/)/).map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 && <wbr />}
+      {part}
+    </Fragment>
+  ));
+}
 
 function PastRuns({ runs, onShow }: { runs: ImportRun[]; onShow(run: ImportRun): void }) {
   return (
@@ -28,6 +40,7 @@ function PastRuns({ runs, onShow }: { runs: ImportRun[]; onShow(run: ImportRun):
           <td class="import-started">{formatUtc(run.startedAt, 'minute', false)}</td>
           <td class="import-source">
             <span>{sourceLabel(run.source)}</span> {run.options.dryRun && <span class="badge">Dry run</span>}
+            <span class="import-address">{breakable(runAddress(run))}</span>
           </td>
           <td>
             <span class={`badge import-${run.status}`}>{STATUS_LABELS[run.status]}</span>

@@ -1,0 +1,1 @@
+ALTER TABLE `import_runs` ADD `links_existing` integer DEFAULT 0 NOT NULL;
