@@ -162,8 +162,18 @@ export interface KnownSlugs {
   taken: ReadonlySet<string>;
 }
 
+/**
+ * A refusal as a report line: its message after the field it names, unless the message already
+ * begins with that field ("fallbackUrl points at this Slink itself"), which would say it twice.
+ */
+export function refusalOf(err: AppError): string {
+  const field = err.field;
+  if (!field || err.message === field || err.message.startsWith(`${field} `)) return err.message;
+  return `${field}: ${err.message}`;
+}
+
 const said = (err: unknown): string => {
-  if (err instanceof AppError) return err.field ? `${err.field}: ${err.message}` : err.message;
+  if (err instanceof AppError) return refusalOf(err);
   throw err;
 };
 

@@ -135,19 +135,30 @@ forEachEngine((engine) => {
       linkLine({ slug: 'api' }),
       linkLine({ slug: 'has space' }),
       linkLine({ slug: 'bad-self', destination: 'https://sl.test/loop' }),
+      linkLine({ slug: 'bad-fallback', fallbackUrl: 'https://sl.test/gone' }),
       linkLine({ slug: 'good-one', title: '=HYPERLINK("x")\u0007 bell' }),
     ];
     const { url } = source.serve('bad', [header(), ...lines]);
     const { id, final } = await run({ url });
-    expect(final).toMatchObject({ status: 'done', links: { seen: 5, created: 1, skipped: 4, failed: 0 } });
+    expect(final).toMatchObject({ status: 'done', links: { seen: 6, created: 1, skipped: 5, failed: 0 } });
     expect(final.errors).toEqual([
       { source: idOf(lines[0]!), reason: expect.stringMatching(/^destination: /) },
       { source: idOf(lines[1]!), reason: 'slug: "api" is reserved' },
       { source: idOf(lines[2]!), reason: expect.stringMatching(/^slug: Slug must be/) },
       { source: idOf(lines[3]!), reason: expect.stringMatching(/^destination: Destination points at this Slink/) },
+      // The field named once, where the message begins with it.
+      { source: idOf(lines[4]!), reason: expect.stringMatching(/^fallbackUrl points at this Slink itself/) },
     ]);
     const rows = await report(id);
-    expect(rows.map((r) => r[1])).toEqual(['outcome', 'skipped', 'skipped', 'skipped', 'skipped', 'created']);
+    expect(rows.map((r) => r[1])).toEqual([
+      'outcome',
+      'skipped',
+      'skipped',
+      'skipped',
+      'skipped',
+      'skipped',
+      'created',
+    ]);
     // A title's control characters are cleaned, not refused; CSV cells never start a formula.
     const good = (await call('GET', '/links?q=good-one')).body.items[0];
     expect(good.title).toBe('=HYPERLINK("x")  bell');

@@ -15,6 +15,7 @@ import {
   hostKeyOf,
   updateDomain,
 } from '../../domains/public';
+import { refusalOf } from '../decide';
 import type { ImportDeps } from '../deps';
 import type { SourceDomain } from '../source';
 import type { Note, RunPlan } from './plan';
@@ -72,7 +73,7 @@ export async function domainsOf(
       made = true;
       if (Object.keys(patch).length > 0) await updateDomain(deps, plan.access, added.host, patch);
     } catch (err) {
-      const reason = err instanceof AppError && err.field ? `${err.field}: ${err.message}` : (err as Error).message;
+      const reason = err instanceof AppError ? refusalOf(err) : (err as Error).message;
       note(d.host, `${made ? 'domain made without its settings' : 'domain not made'}: ${reason}`);
     }
   }
