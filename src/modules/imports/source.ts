@@ -236,6 +236,12 @@ export interface ImportSource {
    * export carries a page's history after its links and before the next page's).
    */
   readonly readAhead?: boolean;
+  /**
+   * Whether an id given again is another record claiming the same slug (a CSV row's id is its own
+   * words: its slug or short address), not the same link given again (a product's ids, seen twice
+   * when its pages shift while they are read). Absent: the same link.
+   */
+  readonly idsAreRows?: boolean;
 }
 
 /** What a source is built from: the request's address, token and file, never stored. */

@@ -262,6 +262,23 @@ forEachEngine((engine) => {
     expect(mine).toContain('https://example.com/mine');
   });
 
+  test('a source link given again on a later page (its pages shifted) is the same link: existing, never made twice', async () => {
+    const again = linkLine({ slug: 'twice' });
+    const other = linkLine({ slug: 'twice-next' });
+    const click = (text: string) =>
+      `${JSON.stringify({ type: 'click', id: 1, linkId: idOf(text), timestamp: Date.UTC(2026, 0, 2) })}\n`;
+    // Click lines end a page: the second page gives the first page's link again.
+    const { url } = source.serve('shifted', [header(true), again, click(again), again, other]);
+    const { id, final } = await run({ url, onConflict: 'rename' });
+    expect(final).toMatchObject({ status: 'done', links: { seen: 3, created: 2, skipped: 1, failed: 0 }, errors: [] });
+    expect((await report(id)).slice(1)).toEqual([
+      [idOf(again), 'created', 'https://sl.test/twice', ''],
+      [idOf(again), 'existing', 'https://sl.test/twice', 'imported before'],
+      [idOf(other), 'created', 'https://sl.test/twice-next', ''],
+    ]);
+    expect((await call('GET', '/links/count?q=twice')).body.count).toBe(2);
+  });
+
   test('a dry run decides every link and writes none', async () => {
     const lines = [linkLine({ slug: 'dry-a' }), linkLine({ slug: 'api' })];
     const { url } = source.serve('dry', [header(), ...lines]);

@@ -76,9 +76,11 @@ export async function pageLinks(
     try {
       // A record the source wrote wrong fails that link alone (made or not), with the field it names.
       if (link.invalid) throw new Error(link.invalid);
-      // Made and reported by this run on an earlier page (a file giving its slug again): decided
-      // anew, so the repeat is skipped as one on the same page is, not reported imported before.
-      if (entry.mapping?.runId === plan.id && !unreported.has(link.sourceId)) entry.mapping = null;
+      // Made and reported by this run on an earlier page, and a file's row giving its slug again:
+      // decided anew, so the repeat is skipped as one on the same page is, not reported imported
+      // before. A product's link given again (its pages shifted) is that link: existing.
+      if (plan.source.idsAreRows && entry.mapping?.runId === plan.id && !unreported.has(link.sourceId))
+        entry.mapping = null;
       const mapping = entry.mapping;
       const existing = mapping ? (found.get(mapping.linkId) ?? null) : null;
       if (mapping && existing) {

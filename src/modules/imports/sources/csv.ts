@@ -134,6 +134,7 @@ export function csvSource(options: SourceOptions): ImportSource {
 
   return {
     name: 'csv',
+    idsAreRows: true,
     async check() {
       await header();
     },
