@@ -31,7 +31,7 @@ export async function pageLinks(
   doneRuns: Map<string, boolean>,
 ): Promise<PageWork> {
   const { links } = page;
-  const tally: Tally = { seen: 0, created: 0, skipped: 0, failed: 0, notes: [] };
+  const tally: Tally = { seen: 0, created: 0, skipped: 0, existing: 0, failed: 0, notes: [] };
   const store = deps.stores.imports;
   if (plan.target.projectId === null) await projectsOf(deps, plan, links, projects);
   // The page's existence checks at once: its mappings and the slugs its links ask for (one
@@ -138,6 +138,7 @@ export async function pageLinks(
     if (p.item.outcome === 'created') tally.created++;
     else if (p.item.outcome === 'failed') tally.failed++;
     else tally.skipped++;
+    if (p.item.outcome === 'existing') tally.existing++;
     if (p.item.outcome === 'skipped' || p.item.outcome === 'failed')
       tally.notes.push({ source: p.link.sourceId, reason: p.item.reason ?? '' });
   }

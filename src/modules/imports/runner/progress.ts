@@ -45,8 +45,8 @@ export function runLedger(deps: ImportDeps, plan: RunPlan): RunLedger {
     progress.linksSeen += work.tally.seen;
     progress.linksCreated += work.tally.created;
     progress.linksSkipped += work.tally.skipped;
+    progress.linksExisting += work.tally.existing;
     progress.linksFailed += work.tally.failed;
-    progress.linksExisting += work.planned.filter((p) => p.item.outcome === 'existing').length;
     for (const n of work.tally.notes) note(n.source, n.reason);
     if (advance && !plan.signal.aborted) progress.cursor = work.page.next;
     let cancel: boolean;

@@ -25,6 +25,8 @@ export interface Tally {
   seen: number;
   created: number;
   skipped: number;
+  /** Of the skipped, those an earlier run of the source made (outcome `existing`). */
+  existing: number;
   failed: number;
   notes: { source: string; reason: string }[];
 }
