@@ -15,6 +15,16 @@ async function run(body: Record<string, unknown>) {
   return app.run({ source: 'slink', token: TOKEN, domain: 'sl.test', ...body });
 }
 
+/** The next call of `target[method]` throws `message` (null: does nothing), every later one is the real one, which is answered. */
+function onceInstead<T extends object, K extends keyof T>(target: T, method: K, message: string | null): T[K] {
+  const real = target[method];
+  target[method] = (async () => {
+    target[method] = real;
+    if (message !== null) throw new Error(message);
+  }) as T[K];
+  return real;
+}
+
 test('a run stopped between a link and its variants: the resume makes the variants, none twice', async () => {
   const variants = [
     { code: 'va', params: { utm_content: 'a' } },
@@ -23,11 +33,7 @@ test('a run stopped between a link and its variants: the resume makes the varian
   const { url } = source.serve('variants', [header(), linkLine({ slug: 'kv-one', variants })]);
   // The process dies right after the link was written, before its first variant is.
   const writes = app.t.deps.stores.linkWrites;
-  const insertVariant = writes.insertVariant;
-  writes.insertVariant = async () => {
-    writes.insertVariant = insertVariant;
-    throw new Error('killed');
-  };
+  const insertVariant = onceInstead(writes, 'insertVariant', 'killed');
   const first = await run({ url });
   expect(first.status).toBe('failed');
   expect(writes.insertVariant).toBe(insertVariant);
@@ -197,14 +203,9 @@ test('a page whose links were made when its run stopped before saving it: the re
   // The process dies once the page's links are written, before the page is saved: nothing of
   // the run is saved after (it is left running, a dead process's run: read, it is interrupted).
   const store = app.t.deps.stores.imports;
-  const { savePage, finish } = store;
-  store.savePage = async () => {
-    store.savePage = savePage;
-    throw new Error('killed');
-  };
-  store.finish = async () => {
-    store.finish = finish;
-  };
+  onceInstead(store, 'savePage', 'killed');
+  // Its end is not saved either: nothing happens instead.
+  onceInstead(store, 'finish', null);
   const first = await run({ url });
   expect(first).toMatchObject({
     status: 'failed',
@@ -234,11 +235,7 @@ test('a page whose save fails: the run counts it out, as its report does; the ne
   const links = Array.from({ length: 2 }, (_, i) => linkLine({ slug: `save-failed-${i}` }));
   const { url } = source.serve('save-failed', [header(), ...links]);
   const store = app.t.deps.stores.imports;
-  const savePage = store.savePage;
-  store.savePage = async () => {
-    store.savePage = savePage;
-    throw new Error('disk full');
-  };
+  onceInstead(store, 'savePage', 'disk full');
   const first = await run({ url });
   expect(first).toMatchObject({
     status: 'failed',
